@@ -1,0 +1,124 @@
+import type { OutputModifiers, PageRequest, Preconditions } from "./modifiers.ts";
+import type { Paged } from "./replies.ts";
+
+/**
+ * Commands and queries: the one operation model every endpoint (HTTP, OPC UA, asset connections)
+ * translates its requests into. Names follow the operationIds of the AAS API v3.0.1.
+ *
+ * Request bodies travel as JSON text (`body`), so the engine is the one place that parses, checks
+ * unknown properties and keeps xs:decimal/xs:long digits exact. Replies carry plain JSON values.
+ */
+
+/** Submodel commands may be scoped below a shell: the submodel must then be referenced by it. */
+interface SubmodelScope {
+  submodelId: string;
+  /** Set when the request came through /shells/{aasIdentifier}/submodels/{submodelIdentifier}/… */
+  aasId?: string;
+}
+
+export interface CommandMap {
+  // ---- AAS Repository API
+  GetAllAssetAdministrationShells: {
+    params: { page?: PageRequest; idShort?: string; assetIds?: { name: string; value: string }[] };
+    result: Paged<unknown>;
+  };
+  GetAssetAdministrationShellById: { params: { aasId: string }; result: unknown };
+  PostAssetAdministrationShell: { params: { body: string }; result: unknown };
+  PutAssetAdministrationShellById: {
+    params: { aasId: string; body: string; preconditions?: Preconditions };
+    result: null;
+  };
+  DeleteAssetAdministrationShellById: { params: { aasId: string; preconditions?: Preconditions }; result: null };
+
+  // ---- Submodel Repository API
+  GetAllSubmodels: {
+    params: { page?: PageRequest; idShort?: string; semanticId?: string; modifiers?: OutputModifiers };
+    result: Paged<unknown>;
+  };
+  GetSubmodelById: { params: SubmodelScope & { modifiers?: OutputModifiers }; result: unknown };
+  PostSubmodel: { params: { body: string }; result: unknown };
+  PutSubmodelById: { params: SubmodelScope & { body: string; preconditions?: Preconditions }; result: null };
+  DeleteSubmodelById: { params: SubmodelScope & { preconditions?: Preconditions }; result: null };
+
+  // ---- Submodel API (elements)
+  GetAllSubmodelElements: {
+    params: SubmodelScope & { page?: PageRequest; modifiers?: OutputModifiers };
+    result: Paged<unknown>;
+  };
+  GetSubmodelElementByPath: {
+    params: SubmodelScope & { idShortPath: string; modifiers?: OutputModifiers };
+    result: unknown;
+  };
+  /** idShortPath absent: post at the submodel's root; present: into that collection/list/entity. */
+  PostSubmodelElement: { params: SubmodelScope & { idShortPath?: string; body: string }; result: unknown };
+  PutSubmodelElementByPath: {
+    params: SubmodelScope & { idShortPath: string; body: string; preconditions?: Preconditions };
+    result: null;
+  };
+  DeleteSubmodelElementByPath: {
+    params: SubmodelScope & { idShortPath: string; preconditions?: Preconditions };
+    result: null;
+  };
+  /** PATCH …/$value: the body is the ValueOnly form (wrapped `{"idShort": v}` or bare). */
+  PatchSubmodelElementValueByPath: {
+    params: SubmodelScope & { idShortPath: string; body: string; preconditions?: Preconditions };
+    result: null;
+  };
+
+  // ---- Store internals used by processes (not exposed over HTTP)
+  /** Load an AAS environment (JSON text) into the store; used for -m and seeding. */
+  LoadEnvironment: {
+    params: { body: string; validate?: boolean; onlyIfEmpty?: boolean };
+    result: { shells: number; submodels: number; conceptDescriptions: number; skipped: boolean };
+  };
+  /** The store's current sequence number (for subscribers checking they are up to date). */
+  GetSequence: { params: Record<string, never>; result: { seq: number } };
+}
+
+export type CommandType = keyof CommandMap;
+export type CommandParams<T extends CommandType> = CommandMap[T]["params"];
+export type CommandResult<T extends CommandType> = CommandMap[T]["result"];
+
+export interface Command<T extends CommandType = CommandType> {
+  type: T;
+  params: CommandParams<T>;
+  /** Which endpoint sent it ("http", "opcua", ...), carried into the event. */
+  origin?: string;
+  correlationId?: string;
+}
+
+/** Commands that change state; everything else is a read-only query. */
+export const WRITE_COMMANDS: ReadonlySet<CommandType> = new Set<CommandType>([
+  "PostAssetAdministrationShell",
+  "PutAssetAdministrationShellById",
+  "DeleteAssetAdministrationShellById",
+  "PostSubmodel",
+  "PutSubmodelById",
+  "DeleteSubmodelById",
+  "PostSubmodelElement",
+  "PutSubmodelElementByPath",
+  "DeleteSubmodelElementByPath",
+  "PatchSubmodelElementValueByPath",
+  "LoadEnvironment",
+]);
+
+export const COMMAND_TYPES: readonly CommandType[] = [
+  "GetAllAssetAdministrationShells",
+  "GetAssetAdministrationShellById",
+  "PostAssetAdministrationShell",
+  "PutAssetAdministrationShellById",
+  "DeleteAssetAdministrationShellById",
+  "GetAllSubmodels",
+  "GetSubmodelById",
+  "PostSubmodel",
+  "PutSubmodelById",
+  "DeleteSubmodelById",
+  "GetAllSubmodelElements",
+  "GetSubmodelElementByPath",
+  "PostSubmodelElement",
+  "PutSubmodelElementByPath",
+  "DeleteSubmodelElementByPath",
+  "PatchSubmodelElementValueByPath",
+  "LoadEnvironment",
+  "GetSequence",
+];

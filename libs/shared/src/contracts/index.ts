@@ -1,0 +1,6 @@
+export * from "./errors.ts";
+export * from "./replies.ts";
+export * from "./events.ts";
+export * from "./modifiers.ts";
+export * from "./commands.ts";
+export * from "./subjects.ts";

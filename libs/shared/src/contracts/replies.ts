@@ -1,0 +1,36 @@
+import type { ReplyError } from "./errors.ts";
+
+/**
+ * Every command answers with a Reply. `revision` is the revision of what was read or written
+ * (the global sequence number of the last write that touched it); HTTP exposes it as the ETag.
+ */
+export type Reply<T> = ReplyOk<T> | ReplyFailure;
+
+export interface ReplyOk<T> {
+  ok: true;
+  value: T;
+  revision?: number;
+}
+
+export interface ReplyFailure {
+  ok: false;
+  error: ReplyError;
+}
+
+/** A page of a list query: items plus the opaque cursor of the next page (absent on the last). */
+export interface Paged<T> {
+  items: T[];
+  cursor?: string;
+}
+
+/**
+ * A reply value that is already JSON text. Used where re-parsing would lose information (ValueOnly
+ * numbers keep their exact lexical digits) or cost time (large reads): gateways send it as-is.
+ */
+export interface RawJson {
+  rawJson: string;
+}
+
+export function isRawJson(value: unknown): value is RawJson {
+  return typeof value === "object" && value !== null && typeof (value as RawJson).rawJson === "string" && Object.keys(value).length === 1;
+}

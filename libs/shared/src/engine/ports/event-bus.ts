@@ -1,0 +1,23 @@
+import type { ChangeEvent, Heartbeat } from "../../contracts/index.ts";
+
+export interface EventSubscription {
+  unsubscribe(): Promise<void>;
+}
+
+export interface EventHandlers {
+  onEvent(event: ChangeEvent): void;
+  onHeartbeat?(heartbeat: Heartbeat): void;
+  /** The transport reconnected: events may have been missed, so the subscriber should resync. */
+  onReconnect?(): void;
+}
+
+/**
+ * Change events, delivered in publish order to every subscriber (fan-out, not a queue).
+ * Implementations: in-process (engine/memory), NATS (bus/).
+ */
+export interface EventBus {
+  publish(event: ChangeEvent): Promise<void>;
+  publishHeartbeat(heartbeat: Heartbeat): Promise<void>;
+  subscribe(handlers: EventHandlers): Promise<EventSubscription>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,125 @@
+import type { ChangeEvent, ChangeEventDraft } from "../../contracts/index.ts";
+
+/**
+ * The Repository port: where the engine keeps the model. Implementations: memory (engine/memory),
+ * Redis (services/model-store). Both run the contract suite in libs/shared/src/testing.
+ *
+ * Layout (the same for every implementation, so both behave alike):
+ * - Identifiables (shells, submodels, concept descriptions) are stored as AAS JSON text.
+ *   A submodel's record has NO `submodelElements`: its elements are stored one record each.
+ * - An element record is "shallow": a container (SubmodelElementCollection, SubmodelElementList,
+ *   Entity statements, AnnotatedRelationshipElement annotations) is stored without its children;
+ *   each child is its own record. So reading or writing one element costs the same on a submodel of
+ *   100,000 elements as on one of 10.
+ * - Children keep their order through an `orderKey` per element (opaque, assigned by the store,
+ *   increasing in insertion order; list items are ordered by index).
+ * - Revisions are the global sequence number of the last commit that touched a thing: never reused,
+ *   even after delete + re-create, so they can be ETags. Writing an element sets the revision of the
+ *   element and of all its ancestors (a container's revision covers its whole subtree) and of the
+ *   submodel.
+ */
+
+export type IdentifiableKind = "shell" | "submodel" | "concept-description";
+
+export interface StoredIdentifiable {
+  kind: IdentifiableKind;
+  id: string;
+  /** AAS JSON text; for submodels without `submodelElements`. */
+  json: string;
+  revision: number;
+}
+
+export interface StoredElement {
+  /** idShortPath from the submodel root, e.g. `a.b[2].c`. */
+  path: string;
+  /** Shallow AAS JSON text of the element (children are records of their own). */
+  json: string;
+  revision: number;
+  /** Opaque position key among its siblings; pass it back when deleting the element. */
+  orderKey: string;
+}
+
+export interface RepositoryPage<T> {
+  items: T[];
+  /** Opaque keyset cursor of the next page; absent on the last page. */
+  cursor?: string;
+}
+
+/** A check made inside the commit, atomically with its writes (compare-and-set). */
+export type CommitPrecondition =
+  /** revision: the expected revision, or null for "must not exist". */
+  | { on: "identifiable"; kind: IdentifiableKind; id: string; revision: number | null }
+  /** The identifier must not be used by an identifiable of any kind (ids are unique repository-wide). */
+  | { on: "id-free"; id: string }
+  | { on: "element"; submodelId: string; path: string; revision: number | null };
+
+export type CommitOp =
+  /** Create or replace; revision := seq. A new one is appended to its kind's order. */
+  | { op: "put-identifiable"; kind: IdentifiableKind; id: string; json: string }
+  /** Delete; for a submodel this also deletes all its element records at once. */
+  | { op: "delete-identifiable"; kind: IdentifiableKind; id: string }
+  /**
+   * Write an element record (shallow JSON); revision := seq.
+   * `insert` (only for a new element) adds it to its parent's children: `segment` is the idShort
+   * (or `[i]` for a list item) and the store assigns the orderKey; a list item is ordered by `index`.
+   */
+  | {
+      op: "put-element";
+      submodelId: string;
+      path: string;
+      json: string;
+      insert?: { parentPath: string; segment: string; index?: number };
+    }
+  /** Delete one element record (not its descendants: the engine lists every record to delete). */
+  | { op: "delete-element"; submodelId: string; path: string; orderKey: string }
+  /** Set revision := seq on an element without rewriting it (used for ancestors of a change). */
+  | { op: "touch-element"; submodelId: string; path: string }
+  /** Set revision := seq on an identifiable without rewriting it (a submodel whose element changed). */
+  | { op: "touch-identifiable"; kind: IdentifiableKind; id: string };
+
+export interface Commit {
+  preconditions: CommitPrecondition[];
+  ops: CommitOp[];
+  /** The one event this commit produces; the store stamps seq and revision onto it. */
+  event: ChangeEventDraft;
+}
+
+export type CommitResult =
+  | { ok: true; seq: number; event: ChangeEvent }
+  /** Which precondition failed (index into `preconditions`); nothing was written. */
+  | { ok: false; failed: number };
+
+export interface Repository {
+  getIdentifiable(kind: IdentifiableKind, id: string): Promise<StoredIdentifiable | undefined>;
+  /** Which kind of identifiable holds this id, if any (ids are unique across kinds). */
+  kindOf(id: string): Promise<IdentifiableKind | undefined>;
+  /** Identifiables of one kind in creation order, keyset-paged. */
+  listIdentifiables(kind: IdentifiableKind, page: { cursor?: string; limit: number }): Promise<RepositoryPage<StoredIdentifiable>>;
+  countIdentifiables(kind: IdentifiableKind): Promise<number>;
+
+  /** Point reads of element records (undefined where missing), in the order asked. */
+  getElements(submodelId: string, paths: string[]): Promise<(StoredElement | undefined)[]>;
+  /**
+   * Direct children of `parentPath` ("" = the submodel's root), in order, keyset-paged.
+   * Returns their records.
+   */
+  listChildren(
+    submodelId: string,
+    parentPath: string,
+    page: { cursor?: string; limit: number },
+  ): Promise<RepositoryPage<StoredElement>>;
+  /**
+   * The records of `path` and all its descendants (path "" = every element of the submodel), in
+   * document order: a parent before its children, siblings in order. `maxDepth` 0 = only `path`
+   * itself (or nothing for ""), 1 = plus its children, undefined = unlimited.
+   */
+  getSubtree(submodelId: string, path: string, maxDepth?: number): Promise<StoredElement[]>;
+
+  /** Apply all ops atomically if every precondition holds; assigns the next sequence number. */
+  commit(commit: Commit): Promise<CommitResult>;
+  /** The sequence number of the last commit (0 when none). */
+  currentSeq(): Promise<number>;
+  /** Remove everything (used by tests and, later, /reset). Does not reset the sequence. */
+  clear(): Promise<void>;
+  close(): Promise<void>;
+}
