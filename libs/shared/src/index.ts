@@ -1,0 +1,6 @@
+// The explicit surface of @twinport/shared. Other packages import only from here (or ./testing).
+export * from "./aas/index.ts";
+export * from "./contracts/index.ts";
+export * from "./engine/index.ts";
+export * from "./bus/index.ts";
+export * from "./config/index.ts";
