@@ -10,6 +10,8 @@ export interface ReplyOk<T> {
   ok: true;
   value: T;
   revision?: number;
+  /** idShortPath of a created element (a list item's index is known only to the engine). */
+  idShortPath?: string;
 }
 
 export interface ReplyFailure {

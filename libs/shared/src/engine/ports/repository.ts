@@ -123,3 +123,15 @@ export interface Repository {
   clear(): Promise<void>;
   close(): Promise<void>;
 }
+
+/**
+ * Thrown by a Repository whose backend cannot be reached (Redis down, command timeout). The engine
+ * answers such a command with code "unavailable" (HTTP 503) instead of hanging or crashing.
+ * Matched by `name`, so an implementation may subclass it.
+ */
+export class RepositoryUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "RepositoryUnavailableError";
+  }
+}
