@@ -1,1 +1,3 @@
 export {};
+export * from "./event-bus-contract.ts";
+export * from "./store-client-contract.ts";

@@ -1,0 +1,69 @@
+import { CommandError, type Command, type CommandResult, type CommandType, type Reply, type ReplyFailure } from "../../contracts/index.ts";
+import type { CommandHandler, ExecuteOptions, StoreClient } from "../ports/index.ts";
+
+/**
+ * The embedded-mode StoreClient: a function call into the engine, with the same failure shapes as
+ * the NATS client (thrown → `internal`, deadline → `timeout`, closed → `unavailable`), so gateways
+ * behave alike in both modes.
+ */
+export function createDirectStoreClient(handler: CommandHandler): StoreClient {
+  let closed = false;
+
+  return {
+    async execute<T extends CommandType>(command: Command<T>, options: ExecuteOptions = {}): Promise<Reply<CommandResult<T>>> {
+      if (closed) return failure("unavailable", "the store client is closed");
+      const { deadline } = options;
+      if (deadline !== undefined && Date.now() >= deadline) return failure("timeout", `${command.type}: deadline passed before it was sent`);
+
+      const running = invoke(handler, command);
+      if (deadline === undefined) return running;
+
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = new Promise<ReplyFailure>((resolve) => {
+        timer = setTimeout(() => resolve(failure("timeout", `${command.type}: no reply within the deadline`)), deadline - Date.now());
+      });
+      try {
+        return await Promise.race([running, timedOut]);
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    async close() {
+      closed = true;
+    },
+  };
+}
+
+/** Never rejects: whatever the handler throws becomes a failure reply. */
+async function invoke<T extends CommandType>(handler: CommandHandler, command: Command<T>): Promise<Reply<CommandResult<T>>> {
+  try {
+    return await handler.execute(command);
+  } catch (error) {
+    return failureForThrown(error);
+  }
+}
+
+function failure(code: "unavailable" | "timeout", message: string): ReplyFailure {
+  return { ok: false, error: { code, message } };
+}
+
+/**
+ * A CommandError thrown on purpose keeps its code; anything else is a bug → `internal` with its stack
+ * (gateways show the stack only with includeErrorDetails).
+ */
+function failureForThrown(error: unknown): ReplyFailure {
+  if (error instanceof CommandError) {
+    return {
+      ok: false,
+      error: {
+        code: error.code,
+        message: error.message,
+        ...(error.path !== undefined ? { path: error.path } : {}),
+        ...(error.details !== undefined ? { details: error.details } : {}),
+      },
+    };
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  const stack = error instanceof Error ? error.stack : undefined;
+  return { ok: false, error: { code: "internal", message, ...(stack !== undefined ? { stack } : {}) } };
+}
