@@ -1,1 +1,35 @@
-export {};
+// The AAS model library: everything protocol-neutral about AAS v3.0 JSON. Imports nothing of ours.
+export * as aasCore from "@aas-core-works/aas-core3.0-typescript";
+
+export { AasError, isAasError, type AasErrorKind, type AasErrorOptions } from "./aas-error.ts";
+export { parseJsonText, parseJsonLossless, stringifyLossless } from "./json-text.ts";
+export { readAas, readModel, toJsonable, verificationErrors, type AasClassName, type ReadableClassName, type ReadResult } from "./model-io.ts";
+export { normalizeInput } from "./input-normalization.ts";
+export { encodeBase64Url, decodeBase64Url } from "./base64url.ts";
+export {
+  parseIdShortPath,
+  formatIdShortPath,
+  splitParent,
+  parentPathOf,
+  childPath,
+  isBelow,
+  isIdShort,
+  type PathSegment,
+} from "./id-short-path.ts";
+export {
+  childrenKey,
+  containerKey,
+  isList,
+  getChildren,
+  findByPath,
+  insertChild,
+  replaceChild,
+  deleteChild,
+  listIndexes,
+  type ElementJson,
+  type ChildrenKey,
+} from "./element-tree.ts";
+export { flattenElements, shallowOf, assembleElements, assembleElement, type ElementRecord } from "./element-records.ts";
+export { toValueOnly, submodelToValueOnly, hasValueOnly, type ValueOnlyOptions } from "./value-only.ts";
+export { applyValueOnly, unwrapValueOnly, type ApplyValueOnlyOptions } from "./value-only-apply.ts";
+export { valueJsonKind, lexicalToValueJson, valueJsonToLexical, isValidLexical, jsonNumberToken, type ValueJsonKind } from "./xsd-values.ts";

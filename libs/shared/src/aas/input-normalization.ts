@@ -1,0 +1,71 @@
+import { AasError } from "./aas-error.ts";
+import { ABSTRACT_CLASSES, CLASSES, type ClassRef, type PropertyShape } from "./metamodel-schema.ts";
+import { isValidLexical } from "./xsd-values.ts";
+
+/**
+ * The pre-pass before aas-core's jsonization, which (1) ignores unknown properties and (2) rejects
+ * `null`. The spec wants the opposite on both counts:
+ * - §7.2: loading fails on unknown JSON properties → AasError("unknown-property") with the path;
+ * - §4.4.4: `null` in an inserting payload means default/absent → the property is left out;
+ * - §4.4.5: an empty string as a typed value (Property.value, Range.min/max, Qualifier.value,
+ *   Extension.value) means the same as null when the valueType does not accept "" (xs:int,
+ *   xs:double, …; "" stays for xs:string, xs:anyURI, …).
+ *
+ * Returns a cleaned copy (model objects are new objects; the input is not modified). Values whose
+ * JSON type is wrong are passed through untouched, for jsonization to report with its own path.
+ */
+export function normalizeInput(jsonable: unknown, classRef: ClassRef): unknown {
+  return normalizeObject(jsonable, classRef, "");
+}
+
+function normalizeObject(value: unknown, classRef: ClassRef, path: string): unknown {
+  if (!isPlainObject(value)) return value;
+  const className = concreteClass(classRef, value);
+  const schema = className === undefined ? undefined : CLASSES[className];
+  // Unknown or missing modelType: nothing to check against; jsonization names the problem.
+  if (schema === undefined) return value;
+
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    const item = value[key];
+    const keyPath = path === "" ? key : `${path}.${key}`;
+    if (key === "modelType") {
+      // Tolerated on classes that do not write it, as long as it names the class itself.
+      if (!schema.hasModelType && item !== className) throw unknownProperty(key, keyPath, className!);
+      if (item !== null) out[key] = item;
+      continue;
+    }
+    const shape: PropertyShape | undefined = Object.hasOwn(schema.properties, key) ? schema.properties[key] : undefined;
+    if (shape === undefined) throw unknownProperty(key, keyPath, className!);
+    if (item === null) continue;
+    out[key] = normalizeProperty(item, shape, keyPath);
+  }
+  for (const key of schema.typedValues ?? []) {
+    if (out[key] === "" && typeof out.valueType === "string" && !isValidLexical("", out.valueType)) delete out[key];
+  }
+  return out;
+}
+
+function normalizeProperty(value: unknown, shape: PropertyShape, path: string): unknown {
+  if (shape === "primitive") return value;
+  if ("one" in shape) return normalizeObject(value, shape.one, path);
+  if (!Array.isArray(value)) return value;
+  return value.map((item, index) => normalizeObject(item, shape.many, `${path}[${index}]`));
+}
+
+function concreteClass(classRef: ClassRef, value: Record<string, unknown>): string | undefined {
+  const concrete = ABSTRACT_CLASSES[classRef];
+  if (concrete === undefined) return classRef;
+  const modelType = value.modelType;
+  return typeof modelType === "string" && concrete.includes(modelType) ? modelType : undefined;
+}
+
+function unknownProperty(key: string, path: string, className: string): AasError {
+  return new AasError("unknown-property", `Unknown property "${key}" in ${className} at ${path}`, { path });
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const prototype = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}

@@ -1,0 +1,46 @@
+import { parse, stringify } from "lossless-json";
+import { AasError } from "./aas-error.ts";
+
+/**
+ * JSON text in and out. Full AAS JSON carries every value as a string, so plain JSON.parse is
+ * right for it; ValueOnly bodies carry xs:decimal / xs:long / xs:unsignedLong as JSON numbers,
+ * whose digits JSON.parse would round, so those go through lossless-json.
+ */
+
+export function parseJsonText(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw syntaxError(text, error);
+  }
+}
+
+/** Numbers become lossless-json `LosslessNumber`s that keep their exact digits. */
+export function parseJsonLossless(text: string): unknown {
+  try {
+    return parse(text);
+  } catch (error) {
+    throw new AasError("syntax", `Invalid JSON: ${(error as Error).message}`);
+  }
+}
+
+/** `LosslessNumber`s are written as their exact digits; everything else as JSON.stringify would. */
+export function stringifyLossless(value: unknown): string {
+  const text = stringify(value);
+  if (text === undefined) throw new TypeError("stringifyLossless: the value has no JSON form");
+  return text;
+}
+
+// Node 20's JSON.parse messages do not always name a position ("Unexpected token '}', ... is not
+// valid JSON"); lossless-json's always do, so a failing text is parsed once more for the message.
+function syntaxError(text: string, nativeError: unknown): AasError {
+  let message = (nativeError as Error).message;
+  if (!/position \d+/.test(message)) {
+    try {
+      parse(text);
+    } catch (losslessError) {
+      message = (losslessError as Error).message;
+    }
+  }
+  return new AasError("syntax", `Invalid JSON: ${message}`);
+}
