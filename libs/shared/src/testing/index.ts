@@ -1,3 +1,4 @@
 export {};
 export * from "./event-bus-contract.ts";
 export * from "./store-client-contract.ts";
+export * from "./repository-contract.ts";

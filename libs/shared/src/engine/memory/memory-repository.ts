@@ -1,0 +1,331 @@
+import { CommandError } from "../../contracts/index.ts";
+import type {
+  Commit,
+  CommitOp,
+  CommitPrecondition,
+  CommitResult,
+  IdentifiableKind,
+  Repository,
+  RepositoryPage,
+  StoredElement,
+  StoredIdentifiable,
+} from "../ports/index.ts";
+
+/**
+ * The Repository port in process memory (embedded mode, tests). Only strings and numbers are
+ * stored and every read builds fresh objects, so no caller can change stored state by mutating a
+ * result. `commit` never awaits between checking and applying, so it is atomic in one process.
+ *
+ * Ordering mirrors the Redis implementation: identifiables by a creation ordinal; children of a
+ * parent by `orderKey` (16 hex digits of a per-submodel counter, or of the list index), ties broken
+ * by path. Keyset cursors name the last item returned, so inserts and deletes between pages never
+ * make a page repeat or skip an item.
+ */
+
+interface IdentifiableRecord {
+  json: string;
+  revision: number;
+  ordinal: number;
+}
+
+interface ElementRecord {
+  json: string;
+  revision: number;
+  /** Set when the element was inserted into a parent's children; "" otherwise. */
+  orderKey: string;
+  parentPath?: string;
+}
+
+/** A child entry: `sortKey` = orderKey + "\x01" + path, so siblings compare as plain strings. */
+interface ChildEntry {
+  sortKey: string;
+  path: string;
+}
+
+interface SubmodelElements {
+  records: Map<string, ElementRecord>;
+  children: Map<string, ChildEntry[]>;
+  nextOrdinal: number;
+}
+
+const KINDS: readonly IdentifiableKind[] = ["shell", "submodel", "concept-description"];
+
+function orderKeyOf(ordinal: number): string {
+  return ordinal.toString(16).padStart(16, "0");
+}
+
+function encodeCursor(text: string): string {
+  return Buffer.from(text, "utf8").toString("base64url");
+}
+
+function decodeCursor(cursor: string): string {
+  if (!/^[A-Za-z0-9_-]*$/.test(cursor)) throw new CommandError("bad-request", `Invalid cursor '${cursor}'`);
+  return Buffer.from(cursor, "base64url").toString("utf8");
+}
+
+/** First index whose sortKey is greater than `after` (entries are sorted by sortKey). */
+function firstAfter(entries: ChildEntry[], after: string): number {
+  let low = 0;
+  let high = entries.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (entries[mid].sortKey <= after) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
+function firstOrdinalAfter(ordinals: number[], after: number): number {
+  let low = 0;
+  let high = ordinals.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (ordinals[mid] <= after) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
+export function createMemoryRepository(): Repository {
+  const identifiables = new Map<IdentifiableKind, Map<string, IdentifiableRecord>>(KINDS.map((k) => [k, new Map()]));
+  /** Per kind: [ordinal, id] pairs sorted by ordinal (new ones always get the largest ordinal). */
+  const creationOrder = new Map<IdentifiableKind, { ordinals: number[]; ids: string[] }>(KINDS.map((k) => [k, { ordinals: [], ids: [] }]));
+  const kinds = new Map<string, IdentifiableKind>();
+  const submodels = new Map<string, SubmodelElements>();
+  let seq = 0;
+  let nextIdentifiableOrdinal = 1;
+
+  const identifiablesOf = (kind: IdentifiableKind) => identifiables.get(kind)!;
+
+  function elementsOf(submodelId: string, create: true): SubmodelElements;
+  function elementsOf(submodelId: string, create?: false): SubmodelElements | undefined;
+  function elementsOf(submodelId: string, create = false): SubmodelElements | undefined {
+    let elements = submodels.get(submodelId);
+    if (!elements && create) {
+      elements = { records: new Map(), children: new Map(), nextOrdinal: 1 };
+      submodels.set(submodelId, elements);
+    }
+    return elements;
+  }
+
+  const toStoredElement = (path: string, record: ElementRecord): StoredElement => ({
+    path,
+    json: record.json,
+    revision: record.revision,
+    orderKey: record.orderKey,
+  });
+
+  function holds(precondition: CommitPrecondition): boolean {
+    switch (precondition.on) {
+      case "identifiable": {
+        const stored = identifiablesOf(precondition.kind).get(precondition.id);
+        return precondition.revision === null ? stored === undefined : stored?.revision === precondition.revision;
+      }
+      case "id-free":
+        return !kinds.has(precondition.id);
+      case "element": {
+        const stored = elementsOf(precondition.submodelId)?.records.get(precondition.path);
+        return precondition.revision === null ? stored === undefined : stored?.revision === precondition.revision;
+      }
+    }
+  }
+
+  function removeChild(elements: SubmodelElements, record: ElementRecord, path: string): void {
+    if (record.parentPath === undefined) return;
+    const siblings = elements.children.get(record.parentPath);
+    if (!siblings) return;
+    const sortKey = `${record.orderKey}\x01${path}`;
+    const at = firstAfter(siblings, sortKey) - 1;
+    if (at >= 0 && siblings[at].sortKey === sortKey) siblings.splice(at, 1);
+    if (siblings.length === 0) elements.children.delete(record.parentPath);
+  }
+
+  function apply(op: CommitOp, revision: number): void {
+    switch (op.op) {
+      case "put-identifiable": {
+        const byId = identifiablesOf(op.kind);
+        const existing = byId.get(op.id);
+        if (existing) {
+          existing.json = op.json;
+          existing.revision = revision;
+        } else {
+          const ordinal = nextIdentifiableOrdinal++;
+          byId.set(op.id, { json: op.json, revision, ordinal });
+          const order = creationOrder.get(op.kind)!;
+          order.ordinals.push(ordinal);
+          order.ids.push(op.id);
+        }
+        kinds.set(op.id, op.kind);
+        return;
+      }
+      case "delete-identifiable": {
+        const byId = identifiablesOf(op.kind);
+        const existing = byId.get(op.id);
+        if (existing) {
+          byId.delete(op.id);
+          const order = creationOrder.get(op.kind)!;
+          const at = firstOrdinalAfter(order.ordinals, existing.ordinal) - 1;
+          if (at >= 0 && order.ordinals[at] === existing.ordinal) {
+            order.ordinals.splice(at, 1);
+            order.ids.splice(at, 1);
+          }
+        }
+        if (kinds.get(op.id) === op.kind) kinds.delete(op.id);
+        if (op.kind === "submodel") submodels.delete(op.id);
+        return;
+      }
+      case "put-element": {
+        const elements = elementsOf(op.submodelId, true);
+        const existing = elements.records.get(op.path);
+        if (existing) {
+          // `insert` is only meant for new elements; an existing one keeps its place.
+          existing.json = op.json;
+          existing.revision = revision;
+          return;
+        }
+        const record: ElementRecord = { json: op.json, revision, orderKey: "" };
+        if (op.insert) {
+          const ordinal = op.insert.index ?? elements.nextOrdinal++;
+          record.orderKey = orderKeyOf(ordinal);
+          record.parentPath = op.insert.parentPath;
+          let siblings = elements.children.get(op.insert.parentPath);
+          if (!siblings) {
+            siblings = [];
+            elements.children.set(op.insert.parentPath, siblings);
+          }
+          const entry = { sortKey: `${record.orderKey}\x01${op.path}`, path: op.path };
+          // Appends are the common case (counter ordinals only grow); list items may land anywhere.
+          const last = siblings[siblings.length - 1];
+          if (!last || last.sortKey < entry.sortKey) siblings.push(entry);
+          else siblings.splice(firstAfter(siblings, entry.sortKey), 0, entry);
+        }
+        elements.records.set(op.path, record);
+        return;
+      }
+      case "delete-element": {
+        const elements = elementsOf(op.submodelId);
+        const record = elements?.records.get(op.path);
+        if (!elements || !record) return;
+        removeChild(elements, record, op.path);
+        elements.records.delete(op.path);
+        return;
+      }
+      case "touch-element": {
+        const record = elementsOf(op.submodelId)?.records.get(op.path);
+        if (record) record.revision = revision;
+        return;
+      }
+      case "touch-identifiable": {
+        const record = identifiablesOf(op.kind).get(op.id);
+        if (record) record.revision = revision;
+        return;
+      }
+    }
+  }
+
+  const repository: Repository = {
+    async getIdentifiable(kind, id) {
+      const record = identifiablesOf(kind).get(id);
+      return record ? { kind, id, json: record.json, revision: record.revision } : undefined;
+    },
+
+    async kindOf(id) {
+      return kinds.get(id);
+    },
+
+    async listIdentifiables(kind, page): Promise<RepositoryPage<StoredIdentifiable>> {
+      const order = creationOrder.get(kind)!;
+      const byId = identifiablesOf(kind);
+      let start = 0;
+      if (page.cursor !== undefined) {
+        const after = Number(decodeCursor(page.cursor));
+        if (!Number.isSafeInteger(after)) throw new CommandError("bad-request", `Invalid cursor '${page.cursor}'`);
+        start = firstOrdinalAfter(order.ordinals, after);
+      }
+      const end = Math.min(start + Math.max(page.limit, 0), order.ids.length);
+      const items: StoredIdentifiable[] = [];
+      for (let i = start; i < end; i++) {
+        const id = order.ids[i];
+        const record = byId.get(id)!;
+        items.push({ kind, id, json: record.json, revision: record.revision });
+      }
+      if (end >= order.ids.length || end === start) return { items };
+      return { items, cursor: encodeCursor(String(order.ordinals[end - 1])) };
+    },
+
+    async countIdentifiables(kind) {
+      return identifiablesOf(kind).size;
+    },
+
+    async getElements(submodelId, paths) {
+      const records = elementsOf(submodelId)?.records;
+      return paths.map((path) => {
+        const record = records?.get(path);
+        return record ? toStoredElement(path, record) : undefined;
+      });
+    },
+
+    async listChildren(submodelId, parentPath, page): Promise<RepositoryPage<StoredElement>> {
+      const elements = elementsOf(submodelId);
+      const siblings = elements?.children.get(parentPath) ?? [];
+      const start = page.cursor === undefined ? 0 : firstAfter(siblings, decodeCursor(page.cursor));
+      const end = Math.min(start + Math.max(page.limit, 0), siblings.length);
+      const items: StoredElement[] = [];
+      for (let i = start; i < end; i++) {
+        const record = elements!.records.get(siblings[i].path);
+        if (record) items.push(toStoredElement(siblings[i].path, record));
+      }
+      if (end >= siblings.length || end === start) return { items };
+      return { items, cursor: encodeCursor(siblings[end - 1].sortKey) };
+    },
+
+    async getSubtree(submodelId, path, maxDepth) {
+      const elements = elementsOf(submodelId);
+      if (!elements) return [];
+      const result: StoredElement[] = [];
+      // Depth-first with an explicit stack (deep models must not exhaust the call stack).
+      const stack: { path: string; depth: number }[] = [];
+      const pushChildren = (parentPath: string, depth: number) => {
+        if (maxDepth !== undefined && depth > maxDepth) return;
+        const siblings = elements.children.get(parentPath) ?? [];
+        for (let i = siblings.length - 1; i >= 0; i--) stack.push({ path: siblings[i].path, depth });
+      };
+      if (path === "") pushChildren("", 1);
+      else stack.push({ path, depth: 0 });
+      while (stack.length > 0) {
+        const next = stack.pop()!;
+        const record = elements.records.get(next.path);
+        if (!record) continue;
+        result.push(toStoredElement(next.path, record));
+        pushChildren(next.path, next.depth + 1);
+      }
+      return result;
+    },
+
+    async commit(commit: Commit): Promise<CommitResult> {
+      for (let i = 0; i < commit.preconditions.length; i++) {
+        if (!holds(commit.preconditions[i])) return { ok: false, failed: i };
+      }
+      const next = seq + 1;
+      for (const op of commit.ops) apply(op, next);
+      seq = next;
+      return { ok: true, seq: next, event: { ...commit.event, seq: next, revision: next } };
+    },
+
+    async currentSeq() {
+      return seq;
+    },
+
+    async clear() {
+      for (const kind of KINDS) {
+        identifiablesOf(kind).clear();
+        creationOrder.set(kind, { ordinals: [], ids: [] });
+      }
+      kinds.clear();
+      submodels.clear();
+    },
+
+    async close() {},
+  };
+  return repository;
+}
