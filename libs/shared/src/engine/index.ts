@@ -1,2 +1,6 @@
 export * from "./ports/index.ts";
-export * from "./memory/in-process-event-bus.ts"; export * from "./memory/direct-store-client.ts";
+export { createEngine, type Engine, type EngineOptions } from "./create-engine.ts";
+export type { ValidationSettings } from "./engine-context.ts";
+export * from "./memory/memory-repository.ts";
+export * from "./memory/in-process-event-bus.ts";
+export * from "./memory/direct-store-client.ts";

@@ -1,0 +1,103 @@
+import { CommandError, type Command, type CommandResult, type CommandType, type Reply } from "../contracts/index.ts";
+import { toCommandError } from "./aas-input.ts";
+import { createCommitRunner } from "./commit-runner.ts";
+import type { EngineContext, ValidationSettings } from "./engine-context.ts";
+import { loadEnvironment } from "./handlers/environment.ts";
+import { patchElementValue } from "./handlers/element-value.ts";
+import type { Handled } from "./handlers/handled.ts";
+import { deleteShell, getAllShells, getShell, postShell, putShell } from "./handlers/shells.ts";
+import { deleteElement, getAllElements, getElement, postElement, putElement } from "./handlers/submodel-elements.ts";
+import { deleteSubmodel, getAllSubmodels, getSubmodel, postSubmodel, putSubmodel } from "./handlers/submodels.ts";
+import { systemClock, type Clock, type CommandHandler, type EventBus, type Repository } from "./ports/index.ts";
+
+export interface EngineOptions {
+  repository: Repository;
+  /** Where events go after a commit. Leave out when the repository relays them (Redis outbox). */
+  bus?: EventBus;
+  /** Publish each committed event on `bus` (embedded mode). Default: true when a bus is given. */
+  publishEvents?: boolean;
+  clock?: Clock;
+  /** false disables metamodel verification everywhere; an object sets it per occasion. */
+  validation?: boolean | Partial<ValidationSettings>;
+}
+
+export interface Engine extends CommandHandler {
+  close(): Promise<void>;
+}
+
+type Handler<T extends CommandType> = (ctx: EngineContext, command: Command<T>) => Promise<Handled<CommandResult<T>>>;
+
+const HANDLERS: { [T in CommandType]: Handler<T> } = {
+  GetAllAssetAdministrationShells: getAllShells,
+  GetAssetAdministrationShellById: getShell,
+  PostAssetAdministrationShell: postShell,
+  PutAssetAdministrationShellById: putShell,
+  DeleteAssetAdministrationShellById: deleteShell,
+  GetAllSubmodels: getAllSubmodels,
+  GetSubmodelById: getSubmodel,
+  PostSubmodel: postSubmodel,
+  PutSubmodelById: putSubmodel,
+  DeleteSubmodelById: deleteSubmodel,
+  GetAllSubmodelElements: getAllElements,
+  GetSubmodelElementByPath: getElement,
+  PostSubmodelElement: postElement,
+  PutSubmodelElementByPath: putElement,
+  DeleteSubmodelElementByPath: deleteElement,
+  PatchSubmodelElementValueByPath: patchElementValue,
+  LoadEnvironment: loadEnvironment,
+  GetSequence: async (ctx) => ({ value: { seq: await ctx.repository.currentSeq() } }),
+};
+
+function validationSettings(option: EngineOptions["validation"]): ValidationSettings {
+  if (option === false) return { onLoad: false, onCreate: false, onUpdate: false };
+  const given = typeof option === "object" ? option : {};
+  return { onLoad: given.onLoad ?? true, onCreate: given.onCreate ?? true, onUpdate: given.onUpdate ?? true };
+}
+
+/** Turn anything a handler threw into a failure reply; only CommandErrors are expected. */
+function failure(error: unknown): Reply<never> {
+  const mapped = toCommandError(error);
+  if (mapped instanceof CommandError) {
+    return { ok: false, error: { code: mapped.code, message: mapped.message, ...(mapped.path ? { path: mapped.path } : {}), ...(mapped.details?.length ? { details: mapped.details } : {}) } };
+  }
+  if (mapped instanceof Error && mapped.name === "RepositoryUnavailableError") {
+    return { ok: false, error: { code: "unavailable", message: `The model store is unavailable: ${mapped.message}` } };
+  }
+  const err = mapped instanceof Error ? mapped : new Error(String(mapped));
+  return { ok: false, error: { code: "internal", message: "Internal server error", stack: err.stack ?? err.message } };
+}
+
+/**
+ * The model-store engine: commands → checks → repository commit → event. The same engine serves
+ * embedded mode (direct calls) and the model-store process (NATS requests).
+ */
+export function createEngine(options: EngineOptions): Engine {
+  const publish = options.publishEvents ?? options.bus !== undefined;
+  const ctx: EngineContext = {
+    repository: options.repository,
+    clock: options.clock ?? systemClock,
+    validation: validationSettings(options.validation),
+    bus: options.bus,
+    commit: createCommitRunner(options.repository, publish ? options.bus : undefined),
+  };
+  return {
+    async execute<T extends CommandType>(command: Command<T>): Promise<Reply<CommandResult<T>>> {
+      const handler = HANDLERS[command.type] as Handler<T> | undefined;
+      if (!handler) return { ok: false, error: { code: "bad-request", message: `Unknown command '${String(command.type)}'` } };
+      try {
+        const handled = await handler(ctx, command);
+        return {
+          ok: true,
+          value: handled.value,
+          ...(handled.revision !== undefined ? { revision: handled.revision } : {}),
+          ...(handled.idShortPath !== undefined ? { idShortPath: handled.idShortPath } : {}),
+        };
+      } catch (error) {
+        return failure(error);
+      }
+    },
+    async close() {
+      // The engine owns nothing: the repository and bus are closed by whoever created them.
+    },
+  };
+}

@@ -1,0 +1,185 @@
+import { childPath, parseIdShortPath, shallowOf, splitParent, type ElementJson } from "../../aas/index.ts";
+import { CommandError, type Command, type Paged } from "../../contracts/index.ts";
+import { checkIdShortPath, readBody } from "../aas-input.ts";
+import { eventDraft } from "../commit-runner.ts";
+import { assemble, deleteOps, insertOps, loadAllElements, loadElement, notFoundElement, touchOps } from "../element-io.ts";
+import { checkChildInParent, checkChildInSubmodel, childrenOf, isContainer } from "../element-context.ts";
+import type { EngineContext } from "../engine-context.ts";
+import { requireIdentifiable } from "../identifiables.ts";
+import { asCursorError, pageCursor, pageLimit } from "../paging.ts";
+import { checkPreconditions } from "../preconditions.ts";
+import { projectElement } from "../projection.ts";
+import { checkSubmodelScope } from "../submodel-scope.ts";
+import type { Handled } from "./handled.ts";
+
+/** 404 for the right thing: a missing submodel is reported as such, not as a missing element. */
+async function elementNotFound(ctx: EngineContext, submodelId: string, path: string): Promise<never> {
+  await requireIdentifiable(ctx, "submodel", submodelId);
+  throw notFoundElement(submodelId, path);
+}
+
+export async function getAllElements(ctx: EngineContext, cmd: Command<"GetAllSubmodelElements">): Promise<Handled<Paged<unknown>>> {
+  const { submodelId, modifiers, page } = cmd.params;
+  await checkSubmodelScope(ctx, cmd.params);
+  await requireIdentifiable(ctx, "submodel", submodelId);
+  const limit = pageLimit(page);
+  const cursor = pageCursor(page);
+  const core = modifiers?.level === "core";
+  const roots = await ctx.repository.listChildren(submodelId, "", { cursor, limit }).catch((error) => {
+    throw asCursorError(error, page);
+  });
+  let elements: ElementJson[];
+  if (cursor === undefined && roots.cursor === undefined) {
+    // The page is the whole submodel: one subtree read instead of one per element.
+    elements = await loadAllElements(ctx.repository, submodelId, core ? 1 : undefined);
+  } else {
+    elements = await Promise.all(
+      roots.items.map(async (record) => {
+        const shallow = JSON.parse(record.json) as ElementJson;
+        if (core || !isContainer(shallow)) return shallow;
+        return assemble(await ctx.repository.getSubtree(submodelId, record.path), record.path);
+      }),
+    );
+  }
+  const items = elements.map((e) => projectElement(e, { ...modifiers, content: modifiers?.content === "value" ? "normal" : modifiers?.content }));
+  return { value: roots.cursor === undefined ? { items } : { items, cursor: roots.cursor } };
+}
+
+export async function getElement(ctx: EngineContext, cmd: Command<"GetSubmodelElementByPath">): Promise<Handled<unknown>> {
+  const { submodelId, idShortPath, modifiers } = cmd.params;
+  checkIdShortPath(idShortPath);
+  await checkSubmodelScope(ctx, cmd.params);
+  const loaded = await loadElement(ctx.repository, submodelId, idShortPath, modifiers?.level === "core" ? 1 : undefined);
+  if (!loaded) return elementNotFound(ctx, submodelId, idShortPath);
+  return { value: projectElement(loaded.element, modifiers), revision: loaded.record.revision };
+}
+
+export async function postElement(ctx: EngineContext, cmd: Command<"PostSubmodelElement">): Promise<Handled<unknown>> {
+  const { submodelId } = cmd.params;
+  const parentPath = cmd.params.idShortPath ?? "";
+  if (parentPath !== "") checkIdShortPath(parentPath);
+  const element = readBody(cmd.params.body, "SubmodelElement", ctx.validation.onCreate);
+  await checkSubmodelScope(ctx, cmd.params);
+  let createdPath = "";
+  const event = await ctx.commit(async () => {
+    if (parentPath === "") {
+      const submodel = await requireIdentifiable(ctx, "submodel", submodelId);
+      checkChildInSubmodel(JSON.parse(submodel.json), element, ctx.validation.onCreate);
+      createdPath = childPath("", { idShort: element.idShort as string });
+      return {
+        commit: {
+          preconditions: [{ on: "element", submodelId, path: createdPath, revision: null }],
+          ops: [...insertOps(submodelId, "", [element], false), ...touchOps(submodelId, createdPath)],
+          event: eventDraft({ kind: "element.created", id: submodelId, idShortPath: createdPath, origin: cmd.origin, correlationId: cmd.correlationId }, element, ctx.clock.now()),
+        },
+      };
+    }
+    // A list's next index depends on its current length, so read the parent with its children.
+    const parent = await loadElement(ctx.repository, submodelId, parentPath, 1);
+    if (!parent) return elementNotFound(ctx, submodelId, parentPath);
+    checkChildInParent(parent.element, element, ctx.validation.onCreate);
+    const { children, list } = childrenOf(parent.element);
+    createdPath = list ? childPath(parentPath, { index: children.length }) : childPath(parentPath, { idShort: element.idShort as string });
+    const inserted = insertOps(submodelId, parentPath, [element], list);
+    // Flattening numbers list items by position (0 here); move the new item to its real index.
+    const ops = list ? inserted.map((op) => renumber(op, parentPath, 0, children.length)) : inserted;
+    return {
+      commit: {
+        preconditions: [
+          { on: "element", submodelId, path: parentPath, revision: parent.record.revision },
+          { on: "element", submodelId, path: createdPath, revision: null },
+        ],
+        ops: [...ops, ...touchOps(submodelId, createdPath)],
+        event: eventDraft({ kind: "element.created", id: submodelId, idShortPath: createdPath, origin: cmd.origin, correlationId: cmd.correlationId }, element, ctx.clock.now()),
+      },
+    };
+  });
+  return { value: element, revision: event.revision, idShortPath: createdPath };
+}
+
+/** Rewrite the list index `from` → `to` at the start of an op's path (and its insert target). */
+function renumber<T extends { path: string; insert?: { parentPath: string; segment: string; index?: number } }>(op: T, listPath: string, from: number, to: number): T {
+  const oldPrefix = `${listPath}[${from}]`;
+  const newPrefix = `${listPath}[${to}]`;
+  const swap = (p: string) => (p === oldPrefix || p.startsWith(oldPrefix + ".") || p.startsWith(oldPrefix + "[") ? newPrefix + p.slice(oldPrefix.length) : p);
+  const insert = op.insert && {
+    ...op.insert,
+    parentPath: swap(op.insert.parentPath),
+    ...(op.insert.parentPath === listPath ? { segment: `[${to}]`, index: to } : {}),
+  };
+  return { ...op, path: swap(op.path), ...(insert ? { insert } : {}) };
+}
+
+export async function putElement(ctx: EngineContext, cmd: Command<"PutSubmodelElementByPath">): Promise<Handled<null>> {
+  const { submodelId, idShortPath: path, preconditions } = cmd.params;
+  checkIdShortPath(path);
+  const element = readBody(cmd.params.body, "SubmodelElement", ctx.validation.onUpdate);
+  await checkSubmodelScope(ctx, cmd.params);
+  const { parentPath, index } = splitParent(path);
+  if (index === undefined && element.idShort !== lastIdShort(path)) {
+    throw new CommandError("bad-request", `The idShort in the body ('${String(element.idShort)}') differs from the idShortPath ('${path}')`);
+  }
+  const event = await ctx.commit(async () => {
+    const old = await loadElement(ctx.repository, submodelId, path);
+    checkPreconditions(preconditions, old?.record.revision);
+    if (!old) return elementNotFound(ctx, submodelId, path);
+    if (parentPath !== "") {
+      const parent = await loadElement(ctx.repository, submodelId, parentPath, 0);
+      if (parent) checkChildInParent(parent.element, element, ctx.validation.onUpdate);
+    }
+    const { children, list } = childrenOf(element);
+    return {
+      commit: {
+        preconditions: [{ on: "element", submodelId, path, revision: old.record.revision }],
+        ops: [
+          ...deleteOps(submodelId, old.records.slice(1)),
+          // The element itself is rewritten in place, so it keeps its position among its siblings.
+          { op: "put-element", submodelId, path, json: JSON.stringify(shallowOf(element)) },
+          ...insertOps(submodelId, path, children, list),
+          ...touchOps(submodelId, path),
+        ],
+        event: eventDraft({ kind: "element.updated", id: submodelId, idShortPath: path, origin: cmd.origin, correlationId: cmd.correlationId }, element, ctx.clock.now()),
+      },
+    };
+  });
+  return { value: null, revision: event.revision };
+}
+
+function lastIdShort(path: string): string | undefined {
+  const last = parseIdShortPath(path).at(-1);
+  return last && "idShort" in last ? last.idShort : undefined;
+}
+
+export async function deleteElement(ctx: EngineContext, cmd: Command<"DeleteSubmodelElementByPath">): Promise<Handled<null>> {
+  const { submodelId, idShortPath: path, preconditions } = cmd.params;
+  checkIdShortPath(path);
+  await checkSubmodelScope(ctx, cmd.params);
+  const { parentPath, index } = splitParent(path);
+  await ctx.commit(async () => {
+    const old = await loadElement(ctx.repository, submodelId, path);
+    checkPreconditions(preconditions, old?.record.revision);
+    if (!old) return elementNotFound(ctx, submodelId, path);
+    const draft = eventDraft({ kind: "element.deleted", id: submodelId, idShortPath: path, origin: cmd.origin, correlationId: cmd.correlationId }, undefined, ctx.clock.now());
+    if (index === undefined) {
+      return {
+        commit: {
+          preconditions: [{ on: "element", submodelId, path, revision: old.record.revision }],
+          ops: [...deleteOps(submodelId, old.records), ...touchOps(submodelId, path)],
+          event: draft,
+        },
+      };
+    }
+    // Removing a list item shifts the later items' indexes: rewrite the list's items.
+    const list = await loadElement(ctx.repository, submodelId, parentPath);
+    if (!list) return elementNotFound(ctx, submodelId, parentPath);
+    const remaining = childrenOf(list.element).children.filter((_, i) => i !== index);
+    return {
+      commit: {
+        preconditions: [{ on: "element", submodelId, path: parentPath, revision: list.record.revision }],
+        ops: [...deleteOps(submodelId, list.records.slice(1)), ...insertOps(submodelId, parentPath, remaining, true), ...touchOps(submodelId, parentPath, true)],
+        event: draft,
+      },
+    };
+  });
+  return { value: null };
+}

@@ -1,0 +1,55 @@
+import { CommandError, DEFAULT_PAGE_LIMIT, type PageRequest, type Paged } from "../contracts/index.ts";
+import type { IdentifiableKind, Repository } from "./ports/index.ts";
+
+export const MAX_PAGE_LIMIT = 10_000;
+
+export function pageLimit(page: PageRequest | undefined): number {
+  const limit = page?.limit ?? DEFAULT_PAGE_LIMIT;
+  if (!Number.isInteger(limit) || limit < 1) throw new CommandError("bad-request", `limit must be an integer ≥ 1, got '${String(limit)}'`);
+  return Math.min(limit, MAX_PAGE_LIMIT);
+}
+
+export function pageCursor(page: PageRequest | undefined): string | undefined {
+  if (page?.cursor === undefined) return undefined;
+  if (page.cursor === "") throw new CommandError("bad-request", "cursor must not be empty; omit it to start from the beginning");
+  return page.cursor;
+}
+
+/**
+ * Keyset paging with a filter: read pages of exactly the number of items still missing, so every
+ * item read is either returned or skipped and the repository's cursor always points right after the
+ * last item considered. Inserts and deletes between pages never repeat or skip an item.
+ */
+export async function listFiltered(
+  repository: Repository,
+  kind: IdentifiableKind,
+  page: PageRequest | undefined,
+  keep: (item: Record<string, unknown>) => boolean,
+  project: (item: Record<string, unknown>) => unknown = (item) => item,
+): Promise<Paged<unknown>> {
+  const limit = pageLimit(page);
+  let cursor = pageCursor(page);
+  const items: unknown[] = [];
+  try {
+    do {
+      const batch = await repository.listIdentifiables(kind, { cursor, limit: limit - items.length });
+      for (const stored of batch.items) {
+        const item = JSON.parse(stored.json) as Record<string, unknown>;
+        if (keep(item)) items.push(project(item));
+      }
+      cursor = batch.cursor;
+    } while (items.length < limit && cursor !== undefined);
+  } catch (error) {
+    throw asCursorError(error, page);
+  }
+  return cursor === undefined ? { items } : { items, cursor };
+}
+
+/** A repository that cannot decode a client's cursor throws; that is the client's error (400). */
+export function asCursorError(error: unknown, page: PageRequest | undefined): unknown {
+  const unavailable = error instanceof Error && error.name === "RepositoryUnavailableError";
+  if (page?.cursor !== undefined && !unavailable && !(error instanceof CommandError)) {
+    return new CommandError("bad-request", `Invalid cursor '${page.cursor}'`);
+  }
+  return error;
+}

@@ -1,0 +1,19 @@
+import { CommandError, type Preconditions } from "../contracts/index.ts";
+
+/**
+ * HTTP conditional requests (RFC 9110 §13) evaluated against the revision the engine just read.
+ * The commit then re-checks that revision (compare-and-set), so check and write are one atomic step.
+ * `current` is undefined when the target does not exist.
+ */
+export function checkPreconditions(preconditions: Preconditions | undefined, current: number | undefined): void {
+  if (!preconditions) return;
+  const { ifMatch, ifNoneMatch } = preconditions;
+  if (ifMatch && ifMatch.length > 0) {
+    const matches = current !== undefined && ifMatch.some((tag) => tag === "*" || tag === String(current));
+    if (!matches) throw new CommandError("precondition-failed", "If-Match does not match the current revision");
+  }
+  if (ifNoneMatch && ifNoneMatch.length > 0) {
+    const matches = current !== undefined && ifNoneMatch.some((tag) => tag === "*" || tag === String(current));
+    if (matches) throw new CommandError("precondition-failed", "If-None-Match matches the current revision");
+  }
+}
