@@ -1,1 +1,45 @@
-export {};
+// Configuration: one JSON file in the spec's shape, overridden by TWINPORT_* variables and
+// `path=value` arguments, validated with zod; every property has the spec's default.
+export { ConfigError, formatConfigPath } from "./config-error.ts";
+export { loadConfig, type ConfigRole, type LoadConfigOptions, type LoadedConfig } from "./load-config.ts";
+export { validateConfig, type TwinportConfig } from "./validate-config.ts";
+export { classSuffix } from "./class-names.ts";
+export { isoDurationToMs, type CoreConfig } from "./core.ts";
+export { ENDPOINT_PROFILES, type EndpointProfile } from "./endpoint-common.ts";
+export { HTTP_ENDPOINT_CLASS, type HttpEndpointConfig } from "./http-endpoint.ts";
+export {
+  OPCUA_ENDPOINT_CLASS,
+  OPCUA_SECURITY_POLICIES,
+  OPCUA_AUTHENTICATIONS,
+  type OpcUaEndpointConfig,
+  type OpcUaSecurityPolicy,
+  type OpcUaAuthentication,
+} from "./opcua-endpoint.ts";
+export { ENDPOINT_CLASS_BY_KIND, isHttpEndpoint, isOpcUaEndpoint, type EndpointConfig, type EndpointKind } from "./endpoints.ts";
+export {
+  PERSISTENCE_IN_MEMORY_CLASS,
+  PERSISTENCE_REDIS_CLASS,
+  type PersistenceConfig,
+  type PersistenceInMemoryConfig,
+  type PersistenceRedisConfig,
+} from "./persistence.ts";
+export {
+  MESSAGE_BUS_INTERNAL_CLASS,
+  MESSAGE_BUS_NATS_CLASS,
+  type MessageBusConfig,
+  type MessageBusInternalConfig,
+  type MessageBusNatsConfig,
+} from "./message-bus.ts";
+export {
+  FILE_STORAGE_IN_MEMORY_CLASS,
+  FILE_STORAGE_FILESYSTEM_CLASS,
+  FILE_STORAGE_REDIS_CLASS,
+  type FileStorageConfig,
+  type FileStorageFilesystemConfig,
+} from "./file-storage.ts";
+export {
+  HTTP_ASSET_CONNECTION_CLASS,
+  OPCUA_ASSET_CONNECTION_CLASS,
+  MQTT_ASSET_CONNECTION_CLASS,
+  type AssetConnectionConfig,
+} from "./asset-connections.ts";

@@ -1,0 +1,59 @@
+import { z } from "zod";
+
+/** ISO 8601 duration as used by AAS (e.g. "PT1H", "P1DT30M", "PT0.5S"). */
+const ISO_DURATION = /^P(?!$)(\d+(?:\.\d+)?Y)?(\d+(?:\.\d+)?M)?(\d+(?:\.\d+)?W)?(\d+(?:\.\d+)?D)?(T(?=\d)(\d+(?:\.\d+)?H)?(\d+(?:\.\d+)?M)?(\d+(?:\.\d+)?S)?)?$/;
+
+/**
+ * FA³ST writes validationOnLoad/-Create/-Update as objects of switches. We validate or we don't, so
+ * an object means "validate" unless every switch in it is false (FA³ST's own default for create and
+ * update turns only validateConstraints off and keeps the uniqueness checks, which we always do).
+ */
+const faaastValidatorSchema = z.strictObject({
+  validateConstraints: z.boolean().optional(),
+  idShortUniqueness: z.boolean().optional(),
+  identifierUniqueness: z.boolean().optional(),
+  validateValueTypes: z.boolean().optional(),
+});
+
+const validationSwitch = z
+  .union([z.boolean(), faaastValidatorSchema], {
+    error: "expected true, false or an object with validateConstraints, idShortUniqueness, identifierUniqueness, validateValueTypes (booleans)",
+  })
+  .transform((value) => (typeof value === "boolean" ? value : Object.values(value).length === 0 || Object.values(value).some((v) => v)))
+  .default(true);
+
+export const coreSchema = z.strictObject({
+  /** FA³ST's request thread pool. Accepted so FA³ST files load; no effect (Node has one event loop). */
+  requestHandlerThreadPoolSize: z.number().int().min(1).optional(),
+  /** Retry interval of asset connections in ms (FA³ST's name and default). */
+  assetConnectionRetryInterval: z.number().int().min(1).default(1000),
+  /** Timeout in ms for reading asset connections for one request (FA³ST's name and default). */
+  assetConnectionReadTimeout: z.number().int().min(1).default(5000),
+  /** FA³ST's thread pools for asset reads/writes. Accepted so FA³ST files load; no effect. */
+  assetConnectionReadMaxThreadPoolSize: z.number().int().min(1).optional(),
+  assetConnectionWriteMaxThreadPoolSize: z.number().int().min(1).optional(),
+  validationOnLoad: validationSwitch,
+  validationOnCreate: validationSwitch,
+  validationOnUpdate: validationSwitch,
+  /** AASX zip-bomb guard: compressed/uncompressed below this ratio is refused. */
+  minInflateRatio: z.number().gt(0).max(1).default(0.01),
+  /** How long the handle of an asynchronous operation stays queryable after it finished. */
+  operationHandleTtl: z.string().regex(ISO_DURATION, { error: "expected an ISO 8601 duration such as PT1H" }).default("PT1H"),
+  /** Where a process keeps what it generates and must keep across restarts (HTTPS certificate, ...). */
+  stateDir: z.string().min(1).default(".twinport"),
+});
+
+export type CoreConfig = z.output<typeof coreSchema>;
+
+const UNIT_MS: Record<string, number> = { Y: 365 * 86_400_000, M: 30 * 86_400_000, W: 7 * 86_400_000, D: 86_400_000 };
+const TIME_UNIT_MS: Record<string, number> = { H: 3_600_000, M: 60_000, S: 1000 };
+
+/** Milliseconds of an ISO 8601 duration (years as 365 days, months as 30 days: good enough for a TTL). */
+export function isoDurationToMs(text: string): number {
+  if (!ISO_DURATION.test(text)) throw new Error(`Not an ISO 8601 duration: '${text}'`);
+  const [datePart, timePart = ""] = text.slice(1).split("T");
+  let ms = 0;
+  for (const [, amount, unit] of datePart!.matchAll(/(\d+(?:\.\d+)?)([YMWD])/g)) ms += Number(amount) * UNIT_MS[unit!]!;
+  for (const [, amount, unit] of timePart.matchAll(/(\d+(?:\.\d+)?)([HMS])/g)) ms += Number(amount) * TIME_UNIT_MS[unit!]!;
+  return Math.round(ms);
+}

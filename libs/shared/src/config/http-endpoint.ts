@@ -1,0 +1,49 @@
+import { z } from "zod";
+import { portSchema, profilesSchema } from "./endpoint-common.ts";
+
+export const HTTP_ENDPOINT_CLASS = "endpoint.http.HttpEndpoint";
+
+/** Spec §2.3 CertificateInfo: a PKCS12 (or other) key store holding the HTTPS certificate. */
+export const certificateInfoSchema = z.strictObject({
+  keyStoreType: z.string().default("PKCS12"),
+  keyStorePath: z.string().min(1),
+  keyStorePassword: z.string().optional(),
+  keyAlias: z.string().optional(),
+  keyPassword: z.string().optional(),
+});
+
+/**
+ * Spec §2.2/§2.3 exactly, plus two documented extensions: `host` (bind address) and
+ * `maxRequestBodySize`. `isCorsEnabled` is the name an earlier release used for `corsEnabled`.
+ */
+export const httpEndpointSchema = z
+  .strictObject({
+    "@class": z.literal(HTTP_ENDPOINT_CLASS),
+    profiles: profilesSchema,
+    certificate: certificateInfoSchema.optional(),
+    corsAllowCredentials: z.boolean().default(false),
+    corsAllowedHeaders: z.string().default("*"),
+    corsAllowedMethods: z.string().default("GET, POST, HEAD"),
+    corsAllowedOrigin: z.string().default("*"),
+    corsEnabled: z.boolean().optional(),
+    isCorsEnabled: z.boolean().optional(),
+    corsExposedHeaders: z.string().default(""),
+    corsMaxAge: z.number().int().min(0).default(3600),
+    /** Name used in registry descriptors; absent = auto-detected. */
+    hostname: z.string().min(1).optional(),
+    includeErrorDetails: z.boolean().default(false),
+    port: portSchema.default(443),
+    sniEnabled: z.boolean().default(true),
+    sslEnabled: z.boolean().default(true),
+    /** Extension: the address to bind. */
+    host: z.string().min(1).default("0.0.0.0"),
+    /** Extension: request bodies above this many bytes answer 413. */
+    maxRequestBodySize: z.number().int().min(1).default(64 * 1024 * 1024),
+  })
+  .refine((value) => value.corsEnabled === undefined || value.isCorsEnabled === undefined || value.corsEnabled === value.isCorsEnabled, {
+    error: "corsEnabled and its older name isCorsEnabled are both set, to different values",
+    path: ["isCorsEnabled"],
+  })
+  .transform(({ isCorsEnabled, corsEnabled, ...rest }) => ({ ...rest, corsEnabled: corsEnabled ?? isCorsEnabled ?? false }));
+
+export type HttpEndpointConfig = z.output<typeof httpEndpointSchema>;

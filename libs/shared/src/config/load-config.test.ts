@@ -1,0 +1,455 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, test } from "node:test";
+import { ConfigError, isoDurationToMs, loadConfig, type HttpEndpointConfig, type OpcUaEndpointConfig } from "./index.ts";
+
+const dir = mkdtempSync(join(tmpdir(), "twinport-config-"));
+after(() => rmSync(dir, { recursive: true, force: true }));
+let fileCount = 0;
+function configFile(content: unknown): string {
+  const file = join(dir, `config-${fileCount++}.json`);
+  writeFileSync(file, typeof content === "string" ? content : JSON.stringify(content));
+  return file;
+}
+
+function configError(run: () => unknown): ConfigError {
+  try {
+    run();
+  } catch (error) {
+    assert.ok(error instanceof ConfigError, `expected a ConfigError, got ${String(error)}`);
+    return error;
+  }
+  assert.fail("expected a ConfigError");
+}
+
+const FAAAST = "de.fraunhofer.iosb.ilt.faaast.service";
+
+const HTTP_DEFAULTS = {
+  "@class": "endpoint.http.HttpEndpoint",
+  profiles: [],
+  corsAllowCredentials: false,
+  corsAllowedHeaders: "*",
+  corsAllowedMethods: "GET, POST, HEAD",
+  corsAllowedOrigin: "*",
+  corsEnabled: false,
+  corsExposedHeaders: "",
+  corsMaxAge: 3600,
+  includeErrorDetails: false,
+  port: 443,
+  sniEnabled: true,
+  sslEnabled: true,
+  host: "0.0.0.0",
+  maxRequestBodySize: 67108864,
+};
+
+const OPCUA_DEFAULTS = {
+  "@class": "endpoint.opcua.OpcUaEndpoint",
+  profiles: [],
+  discoveryServerUrl: "",
+  secondsTillShutdown: 2,
+  serverCertificateBasePath: "PKI/CA",
+  supportedAuthentications: ["Anonymous"],
+  supportedSecurityPolicies: ["NONE", "BASIC256SHA256", "AES128_SHA256_RSAOAEP", "AES256_SHA256_RSAPSS"],
+  tcpPort: 4840,
+  userMap: {},
+  userCertificateBasePath: "USERS_PKI/CA",
+  host: "0.0.0.0",
+};
+
+const CORE_DEFAULTS = {
+  assetConnectionRetryInterval: 1000,
+  assetConnectionReadTimeout: 5000,
+  validationOnLoad: true,
+  validationOnCreate: true,
+  validationOnUpdate: true,
+  minInflateRatio: 0.01,
+  operationHandleTtl: "PT1H",
+  stateDir: ".twinport",
+};
+
+describe("defaults", () => {
+  test("no file, embedded: both endpoints with the spec's defaults, memory, internal bus", () => {
+    const { config, warnings } = loadConfig({ role: "embedded" });
+    assert.deepEqual(warnings, []);
+    assert.deepEqual(config, {
+      core: CORE_DEFAULTS,
+      endpoints: [HTTP_DEFAULTS, OPCUA_DEFAULTS],
+      persistence: { "@class": "persistence.memory.PersistenceInMemory" },
+      messageBus: { "@class": "messagebus.internal.MessageBusInternal" },
+      fileStorage: { "@class": "filestorage.memory.FileStorageInMemory" },
+      assetConnections: [],
+    });
+  });
+
+  for (const role of ["model-store", "http-gateway", "opcua-gateway"] as const) {
+    test(`no file, ${role}: Redis, NATS and Redis file storage with their defaults`, () => {
+      const { config } = loadConfig({ role });
+      assert.deepEqual(config.persistence, { "@class": "persistence.redis.PersistenceRedis", url: "redis://127.0.0.1:6379", keyPrefix: "tp" });
+      assert.deepEqual(config.messageBus, { "@class": "messagebus.nats.MessageBusNats", url: "nats://127.0.0.1:4222", requestTimeoutMs: 5000 });
+      assert.deepEqual(config.fileStorage, { "@class": "filestorage.redis.FileStorageRedis" });
+      assert.deepEqual(config.endpoints, [HTTP_DEFAULTS, OPCUA_DEFAULTS]);
+    });
+  }
+
+  test("a file naming persistence and bus keeps them in a distributed role; other sections get defaults", () => {
+    const file = configFile({
+      persistence: { "@class": `${FAAAST}.persistence.memory.PersistenceInMemory` },
+      messageBus: { "@class": `${FAAAST}.messagebus.internal.MessageBusInternal` },
+    });
+    const { config } = loadConfig({ role: "model-store", configFile: file });
+    assert.equal(config.persistence["@class"], "persistence.memory.PersistenceInMemory");
+    assert.equal(config.messageBus["@class"], "messagebus.internal.MessageBusInternal");
+    assert.deepEqual(config.core, CORE_DEFAULTS);
+    assert.deepEqual(config.endpoints, [HTTP_DEFAULTS, OPCUA_DEFAULTS]);
+  });
+
+  test("an explicit empty endpoints list stays empty", () => {
+    const { config } = loadConfig({ role: "embedded", configFile: configFile({ endpoints: [] }) });
+    assert.deepEqual(config.endpoints, []);
+  });
+
+  test("FileStorageFilesystem without path stores under core.stateDir", () => {
+    const file = configFile({ core: { stateDir: "/var/lib/tp" }, fileStorage: { "@class": "filestorage.filesystem.FileStorageFilesystem" } });
+    assert.deepEqual(loadConfig({ role: "embedded", configFile: file }).config.fileStorage, {
+      "@class": "filestorage.filesystem.FileStorageFilesystem",
+      path: "/var/lib/tp/files",
+    });
+  });
+});
+
+describe("FA³ST compatibility", () => {
+  test("full Java class names and short ones load and are reduced to the short form", () => {
+    const file = configFile({
+      core: { requestHandlerThreadPoolSize: 2 },
+      endpoints: [
+        { "@class": `${FAAAST}.endpoint.http.HttpEndpoint`, port: 8443, isCorsEnabled: true },
+        { "@class": "endpoint.opcua.OpcUaEndpoint", tcpPort: 4841 },
+      ],
+      persistence: { "@class": `${FAAAST}.persistence.redis.PersistenceRedis`, url: "redis://r:6379" },
+      messageBus: { "@class": "messagebus.nats.MessageBusNats" },
+      fileStorage: { "@class": `${FAAAST}.filestorage.filesystem.FileStorageFilesystem`, path: "/data" },
+      assetConnections: [
+        { "@class": `${FAAAST}.assetconnection.opcua.OpcUaAssetConnection`, host: "opc.tcp://x:4840", valueProviders: { "(Submodel)urn:x, (Property)p": { nodeId: "ns=2;s=a" } } },
+        { "@class": "assetconnection.http.HttpAssetConnection", baseUrl: "http://x" },
+        { "@class": "assetconnection.mqtt.MqttAssetConnection", serverUri: "tcp://x:1883" },
+      ],
+    });
+    const { config } = loadConfig({ role: "embedded", configFile: file });
+    const [http, opcua] = config.endpoints as [HttpEndpointConfig, OpcUaEndpointConfig];
+    assert.deepEqual(http, { ...HTTP_DEFAULTS, port: 8443, corsEnabled: true });
+    assert.equal(opcua["@class"], "endpoint.opcua.OpcUaEndpoint");
+    assert.equal(opcua.tcpPort, 4841);
+    assert.equal(config.core.requestHandlerThreadPoolSize, 2);
+    assert.deepEqual(config.persistence, { "@class": "persistence.redis.PersistenceRedis", url: "redis://r:6379", keyPrefix: "tp" });
+    assert.deepEqual(config.fileStorage, { "@class": "filestorage.filesystem.FileStorageFilesystem", path: "/data" });
+    assert.deepEqual(
+      config.assetConnections.map((c) => c["@class"]),
+      ["assetconnection.opcua.OpcUaAssetConnection", "assetconnection.http.HttpAssetConnection", "assetconnection.mqtt.MqttAssetConnection"],
+    );
+    assert.deepEqual(config.assetConnections[0]!.valueProviders, { "(Submodel)urn:x, (Property)p": { nodeId: "ns=2;s=a" } });
+  });
+
+  test("isCorsEnabled and corsEnabled disagreeing is an error", () => {
+    const file = configFile({ endpoints: [{ "@class": "endpoint.http.HttpEndpoint", corsEnabled: true, isCorsEnabled: false }] });
+    assert.match(configError(() => loadConfig({ role: "embedded", configFile: file })).message, /endpoints\[0\]\.isCorsEnabled'.*corsEnabled and its older name isCorsEnabled/);
+  });
+
+  test("FA³ST's validation objects map to on/off", () => {
+    const file = configFile({
+      core: {
+        validationOnLoad: { validateConstraints: true, idShortUniqueness: true, identifierUniqueness: true },
+        validationOnCreate: { validateConstraints: false, idShortUniqueness: true },
+        validationOnUpdate: { validateConstraints: false, idShortUniqueness: false, identifierUniqueness: false },
+      },
+    });
+    const { core } = loadConfig({ role: "embedded", configFile: file }).config;
+    assert.deepEqual([core.validationOnLoad, core.validationOnCreate, core.validationOnUpdate], [true, true, false]);
+  });
+
+  test("every documented property of the file is accepted", () => {
+    const file = configFile({
+      core: { minInflateRatio: 0.001, operationHandleTtl: "P1DT2H", stateDir: "state", validationOnLoad: false },
+      endpoints: [
+        {
+          "@class": "endpoint.http.HttpEndpoint",
+          profiles: ["AAS_READ", "SUBMODEL_READ"],
+          certificate: { keyStorePath: "ks.p12", keyStorePassword: "pw", keyAlias: "a", keyPassword: "kp" },
+          corsAllowCredentials: true,
+          corsAllowedHeaders: "X-A",
+          corsAllowedMethods: "GET",
+          corsAllowedOrigin: "https://a",
+          corsEnabled: true,
+          corsExposedHeaders: "ETag",
+          corsMaxAge: 10,
+          hostname: "aas.example",
+          includeErrorDetails: true,
+          port: 8443,
+          sniEnabled: false,
+          sslEnabled: false,
+          host: "127.0.0.1",
+          maxRequestBodySize: 1024,
+        },
+        {
+          "@class": "endpoint.opcua.OpcUaEndpoint",
+          discoveryServerUrl: "opc.tcp://lds:4840",
+          secondsTillShutdown: 0,
+          serverCertificateBasePath: "pki",
+          supportedAuthentications: ["Anonymous", "UserName", "Certificate"],
+          supportedSecurityPolicies: ["NONE", "BASIC128RSA15", "BASIC256"],
+          tcpPort: 4841,
+          userMap: { alice: "secret" },
+          userCertificateBasePath: "upki",
+          hostname: "opc.example",
+          host: "127.0.0.1",
+        },
+      ],
+    });
+    const { config } = loadConfig({ role: "embedded", configFile: file });
+    const http = config.endpoints[0] as HttpEndpointConfig;
+    assert.deepEqual(http.certificate, { keyStoreType: "PKCS12", keyStorePath: "ks.p12", keyStorePassword: "pw", keyAlias: "a", keyPassword: "kp" });
+    assert.equal(http.sslEnabled, false);
+    assert.equal((config.endpoints[1] as OpcUaEndpointConfig).userMap.alice, "secret");
+    assert.equal(config.core.validationOnLoad, false);
+  });
+});
+
+describe("precedence: file < environment < command line", () => {
+  const file = () => configFile({ endpoints: [{ "@class": "endpoint.http.HttpEndpoint", port: 1001 }] });
+  const port = (options: Parameters<typeof loadConfig>[0]) => (loadConfig(options).config.endpoints[0] as HttpEndpointConfig).port;
+
+  test("file alone", () => assert.equal(port({ role: "embedded", configFile: file() }), 1001));
+  test("environment over file", () => assert.equal(port({ role: "embedded", configFile: file(), env: { TWINPORT_ENDPOINTS_0_PORT: "1002" } }), 1002));
+  test("command line over environment", () =>
+    assert.equal(port({ role: "embedded", configFile: file(), env: { TWINPORT_ENDPOINTS_0_PORT: "1002" }, overrides: ["endpoints[0].port=1003"] }), 1003));
+  test("TWINPORT_CONFIG names the file; configFile wins over it", () => {
+    assert.equal(port({ role: "embedded", env: { TWINPORT_CONFIG: file() } }), 1001);
+    const other = configFile({ endpoints: [{ "@class": "endpoint.http.HttpEndpoint", port: 2001 }] });
+    assert.equal(port({ role: "embedded", configFile: other, env: { TWINPORT_CONFIG: file() } }), 2001);
+  });
+});
+
+describe("environment overrides", () => {
+  test("segments match keys case-insensitively; digits are indexes; CLASS names @class", () => {
+    const { config, warnings } = loadConfig({
+      role: "embedded",
+      env: {
+        TWINPORT_ENDPOINTS_1_TCPPORT: "4850",
+        TWINPORT_endpoints_0_sslenabled: "false",
+        TWINPORT_PERSISTENCE_CLASS: "persistence.redis.PersistenceRedis",
+        TWINPORT_PERSISTENCE_URL: "redis://10.0.0.1:6380",
+        TWINPORT_CORE_MININFLATERATIO: "0.5",
+        TWINPORT_ENDPOINTS_1_USERMAP_alice: "pw",
+      },
+    });
+    assert.deepEqual(warnings, []);
+    assert.equal((config.endpoints[1] as OpcUaEndpointConfig).tcpPort, 4850);
+    assert.deepEqual((config.endpoints[1] as OpcUaEndpointConfig).userMap, { alice: "pw" });
+    assert.equal((config.endpoints[0] as HttpEndpointConfig).sslEnabled, false);
+    assert.deepEqual(config.persistence, { "@class": "persistence.redis.PersistenceRedis", url: "redis://10.0.0.1:6380", keyPrefix: "tp" });
+    assert.equal(config.core.minInflateRatio, 0.5);
+  });
+
+  test("text settings keep digits as text; lists of names accept commas", () => {
+    const { config } = loadConfig({
+      role: "model-store",
+      env: { TWINPORT_PERSISTENCE_KEYPREFIX: "0042", TWINPORT_ENDPOINTS_0_PROFILES: "AAS_READ, SUBMODEL_READ" },
+    });
+    assert.equal(config.persistence["@class"] === "persistence.redis.PersistenceRedis" && config.persistence.keyPrefix, "0042");
+    assert.deepEqual((config.endpoints[0] as HttpEndpointConfig).profiles, ["AAS_READ", "SUBMODEL_READ"]);
+  });
+
+  test("unknown TWINPORT_* variables are warnings, reserved ones are not overrides", () => {
+    const { config, warnings } = loadConfig({
+      role: "embedded",
+      env: {
+        TWINPORT_SERVICE_HOST: "10.0.0.9",
+        TWINPORT_ENDPOINTS_0_PROT: "1",
+        TWINPORT_ENDPOINTS_7_PORT: "1",
+        TWINPORT_MODEL: "a.json,b.json",
+        PATH: "/bin",
+      },
+    });
+    assert.equal(warnings.length, 3);
+    assert.match(warnings.find((w) => w.includes("TWINPORT_SERVICE_HOST"))!, /Unknown key 'SERVICE'\. Allowed: core, endpoints, persistence, messageBus, fileStorage, assetConnections/);
+    assert.match(warnings.find((w) => w.includes("TWINPORT_ENDPOINTS_0_PROT"))!, /Unknown key 'endpoints\[0\]\.PROT'\. Allowed: @class, profiles, .*port/);
+    assert.match(warnings.find((w) => w.includes("TWINPORT_ENDPOINTS_7_PORT"))!, /has 2 entries/);
+    assert.equal(config.endpoints.length, 2);
+  });
+
+  test("a known setting with a bad value is an error, not a warning", () => {
+    assert.equal(
+      configError(() => loadConfig({ role: "embedded", env: { TWINPORT_ENDPOINTS_0_PORT: "eighty" } })).message,
+      `Invalid value at 'endpoints[0].port': expected number, got string "eighty"`,
+    );
+  });
+});
+
+describe("command-line overrides", () => {
+  test("unknown key names the full path and the allowed keys", () => {
+    assert.equal(
+      configError(() => loadConfig({ role: "embedded", overrides: ["endpoints[0].prot=8081"] })).message,
+      "Unknown key 'endpoints[0].prot'. Allowed: @class, profiles, certificate, corsAllowCredentials, corsAllowedHeaders, corsAllowedMethods, " +
+        "corsAllowedOrigin, corsEnabled, isCorsEnabled, corsExposedHeaders, corsMaxAge, hostname, includeErrorDetails, port, sniEnabled, sslEnabled, host, maxRequestBodySize",
+    );
+    assert.equal(
+      configError(() => loadConfig({ role: "embedded", overrides: ["cor.stateDir=x"] })).message,
+      "Unknown key 'cor'. Allowed: core, endpoints, persistence, messageBus, fileStorage, assetConnections",
+    );
+  });
+
+  test("keys are case-sensitive on the command line", () => {
+    assert.match(configError(() => loadConfig({ role: "embedded", overrides: ["endpoints[0].PORT=1"] })).message, /^Unknown key 'endpoints\[0\]\.PORT'/);
+  });
+
+  test("values are JSON when they parse, text otherwise; $. prefix and dotted indexes work", () => {
+    const { config } = loadConfig({
+      role: "embedded",
+      overrides: ["$.endpoints[0].port=8081", "endpoints.0.hostname=aas.local", "endpoints[1].userMap={\"bob\":\"pw\"}", "core.stateDir=123"],
+    });
+    const http = config.endpoints[0] as HttpEndpointConfig;
+    assert.equal(http.port, 8081);
+    assert.equal(http.hostname, "aas.local");
+    assert.deepEqual((config.endpoints[1] as OpcUaEndpointConfig).userMap, { bob: "pw" });
+    assert.equal(config.core.stateDir, "123");
+  });
+
+  test("booleans accept only true and false", () => {
+    assert.equal((loadConfig({ role: "embedded", overrides: ["endpoints[0].sslEnabled=false"] }).config.endpoints[0] as HttpEndpointConfig).sslEnabled, false);
+    for (const text of ["yes", "TRUE", "1"]) {
+      assert.match(
+        configError(() => loadConfig({ role: "embedded", overrides: [`endpoints[0].sslEnabled=${text}`] })).message,
+        /^Invalid value at 'endpoints\[0\]\.sslEnabled': expected boolean \(true or false\), got /,
+      );
+    }
+  });
+
+  test("an entry can be appended by setting its @class first; a gap is an error", () => {
+    const { config } = loadConfig({
+      role: "embedded",
+      overrides: ["endpoints[2].@class=endpoint.http.HttpEndpoint", "endpoints[2].port=9000"],
+    });
+    assert.equal((config.endpoints[2] as HttpEndpointConfig).port, 9000);
+    assert.match(configError(() => loadConfig({ role: "embedded", overrides: ["endpoints[5].port=1"] })).message, /endpoints' has 2 entries/);
+  });
+
+  test("a whole section can be replaced with JSON", () => {
+    const { config } = loadConfig({ role: "embedded", overrides: ['messageBus={"@class":"messagebus.nats.MessageBusNats","url":"nats://n:4222"}'] });
+    assert.deepEqual(config.messageBus, { "@class": "messagebus.nats.MessageBusNats", url: "nats://n:4222", requestTimeoutMs: 5000 });
+  });
+
+  test("malformed overrides", () => {
+    for (const text of ["endpoints[0].port", "=1", "endpoints[x].port=1", "a..b=1"]) {
+      assert.match(configError(() => loadConfig({ role: "embedded", overrides: [text] })).message, /^Invalid override '.*': expected path=value/);
+    }
+  });
+
+  test("a setting of the memory persistence does not exist on Redis and the other way round", () => {
+    assert.match(configError(() => loadConfig({ role: "embedded", overrides: ["persistence.url=redis://x"] })).message, /^Unknown key 'persistence\.url'\. Allowed: @class, initialModelFile$/);
+  });
+});
+
+describe("--endpoint", () => {
+  test("keeps only the named kinds", () => {
+    const { config } = loadConfig({ role: "embedded", endpointKinds: ["http"] });
+    assert.deepEqual(config.endpoints, [HTTP_DEFAULTS]);
+  });
+
+  test("adds a default entry for a kind the file does not have", () => {
+    const file = configFile({ endpoints: [{ "@class": "endpoint.http.HttpEndpoint", port: 8443 }] });
+    const { config } = loadConfig({ role: "embedded", configFile: file, endpointKinds: ["opcua", "http"] });
+    assert.deepEqual(config.endpoints.map((e) => e["@class"]), ["endpoint.http.HttpEndpoint", "endpoint.opcua.OpcUaEndpoint"]);
+    assert.equal((config.endpoints[0] as HttpEndpointConfig).port, 8443);
+    assert.deepEqual(config.endpoints[1], OPCUA_DEFAULTS);
+  });
+});
+
+describe("errors in the file", () => {
+  const errorFor = (content: unknown) => configError(() => loadConfig({ role: "embedded", configFile: configFile(content) })).message;
+
+  test("unknown @class lists the known ones", () => {
+    assert.equal(
+      errorFor({ persistence: { "@class": "x.Foo" } }),
+      "Unknown @class 'x.Foo' at persistence. Known: persistence.memory.PersistenceInMemory, persistence.redis.PersistenceRedis",
+    );
+    assert.equal(
+      errorFor({ endpoints: [{ "@class": `${FAAAST}.endpoint.mqtt.MqttEndpoint` }] }),
+      `Unknown @class '${FAAAST}.endpoint.mqtt.MqttEndpoint' at endpoints[0]. Known: endpoint.http.HttpEndpoint, endpoint.opcua.OpcUaEndpoint`,
+    );
+    assert.equal(
+      errorFor({ messageBus: { "@class": "messagebus.mqtt.MessageBusMqtt" } }),
+      "Unknown @class 'messagebus.mqtt.MessageBusMqtt' at messageBus. Known: messagebus.internal.MessageBusInternal, messagebus.nats.MessageBusNats",
+    );
+    assert.match(errorFor({ fileStorage: { "@class": "a.b.C" } }), /^Unknown @class 'a\.b\.C' at fileStorage\. Known: filestorage\.memory\.FileStorageInMemory, filestorage\.filesystem\.FileStorageFilesystem, filestorage\.redis\.FileStorageRedis$/);
+    assert.match(errorFor({ assetConnections: [{ "@class": "assetconnection.modbus.ModbusAssetConnection" }] }), /^Unknown @class .* at assetConnections\[0\]\. Known: assetconnection\.http\.HttpAssetConnection, /);
+  });
+
+  test("missing @class", () => {
+    assert.equal(errorFor({ endpoints: [{ port: 1 }] }), 'Missing "@class" at endpoints[0]. Known: endpoint.http.HttpEndpoint, endpoint.opcua.OpcUaEndpoint');
+  });
+
+  test("unknown keys at every level", () => {
+    assert.equal(errorFor({ cores: {} }), "Unknown key 'cores'. Allowed: core, endpoints, persistence, messageBus, fileStorage, assetConnections");
+    assert.match(errorFor({ core: { stateDirectory: "x" } }), /^Unknown key 'core\.stateDirectory'\. Allowed: requestHandlerThreadPoolSize, .*stateDir$/);
+    assert.equal(
+      errorFor({ endpoints: [{ "@class": "endpoint.http.HttpEndpoint", certificate: { keyStorePath: "k", alias: "x" } }] }),
+      "Unknown key 'endpoints[0].certificate.alias'. Allowed: keyStoreType, keyStorePath, keyStorePassword, keyAlias, keyPassword",
+    );
+    assert.match(errorFor({ persistence: { "@class": "persistence.redis.PersistenceRedis", host: "r" } }), /^Unknown key 'persistence\.host'\. Allowed: @class, url, keyPrefix$/);
+    assert.match(errorFor({ messageBus: { "@class": "messagebus.nats.MessageBusNats", timeout: 1 } }), /^Unknown key 'messageBus\.timeout'\. Allowed: @class, url, requestTimeoutMs$/);
+  });
+
+  test("wrong types, enum values, missing required properties; all problems at once", () => {
+    const error = configError(() =>
+      loadConfig({
+        role: "embedded",
+        configFile: configFile({
+          core: { minInflateRatio: "small" },
+          endpoints: [
+            { "@class": "endpoint.http.HttpEndpoint", port: 70000, profiles: ["AAS_WRITE"], certificate: {} },
+            { "@class": "endpoint.opcua.OpcUaEndpoint", supportedAuthentications: ["Kerberos"] },
+          ],
+        }),
+      }),
+    );
+    assert.deepEqual(error.issues, [
+      `Invalid value at 'core.minInflateRatio': expected number, got string "small"`,
+      `Invalid value "AAS_WRITE" at 'endpoints[0].profiles[0]'. Allowed: ${[
+        "AAS_FULL", "AAS_READ", "AAS_REPOSITORY_FULL", "AAS_REPOSITORY_READ", "AASX_FILE_SERVER_FULL", "CONCEPT_DESCRIPTION_FULL", "DISCOVERY_FULL",
+        "FAAAST_IMPORT", "FAAAST_RESET", "SUBMODEL_FULL", "SUBMODEL_READ", "SUBMODEL_VALUE", "SUBMODEL_REPOSITORY_FULL", "SUBMODEL_REPOSITORY_READ",
+      ].join(", ")}`,
+      "Missing 'endpoints[0].certificate.keyStorePath' (string)",
+      "Invalid value at 'endpoints[0].port': Too big: expected number to be <=65535 (got number 70000)",
+      `Invalid value "Kerberos" at 'endpoints[1].supportedAuthentications[0]'. Allowed: Anonymous, UserName, Certificate`,
+    ]);
+    assert.equal(error.message, error.issues.join("; "));
+  });
+
+  test("bad durations and validation switches", () => {
+    assert.equal(
+      errorFor({ core: { operationHandleTtl: "1 hour" } }),
+      `Invalid value at 'core.operationHandleTtl': expected an ISO 8601 duration such as PT1H (got string "1 hour")`,
+    );
+    assert.match(errorFor({ core: { validationOnLoad: "yes" } }), /^Invalid value at 'core\.validationOnLoad': expected true, false or an object with validateConstraints/);
+  });
+
+  test("sections of the wrong shape", () => {
+    assert.equal(errorFor({ endpoints: { "@class": "endpoint.http.HttpEndpoint" } }), "'endpoints' must be a list (got an object)");
+    assert.match(errorFor({ persistence: "memory" }), /^'persistence' must be an object with "@class" \(got string "memory"\)/);
+  });
+
+  test("unreadable files", () => {
+    assert.equal(configError(() => loadConfig({ role: "embedded", configFile: join(dir, "missing.json") })).message, `Cannot read config file '${join(dir, "missing.json")}': no such file`);
+    assert.match(configError(() => loadConfig({ role: "embedded", configFile: configFile("{ core: ") })).message, /^Config file '.*' is not valid JSON: /);
+    assert.match(configError(() => loadConfig({ role: "embedded", configFile: configFile("[]") })).message, /^Config file '.*' must contain a JSON object$/);
+  });
+});
+
+test("isoDurationToMs", () => {
+  assert.equal(isoDurationToMs("PT1H"), 3_600_000);
+  assert.equal(isoDurationToMs("P1DT30M"), 86_400_000 + 1_800_000);
+  assert.equal(isoDurationToMs("PT0.5S"), 500);
+  assert.throws(() => isoDurationToMs("P"), /Not an ISO 8601 duration/);
+  assert.throws(() => isoDurationToMs("PT"), /Not an ISO 8601 duration/);
+});

@@ -1,0 +1,89 @@
+import { readFileSync } from "node:fs";
+import { classSuffix } from "./class-names.ts";
+import { ConfigError } from "./config-error.ts";
+import { isPlainObject } from "./config-sections.ts";
+import { ENDPOINT_CLASS_BY_KIND, endpointKindOf, type EndpointKind } from "./endpoints.ts";
+import { FILE_STORAGE_IN_MEMORY_CLASS, FILE_STORAGE_REDIS_CLASS } from "./file-storage.ts";
+import { MESSAGE_BUS_INTERNAL_CLASS, MESSAGE_BUS_NATS_CLASS } from "./message-bus.ts";
+import { applyCliOverrides, applyEnvOverrides } from "./overrides.ts";
+import { PERSISTENCE_IN_MEMORY_CLASS, PERSISTENCE_REDIS_CLASS } from "./persistence.ts";
+import { validateConfig, type TwinportConfig } from "./validate-config.ts";
+
+export type ConfigRole = "embedded" | "model-store" | "http-gateway" | "opcua-gateway";
+
+export interface LoadConfigOptions {
+  role: ConfigRole;
+  /** JSON file in the spec's shape; absent = `env.TWINPORT_CONFIG`, else built-in defaults only. */
+  configFile?: string;
+  /** `path=value` from the command line; they win over the environment. */
+  overrides?: string[];
+  /** Source of TWINPORT_* overrides (the caller passes process.env; nothing is read implicitly). */
+  env?: NodeJS.ProcessEnv;
+  /** `--endpoint`: keep only these endpoint kinds, adding a default entry for a missing one. */
+  endpointKinds?: EndpointKind[];
+}
+
+export interface LoadedConfig {
+  config: TwinportConfig;
+  warnings: string[];
+}
+
+function readConfigFile(file: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new ConfigError(`Cannot read config file '${file}': ${code === "ENOENT" ? "no such file" : (error as Error).message}`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(`Config file '${file}' is not valid JSON: ${(error as Error).message}`);
+  }
+  if (!isPlainObject(parsed)) throw new ConfigError(`Config file '${file}' must contain a JSON object`);
+  return parsed;
+}
+
+/**
+ * Sections a file leaves out get the role's defaults: embedded mode runs on memory and the internal
+ * bus; the distributed roles only make sense with Redis and NATS. Filled in before the overrides,
+ * so `persistence.url=...` or TWINPORT_PERSISTENCE_URL adjust the default.
+ */
+function fillRoleDefaults(raw: Record<string, unknown>, role: ConfigRole): void {
+  const distributed = role !== "embedded";
+  // FA³ST's default is HTTP only; ours serves both endpoints, as ARCHITECTURE §8 decides.
+  raw.endpoints ??= [{ "@class": ENDPOINT_CLASS_BY_KIND.http }, { "@class": ENDPOINT_CLASS_BY_KIND.opcua }];
+  raw.persistence ??= { "@class": distributed ? PERSISTENCE_REDIS_CLASS : PERSISTENCE_IN_MEMORY_CLASS };
+  raw.messageBus ??= { "@class": distributed ? MESSAGE_BUS_NATS_CLASS : MESSAGE_BUS_INTERNAL_CLASS };
+  raw.fileStorage ??= { "@class": distributed ? FILE_STORAGE_REDIS_CLASS : FILE_STORAGE_IN_MEMORY_CLASS };
+}
+
+/** Keeps the endpoints of the named kinds, in file order, and appends a default one for a missing kind. */
+function keepEndpointKinds(raw: Record<string, unknown>, kinds: readonly EndpointKind[]): void {
+  if (!Array.isArray(raw.endpoints)) return; // validation reports it
+  const kindOf = (entry: unknown): EndpointKind | undefined =>
+    isPlainObject(entry) && typeof entry["@class"] === "string" ? endpointKindOf(classSuffix(entry["@class"])) : undefined;
+  // Entries with an unknown @class stay, so validation names them instead of dropping them silently.
+  const kept = raw.endpoints.filter((entry) => {
+    const kind = kindOf(entry);
+    return kind === undefined || kinds.includes(kind);
+  });
+  for (const kind of new Set(kinds)) {
+    if (!kept.some((entry) => kindOf(entry) === kind)) kept.push({ "@class": ENDPOINT_CLASS_BY_KIND[kind] });
+  }
+  raw.endpoints = kept;
+}
+
+/** File < environment < command line; then every property default; then validation. */
+export function loadConfig(options: LoadConfigOptions): LoadedConfig {
+  const env = options.env ?? {};
+  const file = options.configFile ?? env.TWINPORT_CONFIG;
+  const raw: Record<string, unknown> = file ? readConfigFile(file) : {};
+  fillRoleDefaults(raw, options.role);
+  const warnings = applyEnvOverrides(raw, env);
+  applyCliOverrides(raw, options.overrides ?? []);
+  if (options.endpointKinds && options.endpointKinds.length > 0) keepEndpointKinds(raw, options.endpointKinds);
+  return { config: validateConfig(raw), warnings };
+}

@@ -1,0 +1,35 @@
+import { z } from "zod";
+import type { ClassedSection } from "./class-names.ts";
+
+export const MESSAGE_BUS_INTERNAL_CLASS = "messagebus.internal.MessageBusInternal";
+export const MESSAGE_BUS_NATS_CLASS = "messagebus.nats.MessageBusNats";
+
+export const messageBusInternalSchema = z.strictObject({
+  "@class": z.literal(MESSAGE_BUS_INTERNAL_CLASS),
+});
+
+export const messageBusNatsSchema = z.strictObject({
+  "@class": z.literal(MESSAGE_BUS_NATS_CLASS),
+  url: z.string().min(1).default("nats://127.0.0.1:4222"),
+  /** Deadline of one request to the model-store (the nats client's own default of 1 s is too short). */
+  requestTimeoutMs: z.number().int().min(1).default(5000),
+});
+
+export type MessageBusInternalConfig = z.output<typeof messageBusInternalSchema>;
+export type MessageBusNatsConfig = z.output<typeof messageBusNatsSchema>;
+export type MessageBusConfig = MessageBusInternalConfig | MessageBusNatsConfig;
+
+export const messageBusSection: ClassedSection = {
+  what: "messageBus",
+  known: [MESSAGE_BUS_INTERNAL_CLASS, MESSAGE_BUS_NATS_CLASS],
+  schemaFor(suffix) {
+    switch (suffix) {
+      case MESSAGE_BUS_INTERNAL_CLASS:
+        return messageBusInternalSchema;
+      case MESSAGE_BUS_NATS_CLASS:
+        return messageBusNatsSchema;
+      default:
+        return undefined;
+    }
+  },
+};

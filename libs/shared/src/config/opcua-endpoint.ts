@@ -1,0 +1,42 @@
+import { z } from "zod";
+import { portSchema, profilesSchema } from "./endpoint-common.ts";
+
+export const OPCUA_ENDPOINT_CLASS = "endpoint.opcua.OpcUaEndpoint";
+
+export const OPCUA_SECURITY_POLICIES = [
+  "NONE",
+  "BASIC128RSA15",
+  "BASIC256",
+  "BASIC256SHA256",
+  "AES128_SHA256_RSAOAEP",
+  "AES256_SHA256_RSAPSS",
+] as const;
+export type OpcUaSecurityPolicy = (typeof OPCUA_SECURITY_POLICIES)[number];
+
+export const OPCUA_AUTHENTICATIONS = ["Anonymous", "UserName", "Certificate"] as const;
+export type OpcUaAuthentication = (typeof OPCUA_AUTHENTICATIONS)[number];
+
+/** Spec §2.2/§2.4 exactly, plus `hostname` (the name put into endpoint URLs) and `host` (bind address). */
+export const opcuaEndpointSchema = z.strictObject({
+  "@class": z.literal(OPCUA_ENDPOINT_CLASS),
+  profiles: profilesSchema,
+  /** Empty = no registration with a discovery server. */
+  discoveryServerUrl: z.string().default(""),
+  /** Seconds the server waits for clients to disconnect when it stops. */
+  secondsTillShutdown: z.number().int().min(0).default(2),
+  serverCertificateBasePath: z.string().min(1).default("PKI/CA"),
+  supportedAuthentications: z.array(z.enum(OPCUA_AUTHENTICATIONS)).default(["Anonymous"]),
+  supportedSecurityPolicies: z
+    .array(z.enum(OPCUA_SECURITY_POLICIES))
+    .default(["NONE", "BASIC256SHA256", "AES128_SHA256_RSAOAEP", "AES256_SHA256_RSAPSS"]),
+  tcpPort: portSchema.default(4840),
+  /** username → password, for UserName authentication. */
+  userMap: z.record(z.string(), z.string()).default({}),
+  userCertificateBasePath: z.string().min(1).default("USERS_PKI/CA"),
+  /** Host name advertised in endpoint URLs and the certificate; absent = the machine's host name. */
+  hostname: z.string().min(1).optional(),
+  /** Address to bind. */
+  host: z.string().min(1).default("0.0.0.0"),
+});
+
+export type OpcUaEndpointConfig = z.output<typeof opcuaEndpointSchema>;

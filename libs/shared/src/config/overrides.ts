@@ -1,0 +1,156 @@
+import type { z } from "zod";
+import { ConfigError, formatConfigPath } from "./config-error.ts";
+import { CONFIG_SECTIONS, isPlainObject, schemaOfEntry, SECTION_NAMES } from "./config-sections.ts";
+import { childOf, exactMatch, looseMatch, takesOnlyText, takesTextList } from "./schema-walk.ts";
+
+/**
+ * Overrides on top of the file: `path=value` on the command line and `TWINPORT_<PATH>` in the
+ * environment. Both are resolved against the schema before anything is set, so a typo is reported
+ * as an unknown key (CLI: error; environment: warning, since Kubernetes injects TWINPORT_* service
+ * variables of its own) instead of silently creating a property nobody reads.
+ */
+
+type Segment = string | number;
+type Match = (keys: string[], segment: string) => string | undefined;
+
+interface Resolved {
+  path: Segment[];
+  /** Schema of the setting, when known (not inside pass-through objects or unknown @class entries). */
+  leaf: z.ZodType | undefined;
+}
+
+const RESERVED_ENV = new Set(["TWINPORT_CONFIG", "TWINPORT_MODEL"]);
+const ENV_PREFIX = "TWINPORT_";
+
+function asIndex(segment: string): number | undefined {
+  return /^\d+$/.test(segment) ? Number(segment) : undefined;
+}
+
+/** Follows `segments` through the configuration layout; a string result is the reason it failed. */
+function resolve(raw: Record<string, unknown>, segments: string[], match: Match): Resolved | string {
+  const [first, ...rest] = segments;
+  const sectionName = match([...SECTION_NAMES], first!);
+  if (sectionName === undefined) return `Unknown key '${first}'. Allowed: ${SECTION_NAMES.join(", ")}`;
+  const layout = CONFIG_SECTIONS[sectionName]!;
+  const path: Segment[] = [sectionName];
+  let value: unknown = raw[sectionName];
+  let schema: z.ZodType | undefined;
+  let i = 0;
+
+  if (layout.shape === "plain") {
+    schema = layout.schema;
+  } else {
+    if (layout.shape === "classed-list") {
+      if (rest.length === 0) return { path, leaf: undefined };
+      const index = asIndex(rest[0]!);
+      if (index === undefined) return `'${sectionName}' is a list: expected an index after it, got '${rest[0]}'`;
+      path.push(index);
+      value = Array.isArray(value) ? value[index] : undefined;
+      i = 1;
+    }
+    if (i >= rest.length) return { path, leaf: undefined };
+    schema = schemaOfEntry(layout.section, value);
+    if (!schema) {
+      // No usable @class yet: only "@class" itself (or opaque content) can be set here.
+      const key = match(["@class"], rest[i]!) ?? rest[i]!;
+      return { path: [...path, key, ...rest.slice(i + 1)], leaf: undefined };
+    }
+  }
+
+  for (; i < rest.length; i++) {
+    const segment = rest[i]!;
+    if (!schema) {
+      path.push(...rest.slice(i));
+      return { path, leaf: undefined };
+    }
+    // Keys of records and pass-through objects are data: keep an existing spelling when one matches.
+    const existingKeys = isPlainObject(value) ? Object.keys(value) : [];
+    const child = childOf(schema, segment, match);
+    if (!child.found) {
+      const at = formatConfigPath([...path, segment]);
+      return child.allowed ? `Unknown key '${at}'. Allowed: ${child.allowed.join(", ")}` : `Unknown key '${at}': '${formatConfigPath(path)}' is ${child.reason}`;
+    }
+    const key = typeof child.key === "string" && !existingKeys.includes(child.key) ? (match(existingKeys, child.key) ?? child.key) : child.key;
+    path.push(key);
+    value = isPlainObject(value) || Array.isArray(value) ? (value as Record<Segment, unknown>)[key] : undefined;
+    schema = child.schema;
+  }
+  return { path, leaf: schema };
+}
+
+/** JSON when the text is JSON, else the text; settings that only take text keep it as written. */
+function overrideValue(text: string, leaf: z.ZodType | undefined): unknown {
+  if (leaf && takesOnlyText(leaf)) return text;
+  try {
+    return JSON.parse(text);
+  } catch {
+    if (leaf && takesTextList(leaf)) return text.split(",").map((part) => part.trim()).filter((part) => part !== "");
+    return text;
+  }
+}
+
+function setAt(raw: Record<string, unknown>, path: Segment[], value: unknown): void {
+  let container: Record<Segment, unknown> = raw;
+  for (let i = 0; i < path.length; i++) {
+    const key = path[i]!;
+    if (Array.isArray(container) && typeof key === "number" && key > container.length) {
+      throw new ConfigError(`Cannot set '${formatConfigPath(path)}': '${formatConfigPath(path.slice(0, i))}' has ${container.length} entries (an override may add the next one, index ${container.length})`);
+    }
+    if (i === path.length - 1) {
+      container[key] = value;
+      return;
+    }
+    const next = container[key];
+    if (typeof next !== "object" || next === null) container[key] = typeof path[i + 1] === "number" ? [] : {};
+    container = container[key] as Record<Segment, unknown>;
+  }
+}
+
+/** `endpoints[0].port` or `endpoints.0.port` (FA³ST's JSONPath without `$.`; a leading `$.` is accepted). */
+function parseOverridePath(text: string): string[] | undefined {
+  const body = text.startsWith("$.") ? text.slice(2) : text;
+  if (!/^[^.[\]]+(?:\.[^.[\]]+|\[\d+\])*$/.test(body)) return undefined;
+  return [...body.matchAll(/([^.[\]]+)|\[(\d+)\]/g)].map((m) => m[1] ?? m[2]!);
+}
+
+/** Applies `path=value` overrides in order. Any problem is a ConfigError. */
+export function applyCliOverrides(raw: Record<string, unknown>, overrides: readonly string[]): void {
+  for (const override of overrides) {
+    const eq = override.indexOf("=");
+    const segments = eq > 0 ? parseOverridePath(override.slice(0, eq)) : undefined;
+    if (!segments) throw new ConfigError(`Invalid override '${override}': expected path=value, e.g. endpoints[0].port=8081`);
+    const resolved = resolve(raw, segments, exactMatch);
+    if (typeof resolved === "string") throw new ConfigError(resolved);
+    setAt(raw, resolved.path, overrideValue(override.slice(eq + 1), resolved.leaf));
+  }
+}
+
+/**
+ * Applies TWINPORT_<PATH> variables (segments separated by `_`, matched case-insensitively, digits
+ * are list indexes). Returns warnings for variables that name no setting.
+ */
+export function applyEnvOverrides(raw: Record<string, unknown>, env: NodeJS.ProcessEnv): string[] {
+  const warnings: string[] = [];
+  const entries = Object.entries(env)
+    .filter((entry): entry is [string, string] => entry[0].startsWith(ENV_PREFIX) && !RESERVED_ENV.has(entry[0]) && entry[1] !== undefined)
+    // @class first, so the other variables of the same entry resolve against the class it names.
+    .sort(([a], [b]) => Number(!/_@?CLASS$/i.test(a)) - Number(!/_@?CLASS$/i.test(b)) || a.localeCompare(b));
+  for (const [name, text] of entries) {
+    const segments = name.slice(ENV_PREFIX.length).split("_");
+    if (segments.some((segment) => segment === "")) {
+      warnings.push(`Ignoring environment variable ${name}: empty path segment`);
+      continue;
+    }
+    const resolved = resolve(raw, segments, looseMatch);
+    if (typeof resolved === "string") {
+      warnings.push(`Ignoring environment variable ${name}: ${resolved}`);
+      continue;
+    }
+    try {
+      setAt(raw, resolved.path, overrideValue(text, resolved.leaf));
+    } catch (error) {
+      warnings.push(`Ignoring environment variable ${name}: ${(error as Error).message}`);
+    }
+  }
+  return warnings;
+}

@@ -1,0 +1,37 @@
+import { z } from "zod";
+import type { ClassedSection } from "./class-names.ts";
+
+export const PERSISTENCE_IN_MEMORY_CLASS = "persistence.memory.PersistenceInMemory";
+export const PERSISTENCE_REDIS_CLASS = "persistence.redis.PersistenceRedis";
+
+export const persistenceInMemorySchema = z.strictObject({
+  "@class": z.literal(PERSISTENCE_IN_MEMORY_CLASS),
+  /** FA³ST's way to name the model to load; `-m` wins over it. */
+  initialModelFile: z.string().min(1).optional(),
+});
+
+export const persistenceRedisSchema = z.strictObject({
+  "@class": z.literal(PERSISTENCE_REDIS_CLASS),
+  url: z.string().min(1).default("redis://127.0.0.1:6379"),
+  /** Every key of the store starts with `{<keyPrefix>}` (one hash tag for the whole store). */
+  keyPrefix: z.string().min(1).default("tp"),
+});
+
+export type PersistenceInMemoryConfig = z.output<typeof persistenceInMemorySchema>;
+export type PersistenceRedisConfig = z.output<typeof persistenceRedisSchema>;
+export type PersistenceConfig = PersistenceInMemoryConfig | PersistenceRedisConfig;
+
+export const persistenceSection: ClassedSection = {
+  what: "persistence",
+  known: [PERSISTENCE_IN_MEMORY_CLASS, PERSISTENCE_REDIS_CLASS],
+  schemaFor(suffix) {
+    switch (suffix) {
+      case PERSISTENCE_IN_MEMORY_CLASS:
+        return persistenceInMemorySchema;
+      case PERSISTENCE_REDIS_CLASS:
+        return persistenceRedisSchema;
+      default:
+        return undefined;
+    }
+  },
+};
