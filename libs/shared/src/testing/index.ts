@@ -2,3 +2,5 @@ export {};
 export * from "./event-bus-contract.ts";
 export * from "./store-client-contract.ts";
 export * from "./repository-contract.ts";
+export * from "./engine-contract.ts";
+export * from "./example-model.ts";
