@@ -1,1 +1,8 @@
-export {};
+// NATS implementations of the EventBus and StoreClient ports, and the model-store's responder.
+// The only place that imports `nats`, so a later switch to its v3 packages touches this folder only.
+export * from "./connect-nats.ts";
+export * from "./connection-watch.ts";
+export * from "./nats-event-bus.ts";
+export * from "./command-responder.ts";
+export * from "./nats-store-client.ts";
+export { MAX_CHUNK_BYTES } from "./chunking.ts";

@@ -1,0 +1,141 @@
+import { createInbox, headers, Empty, type Msg, type NatsConnection, type Subscription } from "nats";
+import { COMMAND_SUBJECT_PREFIX, MODEL_STORE_QUEUE, commandSubject, type Command, type Reply } from "../contracts/index.ts";
+import type { CommandHandler } from "../engine/ports/index.ts";
+import { ChunkAssembler, UPLOAD_HEADER, chunkBytesFor, isChunkedRequest, publishChunks } from "./chunking.ts";
+import { replyForThrown } from "./reply-for-thrown.ts";
+import { budgetOf, decodeJson, encodeJson } from "./wire.ts";
+
+export interface CommandResponderOptions {
+  /** Owned by the caller: close() of the responder leaves it open. */
+  connection: NatsConnection;
+  handler: CommandHandler;
+  /** Failures nobody can be answered about (an upload abandoned by its client, a closed connection). */
+  onError?: (error: unknown) => void;
+}
+
+export interface CommandResponder {
+  /** Stops taking commands, lets the ones in progress answer, then resolves. */
+  close(): Promise<void>;
+}
+
+/** How long a replica waits for the chunks of a request that came without a budget. */
+const DEFAULT_UPLOAD_WAIT_MS = 30_000;
+
+/**
+ * The model-store side of the StoreClient: every command subject, in the model-store queue group so
+ * each command reaches exactly one replica. Commands run concurrently (the engine serializes what
+ * must be serialized, through its commits); whatever happens, the responder answers and keeps going.
+ */
+export async function serveCommandsOverNats(options: CommandResponderOptions): Promise<CommandResponder> {
+  const { connection, handler } = options;
+  const reportError = options.onError ?? ((error: unknown) => console.error("twinport: command responder:", error));
+  const inFlight = new Set<Promise<void>>();
+  const uploads = new Set<() => void>();
+
+  const subscription = connection.subscribe(`${COMMAND_SUBJECT_PREFIX}.>`, {
+    queue: MODEL_STORE_QUEUE,
+    callback: (error, msg) => {
+      if (error) {
+        reportError(error);
+        return;
+      }
+      const work = serve(msg).catch(reportError);
+      inFlight.add(work);
+      void work.finally(() => inFlight.delete(work));
+    },
+  });
+  // Resolve once the server routes commands here: a client may send the next moment.
+  await connection.flush();
+
+  async function serve(msg: Msg): Promise<void> {
+    const replyTo = msg.reply;
+    if (!replyTo) return; // not a request: nobody waits for an answer
+    const budget = budgetOf(msg);
+    const deadline = budget === undefined ? undefined : Date.now() + budget;
+    const body = isChunkedRequest(msg) ? await receiveUpload(replyTo, deadline) : msg.data;
+    const reply = await execute(msg.subject, body, deadline);
+    sendReply(replyTo, reply);
+  }
+
+  async function execute(subject: string, body: Uint8Array, deadline: number | undefined): Promise<Reply<unknown>> {
+    let command: Command;
+    try {
+      command = decodeCommand(subject, body);
+    } catch (error) {
+      return { ok: false, error: { code: "bad-request", message: `undecodable command: ${(error as Error).message}` } };
+    }
+    // The caller has given up: running a write now would only surprise it later.
+    if (deadline !== undefined && Date.now() >= deadline) {
+      return { ok: false, error: { code: "timeout", message: `${command.type}: deadline passed before it was executed` } };
+    }
+    try {
+      return await handler.execute(command);
+    } catch (error) {
+      return replyForThrown(error);
+    }
+  }
+
+  function sendReply(replyTo: string, reply: Reply<unknown>): void {
+    let data: Uint8Array;
+    try {
+      data = encodeJson(reply);
+    } catch (error) {
+      data = encodeJson(replyForThrown(new Error(`the reply cannot be encoded as JSON: ${(error as Error).message}`)));
+    }
+    const chunkBytes = chunkBytesFor(connection);
+    if (data.length <= chunkBytes) connection.publish(replyTo, data);
+    else publishChunks(connection, replyTo, data, chunkBytes);
+  }
+
+  /** Step 2 of the chunked request (see chunking.ts): take the body on an inbox of this replica. */
+  function receiveUpload(replyTo: string, deadline: number | undefined): Promise<Uint8Array> {
+    return new Promise((resolve, reject) => {
+      const inbox = createInbox();
+      const assembler = new ChunkAssembler();
+      let upload: Subscription | undefined;
+      const finish = (outcome: () => void) => {
+        clearTimeout(timer);
+        uploads.delete(abandon);
+        upload?.unsubscribe();
+        outcome();
+      };
+      const abandon = () => finish(() => reject(new Error("the responder closed during an upload")));
+      const timer = setTimeout(
+        () => finish(() => reject(new Error("a chunked request did not arrive in time"))),
+        deadline === undefined ? DEFAULT_UPLOAD_WAIT_MS : Math.max(0, deadline - Date.now()),
+      );
+      uploads.add(abandon);
+      upload = connection.subscribe(inbox, {
+        callback: (error, msg) => {
+          try {
+            if (error) throw error;
+            const body = assembler.addMessage(msg);
+            if (body) finish(() => resolve(body));
+          } catch (failure) {
+            finish(() => reject(failure));
+          }
+        },
+      });
+      const answer = headers();
+      answer.set(UPLOAD_HEADER, inbox);
+      connection.publish(replyTo, Empty, { headers: answer });
+    });
+  }
+
+  return {
+    async close() {
+      if (!connection.isClosed()) await subscription.drain().catch(reportError);
+      for (const abandon of [...uploads]) abandon();
+      await Promise.allSettled([...inFlight]);
+    },
+  };
+}
+
+function decodeCommand(subject: string, body: Uint8Array): Command {
+  const command = decodeJson(body) as Command;
+  if (typeof command !== "object" || command === null || typeof command.type !== "string") throw new Error("no command type");
+  // The subject routes, the body describes: they must agree, or a gateway is broken.
+  if (commandSubject(command.type) !== subject) throw new Error(`a ${command.type} command on subject ${subject}`);
+  if (typeof command.params !== "object" || command.params === null) throw new Error("no params");
+  return command;
+}

@@ -1,0 +1,60 @@
+import { it } from "node:test";
+import assert from "node:assert/strict";
+import type { NatsConnection } from "nats";
+import { startNats, type RunningServer } from "../../../../tests/support/servers.ts";
+import type { Command, CommandResult, CommandType, Reply } from "../contracts/index.ts";
+import type { EventBus, StoreClient } from "../engine/ports/index.ts";
+import { sampleEvent, waitUntil } from "../testing/index.ts";
+import { serveCommandsOverNats, type CommandResponder } from "./command-responder.ts";
+import { connectNats } from "./connect-nats.ts";
+import { createNatsEventBus } from "./nats-event-bus.ts";
+import { createNatsStoreClient } from "./nats-store-client.ts";
+
+it("recovers from a NATS restart on the same port: onReconnect fires, events and commands flow again", async () => {
+  let server: RunningServer = await startNats();
+  const { port, url } = server;
+  const changes: string[] = [];
+  const opened: NatsConnection[] = [];
+  const parts: { close(): Promise<void> }[] = [];
+  try {
+    const storeSide = await connectNats({ url, name: "model-store", onChange: (change) => changes.push(`store ${change}`) });
+    const gatewaySide = await connectNats({ url, name: "gateway", onChange: (change) => changes.push(`gateway ${change}`) });
+    opened.push(storeSide, gatewaySide);
+    const publisher: EventBus = createNatsEventBus({ connection: storeSide });
+    const subscriber: EventBus = createNatsEventBus({ connection: gatewaySide });
+    const responder: CommandResponder = await serveCommandsOverNats({
+      connection: storeSide,
+      handler: {
+        async execute<T extends CommandType>(_command: Command<T>): Promise<Reply<CommandResult<T>>> {
+          return { ok: true, value: { seq: 42 } } as Reply<CommandResult<T>>;
+        },
+      },
+    });
+    const client: StoreClient = createNatsStoreClient({ connection: gatewaySide, requestTimeoutMs: 2_000 });
+    parts.push(client, responder, subscriber, publisher);
+
+    const seen: number[] = [];
+    let reconnects = 0;
+    await subscriber.subscribe({ onEvent: (event) => seen.push(event.seq), onReconnect: () => reconnects++ });
+    await publisher.publish(sampleEvent(1));
+    await waitUntil(() => seen.length === 1, "the first event arrived");
+
+    await server.stop();
+    await waitUntil(() => changes.includes("gateway disconnect"), "the gateway noticed the outage");
+    const duringOutage = await client.execute({ type: "GetSequence", params: {} });
+    assert.equal(!duringOutage.ok && duringOutage.error.code, "unavailable", "fails fast while NATS is down");
+
+    server = await startNats({ port });
+    await waitUntil(() => reconnects === 1, "the subscriber was told to resync", 10_000);
+    await waitUntil(() => changes.includes("store reconnect"), "the publisher reconnected", 10_000);
+
+    await publisher.publish(sampleEvent(2));
+    await waitUntil(() => seen.includes(2), "an event published after the restart arrived");
+    assert.deepEqual(await client.execute({ type: "GetSequence", params: {} }), { ok: true, value: { seq: 42 } });
+    assert.equal(reconnects, 1);
+  } finally {
+    for (const part of parts) await part.close();
+    for (const connection of opened) await connection.close();
+    await server.stop();
+  }
+});

@@ -1,0 +1,165 @@
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import type { NatsConnection } from "nats";
+import { startNats, type RunningServer } from "../../../../tests/support/servers.ts";
+import { CommandError, type Command, type CommandResult, type CommandType, type Reply } from "../contracts/index.ts";
+import type { CommandHandler } from "../engine/ports/index.ts";
+import { bigJsonText, storeClientContract } from "../testing/index.ts";
+import { serveCommandsOverNats } from "./command-responder.ts";
+import { connectNats } from "./connect-nats.ts";
+import { createNatsStoreClient } from "./nats-store-client.ts";
+
+const quiet = () => {};
+
+describe("NATS store client and command responder", () => {
+  let server: RunningServer;
+  const connections: NatsConnection[] = [];
+  const connection = async (name: string) => {
+    const made = await connectNats({ url: server.url, name, onChange: quiet });
+    connections.push(made);
+    return made;
+  };
+
+  before(async () => {
+    server = await startNats();
+  });
+  after(async () => {
+    await Promise.all(connections.map((c) => c.close()));
+    await server?.stop();
+  });
+
+  // Responder and client on separate connections, as the model-store and a gateway would be.
+  storeClientContract("nats", async (handler) => {
+    const storeSide = await connection("model-store");
+    const gatewaySide = await connection("gateway");
+    const responder = await serveCommandsOverNats({ connection: storeSide, handler, onError: quiet });
+    const client = createNatsStoreClient({ connection: gatewaySide });
+    return {
+      client,
+      async close() {
+        await client.close();
+        await responder.close();
+        await storeSide.close();
+        await gatewaySide.close();
+      },
+    };
+  });
+
+  it("answers `unavailable` at once when no model-store serves commands", async () => {
+    const client = createNatsStoreClient({ connection: await connection("lonely-gateway"), requestTimeoutMs: 3_000 });
+    const started = Date.now();
+    const reply = await client.execute({ type: "GetSequence", params: {} });
+    assert.equal(reply.ok, false);
+    if (!reply.ok) assert.equal(reply.error.code, "unavailable");
+    assert.ok(Date.now() - started < 1_000, "no-responders is reported by the server, not by the timer");
+    await client.close();
+  });
+
+  it("hands each command to exactly one of two replicas, large requests included", async () => {
+    const replicas = [countingHandler("a"), countingHandler("b")];
+    const responders = await Promise.all(
+      replicas.map(async (handler, i) => serveCommandsOverNats({ connection: await connection(`replica-${i}`), handler, onError: quiet })),
+    );
+    const client = createNatsStoreClient({ connection: await connection("gateway"), requestTimeoutMs: 20_000 });
+    try {
+      const small = await Promise.all(
+        Array.from({ length: 100 }, (_, i) => client.execute({ type: "GetAssetAdministrationShellById", params: { aasId: `aas-${i}` } })),
+      );
+      // Chunks of one upload must all reach the replica that took its "begin" message.
+      const body = bigJsonText(2 * 1024 * 1024);
+      const large = await Promise.all(Array.from({ length: 6 }, () => client.execute({ type: "PostAssetAdministrationShell", params: { body } })));
+
+      small.forEach((reply, i) => {
+        assert.equal(reply.ok, true);
+        if (reply.ok) assert.equal((reply.value as { aasId: string }).aasId, `aas-${i}`);
+      });
+      large.forEach((reply) => assert.deepEqual(reply.ok && (reply.value as { length: number }).length, body.length));
+
+      const handled = replicas.map((r) => r.seen);
+      const all = handled.flat();
+      assert.equal(all.length, 106, "every command handled once in total");
+      assert.equal(new Set(all.filter((id) => id.startsWith("aas-"))).size, 100, "no command handled twice");
+      assert.ok(handled.every((seen) => seen.length > 0), `both replicas took work (${handled.map((s) => s.length)})`);
+      // Wait a little: a duplicate delivery would show up as extra handled commands.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.equal(replicas.flatMap((r) => r.seen).length, 106);
+    } finally {
+      await client.close();
+      await Promise.all(responders.map((r) => r.close()));
+    }
+  });
+
+  it("keeps the code of a thrown CommandError and answers later commands", async () => {
+    const handler: CommandHandler = {
+      async execute<T extends CommandType>(command: Command<T>): Promise<Reply<CommandResult<T>>> {
+        if (command.type === "GetSequence") return { ok: true, value: { seq: 3 } } as Reply<CommandResult<T>>;
+        throw new CommandError("conflict", "idShort already used", { path: "a.b", details: ["x"] });
+      },
+    };
+    const responder = await serveCommandsOverNats({ connection: await connection("store"), handler, onError: quiet });
+    const client = createNatsStoreClient({ connection: await connection("gateway") });
+    try {
+      const reply = await client.execute({ type: "PostSubmodelElement", params: { submodelId: "sm", body: "{}" } });
+      assert.deepEqual(reply, { ok: false, error: { code: "conflict", message: "idShort already used", path: "a.b", details: ["x"] } });
+      assert.deepEqual(await client.execute({ type: "GetSequence", params: {} }), { ok: true, value: { seq: 3 } });
+    } finally {
+      await client.close();
+      await responder.close();
+    }
+  });
+
+  it("answers `bad-request` to a body that is not a command for its subject", async () => {
+    const calls: string[] = [];
+    const responder = await serveCommandsOverNats({
+      connection: await connection("store"),
+      handler: countingHandler("strict"),
+      onError: (error) => calls.push(String(error)),
+    });
+    const raw = await connection("raw-client");
+    try {
+      const notJson = await raw.request("twinport.v1.cmd.GetSequence", new TextEncoder().encode("{oops"), { timeout: 2_000 });
+      assert.equal((JSON.parse(new TextDecoder().decode(notJson.data)) as Reply<unknown> & { ok: false }).error.code, "bad-request");
+      const wrongSubject = await raw.request(
+        "twinport.v1.cmd.GetSequence",
+        new TextEncoder().encode(JSON.stringify({ type: "DeleteSubmodelById", params: { submodelId: "x" } })),
+        { timeout: 2_000 },
+      );
+      assert.equal((JSON.parse(new TextDecoder().decode(wrongSubject.data)) as Reply<unknown> & { ok: false }).error.code, "bad-request");
+    } finally {
+      await responder.close();
+    }
+  });
+
+  it("lets commands in progress answer when the responder closes", async () => {
+    const handler: CommandHandler = {
+      async execute<T extends CommandType>(): Promise<Reply<CommandResult<T>>> {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        return { ok: true, value: { seq: 1 } } as Reply<CommandResult<T>>;
+      },
+    };
+    const responder = await serveCommandsOverNats({ connection: await connection("store"), handler, onError: quiet });
+    const client = createNatsStoreClient({ connection: await connection("gateway") });
+    const running = client.execute({ type: "GetSequence", params: {} });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await responder.close();
+    assert.deepEqual(await running, { ok: true, value: { seq: 1 } });
+    const after = await client.execute({ type: "GetSequence", params: {} });
+    assert.equal(!after.ok && after.error.code, "unavailable");
+    await client.close();
+  });
+});
+
+/** Answers GetAssetAdministrationShellById with the id, PostAssetAdministrationShell with the body length. */
+function countingHandler(name: string): CommandHandler & { seen: string[] } {
+  const seen: string[] = [];
+  return {
+    seen,
+    async execute<T extends CommandType>(command: Command<T>): Promise<Reply<CommandResult<T>>> {
+      const params = command.params as { aasId?: string; body?: string };
+      seen.push(params.aasId ?? `body-${params.body?.length}`);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      const value = params.aasId !== undefined ? { aasId: params.aasId, replica: name } : { length: params.body?.length, replica: name };
+      return { ok: true, value } as Reply<CommandResult<T>>;
+    },
+  };
+}

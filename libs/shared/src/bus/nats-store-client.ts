@@ -1,0 +1,136 @@
+import { createInbox, headers, Empty, type Msg, type NatsConnection } from "nats";
+import {
+  commandSubject,
+  isErrorCode,
+  type Command,
+  type CommandResult,
+  type CommandType,
+  type ErrorCode,
+  type Reply,
+  type ReplyFailure,
+} from "../contracts/index.ts";
+import type { ExecuteOptions, StoreClient } from "../engine/ports/index.ts";
+import { ChunkAssembler, REQUEST_CHUNKS_HEADER, chunkBytesFor, chunkCount, isChunk, publishChunks, uploadSubjectOf } from "./chunking.ts";
+import { watchConnection } from "./connection-watch.ts";
+import { BUDGET_HEADER, decodeJson, encodeJson, isNoResponders } from "./wire.ts";
+
+export interface NatsStoreClientOptions {
+  /** Owned by the caller: close() of the client leaves it open. */
+  connection: NatsConnection;
+  /** Used when a call passes no deadline. Default 5000 (nats' own default of 1 s is too short for large reads). */
+  requestTimeoutMs?: number;
+}
+
+export const DEFAULT_REQUEST_TIMEOUT_MS = 5_000;
+
+/**
+ * The gateways' StoreClient: request/reply to the model-store queue group. Never throws: no
+ * responders or a down connection → `unavailable` (HTTP 503), deadline passed → `timeout` (504).
+ *
+ * All replies come in on one wildcard subscription per client (`<inbox>.*`), one token per
+ * request, so 200 concurrent requests cost 200 messages, not 200 SUB/UNSUB pairs; and a request
+ * can take several messages (chunked reply, upload handshake), which nats' request() cannot.
+ */
+export function createNatsStoreClient(options: NatsStoreClientOptions): StoreClient {
+  const { connection } = options;
+  const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const inboxPrefix = createInbox();
+  const pending = new Map<string, { receive(msg: Msg): void; abandon(reply: ReplyFailure): void }>();
+  let nextToken = 0;
+  let closed = false;
+  // Fail fast while NATS is down rather than holding every request until its deadline.
+  let connected = true;
+
+  const watch = watchConnection(connection, (change) => {
+    if (change === "disconnect") connected = false;
+    if (change === "reconnect") connected = true;
+  });
+  const replies = connection.subscribe(`${inboxPrefix}.*`, {
+    callback: (error, msg) => {
+      if (error) return;
+      pending.get(msg.subject.slice(inboxPrefix.length + 1))?.receive(msg);
+    },
+  });
+
+  function execute<T extends CommandType>(command: Command<T>, executeOptions: ExecuteOptions = {}): Promise<Reply<CommandResult<T>>> {
+    if (closed || connection.isClosed()) return Promise.resolve(failure("unavailable", "the store client is closed"));
+    if (!connected) return Promise.resolve(failure("unavailable", "the connection to NATS is down"));
+    const deadline = executeOptions.deadline ?? Date.now() + requestTimeoutMs;
+    const budget = deadline - Date.now();
+    if (budget <= 0) return Promise.resolve(failure("timeout", `${command.type}: deadline passed before it was sent`));
+
+    let body: Uint8Array;
+    try {
+      body = encodeJson(command);
+    } catch (error) {
+      return Promise.resolve(failure("internal", `${command.type}: the command cannot be encoded as JSON: ${(error as Error).message}`));
+    }
+
+    return new Promise((resolve) => {
+      const token = String(++nextToken);
+      const assembler = new ChunkAssembler();
+      const chunkBytes = chunkBytesFor(connection);
+      const finish = (reply: Reply<unknown>) => {
+        clearTimeout(timer);
+        pending.delete(token);
+        resolve(reply as Reply<CommandResult<T>>);
+      };
+      const timer = setTimeout(() => finish(failure("timeout", `${command.type}: no reply within ${budget} ms`)), budget);
+
+      pending.set(token, {
+        abandon: finish,
+        receive(msg) {
+          try {
+            if (isNoResponders(msg)) return finish(failure("unavailable", `no model-store serves ${command.type}`));
+            const upload = uploadSubjectOf(msg);
+            if (upload !== undefined) return publishChunks(connection, upload, body, chunkBytes);
+            const whole = isChunk(msg) ? assembler.addMessage(msg) : msg.data;
+            if (whole) finish(toReply(decodeJson(whole)));
+          } catch (error) {
+            finish(failure("internal", `${command.type}: broken reply: ${(error as Error).message}`));
+          }
+        },
+      });
+
+      try {
+        const requestHeaders = headers();
+        requestHeaders.set(BUDGET_HEADER, String(budget));
+        const reply = `${inboxPrefix}.${token}`;
+        if (body.length <= chunkBytes) {
+          connection.publish(commandSubject(command.type), body, { reply, headers: requestHeaders });
+        } else {
+          // Step 1 of the chunked request (chunking.ts); the body goes once a replica names its inbox.
+          requestHeaders.set(REQUEST_CHUNKS_HEADER, String(chunkCount(body.length, chunkBytes)));
+          connection.publish(commandSubject(command.type), Empty, { reply, headers: requestHeaders });
+        }
+      } catch (error) {
+        finish(failure("unavailable", `${command.type}: ${(error as Error).message}`));
+      }
+    });
+  }
+
+  return {
+    execute,
+    async close() {
+      if (closed) return;
+      closed = true;
+      watch.stop();
+      if (!connection.isClosed()) replies.unsubscribe();
+      for (const request of [...pending.values()]) request.abandon(failure("unavailable", "the store client closed"));
+    },
+  };
+}
+
+function failure(code: ErrorCode, message: string): ReplyFailure {
+  return { ok: false, error: { code, message } };
+}
+
+/** A decoded body that is not a Reply means a broken responder; say so rather than pass it on. */
+function toReply(body: unknown): Reply<unknown> {
+  const reply = body as Reply<unknown>;
+  if (typeof reply === "object" && reply !== null) {
+    if (reply.ok === true) return reply;
+    if (reply.ok === false && typeof reply.error === "object" && reply.error !== null && isErrorCode(reply.error.code)) return reply;
+  }
+  throw new Error("not a reply");
+}
