@@ -4,7 +4,7 @@
  * Binaries come from Debian's redis-server and nats-server (scripts/ensure-servers.sh installs them).
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync, openSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, openSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createServer, connect } from "node:net";
@@ -15,6 +15,14 @@ export interface RunningServer {
   pid: number;
   dir: string;
   stop(): Promise<void>;
+}
+
+/** Debian puts nats-server in /usr/sbin, which is not on every user's PATH. */
+export function serverBinary(name: "redis-server" | "nats-server"): string {
+  for (const dir of (process.env.PATH ?? "").split(":").concat(["/usr/sbin", "/usr/bin", "/usr/local/bin"])) {
+    if (dir && existsSync(join(dir, name))) return join(dir, name);
+  }
+  throw new Error(`${name} is not installed: run 'bash scripts/ensure-servers.sh' (as root it installs the Debian packages redis-server and nats-server)`);
 }
 
 export async function freePort(): Promise<number> {
@@ -74,7 +82,7 @@ export async function startRedis(options: RedisOptions = {}): Promise<RunningSer
   const log = openSync(join(dir, "redis.log"), "a");
   const args = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--dir", dir, "--daemonize", "no"];
   args.push(...(options.appendOnly ? ["--appendonly", "yes", "--appendfsync", "always"] : ["--appendonly", "no"]));
-  const child = spawn("redis-server", args, { stdio: ["ignore", log, log] });
+  const child = spawn(serverBinary("redis-server"), args, { stdio: ["ignore", log, log] });
   await waitForPort(port, child, "redis-server");
   return { url: `redis://127.0.0.1:${port}`, port, pid: child.pid!, dir, stop: stopper(child, dir) };
 }
@@ -90,7 +98,7 @@ export async function startNats(options: NatsOptions = {}): Promise<RunningServe
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), "twinport-nats-"));
   const log = openSync(join(dir, "nats.log"), "a");
   const args = ["-a", "127.0.0.1", "-p", String(port), "-m", String(monitorPort), "-js", "-sd", join(dir, "js")];
-  const child = spawn("nats-server", args, { stdio: ["ignore", log, log] });
+  const child = spawn(serverBinary("nats-server"), args, { stdio: ["ignore", log, log] });
   await waitForPort(port, child, "nats-server");
   return { url: `nats://127.0.0.1:${port}`, port, monitorPort, pid: child.pid!, dir, stop: stopper(child, dir) };
 }

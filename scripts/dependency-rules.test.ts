@@ -1,0 +1,54 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { checkImport, checkProcessAccess, importsOf } from "./dependency-rules.ts";
+
+test("infrastructure clients belong to one package each", () => {
+  assert.ok(checkImport("libs/shared/src/engine/x.ts", "ioredis"));
+  assert.equal(checkImport("services/model-store/src/redis/x.ts", "ioredis"), undefined);
+  assert.ok(checkImport("services/model-store/src/x.ts", "hono"));
+  assert.equal(checkImport("services/http-gateway/src/app.ts", "@hono/node-server"), undefined);
+  assert.ok(checkImport("services/http-gateway/src/x.ts", "node-opcua"));
+  assert.equal(checkImport("services/opcua-gateway/src/x.ts", "node-opcua"), undefined);
+  assert.equal(checkImport("services/model-store/src/asset-connections/opcua.ts", "node-opcua-client"), undefined);
+  assert.ok(checkImport("services/model-store/src/redis/x.ts", "node-opcua-client"));
+  assert.ok(checkImport("libs/shared/src/engine/x.ts", "nats"));
+  assert.equal(checkImport("libs/shared/src/bus/x.ts", "nats"), undefined);
+});
+
+test("layers inside libs/shared", () => {
+  assert.ok(checkImport("libs/shared/src/aas/x.ts", "../contracts/index.ts"));
+  assert.equal(checkImport("libs/shared/src/engine/x.ts", "../aas/index.ts"), undefined);
+  assert.ok(checkImport("libs/shared/src/engine/x.ts", "../bus/index.ts"));
+  assert.equal(checkImport("libs/shared/src/bus/x.ts", "../engine/ports/index.ts"), undefined);
+  assert.ok(checkImport("libs/shared/src/bus/x.ts", "../engine/create-engine.ts"));
+  assert.ok(checkImport("libs/shared/src/contracts/x.ts", "../aas/index.ts", false));
+  assert.equal(checkImport("libs/shared/src/contracts/x.ts", "../aas/index.ts", true), undefined);
+});
+
+test("services never import each other, libs never import services, no deep imports", () => {
+  assert.ok(checkImport("services/http-gateway/src/x.ts", "@twinport/model-store"));
+  assert.ok(checkImport("services/http-gateway/src/x.ts", "../../model-store/src/index.ts"));
+  assert.ok(checkImport("libs/shared/src/engine/x.ts", "@twinport/http-gateway"));
+  assert.ok(checkImport("services/http-gateway/src/x.ts", "@twinport/shared/src/aas/index.ts"));
+  assert.equal(checkImport("services/http-gateway/src/x.ts", "@twinport/shared"), undefined);
+  assert.equal(checkImport("bin/embedded.ts", "@twinport/http-gateway"), undefined);
+  assert.ok(checkImport("services/http-gateway/src/app.ts", "@twinport/shared/testing"));
+  assert.equal(checkImport("services/http-gateway/src/app.test.ts", "@twinport/shared/testing"), undefined);
+});
+
+test("only main.ts reads the environment or installs signal handlers", () => {
+  assert.equal(checkProcessAccess("services/model-store/src/main.ts", "process.env.X").length, 0);
+  assert.equal(checkProcessAccess("services/model-store/src/redis/x.ts", "const u = process.env.X").length, 1);
+  assert.equal(checkProcessAccess("libs/shared/src/engine/x.ts", 'process.on("SIGTERM", f)').length, 1);
+});
+
+test("finds static, side-effect, dynamic and type-only imports", () => {
+  const found = importsOf(`import type { A } from "./a.ts";\nimport { B,\n C } from "b";\nimport "./c.ts";\nconst d = await import("d");\nexport * from "./e.ts";`);
+  assert.deepEqual(found.map((f) => [f.specifier, f.typeOnly]), [["./a.ts", true], ["b", false], ["./e.ts", false], ["./c.ts", false], ["d", false]]);
+});
+
+test("tests beside the code may import contract suites and test support", () => {
+  assert.equal(checkImport("libs/shared/src/engine/engine.test.ts", "../testing/engine-contract.ts"), undefined);
+  assert.equal(checkImport("libs/shared/src/bus/x.test.ts", "../../../../tests/support/servers.ts"), undefined);
+  assert.ok(checkImport("libs/shared/src/engine/x.test.ts", "ioredis"), "but not other packages' infrastructure");
+});

@@ -1,0 +1,108 @@
+/**
+ * The dependency rules of docs/architecture.md §2, as code. `checkImport` judges one import of one
+ * file; scripts/lint-deps.ts applies it to every source file and fails CI on a violation.
+ */
+import { posix } from "node:path";
+
+export interface Violation {
+  file: string;
+  specifier: string;
+  rule: string;
+}
+
+const SERVICES = ["model-store", "http-gateway", "opcua-gateway"];
+
+/** Which package may import which third-party infrastructure client. */
+const OWNED_PACKAGES: { test: (spec: string) => boolean; name: string; allowed: (file: string) => boolean }[] = [
+  { name: "ioredis", test: (s) => s === "ioredis" || s.startsWith("ioredis/"), allowed: (f) => f.startsWith("services/model-store/") },
+  { name: "hono", test: (s) => s === "hono" || s.startsWith("hono/") || s.startsWith("@hono/"), allowed: (f) => f.startsWith("services/http-gateway/") },
+  {
+    name: "node-opcua",
+    test: (s) => s === "node-opcua" || s.startsWith("node-opcua-") || s.startsWith("node-opcua/"),
+    // The model-store may use the OPC UA *client* for asset connections, inside that folder only.
+    allowed: (f) => f.startsWith("services/opcua-gateway/") || (f.startsWith("services/model-store/src/asset-connections/") && true),
+  },
+  { name: "nats", test: (s) => s === "nats" || s.startsWith("nats/") || s.startsWith("@nats-io/"), allowed: (f) => f.startsWith("libs/shared/src/bus/") },
+];
+
+/** Folders of libs/shared/src and what each may import of ours. */
+const SHARED_LAYERS: Record<string, string[]> = {
+  aas: ["aas"],
+  contracts: ["contracts", "aas"],
+  engine: ["engine", "aas", "contracts"],
+  bus: ["bus", "contracts", "engine/ports"],
+  config: ["config", "contracts", "aas"],
+  testing: ["testing", "aas", "contracts", "engine", "bus", "config"],
+};
+
+function sharedLayer(file: string): string | undefined {
+  const m = /^libs\/shared\/src\/([^/]+)\//.exec(file);
+  return m?.[1];
+}
+
+export function checkImport(file: string, specifier: string, isTypeOnly = false): Violation | undefined {
+  const v = (rule: string): Violation => ({ file, specifier, rule });
+  const isTest = /\.test\.ts$/.test(file);
+  for (const owned of OWNED_PACKAGES) {
+    if (owned.test(specifier) && !owned.allowed(file) && !(isTest && owned.name === "nats" && file.startsWith("libs/shared/src/"))) {
+      return v(`only its owner may import '${owned.name}'`);
+    }
+  }
+  if (specifier.startsWith("@twinport/")) {
+    const [, pkg, ...rest] = specifier.split("/");
+    if (pkg === "shared") {
+      if (rest.length > 0 && !(rest.length === 1 && rest[0] === "testing")) return v("import @twinport/shared or @twinport/shared/testing, never deep paths");
+      if (rest[0] === "testing" && !isTest && !file.startsWith("libs/shared/src/testing/")) return v("@twinport/shared/testing is for tests only");
+      if (file.startsWith("libs/shared/")) return v("libs/shared imports its own files relatively");
+      return undefined;
+    }
+    if (SERVICES.includes(pkg)) {
+      if (rest.length > 0) return v("no deep imports into another package");
+      if (file.startsWith("libs/")) return v("libs/ never imports a service");
+      if (file.startsWith("services/") && !file.startsWith(`services/${pkg}/`)) return v("a service never imports another service");
+      return undefined;
+    }
+    return v(`unknown package ${specifier}`);
+  }
+  if (!specifier.startsWith(".")) return undefined;
+  // Tests beside the code may use the contract suites and tests/support, like tests/ itself.
+  if (isTest) return undefined;
+  const target = posix.normalize(posix.join(posix.dirname(file), specifier));
+  const fromPackage = packageOf(file);
+  const toPackage = packageOf(target);
+  if (fromPackage !== toPackage) return v(`relative import crosses from ${fromPackage} into ${toPackage}; import the package entry instead`);
+  const layer = sharedLayer(file);
+  const targetLayer = sharedLayer(target);
+  if (layer && targetLayer && SHARED_LAYERS[layer]) {
+    const allowed = SHARED_LAYERS[layer];
+    const targetKey = target.startsWith("libs/shared/src/engine/ports/") ? "engine/ports" : targetLayer;
+    const ok = allowed.includes(targetKey) || (targetKey === "engine/ports" && allowed.includes("engine"));
+    if (!ok) return v(`libs/shared/src/${layer} may import only ${allowed.join(", ")}`);
+    if (layer === "contracts" && targetLayer === "aas" && !isTypeOnly) return v("contracts imports aas types only (use `import type`)");
+  }
+  return undefined;
+}
+
+function packageOf(path: string): string {
+  const m = /^(libs\/[^/]+|services\/[^/]+|bin|tests|bench|scripts)(\/|$)/.exec(path);
+  return m?.[1] ?? path;
+}
+
+/** `process.env`, signal handlers: only main.ts files, bin/ and the config loader's caller. */
+export function checkProcessAccess(file: string, source: string): Violation[] {
+  if (!/^(libs|services)\//.test(file) || /\.test\.ts$/.test(file) || /(^|\/)main\.ts$/.test(file) || file.startsWith("libs/shared/src/testing/")) return [];
+  const found: Violation[] = [];
+  if (/\bprocess\.env\b/.test(source)) found.push({ file, specifier: "process.env", rule: "only main.ts files and bin/ read the environment (pass it in)" });
+  if (/\bprocess\.on\(\s*["']SIG/.test(source)) found.push({ file, specifier: "process.on(SIG…)", rule: "only main.ts files and bin/ install signal handlers" });
+  return found;
+}
+
+/** Import specifiers of a TypeScript source, with whether each is type-only. */
+export function importsOf(source: string): { specifier: string; typeOnly: boolean }[] {
+  const result: { specifier: string; typeOnly: boolean }[] = [];
+  const staticImport = /^\s*(import|export)\s+(type\s+)?[^;]*?\bfrom\s+["']([^"']+)["']/gms;
+  for (const m of source.matchAll(staticImport)) result.push({ specifier: m[3], typeOnly: Boolean(m[2]) });
+  for (const m of source.matchAll(/^\s*import\s+["']([^"']+)["']/gm)) result.push({ specifier: m[1], typeOnly: false });
+  for (const m of source.matchAll(/\b(?:import|require)\(\s*["']([^"']+)["']\s*\)/g)) result.push({ specifier: m[1], typeOnly: false });
+  return result;
+}

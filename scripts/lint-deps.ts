@@ -1,0 +1,36 @@
+/** Fails (exit 1) when a source file breaks the dependency rules (scripts/dependency-rules.ts). */
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
+import { checkImport, checkProcessAccess, importsOf, type Violation } from "./dependency-rules.ts";
+
+const root = new URL("..", import.meta.url).pathname;
+
+function* sourceFiles(dir: string): Generator<string> {
+  for (const name of readdirSync(dir)) {
+    if (name === "node_modules" || name.startsWith(".")) continue;
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) yield* sourceFiles(path);
+    else if (name.endsWith(".ts")) yield path;
+  }
+}
+
+const violations: Violation[] = [];
+let count = 0;
+for (const top of ["libs", "services", "bin"]) {
+  for (const path of sourceFiles(join(root, top))) {
+    const file = relative(root, path);
+    const source = readFileSync(path, "utf8");
+    count++;
+    for (const { specifier, typeOnly } of importsOf(source)) {
+      const violation = checkImport(file, specifier, typeOnly);
+      if (violation) violations.push(violation);
+    }
+    violations.push(...checkProcessAccess(file, source));
+  }
+}
+for (const v of violations) console.error(`${v.file}: '${v.specifier}': ${v.rule}`);
+if (violations.length > 0) {
+  console.error(`${violations.length} dependency rule violation(s) in ${count} files`);
+  process.exit(1);
+}
+console.log(`dependency rules: ${count} files ok`);
