@@ -1,0 +1,3 @@
+import { sliceSuite } from "./http/slice-suite.ts";
+
+sliceSuite("embedded");

@@ -1,0 +1,159 @@
+/**
+ * The system under test, started as real processes through the `twinport` CLI:
+ * - embedded: one process (memory repository, in-process bus);
+ * - distributed: redis-server + nats-server + one model-store + two http-gateways.
+ * Each process prints `twinport <role> ready {json}` when it serves; we wait for that line.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, openSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createHttpClient, type HttpClient } from "./http-client.ts";
+import { freePort, startNats, startRedis, type RunningServer } from "./servers.ts";
+
+export const REPO_ROOT = new URL("../..", import.meta.url).pathname;
+export const EXAMPLE_MODEL = join(REPO_ROOT, "examples/model.json");
+
+export type Mode = "embedded" | "distributed";
+
+export interface TwinportProcess {
+  role: string;
+  child: ChildProcess;
+  details: Record<string, unknown>;
+  logFile: string;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+export interface StartOptions {
+  role?: "embedded" | "model-store" | "http-gateway" | "opcua-gateway";
+  args?: string[];
+  env?: Record<string, string>;
+  cwd?: string;
+  timeoutMs?: number;
+}
+
+/** Start `node bin/twinport.js [role] args…` and wait for its ready line. */
+export async function startTwinport(options: StartOptions = {}): Promise<TwinportProcess> {
+  const role = options.role ?? "embedded";
+  const cwd = options.cwd ?? mkdtempSync(join(tmpdir(), `twinport-${role}-`));
+  const logFile = join(cwd, `${role}.log`);
+  const args = [join(REPO_ROOT, "bin/twinport.js"), ...(role === "embedded" ? [] : [role]), ...(options.args ?? [])];
+  const env = { ...process.env, ...options.env };
+  for (const key of Object.keys(env)) if (key.startsWith("TWINPORT_") && !(options.env && key in options.env)) delete env[key];
+  const child = spawn(process.execPath, args, { cwd, env, stdio: ["ignore", "pipe", openSync(logFile, "a")] });
+  let output = "";
+  const details = await new Promise<Record<string, unknown>>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`twinport ${role} not ready within ${options.timeoutMs ?? 30_000} ms; log: ${readLog(logFile)}\nstdout: ${output}`)), options.timeoutMs ?? 30_000);
+    child.stdout!.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+      const m = new RegExp(`twinport ${role} ready ?(.*)`).exec(output);
+      if (m) {
+        clearTimeout(timer);
+        try {
+          resolve(m[1] ? JSON.parse(m[1].split("\n")[0]) : {});
+        } catch {
+          resolve({});
+        }
+      }
+    });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`twinport ${role} exited with ${code} before ready; log: ${readLog(logFile)}\nstdout: ${output}`));
+    });
+  });
+  child.stdout!.resume();
+  return {
+    role,
+    child,
+    details,
+    logFile,
+    async stop(signal = "SIGTERM") {
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+      const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+      child.kill(signal);
+      const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+      const code = await exited;
+      clearTimeout(timer);
+      return code;
+    },
+  };
+}
+
+function readLog(file: string): string {
+  try {
+    return readFileSync(file, "utf8").slice(-4000);
+  } catch {
+    return "(no log)";
+  }
+}
+
+/** The persisted self-signed certificate of an HTTP endpoint, found in the process's state dir. */
+export function findCertificate(cwd: string): string | undefined {
+  const walk = (dir: string): string | undefined => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) {
+        const found = walk(path);
+        if (found) return found;
+      } else if (/cert.*\.pem$/.test(entry.name)) return readFileSync(path, "utf8");
+    }
+    return undefined;
+  };
+  return walk(cwd);
+}
+
+export interface SystemUnderTest {
+  mode: Mode;
+  /** One client per HTTP gateway (embedded: one). */
+  clients: HttpClient[];
+  processes: TwinportProcess[];
+  redis?: RunningServer;
+  nats?: RunningServer;
+  stop(): Promise<void>;
+}
+
+function httpConfig(port: number): string {
+  return JSON.stringify({ endpoints: [{ "@class": "endpoint.http.HttpEndpoint", port, host: "127.0.0.1", sslEnabled: true }] });
+}
+
+export async function startSystem(mode: Mode, options: { model?: string; gateways?: number } = {}): Promise<SystemUnderTest> {
+  const model = options.model ?? EXAMPLE_MODEL;
+  const processes: TwinportProcess[] = [];
+  const clients: HttpClient[] = [];
+  const dirs: string[] = [];
+  let redis: RunningServer | undefined;
+  let nats: RunningServer | undefined;
+  const stop = async () => {
+    for (const c of clients) c.close();
+    await Promise.all(processes.map((p) => p.stop()));
+    await redis?.stop();
+    await nats?.stop();
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  };
+  try {
+    const gateway = async (role: "embedded" | "http-gateway", extra: string[], env: Record<string, string> = {}) => {
+      const cwd = mkdtempSync(join(tmpdir(), `twinport-${role}-`));
+      dirs.push(cwd);
+      const port = await freePort();
+      writeFileSync(join(cwd, "config.json"), httpConfig(port));
+      const proc = await startTwinport({ role, cwd, args: ["-c", "config.json", ...extra], env });
+      processes.push(proc);
+      clients.push(createHttpClient(`https://127.0.0.1:${port}/api/v3.0`, { ca: findCertificate(cwd) }));
+    };
+    if (mode === "embedded") {
+      await gateway("embedded", ["-m", model, "--endpoint", "http"]);
+    } else {
+      redis = await startRedis();
+      nats = await startNats();
+      const env = { TWINPORT_PERSISTENCE_URL: redis.url, TWINPORT_MESSAGEBUS_URL: nats.url };
+      const storeDir = mkdtempSync(join(tmpdir(), "twinport-model-store-"));
+      dirs.push(storeDir);
+      processes.push(await startTwinport({ role: "model-store", cwd: storeDir, args: ["-m", model], env }));
+      for (let i = 0; i < (options.gateways ?? 2); i++) await gateway("http-gateway", [], env);
+    }
+    return { mode, clients, processes, redis, nats, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
