@@ -363,6 +363,11 @@ describe("--endpoint", () => {
     assert.equal((config.endpoints[0] as HttpEndpointConfig).port, 8443);
     assert.deepEqual(config.endpoints[1], OPCUA_DEFAULTS);
   });
+
+  test("is applied before overrides, so their indexes name the endpoints that run", () => {
+    const { config } = loadConfig({ role: "embedded", endpointKinds: ["opcua"], overrides: ["endpoints[0].tcpPort=4841"], env: { TWINPORT_ENDPOINTS_0_HOST: "127.0.0.1" } });
+    assert.deepEqual(config.endpoints, [{ ...OPCUA_DEFAULTS, tcpPort: 4841, host: "127.0.0.1" }]);
+  });
 });
 
 describe("errors in the file", () => {

@@ -76,14 +76,16 @@ function keepEndpointKinds(raw: Record<string, unknown>, kinds: readonly Endpoin
   raw.endpoints = kept;
 }
 
-/** File < environment < command line; then every property default; then validation. */
+/** File (or defaults), then --endpoint, then environment, then command line; then property defaults and validation. */
 export function loadConfig(options: LoadConfigOptions): LoadedConfig {
   const env = options.env ?? {};
   const file = options.configFile ?? env.TWINPORT_CONFIG;
   const raw: Record<string, unknown> = file ? readConfigFile(file) : {};
   fillRoleDefaults(raw, options.role);
+  // Before the overrides, so their indexes name the endpoints that will run:
+  // `--endpoint opcua endpoints[0].tcpPort=4841` sets the OPC UA endpoint.
+  if (options.endpointKinds && options.endpointKinds.length > 0) keepEndpointKinds(raw, options.endpointKinds);
   const warnings = applyEnvOverrides(raw, env);
   applyCliOverrides(raw, options.overrides ?? []);
-  if (options.endpointKinds && options.endpointKinds.length > 0) keepEndpointKinds(raw, options.endpointKinds);
   return { config: validateConfig(raw), warnings };
 }

@@ -1,0 +1,126 @@
+import { mkdirSync } from "node:fs";
+import { hostname as machineHostname } from "node:os";
+import { resolve } from "node:path";
+import { nodesets, OPCUACertificateManager, OPCUAServer, RegisterServerMethod } from "node-opcua";
+import type { EventBus, OpcUaEndpointConfig, StoreClient } from "@twinport/shared";
+import { routeNodeOpcuaLogs, type LogLine } from "./node-opcua-logging.ts";
+import { endpointSecurity, userNameCheck } from "./security-settings.ts";
+
+export interface OpcuaGatewayDeps {
+  /** Where reads, writes and method calls go (the address-space mapping uses it). */
+  store: StoreClient;
+  /** Change events that keep the address space in sync (the address-space mapping uses it). */
+  bus: EventBus;
+  endpoint: OpcUaEndpointConfig;
+  /** The process's state directory; PKI folders are configured separately (relative to the cwd). */
+  stateDir: string;
+  /** Where node-opcua's own log lines go; default: stderr. */
+  log?: LogLine;
+}
+
+export interface RunningOpcuaGateway {
+  /** e.g. opc.tcp://127.0.0.1:4840 */
+  endpointUrl: string;
+  /** Waits `secondsTillShutdown` for clients, then closes the server and its PKI watchers. */
+  stop(): Promise<void>;
+}
+
+/** The object every AAS node hangs below, under Objects (the layout FA³ST clients know). */
+export const AAS_ENVIRONMENT_BROWSE_NAME = "AASEnvironment";
+
+const stderrLine: LogLine = (line) => process.stderr.write(`${line}\n`);
+
+function certificateManager(folder: string, name: string): OPCUACertificateManager {
+  const rootFolder = resolve(folder);
+  // Without an explicit folder node-opcua writes into ~/.config, shared by every process.
+  mkdirSync(rootFolder, { recursive: true });
+  // Unknown client certificates are refused (and kept under rejected/), as spec §5.1 wants.
+  return new OPCUACertificateManager({ rootFolder, name, automaticallyAcceptUnknownCertificate: false });
+}
+
+/** Turns a failed start into a message naming the setting to change. */
+function startError(error: unknown, endpoint: OpcUaEndpointConfig): Error {
+  const cause = error as NodeJS.ErrnoException;
+  const text = `${cause?.message ?? String(error)}`;
+  const where = `${endpoint.host}:${endpoint.tcpPort}`;
+  if (cause?.code === "EADDRINUSE" || /EADDRINUSE/.test(text)) {
+    return Object.assign(
+      new Error(`OPC UA endpoint cannot listen on ${where}: the port is already in use. Change the OPC UA endpoint's "tcpPort" setting (endpoints[i].tcpPort), or stop the other process.`),
+      { code: "EADDRINUSE", cause: error },
+    );
+  }
+  if (cause?.code === "EACCES" || /EACCES/.test(text)) {
+    return Object.assign(new Error(`OPC UA endpoint cannot listen on ${where}: ports below 1024 need privileges. Change the OPC UA endpoint's "tcpPort" setting.`), {
+      code: "EACCES",
+      cause: error,
+    });
+  }
+  return new Error(`OPC UA endpoint cannot start on ${where}: ${text}`, { cause: error });
+}
+
+/**
+ * Starts one OPC UA endpoint: a node-opcua server with the configured port, host name, security
+ * policies, authentication and PKI folders, and the AASEnvironment object under Objects. The AAS
+ * address-space mapping (nodes from the store, kept in sync by events) is a later issue.
+ */
+export async function startOpcuaGateway(deps: OpcuaGatewayDeps): Promise<RunningOpcuaGateway> {
+  const { endpoint } = deps;
+  routeNodeOpcuaLogs(deps.log ?? stderrLine);
+  // Always explicit: node-opcua otherwise advertises the machine's FQDN and clients that connect by
+  // IP fail to match the endpoint URL.
+  const bindsEverywhere = endpoint.host === "0.0.0.0" || endpoint.host === "::";
+  const hostname = endpoint.hostname ?? (bindsEverywhere ? machineHostname() : endpoint.host);
+  const serverCertificateManager = certificateManager(endpoint.serverCertificateBasePath, "PKI");
+  const userCertificateManager = certificateManager(endpoint.userCertificateBasePath, "UserPKI");
+  const security = endpointSecurity(endpoint);
+  const isValidUser = userNameCheck(endpoint);
+
+  const server = new OPCUAServer({
+    port: endpoint.tcpPort,
+    hostname,
+    host: bindsEverywhere ? undefined : endpoint.host,
+    ...(endpoint.hostname && endpoint.hostname !== endpoint.host && !bindsEverywhere ? { alternateHostname: [endpoint.host] } : {}),
+    securityPolicies: security.securityPolicies,
+    securityModes: security.securityModes,
+    allowAnonymous: security.allowAnonymous,
+    userManager: { isValidUser },
+    serverCertificateManager,
+    userCertificateManager,
+    nodesets: [nodesets.standard],
+    buildInfo: { productName: "Twinport AAS OPC UA Server", manufacturerName: "Twinport" },
+    ...(endpoint.discoveryServerUrl
+      ? { registerServerMethod: RegisterServerMethod.LDS, discoveryServerEndpointUrl: endpoint.discoveryServerUrl }
+      : { registerServerMethod: RegisterServerMethod.HIDDEN }),
+  });
+
+  const disposeManagers = async () => {
+    await Promise.allSettled([serverCertificateManager.dispose(), userCertificateManager.dispose()]);
+  };
+
+  try {
+    await server.initialize();
+    const addressSpace = server.engine.addressSpace!;
+    addressSpace.getOwnNamespace().addObject({
+      browseName: AAS_ENVIRONMENT_BROWSE_NAME,
+      nodeId: `s=${AAS_ENVIRONMENT_BROWSE_NAME}`,
+      organizedBy: addressSpace.rootFolder.objects,
+    });
+    await server.start();
+  } catch (error) {
+    await server.shutdown(0).catch(() => undefined);
+    await disposeManagers();
+    throw startError(error, endpoint);
+  }
+
+  let stopping: Promise<void> | undefined;
+  return {
+    endpointUrl: server.getEndpointUrl(),
+    stop() {
+      stopping ??= (async () => {
+        await server.shutdown(endpoint.secondsTillShutdown * 1000);
+        await disposeManagers();
+      })();
+      return stopping;
+    },
+  };
+}
