@@ -118,7 +118,7 @@ function applyTo(element: ElementJson, value: unknown, path: string): void {
     case "AnnotatedRelationshipElement":
       for (const [key, item] of fieldsOf(element, value, path)) {
         if (key === "first" || key === "second") element[key] = readValue(item, "Reference", join(path, key));
-        else applyNamed(getChildren(element), item, join(path, key));
+        else applyNamed(getChildren(element), item, join(path, key), true);
       }
       return;
     case "Entity":
@@ -127,7 +127,7 @@ function applyTo(element: ElementJson, value: unknown, path: string): void {
       for (const [, item] of fieldsOf(element, value, path)) element.observed = readValue(item, "Reference", join(path, "observed"));
       return;
     case "SubmodelElementCollection":
-      return applyNamed(getChildren(element), value, path);
+      return applyNamed(getChildren(element), value, path, false);
     case "SubmodelElementList": {
       if (!Array.isArray(value)) throw fail(path, "expected an array (a SubmodelElementList's value)");
       const items = getChildren(element);
@@ -182,7 +182,7 @@ function applyEntity(element: ElementJson, value: unknown, path: string): void {
   for (const [key, item] of fieldsOf(element, value, path)) {
     const itemPath = join(path, key);
     if (key === "statements") {
-      applyNamed(getChildren(element), item, itemPath);
+      applyNamed(getChildren(element), item, itemPath, true);
     } else if (key === "entityType") {
       if (item !== "CoManagedEntity" && item !== "SelfManagedEntity") {
         throw fail(itemPath, `expected "CoManagedEntity" or "SelfManagedEntity", got ${describe(item)}`);
@@ -206,8 +206,12 @@ function specificAssetIdJson(item: unknown): unknown {
   return entries.length === 1 ? { name: entries[0][0], value: entries[0][1] } : item;
 }
 
-/** Children addressed by idShort: {"<idShort>": v, …} or [{"<idShort>": v}, …]. */
-function applyNamed(children: ElementJson[], value: unknown, path: string): void {
+/**
+ * Children addressed by idShort: {"<idShort>": v, …}; for Entity statements and ARE annotations
+ * also [{"<idShort>": v}, …], the v3.0.1 OAS shape.
+ */
+function applyNamed(children: ElementJson[], value: unknown, path: string, arrayForm: boolean): void {
+  if (Array.isArray(value) && !arrayForm) throw fail(path, "expected an object {\"<idShort>\": <value>, …}");
   const objects = Array.isArray(value) ? value : [value];
   objects.forEach((object, index) => {
     const objectPath = Array.isArray(value) ? `${path}[${index}]` : path;

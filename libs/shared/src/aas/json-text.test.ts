@@ -1,0 +1,30 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { isLosslessNumber } from "lossless-json";
+import { AasError } from "./aas-error.ts";
+import { parseJsonLossless, parseJsonText, stringifyLossless } from "./json-text.ts";
+
+test("parseJsonText parses JSON and reports syntax errors with a position", () => {
+  assert.deepEqual(parseJsonText('{"a":[1,"x",true,null]}'), { a: [1, "x", true, null] });
+  for (const text of ['{"a":}', "[1,2,]", "", '{"a":1}x']) {
+    assert.throws(
+      () => parseJsonText(text),
+      (error: unknown) => error instanceof AasError && error.kind === "syntax" && /position \d+/.test(error.message),
+      text,
+    );
+  }
+});
+
+test("parseJsonLossless keeps every digit of xs:decimal and xs:long numbers", () => {
+  const parsed = parseJsonLossless('{"d": 12345678901234567890.123456789, "l": 9223372036854775807}') as Record<string, unknown>;
+  assert.ok(isLosslessNumber(parsed.d) && isLosslessNumber(parsed.l));
+  assert.equal(String(parsed.d), "12345678901234567890.123456789");
+  assert.equal(stringifyLossless(parsed), '{"d":12345678901234567890.123456789,"l":9223372036854775807}');
+  assert.throws(() => parseJsonLossless("{"), (error: unknown) => error instanceof AasError && error.kind === "syntax");
+});
+
+test("stringifyLossless writes plain values like JSON.stringify", () => {
+  const value = { a: 1.5, b: [true, null, "x"], c: { d: undefined } };
+  assert.equal(stringifyLossless(value), JSON.stringify(value));
+  assert.throws(() => stringifyLossless(undefined), TypeError);
+});

@@ -1,0 +1,157 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { AasError } from "./aas-error.ts";
+import { readAas, readModel } from "./model-io.ts";
+import { exampleEnvironment, richShell, richSubmodel, type Json } from "./test-fixtures.ts";
+
+const failsWith = (kind: string, path?: string) => (error: unknown) => {
+  assert.ok(error instanceof AasError, String(error));
+  assert.equal(error.kind, kind, error.message);
+  if (path !== undefined) assert.equal(error.path, path, error.message);
+  return true;
+};
+
+test("round-trips every shell, submodel and concept description of the example, and the whole environment", () => {
+  const environment = exampleEnvironment();
+  const cases: [Json, "AssetAdministrationShell" | "Submodel" | "ConceptDescription"][] = [
+    ...environment.assetAdministrationShells.map((shell: Json) => [shell, "AssetAdministrationShell"] as const),
+    ...environment.submodels.map((submodel: Json) => [submodel, "Submodel"] as const),
+    ...environment.conceptDescriptions.map((cd: Json) => [cd, "ConceptDescription"] as const),
+    [richSubmodel(), "Submodel"],
+    [richShell(), "AssetAdministrationShell"],
+  ];
+  assert.equal(cases.length, 3 + 6 + 2 + 2);
+  for (const [jsonable, target] of cases) {
+    const before = structuredClone(jsonable);
+    const { instance, jsonable: canonical } = readAas(jsonable, target, { validate: true });
+    assert.deepEqual(canonical, before, `${target} ${jsonable.id}`);
+    assert.deepEqual(jsonable, before, "the input is not modified");
+    assert.equal(instance.constructor.name, target);
+  }
+  const whole = readAas(exampleEnvironment(), "Environment", { validate: true });
+  assert.deepEqual(whole.jsonable, exampleEnvironment());
+  const element = exampleEnvironment().submodels[0].submodelElements[0];
+  assert.deepEqual(readAas(element, "SubmodelElement", { validate: true }).jsonable, element);
+});
+
+test("rejects unknown properties with their JSON path (spec §7.2)", () => {
+  const submodel = exampleEnvironment().submodels[0];
+  submodel.submodelElements[2].valu = "x";
+  assert.throws(() => readAas(submodel, "Submodel", { validate: false }), failsWith("unknown-property", "submodelElements[2].valu"));
+
+  const environment = exampleEnvironment();
+  environment.submodels[1].submodelElements[0].value[0].valueTyp = "xs:int";
+  assert.throws(
+    () => readAas(environment, "Environment", { validate: false }),
+    failsWith("unknown-property", "submodels[1].submodelElements[0].value[0].valueTyp"),
+  );
+
+  const cases: [Json, string][] = [
+    [{ ...exampleEnvironment().submodels[0], foo: 1 }, "foo"],
+    [withEdit(richSubmodel(), (s) => (s.semanticId.keys[0].vaule = "x")), "semanticId.keys[0].vaule"],
+    [
+      withEdit(richSubmodel(), (s) => (s.embeddedDataSpecifications[0].dataSpecificationContent.levelType.average = true)),
+      "embeddedDataSpecifications[0].dataSpecificationContent.levelType.average",
+    ],
+    [withEdit(richSubmodel(), (s) => (s.submodelElements[11].value[1].value[0].extra = 1)), "submodelElements[11].value[1].value[0].extra"],
+    [
+      withEdit(richSubmodel(), (s) => (s.submodelElements.find((e: Json) => e.idShort === "Run").inputVariables[0].value.x = 1)),
+      "submodelElements[19].inputVariables[0].value.x",
+    ],
+    [withEdit(richSubmodel(), (s) => (s.semanticId.modelType = "Submodel")), "semanticId.modelType"],
+  ];
+  for (const [jsonable, path] of cases) {
+    assert.throws(() => readAas(jsonable, "Submodel", { validate: false }), failsWith("unknown-property", path));
+  }
+});
+
+test("tolerates a modelType that names its own class where the JSON schema has none", () => {
+  const submodel = richSubmodel();
+  submodel.extensions[0].modelType = "Extension";
+  assert.equal(readAas(submodel, "Submodel", { validate: true }).jsonable.extensions instanceof Array, true);
+});
+
+test("null means absent (spec §4.4.4)", () => {
+  const element = { modelType: "Property", idShort: "P", valueType: "xs:int", value: null, description: null, semanticId: null };
+  assert.deepEqual(readAas(element, "SubmodelElement", { validate: true }).jsonable, {
+    modelType: "Property",
+    idShort: "P",
+    valueType: "xs:int",
+  });
+  const submodel = exampleEnvironment().submodels[0];
+  submodel.submodelElements[0].value[0].semanticId = null;
+  submodel.administration = null;
+  assert.ok(readAas(submodel, "Submodel", { validate: true }));
+  // A required property set to null is missing, which jsonization reports.
+  assert.throws(
+    () => readAas({ ...exampleEnvironment().submodels[0], id: null }, "Submodel", { validate: false }),
+    failsWith("deserialization"),
+  );
+});
+
+test("an empty string as a typed value means absent unless the valueType accepts it (spec §4.4.5)", () => {
+  const read = (json: Json) => readAas(json, "SubmodelElement", { validate: true }).jsonable;
+  assert.equal("value" in read({ modelType: "Property", idShort: "P", valueType: "xs:int", value: "" }), false);
+  assert.equal("value" in read({ modelType: "Property", idShort: "P", valueType: "xs:dateTime", value: "" }), false);
+  assert.equal(read({ modelType: "Property", idShort: "P", valueType: "xs:string", value: "" }).value, "");
+  assert.equal(read({ modelType: "Property", idShort: "P", valueType: "xs:anyURI", value: "" }).value, "");
+  assert.deepEqual(read({ modelType: "Range", idShort: "R", valueType: "xs:double", min: "", max: "1.5" }), {
+    modelType: "Range",
+    idShort: "R",
+    valueType: "xs:double",
+    max: "1.5",
+  });
+  const qualified = read({
+    modelType: "Property",
+    idShort: "P",
+    valueType: "xs:string",
+    qualifiers: [{ type: "q", valueType: "xs:int", value: "" }],
+  });
+  assert.deepEqual(qualified.qualifiers, [{ type: "q", valueType: "xs:int" }]);
+});
+
+test("reports jsonization errors with aas-core's JSON path", () => {
+  const submodel = exampleEnvironment().submodels[0];
+  submodel.submodelElements[0].value[0].valueType = 42;
+  assert.throws(() => readAas(submodel, "Submodel", { validate: false }), failsWith("deserialization", "submodelElements[0].value[0].valueType"));
+  const unsupported = { modelType: "Property", idShort: "P", valueType: "xs:char", value: "x" };
+  assert.throws(() => readAas(unsupported, "SubmodelElement", { validate: false }), failsWith("deserialization", "valueType"));
+  assert.throws(() => readAas({ modelType: "Nonsense" }, "SubmodelElement", { validate: false }), failsWith("deserialization"));
+  assert.throws(() => readAas([], "Submodel", { validate: false }), failsWith("deserialization"));
+});
+
+test("collects every verification error, each as 'path: message'", () => {
+  const submodel = exampleEnvironment().submodels[0];
+  submodel.idShort = "1bad";
+  submodel.submodelElements.find((e: Json) => e.idShort === "MaxRotationSpeed").value = "abc";
+  const range = submodel.submodelElements.find((e: Json) => e.idShort === "TemperatureRange");
+  range.min = "warm";
+  let caught: AasError | undefined;
+  try {
+    readAas(submodel, "Submodel", { validate: true });
+  } catch (error) {
+    caught = error as AasError;
+  }
+  assert.ok(caught instanceof AasError && caught.kind === "verification");
+  const details = caught.details;
+  assert.equal(details.length, 3, details.join("\n"));
+  assert.match(details[0], /^idShort: /);
+  assert.ok(details.some((d) => /^submodelElements\[4\]: Value must be consistent with the value type/.test(d)), details.join("\n"));
+  assert.ok(details.some((d) => /^submodelElements\[6\]: .*[Mm]in/.test(d)), details.join("\n"));
+  assert.match(caught.message, /and 2 more/);
+
+  // Without validation the same input is accepted as it is.
+  assert.equal(readAas(submodel, "Submodel", { validate: false }).jsonable.idShort, "1bad");
+});
+
+test("readModel reads the small classes ValueOnly input carries", () => {
+  const reference = { type: "ExternalReference", keys: [{ type: "GlobalReference", value: "urn:x" }] };
+  assert.deepEqual(readModel(reference, "Reference", { validate: true }).jsonable, reference);
+  assert.throws(() => readModel({ type: "ExternalReference", keys: [] }, "Reference", { validate: true }), failsWith("verification"));
+  assert.throws(() => readModel({ ...reference, foo: 1 }, "Reference", { validate: true }), failsWith("unknown-property", "foo"));
+});
+
+function withEdit(json: Json, edit: (json: Json) => void): Json {
+  edit(json);
+  return json;
+}
