@@ -1,0 +1,4 @@
+// The explicit surface of @twinport/model-store.
+export { createRedisRepository, DEFAULT_COMMAND_TIMEOUT_MS, type RedisRepository, type RedisRepositoryOptions } from "./redis/redis-repository.ts";
+export { redisLayout, type RedisLayout, type SubmodelKeys } from "./redis/redis-layout.ts";
+export { RepositoryUnavailableError } from "@twinport/shared";

@@ -1,0 +1,206 @@
+import type { Commit, CommitResult, IdentifiableKind } from "@twinport/shared";
+import { luaScript } from "./lua-script.ts";
+import { IDENTIFIABLE_KINDS, orderKeyOf, type RedisLayout } from "./redis-layout.ts";
+
+/**
+ * The commit: ONE Lua script over declared KEYS, so checking and writing are one atomic step.
+ *
+ * KEYS: 1 seq, 2 kinds, 3 ordinal, 4 outbox, 5..10 rec/order of shell, submodel,
+ *       concept-description, then 3 keys (el, order, ctr) per submodel the commit names.
+ * ARGV: 1 the event draft as JSON text (stored as-is: Lua never decodes JSON, cjson would turn []
+ *       into {} and round numbers), 2 the number of preconditions, then 4 values per precondition,
+ *       then the ops, each a code followed by a fixed number of values. The script walks ARGV with a
+ *       loop and never unpack()s it: Lua's stack holds ~8000 values, a commit can hold 100,000 ops.
+ *
+ * Records are packed (see redis-layout.ts); the script only ever looks at their prefix up to the
+ * JSON. Returns {1, seq} or {0, index of the failed precondition}. A failed check returns before
+ * the first write, so it changes nothing and consumes no sequence number.
+ */
+const SOURCE = `
+local KIND = { shell = 5, submodel = 7, ["concept-description"] = 9 }
+local function sm(i) return 11 + (tonumber(i) - 1) * 3 end
+local function revOf(record) return string.match(record, '^%d*') end
+-- the record without its revision, from the first separator on
+local function restOf(record)
+  local at = string.find(record, '\\1', 1, true)
+  return string.sub(record, at)
+end
+
+local argc = #ARGV
+local a = 3
+for p = 1, tonumber(ARGV[2]) do
+  local t, x, y, z = ARGV[a], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3]
+  a = a + 4
+  local holds
+  if t == 'f' then
+    holds = redis.call('HEXISTS', KEYS[2], x) == 0
+  else
+    local key = (t == 'i') and KEYS[KIND[x]] or KEYS[sm(x)]
+    local stored = redis.call('HGET', key, y)
+    if z == '' then holds = (stored == false) else holds = (stored ~= false and revOf(stored) == z) end
+  end
+  if not holds then return {0, p - 1} end
+end
+
+local seq = redis.call('INCR', KEYS[1])
+local rev = string.format('%d', seq)
+-- The outbox entry goes first: should XADD refuse (a stream ahead of the sequence), no data is written.
+redis.call('XADD', KEYS[4], rev .. '-0', 'seq', rev, 'event', ARGV[1])
+
+-- Per-submodel orderKey counters, kept here and written once at the end (one INCR per inserted
+-- element would double the work of a large load).
+local counters = {}
+local function nextOrderKey(b)
+  local n = counters[b]
+  if n == nil then n = tonumber(redis.call('GET', KEYS[b + 2]) or '0') end
+  n = n + 1
+  counters[b] = n
+  return string.format('%016x', n)
+end
+
+while a <= argc do
+  local op = ARGV[a]
+  if op == 'ie' or op == 'pe' then
+    -- put-element: submodel, path, json [, parentPath, orderKey ('' = next of the counter)]
+    local b, path = sm(ARGV[a + 1]), ARGV[a + 2]
+    local old = redis.call('HGET', KEYS[b], path)
+    local orderKey, parent = '', ''
+    if old then
+      -- an existing element keeps its place
+      local _, _, k, p = string.find(old, '^%d*\\1([^\\1]*)\\1([^\\1]*)\\1')
+      orderKey, parent = k, p
+    elseif op == 'ie' then
+      parent = ARGV[a + 4]
+      orderKey = ARGV[a + 5]
+      if orderKey == '' then orderKey = nextOrderKey(b) end
+      redis.call('ZADD', KEYS[b + 1], 0, parent .. '\\1' .. orderKey .. '\\1' .. path)
+    end
+    redis.call('HSET', KEYS[b], path, rev .. '\\1' .. orderKey .. '\\1' .. parent .. '\\1' .. ARGV[a + 3])
+    if op == 'ie' then a = a + 6 else a = a + 4 end
+  elseif op == 'de' then
+    -- delete-element: submodel, path
+    local b, path = sm(ARGV[a + 1]), ARGV[a + 2]
+    local old = redis.call('HGET', KEYS[b], path)
+    if old then
+      local _, _, orderKey, parent = string.find(old, '^%d*\\1([^\\1]*)\\1([^\\1]*)\\1')
+      if orderKey ~= '' then redis.call('ZREM', KEYS[b + 1], parent .. '\\1' .. orderKey .. '\\1' .. path) end
+      redis.call('HDEL', KEYS[b], path)
+    end
+    a = a + 3
+  elseif op == 'te' then
+    -- touch-element: submodel, path (only an existing element)
+    local b, path = sm(ARGV[a + 1]), ARGV[a + 2]
+    local old = redis.call('HGET', KEYS[b], path)
+    if old then redis.call('HSET', KEYS[b], path, rev .. restOf(old)) end
+    a = a + 3
+  elseif op == 'pi' then
+    -- put-identifiable: kind, id, json (a new one is appended to its kind's order)
+    local k, id = KIND[ARGV[a + 1]], ARGV[a + 2]
+    redis.call('HSET', KEYS[k], id, rev .. '\\1' .. ARGV[a + 3])
+    if not redis.call('ZSCORE', KEYS[k + 1], id) then
+      redis.call('ZADD', KEYS[k + 1], redis.call('INCR', KEYS[3]), id)
+    end
+    redis.call('HSET', KEYS[2], id, ARGV[a + 1])
+    a = a + 4
+  elseif op == 'di' then
+    -- delete-identifiable: kind, id, submodel index ('' unless a submodel: its elements go too)
+    local k, id = KIND[ARGV[a + 1]], ARGV[a + 2]
+    redis.call('HDEL', KEYS[k], id)
+    redis.call('ZREM', KEYS[k + 1], id)
+    if redis.call('HGET', KEYS[2], id) == ARGV[a + 1] then redis.call('HDEL', KEYS[2], id) end
+    if ARGV[a + 3] ~= '' then
+      local b = sm(ARGV[a + 3])
+      -- UNLINK frees a large submodel's memory in the background instead of inside the script
+      redis.call('UNLINK', KEYS[b], KEYS[b + 1], KEYS[b + 2])
+      counters[b] = 0
+    end
+    a = a + 4
+  elseif op == 'ti' then
+    -- touch-identifiable: kind, id (only an existing one)
+    local k, id = KIND[ARGV[a + 1]], ARGV[a + 2]
+    local old = redis.call('HGET', KEYS[k], id)
+    if old then redis.call('HSET', KEYS[k], id, rev .. restOf(old)) end
+    a = a + 3
+  else
+    return redis.error_reply('twinport commit: unknown op ' .. tostring(op))
+  end
+end
+for b, n in pairs(counters) do
+  if n > 0 then redis.call('SET', KEYS[b + 2], n) end
+end
+return {1, seq}
+`;
+
+const script = luaScript(SOURCE);
+
+export interface EncodedCommit {
+  keys: string[];
+  args: (string | number)[];
+}
+
+export function encodeCommit(layout: RedisLayout, commit: Commit): EncodedCommit {
+  const keys = [layout.sequence, layout.kinds, layout.ordinal, layout.outbox];
+  for (const kind of IDENTIFIABLE_KINDS) {
+    const k = layout.identifiable(kind);
+    keys.push(k.rec, k.order);
+  }
+  const submodelIndex = new Map<string, number>();
+  const sm = (id: string): number => {
+    let index = submodelIndex.get(id);
+    if (index === undefined) {
+      index = submodelIndex.size + 1;
+      submodelIndex.set(id, index);
+      const k = layout.submodel(id);
+      keys.push(k.el, k.order, k.ctr);
+    }
+    return index;
+  };
+  const revision = (value: number | null) => (value === null ? "" : String(value));
+  const kind = (value: IdentifiableKind) => {
+    if (!IDENTIFIABLE_KINDS.includes(value)) throw new TypeError(`Unknown identifiable kind '${String(value)}'`);
+    return value;
+  };
+
+  const args: (string | number)[] = [JSON.stringify(commit.event), commit.preconditions.length];
+  for (const p of commit.preconditions) {
+    if (p.on === "identifiable") args.push("i", kind(p.kind), p.id, revision(p.revision));
+    else if (p.on === "id-free") args.push("f", p.id, "", "");
+    else args.push("e", sm(p.submodelId), p.path, revision(p.revision));
+  }
+  for (const op of commit.ops) {
+    switch (op.op) {
+      case "put-identifiable":
+        args.push("pi", kind(op.kind), op.id, op.json);
+        break;
+      case "delete-identifiable":
+        args.push("di", kind(op.kind), op.id, op.kind === "submodel" ? sm(op.id) : "");
+        break;
+      case "put-element":
+        if (op.insert) {
+          const index = op.insert.index;
+          if (index !== undefined && !(Number.isSafeInteger(index) && index >= 0)) throw new RangeError(`List index must be a non-negative integer, got ${index}`);
+          args.push("ie", sm(op.submodelId), op.path, op.json, op.insert.parentPath, index === undefined ? "" : orderKeyOf(index));
+        } else {
+          args.push("pe", sm(op.submodelId), op.path, op.json);
+        }
+        break;
+      case "delete-element":
+        args.push("de", sm(op.submodelId), op.path);
+        break;
+      case "touch-element":
+        args.push("te", sm(op.submodelId), op.path);
+        break;
+      case "touch-identifiable":
+        args.push("ti", kind(op.kind), op.id);
+        break;
+    }
+  }
+  return { keys, args };
+}
+
+export async function runCommit(redis: import("ioredis").Redis, layout: RedisLayout, commit: Commit): Promise<CommitResult> {
+  const { keys, args } = encodeCommit(layout, commit);
+  const [applied, value] = (await script.run(redis, keys, args)) as [number, number];
+  if (applied !== 1) return { ok: false, failed: value };
+  return { ok: true, seq: value, event: { ...commit.event, seq: value, revision: value } };
+}

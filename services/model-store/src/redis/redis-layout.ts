@@ -1,0 +1,98 @@
+import type { IdentifiableKind } from "@twinport/shared";
+
+/**
+ * The Redis key layout of the store. Every key carries ONE hash tag, `{<prefix>}` (`{tp}` by
+ * default), so every key lives in one slot and the multi-key commit script also runs on Redis
+ * Cluster. Ids appear base64url-encoded inside key names; ids and idShortPaths are raw inside hash
+ * fields and sorted-set members.
+ *
+ *   {tp}:seq                     string  the global sequence; INCR'd by every commit
+ *   {tp}:kinds                   hash    id → kind (ids are unique across kinds: the id-free check)
+ *   {tp}:ordinal                 string  creation counter that orders identifiables
+ *   {tp}:<kind>:rec              hash    id → `<revision>\x01<AAS JSON>` (submodels without elements)
+ *   {tp}:<kind>:order            zset    id, scored by its creation ordinal (keyset paging by score)
+ *   {tp}:sm:<b64url id>:el       hash    idShortPath → `<revision>\x01<orderKey>\x01<parentPath>\x01<json>`
+ *                                        (the shallow element JSON; orderKey "" = never inserted
+ *                                        into a parent)
+ *   {tp}:sm:<b64url id>:order    zset    all scores 0; members `<parentPath>\x01<orderKey>\x01<path>`,
+ *                                        so ZRANGEBYLEX [P\x01 (P\x02 is P's children in order
+ *                                        (`\x01`/`\x02` sort below every idShort character, so `Temp`
+ *                                        never picks up `Temperature`'s children), keyset-pageable
+ *   {tp}:sm:<b64url id>:ctr      string  per-submodel counter for orderKeys (list items use the index)
+ *   {tp}:outbox                  stream  one entry per commit, id `<seq>-0`, fields seq, event
+ *                                        (the event draft as JSON text, built in JS)
+ *   {tp}:relay:lease             string  owner of the outbox relay (SET NX PX)
+ *   {tp}:relay:position          string  stream id of the last relayed entry
+ *
+ * Why one packed value per record: a record's JSON and revision can never disagree (they are
+ * written together), a point read is one HGET/HMGET, and reading a whole submodel is ONE HGETALL
+ * (the parent path and orderKey inside each record give the document order without touching the
+ * sorted set). orderKey = 16 lowercase hex digits, so string order is numeric order. Every
+ * per-element operation is a hash or sorted-set access on the submodel's own keys, O(1) or
+ * O(log n): never a read-modify-write of the whole submodel.
+ */
+export interface RedisLayout {
+  prefix: string;
+  sequence: string;
+  kinds: string;
+  ordinal: string;
+  outbox: string;
+  identifiable(kind: IdentifiableKind): { rec: string; order: string };
+  submodel(id: string): SubmodelKeys;
+  /** Any other key in the same hash tag (leases, relay position). */
+  key(name: string): string;
+  /** SCAN pattern matching every key of this store. */
+  pattern: string;
+}
+
+export interface SubmodelKeys {
+  el: string;
+  order: string;
+  ctr: string;
+}
+
+export const IDENTIFIABLE_KINDS: readonly IdentifiableKind[] = ["shell", "submodel", "concept-description"];
+
+export function redisLayout(prefix = "tp"): RedisLayout {
+  const base = `{${prefix}}:`;
+  const key = (name: string) => base + name;
+  return {
+    prefix,
+    sequence: key("seq"),
+    kinds: key("kinds"),
+    ordinal: key("ordinal"),
+    outbox: key("outbox"),
+    identifiable: (kind) => ({ rec: key(`${kind}:rec`), order: key(`${kind}:order`) }),
+    submodel(id) {
+      const sm = key(`sm:${Buffer.from(id, "utf8").toString("base64url")}:`);
+      return { el: `${sm}el`, order: `${sm}order`, ctr: `${sm}ctr` };
+    },
+    key,
+    pattern: `${base.replace(/[*?[\]\\]/g, (c) => `\\${c}`)}*`,
+  };
+}
+
+/** 16 lowercase hex digits: the Lua side formats counter ordinals the same way (`%016x`). */
+export function orderKeyOf(ordinal: number): string {
+  return ordinal.toString(16).padStart(16, "0");
+}
+
+/** A stored element record, unpacked (`orderKey` "" = never inserted into a parent). */
+export interface ElementRecord {
+  revision: number;
+  orderKey: string;
+  parentPath: string;
+  json: string;
+}
+
+export function unpackElement(value: string): ElementRecord {
+  const a = value.indexOf("\x01");
+  const b = value.indexOf("\x01", a + 1);
+  const c = value.indexOf("\x01", b + 1);
+  return { revision: Number(value.slice(0, a)), orderKey: value.slice(a + 1, b), parentPath: value.slice(b + 1, c), json: value.slice(c + 1) };
+}
+
+export function unpackIdentifiable(value: string): { revision: number; json: string } {
+  const a = value.indexOf("\x01");
+  return { revision: Number(value.slice(0, a)), json: value.slice(a + 1) };
+}

@@ -1,0 +1,11 @@
+import { after } from "node:test";
+import { repositoryContract } from "@twinport/shared/testing";
+import { startRedis } from "../../../../tests/support/servers.ts";
+import { createRedisRepository } from "./redis-repository.ts";
+
+// One real redis-server for the whole suite; every test gets an empty keyspace of its own prefix.
+const server = await startRedis();
+after(() => server.stop());
+let n = 0;
+
+repositoryContract("redis", () => createRedisRepository({ url: server.url, keyPrefix: `contract-${++n}` }));

@@ -1,0 +1,259 @@
+import { describe, it, after, before } from "node:test";
+import assert from "node:assert/strict";
+import { Redis } from "ioredis";
+import { RepositoryUnavailableError, type ChangeEventDraft, type CommitOp, type Repository } from "@twinport/shared";
+import { startRedis, freePort, type RunningServer } from "../../../../tests/support/servers.ts";
+import { createRedisRepository } from "./redis-repository.ts";
+
+const draft: ChangeEventDraft = { kind: "element.updated", id: "sm", time: "2026-01-01T00:00:00.000Z" };
+let prefixes = 0;
+const nextPrefix = () => `unit-${++prefixes}`;
+
+function insert(submodelId: string, parentPath: string, path: string, json = "{}"): CommitOp {
+  return { op: "put-element", submodelId, path, json, insert: { parentPath, segment: path.slice(parentPath ? parentPath.length + 1 : 0) } };
+}
+
+async function commitOk(repo: Repository, ops: CommitOp[]) {
+  const result = await repo.commit({ preconditions: [], ops, event: draft });
+  assert.ok(result.ok);
+  return result;
+}
+
+describe("Redis repository", () => {
+  let server: RunningServer;
+  let admin: Redis;
+  before(async () => {
+    server = await startRedis();
+    admin = new Redis(server.url);
+  });
+  after(async () => {
+    admin.disconnect();
+    await server.stop();
+  });
+
+  it("keeps every key under one hash tag, with ids base64url-encoded in key names", async () => {
+    const repo = await createRedisRepository({ url: server.url, keyPrefix: "layout" });
+    try {
+      const id = "https://x/y?a=b#c {tp} 日本";
+      await commitOk(repo, [{ op: "put-identifiable", kind: "submodel", id, json: "{}" }, insert(id, "", "a"), insert(id, "a", "a.b")]);
+      await commitOk(repo, [{ op: "put-identifiable", kind: "shell", id: "s", json: "{}" }]);
+      const keys = await admin.keys("*");
+      assert.ok(keys.length >= 8);
+      assert.ok(keys.every((k) => k.startsWith("{layout}:")), keys.join(", "));
+      const encoded = Buffer.from(id).toString("base64url");
+      assert.ok(keys.includes(`{layout}:sm:${encoded}:el`));
+      assert.ok(keys.every((k) => !k.includes("https://")));
+      await repo.clear();
+      assert.deepEqual((await admin.keys("{layout}:*")).sort(), ["{layout}:outbox", "{layout}:seq"]);
+    } finally {
+      await repo.close();
+    }
+  });
+
+  it("appends each commit's event to the outbox stream without decoding it", async () => {
+    const repo = await createRedisRepository({ url: server.url, keyPrefix: nextPrefix() });
+    try {
+      const event: ChangeEventDraft = {
+        kind: "element.value-changed",
+        id: "sm",
+        idShortPath: "a",
+        payload: { empty: [], obj: {}, big: "12345678901234567890", n: 0.1, text: "€ \u2028" },
+        time: "2026-01-01T00:00:00.000Z",
+      };
+      const first = await repo.commit({ preconditions: [], ops: [insert("sm", "", "a")], event });
+      const failed = await repo.commit({ preconditions: [{ on: "identifiable", kind: "shell", id: "x", revision: 5 }], ops: [], event });
+      const second = await repo.commit({ preconditions: [], ops: [], event: draft });
+      assert.ok(first.ok && !failed.ok && second.ok);
+      const entries = await admin.xrange(repo.outboxKey, "-", "+");
+      assert.deepEqual(entries, [
+        [`${first.seq}-0`, ["seq", String(first.seq), "event", JSON.stringify(event)]],
+        [`${second.seq}-0`, ["seq", String(second.seq), "event", JSON.stringify(draft)]],
+      ]);
+    } finally {
+      await repo.close();
+    }
+  });
+
+  it("stays atomic and gap-free under concurrent writers on separate connections", async () => {
+    const prefix = nextPrefix();
+    const a = await createRedisRepository({ url: server.url, keyPrefix: prefix });
+    const b = await createRedisRepository({ url: server.url, keyPrefix: prefix });
+    try {
+      const created = await commitOk(a, [insert("sm", "", "counter", "0")]);
+      // Compare-and-set increments from both connections: every success saw the latest revision.
+      const worker = async (repo: Repository, rounds: number) => {
+        let wins = 0;
+        while (wins < rounds) {
+          const [record] = await repo.getElements("sm", ["counter"]);
+          const result = await repo.commit({
+            preconditions: [{ on: "element", submodelId: "sm", path: "counter", revision: record!.revision }],
+            ops: [{ op: "put-element", submodelId: "sm", path: "counter", json: String(Number(record!.json) + 1) }],
+            event: draft,
+          });
+          if (result.ok) wins++;
+        }
+      };
+      await Promise.all([worker(a, 60), worker(b, 60), worker(a, 60), worker(b, 60)]);
+      const [counter] = await a.getElements("sm", ["counter"]);
+      assert.equal(counter?.json, "240");
+      assert.equal(await b.currentSeq(), created.seq + 240);
+      const seqs = (await admin.xrange(a.outboxKey, "-", "+")).map(([, fields]) => Number(fields[1]));
+      assert.deepEqual(seqs, Array.from({ length: 241 }, (_, i) => created.seq + i));
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it("reloads its scripts after SCRIPT FLUSH", async () => {
+    const repo = await createRedisRepository({ url: server.url, keyPrefix: nextPrefix() });
+    try {
+      await commitOk(repo, [insert("sm", "", "a"), insert("sm", "a", "a.b")]);
+      assert.equal((await repo.getSubtree("sm", "a")).length, 2);
+      await admin.script("FLUSH");
+      await commitOk(repo, [insert("sm", "a", "a.c")]);
+      assert.equal((await repo.getSubtree("sm", "a")).length, 3);
+    } finally {
+      await repo.close();
+    }
+  });
+
+  it("one element costs the same on a submodel of 100,000 elements as on one of 10", async (t) => {
+    const repo = await createRedisRepository({ url: server.url, keyPrefix: nextPrefix(), commandTimeoutMs: 20_000 });
+    try {
+      const load = (id: string, count: number): CommitOp[] => {
+        const ops: CommitOp[] = [{ op: "put-identifiable", kind: "submodel", id, json: "{}" }];
+        for (let c = 0; c < 10; c++) ops.push(insert(id, "", `c${c}`));
+        for (let i = 0; i < count - 10; i++) ops.push(insert(id, `c${i % 10}`, `c${i % 10}.p${i}`, `{"idShort":"p${i}","value":"${i}"}`));
+        return ops;
+      };
+      await commitOk(repo, load("small", 10 + 10));
+      await commitOk(repo, load("big", 100_000)); // ONE commit
+      assert.equal((await repo.getSubtree("big", "")).length, 100_000);
+
+      const path = (id: string) => (id === "big" ? "c3.p99983" : "c3.p3");
+      const getAndPut = async (id: string) => {
+        const [record] = await repo.getElements(id, [path(id)]);
+        const result = await repo.commit({
+          preconditions: [{ on: "element", submodelId: id, path: path(id), revision: record!.revision }],
+          ops: [
+            { op: "put-element", submodelId: id, path: path(id), json: record!.json },
+            { op: "touch-element", submodelId: id, path: "c3" },
+            { op: "touch-identifiable", kind: "submodel", id },
+          ],
+          event: draft,
+        });
+        assert.ok(result.ok);
+      };
+      // Cost 1: Redis commands executed (including those inside scripts) per get+put: identical.
+      const commands = async () => {
+        const stats = await admin.info("commandstats");
+        return [...stats.matchAll(/calls=(\d+)/g)].reduce((sum, m) => sum + Number(m[1]), 0);
+      };
+      const counted = async (id: string) => {
+        const before = await commands();
+        await getAndPut(id);
+        return (await commands()) - before - 1; // minus the INFO itself
+      };
+      await getAndPut("small"); // scripts loaded
+      assert.equal(await counted("big"), await counted("small"));
+
+      // Cost 2: time for 200 get+put each; best of three rounds against noise from other processes.
+      const timed = async (id: string) => {
+        const start = performance.now();
+        for (let i = 0; i < 200; i++) await getAndPut(id);
+        return performance.now() - start;
+      };
+      let small = Infinity;
+      let big = Infinity;
+      for (let round = 0; round < 3; round++) {
+        small = Math.min(small, await timed("small"));
+        big = Math.min(big, await timed("big"));
+      }
+      t.diagnostic(`200 get+put: ${small.toFixed(0)} ms on 20 elements, ${big.toFixed(0)} ms on 100,000`);
+      assert.ok(small / big >= 0.5, `200 get+put: ${small.toFixed(0)} ms on 20 elements, ${big.toFixed(0)} ms on 100,000`);
+      await commitOk(repo, [{ op: "delete-identifiable", kind: "submodel", id: "big" }]);
+      assert.equal(await admin.exists(repo.layout.submodel("big").el), 0);
+    } finally {
+      await repo.close();
+    }
+  });
+
+  it("fails fast with RepositoryUnavailableError while a command runs too long", async () => {
+    const repo = await createRedisRepository({ url: server.url, keyPrefix: nextPrefix(), commandTimeoutMs: 200 });
+    const blocker = new Redis(server.url);
+    try {
+      await commitOk(repo, [insert("sm", "", "a")]);
+      // Keep the server busy for ~800 ms with a script on another connection.
+      const busy = blocker.eval(
+        "local s = redis.call('TIME') repeat local n = redis.call('TIME') until (n[1] - s[1]) * 1000000 + (n[2] - s[2]) > 800000 return 1",
+        0,
+      );
+      await new Promise((r) => setTimeout(r, 50));
+      const started = Date.now();
+      await assert.rejects(repo.getElements("sm", ["a"]), RepositoryUnavailableError);
+      assert.ok(Date.now() - started < 700, "answered before the server was free again");
+      await busy;
+      assert.equal((await repo.getElements("sm", ["a"]))[0]?.path, "a");
+    } finally {
+      blocker.disconnect();
+      await repo.close();
+    }
+  });
+});
+
+describe("Redis repository during an outage", () => {
+  it("throws RepositoryUnavailableError at once while Redis is down and recovers when it is back", async () => {
+    const port = await freePort();
+    let server = await startRedis({ port });
+    const repo = await createRedisRepository({ url: server.url, keyPrefix: "outage" });
+    try {
+      await commitOk(repo, [insert("sm", "", "a")]);
+      await server.stop();
+      for (const call of [() => repo.getElements("sm", ["a"]), () => repo.commit({ preconditions: [], ops: [], event: draft }), () => repo.currentSeq()]) {
+        const started = Date.now();
+        await assert.rejects(call(), (error: Error) => error instanceof RepositoryUnavailableError && error.name === "RepositoryUnavailableError");
+        assert.ok(Date.now() - started < 1000, "failed fast");
+      }
+      server = await startRedis({ port });
+      const until = Date.now() + 5000;
+      for (;;) {
+        try {
+          await commitOk(repo, [insert("sm", "", "b")]);
+          break;
+        } catch (error) {
+          assert.ok(error instanceof RepositoryUnavailableError);
+          if (Date.now() > until) throw error;
+          await new Promise((r) => setTimeout(r, 50));
+        }
+      }
+      assert.equal((await repo.getElements("sm", ["b"]))[0]?.path, "b");
+    } finally {
+      await repo.close();
+      await server.stop();
+    }
+  });
+
+  it("starts while Redis is down, answers unavailable, and connects once Redis is up", async () => {
+    const port = await freePort();
+    const repo = await createRedisRepository({ url: `redis://127.0.0.1:${port}`, keyPrefix: "late", commandTimeoutMs: 500 });
+    let server: RunningServer | undefined;
+    try {
+      await assert.rejects(repo.currentSeq(), RepositoryUnavailableError);
+      server = await startRedis({ port });
+      const until = Date.now() + 5000;
+      let seq: number | undefined;
+      while (seq === undefined) {
+        seq = await repo.currentSeq().catch((error) => {
+          assert.ok(error instanceof RepositoryUnavailableError);
+          if (Date.now() > until) throw error;
+          return new Promise<undefined>((r) => setTimeout(() => r(undefined), 50));
+        });
+      }
+      assert.equal(seq, 0);
+    } finally {
+      await repo.close();
+      await server?.stop();
+    }
+  });
+});

@@ -1,0 +1,131 @@
+import type { IdentifiableKind, Repository, RepositoryPage, StoredIdentifiable } from "@twinport/shared";
+import { CommandError } from "@twinport/shared";
+import type { Redis } from "ioredis";
+import { runCommit } from "./commit-script.ts";
+import { decodeCursor, encodeCursor, getElements, getSubtree, listChildren } from "./element-reads.ts";
+import { closeRedis, createRedisClient, firstConnection } from "./redis-client.ts";
+import { redisCall } from "./redis-errors.ts";
+import { IDENTIFIABLE_KINDS, redisLayout, unpackIdentifiable, type RedisLayout } from "./redis-layout.ts";
+
+export interface RedisRepositoryOptions {
+  url: string;
+  /** Key prefix and hash tag of the whole store: keys look like `{tp}:…`. Default "tp". */
+  keyPrefix?: string;
+  /** Default 2000 ms: past it a command fails with RepositoryUnavailableError. */
+  commandTimeoutMs?: number;
+}
+
+/** The Repository port on Redis; see redis-layout.ts for the keys. */
+export interface RedisRepository extends Repository {
+  /** The fail-fast connection (for the outbox relay and leases; do not issue blocking commands on it). */
+  readonly redis: Redis;
+  readonly layout: RedisLayout;
+  /** The stream every commit appends its event to. */
+  readonly outboxKey: string;
+  /** A key in this store's keyspace and hash tag, e.g. for a lease: `{tp}:<name>`. */
+  key(name: string): string;
+}
+
+export const DEFAULT_COMMAND_TIMEOUT_MS = 2000;
+
+/**
+ * Connect to Redis (waiting for the first connection attempt only: when Redis is down the store
+ * still starts, every call throws RepositoryUnavailableError, and it reconnects in the background).
+ */
+export async function createRedisRepository(options: RedisRepositoryOptions): Promise<RedisRepository> {
+  const commandTimeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
+  const layout = redisLayout(options.keyPrefix ?? "tp");
+  const redis = createRedisClient(options.url, { commandTimeoutMs, connectionName: `twinport-repository-${layout.prefix}` });
+  await firstConnection(redis, commandTimeoutMs);
+
+  const kindKeys = (kind: IdentifiableKind) => {
+    if (!IDENTIFIABLE_KINDS.includes(kind)) throw new TypeError(`Unknown identifiable kind '${String(kind)}'`);
+    return layout.identifiable(kind);
+  };
+
+  return {
+    redis,
+    layout,
+    outboxKey: layout.outbox,
+    key: layout.key,
+
+    async getIdentifiable(kind, id) {
+      const value = await redisCall(redis.hget(kindKeys(kind).rec, id));
+      return value === null ? undefined : { kind, id, ...unpackIdentifiable(value) };
+    },
+
+    async kindOf(id) {
+      const kind = await redisCall(redis.hget(layout.kinds, id));
+      return kind !== null && (IDENTIFIABLE_KINDS as readonly string[]).includes(kind) ? (kind as IdentifiableKind) : undefined;
+    },
+
+    async listIdentifiables(kind, page): Promise<RepositoryPage<StoredIdentifiable>> {
+      const keys = kindKeys(kind);
+      const limit = Math.max(page.limit, 0);
+      if (limit === 0) return { items: [] };
+      let start = "-inf";
+      if (page.cursor !== undefined) {
+        const after = Number(decodeCursor(page.cursor));
+        if (!Number.isSafeInteger(after)) throw new CommandError("bad-request", `Invalid cursor '${page.cursor}'`);
+        start = `(${after}`;
+      }
+      // limit + 1 tells whether another page follows, so the last page has no cursor.
+      const flat = await redisCall(redis.zrangebyscore(keys.order, start, "+inf", "WITHSCORES", "LIMIT", 0, limit + 1));
+      const ids: string[] = [];
+      const ordinals: string[] = [];
+      for (let i = 0; i < flat.length && ids.length < limit; i += 2) {
+        ids.push(flat[i]);
+        ordinals.push(flat[i + 1]);
+      }
+      const items: StoredIdentifiable[] = [];
+      if (ids.length > 0) {
+        const values = await redisCall(redis.hmget(keys.rec, ...ids));
+        // Deleted since the first read: skipped, but the cursor still moves past it.
+        ids.forEach((id, i) => values[i] !== null && items.push({ kind, id, ...unpackIdentifiable(values[i]!) }));
+      }
+      if (flat.length / 2 <= limit) return { items };
+      return { items, cursor: encodeCursor(ordinals[ordinals.length - 1]) };
+    },
+
+    async countIdentifiables(kind) {
+      return await redisCall(redis.zcard(kindKeys(kind).order));
+    },
+
+    async getElements(submodelId, paths) {
+      return await getElements(redis, layout.submodel(submodelId), paths);
+    },
+
+    async listChildren(submodelId, parentPath, page) {
+      return await listChildren(redis, layout.submodel(submodelId), parentPath, page);
+    },
+
+    async getSubtree(submodelId, path, maxDepth) {
+      return await getSubtree(redis, layout.submodel(submodelId), path, maxDepth);
+    },
+
+    async commit(commit) {
+      return await redisCall(runCommit(redis, layout, commit));
+    },
+
+    async currentSeq() {
+      return Number((await redisCall(redis.get(layout.sequence))) ?? 0);
+    },
+
+    async clear() {
+      // Everything but the sequence (revisions are never reused) and the outbox with its relay
+      // state (events already committed must still be delivered).
+      const keep = new Set([layout.sequence, layout.outbox, layout.key("relay:lease"), layout.key("relay:position")]);
+      let cursor = "0";
+      do {
+        const [next, found] = await redisCall(redis.scan(cursor, "MATCH", layout.pattern, "COUNT", 1000));
+        cursor = next;
+        const doomed = found.filter((k) => !keep.has(k));
+        if (doomed.length > 0) await redisCall(redis.unlink(...doomed));
+      } while (cursor !== "0");
+    },
+
+    async close() {
+      await closeRedis(redis);
+    },
+  };
+}
