@@ -2,3 +2,5 @@
 export { createRedisRepository, DEFAULT_COMMAND_TIMEOUT_MS, type RedisRepository, type RedisRepositoryOptions } from "./redis/redis-repository.ts";
 export { redisLayout, type RedisLayout, type SubmodelKeys } from "./redis/redis-layout.ts";
 export { RepositoryUnavailableError } from "@twinport/shared";
+export { startOutboxRelay, type OutboxRelay, type OutboxRelayOptions } from "./outbox/outbox-relay.ts";
+export { acquireLease, renewLease, releaseLease } from "./outbox/lease.ts";

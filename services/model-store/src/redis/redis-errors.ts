@@ -27,13 +27,3 @@ export async function redisCall<T>(call: Promise<T>): Promise<T> {
     throw toRepositoryError(error);
   }
 }
-
-/** Results of a pipeline or MULTI, unwrapped; the first failed command decides the error. */
-export async function redisBatch(batch: Promise<[error: Error | null, result: unknown][] | null>): Promise<unknown[]> {
-  const results = await redisCall(batch);
-  if (results === null) throw new RepositoryUnavailableError("Redis is unavailable: a transaction was aborted");
-  return results.map(([error, result]) => {
-    if (error) throw toRepositoryError(error);
-    return result;
-  });
-}
