@@ -148,14 +148,14 @@ export async function startOutboxRelay(options: OutboxRelayOptions): Promise<Out
     isLeader,
     async stop() {
       if (stopped) return;
-      const wasLeader = Date.now() < leaseValidUntil;
       stopped = true;
       clearTimeout(keeperTimer);
       wakeLoop?.();
       reader.disconnect(); // aborts a pending XREAD BLOCK at once
       await loop;
       await keeping;
-      if (wasLeader) await releaseLease(redis, leaseKey, owner).catch(onError);
+      // Compare-and-delete: harmless when the lease is not ours (also covers one gained during stop).
+      await releaseLease(redis, leaseKey, owner).catch(onError);
     },
   };
 }
