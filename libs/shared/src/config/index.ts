@@ -43,3 +43,15 @@ export {
   MQTT_ASSET_CONNECTION_CLASS,
   type AssetConnectionConfig,
 } from "./asset-connections.ts";
+export { parseCommandLine, roleOf, UsageError, HELP_TEXT, ROLES, type CommandLine } from "./command-line.ts";
+export {
+  selectModelFiles,
+  loadModelFiles,
+  ModelFileError,
+  type ModelFile,
+  type ModelSelection,
+  type ModelLoader,
+  type LoadedModels,
+} from "./model-files.ts";
+export { runRole, type RoleContext, type RunningRole, type ProcessIo, type RunRoleOptions } from "./run-role.ts";
+export { displayUrl } from "./display-url.ts";

@@ -17,7 +17,7 @@ export interface LoadConfigOptions {
   configFile?: string;
   /** `path=value` from the command line; they win over the environment. */
   overrides?: string[];
-  /** Source of TWINPORT_* overrides (the caller passes process.env; nothing is read implicitly). */
+  /** Source of TWINPORT_* overrides; the caller passes the environment in, nothing is read implicitly. */
   env?: NodeJS.ProcessEnv;
   /** `--endpoint`: keep only these endpoint kinds, adding a default entry for a missing one. */
   endpointKinds?: EndpointKind[];

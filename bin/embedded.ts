@@ -1,0 +1,98 @@
+import {
+  connectNats,
+  createDirectStoreClient,
+  createEngine,
+  createInProcessEventBus,
+  createMemoryRepository,
+  createNatsEventBus,
+  displayUrl,
+  isHttpEndpoint,
+  isOpcUaEndpoint,
+  loadModelFiles,
+  MESSAGE_BUS_NATS_CLASS,
+  PERSISTENCE_REDIS_CLASS,
+  type EventBus,
+  type NatsConnection,
+  type Repository,
+  type RoleContext,
+  type RunningRole,
+} from "@twinport/shared";
+import { startHttpEndpoint } from "@twinport/http-gateway";
+import { createRedisRepository } from "@twinport/model-store";
+import { startOpcuaGateway } from "@twinport/opcua-gateway";
+
+const API_PREFIX = "/api/v3.0";
+
+/** Closes in reverse order of opening; failures of one step do not keep the others open. */
+class Closer {
+  private readonly steps: (() => Promise<unknown>)[] = [];
+  add(step: () => Promise<unknown>): void {
+    this.steps.unshift(step);
+  }
+  async closeAll(): Promise<void> {
+    for (const step of this.steps.splice(0)) await step().catch(() => undefined);
+  }
+}
+
+/**
+ * Embedded mode, the one place the three services meet: the engine with its repository (memory,
+ * or Redis when the configuration names it) and bus (in-process, or NATS), reached by a direct
+ * call from every configured endpoint.
+ */
+export async function startEmbedded(context: RoleContext): Promise<RunningRole> {
+  const { config } = context;
+  const closer = new Closer();
+  try {
+    let repository: Repository;
+    const details: Record<string, unknown> = {};
+    if (config.persistence["@class"] === PERSISTENCE_REDIS_CLASS) {
+      repository = await createRedisRepository({ url: config.persistence.url, keyPrefix: config.persistence.keyPrefix });
+      details.redis = displayUrl(config.persistence.url);
+    } else {
+      repository = createMemoryRepository();
+    }
+    closer.add(() => repository.close());
+
+    let bus: EventBus;
+    if (config.messageBus["@class"] === MESSAGE_BUS_NATS_CLASS) {
+      const connection: NatsConnection = await connectNats({ url: config.messageBus.url, name: "twinport-embedded" });
+      closer.add(() => connection.close());
+      bus = createNatsEventBus({ connection });
+      details.nats = displayUrl(config.messageBus.url);
+    } else {
+      bus = createInProcessEventBus();
+    }
+    closer.add(() => bus.close());
+
+    const engine = createEngine({
+      repository,
+      bus,
+      publishEvents: true,
+      validation: { onLoad: context.validateOnLoad, onCreate: config.core.validationOnCreate, onUpdate: config.core.validationOnUpdate },
+    });
+    closer.add(() => engine.close());
+    const store = createDirectStoreClient(engine);
+    closer.add(() => store.close());
+
+    // A persistent store keeps what it has: the models only seed an empty one.
+    const models = await loadModelFiles(store, context.models, { validate: context.validateOnLoad, onlyIfEmpty: true });
+    if (models.skipped) context.log("twinport embedded: the store already holds data; the model files were not loaded");
+
+    const http: string[] = [];
+    for (const { "@class": _class, ...settings } of config.endpoints.filter(isHttpEndpoint)) {
+      const endpoint = await startHttpEndpoint({ store, settings, stateDir: config.core.stateDir });
+      closer.add(() => endpoint.close());
+      http.push(`${endpoint.url}${API_PREFIX}`);
+    }
+    const opcua: string[] = [];
+    for (const endpoint of config.endpoints.filter(isOpcUaEndpoint)) {
+      const gateway = await startOpcuaGateway({ store, bus, endpoint, stateDir: config.core.stateDir, log: context.log });
+      closer.add(() => gateway.stop());
+      opcua.push(gateway.endpointUrl);
+    }
+    return { details: { http, opcua, ...details }, stop: () => closer.closeAll() };
+  } catch (error) {
+    await closer.closeAll();
+    throw error;
+  }
+}

@@ -1,0 +1,123 @@
+import { ConfigError } from "./config-error.ts";
+import { HELP_TEXT, parseCommandLine, UsageError } from "./command-line.ts";
+import { loadConfig, type ConfigRole } from "./load-config.ts";
+import { ModelFileError, selectModelFiles, type ModelFile } from "./model-files.ts";
+import { PERSISTENCE_IN_MEMORY_CLASS } from "./persistence.ts";
+import type { TwinportConfig } from "./validate-config.ts";
+
+/** What a role's start function gets: everything decided from the command line and environment. */
+export interface RoleContext {
+  role: ConfigRole;
+  config: TwinportConfig;
+  /** Models to load (embedded and model-store; always empty for the gateways). */
+  models: ModelFile[];
+  /** Validate models while loading them: core.validationOnLoad, unless --no-validation. */
+  validateOnLoad: boolean;
+  /** One line for the operator (stderr). */
+  log(line: string): void;
+}
+
+export interface RunningRole {
+  /** JSON details for the ready line, e.g. `{ "http": ["https://127.0.0.1:8443/api/v3.0"] }`. */
+  details: Record<string, unknown>;
+  /** Closes everything the role opened. */
+  stop(): Promise<void>;
+}
+
+type Signal = "SIGTERM" | "SIGINT";
+
+/** The parts of `process` a role's program uses; main.ts passes `process` itself. */
+export interface ProcessIo {
+  env: NodeJS.ProcessEnv;
+  cwd(): string;
+  stdout: { write(text: string): unknown };
+  stderr: { write(text: string): unknown };
+  on(signal: Signal, listener: (signal: Signal) => void): unknown;
+  exit(code?: number): never;
+}
+
+export interface RunRoleOptions {
+  role: ConfigRole;
+  /** Arguments after the program name; a leading role name is accepted when it is `role`. */
+  argv: readonly string[];
+  io: ProcessIo;
+  start(context: RoleContext): Promise<RunningRole>;
+  /** Past this, a stop that hangs ends the process with code 1. Default 30 s. */
+  stopTimeoutMs?: number;
+}
+
+const ROLES_WITH_MODELS: readonly ConfigRole[] = ["embedded", "model-store"];
+
+/**
+ * The life of one process: parse the command line, load configuration and models, start the
+ * role, print the ready line, stop cleanly on SIGTERM/SIGINT. Every failure is one line on stderr
+ * and an exit code (2: arguments or configuration; 1: could not start), never a stack trace.
+ */
+export async function runRole(options: RunRoleOptions): Promise<void> {
+  const { role, io } = options;
+  const log = (line: string) => void io.stderr.write(`${line}\n`);
+  let running: RunningRole | undefined;
+  let stopping = false;
+
+  const onSignal = (signal: Signal) => {
+    if (!running) io.exit(0); // nothing served yet, nothing to hand back
+    if (stopping) {
+      log(`twinport ${role}: ${signal} again, exiting without waiting for the shutdown`);
+      io.exit(1);
+    }
+    stopping = true;
+    const timer = setTimeout(() => {
+      log(`twinport ${role}: shutdown did not finish within ${options.stopTimeoutMs ?? 30_000} ms`);
+      io.exit(1);
+    }, options.stopTimeoutMs ?? 30_000);
+    timer.unref();
+    running!.stop().then(
+      () => io.exit(0),
+      (error: unknown) => {
+        log(`twinport ${role}: shutdown failed: ${(error as Error).message ?? String(error)}`);
+        io.exit(1);
+      },
+    );
+  };
+  io.on("SIGTERM", onSignal);
+  io.on("SIGINT", onSignal);
+
+  try {
+    const commandLine = parseCommandLine(options.argv);
+    if (commandLine.help) {
+      io.stdout.write(HELP_TEXT);
+      io.exit(0);
+    }
+    if (commandLine.role && commandLine.role !== role) throw new UsageError(`This program runs '${role}', not '${commandLine.role}'.`);
+    if (!ROLES_WITH_MODELS.includes(role) && (commandLine.modelFiles.length > 0 || commandLine.emptyModel || commandLine.noValidation)) {
+      throw new UsageError("-m/--model, --empty-model and --no-validation apply to embedded mode and the model-store only.");
+    }
+    const { config, warnings } = loadConfig({
+      role,
+      configFile: commandLine.configFile,
+      overrides: commandLine.overrides,
+      env: io.env,
+      endpointKinds: commandLine.endpointKinds,
+    });
+    for (const warning of warnings) log(`twinport: warning: ${warning}`);
+    const models = ROLES_WITH_MODELS.includes(role)
+      ? selectModelFiles({
+          modelFiles: commandLine.modelFiles,
+          emptyModel: commandLine.emptyModel,
+          env: io.env,
+          cwd: io.cwd(),
+          initialModelFile: config.persistence["@class"] === PERSISTENCE_IN_MEMORY_CLASS ? config.persistence.initialModelFile : undefined,
+        })
+      : [];
+    running = await options.start({ role, config, models, validateOnLoad: config.core.validationOnLoad && !commandLine.noValidation, log });
+    io.stdout.write(`twinport ${role} ready ${JSON.stringify(running.details)}\n`);
+  } catch (error) {
+    if (error instanceof UsageError || error instanceof ConfigError) {
+      log(`twinport: ${error.message}`);
+      io.exit(2);
+    }
+    const message = error instanceof ModelFileError ? error.message : ((error as Error)?.message ?? String(error));
+    log(`twinport ${role}: ${message}`);
+    io.exit(1);
+  }
+}

@@ -1,0 +1,45 @@
+import {
+  ConfigError,
+  connectNats,
+  createNatsStoreClient,
+  isHttpEndpoint,
+  MESSAGE_BUS_NATS_CLASS,
+  type NatsConnection,
+  type RunningRole,
+  type TwinportConfig,
+} from "@twinport/shared";
+import { startHttpEndpoint, type RunningHttpEndpoint } from "./start-http-endpoint.ts";
+
+/** The path every AAS API URL starts with (spec §4.1). */
+export const API_PREFIX = "/api/v3.0";
+
+/**
+ * The http-gateway process: every HttpEndpoint of the configuration, answering through the
+ * model-store over NATS. Holds no state; run as many replicas as needed.
+ */
+export async function startHttpGateway(config: TwinportConfig): Promise<RunningRole> {
+  const { messageBus } = config;
+  if (messageBus["@class"] !== MESSAGE_BUS_NATS_CLASS) {
+    throw new ConfigError(`The http-gateway reaches the model-store over NATS: messageBus must be ${MESSAGE_BUS_NATS_CLASS} (it is ${messageBus["@class"]})`);
+  }
+  const endpoints = config.endpoints.filter(isHttpEndpoint);
+  if (endpoints.length === 0) throw new ConfigError("The configuration has no HTTP endpoint (endpoint.http.HttpEndpoint) for the http-gateway to serve");
+
+  const connection: NatsConnection = await connectNats({ url: messageBus.url, name: "http-gateway" });
+  const store = createNatsStoreClient({ connection, requestTimeoutMs: messageBus.requestTimeoutMs });
+  const started: RunningHttpEndpoint[] = [];
+  const stop = async () => {
+    await Promise.allSettled(started.map((endpoint) => endpoint.close()));
+    await store.close();
+    await connection.close();
+  };
+  try {
+    for (const { "@class": _class, ...settings } of endpoints) {
+      started.push(await startHttpEndpoint({ store, settings, stateDir: config.core.stateDir }));
+    }
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { details: { http: started.map((endpoint) => `${endpoint.url}${API_PREFIX}`) }, stop };
+}

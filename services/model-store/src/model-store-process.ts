@@ -1,0 +1,111 @@
+import { randomBytes } from "node:crypto";
+import { hostname } from "node:os";
+import {
+  ConfigError,
+  connectNats,
+  createEngine,
+  createNatsEventBus,
+  displayUrl,
+  loadModelFiles,
+  MESSAGE_BUS_NATS_CLASS,
+  PERSISTENCE_REDIS_CLASS,
+  serveCommandsOverNats,
+  type LoadedModels,
+  type ModelFile,
+  type RunningRole,
+  type TwinportConfig,
+} from "@twinport/shared";
+import { acquireLease, releaseLease, renewLease } from "./outbox/lease.ts";
+import { startOutboxRelay } from "./outbox/outbox-relay.ts";
+import { createRedisRepository, type RedisRepository } from "./redis/redis-repository.ts";
+
+export interface ModelStoreOptions {
+  /** Seed models: loaded once, under a lock, only into an empty store. */
+  models?: readonly ModelFile[];
+  validateOnLoad?: boolean;
+  /** Unique per replica; names the holder of the relay and seed leases. Default: host-pid-random. */
+  owner?: string;
+  log?: (line: string) => void;
+}
+
+/** How long the seed lock outlives a replica that died while seeding; renewed while loading. */
+const SEED_LOCK_MS = 10_000;
+const SEED_LOCK_POLL_MS = 200;
+
+/**
+ * Seeds the models while holding a lock, so two replicas starting together cannot both find the
+ * store empty and load it twice; the second waits, then finds it full and skips.
+ */
+async function seedUnderLock(repository: RedisRepository, owner: string, seed: () => Promise<LoadedModels>): Promise<LoadedModels> {
+  const key = repository.key("seed:lock");
+  while (!(await acquireLease(repository.redis, key, owner, SEED_LOCK_MS))) {
+    await new Promise((resolve) => setTimeout(resolve, SEED_LOCK_POLL_MS));
+  }
+  const renewer = setInterval(() => void renewLease(repository.redis, key, owner, SEED_LOCK_MS).catch(() => undefined), SEED_LOCK_MS / 3);
+  try {
+    return await seed();
+  } finally {
+    clearInterval(renewer);
+    await releaseLease(repository.redis, key, owner).catch(() => undefined);
+  }
+}
+
+/**
+ * The model-store process: the engine on the Redis repository, serving commands from the
+ * gateways over NATS (queue group: each command reaches one replica). Events leave through the
+ * Redis outbox and the relay (one replica at a time), never straight from the engine, so they
+ * follow the commit order across replicas.
+ */
+export async function startModelStore(config: TwinportConfig, options: ModelStoreOptions = {}): Promise<RunningRole> {
+  const { persistence, messageBus } = config;
+  if (persistence["@class"] !== PERSISTENCE_REDIS_CLASS) {
+    throw new ConfigError(`The model-store keeps its state in Redis: persistence must be ${PERSISTENCE_REDIS_CLASS} (it is ${persistence["@class"]})`);
+  }
+  if (messageBus["@class"] !== MESSAGE_BUS_NATS_CLASS) {
+    throw new ConfigError(`The model-store serves the gateways over NATS: messageBus must be ${MESSAGE_BUS_NATS_CLASS} (it is ${messageBus["@class"]})`);
+  }
+  const owner = options.owner ?? `${hostname()}-${process.pid}-${randomBytes(4).toString("hex")}`;
+  const log = options.log ?? (() => {});
+  const validateOnLoad = options.validateOnLoad ?? config.core.validationOnLoad;
+  const closing: (() => Promise<unknown>)[] = [];
+  const stop = async () => {
+    for (const step of closing.splice(0).reverse()) await step().catch((error: unknown) => log(`twinport model-store: while stopping: ${(error as Error).message}`));
+  };
+
+  try {
+    const repository = await createRedisRepository({ url: persistence.url, keyPrefix: persistence.keyPrefix });
+    closing.push(() => repository.close());
+    const connection = await connectNats({ url: messageBus.url, name: "model-store" });
+    closing.push(() => connection.drain());
+    const bus = createNatsEventBus({ connection });
+    closing.push(() => bus.close());
+    const engine = createEngine({
+      repository,
+      publishEvents: false,
+      validation: { onLoad: validateOnLoad, onCreate: config.core.validationOnCreate, onUpdate: config.core.validationOnUpdate },
+    });
+    closing.push(() => engine.close());
+    const relay = await startOutboxRelay({ repository, bus, owner, onError: (error) => log(`twinport model-store: event relay: ${(error as Error).message}`) });
+    closing.push(() => relay.stop());
+
+    const models = options.models ?? [];
+    const seeded = models.length > 0 ? await seedUnderLock(repository, owner, () => loadModelFiles(engine, models, { validate: validateOnLoad, onlyIfEmpty: true })) : undefined;
+    if (seeded?.skipped) log("twinport model-store: the store already holds data; the model files were not loaded");
+
+    const responder = await serveCommandsOverNats({ connection, handler: engine });
+    closing.push(() => responder.close());
+
+    return {
+      details: {
+        redis: displayUrl(persistence.url),
+        keyPrefix: persistence.keyPrefix,
+        nats: displayUrl(messageBus.url),
+        ...(seeded ? { model: seeded.skipped ? "kept (store not empty)" : { files: seeded.files, shells: seeded.shells, submodels: seeded.submodels, conceptDescriptions: seeded.conceptDescriptions } } : {}),
+      },
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
