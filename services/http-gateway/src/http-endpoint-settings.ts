@@ -1,0 +1,55 @@
+/**
+ * The settings of one HTTP endpoint, with the property names of the configuration file
+ * (spec §2.2/§2.3 plus Twinport's `host` and `maxRequestBodySize`). The config package produces
+ * these objects; `httpEndpointSettings()` fills the documented defaults for tests and embedding.
+ */
+export interface HttpEndpointSettings {
+  port: number;
+  /** Bind address; "0.0.0.0" listens on every IPv4 interface. */
+  host: string;
+  sslEnabled: boolean;
+  certificate?: {
+    keyStoreType?: string;
+    keyStorePath: string;
+    keyStorePassword?: string;
+    keyAlias?: string;
+    keyPassword?: string;
+  };
+  sniEnabled: boolean;
+  hostname?: string;
+  includeErrorDetails: boolean;
+  /** AAS service profiles served; empty means all. */
+  profiles: string[];
+  /** Bytes; larger request bodies answer 413. */
+  maxRequestBodySize: number;
+  corsEnabled: boolean;
+  corsAllowCredentials: boolean;
+  corsAllowedHeaders: string;
+  corsAllowedMethods: string;
+  corsAllowedOrigin: string;
+  corsExposedHeaders: string;
+  corsMaxAge: number;
+}
+
+export const DEFAULT_MAX_REQUEST_BODY_SIZE = 64 * 1024 * 1024;
+
+export const DEFAULT_HTTP_ENDPOINT_SETTINGS: Readonly<HttpEndpointSettings> = Object.freeze({
+  port: 443,
+  host: "0.0.0.0",
+  sslEnabled: true,
+  sniEnabled: true,
+  includeErrorDetails: false,
+  profiles: [],
+  maxRequestBodySize: DEFAULT_MAX_REQUEST_BODY_SIZE,
+  corsEnabled: false,
+  corsAllowCredentials: false,
+  corsAllowedHeaders: "*",
+  corsAllowedMethods: "GET, POST, HEAD",
+  corsAllowedOrigin: "*",
+  corsExposedHeaders: "",
+  corsMaxAge: 3600,
+});
+
+export function httpEndpointSettings(overrides: Partial<HttpEndpointSettings> = {}): HttpEndpointSettings {
+  return { ...DEFAULT_HTTP_ENDPOINT_SETTINGS, profiles: [], ...overrides };
+}

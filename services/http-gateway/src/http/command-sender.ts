@@ -1,0 +1,24 @@
+import type { CommandParams, CommandResult, CommandType, ReplyOk, StoreClient } from "@twinport/shared";
+import { ApiError } from "./api-error.ts";
+import type { GatewayContext } from "./gateway-env.ts";
+
+export type SendCommand = <T extends CommandType>(c: GatewayContext, type: T, params: CommandParams<T>) => Promise<ReplyOk<CommandResult<T>>>;
+
+/**
+ * Sends one command to the store, stamped with the endpoint's origin and the request's correlation
+ * id. A failed reply becomes an ApiError so handlers only deal with success.
+ */
+export function commandSender(store: StoreClient, origin: string): SendCommand {
+  return async (c, type, params) => {
+    const reply = await store.execute({ type, params: withoutUndefined(params), origin, correlationId: c.get("correlationId") });
+    if (!reply.ok) throw new ApiError(reply.error);
+    return reply;
+  };
+}
+
+// Keeps commands identical whether they travel by function call or as JSON over NATS.
+function withoutUndefined<T>(params: T): T {
+  const copy = { ...params } as Record<string, unknown>;
+  for (const key of Object.keys(copy)) if (copy[key] === undefined) delete copy[key];
+  return copy as T;
+}

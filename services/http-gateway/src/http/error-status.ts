@@ -1,0 +1,20 @@
+import type { ErrorCode } from "@twinport/shared";
+
+/** The one mapping from store error codes to HTTP status codes. */
+const STATUS_OF: Record<ErrorCode, number> = {
+  "bad-request": 400,
+  validation: 400,
+  "not-found": 404,
+  conflict: 409,
+  "precondition-failed": 412,
+  "method-not-allowed": 405,
+  "payload-too-large": 413,
+  unavailable: 503,
+  timeout: 504,
+  internal: 500,
+};
+
+export function httpStatusOf(code: ErrorCode): number {
+  // An unknown code (a newer store talking to an older gateway) is still an error, not a crash.
+  return STATUS_OF[code] ?? 500;
+}

@@ -1,0 +1,18 @@
+import type { Context } from "hono";
+import type { IncomingMessage } from "node:http";
+
+// The correlation id is kept per request; typed through Hono's variable map so the app stays a
+// plain `Hono` for its users.
+declare module "hono" {
+  interface ContextVariableMap {
+    correlationId: string;
+  }
+}
+
+export type GatewayContext = Context;
+
+/** The Node request behind a Hono request when served by @hono/node-server (absent in app.request()). */
+export function incomingMessageOf(c: GatewayContext): IncomingMessage | undefined {
+  const env = c.env as { incoming?: IncomingMessage } | undefined;
+  return env?.incoming;
+}

@@ -1,0 +1,45 @@
+import { isRawJson, type Paged, type ReplyOk } from "@twinport/shared";
+import type { GatewayContext } from "./gateway-env.ts";
+import { etagOf, isNotModified } from "./preconditions.ts";
+
+const JSON_TYPE = { "Content-Type": "application/json" } as const;
+
+/** JSON text of a reply value; a RawJson value is already the text and goes out untouched. */
+export function jsonText(value: unknown): string {
+  return isRawJson(value) ? value.rawJson : JSON.stringify(value ?? null);
+}
+
+/** A reply value as a JS value (parses RawJson); for the few places the gateway must look inside. */
+export function jsonValue(value: unknown): unknown {
+  return isRawJson(value) ? JSON.parse(value.rawJson) : value;
+}
+
+/** 200 with a single resource and its ETag; 304 when the client's If-None-Match already has it. */
+export function resourceResponse(c: GatewayContext, reply: ReplyOk<unknown>): Response {
+  const headers: Record<string, string> = { ...JSON_TYPE };
+  if (reply.revision !== undefined) {
+    headers.ETag = etagOf(reply.revision);
+    if (isNotModified(c, reply.revision)) return c.body(null, 304, { ETag: headers.ETag });
+  }
+  return c.body(jsonText(reply.value), 200, headers);
+}
+
+/** 200 with the AAS `PagedResult` envelope; `paging_metadata` is always present (AAS API §d). */
+export function pagedResponse(c: GatewayContext, value: Paged<unknown> | unknown): Response {
+  const paged = jsonValue(value) as Paged<unknown>;
+  const metadata = paged.cursor !== undefined && paged.cursor !== "" ? { cursor: paged.cursor } : {};
+  const items = (paged.items ?? []).map(jsonText).join(",");
+  return c.body(`{"paging_metadata":${JSON.stringify(metadata)},"result":[${items}]}`, 200, JSON_TYPE);
+}
+
+/** 201 with the created resource, where it lives, and its ETag. */
+export function createdResponse(c: GatewayContext, reply: ReplyOk<unknown>, location: string | undefined): Response {
+  const headers: Record<string, string> = { ...JSON_TYPE };
+  if (location !== undefined) headers.Location = location;
+  if (reply.revision !== undefined) headers.ETag = etagOf(reply.revision);
+  return c.body(jsonText(reply.value), 201, headers);
+}
+
+export function noContentResponse(c: GatewayContext): Response {
+  return c.body(null, 204);
+}

@@ -1,0 +1,28 @@
+import type { MiddlewareHandler } from "hono";
+import type { TLSSocket } from "node:tls";
+import { badRequest } from "./api-error.ts";
+import { incomingMessageOf } from "./gateway-env.ts";
+
+/**
+ * `sniEnabled`: when the client named a server in the TLS handshake (SNI), the Host header must name
+ * the same one, so a connection opened for one name cannot be used to send requests for another.
+ * Clients that connect by IP address send no SNI and are not affected.
+ */
+export function sniHostCheck(): MiddlewareHandler {
+  return async (c, next) => {
+    const socket = incomingMessageOf(c)?.socket as TLSSocket | undefined;
+    const servername = typeof socket?.servername === "string" ? socket.servername : undefined;
+    if (servername) {
+      const host = hostnameOf(c.req.header("Host") ?? "");
+      if (host !== servername.toLowerCase()) throw badRequest(`Host "${host}" does not match the TLS server name "${servername}" (sniEnabled)`);
+    }
+    await next();
+  };
+}
+
+function hostnameOf(hostHeader: string): string {
+  const host = hostHeader.trim().toLowerCase();
+  if (host.startsWith("[")) return host.slice(1, host.indexOf("]"));
+  const colon = host.lastIndexOf(":");
+  return colon === -1 ? host : host.slice(0, colon);
+}

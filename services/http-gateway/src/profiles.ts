@@ -1,0 +1,56 @@
+/**
+ * AAS service profiles (spec §2.2) and which of them contain the operations this endpoint serves.
+ * An endpoint configured with a non-empty `profiles` list serves only operations of those profiles.
+ * The sets follow the v3.0.1 service specifications: the superpath below a shell belongs to the AAS
+ * Repository (and, like `/aas/submodels/…`, to the AAS API); `/submodels/{id}/…` is the Submodel API
+ * mounted in the Submodel Repository.
+ */
+export const PROFILE_NAMES = [
+  "AAS_FULL",
+  "AAS_READ",
+  "AAS_REPOSITORY_FULL",
+  "AAS_REPOSITORY_READ",
+  "AASX_FILE_SERVER_FULL",
+  "CONCEPT_DESCRIPTION_FULL",
+  "DISCOVERY_FULL",
+  "FAAAST_IMPORT",
+  "FAAAST_RESET",
+  "SUBMODEL_FULL",
+  "SUBMODEL_READ",
+  "SUBMODEL_VALUE",
+  "SUBMODEL_REPOSITORY_FULL",
+  "SUBMODEL_REPOSITORY_READ",
+] as const;
+
+export type ProfileName = (typeof PROFILE_NAMES)[number];
+
+/** Which profiles contain an operation: the read set for GETs, the write set otherwise. */
+export interface ProfileSets {
+  read: readonly ProfileName[];
+  write: readonly ProfileName[];
+}
+
+export const SHELL_REPOSITORY: ProfileSets = { read: ["AAS_REPOSITORY_FULL", "AAS_REPOSITORY_READ"], write: ["AAS_REPOSITORY_FULL"] };
+/** GET/PUT /shells/{aasIdentifier} is also the AAS API's Get/PutAssetAdministrationShell. */
+export const SHELL: ProfileSets = {
+  read: ["AAS_REPOSITORY_FULL", "AAS_REPOSITORY_READ", "AAS_FULL", "AAS_READ"],
+  write: ["AAS_REPOSITORY_FULL", "AAS_FULL"],
+};
+export const SUBMODEL_REPOSITORY: ProfileSets = {
+  read: ["SUBMODEL_REPOSITORY_FULL", "SUBMODEL_REPOSITORY_READ"],
+  write: ["SUBMODEL_REPOSITORY_FULL"],
+};
+/** The Submodel API mounted at /submodels/{submodelIdentifier}. */
+export const SUBMODEL_API_IN_REPOSITORY: ProfileSets = {
+  read: ["SUBMODEL_REPOSITORY_FULL", "SUBMODEL_REPOSITORY_READ", "SUBMODEL_FULL", "SUBMODEL_READ"],
+  write: ["SUBMODEL_REPOSITORY_FULL", "SUBMODEL_FULL"],
+};
+/** The Submodel API mounted at /shells/{aasIdentifier}/submodels/{submodelIdentifier}. */
+export const SUBMODEL_API_BELOW_SHELL: ProfileSets = {
+  read: ["AAS_REPOSITORY_FULL", "AAS_REPOSITORY_READ", "AAS_FULL", "AAS_READ"],
+  write: ["AAS_REPOSITORY_FULL", "AAS_FULL"],
+};
+
+export function isServed(operationProfiles: readonly string[], enabled: readonly string[]): boolean {
+  return enabled.length === 0 || operationProfiles.some((profile) => enabled.includes(profile));
+}
