@@ -1,0 +1,80 @@
+import { Hono } from "hono";
+import { getPath } from "hono/utils/url";
+import type { ReplyError, StoreClient } from "@twinport/shared";
+import type { HttpEndpointSettings } from "./http-endpoint-settings.ts";
+import { ApiError, badRequest } from "./http/api-error.ts";
+import { API_PREFIX, MethodNotAllowed, mountApiRoutes } from "./http/api-routes.ts";
+import { bodySizeLimit } from "./http/body-size-limit.ts";
+import { commandSender } from "./http/command-sender.ts";
+import { correlationId } from "./http/correlation-id.ts";
+import { corsPolicy } from "./http/cors-policy.ts";
+import { errorResponse } from "./http/error-response.ts";
+import { sniHostCheck } from "./http/sni-host-check.ts";
+import { SHELL_REPOSITORY, SUBMODEL_API_BELOW_SHELL, SUBMODEL_API_IN_REPOSITORY, SUBMODEL_REPOSITORY } from "./profiles.ts";
+import { aasRepositoryRoutes } from "./routes/aas-repository.ts";
+import { submodelRepositoryRoutes } from "./routes/submodel-repository.ts";
+import { submodelRoutes } from "./routes/submodel.ts";
+
+export interface HttpAppDeps {
+  store: StoreClient;
+  settings: HttpEndpointSettings;
+  /** Recorded as the commands' (and so the events') origin; "http" unless an embedder says otherwise. */
+  origin?: string;
+}
+
+/**
+ * The HTTP endpoint as a Hono app, without a socket: AAS API requests become store commands and
+ * replies become responses. No model logic lives here.
+ */
+export function createHttpApp(deps: HttpAppDeps): Hono {
+  const { settings } = deps;
+  const send = commandSender(deps.store, deps.origin ?? "http");
+  // Some clients escape "$" in "/$value"; the AAS paths mean the literal character.
+  const app = new Hono({ getPath: (request) => getPath(request).replace(/%24/gi, "$") });
+
+  app.onError((error, c) => {
+    const headers: Record<string, string> = error instanceof MethodNotAllowed ? { Allow: error.allow } : {};
+    return errorResponse(c, replyErrorOf(error), { includeErrorDetails: settings.includeErrorDetails, headers });
+  });
+  app.notFound((c) => errorResponse(c, { code: "not-found", message: `Nothing is served at ${c.req.path}` }, { includeErrorDetails: false }));
+
+  app.use("*", correlationId());
+  if (settings.sslEnabled && settings.sniEnabled) app.use("*", sniHostCheck());
+  if (settings.corsEnabled) app.use("*", corsPolicy(settings));
+  app.use(`${API_PREFIX}/*`, bodySizeLimit(settings.maxRequestBodySize));
+
+  const routes = [
+    ...aasRepositoryRoutes({ send }),
+    ...submodelRoutes({ send }, {
+      path: "/shells/:aasIdentifier/submodels/:submodelIdentifier",
+      profiles: SUBMODEL_API_BELOW_SHELL,
+      deleteProfiles: SHELL_REPOSITORY.write,
+      belowShell: true,
+    }),
+    ...submodelRepositoryRoutes({ send }),
+    ...submodelRoutes({ send }, {
+      path: "/submodels/:submodelIdentifier",
+      profiles: SUBMODEL_API_IN_REPOSITORY,
+      deleteProfiles: SUBMODEL_REPOSITORY.write,
+      belowShell: false,
+    }),
+  ];
+  mountApiRoutes(app, routes, settings.profiles);
+
+  // Inside the API prefix an unknown path is a malformed request (spec §7); outside it, 404.
+  const unknownApiPath = (c: { req: { path: string } }): never => {
+    throw badRequest(`${c.req.path} is not a path of the AAS API served here`);
+  };
+  app.all(API_PREFIX, unknownApiPath);
+  app.all(`${API_PREFIX}/*`, unknownApiPath);
+  return app;
+}
+
+function replyErrorOf(error: unknown): ReplyError {
+  if (error instanceof ApiError) return error.error;
+  // Anything else is a bug in the gateway: 500, with its stack only when the endpoint allows it.
+  // The message stays generic: internals reach a client only through includeErrorDetails.
+  const reply: ReplyError = { code: "internal", message: "Internal server error" };
+  if (error instanceof Error && error.stack !== undefined) reply.stack = error.stack;
+  return reply;
+}
