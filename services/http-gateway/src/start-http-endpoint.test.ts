@@ -1,0 +1,192 @@
+import assert from "node:assert/strict";
+import { X509Certificate } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { Agent } from "node:https";
+import { connect } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { httpEndpointSettings, type HttpEndpointSettings } from "./http-endpoint-settings.ts";
+import { listenError, startHttpEndpoint, type RunningHttpEndpoint } from "./start-http-endpoint.ts";
+import { b64, exampleStore, SUBMODEL_1, type ExampleStore } from "./test-support/example-store.ts";
+import { pkcs12Keystore } from "./test-support/pkcs12.ts";
+import { socketRequest } from "./test-support/socket-request.ts";
+import { SELF_SIGNED_CERT_FILE, selfSignedCertificate } from "./tls/self-signed-certificate.ts";
+
+// Header names a response may carry; anything else (Server, X-Powered-By, ...) would leak software.
+const ALLOWED_HEADERS = new Set(["content-type", "content-length", "transfer-encoding", "etag", "location", "x-correlation-id", "date", "connection", "keep-alive", "allow"]);
+
+describe("startHttpEndpoint over real sockets", () => {
+  let example: ExampleStore;
+  let dir: string;
+  const running: RunningHttpEndpoint[] = [];
+  const start = async (overrides: Partial<HttpEndpointSettings> = {}, stateDir = join(dir, "state")) => {
+    const endpoint = await startHttpEndpoint({ store: example.store, settings: httpEndpointSettings({ host: "127.0.0.1", port: 0, ...overrides }), stateDir });
+    running.push(endpoint);
+    return endpoint;
+  };
+  const stop = async (endpoint: RunningHttpEndpoint) => {
+    running.splice(running.indexOf(endpoint), 1);
+    await endpoint.close();
+  };
+  const caOf = (stateDir = join(dir, "state")) => readFileSync(join(stateDir, SELF_SIGNED_CERT_FILE), "utf8");
+
+  before(async () => {
+    example = await exampleStore();
+    dir = mkdtempSync(join(tmpdir(), "twinport-http-"));
+  });
+  after(async () => {
+    for (const endpoint of running.splice(0)) await endpoint.close();
+    await example.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("serves HTTPS by default with a persisted self-signed certificate, and no software headers", async () => {
+    const endpoint = await start();
+    assert.equal(endpoint.url, `https://127.0.0.1:${endpoint.port}`);
+    assert.ok(endpoint.port > 0);
+    const answer = await socketRequest({ url: endpoint.url, path: "/api/v3.0/shells", ca: caOf() });
+    assert.equal(answer.status, 200);
+    assert.equal(JSON.parse(answer.body).result.length, 3);
+    assert.equal(answer.headers.server, undefined);
+    assert.equal(answer.headers["x-powered-by"], undefined);
+    for (const name of answer.rawHeaderNames) assert.ok(ALLOWED_HEADERS.has(name), `unexpected response header ${name}`);
+    const error = await socketRequest({ url: endpoint.url, path: "/nothing", ca: caOf() });
+    assert.equal(error.status, 404);
+    for (const name of error.rawHeaderNames) assert.ok(ALLOWED_HEADERS.has(name), `unexpected response header ${name}`);
+    await stop(endpoint);
+  });
+
+  it("runs the slice end to end over HTTPS: POST, GET, PATCH $value, PUT, DELETE", async () => {
+    const endpoint = await start();
+    const ca = caOf();
+    const elements = `/api/v3.0/submodels/${b64(SUBMODEL_1)}/submodel-elements`;
+    const body = JSON.stringify({ modelType: "Property", idShort: "OverTls", valueType: "xs:int", value: "1" });
+    const posted = await socketRequest({ url: endpoint.url, method: "POST", path: elements, body, headers: { "Content-Type": "application/json" }, ca });
+    assert.equal(posted.status, 201, posted.body);
+    assert.equal(posted.headers.location, `${elements}/OverTls`);
+    const read = await socketRequest({ url: endpoint.url, path: posted.headers.location!, ca });
+    assert.equal(read.status, 200);
+    assert.match(read.headers.etag ?? "", /^"\d+"$/);
+    const patched = await socketRequest({ url: endpoint.url, method: "PATCH", path: `${elements}/OverTls/$value`, body: "42", headers: { "If-Match": read.headers.etag! }, ca });
+    assert.equal(patched.status, 204, patched.body);
+    assert.equal((await socketRequest({ url: endpoint.url, path: `${elements}/OverTls/$value`, ca })).body, '{"OverTls":42}');
+    const put = await socketRequest({ url: endpoint.url, method: "PUT", path: `${elements}/OverTls`, body: body.replace('"1"', '"7"'), ca });
+    assert.equal(put.status, 204, put.body);
+    assert.equal((await socketRequest({ url: endpoint.url, method: "DELETE", path: `${elements}/OverTls`, ca })).status, 204);
+    assert.equal((await socketRequest({ url: endpoint.url, path: `${elements}/OverTls`, ca })).status, 404);
+    await stop(endpoint);
+  });
+
+  it("reuses the certificate on the next start", async () => {
+    const stateDir = join(dir, "reuse");
+    const first = await start({}, stateDir);
+    const firstPrint = (await socketRequest({ url: first.url, path: "/api/v3.0/shells", ca: caOf(stateDir) })).certificateFingerprint;
+    await stop(first);
+    const second = await start({}, stateDir);
+    const secondPrint = (await socketRequest({ url: second.url, path: "/api/v3.0/shells", ca: caOf(stateDir) })).certificateFingerprint;
+    assert.ok(firstPrint);
+    assert.equal(secondPrint, firstPrint);
+    await stop(second);
+  });
+
+  it("413 at once for a declared Content-Length over the limit, without waiting for the body", async () => {
+    const endpoint = await start({ maxRequestBodySize: 1024 });
+    const answer = await socketRequest({
+      url: endpoint.url,
+      method: "POST",
+      path: "/api/v3.0/shells",
+      headers: { "Content-Type": "application/json", "Content-Length": 50 * 1024 * 1024 },
+      headersOnly: true,
+      ca: caOf(),
+    });
+    assert.equal(answer.status, 413);
+    assert.equal(JSON.parse(answer.body).messages[0].code, "413");
+    await stop(endpoint);
+  });
+
+  it("413 for a chunked body that grows past the limit", async () => {
+    const endpoint = await start({ maxRequestBodySize: 1024 });
+    const answer = await socketRequest({ url: endpoint.url, method: "POST", path: "/api/v3.0/shells", body: Array.from({ length: 8 }, () => "x".repeat(512)), ca: caOf() });
+    assert.equal(answer.status, 413);
+    assert.equal(JSON.parse(answer.body).messages[0].code, "413");
+    await stop(endpoint);
+  });
+
+  it("sniEnabled: a Host that differs from the TLS server name is refused; off, it is served", async () => {
+    const endpoint = await start();
+    const ca = caOf();
+    const matching = await socketRequest({ url: endpoint.url, path: "/api/v3.0/shells", servername: "localhost", headers: { Host: `localhost:${endpoint.port}` }, ca });
+    assert.equal(matching.status, 200);
+    const fronted = await socketRequest({ url: endpoint.url, path: "/api/v3.0/shells", servername: "localhost", headers: { Host: "elsewhere.example" }, ca });
+    assert.equal(fronted.status, 400);
+    assert.match(JSON.parse(fronted.body).messages[0].text, /sniEnabled/);
+    await stop(endpoint);
+    const lenient = await start({ sniEnabled: false });
+    assert.equal((await socketRequest({ url: lenient.url, path: "/api/v3.0/shells", servername: "localhost", headers: { Host: "elsewhere.example" }, ca })).status, 200);
+    await stop(lenient);
+  });
+
+  it("sslEnabled false serves plain HTTP", async () => {
+    const endpoint = await start({ sslEnabled: false });
+    assert.equal(endpoint.url, `http://127.0.0.1:${endpoint.port}`);
+    const answer = await socketRequest({ url: endpoint.url, path: `/api/v3.0/submodels/${b64(SUBMODEL_1)}` });
+    assert.equal(answer.status, 200);
+    assert.equal(answer.headers.server, undefined);
+    await stop(endpoint);
+  });
+
+  it("serves the certificate of a configured PKCS12 keystore; a wrong password fails the start", async () => {
+    const keySource = mkdtempSync(join(dir, "keystore-"));
+    const credentials = await selfSignedCertificate(keySource, "keystore.example");
+    const path = join(keySource, "server.p12");
+    writeFileSync(path, pkcs12Keystore([{ ...credentials, alias: "twinport" }], { storePassword: "secret" }));
+    const endpoint = await start({ certificate: { keyStoreType: "PKCS12", keyStorePath: path, keyStorePassword: "secret", keyAlias: "twinport" } }, join(dir, "unused"));
+    const answer = await socketRequest({ url: endpoint.url, path: "/api/v3.0/shells", ca: credentials.cert });
+    assert.equal(answer.status, 200);
+    assert.equal(answer.certificateFingerprint, new X509Certificate(credentials.cert).fingerprint256);
+    await stop(endpoint);
+    await assert.rejects(start({ certificate: { keyStorePath: path, keyStorePassword: "wrong" } }), /wrong keystore password/);
+  });
+
+  it("a port in use is an error that names the port setting", async () => {
+    const endpoint = await start({ sslEnabled: false });
+    await assert.rejects(start({ sslEnabled: false, port: endpoint.port }), (error: Error) => {
+      assert.match(error.message, /127\.0\.0\.1:\d+/);
+      assert.match(error.message, /already in use/);
+      assert.match(error.message, /endpoints\[i\]\.port/);
+      return true;
+    });
+    await stop(endpoint);
+  });
+
+  it("bind errors name the setting to change", () => {
+    const settings = httpEndpointSettings({ port: 443 });
+    const denied = listenError(Object.assign(new Error("listen EACCES"), { code: "EACCES" }), settings);
+    assert.match(denied.message, /0\.0\.0\.0:443/);
+    assert.match(denied.message, /"port" setting \(endpoints\[i\]\.port/);
+    assert.equal((denied as NodeJS.ErrnoException).code, "EACCES");
+    const address = listenError(Object.assign(new Error("listen EADDRNOTAVAIL"), { code: "EADDRNOTAVAIL" }), settings);
+    assert.match(address.message, /endpoints\[i\]\.host/);
+  });
+
+  it("close() ends idle keep-alive connections and stops accepting", async () => {
+    const endpoint = await start();
+    const agent = new Agent({ keepAlive: true, ca: caOf() });
+    const answer = await socketRequest({ url: endpoint.url, path: "/api/v3.0/shells", agent, ca: caOf() });
+    assert.equal(answer.status, 200);
+    const started = Date.now();
+    await stop(endpoint);
+    assert.ok(Date.now() - started < 2000, "close() does not wait for the keep-alive timeout");
+    const refused = await new Promise<boolean>((resolve) => {
+      const socket = connect(endpoint.port, "127.0.0.1");
+      socket.once("connect", () => {
+        socket.destroy();
+        resolve(false);
+      });
+      socket.once("error", () => resolve(true));
+    });
+    assert.ok(refused);
+    agent.destroy();
+  });
+});
