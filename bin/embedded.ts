@@ -18,8 +18,6 @@ import {
   type RunningRole,
 } from "@twinport/shared";
 import { startHttpEndpoint } from "@twinport/http-gateway";
-import { createRedisRepository } from "@twinport/model-store";
-import { startOpcuaGateway } from "@twinport/opcua-gateway";
 
 const API_PREFIX = "/api/v3.0";
 
@@ -46,6 +44,8 @@ export async function startEmbedded(context: RoleContext): Promise<RunningRole> 
     let repository: Repository;
     const details: Record<string, unknown> = {};
     if (config.persistence["@class"] === PERSISTENCE_REDIS_CLASS) {
+      // Loaded only when used: ioredis and node-opcua (about 2 s of start-up) stay out of a run without them.
+      const { createRedisRepository } = await import("@twinport/model-store");
       repository = await createRedisRepository({ url: config.persistence.url, keyPrefix: config.persistence.keyPrefix });
       details.redis = displayUrl(config.persistence.url);
     } else {
@@ -85,10 +85,14 @@ export async function startEmbedded(context: RoleContext): Promise<RunningRole> 
       http.push(`${endpoint.url}${API_PREFIX}`);
     }
     const opcua: string[] = [];
-    for (const endpoint of config.endpoints.filter(isOpcUaEndpoint)) {
-      const gateway = await startOpcuaGateway({ store, bus, endpoint, stateDir: config.core.stateDir, log: context.log });
-      closer.add(() => gateway.stop());
-      opcua.push(gateway.endpointUrl);
+    const opcuaEndpoints = config.endpoints.filter(isOpcUaEndpoint);
+    if (opcuaEndpoints.length > 0) {
+      const { startOpcuaGateway } = await import("@twinport/opcua-gateway");
+      for (const endpoint of opcuaEndpoints) {
+        const gateway = await startOpcuaGateway({ store, bus, endpoint, stateDir: config.core.stateDir, log: context.log });
+        closer.add(() => gateway.stop());
+        opcua.push(gateway.endpointUrl);
+      }
     }
     return { details: { http, opcua, ...details }, stop: () => closer.closeAll() };
   } catch (error) {

@@ -60,10 +60,10 @@ export async function runRole(options: RunRoleOptions): Promise<void> {
   let stopping = false;
 
   const onSignal = (signal: Signal) => {
-    if (!running) io.exit(0); // nothing served yet, nothing to hand back
+    if (!running) return io.exit(0); // nothing served yet, nothing to hand back
     if (stopping) {
       log(`twinport ${role}: ${signal} again, exiting without waiting for the shutdown`);
-      io.exit(1);
+      return io.exit(1);
     }
     stopping = true;
     const timer = setTimeout(() => {
@@ -86,7 +86,7 @@ export async function runRole(options: RunRoleOptions): Promise<void> {
     const commandLine = parseCommandLine(options.argv);
     if (commandLine.help) {
       io.stdout.write(HELP_TEXT);
-      io.exit(0);
+      return io.exit(0);
     }
     if (commandLine.role && commandLine.role !== role) throw new UsageError(`This program runs '${role}', not '${commandLine.role}'.`);
     if (!ROLES_WITH_MODELS.includes(role) && (commandLine.modelFiles.length > 0 || commandLine.emptyModel || commandLine.noValidation)) {
@@ -114,10 +114,10 @@ export async function runRole(options: RunRoleOptions): Promise<void> {
   } catch (error) {
     if (error instanceof UsageError || error instanceof ConfigError) {
       log(`twinport: ${error.message}`);
-      io.exit(2);
+      return io.exit(2);
     }
     const message = error instanceof ModelFileError ? error.message : ((error as Error)?.message ?? String(error));
     log(`twinport ${role}: ${message}`);
-    io.exit(1);
+    return io.exit(1);
   }
 }

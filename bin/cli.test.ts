@@ -1,0 +1,134 @@
+import assert from "node:assert/strict";
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { request } from "node:https";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, test } from "node:test";
+import { freePort } from "../tests/support/servers.ts";
+import { spawnTwinport } from "./testing/spawn-twinport.ts";
+
+const EXAMPLE_MODEL = new URL("../examples/model.json", import.meta.url).pathname;
+const dir = mkdtempSync(join(tmpdir(), "twinport-cli-"));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+function getJson(url: string): Promise<{ status: number; body: any }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { rejectUnauthorized: false }, (res) => {
+      let text = "";
+      res.setEncoding("utf8").on("data", (chunk) => (text += chunk));
+      res.on("end", () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+/** A config with an HTTPS endpoint on a free loopback port and state kept in the test folder. */
+async function httpConfig(name: string): Promise<{ file: string; port: number }> {
+  const port = await freePort();
+  const file = join(dir, `${name}.json`);
+  writeFileSync(
+    file,
+    JSON.stringify({
+      core: { stateDir: join(dir, "state") },
+      endpoints: [{ "@class": "de.fraunhofer.iosb.ilt.faaast.service.endpoint.http.HttpEndpoint", port, host: "127.0.0.1", sslEnabled: true }],
+    }),
+  );
+  return { file, port };
+}
+
+function assertOneLine(stderr: string, pattern: RegExp): void {
+  assert.equal(stderr.trimEnd().split("\n").length, 1, stderr);
+  assert.match(stderr.trimEnd(), pattern);
+  assert.doesNotMatch(stderr, /\n\s+at /, "no stack trace");
+}
+
+test("--help lists the commands and exits 0", async () => {
+  const cli = spawnTwinport(["--help"]);
+  assert.equal(await cli.exited, 0);
+  for (const command of ["model-store", "http-gateway", "opcua-gateway", "embedded"]) assert.match(cli.stdout(), new RegExp(`^  ${command}\\s`, "m"));
+  assert.equal(cli.stderr(), "");
+});
+
+test("a bad option exits 2 with one clear line", async () => {
+  const cli = spawnTwinport(["--port", "80"]);
+  assert.equal(await cli.exited, 2);
+  assertOneLine(cli.stderr(), /^twinport: Unknown option '--port'\. Run 'twinport --help' for the options\.$/);
+  assert.equal(cli.stdout(), "");
+});
+
+test("an unknown key in the config file exits 2 naming it", async () => {
+  const file = join(dir, "typo.json");
+  writeFileSync(file, JSON.stringify({ endpoints: [{ "@class": "endpoint.http.HttpEndpoint", prot: 8443 }] }));
+  const cli = spawnTwinport(["-c", file]);
+  assert.equal(await cli.exited, 2);
+  assertOneLine(cli.stderr(), /^twinport: Unknown key 'endpoints\[0\]\.prot'\. Allowed: @class, profiles, .*\bport\b/);
+});
+
+test("a missing model file exits 1 naming it", async () => {
+  const cli = spawnTwinport(["--endpoint", "http", "-m", join(dir, "nope.json")]);
+  assert.equal(await cli.exited, 1);
+  assertOneLine(cli.stderr(), /^twinport embedded: Cannot read model file '.*nope\.json': no such file$/);
+});
+
+test("embedded with -m: ready line, HTTPS serves the 3 shells, SIGTERM exits 0", async () => {
+  const { file, port } = await httpConfig("embedded");
+  const cli = spawnTwinport(["-c", file, "-m", EXAMPLE_MODEL, "--endpoint", "http"], { cwd: dir, env: { TWINPORT_SERVICE_PORT: "443" } });
+  const details = await cli.ready;
+  assert.deepEqual(details, { http: [`https://127.0.0.1:${port}/api/v3.0`], opcua: [] });
+  assert.equal(cli.stdout(), `twinport embedded ready ${JSON.stringify(details)}\n`);
+  // Kubernetes-style service variables are warnings, not errors.
+  assert.match(cli.stderr(), /twinport: warning: Ignoring environment variable TWINPORT_SERVICE_PORT/);
+  const { status, body } = await getJson(`https://127.0.0.1:${port}/api/v3.0/shells`);
+  assert.equal(status, 200);
+  assert.equal(body.result.length, 3);
+  assert.equal(await cli.stop(), 0);
+});
+
+test("model.json in the working directory is the default model; --empty-model skips it", async () => {
+  const cwd = mkdtempSync(join(dir, "cwd-"));
+  copyFileSync(EXAMPLE_MODEL, join(cwd, "model.json"));
+  const { file, port } = await httpConfig("cwd-model");
+  const withModel = spawnTwinport(["-c", file, "--endpoint", "http"], { cwd });
+  await withModel.ready;
+  assert.equal((await getJson(`https://127.0.0.1:${port}/api/v3.0/shells`)).body.result.length, 3);
+  assert.equal(await withModel.stop(), 0);
+
+  const empty = spawnTwinport(["-c", file, "--endpoint", "http", "--empty-model"], { cwd });
+  await empty.ready;
+  assert.equal((await getJson(`https://127.0.0.1:${port}/api/v3.0/shells`)).body.result.length, 0);
+  assert.equal(await empty.stop(), 0);
+});
+
+test("a port in use exits 1 with a message naming the setting", async () => {
+  const { file, port } = await httpConfig("in-use");
+  const blocker = createServer();
+  await new Promise<void>((resolve) => blocker.listen(port, "127.0.0.1", resolve));
+  try {
+    const cli = spawnTwinport(["-c", file, "--empty-model"]);
+    assert.equal(await cli.exited, 1);
+    assertOneLine(cli.stderr().split("\n").filter((line) => !line.startsWith("node-opcua")).join("\n"), new RegExp(`^twinport embedded: HTTP endpoint cannot listen on 127\\.0\\.0\\.1:${port}: the port is already in use\\. Change .*"port" setting`));
+  } finally {
+    await new Promise((resolve) => blocker.close(resolve));
+  }
+});
+
+test("embedded without --endpoint serves every configured endpoint, OPC UA included", async () => {
+  const [port, tcpPort] = [await freePort(), await freePort()];
+  const file = join(dir, "both.json");
+  writeFileSync(
+    file,
+    JSON.stringify({
+      core: { stateDir: join(dir, "state") },
+      endpoints: [
+        { "@class": "endpoint.http.HttpEndpoint", port, host: "127.0.0.1" },
+        { "@class": "endpoint.opcua.OpcUaEndpoint", tcpPort, host: "127.0.0.1", hostname: "127.0.0.1", secondsTillShutdown: 0, serverCertificateBasePath: join(dir, "PKI"), userCertificateBasePath: join(dir, "USERS_PKI") },
+      ],
+    }),
+  );
+  const cli = spawnTwinport(["-c", file, "--empty-model"], { cwd: dir });
+  assert.deepEqual(await cli.ready, { http: [`https://127.0.0.1:${port}/api/v3.0`], opcua: [`opc.tcp://127.0.0.1:${tcpPort}`] });
+  assert.equal(cli.stdout().trimEnd().split("\n").length, 1, "node-opcua's output stays off stdout");
+  assert.equal(await cli.stop(), 0);
+});

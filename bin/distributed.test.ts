@@ -1,0 +1,87 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { request } from "node:https";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { freePort, startNats, startRedis, type RunningServer } from "../tests/support/servers.ts";
+import { spawnTwinport, type TwinportProcess } from "./testing/spawn-twinport.ts";
+
+// The three services as real processes on real Redis and NATS, wired only by configuration.
+const EXAMPLE_MODEL = new URL("../examples/model.json", import.meta.url).pathname;
+const dir = mkdtempSync(join(tmpdir(), "twinport-distributed-"));
+let redis: RunningServer;
+let nats: RunningServer;
+const processes: TwinportProcess[] = [];
+
+before(async () => {
+  [redis, nats] = await Promise.all([startRedis(), startNats()]);
+});
+
+after(async () => {
+  await Promise.all(processes.map((p) => p.stop()));
+  await Promise.all([redis?.stop(), nats?.stop()]);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function start(args: string[]): TwinportProcess {
+  const started = spawnTwinport(args, { cwd: dir, env: { TWINPORT_PERSISTENCE_URL: redis.url, TWINPORT_MESSAGEBUS_URL: nats.url } });
+  processes.push(started);
+  return started;
+}
+
+function getJson(url: string): Promise<any> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { rejectUnauthorized: false }, (res) => {
+      let text = "";
+      res.setEncoding("utf8").on("data", (chunk) => (text += chunk));
+      res.on("end", () => resolve(JSON.parse(text)));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+test("model-store, http-gateway and opcua-gateway start from one configuration and stop with exit 0", async () => {
+  const [httpPort, opcuaPort] = [await freePort(), await freePort()];
+  const modelStore = start(["model-store", "-m", EXAMPLE_MODEL]);
+  const httpGateway = start(["http-gateway", "--endpoint", "http", `endpoints[0].port=${httpPort}`, "endpoints[0].host=127.0.0.1"]);
+  const opcuaGateway = start([
+    "opcua-gateway",
+    "--endpoint",
+    "opcua",
+    `endpoints[0].tcpPort=${opcuaPort}`,
+    "endpoints[0].host=127.0.0.1",
+    "endpoints[0].hostname=127.0.0.1",
+    "endpoints[0].secondsTillShutdown=0",
+  ]);
+
+  assert.deepEqual(await modelStore.ready, {
+    redis: redis.url,
+    keyPrefix: "tp",
+    nats: nats.url,
+    model: { files: [EXAMPLE_MODEL], shells: 3, submodels: 6, conceptDescriptions: 2 },
+  });
+  assert.deepEqual(await httpGateway.ready, { http: [`https://127.0.0.1:${httpPort}/api/v3.0`] });
+  assert.deepEqual(await opcuaGateway.ready, { opcua: [`opc.tcp://127.0.0.1:${opcuaPort}`] });
+
+  const shells = await getJson(`https://127.0.0.1:${httpPort}/api/v3.0/shells`);
+  assert.equal(shells.result.length, 3);
+
+  // Exactly one line on stdout each: the ready line (node-opcua's chatter goes to stderr).
+  for (const p of [modelStore, httpGateway, opcuaGateway]) assert.equal(p.stdout().trimEnd().split("\n").length, 1, p.stdout());
+  assert.deepEqual(await Promise.all([opcuaGateway.stop(), httpGateway.stop(), modelStore.stop()]), [0, 0, 0]);
+});
+
+test("a restarted model-store does not load its model over live data", async () => {
+  const modelStore = start(["model-store", "-m", EXAMPLE_MODEL]);
+  assert.equal((await modelStore.ready).model, "kept (store not empty)");
+  assert.match(modelStore.stderr(), /the store already holds data; the model files were not loaded/);
+  assert.equal(await modelStore.stop(), 0);
+});
+
+test("gateways refuse -m", async () => {
+  const gateway = start(["http-gateway", "-m", EXAMPLE_MODEL]);
+  assert.equal(await gateway.exited, 2);
+  assert.equal(gateway.stderr(), "twinport: -m/--model, --empty-model and --no-validation apply to embedded mode and the model-store only.\n");
+});

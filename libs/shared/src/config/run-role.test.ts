@@ -1,0 +1,97 @@
+import assert from "node:assert/strict";
+import { EventEmitter } from "node:events";
+import { test } from "node:test";
+import { ConfigError, runRole, type ProcessIo, type RunningRole } from "./index.ts";
+
+/** A stand-in for `process`: records output and exit codes instead of ending the test run. */
+function fakeProcess(env: NodeJS.ProcessEnv = {}) {
+  const signals = new EventEmitter();
+  let stdout = "";
+  let stderr = "";
+  let resolveExit!: (code: number) => void;
+  const exited = new Promise<number>((resolve) => (resolveExit = resolve));
+  const io: ProcessIo = {
+    env,
+    cwd: () => "/nonexistent-cwd-for-test",
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: (text: string) => (stderr += text) },
+    on: (signal, listener) => signals.on(signal, listener),
+    exit: ((code = 0) => resolveExit(code)) as ProcessIo["exit"],
+  };
+  return { io, exited, signal: (name: "SIGTERM" | "SIGINT") => signals.emit(name, name), out: () => stdout, err: () => stderr };
+}
+
+function running(onStop: () => Promise<void> = async () => {}): RunningRole {
+  return { details: { http: ["https://127.0.0.1:1/api/v3.0"] }, stop: onStop };
+}
+
+test("prints one ready line, stops on SIGTERM and exits 0", async () => {
+  const proc = fakeProcess();
+  let stopped = 0;
+  await runRole({ role: "http-gateway", argv: ["http-gateway", "--endpoint", "http"], io: proc.io, start: async () => running(async () => void stopped++) });
+  assert.equal(proc.out(), 'twinport http-gateway ready {"http":["https://127.0.0.1:1/api/v3.0"]}\n');
+  proc.signal("SIGTERM");
+  assert.equal(await proc.exited, 0);
+  assert.equal(stopped, 1);
+});
+
+test("the start function gets the loaded configuration; warnings go to stderr", async () => {
+  const proc = fakeProcess({ TWINPORT_ENDPOINTS_0_PORT: "9443", TWINPORT_UNKNOWN: "1" });
+  let seen: unknown;
+  await runRole({
+    role: "opcua-gateway",
+    argv: ["endpoints[0].host=127.0.0.1"],
+    io: proc.io,
+    start: async (context) => {
+      seen = { port: (context.config.endpoints[0] as { port: number }).port, host: (context.config.endpoints[0] as { host: string }).host, models: context.models, bus: context.config.messageBus["@class"] };
+      return running();
+    },
+  });
+  assert.deepEqual(seen, { port: 9443, host: "127.0.0.1", models: [], bus: "messagebus.nats.MessageBusNats" });
+  assert.match(proc.err(), /^twinport: warning: Ignoring environment variable TWINPORT_UNKNOWN: Unknown key 'UNKNOWN'/);
+  proc.signal("SIGINT");
+  assert.equal(await proc.exited, 0);
+});
+
+test("a second signal while stopping exits 1 at once", async () => {
+  const proc = fakeProcess();
+  await runRole({ role: "embedded", argv: ["--empty-model"], io: proc.io, start: async () => running(() => new Promise(() => {})) });
+  proc.signal("SIGTERM");
+  proc.signal("SIGTERM");
+  assert.equal(await proc.exited, 1);
+  assert.match(proc.err(), /twinport embedded: SIGTERM again, exiting without waiting for the shutdown/);
+});
+
+test("a failing stop exits 1 with its message", async () => {
+  const proc = fakeProcess();
+  await runRole({ role: "embedded", argv: ["--empty-model"], io: proc.io, start: async () => running(async () => { throw new Error("redis went away"); }) });
+  proc.signal("SIGTERM");
+  assert.equal(await proc.exited, 1);
+  assert.equal(proc.err(), "twinport embedded: shutdown failed: redis went away\n");
+});
+
+test("start failures exit 1, configuration and usage errors exit 2; one line each, no stack", async () => {
+  const cases: { argv: string[]; role?: "embedded" | "http-gateway"; start?: () => Promise<RunningRole>; code: number; line: string }[] = [
+    { argv: ["--empty-model"], start: async () => { throw Object.assign(new Error("HTTP endpoint cannot listen on 0.0.0.0:443: the port is already in use."), { code: "EADDRINUSE" }); }, code: 1, line: "twinport embedded: HTTP endpoint cannot listen on 0.0.0.0:443: the port is already in use." },
+    { argv: ["--empty-model"], start: async () => { throw new ConfigError("messageBus must be NATS"); }, code: 2, line: "twinport: messageBus must be NATS" },
+    { argv: ["--nope"], code: 2, line: "twinport: Unknown option '--nope'. Run 'twinport --help' for the options." },
+    { argv: ["core.nope=1"], code: 2, line: "twinport: Unknown key 'core.nope'. Allowed: requestHandlerThreadPoolSize, assetConnectionRetryInterval, assetConnectionReadTimeout, assetConnectionReadMaxThreadPoolSize, assetConnectionWriteMaxThreadPoolSize, validationOnLoad, validationOnCreate, validationOnUpdate, minInflateRatio, operationHandleTtl, stateDir" },
+    { argv: ["-m", "/nonexistent/model.json"], code: 1, line: "twinport embedded: Cannot read model file '/nonexistent/model.json': no such file" },
+    { argv: ["model-store"], code: 2, line: "twinport: This program runs 'embedded', not 'model-store'." },
+    { role: "http-gateway", argv: ["-m", "x.json"], code: 2, line: "twinport: -m/--model, --empty-model and --no-validation apply to embedded mode and the model-store only." },
+  ];
+  for (const { argv, role = "embedded", start = async () => running(), code, line } of cases) {
+    const proc = fakeProcess();
+    await runRole({ role, argv, io: proc.io, start });
+    assert.equal(await proc.exited, code, argv.join(" "));
+    assert.equal(proc.err(), `${line}\n`);
+    assert.equal(proc.out(), "");
+  }
+});
+
+test("--help prints the help and starts nothing", async () => {
+  const proc = fakeProcess();
+  await runRole({ role: "embedded", argv: ["--help"], io: proc.io, start: async () => assert.fail("must not start") });
+  assert.equal(await proc.exited, 0);
+  assert.match(proc.out(), /^Usage: twinport \[command\]/);
+});
