@@ -4,6 +4,7 @@ import { request } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import { connectNats, createNatsEventBus, encodeBase64Url, type ChangeEvent } from "@twinport/shared";
 import { freePort, startNats, startRedis, type RunningServer } from "../tests/support/servers.ts";
 import { spawnTwinport, type TwinportProcess } from "./testing/spawn-twinport.ts";
 
@@ -30,12 +31,12 @@ function start(args: string[]): TwinportProcess {
   return started;
 }
 
-function getJson(url: string): Promise<any> {
+function getJson(url: string, method = "GET"): Promise<any> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { rejectUnauthorized: false }, (res) => {
+    const req = request(url, { method, rejectUnauthorized: false }, (res) => {
       let text = "";
       res.setEncoding("utf8").on("data", (chunk) => (text += chunk));
-      res.on("end", () => resolve(JSON.parse(text)));
+      res.on("end", () => resolve(text === "" ? res.statusCode : JSON.parse(text)));
     });
     req.on("error", reject);
     req.end();
@@ -84,4 +85,39 @@ test("gateways refuse -m", async () => {
   const gateway = start(["http-gateway", "-m", EXAMPLE_MODEL]);
   assert.equal(await gateway.exited, 2);
   assert.equal(gateway.stderr(), "twinport: -m/--model, --empty-model and --no-validation apply to embedded mode and the model-store only.\n");
+});
+
+test("embedded mode on Redis and NATS: the outbox relay publishes each write to NATS", async () => {
+  const port = await freePort();
+  const connection = await connectNats({ url: nats.url, name: "embedded-test", onChange: () => {} });
+  const bus = createNatsEventBus({ connection });
+  const events: ChangeEvent[] = [];
+  const subscription = await bus.subscribe({ onEvent: (event) => events.push(event) });
+  try {
+    const embedded = start([
+      "-m",
+      EXAMPLE_MODEL,
+      "--endpoint",
+      "http",
+      `endpoints[0].port=${port}`,
+      "endpoints[0].host=127.0.0.1",
+      // Environment variables resolve against the class the file (or a TWINPORT_*_CLASS variable)
+      // names; the command line picks the classes here, so it carries the URLs too.
+      `persistence={"@class":"persistence.redis.PersistenceRedis","keyPrefix":"embedded","url":"${redis.url}"}`,
+      `messageBus={"@class":"messagebus.nats.MessageBusNats","url":"${nats.url}"}`,
+    ]);
+    assert.deepEqual(await embedded.ready, { http: [`https://127.0.0.1:${port}/api/v3.0`], opcua: [], nats: nats.url, redis: redis.url });
+    const id = "https://example.org/aas/test-1";
+    assert.equal(await getJson(`https://127.0.0.1:${port}/api/v3.0/shells/${encodeBase64Url(id)}`, "DELETE"), 204);
+    const deadline = Date.now() + 5000;
+    while (!events.some((e) => e.kind === "shell.deleted") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    const deletedEvents = events.filter((e) => e.kind === "shell.deleted");
+    assert.equal(deletedEvents.length, 1, "published once (by the relay, not also by the engine)");
+    assert.equal(deletedEvents[0]!.id, id);
+    assert.equal(await embedded.stop(), 0);
+  } finally {
+    await subscription.unsubscribe();
+    await bus.close();
+    await connection.close();
+  }
 });

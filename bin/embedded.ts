@@ -1,3 +1,4 @@
+import { hostname } from "node:os";
 import {
   connectNats,
   createDirectStoreClient,
@@ -40,19 +41,8 @@ class Closer {
 export async function startEmbedded(context: RoleContext): Promise<RunningRole> {
   const { config } = context;
   const closer = new Closer();
+  const details: Record<string, unknown> = {};
   try {
-    let repository: Repository;
-    const details: Record<string, unknown> = {};
-    if (config.persistence["@class"] === PERSISTENCE_REDIS_CLASS) {
-      // Loaded only when used: ioredis and node-opcua (about 2 s of start-up) stay out of a run without them.
-      const { createRedisRepository } = await import("@twinport/model-store");
-      repository = await createRedisRepository({ url: config.persistence.url, keyPrefix: config.persistence.keyPrefix });
-      details.redis = displayUrl(config.persistence.url);
-    } else {
-      repository = createMemoryRepository();
-    }
-    closer.add(() => repository.close());
-
     let bus: EventBus;
     if (config.messageBus["@class"] === MESSAGE_BUS_NATS_CLASS) {
       const connection: NatsConnection = await connectNats({ url: config.messageBus.url, name: "twinport-embedded" });
@@ -64,10 +54,29 @@ export async function startEmbedded(context: RoleContext): Promise<RunningRole> 
     }
     closer.add(() => bus.close());
 
+    let repository: Repository;
+    let relayed = false;
+    if (config.persistence["@class"] === PERSISTENCE_REDIS_CLASS) {
+      // Loaded only when used: ioredis and node-opcua (about 2 s of start-up) stay out of a run without them.
+      const { createRedisRepository, startOutboxRelay } = await import("@twinport/model-store");
+      const redisRepository = await createRedisRepository({ url: config.persistence.url, keyPrefix: config.persistence.keyPrefix });
+      closer.add(() => redisRepository.close());
+      // Commits on Redis append their events to the outbox: the relay publishes (and trims) them,
+      // exactly as in the model-store, instead of the engine publishing a second copy.
+      const relay = await startOutboxRelay({ repository: redisRepository, bus, owner: `embedded-${hostname()}-${process.pid}`, onError: (error) => context.log(`twinport embedded: event relay: ${(error as Error).message}`) });
+      closer.add(() => relay.stop());
+      repository = redisRepository;
+      relayed = true;
+      details.redis = displayUrl(config.persistence.url);
+    } else {
+      repository = createMemoryRepository();
+      closer.add(() => repository.close());
+    }
+
     const engine = createEngine({
       repository,
       bus,
-      publishEvents: true,
+      publishEvents: !relayed,
       validation: { onLoad: context.validateOnLoad, onCreate: config.core.validationOnCreate, onUpdate: config.core.validationOnUpdate },
     });
     closer.add(() => engine.close());
