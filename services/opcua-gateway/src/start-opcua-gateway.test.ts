@@ -126,8 +126,13 @@ test("serves AASEnvironment under Objects on the configured port; stops cleanly 
   assert.ok(logLines.every((line) => line.startsWith("node-opcua ")));
 });
 
-test("UserName only: anonymous sessions are refused, userMap users get in", async () => {
-  const endpoint = await endpointConfig(['endpoints[0].supportedAuthentications=["UserName"]', 'endpoints[0].userMap={"alice":"wonder"}', "endpoints[0].supportedSecurityPolicies=NONE,BASIC256SHA256"]);
+test("UserName only: anonymous sessions are refused, userMap users get in; stop honours secondsTillShutdown", async () => {
+  const endpoint = await endpointConfig([
+    'endpoints[0].supportedAuthentications=["UserName"]',
+    'endpoints[0].userMap={"alice":"wonder"}',
+    "endpoints[0].supportedSecurityPolicies=NONE,BASIC256SHA256",
+    "endpoints[0].secondsTillShutdown=1",
+  ]);
   const gateway = await startOpcuaGateway({ store, bus, endpoint, stateDir: join(dir, "state"), log: (line) => logLines.push(line) });
   const opcua = client();
   try {
@@ -138,7 +143,9 @@ test("UserName only: anonymous sessions are refused, userMap users get in", asyn
     await session.close();
   } finally {
     await opcua.disconnect();
+    const stopping = Date.now();
     await gateway.stop();
+    assert.ok(Date.now() - stopping >= 900, `stop took ${Date.now() - stopping} ms, secondsTillShutdown is 1`);
   }
 });
 
