@@ -1,17 +1,26 @@
-// Dispatches `twinport [command] ...` to the program of that role. Every role's program parses the
-// same arguments (runRole in @twinport/shared), so this file only picks which one runs.
-import { roleOf } from "@twinport/shared";
+// Dispatches `twinport [command] ...` to the process of that role. Every role parses the same
+// arguments (runRole in @twinport/shared); this file only picks the factory. Each service is loaded
+// through its package entry, and only when its role runs, so `twinport http-gateway` never loads
+// node-opcua or ioredis.
+import { roleOf, runRole, type RoleContext, type RunningRole } from "@twinport/shared";
 
 const argv = process.argv.slice(2);
 const role = roleOf(argv);
 
-// The services' programs are their main.ts files: run them as `node services/<role>/src/main.ts`
-// would, not imported as a library (their package entries export factories, not programs).
-const programs = {
-  embedded: new URL("./embedded-main.ts", import.meta.url),
-  "model-store": new URL("../services/model-store/src/main.ts", import.meta.url),
-  "http-gateway": new URL("../services/http-gateway/src/main.ts", import.meta.url),
-  "opcua-gateway": new URL("../services/opcua-gateway/src/main.ts", import.meta.url),
-} as const;
+const factories: Record<typeof role, () => Promise<(context: RoleContext) => Promise<RunningRole>>> = {
+  embedded: async () => (await import("./embedded.ts")).startEmbedded,
+  "model-store": async () => {
+    const { startModelStore } = await import("@twinport/model-store");
+    return ({ config, models, validateOnLoad, log }) => startModelStore(config, { models, validateOnLoad, log });
+  },
+  "http-gateway": async () => {
+    const { startHttpGateway } = await import("@twinport/http-gateway");
+    return ({ config }) => startHttpGateway(config);
+  },
+  "opcua-gateway": async () => {
+    const { startOpcuaGatewayProcess } = await import("@twinport/opcua-gateway");
+    return ({ config, log }) => startOpcuaGatewayProcess(config, { log });
+  },
+};
 
-await import(programs[role].href);
+await runRole({ role, argv, io: process, start: await factories[role]() });

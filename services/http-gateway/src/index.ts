@@ -8,3 +8,4 @@ export {
   httpEndpointSettings,
 } from "./http-endpoint-settings.ts";
 export { PROFILE_NAMES, type ProfileName } from "./profiles.ts";
+export { startHttpGateway } from "./http-gateway-process.ts";

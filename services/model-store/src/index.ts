@@ -4,3 +4,4 @@ export { redisLayout, type RedisLayout, type SubmodelKeys } from "./redis/redis-
 export { RepositoryUnavailableError } from "@twinport/shared";
 export { startOutboxRelay, type OutboxRelay, type OutboxRelayOptions } from "./outbox/outbox-relay.ts";
 export { acquireLease, renewLease, releaseLease } from "./outbox/lease.ts";
+export { startModelStore, type ModelStoreOptions } from "./model-store-process.ts";
