@@ -1,0 +1,194 @@
+import { SaxesParser, type SaxesTagNS } from "saxes";
+import { AasError, isAasError } from "../aas-error.ts";
+import { CLASSES, type ClassRef } from "../metamodel-schema.ts";
+import {
+  AAS_XML_NAMESPACE,
+  XSI_NAMESPACE,
+  allowedElementNames,
+  classOfElement,
+  isAbstractClass,
+  isBooleanProperty,
+  legacyNamespaceVersion,
+} from "./aas-xml-names.ts";
+
+/**
+ * AAS XML v3.0 → AAS JSON (the jsonable shape aas-core's toJsonable produces), ready for
+ * `readAas(result, "Environment", …)`, which does the type checks and validation. This reader only
+ * maps the structure: it knows which element is an object, a list or a text, and refuses what the
+ * schema does not have.
+ *
+ * Security: a DOCTYPE is refused outright, so no DTD, entity declaration, external entity (XXE)
+ * or entity expansion (billion laughs) ever reaches processing; saxes itself expands nothing but
+ * the five predefined entities and character references.
+ */
+export function parseAasXml(text: string): Record<string, unknown> {
+  const reader = new EnvironmentReader();
+  const parser = new SaxesParser({ xmlns: true, position: true });
+  const at = () => `${parser.line}:${parser.column + 1}`;
+  parser.on("doctype", () => {
+    throw new AasError("syntax", `Invalid AAS XML at ${at()}: a DOCTYPE (DTD) is not allowed in AAS XML`);
+  });
+  parser.on("opentag", (tag) => reader.open(tag, at()));
+  parser.on("text", (chunk) => reader.text(chunk, at()));
+  parser.on("cdata", (chunk) => reader.text(chunk, at()));
+  parser.on("closetag", () => reader.close(at()));
+  try {
+    // A byte order mark is not part of the document (saxes would call it text before the root).
+    parser.write(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text).close();
+  } catch (error) {
+    if (isAasError(error)) throw error;
+    throw new AasError("syntax", `Invalid XML: ${(error as Error).message}`);
+  }
+  return reader.result();
+}
+
+type Frame =
+  | { kind: "object"; className: string; value: Record<string, unknown>; path: string; deliver: (value: unknown) => void }
+  | { kind: "list"; itemRef: ClassRef; value: unknown[]; path: string; deliver: (value: unknown) => void }
+  | { kind: "choice"; classRef: ClassRef; value?: unknown; path: string; deliver: (value: unknown) => void }
+  | { kind: "text"; className: string; property: string; text: string; path: string; deliver: (value: unknown) => void };
+
+class EnvironmentReader {
+  private readonly stack: Frame[] = [];
+  private environment: Record<string, unknown> | undefined;
+
+  open(tag: SaxesTagNS, at: string): void {
+    const parent = this.stack.at(-1);
+    if (parent === undefined) return this.openRoot(tag, at);
+    const path = parent.path;
+    if (tag.uri !== AAS_XML_NAMESPACE) {
+      const name = tag.uri === "" ? tag.local : `{${tag.uri}}${tag.local}`;
+      throw unknownElement(`<${name}> is not in the AAS v3.0 namespace`, path, at);
+    }
+    checkAttributes(tag, path, at);
+    switch (parent.kind) {
+      case "object":
+        return this.openProperty(parent, tag.local, at);
+      case "list": {
+        const index = parent.value.length;
+        const className = itemClass(parent.itemRef, tag.local, `${path}[${index}]`, at);
+        return this.pushObject(className, `${path}[${index}]`, (value) => parent.value.push(value));
+      }
+      case "choice": {
+        if (parent.value !== undefined) throw syntax(`${path} holds exactly one element; found a second <${tag.local}>`, path, at);
+        const className = itemClass(parent.classRef, tag.local, path, at);
+        return this.pushObject(className, path, (value) => (parent.value = value));
+      }
+      case "text":
+        throw unknownElement(`<${tag.local}> inside ${parent.property}, which holds text`, path, at);
+    }
+  }
+
+  text(chunk: string, at: string): void {
+    const top = this.stack.at(-1);
+    if (top?.kind === "text") top.text += chunk;
+    // Indentation between elements is fine; any other character data is not part of the model.
+    else if (top !== undefined && chunk.trim() !== "") throw syntax(`unexpected text "${excerpt(chunk)}"`, top.path, at);
+  }
+
+  close(at: string): void {
+    const frame = this.stack.pop()!;
+    switch (frame.kind) {
+      case "object":
+        if (CLASSES[frame.className].hasModelType) frame.value.modelType = frame.className;
+        return frame.deliver(frame.value);
+      case "list":
+        return frame.deliver(frame.value);
+      case "choice":
+        if (frame.value === undefined) {
+          throw syntax(`${frame.path} needs one of <${allowedElementNames(frame.classRef).join(">, <")}>`, frame.path, at);
+        }
+        return frame.deliver(frame.value);
+      case "text":
+        return frame.deliver(isBooleanProperty(frame.className, frame.property) ? parseBoolean(frame.text, frame.path, at) : frame.text);
+    }
+  }
+
+  result(): Record<string, unknown> {
+    if (this.environment === undefined) throw new AasError("syntax", "Invalid AAS XML: no <environment> element");
+    return this.environment;
+  }
+
+  private openRoot(tag: SaxesTagNS, at: string): void {
+    if (tag.uri !== AAS_XML_NAMESPACE) throw wrongNamespace(tag.uri, at);
+    if (tag.local !== "environment") {
+      throw new AasError("syntax", `Invalid AAS XML at ${at}: the root element must be <environment>, not <${tag.local}>`);
+    }
+    checkAttributes(tag, "", at);
+    this.pushObject("Environment", "", (value) => (this.environment = value as Record<string, unknown>));
+  }
+
+  private openProperty(parent: Extract<Frame, { kind: "object" }>, property: string, at: string): void {
+    const path = parent.path === "" ? property : `${parent.path}.${property}`;
+    const shape = Object.hasOwn(CLASSES[parent.className].properties, property) ? CLASSES[parent.className].properties[property] : undefined;
+    if (shape === undefined) throw unknownElement(`<${property}> in ${parent.className}`, path, at);
+    if (Object.hasOwn(parent.value, property)) throw syntax(`<${property}> appears twice in ${parent.className}`, path, at);
+    const deliver = (value: unknown) => (parent.value[property] = value);
+    if (shape === "primitive") {
+      this.stack.push({ kind: "text", className: parent.className, property, text: "", path, deliver });
+    } else if ("many" in shape) {
+      this.stack.push({ kind: "list", itemRef: shape.many, value: [], path, deliver });
+    } else if (isAbstractClass(shape.one)) {
+      this.stack.push({ kind: "choice", classRef: shape.one, path, deliver });
+    } else {
+      this.pushObject(shape.one, path, deliver);
+    }
+  }
+
+  private pushObject(className: string, path: string, deliver: (value: unknown) => void): void {
+    this.stack.push({ kind: "object", className, value: {}, path, deliver });
+  }
+}
+
+function itemClass(classRef: ClassRef, elementName: string, path: string, at: string): string {
+  const className = classOfElement(classRef, elementName);
+  if (className !== undefined) return className;
+  const allowed = allowedElementNames(classRef);
+  throw unknownElement(`<${elementName}> where <${allowed.join(">, <")}> is expected`, path, at);
+}
+
+/** Namespace declarations and xsi:* (schemaLocation, …) are allowed; any other attribute is not AAS. */
+function checkAttributes(tag: SaxesTagNS, path: string, at: string): void {
+  for (const attribute of Object.values(tag.attributes)) {
+    if (attribute.prefix === "xmlns" || attribute.name === "xmlns" || attribute.uri === XSI_NAMESPACE) continue;
+    throw unknownElement(`attribute ${attribute.name} on <${tag.local}>`, path, at);
+  }
+}
+
+// xs:boolean's lexical space; whitespace around it is collapsed by the XSD type.
+function parseBoolean(text: string, path: string, at: string): boolean {
+  const token = text.trim();
+  if (token === "true" || token === "1") return true;
+  if (token === "false" || token === "0") return false;
+  throw new AasError("deserialization", `Invalid AAS XML at ${at}: ${path} must be an xs:boolean, not "${excerpt(text)}"`, { path });
+}
+
+function wrongNamespace(namespace: string, at: string): AasError {
+  const legacy = legacyNamespaceVersion(namespace);
+  if (legacy !== undefined) {
+    return new AasError(
+      "syntax",
+      `The XML model is in AAS ${legacy} format (namespace ${namespace}); models compliant with v2.x or v3.0 release ` +
+        `candidates cannot be loaded unchanged: convert it to AAS v3.0 (e.g. with the AASX Package Explorer)`,
+    );
+  }
+  const found = namespace === "" ? "has no namespace" : `has the namespace ${namespace}`;
+  return new AasError("syntax", `Invalid AAS XML at ${at}: the root element ${found}; AAS v3.0 XML uses ${AAS_XML_NAMESPACE}`);
+}
+
+function unknownElement(what: string, path: string, at: string): AasError {
+  return new AasError("unknown-property", `Invalid AAS XML at ${at}: unknown ${what}${path === "" ? "" : ` at ${path}`}`, optionalPath(path));
+}
+
+function syntax(message: string, path: string, at: string): AasError {
+  return new AasError("syntax", `Invalid AAS XML at ${at}: ${message}`, optionalPath(path));
+}
+
+function optionalPath(path: string): { path?: string } {
+  return path === "" ? {} : { path };
+}
+
+function excerpt(text: string): string {
+  const trimmed = text.trim();
+  return trimmed.length > 40 ? `${trimmed.slice(0, 40)}…` : trimmed;
+}
