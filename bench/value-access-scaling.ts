@@ -67,6 +67,8 @@ try {
     const small = median(`${op} $value (small)`);
     const big = median(`${op} $value (big)`);
     const ratio = big / small;
+    const errors = [...results[`${op} $value (small)`], ...results[`${op} $value (big)`]].reduce((n, r) => n + r.errors, 0);
+    if (errors > 0) console.log(`${op}: ${errors} requests failed — the rates below are not valid`);
     console.log(`${op.padEnd(6)} small ${small.toFixed(0)} req/s, big ${big.toFixed(0)} req/s, ratio ${ratio.toFixed(2)} ${ratio >= 0.8 ? "(≥ 0.8: ok)" : "(< 0.8: FAILS the target)"}`);
   }
 } finally {

@@ -1,4 +1,5 @@
 import { CommandError, MAX_EVENT_PAYLOAD_BYTES, type ChangeEvent, type ChangeEventDraft } from "../contracts/index.ts";
+import { KeyedLock } from "./keyed-lock.ts";
 import type { Commit, CommitPrecondition, EventBus, Repository } from "./ports/index.ts";
 
 /**
@@ -12,9 +13,14 @@ export interface PlannedCommit {
   onFailed?: (precondition: CommitPrecondition) => CommandError | "retry" | undefined;
 }
 
-export type CommitRunner = (plan: () => Promise<PlannedCommit>) => Promise<ChangeEvent>;
+/**
+ * Plan (read + check) and commit, re-planning when a concurrent writer got in between. `target`
+ * names what the write addresses (e.g. a submodel element); writes to the same target inside this
+ * process run one at a time, so they do not even compete.
+ */
+export type CommitRunner = (target: string | undefined, plan: () => Promise<PlannedCommit>) => Promise<ChangeEvent>;
 
-const MAX_ATTEMPTS = 8;
+const MAX_ATTEMPTS = 12;
 
 function defaultFailure(precondition: CommitPrecondition): CommandError | "retry" {
   if (precondition.on === "id-free") {
@@ -28,7 +34,8 @@ function defaultFailure(precondition: CommitPrecondition): CommandError | "retry
 }
 
 export function createCommitRunner(repository: Repository, bus: EventBus | undefined): CommitRunner {
-  return async (plan) => {
+  const lock = new KeyedLock();
+  const attempts = async (plan: () => Promise<PlannedCommit>): Promise<ChangeEvent> => {
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       const planned = await plan();
       const result = await repository.commit(planned.commit);
@@ -40,11 +47,12 @@ export function createCommitRunner(repository: Repository, bus: EventBus | undef
       const failed = planned.commit.preconditions[result.failed];
       const outcome = planned.onFailed?.(failed) ?? defaultFailure(failed);
       if (outcome !== "retry") throw outcome;
-      // A concurrent writer changed what we read: back off a little, re-read and re-check.
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * attempt * 2));
+      // A writer in another process changed what we read: back off (jittered, growing), re-plan.
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, 2 ** attempt)));
     }
     throw new CommandError("conflict", "The target is being modified concurrently; please retry");
   };
+  return (target, plan) => (target === undefined ? attempts(plan) : lock.run(target, () => attempts(plan)));
 }
 
 /** Events carry the new state when it is small; large payloads are left out (subscribers query). */

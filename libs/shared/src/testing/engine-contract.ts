@@ -219,6 +219,13 @@ export function engineContract(name: string, makeRepository: () => Promise<Repos
       assert.ok(replies.filter((r) => !r.ok).every((r) => !r.ok && r.error.code === "precondition-failed"));
     });
 
+    test("concurrent writes to one element without If-Match all succeed (last writer wins)", async () => {
+      const replies = await Promise.all(Array.from({ length: 40 }, (_, i) => run("PatchSubmodelElementValueByPath", { submodelId: smId, idShortPath: prop.idShort, body: String(i) })));
+      assert.deepEqual(replies.filter((r) => !r.ok), []);
+      const final = ((await ok("GetSubmodelElementByPath", { submodelId: smId, idShortPath: prop.idShort })).value as any).value;
+      assert.ok(Number(final) >= 0 && Number(final) < 40);
+    });
+
     test("submodel below a shell: only when the shell references it", async () => {
       const shell = model.assetAdministrationShells.find((s) => s.submodels?.some((r: any) => r.keys[0].value === smId))!;
       await ok("GetSubmodelById", { submodelId: smId, aasId: shell.id });

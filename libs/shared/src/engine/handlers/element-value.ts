@@ -9,6 +9,7 @@ import { requireIdentifiable } from "../identifiables.ts";
 import type { CommitOp } from "../ports/index.ts";
 import { checkPreconditions } from "../preconditions.ts";
 import { checkSubmodelScope } from "../submodel-scope.ts";
+import { elementTarget, identifiableTarget } from "../write-targets.ts";
 import type { Handled } from "./handled.ts";
 
 /** Shallow JSON of the element and each descendant, keyed by idShortPath. */
@@ -34,7 +35,7 @@ export async function patchElementValue(ctx: EngineContext, cmd: Command<"PatchS
     rethrowAsCommandError(error);
   }
   await checkSubmodelScope(ctx, cmd.params);
-  const event = await ctx.commit(async () => {
+  const event = await ctx.commit(elementTarget(submodelId, path), async () => {
     const old = await loadElement(ctx.repository, submodelId, path);
     checkPreconditions(preconditions, old?.record.revision);
     if (!old) {

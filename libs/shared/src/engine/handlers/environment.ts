@@ -7,6 +7,7 @@ import { insertOps } from "../element-io.ts";
 import type { EngineContext } from "../engine-context.ts";
 import type { IdentifiableKind } from "../ports/index.ts";
 import { splitSubmodel } from "../submodel-json.ts";
+import { elementTarget, identifiableTarget } from "../write-targets.ts";
 import type { Handled } from "./handled.ts";
 
 const SECTIONS: { key: string; kind: IdentifiableKind }[] = [
@@ -65,7 +66,7 @@ export async function loadEnvironment(ctx: EngineContext, cmd: Command<"LoadEnvi
     for (const item of (environment[key] ?? []) as Record<string, unknown>[]) {
       const id = item.id as string;
       const { meta, elements } = kind === "submodel" ? splitSubmodel(item) : { meta: item, elements: [] };
-      await ctx.commit(async () => ({
+      await ctx.commit(identifiableTarget(kind, id), async () => ({
         commit: {
           preconditions: [{ on: "id-free", id }],
           ops: [{ op: "put-identifiable", kind, id, json: JSON.stringify(meta) }, ...insertOps(id, "", elements, false)],

@@ -4,6 +4,7 @@ import type { EngineContext } from "../engine-context.ts";
 import { readBody } from "../aas-input.ts";
 import { readForWrite, requireIdentifiable, requireSameId, unchanged } from "../identifiables.ts";
 import { listFiltered } from "../paging.ts";
+import { elementTarget, identifiableTarget } from "../write-targets.ts";
 import type { Handled } from "./handled.ts";
 
 type AssetIdFilter = { name: string; value: string };
@@ -34,7 +35,7 @@ export async function getShell(ctx: EngineContext, cmd: Command<"GetAssetAdminis
 export async function postShell(ctx: EngineContext, cmd: Command<"PostAssetAdministrationShell">): Promise<Handled<CommandResult<"PostAssetAdministrationShell">>> {
   const shell = readBody(cmd.params.body, "AssetAdministrationShell", ctx.validation.onCreate);
   const id = shell.id as string;
-  const event = await ctx.commit(async () => ({
+  const event = await ctx.commit(identifiableTarget("shell", id), async () => ({
     commit: {
       preconditions: [{ on: "id-free", id }],
       ops: [{ op: "put-identifiable", kind: "shell", id, json: JSON.stringify(shell) }],
@@ -48,7 +49,7 @@ export async function putShell(ctx: EngineContext, cmd: Command<"PutAssetAdminis
   const { aasId, preconditions } = cmd.params;
   const shell = readBody(cmd.params.body, "AssetAdministrationShell", ctx.validation.onUpdate);
   requireSameId("shell", aasId, shell);
-  const event = await ctx.commit(async () => {
+  const event = await ctx.commit(identifiableTarget("shell", aasId), async () => {
     const stored = await readForWrite(ctx, "shell", aasId, preconditions);
     return {
       commit: {
@@ -63,7 +64,7 @@ export async function putShell(ctx: EngineContext, cmd: Command<"PutAssetAdminis
 
 export async function deleteShell(ctx: EngineContext, cmd: Command<"DeleteAssetAdministrationShellById">): Promise<Handled<null>> {
   const { aasId, preconditions } = cmd.params;
-  await ctx.commit(async () => {
+  await ctx.commit(identifiableTarget("shell", aasId), async () => {
     const stored = await readForWrite(ctx, "shell", aasId, preconditions);
     return {
       commit: {

@@ -10,6 +10,7 @@ import { asCursorError, pageCursor, pageLimit } from "../paging.ts";
 import { checkPreconditions } from "../preconditions.ts";
 import { projectElement } from "../projection.ts";
 import { checkSubmodelScope } from "../submodel-scope.ts";
+import { elementTarget, identifiableTarget } from "../write-targets.ts";
 import type { Handled } from "./handled.ts";
 
 /** 404 for the right thing: a missing submodel is reported as such, not as a missing element. */
@@ -61,7 +62,7 @@ export async function postElement(ctx: EngineContext, cmd: Command<"PostSubmodel
   const element = readBody(cmd.params.body, "SubmodelElement", ctx.validation.onCreate);
   await checkSubmodelScope(ctx, cmd.params);
   let createdPath = "";
-  const event = await ctx.commit(async () => {
+  const event = await ctx.commit(elementTarget(submodelId, parentPath), async () => {
     if (parentPath === "") {
       const submodel = await requireIdentifiable(ctx, "submodel", submodelId);
       checkChildInSubmodel(JSON.parse(submodel.json), element, ctx.validation.onCreate);
@@ -119,7 +120,7 @@ export async function putElement(ctx: EngineContext, cmd: Command<"PutSubmodelEl
   if (index === undefined && element.idShort !== lastIdShort(path)) {
     throw new CommandError("bad-request", `The idShort in the body ('${String(element.idShort)}') differs from the idShortPath ('${path}')`);
   }
-  const event = await ctx.commit(async () => {
+  const event = await ctx.commit(elementTarget(submodelId, path), async () => {
     const old = await loadElement(ctx.repository, submodelId, path);
     checkPreconditions(preconditions, old?.record.revision);
     if (!old) return elementNotFound(ctx, submodelId, path);
@@ -155,7 +156,7 @@ export async function deleteElement(ctx: EngineContext, cmd: Command<"DeleteSubm
   checkIdShortPath(path);
   await checkSubmodelScope(ctx, cmd.params);
   const { parentPath, index } = splitParent(path);
-  await ctx.commit(async () => {
+  await ctx.commit(elementTarget(submodelId, index === undefined ? path : parentPath), async () => {
     const old = await loadElement(ctx.repository, submodelId, path);
     checkPreconditions(preconditions, old?.record.revision);
     if (!old) return elementNotFound(ctx, submodelId, path);

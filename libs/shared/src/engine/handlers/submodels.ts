@@ -8,6 +8,7 @@ import { listFiltered, pageCursor } from "../paging.ts";
 import { checkSubmodelScope } from "../submodel-scope.ts";
 import { joinSubmodel, splitSubmodel } from "../submodel-json.ts";
 import { projectSubmodel } from "../projection.ts";
+import { elementTarget, identifiableTarget } from "../write-targets.ts";
 import type { Handled } from "./handled.ts";
 
 function depthOf(modifiers: OutputModifiers | undefined): number | undefined {
@@ -47,7 +48,7 @@ export async function postSubmodel(ctx: EngineContext, cmd: Command<"PostSubmode
   const submodel = readBody(cmd.params.body, "Submodel", ctx.validation.onCreate);
   const id = submodel.id as string;
   const { meta, elements } = splitSubmodel(submodel);
-  const event = await ctx.commit(async () => ({
+  const event = await ctx.commit(identifiableTarget("submodel", id), async () => ({
     commit: {
       preconditions: [{ on: "id-free", id }],
       ops: [{ op: "put-identifiable", kind: "submodel", id, json: JSON.stringify(meta) }, ...insertOps(id, "", elements, false)],
@@ -63,7 +64,7 @@ export async function putSubmodel(ctx: EngineContext, cmd: Command<"PutSubmodelB
   requireSameId("submodel", submodelId, submodel);
   await checkSubmodelScope(ctx, cmd.params);
   const { meta, elements } = splitSubmodel(submodel);
-  const event = await ctx.commit(async () => {
+  const event = await ctx.commit(identifiableTarget("submodel", submodelId), async () => {
     const stored = await readForWrite(ctx, "submodel", submodelId, preconditions);
     // Replace in place (the submodel keeps its position in /submodels): drop old element records.
     const old = await ctx.repository.getSubtree(submodelId, "");
@@ -85,7 +86,7 @@ export async function putSubmodel(ctx: EngineContext, cmd: Command<"PutSubmodelB
 export async function deleteSubmodel(ctx: EngineContext, cmd: Command<"DeleteSubmodelById">): Promise<Handled<null>> {
   const { submodelId, preconditions } = cmd.params;
   await checkSubmodelScope(ctx, cmd.params);
-  await ctx.commit(async () => {
+  await ctx.commit(identifiableTarget("submodel", submodelId), async () => {
     const stored = await readForWrite(ctx, "submodel", submodelId, preconditions);
     return {
       commit: {
