@@ -33,3 +33,11 @@ export { flattenElements, shallowOf, assembleElements, assembleElement, type Ele
 export { toValueOnly, submodelToValueOnly, hasValueOnly, type ValueOnlyOptions } from "./value-only.ts";
 export { applyValueOnly, unwrapValueOnly, type ApplyValueOnlyOptions } from "./value-only-apply.ts";
 export { valueJsonKind, lexicalToValueJson, valueJsonToLexical, isValidLexical, jsonNumberToken, type ValueJsonKind } from "./xsd-values.ts";
+export { parseAasXml } from "./xml/aas-xml-reader.ts";
+export { writeAasXml } from "./xml/aas-xml-writer.ts";
+export { AAS_XML_NAMESPACE } from "./xml/aas-xml-names.ts";
+export { detectJsonFormatProblem } from "./legacy-format.ts";
+export { readAasx } from "./aasx/aasx-reader.ts";
+export { writeAasx } from "./aasx/aasx-writer.ts";
+export { DEFAULT_AASX_LIMITS, type AasxLimits } from "./aasx/aasx-limits.ts";
+export type { AasxContent, AasxPart, AasxWriteInput } from "./aasx/aasx-content.ts";

@@ -1,0 +1,197 @@
+import { AasError, isAasError } from "../aas-error.ts";
+import { parseJsonText } from "../json-text.ts";
+import { detectJsonFormatProblem } from "../legacy-format.ts";
+import { parseAasXml } from "../xml/aas-xml-reader.ts";
+import {
+  isRelationshipType,
+  ORIGIN_RELATIONSHIP,
+  SPEC_RELATIONSHIP,
+  SUPPLEMENTARY_RELATIONSHIP,
+  THUMBNAIL_RELATIONSHIP,
+  type AasxContent,
+  type AasxPart,
+} from "./aasx-content.ts";
+import type { AasxLimits } from "./aasx-limits.ts";
+import { readContentTypes, readRelationships, type ContentTypes, type Relationship } from "./opc-xml.ts";
+import { inflatePackage, packageError, type PackagePart } from "./package-parts.ts";
+import { extensionOf, partKey, partNameOfModelPath, relationshipsPartOf, resolveTarget } from "./part-names.ts";
+
+/**
+ * An AASX package (Open Packaging Conventions, IDTA-01005) → its environment and files.
+ *
+ * The path to the model: `_rels/.rels` → aasx-origin part → its rels → aas-spec part (XML or
+ * JSON) → its rels → aas-suppl files. Parts that File elements point to are collected even without
+ * an aas-suppl relationship, as many packages in the wild lack it.
+ *
+ * Package problems (zip, limits, OPC structure) throw one AasError("syntax") listing every problem
+ * found; a spec part that is not valid AAS throws the XML/JSON reader's AasError, its message
+ * prefixed with the part name. The environment is not validated here: pass it to readAas.
+ */
+export function readAasx(bytes: Uint8Array, limits: AasxLimits): AasxContent {
+  const parts = inflatePackage(bytes, limits);
+  return new PackageReader(parts).read();
+}
+
+const OCTET_STREAM = "application/octet-stream";
+
+class PackageReader {
+  private readonly problems: string[] = [];
+  private contentTypes: ContentTypes = { of: () => undefined };
+  private readonly relationshipCache = new Map<string, Relationship[]>();
+
+  constructor(private readonly parts: Map<string, PackagePart>) {}
+
+  read(): AasxContent {
+    const contentTypesPart = this.parts.get(partKey("/[Content_Types].xml"));
+    if (contentTypesPart === undefined) this.problems.push("no [Content_Types].xml: not an Open Packaging Conventions package");
+    else this.attempt(contentTypesPart.path, () => (this.contentTypes = readContentTypes(decodeText(contentTypesPart.bytes))));
+
+    const packageRelationships = this.relationships(undefined);
+    const spec = this.findSpec(packageRelationships);
+    const supplementary = spec === undefined ? [] : this.targets(spec.path, SUPPLEMENTARY_RELATIONSHIP, "aas-suppl");
+    const thumbnail = this.targets(undefined, THUMBNAIL_RELATIONSHIP, "thumbnail")[0];
+    if (this.problems.length > 0 || spec === undefined) throw packageError(this.problems);
+
+    const { environment, format } = parseSpec(spec);
+    return {
+      environment,
+      format,
+      specPath: spec.path,
+      files: this.supplementaryFiles(supplementary, environment, spec.path),
+      ...(thumbnail === undefined ? {} : { thumbnail: this.asFile(thumbnail) }),
+    };
+  }
+
+  private findSpec(packageRelationships: Relationship[]): PackagePart | undefined {
+    const origins = packageRelationships.filter((relationship) => isRelationshipType(relationship.type, ORIGIN_RELATIONSHIP));
+    if (origins.length === 0) {
+      this.problems.push(`no aasx-origin relationship in /_rels/.rels (type ${ORIGIN_RELATIONSHIP}): not an AASX package`);
+      return undefined;
+    }
+    const originPath = resolveTarget(undefined, origins[0].target);
+    if (originPath === undefined) {
+      this.problems.push(`the aasx-origin relationship points outside the package (${origins[0].target})`);
+      return undefined;
+    }
+    const declared = this.relationships(originPath).filter((relationship) => isRelationshipType(relationship.type, SPEC_RELATIONSHIP));
+    if (declared.length === 0) {
+      this.problems.push(`no aas-spec relationship from ${originPath} (type ${SPEC_RELATIONSHIP}): the package has no AAS model`);
+      return undefined;
+    }
+    const specs = this.targets(originPath, SPEC_RELATIONSHIP, "aas-spec");
+    if (specs.length === 0) return undefined; // the missing part is reported by targets()
+    if (specs.length > 1) {
+      this.problems.push(`several aas-spec parts (${specs.map((part) => part.path).join(", ")}); an AASX package holds one`);
+      return undefined;
+    }
+    return specs[0];
+  }
+
+  /** The existing parts `source`'s relationships of `type` point to; a missing one is a problem. */
+  private targets(source: string | undefined, type: string, label: string): PackagePart[] {
+    const found: PackagePart[] = [];
+    for (const relationship of this.relationships(source)) {
+      if (relationship.external || !isRelationshipType(relationship.type, type)) continue;
+      const path = resolveTarget(source, relationship.target);
+      const part = path === undefined ? undefined : this.parts.get(partKey(path));
+      if (part === undefined) this.problems.push(`the ${label} relationship ${relationship.id} points to ${relationship.target}, which is not in the package`);
+      else found.push(part);
+    }
+    return found;
+  }
+
+  /** The relationships of a part (undefined: of the package), read once so a broken one is reported once. */
+  private relationships(source: string | undefined): Relationship[] {
+    const relsPath = relationshipsPartOf(source);
+    let relationships = this.relationshipCache.get(relsPath);
+    if (relationships === undefined) {
+      const part = this.parts.get(partKey(relsPath));
+      if (part === undefined && source === undefined) this.problems.push("no /_rels/.rels: not an Open Packaging Conventions package");
+      relationships = part === undefined ? [] : (this.attempt(part.path, () => readRelationships(decodeText(part.bytes), part.path)) ?? []);
+      this.relationshipCache.set(relsPath, relationships);
+    }
+    return relationships;
+  }
+
+  private supplementaryFiles(supplementary: PackagePart[], environment: Record<string, unknown>, specPath: string): AasxPart[] {
+    const files = new Map<string, PackagePart>();
+    for (const part of supplementary) files.set(partKey(part.path), part);
+    for (const modelPath of packagePathsInModel(environment)) {
+      const key = partKey(modelPath);
+      const part = this.parts.get(key);
+      if (part !== undefined && !files.has(key) && !isPackageMachinery(part.path, specPath)) files.set(key, part);
+    }
+    return [...files.values()].map((part) => this.asFile(part));
+  }
+
+  private asFile(part: PackagePart): AasxPart {
+    return { path: part.path, contentType: this.contentTypes.of(part.path) ?? OCTET_STREAM, bytes: part.bytes };
+  }
+
+  private attempt<T>(partName: string, read: () => T): T | undefined {
+    try {
+      return read();
+    } catch (error) {
+      this.problems.push(`${partName}: ${(error as Error).message}`);
+      return undefined;
+    }
+  }
+}
+
+function parseSpec(spec: PackagePart): { environment: Record<string, unknown>; format: "xml" | "json" } {
+  const format = extensionOf(spec.path) === "json" ? "json" : "xml";
+  try {
+    const text = decodeText(spec.bytes);
+    if (format === "xml") return { environment: parseAasXml(text), format };
+    const json = parseJsonText(text);
+    if (typeof json !== "object" || json === null || Array.isArray(json)) {
+      throw new AasError("deserialization", "the JSON spec part is not an object (an AAS environment)");
+    }
+    const legacy = detectJsonFormatProblem(json);
+    if (legacy !== undefined) throw new AasError("syntax", legacy);
+    return { environment: json as Record<string, unknown>, format };
+  } catch (error) {
+    if (!isAasError(error)) throw packageError([`${spec.path}: ${(error as Error).message}`]);
+    const options = { details: error.details, ...(error.path === undefined ? {} : { path: error.path }) };
+    throw new AasError(error.kind, `${spec.path}: ${error.message}`, options);
+  }
+}
+
+/** File.value and defaultThumbnail.path values that name a package part. */
+function packagePathsInModel(environment: unknown): string[] {
+  const paths: string[] = [];
+  const visit = (value: unknown, depth: number): void => {
+    if (depth > 200 || typeof value !== "object" || value === null) return;
+    if (Array.isArray(value)) return value.forEach((item) => visit(item, depth + 1));
+    const object = value as Record<string, unknown>;
+    const candidate =
+      object.modelType === "File" ? object.value : isResource(object.defaultThumbnail) ? object.defaultThumbnail.path : undefined;
+    if (typeof candidate === "string") {
+      const partName = partNameOfModelPath(candidate);
+      if (partName !== undefined) paths.push(partName);
+    }
+    for (const item of Object.values(object)) visit(item, depth + 1);
+  };
+  visit(environment, 0);
+  return paths;
+}
+
+function isResource(value: unknown): value is { path: unknown } {
+  return typeof value === "object" && value !== null && "path" in value;
+}
+
+function isPackageMachinery(path: string, specPath: string): boolean {
+  const key = partKey(path);
+  return key === partKey(specPath) || key === "/[content_types].xml" || key.endsWith(".rels") || key === "/aasx/aasx-origin";
+}
+
+/** XML and JSON parts are UTF-8 unless a byte order mark says UTF-16 (some .NET tools write it). */
+function decodeText(bytes: Uint8Array): string {
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return new TextDecoder("utf-16le").decode(bytes);
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return new TextDecoder("utf-16be").decode(bytes);
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new Error("the part is not valid UTF-8 text");
+  }
+}

@@ -1,0 +1,57 @@
+import { AasError } from "../aas-error.ts";
+import { DEFAULT_AASX_LIMITS, type AasxLimits } from "./aasx-limits.ts";
+import { partKey, partNameOfEntry } from "./part-names.ts";
+import { readZipDirectory, readZipEnd, ZipFormatError, type ZipDirectory } from "./zip-directory.ts";
+import { readEntryData } from "./zip-entry-data.ts";
+import { entryProblems } from "./zip-guard.ts";
+
+/**
+ * Zip bytes → the package's parts, inflated, keyed by partKey. Checks run in the order that keeps
+ * the cost bounded: the end record (entry count) before the directory, the directory (names,
+ * sizes, ratios) before any inflating, and the inflater bounded by each declared size.
+ */
+
+export interface PackagePart {
+  path: string;
+  bytes: Uint8Array;
+}
+
+export function inflatePackage(bytes: Uint8Array, limits: AasxLimits = DEFAULT_AASX_LIMITS): Map<string, PackagePart> {
+  let directory: ZipDirectory;
+  try {
+    const end = readZipEnd(bytes);
+    if (end.declaredCount > limits.maxEntries) {
+      throw packageError([`the package has ${end.declaredCount} entries, more than the limit of ${limits.maxEntries}`]);
+    }
+    directory = readZipDirectory(bytes, end);
+  } catch (error) {
+    if (error instanceof ZipFormatError) throw packageError([error.message]);
+    throw error;
+  }
+  const problems = entryProblems(directory.entries, limits);
+  if (problems.length > 0) throw packageError(problems);
+
+  const parts = new Map<string, PackagePart>();
+  for (const entry of directory.entries) {
+    if (entry.name.endsWith("/")) continue; // a folder entry, not a part
+    try {
+      const path = partNameOfEntry(entry.name);
+      parts.set(partKey(path), { path, bytes: readEntryData(bytes, entry) });
+    } catch (error) {
+      if (!(error instanceof ZipFormatError)) throw error;
+      problems.push(error.message);
+    }
+  }
+  if (problems.length > 0) throw packageError(problems);
+  return parts;
+}
+
+// A hostile directory can produce a problem per entry; the message stays readable.
+const MAX_DETAILS = 100;
+
+/** The one error readAasx throws for a broken package: the first problem, and all of them in details. */
+export function packageError(problems: string[]): AasError {
+  const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem${problems.length > 2 ? "s" : ""})` : "";
+  const details = problems.length > MAX_DETAILS ? [...problems.slice(0, MAX_DETAILS), `… and ${problems.length - MAX_DETAILS} more`] : problems;
+  return new AasError("syntax", `Invalid AASX package: ${problems[0]}${more}`, { details });
+}

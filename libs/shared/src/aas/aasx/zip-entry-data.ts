@@ -1,0 +1,76 @@
+import { Inflate } from "fflate";
+import { entryDataRange, ZipFormatError, type ZipEntry } from "./zip-directory.ts";
+
+/**
+ * One entry's content, never larger than its declared size. The declared size was checked against
+ * the limits already; the inflater is fed slices and stops as soon as the output would pass that
+ * size, so a header that lies about the size cannot smuggle a bomb past the check. Deflate expands
+ * at most ~1032×, so one slice of declared/512 bytes (1–64 KiB) can overshoot by about twice the
+ * declared size or 1 MiB, whichever is larger, before the check sees it.
+ */
+export function readEntryData(bytes: Uint8Array, entry: ZipEntry): Uint8Array {
+  if (entry.flags & 0x1) throw new ZipFormatError(`${entry.name} is encrypted`);
+  const { start, end } = entryDataRange(bytes, entry);
+  const compressed = bytes.subarray(start, end);
+  let data: Uint8Array;
+  if (entry.method === STORED) {
+    if (compressed.length !== entry.uncompressedSize) throw new ZipFormatError(`${entry.name}: stored size differs from the declared size`);
+    data = compressed.slice();
+  } else if (entry.method === DEFLATED) {
+    data = inflateBounded(compressed, entry.uncompressedSize, entry.name);
+  } else {
+    throw new ZipFormatError(`${entry.name} uses compression method ${entry.method}; only stored (0) and deflate (8) are supported`);
+  }
+  if (crc32(data) !== entry.crc32) throw new ZipFormatError(`${entry.name} is corrupt (CRC-32 mismatch)`);
+  return data;
+}
+
+const STORED = 0;
+const DEFLATED = 8;
+// Small slices bound the overshoot; large ones amortise fflate's per-push copy of its 32 KiB window.
+const MIN_SLICE = 1024;
+const MAX_SLICE = 64 * 1024;
+
+class SizeExceeded extends Error {}
+
+function inflateBounded(compressed: Uint8Array, declaredSize: number, name: string): Uint8Array {
+  const out = new Uint8Array(declaredSize);
+  let written = 0;
+  const inflater = new Inflate((chunk) => {
+    if (written + chunk.length > declaredSize) throw new SizeExceeded();
+    out.set(chunk, written);
+    written += chunk.length;
+  });
+  const slice = Math.min(MAX_SLICE, Math.max(MIN_SLICE, Math.floor(declaredSize / 512)));
+  try {
+    if (compressed.length === 0) inflater.push(compressed, true);
+    for (let offset = 0; offset < compressed.length; offset += slice) {
+      const last = offset + slice >= compressed.length;
+      inflater.push(compressed.subarray(offset, Math.min(offset + slice, compressed.length)), last);
+    }
+  } catch (error) {
+    if (error instanceof SizeExceeded) {
+      throw new ZipFormatError(`${name} inflates to more than its declared ${declaredSize} bytes (a lying header)`);
+    }
+    throw new ZipFormatError(`${name}: invalid compressed data (${(error as Error).message})`);
+  }
+  if (written !== declaredSize) throw new ZipFormatError(`${name} inflates to ${written} bytes, not the declared ${declaredSize}`);
+  return out;
+}
+
+const CRC_TABLE = (() => {
+  const table = new Int32Array(256);
+  for (let n = 0; n < 256; n++) {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    table[n] = c;
+  }
+  return table;
+})();
+
+/** CRC-32 (IEEE 802.3), as zip stores it. */
+export function crc32(data: Uint8Array): number {
+  let crc = -1;
+  for (let index = 0; index < data.length; index++) crc = CRC_TABLE[(crc ^ data[index]) & 0xff] ^ (crc >>> 8);
+  return (crc ^ -1) >>> 0;
+}

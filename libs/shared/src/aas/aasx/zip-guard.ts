@@ -1,0 +1,79 @@
+import { RATIO_GRACE_BYTES, type AasxLimits } from "./aasx-limits.ts";
+import type { ZipEntry } from "./zip-directory.ts";
+
+/**
+ * Every reason to refuse a package that the central directory alone reveals: unsafe names
+ * (zip-slip: a part name must never be able to leave the package when someone later writes files
+ * out), too many entries, sizes over the limits, suspicious compression ratios, and entries whose
+ * data overlap (the trick behind "non-recursive" zip bombs). Nothing has been inflated yet.
+ */
+export function entryProblems(entries: readonly ZipEntry[], limits: AasxLimits): string[] {
+  const problems: string[] = [];
+  let total = 0;
+  const seen = new Map<string, string>();
+  for (const entry of entries) {
+    const nameProblem = unsafeNameReason(entry.name);
+    if (nameProblem !== undefined) problems.push(`entry "${printable(entry.name)}": ${nameProblem}`);
+    const key = entry.name.toLowerCase();
+    const earlier = seen.get(key);
+    if (earlier !== undefined) problems.push(`entry "${printable(entry.name)}" appears twice (also as "${printable(earlier)}")`);
+    else seen.set(key, entry.name);
+
+    total += entry.uncompressedSize;
+    if (entry.uncompressedSize > limits.maxEntryUncompressedBytes) {
+      problems.push(
+        `entry "${printable(entry.name)}" declares ${entry.uncompressedSize} bytes, more than the limit of ${limits.maxEntryUncompressedBytes} per entry`,
+      );
+    }
+    if (entry.uncompressedSize > RATIO_GRACE_BYTES && entry.compressedSize / entry.uncompressedSize < limits.minInflateRatio) {
+      const ratio = entry.compressedSize / entry.uncompressedSize;
+      problems.push(
+        `entry "${printable(entry.name)}" expands from ${entry.compressedSize} to ${entry.uncompressedSize} bytes ` +
+          `(ratio ${ratio.toPrecision(3)}, below the minimum inflate ratio ${limits.minInflateRatio}): a zip bomb?`,
+      );
+    }
+  }
+  if (total > limits.maxTotalUncompressedBytes) {
+    problems.push(`the entries declare ${total} bytes in total, more than the limit of ${limits.maxTotalUncompressedBytes}`);
+  }
+  problems.push(...overlaps(entries));
+  return problems;
+}
+
+/** Why a zip entry name is not a safe OPC part name, or undefined when it is. */
+export function unsafeNameReason(name: string): string | undefined {
+  if (name.includes("\\")) return "contains a backslash";
+  if (name.includes("\0")) return "contains a NUL character";
+  if (name.startsWith("/")) return "is an absolute path";
+  if (/^[A-Za-z]:/.test(name)) return "starts with a drive letter";
+  let decoded = name;
+  try {
+    decoded = decodeURIComponent(name);
+  } catch {
+    return "has an invalid percent-encoding";
+  }
+  // Percent-encoded dots and slashes count too: the part name is what gets used later.
+  for (const candidate of [name, decoded]) {
+    if (candidate.split(/[/\\]/).some((segment) => segment === ".." || segment === ".")) return 'has a "." or ".." segment';
+    if (candidate.startsWith("/") || candidate.startsWith("\\") || /^[A-Za-z]:/.test(candidate)) return "is an absolute path";
+  }
+  return undefined;
+}
+
+function overlaps(entries: readonly ZipEntry[]): string[] {
+  const sorted = [...entries].sort((a, b) => a.localHeaderOffset - b.localHeaderOffset);
+  const problems: string[] = [];
+  for (let index = 1; index < sorted.length; index++) {
+    const previous = sorted[index - 1];
+    // The local header is at least 30 bytes plus the name; the data follows it.
+    if (previous.localHeaderOffset + 30 + previous.compressedSize > sorted[index].localHeaderOffset) {
+      problems.push(`entries "${printable(previous.name)}" and "${printable(sorted[index].name)}" overlap`);
+    }
+  }
+  return problems;
+}
+
+function printable(name: string): string {
+  // Control characters in a hostile name must not garble the error message.
+  return name.replace(/[\u0000-\u001f\u007f]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
