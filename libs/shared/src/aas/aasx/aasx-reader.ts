@@ -52,7 +52,7 @@ class PackageReader {
     const thumbnail = this.targets(undefined, THUMBNAIL_RELATIONSHIP, "thumbnail")[0];
     if (this.problems.length > 0 || spec === undefined) throw packageError(this.problems);
 
-    const { environment, format } = parseSpec(spec);
+    const { environment, format } = parseSpec(spec, this.contentTypes.of(spec.path));
     return {
       environment,
       format,
@@ -138,10 +138,10 @@ class PackageReader {
   }
 }
 
-function parseSpec(spec: PackagePart): { environment: Record<string, unknown>; format: "xml" | "json" } {
-  const format = extensionOf(spec.path) === "json" ? "json" : "xml";
+function parseSpec(spec: PackagePart, contentType: string | undefined): { environment: Record<string, unknown>; format: "xml" | "json" } {
   try {
     const text = decodeText(spec.bytes);
+    const format = specFormat(spec.path, contentType, text);
     if (format === "xml") return { environment: parseAasXml(text), format };
     const json = parseJsonText(text);
     if (typeof json !== "object" || json === null || Array.isArray(json)) {
@@ -155,6 +155,15 @@ function parseSpec(spec: PackagePart): { environment: Record<string, unknown>; f
     const options = { details: error.details, ...(error.path === undefined ? {} : { path: error.path }) };
     throw new AasError(error.kind, `${spec.path}: ${error.message}`, options);
   }
+}
+
+/** By extension, else by content type, else by the first character (some tools name it ".aas"). */
+function specFormat(path: string, contentType: string | undefined, text: string): "xml" | "json" {
+  const extension = extensionOf(path);
+  if (extension === "json" || extension === "xml") return extension;
+  if (contentType !== undefined && /json/i.test(contentType)) return "json";
+  if (contentType !== undefined && /xml/i.test(contentType)) return "xml";
+  return text.trimStart().startsWith("{") ? "json" : "xml";
 }
 
 /** File.value and defaultThumbnail.path values that name a package part. */

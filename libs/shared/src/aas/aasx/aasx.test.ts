@@ -153,6 +153,26 @@ test("a package laid out by another tool: www. relationship types, relative targ
   );
 });
 
+test("a spec part without a telling extension is read by its content type, else by its first character", () => {
+  const environment = exampleEnvironment();
+  const withSpec = (spec: string, override: string) =>
+    handMadePackage({
+      "[Content_Types].xml": contentTypes(override),
+      "_rels/.rels": rels([`${WWW}/aasx-origin`, "/aasx/aasx-origin"]),
+      "aasx/aasx-origin": "",
+      "aasx/_rels/aasx-origin.rels": rels([`${WWW}/aas-spec`, "/aasx/model.aas"]),
+      "aasx/model.aas": spec,
+    });
+  const typed = readAasx(withSpec(JSON.stringify(environment), `\n  <Override PartName="/aasx/model.aas" ContentType="application/json"/>`), DEFAULT_AASX_LIMITS);
+  assert.equal(typed.format, "json");
+  assert.deepEqual(typed.environment, environment);
+  const sniffed = readAasx(withSpec(`\n ${JSON.stringify(environment)}`, ""), DEFAULT_AASX_LIMITS);
+  assert.equal(sniffed.format, "json");
+  const xml = readAasx(withSpec(writeAasXml(environment), ""), DEFAULT_AASX_LIMITS);
+  assert.equal(xml.format, "xml");
+  assert.deepEqual(xml.environment, environment);
+});
+
 test("a package without an aasx-origin relationship is refused clearly", () => {
   const bytes = handMadePackage({
     "[Content_Types].xml": contentTypes(),
