@@ -5,24 +5,10 @@
  * Repository (and, like `/aas/submodels/…`, to the AAS API); `/submodels/{id}/…` is the Submodel API
  * mounted in the Submodel Repository.
  */
-export const PROFILE_NAMES = [
-  "AAS_FULL",
-  "AAS_READ",
-  "AAS_REPOSITORY_FULL",
-  "AAS_REPOSITORY_READ",
-  "AASX_FILE_SERVER_FULL",
-  "CONCEPT_DESCRIPTION_FULL",
-  "DISCOVERY_FULL",
-  "FAAAST_IMPORT",
-  "FAAAST_RESET",
-  "SUBMODEL_FULL",
-  "SUBMODEL_READ",
-  "SUBMODEL_VALUE",
-  "SUBMODEL_REPOSITORY_FULL",
-  "SUBMODEL_REPOSITORY_READ",
-] as const;
-
-export type ProfileName = (typeof PROFILE_NAMES)[number];
+import { ENDPOINT_PROFILES, type EndpointProfile } from "@twinport/shared";
+// The profile names are part of the shared vocabulary (the configuration validates them too).
+export const PROFILE_NAMES = ENDPOINT_PROFILES;
+export type ProfileName = EndpointProfile;
 
 /** Which profiles contain an operation: the read set for GETs, the write set otherwise. */
 export interface ProfileSets {

@@ -1,24 +1,9 @@
 import { z } from "zod";
 
-/** Spec §2.2: AAS service profiles an endpoint serves; empty = all of them. */
-export const ENDPOINT_PROFILES = [
-  "AAS_FULL",
-  "AAS_READ",
-  "AAS_REPOSITORY_FULL",
-  "AAS_REPOSITORY_READ",
-  "AASX_FILE_SERVER_FULL",
-  "CONCEPT_DESCRIPTION_FULL",
-  "DISCOVERY_FULL",
-  "FAAAST_IMPORT",
-  "FAAAST_RESET",
-  "SUBMODEL_FULL",
-  "SUBMODEL_READ",
-  "SUBMODEL_VALUE",
-  "SUBMODEL_REPOSITORY_FULL",
-  "SUBMODEL_REPOSITORY_READ",
-] as const;
+import { ENDPOINT_PROFILES, type EndpointProfile } from "../contracts/index.ts";
 
-export type EndpointProfile = (typeof ENDPOINT_PROFILES)[number];
+/** Spec §2.2: AAS service profiles an endpoint serves; empty = all of them. */
+export { ENDPOINT_PROFILES, type EndpointProfile };
 
 export const profilesSchema = z.array(z.enum(ENDPOINT_PROFILES)).default([]);
 

@@ -1,4 +1,4 @@
-import { CommandError, type Command, type CommandResult, type CommandType, type Reply } from "../contracts/index.ts";
+import { failureReply, type Command, type CommandResult, type CommandType, type Reply } from "../contracts/index.ts";
 import { toCommandError } from "./aas-input.ts";
 import { createCommitRunner } from "./commit-runner.ts";
 import type { EngineContext, ValidationSettings } from "./engine-context.ts";
@@ -54,17 +54,9 @@ function validationSettings(option: EngineOptions["validation"]): ValidationSett
   return { onLoad: given.onLoad ?? true, onCreate: given.onCreate ?? true, onUpdate: given.onUpdate ?? true };
 }
 
-/** Turn anything a handler threw into a failure reply; only CommandErrors are expected. */
+/** Anything a handler threw becomes a failure reply; aas input errors first become CommandErrors. */
 function failure(error: unknown): Reply<never> {
-  const mapped = toCommandError(error);
-  if (mapped instanceof CommandError) {
-    return { ok: false, error: { code: mapped.code, message: mapped.message, ...(mapped.path ? { path: mapped.path } : {}), ...(mapped.details?.length ? { details: mapped.details } : {}) } };
-  }
-  if (mapped instanceof Error && mapped.name === "RepositoryUnavailableError") {
-    return { ok: false, error: { code: "unavailable", message: `The model store is unavailable: ${mapped.message}` } };
-  }
-  const err = mapped instanceof Error ? mapped : new Error(String(mapped));
-  return { ok: false, error: { code: "internal", message: "Internal server error", stack: err.stack ?? err.message } };
+  return failureReply(toCommandError(error));
 }
 
 /**

@@ -1,4 +1,4 @@
-import { CommandError, type Command, type CommandResult, type CommandType, type Reply, type ReplyFailure } from "../../contracts/index.ts";
+import { failureReply, type Command, type CommandResult, type CommandType, type Reply, type ReplyFailure } from "../../contracts/index.ts";
 import type { CommandHandler, ExecuteOptions, StoreClient } from "../ports/index.ts";
 
 /**
@@ -47,23 +47,4 @@ function failure(code: "unavailable" | "timeout", message: string): ReplyFailure
   return { ok: false, error: { code, message } };
 }
 
-/**
- * A CommandError thrown on purpose keeps its code; anything else is a bug → `internal` with its stack
- * (gateways show the stack only with includeErrorDetails).
- */
-function failureForThrown(error: unknown): ReplyFailure {
-  if (error instanceof CommandError) {
-    return {
-      ok: false,
-      error: {
-        code: error.code,
-        message: error.message,
-        ...(error.path !== undefined ? { path: error.path } : {}),
-        ...(error.details !== undefined ? { details: error.details } : {}),
-      },
-    };
-  }
-  const message = error instanceof Error ? error.message : String(error);
-  const stack = error instanceof Error ? error.stack : undefined;
-  return { ok: false, error: { code: "internal", message, ...(stack !== undefined ? { stack } : {}) } };
-}
+const failureForThrown = failureReply;
