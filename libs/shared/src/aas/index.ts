@@ -32,6 +32,11 @@ export {
 export { flattenElements, shallowOf, assembleElements, assembleElement, type ElementRecord } from "./element-records.ts";
 export { toValueOnly, submodelToValueOnly, hasValueOnly, type ValueOnlyOptions } from "./value-only.ts";
 export { applyValueOnly, unwrapValueOnly, type ApplyValueOnlyOptions } from "./value-only-apply.ts";
+export { mergePatch } from "./merge-patch.ts";
+export { hasMetadata, metadataOmits, toMetadata } from "./metadata.ts";
+export { hasPathItems, rootIdShortOf } from "./path-items.ts";
+export { submodelReference, elementReference, type ModelReference, type ReferenceKey } from "./model-reference.ts";
+export { withoutBlobValues } from "./blob-extent.ts";
 export { valueJsonKind, lexicalToValueJson, valueJsonToLexical, isValidLexical, jsonNumberToken, type ValueJsonKind } from "./xsd-values.ts";
 export { parseAasXml } from "./xml/aas-xml-reader.ts";
 export { writeAasXml } from "./xml/aas-xml-writer.ts";
