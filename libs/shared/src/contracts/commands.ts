@@ -19,16 +19,42 @@ interface SubmodelScope {
 export interface CommandMap {
   // ---- AAS Repository API
   GetAllAssetAdministrationShells: {
-    params: { page?: PageRequest; idShort?: string; assetIds?: { name: string; value: string }[] };
+    /** modifiers.content "reference": `/shells/$reference` (items are ModelReferences). */
+    params: { page?: PageRequest; idShort?: string; assetIds?: { name: string; value: string }[]; modifiers?: OutputModifiers };
     result: Paged<unknown>;
   };
-  GetAssetAdministrationShellById: { params: { aasId: string }; result: unknown };
+  GetAssetAdministrationShellById: { params: { aasId: string; modifiers?: OutputModifiers }; result: unknown };
   PostAssetAdministrationShell: { params: { body: string }; result: unknown };
   PutAssetAdministrationShellById: {
     params: { aasId: string; body: string; preconditions?: Preconditions };
     result: null;
   };
   DeleteAssetAdministrationShellById: { params: { aasId: string; preconditions?: Preconditions }; result: null };
+
+  // ---- AAS API (mounted at /shells/{aasIdentifier}); every write is a write of the shell
+  GetAssetInformation: { params: { aasId: string }; result: unknown };
+  PutAssetInformation: { params: { aasId: string; body: string; preconditions?: Preconditions }; result: null };
+  GetAllSubmodelReferences: { params: { aasId: string; page?: PageRequest }; result: Paged<unknown> };
+  PostSubmodelReference: { params: { aasId: string; body: string }; result: unknown };
+  DeleteSubmodelReferenceById: { params: { aasId: string; submodelId: string; preconditions?: Preconditions }; result: null };
+
+  // ---- Concept Description Repository API
+  GetAllConceptDescriptions: {
+    /** isCaseOf, dataSpecificationRef: decoded query text, a Reference as JSON or one key value. */
+    params: { page?: PageRequest; idShort?: string; isCaseOf?: string; dataSpecificationRef?: string };
+    result: Paged<unknown>;
+  };
+  GetConceptDescriptionById: { params: { cdId: string }; result: unknown };
+  PostConceptDescription: { params: { body: string }; result: unknown };
+  PutConceptDescriptionById: { params: { cdId: string; body: string; preconditions?: Preconditions }; result: null };
+  DeleteConceptDescriptionById: { params: { cdId: string; preconditions?: Preconditions }; result: null };
+
+  // ---- Basic Discovery API: asset links are the shells' asset ids (docs/adr/0005)
+  GetAllAssetAdministrationShellIdsByAssetLink: { params: { page?: PageRequest; assetIds?: { name: string; value: string }[] }; result: Paged<string> };
+  GetAllAssetLinksById: { params: { aasId: string }; result: unknown[] };
+  /** body: a JSON array of SpecificAssetIds. */
+  PostAllAssetLinksById: { params: { aasId: string; body: string }; result: unknown[] };
+  DeleteAllAssetLinksById: { params: { aasId: string }; result: null };
 
   // ---- Submodel Repository API
   GetAllSubmodels: {
@@ -92,6 +118,14 @@ export const WRITE_COMMANDS: ReadonlySet<CommandType> = new Set<CommandType>([
   "PostAssetAdministrationShell",
   "PutAssetAdministrationShellById",
   "DeleteAssetAdministrationShellById",
+  "PutAssetInformation",
+  "PostSubmodelReference",
+  "DeleteSubmodelReferenceById",
+  "PostConceptDescription",
+  "PutConceptDescriptionById",
+  "DeleteConceptDescriptionById",
+  "PostAllAssetLinksById",
+  "DeleteAllAssetLinksById",
   "PostSubmodel",
   "PutSubmodelById",
   "DeleteSubmodelById",
@@ -108,6 +142,20 @@ export const COMMAND_TYPES: readonly CommandType[] = [
   "PostAssetAdministrationShell",
   "PutAssetAdministrationShellById",
   "DeleteAssetAdministrationShellById",
+  "GetAssetInformation",
+  "PutAssetInformation",
+  "GetAllSubmodelReferences",
+  "PostSubmodelReference",
+  "DeleteSubmodelReferenceById",
+  "GetAllConceptDescriptions",
+  "GetConceptDescriptionById",
+  "PostConceptDescription",
+  "PutConceptDescriptionById",
+  "DeleteConceptDescriptionById",
+  "GetAllAssetAdministrationShellIdsByAssetLink",
+  "GetAllAssetLinksById",
+  "PostAllAssetLinksById",
+  "DeleteAllAssetLinksById",
   "GetAllSubmodels",
   "GetSubmodelById",
   "PostSubmodel",

@@ -6,6 +6,10 @@ import { loadEnvironment } from "./handlers/environment.ts";
 import { patchElementValue } from "./handlers/element-value.ts";
 import type { Handled } from "./handlers/handled.ts";
 import { deleteShell, getAllShells, getShell, postShell, putShell } from "./handlers/shells.ts";
+import { getAssetInformation, putAssetInformation } from "./handlers/asset-information.ts";
+import { deleteSubmodelReference, getAllSubmodelReferences, postSubmodelReference } from "./handlers/submodel-refs.ts";
+import { deleteConceptDescription, getAllConceptDescriptions, getConceptDescription, postConceptDescription, putConceptDescription } from "./handlers/concept-descriptions.ts";
+import { deleteAllAssetLinks, getAllAssetLinks, getAllShellIdsByAssetLink, postAllAssetLinks } from "./handlers/discovery.ts";
 import { deleteElement, getAllElements, getElement, postElement, putElement } from "./handlers/submodel-elements.ts";
 import { deleteSubmodel, getAllSubmodels, getSubmodel, postSubmodel, putSubmodel } from "./handlers/submodels.ts";
 import { systemClock, type Clock, type CommandHandler, type EventBus, type Repository } from "./ports/index.ts";
@@ -33,6 +37,20 @@ const HANDLERS: { [T in CommandType]: Handler<T> } = {
   PostAssetAdministrationShell: postShell,
   PutAssetAdministrationShellById: putShell,
   DeleteAssetAdministrationShellById: deleteShell,
+  GetAssetInformation: getAssetInformation,
+  PutAssetInformation: putAssetInformation,
+  GetAllSubmodelReferences: getAllSubmodelReferences,
+  PostSubmodelReference: postSubmodelReference,
+  DeleteSubmodelReferenceById: deleteSubmodelReference,
+  GetAllConceptDescriptions: getAllConceptDescriptions,
+  GetConceptDescriptionById: getConceptDescription,
+  PostConceptDescription: postConceptDescription,
+  PutConceptDescriptionById: putConceptDescription,
+  DeleteConceptDescriptionById: deleteConceptDescription,
+  GetAllAssetAdministrationShellIdsByAssetLink: getAllShellIdsByAssetLink,
+  GetAllAssetLinksById: getAllAssetLinks,
+  PostAllAssetLinksById: postAllAssetLinks,
+  DeleteAllAssetLinksById: deleteAllAssetLinks,
   GetAllSubmodels: getAllSubmodels,
   GetSubmodelById: getSubmodel,
   PostSubmodel: postSubmodel,

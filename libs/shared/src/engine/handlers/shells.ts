@@ -1,35 +1,26 @@
 import { CommandError, type Command, type CommandResult, type Paged } from "../../contracts/index.ts";
+import { matchesAssetIds } from "../asset-links.ts";
 import { eventDraft } from "../commit-runner.ts";
 import type { EngineContext } from "../engine-context.ts";
 import { readBody } from "../aas-input.ts";
 import { readForWrite, requireIdentifiable, requireSameId, unchanged } from "../identifiables.ts";
 import { listFiltered } from "../paging.ts";
-import { elementTarget, identifiableTarget } from "../write-targets.ts";
+import { shellProjector } from "../shell-projection.ts";
+import { identifiableTarget } from "../write-targets.ts";
 import type { Handled } from "./handled.ts";
 
-type AssetIdFilter = { name: string; value: string };
-
-function matchesAssetIds(shell: Record<string, unknown>, assetIds: AssetIdFilter[]): boolean {
-  const info = (shell.assetInformation ?? {}) as { globalAssetId?: string; specificAssetIds?: { name: string; value: string }[] };
-  return assetIds.every(({ name, value }) =>
-    name === "globalAssetId"
-      ? info.globalAssetId === value
-      : (info.specificAssetIds ?? []).some((s) => s.name === name && s.value === value),
-  );
-}
-
 export async function getAllShells(ctx: EngineContext, cmd: Command<"GetAllAssetAdministrationShells">): Promise<Handled<Paged<unknown>>> {
-  const { idShort, assetIds } = cmd.params;
-  const page = await listFiltered(ctx.repository, "shell", cmd.params.page, (shell) => {
-    if (idShort !== undefined && shell.idShort !== idShort) return false;
-    return !assetIds || assetIds.length === 0 || matchesAssetIds(shell, assetIds);
-  });
-  return { value: page };
+  const { idShort, assetIds, modifiers } = cmd.params;
+  const project = shellProjector(modifiers);
+  const keep = (shell: Record<string, unknown>) =>
+    (idShort === undefined || shell.idShort === idShort) && (assetIds === undefined || matchesAssetIds(shell, assetIds));
+  return { value: await listFiltered(ctx.repository, "shell", cmd.params.page, keep, project) };
 }
 
 export async function getShell(ctx: EngineContext, cmd: Command<"GetAssetAdministrationShellById">): Promise<Handled<unknown>> {
+  const project = shellProjector(cmd.params.modifiers);
   const stored = await requireIdentifiable(ctx, "shell", cmd.params.aasId);
-  return { value: JSON.parse(stored.json), revision: stored.revision };
+  return { value: project(JSON.parse(stored.json)), revision: stored.revision };
 }
 
 export async function postShell(ctx: EngineContext, cmd: Command<"PostAssetAdministrationShell">): Promise<Handled<CommandResult<"PostAssetAdministrationShell">>> {

@@ -1,0 +1,37 @@
+/**
+ * Asset links (Basic Discovery API) and the `assetIds` filter of /shells both read a shell's
+ * asset identifiers: `assetInformation.globalAssetId`, spelled as the link named "globalAssetId",
+ * followed by `assetInformation.specificAssetIds`. There is no second copy to keep in sync
+ * (docs/adr/0005-asset-links-are-the-shells-asset-ids.md).
+ */
+
+/** The reserved link name that stands for `assetInformation.globalAssetId` (AAS API §l). */
+export const GLOBAL_ASSET_ID_NAME = "globalAssetId";
+
+/** One `assetIds` query value: the name and value of a SpecificAssetId (or "globalAssetId"). */
+export interface AssetIdFilter {
+  name: string;
+  value: string;
+}
+
+interface AssetInformationJson {
+  globalAssetId?: string;
+  specificAssetIds?: Record<string, unknown>[];
+}
+
+function assetInformationOf(shell: Record<string, unknown>): AssetInformationJson {
+  return (shell.assetInformation ?? {}) as AssetInformationJson;
+}
+
+/** The shell's asset links as SpecificAssetId JSON objects, global asset id first. */
+export function assetLinksOf(shell: Record<string, unknown>): Record<string, unknown>[] {
+  const info = assetInformationOf(shell);
+  const global = info.globalAssetId === undefined ? [] : [{ name: GLOBAL_ASSET_ID_NAME, value: info.globalAssetId }];
+  return [...global, ...(info.specificAssetIds ?? [])];
+}
+
+/** Does the shell carry every one of the given asset ids (in any order)? */
+export function matchesAssetIds(shell: Record<string, unknown>, filters: readonly AssetIdFilter[]): boolean {
+  const links = assetLinksOf(shell);
+  return filters.every(({ name, value }) => links.some((link) => link.name === name && link.value === value));
+}

@@ -1,0 +1,116 @@
+import { encodeBase64Url, decodeBase64Url, readModel } from "../../aas/index.ts";
+import { CommandError, type Command, type PageRequest, type Paged } from "../../contracts/index.ts";
+import { rethrowAsCommandError } from "../aas-input.ts";
+import type { EngineContext } from "../engine-context.ts";
+import { requireIdentifiable } from "../identifiables.ts";
+import { pageCursor, pageLimit } from "../paging.ts";
+import { rewriteShell } from "../shell-rewrite.ts";
+import type { Handled } from "./handled.ts";
+import { jsonObjectBody } from "./asset-information.ts";
+
+interface ReferenceJson {
+  type?: string;
+  keys?: { type?: string; value?: string }[];
+}
+
+/** The submodel a reference in `shell.submodels` points to: the value of its last (Submodel) key. */
+export function referencedSubmodelId(reference: unknown): string | undefined {
+  const keys = (reference as ReferenceJson | undefined)?.keys ?? [];
+  const last = keys[keys.length - 1];
+  return last?.type === "Submodel" ? last.value : undefined;
+}
+
+function referencesOf(shell: Record<string, unknown>): unknown[] {
+  return Array.isArray(shell.submodels) ? shell.submodels : [];
+}
+
+/** AAS API: GET /shells/{aasIdentifier}/submodel-refs, paged. */
+export async function getAllSubmodelReferences(ctx: EngineContext, cmd: Command<"GetAllSubmodelReferences">): Promise<Handled<Paged<unknown>>> {
+  const limit = pageLimit(cmd.params.page);
+  const cursor = pageCursor(cmd.params.page);
+  const stored = await requireIdentifiable(ctx, "shell", cmd.params.aasId);
+  const references = referencesOf(JSON.parse(stored.json));
+  const start = cursor === undefined ? 0 : resumeAt(references, cursor, cmd.params.page);
+  const items = references.slice(start, start + limit);
+  const next = start + items.length;
+  const value: Paged<unknown> = next < references.length ? { items, cursor: referencesCursor(references, next) } : { items };
+  return { value, revision: stored.revision };
+}
+
+/** AAS API: POST /shells/{aasIdentifier}/submodel-refs appends a ModelReference to a Submodel. */
+export async function postSubmodelReference(ctx: EngineContext, cmd: Command<"PostSubmodelReference">): Promise<Handled<unknown>> {
+  const { aasId } = cmd.params;
+  let reference: Record<string, unknown>;
+  try {
+    reference = readModel(jsonObjectBody(cmd.params.body, "Reference"), "Reference", { validate: ctx.validation.onUpdate }).jsonable;
+  } catch (error) {
+    rethrowAsCommandError(error);
+  }
+  const submodelId = referencedSubmodelId(reference);
+  if (reference.type !== "ModelReference" || submodelId === undefined) {
+    throw new CommandError("validation", 'A submodel reference must be a ModelReference whose last key has the type "Submodel"');
+  }
+  const { event } = await rewriteShell(ctx, {
+    aasId,
+    origin: cmd.origin,
+    correlationId: cmd.correlationId,
+    change: (shell) => {
+      const references = referencesOf(shell);
+      if (references.some((existing) => referencedSubmodelId(existing) === submodelId)) {
+        throw new CommandError("conflict", `The Asset Administration Shell '${aasId}' already references the Submodel '${submodelId}'`);
+      }
+      return { ...shell, submodels: [...references, reference] };
+    },
+  });
+  return { value: reference, revision: event.revision };
+}
+
+/** AAS API: DELETE /shells/{aasIdentifier}/submodel-refs/{submodelIdentifier}: only the reference goes. */
+export async function deleteSubmodelReference(ctx: EngineContext, cmd: Command<"DeleteSubmodelReferenceById">): Promise<Handled<null>> {
+  const { aasId, submodelId, preconditions } = cmd.params;
+  const { event } = await rewriteShell(ctx, {
+    aasId,
+    preconditions,
+    origin: cmd.origin,
+    correlationId: cmd.correlationId,
+    change: (shell) => {
+      const references = referencesOf(shell);
+      const kept = references.filter((reference) => referencedSubmodelId(reference) !== submodelId);
+      if (kept.length === references.length) {
+        throw new CommandError("not-found", `The Asset Administration Shell '${aasId}' has no reference to the Submodel '${submodelId}'`);
+      }
+      // An empty list is not valid AAS JSON (minItems 1): no references means no `submodels`.
+      const { submodels: _dropped, ...rest } = shell;
+      return kept.length > 0 ? { ...rest, submodels: kept } : rest;
+    },
+  });
+  return { value: null, revision: event.revision };
+}
+
+/**
+ * The references live in one array of the shell record, so the cursor names where to resume by
+ * content, not by position alone: the next reference's submodel id (resume there), the last one's
+ * (resume after it, when the next was deleted) and the index (when both were deleted). References
+ * added or removed elsewhere between pages then neither repeat nor skip one.
+ */
+function referencesCursor(references: unknown[], next: number): string {
+  const key = (index: number) => (index >= 0 && index < references.length ? referencedSubmodelId(references[index]) ?? null : null);
+  return encodeBase64Url(JSON.stringify([key(next), key(next - 1), next]));
+}
+
+function resumeAt(references: unknown[], cursor: string, page: PageRequest | undefined): number {
+  let state: unknown;
+  try {
+    state = JSON.parse(decodeBase64Url(cursor));
+  } catch {
+    state = undefined;
+  }
+  if (!Array.isArray(state) || state.length !== 3 || !Number.isInteger(state[2]) || state[2] < 0) {
+    throw new CommandError("bad-request", `Invalid cursor '${page?.cursor ?? cursor}'`);
+  }
+  const [next, last, index] = state as [string | null, string | null, number];
+  const ids = references.map(referencedSubmodelId);
+  if (next !== null && ids.includes(next)) return ids.indexOf(next);
+  if (last !== null && ids.includes(last)) return ids.indexOf(last) + 1;
+  return Math.min(index, references.length);
+}

@@ -1,0 +1,43 @@
+import type { ChangeEvent, Preconditions } from "../contracts/index.ts";
+import { readJsonable } from "./aas-input.ts";
+import { eventDraft } from "./commit-runner.ts";
+import type { EngineContext } from "./engine-context.ts";
+import { readForWrite, unchanged } from "./identifiables.ts";
+import { identifiableTarget } from "./write-targets.ts";
+
+export interface ShellRewrite {
+  aasId: string;
+  preconditions?: Preconditions;
+  origin?: string;
+  correlationId?: string;
+  /** The new shell JSON from the current one; may throw a CommandError (e.g. 409). Runs again on a retry. */
+  change: (shell: Record<string, unknown>) => Record<string, unknown>;
+  /**
+   * Verify the metamodel constraints of the result (default: the engine's onUpdate setting).
+   * Deleting all asset links leaves a shell without asset ids on purpose (ADR 0005).
+   */
+  verify?: boolean;
+}
+
+/**
+ * The writes that change a part of a shell (asset information, submodel references, asset links):
+ * read the shell, apply the change, read the result back as an AssetAdministrationShell (unknown
+ * properties and types checked, canonical JSON), commit compare-and-set against the revision read.
+ * One shell record, one event (`shell.updated`), whatever part was addressed.
+ */
+export async function rewriteShell(ctx: EngineContext, rewrite: ShellRewrite): Promise<{ shell: Record<string, unknown>; event: ChangeEvent }> {
+  const { aasId } = rewrite;
+  let shell: Record<string, unknown> = {};
+  const event = await ctx.commit(identifiableTarget("shell", aasId), async () => {
+    const stored = await readForWrite(ctx, "shell", aasId, rewrite.preconditions);
+    shell = readJsonable(rewrite.change(JSON.parse(stored.json)), "AssetAdministrationShell", rewrite.verify ?? ctx.validation.onUpdate);
+    return {
+      commit: {
+        preconditions: [unchanged(stored)],
+        ops: [{ op: "put-identifiable", kind: "shell", id: aasId, json: JSON.stringify(shell) }],
+        event: eventDraft({ kind: "shell.updated", id: aasId, origin: rewrite.origin, correlationId: rewrite.correlationId }, shell, ctx.clock.now()),
+      },
+    };
+  });
+  return { shell, event };
+}
