@@ -5,3 +5,4 @@ export { RepositoryUnavailableError } from "@twinport/shared";
 export { startOutboxRelay, type OutboxRelay, type OutboxRelayOptions } from "./outbox/outbox-relay.ts";
 export { acquireLease, renewLease, releaseLease } from "./outbox/lease.ts";
 export { startModelStore, type ModelStoreOptions } from "./model-store-process.ts";
+export { createRedisFileStore, type RedisFileStoreOptions } from "./redis/file-store-redis.ts";

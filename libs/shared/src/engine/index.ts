@@ -4,3 +4,5 @@ export type { ValidationSettings } from "./engine-context.ts";
 export * from "./memory/memory-repository.ts";
 export * from "./memory/in-process-event-bus.ts";
 export * from "./memory/direct-store-client.ts";
+export * from "./memory/memory-file-store.ts";
+export * from "./filesystem/filesystem-file-store.ts";

@@ -3,4 +3,5 @@ export * from "./event-bus-contract.ts";
 export * from "./store-client-contract.ts";
 export * from "./repository-contract.ts";
 export * from "./engine-contract.ts";
+export * from "./file-store-contract.ts";
 export * from "./example-model.ts";

@@ -2,3 +2,4 @@ export * from "./repository.ts";
 export * from "./event-bus.ts";
 export * from "./store-client.ts";
 export * from "./clock.ts";
+export * from "./file-store.ts";

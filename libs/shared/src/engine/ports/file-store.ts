@@ -1,0 +1,44 @@
+/**
+ * The FileStore port: the bytes behind File elements, thumbnails and AASX packages, addressed by
+ * a path (an opaque key: the engine uses normalized package part names like "/aasx/files/a.pdf"
+ * and a few internal keys). Implementations: memory and filesystem (engine/), Redis
+ * (services/model-store). All run the contract suite in libs/shared/src/testing.
+ *
+ * Paths are keys, never file-system paths: an implementation maps them (hashes, encodes) so no
+ * path, however hostile ("../../etc/passwd", "C:\\", NUL), can reach outside its storage.
+ * Whole files move as Uint8Array: HTTP bodies are bounded by maxRequestBodySize and AASX parts by
+ * the AASX limits, and the Redis implementation splits values into chunks itself.
+ */
+
+export interface StoredFile {
+  contentType: string;
+  bytes: Uint8Array;
+}
+
+export interface FileInfo {
+  path: string;
+  contentType: string;
+  size: number;
+}
+
+export interface FileStore {
+  /** Create or replace. A reader sees the old file or the new one, never a mix. */
+  put(path: string, file: StoredFile): Promise<void>;
+  get(path: string): Promise<StoredFile | undefined>;
+  /** True when a file was there. */
+  delete(path: string): Promise<boolean>;
+  /** Files whose path starts with `prefix` (all without one), ordered by path. */
+  list(prefix?: string): Promise<FileInfo[]>;
+  /** Delete every file. */
+  clear(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Longest accepted path: far above any part name, low enough to keep keys cheap. */
+export const MAX_FILE_PATH_LENGTH = 4096;
+
+/** Every implementation rejects the same paths the same way. */
+export function checkFilePath(path: string): void {
+  if (typeof path !== "string" || path.length === 0) throw new TypeError("A file path must be a non-empty string");
+  if (path.length > MAX_FILE_PATH_LENGTH) throw new TypeError(`A file path must be at most ${MAX_FILE_PATH_LENGTH} characters`);
+}

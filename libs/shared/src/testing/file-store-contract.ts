@@ -1,0 +1,115 @@
+import { after, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
+import { MAX_FILE_PATH_LENGTH, type FileStore } from "../engine/ports/file-store.ts";
+
+/**
+ * The behaviour every FileStore implementation must show (memory, filesystem and Redis run it).
+ * `makeStore` must return an EMPTY store each time; the suite closes every store it made.
+ */
+export function fileStoreContract(name: string, makeStore: () => Promise<FileStore>, cleanup?: () => Promise<void>): void {
+  const test = (title: string, body: (store: FileStore) => Promise<void>) =>
+    it(title, async () => {
+      const store = await makeStore();
+      try {
+        await body(store);
+      } finally {
+        await store.close();
+      }
+    });
+
+  describe(`FileStore contract: ${name}`, () => {
+    if (cleanup) after(cleanup);
+
+    test("puts and gets a file byte for byte with its content type; a missing path is undefined", async (store) => {
+      const bytes = randomBytes(1000);
+      await store.put("/aasx/files/manual.pdf", { contentType: "application/pdf", bytes });
+      const file = await store.get("/aasx/files/manual.pdf");
+      assert.equal(file?.contentType, "application/pdf");
+      assert.deepEqual(Buffer.from(file!.bytes), bytes);
+      assert.equal(await store.get("/aasx/files/other.pdf"), undefined);
+    });
+
+    test("an empty file is a file", async (store) => {
+      await store.put("empty", { contentType: "text/plain", bytes: new Uint8Array(0) });
+      const file = await store.get("empty");
+      assert.equal(file?.bytes.length, 0);
+      assert.deepEqual(await store.list(), [{ path: "empty", contentType: "text/plain", size: 0 }]);
+    });
+
+    test("a large file (several MiB) round-trips exactly", async (store) => {
+      const bytes = randomBytes(3 * 1024 * 1024 + 17);
+      await store.put("/big.bin", { contentType: "application/octet-stream", bytes });
+      assert.deepEqual(Buffer.from((await store.get("/big.bin"))!.bytes), bytes);
+      assert.equal((await store.list())[0]?.size, bytes.length);
+    });
+
+    test("put replaces; delete reports whether something was there", async (store) => {
+      await store.put("/a", { contentType: "text/plain", bytes: Buffer.from("one") });
+      await store.put("/a", { contentType: "text/csv", bytes: Buffer.from("second") });
+      const file = await store.get("/a");
+      assert.equal(file?.contentType, "text/csv");
+      assert.equal(Buffer.from(file!.bytes).toString(), "second");
+      assert.equal(await store.delete("/a"), true);
+      assert.equal(await store.delete("/a"), false);
+      assert.equal(await store.get("/a"), undefined);
+    });
+
+    test("lists by prefix, ordered by path, with sizes; clear empties the store", async (store) => {
+      for (const path of ["/b/2", "/a/1", "/b/1", "package:x"]) await store.put(path, { contentType: "text/plain", bytes: Buffer.from(path) });
+      assert.deepEqual(
+        (await store.list("/b/")).map((info) => info.path),
+        ["/b/1", "/b/2"],
+      );
+      assert.deepEqual(await store.list("/a"), [{ path: "/a/1", contentType: "text/plain", size: 4 }]);
+      assert.deepEqual((await store.list()).map((info) => info.path), ["/a/1", "/b/1", "/b/2", "package:x"]);
+      await store.clear();
+      assert.deepEqual(await store.list(), []);
+      assert.equal(await store.get("/a/1"), undefined);
+    });
+
+    test("hostile paths are plain keys: each is its own file and nothing else is touched", async (store) => {
+      const paths = ["../../etc/passwd", "/aasx/../../x", "..", "C:\\Windows\\system.ini", "a\u0000b", "ümlaut/文件.pdf", "%2e%2e/x", "x".repeat(MAX_FILE_PATH_LENGTH)];
+      for (const [i, path] of paths.entries()) await store.put(path, { contentType: "text/plain", bytes: Buffer.from(String(i)) });
+      for (const [i, path] of paths.entries()) assert.equal(Buffer.from((await store.get(path))!.bytes).toString(), String(i), path.slice(0, 40));
+      assert.deepEqual((await store.list()).map((info) => info.path).sort(), [...paths].sort());
+      assert.equal(await store.get("/etc/passwd"), undefined);
+    });
+
+    test("an empty or overlong path is refused", async (store) => {
+      await assert.rejects(store.put("", { contentType: "text/plain", bytes: new Uint8Array(1) }), TypeError);
+      await assert.rejects(store.put("x".repeat(MAX_FILE_PATH_LENGTH + 1), { contentType: "text/plain", bytes: new Uint8Array(1) }), TypeError);
+      await assert.rejects(store.get(""), TypeError);
+    });
+
+    test("never shares buffers with its callers", async (store) => {
+      const bytes = new Uint8Array([1, 2, 3]);
+      await store.put("/f", { contentType: "application/octet-stream", bytes });
+      bytes[0] = 9;
+      const first = await store.get("/f");
+      first!.bytes[1] = 9;
+      assert.deepEqual([...(await store.get("/f"))!.bytes], [1, 2, 3]);
+    });
+
+    test("a reader during a replacement sees the old file or the new one, never a mix", async (store) => {
+      const size = 2 * 1024 * 1024 + 3;
+      const old = Buffer.alloc(size, "a");
+      const replacement = Buffer.alloc(size, "b");
+      await store.put("/swap", { contentType: "text/plain", bytes: old });
+      const reads: Promise<void>[] = [];
+      const writing = store.put("/swap", { contentType: "text/csv", bytes: replacement });
+      for (let i = 0; i < 8; i++) {
+        reads.push(
+          store.get("/swap").then((file) => {
+            assert.ok(file, "the file never disappears while it is replaced");
+            const text = Buffer.from(file.bytes);
+            const whole = text.equals(old) ? "text/plain" : text.equals(replacement) ? "text/csv" : "mixed";
+            assert.equal(file.contentType, whole, "bytes and content type belong to one version");
+          }),
+        );
+      }
+      await Promise.all([writing, ...reads]);
+      assert.equal((await store.get("/swap"))?.contentType, "text/csv");
+    });
+  });
+}

@@ -1,0 +1,40 @@
+import { after, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { fileStoreContract } from "@twinport/shared/testing";
+import { Redis } from "ioredis";
+import { startRedis } from "../../../../tests/support/servers.ts";
+import { createRedisFileStore } from "./file-store-redis.ts";
+
+// One real redis-server for the whole file; every store gets an empty keyspace of its own prefix.
+const server = await startRedis();
+after(() => server.stop());
+let n = 0;
+
+// A small chunk size makes every file of the contract span several chunks.
+fileStoreContract("redis", () => createRedisFileStore({ url: server.url, keyPrefix: `files-${++n}`, chunkBytes: 64 * 1024 }));
+
+describe("redis file store", () => {
+  it("keeps its keys in the store's hash tag, chunked, and leaves no blob behind after replace, delete and clear", async () => {
+    const store = await createRedisFileStore({ url: server.url, keyPrefix: "layout", chunkBytes: 1000 });
+    const redis = new Redis(server.url);
+    try {
+      await store.put("/a.bin", { contentType: "application/octet-stream", bytes: new Uint8Array(2500) });
+      let keys = (await redis.keys("*")).filter((key) => key.startsWith("{layout}"));
+      assert.deepEqual(keys.filter((key) => key !== "{layout}:files").length, 1, "one blob");
+      const blob = keys.find((key) => key.startsWith("{layout}:file:"))!;
+      assert.equal(await redis.hlen(blob), 4, "3 chunks of ≤1000 bytes plus the size field");
+      assert.equal(await redis.pttl(blob), -1, "a linked blob does not expire");
+      await store.put("/a.bin", { contentType: "text/plain", bytes: new Uint8Array(10) });
+      keys = (await redis.keys("{layout}:file:*"));
+      assert.equal(keys.length, 1, "the replaced blob is gone");
+      await store.delete("/a.bin");
+      assert.deepEqual(await redis.keys("{layout}:file:*"), []);
+      await store.put("/b", { contentType: "text/plain", bytes: new Uint8Array(5) });
+      await store.clear();
+      assert.deepEqual(await redis.keys("{layout}*"), []);
+    } finally {
+      redis.disconnect();
+      await store.close();
+    }
+  });
+});

@@ -1,0 +1,167 @@
+import { randomBytes } from "node:crypto";
+import { checkFilePath, type FileInfo, type FileStore } from "@twinport/shared";
+import type { Redis } from "ioredis";
+import { luaScript } from "./lua-script.ts";
+import { closeRedis, createRedisClient, firstConnection } from "./redis-client.ts";
+import { redisCall } from "./redis-errors.ts";
+import { DEFAULT_COMMAND_TIMEOUT_MS } from "./redis-repository.ts";
+
+/**
+ * FileStorageRedis: files in the store's Redis, under the same `{<prefix>}` hash tag as the model
+ * (one slot, so Redis Cluster runs the scripts too).
+ *
+ *   {tp}:files            hash    path → `<blob id>\x01<size>\x01<chunk count>\x01<content type>`
+ *   {tp}:file:<blob id>   hash    "0", "1", … → the bytes, CHUNK_BYTES per field
+ *
+ * Large values are split so no single command moves more than a chunk (the fail-fast connection
+ * has a command timeout) and Redis never holds one huge string. A put writes a fresh blob (with
+ * an expiry, so a writer that dies midway leaves nothing behind for long), then one script points
+ * the path at it and removes the expiry; the old blob is deleted afterwards. A reader that loses
+ * the race to that deletion re-reads the index and gets the new version: old or new, never a mix.
+ */
+export interface RedisFileStoreOptions {
+  url: string;
+  /** Key prefix and hash tag, the persistence's `keyPrefix` ("tp" by default). */
+  keyPrefix?: string;
+  commandTimeoutMs?: number;
+  /** Bytes per chunk; default 512 KiB. */
+  chunkBytes?: number;
+}
+
+const DEFAULT_CHUNK_BYTES = 512 * 1024;
+/** A blob that was never linked (its writer died) disappears after this. */
+const UNLINKED_BLOB_TTL_MS = 60 * 60 * 1000;
+/** Chunks fetched per command while reading. */
+const CHUNKS_PER_READ = 4;
+const READ_ATTEMPTS = 5;
+
+// KEYS: index, new blob. ARGV: path, packed entry. Returns the entry it replaced (or nil).
+const LINK = luaScript(`
+local old = redis.call('HGET', KEYS[1], ARGV[1])
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('PERSIST', KEYS[2])
+return old
+`);
+
+// KEYS: index. ARGV: path. Returns the entry it removed (or nil).
+const UNLINK = luaScript(`
+local old = redis.call('HGET', KEYS[1], ARGV[1])
+if old then redis.call('HDEL', KEYS[1], ARGV[1]) end
+return old
+`);
+
+interface Entry {
+  blob: string;
+  size: number;
+  chunks: number;
+  contentType: string;
+}
+
+function pack(entry: Entry): string {
+  return `${entry.blob}\x01${entry.size}\x01${entry.chunks}\x01${entry.contentType}`;
+}
+
+function unpack(value: string): Entry {
+  const [blob, size, chunks, ...rest] = value.split("\x01");
+  return { blob: blob!, size: Number(size), chunks: Number(chunks), contentType: rest.join("\x01") };
+}
+
+export async function createRedisFileStore(options: RedisFileStoreOptions): Promise<FileStore> {
+  const prefix = options.keyPrefix ?? "tp";
+  const chunkBytes = options.chunkBytes ?? DEFAULT_CHUNK_BYTES;
+  const commandTimeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
+  const redis = createRedisClient(options.url, { commandTimeoutMs, connectionName: `twinport-files-${prefix}` });
+  await firstConnection(redis, commandTimeoutMs);
+  const index = `{${prefix}}:files`;
+  const blobKey = (blob: string) => `{${prefix}}:file:${blob}`;
+  const blobPattern = `{${prefix.replace(/[*?[\]\\]/g, (c) => `\\${c}`)}}:file:*`;
+
+  async function deleteBlob(packed: unknown): Promise<void> {
+    if (typeof packed === "string") await redisCall(redis.unlink(blobKey(unpack(packed).blob)));
+  }
+
+  return {
+    async put(path, file) {
+      checkFilePath(path);
+      const blob = randomBytes(12).toString("hex");
+      const key = blobKey(blob);
+      const bytes = Buffer.from(file.bytes.buffer, file.bytes.byteOffset, file.bytes.length);
+      const chunks = Math.ceil(bytes.length / chunkBytes);
+      try {
+        // Created with an expiry first, so even a blob of 0 chunks is one key the link can persist.
+        await redisCall(redis.hset(key, "size", String(bytes.length)));
+        await redisCall(redis.pexpire(key, UNLINKED_BLOB_TTL_MS));
+        for (let i = 0; i < chunks; i++) await redisCall(redis.hset(key, String(i), bytes.subarray(i * chunkBytes, (i + 1) * chunkBytes)));
+        const replaced = await redisCall(LINK.run(redis, [index, key], [path, pack({ blob, size: bytes.length, chunks, contentType: file.contentType })]));
+        await deleteBlob(replaced);
+      } catch (error) {
+        await redis.unlink(key).catch(() => undefined);
+        throw error;
+      }
+    },
+
+    async get(path) {
+      checkFilePath(path);
+      for (let attempt = 0; attempt < READ_ATTEMPTS; attempt++) {
+        const packed = await redisCall(redis.hget(index, path));
+        if (packed === null) return undefined;
+        const entry = unpack(packed);
+        const bytes = await readBlob(redis, blobKey(entry.blob), entry);
+        if (bytes) return { contentType: entry.contentType, bytes };
+        // The blob was replaced while we read it: the index already names the new one.
+      }
+      throw new Error(`The file '${path}' kept changing while it was read`);
+    },
+
+    async delete(path) {
+      checkFilePath(path);
+      const removed = await redisCall(UNLINK.run(redis, [index], [path]));
+      await deleteBlob(removed);
+      return typeof removed === "string";
+    },
+
+    async list(prefixOfPath = "") {
+      const all = await redisCall(redis.hgetall(index));
+      const found: FileInfo[] = [];
+      for (const [path, packed] of Object.entries(all)) {
+        if (!path.startsWith(prefixOfPath)) continue;
+        const entry = unpack(packed);
+        found.push({ path, contentType: entry.contentType, size: entry.size });
+      }
+      return found.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    },
+
+    async clear() {
+      await redisCall(redis.unlink(index));
+      let cursor = "0";
+      do {
+        const [next, keys] = await redisCall(redis.scan(cursor, "MATCH", blobPattern, "COUNT", 1000));
+        cursor = next;
+        if (keys.length > 0) await redisCall(redis.unlink(...keys));
+      } while (cursor !== "0");
+    },
+
+    async close() {
+      await closeRedis(redis);
+    },
+  };
+}
+
+/** The blob's bytes, or undefined when a chunk is gone (the blob was replaced meanwhile). */
+async function readBlob(redis: Redis, key: string, entry: Entry): Promise<Uint8Array | undefined> {
+  const whole = Buffer.allocUnsafe(entry.size);
+  let offset = 0;
+  for (let start = 0; start < entry.chunks; start += CHUNKS_PER_READ) {
+    const fields = [];
+    for (let i = start; i < Math.min(entry.chunks, start + CHUNKS_PER_READ); i++) fields.push(String(i));
+    const chunks = await redisCall(redis.hmgetBuffer(key, ...fields));
+    for (const chunk of chunks) {
+      if (chunk === null || offset + chunk.length > entry.size) return undefined;
+      chunk.copy(whole, offset);
+      offset += chunk.length;
+    }
+  }
+  if (offset !== entry.size) return undefined;
+  if (entry.chunks === 0 && (await redisCall(redis.exists(key))) === 0) return undefined;
+  return new Uint8Array(whole.buffer, whole.byteOffset, whole.length);
+}
