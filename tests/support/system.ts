@@ -116,7 +116,23 @@ function httpConfig(port: number): string {
   return JSON.stringify({ endpoints: [{ "@class": "endpoint.http.HttpEndpoint", port, host: "127.0.0.1", sslEnabled: true }] });
 }
 
-export async function startSystem(mode: Mode, options: { model?: string; gateways?: number } = {}): Promise<SystemUnderTest> {
+/** Several HTTP endpoints in one process, each with its own port and extra settings (e.g. profiles). */
+function httpEndpointsConfig(ports: number[], endpoints: Record<string, unknown>[]): string {
+  return JSON.stringify({ endpoints: endpoints.map((extra, i) => ({ "@class": "endpoint.http.HttpEndpoint", port: ports[i], host: "127.0.0.1", sslEnabled: true, ...extra })) });
+}
+
+export interface SystemOptions {
+  model?: string;
+  gateways?: number;
+  /**
+   * HTTP endpoints of every gateway process (embedded: of the one process), each given as its extra
+   * settings. `clients` then holds one client per endpoint, process after process. Default: one
+   * endpoint with the defaults.
+   */
+  endpoints?: Record<string, unknown>[];
+}
+
+export async function startSystem(mode: Mode, options: SystemOptions = {}): Promise<SystemUnderTest> {
   const model = options.model ?? EXAMPLE_MODEL;
   const processes: TwinportProcess[] = [];
   const clients: HttpClient[] = [];
@@ -134,11 +150,20 @@ export async function startSystem(mode: Mode, options: { model?: string; gateway
     const gateway = async (role: "embedded" | "http-gateway", extra: string[], env: Record<string, string> = {}) => {
       const cwd = mkdtempSync(join(tmpdir(), `twinport-${role}-`));
       dirs.push(cwd);
-      const port = await freePort();
-      writeFileSync(join(cwd, "config.json"), httpConfig(port));
-      const proc = await startTwinport({ role, cwd, args: ["-c", "config.json", ...extra], env });
-      processes.push(proc);
-      clients.push(createHttpClient(`https://127.0.0.1:${port}/api/v3.0`, { ca: findCertificate(cwd) }));
+      if (options.endpoints === undefined) {
+        const port = await freePort();
+        writeFileSync(join(cwd, "config.json"), httpConfig(port));
+        const proc = await startTwinport({ role, cwd, args: ["-c", "config.json", ...extra], env });
+        processes.push(proc);
+        clients.push(createHttpClient(`https://127.0.0.1:${port}/api/v3.0`, { ca: findCertificate(cwd) }));
+        return;
+      }
+      const ports: number[] = [];
+      for (let i = 0; i < options.endpoints.length; i++) ports.push(await freePort());
+      writeFileSync(join(cwd, "config.json"), httpEndpointsConfig(ports, options.endpoints));
+      processes.push(await startTwinport({ role, cwd, args: ["-c", "config.json", ...extra], env }));
+      const ca = findCertificate(cwd);
+      for (const port of ports) clients.push(createHttpClient(`https://127.0.0.1:${port}/api/v3.0`, { ca }));
     };
     if (mode === "embedded") {
       await gateway("embedded", ["-m", model, "--endpoint", "http"]);

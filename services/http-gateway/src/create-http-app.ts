@@ -12,6 +12,10 @@ import { errorResponse } from "./http/error-response.ts";
 import { sniHostCheck } from "./http/sni-host-check.ts";
 import { SHELL_REPOSITORY, SUBMODEL_API_BELOW_SHELL, SUBMODEL_API_IN_REPOSITORY, SUBMODEL_REPOSITORY } from "./profiles.ts";
 import { aasRepositoryRoutes } from "./routes/aas-repository.ts";
+import { aasRoutes } from "./routes/aas.ts";
+import { conceptDescriptionRepositoryRoutes } from "./routes/concept-description-repository.ts";
+import { descriptionRoutes } from "./routes/description.ts";
+import { discoveryRoutes } from "./routes/discovery.ts";
 import { submodelRepositoryRoutes } from "./routes/submodel-repository.ts";
 import { submodelRoutes } from "./routes/submodel.ts";
 
@@ -45,6 +49,7 @@ export function createHttpApp(deps: HttpAppDeps): Hono {
 
   const routes = [
     ...aasRepositoryRoutes({ send }),
+    ...aasRoutes({ send }),
     ...submodelRoutes({ send }, {
       path: "/shells/:aasIdentifier/submodels/:submodelIdentifier",
       profiles: SUBMODEL_API_BELOW_SHELL,
@@ -58,7 +63,11 @@ export function createHttpApp(deps: HttpAppDeps): Hono {
       deleteProfiles: SUBMODEL_REPOSITORY.write,
       belowShell: false,
     }),
+    ...conceptDescriptionRepositoryRoutes({ send }),
+    ...discoveryRoutes({ send }),
   ];
+  // Last: /description lists the profiles of the routes above that this endpoint serves.
+  routes.push(...descriptionRoutes(routes, settings.profiles));
   mountApiRoutes(app, routes, settings.profiles);
 
   // Inside the API prefix an unknown path is a malformed request (spec §7); outside it, 404.

@@ -16,3 +16,12 @@ export function elementLocation(scope: { submodelId: string; aasId?: string }, i
   // encodeURIComponent keeps "." and escapes "[" "]" as %5B %5D, as the API examples write them.
   return `${submodelLocation(scope)}/submodel-elements/${encodeURIComponent(idShortPath)}`;
 }
+
+/** No GET exists at this URL; v3.0.1 still asks for the Location of a created submodel reference. */
+export function submodelReferenceLocation(aasId: string, submodelId: string): string {
+  return `${shellLocation(aasId)}/submodel-refs/${encodeBase64Url(submodelId)}`;
+}
+
+export function conceptDescriptionLocation(cdId: string): string {
+  return `${API_PREFIX}/concept-descriptions/${encodeBase64Url(cdId)}`;
+}

@@ -1,7 +1,5 @@
-import { decodeBase64Url, isAasError } from "@twinport/shared";
-import { badRequest } from "../http/api-error.ts";
 import type { ApiRoute } from "../http/api-routes.ts";
-import type { GatewayContext } from "../http/gateway-env.ts";
+import { assetIdsQuery } from "../http/encoded-query.ts";
 import { shellLocation } from "../http/locations.ts";
 import { identifierParam } from "../http/path-params.ts";
 import { readPreconditions } from "../http/preconditions.ts";
@@ -11,7 +9,10 @@ import { requestBodyText } from "../http/request-body.ts";
 import { SHELL, SHELL_REPOSITORY } from "../profiles.ts";
 import type { RouteDeps } from "./route-deps.ts";
 
-/** AAS Repository API: /shells and /shells/{aasIdentifier} (AAS API §a.1, rows 1, 2, 4–6). */
+/**
+ * AAS Repository API: /shells, /shells/$reference and /shells/{aasIdentifier} (AAS API §a.1, rows
+ * 1–6). The AAS API below /shells/{aasIdentifier} is in aas.ts.
+ */
 export function aasRepositoryRoutes({ send }: RouteDeps): ApiRoute[] {
   return [
     {
@@ -34,6 +35,23 @@ export function aasRepositoryRoutes({ send }: RouteDeps): ApiRoute[] {
             const reply = await send(c, "PostAssetAdministrationShell", { body: await requestBodyText(c) });
             const id = (jsonValue(reply.value) as { id?: unknown } | null)?.id;
             return createdResponse(c, reply, typeof id === "string" ? shellLocation(id) : undefined);
+          },
+        },
+      ],
+    },
+    // Before /shells/{aasIdentifier}: "$reference" is a suffix, not an identifier.
+    {
+      path: "/shells/$reference",
+      operations: [
+        {
+          method: "GET",
+          profiles: SHELL_REPOSITORY.read,
+          handle: async (c) => {
+            const { page } = readPagingAndModifiers(c, { paging: true });
+            // Spec §4.1.10 names the filter `assetId`; the OpenAPI names it `assetIds`: both count.
+            const assetIds = assetIdsQuery(c, ["assetIds", "assetId"]);
+            const reply = await send(c, "GetAllAssetAdministrationShells", { page, idShort: singleQuery(c, "idShort"), assetIds, modifiers: { content: "reference" } });
+            return pagedResponse(c, reply.value);
           },
         },
       ],
@@ -71,31 +89,4 @@ export function aasRepositoryRoutes({ send }: RouteDeps): ApiRoute[] {
       ],
     },
   ];
-}
-
-/**
- * `assetIds`: repeatable (or comma-separated), each base64url of a JSON SpecificAssetId-like object,
- * or of an array of them (AAS API §l). The shell must match all of them; the engine filters.
- */
-function assetIdsQuery(c: GatewayContext): { name: string; value: string }[] | undefined {
-  const values = (c.req.queries("assetIds") ?? []).flatMap((value) => value.split(","));
-  if (values.length === 0) return undefined;
-  return values.flatMap((encoded) => {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(decodeBase64Url(encoded));
-    } catch (error) {
-      const why = isAasError(error) ? error.message : "it is not JSON";
-      throw badRequest(`Query parameter "assetIds": ${why}`);
-    }
-    return (Array.isArray(parsed) ? parsed : [parsed]).map(assetIdOf);
-  });
-}
-
-function assetIdOf(candidate: unknown): { name: string; value: string } {
-  const { name, value } = (candidate ?? {}) as { name?: unknown; value?: unknown };
-  if (typeof candidate !== "object" || typeof name !== "string" || typeof value !== "string") {
-    throw badRequest('Query parameter "assetIds": each value must encode an object with string "name" and "value"');
-  }
-  return { name, value };
 }

@@ -1,0 +1,3 @@
+import { shellRepositorySuite } from "./http/shell-repository-suite.ts";
+
+shellRepositorySuite("distributed");
