@@ -1,0 +1,3 @@
+import { conceptDescriptionSuite } from "./http/cd-repository-suite.ts";
+
+conceptDescriptionSuite("distributed");

@@ -1,0 +1,3 @@
+import { discoverySuite } from "./http/discovery-suite.ts";
+
+discoverySuite("embedded");
