@@ -1,0 +1,3 @@
+import { descriptionSuite } from "./http/description-suite.ts";
+
+descriptionSuite("embedded");
