@@ -1,5 +1,6 @@
-import { MessageSecurityMode, SecurityPolicy } from "node-opcua";
-import type { OpcUaEndpointConfig, OpcUaSecurityPolicy } from "@twinport/shared";
+import { createHash, timingSafeEqual } from "node:crypto";
+import { MessageSecurityMode, SecurityPolicy, UserTokenType } from "node-opcua";
+import type { OpcUaAuthentication, OpcUaEndpointConfig, OpcUaSecurityPolicy } from "@twinport/shared";
 
 /** Spec §2.4 names → node-opcua's policy URIs. */
 const POLICY: Record<OpcUaSecurityPolicy, SecurityPolicy> = {
@@ -9,6 +10,13 @@ const POLICY: Record<OpcUaSecurityPolicy, SecurityPolicy> = {
   BASIC256SHA256: SecurityPolicy.Basic256Sha256,
   AES128_SHA256_RSAOAEP: SecurityPolicy.Aes128_Sha256_RsaOaep,
   AES256_SHA256_RSAPSS: SecurityPolicy.Aes256_Sha256_RsaPss,
+};
+
+/** Spec §5.1 authentication names → the identity token types a session may present. */
+const TOKEN_TYPE: Record<OpcUaAuthentication, UserTokenType> = {
+  Anonymous: UserTokenType.Anonymous,
+  UserName: UserTokenType.UserName,
+  Certificate: UserTokenType.Certificate,
 };
 
 export interface EndpointSecurity {
@@ -33,8 +41,19 @@ export function endpointSecurity(endpoint: OpcUaEndpointConfig): EndpointSecurit
   };
 }
 
+/** The identity token types this endpoint advertises and accepts. */
+export function userTokenTypes(endpoint: OpcUaEndpointConfig): UserTokenType[] {
+  return [...new Set(endpoint.supportedAuthentications)].map((authentication) => TOKEN_TYPE[authentication]);
+}
+
+/** Fixed-length digests, so the comparison takes the same time whatever the password. */
+const digest = (text: string) => createHash("sha256").update(text, "utf8").digest();
+
 /** UserName logins are checked against `userMap`, and only when UserName is configured. */
 export function userNameCheck(endpoint: OpcUaEndpointConfig): (userName: string, password: string) => boolean {
   const enabled = endpoint.supportedAuthentications.includes("UserName");
-  return (userName, password) => enabled && Object.hasOwn(endpoint.userMap, userName) && endpoint.userMap[userName] === password;
+  return (userName, password) => {
+    if (!enabled || !Object.hasOwn(endpoint.userMap, userName)) return false;
+    return timingSafeEqual(digest(endpoint.userMap[userName]!), digest(password));
+  };
 }

@@ -1,10 +1,8 @@
-import { mkdirSync } from "node:fs";
 import { hostname as machineHostname } from "node:os";
-import { resolve } from "node:path";
-import { nodesets, OPCUACertificateManager, OPCUAServer, RegisterServerMethod } from "node-opcua";
+import { nodesets, OPCUAServer } from "node-opcua";
 import type { EventBus, OpcUaEndpointConfig, StoreClient } from "@twinport/shared";
 import { routeNodeOpcuaLogs, type LogLine } from "./node-opcua-logging.ts";
-import { endpointSecurity, userNameCheck } from "./security-settings.ts";
+import { prepareOpcuaSecurity } from "./security/opcua-security.ts";
 
 export interface OpcuaGatewayDeps {
   /** Where reads, writes and method calls go (the address-space mapping uses it). */
@@ -29,14 +27,6 @@ export interface RunningOpcuaGateway {
 export const AAS_ENVIRONMENT_BROWSE_NAME = "AASEnvironment";
 
 const stderrLine: LogLine = (line) => process.stderr.write(`${line}\n`);
-
-function certificateManager(folder: string, name: string): OPCUACertificateManager {
-  const rootFolder = resolve(folder);
-  // Without an explicit folder node-opcua writes into ~/.config, shared by every process.
-  mkdirSync(rootFolder, { recursive: true });
-  // Unknown client certificates are refused (and kept under rejected/), as spec §5.1 wants.
-  return new OPCUACertificateManager({ rootFolder, name, automaticallyAcceptUnknownCertificate: false });
-}
 
 /** Turns a failed start into a message naming the setting to change. */
 function startError(error: unknown, endpoint: OpcUaEndpointConfig): Error {
@@ -70,35 +60,26 @@ export async function startOpcuaGateway(deps: OpcuaGatewayDeps): Promise<Running
   // IP fail to match the endpoint URL.
   const bindsEverywhere = endpoint.host === "0.0.0.0" || endpoint.host === "::";
   const hostname = endpoint.hostname ?? (bindsEverywhere ? machineHostname() : endpoint.host);
-  const serverCertificateManager = certificateManager(endpoint.serverCertificateBasePath, "PKI");
-  const userCertificateManager = certificateManager(endpoint.userCertificateBasePath, "UserPKI");
-  const security = endpointSecurity(endpoint);
-  const isValidUser = userNameCheck(endpoint);
+  // PKI stores, server certificate, policies, authentication, discovery (spec §2.4, §5.1).
+  const security = await prepareOpcuaSecurity({ endpoint, hostname, log: deps.log ?? stderrLine }).catch((error: unknown) => {
+    throw startError(error, endpoint);
+  });
 
   const server = new OPCUAServer({
     port: endpoint.tcpPort,
     hostname,
     host: bindsEverywhere ? undefined : endpoint.host,
     ...(endpoint.hostname && endpoint.hostname !== endpoint.host && !bindsEverywhere ? { alternateHostname: [endpoint.host] } : {}),
-    securityPolicies: security.securityPolicies,
-    securityModes: security.securityModes,
-    allowAnonymous: security.allowAnonymous,
-    userManager: { isValidUser },
-    serverCertificateManager,
-    userCertificateManager,
+    ...security.serverOptions,
     nodesets: [nodesets.standard],
     buildInfo: { productName: "Twinport AAS OPC UA Server", manufacturerName: "Twinport" },
-    ...(endpoint.discoveryServerUrl
-      ? { registerServerMethod: RegisterServerMethod.LDS, discoveryServerEndpointUrl: endpoint.discoveryServerUrl }
-      : { registerServerMethod: RegisterServerMethod.HIDDEN }),
   });
 
-  const disposeManagers = async () => {
-    await Promise.allSettled([serverCertificateManager.dispose(), userCertificateManager.dispose()]);
-  };
+  const disposeManagers = () => security.dispose();
 
   try {
     await server.initialize();
+    security.applyTo(server);
     const addressSpace = server.engine.addressSpace!;
     addressSpace.getOwnNamespace().addObject({
       browseName: AAS_ENVIRONMENT_BROWSE_NAME,

@@ -45,4 +45,5 @@ export { detectJsonFormatProblem } from "./legacy-format.ts";
 export { readAasx } from "./aasx/aasx-reader.ts";
 export { writeAasx } from "./aasx/aasx-writer.ts";
 export { DEFAULT_AASX_LIMITS, type AasxLimits } from "./aasx/aasx-limits.ts";
+export { partNameOfModelPath, partKey, entryNameOfPart } from "./aasx/part-names.ts";
 export type { AasxContent, AasxPart, AasxWriteInput } from "./aasx/aasx-content.ts";

@@ -1,5 +1,6 @@
 import type { OutputModifiers, PageRequest, Preconditions } from "./modifiers.ts";
 import type { Paged } from "./replies.ts";
+import { FILE_COMMAND_TYPES, FILE_WRITE_COMMANDS, type FileCommandMap } from "./file-commands.ts";
 
 /**
  * Commands and queries: the one operation model every endpoint (HTTP, OPC UA, asset connections)
@@ -16,7 +17,7 @@ interface SubmodelScope {
   aasId?: string;
 }
 
-export interface CommandMap {
+export interface CommandMap extends FileCommandMap {
   // ---- AAS Repository API
   GetAllAssetAdministrationShells: {
     /** modifiers.content "reference": `/shells/$reference` (items are ModelReferences). */
@@ -134,6 +135,7 @@ export const WRITE_COMMANDS: ReadonlySet<CommandType> = new Set<CommandType>([
   "DeleteSubmodelElementByPath",
   "PatchSubmodelElementValueByPath",
   "LoadEnvironment",
+  ...FILE_WRITE_COMMANDS,
 ]);
 
 export const COMMAND_TYPES: readonly CommandType[] = [
@@ -169,4 +171,5 @@ export const COMMAND_TYPES: readonly CommandType[] = [
   "PatchSubmodelElementValueByPath",
   "LoadEnvironment",
   "GetSequence",
+  ...FILE_COMMAND_TYPES,
 ];

@@ -5,6 +5,11 @@ import type { EngineContext, ValidationSettings } from "./engine-context.ts";
 import { loadEnvironment } from "./handlers/environment.ts";
 import { patchElementValue } from "./handlers/element-value.ts";
 import type { Handled } from "./handlers/handled.ts";
+import { FILE_HANDLERS } from "./handlers/file-handlers.ts";
+import { createMemoryFileStore } from "./memory/memory-file-store.ts";
+import type { FileStore } from "./ports/index.ts";
+import type { ResetHook } from "./engine-context.ts";
+import { DEFAULT_AASX_LIMITS, type AasxLimits } from "../aas/index.ts";
 import { deleteShell, getAllShells, getShell, postShell, putShell } from "./handlers/shells.ts";
 import { getAssetInformation, putAssetInformation } from "./handlers/asset-information.ts";
 import { deleteSubmodelReference, getAllSubmodelReferences, postSubmodelReference } from "./handlers/submodel-refs.ts";
@@ -23,6 +28,15 @@ export interface EngineOptions {
   clock?: Clock;
   /** false disables metamodel verification everywhere; an object sets it per occasion. */
   validation?: boolean | Partial<ValidationSettings>;
+  /** Files of File elements, thumbnails and packages; default: in memory. */
+  fileStore?: FileStore;
+  /** AASX reading bounds; unset ones keep DEFAULT_AASX_LIMITS (pass core.minInflateRatio). */
+  aasxLimits?: Partial<AasxLimits>;
+  /**
+   * Run by /reset before the model is deleted. The engine keeps this array, so a component created
+   * after the engine (asset connections, the operations runner) may push its hook later.
+   */
+  resetHooks?: ResetHook[];
 }
 
 export interface Engine extends CommandHandler {
@@ -64,6 +78,7 @@ const HANDLERS: { [T in CommandType]: Handler<T> } = {
   PatchSubmodelElementValueByPath: patchElementValue,
   LoadEnvironment: loadEnvironment,
   GetSequence: async (ctx) => ({ value: { seq: await ctx.repository.currentSeq() } }),
+  ...FILE_HANDLERS,
 };
 
 function validationSettings(option: EngineOptions["validation"]): ValidationSettings {
@@ -89,6 +104,9 @@ export function createEngine(options: EngineOptions): Engine {
     validation: validationSettings(options.validation),
     bus: options.bus,
     commit: createCommitRunner(options.repository, publish ? options.bus : undefined),
+    fileStore: options.fileStore ?? createMemoryFileStore(),
+    aasxLimits: { ...DEFAULT_AASX_LIMITS, ...options.aasxLimits },
+    resetHooks: options.resetHooks ?? [],
   };
   return {
     async execute<T extends CommandType>(command: Command<T>): Promise<Reply<CommandResult<T>>> {

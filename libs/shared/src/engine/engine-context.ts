@@ -1,4 +1,9 @@
 import type { Clock, EventBus, Repository } from "./ports/index.ts";
+import type { AasxLimits } from "../aas/index.ts";
+import type { FileStore } from "./ports/index.ts";
+
+/** Something that must stop or forget before a reset deletes the model (asset connections, pending operations). */
+export type ResetHook = () => Promise<void>;
 
 export interface ValidationSettings {
   /** Metamodel verification of models loaded at start-up (--no-validation turns it off). */
@@ -15,4 +20,10 @@ export interface EngineContext {
   /** Commit with compare-and-set retries, then publish the event (embedded mode). */
   commit: import("./commit-runner.ts").CommitRunner;
   bus?: EventBus;
+  /** The bytes behind File elements, thumbnails and AASX packages. */
+  fileStore: FileStore;
+  /** Bounds on reading AASX packages (core.minInflateRatio and the size limits). */
+  aasxLimits: AasxLimits;
+  /** Run in order by ResetStore before it deletes anything. */
+  resetHooks: readonly ResetHook[];
 }
