@@ -65,6 +65,14 @@ export interface CommandMap extends FileCommandMap {
   GetSubmodelById: { params: SubmodelScope & { modifiers?: OutputModifiers }; result: unknown };
   PostSubmodel: { params: { body: string }; result: unknown };
   PutSubmodelById: { params: SubmodelScope & { body: string; preconditions?: Preconditions }; result: null };
+  /**
+   * PATCH /submodels/{id} ("normal"), …/$metadata ("metadata"), …/$value ("value"): an RFC 7386
+   * merge patch of that representation, validated like a PUT; the $value body is ValueOnly.
+   */
+  PatchSubmodelById: {
+    params: SubmodelScope & { body: string; content?: "normal" | "metadata" | "value"; preconditions?: Preconditions };
+    result: null;
+  };
   DeleteSubmodelById: { params: SubmodelScope & { preconditions?: Preconditions }; result: null };
 
   // ---- Submodel API (elements)
@@ -80,6 +88,11 @@ export interface CommandMap extends FileCommandMap {
   PostSubmodelElement: { params: SubmodelScope & { idShortPath?: string; body: string }; result: unknown };
   PutSubmodelElementByPath: {
     params: SubmodelScope & { idShortPath: string; body: string; preconditions?: Preconditions };
+    result: null;
+  };
+  /** PATCH …/{idShortPath} ("normal") and …/$metadata ("metadata"); …/$value is PatchSubmodelElementValueByPath. */
+  PatchSubmodelElementByPath: {
+    params: SubmodelScope & { idShortPath: string; body: string; content?: "normal" | "metadata"; preconditions?: Preconditions };
     result: null;
   };
   DeleteSubmodelElementByPath: {
@@ -132,6 +145,8 @@ export const WRITE_COMMANDS: ReadonlySet<CommandType> = new Set<CommandType>([
   "DeleteSubmodelById",
   "PostSubmodelElement",
   "PutSubmodelElementByPath",
+  "PatchSubmodelById",
+  "PatchSubmodelElementByPath",
   "DeleteSubmodelElementByPath",
   "PatchSubmodelElementValueByPath",
   "LoadEnvironment",
@@ -163,10 +178,12 @@ export const COMMAND_TYPES: readonly CommandType[] = [
   "PostSubmodel",
   "PutSubmodelById",
   "DeleteSubmodelById",
+  "PatchSubmodelById",
   "GetAllSubmodelElements",
   "GetSubmodelElementByPath",
   "PostSubmodelElement",
   "PutSubmodelElementByPath",
+  "PatchSubmodelElementByPath",
   "DeleteSubmodelElementByPath",
   "PatchSubmodelElementValueByPath",
   "LoadEnvironment",

@@ -17,6 +17,8 @@ import { deleteConceptDescription, getAllConceptDescriptions, getConceptDescript
 import { deleteAllAssetLinks, getAllAssetLinks, getAllShellIdsByAssetLink, postAllAssetLinks } from "./handlers/discovery.ts";
 import { deleteElement, getAllElements, getElement, postElement, putElement } from "./handlers/submodel-elements.ts";
 import { deleteSubmodel, getAllSubmodels, getSubmodel, postSubmodel, putSubmodel } from "./handlers/submodels.ts";
+import { patchSubmodel } from "./handlers/submodel-patch.ts";
+import { patchElement } from "./handlers/element-patch.ts";
 import { systemClock, type Clock, type CommandHandler, type EventBus, type Repository } from "./ports/index.ts";
 
 export interface EngineOptions {
@@ -69,11 +71,13 @@ const HANDLERS: { [T in CommandType]: Handler<T> } = {
   GetSubmodelById: getSubmodel,
   PostSubmodel: postSubmodel,
   PutSubmodelById: putSubmodel,
+  PatchSubmodelById: patchSubmodel,
   DeleteSubmodelById: deleteSubmodel,
   GetAllSubmodelElements: getAllElements,
   GetSubmodelElementByPath: getElement,
   PostSubmodelElement: postElement,
   PutSubmodelElementByPath: putElement,
+  PatchSubmodelElementByPath: patchElement,
   DeleteSubmodelElementByPath: deleteElement,
   PatchSubmodelElementValueByPath: patchElementValue,
   LoadEnvironment: loadEnvironment,

@@ -1,9 +1,12 @@
-import { stringifyLossless, submodelToValueOnly, toValueOnly, type ElementJson } from "../aas/index.ts";
+import { hasMetadata, stringifyLossless, submodelToValueOnly, toMetadata, toValueOnly, withoutBlobValues, type ElementJson } from "../aas/index.ts";
 import { CommandError, type OutputModifiers, type RawJson } from "../contracts/index.ts";
 
 /**
  * Output modifiers applied in the engine, so only the projected form travels to the gateway.
  * ValueOnly comes back as RawJson: its numbers are written from their lexical form, digit-exact.
+ * `extent` absent keeps Blob bytes in the normal form (internal readers want everything); the HTTP
+ * gateway passes the API default "withoutBlobValue" explicitly. `$reference` and `$path` need
+ * reads of their own and are built by the handlers.
  */
 function unsupported(content: string, what: string): CommandError {
   return new CommandError("bad-request", `The modifier '${content}' is not supported for ${what}`);
@@ -11,16 +14,21 @@ function unsupported(content: string, what: string): CommandError {
 
 export function projectSubmodel(submodel: Record<string, unknown>, modifiers: OutputModifiers | undefined): unknown {
   const content = modifiers?.content ?? "normal";
-  if (content === "normal") return submodel;
+  if (content === "normal") return modifiers?.extent === "withoutBlobValue" ? withoutBlobValues(submodel) : submodel;
+  if (content === "metadata") return toMetadata(submodel);
   if (content === "value") {
     return { rawJson: stringifyLossless(submodelToValueOnly(submodel, { extent: modifiers?.extent, level: modifiers?.level })) } satisfies RawJson;
   }
-  throw unsupported(content, "a submodel yet");
+  throw unsupported(content, "a submodel here");
 }
 
 export function projectElement(element: ElementJson, modifiers: OutputModifiers | undefined): unknown {
   const content = modifiers?.content ?? "normal";
-  if (content === "normal") return element;
+  if (content === "normal") return modifiers?.extent === "withoutBlobValue" ? withoutBlobValues(element) : element;
+  if (content === "metadata") {
+    if (!hasMetadata(element)) throw new CommandError("bad-request", `A ${String(element.modelType)} has no $metadata representation`);
+    return toMetadata(element);
+  }
   if (content === "value") {
     const value = toValueOnly(element, { extent: modifiers?.extent, level: modifiers?.level });
     if (value === undefined) throw new CommandError("bad-request", `A ${String(element.modelType)} has no ValueOnly representation`);
@@ -28,5 +36,5 @@ export function projectElement(element: ElementJson, modifiers: OutputModifiers 
     const key = typeof element.idShort === "string" ? element.idShort : undefined;
     return { rawJson: stringifyLossless(key === undefined ? value : { [key]: value }) } satisfies RawJson;
   }
-  throw unsupported(content, "a submodel element yet");
+  throw unsupported(content, "a submodel element here");
 }

@@ -1,4 +1,4 @@
-import { childPath, parseIdShortPath, shallowOf, splitParent, type ElementJson } from "../../aas/index.ts";
+import { childPath, elementReference, hasPathItems, hasValueOnly, parseIdShortPath, shallowOf, splitParent } from "../../aas/index.ts";
 import { CommandError, type Command, type Paged } from "../../contracts/index.ts";
 import { checkIdShortPath, readBody } from "../aas-input.ts";
 import { eventDraft } from "../commit-runner.ts";
@@ -6,8 +6,10 @@ import { assemble, deleteOps, insertOps, loadAllElements, loadElement, notFoundE
 import { checkChildInParent, checkChildInSubmodel, childrenOf, isContainer } from "../element-context.ts";
 import type { EngineContext } from "../engine-context.ts";
 import { requireIdentifiable } from "../identifiables.ts";
-import { asCursorError, pageCursor, pageLimit } from "../paging.ts";
 import { checkPreconditions } from "../preconditions.ts";
+import { pageElementPaths } from "../path-pages.ts";
+import { pageRootElements } from "../element-pages.ts";
+import { readElementReference } from "../element-reference.ts";
 import { projectElement } from "../projection.ts";
 import { checkSubmodelScope } from "../submodel-scope.ts";
 import { elementTarget, identifiableTarget } from "../write-targets.ts";
@@ -23,36 +25,47 @@ export async function getAllElements(ctx: EngineContext, cmd: Command<"GetAllSub
   const { submodelId, modifiers, page } = cmd.params;
   await checkSubmodelScope(ctx, cmd.params);
   await requireIdentifiable(ctx, "submodel", submodelId);
-  const limit = pageLimit(page);
-  const cursor = pageCursor(page);
-  const core = modifiers?.level === "core";
-  const roots = await ctx.repository.listChildren(submodelId, "", { cursor, limit }).catch((error) => {
-    throw asCursorError(error, page);
-  });
-  let elements: ElementJson[];
-  if (cursor === undefined && roots.cursor === undefined) {
+  const content = modifiers?.content ?? "normal";
+  // $path lists idShortPaths, so a page can end inside an element: it has its own paging.
+  if (content === "path") return { value: await pageElementPaths(ctx.repository, submodelId, page, modifiers?.level) };
+  // Operation and Capability have no ValueOnly form: left out of the $value list (spec §7.5).
+  const keep = content === "value" ? hasValueOnly : undefined;
+  const { roots, cursor } = await pageRootElements(ctx.repository, submodelId, page, keep);
+  const deep = modifiers?.level !== "core" && (content === "normal" || content === "value");
+  let elements = roots.map((root) => root.shallow);
+  if (deep && page?.cursor === undefined && cursor === undefined) {
     // The page is the whole submodel: one subtree read instead of one per element.
-    elements = await loadAllElements(ctx.repository, submodelId, core ? 1 : undefined);
-  } else {
+    elements = (await loadAllElements(ctx.repository, submodelId)).filter((element) => keep?.(element) ?? true);
+  } else if (deep) {
     elements = await Promise.all(
-      roots.items.map(async (record) => {
-        const shallow = JSON.parse(record.json) as ElementJson;
-        if (core || !isContainer(shallow)) return shallow;
-        return assemble(await ctx.repository.getSubtree(submodelId, record.path), record.path);
-      }),
+      roots.map(async ({ record, shallow }) => (isContainer(shallow) ? assemble(await ctx.repository.getSubtree(submodelId, record.path), record.path) : shallow)),
     );
   }
-  const items = elements.map((e) => projectElement(e, { ...modifiers, content: modifiers?.content === "value" ? "normal" : modifiers?.content }));
-  return { value: roots.cursor === undefined ? { items } : { items, cursor: roots.cursor } };
+  const items = elements.map((element) =>
+    content === "reference" ? elementReference(submodelId, [{ segment: { idShort: element.idShort as string }, modelType: String(element.modelType) }]) : projectElement(element, modifiers),
+  );
+  return { value: cursor === undefined ? { items } : { items, cursor } };
 }
 
 export async function getElement(ctx: EngineContext, cmd: Command<"GetSubmodelElementByPath">): Promise<Handled<unknown>> {
-  const { submodelId, idShortPath, modifiers } = cmd.params;
-  checkIdShortPath(idShortPath);
+  const { submodelId, idShortPath: path, modifiers } = cmd.params;
+  checkIdShortPath(path);
   await checkSubmodelScope(ctx, cmd.params);
-  const loaded = await loadElement(ctx.repository, submodelId, idShortPath, modifiers?.level === "core" ? 1 : undefined);
-  if (!loaded) return elementNotFound(ctx, submodelId, idShortPath);
-  return { value: projectElement(loaded.element, modifiers), revision: loaded.record.revision };
+  const content = modifiers?.content ?? "normal";
+  if (content === "reference") {
+    const read = await readElementReference(ctx.repository, submodelId, path);
+    if (!read) return elementNotFound(ctx, submodelId, path);
+    return { value: read.reference, revision: read.revision };
+  }
+  // $metadata drops the children and $path needs only paths: the element's own record is enough.
+  const depth = content === "metadata" || content === "path" ? 0 : modifiers?.level === "core" ? 1 : undefined;
+  const loaded = await loadElement(ctx.repository, submodelId, path, depth);
+  if (!loaded) return elementNotFound(ctx, submodelId, path);
+  if (content !== "path") return { value: projectElement(loaded.element, modifiers), revision: loaded.record.revision };
+  if (!hasPathItems(loaded.element)) throw new CommandError("bad-request", `A ${String(loaded.element.modelType)} has no $path representation`);
+  // Full paths from the submodel root: the element itself, then its children (core) or all descendants.
+  const records = await ctx.repository.getSubtree(submodelId, path, modifiers?.level === "core" ? 1 : undefined);
+  return { value: records.map((record) => record.path), revision: loaded.record.revision };
 }
 
 export async function postElement(ctx: EngineContext, cmd: Command<"PostSubmodelElement">): Promise<Handled<unknown>> {

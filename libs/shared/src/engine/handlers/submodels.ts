@@ -1,38 +1,58 @@
-import { type Command, type OutputModifiers, type Paged } from "../../contracts/index.ts";
+import { submodelReference, toMetadata } from "../../aas/index.ts";
+import { CommandError, type Command, type OutputModifiers, type Paged } from "../../contracts/index.ts";
 import { eventDraft } from "../commit-runner.ts";
 import type { EngineContext } from "../engine-context.ts";
 import { readBody } from "../aas-input.ts";
 import { deleteOps, insertOps, loadAllElements } from "../element-io.ts";
 import { readForWrite, requireIdentifiable, requireSameId, unchanged } from "../identifiables.ts";
 import { listFiltered, pageCursor } from "../paging.ts";
+import { pageSubmodelPaths } from "../path-pages.ts";
+import { projectSubmodel } from "../projection.ts";
+import { parseReferenceFilter, referenceMatches } from "../reference-filter.ts";
 import { checkSubmodelScope } from "../submodel-scope.ts";
 import { joinSubmodel, splitSubmodel } from "../submodel-json.ts";
-import { projectSubmodel } from "../projection.ts";
-import { elementTarget, identifiableTarget } from "../write-targets.ts";
+import { identifiableTarget } from "../write-targets.ts";
 import type { Handled } from "./handled.ts";
+import { deleteSubmodelReference } from "./submodel-refs.ts";
 
 function depthOf(modifiers: OutputModifiers | undefined): number | undefined {
   return modifiers?.level === "core" ? 1 : undefined;
 }
 
-function semanticIdMatches(submodel: Record<string, unknown>, semanticId: string): boolean {
-  const keys = ((submodel.semanticId as { keys?: { value?: string }[] } | undefined)?.keys ?? []);
-  return keys.some((key) => key.value === semanticId);
+/** The filters of GET /submodels (AAS API §l): exact idShort; semanticId as a Reference or a key value. */
+function submodelFilter(params: Command<"GetAllSubmodels">["params"]): (submodel: Record<string, unknown>) => boolean {
+  const semanticId = params.semanticId === undefined ? undefined : parseReferenceFilter("semanticId", params.semanticId);
+  return (submodel) =>
+    (params.idShort === undefined || submodel.idShort === params.idShort) && (semanticId === undefined || referenceMatches(submodel.semanticId, semanticId));
+}
+
+/**
+ * A submodel in the form the modifiers ask for. `$metadata` and `$reference` need only the
+ * submodel's own record and `$path` only the paths; the elements are read for the other forms.
+ */
+async function submodelIn(ctx: EngineContext, meta: Record<string, unknown>, modifiers: OutputModifiers | undefined): Promise<unknown> {
+  const id = meta.id as string;
+  switch (modifiers?.content ?? "normal") {
+    case "metadata":
+      return toMetadata(meta);
+    case "reference":
+      return submodelReference(id);
+    case "path":
+      // Not paged: a plain PathItem[] of every element (deep) or the top-level ones (core).
+      return (await ctx.repository.getSubtree(id, "", depthOf(modifiers))).map((record) => record.path);
+    default:
+      return projectSubmodel(joinSubmodel(meta, await loadAllElements(ctx.repository, id, depthOf(modifiers))), modifiers);
+  }
 }
 
 export async function getAllSubmodels(ctx: EngineContext, cmd: Command<"GetAllSubmodels">): Promise<Handled<Paged<unknown>>> {
-  const { idShort, semanticId, modifiers, page } = cmd.params;
+  const { modifiers, page } = cmd.params;
   pageCursor(page);
-  const metas = await listFiltered(ctx.repository, "submodel", page, (sm) => {
-    if (idShort !== undefined && sm.idShort !== idShort) return false;
-    return semanticId === undefined || semanticIdMatches(sm, semanticId);
-  });
-  const items = await Promise.all(
-    (metas.items as Record<string, unknown>[]).map(async (meta) => {
-      const elements = await loadAllElements(ctx.repository, meta.id as string, depthOf(modifiers));
-      return projectSubmodel(joinSubmodel(meta, elements), modifiers);
-    }),
-  );
+  const keep = submodelFilter(cmd.params);
+  // $path lists idShortPaths, so it pages by path across the submodels, not by submodel.
+  if (modifiers?.content === "path") return { value: await pageSubmodelPaths(ctx.repository, page, keep, modifiers.level) };
+  const metas = await listFiltered(ctx.repository, "submodel", page, keep);
+  const items = await Promise.all((metas.items as Record<string, unknown>[]).map((meta) => submodelIn(ctx, meta, modifiers)));
   return { value: metas.cursor === undefined ? { items } : { items, cursor: metas.cursor } };
 }
 
@@ -40,8 +60,7 @@ export async function getSubmodel(ctx: EngineContext, cmd: Command<"GetSubmodelB
   const { submodelId, modifiers } = cmd.params;
   await checkSubmodelScope(ctx, cmd.params);
   const stored = await requireIdentifiable(ctx, "submodel", submodelId);
-  const elements = await loadAllElements(ctx.repository, submodelId, depthOf(modifiers));
-  return { value: projectSubmodel(joinSubmodel(JSON.parse(stored.json), elements), modifiers), revision: stored.revision };
+  return { value: await submodelIn(ctx, JSON.parse(stored.json), modifiers), revision: stored.revision };
 }
 
 export async function postSubmodel(ctx: EngineContext, cmd: Command<"PostSubmodel">): Promise<Handled<unknown>> {
@@ -83,8 +102,14 @@ export async function putSubmodel(ctx: EngineContext, cmd: Command<"PutSubmodelB
   return { value: null, revision: event.revision };
 }
 
+/**
+ * DELETE /submodels/{id}; below a shell (/shells/{aas}/submodels/{id}) the v3.0.1 summary says the
+ * submodel goes from the shell AND the repository: the submodel is deleted first (the client's
+ * If-Match applies to it), then the shell's reference, each in its own commit with its own event,
+ * so every subscriber sees both changes.
+ */
 export async function deleteSubmodel(ctx: EngineContext, cmd: Command<"DeleteSubmodelById">): Promise<Handled<null>> {
-  const { submodelId, preconditions } = cmd.params;
+  const { submodelId, aasId, preconditions } = cmd.params;
   await checkSubmodelScope(ctx, cmd.params);
   await ctx.commit(identifiableTarget("submodel", submodelId), async () => {
     const stored = await readForWrite(ctx, "submodel", submodelId, preconditions);
@@ -96,5 +121,12 @@ export async function deleteSubmodel(ctx: EngineContext, cmd: Command<"DeleteSub
       },
     };
   });
+  if (aasId !== undefined) {
+    const reference = { type: "DeleteSubmodelReferenceById" as const, params: { aasId, submodelId }, origin: cmd.origin, correlationId: cmd.correlationId };
+    // The shell or its reference may be gone meanwhile; then there is nothing left to remove.
+    await deleteSubmodelReference(ctx, reference).catch((error: unknown) => {
+      if (!(error instanceof CommandError && error.code === "not-found")) throw error;
+    });
+  }
   return { value: null };
 }

@@ -1,0 +1,53 @@
+import { splitParent } from "../../aas/index.ts";
+import type { Command } from "../../contracts/index.ts";
+import { checkIdShortPath, readJsonable } from "../aas-input.ts";
+import { eventDraft } from "../commit-runner.ts";
+import { checkChildInParent } from "../element-context.ts";
+import { loadElement, notFoundElement } from "../element-io.ts";
+import type { EngineContext } from "../engine-context.ts";
+import { requireIdentifiable } from "../identifiables.ts";
+import { applyMergePatch, parseMergePatch, requireSameIdentity } from "../merge-patch-body.ts";
+import { checkPreconditions } from "../preconditions.ts";
+import { rewriteOps, touchSubmodel } from "../record-diff.ts";
+import { checkSubmodelScope } from "../submodel-scope.ts";
+import { elementTarget } from "../write-targets.ts";
+import type { Handled } from "./handled.ts";
+
+/**
+ * PATCH …/submodel-elements/{idShortPath} and …/$metadata: an RFC 7386 merge patch of the element
+ * (arrays, children lists included, replaced whole), validated like a PUT. It changes the element in
+ * place: the same kind, the same idShort, the same child elements (a child list may be sent changed,
+ * but not with elements added or left out), and the record is checked against its parent. Reads and
+ * writes only the element's subtree, never the rest of the submodel.
+ */
+export async function patchElement(ctx: EngineContext, cmd: Command<"PatchSubmodelElementByPath">): Promise<Handled<null>> {
+  const { submodelId, idShortPath: path, preconditions } = cmd.params;
+  const content = cmd.params.content ?? "normal";
+  checkIdShortPath(path);
+  const patch = parseMergePatch(cmd.params.body);
+  await checkSubmodelScope(ctx, cmd.params);
+  const event = await ctx.commit(elementTarget(submodelId, path), async () => {
+    const old = await loadElement(ctx.repository, submodelId, path);
+    checkPreconditions(preconditions, old?.record.revision);
+    if (!old) {
+      await requireIdentifiable(ctx, "submodel", submodelId);
+      throw notFoundElement(submodelId, path);
+    }
+    const patched = applyMergePatch(old.element, patch, content);
+    requireSameIdentity(old.element, patched, ["modelType", "idShort"]);
+    const checked = readJsonable(patched, "SubmodelElement", ctx.validation.onUpdate);
+    const { parentPath } = splitParent(path);
+    if (parentPath !== "") {
+      const parent = await loadElement(ctx.repository, submodelId, parentPath, 0);
+      if (parent) checkChildInParent(parent.element, checked, ctx.validation.onUpdate);
+    }
+    return {
+      commit: {
+        preconditions: [{ on: "element", submodelId, path, revision: old.record.revision }],
+        ops: [...rewriteOps(submodelId, path, old.records, checked), touchSubmodel(submodelId)],
+        event: eventDraft({ kind: "element.updated", id: submodelId, idShortPath: path, origin: cmd.origin, correlationId: cmd.correlationId }, checked, ctx.clock.now()),
+      },
+    };
+  });
+  return { value: null, revision: event.revision };
+}

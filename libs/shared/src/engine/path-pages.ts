@@ -1,0 +1,141 @@
+import { childrenKey, decodeBase64Url, encodeBase64Url, parentPathOf, rootIdShortOf, type ElementJson } from "../aas/index.ts";
+import { CommandError, type Level, type PageRequest, type Paged } from "../contracts/index.ts";
+import { asCursorError, MAX_PAGE_LIMIT, pageCursor, pageLimit } from "./paging.ts";
+import type { Repository, StoredElement } from "./ports/index.ts";
+
+/**
+ * Paging of `$path` lists, where an item is one idShortPath, so a top-level element contributes
+ * itself and (level deep) every path below it: a page can end in the middle of an element's
+ * subtree. The cursor is keyset-like: the repository cursor BEFORE the top-level element the page
+ * stopped in, plus the last path returned. Resuming re-reads that element's subtree and continues
+ * after that path; elements inserted or deleted elsewhere between pages never shift the result.
+ * (If the last returned path itself was deleted, the page resumes after its nearest surviving
+ * ancestor: a few paths may come twice, none is skipped.)
+ */
+
+interface PathCursor {
+  /** Repository cursor before the top-level element holding `p` (absent: from the first one). */
+  r?: string;
+  /** The last idShortPath returned. */
+  p: string;
+}
+
+function encodeCursor(cursor: PathCursor): string {
+  return encodeBase64Url(JSON.stringify(cursor));
+}
+
+function decodeCursor(text: string | undefined): Partial<PathCursor> {
+  if (text === undefined) return {};
+  try {
+    const cursor = JSON.parse(decodeBase64Url(text)) as PathCursor;
+    if (typeof cursor === "object" && cursor !== null && typeof cursor.p === "string" && (cursor.r === undefined || typeof cursor.r === "string")) return cursor;
+  } catch {
+    // fall through: not one of our cursors
+  }
+  throw new CommandError("bad-request", `Invalid cursor '${text}'`);
+}
+
+async function pathsOf(repository: Repository, submodelId: string, root: StoredElement, level: Level | undefined): Promise<string[]> {
+  if (level === "core" || childrenKey(JSON.parse(root.json) as ElementJson) === undefined) return [root.path];
+  return (await repository.getSubtree(submodelId, root.path)).map((record) => record.path);
+}
+
+/** The paths of one top-level element's subtree that come after `last` (all when `last` is elsewhere). */
+function pathsAfter(paths: string[], last: string | undefined): string[] {
+  if (last === undefined || paths.length === 0 || rootIdShortOf(last) !== rootIdShortOf(paths[0])) return paths;
+  for (let probe = last; ; probe = parentPathOf(probe)) {
+    const at = paths.indexOf(probe);
+    if (at >= 0) return paths.slice(at + 1);
+    if (parentPathOf(probe) === "") return paths;
+  }
+}
+
+/** GET …/submodel-elements/$path: full idShortPaths of the top-level elements (core) or of all (deep). */
+export async function pageElementPaths(repository: Repository, submodelId: string, page: PageRequest | undefined, level: Level | undefined): Promise<Paged<string>> {
+  const limit = pageLimit(page);
+  const start = decodeCursor(pageCursor(page));
+  const items: string[] = [];
+  let rootCursor = start.r;
+  let last = start.p;
+  try {
+    for (;;) {
+      const batch = await repository.listChildren(submodelId, "", { cursor: rootCursor, limit: Math.min(limit - items.length + 1, MAX_PAGE_LIMIT) });
+      for (let i = 0; i < batch.items.length; i++) {
+        const paths = pathsAfter(await pathsOf(repository, submodelId, batch.items[i], level), last);
+        last = undefined;
+        for (const path of paths) {
+          if (items.length === limit) {
+            // Full: resume in this element next time, so the cursor is the one before it.
+            const before = i === 0 ? rootCursor : (await repository.listChildren(submodelId, "", { cursor: rootCursor, limit: i })).cursor;
+            return { items, cursor: encodeCursor({ ...(before === undefined ? {} : { r: before }), p: items[items.length - 1] }) };
+          }
+          items.push(path);
+        }
+      }
+      if (batch.cursor === undefined) return { items };
+      rootCursor = batch.cursor;
+    }
+  } catch (error) {
+    throw asCursorError(error, page);
+  }
+}
+
+interface SubmodelPathCursor {
+  /** Repository cursor before the submodel the page stopped in. */
+  s?: string;
+  /** Id of that submodel and the pageElementPaths cursor inside it. */
+  i?: string;
+  e?: string;
+}
+
+/**
+ * GET /submodels/$path: the `$path` lists of the matching submodels one after the other, paged by
+ * path. v3.0.1 types the items as plain idShortPaths (GetPathItemsResult), so the list does not say
+ * which submodel a path belongs to; it is what the schema allows.
+ */
+export async function pageSubmodelPaths(
+  repository: Repository,
+  page: PageRequest | undefined,
+  keep: (submodel: Record<string, unknown>) => boolean,
+  level: Level | undefined,
+): Promise<Paged<string>> {
+  const limit = pageLimit(page);
+  const text = pageCursor(page);
+  let start: SubmodelPathCursor = {};
+  if (text !== undefined) {
+    try {
+      start = JSON.parse(decodeBase64Url(text)) as SubmodelPathCursor;
+    } catch {
+      throw new CommandError("bad-request", `Invalid cursor '${text}'`);
+    }
+    if (typeof start !== "object" || start === null) throw new CommandError("bad-request", `Invalid cursor '${text}'`);
+  }
+  const items: string[] = [];
+  let submodelCursor = start.s;
+  let elementCursor = start.e;
+  try {
+    for (;;) {
+      const batch = await repository.listIdentifiables("submodel", { cursor: submodelCursor, limit: 1 });
+      const stored = batch.items[0];
+      if (stored !== undefined && keep(JSON.parse(stored.json) as Record<string, unknown>)) {
+        const remaining = limit - items.length;
+        // A full page still looks one path ahead, so the last page carries no cursor.
+        // The element cursor belongs to one submodel: if that one was deleted meanwhile, start afresh.
+        const inside = elementCursor !== undefined && start.i === stored.id ? { cursor: elementCursor } : {};
+        const part = await pageElementPaths(repository, stored.id, { limit: Math.max(remaining, 1), ...inside }, level);
+        const resume = (e: string | undefined) => encodeBase64Url(JSON.stringify({ s: submodelCursor, i: stored.id, e }));
+        if (remaining === 0) {
+          if (part.items.length > 0) return { items, cursor: resume(inside.cursor) };
+        } else {
+          items.push(...part.items);
+          if (part.cursor !== undefined) return { items, cursor: resume(part.cursor) };
+        }
+      }
+      elementCursor = undefined;
+      if (batch.cursor === undefined) return { items };
+      submodelCursor = batch.cursor;
+    }
+  } catch (error) {
+    throw asCursorError(error, page);
+  }
+}
