@@ -3,3 +3,4 @@ export * from "./event-bus.ts";
 export * from "./store-client.ts";
 export * from "./clock.ts";
 export * from "./file-store.ts";
+export * from "./operation-provider.ts";
