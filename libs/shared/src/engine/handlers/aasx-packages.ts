@@ -1,0 +1,120 @@
+import { randomUUID } from "node:crypto";
+import { decodeBase64Url, encodeBase64Url } from "../../aas/index.ts";
+import { CommandError, type Command, type CommandResult, type FileUpload, type PackageDescription } from "../../contracts/index.ts";
+import type { EngineContext } from "../engine-context.ts";
+import { decodeBase64, encodeBase64, safeFileName } from "../files/file-paths.ts";
+import { prepareImport, writePrepared, type ImportRequest } from "../import/import-documents.ts";
+import {
+  deletePackageRecord,
+  listPackageRecords,
+  packageKey,
+  PACKAGE_CONTENT_TYPE,
+  readPackageRecord,
+  writePackageRecord,
+  type PackageRecord,
+} from "../packages/package-records.ts";
+import { pageCursor, pageLimit } from "../paging.ts";
+import { removeIdentifiable } from "../remove-identifiable.ts";
+import type { Handled } from "./handled.ts";
+
+/**
+ * AASX File Server API (AAS API digest §k) over the same model the other APIs serve:
+ * - POST reads the package all-or-nothing (validated like any API write) and adds its shells,
+ *   submodels, concept descriptions and files to the served model; the package itself is kept
+ *   byte for byte. Content whose ids already exist is a 409, and nothing is added.
+ * - PUT first reads the new package (a broken one changes nothing), then removes what the old one
+ *   brought and adds the new content.
+ * - DELETE removes the package and what it brought: its identifiables (as they are now, edits
+ *   included) and its files, except files another package also brought.
+ * - `aasIds` is what the client declared; without it, the ids of the package's shells.
+ */
+
+function description(record: PackageRecord): PackageDescription {
+  return { packageId: record.packageId, aasIds: record.aasIds };
+}
+
+export async function getAllPackages(ctx: EngineContext, cmd: Command<"GetAllAASXPackageIds">): Promise<Handled<CommandResult<"GetAllAASXPackageIds">>> {
+  const { aasId, page } = cmd.params;
+  const limit = pageLimit(page);
+  const cursor = pageCursor(page);
+  let after: string | undefined;
+  if (cursor !== undefined) {
+    try {
+      after = decodeBase64Url(cursor);
+    } catch {
+      throw new CommandError("bad-request", `Invalid cursor '${cursor}'`);
+    }
+  }
+  const records = (await listPackageRecords(ctx.fileStore))
+    .filter((record) => after === undefined || record.packageId > after)
+    .filter((record) => aasId === undefined || record.aasIds.includes(aasId));
+  const items = records.slice(0, limit).map(description);
+  return { value: records.length > limit ? { items, cursor: encodeBase64Url(items[items.length - 1]!.packageId) } : { items } };
+}
+
+export async function getPackage(ctx: EngineContext, cmd: Command<"GetAASXByPackageId">): Promise<Handled<CommandResult<"GetAASXByPackageId">>> {
+  const record = await readPackageRecord(ctx.fileStore, cmd.params.packageId);
+  const stored = await ctx.fileStore.get(packageKey(record.packageId));
+  if (!stored) throw new CommandError("not-found", `AASX package '${record.packageId}' not found`);
+  return { value: { fileName: record.fileName, contentType: PACKAGE_CONTENT_TYPE, contentBase64: encodeBase64(stored.bytes) } };
+}
+
+export async function postPackage(ctx: EngineContext, cmd: Command<"PostAASXPackage">): Promise<Handled<CommandResult<"PostAASXPackage">>> {
+  const record = await addPackage(ctx, cmd, randomUUID(), cmd.params.file, cmd.params.aasIds, undefined);
+  return { value: description(record) };
+}
+
+export async function putPackage(ctx: EngineContext, cmd: Command<"PutAASXByPackageId">): Promise<Handled<null>> {
+  const old = await readPackageRecord(ctx.fileStore, cmd.params.packageId);
+  await addPackage(ctx, cmd, old.packageId, cmd.params.file, cmd.params.aasIds, old);
+  return { value: null };
+}
+
+export async function deletePackage(ctx: EngineContext, cmd: Command<"DeleteAASXByPackageId">): Promise<Handled<null>> {
+  const record = await readPackageRecord(ctx.fileStore, cmd.params.packageId);
+  await removeContent(ctx, record, cmd);
+  await deletePackageRecord(ctx.fileStore, record.packageId);
+  return { value: null };
+}
+
+async function addPackage(
+  ctx: EngineContext,
+  cmd: Command<"PostAASXPackage" | "PutAASXByPackageId">,
+  packageId: string,
+  file: FileUpload,
+  aasIds: string[] | undefined,
+  replacing: PackageRecord | undefined,
+): Promise<PackageRecord> {
+  if (aasIds !== undefined && (!Array.isArray(aasIds) || aasIds.some((id) => typeof id !== "string" || id === ""))) {
+    throw new CommandError("bad-request", "aasIds must be a list of AAS identifiers");
+  }
+  const bytes = decodeBase64(file?.contentBase64, "The package");
+  const fileName = safeFileName(file.fileName);
+  const request: ImportRequest = {
+    documents: [{ source: fileName, format: "aasx", contentBase64: file.contentBase64 }],
+    mode: "all-or-nothing",
+    validate: ctx.validation.onCreate,
+    origin: cmd.origin,
+    correlationId: cmd.correlationId,
+  };
+  const prepared = prepareImport(ctx, request);
+  if (replacing) await removeContent(ctx, replacing, cmd);
+  const result = await writePrepared(ctx, request, prepared);
+  const record: PackageRecord = {
+    packageId,
+    fileName,
+    aasIds: aasIds ?? result.written.filter((item) => item.kind === "shell").map((item) => item.id),
+    written: result.written,
+    fileKeys: result.fileKeys,
+  };
+  await writePackageRecord(ctx.fileStore, record, bytes);
+  return record;
+}
+
+/** What a package brought, removed again; files another package also brought stay. */
+async function removeContent(ctx: EngineContext, record: PackageRecord, cmd: Command): Promise<void> {
+  for (const { kind, id } of record.written) await removeIdentifiable(ctx, kind, id, cmd.origin, cmd.correlationId);
+  const others = (await listPackageRecords(ctx.fileStore)).filter((other) => other.packageId !== record.packageId);
+  const shared = new Set(others.flatMap((other) => other.fileKeys));
+  for (const key of record.fileKeys) if (!shared.has(key)) await ctx.fileStore.delete(key);
+}

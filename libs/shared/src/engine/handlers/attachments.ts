@@ -1,0 +1,107 @@
+import type { ElementJson } from "../../aas/index.ts";
+import { CommandError, type Command, type CommandResult } from "../../contracts/index.ts";
+import { checkIdShortPath, readJsonable } from "../aas-input.ts";
+import { eventDraft } from "../commit-runner.ts";
+import { loadElement, notFoundElement, touchOps, type LoadedElement } from "../element-io.ts";
+import type { EngineContext } from "../engine-context.ts";
+import { uploadContentType } from "../files/content-types.ts";
+import { decodeBase64, elementOwner, encodeBase64, fileKeyOf, fileNameOf, isOwnUpload, safeFileName, uploadPath } from "../files/file-paths.ts";
+import { requireIdentifiable } from "../identifiables.ts";
+import { checkPreconditions } from "../preconditions.ts";
+import { checkSubmodelScope } from "../submodel-scope.ts";
+import { elementTarget } from "../write-targets.ts";
+import type { Handled } from "./handled.ts";
+
+/**
+ * Submodel API …/submodel-elements/{idShortPath}/attachment (spec §4.1.11): the bytes behind a
+ * File element. The File's `value` is the model path of its content and `contentType` its type;
+ * the bytes are in the FileStore under that path. Only File elements have an attachment (405
+ * otherwise; a Blob's bytes come with extent=withBlobValue).
+ */
+
+type FileScope = { submodelId: string; aasId?: string; idShortPath: string };
+
+async function loadFileElement(ctx: EngineContext, scope: FileScope): Promise<LoadedElement> {
+  checkIdShortPath(scope.idShortPath);
+  await checkSubmodelScope(ctx, scope);
+  const loaded = await loadElement(ctx.repository, scope.submodelId, scope.idShortPath, 0);
+  if (!loaded) {
+    await requireIdentifiable(ctx, "submodel", scope.submodelId);
+    throw notFoundElement(scope.submodelId, scope.idShortPath);
+  }
+  if (loaded.element.modelType !== "File") {
+    throw new CommandError("method-not-allowed", `Only File elements have an attachment; '${scope.idShortPath}' is a ${String(loaded.element.modelType)}`);
+  }
+  return loaded;
+}
+
+export async function getFileByPath(ctx: EngineContext, cmd: Command<"GetFileByPath">): Promise<Handled<CommandResult<"GetFileByPath">>> {
+  const { element, record } = await loadFileElement(ctx, cmd.params);
+  const value = typeof element.value === "string" ? element.value : undefined;
+  if (value === undefined || value.trim() === "") throw new CommandError("not-found", `The File '${cmd.params.idShortPath}' has no content`);
+  const key = fileKeyOf(value);
+  if (key === undefined) throw new CommandError("not-found", `The File '${cmd.params.idShortPath}' refers to '${value}', which is not stored on this server`);
+  const stored = await ctx.fileStore.get(key);
+  if (!stored) throw new CommandError("not-found", `The content of the File '${cmd.params.idShortPath}' ('${value}') is not stored on this server`);
+  const contentType = typeof element.contentType === "string" && element.contentType !== "" ? element.contentType : stored.contentType;
+  return { value: { fileName: fileNameOf(value), contentType, contentBase64: encodeBase64(stored.bytes) }, revision: record.revision };
+}
+
+export async function putFileByPath(ctx: EngineContext, cmd: Command<"PutFileByPath">): Promise<Handled<null>> {
+  const { submodelId, idShortPath: path, file, preconditions } = cmd.params;
+  const bytes = decodeBase64(file?.contentBase64, "The attachment");
+  const fileName = safeFileName(file.fileName);
+  const contentType = uploadContentType(file.contentType, fileName);
+  const owner = elementOwner(submodelId, path);
+  const modelPath = uploadPath("files", owner, fileName);
+  const key = fileKeyOf(modelPath)!;
+  // Checked before the bytes are stored, so a wrong target leaves nothing behind.
+  await loadFileElement(ctx, cmd.params);
+  await ctx.fileStore.put(key, { contentType, bytes });
+  let previous: string | undefined;
+  try {
+    const event = await ctx.commit(elementTarget(submodelId, path), async () => {
+      const old = await loadFileElement(ctx, cmd.params);
+      checkPreconditions(preconditions, old.record.revision);
+      previous = typeof old.element.value === "string" ? old.element.value : undefined;
+      const updated = readJsonable({ ...old.element, value: modelPath, contentType }, "SubmodelElement", ctx.validation.onUpdate) as ElementJson;
+      return fileCommit(ctx, cmd, updated, old);
+    });
+    if (previous !== undefined && isOwnUpload("files", owner, previous) && fileKeyOf(previous) !== key) await ctx.fileStore.delete(fileKeyOf(previous)!);
+    return { value: null, revision: event.revision };
+  } catch (error) {
+    if (previous === undefined || fileKeyOf(previous) !== key) await ctx.fileStore.delete(key).catch(() => undefined);
+    throw error;
+  }
+}
+
+/**
+ * DELETE …/attachment (answers 200): the File keeps its contentType and loses its value. Its bytes
+ * are deleted when they were uploaded for this element; bytes that came with a package may be
+ * shared by other File elements and stay until /reset or the package is deleted.
+ */
+export async function deleteFileByPath(ctx: EngineContext, cmd: Command<"DeleteFileByPath">): Promise<Handled<null>> {
+  const { submodelId, idShortPath: path, preconditions } = cmd.params;
+  let previous: string | undefined;
+  const event = await ctx.commit(elementTarget(submodelId, path), async () => {
+    const old = await loadFileElement(ctx, cmd.params);
+    checkPreconditions(preconditions, old.record.revision);
+    previous = typeof old.element.value === "string" ? old.element.value : undefined;
+    if (previous === undefined) throw new CommandError("not-found", `The File '${path}' has no content`);
+    const { value: _removed, ...rest } = old.element;
+    return fileCommit(ctx, cmd, readJsonable(rest, "SubmodelElement", ctx.validation.onUpdate) as ElementJson, old);
+  });
+  if (previous !== undefined && isOwnUpload("files", elementOwner(submodelId, path), previous)) await ctx.fileStore.delete(fileKeyOf(previous)!);
+  return { value: null, revision: event.revision };
+}
+
+function fileCommit(ctx: EngineContext, cmd: Command<"PutFileByPath" | "DeleteFileByPath">, updated: ElementJson, old: LoadedElement) {
+  const { submodelId, idShortPath: path } = cmd.params;
+  return {
+    commit: {
+      preconditions: [{ on: "element" as const, submodelId, path, revision: old.record.revision }],
+      ops: [{ op: "put-element" as const, submodelId, path, json: JSON.stringify(updated) }, ...touchOps(submodelId, path)],
+      event: eventDraft({ kind: "element.value-changed", id: submodelId, idShortPath: path, origin: cmd.origin, correlationId: cmd.correlationId }, updated, ctx.clock.now()),
+    },
+  };
+}

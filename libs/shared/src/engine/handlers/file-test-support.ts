@@ -1,0 +1,63 @@
+/** Test support for the file, import and package handlers: the real engine with a visible FileStore. */
+import assert from "node:assert/strict";
+import type { ChangeEvent, Command, CommandResult, CommandType, Reply } from "../../contracts/index.ts";
+import { readFileSync } from "node:fs";
+import { createEngine, type Engine } from "../create-engine.ts";
+import type { ResetHook } from "../engine-context.ts";
+import { createInProcessEventBus } from "../memory/in-process-event-bus.ts";
+import { createMemoryFileStore } from "../memory/memory-file-store.ts";
+import { createMemoryRepository } from "../memory/memory-repository.ts";
+import type { FileStore } from "../ports/index.ts";
+
+// Read, not imported: the engine may not import the testing package (dependency rules).
+const EXAMPLE_MODEL_TEXT = readFileSync(new URL("../../testing/fixtures/example-env.json", import.meta.url), "utf8");
+
+export interface FileTestEngine {
+  engine: Engine;
+  files: FileStore;
+  events: ChangeEvent[];
+  resetHooks: ResetHook[];
+  run<T extends CommandType>(type: T, params: Command<T>["params"]): Promise<Reply<CommandResult<T>>>;
+  ok<T extends CommandType>(type: T, params: Command<T>["params"]): Promise<{ value: CommandResult<T>; revision?: number }>;
+  fails<T extends CommandType>(type: T, params: Command<T>["params"], code: string, message?: RegExp): Promise<string>;
+}
+
+export async function fileTestEngine(options: { example?: boolean; minInflateRatio?: number } = {}): Promise<FileTestEngine> {
+  const bus = createInProcessEventBus();
+  const events: ChangeEvent[] = [];
+  await bus.subscribe({ onEvent: (event) => events.push(event) });
+  const files = createMemoryFileStore();
+  const resetHooks: ResetHook[] = [];
+  const engine = createEngine({
+    repository: createMemoryRepository(),
+    bus,
+    fileStore: files,
+    resetHooks,
+    ...(options.minInflateRatio !== undefined ? { aasxLimits: { minInflateRatio: options.minInflateRatio } } : {}),
+  });
+  const run: FileTestEngine["run"] = (type, params) => engine.execute({ type, params, origin: "test" } as Command<typeof type>);
+  const ok: FileTestEngine["ok"] = async (type, params) => {
+    const reply = await run(type, params);
+    assert.ok(reply.ok, `${type} failed: ${JSON.stringify(!reply.ok && reply.error)}`);
+    return reply;
+  };
+  const fails: FileTestEngine["fails"] = async (type, params, code, message) => {
+    const reply = await run(type, params);
+    assert.equal(reply.ok, false, `${type} should fail with ${code}`);
+    if (reply.ok) return "";
+    assert.equal(reply.error.code, code, reply.error.message);
+    if (message) assert.match(reply.error.message, message);
+    return reply.error.message;
+  };
+  if (options.example !== false) await ok("ImportEnvironment", { documents: [{ format: "json", text: EXAMPLE_MODEL_TEXT }], mode: "all-or-nothing" });
+  events.length = 0;
+  return { engine, files, events, resetHooks, run, ok, fails };
+}
+
+export function base64(text: string | Uint8Array): string {
+  return Buffer.from(text).toString("base64");
+}
+
+export function fromBase64(text: string): Buffer {
+  return Buffer.from(text, "base64");
+}

@@ -1,0 +1,57 @@
+import { CommandError } from "../../contracts/index.ts";
+import type { FileStore } from "../ports/index.ts";
+import type { IdentifiableKind } from "../ports/index.ts";
+
+/**
+ * AASX File Server packages live in the FileStore next to the model's files, under keys that can
+ * never be package part names (those start with "/"):
+ *
+ *   package:<packageId>        the package as uploaded, byte for byte
+ *   package-info:<packageId>   JSON: PackageRecord
+ */
+export interface PackageRecord {
+  packageId: string;
+  fileName: string;
+  aasIds: string[];
+  /** The identifiables this package brought into the model (deleting the package deletes them). */
+  written: { kind: IdentifiableKind; id: string }[];
+  /** The FileStore keys of the files it brought. */
+  fileKeys: string[];
+}
+
+export const PACKAGE_CONTENT_TYPE = "application/asset-administration-shell-package";
+const INFO_PREFIX = "package-info:";
+
+export function packageKey(packageId: string): string {
+  return `package:${packageId}`;
+}
+
+function infoKey(packageId: string): string {
+  return `${INFO_PREFIX}${packageId}`;
+}
+
+export async function readPackageRecord(files: FileStore, packageId: string): Promise<PackageRecord> {
+  const stored = typeof packageId === "string" && packageId !== "" ? await files.get(infoKey(packageId)) : undefined;
+  if (!stored) throw new CommandError("not-found", `AASX package '${packageId}' not found`);
+  return JSON.parse(Buffer.from(stored.bytes).toString("utf8")) as PackageRecord;
+}
+
+export async function writePackageRecord(files: FileStore, record: PackageRecord, bytes: Uint8Array): Promise<void> {
+  await files.put(packageKey(record.packageId), { contentType: PACKAGE_CONTENT_TYPE, bytes });
+  await files.put(infoKey(record.packageId), { contentType: "application/json", bytes: Buffer.from(JSON.stringify(record), "utf8") });
+}
+
+export async function deletePackageRecord(files: FileStore, packageId: string): Promise<void> {
+  await files.delete(infoKey(packageId));
+  await files.delete(packageKey(packageId));
+}
+
+/** Every package record, ordered by packageId. */
+export async function listPackageRecords(files: FileStore): Promise<PackageRecord[]> {
+  const records: PackageRecord[] = [];
+  for (const info of await files.list(INFO_PREFIX)) {
+    const stored = await files.get(info.path);
+    if (stored) records.push(JSON.parse(Buffer.from(stored.bytes).toString("utf8")) as PackageRecord);
+  }
+  return records;
+}

@@ -1,0 +1,102 @@
+import { loadAllElements } from "../element-io.ts";
+import type { EngineContext } from "../engine-context.ts";
+import { requireIdentifiable } from "../identifiables.ts";
+import type { IdentifiableKind } from "../ports/index.ts";
+import { joinSubmodel } from "../submodel-json.ts";
+
+export interface EnvironmentSelection {
+  aasIds?: readonly string[];
+  submodelIds?: readonly string[];
+  includeConceptDescriptions: boolean;
+}
+
+export interface SelectedEnvironment {
+  shells: Record<string, unknown>[];
+  submodels: Record<string, unknown>[];
+  conceptDescriptions: Record<string, unknown>[];
+}
+
+const PAGE = 500;
+
+/**
+ * What GenerateSerializationByIds serializes (AAS API digest §j):
+ * - no ids at all: the whole repository (and every concept description, unless excluded);
+ * - otherwise exactly the shells and submodels named (an unknown id is a 404); a shell's submodels
+ *   are NOT added implicitly: ask for them with submodelIds;
+ * - with includeConceptDescriptions, the concept descriptions that the included shells and
+ *   submodels reference anywhere (semanticId, valueId, isCaseOf, data specifications, …), and
+ *   the ones those reference in turn.
+ */
+export async function selectEnvironment(ctx: EngineContext, selection: EnvironmentSelection): Promise<SelectedEnvironment> {
+  const aasIds = unique(selection.aasIds);
+  const submodelIds = unique(selection.submodelIds);
+  if (aasIds.length === 0 && submodelIds.length === 0) {
+    return {
+      shells: await listAll(ctx, "shell"),
+      submodels: await Promise.all((await listAll(ctx, "submodel")).map((meta) => withElements(ctx, meta))),
+      conceptDescriptions: selection.includeConceptDescriptions ? await listAll(ctx, "concept-description") : [],
+    };
+  }
+  const shells: Record<string, unknown>[] = [];
+  for (const id of aasIds) shells.push(JSON.parse((await requireIdentifiable(ctx, "shell", id)).json));
+  const submodels: Record<string, unknown>[] = [];
+  for (const id of submodelIds) submodels.push(await withElements(ctx, JSON.parse((await requireIdentifiable(ctx, "submodel", id)).json)));
+  const conceptDescriptions = selection.includeConceptDescriptions ? await referencedConceptDescriptions(ctx, [...shells, ...submodels]) : [];
+  return { shells, submodels, conceptDescriptions };
+}
+
+function unique(ids: readonly string[] | undefined): string[] {
+  return [...new Set(ids ?? [])];
+}
+
+async function listAll(ctx: EngineContext, kind: IdentifiableKind): Promise<Record<string, unknown>[]> {
+  const all: Record<string, unknown>[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await ctx.repository.listIdentifiables(kind, { cursor, limit: PAGE });
+    for (const stored of page.items) all.push(JSON.parse(stored.json));
+    cursor = page.cursor;
+  } while (cursor !== undefined);
+  return all;
+}
+
+async function withElements(ctx: EngineContext, meta: Record<string, unknown>): Promise<Record<string, unknown>> {
+  return joinSubmodel(meta, await loadAllElements(ctx.repository, meta.id as string));
+}
+
+/** Concept descriptions reachable through Reference keys, transitively (a CD may reference others). */
+async function referencedConceptDescriptions(ctx: EngineContext, roots: readonly unknown[]): Promise<Record<string, unknown>[]> {
+  const found = new Map<string, Record<string, unknown>>();
+  const checked = new Set<string>();
+  let pending = keyValuesIn(roots);
+  while (pending.length > 0) {
+    const next: string[] = [];
+    for (const value of pending) {
+      if (checked.has(value)) continue;
+      checked.add(value);
+      const stored = await ctx.repository.getIdentifiable("concept-description", value);
+      if (!stored) continue;
+      const cd = JSON.parse(stored.json) as Record<string, unknown>;
+      found.set(value, cd);
+      next.push(...keyValuesIn([cd]));
+    }
+    pending = next;
+  }
+  return [...found.values()];
+}
+
+/** Every `keys[].value` of every Reference inside the given JSON. */
+function keyValuesIn(values: readonly unknown[]): string[] {
+  const found = new Set<string>();
+  const visit = (value: unknown): void => {
+    if (Array.isArray(value)) return value.forEach(visit);
+    if (typeof value !== "object" || value === null) return;
+    const object = value as Record<string, unknown>;
+    if (Array.isArray(object.keys) && typeof object.type === "string") {
+      for (const key of object.keys) if (typeof (key as { value?: unknown })?.value === "string") found.add((key as { value: string }).value);
+    }
+    for (const item of Object.values(object)) visit(item);
+  };
+  values.forEach(visit);
+  return [...found];
+}

@@ -1,0 +1,92 @@
+import { writeAasx, writeAasXml, type AasxPart } from "../../aas/index.ts";
+import type { FileContent, ModelFormat } from "../../contracts/index.ts";
+import type { EngineContext } from "../engine-context.ts";
+import { encodeBase64, fileKeyOf, partNameOf } from "../files/file-paths.ts";
+import type { SelectedEnvironment } from "./select-environment.ts";
+
+export const MEDIA_TYPES: Record<ModelFormat, string> = {
+  json: "application/json",
+  xml: "application/xml",
+  aasx: "application/asset-administration-shell-package+xml",
+};
+
+const FILE_NAMES: Record<ModelFormat, string> = { json: "environment.json", xml: "environment.xml", aasx: "environment.aasx" };
+
+/** The Environment in AAS JSON; Part 1 wants no empty lists (minItems 1), so those are left out. */
+export function environmentJson(selected: SelectedEnvironment): Record<string, unknown> {
+  const environment: Record<string, unknown> = {};
+  if (selected.shells.length > 0) environment.assetAdministrationShells = selected.shells;
+  if (selected.submodels.length > 0) environment.submodels = selected.submodels;
+  if (selected.conceptDescriptions.length > 0) environment.conceptDescriptions = selected.conceptDescriptions;
+  return environment;
+}
+
+/**
+ * JSON and XML carry the model only: File values stay paths and the files are left out (spec
+ * §4.1.6: that is not a failure). AASX carries every stored file a File element or a thumbnail
+ * points to; a missing one, or one whose path cannot be a package part, is left out too.
+ */
+export async function writeEnvironment(ctx: EngineContext, selected: SelectedEnvironment, format: ModelFormat): Promise<FileContent> {
+  const environment = environmentJson(selected);
+  let bytes: Uint8Array;
+  if (format === "json") bytes = Buffer.from(JSON.stringify(environment), "utf8");
+  else if (format === "xml") bytes = Buffer.from(writeAasXml(environment), "utf8");
+  else bytes = await writePackage(ctx, environment, selected);
+  return { fileName: FILE_NAMES[format], contentType: MEDIA_TYPES[format], contentBase64: encodeBase64(bytes) };
+}
+
+async function writePackage(ctx: EngineContext, environment: Record<string, unknown>, selected: SelectedEnvironment): Promise<Uint8Array> {
+  const files = new Map<string, AasxPart>();
+  let thumbnail: AasxPart | undefined;
+  const add = async (modelPath: string): Promise<AasxPart | undefined> => {
+    const partName = partNameOf(modelPath);
+    const key = fileKeyOf(modelPath);
+    if (partName === undefined || key === undefined || !isCarriable(partName)) return undefined;
+    if (files.has(key)) return files.get(key);
+    const stored = await ctx.fileStore.get(key);
+    if (!stored) return undefined;
+    const part = { path: partName, contentType: stored.contentType, bytes: stored.bytes };
+    files.set(key, part);
+    return part;
+  };
+  for (const path of filePathsIn(selected.submodels)) await add(path);
+  for (const shell of selected.shells) {
+    const path = (shell.assetInformation as { defaultThumbnail?: { path?: unknown } } | undefined)?.defaultThumbnail?.path;
+    if (typeof path !== "string") continue;
+    const part = await add(path);
+    // The package thumbnail is the first shell's, as the AASX Package Explorer does it.
+    thumbnail ??= part;
+  }
+  try {
+    return writeAasx({ environment, files: [...files.values()], thumbnail });
+  } catch {
+    // A part name the writer still refuses: the model matters more than its files.
+    return writeAasx({ environment, files: [] });
+  }
+}
+
+/** Part names the package layout reserves or OPC cannot hold. */
+function isCarriable(partName: string): boolean {
+  const lower = partName.toLowerCase();
+  if (["/[content_types].xml", "/aasx/aasx-origin", "/aasx/aas/aas.aas.xml"].includes(lower)) return false;
+  if (partName.includes("\\") || partName.endsWith("/")) return false;
+  const segments = lower.slice(1).split("/");
+  if (segments.some((segment) => segment === "" || segment === "." || segment === "..")) return false;
+  if (segments.slice(0, -1).includes("_rels") || lower.endsWith(".rels")) return false;
+  // XML 1.0 cannot hold control characters other than tab, CR, LF.
+  return !/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/.test(partName);
+}
+
+/** File.value of every File element in the submodels. */
+function filePathsIn(submodels: readonly unknown[]): string[] {
+  const paths: string[] = [];
+  const visit = (value: unknown): void => {
+    if (Array.isArray(value)) return value.forEach(visit);
+    if (typeof value !== "object" || value === null) return;
+    const object = value as Record<string, unknown>;
+    if (object.modelType === "File" && typeof object.value === "string") paths.push(object.value);
+    for (const key of ["submodelElements", "value", "statements", "annotations"]) if (Array.isArray(object[key])) visit(object[key]);
+  };
+  visit(submodels);
+  return paths;
+}
