@@ -9,6 +9,7 @@ import { FILE_HANDLERS } from "./handlers/file-handlers.ts";
 import { createMemoryFileStore } from "./memory/memory-file-store.ts";
 import type { FileStore } from "./ports/index.ts";
 import type { ResetHook } from "./engine-context.ts";
+import type { OperationProviderRegistry } from "./ports/operation-provider.ts";
 import { DEFAULT_AASX_LIMITS, type AasxLimits } from "../aas/index.ts";
 import { deleteShell, getAllShells, getShell, postShell, putShell } from "./handlers/shells.ts";
 import { getAssetInformation, putAssetInformation } from "./handlers/asset-information.ts";
@@ -39,6 +40,8 @@ export interface EngineOptions {
    * after the engine (asset connections, the operations runner) may push its hook later.
    */
   resetHooks?: ResetHook[];
+  /** Who runs Operations (asset connections, built-ins); without one every invocation fails clearly. */
+  operationProviders?: OperationProviderRegistry;
 }
 
 export interface Engine extends CommandHandler {
@@ -111,6 +114,7 @@ export function createEngine(options: EngineOptions): Engine {
     fileStore: options.fileStore ?? createMemoryFileStore(),
     aasxLimits: { ...DEFAULT_AASX_LIMITS, ...options.aasxLimits },
     resetHooks: options.resetHooks ?? [],
+    operationProviders: options.operationProviders ?? { find: () => undefined },
   };
   return {
     async execute<T extends CommandType>(command: Command<T>): Promise<Reply<CommandResult<T>>> {

@@ -26,4 +26,6 @@ export interface EngineContext {
   aasxLimits: AasxLimits;
   /** Run in order by ResetStore before it deletes anything. */
   resetHooks: readonly ResetHook[];
+  /** Who runs Operations; an Operation without a provider fails with a clear message. */
+  operationProviders: import("./ports/operation-provider.ts").OperationProviderRegistry;
 }
