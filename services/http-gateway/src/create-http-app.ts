@@ -56,6 +56,13 @@ export function createHttpApp(deps: HttpAppDeps): Hono {
       deleteProfiles: SHELL_REPOSITORY.write,
       belowShell: true,
     }),
+    // The same Submodel API in the form spec §4.1.5 names (an earlier draft's superpath).
+    ...submodelRoutes({ send }, {
+      path: "/shells/:aasIdentifier/aas/submodels/:submodelIdentifier/submodel",
+      profiles: SUBMODEL_API_BELOW_SHELL,
+      deleteProfiles: SHELL_REPOSITORY.write,
+      belowShell: true,
+    }),
     ...submodelRepositoryRoutes({ send }),
     ...submodelRoutes({ send }, {
       path: "/submodels/:submodelIdentifier",

@@ -40,7 +40,7 @@ describe("Submodel Repository API (/submodels)", () => {
     assert.equal(semantic.json.result.length, 6);
     const none = await call(app, "GET", `/api/v3.0/submodels?semanticId=${b64("urn:no-such-semantics")}`);
     assert.deepEqual(none.json, { paging_metadata: {}, result: [] });
-    for (const query of ["level=shallow", "extent=all", "semanticId=not+base64url", "idShort=a&idShort=b", "content=value", "limit=0"]) {
+    for (const query of ["level=shallow", "extent=all", "semanticId=not+base64url", "idShort=a&idShort=b", "content=value", "limit=0", "limit=-1", "level=%23%23%23%23%23"]) {
       assertResult(await call(app, "GET", `/api/v3.0/submodels?${query}`), 400);
     }
   });
@@ -58,6 +58,28 @@ describe("Submodel Repository API (/submodels)", () => {
     const shell = JSON.stringify({ modelType: "AssetAdministrationShell", id: "urn:x", assetInformation: { assetKind: "Instance" } });
     assertResult(await call(app, "POST", "/api/v3.0/submodels", { body: shell }), 400);
     assertResult(await call(app, "POST", "/api/v3.0/submodels"), 400, /empty/);
+  });
+
+  it("GET /submodels/$metadata, $value, $reference, $path: paged, filtered, strict modifiers", async () => {
+    const meta = await call(app, "GET", "/api/v3.0/submodels/$metadata?idShort=Identification&limit=2");
+    assert.equal(meta.status, 200);
+    assert.equal(meta.json.result.length, 2);
+    assert.ok(meta.json.result.every((s: { submodelElements?: unknown; idShort: string }) => s.submodelElements === undefined && s.idShort === "Identification"));
+    assert.ok(meta.json.paging_metadata.cursor);
+    const values = await call(app, "GET", "/api/v3.0/submodels/$value?limit=1&extent=withBlobValue");
+    assert.equal(values.json.result[0].Firmware.value, "SGVsbG8gQUFTIQ==");
+    const refs = await call(app, "GET", "/api/v3.0/submodels/$reference");
+    assert.deepEqual(refs.json.result[0], { type: "ModelReference", keys: [{ type: "Submodel", value: SUBMODEL_1 }] });
+    const paths = await call(app, "GET", "/api/v3.0/submodels/$path?level=core&limit=3");
+    assert.deepEqual(paths.json.result, ["Dimensions", "Tags", "Functions"]);
+    const same = await call(app, "GET", "/api/v3.0/submodels?content=path&level=core&limit=3");
+    assert.deepEqual(same.json, paths.json);
+    const reference = JSON.stringify({ type: "ExternalReference", keys: [{ type: "GlobalReference", value: "https://example.org/semantics/TechnicalData/1/0" }] });
+    assert.equal((await call(app, "GET", `/api/v3.0/submodels/$reference?semanticId=${b64(reference)}`)).json.result.length, 6);
+    for (const query of ["$metadata?extent=withBlobValue", "$reference?level=deep", "$path?extent=withBlobValue", "$value?limit=-1", "$path?cursor=", "$metadata?content=path"]) {
+      assertResult(await call(app, "GET", `/api/v3.0/submodels/${query}`), 400);
+    }
+    assertResult(await call(app, "POST", "/api/v3.0/submodels/$value", { body: "{}" }), 405);
   });
 
   it("answers 405 for PUT/DELETE on the collection", async () => {

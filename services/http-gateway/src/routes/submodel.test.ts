@@ -12,6 +12,8 @@ const property = (idShort: string | undefined, value: string) =>
 const MOUNTS = [
   { name: "/submodels/{id}", base: `/api/v3.0/submodels/${b64(SUBMODEL_1)}` },
   { name: "/shells/{aas}/submodels/{id}", base: `/api/v3.0/shells/${b64(SHELL_1)}/submodels/${b64(SUBMODEL_1)}` },
+  // The form spec §4.1.5 names; Location headers point to the v3.0.1 superpath.
+  { name: "/shells/{aas}/aas/submodels/{id}/submodel", base: `/api/v3.0/shells/${b64(SHELL_1)}/aas/submodels/${b64(SUBMODEL_1)}/submodel` },
 ];
 
 for (const mount of MOUNTS) {
@@ -133,17 +135,61 @@ for (const mount of MOUNTS) {
       assertResult(await call(app, "GET", `${elements}/Doomed`), 404);
     });
 
-    it("answers 405 for methods a path does not have, 400 for unserved suffixes and extra segments", async () => {
-      const patchElement = await call(app, "PATCH", `${elements}/Dimensions.Width`, { body: "{}" });
-      assertResult(patchElement, 405);
-      assert.equal(patchElement.headers.get("allow"), "GET, POST, PUT, DELETE, HEAD");
-      assertResult(await call(app, "PUT", `${elements}/Dimensions.Width/$value`, { body: "1" }), 405);
+    it("answers 405 for methods a path does not have, 400 for unknown suffixes and extra segments", async () => {
+      const putValue = await call(app, "PUT", `${elements}/Dimensions.Width/$value`, { body: "1" });
+      assertResult(putValue, 405);
+      assert.equal(putValue.headers.get("allow"), "GET, PATCH, HEAD");
       assertResult(await call(app, "DELETE", elements), 405);
-      assertResult(await call(app, "PATCH", base, { body: "{}" }), 405);
-      assertResult(await call(app, "GET", `${elements}/$metadata`), 400);
-      assertResult(await call(app, "GET", `${elements}/Dimensions/$metadata`), 400);
+      assertResult(await call(app, "POST", `${base}/$metadata`, { body: "{}" }), 405);
+      assertResult(await call(app, "PATCH", `${elements}/Dimensions/$reference`, { body: "{}" }), 405);
+      assertResult(await call(app, "GET", `${elements}/$bogus`), 400);
       assertResult(await call(app, "GET", `${elements}/Dimensions/Width`), 400);
       assertResult(await call(app, "GET", `${base}/unknown`), 400);
+      assertResult(await call(app, "GET", `${base}/$value/more`), 400);
+    });
+
+    it("query parameters strictly per operation (AAS API §c)", async () => {
+      const ok = [`${base}/$metadata?level=core`, `${base}/$reference?level=deep`, `${elements}/$reference?level=core`, `${elements}/Dimensions/$path?level=core`, `${elements}?content=path&level=core`, `${base}/$value?extent=withBlobValue`];
+      for (const path of ok) assert.equal((await call(app, "GET", path)).status, 200, path);
+      const bad = [
+        `${base}/$metadata?extent=withBlobValue`,
+        `${base}/$path?extent=withoutBlobValue`,
+        `${elements}/$reference?level=deep`,
+        `${elements}/Dimensions/$reference?level=deep`,
+        `${elements}/$metadata?limit=-1`,
+        `${elements}/$value?level=%23%23%23%23%23`,
+        `${elements}?extent=%23%23%23%23%23`,
+        `${elements}?content=value`,
+        `${elements}?content=path&extent=withBlobValue`,
+        `${base}/$path?content=path`,
+        `${elements}/Dimensions/$value?limit=1`,
+      ];
+      for (const path of bad) assertResult(await call(app, "GET", path), 400);
+      assertResult(await call(app, "PATCH", `${elements}/MaxRotationSpeed/$value?level=bogus`, { body: "1" }), 400);
+    });
+
+    it("GET forms carry the ETag of what they show; If-None-Match gives 304", async () => {
+      const etag = (await call(app, "GET", `${elements}/Dimensions`)).headers.get("etag")!;
+      for (const suffix of ["", "/$metadata", "/$value", "/$reference", "/$path"]) {
+        const res = await call(app, "GET", `${elements}/Dimensions${suffix}`);
+        assert.equal(res.headers.get("etag"), etag, suffix);
+        assert.equal((await call(app, "GET", `${elements}/Dimensions${suffix}`, { headers: { "If-None-Match": etag } })).status, 304);
+      }
+      const submodelTag = (await call(app, "GET", base)).headers.get("etag");
+      for (const suffix of ["/$metadata", "/$value", "/$reference", "/$path"]) assert.equal((await call(app, "GET", `${base}${suffix}`)).headers.get("etag"), submodelTag);
+    });
+
+    it("PATCH the element, its $metadata and the submodel: 204; If-Match checked", async () => {
+      const patched = await call(app, "PATCH", `${elements}/Dimensions.Height`, { body: '{"value": "0.75"}' });
+      assert.equal(patched.status, 204, patched.text);
+      assert.equal((await call(app, "GET", `${elements}/Dimensions.Height`)).json.value, "0.75");
+      assert.equal((await call(app, "PATCH", `${elements}/Dimensions/$metadata`, { body: '{"category": "PARAMETER"}' })).status, 204);
+      assertResult(await call(app, "PATCH", `${elements}/Dimensions/$metadata`, { body: '{"value": null}' }), 400, /"value"/);
+      const etag = (await call(app, "GET", base)).headers.get("etag")!;
+      assert.equal((await call(app, "PATCH", `${base}/$value`, { body: '{"MaxRotationSpeed": 1234}', headers: { "If-Match": etag } })).status, 204);
+      assertResult(await call(app, "PATCH", `${base}/$metadata`, { body: '{"category": "VARIABLE"}', headers: { "If-Match": etag } }), 412);
+      assert.equal((await call(app, "PATCH", base, { body: '{"category": "VARIABLE"}' })).status, 204);
+      assert.equal((await call(app, "GET", `${base}/$metadata`)).json.category, "VARIABLE");
     });
 
     it("PUT and DELETE the submodel: 204", async () => {

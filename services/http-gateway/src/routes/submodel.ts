@@ -1,14 +1,15 @@
+import type { Content, Level } from "@twinport/shared";
 import type { ApiOperation, ApiRoute } from "../http/api-routes.ts";
+import type { SendCommand } from "../http/command-sender.ts";
 import type { GatewayContext } from "../http/gateway-env.ts";
-import { elementLocation } from "../http/locations.ts";
 import { idShortPathParam, identifierParam } from "../http/path-params.ts";
 import { readPreconditions } from "../http/preconditions.ts";
-import { readPagingAndModifiers } from "../http/query.ts";
+import { readPagingAndModifiers, type QueryRules } from "../http/query.ts";
 import { createdResponse, noContentResponse, pagedResponse, resourceResponse } from "../http/reply-response.ts";
 import { requestBodyText } from "../http/request-body.ts";
 import type { ProfileSets } from "../profiles.ts";
 import type { RouteDeps } from "./route-deps.ts";
-import type { SendCommand } from "../http/command-sender.ts";
+import { readGetQuery } from "./submodel-query.ts";
 
 /** Where the Submodel API is mounted: /submodels/{submodelIdentifier} or below a shell. */
 export interface SubmodelMount {
@@ -26,26 +27,78 @@ interface SubmodelScope {
   aasId?: string;
 }
 
-/** Submodel API (AAS API §a.2/§a.3): the submodel, its elements, and element values. */
+const DEEP_CORE: readonly Level[] = ["deep", "core"];
+const CORE: readonly Level[] = ["core"];
+
+/**
+ * Submodel API (AAS API §a.2/§a.3): the submodel, its elements and every content form of both.
+ * Query parameters follow the v3.0.1 matrix per mount (§c); suffix routes are registered before
+ * `{idShortPath}` so `/submodel-elements/$metadata` is never read as an element called "$metadata".
+ */
 export function submodelRoutes({ send }: RouteDeps, mount: SubmodelMount): ApiRoute[] {
   const scopeOf = (c: GatewayContext): SubmodelScope => {
     const scope: SubmodelScope = { submodelId: identifierParam(c, "submodelIdentifier") };
     if (mount.belowShell) scope.aasId = identifierParam(c, "aasIdentifier");
     return scope;
   };
+  const element = (c: GatewayContext) => ({ ...scopeOf(c), idShortPath: idShortPathParam(c) });
   const { read, write } = mount.profiles;
+  // GET of the submodel and of its $value are also the Submodel Service's value profile (SSP-003).
+  const valueRead = [...read, ...(mount.belowShell ? [] : ["SUBMODEL_VALUE"])];
+  // Element PATCHes declare level core in the Submodel Repository, deep/core below a shell (§c).
+  const elementPatchLevels = mount.belowShell ? DEEP_CORE : CORE;
   const route = (path: string, operations: ApiOperation[]): ApiRoute => ({ path: `${mount.path}${path}`, operations });
+
+  /** GET of the submodel or of one element, in the form `content` (undefined: normal or ?content=path). */
+  const getSubmodel = (profiles: readonly string[], rules: QueryRules, content?: Content, pathRules?: QueryRules): ApiOperation => ({
+    method: "GET",
+    profiles,
+    handle: async (c) => {
+      const { modifiers } = readGetQuery(c, rules, pathRules);
+      return resourceResponse(c, await send(c, "GetSubmodelById", { ...scopeOf(c), modifiers: content ? { ...modifiers, content } : modifiers }));
+    },
+  });
+  const getElements = (rules: QueryRules, content?: Content, pathRules?: QueryRules): ApiOperation => ({
+    method: "GET",
+    profiles: read,
+    handle: async (c) => {
+      const { page, modifiers } = readGetQuery(c, { paging: true, ...rules }, pathRules && { paging: true, ...pathRules });
+      return pagedResponse(c, (await send(c, "GetAllSubmodelElements", { ...scopeOf(c), page, modifiers: content ? { ...modifiers, content } : modifiers })).value);
+    },
+  });
+  const getElement = (rules: QueryRules, content?: Content, pathRules?: QueryRules): ApiOperation => ({
+    method: "GET",
+    profiles: read,
+    handle: async (c) => {
+      const { modifiers } = readGetQuery(c, rules, pathRules);
+      return resourceResponse(c, await send(c, "GetSubmodelElementByPath", { ...element(c), modifiers: content ? { ...modifiers, content } : modifiers }));
+    },
+  });
+  const patchSubmodel = (content: "normal" | "metadata" | "value"): ApiOperation => ({
+    method: "PATCH",
+    profiles: write,
+    handle: async (c) => {
+      // Every PATCH declares `level` (core); it means nothing for a patch (AAS API §c).
+      readPagingAndModifiers(c, { level: CORE });
+      await send(c, "PatchSubmodelById", { ...scopeOf(c), content, body: await requestBodyText(c), preconditions: readPreconditions(c) });
+      return noContentResponse(c);
+    },
+  });
+  const patchElement = (content: "normal" | "metadata" | "value"): ApiOperation => ({
+    method: "PATCH",
+    profiles: write,
+    handle: async (c) => {
+      readPagingAndModifiers(c, { level: elementPatchLevels });
+      const params = { ...element(c), body: await requestBodyText(c), preconditions: readPreconditions(c) };
+      if (content === "value") await send(c, "PatchSubmodelElementValueByPath", params);
+      else await send(c, "PatchSubmodelElementByPath", { ...params, content });
+      return noContentResponse(c);
+    },
+  });
 
   return [
     route("", [
-      {
-        method: "GET",
-        profiles: [...read, ...(mount.belowShell ? [] : ["SUBMODEL_VALUE"])],
-        handle: async (c) => {
-          const { modifiers } = readPagingAndModifiers(c, { level: ["deep", "core"], extent: true, content: ["path"] });
-          return resourceResponse(c, await send(c, "GetSubmodelById", { ...scopeOf(c), modifiers }));
-        },
-      },
+      getSubmodel(valueRead, { level: DEEP_CORE, extent: true }, undefined, { level: DEEP_CORE }),
       {
         method: "PUT",
         profiles: write,
@@ -56,6 +109,7 @@ export function submodelRoutes({ send }: RouteDeps, mount: SubmodelMount): ApiRo
           return noContentResponse(c);
         },
       },
+      patchSubmodel("normal"),
       {
         method: "DELETE",
         profiles: mount.deleteProfiles,
@@ -66,77 +120,48 @@ export function submodelRoutes({ send }: RouteDeps, mount: SubmodelMount): ApiRo
         },
       },
     ]),
+    // v3.0.1 still declares level on $metadata (3.0.2 removed it): tolerated, it changes nothing.
+    route("/$metadata", [getSubmodel(read, { level: DEEP_CORE }, "metadata"), patchSubmodel("metadata")]),
+    route("/$value", [getSubmodel(valueRead, { level: DEEP_CORE, extent: true }, "value"), patchSubmodel("value")]),
+    // Spec §4.1.8: level is accepted on a submodel's $reference and has no effect.
+    route("/$reference", [getSubmodel(read, { level: DEEP_CORE }, "reference")]),
+    route("/$path", [getSubmodel(read, { level: DEEP_CORE }, "path")]),
     route("/submodel-elements", [
-      {
-        method: "GET",
-        profiles: read,
-        handle: async (c) => {
-          const { page, modifiers } = readPagingAndModifiers(c, { paging: true, level: ["deep", "core"], extent: true, content: ["path"] });
-          return pagedResponse(c, (await send(c, "GetAllSubmodelElements", { ...scopeOf(c), page, modifiers })).value);
-        },
-      },
-      {
-        method: "POST",
-        profiles: write,
-        handle: (c) => postElement(send, c, scopeOf(c), undefined),
-      },
+      getElements({ level: DEEP_CORE, extent: true }, undefined, { level: DEEP_CORE }),
+      { method: "POST", profiles: write, handle: (c) => postElement(send, c, scopeOf(c), undefined) },
     ]),
+    route("/submodel-elements/$metadata", [getElements({ level: DEEP_CORE }, "metadata")]),
+    route("/submodel-elements/$value", [getElements({ level: DEEP_CORE, extent: true }, "value")]),
+    route("/submodel-elements/$reference", [getElements({ level: CORE }, "reference")]),
+    // Below a shell v3.0.1 declares extent on this one (AAS API §a quirk 6): accepted there, unused.
+    route("/submodel-elements/$path", [getElements({ level: DEEP_CORE, extent: mount.belowShell }, "path")]),
     route("/submodel-elements/:idShortPath", [
-      {
-        method: "GET",
-        profiles: read,
-        handle: async (c) => {
-          const { modifiers } = readPagingAndModifiers(c, { level: ["deep", "core"], extent: true, content: ["path"] });
-          return resourceResponse(c, await send(c, "GetSubmodelElementByPath", { ...scopeOf(c), idShortPath: idShortPathParam(c), modifiers }));
-        },
-      },
-      {
-        method: "POST",
-        profiles: write,
-        handle: (c) => postElement(send, c, scopeOf(c), idShortPathParam(c)),
-      },
+      getElement({ level: DEEP_CORE, extent: true }, undefined, { level: DEEP_CORE }),
+      { method: "POST", profiles: write, handle: (c) => postElement(send, c, scopeOf(c), idShortPathParam(c)) },
       {
         method: "PUT",
         profiles: write,
         handle: async (c) => {
           readPagingAndModifiers(c, { level: ["deep"], extent: true });
-          const params = { ...scopeOf(c), idShortPath: idShortPathParam(c), body: await requestBodyText(c), preconditions: readPreconditions(c) };
-          await send(c, "PutSubmodelElementByPath", params);
+          await send(c, "PutSubmodelElementByPath", { ...element(c), body: await requestBodyText(c), preconditions: readPreconditions(c) });
           return noContentResponse(c);
         },
       },
+      patchElement("normal"),
       {
         method: "DELETE",
         profiles: write,
         handle: async (c) => {
           readPagingAndModifiers(c, {});
-          await send(c, "DeleteSubmodelElementByPath", { ...scopeOf(c), idShortPath: idShortPathParam(c), preconditions: readPreconditions(c) });
+          await send(c, "DeleteSubmodelElementByPath", { ...element(c), preconditions: readPreconditions(c) });
           return noContentResponse(c);
         },
       },
     ]),
-    route("/submodel-elements/:idShortPath/$value", [
-      {
-        method: "GET",
-        profiles: read,
-        handle: async (c) => {
-          const { modifiers } = readPagingAndModifiers(c, { level: ["deep", "core"], extent: true });
-          const params = { ...scopeOf(c), idShortPath: idShortPathParam(c), modifiers: { ...modifiers, content: "value" as const } };
-          return resourceResponse(c, await send(c, "GetSubmodelElementByPath", params));
-        },
-      },
-      {
-        method: "PATCH",
-        profiles: write,
-        handle: async (c) => {
-          // Every PATCH declares some `level`; it has no meaning for a value patch (AAS API §c).
-          readPagingAndModifiers(c, { level: ["deep", "core"] });
-          const params = { ...scopeOf(c), idShortPath: idShortPathParam(c), body: await requestBodyText(c), preconditions: readPreconditions(c) };
-          await send(c, "PatchSubmodelElementValueByPath", params);
-          return noContentResponse(c);
-        },
-      },
-    ]),
+    route("/submodel-elements/:idShortPath/$metadata", [getElement({ level: DEEP_CORE }, "metadata"), patchElement("metadata")]),
+    route("/submodel-elements/:idShortPath/$value", [getElement({ level: DEEP_CORE, extent: true }, "value"), patchElement("value")]),
+    route("/submodel-elements/:idShortPath/$reference", [getElement({ level: CORE }, "reference")]),
+    route("/submodel-elements/:idShortPath/$path", [getElement({ level: DEEP_CORE }, "path")]),
   ];
 }
 
@@ -145,5 +170,12 @@ async function postElement(send: SendCommand, c: GatewayContext, scope: Submodel
   readPagingAndModifiers(c, {});
   const reply = await send(c, "PostSubmodelElement", { ...scope, idShortPath: parentPath, body: await requestBodyText(c) });
   // The engine names the new element's path: only it knows the index a list item got.
-  return createdResponse(c, reply, reply.idShortPath === undefined ? undefined : elementLocation(scope, reply.idShortPath));
+  return createdResponse(c, reply, reply.idShortPath === undefined ? undefined : locationAtMount(c, reply.idShortPath));
+}
+
+/** The new element's URL at the mount the client used (there are three below a shell and one above). */
+function locationAtMount(c: GatewayContext, idShortPath: string): string {
+  const mount = c.req.path.slice(0, c.req.path.indexOf("/submodel-elements"));
+  // encodeURIComponent keeps "." and escapes "[" "]" as %5B %5D, as the API examples write them.
+  return `${mount}/submodel-elements/${encodeURIComponent(idShortPath)}`;
 }
