@@ -19,6 +19,7 @@ import {
   type RunningRole,
 } from "@twinport/shared";
 import { startHttpEndpoint } from "@twinport/http-gateway";
+import { openEmbeddedFileStore } from "./open-file-store.ts";
 
 const API_PREFIX = "/api/v3.0";
 
@@ -73,11 +74,15 @@ export async function startEmbedded(context: RoleContext): Promise<RunningRole> 
       closer.add(() => repository.close());
     }
 
+    const fileStore = await openEmbeddedFileStore(config);
+    closer.add(() => fileStore.close());
     const engine = createEngine({
       repository,
       bus,
       publishEvents: !relayed,
       validation: { onLoad: context.validateOnLoad, onCreate: config.core.validationOnCreate, onUpdate: config.core.validationOnUpdate },
+      fileStore,
+      aasxLimits: { minInflateRatio: config.core.minInflateRatio },
     });
     closer.add(() => engine.close());
     const store = createDirectStoreClient(engine);

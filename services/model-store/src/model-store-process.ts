@@ -18,6 +18,7 @@ import {
 import { acquireLease, releaseLease, renewLease } from "./outbox/lease.ts";
 import { startOutboxRelay } from "./outbox/outbox-relay.ts";
 import { createRedisRepository, type RedisRepository } from "./redis/redis-repository.ts";
+import { openModelStoreFileStore } from "./open-file-store.ts";
 
 export interface ModelStoreOptions {
   /** Seed models: loaded once, under a lock, only into an empty store. */
@@ -79,10 +80,14 @@ export async function startModelStore(config: TwinportConfig, options: ModelStor
     closing.push(() => connection.drain());
     const bus = createNatsEventBus({ connection });
     closing.push(() => bus.close());
+    const fileStore = await openModelStoreFileStore(config, persistence);
+    closing.push(() => fileStore.close());
     const engine = createEngine({
       repository,
       publishEvents: false,
       validation: { onLoad: validateOnLoad, onCreate: config.core.validationOnCreate, onUpdate: config.core.validationOnUpdate },
+      fileStore,
+      aasxLimits: { minInflateRatio: config.core.minInflateRatio },
     });
     closing.push(() => engine.close());
     const relay = await startOutboxRelay({ repository, bus, owner, onError: (error) => log(`twinport model-store: event relay: ${(error as Error).message}`) });

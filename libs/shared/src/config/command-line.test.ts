@@ -1,12 +1,6 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { after, describe, test } from "node:test";
-import { createDirectStoreClient, createEngine, createMemoryRepository } from "../engine/index.ts";
-import { HELP_TEXT, loadModelFiles, ModelFileError, parseCommandLine, roleOf, selectModelFiles, UsageError } from "./index.ts";
-
-const EXAMPLE_MODEL = new URL("../../../../examples/model.json", import.meta.url).pathname;
+import { describe, test } from "node:test";
+import { HELP_TEXT, parseCommandLine, roleOf, UsageError } from "./index.ts";
 
 describe("parseCommandLine", () => {
   test("no arguments: embedded defaults", () => {
@@ -69,64 +63,4 @@ describe("parseCommandLine", () => {
   });
 });
 
-describe("selectModelFiles", () => {
-  const dir = mkdtempSync(join(tmpdir(), "twinport-models-"));
-  after(() => rmSync(dir, { recursive: true, force: true }));
-  const write = (name: string, text = "{}") => writeFileSync(join(dir, name), text);
-  const select = (overrides: Partial<Parameters<typeof selectModelFiles>[0]> = {}) =>
-    selectModelFiles({ modelFiles: [], emptyModel: false, env: {}, cwd: dir, ...overrides }).map((model) => model.file);
-
-  test("-m, else TWINPORT_MODEL, else initialModelFile, else model.json in the cwd", () => {
-    write("a.json");
-    write("b.json");
-    write("model.json");
-    assert.deepEqual(select({ modelFiles: ["a.json"], env: { TWINPORT_MODEL: "b.json" } }), ["a.json"]);
-    assert.deepEqual(select({ env: { TWINPORT_MODEL: "a.json, b.json" }, initialModelFile: "b.json" }), ["a.json", "b.json"]);
-    assert.deepEqual(select({ initialModelFile: "b.json" }), ["b.json"]);
-    assert.deepEqual(select(), ["model.json"]);
-    assert.deepEqual(select({ emptyModel: true }), []);
-    assert.equal(selectModelFiles({ modelFiles: ["a.json"], emptyModel: false, env: {}, cwd: dir })[0]!.text, "{}");
-  });
-
-  test("nothing to load when the cwd has no model.*", () => {
-    const empty = mkdtempSync(join(dir, "empty-"));
-    assert.deepEqual(select({ cwd: empty }), []);
-  });
-
-  test("unusable files are clear errors", () => {
-    assert.throws(() => select({ modelFiles: ["missing.json"] }), (e: Error) => e instanceof ModelFileError && e.message === "Cannot read model file 'missing.json': no such file");
-    assert.throws(() => select({ modelFiles: ["env.aasx"] }), /^ModelFileError: Model file 'env\.aasx': only JSON models \(\.json\) are supported for now\.$/);
-    const other = mkdtempSync(join(dir, "aasx-"));
-    writeFileSync(join(other, "model.aasx"), "");
-    assert.throws(() => select({ cwd: other }), /Found 'model\.aasx' in .*, but only JSON models are supported for now\. Pass a JSON model with -m, or --empty-model\./);
-  });
-});
-
-describe("loadModelFiles", () => {
-  const example = { file: "examples/model.json", text: selectModelFiles({ modelFiles: [EXAMPLE_MODEL], emptyModel: false, env: {}, cwd: "/" })[0]!.text };
-
-  test("loads into an empty store; with onlyIfEmpty a store holding data is kept as it is", async () => {
-    const engine = createEngine({ repository: createMemoryRepository() });
-    const store = createDirectStoreClient(engine);
-    const first = await loadModelFiles(store, [example], { validate: true, onlyIfEmpty: true });
-    assert.deepEqual(first, { files: ["examples/model.json"], shells: 3, submodels: 6, conceptDescriptions: 2, skipped: false });
-    const again = await loadModelFiles(store, [example, example], { validate: true, onlyIfEmpty: true });
-    assert.deepEqual(again, { files: [], shells: 0, submodels: 0, conceptDescriptions: 0, skipped: true });
-    const shells = await store.execute({ type: "GetAllAssetAdministrationShells", params: {} });
-    assert.ok(shells.ok && shells.value.items.length === 3);
-    await engine.close();
-  });
-
-  test("a model the engine refuses names the file and the reason", async () => {
-    const engine = createEngine({ repository: createMemoryRepository() });
-    const broken = { file: "broken.json", text: '{"assetAdministrationShells": [{"modelType": "AssetAdministrationShell", "id": "x", "assetInformation": {"assetKind": "Instance"}, "bogus": 1}]}' };
-    await assert.rejects(loadModelFiles(engine, [broken], { validate: true, onlyIfEmpty: false }), (error: Error) => {
-      assert.ok(error instanceof ModelFileError);
-      assert.match(error.message, /^Model file 'broken\.json' could not be loaded/);
-      assert.match(error.message, /bogus/);
-      return true;
-    });
-    await assert.rejects(loadModelFiles(engine, [{ file: "text.json", text: "not json" }], { validate: true, onlyIfEmpty: false }), /^ModelFileError: Model file 'text\.json' could not be loaded/);
-    await engine.close();
-  });
-});
+// selectModelFiles and loadModelFiles: model-files.test.ts

@@ -42,11 +42,13 @@ Options:
   -c, --config FILE    configuration file (JSON in FA³ST Service's shape: core,
                        endpoints, persistence, messageBus, fileStorage,
                        assetConnections); without one, built-in defaults
-  -m, --model FILE     AAS environment to load (JSON); repeatable; embedded and
-                       model-store only. Default: model.json in the working
-                       directory, if present. The model-store seeds Redis once,
-                       only while the store is empty
-      --empty-model    start without a model even if model.json exists
+  -m, --model FILE     AAS model to load: JSON, XML or AASX (its files go to the
+                       file storage); repeatable, the models are merged (an id
+                       defined differently in two files is an error); embedded
+                       and model-store only. Default: model.json, model.xml or
+                       model.aasx in the working directory, if present. The
+                       model-store seeds Redis once, only while it is empty
+      --empty-model    start without a model even if a model.* file exists
       --no-validation  do not validate models while loading them
       --endpoint KIND  start only endpoints of this kind: http or opcua;
                        repeatable (a missing kind gets a default endpoint)

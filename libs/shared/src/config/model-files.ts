@@ -1,12 +1,17 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { extname, resolve } from "node:path";
-import type { Command, CommandResult, Reply } from "../contracts/index.ts";
+import type { Command, CommandResult, ImportDocument, ModelFormat, Reply } from "../contracts/index.ts";
 
-/** An AAS environment file to load, read up front so a missing file fails before anything starts. */
+/** An AAS model file to load, read up front so a missing file fails before anything starts. */
 export interface ModelFile {
   /** As given (for messages). */
   file: string;
-  text: string;
+  /** Default: AASX with bytes, else JSON. */
+  format?: ModelFormat;
+  /** JSON and XML: the text. */
+  text?: string;
+  /** AASX: the package. */
+  bytes?: Uint8Array;
 }
 
 /** A model file that cannot be used; the process does not start. */
@@ -30,28 +35,42 @@ export interface ModelSelection {
 }
 
 const DEFAULT_MODEL_NAME = "model";
+const FORMAT_BY_EXTENSION: Record<string, ModelFormat> = { ".json": "json", ".xml": "xml", ".aasx": "aasx" };
+const KNOWN = "JSON (.json), XML (.xml) or AASX (.aasx)";
+
+/** By extension; a file without a known one by its first bytes (a zip starts with "PK"). */
+function formatOf(file: string, bytes: Buffer): ModelFormat {
+  const byExtension = FORMAT_BY_EXTENSION[extname(file).toLowerCase()];
+  if (byExtension) return byExtension;
+  if (bytes[0] === 0x50 && bytes[1] === 0x4b) return "aasx";
+  const start = bytes.subarray(0, 64).toString("utf8").replace(/^\uFEFF/, "").trimStart();
+  if (start.startsWith("{")) return "json";
+  if (start.startsWith("<")) return "xml";
+  throw new ModelFileError(`Model file '${file}': cannot tell its format; use ${KNOWN}.`);
+}
 
 function readModel(file: string, cwd: string): ModelFile {
-  if (extname(file).toLowerCase() !== ".json") {
-    throw new ModelFileError(`Model file '${file}': only JSON models (.json) are supported for now.`);
-  }
+  let bytes: Buffer;
   try {
-    return { file, text: readFileSync(resolve(cwd, file), "utf8") };
+    bytes = readFileSync(resolve(cwd, file));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     throw new ModelFileError(`Cannot read model file '${file}': ${code === "ENOENT" ? "no such file" : (error as Error).message}`);
   }
+  const format = formatOf(file, bytes);
+  if (format === "aasx") return { file, format, bytes };
+  return { file, format, text: bytes.toString("utf8").replace(/^\uFEFF/, "") };
 }
 
-/** The `model.*` file in the working directory (spec §9: the default model file name). */
+/** The `model.*` file in the working directory (spec §9.5: the default model file name). */
 function defaultModelFile(cwd: string): string | undefined {
   const candidates = readdirSync(cwd).filter((name) => name.startsWith(`${DEFAULT_MODEL_NAME}.`) && extname(name) !== "");
   if (candidates.length === 0) return undefined;
-  const json = candidates.find((name) => name.toLowerCase() === `${DEFAULT_MODEL_NAME}.json`);
-  if (json) return json;
-  throw new ModelFileError(
-    `Found ${candidates.map((name) => `'${name}'`).join(", ")} in ${cwd}, but only JSON models are supported for now. Pass a JSON model with -m, or --empty-model.`,
-  );
+  const usable = candidates.filter((name) => name.slice(DEFAULT_MODEL_NAME.length).toLowerCase() in FORMAT_BY_EXTENSION);
+  if (usable.length === 1) return usable[0];
+  const listed = candidates.map((name) => `'${name}'`).join(", ");
+  if (usable.length === 0) throw new ModelFileError(`Found ${listed} in ${cwd}, but a model is ${KNOWN}. Pass one with -m, or --empty-model.`);
+  throw new ModelFileError(`Found several default models (${usable.map((name) => `'${name}'`).join(", ")}) in ${cwd}. Pass the ones to load with -m, or --empty-model.`);
 }
 
 /** -m, else TWINPORT_MODEL, else persistence.initialModelFile, else model.* in the cwd; none with --empty-model. */
@@ -71,7 +90,7 @@ export function selectModelFiles(selection: ModelSelection): ModelFile[] {
 
 /** What loads the models: the engine, directly or through a StoreClient. */
 export interface ModelLoader {
-  execute(command: Command<"LoadEnvironment">): Promise<Reply<CommandResult<"LoadEnvironment">>>;
+  execute(command: Command<"ImportEnvironment">): Promise<Reply<CommandResult<"ImportEnvironment">>>;
 }
 
 export interface LoadedModels {
@@ -79,33 +98,50 @@ export interface LoadedModels {
   shells: number;
   submodels: number;
   conceptDescriptions: number;
+  /** Files the AASX packages carried, now in the file storage. */
+  storedFiles: number;
   /** True when the store already held data, so nothing was loaded (a restart over live data). */
   skipped: boolean;
 }
 
+function documentOf(model: ModelFile): ImportDocument {
+  if (model.bytes !== undefined) return { source: model.file, format: model.format ?? "aasx", contentBase64: Buffer.from(model.bytes).toString("base64") };
+  return { source: model.file, format: model.format ?? "json", text: model.text ?? "" };
+}
+
 /**
- * Loads the model files in order. With `onlyIfEmpty` the first file decides: if the store already
- * holds data nothing is loaded, so a restarted model-store never writes its seed over live data.
+ * Loads the model files as ONE import: their identifiables are merged (the same identifiable in
+ * two files collapses; the same id with different content is an error naming both files), checked
+ * all-or-nothing, and only then written; AASX files land in the file storage. With `onlyIfEmpty`
+ * nothing is loaded into a store that already holds data, so a restarted model-store never writes
+ * its seed over live data.
  */
 export async function loadModelFiles(store: ModelLoader, models: readonly ModelFile[], options: { validate: boolean; onlyIfEmpty: boolean }): Promise<LoadedModels> {
-  const result: LoadedModels = { files: [], shells: 0, submodels: 0, conceptDescriptions: 0, skipped: false };
-  for (const [index, model] of models.entries()) {
-    const reply = await store.execute({
-      type: "LoadEnvironment",
-      params: { body: model.text, validate: options.validate, onlyIfEmpty: options.onlyIfEmpty && index === 0 },
-      origin: "load",
-    });
-    if (!reply.ok) {
-      const details = reply.error.details ?? [];
-      const shown = details.slice(0, 3).join("; ") + (details.length > 3 ? `; and ${details.length - 3} more` : "");
-      const where = reply.error.path ? ` at ${reply.error.path}` : "";
-      throw new ModelFileError(`Model file '${model.file}' could not be loaded${where}: ${reply.error.message}${shown ? ` (${shown})` : ""}`);
-    }
-    if (reply.value.skipped) return { ...result, skipped: true };
-    result.files.push(model.file);
-    result.shells += reply.value.shells;
-    result.submodels += reply.value.submodels;
-    result.conceptDescriptions += reply.value.conceptDescriptions;
-  }
-  return result;
+  const result: LoadedModels = { files: [], shells: 0, submodels: 0, conceptDescriptions: 0, storedFiles: 0, skipped: false };
+  if (models.length === 0) return result;
+  const reply = await store.execute({
+    type: "ImportEnvironment",
+    params: { documents: models.map(documentOf), mode: "all-or-nothing", validate: options.validate, onlyIfEmpty: options.onlyIfEmpty },
+    origin: "load",
+  });
+  if (!reply.ok) throw loadError(models, reply.error.message, reply.error.details ?? []);
+  if (reply.value.skipped) return { ...result, skipped: true };
+  return {
+    files: models.map((model) => model.file),
+    shells: reply.value.shells,
+    submodels: reply.value.submodels,
+    conceptDescriptions: reply.value.conceptDescriptions,
+    storedFiles: reply.value.files,
+    skipped: false,
+  };
+}
+
+/** The engine names the document first ("a.json: …", "a.json, submodels[2] ('id'): …"). */
+function loadError(models: readonly ModelFile[], message: string, details: string[]): ModelFileError {
+  const shown = details.slice(0, 3).join("; ") + (details.length > 3 ? `; and ${details.length - 3} more` : "");
+  const suffix = shown && !message.includes(shown) ? ` (${shown})` : "";
+  const culprit = models.find((model) => message.startsWith(`${model.file}: `) || message.startsWith(`${model.file}, `));
+  if (!culprit) return new ModelFileError(`The model files could not be loaded: ${message}${suffix}`);
+  const rest = message.slice(culprit.file.length + 2);
+  return new ModelFileError(`Model file '${culprit.file}' could not be loaded: ${rest}${suffix}`);
 }

@@ -1,0 +1,31 @@
+import {
+  ConfigError,
+  createFilesystemFileStore,
+  createMemoryFileStore,
+  FILE_STORAGE_FILESYSTEM_CLASS,
+  FILE_STORAGE_REDIS_CLASS,
+  PERSISTENCE_REDIS_CLASS,
+  type FileStore,
+  type TwinportConfig,
+} from "@twinport/shared";
+
+/**
+ * The embedded process's FileStore from `fileStorage`: memory (default), a directory, or the
+ * Redis of the persistence (FileStorageRedis needs PersistenceRedis: it has no URL of its own).
+ */
+export async function openEmbeddedFileStore(config: TwinportConfig): Promise<FileStore> {
+  const storage = config.fileStorage;
+  switch (storage["@class"]) {
+    case FILE_STORAGE_FILESYSTEM_CLASS:
+      return createFilesystemFileStore({ directory: storage.path });
+    case FILE_STORAGE_REDIS_CLASS: {
+      if (config.persistence["@class"] !== PERSISTENCE_REDIS_CLASS) {
+        throw new ConfigError(`fileStorage ${FILE_STORAGE_REDIS_CLASS} keeps files in the persistence's Redis: persistence must be ${PERSISTENCE_REDIS_CLASS}`);
+      }
+      const { createRedisFileStore } = await import("@twinport/model-store");
+      return await createRedisFileStore({ url: config.persistence.url, keyPrefix: config.persistence.keyPrefix });
+    }
+    default:
+      return createMemoryFileStore();
+  }
+}

@@ -1,0 +1,27 @@
+import {
+  createFilesystemFileStore,
+  createMemoryFileStore,
+  FILE_STORAGE_FILESYSTEM_CLASS,
+  FILE_STORAGE_REDIS_CLASS,
+  type FileStore,
+  type PersistenceRedisConfig,
+  type TwinportConfig,
+} from "@twinport/shared";
+import { createRedisFileStore } from "./redis/file-store-redis.ts";
+
+/**
+ * The model-store's FileStore from `fileStorage`: Redis by default (the files live with the model
+ * and every replica sees them), or a directory every replica shares. Memory is accepted for a
+ * single replica (each replica would otherwise hold different files).
+ */
+export async function openModelStoreFileStore(config: TwinportConfig, persistence: PersistenceRedisConfig): Promise<FileStore> {
+  const storage = config.fileStorage;
+  switch (storage["@class"]) {
+    case FILE_STORAGE_REDIS_CLASS:
+      return await createRedisFileStore({ url: persistence.url, keyPrefix: persistence.keyPrefix });
+    case FILE_STORAGE_FILESYSTEM_CLASS:
+      return createFilesystemFileStore({ directory: storage.path });
+    default:
+      return createMemoryFileStore();
+  }
+}
