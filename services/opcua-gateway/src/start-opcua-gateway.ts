@@ -1,7 +1,9 @@
 import { hostname as machineHostname } from "node:os";
-import { nodesets, OPCUAServer } from "node-opcua";
+import { OPCUAServer } from "node-opcua";
 import type { EventBus, OpcUaEndpointConfig, StoreClient } from "@twinport/shared";
 import { routeNodeOpcuaLogs, type LogLine } from "./node-opcua-logging.ts";
+import { AAS_NODESETS } from "./address-space/aas-types.ts";
+import { attachAddressSpace, type AttachedAddressSpace } from "./address-space/attach-address-space.ts";
 import { prepareOpcuaSecurity } from "./security/opcua-security.ts";
 
 export interface OpcuaGatewayDeps {
@@ -23,8 +25,7 @@ export interface RunningOpcuaGateway {
   stop(): Promise<void>;
 }
 
-/** The object every AAS node hangs below, under Objects (the layout FA³ST clients know). */
-export const AAS_ENVIRONMENT_BROWSE_NAME = "AASEnvironment";
+export { AAS_ENVIRONMENT_BROWSE_NAME } from "./address-space/attach-address-space.ts";
 
 const stderrLine: LogLine = (line) => process.stderr.write(`${line}\n`);
 
@@ -71,23 +72,21 @@ export async function startOpcuaGateway(deps: OpcuaGatewayDeps): Promise<Running
     host: bindsEverywhere ? undefined : endpoint.host,
     ...(endpoint.hostname && endpoint.hostname !== endpoint.host && !bindsEverywhere ? { alternateHostname: [endpoint.host] } : {}),
     ...security.serverOptions,
-    nodesets: [nodesets.standard],
+    nodesets: [...AAS_NODESETS],
     buildInfo: { productName: "Twinport AAS OPC UA Server", manufacturerName: "Twinport" },
   });
 
   const disposeManagers = () => security.dispose();
 
+  // The AAS address space: built from a store snapshot before clients connect, then kept in sync.
+  let aas: AttachedAddressSpace | undefined;
   try {
     await server.initialize();
     security.applyTo(server);
-    const addressSpace = server.engine.addressSpace!;
-    addressSpace.getOwnNamespace().addObject({
-      browseName: AAS_ENVIRONMENT_BROWSE_NAME,
-      nodeId: `s=${AAS_ENVIRONMENT_BROWSE_NAME}`,
-      organizedBy: addressSpace.rootFolder.objects,
-    });
+    aas = await attachAddressSpace(server, { store: deps.store, bus: deps.bus, endpoint, log: deps.log ?? stderrLine });
     await server.start();
   } catch (error) {
+    await aas?.stop();
     await server.shutdown(0).catch(() => undefined);
     await disposeManagers();
     throw startError(error, endpoint);
@@ -98,6 +97,7 @@ export async function startOpcuaGateway(deps: OpcuaGatewayDeps): Promise<Running
     endpointUrl: server.getEndpointUrl(),
     stop() {
       stopping ??= (async () => {
+        await aas?.stop();
         await server.shutdown(endpoint.secondsTillShutdown * 1000);
         await disposeManagers();
       })();

@@ -1,0 +1,77 @@
+import { Subscription, type OPCUAServer } from "node-opcua";
+import type { EventBus, OpcUaEndpointConfig, StoreClient } from "@twinport/shared";
+import { notImplementedInvoker, type OperationInvoker } from "../methods/operation-method.ts";
+import { startAddressSpaceSync, type AddressSpaceSync } from "../sync/address-space-sync.ts";
+import { createValueWriter } from "../values/value-writer.ts";
+import { resolveAasTypes } from "./aas-types.ts";
+import { NodeBuilder } from "./node-builder.ts";
+import { CONCEPT_DESCRIPTIONS_NODE_ID, ENVIRONMENT_NODE_ID } from "./node-ids.ts";
+import type { SpecContext } from "./spec-context.ts";
+
+/** The object every AAS node hangs below, under Objects (the layout FA³ST clients know). */
+export const AAS_ENVIRONMENT_BROWSE_NAME = "AASEnvironment";
+
+/**
+ * node-opcua sends data changes once per publishing interval and raises any shorter interval a
+ * client asks for to 50 ms, which alone would exceed the HTTP → OPC UA latency target (p99 ≤ 20 ms).
+ * Clients that ask for a short interval get down to this; the others keep what they ask for.
+ */
+const MINIMUM_PUBLISHING_INTERVAL_MS = 10;
+
+export interface AddressSpaceDeps {
+  store: StoreClient;
+  bus: EventBus;
+  endpoint: OpcUaEndpointConfig;
+  log(line: string): void;
+  /** How Operation method calls run (default: BadNotImplemented until the operations issue plugs in). */
+  invoke?: OperationInvoker;
+}
+
+export interface AttachedAddressSpace {
+  sync: AddressSpaceSync;
+  /** Stops following the store's events (the nodes stay until the server shuts down). */
+  stop(): Promise<void>;
+}
+
+/** Only *_READ profiles: value nodes read-only and methods not executable (ARCHITECTURE §8). */
+export function isReadOnlyEndpoint(endpoint: OpcUaEndpointConfig): boolean {
+  return endpoint.profiles.length > 0 && endpoint.profiles.every((profile) => profile.endsWith("_READ"));
+}
+
+/**
+ * Builds the AAS address space of an initialized server (loaded with AAS_NODESETS) from a store
+ * snapshot and keeps it in sync with the store's events. Resolves once the snapshot is built, so
+ * the server can start serving a complete model.
+ */
+export async function attachAddressSpace(server: OPCUAServer, deps: AddressSpaceDeps): Promise<AttachedAddressSpace> {
+  Subscription.minimumPublishingInterval = Math.min(Subscription.minimumPublishingInterval, MINIMUM_PUBLISHING_INTERVAL_MS);
+  const addressSpace = server.engine.addressSpace;
+  if (!addressSpace) throw new Error("attachAddressSpace needs an initialized OPC UA server");
+  const types = resolveAasTypes(addressSpace);
+  const builder = new NodeBuilder(types);
+  const environment = builder.create(
+    { class: "object", nodeId: ENVIRONMENT_NODE_ID, name: AAS_ENVIRONMENT_BROWSE_NAME, nameSpace: "v3", typeDefinition: types.objectType.AASEnvironmentType, reference: "organizes", children: [] },
+    addressSpace.rootFolder.objects,
+  );
+  const conceptDescriptions = builder.create(
+    { class: "object", nodeId: CONCEPT_DESCRIPTIONS_NODE_ID, name: "ConceptDescriptions", nameSpace: "v3", typeDefinition: types.objectType.FolderType, reference: "organizes", children: [] },
+    environment,
+  );
+
+  let sync: AddressSpaceSync | undefined;
+  const writer = createValueWriter({
+    store: deps.store,
+    // Writes can only arrive once the server started, i.e. after the first snapshot.
+    waitForSeq: (seq, timeoutMs) => sync!.waitForSeq(seq, timeoutMs),
+    log: deps.log,
+  });
+  const ctx: SpecContext = {
+    types,
+    structures: { addressSpace, key: types.dataType.AASKeyDataType, specificAssetId: types.dataType.AASSpecificAssetIdDataType },
+    writer,
+    writable: !isReadOnlyEndpoint(deps.endpoint),
+    invoke: deps.invoke ?? notImplementedInvoker,
+  };
+  sync = await startAddressSpaceSync({ bus: deps.bus, target: { store: deps.store, builder, ctx, environment, conceptDescriptions }, log: deps.log });
+  return { sync, stop: () => sync.stop() };
+}

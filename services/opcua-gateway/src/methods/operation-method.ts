@@ -1,0 +1,34 @@
+import { StatusCodes, type CallMethodResultOptions, type ISessionContext, type UAMethod, type Variant } from "node-opcua";
+
+/** What a method node of an Operation needs to invoke it. */
+export interface OperationBinding {
+  submodelId: string;
+  idShortPath: string;
+  /** False on a read-only endpoint (only *_READ profiles): the method stays unbound, i.e. not executable. */
+  callable: boolean;
+  invoke: OperationInvoker;
+}
+
+/**
+ * Runs an Operation for an OPC UA call. The operation lifecycle (InvokeOperation, sync/async,
+ * timeouts) belongs to the operations issue, which plugs its invoker in here; until then every call
+ * answers BadNotImplemented ("operation invocation is not implemented yet").
+ */
+export type OperationInvoker = (binding: OperationBinding, inputArguments: Variant[]) => Promise<CallMethodResultOptions>;
+
+export const notImplementedInvoker: OperationInvoker = async () => ({ statusCode: StatusCodes.BadNotImplemented });
+
+const BINDING = Symbol("twinport.operationBinding");
+type BoundMethod = UAMethod & { [BINDING]?: OperationBinding };
+
+export function bindOperation(method: UAMethod, binding: OperationBinding): void {
+  const bound = method as BoundMethod;
+  const wasBound = bound[BINDING] !== undefined;
+  bound[BINDING] = binding;
+  if (!binding.callable || wasBound) return;
+  // Two parameters: node-opcua requires (inputArguments, context) for a promise-returning handler.
+  method.bindMethod(async function (this: BoundMethod, inputArguments: Variant[], _context: ISessionContext) {
+    const current = bound[BINDING]!;
+    return current.invoke(current, inputArguments);
+  });
+}

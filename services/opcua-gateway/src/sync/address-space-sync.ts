@@ -1,0 +1,217 @@
+import type { ChangeEvent, EventBus, EventSubscription, Heartbeat } from "@twinport/shared";
+import { applyChange, applySnapshot, type MirrorTarget } from "./change-applier.ts";
+
+export interface AddressSpaceSyncOptions {
+  bus: EventBus;
+  target: MirrorTarget;
+  log(line: string): void;
+  /**
+   * How long an event may arrive out of order (a later seq first) before the gap counts as a
+   * lost event and the address space resyncs; also the grace for a heartbeat ahead of us.
+   */
+  gapGraceMs?: number;
+  /** Pause between attempts when the store cannot be read during a (re)sync. */
+  retryMs?: number;
+}
+
+export interface AddressSpaceSync {
+  /** The seq of the last event applied (or of the snapshot). */
+  readonly appliedSeq: number;
+  /** How many (re)syncs completed: 1 after start. */
+  readonly syncCount: number;
+  /** Resolves true once every event up to `seq` is applied; false after `timeoutMs`. */
+  waitForSeq(seq: number, timeoutMs: number): Promise<boolean>;
+  /** Read a fresh snapshot, patching the address space in place. */
+  resync(reason: string): void;
+  stop(): Promise<void>;
+}
+
+interface Waiter {
+  seq: number;
+  resolve(reached: boolean): void;
+  timer: NodeJS.Timeout;
+}
+
+/**
+ * Keeps the address space equal to the store (ARCHITECTURE §4, §8): subscribe first and buffer,
+ * read a snapshot stamped with the seq read before its first page, apply the buffered events
+ * above that seq, then every event in seq order. A gap that does not fill within the grace
+ * period, a heartbeat ahead of the last seq seen, a reconnect or an event that does not fit the
+ * nodes all lead to a resync, which patches nodes in place.
+ *
+ * Resolves once the first snapshot is in the address space.
+ */
+export async function startAddressSpaceSync(options: AddressSpaceSyncOptions): Promise<AddressSpaceSync> {
+  const { target, log } = options;
+  const gapGraceMs = options.gapGraceMs ?? 250;
+  const retryMs = options.retryMs ?? 1000;
+
+  let appliedSeq = 0;
+  /** Highest seq accepted into `queue` (contiguous from the snapshot). */
+  let acceptedSeq = 0;
+  let syncCount = 0;
+  const queue: ChangeEvent[] = [];
+  /** Events that arrived ahead of a missing seq. */
+  const held = new Map<number, ChangeEvent>();
+  /** While a snapshot is read, every event waits here. */
+  let buffer: ChangeEvent[] | undefined = [];
+  let resyncReason: string | undefined = "start";
+  let working: Promise<void> | undefined;
+  let stopped = false;
+  let gapTimer: NodeJS.Timeout | undefined;
+  let heartbeatTimer: NodeJS.Timeout | undefined;
+  const waiters: Waiter[] = [];
+
+  const accept = (event: ChangeEvent) => {
+    if (event.seq <= acceptedSeq) return; // a duplicate (delivery is at least once)
+    if (event.seq > acceptedSeq + 1) {
+      held.set(event.seq, event);
+      gapTimer ??= setTimeout(() => {
+        gapTimer = undefined;
+        if (held.size > 0) requestResync(`events missing after seq ${acceptedSeq}`);
+      }, gapGraceMs).unref();
+      return;
+    }
+    queue.push(event);
+    acceptedSeq = event.seq;
+    for (let next = held.get(acceptedSeq + 1); next !== undefined; next = held.get(acceptedSeq + 1)) {
+      held.delete(next.seq);
+      queue.push(next);
+      acceptedSeq = next.seq;
+    }
+    for (const seq of held.keys()) if (seq <= acceptedSeq) held.delete(seq);
+  };
+
+  const onEvent = (event: ChangeEvent) => {
+    if (stopped) return;
+    if (buffer !== undefined) {
+      buffer.push(event);
+      return;
+    }
+    accept(event);
+    kick();
+  };
+
+  const onHeartbeat = (heartbeat: Heartbeat) => {
+    if (stopped || buffer !== undefined || heartbeat.seq <= acceptedSeq || heartbeatTimer !== undefined) return;
+    // The relay sends a heartbeat after the events before it; give a reordered event its grace.
+    heartbeatTimer = setTimeout(() => {
+      heartbeatTimer = undefined;
+      if (heartbeat.seq > acceptedSeq && buffer === undefined) requestResync(`heartbeat at seq ${heartbeat.seq}, last event seen ${acceptedSeq}`);
+    }, gapGraceMs).unref();
+  };
+
+  const requestResync = (reason: string) => {
+    if (stopped) return;
+    resyncReason ??= reason;
+    kick();
+  };
+
+  const advance = (seq: number) => {
+    if (seq <= appliedSeq) return;
+    appliedSeq = seq;
+    for (let i = waiters.length - 1; i >= 0; i--) {
+      const waiter = waiters[i];
+      if (waiter.seq <= appliedSeq) {
+        waiters.splice(i, 1);
+        clearTimeout(waiter.timer);
+        waiter.resolve(true);
+      }
+    }
+  };
+
+  const resyncNow = async (reason: string) => {
+    buffer ??= [];
+    queue.length = 0;
+    held.clear();
+    if (syncCount > 0) log(`twinport opcua-gateway: resync (${reason})`);
+    for (;;) {
+      try {
+        const seq = await applySnapshot(target);
+        acceptedSeq = seq;
+        advance(seq);
+        break;
+      } catch (error) {
+        if (stopped) return;
+        log(`twinport opcua-gateway: reading the model failed, retrying: ${(error as Error).message}`);
+        await new Promise((resolve) => setTimeout(resolve, retryMs));
+        if (stopped) return;
+      }
+    }
+    syncCount += 1;
+    const buffered = buffer;
+    buffer = undefined;
+    for (const event of buffered) accept(event);
+  };
+
+  const work = async () => {
+    while (!stopped) {
+      if (resyncReason !== undefined) {
+        const reason = resyncReason;
+        resyncReason = undefined;
+        await resyncNow(reason);
+        continue;
+      }
+      const event = queue.shift();
+      if (event === undefined) return;
+      try {
+        await applyChange(target, event);
+        advance(event.seq);
+      } catch (error) {
+        log(`twinport opcua-gateway: event ${event.seq} (${event.kind} ${event.id} ${event.idShortPath ?? ""}) did not apply: ${(error as Error).message}`);
+        resyncReason ??= `event ${event.seq} did not apply`;
+      }
+    }
+  };
+
+  const kick = () => {
+    if (working !== undefined || stopped) return;
+    working = work().finally(() => {
+      working = undefined;
+      if (!stopped && (queue.length > 0 || resyncReason !== undefined)) kick();
+    });
+  };
+
+  const subscription: EventSubscription = await options.bus.subscribe({
+    onEvent,
+    onHeartbeat,
+    onReconnect: () => requestResync("the message bus reconnected"),
+  });
+  kick();
+  await working;
+
+  return {
+    get appliedSeq() {
+      return appliedSeq;
+    },
+    get syncCount() {
+      return syncCount;
+    },
+    waitForSeq(seq, timeoutMs) {
+      if (seq <= appliedSeq) return Promise.resolve(true);
+      return new Promise<boolean>((resolve) => {
+        const waiter: Waiter = {
+          seq,
+          resolve,
+          timer: setTimeout(() => {
+            waiters.splice(waiters.indexOf(waiter), 1);
+            resolve(false);
+          }, timeoutMs),
+        };
+        waiters.push(waiter);
+      });
+    },
+    resync: (reason) => requestResync(reason),
+    async stop() {
+      stopped = true;
+      clearTimeout(gapTimer);
+      clearTimeout(heartbeatTimer);
+      for (const waiter of waiters.splice(0)) {
+        clearTimeout(waiter.timer);
+        waiter.resolve(false);
+      }
+      await subscription.unsubscribe();
+      await working?.catch(() => undefined);
+    },
+  };
+}

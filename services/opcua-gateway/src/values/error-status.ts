@@ -1,0 +1,20 @@
+import { StatusCodes, type StatusCode } from "node-opcua";
+import type { ErrorCode } from "@twinport/shared";
+
+/** The one mapping from the store's error codes to OPC UA status codes (ARCHITECTURE §3). */
+const STATUS: Record<ErrorCode, StatusCode> = {
+  "bad-request": StatusCodes.BadOutOfRange,
+  validation: StatusCodes.BadOutOfRange,
+  "not-found": StatusCodes.BadNodeIdUnknown,
+  conflict: StatusCodes.BadInvalidState,
+  "precondition-failed": StatusCodes.BadInvalidState,
+  "method-not-allowed": StatusCodes.BadNotWritable,
+  "payload-too-large": StatusCodes.BadEncodingLimitsExceeded,
+  unavailable: StatusCodes.BadResourceUnavailable,
+  timeout: StatusCodes.BadTimeout,
+  internal: StatusCodes.BadInternalError,
+};
+
+export function statusForError(code: ErrorCode): StatusCode {
+  return STATUS[code] ?? StatusCodes.BadInternalError;
+}

@@ -1,0 +1,56 @@
+import { NumericRange, StatusCodes, type DataValue, type ISessionContext, type StatusCode, type UAVariable, type Variant } from "node-opcua";
+
+/** Which part of an element's ValueOnly form a writable node stands for (spec §4.5). */
+export type WriteTarget =
+  | { field: "value"; valueType: unknown } // Property
+  | { field: "min" | "max"; valueType: unknown } // Range
+  | { field: "blob" }
+  | { field: "multi-language" }
+  | { field: "reference"; referenceType?: string } // ReferenceElement value
+  | { field: "first" | "second"; referenceType?: string } // (Annotated)RelationshipElement
+  | { field: "entity-type" }
+  | { field: "global-asset-id" };
+
+/** Where a write goes: the same command HTTP PATCH …/$value sends. */
+export interface ValueWriter {
+  write(binding: WriteBinding, value: Variant): Promise<StatusCode>;
+}
+
+export interface WriteBinding {
+  writer: ValueWriter;
+  submodelId: string;
+  idShortPath: string;
+  /** The element's idShort, for the wrapped body form; absent for list items. */
+  idShort?: string;
+  target: WriteTarget;
+}
+
+const BINDING = Symbol("twinport.writeBinding");
+type BoundVariable = UAVariable & { [BINDING]?: WriteBinding };
+type WriteCallback = (error: Error | null, statusCode?: StatusCode) => void;
+
+/**
+ * Routes a client's writes on `variable` to the store instead of the node. node-opcua's own
+ * writeValue stores the client's value in the node itself once a setter answers (even with a Bad
+ * status): the node must only ever change through the store's event, so the whole writeValue is
+ * replaced. The binding is refreshed whenever the node is rebuilt in place.
+ */
+export function bindWrite(variable: UAVariable, binding: WriteBinding): void {
+  const bound = variable as BoundVariable;
+  bound[BINDING] = binding;
+  if (variable.writeValue !== interceptedWriteValue) variable.writeValue = interceptedWriteValue as UAVariable["writeValue"];
+}
+
+function interceptedWriteValue(this: BoundVariable, context: ISessionContext | null, dataValue: DataValue, ...rest: unknown[]): void {
+  const callback = rest[rest.length - 1] as WriteCallback;
+  const indexRange = rest.length === 2 ? NumericRange.coerce(rest[0] as string | NumericRange | null) : undefined;
+  const binding = this[BINDING];
+  if (binding === undefined || !this.isWritable(context as ISessionContext)) return callback(null, StatusCodes.BadNotWritable);
+  if (context && !this.isUserWritable(context)) return callback(null, StatusCodes.BadUserAccessDenied);
+  // A value is written whole: AAS has no partial update of a value.
+  if (indexRange && !indexRange.isEmpty()) return callback(null, StatusCodes.BadWriteNotSupported);
+  binding.writer.write(binding, dataValue.value).then(
+    (statusCode) => callback(null, statusCode),
+    () => callback(null, StatusCodes.BadInternalError),
+  );
+}
