@@ -1,0 +1,3 @@
+import { submodelRepositorySuite } from "./http/submodel-repository-suite.ts";
+
+submodelRepositorySuite("distributed");
