@@ -4,6 +4,21 @@
 set -euo pipefail
 missing=()
 have() { command -v "$1" >/dev/null 2>&1 || [ -x "/usr/sbin/$1" ] || [ -x "/usr/bin/$1" ]; }
+# The deployment checks (tests/deployment.test.ts) validate docker-compose.yml with Debian's
+# docker-compose, render k8s/ with kubectl's bundled kustomize (Debian's kubernetes-client when no
+# kubectl is installed) and check the compose proxy's configuration with haproxy -c. Without
+# recommends: docker-compose would otherwise pull in a Docker engine the checks do not need.
+deploy_missing=()
+have docker-compose || deploy_missing+=(docker-compose)
+have kubectl || deploy_missing+=(kubernetes-client)
+have haproxy || deploy_missing+=(haproxy)
+if [ ${#deploy_missing[@]} -gt 0 ] && [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
+  echo "Installing ${deploy_missing[*]} (Debian packages) for the deployment checks..." >&2
+  DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null
+  DEBIAN_FRONTEND=noninteractive DEBCONF_NOWARNINGS=yes apt-get install -y -qq --no-install-recommends "${deploy_missing[@]}" >/dev/null
+  # Debian may start a system haproxy on install; the checks only run `haproxy -c`.
+  (service haproxy stop || true) >/dev/null 2>&1
+fi
 have redis-server || missing+=(redis-server)
 have nats-server || missing+=(nats-server)
 [ ${#missing[@]} -eq 0 ] && exit 0

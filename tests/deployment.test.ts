@@ -1,0 +1,477 @@
+/**
+ * Static checks of the deployment files (Dockerfile, .dockerignore, docker-compose.yml, k8s/): no
+ * Docker engine and no cluster here, so each file goes through the tool that reads it for real
+ * (docker-compose 1.29, kubectl's kustomize, haproxy -c, kubernetes-models' schemas and types, our
+ * configuration loader, redis-server and nats-server for the infrastructure command lines), and
+ * every checker is shown to fail on a deliberately broken copy.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn, type ChildProcess } from "node:child_process";
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { connect } from "node:net";
+import { createServer as createHttpServer } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { isBuiltin } from "node:module";
+import { freePort, serverBinary } from "./support/servers.ts";
+import { runTool } from "./support/deployment-tools.ts";
+import { dockerIgnored, healthcheckCommand, lintDockerfile } from "./support/deployment-dockerfile.ts";
+import {
+  composeProblems,
+  composeServiceViews,
+  INFRASTRUCTURE_SERVICES,
+  parseCompose,
+  proxyConfig,
+  proxyRoutes,
+  readCompose,
+  TWINPORT_SERVICES,
+  type ServiceView,
+} from "./support/deployment-compose.ts";
+import {
+  allowedClients,
+  k8sProblems,
+  k8sServiceView,
+  kustomizationDirs,
+  oldKustomizeProblems,
+  renderKustomization,
+  schemaProblems,
+  unknownFieldProblems,
+  type K8sObject,
+} from "./support/deployment-k8s.ts";
+import { parityProblems } from "./support/deployment-parity.ts";
+import { containerConfigProblems, DEFAULT_MANAGEMENT_PORT } from "./support/deployment-config.ts";
+
+const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
+const at = (path: string) => join(ROOT, path);
+const read = (path: string) => readFileSync(at(path), "utf8");
+
+const PROXY = "proxy";
+const CONFIG_MOUNT = "/etc/twinport/config.json";
+const ALL_SERVICES = [...INFRASTRUCTURE_SERVICES, ...TWINPORT_SERVICES];
+const GATEWAYS = ["http-gateway", "opcua-gateway"];
+const K8S_RULES = { namespace: "twinport", services: TWINPORT_SERVICES, gateways: GATEWAYS, stateful: INFRASTRUCTURE_SERVICES };
+/** Image paths the deployments use, and where the repository has them (Dockerfile: COPY examples /app/examples). */
+const IMAGE_FILES = { "/app/examples/model.json": at("examples/model.json") };
+const WORKSPACE_MANIFESTS = ["libs", "services"].flatMap((folder) =>
+  readdirSync(at(folder), { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => `${folder}/${entry.name}/package.json`),
+);
+
+function tempDir(t: { after(fn: () => void): void }, prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), `twinport-${prefix}-`));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** Rendered once per kustomization folder; every k8s test reads the same objects. */
+const renders = new Map<string, K8sObject[]>();
+function rendered(dir: string): K8sObject[] {
+  if (!renders.has(dir)) renders.set(dir, renderKustomization(at(dir)));
+  return structuredClone(renders.get(dir)!);
+}
+const K8S_DIRS = kustomizationDirs(at("k8s")).map((dir) => dir.slice(ROOT.length + 1));
+/** The deployable kustomizations: k8s/ itself and each overlay (k8s/base is part of both). */
+const DEPLOYABLE = K8S_DIRS.filter((dir) => dir !== "k8s/base");
+
+function k8sViews(objects: readonly K8sObject[]): Record<string, ServiceView> {
+  return Object.fromEntries(ALL_SERVICES.map((name) => [name, k8sServiceView(objects, name)]));
+}
+
+test("Dockerfile: multi-stage on node:20-slim, production dependencies only, numeric non-root user, HEALTHCHECK, ports, exec-form entry point", () => {
+  const expect = { ports: [8443, 4840, DEFAULT_MANAGEMENT_PORT], manifests: WORKSPACE_MANIFESTS };
+  const dockerfiles = readdirSync(ROOT).filter((name) => /^Dockerfile(\..+)?$/.test(name));
+  assert.ok(dockerfiles.length > 0, "no Dockerfile");
+  for (const name of dockerfiles) assert.deepEqual(lintDockerfile(read(name), expect), [], name);
+
+  const text = read("Dockerfile");
+  const broken: [string, (text: string) => string, RegExp][] = [
+    ["single stage", (t) => t.replace(/^FROM node:20-slim AS deps[\s\S]*?(?=^FROM )/m, ""), /not multi-stage/],
+    ["full node image", (t) => t.replace("FROM node:20-slim AS runtime", "FROM node:20 AS runtime"), /FROM node:20: every stage must be based on node:20-slim/],
+    ["dev dependencies", (t) => t.replace("--omit=dev ", ""), /installs dev dependencies/],
+    ["npm install", (t) => t.replace("npm ci --omit=dev", "npm install --omit=dev"), /use 'npm ci --omit=dev'/],
+    ["root user", (t) => t.replace(/^USER .*$/m, "USER root"), /must not be root/],
+    ["named user", (t) => t.replace(/^USER .*$/m, "USER node"), /numeric user/],
+    ["no user", (t) => t.replace(/^USER .*$/m, ""), /no USER/],
+    ["no healthcheck", (t) => t.replace(/^HEALTHCHECK[\s\S]*?\n(?=ENTRYPOINT)/m, ""), /no HEALTHCHECK/],
+    ["missing port", (t) => t.replace(/^EXPOSE .*$/m, "EXPOSE 8443 4840"), /port 9464 is not EXPOSEd/],
+    ["shell-form entry point", (t) => t.replace(/^ENTRYPOINT .*$/m, "ENTRYPOINT node /app/bin/twinport.js"), /SIGTERM never reaches node/],
+    ["workspace manifest not copied", (t) => t.replace(/^COPY services\/opcua-gateway\/package\.json.*$/m, ""), /services\/opcua-gateway\/package\.json is not copied/],
+    ["node_modules from the host", (t) => t.replace("COPY --from=deps /app/node_modules node_modules", "COPY node_modules node_modules"), /copies node_modules from the build context/],
+  ];
+  for (const [what, breakIt, expected] of broken) {
+    const changed = breakIt(text);
+    assert.notEqual(changed, text, `${what}: the mutation did not apply`);
+    const problems = lintDockerfile(changed, expect);
+    assert.ok(problems.some((problem) => expected.test(problem)), `${what}: expected ${expected}, got ${JSON.stringify(problems)}`);
+  }
+});
+
+test(".dockerignore sends the sources and manifests to the build and keeps tests, local state and node_modules out", () => {
+  const patterns = read(".dockerignore");
+  for (const path of ["package.json", "package-lock.json", "bin/twinport.js", "bin/cli.ts", "libs/shared/src/index.ts", "examples/model.json", "examples/config-container.json", ...WORKSPACE_MANIFESTS]) {
+    assert.equal(dockerIgnored(patterns, path), false, `${path} must reach the image`);
+  }
+  for (const path of ["node_modules/yaml/package.json", "libs/shared/node_modules/x", ".git/HEAD", "tests/deployment.test.ts", "bin/cli.test.ts", "libs/shared/src/config/core.test.ts", ".twinport/https-key.pem", "k8s/base/config.json"]) {
+    assert.equal(dockerIgnored(patterns, path), true, `${path} must stay out of the image`);
+  }
+  // The matcher itself: a re-include wins over an earlier exclude, and a folder pattern covers its files.
+  assert.equal(dockerIgnored("tests\n!tests/keep.ts", "tests/keep.ts"), false);
+  assert.equal(dockerIgnored("docs", "docs/adr/0005.md"), true);
+});
+
+test("the image runs with production dependencies only: every runtime import is a production dependency", () => {
+  const patterns = read(".dockerignore");
+  const root = JSON.parse(read("package.json")) as { dependencies?: Record<string, string> };
+  const problems: string[] = [];
+  const walk = (folder: string): string[] =>
+    readdirSync(at(folder), { withFileTypes: true }).flatMap((entry) => {
+      const path = `${folder}/${entry.name}`;
+      if (dockerIgnored(patterns, path)) return [];
+      return entry.isDirectory() ? walk(path) : /\.(ts|js|mjs)$/.test(entry.name) ? [path] : [];
+    });
+  const packageFolders = WORKSPACE_MANIFESTS.map((manifest) => manifest.replace(/\/package\.json$/, ""));
+  const files = ["bin", ...packageFolders].flatMap(walk);
+  assert.ok(files.length > 20, "found too few source files to judge");
+  for (const file of files) {
+    const owner = packageFolders.find((folder) => file.startsWith(`${folder}/`));
+    const own = owner ? (JSON.parse(read(`${owner}/package.json`)) as { dependencies?: Record<string, string> }).dependencies : {};
+    const allowed = new Set([...Object.keys(root.dependencies ?? {}), ...Object.keys(own ?? {})]);
+    for (const name of importedPackages(read(file))) {
+      if (!allowed.has(name)) problems.push(`${file} imports ${name}, which is not a production dependency of ${owner ?? "the root package"}`);
+    }
+  }
+  assert.deepEqual(problems, []);
+  // The scanner sees static, dynamic and side-effect imports, and skips type-only ones and builtins.
+  const sample = 'import { parse } from "yaml";\nimport type { IPod } from "typescript";\nimport "reflect-metadata";\nimport { readFileSync } from "node:fs";\nconst m = await import("kubernetes-models/apps/v1");\nimport { x } from "./local.ts";\nimport { y } from "@scope/pkg/deep";';
+  assert.deepEqual(importedPackages(sample), ["yaml", "reflect-metadata", "kubernetes-models", "@scope/pkg"]);
+});
+
+/** Packages a source file needs at run time (type-only imports vanish; builtins and workspaces are no dependency). */
+function importedPackages(text: string): string[] {
+  const source = text.replace(/^\s*import\s+type\s[^;]+;/gm, "").replace(/^\s*export\s+type\s[^;]+;/gm, "");
+  const names: string[] = [];
+  for (const match of source.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)["']([^"'./][^"']*)["']/gm)) {
+    const specifier = match[1]!;
+    if (isBuiltin(specifier) || specifier.startsWith("@twinport/")) continue;
+    const name = specifier.startsWith("@") ? specifier.split("/").slice(0, 2).join("/") : specifier.split("/")[0]!;
+    if (!names.includes(name)) names.push(name);
+  }
+  return names;
+}
+
+test("docker-compose.yml: docker-compose 1.29 accepts it, and it keeps the deployment rules", (t) => {
+  const run = runTool("docker-compose", ["-f", at("docker-compose.yml"), "config", "-q"], { cwd: ROOT });
+  assert.equal(run.status, 0, run.stderr);
+  const compose = readCompose(at("docker-compose.yml"));
+  assert.deepEqual(composeProblems(compose, { proxy: PROXY, configMount: CONFIG_MOUNT }), []);
+
+  // docker-compose itself refuses a broken copy...
+  const dir = tempDir(t, "compose");
+  const brokenFile = join(dir, "docker-compose.yml");
+  writeFileSync(brokenFile, read("docker-compose.yml").replace("      model-store: { condition: service_healthy }\n", "      model-storage: { condition: service_healthy }\n"));
+  const refused = runTool("docker-compose", ["-f", brokenFile, "config", "-q"], { cwd: dir });
+  assert.notEqual(refused.status, 0, "docker-compose accepted a dependency on a service that does not exist");
+  assert.match(refused.stderr, /model-storage/);
+
+  // ...and our rules name what docker-compose cannot know.
+  const text = read("docker-compose.yml");
+  const broken: [string, string, string, RegExp][] = [
+    ["fsync per second", '"--appendfsync", "always"', '"--appendfsync", "everysec"', /redis: acknowledged writes can be lost/],
+    ["JetStream off", '"-js", ', "", /nats: JetStream is off/],
+    ["a gateway on a host port", '    expose: ["8443", "9464"]\n', '    expose: ["8443", "9464"]\n    ports: ["443:8443"]\n', /http-gateway: publishes host ports/],
+    ["no seed model", ', "-m", "/app/examples/model.json"]', "]", /model-store: no model to seed/],
+    ["start without waiting", "      redis: { condition: service_healthy }\n", "      redis: { condition: service_started }\n", /model-store: must wait for redis/],
+    ["config not read", '["http-gateway", "-c", "/etc/twinport/config.json"]', '["http-gateway"]', /http-gateway: does not read the mounted config file/],
+  ];
+  for (const [what, from, to, expected] of broken) {
+    assert.ok(text.includes(from), `${what}: the mutation did not apply`);
+    const problems = composeProblems(parseCompose(text.replace(from, to)), { proxy: PROXY, configMount: CONFIG_MOUNT });
+    assert.ok(problems.some((problem) => expected.test(problem)), `${what}: expected ${expected}, got ${JSON.stringify(problems)}`);
+  }
+});
+
+test("the compose proxy: haproxy accepts its configuration, and it forwards 443 and 4840 to the gateways' ports", (t) => {
+  const compose = readCompose(at("docker-compose.yml"));
+  const config = proxyConfig(compose, PROXY);
+  const dir = tempDir(t, "proxy");
+  writeFileSync(join(dir, "haproxy.cfg"), config);
+  const checked = runTool("haproxy", ["-c", "-f", join(dir, "haproxy.cfg")]);
+  assert.equal(checked.status, 0, checked.stderr + checked.stdout);
+
+  const views = composeServiceViews(compose, PROXY);
+  assert.deepEqual(proxyRoutes(config).map((route) => `${route.service}:${route.port}`).sort(), ["http-gateway:8443", "opcua-gateway:4840"]);
+  assert.deepEqual(views["http-gateway"]!.published, [{ host: 443, container: 8443 }]);
+  assert.deepEqual(views["opcua-gateway"]!.published, [{ host: 4840, container: 4840 }]);
+
+  writeFileSync(join(dir, "broken.cfg"), config.replace("balance leastconn", "balance fastest"));
+  assert.notEqual(runTool("haproxy", ["-c", "-f", join(dir, "broken.cfg")]).status, 0, "haproxy accepted an unknown balance algorithm");
+});
+
+test("the HEALTHCHECK command (Dockerfile and compose) succeeds only when /health answers 2xx on the management port", async () => {
+  const command = healthcheckCommand(read("Dockerfile"));
+  assert.ok(command, "no exec-form HEALTHCHECK");
+  const compose = readCompose(at("docker-compose.yml"));
+  for (const name of TWINPORT_SERVICES) {
+    const test = (compose.services[name]!.healthcheck as { test: string[] }).test;
+    assert.deepEqual(test, ["CMD", ...command], `${name}: the compose healthcheck differs from the image's`);
+  }
+  let status = 200;
+  let asked = "";
+  const server = createHttpServer((request, response) => {
+    asked = request.url ?? "";
+    response.writeHead(status).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as { port: number }).port;
+  const runCheck = (managementPort: number) =>
+    new Promise<number | null>((resolve) => {
+      const [program, ...args] = command;
+      const child = spawn(program === "node" ? process.execPath : program!, args, { env: { ...process.env, TWINPORT_CORE_MANAGEMENTPORT: String(managementPort) }, stdio: "ignore" });
+      child.on("exit", (code) => resolve(code));
+    });
+  try {
+    assert.equal(await runCheck(port), 0);
+    assert.equal(asked, "/health");
+    status = 503;
+    assert.equal(await runCheck(port), 1);
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
+  assert.equal(await runCheck(port), 1, "a closed port must fail the check");
+});
+
+test("k8s/: every kustomization renders with kubectl kustomize and stays within old kustomize's subset", (t) => {
+  assert.ok(K8S_DIRS.includes("k8s") && K8S_DIRS.includes("k8s/base") && K8S_DIRS.includes("k8s/overlays/single-node"), JSON.stringify(K8S_DIRS));
+  for (const dir of K8S_DIRS) {
+    assert.ok(rendered(dir).length > 10, `${dir} rendered too few objects`);
+    assert.deepEqual(oldKustomizeProblems(at(dir)), [], dir);
+  }
+  // A broken copy: kustomize refuses a missing file, and the subset check names newer syntax.
+  const copy = join(tempDir(t, "k8s"), "k8s");
+  cpSync(at("k8s"), copy, { recursive: true });
+  const overlay = join(copy, "overlays/single-node/kustomization.yaml");
+  const overlayText = readFileSync(overlay, "utf8");
+  writeFileSync(overlay, overlayText.replace("  - volumes.yaml\n", "  - volumes.yaml\n  - storage.yaml\n"));
+  assert.throws(() => renderKustomization(join(copy, "overlays/single-node")), /storage\.yaml/);
+  writeFileSync(overlay, overlayText.replace("bases:\n", "resources:\n").replace("patchesStrategicMerge:", "patches:"));
+  const problems = oldKustomizeProblems(join(copy, "overlays/single-node"));
+  assert.ok(problems.some((problem) => /directory '\.\.\/\.\.\/base' under resources/.test(problem)), JSON.stringify(problems));
+  assert.ok(problems.some((problem) => /'patches' is unknown to old kustomize/.test(problem)), JSON.stringify(problems));
+});
+
+test("k8s/: every rendered object validates against the Kubernetes schemas and names no unknown field", async () => {
+  const objects = DEPLOYABLE.flatMap((dir) => rendered(dir));
+  assert.deepEqual(await schemaProblems(objects), []);
+
+  const deployment = structuredClone(objects.find((object) => object.kind === "Deployment")!);
+  deployment.spec.template.spec.containers[0].ports[0].containerPort = "https";
+  const wrongType = await schemaProblems([deployment]);
+  assert.ok(wrongType.some((problem) => /containerPort must be integer/.test(problem)), JSON.stringify(wrongType));
+  assert.ok((await schemaProblems([{ apiVersion: "apps/v9", kind: "Deployment", metadata: { name: "x" } }])).length === 1);
+
+  // One compiler run: the real objects must be clean, the misspelled copy must be named.
+  const misspelled = structuredClone(objects.find((object) => object.kind === "Deployment")!);
+  const container = misspelled.spec.template.spec.containers[0];
+  container.readinesProbe = container.readinessProbe;
+  delete container.readinessProbe;
+  misspelled.metadata.name = "misspelled";
+  const unknown = unknownFieldProblems([...objects, misspelled]);
+  assert.equal(unknown.length, 1, JSON.stringify(unknown));
+  assert.match(unknown[0]!, /^Deployment\/misspelled: .*readinesProbe.* does not exist in type 'IContainer'/);
+});
+
+test("k8s/: namespace, probes, resources, PodDisruptionBudgets, autoscalers, Services, persistent StatefulSets, NetworkPolicies, no service links", () => {
+  for (const dir of DEPLOYABLE) {
+    const objects = rendered(dir);
+    assert.deepEqual(k8sProblems(objects, K8S_RULES), [], dir);
+    // Only the services reach Redis and NATS; no gateway reaches Redis (ARCHITECTURE §3).
+    assert.deepEqual(allowedClients(objects, "redis"), ["model-store"], dir);
+    assert.deepEqual(allowedClients(objects, "nats"), ["http-gateway", "model-store", "opcua-gateway"], dir);
+    const services = objects.filter((object) => object.kind === "Service");
+    assert.equal(services.find((service) => service.metadata.name === "http-gateway")?.spec.type, "ClusterIP", dir);
+    assert.equal(services.find((service) => service.metadata.name === "opcua-gateway")?.spec.ports[0].protocol, "TCP", dir);
+    // Every OPC UA replica serves the one certificate from the Secret (ARCHITECTURE §8).
+    const opcua = objects.find((object) => object.kind === "Deployment" && object.metadata.name === "opcua-gateway")!;
+    const secretVolume = opcua.spec.template.spec.volumes.find((volume: any) => volume.secret?.secretName === "opcua-server-certificate");
+    assert.ok(secretVolume, `${dir}: opcua-gateway does not mount the opcua-server-certificate Secret`);
+    const mounts = opcua.spec.template.spec.containers[0].volumeMounts.filter((mount: any) => mount.name === secretVolume.name).map((mount: any) => mount.mountPath);
+    assert.deepEqual(mounts.sort(), ["/data/PKI/CA/own/certs/certificate.pem", "/data/PKI/CA/own/private"], dir);
+  }
+  const single = rendered("k8s/overlays/single-node");
+  for (const hpa of single.filter((object) => object.kind === "HorizontalPodAutoscaler")) assert.equal(hpa.spec.minReplicas, 1, hpa.metadata.name);
+
+  const objects = rendered("k8s");
+  const broken: [string, (objects: K8sObject[]) => void, RegExp][] = [
+    ["service links on", (o) => (o.find((x) => x.metadata.name === "http-gateway" && x.kind === "Deployment")!.spec.template.spec.enableServiceLinks = true), /Deployment\/http-gateway: enableServiceLinks must be false/],
+    ["no budget", (o) => o.splice(o.findIndex((x) => x.kind === "PodDisruptionBudget" && x.metadata.name === "model-store"), 1), /Deployment\/model-store: no PodDisruptionBudget/],
+    ["no autoscaler", (o) => o.splice(o.findIndex((x) => x.kind === "HorizontalPodAutoscaler" && x.metadata.name === "opcua-gateway"), 1), /Deployment\/opcua-gateway: no HorizontalPodAutoscaler/],
+    ["fixed replicas", (o) => (o.find((x) => x.metadata.name === "model-store" && x.kind === "Deployment")!.spec.replicas = 3), /sets replicas/],
+    ["no readiness probe", (o) => delete o.find((x) => x.metadata.name === "http-gateway" && x.kind === "Deployment")!.spec.template.spec.containers[0].readinessProbe, /no readinessProbe/],
+    ["Redis on an emptyDir", (o) => delete o.find((x) => x.metadata.name === "redis" && x.kind === "StatefulSet")!.spec.volumeClaimTemplates, /StatefulSet\/redis: its data is not on a persistent volume claim/],
+    ["no policy for NATS", (o) => o.splice(o.findIndex((x) => x.kind === "NetworkPolicy" && x.metadata.name === "nats"), 1), /StatefulSet\/nats: no NetworkPolicy/],
+    ["config map missing", (o) => o.splice(o.findIndex((x) => x.kind === "ConfigMap" && x.metadata.name.startsWith("twinport-settings")), 1), /reads twinport-settings-\w+\/opcua-hostname/],
+  ];
+  for (const [what, breakIt, expected] of broken) {
+    const copy = structuredClone(objects);
+    breakIt(copy);
+    const problems = k8sProblems(copy, K8S_RULES);
+    assert.ok(problems.some((problem) => expected.test(problem)), `${what}: expected ${expected}, got ${JSON.stringify(problems)}`);
+  }
+  const opened = structuredClone(objects);
+  opened.find((x) => x.kind === "NetworkPolicy" && x.metadata.name === "redis")!.spec.ingress[0].from.push({ podSelector: { matchLabels: { "app.kubernetes.io/name": "http-gateway" } } });
+  assert.deepEqual(allowedClients(opened, "redis"), ["http-gateway", "model-store"]);
+});
+
+test("docker-compose.yml and k8s/ agree on every service's image, command, environment keys, ports and health check", (t) => {
+  const compose = composeServiceViews(readCompose(at("docker-compose.yml")), PROXY);
+  for (const dir of DEPLOYABLE) {
+    assert.deepEqual(parityProblems(compose, k8sViews(rendered(dir)), { published: TWINPORT_SERVICES }), [], dir);
+  }
+  const k8s = k8sViews(rendered("k8s"));
+
+  // A compose file that drifted: renamed variable, changed command, moved port.
+  const dir = tempDir(t, "parity");
+  const drifted = read("docker-compose.yml")
+    .replace("      TWINPORT_MESSAGEBUS_URL: nats://nats:4222\n    volumes:\n      - ./examples/config-container.json:/etc/twinport/config.json:ro\n      - http-gateway-state", "      TWINPORT_MESSAGEBUS_SERVERS: nats://nats:4222\n    volumes:\n      - ./examples/config-container.json:/etc/twinport/config.json:ro\n      - http-gateway-state")
+    .replace('["opcua-gateway", "-c", "/etc/twinport/config.json"]', '["opcua-gateway", "-c", "/etc/twinport/opcua.json"]')
+    .replace('"443:8443"', '"8443:8443"');
+  writeFileSync(join(dir, "docker-compose.yml"), drifted);
+  const problems = parityProblems(composeServiceViews(readCompose(join(dir, "docker-compose.yml")), PROXY), k8s, { published: TWINPORT_SERVICES });
+  for (const expected of [
+    /^http-gateway: environment TWINPORT_MESSAGEBUS_SERVERS only in docker-compose\.yml$/,
+    /^http-gateway: environment TWINPORT_MESSAGEBUS_URL only in k8s\/$/,
+    /^opcua-gateway: command .*opcua\.json.* in docker-compose\.yml, args .*config\.json.* in k8s\/$/,
+    /^http-gateway: offered to clients as \["8443->8443"\] in docker-compose\.yml, \["443->8443"\] in k8s\/$/,
+  ]) {
+    assert.ok(problems.some((problem) => expected.test(problem)), `expected ${expected}, got ${JSON.stringify(problems)}`);
+  }
+  // Manifests that drifted: another container port, another image, another liveness path.
+  const objects = rendered("k8s");
+  const nats = objects.find((x) => x.kind === "StatefulSet" && x.metadata.name === "nats")!;
+  nats.spec.template.spec.containers[0].ports[1].containerPort = 8223;
+  nats.spec.template.spec.containers[0].image = "nats:2.9-alpine";
+  const store = objects.find((x) => x.kind === "Deployment" && x.metadata.name === "model-store")!;
+  store.spec.template.spec.containers[0].livenessProbe.httpGet.path = "/healthz";
+  const k8sProblemsFound = parityProblems(composeServiceViews(readCompose(at("docker-compose.yml")), PROXY), k8sViews(objects), { published: TWINPORT_SERVICES });
+  for (const expected of [/^nats: container ports \[4222,8222\] in docker-compose\.yml, \[4222,8223\] in k8s\/$/, /^nats: image nats:2\.10-alpine in docker-compose\.yml, nats:2\.9-alpine in k8s\/$/, /^model-store: health check .*\/health.* liveness probe .*\/healthz/]) {
+    assert.ok(k8sProblemsFound.some((problem) => expected.test(problem)), `expected ${expected}, got ${JSON.stringify(k8sProblemsFound)}`);
+  }
+});
+
+test("each Twinport container loads its configuration without warnings, binds every interface and reaches redis and nats by service name", (t) => {
+  const compose = composeServiceViews(readCompose(at("docker-compose.yml")), PROXY);
+  const composeFiles = { ...IMAGE_FILES, [CONFIG_MOUNT]: at("examples/config-container.json") };
+  for (const name of TWINPORT_SERVICES) {
+    assert.deepEqual(containerConfigProblems(name, compose[name]!, { files: composeFiles, services: compose, writableRoot: "/data", opcuaHostname: name === "opcua-gateway" ? "localhost" : undefined }), [], `compose ${name}`);
+  }
+  // Kubernetes mounts the ConfigMap's config.json, which must be examples/config-container.json.
+  const dir = tempDir(t, "k8s-config");
+  for (const kustomization of DEPLOYABLE) {
+    const objects = rendered(kustomization);
+    const configMap = objects.find((object) => object.kind === "ConfigMap" && object.metadata.name.startsWith("twinport-config-"))!;
+    assert.deepEqual(JSON.parse(configMap.data["config.json"]), JSON.parse(read("examples/config-container.json")), `${kustomization}: k8s/base/config.json differs from examples/config-container.json`);
+    const file = join(dir, `${kustomization.replace(/\//g, "-")}.json`);
+    writeFileSync(file, configMap.data["config.json"]);
+    const views = k8sViews(objects);
+    const hostname = objects.find((object) => object.kind === "ConfigMap" && object.metadata.name.startsWith("twinport-settings-"))!.data["opcua-hostname"];
+    for (const name of TWINPORT_SERVICES) {
+      const deployment = objects.find((object) => object.kind === "Deployment" && object.metadata.name === name)!;
+      const configVolume = deployment.spec.template.spec.volumes.find((volume: any) => volume.configMap?.name === configMap.metadata.name);
+      const mount = deployment.spec.template.spec.containers[0].volumeMounts.find((entry: any) => entry.name === configVolume?.name);
+      assert.equal(mount?.mountPath, "/etc/twinport", `${kustomization} ${name}: the config is not mounted at /etc/twinport`);
+      assert.deepEqual(containerConfigProblems(name, views[name]!, { files: { ...IMAGE_FILES, [CONFIG_MOUNT]: file }, services: views, writableRoot: "/data", opcuaHostname: name === "opcua-gateway" ? hostname : undefined }), [], `${kustomization} ${name}`);
+    }
+  }
+  // The checker fails for real reasons: an override that names no setting, a loopback bind, a wrong address.
+  const http = structuredClone(compose["http-gateway"]!);
+  http.env.TWINPORT_MESSAGEBUS_URLS = "nats://nats:4222";
+  http.env.TWINPORT_ENDPOINTS_0_HOST = "127.0.0.1";
+  http.env.TWINPORT_MESSAGEBUS_URL = "nats://message-bus:4222";
+  const problems = containerConfigProblems("http-gateway", http, { files: composeFiles, services: compose, writableRoot: "/data" });
+  for (const expected of [/Ignoring environment variable TWINPORT_MESSAGEBUS_URLS/, /binds 127\.0\.0\.1/, /does not name the nats service/]) {
+    assert.ok(problems.some((problem) => expected.test(problem)), `expected ${expected}, got ${JSON.stringify(problems)}`);
+  }
+});
+
+/** Starts a server binary with a deployment's command line plus local overrides appended (the last value of a flag wins). */
+async function startWith(command: readonly string[], extra: string[], cwd: string, port: number): Promise<ChildProcess> {
+  const binary = serverBinary(command[0] as "redis-server" | "nats-server");
+  const child = spawn(binary, [...command.slice(1), ...extra], { cwd, stdio: ["ignore", "ignore", "pipe"] });
+  let stderr = "";
+  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+  const until = Date.now() + 10_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${command[0]} exited with ${child.exitCode}: ${stderr}`);
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = connect(port, "127.0.0.1");
+      socket.once("connect", () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once("error", () => resolve(false));
+    });
+    if (open) return child;
+    if (Date.now() > until) throw new Error(`${command[0]} did not listen on ${port}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+async function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  child.kill("SIGTERM");
+  await exited;
+}
+
+function redisCommand(port: number, ...args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1");
+    let data = "";
+    socket.on("data", (chunk) => {
+      data += chunk.toString();
+      // CONFIG GET answers an array of two bulk strings: *2, $n, name, $n, value.
+      if (data.split("\r\n").length >= 6) {
+        socket.destroy();
+        resolve(data.split("\r\n")[4]!);
+      }
+    });
+    socket.on("error", reject);
+    socket.write(`*${args.length}\r\n${args.map((arg) => `$${Buffer.byteLength(arg)}\r\n${arg}\r\n`).join("")}`);
+  });
+}
+
+test("the redis and nats command lines of the deployments start the real servers with AOF fsync always and JetStream on the data folder", async (t) => {
+  const compose = composeServiceViews(readCompose(at("docker-compose.yml")), PROXY);
+  const dir = tempDir(t, "infra");
+
+  const redisPort = await freePort();
+  const redis = await startWith(compose.redis!.command!, ["--port", String(redisPort), "--bind", "127.0.0.1", "--save", ""], dir, redisPort);
+  try {
+    assert.equal(await redisCommand(redisPort, "CONFIG", "GET", "appendonly"), "yes");
+    assert.equal(await redisCommand(redisPort, "CONFIG", "GET", "appendfsync"), "always");
+    // The image's working directory (/data, the volume) is where Redis keeps its files.
+    assert.equal(await redisCommand(redisPort, "CONFIG", "GET", "dir"), dir);
+  } finally {
+    await stopProcess(redis);
+  }
+
+  const natsPort = await freePort();
+  const monitorPort = await freePort();
+  const store = join(dir, "js");
+  const command = compose.nats!.command!;
+  const nats = await startWith(command, ["-a", "127.0.0.1", "-p", String(natsPort), "-m", String(monitorPort), "-sd", store], dir, natsPort);
+  try {
+    const varz = (await (await fetch(`http://127.0.0.1:${monitorPort}/varz`)).json()) as { server_name: string; jetstream?: { config?: { store_dir?: string } } };
+    assert.equal(varz.server_name, command[command.indexOf("--name") + 1]);
+    assert.equal(varz.jetstream?.config?.store_dir, join(store, "jetstream"));
+    assert.equal((await fetch(`http://127.0.0.1:${monitorPort}/healthz`)).status, 200);
+  } finally {
+    await stopProcess(nats);
+  }
+  // The same command lines as the manifests carry them.
+  const k8s = k8sViews(rendered("k8s"));
+  assert.deepEqual(k8s.redis!.command, compose.redis!.command);
+  assert.deepEqual(k8s.nats!.command, compose.nats!.command);
+});
