@@ -41,8 +41,22 @@ export {
   HTTP_ASSET_CONNECTION_CLASS,
   OPCUA_ASSET_CONNECTION_CLASS,
   MQTT_ASSET_CONNECTION_CLASS,
+  ASSET_CONNECTION_KNOWN_PROPERTIES,
   type AssetConnectionConfig,
+  type HttpAssetConnectionConfig,
+  type HttpValueProviderConfig,
+  type HttpSubscriptionProviderConfig,
+  type HttpOperationProviderConfig,
+  type OpcUaAssetConnectionConfig,
+  type OpcUaValueProviderConfig,
+  type OpcUaSubscriptionProviderConfig,
+  type OpcUaOperationProviderConfig,
+  type MqttAssetConnectionConfig,
+  type CertificateConfig,
+  type ReadWriteMode,
+  type ArgumentValidationMode,
 } from "./asset-connections.ts";
+export { providerTarget, parseReferenceText, ReferenceTextError, type ProviderTarget, type ReferenceKey } from "./asset-connection-reference.ts";
 export { parseCommandLine, roleOf, UsageError, HELP_TEXT, ROLES, type CommandLine } from "./command-line.ts";
 export {
   selectModelFiles,

@@ -148,7 +148,7 @@ describe("FA³ST compatibility", () => {
       config.assetConnections.map((c) => c["@class"]),
       ["assetconnection.opcua.OpcUaAssetConnection", "assetconnection.http.HttpAssetConnection", "assetconnection.mqtt.MqttAssetConnection"],
     );
-    assert.deepEqual(config.assetConnections[0]!.valueProviders, { "(Submodel)urn:x, (Property)p": { nodeId: "ns=2;s=a" } });
+    assert.deepEqual(config.assetConnections[0]!.valueProviders, { "(Submodel)urn:x, (Property)p": { nodeId: "ns=2;s=a", readWriteMode: "READ_WRITE", readInterval: 1000 } });
   });
 
   test("isCorsEnabled and corsEnabled disagreeing is an error", () => {
