@@ -382,8 +382,68 @@ export function repositoryContract(name: string, makeRepository: () => Promise<R
       assert.equal(all[4999].path, "p4999");
       assert.ok(all.every((r) => r.revision === result.seq));
     });
+
+    test("operation handles: compare-and-set on the version, then read back", async (repo) => {
+      const id = "handle-1/ä?*{x}";
+      assert.equal(await repo.getOperationHandle(id), undefined);
+      assert.equal(await repo.putOperationHandle(id, '{"state":"Initiated"}', { ttlMs: 60_000, expectedVersion: null }), 1);
+      // Creating again, or writing with a stale version, changes nothing.
+      assert.equal(await repo.putOperationHandle(id, '{"state":"Other"}', { ttlMs: 60_000, expectedVersion: null }), undefined);
+      assert.equal(await repo.putOperationHandle(id, '{"state":"Other"}', { ttlMs: 60_000, expectedVersion: 7 }), undefined);
+      assert.deepEqual(await repo.getOperationHandle(id), { json: '{"state":"Initiated"}', version: 1 });
+      assert.equal(await repo.putOperationHandle(id, '{"state":"Running","n":[]}', { ttlMs: 60_000, expectedVersion: 1 }), 2);
+      assert.deepEqual(await repo.getOperationHandle(id), { json: '{"state":"Running","n":[]}', version: 2 });
+      // Writing a handle whose version is unknown (deleted, expired) is refused, never a re-create.
+      assert.equal(await repo.putOperationHandle("missing", "{}", { ttlMs: 60_000, expectedVersion: 1 }), undefined);
+      assert.equal(await repo.getOperationHandle("missing"), undefined);
+      // Handles are not model state: no sequence number is used.
+      assert.equal(await repo.currentSeq(), 0);
+    });
+
+    test("operation handles expire after their TTL, counted from the last write", async (repo) => {
+      await repo.putOperationHandle("short", "{}", { ttlMs: 150, expectedVersion: null });
+      await repo.putOperationHandle("long", "{}", { ttlMs: 60_000, expectedVersion: null });
+      await sleep(90);
+      assert.equal(await repo.putOperationHandle("short", '{"again":true}', { ttlMs: 150, expectedVersion: 1 }), 2);
+      await sleep(90);
+      assert.equal((await repo.getOperationHandle("short"))?.version, 2, "the second write restarted the TTL");
+      await sleep(150);
+      assert.equal(await repo.getOperationHandle("short"), undefined);
+      assert.equal((await repo.getOperationHandle("long"))?.version, 1);
+      // An expired handle is gone: it can be created anew.
+      assert.equal(await repo.putOperationHandle("short", "{}", { ttlMs: 60_000, expectedVersion: null }), 1);
+    });
+
+    test("deleteOperationHandles removes every handle and nothing else", async (repo) => {
+      await ok(repo, [], [putIdentifiable("submodel", "sm", {}), insert("sm", "", "p", {})]);
+      for (let i = 0; i < 30; i++) await repo.putOperationHandle(`h${i}`, "{}", { ttlMs: 60_000, expectedVersion: null });
+      await repo.renewOperationRunner("runner", 60_000);
+      assert.equal(await repo.deleteOperationHandles(), 30);
+      assert.equal(await repo.getOperationHandle("h0"), undefined);
+      assert.equal(await repo.getOperationHandle("h29"), undefined);
+      assert.equal(await repo.deleteOperationHandles(), 0);
+      assert.equal((await repo.getIdentifiable("submodel", "sm"))?.id, "sm");
+      assert.equal((await repo.getElements("sm", ["p"]))[0]?.path, "p");
+      assert.equal(await repo.isOperationRunnerAlive("runner"), true);
+    });
+
+    test("operation runner leases live until their TTL passes without renewal", async (repo) => {
+      assert.equal(await repo.isOperationRunnerAlive("r1"), false);
+      await repo.renewOperationRunner("r1", 150);
+      await repo.renewOperationRunner("r2", 60_000);
+      assert.equal(await repo.isOperationRunnerAlive("r1"), true);
+      await sleep(90);
+      await repo.renewOperationRunner("r1", 150);
+      await sleep(90);
+      assert.equal(await repo.isOperationRunnerAlive("r1"), true, "renewal extended the lease");
+      await sleep(150);
+      assert.equal(await repo.isOperationRunnerAlive("r1"), false);
+      assert.equal(await repo.isOperationRunnerAlive("r2"), true);
+    });
   });
 }
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 // ---- helpers
 

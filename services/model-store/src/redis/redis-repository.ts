@@ -2,6 +2,7 @@ import type { IdentifiableKind, Repository, RepositoryPage, StoredIdentifiable }
 import { CommandError } from "@twinport/shared";
 import type { Redis } from "ioredis";
 import { runCommit } from "./commit-script.ts";
+import { redisOperationHandles } from "./operation-handles-redis.ts";
 import { decodeCursor, encodeCursor, getElements, getSubtree, listChildren } from "./element-reads.ts";
 import { closeRedis, createRedisClient, firstConnection } from "./redis-client.ts";
 import { redisCall } from "./redis-errors.ts";
@@ -110,6 +111,8 @@ export async function createRedisRepository(options: RedisRepositoryOptions): Pr
     async currentSeq() {
       return Number((await redisCall(redis.get(layout.sequence))) ?? 0);
     },
+
+    ...redisOperationHandles(redis, layout),
 
     async clear() {
       // Everything but the sequence (revisions are never reused) and the outbox with its relay

@@ -10,6 +10,7 @@ import type {
   StoredElement,
   StoredIdentifiable,
 } from "../ports/index.ts";
+import { createMemoryOperationHandles } from "./memory-operation-handles.ts";
 
 /**
  * The Repository port in process memory (embedded mode, tests). Only strings and numbers are
@@ -94,6 +95,7 @@ export function createMemoryRepository(): Repository {
   const submodels = new Map<string, SubmodelElements>();
   let seq = 0;
   let nextIdentifiableOrdinal = 1;
+  const { clearOperationHandles, ...operationHandles } = createMemoryOperationHandles();
 
   const identifiablesOf = (kind: IdentifiableKind) => identifiables.get(kind)!;
 
@@ -316,6 +318,8 @@ export function createMemoryRepository(): Repository {
       return seq;
     },
 
+    ...operationHandles,
+
     async clear() {
       for (const kind of KINDS) {
         identifiablesOf(kind).clear();
@@ -323,6 +327,7 @@ export function createMemoryRepository(): Repository {
       }
       kinds.clear();
       submodels.clear();
+      clearOperationHandles();
     },
 
     async close() {},

@@ -89,6 +89,13 @@ export type CommitResult =
   /** Which precondition failed (index into `preconditions`); nothing was written. */
   | { ok: false; failed: number };
 
+/** An operation handle as stored: JSON text the engine owns, and a version for compare-and-set. */
+export interface StoredOperationHandle {
+  json: string;
+  /** 1 after the first write, +1 on each write. */
+  version: number;
+}
+
 export interface Repository {
   getIdentifiable(kind: IdentifiableKind, id: string): Promise<StoredIdentifiable | undefined>;
   /** Which kind of identifiable holds this id, if any (ids are unique across kinds). */
@@ -119,6 +126,24 @@ export interface Repository {
   commit(commit: Commit): Promise<CommitResult>;
   /** The sequence number of the last commit (0 when none). */
   currentSeq(): Promise<number>;
+  /**
+   * Operation handles (asynchronous invocations), shared by every model-store replica so any gateway
+   * answers for any handle. A write is a compare-and-set on the version (`null` = must not exist)
+   * that also (re)sets the time to live; it answers the new version, or undefined when the stored
+   * version differed (nothing written). Not part of commits: a handle is not model state and has no
+   * revision, and its writes must not wait behind a large model write.
+   */
+  putOperationHandle(handleId: string, json: string, options: { ttlMs: number; expectedVersion: number | null }): Promise<number | undefined>;
+  getOperationHandle(handleId: string): Promise<StoredOperationHandle | undefined>;
+  /** Delete every handle (/reset); answers how many there were. */
+  deleteOperationHandles(): Promise<number>;
+  /**
+   * The lease of a process that runs asynchronous invocations: renewed while it runs some. A handle
+   * whose runner's lease is gone (the process died) is marked Failed by whoever reads it.
+   */
+  renewOperationRunner(runnerId: string, ttlMs: number): Promise<void>;
+  isOperationRunnerAlive(runnerId: string): Promise<boolean>;
+
   /** Remove everything (used by tests and, later, /reset). Does not reset the sequence. */
   clear(): Promise<void>;
   close(): Promise<void>;
