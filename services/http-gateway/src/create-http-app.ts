@@ -16,6 +16,7 @@ import { aasRoutes } from "./routes/aas.ts";
 import { conceptDescriptionRepositoryRoutes } from "./routes/concept-description-repository.ts";
 import { descriptionRoutes } from "./routes/description.ts";
 import { discoveryRoutes } from "./routes/discovery.ts";
+import { fileRoutes } from "./routes/file-routes.ts";
 import { submodelRepositoryRoutes } from "./routes/submodel-repository.ts";
 import { submodelRoutes } from "./routes/submodel.ts";
 
@@ -72,6 +73,7 @@ export function createHttpApp(deps: HttpAppDeps): Hono {
     }),
     ...conceptDescriptionRepositoryRoutes({ send }),
     ...discoveryRoutes({ send }),
+    ...fileRoutes({ send }),
   ];
   // Last: /description lists the profiles of the routes above that this endpoint serves.
   routes.push(...descriptionRoutes(routes, settings.profiles));

@@ -39,6 +39,23 @@ export const SUBMODEL_API_BELOW_SHELL: ProfileSets = {
   write: ["AAS_REPOSITORY_FULL", "AAS_FULL"],
 };
 
+/** GET /serialization: in every repository and service profile whose file lists it (AAS API §b). */
+export const SERIALIZATION: readonly ProfileName[] = [
+  "AAS_REPOSITORY_FULL",
+  "AAS_REPOSITORY_READ",
+  "SUBMODEL_REPOSITORY_FULL",
+  "SUBMODEL_REPOSITORY_READ",
+  "AAS_FULL",
+  "AAS_READ",
+  "SUBMODEL_FULL",
+  "SUBMODEL_READ",
+  "CONCEPT_DESCRIPTION_FULL",
+];
+export const AASX_FILE_SERVER: ProfileSets = { read: ["AASX_FILE_SERVER_FULL"], write: ["AASX_FILE_SERVER_FULL"] };
+/** FA³ST's proprietary calls (spec §4.2). */
+export const FAAAST_RESET: readonly ProfileName[] = ["FAAAST_RESET"];
+export const FAAAST_IMPORT: readonly ProfileName[] = ["FAAAST_IMPORT"];
+
 export function isServed(operationProfiles: readonly string[], enabled: readonly string[]): boolean {
   return enabled.length === 0 || operationProfiles.some((profile) => enabled.includes(profile));
 }

@@ -1,16 +1,17 @@
-import type { CommandParams, CommandResult, CommandType, ReplyOk, StoreClient } from "@twinport/shared";
+import type { CommandParams, CommandResult, CommandType, ExecuteOptions, ReplyOk, StoreClient } from "@twinport/shared";
 import { ApiError } from "./api-error.ts";
 import type { GatewayContext } from "./gateway-env.ts";
 
-export type SendCommand = <T extends CommandType>(c: GatewayContext, type: T, params: CommandParams<T>) => Promise<ReplyOk<CommandResult<T>>>;
+/** `options`: a deadline other than the bus's default (long transfers: imports, packages, files). */
+export type SendCommand = <T extends CommandType>(c: GatewayContext, type: T, params: CommandParams<T>, options?: ExecuteOptions) => Promise<ReplyOk<CommandResult<T>>>;
 
 /**
  * Sends one command to the store, stamped with the endpoint's origin and the request's correlation
  * id. A failed reply becomes an ApiError so handlers only deal with success.
  */
 export function commandSender(store: StoreClient, origin: string): SendCommand {
-  return async (c, type, params) => {
-    const reply = await store.execute({ type, params: withoutUndefined(params), origin, correlationId: c.get("correlationId") });
+  return async (c, type, params, options) => {
+    const reply = await store.execute({ type, params: withoutUndefined(params), origin, correlationId: c.get("correlationId") }, options);
     if (!reply.ok) throw new ApiError(reply.error);
     return reply;
   };

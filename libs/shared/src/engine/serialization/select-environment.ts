@@ -1,7 +1,7 @@
 import { loadAllElements } from "../element-io.ts";
 import type { EngineContext } from "../engine-context.ts";
-import { requireIdentifiable } from "../identifiables.ts";
-import type { IdentifiableKind } from "../ports/index.ts";
+import { notFound, requireIdentifiable } from "../identifiables.ts";
+import type { IdentifiableKind, StoredIdentifiable } from "../ports/index.ts";
 import { joinSubmodel } from "../submodel-json.ts";
 
 export interface EnvironmentSelection {
@@ -37,12 +37,34 @@ export async function selectEnvironment(ctx: EngineContext, selection: Environme
       conceptDescriptions: selection.includeConceptDescriptions ? await listAll(ctx, "concept-description") : [],
     };
   }
-  const shells: Record<string, unknown>[] = [];
-  for (const id of aasIds) shells.push(JSON.parse((await requireIdentifiable(ctx, "shell", id)).json));
+  const shells = (await resolveIds(ctx, "shell", aasIds)).map((stored) => JSON.parse(stored.json) as Record<string, unknown>);
   const submodels: Record<string, unknown>[] = [];
-  for (const id of submodelIds) submodels.push(await withElements(ctx, JSON.parse((await requireIdentifiable(ctx, "submodel", id)).json)));
+  for (const stored of await resolveIds(ctx, "submodel", submodelIds)) submodels.push(await withElements(ctx, JSON.parse(stored.json)));
   const conceptDescriptions = selection.includeConceptDescriptions ? await referencedConceptDescriptions(ctx, [...shells, ...submodels]) : [];
   return { shells, submodels, conceptDescriptions };
+}
+
+/**
+ * The identifiables the ids name. FA³ST sends several ids as ONE base64url value of the ids joined
+ * with commas; an id that does not exist but contains commas is read that way when every part
+ * exists (an id that really contains a comma still wins, being looked up first).
+ */
+async function resolveIds(ctx: EngineContext, kind: IdentifiableKind, ids: readonly string[]): Promise<StoredIdentifiable[]> {
+  const found = new Map<string, StoredIdentifiable>();
+  for (const id of ids) {
+    const stored = await ctx.repository.getIdentifiable(kind, id);
+    if (stored) {
+      found.set(stored.id, stored);
+      continue;
+    }
+    const parts = id.split(",").map((part) => part.trim()).filter((part) => part !== "");
+    if (parts.length < 2) throw notFound(kind, id);
+    for (const part of parts) {
+      const one = await requireIdentifiable(ctx, kind, part);
+      found.set(one.id, one);
+    }
+  }
+  return [...found.values()];
 }
 
 function unique(ids: readonly string[] | undefined): string[] {

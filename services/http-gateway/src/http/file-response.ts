@@ -1,0 +1,18 @@
+import type { FileContent } from "@twinport/shared";
+import type { GatewayContext } from "./gateway-env.ts";
+
+/**
+ * A file as the response body: its bytes, its content type, and a Content-Disposition naming it
+ * (AAS API: GetFileByPath declares the header; RFC 6266 `filename*` carries non-ASCII names).
+ */
+export function fileResponse(c: GatewayContext, file: FileContent, headers: Record<string, string> = {}): Response {
+  const bytes = Buffer.from(file.contentBase64, "base64");
+  const all: Record<string, string> = { "Content-Type": file.contentType, "Content-Length": String(bytes.length), ...headers };
+  if (file.fileName !== undefined) all["Content-Disposition"] = contentDisposition(file.fileName);
+  return c.body(bytes, 200, all);
+}
+
+export function contentDisposition(fileName: string): string {
+  const ascii = fileName.replace(/[^\x20-\x7e]|["\\]/g, "_");
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(fileName)}`;
+}

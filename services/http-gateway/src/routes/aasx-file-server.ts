@@ -1,0 +1,117 @@
+import { encodeBase64Url } from "@twinport/shared";
+import { badRequest } from "../http/api-error.ts";
+import { API_PREFIX, type ApiRoute } from "../http/api-routes.ts";
+import { base64UrlQuery } from "../http/encoded-query.ts";
+import { fileResponse } from "../http/file-response.ts";
+import type { GatewayContext } from "../http/gateway-env.ts";
+import { longRequest } from "../http/long-request.ts";
+import { readMultipartUpload, type MultipartUpload } from "../http/multipart-upload.ts";
+import { identifierParam } from "../http/path-params.ts";
+import { readPagingAndModifiers } from "../http/query.ts";
+import { noContentResponse, pagedResponse } from "../http/reply-response.ts";
+import { AASX_FILE_SERVER } from "../profiles.ts";
+import type { RouteDeps } from "./route-deps.ts";
+
+/**
+ * AASX File Server API (AAS API §a.8, §k), profile AASX_FILE_SERVER_FULL. A posted package's
+ * content joins the served model; deleting the package removes it again (engine/handlers/
+ * aasx-packages.ts). `packageId` is base64url in the path; the multipart `aasIds` part may repeat
+ * or hold a JSON array.
+ */
+export function aasxFileServerRoutes({ send }: RouteDeps): ApiRoute[] {
+  const { read, write } = AASX_FILE_SERVER;
+  return [
+    {
+      path: "/packages",
+      operations: [
+        {
+          method: "GET",
+          profiles: read,
+          handle: async (c) => {
+            const { page } = readPagingAndModifiers(c, { paging: true });
+            const reply = await send(c, "GetAllAASXPackageIds", { aasId: base64UrlQuery(c, "aasId"), page });
+            return pagedResponse(c, reply.value);
+          },
+        },
+        {
+          method: "POST",
+          profiles: write,
+          handle: async (c) => {
+            readPagingAndModifiers(c, {});
+            const upload = await readMultipartUpload(c);
+            const reply = await send(c, "PostAASXPackage", { file: packageFile(upload), aasIds: aasIdsOf(upload) }, longRequest());
+            const location = `${API_PREFIX}/packages/${encodeBase64Url(reply.value.packageId)}`;
+            return c.body(JSON.stringify(reply.value), 201, { "Content-Type": "application/json", Location: location });
+          },
+        },
+      ],
+    },
+    {
+      path: "/packages/:packageId",
+      operations: [
+        {
+          method: "GET",
+          profiles: read,
+          handle: async (c) => {
+            readPagingAndModifiers(c, {});
+            const reply = await send(c, "GetAASXByPackageId", { packageId: packageIdOf(c) }, longRequest());
+            return fileResponse(c, reply.value, { "X-FileName": headerSafe(reply.value.fileName ?? "package.aasx") });
+          },
+        },
+        {
+          method: "PUT",
+          profiles: write,
+          handle: async (c) => {
+            readPagingAndModifiers(c, {});
+            const packageId = packageIdOf(c);
+            const upload = await readMultipartUpload(c);
+            await send(c, "PutAASXByPackageId", { packageId, file: packageFile(upload), aasIds: aasIdsOf(upload) }, longRequest());
+            return noContentResponse(c);
+          },
+        },
+        {
+          method: "DELETE",
+          profiles: write,
+          handle: async (c) => {
+            readPagingAndModifiers(c, {});
+            await send(c, "DeleteAASXByPackageId", { packageId: packageIdOf(c) }, longRequest());
+            return noContentResponse(c);
+          },
+        },
+      ],
+    },
+  ];
+}
+
+function packageIdOf(c: GatewayContext): string {
+  return identifierParam(c, "packageId");
+}
+
+/** The part's type says nothing the store needs: a package is a package. */
+function packageFile(upload: MultipartUpload) {
+  const { contentType: _ignored, ...file } = upload.file;
+  return file;
+}
+
+/** `aasIds`: repeated parts of plain ids, or one part holding a JSON array of them. Absent = from the package. */
+function aasIdsOf(upload: MultipartUpload): string[] | undefined {
+  const values = upload.field("aasIds");
+  if (values.length === 0) return undefined;
+  return values.flatMap((value) => {
+    const text = value.trim();
+    if (!text.startsWith("[")) return text === "" ? [] : [text];
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw badRequest('The part "aasIds" is neither an id nor a JSON array of ids');
+    }
+    if (!Array.isArray(parsed) || parsed.some((id) => typeof id !== "string")) throw badRequest('The part "aasIds" must be a JSON array of strings');
+    return parsed as string[];
+  });
+}
+
+/** Header values are ISO-8859-1 at best: a non-ASCII file name travels percent-encoded. */
+function headerSafe(text: string): string {
+  return /^[\x20-\x7e]*$/.test(text) ? text : encodeURIComponent(text);
+}

@@ -1,0 +1,64 @@
+import type { ModelFormat } from "@twinport/shared";
+import { badRequest } from "../http/api-error.ts";
+import type { ApiRoute } from "../http/api-routes.ts";
+import { booleanQuery } from "../http/boolean-query.ts";
+import { fileResponse } from "../http/file-response.ts";
+import type { GatewayContext } from "../http/gateway-env.ts";
+import { longRequest } from "../http/long-request.ts";
+import { ACCEPTED_MODEL_TYPES, negotiateModelFormat } from "../http/model-media-types.ts";
+import { readPagingAndModifiers } from "../http/query.ts";
+import { decodeBase64Url, isAasError } from "@twinport/shared";
+import { SERIALIZATION } from "../profiles.ts";
+import type { RouteDeps } from "./route-deps.ts";
+
+/**
+ * Serialization API: GET /serialization?aasIds=…&submodelIds=…&includeConceptDescriptions=…
+ * (AAS API §j). The format follows Accept (JSON when absent or `*\/*`); an Accept we cannot
+ * satisfy is a 400 (the digest allows 406 or 400; the store's error codes have no 406).
+ */
+export function serializationRoutes({ send }: RouteDeps): ApiRoute[] {
+  return [
+    {
+      path: "/serialization",
+      operations: [
+        {
+          method: "GET",
+          profiles: SERIALIZATION,
+          handle: async (c) => {
+            readPagingAndModifiers(c, {});
+            const format: ModelFormat | undefined = negotiateModelFormat(c.req.header("Accept"));
+            if (format === undefined) throw badRequest(`Accept names no format this endpoint writes; use one of ${ACCEPTED_MODEL_TYPES.join(", ")}`);
+            const params = {
+              aasIds: idsQuery(c, "aasIds"),
+              submodelIds: idsQuery(c, "submodelIds"),
+              includeConceptDescriptions: booleanQuery(c, "includeConceptDescriptions", true),
+              format,
+            };
+            const reply = await send(c, "GenerateSerializationByIds", params, longRequest());
+            // Only the package is a download; JSON and XML are plain bodies.
+            const { fileName, ...content } = reply.value;
+            return fileResponse(c, format === "aasx" ? reply.value : content);
+          },
+        },
+      ],
+    },
+  ];
+}
+
+/**
+ * Identifiers, each base64url-encoded: repeated (`aasIds=a&aasIds=b`) or comma-separated
+ * (`aasIds=a,b`; base64url has no comma). FA³ST's one value of comma-joined ids is resolved in the
+ * store, which knows whether an id with a comma exists.
+ */
+function idsQuery(c: GatewayContext, name: string): string[] | undefined {
+  const values = (c.req.queries(name) ?? []).flatMap((value) => value.split(",")).filter((value) => value !== "");
+  if (values.length === 0) return undefined;
+  return values.map((value) => {
+    try {
+      return decodeBase64Url(value);
+    } catch (error) {
+      if (isAasError(error)) throw badRequest(`Query parameter "${name}": ${error.message}`);
+      throw error;
+    }
+  });
+}
