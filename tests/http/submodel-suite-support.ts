@@ -72,3 +72,28 @@ export async function allPages(http: HttpClient, path: string, limit: number): P
   } while (cursor !== undefined);
   return items;
 }
+
+/** The three places the Submodel API is served (AAS API §a.2/§a.3 and the spec §4.1.5 form). */
+export type SubmodelMount = "repository" | "shell" | "shell-aas";
+
+export const MOUNTS: readonly SubmodelMount[] = ["repository", "shell", "shell-aas"];
+
+/**
+ * A fixture submodel and the Submodel API's base path for it at `mount`; below a shell, a fresh
+ * shell referencing the submodel is created too.
+ */
+export async function createFixtureAt(http: HttpClient, label: string, mount: SubmodelMount): Promise<{ submodel: any; path: string; aasId?: string }> {
+  const { submodel, path } = await createFixture(http, label);
+  if (mount === "repository") return { submodel, path };
+  const aasId = `${submodel.id}:shell`;
+  const shell = {
+    modelType: "AssetAdministrationShell",
+    id: aasId,
+    assetInformation: { assetKind: "Instance", globalAssetId: `${aasId}:asset` },
+    submodels: [{ type: "ModelReference", keys: [{ type: "Submodel", value: submodel.id }] }],
+  };
+  const res = await http.request("POST", "/shells", { body: JSON.stringify(shell) });
+  assert.equal(res.status, 201, res.text);
+  const below = `/shells/${b64(aasId)}/${mount === "shell" ? "submodels" : "aas/submodels"}/${b64(submodel.id)}${mount === "shell" ? "" : "/submodel"}`;
+  return { submodel, path: below, aasId };
+}

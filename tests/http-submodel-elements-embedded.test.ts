@@ -1,0 +1,3 @@
+import { submodelElementsSuite } from "./http/submodel-elements-suite.ts";
+
+submodelElementsSuite("embedded");
