@@ -1,0 +1,3 @@
+import { submodelSuperpathSuite } from "./http/submodel-superpath-suite.ts";
+
+submodelSuperpathSuite("distributed");
