@@ -34,13 +34,15 @@ import {
   k8sServiceView,
   kustomizationDirs,
   oldKustomizeProblems,
+  opcuaCertificateProblems,
   renderKustomization,
   schemaProblems,
   unknownFieldProblems,
   type K8sObject,
 } from "./support/deployment-k8s.ts";
 import { parityProblems } from "./support/deployment-parity.ts";
-import { containerConfigProblems, DEFAULT_MANAGEMENT_PORT } from "./support/deployment-config.ts";
+import { containerConfig, containerConfigProblems, DEFAULT_MANAGEMENT_PORT } from "./support/deployment-config.ts";
+import { isOpcUaEndpoint } from "@twinport/shared";
 
 const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 const at = (path: string) => join(ROOT, path);
@@ -48,6 +50,7 @@ const read = (path: string) => readFileSync(at(path), "utf8");
 
 const PROXY = "proxy";
 const CONFIG_MOUNT = "/etc/twinport/config.json";
+const OPCUA_CERTIFICATE_SECRET = "opcua-server-certificate";
 const ALL_SERVICES = [...INFRASTRUCTURE_SERVICES, ...TWINPORT_SERVICES];
 const GATEWAYS = ["http-gateway", "opcua-gateway"];
 const K8S_RULES = { namespace: "twinport", services: TWINPORT_SERVICES, gateways: GATEWAYS, stateful: INFRASTRUCTURE_SERVICES };
@@ -292,12 +295,6 @@ test("k8s/: namespace, probes, resources, PodDisruptionBudgets, autoscalers, Ser
     const services = objects.filter((object) => object.kind === "Service");
     assert.equal(services.find((service) => service.metadata.name === "http-gateway")?.spec.type, "ClusterIP", dir);
     assert.equal(services.find((service) => service.metadata.name === "opcua-gateway")?.spec.ports[0].protocol, "TCP", dir);
-    // Every OPC UA replica serves the one certificate from the Secret (ARCHITECTURE §8).
-    const opcua = objects.find((object) => object.kind === "Deployment" && object.metadata.name === "opcua-gateway")!;
-    const secretVolume = opcua.spec.template.spec.volumes.find((volume: any) => volume.secret?.secretName === "opcua-server-certificate");
-    assert.ok(secretVolume, `${dir}: opcua-gateway does not mount the opcua-server-certificate Secret`);
-    const mounts = opcua.spec.template.spec.containers[0].volumeMounts.filter((mount: any) => mount.name === secretVolume.name).map((mount: any) => mount.mountPath);
-    assert.deepEqual(mounts.sort(), ["/data/PKI/CA/own/certs/certificate.pem", "/data/PKI/CA/own/private"], dir);
   }
   const single = rendered("k8s/overlays/single-node");
   for (const hpa of single.filter((object) => object.kind === "HorizontalPodAutoscaler")) assert.equal(hpa.spec.minReplicas, 1, hpa.metadata.name);
@@ -384,6 +381,21 @@ test("each Twinport container loads its configuration without warnings, binds ev
       assert.deepEqual(containerConfigProblems(name, views[name]!, { files: { ...IMAGE_FILES, [CONFIG_MOUNT]: file }, services: views, writableRoot: "/data", opcuaHostname: name === "opcua-gateway" ? hostname : undefined }), [], `${kustomization} ${name}`);
     }
   }
+  // Every OPC UA replica serves the one certificate from the Secret (ARCHITECTURE §8), found where
+  // the gateway looks for it with the host name each kustomization advertises.
+  for (const kustomization of DEPLOYABLE) {
+    const objects = rendered(kustomization);
+    const file = join(dir, `${kustomization.replace(/\//g, "-")}.json`);
+    const endpoint = containerConfig(k8sViews(objects)["opcua-gateway"]!, { ...IMAGE_FILES, [CONFIG_MOUNT]: file }).endpoints.find(isOpcUaEndpoint)!;
+    assert.deepEqual(opcuaCertificateProblems(objects, { hostname: endpoint.hostname!, serverCertificateBasePath: endpoint.serverCertificateBasePath }, OPCUA_CERTIFICATE_SECRET), [], kustomization);
+  }
+  const moved = rendered("k8s/overlays/single-node");
+  moved.find((object) => object.kind === "ConfigMap" && object.metadata.name.startsWith("twinport-settings-"))!.data["opcua-hostname"] = "edge-box.example";
+  const movedEndpoint = containerConfig(k8sViews(moved)["opcua-gateway"]!, { ...IMAGE_FILES, [CONFIG_MOUNT]: at("examples/config-container.json") }).endpoints.find(isOpcUaEndpoint)!;
+  assert.equal(movedEndpoint.hostname, "edge-box.example");
+  const stale = opcuaCertificateProblems(moved, { hostname: movedEndpoint.hostname!, serverCertificateBasePath: movedEndpoint.serverCertificateBasePath }, OPCUA_CERTIFICATE_SECRET);
+  assert.ok(stale.some((problem) => /the gateway looks for "Twinport AAS OPC UA Server@edge-box\.example_2048\.der"/.test(problem)), JSON.stringify(stale));
+
   // The checker fails for real reasons: an override that names no setting, a loopback bind, a wrong address.
   const http = structuredClone(compose["http-gateway"]!);
   http.env.TWINPORT_MESSAGEBUS_URLS = "nats://nats:4222";

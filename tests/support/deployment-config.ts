@@ -23,6 +23,13 @@ function address(url: string): { host: string; port: number } {
   return { host: parsed.hostname, port: Number(parsed.port) };
 }
 
+/** The configuration the container's process would run with (its command line, environment and mounted file). */
+export function containerConfig(view: ServiceView, files: ContainerFiles) {
+  const line = parseCommandLine(view.command ?? []);
+  const configFile = line.configFile ? files[line.configFile] : undefined;
+  return loadConfig({ role: line.role ?? "embedded", configFile, overrides: line.overrides, env: view.env, endpointKinds: line.endpointKinds }).config;
+}
+
 export function containerConfigProblems(
   name: string,
   view: ServiceView,

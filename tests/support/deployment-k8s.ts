@@ -261,6 +261,30 @@ export function k8sProblems(objects: readonly K8sObject[], expect: { namespace: 
   return problems;
 }
 
+/** Spec §5.1: `<serverCertificateBasePath>/private/<application name>@<hostname>_2048.der` and `.pem`. */
+export const OPCUA_SERVER_APPLICATION_NAME = "Twinport AAS OPC UA Server";
+
+/**
+ * Every OPC UA replica must find the shared certificate where the gateway looks for it: the Secret
+ * mounted on `<serverCertificateBasePath>/private`, its two files named after the advertised host
+ * name. A host name changed without renaming the files makes each replica create its own.
+ */
+export function opcuaCertificateProblems(objects: readonly K8sObject[], endpoint: { hostname: string; serverCertificateBasePath: string }, secretName: string): string[] {
+  const deployment = find(objects, "Deployment", "opcua-gateway");
+  if (!deployment) return ["no Deployment opcua-gateway"];
+  const pod = podSpecOf(deployment)!;
+  const volume = ((pod.volumes as any[] | undefined) ?? []).find((entry) => entry.secret?.secretName === secretName);
+  if (!volume) return [`Deployment/opcua-gateway: does not mount the Secret ${secretName}`];
+  const problems: string[] = [];
+  const stem = `${OPCUA_SERVER_APPLICATION_NAME}@${endpoint.hostname}_2048`;
+  const paths = ((volume.secret.items as { path: string }[] | undefined) ?? []).map((item) => item.path).sort();
+  if (JSON.stringify(paths) !== JSON.stringify([`${stem}.der`, `${stem}.pem`])) problems.push(`Deployment/opcua-gateway: the Secret's files are ${JSON.stringify(paths)}, the gateway looks for "${stem}.der" and "${stem}.pem"`);
+  const mounts = ((pod.containers as Container[])[0]!.volumeMounts as { name: string; mountPath: string }[]).filter((mount) => mount.name === volume.name).map((mount) => mount.mountPath);
+  const expected = `${endpoint.serverCertificateBasePath.replace(/\/$/, "")}/private`;
+  if (JSON.stringify(mounts) !== JSON.stringify([expected])) problems.push(`Deployment/opcua-gateway: the Secret is mounted at ${JSON.stringify(mounts)}, the gateway looks in ${expected}`);
+  return problems;
+}
+
 /** Pods whose labels match a NetworkPolicy's `from` peers, by workload name. */
 export function allowedClients(objects: readonly K8sObject[], target: string): string[] {
   const workload = find(objects, "StatefulSet", target) ?? find(objects, "Deployment", target);
