@@ -1,6 +1,7 @@
 import type { OutputModifiers, PageRequest, Preconditions } from "./modifiers.ts";
 import type { Paged } from "./replies.ts";
 import { FILE_COMMAND_TYPES, FILE_WRITE_COMMANDS, type FileCommandMap } from "./file-commands.ts";
+import { OPERATION_COMMAND_TYPES, OPERATION_WRITE_COMMANDS, type OperationCommandMap } from "./operation-commands.ts";
 
 /**
  * Commands and queries: the one operation model every endpoint (HTTP, OPC UA, asset connections)
@@ -17,7 +18,7 @@ interface SubmodelScope {
   aasId?: string;
 }
 
-export interface CommandMap extends FileCommandMap {
+export interface CommandMap extends FileCommandMap, OperationCommandMap {
   // ---- AAS Repository API
   GetAllAssetAdministrationShells: {
     /** modifiers.content "reference": `/shells/$reference` (items are ModelReferences). */
@@ -151,6 +152,7 @@ export const WRITE_COMMANDS: ReadonlySet<CommandType> = new Set<CommandType>([
   "PatchSubmodelElementValueByPath",
   "LoadEnvironment",
   ...FILE_WRITE_COMMANDS,
+  ...OPERATION_WRITE_COMMANDS,
 ]);
 
 export const COMMAND_TYPES: readonly CommandType[] = [
@@ -189,4 +191,5 @@ export const COMMAND_TYPES: readonly CommandType[] = [
   "LoadEnvironment",
   "GetSequence",
   ...FILE_COMMAND_TYPES,
+  ...OPERATION_COMMAND_TYPES,
 ];

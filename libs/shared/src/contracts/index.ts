@@ -4,6 +4,7 @@ export * from "./events.ts";
 export * from "./modifiers.ts";
 export * from "./commands.ts";
 export * from "./file-commands.ts";
+export * from "./operation-commands.ts";
 export * from "./subjects.ts";
 export * from "./profiles.ts";
 export * from "./failure-reply.ts";

@@ -10,6 +10,8 @@ import { createMemoryFileStore } from "./memory/memory-file-store.ts";
 import type { FileStore } from "./ports/index.ts";
 import type { ResetHook } from "./engine-context.ts";
 import type { OperationProviderRegistry } from "./ports/operation-provider.ts";
+import { getOperationAsyncResult, getOperationAsyncStatus, invokeOperation, invokeOperationAsync } from "./handlers/operations.ts";
+import { createOperationRunner } from "./operations/operation-runner.ts";
 import { DEFAULT_AASX_LIMITS, type AasxLimits } from "../aas/index.ts";
 import { deleteShell, getAllShells, getShell, postShell, putShell } from "./handlers/shells.ts";
 import { getAssetInformation, putAssetInformation } from "./handlers/asset-information.ts";
@@ -42,7 +44,14 @@ export interface EngineOptions {
   resetHooks?: ResetHook[];
   /** Who runs Operations (asset connections, built-ins); without one every invocation fails clearly. */
   operationProviders?: OperationProviderRegistry;
+  /** How long an asynchronous invocation's handle stays readable (core.operationHandleTtl); default 1 h. */
+  operationHandleTtlMs?: number;
+  /** Lease of this process while it runs asynchronous invocations (default 10 s): after a crash, its handles turn Failed this much later. */
+  operationLeaseMs?: number;
 }
+
+export const DEFAULT_OPERATION_HANDLE_TTL_MS = 3_600_000;
+export const DEFAULT_OPERATION_LEASE_MS = 10_000;
 
 export interface Engine extends CommandHandler {
   close(): Promise<void>;
@@ -85,6 +94,10 @@ const HANDLERS: { [T in CommandType]: Handler<T> } = {
   PatchSubmodelElementValueByPath: patchElementValue,
   LoadEnvironment: loadEnvironment,
   GetSequence: async (ctx) => ({ value: { seq: await ctx.repository.currentSeq() } }),
+  InvokeOperation: invokeOperation,
+  InvokeOperationAsync: invokeOperationAsync,
+  GetOperationAsyncStatus: getOperationAsyncStatus,
+  GetOperationAsyncResult: getOperationAsyncResult,
   ...FILE_HANDLERS,
 };
 
@@ -105,16 +118,31 @@ function failure(error: unknown): Reply<never> {
  */
 export function createEngine(options: EngineOptions): Engine {
   const publish = options.publishEvents ?? options.bus !== undefined;
+  const clock = options.clock ?? systemClock;
+  const commit = createCommitRunner(options.repository, publish ? options.bus : undefined);
+  const operationProviders = options.operationProviders ?? { find: () => undefined };
+  const operations = createOperationRunner({
+    repository: options.repository,
+    commit,
+    clock,
+    providers: operationProviders,
+    handleTtlMs: options.operationHandleTtlMs ?? DEFAULT_OPERATION_HANDLE_TTL_MS,
+    leaseMs: options.operationLeaseMs ?? DEFAULT_OPERATION_LEASE_MS,
+  });
+  const resetHooks = options.resetHooks ?? [];
+  // /reset removes pending operations: those running here are canceled, every handle is deleted.
+  resetHooks.push(() => operations.reset());
   const ctx: EngineContext = {
     repository: options.repository,
-    clock: options.clock ?? systemClock,
+    clock,
     validation: validationSettings(options.validation),
     bus: options.bus,
-    commit: createCommitRunner(options.repository, publish ? options.bus : undefined),
+    commit,
     fileStore: options.fileStore ?? createMemoryFileStore(),
     aasxLimits: { ...DEFAULT_AASX_LIMITS, ...options.aasxLimits },
-    resetHooks: options.resetHooks ?? [],
-    operationProviders: options.operationProviders ?? { find: () => undefined },
+    resetHooks,
+    operationProviders,
+    operations,
   };
   return {
     async execute<T extends CommandType>(command: Command<T>): Promise<Reply<CommandResult<T>>> {
@@ -133,7 +161,9 @@ export function createEngine(options: EngineOptions): Engine {
       }
     },
     async close() {
-      // The engine owns nothing: the repository and bus are closed by whoever created them.
+      // The repository and bus are closed by whoever created them; what runs here ends first, while
+      // they are still open (its handles are marked Failed, its events committed).
+      await operations.close();
     },
   };
 }

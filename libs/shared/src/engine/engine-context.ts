@@ -28,4 +28,6 @@ export interface EngineContext {
   resetHooks: readonly ResetHook[];
   /** Who runs Operations; an Operation without a provider fails with a clear message. */
   operationProviders: import("./ports/operation-provider.ts").OperationProviderRegistry;
+  /** The invocation lifecycle: sync and async calls, handles, their events. */
+  operations: import("./operations/operation-runner.ts").OperationRunner;
 }
