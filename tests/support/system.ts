@@ -130,10 +130,16 @@ export interface SystemOptions {
    * endpoint with the defaults.
    */
   endpoints?: Record<string, unknown>[];
+  /** Model files, each passed with -m (embedded, model-store); overrides `model`. [] starts with --empty-model. */
+  models?: string[];
+  /** Top-level configuration sections (core, fileStorage, …) added to every process's configuration file. */
+  config?: Record<string, unknown>;
 }
 
 export async function startSystem(mode: Mode, options: SystemOptions = {}): Promise<SystemUnderTest> {
   const model = options.model ?? EXAMPLE_MODEL;
+  const modelArgs = options.models === undefined ? ["-m", model] : options.models.length === 0 ? ["--empty-model"] : options.models.flatMap((file) => ["-m", file]);
+  const withConfig = (json: string): string => JSON.stringify({ ...options.config, ...JSON.parse(json) });
   const processes: TwinportProcess[] = [];
   const clients: HttpClient[] = [];
   const dirs: string[] = [];
@@ -152,7 +158,7 @@ export async function startSystem(mode: Mode, options: SystemOptions = {}): Prom
       dirs.push(cwd);
       if (options.endpoints === undefined) {
         const port = await freePort();
-        writeFileSync(join(cwd, "config.json"), httpConfig(port));
+        writeFileSync(join(cwd, "config.json"), withConfig(httpConfig(port)));
         const proc = await startTwinport({ role, cwd, args: ["-c", "config.json", ...extra], env });
         processes.push(proc);
         clients.push(createHttpClient(`https://127.0.0.1:${port}/api/v3.0`, { ca: findCertificate(cwd) }));
@@ -160,20 +166,22 @@ export async function startSystem(mode: Mode, options: SystemOptions = {}): Prom
       }
       const ports: number[] = [];
       for (let i = 0; i < options.endpoints.length; i++) ports.push(await freePort());
-      writeFileSync(join(cwd, "config.json"), httpEndpointsConfig(ports, options.endpoints));
+      writeFileSync(join(cwd, "config.json"), withConfig(httpEndpointsConfig(ports, options.endpoints)));
       processes.push(await startTwinport({ role, cwd, args: ["-c", "config.json", ...extra], env }));
       const ca = findCertificate(cwd);
       for (const port of ports) clients.push(createHttpClient(`https://127.0.0.1:${port}/api/v3.0`, { ca }));
     };
     if (mode === "embedded") {
-      await gateway("embedded", ["-m", model, "--endpoint", "http"]);
+      await gateway("embedded", [...modelArgs, "--endpoint", "http"]);
     } else {
       redis = await startRedis();
       nats = await startNats();
       const env = { TWINPORT_PERSISTENCE_URL: redis.url, TWINPORT_MESSAGEBUS_URL: nats.url };
       const storeDir = mkdtempSync(join(tmpdir(), "twinport-model-store-"));
       dirs.push(storeDir);
-      processes.push(await startTwinport({ role: "model-store", cwd: storeDir, args: ["-m", model], env }));
+      if (options.config) writeFileSync(join(storeDir, "config.json"), JSON.stringify(options.config));
+      const storeArgs = options.config ? ["-c", "config.json", ...modelArgs] : modelArgs;
+      processes.push(await startTwinport({ role: "model-store", cwd: storeDir, args: storeArgs, env }));
       for (let i = 0; i < (options.gateways ?? 2); i++) await gateway("http-gateway", [], env);
     }
     return { mode, clients, processes, redis, nats, stop };

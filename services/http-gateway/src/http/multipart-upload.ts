@@ -1,6 +1,7 @@
 import type { FileUpload } from "@twinport/shared";
 import { badRequest } from "./api-error.ts";
 import type { GatewayContext } from "./gateway-env.ts";
+import { boundaryOf, MultipartError, parseMultipart, type MultipartPart } from "./multipart-parser.ts";
 
 /** A multipart/form-data upload (attachments, thumbnails, AASX packages): the file and the other fields. */
 export interface MultipartUpload {
@@ -14,28 +15,29 @@ export function isMultipart(c: GatewayContext): boolean {
 }
 
 /**
- * Reads the `file` part (binary) and the `fileName` field (AAS API: PutFileByPath, PutThumbnail,
- * PostAASXPackage). The body has already passed maxRequestBodySize. A missing fileName falls back
- * to the file part's own name; the part's Content-Type is passed on when it says something.
+ * Reads the `file` part (binary, with or without a filename of its own) and the `fileName` field
+ * (AAS API: PutFileByPath, PutThumbnail, PostAASXPackage). The body has already passed
+ * maxRequestBodySize. A missing fileName falls back to the file part's own name; the part's
+ * Content-Type is passed on when it says something.
  */
 export async function readMultipartUpload(c: GatewayContext): Promise<MultipartUpload> {
   if (!isMultipart(c)) throw badRequest('This operation takes multipart/form-data with the parts "file" and "fileName"');
-  let form: FormData;
+  let parts: MultipartPart[];
   try {
-    form = await c.req.raw.formData();
+    parts = parseMultipart(Buffer.from(await c.req.arrayBuffer()), boundaryOf(c.req.header("Content-Type") ?? ""));
   } catch (error) {
-    throw badRequest(`The multipart/form-data body cannot be read: ${(error as Error).message}`);
+    if (error instanceof MultipartError) throw badRequest(`The multipart/form-data body cannot be read: ${error.message}`);
+    throw error;
   }
-  const parts = form.getAll("file");
-  const part = parts[0];
-  if (parts.length !== 1 || typeof part === "string" || part === undefined) throw badRequest('The multipart body needs exactly one binary part "file"');
-  const names = form.getAll("fileName").filter((value): value is string => typeof value === "string" && value.trim() !== "");
-  const fileName = names[0] ?? (part.name !== "" && part.name !== "blob" ? part.name : undefined);
-  if (fileName === undefined) throw badRequest('The multipart body needs a "fileName" part (or a file name on the "file" part)');
-  const bytes = Buffer.from(await part.arrayBuffer());
-  const contentType = part.type.trim() === "" ? undefined : part.type;
+  const files = parts.filter((part) => part.name === "file");
+  const part = files[0];
+  if (files.length !== 1 || part === undefined) throw badRequest('The multipart body needs exactly one part "file"');
+  const text = (name: string) => parts.filter((candidate) => candidate.name === name).map((candidate) => candidate.data.toString("utf8"));
+  const fileName = text("fileName").find((name) => name.trim() !== "") ?? part.fileName;
+  if (fileName === undefined || fileName.trim() === "") throw badRequest('The multipart body needs a "fileName" part (or a file name on the "file" part)');
+  const contentType = part.contentType?.trim() || undefined;
   return {
-    file: { fileName, contentBase64: bytes.toString("base64"), ...(contentType ? { contentType } : {}) },
-    field: (name) => form.getAll(name).filter((value): value is string => typeof value === "string"),
+    file: { fileName, contentBase64: part.data.toString("base64"), ...(contentType ? { contentType } : {}) },
+    field: text,
   };
 }

@@ -1,0 +1,3 @@
+import { filesSuite } from "./http/files-suite.ts";
+
+filesSuite("distributed");
