@@ -17,6 +17,7 @@ import { conceptDescriptionRepositoryRoutes } from "./routes/concept-description
 import { descriptionRoutes } from "./routes/description.ts";
 import { discoveryRoutes } from "./routes/discovery.ts";
 import { fileRoutes } from "./routes/file-routes.ts";
+import { operationRoutes } from "./routes/operations.ts";
 import { submodelRepositoryRoutes } from "./routes/submodel-repository.ts";
 import { submodelRoutes } from "./routes/submodel.ts";
 
@@ -74,6 +75,7 @@ export function createHttpApp(deps: HttpAppDeps): Hono {
     ...conceptDescriptionRepositoryRoutes({ send }),
     ...discoveryRoutes({ send }),
     ...fileRoutes({ send }),
+    ...operationRoutes({ send }),
   ];
   // Last: /description lists the profiles of the routes above that this endpoint serves.
   routes.push(...descriptionRoutes(routes, settings.profiles));
