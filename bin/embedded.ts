@@ -4,15 +4,18 @@ import {
   createDirectStoreClient,
   createEngine,
   createInProcessEventBus,
+  createOperationProviderRegistry,
   createMemoryRepository,
   createNatsEventBus,
   displayUrl,
   isHttpEndpoint,
+  isoDurationToMs,
   isOpcUaEndpoint,
   loadModelFiles,
   MESSAGE_BUS_NATS_CLASS,
   PERSISTENCE_REDIS_CLASS,
   type EventBus,
+  type MutableOperationProviderRegistry,
   type NatsConnection,
   type Repository,
   type RoleContext,
@@ -39,7 +42,12 @@ class Closer {
  * or Redis when the configuration names it) and bus (in-process, or NATS), reached by a direct
  * call from every configured endpoint.
  */
-export async function startEmbedded(context: RoleContext): Promise<RunningRole> {
+export interface EmbeddedOptions {
+  /** Who runs Operations: asset connections register into it. Default: a new, empty registry. */
+  operationProviders?: MutableOperationProviderRegistry;
+}
+
+export async function startEmbedded(context: RoleContext, options: EmbeddedOptions = {}): Promise<RunningRole> {
   const { config } = context;
   const closer = new Closer();
   const details: Record<string, unknown> = {};
@@ -83,6 +91,8 @@ export async function startEmbedded(context: RoleContext): Promise<RunningRole> 
       validation: { onLoad: context.validateOnLoad, onCreate: config.core.validationOnCreate, onUpdate: config.core.validationOnUpdate },
       fileStore,
       aasxLimits: { minInflateRatio: config.core.minInflateRatio },
+      operationProviders: options.operationProviders ?? createOperationProviderRegistry(),
+      operationHandleTtlMs: isoDurationToMs(config.core.operationHandleTtl),
     });
     closer.add(() => engine.close());
     const store = createDirectStoreClient(engine);

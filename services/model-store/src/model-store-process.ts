@@ -5,13 +5,16 @@ import {
   connectNats,
   createEngine,
   createNatsEventBus,
+  createOperationProviderRegistry,
   displayUrl,
+  isoDurationToMs,
   loadModelFiles,
   MESSAGE_BUS_NATS_CLASS,
   PERSISTENCE_REDIS_CLASS,
   serveCommandsOverNats,
   type LoadedModels,
   type ModelFile,
+  type MutableOperationProviderRegistry,
   type RunningRole,
   type TwinportConfig,
 } from "@twinport/shared";
@@ -27,6 +30,13 @@ export interface ModelStoreOptions {
   /** Unique per replica; names the holder of the relay and seed leases. Default: host-pid-random. */
   owner?: string;
   log?: (line: string) => void;
+  /**
+   * Who runs Operations in this replica: asset connections register their operation providers into
+   * it. Default: a new, empty registry (every invocation then fails with "no operation provider").
+   */
+  operationProviders?: MutableOperationProviderRegistry;
+  /** Lease of this replica while it runs asynchronous invocations (engine default 10 s; tests shorten it). */
+  operationLeaseMs?: number;
 }
 
 /** How long the seed lock outlives a replica that died while seeding; renewed while loading. */
@@ -84,6 +94,9 @@ export async function startModelStore(config: TwinportConfig, options: ModelStor
     closing.push(() => fileStore.close());
     const engine = createEngine({
       repository,
+      operationProviders: options.operationProviders ?? createOperationProviderRegistry(),
+      operationHandleTtlMs: isoDurationToMs(config.core.operationHandleTtl),
+      operationLeaseMs: options.operationLeaseMs,
       publishEvents: false,
       validation: { onLoad: validateOnLoad, onCreate: config.core.validationOnCreate, onUpdate: config.core.validationOnUpdate },
       fileStore,
