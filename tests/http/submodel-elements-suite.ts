@@ -112,6 +112,11 @@ export function submodelElementsSuite(mode: Mode): void {
         assertResult(await http.request("POST", `${path}/submodel-elements/${suffix}`, { body: "{}" }), 405);
       }
       assertResult(await http.get(`${path}/submodel-elements/$metadata?extent=withBlobValue`), 400);
+      // A top-level Operation: whole in the $metadata list, left out of the $value list (spec §7.5).
+      const operation = { modelType: "Operation", idShort: "Calibrate", inputVariables: [{ value: property("Mode", "fast") }] };
+      assert.equal((await http.request("POST", `${path}/submodel-elements`, { body: JSON.stringify(operation) })).status, 201);
+      assert.deepEqual(paged(await other.get(`${path}/submodel-elements/$metadata`)).result.at(-1), operation);
+      assert.deepEqual(paged(await other.get(`${path}/submodel-elements/$value`)).result.at(-1), { Big: 12345678901234567890.123456789 });
     });
 
     test("paged $path and $value stay correct across inserts and deletes between pages", async () => {

@@ -35,7 +35,7 @@ export { applyValueOnly, unwrapValueOnly, type ApplyValueOnlyOptions } from "./v
 export { mergePatch } from "./merge-patch.ts";
 export { hasMetadata, metadataOmits, toMetadata } from "./metadata.ts";
 export { hasPathItems, rootIdShortOf } from "./path-items.ts";
-export { submodelReference, elementReference, type ModelReference, type ReferenceKey } from "./model-reference.ts";
+export { submodelReference, elementReference, type ModelReference } from "./model-reference.ts";
 export { withoutBlobValues } from "./blob-extent.ts";
 export { valueJsonKind, lexicalToValueJson, valueJsonToLexical, isValidLexical, jsonNumberToken, type ValueJsonKind } from "./xsd-values.ts";
 export { parseAasXml } from "./xml/aas-xml-reader.ts";

@@ -129,8 +129,10 @@ describe("GET projections of submodels and elements", () => {
   });
 
   test("$metadata list and /submodels in every form, filtered by idShort and semanticId", async () => {
+    await t.ok("PostSubmodelElement", { submodelId: SM, body: JSON.stringify({ modelType: "Capability", idShort: "RootCapability" }) });
     const meta = paged((await t.ok("GetAllSubmodelElements", { submodelId: SM, modifiers: { content: "metadata" } })).value);
     assert.ok(meta.items.every((e: any) => e.value === undefined && e.statements === undefined));
+    assert.deepEqual(meta.items.at(-1), { modelType: "Capability", idShort: "RootCapability" }, "kept whole in the list, though a 400 when addressed");
     const submodels = paged((await t.ok("GetAllSubmodels", { idShort: "Identification", modifiers: { content: "metadata" } })).value);
     assert.equal(submodels.items.length, 3);
     assert.ok(submodels.items.every((s: any) => s.submodelElements === undefined));

@@ -1,4 +1,4 @@
-import { childPath, elementReference, hasPathItems, hasValueOnly, parseIdShortPath, shallowOf, splitParent } from "../../aas/index.ts";
+import { childPath, elementReference, hasMetadata, hasPathItems, hasValueOnly, parseIdShortPath, shallowOf, splitParent } from "../../aas/index.ts";
 import { CommandError, type Command, type Paged } from "../../contracts/index.ts";
 import { checkIdShortPath, readBody } from "../aas-input.ts";
 import { eventDraft } from "../commit-runner.ts";
@@ -41,9 +41,13 @@ export async function getAllElements(ctx: EngineContext, cmd: Command<"GetAllSub
       roots.map(async ({ record, shallow }) => (isContainer(shallow) ? assemble(await ctx.repository.getSubtree(submodelId, record.path), record.path) : shallow)),
     );
   }
-  const items = elements.map((element) =>
-    content === "reference" ? elementReference(submodelId, [{ segment: { idShort: element.idShort as string }, modelType: String(element.modelType) }]) : projectElement(element, modifiers),
-  );
+  const items = elements.map((element) => {
+    if (content === "reference") return elementReference(submodelId, [{ segment: { idShort: element.idShort as string }, modelType: String(element.modelType) }]);
+    // Addressed directly, an Operation's $metadata is a 400; in a list it keeps its place, whole
+    // (the v3.0.1 table removes nothing from it).
+    if (content === "metadata" && !hasMetadata(element)) return element;
+    return projectElement(element, modifiers);
+  });
   return { value: cursor === undefined ? { items } : { items, cursor } };
 }
 
