@@ -30,6 +30,11 @@ export interface StartOptions {
   env?: Record<string, string>;
   cwd?: string;
   timeoutMs?: number;
+  /**
+   * A TypeScript script run (through tsx) instead of bin/twinport.js, taking the same arguments: a
+   * test launcher that composes a role with test-only parts (e.g. operation providers).
+   */
+  launcher?: string;
 }
 
 /** Start `node bin/twinport.js [role] args…` and wait for its ready line. */
@@ -37,7 +42,9 @@ export async function startTwinport(options: StartOptions = {}): Promise<Twinpor
   const role = options.role ?? "embedded";
   const cwd = options.cwd ?? mkdtempSync(join(tmpdir(), `twinport-${role}-`));
   const logFile = join(cwd, `${role}.log`);
-  const args = [join(REPO_ROOT, "bin/twinport.js"), ...(role === "embedded" ? [] : [role]), ...(options.args ?? [])];
+  // tsx resolved here: the process runs in a temporary directory, where "tsx" names nothing.
+  const entry = options.launcher === undefined ? [join(REPO_ROOT, "bin/twinport.js")] : ["--import", import.meta.resolve("tsx"), options.launcher];
+  const args = [...entry, ...(role === "embedded" ? [] : [role]), ...(options.args ?? [])];
   const env = { ...process.env, ...options.env };
   for (const key of Object.keys(env)) if (key.startsWith("TWINPORT_") && !(options.env && key in options.env)) delete env[key];
   const child = spawn(process.execPath, args, { cwd, env, stdio: ["ignore", "pipe", openSync(logFile, "a")] });
@@ -134,6 +141,8 @@ export interface SystemOptions {
   models?: string[];
   /** Top-level configuration sections (core, fileStorage, …) added to every process's configuration file. */
   config?: Record<string, unknown>;
+  /** Launcher (see StartOptions.launcher) of the process that runs the engine: embedded, or the model-store. */
+  engineLauncher?: string;
 }
 
 export async function startSystem(mode: Mode, options: SystemOptions = {}): Promise<SystemUnderTest> {
@@ -154,12 +163,13 @@ export async function startSystem(mode: Mode, options: SystemOptions = {}): Prom
   };
   try {
     const gateway = async (role: "embedded" | "http-gateway", extra: string[], env: Record<string, string> = {}) => {
+      const launcher = role === "embedded" ? options.engineLauncher : undefined;
       const cwd = mkdtempSync(join(tmpdir(), `twinport-${role}-`));
       dirs.push(cwd);
       if (options.endpoints === undefined) {
         const port = await freePort();
         writeFileSync(join(cwd, "config.json"), withConfig(httpConfig(port)));
-        const proc = await startTwinport({ role, cwd, args: ["-c", "config.json", ...extra], env });
+        const proc = await startTwinport({ role, cwd, args: ["-c", "config.json", ...extra], env, launcher });
         processes.push(proc);
         clients.push(createHttpClient(`https://127.0.0.1:${port}/api/v3.0`, { ca: findCertificate(cwd) }));
         return;
@@ -167,7 +177,7 @@ export async function startSystem(mode: Mode, options: SystemOptions = {}): Prom
       const ports: number[] = [];
       for (let i = 0; i < options.endpoints.length; i++) ports.push(await freePort());
       writeFileSync(join(cwd, "config.json"), withConfig(httpEndpointsConfig(ports, options.endpoints)));
-      processes.push(await startTwinport({ role, cwd, args: ["-c", "config.json", ...extra], env }));
+      processes.push(await startTwinport({ role, cwd, args: ["-c", "config.json", ...extra], env, launcher }));
       const ca = findCertificate(cwd);
       for (const port of ports) clients.push(createHttpClient(`https://127.0.0.1:${port}/api/v3.0`, { ca }));
     };
@@ -181,7 +191,7 @@ export async function startSystem(mode: Mode, options: SystemOptions = {}): Prom
       dirs.push(storeDir);
       if (options.config) writeFileSync(join(storeDir, "config.json"), JSON.stringify(options.config));
       const storeArgs = options.config ? ["-c", "config.json", ...modelArgs] : modelArgs;
-      processes.push(await startTwinport({ role: "model-store", cwd: storeDir, args: storeArgs, env }));
+      processes.push(await startTwinport({ role: "model-store", cwd: storeDir, args: storeArgs, env, launcher: options.engineLauncher }));
       for (let i = 0; i < (options.gateways ?? 2); i++) await gateway("http-gateway", [], env);
     }
     return { mode, clients, processes, redis, nats, stop };

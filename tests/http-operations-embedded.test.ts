@@ -1,0 +1,3 @@
+import { operationsSuite } from "./http/operations-suite.ts";
+
+operationsSuite("embedded");
