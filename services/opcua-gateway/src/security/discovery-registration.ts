@@ -1,4 +1,3 @@
-import type { EventEmitter } from "node:events";
 import { RegisterServerMethod, type OPCUAServer } from "node-opcua";
 import type { OpcUaEndpointConfig } from "@twinport/shared";
 import type { LogLine } from "../node-opcua-logging.ts";
@@ -16,21 +15,18 @@ export function discoveryRegistration(endpoint: OpcUaEndpointConfig): DiscoveryR
 }
 
 /**
- * node-opcua registers in the background after start() and retries for as long as the server
- * runs, so an unreachable discovery server neither blocks nor fails the start. The operator
- * still hears about it: one line for the first failure, one when registration succeeds.
+ * node-opcua registers in the background after start() and, while the discovery server does not
+ * answer, keeps retrying for as long as the server runs: an unreachable one neither blocks nor
+ * fails the start. The operator still hears about it: one line when registration begins
+ * (repeated attempts stay quiet), one when it succeeds.
  */
 export function logDiscoveryRegistration(server: OPCUAServer, endpoint: OpcUaEndpointConfig, log: LogLine): void {
   if (!endpoint.discoveryServerUrl) return;
-  let reportedFailure = false;
-  server.on("serverRegistered", () => {
-    reportedFailure = false;
-    log(`opcua-gateway: registered with the discovery server ${endpoint.discoveryServerUrl}`);
+  let announced = false;
+  server.on("serverRegistrationPending", () => {
+    if (announced) return;
+    announced = true;
+    log(`opcua-gateway: registering with the discovery server ${endpoint.discoveryServerUrl} in the background (until it answers and trusts this server's certificate; its own certificate must be in certs/)`);
   });
-  // Emitted by the manager but not re-emitted by the server, and missing from its typings.
-  (server.registerServerManager as EventEmitter | undefined)?.on("serverRegistrationFailure", () => {
-    if (reportedFailure) return;
-    reportedFailure = true;
-    log(`opcua-gateway: cannot register with the discovery server ${endpoint.discoveryServerUrl} yet (unreachable, or its certificate is not trusted: move it from rejected/ to certs/); retrying in the background`);
-  });
+  server.on("serverRegistered", () => log(`opcua-gateway: registered with the discovery server ${endpoint.discoveryServerUrl}`));
 }
