@@ -31,7 +31,9 @@ const SHARED_LAYERS: Record<string, string[]> = {
   contracts: ["contracts", "aas"],
   engine: ["engine", "aas", "contracts"],
   bus: ["bus", "contracts", "engine/ports"],
-  config: ["config", "contracts", "aas"],
+  config: ["config", "contracts", "aas", "operability"],
+  // Management port, metrics and logs: node:http, prom-client and pino, no infrastructure client.
+  operability: ["operability", "contracts", "engine/ports"],
   testing: ["testing", "aas", "contracts", "engine", "bus", "config"],
 };
 

@@ -4,3 +4,4 @@ export * from "./contracts/index.ts";
 export * from "./engine/index.ts";
 export * from "./bus/index.ts";
 export * from "./config/index.ts";
+export * from "./operability/index.ts";

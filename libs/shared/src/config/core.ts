@@ -41,7 +41,18 @@ export const coreSchema = z.strictObject({
   operationHandleTtl: z.string().regex(ISO_DURATION, { error: "expected an ISO 8601 duration such as PT1H" }).default("PT1H"),
   /** Where a process keeps what it generates and must keep across restarts (HTTPS certificate, ...). */
   stateDir: z.string().min(1).default(".twinport"),
+  /**
+   * Plain-HTTP port of /health, /ready and /metrics (docs/adr/0005). Absent means 9464, and a
+   * taken 9464 falls back to a free port with a warning; an explicit port that is taken fails the
+   * start. 0 picks a free port (named in the ready line); -1 turns the management port off.
+   */
+  managementPort: z.number().int().min(-1).max(65535).optional(),
+  /** Level of the JSON log lines on stderr. */
+  logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace"]).default("info"),
 });
+
+/** The management port when core.managementPort is absent (docs/adr/0005). */
+export const DEFAULT_MANAGEMENT_PORT = 9464;
 
 export type CoreConfig = z.output<typeof coreSchema>;
 

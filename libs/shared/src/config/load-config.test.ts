@@ -67,6 +67,7 @@ const CORE_DEFAULTS = {
   minInflateRatio: 0.01,
   operationHandleTtl: "PT1H",
   stateDir: ".twinport",
+  logLevel: "info",
 };
 
 describe("defaults", () => {
@@ -396,7 +397,7 @@ describe("errors in the file", () => {
 
   test("unknown keys at every level", () => {
     assert.equal(errorFor({ cores: {} }), "Unknown key 'cores'. Allowed: core, endpoints, persistence, messageBus, fileStorage, assetConnections");
-    assert.match(errorFor({ core: { stateDirectory: "x" } }), /^Unknown key 'core\.stateDirectory'\. Allowed: requestHandlerThreadPoolSize, .*stateDir$/);
+    assert.match(errorFor({ core: { stateDirectory: "x" } }), /^Unknown key 'core\.stateDirectory'\. Allowed: requestHandlerThreadPoolSize, .*stateDir, managementPort, logLevel$/);
     assert.equal(
       errorFor({ endpoints: [{ "@class": "endpoint.http.HttpEndpoint", certificate: { keyStorePath: "k", alias: "x" } }] }),
       "Unknown key 'endpoints[0].certificate.alias'. Allowed: keyStoreType, keyStorePath, keyStorePassword, keyAlias, keyPassword",

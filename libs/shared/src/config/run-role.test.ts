@@ -3,8 +3,12 @@ import { EventEmitter } from "node:events";
 import { test } from "node:test";
 import { ConfigError, runRole, type ProcessIo, type RunningRole } from "./index.ts";
 
-/** A stand-in for `process`: records output and exit codes instead of ending the test run. */
-function fakeProcess(env: NodeJS.ProcessEnv = {}) {
+/**
+ * A stand-in for `process`: records output and exit codes instead of ending the test run. The
+ * management port is off unless a test turns it on (the tests below it are about output and codes).
+ */
+function fakeProcess(givenEnv: NodeJS.ProcessEnv = {}) {
+  const env = { TWINPORT_CORE_MANAGEMENTPORT: "-1", ...givenEnv };
   const signals = new EventEmitter();
   let stdout = "";
   let stderr = "";
@@ -67,7 +71,8 @@ test("a failing stop exits 1 with its message", async () => {
   await runRole({ role: "embedded", argv: ["--empty-model"], io: proc.io, start: async () => running(async () => { throw new Error("redis went away"); }) });
   proc.signal("SIGTERM");
   assert.equal(await proc.exited, 1);
-  assert.equal(proc.err(), "twinport embedded: shutdown failed: redis went away\n");
+  // The JSON log line "stopping…" comes first; the failure is the last, plain line.
+  assert.match(proc.err(), /\ntwinport embedded: shutdown failed: redis went away\n$/);
 });
 
 test("start failures exit 1, configuration and usage errors exit 2; one line each, no stack", async () => {
@@ -75,7 +80,7 @@ test("start failures exit 1, configuration and usage errors exit 2; one line eac
     { argv: ["--empty-model"], start: async () => { throw Object.assign(new Error("HTTP endpoint cannot listen on 0.0.0.0:443: the port is already in use."), { code: "EADDRINUSE" }); }, code: 1, line: "twinport embedded: HTTP endpoint cannot listen on 0.0.0.0:443: the port is already in use." },
     { argv: ["--empty-model"], start: async () => { throw new ConfigError("messageBus must be NATS"); }, code: 2, line: "twinport: messageBus must be NATS" },
     { argv: ["--nope"], code: 2, line: "twinport: Unknown option '--nope'. Run 'twinport --help' for the options." },
-    { argv: ["core.nope=1"], code: 2, line: "twinport: Unknown key 'core.nope'. Allowed: requestHandlerThreadPoolSize, assetConnectionRetryInterval, assetConnectionReadTimeout, assetConnectionReadMaxThreadPoolSize, assetConnectionWriteMaxThreadPoolSize, validationOnLoad, validationOnCreate, validationOnUpdate, minInflateRatio, operationHandleTtl, stateDir" },
+    { argv: ["core.nope=1"], code: 2, line: "twinport: Unknown key 'core.nope'. Allowed: requestHandlerThreadPoolSize, assetConnectionRetryInterval, assetConnectionReadTimeout, assetConnectionReadMaxThreadPoolSize, assetConnectionWriteMaxThreadPoolSize, validationOnLoad, validationOnCreate, validationOnUpdate, minInflateRatio, operationHandleTtl, stateDir, managementPort, logLevel" },
     { argv: ["-m", "/nonexistent/model.json"], code: 1, line: "twinport embedded: Cannot read model file '/nonexistent/model.json': no such file" },
     { argv: ["model-store"], code: 2, line: "twinport: This program runs 'embedded', not 'model-store'." },
     { role: "http-gateway", argv: ["-m", "x.json"], code: 2, line: "twinport: -m/--model, --empty-model and --no-validation apply to embedded mode and the model-store only." },
@@ -95,3 +100,71 @@ test("--help prints the help and starts nothing", async () => {
   assert.equal(await proc.exited, 0);
   assert.match(proc.out(), /^Usage: twinport \[command\]/);
 });
+
+test("the management port: /health at once, /ready from the role's checks, /metrics, 503 while stopping; port 0 is named in the ready line", async () => {
+  const proc = fakeProcess({ TWINPORT_CORE_MANAGEMENTPORT: "0" });
+  let natsUp = true;
+  let finishStop!: () => void;
+  await runRole({
+    role: "http-gateway",
+    argv: ["--endpoint", "http"],
+    io: proc.io,
+    start: async ({ metrics }) => {
+      metrics.countCommand("GetSubmodelById");
+      metrics.countCommand("GetSubmodelById", "not-found");
+      return { details: { http: [] }, readiness: [{ name: "nats", ready: () => natsUp }], stop: () => new Promise<void>((resolve) => (finishStop = resolve)) };
+    },
+  });
+  const line = /^twinport http-gateway ready (\{.*\})\n$/.exec(proc.out());
+  assert.ok(line, proc.out());
+  const { management } = JSON.parse(line[1]!) as { management: string };
+  assert.match(management, /^http:\/\/127\.0\.0\.1:\d+$/);
+  assert.notEqual(management, "http://127.0.0.1:0");
+
+  assert.equal((await fetch(`${management}/health`)).status, 200);
+  const ready = await fetch(`${management}/ready`);
+  assert.equal(ready.status, 200);
+  assert.deepEqual(await ready.json(), { status: "ready", checks: { nats: true } });
+  natsUp = false;
+  const notReady = await fetch(`${management}/ready`);
+  assert.equal(notReady.status, 503);
+  assert.deepEqual(await notReady.json(), { status: "not ready", checks: { nats: false } });
+  natsUp = true;
+
+  const metrics = await (await fetch(`${management}/metrics`)).text();
+  assert.match(metrics, /twinport_commands_total\{type="GetSubmodelById",role="http-gateway"\} 2/);
+  assert.match(metrics, /twinport_command_failures_total\{type="GetSubmodelById",code="not-found",role="http-gateway"\} 1/);
+  assert.match(metrics, /process_cpu_seconds_total/);
+  assert.equal((await fetch(`${management}/nope`)).status, 404);
+
+  proc.signal("SIGTERM");
+  // Draining: alive, but no longer ready, so balancers stop sending new requests.
+  assert.equal((await fetch(`${management}/health`)).status, 200);
+  const draining = await fetch(`${management}/ready`);
+  assert.equal(draining.status, 503);
+  assert.deepEqual(await draining.json(), { status: "stopping" });
+  finishStop();
+  assert.equal(await proc.exited, 0);
+  await assert.rejects(fetch(`${management}/health`), "the management port closes with the process");
+  const logLines = proc.err().trim().split("\n").map((text) => JSON.parse(text) as { role: string; msg: string });
+  assert.ok(logLines.some((entry) => entry.role === "http-gateway" && /stopping/.test(entry.msg)), proc.err());
+});
+
+test("an explicitly configured management port that is taken fails the start with a message naming the setting", async () => {
+  const holder = await startManagementServerOnFreePort();
+  try {
+    const proc = fakeProcess({ TWINPORT_CORE_MANAGEMENTPORT: String(holder.port) });
+    await runRole({ role: "http-gateway", argv: ["--endpoint", "http"], io: proc.io, start: async () => assert.fail("must not start") });
+    assert.equal(await proc.exited, 1);
+    assert.match(proc.err(), /Management port cannot listen on 0\.0\.0\.0:\d+: the port is already in use\. Change core\.managementPort/);
+  } finally {
+    await holder.close();
+  }
+});
+
+async function startManagementServerOnFreePort() {
+  const { createServer } = await import("node:net");
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "0.0.0.0", resolve));
+  return { port: (server.address() as { port: number }).port, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}

@@ -4,6 +4,11 @@ import { loadConfig, type ConfigRole } from "./load-config.ts";
 import { ModelFileError, selectModelFiles, type ModelFile } from "./model-files.ts";
 import { PERSISTENCE_IN_MEMORY_CLASS } from "./persistence.ts";
 import type { TwinportConfig } from "./validate-config.ts";
+import { DEFAULT_MANAGEMENT_PORT } from "./core.ts";
+import { createLogger, type Logger } from "../operability/logger.ts";
+import { startManagementServer, type ManagementServer } from "../operability/management-server.ts";
+import { createProcessMetrics, type ProcessMetrics } from "../operability/process-metrics.ts";
+import type { ReadinessCheck } from "../operability/readiness.ts";
 
 /** What a role's start function gets: everything decided from the command line and environment. */
 export interface RoleContext {
@@ -13,15 +18,24 @@ export interface RoleContext {
   models: ModelFile[];
   /** Validate models while loading them: core.validationOnLoad, unless --no-validation. */
   validateOnLoad: boolean;
-  /** One line for the operator (stderr). */
+  /** One line for the operator (stderr, as a JSON log line at level info). */
   log(line: string): void;
+  /** Structured logs (pino, JSON lines on stderr) at core.logLevel, with the role on every line. */
+  logger: Logger;
+  /** This process's Prometheus metrics, served on the management port. */
+  metrics: ProcessMetrics;
 }
 
 export interface RunningRole {
   /** JSON details for the ready line, e.g. `{ "http": ["https://127.0.0.1:8443/api/v3.0"] }`. */
   details: Record<string, unknown>;
-  /** Closes everything the role opened. */
+  /**
+   * Closes everything the role opened: stop accepting, let in-flight requests finish, then close
+   * connections (graceful shutdown on SIGTERM).
+   */
   stop(): Promise<void>;
+  /** What GET /ready asks once started (connected to NATS/Redis, mirror built, ...). Default: none. */
+  readiness?: ReadinessCheck[];
 }
 
 type Signal = "SIGTERM" | "SIGINT";
@@ -58,24 +72,39 @@ export async function runRole(options: RunRoleOptions): Promise<void> {
   const log = (line: string) => void io.stderr.write(`${line}\n`);
   let running: RunningRole | undefined;
   let stopping = false;
+  let management: ManagementServer | undefined;
+  let logger: Logger | undefined;
+  // Closing the management server releases its socket at once, so a process (or a test's fake
+  // process) exits without waiting for a probe's keep-alive connection.
+  const exit = (code: number): never => {
+    void management?.close();
+    return io.exit(code);
+  };
 
   const onSignal = (signal: Signal) => {
-    if (!running) return io.exit(0); // nothing served yet, nothing to hand back
+    if (!running) return exit(0); // nothing served yet, nothing to hand back
     if (stopping) {
       log(`twinport ${role}: ${signal} again, exiting without waiting for the shutdown`);
-      return io.exit(1);
+      return exit(1);
     }
     stopping = true;
+    // First of all: /ready turns 503, so load balancers and the compose proxy stop sending traffic
+    // while the role drains what it already accepted.
+    management?.stopping();
+    logger?.info({ signal }, "stopping: draining in-flight requests, then closing connections");
     const timer = setTimeout(() => {
       log(`twinport ${role}: shutdown did not finish within ${options.stopTimeoutMs ?? 30_000} ms`);
-      io.exit(1);
+      exit(1);
     }, options.stopTimeoutMs ?? 30_000);
     timer.unref();
     running!.stop().then(
-      () => io.exit(0),
+      () => {
+        logger?.info("stopped");
+        exit(0);
+      },
       (error: unknown) => {
         log(`twinport ${role}: shutdown failed: ${(error as Error).message ?? String(error)}`);
-        io.exit(1);
+        exit(1);
       },
     );
   };
@@ -109,15 +138,43 @@ export async function runRole(options: RunRoleOptions): Promise<void> {
           initialModelFile: config.persistence["@class"] === PERSISTENCE_IN_MEMORY_CLASS ? config.persistence.initialModelFile : undefined,
         })
       : [];
-    running = await options.start({ role, config, models, validateOnLoad: config.core.validationOnLoad && !commandLine.noValidation, log });
-    io.stdout.write(`twinport ${role} ready ${JSON.stringify(running.details)}\n`);
+    const roleLogger = createLogger({ role, level: config.core.logLevel, destination: io.stderr });
+    logger = roleLogger;
+    const metrics = createProcessMetrics(role);
+    management = await openManagementPort(config, metrics, roleLogger);
+    const context: RoleContext = {
+      role,
+      config,
+      models,
+      validateOnLoad: config.core.validationOnLoad && !commandLine.noValidation,
+      log: (line) => roleLogger.info(line),
+      logger: roleLogger,
+      metrics,
+    };
+    running = await options.start(context);
+    management?.serving(running.readiness ?? []);
+    const details = management ? { ...running.details, management: management.url } : running.details;
+    // The one line on stdout: harnesses and operators wait for it (logs go to stderr).
+    io.stdout.write(`twinport ${role} ready ${JSON.stringify(details)}\n`);
   } catch (error) {
     if (error instanceof UsageError || error instanceof ConfigError) {
       log(`twinport: ${error.message}`);
-      return io.exit(2);
+      return exit(2);
     }
     const message = error instanceof ModelFileError ? error.message : ((error as Error)?.message ?? String(error));
     log(`twinport ${role}: ${message}`);
-    return io.exit(1);
+    return exit(1);
   }
+}
+
+/** core.managementPort: absent → 9464 (a taken default falls back to a free port), 0 → free, -1 → off. */
+async function openManagementPort(config: TwinportConfig, metrics: ProcessMetrics, logger: Logger): Promise<ManagementServer | undefined> {
+  const configured = config.core.managementPort;
+  if (configured === -1) return undefined;
+  return startManagementServer({
+    port: configured ?? DEFAULT_MANAGEMENT_PORT,
+    metrics,
+    fallbackToFreePort: configured === undefined,
+    onFallback: (port, free) => logger.warn({ port, managementPort: free }, `management port ${port} is in use; serving /health, /ready and /metrics on ${free} (set core.managementPort to choose)`),
+  });
 }

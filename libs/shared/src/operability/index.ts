@@ -1,0 +1,8 @@
+// Operability of every process: the management port (/health, /ready, /metrics), Prometheus
+// metrics, structured logs. Imports only contracts and engine ports of ours.
+export * from "./process-metrics.ts";
+export * from "./management-server.ts";
+export * from "./readiness.ts";
+export * from "./logger.ts";
+export * from "./metered-command-handler.ts";
+export * from "./metered-event-bus.ts";

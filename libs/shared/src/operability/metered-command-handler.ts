@@ -1,0 +1,32 @@
+import { WRITE_COMMANDS, type Command, type CommandResult, type CommandType, type Reply } from "../contracts/index.ts";
+import type { CommandHandler } from "../engine/ports/index.ts";
+import type { Logger } from "./logger.ts";
+import type { ProcessMetrics } from "./process-metrics.ts";
+
+/**
+ * The engine as the responder (or the embedded direct client) sees it, plus commands per type,
+ * failures per code, and one log line per write carrying the command's correlation id: the id the
+ * HTTP gateway took from X-Correlation-Id, so one grep follows a request into the store.
+ */
+export function meteredCommandHandler(handler: CommandHandler, metrics: ProcessMetrics, logger: Logger): CommandHandler {
+  return {
+    async execute<T extends CommandType>(command: Command<T>): Promise<Reply<CommandResult<T>>> {
+      const started = performance.now();
+      let reply: Reply<CommandResult<T>>;
+      try {
+        reply = await handler.execute(command);
+      } catch (error) {
+        metrics.countCommand(command.type, "internal");
+        logger.error({ command: command.type, correlationId: command.correlationId, origin: command.origin, err: error }, "command threw");
+        throw error;
+      }
+      metrics.countCommand(command.type, reply.ok ? undefined : reply.error.code);
+      const ms = Math.round((performance.now() - started) * 10) / 10;
+      const fields = { command: command.type, correlationId: command.correlationId, origin: command.origin, ms, ...(reply.ok ? { revision: reply.revision } : { code: reply.error.code }) };
+      if (!reply.ok && reply.error.code === "internal") logger.error({ ...fields, stack: reply.error.stack }, "command failed");
+      else if (WRITE_COMMANDS.has(command.type)) logger.info(fields, reply.ok ? "write committed" : "write refused");
+      else logger.debug(fields, "query");
+      return reply;
+    },
+  };
+}

@@ -1,0 +1,78 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+
+/** Backends whose connection state a process reports (1 = connected, 0 = not). */
+export type Backend = "nats" | "redis";
+
+/** What an OPC UA endpoint reports at scrape time. */
+export interface OpcuaLoad {
+  sessions: number;
+  subscriptions: number;
+}
+
+/**
+ * The Prometheus metrics of one process, behind methods named in AAS/Twinport terms so callers
+ * never touch prom-client (and a later switch to OpenTelemetry touches this file only).
+ */
+export interface ProcessMetrics {
+  readonly registry: Registry;
+  /** `route` is the route template (e.g. /submodels/:submodelIdentifier), never the raw path. */
+  observeHttpRequest(method: string, route: string, status: number, seconds: number): void;
+  /** One command served; `failureCode` is the reply's error code when it failed. */
+  countCommand(type: string, failureCode?: string): void;
+  /** Time from the commit (`event.time`) to delivery at a subscriber of this process. */
+  observeEventLag(seconds: number): void;
+  setBackendUp(backend: Backend, up: boolean): void;
+  /** Sampled at every scrape; several endpoints in one process add up. Returns a disposer. */
+  addOpcuaSource(read: () => OpcuaLoad): () => void;
+  /** The text exposition format for GET /metrics. */
+  render(): Promise<{ contentType: string; body: string }>;
+}
+
+// Latencies of a loopback gateway are milliseconds; outages push them to the request timeout (s).
+const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+export function createProcessMetrics(role: string): ProcessMetrics {
+  const registry = new Registry();
+  registry.setDefaultLabels({ role });
+  // Process CPU, memory, event-loop lag and GC: the first things an operator looks at.
+  collectDefaultMetrics({ register: registry });
+
+  const httpRequests = new Counter({ name: "twinport_http_requests_total", help: "HTTP requests answered, by method, route template and status", labelNames: ["method", "route", "status"], registers: [registry] });
+  const httpDuration = new Histogram({ name: "twinport_http_request_duration_seconds", help: "HTTP request latency, by method, route template and status", labelNames: ["method", "route", "status"], buckets: LATENCY_BUCKETS, registers: [registry] });
+  const commands = new Counter({ name: "twinport_commands_total", help: "Commands served by the engine, by command type", labelNames: ["type"], registers: [registry] });
+  const commandFailures = new Counter({ name: "twinport_command_failures_total", help: "Commands answered with an error, by command type and error code", labelNames: ["type", "code"], registers: [registry] });
+  const eventLag = new Histogram({ name: "twinport_event_lag_seconds", help: "Time from the commit of a change event to its delivery at a subscriber in this process", buckets: LATENCY_BUCKETS, registers: [registry] });
+  const backendUp = new Gauge({ name: "twinport_backend_up", help: "1 while the connection to the backend is up", labelNames: ["backend"], registers: [registry] });
+
+  const opcuaSources = new Set<() => OpcuaLoad>();
+  const sum = (pick: (load: OpcuaLoad) => number) => [...opcuaSources].reduce((total, read) => total + pick(read()), 0);
+  new Gauge({ name: "twinport_opcua_sessions", help: "Open OPC UA sessions", registers: [registry], collect() { this.set(sum((load) => load.sessions)); } });
+  new Gauge({ name: "twinport_opcua_subscriptions", help: "OPC UA subscriptions", registers: [registry], collect() { this.set(sum((load) => load.subscriptions)); } });
+
+  return {
+    registry,
+    observeHttpRequest(method, route, status, seconds) {
+      const labels = { method, route, status: String(status) };
+      httpRequests.inc(labels);
+      httpDuration.observe(labels, seconds);
+    },
+    countCommand(type, failureCode) {
+      commands.inc({ type });
+      if (failureCode !== undefined) commandFailures.inc({ type, code: failureCode });
+    },
+    observeEventLag(seconds) {
+      // Clocks of different hosts disagree a little; a negative lag is noise, not time travel.
+      eventLag.observe(Math.max(0, seconds));
+    },
+    setBackendUp(backend, up) {
+      backendUp.set({ backend }, up ? 1 : 0);
+    },
+    addOpcuaSource(read) {
+      opcuaSources.add(read);
+      return () => void opcuaSources.delete(read);
+    },
+    async render() {
+      return { contentType: registry.contentType, body: await registry.metrics() };
+    },
+  };
+}
