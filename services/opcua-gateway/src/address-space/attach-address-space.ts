@@ -1,6 +1,7 @@
 import { Subscription, type OPCUAServer } from "node-opcua";
 import type { EventBus, OpcUaEndpointConfig, StoreClient } from "@twinport/shared";
-import { notImplementedInvoker, type OperationInvoker } from "../methods/operation-method.ts";
+import { createOperationInvoker } from "../methods/operation-invoker.ts";
+import type { OperationInvoker } from "../methods/operation-method.ts";
 import { startAddressSpaceSync, type AddressSpaceSync } from "../sync/address-space-sync.ts";
 import { createValueWriter } from "../values/value-writer.ts";
 import { resolveAasTypes } from "./aas-types.ts";
@@ -23,7 +24,7 @@ export interface AddressSpaceDeps {
   bus: EventBus;
   endpoint: OpcUaEndpointConfig;
   log(line: string): void;
-  /** How Operation method calls run (default: BadNotImplemented until the operations issue plugs in). */
+  /** How Operation method calls run (default: InvokeOperation on the store, see operation-invoker.ts). */
   invoke?: OperationInvoker;
 }
 
@@ -70,8 +71,8 @@ export async function attachAddressSpace(server: OPCUAServer, deps: AddressSpace
     structures: { addressSpace, key: types.dataType.AASKeyDataType, specificAssetId: types.dataType.AASSpecificAssetIdDataType },
     writer,
     writable: !isReadOnlyEndpoint(deps.endpoint),
-    invoke: deps.invoke ?? notImplementedInvoker,
+    invoke: deps.invoke ?? createOperationInvoker({ store: deps.store, log: deps.log }),
   };
-  sync = await startAddressSpaceSync({ bus: deps.bus, target: { store: deps.store, builder, ctx, environment, conceptDescriptions }, log: deps.log });
+  sync = await startAddressSpaceSync({ bus: deps.bus, target: { store: deps.store, log: deps.log, builder, ctx, environment, conceptDescriptions }, log: deps.log });
   return { sync, stop: () => sync.stop() };
 }

@@ -33,7 +33,7 @@ export function elementSpec(ctx: SpecContext, submodelId: string, element: Json,
   const name = lastSegment(path);
   const children = metadataChildren(ctx, nodeId, element);
   const write = (target: WriteTarget): WriteBinding | undefined =>
-    ctx.writable ? { writer: ctx.writer, submodelId, idShortPath: path, ...(typeof element.idShort === "string" ? { idShort: element.idShort } : {}), target } : undefined;
+    ctx.writable ? { writer: ctx.writer, structures: ctx.structures, submodelId, idShortPath: path, ...(typeof element.idShort === "string" ? { idShort: element.idShort } : {}), target } : undefined;
   const childElements = (): NodeSpec[] => getChildren(element).filter(isJson).map((child, index) => elementSpec(ctx, submodelId, child, childPathOf(path, element, child, index)));
   const { types } = ctx;
   let typeDefinition = types.objectType.BaseObjectType;

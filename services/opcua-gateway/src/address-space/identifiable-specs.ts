@@ -6,7 +6,7 @@ import type { NodeSpec, ObjectSpec } from "./node-spec.ts";
 import { enumVariable, firstText, good, isJson, metadataChildren, referenceObject, stringVariable, variable, type Json, type SpecContext } from "./spec-context.ts";
 
 /** Shells, submodels and concept descriptions hang below AASEnvironment, organized by it. */
-function identifiable(ctx: SpecContext, json: Json, typeDefinition: ObjectSpec["typeDefinition"], children: NodeSpec[]): ObjectSpec {
+function identifiable(ctx: SpecContext, json: Json, typeDefinition: ObjectSpec["typeDefinition"], children: Iterable<NodeSpec>): ObjectSpec {
   const id = String(json.id);
   const nodeId = identifiableNodeId(id);
   return {
@@ -18,7 +18,11 @@ function identifiable(ctx: SpecContext, json: Json, typeDefinition: ObjectSpec["
     typeDefinition,
     reference: "organizes",
     description: firstText(json.description),
-    children: [stringVariable(nodeId, "Id", id), ...metadataChildren(ctx, nodeId, json), ...children],
+    children: (function* () {
+      yield stringVariable(nodeId, "Id", id);
+      yield* metadataChildren(ctx, nodeId, json);
+      yield* children;
+    })(),
   };
 }
 
@@ -26,10 +30,16 @@ export function submodelSpec(ctx: SpecContext, submodel: Json): ObjectSpec {
   const id = String(submodel.id);
   const nodeId = identifiableNodeId(id);
   const elements = Array.isArray(submodel.submodelElements) ? submodel.submodelElements.filter(isJson) : [];
-  return identifiable(ctx, submodel, ctx.types.objectType.AASSubmodelType, [
-    enumVariable(nodeId, "ModelingKind", ctx.types.dataType.AASModelingKindDataType, enumIndex(MODELLING_KINDS, submodel.kind ?? "Instance")),
-    ...elements.map((element) => elementSpec(ctx, id, element, String(element.idShort))),
-  ]);
+  return identifiable(
+    ctx,
+    submodel,
+    ctx.types.objectType.AASSubmodelType,
+    (function* () {
+      yield enumVariable(nodeId, "ModelingKind", ctx.types.dataType.AASModelingKindDataType, enumIndex(MODELLING_KINDS, submodel.kind ?? "Instance"));
+      // One element's spec at a time: built, turned into nodes, dropped.
+      for (const element of elements) yield elementSpec(ctx, id, element, String(element.idShort));
+    })(),
+  );
 }
 
 export function shellSpec(ctx: SpecContext, shell: Json): ObjectSpec {

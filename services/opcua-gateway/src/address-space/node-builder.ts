@@ -2,6 +2,7 @@ import {
   AccessLevelFlag,
   Argument,
   BrowseDirection,
+  coerceLocalizedText,
   DataType,
   NodeClass,
   NodeId,
@@ -45,6 +46,8 @@ export class NodeBuilder {
    * built yet (or is rebuilding); the link is made when that node is created.
    */
   private readonly links = new Map<string, Set<string>>();
+  /** Browse and display names of the fixed sub-nodes (Value, ValueType, …), shared by every node. */
+  private readonly names = new Map<string, { browseName: QualifiedName; displayName: LocalizedText }>();
 
   constructor(private readonly types: AasTypes) {
     const namespace = types.addressSpace.getNamespace(types.v3Index);
@@ -73,7 +76,7 @@ export class NodeBuilder {
   }
 
   /** apply() for each spec, then delete the children of ours below `parent` that are not specified. */
-  applyChildren(parent: BaseNode, specs: NodeSpec[]): void {
+  applyChildren(parent: BaseNode, specs: Iterable<NodeSpec>): void {
     const wanted = new Set<string>();
     for (const spec of specs) {
       wanted.add(spec.nodeId);
@@ -142,18 +145,17 @@ export class NodeBuilder {
    * keeps a 100,000-element model within its 15 s build target. Nodes made this way browse, read,
    * write and delete like any other; they only raise no GeneralModelChangeEvent.
    */
-  private createRaw(spec: NodeSpec, nodeClass: NodeClass, parent: BaseNode, parentReference: NodeId, extra: Record<string, unknown> & { typeDefinition?: NodeId }): BaseNode {
-    const { typeDefinition, ...attributes } = extra;
+  private createRaw(spec: NodeSpec, nodeClass: NodeClass, parent: BaseNode, parentReference: NodeId, options: Record<string, unknown> & { typeDefinition?: NodeId }): BaseNode {
     const references: Record<string, unknown>[] = [{ referenceType: parentReference, isForward: false, nodeId: parent.nodeId }];
-    if (typeDefinition) references.push({ referenceType: this.types.reference.hasTypeDefinition, isForward: true, nodeId: typeDefinition });
-    const node = (this.namespace as unknown as RawNamespace).internalCreateNode({
-      nodeClass,
-      nodeId: this.nodeIdOf(spec.nodeId),
-      browseName: this.browseName(spec),
-      ...(spec.description ? { description: spec.description } : {}),
-      references,
-      ...attributes,
-    });
+    if (options.typeDefinition) references.push({ referenceType: this.types.reference.hasTypeDefinition, isForward: true, nodeId: options.typeDefinition });
+    const names = this.namesOf(spec);
+    options.nodeClass = nodeClass;
+    options.nodeId = this.nodeIdOf(spec.nodeId);
+    options.browseName = names.browseName;
+    options.displayName = names.displayName;
+    if (spec.description) options.description = spec.description;
+    options.references = references;
+    const node = (this.namespace as unknown as RawNamespace).internalCreateNode(options);
     (node as unknown as RawNode).propagate_back_references();
     return node;
   }
@@ -198,9 +200,16 @@ export class NodeBuilder {
     source.addReference({ referenceType: this.types.reference.aasReference, isForward: true, nodeId: this.nodeIdOf(targetLocal) });
   }
 
-  private browseName(spec: NodeSpec): QualifiedName {
+  private namesOf(spec: NodeSpec): { browseName: QualifiedName; displayName: LocalizedText } {
+    // Only variables and methods have fixed names; element names (idShorts) are too many to keep.
+    const shared = spec.class !== "object";
+    const key = `${spec.nameSpace}:${spec.name}`;
+    const known = shared ? this.names.get(key) : undefined;
+    if (known) return known;
     const namespaceIndex = spec.nameSpace === "i4aas" ? this.types.i4aasIndex : spec.nameSpace === "ua" ? 0 : this.types.v3Index;
-    return new QualifiedName({ name: spec.name, namespaceIndex });
+    const names = { browseName: new QualifiedName({ name: spec.name, namespaceIndex }), displayName: coerceLocalizedText(spec.name)! };
+    if (shared) this.names.set(key, names);
+    return names;
   }
 
   /** Whether an existing node can be patched into `spec` (same class, type, data type and name). */

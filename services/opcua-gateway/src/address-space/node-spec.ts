@@ -25,7 +25,8 @@ export interface ObjectSpec extends BaseSpec {
   typeDefinition: NodeId;
   /** How the parent refers to it (default HasComponent). */
   reference?: "component" | "organizes";
-  children: NodeSpec[];
+  /** Iterated once per build; a generator keeps a 100,000-element submodel from existing twice in memory. */
+  children: Iterable<NodeSpec>;
   /** Non-hierarchical AASReference targets (e.g. a shell's submodel reference → the submodel node). */
   refersTo?: string[];
 }

@@ -11,6 +11,7 @@ import { read, readPages, StoreReadError } from "./store-reads.ts";
 /** The address space one gateway keeps in sync: where identifiables hang and how to build nodes. */
 export interface MirrorTarget {
   store: StoreClient;
+  log(line: string): void;
   builder: NodeBuilder;
   ctx: SpecContext;
   environment: BaseNode;
@@ -130,7 +131,12 @@ export async function applySnapshot(target: MirrorTarget): Promise<number> {
   const seen = new Set<string>();
   const place = (spec: ObjectSpec, parent: BaseNode) => {
     seen.add(spec.nodeId);
-    builder.apply(spec, parent);
+    // One identifiable the mapping cannot handle must not keep the others out of the address space.
+    try {
+      builder.apply(spec, parent);
+    } catch (error) {
+      target.log(`twinport opcua-gateway: ${spec.nodeId.slice(0, -1)} could not be mapped: ${(error as Error).stack ?? error}`);
+    }
   };
   // Submodels first: shells then link their submodel references to existing nodes.
   await readPages(store, "GetAllSubmodels", 20, (items) => items.forEach((json) => place(submodelSpec(ctx, json), target.environment)));

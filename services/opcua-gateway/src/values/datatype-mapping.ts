@@ -52,7 +52,8 @@ export function lexicalToNodeValue(lexical: string | undefined, valueType: unkno
   const value = lexicalToValue(lexical, valueType, dataType);
   // Loaded without validation, a value may not parse as its type: show that instead of guessing.
   if (value === undefined) return { variant: NULL_VARIANT(), statusCode: StatusCodes.BadDataEncodingInvalid };
-  return { variant: new Variant({ dataType, value }), statusCode: StatusCodes.Good };
+  // arrayType explicit: node-opcua cannot tell an Int64 ([high, low]) from an array on its own.
+  return { variant: new Variant({ dataType, arrayType: VariantArrayType.Scalar, value }), statusCode: StatusCodes.Good };
 }
 
 function lexicalToValue(lexical: string, valueType: unknown, dataType: DataType): unknown {

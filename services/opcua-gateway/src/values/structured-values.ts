@@ -42,7 +42,7 @@ export type ReferenceOrError = { reference: Json | null } | { error: StatusCode;
  * follows the first key (GlobalReference → external, an identifiable → model) and otherwise stays
  * what it was: the client writes only Keys (spec §4.5), the store checks the rest.
  */
-export function referenceFromKeys(value: Variant, currentType: string | undefined): ReferenceOrError {
+export function referenceFromKeys(types: StructureTypes, value: Variant, currentType: string | undefined): ReferenceOrError {
   if (value.dataType === DataType.Null) return { reference: null };
   if (value.dataType !== DataType.ExtensionObject || value.arrayType !== VariantArrayType.Array) {
     return { error: StatusCodes.BadTypeMismatch, message: "expected an array of AASKeyDataType" };
@@ -50,6 +50,9 @@ export function referenceFromKeys(value: Variant, currentType: string | undefine
   const keys: Json[] = [];
   for (const item of value.value as unknown[]) {
     const key = item as { type?: unknown; value?: unknown } | null;
+    // A Key whose Type is no AASKeyTypesDataType value does not even decode: node-opcua hands it
+    // over undecoded, still tagged with our Key encoding.
+    if (isUndecodedKey(types, item)) return { error: StatusCodes.BadOutOfRange, message: "a key type is not an AASKeyTypesDataType value" };
     if (key === null || typeof key.type !== "number" || typeof key.value !== "string") {
       return { error: StatusCodes.BadTypeMismatch, message: "expected AASKeyDataType items {Type, Value}" };
     }
@@ -66,6 +69,12 @@ export function referenceFromKeys(value: Variant, currentType: string | undefine
         ? "ModelReference"
         : (currentType ?? "ExternalReference");
   return { reference: { type, keys } };
+}
+
+function isUndecodedKey(types: StructureTypes, item: unknown): boolean {
+  const encoding = types.addressSpace.findDataType(types.key)?.binaryEncodingNodeId;
+  const nodeId = (item as { buffer?: unknown; nodeId?: NodeId } | null)?.nodeId;
+  return encoding != null && nodeId !== undefined && Buffer.isBuffer((item as { buffer?: unknown }).buffer) && nodeId.namespace === encoding.namespace && nodeId.value === encoding.value;
 }
 
 function isJson(value: unknown): value is Json {

@@ -40,7 +40,7 @@ function innerValue(binding: WriteBinding, value: Variant): JsonOrError {
     case "reference":
     case "first":
     case "second": {
-      const reference = referenceFromKeys(value, target.referenceType);
+      const reference = referenceFromKeys(binding.structures, value, target.referenceType);
       if ("error" in reference) return reference;
       const json = JSON.stringify(reference.reference);
       return { json: target.field === "reference" ? json : `{"${target.field}":${json}}` };

@@ -1,4 +1,5 @@
 import { NumericRange, StatusCodes, type DataValue, type ISessionContext, type StatusCode, type UAVariable, type Variant } from "node-opcua";
+import type { StructureTypes } from "./structured-values.ts";
 
 /** Which part of an element's ValueOnly form a writable node stands for (spec §4.5). */
 export type WriteTarget =
@@ -18,6 +19,8 @@ export interface ValueWriter {
 
 export interface WriteBinding {
   writer: ValueWriter;
+  /** To read written Key structures. */
+  structures: StructureTypes;
   submodelId: string;
   idShortPath: string;
   /** The element's idShort, for the wrapped body form; absent for list items. */

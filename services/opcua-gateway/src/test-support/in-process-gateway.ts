@@ -1,0 +1,71 @@
+/**
+ * Test support: an opcua-gateway on the real engine with a memory repository and the in-process
+ * bus (embedded mode's wiring), a model loaded, its own temp PKI folders, and a real OPC UA client.
+ * Set XDG_CONFIG_HOME before importing node-opcua elsewhere in the test if it must stay empty.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createDirectStoreClient, createEngine, createInProcessEventBus, createMemoryRepository, loadConfig, type EventBus, type OpcUaEndpointConfig, type StoreClient } from "@twinport/shared";
+import { startOpcuaGateway, type RunningOpcuaGateway } from "../index.ts";
+import { freePort } from "../../../../tests/support/servers.ts";
+import { connectOpcua, type OpcuaTestClient } from "../../../../tests/support/opcua-client.ts";
+
+export interface InProcessGateway {
+  store: StoreClient;
+  bus: EventBus;
+  /** Starts (another) gateway on the same store; stopped by stop(). */
+  startGateway(overrides?: string[]): Promise<RunningOpcuaGateway>;
+  connect(gateway: RunningOpcuaGateway): Promise<OpcuaTestClient>;
+  log: string[];
+  stop(): Promise<void>;
+}
+
+export async function startInProcessGateway(model: unknown): Promise<InProcessGateway> {
+  const dir = mkdtempSync(join(tmpdir(), "twinport-opcua-test-"));
+  const bus = createInProcessEventBus();
+  const engine = createEngine({ repository: createMemoryRepository(), bus });
+  const store = createDirectStoreClient(engine);
+  const loaded = await store.execute({ type: "LoadEnvironment", params: { body: JSON.stringify(model), validate: true } });
+  if (!loaded.ok) throw new Error(`test model did not load: ${loaded.error.message}`);
+  const log: string[] = [];
+  const gateways: RunningOpcuaGateway[] = [];
+  const clients: OpcuaTestClient[] = [];
+  return {
+    store,
+    bus,
+    log,
+    async startGateway(overrides = []) {
+      const port = await freePort();
+      const { config } = loadConfig({
+        role: "opcua-gateway",
+        endpointKinds: ["opcua"],
+        overrides: [
+          `endpoints[0].tcpPort=${port}`,
+          "endpoints[0].host=127.0.0.1",
+          "endpoints[0].hostname=127.0.0.1",
+          "endpoints[0].secondsTillShutdown=0",
+          `endpoints[0].serverCertificateBasePath=${join(dir, "PKI", "CA")}`,
+          `endpoints[0].userCertificateBasePath=${join(dir, "USERS_PKI", "CA")}`,
+          ...overrides,
+        ],
+      });
+      const gateway = await startOpcuaGateway({ store, bus, endpoint: config.endpoints[0] as OpcUaEndpointConfig, stateDir: dir, log: (line) => log.push(line) });
+      gateways.push(gateway);
+      return gateway;
+    },
+    async connect(gateway) {
+      const client = await connectOpcua(gateway.endpointUrl, dir);
+      clients.push(client);
+      return client;
+    },
+    async stop() {
+      for (const client of clients) await client.close().catch(() => undefined);
+      for (const gateway of gateways) await gateway.stop();
+      await store.close();
+      await engine.close();
+      await bus.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
