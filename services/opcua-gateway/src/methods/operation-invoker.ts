@@ -1,0 +1,115 @@
+import { DataType, StatusCodes, Variant, type CallMethodResultOptions, type StatusCode } from "node-opcua";
+import {
+  DEFAULT_SYNC_INVOCATION_TIMEOUT_MS,
+  lexicalToValueJson,
+  parseJsonLossless,
+  stringifyLossless,
+  valueJsonToLexical,
+  type ElementJson,
+  type ExecutionState,
+  type StoreClient,
+} from "@twinport/shared";
+import { lexicalToNodeValue, variantToLexical } from "../values/datatype-mapping.ts";
+import { statusForError } from "../values/error-status.ts";
+import type { OperationInvoker } from "./operation-method.ts";
+
+export interface OperationInvokerDeps {
+  store: StoreClient;
+  log(line: string): void;
+}
+
+/** What an execution that did not complete answers (the message goes to the log). */
+const STATUS_OF_STATE: Partial<Record<ExecutionState, StatusCode>> = {
+  // The asset (or its connection) failed, or none is configured: the data source's failure.
+  Failed: StatusCodes.BadDeviceFailure,
+  Timeout: StatusCodes.BadTimeout,
+  Canceled: StatusCodes.BadRequestCancelledByRequest,
+};
+
+/** Time the store may take beyond the invocation's own bound (its events, the reply). */
+const REPLY_MARGIN_MS = 5000;
+
+/**
+ * OPC UA method calls of Operations run through the same InvokeOperation command as HTTP
+ * …/invoke/$value (origin "opcua"), synchronously: the call answers when the execution ended.
+ * Arguments follow the method's signature (element-specs.ts): a Property variable is a Variant of
+ * its §4.5 datatype, any other kind a String carrying its ValueOnly JSON; in-out variables are not
+ * offered (spec §4.5), so they keep their declared values. The declaration is read from the store
+ * at each call, so arguments are matched against the Operation as it is now.
+ */
+export function createOperationInvoker(deps: OperationInvokerDeps): OperationInvoker {
+  return async (binding, inputArguments) => {
+    const address = { submodelId: binding.submodelId, idShortPath: binding.idShortPath };
+    const read = await deps.store.execute({ type: "GetSubmodelElementByPath", params: address, origin: "opcua" });
+    if (!read.ok) return { statusCode: statusForError(read.error.code) };
+    const operation = read.value as ElementJson;
+    if (operation.modelType !== "Operation") return { statusCode: StatusCodes.BadMethodInvalid };
+    const inputs = declared(operation.inputVariables);
+    const outputs = declared(operation.outputVariables);
+    if (inputArguments.length !== inputs.length) {
+      return { statusCode: inputArguments.length < inputs.length ? StatusCodes.BadArgumentsMissing : StatusCodes.BadTooManyArguments };
+    }
+
+    const values: Record<string, unknown> = {};
+    const inputArgumentResults: StatusCode[] = [];
+    for (const [i, variable] of inputs.entries()) {
+      const converted = inputValue(variable, inputArguments[i]!);
+      inputArgumentResults.push("error" in converted ? converted.error : StatusCodes.Good);
+      if (!("error" in converted) && converted.value !== undefined) values[String(variable.idShort)] = converted.value;
+    }
+    if (inputArgumentResults.some((status) => status !== StatusCodes.Good)) return { statusCode: StatusCodes.BadInvalidArgument, inputArgumentResults };
+
+    const reply = await deps.store.execute(
+      { type: "InvokeOperation", params: { ...address, body: stringifyLossless({ inputArguments: values }), valueOnly: true }, origin: "opcua" },
+      { deadline: Date.now() + DEFAULT_SYNC_INVOCATION_TIMEOUT_MS + REPLY_MARGIN_MS },
+    );
+    if (!reply.ok) {
+      deps.log(`twinport opcua-gateway: call of ${binding.submodelId} ${binding.idShortPath} refused: ${reply.error.code}: ${reply.error.message}`);
+      return { statusCode: statusForError(reply.error.code) };
+    }
+    const result = parseJsonLossless((reply.value as { rawJson: string }).rawJson) as {
+      executionState: ExecutionState;
+      messages?: { text?: string }[];
+      outputArguments?: Record<string, unknown>;
+    };
+    const failed = STATUS_OF_STATE[result.executionState];
+    if (failed !== undefined) {
+      const why = (result.messages ?? []).map((m) => m.text).join("; ");
+      deps.log(`twinport opcua-gateway: call of ${binding.submodelId} ${binding.idShortPath} ended ${result.executionState}: ${why}`);
+      return { statusCode: failed };
+    }
+    return { statusCode: StatusCodes.Good, outputArguments: outputs.map((variable) => outputVariant(variable, result.outputArguments?.[String(variable.idShort)])) };
+  };
+}
+
+/** The elements of declared variables, in order: the method's arguments were built the same way. */
+function declared(variables: unknown): ElementJson[] {
+  return (Array.isArray(variables) ? variables : [])
+    .map((variable) => (typeof variable === "object" && variable !== null ? (variable as { value?: unknown }).value : undefined))
+    .filter((element): element is ElementJson => typeof element === "object" && element !== null);
+}
+
+/** One input Variant as its ValueOnly value (undefined: a Null Variant, i.e. the declared default). */
+function inputValue(variable: ElementJson, variant: Variant): { value: unknown } | { error: StatusCode } {
+  if (variant.dataType === DataType.Null) return { value: undefined };
+  if (variable.modelType === "Property") {
+    const lexical = variantToLexical(variant, variable.valueType);
+    if ("error" in lexical) return { error: lexical.error };
+    return { value: lexical.lexical === null ? undefined : lexicalToValueJson(lexical.lexical, variable.valueType) };
+  }
+  if (variant.dataType !== DataType.String || typeof variant.value !== "string") return { error: StatusCodes.BadTypeMismatch };
+  try {
+    return { value: parseJsonLossless(variant.value) };
+  } catch {
+    return { error: StatusCodes.BadInvalidArgument };
+  }
+}
+
+function outputVariant(variable: ElementJson, value: unknown): Variant {
+  if (value === undefined || value === null) return new Variant({ dataType: DataType.Null });
+  if (variable.modelType === "Property") {
+    const lexical = valueJsonToLexical(value, variable.valueType);
+    return lexicalToNodeValue(lexical, variable.valueType).variant;
+  }
+  return new Variant({ dataType: DataType.String, value: stringifyLossless(value) });
+}
