@@ -1,0 +1,108 @@
+/**
+ * Issue 3 benchmark: Twinport's HTTP API against a bare Hono handler answering the same bytes, with
+ * the same load tool in the same run (only ratios between variants mean anything on this machine).
+ *
+ * Requests: GET $value of one Property, GET a whole 1,000-element submodel, PATCH $value.
+ * Variants: bare hono (@hono/node-server, handler returns the captured response body), Twinport
+ * embedded (one process), Twinport distributed (redis-server, nats-server, one model-store, one
+ * http-gateway as processes). Plain HTTP everywhere, so TLS cost does not blur the comparison.
+ *
+ * Run: npm run bench -- http-throughput    (BENCH_SECONDS=4 BENCH_CONCURRENCY=16)
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { serve } from "@hono/node-server";
+import { Hono } from "hono";
+import { b64, createHttpClient } from "../tests/support/http-client.ts";
+import { freePort, startNats, startRedis } from "../tests/support/servers.ts";
+import { startTwinport, type TwinportProcess } from "../tests/support/system.ts";
+import { formatResult, runLoad, type LoadResult } from "./support/load.ts";
+
+const seconds = Number(process.env.BENCH_SECONDS ?? 4);
+const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16);
+const SMALL = "urn:bench:http:small";
+const LARGE = "urn:bench:http:large";
+
+function submodel(id: string, count: number) {
+  return {
+    modelType: "Submodel",
+    id,
+    idShort: id.split(":").at(-1),
+    submodelElements: Array.from({ length: count }, (_, i) => ({ modelType: "Property", idShort: `P${i}`, valueType: "xs:int", value: String(i) })),
+  };
+}
+
+const dir = mkdtempSync(join(tmpdir(), "twinport-bench-http-"));
+const modelFile = join(dir, "model.json");
+writeFileSync(modelFile, JSON.stringify({ submodels: [submodel(SMALL, 10), submodel(LARGE, 1000)] }));
+const paths = {
+  value: `/submodels/${b64(SMALL)}/submodel-elements/P5/$value`,
+  submodel: `/submodels/${b64(LARGE)}`,
+};
+
+async function httpConfig(): Promise<{ file: string; port: number }> {
+  const port = await freePort();
+  const file = join(dir, `http-${port}.json`);
+  writeFileSync(file, JSON.stringify({ endpoints: [{ "@class": "endpoint.http.HttpEndpoint", port, host: "127.0.0.1", sslEnabled: false }] }));
+  return { file, port };
+}
+
+async function measure(label: string, base: string): Promise<LoadResult[]> {
+  const results: LoadResult[] = [];
+  await runLoad({ label: "warm-up", url: base + paths.value, durationMs: 1000, concurrency });
+  results.push(await runLoad({ label: `${label}: GET $value`, url: base + paths.value, durationMs: seconds * 1000, concurrency }));
+  results.push(await runLoad({ label: `${label}: GET submodel (1,000 elements)`, url: base + paths.submodel, durationMs: seconds * 1000, concurrency }));
+  results.push(await runLoad({ label: `${label}: PATCH $value`, url: base + paths.value, method: "PATCH", body: (i) => String(i % 1000), expectStatus: 204, durationMs: seconds * 1000, concurrency }));
+  for (const r of results) console.log(formatResult(r));
+  return results;
+}
+
+const processes: TwinportProcess[] = [];
+const servers: { stop(): Promise<void> }[] = [];
+try {
+  // Twinport embedded first: it also provides the exact bytes the bare handler will answer with.
+  const embeddedHttp = await httpConfig();
+  processes.push(await startTwinport({ cwd: dir, args: ["-c", embeddedHttp.file, "-m", modelFile, "--endpoint", "http"] }));
+  const embeddedBase = `http://127.0.0.1:${embeddedHttp.port}/api/v3.0`;
+  const client = createHttpClient(embeddedBase);
+  const valueBody = (await client.get(paths.value)).text;
+  const submodelBody = (await client.get(paths.submodel)).text;
+  client.close();
+
+  const bare = new Hono();
+  bare.get("/api/v3.0/submodels/:id/submodel-elements/:path/$value", (c) => c.body(valueBody, 200, { "content-type": "application/json" }));
+  bare.patch("/api/v3.0/submodels/:id/submodel-elements/:path/$value", (c) => c.body(null, 204));
+  bare.get("/api/v3.0/submodels/:id", (c) => c.body(submodelBody, 200, { "content-type": "application/json" }));
+  const barePort = await freePort();
+  const bareServer = serve({ fetch: bare.fetch, port: barePort, hostname: "127.0.0.1" });
+  servers.push({ stop: () => new Promise((resolve) => bareServer.close(() => resolve())) });
+
+  const bareResults = await measure("bare hono", `http://127.0.0.1:${barePort}/api/v3.0`);
+  const embeddedResults = await measure("embedded", embeddedBase);
+  await processes.pop()!.stop();
+
+  const redis = await startRedis();
+  const nats = await startNats();
+  servers.push(redis, nats);
+  const env = { TWINPORT_PERSISTENCE_URL: redis.url, TWINPORT_MESSAGEBUS_URL: nats.url };
+  processes.push(await startTwinport({ role: "model-store", cwd: dir, args: ["-m", modelFile], env }));
+  const gatewayHttp = await httpConfig();
+  processes.push(await startTwinport({ role: "http-gateway", cwd: dir, args: ["-c", gatewayHttp.file], env }));
+  const distributedResults = await measure("distributed", `http://127.0.0.1:${gatewayHttp.port}/api/v3.0`);
+
+  console.log("\nthroughput as a ratio of the bare hono handler (same load tool, same run):");
+  for (let i = 0; i < bareResults.length; i++) {
+    const name = bareResults[i].label.replace("bare hono: ", "");
+    const e = embeddedResults[i].rate / bareResults[i].rate;
+    const d = distributedResults[i].rate / bareResults[i].rate;
+    console.log(`${name.padEnd(34)} embedded ${e.toFixed(2)}×   distributed ${d.toFixed(2)}×`);
+  }
+  console.log("targets (issue 3): GET $value embedded ≥ 0.7×, distributed ≥ 0.3×");
+  const errors = [...bareResults, ...embeddedResults, ...distributedResults].reduce((n, r) => n + r.errors, 0);
+  if (errors > 0) console.log(`${errors} requests failed: the figures above are not valid`);
+} finally {
+  for (const p of processes) await p.stop();
+  for (const s of servers) await s.stop();
+  rmSync(dir, { recursive: true, force: true });
+}
