@@ -4,7 +4,7 @@ import { StatusCodes, type CallMethodResultOptions, type ISessionContext, type U
 export interface OperationBinding {
   submodelId: string;
   idShortPath: string;
-  /** False on a read-only endpoint (only *_READ profiles): the method stays unbound, i.e. not executable. */
+  /** False on a read-only endpoint (only *_READ profiles): Executable is false and calls answer BadNotExecutable. */
   callable: boolean;
   invoke: OperationInvoker;
 }
@@ -25,7 +25,9 @@ export function bindOperation(method: UAMethod, binding: OperationBinding): void
   const bound = method as BoundMethod;
   const wasBound = bound[BINDING] !== undefined;
   bound[BINDING] = binding;
-  if (!binding.callable || wasBound) return;
+  if (wasBound) return;
+  // Bound even when not callable: node-opcua answers an unbound method with BadInternalError.
+  method._getExecutableFlag = () => bound[BINDING]!.callable;
   // Two parameters: node-opcua requires (inputArguments, context) for a promise-returning handler.
   method.bindMethod(async function (this: BoundMethod, inputArguments: Variant[], _context: ISessionContext) {
     const current = bound[BINDING]!;

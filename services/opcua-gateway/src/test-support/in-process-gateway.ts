@@ -6,13 +6,24 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createDirectStoreClient, createEngine, createInProcessEventBus, createMemoryRepository, loadConfig, type EventBus, type OpcUaEndpointConfig, type StoreClient } from "@twinport/shared";
+import {
+  createDirectStoreClient,
+  createEngine,
+  createInProcessEventBus,
+  createMemoryRepository,
+  loadConfig,
+  type ChangeEvent,
+  type EventBus,
+  type OpcUaEndpointConfig,
+  type StoreClient,
+} from "@twinport/shared";
 import { startOpcuaGateway, type RunningOpcuaGateway } from "../index.ts";
 import { freePort } from "../../../../tests/support/servers.ts";
 import { connectOpcua, type OpcuaTestClient } from "../../../../tests/support/opcua-client.ts";
 
 export interface InProcessGateway {
   store: StoreClient;
+  /** The bus the gateways listen to (events pass `relay` on their way from the engine). */
   bus: EventBus;
   /** Starts (another) gateway on the same store; stopped by stop(). */
   startGateway(overrides?: string[]): Promise<RunningOpcuaGateway>;
@@ -21,10 +32,27 @@ export interface InProcessGateway {
   stop(): Promise<void>;
 }
 
-export async function startInProcessGateway(model: unknown): Promise<InProcessGateway> {
+export interface InProcessGatewayOptions {
+  /**
+   * Between the engine's bus and the gateways' bus: return the event to deliver (possibly changed)
+   * or undefined to lose it, as a message bus can.
+   */
+  relay?: (event: ChangeEvent) => ChangeEvent | undefined;
+}
+
+export async function startInProcessGateway(model: unknown, options: InProcessGatewayOptions = {}): Promise<InProcessGateway> {
   const dir = mkdtempSync(join(tmpdir(), "twinport-opcua-test-"));
+  const engineBus = createInProcessEventBus();
   const bus = createInProcessEventBus();
-  const engine = createEngine({ repository: createMemoryRepository(), bus });
+  const relay = options.relay ?? ((event: ChangeEvent) => event);
+  await engineBus.subscribe({
+    onEvent: (event) => {
+      const delivered = relay(event);
+      if (delivered) void bus.publish(delivered);
+    },
+    onHeartbeat: (heartbeat) => void bus.publishHeartbeat(heartbeat),
+  });
+  const engine = createEngine({ repository: createMemoryRepository(), bus: engineBus });
   const store = createDirectStoreClient(engine);
   const loaded = await store.execute({ type: "LoadEnvironment", params: { body: JSON.stringify(model), validate: true } });
   if (!loaded.ok) throw new Error(`test model did not load: ${loaded.error.message}`);
@@ -64,6 +92,7 @@ export async function startInProcessGateway(model: unknown): Promise<InProcessGa
       for (const gateway of gateways) await gateway.stop();
       await store.close();
       await engine.close();
+      await engineBus.close();
       await bus.close();
       rmSync(dir, { recursive: true, force: true });
     },
