@@ -22,6 +22,7 @@ import {
   type RunningRole,
 } from "@twinport/shared";
 import { startHttpEndpoint } from "@twinport/http-gateway";
+import type { RedisRepository } from "@twinport/model-store";
 import { openEmbeddedFileStore } from "./open-file-store.ts";
 
 const API_PREFIX = "/api/v3.0";
@@ -64,17 +65,19 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
     closer.add(() => bus.close());
 
     let repository: Repository;
+    let redisRepository: RedisRepository | undefined;
     let relayed = false;
     if (config.persistence["@class"] === PERSISTENCE_REDIS_CLASS) {
       // Loaded only when used: ioredis and node-opcua (about 2 s of start-up) stay out of a run without them.
       const { createRedisRepository, startOutboxRelay } = await import("@twinport/model-store");
-      const redisRepository = await createRedisRepository({ url: config.persistence.url, keyPrefix: config.persistence.keyPrefix });
-      closer.add(() => redisRepository.close());
+      const redis = await createRedisRepository({ url: config.persistence.url, keyPrefix: config.persistence.keyPrefix });
+      redisRepository = redis;
+      closer.add(() => redis.close());
       // Commits on Redis append their events to the outbox: the relay publishes (and trims) them,
       // exactly as in the model-store, instead of the engine publishing a second copy.
-      const relay = await startOutboxRelay({ repository: redisRepository, bus, owner: `embedded-${hostname()}-${process.pid}`, onError: (error) => context.log(`twinport embedded: event relay: ${(error as Error).message}`) });
+      const relay = await startOutboxRelay({ repository: redis, bus, owner: `embedded-${hostname()}-${process.pid}`, onError: (error) => context.log(`twinport embedded: event relay: ${(error as Error).message}`) });
       closer.add(() => relay.stop());
-      repository = redisRepository;
+      repository = redis;
       relayed = true;
       details.redis = displayUrl(config.persistence.url);
     } else {
@@ -84,6 +87,7 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
 
     const fileStore = await openEmbeddedFileStore(config);
     closer.add(() => fileStore.close());
+    const operationProviders = options.operationProviders ?? createOperationProviderRegistry();
     const engine = createEngine({
       repository,
       bus,
@@ -91,7 +95,7 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
       validation: { onLoad: context.validateOnLoad, onCreate: config.core.validationOnCreate, onUpdate: config.core.validationOnUpdate },
       fileStore,
       aasxLimits: { minInflateRatio: config.core.minInflateRatio },
-      operationProviders: options.operationProviders ?? createOperationProviderRegistry(),
+      operationProviders,
       operationHandleTtlMs: isoDurationToMs(config.core.operationHandleTtl),
     });
     closer.add(() => engine.close());
@@ -101,6 +105,25 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
     // A persistent store keeps what it has: the models only seed an empty one.
     const models = await loadModelFiles(store, context.models, { validate: context.validateOnLoad, onlyIfEmpty: true });
     if (models.skipped) context.log("twinport embedded: the store already holds data; the model files were not loaded");
+
+    if (config.assetConnections.length > 0) {
+      // Connecting happens in the background: an unreachable asset never delays start-up.
+      const { startAssetConnections, redisConnectionLeases, soleOwnerLeases } = await import("@twinport/model-store");
+      const owner = `embedded-${hostname()}-${process.pid}`;
+      const assets = await startAssetConnections({
+        connections: config.assetConnections,
+        store,
+        bus,
+        operationProviders,
+        // Several embedded processes on one Redis run each connection once, like model-store replicas.
+        leases: redisRepository ? redisConnectionLeases({ redis: redisRepository.redis, key: (name) => redisRepository!.key(name), owner }) : soleOwnerLeases,
+        retryIntervalMs: config.core.assetConnectionRetryInterval,
+        readTimeoutMs: config.core.assetConnectionReadTimeout,
+        log: context.log,
+      });
+      closer.add(() => assets.stop());
+      details.assetConnections = assets.status().map(({ name, kind, endpoint }) => ({ name, kind, endpoint }));
+    }
 
     const http: string[] = [];
     for (const { "@class": _class, ...settings } of config.endpoints.filter(isHttpEndpoint)) {

@@ -6,3 +6,6 @@ export { startOutboxRelay, type OutboxRelay, type OutboxRelayOptions } from "./o
 export { acquireLease, renewLease, releaseLease } from "./outbox/lease.ts";
 export { startModelStore, type ModelStoreOptions } from "./model-store-process.ts";
 export { createRedisFileStore, type RedisFileStoreOptions } from "./redis/file-store-redis.ts";
+export { startAssetConnections, type AssetConnectionsOptions, type RunningAssetConnections } from "./asset-connections/start-asset-connections.ts";
+export { redisConnectionLeases, soleOwnerLeases, type ConnectionLeases, type ConnectionLease } from "./asset-connections/connection-lease.ts";
+export type { AssetConnectionStatus, ConnectionState } from "./asset-connections/connection-runner.ts";

@@ -3,6 +3,7 @@ import { hostname } from "node:os";
 import {
   ConfigError,
   connectNats,
+  createDirectStoreClient,
   createEngine,
   createNatsEventBus,
   createOperationProviderRegistry,
@@ -22,6 +23,8 @@ import { acquireLease, releaseLease, renewLease } from "./outbox/lease.ts";
 import { startOutboxRelay } from "./outbox/outbox-relay.ts";
 import { createRedisRepository, type RedisRepository } from "./redis/redis-repository.ts";
 import { openModelStoreFileStore } from "./open-file-store.ts";
+import { redisConnectionLeases } from "./asset-connections/connection-lease.ts";
+import { startAssetConnections } from "./asset-connections/start-asset-connections.ts";
 
 export interface ModelStoreOptions {
   /** Seed models: loaded once, under a lock, only into an empty store. */
@@ -92,9 +95,10 @@ export async function startModelStore(config: TwinportConfig, options: ModelStor
     closing.push(() => bus.close());
     const fileStore = await openModelStoreFileStore(config, persistence);
     closing.push(() => fileStore.close());
+    const operationProviders = options.operationProviders ?? createOperationProviderRegistry();
     const engine = createEngine({
       repository,
-      operationProviders: options.operationProviders ?? createOperationProviderRegistry(),
+      operationProviders,
       operationHandleTtlMs: isoDurationToMs(config.core.operationHandleTtl),
       operationLeaseMs: options.operationLeaseMs,
       publishEvents: false,
@@ -113,11 +117,28 @@ export async function startModelStore(config: TwinportConfig, options: ModelStor
     const responder = await serveCommandsOverNats({ connection, handler: engine });
     closing.push(() => responder.close());
 
+    // Every replica registers the operation providers; the lease holder of each connection reads and writes its values.
+    const assets =
+      config.assetConnections.length === 0
+        ? undefined
+        : await startAssetConnections({
+            connections: config.assetConnections,
+            store: createDirectStoreClient(engine),
+            bus,
+            operationProviders,
+            leases: redisConnectionLeases({ redis: repository.redis, key: (name) => repository.key(name), owner }),
+            retryIntervalMs: config.core.assetConnectionRetryInterval,
+            readTimeoutMs: config.core.assetConnectionReadTimeout,
+            log,
+          });
+    if (assets) closing.push(() => assets.stop());
+
     return {
       details: {
         redis: displayUrl(persistence.url),
         keyPrefix: persistence.keyPrefix,
         nats: displayUrl(messageBus.url),
+        ...(assets ? { assetConnections: assets.status().map(({ name, kind, endpoint }) => ({ name, kind, endpoint })) } : {}),
         ...(seeded ? { model: seeded.skipped ? "kept (store not empty)" : { files: seeded.files, shells: seeded.shells, submodels: seeded.submodels, conceptDescriptions: seeded.conceptDescriptions } } : {}),
       },
       stop,

@@ -1,0 +1,92 @@
+import type {
+  ElementJson,
+  HttpOperationProviderConfig,
+  HttpSubscriptionProviderConfig,
+  HttpValueProviderConfig,
+  OpcUaOperationProviderConfig,
+  OpcUaSubscriptionProviderConfig,
+  OpcUaValueProviderConfig,
+  OperationProvider,
+  ProviderTarget,
+} from "@twinport/shared";
+
+/** A value read from an asset, turned into a model value once the element is known. */
+export interface AssetReading {
+  /** Equal keys mean equal values: a source passes on a value only when its key changed. */
+  key: string;
+  /** The ValueOnly body (JSON text) that gives the element this value; throws when it does not fit. */
+  bodyFor(element: ElementJson): string;
+}
+
+export interface PushSink {
+  reading(reading: AssetReading): void;
+  error(error: unknown): void;
+}
+
+/**
+ * Where asset values come from: polled (HTTP; `intervalMs` 0 = once each time the connection
+ * becomes active) or pushed (OPC UA monitored items; `start` resolves to its stop function).
+ */
+export type ReadSource =
+  | { mode: "poll"; intervalMs: number; read(signal: AbortSignal): Promise<AssetReading> }
+  | { mode: "push"; start(sink: PushSink): Promise<() => Promise<void>> };
+
+export interface ValueProviderRuntime {
+  target: ProviderTarget;
+  /** Absent when readWriteMode forbids reading. */
+  read?: ReadSource;
+  /** Absent when readWriteMode forbids writing. Throws AssetError. */
+  write?(element: ElementJson): Promise<void>;
+}
+
+export interface SubscriptionProviderRuntime {
+  target: ProviderTarget;
+  read: ReadSource;
+}
+
+/** A failure talking to an asset. `retryable`: worth trying again later (unreachable, 5xx), not a refusal (4xx, Bad status). */
+export class AssetError extends Error {
+  readonly retryable: boolean;
+  constructor(message: string, options: { retryable: boolean; cause?: unknown }) {
+    super(message, { cause: options.cause });
+    this.name = "AssetError";
+    this.retryable = options.retryable;
+  }
+}
+
+export type ProviderConfigs =
+  | {
+      kind: "http";
+      value: HttpValueProviderConfig;
+      subscription: HttpSubscriptionProviderConfig;
+      operation: HttpOperationProviderConfig;
+    }
+  | {
+      kind: "opcua";
+      value: OpcUaValueProviderConfig;
+      subscription: OpcUaSubscriptionProviderConfig;
+      operation: OpcUaOperationProviderConfig;
+    };
+
+/**
+ * One protocol's side of an asset connection. The runner decides when to connect (the lease
+ * holder, with retries); providers are made once and work whenever the connection is open.
+ */
+export interface AssetConnectionDriver<C extends ProviderConfigs = ProviderConfigs> {
+  readonly kind: C["kind"];
+  /** The asset's address for logs and status (base URL, OPC UA endpoint). */
+  readonly endpoint: string;
+  /** Opens what reading needs (OPC UA: session and subscription); throws when the asset cannot be reached. */
+  connect(): Promise<void>;
+  /** Closes what `connect` opened. Operation calls may still open a connection of their own. */
+  disconnect(): Promise<void>;
+  /** Told when an open connection broke by itself, so the runner reconnects. */
+  onLost(listener: (reason: string) => void): void;
+  valueProvider(target: ProviderTarget, config: C["value"]): ValueProviderRuntime;
+  subscriptionProvider(target: ProviderTarget, config: C["subscription"]): SubscriptionProviderRuntime;
+  operationProvider(target: ProviderTarget, config: C["operation"]): OperationProvider;
+  /** Releases everything, for good. */
+  close(): Promise<void>;
+}
+
+export type Log = (line: string) => void;

@@ -1,0 +1,331 @@
+import type { ElementJson, ProviderTarget } from "@twinport/shared";
+import type { AssetConnectionDriver, AssetReading, Log, ReadSource, SubscriptionProviderRuntime, ValueProviderRuntime } from "./asset-connection-types.ts";
+import type { ConnectionLease } from "./connection-lease.ts";
+import { targetKey, type ElementSync } from "./element-sync.ts";
+
+/**
+ * standby: another replica holds the lease (operations still work here);
+ * connecting → connected; waiting-to-retry: the asset could not be reached, the next attempt is
+ * scheduled (`nextAttemptAt`); stopped: for good.
+ */
+export type ConnectionState = "standby" | "connecting" | "connected" | "waiting-to-retry" | "stopped";
+
+export interface ProviderProblem {
+  kind: "value" | "subscription";
+  submodelId: string;
+  idShortPath: string;
+  error: string;
+}
+
+export interface AssetConnectionStatus {
+  name: string;
+  kind: "http" | "opcua";
+  endpoint: string;
+  state: ConnectionState;
+  /** This process holds the connection's lease, so it reads and writes the asset's values. */
+  leaseHeld: boolean;
+  /** When the state last changed (ISO 8601). */
+  since: string;
+  lastError?: string;
+  nextAttemptAt?: string;
+  providers: { value: number; subscription: number; operation: number };
+  /** Providers whose last read failed (an unreachable URL, a missing node, a value that does not fit). */
+  failingProviders: ProviderProblem[];
+}
+
+export interface ConnectionRunnerOptions {
+  name: string;
+  driver: AssetConnectionDriver;
+  values: ValueProviderRuntime[];
+  subscriptions: SubscriptionProviderRuntime[];
+  operationCount: number;
+  sync: ElementSync;
+  lease: ConnectionLease;
+  retryIntervalMs: number;
+  log: Log;
+}
+
+/** A back-off that doubles from the retry interval up to ten times it. */
+export function retryDelay(retryIntervalMs: number, attempt: number): number {
+  return Math.min(retryIntervalMs * 2 ** attempt, retryIntervalMs * 10);
+}
+
+interface Source {
+  kind: "value" | "subscription";
+  target: ProviderTarget;
+  read: ReadSource;
+  problem?: string;
+  stopPush?: () => Promise<void>;
+}
+
+/**
+ * Runs one (merged) asset connection in this process: keeps its lease, and while it holds it,
+ * connects with retries and back-off, runs the reading sources (polls and pushes) and forwards model
+ * changes to the asset. Nothing here ever blocks start-up: `start` returns at once.
+ */
+export class ConnectionRunner {
+  private state: ConnectionState = "standby";
+  private since = new Date();
+  private lastError?: string;
+  private nextAttemptAt?: Date;
+  private leaseHeld = false;
+  private leaseValidUntil = 0;
+  private stopped = false;
+  /** Bumped on each activation; loops of an older one end. */
+  private epoch = 0;
+  private activeAbort?: AbortController;
+  private keeperTimer?: NodeJS.Timeout;
+  private keeping: Promise<void> = Promise.resolve();
+  private running: Promise<void> = Promise.resolve();
+  private readonly sources: Source[];
+  private readonly writers = new Map<string, ValueProviderRuntime>();
+  private readonly log: Log;
+
+  constructor(private readonly options: ConnectionRunnerOptions) {
+    this.log = options.log;
+    this.sources = [
+      ...options.values.filter((v) => v.read).map((v) => ({ kind: "value" as const, target: v.target, read: v.read! })),
+      ...options.subscriptions.map((s) => ({ kind: "subscription" as const, target: s.target, read: s.read })),
+    ];
+    for (const value of options.values) if (value.write || value.read) this.writers.set(targetKey(value.target), value);
+    options.driver.onLost((reason) => this.lost?.(reason));
+  }
+
+  start(): void {
+    this.keeping = this.keepLease();
+  }
+
+  status(): AssetConnectionStatus {
+    return {
+      name: this.options.name,
+      kind: this.options.driver.kind,
+      endpoint: this.options.driver.endpoint,
+      state: this.state,
+      leaseHeld: this.leaseHeld,
+      since: this.since.toISOString(),
+      ...(this.lastError ? { lastError: this.lastError } : {}),
+      ...(this.state === "waiting-to-retry" && this.nextAttemptAt ? { nextAttemptAt: this.nextAttemptAt.toISOString() } : {}),
+      providers: { value: this.options.values.length, subscription: this.options.subscriptions.length, operation: this.options.operationCount },
+      failingProviders: this.sources
+        .filter((s) => s.problem !== undefined)
+        .map((s) => ({ kind: s.kind, submodelId: s.target.submodelId, idShortPath: s.target.idShortPath, error: s.problem! })),
+    };
+  }
+
+  /** The elements this connection has value providers for (model changes of these concern it). */
+  targets(): ProviderTarget[] {
+    return [...this.writers.values()].map((provider) => provider.target);
+  }
+
+  /** An endpoint changed the element: forward it to the asset if this process runs the connection. */
+  async modelChanged(target: ProviderTarget, element: ElementJson): Promise<void> {
+    const provider = this.writers.get(targetKey(target));
+    if (!provider || !this.leaseHeld || this.stopped) return;
+    try {
+      await this.options.sync.modelChanged(target, element, provider.write?.bind(provider));
+    } catch (error) {
+      this.log(`not written to the asset: ${target.submodelId} ${target.idShortPath}: ${(error as Error).message}`);
+    }
+  }
+
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    clearTimeout(this.keeperTimer);
+    await this.keeping.catch(() => undefined);
+    await this.deactivate("stopped");
+    await this.options.lease.release().catch(() => undefined);
+    await this.options.driver.close().catch(() => undefined);
+    this.setState("stopped");
+  }
+
+  private setState(state: ConnectionState, error?: string): void {
+    if (state !== this.state) this.since = new Date();
+    this.state = state;
+    if (error !== undefined) this.lastError = error;
+  }
+
+  // ---- lease
+
+  private async keepLease(): Promise<void> {
+    const { lease } = this.options;
+    const sentAt = Date.now();
+    try {
+      const held = await lease.acquire();
+      if (this.stopped) return;
+      if (held) {
+        this.leaseValidUntil = sentAt + lease.ttlMs;
+        if (!this.leaseHeld) {
+          this.leaseHeld = true;
+          if (Number.isFinite(lease.ttlMs)) this.log("holds the lease: runs the connection in this process");
+          this.activate();
+        }
+      } else if (this.leaseHeld) {
+        this.log("lost the lease to another process: stops reading and writing the asset here");
+        await this.deactivate("standby");
+      }
+    } catch (error) {
+      // Keep what we had: it runs out by itself if the store stays away.
+      if (this.leaseHeld && Date.now() > this.leaseValidUntil) {
+        this.log(`cannot renew the lease (${(error as Error).message}): stops here until it can`);
+        await this.deactivate("standby");
+      }
+    }
+    if (this.stopped || !Number.isFinite(lease.ttlMs)) return;
+    this.keeperTimer = setTimeout(() => {
+      this.keeping = this.keepLease();
+    }, Math.max(10, Math.floor(lease.ttlMs / 3)));
+  }
+
+  // ---- running the connection while the lease is ours
+
+  private lost?: (reason: string) => void;
+
+  private activate(): void {
+    const epoch = ++this.epoch;
+    const abort = new AbortController();
+    this.activeAbort = abort;
+    this.running = this.run(epoch, abort.signal).catch((error: unknown) => this.log(`stopped by an unexpected error: ${(error as Error).stack ?? String(error)}`));
+  }
+
+  private async deactivate(state: "standby" | "stopped"): Promise<void> {
+    this.leaseHeld = false;
+    this.epoch++;
+    this.activeAbort?.abort();
+    await this.running;
+    this.options.sync.forget(this.sources.map((s) => s.target));
+    if (state === "standby") this.setState("standby");
+  }
+
+  private async run(epoch: number, signal: AbortSignal): Promise<void> {
+    const { driver, retryIntervalMs } = this.options;
+    let attempt = 0;
+    let lastLogged: string | undefined;
+    while (this.epoch === epoch && !signal.aborted) {
+      this.setState("connecting");
+      try {
+        await driver.connect();
+      } catch (error) {
+        const message = (error as Error).message;
+        const delay = retryDelay(retryIntervalMs, attempt++);
+        this.nextAttemptAt = new Date(Date.now() + delay);
+        this.setState("waiting-to-retry", message);
+        if (message !== lastLogged) this.log(`cannot connect to ${driver.endpoint}: ${message} (retrying, first in ${delay} ms, then with back-off)`);
+        lastLogged = message;
+        await pause(delay, signal);
+        continue;
+      }
+      if (this.epoch !== epoch || signal.aborted) break;
+      attempt = 0;
+      lastLogged = undefined;
+      this.lastError = undefined;
+      this.setState("connected");
+      this.log(`connected to ${driver.endpoint}`);
+      const reason = await this.whileConnected(epoch, signal);
+      await driver.disconnect().catch(() => undefined);
+      if (reason === undefined) break;
+      this.setState("waiting-to-retry", reason);
+      this.nextAttemptAt = new Date(Date.now() + retryIntervalMs);
+      this.log(`connection to ${driver.endpoint} lost: ${reason} (reconnecting)`);
+      await pause(retryIntervalMs, signal);
+    }
+  }
+
+  /** Runs the sources until the connection is lost (its reason) or the run ends (undefined). */
+  private async whileConnected(epoch: number, signal: AbortSignal): Promise<string | undefined> {
+    const connection = new AbortController();
+    const stop = () => connection.abort();
+    signal.addEventListener("abort", stop, { once: true });
+    let lostReason: string | undefined;
+    this.lost = (reason) => {
+      lostReason ??= reason;
+      connection.abort();
+    };
+    const polls = this.sources.filter((s) => s.read.mode === "poll").map((s) => this.poll(s, connection.signal));
+    const pushes = this.sources.filter((s) => s.read.mode === "push");
+    // Pushes that could not start (a missing node) and waiting writes are retried on each tick.
+    const targets = [...this.writers.values()].filter((w) => w.write).map((w) => w.target);
+    while (!connection.signal.aborted && this.epoch === epoch) {
+      for (const source of pushes) if (!source.stopPush) await this.startPush(source);
+      await this.options.sync.retryPending(targets);
+      await pause(this.options.retryIntervalMs, connection.signal);
+    }
+    this.lost = undefined;
+    signal.removeEventListener("abort", stop);
+    await Promise.all(polls);
+    for (const source of pushes) {
+      await source.stopPush?.().catch(() => undefined);
+      source.stopPush = undefined;
+    }
+    return lostReason;
+  }
+
+  private problem(source: Source, error: unknown): void {
+    const message = (error as Error).message ?? String(error);
+    if (source.problem !== message) this.log(`${source.kind} provider of ${source.target.submodelId} ${source.target.idShortPath}: ${message}`);
+    source.problem = message;
+  }
+
+  private recovered(source: Source): void {
+    if (source.problem !== undefined) this.log(`${source.kind} provider of ${source.target.submodelId} ${source.target.idShortPath} works again`);
+    source.problem = undefined;
+  }
+
+  private async deliver(source: Source, reading: AssetReading, stamp: number): Promise<void> {
+    const outcome = await this.options.sync.apply(source.target, source.kind, reading, stamp);
+    if (outcome === "missing") throw new Error("the element does not exist in the model");
+  }
+
+  private async poll(source: Source, signal: AbortSignal): Promise<void> {
+    if (source.read.mode !== "poll") return;
+    const { intervalMs } = source.read;
+    while (!signal.aborted) {
+      const started = Date.now();
+      let ok = false;
+      try {
+        const stamp = this.options.sync.stamp(source.target);
+        const reading = await source.read.read(signal);
+        if (signal.aborted) return;
+        await this.deliver(source, reading, stamp);
+        this.recovered(source);
+        ok = true;
+      } catch (error) {
+        if (signal.aborted) return;
+        this.problem(source, error);
+      }
+      // Interval 0 reads once per connection; a failed read is tried again at the retry pace.
+      if (ok && intervalMs === 0) return;
+      const period = intervalMs === 0 ? this.options.retryIntervalMs : intervalMs;
+      await pause(Math.max(0, period - (Date.now() - started)), signal);
+    }
+  }
+
+  private async startPush(source: Source): Promise<void> {
+    if (source.read.mode !== "push") return;
+    let chain = Promise.resolve();
+    try {
+      source.stopPush = await source.read.start({
+        reading: (reading) => {
+          const stamp = this.options.sync.stamp(source.target);
+          chain = chain.then(() => this.deliver(source, reading, stamp).then(() => this.recovered(source), (error: unknown) => this.problem(source, error)));
+        },
+        error: (error) => this.problem(source, error),
+      });
+    } catch (error) {
+      this.problem(source, error);
+    }
+  }
+}
+
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+    signal.addEventListener("abort", done, { once: true });
+  });
+}

@@ -1,0 +1,189 @@
+import {
+  ASSET_CONNECTION_KNOWN_PROPERTIES,
+  HTTP_ASSET_CONNECTION_CLASS,
+  isBelow,
+  MQTT_ASSET_CONNECTION_CLASS,
+  OPCUA_ASSET_CONNECTION_CLASS,
+  providerTarget,
+  type AssetConnectionConfig,
+  type ChangeEvent,
+  type ElementJson,
+  type EventBus,
+  type EventSubscription,
+  type HttpAssetConnectionConfig,
+  type MutableOperationProviderRegistry,
+  type OpcUaAssetConnectionConfig,
+  type StoreClient,
+} from "@twinport/shared";
+import type { AssetConnectionDriver, Log } from "./asset-connection-types.ts";
+import { soleOwnerLeases, type ConnectionLeases } from "./connection-lease.ts";
+import { ConnectionRunner, type AssetConnectionStatus } from "./connection-runner.ts";
+import { ElementSync } from "./element-sync.ts";
+import { createHttpDriver } from "./http-driver.ts";
+import { findKeyStore, readKeyStore } from "./keystore.ts";
+import { mergeConnections, type MergedConnection } from "./merge-connections.ts";
+import { ASSET_ORIGIN, createModelPort } from "./model-port.ts";
+
+export interface AssetConnectionsOptions {
+  /** `assetConnections` of the configuration, validated. */
+  connections: readonly AssetConnectionConfig[];
+  /** Where values go and Operation declarations come from: this process's engine. */
+  store: StoreClient;
+  /** The store's change events: model changes made through an endpoint are forwarded to assets. */
+  bus: EventBus;
+  /** Operation providers are registered here in every process; the engine finds them on invoke. */
+  operationProviders: MutableOperationProviderRegistry;
+  /** Who runs each connection's reading and writing; default: this process (embedded on memory). */
+  leases?: ConnectionLeases;
+  /** core.assetConnectionRetryInterval: first retry delay, doubled up to ten times it. */
+  retryIntervalMs: number;
+  /** core.assetConnectionReadTimeout: bound of one HTTP request to an asset. */
+  readTimeoutMs: number;
+  log: Log;
+}
+
+export interface RunningAssetConnections {
+  status(): AssetConnectionStatus[];
+  stop(): Promise<void>;
+}
+
+const VALUE_CHANGES = new Set(["element.value-changed", "element.updated", "element.created"]);
+
+function unknownProperties(config: AssetConnectionConfig, index: number): string[] {
+  const record = config as Record<string, unknown>;
+  const http = config["@class"] === HTTP_ASSET_CONNECTION_CLASS;
+  const known = http ? ASSET_CONNECTION_KNOWN_PROPERTIES.http : ASSET_CONNECTION_KNOWN_PROPERTIES.opcua;
+  const providers = {
+    valueProviders: http ? ASSET_CONNECTION_KNOWN_PROPERTIES.httpValue : ASSET_CONNECTION_KNOWN_PROPERTIES.opcuaValue,
+    subscriptionProviders: http ? ASSET_CONNECTION_KNOWN_PROPERTIES.httpSubscription : ASSET_CONNECTION_KNOWN_PROPERTIES.opcuaSubscription,
+    operationProviders: http ? ASSET_CONNECTION_KNOWN_PROPERTIES.httpOperation : ASSET_CONNECTION_KNOWN_PROPERTIES.opcuaOperation,
+  };
+  const found = Object.keys(record)
+    .filter((key) => !(known as readonly string[]).includes(key))
+    .map((key) => `assetConnections[${index}].${key}`);
+  for (const [kind, names] of Object.entries(providers)) {
+    for (const [reference, provider] of Object.entries((record[kind] ?? {}) as Record<string, Record<string, unknown>>)) {
+      for (const key of Object.keys(provider)) if (!(names as readonly string[]).includes(key)) found.push(`assetConnections[${index}].${kind}["${reference}"].${key}`);
+    }
+  }
+  return found;
+}
+
+async function driverFor(connection: MergedConnection, options: AssetConnectionsOptions, log: Log): Promise<AssetConnectionDriver | undefined> {
+  const config = connection.config;
+  switch (config["@class"]) {
+    case HTTP_ASSET_CONNECTION_CLASS: {
+      const http = config as HttpAssetConnectionConfig;
+      let trustedCertificates: string[] | undefined;
+      if (http.trustedCertificates?.keyStorePath) {
+        const file = findKeyStore(http.trustedCertificates.keyStorePath, ".");
+        if (!file) throw new Error(`assetConnections[${connection.index}].trustedCertificates: key store ${http.trustedCertificates.keyStorePath} not found`);
+        trustedCertificates = readKeyStore(file, http.trustedCertificates, `assetConnections[${connection.index}].trustedCertificates`).certificates;
+      }
+      return createHttpDriver({ config: http, trustedCertificates, readTimeoutMs: options.readTimeoutMs, store: options.store, log });
+    }
+    case OPCUA_ASSET_CONNECTION_CLASS: {
+      // node-opcua-client takes a second to load: only processes with an OPC UA connection pay for it.
+      const { createOpcuaDriver } = await import("./opcua-driver.ts");
+      return createOpcuaDriver({ config: config as OpcUaAssetConnectionConfig, store: options.store, log });
+    }
+    case MQTT_ASSET_CONNECTION_CLASS:
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Starts every configured asset connection in this process and returns at once: connecting,
+ * retrying and reading happen in the background, so an unreachable asset never delays start-up.
+ *
+ * - Operation providers are registered in every process (any model-store replica may execute an
+ *   invocation); an OPC UA one opens a session on demand where the connection does not run.
+ * - Value and subscription providers run only where the connection's lease is held (one replica),
+ *   reading into the model with origin "asset" and forwarding model changes from other origins.
+ */
+export async function startAssetConnections(options: AssetConnectionsOptions): Promise<RunningAssetConnections> {
+  const merged = mergeConnections(options.connections, (line) => options.log(`twinport asset-connections: ${line}`));
+  const leases = options.leases ?? soleOwnerLeases;
+  const model = createModelPort(options.store);
+  const sync = new ElementSync(model, (line) => options.log(`twinport asset-connections: ${line}`));
+  const runners: ConnectionRunner[] = [];
+  const disposers: (() => void)[] = [];
+  let subscription: EventSubscription | undefined;
+
+  const stop = async () => {
+    await subscription?.unsubscribe().catch(() => undefined);
+    subscription = undefined;
+    for (const dispose of disposers.splice(0)) dispose();
+    await Promise.all(runners.splice(0).map((runner) => runner.stop()));
+  };
+
+  try {
+    for (const connection of merged) {
+      const name = `assetConnections[${connection.merged.join(",")}]`;
+      const log: Log = (line) => options.log(`twinport asset-connection ${name}: ${line}`);
+      if (connection.config["@class"] === MQTT_ASSET_CONNECTION_CLASS) {
+        log("MQTT asset connections are not supported yet; this one is ignored");
+        continue;
+      }
+      for (const index of connection.merged) {
+        const ignored = unknownProperties(options.connections[index]!, index);
+        if (ignored.length > 0) log(`ignored properties (FA³ST ignores them too): ${ignored.join(", ")}`);
+      }
+      const driver = await driverFor(connection, options, log);
+      if (!driver) continue;
+      const config = connection.config as HttpAssetConnectionConfig | OpcUaAssetConnectionConfig;
+      const drive = driver as AssetConnectionDriver<never>;
+      const values = Object.entries(config.valueProviders).map(([key, provider]) => drive.valueProvider(providerTarget(key), provider as never));
+      const subscriptions = Object.entries(config.subscriptionProviders).map(([key, provider]) => drive.subscriptionProvider(providerTarget(key), provider as never));
+      const operations = Object.entries(config.operationProviders);
+      for (const [key, provider] of operations) {
+        const target = providerTarget(key);
+        disposers.push(options.operationProviders.register(target.submodelId, target.idShortPath, drive.operationProvider(target, provider as never)));
+      }
+      const runner = new ConnectionRunner({
+        name,
+        driver,
+        values,
+        subscriptions,
+        operationCount: operations.length,
+        sync,
+        lease: leases.lease(connection.id),
+        retryIntervalMs: options.retryIntervalMs,
+        log,
+      });
+      runners.push(runner);
+    }
+
+    // Events arrive in commit order; they are handled one after another, so writes keep that order.
+    let queue = Promise.resolve();
+    const forward = async (event: ChangeEvent) => {
+      if (event.origin === ASSET_ORIGIN || !VALUE_CHANGES.has(event.kind) || event.idShortPath === undefined) return;
+      const path = event.idShortPath;
+      for (const runner of runners) {
+        for (const target of runner.targets()) {
+          if (target.submodelId !== event.id || !(target.idShortPath === path || isBelow(target.idShortPath, path))) continue;
+          const exact = target.idShortPath === path && event.payload !== undefined && !event.payloadOmitted;
+          const element = exact ? (event.payload as ElementJson) : await model.read(target);
+          if (element) void runner.modelChanged(target, element);
+        }
+      }
+    };
+    if (runners.length > 0) {
+      subscription = await options.bus.subscribe({
+        onEvent(event) {
+          queue = queue.then(() => forward(event)).catch((error: unknown) => options.log(`twinport asset-connections: forwarding a change failed: ${(error as Error).message}`));
+        },
+      });
+    }
+    for (const runner of runners) runner.start();
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+
+  return {
+    status: () => runners.map((runner) => runner.status()),
+    stop,
+  };
+}
