@@ -1,0 +1,145 @@
+/**
+ * The OPC UA black-box suite, run against embedded and distributed mode: a real OPC UA client over
+ * TCP next to a real HTTPS client, on the same model.
+ */
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { DataType, NodeClass, VariantArrayType, type Argument, type DataValue } from "node-opcua";
+import { b64 } from "../support/http-client.ts";
+import type { OpcuaTestClient } from "../support/opcua-client.ts";
+import { elementNode, EXPECTED_READ, identifiableNode, SHELL, TYPED_PROPERTIES, VALUES_SUBMODEL, WRITES } from "../support/opcua-model.ts";
+import type { Mode } from "../support/system.ts";
+import { startOpcuaSystem, type OpcuaSystem } from "./opcua-system.ts";
+
+const node = (path: string, sub = "Value") => elementNode(VALUES_SUBMODEL, path, sub);
+const element = (path: string) => elementNode(VALUES_SUBMODEL, path);
+const elementUrl = (path: string) => `/submodels/${b64(VALUES_SUBMODEL)}/submodel-elements/${path}`;
+
+async function eventually(check: () => Promise<boolean>, what: string, timeoutMs = 5000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > until) assert.fail(`not within ${timeoutMs} ms: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+export function opcuaSuite(mode: Mode, options: { opcuaGateways?: number } = {}): void {
+  let system: OpcuaSystem;
+  let opcua: OpcuaTestClient;
+
+  before(async () => {
+    system = await startOpcuaSystem(mode, options);
+    opcua = system.opcua[0];
+  });
+
+  after(async () => {
+    await system?.stop();
+  });
+
+  const httpElement = async (path: string) => {
+    // Blob bytes are left out by default (extent=withoutBlobValue).
+    const response = await system.http.get(`${elementUrl(path)}?extent=withBlobValue`);
+    assert.equal(response.status, 200, response.text);
+    return response.json() as Record<string, unknown>;
+  };
+
+  test(`${mode}: browse AASEnvironment down to the value nodes`, async () => {
+    const environment = await opcua.children("AASEnvironment");
+    assert.ok(environment.has("Pump") && environment.has("Values") && environment.has("ConceptDescriptions"), [...environment.keys()].join(", "));
+    const submodel = await opcua.children(identifiableNode(VALUES_SUBMODEL));
+    assert.equal(submodel.get("TInt")?.nodeClass, NodeClass.Object);
+    const property = await opcua.children(element("TInt"));
+    assert.deepEqual([...property.keys()].sort(), ["Value", "ValueType"]);
+    assert.equal((await opcua.read(identifiableNode(SHELL, "AssetInformation/GlobalAssetId"))).value.value, "urn:twinport:test:asset:pump");
+  });
+
+  test(`${mode}: every datatype reads as the §4.5 table says and writes through to HTTP`, async () => {
+    for (const [valueType, [idShort, lexical]] of Object.entries(TYPED_PROPERTIES)) {
+      const [dataType, expected] = EXPECTED_READ[valueType];
+      const read = await opcua.read(node(idShort));
+      assert.equal(DataType[read.value.dataType], DataType[dataType], `${valueType}: data type`);
+      assert.deepEqual(read.value.value, expected, `${valueType}: value`);
+      assert.equal((await httpElement(idShort)).value, lexical);
+      const [value, written] = WRITES[valueType];
+      const status = await opcua.write(node(idShort), { dataType, arrayType: VariantArrayType.Scalar, value });
+      assert.equal(status.name, "Good", `${valueType}: write`);
+      // The write answered after the model changed: HTTP reads it right away.
+      assert.equal((await httpElement(idShort)).value, written, `${valueType}: HTTP GET after the OPC UA write`);
+    }
+    assert.equal((await opcua.write(node("Temperature", "Max"), { dataType: DataType.Int32, value: 8 })).name, "Good");
+    assert.equal((await httpElement("Temperature")).max, "8");
+    assert.equal((await opcua.write(node("Firmware"), { dataType: DataType.ByteString, value: Buffer.from("v2") })).name, "Good");
+    assert.equal((await httpElement("Firmware")).value, Buffer.from("v2").toString("base64"));
+    assert.equal((await opcua.write(node("Motor", "GlobalAssetId"), { dataType: DataType.String, value: "urn:x:motor" })).name, "Good");
+    assert.equal((await httpElement("Motor")).globalAssetId, "urn:x:motor");
+  });
+
+  test(`${mode}: wrong-type and out-of-range writes are refused and change nothing`, async () => {
+    const cases: [string, string, Parameters<OpcuaTestClient["write"]>[1], string][] = [
+      ["TDouble", "Value", { dataType: DataType.String, value: "1.0" }, "BadTypeMismatch"],
+      ["TUnsignedShort", "Value", { dataType: DataType.Int32, value: 5 }, "BadTypeMismatch"],
+      ["TPositiveInteger", "Value", { dataType: DataType.String, value: "-3" }, "BadOutOfRange"],
+      ["TDateTime", "Value", { dataType: DataType.String, value: "yesterday" }, "BadTypeMismatch"],
+      ["Motor", "EntityType", { dataType: DataType.Int32, value: 2 }, "BadOutOfRange"],
+      ["TInt", "ValueType", { dataType: DataType.Int32, value: 1 }, "BadNotWritable"],
+    ];
+    for (const [path, sub, value, expected] of cases) {
+      const before = await opcua.read(node(path, sub));
+      const model = await httpElement(path);
+      assert.equal((await opcua.write(node(path, sub), value)).name, expected, `${path}/${sub}`);
+      assert.deepEqual((await opcua.read(node(path, sub))).value, before.value, `${path}/${sub}: node unchanged`);
+      assert.deepEqual(await httpElement(path), model, `${path}/${sub}: model unchanged`);
+    }
+  });
+
+  test(`${mode}: HTTP PATCH $value reaches OPC UA subscribers of every gateway`, async () => {
+    const monitors = await Promise.all(system.opcua.map((client) => client.monitor(node("TDouble"))));
+    for (const monitor of monitors) await monitor.waitFor(() => true, 5000, "the initial value");
+    const response = await system.http.request("PATCH", `${elementUrl("TDouble")}/$value`, { body: "42.5" });
+    assert.equal(response.status, 204, response.text);
+    for (const monitor of monitors) {
+      await monitor.waitFor((value: DataValue) => value.value.value === 42.5, 5000, "the PATCHed value");
+      await monitor.stop();
+    }
+  });
+
+  test(`${mode}: an OPC UA write on one gateway shows on every gateway`, async () => {
+    assert.equal((await opcua.write(node("TString"), { dataType: DataType.String, value: "from opc ua" })).name, "Good");
+    for (const client of system.opcua) {
+      await eventually(async () => (await client.read(node("TString"))).value.value === "from opc ua", "the written value on every gateway");
+    }
+  });
+
+  test(`${mode}: elements added and deleted over HTTP appear in and disappear from the address space`, async () => {
+    const created = await system.http.request("POST", `/submodels/${b64(VALUES_SUBMODEL)}/submodel-elements`, {
+      body: JSON.stringify({ modelType: "Property", idShort: "Added", valueType: "xs:int", value: "3" }),
+    });
+    assert.equal(created.status, 201, created.text);
+    for (const client of system.opcua) {
+      await eventually(async () => (await client.read(node("Added"))).value.value === 3, "the new node");
+      assert.ok((await client.children(identifiableNode(VALUES_SUBMODEL))).has("Added"));
+    }
+    const deleted = await system.http.request("DELETE", elementUrl("Added"));
+    assert.equal(deleted.status, 204, deleted.text);
+    for (const client of system.opcua) await eventually(async () => !(await client.exists(node("Added"))), "the node removed");
+  });
+
+  test(`${mode}: an Operation's method node carries its arguments`, async () => {
+    const method = node("Start", "Invoke");
+    const children = await opcua.children(element("Start"));
+    assert.equal(children.get("Start")?.nodeClass, NodeClass.Method);
+    const inputs = (await opcua.read(`${method}/InputArguments`)).value.value as Argument[];
+    assert.deepEqual(
+      inputs.map((argument) => [argument.name, argument.dataType.value]),
+      [
+        ["Speed", DataType.Int32],
+        ["Label", DataType.String],
+      ],
+    );
+    const outputs = (await opcua.read(`${method}/OutputArguments`)).value.value as Argument[];
+    assert.deepEqual(
+      outputs.map((argument) => [argument.name, argument.dataType.value]),
+      [["Ok", DataType.Boolean]],
+    );
+  });
+}
