@@ -13,7 +13,11 @@ import {
   isOpcUaEndpoint,
   loadModelFiles,
   MESSAGE_BUS_NATS_CLASS,
+  meteredCommandHandler,
+  meteredEventBus,
+  natsConnectionState,
   PERSISTENCE_REDIS_CLASS,
+  type ReadinessCheck,
   type EventBus,
   type MutableOperationProviderRegistry,
   type NatsConnection,
@@ -52,10 +56,16 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
   const { config } = context;
   const closer = new Closer();
   const details: Record<string, unknown> = {};
+  const { metrics, logger } = context;
+  // What /ready asks: the backends this configuration uses (memory and the in-process bus need none).
+  const readiness: ReadinessCheck[] = [];
   try {
     let bus: EventBus;
     if (config.messageBus["@class"] === MESSAGE_BUS_NATS_CLASS) {
-      const connection: NatsConnection = await connectNats({ url: config.messageBus.url, name: "twinport-embedded" });
+      const nats = natsConnectionState(metrics, logger);
+      const connection: NatsConnection = await connectNats({ url: config.messageBus.url, name: "twinport-embedded", onChange: nats.onChange });
+      nats.connected();
+      readiness.push(nats.readiness);
       closer.add(() => connection.close());
       bus = createNatsEventBus({ connection });
       details.nats = displayUrl(config.messageBus.url);
@@ -79,6 +89,8 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
       closer.add(() => relay.stop());
       repository = redis;
       relayed = true;
+      const redisClient = redis.redis;
+      readiness.push({ name: "redis", ready: () => redisClient.status === "ready" });
       details.redis = displayUrl(config.persistence.url);
     } else {
       repository = createMemoryRepository();
@@ -99,7 +111,8 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
       operationHandleTtlMs: isoDurationToMs(config.core.operationHandleTtl),
     });
     closer.add(() => engine.close());
-    const store = createDirectStoreClient(engine);
+    // Commands per type and failures per code, and one log line per write with its correlation id.
+    const store = createDirectStoreClient(meteredCommandHandler(engine, metrics, logger));
     closer.add(() => store.close());
 
     // A persistent store keeps what it has: the models only seed an empty one.
@@ -127,7 +140,7 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
 
     const http: string[] = [];
     for (const { "@class": _class, ...settings } of config.endpoints.filter(isHttpEndpoint)) {
-      const endpoint = await startHttpEndpoint({ store, settings, stateDir: config.core.stateDir });
+      const endpoint = await startHttpEndpoint({ store, settings, stateDir: config.core.stateDir, metrics, logger });
       closer.add(() => endpoint.close());
       http.push(`${endpoint.url}${API_PREFIX}`);
     }
@@ -136,12 +149,15 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
     if (opcuaEndpoints.length > 0) {
       const { startOpcuaGateway } = await import("@twinport/opcua-gateway");
       for (const endpoint of opcuaEndpoints) {
-        const gateway = await startOpcuaGateway({ store, bus, endpoint, stateDir: config.core.stateDir, log: context.log });
+        // The mirror's subscription measures event lag (commit → delivery) for /metrics.
+        const gateway = await startOpcuaGateway({ store, bus: meteredEventBus(bus, metrics), endpoint, stateDir: config.core.stateDir, log: context.log });
         closer.add(() => gateway.stop());
+        const disposeSource = metrics.addOpcuaSource(() => gateway.load());
+        closer.add(async () => disposeSource());
         opcua.push(gateway.endpointUrl);
       }
     }
-    return { details: { http, opcua, ...details }, stop: () => closer.closeAll() };
+    return { details: { http, opcua, ...details }, stop: () => closer.closeAll(), readiness };
   } catch (error) {
     await closer.closeAll();
     throw error;

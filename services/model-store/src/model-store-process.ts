@@ -11,8 +11,13 @@ import {
   isoDurationToMs,
   loadModelFiles,
   MESSAGE_BUS_NATS_CLASS,
+  meteredCommandHandler,
+  natsConnectionState,
   PERSISTENCE_REDIS_CLASS,
   serveCommandsOverNats,
+  type Logger,
+  type ProcessMetrics,
+  type ReadinessCheck,
   type LoadedModels,
   type ModelFile,
   type MutableOperationProviderRegistry,
@@ -40,6 +45,9 @@ export interface ModelStoreOptions {
   operationProviders?: MutableOperationProviderRegistry;
   /** Lease of this replica while it runs asynchronous invocations (engine default 10 s; tests shorten it). */
   operationLeaseMs?: number;
+  /** From runRole: commands per type and failures per code, NATS/Redis state, command logs. */
+  metrics?: ProcessMetrics;
+  logger?: Logger;
 }
 
 /** How long the seed lock outlives a replica that died while seeding; renewed while loading. */
@@ -87,9 +95,18 @@ export async function startModelStore(config: TwinportConfig, options: ModelStor
   };
 
   try {
+    const { metrics, logger } = options;
     const repository = await createRedisRepository({ url: persistence.url, keyPrefix: persistence.keyPrefix });
     closing.push(() => repository.close());
-    const connection = await connectNats({ url: messageBus.url, name: "model-store" });
+    const redisReady = () => repository.redis.status === "ready";
+    if (metrics) {
+      metrics.setBackendUp("redis", redisReady());
+      // ioredis reconnects on its own; the gauge follows its state changes.
+      for (const change of ["ready", "close", "end", "reconnecting"]) repository.redis.on(change, () => metrics.setBackendUp("redis", redisReady()));
+    }
+    const nats = metrics && logger ? natsConnectionState(metrics, logger) : undefined;
+    const connection = await connectNats({ url: messageBus.url, name: "model-store", ...(nats ? { onChange: nats.onChange } : {}) });
+    nats?.connected();
     closing.push(() => connection.drain());
     const bus = createNatsEventBus({ connection });
     closing.push(() => bus.close());
@@ -114,7 +131,8 @@ export async function startModelStore(config: TwinportConfig, options: ModelStor
     const seeded = models.length > 0 ? await seedUnderLock(repository, owner, () => loadModelFiles(engine, models, { validate: validateOnLoad, onlyIfEmpty: true })) : undefined;
     if (seeded?.skipped) log("twinport model-store: the store already holds data; the model files were not loaded");
 
-    const responder = await serveCommandsOverNats({ connection, handler: engine });
+    const handler = metrics && logger ? meteredCommandHandler(engine, metrics, logger) : engine;
+    const responder = await serveCommandsOverNats({ connection, handler });
     closing.push(() => responder.close());
 
     // Every replica registers the operation providers; the lease holder of each connection reads and writes its values.
@@ -142,6 +160,8 @@ export async function startModelStore(config: TwinportConfig, options: ModelStor
         ...(seeded ? { model: seeded.skipped ? "kept (store not empty)" : { files: seeded.files, shells: seeded.shells, submodels: seeded.submodels, conceptDescriptions: seeded.conceptDescriptions } } : {}),
       },
       stop,
+      // Started means seeded; serving needs both backends (each answers 503 when it is gone).
+      readiness: [{ name: "redis", ready: redisReady }, ...(nats ? [nats.readiness] : [])] satisfies ReadinessCheck[],
     };
   } catch (error) {
     await stop();
