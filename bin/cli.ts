@@ -11,15 +11,15 @@ const factories: Record<typeof role, () => Promise<(context: RoleContext) => Pro
   embedded: async () => (await import("./embedded.ts")).startEmbedded,
   "model-store": async () => {
     const { startModelStore } = await import("@twinport/model-store");
-    return ({ config, models, validateOnLoad, log }) => startModelStore(config, { models, validateOnLoad, log });
+    return ({ config, models, validateOnLoad, log, metrics, logger }) => startModelStore(config, { models, validateOnLoad, log, metrics, logger });
   },
   "http-gateway": async () => {
     const { startHttpGateway } = await import("@twinport/http-gateway");
-    return ({ config }) => startHttpGateway(config);
+    return ({ config, metrics, logger }) => startHttpGateway(config, { metrics, logger });
   },
   "opcua-gateway": async () => {
     const { startOpcuaGatewayProcess } = await import("@twinport/opcua-gateway");
-    return ({ config, log }) => startOpcuaGatewayProcess(config, { log });
+    return ({ config, log, metrics, logger }) => startOpcuaGatewayProcess(config, { log, metrics, logger });
   },
 };
 

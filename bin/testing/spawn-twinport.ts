@@ -18,10 +18,14 @@ export interface TwinportProcess {
   stop(): Promise<number | null>;
 }
 
+// These tests are about the ready line and stderr: the management port (tests/operability.test.ts)
+// stays off, so a busy 9464 on the machine adds no fallback warning to stderr.
+const MANAGEMENT_OFF = { TWINPORT_CORE_MANAGEMENTPORT: "-1" };
+
 export function spawnTwinport(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; readyTimeoutMs?: number } = {}): TwinportProcess {
   // Only what the test gives: a developer's own TWINPORT_* variables must not leak in.
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("TWINPORT_")));
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd, env: { ...env, ...options.env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd, env: { ...env, ...MANAGEMENT_OFF, ...options.env }, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
   child.stdout!.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));

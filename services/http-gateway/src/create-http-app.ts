@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { getPath } from "hono/utils/url";
-import type { ReplyError, StoreClient } from "@twinport/shared";
+import type { Logger, ProcessMetrics, ReplyError, StoreClient } from "@twinport/shared";
 import type { HttpEndpointSettings } from "./http-endpoint-settings.ts";
 import { ApiError, badRequest } from "./http/api-error.ts";
 import { API_PREFIX, MethodNotAllowed, mountApiRoutes } from "./http/api-routes.ts";
@@ -8,6 +8,7 @@ import { bodySizeLimit } from "./http/body-size-limit.ts";
 import { commandSender } from "./http/command-sender.ts";
 import { correlationId } from "./http/correlation-id.ts";
 import { corsPolicy } from "./http/cors-policy.ts";
+import { requestMetrics } from "./http/request-metrics.ts";
 import { errorResponse } from "./http/error-response.ts";
 import { sniHostCheck } from "./http/sni-host-check.ts";
 import { SHELL_REPOSITORY, SUBMODEL_API_BELOW_SHELL, SUBMODEL_API_IN_REPOSITORY, SUBMODEL_REPOSITORY } from "./profiles.ts";
@@ -26,6 +27,10 @@ export interface HttpAppDeps {
   settings: HttpEndpointSettings;
   /** Recorded as the commands' (and so the events') origin; "http" unless an embedder says otherwise. */
   origin?: string;
+  /** Request count/latency per route template and status; absent in tests without a process. */
+  metrics?: ProcessMetrics;
+  /** Request log lines with their correlation id. */
+  logger?: Logger;
 }
 
 /**
@@ -45,6 +50,7 @@ export function createHttpApp(deps: HttpAppDeps): Hono {
   app.notFound((c) => errorResponse(c, { code: "not-found", message: `Nothing is served at ${c.req.path}` }, { includeErrorDetails: false }));
 
   app.use("*", correlationId());
+  if (deps.metrics) app.use("*", requestMetrics(deps.metrics, deps.logger));
   if (settings.sslEnabled && settings.sniEnabled) app.use("*", sniHostCheck());
   if (settings.corsEnabled) app.use("*", corsPolicy(settings));
   app.use(`${API_PREFIX}/*`, bodySizeLimit(settings.maxRequestBodySize));

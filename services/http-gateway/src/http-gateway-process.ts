@@ -4,7 +4,10 @@ import {
   createNatsStoreClient,
   isHttpEndpoint,
   MESSAGE_BUS_NATS_CLASS,
+  natsConnectionState,
+  type Logger,
   type NatsConnection,
+  type ProcessMetrics,
   type RunningRole,
   type TwinportConfig,
 } from "@twinport/shared";
@@ -13,11 +16,17 @@ import { startHttpEndpoint, type RunningHttpEndpoint } from "./start-http-endpoi
 /** The path every AAS API URL starts with (spec §4.1). */
 export const API_PREFIX = "/api/v3.0";
 
+export interface HttpGatewayOptions {
+  /** From runRole: request metrics and logs; both absent when a test starts the gateway alone. */
+  metrics?: ProcessMetrics;
+  logger?: Logger;
+}
+
 /**
  * The http-gateway process: every HttpEndpoint of the configuration, answering through the
  * model-store over NATS. Holds no state; run as many replicas as needed.
  */
-export async function startHttpGateway(config: TwinportConfig): Promise<RunningRole> {
+export async function startHttpGateway(config: TwinportConfig, options: HttpGatewayOptions = {}): Promise<RunningRole> {
   const { messageBus } = config;
   if (messageBus["@class"] !== MESSAGE_BUS_NATS_CLASS) {
     throw new ConfigError(`The http-gateway reaches the model-store over NATS: messageBus must be ${MESSAGE_BUS_NATS_CLASS} (it is ${messageBus["@class"]})`);
@@ -25,9 +34,13 @@ export async function startHttpGateway(config: TwinportConfig): Promise<RunningR
   const endpoints = config.endpoints.filter(isHttpEndpoint);
   if (endpoints.length === 0) throw new ConfigError("The configuration has no HTTP endpoint (endpoint.http.HttpEndpoint) for the http-gateway to serve");
 
-  const connection: NatsConnection = await connectNats({ url: messageBus.url, name: "http-gateway" });
+  const { metrics, logger } = options;
+  const nats = metrics && logger ? natsConnectionState(metrics, logger) : undefined;
+  const connection: NatsConnection = await connectNats({ url: messageBus.url, name: "http-gateway", ...(nats ? { onChange: nats.onChange } : {}) });
+  nats?.connected();
   const store = createNatsStoreClient({ connection, requestTimeoutMs: messageBus.requestTimeoutMs });
   const started: RunningHttpEndpoint[] = [];
+  // Graceful: the endpoints drain their in-flight requests first, which still need NATS to answer.
   const stop = async () => {
     await Promise.allSettled(started.map((endpoint) => endpoint.close()));
     await store.close();
@@ -35,11 +48,11 @@ export async function startHttpGateway(config: TwinportConfig): Promise<RunningR
   };
   try {
     for (const { "@class": _class, ...settings } of endpoints) {
-      started.push(await startHttpEndpoint({ store, settings, stateDir: config.core.stateDir }));
+      started.push(await startHttpEndpoint({ store, settings, stateDir: config.core.stateDir, metrics, logger }));
     }
   } catch (error) {
     await stop();
     throw error;
   }
-  return { details: { http: started.map((endpoint) => `${endpoint.url}${API_PREFIX}`) }, stop };
+  return { details: { http: started.map((endpoint) => `${endpoint.url}${API_PREFIX}`) }, stop, readiness: nats ? [nats.readiness] : [] };
 }

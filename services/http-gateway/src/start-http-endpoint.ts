@@ -2,7 +2,7 @@ import { createAdaptorServer } from "@hono/node-server";
 import type { Server } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
-import type { StoreClient } from "@twinport/shared";
+import type { Logger, ProcessMetrics, StoreClient } from "@twinport/shared";
 import { createHttpApp } from "./create-http-app.ts";
 import type { HttpEndpointSettings } from "./http-endpoint-settings.ts";
 import { tlsCredentials } from "./tls/tls-credentials.ts";
@@ -12,6 +12,10 @@ export interface HttpEndpointDeps {
   settings: HttpEndpointSettings;
   /** Where the self-signed certificate is kept between starts. */
   stateDir: string;
+  metrics?: ProcessMetrics;
+  logger?: Logger;
+  /** How long close() lets in-flight requests finish before cutting connections. Default 10 s. */
+  drainTimeoutMs?: number;
 }
 
 export interface RunningHttpEndpoint {
@@ -24,7 +28,7 @@ export interface RunningHttpEndpoint {
 /** Serves the HTTP endpoint on its configured address: HTTPS unless `sslEnabled` is false. */
 export async function startHttpEndpoint(deps: HttpEndpointDeps): Promise<RunningHttpEndpoint> {
   const { settings } = deps;
-  const app = createHttpApp({ store: deps.store, settings });
+  const app = createHttpApp({ store: deps.store, settings, metrics: deps.metrics, logger: deps.logger });
   const tls = settings.sslEnabled ? await tlsCredentials(settings, deps.stateDir) : undefined;
   const server = createAdaptorServer({
     fetch: app.fetch,
@@ -37,7 +41,7 @@ export async function startHttpEndpoint(deps: HttpEndpointDeps): Promise<Running
   return {
     port,
     url: `${scheme}://${urlHost(settings)}:${port}`,
-    close: () => closeServer(server),
+    close: () => closeServer(server, deps.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS),
   };
 }
 
@@ -83,12 +87,25 @@ function urlHost(settings: HttpEndpointSettings): string {
   return host.includes(":") ? `[${host}]` : host;
 }
 
-/** Stops accepting, then ends idle and in-flight keep-alive connections so close() does not hang. */
-function closeServer(server: Server): Promise<void> {
+/** Below runRole's 30 s stop timeout and Kubernetes' default 30 s grace period. */
+const DEFAULT_DRAIN_TIMEOUT_MS = 10_000;
+const IDLE_SWEEP_MS = 50;
+
+/**
+ * Graceful close: stop accepting, let in-flight requests finish (a keep-alive connection is cut as
+ * soon as it is idle, i.e. between requests), and cut whatever is still open after the drain time.
+ */
+function closeServer(server: Server, drainTimeoutMs: number): Promise<void> {
   return new Promise((resolve, reject) => {
     if (!server.listening) return resolve();
-    server.close((error) => (error ? reject(error) : resolve()));
+    const sweep = setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_MS);
+    const cut = setTimeout(() => server.closeAllConnections(), drainTimeoutMs);
+    server.close((error) => {
+      clearInterval(sweep);
+      clearTimeout(cut);
+      if (error) reject(error);
+      else resolve();
+    });
     server.closeIdleConnections();
-    server.closeAllConnections();
   });
 }

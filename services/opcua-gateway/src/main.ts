@@ -2,4 +2,4 @@
 import { runRole } from "@twinport/shared";
 import { startOpcuaGatewayProcess } from "./opcua-gateway-process.ts";
 
-await runRole({ role: "opcua-gateway", argv: process.argv.slice(2), io: process, start: ({ config, log }) => startOpcuaGatewayProcess(config, { log }) });
+await runRole({ role: "opcua-gateway", argv: process.argv.slice(2), io: process, start: ({ config, log, metrics, logger }) => startOpcuaGatewayProcess(config, { log, metrics, logger }) });

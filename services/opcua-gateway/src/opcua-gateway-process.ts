@@ -5,17 +5,28 @@ import {
   createNatsStoreClient,
   isOpcUaEndpoint,
   MESSAGE_BUS_NATS_CLASS,
+  meteredEventBus,
+  natsConnectionState,
+  type Logger,
+  type ProcessMetrics,
   type RunningRole,
   type TwinportConfig,
 } from "@twinport/shared";
 import type { LogLine } from "./node-opcua-logging.ts";
 import { startOpcuaGateway, type RunningOpcuaGateway } from "./start-opcua-gateway.ts";
 
+export interface OpcuaGatewayProcessOptions {
+  log?: LogLine;
+  /** From runRole: sessions/subscriptions, event lag and NATS state; absent in tests without a process. */
+  metrics?: ProcessMetrics;
+  logger?: Logger;
+}
+
 /**
  * The opcua-gateway process: every OpcUaEndpoint of the configuration, with the model-store
  * reached over NATS (commands) and its change events (address-space sync).
  */
-export async function startOpcuaGatewayProcess(config: TwinportConfig, options: { log?: LogLine } = {}): Promise<RunningRole> {
+export async function startOpcuaGatewayProcess(config: TwinportConfig, options: OpcuaGatewayProcessOptions = {}): Promise<RunningRole> {
   const { messageBus } = config;
   if (messageBus["@class"] !== MESSAGE_BUS_NATS_CLASS) {
     throw new ConfigError(`The opcua-gateway reaches the model-store over NATS: messageBus must be ${MESSAGE_BUS_NATS_CLASS} (it is ${messageBus["@class"]})`);
@@ -23,11 +34,18 @@ export async function startOpcuaGatewayProcess(config: TwinportConfig, options: 
   const endpoints = config.endpoints.filter(isOpcUaEndpoint);
   if (endpoints.length === 0) throw new ConfigError("The configuration has no OPC UA endpoint (endpoint.opcua.OpcUaEndpoint) for the opcua-gateway to serve");
 
-  const connection = await connectNats({ url: messageBus.url, name: "opcua-gateway" });
+  const { metrics, logger } = options;
+  const nats = metrics && logger ? natsConnectionState(metrics, logger) : undefined;
+  const connection = await connectNats({ url: messageBus.url, name: "opcua-gateway", ...(nats ? { onChange: nats.onChange } : {}) });
+  nats?.connected();
   const store = createNatsStoreClient({ connection, requestTimeoutMs: messageBus.requestTimeoutMs });
-  const bus = createNatsEventBus({ connection });
+  const natsBus = createNatsEventBus({ connection });
+  const bus = metrics ? meteredEventBus(natsBus, metrics) : natsBus;
   const started: RunningOpcuaGateway[] = [];
+  const disposers: (() => void)[] = [];
+  // Each gateway waits secondsTillShutdown for its clients before closing (spec), all in parallel.
   const stop = async () => {
+    for (const dispose of disposers.splice(0)) dispose();
     await Promise.allSettled(started.map((gateway) => gateway.stop()));
     await bus.close();
     await store.close();
@@ -35,11 +53,14 @@ export async function startOpcuaGatewayProcess(config: TwinportConfig, options: 
   };
   try {
     for (const endpoint of endpoints) {
-      started.push(await startOpcuaGateway({ store, bus, endpoint, stateDir: config.core.stateDir, log: options.log }));
+      // startOpcuaGateway resolves once the address space is built from a store snapshot.
+      const gateway = await startOpcuaGateway({ store, bus, endpoint, stateDir: config.core.stateDir, log: options.log });
+      started.push(gateway);
+      if (metrics) disposers.push(metrics.addOpcuaSource(() => gateway.load()));
     }
   } catch (error) {
     await stop();
     throw error;
   }
-  return { details: { opcua: started.map((gateway) => gateway.endpointUrl) }, stop };
+  return { details: { opcua: started.map((gateway) => gateway.endpointUrl) }, stop, readiness: nats ? [nats.readiness] : [] };
 }

@@ -23,6 +23,8 @@ export interface RunningOpcuaGateway {
   endpointUrl: string;
   /** Waits `secondsTillShutdown` for clients, then closes the server and its PKI watchers. */
   stop(): Promise<void>;
+  /** Open sessions and subscriptions, read from node-opcua's server engine (for /metrics). */
+  load(): { sessions: number; subscriptions: number };
 }
 
 export { AAS_ENVIRONMENT_BROWSE_NAME } from "./address-space/attach-address-space.ts";
@@ -95,6 +97,7 @@ export async function startOpcuaGateway(deps: OpcuaGatewayDeps): Promise<Running
   let stopping: Promise<void> | undefined;
   return {
     endpointUrl: server.getEndpointUrl(),
+    load: () => ({ sessions: server.currentSessionCount, subscriptions: server.currentSubscriptionCount }),
     stop() {
       stopping ??= (async () => {
         await aas?.stop();

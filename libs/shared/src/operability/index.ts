@@ -6,3 +6,4 @@ export * from "./readiness.ts";
 export * from "./logger.ts";
 export * from "./metered-command-handler.ts";
 export * from "./metered-event-bus.ts";
+export * from "./nats-connection-state.ts";
