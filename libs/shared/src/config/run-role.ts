@@ -153,7 +153,9 @@ export async function runRole(options: RunRoleOptions): Promise<void> {
     };
     running = await options.start(context);
     management?.serving(running.readiness ?? []);
-    const details = management ? { ...running.details, management: management.url } : running.details;
+    // A port picked by the system (core.managementPort 0) is named here; a fixed one is known, and a
+    // taken default that fell back is named in its warning log line.
+    const details = management && config.core.managementPort === 0 ? { ...running.details, management: management.url } : running.details;
     // The one line on stdout: harnesses and operators wait for it (logs go to stderr).
     io.stdout.write(`twinport ${role} ready ${JSON.stringify(details)}\n`);
   } catch (error) {
