@@ -4,4 +4,7 @@
 import { register } from "tsx/esm/api";
 
 register();
-await import("./cli.ts");
+// BASIC128RSA15 needs node started with a flag: then the command runs again under it.
+const securityRevert = await import("./security-revert.ts");
+if (securityRevert.needsRerun(process)) securityRevert.rerunWithSecurityRevert(process);
+else await import("./cli.ts");
