@@ -5,15 +5,15 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DataType, nodesets, OPCUACertificateManager, OPCUAServer, StatusCodes, Variant, type UAVariable } from "node-opcua";
+import { DataType, nodesets, OPCUACertificateManager, OPCUAServer, StatusCodes, Variant, VariantArrayType, type UAVariable } from "node-opcua";
 import { freePort } from "./servers.ts";
 
 export interface OpcuaAsset {
   endpointUrl: string;
   port: number;
-  /** Namespace index of the device's own nodes (ns=1). */
+  /** URI of the device's own namespace: index 2 (after the server's own), as "ns=2;s=…" in most PLCs. */
   namespaceUri: string;
-  variables: Record<"Temperature" | "Setpoint" | "Label" | "BigCounter" | "Positions", UAVariable>;
+  variables: Record<"Temperature" | "Setpoint" | "Label" | "BigCounter" | "Serial" | "Positions", UAVariable>;
   /** Every call of Machine.Calibrate: its inputs. */
   calls: { offset: number; cycles: number }[];
   /** Changes a variable as the device would (monitored items see it). */
@@ -25,8 +25,8 @@ export interface OpcuaAsset {
 export const OPCUA_ASSET_NAMESPACE = "urn:twinport:test:device";
 
 /**
- * An OPC UA device: Objects/Machine with variables ns=1;s=Temperature (Double), s=Setpoint (Int32,
- * writable), s=Label (String), s=BigCounter (Int64), s=Positions (Double[3]) and the method
+ * An OPC UA device: Objects/Machine with variables ns=2;s=Temperature (Double), s=Setpoint (Int32,
+ * writable), s=Label (String), s=BigCounter (Int64), s=Serial (String, read-only), s=Positions (Double[3]) and the method
  * s=Machine.Calibrate(offset: Double, cycles: Int32) → deviation: Double = offset * cycles.
  * Its PKI lives in a temp dir and it accepts any client certificate.
  */
@@ -63,8 +63,9 @@ export async function startOpcuaAsset(options: { port?: number } = {}): Promise<
     Temperature: variable("Temperature", "Double", new Variant({ dataType: DataType.Double, value: 20.5 })),
     Setpoint: variable("Setpoint", "Int32", new Variant({ dataType: DataType.Int32, value: 7 })),
     Label: variable("Label", "String", new Variant({ dataType: DataType.String, value: "idle" })),
-    BigCounter: variable("BigCounter", "Int64", new Variant({ dataType: DataType.Int64, value: [0x7fffffff, 0xffffffff] })),
-    Positions: variable("Positions", "Double", new Variant({ dataType: DataType.Double, arrayType: 1, value: new Float64Array([1, 2, 3]) })),
+    BigCounter: variable("BigCounter", "Int64", new Variant({ dataType: DataType.Int64, arrayType: VariantArrayType.Scalar, value: [0x7fffffff, 0xffffffff] })),
+    Serial: variable("Serial", "String", new Variant({ dataType: DataType.String, value: "SN-0001" }), false),
+    Positions: variable("Positions", "Double", new Variant({ dataType: DataType.Double, arrayType: VariantArrayType.Array, value: new Float64Array([1, 2, 3]) })),
   };
   const calls: { offset: number; cycles: number }[] = [];
   const calibrate = namespace.addMethod(machine, {
@@ -90,7 +91,8 @@ export async function startOpcuaAsset(options: { port?: number } = {}): Promise<
     variables,
     calls,
     set(name, value, dataType) {
-      variables[name].setValueFromSource(new Variant({ dataType, value, ...(Array.isArray(value) || ArrayBuffer.isView(value) ? { arrayType: 1 } : {}) }));
+      const array = ArrayBuffer.isView(value) || (Array.isArray(value) && dataType !== DataType.Int64 && dataType !== DataType.UInt64);
+      variables[name].setValueFromSource(new Variant({ dataType, value, arrayType: array ? VariantArrayType.Array : VariantArrayType.Scalar }));
     },
     get: (name) => variables[name].readValue().value.value,
     async stop() {

@@ -29,7 +29,7 @@ export interface PushSink {
  */
 export type ReadSource =
   | { mode: "poll"; intervalMs: number; read(signal: AbortSignal): Promise<AssetReading> }
-  | { mode: "push"; start(sink: PushSink): Promise<() => Promise<void>> };
+  | { mode: "push"; start(sink: PushSink): Promise<() => Promise<void>>; readOnce?(): Promise<AssetReading> };
 
 export interface ValueProviderRuntime {
   target: ProviderTarget;

@@ -122,7 +122,8 @@ export class ConnectionRunner {
     const provider = this.writers.get(targetKey(target));
     if (!provider || !this.leaseHeld || this.stopped) return;
     try {
-      await this.options.sync.modelChanged(target, element, provider.write?.bind(provider));
+      const outcome = await this.options.sync.modelChanged(target, element, provider.write?.bind(provider));
+      if (outcome === "refused") await this.refresh(target);
     } catch (error) {
       this.log(`not written to the asset: ${target.submodelId} ${target.idShortPath}: ${(error as Error).message}`);
     }
@@ -258,6 +259,23 @@ export class ConnectionRunner {
       source.stopPush = undefined;
     }
     return lostReason;
+  }
+
+  /**
+   * Reads the element's asset value once more, for sources that would not send it by themselves:
+   * a monitored item reports changes of the device, not that the model moved away from it. Polls
+   * need nothing: their next reading is compared with the model again anyway.
+   */
+  private async refresh(target: ProviderTarget): Promise<void> {
+    for (const source of this.sources) {
+      if (source.read.mode !== "push" || !source.read.readOnce || targetKey(source.target) !== targetKey(target)) continue;
+      try {
+        const stamp = this.options.sync.stamp(target);
+        await this.deliver(source, await source.read.readOnce(), stamp);
+      } catch (error) {
+        this.problem(source, error);
+      }
+    }
   }
 
   private problem(source: Source, error: unknown): void {

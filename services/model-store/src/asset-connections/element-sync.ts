@@ -4,6 +4,8 @@ import { holdsValue, propertyBody, propertyLexical } from "./asset-value.ts";
 import type { ModelPort } from "./model-port.ts";
 
 export type ApplyOutcome = "applied" | "unchanged" | "stale" | "missing";
+/** refused: the asset said no, the model now differs from it until the next reading. */
+export type WriteOutcome = "written" | "unchanged" | "waiting" | "refused";
 
 interface PendingWrite {
   body: string;
@@ -21,7 +23,7 @@ interface TargetState {
   /** Last reading key passed on, per source: a source passes on only changes. */
   lastKeys: Map<string, string>;
   /** Writes of one element go out in order. */
-  queue: Promise<void>;
+  queue: Promise<WriteOutcome>;
   /** For log lines on transitions only (a failing asset would otherwise log every poll). */
   failing: boolean;
 }
@@ -51,7 +53,7 @@ export class ElementSync {
     const key = targetKey(target);
     let state = this.states.get(key);
     if (!state) {
-      state = { generation: 0, lastKeys: new Map(), queue: Promise.resolve(), failing: false };
+      state = { generation: 0, lastKeys: new Map(), queue: Promise.resolve("unchanged"), failing: false };
       this.states.set(key, state);
     }
     return state;
@@ -80,14 +82,15 @@ export class ElementSync {
   /**
    * The element changed through an endpoint. With a writer, the new value goes to the asset (unless
    * the asset has it already); either way the sources forget their last value, so the next reading
-   * is compared with the model again (a read-only element returns to the asset's value).
+   * is compared with the model again. "refused" (also without a writer: a read-only element) tells
+   * the caller the model now differs from the asset, so it reads the asset once more.
    */
-  modelChanged(target: ProviderTarget, element: ElementJson, write?: (element: ElementJson) => Promise<void>): Promise<void> {
+  modelChanged(target: ProviderTarget, element: ElementJson, write?: (element: ElementJson) => Promise<void>): Promise<WriteOutcome> {
     const state = this.state(target);
     state.lastKeys.clear();
-    if (!write) return Promise.resolve();
+    if (!write) return Promise.resolve("refused");
     const body = propertyBody(propertyLexical(element));
-    if (state.synced === body && !state.pending) return Promise.resolve();
+    if (state.synced === body && !state.pending) return Promise.resolve("unchanged");
     state.generation++;
     state.pending = { body, element, write };
     return this.flush(target);
@@ -107,11 +110,11 @@ export class ElementSync {
     for (const target of targets) this.states.delete(targetKey(target));
   }
 
-  private flush(target: ProviderTarget): Promise<void> {
+  private flush(target: ProviderTarget): Promise<WriteOutcome> {
     const state = this.state(target);
-    const run = async () => {
+    const run = async (): Promise<WriteOutcome> => {
       const pending = state.pending;
-      if (!pending) return;
+      if (!pending) return "unchanged";
       const where = `${target.submodelId} ${target.idShortPath}`;
       try {
         await pending.write(pending.element);
@@ -122,12 +125,14 @@ export class ElementSync {
           state.synced = pending.body;
         }
         state.lastKeys.clear();
+        return "written";
       } catch (error) {
         const retryable = !(error instanceof AssetError) || error.retryable;
         if (!state.failing || !retryable) this.log(`writing ${where} to the asset failed${retryable ? " (retried)" : ""}: ${(error as Error).message}`);
         state.failing = retryable;
         // A refusal will not change by asking again: drop it, and let the next reading show the asset's value.
         if (!retryable && state.pending === pending) state.pending = undefined;
+        return retryable ? "waiting" : "refused";
       }
     };
     state.queue = state.queue.then(run);

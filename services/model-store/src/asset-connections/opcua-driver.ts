@@ -208,6 +208,10 @@ export function createOpcuaDriver(options: OpcuaDriverOptions): AssetConnectionD
           await item.terminate().catch(() => undefined);
         };
       },
+      async readOnce() {
+        const { session, nodeId } = current();
+        return readingOf(await session.read({ nodeId: nodeId(nodeText), attributeId: AttributeIds.Value }), index, nodeText);
+      },
     };
   };
 

@@ -1,0 +1,192 @@
+import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, afterEach, before, describe, test } from "node:test";
+import { DataType } from "node-opcua";
+import { ASSET_TEST_MODEL, DRIVE_SUBMODEL_ID } from "../../../../tests/support/asset-peers.ts";
+import { OPCUA_ASSET_NAMESPACE, startOpcuaAsset, type OpcuaAsset } from "../../../../tests/support/opcua-asset.ts";
+import { freePort } from "../../../../tests/support/servers.ts";
+import { startAssetConnections, type RunningAssetConnections } from "./start-asset-connections.ts";
+import { assetConnectionsConfig, startTestStore, until, type TestStore } from "./test-support.ts";
+
+const OPCUA = "de.fraunhofer.iosb.ilt.faaast.service.assetconnection.opcua.OpcUaAssetConnection";
+const key = (...path: string[]) => [`(Submodel)${DRIVE_SUBMODEL_ID}`, ...path].join(", ");
+const securityBaseDir = mkdtempSync(join(tmpdir(), "twinport-opcua-client-"));
+const lines: string[] = [];
+
+let device: OpcuaAsset;
+let sut: TestStore;
+let running: RunningAssetConnections | undefined;
+
+async function start(...configs: Record<string, unknown>[]): Promise<RunningAssetConnections> {
+  sut = await startTestStore(ASSET_TEST_MODEL);
+  running = await startAssetConnections({
+    connections: assetConnectionsConfig(...configs.map((c) => ({ "@class": OPCUA, securityBaseDir, ...c }))),
+    store: sut.store,
+    bus: sut.bus,
+    operationProviders: sut.registry,
+    retryIntervalMs: 200,
+    readTimeoutMs: 1000,
+    log: (line) => void lines.push(line),
+  });
+  return running;
+}
+
+const patchValue = (idShortPath: string, body: unknown) =>
+  sut.store.execute({ type: "PatchSubmodelElementValueByPath", params: { submodelId: DRIVE_SUBMODEL_ID, idShortPath, body: JSON.stringify(body) }, origin: "opcua" });
+
+before(async () => {
+  device = await startOpcuaAsset();
+});
+afterEach(async () => {
+  await running?.stop();
+  running = undefined;
+  await sut?.close();
+  lines.length = 0;
+});
+after(async () => {
+  await device.stop();
+  rmSync(securityBaseDir, { recursive: true, force: true });
+});
+
+describe("OPC UA subscription provider", () => {
+  test("monitored items push device changes into the model; Int64 keeps every digit", async () => {
+    await start({
+      host: device.endpointUrl,
+      subscriptionProviders: {
+        [key("(Property)Temperature")]: { nodeId: `nsu=${OPCUA_ASSET_NAMESPACE};s=Temperature`, interval: 50 },
+        [key("(Property)BigCounter")]: { nodeId: "ns=2;s=BigCounter", interval: 50 },
+      },
+    });
+    await sut.waitForElement(DRIVE_SUBMODEL_ID, "Temperature", (e) => e.value === "20.5");
+    await sut.waitForElement(DRIVE_SUBMODEL_ID, "BigCounter", (e) => e.value === "9223372036854775807");
+    device.set("Temperature", 23.25, DataType.Double);
+    await sut.waitForElement(DRIVE_SUBMODEL_ID, "Temperature", (e) => e.value === "23.25");
+    const events = sut.events.filter((e) => e.idShortPath === "Temperature");
+    assert.deepEqual(
+      events.map((e) => [e.kind, e.origin]),
+      [
+        ["element.value-changed", "asset"],
+        ["element.value-changed", "asset"],
+      ],
+    );
+    assert.equal(running!.status()[0]!.state, "connected");
+    // FA³ST's PKI layout under securityBaseDir, made by the client.
+    for (const folder of ["trusted/certs", "issuers/certs", "rejected", "own/certs"]) assert.ok(existsSync(join(securityBaseDir, "pki", folder)), folder);
+  });
+
+  test("a node that does not exist is reported by its provider; the others run", async () => {
+    const connections = await start({
+      host: device.endpointUrl,
+      subscriptionProviders: {
+        [key("(Property)Temperature")]: { nodeId: "ns=2;s=Temperature", interval: 50 },
+        [key("(Property)Label")]: { nodeId: "ns=2;s=NoSuchNode", interval: 50 },
+      },
+    });
+    await sut.waitForElement(DRIVE_SUBMODEL_ID, "Temperature", (e) => e.value === "20.5" || e.value === "23.25");
+    await until(() => connections.status()[0]!.failingProviders.length === 1, "the failing provider");
+    assert.match(connections.status()[0]!.failingProviders[0]!.error, /NoSuchNode|BadNodeIdUnknown/);
+  });
+});
+
+describe("OPC UA value provider", () => {
+  test("reads the node, writes model changes with the node's DataType", async () => {
+    device.set("Setpoint", 7, DataType.Int32);
+    await start({ host: device.endpointUrl, valueProviders: { [key("(Property)Setpoint")]: { nodeId: "ns=2;s=Setpoint", readInterval: 50 } } });
+    await sut.waitForElement(DRIVE_SUBMODEL_ID, "Setpoint", (e) => e.value === "7");
+    assert.equal((await patchValue("Setpoint", 42)).ok, true);
+    await until(() => device.get("Setpoint") === 42, "the device's Setpoint to become 42");
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal((await sut.element(DRIVE_SUBMODEL_ID, "Setpoint")).value, "42");
+  });
+
+  test("arrayIndex reads one element and writes the whole array back with it changed", async () => {
+    await start({ host: device.endpointUrl, valueProviders: { [key("(Property)Position2")]: { nodeId: "ns=2;s=Positions", arrayIndex: "[1]", readInterval: 50 } } });
+    await sut.waitForElement(DRIVE_SUBMODEL_ID, "Position2", (e) => e.value === "2");
+    await patchValue("Position2", 9.5);
+    await until(() => Array.from(device.get("Positions") as Float64Array).join(",") === "1,9.5,3", "the device's array");
+  });
+
+  test("a write the node refuses is reported and not retried; the next reading restores the device's value", async () => {
+    await start({ host: device.endpointUrl, valueProviders: { [key("(Property)Label")]: { nodeId: "ns=2;s=Serial", readInterval: 50 } } });
+    await sut.waitForElement(DRIVE_SUBMODEL_ID, "Label", (e) => e.value === "SN-0001");
+    await patchValue("Label", "forged");
+    await until(() => lines.some((l) => /writing .* Label to the asset failed: writing ns=2;s=Serial answered BadNotWritable/.test(l)), "the refusal in the log");
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    assert.equal(lines.filter((l) => l.includes("Label to the asset failed")).length, 1, "not retried");
+    assert.equal(device.get("Serial"), "SN-0001");
+    await sut.waitForElement(DRIVE_SUBMODEL_ID, "Label", (e) => e.value === "SN-0001");
+  });
+
+  test("readWriteMode READ: a change made through an endpoint is not written, and the device's value comes back", async () => {
+    await start({ host: device.endpointUrl, valueProviders: { [key("(Property)Setpoint")]: { nodeId: "ns=2;s=Setpoint", readInterval: 50, readWriteMode: "READ" } } });
+    const before = String(device.get("Setpoint"));
+    await sut.waitForElement(DRIVE_SUBMODEL_ID, "Setpoint", (e) => e.value === before);
+    await patchValue("Setpoint", 1234);
+    await sut.waitForElement(DRIVE_SUBMODEL_ID, "Setpoint", (e) => e.value === before);
+    assert.equal(String(device.get("Setpoint")), before);
+  });
+});
+
+describe("OPC UA operation provider", () => {
+  test("invoked through the engine: arguments mapped by name, the method found by browsing", async () => {
+    await start({
+      host: device.endpointUrl,
+      operationProviders: {
+        [key("(Operation)Calibrate")]: {
+          nodeId: "ns=2;s=Machine.Calibrate",
+          inputArgumentMapping: [
+            { idShort: "Offset", argumentName: "offset" },
+            { idShort: "Cycles", argumentName: "cycles" },
+          ],
+          outputArgumentMapping: [{ idShort: "Deviation", argumentName: "deviation" }],
+        },
+      },
+    });
+    const reply = await sut.store.execute({
+      type: "InvokeOperation",
+      params: {
+        submodelId: DRIVE_SUBMODEL_ID,
+        idShortPath: "Calibrate",
+        valueOnly: true,
+        body: JSON.stringify({ inputArguments: { Offset: 1.5, Cycles: 4 } }),
+      },
+      origin: "http",
+    });
+    assert.equal(reply.ok, true, JSON.stringify(reply));
+    const text = (reply as { value: { rawJson: string } }).value.rawJson;
+    assert.deepEqual(JSON.parse(text).outputArguments, { Deviation: 6 });
+    assert.deepEqual(device.calls.at(-1), { offset: 1.5, cycles: 4 });
+  });
+});
+
+describe("an unreachable OPC UA server", () => {
+  test("does not hold up start; the connection retries with back-off and connects once the server is there, and again after it restarted", async () => {
+    const port = await freePort();
+    const begun = Date.now();
+    const connections = await start({ host: `opc.tcp://127.0.0.1:${port}`, subscriptionProviders: { [key("(Property)Label")]: { nodeId: "ns=2;s=Label", interval: 50 } } });
+    assert.ok(Date.now() - begun < 2000, `start returned after ${Date.now() - begun} ms`);
+    await until(() => connections.status()[0]!.state === "waiting-to-retry", "waiting-to-retry");
+    const status = connections.status()[0]!;
+    assert.ok(status.lastError && status.nextAttemptAt, JSON.stringify(status));
+    let late = await startOpcuaAsset({ port });
+    try {
+      await until(() => connections.status()[0]!.state === "connected", "connected", 15_000);
+      await sut.waitForElement(DRIVE_SUBMODEL_ID, "Label", (e) => e.value === "idle");
+      await late.stop();
+      await until(() => connections.status()[0]!.state !== "connected", "the loss noticed", 15_000);
+      late = await startOpcuaAsset({ port });
+      late.set("Label", "running", DataType.String);
+      await sut.waitForElement(DRIVE_SUBMODEL_ID, "Label", (e) => e.value === "running", 20_000);
+      assert.ok(lines.some((l) => l.includes("lost")), lines.join("\n"));
+      assert.equal(lines.filter((l) => l.includes("cannot connect")).length <= 3, true, "repeated failures are not logged each time");
+    } finally {
+      await late.stop();
+    }
+  });
+});
+
+test("no certificate was left in ~ : the client PKI is under securityBaseDir", () => {
+  assert.ok(readdirSync(join(securityBaseDir, "pki", "own", "certs")).length > 0);
+});
