@@ -90,7 +90,7 @@ export async function connectOpcua(endpointUrl: string, pkiDir: string): Promise
     },
     async monitor(local) {
       const subscription = ClientSubscription.create(session, {
-        requestedPublishingInterval: 10,
+        requestedPublishingInterval: 5,
         requestedMaxKeepAliveCount: 100,
         requestedLifetimeCount: 1000,
         maxNotificationsPerPublish: 0,

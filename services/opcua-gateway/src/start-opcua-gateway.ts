@@ -2,7 +2,7 @@ import { hostname as machineHostname } from "node:os";
 import { OPCUAServer } from "node-opcua";
 import type { EventBus, OpcUaEndpointConfig, StoreClient } from "@twinport/shared";
 import { routeNodeOpcuaLogs, type LogLine } from "./node-opcua-logging.ts";
-import { AAS_NODESETS } from "./address-space/aas-types.ts";
+import { aasServerOptions } from "./address-space/server-options.ts";
 import { attachAddressSpace, type AttachedAddressSpace } from "./address-space/attach-address-space.ts";
 import { prepareOpcuaSecurity } from "./security/opcua-security.ts";
 
@@ -74,7 +74,7 @@ export async function startOpcuaGateway(deps: OpcuaGatewayDeps): Promise<Running
     host: bindsEverywhere ? undefined : endpoint.host,
     ...(endpoint.hostname && endpoint.hostname !== endpoint.host && !bindsEverywhere ? { alternateHostname: [endpoint.host] } : {}),
     ...security.serverOptions,
-    nodesets: [...AAS_NODESETS],
+    ...aasServerOptions(),
     buildInfo: { productName: "Twinport AAS OPC UA Server", manufacturerName: "Twinport" },
   });
 

@@ -1,4 +1,4 @@
-import { Subscription, type OPCUAServer } from "node-opcua";
+import type { OPCUAServer } from "node-opcua";
 import type { EventBus, OpcUaEndpointConfig, StoreClient } from "@twinport/shared";
 import { createOperationInvoker } from "../methods/operation-invoker.ts";
 import type { OperationInvoker } from "../methods/operation-method.ts";
@@ -11,13 +11,6 @@ import type { SpecContext } from "./spec-context.ts";
 
 /** The object every AAS node hangs below, under Objects (the layout FA³ST clients know). */
 export const AAS_ENVIRONMENT_BROWSE_NAME = "AASEnvironment";
-
-/**
- * node-opcua sends data changes once per publishing interval and raises any shorter interval a
- * client asks for to 50 ms, which alone would exceed the HTTP → OPC UA latency target (p99 ≤ 20 ms).
- * Clients that ask for a short interval get down to this; the others keep what they ask for.
- */
-const MINIMUM_PUBLISHING_INTERVAL_MS = 10;
 
 export interface AddressSpaceDeps {
   store: StoreClient;
@@ -40,12 +33,11 @@ export function isReadOnlyEndpoint(endpoint: OpcUaEndpointConfig): boolean {
 }
 
 /**
- * Builds the AAS address space of an initialized server (loaded with AAS_NODESETS) from a store
+ * Builds the AAS address space of an initialized server (made with aasServerOptions()) from a store
  * snapshot and keeps it in sync with the store's events. Resolves once the snapshot is built, so
  * the server can start serving a complete model.
  */
 export async function attachAddressSpace(server: OPCUAServer, deps: AddressSpaceDeps): Promise<AttachedAddressSpace> {
-  Subscription.minimumPublishingInterval = Math.min(Subscription.minimumPublishingInterval, MINIMUM_PUBLISHING_INTERVAL_MS);
   const addressSpace = server.engine.addressSpace;
   if (!addressSpace) throw new Error("attachAddressSpace needs an initialized OPC UA server");
   const types = resolveAasTypes(addressSpace);

@@ -1,0 +1,61 @@
+/**
+ * Issue 5 benchmark: latency from an HTTP `PATCH …/$value` to the OPC UA data-change notification
+ * of a subscriber (publishing interval 5 ms), in embedded mode and in distributed mode (redis,
+ * nats, model-store, http-gateway, opcua-gateway as real processes). One PATCH at a time; the clock
+ * runs from sending the request to receiving the notification with the new value.
+ * Target: p99 ≤ 20 ms in distributed mode.
+ *
+ * Run: npm run bench -- opcua-latency     (options: BENCH_SAMPLES=500 BENCH_MODES=embedded,distributed)
+ */
+import { b64 } from "../tests/support/http-client.ts";
+import { elementNode } from "../tests/support/opcua-model.ts";
+import { startOpcuaSystem } from "../tests/opcua/opcua-system.ts";
+import type { Mode } from "../tests/support/system.ts";
+
+const samples = Number(process.env.BENCH_SAMPLES ?? 500);
+const modes = (process.env.BENCH_MODES ?? "embedded,distributed").split(",") as Mode[];
+const SUBMODEL = "urn:bench:opcua:latency";
+const model = {
+  submodels: [
+    {
+      modelType: "Submodel",
+      id: SUBMODEL,
+      idShort: "Latency",
+      submodelElements: Array.from({ length: 100 }, (_, i) => ({ modelType: "Property", idShort: `P${i}`, valueType: "xs:int", value: "0" })),
+    },
+  ],
+};
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+
+for (const mode of modes) {
+  const system = await startOpcuaSystem(mode, { model });
+  try {
+    const [opcua] = system.opcua;
+    const monitor = await opcua.monitor(elementNode(SUBMODEL, "P50", "Value"));
+    await monitor.waitFor(() => true, 5000, "the initial value");
+    const url = `/submodels/${b64(SUBMODEL)}/submodel-elements/P50/$value`;
+    const latencies: number[] = [];
+    for (let i = 1; i <= samples + 20; i++) {
+      const started = performance.now();
+      const received = monitor.waitFor((value) => value.value.value === i, 5000, `value ${i}`);
+      const response = await system.http.request("PATCH", url, { body: String(i) });
+      if (response.status !== 204) throw new Error(`PATCH answered ${response.status}: ${response.text}`);
+      await received;
+      // The first 20 warm up the JIT, connections and caches.
+      if (i > 20) latencies.push(performance.now() - started);
+    }
+    await monitor.stop();
+    latencies.sort((a, b) => a - b);
+    const mean = latencies.reduce((sum, value) => sum + value, 0) / latencies.length;
+    const p99 = percentile(latencies, 99);
+    console.log(
+      `${mode.padEnd(11)} HTTP PATCH $value → OPC UA notification, ${latencies.length} samples: ` +
+        `p50 ${percentile(latencies, 50).toFixed(1)} ms, p90 ${percentile(latencies, 90).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, ` +
+        `max ${latencies.at(-1)!.toFixed(1)} ms, mean ${mean.toFixed(1)} ms` +
+        (mode === "distributed" ? (p99 <= 20 ? "  (p99 ≤ 20 ms: ok)" : "  (p99 > 20 ms: misses the target)") : ""),
+    );
+  } finally {
+    await system.stop();
+  }
+}
