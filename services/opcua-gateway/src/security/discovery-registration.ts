@@ -26,7 +26,7 @@ export function logDiscoveryRegistration(server: OPCUAServer, endpoint: OpcUaEnd
   server.on("serverRegistrationPending", () => {
     if (announced) return;
     announced = true;
-    log(`opcua-gateway: registering with the discovery server ${endpoint.discoveryServerUrl} in the background (until it answers and trusts this server's certificate; its own certificate must be in certs/)`);
+    log(`opcua-gateway: registering with the discovery server ${endpoint.discoveryServerUrl} in the background (retried until it answers and accepts this server's certificate)`);
   });
   server.on("serverRegistered", () => log(`opcua-gateway: registered with the discovery server ${endpoint.discoveryServerUrl}`));
 }
