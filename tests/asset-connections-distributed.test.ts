@@ -1,0 +1,118 @@
+/**
+ * Asset connections in distributed mode, black-box: redis-server, nats-server, two model-store
+ * replicas and an http-gateway as real processes, one config file for all. Exactly one replica runs
+ * the connection (polls, forwards writes); when it is killed with SIGKILL, the other takes over
+ * within about the lease time (5 s), and an invocation works on whichever replica executes it.
+ */
+import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { ASSET_TEST_MODEL, DRIVE_SUBMODEL_ID, startHttpAsset, type HttpAsset } from "./support/asset-peers.ts";
+import { b64, createHttpClient, type HttpClient } from "./support/http-client.ts";
+import { freePort, startNats, startRedis, type RunningServer } from "./support/servers.ts";
+import { findCertificate, startTwinport, type TwinportProcess } from "./support/system.ts";
+
+const key = (idShort: string, type = "Property") => `(Submodel)${DRIVE_SUBMODEL_ID}, (${type})${idShort}`;
+const element = (idShortPath: string) => `/submodels/${b64(DRIVE_SUBMODEL_ID)}/submodel-elements/${idShortPath}`;
+const LEASE_LINE = /assetConnections\[0\]: holds the lease/;
+
+let redis: RunningServer;
+let nats: RunningServer;
+let asset: HttpAsset;
+let stores: TwinportProcess[] = [];
+let gateway: TwinportProcess;
+let client: HttpClient;
+const dirs: string[] = [];
+
+function workDir(name: string): string {
+  const dir = mkdtempSync(join(tmpdir(), `twinport-asset-${name}-`));
+  dirs.push(dir);
+  return dir;
+}
+
+const holds = (process: TwinportProcess) => LEASE_LINE.test(readFileSync(process.logFile, "utf8"));
+
+async function eventually<T>(read: () => T | Promise<T>, check: (value: T) => boolean, what: string, timeoutMs = 10_000): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  let last: T | undefined;
+  while (Date.now() < until) {
+    last = await read();
+    if (check(last)) return last;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`${what}: not within ${timeoutMs} ms; last ${JSON.stringify(last)}`);
+}
+
+const temperature = async () => (await client.get(`${element("Temperature")}/$value`)).json().Temperature as number;
+
+before(async () => {
+  [redis, nats, asset] = await Promise.all([startRedis(), startNats(), startHttpAsset()]);
+  asset.documents.set("/status", { temperature: 20 });
+  asset.documents.set("/setpoint", 1);
+  asset.handle = (request) => (request.method === "POST" && request.path === "/calibrate" ? { status: 200, body: JSON.stringify({ deviation: JSON.parse(request.body).offset * 2 }) } : undefined);
+  const httpPort = await freePort();
+  const config = JSON.stringify({
+    core: { assetConnectionRetryInterval: 200 },
+    persistence: { "@class": "persistence.redis.PersistenceRedis", url: redis.url },
+    messageBus: { "@class": "messagebus.nats.MessageBusNats", url: nats.url },
+    endpoints: [{ "@class": "endpoint.http.HttpEndpoint", port: httpPort, host: "127.0.0.1", sslEnabled: true }],
+    assetConnections: [
+      {
+        "@class": "assetconnection.http.HttpAssetConnection",
+        baseUrl: asset.url,
+        subscriptionProviders: { [key("Temperature")]: { format: "JSON", path: "/status", query: "$.temperature", interval: 100 } },
+        valueProviders: { [key("Setpoint")]: { format: "JSON", path: "/setpoint", readInterval: 200 } },
+        operationProviders: { [key("Calibrate", "Operation")]: { format: "JSON", path: "/calibrate", template: '{"offset": ${Offset}}', queries: { Deviation: "$.deviation" } } },
+      },
+    ],
+  });
+  const start = (role: "model-store" | "http-gateway", args: string[] = []) => {
+    const cwd = workDir(role);
+    writeFileSync(join(cwd, "config.json"), config);
+    writeFileSync(join(cwd, "model.json"), JSON.stringify(ASSET_TEST_MODEL));
+    return startTwinport({ role, cwd, args: ["-c", "config.json", ...args] });
+  };
+  stores = await Promise.all([start("model-store", ["-m", "model.json"]), start("model-store", ["-m", "model.json"])]);
+  gateway = await start("http-gateway");
+  client = createHttpClient(`https://127.0.0.1:${httpPort}/api/v3.0`, { ca: findCertificate(dirs.at(-1)!) });
+});
+
+after(async () => {
+  client?.close();
+  await Promise.all([...stores, gateway].filter(Boolean).map((p) => p.stop()));
+  await asset?.stop();
+  await nats?.stop();
+  await redis?.stop();
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+test("one replica runs the connection: values flow in, a write reaches the asset once", async () => {
+  await eventually(temperature, (t) => t === 20, "the polled temperature through the gateway");
+  await eventually(() => stores.filter(holds).length, (n) => n === 1, "one lease holder");
+  assert.equal(stores.filter(holds).length, 1);
+  const patched = await client.request("PATCH", `${element("Setpoint")}/$value`, { body: "8" });
+  assert.equal(patched.status, 204, patched.text);
+  await asset.waitForRequest((r) => r.method === "PUT" && r.path === "/setpoint");
+  await new Promise((resolve) => setTimeout(resolve, 800));
+  assert.equal(asset.requests.filter((r) => r.method === "PUT").length, 1, "forwarded by one replica only");
+});
+
+test("kill -9 of the replica running the connection: the other takes over within about the lease time", async () => {
+  const holder = stores.find(holds)!;
+  const survivor = stores.find((p) => p !== holder)!;
+  holder.child.kill("SIGKILL");
+  const killedAt = Date.now();
+  await eventually(() => holds(survivor), Boolean, "the survivor taking the lease", 12_000);
+  const takeover = Date.now() - killedAt;
+  assert.ok(takeover < 8000, `took over after ${takeover} ms (lease 5 s)`);
+  asset.documents.set("/status", { temperature: 31 });
+  await eventually(temperature, (t) => t === 31, "a new asset value through the gateway after the failover");
+  const response = await client.request("POST", `${element("Calibrate")}/invoke`, {
+    body: JSON.stringify({ inputArguments: [{ value: { modelType: "Property", idShort: "Offset", valueType: "xs:double", value: "1.25" } }] }),
+  });
+  assert.equal(response.status, 200, response.text);
+  assert.equal(response.json().executionState, "Completed", response.text);
+  assert.equal(response.json().outputArguments[0].value.value, "2.5");
+});
