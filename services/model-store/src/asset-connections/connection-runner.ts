@@ -78,6 +78,7 @@ export class ConnectionRunner {
   private keeping: Promise<void> = Promise.resolve();
   private running: Promise<void> = Promise.resolve();
   private readonly sources: Source[];
+  /** Value providers by element (their `write` is absent when readWriteMode forbids writing). */
   private readonly writers = new Map<string, ValueProviderRuntime>();
   private readonly log: Log;
 
@@ -87,7 +88,7 @@ export class ConnectionRunner {
       ...options.values.filter((v) => v.read).map((v) => ({ kind: "value" as const, target: v.target, read: v.read! })),
       ...options.subscriptions.map((s) => ({ kind: "subscription" as const, target: s.target, read: s.read })),
     ];
-    for (const value of options.values) if (value.write || value.read) this.writers.set(targetKey(value.target), value);
+    for (const value of options.values) this.writers.set(targetKey(value.target), value);
     options.driver.onLost((reason) => this.lost?.(reason));
   }
 
@@ -112,17 +113,24 @@ export class ConnectionRunner {
     };
   }
 
-  /** The elements this connection has value providers for (model changes of these concern it). */
+  /** The elements this connection reads or writes (model changes of these concern it). */
   targets(): ProviderTarget[] {
-    return [...this.writers.values()].map((provider) => provider.target);
+    const all = new Map<string, ProviderTarget>();
+    for (const provider of this.writers.values()) all.set(targetKey(provider.target), provider.target);
+    for (const source of this.sources) all.set(targetKey(source.target), source.target);
+    return [...all.values()];
   }
 
-  /** An endpoint changed the element: forward it to the asset if this process runs the connection. */
-  async modelChanged(target: ProviderTarget, element: ElementJson): Promise<void> {
-    const provider = this.writers.get(targetKey(target));
-    if (!provider || !this.leaseHeld || this.stopped) return;
+  /**
+   * An endpoint changed the element. With a value provider that writes, the value goes to the asset
+   * (if this process runs the connection); otherwise the model now differs from the asset and the
+   * element is read again, so it shows the asset's value.
+   */
+  async modelChanged(target: ProviderTarget, element: ElementJson | undefined): Promise<void> {
+    if (!this.leaseHeld || this.stopped) return;
+    const write = element ? this.writers.get(targetKey(target))?.write : undefined;
     try {
-      const outcome = await this.options.sync.modelChanged(target, element, provider.write?.bind(provider));
+      const outcome = await this.options.sync.modelChanged(target, element, write);
       if (outcome === "refused") await this.refresh(target);
     } catch (error) {
       this.log(`not written to the asset: ${target.submodelId} ${target.idShortPath}: ${(error as Error).message}`);
@@ -245,7 +253,7 @@ export class ConnectionRunner {
     const polls = this.sources.filter((s) => s.read.mode === "poll").map((s) => this.poll(s, connection.signal));
     const pushes = this.sources.filter((s) => s.read.mode === "push");
     // Pushes that could not start (a missing node) and waiting writes are retried on each tick.
-    const targets = [...this.writers.values()].filter((w) => w.write).map((w) => w.target);
+    const targets = [...this.writers.values()].filter((provider) => provider.write).map((provider) => provider.target);
     while (!connection.signal.aborted && this.epoch === epoch) {
       for (const source of pushes) if (!source.stopPush) await this.startPush(source);
       await this.options.sync.retryPending(targets);

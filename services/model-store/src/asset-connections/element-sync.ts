@@ -85,10 +85,10 @@ export class ElementSync {
    * is compared with the model again. "refused" (also without a writer: a read-only element) tells
    * the caller the model now differs from the asset, so it reads the asset once more.
    */
-  modelChanged(target: ProviderTarget, element: ElementJson, write?: (element: ElementJson) => Promise<void>): Promise<WriteOutcome> {
+  modelChanged(target: ProviderTarget, element: ElementJson | undefined, write?: (element: ElementJson) => Promise<void>): Promise<WriteOutcome> {
     const state = this.state(target);
     state.lastKeys.clear();
-    if (!write) return Promise.resolve("refused");
+    if (!write || !element) return Promise.resolve("refused");
     const body = propertyBody(propertyLexical(element));
     if (state.synced === body && !state.pending) return Promise.resolve("unchanged");
     state.generation++;

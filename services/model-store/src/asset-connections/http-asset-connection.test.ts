@@ -74,6 +74,15 @@ describe("HTTP subscription provider", () => {
     assert.equal(asset.requests[0]!.headers["content-type"], "application/json", "FA³ST sends the format's content type on every request");
   });
 
+  test("a value changed through an endpoint on a subscribed-only element returns to the asset's value", async () => {
+    asset.documents.set("/t", 18);
+    await start({ "@class": HTTP, baseUrl: asset.url, subscriptionProviders: { [key("(Property)Temperature")]: { format: "JSON", path: "/t", interval: 100 } } });
+    await sut.waitForElement(DRIVE_SUBMODEL_ID, "Temperature", (e) => e.value === "18");
+    await patchValue("Temperature", 99);
+    await sut.waitForElement(DRIVE_SUBMODEL_ID, "Temperature", (e) => e.value === "18");
+    assert.equal(asset.requests.filter((r) => r.method !== "GET").length, 0, "a subscription never writes");
+  });
+
   test("an unreachable asset does not hold up start; the provider reports it, then recovers", async () => {
     const port = await freePort();
     const begun = Date.now();
@@ -121,6 +130,15 @@ describe("HTTP value provider", () => {
     assert.equal((await sut.element(DRIVE_SUBMODEL_ID, "Setpoint")).value, "42");
     assert.equal(sut.events.filter((e) => e.idShortPath === "Setpoint" && e.origin === "asset").length, 1);
     assert.equal(asset.requests.filter((r) => r.method === "PUT").length, 1, "the asset's own value is not written back to it");
+  });
+
+  test("a change of the container (PATCH $value of a collection) reaches the provider of the element inside", async () => {
+    asset.documents.set("/mode", "off");
+    await start({ "@class": HTTP, baseUrl: asset.url, valueProviders: { [key("(SubmodelElementCollection)Status", "(Property)Mode")]: { format: "JSON", path: "/mode", readInterval: 0 } } });
+    await until(() => asset.requests.length >= 1, "the first read");
+    assert.equal((await patchValue("Status", { Mode: "manual", Speed: 3 })).ok, true);
+    const put = await asset.waitForRequest((r) => r.method === "PUT");
+    assert.equal(put.body, '"manual"');
   });
 
   test("strings are JSON-escaped into the template, replaced literally ($ and \\ survive)", async () => {

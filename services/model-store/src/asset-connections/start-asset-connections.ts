@@ -47,7 +47,10 @@ export interface RunningAssetConnections {
   stop(): Promise<void>;
 }
 
-const VALUE_CHANGES = new Set(["element.value-changed", "element.updated", "element.created"]);
+/** Element changes that are written through to the asset (FA³ST: PATCH $value, PUT/PATCH and POST of elements). */
+const ELEMENT_CHANGES = new Set(["element.value-changed", "element.updated", "element.created"]);
+/** Whole-submodel writes: FA³ST reads the asset again instead of writing to it. */
+const SUBMODEL_CHANGES = new Set(["submodel.created", "submodel.updated"]);
 
 function unknownProperties(config: AssetConnectionConfig, index: number): string[] {
   const record = config as Record<string, unknown>;
@@ -158,13 +161,19 @@ export async function startAssetConnections(options: AssetConnectionsOptions): P
     // Events arrive in commit order; they are handled one after another, so writes keep that order.
     let queue = Promise.resolve();
     const forward = async (event: ChangeEvent) => {
-      if (event.origin === ASSET_ORIGIN || !VALUE_CHANGES.has(event.kind) || event.idShortPath === undefined) return;
+      if (event.origin === ASSET_ORIGIN) return;
+      if (SUBMODEL_CHANGES.has(event.kind)) {
+        for (const runner of runners) for (const target of runner.targets()) if (target.submodelId === event.id) void runner.modelChanged(target, undefined);
+        return;
+      }
+      if (!ELEMENT_CHANGES.has(event.kind) || event.idShortPath === undefined) return;
       const path = event.idShortPath;
       for (const runner of runners) {
         for (const target of runner.targets()) {
           if (target.submodelId !== event.id || !(target.idShortPath === path || isBelow(target.idShortPath, path))) continue;
           const exact = target.idShortPath === path && event.payload !== undefined && !event.payloadOmitted;
           const element = exact ? (event.payload as ElementJson) : await model.read(target);
+          // Not awaited: a slow asset must not hold up the events behind it (each element keeps its own order).
           if (element) void runner.modelChanged(target, element);
         }
       }
