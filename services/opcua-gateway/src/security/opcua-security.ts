@@ -62,6 +62,11 @@ export async function prepareOpcuaSecurity(options: OpcuaSecurityOptions): Promi
     const certificate = await ensureServerCertificate(serverCertificateManager, files, { hostname, host: endpoint.host });
     if (certificate.created) log(`opcua-gateway: created the server certificate ${files.certificateFile}`);
     const security = endpointSecurity(endpoint);
+    const secured = endpoint.supportedAuthentications.filter((authentication) => authentication !== "Anonymous");
+    if (secured.length > 0 && !endpoint.supportedSecurityPolicies.some((policy) => policy !== "NONE")) {
+      // node-opcua offers passwords and user certificates only under a policy that protects them.
+      log(`opcua-gateway: warning: ${secured.join(" and ")} authentication needs a security policy besides NONE in supportedSecurityPolicies; with NONE alone no client can log in that way`);
+    }
     const isValidUser = userNameCheck(endpoint);
     const allowedTokens = userTokenTypes(endpoint);
     return {
