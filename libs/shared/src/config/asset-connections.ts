@@ -68,7 +68,7 @@ const validationModes = {
 /**
  * How often a value provider reads the asset into the model, in ms (0: only when the connection
  * (re)connects). Our extension: FA³ST reads on every API read, which the engine has no hook for
- * (docs/adr/0006-asset-values-are-synchronised-not-read-through.md).
+ * (docs/adr/0008-asset-values-are-synchronised-not-read-through.md).
  */
 const readIntervalSchema = withDefault(numeric(z.number().int().min(0)), 1000).transform((ms) => (ms === 0 ? 0 : Math.max(ms, 100)));
 
