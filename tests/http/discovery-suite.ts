@@ -1,6 +1,6 @@
 /**
  * Black-box suite of the Basic Discovery API (AAS API §a.5) over real HTTPS, embedded and
- * distributed. Asset links are the shells' asset ids (ADR 0005): discovery and /shells agree.
+ * distributed. Asset links are the shells' asset ids (ADR 0007): discovery and /shells agree.
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";

@@ -2,7 +2,7 @@
  * Asset links (Basic Discovery API) and the `assetIds` filter of /shells both read a shell's
  * asset identifiers: `assetInformation.globalAssetId`, spelled as the link named "globalAssetId",
  * followed by `assetInformation.specificAssetIds`. There is no second copy to keep in sync
- * (docs/adr/0005-asset-links-are-the-shells-asset-ids.md).
+ * (docs/adr/0007-asset-links-are-the-shells-asset-ids.md).
  */
 
 /** The reserved link name that stands for `assetInformation.globalAssetId` (AAS API §l). */

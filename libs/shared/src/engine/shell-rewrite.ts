@@ -14,7 +14,7 @@ export interface ShellRewrite {
   change: (shell: Record<string, unknown>) => Record<string, unknown>;
   /**
    * Verify the metamodel constraints of the result (default: the engine's onUpdate setting).
-   * Deleting all asset links leaves a shell without asset ids on purpose (ADR 0005).
+   * Deleting all asset links leaves a shell without asset ids on purpose (ADR 0007).
    */
   verify?: boolean;
 }

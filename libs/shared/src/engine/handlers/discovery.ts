@@ -10,7 +10,7 @@ import type { Handled } from "./handled.ts";
 
 /**
  * Basic Discovery API (AAS API §a.5) over the shells of this repository: a shell's asset links are
- * its global asset id and specific asset ids (ADR 0005), so discovery, `/shells?assetIds=` and the
+ * its global asset id and specific asset ids (ADR 0007), so discovery, `/shells?assetIds=` and the
  * shells themselves always agree.
  */
 
