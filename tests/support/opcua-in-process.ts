@@ -17,9 +17,9 @@ import {
   type OpcUaEndpointConfig,
   type StoreClient,
 } from "@twinport/shared";
-import { startOpcuaGateway, type RunningOpcuaGateway } from "../index.ts";
-import { freePort } from "../../../../tests/support/servers.ts";
-import { connectOpcua, type OpcuaTestClient } from "../../../../tests/support/opcua-client.ts";
+import { startOpcuaGateway, type RunningOpcuaGateway } from "@twinport/opcua-gateway";
+import { freePort } from "./servers.ts";
+import { connectOpcua, type OpcuaTestClient } from "./opcua-client.ts";
 
 export interface InProcessGateway {
   store: StoreClient;

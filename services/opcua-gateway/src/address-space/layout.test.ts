@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { AttributeIds, DataType, NodeClass, VariantArrayType, type Argument } from "node-opcua";
-import { startInProcessGateway, type InProcessGateway } from "../test-support/in-process-gateway.ts";
+import { startInProcessGateway, type InProcessGateway } from "../../../../tests/support/opcua-in-process.ts";
 import type { OpcuaTestClient } from "../../../../tests/support/opcua-client.ts";
 import {
   CD_WITH_ID_SHORT,

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { BrowseDirection, type DataValue } from "node-opcua";
 import type { ChangeEvent, CommandParams, CommandType } from "@twinport/shared";
-import { startInProcessGateway, type InProcessGateway } from "../test-support/in-process-gateway.ts";
+import { startInProcessGateway, type InProcessGateway } from "../../../../tests/support/opcua-in-process.ts";
 import type { OpcuaTestClient } from "../../../../tests/support/opcua-client.ts";
 import { elementNode, identifiableNode, opcuaTestEnvironment, SHELL, VALUES_SUBMODEL } from "../../../../tests/support/opcua-model.ts";
 

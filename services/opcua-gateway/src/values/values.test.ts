@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { DataType, LocalizedText, NodeId, NodeIdType, StatusCodes, VariantArrayType, type DataValue } from "node-opcua";
-import { startInProcessGateway, type InProcessGateway } from "../test-support/in-process-gateway.ts";
+import { startInProcessGateway, type InProcessGateway } from "../../../../tests/support/opcua-in-process.ts";
 import type { OpcuaTestClient } from "../../../../tests/support/opcua-client.ts";
 import { elementNode, EXPECTED_READ, opcuaTestEnvironment, TYPED_PROPERTIES, VALUES_SUBMODEL, WRITES } from "../../../../tests/support/opcua-model.ts";
 
