@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, renameSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, afterEach, before, describe, test } from "node:test";
@@ -183,6 +183,31 @@ describe("an unreachable OPC UA server", () => {
       assert.equal(lines.filter((l) => l.includes("cannot connect")).length <= 3, true, "repeated failures are not logged each time");
     } finally {
       await late.stop();
+    }
+  });
+});
+
+describe("OPC UA security", () => {
+  test("SignAndEncrypt: an unknown device certificate lands in pki/rejected; moved to pki/trusted/certs it is trusted at the next attempt (FA³ST's way)", async () => {
+    const baseDir = mkdtempSync(join(tmpdir(), "twinport-opcua-secure-"));
+    try {
+      const connections = await start({
+        host: device.endpointUrl,
+        securityPolicy: "Basic256Sha256",
+        securityMode: "SignAndEncrypt",
+        securityBaseDir: baseDir,
+        subscriptionProviders: { [key("(Property)Label")]: { nodeId: "ns=2;s=Serial", interval: 50 } },
+      });
+      const rejected = join(baseDir, "pki", "rejected");
+      await until(() => existsSync(rejected) && readdirSync(rejected).length > 0, "the device's certificate in pki/rejected", 15_000);
+      assert.notEqual(connections.status()[0]!.state, "connected");
+      for (const file of readdirSync(rejected)) renameSync(join(rejected, file), join(baseDir, "pki", "trusted", "certs", file));
+      await until(() => connections.status()[0]!.state === "connected", "connected once trusted", 15_000);
+      await sut.waitForElement(DRIVE_SUBMODEL_ID, "Label", (e) => e.value === "SN-0001");
+    } finally {
+      await running?.stop();
+      running = undefined;
+      rmSync(baseDir, { recursive: true, force: true });
     }
   });
 });

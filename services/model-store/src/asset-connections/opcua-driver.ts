@@ -72,6 +72,7 @@ export function createOpcuaDriver(options: OpcuaDriverOptions): AssetConnectionD
   let subscription: Promise<ClientSubscription> | undefined;
   let wanted = false;
   let closed = false;
+  let lastAttemptFailed = false;
   let idleTimer: NodeJS.Timeout | undefined;
   const lostListeners: ((reason: string) => void)[] = [];
   const samplingIntervals: number[] = [];
@@ -92,6 +93,9 @@ export function createOpcuaDriver(options: OpcuaDriverOptions): AssetConnectionD
     opening ??= (async () => {
       try {
         const secured = await (security ??= prepareClientSecurity(config));
+        // A refused server certificate is indexed as rejected until the folders are read again; an
+        // operator may have moved it to pki/trusted/certs since the last attempt.
+        if (lastAttemptFailed) await secured.certificateManager.reloadCertificates().catch(() => undefined);
         const created = OPCUAClient.create({
           applicationName: "Twinport asset connection",
           ...(secured.applicationUri ? { applicationUri: secured.applicationUri } : {}),
@@ -115,19 +119,16 @@ export function createOpcuaDriver(options: OpcuaDriverOptions): AssetConnectionD
         created.on("close", (error?: Error | null) => {
           if (error) lost(`the connection closed: ${error.message}`);
         });
-        try {
-          await created.connect(config.host);
-        } catch (error) {
-          await created.disconnect().catch(() => undefined);
-          throw connectError(error, config.host);
-        }
         let session: ClientSession;
         try {
+          await created.connect(config.host);
           session = await created.createSession(secured.userIdentity);
         } catch (error) {
+          lastAttemptFailed = true;
           await created.disconnect().catch(() => undefined);
           throw connectError(error, config.host);
         }
+        lastAttemptFailed = false;
         session.on("keepalive_failure", () => lost("the session's keep-alive failed"));
         const namespaces = (await session.read({ nodeId: "i=2255", attributeId: AttributeIds.Value })).value.value as string[];
         const nodeId = (text: string) => {

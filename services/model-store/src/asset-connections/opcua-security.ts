@@ -35,6 +35,9 @@ function sanUri(pem: string): string | undefined {
 export async function prepareClientSecurity(config: OpcUaAssetConnectionConfig): Promise<OpcuaClientSecurity> {
   const baseDir = resolve(config.securityBaseDir);
   const pki = join(baseDir, "pki");
+  // node-opcua watches only folders that exist when it initializes: a certificate moved into a
+  // folder made later would go unnoticed.
+  for (const folder of ["own/certs", "own/private", "trusted/certs", "trusted/crl", "issuers/certs", "issuers/crl", "rejected"]) mkdirSync(join(pki, folder), { recursive: true });
   const certificateManager = new OPCUACertificateManager({ rootFolder: pki, automaticallyAcceptUnknownCertificate: false });
   await certificateManager.initialize();
 
@@ -47,8 +50,6 @@ export async function prepareClientSecurity(config: OpcUaAssetConnectionConfig):
   if (application) {
     const content = readKeyStore(application, config.applicationCertificate, `applicationCertificate ${application}`);
     if (!content.key || content.certificates.length === 0) throw new Error(`applicationCertificate ${application}: the key store needs a private key and its certificate`);
-    mkdirSync(join(pki, "own", "certs"), { recursive: true });
-    mkdirSync(join(pki, "own", "private"), { recursive: true });
     result.certificateFile = join(pki, "own", "certs", "application_certificate.pem");
     result.privateKeyFile = join(pki, "own", "private", "application_key.pem");
     writeFileSync(result.certificateFile, content.certificates[0]!);
