@@ -58,9 +58,11 @@ describe("HTTP subscription provider", () => {
       baseUrl: asset.url,
       subscriptionProviders: {
         [key("(Property)Temperature")]: { format: "JSON", path: "/api/status", query: "$.temperature.value", interval: 100 },
-        [key("(SubmodelElementCollection)Status", "(Property)Mode")]: { format: "JSON", path: "/api/status", query: "$.mode", interval: 100 },
+        // FA³ST's docs show method on subscription providers; its code (and ours) ignores it.
+        [key("(SubmodelElementCollection)Status", "(Property)Mode")]: { format: "JSON", path: "/api/status", query: "$.mode", interval: 100, method: "GET" },
       },
     });
+    assert.ok(lines.some((l) => l.endsWith(`ignored properties (FA³ST ignores them too): assetConnections[0].subscriptionProviders["${key("(SubmodelElementCollection)Status", "(Property)Mode")}"].method`)), lines.join("\n"));
     await sut.waitForElement(DRIVE_SUBMODEL_ID, "Temperature", (e) => e.value === "21.5");
     await sut.waitForElement(DRIVE_SUBMODEL_ID, "Status.Mode", (e) => e.value === "auto");
     // Several polls of the same value: no further event.
@@ -258,6 +260,12 @@ describe("HTTP operation provider", () => {
     assert.deepEqual(outcome.outputArguments?.map((a) => a.value), ["2.25"]);
     assert.equal(polls, 3);
   });
+});
+
+test("an MQTT connection is accepted and left aside with a log line (its client is a later issue)", async () => {
+  const running = await start({ "@class": "assetconnection.mqtt.MqttAssetConnection", serverUri: "tcp://127.0.0.1:1883" });
+  assert.deepEqual(running.status(), []);
+  assert.ok(lines.some((l) => /assetConnections\[0\]: MQTT asset connections are not supported yet/.test(l)));
 });
 
 test("stop leaves nothing running: no request after it", async () => {
