@@ -23,7 +23,7 @@ let asset: HttpAsset;
 let device: OpcuaAsset;
 let twinport: TwinportProcess;
 let client: HttpClient;
-let opcua: { session: ClientSession; close(): Promise<void>; valueNode(path: string): string };
+let opcua: { session: ClientSession; close(): Promise<void>; valueNode(path: string): string; elementNode(path: string): string };
 const dir = mkdtempSync(join(tmpdir(), "twinport-asset-embedded-"));
 
 /** The endpoint's value node of an element: `<submodel id>|<idShortPath>/Value` in the AAS namespace. */
@@ -37,6 +37,7 @@ async function connectOpcua(endpointUrl: string) {
   return {
     session,
     valueNode: (path: string) => `ns=${ns};s=${DRIVE_SUBMODEL_ID}|${path}/Value`,
+    elementNode: (path: string) => `ns=${ns};s=${DRIVE_SUBMODEL_ID}|${path}`,
     async close() {
       await session.close();
       await opcuaClient.disconnect();
@@ -71,7 +72,7 @@ before(async () => {
       core: { assetConnectionRetryInterval: 200 },
       endpoints: [
         { "@class": "endpoint.http.HttpEndpoint", port: httpPort, host: "127.0.0.1", sslEnabled: true },
-        { "@class": "endpoint.opcua.OpcUaEndpoint", tcpPort: opcuaPort, host: "127.0.0.1", supportedSecurityPolicies: ["NONE"] },
+        { "@class": "endpoint.opcua.OpcUaEndpoint", tcpPort: opcuaPort, host: "127.0.0.1", supportedSecurityPolicies: ["NONE"], secondsTillShutdown: 0 },
       ],
       assetConnections: [
         {
@@ -153,5 +154,19 @@ describe("asset connections, embedded", () => {
     );
     const post = asset.requests.find((r) => r.path === "/calibrate")!;
     assert.deepEqual(JSON.parse(post.body), { offset: 2.5, cycles: 3 });
+  });
+
+  test("the Operation's OPC UA method runs the same HTTP operation provider", async () => {
+    const result = await opcua.session.call({
+      objectId: opcua.elementNode("Calibrate"),
+      methodId: `${opcua.elementNode("Calibrate")}/Invoke`,
+      inputArguments: [
+        { dataType: DataType.Double, value: 1.5 },
+        { dataType: DataType.Int32, value: 2 },
+      ],
+    });
+    assert.ok(result.statusCode.isGood(), result.statusCode.toString());
+    assert.equal(result.outputArguments?.[0]?.value, 3);
+    assert.deepEqual(JSON.parse(asset.requests.filter((r) => r.path === "/calibrate").at(-1)!.body), { offset: 1.5, cycles: 2 });
   });
 });
