@@ -13,6 +13,7 @@ import {
   Variant,
   VariantArrayType,
   type BaseNode,
+  type DataValue,
   type LocalizedText,
   type INamespace,
   type UAMethod,
@@ -240,7 +241,8 @@ export class NodeBuilder {
         return;
       case "variable": {
         const variable = node as UAVariable;
-        const current = variable.readValue();
+        // The stored DataValue itself: readValue() clones it, which a resync of 300,000 nodes feels.
+        const current = (variable as unknown as { $dataValue: DataValue }).$dataValue;
         if (!sameVariant(current.value, spec.value.variant) || current.statusCode !== spec.value.statusCode) {
           variable.setValueFromSource(spec.value.variant, spec.value.statusCode);
         }
@@ -258,8 +260,9 @@ function sameNodeId(a: NodeId | undefined, b: NodeId): boolean {
   return a !== undefined && a.namespace === b.namespace && a.value === b.value && a.identifierType === b.identifierType;
 }
 
+// node-opcua answers a missing description with an empty text: both mean "none".
 function sameText(a: LocalizedText | null | undefined, b: LocalizedText | undefined): boolean {
-  return (a?.text ?? null) === (b?.text ?? null) && (a?.locale ?? null) === (b?.locale ?? null);
+  return (a?.text || null) === (b?.text || null) && (a?.locale || null) === (b?.locale || null);
 }
 
 function sameArguments(method: UAMethod, spec: MethodSpec): boolean {
