@@ -76,8 +76,9 @@ async function distributed(size: number): Promise<string> {
   writeFileSync(join(dir, "model.json"), JSON.stringify(environment(size)));
   const [redis, nats] = await Promise.all([startRedis(), startNats()]);
   const env = { TWINPORT_PERSISTENCE_URL: redis.url, TWINPORT_MESSAGEBUS_URL: nats.url };
-  const store = await startTwinport({ role: "model-store", cwd: dir, args: ["-m", "model.json", "--no-validation"], env, timeoutMs: 600_000 });
+  let store: Awaited<ReturnType<typeof startTwinport>> | undefined;
   try {
+    store = await startTwinport({ role: "model-store", cwd: dir, args: ["-m", "model.json", "--no-validation"], env, timeoutMs: 600_000 });
     writeFileSync(join(dir, "opcua.json"), JSON.stringify({ endpoints: [{ "@class": "endpoint.opcua.OpcUaEndpoint", tcpPort: await freePort(), host: "127.0.0.1", hostname: "127.0.0.1", secondsTillShutdown: 0 }] }));
     const started = performance.now();
     const gateway = await startTwinport({ role: "opcua-gateway", cwd: dir, args: ["-c", "opcua.json"], env, timeoutMs: 600_000 });
@@ -86,7 +87,7 @@ async function distributed(size: number): Promise<string> {
     await gateway.stop();
     return `distributed ${String(size).padStart(7)} elements: opcua-gateway process ready in ${seconds(readyMs)} (start-up, nodesets, snapshot over NATS, build), RSS ${mb(rss)}`;
   } finally {
-    await store.stop();
+    await store?.stop();
     await Promise.all([redis.stop(), nats.stop()]);
     rmSync(dir, { recursive: true, force: true });
   }
