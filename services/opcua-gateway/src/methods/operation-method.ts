@@ -1,4 +1,4 @@
-import { StatusCodes, type CallMethodResultOptions, type ISessionContext, type UAMethod, type Variant } from "node-opcua";
+import { type CallMethodResultOptions, type ISessionContext, type UAMethod, type Variant } from "node-opcua";
 
 /** What a method node of an Operation needs to invoke it. */
 export interface OperationBinding {
@@ -10,13 +10,10 @@ export interface OperationBinding {
 }
 
 /**
- * Runs an Operation for an OPC UA call. The operation lifecycle (InvokeOperation, sync/async,
- * timeouts) belongs to the operations issue, which plugs its invoker in here; until then every call
- * answers BadNotImplemented ("operation invocation is not implemented yet").
+ * Runs an Operation for an OPC UA call. The operation lifecycle (InvokeOperation, timeouts, failure
+ * statuses) is not this file's business: the default is operation-invoker.ts (the operations issue).
  */
 export type OperationInvoker = (binding: OperationBinding, inputArguments: Variant[]) => Promise<CallMethodResultOptions>;
-
-export const notImplementedInvoker: OperationInvoker = async () => ({ statusCode: StatusCodes.BadNotImplemented });
 
 const BINDING = Symbol("twinport.operationBinding");
 type BoundMethod = UAMethod & { [BINDING]?: OperationBinding };
