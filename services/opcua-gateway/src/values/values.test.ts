@@ -141,6 +141,16 @@ test("wrong-type and out-of-range writes get a Bad status and leave node and mod
   }
 });
 
+test("values inside Entity statements, annotations and lists are written by their idShortPath", async () => {
+  assert.equal((await opcua.write(node("Motor.Power"), { dataType: DataType.Double, value: 2.5 })).name, "Good");
+  assert.equal((await stored("Motor.Power")).value, "2.5");
+  assert.equal((await opcua.write(node("AnnotatedRel.Note"), { dataType: DataType.String, value: "noted" })).name, "Good");
+  assert.equal((await stored("AnnotatedRel.Note")).value, "noted");
+  assert.equal((await opcua.write(node("Tags[1]"), { dataType: DataType.String, value: "B" })).name, "Good");
+  assert.equal((await stored("Tags[1]")).value, "B");
+  assert.equal((await opcua.read(node("Tags[1]"))).value.value, "B");
+});
+
 test("writing Null clears a Property value (spec §4.4: null means absent)", async () => {
   assert.equal((await opcua.write(node("TInt"), { dataType: DataType.Null })).name, "Good");
   assert.equal((await stored("TInt")).value, undefined);
