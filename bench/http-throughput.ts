@@ -12,8 +12,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { serve } from "@hono/node-server";
-import { Hono } from "hono";
+import { spawn } from "node:child_process";
 import { b64, createHttpClient } from "../tests/support/http-client.ts";
 import { freePort, startNats, startRedis } from "../tests/support/servers.ts";
 import { startTwinport, type TwinportProcess } from "../tests/support/system.ts";
@@ -70,13 +69,15 @@ try {
   const submodelBody = (await client.get(paths.submodel)).text;
   client.close();
 
-  const bare = new Hono();
-  bare.get("/api/v3.0/submodels/:id/submodel-elements/:path/$value", (c) => c.body(valueBody, 200, { "content-type": "application/json" }));
-  bare.patch("/api/v3.0/submodels/:id/submodel-elements/:path/$value", (c) => c.body(null, 204));
-  bare.get("/api/v3.0/submodels/:id", (c) => c.body(submodelBody, 200, { "content-type": "application/json" }));
+  writeFileSync(join(dir, "value.json"), valueBody);
+  writeFileSync(join(dir, "submodel.json"), submodelBody);
   const barePort = await freePort();
-  const bareServer = serve({ fetch: bare.fetch, port: barePort, hostname: "127.0.0.1" });
-  servers.push({ stop: () => new Promise((resolve) => bareServer.close(() => resolve())) });
+  const bareChild = spawn(process.execPath, ["--import", "tsx", new URL("./support/bare-hono-server.ts", import.meta.url).pathname, String(barePort), join(dir, "value.json"), join(dir, "submodel.json")], { stdio: ["ignore", "pipe", "inherit"] });
+  await new Promise<void>((resolve, reject) => {
+    bareChild.stdout!.on("data", (d: Buffer) => d.toString().includes("ready") && resolve());
+    bareChild.once("exit", (code) => reject(new Error(`bare hono server exited with ${code}`)));
+  });
+  servers.push({ stop: () => new Promise<void>((resolve) => { bareChild.once("exit", () => resolve()); bareChild.kill("SIGTERM"); }) });
 
   const bareResults = await measure("bare hono", `http://127.0.0.1:${barePort}/api/v3.0`);
   const embeddedResults = await measure("embedded", embeddedBase);
