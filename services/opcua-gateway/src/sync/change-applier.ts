@@ -120,23 +120,37 @@ async function queryOrRemove(target: MirrorTarget, nodeId: string, query: () => 
   place(json);
 }
 
+/** What a snapshot took: the seq it is stamped with, and where the time went. */
+export interface SnapshotReport {
+  seq: number;
+  identifiables: number;
+  /** Waiting for the store's pages. */
+  readMs: number;
+  /** Turning them into nodes. */
+  buildMs: number;
+}
+
 /**
  * Reads the whole environment and makes the address space match it, patching nodes in place
- * (NodeIds and monitored items survive) and removing what no longer exists. Returns the sequence
- * number read before the first page: every event above it must still be applied.
+ * (NodeIds and monitored items survive) and removing what no longer exists. Stamped with the
+ * sequence number read before the first page: every event above it must still be applied.
  */
-export async function applySnapshot(target: MirrorTarget): Promise<number> {
+export async function applySnapshot(target: MirrorTarget): Promise<SnapshotReport> {
   const { store, builder, ctx } = target;
+  const started = performance.now();
+  let buildMs = 0;
   const { seq } = (await read(store, "GetSequence", {})) as { seq: number };
   const seen = new Set<string>();
   const place = (spec: ObjectSpec, parent: BaseNode) => {
     seen.add(spec.nodeId);
+    const building = performance.now();
     // One identifiable the mapping cannot handle must not keep the others out of the address space.
     try {
       builder.apply(spec, parent);
     } catch (error) {
       target.log(`twinport opcua-gateway: ${spec.nodeId.slice(0, -1)} could not be mapped: ${(error as Error).stack ?? error}`);
     }
+    buildMs += performance.now() - building;
   };
   // Submodels first: shells then link their submodel references to existing nodes.
   await readPages(store, "GetAllSubmodels", 20, (items) => items.forEach((json) => place(submodelSpec(ctx, json), target.environment)));
@@ -147,5 +161,5 @@ export async function applySnapshot(target: MirrorTarget): Promise<number> {
       if (node !== target.conceptDescriptions && !seen.has(node.nodeId.value as string)) builder.remove(node);
     }
   }
-  return seq;
+  return { seq, identifiables: seen.size, readMs: performance.now() - started - buildMs, buildMs };
 }
