@@ -124,20 +124,20 @@ export async function startAddressSpaceSync(options: AddressSpaceSyncOptions): P
     buffer ??= [];
     queue.length = 0;
     held.clear();
-    if (syncCount > 0) log(`twinport opcua-gateway: resync (${reason})`);
+    if (syncCount > 0) log(`opcua-gateway: resync (${reason})`);
     for (;;) {
       try {
         const report = await applySnapshot(target);
         acceptedSeq = report.seq;
         advance(report.seq);
         log(
-          `twinport opcua-gateway: address space ${syncCount === 0 ? "built" : "resynced"} at seq ${report.seq}: ${report.identifiables} shells, submodels and concept descriptions; ` +
+          `opcua-gateway: address space ${syncCount === 0 ? "built" : "resynced"} at seq ${report.seq}: ${report.identifiables} shells, submodels and concept descriptions; ` +
             `store read ${Math.round(report.readMs)} ms, nodes ${Math.round(report.buildMs)} ms`,
         );
         break;
       } catch (error) {
         if (stopped) return;
-        log(`twinport opcua-gateway: reading the model failed, retrying: ${(error as Error).message}`);
+        log(`opcua-gateway: reading the model failed, retrying: ${(error as Error).message}`);
         await new Promise((resolve) => setTimeout(resolve, retryMs));
         if (stopped) return;
       }
@@ -162,7 +162,7 @@ export async function startAddressSpaceSync(options: AddressSpaceSyncOptions): P
         await applyChange(target, event);
         advance(event.seq);
       } catch (error) {
-        log(`twinport opcua-gateway: event ${event.seq} (${event.kind} ${event.id} ${event.idShortPath ?? ""}) did not apply: ${(error as Error).message}`);
+        log(`opcua-gateway: event ${event.seq} (${event.kind} ${event.id} ${event.idShortPath ?? ""}) did not apply: ${(error as Error).message}`);
         resyncReason ??= `event ${event.seq} did not apply`;
       }
     }

@@ -148,7 +148,7 @@ export async function applySnapshot(target: MirrorTarget): Promise<SnapshotRepor
     try {
       builder.apply(spec, parent);
     } catch (error) {
-      target.log(`twinport opcua-gateway: ${spec.nodeId.slice(0, -1)} could not be mapped: ${(error as Error).stack ?? error}`);
+      target.log(`opcua-gateway: ${spec.nodeId.slice(0, -1)} could not be mapped: ${(error as Error).stack ?? error}`);
     }
     buildMs += performance.now() - building;
   };

@@ -30,7 +30,7 @@ export function createValueWriter(deps: ValueWriterDeps): ValueWriter {
       );
       if (!reply.ok) {
         if (reply.error.code === "internal" || reply.error.code === "unavailable" || reply.error.code === "timeout") {
-          deps.log(`twinport opcua-gateway: write to ${binding.submodelId} ${binding.idShortPath} failed: ${reply.error.code}: ${reply.error.message}`);
+          deps.log(`opcua-gateway: write to ${binding.submodelId} ${binding.idShortPath} failed: ${reply.error.code}: ${reply.error.message}`);
         }
         return statusForError(reply.error.code);
       }
