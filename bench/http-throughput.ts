@@ -17,20 +17,13 @@ import { b64, createHttpClient } from "../tests/support/http-client.ts";
 import { freePort, startNats, startRedis } from "../tests/support/servers.ts";
 import { startTwinport, type TwinportProcess } from "../tests/support/system.ts";
 import { formatResult, runLoad, type LoadResult } from "./support/load.ts";
+import { generatedSubmodel as submodel } from "./support/generated-model.ts";
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 4);
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const SMALL = "urn:bench:http:small";
 const LARGE = "urn:bench:http:large";
 
-function submodel(id: string, count: number) {
-  return {
-    modelType: "Submodel",
-    id,
-    idShort: id.split(":").at(-1),
-    submodelElements: Array.from({ length: count }, (_, i) => ({ modelType: "Property", idShort: `P${i}`, valueType: "xs:int", value: String(i) })),
-  };
-}
 
 const dir = mkdtempSync(join(tmpdir(), "twinport-bench-http-"));
 const modelFile = join(dir, "model.json");

@@ -13,19 +13,12 @@ import { b64 } from "../tests/support/http-client.ts";
 import { freePort, startNats, startRedis } from "../tests/support/servers.ts";
 import { startTwinport } from "../tests/support/system.ts";
 import { formatResult, runLoad, type LoadResult } from "./support/load.ts";
+import { generatedSubmodel as submodel } from "./support/generated-model.ts";
 
 const BIG = Number(process.env.BENCH_BIG ?? 100_000);
 const seconds = Number(process.env.BENCH_SECONDS ?? 3);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 
-function submodel(id: string, count: number) {
-  return {
-    modelType: "Submodel",
-    id,
-    idShort: id.split(":").at(-1),
-    submodelElements: Array.from({ length: count }, (_, i) => ({ modelType: "Property", idShort: `P${i}`, valueType: "xs:int", value: String(i) })),
-  };
-}
 
 const dir = mkdtempSync(join(tmpdir(), "twinport-bench-"));
 const modelFile = join(dir, "model.json");

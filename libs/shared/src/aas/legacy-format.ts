@@ -6,25 +6,11 @@
  * Each sign is a shape v3.0 cannot have (a property v3.0 does not know, or a value of the wrong
  * JSON type where older versions put an object), so valid v3.0 input never matches.
  */
+import { ABSTRACT_CLASSES } from "./metamodel-schema.ts";
 
 const CONVERT = "convert it to AAS v3.0 (e.g. with the AASX Package Explorer)";
 
-const SUBMODEL_ELEMENT_TYPES = new Set([
-  "RelationshipElement",
-  "AnnotatedRelationshipElement",
-  "BasicEventElement",
-  "Blob",
-  "Capability",
-  "Entity",
-  "File",
-  "MultiLanguageProperty",
-  "Operation",
-  "Property",
-  "Range",
-  "ReferenceElement",
-  "SubmodelElementCollection",
-  "SubmodelElementList",
-]);
+const SUBMODEL_ELEMENT_TYPES = new Set(ABSTRACT_CLASSES.SubmodelElement);
 
 type Sign = { format: "AAS v2.0 format" | "an AAS v3.0 release-candidate format"; why: string; path: string };
 

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, renameSync, rmSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, afterEach, before, describe, test } from "node:test";
-import { DataType } from "node-opcua";
+import { DataType } from "node-opcua-client";
 import { ASSET_TEST_MODEL, DRIVE_SUBMODEL_ID } from "../../../../tests/support/asset-peers.ts";
 import { OPCUA_ASSET_NAMESPACE, startOpcuaAsset, type OpcuaAsset } from "../../../../tests/support/opcua-asset.ts";
 import { freePort } from "../../../../tests/support/servers.ts";
