@@ -47,3 +47,4 @@ export { writeAasx } from "./aasx/aasx-writer.ts";
 export { DEFAULT_AASX_LIMITS, type AasxLimits } from "./aasx/aasx-limits.ts";
 export { partNameOfModelPath, partKey, entryNameOfPart } from "./aasx/part-names.ts";
 export type { AasxContent, AasxPart, AasxWriteInput } from "./aasx/aasx-content.ts";
+export { KEY_TYPE_NAMES } from "./key-types.ts";

@@ -1,4 +1,5 @@
 import { formatIdShortPath, isIdShort, type PathSegment } from "../aas/index.ts";
+import { KEY_TYPE_NAMES } from "../aas/index.ts";
 
 /**
  * The keys of asset-connection provider maps: AAS references in the text form of AAS Part 1
@@ -25,32 +26,7 @@ export interface ProviderTarget {
   keys: ReferenceKey[];
 }
 
-const KEY_TYPES = [
-  "AnnotatedRelationshipElement",
-  "AssetAdministrationShell",
-  "BasicEventElement",
-  "Blob",
-  "Capability",
-  "ConceptDescription",
-  "DataElement",
-  "Entity",
-  "EventElement",
-  "File",
-  "FragmentReference",
-  "GlobalReference",
-  "Identifiable",
-  "MultiLanguageProperty",
-  "Operation",
-  "Property",
-  "Range",
-  "Referable",
-  "ReferenceElement",
-  "RelationshipElement",
-  "Submodel",
-  "SubmodelElement",
-  "SubmodelElementCollection",
-  "SubmodelElementList",
-] as const;
+const KEY_TYPES = KEY_TYPE_NAMES;
 
 /** FA³ST's enum name of a key type: "SubmodelElementList" → "SUBMODEL_ELEMENT_LIST". */
 function enumName(text: string): string {

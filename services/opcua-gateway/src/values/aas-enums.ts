@@ -1,33 +1,10 @@
+import { KEY_TYPE_NAMES } from "@twinport/shared";
 /**
  * The enumerations of the AAS nodesets, in their OPC UA order (value = index). They mirror
  * twinport-aas-v3.NodeSet2.xml (ours) and I4AAS (EntityType, ModelingKind, which v3 kept).
  */
-export const KEY_TYPES = [
-  "AnnotatedRelationshipElement",
-  "AssetAdministrationShell",
-  "BasicEventElement",
-  "Blob",
-  "Capability",
-  "ConceptDescription",
-  "DataElement",
-  "Entity",
-  "EventElement",
-  "File",
-  "FragmentReference",
-  "GlobalReference",
-  "Identifiable",
-  "MultiLanguageProperty",
-  "Operation",
-  "Property",
-  "Range",
-  "Referable",
-  "ReferenceElement",
-  "RelationshipElement",
-  "Submodel",
-  "SubmodelElement",
-  "SubmodelElementCollection",
-  "SubmodelElementList",
-] as const;
+/** twinport-aas-v3.NodeSet2.xml lists the key types in the metamodel order aas-core gives. */
+export const KEY_TYPES = KEY_TYPE_NAMES;
 
 export const REFERENCE_TYPES = ["ExternalReference", "ModelReference"] as const;
 
