@@ -56,6 +56,12 @@ export {
   type ReadWriteMode,
   type ArgumentValidationMode,
 } from "./asset-connections.ts";
+export {
+  AIMC_PROCESSOR_CLASS,
+  derivedAssetConnection,
+  type AimcProcessorConfig,
+  type SubmodelTemplateProcessorConfig,
+} from "./submodel-template-processors.ts";
 export { providerTarget, parseReferenceText, ReferenceTextError, type ProviderTarget, type ReferenceKey } from "./asset-connection-reference.ts";
 export { parseCommandLine, roleOf, UsageError, HELP_TEXT, ROLES, type CommandLine } from "./command-line.ts";
 export {

@@ -81,6 +81,7 @@ describe("defaults", () => {
       messageBus: { "@class": "messagebus.internal.MessageBusInternal" },
       fileStorage: { "@class": "filestorage.memory.FileStorageInMemory" },
       assetConnections: [],
+      submodelTemplateProcessors: [],
     });
   });
 
@@ -296,7 +297,7 @@ describe("command-line overrides", () => {
     );
     assert.equal(
       configError(() => loadConfig({ role: "embedded", overrides: ["cor.stateDir=x"] })).message,
-      "Unknown key 'cor'. Allowed: core, endpoints, persistence, messageBus, fileStorage, assetConnections",
+      "Unknown key 'cor'. Allowed: core, endpoints, persistence, messageBus, fileStorage, assetConnections, submodelTemplateProcessors",
     );
   });
 
@@ -396,7 +397,7 @@ describe("errors in the file", () => {
   });
 
   test("unknown keys at every level", () => {
-    assert.equal(errorFor({ cores: {} }), "Unknown key 'cores'. Allowed: core, endpoints, persistence, messageBus, fileStorage, assetConnections");
+    assert.equal(errorFor({ cores: {} }), "Unknown key 'cores'. Allowed: core, endpoints, persistence, messageBus, fileStorage, assetConnections, submodelTemplateProcessors");
     assert.match(errorFor({ core: { stateDirectory: "x" } }), /^Unknown key 'core\.stateDirectory'\. Allowed: requestHandlerThreadPoolSize, .*stateDir, managementPort, logLevel$/);
     assert.equal(
       errorFor({ endpoints: [{ "@class": "endpoint.http.HttpEndpoint", certificate: { keyStorePath: "k", alias: "x" } }] }),

@@ -9,6 +9,7 @@ import { FILE_STORAGE_FILESYSTEM_CLASS, fileStorageSection, type FileStorageConf
 import { messageBusSection, type MessageBusConfig } from "./message-bus.ts";
 import { persistenceSection, type PersistenceConfig } from "./persistence.ts";
 import { allowedKeysAt } from "./schema-walk.ts";
+import { submodelTemplateProcessorSection, type SubmodelTemplateProcessorConfig } from "./submodel-template-processors.ts";
 
 export interface TwinportConfig {
   core: CoreConfig;
@@ -17,6 +18,7 @@ export interface TwinportConfig {
   messageBus: MessageBusConfig;
   fileStorage: FileStorageConfig;
   assetConnections: AssetConnectionConfig[];
+  submodelTemplateProcessors: SubmodelTemplateProcessorConfig[];
 }
 
 type Path = readonly PropertyKey[];
@@ -118,9 +120,10 @@ export function validateConfig(raw: unknown): TwinportConfig {
   const messageBus = parseClassed<MessageBusConfig>(messageBusSection, raw.messageBus, ["messageBus"], issues);
   const fileStorage = parseClassed<FileStorageConfig>(fileStorageSection, raw.fileStorage, ["fileStorage"], issues);
   const assetConnections = parseClassedList<AssetConnectionConfig>(assetConnectionSection, raw.assetConnections ?? [], "assetConnections", issues);
+  const submodelTemplateProcessors = parseClassedList<SubmodelTemplateProcessorConfig>(submodelTemplateProcessorSection, raw.submodelTemplateProcessors ?? [], "submodelTemplateProcessors", issues);
   if (issues.length > 0 || !core || !persistence || !messageBus || !fileStorage) throw new ConfigError(issues);
   if (fileStorage["@class"] === FILE_STORAGE_FILESYSTEM_CLASS && fileStorage.path === undefined) {
     fileStorage.path = `${core.stateDir}/files`;
   }
-  return { core, endpoints, persistence, messageBus, fileStorage, assetConnections };
+  return { core, endpoints, persistence, messageBus, fileStorage, assetConnections, submodelTemplateProcessors };
 }

@@ -1,0 +1,56 @@
+import { z } from "zod";
+import { assetConnectionSection, type AssetConnectionConfig } from "./asset-connections.ts";
+import type { ClassedSection } from "./class-names.ts";
+import { ConfigError, formatConfigPath } from "./config-error.ts";
+
+export const AIMC_PROCESSOR_CLASS = "submodeltemplate.aimc.AimcSubmodelTemplateProcessor";
+
+/**
+ * A user name and password for one interface base address. FA³ST 1.3.0 knows only this form and
+ * uses the first entry of the list for `basic_sc`; its main branch adds an `@class`
+ * (BasicCredentials, CertificateCredentials for OPC UA), accepted here when it names BasicCredentials.
+ */
+const basicCredentialsSchema = z.strictObject({
+  "@class": z
+    .string()
+    .refine((value) => value.split(".").at(-1) === "BasicCredentials", { error: "only BasicCredentials are supported (HTTP and MQTT interfaces)" })
+    .optional(),
+  username: z.string().min(1),
+  password: z.string().default(""),
+});
+
+/**
+ * FA³ST's AID/AIMC processor (IDTA 02017 + 02027): turns an AIMC submodel and the AID interfaces it
+ * references into asset connections at runtime. Secrets never come from the model: `credentials`
+ * is keyed by the exact `base` string of the AID interface.
+ */
+export const aimcProcessorSchema = z.strictObject({
+  "@class": z.literal(AIMC_PROCESSOR_CLASS),
+  credentials: z.record(z.string().min(1), z.array(basicCredentialsSchema)).default({}),
+  /** Polling period (ms) of the HTTP subscription providers it derives from observable properties (FA³ST main's name). */
+  subscriptionInterval: z.number().int().min(100).default(1000),
+});
+
+export type AimcProcessorConfig = z.output<typeof aimcProcessorSchema>;
+export type SubmodelTemplateProcessorConfig = AimcProcessorConfig;
+
+export const submodelTemplateProcessorSection: ClassedSection = {
+  what: "submodel template processor",
+  known: [AIMC_PROCESSOR_CLASS],
+  schemaFor(suffix) {
+    return suffix === AIMC_PROCESSOR_CLASS ? aimcProcessorSchema : undefined;
+  },
+};
+
+/**
+ * An asset connection a processor derived, run through the schema hand-written entries take, so
+ * both get the same defaults and checks. Throws a ConfigError naming `where` (e.g. the AIMC).
+ */
+export function derivedAssetConnection(raw: Record<string, unknown>, where: string): AssetConnectionConfig {
+  const className = String(raw["@class"]);
+  const schema = assetConnectionSection.schemaFor(className);
+  if (!schema) throw new ConfigError(`${where}: no asset connection of class ${className}`);
+  const result = schema.safeParse(raw);
+  if (result.success) return result.data as AssetConnectionConfig;
+  throw new ConfigError(result.error.issues.map((issue) => `${where}: ${formatConfigPath(issue.path)}: ${issue.message}`));
+}
