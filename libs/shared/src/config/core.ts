@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { registryListSchema, registrySynchronizationSchema } from "./registries.ts";
 
 /** ISO 8601 duration as used by AAS (e.g. "PT1H", "P1DT30M", "PT0.5S"). */
 const ISO_DURATION = /^P(?!$)(\d+(?:\.\d+)?Y)?(\d+(?:\.\d+)?M)?(\d+(?:\.\d+)?W)?(\d+(?:\.\d+)?D)?(T(?=\d)(\d+(?:\.\d+)?H)?(\d+(?:\.\d+)?M)?(\d+(?:\.\d+)?S)?)?$/;
@@ -47,6 +48,11 @@ export const coreSchema = z.strictObject({
    * start. 0 picks a free port (named in the ready line); -1 turns the management port off.
    */
   managementPort: z.number().int().min(-1).max(65535).optional(),
+  /** AAS registries every shell is registered with (FA³ST's name; docs/adr/0012). */
+  aasRegistries: registryListSchema,
+  /** Submodel registries every submodel is registered with. */
+  submodelRegistries: registryListSchema,
+  registrySynchronization: registrySynchronizationSchema,
   /** Level of the JSON log lines on stderr. */
   logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace"]).default("info"),
 });

@@ -5,6 +5,7 @@ export { loadConfig, type ConfigRole, type LoadConfigOptions, type LoadedConfig 
 export { validateConfig, type TwinportConfig } from "./validate-config.ts";
 export { classSuffix } from "./class-names.ts";
 export { DEFAULT_MANAGEMENT_PORT, isoDurationToMs, type CoreConfig } from "./core.ts";
+export { registryApiRoot, type RegistryConfig, type RegistrySynchronizationConfig } from "./registries.ts";
 export { ENDPOINT_PROFILES, type EndpointProfile } from "./endpoint-common.ts";
 export { HTTP_ENDPOINT_CLASS, type HttpEndpointConfig } from "./http-endpoint.ts";
 export {
@@ -52,6 +53,9 @@ export {
   type OpcUaSubscriptionProviderConfig,
   type OpcUaOperationProviderConfig,
   type MqttAssetConnectionConfig,
+  type MqttValueProviderConfig,
+  type MqttSubscriptionProviderConfig,
+  MQTT_SERVER_URI_SCHEMES,
   type CertificateConfig,
   type ReadWriteMode,
   type ArgumentValidationMode,

@@ -67,6 +67,9 @@ const CORE_DEFAULTS = {
   minInflateRatio: 0.01,
   operationHandleTtl: "PT1H",
   stateDir: ".twinport",
+  aasRegistries: [],
+  submodelRegistries: [],
+  registrySynchronization: { retryMinDelay: 1000, retryMaxDelay: 60_000, requestTimeout: 10_000, reconcileInterval: 300_000, unregisterOnShutdown: true, shutdownTimeout: 3000 },
   logLevel: "info",
 };
 
@@ -398,7 +401,7 @@ describe("errors in the file", () => {
 
   test("unknown keys at every level", () => {
     assert.equal(errorFor({ cores: {} }), "Unknown key 'cores'. Allowed: core, endpoints, persistence, messageBus, fileStorage, assetConnections, submodelTemplateProcessors");
-    assert.match(errorFor({ core: { stateDirectory: "x" } }), /^Unknown key 'core\.stateDirectory'\. Allowed: requestHandlerThreadPoolSize, .*stateDir, managementPort, logLevel$/);
+    assert.match(errorFor({ core: { stateDirectory: "x" } }), /^Unknown key 'core\.stateDirectory'\. Allowed: requestHandlerThreadPoolSize, .*stateDir, managementPort, aasRegistries, submodelRegistries, registrySynchronization, logLevel$/);
     assert.equal(
       errorFor({ endpoints: [{ "@class": "endpoint.http.HttpEndpoint", certificate: { keyStorePath: "k", alias: "x" } }] }),
       "Unknown key 'endpoints[0].certificate.alias'. Allowed: keyStoreType, keyStorePath, keyStorePassword, keyAlias, keyPassword",
