@@ -1,0 +1,187 @@
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { describe, test } from "node:test";
+import { AIMC_PROCESSOR_CLASS, type AimcProcessorConfig } from "@twinport/shared";
+import { deriveAssetConnections, submodelRole, type DeriveInput } from "./derive-connections.ts";
+import type { Json } from "./model-tree.ts";
+
+const ROOT = new URL("../../../../", import.meta.url);
+const read = (path: string): Json => JSON.parse(readFileSync(new URL(path, ROOT), "utf8")) as Json;
+const PROCESSOR: AimcProcessorConfig = { "@class": AIMC_PROCESSOR_CLASS, credentials: {}, subscriptionInterval: 1000 };
+const AIMC_SID = "https://admin-shell.io/idta/AssetInterfacesMappingConfiguration/1/0/";
+
+function derive(aimc: Json, submodels: Json[], processor: AimcProcessorConfig = PROCESSOR) {
+  const byId = new Map([aimc, ...submodels].map((submodel) => [String(submodel.id), submodel]));
+  const input: DeriveInput = { aimc, submodel: (id) => byId.get(id), processor };
+  return deriveAssetConnections(input);
+}
+
+/** Finds the first element (depth first) whose idShort is `idShort`, to edit a copy of a fixture. */
+function find(root: unknown, idShort: string): Json {
+  const stack = [root];
+  while (stack.length) {
+    const node = stack.pop();
+    if (Array.isArray(node)) stack.push(...[...node].reverse());
+    else if (typeof node === "object" && node !== null) {
+      if ((node as Json).idShort === idShort) return node as Json;
+      stack.push(...Object.values(node).reverse());
+    }
+  }
+  throw new Error(`no ${idShort}`);
+}
+
+const clone = <T>(value: T): T => structuredClone(value);
+
+describe("the IDTA template pair (filled in)", () => {
+  const aid = read("tests/fixtures/aid-aimc/aid-template-instance.json");
+  const aimc = read("tests/fixtures/aid-aimc/aimc-template-instance.json");
+  const OD = "https://example.com/ids/sm/template-operational-data";
+
+  test("HTTP: an observable nested field becomes a polled subscription with a JSONPath; the template's misspelled PropertyDefinition is accepted", () => {
+    const { connections } = derive(aimc, [aid]);
+    const http = connections.find((c) => c["@class"] === "assetconnection.http.HttpAssetConnection") as unknown as Json;
+    assert.equal(http.baseUrl, "http://127.0.0.1:8081");
+    assert.deepEqual(http.subscriptionProviders, {
+      [`(Submodel)${OD}, (Property)Voltage`]: { format: "JSON", path: "/sampleDevice/properties/voltage", query: "$.value", interval: 1000, headers: {} },
+    });
+    assert.deepEqual(http.valueProviders, {});
+  });
+
+  test("MQTT: the template's td:base, the topic from href, mqv_qos", () => {
+    const { connections } = derive(aimc, [aid]);
+    const mqtt = connections.find((c) => c["@class"] === "assetconnection.mqtt.MqttAssetConnection") as unknown as Json;
+    assert.equal(mqtt.serverUri, "mqtt://127.0.0.1:1883");
+    const providers = mqtt.subscriptionProviders as Record<string, Json>;
+    assert.deepEqual(Object.keys(providers), [`(Submodel)${OD}, (Property)MqttVoltage`]);
+    assert.equal(providers[`(Submodel)${OD}, (Property)MqttVoltage`]!.topic, "sampleDevice/voltage");
+    assert.equal(providers[`(Submodel)${OD}, (Property)MqttVoltage`]!.format, "JSON");
+    assert.equal(providers[`(Submodel)${OD}, (Property)MqttVoltage`]!.qos, 1);
+  });
+
+  test("Modbus is reported and skipped; the AID is a dependency", () => {
+    const { connections, problems, dependsOn } = derive(aimc, [aid]);
+    assert.equal(connections.length, 2);
+    assert.deepEqual(problems, ["MappingConfigurations[2] (interface InterfaceMODBUS): uses Modbus: not supported (HTTP and MQTT are), skipped"]);
+    assert.deepEqual(dependsOn, ["https://example.com/ids/sm/template-aid"]);
+  });
+
+  test("recognised by submodel semanticId: AID 1.0 and 1.1, AIMC 1.0; AIMC 2.0 is told apart", () => {
+    assert.equal(submodelRole(aid), "aid");
+    assert.equal(submodelRole(aimc), "aimc");
+    const aid11 = clone(aid);
+    (aid11.semanticId as { keys: { value: string }[] }).keys[0]!.value = "https://admin-shell.io/idta/AssetInterfacesDescription/1/1/Submodel";
+    assert.equal(submodelRole(aid11), "aid");
+    assert.equal(submodelRole({ semanticId: { keys: [{ type: "GlobalReference", value: "https://admin-shell.io/idta/AssetInterfacesMappingConfiguration/2/0/Submodel" }] } }), "aimc-unsupported");
+    assert.equal(submodelRole({ id: "x" }), undefined);
+  });
+});
+
+describe("the example pair (examples/aid-aimc)", () => {
+  const aid = read("examples/aid-aimc/aid.json");
+  const aimc = read("examples/aid-aimc/aimc.json");
+  const OD = "https://example.com/ids/sm/operational-data";
+
+  test("an observable property is polled, a non-observable nested field is a read-only value provider", () => {
+    const { connections, problems } = derive(aimc, [aid], { ...PROCESSOR, subscriptionInterval: 250 });
+    assert.deepEqual(problems, []);
+    assert.equal(connections.length, 1);
+    const http = connections[0] as unknown as Json;
+    assert.deepEqual(http.subscriptionProviders, { [`(Submodel)${OD}, (Property)Temperature`]: { format: "JSON", path: "/api/temperature", interval: 250, headers: {} } });
+    assert.deepEqual(http.valueProviders, {
+      [`(Submodel)${OD}, (Property)Speed`]: { format: "JSON", path: "/api/status", query: "$.speed", headers: {}, writeMethod: "PUT", readWriteMode: "READ", readInterval: 1000 },
+    });
+    assert.equal(http.username, undefined);
+  });
+
+  test("basic_sc takes the first credentials configured for exactly this base; none configured is a problem", () => {
+    const secured = clone(aid);
+    const reference = (find(secured, "security").value as Json[])[0]!.value as { keys: { value: string }[] };
+    reference.keys.at(-1)!.value = "basic_sc";
+    const withCredentials = derive(aimc, [secured], { ...PROCESSOR, credentials: { "http://127.0.0.1:8081": [{ username: "u", password: "p" }, { username: "v", password: "q" }] } });
+    assert.deepEqual(withCredentials.problems, []);
+    assert.equal((withCredentials.connections[0] as unknown as Json).username, "u");
+    assert.equal((withCredentials.connections[0] as unknown as Json).password, "p");
+    const otherBase = derive(aimc, [secured], { ...PROCESSOR, credentials: { "http://127.0.0.1:8081/": [{ username: "u", password: "p" }] } });
+    assert.match(otherBase.problems.join("\n"), /basic_sc, but no credentials are configured for base "http:\/\/127\.0\.0\.1:8081".*connects without authentication/);
+    assert.equal((otherBase.connections[0] as unknown as Json).username, undefined);
+  });
+
+  test("td:base instead of td:baseURI; htv_headers; an href resolved like a link (absolute when FA³ST's two rules disagree)", () => {
+    const changed = clone(aid);
+    const base = find(changed, "base");
+    (base.semanticId as { keys: { value: string }[] }).keys[0]!.value = "https://www.w3.org/2019/wot/td#base";
+    base.value = "http://127.0.0.1:8081/dev/";
+    const forms = find(find(changed, "temperature"), "forms");
+    (forms.value as Json[]).push({
+      modelType: "SubmodelElementList",
+      idShort: "htv_headers",
+      semanticId: { type: "ExternalReference", keys: [{ type: "GlobalReference", value: "https://www.w3.org/2011/http#headers" }] },
+      typeValueListElement: "SubmodelElementCollection",
+      value: [
+        {
+          modelType: "SubmodelElementCollection",
+          value: [
+            { modelType: "Property", idShort: "htv_fieldName", valueType: "xs:string", value: "Accept", semanticId: { type: "ExternalReference", keys: [{ type: "GlobalReference", value: "https://www.w3.org/2011/http#fieldName" }] } },
+            { modelType: "Property", idShort: "htv_fieldValue", valueType: "xs:string", value: "application/json", semanticId: { type: "ExternalReference", keys: [{ type: "GlobalReference", value: "https://www.w3.org/2011/http#fieldValue" }] } },
+          ],
+        },
+      ],
+    });
+    find(find(changed, "status"), "href").value = "api/status";
+    const { connections, problems } = derive(aimc, [changed]);
+    assert.deepEqual(problems, []);
+    const http = connections[0] as unknown as { baseUrl: string; subscriptionProviders: Record<string, Json>; valueProviders: Record<string, Json> };
+    assert.equal(http.baseUrl, "http://127.0.0.1:8081/dev/");
+    const [subscription] = Object.values(http.subscriptionProviders);
+    assert.equal(subscription!.path, "http://127.0.0.1:8081/api/temperature", "a leading / replaces the base path (FA³ST 1.3.0); written absolute so every rule agrees");
+    assert.deepEqual(subscription!.headers, { Accept: "application/json" });
+    assert.equal(Object.values(http.valueProviders)[0]!.path, "api/status");
+  });
+
+  test("a missing AID, a wrong InterfaceReference, a write form, XML and a bad sink are each one clear problem", () => {
+    assert.deepEqual(derive(aimc, []).problems, ["MappingConfigurations[0]: InterfaceReference target not found: (Submodel)https://example.com/ids/sm/pump-aid, (SubmodelElementCollection)InterfaceHTTP"]);
+    const changed = clone(aid);
+    find(find(changed, "temperature"), "htv_methodName").value = "PUT";
+    find(find(changed, "status"), "contentType").value = "application/xml";
+    const result = derive(aimc, [changed]);
+    assert.equal(result.connections.length, 0);
+    assert.match(result.problems[0]!, /MappingSourceSinkRelations\[0\]: property temperature: htv_methodName PUT is not a read/);
+    assert.match(result.problems[1]!, /MappingSourceSinkRelations\[1\]: contentType application\/xml: XML payloads are not supported/);
+    assert.match(result.problems[2]!, /no usable mapping relation: no connection/);
+
+    const badSink = clone(aimc);
+    const relation = (find(badSink, "MappingSourceSinkRelations").value as Json[])[0]!;
+    relation.second = { type: "ModelReference", keys: [{ type: "AssetAdministrationShell", value: "urn:shell" }, { type: "Property", value: "P" }] };
+    assert.match(derive(badSink, [aid]).problems.join("\n"), /the sink \(AssetAdministrationShell\)urn:shell, \(Property\)P does not name an element/);
+  });
+
+  test("a relation whose first points outside its interface, or at a non-property, is skipped with its reason", () => {
+    const changed = clone(aimc);
+    const relations = find(changed, "MappingSourceSinkRelations").value as Json[];
+    const first = relations[0]!.first as { keys: { value: string }[] };
+    first.keys[1]!.value = "InterfaceMQTT";
+    const second = relations[1]!.first as { keys: { value: string }[] };
+    second.keys.splice(4);
+    const { problems, connections } = derive(changed, [aid]);
+    assert.match(problems[0]!, /first .*InterfaceMQTT.* is not inside the interface/);
+    assert.match(problems[1]!, /properties is not an AID property definition/);
+    assert.equal(connections.length, 0);
+  });
+
+  test("the same sink mapped twice keeps the first", () => {
+    const changed = clone(aimc);
+    const list = find(changed, "MappingSourceSinkRelations").value as Json[];
+    list.push(clone(list[0]!));
+    const { problems, connections } = derive(changed, [aid]);
+    assert.match(problems.join("\n"), /MappingSourceSinkRelations\[2\]: \(Submodel\).*Temperature is already fed by .*MappingSourceSinkRelations\[0\]/);
+    assert.equal(Object.keys((connections[0] as unknown as Json).subscriptionProviders as Json).length, 1);
+  });
+
+  test("malformed input never throws", () => {
+    for (const aimcLike of [{ id: "x" }, { id: "x", submodelElements: "nope" }, { id: "x", submodelElements: [{ modelType: "SubmodelElementList", idShort: "MappingConfigurations", value: [{ modelType: "SubmodelElementCollection", semanticId: { keys: [{ type: "GlobalReference", value: `${AIMC_SID}MappingConfiguration` }] }, value: [{ idShort: "InterfaceReference", value: { keys: "bad" } }] }] }] }]) {
+      const result = derive(aimcLike as Json, [aid]);
+      assert.equal(result.connections.length, 0);
+      assert.ok(result.problems.length > 0);
+    }
+  });
+});

@@ -1,0 +1,210 @@
+import {
+  ConfigError,
+  derivedAssetConnection,
+  HTTP_ASSET_CONNECTION_CLASS,
+  MQTT_ASSET_CONNECTION_CLASS,
+  providerTarget,
+  ReferenceTextError,
+  type AimcProcessorConfig,
+  type AssetConnectionConfig,
+} from "@twinport/shared";
+import { mainBranchUrl } from "../asset-connections/http-client.ts";
+import { readInterface, type AidInterface, type Outcome } from "./aid-interface.ts";
+import { readDatapoint, type AidDatapoint } from "./aid-property.ts";
+import { asReference, childOf, childrenWith, referenceText, resolvePath, startsWith, type Json, type Reference } from "./model-tree.ts";
+import { AID_SUBMODEL, AIMC_2_SUBMODEL_PREFIX, AIMC_SUBMODEL, SID } from "./semantic-ids.ts";
+import { semanticIdOf } from "./model-tree.ts";
+
+export type SubmodelRole = "aimc" | "aimc-unsupported" | "aid" | undefined;
+
+/** What a submodel is to the processor, by its semanticId (first key value). */
+export function submodelRole(submodel: Json): SubmodelRole {
+  const id = semanticIdOf(submodel) ?? "";
+  if (AIMC_SUBMODEL.includes(id)) return "aimc";
+  if (id.startsWith(AIMC_2_SUBMODEL_PREFIX)) return "aimc-unsupported";
+  if (AID_SUBMODEL.includes(id)) return "aid";
+  return undefined;
+}
+
+export interface DeriveInput {
+  aimc: Json;
+  /** The submodels of this repository by id (the AIMC's AIDs and the AIMC itself). */
+  submodel(id: string): Json | undefined;
+  processor: AimcProcessorConfig;
+}
+
+export interface DerivedConnections {
+  /** FA³ST-shaped connection configs, one per usable MappingConfiguration, validated like hand-written ones. */
+  connections: AssetConnectionConfig[];
+  /** One sentence per skipped configuration, relation or setting. */
+  problems: string[];
+  /** Ids of the submodels the result was read from, besides the AIMC: a change of one re-derives it. */
+  dependsOn: string[];
+}
+
+const MQTT_SCHEMES = new Set(["mqtt:", "mqtts:", "tcp:", "ssl:", "ws:", "wss:"]);
+
+function payloadFormat(contentType: string | undefined): Outcome<"JSON"> {
+  // AID leaves contentType optional; JSON is the only payload format our providers read.
+  const essence = (contentType ?? "application/json").split(";")[0]!.trim().toLowerCase();
+  if (essence === "application/json" || essence.endsWith("+json")) return { ok: true, value: "JSON" };
+  if (essence === "application/xml" || essence === "text/xml") return { ok: false, problem: `contentType ${contentType}: XML payloads are not supported (only JSON)` };
+  return { ok: false, problem: `contentType ${contentType} is not supported (only application/json)` };
+}
+
+/** FA³ST 1.3.0's rule, `new URL(href, base)`; the path keeps href when FA³ST main's joining agrees, else the absolute URL. */
+function httpPath(base: string, href: string): Outcome<string> {
+  let url: URL;
+  try {
+    url = new URL(href, base);
+  } catch {
+    return { ok: false, problem: `href "${href}" does not resolve against base ${base}` };
+  }
+  if (!/^https?:$/.test(url.protocol)) return { ok: false, problem: `href "${href}" resolves to ${url.href}, not an http(s) URL` };
+  return { ok: true, value: mainBranchUrl(base, href) === url.href ? href : url.href };
+}
+
+/** AID Annex B.2: an href is the topic; absolute ones follow the authority, a leading "/" is written ".//"; "#" as %23. */
+function mqttTopic(base: string, href: string): Outcome<string> {
+  try {
+    if (/^[a-z][a-z0-9+.-]*:/i.test(href)) {
+      const url = new URL(href);
+      const server = new URL(base);
+      if (url.host !== server.host) return { ok: false, problem: `href ${href} names another broker than base ${base}` };
+      return { ok: true, value: decodeURIComponent(url.pathname.slice(1)) };
+    }
+    const topic = decodeURIComponent(href.startsWith(".//") ? href.slice(2) : href);
+    return topic === "" ? { ok: false, problem: "href (the topic) is empty" } : { ok: true, value: topic };
+  } catch {
+    return { ok: false, problem: `href "${href}" is not a usable topic` };
+  }
+}
+
+function credentialsFor(face: AidInterface, processor: AimcProcessorConfig, problems: string[], where: string): { username?: string; password?: string } {
+  if (face.schemes.length === 0 || face.schemes.includes("nosec")) return {};
+  if (face.schemes.includes("basic")) {
+    const first = processor.credentials[face.base]?.[0];
+    if (first) return { username: first.username, password: first.password };
+    problems.push(`${where}: security basic_sc, but no credentials are configured for base "${face.base}" (submodelTemplateProcessors[].credentials): connects without authentication`);
+    return {};
+  }
+  problems.push(`${where}: security ${face.schemes.join(", ")} is not supported (nosec and basic are): connects without authentication`);
+  return {};
+}
+
+interface Provider {
+  kind: "valueProviders" | "subscriptionProviders";
+  config: Record<string, unknown>;
+}
+
+function providerFor(face: AidInterface, point: AidDatapoint, processor: AimcProcessorConfig): Outcome<Provider> {
+  const format = payloadFormat(point.contentType ?? face.contentType);
+  if (!format.ok) return format;
+  const query = point.query ? { query: point.query } : {};
+  if (face.protocol === "HTTP") {
+    // AIMC 1.0 maps asset → AAS only: a form for another method than GET describes a write.
+    if (point.methodName !== undefined && point.methodName !== "GET") return { ok: false, problem: `property ${point.name}: htv_methodName ${point.methodName} is not a read (AIMC maps asset values into the model; GET is read)` };
+    const path = httpPath(face.base, point.href);
+    if (!path.ok) return path;
+    const common = { format: format.value, path: path.value, ...query, headers: point.headers };
+    return point.observable
+      ? { ok: true, value: { kind: "subscriptionProviders", config: { ...common, interval: processor.subscriptionInterval } } }
+      : { ok: true, value: { kind: "valueProviders", config: { ...common, readWriteMode: "READ" } } };
+  }
+  if (point.controlPacket !== undefined && point.controlPacket !== "subscribe") return { ok: false, problem: `property ${point.name}: mqv_controlPacket ${point.controlPacket} is not a subscription` };
+  const topic = mqttTopic(face.base, point.href);
+  if (!topic.ok) return topic;
+  return { ok: true, value: { kind: "subscriptionProviders", config: { format: format.value, topic: topic.value, ...query, ...(point.qos === undefined ? {} : { qos: point.qos }) } } };
+}
+
+function sinkKey(second: Reference | undefined): Outcome<string> {
+  if (!second) return { ok: false, problem: "its second (the sink) is not a reference" };
+  if (second.keys.some((key) => key.value.includes(", "))) return { ok: false, problem: `the sink ${referenceText(second)} has a key value containing ", ", which a provider key cannot express` };
+  const text = referenceText(second);
+  try {
+    providerTarget(text);
+    return { ok: true, value: text };
+  } catch (error) {
+    if (!(error instanceof ReferenceTextError)) throw error;
+    return { ok: false, problem: `the sink ${text} does not name an element: ${error.message}` };
+  }
+}
+
+function connectionFor(face: AidInterface, processor: AimcProcessorConfig, problems: string[], where: string): Outcome<Record<string, unknown>> {
+  let url: URL;
+  try {
+    url = new URL(face.base);
+  } catch {
+    return { ok: false, problem: `base "${face.base}" is not an absolute URL` };
+  }
+  const auth = credentialsFor(face, processor, problems, where);
+  if (face.protocol === "HTTP") {
+    if (!/^https?:$/.test(url.protocol)) return { ok: false, problem: `base ${face.base} of an HTTP interface is not an http(s) URL` };
+    return { ok: true, value: { "@class": HTTP_ASSET_CONNECTION_CLASS, baseUrl: face.base, ...auth, valueProviders: {}, subscriptionProviders: {} } };
+  }
+  if (!MQTT_SCHEMES.has(url.protocol)) return { ok: false, problem: `base ${face.base} of an MQTT interface has none of the schemes ${[...MQTT_SCHEMES].join(" ")}` };
+  return { ok: true, value: { "@class": MQTT_ASSET_CONNECTION_CLASS, serverUri: face.base, ...auth, subscriptionProviders: {} } };
+}
+
+/**
+ * AIMC + the AIDs it references → asset connection configs in FA³ST's shape (aid-aimc DIGEST §5):
+ * one connection per MappingConfiguration, a provider per relation keyed by its sink; observable
+ * HTTP properties are polled every `subscriptionInterval`, others become read-only value providers;
+ * MQTT properties become topic subscriptions. Pure: everything it reads comes through `input`.
+ * Anything unusable is skipped with a sentence in `problems`, never thrown.
+ */
+export function deriveAssetConnections(input: DeriveInput): DerivedConnections {
+  const { aimc, processor } = input;
+  const aimcId = String(aimc.id);
+  const problems: string[] = [];
+  const connections: AssetConnectionConfig[] = [];
+  const dependsOn = new Set<string>();
+  const sinks = new Map<string, string>();
+  const lists = childrenWith(aimc, SID.mappingConfigurations);
+  const configurations = (lists.length ? lists : [childOf(aimc, [], "MappingConfigurations")].filter((x): x is Json => x !== undefined)).flatMap((list) => childrenWith(list, SID.mappingConfiguration));
+  if (configurations.length === 0) problems.push("no MappingConfigurations/MappingConfiguration found: nothing to connect");
+
+  configurations.forEach((configuration, index) => {
+    const where = `MappingConfigurations[${index}]`;
+    const interfaceReference = asReference(childOf(configuration, SID.interfaceReference, "InterfaceReference")?.value);
+    if (!interfaceReference) return void problems.push(`${where}: has no InterfaceReference`);
+    if (interfaceReference.keys[0]!.value !== aimcId) dependsOn.add(interfaceReference.keys[0]!.value);
+    const interfacePath = resolvePath(interfaceReference, input.submodel);
+    if (!interfacePath) return void problems.push(`${where}: InterfaceReference target not found: ${referenceText(interfaceReference)}`);
+    const face = readInterface(interfacePath.at(-1)!, input.submodel);
+    const name = `${where} (interface ${String(interfacePath.at(-1)!.idShort)})`;
+    if (!face.ok) return void problems.push(`${name}: ${face.problem}`);
+    const connection = connectionFor(face.value, processor, problems, name);
+    if (!connection.ok) return void problems.push(`${name}: ${connection.problem}`);
+
+    const relations = childrenWith(childOf(configuration, SID.relations, "MappingSourceSinkRelations"), SID.relation);
+    relations.forEach((relation, j) => {
+      const at = `${name} MappingSourceSinkRelations[${j}]`;
+      const first = asReference(relation.first);
+      if (!first) return void problems.push(`${at}: its first (the AID property) is not a reference`);
+      if (first.keys[0]!.value !== aimcId) dependsOn.add(first.keys[0]!.value);
+      if (!startsWith(first, interfaceReference)) return void problems.push(`${at}: first ${referenceText(first)} is not inside the interface ${referenceText(interfaceReference)}`);
+      const path = resolvePath(first, input.submodel);
+      if (!path) return void problems.push(`${at}: first not found: ${referenceText(first)}`);
+      const point = readDatapoint(path);
+      if (!point.ok) return void problems.push(`${at}: ${point.problem}`);
+      const sink = sinkKey(asReference(relation.second));
+      if (!sink.ok) return void problems.push(`${at}: ${sink.problem}`);
+      const provider = providerFor(face.value, point.value, processor);
+      if (!provider.ok) return void problems.push(`${at}: ${provider.problem}`);
+      const clash = sinks.get(`${provider.value.kind} ${sink.value}`);
+      if (clash) return void problems.push(`${at}: ${sink.value} is already fed by ${clash}; skipped`);
+      sinks.set(`${provider.value.kind} ${sink.value}`, at);
+      (connection.value[provider.value.kind] as Record<string, unknown>)[sink.value] = provider.value.config;
+    });
+    const providers = Object.keys(connection.value.valueProviders ?? {}).length + Object.keys(connection.value.subscriptionProviders ?? {}).length;
+    if (providers === 0) return void problems.push(`${name}: no usable mapping relation: no connection`);
+    try {
+      connections.push(derivedAssetConnection(connection.value, `AIMC ${aimcId} ${name}`));
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      problems.push(...error.issues);
+    }
+  });
+  return { connections, problems, dependsOn: [...dependsOn] };
+}
