@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Makes sure redis-server and nats-server (Debian packages) are installed: the test suites and the
-# distributed mode start real servers. As root it installs them; otherwise it says what to install.
+# Makes sure redis-server, nats-server and mosquitto (Debian packages) are installed: the test
+# suites and the distributed mode start real servers (mosquitto: the MQTT asset-connection tests).
+# As root it installs them; otherwise it says what to install.
 set -euo pipefail
 missing=()
 have() { command -v "$1" >/dev/null 2>&1 || [ -x "/usr/sbin/$1" ] || [ -x "/usr/bin/$1" ]; }
@@ -21,14 +22,18 @@ if [ ${#deploy_missing[@]} -gt 0 ] && [ "$(id -u)" -eq 0 ] && command -v apt-get
 fi
 have redis-server || missing+=(redis-server)
 have nats-server || missing+=(nats-server)
+# mosquitto_passwd comes with the mosquitto package (password files for the credential tests).
+{ have mosquitto && have mosquitto_passwd; } || missing+=(mosquitto)
 [ ${#missing[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
   echo "Installing ${missing[*]} (Debian packages) for the tests..." >&2
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq >/dev/null
   apt-get install -y -qq "${missing[@]}" >/dev/null
-  # Debian may start a system redis on install; the tests start their own servers on free ports.
+  # Debian may start a system redis or mosquitto (port 1883) on install; the tests start their own
+  # servers on free ports and never use those.
   (service redis-server stop || true) >/dev/null 2>&1
+  (service mosquitto stop || true) >/dev/null 2>&1
   exit 0
 fi
 echo "The tests need ${missing[*]}. Install them, e.g.: sudo apt-get install -y ${missing[*]}" >&2

@@ -1,13 +1,16 @@
 /**
- * Real Redis and NATS servers for tests: each call starts a fresh server on a free loopback port
- * with its own temp dir, and `stop()` kills it by PID. No mocks of our infrastructure.
- * Binaries come from Debian's redis-server and nats-server (scripts/ensure-servers.sh installs them).
+ * Real Redis, NATS and MQTT (mosquitto) servers for tests: each call starts a fresh server on a free
+ * loopback port with its own temp dir, and `stop()` kills it by PID. No mocks of our infrastructure.
+ * Binaries come from Debian's redis-server, nats-server and mosquitto (scripts/ensure-servers.sh
+ * installs them).
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, openSync } from "node:fs";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { generateKeyPairSync } from "node:crypto";
+import { existsSync, mkdtempSync, rmSync, openSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createServer, connect } from "node:net";
+import forge from "node-forge";
 
 export interface RunningServer {
   url: string;
@@ -18,11 +21,11 @@ export interface RunningServer {
 }
 
 /** Debian puts nats-server in /usr/sbin, which is not on every user's PATH. */
-export function serverBinary(name: "redis-server" | "nats-server"): string {
+export function serverBinary(name: "redis-server" | "nats-server" | "mosquitto" | "mosquitto_passwd"): string {
   for (const dir of (process.env.PATH ?? "").split(":").concat(["/usr/sbin", "/usr/bin", "/usr/local/bin"])) {
     if (dir && existsSync(join(dir, name))) return join(dir, name);
   }
-  throw new Error(`${name} is not installed: run 'bash scripts/ensure-servers.sh' (as root it installs the Debian packages redis-server and nats-server)`);
+  throw new Error(`${name} is not installed: run 'bash scripts/ensure-servers.sh' (as root it installs the Debian packages redis-server, nats-server and mosquitto)`);
 }
 
 export async function freePort(): Promise<number> {
@@ -101,4 +104,105 @@ export async function startNats(options: NatsOptions = {}): Promise<RunningServe
   const child = spawn(serverBinary("nats-server"), args, { stdio: ["ignore", log, log] });
   await waitForPort(port, child, "nats-server");
   return { url: `nats://127.0.0.1:${port}`, port, monitorPort, pid: child.pid!, dir, stop: stopper(child, dir) };
+}
+
+export interface MosquittoOptions {
+  /** Port of the plain MQTT listener (to restart a broker where clients expect it). Default: a free one. */
+  port?: number;
+  /** User name → password. When given, anonymous clients are refused (password file made with mosquitto_passwd). */
+  users?: Record<string, string>;
+  /** Adds a TLS listener with a self-signed certificate for 127.0.0.1 and localhost. */
+  tls?: boolean;
+  /** Port of the TLS listener. Default: a free one. */
+  tlsPort?: number;
+}
+
+export interface RunningMosquitto extends RunningServer {
+  /** mqtt://127.0.0.1:<port>. */
+  url: string;
+  /** The TLS listener, when `tls` was asked for. */
+  tlsPort?: number;
+  /** mqtts://127.0.0.1:<tlsPort>. */
+  tlsUrl?: string;
+  /** The TLS listener's self-signed certificate (PEM): what a client has to trust. */
+  certificate?: string;
+  logFile: string;
+}
+
+/** A self-signed certificate and key (PEM) for a loopback server. node-forge: no openssl needed. */
+export function selfSignedServerCertificate(commonName = "localhost"): { key: string; certificate: string } {
+  const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
+  const certificate = forge.pki.createCertificate();
+  certificate.publicKey = forge.pki.publicKeyFromPem(publicKey.export({ type: "spki", format: "pem" }).toString());
+  certificate.serialNumber = "0" + Date.now().toString(16);
+  certificate.validity.notBefore = new Date(Date.now() - 60_000);
+  certificate.validity.notAfter = new Date(Date.now() + 86_400_000);
+  const name = [{ name: "commonName", value: commonName }];
+  certificate.setSubject(name);
+  certificate.setIssuer(name);
+  certificate.setExtensions([
+    { name: "basicConstraints", cA: false },
+    { name: "subjectAltName", altNames: [{ type: 7, ip: "127.0.0.1" }, { type: 2, value: "localhost" }] },
+  ]);
+  const key = privateKey.export({ type: "pkcs8", format: "pem" }).toString();
+  certificate.sign(forge.pki.privateKeyFromPem(key), forge.md.sha256.create());
+  return { key, certificate: forge.pki.certificateToPem(certificate) };
+}
+
+/**
+ * A mosquitto broker of its own: a generated config file in a temp dir, listeners on 127.0.0.1 only
+ * and on free ports (never 1883, where a system mosquitto from the Debian package may listen), no
+ * persistence, its log in <dir>/mosquitto.log.
+ */
+export async function startMosquitto(options: MosquittoOptions = {}): Promise<RunningMosquitto> {
+  const port = options.port ?? (await freePort());
+  const tlsPort = options.tls ? (options.tlsPort ?? (await freePort())) : undefined;
+  const dir = mkdtempSync(join(tmpdir(), "twinport-mosquitto-"));
+  const lines = [
+    "per_listener_settings false",
+    "persistence false",
+    // Started as root, mosquitto drops to the "mosquitto" user, which could not read this temp dir.
+    ...(process.getuid?.() === 0 ? ["user root"] : []),
+    "log_dest stderr",
+    "log_type error",
+    "log_type warning",
+    "log_type notice",
+    "log_type information",
+    "log_type subscribe",
+    "log_type unsubscribe",
+    "connection_messages true",
+    "log_timestamp_format %H:%M:%S",
+    `listener ${port} 127.0.0.1`,
+  ];
+  if (options.users) {
+    const passwords = join(dir, "passwords");
+    writeFileSync(passwords, "");
+    for (const [user, password] of Object.entries(options.users)) execFileSync(serverBinary("mosquitto_passwd"), ["-b", passwords, user, password], { stdio: "ignore" });
+    lines.push("allow_anonymous false", `password_file ${passwords}`);
+  } else {
+    lines.push("allow_anonymous true");
+  }
+  let certificate: string | undefined;
+  if (tlsPort !== undefined) {
+    const made = selfSignedServerCertificate();
+    certificate = made.certificate;
+    writeFileSync(join(dir, "server.key"), made.key, { mode: 0o600 });
+    writeFileSync(join(dir, "server.crt"), made.certificate);
+    lines.push(`listener ${tlsPort} 127.0.0.1`, `certfile ${join(dir, "server.crt")}`, `keyfile ${join(dir, "server.key")}`);
+  }
+  writeFileSync(join(dir, "mosquitto.conf"), `${lines.join("\n")}\n`);
+  const logFile = join(dir, "mosquitto.log");
+  const log = openSync(logFile, "a");
+  const child = spawn(serverBinary("mosquitto"), ["-c", join(dir, "mosquitto.conf")], { stdio: ["ignore", log, log] });
+  await waitForPort(port, child, "mosquitto");
+  if (tlsPort !== undefined) await waitForPort(tlsPort, child, "mosquitto (TLS listener)");
+  return {
+    url: `mqtt://127.0.0.1:${port}`,
+    port,
+    pid: child.pid!,
+    dir,
+    logFile,
+    ...(tlsPort !== undefined ? { tlsPort, tlsUrl: `mqtts://127.0.0.1:${tlsPort}`, certificate } : {}),
+    stop: stopper(child, dir),
+  };
 }

@@ -3,7 +3,7 @@ import { describe, test } from "node:test";
 import { parseReferenceText, providerTarget, ReferenceTextError } from "./asset-connection-reference.ts";
 import { ConfigError } from "./config-error.ts";
 import { validateConfig } from "./validate-config.ts";
-import type { HttpAssetConnectionConfig, OpcUaAssetConnectionConfig } from "./asset-connections.ts";
+import type { HttpAssetConnectionConfig, MqttAssetConnectionConfig, OpcUaAssetConnectionConfig } from "./asset-connections.ts";
 
 const FAAAST = "de.fraunhofer.iosb.ilt.faaast.service";
 const BASE = {
@@ -213,7 +213,69 @@ describe("OPC UA asset connection", () => {
   });
 });
 
-test("MQTT passes through unchecked (its client is a later issue)", () => {
-  const [connection] = load({ "@class": "assetconnection.mqtt.MqttAssetConnection", serverUri: "tcp://b:1883", anything: 1 });
-  assert.deepEqual(connection, { "@class": "assetconnection.mqtt.MqttAssetConnection", serverUri: "tcp://b:1883", anything: 1 });
+describe("MQTT asset connection", () => {
+  const MQTT = "assetconnection.mqtt.MqttAssetConnection";
+
+  test("FA³ST's reference example loads with every default applied, full class name reduced", () => {
+    const [connection] = load({
+      "@class": `${FAAAST}.${MQTT}`,
+      serverUri: "tcp://broker.example.org:1883",
+      clientId: "aas-server-line1",
+      username: "aas",
+      password: "example-secret",
+      valueProviders: { "(Submodel)urn:example:submodel:line1, (Property)TargetRate": { format: "JSON", topic: "example/line1/targetRate/set", template: '{"rate": ${value}}' } },
+      subscriptionProviders: {
+        "(Submodel)urn:example:submodel:line1, (Property)CurrentRate": { format: "JSON", topic: "example/line1/telemetry", query: "$.rate" },
+        "(Submodel)urn:example:submodel:line1, (Property)State": { format: "JSON", topic: "example/line1/telemetry", query: "$.state" },
+      },
+    }) as [MqttAssetConnectionConfig];
+    assert.deepEqual(connection, {
+      "@class": MQTT,
+      serverUri: "tcp://broker.example.org:1883",
+      clientId: "aas-server-line1",
+      username: "aas",
+      password: "example-secret",
+      valueProviders: {
+        "(Submodel)urn:example:submodel:line1, (Property)TargetRate": { format: "JSON", topic: "example/line1/targetRate/set", template: '{"rate": ${value}}', readWriteMode: "READ_WRITE" },
+      },
+      subscriptionProviders: {
+        "(Submodel)urn:example:submodel:line1, (Property)CurrentRate": { format: "JSON", topic: "example/line1/telemetry", query: "$.rate" },
+        "(Submodel)urn:example:submodel:line1, (Property)State": { format: "JSON", topic: "example/line1/telemetry", query: "$.state" },
+      },
+      operationProviders: {},
+    });
+  });
+
+  test("every broker URI scheme; unknown properties kept (the model-store logs them); null means not set", () => {
+    for (const serverUri of ["tcp://b:1883", "ssl://b:8883", "ws://b:9001/mqtt", "wss://b", "mqtt://b", "mqtts://b:8883"]) {
+      assert.equal((load({ "@class": MQTT, serverUri }) as [MqttAssetConnectionConfig])[0].serverUri, serverUri);
+    }
+    const [connection] = load({ "@class": MQTT, serverUri: "tcp://b:1883", clientId: null, username: null, anything: 1 }) as [MqttAssetConnectionConfig];
+    assert.equal(connection.clientId, undefined);
+    assert.equal(connection.username, undefined);
+    assert.equal((connection as Record<string, unknown>).anything, 1);
+    const [withTrust] = load({ "@class": MQTT, serverUri: "ssl://b:8883", trustedCertificates: { keyStorePath: "broker.pem", keyStoreType: "PEM" } }) as [MqttAssetConnectionConfig];
+    assert.deepEqual(withTrust.trustedCertificates, { keyStoreType: "PEM", keyStorePath: "broker.pem" });
+  });
+
+  test("refused with reasons: URI, topics, format, operation providers", () => {
+    const key = "(Submodel)u, (Property)p";
+    const all = errors(
+      { "@class": MQTT, serverUri: "http://b:1883" },
+      { "@class": MQTT },
+      { "@class": MQTT, serverUri: "tcp://b", valueProviders: { [key]: { format: "JSON", topic: "a/+/set" } } },
+      { "@class": MQTT, serverUri: "tcp://b", subscriptionProviders: { [key]: { format: "JSON", topic: "a/#/b" } } },
+      { "@class": MQTT, serverUri: "tcp://b", subscriptionProviders: { [key]: { format: "XML", topic: "a/b+" } } },
+      { "@class": MQTT, serverUri: "tcp://b", subscriptionProviders: { [key]: { topic: "a" } } },
+      { "@class": MQTT, serverUri: "tcp://b", operationProviders: { "(Submodel)u, (Operation)o": { format: "JSON", topic: "x" } } },
+    ).join("\n");
+    assert.match(all, /assetConnections\[0\]\.serverUri'.*expected a broker URI such as tcp:\/\/host:1883/);
+    assert.match(all, /Missing 'assetConnections\[1\]\.serverUri'/);
+    assert.match(all, /assetConnections\[2\]\.valueProviders.*topic'.*cannot contain the wildcards/);
+    assert.match(all, /assetConnections\[3\]\.subscriptionProviders.*topic'.*invalid topic filter/);
+    assert.match(all, /assetConnections\[4\]\.subscriptionProviders.*format'.*"XML" is not implemented/);
+    assert.match(all, /assetConnections\[4\]\.subscriptionProviders.*topic'.*invalid topic filter/);
+    assert.match(all, /Missing 'assetConnections\[5\]\.subscriptionProviders.*format'/);
+    assert.match(all, /assetConnections\[6\]\.operationProviders'.*MQTT asset connections have no operation providers/);
+  });
 });

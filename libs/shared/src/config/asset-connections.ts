@@ -236,9 +236,82 @@ export const opcuaAssetConnectionSchema = z
     }
   });
 
-// ---- MQTT: passes through unchecked until its issue (no client yet).
+// ---- MQTT (faaast-asset-connections.md §5)
 
-export const mqttAssetConnectionSchema = z.looseObject({ "@class": z.literal(MQTT_ASSET_CONNECTION_CLASS) });
+/** Paho's schemes (FA³ST) plus the mqtt:// and mqtts:// that other MQTT tools write. */
+export const MQTT_SERVER_URI_SCHEMES = ["tcp", "ssl", "ws", "wss", "mqtt", "mqtts"] as const;
+
+const mqttServerUri = z.preprocess(
+  nullToUndefined,
+  z.string().refine(
+    (value) => {
+      if (!URL.canParse(value)) return false;
+      const url = new URL(value);
+      return (MQTT_SERVER_URI_SCHEMES as readonly string[]).includes(url.protocol.slice(0, -1)) && url.hostname !== "";
+    },
+    { error: `expected a broker URI such as tcp://host:1883 or ssl://host:8883 (schemes: ${MQTT_SERVER_URI_SCHEMES.join(", ")})` },
+  ),
+);
+
+/** A topic a message is published to: wildcards belong to subscriptions only (MQTT 3.1.1 §4.7.1). */
+const mqttTopicName = z.preprocess(
+  nullToUndefined,
+  z
+    .string()
+    .min(1, { error: "the topic must not be empty" })
+    .refine((topic) => !/[+#\u0000]/.test(topic), { error: 'a publish topic cannot contain the wildcards "+" or "#"' }),
+);
+
+/** A topic filter: "+" fills one whole level, "#" only the last whole level (MQTT 3.1.1 §4.7.1). */
+const mqttTopicFilter = z.preprocess(
+  nullToUndefined,
+  z
+    .string()
+    .min(1, { error: "the topic must not be empty" })
+    .refine(
+      (filter) => {
+        const levels = filter.split("/");
+        return !filter.includes("\u0000") && levels.every((level, i) => (level.includes("+") ? level === "+" : true) && (level.includes("#") ? level === "#" && i === levels.length - 1 : true));
+      },
+      { error: 'invalid topic filter: "+" must fill a whole level and "#" must be the whole last level (e.g. "plant/+/telemetry", "plant/#")' },
+    ),
+);
+
+export const mqttValueProviderSchema = z.looseObject({
+  format: formatSchema,
+  topic: mqttTopicName,
+  template: optional(text),
+  /** In FA³ST's config class (inherited) but never used: an MQTT value provider cannot read. */
+  query: querySchema,
+  /** FA³ST main. READ_WRITE and WRITE publish model changes; READ and NONE do nothing (nothing is read either way). */
+  readWriteMode: withDefault(z.enum(READ_WRITE_MODES), "READ_WRITE"),
+});
+
+export const mqttSubscriptionProviderSchema = z.looseObject({
+  format: formatSchema,
+  topic: mqttTopicFilter,
+  query: querySchema,
+});
+
+export const mqttAssetConnectionSchema = z.looseObject({
+  "@class": z.literal(MQTT_ASSET_CONNECTION_CLASS),
+  serverUri: mqttServerUri,
+  /** Absent or blank: a random one (a UUID without dashes, as FA³ST), new at each start. */
+  clientId: optional(text),
+  username: optional(text),
+  password: optional(text),
+  /** Our extension (FA³ST has no TLS options): certificates to trust for ssl:// and wss:// besides the usual CAs. */
+  trustedCertificates: optional(certificateSchema()),
+  valueProviders: providerMap(mqttValueProviderSchema),
+  subscriptionProviders: providerMap(mqttSubscriptionProviderSchema),
+  // FA³ST throws when one is registered; refused here, so the file is fixed before anything starts.
+  operationProviders: withDefault(
+    z.record(z.string(), z.unknown()).refine((providers) => Object.keys(providers).length === 0, {
+      error: "MQTT asset connections have no operation providers (FA³ST does not support them either); use an HTTP or OPC UA connection for Operations",
+    }),
+    {},
+  ),
+});
 
 export type HttpValueProviderConfig = z.output<typeof httpValueProviderSchema>;
 export type HttpSubscriptionProviderConfig = z.output<typeof httpSubscriptionProviderSchema>;
@@ -248,6 +321,8 @@ export type OpcUaValueProviderConfig = z.output<typeof opcuaValueProviderSchema>
 export type OpcUaSubscriptionProviderConfig = z.output<typeof opcuaSubscriptionProviderSchema>;
 export type OpcUaOperationProviderConfig = z.output<typeof opcuaOperationProviderSchema>;
 export type OpcUaAssetConnectionConfig = z.output<typeof opcuaAssetConnectionSchema>;
+export type MqttValueProviderConfig = z.output<typeof mqttValueProviderSchema>;
+export type MqttSubscriptionProviderConfig = z.output<typeof mqttSubscriptionProviderSchema>;
 export type MqttAssetConnectionConfig = z.output<typeof mqttAssetConnectionSchema>;
 export type CertificateConfig = z.output<ReturnType<typeof certificateSchema>>;
 
@@ -280,4 +355,8 @@ export const ASSET_CONNECTION_KNOWN_PROPERTIES = {
   opcuaValue: Object.keys(opcuaValueProviderSchema.shape),
   opcuaSubscription: Object.keys(opcuaSubscriptionProviderSchema.shape),
   opcuaOperation: Object.keys(opcuaOperationProviderSchema.shape),
+  mqtt: Object.keys(mqttAssetConnectionSchema.shape),
+  mqttValue: Object.keys(mqttValueProviderSchema.shape),
+  mqttSubscription: Object.keys(mqttSubscriptionProviderSchema.shape),
+  mqttOperation: [] as string[],
 } as const;

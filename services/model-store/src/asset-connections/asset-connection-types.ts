@@ -3,6 +3,8 @@ import type {
   HttpOperationProviderConfig,
   HttpSubscriptionProviderConfig,
   HttpValueProviderConfig,
+  MqttSubscriptionProviderConfig,
+  MqttValueProviderConfig,
   OpcUaOperationProviderConfig,
   OpcUaSubscriptionProviderConfig,
   OpcUaValueProviderConfig,
@@ -66,6 +68,13 @@ export type ProviderConfigs =
       value: OpcUaValueProviderConfig;
       subscription: OpcUaSubscriptionProviderConfig;
       operation: OpcUaOperationProviderConfig;
+    }
+  | {
+      kind: "mqtt";
+      value: MqttValueProviderConfig;
+      subscription: MqttSubscriptionProviderConfig;
+      /** MQTT has none (the configuration refuses them, as FA³ST does). */
+      operation: never;
     };
 
 /**

@@ -19,7 +19,7 @@ export interface ProviderProblem {
 
 export interface AssetConnectionStatus {
   name: string;
-  kind: "http" | "opcua";
+  kind: "http" | "opcua" | "mqtt";
   endpoint: string;
   state: ConnectionState;
   /** This process holds the connection's lease, so it reads and writes the asset's values. */

@@ -39,7 +39,8 @@ const COMPARED: Record<string, readonly string[]> = {
     "userTokenType",
   ],
   // FA³ST ignores clientId here, so two entries differing only in it share one client.
-  [MQTT_ASSET_CONNECTION_CLASS]: ["serverUri", "username", "password"],
+  // trustedCertificates is our extension (FA³ST has no TLS options): different trust, different client.
+  [MQTT_ASSET_CONNECTION_CLASS]: ["serverUri", "username", "password", "trustedCertificates"],
 };
 
 /** null and "" are the same for these (FA³ST compares them so). */

@@ -6,11 +6,13 @@ import {
   OPCUA_ASSET_CONNECTION_CLASS,
   providerTarget,
   type AssetConnectionConfig,
+  type CertificateConfig,
   type ChangeEvent,
   type ElementJson,
   type EventBus,
   type EventSubscription,
   type HttpAssetConnectionConfig,
+  type MqttAssetConnectionConfig,
   type MutableOperationProviderRegistry,
   type OpcUaAssetConnectionConfig,
   type StoreClient,
@@ -54,12 +56,12 @@ const SUBMODEL_CHANGES = new Set(["submodel.created", "submodel.updated"]);
 
 function unknownProperties(config: AssetConnectionConfig, index: number): string[] {
   const record = config as Record<string, unknown>;
-  const http = config["@class"] === HTTP_ASSET_CONNECTION_CLASS;
-  const known = http ? ASSET_CONNECTION_KNOWN_PROPERTIES.http : ASSET_CONNECTION_KNOWN_PROPERTIES.opcua;
+  const kind = config["@class"] === HTTP_ASSET_CONNECTION_CLASS ? "http" : config["@class"] === MQTT_ASSET_CONNECTION_CLASS ? "mqtt" : "opcua";
+  const known = ASSET_CONNECTION_KNOWN_PROPERTIES[kind];
   const providers = {
-    valueProviders: http ? ASSET_CONNECTION_KNOWN_PROPERTIES.httpValue : ASSET_CONNECTION_KNOWN_PROPERTIES.opcuaValue,
-    subscriptionProviders: http ? ASSET_CONNECTION_KNOWN_PROPERTIES.httpSubscription : ASSET_CONNECTION_KNOWN_PROPERTIES.opcuaSubscription,
-    operationProviders: http ? ASSET_CONNECTION_KNOWN_PROPERTIES.httpOperation : ASSET_CONNECTION_KNOWN_PROPERTIES.opcuaOperation,
+    valueProviders: ASSET_CONNECTION_KNOWN_PROPERTIES[`${kind}Value`],
+    subscriptionProviders: ASSET_CONNECTION_KNOWN_PROPERTIES[`${kind}Subscription`],
+    operationProviders: ASSET_CONNECTION_KNOWN_PROPERTIES[`${kind}Operation`],
   };
   const found = Object.keys(record)
     .filter((key) => !(known as readonly string[]).includes(key))
@@ -72,17 +74,20 @@ function unknownProperties(config: AssetConnectionConfig, index: number): string
   return found;
 }
 
+/** The PEM certificates of a connection's `trustedCertificates` key store (HTTP, and MQTT's TLS). */
+function trustedCertificatesOf(settings: CertificateConfig | undefined, index: number): string[] | undefined {
+  if (!settings?.keyStorePath) return undefined;
+  const file = findKeyStore(settings.keyStorePath, ".");
+  if (!file) throw new Error(`assetConnections[${index}].trustedCertificates: key store ${settings.keyStorePath} not found`);
+  return readKeyStore(file, settings, `assetConnections[${index}].trustedCertificates`).certificates;
+}
+
 async function driverFor(connection: MergedConnection, options: AssetConnectionsOptions, log: Log): Promise<AssetConnectionDriver | undefined> {
   const config = connection.config;
   switch (config["@class"]) {
     case HTTP_ASSET_CONNECTION_CLASS: {
       const http = config as HttpAssetConnectionConfig;
-      let trustedCertificates: string[] | undefined;
-      if (http.trustedCertificates?.keyStorePath) {
-        const file = findKeyStore(http.trustedCertificates.keyStorePath, ".");
-        if (!file) throw new Error(`assetConnections[${connection.index}].trustedCertificates: key store ${http.trustedCertificates.keyStorePath} not found`);
-        trustedCertificates = readKeyStore(file, http.trustedCertificates, `assetConnections[${connection.index}].trustedCertificates`).certificates;
-      }
+      const trustedCertificates = trustedCertificatesOf(http.trustedCertificates, connection.index);
       return createHttpDriver({ config: http, trustedCertificates, readTimeoutMs: options.readTimeoutMs, store: options.store, log });
     }
     case OPCUA_ASSET_CONNECTION_CLASS: {
@@ -90,7 +95,13 @@ async function driverFor(connection: MergedConnection, options: AssetConnections
       const { createOpcuaDriver } = await import("./opcua-driver.ts");
       return createOpcuaDriver({ config: config as OpcUaAssetConnectionConfig, store: options.store, log });
     }
-    case MQTT_ASSET_CONNECTION_CLASS:
+    case MQTT_ASSET_CONNECTION_CLASS: {
+      const mqttConfig = config as MqttAssetConnectionConfig;
+      const trustedCertificates = trustedCertificatesOf(mqttConfig.trustedCertificates, connection.index);
+      // mqtt.js is loaded only by processes with an MQTT connection.
+      const { createMqttDriver } = await import("./mqtt-driver.ts");
+      return createMqttDriver({ config: mqttConfig, trustedCertificates, timeoutMs: options.readTimeoutMs, log });
+    }
     default:
       return undefined;
   }
@@ -125,17 +136,13 @@ export async function startAssetConnections(options: AssetConnectionsOptions): P
     for (const connection of merged) {
       const name = `assetConnections[${connection.merged.join(",")}]`;
       const log: Log = (line) => options.log(`twinport asset-connection ${name}: ${line}`);
-      if (connection.config["@class"] === MQTT_ASSET_CONNECTION_CLASS) {
-        log("MQTT asset connections are not supported yet; this one is ignored");
-        continue;
-      }
       for (const index of connection.merged) {
         const ignored = unknownProperties(options.connections[index]!, index);
         if (ignored.length > 0) log(`ignored properties (FA³ST ignores them too): ${ignored.join(", ")}`);
       }
       const driver = await driverFor(connection, options, log);
       if (!driver) continue;
-      const config = connection.config as HttpAssetConnectionConfig | OpcUaAssetConnectionConfig;
+      const config = connection.config as HttpAssetConnectionConfig | OpcUaAssetConnectionConfig | MqttAssetConnectionConfig;
       const drive = driver as AssetConnectionDriver<never>;
       const values = Object.entries(config.valueProviders).map(([key, provider]) => drive.valueProvider(providerTarget(key), provider as never));
       const subscriptions = Object.entries(config.subscriptionProviders).map(([key, provider]) => drive.subscriptionProvider(providerTarget(key), provider as never));

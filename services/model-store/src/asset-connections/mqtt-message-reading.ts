@@ -1,0 +1,30 @@
+import { parseJsonLossless, stringifyLossless } from "@twinport/shared";
+import { AssetError, type AssetReading } from "./asset-connection-types.ts";
+import { valueOnlyBodyFromJson } from "./asset-value.ts";
+import { queryOne, type JsonPath } from "./json-path.ts";
+
+/**
+ * The value a subscription provider takes from one MQTT message (faaast-asset-connections.md §2.2,
+ * §5.3): the payload is JSON (format "JSON", the only one), `query` selects exactly one value, or
+ * the whole payload is the value. Throws an AssetError for a message that does not fit; the caller
+ * logs it and drops the message. Returns undefined for an empty payload, which in MQTT clears a
+ * retained message rather than carrying a value.
+ */
+export function mqttMessageReading(payload: Buffer, topic: string, query: JsonPath | undefined): AssetReading | undefined {
+  if (payload.length === 0) return undefined;
+  let document: unknown;
+  try {
+    document = parseJsonLossless(payload.toString("utf8"));
+  } catch (error) {
+    throw new AssetError(`a message on "${topic}" is not JSON (${(error as Error).message}); dropped`, { retryable: false });
+  }
+  let value = document;
+  if (query) {
+    try {
+      value = queryOne(document, query);
+    } catch (error) {
+      throw new AssetError(`a message on "${topic}": ${(error as Error).message}; dropped`, { retryable: false });
+    }
+  }
+  return { key: stringifyLossless(value), bodyFor: (element) => valueOnlyBodyFromJson(element, value) };
+}
