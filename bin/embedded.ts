@@ -138,6 +138,24 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
       details.assetConnections = assets.status().map(({ name, kind, endpoint }) => ({ name, kind, endpoint }));
     }
 
+    if (config.core.aasRegistries.length > 0 || config.core.submodelRegistries.length > 0) {
+      // In the background: an unreachable registry never delays start-up or a request.
+      const { startRegistrySync, redisRegistrySyncLease } = await import("@twinport/model-store");
+      const registries = startRegistrySync({
+        core: config.core,
+        httpEndpoints: config.endpoints.filter(isHttpEndpoint),
+        store,
+        bus,
+        // Several embedded processes on one Redis register once, like model-store replicas.
+        ...(redisRepository ? { lease: redisRegistrySyncLease({ redis: redisRepository.redis, key: (name) => redisRepository!.key(name), owner: `embedded-${hostname()}-${process.pid}` }) } : {}),
+        log: context.log,
+      });
+      if (registries) {
+        closer.add(() => registries.stop());
+        details.registryDescriptorsPointAt = registries.advertised;
+      }
+    }
+
     const http: string[] = [];
     for (const { "@class": _class, ...settings } of config.endpoints.filter(isHttpEndpoint)) {
       const endpoint = await startHttpEndpoint({ store, settings, stateDir: config.core.stateDir, metrics, logger });

@@ -8,6 +8,7 @@ import {
   createNatsEventBus,
   createOperationProviderRegistry,
   displayUrl,
+  isHttpEndpoint,
   isoDurationToMs,
   loadModelFiles,
   MESSAGE_BUS_NATS_CLASS,
@@ -30,6 +31,8 @@ import { createRedisRepository, type RedisRepository } from "./redis/redis-repos
 import { openModelStoreFileStore } from "./open-file-store.ts";
 import { redisConnectionLeases } from "./asset-connections/connection-lease.ts";
 import { startAssetConnections } from "./asset-connections/start-asset-connections.ts";
+import { startRegistrySync } from "./registry-sync/registry-sync.ts";
+import { redisRegistrySyncLease } from "./registry-sync/sync-lease.ts";
 
 export interface ModelStoreOptions {
   /** Seed models: loaded once, under a lock, only into an empty store. */
@@ -151,11 +154,23 @@ export async function startModelStore(config: TwinportConfig, options: ModelStor
           });
     if (assets) closing.push(() => assets.stop());
 
+    // Every replica is ready to; the holder of the one registry-sync lease talks to the registries.
+    const registries = startRegistrySync({
+      core: config.core,
+      httpEndpoints: config.endpoints.filter(isHttpEndpoint),
+      store: createDirectStoreClient(engine),
+      bus,
+      lease: redisRegistrySyncLease({ redis: repository.redis, key: (name) => repository.key(name), owner }),
+      log,
+    });
+    if (registries) closing.push(() => registries.stop());
+
     return {
       details: {
         redis: displayUrl(persistence.url),
         keyPrefix: persistence.keyPrefix,
         nats: displayUrl(messageBus.url),
+        ...(registries ? { registryDescriptorsPointAt: registries.advertised } : {}),
         ...(assets ? { assetConnections: assets.status().map(({ name, kind, endpoint }) => ({ name, kind, endpoint })) } : {}),
         ...(seeded ? { model: seeded.skipped ? "kept (store not empty)" : { files: seeded.files, shells: seeded.shells, submodels: seeded.submodels, conceptDescriptions: seeded.conceptDescriptions } } : {}),
       },
