@@ -40,6 +40,8 @@ export interface SuiteContext {
   port(): number;
   /** Orderly shutdown of the process that registers (SIGTERM). */
   stopRegistering(): Promise<void>;
+  /** Mode-specific tests, run after the start-up test (distributed: the lease). */
+  afterStartUp?(expected: { shells: ExpectedShell[]; inSync: () => boolean }): void;
 }
 
 const newShell = (id: string, idShort: string, submodels: string[] = []) =>
@@ -72,7 +74,7 @@ export function registrySyncSuite(ctx: SuiteContext): void {
     { id: SHELL3, submodels: sms(3) },
   ];
   let submodelIds = [...EXAMPLE_SUBMODELS];
-  const inSync = () => ctx.fleet.all.slice(0, 2).every((r) => holdsExactly(r, expected)) && holdsSubmodels(ctx.fleet.submodels, submodelIds);
+  const inSync = (): boolean => ctx.fleet.all.slice(0, 2).every((r) => holdsExactly(r, expected)) && holdsSubmodels(ctx.fleet.submodels, submodelIds);
 
   test("start-up: every shell in both AAS registries, every submodel in the submodel registry, valid descriptors, auth headers", async () => {
     const { aas1, aas2, submodels } = ctx.fleet;
@@ -101,6 +103,8 @@ export function registrySyncSuite(ctx: SuiteContext): void {
     assert.ok(!JSON.stringify(aas1.requests.map((r) => r.body)).includes("INSTANCE"));
     assertNoSchemaViolations(ctx.fleet);
   });
+
+  ctx.afterStartUp?.({ shells: expected, inSync });
 
   test("create, update and delete of a shell and a submodel over HTTP reach the registries, nesting included", async () => {
     const client = ctx.client();
