@@ -262,12 +262,6 @@ describe("HTTP operation provider", () => {
   });
 });
 
-test("an MQTT connection is accepted and left aside with a log line (its client is a later issue)", async () => {
-  const running = await start({ "@class": "assetconnection.mqtt.MqttAssetConnection", serverUri: "tcp://127.0.0.1:1883" });
-  assert.deepEqual(running.status(), []);
-  assert.ok(lines.some((l) => /assetConnections\[0\]: MQTT asset connections are not supported yet/.test(l)));
-});
-
 test("stop leaves nothing running: no request after it", async () => {
   asset.documents.set("/t", 1);
   const running = await start({ "@class": HTTP, baseUrl: asset.url, subscriptionProviders: { [key("(Property)Temperature")]: { format: "JSON", path: "/t", interval: 100 } } });
