@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { MiddlewareHandler } from "hono";
-import type { GatewayContext } from "./gateway-env.ts";
+import { outgoingMessageOf, type GatewayContext } from "./gateway-env.ts";
 
 export const CORRELATION_ID_HEADER = "X-Correlation-Id";
 
@@ -13,7 +13,17 @@ export function correlationId(): MiddlewareHandler {
     const given = c.req.header(CORRELATION_ID_HEADER);
     const id = given !== undefined && ACCEPTABLE.test(given) ? given : randomUUID();
     c.set("correlationId", id);
-    await next();
-    c.res.headers.set(CORRELATION_ID_HEADER, id);
+    // Set on the Node response before the handler answers: Node merges it into whatever headers
+    // the response is written with. Touching `c.res.headers` after next() instead would turn
+    // @hono/node-server's cached response into a full Response read back through a stream, which
+    // cost more CPU than the rest of a GET $value (profiled).
+    const outgoing = outgoingMessageOf(c);
+    if (outgoing) {
+      outgoing.setHeader(CORRELATION_ID_HEADER, id);
+      await next();
+    } else {
+      await next();
+      c.res.headers.set(CORRELATION_ID_HEADER, id);
+    }
   };
 }

@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import type { IncomingMessage } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 
 // The correlation id is kept per request; typed through Hono's variable map so the app stays a
 // plain `Hono` for its users.
@@ -15,4 +15,10 @@ export type GatewayContext = Context;
 export function incomingMessageOf(c: GatewayContext): IncomingMessage | undefined {
   const env = c.env as { incoming?: IncomingMessage } | undefined;
   return env?.incoming;
+}
+
+/** The Node response behind a Hono request when served by @hono/node-server (absent in app.request()). */
+export function outgoingMessageOf(c: GatewayContext): ServerResponse | undefined {
+  const env = c.env as { outgoing?: ServerResponse } | undefined;
+  return env?.outgoing;
 }
