@@ -7,15 +7,28 @@ import { ApiError } from "./api-error.ts";
  * read; a chunked body is counted while it is read and abandoned with 413 once it passes the limit.
  */
 export function bodySizeLimit(maxBytes: number): MiddlewareHandler {
-  const limit = bodyLimit({
+  const tooLarge = () => ApiError.of("payload-too-large", `The request body exceeds the limit of ${maxBytes} bytes (maxRequestBodySize)`);
+  const counting = bodyLimit({
     maxSize: maxBytes,
     onError: () => {
-      throw ApiError.of("payload-too-large", `The request body exceeds the limit of ${maxBytes} bytes (maxRequestBodySize)`);
+      throw tooLarge();
     },
   });
-  // Hono's bodyLimit looks at `c.req.raw.body`, which makes @hono/node-server build a full Request
-  // object for every request; the API reads no body on these methods, so they skip the check.
-  return (c, next) => (METHODS_WITHOUT_BODY.has(c.req.method) ? next() : limit(c, next));
+  // Hono's bodyLimit wraps `c.req.raw.body`, which makes @hono/node-server build a full Request
+  // with a web stream for the request (profiled: most of a PATCH $value's gateway CPU). With a
+  // declared Content-Length the check needs no stream: Node's parser never delivers more bytes
+  // than declared, so the body is then read through node-server's direct fast path. Only chunked
+  // bodies, which declare no length, are counted by the wrapper as they arrive.
+  return (c, next) => {
+    if (METHODS_WITHOUT_BODY.has(c.req.method)) return next();
+    const declared = c.req.header("Content-Length");
+    if (declared !== undefined && c.req.header("Transfer-Encoding") === undefined) {
+      if (!/^\d+$/.test(declared)) throw ApiError.of("bad-request", `Invalid Content-Length '${declared}'`);
+      if (Number(declared) > maxBytes) throw tooLarge();
+      return next();
+    }
+    return counting(c, next);
+  };
 }
 
 const METHODS_WITHOUT_BODY = new Set(["GET", "HEAD", "DELETE", "OPTIONS"]);
