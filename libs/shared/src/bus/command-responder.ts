@@ -2,6 +2,7 @@ import { createInbox, headers, Empty, type Msg, type NatsConnection, type Subscr
 import { COMMAND_SUBJECT_PREFIX, MODEL_STORE_QUEUE, commandSubject, type Command, type Reply } from "../contracts/index.ts";
 import type { CommandHandler } from "../engine/ports/index.ts";
 import { ChunkAssembler, UPLOAD_HEADER, chunkBytesFor, isChunkedRequest, publishChunks } from "./chunking.ts";
+import { createPublishBatch } from "./publish-batch.ts";
 import { replyForThrown } from "./reply-for-thrown.ts";
 import { budgetOf, decodeJson, encodeJson } from "./wire.ts";
 
@@ -31,6 +32,7 @@ export async function serveCommandsOverNats(options: CommandResponderOptions): P
   const reportError = options.onError ?? ((error: unknown) => console.error("twinport: command responder:", error));
   const inFlight = new Set<Promise<void>>();
   const uploads = new Set<() => void>();
+  const batch = createPublishBatch(connection);
 
   const subscription = connection.subscribe(`${COMMAND_SUBJECT_PREFIX}.>`, {
     queue: MODEL_STORE_QUEUE,
@@ -83,7 +85,7 @@ export async function serveCommandsOverNats(options: CommandResponderOptions): P
       data = encodeJson(replyForThrown(new Error(`the reply cannot be encoded as JSON: ${(error as Error).message}`)));
     }
     const chunkBytes = chunkBytesFor(connection);
-    if (data.length <= chunkBytes) connection.publish(replyTo, data);
+    if (data.length <= chunkBytes) batch.publish(replyTo, data, undefined, reportError);
     else publishChunks(connection, replyTo, data, chunkBytes);
   }
 
@@ -127,6 +129,7 @@ export async function serveCommandsOverNats(options: CommandResponderOptions): P
       if (!connection.isClosed()) await subscription.drain().catch(reportError);
       for (const abandon of [...uploads]) abandon();
       await Promise.allSettled([...inFlight]);
+      await batch.flushed();
     },
   };
 }

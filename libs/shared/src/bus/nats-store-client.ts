@@ -12,6 +12,7 @@ import {
 import type { ExecuteOptions, StoreClient } from "../engine/ports/index.ts";
 import { ChunkAssembler, REQUEST_CHUNKS_HEADER, chunkBytesFor, chunkCount, isChunk, publishChunks, uploadSubjectOf } from "./chunking.ts";
 import { watchConnection } from "./connection-watch.ts";
+import { createPublishBatch } from "./publish-batch.ts";
 import { BUDGET_HEADER, decodeJson, encodeJson, isNoResponders } from "./wire.ts";
 
 export interface NatsStoreClientOptions {
@@ -36,6 +37,7 @@ export function createNatsStoreClient(options: NatsStoreClientOptions): StoreCli
   const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const inboxPrefix = createInbox();
   const pending = new Map<string, { receive(msg: Msg): void; abandon(reply: ReplyFailure): void }>();
+  const batch = createPublishBatch(connection);
   let nextToken = 0;
   let closed = false;
   // Fail fast while NATS is down rather than holding every request until its deadline.
@@ -96,12 +98,13 @@ export function createNatsStoreClient(options: NatsStoreClientOptions): StoreCli
         const requestHeaders = headers();
         requestHeaders.set(BUDGET_HEADER, String(budget));
         const reply = `${inboxPrefix}.${token}`;
+        const unsent = (error: unknown) => finish(failure("unavailable", `${command.type}: ${(error as Error).message}`));
         if (body.length <= chunkBytes) {
-          connection.publish(commandSubject(command.type), body, { reply, headers: requestHeaders });
+          batch.publish(commandSubject(command.type), body, { reply, headers: requestHeaders }, unsent);
         } else {
           // Step 1 of the chunked request (chunking.ts); the body goes once a replica names its inbox.
           requestHeaders.set(REQUEST_CHUNKS_HEADER, String(chunkCount(body.length, chunkBytes)));
-          connection.publish(commandSubject(command.type), Empty, { reply, headers: requestHeaders });
+          batch.publish(commandSubject(command.type), Empty, { reply, headers: requestHeaders }, unsent);
         }
       } catch (error) {
         finish(failure("unavailable", `${command.type}: ${(error as Error).message}`));

@@ -51,7 +51,7 @@ export async function startOutboxRelay(options: OutboxRelayOptions): Promise<Out
 
   // XREAD BLOCK holds its connection, so it gets one of its own, without the command timeout (the
   // client-side blocking timeout still catches a dead socket).
-  const reader = redis.duplicate({ commandTimeout: undefined, blockingTimeout: leaseMs, connectionName: `twinport-relay-${owner}` });
+  const reader = redis.duplicate({ commandTimeout: undefined, enableAutoPipelining: false, blockingTimeout: leaseMs, connectionName: `twinport-relay-${owner}` });
   reader.on("error", () => {});
   await firstConnection(reader, leaseMs);
 

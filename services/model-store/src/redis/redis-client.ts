@@ -6,7 +6,7 @@ import { Redis, type RedisOptions } from "ioredis";
  * reconnecting in the background forever. Unfulfilled commands are NOT resent after a reconnect:
  * a commit whose reply was lost may have been applied, and sending it again would apply it twice.
  */
-export function createRedisClient(url: string, options: { commandTimeoutMs: number; connectionName?: string }): Redis {
+export function createRedisClient(url: string, options: { commandTimeoutMs: number; connectionName?: string; autoPipelining?: boolean }): Redis {
   const settings: RedisOptions = {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
@@ -14,6 +14,8 @@ export function createRedisClient(url: string, options: { commandTimeoutMs: numb
     autoResendUnfulfilledCommands: false,
     retryStrategy: (times) => Math.min(50 * times, 1000),
     connectionName: options.connectionName,
+    // Commands issued in one event-loop turn (concurrent requests) go out in one write.
+    enableAutoPipelining: options.autoPipelining ?? false,
   };
   const redis = new Redis(url, settings);
   // Errors surface through the commands that fail; without a listener ioredis prints every

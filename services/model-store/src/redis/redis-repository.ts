@@ -36,7 +36,7 @@ export const DEFAULT_COMMAND_TIMEOUT_MS = 2000;
 export async function createRedisRepository(options: RedisRepositoryOptions): Promise<RedisRepository> {
   const commandTimeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
   const layout = redisLayout(options.keyPrefix ?? "tp");
-  const redis = createRedisClient(options.url, { commandTimeoutMs, connectionName: `twinport-repository-${layout.prefix}` });
+  const redis = createRedisClient(options.url, { commandTimeoutMs, connectionName: `twinport-repository-${layout.prefix}`, autoPipelining: true });
   await firstConnection(redis, commandTimeoutMs);
 
   const kindKeys = (kind: IdentifiableKind) => {

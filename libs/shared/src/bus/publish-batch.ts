@@ -1,0 +1,42 @@
+import type { NatsConnection, PublishOptions } from "nats";
+
+/**
+ * Publishes gathered until the end of the current event-loop turn, then handed to nats together.
+ *
+ * Why: nats.js flushes its outbound buffer in a microtask after the first publish. Requests that
+ * arrive on different sockets in one turn are handled in separate callbacks, with microtasks run
+ * between them, so every request paid its own socket write (profiled: ~18% of a busy gateway's CPU
+ * in write syscalls). Publishing them together from one `setImmediate` (the check phase, right after
+ * the poll phase that delivered them) makes one write per turn. The added latency is the rest of the
+ * current turn: microseconds when idle, and under load it is what saves the time.
+ */
+export interface PublishBatch {
+  /** `onError`: the publish failed (connection closed meanwhile); told asynchronously. */
+  publish(subject: string, data: Uint8Array, options: PublishOptions | undefined, onError: (error: unknown) => void): void;
+  /** Resolves once everything queued so far was handed to nats (before closing a connection). */
+  flushed(): Promise<void>;
+}
+
+export function createPublishBatch(connection: NatsConnection): PublishBatch {
+  let queued: { subject: string; data: Uint8Array; options?: PublishOptions; onError(error: unknown): void }[] = [];
+
+  const flush = () => {
+    const batch = queued;
+    queued = [];
+    for (const item of batch) {
+      try {
+        connection.publish(item.subject, item.data, item.options);
+      } catch (error) {
+        item.onError(error);
+      }
+    }
+  };
+
+  return {
+    flushed: () => (queued.length === 0 ? Promise.resolve() : new Promise((resolve) => setImmediate(resolve))),
+    publish(subject, data, options, onError) {
+      if (queued.length === 0) setImmediate(flush);
+      queued.push({ subject, data, options, onError });
+    },
+  };
+}
