@@ -16,7 +16,8 @@ import { spawn } from "node:child_process";
 import { b64, createHttpClient } from "../tests/support/http-client.ts";
 import { freePort, startNats, startRedis } from "../tests/support/servers.ts";
 import { startTwinport, type TwinportProcess } from "../tests/support/system.ts";
-import { formatResult, runLoad, type LoadResult } from "./support/load.ts";
+import { formatResult, runLoad, type LoadResult, type LoadOptions } from "./support/load.ts";
+import { cpuDuring, formatCpuPerRequest } from "./support/process-cpu.ts";
 import { generatedSubmodel as submodel } from "./support/generated-model.ts";
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 4);
@@ -40,13 +41,21 @@ async function httpConfig(): Promise<{ file: string; port: number }> {
   return { file, port };
 }
 
-async function measure(label: string, base: string): Promise<LoadResult[]> {
-  const results: LoadResult[] = [];
+/** Each request kind under load, with the CPU every process of the variant spent per request. */
+async function measure(label: string, base: string, pids: Record<string, number>): Promise<(LoadResult & { cpuUs: number })[]> {
+  const results: (LoadResult & { cpuUs: number })[] = [];
+  const cpuLines: string[] = [];
+  const run = async (options: LoadOptions) => {
+    const { result, cpuMs } = await cpuDuring({ ...pids, "load tool": process.pid }, () => runLoad(options));
+    results.push({ ...result, cpuUs: (Object.values(cpuMs).reduce((a, b) => a + b, 0) * 1000) / Math.max(result.requests, 1) });
+    cpuLines.push(`${result.label}: ${formatCpuPerRequest(cpuMs, result.requests)}`);
+  };
   await runLoad({ label: "warm-up", url: base + paths.value, durationMs: 1000, concurrency });
-  results.push(await runLoad({ label: `${label}: GET $value`, url: base + paths.value, durationMs: seconds * 1000, concurrency }));
-  results.push(await runLoad({ label: `${label}: GET submodel (1,000 elements)`, url: base + paths.submodel, durationMs: seconds * 1000, concurrency }));
-  results.push(await runLoad({ label: `${label}: PATCH $value`, url: base + paths.value, method: "PATCH", body: (i) => String(i % 1000), expectStatus: 204, durationMs: seconds * 1000, concurrency }));
+  await run({ label: `${label}: GET $value`, url: base + paths.value, durationMs: seconds * 1000, concurrency });
+  await run({ label: `${label}: GET submodel (1,000 elements)`, url: base + paths.submodel, durationMs: seconds * 1000, concurrency });
+  await run({ label: `${label}: PATCH $value`, url: base + paths.value, method: "PATCH", body: (i) => String(i % 1000), expectStatus: 204, durationMs: seconds * 1000, concurrency });
   for (const r of results) console.log(formatResult(r));
+  for (const line of cpuLines) console.log(`  ${line}`);
   return results;
 }
 
@@ -72,8 +81,8 @@ try {
   });
   servers.push({ stop: () => new Promise<void>((resolve) => { bareChild.once("exit", () => resolve()); bareChild.kill("SIGTERM"); }) });
 
-  const bareResults = await measure("bare hono", `http://127.0.0.1:${barePort}/api/v3.0`);
-  const embeddedResults = await measure("embedded", embeddedBase);
+  const bareResults = await measure("bare hono", `http://127.0.0.1:${barePort}/api/v3.0`, { "bare hono": bareChild.pid! });
+  const embeddedResults = await measure("embedded", embeddedBase, { twinport: processes[0]!.child.pid! });
   await processes.pop()!.stop();
 
   const redis = await startRedis();
@@ -83,13 +92,23 @@ try {
   processes.push(await startTwinport({ role: "model-store", cwd: dir, args: ["-m", modelFile], env }));
   const gatewayHttp = await httpConfig();
   processes.push(await startTwinport({ role: "http-gateway", cwd: dir, args: ["-c", gatewayHttp.file], env }));
-  const distributedResults = await measure("distributed", `http://127.0.0.1:${gatewayHttp.port}/api/v3.0`);
+  const distributedPids = { "http-gateway": processes[1]!.child.pid!, "model-store": processes[0]!.child.pid!, "nats-server": nats.pid, "redis-server": redis.pid };
+  const distributedResults = await measure("distributed", `http://127.0.0.1:${gatewayHttp.port}/api/v3.0`, distributedPids);
 
   console.log("\nthroughput as a ratio of the bare hono handler (same load tool, same run):");
   for (let i = 0; i < bareResults.length; i++) {
     const name = bareResults[i].label.replace("bare hono: ", "");
     const e = embeddedResults[i].rate / bareResults[i].rate;
     const d = distributedResults[i].rate / bareResults[i].rate;
+    console.log(`${name.padEnd(34)} embedded ${e.toFixed(2)}×   distributed ${d.toFixed(2)}×`);
+  }
+  // Rates swing with whatever else runs on the machine; CPU per request (all processes of a variant,
+  // load tool included) does much less, and on a CPU-bound machine its ratio predicts the rates' ratio.
+  console.log("\nCPU per request of the bare handler (load tool included) as a ratio of each variant's:");
+  for (let i = 0; i < bareResults.length; i++) {
+    const name = bareResults[i].label.replace("bare hono: ", "");
+    const e = bareResults[i].cpuUs / embeddedResults[i].cpuUs;
+    const d = bareResults[i].cpuUs / distributedResults[i].cpuUs;
     console.log(`${name.padEnd(34)} embedded ${e.toFixed(2)}×   distributed ${d.toFixed(2)}×`);
   }
   console.log("targets (issue 3): GET $value embedded ≥ 0.7×, distributed ≥ 0.3×");

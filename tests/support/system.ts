@@ -27,6 +27,8 @@ export interface TwinportProcess {
 export interface StartOptions {
   role?: "embedded" | "model-store" | "http-gateway" | "opcua-gateway";
   args?: string[];
+  /** Node flags before the entry point, e.g. `--cpu-prof` when profiling a benchmark. */
+  nodeArgs?: string[];
   env?: Record<string, string>;
   cwd?: string;
   timeoutMs?: number;
@@ -44,31 +46,41 @@ export async function startTwinport(options: StartOptions = {}): Promise<Twinpor
   const logFile = join(cwd, `${role}.log`);
   // tsx resolved here: the process runs in a temporary directory, where "tsx" names nothing.
   const entry = options.launcher === undefined ? [join(REPO_ROOT, "bin/twinport.js")] : ["--import", import.meta.resolve("tsx"), options.launcher];
-  const args = [...entry, ...(role === "embedded" ? [] : [role]), ...(options.args ?? [])];
+  const args = [...(options.nodeArgs ?? []), ...entry, ...(role === "embedded" ? [] : [role]), ...(options.args ?? [])];
   const env = { ...process.env, ...options.env };
   for (const key of Object.keys(env)) if (key.startsWith("TWINPORT_") && !(options.env && key in options.env)) delete env[key];
-  const child = spawn(process.execPath, args, { cwd, env, stdio: ["ignore", "pipe", openSync(logFile, "a")] });
-  let output = "";
+  // stdout goes to a file, not a pipe: a pipe would make this (test or benchmark) process read every
+  // log line the server writes, and a benchmark would count that work against the server.
+  const outFile = join(cwd, `${role}.out`);
+  const child = spawn(process.execPath, args, { cwd, env, stdio: ["ignore", openSync(outFile, "a"), openSync(logFile, "a")] });
+  const ready = new RegExp(`twinport ${role} ready ?(.*)`);
   const details = await new Promise<Record<string, unknown>>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`twinport ${role} not ready within ${options.timeoutMs ?? 30_000} ms; log: ${readLog(logFile)}\nstdout: ${output}`)), options.timeoutMs ?? 30_000);
-    child.stdout!.on("data", (chunk: Buffer) => {
-      output += chunk.toString();
-      const m = new RegExp(`twinport ${role} ready ?(.*)`).exec(output);
+    const timeoutMs = options.timeoutMs ?? 30_000;
+    const startedAt = Date.now();
+    const poll = setInterval(() => {
+      const m = ready.exec(readLog(outFile, Infinity));
       if (m) {
-        clearTimeout(timer);
+        finish();
         try {
           resolve(m[1] ? JSON.parse(m[1].split("\n")[0]) : {});
         } catch {
           resolve({});
         }
+      } else if (Date.now() - startedAt > timeoutMs) {
+        finish();
+        reject(new Error(`twinport ${role} not ready within ${timeoutMs} ms; log: ${readLog(logFile)}\nstdout: ${readLog(outFile)}`));
       }
-    });
-    child.once("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`twinport ${role} exited with ${code} before ready; log: ${readLog(logFile)}\nstdout: ${output}`));
-    });
+    }, 20);
+    const onExit = (code: number | null) => {
+      finish();
+      reject(new Error(`twinport ${role} exited with ${code} before ready; log: ${readLog(logFile)}\nstdout: ${readLog(outFile)}`));
+    };
+    const finish = () => {
+      clearInterval(poll);
+      child.off("exit", onExit);
+    };
+    child.once("exit", onExit);
   });
-  child.stdout!.resume();
   return {
     role,
     child,
@@ -86,9 +98,10 @@ export async function startTwinport(options: StartOptions = {}): Promise<Twinpor
   };
 }
 
-function readLog(file: string): string {
+function readLog(file: string, tail = 4000): string {
   try {
-    return readFileSync(file, "utf8").slice(-4000);
+    const text = readFileSync(file, "utf8");
+    return tail === Infinity ? text : text.slice(-tail);
   } catch {
     return "(no log)";
   }
