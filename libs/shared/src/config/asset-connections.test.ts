@@ -268,7 +268,9 @@ describe("MQTT asset connection", () => {
       { "@class": MQTT, serverUri: "tcp://b", subscriptionProviders: { [key]: { format: "XML", topic: "a/b+" } } },
       { "@class": MQTT, serverUri: "tcp://b", subscriptionProviders: { [key]: { topic: "a" } } },
       { "@class": MQTT, serverUri: "tcp://b", operationProviders: { "(Submodel)u, (Operation)o": { format: "JSON", topic: "x" } } },
+      { "@class": MQTT, serverUri: "tcp://user:secret@b" },
     ).join("\n");
+    assert.match(all, /assetConnections\[7\]\.serverUri'.*put the credentials in username and password/);
     assert.match(all, /assetConnections\[0\]\.serverUri'.*expected a broker URI such as tcp:\/\/host:1883/);
     assert.match(all, /Missing 'assetConnections\[1\]\.serverUri'/);
     assert.match(all, /assetConnections\[2\]\.valueProviders.*topic'.*cannot contain the wildcards/);

@@ -250,7 +250,11 @@ const mqttServerUri = z.preprocess(
       return (MQTT_SERVER_URI_SCHEMES as readonly string[]).includes(url.protocol.slice(0, -1)) && url.hostname !== "";
     },
     { error: `expected a broker URI such as tcp://host:1883 or ssl://host:8883 (schemes: ${MQTT_SERVER_URI_SCHEMES.join(", ")})` },
-  ),
+  )
+  .refine((value) => !URL.canParse(value) || (new URL(value).username === "" && new URL(value).password === ""), {
+    // Paho ignores them; silently dropping credentials would be worse than saying so.
+    error: "put the credentials in username and password, not in serverUri",
+  }),
 );
 
 /** A topic a message is published to: wildcards belong to subscriptions only (MQTT 3.1.1 §4.7.1). */
