@@ -119,12 +119,13 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
     const models = await loadModelFiles(store, context.models, { validate: context.validateOnLoad, onlyIfEmpty: true });
     if (models.skipped) context.log("twinport embedded: the store already holds data; the model files were not loaded");
 
-    if (config.assetConnections.length > 0) {
+    if (config.assetConnections.length > 0 || config.submodelTemplateProcessors.length > 0) {
       // Connecting happens in the background: an unreachable asset never delays start-up.
       const { startAssetConnections, redisConnectionLeases, soleOwnerLeases } = await import("@twinport/model-store");
       const owner = `embedded-${hostname()}-${process.pid}`;
       const assets = await startAssetConnections({
         connections: config.assetConnections,
+        processors: config.submodelTemplateProcessors,
         store,
         bus,
         operationProviders,
@@ -136,6 +137,8 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
       });
       closer.add(() => assets.stop());
       details.assetConnections = assets.status().map(({ name, kind, endpoint }) => ({ name, kind, endpoint }));
+      // What the AIMC processor derived at start-up and what it skipped (later changes are logged).
+      if (config.submodelTemplateProcessors.length > 0) details.assetInterfaces = assets.interfaces();
     }
 
     if (config.core.aasRegistries.length > 0 || config.core.submodelRegistries.length > 0) {

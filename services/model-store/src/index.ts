@@ -9,5 +9,7 @@ export { createRedisFileStore, type RedisFileStoreOptions } from "./redis/file-s
 export { startAssetConnections, type AssetConnectionsOptions, type RunningAssetConnections } from "./asset-connections/start-asset-connections.ts";
 export { redisConnectionLeases, soleOwnerLeases, type ConnectionLeases, type ConnectionLease } from "./asset-connections/connection-lease.ts";
 export type { AssetConnectionStatus, ConnectionState } from "./asset-connections/connection-runner.ts";
+export type { OwnedConnectionStatus } from "./asset-connections/asset-connection-manager.ts";
+export type { AssetInterfacesStatus } from "./asset-interfaces/aimc-processor.ts";
 export { startRegistrySync, type RegistrySyncOptions, type RunningRegistrySync } from "./registry-sync/registry-sync.ts";
 export { redisRegistrySyncLease, type RegistrySyncLeaseOptions } from "./registry-sync/sync-lease.ts";

@@ -140,10 +140,11 @@ export async function startModelStore(config: TwinportConfig, options: ModelStor
 
     // Every replica registers the operation providers; the lease holder of each connection reads and writes its values.
     const assets =
-      config.assetConnections.length === 0
+      config.assetConnections.length === 0 && config.submodelTemplateProcessors.length === 0
         ? undefined
         : await startAssetConnections({
             connections: config.assetConnections,
+            processors: config.submodelTemplateProcessors,
             store: createDirectStoreClient(engine),
             bus,
             operationProviders,
@@ -172,6 +173,7 @@ export async function startModelStore(config: TwinportConfig, options: ModelStor
         nats: displayUrl(messageBus.url),
         ...(registries ? { registryDescriptorsPointAt: registries.advertised } : {}),
         ...(assets ? { assetConnections: assets.status().map(({ name, kind, endpoint }) => ({ name, kind, endpoint })) } : {}),
+        ...(assets && config.submodelTemplateProcessors.length > 0 ? { assetInterfaces: assets.interfaces() } : {}),
         ...(seeded ? { model: seeded.skipped ? "kept (store not empty)" : { files: seeded.files, shells: seeded.shells, submodels: seeded.submodels, conceptDescriptions: seeded.conceptDescriptions } } : {}),
       },
       stop,

@@ -1,34 +1,24 @@
 import {
   ASSET_CONNECTION_KNOWN_PROPERTIES,
   HTTP_ASSET_CONNECTION_CLASS,
-  isBelow,
   MQTT_ASSET_CONNECTION_CLASS,
-  OPCUA_ASSET_CONNECTION_CLASS,
-  providerTarget,
   type AssetConnectionConfig,
-  type CertificateConfig,
-  type ChangeEvent,
-  type ElementJson,
   type EventBus,
-  type EventSubscription,
-  type HttpAssetConnectionConfig,
-  type MqttAssetConnectionConfig,
   type MutableOperationProviderRegistry,
-  type OpcUaAssetConnectionConfig,
   type StoreClient,
+  type SubmodelTemplateProcessorConfig,
 } from "@twinport/shared";
-import type { AssetConnectionDriver, Log } from "./asset-connection-types.ts";
-import { soleOwnerLeases, type ConnectionLeases } from "./connection-lease.ts";
-import { ConnectionRunner, type AssetConnectionStatus } from "./connection-runner.ts";
-import { ElementSync } from "./element-sync.ts";
-import { createHttpDriver } from "./http-driver.ts";
-import { findKeyStore, readKeyStore } from "./keystore.ts";
-import { mergeConnections, type MergedConnection } from "./merge-connections.ts";
-import { ASSET_ORIGIN, createModelPort } from "./model-port.ts";
+import { startAimcProcessor, type AssetInterfacesStatus, type RunningAimcProcessor } from "../asset-interfaces/aimc-processor.ts";
+import { AssetConnectionManager, CONFIG_OWNER, type OwnedConnectionStatus } from "./asset-connection-manager.ts";
+import type { Log } from "./asset-connection-types.ts";
+import type { ConnectionLeases } from "./connection-lease.ts";
+import { driverFor } from "./connection-drivers.ts";
 
 export interface AssetConnectionsOptions {
   /** `assetConnections` of the configuration, validated. */
   connections: readonly AssetConnectionConfig[];
+  /** `submodelTemplateProcessors` of the configuration: the AIMC processor derives more connections at runtime. */
+  processors?: readonly SubmodelTemplateProcessorConfig[];
   /** Where values go and Operation declarations come from: this process's engine. */
   store: StoreClient;
   /** The store's change events: model changes made through an endpoint are forwarded to assets. */
@@ -45,14 +35,14 @@ export interface AssetConnectionsOptions {
 }
 
 export interface RunningAssetConnections {
-  status(): AssetConnectionStatus[];
+  /** Every running connection, hand-configured ("config") and derived from AIMCs (owner = the AIMC's id). */
+  status(): OwnedConnectionStatus[];
+  /** Per AIMC: how many connections it runs and what it skipped (empty without the AIMC processor). */
+  interfaces(): AssetInterfacesStatus[];
+  /** Resolves once the AIMC processor has applied every change seen so far. */
+  idle(): Promise<void>;
   stop(): Promise<void>;
 }
-
-/** Element changes that are written through to the asset (FA³ST: PATCH $value, PUT/PATCH and POST of elements). */
-const ELEMENT_CHANGES = new Set(["element.value-changed", "element.updated", "element.created"]);
-/** Whole-submodel writes: FA³ST reads the asset again instead of writing to it. */
-const SUBMODEL_CHANGES = new Set(["submodel.created", "submodel.updated"]);
 
 function unknownProperties(config: AssetConnectionConfig, index: number): string[] {
   const record = config as Record<string, unknown>;
@@ -74,41 +64,9 @@ function unknownProperties(config: AssetConnectionConfig, index: number): string
   return found;
 }
 
-/** The PEM certificates of a connection's `trustedCertificates` key store (HTTP, and MQTT's TLS). */
-function trustedCertificatesOf(settings: CertificateConfig | undefined, index: number): string[] | undefined {
-  if (!settings?.keyStorePath) return undefined;
-  const file = findKeyStore(settings.keyStorePath, ".");
-  if (!file) throw new Error(`assetConnections[${index}].trustedCertificates: key store ${settings.keyStorePath} not found`);
-  return readKeyStore(file, settings, `assetConnections[${index}].trustedCertificates`).certificates;
-}
-
-async function driverFor(connection: MergedConnection, options: AssetConnectionsOptions, log: Log): Promise<AssetConnectionDriver | undefined> {
-  const config = connection.config;
-  switch (config["@class"]) {
-    case HTTP_ASSET_CONNECTION_CLASS: {
-      const http = config as HttpAssetConnectionConfig;
-      const trustedCertificates = trustedCertificatesOf(http.trustedCertificates, connection.index);
-      return createHttpDriver({ config: http, trustedCertificates, readTimeoutMs: options.readTimeoutMs, store: options.store, log });
-    }
-    case OPCUA_ASSET_CONNECTION_CLASS: {
-      // node-opcua-client takes a second to load: only processes with an OPC UA connection pay for it.
-      const { createOpcuaDriver } = await import("./opcua-driver.ts");
-      return createOpcuaDriver({ config: config as OpcUaAssetConnectionConfig, store: options.store, log });
-    }
-    case MQTT_ASSET_CONNECTION_CLASS: {
-      const mqttConfig = config as MqttAssetConnectionConfig;
-      const trustedCertificates = trustedCertificatesOf(mqttConfig.trustedCertificates, connection.index);
-      // mqtt.js is loaded only by processes with an MQTT connection.
-      const { createMqttDriver } = await import("./mqtt-driver.ts");
-      return createMqttDriver({ config: mqttConfig, trustedCertificates, timeoutMs: options.readTimeoutMs, log });
-    }
-    default:
-      return undefined;
-  }
-}
-
 /**
- * Starts every configured asset connection in this process and returns at once: connecting,
+ * Starts every configured asset connection in this process and, with an AIMC processor
+ * configured, those its AIMC submodels describe; returns once they are set up: connecting,
  * retrying and reading happen in the background, so an unreachable asset never delays start-up.
  *
  * - Operation providers are registered in every process (any model-store replica may execute an
@@ -117,89 +75,42 @@ async function driverFor(connection: MergedConnection, options: AssetConnections
  *   reading into the model with origin "asset" and forwarding model changes from other origins.
  */
 export async function startAssetConnections(options: AssetConnectionsOptions): Promise<RunningAssetConnections> {
-  const merged = mergeConnections(options.connections, (line) => options.log(`twinport asset-connections: ${line}`));
-  const leases = options.leases ?? soleOwnerLeases;
-  const model = createModelPort(options.store);
-  const sync = new ElementSync(model, (line) => options.log(`twinport asset-connections: ${line}`));
-  const runners: ConnectionRunner[] = [];
-  const disposers: (() => void)[] = [];
-  let subscription: EventSubscription | undefined;
-
-  const stop = async () => {
-    await subscription?.unsubscribe().catch(() => undefined);
-    subscription = undefined;
-    for (const dispose of disposers.splice(0)) dispose();
-    await Promise.all(runners.splice(0).map((runner) => runner.stop()));
-  };
-
-  try {
-    for (const connection of merged) {
-      const name = `assetConnections[${connection.merged.join(",")}]`;
-      const log: Log = (line) => options.log(`twinport asset-connection ${name}: ${line}`);
-      for (const index of connection.merged) {
-        const ignored = unknownProperties(options.connections[index]!, index);
-        if (ignored.length > 0) log(`ignored properties (FA³ST ignores them too): ${ignored.join(", ")}`);
-      }
-      const driver = await driverFor(connection, options, log);
-      if (!driver) continue;
-      const config = connection.config as HttpAssetConnectionConfig | OpcUaAssetConnectionConfig | MqttAssetConnectionConfig;
-      const drive = driver as AssetConnectionDriver<never>;
-      const values = Object.entries(config.valueProviders).map(([key, provider]) => drive.valueProvider(providerTarget(key), provider as never));
-      const subscriptions = Object.entries(config.subscriptionProviders).map(([key, provider]) => drive.subscriptionProvider(providerTarget(key), provider as never));
-      const operations = Object.entries(config.operationProviders);
-      for (const [key, provider] of operations) {
-        const target = providerTarget(key);
-        disposers.push(options.operationProviders.register(target.submodelId, target.idShortPath, drive.operationProvider(target, provider as never)));
-      }
-      const runner = new ConnectionRunner({
-        name,
-        driver,
-        values,
-        subscriptions,
-        operationCount: operations.length,
-        sync,
-        lease: leases.lease(connection.id),
-        retryIntervalMs: options.retryIntervalMs,
-        log,
-      });
-      runners.push(runner);
-    }
-
-    // Events arrive in commit order; they are handled one after another, so writes keep that order.
-    let queue = Promise.resolve();
-    const forward = async (event: ChangeEvent) => {
-      if (event.origin === ASSET_ORIGIN) return;
-      if (SUBMODEL_CHANGES.has(event.kind)) {
-        for (const runner of runners) for (const target of runner.targets()) if (target.submodelId === event.id) void runner.modelChanged(target, undefined);
-        return;
-      }
-      if (!ELEMENT_CHANGES.has(event.kind) || event.idShortPath === undefined) return;
-      const path = event.idShortPath;
-      for (const runner of runners) {
-        for (const target of runner.targets()) {
-          if (target.submodelId !== event.id || !(target.idShortPath === path || isBelow(target.idShortPath, path))) continue;
-          const exact = target.idShortPath === path && event.payload !== undefined && !event.payloadOmitted;
-          const element = exact ? (event.payload as ElementJson) : await model.read(target);
-          // Not awaited: a slow asset must not hold up the events behind it (each element keeps its own order).
-          if (element) void runner.modelChanged(target, element);
+  const manager = new AssetConnectionManager({
+    store: options.store,
+    bus: options.bus,
+    operationProviders: options.operationProviders,
+    leases: options.leases,
+    retryIntervalMs: options.retryIntervalMs,
+    log: options.log,
+    async createDriver(connection, owner, log) {
+      // Derived connections are written by the processor, not by the user: only the file's get these warnings.
+      if (owner === CONFIG_OWNER) {
+        for (const index of connection.merged) {
+          const ignored = unknownProperties(options.connections[index]!, index);
+          if (ignored.length > 0) log(`ignored properties (FA³ST ignores them too): ${ignored.join(", ")}`);
         }
       }
-    };
-    if (runners.length > 0) {
-      subscription = await options.bus.subscribe({
-        onEvent(event) {
-          queue = queue.then(() => forward(event)).catch((error: unknown) => options.log(`twinport asset-connections: forwarding a change failed: ${(error as Error).message}`));
-        },
-      });
-    }
-    for (const runner of runners) runner.start();
+      return driverFor(connection, { store: options.store, readTimeoutMs: options.readTimeoutMs }, log);
+    },
+  });
+  let processor: RunningAimcProcessor | undefined;
+  try {
+    const configured = await manager.apply(CONFIG_OWNER, options.connections, (connection) => `assetConnections[${connection.merged.join(",")}]`);
+    for (const line of configured.problems) options.log(`twinport asset-connections: ${line}`);
+    const [aimc, ...others] = options.processors ?? [];
+    if (others.length > 0) options.log(`twinport asset-interfaces: submodelTemplateProcessors lists ${others.length + 1} AIMC processors; the first one is used`);
+    if (aimc) processor = await startAimcProcessor({ config: aimc, store: options.store, bus: options.bus, connections: manager, retryIntervalMs: options.retryIntervalMs, log: options.log });
   } catch (error) {
-    await stop();
+    await manager.stop();
     throw error;
   }
-
   return {
-    status: () => runners.map((runner) => runner.status()),
-    stop,
+    status: () => manager.status(),
+    interfaces: () => processor?.status() ?? [],
+    idle: async () => processor?.idle(),
+    async stop() {
+      await processor?.stop();
+      await manager.stop();
+    },
   };
 }

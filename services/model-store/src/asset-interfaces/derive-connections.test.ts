@@ -47,7 +47,7 @@ describe("the IDTA template pair (filled in)", () => {
     assert.deepEqual(http.valueProviders, {});
   });
 
-  test("MQTT: the template's td:base, the topic from href, mqv_qos", () => {
+  test("MQTT: the template's td:base, the topic from href", () => {
     const { connections } = derive(aimc, [aid]);
     const mqtt = connections.find((c) => c["@class"] === "assetconnection.mqtt.MqttAssetConnection") as unknown as Json;
     assert.equal(mqtt.serverUri, "mqtt://127.0.0.1:1883");
@@ -55,7 +55,6 @@ describe("the IDTA template pair (filled in)", () => {
     assert.deepEqual(Object.keys(providers), [`(Submodel)${OD}, (Property)MqttVoltage`]);
     assert.equal(providers[`(Submodel)${OD}, (Property)MqttVoltage`]!.topic, "sampleDevice/voltage");
     assert.equal(providers[`(Submodel)${OD}, (Property)MqttVoltage`]!.format, "JSON");
-    assert.equal(providers[`(Submodel)${OD}, (Property)MqttVoltage`]!.qos, 1);
   });
 
   test("Modbus is reported and skipped; the AID is a dependency", () => {

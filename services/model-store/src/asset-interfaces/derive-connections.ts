@@ -114,7 +114,8 @@ function providerFor(face: AidInterface, point: AidDatapoint, processor: AimcPro
   if (point.controlPacket !== undefined && point.controlPacket !== "subscribe") return { ok: false, problem: `property ${point.name}: mqv_controlPacket ${point.controlPacket} is not a subscription` };
   const topic = mqttTopic(face.base, point.href);
   if (!topic.ok) return topic;
-  return { ok: true, value: { kind: "subscriptionProviders", config: { format: format.value, topic: topic.value, ...query, ...(point.qos === undefined ? {} : { qos: point.qos }) } } };
+  // mqv_qos is checked (0, 1 or 2) but not passed on: the MQTT connection subscribes at QoS 1, as FA³ST's does.
+  return { ok: true, value: { kind: "subscriptionProviders", config: { format: format.value, topic: topic.value, ...query } } };
 }
 
 function sinkKey(second: Reference | undefined): Outcome<string> {

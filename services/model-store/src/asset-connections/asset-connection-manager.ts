@@ -1,0 +1,266 @@
+import { createHash } from "node:crypto";
+import {
+  isBelow,
+  providerTarget,
+  type AssetConnectionConfig,
+  type ChangeEvent,
+  type ElementJson,
+  type EventBus,
+  type EventSubscription,
+  type MutableOperationProviderRegistry,
+  type StoreClient,
+} from "@twinport/shared";
+import type { AssetConnectionDriver, Log } from "./asset-connection-types.ts";
+import { soleOwnerLeases, type ConnectionLeases } from "./connection-lease.ts";
+import { ConnectionRunner, type AssetConnectionStatus } from "./connection-runner.ts";
+import { ElementSync } from "./element-sync.ts";
+import { mergeConnections, PROVIDER_KINDS, type MergedConnection } from "./merge-connections.ts";
+import { ASSET_ORIGIN, createModelPort } from "./model-port.ts";
+
+/** The owner of the connections written in the configuration file's `assetConnections`. */
+export const CONFIG_OWNER = "config";
+
+export interface AssetConnectionManagerOptions {
+  /** Where values go and Operation declarations come from: this process's engine. */
+  store: StoreClient;
+  /** The store's change events: model changes made through an endpoint are forwarded to assets. */
+  bus: EventBus;
+  /** Operation providers are registered here in every process; the engine finds them on invoke. */
+  operationProviders: MutableOperationProviderRegistry;
+  /** Who runs each connection's reading and writing; default: this process (embedded on memory). */
+  leases?: ConnectionLeases;
+  /** core.assetConnectionRetryInterval: first retry delay, doubled up to ten times it. */
+  retryIntervalMs: number;
+  /** The protocol side of a connection; undefined when this process cannot run it (logged by the factory). */
+  createDriver(connection: MergedConnection, owner: string, log: Log): Promise<AssetConnectionDriver | undefined>;
+  log: Log;
+}
+
+export interface OwnedConnectionStatus extends AssetConnectionStatus {
+  /** "config" for hand-configured connections, else the id of the AIMC submodel they were derived from. */
+  owner: string;
+}
+
+export interface ApplyResult {
+  started: string[];
+  replaced: string[];
+  stopped: string[];
+  kept: string[];
+  /** Providers left out because another owner already feeds their element. */
+  problems: string[];
+}
+
+interface Running {
+  owner: string;
+  name: string;
+  /** The full settings, providers included: a change of any of them replaces the connection. */
+  fingerprint: string;
+  runner: ConnectionRunner;
+  disposers: (() => void)[];
+  /** `<kind>\0<element>` of each provider, to keep other owners off its elements. */
+  providers: string[];
+}
+
+/** Element changes that are written through to the asset (FA³ST: PATCH $value, PUT/PATCH and POST of elements). */
+const ELEMENT_CHANGES = new Set(["element.value-changed", "element.updated", "element.created"]);
+/** Whole-submodel writes: FA³ST reads the asset again instead of writing to it. */
+const SUBMODEL_CHANGES = new Set(["submodel.created", "submodel.updated"]);
+
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (typeof value === "object" && value !== null) {
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((key) => [key, canonical((value as Record<string, unknown>)[key])]),
+    );
+  }
+  return value;
+}
+
+function providerMap(config: AssetConnectionConfig, kind: (typeof PROVIDER_KINDS)[number]): Record<string, unknown> {
+  const map = (config as Record<string, unknown>)[kind];
+  return typeof map === "object" && map !== null ? (map as Record<string, unknown>) : {};
+}
+
+function elementOf(key: string): string {
+  const target = providerTarget(key);
+  return `${target.submodelId}\u0000${target.idShortPath}`;
+}
+
+/**
+ * Every asset connection of a process, grouped by OWNER: the configuration file ("config") and each
+ * AIMC submodel whose mapping derived some. `apply(owner, configs)` makes that owner's running set
+ * equal to `configs` and touches no other owner's connections (FA³ST 1.3.0 stopped everything not
+ * in the changed AIMC's set, hand-configured ones included). Within an owner, connections are
+ * merged as at start-up and compared by their full settings: an unchanged one keeps running, a
+ * changed one (another provider, interval, path, …) is stopped and started again, a vanished one
+ * stops. Applies are serialised, so two quick changes of one AIMC end in the state of the last.
+ */
+export class AssetConnectionManager {
+  private readonly running = new Map<string, Running>();
+  private readonly sync: ElementSync;
+  private readonly model;
+  private readonly leases: ConnectionLeases;
+  private subscription?: EventSubscription;
+  private events: Promise<void> = Promise.resolve();
+  private applying: Promise<unknown> = Promise.resolve();
+  private stopped = false;
+
+  constructor(private readonly options: AssetConnectionManagerOptions) {
+    this.model = createModelPort(options.store);
+    this.sync = new ElementSync(this.model, (line) => options.log(`twinport asset-connections: ${line}`));
+    this.leases = options.leases ?? soleOwnerLeases;
+  }
+
+  /**
+   * Makes `owner`'s connections those of `configs` (already validated). `nameOf` names a merged
+   * connection in logs and status. Throws a ConfigError when the configs clash among themselves
+   * (two providers of one kind for one element, an operation provider beside a value provider).
+   */
+  apply(owner: string, configs: readonly AssetConnectionConfig[], nameOf: (connection: MergedConnection) => string): Promise<ApplyResult> {
+    const next = this.applying.then(() => this.applyNow(owner, configs, nameOf));
+    this.applying = next.catch(() => undefined);
+    return next;
+  }
+
+  status(): OwnedConnectionStatus[] {
+    return [...this.running.values()].map(({ owner, runner }) => ({ ...runner.status(), owner }));
+  }
+
+  owners(): string[] {
+    return [...new Set([...this.running.values()].map((r) => r.owner))];
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.applying;
+    await this.subscription?.unsubscribe().catch(() => undefined);
+    this.subscription = undefined;
+    await Promise.all([...this.running.keys()].map((key) => this.stopOne(key)));
+  }
+
+  private async applyNow(owner: string, configs: readonly AssetConnectionConfig[], nameOf: (connection: MergedConnection) => string): Promise<ApplyResult> {
+    const result: ApplyResult = { started: [], replaced: [], stopped: [], kept: [], problems: [] };
+    if (this.stopped) return result;
+    const usable = owner === CONFIG_OWNER ? configs : this.withoutClashes(owner, configs, result.problems);
+    const merged = mergeConnections(usable, (line) => result.problems.push(line));
+    const wanted = new Map<string, MergedConnection>();
+    for (const connection of merged) {
+      // Derived connections get their own lease per owner: the same asset in the file and in an AIMC are two runners.
+      const id = owner === CONFIG_OWNER ? connection.id : createHash("sha256").update(`${owner}\u0000${connection.id}`).digest("base64url").slice(0, 22);
+      wanted.set(id, connection);
+    }
+    for (const [id, running] of [...this.running]) {
+      if (running.owner !== owner || wanted.has(id)) continue;
+      await this.stopOne(id);
+      result.stopped.push(running.name);
+    }
+    for (const [id, connection] of wanted) {
+      const fingerprint = JSON.stringify(canonical(connection.config));
+      const current = this.running.get(id);
+      if (current && current.fingerprint === fingerprint) {
+        result.kept.push(current.name);
+        continue;
+      }
+      if (current) await this.stopOne(id);
+      const name = nameOf(connection);
+      if (await this.startOne(owner, id, name, fingerprint, connection)) (current ? result.replaced : result.started).push(name);
+    }
+    return result;
+  }
+
+  /** Providers another owner already has for the same element are left out, each with a sentence. */
+  private withoutClashes(owner: string, configs: readonly AssetConnectionConfig[], problems: string[]): AssetConnectionConfig[] {
+    const taken = new Map<string, string>();
+    for (const running of this.running.values()) {
+      if (running.owner === owner) continue;
+      for (const provider of running.providers) taken.set(provider, running.name);
+    }
+    return configs.map((config) => {
+      const copy = { ...config } as Record<string, unknown>;
+      for (const kind of PROVIDER_KINDS) {
+        const kept: Record<string, unknown> = {};
+        for (const [key, provider] of Object.entries(providerMap(config, kind))) {
+          const element = elementOf(key);
+          const clash = taken.get(`${kind}\u0000${element}`) ?? taken.get(`operationProviders\u0000${element}`);
+          if (clash) problems.push(`${key}: left out, ${clash} already has a ${kind.replace("Providers", " provider")} for it`);
+          else kept[key] = provider;
+        }
+        copy[kind] = kept;
+      }
+      return copy as AssetConnectionConfig;
+    });
+  }
+
+  private async startOne(owner: string, id: string, name: string, fingerprint: string, connection: MergedConnection): Promise<boolean> {
+    const log: Log = (line) => this.options.log(`twinport asset-connection ${name}: ${line}`);
+    const driver = await this.options.createDriver(connection, owner, log);
+    if (!driver) return false;
+    const config = connection.config as Record<string, Record<string, unknown>>;
+    const drive = driver as AssetConnectionDriver<never>;
+    const values = Object.entries(config.valueProviders ?? {}).map(([key, provider]) => drive.valueProvider(providerTarget(key), provider as never));
+    const subscriptions = Object.entries(config.subscriptionProviders ?? {}).map(([key, provider]) => drive.subscriptionProvider(providerTarget(key), provider as never));
+    const operations = Object.entries(config.operationProviders ?? {});
+    const disposers: (() => void)[] = [];
+    for (const [key, provider] of operations) {
+      const target = providerTarget(key);
+      disposers.push(this.options.operationProviders.register(target.submodelId, target.idShortPath, drive.operationProvider(target, provider as never)));
+    }
+    const runner = new ConnectionRunner({
+      name,
+      driver,
+      values,
+      subscriptions,
+      operationCount: operations.length,
+      sync: this.sync,
+      lease: this.leases.lease(id),
+      retryIntervalMs: this.options.retryIntervalMs,
+      log,
+    });
+    const providers = PROVIDER_KINDS.flatMap((kind) => Object.keys(config[kind] ?? {}).map((key) => `${kind}\u0000${elementOf(key)}`));
+    this.running.set(id, { owner, name, fingerprint, runner, disposers, providers });
+    await this.subscribe();
+    runner.start();
+    return true;
+  }
+
+  private async stopOne(id: string): Promise<void> {
+    const running = this.running.get(id);
+    if (!running) return;
+    this.running.delete(id);
+    for (const dispose of running.disposers) dispose();
+    await running.runner.stop();
+  }
+
+  /** One event subscription for all connections, made when the first one starts. */
+  private async subscribe(): Promise<void> {
+    if (this.subscription) return;
+    this.subscription = await this.options.bus.subscribe({
+      onEvent: (event) => {
+        // Events arrive in commit order; they are handled one after another, so writes keep that order.
+        this.events = this.events.then(() => this.forward(event)).catch((error: unknown) => this.options.log(`twinport asset-connections: forwarding a change failed: ${(error as Error).message}`));
+      },
+    });
+  }
+
+  private async forward(event: ChangeEvent): Promise<void> {
+    if (event.origin === ASSET_ORIGIN) return;
+    const runners = [...this.running.values()].map((r) => r.runner);
+    if (SUBMODEL_CHANGES.has(event.kind)) {
+      for (const runner of runners) for (const target of runner.targets()) if (target.submodelId === event.id) void runner.modelChanged(target, undefined);
+      return;
+    }
+    if (!ELEMENT_CHANGES.has(event.kind) || event.idShortPath === undefined) return;
+    const path = event.idShortPath;
+    for (const runner of runners) {
+      for (const target of runner.targets()) {
+        if (target.submodelId !== event.id || !(target.idShortPath === path || isBelow(target.idShortPath, path))) continue;
+        const exact = target.idShortPath === path && event.payload !== undefined && !event.payloadOmitted;
+        const element = exact ? (event.payload as ElementJson) : await this.model.read(target);
+        // Not awaited: a slow asset must not hold up the events behind it (each element keeps its own order).
+        if (element) void runner.modelChanged(target, element);
+      }
+    }
+  }
+}

@@ -1,0 +1,56 @@
+import {
+  HTTP_ASSET_CONNECTION_CLASS,
+  MQTT_ASSET_CONNECTION_CLASS,
+  OPCUA_ASSET_CONNECTION_CLASS,
+  type CertificateConfig,
+  type HttpAssetConnectionConfig,
+  type MqttAssetConnectionConfig,
+  type OpcUaAssetConnectionConfig,
+  type StoreClient,
+} from "@twinport/shared";
+import type { AssetConnectionDriver, Log } from "./asset-connection-types.ts";
+import { createHttpDriver } from "./http-driver.ts";
+import { findKeyStore, readKeyStore } from "./keystore.ts";
+import type { MergedConnection } from "./merge-connections.ts";
+
+export interface DriverDependencies {
+  /** Reads Operation declarations for operation providers. */
+  store: StoreClient;
+  /** core.assetConnectionReadTimeout: bound of one request to an asset. */
+  readTimeoutMs: number;
+}
+
+/** The PEM certificates of a connection's `trustedCertificates` key store (HTTP, and MQTT's TLS). */
+function trustedCertificatesOf(settings: CertificateConfig | undefined, index: number): string[] | undefined {
+  if (!settings?.keyStorePath) return undefined;
+  const file = findKeyStore(settings.keyStorePath, ".");
+  if (!file) throw new Error(`assetConnections[${index}].trustedCertificates: key store ${settings.keyStorePath} not found`);
+  return readKeyStore(file, settings, `assetConnections[${index}].trustedCertificates`).certificates;
+}
+
+/** The protocol side of a (merged) connection, by its @class. */
+export async function driverFor(connection: MergedConnection, dependencies: DriverDependencies, log: Log): Promise<AssetConnectionDriver | undefined> {
+  const config = connection.config;
+  switch (config["@class"]) {
+    case HTTP_ASSET_CONNECTION_CLASS: {
+      const http = config as HttpAssetConnectionConfig;
+      const trustedCertificates = trustedCertificatesOf(http.trustedCertificates, connection.index);
+      return createHttpDriver({ config: http, trustedCertificates, readTimeoutMs: dependencies.readTimeoutMs, store: dependencies.store, log });
+    }
+    case OPCUA_ASSET_CONNECTION_CLASS: {
+      // node-opcua-client takes a second to load: only processes with an OPC UA connection pay for it.
+      const { createOpcuaDriver } = await import("./opcua-driver.ts");
+      return createOpcuaDriver({ config: config as OpcUaAssetConnectionConfig, store: dependencies.store, log });
+    }
+    case MQTT_ASSET_CONNECTION_CLASS: {
+      const mqttConfig = config as MqttAssetConnectionConfig;
+      const trustedCertificates = trustedCertificatesOf(mqttConfig.trustedCertificates, connection.index);
+      // mqtt.js is loaded only by processes with an MQTT connection.
+      const { createMqttDriver } = await import("./mqtt-driver.ts");
+      return createMqttDriver({ config: mqttConfig, trustedCertificates, timeoutMs: dependencies.readTimeoutMs, log });
+    }
+    default:
+      log(`no driver for @class ${String(config["@class"])}; the connection is left aside`);
+      return undefined;
+  }
+}
