@@ -1,7 +1,9 @@
 // Registry synchronization, embedded mode: the one process registers with two AAS registries and
 // one submodel registry (tests/support/registry-server, validating against the v3.0.1 schemas).
-import { after, before, describe } from "node:test";
-import { startFleet, EXTERNAL_HOST, type Fleet } from "./support/registry-server/registry-fleet.ts";
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { startFleet, EXTERNAL_HOST, waitFor, type Fleet } from "./support/registry-server/registry-fleet.ts";
+import { startRegistryServer } from "./support/registry-server/registry-server.ts";
 import { registrySyncSuite, SHELL1, STALE_SHELL1 } from "./support/registry-server/registry-sync-suite.ts";
 import { startSystem, type SystemUnderTest } from "./support/system.ts";
 
@@ -28,5 +30,36 @@ describe("registry synchronization (embedded)", () => {
     stopRegistering: async () => {
       await system.processes[0]!.stop();
     },
+  });
+});
+
+describe("registry synchronization (embedded): a registry down at start, descriptors kept on shutdown", () => {
+  test("registered once the registry comes up; unregisterOnShutdown false leaves them there", async () => {
+    const registry = await startRegistryServer();
+    await registry.stop(); // its port stays reserved for the restart below
+    let lateSystem: SystemUnderTest | undefined;
+    try {
+      lateSystem = await startSystem("embedded", {
+        endpoints: [{ hostname: EXTERNAL_HOST }],
+        config: {
+          core: {
+            aasRegistries: [registry.url],
+            submodelRegistries: [registry.url],
+            registrySynchronization: { retryMinDelay: 100, retryMaxDelay: 400, unregisterOnShutdown: false },
+          },
+        },
+      });
+      // The process is up and serving while the registry is down.
+      assert.equal((await lateSystem.clients[0]!.get("/shells")).status, 200);
+      await registry.start();
+      await waitFor("registered after the registry came up", () => registry.shells.size === 3 && registry.submodels.size === 6);
+      assert.ok(registry.requests.every((r) => r.status !== 400));
+      await lateSystem.processes[0]!.stop();
+      assert.equal(registry.shells.size, 3);
+      assert.equal(registry.requests.filter((r) => r.method === "DELETE").length, 0);
+    } finally {
+      await lateSystem?.stop();
+      await registry.stop();
+    }
   });
 });
