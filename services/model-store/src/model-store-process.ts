@@ -10,7 +10,6 @@ import {
   displayUrl,
   isHttpEndpoint,
   isoDurationToMs,
-  loadModelFiles,
   MESSAGE_BUS_NATS_CLASS,
   meteredCommandHandler,
   natsConnectionState,
@@ -19,14 +18,13 @@ import {
   type Logger,
   type ProcessMetrics,
   type ReadinessCheck,
-  type LoadedModels,
   type ModelFile,
   type MutableOperationProviderRegistry,
   type RunningRole,
   type TwinportConfig,
 } from "@twinport/shared";
-import { acquireLease, releaseLease, renewLease } from "./outbox/lease.ts";
 import { startOutboxRelay } from "./outbox/outbox-relay.ts";
+import { seedModels } from "./seed-models.ts";
 import { createRedisRepository, type RedisRepository } from "./redis/redis-repository.ts";
 import { openModelStoreFileStore } from "./open-file-store.ts";
 import { redisConnectionLeases } from "./asset-connections/connection-lease.ts";
@@ -51,28 +49,6 @@ export interface ModelStoreOptions {
   /** From runRole: commands per type and failures per code, NATS/Redis state, command logs. */
   metrics?: ProcessMetrics;
   logger?: Logger;
-}
-
-/** How long the seed lock outlives a replica that died while seeding; renewed while loading. */
-const SEED_LOCK_MS = 10_000;
-const SEED_LOCK_POLL_MS = 200;
-
-/**
- * Seeds the models while holding a lock, so two replicas starting together cannot both find the
- * store empty and load it twice; the second waits, then finds it full and skips.
- */
-async function seedUnderLock(repository: RedisRepository, owner: string, seed: () => Promise<LoadedModels>): Promise<LoadedModels> {
-  const key = repository.key("seed:lock");
-  while (!(await acquireLease(repository.redis, key, owner, SEED_LOCK_MS))) {
-    await new Promise((resolve) => setTimeout(resolve, SEED_LOCK_POLL_MS));
-  }
-  const renewer = setInterval(() => void renewLease(repository.redis, key, owner, SEED_LOCK_MS).catch(() => undefined), SEED_LOCK_MS / 3);
-  try {
-    return await seed();
-  } finally {
-    clearInterval(renewer);
-    await releaseLease(repository.redis, key, owner).catch(() => undefined);
-  }
 }
 
 /**
@@ -131,8 +107,9 @@ export async function startModelStore(config: TwinportConfig, options: ModelStor
     closing.push(() => relay.stop());
 
     const models = options.models ?? [];
-    const seeded = models.length > 0 ? await seedUnderLock(repository, owner, () => loadModelFiles(engine, models, { validate: validateOnLoad, onlyIfEmpty: true })) : undefined;
+    const seeded = models.length > 0 ? await seedModels(repository, owner, engine, models, validateOnLoad) : undefined;
     if (seeded?.skipped) log("twinport model-store: the store already holds data; the model files were not loaded");
+    if (seeded?.resumed) log("twinport model-store: an earlier model-store died while loading the model files; the missing identifiables were loaded now");
 
     const handler = metrics && logger ? meteredCommandHandler(engine, metrics, logger) : engine;
     const responder = await serveCommandsOverNats({ connection, handler });

@@ -116,15 +116,23 @@ function documentOf(model: ModelFile): ImportDocument {
  * nothing is loaded into a store that already holds data, so a restarted model-store never writes
  * its seed over live data.
  */
-export async function loadModelFiles(store: ModelLoader, models: readonly ModelFile[], options: { validate: boolean; onlyIfEmpty: boolean }): Promise<LoadedModels> {
+export async function loadModelFiles(
+  store: ModelLoader,
+  models: readonly ModelFile[],
+  options: { validate: boolean; onlyIfEmpty: boolean; resume?: boolean },
+): Promise<LoadedModels> {
   const result: LoadedModels = { files: [], shells: 0, submodels: 0, conceptDescriptions: 0, storedFiles: 0, skipped: false };
   if (models.length === 0) return result;
+  // resume: finish a load that was interrupted after it had passed every check and begun writing.
+  // What was written already is a conflict to step over; anything else is still an error.
   const reply = await store.execute({
     type: "ImportEnvironment",
-    params: { documents: models.map(documentOf), mode: "all-or-nothing", validate: options.validate, onlyIfEmpty: options.onlyIfEmpty },
+    params: { documents: models.map(documentOf), mode: options.resume ? "partial" : "all-or-nothing", validate: options.validate, onlyIfEmpty: options.resume ? false : options.onlyIfEmpty },
     origin: "load",
   });
   if (!reply.ok) throw loadError(models, reply.error.message, reply.error.details ?? []);
+  const unexpected = reply.value.problems.filter((problem) => problem.code !== "conflict");
+  if (unexpected.length > 0) throw loadError(models, unexpected[0]!.text, unexpected.flatMap((problem) => problem.details ?? []));
   if (reply.value.skipped) return { ...result, skipped: true };
   return {
     files: models.map((model) => model.file),
