@@ -224,7 +224,12 @@ export class ConnectionRunner {
         await pause(delay, signal);
         continue;
       }
-      if (this.epoch !== epoch || signal.aborted) break;
+      if (this.epoch !== epoch || signal.aborted) {
+        // Stopped or lost the lease while connecting: a session left open here would make a second
+        // client of the asset (an MQTT broker drops one of two sessions with the same client id).
+        await driver.disconnect().catch(() => undefined);
+        break;
+      }
       attempt = 0;
       lastLogged = undefined;
       this.lastError = undefined;
