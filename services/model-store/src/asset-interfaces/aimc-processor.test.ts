@@ -1,0 +1,82 @@
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { after, afterEach, before, beforeEach, test } from "node:test";
+import { AIMC_PROCESSOR_CLASS } from "@twinport/shared";
+import { startHttpAsset, type HttpAsset } from "../../../../tests/support/asset-peers.ts";
+import { startAssetConnections, type RunningAssetConnections } from "../asset-connections/start-asset-connections.ts";
+import { startTestStore, until, type TestStore } from "../asset-connections/test-support.ts";
+
+const ROOT = new URL("../../../../", import.meta.url);
+const OD = "https://example.com/ids/sm/operational-data";
+const AIMC = "https://example.com/ids/sm/pump-aimc";
+let asset: HttpAsset;
+let sut: TestStore;
+let running: RunningAssetConnections;
+const lines: string[] = [];
+
+const example = (name: string) => JSON.parse(readFileSync(new URL(`examples/aid-aimc/${name}.json`, ROOT), "utf8").replaceAll("http://127.0.0.1:8081", asset.url)) as Record<string, unknown>;
+
+async function post(submodel: unknown): Promise<void> {
+  const reply = await sut.store.execute({ type: "PostSubmodel", params: { body: JSON.stringify(submodel) }, origin: "http" });
+  assert.ok(reply.ok, JSON.stringify(reply));
+}
+
+before(async () => {
+  asset = await startHttpAsset();
+  asset.documents.set("/api/temperature", 19.5);
+  asset.documents.set("/api/status", { speed: 5 });
+});
+after(() => asset.stop());
+beforeEach(async () => {
+  sut = await startTestStore({});
+  lines.length = 0;
+  asset.requests.length = 0;
+  running = await startAssetConnections({
+    connections: [],
+    processors: [{ "@class": AIMC_PROCESSOR_CLASS, credentials: {}, subscriptionInterval: 100 }],
+    store: sut.store,
+    bus: sut.bus,
+    operationProviders: sut.registry,
+    retryIntervalMs: 100,
+    readTimeoutMs: 1000,
+    log: (line) => void lines.push(line),
+  });
+});
+afterEach(async () => {
+  await running.stop();
+  await sut.close();
+});
+
+test("an AIMC posted before its AID waits for it: the AID's arrival starts the connection", async () => {
+  await post(example("aimc"));
+  await running.idle();
+  assert.deepEqual(running.status(), []);
+  assert.match(running.interfaces()[0]!.problems.join("\n"), /InterfaceReference target not found/);
+  await post(example("operational-data"));
+  await post(example("aid"));
+  await until(async () => (await running.idle(), running.status().length === 1), "the derived connection");
+  assert.equal(running.status()[0]!.owner, AIMC);
+  await sut.waitForElement(OD, "Temperature", (e) => e.value === "19.5");
+  assert.deepEqual(running.interfaces(), [{ aimc: AIMC, connections: 1, problems: [] }]);
+});
+
+test("a relation removed from the AIMC (an element delete inside it) replaces the connection without it", async () => {
+  for (const name of ["operational-data", "aid", "aimc"]) await post(example(name));
+  await sut.waitForElement(OD, "Speed", (e) => e.value === "5");
+  const reply = await sut.store.execute({ type: "DeleteSubmodelElementByPath", params: { submodelId: AIMC, idShortPath: "MappingConfigurations[0].MappingSourceSinkRelations[1]" }, origin: "http" });
+  assert.ok(reply.ok, JSON.stringify(reply));
+  await until(async () => (await running.idle(), running.status()[0]?.providers.value === 0), "the connection without the value provider");
+  assert.equal(running.status()[0]!.providers.subscription, 1);
+  assert.ok(lines.some((line) => line.includes(`AIMC ${AIMC}: 1 connection(s) (started 0, replaced 1, stopped 0, kept 0)`)), lines.join("\n"));
+});
+
+test("an AIMC 2.0 is reported once and not processed; other submodels are ignored", async () => {
+  const aimc2 = example("aimc");
+  aimc2.id = "urn:aimc2";
+  aimc2.semanticId = { type: "ExternalReference", keys: [{ type: "GlobalReference", value: "https://admin-shell.io/idta/AssetInterfacesMappingConfiguration/2/0/Submodel" }] };
+  await post(aimc2);
+  await post(example("operational-data"));
+  await running.idle();
+  assert.deepEqual(running.status(), []);
+  assert.equal(lines.filter((line) => /submodel urn:aimc2 is an AIMC 2\.0 .*not processed, only AIMC 1\.0/.test(line)).length, 1, lines.join("\n"));
+});
