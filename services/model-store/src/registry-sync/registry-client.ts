@@ -24,6 +24,27 @@ interface Answer {
   text: string;
 }
 
+/** Enough of a registry's answer for a descriptor or a log line; a huge body is cut, not buffered. */
+const MAX_ANSWER_BYTES = 1024 * 1024;
+
+async function readCapped(response: Response): Promise<string> {
+  if (!response.body) return "";
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    size += value.byteLength;
+    if (size > MAX_ANSWER_BYTES) {
+      await reader.cancel().catch(() => undefined);
+      break;
+    }
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
 /** The registry's `Result.messages[].text`, so a 400 says what the registry disliked. */
 function reasonOf(method: string, answer: Answer): string {
   let detail = answer.text.slice(0, 300);
@@ -61,8 +82,10 @@ export class RegistryClient {
       headers: { accept: "application/json", ...(body === undefined ? {} : { "content-type": "application/json" }), ...this.target.headers },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       signal: signal ? AbortSignal.any([timeout, signal]) : timeout,
+      // A redirect is an answer to log, not something to follow with a credentials header.
+      redirect: "manual",
     });
-    return { status: response.status, text: await response.text() };
+    return { status: response.status, text: await readCapped(response) };
   }
 
   /** Network errors and timeouts become retryable outcomes; nothing throws. */

@@ -170,6 +170,7 @@ export function startRegistrySync(options: RegistrySyncOptions): RunningRegistry
   const lease: ConnectionLease = options.lease ?? { ttlMs: Number.POSITIVE_INFINITY, acquire: async () => true, release: async () => {} };
   let job: SyncJob | undefined;
   let stopping = false;
+  let lastHeld = 0;
   let tick: Promise<void> = Promise.resolve();
 
   const check = async () => {
@@ -177,10 +178,12 @@ export function startRegistrySync(options: RegistrySyncOptions): RunningRegistry
     let held: boolean;
     try {
       held = await lease.acquire();
+      if (held) lastHeld = Date.now();
     } catch (error) {
-      // Cannot renew: another replica may take over once the lease expires, so step back now.
-      if (job) options.log(`${PREFIX} the lease could not be renewed (${(error as Error).message}); stopping until it is held again`);
-      held = false;
+      // Redis did not answer. Our lease still runs until lastHeld + ttl: ride out a blip (a restart
+      // would re-register everything), but step back before another replica may take over.
+      held = job !== undefined && Date.now() < lastHeld + (lease.ttlMs * 2) / 3;
+      if (job && !held) options.log(`${PREFIX} the lease could not be renewed (${(error as Error).message}); stopping until it is held again`);
     }
     if (stopping) return;
     if (held && !job) {
