@@ -130,6 +130,34 @@ describe("NATS store client and command responder", () => {
     }
   });
 
+  it("sends a successful reply's value as text when the caller asks for rawValue, also past the chunk size", async () => {
+    const objectValue = { idShort: "Ü-Test", value: [1, 2.5, "a\"b\nc"], nested: { ok: true } };
+    const rawText = bigJsonText(3 * 1024 * 1024);
+    const handler: CommandHandler = {
+      async execute<T extends CommandType>(command: Command<T>): Promise<Reply<CommandResult<T>>> {
+        const id = (command.params as { aasId: string }).aasId;
+        if (id === "missing") return { ok: false, error: { code: "not-found", message: "no such shell" } } as Reply<CommandResult<T>>;
+        const value = id === "object" ? objectValue : { rawJson: rawText };
+        return { ok: true, value, revision: 42 } as Reply<CommandResult<T>>;
+      },
+    };
+    const responder = await serveCommandsOverNats({ connection: await connection("model-store"), handler, onError: quiet });
+    const client = createNatsStoreClient({ connection: await connection("gateway") });
+    const get = (aasId: string, rawValue: boolean) => client.execute({ type: "GetAssetAdministrationShellById", params: { aasId } }, { rawValue });
+
+    const raw = await get("object", true);
+    assert.ok(raw.ok);
+    assert.equal(raw.revision, 42);
+    assert.deepEqual(JSON.parse((raw.value as unknown as { rawJson: string }).rawJson), objectValue);
+    assert.deepEqual(await get("object", false), { ok: true, value: objectValue, revision: 42 });
+    // A value that is text already goes out as it is: no escaping, byte for byte, even chunked.
+    const big = await get("big", true);
+    assert.equal(big.ok && (big.value as unknown as { rawJson: string }).rawJson, rawText);
+    assert.deepEqual(await get("missing", true), { ok: false, error: { code: "not-found", message: "no such shell" } });
+    await client.close();
+    await responder.close();
+  });
+
   it("lets commands in progress answer when the responder closes", async () => {
     const handler: CommandHandler = {
       async execute<T extends CommandType>(): Promise<Reply<CommandResult<T>>> {

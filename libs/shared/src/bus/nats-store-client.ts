@@ -13,7 +13,7 @@ import type { ExecuteOptions, StoreClient } from "../engine/ports/index.ts";
 import { ChunkAssembler, REQUEST_CHUNKS_HEADER, chunkBytesFor, chunkCount, isChunk, publishChunks, uploadSubjectOf } from "./chunking.ts";
 import { watchConnection } from "./connection-watch.ts";
 import { createPublishBatch } from "./publish-batch.ts";
-import { BUDGET_HEADER, decodeJson, encodeJson, isNoResponders } from "./wire.ts";
+import { BUDGET_HEADER, RAW_VALUE_HEADER, decodeReply, encodeJson, isNoResponders } from "./wire.ts";
 
 export interface NatsStoreClientOptions {
   /** Owned by the caller: close() of the client leaves it open. */
@@ -87,7 +87,7 @@ export function createNatsStoreClient(options: NatsStoreClientOptions): StoreCli
             const upload = uploadSubjectOf(msg);
             if (upload !== undefined) return publishChunks(connection, upload, body, chunkBytes);
             const whole = isChunk(msg) ? assembler.addMessage(msg) : msg.data;
-            if (whole) finish(toReply(decodeJson(whole)));
+            if (whole) finish(toReply(decodeReply(whole)));
           } catch (error) {
             finish(failure("internal", `${command.type}: broken reply: ${(error as Error).message}`));
           }
@@ -97,6 +97,7 @@ export function createNatsStoreClient(options: NatsStoreClientOptions): StoreCli
       try {
         const requestHeaders = headers();
         requestHeaders.set(BUDGET_HEADER, String(budget));
+        if (executeOptions.rawValue) requestHeaders.set(RAW_VALUE_HEADER, "1");
         const reply = `${inboxPrefix}.${token}`;
         const unsent = (error: unknown) => finish(failure("unavailable", `${command.type}: ${(error as Error).message}`));
         if (body.length <= chunkBytes) {

@@ -1,4 +1,5 @@
 import type { Msg } from "nats";
+import { isRawJson, type RawJson } from "../contracts/index.ts";
 
 /**
  * The wire format between StoreClient and responder: JSON bodies, metadata in NATS headers.
@@ -10,6 +11,17 @@ import type { Msg } from "nats";
  * clock skew between the gateway's and the model-store's machines does not shorten or stretch it.
  */
 export const BUDGET_HEADER = "Twinport-Budget-Ms";
+
+/** Set on a command whose caller wants a successful reply's value as text (ExecuteOptions.rawValue). */
+export const RAW_VALUE_HEADER = "Twinport-Raw-Value";
+
+/**
+ * First byte of a reply framed as: the mark, the reply without its value as JSON, a newline, then
+ * the value's JSON text as it is. JSON text never starts with this byte, and the envelope's JSON
+ * holds no raw newline, so both forms are told apart and split without scanning the value.
+ */
+const RAW_VALUE_MARK = 0x01;
+const NEWLINE = 0x0a;
 
 const encoder = new TextEncoder();
 // fatal: a broken byte sequence (e.g. a lost chunk) is an error, not silently replaced characters.
@@ -33,4 +45,30 @@ export function isNoResponders(msg: Msg): boolean {
 export function budgetOf(msg: Msg): number | undefined {
   const budget = Number(msg.headers?.get(BUDGET_HEADER) || NaN);
   return Number.isFinite(budget) && budget > 0 ? budget : undefined;
+}
+
+/** A reply for the wire; with `rawValue`, a successful reply's value travels as text (see RAW_VALUE_MARK). */
+export function encodeReply(reply: { ok: boolean; value?: unknown }, rawValue: boolean): Uint8Array {
+  if (!rawValue || !reply.ok || reply.value === undefined) return encodeJson(reply);
+  const { value, ...envelope } = reply;
+  const text = isRawJson(value) ? value.rawJson : JSON.stringify(value);
+  if (text === undefined) throw new TypeError("value has no JSON form");
+  const head = JSON.stringify(envelope);
+  const headBytes = Buffer.byteLength(head);
+  const data = Buffer.allocUnsafe(1 + headBytes + 1 + Buffer.byteLength(text));
+  data[0] = RAW_VALUE_MARK;
+  data.write(head, 1, "utf8");
+  data[1 + headBytes] = NEWLINE;
+  data.write(text, 2 + headBytes, "utf8");
+  return data;
+}
+
+/** The reply encodeReply made: a raw value comes back as a RawJson. */
+export function decodeReply(data: Uint8Array): unknown {
+  if (data[0] !== RAW_VALUE_MARK) return decodeJson(data);
+  const newline = data.indexOf(NEWLINE);
+  if (newline < 0) throw new Error("a raw-value reply without its separator");
+  const envelope = JSON.parse(decoder.decode(data.subarray(1, newline))) as Record<string, unknown>;
+  const value: RawJson = { rawJson: decoder.decode(data.subarray(newline + 1)) };
+  return { ...envelope, value };
 }

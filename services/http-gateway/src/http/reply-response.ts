@@ -43,3 +43,9 @@ export function createdResponse(c: GatewayContext, reply: ReplyOk<unknown>, loca
 export function noContentResponse(c: GatewayContext): Response {
   return c.body(null, 204);
 }
+
+/**
+ * Options of a send whose reply value becomes the response body as it is: a remote store sends it
+ * as text, so the gateway never parses and re-stringifies it.
+ */
+export const RAW_VALUE = { rawValue: true } as const;

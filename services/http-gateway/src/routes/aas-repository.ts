@@ -4,7 +4,7 @@ import { shellLocation } from "../http/locations.ts";
 import { identifierParam } from "../http/path-params.ts";
 import { readPreconditions } from "../http/preconditions.ts";
 import { readPagingAndModifiers, singleQuery } from "../http/query.ts";
-import { createdResponse, jsonValue, noContentResponse, pagedResponse, resourceResponse } from "../http/reply-response.ts";
+import { RAW_VALUE, createdResponse, jsonValue, noContentResponse, pagedResponse, resourceResponse } from "../http/reply-response.ts";
 import { requestBodyText } from "../http/request-body.ts";
 import { SHELL, SHELL_REPOSITORY } from "../profiles.ts";
 import type { RouteDeps } from "./route-deps.ts";
@@ -64,7 +64,7 @@ export function aasRepositoryRoutes({ send }: RouteDeps): ApiRoute[] {
           profiles: SHELL.read,
           handle: async (c) => {
             readPagingAndModifiers(c, {});
-            return resourceResponse(c, await send(c, "GetAssetAdministrationShellById", { aasId: identifierParam(c, "aasIdentifier") }));
+            return resourceResponse(c, await send(c, "GetAssetAdministrationShellById", { aasId: identifierParam(c, "aasIdentifier") }, RAW_VALUE));
           },
         },
         {

@@ -3,7 +3,7 @@ import { submodelReferenceLocation } from "../http/locations.ts";
 import { identifierParam } from "../http/path-params.ts";
 import { readPreconditions } from "../http/preconditions.ts";
 import { readPagingAndModifiers } from "../http/query.ts";
-import { createdResponse, jsonValue, noContentResponse, pagedResponse, resourceResponse } from "../http/reply-response.ts";
+import { RAW_VALUE, createdResponse, jsonValue, noContentResponse, pagedResponse, resourceResponse } from "../http/reply-response.ts";
 import { requestBodyText } from "../http/request-body.ts";
 import { SHELL } from "../profiles.ts";
 import type { RouteDeps } from "./route-deps.ts";
@@ -23,7 +23,7 @@ export function aasRoutes({ send }: RouteDeps): ApiRoute[] {
           handle: async (c) => {
             readPagingAndModifiers(c, {});
             const aasId = identifierParam(c, "aasIdentifier");
-            return resourceResponse(c, await send(c, "GetAssetAdministrationShellById", { aasId, modifiers: { content: "reference" } }));
+            return resourceResponse(c, await send(c, "GetAssetAdministrationShellById", { aasId, modifiers: { content: "reference" } }, RAW_VALUE));
           },
         },
       ],
@@ -36,7 +36,7 @@ export function aasRoutes({ send }: RouteDeps): ApiRoute[] {
           profiles: SHELL.read,
           handle: async (c) => {
             readPagingAndModifiers(c, {});
-            return resourceResponse(c, await send(c, "GetAssetInformation", { aasId: identifierParam(c, "aasIdentifier") }));
+            return resourceResponse(c, await send(c, "GetAssetInformation", { aasId: identifierParam(c, "aasIdentifier") }, RAW_VALUE));
           },
         },
         {

@@ -4,7 +4,7 @@ import { conceptDescriptionLocation } from "../http/locations.ts";
 import { identifierParam } from "../http/path-params.ts";
 import { readPreconditions } from "../http/preconditions.ts";
 import { readPagingAndModifiers, singleQuery } from "../http/query.ts";
-import { createdResponse, jsonValue, noContentResponse, pagedResponse, resourceResponse } from "../http/reply-response.ts";
+import { RAW_VALUE, createdResponse, jsonValue, noContentResponse, pagedResponse, resourceResponse } from "../http/reply-response.ts";
 import { requestBodyText } from "../http/request-body.ts";
 import { CONCEPT_DESCRIPTION_REPOSITORY } from "../profiles.ts";
 import type { RouteDeps } from "./route-deps.ts";
@@ -50,7 +50,7 @@ export function conceptDescriptionRepositoryRoutes({ send }: RouteDeps): ApiRout
           profiles: read,
           handle: async (c) => {
             readPagingAndModifiers(c, {});
-            return resourceResponse(c, await send(c, "GetConceptDescriptionById", { cdId: identifierParam(c, "cdIdentifier") }));
+            return resourceResponse(c, await send(c, "GetConceptDescriptionById", { cdId: identifierParam(c, "cdIdentifier") }, RAW_VALUE));
           },
         },
         {

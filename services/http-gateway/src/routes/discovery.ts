@@ -2,7 +2,7 @@ import type { ApiRoute } from "../http/api-routes.ts";
 import { assetIdsQuery } from "../http/encoded-query.ts";
 import { identifierParam } from "../http/path-params.ts";
 import { readPagingAndModifiers } from "../http/query.ts";
-import { createdResponse, noContentResponse, pagedResponse, resourceResponse } from "../http/reply-response.ts";
+import { RAW_VALUE, createdResponse, noContentResponse, pagedResponse, resourceResponse } from "../http/reply-response.ts";
 import { requestBodyText } from "../http/request-body.ts";
 import { DISCOVERY } from "../profiles.ts";
 import type { RouteDeps } from "./route-deps.ts";
@@ -35,7 +35,7 @@ export function discoveryRoutes({ send }: RouteDeps): ApiRoute[] {
           profiles: read,
           handle: async (c) => {
             readPagingAndModifiers(c, {});
-            return resourceResponse(c, await send(c, "GetAllAssetLinksById", { aasId: identifierParam(c, "aasIdentifier") }));
+            return resourceResponse(c, await send(c, "GetAllAssetLinksById", { aasId: identifierParam(c, "aasIdentifier") }, RAW_VALUE));
           },
         },
         {

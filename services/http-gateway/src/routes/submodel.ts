@@ -5,7 +5,7 @@ import type { GatewayContext } from "../http/gateway-env.ts";
 import { idShortPathParam, identifierParam } from "../http/path-params.ts";
 import { readPreconditions } from "../http/preconditions.ts";
 import { readPagingAndModifiers, type QueryRules } from "../http/query.ts";
-import { createdResponse, noContentResponse, pagedResponse, resourceResponse } from "../http/reply-response.ts";
+import { RAW_VALUE, createdResponse, noContentResponse, pagedResponse, resourceResponse } from "../http/reply-response.ts";
 import { requestBodyText } from "../http/request-body.ts";
 import type { ProfileSets } from "../profiles.ts";
 import type { RouteDeps } from "./route-deps.ts";
@@ -55,7 +55,7 @@ export function submodelRoutes({ send }: RouteDeps, mount: SubmodelMount): ApiRo
     profiles,
     handle: async (c) => {
       const { modifiers } = readGetQuery(c, rules, pathRules);
-      return resourceResponse(c, await send(c, "GetSubmodelById", { ...scopeOf(c), modifiers: content ? { ...modifiers, content } : modifiers }));
+      return resourceResponse(c, await send(c, "GetSubmodelById", { ...scopeOf(c), modifiers: content ? { ...modifiers, content } : modifiers }, RAW_VALUE));
     },
   });
   const getElements = (rules: QueryRules, content?: Content, pathRules?: QueryRules): ApiOperation => ({
@@ -71,7 +71,7 @@ export function submodelRoutes({ send }: RouteDeps, mount: SubmodelMount): ApiRo
     profiles: read,
     handle: async (c) => {
       const { modifiers } = readGetQuery(c, rules, pathRules);
-      return resourceResponse(c, await send(c, "GetSubmodelElementByPath", { ...element(c), modifiers: content ? { ...modifiers, content } : modifiers }));
+      return resourceResponse(c, await send(c, "GetSubmodelElementByPath", { ...element(c), modifiers: content ? { ...modifiers, content } : modifiers }, RAW_VALUE));
     },
   });
   const patchSubmodel = (content: "normal" | "metadata" | "value"): ApiOperation => ({

@@ -3,6 +3,12 @@ import type { Command, CommandResult, CommandType, Reply } from "../../contracts
 export interface ExecuteOptions {
   /** Absolute deadline (ms since epoch); past it the caller gets a `timeout` error. */
   deadline?: number;
+  /**
+   * The caller only passes the reply's value on as JSON text (an HTTP response body): a remote
+   * store may then send it as a RawJson, which spares both ends re-encoding it (a 1,000-element
+   * submodel was parsed and stringified again in the gateway). A direct call may ignore it.
+   */
+  rawValue?: boolean;
 }
 
 /**
