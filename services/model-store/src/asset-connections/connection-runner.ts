@@ -333,12 +333,30 @@ export class ConnectionRunner {
 
   private async startPush(source: Source): Promise<void> {
     if (source.read.mode !== "push") return;
-    let chain = Promise.resolve();
+    // Latest value wins: while one reading is being written into the model, a newer one replaces
+    // any that waits. A device publishing faster than the store commits (MQTT telemetry) then
+    // costs one waiting reading, not an ever-growing queue, and the model still ends at its last value.
+    let waiting: { reading: AssetReading; stamp: number } | undefined;
+    let delivering = false;
+    const drain = async () => {
+      delivering = true;
+      while (waiting) {
+        const { reading, stamp } = waiting;
+        waiting = undefined;
+        try {
+          await this.deliver(source, reading, stamp);
+          this.recovered(source);
+        } catch (error) {
+          this.problem(source, error);
+        }
+      }
+      delivering = false;
+    };
     try {
       source.stopPush = await source.read.start({
         reading: (reading) => {
-          const stamp = this.options.sync.stamp(source.target);
-          chain = chain.then(() => this.deliver(source, reading, stamp).then(() => this.recovered(source), (error: unknown) => this.problem(source, error)));
+          waiting = { reading, stamp: this.options.sync.stamp(source.target) };
+          if (!delivering) void drain();
         },
         error: (error) => this.problem(source, error),
       });

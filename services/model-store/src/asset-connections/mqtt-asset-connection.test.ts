@@ -117,6 +117,29 @@ describe("MQTT subscription provider", () => {
   });
 });
 
+describe("MQTT subscription provider under a burst", () => {
+  test("a device publishing faster than the store commits: intermediate values are skipped, the last one wins", async () => {
+    await start({
+      "@class": MQTT,
+      serverUri: broker.url,
+      subscriptionProviders: { [key("(Property)Temperature")]: { format: "JSON", topic: "burst/temperature", query: "$.t" } },
+    });
+    await connected();
+    await publishUntil("burst/temperature", JSON.stringify({ t: 0 }), "Temperature", (v) => v === "0");
+    const before = sut.events.length;
+    const burst = 3000;
+    // Fire and forget, all at once: far more messages than the store can commit meanwhile.
+    await Promise.all(Array.from({ length: burst }, (_, i) => device.publishAsync("burst/temperature", JSON.stringify({ t: i + 1 }), { qos: 1 })));
+    await sut.waitForElement(DRIVE_SUBMODEL_ID, "Temperature", (e) => e.value === String(burst), 20_000);
+    const written = sut.events.slice(before).filter((e) => e.origin === "asset" && e.idShortPath === "Temperature").length;
+    // One write per reading would be 3,000 commits; only the newest waiting reading is kept.
+    assert.ok(written < burst, `${written} commits for ${burst} messages`);
+    // Nothing keeps arriving after the last value: the queue did not hold a backlog.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal((await sut.element(DRIVE_SUBMODEL_ID, "Temperature")).value, String(burst));
+  });
+});
+
 describe("MQTT subscription provider, more", () => {
   test("several providers on one topic share one broker subscription; each takes its own query", async () => {
     await start({
