@@ -1,3 +1,5 @@
+import { request as httpRequest } from "node:http";
+import { request as httpsRequest } from "node:https";
 import { encodeBase64Url } from "@twinport/shared";
 import type { Descriptor } from "./descriptors.ts";
 
@@ -27,22 +29,34 @@ interface Answer {
 /** Enough of a registry's answer for a descriptor or a log line; a huge body is cut, not buffered. */
 const MAX_ANSWER_BYTES = 1024 * 1024;
 
-async function readCapped(response: Response): Promise<string> {
-  if (!response.body) return "";
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push(value);
-    size += value.byteLength;
-    if (size > MAX_ANSWER_BYTES) {
-      await reader.cancel().catch(() => undefined);
-      break;
-    }
-  }
-  return Buffer.concat(chunks).toString("utf8");
+/**
+ * One request with node:http(s) rather than fetch: fetch refuses "bad ports" (6000, 6665-6669,
+ * 10080, …) that a registry may well use, and follows redirects with our credentials header.
+ */
+function request(url: URL, method: string, headers: Record<string, string>, body: string | undefined, signal: AbortSignal): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const send = url.protocol === "https:" ? httpsRequest : httpRequest;
+    const req = send(url, { method, headers: { ...headers, ...(body === undefined ? {} : { "content-length": String(Buffer.byteLength(body)) }) }, signal }, (res) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let capped = false;
+      res.on("data", (chunk: Buffer) => {
+        size += chunk.length;
+        chunks.push(chunk);
+        if (size > MAX_ANSWER_BYTES && !capped) {
+          capped = true;
+          res.destroy();
+        }
+      });
+      const done = () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") });
+      res.on("end", done);
+      // Closed before the end: complete enough when we cut it, a failure otherwise (abort, reset).
+      res.on("close", () => (capped ? done() : res.complete ? undefined : reject(new Error("the connection closed in the middle of the answer"))));
+      res.on("error", (error) => (capped ? done() : reject(error)));
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
 }
 
 /** The registry's `Result.messages[].text`, so a 400 says what the registry disliked. */
@@ -77,15 +91,8 @@ export class RegistryClient {
 
   private async send(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<Answer> {
     const timeout = AbortSignal.timeout(this.timeoutMs);
-    const response = await fetch(new URL(path, this.target.apiRoot), {
-      method,
-      headers: { accept: "application/json", ...(body === undefined ? {} : { "content-type": "application/json" }), ...this.target.headers },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      signal: signal ? AbortSignal.any([timeout, signal]) : timeout,
-      // A redirect is an answer to log, not something to follow with a credentials header.
-      redirect: "manual",
-    });
-    return { status: response.status, text: await readCapped(response) };
+    const headers = { accept: "application/json", ...(body === undefined ? {} : { "content-type": "application/json" }), ...this.target.headers };
+    return request(new URL(path, this.target.apiRoot), method, headers, body === undefined ? undefined : JSON.stringify(body), signal ? AbortSignal.any([timeout, signal]) : timeout);
   }
 
   /** Network errors and timeouts become retryable outcomes; nothing throws. */
@@ -93,8 +100,9 @@ export class RegistryClient {
     try {
       return await run();
     } catch (error) {
-      const e = error as Error & { cause?: { code?: string; message?: string } };
-      const reason = e.name === "TimeoutError" ? `no answer within ${this.timeoutMs} ms` : (e.cause?.code ?? e.cause?.message ?? e.message);
+      const e = error as Error & { code?: string; cause?: { name?: string } };
+      const timedOut = e.name === "TimeoutError" || e.cause?.name === "TimeoutError";
+      const reason = timedOut ? `no answer within ${this.timeoutMs} ms` : e.name === "AbortError" ? "aborted" : (e.code ?? e.message);
       return { ok: false, retry: true, reason };
     }
   }

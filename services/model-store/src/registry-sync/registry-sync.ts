@@ -91,7 +91,7 @@ class SyncJob {
     const results = await Promise.all(this.workers().map((w) => w.unregisterAll(deadline)));
     const deleted = results.reduce((n, r) => n + r.deleted, 0);
     const left = results.reduce((n, r) => n + r.left, 0);
-    this.options.log(`${PREFIX} unregistered ${deleted} descriptor(s)${left > 0 ? `; ${left} left in registries that did not answer within ${timeoutMs} ms` : ""}`);
+    this.options.log(`${PREFIX} unregistered ${deleted} descriptor(s)${left > 0 ? `; ${left} could not be removed (registry unreachable, refusing, or slower than ${timeoutMs} ms)` : ""}`);
   }
 
   private setShell(id: string, register = false): void {
