@@ -57,6 +57,42 @@ describe("the IDTA template pair (filled in)", () => {
     assert.equal(providers[`(Submodel)${OD}, (Property)MqttVoltage`]!.format, "JSON");
   });
 
+  test("MQTT topics per AID Annex B.2: an absolute href's path after the authority, .// for a leading slash, %23 decoded", () => {
+    const topicFor = (href: string) => {
+      const changed = clone(aid);
+      find(find(changed, "InterfaceMQTT"), "href").value = href;
+      const { connections, problems } = derive(aimc, [changed]);
+      const mqtt = connections.find((c) => c["@class"] === "assetconnection.mqtt.MqttAssetConnection") as unknown as { subscriptionProviders: Record<string, Json> } | undefined;
+      return mqtt ? Object.values(mqtt.subscriptionProviders)[0]!.topic : problems.find((p) => p.includes("InterfaceMQTT"));
+    };
+    assert.equal(topicFor("mqtt://127.0.0.1:1883//plant/a"), "/plant/a");
+    assert.equal(topicFor("mqtt://127.0.0.1:1883/plant/a"), "plant/a");
+    assert.equal(topicFor(".//plant/a"), "/plant/a");
+    assert.equal(topicFor("plant/%23"), "plant/#");
+    assert.match(String(topicFor("mqtt://elsewhere:1883/plant/a")), /names another broker/);
+  });
+
+  test("an interface with only an ExternalDescriptor, an unknown binding, an unsupported security scheme: each reported", () => {
+    const changed = clone(aid);
+    const http = find(changed, "InterfaceHTTP");
+    http.value = (http.value as Json[]).filter((child) => child.idShort !== "EndpointMetadata");
+    (http.value as Json[]).push({ modelType: "SubmodelElementCollection", idShort: "ExternalDescriptor", semanticId: { type: "ExternalReference", keys: [{ type: "GlobalReference", value: "https://admin-shell.io/idta/AssetInterfacesDescription/1/0/ExternalDescriptor" }] }, value: [] });
+    const mqtt = find(changed, "InterfaceMQTT");
+    (mqtt.supplementalSemanticIds as Json[]).splice(0, 1, { type: "ExternalReference", keys: [{ type: "GlobalReference", value: "urn:example:coap" }] });
+    const { problems } = derive(aimc, [changed]);
+    assert.match(problems[0]!, /InterfaceHTTP\): described only by an ExternalDescriptor \(no EndpointMetadata\): cannot connect, skipped/);
+    assert.match(problems[1]!, /InterfaceMQTT\): no protocol binding among its supplementalSemanticIds \(urn:example:coap, https:\/\/www\.w3\.org\/2019\/wot\/td\)/);
+
+    const bearer = clone(aid);
+    const reference = (find(find(bearer, "InterfaceHTTP"), "security").value as Json[])[0]!.value as { keys: { value: string }[] };
+    reference.keys.at(-1)!.value = "bearer_sc";
+    const definitions = find(find(bearer, "InterfaceHTTP"), "securityDefinitions");
+    (definitions.value as Json[]).push({ modelType: "SubmodelElementCollection", idShort: "bearer_sc", semanticId: { type: "ExternalReference", keys: [{ type: "GlobalReference", value: "https://www.w3.org/2019/wot/security#BearerSecurityScheme" }] }, value: [] });
+    const result = derive(aimc, [bearer]);
+    assert.match(result.problems.join("\n"), /InterfaceHTTP\): security bearer is not supported \(nosec and basic are\): connects without authentication/);
+    assert.equal(result.connections.length, 2, "still connected, without authentication");
+  });
+
   test("Modbus is reported and skipped; the AID is a dependency", () => {
     const { connections, problems, dependsOn } = derive(aimc, [aid]);
     assert.equal(connections.length, 2);
