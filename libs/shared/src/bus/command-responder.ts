@@ -4,7 +4,7 @@ import type { CommandHandler } from "../engine/ports/index.ts";
 import { ChunkAssembler, UPLOAD_HEADER, chunkBytesFor, isChunkedRequest, publishChunks } from "./chunking.ts";
 import { createPublishBatch } from "./publish-batch.ts";
 import { replyForThrown } from "./reply-for-thrown.ts";
-import { RAW_VALUE_HEADER, budgetOf, decodeJson, encodeJson, encodeReply } from "./wire.ts";
+import { RAW_VALUE_HEADER, budgetOf, decodeJson, encodeJson, encodeReply, rawValueModeOf, type RawValueMode } from "./wire.ts";
 
 export interface CommandResponderOptions {
   /** Owned by the caller: close() of the responder leaves it open. */
@@ -56,7 +56,7 @@ export async function serveCommandsOverNats(options: CommandResponderOptions): P
     const deadline = budget === undefined ? undefined : Date.now() + budget;
     const body = isChunkedRequest(msg) ? await receiveUpload(replyTo, deadline) : msg.data;
     const reply = await execute(msg.subject, body, deadline);
-    sendReply(replyTo, reply, msg.headers?.get(RAW_VALUE_HEADER) === "1");
+    sendReply(replyTo, reply, rawValueModeOf(msg.headers?.get(RAW_VALUE_HEADER)));
   }
 
   async function execute(subject: string, body: Uint8Array, deadline: number | undefined): Promise<Reply<unknown>> {
@@ -77,7 +77,7 @@ export async function serveCommandsOverNats(options: CommandResponderOptions): P
     }
   }
 
-  function sendReply(replyTo: string, reply: Reply<unknown>, rawValue: boolean): void {
+  function sendReply(replyTo: string, reply: Reply<unknown>, rawValue: RawValueMode): void {
     let data: Uint8Array;
     try {
       data = encodeReply(reply, rawValue);

@@ -158,6 +158,30 @@ describe("NATS store client and command responder", () => {
     await responder.close();
   });
 
+  it("sends a Paged value's items as one JSON array text when the caller asks for raw items", async () => {
+    const items = [{ rawJson: '{"exact":123456789012345678901234567890}' }, { idShort: "B", value: "x\"y" }, "plain"];
+    const handler: CommandHandler = {
+      async execute<T extends CommandType>(command: Command<T>): Promise<Reply<CommandResult<T>>> {
+        const last = (command.params as { idShort?: string }).idShort === "last";
+        return { ok: true, value: last ? { items } : { items, cursor: "next-page" } } as Reply<CommandResult<T>>;
+      },
+    };
+    const responder = await serveCommandsOverNats({ connection: await connection("model-store"), handler, onError: quiet });
+    const client = createNatsStoreClient({ connection: await connection("gateway") });
+    const list = (idShort: string) => client.execute({ type: "GetAllAssetAdministrationShells", params: { idShort } }, { rawValue: "items" });
+    const page = await list("first");
+    assert.ok(page.ok);
+    const value = page.value as unknown as { items: { rawJson: string }; cursor?: string };
+    assert.equal(value.cursor, "next-page");
+    // The RawJson item keeps its exact digits: it was never parsed on the way.
+    assert.equal(value.items.rawJson, '[{"exact":123456789012345678901234567890},{"idShort":"B","value":"x\\"y"},"plain"]');
+    const last = await list("last");
+    assert.ok(last.ok);
+    assert.deepEqual(Object.keys(last.value as object), ["items"]);
+    await client.close();
+    await responder.close();
+  });
+
   it("lets commands in progress answer when the responder closes", async () => {
     const handler: CommandHandler = {
       async execute<T extends CommandType>(): Promise<Reply<CommandResult<T>>> {

@@ -13,7 +13,7 @@ import type { ExecuteOptions, StoreClient } from "../engine/ports/index.ts";
 import { ChunkAssembler, REQUEST_CHUNKS_HEADER, chunkBytesFor, chunkCount, isChunk, publishChunks, uploadSubjectOf } from "./chunking.ts";
 import { watchConnection } from "./connection-watch.ts";
 import { createPublishBatch } from "./publish-batch.ts";
-import { BUDGET_HEADER, RAW_VALUE_HEADER, decodeReply, encodeJson, isNoResponders } from "./wire.ts";
+import { BUDGET_HEADER, RAW_VALUE_HEADER, decodeReply, encodeJson, isNoResponders, rawValueHeaderOf } from "./wire.ts";
 
 export interface NatsStoreClientOptions {
   /** Owned by the caller: close() of the client leaves it open. */
@@ -97,7 +97,8 @@ export function createNatsStoreClient(options: NatsStoreClientOptions): StoreCli
       try {
         const requestHeaders = headers();
         requestHeaders.set(BUDGET_HEADER, String(budget));
-        if (executeOptions.rawValue) requestHeaders.set(RAW_VALUE_HEADER, "1");
+        const rawValue = rawValueHeaderOf(executeOptions.rawValue);
+        if (rawValue !== undefined) requestHeaders.set(RAW_VALUE_HEADER, rawValue);
         const reply = `${inboxPrefix}.${token}`;
         const unsent = (error: unknown) => finish(failure("unavailable", `${command.type}: ${(error as Error).message}`));
         if (body.length <= chunkBytes) {

@@ -21,6 +21,8 @@ export const RAW_VALUE_HEADER = "Twinport-Raw-Value";
  * holds no raw newline, so both forms are told apart and split without scanning the value.
  */
 const RAW_VALUE_MARK = 0x01;
+/** The same for a Paged value: the envelope carries the cursor, the text is the items' JSON array. */
+const RAW_ITEMS_MARK = 0x02;
 const NEWLINE = 0x0a;
 
 const encoder = new TextEncoder();
@@ -47,28 +49,60 @@ export function budgetOf(msg: Msg): number | undefined {
   return Number.isFinite(budget) && budget > 0 ? budget : undefined;
 }
 
-/** A reply for the wire; with `rawValue`, a successful reply's value travels as text (see RAW_VALUE_MARK). */
-export function encodeReply(reply: { ok: boolean; value?: unknown }, rawValue: boolean): Uint8Array {
-  if (!rawValue || !reply.ok || reply.value === undefined) return encodeJson(reply);
-  const { value, ...envelope } = reply;
+/** How a caller wants a successful reply's value (ExecuteOptions.rawValue, RAW_VALUE_HEADER). */
+export type RawValueMode = false | "value" | "items";
+
+export function rawValueModeOf(header: string | undefined): RawValueMode {
+  return header === "1" ? "value" : header === "items" ? "items" : false;
+}
+
+export function rawValueHeaderOf(rawValue: boolean | "items" | undefined): string | undefined {
+  return rawValue === true ? "1" : rawValue === "items" ? "items" : undefined;
+}
+
+function jsonTextOf(value: unknown): string {
   const text = isRawJson(value) ? value.rawJson : JSON.stringify(value);
   if (text === undefined) throw new TypeError("value has no JSON form");
-  const head = JSON.stringify(envelope);
+  return text;
+}
+
+function isPaged(value: unknown): value is { items: unknown[]; cursor?: string } {
+  return typeof value === "object" && value !== null && Array.isArray((value as { items?: unknown }).items);
+}
+
+/** A reply for the wire; with a raw mode, a successful reply's value travels as text (see RAW_VALUE_MARK). */
+export function encodeReply(reply: { ok: boolean; value?: unknown }, mode: RawValueMode): Uint8Array {
+  if (mode === false || !reply.ok || reply.value === undefined) return encodeJson(reply);
+  const { value, ...envelope } = reply;
+  let mark = RAW_VALUE_MARK;
+  let head: string;
+  let text: string;
+  if (mode === "items" && isPaged(value)) {
+    mark = RAW_ITEMS_MARK;
+    head = JSON.stringify(value.cursor === undefined ? envelope : { ...envelope, cursor: value.cursor });
+    text = `[${value.items.map(jsonTextOf).join(",")}]`;
+  } else {
+    head = JSON.stringify(envelope);
+    text = jsonTextOf(value);
+  }
   const headBytes = Buffer.byteLength(head);
   const data = Buffer.allocUnsafe(1 + headBytes + 1 + Buffer.byteLength(text));
-  data[0] = RAW_VALUE_MARK;
+  data[0] = mark;
   data.write(head, 1, "utf8");
   data[1 + headBytes] = NEWLINE;
   data.write(text, 2 + headBytes, "utf8");
   return data;
 }
 
-/** The reply encodeReply made: a raw value comes back as a RawJson. */
+/** The reply encodeReply made: a raw value comes back as a RawJson, raw items as `{ items: RawJson, cursor }`. */
 export function decodeReply(data: Uint8Array): unknown {
-  if (data[0] !== RAW_VALUE_MARK) return decodeJson(data);
+  const mark = data[0];
+  if (mark !== RAW_VALUE_MARK && mark !== RAW_ITEMS_MARK) return decodeJson(data);
   const newline = data.indexOf(NEWLINE);
   if (newline < 0) throw new Error("a raw-value reply without its separator");
   const envelope = JSON.parse(decoder.decode(data.subarray(1, newline))) as Record<string, unknown>;
-  const value: RawJson = { rawJson: decoder.decode(data.subarray(newline + 1)) };
-  return { ...envelope, value };
+  const text: RawJson = { rawJson: decoder.decode(data.subarray(newline + 1)) };
+  if (mark === RAW_VALUE_MARK) return { ...envelope, value: text };
+  const { cursor, ...rest } = envelope;
+  return { ...rest, value: cursor === undefined ? { items: text } : { items: text, cursor } };
 }

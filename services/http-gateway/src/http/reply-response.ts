@@ -1,4 +1,4 @@
-import { isRawJson, type Paged, type ReplyOk } from "@twinport/shared";
+import { isRawJson, type Paged, type RawJson, type ReplyOk } from "@twinport/shared";
 import type { GatewayContext } from "./gateway-env.ts";
 import { etagOf, isNotModified } from "./preconditions.ts";
 
@@ -26,10 +26,11 @@ export function resourceResponse(c: GatewayContext, reply: ReplyOk<unknown>): Re
 
 /** 200 with the AAS `PagedResult` envelope; `paging_metadata` is always present (AAS API §d). */
 export function pagedResponse(c: GatewayContext, value: Paged<unknown> | unknown): Response {
-  const paged = jsonValue(value) as Paged<unknown>;
+  const paged = jsonValue(value) as Paged<unknown> | { items: RawJson; cursor?: string };
   const metadata = paged.cursor !== undefined && paged.cursor !== "" ? { cursor: paged.cursor } : {};
-  const items = (paged.items ?? []).map(jsonText).join(",");
-  return c.body(`{"paging_metadata":${JSON.stringify(metadata)},"result":[${items}]}`, 200, JSON_TYPE);
+  // Items sent as one JSON array text (RAW_ITEMS) go into the body as they are.
+  const items = isRawJson(paged.items) ? paged.items.rawJson : `[${(paged.items ?? []).map(jsonText).join(",")}]`;
+  return c.body(`{"paging_metadata":${JSON.stringify(metadata)},"result":${items}}`, 200, JSON_TYPE);
 }
 
 /** 201 with the created resource, where it lives, and its ETag. */
@@ -49,3 +50,6 @@ export function noContentResponse(c: GatewayContext): Response {
  * as text, so the gateway never parses and re-stringifies it.
  */
 export const RAW_VALUE = { rawValue: true } as const;
+
+/** Options of a send whose Paged reply goes into a paged response: its items travel as one text. */
+export const RAW_ITEMS = { rawValue: "items" } as const;

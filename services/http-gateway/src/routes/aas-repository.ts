@@ -4,7 +4,7 @@ import { shellLocation } from "../http/locations.ts";
 import { identifierParam } from "../http/path-params.ts";
 import { readPreconditions } from "../http/preconditions.ts";
 import { readPagingAndModifiers, singleQuery } from "../http/query.ts";
-import { RAW_VALUE, createdResponse, jsonValue, noContentResponse, pagedResponse, resourceResponse } from "../http/reply-response.ts";
+import { RAW_ITEMS, RAW_VALUE, createdResponse, jsonValue, noContentResponse, pagedResponse, resourceResponse } from "../http/reply-response.ts";
 import { requestBodyText } from "../http/request-body.ts";
 import { SHELL, SHELL_REPOSITORY } from "../profiles.ts";
 import type { RouteDeps } from "./route-deps.ts";
@@ -23,7 +23,7 @@ export function aasRepositoryRoutes({ send }: RouteDeps): ApiRoute[] {
           profiles: SHELL_REPOSITORY.read,
           handle: async (c) => {
             const { page } = readPagingAndModifiers(c, { paging: true });
-            const reply = await send(c, "GetAllAssetAdministrationShells", { page, idShort: singleQuery(c, "idShort"), assetIds: assetIdsQuery(c) });
+            const reply = await send(c, "GetAllAssetAdministrationShells", { page, idShort: singleQuery(c, "idShort"), assetIds: assetIdsQuery(c) }, RAW_ITEMS);
             return pagedResponse(c, reply.value);
           },
         },
@@ -50,7 +50,7 @@ export function aasRepositoryRoutes({ send }: RouteDeps): ApiRoute[] {
             const { page } = readPagingAndModifiers(c, { paging: true });
             // Spec §4.1.10 names the filter `assetId`; the OpenAPI names it `assetIds`: both count.
             const assetIds = assetIdsQuery(c, ["assetIds", "assetId"]);
-            const reply = await send(c, "GetAllAssetAdministrationShells", { page, idShort: singleQuery(c, "idShort"), assetIds, modifiers: { content: "reference" } });
+            const reply = await send(c, "GetAllAssetAdministrationShells", { page, idShort: singleQuery(c, "idShort"), assetIds, modifiers: { content: "reference" } }, RAW_ITEMS);
             return pagedResponse(c, reply.value);
           },
         },

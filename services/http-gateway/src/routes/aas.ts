@@ -3,7 +3,7 @@ import { submodelReferenceLocation } from "../http/locations.ts";
 import { identifierParam } from "../http/path-params.ts";
 import { readPreconditions } from "../http/preconditions.ts";
 import { readPagingAndModifiers } from "../http/query.ts";
-import { RAW_VALUE, createdResponse, jsonValue, noContentResponse, pagedResponse, resourceResponse } from "../http/reply-response.ts";
+import { RAW_ITEMS, RAW_VALUE, createdResponse, jsonValue, noContentResponse, pagedResponse, resourceResponse } from "../http/reply-response.ts";
 import { requestBodyText } from "../http/request-body.ts";
 import { SHELL } from "../profiles.ts";
 import type { RouteDeps } from "./route-deps.ts";
@@ -59,7 +59,7 @@ export function aasRoutes({ send }: RouteDeps): ApiRoute[] {
           profiles: SHELL.read,
           handle: async (c) => {
             const { page } = readPagingAndModifiers(c, { paging: true });
-            return pagedResponse(c, (await send(c, "GetAllSubmodelReferences", { aasId: identifierParam(c, "aasIdentifier"), page })).value);
+            return pagedResponse(c, (await send(c, "GetAllSubmodelReferences", { aasId: identifierParam(c, "aasIdentifier"), page }, RAW_ITEMS)).value);
           },
         },
         {

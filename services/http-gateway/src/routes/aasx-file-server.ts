@@ -8,7 +8,7 @@ import { longRequest } from "../http/long-request.ts";
 import { readMultipartUpload, type MultipartUpload } from "../http/multipart-upload.ts";
 import { identifierParam } from "../http/path-params.ts";
 import { readPagingAndModifiers } from "../http/query.ts";
-import { noContentResponse, pagedResponse } from "../http/reply-response.ts";
+import { RAW_ITEMS, noContentResponse, pagedResponse } from "../http/reply-response.ts";
 import { AASX_FILE_SERVER } from "../profiles.ts";
 import type { RouteDeps } from "./route-deps.ts";
 
@@ -29,7 +29,7 @@ export function aasxFileServerRoutes({ send }: RouteDeps): ApiRoute[] {
           profiles: read,
           handle: async (c) => {
             const { page } = readPagingAndModifiers(c, { paging: true });
-            const reply = await send(c, "GetAllAASXPackageIds", { aasId: base64UrlQuery(c, "aasId"), page });
+            const reply = await send(c, "GetAllAASXPackageIds", { aasId: base64UrlQuery(c, "aasId"), page }, RAW_ITEMS);
             return pagedResponse(c, reply.value);
           },
         },

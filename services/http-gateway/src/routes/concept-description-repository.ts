@@ -4,7 +4,7 @@ import { conceptDescriptionLocation } from "../http/locations.ts";
 import { identifierParam } from "../http/path-params.ts";
 import { readPreconditions } from "../http/preconditions.ts";
 import { readPagingAndModifiers, singleQuery } from "../http/query.ts";
-import { RAW_VALUE, createdResponse, jsonValue, noContentResponse, pagedResponse, resourceResponse } from "../http/reply-response.ts";
+import { RAW_ITEMS, RAW_VALUE, createdResponse, jsonValue, noContentResponse, pagedResponse, resourceResponse } from "../http/reply-response.ts";
 import { requestBodyText } from "../http/request-body.ts";
 import { CONCEPT_DESCRIPTION_REPOSITORY } from "../profiles.ts";
 import type { RouteDeps } from "./route-deps.ts";
@@ -26,7 +26,7 @@ export function conceptDescriptionRepositoryRoutes({ send }: RouteDeps): ApiRout
               idShort: singleQuery(c, "idShort"),
               isCaseOf: base64UrlQuery(c, "isCaseOf"),
               dataSpecificationRef: base64UrlQuery(c, "dataSpecificationRef"),
-            });
+            }, RAW_ITEMS);
             return pagedResponse(c, reply.value);
           },
         },

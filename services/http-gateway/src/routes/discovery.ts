@@ -2,7 +2,7 @@ import type { ApiRoute } from "../http/api-routes.ts";
 import { assetIdsQuery } from "../http/encoded-query.ts";
 import { identifierParam } from "../http/path-params.ts";
 import { readPagingAndModifiers } from "../http/query.ts";
-import { RAW_VALUE, createdResponse, noContentResponse, pagedResponse, resourceResponse } from "../http/reply-response.ts";
+import { RAW_ITEMS, RAW_VALUE, createdResponse, noContentResponse, pagedResponse, resourceResponse } from "../http/reply-response.ts";
 import { requestBodyText } from "../http/request-body.ts";
 import { DISCOVERY } from "../profiles.ts";
 import type { RouteDeps } from "./route-deps.ts";
@@ -22,7 +22,7 @@ export function discoveryRoutes({ send }: RouteDeps): ApiRoute[] {
           profiles: read,
           handle: async (c) => {
             const { page } = readPagingAndModifiers(c, { paging: true });
-            return pagedResponse(c, (await send(c, "GetAllAssetAdministrationShellIdsByAssetLink", { page, assetIds: assetIdsQuery(c) })).value);
+            return pagedResponse(c, (await send(c, "GetAllAssetAdministrationShellIdsByAssetLink", { page, assetIds: assetIdsQuery(c) }, RAW_ITEMS)).value);
           },
         },
       ],

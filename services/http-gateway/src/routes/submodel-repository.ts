@@ -4,7 +4,7 @@ import { base64UrlQuery } from "../http/encoded-query.ts";
 import type { GatewayContext } from "../http/gateway-env.ts";
 import { submodelLocation } from "../http/locations.ts";
 import { readPagingAndModifiers, singleQuery, type QueryRules } from "../http/query.ts";
-import { createdResponse, jsonValue, pagedResponse } from "../http/reply-response.ts";
+import { RAW_ITEMS, createdResponse, jsonValue, pagedResponse } from "../http/reply-response.ts";
 import { requestBodyText } from "../http/request-body.ts";
 import { SUBMODEL_REPOSITORY } from "../profiles.ts";
 import type { RouteDeps } from "./route-deps.ts";
@@ -25,7 +25,7 @@ export function submodelRepositoryRoutes({ send }: RouteDeps): ApiRoute[] {
     handle: async (c) => {
       const { page, modifiers } = readGetQuery(c, { paging: true, ...rules }, pathRules && { paging: true, ...pathRules });
       const filters = { idShort: singleQuery(c, "idShort"), semanticId: base64UrlQuery(c, "semanticId") };
-      const reply = await send(c, "GetAllSubmodels", { page, ...filters, modifiers: content ? { ...modifiers, content } : modifiers });
+      const reply = await send(c, "GetAllSubmodels", { page, ...filters, modifiers: content ? { ...modifiers, content } : modifiers }, RAW_ITEMS);
       return pagedResponse(c, reply.value);
     },
   });

@@ -5,7 +5,7 @@ import type { GatewayContext } from "../http/gateway-env.ts";
 import { idShortPathParam, identifierParam } from "../http/path-params.ts";
 import { readPreconditions } from "../http/preconditions.ts";
 import { readPagingAndModifiers, type QueryRules } from "../http/query.ts";
-import { RAW_VALUE, createdResponse, noContentResponse, pagedResponse, resourceResponse } from "../http/reply-response.ts";
+import { RAW_ITEMS, RAW_VALUE, createdResponse, noContentResponse, pagedResponse, resourceResponse } from "../http/reply-response.ts";
 import { requestBodyText } from "../http/request-body.ts";
 import type { ProfileSets } from "../profiles.ts";
 import type { RouteDeps } from "./route-deps.ts";
@@ -63,7 +63,7 @@ export function submodelRoutes({ send }: RouteDeps, mount: SubmodelMount): ApiRo
     profiles: read,
     handle: async (c) => {
       const { page, modifiers } = readGetQuery(c, { paging: true, ...rules }, pathRules && { paging: true, ...pathRules });
-      return pagedResponse(c, (await send(c, "GetAllSubmodelElements", { ...scopeOf(c), page, modifiers: content ? { ...modifiers, content } : modifiers })).value);
+      return pagedResponse(c, (await send(c, "GetAllSubmodelElements", { ...scopeOf(c), page, modifiers: content ? { ...modifiers, content } : modifiers }, RAW_ITEMS)).value);
     },
   });
   const getElement = (rules: QueryRules, content?: Content, pathRules?: QueryRules): ApiOperation => ({

@@ -6,9 +6,11 @@ export interface ExecuteOptions {
   /**
    * The caller only passes the reply's value on as JSON text (an HTTP response body): a remote
    * store may then send it as a RawJson, which spares both ends re-encoding it (a 1,000-element
-   * submodel was parsed and stringified again in the gateway). A direct call may ignore it.
+   * submodel was parsed and stringified again in the gateway). `"items"`: the value is a Paged
+   * whose items are forwarded as one JSON array; it comes back as `{ items: RawJson, cursor }`.
+   * A direct call may ignore it.
    */
-  rawValue?: boolean;
+  rawValue?: boolean | "items";
 }
 
 /**
