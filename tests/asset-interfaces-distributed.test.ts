@@ -121,9 +121,9 @@ test("kill -9 of the replica polling the asset: the other takes over; DELETE of 
   const [holder] = holders(pair.aimcId);
   const survivor = stores.find((store) => store !== holder)!;
   holder!.child.kill("SIGKILL");
-  await eventually(() => readFileSync(survivor.logFile, "utf8").includes(`AIMC ${pair.aimcId} [0]: holds the lease`), Boolean, "the survivor taking the lease", 12_000);
+  await eventually(() => readFileSync(survivor.logFile, "utf8").includes(`AIMC ${pair.aimcId} [0]: holds the lease`), Boolean, "the survivor taking the lease", 20_000);
   asset.documents.set("/api/temperature", 24.75);
-  await eventually(() => valueOf(pair.operationalDataId, "Temperature"), (v) => v === 24.75, "a new asset value after the failover");
+  await eventually(() => valueOf(pair.operationalDataId, "Temperature"), (v) => v === 24.75, "a new asset value after the failover", 15_000);
 
   const deleted = await client.request("DELETE", `/submodels/${b64(pair.aimcId)}`);
   assert.equal(deleted.status, 204, deleted.text);
