@@ -5,7 +5,7 @@
  * Each process prints `twinport <role> ready {json}` when it serves; we wait for that line.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, openSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync, openSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createHttpClient, type HttpClient } from "./http-client.ts";
@@ -52,13 +52,15 @@ export async function startTwinport(options: StartOptions = {}): Promise<Twinpor
   // stdout goes to a file, not a pipe: a pipe would make this (test or benchmark) process read every
   // log line the server writes, and a benchmark would count that work against the server.
   const outFile = join(cwd, `${role}.out`);
+  // A restart in the same directory appends: only what this process writes counts.
+  const offset = existsSync(outFile) ? statSync(outFile).size : 0;
   const child = spawn(process.execPath, args, { cwd, env, stdio: ["ignore", openSync(outFile, "a"), openSync(logFile, "a")] });
   const ready = new RegExp(`twinport ${role} ready ?(.*)`);
   const details = await new Promise<Record<string, unknown>>((resolve, reject) => {
     const timeoutMs = options.timeoutMs ?? 30_000;
     const startedAt = Date.now();
     const poll = setInterval(() => {
-      const m = ready.exec(readLog(outFile, Infinity));
+      const m = ready.exec(readFrom(outFile, offset));
       if (m) {
         finish();
         try {
@@ -98,10 +100,18 @@ export async function startTwinport(options: StartOptions = {}): Promise<Twinpor
   };
 }
 
-function readLog(file: string, tail = 4000): string {
+/** What a file holds from byte `offset` on ("" while it does not exist). */
+function readFrom(file: string, offset: number): string {
   try {
-    const text = readFileSync(file, "utf8");
-    return tail === Infinity ? text : text.slice(-tail);
+    return readFileSync(file).subarray(offset).toString("utf8");
+  } catch {
+    return "";
+  }
+}
+
+function readLog(file: string): string {
+  try {
+    return readFileSync(file, "utf8").slice(-4000);
   } catch {
     return "(no log)";
   }
