@@ -21,10 +21,13 @@ export function meteredCommandHandler(handler: CommandHandler, metrics: ProcessM
         throw error;
       }
       metrics.countCommand(command.type, reply.ok ? undefined : reply.error.code);
+      const write = WRITE_COMMANDS.has(command.type);
+      // Queries log at debug: when that is off (the default), not even their fields are built.
+      if (!write && reply.ok && !logger.isLevelEnabled("debug")) return reply;
       const ms = Math.round((performance.now() - started) * 10) / 10;
       const fields = { command: command.type, correlationId: command.correlationId, origin: command.origin, ms, ...(reply.ok ? { revision: reply.revision } : { code: reply.error.code }) };
       if (!reply.ok && reply.error.code === "internal") logger.error({ ...fields, stack: reply.error.stack }, "command failed");
-      else if (WRITE_COMMANDS.has(command.type)) logger.info(fields, reply.ok ? "write committed" : "write refused");
+      else if (write) logger.info(fields, reply.ok ? "write committed" : "write refused");
       else logger.debug(fields, "query");
       return reply;
     },

@@ -19,7 +19,7 @@ export function requestMetrics(metrics: ProcessMetrics, logger?: Logger): Middle
     const route = routePath(c) || "unmatched";
     const status = c.res.status;
     metrics.observeHttpRequest(c.req.method, route, status, seconds);
-    if (logger) {
+    if (logger && (status >= 500 || logger.isLevelEnabled("debug"))) {
       const fields = { method: c.req.method, route, status, ms: Math.round(seconds * 10_000) / 10, correlationId: c.get("correlationId") };
       if (status >= 500) logger.warn(fields, "request failed");
       else logger.debug(fields, "request");
