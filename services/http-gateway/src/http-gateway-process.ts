@@ -1,6 +1,8 @@
 import {
   ConfigError,
   connectNats,
+  createCachingStoreClient,
+  createNatsEventBus,
   createNatsStoreClient,
   isHttpEndpoint,
   MESSAGE_BUS_NATS_CLASS,
@@ -9,6 +11,7 @@ import {
   type NatsConnection,
   type ProcessMetrics,
   type RunningRole,
+  type StoreClient,
   type TwinportConfig,
 } from "@twinport/shared";
 import { startHttpEndpoint, type RunningHttpEndpoint } from "./start-http-endpoint.ts";
@@ -38,12 +41,23 @@ export async function startHttpGateway(config: TwinportConfig, options: HttpGate
   const nats = metrics && logger ? natsConnectionState(metrics, logger) : undefined;
   const connection: NatsConnection = await connectNats({ url: messageBus.url, name: "http-gateway", ...(nats ? { onChange: nats.onChange } : {}) });
   nats?.connected();
-  const store = createNatsStoreClient({ connection, requestTimeoutMs: messageBus.requestTimeoutMs });
+  const remote = createNatsStoreClient({ connection, requestTimeoutMs: messageBus.requestTimeoutMs });
+  // Reads answered from a cache the store's change events keep current (docs/adr/0014).
+  const bus = messageBus.readCacheMaxAgeMs > 0 ? createNatsEventBus({ connection }) : undefined;
+  const store: StoreClient = bus
+    ? await createCachingStoreClient(remote, {
+        bus,
+        maxAgeMs: messageBus.readCacheMaxAgeMs,
+        maxBytes: messageBus.readCacheMaxBytes,
+        log: (line) => logger?.warn({ component: "read-cache" }, line),
+      })
+    : remote;
   const started: RunningHttpEndpoint[] = [];
   // Graceful: the endpoints drain their in-flight requests first, which still need NATS to answer.
   const stop = async () => {
     await Promise.allSettled(started.map((endpoint) => endpoint.close()));
     await store.close();
+    await bus?.close();
     await connection.close();
   };
   try {

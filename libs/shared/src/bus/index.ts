@@ -6,3 +6,4 @@ export * from "./nats-event-bus.ts";
 export * from "./command-responder.ts";
 export * from "./nats-store-client.ts";
 export { MAX_CHUNK_BYTES } from "./chunking.ts";
+export * from "./read-cache.ts";

@@ -25,10 +25,11 @@ export function createNatsEventBus(options: NatsEventBusOptions): EventBus {
   // nats re-sends SUBs before it reports the reconnect, so a resync started from onReconnect
   // cannot miss events published after it.
   const watch = watchConnection(connection, (change) => {
-    if (change !== "reconnect") return;
+    if (change !== "reconnect" && change !== "disconnect") return;
     for (const entry of [...active]) {
       try {
-        entry.handlers.onReconnect?.();
+        if (change === "reconnect") entry.handlers.onReconnect?.();
+        else entry.handlers.onDisconnect?.();
       } catch (error) {
         reportError(error);
       }

@@ -92,7 +92,7 @@ describe("defaults", () => {
     test(`no file, ${role}: Redis, NATS and Redis file storage with their defaults`, () => {
       const { config } = loadConfig({ role });
       assert.deepEqual(config.persistence, { "@class": "persistence.redis.PersistenceRedis", url: "redis://127.0.0.1:6379", keyPrefix: "tp" });
-      assert.deepEqual(config.messageBus, { "@class": "messagebus.nats.MessageBusNats", url: "nats://127.0.0.1:4222", requestTimeoutMs: 5000 });
+      assert.deepEqual(config.messageBus, { "@class": "messagebus.nats.MessageBusNats", url: "nats://127.0.0.1:4222", requestTimeoutMs: 5000, readCacheMaxAgeMs: 5000, readCacheMaxBytes: 67108864 });
       assert.deepEqual(config.fileStorage, { "@class": "filestorage.redis.FileStorageRedis" });
       assert.deepEqual(config.endpoints, [HTTP_DEFAULTS, OPCUA_DEFAULTS]);
     });
@@ -341,7 +341,7 @@ describe("command-line overrides", () => {
 
   test("a whole section can be replaced with JSON", () => {
     const { config } = loadConfig({ role: "embedded", overrides: ['messageBus={"@class":"messagebus.nats.MessageBusNats","url":"nats://n:4222"}'] });
-    assert.deepEqual(config.messageBus, { "@class": "messagebus.nats.MessageBusNats", url: "nats://n:4222", requestTimeoutMs: 5000 });
+    assert.deepEqual(config.messageBus, { "@class": "messagebus.nats.MessageBusNats", url: "nats://n:4222", requestTimeoutMs: 5000, readCacheMaxAgeMs: 5000, readCacheMaxBytes: 67108864 });
   });
 
   test("malformed overrides", () => {
@@ -407,7 +407,7 @@ describe("errors in the file", () => {
       "Unknown key 'endpoints[0].certificate.alias'. Allowed: keyStoreType, keyStorePath, keyStorePassword, keyAlias, keyPassword",
     );
     assert.match(errorFor({ persistence: { "@class": "persistence.redis.PersistenceRedis", host: "r" } }), /^Unknown key 'persistence\.host'\. Allowed: @class, url, keyPrefix$/);
-    assert.match(errorFor({ messageBus: { "@class": "messagebus.nats.MessageBusNats", timeout: 1 } }), /^Unknown key 'messageBus\.timeout'\. Allowed: @class, url, requestTimeoutMs$/);
+    assert.match(errorFor({ messageBus: { "@class": "messagebus.nats.MessageBusNats", timeout: 1 } }), /^Unknown key 'messageBus\.timeout'\. Allowed: @class, url, requestTimeoutMs, readCacheMaxAgeMs, readCacheMaxBytes$/);
   });
 
   test("wrong types, enum values, missing required properties; all problems at once", () => {

@@ -13,6 +13,13 @@ export const messageBusNatsSchema = z.strictObject({
   url: z.string().min(1).default("nats://127.0.0.1:4222"),
   /** Deadline of one request to the model-store (the nats client's own default of 1 s is too short). */
   requestTimeoutMs: z.number().int().min(1).default(5000),
+  /**
+   * http-gateway: longest time a read answer is served from its cache, which change events keep
+   * current (docs/adr/0014); 0 turns the cache off. Ours.
+   */
+  readCacheMaxAgeMs: z.number().int().min(0).default(5000),
+  /** http-gateway: bound of the read cache's answers, in bytes. Ours. */
+  readCacheMaxBytes: z.number().int().min(0).default(64 * 1024 * 1024),
 });
 
 export type MessageBusInternalConfig = z.output<typeof messageBusInternalSchema>;

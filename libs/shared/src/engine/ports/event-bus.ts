@@ -7,6 +7,8 @@ export interface EventSubscription {
 export interface EventHandlers {
   onEvent(event: ChangeEvent): void;
   onHeartbeat?(heartbeat: Heartbeat): void;
+  /** The transport lost its connection: events are missed from now on, until onReconnect. */
+  onDisconnect?(): void;
   /** The transport reconnected: events may have been missed, so the subscriber should resync. */
   onReconnect?(): void;
 }

@@ -1,0 +1,205 @@
+import { WRITE_COMMANDS, isRawJson, type ChangeEvent, type Command, type CommandResult, type CommandType, type Reply } from "../contracts/index.ts";
+import type { EventBus, EventSubscription, ExecuteOptions, StoreClient } from "../engine/ports/index.ts";
+
+export interface ReadCacheOptions {
+  /** Longest time an answer is served from the cache, even if no event ever invalidated it (0: no cache). */
+  maxAgeMs: number;
+  /** Bound of the cached answers' text, in bytes (UTF-16 length × 2 as an estimate). */
+  maxBytes: number;
+  /** Change events of the store, which invalidate what they touch. */
+  bus: EventBus;
+  log?: (line: string) => void;
+}
+
+export interface ReadCacheStats {
+  hits: number;
+  misses: number;
+  entries: number;
+  bytes: number;
+  /** True while the event subscription stands (and maxAgeMs > 0). */
+  enabled: boolean;
+}
+
+export interface CachingStoreClient extends StoreClient {
+  stats(): ReadCacheStats;
+}
+
+/**
+ * Which reads may be answered from the cache, and the tags whose change makes an answer stale: the
+ * identifiable it reads (`id:…`) or, for a list, every identifiable of a kind (`kind:…`).
+ */
+const TAGS_OF_READ: Partial<Record<CommandType, (params: Record<string, unknown>) => string[]>> = {
+  GetAssetAdministrationShellById: (p) => [`id:${p.aasId}`],
+  GetAssetInformation: (p) => [`id:${p.aasId}`],
+  GetAllSubmodelReferences: (p) => [`id:${p.aasId}`],
+  GetAllAssetLinksById: (p) => [`id:${p.aasId}`],
+  GetConceptDescriptionById: (p) => [`id:${p.cdId}`],
+  GetSubmodelById: scopedSubmodel,
+  GetAllSubmodelElements: scopedSubmodel,
+  GetSubmodelElementByPath: scopedSubmodel,
+  GetAllAssetAdministrationShells: () => ["kind:shell"],
+  GetAllAssetAdministrationShellIdsByAssetLink: () => ["kind:shell"],
+  GetAllSubmodels: () => ["kind:submodel"],
+  GetAllConceptDescriptions: () => ["kind:concept-description"],
+};
+
+/** Below a shell, the answer also depends on the shell (it must reference the submodel). */
+function scopedSubmodel(params: Record<string, unknown>): string[] {
+  return typeof params.aasId === "string" ? [`id:${params.submodelId}`, `id:${params.aasId}`] : [`id:${params.submodelId}`];
+}
+
+const KIND_TAGS = ["kind:shell", "kind:submodel", "kind:concept-description"];
+
+interface Entry {
+  reply: Reply<unknown>;
+  tags: string[];
+  bytes: number;
+  expiresAt: number;
+}
+
+/**
+ * A gateway's read cache in front of the model-store (docs/adr/0014). Only answers the gateway
+ * forwards as text (ExecuteOptions.rawValue) are kept, so a hit costs no model-store round trip.
+ *
+ * Staying correct:
+ * - every change event invalidates the identifiable it names and the lists of its kind;
+ * - a write sent through this client invalidates what it names as soon as it is answered (a client
+ *   reading from this gateway right after its own write never sees the old value), and everything
+ *   when it names nothing;
+ * - an answer is only stored if nothing it depends on was invalidated while it was on its way
+ *   (per-tag generations), so a read overtaken by a write cannot put the old value back;
+ * - a gap in the events' sequence numbers (a heartbeat ahead of the last event, a reconnect) clears
+ *   everything; until the subscription stands nothing is cached; `maxAgeMs` bounds the age of any
+ *   answer in any case.
+ * What it gives up: across gateways a read may still show the state before a write made through
+ * another gateway for the moment the event takes to arrive (about a millisecond on one machine).
+ */
+export async function createCachingStoreClient(inner: StoreClient, options: ReadCacheOptions): Promise<CachingStoreClient> {
+  const entries = new Map<string, Entry>();
+  const byTag = new Map<string, Set<string>>();
+  const generations = new Map<string, number>();
+  let epoch = 0;
+  let bytes = 0;
+  let hits = 0;
+  let misses = 0;
+  let enabled = false;
+  let lastSeq: number | undefined;
+  let closed = false;
+
+  const remove = (key: string) => {
+    const entry = entries.get(key);
+    if (!entry) return;
+    entries.delete(key);
+    bytes -= entry.bytes;
+    for (const tag of entry.tags) byTag.get(tag)?.delete(key);
+  };
+  const invalidate = (tag: string) => {
+    generations.set(tag, (generations.get(tag) ?? 0) + 1);
+    const keys = byTag.get(tag);
+    if (keys) for (const key of [...keys]) remove(key);
+  };
+  const clear = (reason?: string) => {
+    epoch++;
+    entries.clear();
+    byTag.clear();
+    bytes = 0;
+    if (reason) options.log?.(`read cache cleared: ${reason}`);
+  };
+
+  const onEvent = (event: ChangeEvent) => {
+    if (lastSeq !== undefined && event.seq > lastSeq + 1) clear(`events ${lastSeq + 1}–${event.seq - 1} were not received`);
+    if (lastSeq === undefined || event.seq > lastSeq) lastSeq = event.seq;
+    const [entity] = event.kind.split(".");
+    if (entity === "operation") return;
+    invalidate(`id:${event.id}`);
+    invalidate(`kind:${entity === "element" ? "submodel" : entity}`);
+  };
+  const subscription: EventSubscription = await options.bus.subscribe({
+    onEvent,
+    onHeartbeat(heartbeat) {
+      if (lastSeq !== undefined && heartbeat.seq > lastSeq) clear(`the store is at event ${heartbeat.seq}, the last one received was ${lastSeq}`);
+      if (lastSeq === undefined || heartbeat.seq > lastSeq) lastSeq = heartbeat.seq;
+    },
+    // Without events nothing tells the cache what changed: it answers nothing until they flow again.
+    onDisconnect() {
+      enabled = false;
+      clear("the event subscription is down");
+    },
+    onReconnect() {
+      clear("reconnected; events may have been missed");
+      enabled = !closed && options.maxAgeMs > 0;
+    },
+  });
+  enabled = options.maxAgeMs > 0;
+
+  function store(key: string, reply: Reply<unknown>, tags: string[]): void {
+    const text = reply.ok && isRawJson(reply.value) ? reply.value.rawJson : reply.ok && isRawItems(reply.value) ? reply.value.items.rawJson : undefined;
+    if (text === undefined) return;
+    const size = (text.length + key.length) * 2;
+    if (size > options.maxBytes / 4) return; // one answer may not push out most of the others
+    remove(key);
+    entries.set(key, { reply, tags, bytes: size, expiresAt: Date.now() + options.maxAgeMs });
+    bytes += size;
+    for (const tag of tags) {
+      let keys = byTag.get(tag);
+      if (!keys) byTag.set(tag, (keys = new Set()));
+      keys.add(key);
+    }
+    // Least recently used first: a hit moves its entry to the end.
+    for (const oldest of entries.keys()) {
+      if (bytes <= options.maxBytes) break;
+      remove(oldest);
+    }
+  }
+
+  async function execute<T extends CommandType>(command: Command<T>, executeOptions?: ExecuteOptions): Promise<Reply<CommandResult<T>>> {
+    const tagsOf = TAGS_OF_READ[command.type];
+    if (!tagsOf || !executeOptions?.rawValue) {
+      const reply = await inner.execute(command, executeOptions);
+      if (WRITE_COMMANDS.has(command.type)) invalidateWrite(command);
+      return reply;
+    }
+    if (!enabled) return await inner.execute(command, executeOptions);
+    const key = `${command.type}\u0000${executeOptions.rawValue}\u0000${JSON.stringify(command.params)}`;
+    const cached = entries.get(key);
+    if (cached && cached.expiresAt > Date.now()) {
+      hits++;
+      entries.delete(key);
+      entries.set(key, cached);
+      return cached.reply as Reply<CommandResult<T>>;
+    }
+    misses++;
+    const tags = tagsOf(command.params as Record<string, unknown>);
+    const seenEpoch = epoch;
+    const seen = tags.map((tag) => generations.get(tag) ?? 0);
+    const reply = await inner.execute(command, executeOptions);
+    const unchanged = epoch === seenEpoch && tags.every((tag, i) => (generations.get(tag) ?? 0) === seen[i]);
+    if (enabled && unchanged && reply.ok) store(key, reply, tags);
+    return reply;
+  }
+
+  /** Answered (or failed: it may have been applied anyway): what it names is stale now. */
+  function invalidateWrite(command: Command): void {
+    const params = command.params as Record<string, unknown>;
+    const ids = [params.aasId, params.submodelId, params.cdId].filter((id): id is string => typeof id === "string");
+    if (ids.length === 0) return clear();
+    for (const id of ids) invalidate(`id:${id}`);
+    for (const tag of KIND_TAGS) invalidate(tag);
+  }
+
+  return {
+    execute,
+    stats: () => ({ hits, misses, entries: entries.size, bytes, enabled }),
+    async close() {
+      closed = true;
+      enabled = false;
+      clear();
+      await subscription.unsubscribe().catch(() => undefined);
+      await inner.close();
+    },
+  };
+}
+
+function isRawItems(value: unknown): value is { items: { rawJson: string } } {
+  return typeof value === "object" && value !== null && isRawJson((value as { items?: unknown }).items);
+}
