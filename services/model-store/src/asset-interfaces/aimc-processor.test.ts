@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, afterEach, before, beforeEach, test } from "node:test";
-import { AIMC_PROCESSOR_CLASS } from "@twinport/shared";
+import { AIMC_PROCESSOR_CLASS, type StoreClient } from "@twinport/shared";
 import { startHttpAsset, type HttpAsset } from "../../../../tests/support/asset-peers.ts";
 import { startAssetConnections, type RunningAssetConnections } from "../asset-connections/start-asset-connections.ts";
 import { startTestStore, until, type TestStore } from "../asset-connections/test-support.ts";
@@ -79,4 +79,38 @@ test("an AIMC 2.0 is reported once and not processed; other submodels are ignore
   await running.idle();
   assert.deepEqual(running.status(), []);
   assert.equal(lines.filter((line) => /submodel urn:aimc2 is an AIMC 2\.0 .*not processed, only AIMC 1\.0/.test(line)).length, 1, lines.join("\n"));
+});
+
+test("events missed (a heartbeat ahead of the last event) make the processor read the store again", async () => {
+  await running.stop();
+  let scans = 0;
+  const counting: StoreClient = {
+    execute: (command, options) => {
+      if (command.type === "GetAllSubmodels") scans++;
+      return sut.store.execute(command, options);
+    },
+    close: async () => {},
+  };
+  running = await startAssetConnections({
+    connections: [],
+    processors: [{ "@class": AIMC_PROCESSOR_CLASS, credentials: {}, subscriptionInterval: 100 }],
+    store: counting,
+    bus: sut.bus,
+    operationProviders: sut.registry,
+    retryIntervalMs: 100,
+    readTimeoutMs: 1000,
+    log: (line) => void lines.push(line),
+  });
+  await post(example("operational-data"));
+  await running.idle();
+  const afterStart = scans;
+  const sequence = await sut.store.execute({ type: "GetSequence", params: {} });
+  assert.ok(sequence.ok);
+  const seq = (sequence.value as { seq: number }).seq;
+  // In step: no rescan.
+  await sut.bus.publishHeartbeat({ seq, time: new Date().toISOString() });
+  await running.idle();
+  assert.equal(scans, afterStart);
+  await sut.bus.publishHeartbeat({ seq: seq + 3, time: new Date().toISOString() });
+  await until(() => scans > afterStart, "a rescan after the gap");
 });

@@ -206,9 +206,24 @@ export async function startAimcProcessor(options: AimcProcessorOptions): Promise
       timers.add(timer);
     });
 
+  // Events carry gap-free sequence numbers and the relay's heartbeat the latest one: a jump in
+  // either means events were missed, and everything is read again (as after a reconnect).
+  let lastSeq: number | undefined;
+  /** `seq` is the next event's number (an event) or the last one relayed (a heartbeat, `ahead` 0). */
+  const missed = (seq: number, ahead: 0 | 1) => {
+    const gap = lastSeq !== undefined && seq > lastSeq + ahead;
+    if (lastSeq === undefined || seq > lastSeq) lastSeq = seq;
+    return gap;
+  };
   // Subscribe before scanning, so nothing committed in between is missed.
   const subscription: EventSubscription = await options.bus.subscribe({
-    onEvent: (event) => schedule(affected(event)),
+    onEvent: (event) => {
+      if (missed(event.seq, 1)) void rescan();
+      schedule(affected(event));
+    },
+    onHeartbeat: (heartbeat) => {
+      if (missed(heartbeat.seq, 0)) void rescan();
+    },
     // Events may have been missed: read everything again.
     onReconnect: () => void rescan(),
   });
