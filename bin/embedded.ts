@@ -1,6 +1,7 @@
 import { hostname } from "node:os";
 import {
   connectNats,
+  createCachingStoreClient,
   createDirectStoreClient,
   createEngine,
   createInProcessEventBus,
@@ -160,8 +161,17 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
     }
 
     const http: string[] = [];
-    for (const { "@class": _class, ...settings } of config.endpoints.filter(isHttpEndpoint)) {
-      const endpoint = await startHttpEndpoint({ store, settings, stateDir: config.core.stateDir, metrics, logger });
+    const httpEndpoints = config.endpoints.filter(isHttpEndpoint);
+    // HTTP reads answered from a cache the change events keep current (docs/adr/0014), as in the
+    // http-gateway: a large submodel is assembled once per change instead of once per request.
+    const { readCacheMaxAgeMs, readCacheMaxBytes } = config.messageBus;
+    const httpStore =
+      httpEndpoints.length > 0 && readCacheMaxAgeMs > 0
+        ? await createCachingStoreClient(store, { bus, maxAgeMs: readCacheMaxAgeMs, maxBytes: readCacheMaxBytes, log: (line) => logger.warn({ component: "read-cache" }, line) })
+        : store;
+    if (httpStore !== store) closer.add(() => httpStore.close());
+    for (const { "@class": _class, ...settings } of httpEndpoints) {
+      const endpoint = await startHttpEndpoint({ store: httpStore, settings, stateDir: config.core.stateDir, metrics, logger });
       closer.add(() => endpoint.close());
       http.push(`${endpoint.url}${API_PREFIX}`);
     }

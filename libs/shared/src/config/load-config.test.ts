@@ -81,7 +81,7 @@ describe("defaults", () => {
       core: CORE_DEFAULTS,
       endpoints: [HTTP_DEFAULTS, OPCUA_DEFAULTS],
       persistence: { "@class": "persistence.memory.PersistenceInMemory" },
-      messageBus: { "@class": "messagebus.internal.MessageBusInternal" },
+      messageBus: { "@class": "messagebus.internal.MessageBusInternal", readCacheMaxAgeMs: 5000, readCacheMaxBytes: 67108864 },
       fileStorage: { "@class": "filestorage.memory.FileStorageInMemory" },
       assetConnections: [],
       submodelTemplateProcessors: [],

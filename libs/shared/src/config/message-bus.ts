@@ -4,8 +4,17 @@ import type { ClassedSection } from "./class-names.ts";
 export const MESSAGE_BUS_INTERNAL_CLASS = "messagebus.internal.MessageBusInternal";
 export const MESSAGE_BUS_NATS_CLASS = "messagebus.nats.MessageBusNats";
 
+/** The HTTP endpoints' read cache (docs/adr/0014), in either mode. Ours. */
+const readCacheSettings = {
+  /** Longest time a read answer is served from the cache, which change events keep current; 0 turns it off. */
+  readCacheMaxAgeMs: z.number().int().min(0).default(5000),
+  /** Bound of the read cache's answers, in bytes. */
+  readCacheMaxBytes: z.number().int().min(0).default(64 * 1024 * 1024),
+};
+
 export const messageBusInternalSchema = z.strictObject({
   "@class": z.literal(MESSAGE_BUS_INTERNAL_CLASS),
+  ...readCacheSettings,
 });
 
 export const messageBusNatsSchema = z.strictObject({
@@ -13,13 +22,7 @@ export const messageBusNatsSchema = z.strictObject({
   url: z.string().min(1).default("nats://127.0.0.1:4222"),
   /** Deadline of one request to the model-store (the nats client's own default of 1 s is too short). */
   requestTimeoutMs: z.number().int().min(1).default(5000),
-  /**
-   * http-gateway: longest time a read answer is served from its cache, which change events keep
-   * current (docs/adr/0014); 0 turns the cache off. Ours.
-   */
-  readCacheMaxAgeMs: z.number().int().min(0).default(5000),
-  /** http-gateway: bound of the read cache's answers, in bytes. Ours. */
-  readCacheMaxBytes: z.number().int().min(0).default(64 * 1024 * 1024),
+  ...readCacheSettings,
 });
 
 export type MessageBusInternalConfig = z.output<typeof messageBusInternalSchema>;

@@ -36,3 +36,20 @@ export interface RawJson {
 export function isRawJson(value: unknown): value is RawJson {
   return typeof value === "object" && value !== null && typeof (value as RawJson).rawJson === "string" && Object.keys(value).length === 1;
 }
+
+/**
+ * A reply value in the text form a caller asked for with `rawValue` (ExecuteOptions): the value as
+ * one RawJson, or (`"items"`) a Paged value's items as one RawJson array with the cursor beside it.
+ * What the NATS wire does in transit (bus/wire.ts), done in place for a direct call.
+ */
+export function toRawValue(value: unknown, mode: true | "items"): unknown {
+  const text = (item: unknown) => (isRawJson(item) ? item.rawJson : JSON.stringify(item));
+  if (mode === "items" && typeof value === "object" && value !== null && Array.isArray((value as Paged<unknown>).items)) {
+    const { items, cursor } = value as Paged<unknown>;
+    const rawItems: RawJson = { rawJson: `[${items.map(text).join(",")}]` };
+    return cursor === undefined ? { items: rawItems } : { items: rawItems, cursor };
+  }
+  if (isRawJson(value)) return value;
+  const rawJson = JSON.stringify(value);
+  return rawJson === undefined ? value : ({ rawJson } satisfies RawJson);
+}

@@ -108,6 +108,26 @@ export function storeClientContract(name: string, make: (handler: CommandHandler
       });
     });
 
+    it("answers a value as text when asked (rawValue), and a Paged value's items as one array text", async () => {
+      await withFixture(make, async ({ client }) => {
+        const echo = await client.execute({ type: "GetAssetAdministrationShellById", params: { aasId: "echo:x" }, origin: "http" }, { rawValue: true });
+        assert.ok(echo.ok && isRawJson(echo.value), JSON.stringify(echo));
+        assert.equal(echo.revision, 7);
+        assert.deepEqual(JSON.parse(echo.value.rawJson), { aasId: "echo:x", origin: "http" });
+        // A value that is text already stays byte for byte as it was.
+        const body = '{"exact":12345678901234567890.123456789}';
+        const posted = await client.execute({ type: "PostAssetAdministrationShell", params: { body } }, { rawValue: true });
+        assert.ok(posted.ok && isRawJson(posted.value) && posted.value.rawJson === body);
+        const listed = await client.execute({ type: "GetAssetAdministrationShellById", params: { aasId: "big-reply:3" } }, { rawValue: "items" });
+        assert.ok(listed.ok, JSON.stringify(listed));
+        const items = (listed.value as { items: unknown }).items;
+        assert.ok(isRawJson(items), JSON.stringify(listed.value));
+        assert.equal((JSON.parse(items.rawJson) as unknown[]).length, 3);
+        // Failures are not touched.
+        assert.deepEqual(await client.execute({ type: "GetAssetAdministrationShellById", params: { aasId: "fail" } }, { rawValue: true }), FAILURE);
+      });
+    });
+
     it("passes failure replies through unchanged", async () => {
       await withFixture(make, async ({ client }) => {
         const reply = await client.execute({ type: "GetAssetAdministrationShellById", params: { aasId: "fail" } });

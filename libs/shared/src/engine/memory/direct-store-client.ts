@@ -1,4 +1,4 @@
-import { failureReply, type Command, type CommandResult, type CommandType, type Reply, type ReplyFailure } from "../../contracts/index.ts";
+import { failureReply, toRawValue, type Command, type CommandResult, type CommandType, type Reply, type ReplyFailure } from "../../contracts/index.ts";
 import type { CommandHandler, ExecuteOptions, StoreClient } from "../ports/index.ts";
 
 /**
@@ -15,7 +15,9 @@ export function createDirectStoreClient(handler: CommandHandler): StoreClient {
       const { deadline } = options;
       if (deadline !== undefined && Date.now() >= deadline) return failure("timeout", `${command.type}: deadline passed before it was sent`);
 
-      const running = invoke(handler, command);
+      const { rawValue } = options;
+      // The text form the caller asked for, as a remote store would send it (and a read cache keeps).
+      const running = rawValue ? invoke(handler, command).then((reply) => (reply.ok ? ({ ...reply, value: toRawValue(reply.value, rawValue) } as Reply<CommandResult<T>>) : reply)) : invoke(handler, command);
       if (deadline === undefined) return running;
 
       let timer: NodeJS.Timeout | undefined;
