@@ -5,9 +5,11 @@
  * Requests: GET $value of one Property, GET a whole 1,000-element submodel, PATCH $value.
  * Variants: bare hono (@hono/node-server, handler returns the captured response body), Twinport
  * embedded (one process), Twinport distributed (redis-server, nats-server, one model-store, one
- * http-gateway as processes). Plain HTTP everywhere, so TLS cost does not blur the comparison.
+ * http-gateway as processes), and the same with the gateway's read cache off (ADR 0014). Plain
+ * HTTP everywhere, so TLS cost does not blur the comparison. All run side by side; the variants of
+ * a request kind are measured back to back in each round, and ratios are medians over the rounds.
  *
- * Run: npm run bench -- http-throughput    (BENCH_SECONDS=4 BENCH_CONCURRENCY=16)
+ * Run: npm run bench -- http-throughput    (BENCH_SECONDS=3 BENCH_ROUNDS=3 BENCH_CONCURRENCY=16)
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -16,12 +18,13 @@ import { spawn } from "node:child_process";
 import { b64, createHttpClient } from "../tests/support/http-client.ts";
 import { freePort, startNats, startRedis } from "../tests/support/servers.ts";
 import { startTwinport, type TwinportProcess } from "../tests/support/system.ts";
-import { formatResult, runLoad, type LoadResult, type LoadOptions } from "./support/load.ts";
+import { runLoad, type LoadOptions } from "./support/load.ts";
 import { cpuDuring, formatCpuPerRequest } from "./support/process-cpu.ts";
 import { generatedSubmodel as submodel } from "./support/generated-model.ts";
 
-const seconds = Number(process.env.BENCH_SECONDS ?? 4);
+const seconds = Number(process.env.BENCH_SECONDS ?? 3);
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const SMALL = "urn:bench:http:small";
 const LARGE = "urn:bench:http:large";
 
@@ -41,22 +44,80 @@ async function httpConfig(): Promise<{ file: string; port: number }> {
   return { file, port };
 }
 
-/** Each request kind under load, with the CPU every process of the variant spent per request. */
-async function measure(label: string, base: string, pids: Record<string, number>): Promise<(LoadResult & { cpuUs: number })[]> {
-  const results: (LoadResult & { cpuUs: number })[] = [];
-  const cpuLines: string[] = [];
-  const run = async (options: LoadOptions) => {
-    const { result, cpuMs } = await cpuDuring({ ...pids, "load tool": process.pid }, () => runLoad(options));
-    results.push({ ...result, cpuUs: (Object.values(cpuMs).reduce((a, b) => a + b, 0) * 1000) / Math.max(result.requests, 1) });
-    cpuLines.push(`${result.label}: ${formatCpuPerRequest(cpuMs, result.requests)}`);
-  };
-  await runLoad({ label: "warm-up", url: base + paths.value, durationMs: 1000, concurrency });
-  await run({ label: `${label}: GET $value`, url: base + paths.value, durationMs: seconds * 1000, concurrency });
-  await run({ label: `${label}: GET submodel (1,000 elements)`, url: base + paths.submodel, durationMs: seconds * 1000, concurrency });
-  await run({ label: `${label}: PATCH $value`, url: base + paths.value, method: "PATCH", body: (i) => String(i % 1000), expectStatus: 204, durationMs: seconds * 1000, concurrency });
-  for (const r of results) console.log(formatResult(r));
-  for (const line of cpuLines) console.log(`  ${line}`);
-  return results;
+interface Variant {
+  name: string;
+  base: string;
+  /** Processes whose CPU counts for this variant (the load tool is added). */
+  pids: Record<string, number>;
+}
+
+interface Sample {
+  rate: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  /** CPU of all the variant's processes and the load tool, per request (µs). */
+  cpuUs: number;
+  cpuLine: string;
+}
+
+const kinds = [
+  { name: "GET $value", path: paths.value },
+  { name: "GET submodel (1,000 elements)", path: paths.submodel },
+  { name: "PATCH $value", path: paths.value, patch: true },
+];
+
+async function sample(variant: Variant, kind: (typeof kinds)[number]): Promise<Sample> {
+  const options: LoadOptions = kind.patch
+    ? { label: kind.name, url: variant.base + kind.path, method: "PATCH", body: (i) => String(i % 1000), expectStatus: 204, durationMs: seconds * 1000, concurrency }
+    : { label: kind.name, url: variant.base + kind.path, durationMs: seconds * 1000, concurrency };
+  const { result, cpuMs } = await cpuDuring({ ...variant.pids, "load tool": process.pid }, () => runLoad(options));
+  const cpuUs = (Object.values(cpuMs).reduce((a, b) => a + b, 0) * 1000) / Math.max(result.requests, 1);
+  return { rate: result.rate, p50: result.p50, p99: result.p99, errors: result.errors, cpuUs, cpuLine: formatCpuPerRequest(cpuMs, result.requests) };
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+/**
+ * Rounds × kinds × variants, the variants of one kind measured back to back: this machine's speed
+ * drifts by tens of percent within minutes, so each ratio is taken within a round and the median
+ * of the rounds' ratios is reported.
+ */
+async function measureAll(variants: Variant[]): Promise<void> {
+  const samples = new Map<string, Sample[]>();
+  const at = (kind: string, variant: string) => samples.get(`${kind}|${variant}`) ?? (samples.set(`${kind}|${variant}`, []), samples.get(`${kind}|${variant}`)!);
+  for (const variant of variants) await runLoad({ label: "warm-up", url: variant.base + paths.value, durationMs: 1000, concurrency });
+  for (let round = 1; round <= rounds; round++) {
+    for (const kind of kinds) {
+      for (const variant of variants) {
+        const s = await sample(variant, kind);
+        at(kind.name, variant.name).push(s);
+        console.log(`round ${round} ${`${variant.name}: ${kind.name}`.padEnd(58)} ${String(Math.round(s.rate)).padStart(6)} req/s  p50 ${s.p50.toFixed(2).padStart(6)} ms  p99 ${s.p99.toFixed(2).padStart(7)} ms${s.errors ? `  ${s.errors} errors` : ""}`);
+        console.log(`        ${s.cpuLine}`);
+      }
+    }
+  }
+  const [bare, ...others] = variants;
+  console.log(`\nmedian of ${rounds} rounds (rate, latency) and of the per-round ratios to the bare hono handler:`);
+  for (const kind of kinds) {
+    const base = at(kind.name, bare!.name);
+    console.log(`${kind.name}: bare hono ${Math.round(median(base.map((s) => s.rate)))} req/s, p50 ${median(base.map((s) => s.p50)).toFixed(2)} ms, p99 ${median(base.map((s) => s.p99)).toFixed(2)} ms`);
+    for (const variant of others) {
+      const mine = at(kind.name, variant.name);
+      const ratio = median(mine.map((s, i) => s.rate / base[i]!.rate));
+      const cpuRatio = median(mine.map((s, i) => base[i]!.cpuUs / s.cpuUs));
+      console.log(
+        `  ${variant.name.padEnd(36)} ${ratio.toFixed(2)}×  (CPU ratio ${cpuRatio.toFixed(2)}×)  ${Math.round(median(mine.map((s) => s.rate)))} req/s, p50 ${median(mine.map((s) => s.p50)).toFixed(2)} ms, p99 ${median(mine.map((s) => s.p99)).toFixed(2)} ms`,
+      );
+    }
+  }
+  console.log("targets (issue 3): GET $value embedded ≥ 0.7×, distributed ≥ 0.3×");
+  const errors = [...samples.values()].flat().reduce((n, s) => n + s.errors, 0);
+  if (errors > 0) console.log(`${errors} requests failed: the figures above are not valid`);
 }
 
 const processes: TwinportProcess[] = [];
@@ -81,39 +142,30 @@ try {
   });
   servers.push({ stop: () => new Promise<void>((resolve) => { bareChild.once("exit", () => resolve()); bareChild.kill("SIGTERM"); }) });
 
-  const bareResults = await measure("bare hono", `http://127.0.0.1:${barePort}/api/v3.0`, { "bare hono": bareChild.pid! });
-  const embeddedResults = await measure("embedded", embeddedBase, { twinport: processes[0]!.child.pid! });
-  await processes.pop()!.stop();
+  const bare: Variant = { name: "bare hono", base: `http://127.0.0.1:${barePort}/api/v3.0`, pids: { "bare hono": bareChild.pid! } };
+  const embedded: Variant = { name: "embedded", base: embeddedBase, pids: { twinport: processes[0]!.child.pid! } };
 
   const redis = await startRedis();
   const nats = await startNats();
   servers.push(redis, nats);
   const env = { TWINPORT_PERSISTENCE_URL: redis.url, TWINPORT_MESSAGEBUS_URL: nats.url };
-  processes.push(await startTwinport({ role: "model-store", cwd: dir, args: ["-m", modelFile], env }));
+  const modelStore = await startTwinport({ role: "model-store", cwd: dir, args: ["-m", modelFile], env });
+  processes.push(modelStore);
   const gatewayHttp = await httpConfig();
-  processes.push(await startTwinport({ role: "http-gateway", cwd: dir, args: ["-c", gatewayHttp.file], env }));
-  const distributedPids = { "http-gateway": processes[1]!.child.pid!, "model-store": processes[0]!.child.pid!, "nats-server": nats.pid, "redis-server": redis.pid };
-  const distributedResults = await measure("distributed", `http://127.0.0.1:${gatewayHttp.port}/api/v3.0`, distributedPids);
-
-  console.log("\nthroughput as a ratio of the bare hono handler (same load tool, same run):");
-  for (let i = 0; i < bareResults.length; i++) {
-    const name = bareResults[i].label.replace("bare hono: ", "");
-    const e = embeddedResults[i].rate / bareResults[i].rate;
-    const d = distributedResults[i].rate / bareResults[i].rate;
-    console.log(`${name.padEnd(34)} embedded ${e.toFixed(2)}×   distributed ${d.toFixed(2)}×`);
-  }
-  // Rates swing with whatever else runs on the machine; CPU per request (all processes of a variant,
-  // load tool included) does much less, and on a CPU-bound machine its ratio predicts the rates' ratio.
-  console.log("\nCPU per request of the bare handler (load tool included) as a ratio of each variant's:");
-  for (let i = 0; i < bareResults.length; i++) {
-    const name = bareResults[i].label.replace("bare hono: ", "");
-    const e = bareResults[i].cpuUs / embeddedResults[i].cpuUs;
-    const d = bareResults[i].cpuUs / distributedResults[i].cpuUs;
-    console.log(`${name.padEnd(34)} embedded ${e.toFixed(2)}×   distributed ${d.toFixed(2)}×`);
-  }
-  console.log("targets (issue 3): GET $value embedded ≥ 0.7×, distributed ≥ 0.3×");
-  const errors = [...bareResults, ...embeddedResults, ...distributedResults].reduce((n, r) => n + r.errors, 0);
-  if (errors > 0) console.log(`${errors} requests failed: the figures above are not valid`);
+  const gateway = await startTwinport({ role: "http-gateway", cwd: dir, args: ["-c", gatewayHttp.file], env });
+  processes.push(gateway);
+  // The same gateway without its read cache (docs/adr/0014): every read crosses NATS, the
+  // model-store and Redis.
+  const uncachedHttp = await httpConfig();
+  const uncached = await startTwinport({ role: "http-gateway", cwd: mkdtempSync(join(dir, "uncached-")), args: ["-c", uncachedHttp.file], env: { ...env, TWINPORT_MESSAGEBUS_READCACHEMAXAGEMS: "0" } });
+  processes.push(uncached);
+  const backend = { "model-store": modelStore.child.pid!, "nats-server": nats.pid, "redis-server": redis.pid };
+  await measureAll([
+    bare,
+    embedded,
+    { name: "distributed", base: `http://127.0.0.1:${gatewayHttp.port}/api/v3.0`, pids: { "http-gateway": gateway.child.pid!, ...backend } },
+    { name: "distributed, read cache off", base: `http://127.0.0.1:${uncachedHttp.port}/api/v3.0`, pids: { "http-gateway": uncached.child.pid!, ...backend } },
+  ]);
 } finally {
   for (const p of processes) await p.stop();
   for (const s of servers) await s.stop();
