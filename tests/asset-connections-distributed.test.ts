@@ -13,6 +13,7 @@ import { ASSET_TEST_MODEL, DRIVE_SUBMODEL_ID, startHttpAsset, type HttpAsset } f
 import { b64, createHttpClient, type HttpClient } from "./support/http-client.ts";
 import { freePort, startNats, startRedis, type RunningServer } from "./support/servers.ts";
 import { findCertificate, startTwinport, type TwinportProcess } from "./support/system.ts";
+import { eventually } from "./support/eventually.ts";
 
 const key = (idShort: string, type = "Property") => `(Submodel)${DRIVE_SUBMODEL_ID}, (${type})${idShort}`;
 const element = (idShortPath: string) => `/submodels/${b64(DRIVE_SUBMODEL_ID)}/submodel-elements/${idShortPath}`;
@@ -34,16 +35,6 @@ function workDir(name: string): string {
 
 const holds = (process: TwinportProcess) => LEASE_LINE.test(readFileSync(process.logFile, "utf8"));
 
-async function eventually<T>(read: () => T | Promise<T>, check: (value: T) => boolean, what: string, timeoutMs = 10_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  let last: T | undefined;
-  while (Date.now() < until) {
-    last = await read();
-    if (check(last)) return last;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`${what}: not within ${timeoutMs} ms; last ${JSON.stringify(last)}`);
-}
 
 const temperature = async () => (await client.get(`${element("Temperature")}/$value`)).json().Temperature as number;
 

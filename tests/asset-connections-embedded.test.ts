@@ -14,6 +14,7 @@ import { b64, createHttpClient, type HttpClient } from "./support/http-client.ts
 import { startOpcuaAsset, type OpcuaAsset } from "./support/opcua-asset.ts";
 import { freePort } from "./support/servers.ts";
 import { findCertificate, startTwinport, type TwinportProcess } from "./support/system.ts";
+import { eventually } from "./support/eventually.ts";
 
 const FAAAST = "de.fraunhofer.iosb.ilt.faaast.service";
 const key = (idShort: string, type = "Property") => `(Submodel)${DRIVE_SUBMODEL_ID}, (${type})${idShort}`;
@@ -46,16 +47,6 @@ async function connectOpcua(endpointUrl: string) {
   };
 }
 
-async function eventually<T>(read: () => Promise<T>, check: (value: T) => boolean, what: string, timeoutMs = 10_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  let last: T | undefined;
-  while (Date.now() < until) {
-    last = await read();
-    if (check(last)) return last;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`${what}: not within ${timeoutMs} ms; last ${JSON.stringify(last)}`);
-}
 
 before(async () => {
   asset = await startHttpAsset();

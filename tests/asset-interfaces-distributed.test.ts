@@ -15,6 +15,7 @@ import { b64, createHttpClient, type HttpClient } from "./support/http-client.ts
 import { connectOpcua, type OpcuaTestClient } from "./support/opcua-client.ts";
 import { freePort, startNats, startRedis, type RunningServer } from "./support/servers.ts";
 import { findCertificate, startTwinport, type TwinportProcess } from "./support/system.ts";
+import { eventually } from "./support/eventually.ts";
 
 let redis: RunningServer;
 let nats: RunningServer;
@@ -34,16 +35,6 @@ function workDir(name: string): string {
   return dir;
 }
 
-async function eventually<T>(read: () => T | Promise<T>, check: (value: T) => boolean, what: string, timeoutMs = 10_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  let last: T | undefined;
-  while (Date.now() < until) {
-    last = await read();
-    if (check(last)) return last;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`${what}: not within ${timeoutMs} ms; last ${JSON.stringify(last)}`);
-}
 
 /** The replicas whose log says they run the AIMC's connection. */
 const holders = (aimcId: string) => stores.filter((store) => readFileSync(store.logFile, "utf8").includes(`AIMC ${aimcId} [0]: holds the lease`));

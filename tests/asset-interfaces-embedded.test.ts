@@ -16,6 +16,7 @@ import { b64, createHttpClient, type HttpClient } from "./support/http-client.ts
 import { connectOpcua, type OpcuaTestClient } from "./support/opcua-client.ts";
 import { freePort, startMosquitto, type RunningMosquitto } from "./support/servers.ts";
 import { findCertificate, startTwinport, type TwinportProcess } from "./support/system.ts";
+import { eventually } from "./support/eventually.ts";
 
 const USER = "pump-reader";
 const PASSWORD = "s3cret";
@@ -30,16 +31,6 @@ let client: HttpClient;
 let opcua: OpcuaTestClient;
 const dir = mkdtempSync(join(tmpdir(), "twinport-aid-embedded-"));
 
-async function eventually<T>(read: () => Promise<T>, check: (value: T) => boolean, what: string, timeoutMs = 10_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  let last: T | undefined;
-  while (Date.now() < until) {
-    last = await read();
-    if (check(last)) return last;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`${what}: not within ${timeoutMs} ms; last ${JSON.stringify(last)}`);
-}
 
 const valueOf = async (submodelId: string, idShort: string) => {
   const response = await client.get(`/submodels/${b64(submodelId)}/submodel-elements/${idShort}/$value`);

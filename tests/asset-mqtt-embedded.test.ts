@@ -14,6 +14,7 @@ import { b64, createHttpClient, type HttpClient } from "./support/http-client.ts
 import { connectOpcua, type OpcuaTestClient } from "./support/opcua-client.ts";
 import { freePort, startMosquitto, type RunningMosquitto } from "./support/servers.ts";
 import { findCertificate, startTwinport, type TwinportProcess } from "./support/system.ts";
+import { eventually } from "./support/eventually.ts";
 
 const FAAAST = "de.fraunhofer.iosb.ilt.faaast.service";
 const key = (idShort: string) => `(Submodel)${DRIVE_SUBMODEL_ID}, (Property)${idShort}`;
@@ -26,16 +27,6 @@ let client: HttpClient;
 let opcua: OpcuaTestClient;
 const dir = mkdtempSync(join(tmpdir(), "twinport-mqtt-embedded-"));
 
-async function eventually<T>(read: () => Promise<T>, check: (value: T) => boolean, what: string, timeoutMs = 10_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  let last: T | undefined;
-  while (Date.now() < until) {
-    last = await read();
-    if (check(last)) return last;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`${what}: not within ${timeoutMs} ms; last ${JSON.stringify(last)}`);
-}
 
 before(async () => {
   broker = await startMosquitto();
