@@ -198,7 +198,8 @@ export function registrySyncSuite(ctx: SuiteContext): void {
     expected.find((s) => s.id === SHELL3)!.idShort = "Hanging4";
     await waitFor("the hanging registry got a request", () => aas1.requests.at(-1)?.status === 0);
     // requestTimeout is 1000 ms: a PUT that waited for the registry would take at least that long.
-    assert.ok(Math.max(...latencies) < 500, `PUT latencies ${latencies.map((l) => l.toFixed(0)).join(", ")} ms`);
+    // (500 ms was once exceeded by a busy machine's scheduling alone, with nothing waiting.)
+    assert.ok(Math.max(...latencies) < 900, `PUT latencies ${latencies.map((l) => l.toFixed(0)).join(", ")} ms`);
     aas1.behaviour = "normal";
     await waitFor("in sync after the registry answers again", inSync);
     assertNoSchemaViolations(ctx.fleet);
