@@ -1,4 +1,4 @@
-import { WRITE_COMMANDS, isRawJson, type ChangeEvent, type Command, type CommandResult, type CommandType, type Reply } from "../contracts/index.ts";
+import { WRITE_COMMANDS, isRawItems, isRawJson, type ChangeEvent, type Command, type CommandResult, type CommandType, type Reply } from "../contracts/index.ts";
 import type { EventBus, EventSubscription, ExecuteOptions, StoreClient } from "../engine/ports/index.ts";
 
 export interface ReadCacheOptions {
@@ -198,8 +198,4 @@ export async function createCachingStoreClient(inner: StoreClient, options: Read
       await inner.close();
     },
   };
-}
-
-function isRawItems(value: unknown): value is { items: { rawJson: string } } {
-  return typeof value === "object" && value !== null && isRawJson((value as { items?: unknown }).items);
 }

@@ -1,5 +1,6 @@
 import type { Msg } from "nats";
-import { isRawJson, type RawJson } from "../contracts/index.ts";
+import { isRawItems, isRawJson, toRawValue, type RawJson } from "../contracts/index.ts";
+import type { ExecuteOptions } from "../engine/ports/index.ts";
 
 /**
  * The wire format between StoreClient and responder: JSON bodies, metadata in NATS headers.
@@ -49,41 +50,34 @@ export function budgetOf(msg: Msg): number | undefined {
   return Number.isFinite(budget) && budget > 0 ? budget : undefined;
 }
 
-/** How a caller wants a successful reply's value (ExecuteOptions.rawValue, RAW_VALUE_HEADER). */
-export type RawValueMode = false | "value" | "items";
+/** How a caller wants a successful reply's value: ExecuteOptions.rawValue, carried in RAW_VALUE_HEADER. */
+export type RawValueMode = ExecuteOptions["rawValue"];
 
 export function rawValueModeOf(header: string | undefined): RawValueMode {
-  return header === "1" ? "value" : header === "items" ? "items" : false;
+  return header === "1" ? true : header === "items" ? "items" : undefined;
 }
 
-export function rawValueHeaderOf(rawValue: boolean | "items" | undefined): string | undefined {
+export function rawValueHeaderOf(rawValue: RawValueMode): string | undefined {
   return rawValue === true ? "1" : rawValue === "items" ? "items" : undefined;
 }
 
-function jsonTextOf(value: unknown): string {
-  const text = isRawJson(value) ? value.rawJson : JSON.stringify(value);
-  if (text === undefined) throw new TypeError("value has no JSON form");
-  return text;
-}
-
-function isPaged(value: unknown): value is { items: unknown[]; cursor?: string } {
-  return typeof value === "object" && value !== null && Array.isArray((value as { items?: unknown }).items);
-}
-
-/** A reply for the wire; with a raw mode, a successful reply's value travels as text (see RAW_VALUE_MARK). */
+/**
+ * A reply for the wire; with a raw mode, a successful reply's value travels as text (see
+ * RAW_VALUE_MARK), in the form `toRawValue` gives it (the direct store client's form too).
+ */
 export function encodeReply(reply: { ok: boolean; value?: unknown }, mode: RawValueMode): Uint8Array {
-  if (mode === false || !reply.ok || reply.value === undefined) return encodeJson(reply);
+  if (!mode || !reply.ok || reply.value === undefined) return encodeJson(reply);
   const { value, ...envelope } = reply;
-  let mark = RAW_VALUE_MARK;
+  const raw = toRawValue(value, mode);
+  let mark: number;
   let head: string;
   let text: string;
-  if (mode === "items" && isPaged(value)) {
-    mark = RAW_ITEMS_MARK;
-    head = JSON.stringify(value.cursor === undefined ? envelope : { ...envelope, cursor: value.cursor });
-    text = `[${value.items.map(jsonTextOf).join(",")}]`;
+  if (isRawJson(raw)) {
+    [mark, head, text] = [RAW_VALUE_MARK, JSON.stringify(envelope), raw.rawJson];
+  } else if (isRawItems(raw)) {
+    [mark, head, text] = [RAW_ITEMS_MARK, JSON.stringify(raw.cursor === undefined ? envelope : { ...envelope, cursor: raw.cursor }), raw.items.rawJson];
   } else {
-    head = JSON.stringify(envelope);
-    text = jsonTextOf(value);
+    throw new TypeError("value has no JSON form");
   }
   const headBytes = Buffer.byteLength(head);
   const data = Buffer.allocUnsafe(1 + headBytes + 1 + Buffer.byteLength(text));

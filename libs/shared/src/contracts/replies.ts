@@ -53,3 +53,8 @@ export function toRawValue(value: unknown, mode: true | "items"): unknown {
   const rawJson = JSON.stringify(value);
   return rawJson === undefined ? value : ({ rawJson } satisfies RawJson);
 }
+
+/** A Paged value in the form `toRawValue(…, "items")` gives it. */
+export function isRawItems(value: unknown): value is { items: RawJson; cursor?: string } {
+  return typeof value === "object" && value !== null && isRawJson((value as { items?: unknown }).items);
+}
