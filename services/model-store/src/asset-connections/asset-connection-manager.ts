@@ -14,7 +14,7 @@ import type { AssetConnectionDriver, Log } from "./asset-connection-types.ts";
 import { soleOwnerLeases, type ConnectionLeases } from "./connection-lease.ts";
 import { ConnectionRunner, type AssetConnectionStatus } from "./connection-runner.ts";
 import { ElementSync } from "./element-sync.ts";
-import { mergeConnections, PROVIDER_KINDS, type MergedConnection } from "./merge-connections.ts";
+import { canonical, mergeConnections, PROVIDER_KINDS, type MergedConnection } from "./merge-connections.ts";
 import { ASSET_ORIGIN, createModelPort } from "./model-port.ts";
 
 /** The owner of the connections written in the configuration file's `assetConnections`. */
@@ -65,18 +65,6 @@ interface Running {
 const ELEMENT_CHANGES = new Set(["element.value-changed", "element.updated", "element.created"]);
 /** Whole-submodel writes: FA³ST reads the asset again instead of writing to it. */
 const SUBMODEL_CHANGES = new Set(["submodel.created", "submodel.updated"]);
-
-function canonical(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(canonical);
-  if (typeof value === "object" && value !== null) {
-    return Object.fromEntries(
-      Object.keys(value)
-        .sort()
-        .map((key) => [key, canonical((value as Record<string, unknown>)[key])]),
-    );
-  }
-  return value;
-}
 
 function providerMap(config: AssetConnectionConfig, kind: (typeof PROVIDER_KINDS)[number]): Record<string, unknown> {
   const map = (config as Record<string, unknown>)[kind];

@@ -46,7 +46,8 @@ const COMPARED: Record<string, readonly string[]> = {
 /** null and "" are the same for these (FA³ST compares them so). */
 const EMPTY_IS_NULL = new Set(["username", "password", "host", "serverUri"]);
 
-function canonical(value: unknown): unknown {
+/** The value with every object's keys sorted: equal settings give equal JSON whatever their order. */
+export function canonical(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonical);
   if (typeof value === "object" && value !== null) {
     return Object.fromEntries(
