@@ -34,19 +34,20 @@ export interface RedisConnectionLeasesOptions {
   ttlMs?: number;
 }
 
-/** Leases in the store's Redis, one key per connection (same scripts as the outbox relay's lease). */
-export function redisConnectionLeases(options: RedisConnectionLeasesOptions): ConnectionLeases {
+/** One named lease in the store's Redis (the same scripts as the outbox relay's lease). */
+export function redisLease(options: RedisConnectionLeasesOptions, name: string): ConnectionLease {
   const ttlMs = options.ttlMs ?? 5000;
+  const key = options.key(name);
   return {
-    lease(connectionId) {
-      const key = options.key(`asset-connection:lease:${connectionId}`);
-      return {
-        ttlMs,
-        acquire: () => acquireLease(options.redis, key, options.owner, ttlMs),
-        release: async () => {
-          await releaseLease(options.redis, key, options.owner);
-        },
-      };
+    ttlMs,
+    acquire: () => acquireLease(options.redis, key, options.owner, ttlMs),
+    release: async () => {
+      await releaseLease(options.redis, key, options.owner);
     },
   };
+}
+
+/** Leases in the store's Redis, one key per connection. */
+export function redisConnectionLeases(options: RedisConnectionLeasesOptions): ConnectionLeases {
+  return { lease: (connectionId) => redisLease(options, `asset-connection:lease:${connectionId}`) };
 }

@@ -11,25 +11,23 @@ import type { InterfaceBase } from "./interface-bases.ts";
 type Json = Record<string, unknown>;
 export type Descriptor = Json & { id: string };
 
-/** Shell fields the descriptor needs (the shell JSON, or just these). */
-export interface ShellSource {
+/** What every descriptor takes from its identifiable (the Descriptor base of the Part 2 schemas). */
+interface IdentifiableSource {
   id: string;
   idShort?: string;
   administration?: unknown;
   description?: unknown[];
   displayName?: unknown[];
   extensions?: unknown[];
+}
+
+/** Shell fields the descriptor needs (the shell JSON, or just these). */
+export interface ShellSource extends IdentifiableSource {
   assetInformation?: { assetKind?: string; assetType?: string; globalAssetId?: string; specificAssetIds?: unknown[] };
   submodels?: { keys?: { type?: string; value?: string }[] }[];
 }
 
-export interface SubmodelSource {
-  id: string;
-  idShort?: string;
-  administration?: unknown;
-  description?: unknown[];
-  displayName?: unknown[];
-  extensions?: unknown[];
+export interface SubmodelSource extends IdentifiableSource {
   semanticId?: unknown;
   supplementalSemanticIds?: unknown[];
 }

@@ -1,16 +1,7 @@
-import type { Redis } from "ioredis";
-import { acquireLease, releaseLease } from "../outbox/lease.ts";
-import type { ConnectionLease } from "../asset-connections/connection-lease.ts";
+import { redisLease, type ConnectionLease, type RedisConnectionLeasesOptions } from "../asset-connections/connection-lease.ts";
 
-export interface RegistrySyncLeaseOptions {
-  redis: Redis;
-  /** The store's key for a name (keeps the store's prefix and hash tag). */
-  key: (name: string) => string;
-  /** Unique per process. */
-  owner: string;
-  /** Default 5000 ms: a dead owner's job moves to another replica about this much later. */
-  ttlMs?: number;
-}
+/** `ttlMs` (default 5000 ms): a dead owner's job moves to another replica about this much later. */
+export type RegistrySyncLeaseOptions = RedisConnectionLeasesOptions;
 
 /**
  * One lease for the whole registry synchronization: the model-store replicas (and embedded
@@ -18,13 +9,5 @@ export interface RegistrySyncLeaseOptions {
  * so each descriptor is registered once, not once per replica.
  */
 export function redisRegistrySyncLease(options: RegistrySyncLeaseOptions): ConnectionLease {
-  const ttlMs = options.ttlMs ?? 5000;
-  const key = options.key("registry-sync:lease");
-  return {
-    ttlMs,
-    acquire: () => acquireLease(options.redis, key, options.owner, ttlMs),
-    release: async () => {
-      await releaseLease(options.redis, key, options.owner);
-    },
-  };
+  return redisLease(options, "registry-sync:lease");
 }
