@@ -90,9 +90,22 @@ export class RegistryClient {
   }
 
   private async send(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<Answer> {
-    const timeout = AbortSignal.timeout(this.timeoutMs);
     const headers = { accept: "application/json", ...(body === undefined ? {} : { "content-type": "application/json" }), ...this.target.headers };
-    return request(new URL(path, this.target.apiRoot), method, headers, body === undefined ? undefined : JSON.stringify(body), signal ? AbortSignal.any([timeout, signal]) : timeout);
+    // Our own timer and controller, not AbortSignal.any([AbortSignal.timeout(), signal]): on Node 20
+    // the timeout inside such a composite can be garbage-collected before it fires
+    // (nodejs/node#57736), and a request to a registry that never answers then never ends: the
+    // worker hung for good once in a test run.
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new DOMException(`no answer within ${this.timeoutMs} ms`, "TimeoutError")), this.timeoutMs);
+    const onAbort = () => controller.abort(signal?.reason);
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener("abort", onAbort, { once: true });
+    try {
+      return await request(new URL(path, this.target.apiRoot), method, headers, body === undefined ? undefined : JSON.stringify(body), controller.signal);
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+    }
   }
 
   /** Network errors and timeouts become retryable outcomes; nothing throws. */

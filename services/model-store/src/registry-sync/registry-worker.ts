@@ -125,8 +125,15 @@ export class RegistryWorker {
 
   private async sleep(ms: number): Promise<void> {
     await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      this.abort.signal.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
+      const signal = this.abort.signal;
+      // Removed again after the pause: a long outage would otherwise pile up one listener per retry.
+      const done = () => {
+        clearTimeout(timer);
+        signal.removeEventListener("abort", done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      signal.addEventListener("abort", done, { once: true });
     });
   }
 
