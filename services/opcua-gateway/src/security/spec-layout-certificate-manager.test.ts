@@ -99,8 +99,7 @@ test("user PKI: the same folders without private/, and no key on disk", async ()
 });
 
 for (const kind of ["server", "user"] as const) {
-  test(`${kind} PKI: an unknown certificate is refused and filed in rejected/; moved to certs/ it is trusted without reopening`, async () => {
-    // The base does not exist yet: the folders must be created before node-opcua attaches its watchers.
+  test(`${kind} PKI: an unknown certificate is refused and filed in rejected/; moved to certs/ it is trusted at the next check, removed it is not`, async () => {
     const base = join(dir, `trust-${kind}`, "CA");
     const manager = await open({ base, kind, privateKeyFile: kind === "server" ? join(base, "private", "key.pem") : undefined });
 
@@ -109,11 +108,39 @@ for (const kind of ["server", "user"] as const) {
     assert.equal(rejected.length, 1, `rejected/ holds ${rejected.join(", ")}`);
     assert.equal(readdirSync(join(base, "certs")).length, 0);
 
+    // No waiting for a file watcher: the very next verification sees the move.
     renameSync(join(base, "rejected", rejected[0]!), join(base, "certs", rejected[0]!));
-    await eventually(async () => (await manager.checkCertificate(peerCertificate)).name === "Good", "the moved certificate is trusted");
+    assert.equal((await manager.checkCertificate(peerCertificate)).name, "Good");
     assert.deepEqual(readdirSync(join(base, "rejected")), []);
+
+    // Taken out of certs/, the trust ends at the next verification, and the certificate is filed again.
+    rmSync(join(base, "certs", rejected[0]!));
+    assert.equal((await manager.checkCertificate(peerCertificate)).name, StatusCodes.BadCertificateUntrusted.name);
+    assert.equal(readdirSync(join(base, "rejected")).length, 1);
   });
 }
+
+test("concurrent verifications after a change share one rescan and agree", async () => {
+  const base = join(dir, "concurrent", "CA");
+  const manager = await open({ base, kind: "user" });
+  writeFileSync(join(base, "certs", "peer.pem"), peerCertificatePem);
+  const verdicts = await Promise.all(Array.from({ length: 20 }, () => manager.checkCertificate(peerCertificate)));
+  assert.deepEqual(new Set(verdicts.map((verdict) => verdict.name)), new Set(["Good"]));
+});
+
+test("a certificate rewritten in place under the same name is read again", async () => {
+  const base = join(dir, "rewritten", "CA");
+  const manager = await open({ base, kind: "user" });
+  const other = join(dir, "other-certificate.pem");
+  await peerStore.createSelfSignedCertificate({ applicationUri: "urn:peer:other", subject: "/CN=Other", dns: [], startDate: new Date(), validity: 30, outputFile: other });
+  const otherCertificate = Buffer.from(new X509Certificate(readFileSync(other)).raw);
+  writeFileSync(join(base, "certs", "peer.pem"), peerCertificatePem);
+  assert.equal((await manager.checkCertificate(peerCertificate)).name, "Good");
+  // Same file name, other content (and size): the old certificate is no longer trusted.
+  writeFileSync(join(base, "certs", "peer.pem"), readFileSync(other, "utf8"));
+  assert.equal((await manager.checkCertificate(otherCertificate)).name, "Good");
+  assert.equal((await manager.checkCertificate(peerCertificate)).name, StatusCodes.BadCertificateUntrusted.name);
+});
 
 test("user PKI with Certificate authentication off: every user certificate is refused, none filed for trusting", async () => {
   const base = join(dir, "refuse-all", "CA");

@@ -1,9 +1,9 @@
-import { createHash, generateKeyPair, type KeyObject } from "node:crypto";
-import { readdirSync } from "node:fs";
+import { generateKeyPair, type KeyObject } from "node:crypto";
 import { devNull } from "node:os";
 import { join, resolve } from "node:path";
 import { OPCUACertificateManager, type PrivateKeyProvider } from "node-opcua";
 import { createPkiFolders, PKI_FOLDERS, removeNodeOpcuaDefaultFolders, type PkiKind } from "./pki-layout.ts";
+import { trustFoldersState } from "./trust-folders-state.ts";
 
 type VerificationStatus = Awaited<ReturnType<OPCUACertificateManager["verifyCertificate"]>>;
 
@@ -35,13 +35,20 @@ const inMemoryKeyProvider: PrivateKeyProvider = {
 /**
  * node-opcua's certificate manager with the folder names of spec §5.1 (`certs`, `crl`,
  * `issuers/…`, `private`, `rejected`) instead of its own (`trusted/certs`, `own/…`). Unknown
- * certificates are refused and filed in `rejected/`; its file watchers pick up a certificate
- * moved into `certs/` without a restart.
+ * certificates are refused and filed in `rejected/`. A certificate moved into `certs/` (or
+ * removed from it) counts from the next verification on, without a restart: each verification
+ * first compares the trust folders with their state at the last scan and rescans them when they
+ * differ. node-opcua's own file watchers are off (ADR 0015): their events arrive late or not at
+ * all where inotify is slow or missing, and a trust decision must not depend on that.
  */
 export class SpecLayoutCertificateManager extends OPCUACertificateManager {
   readonly #base: string;
   readonly #privateKeyFile: string;
   readonly #refuseAll: boolean;
+  /** The trust folders' state at the last scan; a verification that sees another one rescans. */
+  #scannedState = "";
+  /** The rescan under way, shared by the verifications that wait for it. */
+  #rescan: Promise<void> | undefined;
 
   constructor(options: SpecLayoutCertificateManagerOptions) {
     const base = resolve(options.base);
@@ -50,14 +57,12 @@ export class SpecLayoutCertificateManager extends OPCUACertificateManager {
       rootFolder: base,
       name: options.kind === "server" ? "PKI" : "UserPKI",
       automaticallyAcceptUnknownCertificate: false,
+      disableFileWatchers: true,
       ...(options.kind === "user" ? { privateKeyProvider: inMemoryKeyProvider } : {}),
     });
     this.#base = base;
     this.#privateKeyFile = options.privateKeyFile ?? join(base, PKI_FOLDERS.private, "private_key.pem");
     this.#refuseAll = options.refuseAll ?? false;
-    this.on("certificateAdded", (event: { store: string; certificate: Buffer }) => {
-      if (event.store === "trusted") void this.#forgetStaleRejection(event.certificate).catch(() => undefined);
-    });
   }
 
   override get trustedFolder(): string {
@@ -95,29 +100,37 @@ export class SpecLayoutCertificateManager extends OPCUACertificateManager {
 
   /** Opens the store: node-opcua's initialize(), then its stray default folders removed again. */
   async open(): Promise<void> {
+    const state = this.#trustFoldersState();
     await this.initialize();
+    this.#scannedState = state;
     removeNodeOpcuaDefaultFolders(this.#base);
   }
 
-  /**
-   * node-opcua files a refused certificate in rejected/ but learns the file's name only when its
-   * watcher reports it, ~100 ms later. A certificate moved to certs/ before that (a script, not a
-   * human) stays in its rejected index, and rejected wins over trusted until a restart. Its
-   * arrival in certs/ is the moment to notice: still refused while rejected/ no longer holds it
-   * means the index is stale, and a rescan of the folders fixes it.
-   */
-  async #forgetStaleRejection(certificate: Buffer): Promise<void> {
-    if (this.state !== 2 /* Initialized */ || (await this.verifyCertificate(certificate)) !== "BadCertificateUntrusted") return;
-    const thumbprint = createHash("sha1").update(certificate).digest("hex");
-    // Present in both folders is the operator's choice, and node-opcua's rule (rejected wins) holds.
-    if (readdirSync(this.rejectedFolder).some((name) => name.toLowerCase().includes(thumbprint))) return;
-    await this.reloadCertificates();
+  /** Rescans every folder; also what a verification does when it finds them changed. */
+  override async reloadCertificates(): Promise<void> {
+    // The state is read before the scan: a change during the scan then shows at the next check.
+    const state = this.#trustFoldersState();
+    await super.reloadCertificates();
+    this.#scannedState = state;
+  }
+
+  #trustFoldersState(): string {
+    return trustFoldersState([this.trustedFolder, this.rejectedFolder, this.issuersCertFolder, this.crlFolder, this.issuersCrlFolder]);
+  }
+
+  /** Rescans when the folders differ from the last scan; concurrent verifications share one rescan. */
+  async #rescanIfChanged(): Promise<void> {
+    while (this.#rescan) await this.#rescan;
+    if (this.#trustFoldersState() === this.#scannedState) return;
+    this.#rescan = this.reloadCertificates().finally(() => (this.#rescan = undefined));
+    await this.#rescan;
   }
 
   protected override async verifyCertificateAsync(certificate: Parameters<OPCUACertificateManager["verifyCertificate"]>[0], options: object): Promise<VerificationStatus> {
     // Not BadCertificateUntrusted: that one would file the certificate under rejected/ as if an
     // operator could trust it, while this endpoint accepts no user certificate at all.
     if (this.#refuseAll) return "BadCertificateUseNotAllowed" as VerificationStatus;
+    if (this.state === 2 /* Initialized */) await this.#rescanIfChanged();
     return super.verifyCertificateAsync(certificate, options);
   }
 }
