@@ -63,14 +63,6 @@ function tree(base: string): string[] {
   return entries.sort();
 }
 
-async function eventually(check: () => Promise<boolean> | boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) assert.fail(`not within ${timeoutMs} ms: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 test("server PKI: exactly the folders of spec §5.1, the key in private/, nothing of node-opcua's own layout", async () => {
   const base = join(dir, "layout", "PKI", "CA");
   const files = serverCertificateFiles(base, "gateway.example");

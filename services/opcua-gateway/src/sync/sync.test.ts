@@ -41,7 +41,7 @@ const patchValue = (path: string, body: unknown) => run("PatchSubmodelElementVal
 const node = (path: string, sub?: string) => elementNode(VALUES_SUBMODEL, path, sub);
 const valueIs = (expected: unknown) => (value: DataValue) => value.value.value === expected;
 
-async function eventually(check: () => Promise<boolean>, what: string, timeoutMs = 3000): Promise<void> {
+async function eventually(check: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
   const until = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > until) assert.fail(`not within ${timeoutMs} ms: ${what}`);
