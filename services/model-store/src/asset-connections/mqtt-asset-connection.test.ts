@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createConnection, createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, afterEach, before, beforeEach, describe, test } from "node:test";
@@ -296,11 +297,16 @@ describe("MQTT connection", () => {
     // The model is served meanwhile; the write waits for the broker.
     assert.equal((await patchValue("Setpoint", 7)).ok, true);
     assert.equal((await sut.element(DRIVE_SUBMODEL_ID, "Setpoint")).value, "7");
-    const late = await startMosquitto({ port });
+    // The broker comes up elsewhere first, so the device is subscribed before the connection can
+    // reach it (the write is not retained: published earlier, the device would never see it). The
+    // connection's port then starts forwarding to it: that is the moment the broker "is there".
+    const late = await startMosquitto();
+    let reachable: Server | undefined;
     try {
       const lateDevice = await deviceClient(late.url);
       try {
         const received = await collect(lateDevice, "late/setpoint");
+        reachable = await forward(port, late.port);
         await until(() => status().state === "connected", "the connection once the broker is there", 15_000);
         await until(() => received.length > 0, "the waiting write published");
         assert.equal(received[0]!.payload, "7");
@@ -310,7 +316,8 @@ describe("MQTT connection", () => {
     } finally {
       await connections?.stop();
       connections = undefined;
-      await late.stop();
+      await late.stop(); // ends the piped connections too, so close() below does not wait for them
+      await new Promise((resolve) => (reachable ? reachable.close(resolve) : resolve(undefined)));
     }
   });
 
@@ -357,3 +364,17 @@ describe("MQTT connection", () => {
     }
   });
 });
+
+/** Listens on 127.0.0.1:`port` and pipes every connection to `targetPort`. */
+async function forward(port: number, targetPort: number): Promise<Server> {
+  const server = createServer((inbound) => {
+    const outbound = createConnection({ host: "127.0.0.1", port: targetPort });
+    inbound.pipe(outbound).pipe(inbound);
+    inbound.on("error", () => outbound.destroy());
+    outbound.on("error", () => inbound.destroy());
+    inbound.on("close", () => outbound.destroy());
+    outbound.on("close", () => inbound.destroy());
+  });
+  await new Promise<void>((resolve, reject) => server.once("error", reject).listen(port, "127.0.0.1", () => resolve()));
+  return server;
+}
