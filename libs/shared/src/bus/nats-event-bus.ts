@@ -40,6 +40,21 @@ export function createNatsEventBus(options: NatsEventBusOptions): EventBus {
     if (closed) throw new Error("event bus is closed");
   }
 
+  // One PING per event-loop turn serves every caller that asked before it was sent. The server
+  // answers PONG behind whatever it already queued for this connection, and subscription callbacks
+  // run as the messages are parsed: when the PONG resolves the flush, those events were handled.
+  let pendingBarrier: Promise<void> | undefined;
+  function barrier(): Promise<void> {
+    pendingBarrier ??= new Promise<void>((resolve) => {
+      setImmediate(() => {
+        pendingBarrier = undefined;
+        if (connection.isClosed()) return resolve();
+        connection.flush().then(resolve, () => resolve());
+      });
+    });
+    return pendingBarrier;
+  }
+
   return {
     async publish(event: ChangeEvent) {
       assertOpen();
@@ -49,6 +64,7 @@ export function createNatsEventBus(options: NatsEventBusOptions): EventBus {
       assertOpen();
       connection.publish(HEARTBEAT_SUBJECT, encodeJson(heartbeat));
     },
+    barrier,
     async subscribe(handlers): Promise<EventSubscription> {
       assertOpen();
       let live = true;

@@ -5,12 +5,12 @@ import { startNats, type RunningServer } from "../../../../tests/support/servers
 import type { Command, CommandResult, CommandType, Reply } from "../contracts/index.ts";
 import { createEngine, type Engine } from "../engine/create-engine.ts";
 import { createMemoryRepository } from "../engine/memory/memory-repository.ts";
-import type { CommandHandler, StoreClient } from "../engine/ports/index.ts";
+import type { CommandHandler, EventBus, StoreClient } from "../engine/ports/index.ts";
 import { serveCommandsOverNats, type CommandResponder } from "./command-responder.ts";
 import { connectNats } from "./connect-nats.ts";
 import { createNatsEventBus } from "./nats-event-bus.ts";
 import { createNatsStoreClient } from "./nats-store-client.ts";
-import { createCachingStoreClient, type CachingStoreClient } from "./read-cache.ts";
+import { createCachingStoreClient, WRITE_EVENT_WAIT_MS, type CachingStoreClient } from "./read-cache.ts";
 
 // The http-gateway's read cache over real NATS: a model-store side (engine on memory, events on
 // NATS, responder) and gateway sides (store clients, one with the cache).
@@ -187,5 +187,87 @@ describe("read cache in front of the model-store", () => {
     }
     // Bounded by evicting the least recently used, not by refusing to cache.
     assert.ok(short.stats().entries >= 2 && short.stats().entries < 40, JSON.stringify(short.stats()));
+  });
+});
+
+describe("read cache across gateways, with events trailing the replies (the Redis outbox relay)", () => {
+  const RELAY_LAG_MS = 25;
+  let server: RunningServer;
+  const connections: NatsConnection[] = [];
+  const closers: (() => Promise<void>)[] = [];
+  let gatewayA: CachingStoreClient;
+  let gatewayB: CachingStoreClient;
+  /** Events of these values are never published (a relay that lost them). */
+  const dropEventsOf = new Set<string>();
+
+  const connection = async (name: string) => {
+    const made = await connectNats({ url: server.url, name, onChange: quiet });
+    connections.push(made);
+    return made;
+  };
+  const cachingClient = async (name: string) => {
+    const gateway = await connection(name);
+    const bus = createNatsEventBus({ connection: gateway });
+    const client = await createCachingStoreClient(createNatsStoreClient({ connection: gateway }), { bus, maxAgeMs: 60_000, maxBytes: 1024 * 1024 });
+    closers.push(async () => {
+      await client.close();
+      await bus.close();
+    });
+    return client;
+  };
+
+  before(async () => {
+    server = await startNats();
+    const storeSide = await connection("model-store");
+    const events = createNatsEventBus({ connection: storeSide });
+    // Like the outbox relay: each event goes out on NATS a while after the write was answered.
+    const relay: EventBus = {
+      ...events,
+      async publish(event) {
+        const payload = JSON.stringify(event.payload ?? "");
+        if ([...dropEventsOf].some((value) => payload.includes(value))) return;
+        setTimeout(() => void events.publish(event), RELAY_LAG_MS);
+      },
+    };
+    const engine = createEngine({ repository: createMemoryRepository(), bus: relay, validation: false });
+    const responder = await serveCommandsOverNats({ connection: storeSide, handler: engine, onError: quiet });
+    closers.push(async () => {
+      await responder.close();
+      await events.close();
+    });
+    assert.ok((await engine.execute({ type: "PostSubmodel", params: { body: JSON.stringify(submodel(SUBMODEL)) } })).ok);
+    gatewayA = await cachingClient("gateway-a");
+    gatewayB = await cachingClient("gateway-b");
+  });
+  after(async () => {
+    for (const close of closers.reverse()) await close();
+    await Promise.all(connections.map((c) => c.close()));
+    await server?.stop();
+  });
+
+  it("a write through one gateway is read back through the other at once, though its event trails the reply", async () => {
+    for (let value = 200; value < 230; value++) {
+      await gatewayB.execute(readSpeed, RAW); // B holds the previous value
+      const written = await gatewayA.execute(patchSpeed(value));
+      assert.ok(written.ok && typeof written.seq === "number", JSON.stringify(written));
+      assert.equal(speedOf(await gatewayB.execute(readSpeed, RAW)), value, `gateway B after write ${value}`);
+      assert.equal(speedOf(await gatewayA.execute(readSpeed, RAW)), value, `gateway A after write ${value}`);
+    }
+    assert.ok(gatewayB.stats().hits > 0, "B still answers repeated reads from its cache");
+  });
+
+  it("a write whose event never comes is answered after the bounded wait, not held", async () => {
+    dropEventsOf.add("4242");
+    try {
+      const started = Date.now();
+      const written = await gatewayA.execute(patchSpeed(4242));
+      const took = Date.now() - started;
+      assert.ok(written.ok);
+      assert.ok(took >= WRITE_EVENT_WAIT_MS - 50 && took < WRITE_EVENT_WAIT_MS + 2000, `answered after ${took} ms`);
+      // The writing gateway itself still reads its write.
+      assert.equal(speedOf(await gatewayA.execute(readSpeed, RAW)), 4242);
+    } finally {
+      dropEventsOf.clear();
+    }
   });
 });

@@ -50,6 +50,9 @@ function scopedSubmodel(params: Record<string, unknown>): string[] {
 
 const KIND_TAGS = ["kind:shell", "kind:submodel", "kind:concept-description"];
 
+/** Longest a write's answer waits for its own event (the model-store's relay normally takes ~1 ms). */
+export const WRITE_EVENT_WAIT_MS = 1_000;
+
 interface Entry {
   reply: Reply<unknown>;
   tags: string[];
@@ -71,8 +74,12 @@ interface Entry {
  * - a gap in the events' sequence numbers (a heartbeat ahead of the last event, a reconnect) clears
  *   everything; until the subscription stands nothing is cached; `maxAgeMs` bounds the age of any
  *   answer in any case.
- * What it gives up: across gateways a read may still show the state before a write made through
- * another gateway for the moment the event takes to arrive (about a millisecond on one machine).
+ * - across gateways: a write is answered only once its event (the reply's `seq`) has reached this
+ *   gateway, so the event has been routed to every other gateway as well; and a hit is served only
+ *   after the bus's barrier, which hands over every event routed here before the read arrived. A
+ *   client that writes through one gateway and then reads through another sees its write.
+ * The wait for a write's event is bounded (WRITE_EVENT_WAIT_MS): a relay that lags longer makes
+ * the write answer late, not wrong; reads then lag by as much, until the events catch up.
  */
 export async function createCachingStoreClient(inner: StoreClient, options: ReadCacheOptions): Promise<CachingStoreClient> {
   const entries = new Map<string, Entry>();
@@ -85,6 +92,26 @@ export async function createCachingStoreClient(inner: StoreClient, options: Read
   let enabled = false;
   let lastSeq: number | undefined;
   let closed = false;
+  /** Writes waiting for their event to arrive here. */
+  const waiters = new Set<{ seq: number; done: () => void }>();
+  const wakeWaiters = (all = false) => {
+    for (const waiter of waiters) if (all || (lastSeq !== undefined && waiter.seq <= lastSeq)) waiter.done();
+  };
+  /** Resolves when the event stream has passed `seq`, the stream is down, or after WRITE_EVENT_WAIT_MS. */
+  const reached = (seq: number): Promise<void> =>
+    new Promise((resolve) => {
+      if (!enabled || (lastSeq !== undefined && lastSeq >= seq)) return resolve();
+      const waiter = {
+        seq,
+        done() {
+          clearTimeout(timer);
+          waiters.delete(waiter);
+          resolve();
+        },
+      };
+      const timer = setTimeout(waiter.done, WRITE_EVENT_WAIT_MS);
+      waiters.add(waiter);
+    });
 
   const remove = (key: string) => {
     const entry = entries.get(key);
@@ -110,20 +137,24 @@ export async function createCachingStoreClient(inner: StoreClient, options: Read
     if (lastSeq !== undefined && event.seq > lastSeq + 1) clear(`events ${lastSeq + 1}–${event.seq - 1} were not received`);
     if (lastSeq === undefined || event.seq > lastSeq) lastSeq = event.seq;
     const [entity] = event.kind.split(".");
-    if (entity === "operation") return;
-    invalidate(`id:${event.id}`);
-    invalidate(`kind:${entity === "element" ? "submodel" : entity}`);
+    if (entity !== "operation") {
+      invalidate(`id:${event.id}`);
+      invalidate(`kind:${entity === "element" ? "submodel" : entity}`);
+    }
+    if (waiters.size > 0) wakeWaiters();
   };
   const subscription: EventSubscription = await options.bus.subscribe({
     onEvent,
     onHeartbeat(heartbeat) {
       if (lastSeq !== undefined && heartbeat.seq > lastSeq) clear(`the store is at event ${heartbeat.seq}, the last one received was ${lastSeq}`);
       if (lastSeq === undefined || heartbeat.seq > lastSeq) lastSeq = heartbeat.seq;
+      if (waiters.size > 0) wakeWaiters();
     },
     // Without events nothing tells the cache what changed: it answers nothing until they flow again.
     onDisconnect() {
       enabled = false;
       clear("the event subscription is down");
+      wakeWaiters(true);
     },
     onReconnect() {
       clear("reconnected; events may have been missed");
@@ -156,13 +187,17 @@ export async function createCachingStoreClient(inner: StoreClient, options: Read
     const tagsOf = TAGS_OF_READ[command.type];
     if (!tagsOf || !executeOptions?.rawValue) {
       const reply = await inner.execute(command, executeOptions);
-      if (WRITE_COMMANDS.has(command.type)) invalidateWrite(command);
+      if (WRITE_COMMANDS.has(command.type)) {
+        invalidateWrite(command);
+        if (reply.ok && reply.seq !== undefined) await reached(reply.seq);
+      }
       return reply;
     }
     if (!enabled) return await inner.execute(command, executeOptions);
     const key = `${command.type}\u0000${executeOptions.rawValue}\u0000${JSON.stringify(command.params)}`;
+    if (entries.has(key) && options.bus.barrier) await options.bus.barrier();
     const cached = entries.get(key);
-    if (cached && cached.expiresAt > Date.now()) {
+    if (enabled && cached && cached.expiresAt > Date.now()) {
       hits++;
       entries.delete(key);
       entries.set(key, cached);
@@ -194,6 +229,7 @@ export async function createCachingStoreClient(inner: StoreClient, options: Read
       closed = true;
       enabled = false;
       clear();
+      wakeWaiters(true);
       await subscription.unsubscribe().catch(() => undefined);
       await inner.close();
     },

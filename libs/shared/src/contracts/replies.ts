@@ -12,6 +12,12 @@ export interface ReplyOk<T> {
   revision?: number;
   /** idShortPath of a created element (a list item's index is known only to the engine). */
   idShortPath?: string;
+  /**
+   * Writes: the sequence number of the last event the command committed. A gateway with a read
+   * cache answers the write only once that event has reached it, so every other gateway has it
+   * too (read-your-writes across gateways, docs/adr/0014).
+   */
+  seq?: number;
 }
 
 export interface ReplyFailure {

@@ -1,4 +1,4 @@
-import { failureReply, type Command, type CommandResult, type CommandType, type Reply } from "../contracts/index.ts";
+import { failureReply, WRITE_COMMANDS, type Command, type CommandResult, type CommandType, type Reply } from "../contracts/index.ts";
 import { toCommandError } from "./aas-input.ts";
 import { createCommitRunner } from "./commit-runner.ts";
 import type { EngineContext, ValidationSettings } from "./engine-context.ts";
@@ -148,13 +148,26 @@ export function createEngine(options: EngineOptions): Engine {
     async execute<T extends CommandType>(command: Command<T>): Promise<Reply<CommandResult<T>>> {
       const handler = HANDLERS[command.type] as Handler<T> | undefined;
       if (!handler) return { ok: false, error: { code: "bad-request", message: `Unknown command '${String(command.type)}'` } };
+      // The command's own commit runner notes the last event it committed, for the reply's seq.
+      let seq: number | undefined;
+      const commandCtx: EngineContext = WRITE_COMMANDS.has(command.type)
+        ? {
+            ...ctx,
+            commit: async (target, plan) => {
+              const event = await commit(target, plan);
+              if (seq === undefined || event.seq > seq) seq = event.seq;
+              return event;
+            },
+          }
+        : ctx;
       try {
-        const handled = await handler(ctx, command);
+        const handled = await handler(commandCtx, command);
         return {
           ok: true,
           value: handled.value,
           ...(handled.revision !== undefined ? { revision: handled.revision } : {}),
           ...(handled.idShortPath !== undefined ? { idShortPath: handled.idShortPath } : {}),
+          ...(seq !== undefined ? { seq } : {}),
         };
       } catch (error) {
         return failure(error);

@@ -21,5 +21,10 @@ export interface EventBus {
   publish(event: ChangeEvent): Promise<void>;
   publishHeartbeat(heartbeat: Heartbeat): Promise<void>;
   subscribe(handlers: EventHandlers): Promise<EventSubscription>;
+  /**
+   * Resolves once every event the transport had routed to this process before the call has been
+   * handed to its subscribers. Absent where delivery is already in step (in-process).
+   */
+  barrier?(): Promise<void>;
   close(): Promise<void>;
 }
