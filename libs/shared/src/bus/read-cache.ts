@@ -9,6 +9,12 @@ export interface ReadCacheOptions {
   /** Change events of the store, which invalidate what they touch. */
   bus: EventBus;
   log?: (line: string) => void;
+  /**
+   * Once the store has sent heartbeats, this long without any event or heartbeat means its relay
+   * is silent (a model-store replica died, another takes over): nothing is served from the cache
+   * until the stream speaks again. Default STREAM_SILENCE_MS.
+   */
+  streamSilenceMs?: number;
 }
 
 export interface ReadCacheStats {
@@ -18,6 +24,8 @@ export interface ReadCacheStats {
   bytes: number;
   /** True while the event subscription stands (and maxAgeMs > 0). */
   enabled: boolean;
+  /** True while the event stream is behind this gateway's writes or silent: the cache is bypassed. */
+  lagging: boolean;
 }
 
 export interface CachingStoreClient extends StoreClient {
@@ -51,7 +59,9 @@ function scopedSubmodel(params: Record<string, unknown>): string[] {
 const KIND_TAGS = ["kind:shell", "kind:submodel", "kind:concept-description"];
 
 /** Longest a write's answer waits for its own event (the model-store's relay normally takes ~1 ms). */
-export const WRITE_EVENT_WAIT_MS = 1_000;
+export const WRITE_EVENT_WAIT_MS = 500;
+/** Three missed heartbeats (the relay sends one a second). */
+export const STREAM_SILENCE_MS = 3_000;
 
 interface Entry {
   reply: Reply<unknown>;
@@ -78,8 +88,11 @@ interface Entry {
  *   gateway, so the event has been routed to every other gateway as well; and a hit is served only
  *   after the bus's barrier, which hands over every event routed here before the read arrived. A
  *   client that writes through one gateway and then reads through another sees its write.
- * The wait for a write's event is bounded (WRITE_EVENT_WAIT_MS): a relay that lags longer makes
- * the write answer late, not wrong; reads then lag by as much, until the events catch up.
+ * When the events stall (a dead relay until another replica takes over), consistency falls back to
+ * reading the store, not to waiting: a write whose event does not come within WRITE_EVENT_WAIT_MS
+ * puts the cache into "lagging" (no hits; writes no longer wait) until the stream has passed that
+ * write; and a stream that once sent heartbeats and then says nothing for `streamSilenceMs` does
+ * the same until it speaks again. Only the first write after a stall waits the bound.
  */
 export async function createCachingStoreClient(inner: StoreClient, options: ReadCacheOptions): Promise<CachingStoreClient> {
   const entries = new Map<string, Entry>();
@@ -92,6 +105,15 @@ export async function createCachingStoreClient(inner: StoreClient, options: Read
   let enabled = false;
   let lastSeq: number | undefined;
   let closed = false;
+  /** While set, the stream is behind this gateway's writes: bypass until lastSeq reaches it. */
+  let behindUntilSeq: number | undefined;
+  let heartbeatsSeen = false;
+  let lastHeard = Date.now();
+  const silenceMs = options.streamSilenceMs ?? STREAM_SILENCE_MS;
+  const lagging = () => {
+    if (behindUntilSeq !== undefined && lastSeq !== undefined && lastSeq >= behindUntilSeq) behindUntilSeq = undefined;
+    return behindUntilSeq !== undefined || (heartbeatsSeen && Date.now() - lastHeard > silenceMs);
+  };
   /** Writes waiting for their event to arrive here. */
   const waiters = new Set<{ seq: number; done: () => void }>();
   const wakeWaiters = (all = false) => {
@@ -101,6 +123,10 @@ export async function createCachingStoreClient(inner: StoreClient, options: Read
   const reached = (seq: number): Promise<void> =>
     new Promise((resolve) => {
       if (!enabled || (lastSeq !== undefined && lastSeq >= seq)) return resolve();
+      if (lagging()) {
+        behindUntilSeq = Math.max(behindUntilSeq ?? 0, seq);
+        return resolve();
+      }
       const waiter = {
         seq,
         done() {
@@ -109,7 +135,13 @@ export async function createCachingStoreClient(inner: StoreClient, options: Read
           resolve();
         },
       };
-      const timer = setTimeout(waiter.done, WRITE_EVENT_WAIT_MS);
+      const timer = setTimeout(() => {
+        if (!(lastSeq !== undefined && lastSeq >= seq)) {
+          behindUntilSeq = Math.max(behindUntilSeq ?? 0, seq);
+          options.log?.(`read cache bypassed: the event of write ${seq} did not arrive within ${WRITE_EVENT_WAIT_MS} ms`);
+        }
+        waiter.done();
+      }, WRITE_EVENT_WAIT_MS);
       waiters.add(waiter);
     });
 
@@ -136,6 +168,7 @@ export async function createCachingStoreClient(inner: StoreClient, options: Read
   const onEvent = (event: ChangeEvent) => {
     if (lastSeq !== undefined && event.seq > lastSeq + 1) clear(`events ${lastSeq + 1}–${event.seq - 1} were not received`);
     if (lastSeq === undefined || event.seq > lastSeq) lastSeq = event.seq;
+    lastHeard = Date.now();
     const [entity] = event.kind.split(".");
     if (entity !== "operation") {
       invalidate(`id:${event.id}`);
@@ -148,6 +181,8 @@ export async function createCachingStoreClient(inner: StoreClient, options: Read
     onHeartbeat(heartbeat) {
       if (lastSeq !== undefined && heartbeat.seq > lastSeq) clear(`the store is at event ${heartbeat.seq}, the last one received was ${lastSeq}`);
       if (lastSeq === undefined || heartbeat.seq > lastSeq) lastSeq = heartbeat.seq;
+      heartbeatsSeen = true;
+      lastHeard = Date.now();
       if (waiters.size > 0) wakeWaiters();
     },
     // Without events nothing tells the cache what changed: it answers nothing until they flow again.
@@ -193,7 +228,7 @@ export async function createCachingStoreClient(inner: StoreClient, options: Read
       }
       return reply;
     }
-    if (!enabled) return await inner.execute(command, executeOptions);
+    if (!enabled || lagging()) return await inner.execute(command, executeOptions);
     const key = `${command.type}\u0000${executeOptions.rawValue}\u0000${JSON.stringify(command.params)}`;
     if (entries.has(key) && options.bus.barrier) await options.bus.barrier();
     const cached = entries.get(key);
@@ -224,7 +259,7 @@ export async function createCachingStoreClient(inner: StoreClient, options: Read
 
   return {
     execute,
-    stats: () => ({ hits, misses, entries: entries.size, bytes, enabled }),
+    stats: () => ({ hits, misses, entries: entries.size, bytes, enabled, lagging: lagging() }),
     async close() {
       closed = true;
       enabled = false;
