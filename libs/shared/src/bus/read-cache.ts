@@ -232,7 +232,8 @@ export async function createCachingStoreClient(inner: StoreClient, options: Read
     const key = `${command.type}\u0000${executeOptions.rawValue}\u0000${JSON.stringify(command.params)}`;
     if (entries.has(key) && options.bus.barrier) await options.bus.barrier();
     const cached = entries.get(key);
-    if (enabled && cached && cached.expiresAt > Date.now()) {
+    // Rechecked after the barrier: the subscription or the stream may have failed meanwhile.
+    if (enabled && cached && cached.expiresAt > Date.now() && !lagging()) {
       hits++;
       entries.delete(key);
       entries.set(key, cached);
