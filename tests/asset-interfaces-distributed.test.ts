@@ -118,7 +118,15 @@ test("kill -9 of the replica polling the asset: the other takes over; DELETE of 
 
   const deleted = await client.request("DELETE", `/submodels/${b64(pair.aimcId)}`);
   assert.equal(deleted.status, 204, deleted.text);
-  await new Promise((resolve) => setTimeout(resolve, 500));
+  // The survivor learns of the DELETE from its event, which its outbox relay publishes only once it
+  // has taken over the dead replica's relay lease too (up to one lease, 5 s): the value above may be
+  // read from the store before that. Polling must stop then, and stay stopped.
+  const quietFor = async (ms: number) => {
+    const before = polls("/api/temperature");
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    return polls("/api/temperature") === before;
+  };
+  await eventually(() => quietFor(300), Boolean, "polling stopped after the DELETE", 15_000);
   const count = polls("/api/temperature");
   await new Promise((resolve) => setTimeout(resolve, 800));
   assert.equal(polls("/api/temperature"), count, "no request after the AIMC was deleted");
