@@ -10,7 +10,7 @@ import { serveCommandsOverNats, type CommandResponder } from "./command-responde
 import { connectNats } from "./connect-nats.ts";
 import { createNatsEventBus } from "./nats-event-bus.ts";
 import { createNatsStoreClient } from "./nats-store-client.ts";
-import { createCachingStoreClient, WRITE_EVENT_WAIT_MS, type CachingStoreClient } from "./read-cache.ts";
+import { createCachingStoreClient, WRITE_EVENT_WAIT_MS, type CachingStoreClient, type ReadCacheOptions } from "./read-cache.ts";
 
 // The http-gateway's read cache over real NATS: a model-store side (engine on memory, events on
 // NATS, responder) and gateway sides (store clients, one with the cache).
@@ -34,6 +34,17 @@ function speedOf(reply: Reply<unknown>): number {
   return (JSON.parse((reply.value as { rawJson: string }).rawJson) as { Speed: number }).Speed;
 }
 
+/** A gateway side over `connection`: its event bus and caching store client; `closers` gets their teardown. */
+async function cachingGateway(connection: NatsConnection, closers: (() => Promise<void>)[], options: Omit<ReadCacheOptions, "bus">): Promise<CachingStoreClient> {
+  const bus = createNatsEventBus({ connection });
+  const client = await createCachingStoreClient(createNatsStoreClient({ connection }), { ...options, bus });
+  closers.push(async () => {
+    await client.close();
+    await bus.close();
+  });
+  return client;
+}
+
 describe("read cache in front of the model-store", () => {
   let server: RunningServer;
   const connections: NatsConnection[] = [];
@@ -50,16 +61,7 @@ describe("read cache in front of the model-store", () => {
     connections.push(made);
     return made;
   };
-  const cachingClient = async (maxAgeMs: number, maxBytes = 1024 * 1024) => {
-    const gateway = await connection("gateway");
-    const bus = createNatsEventBus({ connection: gateway });
-    const client = await createCachingStoreClient(createNatsStoreClient({ connection: gateway }), { bus, maxAgeMs, maxBytes });
-    closers.push(async () => {
-      await client.close();
-      await bus.close();
-    });
-    return client;
-  };
+  const cachingClient = async (maxAgeMs: number, maxBytes = 1024 * 1024) => cachingGateway(await connection("gateway"), closers, { maxAgeMs, maxBytes });
 
   before(async () => {
     server = await startNats();
@@ -205,16 +207,7 @@ describe("read cache across gateways, with events trailing the replies (the Redi
     connections.push(made);
     return made;
   };
-  const cachingClient = async (name: string) => {
-    const gateway = await connection(name);
-    const bus = createNatsEventBus({ connection: gateway });
-    const client = await createCachingStoreClient(createNatsStoreClient({ connection: gateway }), { bus, maxAgeMs: 60_000, maxBytes: 1024 * 1024 });
-    closers.push(async () => {
-      await client.close();
-      await bus.close();
-    });
-    return client;
-  };
+  const cachingClient = async (name: string) => cachingGateway(await connection(name), closers, { maxAgeMs: 60_000, maxBytes: 1024 * 1024 });
 
   before(async () => {
     server = await startNats();
@@ -291,13 +284,7 @@ describe("read cache across gateways, with events trailing the replies (the Redi
   });
 
   it("a store that sent heartbeats and then falls silent (its relay died) is not trusted: no hits until it speaks again", async () => {
-    const gateway = await connection("gateway-silence");
-    const bus = createNatsEventBus({ connection: gateway });
-    const client = await createCachingStoreClient(createNatsStoreClient({ connection: gateway }), { bus, maxAgeMs: 60_000, maxBytes: 1024 * 1024, streamSilenceMs: 300 });
-    closers.push(async () => {
-      await client.close();
-      await bus.close();
-    });
+    const client = await cachingGateway(await connection("gateway-silence"), closers, { maxAgeMs: 60_000, maxBytes: 1024 * 1024, streamSilenceMs: 300 });
     const heartbeats = createNatsEventBus({ connection: await connection("relay-heartbeats") });
     closers.push(() => heartbeats.close());
     const sequence = await gatewayA.execute({ type: "GetSequence", params: {} } as Command);
