@@ -30,9 +30,9 @@ export function pkiFolders(kind: PkiKind): string[] {
 }
 
 /**
- * Creates the layout before node-opcua's certificate manager starts: it attaches its file
- * watchers only to folders that exist at initialize(), and a missing `certs/` would mean a
- * certificate moved there later is not seen without a restart.
+ * Creates the layout before node-opcua's certificate manager starts, so an operator finds every
+ * folder of §5.1 (also the empty ones) from the first start on; its initialize() would otherwise
+ * only create its own layout.
  */
 export function createPkiFolders(base: string, kind: PkiKind): void {
   for (const folder of pkiFolders(kind)) {
