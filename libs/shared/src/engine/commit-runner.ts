@@ -1,6 +1,7 @@
 import { CommandError, MAX_EVENT_PAYLOAD_BYTES, type ChangeEvent, type ChangeEventDraft } from "../contracts/index.ts";
 import { KeyedLock } from "./keyed-lock.ts";
-import type { Commit, CommitPrecondition, EventBus, Repository } from "./ports/index.ts";
+import { createBatchOverlay } from "./batch-overlay.ts";
+import type { Commit, CommitPrecondition, CommitResult, EventBus, Repository } from "./ports/index.ts";
 
 /**
  * What a write handler builds from fresh reads: the commit, plus how to explain a failed
@@ -17,8 +18,26 @@ export interface PlannedCommit {
  * Plan (read + check) and commit, re-planning when a concurrent writer got in between. `target`
  * names what the write addresses (e.g. a submodel element); writes to the same target inside this
  * process run one at a time, so they do not even compete.
+ *
+ * `batched` is the group commit of one target's writes: while a commit to the target is under way,
+ * the writes that arrive queue up; then all of them are planned one after the other, each on top of
+ * the previous ones (reads through a BatchOverlay, which the plan MUST use instead of the
+ * repository), and committed in one `commitBatch`. Order, atomicity and If-Match hold as if they ran
+ * one by one: each commit's compare-and-set names the state the previous one leaves.
  */
-export type CommitRunner = (target: string | undefined, plan: () => Promise<PlannedCommit>) => Promise<ChangeEvent>;
+export type CommitRunner = ((target: string | undefined, plan: () => Promise<PlannedCommit>) => Promise<ChangeEvent>) & {
+  batched(target: string, plan: (reads: Repository) => Promise<PlannedCommit>): Promise<ChangeEvent>;
+};
+
+/** Writes planned and committed together at most (bounds one script call and the wait of the first). */
+const MAX_GROUP = 256;
+
+interface QueuedWrite {
+  plan: (reads: Repository) => Promise<PlannedCommit>;
+  attempt: number;
+  resolve(event: ChangeEvent): void;
+  reject(error: unknown): void;
+}
 
 const MAX_ATTEMPTS = 12;
 
@@ -35,6 +54,7 @@ function defaultFailure(precondition: CommitPrecondition): CommandError | "retry
 
 export function createCommitRunner(repository: Repository, bus: EventBus | undefined): CommitRunner {
   const lock = new KeyedLock();
+  const queues = new Map<string, QueuedWrite[]>();
   const attempts = async (plan: () => Promise<PlannedCommit>): Promise<ChangeEvent> => {
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       const planned = await plan();
@@ -52,7 +72,82 @@ export function createCommitRunner(repository: Repository, bus: EventBus | undef
     }
     throw new CommandError("conflict", "The target is being modified concurrently; please retry");
   };
-  return (target, plan) => (target === undefined ? attempts(plan) : lock.run(target, () => attempts(plan)));
+  /** One group: plan each write on top of the ones before it, commit all at once, settle each. */
+  const commitGroup = async (group: QueuedWrite[], retry: QueuedWrite[]): Promise<void> => {
+    const overlay = createBatchOverlay(repository);
+    const planned: { write: QueuedWrite; planned: PlannedCommit }[] = [];
+    for (let i = 0; i < group.length; i++) {
+      const write = group[i]!;
+      try {
+        const plan = await write.plan(overlay.reads);
+        if (!overlay.add(plan.commit, planned.length)) {
+          // Structure changes: later plans could not read it through the overlay, so they wait.
+          planned.push({ write, planned: plan });
+          retry.push(...group.slice(i + 1));
+          break;
+        }
+        planned.push({ write, planned: plan });
+      } catch (error) {
+        write.reject(error);
+      }
+    }
+    if (planned.length === 0) return;
+    let results: CommitResult[];
+    try {
+      results = await repository.commitBatch(planned.map((p) => p.planned.commit));
+    } catch (error) {
+      for (const p of planned) p.write.reject(error);
+      return;
+    }
+    for (let i = 0; i < planned.length; i++) {
+      const { write, planned: plan } = planned[i]!;
+      const result = results[i]!;
+      if (result.ok) {
+        if (bus) await bus.publish(result.event);
+        write.resolve(result.event);
+        continue;
+      }
+      const outcome = plan.onFailed?.(plan.commit.preconditions[result.failed]) ?? defaultFailure(plan.commit.preconditions[result.failed]);
+      if (outcome !== "retry") write.reject(outcome);
+      else if (write.attempt >= MAX_ATTEMPTS) write.reject(new CommandError("conflict", "The target is being modified concurrently; please retry"));
+      else retry.push({ ...write, attempt: write.attempt + 1 });
+    }
+  };
+
+  /** Runs under the target's lock until its queue is empty. */
+  const drain = async (target: string): Promise<void> => {
+    for (;;) {
+      const queue = queues.get(target);
+      if (!queue || queue.length === 0) {
+        queues.delete(target);
+        return;
+      }
+      const group = queue.splice(0, MAX_GROUP);
+      const retry: QueuedWrite[] = [];
+      await commitGroup(group, retry);
+      if (retry.length > 0) {
+        // A writer elsewhere got in between (or the group had to end early): again, first in line.
+        const attempt = Math.max(...retry.map((w) => w.attempt));
+        if (attempt > 1) await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, 2 ** attempt)));
+        queues.get(target)?.unshift(...retry) ?? queues.set(target, retry);
+      }
+    }
+  };
+
+  const run = ((target: string | undefined, plan: () => Promise<PlannedCommit>) =>
+    target === undefined ? attempts(plan) : lock.run(target, () => attempts(plan))) as CommitRunner;
+  run.batched = (target, plan) =>
+    new Promise<ChangeEvent>((resolve, reject) => {
+      const queue = queues.get(target);
+      const write: QueuedWrite = { plan, attempt: 1, resolve, reject };
+      if (queue) {
+        queue.push(write);
+        return;
+      }
+      queues.set(target, [write]);
+      void lock.run(target, () => drain(target));
+    });
+  return run;
 }
 
 /** Events carry the new state when it is small; large payloads are left out (subscribers query). */

@@ -1,6 +1,6 @@
-import { failureReply, WRITE_COMMANDS, type Command, type CommandResult, type CommandType, type Reply } from "../contracts/index.ts";
+import { failureReply, WRITE_COMMANDS, type ChangeEvent, type Command, type CommandResult, type CommandType, type Reply } from "../contracts/index.ts";
 import { toCommandError } from "./aas-input.ts";
-import { createCommitRunner } from "./commit-runner.ts";
+import { createCommitRunner, type CommitRunner } from "./commit-runner.ts";
 import type { EngineContext, ValidationSettings } from "./engine-context.ts";
 import { loadEnvironment } from "./handlers/environment.ts";
 import { patchElementValue } from "./handlers/element-value.ts";
@@ -150,16 +150,16 @@ export function createEngine(options: EngineOptions): Engine {
       if (!handler) return { ok: false, error: { code: "bad-request", message: `Unknown command '${String(command.type)}'` } };
       // The command's own commit runner notes the last event it committed, for the reply's seq.
       let seq: number | undefined;
-      const commandCtx: EngineContext = WRITE_COMMANDS.has(command.type)
-        ? {
-            ...ctx,
-            commit: async (target, plan) => {
-              const event = await commit(target, plan);
-              if (seq === undefined || event.seq > seq) seq = event.seq;
-              return event;
-            },
-          }
-        : ctx;
+      const noted = (event: ChangeEvent) => {
+        if (seq === undefined || event.seq > seq) seq = event.seq;
+        return event;
+      };
+      let commandCtx = ctx;
+      if (WRITE_COMMANDS.has(command.type)) {
+        const noting = (async (target, plan) => noted(await commit(target, plan))) as CommitRunner;
+        noting.batched = async (target, plan) => noted(await commit.batched(target, plan));
+        commandCtx = { ...ctx, commit: noting };
+      }
       try {
         const handled = await handler(commandCtx, command);
         return {

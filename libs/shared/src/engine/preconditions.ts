@@ -7,6 +7,14 @@ import { CommandError, type Preconditions } from "../contracts/index.ts";
  */
 export function checkPreconditions(preconditions: Preconditions | undefined, current: number | undefined): void {
   if (!preconditions) return;
+  // A placeholder revision (a write planned on top of an uncommitted one of its group commit) is
+  // no ETag any client has seen: it matches only "*".
+  if (current !== undefined && current < 0) {
+    const tags = preconditions.ifMatch ?? [];
+    if (tags.length > 0 && !tags.includes("*")) throw new CommandError("precondition-failed", "If-Match does not match the current revision");
+    if ((preconditions.ifNoneMatch ?? []).includes("*")) throw new CommandError("precondition-failed", "If-None-Match matches the current revision");
+    return;
+  }
   const { ifMatch, ifNoneMatch } = preconditions;
   if (ifMatch && ifMatch.length > 0) {
     const matches = current !== undefined && ifMatch.some((tag) => tag === "*" || tag === String(current));

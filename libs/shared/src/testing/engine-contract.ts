@@ -172,6 +172,36 @@ export function engineContract(name: string, makeRepository: () => Promise<Repos
       assert.deepEqual((await ok("GetSubmodelElementByPath", { submodelId: smId, idShortPath: "Big", modifiers: { content: "value" } })).value, { rawJson: '{"Big":12345678901234567890.123456789}' });
     });
 
+    test("PATCH $value from many concurrent writers: each applied once, in order, If-Match exact (group commit)", async () => {
+      const path = prop.idShort;
+      const first = events.length;
+      const writes = Array.from({ length: 48 }, (_, i) =>
+        // every seventh write is invalid: it fails alone, the others of its group still commit
+        run("PatchSubmodelElementValueByPath", { submodelId: smId, idShortPath: path, body: i % 7 === 6 ? '"NaN"' : String(1000 + i) }),
+      );
+      const replies = await Promise.all(writes);
+      const mine = events.slice(first).filter((e) => e.kind === "element.value-changed" && e.idShortPath === path);
+      const succeeded = replies.filter((r) => r.ok);
+      assert.equal(succeeded.length, 48 - 6);
+      assert.ok(replies.every((r, i) => r.ok === (i % 7 !== 6)));
+      assert.equal(mine.length, succeeded.length, "one event per applied write");
+      // Events in seq order carry the values in the order the writes were handed in.
+      const values = mine.map((e) => (e.payload as any).value);
+      assert.deepEqual(values, replies.flatMap((r, i) => (r.ok ? [String(1000 + i)] : [])));
+      assert.deepEqual(succeeded.map((r) => r.revision), mine.map((e) => e.seq), "each reply names its own commit");
+      assert.equal(((await ok("GetSubmodelElementByPath", { submodelId: smId, idShortPath: path })).value as any).value, "1047");
+
+      // Writers that all read one ETag: exactly one wins, the others get 412.
+      const etag = String((await ok("GetSubmodelElementByPath", { submodelId: smId, idShortPath: path })).revision);
+      const racing = await Promise.all(
+        Array.from({ length: 16 }, (_, i) => run("PatchSubmodelElementValueByPath", { submodelId: smId, idShortPath: path, body: String(i), preconditions: { ifMatch: [etag] } })),
+      );
+      assert.equal(racing.filter((r) => r.ok).length, 1);
+      assert.ok(racing.every((r) => r.ok || r.error.code === "precondition-failed"));
+      // A placeholder revision is never an ETag a client can name.
+      await fails("PatchSubmodelElementValueByPath", { submodelId: smId, idShortPath: path, body: "5", preconditions: { ifMatch: ["-1"] } }, "precondition-failed");
+    });
+
     test("revisions: ETag-style preconditions checked in the engine; containers cover their subtree", async () => {
       const path = prop.idShort;
       const r1 = (await ok("GetSubmodelElementByPath", { submodelId: smId, idShortPath: path })).revision!;

@@ -1,7 +1,7 @@
 import { describe, it, after } from "node:test";
 import assert from "node:assert/strict";
 import type { ChangeEventDraft } from "../contracts/index.ts";
-import type { Commit, CommitOp, CommitPrecondition, IdentifiableKind, Repository, StoredElement } from "../engine/ports/index.ts";
+import { batchRevision, type Commit, type CommitOp, type CommitPrecondition, type IdentifiableKind, type Repository, type StoredElement } from "../engine/ports/index.ts";
 
 /**
  * The behaviour every Repository implementation must show (memory and Redis both run it).
@@ -114,6 +114,48 @@ export function repositoryContract(name: string, makeRepository: () => Promise<R
       assert.equal(again?.json, '{"a":2}');
       assert.equal(again?.revision, updated.seq);
       assert.equal(again?.orderKey, a?.orderKey, "rewriting an element keeps its place");
+    });
+
+    test("a batch applies its commits in order, each with its own seq; a failed one writes nothing", async (repo) => {
+      const created = await ok(repo, [], [insert("sm", "", "a", { a: 0 }), insert("sm", "", "b", { b: 0 })]);
+      const at = (path: string, revision: number | null): CommitPrecondition => ({ on: "element", submodelId: "sm", path, revision });
+      const put = (path: string, value: unknown): CommitOp => ({ op: "put-element", submodelId: "sm", path, json: JSON.stringify(value) });
+      const results = await repo.commitBatch([
+        commit([at("a", created.seq)], [put("a", { a: 1 })]),
+        // the state commit 0 leaves: holds
+        commit([at("a", batchRevision(0))], [put("a", { a: 2 })]),
+        // a stale revision: fails, writes nothing, takes no seq
+        commit([at("b", null), at("a", created.seq)], [put("a", { a: 99 }), put("b", { b: 99 })]),
+        // names the failed commit 2: fails too
+        commit([at("a", batchRevision(2))], [put("a", { a: 98 })]),
+        // independent of the failures before it
+        commit([at("b", created.seq)], [put("b", { b: 1 })]),
+      ]);
+      assert.deepEqual(results.map((r) => (r.ok ? r.seq : `failed ${r.failed}`)), [created.seq + 1, created.seq + 2, "failed 0", "failed 0", created.seq + 3]);
+      const [a, b] = await repo.getElements("sm", ["a", "b"]);
+      assert.equal(a?.json, '{"a":2}');
+      assert.equal(a?.revision, created.seq + 2);
+      assert.equal(b?.json, '{"b":1}');
+      assert.equal(b?.revision, created.seq + 3);
+      assert.equal(await repo.currentSeq(), created.seq + 3);
+      assert.deepEqual(await repo.commitBatch([]), []);
+    });
+
+    test("concurrent single commits and batches interleave as whole commits", async (repo) => {
+      await ok(repo, [], [insert("sm", "", "n", 0)]);
+      // Many callers in one turn: the Redis implementation sends them as one script call.
+      const writes = Array.from({ length: 40 }, (_, i) =>
+        i % 2 === 0
+          ? repo.commit(commit([], [{ op: "put-element", submodelId: "sm", path: "n", json: String(i) }]))
+          : repo.commitBatch([commit([], [{ op: "put-element", submodelId: "sm", path: "n", json: String(i) }]), commit([], [{ op: "touch-element", submodelId: "sm", path: "n" }])]),
+      );
+      const settled = await Promise.all(writes);
+      const seqs = settled.flatMap((r) => (Array.isArray(r) ? r : [r])).map((r) => (r.ok ? r.seq : -1));
+      assert.equal(new Set(seqs).size, 60, "every commit got its own seq");
+      assert.ok(seqs.every((s, i) => i === 0 || s > seqs[i - 1]!), "in the order they were handed in");
+      const [n] = await repo.getElements("sm", ["n"]);
+      assert.equal(n?.json, "39");
+      assert.equal(n?.revision, Math.max(...seqs));
     });
 
     test("the commit returns the event stamped with seq and revision", async (repo) => {

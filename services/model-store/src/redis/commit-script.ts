@@ -1,20 +1,24 @@
-import type { Commit, CommitResult, IdentifiableKind } from "@twinport/shared";
+import { batchIndexOf, type Commit, type CommitOp, type CommitResult, type IdentifiableKind } from "@twinport/shared";
 import { luaScript } from "./lua-script.ts";
 import { IDENTIFIABLE_KINDS, orderKeyOf, type RedisLayout } from "./redis-layout.ts";
 
 /**
- * The commit: ONE Lua script over declared KEYS, so checking and writing are one atomic step.
+ * The commit: ONE Lua script over declared KEYS, so checking and writing are one atomic step. One
+ * call carries a batch of commits (group commit: one round trip and, with `appendfsync always`, one
+ * fsync for all of them); each commit of the batch is checked and applied on its own, in order.
  *
  * KEYS: 1 seq, 2 kinds, 3 ordinal, 4 outbox, 5..10 rec/order of shell, submodel,
- *       concept-description, then 3 keys (el, order, ctr) per submodel the commit names.
- * ARGV: 1 the event draft as JSON text (stored as-is: Lua never decodes JSON, cjson would turn []
- *       into {} and round numbers), 2 the number of preconditions, then 4 values per precondition,
- *       then the ops, each a code followed by a fixed number of values. The script walks ARGV with a
- *       loop and never unpack()s it: Lua's stack holds ~8000 values, a commit can hold 100,000 ops.
+ *       concept-description, then 3 keys (el, order, ctr) per submodel the batch names.
+ * ARGV: 1 the number of commits, then per commit: the event draft as JSON text (stored as-is: Lua
+ *       never decodes JSON, cjson would turn [] into {} and round numbers), the number of ARGV
+ *       values its ops take, the number of preconditions, 4 values per precondition, then the ops,
+ *       each a code followed by a fixed number of values. The script walks ARGV with a loop and never
+ *       unpack()s it: Lua's stack holds ~8000 values, a commit can hold 100,000 ops.
+ *       An expected revision `@j` is the seq that commit j (1-based) of this batch got.
  *
  * Records are packed (see redis-layout.ts); the script only ever looks at their prefix up to the
- * JSON. Returns {1, seq} or {0, index of the failed precondition}. A failed check returns before
- * the first write, so it changes nothing and consumes no sequence number.
+ * JSON. Returns one number per commit: its seq, or -(index + 1) of its failed precondition. A failed
+ * check returns before the commit's first write, so it changes nothing and takes no seq.
  */
 const SOURCE = `
 local KIND = { shell = 5, submodel = 7, ["concept-description"] = 9 }
@@ -25,27 +29,6 @@ local function restOf(record)
   local at = string.find(record, '\\1', 1, true)
   return string.sub(record, at)
 end
-
-local argc = #ARGV
-local a = 3
-for p = 1, tonumber(ARGV[2]) do
-  local t, x, y, z = ARGV[a], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3]
-  a = a + 4
-  local holds
-  if t == 'f' then
-    holds = redis.call('HEXISTS', KEYS[2], x) == 0
-  else
-    local key = (t == 'i') and KEYS[KIND[x]] or KEYS[sm(x)]
-    local stored = redis.call('HGET', key, y)
-    if z == '' then holds = (stored == false) else holds = (stored ~= false and revOf(stored) == z) end
-  end
-  if not holds then return {0, p - 1} end
-end
-
-local seq = redis.call('INCR', KEYS[1])
-local rev = string.format('%d', seq)
--- The outbox entry goes first: should XADD refuse (a stream ahead of the sequence), no data is written.
-redis.call('XADD', KEYS[4], rev .. '-0', 'seq', rev, 'event', ARGV[1])
 
 -- Per-submodel orderKey counters, kept here and written once at the end (one INCR per inserted
 -- element would double the work of a large load).
@@ -58,7 +41,41 @@ local function nextOrderKey(b)
   return string.format('%016x', n)
 end
 
-while a <= argc do
+local results = {}
+local seqs = {}
+local a = 2
+for c = 1, tonumber(ARGV[1]) do
+  local event = ARGV[a]
+  local opsEnd = a + 3 + tonumber(ARGV[a + 2]) * 4 + tonumber(ARGV[a + 1])
+  local failed = nil
+  a = a + 3
+  for p = 1, tonumber(ARGV[a - 1]) do
+    local t, x, y, z = ARGV[a], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3]
+    a = a + 4
+    if failed == nil then
+      local holds
+      if t == 'f' then
+        holds = redis.call('HEXISTS', KEYS[2], x) == 0
+      else
+        local key = (t == 'i') and KEYS[KIND[x]] or KEYS[sm(x)]
+        local stored = redis.call('HGET', key, y)
+        if string.sub(z, 1, 1) == '@' then z = seqs[tonumber(string.sub(z, 2))] or 'failed' end
+        if z == '' then holds = (stored == false) else holds = (stored ~= false and revOf(stored) == z) end
+      end
+      if not holds then failed = p end
+    end
+  end
+  if failed ~= nil then
+    results[c] = -failed
+    a = opsEnd
+  else
+    local seq = redis.call('INCR', KEYS[1])
+    local rev = string.format('%d', seq)
+    seqs[c] = rev
+    results[c] = seq
+    -- The outbox entry goes first: should XADD refuse (a stream ahead of the sequence), no data is written.
+    redis.call('XADD', KEYS[4], rev .. '-0', 'seq', rev, 'event', event)
+while a < opsEnd do
   local op = ARGV[a]
   if op == 'ie' or op == 'pe' then
     -- put-element: submodel, path, json [, parentPath, orderKey ('' = next of the counter)]
@@ -125,10 +142,12 @@ while a <= argc do
     return redis.error_reply('twinport commit: unknown op ' .. tostring(op))
   end
 end
+  end
+end
 for b, n in pairs(counters) do
   if n > 0 then redis.call('SET', KEYS[b + 2], n) end
 end
-return {1, seq}
+return results
 `;
 
 const script = luaScript(SOURCE);
@@ -138,7 +157,8 @@ export interface EncodedCommit {
   args: (string | number)[];
 }
 
-export function encodeCommit(layout: RedisLayout, commit: Commit): EncodedCommit {
+/** One script call for `commits` (see SOURCE for the layout). */
+export function encodeCommits(layout: RedisLayout, commits: readonly Commit[]): EncodedCommit {
   const keys = [layout.sequence, layout.kinds, layout.ordinal, layout.outbox];
   for (const kind of IDENTIFIABLE_KINDS) {
     const k = layout.identifiable(kind);
@@ -155,52 +175,80 @@ export function encodeCommit(layout: RedisLayout, commit: Commit): EncodedCommit
     }
     return index;
   };
-  const revision = (value: number | null) => (value === null ? "" : String(value));
-  const kind = (value: IdentifiableKind) => {
-    if (!IDENTIFIABLE_KINDS.includes(value)) throw new TypeError(`Unknown identifiable kind '${String(value)}'`);
-    return value;
-  };
-
-  const args: (string | number)[] = [JSON.stringify(commit.event), commit.preconditions.length];
-  for (const p of commit.preconditions) {
-    if (p.on === "identifiable") args.push("i", kind(p.kind), p.id, revision(p.revision));
-    else if (p.on === "id-free") args.push("f", p.id, "", "");
-    else args.push("e", sm(p.submodelId), p.path, revision(p.revision));
-  }
-  for (const op of commit.ops) {
-    switch (op.op) {
-      case "put-identifiable":
-        args.push("pi", kind(op.kind), op.id, op.json);
-        break;
-      case "delete-identifiable":
-        args.push("di", kind(op.kind), op.id, op.kind === "submodel" ? sm(op.id) : "");
-        break;
-      case "put-element":
-        if (op.insert) {
-          const index = op.insert.index;
-          if (index !== undefined && !(Number.isSafeInteger(index) && index >= 0)) throw new RangeError(`List index must be a non-negative integer, got ${index}`);
-          args.push("ie", sm(op.submodelId), op.path, op.json, op.insert.parentPath, index === undefined ? "" : orderKeyOf(index));
-        } else {
-          args.push("pe", sm(op.submodelId), op.path, op.json);
-        }
-        break;
-      case "delete-element":
-        args.push("de", sm(op.submodelId), op.path);
-        break;
-      case "touch-element":
-        args.push("te", sm(op.submodelId), op.path);
-        break;
-      case "touch-identifiable":
-        args.push("ti", kind(op.kind), op.id);
-        break;
+  const args: (string | number)[] = [commits.length];
+  commits.forEach((commit, at) => {
+    const revision = (value: number | null) => {
+      if (value === null) return "";
+      const index = batchIndexOf(value);
+      if (index === undefined) return String(value);
+      if (index >= at) throw new RangeError(`Commit ${at} of a batch names the revision of commit ${index}, which does not come before it`);
+      return `@${index + 1}`;
+    };
+    const head = args.length;
+    args.push(JSON.stringify(commit.event), 0, commit.preconditions.length);
+    for (const p of commit.preconditions) {
+      if (p.on === "identifiable") args.push("i", kind(p.kind), p.id, revision(p.revision));
+      else if (p.on === "id-free") args.push("f", p.id, "", "");
+      else args.push("e", sm(p.submodelId), p.path, revision(p.revision));
     }
-  }
+    const opsStart = args.length;
+    for (const op of commit.ops) encodeOp(op, args, sm);
+    args[head + 1] = args.length - opsStart;
+  });
   return { keys, args };
 }
 
-export async function runCommit(redis: import("ioredis").Redis, layout: RedisLayout, commit: Commit): Promise<CommitResult> {
-  const { keys, args } = encodeCommit(layout, commit);
-  const [applied, value] = (await script.run(redis, keys, args)) as [number, number];
-  if (applied !== 1) return { ok: false, failed: value };
-  return { ok: true, seq: value, event: { ...commit.event, seq: value, revision: value } };
+function kind(value: IdentifiableKind): IdentifiableKind {
+  if (!IDENTIFIABLE_KINDS.includes(value)) throw new TypeError(`Unknown identifiable kind '${String(value)}'`);
+  return value;
+}
+
+function encodeOp(op: CommitOp, args: (string | number)[], sm: (id: string) => number): void {
+  switch (op.op) {
+    case "put-identifiable":
+      args.push("pi", kind(op.kind), op.id, op.json);
+      break;
+    case "delete-identifiable":
+      args.push("di", kind(op.kind), op.id, op.kind === "submodel" ? sm(op.id) : "");
+      break;
+    case "put-element":
+      if (op.insert) {
+        const index = op.insert.index;
+        if (index !== undefined && !(Number.isSafeInteger(index) && index >= 0)) throw new RangeError(`List index must be a non-negative integer, got ${index}`);
+        args.push("ie", sm(op.submodelId), op.path, op.json, op.insert.parentPath, index === undefined ? "" : orderKeyOf(index));
+      } else {
+        args.push("pe", sm(op.submodelId), op.path, op.json);
+      }
+      break;
+    case "delete-element":
+      args.push("de", sm(op.submodelId), op.path);
+      break;
+    case "touch-element":
+      args.push("te", sm(op.submodelId), op.path);
+      break;
+    case "touch-identifiable":
+      args.push("ti", kind(op.kind), op.id);
+      break;
+  }
+}
+
+/** A commit that cannot be encoded (a bad kind or list index): found before anything was sent. */
+export class CommitEncodingError extends Error {
+  override name = "CommitEncodingError";
+}
+
+/** Runs the batch as one script call; one result per commit, in order. */
+export async function runCommits(redis: import("ioredis").Redis, layout: RedisLayout, commits: readonly Commit[]): Promise<CommitResult[]> {
+  let encoded: EncodedCommit;
+  try {
+    encoded = encodeCommits(layout, commits);
+  } catch (error) {
+    throw new CommitEncodingError((error as Error).message, { cause: error });
+  }
+  const { keys, args } = encoded;
+  const outcomes = (await script.run(redis, keys, args)) as number[];
+  if (!Array.isArray(outcomes) || outcomes.length !== commits.length) throw new Error(`twinport commit: ${commits.length} commits sent, ${String(outcomes?.length)} results`);
+  return outcomes.map((value, i) =>
+    value > 0 ? { ok: true, seq: value, event: { ...commits[i]!.event, seq: value, revision: value } } : { ok: false, failed: -value - 1 },
+  );
 }

@@ -1,7 +1,8 @@
 import type { IdentifiableKind, Repository, RepositoryPage, StoredIdentifiable } from "@twinport/shared";
 import { CommandError } from "@twinport/shared";
 import type { Redis } from "ioredis";
-import { runCommit } from "./commit-script.ts";
+import { CommitEncodingError, runCommits } from "./commit-script.ts";
+import { createCommitQueue } from "./commit-queue.ts";
 import { redisOperationHandles } from "./operation-handles-redis.ts";
 import { decodeCursor, encodeCursor, getElements, getSubtree, listChildren } from "./element-reads.ts";
 import { closeRedis, createRedisClient, firstConnection } from "./redis-client.ts";
@@ -38,6 +39,11 @@ export async function createRedisRepository(options: RedisRepositoryOptions): Pr
   const layout = redisLayout(options.keyPrefix ?? "tp");
   const redis = createRedisClient(options.url, { commandTimeoutMs, connectionName: `twinport-repository-${layout.prefix}`, autoPipelining: true });
   await firstConnection(redis, commandTimeoutMs);
+
+  const commits = createCommitQueue(
+    (batch) => runCommits(redis, layout, batch),
+    (error) => error instanceof CommitEncodingError,
+  );
 
   const kindKeys = (kind: IdentifiableKind) => {
     if (!IDENTIFIABLE_KINDS.includes(kind)) throw new TypeError(`Unknown identifiable kind '${String(kind)}'`);
@@ -105,7 +111,13 @@ export async function createRedisRepository(options: RedisRepositoryOptions): Pr
     },
 
     async commit(commit) {
-      return await redisCall(runCommit(redis, layout, commit));
+      const [result] = await redisCall(commits.submit([commit]));
+      return result!;
+    },
+
+    async commitBatch(batch) {
+      if (batch.length === 0) return [];
+      return await redisCall(commits.submit(batch));
     },
 
     async currentSeq() {

@@ -42,8 +42,11 @@ export async function patchElementValue(ctx: EngineContext, cmd: Command<"PatchS
   checkIdShortPath(path);
   const body = parseValueOnlyBody(cmd.params.body);
   await checkSubmodelScope(ctx, cmd.params);
-  const event = await ctx.commit(elementTarget(submodelId, path), async () => {
-    const old = await loadElement(ctx.repository, submodelId, path);
+  // Group commit: value writes to one element that arrive while one is being committed are planned
+  // on top of each other and committed together (commit-runner.ts), so one hot Property does not
+  // cost a round trip and an fsync per write.
+  const event = await ctx.commit.batched(elementTarget(submodelId, path), async (reads) => {
+    const old = await loadElement(reads, submodelId, path);
     checkPreconditions(preconditions, old?.record.revision);
     if (!old) {
       await requireIdentifiable(ctx, "submodel", submodelId);

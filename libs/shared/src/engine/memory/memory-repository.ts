@@ -1,4 +1,5 @@
 import { CommandError } from "../../contracts/index.ts";
+import { batchIndexOf } from "../ports/repository.ts";
 import type {
   Commit,
   CommitOp,
@@ -117,19 +118,27 @@ export function createMemoryRepository(): Repository {
     orderKey: record.orderKey,
   });
 
-  function holds(precondition: CommitPrecondition): boolean {
-    switch (precondition.on) {
-      case "identifiable": {
-        const stored = identifiablesOf(precondition.kind).get(precondition.id);
-        return precondition.revision === null ? stored === undefined : stored?.revision === precondition.revision;
-      }
-      case "id-free":
-        return !kinds.has(precondition.id);
-      case "element": {
-        const stored = elementsOf(precondition.submodelId)?.records.get(precondition.path);
-        return precondition.revision === null ? stored === undefined : stored?.revision === precondition.revision;
-      }
+  /** `batchSeqs`: the seqs earlier commits of the same batch got (undefined where one failed). */
+  function holds(precondition: CommitPrecondition, batchSeqs: readonly (number | undefined)[]): boolean {
+    if (precondition.on === "id-free") return !kinds.has(precondition.id);
+    const stored =
+      precondition.on === "identifiable"
+        ? identifiablesOf(precondition.kind).get(precondition.id)
+        : elementsOf(precondition.submodelId)?.records.get(precondition.path);
+    if (precondition.revision === null) return stored === undefined;
+    const index = batchIndexOf(precondition.revision);
+    const expected = index === undefined ? precondition.revision : batchSeqs[index];
+    return expected !== undefined && stored?.revision === expected;
+  }
+
+  function commitOne(commit: Commit, batchSeqs: readonly (number | undefined)[]): CommitResult {
+    for (let i = 0; i < commit.preconditions.length; i++) {
+      if (!holds(commit.preconditions[i], batchSeqs)) return { ok: false, failed: i };
     }
+    const next = seq + 1;
+    for (const op of commit.ops) apply(op, next);
+    seq = next;
+    return { ok: true, seq: next, event: { ...commit.event, seq: next, revision: next } };
   }
 
   function removeChild(elements: SubmodelElements, record: ElementRecord, path: string): void {
@@ -305,13 +314,16 @@ export function createMemoryRepository(): Repository {
     },
 
     async commit(commit: Commit): Promise<CommitResult> {
-      for (let i = 0; i < commit.preconditions.length; i++) {
-        if (!holds(commit.preconditions[i])) return { ok: false, failed: i };
-      }
-      const next = seq + 1;
-      for (const op of commit.ops) apply(op, next);
-      seq = next;
-      return { ok: true, seq: next, event: { ...commit.event, seq: next, revision: next } };
+      return commitOne(commit, []);
+    },
+
+    async commitBatch(commits: Commit[]): Promise<CommitResult[]> {
+      const seqs: (number | undefined)[] = [];
+      return commits.map((commit) => {
+        const result = commitOne(commit, seqs);
+        seqs.push(result.ok ? result.seq : undefined);
+        return result;
+      });
     },
 
     async currentSeq() {

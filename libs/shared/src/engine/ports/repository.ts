@@ -45,7 +45,14 @@ export interface RepositoryPage<T> {
   cursor?: string;
 }
 
-/** A check made inside the commit, atomically with its writes (compare-and-set). */
+/**
+ * A check made inside the commit, atomically with its writes (compare-and-set).
+ *
+ * Inside `commitBatch`, an expected revision may be a placeholder `batchRevision(j)` (a negative
+ * number): "the seq that commit j of this same batch gets". It holds only when commit j succeeded
+ * and nothing wrote the record since. That is how a write planned on top of an earlier, not yet
+ * committed write of the batch says what it read (see commit-runner.ts, group commit).
+ */
 export type CommitPrecondition =
   /** revision: the expected revision, or null for "must not exist". */
   | { on: "identifiable"; kind: IdentifiableKind; id: string; revision: number | null }
@@ -89,6 +96,16 @@ export type CommitResult =
   /** Which precondition failed (index into `preconditions`); nothing was written. */
   | { ok: false; failed: number };
 
+/** The placeholder revision for "the seq of commit `index` (0-based) of this batch". */
+export function batchRevision(index: number): number {
+  return -(index + 1);
+}
+
+/** The batch index a placeholder revision names, or undefined for a real revision (or null). */
+export function batchIndexOf(revision: number | null): number | undefined {
+  return revision !== null && revision < 0 ? -revision - 1 : undefined;
+}
+
 /** An operation handle as stored: JSON text the engine owns, and a version for compare-and-set. */
 export interface StoredOperationHandle {
   json: string;
@@ -124,6 +141,13 @@ export interface Repository {
 
   /** Apply all ops atomically if every precondition holds; assigns the next sequence number. */
   commit(commit: Commit): Promise<CommitResult>;
+  /**
+   * Several commits in one step (one round trip, one fsync in Redis), applied in order, each on its
+   * own: atomic, with its own preconditions, seq and event. A commit whose precondition fails writes
+   * nothing and takes no seq; later commits still run (those that name its placeholder revision
+   * then fail too). Results come in the order of `commits`.
+   */
+  commitBatch(commits: Commit[]): Promise<CommitResult[]>;
   /** The sequence number of the last commit (0 when none). */
   currentSeq(): Promise<number>;
   /**

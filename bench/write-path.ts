@@ -1,0 +1,167 @@
+/**
+ * Issue 12 benchmark: the write path (and the GET $value read path) against a bare Hono handler,
+ * driven by wrk, with CPU per request per process printed beside every rate.
+ *
+ * Variants: bare hono (a handler answering the same bytes, or reading the JSON body and answering
+ * 204), Twinport embedded, Twinport distributed (redis-server with AOF and `appendfsync always` as
+ * docker-compose.yml ships it, nats-server, model-store, http-gateway), the same gateway with its
+ * read cache off, and distributed with a second model-store replica started beside the first (the
+ * CPU split between the two shows that writes to different submodels are served by both).
+ * Plain HTTP everywhere, so TLS cost does not blur the comparison. Ratios are taken within each
+ * round (this machine's speed drifts) and their median over the rounds is reported.
+ *
+ * Run: npm run bench -- write-path    (BENCH_SECONDS=3 BENCH_ROUNDS=3 BENCH_CONNECTIONS=16)
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { b64, createHttpClient } from "../tests/support/http-client.ts";
+import { freePort, startNats, startRedis } from "../tests/support/servers.ts";
+import { startTwinport, type TwinportProcess } from "../tests/support/system.ts";
+import { generatedSubmodel } from "./support/generated-model.ts";
+import { cpuPerRequest, runWrk, type WrkResult } from "./support/wrk.ts";
+
+const seconds = Number(process.env.BENCH_SECONDS ?? 3);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
+const only = process.env.BENCH_ONLY?.split(",");
+
+const dir = mkdtempSync(join(tmpdir(), "twinport-bench-write-"));
+const SPREAD = Array.from({ length: 10 }, (_, i) => `urn:bench:write:sm${i}`);
+const LARGE = "urn:bench:write:large";
+const modelFile = join(dir, "model.json");
+writeFileSync(modelFile, JSON.stringify({ submodels: [...SPREAD.map((id) => generatedSubmodel(id, 10)), generatedSubmodel(LARGE, 1000)] }));
+const valuePath = (sm: string, i: number) => `/submodels/${b64(sm)}/submodel-elements/P${i}/$value`;
+const onePath = valuePath(SPREAD[0]!, 5);
+const spreadPaths = SPREAD.flatMap((sm) => Array.from({ length: 10 }, (_, i) => valuePath(sm, i)));
+
+interface Kind {
+  name: string;
+  paths: string[];
+  method: "GET" | "PATCH";
+  /** Variants this kind is measured on (by name); default all. */
+  variants?: string[];
+  target?: string;
+}
+
+const KINDS: Kind[] = [
+  { name: "GET $value", paths: [onePath], method: "GET", target: "≥ 0.7× embedded and distributed" },
+  { name: "GET submodel (1,000 elements)", paths: [`/submodels/${b64(LARGE)}`], method: "GET", variants: ["bare hono", "embedded", "distributed", "distributed, read cache off"], target: "≥ 0.3× with the read cache off" },
+  { name: "PATCH $value, one element", paths: [onePath], method: "PATCH", target: "≥ 0.25× distributed, ≥ 0.6× embedded; ≤ 400 µs CPU per write" },
+  { name: "PATCH $value, 100 elements in 10 submodels", paths: spreadPaths, method: "PATCH", target: "≥ 0.25× distributed, ≥ 0.6× embedded; ≤ 400 µs CPU per write" },
+];
+
+interface Variant {
+  name: string;
+  base: string;
+  pids: Record<string, number>;
+}
+
+async function httpConfig(): Promise<{ file: string; port: number }> {
+  const port = await freePort();
+  const file = join(dir, `http-${port}.json`);
+  writeFileSync(file, JSON.stringify({ endpoints: [{ "@class": "endpoint.http.HttpEndpoint", port, host: "127.0.0.1", sslEnabled: false }] }));
+  return { file, port };
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+async function measure(variants: Variant[]): Promise<void> {
+  const kinds = KINDS.filter((k) => !only || only.some((o) => k.name.includes(o)));
+  const results = new Map<string, WrkResult[]>();
+  const key = (kind: Kind, variant: Variant) => `${kind.name}|${variant.name}`;
+  for (const variant of variants) await runWrk({ base: variant.base, paths: [onePath], seconds: 1, connections, dir }, {});
+  for (let round = 1; round <= rounds; round++) {
+    for (const kind of kinds) {
+      for (const variant of variants) {
+        if (kind.variants && !kind.variants.includes(variant.name)) continue;
+        const r = await runWrk({ base: variant.base, paths: kind.paths, method: kind.method, seconds, connections, dir }, variant.pids);
+        (results.get(key(kind, variant)) ?? results.set(key(kind, variant), []).get(key(kind, variant))!).push(r);
+        const cpu = cpuPerRequest(r.cpuMs, r.requests);
+        console.log(`round ${round} ${`${variant.name}: ${kind.name}`.padEnd(72)} ${String(Math.round(r.rate)).padStart(6)} req/s  p50 ${r.p50Ms.toFixed(2).padStart(6)} ms  p99 ${r.p99Ms.toFixed(2).padStart(7)} ms${r.errors ? `  ${r.errors} ERRORS` : ""}`);
+        console.log(`        ${cpu.line}`);
+      }
+    }
+  }
+  const [bare, ...others] = variants;
+  console.log(`\nwrk -t1 -c${connections} -d${seconds}s; median of ${rounds} rounds, ratios to bare hono taken per round:`);
+  for (const kind of kinds) {
+    const base = results.get(key(kind, bare!))!;
+    console.log(`${kind.name}: bare hono ${Math.round(median(base.map((r) => r.rate)))} req/s, server CPU ${Math.round(median(base.map((r) => cpuPerRequest(r.cpuMs, r.requests).serverUs)))} µs/request  (target ${kind.target})`);
+    for (const variant of others) {
+      const mine = results.get(key(kind, variant));
+      if (!mine) continue;
+      const ratio = median(mine.map((r, i) => r.rate / base[i]!.rate));
+      const perProcess = Object.keys(mine[0]!.cpuMs)
+        .filter((name) => name !== "wrk")
+        .map((name) => `${name} ${Math.round(median(mine.map((r) => (r.cpuMs[name]! * 1000) / Math.max(r.requests, 1))))}`)
+        .join(", ");
+      const server = median(mine.map((r) => cpuPerRequest(r.cpuMs, r.requests).serverUs));
+      const errors = mine.reduce((n, r) => n + r.errors, 0);
+      console.log(
+        `  ${variant.name.padEnd(34)} ${ratio.toFixed(2)}×  ${String(Math.round(median(mine.map((r) => r.rate)))).padStart(6)} req/s  p50 ${median(mine.map((r) => r.p50Ms)).toFixed(2)} ms  p99 ${median(mine.map((r) => r.p99Ms)).toFixed(2)} ms  CPU µs/request: ${perProcess}; total ${Math.round(server)}${errors ? `  ${errors} ERRORS: not valid` : ""}`,
+      );
+    }
+  }
+}
+
+const processes: TwinportProcess[] = [];
+const servers: { stop(): Promise<void> }[] = [];
+try {
+  const embeddedHttp = await httpConfig();
+  processes.push(await startTwinport({ cwd: dir, args: ["-c", embeddedHttp.file, "-m", modelFile, "--endpoint", "http"] }));
+  const embeddedBase = `http://127.0.0.1:${embeddedHttp.port}/api/v3.0`;
+  const client = createHttpClient(embeddedBase);
+  writeFileSync(join(dir, "value.json"), (await client.get(onePath)).text);
+  writeFileSync(join(dir, "submodel.json"), (await client.get(`/submodels/${b64(LARGE)}`)).text);
+  client.close();
+
+  const barePort = await freePort();
+  const bareChild = spawn(process.execPath, ["--import", "tsx", new URL("./support/bare-hono-server.ts", import.meta.url).pathname, String(barePort), join(dir, "value.json"), join(dir, "submodel.json")], { stdio: ["ignore", "pipe", "inherit"] });
+  await new Promise<void>((resolve, reject) => {
+    bareChild.stdout!.on("data", (d: Buffer) => d.toString().includes("ready") && resolve());
+    bareChild.once("exit", (code) => reject(new Error(`bare hono server exited with ${code}`)));
+  });
+  servers.push({ stop: () => new Promise<void>((resolve) => { bareChild.once("exit", () => resolve()); bareChild.kill("SIGTERM"); }) });
+
+  // Redis as docker-compose.yml ships it: every write is fsynced before it is acknowledged.
+  const redis = await startRedis({ appendOnly: true });
+  const nats = await startNats();
+  servers.push(redis, nats);
+  const env = { TWINPORT_PERSISTENCE_URL: redis.url, TWINPORT_MESSAGEBUS_URL: nats.url };
+  const storeA = await startTwinport({ role: "model-store", cwd: mkdtempSync(join(dir, "store-a-")), args: ["-m", modelFile], env });
+  processes.push(storeA);
+  const gatewayHttp = await httpConfig();
+  const gateway = await startTwinport({ role: "http-gateway", cwd: mkdtempSync(join(dir, "gw-")), args: ["-c", gatewayHttp.file], env });
+  processes.push(gateway);
+  const uncachedHttp = await httpConfig();
+  const uncached = await startTwinport({ role: "http-gateway", cwd: mkdtempSync(join(dir, "uncached-")), args: ["-c", uncachedHttp.file], env: { ...env, TWINPORT_MESSAGEBUS_READCACHEMAXAGEMS: "0" } });
+  processes.push(uncached);
+  const backend = { "model-store": storeA.child.pid!, "nats-server": nats.pid, "redis-server": redis.pid };
+  const variants: Variant[] = [
+    { name: "bare hono", base: `http://127.0.0.1:${barePort}/api/v3.0`, pids: { "bare hono": bareChild.pid! } },
+    { name: "embedded", base: embeddedBase, pids: { twinport: processes[0]!.child.pid! } },
+    { name: "distributed", base: `http://127.0.0.1:${gatewayHttp.port}/api/v3.0`, pids: { "http-gateway": gateway.child.pid!, ...backend } },
+    { name: "distributed, read cache off", base: `http://127.0.0.1:${uncachedHttp.port}/api/v3.0`, pids: { "http-gateway": uncached.child.pid!, ...backend } },
+  ];
+  await measure(variants);
+  if (process.env.BENCH_REPLICAS !== "1") {
+    // A second replica in the model-store queue group: NATS spreads the commands over both.
+    const storeB = await startTwinport({ role: "model-store", cwd: mkdtempSync(join(dir, "store-b-")), args: ["-m", modelFile], env });
+    processes.push(storeB);
+    console.log("\nwith a second model-store replica (issue 12 target 7: CPU per write stays the same, both replicas serve):");
+    await measure([
+      variants[0]!,
+      { name: "distributed, 2 model-stores", base: variants[2]!.base, pids: { "http-gateway": gateway.child.pid!, "model-store A": storeA.child.pid!, "model-store B": storeB.child.pid!, "nats-server": nats.pid, "redis-server": redis.pid } },
+    ]);
+  }
+} finally {
+  for (const p of processes.reverse()) await p.stop();
+  for (const s of servers) await s.stop();
+  rmSync(dir, { recursive: true, force: true });
+}
