@@ -8,6 +8,8 @@ import {
   createOperationProviderRegistry,
   createMemoryRepository,
   createNatsEventBus,
+  eventLogReader,
+  type CommandHandler,
   displayUrl,
   isHttpEndpoint,
   isoDurationToMs,
@@ -62,13 +64,15 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
   const readiness: ReadinessCheck[] = [];
   try {
     let bus: EventBus;
+    // Gaps in the NATS event stream are filled from the store's log through the engine made below.
+    let engineForGaps: CommandHandler | undefined;
     if (config.messageBus["@class"] === MESSAGE_BUS_NATS_CLASS) {
       const nats = natsConnectionState(metrics, logger);
       const connection: NatsConnection = await connectNats({ url: config.messageBus.url, name: "twinport-embedded", onChange: nats.onChange });
       nats.connected();
       readiness.push(nats.readiness);
       closer.add(() => connection.close());
-      bus = createNatsEventBus({ connection });
+      bus = createNatsEventBus({ connection, fetchEvents: eventLogReader(() => engineForGaps) });
       details.nats = displayUrl(config.messageBus.url);
     } else {
       bus = createInProcessEventBus();
@@ -77,19 +81,17 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
 
     let repository: Repository;
     let redisRepository: RedisRepository | undefined;
-    let relayed = false;
     if (config.persistence["@class"] === PERSISTENCE_REDIS_CLASS) {
       // Loaded only when used: ioredis and node-opcua (about 2 s of start-up) stay out of a run without them.
-      const { createRedisRepository, startOutboxRelay } = await import("@twinport/model-store");
+      const { createRedisRepository, startOutboxKeeper } = await import("@twinport/model-store");
       const redis = await createRedisRepository({ url: config.persistence.url, keyPrefix: config.persistence.keyPrefix });
       redisRepository = redis;
       closer.add(() => redis.close());
-      // Commits on Redis append their events to the outbox: the relay publishes (and trims) them,
-      // exactly as in the model-store, instead of the engine publishing a second copy.
-      const relay = await startOutboxRelay({ repository: redis, bus, owner: `embedded-${hostname()}-${process.pid}`, onError: (error) => context.log(`twinport embedded: event relay: ${(error as Error).message}`) });
-      closer.add(() => relay.stop());
+      // As in the model-store (docs/adr/0016): the engine publishes each commit's event, the outbox
+      // is the event log, and the keeper sends heartbeats and trims the log.
+      const keeper = await startOutboxKeeper({ repository: redis, bus, owner: `embedded-${hostname()}-${process.pid}`, onError: (error) => context.log(`twinport embedded: outbox keeper: ${(error as Error).message}`) });
+      closer.add(() => keeper.stop());
       repository = redis;
-      relayed = true;
       const redisClient = redis.redis;
       readiness.push({ name: "redis", ready: () => redisClient.status === "ready" });
       details.redis = displayUrl(config.persistence.url);
@@ -104,7 +106,7 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
     const engine = createEngine({
       repository,
       bus,
-      publishEvents: !relayed,
+      publishEvents: true,
       validation: { onLoad: context.validateOnLoad, onCreate: config.core.validationOnCreate, onUpdate: config.core.validationOnUpdate },
       fileStore,
       aasxLimits: { minInflateRatio: config.core.minInflateRatio },
@@ -112,6 +114,7 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
       operationHandleTtlMs: isoDurationToMs(config.core.operationHandleTtl),
     });
     closer.add(() => engine.close());
+    engineForGaps = engine;
     // Commands per type and failures per code, and one log line per write with its correlation id.
     const store = createDirectStoreClient(meteredCommandHandler(engine, metrics, logger));
     closer.add(() => store.close());

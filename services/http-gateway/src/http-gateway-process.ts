@@ -3,6 +3,7 @@ import {
   connectNats,
   createCachingStoreClient,
   createNatsEventBus,
+  eventLogReader,
   createNatsStoreClient,
   isHttpEndpoint,
   MESSAGE_BUS_NATS_CLASS,
@@ -43,7 +44,7 @@ export async function startHttpGateway(config: TwinportConfig, options: HttpGate
   nats?.connected();
   const remote = createNatsStoreClient({ connection, requestTimeoutMs: messageBus.requestTimeoutMs });
   // Reads answered from a cache the store's change events keep current (docs/adr/0014).
-  const bus = messageBus.readCacheMaxAgeMs > 0 ? createNatsEventBus({ connection }) : undefined;
+  const bus = messageBus.readCacheMaxAgeMs > 0 ? createNatsEventBus({ connection, fetchEvents: eventLogReader(() => remote) }) : undefined;
   const store: StoreClient = bus
     ? await createCachingStoreClient(remote, {
         bus,

@@ -2,7 +2,7 @@
 export { createRedisRepository, DEFAULT_COMMAND_TIMEOUT_MS, type RedisRepository, type RedisRepositoryOptions } from "./redis/redis-repository.ts";
 export { redisLayout, type RedisLayout, type SubmodelKeys } from "./redis/redis-layout.ts";
 export { RepositoryUnavailableError } from "@twinport/shared";
-export { startOutboxRelay, type OutboxRelay, type OutboxRelayOptions } from "./outbox/outbox-relay.ts";
+export { startOutboxKeeper, type OutboxKeeper, type OutboxKeeperOptions } from "./outbox/outbox-keeper.ts";
 export { acquireLease, renewLease, releaseLease } from "./outbox/lease.ts";
 export { startModelStore, type ModelStoreOptions } from "./model-store-process.ts";
 export { createRedisFileStore, type RedisFileStoreOptions } from "./redis/file-store-redis.ts";

@@ -6,6 +6,8 @@ import {
   createDirectStoreClient,
   createEngine,
   createNatsEventBus,
+  eventLogReader,
+  type CommandHandler,
   createOperationProviderRegistry,
   displayUrl,
   isHttpEndpoint,
@@ -23,7 +25,7 @@ import {
   type RunningRole,
   type TwinportConfig,
 } from "@twinport/shared";
-import { startOutboxRelay } from "./outbox/outbox-relay.ts";
+import { startOutboxKeeper } from "./outbox/outbox-keeper.ts";
 import { seedModels } from "./seed-models.ts";
 import { createRedisRepository, type RedisRepository } from "./redis/redis-repository.ts";
 import { openModelStoreFileStore } from "./open-file-store.ts";
@@ -53,9 +55,10 @@ export interface ModelStoreOptions {
 
 /**
  * The model-store process: the engine on the Redis repository, serving commands from the
- * gateways over NATS (queue group: each command reaches one replica). Events leave through the
- * Redis outbox and the relay (one replica at a time), never straight from the engine, so they
- * follow the commit order across replicas.
+ * gateways over NATS (queue group: each command reaches one replica). Each replica publishes the
+ * events of its own commits right after they commit; the Redis outbox is the event log subscribers
+ * fill gaps from, and one replica at a time (the outbox keeper) sends heartbeats and trims it
+ * (docs/adr/0016).
  */
 export async function startModelStore(config: TwinportConfig, options: ModelStoreOptions = {}): Promise<RunningRole> {
   const { persistence, messageBus } = config;
@@ -87,7 +90,9 @@ export async function startModelStore(config: TwinportConfig, options: ModelStor
     const connection = await connectNats({ url: messageBus.url, name: "model-store", ...(nats ? { onChange: nats.onChange } : {}) });
     nats?.connected();
     closing.push(() => connection.drain());
-    const bus = createNatsEventBus({ connection });
+    // Gaps are filled from the log through this replica's own engine (set below, before any event).
+    let engineForGaps: CommandHandler | undefined;
+    const bus = createNatsEventBus({ connection, fetchEvents: eventLogReader(() => engineForGaps) });
     closing.push(() => bus.close());
     const fileStore = await openModelStoreFileStore(config, persistence);
     closing.push(() => fileStore.close());
@@ -97,14 +102,16 @@ export async function startModelStore(config: TwinportConfig, options: ModelStor
       operationProviders,
       operationHandleTtlMs: isoDurationToMs(config.core.operationHandleTtl),
       operationLeaseMs: options.operationLeaseMs,
-      publishEvents: false,
+      bus,
+      publishEvents: true,
       validation: { onLoad: validateOnLoad, onCreate: config.core.validationOnCreate, onUpdate: config.core.validationOnUpdate },
       fileStore,
       aasxLimits: { minInflateRatio: config.core.minInflateRatio },
     });
     closing.push(() => engine.close());
-    const relay = await startOutboxRelay({ repository, bus, owner, onError: (error) => log(`twinport model-store: event relay: ${(error as Error).message}`) });
-    closing.push(() => relay.stop());
+    engineForGaps = engine;
+    const keeper = await startOutboxKeeper({ repository, bus, owner, onError: (error) => log(`twinport model-store: outbox keeper: ${(error as Error).message}`) });
+    closing.push(() => keeper.stop());
 
     const models = options.models ?? [];
     const seeded = models.length > 0 ? await seedModels(repository, owner, engine, models, validateOnLoad) : undefined;

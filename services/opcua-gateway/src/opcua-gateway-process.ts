@@ -2,6 +2,7 @@ import {
   ConfigError,
   connectNats,
   createNatsEventBus,
+  eventLogReader,
   createNatsStoreClient,
   isOpcUaEndpoint,
   MESSAGE_BUS_NATS_CLASS,
@@ -39,7 +40,7 @@ export async function startOpcuaGatewayProcess(config: TwinportConfig, options: 
   const connection = await connectNats({ url: messageBus.url, name: "opcua-gateway", ...(nats ? { onChange: nats.onChange } : {}) });
   nats?.connected();
   const store = createNatsStoreClient({ connection, requestTimeoutMs: messageBus.requestTimeoutMs });
-  const natsBus = createNatsEventBus({ connection });
+  const natsBus = createNatsEventBus({ connection, fetchEvents: eventLogReader(() => store) });
   const bus = metrics ? meteredEventBus(natsBus, metrics) : natsBus;
   const started: RunningOpcuaGateway[] = [];
   const disposers: (() => void)[] = [];

@@ -2,7 +2,7 @@ import { createInbox, headers, Empty, type Msg, type NatsConnection, type Subscr
 import { COMMAND_SUBJECT_PREFIX, MODEL_STORE_QUEUE, commandSubject, type Command, type Reply } from "../contracts/index.ts";
 import type { CommandHandler } from "../engine/ports/index.ts";
 import { ChunkAssembler, UPLOAD_HEADER, chunkBytesFor, isChunkedRequest, publishChunks } from "./chunking.ts";
-import { createPublishBatch } from "./publish-batch.ts";
+import { publishBatchFor } from "./publish-batch.ts";
 import { replyForThrown } from "./reply-for-thrown.ts";
 import { RAW_VALUE_HEADER, budgetOf, decodeJson, encodeJson, encodeReply, rawValueModeOf, type RawValueMode } from "./wire.ts";
 
@@ -32,7 +32,7 @@ export async function serveCommandsOverNats(options: CommandResponderOptions): P
   const reportError = options.onError ?? ((error: unknown) => console.error("twinport: command responder:", error));
   const inFlight = new Set<Promise<void>>();
   const uploads = new Set<() => void>();
-  const batch = createPublishBatch(connection);
+  const batch = publishBatchFor(connection);
 
   const subscription = connection.subscribe(`${COMMAND_SUBJECT_PREFIX}.>`, {
     queue: MODEL_STORE_QUEUE,

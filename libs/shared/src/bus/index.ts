@@ -7,3 +7,4 @@ export * from "./command-responder.ts";
 export * from "./nats-store-client.ts";
 export { MAX_CHUNK_BYTES } from "./chunking.ts";
 export * from "./read-cache.ts";
+export * from "./event-log-reader.ts";

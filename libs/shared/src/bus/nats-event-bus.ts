@@ -2,6 +2,8 @@ import type { NatsConnection } from "nats";
 import { ALL_EVENTS_SUBJECT, HEARTBEAT_SUBJECT, eventSubject, type ChangeEvent, type Heartbeat } from "../contracts/index.ts";
 import type { EventBus, EventHandlers, EventSubscription } from "../engine/ports/index.ts";
 import { watchConnection } from "./connection-watch.ts";
+import { createEventOrder, type EventOrder } from "./event-order.ts";
+import { publishBatchFor } from "./publish-batch.ts";
 import { decodeJson, encodeJson } from "./wire.ts";
 
 export interface NatsEventBusOptions {
@@ -9,17 +11,26 @@ export interface NatsEventBusOptions {
   connection: NatsConnection;
   /** Where a subscriber's exception or an undecodable message goes; default: stderr. */
   onSubscriberError?: (error: unknown) => void;
+  /**
+   * Reads committed events from the store's log (GetEvents): how a subscription fills a gap that
+   * did not close by itself (event-order.ts). Without it a gap goes to the subscriber as it is.
+   */
+  fetchEvents?: (after: number, limit: number) => Promise<ChangeEvent[] | undefined>;
+  /** How long events may arrive out of order before the log is asked. Default 100 ms. */
+  reorderWindowMs?: number;
 }
 
 /**
- * The distributed EventBus: plain NATS publish/subscribe (fan-out to every subscriber, order kept
- * per publisher). Delivery is at most once: a subscriber that was disconnected gets `onReconnect`
- * and resyncs from the store; heartbeats let it notice a silently missed tail.
+ * The distributed EventBus: NATS publish/subscribe (fan-out to every subscriber). Every model-store
+ * replica publishes its own commits' events, so each subscription puts them back into seq order
+ * and fills gaps from the store's event log (event-order.ts); duplicates are dropped. A subscriber
+ * that was disconnected gets `onReconnect` and resyncs from the store.
  */
 export function createNatsEventBus(options: NatsEventBusOptions): EventBus {
   const { connection } = options;
   const reportError = options.onSubscriberError ?? ((error: unknown) => console.error("twinport: event subscriber failed:", error));
-  const active = new Set<{ handlers: EventHandlers; stop(): void }>();
+  const active = new Set<{ handlers: EventHandlers; order: EventOrder; stop(): void }>();
+  const batch = publishBatchFor(connection);
   let closed = false;
 
   // nats re-sends SUBs before it reports the reconnect, so a resync started from onReconnect
@@ -28,7 +39,10 @@ export function createNatsEventBus(options: NatsEventBusOptions): EventBus {
     if (change !== "reconnect" && change !== "disconnect") return;
     for (const entry of [...active]) {
       try {
-        if (change === "reconnect") entry.handlers.onReconnect?.();
+        if (change === "reconnect") {
+          entry.order.reset();
+          entry.handlers.onReconnect?.();
+        }
         else entry.handlers.onDisconnect?.();
       } catch (error) {
         reportError(error);
@@ -58,24 +72,36 @@ export function createNatsEventBus(options: NatsEventBusOptions): EventBus {
   return {
     async publish(event: ChangeEvent) {
       assertOpen();
-      connection.publish(eventSubject(event.kind), encodeJson(event));
+      // The shared batch: the event and the command reply that follows it leave in one write.
+      batch.publish(eventSubject(event.kind), encodeJson(event), undefined, reportError);
     },
     async publishHeartbeat(heartbeat: Heartbeat) {
       assertOpen();
-      connection.publish(HEARTBEAT_SUBJECT, encodeJson(heartbeat));
+      batch.publish(HEARTBEAT_SUBJECT, encodeJson(heartbeat), undefined, reportError);
     },
     barrier,
     async subscribe(handlers): Promise<EventSubscription> {
       assertOpen();
       let live = true;
+      const order = createEventOrder({
+        deliver: (event) => handlers.onEvent(event),
+        deliverHeartbeat: (heartbeat) => handlers.onHeartbeat?.(heartbeat),
+        fetch: options.fetchEvents,
+        windowMs: options.reorderWindowMs,
+        onError: reportError,
+      });
       const subscription = connection.subscribe(ALL_EVENTS_SUBJECT, {
         callback: (error, msg) => {
           if (!live) return;
           try {
             if (error) throw error;
             const body = decodeJson(msg.data);
-            if (msg.subject === HEARTBEAT_SUBJECT) handlers.onHeartbeat?.(body as Heartbeat);
-            else handlers.onEvent(body as ChangeEvent);
+            if (msg.subject === HEARTBEAT_SUBJECT) order.heartbeat(body as Heartbeat);
+            else {
+              const event = body as ChangeEvent;
+              order.event(event);
+              if (order.isHeld(event.seq)) handlers.onEventHeld?.(event);
+            }
           } catch (failure) {
             reportError(failure);
           }
@@ -83,8 +109,10 @@ export function createNatsEventBus(options: NatsEventBusOptions): EventBus {
       });
       const entry = {
         handlers,
+        order,
         stop() {
           live = false;
+          order.close();
           active.delete(entry);
           if (!connection.isClosed()) subscription.unsubscribe();
         },

@@ -12,7 +12,7 @@ import {
 import type { ExecuteOptions, StoreClient } from "../engine/ports/index.ts";
 import { ChunkAssembler, REQUEST_CHUNKS_HEADER, chunkBytesFor, chunkCount, isChunk, publishChunks, uploadSubjectOf } from "./chunking.ts";
 import { watchConnection } from "./connection-watch.ts";
-import { createPublishBatch } from "./publish-batch.ts";
+import { publishBatchFor } from "./publish-batch.ts";
 import { BUDGET_HEADER, RAW_VALUE_HEADER, decodeReply, encodeJson, isNoResponders, rawValueHeaderOf } from "./wire.ts";
 
 export interface NatsStoreClientOptions {
@@ -37,7 +37,7 @@ export function createNatsStoreClient(options: NatsStoreClientOptions): StoreCli
   const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const inboxPrefix = createInbox();
   const pending = new Map<string, { receive(msg: Msg): void; abandon(reply: ReplyFailure): void }>();
-  const batch = createPublishBatch(connection);
+  const batch = publishBatchFor(connection);
   let nextToken = 0;
   let closed = false;
   // Fail fast while NATS is down rather than holding every request until its deadline.

@@ -40,3 +40,18 @@ export function createPublishBatch(connection: NatsConnection): PublishBatch {
     },
   };
 }
+
+const shared = new WeakMap<NatsConnection, PublishBatch>();
+
+/**
+ * One batch per connection for everything a process publishes on it (replies, events, requests):
+ * a commit's event and the reply that answers it leave in the same socket write.
+ */
+export function publishBatchFor(connection: NatsConnection): PublishBatch {
+  let batch = shared.get(connection);
+  if (!batch) {
+    batch = createPublishBatch(connection);
+    shared.set(connection, batch);
+  }
+  return batch;
+}

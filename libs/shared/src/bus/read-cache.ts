@@ -178,6 +178,16 @@ export async function createCachingStoreClient(inner: StoreClient, options: Read
   };
   const subscription: EventSubscription = await options.bus.subscribe({
     onEvent,
+    // A later event came before earlier ones (two model-store replicas): what it changed must not
+    // be served from here, and nothing else either until the stream has caught up with it.
+    onEventHeld(event) {
+      const [entity] = event.kind.split(".");
+      if (entity !== "operation") {
+        invalidate(`id:${event.id}`);
+        invalidate(`kind:${entity === "element" ? "submodel" : entity}`);
+      }
+      behindUntilSeq = Math.max(behindUntilSeq ?? 0, event.seq);
+    },
     onHeartbeat(heartbeat) {
       if (lastSeq !== undefined && heartbeat.seq > lastSeq) clear(`the store is at event ${heartbeat.seq}, the last one received was ${lastSeq}`);
       if (lastSeq === undefined || heartbeat.seq > lastSeq) lastSeq = heartbeat.seq;

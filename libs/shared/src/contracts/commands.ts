@@ -114,6 +114,12 @@ export interface CommandMap extends FileCommandMap, OperationCommandMap {
   };
   /** The store's current sequence number (for subscribers checking they are up to date). */
   GetSequence: { params: Record<string, never>; result: { seq: number } };
+  /**
+   * Committed events after seq `after`, in order, from the store's event log (at most `limit`):
+   * how a subscriber fills a gap in what the bus delivered. Missing at the front when the log no
+   * longer holds them (the caller then resyncs); empty from a store without a log (memory).
+   */
+  GetEvents: { params: { after: number; limit: number }; result: { events: import("./events.ts").ChangeEvent[] } };
 }
 
 export type CommandType = keyof CommandMap;
@@ -190,6 +196,7 @@ export const COMMAND_TYPES: readonly CommandType[] = [
   "PatchSubmodelElementValueByPath",
   "LoadEnvironment",
   "GetSequence",
+  "GetEvents",
   ...FILE_COMMAND_TYPES,
   ...OPERATION_COMMAND_TYPES,
 ];

@@ -36,7 +36,10 @@ export type ChangeEventDraft = Omit<ChangeEvent, "seq" | "revision">;
 /** NATS max_payload is 1 MB by default; events stay well below it. */
 export const MAX_EVENT_PAYLOAD_BYTES = 256 * 1024;
 
-/** Published every second by the relay so a subscriber that silently missed the tail notices. */
+/**
+ * Published every second by one model-store replica (the outbox keeper): every event up to `seq`
+ * has been committed, so a subscriber that silently missed the tail notices and fills the gap.
+ */
 export interface Heartbeat {
   seq: number;
   time: string;

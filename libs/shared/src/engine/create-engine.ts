@@ -1,4 +1,4 @@
-import { failureReply, WRITE_COMMANDS, type ChangeEvent, type Command, type CommandResult, type CommandType, type Reply } from "../contracts/index.ts";
+import { CommandError, failureReply, WRITE_COMMANDS, type ChangeEvent, type Command, type CommandResult, type CommandType, type Reply } from "../contracts/index.ts";
 import { toCommandError } from "./aas-input.ts";
 import { createCommitRunner, type CommitRunner } from "./commit-runner.ts";
 import type { EngineContext, ValidationSettings } from "./engine-context.ts";
@@ -50,6 +50,9 @@ export interface EngineOptions {
   operationLeaseMs?: number;
 }
 
+/** Events one GetEvents answers at most (a gap fill asks again for the rest). */
+const MAX_EVENTS_PER_READ = 1_000;
+
 export const DEFAULT_OPERATION_HANDLE_TTL_MS = 3_600_000;
 export const DEFAULT_OPERATION_LEASE_MS = 10_000;
 
@@ -94,6 +97,11 @@ const HANDLERS: { [T in CommandType]: Handler<T> } = {
   PatchSubmodelElementValueByPath: patchElementValue,
   LoadEnvironment: loadEnvironment,
   GetSequence: async (ctx) => ({ value: { seq: await ctx.repository.currentSeq() } }),
+  GetEvents: async (ctx, cmd) => {
+    const { after, limit } = cmd.params;
+    if (!Number.isSafeInteger(after) || after < 0 || !Number.isSafeInteger(limit) || limit < 1) throw new CommandError("bad-request", "GetEvents needs a non-negative 'after' and a positive 'limit'");
+    return { value: { events: (await ctx.repository.readEvents?.(after, Math.min(limit, MAX_EVENTS_PER_READ))) ?? [] } };
+  },
   InvokeOperation: invokeOperation,
   InvokeOperationAsync: invokeOperationAsync,
   GetOperationAsyncStatus: getOperationAsyncStatus,

@@ -3,6 +3,7 @@ import { CommandError } from "@twinport/shared";
 import type { Redis } from "ioredis";
 import { CommitEncodingError, runCommits } from "./commit-script.ts";
 import { createCommitQueue } from "./commit-queue.ts";
+import { readOutboxEvents } from "./outbox-events.ts";
 import { redisOperationHandles } from "./operation-handles-redis.ts";
 import { decodeCursor, encodeCursor, getElements, getSubtree, listChildren } from "./element-reads.ts";
 import { closeRedis, createRedisClient, firstConnection } from "./redis-client.ts";
@@ -118,6 +119,10 @@ export async function createRedisRepository(options: RedisRepositoryOptions): Pr
     async commitBatch(batch) {
       if (batch.length === 0) return [];
       return await redisCall(commits.submit(batch));
+    },
+
+    async readEvents(after, limit) {
+      return await readOutboxEvents(redis, layout.outbox, after, limit);
     },
 
     async currentSeq() {

@@ -5,7 +5,14 @@ export interface EventSubscription {
 }
 
 export interface EventHandlers {
+  /** Committed events in seq order (a gap only where the bus could not fill it). */
   onEvent(event: ChangeEvent): void;
+  /**
+   * An event arrived ahead of earlier ones and is held until they come (it will still reach onEvent
+   * in order). For subscribers that must react at once, e.g. a cache that must stop serving what
+   * the event changes.
+   */
+  onEventHeld?(event: ChangeEvent): void;
   onHeartbeat?(heartbeat: Heartbeat): void;
   /** The transport lost its connection: events are missed from now on, until onReconnect. */
   onDisconnect?(): void;

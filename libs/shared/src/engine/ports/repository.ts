@@ -151,6 +151,11 @@ export interface Repository {
   /** The sequence number of the last commit (0 when none). */
   currentSeq(): Promise<number>;
   /**
+   * Committed events after `after`, in seq order, at most `limit`, from the store's event log (the
+   * Redis outbox). Absent where the store keeps no log (memory: events go straight to the bus).
+   */
+  readEvents?(after: number, limit: number): Promise<ChangeEvent[]>;
+  /**
    * Operation handles (asynchronous invocations), shared by every model-store replica so any gateway
    * answers for any handle. A write is a compare-and-set on the version (`null` = must not exist)
    * that also (re)sets the time to live; it answers the new version, or undefined when the stored

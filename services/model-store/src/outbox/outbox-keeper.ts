@@ -1,0 +1,113 @@
+import type { EventBus } from "@twinport/shared";
+import { redisCall } from "../redis/redis-errors.ts";
+import type { RedisRepository } from "../redis/redis-repository.ts";
+import { acquireLease, releaseLease } from "./lease.ts";
+
+export interface OutboxKeeperOptions {
+  repository: RedisRepository;
+  bus: EventBus;
+  /** Unique per replica (e.g. host name + pid): who holds the keeper lease. */
+  owner: string;
+  /** How long a silent keeper keeps the lease. Default 5000 ms. */
+  leaseMs?: number;
+  /** Heartbeat interval. Default 1000 ms. */
+  heartbeatMs?: number;
+  /** Events the log keeps at least (older ones are trimmed). Default OUTBOX_RETENTION. */
+  retention?: number;
+  /** Failures the keeper retries by itself (Redis or the bus away); default: ignored. */
+  onError?: (error: unknown) => void;
+}
+
+export interface OutboxKeeper {
+  /** Whether this replica currently holds the lease. */
+  isLeader(): boolean;
+  /** Stop and give the lease up, so another replica takes over at once. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Events a subscriber can still fill a gap from. A gap normally closes within milliseconds (an
+ * event of another replica overtaken on the way); the log has to cover a publisher that died
+ * between commit and publish until subscribers notice (a heartbeat, ~1 s) with room to spare.
+ */
+export const OUTBOX_RETENTION = 10_000;
+
+/**
+ * The outbox keeper (docs/adr/0016): every commit appends its event to the outbox stream inside the
+ * commit script, and the committing replica publishes it right after the commit. One replica at a
+ * time (a lease, renewed every leaseMs/3; the others try to take it over at the same pace) does
+ * what nobody else can:
+ * - heartbeats `{seq}` with the store's current seq: every event up to it has been committed, so a
+ *   subscriber that missed the tail (a publisher died between commit and publish) notices and
+ *   fills the gap from the log;
+ * - trims the log to `retention` events.
+ */
+export async function startOutboxKeeper(options: OutboxKeeperOptions): Promise<OutboxKeeper> {
+  const { repository, bus, owner } = options;
+  const leaseMs = options.leaseMs ?? 5000;
+  const heartbeatMs = options.heartbeatMs ?? 1000;
+  const retention = options.retention ?? OUTBOX_RETENTION;
+  const onError = options.onError ?? (() => {});
+  const redis = repository.redis;
+  const leaseKey = repository.key("relay:lease");
+  const renewEveryMs = Math.max(10, Math.floor(leaseMs / 3));
+
+  let stopped = false;
+  /** Local time until which the lease is surely ours (counted from when the request was sent). */
+  let leaseValidUntil = 0;
+  const isLeader = () => !stopped && Date.now() < leaseValidUntil;
+
+  const keepLease = async () => {
+    const sentAt = Date.now();
+    try {
+      const held = await acquireLease(redis, leaseKey, owner, leaseMs);
+      if (!stopped) leaseValidUntil = held ? sentAt + leaseMs : 0;
+    } catch (error) {
+      onError(error); // keep what we had: it runs out by itself if Redis stays away
+    }
+  };
+  const beat = async () => {
+    if (!isLeader()) return;
+    try {
+      const seq = Number((await redisCall(redis.get(repository.layout.sequence))) ?? 0);
+      if (!isLeader()) return;
+      await bus.publishHeartbeat({ seq, time: new Date().toISOString() });
+      // Approximate trimming (~): Redis drops whole stream nodes, cheap, never below `retention`.
+      await redisCall(redis.xtrim(repository.outboxKey, "MAXLEN", "~", retention));
+    } catch (error) {
+      onError(error);
+    }
+  };
+
+  let leaseTimer: NodeJS.Timeout | undefined;
+  let beatTimer: NodeJS.Timeout | undefined;
+  let running: Promise<void> = Promise.resolve();
+  const every = (ms: number, work: () => Promise<void>, set: (t: NodeJS.Timeout) => void) => {
+    const next = () => {
+      if (stopped) return;
+      set(
+        setTimeout(() => {
+          running = work().finally(next);
+        }, ms),
+      );
+    };
+    next();
+  };
+  await keepLease();
+  await beat();
+  every(renewEveryMs, keepLease, (t) => (leaseTimer = t));
+  every(heartbeatMs, beat, (t) => (beatTimer = t));
+
+  return {
+    isLeader,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      clearTimeout(leaseTimer);
+      clearTimeout(beatTimer);
+      await running.catch(() => undefined);
+      // Compare-and-delete: harmless when the lease is not ours.
+      await releaseLease(redis, leaseKey, owner).catch(onError);
+    },
+  };
+}
