@@ -104,6 +104,7 @@ export async function startModelStore(config: TwinportConfig, options: ModelStor
       operationLeaseMs: options.operationLeaseMs,
       bus,
       publishEvents: true,
+      recordCacheSize: 10_000,
       validation: { onLoad: validateOnLoad, onCreate: config.core.validationOnCreate, onUpdate: config.core.validationOnUpdate },
       fileStore,
       aasxLimits: { minInflateRatio: config.core.minInflateRatio },

@@ -8,8 +8,8 @@ import { batchRevision, type Commit, type Repository, type StoredElement } from 
  * compare-and-set names "the state after commit j" and the store checks exactly that.
  */
 export interface BatchOverlay {
-  /** Reads for the next plan of the batch. */
-  readonly reads: Repository;
+  /** Reads for the next plan of the batch: `base` (the repository, or a cached view of it) plus the batch so far. */
+  over(base: Repository): Repository;
   /**
    * Take commit `index` of the batch into account. False when it changes structure (inserts,
    * deletes, identifiables): the batch must end before it, since later plans could not see it.
@@ -24,13 +24,13 @@ interface OverlayRecord {
 
 const key = (submodelId: string, path: string) => `${submodelId}\u0000${path}`;
 
-export function createBatchOverlay(repository: Repository): BatchOverlay {
+export function createBatchOverlay(): BatchOverlay {
   const records = new Map<string, OverlayRecord>();
   const overlaid = (submodelId: string, stored: StoredElement): StoredElement => {
     const over = records.get(key(submodelId, stored.path));
     return over ? { ...stored, json: over.json ?? stored.json, revision: over.revision } : stored;
   };
-  const reads: Repository = Object.create(repository, {
+  const over = (repository: Repository): Repository => Object.create(repository, {
     getElements: {
       value: async (submodelId: string, paths: string[]) => (await repository.getElements(submodelId, paths)).map((r) => r && overlaid(submodelId, r)),
     },
@@ -46,7 +46,7 @@ export function createBatchOverlay(repository: Repository): BatchOverlay {
   }) as Repository;
 
   return {
-    reads,
+    over,
     add(commit, index) {
       const revision = batchRevision(index);
       const changes: [string, OverlayRecord][] = [];

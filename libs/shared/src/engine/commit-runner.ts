@@ -1,6 +1,7 @@
 import { CommandError, MAX_EVENT_PAYLOAD_BYTES, type ChangeEvent, type ChangeEventDraft } from "../contracts/index.ts";
 import { KeyedLock } from "./keyed-lock.ts";
 import { createBatchOverlay } from "./batch-overlay.ts";
+import { createRecordCache } from "./record-cache.ts";
 import type { Commit, CommitPrecondition, CommitResult, EventBus, Repository } from "./ports/index.ts";
 
 /**
@@ -52,13 +53,21 @@ function defaultFailure(precondition: CommitPrecondition): CommandError | "retry
   return "retry";
 }
 
-export function createCommitRunner(repository: Repository, bus: EventBus | undefined): CommitRunner {
+export interface CommitRunnerOptions {
+  /** Element records kept for planning value writes (record-cache.ts); 0 = none (memory needs none). */
+  recordCacheSize?: number;
+}
+
+export function createCommitRunner(repository: Repository, bus: EventBus | undefined, options: CommitRunnerOptions = {}): CommitRunner {
   const lock = new KeyedLock();
+  const cache = options.recordCacheSize ? createRecordCache(options.recordCacheSize) : undefined;
   const queues = new Map<string, QueuedWrite[]>();
   const attempts = async (plan: () => Promise<PlannedCommit>): Promise<ChangeEvent> => {
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       const planned = await plan();
       const result = await repository.commit(planned.commit);
+      if (result.ok) cache?.committed(planned.commit, result.seq);
+      else cache?.failed(planned.commit);
       if (result.ok) {
         // Published after the commit, never before: subscribers only ever see committed state.
         if (bus) await bus.publish(result.event);
@@ -74,12 +83,21 @@ export function createCommitRunner(repository: Repository, bus: EventBus | undef
   };
   /** One group: plan each write on top of the ones before it, commit all at once, settle each. */
   const commitGroup = async (group: QueuedWrite[], retry: QueuedWrite[]): Promise<void> => {
-    const overlay = createBatchOverlay(repository);
+    const overlay = createBatchOverlay();
     const planned: { write: QueuedWrite; planned: PlannedCommit }[] = [];
     for (let i = 0; i < group.length; i++) {
       const write = group[i]!;
       try {
-        const plan = await write.plan(overlay.reads);
+        let plan: PlannedCommit;
+        const view = cache?.view(repository);
+        try {
+          plan = await write.plan(overlay.over(view?.reads ?? repository));
+        } catch (error) {
+          if (!view?.usedCache()) throw error;
+          // Planned on a cached record that may be stale (another replica wrote): plan it fresh.
+          view.forget();
+          plan = await write.plan(overlay.over(repository));
+        }
         if (!overlay.add(plan.commit, planned.length)) {
           // Structure changes: later plans could not read it through the overlay, so they wait.
           planned.push({ write, planned: plan });
@@ -102,6 +120,8 @@ export function createCommitRunner(repository: Repository, bus: EventBus | undef
     for (let i = 0; i < planned.length; i++) {
       const { write, planned: plan } = planned[i]!;
       const result = results[i]!;
+      if (result.ok) cache?.committed(plan.commit, result.seq);
+      else cache?.failed(plan.commit);
       if (result.ok) {
         if (bus) await bus.publish(result.event);
         write.resolve(result.event);

@@ -31,6 +31,11 @@ export interface EngineOptions {
   /** Publish each committed event on `bus` (embedded mode). Default: true when a bus is given. */
   publishEvents?: boolean;
   clock?: Clock;
+  /**
+   * Element records a value write may be planned from without reading the store (record-cache.ts).
+   * Worth it where reads cost a round trip (Redis); default 0.
+   */
+  recordCacheSize?: number;
   /** false disables metamodel verification everywhere; an object sets it per occasion. */
   validation?: boolean | Partial<ValidationSettings>;
   /** Files of File elements, thumbnails and packages; default: in memory. */
@@ -127,7 +132,7 @@ function failure(error: unknown): Reply<never> {
 export function createEngine(options: EngineOptions): Engine {
   const publish = options.publishEvents ?? options.bus !== undefined;
   const clock = options.clock ?? systemClock;
-  const commit = createCommitRunner(options.repository, publish ? options.bus : undefined);
+  const commit = createCommitRunner(options.repository, publish ? options.bus : undefined, { recordCacheSize: options.recordCacheSize });
   const operationProviders = options.operationProviders ?? { find: () => undefined };
   const operations = createOperationRunner({
     repository: options.repository,

@@ -5,10 +5,10 @@
 import { after, before, beforeEach, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { ChangeEvent, Command, CommandType, Reply, CommandResult } from "../contracts/index.ts";
-import { createEngine, createInProcessEventBus, type Engine, type Repository } from "../engine/index.ts";
+import { createEngine, createInProcessEventBus, type Engine, type EngineOptions, type Repository } from "../engine/index.ts";
 import { EXAMPLE_MODEL_TEXT, exampleModel } from "./example-model.ts";
 
-export function engineContract(name: string, makeRepository: () => Promise<Repository>): void {
+export function engineContract(name: string, makeRepository: () => Promise<Repository>, engineOptions: Partial<EngineOptions> = {}): void {
   describe(`engine on ${name}`, () => {
     let repository: Repository;
     let engine: Engine;
@@ -45,7 +45,7 @@ export function engineContract(name: string, makeRepository: () => Promise<Repos
       const bus = createInProcessEventBus();
       events = [];
       await bus.subscribe({ onEvent: (e) => events.push(e) });
-      engine = createEngine({ repository, bus });
+      engine = createEngine({ repository, bus, ...engineOptions });
       await ok("LoadEnvironment", { body: EXAMPLE_MODEL_TEXT });
     });
 

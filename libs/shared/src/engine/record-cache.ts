@@ -1,0 +1,84 @@
+import type { Commit, Repository, StoredElement } from "./ports/index.ts";
+
+/**
+ * Element records a model-store replica read or wrote lately, for PLANNING value writes only: a
+ * hot Property's next write is planned without a Redis round trip (which, with `appendfsync
+ * always`, waits behind an fsync like the commit itself). Never a source of answers: every commit
+ * compare-and-sets the revisions its plan read, so a stale record (another replica wrote, /reset)
+ * makes the commit fail and the write is planned again from fresh reads; a plan that failed on a
+ * cached record (not found, If-Match) is also planned again fresh before anyone is answered.
+ */
+export interface RecordCache {
+  /** A view for one plan: its `reads` answer cached records; `usedCache` tells whether any were. */
+  view(repository: Repository): { reads: Repository; usedCache(): boolean; forget(): void };
+  /** After a commit: what it wrote is what the cache now knows. */
+  committed(commit: Commit, seq: number): void;
+  /** A commit failed its compare-and-set: drop everything it named. */
+  failed(commit: Commit): void;
+  clear(): void;
+  readonly size: number;
+}
+
+const key = (submodelId: string, path: string) => `${submodelId}\u0000${path}`;
+
+export function createRecordCache(maxEntries: number): RecordCache {
+  const records = new Map<string, StoredElement>();
+  const remember = (k: string, record: StoredElement) => {
+    records.delete(k);
+    records.set(k, record);
+    if (records.size > maxEntries) records.delete(records.keys().next().value!);
+  };
+  return {
+    view(repository) {
+      const hits: string[] = [];
+      const reads: Repository = Object.create(repository, {
+        getElements: {
+          value: async (submodelId: string, paths: string[]) => {
+            const cached = paths.map((p) => records.get(key(submodelId, p)));
+            if (cached.every((r) => r !== undefined)) {
+              for (const p of paths) hits.push(key(submodelId, p));
+              return cached.map((r) => ({ ...r! }));
+            }
+            const fresh = await repository.getElements(submodelId, paths);
+            fresh.forEach((r, i) => (r ? remember(key(submodelId, paths[i]!), { ...r }) : records.delete(key(submodelId, paths[i]!))));
+            return fresh;
+          },
+        },
+      }) as Repository;
+      return {
+        reads,
+        usedCache: () => hits.length > 0,
+        forget: () => {
+          for (const k of hits) records.delete(k);
+        },
+      };
+    },
+    committed(commit, seq) {
+      for (const op of commit.ops) {
+        if (op.op === "put-element") {
+          const k = key(op.submodelId, op.path);
+          const known = records.get(k);
+          if (known) remember(k, { ...known, json: op.json, revision: seq });
+          // A new record's place (orderKey) is the store's to assign: read it when needed.
+          else if (op.insert) records.delete(k);
+        } else if (op.op === "touch-element") {
+          const k = key(op.submodelId, op.path);
+          const known = records.get(k);
+          if (known) remember(k, { ...known, revision: seq });
+        } else if (op.op === "delete-element") {
+          records.delete(key(op.submodelId, op.path));
+        } else if (op.op === "delete-identifiable" && op.kind === "submodel") {
+          records.clear();
+        }
+      }
+    },
+    failed(commit) {
+      for (const p of commit.preconditions) if (p.on === "element") records.delete(key(p.submodelId, p.path));
+      for (const op of commit.ops) if ("path" in op && "submodelId" in op) records.delete(key(op.submodelId, op.path));
+    },
+    clear: () => records.clear(),
+    get size() {
+      return records.size;
+    },
+  };
+}
