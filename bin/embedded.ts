@@ -87,7 +87,7 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
       const redis = await createRedisRepository({ url: config.persistence.url, keyPrefix: config.persistence.keyPrefix });
       redisRepository = redis;
       closer.add(() => redis.close());
-      // As in the model-store (docs/adr/0016): the engine publishes each commit's event, the outbox
+      // As in the model-store (docs/adr/0018): the engine publishes each commit's event, the outbox
       // is the event log, and the keeper sends heartbeats and trims the log.
       const keeper = await startOutboxKeeper({ repository: redis, bus, owner: `embedded-${hostname()}-${process.pid}`, onError: (error) => context.log(`twinport embedded: outbox keeper: ${(error as Error).message}`) });
       closer.add(() => keeper.stop());

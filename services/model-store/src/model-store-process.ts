@@ -58,7 +58,7 @@ export interface ModelStoreOptions {
  * gateways over NATS (queue group: each command reaches one replica). Each replica publishes the
  * events of its own commits right after they commit; the Redis outbox is the event log subscribers
  * fill gaps from, and one replica at a time (the outbox keeper) sends heartbeats and trims it
- * (docs/adr/0016).
+ * (docs/adr/0018).
  */
 export async function startModelStore(config: TwinportConfig, options: ModelStoreOptions = {}): Promise<RunningRole> {
   const { persistence, messageBus } = config;

@@ -4,7 +4,7 @@ import type { ChangeEvent, Heartbeat } from "../contracts/index.ts";
  * Puts one subscription's events back into seq order, without gaps where it can.
  *
  * Why: each model-store replica publishes the events of its own commits right after they commit
- * (docs/adr/0016), so with several replicas events of neighbouring seqs come from different
+ * (docs/adr/0018), so with several replicas events of neighbouring seqs come from different
  * publishers and may cross on the way. An event ahead of the next expected seq is held; once the
  * missing ones arrive, everything goes out in order. When a gap does not fill within `windowMs` (a
  * replica died between commit and publish, a message was lost), the missing events are read from

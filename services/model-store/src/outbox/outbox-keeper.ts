@@ -33,7 +33,7 @@ export interface OutboxKeeper {
 export const OUTBOX_RETENTION = 10_000;
 
 /**
- * The outbox keeper (docs/adr/0016): every commit appends its event to the outbox stream inside the
+ * The outbox keeper (docs/adr/0018): every commit appends its event to the outbox stream inside the
  * commit script, and the committing replica publishes it right after the commit. One replica at a
  * time (a lease, renewed every leaseMs/3; the others try to take it over at the same pace) does
  * what nobody else can:
