@@ -105,6 +105,7 @@ export async function startModelStore(config: TwinportConfig, options: ModelStor
       bus,
       publishEvents: true,
       recordCacheSize: 10_000,
+      renderedSubmodelBytes: 64 * 1024 * 1024,
       validation: { onLoad: validateOnLoad, onCreate: config.core.validationOnCreate, onUpdate: config.core.validationOnUpdate },
       fileStore,
       aasxLimits: { minInflateRatio: config.core.minInflateRatio },

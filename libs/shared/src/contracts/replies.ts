@@ -49,15 +49,27 @@ export function isRawJson(value: unknown): value is RawJson {
  * What the NATS wire does in transit (bus/wire.ts), done in place for a direct call.
  */
 export function toRawValue(value: unknown, mode: true | "items"): unknown {
-  const text = (item: unknown) => (isRawJson(item) ? item.rawJson : JSON.stringify(item));
+  const text = (item: unknown) => (isRawJson(item) ? item.rawJson : (knownText(item) ?? JSON.stringify(item)));
   if (mode === "items" && typeof value === "object" && value !== null && Array.isArray((value as Paged<unknown>).items)) {
     const { items, cursor } = value as Paged<unknown>;
     const rawItems: RawJson = { rawJson: `[${items.map(text).join(",")}]` };
     return cursor === undefined ? { items: rawItems } : { items: rawItems, cursor };
   }
   if (isRawJson(value)) return value;
-  const rawJson = JSON.stringify(value);
+  const rawJson = knownText(value) ?? JSON.stringify(value);
   return rawJson === undefined ? value : ({ rawJson } satisfies RawJson);
+}
+
+/** JSON texts of frozen values that are answered again and again (rendered-submodels.ts). */
+const texts = new WeakMap<object, string>();
+
+/** Remembers `value`'s JSON text for toRawValue; the value must never change again (freeze it). */
+export function rememberJsonText(value: object, text: string): void {
+  texts.set(value, text);
+}
+
+function knownText(value: unknown): string | undefined {
+  return typeof value === "object" && value !== null ? texts.get(value) : undefined;
 }
 
 /** A Paged value in the form `toRawValue(…, "items")` gives it. */

@@ -1,6 +1,7 @@
 import { CommandError, failureReply, WRITE_COMMANDS, type ChangeEvent, type Command, type CommandResult, type CommandType, type Reply } from "../contracts/index.ts";
 import { toCommandError } from "./aas-input.ts";
 import { createCommitRunner, type CommitRunner } from "./commit-runner.ts";
+import { createRenderedSubmodels } from "./rendered-submodels.ts";
 import type { EngineContext, ValidationSettings } from "./engine-context.ts";
 import { loadEnvironment } from "./handlers/environment.ts";
 import { patchElementValue } from "./handlers/element-value.ts";
@@ -36,6 +37,11 @@ export interface EngineOptions {
    * Worth it where reads cost a round trip (Redis); default 0.
    */
   recordCacheSize?: number;
+  /**
+   * Bytes of JSON text of whole submodels kept as last assembled (rendered-submodels.ts): worth it
+   * where assembling costs reads from another process (Redis); default 0 (none).
+   */
+  renderedSubmodelBytes?: number;
   /** false disables metamodel verification everywhere; an object sets it per occasion. */
   validation?: boolean | Partial<ValidationSettings>;
   /** Files of File elements, thumbnails and packages; default: in memory. */
@@ -156,6 +162,7 @@ export function createEngine(options: EngineOptions): Engine {
     resetHooks,
     operationProviders,
     operations,
+    ...(options.renderedSubmodelBytes ? { renderedSubmodels: createRenderedSubmodels(options.renderedSubmodelBytes) } : {}),
   };
   return {
     async execute<T extends CommandType>(command: Command<T>): Promise<Reply<CommandResult<T>>> {

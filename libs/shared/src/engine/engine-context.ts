@@ -28,6 +28,8 @@ export interface EngineContext {
   resetHooks: readonly ResetHook[];
   /** Who runs Operations; an Operation without a provider fails with a clear message. */
   operationProviders: import("./ports/operation-provider.ts").OperationProviderRegistry;
+  /** Large submodels as last assembled, checked against the revision read per request. */
+  renderedSubmodels?: import("./rendered-submodels.ts").RenderedSubmodels;
   /** The invocation lifecycle: sync and async calls, handles, their events. */
   operations: import("./operations/operation-runner.ts").OperationRunner;
 }

@@ -202,6 +202,32 @@ export function engineContract(name: string, makeRepository: () => Promise<Repos
       await fails("PatchSubmodelElementValueByPath", { submodelId: smId, idShortPath: path, body: "5", preconditions: { ifMatch: ["-1"] } }, "precondition-failed");
     });
 
+    test("a large submodel read again: unchanged answers stay equal, any change shows at once, per modifier", async () => {
+      const id = "urn:test:large";
+      const elements = Array.from({ length: 400 }, (_, i) => ({ modelType: "Property", idShort: `P${i}`, valueType: "xs:int", value: String(i) }));
+      const collection = { modelType: "SubmodelElementCollection", idShort: "C", value: [{ modelType: "Property", idShort: "Inner", valueType: "xs:string", value: "a" }] };
+      await ok("PostSubmodel", { body: JSON.stringify({ modelType: "Submodel", id, idShort: "Large", submodelElements: [...elements, collection] }) });
+      const read = async (modifiers?: Record<string, string>) => {
+        const reply = await ok("GetSubmodelById", { submodelId: id, ...(modifiers ? { modifiers } : {}) } as any);
+        return { value: reply.value as any, revision: reply.revision };
+      };
+      const first = await read();
+      const again = await read();
+      assert.deepEqual(again, first);
+      assert.equal(first.value.submodelElements.length, 401);
+      const core = await read({ level: "core" });
+      assert.equal(core.value.submodelElements.at(-1).value, undefined, "level=core leaves the collection's children out");
+      await ok("PatchSubmodelElementValueByPath", { submodelId: id, idShortPath: "P7", body: "7007" });
+      const changed = await read();
+      assert.ok(changed.revision! > first.revision!);
+      assert.equal(changed.value.submodelElements[7].value, "7007");
+      await ok("PatchSubmodelElementValueByPath", { submodelId: id, idShortPath: "C.Inner", body: '"b"' });
+      assert.equal((await read()).value.submodelElements.at(-1).value[0].value, "b");
+      assert.equal((await read({ level: "core" })).value.submodelElements[7].value, "7007");
+      await ok("DeleteSubmodelElementByPath", { submodelId: id, idShortPath: "P0" });
+      assert.equal((await read()).value.submodelElements.length, 400);
+    });
+
     test("revisions: ETag-style preconditions checked in the engine; containers cover their subtree", async () => {
       const path = prop.idShort;
       const r1 = (await ok("GetSubmodelElementByPath", { submodelId: smId, idShortPath: path })).revision!;

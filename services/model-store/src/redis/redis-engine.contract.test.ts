@@ -10,4 +10,4 @@ let n = 0;
 
 engineContract("the Redis repository", () => createRedisRepository({ url: server.url, keyPrefix: `engine-${++n}` }));
 // As the model-store runs it: value writes planned from its record cache (record-cache.ts).
-engineContract("the Redis repository with a record cache", () => createRedisRepository({ url: server.url, keyPrefix: `engine-${++n}` }), { recordCacheSize: 1000 });
+engineContract("the Redis repository with a record cache", () => createRedisRepository({ url: server.url, keyPrefix: `engine-${++n}` }), { recordCacheSize: 1000, renderedSubmodelBytes: 1024 * 1024 });

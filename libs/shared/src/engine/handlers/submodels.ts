@@ -60,7 +60,11 @@ export async function getSubmodel(ctx: EngineContext, cmd: Command<"GetSubmodelB
   const { submodelId, modifiers } = cmd.params;
   await checkSubmodelScope(ctx, cmd.params);
   const stored = await requireIdentifiable(ctx, "submodel", submodelId);
-  return { value: await submodelIn(ctx, JSON.parse(stored.json), modifiers), revision: stored.revision };
+  const cached = ctx.renderedSubmodels?.get(submodelId, stored.revision, modifiers);
+  if (cached !== undefined) return { value: cached, revision: stored.revision };
+  const value = await submodelIn(ctx, JSON.parse(stored.json), modifiers);
+  ctx.renderedSubmodels?.set(submodelId, stored.revision, modifiers, value);
+  return { value, revision: stored.revision };
 }
 
 export async function postSubmodel(ctx: EngineContext, cmd: Command<"PostSubmodel">): Promise<Handled<unknown>> {
