@@ -1,0 +1,3 @@
+import { writeOrderingSuite } from "./http/write-ordering-suite.ts";
+
+writeOrderingSuite("embedded");
