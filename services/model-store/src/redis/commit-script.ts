@@ -1,4 +1,5 @@
 import type { Commit, CommitResult, IdentifiableKind } from "@twinport/shared";
+import { idempotencyKey } from "./idempotency-redis.ts";
 import { luaScript } from "./lua-script.ts";
 import { IDENTIFIABLE_KINDS, orderKeyOf, type RedisLayout } from "./redis-layout.ts";
 
@@ -6,7 +7,8 @@ import { IDENTIFIABLE_KINDS, orderKeyOf, type RedisLayout } from "./redis-layout
  * The commit: ONE Lua script over declared KEYS, so checking and writing are one atomic step.
  *
  * KEYS: 1 seq, 2 kinds, 3 ordinal, 4 outbox, 5..10 rec/order of shell, submodel,
- *       concept-description, then 3 keys (el, order, ctr) per submodel the commit names.
+ *       concept-description, then 3 keys (el, order, ctr) per submodel the commit names, and the
+ *       idempotency record's key when the commit claims one (its KEYS index travels in ARGV).
  * ARGV: 1 the event draft as JSON text (stored as-is: Lua never decodes JSON, cjson would turn []
  *       into {} and round numbers), 2 the number of preconditions, then 4 values per precondition,
  *       then the ops, each a code followed by a fixed number of values. The script walks ARGV with a
@@ -34,6 +36,9 @@ for p = 1, tonumber(ARGV[2]) do
   local holds
   if t == 'f' then
     holds = redis.call('HEXISTS', KEYS[2], x) == 0
+  elseif t == 'k' then
+    -- idempotency-key-free: x = index of the record's key in KEYS (docs/adr/0017)
+    holds = redis.call('EXISTS', KEYS[tonumber(x)]) == 0
   else
     local key = (t == 'i') and KEYS[KIND[x]] or KEYS[sm(x)]
     local stored = redis.call('HGET', key, y)
@@ -121,6 +126,12 @@ while a <= argc do
     local old = redis.call('HGET', KEYS[k], id)
     if old then redis.call('HSET', KEYS[k], id, rev .. restOf(old)) end
     a = a + 3
+  elseif op == 'ik' then
+    -- idempotency record (docs/adr/0017): key index, fingerprint, ttl ms, time; e = the event draft
+    local k = KEYS[tonumber(ARGV[a + 1])]
+    redis.call('HSET', k, 'f', ARGV[a + 2], 's', rev, 't', ARGV[a + 4], 'e', ARGV[1])
+    redis.call('PEXPIRE', k, ARGV[a + 3])
+    a = a + 5
   else
     return redis.error_reply('twinport commit: unknown op ' .. tostring(op))
   end
@@ -155,6 +166,14 @@ export function encodeCommit(layout: RedisLayout, commit: Commit): EncodedCommit
     }
     return index;
   };
+  let idempotencyIndex: number | undefined;
+  const idem = (key: string): number => {
+    if (idempotencyIndex === undefined) {
+      keys.push(idempotencyKey(layout, key));
+      idempotencyIndex = keys.length;
+    }
+    return idempotencyIndex;
+  };
   const revision = (value: number | null) => (value === null ? "" : String(value));
   const kind = (value: IdentifiableKind) => {
     if (!IDENTIFIABLE_KINDS.includes(value)) throw new TypeError(`Unknown identifiable kind '${String(value)}'`);
@@ -165,6 +184,7 @@ export function encodeCommit(layout: RedisLayout, commit: Commit): EncodedCommit
   for (const p of commit.preconditions) {
     if (p.on === "identifiable") args.push("i", kind(p.kind), p.id, revision(p.revision));
     else if (p.on === "id-free") args.push("f", p.id, "", "");
+    else if (p.on === "idempotency-key-free") args.push("k", idem(p.key), "", "");
     else args.push("e", sm(p.submodelId), p.path, revision(p.revision));
   }
   for (const op of commit.ops) {
@@ -195,6 +215,8 @@ export function encodeCommit(layout: RedisLayout, commit: Commit): EncodedCommit
         break;
     }
   }
+  const claim = commit.idempotency;
+  if (claim) args.push("ik", idem(claim.key), claim.fingerprint, Math.max(1, Math.ceil(claim.ttlMs)), Date.now());
   return { keys, args };
 }
 

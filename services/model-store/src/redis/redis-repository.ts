@@ -2,6 +2,7 @@ import type { IdentifiableKind, Repository, RepositoryPage, StoredIdentifiable }
 import { CommandError } from "@twinport/shared";
 import type { Redis } from "ioredis";
 import { runCommit } from "./commit-script.ts";
+import { commitCall, redisIdempotency } from "./idempotency-redis.ts";
 import { redisOperationHandles } from "./operation-handles-redis.ts";
 import { decodeCursor, encodeCursor, getElements, getSubtree, listChildren } from "./element-reads.ts";
 import { closeRedis, createRedisClient, firstConnection } from "./redis-client.ts";
@@ -105,7 +106,8 @@ export async function createRedisRepository(options: RedisRepositoryOptions): Pr
     },
 
     async commit(commit) {
-      return await redisCall(runCommit(redis, layout, commit));
+      // Not redisCall: a commit that was sent but not answered has an unknown outcome (504, not 503).
+      return await commitCall(redis, () => runCommit(redis, layout, commit));
     },
 
     async currentSeq() {
@@ -113,6 +115,7 @@ export async function createRedisRepository(options: RedisRepositoryOptions): Pr
     },
 
     ...redisOperationHandles(redis, layout),
+    ...redisIdempotency(redis, layout),
 
     async clear() {
       // Everything but the sequence (revisions are never reused) and the outbox with its relay

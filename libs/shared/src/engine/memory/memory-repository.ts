@@ -10,6 +10,7 @@ import type {
   StoredElement,
   StoredIdentifiable,
 } from "../ports/index.ts";
+import { createMemoryIdempotency } from "./memory-idempotency.ts";
 import { createMemoryOperationHandles } from "./memory-operation-handles.ts";
 
 /**
@@ -96,6 +97,7 @@ export function createMemoryRepository(): Repository {
   let seq = 0;
   let nextIdentifiableOrdinal = 1;
   const { clearOperationHandles, ...operationHandles } = createMemoryOperationHandles();
+  const { isFree, claim, clearIdempotency, ...idempotency } = createMemoryIdempotency();
 
   const identifiablesOf = (kind: IdentifiableKind) => identifiables.get(kind)!;
 
@@ -125,6 +127,8 @@ export function createMemoryRepository(): Repository {
       }
       case "id-free":
         return !kinds.has(precondition.id);
+      case "idempotency-key-free":
+        return isFree(precondition.key);
       case "element": {
         const stored = elementsOf(precondition.submodelId)?.records.get(precondition.path);
         return precondition.revision === null ? stored === undefined : stored?.revision === precondition.revision;
@@ -310,6 +314,7 @@ export function createMemoryRepository(): Repository {
       }
       const next = seq + 1;
       for (const op of commit.ops) apply(op, next);
+      if (commit.idempotency) claim(commit.idempotency, next, JSON.stringify(commit.event));
       seq = next;
       return { ok: true, seq: next, event: { ...commit.event, seq: next, revision: next } };
     },
@@ -319,6 +324,7 @@ export function createMemoryRepository(): Repository {
     },
 
     ...operationHandles,
+    ...idempotency,
 
     async clear() {
       for (const kind of KINDS) {
@@ -328,6 +334,7 @@ export function createMemoryRepository(): Repository {
       kinds.clear();
       submodels.clear();
       clearOperationHandles();
+      clearIdempotency();
     },
 
     async close() {},
