@@ -110,6 +110,7 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
       aasxLimits: { minInflateRatio: config.core.minInflateRatio },
       operationProviders,
       operationHandleTtlMs: isoDurationToMs(config.core.operationHandleTtl),
+      idempotencyWindowMs: isoDurationToMs(config.core.idempotencyWindow),
     });
     closer.add(() => engine.close());
     // Commands per type and failures per code, and one log line per write with its correlation id.

@@ -96,6 +96,7 @@ export async function startModelStore(config: TwinportConfig, options: ModelStor
       repository,
       operationProviders,
       operationHandleTtlMs: isoDurationToMs(config.core.operationHandleTtl),
+      idempotencyWindowMs: isoDurationToMs(config.core.idempotencyWindow),
       operationLeaseMs: options.operationLeaseMs,
       publishEvents: false,
       validation: { onLoad: validateOnLoad, onCreate: config.core.validationOnCreate, onUpdate: config.core.validationOnUpdate },

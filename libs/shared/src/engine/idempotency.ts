@@ -1,0 +1,168 @@
+import { CommandError, failureReply, WRITE_COMMANDS, type ChangeEventDraft, type Command, type CommandType, type Reply } from "../contracts/index.ts";
+import type { PlannedCommit } from "./commit-runner.ts";
+import type { IdempotencyRecord, Repository } from "./ports/index.ts";
+
+/**
+ * Idempotency-Key handling in the engine (docs/adr/0017). A write that carries a key claims it in
+ * its (first) commit, atomically with the write: the commit's precondition "the key is unused"
+ * makes concurrent duplicates and a repeat after a crash unable to execute a second time, in every
+ * process that shares the repository. Once the command answers, its reply is stored under the key
+ * for the idempotency window and repeats get it.
+ *
+ * What a repeat gets:
+ * - the key is unknown: the command runs (a failure that wrote nothing is not remembered, so a
+ *   repeat of it runs again);
+ * - the key was used for a different request (fingerprint): 422;
+ * - the stored reply: the first outcome;
+ * - a commit claimed the key but no reply is stored yet: 409 while the first request may still be
+ *   running (IN_FLIGHT_GRACE_MS after its commit); later (its process died between the commit and
+ *   storing the reply) the reply is rebuilt from the commit record for the commands where that is
+ *   exact (REBUILDABLE), and 409 naming the committed sequence number for the others.
+ */
+
+export const DEFAULT_IDEMPOTENCY_WINDOW_MS = 24 * 3_600_000;
+/** How long after its commit a request without a stored reply counts as still running. */
+export const IN_FLIGHT_GRACE_MS = 10_000;
+const MAX_KEY_LENGTH = 255;
+const MAX_FINGERPRINT_LENGTH = 256;
+
+/** Writes whose reply is value null: rebuilt exactly from the sequence number. */
+const NULL_RESULT = new Set<CommandType>([
+  "PutAssetAdministrationShellById",
+  "DeleteAssetAdministrationShellById",
+  "PutAssetInformation",
+  "DeleteSubmodelReferenceById",
+  "PutConceptDescriptionById",
+  "DeleteConceptDescriptionById",
+  "DeleteAllAssetLinksById",
+  "PutSubmodelById",
+  "PatchSubmodelById",
+  "DeleteSubmodelById",
+  "PutSubmodelElementByPath",
+  "PatchSubmodelElementByPath",
+  "DeleteSubmodelElementByPath",
+  "PatchSubmodelElementValueByPath",
+  "PutFileByPath",
+  "DeleteFileByPath",
+  "PutThumbnail",
+  "DeleteThumbnail",
+]);
+/** Writes whose reply value is the created resource, which their event carries as its payload. */
+const CREATED_RESULT = new Set<CommandType>(["PostAssetAdministrationShell", "PostSubmodel", "PostConceptDescription", "PostSubmodelElement"]);
+
+/** The idempotency part of one command's run: what its commits must claim. */
+export interface IdempotentRun {
+  /** Wraps a commit's plan so that it claims the key, until one commit has. */
+  plan(plan: () => Promise<PlannedCommit>): () => Promise<PlannedCommit>;
+  /** Call after a commit made with a `plan()` succeeded. */
+  committed(): void;
+}
+
+export interface Idempotency {
+  /** Run `execute` at most once per key; `execute` passes `run` to its commits. Never throws. */
+  execute<T>(command: Command, execute: (run: IdempotentRun | undefined) => Promise<Reply<T>>): Promise<Reply<T>>;
+}
+
+export function createIdempotency(repository: Repository, options: { windowMs: number; now?: () => number }): Idempotency {
+  const now = options.now ?? Date.now;
+  const windowMs = options.windowMs;
+  /** Keys of commands running in this process: a repeat arriving meanwhile is answered 409 at once. */
+  const running = new Set<string>();
+
+  async function answerFromRecord<T>(command: Command, fingerprint: string, record: IdempotencyRecord): Promise<Reply<T> | undefined> {
+    if (record.fingerprint !== fingerprint) {
+      return failure("unprocessable", "The Idempotency-Key was already used for a different request (another method, path or body)");
+    }
+    if (record.reply !== undefined) return JSON.parse(record.reply) as Reply<T>;
+    if (record.seq === undefined) return undefined;
+    if (record.committedAt === undefined || now() - record.committedAt < IN_FLIGHT_GRACE_MS) {
+      return failure("conflict", "A request with this Idempotency-Key is still being processed; repeat it later");
+    }
+    // The process that committed died before it stored the reply: rebuild it where that is exact.
+    const rebuilt = rebuildReply(command.type, record.seq, record.event);
+    if (rebuilt) return rebuilt as Reply<T>;
+    return failure("conflict", `The request with this Idempotency-Key was committed (sequence number ${record.seq}) but its reply was lost`);
+  }
+
+  return {
+    async execute<T>(command: Command, execute: (run: IdempotentRun | undefined) => Promise<Reply<T>>): Promise<Reply<T>> {
+      const idempotency = command.idempotency;
+      if (idempotency === undefined || !WRITE_COMMANDS.has(command.type)) return execute(undefined);
+      const { key, fingerprint } = idempotency;
+      if (typeof key !== "string" || key.length === 0 || key.length > MAX_KEY_LENGTH || typeof fingerprint !== "string" || fingerprint.length > MAX_FINGERPRINT_LENGTH) {
+        return failure("bad-request", "Invalid idempotency key or fingerprint");
+      }
+      try {
+        if (running.has(key)) return failure("conflict", "A request with this Idempotency-Key is still being processed; repeat it later");
+        const known = await repository.getIdempotencyRecord(key);
+        if (known) {
+          const answer = await answerFromRecord<T>(command, fingerprint, known);
+          if (answer) return answer;
+        }
+      } catch (error) {
+        // Reading the record failed: nothing ran.
+        return failureReply(error);
+      }
+
+      running.add(key);
+      let claimed = false;
+      let lostTheKey = false;
+      const run: IdempotentRun = {
+        plan: (plan) => async () => {
+          const planned = await plan();
+          if (claimed) return planned;
+          return {
+            commit: {
+              ...planned.commit,
+              preconditions: [...planned.commit.preconditions, { on: "idempotency-key-free", key }],
+              idempotency: { key, fingerprint, ttlMs: windowMs },
+            },
+            onFailed: (precondition) => {
+              if (precondition.on !== "idempotency-key-free") return planned.onFailed?.(precondition);
+              lostTheKey = true;
+              return new CommandError("conflict", "A request with this Idempotency-Key is being processed");
+            },
+          };
+        },
+        committed: () => {
+          claimed = true;
+        },
+      };
+      try {
+        const reply = await execute(run);
+        if (lostTheKey) {
+          // A duplicate running elsewhere claimed the key first: answer what it did.
+          const record = await repository.getIdempotencyRecord(key).catch(() => undefined);
+          return (record && (await answerFromRecord<T>(command, fingerprint, record))) ?? reply;
+        }
+        // A failure that wrote nothing is not remembered; one after a commit (a command of several
+        // commits failing halfway) is, like every success, unless its own outcome is unknown.
+        if (reply.ok || (claimed && reply.error.code !== "timeout" && reply.error.code !== "unavailable")) {
+          await repository.putIdempotencyReply(key, fingerprint, JSON.stringify(reply), windowMs).catch(() => {
+            // The outcome stands; a repeat finds the commit record and rebuilds the reply (or 409s).
+          });
+        }
+        return reply;
+      } finally {
+        running.delete(key);
+      }
+    },
+  };
+}
+
+function failure(code: "bad-request" | "conflict" | "unprocessable", message: string): Reply<never> {
+  return { ok: false, error: { code, message } };
+}
+
+function rebuildReply(type: CommandType, seq: number, eventJson: string | undefined): Reply<unknown> | undefined {
+  if (NULL_RESULT.has(type)) return { ok: true, value: null, revision: seq, seq };
+  if (!CREATED_RESULT.has(type) || eventJson === undefined) return undefined;
+  let event: ChangeEventDraft;
+  try {
+    event = JSON.parse(eventJson) as ChangeEventDraft;
+  } catch {
+    return undefined;
+  }
+  if (event.payload === undefined) return undefined;
+  return { ok: true, value: event.payload, revision: seq, ...(event.idShortPath !== undefined ? { idShortPath: event.idShortPath } : {}), seq };
+}
