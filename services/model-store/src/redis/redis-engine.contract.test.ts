@@ -1,5 +1,5 @@
 import { after } from "node:test";
-import { engineContract } from "@twinport/shared/testing";
+import { engineContract, idempotencyContract } from "@twinport/shared/testing";
 import { startRedis } from "../../../../tests/support/servers.ts";
 import { createRedisRepository } from "./redis-repository.ts";
 
@@ -9,3 +9,4 @@ after(() => server.stop());
 let n = 0;
 
 engineContract("the Redis repository", () => createRedisRepository({ url: server.url, keyPrefix: `engine-${++n}` }));
+idempotencyContract("the Redis repository", () => createRedisRepository({ url: server.url, keyPrefix: `idempotency-${++n}` }));
