@@ -14,19 +14,20 @@ import type { IdempotencyRecord, Repository } from "./ports/index.ts";
  *   repeat of it runs again);
  * - the key was used for a different request (fingerprint): 422;
  * - the stored reply: the first outcome;
- * - a commit claimed the key but no reply is stored yet: 409 while the first request may still be
- *   running (IN_FLIGHT_GRACE_MS after its commit); later (its process died between the commit and
- *   storing the reply) the reply is rebuilt from the commit record for the commands where that is
- *   exact (REBUILDABLE), and 409 naming the committed sequence number for the others.
+ * - a commit claimed the key but no reply is stored (the first request is between its commit and
+ *   its answer, or its process died there): for the writes of one commit whose reply follows from
+ *   the commit alone (REBUILDABLE), that reply, rebuilt from the commit record; for the others 409;
+ * - the same key running in this process: 409.
  */
 
 export const DEFAULT_IDEMPOTENCY_WINDOW_MS = 24 * 3_600_000;
-/** How long after its commit a request without a stored reply counts as still running. */
-export const IN_FLIGHT_GRACE_MS = 10_000;
 const MAX_KEY_LENGTH = 255;
 const MAX_FINGERPRINT_LENGTH = 256;
 
-/** Writes whose reply is value null: rebuilt exactly from the sequence number. */
+/**
+ * REBUILDABLE: writes of one commit whose handler returns right after it, so the reply follows from
+ * the commit record. Value null (and the revision, except for these deletes) ...
+ */
 const NULL_RESULT = new Set<CommandType>([
   "PutAssetAdministrationShellById",
   "DeleteAssetAdministrationShellById",
@@ -47,7 +48,8 @@ const NULL_RESULT = new Set<CommandType>([
   "PutThumbnail",
   "DeleteThumbnail",
 ]);
-/** Writes whose reply value is the created resource, which their event carries as its payload. */
+/** ... or the created resource, which their event carries as its payload (up to 256 KiB). */
+const NO_REVISION = new Set<CommandType>(["DeleteAssetAdministrationShellById", "DeleteConceptDescriptionById", "DeleteSubmodelById", "DeleteSubmodelElementByPath"]);
 const CREATED_RESULT = new Set<CommandType>(["PostAssetAdministrationShell", "PostSubmodel", "PostConceptDescription", "PostSubmodelElement"]);
 
 /** The idempotency part of one command's run: what its commits must claim. */
@@ -63,8 +65,7 @@ export interface Idempotency {
   execute<T>(command: Command, execute: (run: IdempotentRun | undefined) => Promise<Reply<T>>): Promise<Reply<T>>;
 }
 
-export function createIdempotency(repository: Repository, options: { windowMs: number; now?: () => number }): Idempotency {
-  const now = options.now ?? Date.now;
+export function createIdempotency(repository: Repository, options: { windowMs: number }): Idempotency {
   const windowMs = options.windowMs;
   /** Keys of commands running in this process: a repeat arriving meanwhile is answered 409 at once. */
   const running = new Set<string>();
@@ -75,13 +76,13 @@ export function createIdempotency(repository: Repository, options: { windowMs: n
     }
     if (record.reply !== undefined) return JSON.parse(record.reply) as Reply<T>;
     if (record.seq === undefined) return undefined;
-    if (record.committedAt === undefined || now() - record.committedAt < IN_FLIGHT_GRACE_MS) {
-      return failure("conflict", "A request with this Idempotency-Key is still being processed; repeat it later");
-    }
-    // The process that committed died before it stored the reply: rebuild it where that is exact.
-    const rebuilt = rebuildReply(command.type, record.seq, record.event);
+    const rebuilt = rebuildReply(command, record.seq, record.event);
     if (rebuilt) return rebuilt as Reply<T>;
-    return failure("conflict", `The request with this Idempotency-Key was committed (sequence number ${record.seq}) but its reply was lost`);
+    const at = record.committedAt === undefined ? "" : ` at ${new Date(record.committedAt).toISOString()}`;
+    return failure(
+      "conflict",
+      `The request with this Idempotency-Key was committed (sequence number ${record.seq}${at}) but its reply is not available: it is still being processed, or its process ended before answering`,
+    );
   }
 
   return {
@@ -154,8 +155,13 @@ function failure(code: "bad-request" | "conflict" | "unprocessable", message: st
   return { ok: false, error: { code, message } };
 }
 
-function rebuildReply(type: CommandType, seq: number, eventJson: string | undefined): Reply<unknown> | undefined {
-  if (NULL_RESULT.has(type)) return { ok: true, value: null, revision: seq, seq };
+function rebuildReply(command: Command, seq: number, eventJson: string | undefined): Reply<unknown> | undefined {
+  const { type } = command;
+  if (NULL_RESULT.has(type)) {
+    // Below a shell, DELETE of a submodel commits twice (the submodel, then the shell's reference).
+    if (type === "DeleteSubmodelById" && (command.params as { aasId?: string }).aasId !== undefined) return undefined;
+    return NO_REVISION.has(type) ? { ok: true, value: null, seq } : { ok: true, value: null, revision: seq, seq };
+  }
   if (!CREATED_RESULT.has(type) || eventJson === undefined) return undefined;
   let event: ChangeEventDraft;
   try {
