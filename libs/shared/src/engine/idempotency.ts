@@ -25,8 +25,8 @@ const MAX_KEY_LENGTH = 255;
 const MAX_FINGERPRINT_LENGTH = 256;
 
 /**
- * REBUILDABLE: writes of one commit whose handler returns right after it, so the reply follows from
- * the commit record. Value null (and the revision, except for these deletes) ...
+ * REBUILDABLE (1 of 2): writes of one commit whose handler returns right after it, so the reply
+ * follows from the commit record: value null, the revision (except NO_REVISION) and the seq.
  */
 const NULL_RESULT = new Set<CommandType>([
   "PutAssetAdministrationShellById",
@@ -48,8 +48,9 @@ const NULL_RESULT = new Set<CommandType>([
   "PutThumbnail",
   "DeleteThumbnail",
 ]);
-/** ... or the created resource, which their event carries as its payload (up to 256 KiB). */
+/** Deletes whose reply carries no revision. */
 const NO_REVISION = new Set<CommandType>(["DeleteAssetAdministrationShellById", "DeleteConceptDescriptionById", "DeleteSubmodelById", "DeleteSubmodelElementByPath"]);
+/** REBUILDABLE (2 of 2): the reply's value is the created resource, which the event carries as its payload (up to 256 KiB). */
 const CREATED_RESULT = new Set<CommandType>(["PostAssetAdministrationShell", "PostSubmodel", "PostConceptDescription", "PostSubmodelElement"]);
 
 /** The idempotency part of one command's run: what its commits must claim. */
