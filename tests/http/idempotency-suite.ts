@@ -7,7 +7,9 @@
  * - a commit that reached Redis late (a proxy holds it: the store's command timed out) answers 504
  *   saying the outcome is unknown, and the retry with the key after recovery gets the real outcome;
  * - a commit sent just before the process running the engine was killed (-9): the retry, served by
- *   a new process, gets the committed outcome and nothing is written twice.
+ *   a new process, gets the committed outcome and nothing is written twice;
+ * - (distributed) a frozen model-store: the gateway's NATS request times out → 504 "outcome
+ *   unknown"; the retry after SIGCONT gets the real outcome.
  * The last two run the engine on Redis behind a holding proxy (embedded mode with
  * persistence.redis, or a model-store), so the moment the commit is on the wire is exact.
  */
@@ -240,5 +242,30 @@ export function idempotencySuite(mode: Mode): void {
       assert.equal((await http.request("DELETE", `${TAGS}%5B0%5D`, { headers: keyed(key) })).status, 204);
       assert.deepEqual(await tagValues(http), before.slice(1));
     });
+
+    if (mode === "distributed") {
+      test("a frozen model-store (SIGSTOP): a write answers 504 'outcome unknown' after the request timeout; the retry with the key after SIGCONT gets the real outcome, written once", async () => {
+        const before = await tagValues(http);
+        const key = randomUUID();
+        const pid = engineProcess.child.pid!;
+        process.kill(pid, "SIGSTOP");
+        let answer: HttpResponse;
+        try {
+          answer = await http.request("POST", TAGS, { body: tag("frozen"), headers: keyed(key) });
+        } finally {
+          process.kill(pid, "SIGCONT");
+        }
+        assertResult(answer, 504, /outcome is unknown/i);
+        let retry: HttpResponse | undefined;
+        for (const started = Date.now(); Date.now() - started < 10_000; await new Promise((r) => setTimeout(r, 200))) {
+          retry = await http.request("POST", TAGS, { body: tag("frozen"), headers: keyed(key) });
+          if (![503, 504, 409].includes(retry.status)) break;
+        }
+        assert.equal(retry?.status, 201, retry?.text);
+        assert.deepEqual(await tagValues(http), [...before, "frozen"]);
+        sameAnswer(await http.request("POST", TAGS, { body: tag("frozen"), headers: keyed(key) }), retry!);
+        assert.deepEqual(await tagValues(http), [...before, "frozen"]);
+      });
+    }
   });
 }
