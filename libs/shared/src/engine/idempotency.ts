@@ -94,62 +94,67 @@ export function createIdempotency(repository: Repository, options: { windowMs: n
       if (typeof key !== "string" || key.length === 0 || key.length > MAX_KEY_LENGTH || typeof fingerprint !== "string" || fingerprint.length > MAX_FINGERPRINT_LENGTH) {
         return failure("bad-request", "Invalid idempotency key or fingerprint");
       }
-      try {
-        if (running.has(key)) return failure("conflict", "A request with this Idempotency-Key is still being processed; repeat it later");
-        const known = await repository.getIdempotencyRecord(key);
-        if (known) {
-          const answer = await answerFromRecord<T>(command, fingerprint, known);
-          if (answer) return answer;
-        }
-      } catch (error) {
-        // Reading the record failed: nothing ran.
-        return failureReply(error);
-      }
-
+      // Checked and taken in one step: a duplicate arriving here meanwhile answers 409 at once.
+      if (running.has(key)) return failure("conflict", "A request with this Idempotency-Key is still being processed; repeat it later");
       running.add(key);
-      let claimed = false;
-      let lostTheKey = false;
-      const run: IdempotentRun = {
-        plan: (plan) => async () => {
-          const planned = await plan();
-          if (claimed) return planned;
-          return {
-            commit: {
-              ...planned.commit,
-              preconditions: [...planned.commit.preconditions, { on: "idempotency-key-free", key }],
-              idempotency: { key, fingerprint, ttlMs: windowMs },
-            },
-            onFailed: (precondition) => {
-              if (precondition.on !== "idempotency-key-free") return planned.onFailed?.(precondition);
-              lostTheKey = true;
-              return new CommandError("conflict", "A request with this Idempotency-Key is being processed");
-            },
-          };
-        },
-        committed: () => {
-          claimed = true;
-        },
-      };
       try {
-        const reply = await execute(run);
-        if (lostTheKey) {
-          // A duplicate running elsewhere claimed the key first: answer what it did.
-          const record = await repository.getIdempotencyRecord(key).catch(() => undefined);
-          return (record && (await answerFromRecord<T>(command, fingerprint, record))) ?? reply;
-        }
-        // A failure that wrote nothing is not remembered; one after a commit (a command of several
-        // commits failing halfway) is, like every success, unless its own outcome is unknown.
-        if (reply.ok || (claimed && reply.error.code !== "timeout" && reply.error.code !== "unavailable")) {
-          await repository.putIdempotencyReply(key, fingerprint, JSON.stringify(reply), windowMs).catch(() => {
-            // The outcome stands; a repeat finds the commit record and rebuilds the reply (or 409s).
-          });
-        }
-        return reply;
+        return await runOnce(command, key, fingerprint, execute);
       } finally {
         running.delete(key);
       }
     },
   };
+
+  async function runOnce<T>(command: Command, key: string, fingerprint: string, execute: (run: IdempotentRun | undefined) => Promise<Reply<T>>): Promise<Reply<T>> {
+    try {
+      const known = await repository.getIdempotencyRecord(key);
+      if (known) {
+        const answer = await answerFromRecord<T>(command, fingerprint, known);
+        if (answer) return answer;
+      }
+    } catch (error) {
+      // Reading the record failed: nothing ran.
+      return failureReply(error);
+    }
+
+    let claimed = false;
+    let lostTheKey = false;
+    const run: IdempotentRun = {
+      plan: (plan) => async () => {
+        const planned = await plan();
+        if (claimed) return planned;
+        return {
+          commit: {
+            ...planned.commit,
+            preconditions: [...planned.commit.preconditions, { on: "idempotency-key-free", key }],
+            idempotency: { key, fingerprint, ttlMs: windowMs },
+          },
+          onFailed: (precondition) => {
+            if (precondition.on !== "idempotency-key-free") return planned.onFailed?.(precondition);
+            lostTheKey = true;
+            return new CommandError("conflict", "A request with this Idempotency-Key is being processed");
+          },
+        };
+      },
+      committed: () => {
+        claimed = true;
+      },
+    };
+    const reply = await execute(run);
+    if (lostTheKey) {
+      // A duplicate running elsewhere claimed the key first: answer what it did.
+      const record = await repository.getIdempotencyRecord(key).catch(() => undefined);
+      return (record && (await answerFromRecord<T>(command, fingerprint, record))) ?? reply;
+    }
+    // A failure that wrote nothing is not remembered; one after a commit (a command of several
+    // commits failing halfway) is, like every success, unless its own outcome is unknown.
+    if (reply.ok || (claimed && reply.error.code !== "timeout" && reply.error.code !== "unavailable")) {
+      await repository.putIdempotencyReply(key, fingerprint, JSON.stringify(reply), windowMs).catch(() => {
+        // The outcome stands; a repeat finds the commit record and rebuilds the reply (or 409s).
+      });
+    }
+    return reply;
+  }
 }
 
 function failure(code: "bad-request" | "conflict" | "unprocessable", message: string): Reply<never> {

@@ -96,6 +96,22 @@ export function idempotencyContract(name: string, makeRepository: () => Promise<
       await second.close();
     });
 
+    test("a repeat while the first is still running in this engine answers 409; once it answered, its reply", async () => {
+      let releaseCommit!: () => void;
+      const gate = new Promise<void>((resolve) => (releaseCommit = resolve));
+      const slow: Repository = Object.create(repository, { commit: { value: async (c: Parameters<Repository["commit"]>[0]) => (await gate, repository.commit(c)) } });
+      const slowEngine = createEngine({ repository: slow });
+      const first = slowEngine.execute(deleteFirstTag());
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const meanwhile = await slowEngine.execute(deleteFirstTag());
+      assert.equal(!meanwhile.ok && meanwhile.error.code, "conflict");
+      releaseCommit();
+      const answered = await first;
+      assert.ok(answered.ok);
+      assert.deepEqual(await slowEngine.execute(deleteFirstTag()), answered);
+      await slowEngine.close();
+    });
+
     test("a repeat through another engine (replica) on the same repository gets the first reply", async () => {
       const replica = createEngine({ repository });
       const first = await engine.execute(postProperty("Replicated"));
