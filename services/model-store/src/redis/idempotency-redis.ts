@@ -63,7 +63,7 @@ export async function commitCall<T>(redis: Redis, commit: () => Promise<T>): Pro
   } catch (error) {
     if (error instanceof RepositoryUnavailableError || error instanceof RepositoryOutcomeUnknownError) throw error;
     const message = error instanceof Error ? error.message : String(error);
-    if (error instanceof Error && error.name === "ReplyError") return Promise.reject(toRepositoryError(error));
+    if (error instanceof Error && error.name === "ReplyError") throw toRepositoryError(error);
     if (/^Stream isn't writeable/.test(message)) throw new RepositoryUnavailableError(`Redis is unavailable: ${message}; the commit was not sent`, { cause: error });
     // An encoding failure in JS (before anything was sent) is a bug, not an outage.
     if (error instanceof TypeError || error instanceof RangeError) throw error;
