@@ -112,6 +112,7 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
       aasxLimits: { minInflateRatio: config.core.minInflateRatio },
       operationProviders,
       operationHandleTtlMs: isoDurationToMs(config.core.operationHandleTtl),
+      idempotencyWindowMs: isoDurationToMs(config.core.idempotencyWindow),
     });
     closer.add(() => engine.close());
     engineForGaps = engine;

@@ -1,7 +1,8 @@
 /**
  * FAULT TEST (tests/fault-*.test.ts): Redis (AOF, appendfsync always) killed with -9 and restarted
  * under a steady write load. Every acknowledged write is present afterwards; requests during the
- * outage fail fast with 503 and the AAS Result body, never hang; every endpoint converges.
+ * outage fail fast with 503 and the AAS Result body (504 "outcome unknown" for a commit in flight
+ * at the kill), never hang; every endpoint converges.
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
@@ -41,11 +42,15 @@ test("kill -9 and restart of Redis under load: every acknowledged write survives
   );
   assert.deepEqual(lost, [], "every acknowledged write is present after the restart");
   assert.ok(outage.length > 0, "the outage was seen by clients");
+  // 503: refused, surely not written. 504: a commit on the wire when Redis died, so its outcome is
+  // unknown and the answer says so (docs/adr/0017); at most one per writer.
+  const unknown = report.failures.filter((f) => f.status === 504);
+  assert.ok(unknown.length <= 2, `at most the writes in flight at the kill have an unknown outcome: ${unknown.length}`);
   for (const failure of report.failures) {
-    assert.equal(failure.status, 503, JSON.stringify(failure));
+    assert.ok(failure.status === 503 || (failure.status === 504 && /outcome is unknown/i.test(failure.body)), JSON.stringify(failure));
     const body = JSON.parse(failure.body) as { messages: { messageType: string; code: string }[] };
     assert.equal(body.messages[0]?.messageType, "Error");
-    assert.equal(body.messages[0]?.code, "503");
+    assert.equal(body.messages[0]?.code, String(failure.status));
   }
   assert.ok(slowest503 < 2500, `the outage fails fast: slowest 503 after ${slowest503} ms`);
   assert.ok(report.slowestMs < REQUEST_TIMEOUT_MS, `no request hung: slowest ${report.slowestMs} ms`);

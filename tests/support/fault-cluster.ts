@@ -231,7 +231,7 @@ export function startWriteLoad(cluster: Cluster, options: LoadOptions): RunningL
       if (status === 201) report.acknowledged.add(idShort);
       else {
         report.unknown.add(idShort);
-        report.failures.push({ status, ms, body: text.slice(0, 300) });
+        report.failures.push({ status, ms, body: text.slice(0, 2000) });
         // A refused connection answers at once: don't spin on a dead gateway.
         await sleep(50);
       }

@@ -40,6 +40,7 @@ describe("createHttpApp: routing, errors and headers", () => {
       "precondition-failed": 412,
       "method-not-allowed": 405,
       "payload-too-large": 413,
+      unprocessable: 422,
       unavailable: 503,
       timeout: 504,
       internal: 500,

@@ -101,6 +101,7 @@ export async function startModelStore(config: TwinportConfig, options: ModelStor
       repository,
       operationProviders,
       operationHandleTtlMs: isoDurationToMs(config.core.operationHandleTtl),
+      idempotencyWindowMs: isoDurationToMs(config.core.idempotencyWindow),
       operationLeaseMs: options.operationLeaseMs,
       bus,
       publishEvents: true,

@@ -8,6 +8,7 @@ import {
   type ErrorCode,
   type Reply,
   type ReplyFailure,
+  WRITE_COMMANDS,
 } from "../contracts/index.ts";
 import type { ExecuteOptions, StoreClient } from "../engine/ports/index.ts";
 import { ChunkAssembler, REQUEST_CHUNKS_HEADER, chunkBytesFor, chunkCount, isChunk, publishChunks, uploadSubjectOf } from "./chunking.ts";
@@ -77,7 +78,9 @@ export function createNatsStoreClient(options: NatsStoreClientOptions): StoreCli
         pending.delete(token);
         resolve(reply as Reply<CommandResult<T>>);
       };
-      const timer = setTimeout(() => finish(failure("timeout", `${command.type}: no reply within ${budget} ms`)), budget);
+      // Sent, unanswered: a write may or may not have happened (docs/adr/0017).
+      const unknown = WRITE_COMMANDS.has(command.type) ? "; the outcome is unknown" : "";
+      const timer = setTimeout(() => finish(failure("timeout", `${command.type}: no reply within ${budget} ms${unknown}`)), budget);
 
       pending.set(token, {
         abandon: finish,

@@ -40,6 +40,8 @@ export const coreSchema = z.strictObject({
   minInflateRatio: z.number().gt(0).max(1).default(0.01),
   /** How long the handle of an asynchronous operation stays queryable after it finished. */
   operationHandleTtl: z.string().regex(ISO_DURATION, { error: "expected an ISO 8601 duration such as PT1H" }).default("PT1H"),
+  /** How long a write's outcome is remembered under its Idempotency-Key (docs/adr/0017). */
+  idempotencyWindow: z.string().regex(ISO_DURATION, { error: "expected an ISO 8601 duration such as PT24H" }).default("PT24H"),
   /** Where a process keeps what it generates and must keep across restarts (HTTPS certificate, ...). */
   stateDir: z.string().min(1).default(".twinport"),
   /**

@@ -66,6 +66,7 @@ const CORE_DEFAULTS = {
   validationOnUpdate: true,
   minInflateRatio: 0.01,
   operationHandleTtl: "PT1H",
+  idempotencyWindow: "PT24H",
   stateDir: ".twinport",
   aasRegistries: [],
   submodelRegistries: [],

@@ -132,6 +132,12 @@ export interface Command<T extends CommandType = CommandType> {
   /** Which endpoint sent it ("http", "opcua", ...), carried into the event. */
   origin?: string;
   correlationId?: string;
+  /**
+   * A write sent with an Idempotency-Key (docs/adr/0017): the engine runs it at most once per key
+   * and answers repeats with the first outcome. `fingerprint` identifies the request the key was
+   * first used for (a repeat with another fingerprint is refused).
+   */
+  idempotency?: { key: string; fingerprint: string };
 }
 
 /** Commands that change state; everything else is a read-only query. */

@@ -10,8 +10,9 @@ export const ERROR_CODES = [
   "precondition-failed", // If-Match / If-None-Match did not hold (HTTP 412)
   "method-not-allowed", // the operation does not fit the element kind (HTTP 405)
   "payload-too-large", // (HTTP 413)
-  "unavailable", // a backend (Redis, NATS, model-store) cannot be reached (HTTP 503)
-  "timeout", // the deadline passed before the store answered (HTTP 504)
+  "unprocessable", // an Idempotency-Key reused for a different request (HTTP 422)
+  "unavailable", // a backend cannot be reached and the command surely did not run (HTTP 503)
+  "timeout", // no answer in time, or the answer was lost: a write's outcome is unknown (HTTP 504)
   "internal", // a bug or an unexpected failure (HTTP 500)
 ] as const;
 

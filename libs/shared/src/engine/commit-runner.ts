@@ -46,6 +46,8 @@ function defaultFailure(precondition: CommitPrecondition): CommandError | "retry
   if (precondition.on === "id-free") {
     return new CommandError("conflict", `An identifiable with id '${precondition.id}' already exists`);
   }
+  // The engine's idempotency wrapper answers this one itself (idempotency.ts); this is the fallback.
+  if (precondition.on === "idempotency-key-free") return new CommandError("conflict", "A request with this Idempotency-Key is being processed");
   if (precondition.revision === null) {
     const what = precondition.on === "element" ? `A submodel element at '${precondition.path}'` : `An identifiable with id '${precondition.id}'`;
     return new CommandError("conflict", `${what} already exists`);

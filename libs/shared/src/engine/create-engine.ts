@@ -1,6 +1,7 @@
 import { CommandError, failureReply, WRITE_COMMANDS, type ChangeEvent, type Command, type CommandResult, type CommandType, type Reply } from "../contracts/index.ts";
 import { toCommandError } from "./aas-input.ts";
 import { createCommitRunner, type CommitRunner } from "./commit-runner.ts";
+import { createIdempotency, DEFAULT_IDEMPOTENCY_WINDOW_MS } from "./idempotency.ts";
 import { createRenderedSubmodels } from "./rendered-submodels.ts";
 import type { EngineContext, ValidationSettings } from "./engine-context.ts";
 import { loadEnvironment } from "./handlers/environment.ts";
@@ -59,6 +60,8 @@ export interface EngineOptions {
   operationHandleTtlMs?: number;
   /** Lease of this process while it runs asynchronous invocations (default 10 s): after a crash, its handles turn Failed this much later. */
   operationLeaseMs?: number;
+  /** How long a write's outcome is remembered under its Idempotency-Key (core.idempotencyWindow); default 24 h. */
+  idempotencyWindowMs?: number;
 }
 
 /** Events one GetEvents answers at most (a gap fill asks again for the rest). */
@@ -148,6 +151,7 @@ export function createEngine(options: EngineOptions): Engine {
     handleTtlMs: options.operationHandleTtlMs ?? DEFAULT_OPERATION_HANDLE_TTL_MS,
     leaseMs: options.operationLeaseMs ?? DEFAULT_OPERATION_LEASE_MS,
   });
+  const idempotency = createIdempotency(options.repository, { windowMs: options.idempotencyWindowMs ?? DEFAULT_IDEMPOTENCY_WINDOW_MS });
   const resetHooks = options.resetHooks ?? [];
   // /reset removes pending operations: those running here are canceled, every handle is deleted.
   resetHooks.push(() => operations.reset());
@@ -168,30 +172,34 @@ export function createEngine(options: EngineOptions): Engine {
     async execute<T extends CommandType>(command: Command<T>): Promise<Reply<CommandResult<T>>> {
       const handler = HANDLERS[command.type] as Handler<T> | undefined;
       if (!handler) return { ok: false, error: { code: "bad-request", message: `Unknown command '${String(command.type)}'` } };
-      // The command's own commit runner notes the last event it committed, for the reply's seq.
-      let seq: number | undefined;
-      const noted = (event: ChangeEvent) => {
-        if (seq === undefined || event.seq > seq) seq = event.seq;
-        return event;
-      };
-      let commandCtx = ctx;
-      if (WRITE_COMMANDS.has(command.type)) {
-        const noting = (async (target, plan) => noted(await commit(target, plan))) as CommitRunner;
-        noting.batched = async (target, plan) => noted(await commit.batched(target, plan));
-        commandCtx = { ...ctx, commit: noting };
-      }
-      try {
-        const handled = await handler(commandCtx, command);
-        return {
-          ok: true,
-          value: handled.value,
-          ...(handled.revision !== undefined ? { revision: handled.revision } : {}),
-          ...(handled.idShortPath !== undefined ? { idShortPath: handled.idShortPath } : {}),
-          ...(seq !== undefined ? { seq } : {}),
+      // A write with an Idempotency-Key runs at most once per key (idempotency.ts, docs/adr/0017).
+      return idempotency.execute(command, async (run): Promise<Reply<CommandResult<T>>> => {
+        // The command's own commit runner notes the last event it committed, for the reply's seq.
+        let seq: number | undefined;
+        const noted = (event: ChangeEvent) => {
+          run?.committed();
+          if (seq === undefined || event.seq > seq) seq = event.seq;
+          return event;
         };
-      } catch (error) {
-        return failure(error);
-      }
+        let commandCtx = ctx;
+        if (WRITE_COMMANDS.has(command.type)) {
+          const noting = (async (target, plan) => noted(await commit(target, run ? run.plan(plan) : plan))) as CommitRunner;
+          noting.batched = async (target, plan) => noted(await commit.batched(target, run ? run.plan(plan) : plan));
+          commandCtx = { ...ctx, commit: noting };
+        }
+        try {
+          const handled = await handler(commandCtx, command);
+          return {
+            ok: true,
+            value: handled.value,
+            ...(handled.revision !== undefined ? { revision: handled.revision } : {}),
+            ...(handled.idShortPath !== undefined ? { idShortPath: handled.idShortPath } : {}),
+            ...(seq !== undefined ? { seq } : {}),
+          };
+        } catch (error) {
+          return failure(error);
+        }
+      });
     },
     async close() {
       // The repository and bus are closed by whoever created them; what runs here ends first, while

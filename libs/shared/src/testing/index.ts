@@ -7,3 +7,4 @@ export * from "./operations-contract.ts";
 export * from "./operation-fixtures.ts";
 export * from "./file-store-contract.ts";
 export * from "./example-model.ts";
+export * from "./idempotency-contract.ts";

@@ -56,6 +56,79 @@ export function repositoryContract(name: string, makeRepository: () => Promise<R
       assert.deepEqual((await repo.listIdentifiables("shell", { limit: 10 })).items.map((i) => i.id), ["a", "c", "b"]);
     });
 
+    test("idempotency: the commit claims the key atomically; a second claim fails and writes nothing", async (repo) => {
+      assert.equal(await repo.getIdempotencyRecord("k1"), undefined);
+      const first = await repo.commit({
+        preconditions: [{ on: "idempotency-key-free", key: "k1" }],
+        ops: [putIdentifiable("shell", "urn:idem", { id: "urn:idem" })],
+        event: draft,
+        idempotency: { key: "k1", fingerprint: "fp-a", ttlMs: 60_000 },
+      });
+      assert.ok(first.ok);
+      const record = await repo.getIdempotencyRecord("k1");
+      assert.equal(record?.fingerprint, "fp-a");
+      assert.equal(record?.seq, first.seq);
+      assert.ok(record?.committedAt !== undefined && Math.abs(record.committedAt - Date.now()) < 5000, `committedAt ${record?.committedAt}`);
+      assert.deepEqual(JSON.parse(record?.event ?? "null"), draft);
+      assert.equal(record?.reply, undefined);
+
+      const seqBefore = await repo.currentSeq();
+      const second = await repo.commit({
+        preconditions: [{ on: "id-free", id: "urn:other" }, { on: "idempotency-key-free", key: "k1" }],
+        ops: [putIdentifiable("shell", "urn:other", { id: "urn:other" })],
+        event: draft,
+        idempotency: { key: "k1", fingerprint: "fp-b", ttlMs: 60_000 },
+      });
+      assert.deepEqual(second, { ok: false, failed: 1 });
+      assert.equal(await repo.currentSeq(), seqBefore, "a failed claim consumes no sequence number");
+      assert.equal(await repo.getIdentifiable("shell", "urn:other"), undefined);
+      assert.equal((await repo.getIdempotencyRecord("k1"))?.fingerprint, "fp-a");
+      // Another key is free.
+      const third = await repo.commit({ preconditions: [{ on: "idempotency-key-free", key: "k2" }], ops: [], event: draft });
+      assert.ok(third.ok);
+    });
+
+    test("idempotency: concurrent claims of one key: exactly one commits", async (repo) => {
+      const results = await Promise.all(
+        Array.from({ length: 8 }, (_, i) =>
+          repo.commit({
+            preconditions: [{ on: "idempotency-key-free", key: "race" }],
+            ops: [putIdentifiable("shell", `urn:race-${i}`, { i })],
+            event: draft,
+            idempotency: { key: "race", fingerprint: "fp", ttlMs: 60_000 },
+          }),
+        ),
+      );
+      assert.equal(results.filter((r) => r.ok).length, 1);
+      assert.equal(await repo.countIdentifiables("shell"), 1);
+    });
+
+    test("idempotency: the reply is stored under the claimed key, not over another fingerprint, and expires", async (repo) => {
+      // A reply for a key no commit claimed creates the record.
+      await repo.putIdempotencyReply("unclaimed", "fp-u", '{"ok":true,"value":1}', 60_000);
+      assert.deepEqual(await repo.getIdempotencyRecord("unclaimed"), { fingerprint: "fp-u", reply: '{"ok":true,"value":1}' });
+
+      const claimed = await repo.commit({ preconditions: [], ops: [], event: draft, idempotency: { key: "c", fingerprint: "fp-c", ttlMs: 60_000 } });
+      assert.ok(claimed.ok);
+      await repo.putIdempotencyReply("c", "fp-other", '{"ok":false}', 60_000);
+      assert.equal((await repo.getIdempotencyRecord("c"))?.reply, undefined, "another fingerprint leaves the record alone");
+      await repo.putIdempotencyReply("c", "fp-c", '{"ok":true,"value":null}', 60_000);
+      const stored = await repo.getIdempotencyRecord("c");
+      assert.equal(stored?.fingerprint, "fp-c");
+      assert.equal(stored?.seq, claimed.seq);
+      assert.equal(stored?.reply, '{"ok":true,"value":null}');
+
+      const short = await repo.commit({ preconditions: [], ops: [], event: draft, idempotency: { key: "short", fingerprint: "fp", ttlMs: 150 } });
+      assert.ok(short.ok);
+      assert.ok(await repo.getIdempotencyRecord("short"));
+      await sleep(300);
+      assert.equal(await repo.getIdempotencyRecord("short"), undefined);
+      const again = await repo.commit({ preconditions: [{ on: "idempotency-key-free", key: "short" }], ops: [], event: draft });
+      assert.ok(again.ok, "an expired key is free again");
+      await repo.clear();
+      assert.equal(await repo.getIdempotencyRecord("c"), undefined, "clear() removes idempotency records");
+    });
+
     test("id-free holds across kinds", async (repo) => {
       await ok(repo, [], [putIdentifiable("concept-description", "urn:x", {})]);
       const result = await repo.commit(commit([{ on: "id-free", id: "fresh" }, { on: "id-free", id: "urn:x" }], [putIdentifiable("shell", "urn:x", {})]));

@@ -9,6 +9,7 @@ const STATUS_OF: Record<ErrorCode, number> = {
   "precondition-failed": 412,
   "method-not-allowed": 405,
   "payload-too-large": 413,
+  unprocessable: 422,
   unavailable: 503,
   timeout: 504,
   internal: 500,

@@ -1,7 +1,6 @@
 import { describe, it, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { connectNats, createNatsEventBus, type ChangeEvent, type ChangeEventDraft, type EventBus, type Heartbeat } from "@twinport/shared";
-import type { NatsConnection } from "nats";
 import { startNats, startRedis, type RunningServer } from "../../../../tests/support/servers.ts";
 import { createRedisRepository, type RedisRepository } from "../redis/redis-repository.ts";
 import { startOutboxKeeper, type OutboxKeeper } from "./outbox-keeper.ts";
@@ -38,7 +37,7 @@ describe("outbox keeper and the event log", () => {
     cleanups.push(() => repo.close());
     return repo;
   };
-  const connection = async (name: string): Promise<NatsConnection> => {
+  const connection = async (name: string): Promise<Awaited<ReturnType<typeof connectNats>>> => {
     const c = await connectNats({ url: nats.url, name, onChange: quiet });
     cleanups.push(() => c.close());
     return c;

@@ -1,4 +1,5 @@
 import { batchIndexOf, type Commit, type CommitOp, type CommitResult, type IdentifiableKind } from "@twinport/shared";
+import { idempotencyKey } from "./idempotency-redis.ts";
 import { luaScript } from "./lua-script.ts";
 import { IDENTIFIABLE_KINDS, orderKeyOf, type RedisLayout } from "./redis-layout.ts";
 
@@ -8,7 +9,8 @@ import { IDENTIFIABLE_KINDS, orderKeyOf, type RedisLayout } from "./redis-layout
  * fsync for all of them); each commit of the batch is checked and applied on its own, in order.
  *
  * KEYS: 1 seq, 2 kinds, 3 ordinal, 4 outbox, 5..10 rec/order of shell, submodel,
- *       concept-description, then 3 keys (el, order, ctr) per submodel the batch names.
+ *       concept-description, then 3 keys (el, order, ctr) per submodel the batch names, and the
+ *       key of each idempotency record a commit claims (its KEYS index travels in ARGV, ADR 0017).
  * ARGV: 1 the number of commits, then per commit: the event draft as JSON text (stored as-is: Lua
  *       never decodes JSON, cjson would turn [] into {} and round numbers), the number of ARGV
  *       values its ops take, the number of preconditions, 4 values per precondition, then the ops,
@@ -56,6 +58,9 @@ for c = 1, tonumber(ARGV[1]) do
       local holds
       if t == 'f' then
         holds = redis.call('HEXISTS', KEYS[2], x) == 0
+      elseif t == 'k' then
+        -- idempotency-key-free: x = index of the record's key in KEYS (docs/adr/0017)
+        holds = redis.call('EXISTS', KEYS[tonumber(x)]) == 0
       else
         local key = (t == 'i') and KEYS[KIND[x]] or KEYS[sm(x)]
         local stored = redis.call('HGET', key, y)
@@ -138,6 +143,12 @@ while a < opsEnd do
     local old = redis.call('HGET', KEYS[k], id)
     if old then redis.call('HSET', KEYS[k], id, rev .. restOf(old)) end
     a = a + 3
+  elseif op == 'ik' then
+    -- idempotency record (docs/adr/0017): key index, fingerprint, ttl ms, time; e = the event draft
+    local k = KEYS[tonumber(ARGV[a + 1])]
+    redis.call('HSET', k, 'f', ARGV[a + 2], 's', rev, 't', ARGV[a + 4], 'e', event)
+    redis.call('PEXPIRE', k, ARGV[a + 3])
+    a = a + 5
   else
     return redis.error_reply('twinport commit: unknown op ' .. tostring(op))
   end
@@ -175,6 +186,16 @@ export function encodeCommits(layout: RedisLayout, commits: readonly Commit[]): 
     }
     return index;
   };
+  const idempotencyIndex = new Map<string, number>();
+  const idem = (key: string): number => {
+    let index = idempotencyIndex.get(key);
+    if (index === undefined) {
+      keys.push(idempotencyKey(layout, key));
+      index = keys.length;
+      idempotencyIndex.set(key, index);
+    }
+    return index;
+  };
   const args: (string | number)[] = [commits.length];
   commits.forEach((commit, at) => {
     const revision = (value: number | null) => {
@@ -189,10 +210,13 @@ export function encodeCommits(layout: RedisLayout, commits: readonly Commit[]): 
     for (const p of commit.preconditions) {
       if (p.on === "identifiable") args.push("i", kind(p.kind), p.id, revision(p.revision));
       else if (p.on === "id-free") args.push("f", p.id, "", "");
+      else if (p.on === "idempotency-key-free") args.push("k", idem(p.key), "", "");
       else args.push("e", sm(p.submodelId), p.path, revision(p.revision));
     }
     const opsStart = args.length;
     for (const op of commit.ops) encodeOp(op, args, sm);
+    const claim = commit.idempotency;
+    if (claim) args.push("ik", idem(claim.key), claim.fingerprint, Math.max(1, Math.ceil(claim.ttlMs)), Date.now());
     args[head + 1] = args.length - opsStart;
   });
   return { keys, args };

@@ -1,7 +1,7 @@
 import { describe, it, after, before } from "node:test";
 import assert from "node:assert/strict";
 import { Redis } from "ioredis";
-import { RepositoryUnavailableError, type ChangeEventDraft, type CommitOp, type Repository } from "@twinport/shared";
+import { RepositoryOutcomeUnknownError, RepositoryUnavailableError, type ChangeEventDraft, type CommitOp, type Repository } from "@twinport/shared";
 import { startRedis, freePort, type RunningServer } from "../../../../tests/support/servers.ts";
 import { createRedisRepository } from "./redis-repository.ts";
 
@@ -184,6 +184,28 @@ describe("Redis repository", () => {
       assert.ok(Date.now() - started < 700, "answered before the server was free again");
       await busy;
       assert.equal((await repo.getElements("sm", ["a"]))[0]?.path, "a");
+    } finally {
+      blocker.disconnect();
+      await repo.close();
+    }
+  });
+
+  it("a commit sent but not answered in time throws RepositoryOutcomeUnknownError (it may well have been applied)", async () => {
+    const repo = await createRedisRepository({ url: server.url, keyPrefix: nextPrefix(), commandTimeoutMs: 200 });
+    const blocker = new Redis(server.url);
+    try {
+      const busy = blocker.eval(
+        "local s = redis.call('TIME') repeat local n = redis.call('TIME') until (n[1] - s[1]) * 1000000 + (n[2] - s[2]) > 800000 return 1",
+        0,
+      );
+      await new Promise((r) => setTimeout(r, 50));
+      await assert.rejects(
+        repo.commit({ preconditions: [], ops: [insert("sm", "", "late")], event: draft }),
+        (error: Error) => error instanceof RepositoryOutcomeUnknownError && error.name === "RepositoryOutcomeUnknownError",
+      );
+      await busy;
+      // Redis ran the script once it was free: "unknown" was the honest answer, 503 would have lied.
+      assert.equal((await repo.getElements("sm", ["late"]))[0]?.path, "late");
     } finally {
       blocker.disconnect();
       await repo.close();

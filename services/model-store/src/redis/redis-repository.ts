@@ -3,6 +3,7 @@ import { CommandError } from "@twinport/shared";
 import type { Redis } from "ioredis";
 import { CommitEncodingError, runCommits } from "./commit-script.ts";
 import { createCommitQueue } from "./commit-queue.ts";
+import { commitCall, redisIdempotency } from "./idempotency-redis.ts";
 import { readOutboxEvents } from "./outbox-events.ts";
 import { redisOperationHandles } from "./operation-handles-redis.ts";
 import { decodeCursor, encodeCursor, getElements, getSubtree, listChildren } from "./element-reads.ts";
@@ -112,13 +113,14 @@ export async function createRedisRepository(options: RedisRepositoryOptions): Pr
     },
 
     async commit(commit) {
-      const [result] = await redisCall(commits.submit([commit]));
+      // Not redisCall: a commit that was sent but not answered has an unknown outcome (504, not 503).
+      const [result] = await commitCall(redis, () => commits.submit([commit]));
       return result!;
     },
 
     async commitBatch(batch) {
       if (batch.length === 0) return [];
-      return await redisCall(commits.submit(batch));
+      return await commitCall(redis, () => commits.submit(batch));
     },
 
     async readEvents(after, limit) {
@@ -130,6 +132,7 @@ export async function createRedisRepository(options: RedisRepositoryOptions): Pr
     },
 
     ...redisOperationHandles(redis, layout),
+    ...redisIdempotency(redis, layout),
 
     async clear() {
       // Everything but the sequence (revisions are never reused) and the outbox with its relay

@@ -10,6 +10,8 @@ const STATUS: Record<ErrorCode, StatusCode> = {
   "precondition-failed": StatusCodes.BadInvalidState,
   "method-not-allowed": StatusCodes.BadNotWritable,
   "payload-too-large": StatusCodes.BadEncodingLimitsExceeded,
+  // Only HTTP sends Idempotency-Keys; mapped for completeness.
+  unprocessable: StatusCodes.BadInvalidArgument,
   unavailable: StatusCodes.BadResourceUnavailable,
   timeout: StatusCodes.BadTimeout,
   internal: StatusCodes.BadInternalError,

@@ -1,4 +1,4 @@
-import { failureReply, toRawValue, type Command, type CommandResult, type CommandType, type Reply, type ReplyFailure } from "../../contracts/index.ts";
+import { failureReply, toRawValue, WRITE_COMMANDS, type Command, type CommandResult, type CommandType, type Reply, type ReplyFailure } from "../../contracts/index.ts";
 import type { CommandHandler, ExecuteOptions, StoreClient } from "../ports/index.ts";
 
 /**
@@ -22,7 +22,8 @@ export function createDirectStoreClient(handler: CommandHandler): StoreClient {
 
       let timer: NodeJS.Timeout | undefined;
       const timedOut = new Promise<ReplyFailure>((resolve) => {
-        timer = setTimeout(() => resolve(failure("timeout", `${command.type}: no reply within the deadline`)), deadline - Date.now());
+        const unknown = WRITE_COMMANDS.has(command.type) ? "; the outcome is unknown" : "";
+        timer = setTimeout(() => resolve(failure("timeout", `${command.type}: no reply within the deadline${unknown}`)), deadline - Date.now());
       });
       try {
         return await Promise.race([running, timedOut]);

@@ -11,6 +11,7 @@ import type {
   StoredElement,
   StoredIdentifiable,
 } from "../ports/index.ts";
+import { createMemoryIdempotency } from "./memory-idempotency.ts";
 import { createMemoryOperationHandles } from "./memory-operation-handles.ts";
 
 /**
@@ -97,6 +98,7 @@ export function createMemoryRepository(): Repository {
   let seq = 0;
   let nextIdentifiableOrdinal = 1;
   const { clearOperationHandles, ...operationHandles } = createMemoryOperationHandles();
+  const { isFree, claim, clearIdempotency, ...idempotency } = createMemoryIdempotency();
 
   const identifiablesOf = (kind: IdentifiableKind) => identifiables.get(kind)!;
 
@@ -121,6 +123,7 @@ export function createMemoryRepository(): Repository {
   /** `batchSeqs`: the seqs earlier commits of the same batch got (undefined where one failed). */
   function holds(precondition: CommitPrecondition, batchSeqs: readonly (number | undefined)[]): boolean {
     if (precondition.on === "id-free") return !kinds.has(precondition.id);
+    if (precondition.on === "idempotency-key-free") return isFree(precondition.key);
     const stored =
       precondition.on === "identifiable"
         ? identifiablesOf(precondition.kind).get(precondition.id)
@@ -137,6 +140,7 @@ export function createMemoryRepository(): Repository {
     }
     const next = seq + 1;
     for (const op of commit.ops) apply(op, next);
+    if (commit.idempotency) claim(commit.idempotency, next, JSON.stringify(commit.event));
     seq = next;
     return { ok: true, seq: next, event: { ...commit.event, seq: next, revision: next } };
   }
@@ -331,6 +335,7 @@ export function createMemoryRepository(): Repository {
     },
 
     ...operationHandles,
+    ...idempotency,
 
     async clear() {
       for (const kind of KINDS) {
@@ -340,6 +345,7 @@ export function createMemoryRepository(): Repository {
       kinds.clear();
       submodels.clear();
       clearOperationHandles();
+      clearIdempotency();
     },
 
     async close() {},

@@ -58,7 +58,9 @@ export type CommitPrecondition =
   | { on: "identifiable"; kind: IdentifiableKind; id: string; revision: number | null }
   /** The identifier must not be used by an identifiable of any kind (ids are unique repository-wide). */
   | { on: "id-free"; id: string }
-  | { on: "element"; submodelId: string; path: string; revision: number | null };
+  | { on: "element"; submodelId: string; path: string; revision: number | null }
+  /** No idempotency record exists under this key (docs/adr/0017). */
+  | { on: "idempotency-key-free"; key: string };
 
 export type CommitOp =
   /** Create or replace; revision := seq. A new one is appended to its kind's order. */
@@ -89,6 +91,29 @@ export interface Commit {
   ops: CommitOp[];
   /** The one event this commit produces; the store stamps seq and revision onto it. */
   event: ChangeEventDraft;
+  /**
+   * Writes the idempotency record of the command this commit belongs to, atomically with the
+   * commit (docs/adr/0017): `{ fingerprint, seq, committedAt, event }`, expiring after `ttlMs`.
+   * Goes with an `idempotency-key-free` precondition on the same key.
+   */
+  idempotency?: IdempotencyClaim;
+}
+
+export interface IdempotencyClaim {
+  key: string;
+  fingerprint: string;
+  ttlMs: number;
+}
+
+/** What is remembered under an Idempotency-Key (docs/adr/0017). */
+export interface IdempotencyRecord {
+  fingerprint: string;
+  /** Set by the commit that claimed the key: its sequence number, time (ms) and event draft (JSON). */
+  seq?: number;
+  committedAt?: number;
+  event?: string;
+  /** The command's reply as JSON text, stored once the command answered. */
+  reply?: string;
 }
 
 export type CommitResult =
@@ -173,19 +198,40 @@ export interface Repository {
   renewOperationRunner(runnerId: string, ttlMs: number): Promise<void>;
   isOperationRunnerAlive(runnerId: string): Promise<boolean>;
 
+  /** The idempotency record under `key`, if it exists and has not expired (docs/adr/0017). */
+  getIdempotencyRecord(key: string): Promise<IdempotencyRecord | undefined>;
+  /**
+   * Store a command's reply under `key` (creating the record when no commit claimed it) and let it
+   * expire `ttlMs` from now. A record that holds another fingerprint is left alone.
+   */
+  putIdempotencyReply(key: string, fingerprint: string, reply: string, ttlMs: number): Promise<void>;
+
   /** Remove everything (used by tests and, later, /reset). Does not reset the sequence. */
   clear(): Promise<void>;
   close(): Promise<void>;
 }
 
 /**
- * Thrown by a Repository whose backend cannot be reached (Redis down, command timeout). The engine
- * answers such a command with code "unavailable" (HTTP 503) instead of hanging or crashing.
+ * Thrown by a Repository whose backend cannot be reached (Redis down, a read timed out). The engine
+ * answers such a command with code "unavailable" (HTTP 503) instead of hanging or crashing. A commit
+ * throws it only when the commit surely was not applied (it was never sent).
  * Matched by `name`, so an implementation may subclass it.
  */
 export class RepositoryUnavailableError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = "RepositoryUnavailableError";
+  }
+}
+
+/**
+ * Thrown by `commit` when the commit was sent but no answer came (a command timeout, the connection
+ * lost meanwhile): it may or may not have been applied. Answered as "timeout" (HTTP 504) with a
+ * message saying the outcome is unknown (docs/adr/0017). Matched by `name`.
+ */
+export class RepositoryOutcomeUnknownError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "RepositoryOutcomeUnknownError";
   }
 }

@@ -1,0 +1,3 @@
+import { idempotencySuite } from "./http/idempotency-suite.ts";
+
+idempotencySuite("distributed");
