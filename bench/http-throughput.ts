@@ -14,9 +14,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { spawn } from "node:child_process";
 import { b64, createHttpClient } from "../tests/support/http-client.ts";
-import { freePort, startNats, startRedis } from "../tests/support/servers.ts";
+import { startNats, startRedis } from "../tests/support/servers.ts";
+import { median, plainHttpConfig, startBareHono } from "./support/bench-setup.ts";
 import { startTwinport, type TwinportProcess } from "../tests/support/system.ts";
 import { runLoad, type LoadOptions } from "./support/load.ts";
 import { cpuDuring, formatCpuPerRequest } from "./support/process-cpu.ts";
@@ -37,12 +37,6 @@ const paths = {
   submodel: `/submodels/${b64(LARGE)}`,
 };
 
-async function httpConfig(): Promise<{ file: string; port: number }> {
-  const port = await freePort();
-  const file = join(dir, `http-${port}.json`);
-  writeFileSync(file, JSON.stringify({ endpoints: [{ "@class": "endpoint.http.HttpEndpoint", port, host: "127.0.0.1", sslEnabled: false }] }));
-  return { file, port };
-}
 
 interface Variant {
   name: string;
@@ -76,11 +70,6 @@ async function sample(variant: Variant, kind: (typeof kinds)[number]): Promise<S
   return { rate: result.rate, p50: result.p50, p99: result.p99, errors: result.errors, cpuUs, cpuLine: formatCpuPerRequest(cpuMs, result.requests) };
 }
 
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 
 /**
  * Rounds × kinds × variants, the variants of one kind measured back to back: this machine's speed
@@ -124,7 +113,7 @@ const processes: TwinportProcess[] = [];
 const servers: { stop(): Promise<void> }[] = [];
 try {
   // Twinport embedded first: it also provides the exact bytes the bare handler will answer with.
-  const embeddedHttp = await httpConfig();
+  const embeddedHttp = await plainHttpConfig(dir);
   processes.push(await startTwinport({ cwd: dir, args: ["-c", embeddedHttp.file, "-m", modelFile, "--endpoint", "http"] }));
   const embeddedBase = `http://127.0.0.1:${embeddedHttp.port}/api/v3.0`;
   const client = createHttpClient(embeddedBase);
@@ -132,17 +121,10 @@ try {
   const submodelBody = (await client.get(paths.submodel)).text;
   client.close();
 
-  writeFileSync(join(dir, "value.json"), valueBody);
-  writeFileSync(join(dir, "submodel.json"), submodelBody);
-  const barePort = await freePort();
-  const bareChild = spawn(process.execPath, ["--import", "tsx", new URL("./support/bare-hono-server.ts", import.meta.url).pathname, String(barePort), join(dir, "value.json"), join(dir, "submodel.json")], { stdio: ["ignore", "pipe", "inherit"] });
-  await new Promise<void>((resolve, reject) => {
-    bareChild.stdout!.on("data", (d: Buffer) => d.toString().includes("ready") && resolve());
-    bareChild.once("exit", (code) => reject(new Error(`bare hono server exited with ${code}`)));
-  });
-  servers.push({ stop: () => new Promise<void>((resolve) => { bareChild.once("exit", () => resolve()); bareChild.kill("SIGTERM"); }) });
+  const bareHono = await startBareHono(dir, valueBody, submodelBody);
+  servers.push(bareHono);
 
-  const bare: Variant = { name: "bare hono", base: `http://127.0.0.1:${barePort}/api/v3.0`, pids: { "bare hono": bareChild.pid! } };
+  const bare: Variant = { name: "bare hono", base: bareHono.base, pids: { "bare hono": bareHono.pid } };
   const embedded: Variant = { name: "embedded", base: embeddedBase, pids: { twinport: processes[0]!.child.pid! } };
 
   const redis = await startRedis();
@@ -151,12 +133,12 @@ try {
   const env = { TWINPORT_PERSISTENCE_URL: redis.url, TWINPORT_MESSAGEBUS_URL: nats.url };
   const modelStore = await startTwinport({ role: "model-store", cwd: dir, args: ["-m", modelFile], env });
   processes.push(modelStore);
-  const gatewayHttp = await httpConfig();
+  const gatewayHttp = await plainHttpConfig(dir);
   const gateway = await startTwinport({ role: "http-gateway", cwd: dir, args: ["-c", gatewayHttp.file], env });
   processes.push(gateway);
   // The same gateway without its read cache (docs/adr/0014): every read crosses NATS, the
   // model-store and Redis.
-  const uncachedHttp = await httpConfig();
+  const uncachedHttp = await plainHttpConfig(dir);
   const uncached = await startTwinport({ role: "http-gateway", cwd: mkdtempSync(join(dir, "uncached-")), args: ["-c", uncachedHttp.file], env: { ...env, TWINPORT_MESSAGEBUS_READCACHEMAXAGEMS: "0" } });
   processes.push(uncached);
   const backend = { "model-store": modelStore.child.pid!, "nats-server": nats.pid, "redis-server": redis.pid };

@@ -12,12 +12,12 @@
  *
  * Run: npm run bench -- write-path    (BENCH_SECONDS=3 BENCH_ROUNDS=3 BENCH_CONNECTIONS=16)
  */
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { b64, createHttpClient } from "../tests/support/http-client.ts";
-import { freePort, startNats, startRedis } from "../tests/support/servers.ts";
+import { startNats, startRedis } from "../tests/support/servers.ts";
+import { median, plainHttpConfig, startBareHono } from "./support/bench-setup.ts";
 import { startTwinport, type TwinportProcess } from "../tests/support/system.ts";
 import { generatedSubmodel } from "./support/generated-model.ts";
 import { cpuPerRequest, runWrk, type WrkResult } from "./support/wrk.ts";
@@ -58,18 +58,7 @@ interface Variant {
   pids: Record<string, number>;
 }
 
-async function httpConfig(): Promise<{ file: string; port: number }> {
-  const port = await freePort();
-  const file = join(dir, `http-${port}.json`);
-  writeFileSync(file, JSON.stringify({ endpoints: [{ "@class": "endpoint.http.HttpEndpoint", port, host: "127.0.0.1", sslEnabled: false }] }));
-  return { file, port };
-}
 
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 
 async function measure(variants: Variant[]): Promise<void> {
   const kinds = KINDS.filter((k) => !only || only.some((o) => k.name.includes(o)));
@@ -113,21 +102,16 @@ async function measure(variants: Variant[]): Promise<void> {
 const processes: TwinportProcess[] = [];
 const servers: { stop(): Promise<void> }[] = [];
 try {
-  const embeddedHttp = await httpConfig();
+  const embeddedHttp = await plainHttpConfig(dir);
   processes.push(await startTwinport({ cwd: dir, args: ["-c", embeddedHttp.file, "-m", modelFile, "--endpoint", "http"] }));
   const embeddedBase = `http://127.0.0.1:${embeddedHttp.port}/api/v3.0`;
   const client = createHttpClient(embeddedBase);
-  writeFileSync(join(dir, "value.json"), (await client.get(onePath)).text);
-  writeFileSync(join(dir, "submodel.json"), (await client.get(`/submodels/${b64(LARGE)}`)).text);
+  const valueBody = (await client.get(onePath)).text;
+  const submodelBody = (await client.get(`/submodels/${b64(LARGE)}`)).text;
   client.close();
 
-  const barePort = await freePort();
-  const bareChild = spawn(process.execPath, ["--import", "tsx", new URL("./support/bare-hono-server.ts", import.meta.url).pathname, String(barePort), join(dir, "value.json"), join(dir, "submodel.json")], { stdio: ["ignore", "pipe", "inherit"] });
-  await new Promise<void>((resolve, reject) => {
-    bareChild.stdout!.on("data", (d: Buffer) => d.toString().includes("ready") && resolve());
-    bareChild.once("exit", (code) => reject(new Error(`bare hono server exited with ${code}`)));
-  });
-  servers.push({ stop: () => new Promise<void>((resolve) => { bareChild.once("exit", () => resolve()); bareChild.kill("SIGTERM"); }) });
+  const bareHono = await startBareHono(dir, valueBody, submodelBody);
+  servers.push(bareHono);
 
   // Redis as docker-compose.yml ships it: every write is fsynced before it is acknowledged.
   const redis = await startRedis({ appendOnly: true });
@@ -136,15 +120,15 @@ try {
   const env = { TWINPORT_PERSISTENCE_URL: redis.url, TWINPORT_MESSAGEBUS_URL: nats.url };
   const storeA = await startTwinport({ role: "model-store", cwd: mkdtempSync(join(dir, "store-a-")), args: ["-m", modelFile], env });
   processes.push(storeA);
-  const gatewayHttp = await httpConfig();
+  const gatewayHttp = await plainHttpConfig(dir);
   const gateway = await startTwinport({ role: "http-gateway", cwd: mkdtempSync(join(dir, "gw-")), args: ["-c", gatewayHttp.file], env });
   processes.push(gateway);
-  const uncachedHttp = await httpConfig();
+  const uncachedHttp = await plainHttpConfig(dir);
   const uncached = await startTwinport({ role: "http-gateway", cwd: mkdtempSync(join(dir, "uncached-")), args: ["-c", uncachedHttp.file], env: { ...env, TWINPORT_MESSAGEBUS_READCACHEMAXAGEMS: "0" } });
   processes.push(uncached);
   const backend = { "model-store": storeA.child.pid!, "nats-server": nats.pid, "redis-server": redis.pid };
   const variants: Variant[] = [
-    { name: "bare hono", base: `http://127.0.0.1:${barePort}/api/v3.0`, pids: { "bare hono": bareChild.pid! } },
+    { name: "bare hono", base: bareHono.base, pids: { "bare hono": bareHono.pid } },
     { name: "embedded", base: embeddedBase, pids: { twinport: processes[0]!.child.pid! } },
     { name: "distributed", base: `http://127.0.0.1:${gatewayHttp.port}/api/v3.0`, pids: { "http-gateway": gateway.child.pid!, ...backend } },
     { name: "distributed, read cache off", base: `http://127.0.0.1:${uncachedHttp.port}/api/v3.0`, pids: { "http-gateway": uncached.child.pid!, ...backend } },
