@@ -15,6 +15,7 @@ import { generatedSubmodel } from "./support/generated-model.ts";
 import { cpuPerRequest, runWrk } from "./support/wrk.ts";
 
 const seconds = Number(process.env.PROFILE_SECONDS ?? 5);
+const connections = Number(process.env.PROFILE_CONNECTIONS ?? 16);
 const spread = process.argv[2] === "spread";
 const dir = mkdtempSync(join(tmpdir(), "twinport-profile-"));
 const SMS = Array.from({ length: 10 }, (_, i) => `urn:profile:sm${i}`);
@@ -33,8 +34,8 @@ writeFileSync(config, JSON.stringify({ endpoints: [{ "@class": "endpoint.http.Ht
 const gateway = await startTwinport({ role: "http-gateway", cwd: mkdtempSync(join(dir, "g-")), args: ["-c", config], env, nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${profDir}/gateway`] });
 try {
   const base = `http://127.0.0.1:${port}/api/v3.0`;
-  await runWrk({ base, paths, method: "PATCH", seconds: 1, connections: 16, dir }, {});
-  const r = await runWrk({ base, paths, method: "PATCH", seconds, connections: 16, dir }, { "http-gateway": gateway.child.pid!, "model-store": store.child.pid!, "nats-server": nats.pid, "redis-server": redis.pid });
+  await runWrk({ base, paths, method: "PATCH", seconds: 1, connections, dir }, {});
+  const r = await runWrk({ base, paths, method: "PATCH", seconds, connections, dir }, { "http-gateway": gateway.child.pid!, "model-store": store.child.pid!, "nats-server": nats.pid, "redis-server": redis.pid });
   console.log(`${Math.round(r.rate)} req/s, p50 ${r.p50Ms} ms, ${r.errors} errors; ${cpuPerRequest(r.cpuMs, r.requests).line}`);
 } finally {
   await gateway.stop();

@@ -1,3 +1,4 @@
+import { DelegatingRepository } from "./delegating-repository.ts";
 import { batchRevision, type Commit, type Repository, type StoredElement } from "./ports/index.ts";
 
 /**
@@ -24,26 +25,33 @@ interface OverlayRecord {
 
 const key = (submodelId: string, path: string) => `${submodelId}\u0000${path}`;
 
+/** The base's reads with the batch's records laid over them. */
+class OverlayReads extends DelegatingRepository {
+  constructor(
+    base: Repository,
+    private readonly records: Map<string, OverlayRecord>,
+  ) {
+    super(base);
+  }
+  private overlaid(submodelId: string, stored: StoredElement): StoredElement {
+    const over = this.records.get(key(submodelId, stored.path));
+    return over ? { ...stored, json: over.json ?? stored.json, revision: over.revision } : stored;
+  }
+  override async getElements(submodelId: string, paths: string[]) {
+    return (await this.base.getElements(submodelId, paths)).map((r) => r && this.overlaid(submodelId, r));
+  }
+  override async getSubtree(submodelId: string, path: string, maxDepth?: number) {
+    return (await this.base.getSubtree(submodelId, path, maxDepth)).map((r) => this.overlaid(submodelId, r));
+  }
+  override async listChildren(submodelId: string, parentPath: string, page: { cursor?: string; limit: number }) {
+    const result = await this.base.listChildren(submodelId, parentPath, page);
+    return { ...result, items: result.items.map((r) => this.overlaid(submodelId, r)) };
+  }
+}
+
 export function createBatchOverlay(): BatchOverlay {
   const records = new Map<string, OverlayRecord>();
-  const overlaid = (submodelId: string, stored: StoredElement): StoredElement => {
-    const over = records.get(key(submodelId, stored.path));
-    return over ? { ...stored, json: over.json ?? stored.json, revision: over.revision } : stored;
-  };
-  const over = (repository: Repository): Repository => Object.create(repository, {
-    getElements: {
-      value: async (submodelId: string, paths: string[]) => (await repository.getElements(submodelId, paths)).map((r) => r && overlaid(submodelId, r)),
-    },
-    getSubtree: {
-      value: async (submodelId: string, path: string, maxDepth?: number) => (await repository.getSubtree(submodelId, path, maxDepth)).map((r) => overlaid(submodelId, r)),
-    },
-    listChildren: {
-      value: async (submodelId: string, parentPath: string, page: { cursor?: string; limit: number }) => {
-        const result = await repository.listChildren(submodelId, parentPath, page);
-        return { ...result, items: result.items.map((r) => overlaid(submodelId, r)) };
-      },
-    },
-  }) as Repository;
+  const over = (repository: Repository): Repository => new OverlayReads(repository, records);
 
   return {
     over,

@@ -1,3 +1,4 @@
+import { DelegatingRepository } from "./delegating-repository.ts";
 import type { Commit, Repository, StoredElement } from "./ports/index.ts";
 
 /**
@@ -21,6 +22,28 @@ export interface RecordCache {
 
 const key = (submodelId: string, path: string) => `${submodelId}\u0000${path}`;
 
+/** Point reads answered from the cache when every asked record is in it; misses fill it. */
+class CachedReads extends DelegatingRepository {
+  constructor(
+    base: Repository,
+    private readonly records: Map<string, StoredElement>,
+    private readonly hits: string[],
+    private readonly remember: (k: string, record: StoredElement) => void,
+  ) {
+    super(base);
+  }
+  override async getElements(submodelId: string, paths: string[]) {
+    const cached = paths.map((p) => this.records.get(key(submodelId, p)));
+    if (cached.every((r) => r !== undefined)) {
+      for (const p of paths) this.hits.push(key(submodelId, p));
+      return cached.map((r) => ({ ...r! }));
+    }
+    const fresh = await this.base.getElements(submodelId, paths);
+    fresh.forEach((r, i) => (r ? this.remember(key(submodelId, paths[i]!), { ...r }) : this.records.delete(key(submodelId, paths[i]!))));
+    return fresh;
+  }
+}
+
 export function createRecordCache(maxEntries: number): RecordCache {
   const records = new Map<string, StoredElement>();
   const remember = (k: string, record: StoredElement) => {
@@ -31,20 +54,7 @@ export function createRecordCache(maxEntries: number): RecordCache {
   return {
     view(repository) {
       const hits: string[] = [];
-      const reads: Repository = Object.create(repository, {
-        getElements: {
-          value: async (submodelId: string, paths: string[]) => {
-            const cached = paths.map((p) => records.get(key(submodelId, p)));
-            if (cached.every((r) => r !== undefined)) {
-              for (const p of paths) hits.push(key(submodelId, p));
-              return cached.map((r) => ({ ...r! }));
-            }
-            const fresh = await repository.getElements(submodelId, paths);
-            fresh.forEach((r, i) => (r ? remember(key(submodelId, paths[i]!), { ...r }) : records.delete(key(submodelId, paths[i]!))));
-            return fresh;
-          },
-        },
-      }) as Repository;
+      const reads = new CachedReads(repository, records, hits, remember);
       return {
         reads,
         usedCache: () => hits.length > 0,
