@@ -103,6 +103,33 @@ export function opcuaSuite(mode: Mode, options: { opcuaGateways?: number } = {})
     }
   });
 
+  test(`${mode}: every committed value reaches a subscriber whatever sampling interval it asks for`, async () => {
+    // Common clients ask for a sampling interval equal to their publishing interval (-1), or for a
+    // slow one: a 5 s timer sampler would fold these writes, 300 ms apart, into one or two values.
+    const samplingIntervals = [5000, 1000, -1];
+    const monitors = [];
+    for (const client of system.opcua) {
+      for (const samplingInterval of samplingIntervals) monitors.push(await client.monitor(node("TInt"), { publishingInterval: 100, samplingInterval, queueSize: 10 }));
+    }
+    for (const monitor of monitors) await monitor.waitFor(() => true, 10_000, "the initial value");
+    const written = [7001, 7002, 7003, 7004, 7005];
+    for (const value of written) {
+      const response = await system.http.request("PATCH", `${elementUrl("TInt")}/$value`, { body: String(value) });
+      assert.equal(response.status, 204, response.text);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+    for (const [i, monitor] of monitors.entries()) {
+      const asked = `sampling interval ${samplingIntervals[i % samplingIntervals.length]}`;
+      await monitor.waitFor((value: DataValue) => value.value.value === written.at(-1), 10_000, `the last value (${asked})`);
+      const received = monitor.values.map((value) => value.value.value as number).filter((value) => written.includes(value));
+      assert.deepEqual(received, written, `${asked}: every value, in order`);
+      // Values are reported on commit, not sampled: the server says so with a revised interval of 0.
+      assert.equal(monitor.revised.samplingInterval, 0, `${asked}: revised sampling interval`);
+      assert.equal(monitor.revised.queueSize, 10, `${asked}: revised queue size`);
+      await monitor.stop();
+    }
+  });
+
   test(`${mode}: an OPC UA write on one gateway shows on every gateway`, async () => {
     assert.equal((await opcua.write(node("TString"), { dataType: DataType.String, value: "from opc ua" })).name, "Good");
     for (const client of system.opcua) {

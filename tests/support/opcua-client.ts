@@ -25,7 +25,17 @@ import {
 
 export const AAS_V3_NAMESPACE_URI = "urn:twinport:UA:AAS:v3";
 
+/** How a monitor subscribes; the defaults are a low-latency client (publishing 5 ms, sampling 0). */
+export interface MonitorOptions {
+  publishingInterval?: number;
+  /** 0: on change; -1: the publishing interval; common clients ask for the publishing interval. */
+  samplingInterval?: number;
+  queueSize?: number;
+}
+
 export interface ValueMonitor {
+  /** What the server answered: its revised publishing and sampling intervals and queue size. */
+  readonly revised: { publishingInterval: number; samplingInterval: number; queueSize: number };
   /** Every notification received, oldest first. */
   readonly values: DataValue[];
   /** The first notification (already received or to come) that satisfies `predicate`. */
@@ -44,7 +54,7 @@ export interface OpcuaTestClient {
   children(local: string): Promise<Map<string, ReferenceDescription>>;
   /** undefined when the node does not exist. */
   exists(local: string): Promise<boolean>;
-  monitor(local: string): Promise<ValueMonitor>;
+  monitor(local: string, options?: MonitorOptions): Promise<ValueMonitor>;
   call(objectLocal: string, methodLocal: string, inputArguments?: VariantOptions[]): Promise<{ statusCode: StatusCode; outputArguments: Variant[] }>;
   close(): Promise<void>;
 }
@@ -88,10 +98,13 @@ export async function connectOpcua(endpointUrl: string, pkiDir: string): Promise
       const value = await session.read({ nodeId: nodeId(local), attributeId: AttributeIds.NodeClass });
       return value.statusCode.isGood() && value.value.value !== NodeClass.Unspecified;
     },
-    async monitor(local) {
+    async monitor(local, options = {}) {
+      const publishingInterval = options.publishingInterval ?? 5;
       const subscription = ClientSubscription.create(session, {
-        requestedPublishingInterval: 5,
-        requestedMaxKeepAliveCount: 100,
+        requestedPublishingInterval: publishingInterval,
+        // A keep-alive at least every 20 s: node-opcua-client refuses a subscription that could stay
+        // silent for longer than the session timeout (60 s).
+        requestedMaxKeepAliveCount: Math.max(3, Math.min(100, Math.floor(20_000 / publishingInterval))),
         requestedLifetimeCount: 1000,
         maxNotificationsPerPublish: 0,
         publishingEnabled: true,
@@ -101,14 +114,20 @@ export async function connectOpcua(endpointUrl: string, pkiDir: string): Promise
       const listeners = new Set<() => void>();
       const item = await subscription.monitor(
         { nodeId: nodeId(local), attributeId: AttributeIds.Value },
-        { samplingInterval: 0, discardOldest: true, queueSize: 100 },
+        { samplingInterval: options.samplingInterval ?? 0, discardOldest: true, queueSize: options.queueSize ?? 100 },
         TimestampsToReturn.Both,
       );
       item.on("changed", (value: DataValue) => {
         values.push(value);
         for (const listener of [...listeners]) listener();
       });
+      const revised = {
+        publishingInterval: subscription.publishingInterval,
+        samplingInterval: item.result?.revisedSamplingInterval ?? Number.NaN,
+        queueSize: item.result?.revisedQueueSize ?? Number.NaN,
+      };
       return {
+        revised,
         values,
         waitFor(predicate, timeoutMs = 5000, what = "a matching notification") {
           return new Promise<DataValue>((resolve, reject) => {

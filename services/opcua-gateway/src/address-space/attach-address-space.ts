@@ -6,6 +6,7 @@ import { startAddressSpaceSync, type AddressSpaceSync } from "../sync/address-sp
 import { createValueWriter } from "../values/value-writer.ts";
 import { resolveAasTypes } from "./aas-types.ts";
 import { NodeBuilder } from "./node-builder.ts";
+import { reportValuesOnCommit } from "./report-on-commit.ts";
 import { CONCEPT_DESCRIPTIONS_NODE_ID, ENVIRONMENT_NODE_ID } from "./node-ids.ts";
 import type { SpecContext } from "./spec-context.ts";
 
@@ -66,5 +67,14 @@ export async function attachAddressSpace(server: OPCUAServer, deps: AddressSpace
     invoke: deps.invoke ?? createOperationInvoker({ store: deps.store, log: deps.log }),
   };
   sync = await startAddressSpaceSync({ bus: deps.bus, target: { store: deps.store, log: deps.log, builder, ctx, environment, conceptDescriptions }, log: deps.log });
-  return { sync, stop: () => sync.stop() };
+  // Value items exception-based whatever sampling interval they ask for (ADR 0016); no client can
+  // subscribe yet, the server starts serving after this.
+  const stopReporting = reportValuesOnCommit(server, types.v3Index);
+  return {
+    sync,
+    stop: () => {
+      stopReporting();
+      return sync.stop();
+    },
+  };
 }
