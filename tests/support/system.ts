@@ -70,6 +70,8 @@ export async function startTwinport(options: StartOptions = {}): Promise<Twinpor
         }
       } else if (Date.now() - startedAt > timeoutMs) {
         finish();
+        // Not ready means not ours to keep: an orphan would hold its ports and hang the test run.
+        child.kill("SIGKILL");
         reject(new Error(`twinport ${role} not ready within ${timeoutMs} ms; log: ${readLog(logFile)}\nstdout: ${readLog(outFile)}`));
       }
     }, 20);
