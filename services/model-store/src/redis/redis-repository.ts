@@ -5,7 +5,7 @@ import { CommitEncodingError, runCommits } from "./commit-script.ts";
 import { createCommitQueue } from "./commit-queue.ts";
 import { readOutboxEvents } from "./outbox-events.ts";
 import { redisOperationHandles } from "./operation-handles-redis.ts";
-import { decodeCursor, encodeCursor, getElements, getSubtree, listChildren } from "./element-reads.ts";
+import { countChildren, decodeCursor, encodeCursor, getElements, getSubtree, listChildren } from "./element-reads.ts";
 import { closeRedis, createRedisClient, firstConnection } from "./redis-client.ts";
 import { redisCall } from "./redis-errors.ts";
 import { IDENTIFIABLE_KINDS, redisLayout, unpackIdentifiable, type RedisLayout } from "./redis-layout.ts";
@@ -105,6 +105,10 @@ export async function createRedisRepository(options: RedisRepositoryOptions): Pr
 
     async listChildren(submodelId, parentPath, page) {
       return await listChildren(redis, layout.submodel(submodelId), parentPath, page);
+    },
+
+    async countChildren(submodelId, parentPath) {
+      return await countChildren(redis, layout.submodel(submodelId), parentPath);
     },
 
     async getSubtree(submodelId, path, maxDepth) {
