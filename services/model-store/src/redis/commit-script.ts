@@ -45,22 +45,11 @@ local function nextOrderKey(b)
   counters[b] = n
   return string.format('%016x', n)
 end
--- A list item's orderKey must also sort after the list's last item: a store written before ADR
--- 0020 keyed items by their index, which the counter knows nothing of.
-local function nextItemKey(b, parent)
-  local key = nextOrderKey(b)
-  local last = redis.call('ZREVRANGEBYLEX', KEYS[b + 1], '(' .. parent .. '\\2', '[' .. parent .. '\\1', 'LIMIT', 0, 1)[1]
-  if last then
-    local lastKey = string.sub(last, #parent + 2, #parent + 17)
-    if lastKey >= key then
-      counters[b] = tonumber(lastKey, 16) + 1
-      key = string.format('%016x', counters[b])
-    end
-  end
-  return key
-end
--- Resolved path prefixes per submodel (see lua-paths.ts), emptied when a list item goes.
+-- Resolved path prefixes per submodel (see lua-paths.ts), and per list its length and last
+-- orderKey (so a load of 200,000 items asks the sorted set once, not per item); both are emptied
+-- when a list item goes.
 local memos = {}
+local tails = {}
 local function resolve(b, path)
   local memo = memos[b]
   if memo == nil then
@@ -68,6 +57,39 @@ local function resolve(b, path)
     memos[b] = memo
   end
   return resolvePath(KEYS[b + 1], path, memo)
+end
+local function tailOf(b, parent)
+  local known = tails[b]
+  if known == nil then
+    known = {}
+    tails[b] = known
+  end
+  local tail = known[parent]
+  if tail == nil then
+    local last = redis.call('ZREVRANGEBYLEX', KEYS[b + 1], '(' .. parent .. '\\2', '[' .. parent .. '\\1', 'LIMIT', 0, 1)[1]
+    tail = {
+      count = redis.call('ZLEXCOUNT', KEYS[b + 1], '[' .. parent .. '\\1', '(' .. parent .. '\\2'),
+      lastKey = last and string.sub(last, #parent + 2, #parent + 17) or '',
+    }
+    known[parent] = tail
+  end
+  return tail
+end
+local function forgetPositions(b)
+  memos[b] = nil
+  tails[b] = nil
+end
+-- A list item's orderKey sorts after the list's last item: a store written before ADR 0020 keyed
+-- items by their index, which the counter knows nothing of.
+local function nextItemKey(b, tail)
+  local key = nextOrderKey(b)
+  if tail.lastKey >= key then
+    counters[b] = tonumber(tail.lastKey, 16) + 1
+    key = string.format('%016x', counters[b])
+  end
+  tail.lastKey = key
+  tail.count = tail.count + 1
+  return key
 end
 
 local results = {}
@@ -126,25 +148,41 @@ while a < opsEnd do
   if op == 'ie' or op == 'pe' then
     -- put-element: submodel, path, json [, parentPath, '1' for a list item or '']
     local b = sm(ARGV[a + 1])
-    local path = resolve(b, ARGV[a + 2])
+    local external = ARGV[a + 2]
+    local item = op == 'ie' and ARGV[a + 5] == '1'
+    local parentExternal = ARGV[a + 4]
+    local path, tail, index, parent
+    if item then
+      -- a list item at or past its list's end (a load, a POST: known from the list's tail) is new
+      parent = resolve(b, parentExternal) or parentExternal
+      tail = tailOf(b, parent)
+      index = tonumber(string.sub(external, #parentExternal + 2, -2))
+      if index and index < tail.count then path = resolve(b, external) end
+    else
+      path = resolve(b, external)
+    end
     local old = path and redis.call('HGET', KEYS[b], path)
-    local orderKey, parent = '', ''
+    local orderKey = ''
     if old then
       -- an existing element keeps its place
       local _, _, k, p = string.find(old, '^%d*\\1([^\\1]*)\\1([^\\1]*)\\1')
       orderKey, parent = k, p
     elseif op == 'ie' then
-      local parentExternal = ARGV[a + 4]
-      parent = resolve(b, parentExternal) or parentExternal
-      if ARGV[a + 5] == '1' then
-        -- a list item is appended under its position token
-        orderKey = nextItemKey(b, parent)
+      if item then
+        -- appended under its position token; its rank is the list's old length, so when that is
+        -- the index it was named by, the next ops of a load find it (and its children) by memo
+        local rank = tail.count
+        orderKey = nextItemKey(b, tail)
         path = parent .. '[#' .. orderKey .. ']'
+        if index == rank then memos[b][external] = path end
       else
+        parent = resolve(b, parentExternal) or parentExternal
         orderKey = nextOrderKey(b)
-        path = parent .. string.sub(ARGV[a + 2], #parentExternal + 1)
+        path = parent .. string.sub(external, #parentExternal + 1)
       end
       redis.call('ZADD', KEYS[b + 1], 0, parent .. '\\1' .. orderKey .. '\\1' .. path)
+    else
+      parent = ''
     end
     -- (a path past a list's end, not inserted, has nothing to be written under)
     if path then redis.call('HSET', KEYS[b], path, rev .. '\\1' .. orderKey .. '\\1' .. parent .. '\\1' .. ARGV[a + 3]) end
@@ -159,7 +197,7 @@ while a < opsEnd do
       if orderKey ~= '' then redis.call('ZREM', KEYS[b + 1], parent .. '\\1' .. orderKey .. '\\1' .. path) end
       redis.call('HDEL', KEYS[b], path)
       -- a list item gone shifts the ranks of the items after it
-      if string.byte(path, -1) == 93 then memos[b] = nil end
+      if string.byte(path, -1) == 93 then forgetPositions(b) end
     end
     a = a + 3
   elseif op == 'te' then
@@ -189,7 +227,7 @@ while a < opsEnd do
       -- UNLINK frees a large submodel's memory in the background instead of inside the script
       redis.call('UNLINK', KEYS[b], KEYS[b + 1], KEYS[b + 2])
       counters[b] = 0
-      memos[b] = nil
+      forgetPositions(b)
     end
     a = a + 4
   elseif op == 'ti' then
