@@ -171,7 +171,7 @@ describe("Redis repository", () => {
   it("deleting and appending one list item costs the same Redis commands on 10 as on 10,000 items", async () => {
     const repo = await createRedisRepository({ url: server.url, keyPrefix: nextPrefix() });
     try {
-      const item = (id: string, i: number): CommitOp => ({ op: "put-element", submodelId: id, path: `L[${i}]`, json: `{"i":${i}}`, insert: { parentPath: "L", segment: `[${i}]`, index: i } });
+      const item = (id: string, i: number): Extract<CommitOp, { op: "put-element" }> => ({ op: "put-element", submodelId: id, path: `L[${i}]`, json: `{"i":${i}}`, insert: { parentPath: "L", segment: `[${i}]`, index: i } });
       for (const [id, size] of [["small", 10], ["big", 10_000]] as const) {
         await commitOk(repo, [{ op: "put-identifiable", kind: "submodel", id, json: "{}" }, insert(id, "", "A"), insert(id, "", "L"), insert(id, "", "Z")]);
         for (let from = 0; from < size; from += 1000) await commitOk(repo, Array.from({ length: Math.min(1000, size - from) }, (_, k) => item(id, from + k)));
