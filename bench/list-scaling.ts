@@ -7,7 +7,10 @@
  * distributed mode, the longest Redis command (a commit script) seen by SLOWLOG while they ran
  * (target ≤ 50 ms), and how long the load of the big list held Redis.
  *
- * Run: npm run bench -- list-scaling     (BENCH_ITEMS=200000 BENCH_OPS=20)
+ * BENCH_OPCUA=1 adds embedded mode with an OPC UA endpoint too: its mirror rebuilds a list from the
+ * store when an item comes or goes (change-applier.ts), in the same process.
+ *
+ * Run: npm run bench -- list-scaling     (BENCH_ITEMS=200000 BENCH_OPS=20 BENCH_OPCUA=0)
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -102,6 +105,19 @@ try {
   await report("embedded", embedded);
   embedded.close();
   await processes.pop()!.stop();
+
+  if (process.env.BENCH_OPCUA === "1") {
+    const port = await freePort();
+    const file = join(dir, "opcua.json");
+    writeFileSync(file, JSON.stringify({ endpoints: [{ "@class": "endpoint.http.HttpEndpoint", port, host: "127.0.0.1", sslEnabled: false }, { "@class": "endpoint.opcua.OpcUaEndpoint", tcpPort: await freePort(), host: "127.0.0.1", hostname: "127.0.0.1", secondsTillShutdown: 0 }] }));
+    t0 = performance.now();
+    processes.push(await startTwinport({ cwd: mkdtempSync(join(dir, "opcua-")), args: ["-c", file, "-m", modelFile], timeoutMs: 900_000 }));
+    console.log(`embedded with OPC UA: loaded ${ITEMS} items in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    const client = createHttpClient(`http://127.0.0.1:${port}/api/v3.0`);
+    await report("embedded with OPC UA", client);
+    client.close();
+    await processes.pop()!.stop();
+  }
 
   const redisServer = await startRedis({ appendOnly: true });
   const nats = await startNats();
