@@ -21,6 +21,8 @@ import { freePort, startNats, startRedis } from "../tests/support/servers.ts";
 import { startTwinport, type TwinportProcess } from "../tests/support/system.ts";
 
 const ITEMS = Number(process.env.BENCH_ITEMS ?? 200_000);
+/** Which variants run: embedded, opcua (only with BENCH_OPCUA=1), distributed; default all. */
+const MODES = process.env.BENCH_MODES?.split(",") ?? ["embedded", "opcua", "distributed"];
 const OPS = Number(process.env.BENCH_OPS ?? 20);
 
 const dir = mkdtempSync(join(tmpdir(), "twinport-bench-lists-"));
@@ -102,21 +104,24 @@ async function longestCommand(redis: Redis): Promise<string> {
 const processes: TwinportProcess[] = [];
 const servers: { stop(): Promise<void> }[] = [];
 try {
-  const embeddedHttp = await httpConfig();
   let t0 = performance.now();
-  processes.push(await startTwinport({ cwd: dir, args: ["-c", embeddedHttp.file, "-m", modelFile, "--endpoint", "http"], timeoutMs: 600_000 }));
-  console.log(`embedded: loaded ${ITEMS} items in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-  const embedded = createHttpClient(`http://127.0.0.1:${embeddedHttp.port}/api/v3.0`);
-  await report("embedded", embedded);
-  embedded.close();
-  await processes.pop()!.stop();
+  if (MODES.includes("embedded")) {
+    const embeddedHttp = await httpConfig();
+    processes.push(await startTwinport({ cwd: dir, args: ["-c", embeddedHttp.file, "-m", modelFile, "--endpoint", "http"], timeoutMs: 600_000 }));
+    console.log(`embedded: loaded ${ITEMS} items in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    const embedded = createHttpClient(`http://127.0.0.1:${embeddedHttp.port}/api/v3.0`);
+    await report("embedded", embedded);
+    embedded.close();
+    await processes.pop()!.stop();
+  }
 
-  if (process.env.BENCH_OPCUA === "1") {
+  if (process.env.BENCH_OPCUA === "1" && MODES.includes("opcua")) {
     const port = await freePort();
     const file = join(dir, "opcua.json");
     writeFileSync(file, JSON.stringify({ endpoints: [{ "@class": "endpoint.http.HttpEndpoint", port, host: "127.0.0.1", sslEnabled: false }, { "@class": "endpoint.opcua.OpcUaEndpoint", tcpPort: await freePort(), host: "127.0.0.1", hostname: "127.0.0.1", secondsTillShutdown: 0 }] }));
     t0 = performance.now();
-    processes.push(await startTwinport({ cwd: mkdtempSync(join(dir, "opcua-")), args: ["-c", file, "-m", modelFile], timeoutMs: 900_000 }));
+    const nodeArgs = process.env.BENCH_PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
+    processes.push(await startTwinport({ cwd: mkdtempSync(join(dir, "opcua-")), args: ["-c", file, "-m", modelFile], timeoutMs: 900_000, nodeArgs }));
     console.log(`embedded with OPC UA: loaded ${ITEMS} items in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     const client = createHttpClient(`http://127.0.0.1:${port}/api/v3.0`);
     await report("embedded with OPC UA", client);
@@ -124,25 +129,27 @@ try {
     await processes.pop()!.stop();
   }
 
-  const redisServer = await startRedis({ appendOnly: true });
-  const nats = await startNats();
-  servers.push(redisServer, nats);
-  const redis = new Redis(redisServer.url);
-  await redis.call("CONFIG", "SET", "slowlog-log-slower-than", "1000");
-  await redis.call("CONFIG", "SET", "slowlog-max-len", "10000");
-  await redis.call("SLOWLOG", "RESET");
-  const env = { TWINPORT_PERSISTENCE_URL: redisServer.url, TWINPORT_MESSAGEBUS_URL: nats.url };
-  t0 = performance.now();
-  processes.push(await startTwinport({ role: "model-store", cwd: mkdtempSync(join(dir, "store-")), args: ["-m", modelFile], env, timeoutMs: 600_000 }));
-  console.log(`distributed: loaded ${ITEMS} items in ${((performance.now() - t0) / 1000).toFixed(1)} s; longest Redis command while loading: ${await longestCommand(redis)}`);
-  const gatewayHttp = await httpConfig();
-  processes.push(await startTwinport({ role: "http-gateway", cwd: mkdtempSync(join(dir, "gw-")), args: ["-c", gatewayHttp.file], env }));
-  const distributed = createHttpClient(`http://127.0.0.1:${gatewayHttp.port}/api/v3.0`);
-  await redis.call("SLOWLOG", "RESET");
-  await report("distributed", distributed);
-  console.log(`distributed: longest Redis command during the deletes and posts: ${await longestCommand(redis)}   (target ≤ 50 ms)`);
-  distributed.close();
-  redis.disconnect();
+  if (MODES.includes("distributed")) {
+    const redisServer = await startRedis({ appendOnly: true });
+    const nats = await startNats();
+    servers.push(redisServer, nats);
+    const redis = new Redis(redisServer.url);
+    await redis.call("CONFIG", "SET", "slowlog-log-slower-than", "1000");
+    await redis.call("CONFIG", "SET", "slowlog-max-len", "10000");
+    await redis.call("SLOWLOG", "RESET");
+    const env = { TWINPORT_PERSISTENCE_URL: redisServer.url, TWINPORT_MESSAGEBUS_URL: nats.url };
+    t0 = performance.now();
+    processes.push(await startTwinport({ role: "model-store", cwd: mkdtempSync(join(dir, "store-")), args: ["-m", modelFile], env, timeoutMs: 600_000 }));
+    console.log(`distributed: loaded ${ITEMS} items in ${((performance.now() - t0) / 1000).toFixed(1)} s; longest Redis command while loading: ${await longestCommand(redis)}`);
+    const gatewayHttp = await httpConfig();
+    processes.push(await startTwinport({ role: "http-gateway", cwd: mkdtempSync(join(dir, "gw-")), args: ["-c", gatewayHttp.file], env }));
+    const distributed = createHttpClient(`http://127.0.0.1:${gatewayHttp.port}/api/v3.0`);
+    await redis.call("SLOWLOG", "RESET");
+    await report("distributed", distributed);
+    console.log(`distributed: longest Redis command during the deletes and posts: ${await longestCommand(redis)}   (target ≤ 50 ms)`);
+    distributed.close();
+    redis.disconnect();
+  }
 } finally {
   for (const p of processes.reverse()) await p.stop();
   for (const s of servers) await s.stop();
