@@ -43,7 +43,11 @@ export interface StoredElement {
   /** Shallow AAS JSON text of the element (children are records of their own). */
   json: string;
   revision: number;
-  /** Opaque position key among its siblings; pass it back when deleting the element. */
+  /**
+   * Opaque position key among its siblings, unique within the submodel: pass it back when deleting
+   * the element, and in a precondition to name WHICH element a plan read (a list item's index can
+   * shift to another item between the read and the commit).
+   */
   orderKey: string;
 }
 
