@@ -25,6 +25,9 @@ export class DelegatingRepository implements Repository {
   listChildren(submodelId: string, parentPath: string, page: { cursor?: string; limit: number }) {
     return this.base.listChildren(submodelId, parentPath, page);
   }
+  countChildren(submodelId: string, parentPath: string) {
+    return this.base.countChildren(submodelId, parentPath);
+  }
   getSubtree(submodelId: string, path: string, maxDepth?: number) {
     return this.base.getSubtree(submodelId, path, maxDepth);
   }

@@ -58,9 +58,15 @@ export function insertOps(submodelId: string, parentPath: string, elements: Elem
   }));
 }
 
-/** Ops deleting the given records (a subtree read with getSubtree). */
+/**
+ * Ops deleting the given records (a subtree read with getSubtree, or several, in document order).
+ * They go in REVERSE document order: the store resolves each path when its op applies, and deleting
+ * a list item shifts only the items after it (and their descendants), which are gone by then.
+ */
 export function deleteOps(submodelId: string, records: StoredElement[]): CommitOp[] {
-  return records.map((r) => ({ op: "delete-element" as const, submodelId, path: r.path, orderKey: r.orderKey }));
+  const ops: CommitOp[] = [];
+  for (let i = records.length - 1; i >= 0; i--) ops.push({ op: "delete-element", submodelId, path: records[i].path, orderKey: records[i].orderKey });
+  return ops;
 }
 
 /** Every proper ancestor of an idShortPath, innermost first: `a.b[2].c` → `a.b[2]`, `a.b`, `a`. */

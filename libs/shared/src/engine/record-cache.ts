@@ -1,3 +1,4 @@
+import { splitParent } from "../aas/index.ts";
 import { DelegatingRepository } from "./delegating-repository.ts";
 import type { Commit, Repository, StoredElement } from "./ports/index.ts";
 
@@ -77,6 +78,13 @@ export function createRecordCache(maxEntries: number): RecordCache {
           if (known) remember(k, { ...known, revision: seq });
         } else if (op.op === "delete-element") {
           records.delete(key(op.submodelId, op.path));
+          // A list item gone shifts the items after it: what was cached under their indexes now
+          // names other items (a commit would catch that by orderKey, but need not fail for it).
+          const { parentPath, index } = splitParent(op.path);
+          if (index !== undefined) {
+            const below = key(op.submodelId, `${parentPath}[`);
+            for (const k of records.keys()) if (k.startsWith(below)) records.delete(k);
+          }
         } else if (op.op === "delete-identifiable" && op.kind === "submodel") {
           records.clear();
         }

@@ -146,7 +146,15 @@ export function engineContract(name: string, makeRepository: () => Promise<Repos
       const posted = await ok("PostSubmodelElement", { submodelId: smId, idShortPath: path, body: JSON.stringify(item) });
       assert.equal(posted.idShortPath, `${path}[${count}]`);
       assert.deepEqual((await ok("GetSubmodelElementByPath", { submodelId: smId, idShortPath: `${path}[${count}]` })).value, item);
+      const second = await ok("GetSubmodelElementByPath", { submodelId: smId, idShortPath: `${path}[1]` });
+      const listRevision = (await ok("GetSubmodelElementByPath", { submodelId: smId, idShortPath: path })).revision!;
       await ok("DeleteSubmodelElementByPath", { submodelId: smId, idShortPath: `${path}[0]` });
+      // The later items shift without being rewritten (ADR 0020): same content, same revision; the
+      // list's revision moves.
+      const shifted = await ok("GetSubmodelElementByPath", { submodelId: smId, idShortPath: `${path}[0]` });
+      assert.deepEqual([shifted.value, shifted.revision], [second.value, second.revision]);
+      assert.ok((await ok("GetSubmodelElementByPath", { submodelId: smId, idShortPath: path })).revision! > listRevision);
+      assert.equal(events.at(-1)?.idShortPath, `${path}[0]`);
       const afterDelete = (await ok("GetSubmodelElementByPath", { submodelId: smId, idShortPath: path })).value as any;
       assert.equal(afterDelete.value.length, count);
       assert.deepEqual(afterDelete.value, [...before.value.slice(1), item]);

@@ -246,15 +246,17 @@ export function repositoryContract(name: string, makeRepository: () => Promise<R
       assert.deepEqual(result.event, { ...draft, seq: result.seq, revision: result.seq });
     });
 
-    test("children are listed in insertion order; list items by index", async (repo) => {
+    test("children are listed in insertion order; list items are appended and numbered by position", async (repo) => {
       await ok(repo, [], [insert("sm", "", "z", {}), insert("sm", "", "a", {}), insert("sm", "", "m", {}), insert("sm", "", "L", { list: true })]);
       await ok(repo, [], [insert("sm", "", "b", {})]);
       assert.deepEqual(await childPaths(repo, "sm", ""), ["z", "a", "m", "L", "b"]);
-      // List items arrive in any order but are ordered by index.
-      await ok(repo, [], [item("sm", "L", 2, {}), item("sm", "L", 0, {})]);
-      await ok(repo, [], [item("sm", "L", 1, {})]);
-      await ok(repo, [], [item("sm", "L", 10, {})]);
-      assert.deepEqual(await childPaths(repo, "sm", "L"), ["L[0]", "L[1]", "L[2]", "L[10]"]);
+      await ok(repo, [], [item("sm", "L", 0, { i: 0 }), item("sm", "L", 1, { i: 1 })]);
+      await ok(repo, [], [item("sm", "L", 2, { i: 2 })]);
+      assert.deepEqual(await childPaths(repo, "sm", "L"), ["L[0]", "L[1]", "L[2]"]);
+      assert.equal(await repo.countChildren("sm", "L"), 3);
+      assert.equal(await repo.countChildren("sm", ""), 5);
+      assert.equal(await repo.countChildren("sm", "L[0]"), 0);
+      assert.equal(await repo.countChildren("sm", "L[9]"), 0);
       const [a, b] = await repo.getElements("sm", ["z", "b"]);
       assert.ok(a && b && a.orderKey < b.orderKey, "orderKey increases in insertion order");
       // Another submodel's children are separate.
@@ -271,10 +273,10 @@ export function repositoryContract(name: string, makeRepository: () => Promise<R
         insert("sm", "Temp.x", "Temp.x.y", {}),
         insert("sm", "Temperature", "Temperature.inner", {}),
         insert("sm", "", "L", {}),
-        item("sm", "L", 1, {}),
         item("sm", "L", 0, {}),
-        item("sm", "L[0]", 1, {}),
+        item("sm", "L", 1, {}),
         item("sm", "L[0]", 0, {}),
+        item("sm", "L[0]", 1, {}),
         item("sm", "L[1]", 0, {}),
         insert("sm", "L[0][1]", "L[0][1].deep", {}),
         insert("sm", "", "Te", {}),
@@ -411,14 +413,109 @@ export function repositoryContract(name: string, makeRepository: () => Promise<R
       } while (cursor !== undefined);
       assert.deepEqual(seen, [...names.filter((n) => n !== "e15").map((n) => `c.${n}`), "c.new"]);
 
-      // List items: a cursor in the middle survives an item inserted before and after it.
-      await ok(repo, [], [0, 1, 2, 3, 4, 5].map((i) => item("sm", "L", i * 2, {})));
+      // List items: a cursor in the middle survives an item deleted before it and one appended
+      // after it; the next page's items answer with their indexes as they are now.
+      await ok(repo, [], [0, 1, 2, 3, 4, 5].map((i) => item("sm", "L", i, { i })));
       const page1 = await repo.listChildren("sm", "L", { limit: 3 });
-      assert.deepEqual(paths(page1.items), ["L[0]", "L[2]", "L[4]"]);
-      await ok(repo, [], [item("sm", "L", 1, {}), item("sm", "L", 7, {})]);
-      const page2 = await repo.listChildren("sm", "L", { cursor: page1.cursor, limit: 10 });
-      assert.deepEqual(paths(page2.items), ["L[6]", "L[7]", "L[8]", "L[10]"]);
-      assert.equal(page2.cursor, undefined);
+      assert.deepEqual(paths(page1.items), ["L[0]", "L[1]", "L[2]"]);
+      await ok(repo, [], [{ op: "delete-element", submodelId: "sm", path: "L[0]", orderKey: page1.items[0].orderKey }, item("sm", "L", 5, { i: 6 })]);
+      const page2 = await repo.listChildren("sm", "L", { cursor: page1.cursor, limit: 2 });
+      assert.deepEqual(page2.items.map((r) => [r.path, r.json]), [["L[2]", '{"i":3}'], ["L[3]", '{"i":4}']]);
+      const page3 = await repo.listChildren("sm", "L", { cursor: page2.cursor, limit: 10 });
+      assert.deepEqual(page3.items.map((r) => [r.path, r.json]), [["L[4]", '{"i":5}'], ["L[5]", '{"i":6}']]);
+      assert.equal(page3.cursor, undefined);
+    });
+
+    test("list items: append and delete at both ends and in the middle keep order and indexes", async (repo) => {
+      const values = ["a", "b", "c", "d", "e"];
+      await ok(repo, [], [insert("sm", "", "L", {}), ...values.map((v, i) => item("sm", "L", i, { v }))]);
+      const expectList = async (expected: string[]) => {
+        const subtree = await repo.getSubtree("sm", "L");
+        assert.deepEqual(subtree.slice(1).map((r) => [r.path, r.json]), expected.map((v, i) => [`L[${i}]`, JSON.stringify({ v })]));
+        const points = await repo.getElements("sm", expected.map((_, i) => `L[${i}]`).concat(`L[${expected.length}]`));
+        assert.deepEqual(points.map((r) => r?.json), [...expected.map((v) => JSON.stringify({ v })), undefined]);
+        assert.deepEqual(points.map((r) => r?.path), [...expected.map((_, i) => `L[${i}]`), undefined]);
+        assert.equal(await repo.countChildren("sm", "L"), expected.length);
+        assert.deepEqual(await childPaths(repo, "sm", "L"), expected.map((_, i) => `L[${i}]`));
+      };
+      const del = (index: number): CommitOp => ({ op: "delete-element", submodelId: "sm", path: `L[${index}]`, orderKey: "" });
+      const [before] = await repo.getElements("sm", ["L[3]"]);
+      await ok(repo, [], [del(0)]);
+      await expectList(["b", "c", "d", "e"]);
+      // The shifted item kept its record: same revision, same orderKey, new index.
+      const [shifted] = await repo.getElements("sm", ["L[2]"]);
+      assert.deepEqual({ ...shifted, path: "L[3]" }, before);
+      await ok(repo, [], [del(3)]);
+      await expectList(["b", "c", "d"]);
+      await ok(repo, [], [del(1)]);
+      await expectList(["b", "d"]);
+      await ok(repo, [], [item("sm", "L", 2, { v: "z" })]);
+      await expectList(["b", "d", "z"]);
+      // Several deletes in one commit, last first (as the engine sends them).
+      await ok(repo, [], [del(2), del(0)]);
+      await expectList(["d"]);
+      await ok(repo, [], [del(0)]);
+      await expectList([]);
+      await ok(repo, [], [item("sm", "L", 0, { v: "new" })]);
+      await expectList(["new"]);
+      // Past the end: nothing to delete, touch or rewrite.
+      await ok(repo, [], [del(5), { op: "touch-element", submodelId: "sm", path: "L[5]" }]);
+      await expectList(["new"]);
+    });
+
+    test("nested lists and their descendants resolve by position at every level", async (repo) => {
+      await ok(repo, [], [
+        insert("sm", "", "L", {}),
+        ...[0, 1, 2].map((i) => item("sm", "L", i, { l: i })),
+        ...[0, 1, 2].map((i) => insert("sm", `L[${i}]`, `L[${i}].M`, { m: i })),
+        ...[0, 1, 2].flatMap((i) => [0, 1].map((j) => item("sm", `L[${i}].M`, j, { i, j }))),
+        ...[0, 1, 2].flatMap((i) => [0, 1].map((j) => insert("sm", `L[${i}].M[${j}]`, `L[${i}].M[${j}].x`, { x: `${i}${j}` }))),
+      ]);
+      assert.equal((await repo.getElements("sm", ["L[2].M[1].x"]))[0]?.json, JSON.stringify({ x: "21" }));
+      // Delete L[0] (its subtree, last record first, as the engine does).
+      const doomed = await repo.getSubtree("sm", "L[0]");
+      await ok(repo, [], doomed.reverse().map((r) => ({ op: "delete-element" as const, submodelId: "sm", path: r.path, orderKey: r.orderKey })));
+      assert.deepEqual(
+        (await repo.getSubtree("sm", "L")).map((r) => [r.path, r.json]),
+        [
+          ["L", "{}"],
+          ...[1, 2].flatMap((i, at) => [
+            [`L[${at}]`, JSON.stringify({ l: i })],
+            [`L[${at}].M`, JSON.stringify({ m: i })],
+            ...[0, 1].flatMap((j) => [
+              [`L[${at}].M[${j}]`, JSON.stringify({ i, j })],
+              [`L[${at}].M[${j}].x`, JSON.stringify({ x: `${i}${j}` })],
+            ]),
+          ]),
+        ],
+      );
+      const [x] = await repo.getElements("sm", ["L[1].M[1].x"]);
+      assert.deepEqual([x?.path, x?.json], ["L[1].M[1].x", JSON.stringify({ x: "21" })]);
+      assert.equal((await repo.getElements("sm", ["L[2].M[0].x"]))[0], undefined);
+      // Writes through indexed paths reach the item now at that index.
+      await ok(repo, [], [{ op: "put-element", submodelId: "sm", path: "L[0].M[1].x", json: '{"x":"new"}' }, { op: "touch-element", submodelId: "sm", path: "L[0].M" }]);
+      assert.equal((await repo.getElements("sm", ["L[0].M[1].x"]))[0]?.json, '{"x":"new"}');
+      assert.deepEqual(paths(await repo.getSubtree("sm", "L[1].M", 1)), ["L[1].M", "L[1].M[0]", "L[1].M[1]"]);
+      assert.deepEqual(paths((await repo.listChildren("sm", "L[1].M", { limit: 1, cursor: (await repo.listChildren("sm", "L[1].M", { limit: 1 })).cursor })).items), ["L[1].M[1]"]);
+      // The whole submodel answers external paths too.
+      assert.ok(paths(await repo.getSubtree("sm", "")).includes("L[1].M[1].x"));
+    });
+
+    test("preconditions on indexed paths resolve inside the commit, with the item's orderKey", async (repo) => {
+      const { seq } = await ok(repo, [], [insert("sm", "", "L", {}), ...[0, 1, 2].map((i) => item("sm", "L", i, { i }))]);
+      const [first, second] = await repo.getElements("sm", ["L[0]", "L[1]"]);
+      assert.ok(await repo.commit(commit([{ on: "element", submodelId: "sm", path: "L[1]", revision: seq, orderKey: second!.orderKey }], [])).then((r) => r.ok));
+      assert.deepEqual(await repo.commit(commit([{ on: "element", submodelId: "sm", path: "L[3]", revision: seq }], [])), { ok: false, failed: 0 });
+      assert.ok((await repo.commit(commit([{ on: "element", submodelId: "sm", path: "L[3]", revision: null }], []))).ok);
+      // The item that was L[1] is L[0] after a shift; L[1] has the same revision but another orderKey.
+      await ok(repo, [], [{ op: "delete-element", submodelId: "sm", path: "L[0]", orderKey: first!.orderKey }]);
+      assert.deepEqual(await repo.commit(commit([{ on: "element", submodelId: "sm", path: "L[1]", revision: seq, orderKey: second!.orderKey }], [])), { ok: false, failed: 0 });
+      assert.ok((await repo.commit(commit([{ on: "element", submodelId: "sm", path: "L[0]", revision: seq, orderKey: second!.orderKey }], []))).ok);
+      assert.ok((await repo.commit(commit([{ on: "element", submodelId: "sm", path: "L[1]", revision: seq }], []))).ok);
+      // A precondition sees the state before its own commit's ops.
+      const deleted = await repo.commit(commit([{ on: "element", submodelId: "sm", path: "L[1]", revision: seq }], [{ op: "delete-element", submodelId: "sm", path: "L[0]", orderKey: "" }]));
+      assert.ok(deleted.ok);
+      assert.equal(await repo.countChildren("sm", "L"), 1);
     });
 
     test("deleting a submodel drops all its element records", async (repo) => {

@@ -16,7 +16,7 @@ export interface CommitQueue {
 }
 
 /** Ops above which a commit is sent on its own. */
-const LARGE_COMMIT_OPS = 1_000;
+export const LARGE_COMMIT_OPS = 1_000;
 /** Commits at most per script call: bounds how long one call holds Redis. */
 const MAX_BATCH_COMMITS = 512;
 

@@ -1,7 +1,8 @@
 import { batchIndexOf, type Commit, type CommitOp, type CommitResult, type IdentifiableKind } from "@twinport/shared";
 import { idempotencyKey } from "./idempotency-redis.ts";
+import { LUA_PATHS } from "./lua-paths.ts";
 import { luaScript } from "./lua-script.ts";
-import { IDENTIFIABLE_KINDS, orderKeyOf, type RedisLayout } from "./redis-layout.ts";
+import { IDENTIFIABLE_KINDS, type RedisLayout } from "./redis-layout.ts";
 
 /**
  * The commit: ONE Lua script over declared KEYS, so checking and writing are one atomic step. One
@@ -18,11 +19,15 @@ import { IDENTIFIABLE_KINDS, orderKeyOf, type RedisLayout } from "./redis-layout
  *       unpack()s it: Lua's stack holds ~8000 values, a commit can hold 100,000 ops.
  *       An expected revision `@j` is the seq that commit j (1-based) of this batch got.
  *
+ * Element paths arrive external (`L[3].x`) and are resolved when each precondition or op applies
+ * (lua-paths.ts): list items live under position tokens (`L[#<orderKey>]`, docs/adr/0020), so
+ * deleting one item touches only its own records, and a new item is appended after its list's last.
+ *
  * Records are packed (see redis-layout.ts); the script only ever looks at their prefix up to the
  * JSON. Returns one number per commit: its seq, or -(index + 1) of its failed precondition. A failed
  * check returns before the commit's first write, so it changes nothing and takes no seq.
  */
-const SOURCE = `
+const SOURCE = `${LUA_PATHS}
 local KIND = { shell = 5, submodel = 7, ["concept-description"] = 9 }
 local function sm(i) return 11 + (tonumber(i) - 1) * 3 end
 local function revOf(record) return string.match(record, '^%d*') end
@@ -41,6 +46,52 @@ local function nextOrderKey(b)
   n = n + 1
   counters[b] = n
   return string.format('%016x', n)
+end
+-- Resolved path prefixes per submodel (see lua-paths.ts), and per list its length and last
+-- orderKey (so a load of 200,000 items asks the sorted set once, not per item); both are emptied
+-- when a list item goes.
+local memos = {}
+local tails = {}
+local function resolve(b, path)
+  local memo = memos[b]
+  if memo == nil then
+    memo = {}
+    memos[b] = memo
+  end
+  return resolvePath(KEYS[b + 1], path, memo)
+end
+local function tailOf(b, parent)
+  local known = tails[b]
+  if known == nil then
+    known = {}
+    tails[b] = known
+  end
+  local tail = known[parent]
+  if tail == nil then
+    local last = redis.call('ZREVRANGEBYLEX', KEYS[b + 1], '(' .. parent .. '\\2', '[' .. parent .. '\\1', 'LIMIT', 0, 1)[1]
+    tail = {
+      count = redis.call('ZLEXCOUNT', KEYS[b + 1], '[' .. parent .. '\\1', '(' .. parent .. '\\2'),
+      lastKey = last and string.sub(last, #parent + 2, #parent + 17) or '',
+    }
+    known[parent] = tail
+  end
+  return tail
+end
+local function forgetPositions(b)
+  memos[b] = nil
+  tails[b] = nil
+end
+-- A list item's orderKey sorts after the list's last item: a store written before ADR 0020 keyed
+-- items by their index, which the counter knows nothing of.
+local function nextItemKey(b, tail)
+  local key = nextOrderKey(b)
+  if tail.lastKey >= key then
+    counters[b] = tonumber(tail.lastKey, 16) + 1
+    key = string.format('%016x', counters[b])
+  end
+  tail.lastKey = key
+  tail.count = tail.count + 1
+  return key
 end
 
 local results = {}
@@ -62,10 +113,27 @@ for c = 1, tonumber(ARGV[1]) do
         -- idempotency-key-free: x = index of the record's key in KEYS (docs/adr/0017)
         holds = redis.call('EXISTS', KEYS[tonumber(x)]) == 0
       else
-        local key = (t == 'i') and KEYS[KIND[x]] or KEYS[sm(x)]
-        local stored = redis.call('HGET', key, y)
+        local stored = false
+        local orderKey = nil
+        if t == 'i' then
+          stored = redis.call('HGET', KEYS[KIND[x]], y)
+        else
+          -- 'e': an element; 'o': an element whose orderKey must match too (z = revision:orderKey)
+          local b = sm(x)
+          local internal = resolve(b, y)
+          if internal then stored = redis.call('HGET', KEYS[b], internal) end
+          if t == 'o' then
+            local colon = string.find(z, ':', 1, true)
+            orderKey = string.sub(z, colon + 1)
+            z = string.sub(z, 1, colon - 1)
+          end
+        end
         if string.sub(z, 1, 1) == '@' then z = seqs[tonumber(string.sub(z, 2))] or 'failed' end
         if z == '' then holds = (stored == false) else holds = (stored ~= false and revOf(stored) == z) end
+        if holds and orderKey ~= nil then
+          local _, _, k = string.find(stored, '^%d*\\1([^\\1]*)\\1')
+          holds = (k == orderKey)
+        end
       end
       if not holds then failed = p end
     end
@@ -83,36 +151,65 @@ for c = 1, tonumber(ARGV[1]) do
 while a < opsEnd do
   local op = ARGV[a]
   if op == 'ie' or op == 'pe' then
-    -- put-element: submodel, path, json [, parentPath, orderKey ('' = next of the counter)]
-    local b, path = sm(ARGV[a + 1]), ARGV[a + 2]
-    local old = redis.call('HGET', KEYS[b], path)
-    local orderKey, parent = '', ''
+    -- put-element: submodel, path, json [, parentPath, '1' for a list item or '']
+    local b = sm(ARGV[a + 1])
+    local external = ARGV[a + 2]
+    local item = op == 'ie' and ARGV[a + 5] == '1'
+    local parentExternal = ARGV[a + 4]
+    local path, tail, index, parent
+    if item then
+      -- a list item at or past its list's end (a load, a POST: known from the list's tail) is new
+      parent = resolve(b, parentExternal) or parentExternal
+      tail = tailOf(b, parent)
+      index = tonumber(string.sub(external, #parentExternal + 2, -2))
+      if index and index < tail.count then path = resolve(b, external) end
+    else
+      path = resolve(b, external)
+    end
+    local old = path and redis.call('HGET', KEYS[b], path)
+    local orderKey = ''
     if old then
       -- an existing element keeps its place
       local _, _, k, p = string.find(old, '^%d*\\1([^\\1]*)\\1([^\\1]*)\\1')
       orderKey, parent = k, p
     elseif op == 'ie' then
-      parent = ARGV[a + 4]
-      orderKey = ARGV[a + 5]
-      if orderKey == '' then orderKey = nextOrderKey(b) end
+      if item then
+        -- appended under its position token; its rank is the list's old length, so when that is
+        -- the index it was named by, the next ops of a load find it (and its children) by memo
+        local rank = tail.count
+        orderKey = nextItemKey(b, tail)
+        path = parent .. '[#' .. orderKey .. ']'
+        if index == rank then memos[b][external] = path end
+      else
+        parent = resolve(b, parentExternal) or parentExternal
+        orderKey = nextOrderKey(b)
+        path = parent .. string.sub(external, #parentExternal + 1)
+      end
       redis.call('ZADD', KEYS[b + 1], 0, parent .. '\\1' .. orderKey .. '\\1' .. path)
+    else
+      parent = ''
     end
-    redis.call('HSET', KEYS[b], path, rev .. '\\1' .. orderKey .. '\\1' .. parent .. '\\1' .. ARGV[a + 3])
+    -- (a path past a list's end, not inserted, has nothing to be written under)
+    if path then redis.call('HSET', KEYS[b], path, rev .. '\\1' .. orderKey .. '\\1' .. parent .. '\\1' .. ARGV[a + 3]) end
     if op == 'ie' then a = a + 6 else a = a + 4 end
   elseif op == 'de' then
     -- delete-element: submodel, path
-    local b, path = sm(ARGV[a + 1]), ARGV[a + 2]
-    local old = redis.call('HGET', KEYS[b], path)
+    local b = sm(ARGV[a + 1])
+    local path = resolve(b, ARGV[a + 2])
+    local old = path and redis.call('HGET', KEYS[b], path)
     if old then
       local _, _, orderKey, parent = string.find(old, '^%d*\\1([^\\1]*)\\1([^\\1]*)\\1')
       if orderKey ~= '' then redis.call('ZREM', KEYS[b + 1], parent .. '\\1' .. orderKey .. '\\1' .. path) end
       redis.call('HDEL', KEYS[b], path)
+      -- a list item gone shifts the ranks of the items after it
+      if string.byte(path, -1) == 93 then forgetPositions(b) end
     end
     a = a + 3
   elseif op == 'te' then
     -- touch-element: submodel, path (only an existing element)
-    local b, path = sm(ARGV[a + 1]), ARGV[a + 2]
-    local old = redis.call('HGET', KEYS[b], path)
+    local b = sm(ARGV[a + 1])
+    local path = resolve(b, ARGV[a + 2])
+    local old = path and redis.call('HGET', KEYS[b], path)
     if old then redis.call('HSET', KEYS[b], path, rev .. restOf(old)) end
     a = a + 3
   elseif op == 'pi' then
@@ -135,6 +232,7 @@ while a < opsEnd do
       -- UNLINK frees a large submodel's memory in the background instead of inside the script
       redis.call('UNLINK', KEYS[b], KEYS[b + 1], KEYS[b + 2])
       counters[b] = 0
+      forgetPositions(b)
     end
     a = a + 4
   elseif op == 'ti' then
@@ -211,6 +309,7 @@ export function encodeCommits(layout: RedisLayout, commits: readonly Commit[]): 
       if (p.on === "identifiable") args.push("i", kind(p.kind), p.id, revision(p.revision));
       else if (p.on === "id-free") args.push("f", p.id, "", "");
       else if (p.on === "idempotency-key-free") args.push("k", idem(p.key), "", "");
+      else if (p.orderKey !== undefined && p.revision !== null) args.push("o", sm(p.submodelId), p.path, `${revision(p.revision)}:${p.orderKey}`);
       else args.push("e", sm(p.submodelId), p.path, revision(p.revision));
     }
     const opsStart = args.length;
@@ -239,7 +338,7 @@ function encodeOp(op: CommitOp, args: (string | number)[], sm: (id: string) => n
       if (op.insert) {
         const index = op.insert.index;
         if (index !== undefined && !(Number.isSafeInteger(index) && index >= 0)) throw new RangeError(`List index must be a non-negative integer, got ${index}`);
-        args.push("ie", sm(op.submodelId), op.path, op.json, op.insert.parentPath, index === undefined ? "" : orderKeyOf(index));
+        args.push("ie", sm(op.submodelId), op.path, op.json, op.insert.parentPath, op.insert.segment.startsWith("[") ? "1" : "");
       } else {
         args.push("pe", sm(op.submodelId), op.path, op.json);
       }

@@ -24,8 +24,19 @@ describe("record cache across replicas", () => {
     server = await startRedis();
     for (let i = 0; i < 2; i++) repositories.push(await createRedisRepository({ url: server.url, keyPrefix: "cache" }));
     [a, b] = repositories.map((repository) => createEngine({ repository, recordCacheSize: 100 }));
+    const items = ["a", "b", "c"].map((name) => ({ modelType: "Property", valueType: "xs:string", value: name, description: [{ language: "en", text: name }] }));
     const body = JSON.stringify({
-      submodels: [{ modelType: "Submodel", id: "urn:sm", idShort: "sm", submodelElements: ["p", "q"].map((idShort) => ({ modelType: "Property", idShort, valueType: "xs:int", value: "0" })) }],
+      submodels: [
+        {
+          modelType: "Submodel",
+          id: "urn:sm",
+          idShort: "sm",
+          submodelElements: [
+            ...["p", "q"].map((idShort) => ({ modelType: "Property", idShort, valueType: "xs:int", value: "0" })),
+            { modelType: "SubmodelElementList", idShort: "L", typeValueListElement: "Property", valueTypeListElement: "xs:string", value: items },
+          ],
+        },
+      ],
     });
     assert.ok((await run(a, "LoadEnvironment", { body })).ok);
   });
@@ -56,6 +67,19 @@ describe("record cache across replicas", () => {
     assert.equal(new Set(revisions).size, 40, "each write its own commit");
     const last = replies.reduce((best, r, i) => (r.revision! > replies[best]!.revision! ? i : best), 0);
     assert.equal((await value(a, "q")).value, String(100 + last));
+  });
+
+  it("a list item cached here, shifted by the other replica: the write reaches the item now at that index, not the cached one", async () => {
+    // The items were loaded in one commit: they share a revision, only their orderKey tells them apart.
+    // A plans a write of L[1] (item b) that fails its If-Match: A has now cached item b as L[1].
+    const refused = await run(a, "PatchSubmodelElementValueByPath", { submodelId: "urn:sm", idShortPath: "L[1]", body: '"b1"', preconditions: { ifMatch: ["999999"] } });
+    assert.equal(!refused.ok && refused.error.code, "precondition-failed");
+    assert.ok((await run(b, "DeleteSubmodelElementByPath", { submodelId: "urn:sm", idShortPath: "L[0]" })).ok);
+    assert.ok((await run(a, "PatchSubmodelElementValueByPath", { submodelId: "urn:sm", idShortPath: "L[1]", body: '"c1"' })).ok);
+    const list = await run(b, "GetSubmodelElementByPath", { submodelId: "urn:sm", idShortPath: "L" });
+    assert.ok(list.ok);
+    const shown = (list.value as { value: { value: string; description: { text: string }[] }[] }).value.map((p) => [p.description[0]!.text, p.value]);
+    assert.deepEqual(shown, [["b", "b"], ["c", "c1"]]);
   });
 
   it("an element deleted by the other replica is not found here", async () => {

@@ -11,14 +11,17 @@ import type { IdentifiableKind } from "@twinport/shared";
  *   {tp}:ordinal                 string  creation counter that orders identifiables
  *   {tp}:<kind>:rec              hash    id → `<revision>\x01<AAS JSON>` (submodels without elements)
  *   {tp}:<kind>:order            zset    id, scored by its creation ordinal (keyset paging by score)
- *   {tp}:sm:<b64url id>:el       hash    idShortPath → `<revision>\x01<orderKey>\x01<parentPath>\x01<json>`
+ *   {tp}:sm:<b64url id>:el       hash    internal path → `<revision>\x01<orderKey>\x01<parentPath>\x01<json>`
  *                                        (the shallow element JSON; orderKey "" = never inserted
- *                                        into a parent)
+ *                                        into a parent). Internal path = the idShortPath with each
+ *                                        list index replaced by the item's token `[#<orderKey>]`
+ *                                        (docs/adr/0020; `[<index>]` in stores written before it)
  *   {tp}:sm:<b64url id>:order    zset    all scores 0; members `<parentPath>\x01<orderKey>\x01<path>`,
  *                                        so ZRANGEBYLEX [P\x01 (P\x02 is P's children in order
  *                                        (`\x01`/`\x02` sort below every idShort character, so `Temp`
  *                                        never picks up `Temperature`'s children), keyset-pageable
- *   {tp}:sm:<b64url id>:ctr      string  per-submodel counter for orderKeys (list items use the index)
+ *   {tp}:sm:<b64url id>:ctr      string  per-submodel counter for orderKeys (list items too: an item's
+ *                                        index is its rank in :order, found in O(log n))
  *   {tp}:outbox                  stream  one entry per commit, id `<seq>-0`, fields seq, event
  *                                        (the event draft as JSON text, built in JS)
  *   {tp}:relay:lease             string  owner of the outbox relay (SET NX PX)

@@ -168,6 +168,89 @@ describe("Redis repository", () => {
     }
   });
 
+  it("deleting and appending one list item costs the same Redis commands on 10 as on 10,000 items", async () => {
+    const repo = await createRedisRepository({ url: server.url, keyPrefix: nextPrefix() });
+    try {
+      const item = (id: string, i: number): Extract<CommitOp, { op: "put-element" }> => ({ op: "put-element", submodelId: id, path: `L[${i}]`, json: `{"i":${i}}`, insert: { parentPath: "L", segment: `[${i}]`, index: i } });
+      for (const [id, size] of [["small", 10], ["big", 10_000]] as const) {
+        await commitOk(repo, [{ op: "put-identifiable", kind: "submodel", id, json: "{}" }, insert(id, "", "A"), insert(id, "", "L"), insert(id, "", "Z")]);
+        for (let from = 0; from < size; from += 1000) await commitOk(repo, Array.from({ length: Math.min(1000, size - from) }, (_, k) => item(id, from + k)));
+      }
+      // What the engine does for DELETE L[0] and POST L: read, commit with the read's guard.
+      const deleteFirst = async (id: string) => {
+        const [record] = await repo.getElements(id, ["L[0]"]);
+        const result = await repo.commit({
+          preconditions: [{ on: "element", submodelId: id, path: "L[0]", revision: record!.revision, orderKey: record!.orderKey }],
+          ops: [{ op: "delete-element", submodelId: id, path: "L[0]", orderKey: record!.orderKey }, { op: "touch-element", submodelId: id, path: "L" }, { op: "touch-identifiable", kind: "submodel", id }],
+          event: draft,
+        });
+        assert.ok(result.ok);
+      };
+      const append = async (id: string) => {
+        const [list] = await repo.getElements(id, ["L"]);
+        const length = await repo.countChildren(id, "L");
+        const result = await repo.commit({
+          preconditions: [{ on: "element", submodelId: id, path: "L", revision: list!.revision }, { on: "element", submodelId: id, path: `L[${length}]`, revision: null }],
+          ops: [{ ...item(id, length), json: '"appended"' }, { op: "touch-element", submodelId: id, path: "L" }, { op: "touch-identifiable", kind: "submodel", id }],
+          event: draft,
+        });
+        assert.ok(result.ok);
+      };
+      const commands = async () => {
+        const stats = await admin.info("commandstats");
+        return [...stats.matchAll(/calls=(\d+)/g)].reduce((sum, m) => sum + Number(m[1]), 0);
+      };
+      const counted = async (run: () => Promise<void>) => {
+        const before = await commands();
+        await run();
+        return (await commands()) - before - 1; // minus the INFO itself
+      };
+      await deleteFirst("small"); // scripts loaded
+      await append("small");
+      assert.equal(await counted(() => deleteFirst("big")), await counted(() => deleteFirst("small")));
+      assert.equal(await counted(() => append("big")), await counted(() => append("small")));
+      // And the big list is right: one item deleted from the front, one appended.
+      const big = await repo.getSubtree("big", "L");
+      assert.equal(big.length, 1 + 10_000);
+      assert.deepEqual([big[1]!.path, big[1]!.json], ["L[0]", '{"i":1}']);
+      assert.deepEqual([big.at(-1)!.path, big.at(-1)!.json], ["L[9999]", '"appended"']);
+      assert.deepEqual((await repo.getElements("big", ["L[9998]"]))[0]?.json, '{"i":9999}');
+    } finally {
+      await repo.close();
+    }
+  });
+
+  it("reads and writes lists stored before ADR 0020 (items under their index)", async () => {
+    const repo = await createRedisRepository({ url: server.url, keyPrefix: nextPrefix() });
+    try {
+      await commitOk(repo, [{ op: "put-identifiable", kind: "submodel", id: "old", json: "{}" }, insert("old", "", "L")]);
+      const keys = repo.layout.submodel("old");
+      // The old layout: path L[i], orderKey = the index, children with counter keys.
+      for (let i = 0; i < 3; i++) {
+        const orderKey = i.toString(16).padStart(16, "0");
+        await admin.hset(keys.el, `L[${i}]`, `7\x01${orderKey}\x01L\x01{"i":${i}}`);
+        await admin.zadd(keys.order, 0, `L\x01${orderKey}\x01L[${i}]`);
+        const childKey = (100 + i).toString(16).padStart(16, "0");
+        await admin.hset(keys.el, `L[${i}].x`, `7\x01${childKey}\x01L[${i}]\x01{"x":${i}}`);
+        await admin.zadd(keys.order, 0, `L[${i}]\x01${childKey}\x01L[${i}].x`);
+      }
+      assert.deepEqual((await repo.getSubtree("old", "L")).map((r) => r.path), ["L", "L[0]", "L[0].x", "L[1]", "L[1].x", "L[2]", "L[2].x"]);
+      const doomed = await repo.getSubtree("old", "L[0]");
+      await commitOk(repo, doomed.reverse().map((r) => ({ op: "delete-element" as const, submodelId: "old", path: r.path, orderKey: r.orderKey })));
+      await commitOk(repo, [
+        { op: "put-element", submodelId: "old", path: "L[2]", json: '{"i":"new"}', insert: { parentPath: "L", segment: "[2]", index: 2 } },
+        insert("old", "L[2]", "L[2].x", '{"x":"new"}'),
+      ]);
+      assert.deepEqual(
+        (await repo.getSubtree("old", "L")).map((r) => [r.path, r.json]),
+        [["L", "{}"], ["L[0]", '{"i":1}'], ["L[0].x", '{"x":1}'], ["L[1]", '{"i":2}'], ["L[1].x", '{"x":2}'], ["L[2]", '{"i":"new"}'], ["L[2].x", '{"x":"new"}']],
+      );
+      assert.deepEqual((await repo.getElements("old", ["L[1].x"]))[0]?.json, '{"x":2}');
+    } finally {
+      await repo.close();
+    }
+  });
+
   it("fails fast with RepositoryUnavailableError while a command runs too long", async () => {
     const repo = await createRedisRepository({ url: server.url, keyPrefix: nextPrefix(), commandTimeoutMs: 200 });
     const blocker = new Redis(server.url);

@@ -2,11 +2,11 @@ import type { IdentifiableKind, Repository, RepositoryPage, StoredIdentifiable }
 import { CommandError } from "@twinport/shared";
 import type { Redis } from "ioredis";
 import { CommitEncodingError, runCommits } from "./commit-script.ts";
-import { createCommitQueue } from "./commit-queue.ts";
+import { createCommitQueue, LARGE_COMMIT_OPS } from "./commit-queue.ts";
 import { commitCall, redisIdempotency } from "./idempotency-redis.ts";
 import { readOutboxEvents } from "./outbox-events.ts";
 import { redisOperationHandles } from "./operation-handles-redis.ts";
-import { decodeCursor, encodeCursor, getElements, getSubtree, listChildren } from "./element-reads.ts";
+import { countChildren, decodeCursor, encodeCursor, getElements, getSubtree, listChildren } from "./element-reads.ts";
 import { closeRedis, createRedisClient, firstConnection } from "./redis-client.ts";
 import { redisCall } from "./redis-errors.ts";
 import { IDENTIFIABLE_KINDS, redisLayout, unpackIdentifiable, type RedisLayout } from "./redis-layout.ts";
@@ -31,6 +31,8 @@ export interface RedisRepository extends Repository {
 }
 
 export const DEFAULT_COMMAND_TIMEOUT_MS = 2000;
+/** How long a large commit (see LARGE_COMMIT_OPS) may take before it counts as "Redis unavailable". */
+export const BULK_COMMAND_TIMEOUT_MS = 120_000;
 
 /**
  * Connect to Redis (waiting for the first connection attempt only: when Redis is down the store
@@ -42,8 +44,18 @@ export async function createRedisRepository(options: RedisRepositoryOptions): Pr
   const redis = createRedisClient(options.url, { commandTimeoutMs, connectionName: `twinport-repository-${layout.prefix}`, autoPipelining: true });
   await firstConnection(redis, commandTimeoutMs);
 
+  // A large commit (a model load, a PUT of a big list: over LARGE_COMMIT_OPS ops, always sent alone)
+  // may hold Redis for seconds in one script; on the fail-fast connection it would time out while
+  // Redis goes on applying it. It gets its own connection with a long timeout instead.
+  let bulk: Promise<Redis> | undefined;
+  const bulkClient = () =>
+    (bulk ??= (async () => {
+      const client = createRedisClient(options.url, { commandTimeoutMs: Math.max(commandTimeoutMs, BULK_COMMAND_TIMEOUT_MS), connectionName: `twinport-repository-${layout.prefix}-bulk` });
+      await firstConnection(client, commandTimeoutMs);
+      return client;
+    })());
   const commits = createCommitQueue(
-    (batch) => runCommits(redis, layout, batch),
+    async (batch) => runCommits(batch.some((c) => c.ops.length > LARGE_COMMIT_OPS) ? await bulkClient() : redis, layout, batch),
     (error) => error instanceof CommitEncodingError,
   );
 
@@ -108,6 +120,10 @@ export async function createRedisRepository(options: RedisRepositoryOptions): Pr
       return await listChildren(redis, layout.submodel(submodelId), parentPath, page);
     },
 
+    async countChildren(submodelId, parentPath) {
+      return await countChildren(redis, layout.submodel(submodelId), parentPath);
+    },
+
     async getSubtree(submodelId, path, maxDepth) {
       return await getSubtree(redis, layout.submodel(submodelId), path, maxDepth);
     },
@@ -148,6 +164,7 @@ export async function createRedisRepository(options: RedisRepositoryOptions): Pr
     },
 
     async close() {
+      if (bulk) await closeRedis(await bulk);
       await closeRedis(redis);
     },
   };

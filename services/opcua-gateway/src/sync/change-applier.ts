@@ -77,9 +77,10 @@ function applyElement(target: MirrorTarget, event: ChangeEvent, change: string):
   const path = event.idShortPath;
   if (path === undefined) throw new OutOfSyncError(`${event.kind} event ${event.seq} has no idShortPath`);
   const { parentPath, index } = splitParent(path);
-  // Adding, replacing or removing a list item can renumber its siblings, which no event reports:
-  // rebuild the whole list from the store (its nodes are patched in place).
-  if (index !== undefined && change !== "value-changed") return reloadElement(target, event.id, parentPath);
+  // Removing a list item renumbers the items after it, which no event reports: rebuild the whole
+  // list from the store (its nodes are patched in place). Adding one appends it (the store always
+  // does, ADR 0020) and replacing one keeps its index, so those touch that item's nodes only.
+  if (index !== undefined && change === "deleted") return reloadElement(target, event.id, parentPath);
   if (change === "deleted") return target.builder.remove(elementNodeId(event.id, path));
   if (event.payload !== undefined) return placeElement(target, event.id, path, event.payload as Json);
   return reloadElement(target, event.id, path);

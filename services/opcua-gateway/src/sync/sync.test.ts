@@ -84,6 +84,18 @@ test("deleting a list item renumbers the items after it", async () => {
   assert.equal(await opcua.exists(node("Tags[2]")), false);
 });
 
+test("a list item appended or replaced appears at its index, the other items stay", async () => {
+  await run("PostSubmodelElement", { submodelId: VALUES_SUBMODEL, idShortPath: "Tags", body: JSON.stringify({ modelType: "Property", valueType: "xs:string", value: "z" }) });
+  assert.equal((await opcua.read(node("Tags[2]", "Value"))).value.value, "z");
+  await run("PutSubmodelElementByPath", { submodelId: VALUES_SUBMODEL, idShortPath: "Tags[1]", body: JSON.stringify({ modelType: "Property", valueType: "xs:string", value: "y" }) });
+  assert.deepEqual(
+    await Promise.all([0, 1, 2].map(async (i) => (await opcua.read(node(`Tags[${i}]`, "Value"))).value.value)),
+    ["b", "y", "z"],
+  );
+  await run("DeleteSubmodelElementByPath", { submodelId: VALUES_SUBMODEL, idShortPath: "Tags[2]" });
+  assert.equal(await opcua.exists(node("Tags[2]")), false);
+});
+
 test("submodels, shells and concept descriptions created and deleted through the store come and go", async () => {
   const submodelId = "urn:twinport:test:submodel:new";
   await run("PostSubmodel", { body: JSON.stringify({ modelType: "Submodel", id: submodelId, idShort: "Fresh", submodelElements: [{ modelType: "Property", idShort: "P", valueType: "xs:string", value: "x" }] }) });

@@ -99,7 +99,7 @@ function fileCommit(ctx: EngineContext, cmd: Command<"PutFileByPath" | "DeleteFi
   const { submodelId, idShortPath: path } = cmd.params;
   return {
     commit: {
-      preconditions: [{ on: "element" as const, submodelId, path, revision: old.record.revision }],
+      preconditions: [{ on: "element" as const, submodelId, path, revision: old.record.revision, orderKey: old.record.orderKey }],
       ops: [{ op: "put-element" as const, submodelId, path, json: JSON.stringify(updated) }, ...touchOps(submodelId, path)],
       event: eventDraft({ kind: "element.value-changed", id: submodelId, idShortPath: path, origin: cmd.origin, correlationId: cmd.correlationId }, updated, ctx.clock.now()),
     },

@@ -43,7 +43,7 @@ export async function patchElement(ctx: EngineContext, cmd: Command<"PatchSubmod
     }
     return {
       commit: {
-        preconditions: [{ on: "element", submodelId, path, revision: old.record.revision }],
+        preconditions: [{ on: "element", submodelId, path, revision: old.record.revision, orderKey: old.record.orderKey }],
         ops: [...rewriteOps(submodelId, path, old.records, checked), touchSubmodel(submodelId)],
         event: eventDraft({ kind: "element.updated", id: submodelId, idShortPath: path, origin: cmd.origin, correlationId: cmd.correlationId }, checked, ctx.clock.now()),
       },

@@ -55,7 +55,7 @@ export async function patchElementValue(ctx: EngineContext, cmd: Command<"PatchS
     const checked = patchedValue(old.element, unwrapValueOnly(old.element, body), path, ctx.validation.onUpdate);
     return {
       commit: {
-        preconditions: [{ on: "element", submodelId, path, revision: old.record.revision }],
+        preconditions: [{ on: "element", submodelId, path, revision: old.record.revision, orderKey: old.record.orderKey }],
         ops: [...rewriteOps(submodelId, path, old.records, checked), touchSubmodel(submodelId)],
         event: eventDraft({ kind: "element.value-changed", id: submodelId, idShortPath: path, origin: cmd.origin, correlationId: cmd.correlationId }, checked, ctx.clock.now()),
       },

@@ -1,4 +1,4 @@
-import { childPath, elementReference, hasMetadata, hasPathItems, hasValueOnly, parseIdShortPath, shallowOf, splitParent } from "../../aas/index.ts";
+import { childPath, elementReference, hasMetadata, hasPathItems, hasValueOnly, isList, parseIdShortPath, shallowOf, splitParent } from "../../aas/index.ts";
 import { CommandError, type Command, type Paged } from "../../contracts/index.ts";
 import { checkIdShortPath, readBody } from "../aas-input.ts";
 import { eventDraft } from "../commit-runner.ts";
@@ -92,19 +92,22 @@ export async function postElement(ctx: EngineContext, cmd: Command<"PostSubmodel
         },
       };
     }
-    // A list's next index depends on its current length, so read the parent with its children.
-    const parent = await loadElement(ctx.repository, submodelId, parentPath, 1);
+    // The parent's own record is enough (the child is checked on its own); a list's next index is
+    // its length, counted by the store in O(log n). The parent's revision covers its children, so
+    // the precondition on it also guards that count.
+    const parent = await loadElement(ctx.repository, submodelId, parentPath, 0);
     if (!parent) return elementNotFound(ctx, submodelId, parentPath);
     checkChildInParent(parent.element, element, ctx.validation.onCreate);
-    const { children, list } = childrenOf(parent.element);
-    createdPath = list ? childPath(parentPath, { index: children.length }) : childPath(parentPath, { idShort: element.idShort as string });
+    const list = isList(parent.element);
+    const length = list ? await ctx.repository.countChildren(submodelId, parentPath) : 0;
+    createdPath = list ? childPath(parentPath, { index: length }) : childPath(parentPath, { idShort: element.idShort as string });
     const inserted = insertOps(submodelId, parentPath, [element], list);
     // Flattening numbers list items by position (0 here); move the new item to its real index.
-    const ops = list ? inserted.map((op) => renumber(op, parentPath, 0, children.length)) : inserted;
+    const ops = list ? inserted.map((op) => renumber(op, parentPath, 0, length)) : inserted;
     return {
       commit: {
         preconditions: [
-          { on: "element", submodelId, path: parentPath, revision: parent.record.revision },
+          { on: "element", submodelId, path: parentPath, revision: parent.record.revision, orderKey: parent.record.orderKey },
           { on: "element", submodelId, path: createdPath, revision: null },
         ],
         ops: [...ops, ...touchOps(submodelId, createdPath)],
@@ -148,7 +151,7 @@ export async function putElement(ctx: EngineContext, cmd: Command<"PutSubmodelEl
     const { children, list } = childrenOf(element);
     return {
       commit: {
-        preconditions: [{ on: "element", submodelId, path, revision: old.record.revision }],
+        preconditions: [{ on: "element", submodelId, path, revision: old.record.revision, orderKey: old.record.orderKey }],
         ops: [
           ...deleteOps(submodelId, old.records.slice(1)),
           // The element itself is rewritten in place, so it keeps its position among its siblings.
@@ -178,23 +181,14 @@ export async function deleteElement(ctx: EngineContext, cmd: Command<"DeleteSubm
     checkPreconditions(preconditions, old?.record.revision);
     if (!old) return elementNotFound(ctx, submodelId, path);
     const draft = eventDraft({ kind: "element.deleted", id: submodelId, idShortPath: path, origin: cmd.origin, correlationId: cmd.correlationId }, undefined, ctx.clock.now());
-    if (index === undefined) {
-      return {
-        commit: {
-          preconditions: [{ on: "element", submodelId, path, revision: old.record.revision }],
-          ops: [...deleteOps(submodelId, old.records), ...touchOps(submodelId, path)],
-          event: draft,
-        },
-      };
-    }
-    // Removing a list item shifts the later items' indexes: rewrite the list's items.
-    const list = await loadElement(ctx.repository, submodelId, parentPath);
-    if (!list) return elementNotFound(ctx, submodelId, parentPath);
-    const remaining = childrenOf(list.element).children.filter((_, i) => i !== index);
+    // A list item too: only its own records go; the store keeps items under position tokens, so
+    // the later items' indexes shift without a write (docs/adr/0020). The orderKey names WHICH item
+    // was read, should the list shift before the commit. Touching the ancestors (the list first)
+    // changes the list's ETag.
     return {
       commit: {
-        preconditions: [{ on: "element", submodelId, path: parentPath, revision: list.record.revision }],
-        ops: [...deleteOps(submodelId, list.records.slice(1)), ...insertOps(submodelId, parentPath, remaining, true), ...touchOps(submodelId, parentPath, true)],
+        preconditions: [{ on: "element", submodelId, path, revision: old.record.revision, orderKey: old.record.orderKey }],
+        ops: [...deleteOps(submodelId, old.records), ...touchOps(submodelId, path)],
         event: draft,
       },
     };

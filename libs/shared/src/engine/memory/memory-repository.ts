@@ -1,5 +1,6 @@
 import { CommandError } from "../../contracts/index.ts";
 import { batchIndexOf } from "../ports/repository.ts";
+import { externalChildPath, listItemToken, resolvePath } from "../ports/list-item-paths.ts";
 import type {
   Commit,
   CommitOp,
@@ -20,9 +21,13 @@ import { createMemoryOperationHandles } from "./memory-operation-handles.ts";
  * result. `commit` never awaits between checking and applying, so it is atomic in one process.
  *
  * Ordering mirrors the Redis implementation: identifiables by a creation ordinal; children of a
- * parent by `orderKey` (16 hex digits of a per-submodel counter, or of the list index), ties broken
- * by path. Keyset cursors name the last item returned, so inserts and deletes between pages never
- * make a page repeat or skip an item.
+ * parent by `orderKey` (16 hex digits of a per-submodel counter), ties broken by path. Keyset
+ * cursors name the last item returned, so inserts and deletes between pages never make a page
+ * repeat or skip an item.
+ *
+ * Records are keyed by INTERNAL path: a list item lives under `L[#<orderKey>]` (list-item-paths.ts,
+ * docs/adr/0020) and its index is its position in the parent's sorted children array, so deleting
+ * item 0 of a 200,000-item list removes one array entry and that item's records, nothing else.
  */
 
 interface IdentifiableRecord {
@@ -36,10 +41,11 @@ interface ElementRecord {
   revision: number;
   /** Set when the element was inserted into a parent's children; "" otherwise. */
   orderKey: string;
+  /** The parent's internal path. */
   parentPath?: string;
 }
 
-/** A child entry: `sortKey` = orderKey + "\x01" + path, so siblings compare as plain strings. */
+/** A child entry: `sortKey` = orderKey + "\x01" + internal path, so siblings compare as plain strings. */
 interface ChildEntry {
   sortKey: string;
   path: string;
@@ -113,6 +119,10 @@ export function createMemoryRepository(): Repository {
     return elements;
   }
 
+  /** External path → internal path (undefined when an index is past its list's end). */
+  const resolve = (elements: SubmodelElements | undefined, path: string): string | undefined =>
+    resolvePath(path, (parent, index) => elements?.children.get(parent)?.[index]?.path);
+
   const toStoredElement = (path: string, record: ElementRecord): StoredElement => ({
     path,
     json: record.json,
@@ -124,13 +134,17 @@ export function createMemoryRepository(): Repository {
   function holds(precondition: CommitPrecondition, batchSeqs: readonly (number | undefined)[]): boolean {
     if (precondition.on === "id-free") return !kinds.has(precondition.id);
     if (precondition.on === "idempotency-key-free") return isFree(precondition.key);
-    const stored =
-      precondition.on === "identifiable"
-        ? identifiablesOf(precondition.kind).get(precondition.id)
-        : elementsOf(precondition.submodelId)?.records.get(precondition.path);
+    let stored: { revision: number; orderKey?: string } | undefined;
+    if (precondition.on === "identifiable") stored = identifiablesOf(precondition.kind).get(precondition.id);
+    else {
+      const elements = elementsOf(precondition.submodelId);
+      const internal = resolve(elements, precondition.path);
+      stored = internal === undefined ? undefined : elements?.records.get(internal);
+    }
     if (precondition.revision === null) return stored === undefined;
     const index = batchIndexOf(precondition.revision);
     const expected = index === undefined ? precondition.revision : batchSeqs[index];
+    if (precondition.on === "element" && precondition.orderKey !== undefined && stored?.orderKey !== precondition.orderKey) return false;
     return expected !== undefined && stored?.revision === expected;
   }
 
@@ -143,6 +157,20 @@ export function createMemoryRepository(): Repository {
     if (commit.idempotency) claim(commit.idempotency, next, JSON.stringify(commit.event));
     seq = next;
     return { ok: true, seq: next, event: { ...commit.event, seq: next, revision: next } };
+  }
+
+  /** Next orderKey of a submodel; a list item's also sorts after its list's last item (a store from before ADR 0020 numbered items by index). */
+  function nextOrderKey(elements: SubmodelElements, siblings: ChildEntry[] | undefined, listItem: boolean): string {
+    let ordinal = elements.nextOrdinal++;
+    const last = listItem ? siblings?.[siblings.length - 1] : undefined;
+    if (last) {
+      const lastOrdinal = parseInt(last.sortKey.slice(0, 16), 16);
+      if (lastOrdinal >= ordinal) {
+        ordinal = lastOrdinal + 1;
+        elements.nextOrdinal = ordinal + 1;
+      }
+    }
+    return orderKeyOf(ordinal);
   }
 
   function removeChild(elements: SubmodelElements, record: ElementRecord, path: string): void {
@@ -191,7 +219,8 @@ export function createMemoryRepository(): Repository {
       }
       case "put-element": {
         const elements = elementsOf(op.submodelId, true);
-        const existing = elements.records.get(op.path);
+        let internal = resolve(elements, op.path);
+        const existing = internal === undefined ? undefined : elements.records.get(internal);
         if (existing) {
           // `insert` is only meant for new elements; an existing one keeps its place.
           existing.json = op.json;
@@ -200,33 +229,41 @@ export function createMemoryRepository(): Repository {
         }
         const record: ElementRecord = { json: op.json, revision, orderKey: "" };
         if (op.insert) {
-          const ordinal = op.insert.index ?? elements.nextOrdinal++;
-          record.orderKey = orderKeyOf(ordinal);
-          record.parentPath = op.insert.parentPath;
-          let siblings = elements.children.get(op.insert.parentPath);
+          const parentPath = resolve(elements, op.insert.parentPath) ?? op.insert.parentPath;
+          const listItem = op.insert.segment.startsWith("[");
+          let siblings = elements.children.get(parentPath);
+          record.orderKey = nextOrderKey(elements, siblings, listItem);
+          record.parentPath = parentPath;
+          // A list item is appended under its token; an idShort child keeps its segment.
+          internal = listItem ? parentPath + listItemToken(record.orderKey) : parentPath + op.path.slice(op.insert.parentPath.length);
           if (!siblings) {
             siblings = [];
-            elements.children.set(op.insert.parentPath, siblings);
+            elements.children.set(parentPath, siblings);
           }
-          const entry = { sortKey: `${record.orderKey}\x01${op.path}`, path: op.path };
-          // Appends are the common case (counter ordinals only grow); list items may land anywhere.
+          const entry = { sortKey: `${record.orderKey}\x01${internal}`, path: internal };
+          // Appends are the common case (orderKeys only grow); keep the array sorted anyway.
           const last = siblings[siblings.length - 1];
           if (!last || last.sortKey < entry.sortKey) siblings.push(entry);
           else siblings.splice(firstAfter(siblings, entry.sortKey), 0, entry);
         }
-        elements.records.set(op.path, record);
+        // Never inserted and past a list's end: there is nothing to write it under.
+        if (internal === undefined) return;
+        elements.records.set(internal, record);
         return;
       }
       case "delete-element": {
         const elements = elementsOf(op.submodelId);
-        const record = elements?.records.get(op.path);
+        const internal = resolve(elements, op.path);
+        const record = internal === undefined ? undefined : elements?.records.get(internal);
         if (!elements || !record) return;
-        removeChild(elements, record, op.path);
-        elements.records.delete(op.path);
+        removeChild(elements, record, internal!);
+        elements.records.delete(internal!);
         return;
       }
       case "touch-element": {
-        const record = elementsOf(op.submodelId)?.records.get(op.path);
+        const elements = elementsOf(op.submodelId);
+        const internal = resolve(elements, op.path);
+        const record = internal === undefined ? undefined : elements?.records.get(internal);
         if (record) record.revision = revision;
         return;
       }
@@ -273,22 +310,30 @@ export function createMemoryRepository(): Repository {
     },
 
     async getElements(submodelId, paths) {
-      const records = elementsOf(submodelId)?.records;
+      const elements = elementsOf(submodelId);
       return paths.map((path) => {
-        const record = records?.get(path);
+        const internal = resolve(elements, path);
+        const record = internal === undefined ? undefined : elements?.records.get(internal);
         return record ? toStoredElement(path, record) : undefined;
       });
     },
 
+    async countChildren(submodelId, parentPath) {
+      const elements = elementsOf(submodelId);
+      const internal = resolve(elements, parentPath);
+      return internal === undefined ? 0 : (elements?.children.get(internal)?.length ?? 0);
+    },
+
     async listChildren(submodelId, parentPath, page): Promise<RepositoryPage<StoredElement>> {
       const elements = elementsOf(submodelId);
-      const siblings = elements?.children.get(parentPath) ?? [];
+      const parentInternal = resolve(elements, parentPath);
+      const siblings = (parentInternal !== undefined && elements?.children.get(parentInternal)) || [];
       const start = page.cursor === undefined ? 0 : firstAfter(siblings, decodeCursor(page.cursor));
       const end = Math.min(start + Math.max(page.limit, 0), siblings.length);
       const items: StoredElement[] = [];
       for (let i = start; i < end; i++) {
         const record = elements!.records.get(siblings[i].path);
-        if (record) items.push(toStoredElement(siblings[i].path, record));
+        if (record) items.push(toStoredElement(externalChildPath(parentPath, parentInternal!, siblings[i].path, i), record));
       }
       if (end >= siblings.length || end === start) return { items };
       return { items, cursor: encodeCursor(siblings[end - 1].sortKey) };
@@ -298,21 +343,28 @@ export function createMemoryRepository(): Repository {
       const elements = elementsOf(submodelId);
       if (!elements) return [];
       const result: StoredElement[] = [];
-      // Depth-first with an explicit stack (deep models must not exhaust the call stack).
-      const stack: { path: string; depth: number }[] = [];
-      const pushChildren = (parentPath: string, depth: number) => {
+      // Depth-first with an explicit stack (deep models must not exhaust the call stack); each entry
+      // carries its internal path (the key) and its external one (what the port answers).
+      const stack: { internal: string; external: string; depth: number }[] = [];
+      const pushChildren = (internal: string, external: string, depth: number) => {
         if (maxDepth !== undefined && depth > maxDepth) return;
-        const siblings = elements.children.get(parentPath) ?? [];
-        for (let i = siblings.length - 1; i >= 0; i--) stack.push({ path: siblings[i].path, depth });
+        const siblings = elements.children.get(internal) ?? [];
+        for (let i = siblings.length - 1; i >= 0; i--) {
+          stack.push({ internal: siblings[i].path, external: externalChildPath(external, internal, siblings[i].path, i), depth });
+        }
       };
-      if (path === "") pushChildren("", 1);
-      else stack.push({ path, depth: 0 });
+      if (path === "") pushChildren("", "", 1);
+      else {
+        const internal = resolve(elements, path);
+        if (internal === undefined) return [];
+        stack.push({ internal, external: path, depth: 0 });
+      }
       while (stack.length > 0) {
         const next = stack.pop()!;
-        const record = elements.records.get(next.path);
+        const record = elements.records.get(next.internal);
         if (!record) continue;
-        result.push(toStoredElement(next.path, record));
-        pushChildren(next.path, next.depth + 1);
+        result.push(toStoredElement(next.external, record));
+        pushChildren(next.internal, next.external, next.depth + 1);
       }
       return result;
     },

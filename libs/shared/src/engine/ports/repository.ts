@@ -12,7 +12,15 @@ import type { ChangeEvent, ChangeEventDraft } from "../../contracts/index.ts";
  *   each child is its own record. So reading or writing one element costs the same on a submodel of
  *   100,000 elements as on one of 10.
  * - Children keep their order through an `orderKey` per element (opaque, assigned by the store,
- *   increasing in insertion order; list items are ordered by index).
+ *   increasing in insertion order, unique within a submodel).
+ * - Paths in and out of this port are EXTERNAL idShortPaths (`L[3].x`). Inside, a store keeps a
+ *   list item under a stable position token instead of its index (`L[#<orderKey>]`, see
+ *   list-item-paths.ts and docs/adr/0020): an item's index is its rank among its list's children,
+ *   so inserting or deleting one item rewrites nothing else. Paths are resolved when each
+ *   precondition or op applies, inside the atomic commit: after an op deletes `L[0]`, a later op of
+ *   the same commit that names `L[0]` means the item that was `L[1]` (delete in reverse document
+ *   order, as element-io `deleteOps` does). A list item is always appended (POST); its index in
+ *   the op's path is the list's length at that point.
  * - Revisions are the global sequence number of the last commit that touched a thing: never reused,
  *   even after delete + re-create, so they can be ETags. Writing an element sets the revision of the
  *   element and of all its ancestors (a container's revision covers its whole subtree) and of the
@@ -35,7 +43,11 @@ export interface StoredElement {
   /** Shallow AAS JSON text of the element (children are records of their own). */
   json: string;
   revision: number;
-  /** Opaque position key among its siblings; pass it back when deleting the element. */
+  /**
+   * Opaque position key among its siblings, unique within the submodel: pass it back when deleting
+   * the element, and in a precondition to name WHICH element a plan read (a list item's index can
+   * shift to another item between the read and the commit).
+   */
   orderKey: string;
 }
 
@@ -58,7 +70,12 @@ export type CommitPrecondition =
   | { on: "identifiable"; kind: IdentifiableKind; id: string; revision: number | null }
   /** The identifier must not be used by an identifiable of any kind (ids are unique repository-wide). */
   | { on: "id-free"; id: string }
-  | { on: "element"; submodelId: string; path: string; revision: number | null }
+  /**
+   * `orderKey`, when given, must also match: it names WHICH element the plan read. Items written in
+   * one commit share a revision, so after a list shift `L[1]` may be another item with the same
+   * revision; the orderKey (unique in a submodel) tells them apart.
+   */
+  | { on: "element"; submodelId: string; path: string; revision: number | null; orderKey?: string }
   /** No idempotency record exists under this key (docs/adr/0017). */
   | { on: "idempotency-key-free"; key: string };
 
@@ -70,7 +87,8 @@ export type CommitOp =
   /**
    * Write an element record (shallow JSON); revision := seq.
    * `insert` (only for a new element) adds it to its parent's children: `segment` is the idShort
-   * (or `[i]` for a list item) and the store assigns the orderKey; a list item is ordered by `index`.
+   * (or `[i]` for a list item) and the store assigns the orderKey. A list item is appended after
+   * the list's last item (`index` is informative: it should be the list's length).
    */
   | {
       op: "put-element";
@@ -79,7 +97,10 @@ export type CommitOp =
       json: string;
       insert?: { parentPath: string; segment: string; index?: number };
     }
-  /** Delete one element record (not its descendants: the engine lists every record to delete). */
+  /**
+   * Delete one element record (not its descendants: the engine lists every record to delete, in
+   * reverse document order, since deleting a list item shifts the indexes of the items after it).
+   */
   | { op: "delete-element"; submodelId: string; path: string; orderKey: string }
   /** Set revision := seq on an element without rewriting it (used for ancestors of a change). */
   | { op: "touch-element"; submodelId: string; path: string }
@@ -157,6 +178,8 @@ export interface Repository {
     parentPath: string,
     page: { cursor?: string; limit: number },
   ): Promise<RepositoryPage<StoredElement>>;
+  /** How many direct children `parentPath` has (a list's length), O(log n). */
+  countChildren(submodelId: string, parentPath: string): Promise<number>;
   /**
    * The records of `path` and all its descendants (path "" = every element of the submodel), in
    * document order: a parent before its children, siblings in order. `maxDepth` 0 = only `path`
