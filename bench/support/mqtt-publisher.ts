@@ -1,0 +1,46 @@
+/**
+ * The device side of bench/asset-ingest.ts, run as its own process so that its CPU is not mixed
+ * with the bench's (OPC UA client, NATS counter) or the system's.
+ *
+ *   node --import tsx bench/support/mqtt-publisher.ts <brokerUrl> <config JSON>
+ *
+ * config: { topics: string[], rate: values/s, seconds, qos: 0|1, epochMs }
+ * Publishes round-robin over `topics` at `rate` for `seconds` (a bounded loop). Each payload is a
+ * JSON number: the send time in ms since `epochMs` (wall clock, µs resolution, the same clock the
+ * bench reads), so every value differs from the one before on its topic and carries its own send
+ * time to whoever receives it. At the end it waits for the broker's acknowledgements and prints one
+ * JSON line: { published, startedMs (since epochMs), seconds, cpuMs, last: { topic: value } }.
+ */
+import { connectAsync } from "mqtt";
+
+const [url, configText] = process.argv.slice(2);
+const config = JSON.parse(configText!) as { topics: string[]; rate: number; seconds: number; qos: 0 | 1; epochMs: number };
+const { topics, rate, seconds, qos, epochMs } = config;
+
+const now = () => performance.timeOrigin + performance.now();
+const client = await connectAsync(url!, { reconnectPeriod: 0, clean: true, protocolVersion: 4, clientId: `bench-device-${process.pid}` });
+const cpuBefore = process.cpuUsage();
+const last: Record<string, number> = {};
+let published = 0;
+let next = 0;
+const started = now();
+const until = started + seconds * 1000;
+const yieldTurn = () => new Promise<void>((resolve) => setTimeout(resolve, 1));
+// Bounded: ends at `until` whatever happens; each turn publishes what is due by now.
+while (now() < until) {
+  const due = Math.min(Math.floor(((now() - started) / 1000) * rate), Math.ceil(seconds * rate));
+  while (published < due) {
+    const topic = topics[next]!;
+    next = (next + 1) % topics.length;
+    const value = Math.round((now() - epochMs) * 1000) / 1000;
+    last[topic] = value;
+    client.publish(topic, String(value), { qos });
+    published++;
+  }
+  await yieldTurn();
+}
+const elapsed = (now() - started) / 1000;
+// QoS 1: every PUBACK is in once endAsync resolves (it waits for the outgoing store to empty).
+await client.endAsync(false);
+const cpu = process.cpuUsage(cpuBefore);
+process.stdout.write(`${JSON.stringify({ published, startedMs: started - epochMs, seconds: elapsed, cpuMs: (cpu.user + cpu.system) / 1000, last })}\n`);
