@@ -74,8 +74,9 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface PublisherResult {
   published: number;
-  /** The first publish, in ms since epochMs. */
+  /** The first and the last publish, in ms since epochMs. */
   startedMs: number;
+  endedMs: number;
   seconds: number;
   cpuMs: number;
   last: Record<string, number>;
@@ -101,6 +102,7 @@ function publish(brokerUrl: string, rate: number, duration: number): Promise<Pub
 class Observer {
   committed = 0;
   lastCommitAt = 0;
+  lastNotificationAt = 0;
   commitLags: number[] = [];
   opcuaLags: number[] = [];
   notifications = 0;
@@ -110,6 +112,7 @@ class Observer {
   reset(): void {
     this.committed = 0;
     this.lastCommitAt = 0;
+    this.lastNotificationAt = 0;
     this.commitLags = [];
     this.opcuaLags = [];
     this.notifications = 0;
@@ -157,6 +160,7 @@ async function monitorOpcua(client: OpcuaTestClient, observer: Observer): Promis
       return;
     }
     observer.notifications++;
+    observer.lastNotificationAt = now();
     if (value > 0) observer.opcuaLags.push(at - value);
   });
   return subscription;
@@ -181,7 +185,7 @@ interface StepResult {
   publishSeconds: number;
   committed: number;
   committedEstimated: boolean;
-  /** From the first publish to the last commit (or to the end of draining). */
+  /** From the first publish to the last commit (or the last publish when that came later). */
   ingestSeconds: number;
   drainMs: number;
   httpOk: number;
@@ -190,6 +194,8 @@ interface StepResult {
   commitLag: [number, number, number];
   cpuUs: Record<string, number>;
   deviceUs: number;
+  /** This process: the OPC UA client, the NATS event counter, the HTTP reads. */
+  observerUs: number;
 }
 
 interface System {
@@ -281,9 +287,11 @@ async function startSystem(mode: Mode, brokerUrl: string, mosquittoPid: number):
 async function runStep(system: System, brokerUrl: string, observer: Observer, rate: number, duration: number): Promise<StepResult> {
   observer.reset();
   const cpuBefore = Object.fromEntries(Object.entries(system.pids).map(([name, pid]) => [name, processCpuMs(pid)]));
+  const observerBefore = processCpuMs(process.pid);
   const result = await publish(brokerUrl, rate, duration);
   const startedAt = epochMs + result.startedMs;
   const publishedAt = now();
+  const lastPublishAt = epochMs + result.endedMs;
   // Drain: until the monitored nodes show the last values (and, distributed, no commit for 500 ms).
   const sampleDone = () => opcuaFollows(observer, result.last) === opcuaSample.length;
   let lastSeen = observer.notifications;
@@ -297,10 +305,13 @@ async function runStep(system: System, brokerUrl: string, observer: Observer, ra
     if (!sampleDone() && now() - quietSince >= 5000) break; // nothing moves any more
     await sleep(50);
   }
-  const lastActivity = system.natsUrl ? Math.max(observer.lastCommitAt, publishedAt) : quietSince;
-  const drainMs = Math.max(0, lastActivity - publishedAt);
+  // Committed values/s over the time from the first publish to the last commit (embedded: the last
+  // notification of the OPC UA sample) or the last publish, whichever is later.
+  const lastActivity = Math.max(system.natsUrl ? observer.lastCommitAt : observer.lastNotificationAt, lastPublishAt);
+  const drainMs = lastActivity - lastPublishAt;
   const httpOk = await httpFollows(system.base, result.last);
   const cpuMs = Object.fromEntries(Object.entries(system.pids).map(([name, pid]) => [name, processCpuMs(pid) - cpuBefore[name]!]));
+  const observerMs = processCpuMs(process.pid) - observerBefore;
   const committedEstimated = !system.natsUrl;
   const committed = committedEstimated ? observer.notifications * OPCUA_EVERY : observer.committed;
   const lags = (values: number[]): [number, number, number] => {
@@ -315,7 +326,7 @@ async function runStep(system: System, brokerUrl: string, observer: Observer, ra
     publishSeconds: result.seconds,
     committed,
     committedEstimated,
-    ingestSeconds: (Math.max(lastActivity, publishedAt) - startedAt) / 1000,
+    ingestSeconds: (lastActivity - startedAt) / 1000,
     drainMs,
     httpOk,
     opcuaOk: opcuaFollows(observer, result.last),
@@ -323,6 +334,7 @@ async function runStep(system: System, brokerUrl: string, observer: Observer, ra
     commitLag: lags(observer.commitLags),
     cpuUs: Object.fromEntries(Object.entries(cpuMs).map(([name, ms]) => [name, perValue(ms)])),
     deviceUs: perValue(result.cpuMs),
+    observerUs: perValue(observerMs),
   };
 }
 
@@ -339,7 +351,7 @@ function printStep(r: StepResult): void {
       (r.mode === "distributed" ? `; publish → event on NATS p50 ${ms(r.commitLag[0])} ms, p99 ${ms(r.commitLag[1])} ms` : ""),
   );
   const total = Object.values(r.cpuUs).reduce((a, b) => a + b, 0);
-  console.log(`    CPU per committed value: ${Object.entries(r.cpuUs).map(([name, us]) => `${name} ${Math.round(us)} µs`).join(", ")}; total ${Math.round(total)} µs (device ${Math.round(r.deviceUs)} µs)`);
+  console.log(`    CPU per committed value: ${Object.entries(r.cpuUs).map(([name, us]) => `${name} ${Math.round(us)} µs`).join(", ")}; total ${Math.round(total)} µs (besides: device ${Math.round(r.deviceUs)} µs, bench ${Math.round(r.observerUs)} µs)`);
 }
 
 const results: StepResult[] = [];
@@ -386,7 +398,7 @@ try {
 
 console.log(`\nasset ingest, ${SUBMODELS}×${PER_SUBMODEL} Properties over MQTT (QoS ${qos}), ${seconds} s per step; CPU µs per committed value`);
 const names = [...new Set(results.flatMap((r) => Object.keys(r.cpuUs)))];
-console.log(["mode", "target/s", "published/s", "committed/s", "coalesced", "drain ms", "HTTP", "OPC UA", "lag p50", "lag p99", ...names, "device"].join(" | "));
+console.log(["mode", "target/s", "published/s", "committed/s", "coalesced", "drain ms", "HTTP", "OPC UA", "lag p50", "lag p99", ...names, "total", "device", "bench"].join(" | "));
 for (const r of results) {
   console.log(
     [
@@ -401,7 +413,9 @@ for (const r of results) {
       r.opcuaLag[0].toFixed(1),
       r.opcuaLag[1].toFixed(1),
       ...names.map((n) => (r.cpuUs[n] === undefined ? "–" : Math.round(r.cpuUs[n]!))),
+      Math.round(Object.values(r.cpuUs).reduce((a, b) => a + b, 0)),
       Math.round(r.deviceUs),
+      Math.round(r.observerUs),
     ].join(" | "),
   );
 }

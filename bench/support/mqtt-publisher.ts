@@ -9,7 +9,7 @@
  * JSON number: the send time in ms since `epochMs` (wall clock, µs resolution, the same clock the
  * bench reads), so every value differs from the one before on its topic and carries its own send
  * time to whoever receives it. At the end it waits for the broker's acknowledgements and prints one
- * JSON line: { published, startedMs (since epochMs), seconds, cpuMs, last: { topic: value } }.
+ * JSON line: { published, startedMs and endedMs (since epochMs), seconds, cpuMs, last: { topic: value } }.
  */
 import { connectAsync } from "mqtt";
 
@@ -39,8 +39,9 @@ while (now() < until) {
   }
   await yieldTurn();
 }
-const elapsed = (now() - started) / 1000;
+const ended = now();
+const elapsed = (ended - started) / 1000;
 // QoS 1: every PUBACK is in once endAsync resolves (it waits for the outgoing store to empty).
 await client.endAsync(false);
 const cpu = process.cpuUsage(cpuBefore);
-process.stdout.write(`${JSON.stringify({ published, startedMs: started - epochMs, seconds: elapsed, cpuMs: (cpu.user + cpu.system) / 1000, last })}\n`);
+process.stdout.write(`${JSON.stringify({ published, startedMs: started - epochMs, endedMs: ended - epochMs, seconds: elapsed, cpuMs: (cpu.user + cpu.system) / 1000, last })}\n`);
