@@ -21,6 +21,7 @@
  * Run: npm run bench -- asset-ingest
  *   BENCH_RATES=1000,2500,5000,10000 BENCH_SECONDS=4 BENCH_MODES=distributed,embedded BENCH_QOS=1
  *   BENCH_PROFILE=1 (model-store / embedded process with --cpu-prof; the .cpuprofile is kept and named)
+ *   BENCH_MAX_INFLIGHT=N (mosquitto's max_inflight_messages; default: mosquitto's, 20)
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync, writeFileSync, cpSync } from "node:fs";
@@ -40,6 +41,8 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 4);
 const modes = (process.env.BENCH_MODES ?? "distributed,embedded").split(",") as Mode[];
 const qos = Number(process.env.BENCH_QOS ?? 1) as 0 | 1;
 const profile = process.env.BENCH_PROFILE === "1";
+/** mosquitto's max_inflight_messages (QoS 1 messages to one client not yet acknowledged); unset: its default, 20. */
+const maxInflight = process.env.BENCH_MAX_INFLIGHT === undefined ? undefined : Number(process.env.BENCH_MAX_INFLIGHT);
 const SUBMODELS = 10;
 const PER_SUBMODEL = 100;
 const OPCUA_EVERY = 10; // 100 monitored Properties
@@ -355,7 +358,7 @@ function printStep(r: StepResult): void {
 }
 
 const results: StepResult[] = [];
-const broker = await startMosquitto({ maxQueuedMessages: 1_000_000 });
+const broker = await startMosquitto({ maxQueuedMessages: 1_000_000, ...(maxInflight !== undefined ? { maxInflightMessages: maxInflight } : {}) });
 try {
   for (const mode of modes) {
     const system = await startSystem(mode, broker.url, broker.pid);
@@ -396,7 +399,7 @@ try {
   await broker.stop();
 }
 
-console.log(`\nasset ingest, ${SUBMODELS}×${PER_SUBMODEL} Properties over MQTT (QoS ${qos}), ${seconds} s per step; CPU µs per committed value`);
+console.log(`\nasset ingest, ${SUBMODELS}×${PER_SUBMODEL} Properties over MQTT (QoS ${qos}, mosquitto max_inflight_messages ${maxInflight ?? "20 (default)"}), ${seconds} s per step; CPU µs per committed value`);
 const names = [...new Set(results.flatMap((r) => Object.keys(r.cpuUs)))];
 console.log(["mode", "target/s", "published/s", "committed/s", "coalesced", "drain ms", "HTTP", "OPC UA", "lag p50", "lag p99", ...names, "total", "device", "bench"].join(" | "));
 for (const r of results) {
