@@ -77,6 +77,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface PublisherResult {
   published: number;
+  /** The broker acknowledged every message within 15 s of the last publish. */
+  acked: boolean;
   /** The first and the last publish, in ms since epochMs. */
   startedMs: number;
   endedMs: number;
@@ -92,7 +94,7 @@ function publish(brokerUrl: string, rate: number, duration: number): Promise<Pub
   let out = "";
   child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => child.kill("SIGKILL"), (duration + 30) * 1000);
+    const timer = setTimeout(() => child.kill("SIGKILL"), (duration + 60) * 1000);
     child.once("exit", (code) => {
       clearTimeout(timer);
       if (code !== 0) return reject(new Error(`the publisher exited with ${code}: ${out}`));
@@ -294,6 +296,7 @@ async function runStep(system: System, brokerUrl: string, observer: Observer, ra
   const result = await publish(brokerUrl, rate, duration);
   const startedAt = epochMs + result.startedMs;
   const publishedAt = now();
+  if (!result.acked) console.log(`    (${system.mode} ${rate}/s: the broker had not acknowledged every message 15 s after the last publish)`);
   const lastPublishAt = epochMs + result.endedMs;
   // Drain: until the monitored nodes show the last values (and, distributed, no commit for 500 ms).
   const sampleDone = () => opcuaFollows(observer, result.last) === opcuaSample.length;
