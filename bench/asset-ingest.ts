@@ -293,6 +293,7 @@ async function runStep(system: System, brokerUrl: string, observer: Observer, ra
   observer.reset();
   const cpuBefore = Object.fromEntries(Object.entries(system.pids).map(([name, pid]) => [name, processCpuMs(pid)]));
   const observerBefore = processCpuMs(process.pid);
+  const windowFrom = process.hrtime.bigint() / 1000n;
   const result = await publish(brokerUrl, rate, duration);
   const startedAt = epochMs + result.startedMs;
   const publishedAt = now();
@@ -315,6 +316,8 @@ async function runStep(system: System, brokerUrl: string, observer: Observer, ra
   // notification of the OPC UA sample) or the last publish, whichever is later.
   const lastActivity = Math.max(system.natsUrl ? observer.lastCommitAt : observer.lastNotificationAt, lastPublishAt);
   const drainMs = lastActivity - lastPublishAt;
+  const windowTo = process.hrtime.bigint() / 1000n;
+  if (system.profileDir) console.log(`    profile window (for PROFILE_FROM_US/PROFILE_TO_US of bench/support/cpuprofile-summary.ts): ${windowFrom} ${windowTo}`);
   const httpOk = await httpFollows(system.base, result.last);
   const cpuMs = Object.fromEntries(Object.entries(system.pids).map(([name, pid]) => [name, processCpuMs(pid) - cpuBefore[name]!]));
   const observerMs = processCpuMs(process.pid) - observerBefore;

@@ -4,6 +4,11 @@
  *
  *   node --import tsx bench/support/cpuprofile-summary.ts <file.cpuprofile> [N=30] [filter]
  *
+ * Environment: PROFILE_FROM_US / PROFILE_TO_US keep only the samples in that window (the monotonic
+ * clock in µs, as process.hrtime.bigint() / 1000 reads it in any process of this machine: what
+ * bench/asset-ingest.ts prints per step), and PROFILE_PER=N adds µs per unit (e.g. per committed
+ * value) to every line.
+ *
  * `filter` (a substring of a function's "name file:line") limits the inclusive list, e.g. "asset-connections".
  *
  * Then "by area": each sample goes to the innermost frame of our own code (its folder, e.g.
@@ -21,6 +26,7 @@ interface ProfileNode {
 }
 interface Profile {
   nodes: ProfileNode[];
+  startTime: number;
   samples: number[];
   timeDeltas: number[];
 }
@@ -32,8 +38,17 @@ const byId = new Map(profile.nodes.map((n) => [n.id, n]));
 const parent = new Map<number, number>();
 for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
 
+const from = Number(process.env.PROFILE_FROM_US ?? -Infinity);
+const to = Number(process.env.PROFILE_TO_US ?? Infinity);
+const per = Number(process.env.PROFILE_PER ?? 0);
 const selfUs = new Map<number, number>();
-profile.samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+let at = profile.startTime;
+profile.samples.forEach((id, i) => {
+  const delta = profile.timeDeltas[i] ?? 0;
+  at += delta;
+  if (at < from || at > to) return;
+  selfUs.set(id, (selfUs.get(id) ?? 0) + delta);
+});
 const total = [...selfUs.values()].reduce((a, b) => a + b, 0);
 
 const label = (n: ProfileNode) => {
@@ -48,8 +63,8 @@ for (const [id, us] of selfUs) {
   self.set(label(node), (self.get(label(node)) ?? 0) + us);
   // Each function counted once per sample even when it recurses.
   const seen = new Set<string>();
-  for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
-    const l = label(byId.get(at)!);
+  for (let node: number | undefined = id; node !== undefined; node = parent.get(node)) {
+    const l = label(byId.get(node)!);
     if (seen.has(l)) continue;
     seen.add(l);
     inclusive.set(l, (inclusive.get(l) ?? 0) + us);
@@ -59,7 +74,8 @@ for (const [id, us] of selfUs) {
 const print = (title: string, map: Map<string, number>, keep: (l: string) => boolean = () => true) => {
   console.log(`\n${title} (of ${(total / 1000).toFixed(0)} ms sampled)`);
   for (const [l, us] of [...map].filter(([l]) => keep(l)).sort((a, b) => b[1] - a[1]).slice(0, top)) {
-    console.log(`${((100 * us) / total).toFixed(1).padStart(5)}%  ${(us / 1000).toFixed(0).padStart(6)} ms  ${l}`);
+    const unit = per > 0 ? `${(us / per).toFixed(1).padStart(7)} µs/unit  ` : "";
+    console.log(`${((100 * us) / total).toFixed(1).padStart(5)}%  ${(us / 1000).toFixed(0).padStart(6)} ms  ${unit}${l}`);
   }
 };
 const area = (n: ProfileNode): string | undefined => {
@@ -76,8 +92,8 @@ const areas = new Map<string, number>();
 for (const [id, us] of selfUs) {
   let found: string | undefined;
   let lib: string | undefined;
-  for (let at: number | undefined = id; at !== undefined && found === undefined; at = parent.get(at)) {
-    const node = byId.get(at)!;
+  for (let step: number | undefined = id; step !== undefined && found === undefined; step = parent.get(step)) {
+    const node = byId.get(step)!;
     found = area(node);
     lib ??= library(node);
   }
