@@ -21,6 +21,7 @@
  * Run: npm run bench -- asset-ingest
  *   BENCH_RATES=1000,2500,5000,10000 BENCH_SECONDS=4 BENCH_MODES=distributed,embedded BENCH_QOS=1
  *   BENCH_PROFILE=1 (model-store / embedded process with --cpu-prof; the .cpuprofile is kept and named)
+ *   BENCH_NODE_ARGS="--trace-gc …" (more node flags of the model-store / embedded process)
  *   BENCH_MAX_INFLIGHT=N (mosquitto's max_inflight_messages; default: mosquitto's, 20)
  */
 import { spawn } from "node:child_process";
@@ -82,17 +83,27 @@ interface PublisherResult {
   /** The first and the last publish, in ms since epochMs. */
   startedMs: number;
   endedMs: number;
+  /** How long ending the session took (waiting for the last acknowledgements). */
+  closeMs: number;
   seconds: number;
   cpuMs: number;
   last: Record<string, number>;
 }
 
-function publish(brokerUrl: string, rate: number, duration: number): Promise<PublisherResult> {
+/** Runs the device; `onStart` is called when its "publishing" line arrives (after its own start-up). */
+function publish(brokerUrl: string, rate: number, duration: number, onStart: () => void): Promise<PublisherResult> {
   const child = spawn(process.execPath, ["--import", "tsx", new URL("./support/mqtt-publisher.ts", import.meta.url).pathname, brokerUrl, JSON.stringify({ topics, rate, seconds: duration, qos, epochMs })], {
     stdio: ["ignore", "pipe", "inherit"],
   });
   let out = "";
-  child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
+  let started = false;
+  child.stdout!.on("data", (d: Buffer) => {
+    out += d.toString();
+    if (!started && out.includes("publishing\n")) {
+      started = true;
+      onStart();
+    }
+  });
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => child.kill("SIGKILL"), (duration + 60) * 1000);
     child.once("exit", (code) => {
@@ -242,7 +253,7 @@ async function startSystem(mode: Mode, brokerUrl: string, mosquittoPid: number):
       { "@class": "endpoint.opcua.OpcUaEndpoint", tcpPort: opcuaPort, host: "127.0.0.1", hostname: "127.0.0.1", secondsTillShutdown: 0 },
     ];
     const profileDir = profile ? mkdtempSync(join(tmpdir(), `twinport-bench-ingest-profile-${mode}-`)) : undefined;
-    const nodeArgs = profileDir ? ["--cpu-prof", "--cpu-prof-dir", profileDir] : [];
+    const nodeArgs = [...(profileDir ? ["--cpu-prof", "--cpu-prof-dir", profileDir] : []), ...(process.env.BENCH_NODE_ARGS?.split(" ").filter(Boolean) ?? [])];
     const writeConfig = (cwd: string, config: unknown) => {
       writeFileSync(join(cwd, "config.json"), JSON.stringify(config));
       writeFileSync(join(cwd, "model.json"), JSON.stringify(model));
@@ -291,10 +302,18 @@ async function startSystem(mode: Mode, brokerUrl: string, mosquittoPid: number):
 
 async function runStep(system: System, brokerUrl: string, observer: Observer, rate: number, duration: number): Promise<StepResult> {
   observer.reset();
-  const cpuBefore = Object.fromEntries(Object.entries(system.pids).map(([name, pid]) => [name, processCpuMs(pid)]));
-  const observerBefore = processCpuMs(process.pid);
-  const windowFrom = process.hrtime.bigint() / 1000n;
-  const result = await publish(brokerUrl, rate, duration);
+  // CPU from the device's first publish (its process start-up is not the system's work).
+  let cpuBefore: Record<string, number> = {};
+  let observerBefore = 0;
+  const snapshot = () => {
+    cpuBefore = Object.fromEntries(Object.entries(system.pids).map(([name, pid]) => [name, processCpuMs(pid)]));
+    observerBefore = processCpuMs(process.pid);
+  };
+  // hrtime (µs, monotonic, what a .cpuprofile's timestamps use) and wall clock at one moment.
+  const hrAt = process.hrtime.bigint() / 1000n;
+  const wallAt = now();
+  const toHr = (wall: number) => hrAt + BigInt(Math.round((wall - wallAt) * 1000));
+  const result = await publish(brokerUrl, rate, duration, snapshot);
   const startedAt = epochMs + result.startedMs;
   const publishedAt = now();
   if (!result.acked) console.log(`    (${system.mode} ${rate}/s: the broker had not acknowledged every message 15 s after the last publish)`);
@@ -316,8 +335,8 @@ async function runStep(system: System, brokerUrl: string, observer: Observer, ra
   // notification of the OPC UA sample) or the last publish, whichever is later.
   const lastActivity = Math.max(system.natsUrl ? observer.lastCommitAt : observer.lastNotificationAt, lastPublishAt);
   const drainMs = lastActivity - lastPublishAt;
-  const windowTo = process.hrtime.bigint() / 1000n;
-  if (system.profileDir) console.log(`    profile window (for PROFILE_FROM_US/PROFILE_TO_US of bench/support/cpuprofile-summary.ts): ${windowFrom} ${windowTo}`);
+  if (system.profileDir) console.log(`    profile window, first publish to last commit (PROFILE_FROM_US/PROFILE_TO_US of bench/support/cpuprofile-summary.ts): ${toHr(startedAt)} ${toHr(lastActivity)}`);
+  if (process.env.BENCH_VERBOSE === "1") console.log(`    device: ending its session took ${Math.round(result.closeMs)} ms`);
   const httpOk = await httpFollows(system.base, result.last);
   const cpuMs = Object.fromEntries(Object.entries(system.pids).map(([name, pid]) => [name, processCpuMs(pid) - cpuBefore[name]!]));
   const observerMs = processCpuMs(process.pid) - observerBefore;

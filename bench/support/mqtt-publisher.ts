@@ -8,8 +8,8 @@
  * Publishes round-robin over `topics` at `rate` for `seconds` (a bounded loop). Each payload is a
  * JSON number: the send time in ms since `epochMs` (wall clock, µs resolution, the same clock the
  * bench reads), so every value differs from the one before on its topic and carries its own send
- * time to whoever receives it. At the end it waits for the broker's acknowledgements and prints one
- * JSON line: { published, acked (every PUBACK came within 15 s), startedMs and endedMs (since epochMs), seconds, cpuMs, last: { topic: value } }.
+ * time to whoever receives it. It prints "publishing" when it starts; at the end it waits for the broker's
+ * acknowledgements and prints one JSON line: { published, acked (every PUBACK came within 15 s), startedMs and endedMs (since epochMs), seconds, closeMs (ending the session took), unacknowledged (when it ended), cpuMs, last: { topic: value } }.
  */
 import { connectAsync } from "mqtt";
 
@@ -32,6 +32,8 @@ const WINDOW = 1000;
 let unacknowledged = 0;
 const acknowledged = () => void unacknowledged--;
 let next = 0;
+// Tells the bench that publishing starts now (it measures CPU from here, not from process start).
+process.stdout.write("publishing\n");
 const started = now();
 const until = started + seconds * 1000;
 const yieldTurn = () => new Promise<void>((resolve) => setTimeout(resolve, 1));
@@ -55,5 +57,6 @@ const elapsed = (ended - started) / 1000;
 // bounded, since a broker busy with a slow subscriber may take long to acknowledge them all.
 const acked = await Promise.race([client.endAsync(false).then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 15_000))]);
 if (!acked) client.end(true);
+const closeMs = now() - ended;
 const cpu = process.cpuUsage(cpuBefore);
-process.stdout.write(`${JSON.stringify({ published, acked, startedMs: started - epochMs, endedMs: ended - epochMs, seconds: elapsed, cpuMs: (cpu.user + cpu.system) / 1000, last })}\n`);
+process.stdout.write(`${JSON.stringify({ published, acked, startedMs: started - epochMs, endedMs: ended - epochMs, seconds: elapsed, closeMs, unacknowledged, cpuMs: (cpu.user + cpu.system) / 1000, last })}\n`);
