@@ -19,7 +19,7 @@
  * http-gateway and opcua-gateway as processes, one config file for all. Then the same embedded.
  *
  * Run: npm run bench -- asset-ingest
- *   BENCH_RATES=1000,2500,5000,10000 BENCH_SECONDS=4 BENCH_MODES=distributed,embedded BENCH_QOS=1
+ *   BENCH_RATES=1000,2500,5000,10000 BENCH_SECONDS=4 BENCH_MODES=distributed,embedded BENCH_QOS=1 BENCH_ROUNDS=1
  *   BENCH_PROFILE=1 (model-store / embedded process with --cpu-prof; the .cpuprofile is kept and named)
  *   BENCH_NODE_ARGS="--trace-gc …" (more node flags of the model-store / embedded process)
  *   BENCH_MAX_INFLIGHT=N (mosquitto's max_inflight_messages; default: mosquitto's, 20)
@@ -41,6 +41,8 @@ const rates = (process.env.BENCH_RATES ?? "1000,2500,5000,10000").split(",").map
 const seconds = Number(process.env.BENCH_SECONDS ?? 4);
 const modes = (process.env.BENCH_MODES ?? "distributed,embedded").split(",") as Mode[];
 const qos = Number(process.env.BENCH_QOS ?? 1) as 0 | 1;
+/** Each rate this many times in a row (this machine's speed drifts: compare rounds, not runs). */
+const rounds = Number(process.env.BENCH_ROUNDS ?? 1);
 const profile = process.env.BENCH_PROFILE === "1";
 /** mosquitto's max_inflight_messages (QoS 1 messages to one client not yet acknowledged); unset: its default, 20. */
 const maxInflight = process.env.BENCH_MAX_INFLIGHT === undefined ? undefined : Number(process.env.BENCH_MAX_INFLIGHT);
@@ -404,9 +406,11 @@ try {
       }
       if (!ready) throw new Error(`${mode}: the system does not follow the device even at 1,000 values/s`);
       for (const rate of rates) {
-        const r = await runStep(system, broker.url, observer, rate, seconds);
-        results.push(r);
-        printStep(r);
+        for (let round = 1; round <= rounds; round++) {
+          const r = await runStep(system, broker.url, observer, rate, seconds);
+          results.push(r);
+          printStep(r);
+        }
       }
     } finally {
       await opcua?.close().catch(() => undefined);
