@@ -115,6 +115,10 @@ export interface MosquittoOptions {
   tls?: boolean;
   /** Port of the TLS listener. Default: a free one. */
   tlsPort?: number;
+  /** mosquitto's per-client queue of QoS 1 messages (default here 10,000; benchmarks raise it). */
+  maxQueuedMessages?: number;
+  /** mosquitto's QoS 1 messages in flight per client, unacknowledged (mosquitto's default: 20; 0 = no limit). */
+  maxInflightMessages?: number;
 }
 
 export interface RunningMosquitto extends RunningServer {
@@ -175,7 +179,8 @@ export async function startMosquitto(options: MosquittoOptions = {}): Promise<Ru
     // Above any test's burst. At mosquitto's default (1,000) a subscriber that falls behind on a
     // loaded machine loses the newest QoS 1 messages in the broker, and a burst test whose point is
     // our own latest-wins coalescing would fail for the broker's reason (seen in CI).
-    "max_queued_messages 10000",
+    `max_queued_messages ${options.maxQueuedMessages ?? 10000}`,
+    ...(options.maxInflightMessages !== undefined ? [`max_inflight_messages ${options.maxInflightMessages}`] : []),
     `listener ${port} 127.0.0.1`,
   ];
   if (options.users) {

@@ -1,6 +1,7 @@
 import type { ElementJson, ProviderTarget } from "@twinport/shared";
 import type { AssetConnectionDriver, AssetReading, Log, ReadSource, SubscriptionProviderRuntime, ValueProviderRuntime } from "./asset-connection-types.ts";
 import type { ConnectionLease } from "./connection-lease.ts";
+import { DeliverySlots } from "./delivery-slots.ts";
 import { targetKey, type ElementSync } from "./element-sync.ts";
 
 /**
@@ -45,6 +46,16 @@ export interface ConnectionRunnerOptions {
   log: Log;
 }
 
+/**
+ * Pushed readings of one connection written into the model at once. Enough for the store to batch
+ * its Redis round trips (each commit needs several, and under load each waits for CPU); few enough
+ * that readings do not queue inside the process: bench/asset-ingest at 5,000 values/s offered to
+ * 1,000 MQTT providers, 4 rounds each, lag p50/p99 publish → OPC UA 0.27–0.37 s / 0.58–1.54 s with
+ * 256 slots against 1.1–3.2 s / 1.6–5.3 s unlimited, at about the same committed rate; 64 slots
+ * lost half the rate on a loaded machine.
+ */
+export const PUSH_DELIVERY_SLOTS = 256;
+
 /** A back-off that doubles from the retry interval up to ten times it. */
 export function retryDelay(retryIntervalMs: number, attempt: number): number {
   return Math.min(retryIntervalMs * 2 ** attempt, retryIntervalMs * 10);
@@ -81,6 +92,7 @@ export class ConnectionRunner {
   /** Value providers by element (their `write` is absent when readWriteMode forbids writing). */
   private readonly writers = new Map<string, ValueProviderRuntime>();
   private readonly log: Log;
+  private readonly slots = new DeliverySlots(PUSH_DELIVERY_SLOTS);
 
   constructor(private readonly options: ConnectionRunnerOptions) {
     this.log = options.log;
@@ -341,6 +353,7 @@ export class ConnectionRunner {
     const drain = async () => {
       delivering = true;
       while (waiting) {
+        await this.slots.acquire();
         const { reading, stamp } = waiting;
         waiting = undefined;
         try {
@@ -348,6 +361,8 @@ export class ConnectionRunner {
           this.recovered(source);
         } catch (error) {
           this.problem(source, error);
+        } finally {
+          this.slots.release();
         }
       }
       delivering = false;

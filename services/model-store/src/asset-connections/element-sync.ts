@@ -1,7 +1,7 @@
 import type { ElementJson, ProviderTarget } from "@twinport/shared";
 import { AssetError, type AssetReading } from "./asset-connection-types.ts";
 import { holdsValue, propertyBody, propertyLexical } from "./asset-value.ts";
-import type { ModelPort } from "./model-port.ts";
+import { ModelWriteError, type ModelPort } from "./model-port.ts";
 
 export type ApplyOutcome = "applied" | "unchanged" | "stale" | "missing";
 /** refused: the asset said no, the model now differs from it until the next reading. */
@@ -26,6 +26,14 @@ interface TargetState {
   queue: Promise<WriteOutcome>;
   /** For log lines on transitions only (a failing asset would otherwise log every poll). */
   failing: boolean;
+  /**
+   * A Property as the model holds it, as far as this process knows: from its last read of the
+   * element or its own last write of it. A change made anywhere else drops it (`modelChanged`).
+   * While it is known, a reading costs one commit (or nothing) instead of a read and a commit.
+   */
+  model?: { element: ElementJson; body: string };
+  /** Bumped by every change from elsewhere: a read begun before it must not become `model`. */
+  changes: number;
 }
 
 export function targetKey(target: ProviderTarget): string {
@@ -53,7 +61,7 @@ export class ElementSync {
     const key = targetKey(target);
     let state = this.states.get(key);
     if (!state) {
-      state = { generation: 0, lastKeys: new Map(), queue: Promise.resolve("unchanged"), failing: false };
+      state = { generation: 0, lastKeys: new Map(), queue: Promise.resolve("unchanged"), failing: false, changes: 0 };
       this.states.set(key, state);
     }
     return state;
@@ -68,12 +76,39 @@ export class ElementSync {
     const state = this.state(target);
     if (state.generation !== stamp || state.pending) return "stale";
     if (state.lastKeys.get(source) === reading.key) return "unchanged";
+    const known = state.model;
+    if (known) return this.applyKnown(target, state, known, source, reading);
+    const changes = state.changes;
     const element = await this.model.read(target);
     if (!element) return "missing";
     const body = reading.bodyFor(element);
     if (state.generation !== stamp || state.pending) return "stale";
     const changed = !holdsValue(element, body);
     if (changed) await this.model.patchValue(target, body);
+    state.lastKeys.set(source, reading.key);
+    state.synced = body;
+    if (element.modelType === "Property" && state.changes === changes) state.model = { element, body: changed ? body : propertyBody(propertyLexical(element)) };
+    return changed ? "applied" : "unchanged";
+  }
+
+  /**
+   * `apply` for a Property whose model value this process knows: compared with that instead of a
+   * fresh read (a Property's body is its lexical value as a JSON string, so equal bodies are equal
+   * values). A failed write forgets it, so the next reading reads the element again.
+   */
+  private async applyKnown(target: ProviderTarget, state: TargetState, known: NonNullable<TargetState["model"]>, source: string, reading: AssetReading): Promise<ApplyOutcome> {
+    const body = reading.bodyFor(known.element);
+    const changed = body !== known.body;
+    if (changed) {
+      try {
+        await this.model.patchValue(target, body);
+      } catch (error) {
+        if (state.model === known) state.model = undefined;
+        if (error instanceof ModelWriteError && error.code === "not-found") return "missing";
+        throw error;
+      }
+      if (state.model === known) state.model = { element: known.element, body };
+    }
     state.lastKeys.set(source, reading.key);
     state.synced = body;
     return changed ? "applied" : "unchanged";
@@ -88,6 +123,8 @@ export class ElementSync {
   modelChanged(target: ProviderTarget, element: ElementJson | undefined, write?: (element: ElementJson) => Promise<void>): Promise<WriteOutcome> {
     const state = this.state(target);
     state.lastKeys.clear();
+    state.model = undefined;
+    state.changes++;
     if (!write || !element) return Promise.resolve("refused");
     const body = propertyBody(propertyLexical(element));
     if (state.synced === body && !state.pending) return Promise.resolve("unchanged");

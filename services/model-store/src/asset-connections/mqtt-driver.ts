@@ -6,7 +6,7 @@ import { AssetError, type AssetConnectionDriver, type Log, type ProviderConfigs,
 import { propertyLexical, valueOnlyJson } from "./asset-value.ts";
 import { compileJsonPath } from "./json-path.ts";
 import { mqttBrokerAddress } from "./mqtt-broker-address.ts";
-import { mqttMessageReading } from "./mqtt-message-reading.ts";
+import { lazyMqttMessageReading } from "./mqtt-message-reading.ts";
 import { MqttTopicSubscriptions } from "./mqtt-topic-subscriptions.ts";
 import { fillTemplate } from "./payload-template.ts";
 
@@ -169,12 +169,9 @@ export function createMqttDriver(options: MqttDriverOptions): AssetConnectionDri
           const session = subscriptions;
           if (!session) throw new AssetError(`not connected to ${address.display}`, { retryable: true });
           const listener = (payload: Buffer, topic: string) => {
-            try {
-              const reading = mqttMessageReading(payload, topic, query);
-              if (reading) sink.reading(reading);
-            } catch (error) {
-              sink.error(error);
-            }
+            // Parsed when delivered: a message replaced by a newer one before that costs nothing.
+            const reading = lazyMqttMessageReading(payload, topic, query);
+            if (reading) sink.reading(reading);
           };
           await session.add(provider.topic, listener);
           return async () => session.remove(provider.topic, listener);

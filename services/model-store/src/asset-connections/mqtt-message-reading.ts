@@ -28,3 +28,23 @@ export function mqttMessageReading(payload: Buffer, topic: string, query: JsonPa
   }
   return { key: stringifyLossless(value), bodyFor: (element) => valueOnlyBodyFromJson(element, value) };
 }
+
+/**
+ * `mqttMessageReading`, parsed only when it is used: the runner keeps only the newest reading of a
+ * provider while the previous one is being written (latest wins), so under load most messages are
+ * replaced before anyone looks at them, and parsing them would be wasted (bench/asset-ingest.ts).
+ * A message that does not fit throws when its key or body is first asked for, which happens where
+ * the runner delivers it, so it is logged and dropped there, as before. Undefined for an empty
+ * payload (checked at once: that is no reading at all).
+ */
+export function lazyMqttMessageReading(payload: Buffer, topic: string, query: JsonPath | undefined): AssetReading | undefined {
+  if (payload.length === 0) return undefined;
+  let parsed: AssetReading | undefined;
+  const reading = () => (parsed ??= mqttMessageReading(payload, topic, query)!);
+  return {
+    get key() {
+      return reading().key;
+    },
+    bodyFor: (element) => reading().bodyFor(element),
+  };
+}
