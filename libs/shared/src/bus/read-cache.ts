@@ -10,7 +10,7 @@ export interface ReadCacheOptions {
   bus: EventBus;
   log?: (line: string) => void;
   /**
-   * Once the store has sent heartbeats, this long without any event or heartbeat means its relay
+   * Once the store has sent heartbeats, this long without any event or heartbeat means its outbox keeper
    * is silent (a model-store replica died, another takes over): nothing is served from the cache
    * until the stream speaks again. Default STREAM_SILENCE_MS.
    */
@@ -58,9 +58,9 @@ function scopedSubmodel(params: Record<string, unknown>): string[] {
 
 const KIND_TAGS = ["kind:shell", "kind:submodel", "kind:concept-description"];
 
-/** Longest a write's answer waits for its own event (the model-store's relay normally takes ~1 ms). */
+/** Longest a write's answer waits for its own event (it normally arrives before the reply: ADR 0018). */
 export const WRITE_EVENT_WAIT_MS = 500;
-/** Three missed heartbeats (the relay sends one a second). */
+/** Three missed heartbeats (the outbox keeper sends one a second). */
 export const STREAM_SILENCE_MS = 3_000;
 
 interface Entry {
@@ -88,7 +88,7 @@ interface Entry {
  *   gateway, so the event has been routed to every other gateway as well; and a hit is served only
  *   after the bus's barrier, which hands over every event routed here before the read arrived. A
  *   client that writes through one gateway and then reads through another sees its write.
- * When the events stall (a dead relay until another replica takes over), consistency falls back to
+ * When the events stall (a replica died between commit and publish, until the gap is filled from the event log), consistency falls back to
  * reading the store, not to waiting: a write whose event does not come within WRITE_EVENT_WAIT_MS
  * puts the cache into "lagging" (no hits; writes no longer wait) until the stream has passed that
  * write; and a stream that once sent heartbeats and then says nothing for `streamSilenceMs` does

@@ -28,7 +28,7 @@ import { systemClock, type Clock, type CommandHandler, type EventBus, type Repos
 
 export interface EngineOptions {
   repository: Repository;
-  /** Where events go after a commit. Leave out when the repository relays them (Redis outbox). */
+  /** Where each commit's event is published right after the commit (ADR 0018). */
   bus?: EventBus;
   /** Publish each committed event on `bus` (embedded mode). Default: true when a bus is given. */
   publishEvents?: boolean;

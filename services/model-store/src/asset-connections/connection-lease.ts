@@ -30,7 +30,7 @@ export interface RedisConnectionLeasesOptions {
   key: (name: string) => string;
   /** Unique per process. */
   owner: string;
-  /** Default 5000 ms, like the outbox relay: a dead owner is replaced about this much later. */
+  /** Default 5000 ms, like the outbox keeper: a dead owner is replaced about this much later. */
   ttlMs?: number;
 }
 

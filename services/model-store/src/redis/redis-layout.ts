@@ -24,8 +24,8 @@ import type { IdentifiableKind } from "@twinport/shared";
  *                                        index is its rank in :order, found in O(log n))
  *   {tp}:outbox                  stream  one entry per commit, id `<seq>-0`, fields seq, event
  *                                        (the event draft as JSON text, built in JS)
- *   {tp}:relay:lease             string  owner of the outbox relay (SET NX PX)
- *   {tp}:relay:position          string  stream id of the last relayed entry
+ *   {tp}:relay:lease             string  owner of the outbox keeper (SET NX PX; the name is the
+ *                                        old relay's, ADR 0018); `relay:position` is no longer written
  *
  * Why one packed value per record: a record's JSON and revision can never disagree (they are
  * written together), a point read is one HGET/HMGET, and reading a whole submodel is ONE HGETALL
@@ -42,7 +42,7 @@ export interface RedisLayout {
   outbox: string;
   identifiable(kind: IdentifiableKind): { rec: string; order: string };
   submodel(id: string): SubmodelKeys;
-  /** Any other key in the same hash tag (leases, relay position). */
+  /** Any other key in the same hash tag (leases). */
   key(name: string): string;
   /** SCAN pattern matching every key of this store. */
   pattern: string;

@@ -21,7 +21,7 @@ export interface RedisRepositoryOptions {
 
 /** The Repository port on Redis; see redis-layout.ts for the keys. */
 export interface RedisRepository extends Repository {
-  /** The fail-fast connection (for the outbox relay and leases; do not issue blocking commands on it). */
+  /** The fail-fast connection (for the outbox keeper and leases; do not issue blocking commands on it). */
   readonly redis: Redis;
   readonly layout: RedisLayout;
   /** The stream every commit appends its event to. */
@@ -151,9 +151,9 @@ export async function createRedisRepository(options: RedisRepositoryOptions): Pr
     ...redisIdempotency(redis, layout),
 
     async clear() {
-      // Everything but the sequence (revisions are never reused) and the outbox with its relay
+      // Everything but the sequence (revisions are never reused) and the outbox (the event log) with its keeper
       // state (events already committed must still be delivered).
-      const keep = new Set([layout.sequence, layout.outbox, layout.key("relay:lease"), layout.key("relay:position")]);
+      const keep = new Set([layout.sequence, layout.outbox, layout.key("relay:lease")]);
       let cursor = "0";
       do {
         const [next, found] = await redisCall(redis.scan(cursor, "MATCH", layout.pattern, "COUNT", 1000));

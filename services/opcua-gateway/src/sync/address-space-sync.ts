@@ -94,7 +94,7 @@ export async function startAddressSpaceSync(options: AddressSpaceSyncOptions): P
 
   const onHeartbeat = (heartbeat: Heartbeat) => {
     if (stopped || buffer !== undefined || heartbeat.seq <= acceptedSeq || heartbeatTimer !== undefined) return;
-    // The relay sends a heartbeat after the events before it; give a reordered event its grace.
+    // A heartbeat may run ahead of events still on their way (ADR 0018); give a reordered event its grace.
     heartbeatTimer = setTimeout(() => {
       heartbeatTimer = undefined;
       if (heartbeat.seq > acceptedSeq && buffer === undefined) requestResync(`heartbeat at seq ${heartbeat.seq}, last event seen ${acceptedSeq}`);
