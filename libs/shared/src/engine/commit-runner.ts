@@ -64,17 +64,19 @@ export function createCommitRunner(repository: Repository, bus: EventBus | undef
   const lock = new KeyedLock();
   const cache = options.recordCacheSize ? createRecordCache(options.recordCacheSize) : undefined;
   const queues = new Map<string, QueuedWrite[]>();
+  /** What every commit's result means, batched or not: the cache learns it, a success is published. */
+  const settle = async (commit: Commit, result: CommitResult): Promise<void> => {
+    if (!result.ok) return cache?.failed(commit);
+    cache?.committed(commit, result.seq);
+    // Published after the commit, never before: subscribers only ever see committed state.
+    if (bus) await bus.publish(result.event);
+  };
   const attempts = async (plan: () => Promise<PlannedCommit>): Promise<ChangeEvent> => {
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       const planned = await plan();
       const result = await repository.commit(planned.commit);
-      if (result.ok) cache?.committed(planned.commit, result.seq);
-      else cache?.failed(planned.commit);
-      if (result.ok) {
-        // Published after the commit, never before: subscribers only ever see committed state.
-        if (bus) await bus.publish(result.event);
-        return result.event;
-      }
+      await settle(planned.commit, result);
+      if (result.ok) return result.event;
       const failed = planned.commit.preconditions[result.failed];
       const outcome = planned.onFailed?.(failed) ?? defaultFailure(failed);
       if (outcome !== "retry") throw outcome;
@@ -122,10 +124,8 @@ export function createCommitRunner(repository: Repository, bus: EventBus | undef
     for (let i = 0; i < planned.length; i++) {
       const { write, planned: plan } = planned[i]!;
       const result = results[i]!;
-      if (result.ok) cache?.committed(plan.commit, result.seq);
-      else cache?.failed(plan.commit);
+      await settle(plan.commit, result);
       if (result.ok) {
-        if (bus) await bus.publish(result.event);
         write.resolve(result.event);
         continue;
       }

@@ -52,20 +52,20 @@ end
 -- when a list item goes.
 local memos = {}
 local tails = {}
-local function resolve(b, path)
-  local memo = memos[b]
-  if memo == nil then
-    memo = {}
-    memos[b] = memo
+-- The per-submodel table of a table of tables (made on first use).
+local function tableOf(tables, b)
+  local t = tables[b]
+  if t == nil then
+    t = {}
+    tables[b] = t
   end
-  return resolvePath(KEYS[b + 1], path, memo)
+  return t
+end
+local function resolve(b, path)
+  return resolvePath(KEYS[b + 1], path, tableOf(memos, b))
 end
 local function tailOf(b, parent)
-  local known = tails[b]
-  if known == nil then
-    known = {}
-    tails[b] = known
-  end
+  local known = tableOf(tails, b)
   local tail = known[parent]
   if tail == nil then
     local last = redis.call('ZREVRANGEBYLEX', KEYS[b + 1], '(' .. parent .. '\\2', '[' .. parent .. '\\1', 'LIMIT', 0, 1)[1]
