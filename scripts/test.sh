@@ -15,7 +15,7 @@ case "$scope" in
   all) roots=(libs services bin tests scripts) ;;
   *) roots=("$@") ;;
 esac
-# Node 20's --test does not expand globs and ignores .ts files in directories: list them ourselves.
+# List the files ourselves: one sorted list, the same on every Node, and a clear error when there are none.
 mapfile -t files < <(find "${roots[@]}" -name '*.test.ts' -not -path '*/node_modules/*' | sort)
 if [ ${#files[@]} -eq 0 ]; then echo "no test files found" >&2; exit 1; fi
 echo "== ${#files[@]} test files"
