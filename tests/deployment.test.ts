@@ -289,7 +289,7 @@ test("k8s/: namespace, probes, resources, PodDisruptionBudgets, autoscalers, Ser
   for (const dir of DEPLOYABLE) {
     const objects = rendered(dir);
     assert.deepEqual(k8sProblems(objects, K8S_RULES), [], dir);
-    // Only the services reach Redis and NATS; no gateway reaches Redis (ARCHITECTURE §3).
+    // Only the services reach Redis and NATS; no gateway reaches Redis (docs/architecture.md §3).
     assert.deepEqual(allowedClients(objects, "redis"), ["model-store"], dir);
     assert.deepEqual(allowedClients(objects, "nats"), ["http-gateway", "model-store", "opcua-gateway"], dir);
     const services = objects.filter((object) => object.kind === "Service");
@@ -381,7 +381,7 @@ test("each Twinport container loads its configuration without warnings, binds ev
       assert.deepEqual(containerConfigProblems(name, views[name]!, { files: { ...IMAGE_FILES, [CONFIG_MOUNT]: file }, services: views, writableRoot: "/data", opcuaHostname: name === "opcua-gateway" ? hostname : undefined }), [], `${kustomization} ${name}`);
     }
   }
-  // Every OPC UA replica serves the one certificate from the Secret (ARCHITECTURE §8), found where
+  // Every OPC UA replica serves the one certificate from the Secret (docs/architecture.md §8), found where
   // the gateway looks for it with the host name each kustomization advertises.
   for (const kustomization of DEPLOYABLE) {
     const objects = rendered(kustomization);

@@ -6,7 +6,7 @@ import { readModel, type ReadableClassName } from "./model-io.ts";
 import { valueJsonKind, valueJsonToLexical } from "./xsd-values.ts";
 
 /**
- * PATCH …/$value (API v3.0.2 Annex C; decisions in ARCHITECTURE §8): the body has the shape GET
+ * PATCH …/$value (API v3.0.2 Annex C; decisions in docs/architecture.md §8): the body has the shape GET
  * answers, and only values change.
  * - Only existing children are updated: nothing is created or deleted. An unknown key, a list
  *   with more items than exist, or a value of the wrong type → AasError("value", path).

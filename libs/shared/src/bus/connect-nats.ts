@@ -19,7 +19,7 @@ export interface ConnectNatsOptions {
 const RECONNECT_WAIT_MS = 500;
 
 /**
- * Connects with the defaults a long-running service needs (DEPENDENCIES.md): never give up
+ * Connects with the defaults a long-running service needs: never give up
  * reconnecting (nats' default stops for good after 10 attempts, about 20 s), and wait for a server
  * that is not up yet instead of failing at start (compose and k8s start everything at once).
  */

@@ -4,7 +4,7 @@ import { KEY_TYPE_NAMES } from "../aas/index.ts";
 /**
  * The keys of asset-connection provider maps: AAS references in the text form of AAS Part 1
  * §7.2.3 (spec §9.3), `(Submodel)urn:x, (SubmodelElementCollection)C, (Property)P`, parsed the way
- * FA³ST v1.3.0 parses them (docs: faaast-asset-connections.md §1.3) so FA³ST files load unchanged:
+ * FA³ST v1.3.0 parses them (docs/reference/faaast-asset-connections.md §1.3) so FA³ST files load unchanged:
  * an optional `[ModelRef]` prefix is dropped, keys are split on exactly ", " (nothing trimmed), a
  * key's type is the text between "(" and the first ")", its value is the rest, verbatim.
  *

@@ -7,7 +7,7 @@ export const OPCUA_ASSET_CONNECTION_CLASS = "assetconnection.opcua.OpcUaAssetCon
 export const MQTT_ASSET_CONNECTION_CLASS = "assetconnection.mqtt.MqttAssetConnection";
 
 /*
- * FA³ST's asset-connection configuration (faaast-asset-connections.md), property for property, so
+ * FA³ST's asset-connection configuration (docs/reference/faaast-asset-connections.md), property for property, so
  * FA³ST users' files load unchanged. FA³ST reads them with plain Jackson, hence three deliberate
  * differences from the rest of our configuration:
  * - unknown properties are kept and ignored (loose objects; FA³ST's own doc examples carry some),
@@ -102,7 +102,7 @@ function providerMap<T extends z.ZodType>(provider: T) {
   );
 }
 
-// ---- HTTP (faaast-asset-connections.md §3)
+// ---- HTTP (docs/reference/faaast-asset-connections.md §3)
 
 const httpPath = z.preprocess(nullToUndefined, z.string());
 
@@ -162,7 +162,7 @@ export const httpAssetConnectionSchema = z.looseObject({
   operationProviders: providerMap(httpOperationProviderSchema),
 });
 
-// ---- OPC UA (faaast-asset-connections.md §4)
+// ---- OPC UA (docs/reference/faaast-asset-connections.md §4)
 
 const nodeIdSchema = z.preprocess(nullToUndefined, z.string().min(1));
 const arrayIndexSchema = optional(z.string().regex(/^(\[\d+\])+$/, { error: 'expected one or more "[n]" groups, e.g. "[2]" or "[1][0]"' }));
@@ -236,7 +236,7 @@ export const opcuaAssetConnectionSchema = z
     }
   });
 
-// ---- MQTT (faaast-asset-connections.md §5)
+// ---- MQTT (docs/reference/faaast-asset-connections.md §5)
 
 /** Paho's schemes (FA³ST) plus the mqtt:// and mqtts:// that other MQTT tools write. */
 export const MQTT_SERVER_URI_SCHEMES = ["tcp", "ssl", "ws", "wss", "mqtt", "mqtts"] as const;

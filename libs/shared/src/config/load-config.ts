@@ -53,7 +53,7 @@ function readConfigFile(file: string): Record<string, unknown> {
  */
 function fillRoleDefaults(raw: Record<string, unknown>, role: ConfigRole): void {
   const distributed = role !== "embedded";
-  // FA³ST's default is HTTP only; ours serves both endpoints, as ARCHITECTURE §8 decides.
+  // FA³ST's default is HTTP only; ours serves both endpoints, as docs/architecture.md §8 decides.
   raw.endpoints ??= [{ "@class": ENDPOINT_CLASS_BY_KIND.http }, { "@class": ENDPOINT_CLASS_BY_KIND.opcua }];
   raw.persistence ??= { "@class": distributed ? PERSISTENCE_REDIS_CLASS : PERSISTENCE_IN_MEMORY_CLASS };
   raw.messageBus ??= { "@class": distributed ? MESSAGE_BUS_NATS_CLASS : MESSAGE_BUS_INTERNAL_CLASS };

@@ -3,7 +3,7 @@ import { CommandError } from "../contracts/index.ts";
 import { rethrowAsCommandError } from "./aas-input.ts";
 
 /**
- * The merge-patch side of PATCH (spec §4.4, ARCHITECTURE §8) for the normal and `$metadata` forms,
+ * The merge-patch side of PATCH (spec §4.4, docs/architecture.md §8) for the normal and `$metadata` forms,
  * shared by submodels and elements. The result of a patch is then read like a PUT body.
  */
 

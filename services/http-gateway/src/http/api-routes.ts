@@ -23,7 +23,7 @@ export interface ApiRoute {
 /**
  * Registers the routes: each served operation, then a catch-all for the path that answers 405 with
  * the `Allow` list for any other method. A path none of whose operations is in the endpoint's
- * profiles is not served at all: 404 (ARCHITECTURE §8).
+ * profiles is not served at all: 404 (docs/architecture.md §8).
  */
 export function mountApiRoutes(app: Hono, routes: readonly ApiRoute[], enabledProfiles: readonly string[]): void {
   for (const route of routes) {

@@ -4,7 +4,7 @@ import { readPagingAndModifiers, singleQuery, type QueryRules } from "../http/qu
 
 /**
  * Query parameters of the Submodel (Repository) API's GETs, strictly per operation (AAS API §c):
- * - `?content=path` is the `/$path` suffix (ARCHITECTURE §8): where `pathRules` are given it
+ * - `?content=path` is the `/$path` suffix (docs/architecture.md §8): where `pathRules` are given it
  *   switches to them (so it takes exactly what `/$path` takes); any other `content` value is a 400;
  * - `extent`, where the operation has it, defaults to the API's "withoutBlobValue", stated here
  *   because the engine's own default keeps Blob bytes for its internal readers.

@@ -25,7 +25,7 @@ function jsonReading(value: unknown, text: string): AssetReading {
 }
 
 /**
- * HTTP asset connection (faaast-asset-connections.md §3). "Connecting" only makes the client, as in
+ * HTTP asset connection (docs/reference/faaast-asset-connections.md §3). "Connecting" only makes the client, as in
  * FA³ST: an unreachable asset shows up per request, and polling simply keeps trying.
  */
 export function createHttpDriver(options: HttpDriverOptions): AssetConnectionDriver<HttpConfigs> {

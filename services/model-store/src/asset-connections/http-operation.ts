@@ -78,7 +78,7 @@ function answerValues(declared: ElementJson[], body: string, queries: Map<string
 }
 
 /**
- * An HTTP operation provider (faaast-asset-connections.md §3.3): one request built from `path`,
+ * An HTTP operation provider (docs/reference/faaast-asset-connections.md §3.3): one request built from `path`,
  * `method`, `template`; outputs read from the answer with `queries`.
  *
  * Templates: each input and in-out argument fills `${idShort}` as ValueOnly JSON (strings quoted),

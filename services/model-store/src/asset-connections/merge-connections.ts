@@ -20,7 +20,7 @@ export interface MergedConnection {
   id: string;
 }
 
-/** FA³ST's merge keys (faaast-asset-connections.md §6.1); providers are not part of them. */
+/** FA³ST's merge keys (docs/reference/faaast-asset-connections.md §6.1); providers are not part of them. */
 const COMPARED: Record<string, readonly string[]> = {
   [HTTP_ASSET_CONNECTION_CLASS]: ["baseUrl", "username", "password", "headers", "trustedCertificates"],
   [OPCUA_ASSET_CONNECTION_CLASS]: [

@@ -35,7 +35,7 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
 }
 
 /**
- * MQTT asset connection (faaast-asset-connections.md §5) with mqtt.js: one client session per
+ * MQTT asset connection (docs/reference/faaast-asset-connections.md §5) with mqtt.js: one client session per
  * connection, clean session, MQTT 3.1.1, QoS 1 both ways, no last will, as FA³ST's Paho client.
  *
  * Reconnecting is the runner's (mqtt.js's own `reconnectPeriod` is 0): a lost session is reported

@@ -4,7 +4,7 @@ import { valueOnlyBodyFromJson } from "./asset-value.ts";
 import { queryOne, type JsonPath } from "./json-path.ts";
 
 /**
- * The value a subscription provider takes from one MQTT message (faaast-asset-connections.md §2.2,
+ * The value a subscription provider takes from one MQTT message (docs/reference/faaast-asset-connections.md §2.2,
  * §5.3): the payload is JSON (format "JSON", the only one), `query` selects exactly one value, or
  * the whole payload is the value. Throws an AssetError for a message that does not fit; the caller
  * logs it and drops the message. Returns undefined for an empty payload, which in MQTT clears a

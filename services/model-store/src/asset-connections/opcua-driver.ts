@@ -54,7 +54,7 @@ function keyOf(value: unknown): string {
 }
 
 /**
- * OPC UA asset connection (faaast-asset-connections.md §4) with node-opcua-client. Connecting means
+ * OPC UA asset connection (docs/reference/faaast-asset-connections.md §4) with node-opcua-client. Connecting means
  * endpoint selection (by security policy and mode), session and — once a monitored item needs it —
  * one subscription for the whole connection. node-opcua's own reconnection is off (maxRetry 0): the
  * runner's retry with back-off is the one place that reconnects, so the state it reports is true.

@@ -31,7 +31,7 @@ function argumentDataType(dataType: NodeId, name: string): DataType {
 }
 
 /**
- * An OPC UA operation provider (faaast-asset-connections.md §4.5): calls the Method node on its
+ * An OPC UA operation provider (docs/reference/faaast-asset-connections.md §4.5): calls the Method node on its
  * parent object. Input arguments follow the method's declared InputArguments in order, each taken
  * from the AAS input (or else in-out) argument whose idShort `inputArgumentMapping` links to its
  * name (default: the same name). Outputs are read back by name through `outputArgumentMapping`;

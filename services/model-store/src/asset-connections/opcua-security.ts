@@ -23,7 +23,7 @@ function sanUri(pem: string): string | undefined {
 }
 
 /**
- * The client's PKI in FA³ST's layout under `securityBaseDir` (faaast-asset-connections.md §4.3):
+ * The client's PKI in FA³ST's layout under `securityBaseDir` (docs/reference/faaast-asset-connections.md §4.3):
  * pki/trusted/certs, pki/trusted/crl, pki/issuers/certs, pki/issuers/crl, pki/rejected — which is
  * node-opcua's own layout, with pki/own for the client's certificate. An unknown server certificate
  * is refused and put into pki/rejected; moving it to pki/trusted/certs trusts it from the next

@@ -4,7 +4,7 @@ import { AssetError } from "./asset-connection-types.ts";
 
 /**
  * Between OPC UA values and AAS Property values (lexical strings typed by `valueType`), as FA³ST
- * converts them (faaast-asset-connections.md §4.4): implicit conversions, with xs:duration as a
+ * converts them (docs/reference/faaast-asset-connections.md §4.4): implicit conversions, with xs:duration as a
  * Double number of milliseconds, xs:hexBinary/xs:base64Binary from ByteStrings, xs:dateTime as
  * DateTime. Int64/UInt64 travel as node-opcua's [high, low] pairs and are converted through BigInt,
  * so no digit is lost.

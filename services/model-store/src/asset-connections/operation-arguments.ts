@@ -31,7 +31,7 @@ export async function readDeclaration(store: StoreClient, target: ProviderTarget
 }
 
 /**
- * FA³ST's ArgumentValidationMode (faaast-asset-connections.md §1.5): arguments are matched by
+ * FA³ST's ArgumentValidationMode (docs/reference/faaast-asset-connections.md §1.5): arguments are matched by
  * idShort only. NONE passes them through; REQUIRE_PRESENT wants exactly the declared ones, each
  * once; REQUIRE_PRESENT_OR_DEFAULT fills a missing one with a copy of its declaration (the stored
  * value is the default). The result is in declaration order.

@@ -148,7 +148,7 @@ function connectionFor(face: AidInterface, processor: AimcProcessorConfig, probl
 }
 
 /**
- * AIMC + the AIDs it references → asset connection configs in FA³ST's shape (aid-aimc DIGEST §5):
+ * AIMC + the AIDs it references → asset connection configs in FA³ST's shape (docs/reference/aid-aimc/DIGEST.md §5):
  * one connection per MappingConfiguration, a provider per relation keyed by its sink; observable
  * HTTP properties are polled every `subscriptionInterval`, others become read-only value providers;
  * MQTT properties become topic subscriptions. Pure: everything it reads comes through `input`.

@@ -1,7 +1,7 @@
 /**
  * The semanticIds of AID (IDTA 02017) and AIMC (IDTA 02027) a processor navigates by. idShorts in
  * these templates are free, so elements are found by semanticId; every spelling that published
- * templates and specs use is accepted (aid-aimc DIGEST §2.7): the template's
+ * templates and specs use is accepted (docs/reference/aid-aimc/DIGEST.md §2.7): the template's
  * "AssetInterfaceDescription" (an "s" missing) for PropertyDefinition, `td:base` beside
  * `td:baseURI`, InteractionMetadata by its AID id or by `td:InteractionAffordance`.
  */

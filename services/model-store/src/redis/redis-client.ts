@@ -1,7 +1,7 @@
 import { Redis, type RedisOptions } from "ioredis";
 
 /**
- * A Redis connection that fails fast (DEPENDENCIES.md): no offline queue, one retry, a command
+ * A Redis connection that fails fast (ioredis' defaults queue and retry 20 times): no offline queue, one retry, a command
  * timeout, so an outage answers "unavailable" at once instead of hanging requests; it keeps
  * reconnecting in the background forever. Unfulfilled commands are NOT resent after a reconnect:
  * a commit whose reply was lost may have been applied, and sending it again would apply it twice.

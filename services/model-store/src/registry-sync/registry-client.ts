@@ -76,7 +76,7 @@ function failed(method: string, answer: Answer): Outcome {
 }
 
 /**
- * The registry calls with the upsert rules of REGISTRY.md §3: POST → 409 → PUT, PUT → 404 → POST,
+ * The registry calls with the upsert rules of docs/reference/aas-api-v3.0/REGISTRY.md §3: POST → 409 → PUT, PUT → 404 → POST,
  * DELETE → 404 = done. Paths are relative to the API root, so a path in the registry URL survives.
  */
 export class RegistryClient {

@@ -28,7 +28,7 @@ export interface AttachedAddressSpace {
   stop(): Promise<void>;
 }
 
-/** Only *_READ profiles: value nodes read-only and methods not executable (ARCHITECTURE §8). */
+/** Only *_READ profiles: value nodes read-only and methods not executable (docs/architecture.md §8). */
 export function isReadOnlyEndpoint(endpoint: OpcUaEndpointConfig): boolean {
   return endpoint.profiles.length > 0 && endpoint.profiles.every((profile) => profile.endsWith("_READ"));
 }

@@ -22,7 +22,7 @@ import {
 } from "./spec-context.ts";
 
 /**
- * A submodel element (AAS JSON, with its children) as the NodeSpec of its subtree (OPCUA.md
+ * A submodel element (AAS JSON, with its children) as the NodeSpec of its subtree (docs/reference/opcua-mapping.md
  * layout): an object of the I4AAS element type (ours for SubmodelElementList and
  * BasicEventElement), its metadata as read-only properties and its value as the writable nodes of
  * spec §4.5. The NodeIds come from the submodel id and the idShortPath, so the same element always

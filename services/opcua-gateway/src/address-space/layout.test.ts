@@ -14,7 +14,7 @@ import {
   VALUES_SUBMODEL,
 } from "../../../../tests/support/opcua-model.ts";
 
-// The shape of the address space (OPCUA.md layout) as a client browses it, the Operation methods,
+// The shape of the address space (docs/reference/opcua-mapping.md layout) as a client browses it, the Operation methods,
 // and an endpoint with read-only profiles.
 
 let system: InProcessGateway;

@@ -33,7 +33,7 @@ interface Waiter {
 }
 
 /**
- * Keeps the address space equal to the store (ARCHITECTURE §4, §8): subscribe first and buffer,
+ * Keeps the address space equal to the store (docs/architecture.md §4, §8): subscribe first and buffer,
  * read a snapshot stamped with the seq read before its first page, apply the buffered events
  * above that seq, then every event in seq order. A gap that does not fill within the grace
  * period, a heartbeat ahead of the last seq seen, a reconnect or an event that does not fit the

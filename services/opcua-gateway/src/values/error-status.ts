@@ -1,7 +1,7 @@
 import { StatusCodes, type StatusCode } from "node-opcua";
 import type { ErrorCode } from "@twinport/shared";
 
-/** The one mapping from the store's error codes to OPC UA status codes (ARCHITECTURE §3). */
+/** The one mapping from the store's error codes to OPC UA status codes (docs/architecture.md §3). */
 const STATUS: Record<ErrorCode, StatusCode> = {
   "bad-request": StatusCodes.BadOutOfRange,
   validation: StatusCodes.BadOutOfRange,

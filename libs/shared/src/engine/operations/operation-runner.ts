@@ -23,7 +23,7 @@ import { message, runningResult, unfinishedResult } from "./operation-results.ts
  *   version, so of two writers (the runner, a replica marking it orphaned, /reset deleting it) the
  *   first wins and the other's write is dropped. While it runs asynchronous invocations, the runner
  *   renews a lease in the store; a handle whose runner's lease is gone is marked Failed by whichever
- *   process reads it next (ARCHITECTURE §8).
+ *   process reads it next (docs/architecture.md §8).
  */
 
 export interface OperationRunnerOptions {
