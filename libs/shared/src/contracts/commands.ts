@@ -138,6 +138,8 @@ export interface Command<T extends CommandType = CommandType> {
    * first used for (a repeat with another fingerprint is refused).
    */
   idempotency?: { key: string; fingerprint: string };
+  /** Who asks (contracts/principal.ts); absent only for the model-store's own in-process work. */
+  principal?: import("./principal.ts").Principal;
 }
 
 /** Commands that change state; everything else is a read-only query. */

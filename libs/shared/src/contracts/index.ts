@@ -8,3 +8,4 @@ export * from "./operation-commands.ts";
 export * from "./subjects.ts";
 export * from "./profiles.ts";
 export * from "./failure-reply.ts";
+export * from "./principal.ts";
