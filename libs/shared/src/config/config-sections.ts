@@ -6,6 +6,7 @@ import { endpointSection } from "./endpoints.ts";
 import { fileStorageSection } from "./file-storage.ts";
 import { messageBusSection } from "./message-bus.ts";
 import { persistenceSection } from "./persistence.ts";
+import { securitySchema } from "./security.ts";
 import { submodelTemplateProcessorSection } from "./submodel-template-processors.ts";
 
 /** How a top-level section is shaped: a plain object, one @class object, or a list of them. */
@@ -23,6 +24,7 @@ export const CONFIG_SECTIONS: Readonly<Record<string, SectionLayout>> = {
   fileStorage: { shape: "classed", section: fileStorageSection },
   assetConnections: { shape: "classed-list", section: assetConnectionSection },
   submodelTemplateProcessors: { shape: "classed-list", section: submodelTemplateProcessorSection },
+  security: { shape: "plain", schema: securitySchema },
 };
 
 export const SECTION_NAMES: readonly string[] = Object.keys(CONFIG_SECTIONS);

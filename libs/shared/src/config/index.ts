@@ -79,3 +79,6 @@ export {
 } from "./model-files.ts";
 export { runRole, type RoleContext, type RunningRole, type ProcessIo, type RunRoleOptions } from "./run-role.ts";
 export { displayUrl } from "./display-url.ts";
+export type { SecurityConfig } from "./security.ts";
+export type { AuthenticationConfig } from "./security-authentication.ts";
+export type { AccessRule, RoleAssignment } from "./security-rules.ts";

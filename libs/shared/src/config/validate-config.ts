@@ -9,6 +9,7 @@ import { FILE_STORAGE_FILESYSTEM_CLASS, fileStorageSection, type FileStorageConf
 import { messageBusSection, type MessageBusConfig } from "./message-bus.ts";
 import { persistenceSection, type PersistenceConfig } from "./persistence.ts";
 import { allowedKeysAt } from "./schema-walk.ts";
+import { securitySchema, type SecurityConfig } from "./security.ts";
 import { submodelTemplateProcessorSection, type SubmodelTemplateProcessorConfig } from "./submodel-template-processors.ts";
 
 export interface TwinportConfig {
@@ -19,6 +20,8 @@ export interface TwinportConfig {
   fileStorage: FileStorageConfig;
   assetConnections: AssetConnectionConfig[];
   submodelTemplateProcessors: SubmodelTemplateProcessorConfig[];
+  /** Absent: HTTP is open (the spec's default). Present: authentication and rules apply (issue 13). */
+  security?: SecurityConfig;
 }
 
 type Path = readonly PropertyKey[];
@@ -121,9 +124,10 @@ export function validateConfig(raw: unknown): TwinportConfig {
   const fileStorage = parseClassed<FileStorageConfig>(fileStorageSection, raw.fileStorage, ["fileStorage"], issues);
   const assetConnections = parseClassedList<AssetConnectionConfig>(assetConnectionSection, raw.assetConnections ?? [], "assetConnections", issues);
   const submodelTemplateProcessors = parseClassedList<SubmodelTemplateProcessorConfig>(submodelTemplateProcessorSection, raw.submodelTemplateProcessors ?? [], "submodelTemplateProcessors", issues);
+  const security = raw.security === undefined ? undefined : parseWith<SecurityConfig>(securitySchema, raw.security, ["security"], issues);
   if (issues.length > 0 || !core || !persistence || !messageBus || !fileStorage) throw new ConfigError(issues);
   if (fileStorage["@class"] === FILE_STORAGE_FILESYSTEM_CLASS && fileStorage.path === undefined) {
     fileStorage.path = `${core.stateDir}/files`;
   }
-  return { core, endpoints, persistence, messageBus, fileStorage, assetConnections, submodelTemplateProcessors };
+  return { core, endpoints, persistence, messageBus, fileStorage, assetConnections, submodelTemplateProcessors, ...(security ? { security } : {}) };
 }

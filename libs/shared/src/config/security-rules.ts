@@ -1,0 +1,40 @@
+import { z } from "zod";
+
+/**
+ * The one rule set (issue 13, in the spirit of AAS Part 4): each rule grants rights to subjects
+ * on objects. With a security section configured, anything not granted is denied.
+ */
+const subjectSchema = z.union([
+  z.strictObject({ role: z.string().min(1) }),
+  z.strictObject({ user: z.string().min(1) }),
+  z.strictObject({ certificateSubject: z.string().min(1) }),
+  z.strictObject({ anonymous: z.literal(true) }),
+  z.strictObject({ authenticated: z.literal(true) }),
+]);
+
+/** Identifiers and idShortPath prefixes; `*` in an identifier pattern matches any run of characters. */
+const objectSchema = z.union([
+  z.strictObject({ all: z.literal(true) }),
+  z.strictObject({ shells: z.string().min(1) }),
+  z.strictObject({ submodels: z.string().min(1), idShortPath: z.string().min(1).optional() }),
+  z.strictObject({ semanticId: z.string().min(1), idShortPath: z.string().min(1).optional() }),
+  z.strictObject({ conceptDescriptions: z.string().min(1) }),
+  z.strictObject({ proprietary: z.enum(["reset", "import", "packages"]) }),
+]);
+
+const ruleSchema = z.strictObject({
+  subjects: z.array(subjectSchema).min(1),
+  rights: z.array(z.enum(["READ", "CREATE", "UPDATE", "DELETE", "EXECUTE"])).min(1),
+  objects: z.array(objectSchema).min(1),
+});
+
+/** Roles for identities that bring none of their own (OPC UA users and certificates, mTLS clients). */
+const roleAssignmentSchema = z.union([
+  z.strictObject({ user: z.string().min(1), roles: z.array(z.string().min(1)).min(1) }),
+  z.strictObject({ certificateSubject: z.string().min(1), roles: z.array(z.string().min(1)).min(1) }),
+]);
+
+export const rulesSchema = z.array(ruleSchema);
+export const roleAssignmentsSchema = z.array(roleAssignmentSchema);
+export type AccessRule = z.infer<typeof ruleSchema>;
+export type RoleAssignment = z.infer<typeof roleAssignmentSchema>;
