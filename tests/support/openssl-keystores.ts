@@ -9,6 +9,9 @@ import { join } from "node:path";
  * instead of the library that reads them.
  */
 
+/** openssl's own configuration, whatever a library loaded into this process set OPENSSL_CONF to. */
+const OPENSSL_ENV = Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== "OPENSSL_CONF"));
+
 export interface Certified {
   keyFile: string;
   certFile: string;
@@ -24,8 +27,12 @@ const KEY_OPTIONS: Record<KeyAlgorithm, string[]> = {
   ec: ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256"],
 };
 
-function openssl(args: string[], input?: string): void {
-  execFileSync("openssl", args, { stdio: [input === undefined ? "ignore" : "pipe", "ignore", "pipe"], ...(input === undefined ? {} : { input }) });
+function openssl(args: string[]): void {
+  try {
+    execFileSync("openssl", args, { stdio: ["ignore", "ignore", "pipe"], env: OPENSSL_ENV });
+  } catch (error) {
+    throw new Error(`openssl ${args.join(" ")} failed: ${String((error as { stderr?: Buffer }).stderr ?? error)}`);
+  }
 }
 
 function certified(keyFile: string, certFile: string): Certified {
@@ -33,11 +40,16 @@ function certified(keyFile: string, certFile: string): Certified {
   return { keyFile, certFile, key: readFileSync(keyFile, "utf8"), cert, fingerprint: new X509Certificate(cert).fingerprint256 };
 }
 
-/** A self-signed certificate for 127.0.0.1, ::1 and localhost (plus `name`), or a CA when `ca` is set. */
-export function opensslCertificate(dir: string, name: string, algorithm: KeyAlgorithm = "rsa", options: { ca?: boolean } = {}): Certified {
+/**
+ * A self-signed certificate for 127.0.0.1, ::1 and localhost (plus `name`), or a CA when `ca` is
+ * set; `extensions` (openssl -addext values) replace the subject alternative name.
+ */
+export function opensslCertificate(dir: string, name: string, algorithm: KeyAlgorithm = "rsa", options: { ca?: boolean; extensions?: string[] } = {}): Certified {
   const keyFile = join(dir, `${name}.key.pem`);
   const certFile = join(dir, `${name}.cert.pem`);
-  const extensions = options.ca ? ["-addext", "basicConstraints=critical,CA:TRUE"] : ["-addext", `subjectAltName=DNS:localhost,DNS:${name},IP:127.0.0.1,IP:::1`];
+  const extensions = options.ca
+    ? ["-addext", "basicConstraints=critical,CA:TRUE"]
+    : (options.extensions ?? [`subjectAltName=DNS:localhost,DNS:${name},IP:127.0.0.1,IP:::1`]).flatMap((extension) => ["-addext", extension]);
   openssl(["req", "-x509", ...KEY_OPTIONS[algorithm], "-nodes", "-keyout", keyFile, "-out", certFile, "-days", "2", "-subj", `/CN=${name}`, ...extensions]);
   return certified(keyFile, certFile);
 }
@@ -85,7 +97,7 @@ export function opensslPkcs12(file: string, entry: Certified, options: Pkcs12Opt
   }
   // -twopass reads both passwords from the terminal only (MAC first, then the export password), so it runs under script(1)'s pseudo-terminal.
   const answers = `${options.storePassword}\n${options.storePassword}\n${options.keyPassword}\n${options.keyPassword}\n`;
-  execFileSync("script", ["-qec", ["openssl", ...args, "-twopass"].map(shellQuote).join(" "), "/dev/null"], { input: answers, stdio: ["pipe", "ignore", "pipe"] });
+  execFileSync("script", ["-qec", ["openssl", ...args, "-twopass"].map(shellQuote).join(" "), "/dev/null"], { input: answers, stdio: ["pipe", "ignore", "pipe"], env: OPENSSL_ENV });
   return file;
 }
 
