@@ -67,6 +67,14 @@ describe("readKeyStore on key stores made by openssl and keytool", () => {
     }
   });
 
+  it("a store without MAC (openssl -nomac): read with the right password; a wrong one names both passwords", async () => {
+    const file = join(dir, "nomac.p12");
+    execFileSync("openssl", ["pkcs12", "-export", "-nomac", "-inkey", made.rsa!.keyFile, "-in", made.rsa!.certFile, "-passout", "pass:pw", "-out", file], { stdio: "ignore" });
+    const content = await readKeyStore(file, { keyStorePassword: "pw" }, origin(file));
+    assert.equal(fingerprint(content.chain[0]!), made.rsa!.fingerprint);
+    await assert.rejects(readKeyStore(file, { keyStorePassword: "wrong" }, origin(file)), /check certificate\.keyStorePassword, or set certificate\.keyPassword/);
+  });
+
   it("puts the key's certificate first and sends its issuer along as the chain", async () => {
     const ca = opensslCertificate(dir, "test-ca", "rsa", { ca: true });
     const leaf = opensslIssuedCertificate(dir, "issued.example", ca, "ec");
@@ -88,12 +96,12 @@ describe("readKeyStore on key stores made by openssl and keytool", () => {
     });
   }
 
-  it("picks the entry by alias in a keytool store of two keys (RSA and EC); an unknown alias lists the ones present", { skip: hasKeytool() ? false : "keytool is not installed" }, async () => {
+  it("picks the entry by alias (ignoring case, as Java does) in a keytool store of two keys (RSA and EC); an unknown alias lists the ones present", { skip: hasKeytool() ? false : "keytool is not installed" }, async () => {
     const file = join(dir, "keytool.p12");
     for (const [alias, algorithm] of [["first", ["-keyalg", "RSA", "-keysize", "2048"]], ["second", ["-keyalg", "EC", "-groupname", "secp256r1"]]] as const) {
       execFileSync("keytool", ["-genkeypair", "-alias", alias, ...algorithm, "-dname", `CN=${alias}`, "-validity", "2", "-keystore", file, "-storetype", "PKCS12", "-storepass", "changeit"], { stdio: "ignore" });
     }
-    const second = await readKeyStore(file, { keyStorePassword: "changeit", keyAlias: "second" }, origin(file));
+    const second = await readKeyStore(file, { keyStorePassword: "changeit", keyAlias: "Second" }, origin(file));
     assert.equal(new X509Certificate(second.chain[0]!).subject, "CN=second");
     assert.equal(createPrivateKey(second.key!).asymmetricKeyType, "ec");
     const first = await readKeyStore(file, { keyStorePassword: "changeit" }, origin(file));

@@ -76,9 +76,11 @@ function openPfx(forge: Forge, bytes: Buffer, passwords: Pkcs12Passwords, origin
   } catch (error) {
     const message = (error as Error).message;
     if (/MAC could not be verified/i.test(message)) throw new Error(`${origin.where}: wrong keystore password (${origin.setting}.keyStorePassword)`);
-    if (!isDecryptionFailure(message, asn1())) throw new Error(`${origin.where} is not a readable PKCS12 file (${message})`);
+    if (!isDecryptionFailure(message)) throw new Error(`${origin.where} is not a readable PKCS12 file (${message})`);
     if (keyPassword === undefined || keyPassword === storePassword) {
-      throw new Error(`${origin.where}: the key cannot be decrypted with the keystore password; set ${origin.setting}.keyPassword`);
+      // Without a MAC nothing confirmed the store password, so it may be the wrong one.
+      const check = hasMac(asn1()) ? "" : `check ${origin.setting}.keyStorePassword, or `;
+      throw new Error(`${origin.where}: the key cannot be decrypted with the keystore password; ${check}set ${origin.setting}.keyPassword`);
     }
   }
   const unauthenticated = asn1();
@@ -93,18 +95,24 @@ function openPfx(forge: Forge, bytes: Buffer, passwords: Pkcs12Passwords, origin
 
 /**
  * A wrong password shows up as a padding error, or, when the garbage happens to be padded
- * correctly (1 in 256 with RC2/3DES), as undecodable content. After a good MAC the content is what
- * its writer wrote, so any failure to read it is taken for a password that does not decrypt it.
+ * correctly (1 in 256), as undecodable content. So whatever fails once the outer structure has
+ * been read (forge's messages for it are matched here) is taken for a password that does not
+ * decrypt; with a good MAC that is certain, since the content is what its writer wrote.
  */
-function isDecryptionFailure(message: string, pfx: forgeModule.asn1.Asn1): boolean {
-  if (/unsupported/i.test(message)) return false;
-  return /decrypt/i.test(message) || (pfx.value as forgeModule.asn1.Asn1[]).length > 2;
+function isDecryptionFailure(message: string): boolean {
+  return !/PFX|authSafe|AuthenticatedSafe|ContentInfo|contentType|unsupported|iteration/i.test(message);
+}
+
+/** PFX is SEQUENCE { version, authSafe, macData OPTIONAL }. */
+function hasMac(pfx: forgeModule.asn1.Asn1): boolean {
+  return (pfx.value as forgeModule.asn1.Asn1[]).length > 2;
 }
 
 function pickKeyBag(keyBags: Bag[], alias: string | undefined, origin: KeyStoreOrigin): Bag | undefined {
   if (keyBags.length === 0) return undefined;
   if (alias === undefined || alias === "") return keyBags[0];
-  const found = keyBags.find((bag) => attribute(bag, "friendlyName") === alias);
+  // Java's key stores compare aliases ignoring case (keytool stores them lower-cased), and so does FA³ST's keyAlias.
+  const found = keyBags.find((bag) => attribute(bag, "friendlyName")?.toLowerCase() === alias.toLowerCase());
   if (found) return found;
   const known = keyBags.map((bag) => attribute(bag, "friendlyName")).filter((name): name is string => name !== undefined);
   throw new Error(`${origin.where}: no key with alias "${alias}" (${origin.setting}.keyAlias); aliases in the keystore: ${known.length > 0 ? known.join(", ") : "none"}`);
