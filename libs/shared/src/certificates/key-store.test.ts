@@ -67,6 +67,14 @@ describe("readKeyStore on key stores made by openssl and keytool", () => {
     }
   });
 
+  for (const legacy of [false, true]) {
+    it(`a password with non-ASCII characters (${legacy ? "legacy" : "current"} ciphers)`, async () => {
+      const file = opensslPkcs12(join(dir, `umlaut-${legacy}.p12`), made.ec!, { storePassword: "Schlüssel€", legacy });
+      const content = await readKeyStore(file, { keyStorePassword: "Schlüssel€" }, origin(file));
+      assert.equal(fingerprint(content.chain[0]!), made.ec!.fingerprint);
+    });
+  }
+
   it("a store without MAC (openssl -nomac): read with the right password; a wrong one names both passwords", async () => {
     const file = join(dir, "nomac.p12");
     execFileSync("openssl", ["pkcs12", "-export", "-nomac", "-inkey", made.rsa!.keyFile, "-in", made.rsa!.certFile, "-passout", "pass:pw", "-out", file], { stdio: "ignore" });
