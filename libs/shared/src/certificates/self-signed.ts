@@ -1,4 +1,4 @@
-import { generateKeyPair, randomBytes } from "node:crypto";
+import { generateKeyPair, randomBytes, X509Certificate } from "node:crypto";
 import { isIP } from "node:net";
 import { promisify } from "node:util";
 import { loadForge } from "./forge.ts";
@@ -43,7 +43,9 @@ export async function createSelfSignedCertificate(request: SelfSignedRequest): P
     { name: "subjectKeyIdentifier" },
   ]);
   certificate.sign(forge.pki.privateKeyFromPem(key), forge.md.sha256.create());
-  return { key, cert: forge.pki.certificateToPem(certificate) };
+  // Through node:crypto for its PEM: forge's has CRLF line ends, which some tools keep in the file they copy it to.
+  const der = Buffer.from(forge.asn1.toDer(forge.pki.certificateToAsn1(certificate)).getBytes(), "binary");
+  return { key, cert: new X509Certificate(der).toString() };
 }
 
 /**
