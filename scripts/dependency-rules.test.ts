@@ -13,6 +13,8 @@ test("infrastructure clients belong to one package each", () => {
   assert.ok(checkImport("services/model-store/src/redis/x.ts", "node-opcua-client"));
   assert.ok(checkImport("libs/shared/src/engine/x.ts", "nats"));
   assert.equal(checkImport("libs/shared/src/bus/x.ts", "nats"), undefined);
+  assert.equal(checkImport("libs/shared/src/certificates/pkcs12.ts", "node-forge"), undefined);
+  assert.ok(checkImport("services/http-gateway/src/tls/x.ts", "node-forge"), "one certificate library, in one folder");
 });
 
 test("layers inside libs/shared", () => {
@@ -21,6 +23,7 @@ test("layers inside libs/shared", () => {
   assert.ok(checkImport("libs/shared/src/engine/x.ts", "../bus/index.ts"));
   assert.equal(checkImport("libs/shared/src/bus/x.ts", "../engine/ports/index.ts"), undefined);
   assert.ok(checkImport("libs/shared/src/bus/x.ts", "../engine/create-engine.ts"));
+  assert.ok(checkImport("libs/shared/src/certificates/x.ts", "../config/index.ts"));
   assert.ok(checkImport("libs/shared/src/contracts/x.ts", "../aas/index.ts", false));
   assert.equal(checkImport("libs/shared/src/contracts/x.ts", "../aas/index.ts", true), undefined);
 });

@@ -23,6 +23,8 @@ const OWNED_PACKAGES: { test: (spec: string) => boolean; name: string; allowed: 
     allowed: (f) => f.startsWith("services/opcua-gateway/") || (f.startsWith("services/model-store/src/asset-connections/") && true),
   },
   { name: "nats", test: (s) => s === "nats" || s.startsWith("nats/") || s.startsWith("@nats-io/"), allowed: (f) => f.startsWith("libs/shared/src/bus/") },
+  // One certificate library (ADR 0022), behind one folder, so a second one cannot creep back in beside it.
+  { name: "node-forge", test: (s) => s === "node-forge" || s.startsWith("node-forge/"), allowed: (f) => f.startsWith("libs/shared/src/certificates/") },
 ];
 
 /** Folders of libs/shared/src and what each may import of ours. */
@@ -35,6 +37,9 @@ const SHARED_LAYERS: Record<string, string[]> = {
   // Management port, metrics and logs: node:http, prom-client and pino, no infrastructure client.
   operability: ["operability", "contracts", "engine/ports"],
   testing: ["testing", "aas", "contracts", "engine", "bus", "config"],
+  // Key stores, self-signed certificates and the lock replicas create them under: node:crypto,
+  // node:fs and node-forge; used by the HTTPS endpoint, asset connections and the OPC UA gateway.
+  certificates: ["certificates"],
 };
 
 function sharedLayer(file: string): string | undefined {

@@ -14,6 +14,8 @@ export interface OpcuaAsset {
   /** URI of the device's own namespace: index 2 (after the server's own), as "ns=2;s=…" in most PLCs. */
   namespaceUri: string;
   variables: Record<"Temperature" | "Setpoint" | "Label" | "BigCounter" | "Serial" | "Positions", UAVariable>;
+  /** The device's PKI (node-opcua's layout): the client certificates it accepted are in trusted/certs. */
+  pkiDir: string;
   /** Every call of Machine.Calibrate: its inputs. */
   calls: { offset: number; cycles: number }[];
   /** Changes a variable as the device would (monitored items see it). */
@@ -88,6 +90,7 @@ export async function startOpcuaAsset(options: { port?: number } = {}): Promise<
     endpointUrl: `opc.tcp://127.0.0.1:${port}`,
     port,
     namespaceUri: OPCUA_ASSET_NAMESPACE,
+    pkiDir: join(dir, "pki"),
     variables,
     calls,
     set(name, value, dataType) {

@@ -5,3 +5,4 @@ export * from "./engine/index.ts";
 export * from "./bus/index.ts";
 export * from "./config/index.ts";
 export * from "./operability/index.ts";
+export * from "./certificates/index.ts";

@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
-import { X509Certificate } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { Agent } from "node:https";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
@@ -8,10 +7,10 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { httpEndpointSettings, type HttpEndpointSettings } from "./http-endpoint-settings.ts";
 import { listenError, startHttpEndpoint, type RunningHttpEndpoint } from "./start-http-endpoint.ts";
+import { opensslCertificate, opensslIssuedCertificate, opensslPkcs12 } from "../../../tests/support/openssl-keystores.ts";
 import { b64, exampleStore, SUBMODEL_1, type ExampleStore } from "./test-support/example-store.ts";
-import { pkcs12Keystore } from "./test-support/pkcs12.ts";
 import { socketRequest } from "./test-support/socket-request.ts";
-import { SELF_SIGNED_CERT_FILE, selfSignedCertificate } from "./tls/self-signed-certificate.ts";
+import { SELF_SIGNED_CERT_FILE } from "./tls/self-signed-certificate.ts";
 
 // Header names a response may carry; anything else (Server, X-Powered-By, ...) would leak software.
 const ALLOWED_HEADERS = new Set(["content-type", "content-length", "transfer-encoding", "etag", "location", "x-correlation-id", "date", "connection", "keep-alive", "allow"]);
@@ -136,17 +135,27 @@ describe("startHttpEndpoint over real sockets", () => {
     await stop(endpoint);
   });
 
-  it("serves the certificate of a configured PKCS12 keystore; a wrong password fails the start", async () => {
+  it("serves the certificate of a configured PKCS12 keystore (openssl, RSA and EC, legacy and current ciphers); a wrong password fails the start", async () => {
     const keySource = mkdtempSync(join(dir, "keystore-"));
-    const credentials = await selfSignedCertificate(keySource, "keystore.example");
-    const path = join(keySource, "server.p12");
-    writeFileSync(path, pkcs12Keystore([{ ...credentials, alias: "twinport" }], { storePassword: "secret" }));
-    const endpoint = await start({ certificate: { keyStoreType: "PKCS12", keyStorePath: path, keyStorePassword: "secret", keyAlias: "twinport" } }, join(dir, "unused"));
-    const answer = await socketRequest({ url: endpoint.url, path: "/api/v3.0/shells", ca: credentials.cert });
-    assert.equal(answer.status, 200);
-    assert.equal(answer.certificateFingerprint, new X509Certificate(credentials.cert).fingerprint256);
-    await stop(endpoint);
-    await assert.rejects(start({ certificate: { keyStorePath: path, keyStorePassword: "wrong" } }), /wrong keystore password/);
+    const rsa = opensslCertificate(keySource, "rsa.example", "rsa");
+    const legacy = opensslPkcs12(join(keySource, "legacy.p12"), rsa, { storePassword: "secret", keyPassword: "key-secret", alias: "twinport", legacy: true });
+    const ca = opensslCertificate(keySource, "test-ca", "rsa", { ca: true });
+    const ec = opensslIssuedCertificate(keySource, "ec.example", ca, "ec");
+    const current = opensslPkcs12(join(keySource, "current.p12"), ec, { storePassword: "secret", alias: "twinport", extraCertificates: [ca] });
+    const cases = [
+      { certificate: { keyStoreType: "PKCS12", keyStorePath: legacy, keyStorePassword: "secret", keyPassword: "key-secret", keyAlias: "twinport" }, trust: rsa.cert, leaf: rsa },
+      // Trusting only the CA: the handshake succeeds on the chain the keystore holds.
+      { certificate: { keyStorePath: current, keyStorePassword: "secret" }, trust: ca.cert, leaf: ec },
+    ];
+    for (const { certificate, trust, leaf } of cases) {
+      const endpoint = await start({ certificate }, join(dir, "unused"));
+      const answer = await socketRequest({ url: endpoint.url, path: "/api/v3.0/shells", ca: trust });
+      assert.equal(answer.status, 200);
+      assert.equal(answer.certificateFingerprint, leaf.fingerprint);
+      await stop(endpoint);
+    }
+    await assert.rejects(start({ certificate: { keyStorePath: current, keyStorePassword: "wrong" } }), /wrong keystore password \(certificate\.keyStorePassword\)/);
+    await assert.rejects(start({ certificate: { keyStorePath: legacy, keyStorePassword: "secret" } }), /set certificate\.keyPassword/);
   });
 
   it("a port in use is an error that names the port setting", async () => {

@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
 import { X509Certificate } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { SELF_SIGNED_CERT_FILE, SELF_SIGNED_KEY_FILE, selfSignedCertificate } from "./self-signed-certificate.ts";
+import { withFileLock } from "@twinport/shared";
+import { SELF_SIGNED_CERT_FILE, SELF_SIGNED_KEY_FILE, SELF_SIGNED_LOCK_FILE, selfSignedCertificate } from "./self-signed-certificate.ts";
 
 describe("selfSignedCertificate", () => {
   const dirs: string[] = [];
@@ -67,5 +68,37 @@ describe("selfSignedCertificate", () => {
     const muchLater = new Date(Date.now() + 820 * 24 * 3600 * 1000);
     const renewed = await selfSignedCertificate(dir, undefined, muchLater);
     assert.notEqual(renewed.cert, first.cert);
+  });
+
+  it("waits while another replica holds the lock, then serves the certificate that one wrote", async () => {
+    const dir = stateDir();
+    mkdirSync(dir, { recursive: true });
+    let waiter: Promise<unknown> | undefined;
+    const written = await withFileLock(join(dir, SELF_SIGNED_LOCK_FILE), async () => {
+      waiter = selfSignedCertificate(dir, undefined);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      // Another process's certificate, written while it holds the lock: the waiter must take it, not make its own.
+      return selfSignedCertificate(join(dir, "..", "elsewhere"), undefined).then((made) => {
+        writeFileSync(join(dir, SELF_SIGNED_KEY_FILE), made.key);
+        writeFileSync(join(dir, SELF_SIGNED_CERT_FILE), made.cert);
+        return made;
+      });
+    });
+    assert.deepEqual(await waiter, written);
+    assert.ok(!existsSync(join(dir, SELF_SIGNED_LOCK_FILE)), "the lock is gone");
+  });
+
+  it("takes over a lock left by a replica that crashed while creating", async () => {
+    const dir = stateDir();
+    mkdirSync(dir, { recursive: true });
+    const lock = join(dir, SELF_SIGNED_LOCK_FILE);
+    writeFileSync(lock, "gateway-1 pid 1 crashed\n");
+    const longAgo = new Date(Date.now() - 60_000);
+    utimesSync(lock, longAgo, longAgo);
+    const started = Date.now();
+    const created = await selfSignedCertificate(dir, undefined, new Date(), { staleMs: 5_000 });
+    assert.ok(Date.now() - started < 5_000, "no wait for a lock nobody refreshes");
+    assert.equal(readFileSync(join(dir, SELF_SIGNED_CERT_FILE), "utf8"), created.cert);
+    assert.ok(!existsSync(lock));
   });
 });

@@ -1,16 +1,14 @@
-// @peculiar/x509 resolves its services through tsyringe, which needs the Reflect metadata API.
-import "reflect-metadata";
-import * as x509 from "@peculiar/x509";
-import { X509Certificate, createPrivateKey, webcrypto } from "node:crypto";
+import { createSelfSignedCertificate, withFileLock, type FileLockOptions } from "@twinport/shared";
+import { X509Certificate, createPrivateKey, randomUUID } from "node:crypto";
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { isIP } from "node:net";
 import { join } from "node:path";
 import type { TlsCredentials } from "./tls-credentials.ts";
 
-x509.cryptoProvider.set(webcrypto as unknown as Crypto);
-
 export const SELF_SIGNED_KEY_FILE = "https-self-signed-key.pem";
 export const SELF_SIGNED_CERT_FILE = "https-self-signed-cert.pem";
+/** Held by the replica that creates or replaces the pair; the others wait for it, then read its files. */
+export const SELF_SIGNED_LOCK_FILE = "https-self-signed.lock";
 
 const VALIDITY_DAYS = 825;
 /** A certificate this close to expiry is replaced at start-up rather than left to lapse while running. */
@@ -22,54 +20,40 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  * ::1 and the configured `hostname`. It is kept as PEM in `stateDir` and reused on the next start,
  * so clients that pinned or trusted it keep working; it is replaced only when missing, unreadable,
  * near expiry, not matching its key, or not covering the configured hostname.
+ *
+ * Replicas that share `stateDir` (compose's `--scale http-gateway=3` on a first start) must all
+ * present the same certificate: the one that finds none creates it under a lock file in
+ * `stateDir`, the others wait for the lock and then read that one (ADR 0022).
  */
-export async function selfSignedCertificate(stateDir: string, hostname: string | undefined, now = new Date()): Promise<TlsCredentials> {
+export async function selfSignedCertificate(stateDir: string, hostname: string | undefined, now = new Date(), lock?: FileLockOptions): Promise<TlsCredentials> {
   const keyPath = join(stateDir, SELF_SIGNED_KEY_FILE);
   const certPath = join(stateDir, SELF_SIGNED_CERT_FILE);
   const existing = await readUsable(keyPath, certPath, hostname, now);
   if (existing) return existing;
 
-  const created = await createSelfSigned(subjectAltNames(hostname), now);
   await mkdir(stateDir, { recursive: true });
-  await writeAtomically(keyPath, created.key, 0o600);
-  await writeAtomically(certPath, created.cert, 0o644);
-  return created;
+  return withFileLock(
+    join(stateDir, SELF_SIGNED_LOCK_FILE),
+    async () => {
+      // Checked again under the lock: the replica that held it before may have just written the pair.
+      const written = await readUsable(keyPath, certPath, hostname, now);
+      if (written) return written;
+      const created = await createSelfSignedCertificate({ names: subjectAltNames(hostname), organization: "Twinport", validityDays: VALIDITY_DAYS, now });
+      await writeAtomically(keyPath, created.key, 0o600);
+      await writeAtomically(certPath, created.cert, 0o644);
+      return created;
+    },
+    lock,
+  );
 }
 
-function subjectAltNames(hostname: string | undefined): x509.JsonGeneralName[] {
-  const names: x509.JsonGeneralName[] = [
-    { type: "dns", value: "localhost" },
-    { type: "ip", value: "127.0.0.1" },
-    { type: "ip", value: "::1" },
-  ];
+/** localhost, 127.0.0.1, ::1 and the configured host name (a DNS name or an IP address). */
+function subjectAltNames(hostname: string | undefined): string[] {
+  const names = ["localhost", "127.0.0.1", "::1"];
   const extra = hostname?.trim();
-  if (extra && !names.some((name) => name.value === extra.toLowerCase())) {
-    names.push({ type: isIP(extra) === 0 ? "dns" : "ip", value: extra });
-  }
+  // First, so a host name becomes the common name too.
+  if (extra && !names.includes(extra.toLowerCase())) names.unshift(extra);
   return names;
-}
-
-async function createSelfSigned(names: x509.JsonGeneralName[], now: Date): Promise<TlsCredentials> {
-  const algorithm = { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256", publicExponent: new Uint8Array([1, 0, 1]), modulusLength: 2048 };
-  const keys = await webcrypto.subtle.generateKey(algorithm, true, ["sign", "verify"]);
-  const commonName = names.find((name) => name.type === "dns" && name.value !== "localhost")?.value ?? "localhost";
-  const certificate = await x509.X509CertificateGenerator.createSelfSigned({
-    serialNumber: Buffer.from(webcrypto.getRandomValues(new Uint8Array(16))).toString("hex").replace(/^[89a-f]/, "1"),
-    name: `CN=${commonName}, O=Twinport`,
-    notBefore: new Date(now.getTime() - DAY_MS),
-    notAfter: new Date(now.getTime() + VALIDITY_DAYS * DAY_MS),
-    signingAlgorithm: algorithm,
-    keys: keys as unknown as CryptoKeyPair,
-    extensions: [
-      new x509.BasicConstraintsExtension(false, undefined, true),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment, true),
-      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
-      new x509.SubjectAlternativeNameExtension(names),
-      await x509.SubjectKeyIdentifierExtension.create(keys.publicKey as unknown as CryptoKey),
-    ],
-  });
-  const pkcs8 = await webcrypto.subtle.exportKey("pkcs8", keys.privateKey);
-  return { key: x509.PemConverter.encode(pkcs8, "PRIVATE KEY"), cert: certificate.toString("pem") };
 }
 
 async function readUsable(keyPath: string, certPath: string, hostname: string | undefined, now: Date): Promise<TlsCredentials | undefined> {
@@ -92,9 +76,12 @@ async function readUsable(keyPath: string, certPath: string, hostname: string | 
   }
 }
 
-/** Write-then-rename, so a crash mid-write never leaves half a key that the next start would trust. */
+/**
+ * Write-then-rename, so a crash mid-write never leaves half a key that the next start would trust.
+ * The scratch name is random: replicas in containers often share a pid (1) and a state volume.
+ */
 async function writeAtomically(path: string, text: string, mode: number): Promise<void> {
-  const temporary = `${path}.${process.pid}.tmp`;
+  const temporary = `${path}.${randomUUID()}.tmp`;
   await writeFile(temporary, text, { mode });
   await rename(temporary, path);
 }

@@ -1,5 +1,5 @@
 import type { HttpEndpointSettings } from "../http-endpoint-settings.ts";
-import { loadPkcs12Keystore } from "./pkcs12-keystore.ts";
+import { keystoreCredentials } from "./keystore-credentials.ts";
 import { selfSignedCertificate } from "./self-signed-certificate.ts";
 
 /** PEM key and certificate chain (leaf first), as node:https wants them. */
@@ -10,6 +10,6 @@ export interface TlsCredentials {
 
 /** The configured keystore when there is one, else the persisted self-signed certificate. */
 export async function tlsCredentials(settings: HttpEndpointSettings, stateDir: string): Promise<TlsCredentials> {
-  if (settings.certificate?.keyStorePath) return loadPkcs12Keystore(settings.certificate);
+  if (settings.certificate?.keyStorePath) return keystoreCredentials(settings.certificate);
   return selfSignedCertificate(stateDir, settings.hostname);
 }

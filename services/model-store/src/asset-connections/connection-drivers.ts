@@ -2,6 +2,7 @@ import {
   HTTP_ASSET_CONNECTION_CLASS,
   MQTT_ASSET_CONNECTION_CLASS,
   OPCUA_ASSET_CONNECTION_CLASS,
+  readKeyStore,
   type CertificateConfig,
   type HttpAssetConnectionConfig,
   type MqttAssetConnectionConfig,
@@ -10,7 +11,7 @@ import {
 } from "@twinport/shared";
 import type { AssetConnectionDriver, Log } from "./asset-connection-types.ts";
 import { createHttpDriver } from "./http-driver.ts";
-import { findKeyStore, readKeyStore } from "./keystore.ts";
+import { findKeyStore } from "./keystore.ts";
 import type { MergedConnection } from "./merge-connections.ts";
 
 export interface DriverDependencies {
@@ -21,11 +22,12 @@ export interface DriverDependencies {
 }
 
 /** The PEM certificates of a connection's `trustedCertificates` key store (HTTP, and MQTT's TLS). */
-function trustedCertificatesOf(settings: CertificateConfig | undefined, index: number): string[] | undefined {
+async function trustedCertificatesOf(settings: CertificateConfig | undefined, index: number): Promise<string[] | undefined> {
   if (!settings?.keyStorePath) return undefined;
+  const setting = `assetConnections[${index}].trustedCertificates`;
   const file = findKeyStore(settings.keyStorePath, ".");
-  if (!file) throw new Error(`assetConnections[${index}].trustedCertificates: key store ${settings.keyStorePath} not found`);
-  return readKeyStore(file, settings, `assetConnections[${index}].trustedCertificates`).certificates;
+  if (!file) throw new Error(`${setting}: key store ${settings.keyStorePath} not found`);
+  return (await readKeyStore(file, settings, { where: `${setting} ${file}`, setting })).certificates;
 }
 
 /** The protocol side of a (merged) connection, by its @class. */
@@ -34,7 +36,7 @@ export async function driverFor(connection: MergedConnection, dependencies: Driv
   switch (config["@class"]) {
     case HTTP_ASSET_CONNECTION_CLASS: {
       const http = config as HttpAssetConnectionConfig;
-      const trustedCertificates = trustedCertificatesOf(http.trustedCertificates, connection.index);
+      const trustedCertificates = await trustedCertificatesOf(http.trustedCertificates, connection.index);
       return createHttpDriver({ config: http, trustedCertificates, readTimeoutMs: dependencies.readTimeoutMs, store: dependencies.store, log });
     }
     case OPCUA_ASSET_CONNECTION_CLASS: {
@@ -44,7 +46,7 @@ export async function driverFor(connection: MergedConnection, dependencies: Driv
     }
     case MQTT_ASSET_CONNECTION_CLASS: {
       const mqttConfig = config as MqttAssetConnectionConfig;
-      const trustedCertificates = trustedCertificatesOf(mqttConfig.trustedCertificates, connection.index);
+      const trustedCertificates = await trustedCertificatesOf(mqttConfig.trustedCertificates, connection.index);
       // mqtt.js is loaded only by processes with an MQTT connection.
       const { createMqttDriver } = await import("./mqtt-driver.ts");
       return createMqttDriver({ config: mqttConfig, trustedCertificates, timeoutMs: dependencies.readTimeoutMs, log });

@@ -1,12 +1,11 @@
 import assert from "node:assert/strict";
-import { generateKeyPairSync } from "node:crypto";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, afterEach, before, test } from "node:test";
-import forge from "node-forge";
 import { ASSET_TEST_MODEL, DRIVE_SUBMODEL_ID } from "../../../../tests/support/asset-peers.ts";
+import { opensslCertificate, opensslIssuedCertificate, opensslPkcs12 } from "../../../../tests/support/openssl-keystores.ts";
 import { freePort } from "../../../../tests/support/servers.ts";
 import { startAssetConnections, type RunningAssetConnections } from "./start-asset-connections.ts";
 import { assetConnectionsConfig, startTestStore, until, type TestStore } from "./test-support.ts";
@@ -16,34 +15,18 @@ let server: Server;
 let url: string;
 let sut: TestStore;
 let running: RunningAssetConnections | undefined;
-
-/** A self-signed certificate for 127.0.0.1, and a PKCS12 trust store holding only it (as keytool makes them). */
-function selfSigned(): { key: string; cert: string; trustStore: string } {
-  const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
-  const certificate = forge.pki.createCertificate();
-  certificate.publicKey = forge.pki.publicKeyFromPem(publicKey.export({ type: "spki", format: "pem" }).toString());
-  certificate.serialNumber = "01";
-  certificate.validity.notBefore = new Date(Date.now() - 60_000);
-  certificate.validity.notAfter = new Date(Date.now() + 86_400_000);
-  const name = [{ name: "commonName", value: "test device" }];
-  certificate.setSubject(name);
-  certificate.setIssuer(name);
-  certificate.setExtensions([{ name: "subjectAltName", altNames: [{ type: 7, ip: "127.0.0.1" }] }]);
-  const key = privateKey.export({ type: "pkcs8", format: "pem" }).toString();
-  certificate.sign(forge.pki.privateKeyFromPem(key), forge.md.sha256.create());
-  const store = forge.pkcs12.toPkcs12Asn1(null, [certificate], "changeit", { algorithm: "3des" });
-  const trustStore = join(dir, "trusted.p12");
-  writeFileSync(trustStore, Buffer.from(forge.asn1.toDer(store).getBytes(), "binary"));
-  return { key, cert: forge.pki.certificateToPem(certificate), trustStore };
-}
-
-let trustStore: string;
+/** Trust stores made by openssl as keytool users make them: the device's CA only, legacy ciphers; the device's own keystore, current ciphers. */
+let legacyCaTrustStore: string;
+let deviceKeyStore: string;
 
 before(async () => {
-  const credentials = selfSigned();
-  trustStore = credentials.trustStore;
+  // The device: an EC certificate for 127.0.0.1 issued by a private CA.
+  const ca = opensslCertificate(dir, "device-ca", "rsa", { ca: true });
+  const device = opensslIssuedCertificate(dir, "device", ca, "ec");
+  legacyCaTrustStore = opensslPkcs12(join(dir, "ca-trust.p12"), ca, { storePassword: "changeit", certificatesOnly: true, legacy: true });
+  deviceKeyStore = opensslPkcs12(join(dir, "device.p12"), device, { storePassword: "changeit", extraCertificates: [ca] });
   const port = await freePort();
-  server = createServer({ key: credentials.key, cert: credentials.cert }, (_request, response) => {
+  server = createServer({ key: device.key, cert: device.cert }, (_request, response) => {
     response.writeHead(200, { "Content-Type": "application/json" });
     response.end('{"temperature": 36.6}');
   });
@@ -80,18 +63,30 @@ async function start(extra: Record<string, unknown>): Promise<RunningAssetConnec
   return running;
 }
 
-test("a self-signed HTTPS asset is refused unless trustedCertificates holds its certificate", async () => {
+test("an HTTPS asset with a private CA is refused unless trustedCertificates holds the CA or its certificate", async () => {
   const untrusted = await start({});
   await until(() => untrusted.status()[0]!.failingProviders.length === 1, "the certificate failure");
-  assert.match(untrusted.status()[0]!.failingProviders[0]!.error, /self[- ]signed/i);
+  assert.match(untrusted.status()[0]!.failingProviders[0]!.error, /local issuer|verify the first certificate/i);
   await running!.stop();
   running = undefined;
   await sut.close();
 
-  await start({ trustedCertificates: { keyStoreType: "PKCS12", keyStorePath: trustStore, keyStorePassword: "changeit" } });
-  await sut.waitForElement(DRIVE_SUBMODEL_ID, "Temperature", (e) => e.value === "36.6");
+  for (const trustStore of [legacyCaTrustStore, deviceKeyStore]) {
+    await start({ trustedCertificates: { keyStoreType: "PKCS12", keyStorePath: trustStore, keyStorePassword: "changeit" } });
+    await sut.waitForElement(DRIVE_SUBMODEL_ID, "Temperature", (e) => e.value === "36.6");
+    await running!.stop();
+    running = undefined;
+    await sut.close();
+  }
+});
+
+test("a wrong trust store password stops the connection's start with the setting to fix", async () => {
+  await assert.rejects(
+    start({ trustedCertificates: { keyStorePath: legacyCaTrustStore, keyStorePassword: "wrong" } }),
+    /wrong keystore password \(assetConnections\[0\]\.trustedCertificates\.keyStorePassword\)/,
+  );
 });
 
 test("a JKS trust store is refused with the command that converts it", async () => {
-  await assert.rejects(start({ trustedCertificates: { keyStoreType: "JKS", keyStorePath: trustStore } }), /keyStoreType "JKS" is not supported; use PKCS12 \(convert a JKS store with: keytool -importkeystore/);
+  await assert.rejects(start({ trustedCertificates: { keyStoreType: "JKS", keyStorePath: legacyCaTrustStore } }), /keyStoreType "JKS" is not supported; use PKCS12 \(convert a JKS store with: keytool -importkeystore/);
 });

@@ -1,11 +1,13 @@
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readdirSync, renameSync, rmSync } from "node:fs";
+import { X509Certificate } from "node:crypto";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, afterEach, before, describe, test } from "node:test";
 import { DataType } from "node-opcua-client";
 import { ASSET_TEST_MODEL, DRIVE_SUBMODEL_ID } from "../../../../tests/support/asset-peers.ts";
 import { OPCUA_ASSET_NAMESPACE, startOpcuaAsset, type OpcuaAsset } from "../../../../tests/support/opcua-asset.ts";
+import { opensslCertificate, opensslPkcs12 } from "../../../../tests/support/openssl-keystores.ts";
 import { freePort } from "../../../../tests/support/servers.ts";
 import { startAssetConnections, type RunningAssetConnections } from "./start-asset-connections.ts";
 import { assetConnectionsConfig, startTestStore, until, type TestStore } from "./test-support.ts";
@@ -204,6 +206,43 @@ describe("OPC UA security", () => {
       for (const file of readdirSync(rejected)) renameSync(join(rejected, file), join(baseDir, "pki", "trusted", "certs", file));
       await until(() => connections.status()[0]!.state === "connected", "connected once trusted", 15_000);
       await sut.waitForElement(DRIVE_SUBMODEL_ID, "Label", (e) => e.value === "SN-0001");
+    } finally {
+      await running?.stop();
+      running = undefined;
+      rmSync(baseDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("OPC UA client certificate from a key store", () => {
+  test("SignAndEncrypt with applicationCertificate from an openssl PKCS#12 (legacy ciphers, a key password of its own): the device sees that certificate", async () => {
+    const baseDir = mkdtempSync(join(tmpdir(), "twinport-opcua-keystore-"));
+    try {
+      // OPC UA wants the application URI in the certificate and the key usages of Part 6 §6.2.2.
+      const client = opensslCertificate(baseDir, "twinport-client", "rsa", {
+        extensions: [
+          "subjectAltName=URI:urn:twinport:test:asset-client,DNS:localhost,IP:127.0.0.1",
+          "keyUsage=critical,digitalSignature,nonRepudiation,keyEncipherment,dataEncipherment",
+          "extendedKeyUsage=clientAuth,serverAuth",
+        ],
+      });
+      opensslPkcs12(join(baseDir, "application.p12"), client, { storePassword: "store-pw", keyPassword: "key-pw", legacy: true, alias: "application" });
+      const connections = await start({
+        host: device.endpointUrl,
+        securityPolicy: "Basic256Sha256",
+        securityMode: "SignAndEncrypt",
+        securityBaseDir: baseDir,
+        // Found below securityBaseDir, as in FA³ST.
+        applicationCertificate: { keyStoreType: "PKCS12", keyStorePath: "application.p12", keyStorePassword: "store-pw", keyPassword: "key-pw", keyAlias: "application" },
+        subscriptionProviders: { [key("(Property)Label")]: { nodeId: "ns=2;s=Serial", interval: 50 } },
+      });
+      const rejected = join(baseDir, "pki", "rejected");
+      await until(() => existsSync(rejected) && readdirSync(rejected).length > 0, "the device's certificate in pki/rejected", 15_000);
+      for (const file of readdirSync(rejected)) renameSync(join(rejected, file), join(baseDir, "pki", "trusted", "certs", file));
+      await until(() => connections.status()[0]!.state === "connected", "connected once trusted", 15_000);
+      await sut.waitForElement(DRIVE_SUBMODEL_ID, "Label", (e) => e.value === "SN-0001");
+      const accepted = readdirSync(join(device.pkiDir, "trusted", "certs")).map((file) => new X509Certificate(readFileSync(join(device.pkiDir, "trusted", "certs", file))).fingerprint256);
+      assert.ok(accepted.includes(client.fingerprint), "the device accepted the key store's certificate");
     } finally {
       await running?.stop();
       running = undefined;

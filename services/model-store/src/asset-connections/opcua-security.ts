@@ -3,8 +3,8 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { OPCUACertificateManager } from "node-opcua-certificate-manager";
 import { UserTokenType, type UserIdentityInfo } from "node-opcua-client";
-import type { OpcUaAssetConnectionConfig } from "@twinport/shared";
-import { findKeyStore, readKeyStore } from "./keystore.ts";
+import { readKeyStore, type OpcUaAssetConnectionConfig } from "@twinport/shared";
+import { findKeyStore } from "./keystore.ts";
 
 export interface OpcuaClientSecurity {
   certificateManager: OPCUACertificateManager;
@@ -48,7 +48,7 @@ export async function prepareClientSecurity(config: OpcUaAssetConnectionConfig):
   };
   const application = findKeyStore(config.applicationCertificate.keyStorePath ?? "application.p12", baseDir);
   if (application) {
-    const content = readKeyStore(application, config.applicationCertificate, `applicationCertificate ${application}`);
+    const content = await readKeyStore(application, config.applicationCertificate, { where: `applicationCertificate ${application}`, setting: "applicationCertificate" });
     if (!content.key || content.certificates.length === 0) throw new Error(`applicationCertificate ${application}: the key store needs a private key and its certificate`);
     result.certificateFile = join(pki, "own", "certs", "application_certificate.pem");
     result.privateKeyFile = join(pki, "own", "private", "application_key.pem");
@@ -65,7 +65,7 @@ export async function prepareClientSecurity(config: OpcUaAssetConnectionConfig):
       const path = config.authenticationCertificate.keyStorePath ?? "authentication.p12";
       const file = findKeyStore(path, baseDir);
       if (!file) throw new Error(`authenticationCertificate: key store ${path} not found (looked in the working directory and in ${baseDir})`);
-      const content = readKeyStore(file, config.authenticationCertificate, `authenticationCertificate ${file}`);
+      const content = await readKeyStore(file, config.authenticationCertificate, { where: `authenticationCertificate ${file}`, setting: "authenticationCertificate" });
       if (!content.key || content.certificates.length === 0) throw new Error(`authenticationCertificate ${file}: the key store needs a private key and its certificate`);
       result.userIdentity = { type: UserTokenType.Certificate, certificateData: new X509Certificate(content.certificates[0]!).raw, privateKey: content.key };
       break;

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { X509Certificate } from "node:crypto";
+import { createPrivateKey, X509Certificate } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,7 +11,8 @@ process.env.XDG_CONFIG_HOME = join(dir, "xdg");
 const { MessageSecurityMode, RegisterServerMethod, SecurityPolicy } = await import("node-opcua");
 const { loadConfig } = await import("@twinport/shared");
 const { prepareOpcuaSecurity } = await import("./opcua-security.ts");
-const { applicationUriOf } = await import("./server-certificate.ts");
+const { applicationUriOf, ensureServerCertificate, serverCertificateFiles } = await import("./server-certificate.ts");
+const { SpecLayoutCertificateManager } = await import("./spec-layout-certificate-manager.ts");
 type OpcUaEndpointConfig = import("@twinport/shared").OpcUaEndpointConfig;
 
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -90,4 +91,21 @@ test("a certificate whose key went missing stops the start with a message naming
   await first.dispose();
   rmSync(first.serverOptions.privateKeyFile!);
   await assert.rejects(prepareOpcuaSecurity({ endpoint, hostname: "plant-7", log: () => undefined }), /certificate ".*plant-7_2048\.der" is present but its private key ".*plant-7_2048\.pem" is missing/);
+});
+
+test("replicas creating the server certificate in one PKI folder at once end up with one, made by one of them", async () => {
+  const endpoint = endpointConfig("replicas", []);
+  const files = serverCertificateFiles(endpoint.serverCertificateBasePath, "plant-7");
+  const managers = [1, 2, 3].map(() => new SpecLayoutCertificateManager({ base: endpoint.serverCertificateBasePath, kind: "server", privateKeyFile: files.privateKeyFile }));
+  try {
+    for (const manager of managers) await manager.open();
+    // Every replica has opened its store and found no certificate: all three ask for one at once.
+    const results = await Promise.all(managers.map((manager) => ensureServerCertificate(manager, files, { hostname: "plant-7", host: "0.0.0.0" })));
+    assert.deepEqual(results.map((result) => result.created).sort(), [false, false, true]);
+    const onDisk = new X509Certificate(readFileSync(files.certificateFile));
+    for (const result of results) assert.equal(result.applicationUri, applicationUriOf(onDisk));
+    assert.ok(onDisk.checkPrivateKey(createPrivateKey(readFileSync(files.privateKeyFile))));
+  } finally {
+    await Promise.all(managers.map((manager) => manager.dispose()));
+  }
 });

@@ -1,8 +1,9 @@
-import { createPrivateKey, X509Certificate } from "node:crypto";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createPrivateKey, randomUUID, X509Certificate } from "node:crypto";
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { isIP } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { withFileLock } from "@twinport/shared";
 import { PKI_FOLDERS } from "./pki-layout.ts";
 import type { SpecLayoutCertificateManager } from "./spec-layout-certificate-manager.ts";
 
@@ -51,16 +52,28 @@ export interface ServerCertificateOptions {
  * Creates the self-signed server certificate (RSA 2048, from the key the manager generated in
  * `private/`) when the file is missing; a present one is used as it is. Returns the application
  * URI the server must announce: the certificate's own, since clients compare the two.
+ *
+ * Replicas sharing the PKI folder (compose's `--scale opcua-gateway=2` on a first start) must end
+ * up with one certificate: node-opcua creates the key under its own lock, and the certificate is
+ * made here under a lock beside it, so the replicas that wait find the file and use it (ADR 0022).
  */
 export async function ensureServerCertificate(manager: SpecLayoutCertificateManager, files: ServerCertificateFiles, options: ServerCertificateOptions): Promise<{ applicationUri: string; created: boolean }> {
-  if (existsSync(files.certificateFile)) {
-    const certificate = readCertificate(files.certificateFile);
-    if (!certificate.checkPrivateKey(createPrivateKey(readFileSync(files.privateKeyFile)))) {
-      throw new Error(`The OPC UA server certificate "${files.certificateFile}" does not belong to the private key "${files.privateKeyFile}".`);
-    }
-    return { applicationUri: applicationUriOf(certificate) ?? defaultApplicationUri(options.hostname), created: false };
-  }
+  if (existsSync(files.certificateFile)) return existingCertificate(files, options);
+  return withFileLock(`${files.certificateFile}.lock`, async () => {
+    if (existsSync(files.certificateFile)) return existingCertificate(files, options);
+    return createServerCertificate(manager, files, options);
+  });
+}
 
+function existingCertificate(files: ServerCertificateFiles, options: ServerCertificateOptions): { applicationUri: string; created: boolean } {
+  const certificate = readCertificate(files.certificateFile);
+  if (!certificate.checkPrivateKey(createPrivateKey(readFileSync(files.privateKeyFile)))) {
+    throw new Error(`The OPC UA server certificate "${files.certificateFile}" does not belong to the private key "${files.privateKeyFile}".`);
+  }
+  return { applicationUri: applicationUriOf(certificate) ?? defaultApplicationUri(options.hostname), created: false };
+}
+
+async function createServerCertificate(manager: SpecLayoutCertificateManager, files: ServerCertificateFiles, options: ServerCertificateOptions): Promise<{ applicationUri: string; created: boolean }> {
   const applicationUri = defaultApplicationUri(options.hostname);
   const names = [options.hostname, ...(isUnspecified(options.host) ? [] : [options.host]), "127.0.0.1"];
   const ip = [...new Set(names.filter((name) => isIP(name) !== 0))];
@@ -78,7 +91,10 @@ export async function ensureServerCertificate(manager: SpecLayoutCertificateMana
       validity: 10 * 365,
       outputFile: pemFile,
     });
-    writeFileSync(files.certificateFile, new X509Certificate(readFileSync(pemFile)).raw);
+    // Renamed into place: a replica that finds the file without taking the lock never reads half of it.
+    const partial = `${files.certificateFile}.${randomUUID()}.tmp`;
+    writeFileSync(partial, new X509Certificate(readFileSync(pemFile)).raw);
+    renameSync(partial, files.certificateFile);
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
