@@ -6,7 +6,7 @@ import { DEFAULT_AASX_LIMITS } from "./aasx-limits.ts";
 import { readAasx } from "./aasx-reader.ts";
 import { writeAasx } from "./aasx-writer.ts";
 import { readZipDirectory } from "./zip-directory.ts";
-import { crc32, readEntryData } from "./zip-entry-data.ts";
+import { readEntryData } from "./zip-entry-data.ts";
 
 /**
  * Rewrites a zip into its ZIP64 form, as writers do for large archives: every directory record
@@ -106,7 +106,15 @@ test("ZIP64 archives are read through the ZIP64 end record and extra fields", ()
   assert.deepEqual(content.files, files);
 });
 
-test("crc32 matches the standard check value", () => {
-  assert.equal(crc32(strToU8("123456789")), 0xcbf43926);
-  assert.equal(crc32(new Uint8Array(0)), 0);
+test("an entry whose content does not match its CRC-32 is refused (node:zlib's crc32)", () => {
+  // Stored, so the content sits in the archive as is and one flipped byte keeps the size right.
+  const zip = zipSync({ "stored.txt": [strToU8("123456789"), { level: 0 }] });
+  const [entry] = readZipDirectory(zip).entries;
+  // 0xcbf43926 is CRC-32's standard check value, for "123456789".
+  assert.equal(entry.crc32, 0xcbf43926);
+  assert.deepEqual(readEntryData(zip, entry), strToU8("123456789"));
+  const corrupt = zip.slice();
+  const at = Buffer.from(corrupt).indexOf("123456789");
+  corrupt[at] ^= 0x01;
+  assert.throws(() => readEntryData(corrupt, entry), /stored\.txt is corrupt \(CRC-32 mismatch\)/);
 });

@@ -1,3 +1,4 @@
+import { crc32 } from "node:zlib";
 import { Inflate } from "fflate";
 import { entryDataRange, ZipFormatError, type ZipEntry } from "./zip-directory.ts";
 
@@ -56,21 +57,4 @@ function inflateBounded(compressed: Uint8Array, declaredSize: number, name: stri
   }
   if (written !== declaredSize) throw new ZipFormatError(`${name} inflates to ${written} bytes, not the declared ${declaredSize}`);
   return out;
-}
-
-const CRC_TABLE = (() => {
-  const table = new Int32Array(256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    table[n] = c;
-  }
-  return table;
-})();
-
-/** CRC-32 (IEEE 802.3), as zip stores it. */
-export function crc32(data: Uint8Array): number {
-  let crc = -1;
-  for (let index = 0; index < data.length; index++) crc = CRC_TABLE[(crc ^ data[index]) & 0xff] ^ (crc >>> 8);
-  return (crc ^ -1) >>> 0;
 }
