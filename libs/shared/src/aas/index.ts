@@ -5,6 +5,7 @@ export { AasError, isAasError, type AasErrorKind, type AasErrorOptions } from ".
 export { parseJsonText, parseJsonLossless, stringifyLossless } from "./json-text.ts";
 export { readAas, readModel, toJsonable, verificationErrors, type AasClassName, type ReadableClassName, type ReadResult } from "./model-io.ts";
 export { normalizeInput } from "./input-normalization.ts";
+export { isPlainObject } from "./plain-object.ts";
 export { encodeBase64Url, decodeBase64Url } from "./base64url.ts";
 export {
   parseIdShortPath,

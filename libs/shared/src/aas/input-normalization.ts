@@ -1,6 +1,7 @@
 import { AasError } from "./aas-error.ts";
 import { ABSTRACT_CLASSES, CLASSES, type ClassRef, type PropertyShape } from "./metamodel-schema.ts";
 import { isValidLexical } from "./xsd-values.ts";
+import { isPlainObject } from "./plain-object.ts";
 
 /**
  * The pre-pass before aas-core's jsonization, which (1) ignores unknown properties and (2) rejects
@@ -64,8 +65,3 @@ function unknownProperty(key: string, path: string, className: string): AasError
   return new AasError("unknown-property", `Unknown property "${key}" in ${className} at ${path}`, { path });
 }
 
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
-  const prototype = Object.getPrototypeOf(value);
-  return prototype === Object.prototype || prototype === null;
-}

@@ -7,6 +7,7 @@
  * JSON type where older versions put an object), so valid v3.0 input never matches.
  */
 import { ABSTRACT_CLASSES } from "./metamodel-schema.ts";
+import { isPlainObject } from "./plain-object.ts";
 
 const CONVERT = "convert it to AAS v3.0 (e.g. with the AASX Package Explorer)";
 
@@ -15,7 +16,7 @@ const SUBMODEL_ELEMENT_TYPES = new Set(ABSTRACT_CLASSES.SubmodelElement);
 type Sign = { format: "AAS v2.0 format" | "an AAS v3.0 release-candidate format"; why: string; path: string };
 
 export function detectJsonFormatProblem(json: unknown): string | undefined {
-  if (!isObject(json)) return undefined;
+  if (!isPlainObject(json)) return undefined;
   const sign = topLevelSign(json) ?? findSign(json, "", 0);
   if (sign === undefined) return undefined;
   const where = sign.path === "" ? "" : ` at ${sign.path}`;
@@ -40,7 +41,7 @@ function findSign(value: unknown, path: string, depth: number): Sign | undefined
     }
     return undefined;
   }
-  if (!isObject(value)) return undefined;
+  if (!isPlainObject(value)) return undefined;
   const own = signOf(value, path);
   if (own !== undefined) return own;
   for (const [key, item] of Object.entries(value)) {
@@ -54,15 +55,15 @@ function findSign(value: unknown, path: string, depth: number): Sign | undefined
 function signOf(object: Record<string, unknown>, path: string): Sign | undefined {
   const at = (key: string) => (path === "" ? key : `${path}.${key}`);
   const modelType = object.modelType;
-  if (isObject(modelType)) return v2('"modelType" as an object ({"name": …})', at("modelType"));
+  if (isPlainObject(modelType)) return v2('"modelType" as an object ({"name": …})', at("modelType"));
   if ("identification" in object) return v2('"identification" instead of "id"', at("identification"));
-  if ("asset" in object && isObject(object.asset)) return v2('a shell with "asset" instead of "assetInformation"', at("asset"));
+  if ("asset" in object && isPlainObject(object.asset)) return v2('a shell with "asset" instead of "assetInformation"', at("asset"));
   if ("idType" in object || "local" in object) return v2('a key with "idType"/"local"', path);
-  if (isObject(object.valueType)) return v2('"valueType" as an object', at("valueType"));
+  if (isPlainObject(object.valueType)) return v2('"valueType" as an object', at("valueType"));
   for (const key of ["inputVariable", "outputVariable", "inoutputVariable"]) {
     if (key in object) return v2(`"${key}" instead of "${key}s"`, at(key));
   }
-  if (isObject(object.dataSpecificationContent) && !("modelType" in object.dataSpecificationContent)) {
+  if (isPlainObject(object.dataSpecificationContent) && !("modelType" in object.dataSpecificationContent)) {
     return v2("a dataSpecificationContent without modelType", at("dataSpecificationContent"));
   }
   if ("conceptDictionaries" in object) return v2('"conceptDictionaries"', at("conceptDictionaries"));
@@ -72,7 +73,7 @@ function signOf(object: Record<string, unknown>, path: string): Sign | undefined
   }
   if (modelType === "DataSpecificationIEC61360") return rc('modelType "DataSpecificationIEC61360" (v3.0: "DataSpecificationIec61360")', at("modelType"));
   if (modelType === "SubmodelElementStruct") return rc('modelType "SubmodelElementStruct"', at("modelType"));
-  if (isObject(object.globalAssetId)) return rc('"globalAssetId" as a Reference (v3.0: a string)', at("globalAssetId"));
+  if (isPlainObject(object.globalAssetId)) return rc('"globalAssetId" as a Reference (v3.0: a string)', at("globalAssetId"));
   if ("specificAssetId" in object) return rc('"specificAssetId" (v3.0: "specificAssetIds")', at("specificAssetId"));
   if ("dataSpecifications" in object) return rc('"dataSpecifications" (v3.0: "embeddedDataSpecifications")', at("dataSpecifications"));
   if (typeof modelType === "string" && SUBMODEL_ELEMENT_TYPES.has(modelType)) {
@@ -84,7 +85,3 @@ function signOf(object: Record<string, unknown>, path: string): Sign | undefined
 
 const v2 = (why: string, path: string): Sign => ({ format: "AAS v2.0 format", why, path });
 const rc = (why: string, path: string): Sign => ({ format: "an AAS v3.0 release-candidate format", why, path });
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}

@@ -1,4 +1,4 @@
-import { isPlainObject } from "./input-normalization.ts";
+import { isPlainObject } from "./plain-object.ts";
 
 /**
  * JSON Merge Patch (RFC 7386 §2), the PATCH semantics of the AAS API (spec §4.4): the patch names

@@ -1,7 +1,8 @@
 import * as aas from "@aas-core-works/aas-core3.0-typescript";
+import { isLosslessNumber } from "lossless-json";
 import { AasError } from "./aas-error.ts";
 import { getChildren, type ElementJson } from "./element-tree.ts";
-import { isPlainObject } from "./input-normalization.ts";
+import { isPlainObject } from "./plain-object.ts";
 import { readModel, type ReadableClassName } from "./model-io.ts";
 import { valueJsonKind, valueJsonToLexical } from "./xsd-values.ts";
 
@@ -261,10 +262,8 @@ function requireBase64(value: unknown, path: string): string {
 function describe(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
-  if (typeof value === "object") {
-    const text = (value as { isLosslessNumber?: boolean }).isLosslessNumber ? String(value) : undefined;
-    return text ?? "an object";
-  }
+  if (isLosslessNumber(value)) return value.toString();
+  if (typeof value === "object") return "an object";
   return JSON.stringify(value);
 }
 

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { isPlainObject } from "../aas/plain-object.ts";
 import { assetConnectionSection } from "./asset-connections.ts";
 import { classSuffix, type ClassedSection } from "./class-names.ts";
 import { coreSchema } from "./core.ts";
@@ -28,10 +29,6 @@ export const CONFIG_SECTIONS: Readonly<Record<string, SectionLayout>> = {
 };
 
 export const SECTION_NAMES: readonly string[] = Object.keys(CONFIG_SECTIONS);
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /** The schema of one @class entry as written (undefined while its @class is missing or unknown). */
 export function schemaOfEntry(section: ClassedSection, entry: unknown): z.ZodType | undefined {

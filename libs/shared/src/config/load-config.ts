@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { classSuffix } from "./class-names.ts";
 import { ConfigError } from "./config-error.ts";
-import { isPlainObject } from "./config-sections.ts";
+import { isPlainObject } from "../aas/plain-object.ts";
 import { ENDPOINT_CLASS_BY_KIND, endpointKindOf, type EndpointKind } from "./endpoints.ts";
 import { FILE_STORAGE_IN_MEMORY_CLASS, FILE_STORAGE_REDIS_CLASS } from "./file-storage.ts";
 import { MESSAGE_BUS_INTERNAL_CLASS, MESSAGE_BUS_NATS_CLASS } from "./message-bus.ts";

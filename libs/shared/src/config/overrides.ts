@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { ConfigError, formatConfigPath } from "./config-error.ts";
-import { CONFIG_SECTIONS, isPlainObject, schemaOfEntry, SECTION_NAMES } from "./config-sections.ts";
+import { isPlainObject } from "../aas/plain-object.ts";
+import { CONFIG_SECTIONS, schemaOfEntry, SECTION_NAMES } from "./config-sections.ts";
 import { childOf, exactMatch, looseMatch, takesOnlyText, takesTextList } from "./schema-walk.ts";
 
 /**

@@ -1,5 +1,5 @@
 import { applyValueOnly, parseJsonLossless, stringifyLossless, toValueOnly, type ElementJson } from "@twinport/shared";
-import { isLosslessNumber } from "./json-path.ts";
+import { isLosslessNumber } from "lossless-json";
 
 /**
  * Between values as assets send them (JSON, parsed with lossless numbers) and AAS elements.

@@ -6,6 +6,8 @@
  * library: the common ones evaluate filter text as JavaScript, and a configuration file should
  * never be able to run code.
  */
+import { isPlainObject } from "@twinport/shared";
+import { isLosslessNumber } from "lossless-json";
 
 export class JsonPathError extends Error {
   constructor(message: string) {
@@ -32,14 +34,6 @@ type Filter =
   | { kind: "exists"; operand: Operand }
   | { kind: "and" | "or"; left: Filter; right: Filter };
 
-/** A lossless-json LosslessNumber (duck-typed: the class lives in @twinport/shared's dependency). */
-export function isLosslessNumber(value: unknown): value is { value: string; isLosslessNumber: true } {
-  return typeof value === "object" && value !== null && (value as { isLosslessNumber?: unknown }).isLosslessNumber === true;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value) && !isLosslessNumber(value);
-}
 
 class Parser {
   private at = 0;
@@ -230,14 +224,14 @@ function run(steps: Step[], start: unknown[]): unknown[] {
 }
 
 function descendants(node: unknown): unknown[] {
-  const children = Array.isArray(node) ? node : isObject(node) ? Object.values(node) : [];
+  const children = Array.isArray(node) ? node : isPlainObject(node) ? Object.values(node) : [];
   return children.flatMap((child) => [child, ...descendants(child)]);
 }
 
 function select(selector: Selector, node: unknown): unknown[] {
   switch (selector.kind) {
     case "names":
-      return isObject(node) ? selector.names.filter((name) => Object.hasOwn(node, name)).map((name) => node[name]) : [];
+      return isPlainObject(node) ? selector.names.filter((name) => Object.hasOwn(node, name)).map((name) => node[name]) : [];
     case "indexes":
       if (!Array.isArray(node)) return [];
       return selector.indexes.map((i) => (i < 0 ? node.length + i : i)).filter((i) => i >= 0 && i < node.length).map((i) => node[i]);
@@ -246,9 +240,9 @@ function select(selector: Selector, node: unknown): unknown[] {
       return node.slice(selector.start ?? 0, selector.end ?? node.length);
     }
     case "wildcard":
-      return Array.isArray(node) ? [...node] : isObject(node) ? Object.values(node) : [];
+      return Array.isArray(node) ? [...node] : isPlainObject(node) ? Object.values(node) : [];
     case "filter": {
-      const items = Array.isArray(node) ? node : isObject(node) ? Object.values(node) : [];
+      const items = Array.isArray(node) ? node : isPlainObject(node) ? Object.values(node) : [];
       return items.filter((item) => holds(selector.test, item));
     }
   }

@@ -1,3 +1,4 @@
+import { isPlainObject } from "@twinport/shared";
 /**
  * Reading AID/AIMC submodels as they are stored (AAS JSON): children by semanticId, references
  * resolved by key values. Everything here tolerates malformed input — a submodel posted by a client
@@ -11,13 +12,9 @@ export interface Reference {
   keys: { type: string; value: string }[];
 }
 
-function isObject(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 export function asReference(value: unknown): Reference | undefined {
-  if (!isObject(value) || !Array.isArray(value.keys) || value.keys.length === 0) return undefined;
-  const keys = value.keys.filter((key): key is { type: string; value: string } => isObject(key) && typeof key.type === "string" && typeof key.value === "string");
+  if (!isPlainObject(value) || !Array.isArray(value.keys) || value.keys.length === 0) return undefined;
+  const keys = value.keys.filter((key): key is { type: string; value: string } => isPlainObject(key) && typeof key.type === "string" && typeof key.value === "string");
   return keys.length === value.keys.length ? { type: typeof value.type === "string" ? value.type : undefined, keys } : undefined;
 }
 
@@ -35,7 +32,7 @@ export function supplementalSemanticIds(element: Json): string[] {
 export function childrenOf(element: Json | undefined): Json[] {
   if (!element) return [];
   const list = element.modelType === "Submodel" ? element.submodelElements : element.modelType === "Entity" ? element.statements : element.value;
-  return Array.isArray(list) ? list.filter(isObject) : [];
+  return Array.isArray(list) ? list.filter(isPlainObject) : [];
 }
 
 /**

@@ -1,5 +1,5 @@
 import { Argument, coerceLocalizedText, DataType, Variant, VariantArrayType } from "node-opcua";
-import { childPath, getChildren, isList } from "@twinport/shared";
+import { childPath, getChildren, isList, isPlainObject } from "@twinport/shared";
 import { ENTITY_TYPES, enumIndex, XSD_TYPES } from "../values/aas-enums.ts";
 import { lexicalToNodeValue, opcuaDataTypeOf } from "../values/datatype-mapping.ts";
 import { specificAssetIdsVariant } from "../values/structured-values.ts";
@@ -11,7 +11,6 @@ import {
   enumVariable,
   firstText,
   good,
-  isJson,
   metadataChildren,
   referenceObject,
   scalar,
@@ -34,7 +33,7 @@ export function elementSpec(ctx: SpecContext, submodelId: string, element: Json,
   const children = metadataChildren(ctx, nodeId, element);
   const write = (target: WriteTarget): WriteBinding | undefined =>
     ctx.writable ? { writer: ctx.writer, structures: ctx.structures, submodelId, idShortPath: path, ...(typeof element.idShort === "string" ? { idShort: element.idShort } : {}), target } : undefined;
-  const childElements = (): NodeSpec[] => getChildren(element).filter(isJson).map((child, index) => elementSpec(ctx, submodelId, child, childPathOf(path, element, child, index)));
+  const childElements = (): NodeSpec[] => getChildren(element).filter(isPlainObject).map((child, index) => elementSpec(ctx, submodelId, child, childPathOf(path, element, child, index)));
   const { types } = ctx;
   let typeDefinition = types.objectType.BaseObjectType;
 
@@ -42,7 +41,7 @@ export function elementSpec(ctx: SpecContext, submodelId: string, element: Json,
     case "Property": {
       typeDefinition = types.objectType.AASPropertyType;
       children.push(valueType(ctx, nodeId, element.valueType), typedValue(nodeId, "Value", element.value, element.valueType, write({ field: "value", valueType: element.valueType })));
-      if (isJson(element.valueId)) children.push(referenceObject(ctx, nodeId, "ValueId", element.valueId));
+      if (isPlainObject(element.valueId)) children.push(referenceObject(ctx, nodeId, "ValueId", element.valueId));
       break;
     }
     case "Range":
@@ -69,7 +68,7 @@ export function elementSpec(ctx: SpecContext, submodelId: string, element: Json,
     case "MultiLanguageProperty":
       typeDefinition = types.objectType.AASMultiLanguagePropertyType;
       children.push(variable(nodeId, "Value", basicType(DataType.LocalizedText), good(localizedTexts(element.value)), { valueRank: 1, write: write({ field: "multi-language" }) }));
-      if (isJson(element.valueId)) children.push(referenceObject(ctx, nodeId, "ValueId", element.valueId));
+      if (isPlainObject(element.valueId)) children.push(referenceObject(ctx, nodeId, "ValueId", element.valueId));
       break;
     case "ReferenceElement":
       typeDefinition = types.objectType.AASReferenceElementType;
@@ -106,7 +105,7 @@ export function elementSpec(ctx: SpecContext, submodelId: string, element: Json,
         stringVariable(nodeId, "TypeValueListElement", element.typeValueListElement),
       );
       if (element.valueTypeListElement !== undefined) children.push(enumVariable(nodeId, "ValueTypeListElement", types.dataType.AASDataTypeDefXsdDataType, enumIndex(XSD_TYPES, element.valueTypeListElement)));
-      if (isJson(element.semanticIdListElement)) children.push(referenceObject(ctx, nodeId, "SemanticIdListElement", element.semanticIdListElement));
+      if (isPlainObject(element.semanticIdListElement)) children.push(referenceObject(ctx, nodeId, "SemanticIdListElement", element.semanticIdListElement));
       children.push(...childElements());
       break;
     case "Operation":
@@ -145,12 +144,12 @@ function typedValue(nodeId: string, name: string, lexical: unknown, xsd: unknown
 
 function localizedTexts(texts: unknown): Variant {
   if (!Array.isArray(texts)) return new Variant({ dataType: DataType.Null });
-  const value = texts.filter(isJson).map((text) => coerceLocalizedText({ locale: String(text.language ?? ""), text: String(text.text ?? "") })!);
+  const value = texts.filter(isPlainObject).map((text) => coerceLocalizedText({ locale: String(text.language ?? ""), text: String(text.text ?? "") })!);
   return new Variant({ dataType: DataType.LocalizedText, arrayType: VariantArrayType.Array, value });
 }
 
 function referenceTypeOf(reference: unknown): string | undefined {
-  return isJson(reference) && typeof reference.type === "string" ? reference.type : undefined;
+  return isPlainObject(reference) && typeof reference.type === "string" ? reference.type : undefined;
 }
 
 /** A plain object grouping child elements (Entity statements, annotations). */
@@ -166,7 +165,7 @@ function container(ctx: SpecContext, parentNodeId: string, name: string, childre
 function operationMethod(ctx: SpecContext, submodelId: string, path: string, nodeId: string, operation: Json): MethodSpec {
   const argumentsOf = (variables: unknown): Argument[] =>
     (Array.isArray(variables) ? variables : [])
-      .map((variable) => (isJson(variable) && isJson(variable.value) ? variable.value : undefined))
+      .map((variable) => (isPlainObject(variable) && isPlainObject(variable.value) ? variable.value : undefined))
       .filter((element): element is Json => element !== undefined)
       .map(
         (element) =>

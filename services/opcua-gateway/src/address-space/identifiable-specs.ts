@@ -1,9 +1,10 @@
+import { isPlainObject } from "@twinport/shared";
 import { ASSET_KINDS, enumIndex, MODELLING_KINDS } from "../values/aas-enums.ts";
 import { specificAssetIdsVariant } from "../values/structured-values.ts";
 import { elementSpec } from "./element-specs.ts";
 import { identifiableNodeId, subNodeId } from "./node-ids.ts";
 import type { NodeSpec, ObjectSpec } from "./node-spec.ts";
-import { enumVariable, firstText, good, isJson, metadataChildren, referenceObject, stringVariable, variable, type Json, type SpecContext } from "./spec-context.ts";
+import { enumVariable, firstText, good, metadataChildren, referenceObject, stringVariable, variable, type Json, type SpecContext } from "./spec-context.ts";
 
 /** Shells, submodels and concept descriptions hang below AASEnvironment, organized by it. */
 function identifiable(ctx: SpecContext, json: Json, typeDefinition: ObjectSpec["typeDefinition"], children: Iterable<NodeSpec>): ObjectSpec {
@@ -29,7 +30,7 @@ function identifiable(ctx: SpecContext, json: Json, typeDefinition: ObjectSpec["
 export function submodelSpec(ctx: SpecContext, submodel: Json): ObjectSpec {
   const id = String(submodel.id);
   const nodeId = identifiableNodeId(id);
-  const elements = Array.isArray(submodel.submodelElements) ? submodel.submodelElements.filter(isJson) : [];
+  const elements = Array.isArray(submodel.submodelElements) ? submodel.submodelElements.filter(isPlainObject) : [];
   return identifiable(
     ctx,
     submodel,
@@ -45,9 +46,9 @@ export function submodelSpec(ctx: SpecContext, submodel: Json): ObjectSpec {
 export function shellSpec(ctx: SpecContext, shell: Json): ObjectSpec {
   const nodeId = identifiableNodeId(String(shell.id));
   const children: NodeSpec[] = [];
-  if (isJson(shell.assetInformation)) children.push(assetInformation(ctx, nodeId, shell.assetInformation));
-  if (isJson(shell.derivedFrom)) children.push(referenceObject(ctx, nodeId, "DerivedFrom", shell.derivedFrom));
-  const submodels = Array.isArray(shell.submodels) ? shell.submodels.filter(isJson) : [];
+  if (isPlainObject(shell.assetInformation)) children.push(assetInformation(ctx, nodeId, shell.assetInformation));
+  if (isPlainObject(shell.derivedFrom)) children.push(referenceObject(ctx, nodeId, "DerivedFrom", shell.derivedFrom));
+  const submodels = Array.isArray(shell.submodels) ? shell.submodels.filter(isPlainObject) : [];
   const listId = subNodeId(nodeId, "Submodels");
   children.push({
     class: "object",
@@ -68,7 +69,7 @@ export function shellSpec(ctx: SpecContext, shell: Json): ObjectSpec {
 
 export function conceptDescriptionSpec(ctx: SpecContext, conceptDescription: Json): ObjectSpec {
   const nodeId = identifiableNodeId(String(conceptDescription.id));
-  const isCaseOf = Array.isArray(conceptDescription.isCaseOf) ? conceptDescription.isCaseOf.filter(isJson) : [];
+  const isCaseOf = Array.isArray(conceptDescription.isCaseOf) ? conceptDescription.isCaseOf.filter(isPlainObject) : [];
   const children: NodeSpec[] = isCaseOf.map((reference, index) => referenceObject(ctx, nodeId, `IsCaseOf[${index}]`, reference));
   return identifiable(ctx, conceptDescription, ctx.types.objectType.AASConceptDescriptionType, children);
 }
@@ -81,7 +82,7 @@ function assetInformation(ctx: SpecContext, parentNodeId: string, info: Json): O
     variable(nodeId, "SpecificAssetId", ctx.types.dataType.AASSpecificAssetIdDataType, good(specificAssetIdsVariant(ctx.structures, info.specificAssetIds)), { valueRank: 1 }),
   ];
   if (typeof info.assetType === "string") children.push(stringVariable(nodeId, "AssetType", info.assetType));
-  if (isJson(info.defaultThumbnail)) {
+  if (isPlainObject(info.defaultThumbnail)) {
     children.push(stringVariable(nodeId, "DefaultThumbnail", info.defaultThumbnail.path));
     children.push(stringVariable(nodeId, "DefaultThumbnailContentType", info.defaultThumbnail.contentType));
   }
@@ -89,7 +90,7 @@ function assetInformation(ctx: SpecContext, parentNodeId: string, info: Json): O
 }
 
 function submodelIdOf(reference: Json): string | undefined {
-  const keys = Array.isArray(reference.keys) ? reference.keys.filter(isJson) : [];
+  const keys = Array.isArray(reference.keys) ? reference.keys.filter(isPlainObject) : [];
   const key = keys.find((candidate) => candidate.type === "Submodel") ?? keys.at(-1);
   return key && typeof key.value === "string" ? key.value : undefined;
 }

@@ -1,4 +1,5 @@
 import { coerceLocalizedText, DataType, NodeId, NodeIdType, StatusCodes, Variant, type LocalizedText } from "node-opcua";
+import { isPlainObject } from "@twinport/shared";
 import type { OperationInvoker } from "../methods/operation-method.ts";
 import { enumIndex, XSD_TYPES } from "../values/aas-enums.ts";
 import type { NodeValue } from "../values/datatype-mapping.ts";
@@ -25,10 +26,6 @@ const I4AAS_NAMES = new Set(["Category", "Value", "ValueType", "ValueId", "Min",
 
 export function nameSpaceOf(name: string): NameSpace {
   return I4AAS_NAMES.has(name) ? "i4aas" : "v3";
-}
-
-export function isJson(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 export function basicType(dataType: DataType): NodeId {
@@ -73,7 +70,7 @@ export function referenceObject(ctx: SpecContext, parentNodeId: string, name: st
 /** The first text of a LangStringSet, English preferred (OPC UA node descriptions hold one text). */
 export function firstText(texts: unknown): LocalizedText | undefined {
   if (!Array.isArray(texts)) return undefined;
-  const items = texts.filter(isJson);
+  const items = texts.filter(isPlainObject);
   const chosen = items.find((item) => item.language === "en") ?? items[0];
   return chosen && typeof chosen.text === "string" ? coerceLocalizedText({ locale: String(chosen.language ?? ""), text: chosen.text })! : undefined;
 }
@@ -82,9 +79,9 @@ export function firstText(texts: unknown): LocalizedText | undefined {
 export function metadataChildren(ctx: SpecContext, nodeId: string, referable: Json): NodeSpec[] {
   const children: NodeSpec[] = [];
   if (typeof referable.category === "string") children.push(stringVariable(nodeId, "Category", referable.category));
-  if (isJson(referable.semanticId)) children.push(referenceObject(ctx, nodeId, "SemanticId", referable.semanticId));
-  if (isJson(referable.administration)) children.push(administration(ctx, nodeId, referable.administration));
-  if (Array.isArray(referable.qualifiers) && referable.qualifiers.length > 0) children.push(qualifiers(ctx, nodeId, referable.qualifiers.filter(isJson)));
+  if (isPlainObject(referable.semanticId)) children.push(referenceObject(ctx, nodeId, "SemanticId", referable.semanticId));
+  if (isPlainObject(referable.administration)) children.push(administration(ctx, nodeId, referable.administration));
+  if (Array.isArray(referable.qualifiers) && referable.qualifiers.length > 0) children.push(qualifiers(ctx, nodeId, referable.qualifiers.filter(isPlainObject)));
   return children;
 }
 
@@ -94,7 +91,7 @@ function administration(ctx: SpecContext, parentNodeId: string, administration: 
   for (const [key, name] of [["version", "Version"], ["revision", "Revision"], ["templateId", "TemplateId"]] as const) {
     if (typeof administration[key] === "string") children.push(stringVariable(nodeId, name, administration[key]));
   }
-  if (isJson(administration.creator)) children.push(referenceObject(ctx, nodeId, "Creator", administration.creator));
+  if (isPlainObject(administration.creator)) children.push(referenceObject(ctx, nodeId, "Creator", administration.creator));
   return { class: "object", nodeId, name: "Administration", nameSpace: "i4aas", typeDefinition: ctx.types.objectType.AASAdministrativeInformationType, children };
 }
 

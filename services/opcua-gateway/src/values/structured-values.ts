@@ -1,4 +1,5 @@
 import { DataType, StatusCodes, Variant, VariantArrayType, type AddressSpace, type ExtensionObject, type NodeId, type StatusCode } from "node-opcua";
+import { isPlainObject } from "@twinport/shared";
 import { enumIndex, KEY_TYPES, REFERENCE_TYPES } from "./aas-enums.ts";
 
 /** AAS Reference keys and SpecificAssetIds ↔ arrays of our structures (AASKeyDataType, AASSpecificAssetIdDataType). */
@@ -18,21 +19,21 @@ function structureArray(items: ExtensionObject[]): Variant {
 
 /** The Keys of an AAS Reference (absent reference → null). */
 export function keysVariant(types: StructureTypes, reference: unknown): Variant {
-  if (!isJson(reference) || !Array.isArray(reference.keys)) return nullVariant();
+  if (!isPlainObject(reference) || !Array.isArray(reference.keys)) return nullVariant();
   return structureArray(
-    reference.keys.filter(isJson).map((key) => types.addressSpace.constructExtensionObject(types.key, { type: Math.max(0, enumIndex(KEY_TYPES, key.type)), value: String(key.value ?? "") })),
+    reference.keys.filter(isPlainObject).map((key) => types.addressSpace.constructExtensionObject(types.key, { type: Math.max(0, enumIndex(KEY_TYPES, key.type)), value: String(key.value ?? "") })),
   );
 }
 
 /** The Type of an AAS Reference as our AASReferenceTypesDataType value. */
 export function referenceTypeVariant(reference: unknown): Variant {
-  const index = isJson(reference) ? enumIndex(REFERENCE_TYPES, reference.type) : -1;
+  const index = isPlainObject(reference) ? enumIndex(REFERENCE_TYPES, reference.type) : -1;
   return index < 0 ? nullVariant() : new Variant({ dataType: DataType.Int32, value: index });
 }
 
 export function specificAssetIdsVariant(types: StructureTypes, ids: unknown): Variant {
   if (!Array.isArray(ids)) return nullVariant();
-  return structureArray(ids.filter(isJson).map((id) => types.addressSpace.constructExtensionObject(types.specificAssetId, { name: String(id.name ?? ""), value: String(id.value ?? "") })));
+  return structureArray(ids.filter(isPlainObject).map((id) => types.addressSpace.constructExtensionObject(types.specificAssetId, { name: String(id.name ?? ""), value: String(id.value ?? "") })));
 }
 
 export type ReferenceOrError = { reference: Json | null } | { error: StatusCode; message: string };
@@ -75,8 +76,4 @@ function isUndecodedKey(types: StructureTypes, item: unknown): boolean {
   const encoding = types.addressSpace.findDataType(types.key)?.binaryEncodingNodeId;
   const nodeId = (item as { buffer?: unknown; nodeId?: NodeId } | null)?.nodeId;
   return encoding != null && nodeId !== undefined && Buffer.isBuffer((item as { buffer?: unknown }).buffer) && nodeId.namespace === encoding.namespace && nodeId.value === encoding.value;
-}
-
-function isJson(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -2,6 +2,7 @@ import { AasError } from "../aas-error.ts";
 import { CLASSES, type PropertyShape } from "../metamodel-schema.ts";
 import { AAS_XML_NAMESPACE, elementNameOf, isAbstractClass, isBooleanProperty, classOfElement } from "./aas-xml-names.ts";
 import { escapeText } from "./xml-text.ts";
+import { isPlainObject } from "../plain-object.ts";
 
 /**
  * AAS JSON (the jsonable environment aas-core's toJsonable produces) → AAS XML v3.0.
@@ -30,7 +31,7 @@ function writeObject(
   depth: number,
   attributes = "",
 ): void {
-  if (!isObject(value)) throw new AasError("deserialization", `Expected a ${className} object at ${path || "the root"}`, pathOption(path));
+  if (!isPlainObject(value)) throw new AasError("deserialization", `Expected a ${className} object at ${path || "the root"}`, pathOption(path));
   const schema = CLASSES[className];
   for (const key of Object.keys(value)) {
     if (key === "modelType" || Object.hasOwn(schema.properties, key)) continue;
@@ -86,7 +87,7 @@ function writeProperty(
 function writeConcrete(out: string[], classRef: string, value: unknown, path: string, depth: number): void {
   let className = classRef;
   if (isAbstractClass(classRef)) {
-    const modelType = isObject(value) ? value.modelType : undefined;
+    const modelType = isPlainObject(value) ? value.modelType : undefined;
     const concrete = typeof modelType === "string" ? classOfElement(classRef, elementNameOf(modelType)) : undefined;
     if (concrete === undefined || concrete !== modelType) {
       throw new AasError("deserialization", `Expected a ${classRef} with a known modelType at ${path}`, { path });
@@ -103,10 +104,6 @@ function primitiveText(className: string, property: string, value: unknown, path
   }
   if (typeof value !== "string") throw new AasError("deserialization", `Expected a string at ${path}`, { path });
   return escapeText(value, path);
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function join(path: string, property: string): string {

@@ -1,6 +1,7 @@
 import { AasError, applyValueOnly, parseJsonLossless, parseJsonText, type ElementJson } from "../../aas/index.ts";
 import { CommandError } from "../../contracts/index.ts";
 import { readJsonable, rethrowAsCommandError } from "../aas-input.ts";
+import { isPlainObject } from "../../aas/plain-object.ts";
 
 /**
  * Arguments of an invocation against the Operation's declared variables (AAS Part 2 OperationRequest,
@@ -131,10 +132,4 @@ function valueOnlyArguments(given: unknown, key: string, direction: Direction, d
 function undeclared(idShort: string, direction: Direction, declared: ElementJson[]): CommandError {
   const known = declared.map((v) => `'${String(v.idShort)}'`).join(", ") || "none";
   return new CommandError("bad-request", `'${idShort}' is not a declared ${direction} variable of this Operation (declared: ${known})`);
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
-  const prototype = Object.getPrototypeOf(value);
-  return prototype === Object.prototype || prototype === null;
 }
