@@ -49,6 +49,18 @@ test("filter text is never run as code", () => {
   assert.throws(() => compileJsonPath("$.items[?(process.exit(1))]"), JsonPathError);
 });
 
+test("big numbers compare in filters and come back with every digit; a __proto__ key is a member", () => {
+  const payload = parseJsonLossless('{"readings": [{"n": 12345678901234567891, "at": 1}, {"n": 2, "at": 2}], "__proto__": {"x": 1}}');
+  assert.equal(text(queryOne(payload, compileJsonPath("$.readings[?@.n > 1e19].n"))), "12345678901234567891");
+  assert.deepEqual(all("$.items[?@.v > 2].id"), ["c"]);
+  assert.equal(text(queryOne(payload, compileJsonPath("$['__proto__'].x"))), "1");
+  assert.equal(({} as Record<string, unknown>).x, undefined);
+});
+
+test("an invalid query fails when it is compiled, naming the query", () => {
+  assert.throws(() => compileJsonPath("$.items[?@.v >]"), (error: Error) => error instanceof JsonPathError && /Invalid JSONPath "\$\.items\[\?@\.v >\]"/.test(error.message));
+});
+
 test("templates: literal replacement, unknown placeholders kept", () => {
   const values = new Map([
     ["value", '"a$1\\\\b"'],
