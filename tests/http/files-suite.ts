@@ -181,6 +181,10 @@ export function filesSuite(mode: Mode): void {
         assert.ok(got.body.equals(PDF));
         assert.match(String(got.headers["content-disposition"]), /Datenblatt\.pdf/);
       }
+      // Sent as octet-stream (as many clients do): the type comes from the file name (mime-db's model/step).
+      const step = multipart([{ name: "fileName", value: "Housing.stp" }, { name: "file", value: Buffer.from("ISO-10303-21;\nEND-ISO-10303-21;\n"), type: "application/octet-stream" }]);
+      assert.equal((await rawRequest(writer!, "PUT", path, step.body, { "content-type": step.type })).status, 204);
+      assert.equal((await bytesOf(source.clients.at(-1)!, path)).headers["content-type"], "model/step");
       assert.equal((await writer!.request("DELETE", path)).status, 200);
       assert.equal((await source.clients.at(-1)!.get(path)).status, 404);
       const thumb = multipart([{ name: "fileName", value: "new.png" }, { name: "file", value: PNG }]);

@@ -1,39 +1,26 @@
+import { Mime } from "mime";
+import otherTypes from "mime/types/other.js";
+import standardTypes from "mime/types/standard.js";
 import { readJsonable } from "../aas-input.ts";
 
-/** Types by extension for files whose client said nothing useful (multipart parts are often octet-stream). */
-const BY_EXTENSION: Record<string, string> = {
-  pdf: "application/pdf",
-  png: "image/png",
-  jpg: "image/jpeg",
-  jpeg: "image/jpeg",
-  gif: "image/gif",
-  svg: "image/svg+xml",
-  webp: "image/webp",
-  bmp: "image/bmp",
-  tif: "image/tiff",
-  tiff: "image/tiff",
-  ico: "image/x-icon",
-  txt: "text/plain",
-  csv: "text/csv",
-  html: "text/html",
-  htm: "text/html",
-  xml: "application/xml",
-  json: "application/json",
-  zip: "application/zip",
-  aasx: "application/asset-administration-shell-package",
-  step: "application/step",
-  stp: "application/step",
-  mp4: "video/mp4",
-  doc: "application/msword",
-  docx: "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
-  xlsx: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-};
+/**
+ * Types by extension for files whose client said nothing useful (multipart parts are often
+ * octet-stream). The table is mime-db's (through `mime`): IANA's registrations and the common
+ * unregistered ones, including the CAD and industrial formats AASX packages carry (model/step,
+ * model/iges, model/stl, model/jt, model/3mf, model/gltf-binary, image/vnd.dxf, image/vnd.dwg,
+ * application/automationml-aml+xml, …).
+ */
+// An instance of our own: the default one is frozen, and we add to it.
+const BY_EXTENSION = new Mime(standardTypes, otherTypes).define({
+  // Not in mime-db: the AASX package itself, with the type the AASX File Server API gives its file part.
+  "application/asset-administration-shell-package": ["aasx"],
+});
 
 export const OCTET_STREAM = "application/octet-stream";
 
 export function contentTypeByName(fileName: string): string | undefined {
-  const dot = fileName.lastIndexOf(".");
-  return dot < 0 ? undefined : BY_EXTENSION[fileName.slice(dot + 1).toLowerCase()];
+  // Only a name with an extension: getType("pdf") would answer for a file named "pdf".
+  return fileName.includes(".") ? (BY_EXTENSION.getType(fileName) ?? undefined) : undefined;
 }
 
 /**
