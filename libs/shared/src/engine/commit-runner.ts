@@ -3,6 +3,7 @@ import { KeyedLock } from "./keyed-lock.ts";
 import { createBatchOverlay } from "./batch-overlay.ts";
 import { createRecordCache } from "./record-cache.ts";
 import type { Commit, CommitPrecondition, CommitResult, EventBus, Repository } from "./ports/index.ts";
+import { backoffDelay, type BackoffPolicy } from "./backoff.ts";
 
 /**
  * What a write handler builds from fresh reads: the commit, plus how to explain a failed
@@ -41,6 +42,8 @@ interface QueuedWrite {
 }
 
 const MAX_ATTEMPTS = 12;
+/** Between conflict retries: a random pause below 2, 4, 8, … ms (at most 50), so racing writers do not collide again. */
+const CONFLICT_BACKOFF: BackoffPolicy = { baseMs: 1, capMs: 50, jitter: "full" };
 
 function defaultFailure(precondition: CommitPrecondition): CommandError | "retry" {
   if (precondition.on === "id-free") {
@@ -81,7 +84,7 @@ export function createCommitRunner(repository: Repository, bus: EventBus | undef
       const outcome = planned.onFailed?.(failed) ?? defaultFailure(failed);
       if (outcome !== "retry") throw outcome;
       // A writer in another process changed what we read: back off (jittered, growing), re-plan.
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, 2 ** attempt)));
+      await new Promise((resolve) => setTimeout(resolve, backoffDelay(CONFLICT_BACKOFF, attempt)));
     }
     throw new CommandError("conflict", "The target is being modified concurrently; please retry");
   };
@@ -150,7 +153,7 @@ export function createCommitRunner(repository: Repository, bus: EventBus | undef
       if (retry.length > 0) {
         // A writer elsewhere got in between (or the group had to end early): again, first in line.
         const attempt = Math.max(...retry.map((w) => w.attempt));
-        if (attempt > 1) await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, 2 ** attempt)));
+        if (attempt > 1) await new Promise((resolve) => setTimeout(resolve, backoffDelay(CONFLICT_BACKOFF, attempt)));
         queues.get(target)?.unshift(...retry) ?? queues.set(target, retry);
       }
     }

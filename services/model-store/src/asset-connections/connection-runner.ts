@@ -1,4 +1,4 @@
-import type { ElementJson, ProviderTarget } from "@twinport/shared";
+import { backoffDelay, type BackoffPolicy, type ElementJson, type ProviderTarget } from "@twinport/shared";
 import type { AssetConnectionDriver, AssetReading, Log, ReadSource, SubscriptionProviderRuntime, ValueProviderRuntime } from "./asset-connection-types.ts";
 import type { ConnectionLease } from "./connection-lease.ts";
 import { DeliverySlots } from "./delivery-slots.ts";
@@ -56,9 +56,12 @@ export interface ConnectionRunnerOptions {
  */
 export const PUSH_DELIVERY_SLOTS = 256;
 
-/** A back-off that doubles from the retry interval up to ten times it. */
-export function retryDelay(retryIntervalMs: number, attempt: number): number {
-  return Math.min(retryIntervalMs * 2 ** attempt, retryIntervalMs * 10);
+/**
+ * A back-off that doubles from the retry interval up to ten times it. No jitter: one runner per
+ * connection, and the status reports the next attempt's time.
+ */
+function connectBackoff(retryIntervalMs: number): BackoffPolicy {
+  return { baseMs: retryIntervalMs, capMs: retryIntervalMs * 10, jitter: "none" };
 }
 
 interface Source {
@@ -228,7 +231,7 @@ export class ConnectionRunner {
         await driver.connect();
       } catch (error) {
         const message = (error as Error).message;
-        const delay = retryDelay(retryIntervalMs, attempt++);
+        const delay = backoffDelay(connectBackoff(retryIntervalMs), attempt++);
         this.nextAttemptAt = new Date(Date.now() + delay);
         this.setState("waiting-to-retry", message);
         if (message !== lastLogged) this.log(`cannot connect to ${driver.endpoint}: ${message} (retrying, first in ${delay} ms, then with back-off)`);

@@ -1,4 +1,4 @@
-import type { ChangeEvent, CoreConfig, EventBus, EventSubscription, HttpEndpointConfig, StoreClient } from "@twinport/shared";
+import { backoffDelay, type ChangeEvent, type CoreConfig, type EventBus, type EventSubscription, type HttpEndpointConfig, type StoreClient } from "@twinport/shared";
 import type { ConnectionLease } from "../asset-connections/connection-lease.ts";
 import { shellDescriptor, submodelDescriptor } from "./descriptors.ts";
 import { interfaceBase, type InterfaceBase } from "./interface-bases.ts";
@@ -138,7 +138,7 @@ class SyncJob {
     } catch (error) {
       // The store is unreachable (Redis down): try again later; events keep the index current meanwhile.
       const sync = this.options.core.registrySynchronization;
-      const delay = Math.min(sync.retryMaxDelay, sync.retryMinDelay * 2 ** Math.min(this.reloadFailures++, 30));
+      const delay = backoffDelay({ baseMs: sync.retryMinDelay, capMs: sync.retryMaxDelay, jitter: "none" }, this.reloadFailures++);
       this.options.log(`${PREFIX} reading the store failed (${(error as Error).message}); again in ${delay} ms`);
       this.reloadRetry = setTimeout(() => this.enqueue(() => this.reload(register)), delay);
     }

@@ -1,3 +1,4 @@
+import { backoffDelay } from "@twinport/shared";
 import { canonicalJson, type Descriptor } from "./descriptors.ts";
 import type { Outcome, RegistryClient } from "./registry-client.ts";
 
@@ -180,7 +181,7 @@ export class RegistryWorker {
       // Retry this id after the pause; its desired state may have changed by then, which is fine.
       this.pending.add(id);
       this.failures++;
-      const delay = Math.min(this.timing.retryMaxDelayMs, this.timing.retryMinDelayMs * 2 ** Math.min(this.failures - 1, 30));
+      const delay = backoffDelay({ baseMs: this.timing.retryMinDelayMs, capMs: this.timing.retryMaxDelayMs, jitter: "none" }, this.failures - 1);
       if (this.failures === 1 || Number.isInteger(Math.log2(this.failures))) {
         this.log(`twinport registry-sync: ${this.name} failed (${outcome.reason}); attempt ${this.failures}, next in ${delay} ms`);
       }

@@ -7,6 +7,7 @@ import type { Clock, OperationOutcome, OperationProviderRegistry, Repository } f
 import { asVariables, matchArguments, type OperationDeclaration } from "./operation-arguments.ts";
 import { isFinished, parseHandle, type OperationHandleRecord } from "./operation-handle.ts";
 import { message, runningResult, unfinishedResult } from "./operation-results.ts";
+import { backoffDelay, type BackoffPolicy } from "../backoff.ts";
 
 /**
  * The invocation lifecycle: one provider call per invocation, bounded by a time-out, with its
@@ -79,6 +80,8 @@ const MAX_TIMER_MS = 2_147_483_647;
 /** Unfinished handles outlive the execution's own bound a little, so its last write finds them. */
 const UNFINISHED_TTL_MARGIN_MS = 60_000;
 const FINAL_WRITE_ATTEMPTS = 4;
+/** 500, 1000, 2000 ms between the final write's attempts: rides out a short store outage. */
+const FINAL_WRITE_BACKOFF: BackoffPolicy = { baseMs: 250, capMs: 2000, jitter: "none" };
 
 export function createOperationRunner(options: OperationRunnerOptions): OperationRunner {
   const { repository, clock, providers, handleTtlMs, leaseMs } = options;
@@ -203,7 +206,7 @@ export function createOperationRunner(options: OperationRunnerOptions): Operatio
         return await write(record, expectedVersion);
       } catch (error) {
         if (attempt >= FINAL_WRITE_ATTEMPTS) throw error;
-        await new Promise((resolve) => setTimeout(resolve, 250 * 2 ** attempt));
+        await new Promise((resolve) => setTimeout(resolve, backoffDelay(FINAL_WRITE_BACKOFF, attempt)));
       }
     }
   }
