@@ -68,6 +68,16 @@ test("an unknown key in the config file exits 2 naming it", async () => {
   assertOneLine(cli.stderr(), /^twinport: Unknown key 'endpoints\[0\]\.prot'\. Allowed: @class, profiles, .*\bport\b/);
 });
 
+test("an override through __proto__ exits 2 naming it, before anything starts", async () => {
+  const cli = spawnTwinport(["--empty-model", "assetConnections[0].__proto__.polluted=1"]);
+  assert.equal(await cli.exited, 2);
+  assertOneLine(
+    cli.stderr(),
+    /^twinport: Invalid override 'assetConnections\[0\]\.__proto__\.polluted=1': '__proto__' cannot be part of a configuration path \(it reaches JavaScript's object prototype\)$/,
+  );
+  assert.equal(cli.stdout(), "");
+});
+
 test("a missing model file exits 1 naming it", async () => {
   const cli = spawnTwinport(["--endpoint", "http", "-m", join(dir, "nope.json")]);
   assert.equal(await cli.exited, 1);

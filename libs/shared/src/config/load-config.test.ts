@@ -266,6 +266,19 @@ describe("environment overrides", () => {
     assert.deepEqual((config.endpoints[0] as HttpEndpointConfig).profiles, ["AAS_READ", "SUBMODEL_READ"]);
   });
 
+  test("a variable naming constructor or prototype is ignored with a warning and sets nothing", () => {
+    const { config, warnings } = loadConfig({
+      role: "embedded",
+      env: { TWINPORT_ENDPOINTS_1_USERMAP_CONSTRUCTOR_PROTOTYPE_POLLUTED: "1", TWINPORT_PROTOTYPE_SERVICE_HOST: "10.0.0.9" },
+    });
+    assert.deepEqual(warnings, [
+      "Ignoring environment variable TWINPORT_ENDPOINTS_1_USERMAP_CONSTRUCTOR_PROTOTYPE_POLLUTED: 'CONSTRUCTOR' cannot be part of a configuration path (it reaches JavaScript's object prototype)",
+      "Ignoring environment variable TWINPORT_PROTOTYPE_SERVICE_HOST: 'PROTOTYPE' cannot be part of a configuration path (it reaches JavaScript's object prototype)",
+    ]);
+    assert.equal(Object.hasOwn((config.endpoints[1] as OpcUaEndpointConfig).userMap ?? {}, "CONSTRUCTOR"), false);
+    assert.equal(Object.hasOwn(Object.prototype, "POLLUTED"), false);
+  });
+
   test("unknown TWINPORT_* variables are warnings, reserved ones are not overrides", () => {
     const { config, warnings } = loadConfig({
       role: "embedded",
@@ -348,6 +361,23 @@ describe("command-line overrides", () => {
   test("malformed overrides", () => {
     for (const text of ["endpoints[0].port", "=1", "endpoints[x].port=1", "a..b=1"]) {
       assert.match(configError(() => loadConfig({ role: "embedded", overrides: [text] })).message, /^Invalid override '.*': expected path=value/);
+    }
+  });
+
+  test("a path through __proto__, constructor or prototype is refused and Object.prototype stays clean", () => {
+    const overrides = [
+      "assetConnections[0].__proto__.polluted=1",
+      "assetConnections[0].valueProviders.__proto__.polluted=1",
+      "assetConnections[0].constructor.prototype.polluted=1",
+      "endpoints[1].userMap.__proto__.polluted=1",
+      "$.core.__proto__.polluted=1",
+      "__proto__.polluted=1",
+    ];
+    for (const override of overrides) {
+      const message = configError(() => loadConfig({ role: "embedded", overrides: [override] })).message;
+      assert.match(message, /^Invalid override '.*': '(__proto__|constructor)' cannot be part of a configuration path \(it reaches JavaScript's object prototype\)$/, override);
+      assert.equal(Object.hasOwn(Object.prototype, "polluted"), false, override);
+      assert.equal(({} as Record<string, unknown>).polluted, undefined, override);
     }
   });
 

@@ -21,6 +21,20 @@ interface Resolved {
 }
 
 const RESERVED_ENV = new Set(["TWINPORT_CONFIG", "TWINPORT_MODEL"]);
+/**
+ * Names that walk from a JavaScript object to its prototype: `a.__proto__.x=1` would set `x` on
+ * every object of the process. No setting has such a name, so a path that contains one is refused
+ * before anything is resolved or set.
+ */
+const PROTOTYPE_SEGMENTS = ["__proto__", "constructor", "prototype"];
+
+function prototypeSegment(segments: readonly string[]): string | undefined {
+  return segments.find((segment) => PROTOTYPE_SEGMENTS.includes(segment.toLowerCase()));
+}
+
+function prototypeRefusal(segment: string): string {
+  return `'${segment}' cannot be part of a configuration path (it reaches JavaScript's object prototype)`;
+}
 const ENV_PREFIX = "TWINPORT_";
 
 function asIndex(segment: string): number | undefined {
@@ -94,6 +108,7 @@ function setAt(raw: Record<string, unknown>, path: Segment[], value: unknown): v
   let container: Record<Segment, unknown> = raw;
   for (let i = 0; i < path.length; i++) {
     const key = path[i]!;
+    if (typeof key === "string" && prototypeSegment([key])) throw new ConfigError(`Cannot set '${formatConfigPath(path)}': ${prototypeRefusal(key)}`);
     if (Array.isArray(container) && typeof key === "number" && key > container.length) {
       throw new ConfigError(`Cannot set '${formatConfigPath(path)}': '${formatConfigPath(path.slice(0, i))}' has ${container.length} entries (an override may add the next one, index ${container.length})`);
     }
@@ -101,7 +116,7 @@ function setAt(raw: Record<string, unknown>, path: Segment[], value: unknown): v
       container[key] = value;
       return;
     }
-    const next = container[key];
+    const next = Object.hasOwn(container, key) ? container[key] : undefined;
     if (typeof next !== "object" || next === null) container[key] = typeof path[i + 1] === "number" ? [] : {};
     container = container[key] as Record<Segment, unknown>;
   }
@@ -120,6 +135,8 @@ export function applyCliOverrides(raw: Record<string, unknown>, overrides: reado
     const eq = override.indexOf("=");
     const segments = eq > 0 ? parseOverridePath(override.slice(0, eq)) : undefined;
     if (!segments) throw new ConfigError(`Invalid override '${override}': expected path=value, e.g. endpoints[0].port=8081`);
+    const forbidden = prototypeSegment(segments);
+    if (forbidden !== undefined) throw new ConfigError(`Invalid override '${override}': ${prototypeRefusal(forbidden)}`);
     const resolved = resolve(raw, segments, exactMatch);
     if (typeof resolved === "string") throw new ConfigError(resolved);
     setAt(raw, resolved.path, overrideValue(override.slice(eq + 1), resolved.leaf));
@@ -138,6 +155,13 @@ export function applyEnvOverrides(raw: Record<string, unknown>, env: NodeJS.Proc
     .sort(([a], [b]) => Number(!/_@?CLASS$/i.test(a)) - Number(!/_@?CLASS$/i.test(b)) || a.localeCompare(b));
   for (const [name, text] of entries) {
     const segments = name.slice(ENV_PREFIX.length).split("_");
+    // Refused like the other variables that name no setting: a warning, since Kubernetes derives
+    // TWINPORT_* variables from service names (a service "twinport-prototype" is plausible).
+    const forbidden = prototypeSegment(segments);
+    if (forbidden !== undefined) {
+      warnings.push(`Ignoring environment variable ${name}: ${prototypeRefusal(forbidden)}`);
+      continue;
+    }
     if (segments.some((segment) => segment === "")) {
       warnings.push(`Ignoring environment variable ${name}: empty path segment`);
       continue;
