@@ -39,6 +39,7 @@ describe("createHttpApp: routing, errors and headers", () => {
       conflict: 409,
       "precondition-failed": 412,
       "method-not-allowed": 405,
+      "not-acceptable": 406,
       "payload-too-large": 413,
       unprocessable: 422,
       unavailable: 503,

@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { getPath } from "hono/utils/url";
 import type { Logger, ProcessMetrics, ReplyError, StoreClient } from "@twinport/shared";
 import type { HttpEndpointSettings } from "./http-endpoint-settings.ts";
+import { acceptableRepresentation } from "./http/acceptable-representation.ts";
 import { ApiError, badRequest } from "./http/api-error.ts";
 import { API_PREFIX, MethodNotAllowed, mountApiRoutes } from "./http/api-routes.ts";
 import { bodySizeLimit } from "./http/body-size-limit.ts";
@@ -54,6 +55,7 @@ export function createHttpApp(deps: HttpAppDeps): Hono {
   if (settings.sslEnabled && settings.sniEnabled) app.use("*", sniHostCheck());
   if (settings.corsEnabled) app.use("*", corsPolicy(settings));
   app.use(`${API_PREFIX}/*`, bodySizeLimit(settings.maxRequestBodySize));
+  app.use(`${API_PREFIX}/*`, acceptableRepresentation());
 
   const routes = [
     ...aasRepositoryRoutes({ send }),

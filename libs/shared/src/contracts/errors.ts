@@ -9,6 +9,7 @@ export const ERROR_CODES = [
   "conflict", // id or idShort already exists (HTTP 409)
   "precondition-failed", // If-Match / If-None-Match did not hold (HTTP 412)
   "method-not-allowed", // the operation does not fit the element kind (HTTP 405)
+  "not-acceptable", // the request's Accept excludes every representation offered (HTTP 406)
   "payload-too-large", // (HTTP 413)
   "unprocessable", // an Idempotency-Key reused for a different request (HTTP 422)
   "unavailable", // a backend cannot be reached and the command surely did not run (HTTP 503)

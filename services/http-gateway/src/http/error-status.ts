@@ -8,6 +8,7 @@ const STATUS_OF: Record<ErrorCode, number> = {
   conflict: 409,
   "precondition-failed": 412,
   "method-not-allowed": 405,
+  "not-acceptable": 406,
   "payload-too-large": 413,
   unprocessable: 422,
   unavailable: 503,

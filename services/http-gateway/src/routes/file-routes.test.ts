@@ -79,7 +79,7 @@ describe("file, format and package routes", () => {
     assertResult(await call(app, "GET", `${API}${path}`), 404);
   });
 
-  it("serialization: JSON by default and for */*, XML and AASX by Accept; other Accepts and bad booleans are 400", async () => {
+  it("serialization: JSON by default and for */*, XML and AASX by Accept; other Accepts are 406, bad booleans 400", async () => {
     const whole = await send(app, "GET", "/serialization");
     assert.equal(whole.status, 200);
     assert.equal(whole.headers.get("content-type"), "application/json");
@@ -96,7 +96,7 @@ describe("file, format and package routes", () => {
       assert.equal(aasx.bytes.subarray(0, 2).toString(), "PK");
       assert.match(aasx.headers.get("content-disposition") ?? "", /environment\.aasx/);
     }
-    assertResult(await call(app, "GET", `${API}/serialization`, { headers: { Accept: "text/html" } }), 400, /Accept/);
+    assertResult(await call(app, "GET", `${API}/serialization`, { headers: { Accept: "text/html" } }), 406, /Accept/);
     assertResult(await call(app, "GET", `${API}/serialization?includeConceptDescriptions=yes`), 400);
     assertResult(await call(app, "GET", `${API}/serialization?aasIds=***`), 400);
     assertResult(await call(app, "GET", `${API}/serialization?aasIds=${b64("urn:unknown")}`), 404);

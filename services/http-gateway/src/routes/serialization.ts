@@ -5,7 +5,8 @@ import { booleanQuery } from "../http/boolean-query.ts";
 import { fileResponse } from "../http/file-response.ts";
 import type { GatewayContext } from "../http/gateway-env.ts";
 import { longRequest } from "../http/long-request.ts";
-import { ACCEPTED_MODEL_TYPES, negotiateModelFormat } from "../http/model-media-types.ts";
+import { notAcceptable, preferredMediaType } from "../http/content-negotiation.ts";
+import { formatOfContentType, SERIALIZATION_TYPES } from "../http/model-media-types.ts";
 import { readPagingAndModifiers } from "../http/query.ts";
 import { decodeBase64Url, isAasError } from "@twinport/shared";
 import { SERIALIZATION } from "../profiles.ts";
@@ -13,8 +14,8 @@ import type { RouteDeps } from "./route-deps.ts";
 
 /**
  * Serialization API: GET /serialization?aasIds=…&submodelIds=…&includeConceptDescriptions=…
- * (AAS API §j). The format follows Accept (JSON when absent or `*\/*`); an Accept we cannot
- * satisfy is a 400 (the digest allows 406 or 400; the store's error codes have no 406).
+ * (AAS API §j). The format follows Accept (JSON when absent or `*\/*`); an Accept that excludes
+ * every format is a 406 (the digest allows 406 or 400).
  */
 export function serializationRoutes({ send }: RouteDeps): ApiRoute[] {
   return [
@@ -26,8 +27,9 @@ export function serializationRoutes({ send }: RouteDeps): ApiRoute[] {
           profiles: SERIALIZATION,
           handle: async (c) => {
             readPagingAndModifiers(c, {});
-            const format: ModelFormat | undefined = negotiateModelFormat(c.req.header("Accept"));
-            if (format === undefined) throw badRequest(`Accept names no format this endpoint writes; use one of ${ACCEPTED_MODEL_TYPES.join(", ")}`);
+            const chosen = preferredMediaType(c.req.header("Accept"), SERIALIZATION_TYPES);
+            if (chosen === undefined) throw notAcceptable(SERIALIZATION_TYPES);
+            const format: ModelFormat = formatOfContentType(chosen)!;
             const params = {
               aasIds: idsQuery(c, "aasIds"),
               submodelIds: idsQuery(c, "submodelIds"),

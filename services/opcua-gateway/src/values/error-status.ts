@@ -9,6 +9,8 @@ const STATUS: Record<ErrorCode, StatusCode> = {
   conflict: StatusCodes.BadInvalidState,
   "precondition-failed": StatusCodes.BadInvalidState,
   "method-not-allowed": StatusCodes.BadNotWritable,
+  // Only HTTP negotiates representations; mapped for completeness.
+  "not-acceptable": StatusCodes.BadNotSupported,
   "payload-too-large": StatusCodes.BadEncodingLimitsExceeded,
   // Only HTTP sends Idempotency-Keys; mapped for completeness.
   unprocessable: StatusCodes.BadInvalidArgument,

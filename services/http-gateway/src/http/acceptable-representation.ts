@@ -1,0 +1,26 @@
+import type { MiddlewareHandler } from "hono";
+import { isAcceptable, notAcceptable } from "./content-negotiation.ts";
+import { errorResponse } from "./error-response.ts";
+
+/**
+ * Accept on reads: a GET or HEAD whose successful response has a type the request's
+ * Accept excludes is answered 406 instead, with the AAS Result body. Every read route has one
+ * representation (JSON, a file's own type, a package) except /serialization, which picks among
+ * several itself and so always passes here.
+ *
+ * Not applied to writes: their response reports a change that has already been committed, and
+ * a 406 would tell the client it failed; RFC 9110 §12.5.1 lets a server disregard Accept there.
+ * Error responses are not negotiated either: they are always the AAS Result in JSON (§15.5.7
+ * allows a 406's own body to be in any format).
+ */
+export function acceptableRepresentation(): MiddlewareHandler {
+  return async (c, next) => {
+    await next();
+    if ((c.req.method !== "GET" && c.req.method !== "HEAD") || c.res.status < 200 || c.res.status >= 300) return;
+    const contentType = c.res.headers.get("content-type");
+    if (contentType === null || isAcceptable(c.req.header("Accept"), contentType)) return;
+    // Cleared first: Hono would otherwise carry the refused response's headers (length, ETag, disposition) over.
+    c.res = undefined;
+    c.res = errorResponse(c, notAcceptable([contentType]).error, { includeErrorDetails: false });
+  };
+}

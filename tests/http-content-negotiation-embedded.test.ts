@@ -1,0 +1,3 @@
+import { contentNegotiationSuite } from "./http/content-negotiation-suite.ts";
+
+contentNegotiationSuite("embedded");
