@@ -314,7 +314,7 @@ describe("command-line overrides", () => {
     );
     assert.equal(
       configError(() => loadConfig({ role: "embedded", overrides: ["cor.stateDir=x"] })).message,
-      "Unknown key 'cor'. Allowed: core, endpoints, persistence, messageBus, fileStorage, assetConnections, submodelTemplateProcessors",
+      "Unknown key 'cor'. Allowed: core, endpoints, persistence, messageBus, fileStorage, assetConnections, submodelTemplateProcessors, security",
     );
   });
 
@@ -431,7 +431,7 @@ describe("errors in the file", () => {
   });
 
   test("unknown keys at every level", () => {
-    assert.equal(errorFor({ cores: {} }), "Unknown key 'cores'. Allowed: core, endpoints, persistence, messageBus, fileStorage, assetConnections, submodelTemplateProcessors");
+    assert.equal(errorFor({ cores: {} }), "Unknown key 'cores'. Allowed: core, endpoints, persistence, messageBus, fileStorage, assetConnections, submodelTemplateProcessors, security");
     assert.match(errorFor({ core: { stateDirectory: "x" } }), /^Unknown key 'core\.stateDirectory'\. Allowed: requestHandlerThreadPoolSize, .*stateDir, managementPort, aasRegistries, submodelRegistries, registrySynchronization, logLevel$/);
     assert.equal(
       errorFor({ endpoints: [{ "@class": "endpoint.http.HttpEndpoint", certificate: { keyStorePath: "k", alias: "x" } }] }),
