@@ -11,10 +11,19 @@ test("infrastructure clients belong to one package each", () => {
   assert.equal(checkImport("services/opcua-gateway/src/x.ts", "node-opcua"), undefined);
   assert.equal(checkImport("services/model-store/src/asset-connections/opcua.ts", "node-opcua-client"), undefined);
   assert.ok(checkImport("services/model-store/src/redis/x.ts", "node-opcua-client"));
-  assert.ok(checkImport("libs/shared/src/engine/x.ts", "nats"));
-  assert.equal(checkImport("libs/shared/src/bus/x.ts", "nats"), undefined);
+  assert.ok(checkImport("libs/shared/src/engine/x.ts", "@nats-io/nats-core"));
+  assert.ok(checkImport("services/http-gateway/src/x.ts", "@nats-io/transport-node"));
+  assert.equal(checkImport("libs/shared/src/bus/x.ts", "@nats-io/transport-node"), undefined);
+  assert.equal(checkImport("libs/shared/src/bus/x.ts", "@nats-io/nats-core"), undefined);
+  assert.equal(checkImport("libs/shared/src/engine/x.test.ts", "@nats-io/nats-core"), undefined, "tests in libs/shared may take a connection's type");
   assert.equal(checkImport("libs/shared/src/certificates/pkcs12.ts", "node-forge"), undefined);
   assert.ok(checkImport("services/http-gateway/src/tls/x.ts", "node-forge"), "one certificate library, in one folder");
+});
+
+test("the superseded nats v2 package is refused everywhere, its old owner included", () => {
+  assert.match(checkImport("libs/shared/src/bus/x.ts", "nats")?.rule ?? "", /superseded by @nats-io/);
+  assert.ok(checkImport("libs/shared/src/bus/x.test.ts", "nats/lib/src/mod.js"));
+  assert.equal(checkImport("libs/shared/src/bus/x.ts", "natsort"), undefined, "only that package, not every name starting with nats");
 });
 
 test("layers inside libs/shared", () => {

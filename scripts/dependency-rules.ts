@@ -22,9 +22,14 @@ const OWNED_PACKAGES: { test: (spec: string) => boolean; name: string; allowed: 
     // The model-store may use the OPC UA *client* for asset connections, inside that folder only.
     allowed: (f) => f.startsWith("services/opcua-gateway/") || (f.startsWith("services/model-store/src/asset-connections/") && true),
   },
-  { name: "nats", test: (s) => s === "nats" || s.startsWith("nats/") || s.startsWith("@nats-io/"), allowed: (f) => f.startsWith("libs/shared/src/bus/") },
+  { name: "@nats-io", test: (s) => s.startsWith("@nats-io/"), allowed: (f) => f.startsWith("libs/shared/src/bus/") },
   // One certificate library (ADR 0022), behind one folder, so a second one cannot creep back in beside it.
   { name: "node-forge", test: (s) => s === "node-forge" || s.startsWith("node-forge/"), allowed: (f) => f.startsWith("libs/shared/src/certificates/") },
+];
+
+/** Packages replaced by another: an old snippet copied back in would bring a second client. */
+const RETIRED_PACKAGES: { test: (spec: string) => boolean; rule: string }[] = [
+  { test: (s) => s === "nats" || s.startsWith("nats/"), rule: "'nats' (v2) is superseded by @nats-io/transport-node and @nats-io/nats-core" },
 ];
 
 /** Folders of libs/shared/src and what each may import of ours. */
@@ -50,8 +55,9 @@ function sharedLayer(file: string): string | undefined {
 export function checkImport(file: string, specifier: string, isTypeOnly = false): Violation | undefined {
   const v = (rule: string): Violation => ({ file, specifier, rule });
   const isTest = /\.test\.ts$/.test(file);
+  for (const retired of RETIRED_PACKAGES) if (retired.test(specifier)) return v(retired.rule);
   for (const owned of OWNED_PACKAGES) {
-    if (owned.test(specifier) && !owned.allowed(file) && !(isTest && owned.name === "nats" && file.startsWith("libs/shared/src/"))) {
+    if (owned.test(specifier) && !owned.allowed(file) && !(isTest && owned.name === "@nats-io" && file.startsWith("libs/shared/src/"))) {
       return v(`only its owner may import '${owned.name}'`);
     }
   }

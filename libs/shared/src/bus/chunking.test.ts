@@ -1,6 +1,6 @@
 import { it } from "node:test";
 import assert from "node:assert/strict";
-import type { NatsConnection } from "nats";
+import type { NatsConnection } from "@nats-io/nats-core";
 import { ChunkAssembler, MAX_CHUNK_BYTES, chunkBytesFor, chunkCount, splitIntoChunks } from "./chunking.ts";
 
 function bytes(length: number): Uint8Array {

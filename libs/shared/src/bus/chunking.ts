@@ -1,4 +1,4 @@
-import { headers, type Msg, type MsgHdrs, type NatsConnection } from "nats";
+import { headers, type Msg, type MsgHdrs, type NatsConnection } from "@nats-io/nats-core";
 
 /**
  * Chunked transfer of large requests and replies. NATS refuses messages above max_payload (1 MB by

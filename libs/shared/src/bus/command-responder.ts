@@ -1,4 +1,4 @@
-import { createInbox, headers, Empty, type Msg, type NatsConnection, type Subscription } from "nats";
+import { createInbox, headers, Empty, type Msg, type NatsConnection, type Subscription } from "@nats-io/nats-core";
 import { COMMAND_SUBJECT_PREFIX, MODEL_STORE_QUEUE, commandSubject, type Command, type Reply } from "../contracts/index.ts";
 import type { CommandHandler } from "../engine/ports/index.ts";
 import { ChunkAssembler, UPLOAD_HEADER, chunkBytesFor, isChunkedRequest, publishChunks } from "./chunking.ts";

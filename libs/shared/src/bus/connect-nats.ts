@@ -1,7 +1,8 @@
-import { connect, type NatsConnection } from "nats";
+import type { NatsConnection } from "@nats-io/nats-core";
+import { connect } from "@nats-io/transport-node";
 import { watchConnection, type ConnectionChange } from "./connection-watch.ts";
 
-export type { NatsConnection } from "nats";
+export type { NatsConnection } from "@nats-io/nats-core";
 
 export interface ConnectNatsOptions {
   /** e.g. nats://127.0.0.1:4222 (several, comma-separated, for a cluster). */

@@ -1,9 +1,29 @@
-import { Events, type NatsConnection } from "nats";
+import type { NatsConnection, Status } from "@nats-io/nats-core";
 
-/** The connection changes a component reacts to (nats' debug events are left out). */
+/**
+ * The connection changes a component reacts to: the statuses nats v2 called `Events`. The others
+ * (reconnecting, ping, staleConnection, forceReconnect, slowConsumer, close; v2's debug events)
+ * are left out; v3 dropped the enum, so the list is ours.
+ */
 export type ConnectionChange = "disconnect" | "reconnect" | "update" | "ldm" | "error";
 
-const CHANGES = new Set<string>(Object.values(Events));
+const CHANGES = new Set<string>(["disconnect", "reconnect", "update", "ldm", "error"] satisfies ConnectionChange[]);
+
+/** What v2 carried in `status.data`: the server, the cluster changes, or (now) the error's message. */
+function detailOf(status: Status): string {
+  switch (status.type) {
+    case "disconnect":
+    case "reconnect":
+    case "ldm":
+      return status.server;
+    case "update":
+      return JSON.stringify({ added: status.added, deleted: status.deleted });
+    case "error":
+      return status.error.message;
+    default:
+      return "";
+  }
+}
 
 export interface ConnectionWatch {
   stop(): void;
@@ -22,9 +42,8 @@ export function watchConnection(connection: NatsConnection, listener: (change: C
       for await (const status of statuses) {
         if (stopped) break;
         if (!CHANGES.has(status.type)) continue;
-        const detail = typeof status.data === "object" ? JSON.stringify(status.data) : String(status.data);
         try {
-          listener(status.type as ConnectionChange, detail);
+          listener(status.type as ConnectionChange, detailOf(status));
         } catch {
           // A listener's failure must not end the watch: the next reconnect still has to be seen.
         }
@@ -36,8 +55,9 @@ export function watchConnection(connection: NatsConnection, listener: (change: C
   return {
     stop() {
       stopped = true;
-      // The status iterator of nats v2 is a QueuedIterator with stop(); the public type only says
-      // AsyncIterable, and breaking out of for-await would wait for the next status first.
+      // The status iterator is a QueuedIterator with stop() (which in v3 also unregisters it from
+      // the connection); the public type only says AsyncIterable, and breaking out of for-await
+      // would wait for the next status first.
       (statuses as { stop?: () => void }).stop?.();
     },
   };

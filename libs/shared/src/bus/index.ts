@@ -1,5 +1,6 @@
 // NATS implementations of the EventBus and StoreClient ports, and the model-store's responder.
-// The only place that imports `nats`, so a later switch to its v3 packages touches this folder only.
+// The only place that imports the NATS client (@nats-io/transport-node, @nats-io/nats-core), so a
+// change of client touches this folder only.
 export * from "./connect-nats.ts";
 export * from "./connection-watch.ts";
 export * from "./nats-event-bus.ts";

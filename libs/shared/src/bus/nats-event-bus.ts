@@ -1,4 +1,4 @@
-import type { NatsConnection } from "nats";
+import type { NatsConnection } from "@nats-io/nats-core";
 import { ALL_EVENTS_SUBJECT, HEARTBEAT_SUBJECT, eventSubject, type ChangeEvent, type Heartbeat } from "../contracts/index.ts";
 import type { EventBus, EventHandlers, EventSubscription } from "../engine/ports/index.ts";
 import { watchConnection } from "./connection-watch.ts";

@@ -1,6 +1,6 @@
 import { it } from "node:test";
 import assert from "node:assert/strict";
-import type { NatsConnection } from "nats";
+import type { NatsConnection } from "@nats-io/nats-core";
 import { startNats, type RunningServer } from "../../../../tests/support/servers.ts";
 import type { Command, CommandResult, CommandType, Reply } from "../contracts/index.ts";
 import type { EventBus, StoreClient } from "../engine/ports/index.ts";

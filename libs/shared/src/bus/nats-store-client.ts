@@ -1,4 +1,4 @@
-import { createInbox, headers, Empty, type Msg, type NatsConnection } from "nats";
+import { createInbox, headers, Empty, type Msg, type NatsConnection } from "@nats-io/nats-core";
 import {
   commandSubject,
   isErrorCode,

@@ -1,4 +1,4 @@
-import type { NatsConnection, PublishOptions } from "nats";
+import type { NatsConnection, PublishOptions } from "@nats-io/nats-core";
 
 /**
  * Publishes gathered until the end of the current event-loop turn, then handed to nats together.

@@ -1,4 +1,4 @@
-import type { Msg } from "nats";
+import type { Msg } from "@nats-io/nats-core";
 import { isRawItems, isRawJson, toRawValue, type RawJson } from "../contracts/index.ts";
 import type { ExecuteOptions } from "../engine/ports/index.ts";
 
