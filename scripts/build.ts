@@ -20,7 +20,7 @@ const PACKAGES = [
   { src: "services/opcua-gateway/src", dist: "services/opcua-gateway/dist" },
 ];
 /** Never shipped: tests and test support (the same rule as .dockerignore and the tsconfig excludes). */
-const TEST_ONLY = /(^|\/)(test-support|testing)(\/|$)|\.test\.[^/]+$/;
+const TEST_ONLY = /(^|\/)test-support(\/|$)|\.test\.[^/]+$/;
 
 const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
 const build = spawnSync(process.execPath, [tsc, "-b", join(root, "tsconfig.build.json")], { stdio: "inherit" });

@@ -14,9 +14,9 @@ import { createServer as createHttpServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isBuiltin } from "node:module";
-import { freePort, serverBinary } from "./support/servers.ts";
-import { runTool } from "./support/deployment-tools.ts";
-import { dockerIgnored, healthcheckCommand, lintDockerfile } from "./support/deployment-dockerfile.ts";
+import { freePort, serverBinary } from "./test-support/servers.ts";
+import { runTool } from "./test-support/deployment-tools.ts";
+import { dockerIgnored, healthcheckCommand, lintDockerfile } from "./test-support/deployment-dockerfile.ts";
 import {
   composeProblems,
   composeServiceViews,
@@ -27,7 +27,7 @@ import {
   readCompose,
   TWINPORT_SERVICES,
   type ServiceView,
-} from "./support/deployment-compose.ts";
+} from "./test-support/deployment-compose.ts";
 import {
   allowedClients,
   k8sProblems,
@@ -39,9 +39,9 @@ import {
   schemaProblems,
   unknownFieldProblems,
   type K8sObject,
-} from "./support/deployment-k8s.ts";
-import { parityProblems } from "./support/deployment-parity.ts";
-import { containerConfig, containerConfigProblems, DEFAULT_MANAGEMENT_PORT } from "./support/deployment-config.ts";
+} from "./test-support/deployment-k8s.ts";
+import { parityProblems } from "./test-support/deployment-parity.ts";
+import { containerConfig, containerConfigProblems, DEFAULT_MANAGEMENT_PORT } from "./test-support/deployment-config.ts";
 import { isOpcUaEndpoint } from "@twinport/shared";
 
 const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");

@@ -6,10 +6,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, afterEach, before, test } from "node:test";
 import forge from "node-forge";
-import { ASSET_TEST_MODEL, DRIVE_SUBMODEL_ID } from "../../../../tests/support/asset-peers.ts";
-import { freePort } from "../../../../tests/support/servers.ts";
+import { ASSET_TEST_MODEL, DRIVE_SUBMODEL_ID } from "../../../../tests/test-support/asset-peers.ts";
+import { freePort } from "../../../../tests/test-support/servers.ts";
 import { startAssetConnections, type RunningAssetConnections } from "./start-asset-connections.ts";
-import { assetConnectionsConfig, startTestStore, until, type TestStore } from "./test-support.ts";
+import { assetConnectionsConfig, startTestStore, until, type TestStore } from "./test-support/asset-connections.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "twinport-https-asset-"));
 let server: Server;

@@ -5,20 +5,20 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { promisify } from "node:util";
-import { spawnTwinport } from "../../../../bin/testing/spawn-twinport.ts";
-import { freePort } from "../../../../tests/support/servers.ts";
+import { spawnTwinport } from "../../../../bin/test-support/spawn-twinport.ts";
+import { freePort } from "../../../../tests/test-support/servers.ts";
 
 // BASIC128RSA15 works on Node 20 only in a node started with this flag, in the server and the
 // client alike; this test runner has not got it. The server is the real `twinport` command, which
 // must add the flag by itself; the client is a helper process started with it.
 const FLAG = "--security-revert=CVE-2023-46809";
-const OPEN_SESSION = new URL("./testing/open-session.ts", import.meta.url).pathname;
+const OPEN_SESSION = new URL("./test-support/open-session.ts", import.meta.url).pathname;
 const run = promisify(execFile);
 
 const dir = mkdtempSync(join(tmpdir(), "twinport-basic128rsa15-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-/** Runs the client helper under `flags`; see testing/open-session.ts. */
+/** Runs the client helper under `flags`; see test-support/open-session.ts. */
 async function openSessions(url: string, flags: string[], retryMs: number, steps: string[]): Promise<{ ok: boolean; attempts: number; error?: string }[]> {
   const { stdout } = await run(process.execPath, [...flags, "--import", "tsx", OPEN_SESSION, url, join(dir, "client-pki"), String(retryMs), ...steps], {
     env: { ...process.env, XDG_CONFIG_HOME: join(dir, "xdg") },
