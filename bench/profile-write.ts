@@ -4,6 +4,8 @@
  * self time. A tool for the write-path work (issue 12), not a benchmark: it prints no ratios.
  *
  * Run: node --import tsx bench/profile-write.ts [one|spread]   (PROFILE_SECONDS=5)
+ * The processes it profiles run the compiled dist/ (npm run build first); `source
+ * scripts/source-mode.sh` before it profiles the TypeScript sources through tsx instead (ADR 0021).
  */
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
