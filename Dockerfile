@@ -25,7 +25,9 @@ COPY scripts/build.ts scripts/build.ts
 COPY libs libs
 COPY services services
 COPY bin bin
-RUN node scripts/build.ts
+# Type declarations and tsc's build info serve the compiler only: they stay in this stage.
+RUN node scripts/build.ts \
+    && find dist libs/*/dist services/*/dist \( -name '*.d.ts' -o -name '*.d.cts' -o -name '.tsbuildinfo' \) -delete
 
 # Stage 2: production dependencies only, from the same manifests and lock file.
 FROM node:24-slim AS deps
