@@ -22,7 +22,18 @@ const PACKAGES = [
 /** Never shipped: tests and test support (the same rule as .dockerignore and the tsconfig excludes). */
 const TEST_ONLY = /(^|\/)test-support(\/|$)|\.test\.[^/]+$/;
 
-const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
+let tsc: string;
+try {
+  tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
+} catch {
+  // `npm ci --omit=dev` runs `prepare` too, without the compiler: a production install of a
+  // checkout has nothing to build with, and must not fail for it (the image builds in its own stage).
+  if (process.env.npm_lifecycle_event === "prepare") {
+    console.log("build: typescript is not installed (production install), nothing compiled");
+    process.exit(0);
+  }
+  throw new Error("build: typescript is not installed; run npm ci");
+}
 const build = spawnSync(process.execPath, [tsc, "-b", join(root, "tsconfig.build.json")], { stdio: "inherit" });
 if (build.status !== 0) process.exit(build.status ?? 1);
 
