@@ -13,8 +13,8 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { writeAasx } from "@twinport/shared";
-import { freePort, startNats, startRedis } from "../tests/support/servers.ts";
-import { startTwinport } from "../tests/support/system.ts";
+import { freePort, startNats, startRedis } from "../tests/test-support/servers.ts";
+import { startTwinport } from "../tests/test-support/system.ts";
 
 const ELEMENTS = Number(process.env.BENCH_ELEMENTS ?? 100_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);

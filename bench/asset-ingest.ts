@@ -31,12 +31,12 @@ import { join } from "node:path";
 import { connect as connectNats } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { AttributeIds, ClientSubscription, TimestampsToReturn, type ClientMonitoredItemGroup, type DataValue } from "node-opcua";
-import { b64 } from "../tests/support/http-client.ts";
-import { connectOpcua, type OpcuaTestClient } from "../tests/support/opcua-client.ts";
-import { elementNode } from "../tests/support/opcua-model.ts";
-import { freePort, startMosquitto, startNats, startRedis, type RunningServer } from "../tests/support/servers.ts";
-import { startTwinport, type Mode, type TwinportProcess } from "../tests/support/system.ts";
-import { processCpuMs } from "./support/process-cpu.ts";
+import { b64 } from "../tests/test-support/http-client.ts";
+import { connectOpcua, type OpcuaTestClient } from "../tests/test-support/opcua-client.ts";
+import { elementNode } from "../tests/test-support/opcua-model.ts";
+import { freePort, startMosquitto, startNats, startRedis, type RunningServer } from "../tests/test-support/servers.ts";
+import { startTwinport, type Mode, type TwinportProcess } from "../tests/test-support/system.ts";
+import { processCpuMs } from "./test-support/process-cpu.ts";
 
 const rates = (process.env.BENCH_RATES ?? "1000,2500,5000,10000").split(",").map(Number);
 const seconds = Number(process.env.BENCH_SECONDS ?? 4);
@@ -95,7 +95,7 @@ interface PublisherResult {
 
 /** Runs the device; `onStart` is called when its "publishing" line arrives (after its own start-up). */
 function publish(brokerUrl: string, rate: number, duration: number, onStart: () => void): Promise<PublisherResult> {
-  const child = spawn(process.execPath, ["--import", "tsx", new URL("./support/mqtt-publisher.ts", import.meta.url).pathname, brokerUrl, JSON.stringify({ topics, rate, seconds: duration, qos, epochMs })], {
+  const child = spawn(process.execPath, ["--import", "tsx", new URL("./test-support/mqtt-publisher.ts", import.meta.url).pathname, brokerUrl, JSON.stringify({ topics, rate, seconds: duration, qos, epochMs })], {
     stdio: ["ignore", "pipe", "inherit"],
   });
   let out = "";
@@ -338,7 +338,7 @@ async function runStep(system: System, brokerUrl: string, observer: Observer, ra
   // notification of the OPC UA sample) or the last publish, whichever is later.
   const lastActivity = Math.max(system.natsUrl ? observer.lastCommitAt : observer.lastNotificationAt, lastPublishAt);
   const drainMs = lastActivity - lastPublishAt;
-  if (system.profileDir) console.log(`    profile window, first publish to last commit (PROFILE_FROM_US/PROFILE_TO_US of bench/support/cpuprofile-summary.ts): ${toHr(startedAt)} ${toHr(lastActivity)}`);
+  if (system.profileDir) console.log(`    profile window, first publish to last commit (PROFILE_FROM_US/PROFILE_TO_US of bench/test-support/cpuprofile-summary.ts): ${toHr(startedAt)} ${toHr(lastActivity)}`);
   if (process.env.BENCH_VERBOSE === "1") console.log(`    device: ending its session took ${Math.round(result.closeMs)} ms`);
   const httpOk = await httpFollows(system.base, result.last);
   const cpuMs = Object.fromEntries(Object.entries(system.pids).map(([name, pid]) => [name, processCpuMs(pid) - cpuBefore[name]!]));

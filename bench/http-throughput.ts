@@ -14,13 +14,13 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { b64, createHttpClient } from "../tests/support/http-client.ts";
-import { startNats, startRedis } from "../tests/support/servers.ts";
-import { median, plainHttpConfig, startBareHono } from "./support/bench-setup.ts";
-import { startTwinport, type TwinportProcess } from "../tests/support/system.ts";
-import { runLoad, type LoadOptions } from "./support/load.ts";
-import { cpuDuring, formatCpuPerRequest } from "./support/process-cpu.ts";
-import { generatedSubmodel as submodel } from "./support/generated-model.ts";
+import { b64, createHttpClient } from "../tests/test-support/http-client.ts";
+import { startNats, startRedis } from "../tests/test-support/servers.ts";
+import { median, plainHttpConfig, startBareHono } from "./test-support/bench-setup.ts";
+import { startTwinport, type TwinportProcess } from "../tests/test-support/system.ts";
+import { runLoad, type LoadOptions } from "./test-support/load.ts";
+import { cpuDuring, formatCpuPerRequest } from "./test-support/process-cpu.ts";
+import { generatedSubmodel as submodel } from "./test-support/generated-model.ts";
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 3);
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16);

@@ -16,9 +16,9 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
-import { b64, createHttpClient, type HttpClient } from "../tests/support/http-client.ts";
-import { freePort, startNats, startRedis } from "../tests/support/servers.ts";
-import { startTwinport, type TwinportProcess } from "../tests/support/system.ts";
+import { b64, createHttpClient, type HttpClient } from "../tests/test-support/http-client.ts";
+import { freePort, startNats, startRedis } from "../tests/test-support/servers.ts";
+import { startTwinport, type TwinportProcess } from "../tests/test-support/system.ts";
 
 const ITEMS = Number(process.env.BENCH_ITEMS ?? 200_000);
 /** Which variants run: embedded, opcua (only with BENCH_OPCUA=1), distributed; default all. */

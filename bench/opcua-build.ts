@@ -70,8 +70,8 @@ async function inProcess(size: number): Promise<void> {
 }
 
 async function distributed(size: number): Promise<string> {
-  const { freePort, startNats, startRedis } = await import("../tests/support/servers.ts");
-  const { startTwinport } = await import("../tests/support/system.ts");
+  const { freePort, startNats, startRedis } = await import("../tests/test-support/servers.ts");
+  const { startTwinport } = await import("../tests/test-support/system.ts");
   const dir = mkdtempSync(join(tmpdir(), "twinport-bench-opcua-"));
   writeFileSync(join(dir, "model.json"), JSON.stringify(environment(size)));
   const [redis, nats] = await Promise.all([startRedis(), startNats()]);

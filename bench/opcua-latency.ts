@@ -17,11 +17,11 @@
  *   options: BENCH_SAMPLES=500 (the slower variants take a share of it) BENCH_ROUNDS=3
  *            BENCH_MODES=embedded,distributed BENCH_VARIANTS=0/5,5/5,100/100,1000/1000 (sampling/publishing ms)
  */
-import { b64 } from "../tests/support/http-client.ts";
-import type { ValueMonitor } from "../tests/support/opcua-client.ts";
-import { elementNode } from "../tests/support/opcua-model.ts";
+import { b64 } from "../tests/test-support/http-client.ts";
+import type { ValueMonitor } from "../tests/test-support/opcua-client.ts";
+import { elementNode } from "../tests/test-support/opcua-model.ts";
 import { startOpcuaSystem } from "../tests/opcua/opcua-system.ts";
-import type { Mode } from "../tests/support/system.ts";
+import type { Mode } from "../tests/test-support/system.ts";
 
 const samples = Number(process.env.BENCH_SAMPLES ?? 500);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);

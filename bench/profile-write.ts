@@ -4,15 +4,17 @@
  * self time. A tool for the write-path work (issue 12), not a benchmark: it prints no ratios.
  *
  * Run: node --import tsx bench/profile-write.ts [one|spread]   (PROFILE_SECONDS=5)
+ * The processes it profiles run the compiled dist/ (npm run build first); `source
+ * scripts/source-mode.sh` before it profiles the TypeScript sources through tsx instead (ADR 0021).
  */
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { b64 } from "../tests/support/http-client.ts";
-import { freePort, startNats, startRedis } from "../tests/support/servers.ts";
-import { startTwinport } from "../tests/support/system.ts";
-import { generatedSubmodel } from "./support/generated-model.ts";
-import { cpuPerRequest, runWrk } from "./support/wrk.ts";
+import { b64 } from "../tests/test-support/http-client.ts";
+import { freePort, startNats, startRedis } from "../tests/test-support/servers.ts";
+import { startTwinport } from "../tests/test-support/system.ts";
+import { generatedSubmodel } from "./test-support/generated-model.ts";
+import { cpuPerRequest, runWrk } from "./test-support/wrk.ts";
 
 const seconds = Number(process.env.PROFILE_SECONDS ?? 5);
 const connections = Number(process.env.PROFILE_CONNECTIONS ?? 16);

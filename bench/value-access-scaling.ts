@@ -9,11 +9,11 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { b64 } from "../tests/support/http-client.ts";
-import { freePort, startNats, startRedis } from "../tests/support/servers.ts";
-import { startTwinport } from "../tests/support/system.ts";
-import { formatResult, runLoad, type LoadResult } from "./support/load.ts";
-import { generatedSubmodel as submodel } from "./support/generated-model.ts";
+import { b64 } from "../tests/test-support/http-client.ts";
+import { freePort, startNats, startRedis } from "../tests/test-support/servers.ts";
+import { startTwinport } from "../tests/test-support/system.ts";
+import { formatResult, runLoad, type LoadResult } from "./test-support/load.ts";
+import { generatedSubmodel as submodel } from "./test-support/generated-model.ts";
 
 const BIG = Number(process.env.BENCH_BIG ?? 100_000);
 const seconds = Number(process.env.BENCH_SECONDS ?? 3);

@@ -15,12 +15,12 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { b64, createHttpClient } from "../tests/support/http-client.ts";
-import { startNats, startRedis } from "../tests/support/servers.ts";
-import { median, plainHttpConfig, startBareHono } from "./support/bench-setup.ts";
-import { startTwinport, type TwinportProcess } from "../tests/support/system.ts";
-import { generatedSubmodel } from "./support/generated-model.ts";
-import { cpuPerRequest, runWrk, type WrkResult } from "./support/wrk.ts";
+import { b64, createHttpClient } from "../tests/test-support/http-client.ts";
+import { startNats, startRedis } from "../tests/test-support/servers.ts";
+import { median, plainHttpConfig, startBareHono } from "./test-support/bench-setup.ts";
+import { startTwinport, type TwinportProcess } from "../tests/test-support/system.ts";
+import { generatedSubmodel } from "./test-support/generated-model.ts";
+import { cpuPerRequest, runWrk, type WrkResult } from "./test-support/wrk.ts";
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 3);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);

@@ -6,8 +6,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { writeAasx, writeAasXml } from "@twinport/shared";
-import { freePort } from "../tests/support/servers.ts";
-import { spawnTwinport } from "./testing/spawn-twinport.ts";
+import { freePort } from "../tests/test-support/servers.ts";
+import { spawnTwinport } from "./test-support/spawn-twinport.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "twinport-cli-models-"));
 after(() => rmSync(dir, { recursive: true, force: true }));

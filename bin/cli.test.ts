@@ -5,8 +5,8 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
-import { freePort } from "../tests/support/servers.ts";
-import { spawnTwinport } from "./testing/spawn-twinport.ts";
+import { freePort } from "../tests/test-support/servers.ts";
+import { spawnTwinport } from "./test-support/spawn-twinport.ts";
 
 const EXAMPLE_MODEL = new URL("../examples/model.json", import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), "twinport-cli-"));

@@ -5,8 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { connectNats, createNatsEventBus, encodeBase64Url, type ChangeEvent } from "@twinport/shared";
-import { freePort, startNats, startRedis, type RunningServer } from "../tests/support/servers.ts";
-import { spawnTwinport, type TwinportProcess } from "./testing/spawn-twinport.ts";
+import { freePort, startNats, startRedis, type RunningServer } from "../tests/test-support/servers.ts";
+import { spawnTwinport, type TwinportProcess } from "./test-support/spawn-twinport.ts";
 
 // The three services as real processes on real Redis and NATS, wired only by configuration.
 const EXAMPLE_MODEL = new URL("../examples/model.json", import.meta.url).pathname;

@@ -2,7 +2,12 @@
 // CVE-2023-46809 (the Marvin attack) unless node itself starts with --security-revert, a flag Node
 // does not accept inside NODE_OPTIONS. So when the configuration asks for that policy, the launcher
 // runs the same command again in a node started with the flag.
+// Node 24 with its bundled OpenSSL (3.2 or later) decrypts PKCS#1 v1.5 with implicit rejection,
+// which defeats that attack, and no longer knows the flag at all (node exits with "Attempt to
+// revert an unknown CVE"): so the re-run happens only where this process itself refuses the
+// decryption, which a runtime that still needs the flag does.
 import { spawn } from "node:child_process";
+import { constants as cryptoConstants, generateKeyPairSync, privateDecrypt, publicEncrypt } from "node:crypto";
 import { constants } from "node:os";
 import { isOpcUaEndpoint, loadConfig, parseCommandLine, roleOf } from "@twinport/shared";
 
@@ -22,9 +27,20 @@ export function selectsBasic128Rsa15(argv: readonly string[], env: NodeJS.Proces
   }
 }
 
+/** Whether this process can decrypt RSA PKCS#1 v1.5, as BASIC128RSA15 needs (a small key: milliseconds). */
+export function decryptsPkcs1v15(): boolean {
+  const { publicKey, privateKey } = generateKeyPairSync("rsa", { modulusLength: 1024 });
+  const padding = cryptoConstants.RSA_PKCS1_PADDING;
+  try {
+    return privateDecrypt({ key: privateKey, padding }, publicEncrypt({ key: publicKey, padding }, Buffer.from("probe"))).toString() === "probe";
+  } catch {
+    return false;
+  }
+}
+
 /** True when this process must hand over to one started with the flag. */
 export function needsRerun(process: NodeJS.Process): boolean {
-  return !process.execArgv.includes(SECURITY_REVERT_FLAG) && selectsBasic128Rsa15(process.argv.slice(2), process.env);
+  return !process.execArgv.includes(SECURITY_REVERT_FLAG) && selectsBasic128Rsa15(process.argv.slice(2), process.env) && !decryptsPkcs1v15();
 }
 
 /**

@@ -44,8 +44,8 @@ test("services never import each other, libs never import services, no deep impo
   assert.ok(checkImport("services/http-gateway/src/x.ts", "@twinport/shared/src/aas/index.ts"));
   assert.equal(checkImport("services/http-gateway/src/x.ts", "@twinport/shared"), undefined);
   assert.equal(checkImport("bin/embedded.ts", "@twinport/http-gateway"), undefined);
-  assert.ok(checkImport("services/http-gateway/src/app.ts", "@twinport/shared/testing"));
-  assert.equal(checkImport("services/http-gateway/src/app.test.ts", "@twinport/shared/testing"), undefined);
+  assert.ok(checkImport("services/http-gateway/src/app.ts", "@twinport/shared/test-support"));
+  assert.equal(checkImport("services/http-gateway/src/app.test.ts", "@twinport/shared/test-support"), undefined);
 });
 
 test("only main.ts reads the environment or installs signal handlers", () => {
@@ -60,7 +60,21 @@ test("finds static, side-effect, dynamic and type-only imports", () => {
 });
 
 test("tests beside the code may import contract suites and test support", () => {
-  assert.equal(checkImport("libs/shared/src/engine/engine.test.ts", "../testing/engine-contract.ts"), undefined);
-  assert.equal(checkImport("libs/shared/src/bus/x.test.ts", "../../../../tests/support/servers.ts"), undefined);
+  assert.equal(checkImport("libs/shared/src/engine/engine.test.ts", "../test-support/engine-contract.ts"), undefined);
+  assert.equal(checkImport("libs/shared/src/bus/x.test.ts", "../../../../tests/test-support/servers.ts"), undefined);
   assert.ok(checkImport("libs/shared/src/engine/x.test.ts", "ioredis"), "but not other packages' infrastructure");
+});
+
+test("production code never imports test support; test support may", () => {
+  assert.ok(checkImport("services/model-store/src/asset-connections/runner.ts", "./test-support/asset-connections.ts"));
+  assert.ok(checkImport("libs/shared/src/engine/handlers/x.ts", "./test-support/files.ts"));
+  assert.ok(checkImport("bin/embedded.ts", "./test-support/spawn-twinport.ts"));
+  assert.ok(checkImport("bin/embedded.ts", "../tests/test-support/servers.ts"));
+  assert.ok(checkImport("libs/shared/src/engine/x.ts", "@twinport/shared/test-support"));
+  assert.equal(checkImport("libs/shared/src/engine/handlers/test-support/files.ts", "../../memory/memory-file-store.ts"), undefined);
+  assert.equal(checkImport("services/opcua-gateway/src/security/test-support/open-session.ts", "../x.ts"), undefined);
+  assert.equal(checkImport("services/http-gateway/src/test-support/call.ts", "@twinport/shared/test-support"), undefined);
+  // The launcher's parser subpath is for bin/ only.
+  assert.equal(checkImport("bin/help.ts", "@twinport/shared/command-line"), undefined);
+  assert.ok(checkImport("services/http-gateway/src/x.ts", "@twinport/shared/command-line"));
 });

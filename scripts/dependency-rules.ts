@@ -41,7 +41,7 @@ const SHARED_LAYERS: Record<string, string[]> = {
   config: ["config", "contracts", "aas", "operability"],
   // Management port, metrics and logs: node:http, prom-client and pino, no infrastructure client.
   operability: ["operability", "contracts", "engine/ports"],
-  testing: ["testing", "aas", "contracts", "engine", "bus", "config"],
+  "test-support": ["test-support", "aas", "contracts", "engine", "bus", "config"],
   // Key stores, self-signed certificates and the lock replicas create them under: node:crypto,
   // node:fs and node-forge; used by the HTTPS endpoint, asset connections and the OPC UA gateway.
   certificates: ["certificates"],
@@ -64,8 +64,10 @@ export function checkImport(file: string, specifier: string, isTypeOnly = false)
   if (specifier.startsWith("@twinport/")) {
     const [, pkg, ...rest] = specifier.split("/");
     if (pkg === "shared") {
-      if (rest.length > 0 && !(rest.length === 1 && rest[0] === "testing")) return v("import @twinport/shared or @twinport/shared/testing, never deep paths");
-      if (rest[0] === "testing" && !isTest && !file.startsWith("libs/shared/src/testing/")) return v("@twinport/shared/testing is for tests only");
+      const subpath = rest.join("/");
+      if (subpath !== "" && !SHARED_SUBPATHS.includes(subpath)) return v(`import @twinport/shared or ${SHARED_SUBPATHS.map((name) => `@twinport/shared/${name}`).join(", ")}, never deep paths`);
+      if (subpath === "test-support" && !isTestSupport(file)) return v("@twinport/shared/test-support is for tests only");
+      if (subpath === "command-line" && !file.startsWith("bin/")) return v("@twinport/shared/command-line is the launcher's (bin/), for --help without loading a role");
       if (file.startsWith("libs/shared/")) return v("libs/shared imports its own files relatively");
       return undefined;
     }
@@ -78,9 +80,12 @@ export function checkImport(file: string, specifier: string, isTypeOnly = false)
     return v(`unknown package ${specifier}`);
   }
   if (!specifier.startsWith(".")) return undefined;
-  // Tests beside the code may use the contract suites and tests/support, like tests/ itself.
+  // Tests beside the code may use the contract suites and tests/test-support, like tests/ itself.
   if (isTest) return undefined;
   const target = posix.normalize(posix.join(posix.dirname(file), specifier));
+  // The image leaves test support out (.dockerignore, the build's excludes): production code that
+  // imported it would fail there, not here.
+  if (isTestSupport(target) && !isTestSupport(file)) return v("production code never imports test support (test-support/ folders)");
   const fromPackage = packageOf(file);
   const toPackage = packageOf(target);
   if (fromPackage !== toPackage) return v(`relative import crosses from ${fromPackage} into ${toPackage}; import the package entry instead`);
@@ -96,6 +101,18 @@ export function checkImport(file: string, specifier: string, isTypeOnly = false)
   return undefined;
 }
 
+/** Subpaths of @twinport/shared besides its entry (libs/shared/package.json "exports"). */
+const SHARED_SUBPATHS = ["test-support", "command-line"];
+
+/**
+ * Tests and the code that helps them: *.test.ts files, anything in a folder named test-support
+ * (the one naming convention, so .dockerignore and the build exclude it with one pattern), and
+ * tests/ and bench/ as a whole.
+ */
+export function isTestSupport(path: string): boolean {
+  return /\.test\.ts$/.test(path) || /(^|\/)test-support(\/|$)/.test(path) || /^(tests|bench)(\/|$)/.test(path);
+}
+
 function packageOf(path: string): string {
   const m = /^(libs\/[^/]+|services\/[^/]+|bin|tests|bench|scripts)(\/|$)/.exec(path);
   return m?.[1] ?? path;
@@ -103,7 +120,7 @@ function packageOf(path: string): string {
 
 /** `process.env`, signal handlers: only main.ts files, bin/ and the config loader's caller. */
 export function checkProcessAccess(file: string, source: string): Violation[] {
-  if (!/^(libs|services)\//.test(file) || /\.test\.ts$/.test(file) || /(^|\/)main\.ts$/.test(file) || file.startsWith("libs/shared/src/testing/")) return [];
+  if (!/^(libs|services)\//.test(file) || /\.test\.ts$/.test(file) || /(^|\/)main\.ts$/.test(file) || file.startsWith("libs/shared/src/test-support/")) return [];
   const found: Violation[] = [];
   if (/\bprocess\.env\b/.test(source)) found.push({ file, specifier: "process.env", rule: "only main.ts files and bin/ read the environment (pass it in)" });
   if (/\bprocess\.on\(\s*["']SIG/.test(source)) found.push({ file, specifier: "process.on(SIG…)", rule: "only main.ts files and bin/ install signal handlers" });

@@ -7,7 +7,8 @@ const root = new URL("..", import.meta.url).pathname;
 
 function* sourceFiles(dir: string): Generator<string> {
   for (const name of readdirSync(dir)) {
-    if (name === "node_modules" || name.startsWith(".")) continue;
+    // dist/: the compiled output of these very sources (npm run build), not sources of its own.
+    if (name === "node_modules" || name === "dist" || name.startsWith(".")) continue;
     const path = join(dir, name);
     if (statSync(path).isDirectory()) yield* sourceFiles(path);
     else if (name.endsWith(".ts")) yield path;

@@ -9,11 +9,11 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { ASSET_TEST_MODEL, DRIVE_SUBMODEL_ID, startHttpAsset, type HttpAsset } from "./support/asset-peers.ts";
-import { b64, createHttpClient, type HttpClient } from "./support/http-client.ts";
-import { freePort, startNats, startRedis, type RunningServer } from "./support/servers.ts";
-import { findCertificate, startTwinport, type TwinportProcess } from "./support/system.ts";
-import { eventually } from "./support/eventually.ts";
+import { ASSET_TEST_MODEL, DRIVE_SUBMODEL_ID, startHttpAsset, type HttpAsset } from "./test-support/asset-peers.ts";
+import { b64, createHttpClient, type HttpClient } from "./test-support/http-client.ts";
+import { freePort, startNats, startRedis, type RunningServer } from "./test-support/servers.ts";
+import { findCertificate, startTwinport, type TwinportProcess } from "./test-support/system.ts";
+import { eventually } from "./test-support/eventually.ts";
 
 const key = (idShort: string, type = "Property") => `(Submodel)${DRIVE_SUBMODEL_ID}, (${type})${idShort}`;
 const element = (idShortPath: string) => `/submodels/${b64(DRIVE_SUBMODEL_ID)}/submodel-elements/${idShortPath}`;

@@ -9,12 +9,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { AttributeIds, DataType, MessageSecurityMode, OPCUACertificateManager, OPCUAClient, SecurityPolicy, type ClientSession } from "node-opcua";
-import { ASSET_TEST_MODEL, DRIVE_SUBMODEL_ID, startHttpAsset, type HttpAsset } from "./support/asset-peers.ts";
-import { b64, createHttpClient, type HttpClient } from "./support/http-client.ts";
-import { startOpcuaAsset, type OpcuaAsset } from "./support/opcua-asset.ts";
-import { freePort } from "./support/servers.ts";
-import { findCertificate, startTwinport, type TwinportProcess } from "./support/system.ts";
-import { eventually } from "./support/eventually.ts";
+import { ASSET_TEST_MODEL, DRIVE_SUBMODEL_ID, startHttpAsset, type HttpAsset } from "./test-support/asset-peers.ts";
+import { b64, createHttpClient, type HttpClient } from "./test-support/http-client.ts";
+import { startOpcuaAsset, type OpcuaAsset } from "./test-support/opcua-asset.ts";
+import { freePort } from "./test-support/servers.ts";
+import { findCertificate, startTwinport, type TwinportProcess } from "./test-support/system.ts";
+import { eventually } from "./test-support/eventually.ts";
 
 const FAAAST = "de.fraunhofer.iosb.ilt.faaast.service";
 const key = (idShort: string, type = "Property") => `(Submodel)${DRIVE_SUBMODEL_ID}, (${type})${idShort}`;

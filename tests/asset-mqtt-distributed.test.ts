@@ -11,11 +11,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { connectAsync, type MqttClient } from "mqtt";
-import { ASSET_TEST_MODEL, DRIVE_SUBMODEL_ID } from "./support/asset-peers.ts";
-import { b64, createHttpClient, type HttpClient } from "./support/http-client.ts";
-import { freePort, startMosquitto, startNats, startRedis, type RunningMosquitto, type RunningServer } from "./support/servers.ts";
-import { findCertificate, startTwinport, type TwinportProcess } from "./support/system.ts";
-import { eventually } from "./support/eventually.ts";
+import { ASSET_TEST_MODEL, DRIVE_SUBMODEL_ID } from "./test-support/asset-peers.ts";
+import { b64, createHttpClient, type HttpClient } from "./test-support/http-client.ts";
+import { freePort, startMosquitto, startNats, startRedis, type RunningMosquitto, type RunningServer } from "./test-support/servers.ts";
+import { findCertificate, startTwinport, type TwinportProcess } from "./test-support/system.ts";
+import { eventually } from "./test-support/eventually.ts";
 
 const key = (idShort: string) => `(Submodel)${DRIVE_SUBMODEL_ID}, (Property)${idShort}`;
 const element = (idShortPath: string) => `/submodels/${b64(DRIVE_SUBMODEL_ID)}/submodel-elements/${idShortPath}`;

@@ -7,27 +7,29 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { createServer as createHttpServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isBuiltin } from "node:module";
-import { freePort, serverBinary } from "./support/servers.ts";
-import { runTool } from "./support/deployment-tools.ts";
-import { dockerIgnored, healthcheckCommand, lintDockerfile } from "./support/deployment-dockerfile.ts";
+import { freePort, serverBinary } from "./test-support/servers.ts";
+import { spawnTwinport } from "../bin/test-support/spawn-twinport.ts";
+import { runTool } from "./test-support/deployment-tools.ts";
+import { dockerIgnored, healthcheckCommand, lintDockerfile } from "./test-support/deployment-dockerfile.ts";
 import {
   composeProblems,
   composeServiceViews,
   INFRASTRUCTURE_SERVICES,
+  interpolateUnset,
   parseCompose,
   proxyConfig,
   proxyRoutes,
   readCompose,
   TWINPORT_SERVICES,
   type ServiceView,
-} from "./support/deployment-compose.ts";
+} from "./test-support/deployment-compose.ts";
 import {
   allowedClients,
   k8sProblems,
@@ -39,9 +41,9 @@ import {
   schemaProblems,
   unknownFieldProblems,
   type K8sObject,
-} from "./support/deployment-k8s.ts";
-import { parityProblems } from "./support/deployment-parity.ts";
-import { containerConfig, containerConfigProblems, DEFAULT_MANAGEMENT_PORT } from "./support/deployment-config.ts";
+} from "./test-support/deployment-k8s.ts";
+import { parityProblems } from "./test-support/deployment-parity.ts";
+import { containerConfig, containerConfigProblems, DEFAULT_MANAGEMENT_PORT } from "./test-support/deployment-config.ts";
 import { isOpcUaEndpoint } from "@twinport/shared";
 
 const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
@@ -82,7 +84,7 @@ function k8sViews(objects: readonly K8sObject[]): Record<string, ServiceView> {
   return Object.fromEntries(ALL_SERVICES.map((name) => [name, k8sServiceView(objects, name)]));
 }
 
-test("Dockerfile: multi-stage on node:20-slim, production dependencies only, numeric non-root user, HEALTHCHECK, ports, exec-form entry point", () => {
+test("Dockerfile: multi-stage on node:24-slim, compiled in a build stage, a runtime with production dependencies and compiled output only, numeric non-root user, a cheap HEALTHCHECK, ports, exec-form entry point", () => {
   const expect = { ports: [8443, 4840, DEFAULT_MANAGEMENT_PORT], manifests: WORKSPACE_MANIFESTS };
   const dockerfiles = readdirSync(ROOT).filter((name) => /^Dockerfile(\..+)?$/.test(name));
   assert.ok(dockerfiles.length > 0, "no Dockerfile");
@@ -90,17 +92,27 @@ test("Dockerfile: multi-stage on node:20-slim, production dependencies only, num
 
   const text = read("Dockerfile");
   const broken: [string, (text: string) => string, RegExp][] = [
-    ["single stage", (t) => t.replace(/^FROM node:20-slim AS deps[\s\S]*?(?=^FROM )/m, ""), /not multi-stage/],
-    ["full node image", (t) => t.replace("FROM node:20-slim AS runtime", "FROM node:20 AS runtime"), /FROM node:20: every stage must be based on node:20-slim/],
-    ["dev dependencies", (t) => t.replace("--omit=dev ", ""), /installs dev dependencies/],
-    ["npm install", (t) => t.replace("npm ci --omit=dev", "npm install --omit=dev"), /use 'npm ci --omit=dev'/],
+    ["single stage", (t) => t.replace(/^FROM node:24-slim AS build[\s\S]*?(?=^FROM node:24-slim AS runtime)/m, ""), /not multi-stage/],
+    ["full node image", (t) => t.replace("FROM node:24-slim AS runtime", "FROM node:24 AS runtime"), /FROM node:24: every stage must be based on node:24-slim/],
+    ["an old Node", (t) => t.replace("FROM node:24-slim AS build", "FROM node:20-slim AS build"), /FROM node:20-slim: every stage must be based on node:24-slim/],
+    ["dev dependencies in the runtime", (t) => t.replace("npm ci --omit=dev ", "npm ci "), /installs dev dependencies into the runtime's node_modules/],
+    ["npm install", (t) => t.replace("npm ci --omit=dev", "npm install --omit=dev"), /use 'npm ci'/],
+    ["node_modules from the build stage", (t) => t.replace("COPY --from=deps /app/node_modules node_modules", "COPY --from=build /app/node_modules node_modules"), /installs dev dependencies into the runtime's node_modules/],
+    ["no build", (t) => t.replace(/^RUN node scripts\/build\.ts[^\n]*(\n\s+&&[^\n]*)*$/m, ""), /no stage compiles the TypeScript/],
+    ["no compiled output", (t) => t.replace(/^COPY --from=build .*$/gm, ""), /copies no compiled output/],
+    ["TypeScript sources in the runtime", (t) => t.replace("COPY examples examples", "COPY examples examples\nCOPY libs libs"), /the runtime gets no TypeScript sources, tests or test support \(libs\)/],
+    ["test support in the runtime", (t) => t.replace("COPY examples examples", "COPY examples examples\nCOPY bin/test-support bin/test-support"), /the runtime gets no TypeScript sources, tests or test support \(bin\/test-support\)/],
+    ["the whole context", (t) => t.replace("COPY examples examples", "COPY . ."), /the runtime gets no TypeScript sources, tests or test support \(\.\)/],
     ["root user", (t) => t.replace(/^USER .*$/m, "USER root"), /must not be root/],
     ["named user", (t) => t.replace(/^USER .*$/m, "USER node"), /numeric user/],
     ["no user", (t) => t.replace(/^USER .*$/m, ""), /no USER/],
     ["no healthcheck", (t) => t.replace(/^HEALTHCHECK[\s\S]*?\n(?=ENTRYPOINT)/m, ""), /no HEALTHCHECK/],
+    ["a Node health check", (t) => t.replace(/CMD \["bash".*$/m, `CMD ["node", "-e", "fetch('http://127.0.0.1:9464/health')"]`), /HEALTHCHECK starts a Node process/],
+    ["a tight timeout", (t) => t.replace("--timeout=10s", "--timeout=3s"), /--timeout=3s is too tight/],
+    ["no start period", (t) => t.replace("--start-period=60s ", ""), /--start-period=\(default\) is too tight/],
     ["missing port", (t) => t.replace(/^EXPOSE .*$/m, "EXPOSE 8443 4840"), /port 9464 is not EXPOSEd/],
     ["shell-form entry point", (t) => t.replace(/^ENTRYPOINT .*$/m, "ENTRYPOINT node /app/bin/twinport.js"), /SIGTERM never reaches node/],
-    ["workspace manifest not copied", (t) => t.replace(/^COPY services\/opcua-gateway\/package\.json.*$/m, ""), /services\/opcua-gateway\/package\.json is not copied/],
+    ["workspace manifest not copied", (t) => t.replace(/^COPY services\/opcua-gateway\/package\.json.*$/m, ""), /services\/opcua-gateway\/package\.json is not copied before 'npm ci' in stage build/],
     ["node_modules from the host", (t) => t.replace("COPY --from=deps /app/node_modules node_modules", "COPY node_modules node_modules"), /copies node_modules from the build context/],
   ];
   for (const [what, breakIt, expected] of broken) {
@@ -111,14 +123,34 @@ test("Dockerfile: multi-stage on node:20-slim, production dependencies only, num
   }
 });
 
-test(".dockerignore sends the sources and manifests to the build and keeps tests, local state and node_modules out", () => {
+test(".dockerignore sends the manifests, the sources to compile and the build script, and keeps tests, test support, local state, build output and node_modules out", () => {
   const patterns = read(".dockerignore");
-  for (const path of ["package.json", "package-lock.json", "bin/twinport.js", "bin/cli.ts", "libs/shared/src/index.ts", "examples/model.json", "examples/config-container.json", ...WORKSPACE_MANIFESTS]) {
-    assert.equal(dockerIgnored(patterns, path), false, `${path} must reach the image`);
-  }
-  for (const path of ["node_modules/yaml/package.json", "libs/shared/node_modules/x", ".git/HEAD", "tests/deployment.test.ts", "bin/cli.test.ts", "libs/shared/src/config/core.test.ts", ".twinport/https-key.pem", "k8s/base/config.json"]) {
-    assert.equal(dockerIgnored(patterns, path), true, `${path} must stay out of the image`);
-  }
+  const reach = ["package.json", "package-lock.json", "tsconfig.json", "tsconfig.build.json", "scripts/build.ts", "bin/twinport.js", "bin/cli.ts", "libs/shared/src/index.ts", "libs/shared/tsconfig.build.json", "services/opcua-gateway/src/address-space/twinport-aas-v3.NodeSet2.xml", "examples/model.json", "examples/config-container.json", ...WORKSPACE_MANIFESTS];
+  for (const path of reach) assert.equal(dockerIgnored(patterns, path), false, `${path} must reach the build`);
+  const out = [
+    "node_modules/yaml/package.json",
+    "libs/shared/node_modules/x",
+    ".git/HEAD",
+    "tests/deployment.test.ts",
+    "bin/cli.test.ts",
+    "libs/shared/src/config/core.test.ts",
+    ".twinport/https-key.pem",
+    "k8s/base/config.json",
+    "scripts/test.sh",
+    "dist/cli.js",
+    "libs/shared/dist/index.js",
+    // One naming convention for test support, wherever it is.
+    "bin/test-support/spawn-twinport.ts",
+    "libs/shared/src/test-support/index.ts",
+    "libs/shared/src/engine/handlers/test-support/files.ts",
+    "services/http-gateway/src/test-support/call.ts",
+    "bench/test-support/load.ts",
+  ];
+  for (const path of out) assert.equal(dockerIgnored(patterns, path), true, `${path} must stay out of the build`);
+  // Every test-support folder the repository has is covered by the pattern.
+  const folders = execFileSync("git", ["ls-files"], { cwd: ROOT, encoding: "utf8" }).split("\n").filter((path) => /(^|\/)test-support\//.test(path));
+  assert.ok(folders.length > 10, "found too few test-support files to judge");
+  assert.deepEqual(folders.filter((path) => !dockerIgnored(patterns, path)), []);
   // The matcher itself: a re-include wins over an earlier exclude, and a folder pattern covers its files.
   assert.equal(dockerIgnored("tests\n!tests/keep.ts", "tests/keep.ts"), false);
   assert.equal(dockerIgnored("docs", "docs/adr/0005.md"), true);
@@ -157,7 +189,8 @@ function importedPackages(text: string): string[] {
   const names: string[] = [];
   for (const match of source.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)["']([^"'./][^"']*)["']/gm)) {
     const specifier = match[1]!;
-    if (isBuiltin(specifier) || specifier.startsWith("@twinport/")) continue;
+    // Builtins, our workspaces and package.json "#…" imports are no dependency.
+    if (isBuiltin(specifier) || specifier.startsWith("@twinport/") || specifier.startsWith("#")) continue;
     const name = specifier.startsWith("@") ? specifier.split("/").slice(0, 2).join("/") : specifier.split("/")[0]!;
     if (!names.includes(name)) names.push(name);
   }
@@ -187,6 +220,10 @@ test("docker-compose.yml: docker-compose 1.29 accepts it, and it keeps the deplo
     ["no seed model", ', "-m", "/app/examples/model.json"]', "]", /model-store: no model to seed/],
     ["start without waiting", "      redis: { condition: service_healthy }\n", "      redis: { condition: service_started }\n", /model-store: must wait for redis/],
     ["config not read", '["http-gateway", "-c", "/etc/twinport/config.json"]', '["http-gateway"]', /http-gateway: does not read the mounted config file/],
+    ["a Node health check", 'test: ["CMD", "bash", "-c", ', 'test: ["CMD", "node", "-e", ', /model-store: the health check starts a Node process/],
+    ["a tight health check", "    timeout: 10s\n", "    timeout: 3s\n", /opcua-gateway: health check timeout 3s is too tight/],
+    ["no start period", "    start_period: 60s\n", "", /http-gateway: health check start_period 0s is too short/],
+    ["the proxy logging twice", "  global\n", "  global\n    log stdout format raw local0 notice\n", /proxy: 'log stdout' repeats every message/],
   ];
   for (const [what, from, to, expected] of broken) {
     assert.ok(text.includes(from), `${what}: the mutation did not apply`);
@@ -212,37 +249,116 @@ test("the compose proxy: haproxy accepts its configuration, and it forwards 443 
   assert.notEqual(runTool("haproxy", ["-c", "-f", join(dir, "broken.cfg")]).status, 0, "haproxy accepted an unknown balance algorithm");
 });
 
-test("the HEALTHCHECK command (Dockerfile and compose) succeeds only when /health answers 2xx on the management port", async () => {
+/** Runs haproxy in the foreground as the compose proxy does until `until` shows in its output; the lines it printed. */
+async function runHaproxy(file: string, until: (output: string) => boolean): Promise<{ stdout: string[]; stderr: string[] }> {
+  const child = spawn("haproxy", ["-W", "-db", "-f", file], { stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout!.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  const deadline = Date.now() + 15_000;
+  while (!until(stdout + stderr) && child.exitCode === null && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  child.kill("SIGTERM");
+  await exited;
+  return { stdout: stdout.split("\n").filter(Boolean), stderr: stderr.split("\n").filter(Boolean) };
+}
+
+test("the compose proxy prints each event once (haproxy in the foreground prints it on stderr; no second copy on stdout)", async (t) => {
+  const config = proxyConfig(readCompose(at("docker-compose.yml")), PROXY);
+  // The real configuration, moved onto loopback: free ports for the listeners, and every backend
+  // server on a port where nothing listens, so haproxy reports both backends down.
+  const closed = await freePort();
+  const https = await freePort();
+  const opcua = await freePort();
+  const local = (text: string) =>
+    text
+      .replace(/^(\s*)bind :8443$/m, `$1bind 127.0.0.1:${https}`)
+      .replace(/^(\s*)bind :4840$/m, `$1bind 127.0.0.1:${opcua}`)
+      .replace(/^\s*resolvers docker\n[\s\S]*?(?=^\s*frontend )/m, "") // Docker's DNS is not here
+      .replace(/ resolvers docker init-addr none/g, "")
+      .replace(/check port 9464 inter 2s/g, `check port ${closed} inter 100ms`)
+      .replace(/server-template (\w+) \d+ [\w-]+:\d+/g, `server $1 127.0.0.1:${closed}`);
+  const dir = tempDir(t, "proxy-logs");
+  const events = (output: { stdout: string[]; stderr: string[] }) =>
+    // stderr lines carry "[WARNING]  (pid) : "; what follows is the message.
+    [...output.stdout, ...output.stderr.map((line) => line.replace(/^\[\w+\]\s+\(\d+\) : /, ""))].filter((line) => /is DOWN|has no server available/.test(line));
+
+  writeFileSync(join(dir, "haproxy.cfg"), local(config));
+  assert.notEqual(local(config), config, "the loopback rewrite did not apply");
+  const output = await runHaproxy(join(dir, "haproxy.cfg"), (text) => (text.match(/has no server available/g)?.length ?? 0) >= 2);
+  const seen = events(output);
+  assert.ok(seen.length >= 4, `haproxy reported no backend down: ${JSON.stringify(output)}`);
+  assert.deepEqual(seen.filter((line, index) => seen.indexOf(line) !== index), [], "a message printed twice");
+
+  // The configuration as it was (a log target on stdout): every message twice, which the check names.
+  const twice = local(config).replace(/^(\s*)global$/m, "$1global\n$1  log stdout format raw local0 notice").replace(/^(\s*)defaults$/m, "$1defaults\n$1  log global");
+  writeFileSync(join(dir, "twice.cfg"), twice);
+  const doubled = events(await runHaproxy(join(dir, "twice.cfg"), (text) => (text.match(/has no server available/g)?.length ?? 0) >= 4));
+  assert.ok(doubled.some((line, index) => doubled.indexOf(line) !== index), `expected duplicates: ${JSON.stringify(doubled)}`);
+});
+
+test("the HEALTHCHECK command (Dockerfile and compose), run by a real bash, succeeds only when /health answers 200 on the management port", async (t) => {
   const command = healthcheckCommand(read("Dockerfile"));
   assert.ok(command, "no exec-form HEALTHCHECK");
+  assert.equal(command[0], "bash", "the check runs in bash (node:24-slim has it; no Node process)");
   const compose = readCompose(at("docker-compose.yml"));
   for (const name of TWINPORT_SERVICES) {
-    const test = (compose.services[name]!.healthcheck as { test: string[] }).test;
+    // Compose reads `$$` as `$`: the check it runs is the image's, word for word.
+    const test = (compose.services[name]!.healthcheck as { test: string[] }).test.map(interpolateUnset);
     assert.deepEqual(test, ["CMD", ...command], `${name}: the compose healthcheck differs from the image's`);
   }
+  const runCheck = (managementPort: number) =>
+    new Promise<{ code: number | null; ms: number }>((resolve) => {
+      const startedAt = Date.now();
+      const [program, ...args] = command;
+      const child = spawn(program!, args, { env: { PATH: process.env.PATH, TWINPORT_CORE_MANAGEMENTPORT: String(managementPort) }, stdio: "ignore" });
+      child.on("exit", (code) => resolve({ code, ms: Date.now() - startedAt }));
+    });
+
+  // A stand-in server: what the check asks, and each answer it must judge.
   let status = 200;
   let asked = "";
+  let hang = false;
   const server = createHttpServer((request, response) => {
-    asked = request.url ?? "";
-    response.writeHead(status).end();
+    asked = `${request.method} ${request.url}`;
+    if (!hang) response.writeHead(status).end();
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.address() as { port: number }).port;
-  const runCheck = (managementPort: number) =>
-    new Promise<number | null>((resolve) => {
-      const [program, ...args] = command;
-      const child = spawn(program === "node" ? process.execPath : program!, args, { env: { ...process.env, TWINPORT_CORE_MANAGEMENTPORT: String(managementPort) }, stdio: "ignore" });
-      child.on("exit", (code) => resolve(code));
-    });
   try {
-    assert.equal(await runCheck(port), 0);
-    assert.equal(asked, "/health");
+    assert.equal((await runCheck(port)).code, 0);
+    assert.equal(asked, "GET /health");
     status = 503;
-    assert.equal(await runCheck(port), 1);
+    assert.notEqual((await runCheck(port)).code, 0, "503 must fail the check");
+    status = 204;
+    assert.notEqual((await runCheck(port)).code, 0, "only 200 passes");
+    hang = true;
+    const hung = await runCheck(port);
+    assert.notEqual(hung.code, 0, "a server that never answers must fail the check");
+    assert.ok(hung.ms < 9_000, `the check gave up after ${hung.ms} ms, past the HEALTHCHECK timeout`);
   } finally {
+    server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
   }
-  assert.equal(await runCheck(port), 1, "a closed port must fail the check");
+  assert.notEqual((await runCheck(port)).code, 0, "a closed port must fail the check");
+
+  // A real twinport process (the compiled entry, as in the image), its management port moved by
+  // the same variable the check reads.
+  const dir = tempDir(t, "healthcheck");
+  const managementPort = await freePort();
+  const httpPort = await freePort();
+  writeFileSync(join(dir, "config.json"), JSON.stringify({ core: { stateDir: join(dir, "state") }, endpoints: [{ "@class": "endpoint.http.HttpEndpoint", port: httpPort, host: "127.0.0.1", sslEnabled: false }] }));
+  const twinport = spawnTwinport(["-c", join(dir, "config.json"), "--empty-model"], { cwd: dir, env: { NODE_OPTIONS: "", TWINPORT_CORE_MANAGEMENTPORT: String(managementPort) }, readyTimeoutMs: 60_000 });
+  try {
+    await twinport.ready;
+    const check = await runCheck(managementPort);
+    assert.equal(check.code, 0, twinport.stderr());
+    assert.ok(check.ms < 2_000, `the check took ${check.ms} ms`);
+  } finally {
+    assert.equal(await twinport.stop(), 0, twinport.stderr());
+  }
+  assert.notEqual((await runCheck(managementPort)).code, 0, "a stopped process must fail the check");
 });
 
 test("k8s/: every kustomization renders with kubectl kustomize and stays within old kustomize's subset", (t) => {

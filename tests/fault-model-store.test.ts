@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { encodeBase64Url } from "@twinport/shared";
-import { createLoadSubmodel, describeLoad, sleep, startCluster, startWriteLoad, waitForConvergence, type Cluster } from "./support/fault-cluster.ts";
+import { createLoadSubmodel, describeLoad, sleep, startCluster, startWriteLoad, waitForConvergence, type Cluster } from "./test-support/fault-cluster.ts";
 
 const REQUEST_TIMEOUT_MS = 1000;
 let cluster: Cluster;

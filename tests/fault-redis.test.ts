@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { createLoadSubmodel, describeLoad, sleep, startCluster, startWriteLoad, waitForConvergence, type Cluster } from "./support/fault-cluster.ts";
+import { createLoadSubmodel, describeLoad, sleep, startCluster, startWriteLoad, waitForConvergence, type Cluster } from "./test-support/fault-cluster.ts";
 
 const REQUEST_TIMEOUT_MS = 3000;
 let cluster: Cluster;

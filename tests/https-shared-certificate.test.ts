@@ -10,8 +10,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { connect } from "node:tls";
-import { freePort, startNats, type RunningServer } from "./support/servers.ts";
-import { startTwinport, type TwinportProcess } from "./support/system.ts";
+import { freePort, startNats, type RunningServer } from "./test-support/servers.ts";
+import { startTwinport, type TwinportProcess } from "./test-support/system.ts";
 
 const REPLICAS = 3;
 let nats: RunningServer;

@@ -9,10 +9,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { connectNats, createNatsEventBus, encodeBase64Url, type ChangeEvent } from "@twinport/shared";
-import { createHttpClient, type HttpClient } from "./support/http-client.ts";
-import { connectOpcua } from "./support/opcua-client.ts";
-import { freePort, startNats, startRedis, type RunningServer } from "./support/servers.ts";
-import { EXAMPLE_MODEL, startTwinport, type TwinportProcess } from "./support/system.ts";
+import { createHttpClient, type HttpClient } from "./test-support/http-client.ts";
+import { connectOpcua } from "./test-support/opcua-client.ts";
+import { freePort, startNats, startRedis, type RunningServer } from "./test-support/servers.ts";
+import { EXAMPLE_MODEL, startTwinport, type TwinportProcess } from "./test-support/system.ts";
 
 const SUBMODEL = "https://example.org/submodels/technical-data-1";
 const VALUE_PATH = `/submodels/${encodeBase64Url(SUBMODEL)}/submodel-elements/MaxRotationSpeed/$value`;

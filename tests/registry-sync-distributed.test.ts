@@ -6,11 +6,11 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { createHttpClient, type HttpClient } from "./support/http-client.ts";
-import { freePort, startNats, startRedis, type RunningServer } from "./support/servers.ts";
-import { b64, EXTERNAL_HOST, requestsFor, startFleet, waitFor, type Fleet } from "./support/registry-server/registry-fleet.ts";
-import { registrySyncSuite, SHELL1, STALE_SHELL1 } from "./support/registry-server/registry-sync-suite.ts";
-import { EXAMPLE_MODEL, findCertificate, startTwinport, type TwinportProcess } from "./support/system.ts";
+import { createHttpClient, type HttpClient } from "./test-support/http-client.ts";
+import { freePort, startNats, startRedis, type RunningServer } from "./test-support/servers.ts";
+import { b64, EXTERNAL_HOST, requestsFor, startFleet, waitFor, type Fleet } from "./test-support/registry-server/registry-fleet.ts";
+import { registrySyncSuite, SHELL1, STALE_SHELL1 } from "./test-support/registry-server/registry-sync-suite.ts";
+import { EXAMPLE_MODEL, findCertificate, startTwinport, type TwinportProcess } from "./test-support/system.ts";
 
 let fleet: Fleet;
 let redis: RunningServer;

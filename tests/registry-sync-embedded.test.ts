@@ -1,11 +1,11 @@
 // Registry synchronization, embedded mode: the one process registers with two AAS registries and
-// one submodel registry (tests/support/registry-server, validating against the v3.0.1 schemas).
+// one submodel registry (tests/test-support/registry-server, validating against the v3.0.1 schemas).
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { startFleet, EXTERNAL_HOST, waitFor, type Fleet } from "./support/registry-server/registry-fleet.ts";
-import { startRegistryServer } from "./support/registry-server/registry-server.ts";
-import { registrySyncSuite, SHELL1, STALE_SHELL1 } from "./support/registry-server/registry-sync-suite.ts";
-import { startSystem, type SystemUnderTest } from "./support/system.ts";
+import { startFleet, EXTERNAL_HOST, waitFor, type Fleet } from "./test-support/registry-server/registry-fleet.ts";
+import { startRegistryServer } from "./test-support/registry-server/registry-server.ts";
+import { registrySyncSuite, SHELL1, STALE_SHELL1 } from "./test-support/registry-server/registry-sync-suite.ts";
+import { startSystem, type SystemUnderTest } from "./test-support/system.ts";
 
 let fleet: Fleet;
 let system: SystemUnderTest;

@@ -7,8 +7,8 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { encodeBase64Url } from "@twinport/shared";
-import { connectOpcua } from "./support/opcua-client.ts";
-import { createLoadSubmodel, describeLoad, startCluster, startWriteLoad, waitForConvergence, type Cluster } from "./support/fault-cluster.ts";
+import { connectOpcua } from "./test-support/opcua-client.ts";
+import { createLoadSubmodel, describeLoad, startCluster, startWriteLoad, waitForConvergence, type Cluster } from "./test-support/fault-cluster.ts";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -5,8 +5,8 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { b64, type HttpClient } from "../support/http-client.ts";
-import { EXAMPLE_MODEL, startSystem, type Mode, type SystemUnderTest } from "../support/system.ts";
+import { b64, type HttpClient } from "../test-support/http-client.ts";
+import { EXAMPLE_MODEL, startSystem, type Mode, type SystemUnderTest } from "../test-support/system.ts";
 import { assertResult, etagOf, paged, valid } from "./shell-suite-support.ts";
 
 const model = JSON.parse(readFileSync(EXAMPLE_MODEL, "utf8"));

@@ -10,8 +10,8 @@ import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { writeAasx } from "@twinport/shared";
-import { b64, type HttpClient, type HttpResponse } from "../support/http-client.ts";
-import { EXAMPLE_MODEL, startSystem, type Mode, type SystemUnderTest } from "../support/system.ts";
+import { b64, type HttpClient, type HttpResponse } from "../test-support/http-client.ts";
+import { EXAMPLE_MODEL, startSystem, type Mode, type SystemUnderTest } from "../test-support/system.ts";
 import { assertResult } from "./shell-suite-support.ts";
 
 const model = JSON.parse(readFileSync(EXAMPLE_MODEL, "utf8"));

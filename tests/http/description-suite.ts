@@ -11,8 +11,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createRedisRepository } from "@twinport/model-store";
-import { b64, type HttpClient } from "../support/http-client.ts";
-import { EXAMPLE_MODEL, startSystem, type Mode, type SystemUnderTest } from "../support/system.ts";
+import { b64, type HttpClient } from "../test-support/http-client.ts";
+import { EXAMPLE_MODEL, startSystem, type Mode, type SystemUnderTest } from "../test-support/system.ts";
 import { assertResult, paged, shellBody } from "./shell-suite-support.ts";
 
 const model = JSON.parse(readFileSync(EXAMPLE_MODEL, "utf8"));

@@ -14,8 +14,8 @@ import { dirname, join } from "node:path";
 import https from "node:https";
 import { strToU8, zipSync } from "fflate";
 import { writeAasx } from "@twinport/shared";
-import { b64, type HttpClient, type HttpResponse } from "../support/http-client.ts";
-import { EXAMPLE_MODEL, findCertificate, startSystem, type Mode, type SystemUnderTest } from "../support/system.ts";
+import { b64, type HttpClient, type HttpResponse } from "../test-support/http-client.ts";
+import { EXAMPLE_MODEL, findCertificate, startSystem, type Mode, type SystemUnderTest } from "../test-support/system.ts";
 
 const PNG = Buffer.concat([Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]), randomBytes(3000)]);
 // Larger than one NATS message and one Redis chunk: it must travel and be stored in pieces.

@@ -19,10 +19,10 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomUUID } from "node:crypto";
-import { b64, createHttpClient, type HttpClient, type HttpResponse } from "../support/http-client.ts";
-import { commitOfKey, startHoldingProxy, type HoldingProxy } from "../support/holding-proxy.ts";
-import { freePort, startNats, startRedis, type RunningServer } from "../support/servers.ts";
-import { EXAMPLE_MODEL, startSystem, startTwinport, type Mode, type SystemUnderTest, type TwinportProcess } from "../support/system.ts";
+import { b64, createHttpClient, type HttpClient, type HttpResponse } from "../test-support/http-client.ts";
+import { commitOfKey, startHoldingProxy, type HoldingProxy } from "../test-support/holding-proxy.ts";
+import { freePort, startNats, startRedis, type RunningServer } from "../test-support/servers.ts";
+import { EXAMPLE_MODEL, startSystem, startTwinport, type Mode, type SystemUnderTest, type TwinportProcess } from "../test-support/system.ts";
 import { assertResult } from "./shell-suite-support.ts";
 
 const SUBMODEL = "https://example.org/submodels/technical-data-1";

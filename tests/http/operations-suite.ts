@@ -1,7 +1,7 @@
 /**
  * Black-box suite of operation invocation (AAS API §g) over real HTTPS, embedded and distributed.
- * The engine's process is started through tests/support/operations-launcher.ts, which registers
- * the test operation providers (Add, Slow, Fail, Refuse, …; libs/shared/src/testing/operation-fixtures.ts).
+ * The engine's process is started through tests/test-support/operations-launcher.ts, which registers
+ * the test operation providers (Add, Slow, Fail, Refuse, …; libs/shared/src/test-support/operation-fixtures.ts).
  * Distributed mode also shows what the store buys: two gateways answer for one handle, a restarted
  * gateway still answers, and a handle whose model-store died turns Failed.
  */
@@ -10,12 +10,12 @@ import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { OPERATIONS_SUBMODEL_ID, operationsSubmodel } from "@twinport/shared/testing";
-import { b64, createHttpClient, type HttpClient, type HttpResponse } from "../support/http-client.ts";
-import { findCertificate, REPO_ROOT, startSystem, startTwinport, type Mode, type SystemUnderTest } from "../support/system.ts";
+import { OPERATIONS_SUBMODEL_ID, operationsSubmodel } from "@twinport/shared/test-support";
+import { b64, createHttpClient, type HttpClient, type HttpResponse } from "../test-support/http-client.ts";
+import { findCertificate, REPO_ROOT, startSystem, startTwinport, type Mode, type SystemUnderTest } from "../test-support/system.ts";
 import { assertResult } from "./shell-suite-support.ts";
 
-const LAUNCHER = join(REPO_ROOT, "tests/support/operations-launcher.ts");
+const LAUNCHER = join(REPO_ROOT, "tests/test-support/operations-launcher.ts");
 const SHELL = "urn:twinport:test:operations-shell";
 const API = "/api/v3.0";
 const SUBMODEL_MOUNT = `/submodels/${b64(OPERATIONS_SUBMODEL_ID)}`;

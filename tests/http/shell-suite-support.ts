@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { readModel, type ReadableClassName } from "@twinport/shared";
-import type { HttpResponse } from "../support/http-client.ts";
+import type { HttpResponse } from "../test-support/http-client.ts";
 
 /** A status and an error body that is exactly `{"messages":[…]}` with the Message fields only. */
 export function assertResult(res: HttpResponse, status: number, text?: RegExp): void {

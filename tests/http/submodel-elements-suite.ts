@@ -6,8 +6,8 @@
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import type { HttpClient } from "../support/http-client.ts";
-import { startSystem, type Mode, type SystemUnderTest } from "../support/system.ts";
+import type { HttpClient } from "../test-support/http-client.ts";
+import { startSystem, type Mode, type SystemUnderTest } from "../test-support/system.ts";
 import { allPages, assertResult, createFixtureAt, elementOf, etagOf, json, MOUNTS, paged, valid, withoutBlobs } from "./submodel-suite-support.ts";
 
 const TRAPS = ["level=%23%23%23%23%23", "extent=%23%23%23%23%23", "level=deep&level=core", "content=value"];

@@ -5,8 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { b64, type HttpClient, type HttpResponse } from "../support/http-client.ts";
-import { EXAMPLE_MODEL } from "../support/system.ts";
+import { b64, type HttpClient, type HttpResponse } from "../test-support/http-client.ts";
+import { EXAMPLE_MODEL } from "../test-support/system.ts";
 
 export { assertResult, etagOf, paged, valid } from "./shell-suite-support.ts";
 

@@ -6,8 +6,8 @@
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { b64, type HttpClient } from "../support/http-client.ts";
-import { startSystem, type Mode, type SystemUnderTest } from "../support/system.ts";
+import { b64, type HttpClient } from "../test-support/http-client.ts";
+import { startSystem, type Mode, type SystemUnderTest } from "../test-support/system.ts";
 import { assertResult, createFixtureAt, etagOf, json, model, valid, withoutBlobs } from "./submodel-suite-support.ts";
 
 const BELOW_SHELL = ["shell", "shell-aas"] as const;

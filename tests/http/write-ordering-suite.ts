@@ -6,9 +6,9 @@
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import type { HttpClient } from "../support/http-client.ts";
-import { b64 } from "../support/http-client.ts";
-import { startSystem, type Mode, type SystemUnderTest } from "../support/system.ts";
+import type { HttpClient } from "../test-support/http-client.ts";
+import { b64 } from "../test-support/http-client.ts";
+import { startSystem, type Mode, type SystemUnderTest } from "../test-support/system.ts";
 
 const WRITERS = 16;
 

@@ -5,10 +5,10 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { DataType, NodeClass, VariantArrayType, type Argument, type DataValue } from "node-opcua";
-import { b64 } from "../support/http-client.ts";
-import type { OpcuaTestClient } from "../support/opcua-client.ts";
-import { elementNode, EXPECTED_READ, identifiableNode, SHELL, TYPED_PROPERTIES, VALUES_SUBMODEL, WRITES } from "../support/opcua-model.ts";
-import type { Mode } from "../support/system.ts";
+import { b64 } from "../test-support/http-client.ts";
+import type { OpcuaTestClient } from "../test-support/opcua-client.ts";
+import { elementNode, EXPECTED_READ, identifiableNode, SHELL, TYPED_PROPERTIES, VALUES_SUBMODEL, WRITES } from "../test-support/opcua-model.ts";
+import type { Mode } from "../test-support/system.ts";
 import { startOpcuaSystem, type OpcuaSystem } from "./opcua-system.ts";
 
 const node = (path: string, sub = "Value") => elementNode(VALUES_SUBMODEL, path, sub);

@@ -7,11 +7,11 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createHttpClient, type HttpClient } from "../support/http-client.ts";
-import { connectOpcua, type OpcuaTestClient } from "../support/opcua-client.ts";
-import { opcuaTestEnvironment } from "../support/opcua-model.ts";
-import { freePort, startNats, startRedis, type RunningServer } from "../support/servers.ts";
-import { findCertificate, startTwinport, type Mode, type TwinportProcess } from "../support/system.ts";
+import { createHttpClient, type HttpClient } from "../test-support/http-client.ts";
+import { connectOpcua, type OpcuaTestClient } from "../test-support/opcua-client.ts";
+import { opcuaTestEnvironment } from "../test-support/opcua-model.ts";
+import { freePort, startNats, startRedis, type RunningServer } from "../test-support/servers.ts";
+import { findCertificate, startTwinport, type Mode, type TwinportProcess } from "../test-support/system.ts";
 
 export interface OpcuaSystem {
   mode: Mode;

@@ -1,4 +1,4 @@
-// The explicit surface of @twinport/shared. Other packages import only from here (or ./testing).
+// The explicit surface of @twinport/shared. Other packages import only from here (or ./test-support in tests, ./command-line in bin/twinport.js).
 export * from "./aas/index.ts";
 export * from "./contracts/index.ts";
 export * from "./engine/index.ts";

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { httpEndpointSettings, type HttpEndpointSettings } from "./http-endpoint-settings.ts";
 import { listenError, startHttpEndpoint, type RunningHttpEndpoint } from "./start-http-endpoint.ts";
-import { opensslCertificate, opensslIssuedCertificate, opensslPkcs12 } from "../../../tests/support/openssl-keystores.ts";
+import { opensslCertificate, opensslIssuedCertificate, opensslPkcs12 } from "../../../tests/test-support/openssl-keystores.ts";
 import { b64, exampleStore, SUBMODEL_1, type ExampleStore } from "./test-support/example-store.ts";
 import { socketRequest } from "./test-support/socket-request.ts";
 import { SELF_SIGNED_CERT_FILE } from "./tls/self-signed-certificate.ts";

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, before, test } from "node:test";
 import { ConfigError, connectNats, createNatsStoreClient, loadConfig, type NatsConnection, type StoreClient } from "@twinport/shared";
-import { startNats, startRedis, type RunningServer } from "../../../tests/support/servers.ts";
+import { startNats, startRedis, type RunningServer } from "../../../tests/test-support/servers.ts";
 import { startModelStore } from "./model-store-process.ts";
 
 const model = { file: "examples/model.json", text: readFileSync(new URL("../../../examples/model.json", import.meta.url), "utf8") };

@@ -1,8 +1,8 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { createEngine, type Engine } from "@twinport/shared";
-import { EXAMPLE_MODEL_TEXT, exampleModel } from "@twinport/shared/testing";
-import { startRedis, type RunningServer } from "../../../tests/support/servers.ts";
+import { EXAMPLE_MODEL_TEXT, exampleModel } from "@twinport/shared/test-support";
+import { startRedis, type RunningServer } from "../../../tests/test-support/servers.ts";
 import { createRedisRepository, type RedisRepository } from "./redis/redis-repository.ts";
 import { seedModels } from "./seed-models.ts";
 

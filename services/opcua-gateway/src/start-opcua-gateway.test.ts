@@ -14,7 +14,7 @@ process.env.XDG_CONFIG_HOME = xdg;
 const { MessageSecurityMode, OPCUACertificateManager, OPCUAClient, SecurityPolicy, UserTokenType } = await import("node-opcua");
 const { createDirectStoreClient, createEngine, createInProcessEventBus, createMemoryRepository, loadConfig } = await import("@twinport/shared");
 const { startOpcuaGateway, AAS_ENVIRONMENT_BROWSE_NAME } = await import("./index.ts");
-const { freePort } = await import("../../../tests/support/servers.ts");
+const { freePort } = await import("../../../tests/test-support/servers.ts");
 type OpcUaEndpointConfig = import("@twinport/shared").OpcUaEndpointConfig;
 
 const bus = createInProcessEventBus();

@@ -4,7 +4,7 @@ import { withoutBlobValues } from "./blob-extent.ts";
 import { hasMetadata, metadataOmits, toMetadata } from "./metadata.ts";
 import { elementReference, submodelReference } from "./model-reference.ts";
 import { hasPathItems, rootIdShortOf } from "./path-items.ts";
-import { exampleEnvironment, type Json } from "./test-fixtures.ts";
+import { exampleEnvironment, type Json } from "./test-support/fixtures.ts";
 
 const submodel = (): Json => exampleEnvironment().submodels[0];
 const element = (idShort: string): Json => submodel().submodelElements.find((e: Json) => e.idShort === idShort);

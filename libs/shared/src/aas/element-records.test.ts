@@ -3,7 +3,7 @@ import { test } from "node:test";
 import { assembleElement, assembleElements, flattenElements, shallowOf } from "./element-records.ts";
 import type { ElementJson } from "./element-tree.ts";
 import { readAas } from "./model-io.ts";
-import { exampleEnvironment, richSubmodel, type Json } from "./test-fixtures.ts";
+import { exampleEnvironment, richSubmodel, type Json } from "./test-support/fixtures.ts";
 
 function canonicalSubmodels(): Json[] {
   return [...exampleEnvironment().submodels, richSubmodel()].map((submodel) => readAas(submodel, "Submodel", { validate: true }).jsonable);

@@ -12,7 +12,7 @@ import {
   type ElementJson,
 } from "./element-tree.ts";
 import { parseIdShortPath } from "./id-short-path.ts";
-import { exampleEnvironment, richSubmodel } from "./test-fixtures.ts";
+import { exampleEnvironment, richSubmodel } from "./test-support/fixtures.ts";
 
 const find = (roots: ElementJson[], path: string) => findByPath(roots, parseIdShortPath(path));
 const prop = (idShort: string | undefined, value: string): ElementJson => ({

@@ -1,5 +1,6 @@
 // The AAS model library: everything protocol-neutral about AAS v3.0 JSON. Imports nothing of ours.
-export * as aasCore from "@aas-core-works/aas-core3.0-typescript";
+import * as aasCore from "./aas-core.cts";
+export { aasCore };
 
 export { AasError, isAasError, type AasErrorKind, type AasErrorOptions } from "./aas-error.ts";
 export { parseJsonText, parseJsonLossless, stringifyLossless } from "./json-text.ts";

@@ -1,4 +1,4 @@
-import * as aas from "@aas-core-works/aas-core3.0-typescript";
+import * as aas from "./aas-core.cts";
 
 /**
  * The metamodel's KeyTypes names in their metamodel order, taken from aas-core so no second copy of

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { detectJsonFormatProblem } from "./legacy-format.ts";
-import { exampleEnvironment, richShell, richSubmodel } from "./test-fixtures.ts";
+import { exampleEnvironment, richShell, richSubmodel } from "./test-support/fixtures.ts";
 
 // A small AAS v2.0 environment in the shape the AASX Package Explorer 2.x wrote.
 const V2_ENVIRONMENT = {

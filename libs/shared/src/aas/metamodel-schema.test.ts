@@ -4,7 +4,7 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { test } from "node:test";
 import { ABSTRACT_CLASSES, CLASSES, type ClassRef, type PropertyShape } from "./metamodel-schema.ts";
-import { exampleEnvironment, richShell, richSubmodel } from "./test-fixtures.ts";
+import { exampleEnvironment, richShell, richSubmodel } from "./test-support/fixtures.ts";
 
 // aas-core does not export its property tables; its jsonization source spells them out as
 // `SETTER_MAP_FOR_<CLASS> = new Map([["name", …], …])` and `<CLASS>_FROM_JSONABLE_DISPATCH`.

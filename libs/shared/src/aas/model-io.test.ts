@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { AasError } from "./aas-error.ts";
 import { readAas, readModel } from "./model-io.ts";
-import { exampleEnvironment, richShell, richSubmodel, type Json } from "./test-fixtures.ts";
+import { exampleEnvironment, richShell, richSubmodel, type Json } from "./test-support/fixtures.ts";
 
 const failsWith = (kind: string, path?: string) => (error: unknown) => {
   assert.ok(error instanceof AasError, String(error));

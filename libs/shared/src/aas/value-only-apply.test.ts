@@ -4,7 +4,7 @@ import { AasError } from "./aas-error.ts";
 import { getChildren, type ElementJson } from "./element-tree.ts";
 import { parseJsonLossless, stringifyLossless } from "./json-text.ts";
 import { readAas } from "./model-io.ts";
-import { exampleEnvironment, richSubmodel, type Json } from "./test-fixtures.ts";
+import { exampleEnvironment, richSubmodel, type Json } from "./test-support/fixtures.ts";
 import { toValueOnly } from "./value-only.ts";
 import { applyValueOnly, unwrapValueOnly } from "./value-only-apply.ts";
 

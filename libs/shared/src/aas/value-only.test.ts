@@ -3,7 +3,7 @@ import { test } from "node:test";
 import type { ElementJson } from "./element-tree.ts";
 import { stringifyLossless } from "./json-text.ts";
 import { readAas } from "./model-io.ts";
-import { exampleEnvironment, richSubmodel, type Json } from "./test-fixtures.ts";
+import { exampleEnvironment, richSubmodel, type Json } from "./test-support/fixtures.ts";
 import { submodelToValueOnly, toValueOnly } from "./value-only.ts";
 
 const text = (value: unknown) => stringifyLossless(value);

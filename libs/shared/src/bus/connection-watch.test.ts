@@ -1,7 +1,7 @@
 import { it } from "node:test";
 import assert from "node:assert/strict";
-import { startNats, type RunningServer } from "../../../../tests/support/servers.ts";
-import { waitUntil } from "../testing/index.ts";
+import { startNats, type RunningServer } from "../../../../tests/test-support/servers.ts";
+import { waitUntil } from "../test-support/index.ts";
 import { connectNats } from "./connect-nats.ts";
 import { watchConnection, type ConnectionChange } from "./connection-watch.ts";
 

@@ -1,10 +1,10 @@
 import { it } from "node:test";
 import assert from "node:assert/strict";
 import type { NatsConnection } from "@nats-io/nats-core";
-import { startNats, type RunningServer } from "../../../../tests/support/servers.ts";
+import { startNats, type RunningServer } from "../../../../tests/test-support/servers.ts";
 import type { Command, CommandResult, CommandType, Reply } from "../contracts/index.ts";
 import type { EventBus, StoreClient } from "../engine/ports/index.ts";
-import { sampleEvent, waitUntil } from "../testing/index.ts";
+import { sampleEvent, waitUntil } from "../test-support/index.ts";
 import { serveCommandsOverNats, type CommandResponder } from "./command-responder.ts";
 import { connectNats } from "./connect-nats.ts";
 import { createNatsEventBus } from "./nats-event-bus.ts";

@@ -1,10 +1,10 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { NatsConnection } from "@nats-io/nats-core";
-import { startNats, type RunningServer } from "../../../../tests/support/servers.ts";
+import { startNats, type RunningServer } from "../../../../tests/test-support/servers.ts";
 import { CommandError, type Command, type CommandResult, type CommandType, type Reply } from "../contracts/index.ts";
 import type { CommandHandler } from "../engine/ports/index.ts";
-import { bigJsonText, storeClientContract } from "../testing/index.ts";
+import { bigJsonText, storeClientContract } from "../test-support/index.ts";
 import { serveCommandsOverNats } from "./command-responder.ts";
 import { connectNats } from "./connect-nats.ts";
 import { createNatsStoreClient } from "./nats-store-client.ts";

@@ -1,7 +1,7 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { NatsConnection } from "@nats-io/nats-core";
-import { startNats, type RunningServer } from "../../../../tests/support/servers.ts";
+import { startNats, type RunningServer } from "../../../../tests/test-support/servers.ts";
 import type { Command, CommandResult, CommandType, Reply } from "../contracts/index.ts";
 import { createEngine, type Engine } from "../engine/create-engine.ts";
 import { createMemoryRepository } from "../engine/memory/memory-repository.ts";

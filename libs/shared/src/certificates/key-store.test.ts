@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { opensslCertificate, opensslIssuedCertificate, opensslPkcs12, type Certified, type KeyAlgorithm } from "../../../../tests/support/openssl-keystores.ts";
+import { opensslCertificate, opensslIssuedCertificate, opensslPkcs12, type Certified, type KeyAlgorithm } from "../../../../tests/test-support/openssl-keystores.ts";
 import { readKeyStore } from "./key-store.ts";
 
 const origin = (file: string) => ({ where: `keystore ${file}`, setting: "certificate" });

@@ -7,6 +7,7 @@ describe("parseCommandLine", () => {
     assert.deepEqual(parseCommandLine([]), {
       role: undefined,
       help: false,
+      version: false,
       configFile: undefined,
       modelFiles: [],
       emptyModel: false,
@@ -22,6 +23,7 @@ describe("parseCommandLine", () => {
       {
         role: "model-store",
         help: false,
+        version: false,
         configFile: "c.json",
         modelFiles: ["a.json", "b.json"],
         emptyModel: false,
@@ -32,6 +34,7 @@ describe("parseCommandLine", () => {
     );
     assert.equal(parseCommandLine(["--config=c.json", "--help"]).help, true);
     assert.equal(parseCommandLine(["-h"]).help, true);
+    assert.equal(parseCommandLine(["http-gateway", "--version"]).version, true);
     assert.equal(parseCommandLine(["-c", "x.json", "http-gateway"]).role, "http-gateway");
   });
 

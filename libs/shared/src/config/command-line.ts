@@ -17,6 +17,7 @@ export interface CommandLine {
   /** Named on the command line; absent = the caller's default (embedded for `twinport`). */
   role?: ConfigRole;
   help: boolean;
+  version: boolean;
   configFile?: string;
   modelFiles: string[];
   emptyModel: boolean;
@@ -53,6 +54,7 @@ Options:
       --endpoint KIND  start only endpoints of this kind: http or opcua;
                        repeatable (a missing kind gets a default endpoint)
   -h, --help           show this help
+  -v, --version        print the version
 
 Overrides:
   path=value           set one configuration property, e.g. endpoints[0].port=8081
@@ -95,6 +97,7 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
       strict: true,
       options: {
         help: { type: "boolean", short: "h" },
+        version: { type: "boolean", short: "v" },
         config: { type: "string", short: "c" },
         model: { type: "string", short: "m", multiple: true },
         "empty-model": { type: "boolean" },
@@ -131,6 +134,7 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
   return {
     role,
     help: values.help ?? false,
+    version: values.version ?? false,
     configFile: values.config,
     modelFiles,
     emptyModel: values["empty-model"] ?? false,

@@ -58,6 +58,8 @@ export interface RunRoleOptions {
   start(context: RoleContext): Promise<RunningRole>;
   /** Past this, a stop that hangs ends the process with code 1. Default 30 s. */
   stopTimeoutMs?: number;
+  /** What --version prints (bin/twinport.js answers it before any role loads; this covers direct callers). */
+  version?: string;
 }
 
 const ROLES_WITH_MODELS: readonly ConfigRole[] = ["embedded", "model-store"];
@@ -115,6 +117,10 @@ export async function runRole(options: RunRoleOptions): Promise<void> {
     const commandLine = parseCommandLine(options.argv);
     if (commandLine.help) {
       io.stdout.write(HELP_TEXT);
+      return io.exit(0);
+    }
+    if (commandLine.version) {
+      io.stdout.write(`twinport ${options.version ?? "(version unknown)"}\n`);
       return io.exit(0);
     }
     if (commandLine.role && commandLine.role !== role) throw new UsageError(`This program runs '${role}', not '${commandLine.role}'.`);

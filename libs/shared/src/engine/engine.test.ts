@@ -1,5 +1,5 @@
-import { engineContract } from "../testing/engine-contract.ts";
-import { idempotencyContract } from "../testing/idempotency-contract.ts";
+import { engineContract } from "../test-support/engine-contract.ts";
+import { idempotencyContract } from "../test-support/idempotency-contract.ts";
 import { createMemoryRepository } from "./memory/memory-repository.ts";
 
 engineContract("the memory repository", async () => createMemoryRepository());

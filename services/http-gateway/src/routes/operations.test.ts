@@ -8,7 +8,7 @@ import {
   encodeBase64Url as b64,
   type StoreClient,
 } from "@twinport/shared";
-import { OPERATIONS_SUBMODEL_ID, operationsSubmodel, registerTestOperationProviders } from "@twinport/shared/testing";
+import { OPERATIONS_SUBMODEL_ID, operationsSubmodel, registerTestOperationProviders } from "@twinport/shared/test-support";
 import { createHttpApp } from "../create-http-app.ts";
 import { httpEndpointSettings } from "../http-endpoint-settings.ts";
 import { assertResult, call } from "../test-support/call.ts";

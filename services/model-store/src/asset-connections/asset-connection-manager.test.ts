@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { after, afterEach, before, beforeEach, test } from "node:test";
-import { ASSET_TEST_MODEL, DRIVE_SUBMODEL_ID, startHttpAsset, type HttpAsset } from "../../../../tests/support/asset-peers.ts";
+import { ASSET_TEST_MODEL, DRIVE_SUBMODEL_ID, startHttpAsset, type HttpAsset } from "../../../../tests/test-support/asset-peers.ts";
 import { AssetConnectionManager, CONFIG_OWNER } from "./asset-connection-manager.ts";
 import { driverFor } from "./connection-drivers.ts";
-import { assetConnectionsConfig, startTestStore, until, type TestStore } from "./test-support.ts";
+import { assetConnectionsConfig, startTestStore, until, type TestStore } from "./test-support/asset-connections.ts";
 
 const HTTP = "assetconnection.http.HttpAssetConnection";
 const key = (idShort: string) => `(Submodel)${DRIVE_SUBMODEL_ID}, (Property)${idShort}`;

@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { ASSET_TEST_MODEL, DRIVE_SUBMODEL_ID, startHttpAsset, type HttpAsset } from "../../../../tests/support/asset-peers.ts";
-import { startRedis, type RunningServer } from "../../../../tests/support/servers.ts";
+import { ASSET_TEST_MODEL, DRIVE_SUBMODEL_ID, startHttpAsset, type HttpAsset } from "../../../../tests/test-support/asset-peers.ts";
+import { startRedis, type RunningServer } from "../../../../tests/test-support/servers.ts";
 import { createRedisRepository, type RedisRepository } from "../redis/redis-repository.ts";
 import { redisConnectionLeases } from "./connection-lease.ts";
 import { startAssetConnections, type RunningAssetConnections } from "./start-asset-connections.ts";
-import { assetConnectionsConfig, startTestStore, until, type TestStore } from "./test-support.ts";
+import { assetConnectionsConfig, startTestStore, until, type TestStore } from "./test-support/asset-connections.ts";
 
 let redis: RunningServer;
 let repository: RedisRepository;

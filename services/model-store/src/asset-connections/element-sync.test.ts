@@ -5,7 +5,7 @@ import type { AssetReading } from "./asset-connection-types.ts";
 import { valueOnlyBodyFromJson } from "./asset-value.ts";
 import { ElementSync } from "./element-sync.ts";
 import { createModelPort, type ModelPort } from "./model-port.ts";
-import { startTestStore } from "./test-support.ts";
+import { startTestStore } from "./test-support/asset-connections.ts";
 
 const SUBMODEL = "urn:test:sync";
 const model = {

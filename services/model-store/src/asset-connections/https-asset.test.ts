@@ -4,11 +4,11 @@ import { createServer, type Server } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, afterEach, before, test } from "node:test";
-import { ASSET_TEST_MODEL, DRIVE_SUBMODEL_ID } from "../../../../tests/support/asset-peers.ts";
-import { opensslCertificate, opensslIssuedCertificate, opensslPkcs12 } from "../../../../tests/support/openssl-keystores.ts";
-import { freePort } from "../../../../tests/support/servers.ts";
+import { ASSET_TEST_MODEL, DRIVE_SUBMODEL_ID } from "../../../../tests/test-support/asset-peers.ts";
+import { opensslCertificate, opensslIssuedCertificate, opensslPkcs12 } from "../../../../tests/test-support/openssl-keystores.ts";
+import { freePort } from "../../../../tests/test-support/servers.ts";
 import { startAssetConnections, type RunningAssetConnections } from "./start-asset-connections.ts";
-import { assetConnectionsConfig, startTestStore, until, type TestStore } from "./test-support.ts";
+import { assetConnectionsConfig, startTestStore, until, type TestStore } from "./test-support/asset-connections.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "twinport-https-asset-"));
 let server: Server;

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { ConfigError } from "@twinport/shared";
 import { mergeConnections } from "./merge-connections.ts";
-import { assetConnectionsConfig } from "./test-support.ts";
+import { assetConnectionsConfig } from "./test-support/asset-connections.ts";
 
 const HTTP = "assetconnection.http.HttpAssetConnection";
 const OPCUA = "assetconnection.opcua.OpcUaAssetConnection";

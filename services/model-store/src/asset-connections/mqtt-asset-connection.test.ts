@@ -5,10 +5,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, afterEach, before, beforeEach, describe, test } from "node:test";
 import { connectAsync, type MqttClient } from "mqtt";
-import { ASSET_TEST_MODEL, DRIVE_SUBMODEL_ID } from "../../../../tests/support/asset-peers.ts";
-import { freePort, startMosquitto, type RunningMosquitto } from "../../../../tests/support/servers.ts";
+import { ASSET_TEST_MODEL, DRIVE_SUBMODEL_ID } from "../../../../tests/test-support/asset-peers.ts";
+import { freePort, startMosquitto, type RunningMosquitto } from "../../../../tests/test-support/servers.ts";
 import { startAssetConnections, type RunningAssetConnections } from "./start-asset-connections.ts";
-import { assetConnectionsConfig, startTestStore, until, type TestStore } from "./test-support.ts";
+import { assetConnectionsConfig, startTestStore, until, type TestStore } from "./test-support/asset-connections.ts";
 
 const MQTT = "de.fraunhofer.iosb.ilt.faaast.service.assetconnection.mqtt.MqttAssetConnection";
 const key = (...path: string[]) => [`(Submodel)${DRIVE_SUBMODEL_ID}`, ...path].join(", ");

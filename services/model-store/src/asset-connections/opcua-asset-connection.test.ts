@@ -5,12 +5,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, afterEach, before, describe, test } from "node:test";
 import { DataType } from "node-opcua-client";
-import { ASSET_TEST_MODEL, DRIVE_SUBMODEL_ID } from "../../../../tests/support/asset-peers.ts";
-import { OPCUA_ASSET_NAMESPACE, startOpcuaAsset, type OpcuaAsset } from "../../../../tests/support/opcua-asset.ts";
-import { opensslCertificate, opensslPkcs12 } from "../../../../tests/support/openssl-keystores.ts";
-import { freePort } from "../../../../tests/support/servers.ts";
+import { ASSET_TEST_MODEL, DRIVE_SUBMODEL_ID } from "../../../../tests/test-support/asset-peers.ts";
+import { OPCUA_ASSET_NAMESPACE, startOpcuaAsset, type OpcuaAsset } from "../../../../tests/test-support/opcua-asset.ts";
+import { opensslCertificate, opensslPkcs12 } from "../../../../tests/test-support/openssl-keystores.ts";
+import { freePort } from "../../../../tests/test-support/servers.ts";
 import { startAssetConnections, type RunningAssetConnections } from "./start-asset-connections.ts";
-import { assetConnectionsConfig, startTestStore, until, type TestStore } from "./test-support.ts";
+import { assetConnectionsConfig, startTestStore, until, type TestStore } from "./test-support/asset-connections.ts";
 
 const OPCUA = "de.fraunhofer.iosb.ilt.faaast.service.assetconnection.opcua.OpcUaAssetConnection";
 const key = (...path: string[]) => [`(Submodel)${DRIVE_SUBMODEL_ID}`, ...path].join(", ");

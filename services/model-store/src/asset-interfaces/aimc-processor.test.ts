@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, afterEach, before, beforeEach, test } from "node:test";
 import { AIMC_PROCESSOR_CLASS, type StoreClient } from "@twinport/shared";
-import { startHttpAsset, type HttpAsset } from "../../../../tests/support/asset-peers.ts";
+import { startHttpAsset, type HttpAsset } from "../../../../tests/test-support/asset-peers.ts";
 import { startAssetConnections, type RunningAssetConnections } from "../asset-connections/start-asset-connections.ts";
-import { startTestStore, until, type TestStore } from "../asset-connections/test-support.ts";
+import { startTestStore, until, type TestStore } from "../asset-connections/test-support/asset-connections.ts";
 
 const ROOT = new URL("../../../../", import.meta.url);
 const OD = "https://example.com/ids/sm/operational-data";

@@ -2,7 +2,7 @@ import { describe, it, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { Redis } from "ioredis";
 import { RepositoryUnavailableError } from "@twinport/shared";
-import { startRedis, freePort, type RunningServer } from "../../../../tests/support/servers.ts";
+import { startRedis, freePort, type RunningServer } from "../../../../tests/test-support/servers.ts";
 import { acquireLease, releaseLease, renewLease } from "./lease.ts";
 
 describe("lease", () => {

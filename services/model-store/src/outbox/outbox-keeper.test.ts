@@ -1,7 +1,7 @@
 import { describe, it, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { connectNats, createNatsEventBus, type ChangeEvent, type ChangeEventDraft, type EventBus, type Heartbeat } from "@twinport/shared";
-import { startNats, startRedis, type RunningServer } from "../../../../tests/support/servers.ts";
+import { startNats, startRedis, type RunningServer } from "../../../../tests/test-support/servers.ts";
 import { createRedisRepository, type RedisRepository } from "../redis/redis-repository.ts";
 import { startOutboxKeeper, type OutboxKeeper } from "./outbox-keeper.ts";
 

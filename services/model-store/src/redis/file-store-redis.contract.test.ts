@@ -1,8 +1,8 @@
 import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { fileStoreContract } from "@twinport/shared/testing";
+import { fileStoreContract } from "@twinport/shared/test-support";
 import { Redis } from "ioredis";
-import { startRedis } from "../../../../tests/support/servers.ts";
+import { startRedis } from "../../../../tests/test-support/servers.ts";
 import { createRedisFileStore } from "./file-store-redis.ts";
 
 // One real redis-server for the whole file; every store gets an empty keyspace of its own prefix.

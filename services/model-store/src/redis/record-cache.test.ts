@@ -1,7 +1,7 @@
 import { describe, it, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { createEngine, type Command, type CommandResult, type CommandType, type Engine, type Reply } from "@twinport/shared";
-import { startRedis, type RunningServer } from "../../../../tests/support/servers.ts";
+import { startRedis, type RunningServer } from "../../../../tests/test-support/servers.ts";
 import { createRedisRepository, type RedisRepository } from "./redis-repository.ts";
 
 /**

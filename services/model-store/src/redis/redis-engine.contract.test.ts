@@ -1,6 +1,6 @@
 import { after } from "node:test";
-import { engineContract, idempotencyContract } from "@twinport/shared/testing";
-import { startRedis } from "../../../../tests/support/servers.ts";
+import { engineContract, idempotencyContract } from "@twinport/shared/test-support";
+import { startRedis } from "../../../../tests/test-support/servers.ts";
 import { createRedisRepository } from "./redis-repository.ts";
 
 // The engine's contract on the Redis repository: the same commands give the same answers as on memory.

@@ -1,6 +1,6 @@
 import { after } from "node:test";
-import { operationsContract } from "@twinport/shared/testing";
-import { startRedis } from "../../../../tests/support/servers.ts";
+import { operationsContract } from "@twinport/shared/test-support";
+import { startRedis } from "../../../../tests/test-support/servers.ts";
 import { createRedisRepository } from "./redis-repository.ts";
 
 // The invocation lifecycle with its handles in Redis: the same behaviour as on memory.

@@ -1,6 +1,6 @@
 import { after } from "node:test";
-import { repositoryContract } from "@twinport/shared/testing";
-import { startRedis } from "../../../../tests/support/servers.ts";
+import { repositoryContract } from "@twinport/shared/test-support";
+import { startRedis } from "../../../../tests/test-support/servers.ts";
 import { createRedisRepository } from "./redis-repository.ts";
 
 // One real redis-server for the whole suite; every test gets an empty keyspace of its own prefix.

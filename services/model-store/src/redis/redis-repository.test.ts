@@ -2,7 +2,7 @@ import { describe, it, after, before } from "node:test";
 import assert from "node:assert/strict";
 import { Redis } from "ioredis";
 import { RepositoryOutcomeUnknownError, RepositoryUnavailableError, type ChangeEventDraft, type CommitOp, type Repository } from "@twinport/shared";
-import { startRedis, freePort, type RunningServer } from "../../../../tests/support/servers.ts";
+import { startRedis, freePort, type RunningServer } from "../../../../tests/test-support/servers.ts";
 import { createRedisRepository } from "./redis-repository.ts";
 
 const draft: ChangeEventDraft = { kind: "element.updated", id: "sm", time: "2026-01-01T00:00:00.000Z" };

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { AAS_REGISTRY_SPEC, describeErrors, loadRequestBodySchemas, SUBMODEL_REGISTRY_SPEC } from "../../../../tests/support/registry-server/openapi-schemas.ts";
+import { AAS_REGISTRY_SPEC, describeErrors, loadRequestBodySchemas, SUBMODEL_REGISTRY_SPEC } from "../../../../tests/test-support/registry-server/openapi-schemas.ts";
 import { canonicalJson, shellDescriptor, submodelDescriptor, type ShellSource, type SubmodelSource } from "./descriptors.ts";
 import type { InterfaceBase } from "./interface-bases.ts";
 

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { isHttpEndpoint, validateConfig } from "@twinport/shared";
-import { startRegistryServer, type RegistryServer } from "../../../../tests/support/registry-server/registry-server.ts";
-import { waitFor } from "../../../../tests/support/registry-server/registry-fleet.ts";
-import { startTestStore, type TestStore } from "../asset-connections/test-support.ts";
+import { startRegistryServer, type RegistryServer } from "../../../../tests/test-support/registry-server/registry-server.ts";
+import { waitFor } from "../../../../tests/test-support/registry-server/registry-fleet.ts";
+import { startTestStore, type TestStore } from "../asset-connections/test-support/asset-connections.ts";
 import type { ConnectionLease } from "../asset-connections/connection-lease.ts";
 import { startRegistrySync } from "./registry-sync.ts";
 

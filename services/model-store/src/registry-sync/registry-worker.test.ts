@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, afterEach, before, describe, test } from "node:test";
-import { startRegistryServer, type RegistryServer } from "../../../../tests/support/registry-server/registry-server.ts";
-import { waitFor } from "../../../../tests/support/registry-server/registry-fleet.ts";
+import { startRegistryServer, type RegistryServer } from "../../../../tests/test-support/registry-server/registry-server.ts";
+import { waitFor } from "../../../../tests/test-support/registry-server/registry-fleet.ts";
 import { registryApiRoot } from "@twinport/shared";
 import type { Descriptor } from "./descriptors.ts";
 import { RegistryClient } from "./registry-client.ts";

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { AttributeIds, DataType, NodeClass, VariantArrayType, type Argument } from "node-opcua";
-import { startInProcessGateway, type InProcessGateway } from "../../../../tests/support/opcua-in-process.ts";
-import type { OpcuaTestClient } from "../../../../tests/support/opcua-client.ts";
+import { startInProcessGateway, type InProcessGateway } from "../../../../tests/test-support/opcua-in-process.ts";
+import type { OpcuaTestClient } from "../../../../tests/test-support/opcua-client.ts";
 import {
   CD_WITH_ID_SHORT,
   CD_WITHOUT_ID_SHORT,
@@ -12,7 +12,7 @@ import {
   opcuaTestEnvironment,
   SHELL,
   VALUES_SUBMODEL,
-} from "../../../../tests/support/opcua-model.ts";
+} from "../../../../tests/test-support/opcua-model.ts";
 
 // The shape of the address space (docs/reference/opcua-mapping.md layout) as a client browses it, the Operation methods,
 // and an endpoint with read-only profiles.

@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { AttributeIds, ClientMonitoredItem, ClientSubscription, TimestampsToReturn, type DataValue } from "node-opcua";
 import type { CommandParams } from "@twinport/shared";
-import { startInProcessGateway, type InProcessGateway } from "../../../../tests/support/opcua-in-process.ts";
-import type { OpcuaTestClient } from "../../../../tests/support/opcua-client.ts";
-import { elementNode, opcuaTestEnvironment, VALUES_SUBMODEL } from "../../../../tests/support/opcua-model.ts";
+import { startInProcessGateway, type InProcessGateway } from "../../../../tests/test-support/opcua-in-process.ts";
+import type { OpcuaTestClient } from "../../../../tests/test-support/opcua-client.ts";
+import { elementNode, opcuaTestEnvironment, VALUES_SUBMODEL } from "../../../../tests/test-support/opcua-model.ts";
 
 // Value items are exception-based whatever sampling interval they ask for (ADR 0016): created or
 // modified, they answer revisedSamplingInterval 0 and queue every commit; nodes outside our

@@ -10,11 +10,11 @@ process.env.XDG_CONFIG_HOME = join(dir, "xdg");
 
 const { DataType, MessageSecurityMode, OPCUACertificateManager, OPCUAClient, SecurityPolicy, StatusCodes, Variant } = await import("node-opcua");
 const shared = await import("@twinport/shared");
-const { OPERATIONS_SUBMODEL_ID, operationsSubmodel, registerTestOperationProviders } = await import("@twinport/shared/testing");
+const { OPERATIONS_SUBMODEL_ID, operationsSubmodel, registerTestOperationProviders } = await import("@twinport/shared/test-support");
 const { startOpcuaGateway } = await import("../index.ts");
 const { AAS_V3_NAMESPACE_URI } = await import("../address-space/aas-types.ts");
 const { elementNodeId, subNodeId } = await import("../address-space/node-ids.ts");
-const { freePort } = await import("../../../../tests/support/servers.ts");
+const { freePort } = await import("../../../../tests/test-support/servers.ts");
 type ClientSession = import("node-opcua").ClientSession;
 type OpcUaEndpointConfig = import("@twinport/shared").OpcUaEndpointConfig;
 

@@ -10,7 +10,7 @@ process.env.XDG_CONFIG_HOME = join(dir, "xdg");
 const { OPCUACertificateManager, OPCUADiscoveryServer } = await import("node-opcua");
 const { createDirectStoreClient, createEngine, createInProcessEventBus, createMemoryRepository, loadConfig } = await import("@twinport/shared");
 const { startOpcuaGateway } = await import("../index.ts");
-const { freePort } = await import("../../../../tests/support/servers.ts");
+const { freePort } = await import("../../../../tests/test-support/servers.ts");
 type OpcUaEndpointConfig = import("@twinport/shared").OpcUaEndpointConfig;
 
 const bus = createInProcessEventBus();

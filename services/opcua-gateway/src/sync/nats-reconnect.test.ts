@@ -15,9 +15,9 @@ import {
   type OpcUaEndpointConfig,
 } from "@twinport/shared";
 import { startOpcuaGateway, type RunningOpcuaGateway } from "../index.ts";
-import { connectOpcua, type OpcuaTestClient } from "../../../../tests/support/opcua-client.ts";
-import { elementNode, opcuaTestEnvironment, VALUES_SUBMODEL } from "../../../../tests/support/opcua-model.ts";
-import { freePort, startNats, type RunningServer } from "../../../../tests/support/servers.ts";
+import { connectOpcua, type OpcuaTestClient } from "../../../../tests/test-support/opcua-client.ts";
+import { elementNode, opcuaTestEnvironment, VALUES_SUBMODEL } from "../../../../tests/test-support/opcua-model.ts";
+import { freePort, startNats, type RunningServer } from "../../../../tests/test-support/servers.ts";
 
 // Distributed wiring (NATS store client and event bus) against a real nats-server that restarts:
 // whatever happened while the gateway was cut off, the reconnect makes it resync from the store.

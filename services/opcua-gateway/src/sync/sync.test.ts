@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { BrowseDirection, type DataValue } from "node-opcua";
 import type { ChangeEvent, CommandParams, CommandType } from "@twinport/shared";
-import { startInProcessGateway, type InProcessGateway } from "../../../../tests/support/opcua-in-process.ts";
-import type { OpcuaTestClient } from "../../../../tests/support/opcua-client.ts";
-import { elementNode, identifiableNode, opcuaTestEnvironment, SHELL, VALUES_SUBMODEL } from "../../../../tests/support/opcua-model.ts";
+import { startInProcessGateway, type InProcessGateway } from "../../../../tests/test-support/opcua-in-process.ts";
+import type { OpcuaTestClient } from "../../../../tests/test-support/opcua-client.ts";
+import { elementNode, identifiableNode, opcuaTestEnvironment, SHELL, VALUES_SUBMODEL } from "../../../../tests/test-support/opcua-model.ts";
 
 // Live sync: changes made through the store (as HTTP makes them) reach the address space by events,
 // in order, with pushed data changes; lost events, heartbeats ahead and payload-less events are

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { DataType, LocalizedText, NodeId, NodeIdType, StatusCodes, VariantArrayType, type DataValue } from "node-opcua";
-import { startInProcessGateway, type InProcessGateway } from "../../../../tests/support/opcua-in-process.ts";
-import type { OpcuaTestClient } from "../../../../tests/support/opcua-client.ts";
-import { elementNode, EXPECTED_READ, opcuaTestEnvironment, TYPED_PROPERTIES, VALUES_SUBMODEL, WRITES } from "../../../../tests/support/opcua-model.ts";
+import { startInProcessGateway, type InProcessGateway } from "../../../../tests/test-support/opcua-in-process.ts";
+import type { OpcuaTestClient } from "../../../../tests/test-support/opcua-client.ts";
+import { elementNode, EXPECTED_READ, opcuaTestEnvironment, TYPED_PROPERTIES, VALUES_SUBMODEL, WRITES } from "../../../../tests/test-support/opcua-model.ts";
 
 // Reads and writes of every writable kind and datatype over a real OPC UA connection, against the
 // real engine: what the client sees, what the store holds afterwards, and what a rejected write leaves.

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { strToU8, unzipSync, Zip, ZipDeflate, zipSync } from "fflate";
 import { AasError } from "../aas-error.ts";
-import { exampleEnvironment } from "../test-fixtures.ts";
+import { exampleEnvironment } from "../test-support/fixtures.ts";
 import { DEFAULT_AASX_LIMITS, type AasxLimits } from "./aasx-limits.ts";
 import { readAasx } from "./aasx-reader.ts";
 import { writeAasx } from "./aasx-writer.ts";

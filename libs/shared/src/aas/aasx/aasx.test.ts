@@ -3,7 +3,7 @@ import { test } from "node:test";
 import { strFromU8, strToU8, unzipSync, zipSync } from "fflate";
 import { AasError } from "../aas-error.ts";
 import { readAas } from "../model-io.ts";
-import { exampleEnvironment, richShell, richSubmodel, type Json } from "../test-fixtures.ts";
+import { exampleEnvironment, richShell, richSubmodel, type Json } from "../test-support/fixtures.ts";
 import { writeAasXml } from "../xml/aas-xml-writer.ts";
 import { DEFAULT_AASX_LIMITS } from "./aasx-limits.ts";
 import { readAasx } from "./aasx-reader.ts";

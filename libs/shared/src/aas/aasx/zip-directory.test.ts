@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { strToU8, zipSync } from "fflate";
-import { exampleEnvironment } from "../test-fixtures.ts";
+import { exampleEnvironment } from "../test-support/fixtures.ts";
 import { DEFAULT_AASX_LIMITS } from "./aasx-limits.ts";
 import { readAasx } from "./aasx-reader.ts";
 import { writeAasx } from "./aasx-writer.ts";

@@ -3,7 +3,7 @@ import { test } from "node:test";
 import { AasError } from "../aas-error.ts";
 import { ABSTRACT_CLASSES, CLASSES, type PropertyShape } from "../metamodel-schema.ts";
 import { readAas } from "../model-io.ts";
-import { exampleEnvironment, richShell, richSubmodel, type Json } from "../test-fixtures.ts";
+import { exampleEnvironment, richShell, richSubmodel, type Json } from "../test-support/fixtures.ts";
 import { parseAasXml } from "./aas-xml-reader.ts";
 import { writeAasXml } from "./aas-xml-writer.ts";
 

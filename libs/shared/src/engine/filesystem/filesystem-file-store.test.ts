@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileStoreContract } from "../../testing/file-store-contract.ts";
+import { fileStoreContract } from "../../test-support/file-store-contract.ts";
 import { createFilesystemFileStore } from "./filesystem-file-store.ts";
 
 const contractRoot = mkdtempSync(join(tmpdir(), "twinport-files-contract-"));

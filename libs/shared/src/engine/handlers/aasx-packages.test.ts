@@ -2,7 +2,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { strToU8 } from "fflate";
 import { writeAasx } from "../../aas/index.ts";
-import { base64, fileTestEngine, fromBase64 } from "./file-test-support.ts";
+import { base64, fileTestEngine, fromBase64 } from "./test-support/files.ts";
 
 const shell = (id: string) => ({ id, idShort: "S", modelType: "AssetAdministrationShell", assetInformation: { assetKind: "Instance", globalAssetId: `${id}/asset` } });
 

@@ -1,7 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { exampleModel } from "../../testing/example-model.ts";
-import { base64, fileTestEngine, fromBase64 } from "./file-test-support.ts";
+import { exampleModel } from "../../test-support/example-model.ts";
+import { base64, fileTestEngine, fromBase64 } from "./test-support/files.ts";
 
 const model = exampleModel();
 const submodelId = model.submodels[0].id as string;

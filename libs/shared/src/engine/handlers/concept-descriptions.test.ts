@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { before, describe, it } from "node:test";
-import { testEngine, type TestEngine } from "./handler-test-support.ts";
+import { testEngine, type TestEngine } from "./test-support/handlers.ts";
 
 const IEC61360 = "https://admin-shell.io/DataSpecificationTemplates/DataSpecificationIec61360/3";
 const cd = (id: string, extra: Record<string, unknown> = {}) => JSON.stringify({ modelType: "ConceptDescription", id, ...extra });

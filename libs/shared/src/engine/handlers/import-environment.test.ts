@@ -2,8 +2,8 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { zipSync, strToU8 } from "fflate";
 import { writeAasx, writeAasXml } from "../../aas/index.ts";
-import { EXAMPLE_MODEL_TEXT, exampleModel } from "../../testing/example-model.ts";
-import { base64, fileTestEngine } from "./file-test-support.ts";
+import { EXAMPLE_MODEL_TEXT, exampleModel } from "../../test-support/example-model.ts";
+import { base64, fileTestEngine } from "./test-support/files.ts";
 
 const model = exampleModel();
 const shell = (id: string, idShort = "S") => ({ id, idShort, modelType: "AssetAdministrationShell", assetInformation: { assetKind: "Instance", globalAssetId: `${id}/asset` } });

@@ -1,8 +1,8 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { DEFAULT_AASX_LIMITS, parseAasXml, readAasx } from "../../aas/index.ts";
-import { exampleModel } from "../../testing/example-model.ts";
-import { fileTestEngine, fromBase64, type FileTestEngine } from "./file-test-support.ts";
+import { exampleModel } from "../../test-support/example-model.ts";
+import { fileTestEngine, fromBase64, type FileTestEngine } from "./test-support/files.ts";
 
 const model = exampleModel();
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { beforeEach, describe, it } from "node:test";
-import { testEngine, type TestEngine } from "./handler-test-support.ts";
+import { testEngine, type TestEngine } from "./test-support/handlers.ts";
 
 const SHELL = "https://example.org/aas/test-1";
 const smRef = (id: string) => ({ type: "ModelReference", keys: [{ type: "Submodel", value: id }] });

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { beforeEach, describe, test } from "node:test";
 import type { Paged, RawJson } from "../../contracts/index.ts";
-import { testEngine, type TestEngine } from "./handler-test-support.ts";
+import { testEngine, type TestEngine } from "./test-support/handlers.ts";
 
 const SM = "https://example.org/submodels/technical-data-1";
 const raw = (value: unknown) => JSON.parse((value as RawJson).rawJson);

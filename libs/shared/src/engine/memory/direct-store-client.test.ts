@@ -1,7 +1,7 @@
 import { it } from "node:test";
 import assert from "node:assert/strict";
 import { CommandError, type Command, type CommandResult, type CommandType, type Reply } from "../../contracts/index.ts";
-import { storeClientContract } from "../../testing/index.ts";
+import { storeClientContract } from "../../test-support/index.ts";
 import { createDirectStoreClient } from "./direct-store-client.ts";
 
 storeClientContract("direct", async (handler) => {

@@ -1,6 +1,6 @@
 import { it } from "node:test";
 import assert from "node:assert/strict";
-import { eventBusContract, sampleEvent } from "../../testing/index.ts";
+import { eventBusContract, sampleEvent } from "../../test-support/index.ts";
 import { createInProcessEventBus } from "./in-process-event-bus.ts";
 
 const quiet = { onSubscriberError: () => {} };

@@ -1,4 +1,4 @@
-import { fileStoreContract } from "../../testing/file-store-contract.ts";
+import { fileStoreContract } from "../../test-support/file-store-contract.ts";
 import { createMemoryFileStore } from "./memory-file-store.ts";
 
 fileStoreContract("memory", async () => createMemoryFileStore());

@@ -1,6 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { repositoryContract } from "../../testing/repository-contract.ts";
+import { repositoryContract } from "../../test-support/repository-contract.ts";
 import { createMemoryRepository } from "./memory-repository.ts";
 
 repositoryContract("memory", async () => createMemoryRepository());

@@ -1,4 +1,4 @@
 import { createMemoryRepository } from "../memory/memory-repository.ts";
-import { operationsContract } from "../../testing/operations-contract.ts";
+import { operationsContract } from "../../test-support/operations-contract.ts";
 
 operationsContract("the memory repository", async () => createMemoryRepository());

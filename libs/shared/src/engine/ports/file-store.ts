@@ -2,7 +2,7 @@
  * The FileStore port: the bytes behind File elements, thumbnails and AASX packages, addressed by
  * a path (an opaque key: the engine uses normalized package part names like "/aasx/files/a.pdf"
  * and a few internal keys). Implementations: memory and filesystem (engine/), Redis
- * (services/model-store). All run the contract suite in libs/shared/src/testing.
+ * (services/model-store). All run the contract suite in libs/shared/src/test-support.
  *
  * Paths are keys, never file-system paths: an implementation maps them (hashes, encodes) so no
  * path, however hostile ("../../etc/passwd", "C:\\", NUL), can reach outside its storage.

@@ -2,7 +2,7 @@ import type { ChangeEvent, ChangeEventDraft } from "../../contracts/index.ts";
 
 /**
  * The Repository port: where the engine keeps the model. Implementations: memory (engine/memory),
- * Redis (services/model-store). Both run the contract suite in libs/shared/src/testing.
+ * Redis (services/model-store). Both run the contract suite in libs/shared/src/test-support.
  *
  * Layout (the same for every implementation, so both behave alike):
  * - Identifiables (shells, submodels, concept descriptions) are stored as AAS JSON text.

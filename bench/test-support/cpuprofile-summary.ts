@@ -2,7 +2,7 @@
  * Reads a V8 .cpuprofile (node --cpu-prof) and prints where the time went: self time per function
  * and total (inclusive) time per function, top N each, as a share of the sampled time.
  *
- *   node --import tsx bench/support/cpuprofile-summary.ts <file.cpuprofile> [N=30] [filter]
+ *   node --import tsx bench/test-support/cpuprofile-summary.ts <file.cpuprofile> [N=30] [filter]
  *
  * Environment: PROFILE_FROM_US / PROFILE_TO_US keep only the samples in that window (the monotonic
  * clock in µs, as process.hrtime.bigint() / 1000 reads it in any process of this machine: what

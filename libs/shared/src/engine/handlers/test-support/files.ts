@@ -1,16 +1,16 @@
 /** Test support for the file, import and package handlers: the real engine with a visible FileStore. */
 import assert from "node:assert/strict";
-import type { ChangeEvent, Command, CommandResult, CommandType, Reply } from "../../contracts/index.ts";
+import type { ChangeEvent, Command, CommandResult, CommandType, Reply } from "../../../contracts/index.ts";
 import { readFileSync } from "node:fs";
-import { createEngine, type Engine } from "../create-engine.ts";
-import type { ResetHook } from "../engine-context.ts";
-import { createInProcessEventBus } from "../memory/in-process-event-bus.ts";
-import { createMemoryFileStore } from "../memory/memory-file-store.ts";
-import { createMemoryRepository } from "../memory/memory-repository.ts";
-import type { FileStore } from "../ports/index.ts";
+import { createEngine, type Engine } from "../../create-engine.ts";
+import type { ResetHook } from "../../engine-context.ts";
+import { createInProcessEventBus } from "../../memory/in-process-event-bus.ts";
+import { createMemoryFileStore } from "../../memory/memory-file-store.ts";
+import { createMemoryRepository } from "../../memory/memory-repository.ts";
+import type { FileStore } from "../../ports/index.ts";
 
 // Read, not imported: the engine may not import the testing package (dependency rules).
-const EXAMPLE_MODEL_TEXT = readFileSync(new URL("../../testing/fixtures/example-env.json", import.meta.url), "utf8");
+const EXAMPLE_MODEL_TEXT = readFileSync(new URL("../../../test-support/fixtures/example-env.json", import.meta.url), "utf8");
 
 export interface FileTestEngine {
   engine: Engine;

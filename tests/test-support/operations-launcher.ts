@@ -1,6 +1,6 @@
 /**
  * Test launcher: `twinport [embedded|model-store] …` exactly as bin/cli.ts starts it, plus the test
- * operation providers (libs/shared/src/testing/operation-fixtures.ts) registered in the process
+ * operation providers (libs/shared/src/test-support/operation-fixtures.ts) registered in the process
  * that runs the engine. It lives under tests/ so that nothing of it can reach a production process:
  * there, Operations run only through the providers of configured asset connections.
  *
@@ -8,7 +8,7 @@
  * marked Failed soon after.
  */
 import { createOperationProviderRegistry, roleOf, runRole, type RoleContext, type RunningRole } from "@twinport/shared";
-import { registerTestOperationProviders } from "@twinport/shared/testing";
+import { registerTestOperationProviders } from "@twinport/shared/test-support";
 
 // Not exported: importing this file runs it. Suites name it by path.
 const TEST_OPERATION_LEASE_MS = 1000;

@@ -2,7 +2,7 @@
  * The baseline of bench/http-throughput.ts: a bare Hono handler on @hono/node-server answering the
  * given bytes, in a process of its own like the server it is compared with (a server inside the
  * load generator's process would skip the cross-process scheduling the real server pays for).
- * Usage: node --import tsx bench/support/bare-hono-server.ts PORT VALUE_FILE SUBMODEL_FILE
+ * Usage: node --import tsx bench/test-support/bare-hono-server.ts PORT VALUE_FILE SUBMODEL_FILE
  */
 import { readFileSync } from "node:fs";
 import { serve } from "@hono/node-server";

@@ -1,13 +1,13 @@
 /** Test support for handler tests: the real engine on a memory repository with the example model. */
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import type { ChangeEvent, Command, CommandResult, CommandType, Reply } from "../../contracts/index.ts";
-import { createEngine, type Engine } from "../create-engine.ts";
-import { createInProcessEventBus } from "../memory/in-process-event-bus.ts";
-import { createMemoryRepository } from "../memory/memory-repository.ts";
+import type { ChangeEvent, Command, CommandResult, CommandType, Reply } from "../../../contracts/index.ts";
+import { createEngine, type Engine } from "../../create-engine.ts";
+import { createInProcessEventBus } from "../../memory/in-process-event-bus.ts";
+import { createMemoryRepository } from "../../memory/memory-repository.ts";
 
 // Read, not imported: the engine may not import the testing package (dependency rules).
-const EXAMPLE_MODEL_TEXT = readFileSync(new URL("../../testing/fixtures/example-env.json", import.meta.url), "utf8");
+const EXAMPLE_MODEL_TEXT = readFileSync(new URL("../../../test-support/fixtures/example-env.json", import.meta.url), "utf8");
 
 export interface TestEngine {
   engine: Engine;

@@ -2,7 +2,7 @@
  * The device side of bench/asset-ingest.ts, run as its own process so that its CPU is not mixed
  * with the bench's (OPC UA client, NATS counter) or the system's.
  *
- *   node --import tsx bench/support/mqtt-publisher.ts <brokerUrl> <config JSON>
+ *   node --import tsx bench/test-support/mqtt-publisher.ts <brokerUrl> <config JSON>
  *
  * config: { topics: string[], rate: values/s, seconds, qos: 0|1, epochMs }
  * Publishes round-robin over `topics` at `rate` for `seconds` (a bounded loop). Each payload is a

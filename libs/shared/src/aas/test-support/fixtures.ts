@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 
 export type Json = Record<string, any>;
 
-const EXAMPLE_URL = new URL("../../../../examples/model.json", import.meta.url);
+const EXAMPLE_URL = new URL("../../../../../examples/model.json", import.meta.url);
 
 /** A fresh copy of examples/model.json on every call. */
 export function exampleEnvironment(): Json {

@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { freePort } from "../../tests/support/servers.ts";
+import { freePort } from "../../tests/test-support/servers.ts";
 
 /** Median of a sample (the benches report medians over rounds: this machine's speed drifts). */
 export function median(values: number[]): number {

@@ -83,9 +83,14 @@ function publishedPorts(value: unknown, service: string): PublishedPort[] {
   });
 }
 
-/** `node -e "fetch('http://127.0.0.1:'+(…||9464)+'/health')…"` or any URL with host:port/path. */
+/**
+ * `bash -c "exec 3<>/dev/tcp/127.0.0.1/${…:-9464} && printf 'GET /health …'"`,
+ * `node -e "fetch('http://127.0.0.1:'+(…||9464)+'/health')…"` or any URL with host:port/path.
+ */
 export function healthFromCommand(command: readonly string[]): { path: string; port: number } | undefined {
   const text = command.join(" ");
+  const tcp = /\/dev\/tcp\/(?:127\.0\.0\.1|localhost)\/(?:\$\{\w+:-(\d+)\}|(\d+))[\s\S]*?GET (\/[\w/-]*) HTTP/.exec(text);
+  if (tcp) return { port: Number(tcp[1] ?? tcp[2]), path: tcp[3]! };
   const fallback = /127\.0\.0\.1:'\s*\+\s*\([^)]*\|\|\s*(\d+)\)\s*\+\s*'(\/[\w/-]*)'/.exec(text);
   if (fallback) return { port: Number(fallback[1]), path: fallback[2]! };
   const plain = /https?:\/\/(?:127\.0\.0\.1|localhost):(\d+)(\/[\w/-]*)/.exec(text);
@@ -98,7 +103,7 @@ export function composeServiceView(compose: ComposeFile, name: string): ServiceV
   const published = publishedPorts(service.ports, name);
   const exposed = ((service.expose as unknown[] | undefined) ?? []).map((port) => Number(String(port).split("/")[0]));
   const test = (service.healthcheck as { test?: unknown } | undefined)?.test;
-  const healthCommand = Array.isArray(test) ? test.slice(1).map(String) : typeof test === "string" ? [test] : undefined;
+  const healthCommand = Array.isArray(test) ? test.slice(1).map((part) => interpolateUnset(String(part))) : typeof test === "string" ? [interpolateUnset(test)] : undefined;
   return {
     image: String(service.image ?? ""),
     entrypoint: stringList(service.entrypoint, `${name}.entrypoint`),
@@ -188,6 +193,13 @@ function mountTargets(service: Record<string, unknown>): { source: string; targe
  * The rules docker-compose.yml keeps beyond what `docker-compose config` checks; one sentence per
  * broken rule. `proxy` names the service that owns the host ports.
  */
+/** Seconds of a compose duration (`10s`, `1m30s`, `500ms`). */
+function durationSeconds(duration: string): number {
+  let total = 0;
+  for (const [, amount, unit] of duration.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)) total += Number(amount) * { ms: 0.001, s: 1, m: 60, h: 3600 }[unit as "ms" | "s" | "m" | "h"];
+  return total;
+}
+
 export function composeProblems(compose: ComposeFile, options: { proxy: string; configMount: string }): string[] {
   const problems: string[] = [];
   const services = compose.services;
@@ -227,7 +239,17 @@ export function composeProblems(compose: ComposeFile, options: { proxy: string; 
     const conditions = Array.isArray(dependsOn) ? {} : ((dependsOn ?? {}) as Record<string, { condition?: string }>);
     if (Array.isArray(dependsOn)) problems.push(`${name}: depends_on without conditions starts it before its dependencies are healthy`);
     if (conditions.nats?.condition !== "service_healthy") problems.push(`${name}: must wait for nats to be healthy`);
+    // A check must cost next to nothing and tolerate a loaded host (issue 17: a Node-based check with
+    // a 3 s timeout failed while /health answered in 70 ms, and `docker compose up` aborted).
+    const check = (service.healthcheck ?? {}) as { test?: unknown; timeout?: string; start_period?: string; retries?: number };
+    if (Array.isArray(check.test) && /(^|\/)node$/.test(String(check.test[1]))) problems.push(`${name}: the health check starts a Node process`);
+    if (durationSeconds(check.timeout ?? "30s") < 5) problems.push(`${name}: health check timeout ${check.timeout} is too tight for a loaded host`);
+    if (durationSeconds(check.start_period ?? "0s") < 30) problems.push(`${name}: health check start_period ${check.start_period ?? "0s"} is too short for a start on a loaded host`);
+    if ((check.retries ?? 3) < 3) problems.push(`${name}: health check retries ${check.retries} fail a container on one slow answer`);
   }
+  // In the foreground haproxy prints every state change on stderr itself: a log target on stdout
+  // repeats each line (the proxy logged everything twice).
+  if (/^\s*log\s+stdout\b/m.test(proxyConfig(compose, options.proxy))) problems.push(`${options.proxy}: 'log stdout' repeats every message haproxy already prints on stderr in the foreground`);
   const storeNeeds = (services["model-store"]!.depends_on ?? {}) as Record<string, { condition?: string }>;
   if (storeNeeds.redis?.condition !== "service_healthy") problems.push("model-store: must wait for redis to be healthy");
   if (!composeServiceView(compose, "model-store").command?.includes("-m")) problems.push("model-store: no model to seed on first start (-m)");
