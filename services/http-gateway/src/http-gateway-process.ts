@@ -4,6 +4,7 @@ import {
   createCachingStoreClient,
   createNatsEventBus,
   eventLogReader,
+  SYSTEM,
   createNatsStoreClient,
   isHttpEndpoint,
   MESSAGE_BUS_NATS_CLASS,
@@ -44,7 +45,7 @@ export async function startHttpGateway(config: TwinportConfig, options: HttpGate
   nats?.connected();
   const remote = createNatsStoreClient({ connection, requestTimeoutMs: messageBus.requestTimeoutMs });
   // Reads answered from a cache the store's change events keep current (docs/adr/0014).
-  const bus = messageBus.readCacheMaxAgeMs > 0 ? createNatsEventBus({ connection, fetchEvents: eventLogReader(() => remote) }) : undefined;
+  const bus = messageBus.readCacheMaxAgeMs > 0 ? createNatsEventBus({ connection, fetchEvents: eventLogReader(() => remote, SYSTEM) }) : undefined;
   const store: StoreClient = bus
     ? await createCachingStoreClient(remote, {
         bus,
@@ -63,7 +64,7 @@ export async function startHttpGateway(config: TwinportConfig, options: HttpGate
   };
   try {
     for (const { "@class": _class, ...settings } of endpoints) {
-      started.push(await startHttpEndpoint({ store, settings, stateDir: config.core.stateDir, metrics, logger }));
+      started.push(await startHttpEndpoint({ store, settings, stateDir: config.core.stateDir, metrics, logger, security: config.security }));
     }
   } catch (error) {
     await stop();

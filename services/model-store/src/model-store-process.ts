@@ -122,7 +122,8 @@ export async function startModelStore(config: TwinportConfig, options: ModelStor
     if (seeded?.resumed) log("twinport model-store: an earlier model-store died while loading the model files; the missing identifiables were loaded now");
 
     const handler = metrics && logger ? meteredCommandHandler(engine, metrics, logger) : engine;
-    const responder = await serveCommandsOverNats({ connection, handler });
+    // With security configured, a command that comes without a principal is anonymous (issue 13).
+    const responder = await serveCommandsOverNats({ connection, handler, anonymousWithoutPrincipal: config.security !== undefined });
     closing.push(() => responder.close());
 
     // Every replica registers the operation providers; the lease holder of each connection reads and writes its values.

@@ -3,6 +3,7 @@ import {
   connectNats,
   createNatsEventBus,
   eventLogReader,
+  SYSTEM,
   createNatsStoreClient,
   isOpcUaEndpoint,
   MESSAGE_BUS_NATS_CLASS,
@@ -40,7 +41,7 @@ export async function startOpcuaGatewayProcess(config: TwinportConfig, options: 
   const connection = await connectNats({ url: messageBus.url, name: "opcua-gateway", ...(nats ? { onChange: nats.onChange } : {}) });
   nats?.connected();
   const store = createNatsStoreClient({ connection, requestTimeoutMs: messageBus.requestTimeoutMs });
-  const natsBus = createNatsEventBus({ connection, fetchEvents: eventLogReader(() => store) });
+  const natsBus = createNatsEventBus({ connection, fetchEvents: eventLogReader(() => store, SYSTEM) });
   const bus = metrics ? meteredEventBus(natsBus, metrics) : natsBus;
   const started: RunningOpcuaGateway[] = [];
   const disposers: (() => void)[] = [];
@@ -55,7 +56,7 @@ export async function startOpcuaGatewayProcess(config: TwinportConfig, options: 
   try {
     for (const endpoint of endpoints) {
       // startOpcuaGateway resolves once the address space is built from a store snapshot.
-      const gateway = await startOpcuaGateway({ store, bus, endpoint, stateDir: config.core.stateDir, log: options.log });
+      const gateway = await startOpcuaGateway({ store, bus, endpoint, stateDir: config.core.stateDir, log: options.log, security: config.security });
       started.push(gateway);
       if (metrics) disposers.push(metrics.addOpcuaSource(() => gateway.load()));
     }

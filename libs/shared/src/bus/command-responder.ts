@@ -1,5 +1,5 @@
 import { createInbox, headers, Empty, type Msg, type NatsConnection, type Subscription } from "@nats-io/nats-core";
-import { COMMAND_SUBJECT_PREFIX, MODEL_STORE_QUEUE, commandSubject, type Command, type Reply } from "../contracts/index.ts";
+import { ANONYMOUS, COMMAND_SUBJECT_PREFIX, MODEL_STORE_QUEUE, commandSubject, withArrivedPrincipal, type Command, type Reply } from "../contracts/index.ts";
 import type { CommandHandler } from "../engine/ports/index.ts";
 import { ChunkAssembler, UPLOAD_HEADER, chunkBytesFor, isChunkedRequest, publishChunks } from "./chunking.ts";
 import { publishBatchFor } from "./publish-batch.ts";
@@ -12,6 +12,11 @@ export interface CommandResponderOptions {
   handler: CommandHandler;
   /** Failures nobody can be answered about (an upload abandoned by its client, a closed connection). */
   onError?: (error: unknown) => void;
+  /**
+   * True when a security section is configured: a command without a principal runs as ANONYMOUS,
+   * never as the in-process system (contracts/principal.ts). Default false: as before issue 13.
+   */
+  anonymousWithoutPrincipal?: boolean;
 }
 
 export interface CommandResponder {
@@ -62,7 +67,7 @@ export async function serveCommandsOverNats(options: CommandResponderOptions): P
   async function execute(subject: string, body: Uint8Array, deadline: number | undefined): Promise<Reply<unknown>> {
     let command: Command;
     try {
-      command = decodeCommand(subject, body);
+      command = withArrivedPrincipal(decodeCommand(subject, body), options.anonymousWithoutPrincipal ? ANONYMOUS : undefined);
     } catch (error) {
       return { ok: false, error: { code: "bad-request", message: `undecodable command: ${(error as Error).message}` } };
     }
@@ -140,5 +145,9 @@ function decodeCommand(subject: string, body: Uint8Array): Command {
   // The subject routes, the body describes: they must agree, or a gateway is broken.
   if (commandSubject(command.type) !== subject) throw new Error(`a ${command.type} command on subject ${subject}`);
   if (typeof command.params !== "object" || command.params === null) throw new Error("no params");
+  const { principal } = command;
+  if (principal !== undefined && (typeof principal !== "object" || principal === null || typeof principal.kind !== "string" || !Array.isArray(principal.roles))) {
+    throw new Error("a malformed principal");
+  }
   return command;
 }

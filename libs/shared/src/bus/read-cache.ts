@@ -239,7 +239,9 @@ export async function createCachingStoreClient(inner: StoreClient, options: Read
       return reply;
     }
     if (!enabled || lagging()) return await inner.execute(command, executeOptions);
-    const key = `${command.type}\u0000${executeOptions.rawValue}\u0000${JSON.stringify(command.params)}`;
+    // Per principal: what one caller may read is no answer for another (issue 13).
+    const principal = command.principal === undefined ? "" : JSON.stringify(command.principal);
+    const key = `${command.type}\u0000${executeOptions.rawValue}\u0000${principal}\u0000${JSON.stringify(command.params)}`;
     if (entries.has(key) && options.bus.barrier) await options.bus.barrier();
     const cached = entries.get(key);
     // Rechecked after the barrier: the subscription or the stream may have failed meanwhile.

@@ -1,4 +1,4 @@
-import { failureReply, toRawValue, WRITE_COMMANDS, type Command, type CommandResult, type CommandType, type Reply, type ReplyFailure } from "../../contracts/index.ts";
+import { failureReply, toRawValue, withArrivedPrincipal, WRITE_COMMANDS, type Command, type CommandResult, type CommandType, type Reply, type ReplyFailure } from "../../contracts/index.ts";
 import type { CommandHandler, ExecuteOptions, StoreClient } from "../ports/index.ts";
 
 /**
@@ -40,7 +40,8 @@ export function createDirectStoreClient(handler: CommandHandler): StoreClient {
 /** Never rejects: whatever the handler throws becomes a failure reply. */
 async function invoke<T extends CommandType>(handler: CommandHandler, command: Command<T>): Promise<Reply<CommandResult<T>>> {
   try {
-    return await handler.execute(command);
+    // In-process, no principal is the system; a gateway's explicit SYSTEM means the same.
+    return await handler.execute(withArrivedPrincipal(command, undefined));
   } catch (error) {
     return failureForThrown(error);
   }
