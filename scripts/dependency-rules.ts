@@ -39,6 +39,8 @@ const SHARED_LAYERS: Record<string, string[]> = {
   engine: ["engine", "aas", "contracts"],
   bus: ["bus", "contracts", "engine/ports"],
   config: ["config", "contracts", "aas", "operability"],
+  // The Principals both gateways build: from contracts and the security configuration's types.
+  authentication: ["authentication", "contracts", "config"],
   // Management port, metrics and logs: node:http, prom-client and pino, no infrastructure client.
   operability: ["operability", "contracts", "engine/ports"],
   "test-support": ["test-support", "aas", "contracts", "engine", "bus", "config"],

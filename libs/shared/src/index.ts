@@ -4,5 +4,6 @@ export * from "./contracts/index.ts";
 export * from "./engine/index.ts";
 export * from "./bus/index.ts";
 export * from "./config/index.ts";
+export * from "./authentication/index.ts";
 export * from "./operability/index.ts";
 export * from "./certificates/index.ts";

@@ -80,5 +80,5 @@ export {
 export { runRole, type RoleContext, type RunningRole, type ProcessIo, type RunRoleOptions } from "./run-role.ts";
 export { displayUrl } from "./display-url.ts";
 export type { SecurityConfig } from "./security.ts";
-export type { AuthenticationConfig } from "./security-authentication.ts";
+export type { AuthenticationConfig, BearerConfig } from "./security-authentication.ts";
 export type { AccessRule, RoleAssignment } from "./security-rules.ts";

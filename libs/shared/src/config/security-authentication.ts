@@ -18,10 +18,20 @@ const bearerSchema = z.strictObject({
   nameClaim: z.string().min(1).default("sub"),
   /** Claims (dot paths such as realm_access.roles) whose strings are the caller's roles or groups. */
   rolesClaims: z.array(z.string().min(1)).default(["roles", "groups"]),
+  /**
+   * A token signed with a key not in the cached key set makes Twinport fetch the set again (key
+   * rotation without restart), at most once per this many seconds, so made-up key ids cannot make it
+   * hammer the issuer. Known keys are refetched every 10 minutes.
+   */
+  keyRefreshCooldownSeconds: z.number().int().min(0).max(3600).default(30),
 });
 
 const clientCertificateSchema = z.strictObject({
-  /** PEM files of the CAs whose client certificates are accepted (mutual TLS). */
+  /**
+   * PEM files of the CAs whose client certificates are accepted (mutual TLS; HTTPS endpoints only).
+   * A client may still connect without a certificate (and use a token, or be anonymous); one that
+   * presents a certificate these CAs did not issue is answered 401.
+   */
   trustedCaFiles: z.array(z.string().min(1)).min(1),
 });
 
@@ -31,3 +41,4 @@ export const authenticationSchema = z.strictObject({
 });
 
 export type AuthenticationConfig = z.infer<typeof authenticationSchema>;
+export type BearerConfig = z.infer<typeof bearerSchema>;
