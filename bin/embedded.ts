@@ -175,7 +175,7 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
         : store;
     if (httpStore !== store) closer.add(() => httpStore.close());
     for (const { "@class": _class, ...settings } of httpEndpoints) {
-      const endpoint = await startHttpEndpoint({ store: httpStore, settings, stateDir: config.core.stateDir, metrics, logger });
+      const endpoint = await startHttpEndpoint({ store: httpStore, settings, stateDir: config.core.stateDir, metrics, logger, security: config.security });
       closer.add(() => endpoint.close());
       http.push(`${endpoint.url}${API_PREFIX}`);
     }
@@ -185,7 +185,7 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
       const { startOpcuaGateway } = await import("@twinport/opcua-gateway");
       for (const endpoint of opcuaEndpoints) {
         // The mirror's subscription measures event lag (commit → delivery) for /metrics.
-        const gateway = await startOpcuaGateway({ store, bus: meteredEventBus(bus, metrics), endpoint, stateDir: config.core.stateDir, log: context.log });
+        const gateway = await startOpcuaGateway({ store, bus: meteredEventBus(bus, metrics), endpoint, stateDir: config.core.stateDir, log: context.log, security: config.security });
         closer.add(() => gateway.stop());
         const disposeSource = metrics.addOpcuaSource(() => gateway.load());
         closer.add(async () => disposeSource());

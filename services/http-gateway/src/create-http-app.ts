@@ -12,6 +12,7 @@ import { corsPolicy } from "./http/cors-policy.ts";
 import { requestMetrics } from "./http/request-metrics.ts";
 import { errorResponse } from "./http/error-response.ts";
 import { sniHostCheck } from "./http/sni-host-check.ts";
+import { authentication, type Authenticator } from "./authentication/authenticate.ts";
 import { SHELL_REPOSITORY, SUBMODEL_API_BELOW_SHELL, SUBMODEL_API_IN_REPOSITORY, SUBMODEL_REPOSITORY } from "./profiles.ts";
 import { aasRepositoryRoutes } from "./routes/aas-repository.ts";
 import { aasRoutes } from "./routes/aas.ts";
@@ -32,6 +33,11 @@ export interface HttpAppDeps {
   metrics?: ProcessMetrics;
   /** Request log lines with their correlation id. */
   logger?: Logger;
+  /**
+   * Who each request is (createAuthenticator, with a security section). Absent: no credential is
+   * looked at and every command goes out as anonymous, which nothing checks (the spec's default).
+   */
+  authenticate?: Authenticator;
 }
 
 /**
@@ -54,6 +60,8 @@ export function createHttpApp(deps: HttpAppDeps): Hono {
   if (deps.metrics) app.use("*", requestMetrics(deps.metrics, deps.logger));
   if (settings.sslEnabled && settings.sniEnabled) app.use("*", sniHostCheck());
   if (settings.corsEnabled) app.use("*", corsPolicy(settings));
+  // After CORS (a preflight carries no credentials), before any body is read.
+  if (deps.authenticate) app.use("*", authentication(deps.authenticate, (line) => deps.logger?.warn({ component: "authentication" }, line)));
   app.use(`${API_PREFIX}/*`, bodySizeLimit(settings.maxRequestBodySize));
   app.use(`${API_PREFIX}/*`, acceptableRepresentation());
 

@@ -9,3 +9,5 @@ export {
 } from "./http-endpoint-settings.ts";
 export { PROFILE_NAMES, type ProfileName } from "./profiles.ts";
 export { startHttpGateway } from "./http-gateway-process.ts";
+export { createAuthenticator, type Authenticator } from "./authentication/authenticate.ts";
+export { unauthenticatedResponse, type Challenge } from "./authentication/unauthenticated-response.ts";

@@ -2,7 +2,9 @@ import { createAdaptorServer } from "@hono/node-server";
 import type { Server } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
-import type { Logger, ProcessMetrics, StoreClient } from "@twinport/shared";
+import { ConfigError, type Logger, type ProcessMetrics, type SecurityConfig, type StoreClient } from "@twinport/shared";
+import { createAuthenticator } from "./authentication/authenticate.ts";
+import { trustedClientCas } from "./authentication/trusted-client-cas.ts";
 import { createHttpApp } from "./create-http-app.ts";
 import type { HttpEndpointSettings } from "./http-endpoint-settings.ts";
 import { tlsCredentials } from "./tls/tls-credentials.ts";
@@ -16,6 +18,8 @@ export interface HttpEndpointDeps {
   logger?: Logger;
   /** How long close() lets in-flight requests finish before cutting connections. Default 10 s. */
   drainTimeoutMs?: number;
+  /** The configuration's security section (issue 13); absent: open to anyone, and the log says so. */
+  security?: SecurityConfig;
 }
 
 export interface RunningHttpEndpoint {
@@ -27,20 +31,33 @@ export interface RunningHttpEndpoint {
 
 /** Serves the HTTP endpoint on its configured address: HTTPS unless `sslEnabled` is false. */
 export async function startHttpEndpoint(deps: HttpEndpointDeps): Promise<RunningHttpEndpoint> {
-  const { settings } = deps;
-  const app = createHttpApp({ store: deps.store, settings, metrics: deps.metrics, logger: deps.logger });
+  const { settings, security } = deps;
+  const clientCertificates = security?.authentication.clientCertificates;
+  if (clientCertificates && !settings.sslEnabled) {
+    throw new ConfigError(`security.authentication.clientCertificates needs HTTPS: the HTTP endpoint on port ${settings.port} has sslEnabled false`);
+  }
+  const authenticate = security ? createAuthenticator(security) : undefined;
+  const app = createHttpApp({ store: deps.store, settings, metrics: deps.metrics, logger: deps.logger, ...(authenticate ? { authenticate } : {}) });
   const tls = settings.sslEnabled ? await tlsCredentials(settings, deps.stateDir) : undefined;
+  // Mutual TLS: ask for a client certificate and verify it against the configured CAs only, but do
+  // not refuse the handshake without one: the request may carry a token or be anonymous, and a
+  // refused certificate is answered 401 with a body instead of a bare TLS alert.
+  const mutualTls = clientCertificates ? { ca: await trustedClientCas(clientCertificates.trustedCaFiles), requestCert: true, rejectUnauthorized: false } : {};
   const server = createAdaptorServer({
     fetch: app.fetch,
-    ...(tls ? { createServer: createHttpsServer, serverOptions: { key: tls.key, cert: tls.cert } } : {}),
+    ...(tls ? { createServer: createHttpsServer, serverOptions: { key: tls.key, cert: tls.cert, ...mutualTls } } : {}),
   }) as Server;
 
   await listen(server, settings);
   const port = (server.address() as AddressInfo).port;
   const scheme = tls ? "https" : "http";
+  const url = `${scheme}://${urlHost(settings)}:${port}`;
+  if (!security) {
+    deps.logger?.warn(`HTTP endpoint ${url} is OPEN: no security section is configured, so anyone who can reach it can read, change and delete everything (DELETE /reset included). See "Securing Twinport" in the README.`);
+  }
   return {
     port,
-    url: `${scheme}://${urlHost(settings)}:${port}`,
+    url,
     close: () => closeServer(server, deps.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS),
   };
 }
