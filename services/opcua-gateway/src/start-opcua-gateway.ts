@@ -1,10 +1,11 @@
 import { hostname as machineHostname } from "node:os";
 import { OPCUAServer } from "node-opcua";
-import type { EventBus, OpcUaEndpointConfig, StoreClient } from "@twinport/shared";
+import type { EventBus, OpcUaEndpointConfig, SecurityConfig, StoreClient } from "@twinport/shared";
 import { routeNodeOpcuaLogs, type LogLine } from "./node-opcua-logging.ts";
 import { aasServerOptions } from "./address-space/server-options.ts";
 import { attachAddressSpace, type AttachedAddressSpace } from "./address-space/attach-address-space.ts";
 import { prepareOpcuaSecurity } from "./security/opcua-security.ts";
+import { sessionPrincipals } from "./security/session-principal.ts";
 
 export interface OpcuaGatewayDeps {
   /** Where reads, writes and method calls go (the address-space mapping uses it). */
@@ -16,6 +17,8 @@ export interface OpcuaGatewayDeps {
   stateDir: string;
   /** Where node-opcua's own log lines go; default: stderr. */
   log?: LogLine;
+  /** The configuration's security section: role assignments for sessions' principals (issue 13). */
+  security?: SecurityConfig;
 }
 
 export interface RunningOpcuaGateway {
@@ -85,7 +88,13 @@ export async function startOpcuaGateway(deps: OpcuaGatewayDeps): Promise<Running
   try {
     await server.initialize();
     security.applyTo(server);
-    aas = await attachAddressSpace(server, { store: deps.store, bus: deps.bus, endpoint, log: deps.log ?? stderrLine });
+    aas = await attachAddressSpace(server, {
+      store: deps.store,
+      bus: deps.bus,
+      endpoint,
+      log: deps.log ?? stderrLine,
+      principalOf: sessionPrincipals(deps.security?.roleAssignments ?? []),
+    });
     await server.start();
   } catch (error) {
     await aas?.stop();

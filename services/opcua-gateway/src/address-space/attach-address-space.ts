@@ -4,6 +4,7 @@ import { createOperationInvoker } from "../methods/operation-invoker.ts";
 import type { OperationInvoker } from "../methods/operation-method.ts";
 import { startAddressSpaceSync, type AddressSpaceSync } from "../sync/address-space-sync.ts";
 import { createValueWriter } from "../values/value-writer.ts";
+import { sessionPrincipals, type SessionPrincipals } from "../security/session-principal.ts";
 import { resolveAasTypes } from "./aas-types.ts";
 import { NodeBuilder } from "./node-builder.ts";
 import { reportValuesOnCommit } from "./report-on-commit.ts";
@@ -18,6 +19,8 @@ export interface AddressSpaceDeps {
   bus: EventBus;
   endpoint: OpcUaEndpointConfig;
   log(line: string): void;
+  /** Who a session is (security/session-principal.ts); default: from its identity, with no role assignments. */
+  principalOf?: SessionPrincipals;
   /** How Operation method calls run (default: InvokeOperation on the store, see operation-invoker.ts). */
   invoke?: OperationInvoker;
 }
@@ -53,8 +56,10 @@ export async function attachAddressSpace(server: OPCUAServer, deps: AddressSpace
   );
 
   let sync: AddressSpaceSync | undefined;
+  const principalOf = deps.principalOf ?? sessionPrincipals([]);
   const writer = createValueWriter({
     store: deps.store,
+    principalOf,
     // Writes can only arrive once the server started, i.e. after the first snapshot.
     waitForSeq: (seq, timeoutMs) => sync!.waitForSeq(seq, timeoutMs),
     log: deps.log,
@@ -64,7 +69,7 @@ export async function attachAddressSpace(server: OPCUAServer, deps: AddressSpace
     structures: { addressSpace, key: types.dataType.AASKeyDataType, specificAssetId: types.dataType.AASSpecificAssetIdDataType },
     writer,
     writable: !isReadOnlyEndpoint(deps.endpoint),
-    invoke: deps.invoke ?? createOperationInvoker({ store: deps.store, log: deps.log }),
+    invoke: deps.invoke ?? createOperationInvoker({ store: deps.store, log: deps.log, principalOf }),
   };
   sync = await startAddressSpaceSync({ bus: deps.bus, target: { store: deps.store, log: deps.log, builder, ctx, environment, conceptDescriptions }, log: deps.log });
   // Value items exception-based whatever sampling interval they ask for (ADR 0016); no client can

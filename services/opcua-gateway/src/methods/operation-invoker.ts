@@ -7,8 +7,10 @@ import {
   valueJsonToLexical,
   type ElementJson,
   type ExecutionState,
+  SYSTEM,
   type StoreClient,
 } from "@twinport/shared";
+import type { SessionPrincipals } from "../security/session-principal.ts";
 import { lexicalToNodeValue, variantToLexical } from "../values/datatype-mapping.ts";
 import { statusForError } from "../values/error-status.ts";
 import type { OperationInvoker } from "./operation-method.ts";
@@ -16,6 +18,8 @@ import type { OperationInvoker } from "./operation-method.ts";
 export interface OperationInvokerDeps {
   store: StoreClient;
   log(line: string): void;
+  /** Who a session is: InvokeOperation carries its principal, and the engine decides (issue 13). */
+  principalOf: SessionPrincipals;
 }
 
 /** What an execution that did not complete answers (the message goes to the log). */
@@ -38,9 +42,11 @@ const REPLY_MARGIN_MS = 5000;
  * at each call, so arguments are matched against the Operation as it is now.
  */
 export function createOperationInvoker(deps: OperationInvokerDeps): OperationInvoker {
-  return async (binding, inputArguments) => {
+  return async (binding, inputArguments, session) => {
     const address = { submodelId: binding.submodelId, idShortPath: binding.idShortPath };
-    const read = await deps.store.execute({ type: "GetSubmodelElementByPath", params: address, origin: "opcua" });
+    // The gateway's own read of the signature (the method node already shows it to the caller):
+    // a caller allowed to EXECUTE needs no READ for it, as over HTTP.
+    const read = await deps.store.execute({ type: "GetSubmodelElementByPath", params: address, origin: "opcua", principal: SYSTEM });
     if (!read.ok) return { statusCode: statusForError(read.error.code) };
     const operation = read.value as ElementJson;
     if (operation.modelType !== "Operation") return { statusCode: StatusCodes.BadMethodInvalid };
@@ -60,7 +66,7 @@ export function createOperationInvoker(deps: OperationInvokerDeps): OperationInv
     if (inputArgumentResults.some((status) => status !== StatusCodes.Good)) return { statusCode: StatusCodes.BadInvalidArgument, inputArgumentResults };
 
     const reply = await deps.store.execute(
-      { type: "InvokeOperation", params: { ...address, body: stringifyLossless({ inputArguments: values }), valueOnly: true }, origin: "opcua" },
+      { type: "InvokeOperation", params: { ...address, body: stringifyLossless({ inputArguments: values }), valueOnly: true }, origin: "opcua", principal: deps.principalOf(session) },
       { deadline: Date.now() + DEFAULT_SYNC_INVOCATION_TIMEOUT_MS + REPLY_MARGIN_MS },
     );
     if (!reply.ok) {

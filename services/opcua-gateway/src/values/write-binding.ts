@@ -1,4 +1,4 @@
-import { NumericRange, StatusCodes, type DataValue, type ISessionContext, type StatusCode, type UAVariable, type Variant } from "node-opcua";
+import { NumericRange, StatusCodes, type DataValue, type ISessionBase, type ISessionContext, type StatusCode, type UAVariable, type Variant } from "node-opcua";
 import type { StructureTypes } from "./structured-values.ts";
 
 /** Which part of an element's ValueOnly form a writable node stands for (spec §4.5). */
@@ -14,7 +14,8 @@ export type WriteTarget =
 
 /** Where a write goes: the same command HTTP PATCH …/$value sends. */
 export interface ValueWriter {
-  write(binding: WriteBinding, value: Variant): Promise<StatusCode>;
+  /** `session`: whose write it is (the command carries its principal, security/session-principal.ts). */
+  write(binding: WriteBinding, value: Variant, session: ISessionBase | undefined): Promise<StatusCode>;
 }
 
 export interface WriteBinding {
@@ -52,7 +53,7 @@ function interceptedWriteValue(this: BoundVariable, context: ISessionContext | n
   if (context && !this.isUserWritable(context)) return callback(null, StatusCodes.BadUserAccessDenied);
   // A value is written whole: AAS has no partial update of a value.
   if (indexRange && !indexRange.isEmpty()) return callback(null, StatusCodes.BadWriteNotSupported);
-  binding.writer.write(binding, dataValue.value).then(
+  binding.writer.write(binding, dataValue.value, context?.session).then(
     (statusCode) => callback(null, statusCode),
     () => callback(null, StatusCodes.BadInternalError),
   );
