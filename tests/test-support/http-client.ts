@@ -19,11 +19,12 @@ export interface HttpClient {
   close(): void;
 }
 
-export function createHttpClient(baseUrl: string, options: { ca?: string } = {}): HttpClient {
+/** `cert`/`key`: a client certificate (PEM) presented in the TLS handshake (mutual TLS). */
+export function createHttpClient(baseUrl: string, options: { ca?: string; cert?: string; key?: string } = {}): HttpClient {
   const url = new URL(baseUrl);
   const secure = url.protocol === "https:";
   const agent = secure
-    ? new https.Agent({ keepAlive: true, maxSockets: 64, ca: options.ca, rejectUnauthorized: options.ca !== undefined })
+    ? new https.Agent({ keepAlive: true, maxSockets: 64, ca: options.ca, rejectUnauthorized: options.ca !== undefined, cert: options.cert, key: options.key })
     : new http.Agent({ keepAlive: true, maxSockets: 64 });
   const request: HttpClient["request"] = (method, path, opts = {}) =>
     new Promise((resolve, reject) => {

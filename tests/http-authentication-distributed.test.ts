@@ -1,0 +1,3 @@
+import { authenticationSuite } from "./http/authentication-suite.ts";
+
+authenticationSuite("distributed");

@@ -1,0 +1,44 @@
+/**
+ * Certificates for mutual-TLS tests, made with the openssl CLI: a CA and a client certificate it
+ * issued, in a directory of their own.
+ */
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+
+export interface ClientCredentials {
+  /** PEM of the client certificate and its key, as https.Agent's cert and key. */
+  cert: string;
+  key: string;
+  /** Its subject as Twinport names it (RFC 4514, as `openssl x509 -nameopt RFC2253` prints it). */
+  subject: string;
+}
+
+export interface TestCa {
+  /** The CA's certificate file (PEM): what `trustedCaFiles` lists. */
+  certFile: string;
+  issue(name: string, subject: string): ClientCredentials;
+}
+
+const openssl = (args: string[]) => execFileSync("openssl", args, { stdio: "pipe", encoding: "utf8" });
+
+export function createTestCa(dir: string, name: string, subject: string): TestCa {
+  const certFile = join(dir, `${name}-ca.pem`);
+  const keyFile = join(dir, `${name}-ca.key`);
+  openssl(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", keyFile, "-out", certFile, "-days", "2", "-subj", subject,
+    "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign"]);
+  return {
+    certFile,
+    issue(client, clientSubject) {
+      const key = join(dir, `${client}.key`);
+      const csr = join(dir, `${client}.csr`);
+      const cert = join(dir, `${client}.pem`);
+      const ext = join(dir, `${client}.ext`);
+      openssl(["req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", key, "-out", csr, "-subj", clientSubject]);
+      execFileSync("sh", ["-c", `printf 'basicConstraints=CA:FALSE\\nkeyUsage=critical,digitalSignature\\nextendedKeyUsage=clientAuth\\n' > '${ext}'`]);
+      openssl(["x509", "-req", "-in", csr, "-CA", certFile, "-CAkey", keyFile, "-CAcreateserial", "-out", cert, "-days", "2", "-extfile", ext]);
+      const subjectLine = openssl(["x509", "-in", cert, "-noout", "-subject", "-nameopt", "RFC2253"]).trim().replace(/^subject=/, "");
+      return { cert: readFileSync(cert, "utf8"), key: readFileSync(key, "utf8"), subject: subjectLine };
+    },
+  };
+}
