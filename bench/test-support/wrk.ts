@@ -18,6 +18,8 @@ export interface WrkOptions {
   connections: number;
   /** Folder for wrk's Lua script. */
   dir: string;
+  /** Headers of every GET (e.g. Authorization). */
+  headers?: Record<string, string>;
 }
 
 export interface WrkResult {
@@ -36,6 +38,9 @@ let scripts = 0;
 function luaScript(options: WrkOptions): string {
   const method = options.method ?? "GET";
   const list = options.paths.map((p) => `"${p.replace(/["\\]/g, (c) => `\\${c}`)}"`).join(",\n  ");
+  const headers = Object.entries(options.headers ?? {})
+    .map(([name, value]) => `["${name}"] = "${value.replace(/["\\]/g, (c) => `\\${c}`)}"`)
+    .join(", ");
   // Each wrk thread has its own Lua state; the counter starts at a thread-specific offset so two
   // threads do not write the same values in step.
   return `
@@ -51,7 +56,7 @@ request = function()
   if method == "PATCH" then
     return wrk.format("PATCH", path, { ["Content-Type"] = "application/json" }, tostring(n % 100000))
   end
-  return wrk.format("GET", path)
+  return wrk.format("GET", path, { ${headers} })
 end
 `;
 }
