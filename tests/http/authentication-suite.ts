@@ -141,6 +141,8 @@ export function authenticationSuite(mode: Mode): void {
 
     test("an expired token is refused (exp, beyond the clock skew)", async () => {
       const token = await provider.token("short-lived");
+      // Accepted while valid (and so remembered as verified), then refused once past exp + skew.
+      assert.equal((await system.clients[0]!.get("/shells", bearer(token))).status, 200);
       // Valid for 1 s, plus 1 s of configured clock skew.
       await sleep(2_500);
       assertInvalidToken(await system.clients[0]!.get("/shells", bearer(token)), /expired/);

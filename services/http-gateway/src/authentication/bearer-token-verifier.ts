@@ -1,6 +1,6 @@
-import { errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from "jose";
+import { errors, jwtVerify, type JWTPayload } from "jose";
 import { userPrincipal, type BearerConfig, type Principal, type RoleAssignment } from "@twinport/shared";
-import { IssuerUnreachable, issuerKeys } from "./issuer-keys.ts";
+import { IssuerUnreachable, issuerKeys, type IssuerKeys } from "./issuer-keys.ts";
 
 /** A token was presented and is not accepted: 401 with error="invalid_token" (RFC 6750 §3.1). */
 export class InvalidToken extends Error {
@@ -16,15 +16,33 @@ export class InvalidToken extends Error {
  */
 const ASYMMETRIC_ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA", "Ed25519"];
 
-export type BearerTokenVerifier = (token: string) => Promise<Principal>;
+export type BearerTokenVerifier = (token: string) => Promise<Principal> | Principal;
+
+/** A token already verified, and until when that verification holds. */
+interface Verified {
+  principal: Principal;
+  kid: string;
+  /** Milliseconds since the epoch, clock skew applied. */
+  notBefore: number;
+  expires: number;
+}
+
+/** Tokens kept verified: a client sends the same token with every request until it expires. */
+const MAX_VERIFIED_TOKENS = 4096;
 
 /**
  * Checks an OAuth 2.0 / OpenID Connect access token (JWT) with jose: signature by one of the
  * issuer's keys, `iss`, `aud` (one of the configured audiences), `exp` (required) and `nbf` with the
  * configured clock skew. The principal is a user named by `nameClaim`, with the roles of
  * `rolesClaims` and those `roleAssignments` give that user name.
+ *
+ * A verified token is remembered by its exact text: the same bytes verify the same way again, so
+ * only what depends on time or on the issuer is rechecked (exp/nbf with the skew, and that its key
+ * is still in the key set held now: a token of a withdrawn key is refused once the new set is
+ * fetched). That keeps the signature check (100–200 µs of CPU) off every request but the first
+ * (bench/token-validation.ts).
  */
-export function bearerTokenVerifier(config: BearerConfig, assignments: readonly RoleAssignment[], keys: JWTVerifyGetKey = issuerKeys(config)): BearerTokenVerifier {
+export function bearerTokenVerifier(config: BearerConfig, assignments: readonly RoleAssignment[], keys: IssuerKeys = issuerKeys(config)): BearerTokenVerifier {
   const options = {
     issuer: config.issuer,
     audience: config.audience,
@@ -32,16 +50,36 @@ export function bearerTokenVerifier(config: BearerConfig, assignments: readonly 
     algorithms: ASYMMETRIC_ALGORITHMS,
     requiredClaims: ["exp"],
   };
-  return async (token) => {
+  const skewMs = config.clockSkewSeconds * 1000;
+  const verified = new Map<string, Verified>();
+
+  const verify = async (token: string): Promise<Principal> => {
     let payload: JWTPayload;
+    let kid: string | undefined;
     try {
-      ({ payload } = await jwtVerify(token, keys, options));
+      ({ payload, protectedHeader: { kid } } = await jwtVerify(token, keys, options));
     } catch (error) {
       throw refusal(error);
     }
     const name = claimAt(payload, config.nameClaim);
-    if (typeof name !== "string" || name === "") throw new InvalidToken(`the token has no "${config.nameClaim}" claim naming the user`);
-    return userPrincipal(name, config.rolesClaims.flatMap((claim) => rolesIn(claimAt(payload, claim))), assignments);
+    if (typeof name !== "string" || name === "") throw new InvalidToken(`the token has no ${config.nameClaim} claim naming the user`);
+    const principal = userPrincipal(name, config.rolesClaims.flatMap((claim) => rolesIn(claimAt(payload, claim))), assignments);
+    if (kid !== undefined) {
+      if (verified.size >= MAX_VERIFIED_TOKENS) verified.delete(verified.keys().next().value!);
+      verified.set(token, { principal, kid, notBefore: (payload.nbf ?? 0) * 1000 - skewMs, expires: payload.exp! * 1000 + skewMs });
+    }
+    return principal;
+  };
+
+  return (token) => {
+    const known = verified.get(token);
+    if (known !== undefined) {
+      const now = Date.now();
+      if (now >= known.notBefore && now < known.expires && keys.holds(known.kid)) return known.principal;
+      // Expired, not yet valid or its key withdrawn: the full check says which, in its words.
+      verified.delete(token);
+    }
+    return verify(token);
   };
 }
 
@@ -65,7 +103,7 @@ function rolesIn(value: unknown): string[] {
 function refusal(error: unknown): Error {
   if (error instanceof IssuerUnreachable) return error;
   if (error instanceof errors.JWTExpired) return new InvalidToken("the token has expired");
-  if (error instanceof errors.JWTClaimValidationFailed) return new InvalidToken(`the token's "${error.claim}" claim is not accepted (${error.reason})`);
+  if (error instanceof errors.JWTClaimValidationFailed) return new InvalidToken(`the token's ${error.claim} claim is not accepted`);
   if (error instanceof errors.JOSEAlgNotAllowed || error instanceof errors.JOSENotSupported) return new InvalidToken("the token's signature algorithm is not accepted");
   if (error instanceof errors.JWSSignatureVerificationFailed) return new InvalidToken("the token's signature is not valid");
   if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys) return new InvalidToken("no key of the issuer matches the token");
