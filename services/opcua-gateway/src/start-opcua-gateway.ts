@@ -5,7 +5,7 @@ import { routeNodeOpcuaLogs, type LogLine } from "./node-opcua-logging.ts";
 import { aasServerOptions } from "./address-space/server-options.ts";
 import { attachAddressSpace, type AttachedAddressSpace } from "./address-space/attach-address-space.ts";
 import { prepareOpcuaSecurity } from "./security/opcua-security.ts";
-import { sessionPrincipals } from "./security/session-principal.ts";
+import { sessionPrincipals } from "./security/principal-of-session.ts";
 
 export interface OpcuaGatewayDeps {
   /** Where reads, writes and method calls go (the address-space mapping uses it). */

@@ -4,7 +4,7 @@ import { createOperationInvoker } from "../methods/operation-invoker.ts";
 import type { OperationInvoker } from "../methods/operation-method.ts";
 import { startAddressSpaceSync, type AddressSpaceSync } from "../sync/address-space-sync.ts";
 import { createValueWriter } from "../values/value-writer.ts";
-import { sessionPrincipals, type SessionPrincipals } from "../security/session-principal.ts";
+import { sessionPrincipals, type SessionPrincipals } from "../security/principal-of-session.ts";
 import { resolveAasTypes } from "./aas-types.ts";
 import { NodeBuilder } from "./node-builder.ts";
 import { reportValuesOnCommit } from "./report-on-commit.ts";
@@ -19,7 +19,7 @@ export interface AddressSpaceDeps {
   bus: EventBus;
   endpoint: OpcUaEndpointConfig;
   log(line: string): void;
-  /** Who a session is (security/session-principal.ts); default: from its identity, with no role assignments. */
+  /** Who a session is (security/principal-of-session.ts); default: from its identity, with no role assignments. */
   principalOf?: SessionPrincipals;
   /** How Operation method calls run (default: InvokeOperation on the store, see operation-invoker.ts). */
   invoke?: OperationInvoker;

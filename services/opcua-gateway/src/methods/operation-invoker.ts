@@ -10,7 +10,7 @@ import {
   SYSTEM,
   type StoreClient,
 } from "@twinport/shared";
-import type { SessionPrincipals } from "../security/session-principal.ts";
+import type { SessionPrincipals } from "../security/principal-of-session.ts";
 import { lexicalToNodeValue, variantToLexical } from "../values/datatype-mapping.ts";
 import { statusForError } from "../values/error-status.ts";
 import type { OperationInvoker } from "./operation-method.ts";

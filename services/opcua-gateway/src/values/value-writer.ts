@@ -1,6 +1,6 @@
 import { StatusCodes, type ISessionBase, type StatusCode, type Variant } from "node-opcua";
 import type { StoreClient } from "@twinport/shared";
-import type { SessionPrincipals } from "../security/session-principal.ts";
+import type { SessionPrincipals } from "../security/principal-of-session.ts";
 import { statusForError } from "./error-status.ts";
 import { valueOnlyBody } from "./value-body.ts";
 import type { ValueWriter, WriteBinding } from "./write-binding.ts";

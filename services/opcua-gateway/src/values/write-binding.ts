@@ -14,7 +14,7 @@ export type WriteTarget =
 
 /** Where a write goes: the same command HTTP PATCH …/$value sends. */
 export interface ValueWriter {
-  /** `session`: whose write it is (the command carries its principal, security/session-principal.ts). */
+  /** `session`: whose write it is (the command carries its principal, security/principal-of-session.ts). */
   write(binding: WriteBinding, value: Variant, session: ISessionBase | undefined): Promise<StatusCode>;
 }
 
