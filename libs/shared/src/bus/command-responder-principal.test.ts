@@ -1,0 +1,88 @@
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import type { NatsConnection } from "nats";
+import { startNats, type RunningServer } from "../../../../tests/support/servers.ts";
+import { ANONYMOUS, SYSTEM, type Command, type Principal } from "../contracts/index.ts";
+import type { CommandHandler } from "../engine/ports/index.ts";
+import { createDirectStoreClient } from "../engine/index.ts";
+import { serveCommandsOverNats } from "./command-responder.ts";
+import { connectNats } from "./connect-nats.ts";
+import { createNatsStoreClient } from "./nats-store-client.ts";
+
+// Which principal the engine gets for a command that crossed the bus (issue 13, ADR 0025): a
+// missing one is anonymous once security is configured, SYSTEM becomes none, any other stays.
+
+const quiet = () => {};
+const ALICE: Principal = { kind: "user", name: "alice", roles: ["reader"] };
+
+/** Answers every command with the principal it arrived with ("none" when it had none). */
+const echoPrincipal: CommandHandler = {
+  async execute(command: Command) {
+    return { ok: true, value: command.principal ?? "none" } as never;
+  },
+};
+
+describe("the principal of a command that crossed the bus", () => {
+  let server: RunningServer;
+  const connections: NatsConnection[] = [];
+  const connection = async (name: string) => {
+    const made = await connectNats({ url: server.url, name, onChange: quiet });
+    connections.push(made);
+    return made;
+  };
+  before(async () => {
+    server = await startNats();
+  });
+  after(async () => {
+    await Promise.all(connections.map((c) => c.close()));
+    await server?.stop();
+  });
+
+  async function arrived(anonymousWithoutPrincipal: boolean, principal: Principal | undefined): Promise<unknown> {
+    const responder = await serveCommandsOverNats({ connection: await connection("model-store"), handler: echoPrincipal, onError: quiet, anonymousWithoutPrincipal });
+    const client = createNatsStoreClient({ connection: await connection("gateway") });
+    try {
+      const reply = await client.execute({ type: "GetSequence", params: {}, ...(principal ? { principal } : {}) });
+      assert.ok(reply.ok, JSON.stringify(reply));
+      return reply.value;
+    } finally {
+      await client.close();
+      await responder.close();
+    }
+  }
+
+  it("with security configured: none → anonymous, SYSTEM → none, a user stays that user", async () => {
+    assert.deepEqual(await arrived(true, undefined), ANONYMOUS);
+    assert.equal(await arrived(true, SYSTEM), "none");
+    assert.deepEqual(await arrived(true, ALICE), ALICE);
+    assert.deepEqual(await arrived(true, ANONYMOUS), ANONYMOUS);
+  });
+
+  it("without security: as before, none stays none (SYSTEM too)", async () => {
+    assert.equal(await arrived(false, undefined), "none");
+    assert.equal(await arrived(false, SYSTEM), "none");
+    assert.deepEqual(await arrived(false, ALICE), ALICE);
+  });
+
+  it("in-process (direct store client), SYSTEM is none as well and nothing else changes", async () => {
+    const client = createDirectStoreClient(echoPrincipal);
+    for (const [sent, expected] of [[undefined, "none"], [SYSTEM, "none"], [ALICE, ALICE], [ANONYMOUS, ANONYMOUS]] as const) {
+      const reply = await client.execute({ type: "GetSequence", params: {}, ...(sent ? { principal: sent } : {}) });
+      assert.ok(reply.ok);
+      assert.deepEqual(reply.value, expected);
+    }
+  });
+
+  it("a malformed principal is refused as an undecodable command", async () => {
+    const responder = await serveCommandsOverNats({ connection: await connection("model-store"), handler: echoPrincipal, onError: quiet, anonymousWithoutPrincipal: true });
+    const client = createNatsStoreClient({ connection: await connection("gateway") });
+    try {
+      const reply = await client.execute({ type: "GetSequence", params: {}, principal: { kind: "user", name: "mallory" } as unknown as Principal });
+      assert.equal(reply.ok, false);
+      if (!reply.ok) assert.equal(reply.error.code, "bad-request");
+    } finally {
+      await client.close();
+      await responder.close();
+    }
+  });
+});
