@@ -21,7 +21,15 @@ class Refused extends Error {
   }
 }
 
-const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+/**
+ * The token of `Bearer <token>` (scheme in any case, RFC 6750 §2.1), or undefined. No regular
+ * expression over the whole token on every request: a malformed token fails jose's parsing.
+ */
+function bearerToken(authorization: string): string | undefined {
+  if (authorization.length <= 7 || authorization.slice(0, 7).toLowerCase() !== "bearer ") return undefined;
+  const token = authorization.slice(7).trim();
+  return token === "" || token.includes(" ") ? undefined : token;
+}
 
 /**
  * How a request proves who it is, with a security section configured (issue 13):
@@ -40,7 +48,7 @@ export function createAuthenticator(security: SecurityConfig): Authenticator {
     if (certificate && !certificate.verified) throw new Refused(certificate.reason);
     const authorization = c.req.header("authorization");
     if (authorization !== undefined) {
-      const token = BEARER.exec(authorization)?.[1];
+      const token = bearerToken(authorization);
       if (token === undefined) throw new Refused("the Authorization header must be \"Bearer\" and a token", "invalid_request");
       if (!verifyBearer) throw new Refused("this endpoint accepts no bearer tokens (security.authentication.bearer is not configured)", "invalid_token");
       return verifyBearer(token);
