@@ -16,13 +16,13 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { b64, createHttpClient } from "../tests/support/http-client.ts";
-import { signingKeys, startOpenIdProvider, TWINPORT_AUDIENCE } from "../tests/support/openid-provider.ts";
-import { freePort, startNats, startRedis } from "../tests/support/servers.ts";
-import { startTwinport, type TwinportProcess } from "../tests/support/system.ts";
-import { median } from "./support/bench-setup.ts";
-import { generatedSubmodel } from "./support/generated-model.ts";
-import { cpuPerRequest, runWrk, type WrkResult } from "./support/wrk.ts";
+import { b64, createHttpClient } from "../tests/test-support/http-client.ts";
+import { signingKeys, startOpenIdProvider, TWINPORT_AUDIENCE } from "../tests/test-support/openid-provider.ts";
+import { freePort, startNats, startRedis } from "../tests/test-support/servers.ts";
+import { startTwinport, type TwinportProcess } from "../tests/test-support/system.ts";
+import { median } from "./test-support/bench-setup.ts";
+import { generatedSubmodel } from "./test-support/generated-model.ts";
+import { cpuPerRequest, runWrk, type WrkResult } from "./test-support/wrk.ts";
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 3);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);

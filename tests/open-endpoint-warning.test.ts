@@ -7,8 +7,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { freePort } from "./support/servers.ts";
-import { startTwinport } from "./support/system.ts";
+import { freePort } from "./test-support/servers.ts";
+import { startTwinport } from "./test-support/system.ts";
 
 async function startupLog(extra: Record<string, unknown>): Promise<{ level: number; msg: string }[]> {
   const cwd = mkdtempSync(join(tmpdir(), "twinport-open-warning-"));

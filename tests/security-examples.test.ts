@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { parse, parseAllDocuments } from "yaml";
 import { loadConfig, type OpcUaEndpointConfig } from "@twinport/shared";
-import { toolBinary } from "./support/deployment-tools.ts";
+import { toolBinary } from "./test-support/deployment-tools.ts";
 
 const at = (path: string) => new URL(`../${path}`, import.meta.url).pathname;
 const SECURED = at("examples/config-container-secured.json");

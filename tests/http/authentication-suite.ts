@@ -15,10 +15,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { SignJWT, decodeProtectedHeader } from "jose";
-import { createTestCa, type ClientCredentials } from "../support/client-pki.ts";
-import { b64, createHttpClient, type HttpClient, type HttpResponse } from "../support/http-client.ts";
-import { signingKeys, startOpenIdProvider, TWINPORT_AUDIENCE, type OpenIdProvider, type SigningKeys } from "../support/openid-provider.ts";
-import { startSystem, type Mode, type SystemUnderTest } from "../support/system.ts";
+import { createTestCa, type ClientCredentials } from "../test-support/client-pki.ts";
+import { b64, createHttpClient, type HttpClient, type HttpResponse } from "../test-support/http-client.ts";
+import { signingKeys, startOpenIdProvider, TWINPORT_AUDIENCE, type OpenIdProvider, type SigningKeys } from "../test-support/openid-provider.ts";
+import { startSystem, type Mode, type SystemUnderTest } from "../test-support/system.ts";
 
 const TECHNICAL_DATA = "https://example.org/submodels/technical-data-1";
 const IDENTIFICATION = "https://example.org/submodels/identification-1";

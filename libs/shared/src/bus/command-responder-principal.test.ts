@@ -1,7 +1,7 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { NatsConnection } from "@nats-io/nats-core";
-import { startNats, type RunningServer } from "../../../../tests/support/servers.ts";
+import { startNats, type RunningServer } from "../../../../tests/test-support/servers.ts";
 import { ANONYMOUS, SYSTEM, type Command, type Principal } from "../contracts/index.ts";
 import type { CommandHandler } from "../engine/ports/index.ts";
 import { createDirectStoreClient } from "../engine/index.ts";

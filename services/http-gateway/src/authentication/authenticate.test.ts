@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { generateKeyPair, SignJWT } from "jose";
 import type { SecurityConfig } from "@twinport/shared";
-import { freePort } from "../../../../tests/support/servers.ts";
+import { freePort } from "../../../../tests/test-support/servers.ts";
 import { createHttpApp } from "../create-http-app.ts";
 import { httpEndpointSettings } from "../http-endpoint-settings.ts";
 import { exampleStore, type ExampleStore } from "../test-support/example-store.ts";
