@@ -12,8 +12,9 @@ import type { Handled } from "./handled.ts";
 export async function getAllShells(ctx: EngineContext, cmd: Command<"GetAllAssetAdministrationShells">): Promise<Handled<Paged<unknown>>> {
   const { idShort, assetIds, modifiers } = cmd.params;
   const project = shellProjector(modifiers);
+  const readable = ctx.access?.readableShell;
   const keep = (shell: Record<string, unknown>) =>
-    (idShort === undefined || shell.idShort === idShort) && (assetIds === undefined || matchesAssetIds(shell, assetIds));
+    (idShort === undefined || shell.idShort === idShort) && (assetIds === undefined || matchesAssetIds(shell, assetIds)) && (readable === undefined || readable(shell.id as string));
   return { value: await listFiltered(ctx.repository, "shell", cmd.params.page, keep, project) };
 }
 
