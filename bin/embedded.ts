@@ -178,7 +178,7 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
         : store;
     if (httpStore !== store) closer.add(() => httpStore.close());
     for (const { "@class": _class, ...settings } of httpEndpoints) {
-      const endpoint = await startHttpEndpoint({ store: httpStore, settings, stateDir: config.core.stateDir, metrics, logger });
+      const endpoint = await startHttpEndpoint({ store: httpStore, settings, stateDir: config.core.stateDir, metrics, logger, security: config.security });
       closer.add(() => endpoint.close());
       http.push(`${endpoint.url}${API_PREFIX}`);
     }

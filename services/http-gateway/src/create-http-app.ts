@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { getPath } from "hono/utils/url";
-import type { Logger, ProcessMetrics, ReplyError, StoreClient } from "@twinport/shared";
+import type { Logger, ProcessMetrics, ReplyError, SecurityConfig, StoreClient } from "@twinport/shared";
 import type { HttpEndpointSettings } from "./http-endpoint-settings.ts";
 import { acceptableRepresentation } from "./http/acceptable-representation.ts";
 import { ApiError, badRequest } from "./http/api-error.ts";
@@ -11,6 +11,7 @@ import { correlationId } from "./http/correlation-id.ts";
 import { corsPolicy } from "./http/cors-policy.ts";
 import { requestMetrics } from "./http/request-metrics.ts";
 import { errorResponse } from "./http/error-response.ts";
+import { anonymousUnlessAuthenticated } from "./http/request-principal.ts";
 import { sniHostCheck } from "./http/sni-host-check.ts";
 import { SHELL_REPOSITORY, SUBMODEL_API_BELOW_SHELL, SUBMODEL_API_IN_REPOSITORY, SUBMODEL_REPOSITORY } from "./profiles.ts";
 import { aasRepositoryRoutes } from "./routes/aas-repository.ts";
@@ -32,6 +33,8 @@ export interface HttpAppDeps {
   metrics?: ProcessMetrics;
   /** Request log lines with their correlation id. */
   logger?: Logger;
+  /** The configuration's security section: absent, the endpoint is open and commands carry no principal. */
+  security?: SecurityConfig;
 }
 
 /**
@@ -56,6 +59,7 @@ export function createHttpApp(deps: HttpAppDeps): Hono {
   if (settings.corsEnabled) app.use("*", corsPolicy(settings));
   app.use(`${API_PREFIX}/*`, bodySizeLimit(settings.maxRequestBodySize));
   app.use(`${API_PREFIX}/*`, acceptableRepresentation());
+  if (deps.security) app.use(`${API_PREFIX}/*`, anonymousUnlessAuthenticated());
 
   const routes = [
     ...aasRepositoryRoutes({ send }),

@@ -63,7 +63,7 @@ export async function startHttpGateway(config: TwinportConfig, options: HttpGate
   };
   try {
     for (const { "@class": _class, ...settings } of endpoints) {
-      started.push(await startHttpEndpoint({ store, settings, stateDir: config.core.stateDir, metrics, logger }));
+      started.push(await startHttpEndpoint({ store, settings, stateDir: config.core.stateDir, metrics, logger, security: config.security }));
     }
   } catch (error) {
     await stop();

@@ -2,7 +2,7 @@ import { createAdaptorServer } from "@hono/node-server";
 import type { Server } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
-import type { Logger, ProcessMetrics, StoreClient } from "@twinport/shared";
+import type { Logger, ProcessMetrics, SecurityConfig, StoreClient } from "@twinport/shared";
 import { createHttpApp } from "./create-http-app.ts";
 import type { HttpEndpointSettings } from "./http-endpoint-settings.ts";
 import { tlsCredentials } from "./tls/tls-credentials.ts";
@@ -16,6 +16,8 @@ export interface HttpEndpointDeps {
   logger?: Logger;
   /** How long close() lets in-flight requests finish before cutting connections. Default 10 s. */
   drainTimeoutMs?: number;
+  /** The configuration's security section (createHttpApp). */
+  security?: SecurityConfig;
 }
 
 export interface RunningHttpEndpoint {
@@ -28,7 +30,7 @@ export interface RunningHttpEndpoint {
 /** Serves the HTTP endpoint on its configured address: HTTPS unless `sslEnabled` is false. */
 export async function startHttpEndpoint(deps: HttpEndpointDeps): Promise<RunningHttpEndpoint> {
   const { settings } = deps;
-  const app = createHttpApp({ store: deps.store, settings, metrics: deps.metrics, logger: deps.logger });
+  const app = createHttpApp({ store: deps.store, settings, metrics: deps.metrics, logger: deps.logger, security: deps.security });
   const tls = settings.sslEnabled ? await tlsCredentials(settings, deps.stateDir) : undefined;
   const server = createAdaptorServer({
     fetch: app.fetch,

@@ -2,6 +2,7 @@ import type { CommandParams, CommandResult, CommandType, ExecuteOptions, ReplyOk
 import { ApiError } from "./api-error.ts";
 import type { GatewayContext } from "./gateway-env.ts";
 import { idempotencyOf } from "./idempotency-key.ts";
+import { principalOf } from "./request-principal.ts";
 
 /** `options`: a deadline other than the bus's default (long transfers: imports, packages, files). */
 export type SendCommand = <T extends CommandType>(c: GatewayContext, type: T, params: CommandParams<T>, options?: ExecuteOptions) => Promise<ReplyOk<CommandResult<T>>>;
@@ -15,7 +16,8 @@ export function commandSender(store: StoreClient, origin: string): SendCommand {
   return async (c, type, params, options) => {
     const sent = withoutUndefined(params);
     const idempotency = idempotencyOf(c, type, sent);
-    const command = { type, params: sent, origin, correlationId: c.get("correlationId"), ...(idempotency ? { idempotency } : {}) };
+    const principal = principalOf(c);
+    const command = { type, params: sent, origin, correlationId: c.get("correlationId"), ...(idempotency ? { idempotency } : {}), ...(principal ? { principal } : {}) };
     const reply = await store.execute(command, options);
     if (!reply.ok) throw new ApiError(reply.error);
     return reply;
