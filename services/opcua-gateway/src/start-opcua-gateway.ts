@@ -1,6 +1,6 @@
 import { hostname as machineHostname } from "node:os";
 import { OPCUAServer } from "node-opcua";
-import type { EventBus, OpcUaEndpointConfig, StoreClient } from "@twinport/shared";
+import { compileAccessPolicy, type EventBus, type OpcUaEndpointConfig, type SecurityConfig, type StoreClient } from "@twinport/shared";
 import { routeNodeOpcuaLogs, type LogLine } from "./node-opcua-logging.ts";
 import { aasServerOptions } from "./address-space/server-options.ts";
 import { attachAddressSpace, type AttachedAddressSpace } from "./address-space/attach-address-space.ts";
@@ -16,6 +16,8 @@ export interface OpcuaGatewayDeps {
   stateDir: string;
   /** Where node-opcua's own log lines go; default: stderr. */
   log?: LogLine;
+  /** The configuration's security section: sessions then see and do only what the rules grant them. */
+  security?: SecurityConfig;
 }
 
 export interface RunningOpcuaGateway {
@@ -85,7 +87,13 @@ export async function startOpcuaGateway(deps: OpcuaGatewayDeps): Promise<Running
   try {
     await server.initialize();
     security.applyTo(server);
-    aas = await attachAddressSpace(server, { store: deps.store, bus: deps.bus, endpoint, log: deps.log ?? stderrLine });
+    aas = await attachAddressSpace(server, {
+      store: deps.store,
+      bus: deps.bus,
+      endpoint,
+      log: deps.log ?? stderrLine,
+      ...(deps.security ? { access: { policy: compileAccessPolicy(deps.security.rules), roleAssignments: deps.security.roleAssignments } } : {}),
+    });
     await server.start();
   } catch (error) {
     await aas?.stop();

@@ -1,5 +1,7 @@
 import type { OPCUAServer } from "node-opcua";
-import type { EventBus, OpcUaEndpointConfig, StoreClient } from "@twinport/shared";
+import type { AccessPolicy, EventBus, OpcUaEndpointConfig, SecurityConfig, StoreClient } from "@twinport/shared";
+import { applyAccessRules } from "../security/access-session-context.ts";
+import type { IdentifiableCatalog } from "../security/node-access.ts";
 import { createOperationInvoker } from "../methods/operation-invoker.ts";
 import type { OperationInvoker } from "../methods/operation-method.ts";
 import { startAddressSpaceSync, type AddressSpaceSync } from "../sync/address-space-sync.ts";
@@ -20,6 +22,8 @@ export interface AddressSpaceDeps {
   log(line: string): void;
   /** How Operation method calls run (default: InvokeOperation on the store, see operation-invoker.ts). */
   invoke?: OperationInvoker;
+  /** The access rules, when security is configured: each session sees and may do what they grant it. */
+  access?: { policy: AccessPolicy; roleAssignments: SecurityConfig["roleAssignments"] };
 }
 
 export interface AttachedAddressSpace {
@@ -66,6 +70,11 @@ export async function attachAddressSpace(server: OPCUAServer, deps: AddressSpace
     writable: !isReadOnlyEndpoint(deps.endpoint),
     invoke: deps.invoke ?? createOperationInvoker({ store: deps.store, log: deps.log }),
   };
+  if (deps.access) {
+    const catalog: IdentifiableCatalog = new Map();
+    ctx.catalog = catalog;
+    applyAccessRules(server, { ...deps.access, catalog, namespaceIndex: types.v3Index });
+  }
   sync = await startAddressSpaceSync({ bus: deps.bus, target: { store: deps.store, log: deps.log, builder, ctx, environment, conceptDescriptions }, log: deps.log });
   // Value items exception-based whatever sampling interval they ask for (ADR 0016); no client can
   // subscribe yet, the server starts serving after this.

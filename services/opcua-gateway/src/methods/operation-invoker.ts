@@ -38,8 +38,9 @@ const REPLY_MARGIN_MS = 5000;
  * at each call, so arguments are matched against the Operation as it is now.
  */
 export function createOperationInvoker(deps: OperationInvokerDeps): OperationInvoker {
-  return async (binding, inputArguments) => {
+  return async (binding, inputArguments, principal) => {
     const address = { submodelId: binding.submodelId, idShortPath: binding.idShortPath };
+    // The gateway's own read of the declaration (no principal): EXECUTE alone is enough to call.
     const read = await deps.store.execute({ type: "GetSubmodelElementByPath", params: address, origin: "opcua" });
     if (!read.ok) return { statusCode: statusForError(read.error.code) };
     const operation = read.value as ElementJson;
@@ -60,7 +61,7 @@ export function createOperationInvoker(deps: OperationInvokerDeps): OperationInv
     if (inputArgumentResults.some((status) => status !== StatusCodes.Good)) return { statusCode: StatusCodes.BadInvalidArgument, inputArgumentResults };
 
     const reply = await deps.store.execute(
-      { type: "InvokeOperation", params: { ...address, body: stringifyLossless({ inputArguments: values }), valueOnly: true }, origin: "opcua" },
+      { type: "InvokeOperation", params: { ...address, body: stringifyLossless({ inputArguments: values }), valueOnly: true }, origin: "opcua", ...(principal ? { principal } : {}) },
       { deadline: Date.now() + DEFAULT_SYNC_INVOCATION_TIMEOUT_MS + REPLY_MARGIN_MS },
     );
     if (!reply.ok) {

@@ -21,11 +21,11 @@ export interface ValueWriterDeps {
 export function createValueWriter(deps: ValueWriterDeps): ValueWriter {
   const timeoutMs = deps.timeoutMs ?? 10_000;
   return {
-    async write(binding: WriteBinding, value: Variant): Promise<StatusCode> {
+    async write(binding: WriteBinding, value: Variant, principal): Promise<StatusCode> {
       const body = valueOnlyBody(binding, value);
       if ("error" in body) return body.error;
       const reply = await deps.store.execute(
-        { type: "PatchSubmodelElementValueByPath", params: { submodelId: binding.submodelId, idShortPath: binding.idShortPath, body: body.body }, origin: "opcua" },
+        { type: "PatchSubmodelElementValueByPath", params: { submodelId: binding.submodelId, idShortPath: binding.idShortPath, body: body.body }, origin: "opcua", ...(principal ? { principal } : {}) },
         { deadline: Date.now() + timeoutMs },
       );
       if (!reply.ok) {
