@@ -2,7 +2,12 @@ import { z } from "zod";
 
 /**
  * The one rule set (issue 13, in the spirit of AAS Part 4): each rule grants rights to subjects
- * on objects. With a security section configured, anything not granted is denied.
+ * on objects. With a security section configured, anything not granted is denied. The engine
+ * compiles it once (engine/access/access-policy.ts) and decides every command by it; what each
+ * request needs is in README "Rules" and docs/adr/0024.
+ *
+ * Subjects: `authenticated` is anyone not anonymous; `certificateSubject` is the subject DN with
+ * the most specific part first (`CN=…,O=…`).
  */
 const subjectSchema = z.union([
   z.strictObject({ role: z.string().min(1) }),
@@ -12,7 +17,12 @@ const subjectSchema = z.union([
   z.strictObject({ authenticated: z.literal(true) }),
 ]);
 
-/** Identifiers and idShortPath prefixes; `*` in an identifier pattern matches any run of characters. */
+/**
+ * Identifiers and idShortPath prefixes; `*` in an identifier (or semanticId) pattern matches any run
+ * of characters, all else is literal. `all` includes the proprietary calls. An idShortPath is a
+ * prefix on path segments (`A.B` covers `A.B.C` and `A.B[0]`, not `A.BC`); without one a submodel
+ * object covers all its elements.
+ */
 const objectSchema = z.union([
   z.strictObject({ all: z.literal(true) }),
   z.strictObject({ shells: z.string().min(1) }),
