@@ -77,6 +77,20 @@ interface CompiledRule {
 const RIGHTS: readonly Right[] = ["READ", "CREATE", "UPDATE", "DELETE", "EXECUTE"];
 /** Distinct principals whose grants are kept (tokens of many users; each entry is small). */
 const MAX_CACHED_PRINCIPALS = 10_000;
+/** Submodels whose scope each principal's grant of one right remembers (the hot path repeats ids). */
+const MAX_CACHED_SUBMODELS = 10_000;
+
+/** A bounded memo: emptied when full, which costs one recomputation per id, never a wrong answer. */
+function memo<T>(compute: (key: string) => T): (key: string) => T {
+  const known = new Map<string, T>();
+  return (key) => {
+    if (known.has(key)) return known.get(key)!;
+    if (known.size >= MAX_CACHED_SUBMODELS) known.clear();
+    const value = compute(key);
+    known.set(key, value);
+    return value;
+  };
+}
 
 function subjectMatcher(subject: AccessSubject): (principal: Principal) => boolean {
   if ("role" in subject) return (p) => p.roles.includes(subject.role);
@@ -133,16 +147,23 @@ function rightGrants(rules: readonly CompiledRule[]): RightGrants {
     if (grants.some((grant) => grant.prefix === undefined)) return WHOLE_SUBMODEL;
     return prefixScope(grants.map((grant) => grant.prefix!));
   };
+  const byId = memo((id) => scopeOf(submodels.filter((grant) => grant.id?.(id) === true)));
+  const bySemanticId = submodels.some((grant) => grant.semanticId !== undefined);
+  // Only the semanticId grants need the facts; the id grants come from the memo.
+  const semanticGrants = submodels.filter((grant) => grant.semanticId !== undefined);
+  const bySemanticIds = memo((key) => {
+    const [id, ...semanticIds] = key.split("\u0000");
+    return scopeOf([...submodels.filter((grant) => grant.id?.(id!) === true), ...semanticGrants.filter((grant) => semanticIds.some((value) => grant.semanticId!(value)))]);
+  });
   return {
     all: false,
-    bySemanticId: submodels.some((grant) => grant.semanticId !== undefined),
+    bySemanticId,
     anySubmodel: submodels.length > 0,
     shell: (id) => shells.some((matches) => matches(id)),
     conceptDescription: (id) => cds.some((matches) => matches(id)),
     proprietary: (call) => proprietary.has(call),
-    submodel: (facts) =>
-      scopeOf(submodels.filter((grant) => (grant.id ? grant.id(facts.id) : facts.semanticIds.some((value) => grant.semanticId!(value))))),
-    submodelById: (id) => scopeOf(submodels.filter((grant) => grant.id?.(id) === true)),
+    submodel: (facts) => (bySemanticId && facts.semanticIds.length > 0 ? bySemanticIds([facts.id, ...facts.semanticIds].join("\u0000")) : byId(facts.id)),
+    submodelById: byId,
   };
 }
 
@@ -150,16 +171,24 @@ function rightGrants(rules: readonly CompiledRule[]): RightGrants {
 export function compileAccessPolicy(rules: readonly AccessRuleInput[]): AccessPolicy {
   const compiled = rules.map(compileRule);
   const cache = new Map<string, PrincipalGrants>();
+  // A principal object reused (an OPC UA session, an in-process caller) skips building the key.
+  const byObject = new WeakMap<Principal, PrincipalGrants>();
   return {
     grantsOf(principal) {
+      const same = byObject.get(principal);
+      if (same) return same;
       const key = `${principal.kind}\u0000${principal.name ?? ""}\u0000${principal.roles.join("\u0000")}`;
       const known = cache.get(key);
-      if (known) return known;
+      if (known) {
+        byObject.set(principal, known);
+        return known;
+      }
       const applying = compiled.filter((rule) => rule.applies(principal));
       const byRight = new Map<Right, RightGrants>(RIGHTS.map((right) => [right, rightGrants(applying.filter((rule) => rule.rights.has(right)))]));
       const grants: PrincipalGrants = { principal, right: (right) => byRight.get(right)! };
       if (cache.size >= MAX_CACHED_PRINCIPALS) cache.delete(cache.keys().next().value!);
       cache.set(key, grants);
+      byObject.set(principal, grants);
       return grants;
     },
   };

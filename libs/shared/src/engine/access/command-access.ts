@@ -286,13 +286,24 @@ export async function checkCommand(policy: AccessPolicy, repository: Repository,
   const check = CHECKS[command.type] as Check<CommandType> | undefined;
   if (check === undefined) throw new CommandError("bad-request", `Unknown command '${String(command.type)}'`);
   await check(checker, command.params);
-  const read = grants.right("READ");
-  return {
-    principal,
-    readableShell: read.shell,
-    readableConceptDescription: read.conceptDescription,
-    submodelReadScope: (submodel) => (read.all ? WHOLE_SUBMODEL : read.submodel(factsOf(submodel))),
-    readablePackages: read.proprietary("packages"),
-    ...(checker.partialScope ? { partialScope: checker.partialScope } : {}),
-  };
+  const view = viewOf(grants);
+  return checker.partialScope ? { ...view, partialScope: checker.partialScope } : view;
+}
+
+/** The view depends on the grants alone: made once per principal, not per command. */
+const views = new WeakMap<PrincipalGrants, AccessView>();
+function viewOf(grants: PrincipalGrants): AccessView {
+  let view = views.get(grants);
+  if (view === undefined) {
+    const read = grants.right("READ");
+    view = {
+      principal: grants.principal,
+      readableShell: read.shell,
+      readableConceptDescription: read.conceptDescription,
+      submodelReadScope: (submodel) => (read.all ? WHOLE_SUBMODEL : read.submodel(factsOf(submodel))),
+      readablePackages: read.proprietary("packages"),
+    };
+    views.set(grants, view);
+  }
+  return view;
 }
