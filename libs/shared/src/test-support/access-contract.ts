@@ -196,6 +196,31 @@ export function accessContract(name: string, makeRepository: () => Promise<Repos
       assert.deepEqual((await allowed(who.reader, "GetAllAASXPackageIds", {})).items, []);
     });
 
+    test("file attachments are READ and UPDATE of the element; thumbnails READ and UPDATE of the shell", async () => {
+      const file = { fileName: "a.txt", contentType: "text/plain", contentBase64: Buffer.from("a").toString("base64") };
+      const notRefused = async <T extends CommandType>(principal: Principal, type: T, params: Command<T>["params"]) => {
+        const reply = await run(principal, type, params);
+        assert.ok(reply.ok || reply.error.code !== "forbidden", `${type} as ${principal.name} was refused: ${!reply.ok && reply.error.message}`);
+      };
+      await denied(who.partial, "GetFileByPath", { submodelId: ACCESS_SM_1, idShortPath: "P" });
+      await denied(who.partial, "PutFileByPath", { submodelId: ACCESS_SM_1, idShortPath: "P", file });
+      await denied(who.partial, "DeleteFileByPath", { submodelId: ACCESS_SM_1, idShortPath: "C.XY" });
+      // Granted: the request reaches the handler (which finds no File element there).
+      await notRefused(who.partial, "GetFileByPath", { submodelId: ACCESS_SM_1, idShortPath: "C.X" });
+      await notRefused(who.partial, "PutFileByPath", { submodelId: ACCESS_SM_1, idShortPath: "C.X", file });
+      await notRefused(who.writer, "DeleteFileByPath", { submodelId: ACCESS_SM_1, idShortPath: "P" });
+      await denied(who.anonymous, "GetThumbnail", { aasId: ACCESS_SHELL_A });
+      await denied(who.reader, "PutThumbnail", { aasId: ACCESS_SHELL_A, file });
+      await denied(who.reader, "DeleteThumbnail", { aasId: ACCESS_SHELL_A });
+      await notRefused(who.reader, "GetThumbnail", { aasId: ACCESS_SHELL_A });
+      await allowed(who.writer, "PutThumbnail", { aasId: ACCESS_SHELL_A, file: { ...file, fileName: "a.png", contentType: "image/png" } });
+      await allowed(who.writer, "DeleteThumbnail", { aasId: ACCESS_SHELL_A });
+      // Submodel references are the shell's: UPDATE of the shell, no right on the submodel needed.
+      await denied(who.reader, "DeleteSubmodelReferenceById", { aasId: ACCESS_SHELL_A, submodelId: ACCESS_SM_1 });
+      await allowed(who.writer, "DeleteSubmodelReferenceById", { aasId: ACCESS_SHELL_A, submodelId: ACCESS_SM_1 });
+      await allowed(who.writer, "PostSubmodelReference", { aasId: ACCESS_SHELL_A, body: body({ type: "ModelReference", keys: [{ type: "Submodel", value: ACCESS_SM_2 }] }) });
+    });
+
     test("concept descriptions: READ, CREATE, UPDATE, DELETE", async () => {
       await allowed(who.reader, "GetConceptDescriptionById", { cdId: ACCESS_CD_1 });
       await denied(who.anonymous, "GetConceptDescriptionById", { cdId: ACCESS_CD_1 });
