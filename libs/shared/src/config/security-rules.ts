@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { parseIdShortPath } from "../aas/index.ts";
 
 /**
  * The one rule set (issue 13, in the spirit of AAS Part 4): each rule grants rights to subjects
@@ -23,11 +24,23 @@ const subjectSchema = z.union([
  * prefix on path segments (`A.B` covers `A.B.C` and `A.B[0]`, not `A.BC`); without one a submodel
  * object covers all its elements.
  */
+/** A prefix that names no element would silently grant nothing: refused when the file is loaded. */
+const idShortPathPrefix = z
+  .string()
+  .min(1)
+  .superRefine((path, ctx) => {
+    try {
+      parseIdShortPath(path);
+    } catch (error) {
+      ctx.addIssue({ code: "custom", message: `${(error as Error).message} (idShortPath prefixes are literal: no patterns)` });
+    }
+  });
+
 const objectSchema = z.union([
   z.strictObject({ all: z.literal(true) }),
   z.strictObject({ shells: z.string().min(1) }),
-  z.strictObject({ submodels: z.string().min(1), idShortPath: z.string().min(1).optional() }),
-  z.strictObject({ semanticId: z.string().min(1), idShortPath: z.string().min(1).optional() }),
+  z.strictObject({ submodels: z.string().min(1), idShortPath: idShortPathPrefix.optional() }),
+  z.strictObject({ semanticId: z.string().min(1), idShortPath: idShortPathPrefix.optional() }),
   z.strictObject({ conceptDescriptions: z.string().min(1) }),
   z.strictObject({ proprietary: z.enum(["reset", "import", "packages"]) }),
 ]);

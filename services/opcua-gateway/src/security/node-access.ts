@@ -1,5 +1,5 @@
 import { PermissionType } from "node-opcua";
-import type { ElementScope, PrincipalGrants } from "@twinport/shared";
+import { WHOLE_SUBMODEL as WHOLE, type ElementScope, type PrincipalGrants } from "@twinport/shared";
 import { CONCEPT_DESCRIPTIONS_NODE_ID, ENVIRONMENT_NODE_ID } from "../address-space/node-ids.ts";
 
 /** What the rules need of an identifiable the gateway shows: its kind and its semanticId's key values. */
@@ -78,5 +78,3 @@ export class NodeAccess {
     return access;
   }
 }
-
-const WHOLE: ElementScope = { whole: true, covers: () => true, shows: () => true };
