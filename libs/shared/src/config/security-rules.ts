@@ -7,8 +7,8 @@ import { parseIdShortPath } from "../aas/index.ts";
  * compiles it once (engine/access/access-policy.ts) and decides every command by it; what each
  * request needs is in README "Rules" and docs/adr/0024.
  *
- * Subjects: `authenticated` is anyone not anonymous; `certificateSubject` is the subject DN with
- * the most specific part first (`CN=…,O=…`).
+ * Subjects: `authenticated` is anyone not anonymous; `certificateSubject` is the subject DN as
+ * RFC 4514 writes it (the certificate's last RDN first, usually `CN=…,O=…`).
  */
 const subjectSchema = z.union([
   z.strictObject({ role: z.string().min(1) }),

@@ -27,8 +27,8 @@ function rolesOf(assignments: SecurityConfig["roleAssignments"], matches: (assig
 }
 
 /**
- * The subject DN as RFC 4514 writes it: the most specific RDN first, comma-separated (Node lists
- * them in certificate order, one per line).
+ * The subject DN as RFC 4514 writes it: the certificate's last RDN first, comma-separated (Node
+ * lists them in certificate order, one per line).
  */
 export function certificateSubject(der: Buffer): string | undefined {
   try {
