@@ -4,7 +4,7 @@
  * Prints µs per write for both and the check alone (checkCommand without the write).
  */
 import { compileAccessPolicy, createEngine, createMemoryRepository, type AccessRuleInput, type Command, type Principal } from "@twinport/shared";
-import { ACCESS_RULES, ACCESS_SM_1, accessModel } from "@twinport/shared/testing";
+import { ACCESS_RULES, ACCESS_SM_1, accessModel } from "@twinport/shared/test-support";
 
 const rules: AccessRuleInput[] = [
   ...ACCESS_RULES,

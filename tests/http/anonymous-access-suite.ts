@@ -9,9 +9,9 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ACCESS_CD_1, ACCESS_MANY, ACCESS_SHELL_A, ACCESS_SM_1, accessModel } from "@twinport/shared/testing";
-import { b64, type HttpClient, type HttpResponse } from "../support/http-client.ts";
-import { startSystem, type Mode, type SystemUnderTest } from "../support/system.ts";
+import { ACCESS_CD_1, ACCESS_MANY, ACCESS_SHELL_A, ACCESS_SM_1, accessModel } from "@twinport/shared/test-support";
+import { b64, type HttpClient, type HttpResponse } from "../test-support/http-client.ts";
+import { startSystem, type Mode, type SystemUnderTest } from "../test-support/system.ts";
 import { assertResult, paged } from "./shell-suite-support.ts";
 
 const READABLE = ACCESS_MANY.filter((id) => id.endsWith("7"));

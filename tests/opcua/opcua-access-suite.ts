@@ -10,10 +10,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AccessLevelFlag, AttributeIds, DataType, StatusCodes, UserTokenType } from "node-opcua";
-import { ACCESS_RULES, ACCESS_SM_1, accessModel } from "@twinport/shared/testing";
-import { connectOpcua, type OpcuaTestClient } from "../support/opcua-client.ts";
-import { eventually } from "../support/eventually.ts";
-import type { Mode } from "../support/system.ts";
+import { ACCESS_RULES, ACCESS_SM_1, accessModel } from "@twinport/shared/test-support";
+import { connectOpcua, type OpcuaTestClient } from "../test-support/opcua-client.ts";
+import { eventually } from "../test-support/eventually.ts";
+import type { Mode } from "../test-support/system.ts";
 import { startOpcuaSystem, type OpcuaSystem } from "./opcua-system.ts";
 
 const USERS: Record<string, string> = { reader: "r-pass", partial: "p-pass", operator: "o-pass", boss: "b-pass" };

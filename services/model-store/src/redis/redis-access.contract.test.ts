@@ -1,6 +1,6 @@
 import { after } from "node:test";
-import { accessContract } from "@twinport/shared/testing";
-import { startRedis } from "../../../../tests/support/servers.ts";
+import { accessContract } from "@twinport/shared/test-support";
+import { startRedis } from "../../../../tests/test-support/servers.ts";
 import { createRedisRepository } from "./redis-repository.ts";
 
 // Authorization on the Redis repository: the same rules give the same answers as on memory.
