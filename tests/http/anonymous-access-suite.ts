@@ -55,6 +55,9 @@ export function anonymousAccessSuite(mode: Mode): void {
       } while (cursor !== undefined);
       assert.deepEqual(seen, READABLE);
       assert.deepEqual(sizes, [2, 2, 1]);
+      // The last readable submodel ends the list: no cursor to an empty page of hidden ones.
+      const whole = paged(await other.get("/submodels?limit=5"));
+      assert.deepEqual([whole.result.map((sm) => sm.id), whole.cursor], [READABLE, undefined]);
       assert.deepEqual(paged(await http.get("/submodels/$path?limit=10")).result, ["V", "V", "V", "V", "V"]);
       assert.deepEqual(paged(await http.get("/shells")).result, []);
       assert.deepEqual(paged(await http.get("/concept-descriptions")).result, []);

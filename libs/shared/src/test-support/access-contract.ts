@@ -178,6 +178,16 @@ export function accessContract(name: string, makeRepository: () => Promise<Repos
       } while (cursor !== undefined);
       assert.deepEqual(seen, readable);
       assert.deepEqual(sizes, [2, 2, 1]);
+      // A page that takes the last readable item has no cursor, though hidden items follow: no empty page.
+      const whole = await allowed(who.anonymous, "GetAllSubmodels", { page: { limit: 5 } });
+      assert.deepEqual([ids(whole), whole.cursor], [readable, undefined]);
+      const partialElements = await allowed(who.partial, "GetAllSubmodelElements", { submodelId: ACCESS_SM_1, page: { limit: 1 } });
+      assert.deepEqual([partialElements.items.length, partialElements.cursor], [1, undefined]);
+      const firstPath = await allowed(who.partial, "GetAllSubmodelElements", { submodelId: ACCESS_SM_1, page: { limit: 1 }, modifiers: { content: "path" } });
+      assert.deepEqual(firstPath.items, ["C"]);
+      const lastPath = await allowed(who.partial, "GetAllSubmodelElements", { submodelId: ACCESS_SM_1, page: { limit: 1, cursor: firstPath.cursor! }, modifiers: { content: "path" } });
+      assert.deepEqual([lastPath.items, lastPath.cursor], [["C.X"], undefined]);
+      assert.deepEqual((await allowed(who.reader, "GetAllAssetAdministrationShells", { page: { limit: 1 } })).cursor, undefined);
       // $path across submodels: the same five, one path each.
       const paths = await allowed(who.anonymous, "GetAllSubmodels", { page: { limit: 4 }, modifiers: { content: "path" } });
       assert.deepEqual(paths.items, ["V", "V", "V", "V"]);

@@ -25,7 +25,7 @@ export async function getAllConceptDescriptions(ctx: EngineContext, cmd: Command
     (idShort === undefined || cd.idShort === idShort) &&
     (isCaseOf === undefined || anyReferenceMatches(cd.isCaseOf, isCaseOf)) &&
     (dataSpecification === undefined || anyReferenceMatches(dataSpecificationsOf(cd), dataSpecification));
-  return { value: await listFiltered(ctx.repository, "concept-description", page, keep) };
+  return { value: await listFiltered(ctx.repository, "concept-description", page, keep, undefined, readable !== undefined) };
 }
 
 export async function getConceptDescription(ctx: EngineContext, cmd: Command<"GetConceptDescriptionById">): Promise<Handled<unknown>> {

@@ -15,7 +15,8 @@ export async function getAllShells(ctx: EngineContext, cmd: Command<"GetAllAsset
   const readable = ctx.access?.readableShell;
   const keep = (shell: Record<string, unknown>) =>
     (idShort === undefined || shell.idShort === idShort) && (assetIds === undefined || matchesAssetIds(shell, assetIds)) && (readable === undefined || readable(shell.id as string));
-  return { value: await listFiltered(ctx.repository, "shell", cmd.params.page, keep, project) };
+  // With access rules, hidden shells after a full page must not leave a cursor to an empty one.
+  return { value: await listFiltered(ctx.repository, "shell", cmd.params.page, keep, project, readable !== undefined) };
 }
 
 export async function getShell(ctx: EngineContext, cmd: Command<"GetAssetAdministrationShellById">): Promise<Handled<unknown>> {

@@ -34,7 +34,7 @@ export async function getAllElements(ctx: EngineContext, cmd: Command<"GetAllSub
   // Operation and Capability have no ValueOnly form: left out of the $value list (spec §7.5).
   const valueKeep = content === "value" ? hasValueOnly : undefined;
   const keep = scope === undefined ? valueKeep : (shallow: Record<string, unknown>) => scope.shows(String(shallow.idShort)) && (valueKeep?.(shallow) ?? true);
-  const { roots, cursor } = await pageRootElements(ctx.repository, submodelId, page, keep);
+  const { roots, cursor } = await pageRootElements(ctx.repository, submodelId, page, keep, scope !== undefined);
   const deep = modifiers?.level !== "core" && (content === "normal" || content === "value");
   let elements = roots.map((root) => root.shallow);
   if (deep && page?.cursor === undefined && cursor === undefined) {

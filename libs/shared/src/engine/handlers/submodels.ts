@@ -59,7 +59,7 @@ export async function getAllSubmodels(ctx: EngineContext, cmd: Command<"GetAllSu
   const keep = scopeOf === undefined ? matches : (submodel: Record<string, unknown>) => matches(submodel) && scopeOf(submodel) !== undefined;
   // $path lists idShortPaths, so it pages by path across the submodels, not by submodel.
   if (modifiers?.content === "path") return { value: await pageSubmodelPaths(ctx.repository, page, keep, modifiers.level, scopeOf) };
-  const metas = await listFiltered(ctx.repository, "submodel", page, keep);
+  const metas = await listFiltered(ctx.repository, "submodel", page, keep, undefined, scopeOf !== undefined);
   const items = await Promise.all((metas.items as Record<string, unknown>[]).map((meta) => submodelIn(ctx, meta, modifiers, scopeOf?.(meta))));
   return { value: metas.cursor === undefined ? { items } : { items, cursor: metas.cursor } };
 }
