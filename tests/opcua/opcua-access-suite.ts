@@ -1,15 +1,16 @@
 /**
- * Black-box suite of the access rules over OPC UA, embedded and distributed: real UserName sessions
- * (the endpoint's userMap) and Anonymous ones see only the nodes the rules let them read (browse
+ * Black-box suite of the access rules over OPC UA, embedded and distributed: real UserName, X.509
+ * (a trusted user certificate) and Anonymous sessions see only the nodes the rules let them read (browse
  * hides the rest), UserAccessLevel and UserExecutable follow UPDATE and EXECUTE, and writes and
  * calls without the right answer BadUserAccessDenied. The same rules as the engine's contract suite.
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
+import { X509Certificate } from "node:crypto";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { AccessLevelFlag, AttributeIds, DataType, StatusCodes, UserTokenType } from "node-opcua";
+import { AccessLevelFlag, AttributeIds, DataType, OPCUACertificateManager, StatusCodes, UserTokenType, type UserIdentityInfo } from "node-opcua";
 import { ACCESS_RULES, ACCESS_SM_1, accessModel } from "@twinport/shared/test-support";
 import { connectOpcua, type OpcuaTestClient } from "../test-support/opcua-client.ts";
 import { eventually } from "../test-support/eventually.ts";
@@ -27,19 +28,33 @@ export function opcuaAccessSuite(mode: Mode): void {
     const sessions = new Map<string, OpcuaTestClient>();
     const as = (user: string) => sessions.get(user)!;
 
+    let devicePki: OPCUACertificateManager;
     before(async () => {
+      pki = mkdtempSync(join(tmpdir(), "twinport-opcua-access-client-"));
+      // An X.509 user identity whose subject DN (RFC 4514) is CN=device,O=Twinport: the rules'
+      // certificateSubject. The gateway's user PKI trusts it.
+      devicePki = new OPCUACertificateManager({ rootFolder: join(pki, "device-identity"), automaticallyAcceptUnknownCertificate: true });
+      await devicePki.initialize();
+      const pem = join(pki, "device.pem");
+      await devicePki.createSelfSignedCertificate({ applicationUri: "urn:user:device", subject: "/O=Twinport/CN=device", dns: [], startDate: new Date(), validity: 30, outputFile: pem });
+      const device: UserIdentityInfo = { type: UserTokenType.Certificate, certificateData: Buffer.from(new X509Certificate(readFileSync(pem)).raw), privateKey: readFileSync(devicePki.privateKey, "utf8") };
       system = await startOpcuaSystem(mode, {
         model: accessModel(),
         config: { security },
-        opcuaEndpoint: { supportedAuthentications: ["Anonymous", "UserName"], userMap: USERS },
+        opcuaEndpoint: { supportedAuthentications: ["Anonymous", "UserName", "Certificate"], userMap: USERS },
+        prepareOpcuaDir: (dir) => {
+          mkdirSync(join(dir, "USERS_PKI", "CA", "certs"), { recursive: true });
+          writeFileSync(join(dir, "USERS_PKI", "CA", "certs", "device.der"), (device as { certificateData: Buffer }).certificateData);
+        },
       });
-      pki = mkdtempSync(join(tmpdir(), "twinport-opcua-access-client-"));
       sessions.set("anonymous", system.opcua[0]!);
+      sessions.set("device", await connectOpcua(system.opcuaUrls[0]!, pki, device));
       for (const [userName, password] of Object.entries(USERS)) sessions.set(userName, await connectOpcua(system.opcuaUrls[0]!, pki, { type: UserTokenType.UserName, userName, password }));
     });
     after(async () => {
       for (const [user, client] of sessions) if (user !== "anonymous") await client.close().catch(() => undefined);
       await system?.stop();
+      await devicePki?.dispose();
       rmSync(pki, { recursive: true, force: true });
     });
 
@@ -97,6 +112,15 @@ export function opcuaAccessSuite(mode: Mode): void {
       const called = await as("operator").call(node("Op"), node("Op", "Invoke"));
       assert.notEqual(called.statusCode, StatusCodes.BadUserAccessDenied);
       assert.equal(called.statusCode, StatusCodes.BadDeviceFailure);
+    });
+
+    test("an X.509 identity is its certificate subject: READ and UPDATE on P, nothing else", async () => {
+      const nameplate = [...(await as("device").children(`${ACCESS_SM_1}|`)).keys()];
+      assert.ok(nameplate.includes("P") && !nameplate.includes("C") && !nameplate.includes("Op"), nameplate.join(", "));
+      assert.equal((await as("device").read(node("C.X", "Value"))).statusCode, StatusCodes.BadUserAccessDenied);
+      assert.equal(await as("device").write(node("C.X", "Value"), { dataType: DataType.Int32, value: 1 }), StatusCodes.BadUserAccessDenied);
+      assert.equal(await as("device").write(node("P", "Value"), { dataType: DataType.Int32, value: 3 }), StatusCodes.Good);
+      assert.equal((await as("device").read(node("P", "Value"))).value.value, 3);
     });
   });
 }

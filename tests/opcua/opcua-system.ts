@@ -32,6 +32,8 @@ export interface OpcuaSystemOptions {
   config?: Record<string, unknown>;
   /** Extra settings of the OPC UA endpoint(s), e.g. supportedAuthentications and userMap. */
   opcuaEndpoint?: Record<string, unknown>;
+  /** Called with the working folder of each process serving OPC UA before it starts (e.g. to trust user certificates). */
+  prepareOpcuaDir?: (dir: string) => void;
 }
 
 export async function startOpcuaSystem(mode: Mode, options: OpcuaSystemOptions = {}): Promise<OpcuaSystem> {
@@ -66,6 +68,7 @@ export async function startOpcuaSystem(mode: Mode, options: OpcuaSystemOptions =
       const cwd = tempDir("embedded");
       const opcuaPort = await freePort();
       writeFileSync(join(cwd, "config.json"), configFile({ endpoints: [httpEndpoint(httpPort), opcuaEndpointOf(opcuaPort)] }));
+      options.prepareOpcuaDir?.(cwd);
       const process = await startTwinport({ role: "embedded", cwd, args: ["-c", "config.json", "-m", model] });
       processes.push(process);
       http = createHttpClient(`https://127.0.0.1:${httpPort}/api/v3.0`, { ca: findCertificate(cwd) });
@@ -82,6 +85,7 @@ export async function startOpcuaSystem(mode: Mode, options: OpcuaSystemOptions =
       for (let i = 0; i < (options.opcuaGateways ?? 1); i++) {
         const cwd = tempDir("opcua-gateway");
         writeFileSync(join(cwd, "config.json"), configFile({ endpoints: [opcuaEndpointOf(await freePort())] }));
+        options.prepareOpcuaDir?.(cwd);
         gateways.push(startTwinport({ role: "opcua-gateway", cwd, args: ["-c", "config.json"], env }));
       }
       // Started side by side: each waits for what it needs (NATS, the model-store) by itself.
