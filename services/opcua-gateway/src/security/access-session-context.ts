@@ -12,8 +12,6 @@ export interface SessionAccessDeps {
   namespaceIndex: number;
 }
 
-type ServerSessionLike = ConstructorParameters<typeof SessionContext>[0] extends infer O ? (O extends { session?: infer S } ? S : never) : never;
-
 /**
  * node-opcua asks a session's context for the permissions on a node whenever it browses (hiding
  * what is not browsable), reads, writes, calls or reports UserAccessLevel / UserExecutable. This
@@ -56,7 +54,9 @@ export class AccessSessionContext extends SessionContext {
 /** Every new session of `server` gets an AccessSessionContext. */
 export function applyAccessRules(server: OPCUAServer, deps: SessionAccessDeps): void {
   server.on("create_session", (session) => {
-    (session as { sessionContext: unknown }).sessionContext = new AccessSessionContext({ session: session as unknown as ServerSessionLike, server: server as never }, deps);
+    // The server's own session and server objects, typed by node-opcua's address-space package as
+    // its narrower interfaces.
+    session.sessionContext = new AccessSessionContext({ session: session as never, server: server as never }, deps);
   });
 }
 
