@@ -10,6 +10,9 @@
  * Plain HTTP everywhere, so TLS cost does not blur the comparison. Ratios are taken within each
  * round (this machine's speed drifts) and their median over the rounds is reported.
  *
+ * With BENCH_RULES=1 one more variant: embedded with a security section (52 rules; the anonymous
+ * caller's READ and UPDATE granted by an id pattern), so every request is checked (ADR 0024).
+ *
  * Run: npm run bench -- write-path    (BENCH_SECONDS=3 BENCH_ROUNDS=3 BENCH_CONNECTIONS=16)
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -127,9 +130,21 @@ try {
   const uncached = await startTwinport({ role: "http-gateway", cwd: mkdtempSync(join(dir, "uncached-")), args: ["-c", uncachedHttp.file], env: { ...env, TWINPORT_MESSAGEBUS_READCACHEMAXAGEMS: "0" } });
   processes.push(uncached);
   const backend = { "model-store": storeA.child.pid!, "nats-server": nats.pid, "redis-server": redis.pid };
+  const withRules: Variant[] = [];
+  if (process.env.BENCH_RULES === "1") {
+    const rules = [
+      { subjects: [{ anonymous: true }], rights: ["READ", "UPDATE"], objects: [{ submodels: "urn:bench:write:*" }] },
+      ...Array.from({ length: 51 }, (_, i) => ({ subjects: [{ role: `team-${i}` }], rights: ["READ", "UPDATE"], objects: [{ submodels: `urn:plant:${i}:*`, idShortPath: "Live" }] })),
+    ];
+    const securedHttp = await plainHttpConfig(dir, { security: { rules } });
+    const secured = await startTwinport({ cwd: mkdtempSync(join(dir, "secured-")), args: ["-c", securedHttp.file, "-m", modelFile, "--endpoint", "http"] });
+    processes.push(secured);
+    withRules.push({ name: "embedded, access rules", base: `http://127.0.0.1:${securedHttp.port}/api/v3.0`, pids: { twinport: secured.child.pid! } });
+  }
   const variants: Variant[] = [
     { name: "bare hono", base: bareHono.base, pids: { "bare hono": bareHono.pid } },
     { name: "embedded", base: embeddedBase, pids: { twinport: processes[0]!.child.pid! } },
+    ...withRules,
     { name: "distributed", base: `http://127.0.0.1:${gatewayHttp.port}/api/v3.0`, pids: { "http-gateway": gateway.child.pid!, ...backend } },
     { name: "distributed, read cache off", base: `http://127.0.0.1:${uncachedHttp.port}/api/v3.0`, pids: { "http-gateway": uncached.child.pid!, ...backend } },
   ];

@@ -3,6 +3,7 @@ import {
   connectNats,
   createCachingStoreClient,
   createDirectStoreClient,
+  compileAccessPolicy,
   createEngine,
   createInProcessEventBus,
   createOperationProviderRegistry,
@@ -113,6 +114,8 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
       operationProviders,
       operationHandleTtlMs: isoDurationToMs(config.core.operationHandleTtl),
       idempotencyWindowMs: isoDurationToMs(config.core.idempotencyWindow),
+      // With a security section every command that carries a principal is checked (docs/adr/0024).
+      ...(config.security ? { access: compileAccessPolicy(config.security.rules) } : {}),
     });
     closer.add(() => engine.close());
     engineForGaps = engine;

@@ -11,10 +11,11 @@ export function median(values: number[]): number {
 }
 
 /** A configuration file with one plain-HTTP endpoint on a free loopback port (TLS would blur ratios). */
-export async function plainHttpConfig(dir: string): Promise<{ file: string; port: number }> {
+/** `sections`: further top-level configuration (e.g. security). */
+export async function plainHttpConfig(dir: string, sections: Record<string, unknown> = {}): Promise<{ file: string; port: number }> {
   const port = await freePort();
   const file = join(dir, `http-${port}.json`);
-  writeFileSync(file, JSON.stringify({ endpoints: [{ "@class": "endpoint.http.HttpEndpoint", port, host: "127.0.0.1", sslEnabled: false }] }));
+  writeFileSync(file, JSON.stringify({ ...sections, endpoints: [{ "@class": "endpoint.http.HttpEndpoint", port, host: "127.0.0.1", sslEnabled: false }] }));
   return { file, port };
 }
 

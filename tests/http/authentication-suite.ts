@@ -3,10 +3,10 @@
  * real OpenID provider (oidc-provider, client-credentials grant), refused tokens, the issuer's key
  * rotation without a restart, and client certificates (mutual TLS).
  *
- * The rules below are the ones the engine enforces: every request that authenticates here reads
- * what its principal is granted, so the reads also show that the principal (its name and roles:
- * token claims, dot-path claims, role assignments by user name and by certificate subject) reached
- * the engine. What a principal is denied is the authorization suite's business.
+ * The rules below are enforced by the engine: reads of what a principal is granted, refusals of
+ * what it is not (403, or 401 when anonymous), and filtered lists show that the principal (its name
+ * and roles: token claims, dot-path claims, role assignments by user name and by certificate
+ * subject) reached the engine. Every right on every object is the access suites' business.
  */
 import assert from "node:assert/strict";
 import { createPublicKey } from "node:crypto";
@@ -137,6 +137,25 @@ export function authenticationSuite(mode: Mode): void {
       const submodel = await system.clients[0]!.get(`/submodels/${b64(IDENTIFICATION)}`);
       assert.equal(submodel.status, 200, submodel.text);
       assert.equal(submodel.json().id, IDENTIFICATION);
+    });
+
+    test("the principal reaches the engine: what it is not granted is refused (403), or 401 for anonymous; lists only hold what it may read", async () => {
+      const maintainer = bearer(await provider.token("maintainer"));
+      const refused = await system.clients[0]!.get(`/submodels/${b64(IDENTIFICATION)}`, maintainer);
+      assert.equal(refused.status, 403, refused.text);
+      assert.equal(refused.headers["www-authenticate"], undefined);
+      const shells = await system.clients[0]!.get("/shells", maintainer);
+      assert.equal(shells.status, 200, shells.text);
+      assert.deepEqual(shells.json().result, []);
+      const submodels = await system.clients[0]!.get("/submodels", maintainer);
+      assert.deepEqual(submodels.json().result.map((submodel: { id: string }) => submodel.id).sort(), [1, 2, 3].map((i) => `https://example.org/submodels/technical-data-${i}`));
+      const anonymous = await system.clients[0]!.get(`/submodels/${b64(TECHNICAL_DATA)}`);
+      assert.equal(anonymous.status, 401, anonymous.text);
+      assert.equal(anonymous.headers["www-authenticate"], 'Bearer realm="twinport"');
+      // A certificate subject's assigned role reads; the same request anonymous would not.
+      const cellClient = createHttpClient(system.clients[0]!.baseUrl, { cert: cell.cert, key: cell.key });
+      extraClients.push(cellClient);
+      assert.equal((await cellClient.get(`/submodels/${b64(TECHNICAL_DATA)}`)).status, 200);
     });
 
     test("an expired token is refused (exp, beyond the clock skew)", async () => {

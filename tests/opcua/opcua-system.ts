@@ -25,7 +25,20 @@ export interface OpcuaSystem {
 const httpEndpoint = (port: number) => ({ "@class": "endpoint.http.HttpEndpoint", port, host: "127.0.0.1", sslEnabled: true });
 const opcuaEndpoint = (tcpPort: number) => ({ "@class": "endpoint.opcua.OpcUaEndpoint", tcpPort, host: "127.0.0.1", hostname: "127.0.0.1", secondsTillShutdown: 0 });
 
-export async function startOpcuaSystem(mode: Mode, options: { opcuaGateways?: number; model?: unknown } = {}): Promise<OpcuaSystem> {
+export interface OpcuaSystemOptions {
+  opcuaGateways?: number;
+  model?: unknown;
+  /** Top-level configuration sections (e.g. security) given to every process. */
+  config?: Record<string, unknown>;
+  /** Extra settings of the OPC UA endpoint(s), e.g. supportedAuthentications and userMap. */
+  opcuaEndpoint?: Record<string, unknown>;
+  /** Called with the working folder of each process serving OPC UA before it starts (e.g. to trust user certificates). */
+  prepareOpcuaDir?: (dir: string) => void;
+}
+
+export async function startOpcuaSystem(mode: Mode, options: OpcuaSystemOptions = {}): Promise<OpcuaSystem> {
+  const configFile = (sections: Record<string, unknown>) => JSON.stringify({ ...options.config, ...sections });
+  const opcuaEndpointOf = (tcpPort: number) => ({ ...opcuaEndpoint(tcpPort), ...options.opcuaEndpoint });
   const dirs: string[] = [];
   const processes: TwinportProcess[] = [];
   const clients: OpcuaTestClient[] = [];
@@ -54,7 +67,8 @@ export async function startOpcuaSystem(mode: Mode, options: { opcuaGateways?: nu
     if (mode === "embedded") {
       const cwd = tempDir("embedded");
       const opcuaPort = await freePort();
-      writeFileSync(join(cwd, "config.json"), JSON.stringify({ endpoints: [httpEndpoint(httpPort), opcuaEndpoint(opcuaPort)] }));
+      writeFileSync(join(cwd, "config.json"), configFile({ endpoints: [httpEndpoint(httpPort), opcuaEndpointOf(opcuaPort)] }));
+      options.prepareOpcuaDir?.(cwd);
       const process = await startTwinport({ role: "embedded", cwd, args: ["-c", "config.json", "-m", model] });
       processes.push(process);
       http = createHttpClient(`https://127.0.0.1:${httpPort}/api/v3.0`, { ca: findCertificate(cwd) });
@@ -62,13 +76,16 @@ export async function startOpcuaSystem(mode: Mode, options: { opcuaGateways?: nu
     } else {
       [redis, nats] = await Promise.all([startRedis(), startNats()]);
       const env = { TWINPORT_PERSISTENCE_URL: redis.url, TWINPORT_MESSAGEBUS_URL: nats.url };
-      processes.push(await startTwinport({ role: "model-store", cwd: tempDir("model-store"), args: ["-m", model], env }));
+      const storeDir = tempDir("model-store");
+      writeFileSync(join(storeDir, "config.json"), configFile({}));
+      processes.push(await startTwinport({ role: "model-store", cwd: storeDir, args: ["-c", "config.json", "-m", model], env }));
       const httpDir = tempDir("http-gateway");
-      writeFileSync(join(httpDir, "config.json"), JSON.stringify({ endpoints: [httpEndpoint(httpPort)] }));
+      writeFileSync(join(httpDir, "config.json"), configFile({ endpoints: [httpEndpoint(httpPort)] }));
       const gateways = [startTwinport({ role: "http-gateway", cwd: httpDir, args: ["-c", "config.json"], env })];
       for (let i = 0; i < (options.opcuaGateways ?? 1); i++) {
         const cwd = tempDir("opcua-gateway");
-        writeFileSync(join(cwd, "config.json"), JSON.stringify({ endpoints: [opcuaEndpoint(await freePort())] }));
+        writeFileSync(join(cwd, "config.json"), configFile({ endpoints: [opcuaEndpointOf(await freePort())] }));
+        options.prepareOpcuaDir?.(cwd);
         gateways.push(startTwinport({ role: "opcua-gateway", cwd, args: ["-c", "config.json"], env }));
       }
       // Started side by side: each waits for what it needs (NATS, the model-store) by itself.

@@ -20,6 +20,7 @@ import {
   type DataValue,
   type ReferenceDescription,
   type StatusCode,
+  type UserIdentityInfo,
   type VariantOptions,
 } from "node-opcua";
 
@@ -59,7 +60,8 @@ export interface OpcuaTestClient {
   close(): Promise<void>;
 }
 
-export async function connectOpcua(endpointUrl: string, pkiDir: string): Promise<OpcuaTestClient> {
+/** `userIdentity`: the session's identity (default anonymous), e.g. a UserName from the endpoint's userMap. */
+export async function connectOpcua(endpointUrl: string, pkiDir: string, userIdentity?: UserIdentityInfo): Promise<OpcuaTestClient> {
   const certificates = new OPCUACertificateManager({ rootFolder: join(pkiDir, "client-pki"), automaticallyAcceptUnknownCertificate: true });
   await certificates.initialize();
   const client = OPCUAClient.create({
@@ -70,7 +72,7 @@ export async function connectOpcua(endpointUrl: string, pkiDir: string): Promise
     connectionStrategy: { maxRetry: 0, initialDelay: 100 },
   });
   await client.connect(endpointUrl);
-  const session = await client.createSession();
+  const session = await client.createSession(userIdentity);
   const namespaces = (await session.readNamespaceArray()) as string[];
   const ns = namespaces.indexOf(AAS_V3_NAMESPACE_URI);
   if (ns < 0) throw new Error(`the server has no ${AAS_V3_NAMESPACE_URI} namespace: ${namespaces.join(", ")}`);

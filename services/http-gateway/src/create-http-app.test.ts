@@ -35,6 +35,7 @@ describe("createHttpApp: routing, errors and headers", () => {
     const expected: Record<string, number> = {
       "bad-request": 400,
       validation: 400,
+      forbidden: 403,
       "not-found": 404,
       conflict: 409,
       "precondition-failed": 412,

@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { getPath } from "hono/utils/url";
-import type { Logger, ProcessMetrics, ReplyError, StoreClient } from "@twinport/shared";
+import type { Logger, ProcessMetrics, ReplyError, SecurityConfig, StoreClient } from "@twinport/shared";
 import type { HttpEndpointSettings } from "./http-endpoint-settings.ts";
 import { acceptableRepresentation } from "./http/acceptable-representation.ts";
 import { ApiError, badRequest } from "./http/api-error.ts";
@@ -11,8 +11,9 @@ import { correlationId } from "./http/correlation-id.ts";
 import { corsPolicy } from "./http/cors-policy.ts";
 import { requestMetrics } from "./http/request-metrics.ts";
 import { errorResponse } from "./http/error-response.ts";
+import { anonymousUnlessAuthenticated } from "./http/request-principal.ts";
 import { sniHostCheck } from "./http/sni-host-check.ts";
-import { authentication, type Authenticator } from "./authentication/authenticate.ts";
+import { authentication, createAuthenticator } from "./authentication/authenticate.ts";
 import { SHELL_REPOSITORY, SUBMODEL_API_BELOW_SHELL, SUBMODEL_API_IN_REPOSITORY, SUBMODEL_REPOSITORY } from "./profiles.ts";
 import { aasRepositoryRoutes } from "./routes/aas-repository.ts";
 import { aasRoutes } from "./routes/aas.ts";
@@ -33,11 +34,8 @@ export interface HttpAppDeps {
   metrics?: ProcessMetrics;
   /** Request log lines with their correlation id. */
   logger?: Logger;
-  /**
-   * Who each request is (createAuthenticator, with a security section). Absent: no credential is
-   * looked at and every command goes out as anonymous, which nothing checks (the spec's default).
-   */
-  authenticate?: Authenticator;
+  /** The configuration's security section: absent, the endpoint is open and commands carry no principal. */
+  security?: SecurityConfig;
 }
 
 /**
@@ -60,10 +58,12 @@ export function createHttpApp(deps: HttpAppDeps): Hono {
   if (deps.metrics) app.use("*", requestMetrics(deps.metrics, deps.logger));
   if (settings.sslEnabled && settings.sniEnabled) app.use("*", sniHostCheck());
   if (settings.corsEnabled) app.use("*", corsPolicy(settings));
-  // After CORS (a preflight carries no credentials), before any body is read.
-  if (deps.authenticate) app.use("*", authentication(deps.authenticate, (line) => deps.logger?.warn({ component: "authentication" }, line)));
+  // Who asks (bearer token, client certificate, or anonymous): after CORS (a preflight carries no
+  // credentials), before any body is read.
+  if (deps.security) app.use("*", authentication(createAuthenticator(deps.security), (line) => deps.logger?.warn({ component: "authentication" }, line)));
   app.use(`${API_PREFIX}/*`, bodySizeLimit(settings.maxRequestBodySize));
   app.use(`${API_PREFIX}/*`, acceptableRepresentation());
+  if (deps.security) app.use(`${API_PREFIX}/*`, anonymousUnlessAuthenticated());
 
   const routes = [
     ...aasRepositoryRoutes({ send }),

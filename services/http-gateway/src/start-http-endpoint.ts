@@ -3,7 +3,6 @@ import type { Server } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { ConfigError, type Logger, type ProcessMetrics, type SecurityConfig, type StoreClient } from "@twinport/shared";
-import { createAuthenticator } from "./authentication/authenticate.ts";
 import { trustedClientCas } from "./authentication/trusted-client-cas.ts";
 import { createHttpApp } from "./create-http-app.ts";
 import type { HttpEndpointSettings } from "./http-endpoint-settings.ts";
@@ -36,8 +35,7 @@ export async function startHttpEndpoint(deps: HttpEndpointDeps): Promise<Running
   if (clientCertificates && !settings.sslEnabled) {
     throw new ConfigError(`security.authentication.clientCertificates needs HTTPS: the HTTP endpoint on port ${settings.port} has sslEnabled false`);
   }
-  const authenticate = security ? createAuthenticator(security) : undefined;
-  const app = createHttpApp({ store: deps.store, settings, metrics: deps.metrics, logger: deps.logger, ...(authenticate ? { authenticate } : {}) });
+  const app = createHttpApp({ store: deps.store, settings, metrics: deps.metrics, logger: deps.logger, security });
   const tls = settings.sslEnabled ? await tlsCredentials(settings, deps.stateDir) : undefined;
   // Mutual TLS: ask for a client certificate and verify it against the configured CAs only, but do
   // not refuse the handshake without one: the request may carry a token or be anonymous, and a

@@ -4,6 +4,7 @@ import {
   ConfigError,
   connectNats,
   createDirectStoreClient,
+  compileAccessPolicy,
   createEngine,
   createNatsEventBus,
   eventLogReader,
@@ -110,6 +111,8 @@ export async function startModelStore(config: TwinportConfig, options: ModelStor
       validation: { onLoad: validateOnLoad, onCreate: config.core.validationOnCreate, onUpdate: config.core.validationOnUpdate },
       fileStore,
       aasxLimits: { minInflateRatio: config.core.minInflateRatio },
+      // With a security section every command that carries a principal is checked (docs/adr/0024).
+      ...(config.security ? { access: compileAccessPolicy(config.security.rules) } : {}),
     });
     closing.push(() => engine.close());
     engineForGaps = engine;

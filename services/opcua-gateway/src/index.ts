@@ -2,7 +2,7 @@
 export { startOpcuaGateway, AAS_ENVIRONMENT_BROWSE_NAME, type OpcuaGatewayDeps, type RunningOpcuaGateway } from "./start-opcua-gateway.ts";
 export { routeNodeOpcuaLogs, type LogLine } from "./node-opcua-logging.ts";
 export { startOpcuaGatewayProcess } from "./opcua-gateway-process.ts";
-export { principalOfSession, sessionPrincipals, type SessionPrincipals } from "./security/principal-of-session.ts";
+export { principalOfSession, principalOfIdentityToken } from "./security/session-principal.ts";
 // The AAS address space on a server of one's own (benchmarks, embedding): aasServerOptions(), initialize, attach.
 export { AAS_NODESETS, AAS_V3_NAMESPACE_URI } from "./address-space/aas-types.ts";
 export { aasServerOptions } from "./address-space/server-options.ts";

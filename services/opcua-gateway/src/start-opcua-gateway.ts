@@ -1,11 +1,10 @@
 import { hostname as machineHostname } from "node:os";
 import { OPCUAServer } from "node-opcua";
-import type { EventBus, OpcUaEndpointConfig, SecurityConfig, StoreClient } from "@twinport/shared";
+import { compileAccessPolicy, type EventBus, type OpcUaEndpointConfig, type SecurityConfig, type StoreClient } from "@twinport/shared";
 import { routeNodeOpcuaLogs, type LogLine } from "./node-opcua-logging.ts";
 import { aasServerOptions } from "./address-space/server-options.ts";
 import { attachAddressSpace, type AttachedAddressSpace } from "./address-space/attach-address-space.ts";
 import { prepareOpcuaSecurity } from "./security/opcua-security.ts";
-import { sessionPrincipals } from "./security/principal-of-session.ts";
 
 export interface OpcuaGatewayDeps {
   /** Where reads, writes and method calls go (the address-space mapping uses it). */
@@ -17,7 +16,7 @@ export interface OpcuaGatewayDeps {
   stateDir: string;
   /** Where node-opcua's own log lines go; default: stderr. */
   log?: LogLine;
-  /** The configuration's security section: role assignments for sessions' principals (issue 13). */
+  /** The configuration's security section: sessions then see and do only what the rules grant them. */
   security?: SecurityConfig;
 }
 
@@ -93,7 +92,7 @@ export async function startOpcuaGateway(deps: OpcuaGatewayDeps): Promise<Running
       bus: deps.bus,
       endpoint,
       log: deps.log ?? stderrLine,
-      principalOf: sessionPrincipals(deps.security?.roleAssignments ?? []),
+      ...(deps.security ? { access: { policy: compileAccessPolicy(deps.security.rules), roleAssignments: deps.security.roleAssignments } } : {}),
     });
     await server.start();
   } catch (error) {

@@ -239,8 +239,9 @@ export async function createCachingStoreClient(inner: StoreClient, options: Read
       return reply;
     }
     if (!enabled || lagging()) return await inner.execute(command, executeOptions);
-    // Per principal: what one caller may read is no answer for another (issue 13).
-    const principal = command.principal === undefined ? "" : JSON.stringify(command.principal);
+    // With access rules the answer depends on who asks (a list filtered, a submodel in part): one
+    // caller's answer is never served to another principal.
+    const principal = command.principal === undefined ? "" : `${command.principal.kind}\u0000${command.principal.name ?? ""}\u0000${command.principal.roles.join("\u0000")}`;
     const key = `${command.type}\u0000${executeOptions.rawValue}\u0000${principal}\u0000${JSON.stringify(command.params)}`;
     if (entries.has(key) && options.bus.barrier) await options.bus.barrier();
     const cached = entries.get(key);

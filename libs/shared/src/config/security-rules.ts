@@ -1,8 +1,14 @@
 import { z } from "zod";
+import { parseIdShortPath } from "../aas/index.ts";
 
 /**
  * The one rule set (issue 13, in the spirit of AAS Part 4): each rule grants rights to subjects
- * on objects. With a security section configured, anything not granted is denied.
+ * on objects. With a security section configured, anything not granted is denied. The engine
+ * compiles it once (engine/access/access-policy.ts) and decides every command by it; what each
+ * request needs is in README "Rules" and docs/adr/0024.
+ *
+ * Subjects: `authenticated` is anyone not anonymous; `certificateSubject` is the subject DN as
+ * RFC 4514 writes it (the certificate's last RDN first, usually `CN=…,O=…`).
  */
 const subjectSchema = z.union([
   z.strictObject({ role: z.string().min(1) }),
@@ -12,12 +18,29 @@ const subjectSchema = z.union([
   z.strictObject({ authenticated: z.literal(true) }),
 ]);
 
-/** Identifiers and idShortPath prefixes; `*` in an identifier pattern matches any run of characters. */
+/**
+ * Identifiers and idShortPath prefixes; `*` in an identifier (or semanticId) pattern matches any run
+ * of characters, all else is literal. `all` includes the proprietary calls. An idShortPath is a
+ * prefix on path segments (`A.B` covers `A.B.C` and `A.B[0]`, not `A.BC`); without one a submodel
+ * object covers all its elements.
+ */
+/** A prefix that names no element would silently grant nothing: refused when the file is loaded. */
+const idShortPathPrefix = z
+  .string()
+  .min(1)
+  .superRefine((path, ctx) => {
+    try {
+      parseIdShortPath(path);
+    } catch (error) {
+      ctx.addIssue({ code: "custom", message: `${(error as Error).message} (idShortPath prefixes are literal: no patterns)` });
+    }
+  });
+
 const objectSchema = z.union([
   z.strictObject({ all: z.literal(true) }),
   z.strictObject({ shells: z.string().min(1) }),
-  z.strictObject({ submodels: z.string().min(1), idShortPath: z.string().min(1).optional() }),
-  z.strictObject({ semanticId: z.string().min(1), idShortPath: z.string().min(1).optional() }),
+  z.strictObject({ submodels: z.string().min(1), idShortPath: idShortPathPrefix.optional() }),
+  z.strictObject({ semanticId: z.string().min(1), idShortPath: idShortPathPrefix.optional() }),
   z.strictObject({ conceptDescriptions: z.string().min(1) }),
   z.strictObject({ proprietary: z.enum(["reset", "import", "packages"]) }),
 ]);

@@ -5,6 +5,7 @@
 export const ERROR_CODES = [
   "bad-request", // malformed input: JSON, base64url, modifiers, paths (HTTP 400)
   "validation", // well-formed but violates the metamodel or a constraint (HTTP 400)
+  "forbidden", // the access rules do not grant the caller this (HTTP 403; 401 for an anonymous caller)
   "not-found", // unknown id or idShortPath (HTTP 404)
   "conflict", // id or idShort already exists (HTTP 409)
   "precondition-failed", // If-Match / If-None-Match did not hold (HTTP 412)

@@ -24,6 +24,8 @@ import { deleteElement, getAllElements, getElement, postElement, putElement } fr
 import { deleteSubmodel, getAllSubmodels, getSubmodel, postSubmodel, putSubmodel } from "./handlers/submodels.ts";
 import { patchSubmodel } from "./handlers/submodel-patch.ts";
 import { patchElement } from "./handlers/element-patch.ts";
+import { checkCommand, type AccessView } from "./access/command-access.ts";
+import type { AccessPolicy } from "./access/access-policy.ts";
 import { systemClock, type Clock, type CommandHandler, type EventBus, type Repository } from "./ports/index.ts";
 
 export interface EngineOptions {
@@ -62,6 +64,11 @@ export interface EngineOptions {
   operationLeaseMs?: number;
   /** How long a write's outcome is remembered under its Idempotency-Key (core.idempotencyWindow); default 24 h. */
   idempotencyWindowMs?: number;
+  /**
+   * The access rules (compileAccessPolicy), when security is configured: every command with a
+   * principal is checked before it runs; commands without one are the process's own work.
+   */
+  access?: AccessPolicy;
 }
 
 /** Events one GetEvents answers at most (a gap fill asks again for the rest). */
@@ -172,6 +179,16 @@ export function createEngine(options: EngineOptions): Engine {
     async execute<T extends CommandType>(command: Command<T>): Promise<Reply<CommandResult<T>>> {
       const handler = HANDLERS[command.type] as Handler<T> | undefined;
       if (!handler) return { ok: false, error: { code: "bad-request", message: `Unknown command '${String(command.type)}'` } };
+      // Authorization, the one place HTTP and OPC UA share (docs/adr/0024): before anything runs or
+      // an Idempotency-Key is claimed.
+      let access: AccessView | undefined;
+      if (options.access !== undefined && command.principal !== undefined) {
+        try {
+          access = await checkCommand(options.access, ctx.repository, command);
+        } catch (error) {
+          return failure(error);
+        }
+      }
       // A write with an Idempotency-Key runs at most once per key (idempotency.ts, docs/adr/0017).
       return idempotency.execute(command, async (run): Promise<Reply<CommandResult<T>>> => {
         // The command's own commit runner notes the last event it committed, for the reply's seq.
@@ -181,11 +198,11 @@ export function createEngine(options: EngineOptions): Engine {
           if (seq === undefined || event.seq > seq) seq = event.seq;
           return event;
         };
-        let commandCtx = ctx;
+        let commandCtx = access === undefined ? ctx : { ...ctx, access };
         if (WRITE_COMMANDS.has(command.type)) {
           const noting = (async (target, plan) => noted(await commit(target, run ? run.plan(plan) : plan))) as CommitRunner;
           noting.batched = async (target, plan) => noted(await commit.batched(target, run ? run.plan(plan) : plan));
-          commandCtx = { ...ctx, commit: noting };
+          commandCtx = { ...commandCtx, commit: noting };
         }
         try {
           const handled = await handler(commandCtx, command);

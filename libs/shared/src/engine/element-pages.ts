@@ -1,6 +1,6 @@
 import { assembleElement, type ElementJson } from "../aas/index.ts";
 import type { PageRequest } from "../contracts/index.ts";
-import { asCursorError, pageCursor, pageLimit } from "./paging.ts";
+import { asCursorError, keptItemFollows, pageCursor, pageLimit } from "./paging.ts";
 import type { Repository, StoredElement } from "./ports/index.ts";
 
 export interface RootElement {
@@ -21,6 +21,7 @@ export async function pageRootElements(
   submodelId: string,
   page: PageRequest | undefined,
   keep: (shallow: ElementJson) => boolean = () => true,
+  exactEnd = false,
 ): Promise<{ roots: RootElement[]; cursor?: string }> {
   const limit = pageLimit(page);
   let cursor = pageCursor(page);
@@ -34,6 +35,8 @@ export async function pageRootElements(
       }
       cursor = batch.cursor;
     } while (roots.length < limit && cursor !== undefined);
+    const shallowOf = (record: StoredElement) => assembleElement([{ path: record.path, shallow: JSON.parse(record.json) as ElementJson }], record.path)!;
+    if (exactEnd && cursor !== undefined && !(await keptItemFollows((p) => repository.listChildren(submodelId, "", p), cursor, (record) => keep(shallowOf(record))))) cursor = undefined;
   } catch (error) {
     throw asCursorError(error, page);
   }

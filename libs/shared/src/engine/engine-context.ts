@@ -32,4 +32,6 @@ export interface EngineContext {
   renderedSubmodels?: import("./rendered-submodels.ts").RenderedSubmodels;
   /** The invocation lifecycle: sync and async calls, handles, their events. */
   operations: import("./operations/operation-runner.ts").OperationRunner;
+  /** What the command's caller may see (lists, submodel content); absent: everything (access/command-access.ts). */
+  access?: import("./access/command-access.ts").AccessView;
 }

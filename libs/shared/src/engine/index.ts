@@ -7,3 +7,5 @@ export * from "./memory/in-process-event-bus.ts";
 export * from "./memory/direct-store-client.ts";
 export * from "./memory/memory-file-store.ts";
 export * from "./filesystem/filesystem-file-store.ts";
+export { compileAccessPolicy, referenceKeyValues, type AccessPolicy, type AccessRuleInput, type AccessObject, type AccessSubject, type PrincipalGrants, type RightGrants, type SubmodelFacts } from "./access/access-policy.ts";
+export { pathCovers, WHOLE_SUBMODEL, type ElementScope } from "./access/id-short-path-scope.ts";

@@ -1,5 +1,5 @@
 import { CommandError, DEFAULT_PAGE_LIMIT, type PageRequest, type Paged } from "../contracts/index.ts";
-import type { IdentifiableKind, Repository } from "./ports/index.ts";
+import type { IdentifiableKind, Repository, RepositoryPage } from "./ports/index.ts";
 
 export const MAX_PAGE_LIMIT = 10_000;
 
@@ -26,6 +26,7 @@ export async function listFiltered(
   page: PageRequest | undefined,
   keep: (item: Record<string, unknown>) => boolean,
   project: (item: Record<string, unknown>) => unknown = (item) => item,
+  exactEnd = false,
 ): Promise<Paged<unknown>> {
   const limit = pageLimit(page);
   let cursor = pageCursor(page);
@@ -39,10 +40,26 @@ export async function listFiltered(
       }
       cursor = batch.cursor;
     } while (items.length < limit && cursor !== undefined);
+    if (exactEnd && cursor !== undefined && !(await keptItemFollows((p) => repository.listIdentifiables(kind, p), cursor, (stored) => keep(JSON.parse(stored.json))))) cursor = undefined;
   } catch (error) {
     throw asCursorError(error, page);
   }
   return cursor === undefined ? { items } : { items, cursor };
+}
+
+/**
+ * Whether anything `keep` accepts comes after `cursor`. A full page whose remaining items are all
+ * filtered out (access rules hiding them) must carry no cursor: the next page would be empty.
+ * Reads ahead in growing batches, so a list where the next item is kept pays one read of one item.
+ */
+export async function keptItemFollows<T>(read: (page: { cursor?: string; limit: number }) => Promise<RepositoryPage<T>>, cursor: string, keep: (item: T) => boolean): Promise<boolean> {
+  let next: string | undefined = cursor;
+  for (let batchSize = 1; next !== undefined; batchSize = Math.min(batchSize * 8, MAX_PAGE_LIMIT)) {
+    const batch = await read({ cursor: next, limit: batchSize });
+    if (batch.items.some(keep)) return true;
+    next = batch.cursor;
+  }
+  return false;
 }
 
 /** A repository that cannot decode a client's cursor throws; that is the client's error (400). */

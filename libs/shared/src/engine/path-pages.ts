@@ -2,6 +2,7 @@ import { childrenKey, decodeBase64Url, encodeBase64Url, parentPathOf, rootIdShor
 import { CommandError, type Level, type PageRequest, type Paged } from "../contracts/index.ts";
 import { asCursorError, MAX_PAGE_LIMIT, pageCursor, pageLimit } from "./paging.ts";
 import type { Repository, StoredElement } from "./ports/index.ts";
+import type { ElementScope } from "./access/id-short-path-scope.ts";
 
 /**
  * Paging of `$path` lists, where an item is one idShortPath, so a top-level element contributes
@@ -51,7 +52,13 @@ function pathsAfter(paths: string[], last: string | undefined): string[] {
 }
 
 /** GET …/submodel-elements/$path: full idShortPaths of the top-level elements (core) or of all (deep). */
-export async function pageElementPaths(repository: Repository, submodelId: string, page: PageRequest | undefined, level: Level | undefined): Promise<Paged<string>> {
+export async function pageElementPaths(
+  repository: Repository,
+  submodelId: string,
+  page: PageRequest | undefined,
+  level: Level | undefined,
+  scope?: ElementScope,
+): Promise<Paged<string>> {
   const limit = pageLimit(page);
   const start = decodeCursor(pageCursor(page));
   const items: string[] = [];
@@ -64,6 +71,8 @@ export async function pageElementPaths(repository: Repository, submodelId: strin
         const paths = pathsAfter(await pathsOf(repository, submodelId, batch.items[i], level), last);
         last = undefined;
         for (const path of paths) {
+          // Paths the caller may not read are skipped like any filtered item: they never count.
+          if (scope !== undefined && !scope.shows(path)) continue;
           if (items.length === limit) {
             // Full: resume in this element next time, so the cursor is the one before it.
             const before = i === 0 ? rootCursor : (await repository.listChildren(submodelId, "", { cursor: rootCursor, limit: i })).cursor;
@@ -98,6 +107,7 @@ export async function pageSubmodelPaths(
   page: PageRequest | undefined,
   keep: (submodel: Record<string, unknown>) => boolean,
   level: Level | undefined,
+  scopeOf?: (submodel: Record<string, unknown>) => ElementScope | undefined,
 ): Promise<Paged<string>> {
   const limit = pageLimit(page);
   const text = pageCursor(page);
@@ -117,12 +127,14 @@ export async function pageSubmodelPaths(
     for (;;) {
       const batch = await repository.listIdentifiables("submodel", { cursor: submodelCursor, limit: 1 });
       const stored = batch.items[0];
-      if (stored !== undefined && keep(JSON.parse(stored.json) as Record<string, unknown>)) {
+      const meta = stored === undefined ? undefined : (JSON.parse(stored.json) as Record<string, unknown>);
+      if (stored !== undefined && keep(meta!)) {
+        const scope = scopeOf?.(meta!);
         const remaining = limit - items.length;
         // A full page still looks one path ahead, so the last page carries no cursor.
         // The element cursor belongs to one submodel: if that one was deleted meanwhile, start afresh.
         const inside = elementCursor !== undefined && start.i === stored.id ? { cursor: elementCursor } : {};
-        const part = await pageElementPaths(repository, stored.id, { limit: Math.max(remaining, 1), ...inside }, level);
+        const part = await pageElementPaths(repository, stored.id, { limit: Math.max(remaining, 1), ...inside }, level, scope?.whole ? undefined : scope);
         const resume = (e: string | undefined) => encodeBase64Url(JSON.stringify({ s: submodelCursor, i: stored.id, e }));
         if (remaining === 0) {
           if (part.items.length > 0) return { items, cursor: resume(inside.cursor) };

@@ -8,3 +8,5 @@ export * from "./operation-fixtures.ts";
 export * from "./file-store-contract.ts";
 export * from "./example-model.ts";
 export * from "./idempotency-contract.ts";
+export * from "./access-model.ts";
+export * from "./access-contract.ts";

@@ -6,7 +6,6 @@ import { freePort } from "../../../../tests/test-support/servers.ts";
 import { createHttpApp } from "../create-http-app.ts";
 import { httpEndpointSettings } from "../http-endpoint-settings.ts";
 import { exampleStore, type ExampleStore } from "../test-support/example-store.ts";
-import { createAuthenticator } from "./authenticate.ts";
 
 // What an endpoint answers around the token check itself (the checks are in tests/http/authentication-suite.ts,
 // against a real OpenID provider): an issuer that cannot be reached, and credentials it does not take.
@@ -38,7 +37,7 @@ describe("authentication around the token check", () => {
   after(() => example.close());
 
   const appWith = (config: SecurityConfig | undefined) =>
-    createHttpApp({ store: example.store, settings: httpEndpointSettings({ sslEnabled: false }), ...(config ? { authenticate: createAuthenticator(config) } : {}) });
+    createHttpApp({ store: example.store, settings: httpEndpointSettings({ sslEnabled: false }), ...(config ? { security: config } : {}) });
 
   it("an issuer whose discovery document cannot be read: 503 with the Result body (the token may be fine), not 401", async () => {
     const issuer = `http://127.0.0.1:${closedPort}/realms/plant`;

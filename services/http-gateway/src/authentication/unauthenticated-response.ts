@@ -1,8 +1,6 @@
 import type { GatewayContext } from "../http/gateway-env.ts";
+import { BEARER_CHALLENGE } from "../http/request-principal.ts";
 import { resultBody } from "../http/result-body.ts";
-
-/** The protection space every challenge names. */
-export const REALM = "twinport";
 
 export interface Challenge {
   /** RFC 6750 §3.1: "invalid_token" when a token was presented and refused; none when nothing was. */
@@ -13,13 +11,12 @@ export interface Challenge {
 
 /**
  * 401 with `WWW-Authenticate: Bearer realm="twinport"` (plus error and error_description when a
- * token was refused, RFC 6750 §3) and the AAS `Result` body. Also the answer when an anonymous
- * caller is denied by the rules: a client that presented nothing is asked to authenticate (401),
- * where an authenticated one that is not allowed gets 403.
+ * token was refused, RFC 6750 §3) and the AAS `Result` body. (An anonymous caller the rules deny
+ * gets the plain challenge from error-response.ts.)
  */
 export function unauthenticatedResponse(c: GatewayContext, challenge: Challenge): Response {
   const status = challenge.error === "invalid_request" ? 400 : 401;
-  let header = `Bearer realm="${REALM}"`;
+  let header = BEARER_CHALLENGE;
   if (challenge.error !== undefined) header += `, error="${challenge.error}", error_description="${quotable(challenge.description)}"`;
   const body = resultBody(status, { message: challenge.description }, { includeErrorDetails: false, now: new Date() });
   return c.body(JSON.stringify(body), status as 401, { "Content-Type": "application/json", "WWW-Authenticate": header });

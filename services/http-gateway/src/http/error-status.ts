@@ -4,6 +4,8 @@ import type { ErrorCode } from "@twinport/shared";
 const STATUS_OF: Record<ErrorCode, number> = {
   "bad-request": 400,
   validation: 400,
+  // 401 instead when the caller is anonymous (error-response.ts): logging in may help.
+  forbidden: 403,
   "not-found": 404,
   conflict: 409,
   "precondition-failed": 412,

@@ -1,14 +1,11 @@
 import type { Context } from "hono";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Principal } from "@twinport/shared";
 
 // The correlation id is kept per request; typed through Hono's variable map so the app stays a
 // plain `Hono` for its users.
 declare module "hono" {
   interface ContextVariableMap {
     correlationId: string;
-    /** Who asks (authentication/authenticate.ts); unset without a security section: anonymous. */
-    principal: Principal;
   }
 }
 

@@ -1,10 +1,11 @@
 import type { OPCUAServer } from "node-opcua";
-import type { EventBus, OpcUaEndpointConfig, StoreClient } from "@twinport/shared";
+import type { AccessPolicy, EventBus, OpcUaEndpointConfig, SecurityConfig, StoreClient } from "@twinport/shared";
+import { applyAccessRules } from "../security/access-session-context.ts";
+import type { IdentifiableCatalog } from "../security/node-access.ts";
 import { createOperationInvoker } from "../methods/operation-invoker.ts";
 import type { OperationInvoker } from "../methods/operation-method.ts";
 import { startAddressSpaceSync, type AddressSpaceSync } from "../sync/address-space-sync.ts";
 import { createValueWriter } from "../values/value-writer.ts";
-import { sessionPrincipals, type SessionPrincipals } from "../security/principal-of-session.ts";
 import { resolveAasTypes } from "./aas-types.ts";
 import { NodeBuilder } from "./node-builder.ts";
 import { reportValuesOnCommit } from "./report-on-commit.ts";
@@ -19,10 +20,10 @@ export interface AddressSpaceDeps {
   bus: EventBus;
   endpoint: OpcUaEndpointConfig;
   log(line: string): void;
-  /** Who a session is (security/principal-of-session.ts); default: from its identity, with no role assignments. */
-  principalOf?: SessionPrincipals;
   /** How Operation method calls run (default: InvokeOperation on the store, see operation-invoker.ts). */
   invoke?: OperationInvoker;
+  /** The access rules, when security is configured: each session sees and may do what they grant it. */
+  access?: { policy: AccessPolicy; roleAssignments: SecurityConfig["roleAssignments"] };
 }
 
 export interface AttachedAddressSpace {
@@ -56,10 +57,8 @@ export async function attachAddressSpace(server: OPCUAServer, deps: AddressSpace
   );
 
   let sync: AddressSpaceSync | undefined;
-  const principalOf = deps.principalOf ?? sessionPrincipals([]);
   const writer = createValueWriter({
     store: deps.store,
-    principalOf,
     // Writes can only arrive once the server started, i.e. after the first snapshot.
     waitForSeq: (seq, timeoutMs) => sync!.waitForSeq(seq, timeoutMs),
     log: deps.log,
@@ -69,8 +68,13 @@ export async function attachAddressSpace(server: OPCUAServer, deps: AddressSpace
     structures: { addressSpace, key: types.dataType.AASKeyDataType, specificAssetId: types.dataType.AASSpecificAssetIdDataType },
     writer,
     writable: !isReadOnlyEndpoint(deps.endpoint),
-    invoke: deps.invoke ?? createOperationInvoker({ store: deps.store, log: deps.log, principalOf }),
+    invoke: deps.invoke ?? createOperationInvoker({ store: deps.store, log: deps.log }),
   };
+  if (deps.access) {
+    const catalog: IdentifiableCatalog = new Map();
+    ctx.catalog = catalog;
+    applyAccessRules(server, { ...deps.access, catalog, namespaceIndex: types.v3Index });
+  }
   sync = await startAddressSpaceSync({ bus: deps.bus, target: { store: deps.store, log: deps.log, builder, ctx, environment, conceptDescriptions }, log: deps.log });
   // Value items exception-based whatever sampling interval they ask for (ADR 0016); no client can
   // subscribe yet, the server starts serving after this.

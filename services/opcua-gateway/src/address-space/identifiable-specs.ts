@@ -1,10 +1,13 @@
-import { isPlainObject } from "@twinport/shared";
+import { isPlainObject, referenceKeyValues } from "@twinport/shared";
 import { ASSET_KINDS, enumIndex, MODELLING_KINDS } from "../values/aas-enums.ts";
 import { specificAssetIdsVariant } from "../values/structured-values.ts";
 import { elementSpec } from "./element-specs.ts";
 import { identifiableNodeId, subNodeId } from "./node-ids.ts";
 import type { NodeSpec, ObjectSpec } from "./node-spec.ts";
 import { enumVariable, firstText, good, metadataChildren, referenceObject, stringVariable, variable, type Json, type SpecContext } from "./spec-context.ts";
+
+const SHELL_FACTS = Object.freeze({ kind: "shell" as const, semanticIds: [] });
+const CONCEPT_DESCRIPTION_FACTS = Object.freeze({ kind: "concept-description" as const, semanticIds: [] });
 
 /** Shells, submodels and concept descriptions hang below AASEnvironment, organized by it. */
 function identifiable(ctx: SpecContext, json: Json, typeDefinition: ObjectSpec["typeDefinition"], children: Iterable<NodeSpec>): ObjectSpec {
@@ -30,6 +33,8 @@ function identifiable(ctx: SpecContext, json: Json, typeDefinition: ObjectSpec["
 export function submodelSpec(ctx: SpecContext, submodel: Json): ObjectSpec {
   const id = String(submodel.id);
   const nodeId = identifiableNodeId(id);
+  // A new object per build: sessions notice the change and decide again (a new semanticId).
+  ctx.catalog?.set(id, { kind: "submodel", semanticIds: referenceKeyValues(submodel.semanticId) });
   const elements = Array.isArray(submodel.submodelElements) ? submodel.submodelElements.filter(isPlainObject) : [];
   return identifiable(
     ctx,
@@ -44,6 +49,7 @@ export function submodelSpec(ctx: SpecContext, submodel: Json): ObjectSpec {
 }
 
 export function shellSpec(ctx: SpecContext, shell: Json): ObjectSpec {
+  ctx.catalog?.set(String(shell.id), SHELL_FACTS);
   const nodeId = identifiableNodeId(String(shell.id));
   const children: NodeSpec[] = [];
   if (isPlainObject(shell.assetInformation)) children.push(assetInformation(ctx, nodeId, shell.assetInformation));
@@ -68,6 +74,7 @@ export function shellSpec(ctx: SpecContext, shell: Json): ObjectSpec {
 }
 
 export function conceptDescriptionSpec(ctx: SpecContext, conceptDescription: Json): ObjectSpec {
+  ctx.catalog?.set(String(conceptDescription.id), CONCEPT_DESCRIPTION_FACTS);
   const nodeId = identifiableNodeId(String(conceptDescription.id));
   const isCaseOf = Array.isArray(conceptDescription.isCaseOf) ? conceptDescription.isCaseOf.filter(isPlainObject) : [];
   const children: NodeSpec[] = isCaseOf.map((reference, index) => referenceObject(ctx, nodeId, `IsCaseOf[${index}]`, reference));

@@ -17,6 +17,8 @@ export interface SpecContext {
   /** False on a read-only endpoint (only *_READ profiles): no value node is writable, no method callable. */
   writable: boolean;
   invoke: OperationInvoker;
+  /** Filled as identifiables are built, when access rules apply (security/node-access.ts). */
+  catalog?: import("../security/node-access.ts").IdentifiableCatalog;
 }
 
 export type Json = Record<string, unknown>;

@@ -4,13 +4,12 @@ import {
   lexicalToValueJson,
   parseJsonLossless,
   stringifyLossless,
+  SYSTEM,
   valueJsonToLexical,
   type ElementJson,
   type ExecutionState,
-  SYSTEM,
   type StoreClient,
 } from "@twinport/shared";
-import type { SessionPrincipals } from "../security/principal-of-session.ts";
 import { lexicalToNodeValue, variantToLexical } from "../values/datatype-mapping.ts";
 import { statusForError } from "../values/error-status.ts";
 import type { OperationInvoker } from "./operation-method.ts";
@@ -18,8 +17,6 @@ import type { OperationInvoker } from "./operation-method.ts";
 export interface OperationInvokerDeps {
   store: StoreClient;
   log(line: string): void;
-  /** Who a session is: InvokeOperation carries its principal, and the engine decides (issue 13). */
-  principalOf: SessionPrincipals;
 }
 
 /** What an execution that did not complete answers (the message goes to the log). */
@@ -42,10 +39,10 @@ const REPLY_MARGIN_MS = 5000;
  * at each call, so arguments are matched against the Operation as it is now.
  */
 export function createOperationInvoker(deps: OperationInvokerDeps): OperationInvoker {
-  return async (binding, inputArguments, session) => {
+  return async (binding, inputArguments, principal) => {
     const address = { submodelId: binding.submodelId, idShortPath: binding.idShortPath };
-    // The gateway's own read of the signature (the method node already shows it to the caller):
-    // a caller allowed to EXECUTE needs no READ for it, as over HTTP.
+    // The gateway's own read of the declaration: EXECUTE alone is enough to call. SYSTEM, not "no
+    // principal": over NATS a command without one is anonymous (ADR 0025).
     const read = await deps.store.execute({ type: "GetSubmodelElementByPath", params: address, origin: "opcua", principal: SYSTEM });
     if (!read.ok) return { statusCode: statusForError(read.error.code) };
     const operation = read.value as ElementJson;
@@ -66,7 +63,7 @@ export function createOperationInvoker(deps: OperationInvokerDeps): OperationInv
     if (inputArgumentResults.some((status) => status !== StatusCodes.Good)) return { statusCode: StatusCodes.BadInvalidArgument, inputArgumentResults };
 
     const reply = await deps.store.execute(
-      { type: "InvokeOperation", params: { ...address, body: stringifyLossless({ inputArguments: values }), valueOnly: true }, origin: "opcua", principal: deps.principalOf(session) },
+      { type: "InvokeOperation", params: { ...address, body: stringifyLossless({ inputArguments: values }), valueOnly: true }, origin: "opcua", ...(principal ? { principal } : {}) },
       { deadline: Date.now() + DEFAULT_SYNC_INVOCATION_TIMEOUT_MS + REPLY_MARGIN_MS },
     );
     if (!reply.ok) {

@@ -1,4 +1,6 @@
-import { type CallMethodResultOptions, type ISessionBase, type ISessionContext, type UAMethod, type Variant } from "node-opcua";
+import { type CallMethodResultOptions, type ISessionContext, type UAMethod, type Variant } from "node-opcua";
+import type { Principal } from "@twinport/shared";
+import { principalOfContext } from "../security/access-session-context.ts";
 
 /** What a method node of an Operation needs to invoke it. */
 export interface OperationBinding {
@@ -13,7 +15,7 @@ export interface OperationBinding {
  * Runs an Operation for an OPC UA call. The operation lifecycle (InvokeOperation, timeouts, failure
  * statuses) is not this file's business: the default is operation-invoker.ts (the operations issue).
  */
-export type OperationInvoker = (binding: OperationBinding, inputArguments: Variant[], session: ISessionBase | undefined) => Promise<CallMethodResultOptions>;
+export type OperationInvoker = (binding: OperationBinding, inputArguments: Variant[], principal?: Principal) => Promise<CallMethodResultOptions>;
 
 const BINDING = Symbol("twinport.operationBinding");
 type BoundMethod = UAMethod & { [BINDING]?: OperationBinding };
@@ -28,6 +30,6 @@ export function bindOperation(method: UAMethod, binding: OperationBinding): void
   // Two parameters: node-opcua requires (inputArguments, context) for a promise-returning handler.
   method.bindMethod(async function (this: BoundMethod, inputArguments: Variant[], context: ISessionContext) {
     const current = bound[BINDING]!;
-    return current.invoke(current, inputArguments, context?.session);
+    return current.invoke(current, inputArguments, principalOfContext(context));
   });
 }

@@ -5,6 +5,7 @@ import type { ErrorCode } from "@twinport/shared";
 const STATUS: Record<ErrorCode, StatusCode> = {
   "bad-request": StatusCodes.BadOutOfRange,
   validation: StatusCodes.BadOutOfRange,
+  forbidden: StatusCodes.BadUserAccessDenied,
   "not-found": StatusCodes.BadNodeIdUnknown,
   conflict: StatusCodes.BadInvalidState,
   "precondition-failed": StatusCodes.BadInvalidState,

@@ -1,6 +1,5 @@
-import { StatusCodes, type ISessionBase, type StatusCode, type Variant } from "node-opcua";
+import { StatusCodes, type StatusCode, type Variant } from "node-opcua";
 import type { StoreClient } from "@twinport/shared";
-import type { SessionPrincipals } from "../security/principal-of-session.ts";
 import { statusForError } from "./error-status.ts";
 import { valueOnlyBody } from "./value-body.ts";
 import type { ValueWriter, WriteBinding } from "./write-binding.ts";
@@ -10,8 +9,6 @@ export interface ValueWriterDeps {
   /** Resolves true once the mirror applied the event with this seq, false after `timeoutMs`. */
   waitForSeq(seq: number, timeoutMs: number): Promise<boolean>;
   log(line: string): void;
-  /** Who a session is: every write carries its principal, and the engine decides (issue 13). */
-  principalOf: SessionPrincipals;
   /** How long a write waits for the store and then for its own event (default 10 s). */
   timeoutMs?: number;
 }
@@ -24,11 +21,11 @@ export interface ValueWriterDeps {
 export function createValueWriter(deps: ValueWriterDeps): ValueWriter {
   const timeoutMs = deps.timeoutMs ?? 10_000;
   return {
-    async write(binding: WriteBinding, value: Variant, session: ISessionBase | undefined): Promise<StatusCode> {
+    async write(binding: WriteBinding, value: Variant, principal): Promise<StatusCode> {
       const body = valueOnlyBody(binding, value);
       if ("error" in body) return body.error;
       const reply = await deps.store.execute(
-        { type: "PatchSubmodelElementValueByPath", params: { submodelId: binding.submodelId, idShortPath: binding.idShortPath, body: body.body }, origin: "opcua", principal: deps.principalOf(session) },
+        { type: "PatchSubmodelElementValueByPath", params: { submodelId: binding.submodelId, idShortPath: binding.idShortPath, body: body.body }, origin: "opcua", ...(principal ? { principal } : {}) },
         { deadline: Date.now() + timeoutMs },
       );
       if (!reply.ok) {

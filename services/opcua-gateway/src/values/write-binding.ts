@@ -1,5 +1,7 @@
-import { NumericRange, StatusCodes, type DataValue, type ISessionBase, type ISessionContext, type StatusCode, type UAVariable, type Variant } from "node-opcua";
+import { NumericRange, StatusCodes, type DataValue, type ISessionContext, type StatusCode, type UAVariable, type Variant } from "node-opcua";
+import type { Principal } from "@twinport/shared";
 import type { StructureTypes } from "./structured-values.ts";
+import { principalOfContext } from "../security/access-session-context.ts";
 
 /** Which part of an element's ValueOnly form a writable node stands for (spec §4.5). */
 export type WriteTarget =
@@ -14,8 +16,8 @@ export type WriteTarget =
 
 /** Where a write goes: the same command HTTP PATCH …/$value sends. */
 export interface ValueWriter {
-  /** `session`: whose write it is (the command carries its principal, security/principal-of-session.ts). */
-  write(binding: WriteBinding, value: Variant, session: ISessionBase | undefined): Promise<StatusCode>;
+  /** `principal`: the session's, when access rules apply (the engine checks the write again). */
+  write(binding: WriteBinding, value: Variant, principal?: Principal): Promise<StatusCode>;
 }
 
 export interface WriteBinding {
@@ -53,7 +55,7 @@ function interceptedWriteValue(this: BoundVariable, context: ISessionContext | n
   if (context && !this.isUserWritable(context)) return callback(null, StatusCodes.BadUserAccessDenied);
   // A value is written whole: AAS has no partial update of a value.
   if (indexRange && !indexRange.isEmpty()) return callback(null, StatusCodes.BadWriteNotSupported);
-  binding.writer.write(binding, dataValue.value, context?.session).then(
+  binding.writer.write(binding, dataValue.value, principalOfContext(context)).then(
     (statusCode) => callback(null, statusCode),
     () => callback(null, StatusCodes.BadInternalError),
   );

@@ -37,6 +37,8 @@ export async function getAllPackages(ctx: EngineContext, cmd: Command<"GetAllAAS
   const { aasId, page } = cmd.params;
   const limit = pageLimit(page);
   const cursor = pageCursor(page);
+  // Packages are opaque bundles: one right shows all of them or none (access/command-access.ts).
+  if (ctx.access !== undefined && !ctx.access.readablePackages) return { value: { items: [] } };
   let after: string | undefined;
   if (cursor !== undefined) {
     try {

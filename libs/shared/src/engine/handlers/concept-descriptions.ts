@@ -19,11 +19,13 @@ export async function getAllConceptDescriptions(ctx: EngineContext, cmd: Command
   const { idShort, page } = cmd.params;
   const isCaseOf = cmd.params.isCaseOf === undefined ? undefined : parseReferenceFilter("isCaseOf", cmd.params.isCaseOf);
   const dataSpecification = cmd.params.dataSpecificationRef === undefined ? undefined : parseReferenceFilter("dataSpecificationRef", cmd.params.dataSpecificationRef);
+  const readable = ctx.access?.readableConceptDescription;
   const keep = (cd: Record<string, unknown>) =>
+    (readable === undefined || readable(cd.id as string)) &&
     (idShort === undefined || cd.idShort === idShort) &&
     (isCaseOf === undefined || anyReferenceMatches(cd.isCaseOf, isCaseOf)) &&
     (dataSpecification === undefined || anyReferenceMatches(dataSpecificationsOf(cd), dataSpecification));
-  return { value: await listFiltered(ctx.repository, "concept-description", page, keep) };
+  return { value: await listFiltered(ctx.repository, "concept-description", page, keep, undefined, readable !== undefined) };
 }
 
 export async function getConceptDescription(ctx: EngineContext, cmd: Command<"GetConceptDescriptionById">): Promise<Handled<unknown>> {

@@ -16,8 +16,9 @@ import type { Handled } from "./handled.ts";
 
 export async function getAllShellIdsByAssetLink(ctx: EngineContext, cmd: Command<"GetAllAssetAdministrationShellIdsByAssetLink">): Promise<Handled<Paged<string>>> {
   const { assetIds, page } = cmd.params;
-  const keep = (shell: Record<string, unknown>) => assetIds === undefined || matchesAssetIds(shell, assetIds);
-  return { value: (await listFiltered(ctx.repository, "shell", page, keep, (shell) => shell.id)) as Paged<string> };
+  const readable = ctx.access?.readableShell;
+  const keep = (shell: Record<string, unknown>) => (assetIds === undefined || matchesAssetIds(shell, assetIds)) && (readable === undefined || readable(shell.id as string));
+  return { value: (await listFiltered(ctx.repository, "shell", page, keep, (shell) => shell.id, readable !== undefined)) as Paged<string> };
 }
 
 export async function getAllAssetLinks(ctx: EngineContext, cmd: Command<"GetAllAssetLinksById">): Promise<Handled<unknown[]>> {

@@ -12,9 +12,11 @@ import type { Handled } from "./handled.ts";
 export async function getAllShells(ctx: EngineContext, cmd: Command<"GetAllAssetAdministrationShells">): Promise<Handled<Paged<unknown>>> {
   const { idShort, assetIds, modifiers } = cmd.params;
   const project = shellProjector(modifiers);
+  const readable = ctx.access?.readableShell;
   const keep = (shell: Record<string, unknown>) =>
-    (idShort === undefined || shell.idShort === idShort) && (assetIds === undefined || matchesAssetIds(shell, assetIds));
-  return { value: await listFiltered(ctx.repository, "shell", cmd.params.page, keep, project) };
+    (idShort === undefined || shell.idShort === idShort) && (assetIds === undefined || matchesAssetIds(shell, assetIds)) && (readable === undefined || readable(shell.id as string));
+  // With access rules, hidden shells after a full page must not leave a cursor to an empty one.
+  return { value: await listFiltered(ctx.repository, "shell", cmd.params.page, keep, project, readable !== undefined) };
 }
 
 export async function getShell(ctx: EngineContext, cmd: Command<"GetAssetAdministrationShellById">): Promise<Handled<unknown>> {

@@ -14,6 +14,7 @@ import { projectElement } from "../projection.ts";
 import { checkSubmodelScope } from "../submodel-scope.ts";
 import { elementTarget, identifiableTarget } from "../write-targets.ts";
 import type { Handled } from "./handled.ts";
+import { filterElement, filterElements } from "../access/element-filter.ts";
 
 /** 404 for the right thing: a missing submodel is reported as such, not as a missing element. */
 async function elementNotFound(ctx: EngineContext, submodelId: string, path: string): Promise<never> {
@@ -26,11 +27,14 @@ export async function getAllElements(ctx: EngineContext, cmd: Command<"GetAllSub
   await checkSubmodelScope(ctx, cmd.params);
   await requireIdentifiable(ctx, "submodel", submodelId);
   const content = modifiers?.content ?? "normal";
+  // Set when the caller may read only parts of the submodel: the rest is left out (README "Rules").
+  const scope = ctx.access?.partialScope;
   // $path lists idShortPaths, so a page can end inside an element: it has its own paging.
-  if (content === "path") return { value: await pageElementPaths(ctx.repository, submodelId, page, modifiers?.level) };
+  if (content === "path") return { value: await pageElementPaths(ctx.repository, submodelId, page, modifiers?.level, scope) };
   // Operation and Capability have no ValueOnly form: left out of the $value list (spec §7.5).
-  const keep = content === "value" ? hasValueOnly : undefined;
-  const { roots, cursor } = await pageRootElements(ctx.repository, submodelId, page, keep);
+  const valueKeep = content === "value" ? hasValueOnly : undefined;
+  const keep = scope === undefined ? valueKeep : (shallow: Record<string, unknown>) => scope.shows(String(shallow.idShort)) && (valueKeep?.(shallow) ?? true);
+  const { roots, cursor } = await pageRootElements(ctx.repository, submodelId, page, keep, scope !== undefined);
   const deep = modifiers?.level !== "core" && (content === "normal" || content === "value");
   let elements = roots.map((root) => root.shallow);
   if (deep && page?.cursor === undefined && cursor === undefined) {
@@ -41,6 +45,7 @@ export async function getAllElements(ctx: EngineContext, cmd: Command<"GetAllSub
       roots.map(async ({ record, shallow }) => (isContainer(shallow) ? assemble(await ctx.repository.getSubtree(submodelId, record.path), record.path) : shallow)),
     );
   }
+  if (scope !== undefined) elements = filterElements(elements, scope, "");
   const items = elements.map((element) => {
     if (content === "reference") return elementReference(submodelId, [{ segment: { idShort: element.idShort as string }, modelType: String(element.modelType) }]);
     // Addressed directly, an Operation's $metadata is a 400; in a list it keeps its place, whole
@@ -65,11 +70,14 @@ export async function getElement(ctx: EngineContext, cmd: Command<"GetSubmodelEl
   const depth = content === "metadata" || content === "path" ? 0 : modifiers?.level === "core" ? 1 : undefined;
   const loaded = await loadElement(ctx.repository, submodelId, path, depth);
   if (!loaded) return elementNotFound(ctx, submodelId, path);
-  if (content !== "path") return { value: projectElement(loaded.element, modifiers), revision: loaded.record.revision };
+  const scope = ctx.access?.partialScope;
+  // The check let the caller reach `path`; below it they see only what their scope shows.
+  const element = scope === undefined ? loaded.element : filterElement(loaded.element, scope, path)!;
+  if (content !== "path") return { value: projectElement(element, modifiers), revision: loaded.record.revision };
   if (!hasPathItems(loaded.element)) throw new CommandError("bad-request", `A ${String(loaded.element.modelType)} has no $path representation`);
   // Full paths from the submodel root: the element itself, then its children (core) or all descendants.
   const records = await ctx.repository.getSubtree(submodelId, path, modifiers?.level === "core" ? 1 : undefined);
-  return { value: records.map((record) => record.path), revision: loaded.record.revision };
+  return { value: records.map((record) => record.path).filter((p) => scope?.shows(p) ?? true), revision: loaded.record.revision };
 }
 
 export async function postElement(ctx: EngineContext, cmd: Command<"PostSubmodelElement">): Promise<Handled<unknown>> {

@@ -13,6 +13,8 @@ import { checkSubmodelScope } from "../submodel-scope.ts";
 import { joinSubmodel, splitSubmodel } from "../submodel-json.ts";
 import { identifiableTarget } from "../write-targets.ts";
 import type { Handled } from "./handled.ts";
+import { filterElements } from "../access/element-filter.ts";
+import type { ElementScope } from "../access/id-short-path-scope.ts";
 import { deleteSubmodelReference } from "./submodel-refs.ts";
 
 function depthOf(modifiers: OutputModifiers | undefined): number | undefined {
@@ -30,7 +32,7 @@ function submodelFilter(params: Command<"GetAllSubmodels">["params"]): (submodel
  * A submodel in the form the modifiers ask for. `$metadata` and `$reference` need only the
  * submodel's own record and `$path` only the paths; the elements are read for the other forms.
  */
-async function submodelIn(ctx: EngineContext, meta: Record<string, unknown>, modifiers: OutputModifiers | undefined): Promise<unknown> {
+async function submodelIn(ctx: EngineContext, meta: Record<string, unknown>, modifiers: OutputModifiers | undefined, scope?: ElementScope): Promise<unknown> {
   const id = meta.id as string;
   switch (modifiers?.content ?? "normal") {
     case "metadata":
@@ -39,20 +41,26 @@ async function submodelIn(ctx: EngineContext, meta: Record<string, unknown>, mod
       return submodelReference(id);
     case "path":
       // Not paged: a plain PathItem[] of every element (deep) or the top-level ones (core).
-      return (await ctx.repository.getSubtree(id, "", depthOf(modifiers))).map((record) => record.path);
-    default:
-      return projectSubmodel(joinSubmodel(meta, await loadAllElements(ctx.repository, id, depthOf(modifiers))), modifiers);
+      return (await ctx.repository.getSubtree(id, "", depthOf(modifiers))).map((record) => record.path).filter((path) => scope?.shows(path) ?? true);
+    default: {
+      // A caller who may read only parts of the submodel gets only those (README "Rules").
+      const elements = await loadAllElements(ctx.repository, id, depthOf(modifiers));
+      return projectSubmodel(joinSubmodel(meta, scope && !scope.whole ? filterElements(elements, scope, "") : elements), modifiers);
+    }
   }
 }
 
 export async function getAllSubmodels(ctx: EngineContext, cmd: Command<"GetAllSubmodels">): Promise<Handled<Paged<unknown>>> {
   const { modifiers, page } = cmd.params;
   pageCursor(page);
-  const keep = submodelFilter(cmd.params);
+  const matches = submodelFilter(cmd.params);
+  const scopeOf = ctx.access?.submodelReadScope;
+  // Only submodels the caller may read at all are listed (and count towards the page).
+  const keep = scopeOf === undefined ? matches : (submodel: Record<string, unknown>) => matches(submodel) && scopeOf(submodel) !== undefined;
   // $path lists idShortPaths, so it pages by path across the submodels, not by submodel.
-  if (modifiers?.content === "path") return { value: await pageSubmodelPaths(ctx.repository, page, keep, modifiers.level) };
-  const metas = await listFiltered(ctx.repository, "submodel", page, keep);
-  const items = await Promise.all((metas.items as Record<string, unknown>[]).map((meta) => submodelIn(ctx, meta, modifiers)));
+  if (modifiers?.content === "path") return { value: await pageSubmodelPaths(ctx.repository, page, keep, modifiers.level, scopeOf) };
+  const metas = await listFiltered(ctx.repository, "submodel", page, keep, undefined, scopeOf !== undefined);
+  const items = await Promise.all((metas.items as Record<string, unknown>[]).map((meta) => submodelIn(ctx, meta, modifiers, scopeOf?.(meta))));
   return { value: metas.cursor === undefined ? { items } : { items, cursor: metas.cursor } };
 }
 
@@ -60,6 +68,9 @@ export async function getSubmodel(ctx: EngineContext, cmd: Command<"GetSubmodelB
   const { submodelId, modifiers } = cmd.params;
   await checkSubmodelScope(ctx, cmd.params);
   const stored = await requireIdentifiable(ctx, "submodel", submodelId);
+  const scope = ctx.access?.partialScope;
+  // What a partial reader sees is not what the cache holds: assembled for them alone.
+  if (scope !== undefined) return { value: await submodelIn(ctx, JSON.parse(stored.json), modifiers, scope), revision: stored.revision };
   const cached = ctx.renderedSubmodels?.get(submodelId, stored.revision, modifiers);
   if (cached !== undefined) return { value: cached, revision: stored.revision };
   const value = await submodelIn(ctx, JSON.parse(stored.json), modifiers);

@@ -3,6 +3,7 @@ import type { EngineContext } from "../engine-context.ts";
 import { notFound, requireIdentifiable } from "../identifiables.ts";
 import type { IdentifiableKind, StoredIdentifiable } from "../ports/index.ts";
 import { joinSubmodel } from "../submodel-json.ts";
+import { CommandError } from "../../contracts/index.ts";
 
 export interface EnvironmentSelection {
   aasIds?: readonly string[];
@@ -30,17 +31,28 @@ const PAGE = 500;
 export async function selectEnvironment(ctx: EngineContext, selection: EnvironmentSelection): Promise<SelectedEnvironment> {
   const aasIds = unique(selection.aasIds);
   const submodelIds = unique(selection.submodelIds);
+  // With access rules: what the caller may read. A submodel is serialized only whole, so a caller
+  // who may read only some of its elements does not get it here (README "Rules").
+  const access = ctx.access;
+  const shellOk = (shell: Record<string, unknown>) => access === undefined || access.readableShell(shell.id as string);
+  const submodelOk = (submodel: Record<string, unknown>) => access === undefined || access.submodelReadScope(submodel)?.whole === true;
+  const cdOk = (cd: Record<string, unknown>) => access === undefined || access.readableConceptDescription(cd.id as string);
   if (aasIds.length === 0 && submodelIds.length === 0) {
     return {
-      shells: await listAll(ctx, "shell"),
-      submodels: await Promise.all((await listAll(ctx, "submodel")).map((meta) => withElements(ctx, meta))),
-      conceptDescriptions: selection.includeConceptDescriptions ? await listAll(ctx, "concept-description") : [],
+      shells: (await listAll(ctx, "shell")).filter(shellOk),
+      submodels: await Promise.all((await listAll(ctx, "submodel")).filter(submodelOk).map((meta) => withElements(ctx, meta))),
+      conceptDescriptions: selection.includeConceptDescriptions ? (await listAll(ctx, "concept-description")).filter(cdOk) : [],
     };
   }
-  const shells = (await resolveIds(ctx, "shell", aasIds)).map((stored) => JSON.parse(stored.json) as Record<string, unknown>);
+  // Named ids are asked for one by one: one the caller may not read refuses the request.
+  const readable = <T extends Record<string, unknown>>(item: T, ok: (item: T) => boolean, kind: string): T => {
+    if (!ok(item)) throw new CommandError("forbidden", `Not allowed: READ on ${kind} '${String(item.id)}'`);
+    return item;
+  };
+  const shells = (await resolveIds(ctx, "shell", aasIds)).map((stored) => readable(JSON.parse(stored.json) as Record<string, unknown>, shellOk, "shell"));
   const submodels: Record<string, unknown>[] = [];
-  for (const stored of await resolveIds(ctx, "submodel", submodelIds)) submodels.push(await withElements(ctx, JSON.parse(stored.json)));
-  const conceptDescriptions = selection.includeConceptDescriptions ? await referencedConceptDescriptions(ctx, [...shells, ...submodels]) : [];
+  for (const stored of await resolveIds(ctx, "submodel", submodelIds)) submodels.push(await withElements(ctx, readable(JSON.parse(stored.json) as Record<string, unknown>, submodelOk, "submodel")));
+  const conceptDescriptions = selection.includeConceptDescriptions ? (await referencedConceptDescriptions(ctx, [...shells, ...submodels])).filter(cdOk) : [];
   return { shells, submodels, conceptDescriptions };
 }
 

@@ -1,0 +1,40 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, test } from "node:test";
+import { compileAccessPolicy } from "../engine/index.ts";
+import { ConfigError, loadConfig } from "./index.ts";
+
+const dir = mkdtempSync(join(tmpdir(), "twinport-security-config-"));
+after(() => rmSync(dir, { recursive: true, force: true }));
+let files = 0;
+function load(content: unknown) {
+  const configFile = join(dir, `config-${files++}.json`);
+  writeFileSync(configFile, JSON.stringify(content));
+  return loadConfig({ role: "embedded", configFile }).config;
+}
+
+const rule = (objects: unknown[]) => ({ subjects: [{ role: "operator" }], rights: ["READ"], objects });
+
+test("the rules as configured compile into the engine's policy (the config and engine shapes agree)", () => {
+  const config = load({
+    security: {
+      roleAssignments: [{ user: "alice", roles: ["operator"] }],
+      rules: [rule([{ submodels: "urn:*", idShortPath: "A.B[0]" }, { semanticId: "urn:sem", idShortPath: "X" }, { proprietary: "reset" }, { all: true }])],
+    },
+  });
+  const grants = compileAccessPolicy(config.security!.rules).grantsOf({ kind: "user", name: "alice", roles: ["operator"] });
+  assert.equal(grants.right("READ").all, true);
+  assert.equal(grants.right("UPDATE").all, false);
+});
+
+test("an idShortPath prefix that names no element is refused when the configuration loads", () => {
+  for (const idShortPath of ["A.*", "A..B", "L[x]"]) {
+    assert.throws(
+      () => load({ security: { rules: [rule([{ submodels: "urn:*", idShortPath }])] } }),
+      (error: ConfigError) => error.issues.some((issue) => issue.includes("Invalid idShortPath") && issue.includes("no patterns")),
+      idShortPath,
+    );
+  }
+});

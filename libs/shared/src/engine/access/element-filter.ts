@@ -1,0 +1,28 @@
+import { childrenKey, isList, type ElementJson } from "../../aas/index.ts";
+import type { ElementScope } from "./id-short-path-scope.ts";
+
+/**
+ * The parts of assembled elements a partial READ scope shows (id-short-path-scope.ts): an element
+ * outside it is left out with everything below; an ancestor of a granted prefix keeps only the
+ * children on the way. List items keep the index they have in the store for the check, so a
+ * filtered list may have gaps the reader does not see (documented in the README).
+ */
+export function filterElements(elements: readonly ElementJson[], scope: ElementScope, parentPath: string, parentIsList = false): ElementJson[] {
+  const shown: ElementJson[] = [];
+  elements.forEach((element, index) => {
+    const path = parentIsList ? `${parentPath}[${index}]` : parentPath === "" ? String(element.idShort) : `${parentPath}.${String(element.idShort)}`;
+    const filtered = filterElement(element, scope, path);
+    if (filtered !== undefined) shown.push(filtered);
+  });
+  return shown;
+}
+
+/** One element at `path` as the scope shows it, or undefined when it is not shown at all. */
+export function filterElement(element: ElementJson, scope: ElementScope, path: string): ElementJson | undefined {
+  if (scope.covers(path)) return element;
+  if (!scope.shows(path)) return undefined;
+  const key = childrenKey(element);
+  const children = key === undefined ? undefined : element[key];
+  if (!Array.isArray(children)) return element;
+  return { ...element, [key!]: filterElements(children as ElementJson[], scope, path, isList(element)) };
+}

@@ -1,0 +1,66 @@
+import { SessionContext, type BaseNode, type OPCUAServer, type UserIdentityToken } from "node-opcua";
+import type { AccessPolicy, Principal, SecurityConfig } from "@twinport/shared";
+import { NodeAccess, type IdentifiableCatalog } from "./node-access.ts";
+import { principalOfIdentityToken } from "./session-principal.ts";
+
+/** What a session's permissions are computed from. */
+export interface SessionAccessDeps {
+  policy: AccessPolicy;
+  roleAssignments: SecurityConfig["roleAssignments"];
+  catalog: IdentifiableCatalog;
+  /** The namespace of our nodes: the rules decide there; node-opcua's defaults everywhere else. */
+  namespaceIndex: number;
+}
+
+/**
+ * node-opcua asks a session's context for the permissions on a node whenever it browses (hiding
+ * what is not browsable), reads, writes, calls or reports UserAccessLevel / UserExecutable. This
+ * context answers from the access rules for our namespace. `getPermissions` is public API of
+ * SessionContext, and `ServerSession.sessionContext` a public field (node-opcua 2.182 and 2.186).
+ */
+export class AccessSessionContext extends SessionContext {
+  private token: UserIdentityToken | undefined | null = null;
+  private current: { principal: Principal; nodes: NodeAccess } | undefined;
+
+  constructor(
+    options: ConstructorParameters<typeof SessionContext>[0],
+    private readonly deps: SessionAccessDeps,
+  ) {
+    super(options);
+  }
+
+  /** The session's principal, from its identity token (which ActivateSession may change). */
+  get principal(): Principal {
+    return this.access().principal;
+  }
+
+  override getPermissions(node: BaseNode): number {
+    const nodeId = node.nodeId;
+    if (nodeId.namespace !== this.deps.namespaceIndex || typeof nodeId.value !== "string") return super.getPermissions(node);
+    return this.access().nodes.permissions(nodeId.value);
+  }
+
+  private access(): { principal: Principal; nodes: NodeAccess } {
+    const token = (this.session as { userIdentityToken?: UserIdentityToken } | undefined)?.userIdentityToken;
+    if (this.current === undefined || token !== this.token) {
+      this.token = token;
+      const principal = principalOfIdentityToken(token, this.deps.roleAssignments);
+      this.current = { principal, nodes: new NodeAccess(this.deps.policy.grantsOf(principal), this.deps.catalog) };
+    }
+    return this.current;
+  }
+}
+
+/** Every new session of `server` gets an AccessSessionContext. */
+export function applyAccessRules(server: OPCUAServer, deps: SessionAccessDeps): void {
+  server.on("create_session", (session) => {
+    // The server's own session and server objects, typed by node-opcua's address-space package as
+    // its narrower interfaces.
+    session.sessionContext = new AccessSessionContext({ session: session as never, server: server as never }, deps);
+  });
+}
+
+/** The principal of the session behind a node-opcua context, when access rules apply. */
+export function principalOfContext(context: unknown): Principal | undefined {
+  return context instanceof AccessSessionContext ? context.principal : undefined;
+}

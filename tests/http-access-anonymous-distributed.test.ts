@@ -1,0 +1,3 @@
+import { anonymousAccessSuite } from "./http/anonymous-access-suite.ts";
+
+anonymousAccessSuite("distributed");

@@ -1,0 +1,3 @@
+import { opcuaAccessSuite } from "./opcua/opcua-access-suite.ts";
+
+opcuaAccessSuite("distributed");
