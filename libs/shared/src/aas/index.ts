@@ -4,6 +4,7 @@ export { aasCore };
 
 export { AasError, isAasError, type AasErrorKind, type AasErrorOptions } from "./aas-error.ts";
 export { parseJsonText, parseJsonLossless, stringifyLossless } from "./json-text.ts";
+export { refuseProtoKeys } from "./json-keys.ts";
 export { readAas, readModel, toJsonable, verificationErrors, type AasClassName, type ReadableClassName, type ReadResult } from "./model-io.ts";
 export { normalizeInput } from "./input-normalization.ts";
 export { isPlainObject } from "./plain-object.ts";

@@ -1,5 +1,6 @@
 import { parse, stringify } from "lossless-json";
 import { AasError } from "./aas-error.ts";
+import { refuseProtoKeys } from "./json-keys.ts";
 
 /**
  * JSON text in and out. Full AAS JSON carries every value as a string, so plain JSON.parse is
@@ -8,20 +9,26 @@ import { AasError } from "./aas-error.ts";
  */
 
 export function parseJsonText(text: string): unknown {
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (error) {
     throw syntaxError(text, error);
   }
+  refuseProtoKeys(value, text);
+  return value;
 }
 
 /** Numbers become lossless-json `LosslessNumber`s that keep their exact digits. */
 export function parseJsonLossless(text: string): unknown {
+  let value: unknown;
   try {
-    return parse(text);
+    value = parse(text);
   } catch (error) {
     throw new AasError("syntax", `Invalid JSON: ${(error as Error).message}`);
   }
+  refuseProtoKeys(value, text);
+  return value;
 }
 
 /** `LosslessNumber`s are written as their exact digits; everything else as JSON.stringify would. */

@@ -494,3 +494,29 @@ test("isoDurationToMs", () => {
   assert.throws(() => isoDurationToMs("P"), /Not an ISO 8601 duration/);
   assert.throws(() => isoDurationToMs("PT"), /Not an ISO 8601 duration/);
 });
+
+describe("prototype members in a config file (issue 13)", () => {
+  test("__proto__ anywhere is refused before anything is assigned from the file", () => {
+    const texts = [
+      '{"__proto__":{"core":{"logLevel":"debug"}}}',
+      '{"core":{"__proto__":{"logLevel":"debug"}}}',
+      '{"endpoints":[{"@class":"endpoint.http.HttpEndpoint","\\u005f_proto__":{"port":1}}]}',
+    ];
+    for (const text of texts) {
+      const error = configError(() => loadConfig({ role: "embedded", configFile: configFile(text) }));
+      assert.match(error.message, /__proto__/, text);
+    }
+    assert.equal(({} as Record<string, unknown>).logLevel, undefined, "Object.prototype is untouched");
+  });
+
+  test("constructor and prototype are unknown keys, at the top level too", () => {
+    for (const [text, key] of [
+      ['{"constructor":{"core":{}}}', "'constructor'"],
+      ['{"prototype":{}}', "'prototype'"],
+      ['{"core":{"constructor":{"prototype":{"logLevel":"debug"}}}}', "'core.constructor'"],
+    ] as const) {
+      const error = configError(() => loadConfig({ role: "embedded", configFile: configFile(text) }));
+      assert.ok(error.message.includes(`Unknown key ${key}`), error.message);
+    }
+  });
+});
