@@ -7,6 +7,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { dirname } from "node:path";
+import tls from "node:tls";
 import { b64, type HttpClient, type HttpResponse } from "../test-support/http-client.ts";
 import { findCertificate, startSystem, type Mode, type SystemUnderTest } from "../test-support/system.ts";
 
@@ -25,6 +26,36 @@ export function assertResult(response: HttpResponse, status: number, reason?: Re
 export async function assertServing(client: HttpClient, after: string): Promise<void> {
   const response = await client.get(SUBMODEL);
   assert.equal(response.status, 200, `still serving after ${after}: ${response.text}`);
+}
+
+export interface RawAnswer {
+  status: number;
+  head: string;
+  body: string;
+  text: string;
+}
+
+/**
+ * One request written byte for byte on a fresh TLS connection, and everything the server sends
+ * until it closes: for requests an HTTP client library would not send (no Content-Type, broken
+ * framing, oversized heads).
+ */
+export async function rawExchange(sut: SystemUnderTest, ca: string | undefined, request: string | Buffer): Promise<RawAnswer> {
+  const url = new URL(sut.clients[0]!.baseUrl);
+  return await new Promise((resolve, reject) => {
+    const socket = tls.connect({ host: url.hostname, port: Number(url.port), ca, servername: "localhost", rejectUnauthorized: ca !== undefined }, () => socket.end(request));
+    const chunks: Buffer[] = [];
+    socket.on("data", (chunk: Buffer) => chunks.push(chunk));
+    socket.on("error", reject);
+    socket.setTimeout(20_000, () => socket.destroy(new Error("no complete answer within 20 s")));
+    socket.on("close", () => {
+      const text = Buffer.concat(chunks).toString("utf8");
+      const split = text.indexOf("\r\n\r\n");
+      const head = split === -1 ? text : text.slice(0, split);
+      const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0);
+      resolve({ status, head, body: split === -1 ? "" : text.slice(split + 4), text });
+    });
+  });
 }
 
 const json = (body: unknown) => ({ body: typeof body === "string" ? body : JSON.stringify(body), headers: { "content-type": "application/json" } });
@@ -118,6 +149,55 @@ export function hardeningSuite(mode: Mode): void {
         assertResult(response, 400, /__proto__/);
         assert.equal((await client.get(`/submodels/${b64("urn:x:aasx-proto")}`)).status, 404);
         await assertServing(client, "hostile documents");
+      });
+    });
+
+    describe("Content-Type of JSON bodies", () => {
+      const property = JSON.stringify({ modelType: "Property", idShort: "Typed", valueType: "xs:int", value: "1" });
+      test("a JSON write with a type a web page can send without a preflight is 415", async () => {
+        const types = ["text/plain", "text/plain;charset=UTF-8", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/xml", "application/jsonx"];
+        for (const type of types) {
+          const posted = await client.request("POST", `${SUBMODEL}/submodel-elements`, { body: property, headers: { "content-type": type } });
+          assertResult(posted, 415, /application\/json/);
+          const patched = await client.request("PATCH", `${SUBMODEL}/submodel-elements/MaxRotationSpeed/$value`, { body: "1", headers: { "content-type": type } });
+          assertResult(patched, 415);
+          const invoked = await client.request("POST", `${SUBMODEL}/submodel-elements/Functions.Reset/invoke`, { body: '{"inputArguments":[]}', headers: { "content-type": type } });
+          assertResult(invoked, 415);
+        }
+        assert.equal((await client.get(`${SUBMODEL}/submodel-elements/Typed`)).status, 404, "nothing was created");
+        await assertServing(client, "wrong content types");
+      });
+
+      test("a body without any Content-Type is 415", async () => {
+        const response = await rawExchange(sut, ca, `PATCH /api/v3.0${SUBMODEL}/submodel-elements/MaxRotationSpeed/$value HTTP/1.1\r\nHost: localhost\r\nContent-Length: 1\r\nConnection: close\r\n\r\n1`);
+        assert.equal(response.status, 415, response.text);
+        assert.equal(JSON.parse(response.body).messages[0].code, "415");
+      });
+
+      test("application/json and application/*+json with parameters are taken", async () => {
+        for (const [type, idShort] of [["application/json; charset=utf-8", "Typed1"], ["Application/JSON", "Typed2"], ["application/merge-patch+json", "Typed3"]]) {
+          const posted = await client.request("POST", `${SUBMODEL}/submodel-elements`, { body: property.replace("Typed", idShort), headers: { "content-type": type } });
+          assert.equal(posted.status, 201, `${type}: ${posted.text}`);
+          assert.equal((await client.request("DELETE", `${SUBMODEL}/submodel-elements/${idShort}`)).status, 204);
+        }
+      });
+    });
+
+    describe("invalid UTF-8 in a JSON body", () => {
+      test("is refused with 400, not stored with replacement characters", async () => {
+        const broken = Buffer.concat([Buffer.from('{"modelType":"Property","idShort":"Broken","valueType":"xs:string","value":"a'), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from('b"}')]);
+        const posted = await client.request("POST", `${SUBMODEL}/submodel-elements`, { body: broken });
+        assertResult(posted, 400, /UTF-8/);
+        assert.equal((await client.get(`${SUBMODEL}/submodel-elements/Broken`)).status, 404);
+        // An overlong encoding of "/" and a lone surrogate (CESU-8) are not UTF-8 either.
+        for (const bytes of [[0xc0, 0xaf], [0xed, 0xa0, 0x80]]) {
+          const patched = await client.request("PATCH", `${SUBMODEL}/submodel-elements/Manufacturer/$value`, { body: Buffer.concat([Buffer.from('"x'), Buffer.from(bytes), Buffer.from('"')]) });
+          assertResult(patched, 400, /UTF-8/);
+        }
+        const ok = await client.request("POST", `${SUBMODEL}/submodel-elements`, { body: Buffer.from('{"modelType":"Property","idShort":"Unicode","valueType":"xs:string","value":"Grüße ✓ 𝄞"}') });
+        assert.equal(ok.status, 201, ok.text);
+        assert.deepEqual((await client.get(`${SUBMODEL}/submodel-elements/Unicode/$value`)).json(), { Unicode: "Grüße ✓ 𝄞" });
+        assert.equal((await client.request("DELETE", `${SUBMODEL}/submodel-elements/Unicode`)).status, 204);
       });
     });
 
