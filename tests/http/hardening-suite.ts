@@ -6,6 +6,8 @@
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import http from "node:http";
 import { dirname } from "node:path";
 import tls from "node:tls";
 import { b64, type HttpClient, type HttpResponse } from "../test-support/http-client.ts";
@@ -58,6 +60,29 @@ export async function rawExchange(sut: SystemUnderTest, ca: string | undefined, 
   });
 }
 
+/** The gateway's Prometheus text (its management port, named in the ready line). */
+async function metricsOf(sut: SystemUnderTest): Promise<string> {
+  const gateway = sut.processes.find((proc) => proc.role !== "model-store")!;
+  const url = String(gateway.details.management);
+  return await new Promise((resolve, reject) => {
+    http.get(`${url}/metrics`, (response) => {
+      let text = "";
+      response.on("data", (chunk: Buffer) => (text += chunk.toString("utf8")));
+      response.on("end", () => resolve(text));
+    }).on("error", reject);
+  });
+}
+
+/** twinport_http_requests_total summed per status. */
+function httpCounts(metrics: string): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const line of metrics.split("\n")) {
+    const match = /^twinport_http_requests_total\{.*status="(\d+)".*\} (\d+(?:\.\d+)?)$/.exec(line);
+    if (match) counts[match[1]!] = (counts[match[1]!] ?? 0) + Number(match[2]);
+  }
+  return counts;
+}
+
 const json = (body: unknown) => ({ body: typeof body === "string" ? body : JSON.stringify(body), headers: { "content-type": "application/json" } });
 
 export function hardeningSuite(mode: Mode): void {
@@ -67,7 +92,8 @@ export function hardeningSuite(mode: Mode): void {
     let ca: string | undefined;
 
     before(async () => {
-      sut = await startSystem(mode, { gateways: 1 });
+      // managementPort 0: each process picks a free port and names it in its ready line.
+      sut = await startSystem(mode, { gateways: 1, config: { core: { managementPort: 0 } } });
       client = sut.clients[0]!;
       const gateway = sut.processes.find((proc) => proc.role !== "model-store")!;
       ca = findCertificate(dirname(gateway.logFile));
@@ -198,6 +224,46 @@ export function hardeningSuite(mode: Mode): void {
         assert.equal(ok.status, 201, ok.text);
         assert.deepEqual((await client.get(`${SUBMODEL}/submodel-elements/Unicode/$value`)).json(), { Unicode: "Grüße ✓ 𝄞" });
         assert.equal((await client.request("DELETE", `${SUBMODEL}/submodel-elements/Unicode`)).status, 204);
+      });
+    });
+
+    describe("oversized request heads and malformed framing", () => {
+      const patchValue = `PATCH /api/v3.0${SUBMODEL}/submodel-elements/MaxRotationSpeed/$value HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n`;
+
+      test("a 100k-character id, 10,000 query parameters and 3,000 headers get 414/431 with a Result body the client can read", async () => {
+        const cases: [string, string, number][] = [
+          ["100k-character id", `GET /api/v3.0/submodels/${"A".repeat(100_000)} HTTP/1.1\r\nHost: localhost\r\n\r\n`, 414],
+          ["10,000 query parameters", `GET /api/v3.0/submodels?${Array.from({ length: 10_000 }, (_, i) => `p${i}=1`).join("&")} HTTP/1.1\r\nHost: localhost\r\n\r\n`, 414],
+          ["3,000 headers", `GET /api/v3.0/submodels HTTP/1.1\r\nHost: localhost\r\n${Array.from({ length: 3000 }, (_, i) => `X-Header-${i}: v`).join("\r\n")}\r\n\r\n`, 431],
+        ];
+        for (const [what, request, status] of cases) {
+          const answer = await rawExchange(sut, ca, request);
+          assert.equal(answer.status, status, `${what}: ${answer.text.slice(0, 300)}`);
+          assert.match(answer.head, /\r\nConnection: close/i, what);
+          const body = JSON.parse(answer.body);
+          assert.equal(body.messages[0].code, String(status), what);
+          await assertServing(client, what);
+        }
+      });
+
+      test("broken chunked framing is a 400 with a Result body, counted and logged as a 400", async () => {
+        const before = httpCounts(await metricsOf(sut));
+        const cases: [string, string][] = [
+          ["a bad chunk size", `${patchValue}Transfer-Encoding: chunked\r\n\r\nzz\r\n1\r\n0\r\n\r\n`],
+          ["Transfer-Encoding: xchunked", `${patchValue}Transfer-Encoding: xchunked\r\n\r\n1`],
+          ["garbage instead of a request line", "\x01\x02 nonsense\r\n\r\n"],
+        ];
+        for (const [what, request] of cases) {
+          const answer = await rawExchange(sut, ca, request);
+          assert.equal(answer.status, 400, `${what}: ${answer.text.slice(0, 300)}`);
+          assert.equal(JSON.parse(answer.body).messages[0].code, "400", what);
+          await assertServing(client, what);
+        }
+        const after = httpCounts(await metricsOf(sut));
+        assert.equal(after["500"] ?? 0, before["500"] ?? 0, "no 500 counted for the client's broken requests");
+        assert.ok((after["400"] ?? 0) - (before["400"] ?? 0) >= cases.length, `each counted as a 400: ${JSON.stringify({ before, after })}`);
+        const log = readFileSync(sut.processes.find((proc) => proc.role !== "model-store")!.logFile, "utf8");
+        assert.doesNotMatch(log, /"status":500/, "no request logged as failed with 500");
       });
     });
 

@@ -4,6 +4,7 @@ import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import type { Logger, ProcessMetrics, SecurityConfig, StoreClient } from "@twinport/shared";
 import { createHttpApp } from "./create-http-app.ts";
+import { answerClientErrors } from "./http/client-error.ts";
 import type { HttpEndpointSettings } from "./http-endpoint-settings.ts";
 import { tlsCredentials } from "./tls/tls-credentials.ts";
 
@@ -36,6 +37,7 @@ export async function startHttpEndpoint(deps: HttpEndpointDeps): Promise<Running
     fetch: app.fetch,
     ...(tls ? { createServer: createHttpsServer, serverOptions: { key: tls.key, cert: tls.cert } } : {}),
   }) as Server;
+  answerClientErrors(server, { metrics: deps.metrics, logger: deps.logger });
 
   await listen(server, settings);
   const port = (server.address() as AddressInfo).port;
