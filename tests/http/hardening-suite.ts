@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import http from "node:http";
 import { dirname } from "node:path";
+import net from "node:net";
 import tls from "node:tls";
 import { b64, type HttpClient, type HttpResponse } from "../test-support/http-client.ts";
 import { findCertificate, startSystem, type Mode, type SystemUnderTest } from "../test-support/system.ts";
@@ -81,6 +82,16 @@ function httpCounts(metrics: string): Record<string, number> {
     if (match) counts[match[1]!] = (counts[match[1]!] ?? 0) + Number(match[2]);
   }
   return counts;
+}
+
+async function connectResult(host: string, port: number): Promise<string> {
+  return await new Promise((resolve) => {
+    const socket = net.connect({ host, port }, () => {
+      socket.destroy();
+      resolve("connected");
+    });
+    socket.on("error", (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
+  });
 }
 
 const json = (body: unknown) => ({ body: typeof body === "string" ? body : JSON.stringify(body), headers: { "content-type": "application/json" } });
@@ -264,6 +275,18 @@ export function hardeningSuite(mode: Mode): void {
         assert.ok((after["400"] ?? 0) - (before["400"] ?? 0) >= cases.length, `each counted as a 400: ${JSON.stringify({ before, after })}`);
         const log = readFileSync(sut.processes.find((proc) => proc.role !== "model-store")!.logFile, "utf8");
         assert.doesNotMatch(log, /"status":500/, "no request logged as failed with 500");
+      });
+    });
+
+    describe("management port address", () => {
+      test("with every endpoint on 127.0.0.1, the management port binds 127.0.0.1 too", async () => {
+        const gateway = sut.processes.find((proc) => proc.role !== "model-store")!;
+        const url = new URL(String(gateway.details.management));
+        assert.equal(url.hostname, "127.0.0.1");
+        const port = Number(url.port);
+        assert.equal(await connectResult("127.0.0.1", port), "connected");
+        // Another loopback address reaches a socket bound to 0.0.0.0, never one bound to 127.0.0.1.
+        assert.equal(await connectResult("127.0.0.2", port), "ECONNREFUSED");
       });
     });
 

@@ -50,6 +50,12 @@ export const coreSchema = z.strictObject({
    * start. 0 picks a free port (named in the ready line); -1 turns the management port off.
    */
   managementPort: z.number().int().min(-1).max(65535).optional(),
+  /**
+   * Bind address of the management port. Absent: the address every endpoint this role starts
+   * binds to, when they all share one (endpoints on 127.0.0.1 keep /metrics off the network too),
+   * else 0.0.0.0 (the model-store has no endpoint; probes and scrapers reach the pod IP).
+   */
+  managementHost: z.string().min(1).optional(),
   /** AAS registries every shell is registered with (FA³ST's name; docs/adr/0012). */
   aasRegistries: registryListSchema,
   /** Submodel registries every submodel is registered with. */
