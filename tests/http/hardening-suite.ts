@@ -290,6 +290,48 @@ export function hardeningSuite(mode: Mode): void {
       });
     });
 
+    describe("canonical lexical values", () => {
+      test("-0 written to an xs:int, over $value and as a full element, is stored and read back as 0", async () => {
+        const speed = `${SUBMODEL}/submodel-elements/MaxRotationSpeed`;
+        for (const body of ["-0", '"-0"', '"+000"']) {
+          const patched = await client.request("PATCH", `${speed}/$value`, json(body));
+          assert.equal(patched.status, 204, patched.text);
+          assert.equal((await client.get(`${speed}/$value`)).text, '{"MaxRotationSpeed":0}', body);
+          assert.equal((await client.get(speed)).json().value, "0", body);
+        }
+        const posted = await client.request("POST", `${SUBMODEL}/submodel-elements`, json({ modelType: "Property", idShort: "Zero", valueType: "xs:long", value: "-0" }));
+        assert.equal(posted.status, 201, posted.text);
+        assert.equal((await client.get(`${SUBMODEL}/submodel-elements/Zero`)).json().value, "0");
+        assert.equal((await client.get(`${SUBMODEL}/submodel-elements/Zero/$value`)).text, '{"Zero":0}');
+        assert.equal((await client.request("PATCH", `${speed}/$value`, json("5000"))).status, 204);
+      });
+
+      test("integers lose '+' and leading zeros, booleans are true/false, decimals keep their fraction digits", async () => {
+        const elements = [
+          { modelType: "Property", idShort: "CInt", valueType: "xs:unsignedShort", value: "+0042" },
+          { modelType: "Property", idShort: "CBool", valueType: "xs:boolean", value: "1" },
+          { modelType: "Property", idShort: "CDecimal", valueType: "xs:decimal", value: "-000.50" },
+          { modelType: "Property", idShort: "CDouble", valueType: "xs:double", value: "-0" },
+          { modelType: "Range", idShort: "CRange", valueType: "xs:integer", min: "-0", max: "+010" },
+        ];
+        const collection = { modelType: "SubmodelElementCollection", idShort: "Canonical", value: elements };
+        const posted = await client.request("POST", `${SUBMODEL}/submodel-elements`, json(collection));
+        assert.equal(posted.status, 201, posted.text);
+        const stored = (await client.get(`${SUBMODEL}/submodel-elements/Canonical`)).json().value;
+        assert.deepEqual(
+          stored.map((e: Record<string, string>) => e.value ?? [e.min, e.max]),
+          ["42", "true", "-0.50", "-0", ["0", "10"]],
+          "xs:double keeps its negative zero: IEEE 754 has one",
+        );
+        const patched = await client.request("PATCH", `${SUBMODEL}/submodel-elements/Canonical/$value`, json('{"CBool":"0","CDecimal":"+.5","CInt":7}'));
+        assert.equal(patched.status, 204, patched.text);
+        const value = (await client.get(`${SUBMODEL}/submodel-elements/Canonical/$value`)).text;
+        assert.match(value, /"CInt":7,"CBool":false,"CDecimal":0.5,/);
+        assert.equal((await client.get(`${SUBMODEL}/submodel-elements/Canonical.CBool`)).json().value, "false");
+        assert.equal((await client.request("DELETE", `${SUBMODEL}/submodel-elements/Canonical`)).status, 204);
+      });
+    });
+
     void ca;
   });
 }

@@ -1,5 +1,6 @@
 import { AasError } from "./aas-error.ts";
 import { ABSTRACT_CLASSES, CLASSES, type ClassRef, type PropertyShape } from "./metamodel-schema.ts";
+import { canonicalLexical } from "./canonical-lexical.ts";
 import { isValidLexical } from "./xsd-values.ts";
 import { isPlainObject } from "./plain-object.ts";
 
@@ -43,6 +44,8 @@ function normalizeObject(value: unknown, classRef: ClassRef, path: string): unkn
   }
   for (const key of schema.typedValues ?? []) {
     if (out[key] === "" && typeof out.valueType === "string" && !isValidLexical("", out.valueType)) delete out[key];
+    // One stored form per value ("-0" → "0" for an xs:int, "1" → "true" for an xs:boolean, …).
+    else if (typeof out[key] === "string") out[key] = canonicalLexical(out[key], out.valueType);
   }
   return out;
 }
