@@ -111,6 +111,7 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
       validation: { onLoad: context.validateOnLoad, onCreate: config.core.validationOnCreate, onUpdate: config.core.validationOnUpdate },
       fileStore,
       aasxLimits: { minInflateRatio: config.core.minInflateRatio },
+      maxNestingDepth: config.core.maxNestingDepth,
       operationProviders,
       operationHandleTtlMs: isoDurationToMs(config.core.operationHandleTtl),
       idempotencyWindowMs: isoDurationToMs(config.core.idempotencyWindow),

@@ -94,6 +94,19 @@ async function connectResult(host: string, port: number): Promise<string> {
   });
 }
 
+/** The AASX with its aas-spec part's bytes replaced (the part stays where the relationships point). */
+async function replaceSpecPart(aasx: Uint8Array, specText: string): Promise<Uint8Array> {
+  const { unzipSync, zipSync, strToU8 } = await import("fflate");
+  const entries = unzipSync(aasx);
+  const spec = Object.keys(entries).find((name) => /^aasx\/aas\//.test(name))!;
+  delete entries[spec];
+  entries[spec.replace(/\.xml$/, ".json")] = strToU8(specText);
+  const rels = Object.keys(entries).find((name) => name.startsWith("aasx/_rels/"))!;
+  entries[rels] = strToU8(new TextDecoder().decode(entries[rels]).replace(/aas\.aas\.xml/g, "aas.aas.json"));
+  // Stored, not deflated: repetitive deep JSON compresses past the zip-bomb ratio guard.
+  return zipSync(entries, { level: 0 });
+}
+
 const json = (body: unknown) => ({ body: typeof body === "string" ? body : JSON.stringify(body), headers: { "content-type": "application/json" } });
 
 export function hardeningSuite(mode: Mode): void {
@@ -329,6 +342,93 @@ export function hardeningSuite(mode: Mode): void {
         assert.match(value, /"CInt":7,"CBool":false,"CDecimal":0.5,/);
         assert.equal((await client.get(`${SUBMODEL}/submodel-elements/Canonical.CBool`)).json().value, "false");
         assert.equal((await client.request("DELETE", `${SUBMODEL}/submodel-elements/Canonical`)).status, 204);
+      });
+    });
+
+    describe("nesting depth (core.maxNestingDepth, default 64)", () => {
+      const AASX = "application/asset-administration-shell-package+xml";
+      /** A submodel whose elements nest `depth` deep: collections "c", the innermost one empty. */
+      const nestedSubmodel = (id: string, depth: number) => {
+        let element: Record<string, unknown> = { modelType: "SubmodelElementCollection", idShort: "c" };
+        for (let level = 1; level < depth; level++) element = { modelType: "SubmodelElementCollection", idShort: "c", value: [element] };
+        return { modelType: "Submodel", id, submodelElements: [element] };
+      };
+      // As text: JSON.stringify recurses, and 5,000 levels are too deep for this process too.
+      const nestedSubmodelText = (id: string, depth: number) =>
+        `{"modelType":"Submodel","id":"${id}","submodelElements":[` +
+        '{"modelType":"SubmodelElementCollection","idShort":"c","value":['.repeat(depth - 1) +
+        '{"modelType":"SubmodelElementCollection","idShort":"c"}' +
+        "]}".repeat(depth - 1) +
+        "]}";
+      const nestedXml = (id: string, depth: number) =>
+        `<environment xmlns="https://admin-shell.io/aas/3/0"><submodels><submodel><id>${id}</id><submodelElements>` +
+        "<submodelElementCollection><idShort>c</idShort><value>".repeat(depth) +
+        "</value></submodelElementCollection>".repeat(depth) +
+        "</submodelElements></submodel></submodels></environment>";
+
+      test("at the limit, JSON, XML and AASX input is taken and JSON, XML and AASX serialization answer 200", async () => {
+        const id = "urn:x:nested-64";
+        const posted = await client.request("POST", "/submodels", json(nestedSubmodel(id, 64)));
+        assert.equal(posted.status, 201, posted.text);
+        const query = `?submodelIds=${b64(id)}&includeConceptDescriptions=false`;
+        for (const accept of ["application/json", "application/xml", AASX]) {
+          const serialized = await client.request("GET", `/serialization${query}`, { headers: { accept } });
+          assert.equal(serialized.status, 200, `${accept}: ${serialized.text.slice(0, 300)}`);
+        }
+        const xml = (await client.request("GET", `/serialization${query}`, { headers: { accept: "application/xml" } })).text;
+        assert.equal(xml.split("<submodelElementCollection>").length - 1, 64);
+        assert.equal((await client.request("DELETE", `/submodels/${b64(id)}`)).status, 204);
+        const imported = await client.request("POST", "/import", { body: xml, headers: { "content-type": "application/xml" } });
+        assert.equal(imported.status, 200, imported.text);
+        assert.equal((await client.get(`/submodels/${b64(id)}`)).status, 200, "the XML at the limit was imported");
+        assert.equal((await client.request("DELETE", `/submodels/${b64(id)}`)).status, 204);
+        const { writeAasx } = await import("@twinport/shared");
+        const aasx = writeAasx({ environment: { submodels: [nestedSubmodel(id, 64)] }, files: [] });
+        const fromPackage = await client.request("POST", "/import", { body: Buffer.from(aasx), headers: { "content-type": AASX } });
+        assert.equal(fromPackage.status, 200, fromPackage.text);
+        assert.equal((await client.get(`/submodels/${b64(id)}`)).status, 200, "the AASX at the limit was imported");
+        assert.equal((await client.request("DELETE", `/submodels/${b64(id)}`)).status, 204);
+      });
+
+      test("one level deeper, or 5,000 deep, is a 400 naming the limit, in JSON, ValueOnly, XML and AASX", async () => {
+        const { writeAasx } = await import("@twinport/shared");
+        for (const depth of [65, 5000]) {
+          const id = `urn:x:nested-${depth}`;
+          const posted = await client.request("POST", "/submodels", json(nestedSubmodelText(id, depth)));
+          assertResult(posted, 400, /maxNestingDepth/);
+          // /import takes what it can: a too deep submodel is a problem in its 200 answer, a
+          // document too deep to read at all is a 400.
+          const refusedImport = (response: HttpResponse, what: string) => {
+            if (depth === 5000) return assertResult(response, 400, /maxNestingDepth/);
+            assert.equal(response.status, 200, `${what}: ${response.text}`);
+            assert.match(response.json()[0].text, /nested 65 deep .*maxNestingDepth/, what);
+          };
+          refusedImport(await client.request("POST", "/import", { body: nestedXml(id, depth), headers: { "content-type": "application/xml" } }), "XML");
+          const aasx = writeAasx({ environment: { submodels: [{ modelType: "Submodel", id: "urn:x:placeholder" }] }, files: [] });
+          // The package's spec part replaced by the deep JSON: writeAasx itself would recurse over it.
+          const deepPackage = await replaceSpecPart(aasx, `{"submodels":[${nestedSubmodelText(id, depth)}]}`);
+          const packaged = await client.request("POST", "/import", { body: Buffer.from(deepPackage), headers: { "content-type": AASX } });
+          refusedImport(packaged, "AASX");
+          const value = await client.request("PATCH", `${SUBMODEL}/submodel-elements/MaxRotationSpeed/$value`, json("[".repeat(depth) + "]".repeat(depth)));
+          assertResult(value, 400, depth > 100 ? /maxNestingDepth/ : undefined);
+          assert.equal((await client.get(`/submodels/${b64(id)}`)).status, 404);
+          await assertServing(client, `input nested ${depth} deep`);
+        }
+      });
+
+      test("an element written below a path counts the path's depth", async () => {
+        const id = "urn:x:nested-path";
+        assert.equal((await client.request("POST", "/submodels", json(nestedSubmodel(id, 64)))).status, 201);
+        const deepest = Array.from({ length: 64 }, () => "c").join(".");
+        const elements = `/submodels/${b64(id)}/submodel-elements`;
+        const property = { modelType: "Property", idShort: "p", valueType: "xs:int", value: "1" };
+        assertResult(await client.request("POST", `${elements}/${deepest}`, json(property)), 400, /maxNestingDepth/);
+        const sixtyThree = deepest.slice(0, -2);
+        assert.equal((await client.request("POST", `${elements}/${sixtyThree}`, json(property))).status, 201, "depth 64 is fine");
+        const deeper = { modelType: "SubmodelElementCollection", idShort: "c", value: [{ modelType: "SubmodelElementCollection", idShort: "d" }] };
+        assertResult(await client.request("PUT", `${elements}/${deepest}`, json(deeper)), 400, /maxNestingDepth/);
+        assertResult(await client.request("PATCH", `${elements}/${deepest}`, json({ value: [{ modelType: "Property", idShort: "q", valueType: "xs:int" }] })), 400, /maxNestingDepth/);
+        assert.equal((await client.request("DELETE", `/submodels/${b64(id)}`)).status, 204);
       });
     });
 

@@ -111,6 +111,7 @@ export async function startModelStore(config: TwinportConfig, options: ModelStor
       validation: { onLoad: validateOnLoad, onCreate: config.core.validationOnCreate, onUpdate: config.core.validationOnUpdate },
       fileStore,
       aasxLimits: { minInflateRatio: config.core.minInflateRatio },
+      maxNestingDepth: config.core.maxNestingDepth,
       // With a security section every command that carries a principal is checked (docs/adr/0024).
       ...(config.security ? { access: compileAccessPolicy(config.security.rules) } : {}),
     });

@@ -6,7 +6,8 @@ export { AasError, isAasError, type AasErrorKind, type AasErrorOptions } from ".
 export { parseJsonText, parseJsonLossless, stringifyLossless } from "./json-text.ts";
 export { refuseProtoKeys } from "./json-keys.ts";
 export { readAas, readModel, toJsonable, verificationErrors, type AasClassName, type ReadableClassName, type ReadResult } from "./model-io.ts";
-export { normalizeInput } from "./input-normalization.ts";
+export { elementDepth, normalizeInput } from "./input-normalization.ts";
+export { DEFAULT_MAX_NESTING_DEPTH, elementsTooDeep, getMaxNestingDepth, setMaxNestingDepth } from "./nesting-limit.ts";
 export { isPlainObject } from "./plain-object.ts";
 export { encodeBase64Url, decodeBase64Url } from "./base64url.ts";
 export {

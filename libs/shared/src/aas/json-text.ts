@@ -1,6 +1,6 @@
 import { parse, stringify } from "lossless-json";
 import { AasError } from "./aas-error.ts";
-import { refuseProtoKeys } from "./json-keys.ts";
+import { checkParsedJson, refuseDeepJsonText, refuseProtoKeys } from "./json-keys.ts";
 
 /**
  * JSON text in and out. Full AAS JSON carries every value as a string, so plain JSON.parse is
@@ -15,12 +15,14 @@ export function parseJsonText(text: string): unknown {
   } catch (error) {
     throw syntaxError(text, error);
   }
-  refuseProtoKeys(value, text);
+  checkParsedJson(value, text);
   return value;
 }
 
 /** Numbers become lossless-json `LosslessNumber`s that keep their exact digits. */
 export function parseJsonLossless(text: string): unknown {
+  // Before parsing: lossless-json's parser recurses, so a deep document would overflow its stack.
+  refuseDeepJsonText(text);
   let value: unknown;
   try {
     value = parse(text);

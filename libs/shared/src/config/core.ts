@@ -38,6 +38,13 @@ export const coreSchema = z.strictObject({
   validationOnUpdate: validationSwitch,
   /** AASX zip-bomb guard: compressed/uncompressed below this ratio is refused. */
   minInflateRatio: z.number().gt(0).max(1).default(0.01),
+  /**
+   * How deep submodel elements may nest (an element in a submodel is at depth 1). Deeper input
+   * (JSON, XML, AASX) is a 400 naming this setting. 64 is ten times what IDTA submodel templates
+   * use, and far below the depth (over 1,000) where the recursive readers and writers (aas-core,
+   * XML, OPC UA) run out of stack, with room for smaller stacks (worker threads, edge devices).
+   */
+  maxNestingDepth: z.number().int().min(1).max(500).default(64),
   /** How long the handle of an asynchronous operation stays queryable after it finished. */
   operationHandleTtl: z.string().regex(ISO_DURATION, { error: "expected an ISO 8601 duration such as PT1H" }).default("PT1H"),
   /** How long a write's outcome is remembered under its Idempotency-Key (docs/adr/0017). */

@@ -65,6 +65,7 @@ const CORE_DEFAULTS = {
   validationOnCreate: true,
   validationOnUpdate: true,
   minInflateRatio: 0.01,
+  maxNestingDepth: 64,
   operationHandleTtl: "PT1H",
   idempotencyWindow: "PT24H",
   stateDir: ".twinport",
