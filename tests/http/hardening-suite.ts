@@ -8,9 +8,13 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import http from "node:http";
+import https from "node:https";
 import { dirname } from "node:path";
+import { randomFillSync } from "node:crypto";
+import { crc32, deflateRawSync } from "node:zlib";
 import net from "node:net";
 import tls from "node:tls";
+import { rawZip } from "../test-support/raw-zip.ts";
 import { b64, type HttpClient, type HttpResponse } from "../test-support/http-client.ts";
 import { findCertificate, startSystem, type Mode, type SystemUnderTest } from "../test-support/system.ts";
 
@@ -105,6 +109,25 @@ async function replaceSpecPart(aasx: Uint8Array, specText: string): Promise<Uint
   entries[rels] = strToU8(new TextDecoder().decode(entries[rels]).replace(/aas\.aas\.xml/g, "aas.aas.json"));
   // Stored, not deflated: repetitive deep JSON compresses past the zip-bomb ratio guard.
   return zipSync(entries, { level: 0 });
+}
+
+/** A POST whose `onSent` fires once the whole body has been handed to the socket. */
+async function postRaw(client: HttpClient, ca: string | undefined, path: string, body: Buffer, type: string, onSent: () => void): Promise<HttpResponse> {
+  const url = new URL(client.baseUrl.replace(/\/$/, "") + path);
+  return await new Promise((resolve, reject) => {
+    const headers = { "content-type": type, "content-length": String(body.length) };
+    const request = https.request(url, { method: "POST", headers, ca, rejectUnauthorized: ca !== undefined }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on("data", (chunk: Buffer) => chunks.push(chunk));
+      response.on("end", () => {
+        const text = Buffer.concat(chunks).toString("utf8");
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, text, json: () => JSON.parse(text) });
+      });
+    });
+    request.on("error", reject);
+    request.on("finish", onSent);
+    request.end(body);
+  });
 }
 
 const json = (body: unknown) => ({ body: typeof body === "string" ? body : JSON.stringify(body), headers: { "content-type": "application/json" } });
@@ -428,6 +451,62 @@ export function hardeningSuite(mode: Mode): void {
         const deeper = { modelType: "SubmodelElementCollection", idShort: "c", value: [{ modelType: "SubmodelElementCollection", idShort: "d" }] };
         assertResult(await client.request("PUT", `${elements}/${deepest}`, json(deeper)), 400, /maxNestingDepth/);
         assertResult(await client.request("PATCH", `${elements}/${deepest}`, json({ value: [{ modelType: "Property", idShort: "q", valueType: "xs:int" }] })), 400, /maxNestingDepth/);
+        assert.equal((await client.request("DELETE", `/submodels/${b64(id)}`)).status, 204);
+      });
+    });
+
+    describe("AASX packages never freeze the server", () => {
+      const AASX = "application/asset-administration-shell-package+xml";
+
+      test("9,999 ratio-exempt entries of 100 KiB (~1 GB inflated, 2.3 MB zip) are refused, naming the limit", async () => {
+        const zeros = Buffer.alloc(100 * 1024);
+        const data = deflateRawSync(zeros);
+        const entries = Array.from({ length: 9_999 }, (_, i) => ({ name: `aasx/files/f${i}.bin`, data, uncompressedSize: zeros.length, crc32: crc32(zeros) }));
+        const bomb = rawZip(entries);
+        assert.ok(bomb.length < 3_000_000, `${bomb.length} bytes`);
+        const response = await client.request("POST", "/import", { body: bomb, headers: { "content-type": AASX } });
+        assertResult(response, 400, /more than the limit of 1000 \(core\.aasxMaxEntries\)/);
+        assert.match(response.text, /core\.aasxMaxTotalSize|core\.aasxMaxEntries/);
+        await assertServing(client, "the 9,999-entry package");
+      });
+
+      test("while a large package is inflated (in a worker), the server answers other requests", async () => {
+        // 200 entries of 1 MiB that pass every directory check (ratio just above 0.01, 200 MiB in
+        // total, under the 256 MiB budget); the last one's checksum is wrong, so the package is
+        // refused only after all of it was inflated.
+        const mib = Buffer.alloc(1024 * 1024);
+        randomFillSync(mib, 0, 16 * 1024);
+        const data = deflateRawSync(mib);
+        assert.ok(data.length / mib.length > 0.01, "passes the ratio check");
+        const entries = Array.from({ length: 200 }, (_, i) => ({ name: `aasx/files/f${i}.bin`, data, uncompressedSize: mib.length, crc32: i === 199 ? crc32(mib) ^ 1 : crc32(mib) }));
+        const heavy = rawZip(entries);
+        // Counted from the moment the whole body was sent: only then is the server checking it.
+        let sent = false;
+        let answered = false;
+        const imported = postRaw(client, ca, "/import", heavy, AASX, () => (sent = true)).finally(() => (answered = true));
+        let servedMeanwhile = 0;
+        while (!answered) {
+          const response = await client.get(`${SUBMODEL}/submodel-elements/MaxRotationSpeed/$value`);
+          assert.equal(response.status, 200, response.text);
+          if (sent && !answered) servedMeanwhile++;
+        }
+        const response = await imported;
+        assertResult(response, 400, /f199\.bin is corrupt \(CRC-32 mismatch\)/);
+        assert.ok(servedMeanwhile >= 10, `other requests were answered while the package was inflated (${servedMeanwhile})`);
+      });
+
+      test("a normal AASX with a file still imports", async () => {
+        const { writeAasx } = await import("@twinport/shared");
+        const id = "urn:x:packaged";
+        const environment = { submodels: [{ modelType: "Submodel", id, submodelElements: [{ modelType: "File", idShort: "Doc", contentType: "application/pdf", value: "/aasx/files/doc.pdf" }] }] };
+        const pdf = Buffer.concat([Buffer.from("%PDF-1.7\n"), randomFillSync(Buffer.alloc(200_000))]);
+        const aasx = writeAasx({ environment, files: [{ path: "/aasx/files/doc.pdf", contentType: "application/pdf", bytes: pdf }] });
+        const response = await client.request("POST", "/import", { body: Buffer.from(aasx), headers: { "content-type": AASX } });
+        assert.equal(response.status, 200, response.text);
+        assert.deepEqual(response.json(), []);
+        const attachment = await client.get(`/submodels/${b64(id)}/submodel-elements/Doc/attachment`);
+        assert.equal(attachment.status, 200);
+        assert.equal(Number(attachment.headers["content-length"]), pdf.length, "the file came out of the package whole");
         assert.equal((await client.request("DELETE", `/submodels/${b64(id)}`)).status, 204);
       });
     });

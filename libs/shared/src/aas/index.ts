@@ -46,7 +46,7 @@ export { parseAasXml } from "./xml/aas-xml-reader.ts";
 export { writeAasXml } from "./xml/aas-xml-writer.ts";
 export { AAS_XML_NAMESPACE } from "./xml/aas-xml-names.ts";
 export { detectJsonFormatProblem } from "./legacy-format.ts";
-export { readAasx } from "./aasx/aasx-reader.ts";
+export { readAasx, readAasxOffThread } from "./aasx/aasx-reader.ts";
 export { writeAasx } from "./aasx/aasx-writer.ts";
 export { DEFAULT_AASX_LIMITS, type AasxLimits } from "./aasx/aasx-limits.ts";
 export { partNameOfModelPath, partKey, entryNameOfPart } from "./aasx/part-names.ts";

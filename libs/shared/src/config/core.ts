@@ -39,6 +39,15 @@ export const coreSchema = z.strictObject({
   /** AASX zip-bomb guard: compressed/uncompressed below this ratio is refused. */
   minInflateRatio: z.number().gt(0).max(1).default(0.01),
   /**
+   * AASX packages (aas/aasx/aasx-limits.ts): at most this many zip entries, this many bytes
+   * inflated for the whole package (one budget), and per entry. The defaults keep a small edge
+   * device safe: a package is held inflated in memory while imported and copied into the file
+   * store, so its inflated size is paid two to three times over.
+   */
+  aasxMaxEntries: z.number().int().min(1).default(1_000),
+  aasxMaxTotalSize: z.number().int().min(1).default(256 * 1024 * 1024),
+  aasxMaxEntrySize: z.number().int().min(1).default(128 * 1024 * 1024),
+  /**
    * How deep submodel elements may nest (an element in a submodel is at depth 1). Deeper input
    * (JSON, XML, AASX) is a 400 naming this setting. 64 is ten times what IDTA submodel templates
    * use, and far below the depth (over 1,000) where the recursive readers and writers (aas-core,
@@ -88,4 +97,14 @@ export function isoDurationToMs(text: string): number {
   for (const [, amount, unit] of datePart!.matchAll(/(\d+(?:\.\d+)?)([YMWD])/g)) ms += Number(amount) * UNIT_MS[unit!]!;
   for (const [, amount, unit] of timePart.matchAll(/(\d+(?:\.\d+)?)([HMS])/g)) ms += Number(amount) * TIME_UNIT_MS[unit!]!;
   return Math.round(ms);
+}
+
+/** The AASX reading limits (engine's aasxLimits) a core section configures. */
+export function aasxLimitsOf(core: CoreConfig): { minInflateRatio: number; maxEntries: number; maxTotalUncompressedBytes: number; maxEntryUncompressedBytes: number } {
+  return {
+    minInflateRatio: core.minInflateRatio,
+    maxEntries: core.aasxMaxEntries,
+    maxTotalUncompressedBytes: core.aasxMaxTotalSize,
+    maxEntryUncompressedBytes: core.aasxMaxEntrySize,
+  };
 }
