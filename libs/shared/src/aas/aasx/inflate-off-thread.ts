@@ -24,9 +24,13 @@ export function inflatePackageOffThread(bytes: Uint8Array, limits: AasxLimits): 
 
 let queue: Promise<void> = Promise.resolve();
 
+// Beside this file, with its extension: the sources (run through tsx, whose loader the worker
+// inherits) or tsc's output, where the .ts import became .js.
+const WORKER_FILE = new URL(`./inflate-worker${import.meta.url.slice(import.meta.url.lastIndexOf("."))}`, import.meta.url);
+
 function inflateInWorker(request: InflateRequest): Promise<Map<string, PackagePart>> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(new URL("./inflate-worker.ts", import.meta.url), { workerData: request });
+    const worker = new Worker(WORKER_FILE, { workerData: request });
     let settled = false;
     worker.once("message", (reply: InflateReply) => {
       settled = true;
