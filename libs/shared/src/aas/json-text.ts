@@ -19,8 +19,12 @@ export function parseJsonText(text: string): unknown {
   return value;
 }
 
-/** Numbers become lossless-json `LosslessNumber`s that keep their exact digits. */
-export function parseJsonLossless(text: string): unknown {
+/**
+ * Numbers become lossless-json `LosslessNumber`s that keep their exact digits. `foreign`: the text
+ * is an asset's payload, not AAS input; it is only queried (JSONPath), never merged into objects,
+ * so a "__proto__" member in it stays data (lossless-json stores it as an own property).
+ */
+export function parseJsonLossless(text: string, options: { foreign?: boolean } = {}): unknown {
   // Before parsing: lossless-json's parser recurses, so a deep document would overflow its stack.
   refuseDeepJsonText(text);
   let value: unknown;
@@ -29,7 +33,7 @@ export function parseJsonLossless(text: string): unknown {
   } catch (error) {
     throw new AasError("syntax", `Invalid JSON: ${(error as Error).message}`);
   }
-  refuseProtoKeys(value, text);
+  if (options.foreign !== true) refuseProtoKeys(value, text);
   return value;
 }
 
