@@ -1,4 +1,4 @@
-import { STATUS_CODES, type Server } from "node:http";
+import { STATUS_CODES, type Server, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import type { Logger, ProcessMetrics } from "@twinport/shared";
 import { resultBody } from "./result-body.ts";
@@ -15,9 +15,9 @@ import { resultBody } from "./result-body.ts";
 export function answerClientErrors(server: Server, deps: { metrics?: ProcessMetrics; logger?: Logger }): void {
   // A parser error in a request's body comes after the app was handed the request: the app
   // answers and counts that one (its body read fails, a 400); this handler only writes the bytes.
-  const dispatched = new WeakSet<Duplex>();
+  const dispatched = new WeakMap<Duplex, ServerResponse>();
   server.on("request", (request, response) => {
-    dispatched.add(request.socket);
+    dispatched.set(request.socket, response);
     response.once("close", () => dispatched.delete(request.socket));
   });
   // Node's parser keeps failing on every further chunk the client sends, and emits clientError
@@ -27,11 +27,12 @@ export function answerClientErrors(server: Server, deps: { metrics?: ProcessMetr
     if (answered.has(socket)) return;
     answered.add(socket);
     const answer = answerOf(error);
-    if (answer === undefined || !socket.writable) {
+    const inFlight = dispatched.get(socket);
+    // Once the app's response has started, another status line would corrupt the stream.
+    if (answer === undefined || !socket.writable || inFlight?.headersSent) {
       socket.destroy();
       return;
     }
-    const inFlight = dispatched.has(socket);
     if (!inFlight) {
       deps.metrics?.observeHttpRequest(methodOf(error.rawPacket), "unparsed", answer.status, 0);
       deps.logger?.info({ status: answer.status, reason: error.code }, "malformed HTTP request refused");
