@@ -137,6 +137,31 @@ export function opcuaSuite(mode: Mode, options: { opcuaGateways?: number } = {})
     }
   });
 
+  test(`${mode}: values written in a non-canonical form read back canonical over OPC UA (issue 13)`, async () => {
+    // xs:integer and xs:decimal are Strings in OPC UA: the stored lexical form is what a client reads.
+    const cases: [string, string, string][] = [
+      ["TInteger", '"-0"', "0"],
+      ["TInteger", '"+00042"', "42"],
+      ["TDecimal", '"+007.50"', "7.50"],
+      ["TDecimal", "-0.0", "0.0"],
+    ];
+    for (const [idShort, body, canonical] of cases) {
+      const response = await system.http.request("PATCH", `${elementUrl(idShort)}/$value`, { body });
+      assert.equal(response.status, 204, response.text);
+      for (const client of system.opcua) {
+        await eventually(async () => (await client.read(node(idShort))).value.value === canonical, `${idShort} ${body} reads ${canonical}`);
+      }
+      assert.equal((await httpElement(idShort)).value, canonical);
+    }
+    const zero = await system.http.request("PATCH", `${elementUrl("TInt")}/$value`, { body: "-0" });
+    assert.equal(zero.status, 204, zero.text);
+    await eventually(async () => (await opcua.read(node("TInt"))).value.value === 0, "TInt reads 0");
+    assert.equal((await httpElement("TInt")).value, "0");
+    for (const [idShort, lexical] of [["TInteger", TYPED_PROPERTIES["xs:integer"]![1]], ["TDecimal", TYPED_PROPERTIES["xs:decimal"]![1]], ["TInt", "5000"]] as const) {
+      assert.equal((await system.http.request("PATCH", `${elementUrl(idShort)}/$value`, { body: JSON.stringify(lexical) })).status, 204);
+    }
+  });
+
   test(`${mode}: elements added and deleted over HTTP appear in and disappear from the address space`, async () => {
     const created = await system.http.request("POST", `/submodels/${b64(VALUES_SUBMODEL)}/submodel-elements`, {
       body: JSON.stringify({ modelType: "Property", idShort: "Added", valueType: "xs:int", value: "3" }),

@@ -42,6 +42,7 @@ describe("createHttpApp: routing, errors and headers", () => {
       "method-not-allowed": 405,
       "not-acceptable": 406,
       "payload-too-large": 413,
+      "unsupported-media-type": 415,
       unprocessable: 422,
       unavailable: 503,
       timeout: 504,
@@ -112,7 +113,7 @@ describe("createHttpApp: routing, errors and headers", () => {
   it("413 for a body over maxRequestBodySize, declared or streamed; bodies at the limit pass", async () => {
     const small = app({ maxRequestBodySize: 200 });
     const body = JSON.stringify({ modelType: "AssetAdministrationShell", id: "urn:x:" + "y".repeat(300), assetInformation: { assetKind: "Instance", globalAssetId: "urn:asset" } });
-    const declared = await small.request("/api/v3.0/shells", { method: "POST", body, headers: { "Content-Length": String(Buffer.byteLength(body)) } });
+    const declared = await small.request("/api/v3.0/shells", { method: "POST", body, headers: { "Content-Length": String(Buffer.byteLength(body)), "Content-Type": "application/json" } });
     assert.equal(declared.status, 413);
     assert.equal(declared.headers.get("connection"), "close");
     assertResult({ status: 413, headers: declared.headers, text: "", json: await declared.json() }, 413, /maxRequestBodySize/);
@@ -124,10 +125,10 @@ describe("createHttpApp: routing, errors and headers", () => {
         else controller.enqueue(new TextEncoder().encode(next));
       },
     });
-    const streamed = await small.request("/api/v3.0/shells", { method: "POST", body: stream, duplex: "half" } as RequestInit);
+    const streamed = await small.request("/api/v3.0/shells", { method: "POST", body: stream, duplex: "half", headers: { "Content-Type": "application/json" } } as RequestInit);
     assert.equal(streamed.status, 413);
     const fits = JSON.stringify({ modelType: "AssetAdministrationShell", id: "urn:x:fits", assetInformation: { assetKind: "Instance", globalAssetId: "urn:asset" } });
-    assert.equal((await app({ maxRequestBodySize: Buffer.byteLength(fits) }).request("/api/v3.0/shells", { method: "POST", body: fits })).status, 201);
+    assert.equal((await app({ maxRequestBodySize: Buffer.byteLength(fits) }).request("/api/v3.0/shells", { method: "POST", body: fits, headers: { "Content-Type": "application/json" } })).status, 201);
   });
 
   it("profiles: operations outside them answer 405 on served paths and 404 on unserved paths", async () => {

@@ -11,6 +11,7 @@ import { correlationId } from "./http/correlation-id.ts";
 import { corsPolicy } from "./http/cors-policy.ts";
 import { requestMetrics } from "./http/request-metrics.ts";
 import { errorResponse } from "./http/error-response.ts";
+import { incomingMessageOf, type GatewayContext } from "./http/gateway-env.ts";
 import { anonymousUnlessAuthenticated } from "./http/request-principal.ts";
 import { sniHostCheck } from "./http/sni-host-check.ts";
 import { authentication, createAuthenticator } from "./authentication/authenticate.ts";
@@ -50,7 +51,7 @@ export function createHttpApp(deps: HttpAppDeps): Hono {
 
   app.onError((error, c) => {
     const headers: Record<string, string> = error instanceof MethodNotAllowed ? { Allow: error.allow } : {};
-    return errorResponse(c, replyErrorOf(error), { includeErrorDetails: settings.includeErrorDetails, headers });
+    return errorResponse(c, replyErrorOf(error, c), { includeErrorDetails: settings.includeErrorDetails, headers });
   });
   app.notFound((c) => errorResponse(c, { code: "not-found", message: `Nothing is served at ${c.req.path}` }, { includeErrorDetails: false }));
 
@@ -106,8 +107,14 @@ export function createHttpApp(deps: HttpAppDeps): Hono {
   return app;
 }
 
-function replyErrorOf(error: unknown): ReplyError {
+function replyErrorOf(error: unknown, c: GatewayContext): ReplyError {
   if (error instanceof ApiError) return error.error;
+  // The body could not be read because the client broke the HTTP framing (Node's parser refused
+  // it and answered 400 on the socket, see client-error.ts): the client's fault, counted as such.
+  const incoming = incomingMessageOf(c);
+  if (incoming !== undefined && (incoming.errored || (incoming.destroyed && !incoming.complete))) {
+    return { code: "bad-request", message: "The request could not be read (malformed HTTP framing, or the client went away)" };
+  }
   // Anything else is a bug in the gateway: 500, with its stack only when the endpoint allows it.
   // The message stays generic: internals reach a client only through includeErrorDetails.
   const reply: ReplyError = { code: "internal", message: "Internal server error" };

@@ -67,10 +67,10 @@ describe("startHttpEndpoint over real sockets", () => {
     const read = await socketRequest({ url: endpoint.url, path: posted.headers.location!, ca });
     assert.equal(read.status, 200);
     assert.match(read.headers.etag ?? "", /^"\d+"$/);
-    const patched = await socketRequest({ url: endpoint.url, method: "PATCH", path: `${elements}/OverTls/$value`, body: "42", headers: { "If-Match": read.headers.etag! }, ca });
+    const patched = await socketRequest({ url: endpoint.url, method: "PATCH", path: `${elements}/OverTls/$value`, body: "42", headers: { "If-Match": read.headers.etag!, "Content-Type": "application/json" }, ca });
     assert.equal(patched.status, 204, patched.body);
     assert.equal((await socketRequest({ url: endpoint.url, path: `${elements}/OverTls/$value`, ca })).body, '{"OverTls":42}');
-    const put = await socketRequest({ url: endpoint.url, method: "PUT", path: `${elements}/OverTls`, body: body.replace('"1"', '"7"'), ca });
+    const put = await socketRequest({ url: endpoint.url, method: "PUT", path: `${elements}/OverTls`, body: body.replace('"1"', '"7"'), headers: { "Content-Type": "application/json" }, ca });
     assert.equal(put.status, 204, put.body);
     assert.equal((await socketRequest({ url: endpoint.url, method: "DELETE", path: `${elements}/OverTls`, ca })).status, 204);
     assert.equal((await socketRequest({ url: endpoint.url, path: `${elements}/OverTls`, ca })).status, 404);

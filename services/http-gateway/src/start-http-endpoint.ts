@@ -5,6 +5,7 @@ import type { AddressInfo } from "node:net";
 import { ConfigError, type Logger, type ProcessMetrics, type SecurityConfig, type StoreClient } from "@twinport/shared";
 import { trustedClientCas } from "./authentication/trusted-client-cas.ts";
 import { createHttpApp } from "./create-http-app.ts";
+import { answerClientErrors } from "./http/client-error.ts";
 import type { HttpEndpointSettings } from "./http-endpoint-settings.ts";
 import { tlsCredentials } from "./tls/tls-credentials.ts";
 
@@ -45,6 +46,7 @@ export async function startHttpEndpoint(deps: HttpEndpointDeps): Promise<Running
     fetch: app.fetch,
     ...(tls ? { createServer: createHttpsServer, serverOptions: { key: tls.key, cert: tls.cert, ...mutualTls } } : {}),
   }) as Server;
+  answerClientErrors(server, { metrics: deps.metrics, logger: deps.logger });
 
   await listen(server, settings);
   const port = (server.address() as AddressInfo).port;

@@ -12,6 +12,7 @@ import {
   createOperationProviderRegistry,
   displayUrl,
   isHttpEndpoint,
+  aasxLimitsOf,
   isoDurationToMs,
   MESSAGE_BUS_NATS_CLASS,
   meteredCommandHandler,
@@ -110,7 +111,8 @@ export async function startModelStore(config: TwinportConfig, options: ModelStor
       renderedSubmodelBytes: 64 * 1024 * 1024,
       validation: { onLoad: validateOnLoad, onCreate: config.core.validationOnCreate, onUpdate: config.core.validationOnUpdate },
       fileStore,
-      aasxLimits: { minInflateRatio: config.core.minInflateRatio },
+      aasxLimits: aasxLimitsOf(config.core),
+      maxNestingDepth: config.core.maxNestingDepth,
       // With a security section every command that carries a principal is checked (docs/adr/0024).
       ...(config.security ? { access: compileAccessPolicy(config.security.rules) } : {}),
     });

@@ -4,8 +4,10 @@ export { aasCore };
 
 export { AasError, isAasError, type AasErrorKind, type AasErrorOptions } from "./aas-error.ts";
 export { parseJsonText, parseJsonLossless, stringifyLossless } from "./json-text.ts";
+export { refuseProtoKeys } from "./json-keys.ts";
 export { readAas, readModel, toJsonable, verificationErrors, type AasClassName, type ReadableClassName, type ReadResult } from "./model-io.ts";
-export { normalizeInput } from "./input-normalization.ts";
+export { elementDepth, normalizeInput } from "./input-normalization.ts";
+export { DEFAULT_MAX_NESTING_DEPTH, elementsTooDeep, getMaxNestingDepth, setMaxNestingDepth } from "./nesting-limit.ts";
 export { isPlainObject } from "./plain-object.ts";
 export { encodeBase64Url, decodeBase64Url } from "./base64url.ts";
 export {
@@ -44,7 +46,7 @@ export { parseAasXml } from "./xml/aas-xml-reader.ts";
 export { writeAasXml } from "./xml/aas-xml-writer.ts";
 export { AAS_XML_NAMESPACE } from "./xml/aas-xml-names.ts";
 export { detectJsonFormatProblem } from "./legacy-format.ts";
-export { readAasx } from "./aasx/aasx-reader.ts";
+export { readAasx, readAasxOffThread } from "./aasx/aasx-reader.ts";
 export { writeAasx } from "./aasx/aasx-writer.ts";
 export { DEFAULT_AASX_LIMITS, type AasxLimits } from "./aasx/aasx-limits.ts";
 export { partNameOfModelPath, partKey, entryNameOfPart } from "./aasx/part-names.ts";

@@ -1,5 +1,7 @@
 import { AasError } from "./aas-error.ts";
 import { ABSTRACT_CLASSES, CLASSES, type ClassRef, type PropertyShape } from "./metamodel-schema.ts";
+import { canonicalLexical } from "./canonical-lexical.ts";
+import { elementsTooDeep, getMaxNestingDepth } from "./nesting-limit.ts";
 import { isValidLexical } from "./xsd-values.ts";
 import { isPlainObject } from "./plain-object.ts";
 
@@ -16,15 +18,17 @@ import { isPlainObject } from "./plain-object.ts";
  * JSON type is wrong are passed through untouched, for jsonization to report with its own path.
  */
 export function normalizeInput(jsonable: unknown, classRef: ClassRef): unknown {
-  return normalizeObject(jsonable, classRef, "");
+  return normalizeObject(jsonable, classRef, "", 0);
 }
 
-function normalizeObject(value: unknown, classRef: ClassRef, path: string): unknown {
+/** `depth`: how many submodel elements enclose this object (nesting-limit.ts). */
+function normalizeObject(value: unknown, classRef: ClassRef, path: string, depth: number): unknown {
   if (!isPlainObject(value)) return value;
   const className = concreteClass(classRef, value);
   const schema = className === undefined ? undefined : CLASSES[className];
   // Unknown or missing modelType: nothing to check against; jsonization names the problem.
   if (schema === undefined) return value;
+  if (SUBMODEL_ELEMENTS.has(className!) && ++depth > getMaxNestingDepth()) throw elementsTooDeep(depth, path);
 
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(value)) {
@@ -39,19 +43,45 @@ function normalizeObject(value: unknown, classRef: ClassRef, path: string): unkn
     const shape: PropertyShape | undefined = Object.hasOwn(schema.properties, key) ? schema.properties[key] : undefined;
     if (shape === undefined) throw unknownProperty(key, keyPath, className!);
     if (item === null) continue;
-    out[key] = normalizeProperty(item, shape, keyPath);
+    out[key] = normalizeProperty(item, shape, keyPath, depth);
   }
   for (const key of schema.typedValues ?? []) {
     if (out[key] === "" && typeof out.valueType === "string" && !isValidLexical("", out.valueType)) delete out[key];
+    // One stored form per value ("-0" → "0" for an xs:int, "1" → "true" for an xs:boolean, …).
+    else if (typeof out[key] === "string") out[key] = canonicalLexical(out[key], out.valueType);
   }
   return out;
 }
 
-function normalizeProperty(value: unknown, shape: PropertyShape, path: string): unknown {
+function normalizeProperty(value: unknown, shape: PropertyShape, path: string, depth: number): unknown {
   if (shape === "primitive") return value;
-  if ("one" in shape) return normalizeObject(value, shape.one, path);
+  if ("one" in shape) return normalizeObject(value, shape.one, path, depth);
   if (!Array.isArray(value)) return value;
-  return value.map((item, index) => normalizeObject(item, shape.many, `${path}[${index}]`));
+  return value.map((item, index) => normalizeObject(item, shape.many, `${path}[${index}]`, depth));
+}
+
+const SUBMODEL_ELEMENTS = new Set(ABSTRACT_CLASSES.SubmodelElement);
+
+/**
+ * How deep submodel elements nest in a (normalized, so bounded) element: 1 for an element without
+ * children. Added to the depth of the path it is written at.
+ */
+export function elementDepth(element: unknown): number {
+  let deepest = 0;
+  const pending: [unknown, number][] = [[element, 0]];
+  while (pending.length > 0) {
+    const [item, depth] = pending.pop()!;
+    if (typeof item !== "object" || item === null) continue;
+    if (Array.isArray(item)) {
+      for (const child of item) pending.push([child, depth]);
+      continue;
+    }
+    const record = item as Record<string, unknown>;
+    const level = typeof record.modelType === "string" && SUBMODEL_ELEMENTS.has(record.modelType) ? depth + 1 : depth;
+    deepest = Math.max(deepest, level);
+    for (const key of Object.keys(record)) if (typeof record[key] === "object") pending.push([record[key], level]);
+  }
+  return deepest;
 }
 
 function concreteClass(classRef: ClassRef, value: Record<string, unknown>): string | undefined {

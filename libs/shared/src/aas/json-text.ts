@@ -1,5 +1,6 @@
 import { parse, stringify } from "lossless-json";
 import { AasError } from "./aas-error.ts";
+import { checkParsedJson, refuseDeepJsonText, refuseProtoKeys } from "./json-keys.ts";
 
 /**
  * JSON text in and out. Full AAS JSON carries every value as a string, so plain JSON.parse is
@@ -8,20 +9,32 @@ import { AasError } from "./aas-error.ts";
  */
 
 export function parseJsonText(text: string): unknown {
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (error) {
     throw syntaxError(text, error);
   }
+  checkParsedJson(value, text);
+  return value;
 }
 
-/** Numbers become lossless-json `LosslessNumber`s that keep their exact digits. */
-export function parseJsonLossless(text: string): unknown {
+/**
+ * Numbers become lossless-json `LosslessNumber`s that keep their exact digits. `foreign`: the text
+ * is an asset's payload, not AAS input; it is only queried (JSONPath), never merged into objects,
+ * so a "__proto__" member in it stays data (lossless-json stores it as an own property).
+ */
+export function parseJsonLossless(text: string, options: { foreign?: boolean } = {}): unknown {
+  // Before parsing: lossless-json's parser recurses, so a deep document would overflow its stack.
+  refuseDeepJsonText(text);
+  let value: unknown;
   try {
-    return parse(text);
+    value = parse(text);
   } catch (error) {
     throw new AasError("syntax", `Invalid JSON: ${(error as Error).message}`);
   }
+  if (options.foreign !== true) refuseProtoKeys(value, text);
+  return value;
 }
 
 /** `LosslessNumber`s are written as their exact digits; everything else as JSON.stringify would. */

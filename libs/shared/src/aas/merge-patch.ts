@@ -14,7 +14,9 @@ export function mergePatch(target: unknown, patch: unknown): unknown {
   const result: Record<string, unknown> = isPlainObject(target) ? { ...target } : {};
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) delete result[key];
-    else result[key] = mergePatch(result[key], value);
+    // Defined, not assigned: a "__proto__" member (refused by the parsers, but this function takes
+    // any object) must stay data and never replace the result's prototype.
+    else Object.defineProperty(result, key, { value: mergePatch(Object.hasOwn(result, key) ? result[key] : undefined, value), enumerable: true, writable: true, configurable: true });
   }
   return result;
 }

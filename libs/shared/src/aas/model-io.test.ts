@@ -11,6 +11,11 @@ const failsWith = (kind: string, path?: string) => (error: unknown) => {
   return true;
 };
 
+/** The fixtures' one non-canonical value ("+.5" of an xs:double) is stored in its canonical form. */
+function canonicalValues(json: Json): Json {
+  return JSON.parse(JSON.stringify(json).replaceAll('"value":"+.5"', '"value":"0.5"'));
+}
+
 test("round-trips every shell, submodel and concept description of the example, and the whole environment", () => {
   const environment = exampleEnvironment();
   const cases: [Json, "AssetAdministrationShell" | "Submodel" | "ConceptDescription"][] = [
@@ -24,12 +29,12 @@ test("round-trips every shell, submodel and concept description of the example, 
   for (const [jsonable, target] of cases) {
     const before = structuredClone(jsonable);
     const { instance, jsonable: canonical } = readAas(jsonable, target, { validate: true });
-    assert.deepEqual(canonical, before, `${target} ${jsonable.id}`);
+    assert.deepEqual(canonical, canonicalValues(before), `${target} ${jsonable.id}`);
     assert.deepEqual(jsonable, before, "the input is not modified");
     assert.equal(instance.constructor.name, target);
   }
   const whole = readAas(exampleEnvironment(), "Environment", { validate: true });
-  assert.deepEqual(whole.jsonable, exampleEnvironment());
+  assert.deepEqual(whole.jsonable, canonicalValues(exampleEnvironment()));
   const element = exampleEnvironment().submodels[0].submodelElements[0];
   assert.deepEqual(readAas(element, "SubmodelElement", { validate: true }).jsonable, element);
 });

@@ -38,6 +38,22 @@ export const coreSchema = z.strictObject({
   validationOnUpdate: validationSwitch,
   /** AASX zip-bomb guard: compressed/uncompressed below this ratio is refused. */
   minInflateRatio: z.number().gt(0).max(1).default(0.01),
+  /**
+   * AASX packages (aas/aasx/aasx-limits.ts): at most this many zip entries, this many bytes
+   * inflated for the whole package (one budget), and per entry. The defaults keep a small edge
+   * device safe: a package is held inflated in memory while imported and copied into the file
+   * store, so its inflated size is paid two to three times over.
+   */
+  aasxMaxEntries: z.number().int().min(1).default(1_000),
+  aasxMaxTotalSize: z.number().int().min(1).default(256 * 1024 * 1024),
+  aasxMaxEntrySize: z.number().int().min(1).default(128 * 1024 * 1024),
+  /**
+   * How deep submodel elements may nest (an element in a submodel is at depth 1). Deeper input
+   * (JSON, XML, AASX) is a 400 naming this setting. 64 is ten times what IDTA submodel templates
+   * use, and far below the depth (over 1,000) where the recursive readers and writers (aas-core,
+   * XML, OPC UA) run out of stack, with room for smaller stacks (worker threads, edge devices).
+   */
+  maxNestingDepth: z.number().int().min(1).max(500).default(64),
   /** How long the handle of an asynchronous operation stays queryable after it finished. */
   operationHandleTtl: z.string().regex(ISO_DURATION, { error: "expected an ISO 8601 duration such as PT1H" }).default("PT1H"),
   /** How long a write's outcome is remembered under its Idempotency-Key (docs/adr/0017). */
@@ -50,6 +66,12 @@ export const coreSchema = z.strictObject({
    * start. 0 picks a free port (named in the ready line); -1 turns the management port off.
    */
   managementPort: z.number().int().min(-1).max(65535).optional(),
+  /**
+   * Bind address of the management port. Absent: the address every endpoint this role starts
+   * binds to, when they all share one (endpoints on 127.0.0.1 keep /metrics off the network too),
+   * else 0.0.0.0 (the model-store has no endpoint; probes and scrapers reach the pod IP).
+   */
+  managementHost: z.string().min(1).optional(),
   /** AAS registries every shell is registered with (FA³ST's name; docs/adr/0012). */
   aasRegistries: registryListSchema,
   /** Submodel registries every submodel is registered with. */
@@ -75,4 +97,14 @@ export function isoDurationToMs(text: string): number {
   for (const [, amount, unit] of datePart!.matchAll(/(\d+(?:\.\d+)?)([YMWD])/g)) ms += Number(amount) * UNIT_MS[unit!]!;
   for (const [, amount, unit] of timePart.matchAll(/(\d+(?:\.\d+)?)([HMS])/g)) ms += Number(amount) * TIME_UNIT_MS[unit!]!;
   return Math.round(ms);
+}
+
+/** The AASX reading limits (engine's aasxLimits) a core section configures. */
+export function aasxLimitsOf(core: CoreConfig): { minInflateRatio: number; maxEntries: number; maxTotalUncompressedBytes: number; maxEntryUncompressedBytes: number } {
+  return {
+    minInflateRatio: core.minInflateRatio,
+    maxEntries: core.aasxMaxEntries,
+    maxTotalUncompressedBytes: core.aasxMaxTotalSize,
+    maxEntryUncompressedBytes: core.aasxMaxEntrySize,
+  };
 }

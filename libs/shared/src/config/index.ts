@@ -4,7 +4,7 @@ export { ConfigError, formatConfigPath } from "./config-error.ts";
 export { loadConfig, type ConfigRole, type LoadConfigOptions, type LoadedConfig } from "./load-config.ts";
 export { validateConfig, type TwinportConfig } from "./validate-config.ts";
 export { classSuffix } from "./class-names.ts";
-export { DEFAULT_MANAGEMENT_PORT, isoDurationToMs, type CoreConfig } from "./core.ts";
+export { aasxLimitsOf, DEFAULT_MANAGEMENT_PORT, isoDurationToMs, type CoreConfig } from "./core.ts";
 export { registryApiRoot, type RegistryConfig, type RegistrySynchronizationConfig } from "./registries.ts";
 export { ENDPOINT_PROFILES, type EndpointProfile } from "./endpoint-common.ts";
 export { HTTP_ENDPOINT_CLASS, type HttpEndpointConfig } from "./http-endpoint.ts";

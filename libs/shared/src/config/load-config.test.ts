@@ -65,6 +65,10 @@ const CORE_DEFAULTS = {
   validationOnCreate: true,
   validationOnUpdate: true,
   minInflateRatio: 0.01,
+  aasxMaxEntries: 1000,
+  aasxMaxTotalSize: 256 * 1024 * 1024,
+  aasxMaxEntrySize: 128 * 1024 * 1024,
+  maxNestingDepth: 64,
   operationHandleTtl: "PT1H",
   idempotencyWindow: "PT24H",
   stateDir: ".twinport",
@@ -432,7 +436,7 @@ describe("errors in the file", () => {
 
   test("unknown keys at every level", () => {
     assert.equal(errorFor({ cores: {} }), "Unknown key 'cores'. Allowed: core, endpoints, persistence, messageBus, fileStorage, assetConnections, submodelTemplateProcessors, security");
-    assert.match(errorFor({ core: { stateDirectory: "x" } }), /^Unknown key 'core\.stateDirectory'\. Allowed: requestHandlerThreadPoolSize, .*stateDir, managementPort, aasRegistries, submodelRegistries, registrySynchronization, logLevel$/);
+    assert.match(errorFor({ core: { stateDirectory: "x" } }), /^Unknown key 'core\.stateDirectory'\. Allowed: requestHandlerThreadPoolSize, .*stateDir, managementPort, managementHost, aasRegistries, submodelRegistries, registrySynchronization, logLevel$/);
     assert.equal(
       errorFor({ endpoints: [{ "@class": "endpoint.http.HttpEndpoint", certificate: { keyStorePath: "k", alias: "x" } }] }),
       "Unknown key 'endpoints[0].certificate.alias'. Allowed: keyStoreType, keyStorePath, keyStorePassword, keyAlias, keyPassword",
@@ -493,4 +497,30 @@ test("isoDurationToMs", () => {
   assert.equal(isoDurationToMs("PT0.5S"), 500);
   assert.throws(() => isoDurationToMs("P"), /Not an ISO 8601 duration/);
   assert.throws(() => isoDurationToMs("PT"), /Not an ISO 8601 duration/);
+});
+
+describe("prototype members in a config file (issue 13)", () => {
+  test("__proto__ anywhere is refused before anything is assigned from the file", () => {
+    const texts = [
+      '{"__proto__":{"core":{"logLevel":"debug"}}}',
+      '{"core":{"__proto__":{"logLevel":"debug"}}}',
+      '{"endpoints":[{"@class":"endpoint.http.HttpEndpoint","\\u005f_proto__":{"port":1}}]}',
+    ];
+    for (const text of texts) {
+      const error = configError(() => loadConfig({ role: "embedded", configFile: configFile(text) }));
+      assert.match(error.message, /__proto__/, text);
+    }
+    assert.equal(({} as Record<string, unknown>).logLevel, undefined, "Object.prototype is untouched");
+  });
+
+  test("constructor and prototype are unknown keys, at the top level too", () => {
+    for (const [text, key] of [
+      ['{"constructor":{"core":{}}}', "'constructor'"],
+      ['{"prototype":{}}', "'prototype'"],
+      ['{"core":{"constructor":{"prototype":{"logLevel":"debug"}}}}', "'core.constructor'"],
+    ] as const) {
+      const error = configError(() => loadConfig({ role: "embedded", configFile: configFile(text) }));
+      assert.ok(error.message.includes(`Unknown key ${key}`), error.message);
+    }
+  });
 });

@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { isAasError, refuseProtoKeys } from "../aas/index.ts";
 import { classSuffix } from "./class-names.ts";
 import { ConfigError } from "./config-error.ts";
 import { isPlainObject } from "../aas/plain-object.ts";
@@ -43,6 +44,13 @@ function readConfigFile(file: string): Record<string, unknown> {
     throw new ConfigError(`Config file '${file}' is not valid JSON: ${(error as Error).message}`);
   }
   if (!isPlainObject(parsed)) throw new ConfigError(`Config file '${file}' must contain a JSON object`);
+  // The overrides and defaults are assigned into this object: a "__proto__" member must not get there.
+  try {
+    refuseProtoKeys(parsed, text);
+  } catch (error) {
+    if (isAasError(error)) throw new ConfigError(`Config file '${file}': ${error.message}`);
+    throw error;
+  }
   return parsed;
 }
 

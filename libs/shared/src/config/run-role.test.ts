@@ -80,7 +80,7 @@ test("start failures exit 1, configuration and usage errors exit 2; one line eac
     { argv: ["--empty-model"], start: async () => { throw Object.assign(new Error("HTTP endpoint cannot listen on 0.0.0.0:443: the port is already in use."), { code: "EADDRINUSE" }); }, code: 1, line: "twinport embedded: HTTP endpoint cannot listen on 0.0.0.0:443: the port is already in use." },
     { argv: ["--empty-model"], start: async () => { throw new ConfigError("messageBus must be NATS"); }, code: 2, line: "twinport: messageBus must be NATS" },
     { argv: ["--nope"], code: 2, line: "twinport: Unknown option '--nope'. Run 'twinport --help' for the options." },
-    { argv: ["core.nope=1"], code: 2, line: "twinport: Unknown key 'core.nope'. Allowed: requestHandlerThreadPoolSize, assetConnectionRetryInterval, assetConnectionReadTimeout, assetConnectionReadMaxThreadPoolSize, assetConnectionWriteMaxThreadPoolSize, validationOnLoad, validationOnCreate, validationOnUpdate, minInflateRatio, operationHandleTtl, idempotencyWindow, stateDir, managementPort, aasRegistries, submodelRegistries, registrySynchronization, logLevel" },
+    { argv: ["core.nope=1"], code: 2, line: "twinport: Unknown key 'core.nope'. Allowed: requestHandlerThreadPoolSize, assetConnectionRetryInterval, assetConnectionReadTimeout, assetConnectionReadMaxThreadPoolSize, assetConnectionWriteMaxThreadPoolSize, validationOnLoad, validationOnCreate, validationOnUpdate, minInflateRatio, aasxMaxEntries, aasxMaxTotalSize, aasxMaxEntrySize, maxNestingDepth, operationHandleTtl, idempotencyWindow, stateDir, managementPort, managementHost, aasRegistries, submodelRegistries, registrySynchronization, logLevel" },
     { argv: ["-m", "/nonexistent/model.json"], code: 1, line: "twinport embedded: Cannot read model file '/nonexistent/model.json': no such file" },
     { argv: ["model-store"], code: 2, line: "twinport: This program runs 'embedded', not 'model-store'." },
     { role: "http-gateway", argv: ["-m", "x.json"], code: 2, line: "twinport: -m/--model, --empty-model and --no-validation apply to embedded mode and the model-store only." },
@@ -168,3 +168,27 @@ async function startManagementServerOnFreePort() {
   await new Promise<void>((resolve) => server.listen(0, "0.0.0.0", resolve));
   return { port: (server.address() as { port: number }).port, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
+
+test("core.managementHost: set wins; else the address all served endpoints share; else 0.0.0.0 (issue 13)", async () => {
+  const { managementHost } = await import("./run-role.ts");
+  const { validateConfig } = await import("./validate-config.ts");
+  const config = (core: Record<string, unknown>, hosts: [string, string]) =>
+    validateConfig({
+      core,
+      endpoints: [
+        { "@class": "endpoint.http.HttpEndpoint", host: hosts[0] },
+        { "@class": "endpoint.opcua.OpcUaEndpoint", host: hosts[1] },
+      ],
+      persistence: { "@class": "persistence.memory.PersistenceInMemory" },
+      messageBus: { "@class": "messagebus.internal.MessageBusInternal" },
+      fileStorage: { "@class": "filestorage.memory.FileStorageInMemory" },
+    });
+  const local = config({}, ["127.0.0.1", "127.0.0.1"]);
+  assert.equal(managementHost(local, "embedded"), "127.0.0.1");
+  assert.equal(managementHost(local, "http-gateway"), "127.0.0.1");
+  assert.equal(managementHost(local, "model-store"), "0.0.0.0", "no endpoint of its own: reachable for probes");
+  const mixed = config({}, ["127.0.0.1", "10.0.0.5"]);
+  assert.equal(managementHost(mixed, "embedded"), "0.0.0.0", "endpoints on different addresses share none");
+  assert.equal(managementHost(mixed, "opcua-gateway"), "10.0.0.5");
+  assert.equal(managementHost(config({ managementHost: "::1" }, ["127.0.0.1", "127.0.0.1"]), "embedded"), "::1");
+});

@@ -5,6 +5,7 @@ import { ModelFileError, selectModelFiles, type ModelFile } from "./model-files.
 import { PERSISTENCE_IN_MEMORY_CLASS } from "./persistence.ts";
 import type { TwinportConfig } from "./validate-config.ts";
 import { DEFAULT_MANAGEMENT_PORT } from "./core.ts";
+import { isHttpEndpoint, isOpcUaEndpoint } from "./endpoints.ts";
 import { createLogger, type Logger } from "../operability/logger.ts";
 import { startManagementServer, type ManagementServer } from "../operability/management-server.ts";
 import { createProcessMetrics, type ProcessMetrics } from "../operability/process-metrics.ts";
@@ -147,7 +148,7 @@ export async function runRole(options: RunRoleOptions): Promise<void> {
     const roleLogger = createLogger({ role, level: config.core.logLevel, destination: io.stderr });
     logger = roleLogger;
     const metrics = createProcessMetrics(role);
-    management = await openManagementPort(config, metrics, roleLogger);
+    management = await openManagementPort(config, role, metrics, roleLogger);
     const context: RoleContext = {
       role,
       config,
@@ -176,13 +177,27 @@ export async function runRole(options: RunRoleOptions): Promise<void> {
 }
 
 /** core.managementPort: absent → 9464 (a taken default falls back to a free port), 0 → free, -1 → off. */
-async function openManagementPort(config: TwinportConfig, metrics: ProcessMetrics, logger: Logger): Promise<ManagementServer | undefined> {
+async function openManagementPort(config: TwinportConfig, role: ConfigRole, metrics: ProcessMetrics, logger: Logger): Promise<ManagementServer | undefined> {
   const configured = config.core.managementPort;
   if (configured === -1) return undefined;
   return startManagementServer({
     port: configured ?? DEFAULT_MANAGEMENT_PORT,
+    host: managementHost(config, role),
     metrics,
     fallbackToFreePort: configured === undefined,
     onFallback: (port, free) => logger.warn({ port, managementPort: free }, `management port ${port} is in use; serving /health, /ready and /metrics on ${free} (set core.managementPort to choose)`),
   });
+}
+
+/** core.managementHost, else the one address all endpoints this role serves bind to, else 0.0.0.0. */
+export function managementHost(config: TwinportConfig, role: ConfigRole): string {
+  if (config.core.managementHost !== undefined) return config.core.managementHost;
+  const served = config.endpoints.filter((endpoint) => {
+    if (role === "embedded") return true;
+    if (role === "http-gateway") return isHttpEndpoint(endpoint);
+    if (role === "opcua-gateway") return isOpcUaEndpoint(endpoint);
+    return false;
+  });
+  const hosts = new Set(served.map((endpoint) => endpoint.host));
+  return hosts.size === 1 ? [...hosts][0]! : "0.0.0.0";
 }

@@ -116,7 +116,8 @@ export function validateConfig(raw: unknown): TwinportConfig {
   if (!isPlainObject(raw)) throw new ConfigError(`The configuration must be a JSON object (got ${describe(raw)})`);
   const issues: string[] = [];
   for (const key of Object.keys(raw)) {
-    if (!(key in CONFIG_SECTIONS)) issues.push(`Unknown key '${key}'. Allowed: ${SECTION_NAMES.join(", ")}`);
+    // Own keys only: `in` would take "__proto__" and "constructor" for known sections.
+    if (!Object.hasOwn(CONFIG_SECTIONS, key)) issues.push(`Unknown key '${key}'. Allowed: ${SECTION_NAMES.join(", ")}`);
   }
   const core = parseWith<CoreConfig>(coreSchema, raw.core ?? {}, ["core"], issues);
   const endpoints = parseClassedList<EndpointConfig>(endpointSection, raw.endpoints ?? [], "endpoints", issues);

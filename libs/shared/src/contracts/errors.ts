@@ -12,6 +12,7 @@ export const ERROR_CODES = [
   "method-not-allowed", // the operation does not fit the element kind (HTTP 405)
   "not-acceptable", // the request's Accept excludes every representation offered (HTTP 406)
   "payload-too-large", // (HTTP 413)
+  "unsupported-media-type", // a body whose Content-Type the operation does not take (HTTP 415)
   "unprocessable", // an Idempotency-Key reused for a different request (HTTP 422)
   "unavailable", // a backend cannot be reached and the command surely did not run (HTTP 503)
   "timeout", // no answer in time, or the answer was lost: a write's outcome is unknown (HTTP 504)

@@ -14,7 +14,7 @@ import type { ResetHook } from "./engine-context.ts";
 import type { OperationProviderRegistry } from "./ports/operation-provider.ts";
 import { getOperationAsyncResult, getOperationAsyncStatus, invokeOperation, invokeOperationAsync } from "./handlers/operations.ts";
 import { createOperationRunner } from "./operations/operation-runner.ts";
-import { DEFAULT_AASX_LIMITS, type AasxLimits } from "../aas/index.ts";
+import { DEFAULT_AASX_LIMITS, setMaxNestingDepth, type AasxLimits } from "../aas/index.ts";
 import { deleteShell, getAllShells, getShell, postShell, putShell } from "./handlers/shells.ts";
 import { getAssetInformation, putAssetInformation } from "./handlers/asset-information.ts";
 import { deleteSubmodelReference, getAllSubmodelReferences, postSubmodelReference } from "./handlers/submodel-refs.ts";
@@ -51,6 +51,8 @@ export interface EngineOptions {
   fileStore?: FileStore;
   /** AASX reading bounds; unset ones keep DEFAULT_AASX_LIMITS (pass core.minInflateRatio). */
   aasxLimits?: Partial<AasxLimits>;
+  /** core.maxNestingDepth; set process-wide for every model reader (aas/nesting-limit.ts). Default 64. */
+  maxNestingDepth?: number;
   /**
    * Run by /reset before the model is deleted. The engine keeps this array, so a component created
    * after the engine (asset connections, the operations runner) may push its hook later.
@@ -146,6 +148,7 @@ function failure(error: unknown): Reply<never> {
  * embedded mode (direct calls) and the model-store process (NATS requests).
  */
 export function createEngine(options: EngineOptions): Engine {
+  if (options.maxNestingDepth !== undefined) setMaxNestingDepth(options.maxNestingDepth);
   const publish = options.publishEvents ?? options.bus !== undefined;
   const clock = options.clock ?? systemClock;
   const commit = createCommitRunner(options.repository, publish ? options.bus : undefined, { recordCacheSize: options.recordCacheSize });

@@ -6,7 +6,7 @@ import { evaluateReadiness, type ReadinessCheck } from "./readiness.ts";
 export interface ManagementServerOptions {
   /** 0 picks a free port. */
   port: number;
-  /** Bind address; default 0.0.0.0 so Kubernetes probes and Prometheus reach the pod IP. */
+  /** Bind address (core.managementHost, see run-role); default 0.0.0.0 so Kubernetes probes and Prometheus reach the pod IP. */
   host?: string;
   metrics: ProcessMetrics;
   /**

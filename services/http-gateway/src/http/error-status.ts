@@ -12,6 +12,7 @@ const STATUS_OF: Record<ErrorCode, number> = {
   "method-not-allowed": 405,
   "not-acceptable": 406,
   "payload-too-large": 413,
+  "unsupported-media-type": 415,
   unprocessable: 422,
   unavailable: 503,
   timeout: 504,

@@ -1,12 +1,41 @@
-import { badRequest } from "./api-error.ts";
+import { ApiError, badRequest } from "./api-error.ts";
 import type { GatewayContext } from "./gateway-env.ts";
 
 /**
  * The request body as text, handed to the engine unparsed (it checks syntax, unknown properties
- * and keeps exact number digits). Only emptiness is the gateway's business.
+ * and keeps exact number digits). The gateway checks only what the bytes are: emptiness, the
+ * media type and the encoding.
  */
 export async function requestBodyText(c: GatewayContext): Promise<string> {
-  const text = await c.req.text();
+  const text = await optionalJsonBodyText(c);
   if (text.trim() === "") throw badRequest("The request body is empty; this operation needs a JSON body");
   return text;
+}
+
+/**
+ * A JSON body that may be empty (operation invocations). A body must say it is JSON:
+ * text/plain, form and multipart bodies are what a web page can send cross-origin without a CORS
+ * preflight, so accepting them would let any page a user opens write to the server (CSRF).
+ */
+export async function optionalJsonBodyText(c: GatewayContext): Promise<string> {
+  const bytes = await c.req.arrayBuffer();
+  if (bytes.byteLength === 0) return "";
+  const contentType = c.req.header("Content-Type");
+  if (!isJsonMediaType(contentType)) {
+    throw ApiError.of("unsupported-media-type", `The body must be JSON with Content-Type application/json (got ${contentType === undefined ? "no Content-Type" : `'${contentType}'`})`);
+  }
+  try {
+    // Fatal: a replacement character silently stored in place of broken bytes is data loss.
+    return UTF8.decode(bytes);
+  } catch {
+    throw badRequest("The request body is not valid UTF-8");
+  }
+}
+
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
+
+/** application/json or a structured-syntax JSON type (application/*+json), parameters allowed. */
+export function isJsonMediaType(contentType: string | undefined): boolean {
+  const type = (contentType ?? "").split(";")[0]!.trim().toLowerCase();
+  return type === "application/json" || /^application\/[a-z0-9!#$&^_.-]+\+json$/.test(type);
 }

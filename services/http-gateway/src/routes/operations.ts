@@ -4,6 +4,7 @@ import { booleanQuery } from "../http/boolean-query.ts";
 import type { GatewayContext } from "../http/gateway-env.ts";
 import { idShortPathParam, identifierParam } from "../http/path-params.ts";
 import { readPagingAndModifiers } from "../http/query.ts";
+import { optionalJsonBodyText } from "../http/request-body.ts";
 import { jsonText } from "../http/reply-response.ts";
 import { SUBMODEL_API_BELOW_SHELL, SUBMODEL_API_IN_REPOSITORY, type ProfileSets } from "../profiles.ts";
 import type { RouteDeps } from "./route-deps.ts";
@@ -52,7 +53,7 @@ function mountRoutes({ send }: RouteDeps, mount: OperationMount): ApiRoute[] {
   const element = `${mount.path}/submodel-elements/:idShortPath`;
 
   const invokeAsync = async (c: GatewayContext, valueOnly: boolean): Promise<Response> => {
-    const reply = await send(c, "InvokeOperationAsync", { ...address(c), body: await c.req.text(), valueOnly });
+    const reply = await send(c, "InvokeOperationAsync", { ...address(c), body: await optionalJsonBodyText(c), valueOnly });
     const { handleId } = reply.value;
     const location = `${operationBase(c)}/operation-status/${encodeBase64Url(handleId)}`;
     // v3.0.1 defines no body here; the OperationHandle tells a client the id without parsing Location.
@@ -64,7 +65,7 @@ function mountRoutes({ send }: RouteDeps, mount: OperationMount): ApiRoute[] {
     handle: async (c) => {
       readPagingAndModifiers(c, {});
       if (booleanQuery(c, "async", false)) return invokeAsync(c, valueOnly);
-      const body = await c.req.text();
+      const body = await optionalJsonBodyText(c);
       const reply = await send(c, "InvokeOperation", { ...address(c), body, valueOnly }, { deadline: Date.now() + syncBoundMs(body) + REPLY_MARGIN_MS });
       return c.body(jsonText(reply.value), 200, JSON_TYPE);
     },

@@ -16,7 +16,7 @@ export function httpAssetError(error: unknown, what: string): AssetError {
 export function extractValue(body: string, query: JsonPath | undefined): unknown {
   let document: unknown;
   try {
-    document = parseJsonLossless(body);
+    document = parseJsonLossless(body, { foreign: true });
   } catch (error) {
     throw new AssetError(`the asset's answer is not JSON: ${(error as Error).message}`, { retryable: false });
   }

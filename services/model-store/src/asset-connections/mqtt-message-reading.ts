@@ -14,7 +14,7 @@ export function mqttMessageReading(payload: Buffer, topic: string, query: JsonPa
   if (payload.length === 0) return undefined;
   let document: unknown;
   try {
-    document = parseJsonLossless(payload.toString("utf8"));
+    document = parseJsonLossless(payload.toString("utf8"), { foreign: true });
   } catch (error) {
     throw new AssetError(`a message on "${topic}" is not JSON (${(error as Error).message}); dropped`, { retryable: false });
   }

@@ -13,6 +13,8 @@ const STATUS: Record<ErrorCode, StatusCode> = {
   // Only HTTP negotiates representations; mapped for completeness.
   "not-acceptable": StatusCodes.BadNotSupported,
   "payload-too-large": StatusCodes.BadEncodingLimitsExceeded,
+  // Only HTTP bodies have a media type; mapped for completeness.
+  "unsupported-media-type": StatusCodes.BadInvalidArgument,
   // Only HTTP sends Idempotency-Keys; mapped for completeness.
   unprocessable: StatusCodes.BadInvalidArgument,
   unavailable: StatusCodes.BadResourceUnavailable,

@@ -1,7 +1,9 @@
 /**
  * Bounds on what reading an AASX package may cost. They are checked against the zip's central
- * directory before anything is inflated, and the inflater enforces each entry's declared size, so
- * a crafted package cannot make the server allocate more than these numbers allow.
+ * directory before anything is inflated, and the inflater enforces each entry's declared size and
+ * one budget for the whole package, so a crafted package cannot make the server allocate more than
+ * these numbers allow. Configured under `core` (aasxMaxEntries, aasxMaxTotalSize,
+ * aasxMaxEntrySize, minInflateRatio).
  */
 export interface AasxLimits {
   /**
@@ -16,15 +18,22 @@ export interface AasxLimits {
   maxEntryUncompressedBytes: number;
 }
 
+/**
+ * Defaults that keep a small edge device (512 MiB–1 GiB of memory) safe: a package is held
+ * inflated in memory while it is imported and then copied into the file store (in distributed
+ * mode also base64 over NATS into Redis), so its inflated size is paid two to three times over.
+ * The 1 GiB / 10,000-entry defaults before let a 2.3 MB zip of 9,999 ratio-exempt 100 KiB entries
+ * inflate to ~1 GB.
+ */
 export const DEFAULT_AASX_LIMITS: Readonly<AasxLimits> = Object.freeze({
   /** 0.01: at most 100× expansion per entry (the value FA³ST and Apache POI use). */
   minInflateRatio: 0.01,
-  /** 10,000 entries: far more parts than a real AASX has, and bounds directory parsing work. */
-  maxEntries: 10_000,
-  /** 1 GiB inflated in total: the package is held in memory while it is read. */
-  maxTotalUncompressedBytes: 1024 * 1024 * 1024,
-  /** 512 MiB inflated per entry (a large CAD file or video is still fine). */
-  maxEntryUncompressedBytes: 512 * 1024 * 1024,
+  /** 1,000 entries: real packages have tens to a few hundred parts; bounds directory work too. */
+  maxEntries: 1_000,
+  /** 256 MiB inflated in total, one budget for the whole package. */
+  maxTotalUncompressedBytes: 256 * 1024 * 1024,
+  /** 128 MiB inflated per entry (a large CAD file or video is still fine). */
+  maxEntryUncompressedBytes: 128 * 1024 * 1024,
 });
 
 /** Entries up to this inflated size skip the ratio check (the same grace Apache POI gives). */

@@ -12,6 +12,7 @@ import {
   type AasxPart,
 } from "./aasx-content.ts";
 import type { AasxLimits } from "./aasx-limits.ts";
+import { inflatePackageOffThread } from "./inflate-off-thread.ts";
 import { readContentTypes, readRelationships, type ContentTypes, type Relationship } from "./opc-xml.ts";
 import { inflatePackage, packageError, type PackagePart } from "./package-parts.ts";
 import { extensionOf, partKey, partNameOfModelPath, relationshipsPartOf, resolveTarget } from "./part-names.ts";
@@ -29,6 +30,12 @@ import { extensionOf, partKey, partNameOfModelPath, relationshipsPartOf, resolve
  */
 export function readAasx(bytes: Uint8Array, limits: AasxLimits): AasxContent {
   const parts = inflatePackage(bytes, limits);
+  return new PackageReader(parts).read();
+}
+
+/** readAasx for a server: inflating runs in a worker thread, the event loop keeps serving. */
+export async function readAasxOffThread(bytes: Uint8Array, limits: AasxLimits): Promise<AasxContent> {
+  const parts = await inflatePackageOffThread(bytes, limits);
   return new PackageReader(parts).read();
 }
 

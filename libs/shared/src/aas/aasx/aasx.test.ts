@@ -6,7 +6,7 @@ import { readAas } from "../model-io.ts";
 import { exampleEnvironment, richShell, richSubmodel, type Json } from "../test-support/fixtures.ts";
 import { writeAasXml } from "../xml/aas-xml-writer.ts";
 import { DEFAULT_AASX_LIMITS } from "./aasx-limits.ts";
-import { readAasx } from "./aasx-reader.ts";
+import { readAasx, readAasxOffThread } from "./aasx-reader.ts";
 import { writeAasx } from "./aasx-writer.ts";
 
 const NS = "https://admin-shell.io/aas/3/0";
@@ -70,6 +70,15 @@ test("write → read keeps the environment, every file byte for byte, and the th
   assert.deepEqual(content.thumbnail, thumbnail);
   // Deterministic output: equal input, equal bytes.
   assert.deepEqual(writeAasx({ environment, files, thumbnail }), bytes);
+});
+
+test("read in a worker thread, a package gives the same content; a refused one the same error", async () => {
+  const files = [{ path: "/aasx/files/manual.pdf", contentType: "application/pdf", bytes: everyByte }];
+  const bytes = writeAasx({ environment: richEnvironment(), files });
+  assert.deepEqual(await readAasxOffThread(bytes, DEFAULT_AASX_LIMITS), readAasx(bytes, DEFAULT_AASX_LIMITS));
+  // Inflating runs against one budget for the whole package: 100 bytes cannot hold the model.
+  const limits = { ...DEFAULT_AASX_LIMITS, maxTotalUncompressedBytes: 100 };
+  await assert.rejects(readAasxOffThread(bytes, limits), (error: unknown) => error instanceof AasError && /core\.aasxMaxTotalSize/.test(error.message));
 });
 
 test("the written package has the AASX layout other tools expect", () => {

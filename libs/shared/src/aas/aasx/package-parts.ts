@@ -17,11 +17,16 @@ export interface PackagePart {
 }
 
 export function inflatePackage(bytes: Uint8Array, limits: AasxLimits = DEFAULT_AASX_LIMITS): Map<string, PackagePart> {
+  return inflateEntries(bytes, checkPackageDirectory(bytes, limits), limits);
+}
+
+/** Everything the directory alone reveals, checked before a byte is inflated (cheap: no inflating). */
+export function checkPackageDirectory(bytes: Uint8Array, limits: AasxLimits): ZipDirectory {
   let directory: ZipDirectory;
   try {
     const end = readZipEnd(bytes);
     if (end.declaredCount > limits.maxEntries) {
-      throw packageError([`the package has ${end.declaredCount} entries, more than the limit of ${limits.maxEntries}`]);
+      throw packageError([`the package has ${end.declaredCount} entries, more than the limit of ${limits.maxEntries} (core.aasxMaxEntries)`]);
     }
     directory = readZipDirectory(bytes, end);
   } catch (error) {
@@ -30,19 +35,32 @@ export function inflatePackage(bytes: Uint8Array, limits: AasxLimits = DEFAULT_A
   }
   const problems = entryProblems(directory.entries, limits);
   if (problems.length > 0) throw packageError(problems);
+  return directory;
+}
 
+/**
+ * Inflates the entries against one budget for the whole package (each entry is also held to its
+ * declared size), and stops at the first entry that fails: nothing more is inflated for a package
+ * that is refused anyway.
+ */
+export function inflateEntries(bytes: Uint8Array, directory: ZipDirectory, limits: AasxLimits): Map<string, PackagePart> {
   const parts = new Map<string, PackagePart>();
+  let budget = limits.maxTotalUncompressedBytes;
   for (const entry of directory.entries) {
     if (entry.name.endsWith("/")) continue; // a folder entry, not a part
+    if (entry.uncompressedSize > budget) {
+      throw packageError([`inflating "${entry.name}" would pass the limit of ${limits.maxTotalUncompressedBytes} bytes for the whole package (core.aasxMaxTotalSize)`]);
+    }
     try {
       const path = partNameOfEntry(entry.name);
-      parts.set(partKey(path), { path, bytes: readEntryData(bytes, entry) });
+      const data = readEntryData(bytes, entry);
+      budget -= data.length;
+      parts.set(partKey(path), { path, bytes: data });
     } catch (error) {
       if (!(error instanceof ZipFormatError)) throw error;
-      problems.push(error.message);
+      throw packageError([error.message]);
     }
   }
-  if (problems.length > 0) throw packageError(problems);
   return parts;
 }
 

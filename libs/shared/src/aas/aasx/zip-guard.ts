@@ -22,19 +22,19 @@ export function entryProblems(entries: readonly ZipEntry[], limits: AasxLimits):
     total += entry.uncompressedSize;
     if (entry.uncompressedSize > limits.maxEntryUncompressedBytes) {
       problems.push(
-        `entry "${printable(entry.name)}" declares ${entry.uncompressedSize} bytes, more than the limit of ${limits.maxEntryUncompressedBytes} per entry`,
+        `entry "${printable(entry.name)}" declares ${entry.uncompressedSize} bytes, more than the limit of ${limits.maxEntryUncompressedBytes} per entry (core.aasxMaxEntrySize)`,
       );
     }
     if (entry.uncompressedSize > RATIO_GRACE_BYTES && entry.compressedSize / entry.uncompressedSize < limits.minInflateRatio) {
       const ratio = entry.compressedSize / entry.uncompressedSize;
       problems.push(
         `entry "${printable(entry.name)}" expands from ${entry.compressedSize} to ${entry.uncompressedSize} bytes ` +
-          `(ratio ${ratio.toPrecision(3)}, below the minimum inflate ratio ${limits.minInflateRatio}): a zip bomb?`,
+          `(ratio ${ratio.toPrecision(3)}, below the minimum inflate ratio ${limits.minInflateRatio}): a zip bomb? (core.minInflateRatio)`,
       );
     }
   }
   if (total > limits.maxTotalUncompressedBytes) {
-    problems.push(`the entries declare ${total} bytes in total, more than the limit of ${limits.maxTotalUncompressedBytes}`);
+    problems.push(`the entries declare ${total} bytes in total, more than the limit of ${limits.maxTotalUncompressedBytes} (core.aasxMaxTotalSize)`);
   }
   problems.push(...overlaps(entries));
   return problems;

@@ -80,7 +80,7 @@ export function richSubmodel(): Json {
       },
       prop("Long", "xs:long", "9223372036854775807"),
       prop("UnsignedLong", "xs:unsignedLong", "18446744073709551615"),
-      prop("Flag", "xs:boolean", "1"),
+      prop("Flag", "xs:boolean", "true"),
       prop("Plus", "xs:double", "+.5"),
       prop("Infinity", "xs:double", "INF"),
       prop("Empty", "xs:int"),

@@ -1,6 +1,7 @@
 import { SaxesParser, type SaxesTagNS } from "saxes";
 import { AasError, isAasError } from "../aas-error.ts";
 import { CLASSES, type ClassRef } from "../metamodel-schema.ts";
+import { documentTooDeep, maxDocumentDepth } from "../nesting-limit.ts";
 import {
   AAS_XML_NAMESPACE,
   XSI_NAMESPACE,
@@ -55,6 +56,8 @@ class EnvironmentReader {
   open(tag: SaxesTagNS, at: string): void {
     const parent = this.stack.at(-1);
     if (parent === undefined) return this.openRoot(tag, at);
+    // The stack is ours (saxes does not recurse), but what is built from it is read recursively.
+    if (this.stack.length >= maxDocumentDepth()) throw documentTooDeep("XML document");
     const path = parent.path;
     if (tag.uri !== AAS_XML_NAMESPACE) {
       const name = tag.uri === "" ? tag.local : `{${tag.uri}}${tag.local}`;

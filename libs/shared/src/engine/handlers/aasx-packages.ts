@@ -99,7 +99,7 @@ async function addPackage(
     origin: cmd.origin,
     correlationId: cmd.correlationId,
   };
-  const prepared = prepareImport(ctx, request);
+  const prepared = await prepareImport(ctx, request);
   if (replacing) await removeContent(ctx, replacing, cmd);
   const result = await writePrepared(ctx, request, prepared);
   const record: PackageRecord = {

@@ -1,3 +1,4 @@
+import { checkNestingBelow } from "../element-nesting.ts";
 import { splitParent } from "../../aas/index.ts";
 import type { Command } from "../../contracts/index.ts";
 import { checkIdShortPath, readJsonable } from "../aas-input.ts";
@@ -37,6 +38,7 @@ export async function patchElement(ctx: EngineContext, cmd: Command<"PatchSubmod
     requireSameIdentity(old.element, patched, ["modelType", "idShort"]);
     const checked = readJsonable(patched, "SubmodelElement", ctx.validation.onUpdate);
     const { parentPath } = splitParent(path);
+    checkNestingBelow(parentPath, checked);
     if (parentPath !== "") {
       const parent = await loadElement(ctx.repository, submodelId, parentPath, 0);
       if (parent) checkChildInParent(parent.element, checked, ctx.validation.onUpdate);

@@ -1,3 +1,4 @@
+import { checkNestingBelow } from "../element-nesting.ts";
 import { childPath, elementReference, hasMetadata, hasPathItems, hasValueOnly, isList, parseIdShortPath, shallowOf, splitParent } from "../../aas/index.ts";
 import { CommandError, type Command, type Paged } from "../../contracts/index.ts";
 import { checkIdShortPath, readBody } from "../aas-input.ts";
@@ -85,6 +86,7 @@ export async function postElement(ctx: EngineContext, cmd: Command<"PostSubmodel
   const parentPath = cmd.params.idShortPath ?? "";
   if (parentPath !== "") checkIdShortPath(parentPath);
   const element = readBody(cmd.params.body, "SubmodelElement", ctx.validation.onCreate);
+  checkNestingBelow(parentPath, element);
   await checkSubmodelScope(ctx, cmd.params);
   let createdPath = "";
   const event = await ctx.commit(elementTarget(submodelId, parentPath), async () => {
@@ -145,6 +147,7 @@ export async function putElement(ctx: EngineContext, cmd: Command<"PutSubmodelEl
   const element = readBody(cmd.params.body, "SubmodelElement", ctx.validation.onUpdate);
   await checkSubmodelScope(ctx, cmd.params);
   const { parentPath, index } = splitParent(path);
+  checkNestingBelow(parentPath, element);
   if (index === undefined && element.idShort !== lastIdShort(path)) {
     throw new CommandError("bad-request", `The idShort in the body ('${String(element.idShort)}') differs from the idShortPath ('${path}')`);
   }

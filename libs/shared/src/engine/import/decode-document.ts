@@ -1,4 +1,4 @@
-import { AasError, detectJsonFormatProblem, parseAasXml, parseJsonText, readAasx, type AasxLimits, type AasxPart } from "../../aas/index.ts";
+import { AasError, detectJsonFormatProblem, parseAasXml, parseJsonText, readAasxOffThread, type AasxLimits, type AasxPart } from "../../aas/index.ts";
 import { CommandError, type ImportDocument } from "../../contracts/index.ts";
 import { toCommandError } from "../aas-input.ts";
 import { decodeBase64 } from "../files/file-paths.ts";
@@ -20,7 +20,7 @@ export function sourceName(document: ImportDocument, index: number): string {
  * read at all (not JSON/XML/a zip, a hostile package, an XML with a DOCTYPE, a v2/RC model) fails
  * the whole document with a `bad-request` whose message names the document.
  */
-export function decodeDocument(document: ImportDocument, source: string, limits: AasxLimits): DecodedDocument {
+export async function decodeDocument(document: ImportDocument, source: string, limits: AasxLimits): Promise<DecodedDocument> {
   try {
     switch (document.format) {
       case "json":
@@ -29,7 +29,7 @@ export function decodeDocument(document: ImportDocument, source: string, limits:
         return { source, environment: parseAasXml(textOf(document)), files: [] };
       case "aasx": {
         if (document.contentBase64 === undefined) throw new CommandError("bad-request", "An AASX package travels as contentBase64");
-        const content = readAasx(decodeBase64(document.contentBase64, "The package"), limits);
+        const content = await readAasxOffThread(decodeBase64(document.contentBase64, "The package"), limits);
         const files = [...content.files];
         if (content.thumbnail && !files.some((file) => file.path.toLowerCase() === content.thumbnail!.path.toLowerCase())) files.push(content.thumbnail);
         return { source, environment: content.environment, files };

@@ -38,7 +38,7 @@ export interface ImportResult extends ImportOutcome {
  *    own (one `*.created` event each, like a POST).
  */
 export async function importDocuments(ctx: EngineContext, request: ImportRequest): Promise<ImportResult> {
-  return await writePrepared(ctx, request, prepareImport(ctx, request));
+  return await writePrepared(ctx, request, await prepareImport(ctx, request));
 }
 
 /** Decoded documents and their identifiables, read and checked; nothing written yet. */
@@ -52,10 +52,12 @@ export interface PreparedImport {
  * Steps 1–2 without touching the store: a caller that must replace something (PUT of a package)
  * first learns that the new content is readable, then deletes the old, then writes.
  */
-export function prepareImport(ctx: EngineContext, request: ImportRequest): PreparedImport {
+export async function prepareImport(ctx: EngineContext, request: ImportRequest): Promise<PreparedImport> {
   const result: ImportResult = { shells: 0, submodels: 0, conceptDescriptions: 0, files: 0, skipped: false, problems: [], written: [], fileKeys: [] };
   if (!Array.isArray(request.documents) || request.documents.length === 0) throw new CommandError("bad-request", "Nothing to import: no document");
-  const decoded = request.documents.map((document, index) => decodeDocument(document, sourceName(document, index), ctx.aasxLimits));
+  // One after the other: each package inflates against its own budget, never two at once.
+  const decoded: DecodedDocument[] = [];
+  for (const [index, document] of request.documents.entries()) decoded.push(await decodeDocument(document, sourceName(document, index), ctx.aasxLimits));
   const collected = collectIdentifiables(decoded, request.validate, reporter(request, result));
   return { decoded, collected, result };
 }

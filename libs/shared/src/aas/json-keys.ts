@@ -1,0 +1,66 @@
+import { AasError } from "./aas-error.ts";
+import { documentTooDeep, maxDocumentDepth } from "./nesting-limit.ts";
+
+/**
+ * Checks on a freshly parsed JSON document, before any code copies or recurses over it:
+ * - `__proto__` is the one member name that plain property assignment (`target[key] = value`,
+ *   Object.assign, a merge patch) turns into a prototype change instead of data. No AAS input has
+ *   a member of that name (it is neither a metamodel property, nor an idShort, nor a language
+ *   tag), so a document that carries one anywhere is refused. `constructor` and `prototype` are
+ *   valid idShorts: they stay data, and readers look them up as own properties only.
+ * - nesting deeper than maxDocumentDepth (nesting-limit.ts) is refused, so every recursive reader
+ *   after the parser stays within the stack.
+ * Iterative: a hostile document may be nested far deeper than the call stack allows.
+ */
+export function checkParsedJson(value: unknown, text: string): void {
+  refuseDeepJsonText(text);
+  refuseProtoKeys(value, text);
+}
+
+/**
+ * The nesting check on the text, so it can run before a recursive parser (lossless-json) too:
+ * brackets outside strings, counted. A text shorter than twice the limit cannot be that deep.
+ */
+export function refuseDeepJsonText(text: string): void {
+  const limit = maxDocumentDepth();
+  if (text.length <= 2 * limit) return;
+  let depth = 0;
+  let inString = false;
+  for (let index = 0; index < text.length; index++) {
+    const char = text.charCodeAt(index);
+    if (inString) {
+      if (char === BACKSLASH) index++;
+      else if (char === QUOTE) inString = false;
+    } else if (char === QUOTE) inString = true;
+    else if (char === OPEN_BRACE || char === OPEN_BRACKET) {
+      if (++depth > limit) throw documentTooDeep("JSON document");
+    } else if (char === CLOSE_BRACE || char === CLOSE_BRACKET) depth--;
+  }
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+
+/** The `__proto__` check alone (also for configuration files, which have no nesting limit). */
+export function refuseProtoKeys(value: unknown, text: string): void {
+  if (!text.includes("__proto__") && !text.includes("\\u")) return;
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const item = pending.pop();
+    if (typeof item !== "object" || item === null) continue;
+    if (Array.isArray(item)) {
+      for (const element of item) pending.push(element);
+      continue;
+    }
+    if (Object.hasOwn(item, "__proto__")) throw protoKey();
+    for (const key of Object.keys(item)) pending.push((item as Record<string, unknown>)[key]);
+  }
+}
+
+function protoKey(): AasError {
+  return new AasError("unknown-property", `The member name "__proto__" is not allowed (it would set an object's prototype)`);
+}

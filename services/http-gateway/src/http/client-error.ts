@@ -1,0 +1,106 @@
+import { STATUS_CODES, type Server, type ServerResponse } from "node:http";
+import type { Duplex } from "node:stream";
+import type { Logger, ProcessMetrics } from "@twinport/shared";
+import { resultBody } from "./result-body.ts";
+
+/**
+ * Requests Node's HTTP parser refuses before (or while) our app sees them: a request line or
+ * header block over maxHeaderSize, broken chunked framing, an unknown Transfer-Encoding. Node's
+ * default writes a bare status line and destroys the socket at once, so a client still sending
+ * gets a reset instead of the answer, and the request never reaches the metrics. Here the client
+ * gets the status with an AAS Result body and Connection: close, the socket is half-closed after
+ * the answer and drained until the client hangs up (closing with unread bytes would reset it),
+ * and the answer is counted and logged as what it was: a 4xx.
+ */
+export function answerClientErrors(server: Server, deps: { metrics?: ProcessMetrics; logger?: Logger }): void {
+  // A parser error in a request's body comes after the app was handed the request: the app
+  // answers and counts that one (its body read fails, a 400); this handler only writes the bytes.
+  const dispatched = new WeakMap<Duplex, ServerResponse>();
+  server.on("request", (request, response) => {
+    dispatched.set(request.socket, response);
+    response.once("close", () => dispatched.delete(request.socket));
+  });
+  // Node's parser keeps failing on every further chunk the client sends, and emits clientError
+  // again each time: an answered socket is only drained, not answered (or destroyed) twice.
+  const answered = new WeakSet<Duplex>();
+  server.on("clientError", (error: ParserError, socket: Duplex) => {
+    if (answered.has(socket)) return;
+    answered.add(socket);
+    const answer = answerOf(error);
+    const inFlight = dispatched.get(socket);
+    // Once the app's response has started, another status line would corrupt the stream.
+    if (answer === undefined || !socket.writable || inFlight?.headersSent) {
+      socket.destroy();
+      return;
+    }
+    if (!inFlight) {
+      deps.metrics?.observeHttpRequest(methodOf(error.rawPacket), "unparsed", answer.status, 0);
+      deps.logger?.info({ status: answer.status, reason: error.code }, "malformed HTTP request refused");
+    }
+    const body = JSON.stringify(resultBody(answer.status, { code: "bad-request", message: answer.message }, { includeErrorDetails: false, now: new Date() }));
+    const head =
+      `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status]}\r\n` +
+      `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n`;
+    drainThenClose(socket);
+    socket.end(head + body);
+  });
+}
+
+interface ParserError extends Error {
+  code?: string;
+  rawPacket?: Buffer;
+  bytesParsed?: number;
+}
+
+function answerOf(error: ParserError): { status: number; message: string } | undefined {
+  switch (error.code) {
+    case "ECONNRESET":
+    case "EPIPE":
+      return undefined; // the client is gone: nobody to answer
+    case "ERR_HTTP_REQUEST_TIMEOUT":
+      return { status: 408, message: "The request was not received completely in time" };
+    case "HPE_HEADER_OVERFLOW":
+      return inRequestLine(error)
+        ? { status: 414, message: "The request line (method, URL and version) is longer than this server accepts (16 KiB with the headers)" }
+        : { status: 431, message: "The request's headers are larger than this server accepts (16 KiB with the request line)" };
+    default:
+      return { status: 400, message: `Malformed HTTP request (${describe(error)})` };
+  }
+}
+
+/** The parser overflowed before the end of the first line: the URL is what is too long. */
+function inRequestLine(error: ParserError): boolean {
+  const packet = error.rawPacket;
+  if (packet === undefined) return false;
+  return !packet.subarray(0, error.bytesParsed ?? packet.length).includes("\r\n");
+}
+
+function describe(error: ParserError): string {
+  // llhttp's reasons are short and fixed ("Invalid character in chunk size", …); no client bytes.
+  const reason = /^Parse Error: (.*)$/.exec(error.message)?.[1] ?? error.message;
+  return reason.slice(0, 120);
+}
+
+const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
+
+/** The method label, from the first bytes; anything else is "other" (labels stay few). */
+function methodOf(packet: Buffer | undefined): string {
+  const word = packet === undefined ? "" : packet.subarray(0, 8).toString("latin1").split(" ")[0]!;
+  return METHODS.has(word) ? word : "other";
+}
+
+/** Bytes and time a refused client may still send while it reads the answer. */
+const DRAIN_BYTES = 1024 * 1024;
+const DRAIN_MS = 5_000;
+
+function drainThenClose(socket: Duplex): void {
+  let drained = 0;
+  const timer = setTimeout(() => socket.destroy(), DRAIN_MS);
+  timer.unref();
+  socket.on("data", (chunk: Buffer) => {
+    drained += chunk.length;
+    if (drained > DRAIN_BYTES) socket.destroy();
+  });
+  socket.once("close", () => clearTimeout(timer));
+  socket.resume();
+}

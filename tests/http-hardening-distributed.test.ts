@@ -1,0 +1,3 @@
+import { hardeningSuite } from "./http/hardening-suite.ts";
+
+hardeningSuite("distributed");
