@@ -37,7 +37,7 @@ export function answerClientErrors(server: Server, deps: { metrics?: ProcessMetr
       deps.metrics?.observeHttpRequest(methodOf(error.rawPacket), "unparsed", answer.status, 0);
       deps.logger?.info({ status: answer.status, reason: error.code }, "malformed HTTP request refused");
     }
-    const body = JSON.stringify(resultBody(answer.status, { code: "bad-request", message: answer.message }, { includeErrorDetails: false, now: new Date() }));
+    const body = JSON.stringify(resultBody(answer.status, { message: answer.message }, { includeErrorDetails: false, now: new Date() }));
     const head =
       `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status]}\r\n` +
       `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n`;
