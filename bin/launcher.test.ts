@@ -13,7 +13,6 @@ import { join } from "node:path";
 import { after, test } from "node:test";
 import { promisify } from "node:util";
 import { freePort } from "../tests/test-support/servers.ts";
-import { decryptsPkcs1v15, SECURITY_REVERT_FLAG } from "./security-revert.ts";
 import { spawnTwinport } from "./test-support/spawn-twinport.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
@@ -121,7 +120,7 @@ test("compiled: embedded mode serves from dist/ alone (no TypeScript source, no 
   assert.deepEqual(allModules(file).filter((url) => url.includes("/node_modules/tsx/")), []);
 });
 
-test("compiled: a configuration with BASIC128RSA15 serves from the compiled entry, re-run under the node flag only where PKCS#1 v1.5 decryption is refused", async () => {
+test("compiled: a configuration with BASIC128RSA15 is served by the launcher itself, no re-run under a node flag", async () => {
   const tcpPort = await freePort();
   const config = join(dir, "basic128rsa15.json");
   writeFileSync(
@@ -146,20 +145,14 @@ test("compiled: a configuration with BASIC128RSA15 serves from the compiled entr
   try {
     const ready = await cli.ready;
     assert.deepEqual(ready.opcua, [`opc.tcp://127.0.0.1:${tcpPort}`]);
-    // With a re-run the launcher stays as a thin parent of one node with the flag running the same
-    // entry; without one, the launcher itself serves.
-    // (ps exits 1 when it lists nothing.)
+    // Node 24 decrypts PKCS#1 v1.5 itself and refuses --security-revert=CVE-2023-46809 (exit 12):
+    // the launcher serves in its own process, with no child node. (ps exits 1 when it lists nothing.)
     const children = spawnSync("ps", ["-o", "pid=", "--ppid", String(cli.child.pid)], { encoding: "utf8" }).stdout.trim().split(/\s+/).filter(Boolean);
-    if (decryptsPkcs1v15()) assert.deepEqual(children, [], "this node decrypts PKCS#1 v1.5 itself: no re-run");
-    else {
-      assert.equal(children.length, 1, `children: ${children.join(",")}`);
-      const argv = readFileSync(`/proc/${children[0]}/cmdline`, "utf8").split("\0");
-      assert.ok(argv.includes(SECURITY_REVERT_FLAG) && argv.includes(BIN), argv.join(" "));
-    }
+    assert.deepEqual(children, [], "no re-run");
   } finally {
     assert.equal(await cli.stop(), 0, cli.stderr());
   }
   const modules = ownModules(file);
-  assert.ok(modules.includes("dist/security-revert.js") && modules.includes("services/opcua-gateway/dist/index.js"), JSON.stringify(modules));
+  assert.ok(modules.includes("services/opcua-gateway/dist/index.js"), JSON.stringify(modules));
   assert.deepEqual(modules.filter((path) => /\.[cm]?ts$/.test(path) && !path.endsWith(".d.ts")), []);
 });

@@ -29,8 +29,5 @@ if (commandLine?.help) {
   const { version } = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
   process.stdout.write(`twinport ${version}\n`);
 } else {
-  // BASIC128RSA15 needs node started with a flag: then the command runs again under it.
-  const securityRevert = await import("#security-revert");
-  if (securityRevert.needsRerun(process)) securityRevert.rerunWithSecurityRevert(process);
-  else await import("#cli");
+  await import("#cli");
 }

@@ -1,34 +1,38 @@
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
 import { mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
-import { promisify } from "node:util";
-import { decryptsPkcs1v15 } from "../../../../bin/security-revert.ts";
+import { AttributeIds, MessageSecurityMode, OPCUACertificateManager, OPCUAClient, SecurityPolicy, setDebugLogger, setErrorLogger, setWarningLogger } from "node-opcua";
 import { spawnTwinport } from "../../../../bin/test-support/spawn-twinport.ts";
 import { freePort } from "../../../../tests/test-support/servers.ts";
+import { assertBasic128Rsa15Servable, rsaPkcs1DecryptionUnavailable } from "./rsa-pkcs1-decryption.ts";
 
-// BASIC128RSA15 works on Node 20 only in a node started with this flag, in the server and the
-// client alike; this test runner has not got it. The server is the real `twinport` command, which
-// must add the flag by itself; the client is a helper process started with it.
-// Node 24 decrypts PKCS#1 v1.5 itself (implicit rejection) and refuses the flag as an unknown CVE:
-// the flag goes only where this node needs it, as the launcher decides for the server.
-const FLAG = "--security-revert=CVE-2023-46809";
-const CLIENT_FLAGS = decryptsPkcs1v15() ? [] : [FLAG];
-const OPEN_SESSION = new URL("./test-support/open-session.ts", import.meta.url).pathname;
-const run = promisify(execFile);
+// The client's refused attempts (before the test trusts its certificate) are expected: keep
+// node-opcua's warnings about them out of the test output.
+for (const setLogger of [setWarningLogger, setErrorLogger, setDebugLogger]) setLogger(() => undefined);
 
 const dir = mkdtempSync(join(tmpdir(), "twinport-basic128rsa15-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-/** Runs the client helper under `flags`; see test-support/open-session.ts. */
-async function openSessions(url: string, flags: string[], retryMs: number, steps: string[]): Promise<{ ok: boolean; attempts: number; error?: string }[]> {
-  const { stdout } = await run(process.execPath, [...flags, "--import", "tsx", OPEN_SESSION, url, join(dir, "client-pki"), String(retryMs), ...steps], {
-    env: { ...process.env, XDG_CONFIG_HOME: join(dir, "xdg") },
-    timeout: 60_000,
+/** Opens a Basic128Rsa15 channel and an anonymous session, reads the server state, closes. */
+async function openSession(url: string, mode: MessageSecurityMode, clientCertificateManager: OPCUACertificateManager): Promise<void> {
+  const client = OPCUAClient.create({
+    endpointMustExist: false,
+    securityPolicy: SecurityPolicy.Basic128Rsa15,
+    securityMode: mode,
+    clientCertificateManager,
+    connectionStrategy: { maxRetry: 0, initialDelay: 50, maxDelay: 100 },
   });
-  return JSON.parse(stdout.trim().split("\n").pop()!);
+  try {
+    await client.connect(url);
+    const session = await client.createSession();
+    const state = await session.read({ nodeId: "i=2259", attributeId: AttributeIds.Value }); // Server_ServerStatus_State
+    await session.close();
+    assert.equal(state.statusCode.name, "Good");
+  } finally {
+    await client.disconnect().catch(() => undefined);
+  }
 }
 
 async function eventually(check: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
@@ -39,7 +43,11 @@ async function eventually(check: () => boolean, what: string, timeoutMs = 20_000
   }
 }
 
-test("a configuration with BASIC128RSA15: twinport serves SignAndEncrypt with it (restarting itself under the node flag where this node needs it)", async () => {
+test("this Node.js decrypts RSA PKCS#1 v1.5 without any flag (its OpenSSL does implicit rejection)", () => {
+  assert.equal(rsaPkcs1DecryptionUnavailable(), undefined);
+});
+
+test("a configuration with BASIC128RSA15: the plain twinport command serves Sign and SignAndEncrypt with it", async () => {
   const tcpPort = await freePort();
   const serverPki = join(dir, "PKI", "CA");
   writeFileSync(
@@ -60,23 +68,52 @@ test("a configuration with BASIC128RSA15: twinport serves SignAndEncrypt with it
     }),
   );
   const twinport = spawnTwinport(["-c", join(dir, "config.json"), "--empty-model"], { cwd: dir, env: { XDG_CONFIG_HOME: join(dir, "xdg") }, readyTimeoutMs: 30_000 });
+  const clientCertificateManager = new OPCUACertificateManager({ rootFolder: join(dir, "client-pki"), automaticallyAcceptUnknownCertificate: true });
   try {
     const ready = await twinport.ready;
     const url = `opc.tcp://127.0.0.1:${tcpPort}`;
     assert.deepEqual(ready.opcua, [url]);
 
-    // The client is refused at first (its certificate is unknown) and retries while the test
-    // trusts it the operator's way: from rejected/ to certs/.
-    const sessions = openSessions(url, CLIENT_FLAGS, 20_000, ["Basic128Rsa15:SignAndEncrypt", "Basic128Rsa15:Sign"]);
+    // Refused at first (the client certificate is unknown), then trusted the operator's way:
+    // from rejected/ to certs/, after which the same client gets in.
+    await assert.rejects(openSession(url, MessageSecurityMode.SignAndEncrypt, clientCertificateManager));
     await eventually(() => readdirSync(join(serverPki, "rejected")).length === 1, "the client certificate in rejected/");
     const [file] = readdirSync(join(serverPki, "rejected"));
     renameSync(join(serverPki, "rejected", file!), join(serverPki, "certs", file!));
-    const [signAndEncrypt, sign] = await sessions;
-    assert.equal(signAndEncrypt?.ok, true, signAndEncrypt?.error);
-    assert.ok(signAndEncrypt!.attempts > 1, "the first attempt, before the certificate was trusted, was refused");
-    assert.deepEqual(sign, { ok: true, attempts: 1 });
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      try {
+        await openSession(url, MessageSecurityMode.SignAndEncrypt, clientCertificateManager);
+        break;
+      } catch (error) {
+        if (Date.now() > deadline) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    }
+    await openSession(url, MessageSecurityMode.Sign, clientCertificateManager);
   } finally {
-    // SIGTERM reaches the re-run process through the launcher, which exits with its code.
+    await clientCertificateManager.dispose();
     assert.equal(await twinport.stop(), 0, twinport.stderr());
   }
+});
+
+test("a runtime that refuses PKCS#1 v1.5 decryption: BASIC128RSA15 is a start-up error naming the reason and the setting", () => {
+  // Node 24's bundled OpenSSL always decrypts, so Node's refusal (what a Node ≥ 22 built against an
+  // OpenSSL without implicit rejection throws, word for word) stands in for that runtime here.
+  const refuse = (): Buffer => {
+    throw Object.assign(new TypeError("RSA_PKCS1_PADDING is no longer supported for private decryption"), { code: "ERR_INVALID_ARG_VALUE" });
+  };
+  assert.equal(rsaPkcs1DecryptionUnavailable(refuse as never), "RSA_PKCS1_PADDING is no longer supported for private decryption");
+  assert.throws(
+    () => assertBasic128Rsa15Servable(["NONE", "BASIC128RSA15"], refuse as never),
+    (error: Error) => {
+      assert.match(error.message, /supportedSecurityPolicies lists BASIC128RSA15/);
+      assert.match(error.message, /RSA_PKCS1_PADDING is no longer supported/);
+      assert.match(error.message, /no --security-revert for CVE-2023-46809/);
+      assert.ok(error.message.includes(`Node.js ${process.version}`), error.message);
+      return true;
+    },
+  );
+  // Without the policy nothing is probed, and nothing is refused.
+  assertBasic128Rsa15Servable(["NONE", "BASIC256SHA256"], refuse as never);
 });

@@ -137,7 +137,7 @@ const tokenTypesOf = (endpoint: import("node-opcua").EndpointDescription) =>
 const ALL_BUT_BASIC128RSA15 = ["NONE", "BASIC256", "BASIC256SHA256", "AES128_SHA256_RSAOAEP", "AES256_SHA256_RSAPSS"];
 const POLICIES = [SecurityPolicy.Basic256, SecurityPolicy.Basic256Sha256, SecurityPolicy.Aes128_Sha256_RsaOaep, SecurityPolicy.Aes256_Sha256_RsaPss];
 
-describe("every authentication, five policies (BASIC128RSA15 has its own test: it needs a node flag)", () => {
+describe("every authentication, five policies (BASIC128RSA15 has its own test: basic128rsa15.test.ts)", () => {
   let endpoint: OpcUaEndpointConfig;
   let gateway: RunningOpcuaGateway;
   let serverPki: string;

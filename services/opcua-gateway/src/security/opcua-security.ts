@@ -3,6 +3,7 @@ import type { OpcUaEndpointConfig } from "@twinport/shared";
 import type { LogLine } from "../node-opcua-logging.ts";
 import { endpointSecurity, userNameCheck, userTokenTypes } from "../security-settings.ts";
 import { discoveryRegistration, logDiscoveryRegistration } from "./discovery-registration.ts";
+import { assertBasic128Rsa15Servable } from "./rsa-pkcs1-decryption.ts";
 import { assertServerKeyPresent, ensureServerCertificate, SERVER_APPLICATION_NAME, serverCertificateFiles } from "./server-certificate.ts";
 import { SpecLayoutCertificateManager } from "./spec-layout-certificate-manager.ts";
 import { restrictUserTokenPolicies } from "./user-token-policies.ts";
@@ -45,6 +46,8 @@ export interface OpcuaSecurity {
  */
 export async function prepareOpcuaSecurity(options: OpcuaSecurityOptions): Promise<OpcuaSecurity> {
   const { endpoint, hostname, log } = options;
+  // Before any folder or store is opened: a policy this runtime cannot serve is a start-up error.
+  assertBasic128Rsa15Servable(endpoint.supportedSecurityPolicies);
   const files = serverCertificateFiles(endpoint.serverCertificateBasePath, hostname);
   assertServerKeyPresent(files);
   const serverCertificateManager = new SpecLayoutCertificateManager({ base: endpoint.serverCertificateBasePath, kind: "server", privateKeyFile: files.privateKeyFile });
