@@ -190,7 +190,7 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
       const { startOpcuaGateway } = await import("@twinport/opcua-gateway");
       for (const endpoint of opcuaEndpoints) {
         // The mirror's subscription measures event lag (commit → delivery) for /metrics.
-        const gateway = await startOpcuaGateway({ store, bus: meteredEventBus(bus, metrics), endpoint, stateDir: config.core.stateDir, log: context.log, security: config.security });
+        const gateway = await startOpcuaGateway({ store, bus: meteredEventBus(bus, metrics), endpoint, stateDir: config.core.stateDir, log: context.log, security: config.security, logger });
         closer.add(() => gateway.stop());
         const disposeSource = metrics.addOpcuaSource(() => gateway.load());
         closer.add(async () => disposeSource());

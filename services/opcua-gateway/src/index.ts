@@ -1,6 +1,6 @@
 // The explicit surface of @twinport/opcua-gateway.
 export { startOpcuaGateway, AAS_ENVIRONMENT_BROWSE_NAME, type OpcuaGatewayDeps, type RunningOpcuaGateway } from "./start-opcua-gateway.ts";
-export { routeNodeOpcuaLogs, type LogLine } from "./node-opcua-logging.ts";
+export { routeNodeOpcuaLogsTo, type LogLine } from "./node-opcua-logging.ts";
 export { startOpcuaGatewayProcess } from "./opcua-gateway-process.ts";
 export { principalOfSession, principalOfIdentityToken } from "./security/session-principal.ts";
 // The AAS address space on a server of one's own (benchmarks, embedding): aasServerOptions(), initialize, attach.

@@ -1,16 +1,13 @@
-import { format } from "node:util";
 import { setDebugLogger, setErrorLogger, setWarningLogger } from "node-opcua";
+import { routeNodeOpcuaLogs, type Logger } from "@twinport/shared";
 
 export type LogLine = (line: string) => void;
 
 /**
- * node-opcua prints its warnings with console.log, i.e. on stdout, where the process's one ready
- * line must stay alone (harnesses and operators wait for it). Its loggers are process-wide, so the
- * last gateway started decides where they go.
+ * node-opcua's errors, warnings and debug lines as pino lines at their own levels, one child
+ * logger per node-opcua module (see routeNodeOpcuaLogs). Its loggers are process-wide, so the last
+ * gateway started decides where they go.
  */
-export function routeNodeOpcuaLogs(log: LogLine): void {
-  const sink = (level: string) => (_context: unknown, ...args: unknown[]) => log(`node-opcua ${level}: ${format(...args)}`);
-  setWarningLogger(sink("warning"));
-  setErrorLogger(sink("error"));
-  setDebugLogger(sink("debug"));
+export function routeNodeOpcuaLogsTo(logger: Logger): void {
+  routeNodeOpcuaLogs(logger, { setErrorLogger, setWarningLogger, setDebugLogger });
 }

@@ -56,7 +56,7 @@ export async function startOpcuaGatewayProcess(config: TwinportConfig, options: 
   try {
     for (const endpoint of endpoints) {
       // startOpcuaGateway resolves once the address space is built from a store snapshot.
-      const gateway = await startOpcuaGateway({ store, bus, endpoint, stateDir: config.core.stateDir, log: options.log, security: config.security });
+      const gateway = await startOpcuaGateway({ store, bus, endpoint, stateDir: config.core.stateDir, log: options.log, security: config.security, ...(logger ? { logger } : {}) });
       started.push(gateway);
       if (metrics) disposers.push(metrics.addOpcuaSource(() => gateway.load()));
     }

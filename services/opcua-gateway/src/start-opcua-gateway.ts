@@ -1,7 +1,7 @@
 import { hostname as machineHostname } from "node:os";
 import { OPCUAServer } from "node-opcua";
-import { compileAccessPolicy, type EventBus, type OpcUaEndpointConfig, type SecurityConfig, type StoreClient } from "@twinport/shared";
-import { routeNodeOpcuaLogs, type LogLine } from "./node-opcua-logging.ts";
+import { compileAccessPolicy, createLogger, type EventBus, type Logger, type OpcUaEndpointConfig, type SecurityConfig, type StoreClient } from "@twinport/shared";
+import { routeNodeOpcuaLogsTo, type LogLine } from "./node-opcua-logging.ts";
 import { aasServerOptions } from "./address-space/server-options.ts";
 import { attachAddressSpace, type AttachedAddressSpace } from "./address-space/attach-address-space.ts";
 import { prepareOpcuaSecurity } from "./security/opcua-security.ts";
@@ -14,10 +14,15 @@ export interface OpcuaGatewayDeps {
   endpoint: OpcUaEndpointConfig;
   /** The process's state directory; PKI folders are configured separately (relative to the cwd). */
   stateDir: string;
-  /** Where node-opcua's own log lines go; default: stderr. */
+  /** Where the gateway's own lines go (start-up, certificates, discovery); default: stderr. */
   log?: LogLine;
   /** The configuration's security section: sessions then see and do only what the rules grant them. */
   security?: SecurityConfig;
+  /**
+   * node-opcua's errors, warnings and debug lines go to child loggers of this one
+   * (`{component: "node-opcua", module}`) at their own levels; default: a pino logger on stderr.
+   */
+  logger?: Logger;
 }
 
 export interface RunningOpcuaGateway {
@@ -60,7 +65,7 @@ function startError(error: unknown, endpoint: OpcUaEndpointConfig): Error {
  */
 export async function startOpcuaGateway(deps: OpcuaGatewayDeps): Promise<RunningOpcuaGateway> {
   const { endpoint } = deps;
-  routeNodeOpcuaLogs(deps.log ?? stderrLine);
+  routeNodeOpcuaLogsTo(deps.logger ?? createLogger({ role: "opcua-gateway" }));
   // Always explicit: node-opcua otherwise advertises the machine's FQDN and clients that connect by
   // IP fail to match the endpoint URL.
   const bindsEverywhere = endpoint.host === "0.0.0.0" || endpoint.host === "::";

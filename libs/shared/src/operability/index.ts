@@ -4,6 +4,7 @@ export * from "./process-metrics.ts";
 export * from "./management-server.ts";
 export * from "./readiness.ts";
 export * from "./logger.ts";
+export * from "./node-opcua-logs.ts";
 export * from "./metered-command-handler.ts";
 export * from "./metered-event-bus.ts";
 export * from "./nats-connection-state.ts";
