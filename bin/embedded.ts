@@ -144,6 +144,7 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
         retryIntervalMs: config.core.assetConnectionRetryInterval,
         readTimeoutMs: config.core.assetConnectionReadTimeout,
         log: context.log,
+        logger,
       });
       closer.add(() => assets.stop());
       details.assetConnections = assets.status().map(({ name, kind, endpoint }) => ({ name, kind, endpoint }));

@@ -145,6 +145,7 @@ export async function startModelStore(config: TwinportConfig, options: ModelStor
             retryIntervalMs: config.core.assetConnectionRetryInterval,
             readTimeoutMs: config.core.assetConnectionReadTimeout,
             log,
+            ...(logger ? { logger } : {}),
           });
     if (assets) closing.push(() => assets.stop());
 

@@ -5,6 +5,7 @@ import {
   readKeyStore,
   type CertificateConfig,
   type HttpAssetConnectionConfig,
+  type Logger,
   type MqttAssetConnectionConfig,
   type OpcUaAssetConnectionConfig,
   type StoreClient,
@@ -19,6 +20,8 @@ export interface DriverDependencies {
   store: StoreClient;
   /** core.assetConnectionReadTimeout: bound of one request to an asset. */
   readTimeoutMs: number;
+  /** node-opcua-client's own log lines go to child loggers of this one; without it, to stdout. */
+  logger?: Logger;
 }
 
 /** The PEM certificates of a connection's `trustedCertificates` key store (HTTP, and MQTT's TLS). */
@@ -42,6 +45,7 @@ export async function driverFor(connection: MergedConnection, dependencies: Driv
     case OPCUA_ASSET_CONNECTION_CLASS: {
       // node-opcua-client takes a second to load: only processes with an OPC UA connection pay for it.
       const { createOpcuaDriver } = await import("./opcua-driver.ts");
+      if (dependencies.logger) (await import("./node-opcua-client-logs.ts")).routeNodeOpcuaClientLogsTo(dependencies.logger);
       return createOpcuaDriver({ config: config as OpcUaAssetConnectionConfig, store: dependencies.store, log });
     }
     case MQTT_ASSET_CONNECTION_CLASS: {

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, afterEach, before, describe, test } from "node:test";
 import { DataType } from "node-opcua-client";
+import { createLogger } from "@twinport/shared";
 import { ASSET_TEST_MODEL, DRIVE_SUBMODEL_ID } from "../../../../tests/test-support/asset-peers.ts";
 import { OPCUA_ASSET_NAMESPACE, startOpcuaAsset, type OpcuaAsset } from "../../../../tests/test-support/opcua-asset.ts";
 import { opensslCertificate, opensslPkcs12 } from "../../../../tests/test-support/openssl-keystores.ts";
@@ -16,6 +17,9 @@ const OPCUA = "de.fraunhofer.iosb.ilt.faaast.service.assetconnection.opcua.OpcUa
 const key = (...path: string[]) => [`(Submodel)${DRIVE_SUBMODEL_ID}`, ...path].join(", ");
 const securityBaseDir = mkdtempSync(join(tmpdir(), "twinport-opcua-client-"));
 const lines: string[] = [];
+/** The process logger's JSON lines: node-opcua-client's own lines arrive here. */
+const records: { level: number; component?: string; module?: string; msg: string }[] = [];
+const logger = createLogger({ role: "model-store", destination: { write: (text: string) => records.push(JSON.parse(text)) } });
 
 let device: OpcuaAsset;
 let sut: TestStore;
@@ -31,6 +35,7 @@ async function start(...configs: Record<string, unknown>[]): Promise<RunningAsse
     retryIntervalMs: 200,
     readTimeoutMs: 1000,
     log: (line) => void lines.push(line),
+    logger,
   });
   return running;
 }
@@ -46,6 +51,7 @@ afterEach(async () => {
   running = undefined;
   await sut?.close();
   lines.length = 0;
+  records.length = 0;
 });
 after(async () => {
   await device.stop();
@@ -203,6 +209,11 @@ describe("OPC UA security", () => {
       const rejected = join(baseDir, "pki", "rejected");
       await until(() => existsSync(rejected) && readdirSync(rejected).length > 0, "the device's certificate in pki/rejected", 15_000);
       assert.notEqual(connections.status()[0]!.state, "connected");
+      // node-opcua-client said why, at warn, on its own child logger (not on stdout, not at info).
+      const isRefusal = (record: (typeof records)[number]) => /\[NODE-OPCUA-W25\] client's server certificate verification has failed/.test(record.msg);
+      await until(() => records.some(isRefusal), "node-opcua-client's W25 warning");
+      const refused = records.find(isRefusal)!;
+      assert.deepEqual([refused.level, refused.component, refused.module], [40, "node-opcua", "client_base_impl"]);
       for (const file of readdirSync(rejected)) renameSync(join(rejected, file), join(baseDir, "pki", "trusted", "certs", file));
       await until(() => connections.status()[0]!.state === "connected", "connected once trusted", 15_000);
       await sut.waitForElement(DRIVE_SUBMODEL_ID, "Label", (e) => e.value === "SN-0001");

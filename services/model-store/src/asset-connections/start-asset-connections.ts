@@ -4,6 +4,7 @@ import {
   MQTT_ASSET_CONNECTION_CLASS,
   type AssetConnectionConfig,
   type EventBus,
+  type Logger,
   type MutableOperationProviderRegistry,
   type StoreClient,
   type SubmodelTemplateProcessorConfig,
@@ -32,6 +33,8 @@ export interface AssetConnectionsOptions {
   /** core.assetConnectionReadTimeout: bound of one HTTP request to an asset. */
   readTimeoutMs: number;
   log: Log;
+  /** The process's structured logger: node-opcua-client's own lines go to it at their levels. */
+  logger?: Logger;
 }
 
 export interface RunningAssetConnections {
@@ -90,7 +93,7 @@ export async function startAssetConnections(options: AssetConnectionsOptions): P
           if (ignored.length > 0) log(`ignored properties (FA³ST ignores them too): ${ignored.join(", ")}`);
         }
       }
-      return driverFor(connection, { store: options.store, readTimeoutMs: options.readTimeoutMs }, log);
+      return driverFor(connection, { store: options.store, readTimeoutMs: options.readTimeoutMs, ...(options.logger ? { logger: options.logger } : {}) }, log);
     },
   });
   let processor: RunningAimcProcessor | undefined;
