@@ -14,7 +14,7 @@ import {
  * commit changes the node (setValueFromSource), whatever sampling interval the client asks for.
  *
  * Our values change only through the store's events, so sampling them on a timer can only delay and
- * fold changes. node-opcua 2.182.2 serves an item exception-based only when the client asks for 0 on
+ * fold changes. node-opcua (2.182.2 to 2.186.4) serves an item exception-based only when the client asks for 0 on
  * a variable whose MinimumSamplingInterval is 0 (ours all are); any other request (-1, 100, 5000, …)
  * gets a sampling timer of at least 50 ms. Common clients ask for their publishing interval, so they
  * saw changes up to one sampling interval late, and several changes within it folded into one.
