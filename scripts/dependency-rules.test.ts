@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { checkImport, checkProcessAccess, importsOf } from "./dependency-rules.ts";
+import { checkImport, checkNodeOpcuaVersions, checkProcessAccess, importsOf } from "./dependency-rules.ts";
 
 test("infrastructure clients belong to one package each", () => {
   assert.ok(checkImport("libs/shared/src/engine/x.ts", "ioredis"));
@@ -77,4 +77,14 @@ test("production code never imports test support; test support may", () => {
   // The launcher's parser subpath is for bin/ only.
   assert.equal(checkImport("bin/help.ts", "@twinport/shared/command-line"), undefined);
   assert.ok(checkImport("services/http-gateway/src/x.ts", "@twinport/shared/command-line"));
+});
+
+test("node-opcua packages: exact versions, all the same", () => {
+  const gateway = { file: "services/opcua-gateway/package.json", dependencies: { "node-opcua": "2.186.4" } };
+  assert.deepEqual(checkNodeOpcuaVersions([gateway, { file: "services/model-store/package.json", dependencies: { "node-opcua-client": "2.186.4", mqtt: "^5.16.0" } }]), []);
+  assert.deepEqual(
+    checkNodeOpcuaVersions([gateway, { file: "services/model-store/package.json", dependencies: { "node-opcua-client": "^2.186.4" } }]).map((v) => v.rule),
+    ["node-opcua packages are pinned to an exact version", "every node-opcua package has the same version"],
+  );
+  assert.equal(checkNodeOpcuaVersions([gateway, { file: "m/package.json", dependencies: { "node-opcua-certificate-manager": "2.186.1" } }]).length, 1);
 });

@@ -129,6 +129,26 @@ export function checkProcessAccess(file: string, source: string): Violation[] {
   return found;
 }
 
+/**
+ * node-opcua's packages (node-opcua in the gateway, node-opcua-client and -certificate-manager in
+ * the model-store) pinned to one exact version: the address-space build and the `request` hook
+ * rely on internals re-checked for that version (ADR 0009, 0016), and two versions would put two
+ * copies of node-opcua-debug (process-wide loggers) and of its classes in node_modules.
+ */
+export function checkNodeOpcuaVersions(manifests: { file: string; dependencies?: Record<string, string> }[]): Violation[] {
+  const found: Violation[] = [];
+  const versions = new Set<string>();
+  for (const { file, dependencies } of manifests) {
+    for (const [name, version] of Object.entries(dependencies ?? {})) {
+      if (name !== "node-opcua" && !name.startsWith("node-opcua-")) continue;
+      if (!/^\d+\.\d+\.\d+$/.test(version)) found.push({ file, specifier: `${name}@${version}`, rule: "node-opcua packages are pinned to an exact version" });
+      versions.add(version);
+    }
+  }
+  if (versions.size > 1) found.push({ file: "package.json files", specifier: [...versions].sort().join(", "), rule: "every node-opcua package has the same version" });
+  return found;
+}
+
 /** Import specifiers of a TypeScript source, with whether each is type-only. */
 export function importsOf(source: string): { specifier: string; typeOnly: boolean }[] {
   const result: { specifier: string; typeOnly: boolean }[] = [];
