@@ -11,7 +11,7 @@ process.env.XDG_CONFIG_HOME = join(dir, "xdg");
 const { MessageSecurityMode, OPCUACertificateManager, OPCUAClient, SecurityPolicy } = await import("node-opcua");
 const { createDirectStoreClient, createEngine, createInProcessEventBus, createLogger, createMemoryRepository, loadConfig } = await import("@twinport/shared");
 const { startOpcuaGateway } = await import("./index.ts");
-const { freePort } = await import("../../../tests/support/servers.ts");
+const { freePort } = await import("../../../tests/test-support/servers.ts");
 type OpcUaEndpointConfig = import("@twinport/shared").OpcUaEndpointConfig;
 
 const bus = createInProcessEventBus();
