@@ -1,4 +1,4 @@
-import { SessionContext, type BaseNode, type OPCUAServer, type UserIdentityToken } from "node-opcua";
+import { SessionContext, type BaseNode, type OPCUAServer, type RequestHeader, type UserIdentityToken } from "node-opcua";
 import type { AccessPolicy, Principal, SecurityConfig } from "@twinport/shared";
 import { NodeAccess, type IdentifiableCatalog } from "./node-access.ts";
 import { principalOfIdentityToken } from "./session-principal.ts";
@@ -17,6 +17,8 @@ export interface SessionAccessDeps {
  * what is not browsable), reads, writes, calls or reports UserAccessLevel / UserExecutable. This
  * context answers from the access rules for our namespace. `getPermissions` is public API of
  * SessionContext, and `ServerSession.sessionContext` a public field (node-opcua 2.182 and 2.186).
+ * Since 2.186 a Call runs with `sessionContext.withRequestHeader(header)`, a new context per
+ * request: overridden below, or calls were judged by node-opcua's defaults and carried no principal.
  */
 export class AccessSessionContext extends SessionContext {
   private token: UserIdentityToken | undefined | null = null;
@@ -25,8 +27,15 @@ export class AccessSessionContext extends SessionContext {
   constructor(
     options: ConstructorParameters<typeof SessionContext>[0],
     private readonly deps: SessionAccessDeps,
+    /** The session's own context, whose principal and permissions a per-request context shares. */
+    private readonly sessionWide?: AccessSessionContext,
   ) {
     super(options);
+  }
+
+  /** The per-Call context node-opcua asks for: the same rules and principal, with the request's header. */
+  override withRequestHeader(requestHeader: RequestHeader): SessionContext {
+    return new AccessSessionContext({ session: this.session, object: this.object, server: this.server, requestHeader }, this.deps, this.sessionWide ?? this);
   }
 
   /** The session's principal, from its identity token (which ActivateSession may change). */
@@ -41,6 +50,7 @@ export class AccessSessionContext extends SessionContext {
   }
 
   private access(): { principal: Principal; nodes: NodeAccess } {
+    if (this.sessionWide) return this.sessionWide.access();
     const token = (this.session as { userIdentityToken?: UserIdentityToken } | undefined)?.userIdentityToken;
     if (this.current === undefined || token !== this.token) {
       this.token = token;
