@@ -30,7 +30,9 @@ function environment(): Record<string, unknown> {
     id: `urn:bench:sm:${s}`,
     idShort: `Data${s}`,
     submodelElements: [
-      ...(s === 0 ? [{ modelType: "File", idShort: "Manual", contentType: "application/pdf", value: "/aasx/files/manual.pdf" }] : []),
+      ...(s === 0
+        ? [{ modelType: "File", idShort: "Manual", contentType: "application/pdf", value: "/aasx/files/manual.pdf" }]
+        : []),
       ...Array.from({ length: collections }, (_, c) => ({
         modelType: "SubmodelElementCollection",
         idShort: `Group${c}`,
@@ -39,7 +41,10 @@ function environment(): Record<string, unknown> {
           idShort: `Value${p}`,
           valueType: p % 2 === 0 ? "xs:double" : "xs:string",
           value: p % 2 === 0 ? String(c * 0.5 + p) : `text ${c}-${p}`,
-          semanticId: { type: "ExternalReference", keys: [{ type: "GlobalReference", value: `urn:bench:concept:${p}` }] },
+          semanticId: {
+            type: "ExternalReference",
+            keys: [{ type: "GlobalReference", value: `urn:bench:concept:${p}` }],
+          },
         })),
       })),
     ],
@@ -72,7 +77,9 @@ function countElements(env: Record<string, unknown>): number {
 
 /** Peak resident set of a process, in MiB (Linux /proc). */
 function peakRssMiB(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, "utf8").split("\n").find((l) => l.startsWith("VmHWM:"));
+  const line = readFileSync(`/proc/${pid}/status`, "utf8")
+    .split("\n")
+    .find((l) => l.startsWith("VmHWM:"));
   return Number(/(\d+)/.exec(line ?? "")?.[1] ?? NaN) / 1024;
 }
 
@@ -81,7 +88,12 @@ interface Sample {
   peakMiB: number;
 }
 
-async function startOnce(args: string[], role: "embedded" | "model-store", env: Record<string, string>, cwd: string): Promise<Sample> {
+async function startOnce(
+  args: string[],
+  role: "embedded" | "model-store",
+  env: Record<string, string>,
+  cwd: string,
+): Promise<Sample> {
   const t0 = performance.now();
   const proc = await startTwinport({ role, cwd, args, env, timeoutMs: 600_000 });
   const seconds = (performance.now() - t0) / 1000;
@@ -96,14 +108,24 @@ const elements = countElements(env);
 const aasxFile = join(dir, "bench.aasx");
 const jsonFile = join(dir, "bench.json");
 const t0 = performance.now();
-writeFileSync(aasxFile, writeAasx({ environment: env, files: [{ path: "/aasx/files/manual.pdf", contentType: "application/pdf", bytes: randomBytes(1024 * 1024) }] }));
+writeFileSync(
+  aasxFile,
+  writeAasx({
+    environment: env,
+    files: [{ path: "/aasx/files/manual.pdf", contentType: "application/pdf", bytes: randomBytes(1024 * 1024) }],
+  }),
+);
 writeFileSync(jsonFile, JSON.stringify(env));
-console.log(`generated ${elements} elements: AASX ${(statSync(aasxFile).size / 2 ** 20).toFixed(1)} MiB (XML inside, written in ${((performance.now() - t0) / 1000).toFixed(1)} s), JSON ${(statSync(jsonFile).size / 2 ** 20).toFixed(1)} MiB`);
+console.log(
+  `generated ${elements} elements: AASX ${(statSync(aasxFile).size / 2 ** 20).toFixed(1)} MiB (XML inside, written in ${((performance.now() - t0) / 1000).toFixed(1)} s), JSON ${(statSync(jsonFile).size / 2 ** 20).toFixed(1)} MiB`,
+);
 
 const results = new Map<string, Sample[]>();
 const record = (label: string, sample: Sample) => {
   (results.get(label) ?? results.set(label, []).get(label)!).push(sample);
-  console.log(`${label.padEnd(34)} ready after ${sample.seconds.toFixed(2)} s, peak RSS ${sample.peakMiB.toFixed(0)} MiB`);
+  console.log(
+    `${label.padEnd(34)} ready after ${sample.seconds.toFixed(2)} s, peak RSS ${sample.peakMiB.toFixed(0)} MiB`,
+  );
 };
 const best = (label: string): Sample => {
   const samples = results.get(label)!;
@@ -113,14 +135,29 @@ const best = (label: string): Sample => {
 const redis = await startRedis();
 const nats = await startNats();
 try {
-  const embeddedArgs = ["--endpoint", "http", `endpoints[0].port=${await freePort()}`, "endpoints[0].host=127.0.0.1", "endpoints[0].sslEnabled=false"];
+  const embeddedArgs = [
+    "--endpoint",
+    "http",
+    `endpoints[0].port=${await freePort()}`,
+    "endpoints[0].host=127.0.0.1",
+    "endpoints[0].sslEnabled=false",
+  ];
   for (let round = 0; round < ROUNDS; round++) {
     record("embedded, empty", await startOnce([...embeddedArgs, "--empty-model"], "embedded", {}, dir));
     record("embedded, JSON", await startOnce([...embeddedArgs, "-m", jsonFile], "embedded", {}, dir));
     record("embedded, AASX", await startOnce([...embeddedArgs, "-m", aasxFile], "embedded", {}, dir));
-    for (const [index, [label, args]] of ([["model-store, empty", ["--empty-model"]], ["model-store, AASX (files in Redis)", ["-m", aasxFile]]] as const).entries()) {
+    for (const [index, [label, args]] of (
+      [
+        ["model-store, empty", ["--empty-model"]],
+        ["model-store, AASX (files in Redis)", ["-m", aasxFile]],
+      ] as const
+    ).entries()) {
       // A fresh key prefix per start: the model-store seeds only an empty store.
-      const storeEnv = { TWINPORT_PERSISTENCE_URL: redis.url, TWINPORT_PERSISTENCE_KEYPREFIX: `bench-${round}-${index}`, TWINPORT_MESSAGEBUS_URL: nats.url };
+      const storeEnv = {
+        TWINPORT_PERSISTENCE_URL: redis.url,
+        TWINPORT_PERSISTENCE_KEYPREFIX: `bench-${round}-${index}`,
+        TWINPORT_MESSAGEBUS_URL: nats.url,
+      };
       record(label, await startOnce([...args], "model-store", storeEnv, dir));
     }
   }
@@ -129,10 +166,18 @@ try {
   const json = load("embedded, JSON", "embedded, empty");
   const store = load("model-store, AASX (files in Redis)", "model-store, empty");
   console.log(`\n${elements} elements, best of ${ROUNDS}:`);
-  console.log(`  embedded    AASX load ${aasx.toFixed(2)} s (${Math.round(elements / aasx)} elements/s), peak RSS ${best("embedded, AASX").peakMiB.toFixed(0)} MiB (empty start ${best("embedded, empty").peakMiB.toFixed(0)} MiB)`);
-  console.log(`  embedded    JSON load ${json.toFixed(2)} s, peak RSS ${best("embedded, JSON").peakMiB.toFixed(0)} MiB`);
-  console.log(`  model-store AASX load ${store.toFixed(2)} s, peak RSS ${best("model-store, AASX (files in Redis)").peakMiB.toFixed(0)} MiB`);
-  console.log(`  ratio AASX/JSON load time (embedded): ${(aasx / json).toFixed(2)}×; model-store/embedded AASX: ${(store / aasx).toFixed(2)}×`);
+  console.log(
+    `  embedded    AASX load ${aasx.toFixed(2)} s (${Math.round(elements / aasx)} elements/s), peak RSS ${best("embedded, AASX").peakMiB.toFixed(0)} MiB (empty start ${best("embedded, empty").peakMiB.toFixed(0)} MiB)`,
+  );
+  console.log(
+    `  embedded    JSON load ${json.toFixed(2)} s, peak RSS ${best("embedded, JSON").peakMiB.toFixed(0)} MiB`,
+  );
+  console.log(
+    `  model-store AASX load ${store.toFixed(2)} s, peak RSS ${best("model-store, AASX (files in Redis)").peakMiB.toFixed(0)} MiB`,
+  );
+  console.log(
+    `  ratio AASX/JSON load time (embedded): ${(aasx / json).toFixed(2)}×; model-store/embedded AASX: ${(store / aasx).toFixed(2)}×`,
+  );
 } finally {
   await redis.stop();
   await nats.stop();

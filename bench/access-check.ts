@@ -3,12 +3,23 @@
  * process) with no rules, and with a 60-rule set whose grants for the caller are element-scoped.
  * Prints µs per write for both and the check alone (checkCommand without the write).
  */
-import { compileAccessPolicy, createEngine, createMemoryRepository, type AccessRuleInput, type Command, type Principal } from "@twinport/shared";
+import {
+  type AccessRuleInput,
+  type Command,
+  compileAccessPolicy,
+  createEngine,
+  createMemoryRepository,
+  type Principal,
+} from "@twinport/shared";
 import { ACCESS_RULES, ACCESS_SM_1, accessModel } from "@twinport/shared/test-support";
 
 const rules: AccessRuleInput[] = [
   ...ACCESS_RULES,
-  ...Array.from({ length: 50 }, (_, i) => ({ subjects: [{ role: `team-${i}` }], rights: ["READ", "UPDATE"] as const, objects: [{ submodels: `urn:plant:${i}:*`, idShortPath: "Live" }] })),
+  ...Array.from({ length: 50 }, (_, i) => ({
+    subjects: [{ role: `team-${i}` }],
+    rights: ["READ", "UPDATE"] as const,
+    objects: [{ submodels: `urn:plant:${i}:*`, idShortPath: "Live" }],
+  })),
 ] as AccessRuleInput[];
 const principal: Principal = { kind: "user", name: "partial", roles: ["team-3", "team-7"] };
 const N = 50_000;
@@ -17,7 +28,11 @@ async function run(withRules: boolean): Promise<number> {
   const repository = createMemoryRepository();
   const engine = createEngine({ repository, ...(withRules ? { access: compileAccessPolicy(rules) } : {}) });
   await engine.execute({ type: "LoadEnvironment", params: { body: JSON.stringify(accessModel()) } });
-  const write = (i: number): Command => ({ type: "PatchSubmodelElementValueByPath", params: { submodelId: ACCESS_SM_1, idShortPath: "C.X", body: String(i % 1000) }, principal });
+  const write = (i: number): Command => ({
+    type: "PatchSubmodelElementValueByPath",
+    params: { submodelId: ACCESS_SM_1, idShortPath: "C.X", body: String(i % 1000) },
+    principal,
+  });
   for (let i = 0; i < 2_000; i++) await engine.execute(write(i));
   const start = process.hrtime.bigint();
   for (let i = 0; i < N; i++) {
@@ -36,13 +51,19 @@ for (let round = 0; round < 3; round++) {
   checked.push(await run(true));
 }
 const best = (xs: number[]) => Math.min(...xs).toFixed(2);
-console.log(`$value write, memory repository, in process: no rules ${best(open)} µs, ${rules.length} rules ${best(checked)} µs, ratio ${(Math.min(...checked) / Math.min(...open)).toFixed(2)} (best of 3 × ${N})`);
+console.log(
+  `$value write, memory repository, in process: no rules ${best(open)} µs, ${rules.length} rules ${best(checked)} µs, ratio ${(Math.min(...checked) / Math.min(...open)).toFixed(2)} (best of 3 × ${N})`,
+);
 
 // The check alone, as the engine runs it before the handler.
 const { checkCommand } = await import("../libs/shared/src/engine/access/command-access.ts");
 const policy = compileAccessPolicy(rules);
 const repository = createMemoryRepository();
-const command: Command = { type: "PatchSubmodelElementValueByPath", params: { submodelId: ACCESS_SM_1, idShortPath: "C.X", body: "1" }, principal };
+const command: Command = {
+  type: "PatchSubmodelElementValueByPath",
+  params: { submodelId: ACCESS_SM_1, idShortPath: "C.X", body: "1" },
+  principal,
+};
 const CHECKS = 1_000_000;
 for (let i = 0; i < 100_000; i++) await checkCommand(policy, repository, command);
 const start = process.hrtime.bigint();

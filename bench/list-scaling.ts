@@ -36,7 +36,11 @@ const listSubmodel = (id: string, count: number) => ({
       idShort: "L",
       typeValueListElement: "Property",
       valueTypeListElement: "xs:int",
-      value: Array.from({ length: count }, (_, i) => ({ modelType: "Property", valueType: "xs:int", value: String(i) })),
+      value: Array.from({ length: count }, (_, i) => ({
+        modelType: "Property",
+        valueType: "xs:int",
+        value: String(i),
+      })),
     },
   ],
 });
@@ -48,7 +52,12 @@ writeFileSync(modelFile, JSON.stringify({ submodels: [listSubmodel(SMALL, 10), l
 async function httpConfig(): Promise<{ file: string; port: number }> {
   const port = await freePort();
   const file = join(dir, `http-${port}.json`);
-  writeFileSync(file, JSON.stringify({ endpoints: [{ "@class": "endpoint.http.HttpEndpoint", port, host: "127.0.0.1", sslEnabled: false }] }));
+  writeFileSync(
+    file,
+    JSON.stringify({
+      endpoints: [{ "@class": "endpoint.http.HttpEndpoint", port, host: "127.0.0.1", sslEnabled: false }],
+    }),
+  );
   return { file, port };
 }
 
@@ -58,7 +67,11 @@ const stats = (ms: number[]) => {
 };
 
 /** OPS × (DELETE L[0], POST L) on one submodel: ms per request, each answer checked. */
-async function measure(client: HttpClient, submodelId: string, size: number): Promise<{ del: number[]; post: number[] }> {
+async function measure(
+  client: HttpClient,
+  submodelId: string,
+  size: number,
+): Promise<{ del: number[]; post: number[] }> {
   const list = `/submodels/${b64(submodelId)}/submodel-elements/L`;
   const del: number[] = [];
   const post: number[] = [];
@@ -66,7 +79,9 @@ async function measure(client: HttpClient, submodelId: string, size: number): Pr
   // list) then shows in the next DELETE only.
   for (let i = 0; i < OPS; i++) {
     const t = performance.now();
-    const created = await client.request("POST", list, { body: JSON.stringify({ modelType: "Property", valueType: "xs:int", value: String(-i) }) });
+    const created = await client.request("POST", list, {
+      body: JSON.stringify({ modelType: "Property", valueType: "xs:int", value: String(-i) }),
+    });
     post.push(performance.now() - t);
     if (created.status !== 201) throw new Error(`POST L: ${created.status} ${created.text}`);
   }
@@ -81,15 +96,20 @@ async function measure(client: HttpClient, submodelId: string, size: number): Pr
   const expected = OPS < size ? String(OPS) : String(size - OPS);
   if (first.json().value !== expected) throw new Error(`L[0] is ${first.text}, expected the value ${expected}`);
   const last = await client.get(`${list}%5B${size - 1}%5D`);
-  if (last.json().value !== String(1 - OPS)) throw new Error(`L[${size - 1}] is ${last.text}, expected the value ${1 - OPS}`);
+  if (last.json().value !== String(1 - OPS))
+    throw new Error(`L[${size - 1}] is ${last.text}, expected the value ${1 - OPS}`);
   return { del, post };
 }
 
 async function report(mode: string, client: HttpClient): Promise<void> {
   const small = await measure(client, SMALL, 10);
   const big = await measure(client, BIG, ITEMS);
-  console.log(`${mode}: DELETE L[0]  10 items: ${stats(small.del)};  ${ITEMS} items: ${stats(big.del)}   (target ≤ 50 ms)`);
-  console.log(`${mode}: POST L       10 items: ${stats(small.post)};  ${ITEMS} items: ${stats(big.post)}   (target ≤ 50 ms)`);
+  console.log(
+    `${mode}: DELETE L[0]  10 items: ${stats(small.del)};  ${ITEMS} items: ${stats(big.del)}   (target ≤ 50 ms)`,
+  );
+  console.log(
+    `${mode}: POST L       10 items: ${stats(small.post)};  ${ITEMS} items: ${stats(big.post)}   (target ≤ 50 ms)`,
+  );
 }
 
 /** The longest command SLOWLOG kept (≥ 1 ms), in ms, with its name. */
@@ -107,7 +127,13 @@ try {
   let t0 = performance.now();
   if (MODES.includes("embedded")) {
     const embeddedHttp = await httpConfig();
-    processes.push(await startTwinport({ cwd: dir, args: ["-c", embeddedHttp.file, "-m", modelFile, "--endpoint", "http"], timeoutMs: 600_000 }));
+    processes.push(
+      await startTwinport({
+        cwd: dir,
+        args: ["-c", embeddedHttp.file, "-m", modelFile, "--endpoint", "http"],
+        timeoutMs: 600_000,
+      }),
+    );
     console.log(`embedded: loaded ${ITEMS} items in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     const embedded = createHttpClient(`http://127.0.0.1:${embeddedHttp.port}/api/v3.0`);
     await report("embedded", embedded);
@@ -118,10 +144,33 @@ try {
   if (process.env.BENCH_OPCUA === "1" && MODES.includes("opcua")) {
     const port = await freePort();
     const file = join(dir, "opcua.json");
-    writeFileSync(file, JSON.stringify({ endpoints: [{ "@class": "endpoint.http.HttpEndpoint", port, host: "127.0.0.1", sslEnabled: false }, { "@class": "endpoint.opcua.OpcUaEndpoint", tcpPort: await freePort(), host: "127.0.0.1", hostname: "127.0.0.1", secondsTillShutdown: 0 }] }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        endpoints: [
+          { "@class": "endpoint.http.HttpEndpoint", port, host: "127.0.0.1", sslEnabled: false },
+          {
+            "@class": "endpoint.opcua.OpcUaEndpoint",
+            tcpPort: await freePort(),
+            host: "127.0.0.1",
+            hostname: "127.0.0.1",
+            secondsTillShutdown: 0,
+          },
+        ],
+      }),
+    );
     t0 = performance.now();
-    const nodeArgs = process.env.BENCH_PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
-    processes.push(await startTwinport({ cwd: mkdtempSync(join(dir, "opcua-")), args: ["-c", file, "-m", modelFile], timeoutMs: 900_000, nodeArgs }));
+    const nodeArgs = process.env.BENCH_PROFILE_DIR
+      ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`]
+      : [];
+    processes.push(
+      await startTwinport({
+        cwd: mkdtempSync(join(dir, "opcua-")),
+        args: ["-c", file, "-m", modelFile],
+        timeoutMs: 900_000,
+        nodeArgs,
+      }),
+    );
     console.log(`embedded with OPC UA: loaded ${ITEMS} items in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     const client = createHttpClient(`http://127.0.0.1:${port}/api/v3.0`);
     await report("embedded with OPC UA", client);
@@ -139,14 +188,33 @@ try {
     await redis.call("SLOWLOG", "RESET");
     const env = { TWINPORT_PERSISTENCE_URL: redisServer.url, TWINPORT_MESSAGEBUS_URL: nats.url };
     t0 = performance.now();
-    processes.push(await startTwinport({ role: "model-store", cwd: mkdtempSync(join(dir, "store-")), args: ["-m", modelFile], env, timeoutMs: 600_000 }));
-    console.log(`distributed: loaded ${ITEMS} items in ${((performance.now() - t0) / 1000).toFixed(1)} s; longest Redis command while loading: ${await longestCommand(redis)}`);
+    processes.push(
+      await startTwinport({
+        role: "model-store",
+        cwd: mkdtempSync(join(dir, "store-")),
+        args: ["-m", modelFile],
+        env,
+        timeoutMs: 600_000,
+      }),
+    );
+    console.log(
+      `distributed: loaded ${ITEMS} items in ${((performance.now() - t0) / 1000).toFixed(1)} s; longest Redis command while loading: ${await longestCommand(redis)}`,
+    );
     const gatewayHttp = await httpConfig();
-    processes.push(await startTwinport({ role: "http-gateway", cwd: mkdtempSync(join(dir, "gw-")), args: ["-c", gatewayHttp.file], env }));
+    processes.push(
+      await startTwinport({
+        role: "http-gateway",
+        cwd: mkdtempSync(join(dir, "gw-")),
+        args: ["-c", gatewayHttp.file],
+        env,
+      }),
+    );
     const distributed = createHttpClient(`http://127.0.0.1:${gatewayHttp.port}/api/v3.0`);
     await redis.call("SLOWLOG", "RESET");
     await report("distributed", distributed);
-    console.log(`distributed: longest Redis command during the deletes and posts: ${await longestCommand(redis)}   (target ≤ 50 ms)`);
+    console.log(
+      `distributed: longest Redis command during the deletes and posts: ${await longestCommand(redis)}   (target ≤ 50 ms)`,
+    );
     distributed.close();
     redis.disconnect();
   }

@@ -25,7 +25,12 @@ function environment(size: number) {
         modelType: "Submodel",
         id: SUBMODEL,
         idShort: "Build",
-        submodelElements: Array.from({ length: size }, (_, i) => ({ modelType: "Property", idShort: `P${i}`, valueType: "xs:int", value: String(i) })),
+        submodelElements: Array.from({ length: size }, (_, i) => ({
+          modelType: "Property",
+          idShort: `P${i}`,
+          valueType: "xs:int",
+          value: String(i),
+        })),
       },
     ],
   };
@@ -38,14 +43,24 @@ async function inProcess(size: number): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "twinport-bench-opcua-"));
   process.env.XDG_CONFIG_HOME = join(dir, "xdg");
   const { OPCUAServer } = await import("node-opcua");
-  const { createDirectStoreClient, createEngine, createInProcessEventBus, createLogger, createMemoryRepository, loadConfig } = await import("@twinport/shared");
+  const {
+    createDirectStoreClient,
+    createEngine,
+    createInProcessEventBus,
+    createLogger,
+    createMemoryRepository,
+    loadConfig,
+  } = await import("@twinport/shared");
   const { aasServerOptions, attachAddressSpace, routeNodeOpcuaLogsTo } = await import("@twinport/opcua-gateway");
   // node-opcua never logs at fatal: its lines are dropped before they are formatted.
   routeNodeOpcuaLogsTo(createLogger({ role: "bench", level: "fatal", destination: { write: () => undefined } }));
   const bus = createInProcessEventBus();
   const engine = createEngine({ repository: createMemoryRepository(), bus });
   const store = createDirectStoreClient(engine);
-  const loaded = await store.execute({ type: "LoadEnvironment", params: { body: JSON.stringify(environment(size)), validate: false } });
+  const loaded = await store.execute({
+    type: "LoadEnvironment",
+    params: { body: JSON.stringify(environment(size)), validate: false },
+  });
   if (!loaded.ok) throw new Error(loaded.error.message);
   const { config } = loadConfig({ role: "opcua-gateway", endpointKinds: ["opcua"] });
   const endpoint = config.endpoints[0] as import("@twinport/shared").OpcUaEndpointConfig;
@@ -79,16 +94,44 @@ async function distributed(size: number): Promise<string> {
   const env = { TWINPORT_PERSISTENCE_URL: redis.url, TWINPORT_MESSAGEBUS_URL: nats.url };
   let store: Awaited<ReturnType<typeof startTwinport>> | undefined;
   try {
-    store = await startTwinport({ role: "model-store", cwd: dir, args: ["-m", "model.json", "--no-validation"], env, timeoutMs: 600_000 });
-    writeFileSync(join(dir, "opcua.json"), JSON.stringify({ endpoints: [{ "@class": "endpoint.opcua.OpcUaEndpoint", tcpPort: await freePort(), host: "127.0.0.1", hostname: "127.0.0.1", secondsTillShutdown: 0 }] }));
+    store = await startTwinport({
+      role: "model-store",
+      cwd: dir,
+      args: ["-m", "model.json", "--no-validation"],
+      env,
+      timeoutMs: 600_000,
+    });
+    writeFileSync(
+      join(dir, "opcua.json"),
+      JSON.stringify({
+        endpoints: [
+          {
+            "@class": "endpoint.opcua.OpcUaEndpoint",
+            tcpPort: await freePort(),
+            host: "127.0.0.1",
+            hostname: "127.0.0.1",
+            secondsTillShutdown: 0,
+          },
+        ],
+      }),
+    );
     const started = performance.now();
-    const gateway = await startTwinport({ role: "opcua-gateway", cwd: dir, args: ["-c", "opcua.json"], env, timeoutMs: 600_000 });
+    const gateway = await startTwinport({
+      role: "opcua-gateway",
+      cwd: dir,
+      args: ["-c", "opcua.json"],
+      env,
+      timeoutMs: 600_000,
+    });
     const readyMs = performance.now() - started;
-    const rss = Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${gateway.child.pid}/status`, "utf8"))?.[1] ?? 0) * 1024;
+    const rss =
+      Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${gateway.child.pid}/status`, "utf8"))?.[1] ?? 0) * 1024;
     await gateway.stop();
     // The gateway logs where its first snapshot's time went.
     const built = /store read (\d+) ms, nodes (\d+) ms/.exec(readFileSync(gateway.logFile, "utf8"));
-    const split = built ? `: snapshot over NATS ${seconds(Number(built[1]))}, nodes ${seconds(Number(built[2]))}, the rest process start-up, nodesets and certificate` : "";
+    const split = built
+      ? `: snapshot over NATS ${seconds(Number(built[1]))}, nodes ${seconds(Number(built[2]))}, the rest process start-up, nodesets and certificate`
+      : "";
     return `distributed ${String(size).padStart(7)} elements: opcua-gateway process ready in ${seconds(readyMs)}${split}; RSS ${mb(rss)}`;
   } finally {
     await store?.stop();
@@ -99,7 +142,11 @@ async function distributed(size: number): Promise<string> {
 
 function child(size: number): Promise<Record<string, number>> {
   return new Promise((resolve, reject) => {
-    const run = spawn(process.execPath, ["--expose-gc", "--import", "tsx", new URL(import.meta.url).pathname, "--child", String(size)], { stdio: ["ignore", "pipe", "inherit"] });
+    const run = spawn(
+      process.execPath,
+      ["--expose-gc", "--import", "tsx", new URL(import.meta.url).pathname, "--child", String(size)],
+      { stdio: ["ignore", "pipe", "inherit"] },
+    );
     let output = "";
     run.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
     run.once("exit", (code) => {
@@ -128,7 +175,9 @@ if (process.env.BENCH_DISTRIBUTED !== "0") {
     try {
       console.log(await distributed(size));
     } catch (error) {
-      console.log(`distributed ${String(size).padStart(7)} elements: not measured: ${(error as Error).message.split("\n")[0]}`);
+      console.log(
+        `distributed ${String(size).padStart(7)} elements: not measured: ${(error as Error).message.split("\n")[0]}`,
+      );
     }
   }
 }

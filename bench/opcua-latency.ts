@@ -17,10 +17,11 @@
  *   options: BENCH_SAMPLES=500 (the slower variants take a share of it) BENCH_ROUNDS=3
  *            BENCH_MODES=embedded,distributed BENCH_VARIANTS=0/5,5/5,100/100,1000/1000 (sampling/publishing ms)
  */
+
+import { startOpcuaSystem } from "../tests/opcua/opcua-system.ts";
 import { b64 } from "../tests/test-support/http-client.ts";
 import type { ValueMonitor } from "../tests/test-support/opcua-client.ts";
 import { elementNode } from "../tests/test-support/opcua-model.ts";
-import { startOpcuaSystem } from "../tests/opcua/opcua-system.ts";
 import type { Mode } from "../tests/test-support/system.ts";
 
 const samples = Number(process.env.BENCH_SAMPLES ?? 500);
@@ -53,12 +54,18 @@ const model = {
       modelType: "Submodel",
       id: SUBMODEL,
       idShort: "Latency",
-      submodelElements: Array.from({ length: 100 }, (_, i) => ({ modelType: "Property", idShort: `P${i}`, valueType: "xs:int", value: "0" })),
+      submodelElements: Array.from({ length: 100 }, (_, i) => ({
+        modelType: "Property",
+        idShort: `P${i}`,
+        valueType: "xs:int",
+        value: "0",
+      })),
     },
   ],
 };
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 for (const mode of modes) {
@@ -139,7 +146,9 @@ for (const mode of modes) {
           : variant.publishingInterval > target
             ? `(> ${target} ms: its ${variant.publishingInterval} ms publishing cycle alone exceeds the target)`
             : `(> ${target} ms: misses the target)`;
-      console.log(`${mode.padEnd(11)} ${nameOf(variant)}: p99 per round ${p99s.map((p) => p.toFixed(1)).join(" / ")} ms, median ${medianP99.toFixed(1)} ms ${verdict}`);
+      console.log(
+        `${mode.padEnd(11)} ${nameOf(variant)}: p99 per round ${p99s.map((p) => p.toFixed(1)).join(" / ")} ms, median ${medianP99.toFixed(1)} ms ${verdict}`,
+      );
     }
   } finally {
     await system.stop();

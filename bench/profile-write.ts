@@ -7,7 +7,7 @@
  * The processes it profiles run the compiled dist/ (npm run build first); `source
  * scripts/source-mode.sh` before it profiles the TypeScript sources through tsx instead (ADR 0021).
  */
-import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { b64 } from "../tests/test-support/http-client.ts";
@@ -23,22 +23,51 @@ const dir = mkdtempSync(join(tmpdir(), "twinport-profile-"));
 const SMS = Array.from({ length: 10 }, (_, i) => `urn:profile:sm${i}`);
 const modelFile = join(dir, "model.json");
 writeFileSync(modelFile, JSON.stringify({ submodels: SMS.map((id) => generatedSubmodel(id, 10)) }));
-const paths = spread ? SMS.flatMap((sm) => Array.from({ length: 10 }, (_, i) => `/submodels/${b64(sm)}/submodel-elements/P${i}/$value`)) : [`/submodels/${b64(SMS[0]!)}/submodel-elements/P5/$value`];
+const paths = spread
+  ? SMS.flatMap((sm) => Array.from({ length: 10 }, (_, i) => `/submodels/${b64(sm)}/submodel-elements/P${i}/$value`))
+  : [`/submodels/${b64(SMS[0]!)}/submodel-elements/P5/$value`];
 
 const redis = await startRedis({ appendOnly: true });
 const nats = await startNats();
 const env = { TWINPORT_PERSISTENCE_URL: redis.url, TWINPORT_MESSAGEBUS_URL: nats.url };
 const profDir = join(dir, "prof");
-const store = await startTwinport({ role: "model-store", cwd: mkdtempSync(join(dir, "s-")), args: ["-m", modelFile], env, nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${profDir}/store`] });
+const store = await startTwinport({
+  role: "model-store",
+  cwd: mkdtempSync(join(dir, "s-")),
+  args: ["-m", modelFile],
+  env,
+  nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${profDir}/store`],
+});
 const port = await freePort();
 const config = join(dir, "http.json");
-writeFileSync(config, JSON.stringify({ endpoints: [{ "@class": "endpoint.http.HttpEndpoint", port, host: "127.0.0.1", sslEnabled: false }] }));
-const gateway = await startTwinport({ role: "http-gateway", cwd: mkdtempSync(join(dir, "g-")), args: ["-c", config], env, nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${profDir}/gateway`] });
+writeFileSync(
+  config,
+  JSON.stringify({
+    endpoints: [{ "@class": "endpoint.http.HttpEndpoint", port, host: "127.0.0.1", sslEnabled: false }],
+  }),
+);
+const gateway = await startTwinport({
+  role: "http-gateway",
+  cwd: mkdtempSync(join(dir, "g-")),
+  args: ["-c", config],
+  env,
+  nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${profDir}/gateway`],
+});
 try {
   const base = `http://127.0.0.1:${port}/api/v3.0`;
   await runWrk({ base, paths, method: "PATCH", seconds: 1, connections, dir }, {});
-  const r = await runWrk({ base, paths, method: "PATCH", seconds, connections, dir }, { "http-gateway": gateway.child.pid!, "model-store": store.child.pid!, "nats-server": nats.pid, "redis-server": redis.pid });
-  console.log(`${Math.round(r.rate)} req/s, p50 ${r.p50Ms} ms, ${r.errors} errors; ${cpuPerRequest(r.cpuMs, r.requests).line}`);
+  const r = await runWrk(
+    { base, paths, method: "PATCH", seconds, connections, dir },
+    {
+      "http-gateway": gateway.child.pid!,
+      "model-store": store.child.pid!,
+      "nats-server": nats.pid,
+      "redis-server": redis.pid,
+    },
+  );
+  console.log(
+    `${Math.round(r.rate)} req/s, p50 ${r.p50Ms} ms, ${r.errors} errors; ${cpuPerRequest(r.cpuMs, r.requests).line}`,
+  );
 } finally {
   await gateway.stop();
   await store.stop();
@@ -65,6 +94,7 @@ for (const role of ["store", "gateway"]) {
     self.set(name, (self.get(name) ?? 0) + 1);
   }
   console.log(`\n== ${role}: top self time (${total} samples)`);
-  for (const [name, count] of [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log(`${((count * 100) / total).toFixed(1).padStart(5)}%  ${name}`);
+  for (const [name, count] of [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, 25))
+    console.log(`${((count * 100) / total).toFixed(1).padStart(5)}%  ${name}`);
   console.log(`profile: ${join(folder, file)}`);
 }

@@ -21,14 +21,15 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort, startNats, startRedis, type RunningServer } from "../tests/test-support/servers.ts";
+import { freePort, type RunningServer, startNats, startRedis } from "../tests/test-support/servers.ts";
 import { EXAMPLE_MODEL, REPO_ROOT, startTwinport, type TwinportProcess } from "../tests/test-support/system.ts";
 import { median } from "./test-support/bench-setup.ts";
 import { processCpuMs } from "./test-support/process-cpu.ts";
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const SOURCES = process.env.NODE_OPTIONS ?? "";
-if (!/--conditions=twinport-source/.test(SOURCES)) throw new Error("run through npm run bench (scripts/bench.sh sets the sources mode)");
+if (!/--conditions=twinport-source/.test(SOURCES))
+  throw new Error("run through npm run bench (scripts/bench.sh sets the sources mode)");
 /** NODE_OPTIONS of each way: the sources through tsx (as scripts/bench.sh runs this file), or none (dist/). */
 const WAYS = { "tsx (before)": SOURCES, "compiled (now)": "" } as const;
 type Way = keyof typeof WAYS;
@@ -50,20 +51,42 @@ const servers: RunningServer[] = [];
 const running: TwinportProcess[] = [];
 
 /** One folder per role, kept across its starts: the certificate or PKI made in the untimed start is reused. */
-async function roleSetup(role: Role, env: Record<string, string>): Promise<{ cwd: string; args: string[]; env: Record<string, string> }> {
+async function roleSetup(
+  role: Role,
+  env: Record<string, string>,
+): Promise<{ cwd: string; args: string[]; env: Record<string, string> }> {
   const cwd = join(root, role);
   execFileSync("mkdir", ["-p", cwd]);
   const https = { "@class": "endpoint.http.HttpEndpoint", port: await freePort(), host: "127.0.0.1", sslEnabled: true };
-  const opcua = { "@class": "endpoint.opcua.OpcUaEndpoint", tcpPort: await freePort(), host: "127.0.0.1", hostname: "127.0.0.1", secondsTillShutdown: 0, serverCertificateBasePath: join(cwd, "PKI/CA"), userCertificateBasePath: join(cwd, "USERS_PKI/CA") };
-  const endpoints = role === "embedded" ? [https, opcua] : role === "http-gateway" ? [https] : role === "opcua-gateway" ? [opcua] : [];
+  const opcua = {
+    "@class": "endpoint.opcua.OpcUaEndpoint",
+    tcpPort: await freePort(),
+    host: "127.0.0.1",
+    hostname: "127.0.0.1",
+    secondsTillShutdown: 0,
+    serverCertificateBasePath: join(cwd, "PKI/CA"),
+    userCertificateBasePath: join(cwd, "USERS_PKI/CA"),
+  };
+  const endpoints =
+    role === "embedded" ? [https, opcua] : role === "http-gateway" ? [https] : role === "opcua-gateway" ? [opcua] : [];
   writeFileSync(join(cwd, "config.json"), JSON.stringify({ core: { stateDir: join(cwd, "state") }, endpoints }));
   const models = role === "embedded" || role === "model-store" ? ["-m", EXAMPLE_MODEL] : [];
   return { cwd, args: ["-c", "config.json", ...models], env: { ...env, XDG_CONFIG_HOME: join(cwd, "xdg") } };
 }
 
-async function startOnce(role: Role, setup: { cwd: string; args: string[]; env: Record<string, string> }, way: Way): Promise<Sample> {
+async function startOnce(
+  role: Role,
+  setup: { cwd: string; args: string[]; env: Record<string, string> },
+  way: Way,
+): Promise<Sample> {
   const startedAt = performance.now();
-  const proc = await startTwinport({ role, cwd: setup.cwd, args: setup.args, env: { ...setup.env, NODE_OPTIONS: WAYS[way] }, timeoutMs: 120_000 });
+  const proc = await startTwinport({
+    role,
+    cwd: setup.cwd,
+    args: setup.args,
+    env: { ...setup.env, NODE_OPTIONS: WAYS[way] },
+    timeoutMs: 120_000,
+  });
   const readyMs = performance.now() - startedAt;
   const pid = proc.child.pid!;
   const sample = { readyMs, cpuMs: processCpuMs(pid), rssMb: rssMb(pid) };
@@ -86,11 +109,20 @@ async function measureRole(role: Role, env: Record<string, string>): Promise<Rec
 
 /** `twinport --help` under /usr/bin/time: wall ms, CPU ms, peak RSS MB. */
 function helpTimed(args: string[], nodeOptions: string): Sample {
-  const run = spawnSync("/usr/bin/time", ["-f", "TIME %e %U %S %M", process.execPath, ...args, "--help"], { cwd: REPO_ROOT, env: { ...process.env, NODE_OPTIONS: nodeOptions }, encoding: "utf8", stdio: ["ignore", "ignore", "pipe"] });
+  const run = spawnSync("/usr/bin/time", ["-f", "TIME %e %U %S %M", process.execPath, ...args, "--help"], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, NODE_OPTIONS: nodeOptions },
+    encoding: "utf8",
+    stdio: ["ignore", "ignore", "pipe"],
+  });
   const measured = /TIME ([\d.]+) ([\d.]+) ([\d.]+) (\d+)/.exec(run.stderr);
   if (run.status !== 0 || !measured) throw new Error(`--help failed (${run.status}): ${run.stderr}`);
   const [, elapsed, user, system, maxKb] = measured;
-  return { readyMs: Number(elapsed) * 1000, cpuMs: (Number(user) + Number(system)) * 1000, rssMb: Number(maxKb) / 1024 };
+  return {
+    readyMs: Number(elapsed) * 1000,
+    cpuMs: (Number(user) + Number(system)) * 1000,
+    rssMb: Number(maxKb) / 1024,
+  };
 }
 
 function row(label: string, samples: Sample[]): string {
@@ -99,10 +131,16 @@ function row(label: string, samples: Sample[]): string {
 }
 
 try {
-  console.log(`start-up: ${rounds} round(s), medians; ${process.version}, ${execFileSync("nproc", { encoding: "utf8" }).trim()} cores, load ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}`);
+  console.log(
+    `start-up: ${rounds} round(s), medians; ${process.version}, ${execFileSync("nproc", { encoding: "utf8" }).trim()} cores, load ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}`,
+  );
   console.log(`${"".padEnd(34)} ${"ready".padStart(9)} ${"CPU".padStart(9)} ${"RSS".padStart(8)}`);
 
-  const help: Record<string, Sample[]> = { "--help, tsx, whole role (before)": [], "--help, tsx, parser only": [], "--help, compiled (now)": [] };
+  const help: Record<string, Sample[]> = {
+    "--help, tsx, whole role (before)": [],
+    "--help, tsx, parser only": [],
+    "--help, compiled (now)": [],
+  };
   helpTimed([join(REPO_ROOT, "bin/twinport.js")], ""); // untimed
   for (let round = 0; round < Math.max(rounds, 3); round++) {
     // Before: bin/twinport.js loaded the CLI, which started the embedded role's program to print the help.
@@ -125,7 +163,14 @@ try {
   show("model-store", await measureRole("model-store", distributed));
   // The gateways answer /ready once they reach a model-store: one stays up, compiled, for them.
   const storeSetup = await roleSetup("model-store", distributed);
-  running.push(await startTwinport({ role: "model-store", cwd: storeSetup.cwd, args: storeSetup.args, env: { ...storeSetup.env, NODE_OPTIONS: "" } }));
+  running.push(
+    await startTwinport({
+      role: "model-store",
+      cwd: storeSetup.cwd,
+      args: storeSetup.args,
+      env: { ...storeSetup.env, NODE_OPTIONS: "" },
+    }),
+  );
   show("http-gateway", await measureRole("http-gateway", distributed));
   show("opcua-gateway", await measureRole("opcua-gateway", distributed));
 } finally {

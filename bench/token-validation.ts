@@ -43,7 +43,13 @@ async function securedConfig(issuer: string): Promise<{ file: string; port: numb
     authentication: { bearer: { issuer, audience: TWINPORT_AUDIENCE } },
     rules: [{ subjects: [{ role: "bench-reader" }, { anonymous: true }], rights: ["READ"], objects: [{ all: true }] }],
   };
-  writeFileSync(file, JSON.stringify({ endpoints: [{ "@class": "endpoint.http.HttpEndpoint", port, host: "127.0.0.1", sslEnabled: false }], security }));
+  writeFileSync(
+    file,
+    JSON.stringify({
+      endpoints: [{ "@class": "endpoint.http.HttpEndpoint", port, host: "127.0.0.1", sslEnabled: false }],
+      security,
+    }),
+  );
   return { file, port };
 }
 
@@ -69,9 +75,16 @@ try {
   const setups: Setup[] = [];
   if (!only || only.includes("embedded")) {
     const config = await securedConfig(provider.issuer);
-    const embedded = await startTwinport({ cwd: mkdtempSync(join(dir, "embedded-")), args: ["-c", config.file, "-m", modelFile, "--endpoint", "http"] });
+    const embedded = await startTwinport({
+      cwd: mkdtempSync(join(dir, "embedded-")),
+      args: ["-c", config.file, "-m", modelFile, "--endpoint", "http"],
+    });
     processes.push(embedded);
-    setups.push({ name: "embedded", base: `http://127.0.0.1:${config.port}/api/v3.0`, pids: { twinport: embedded.child.pid! } });
+    setups.push({
+      name: "embedded",
+      base: `http://127.0.0.1:${config.port}/api/v3.0`,
+      pids: { twinport: embedded.child.pid! },
+    });
   }
   if (!only || only.includes("distributed")) {
     const redis = await startRedis();
@@ -79,14 +92,29 @@ try {
     servers.push(redis, nats);
     const env = { TWINPORT_PERSISTENCE_URL: redis.url, TWINPORT_MESSAGEBUS_URL: nats.url };
     const config = await securedConfig(provider.issuer);
-    const store = await startTwinport({ role: "model-store", cwd: mkdtempSync(join(dir, "store-")), args: ["-c", config.file, "-m", modelFile], env });
+    const store = await startTwinport({
+      role: "model-store",
+      cwd: mkdtempSync(join(dir, "store-")),
+      args: ["-c", config.file, "-m", modelFile],
+      env,
+    });
     processes.push(store);
-    const gateway = await startTwinport({ role: "http-gateway", cwd: mkdtempSync(join(dir, "gw-")), args: ["-c", config.file], env });
+    const gateway = await startTwinport({
+      role: "http-gateway",
+      cwd: mkdtempSync(join(dir, "gw-")),
+      args: ["-c", config.file],
+      env,
+    });
     processes.push(gateway);
     setups.push({
       name: "distributed",
       base: `http://127.0.0.1:${config.port}/api/v3.0`,
-      pids: { "http-gateway": gateway.child.pid!, "model-store": store.child.pid!, "nats-server": nats.pid, "redis-server": redis.pid },
+      pids: {
+        "http-gateway": gateway.child.pid!,
+        "model-store": store.child.pid!,
+        "nats-server": nats.pid,
+        "redis-server": redis.pid,
+      },
     });
   }
 
@@ -100,7 +128,8 @@ try {
     const client = createHttpClient(setup.base);
     for (const variant of variants) {
       const response = await client.get(valuePath, variant.headers);
-      if (response.status !== 200) throw new Error(`${setup.name} ${variant.name}: ${response.status} ${response.text}`);
+      if (response.status !== 200)
+        throw new Error(`${setup.name} ${variant.name}: ${response.status} ${response.text}`);
     }
     client.close();
     await runWrk({ base: setup.base, paths: [valuePath], seconds: 1, connections, dir }, {});
@@ -110,16 +139,23 @@ try {
   for (let round = 1; round <= rounds; round++) {
     for (const setup of setups) {
       for (const variant of variants) {
-        const r = await runWrk({ base: setup.base, paths: [valuePath], seconds, connections, dir, headers: variant.headers }, setup.pids);
+        const r = await runWrk(
+          { base: setup.base, paths: [valuePath], seconds, connections, dir, headers: variant.headers },
+          setup.pids,
+        );
         const key = `${setup.name}|${variant.name}`;
         (results.get(key) ?? results.set(key, []).get(key)!).push(r);
-        console.log(`round ${round} ${`${setup.name}: GET $value, ${variant.name}`.padEnd(48)} ${String(Math.round(r.rate)).padStart(6)} req/s  p50 ${r.p50Ms.toFixed(2)} ms  p99 ${r.p99Ms.toFixed(2)} ms${r.errors ? `  ${r.errors} ERRORS` : ""}`);
+        console.log(
+          `round ${round} ${`${setup.name}: GET $value, ${variant.name}`.padEnd(48)} ${String(Math.round(r.rate)).padStart(6)} req/s  p50 ${r.p50Ms.toFixed(2)} ms  p99 ${r.p99Ms.toFixed(2)} ms${r.errors ? `  ${r.errors} ERRORS` : ""}`,
+        );
         console.log(`        ${cpuPerRequest(r.cpuMs, r.requests).line}`);
       }
     }
   }
 
-  console.log(`\nwrk -t1 -c${connections} -d${seconds}s; median of ${rounds} rounds; ratios to "anonymous" on the same server, taken per round (target ≥ 0.90×):`);
+  console.log(
+    `\nwrk -t1 -c${connections} -d${seconds}s; median of ${rounds} rounds; ratios to "anonymous" on the same server, taken per round (target ≥ 0.90×):`,
+  );
   for (const setup of setups) {
     const base = results.get(`${setup.name}|anonymous`)!;
     for (const variant of variants) {
@@ -127,7 +163,9 @@ try {
       const ratio = median(mine.map((r, i) => r.rate / base[i]!.rate));
       const perProcess = Object.keys(mine[0]!.cpuMs)
         .filter((name) => name !== "wrk")
-        .map((name) => `${name} ${Math.round(median(mine.map((r) => (r.cpuMs[name]! * 1000) / Math.max(r.requests, 1))))}`)
+        .map(
+          (name) => `${name} ${Math.round(median(mine.map((r) => (r.cpuMs[name]! * 1000) / Math.max(r.requests, 1))))}`,
+        )
         .join(", ");
       const server = median(mine.map((r) => cpuPerRequest(r.cpuMs, r.requests).serverUs));
       const errors = mine.reduce((n, r) => n + r.errors, 0);

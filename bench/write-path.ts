@@ -20,8 +20,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { b64, createHttpClient } from "../tests/test-support/http-client.ts";
 import { startNats, startRedis } from "../tests/test-support/servers.ts";
-import { median, plainHttpConfig, startBareHono } from "./test-support/bench-setup.ts";
 import { startTwinport, type TwinportProcess } from "../tests/test-support/system.ts";
+import { median, plainHttpConfig, startBareHono } from "./test-support/bench-setup.ts";
 import { generatedSubmodel } from "./test-support/generated-model.ts";
 import { cpuPerRequest, runWrk, type WrkResult } from "./test-support/wrk.ts";
 
@@ -34,7 +34,10 @@ const dir = mkdtempSync(join(tmpdir(), "twinport-bench-write-"));
 const SPREAD = Array.from({ length: 10 }, (_, i) => `urn:bench:write:sm${i}`);
 const LARGE = "urn:bench:write:large";
 const modelFile = join(dir, "model.json");
-writeFileSync(modelFile, JSON.stringify({ submodels: [...SPREAD.map((id) => generatedSubmodel(id, 10)), generatedSubmodel(LARGE, 1000)] }));
+writeFileSync(
+  modelFile,
+  JSON.stringify({ submodels: [...SPREAD.map((id) => generatedSubmodel(id, 10)), generatedSubmodel(LARGE, 1000)] }),
+);
 const valuePath = (sm: string, i: number) => `/submodels/${b64(sm)}/submodel-elements/P${i}/$value`;
 const onePath = valuePath(SPREAD[0]!, 5);
 const spreadPaths = SPREAD.flatMap((sm) => Array.from({ length: 10 }, (_, i) => valuePath(sm, i)));
@@ -50,9 +53,25 @@ interface Kind {
 
 const KINDS: Kind[] = [
   { name: "GET $value", paths: [onePath], method: "GET", target: "≥ 0.7× embedded and distributed" },
-  { name: "GET submodel (1,000 elements)", paths: [`/submodels/${b64(LARGE)}`], method: "GET", variants: ["bare hono", "embedded", "distributed", "distributed, read cache off"], target: "≥ 0.3× with the read cache off" },
-  { name: "PATCH $value, one element", paths: [onePath], method: "PATCH", target: "≥ 0.25× distributed, ≥ 0.6× embedded; ≤ 400 µs CPU per write" },
-  { name: "PATCH $value, 100 elements in 10 submodels", paths: spreadPaths, method: "PATCH", target: "≥ 0.25× distributed, ≥ 0.6× embedded; ≤ 400 µs CPU per write" },
+  {
+    name: "GET submodel (1,000 elements)",
+    paths: [`/submodels/${b64(LARGE)}`],
+    method: "GET",
+    variants: ["bare hono", "embedded", "distributed", "distributed, read cache off"],
+    target: "≥ 0.3× with the read cache off",
+  },
+  {
+    name: "PATCH $value, one element",
+    paths: [onePath],
+    method: "PATCH",
+    target: "≥ 0.25× distributed, ≥ 0.6× embedded; ≤ 400 µs CPU per write",
+  },
+  {
+    name: "PATCH $value, 100 elements in 10 submodels",
+    paths: spreadPaths,
+    method: "PATCH",
+    target: "≥ 0.25× distributed, ≥ 0.6× embedded; ≤ 400 µs CPU per write",
+  },
 ];
 
 interface Variant {
@@ -61,37 +80,47 @@ interface Variant {
   pids: Record<string, number>;
 }
 
-
-
 async function measure(variants: Variant[]): Promise<void> {
   const kinds = KINDS.filter((k) => !only || only.some((o) => k.name.includes(o)));
   const results = new Map<string, WrkResult[]>();
   const key = (kind: Kind, variant: Variant) => `${kind.name}|${variant.name}`;
-  for (const variant of variants) await runWrk({ base: variant.base, paths: [onePath], seconds: 1, connections, dir }, {});
+  for (const variant of variants)
+    await runWrk({ base: variant.base, paths: [onePath], seconds: 1, connections, dir }, {});
   for (let round = 1; round <= rounds; round++) {
     for (const kind of kinds) {
       for (const variant of variants) {
         if (kind.variants && !kind.variants.includes(variant.name)) continue;
-        const r = await runWrk({ base: variant.base, paths: kind.paths, method: kind.method, seconds, connections, dir }, variant.pids);
+        const r = await runWrk(
+          { base: variant.base, paths: kind.paths, method: kind.method, seconds, connections, dir },
+          variant.pids,
+        );
         (results.get(key(kind, variant)) ?? results.set(key(kind, variant), []).get(key(kind, variant))!).push(r);
         const cpu = cpuPerRequest(r.cpuMs, r.requests);
-        console.log(`round ${round} ${`${variant.name}: ${kind.name}`.padEnd(72)} ${String(Math.round(r.rate)).padStart(6)} req/s  p50 ${r.p50Ms.toFixed(2).padStart(6)} ms  p99 ${r.p99Ms.toFixed(2).padStart(7)} ms${r.errors ? `  ${r.errors} ERRORS` : ""}`);
+        console.log(
+          `round ${round} ${`${variant.name}: ${kind.name}`.padEnd(72)} ${String(Math.round(r.rate)).padStart(6)} req/s  p50 ${r.p50Ms.toFixed(2).padStart(6)} ms  p99 ${r.p99Ms.toFixed(2).padStart(7)} ms${r.errors ? `  ${r.errors} ERRORS` : ""}`,
+        );
         console.log(`        ${cpu.line}`);
       }
     }
   }
   const [bare, ...others] = variants;
-  console.log(`\nwrk -t1 -c${connections} -d${seconds}s; median of ${rounds} rounds, ratios to bare hono taken per round:`);
+  console.log(
+    `\nwrk -t1 -c${connections} -d${seconds}s; median of ${rounds} rounds, ratios to bare hono taken per round:`,
+  );
   for (const kind of kinds) {
     const base = results.get(key(kind, bare!))!;
-    console.log(`${kind.name}: bare hono ${Math.round(median(base.map((r) => r.rate)))} req/s, server CPU ${Math.round(median(base.map((r) => cpuPerRequest(r.cpuMs, r.requests).serverUs)))} µs/request  (target ${kind.target})`);
+    console.log(
+      `${kind.name}: bare hono ${Math.round(median(base.map((r) => r.rate)))} req/s, server CPU ${Math.round(median(base.map((r) => cpuPerRequest(r.cpuMs, r.requests).serverUs)))} µs/request  (target ${kind.target})`,
+    );
     for (const variant of others) {
       const mine = results.get(key(kind, variant));
       if (!mine) continue;
       const ratio = median(mine.map((r, i) => r.rate / base[i]!.rate));
       const perProcess = Object.keys(mine[0]!.cpuMs)
         .filter((name) => name !== "wrk")
-        .map((name) => `${name} ${Math.round(median(mine.map((r) => (r.cpuMs[name]! * 1000) / Math.max(r.requests, 1))))}`)
+        .map(
+          (name) => `${name} ${Math.round(median(mine.map((r) => (r.cpuMs[name]! * 1000) / Math.max(r.requests, 1))))}`,
+        )
         .join(", ");
       const server = median(mine.map((r) => cpuPerRequest(r.cpuMs, r.requests).serverUs));
       const errors = mine.reduce((n, r) => n + r.errors, 0);
@@ -106,7 +135,9 @@ const processes: TwinportProcess[] = [];
 const servers: { stop(): Promise<void> }[] = [];
 try {
   const embeddedHttp = await plainHttpConfig(dir);
-  processes.push(await startTwinport({ cwd: dir, args: ["-c", embeddedHttp.file, "-m", modelFile, "--endpoint", "http"] }));
+  processes.push(
+    await startTwinport({ cwd: dir, args: ["-c", embeddedHttp.file, "-m", modelFile, "--endpoint", "http"] }),
+  );
   const embeddedBase = `http://127.0.0.1:${embeddedHttp.port}/api/v3.0`;
   const client = createHttpClient(embeddedBase);
   const valueBody = (await client.get(onePath)).text;
@@ -121,42 +152,93 @@ try {
   const nats = await startNats();
   servers.push(redis, nats);
   const env = { TWINPORT_PERSISTENCE_URL: redis.url, TWINPORT_MESSAGEBUS_URL: nats.url };
-  const storeA = await startTwinport({ role: "model-store", cwd: mkdtempSync(join(dir, "store-a-")), args: ["-m", modelFile], env });
+  const storeA = await startTwinport({
+    role: "model-store",
+    cwd: mkdtempSync(join(dir, "store-a-")),
+    args: ["-m", modelFile],
+    env,
+  });
   processes.push(storeA);
   const gatewayHttp = await plainHttpConfig(dir);
-  const gateway = await startTwinport({ role: "http-gateway", cwd: mkdtempSync(join(dir, "gw-")), args: ["-c", gatewayHttp.file], env });
+  const gateway = await startTwinport({
+    role: "http-gateway",
+    cwd: mkdtempSync(join(dir, "gw-")),
+    args: ["-c", gatewayHttp.file],
+    env,
+  });
   processes.push(gateway);
   const uncachedHttp = await plainHttpConfig(dir);
-  const uncached = await startTwinport({ role: "http-gateway", cwd: mkdtempSync(join(dir, "uncached-")), args: ["-c", uncachedHttp.file], env: { ...env, TWINPORT_MESSAGEBUS_READCACHEMAXAGEMS: "0" } });
+  const uncached = await startTwinport({
+    role: "http-gateway",
+    cwd: mkdtempSync(join(dir, "uncached-")),
+    args: ["-c", uncachedHttp.file],
+    env: { ...env, TWINPORT_MESSAGEBUS_READCACHEMAXAGEMS: "0" },
+  });
   processes.push(uncached);
   const backend = { "model-store": storeA.child.pid!, "nats-server": nats.pid, "redis-server": redis.pid };
   const withRules: Variant[] = [];
   if (process.env.BENCH_RULES === "1") {
     const rules = [
       { subjects: [{ anonymous: true }], rights: ["READ", "UPDATE"], objects: [{ submodels: "urn:bench:write:*" }] },
-      ...Array.from({ length: 51 }, (_, i) => ({ subjects: [{ role: `team-${i}` }], rights: ["READ", "UPDATE"], objects: [{ submodels: `urn:plant:${i}:*`, idShortPath: "Live" }] })),
+      ...Array.from({ length: 51 }, (_, i) => ({
+        subjects: [{ role: `team-${i}` }],
+        rights: ["READ", "UPDATE"],
+        objects: [{ submodels: `urn:plant:${i}:*`, idShortPath: "Live" }],
+      })),
     ];
     const securedHttp = await plainHttpConfig(dir, { security: { rules } });
-    const secured = await startTwinport({ cwd: mkdtempSync(join(dir, "secured-")), args: ["-c", securedHttp.file, "-m", modelFile, "--endpoint", "http"] });
+    const secured = await startTwinport({
+      cwd: mkdtempSync(join(dir, "secured-")),
+      args: ["-c", securedHttp.file, "-m", modelFile, "--endpoint", "http"],
+    });
     processes.push(secured);
-    withRules.push({ name: "embedded, access rules", base: `http://127.0.0.1:${securedHttp.port}/api/v3.0`, pids: { twinport: secured.child.pid! } });
+    withRules.push({
+      name: "embedded, access rules",
+      base: `http://127.0.0.1:${securedHttp.port}/api/v3.0`,
+      pids: { twinport: secured.child.pid! },
+    });
   }
   const variants: Variant[] = [
     { name: "bare hono", base: bareHono.base, pids: { "bare hono": bareHono.pid } },
     { name: "embedded", base: embeddedBase, pids: { twinport: processes[0]!.child.pid! } },
     ...withRules,
-    { name: "distributed", base: `http://127.0.0.1:${gatewayHttp.port}/api/v3.0`, pids: { "http-gateway": gateway.child.pid!, ...backend } },
-    { name: "distributed, read cache off", base: `http://127.0.0.1:${uncachedHttp.port}/api/v3.0`, pids: { "http-gateway": uncached.child.pid!, ...backend } },
+    {
+      name: "distributed",
+      base: `http://127.0.0.1:${gatewayHttp.port}/api/v3.0`,
+      pids: { "http-gateway": gateway.child.pid!, ...backend },
+    },
+    {
+      name: "distributed, read cache off",
+      base: `http://127.0.0.1:${uncachedHttp.port}/api/v3.0`,
+      pids: { "http-gateway": uncached.child.pid!, ...backend },
+    },
   ];
   await measure(variants);
   if (process.env.BENCH_REPLICAS !== "1") {
     // A second replica in the model-store queue group: NATS spreads the commands over both.
-    const storeB = await startTwinport({ role: "model-store", cwd: mkdtempSync(join(dir, "store-b-")), args: ["-m", modelFile], env });
+    const storeB = await startTwinport({
+      role: "model-store",
+      cwd: mkdtempSync(join(dir, "store-b-")),
+      args: ["-m", modelFile],
+      env,
+    });
     processes.push(storeB);
-    console.log("\nwith a second model-store replica (issue 12 target 7: CPU per write stays the same, both replicas serve):");
+    console.log(
+      "\nwith a second model-store replica (issue 12 target 7: CPU per write stays the same, both replicas serve):",
+    );
     await measure([
       variants[0]!,
-      { name: "distributed, 2 model-stores", base: variants[2]!.base, pids: { "http-gateway": gateway.child.pid!, "model-store A": storeA.child.pid!, "model-store B": storeB.child.pid!, "nats-server": nats.pid, "redis-server": redis.pid } },
+      {
+        name: "distributed, 2 model-stores",
+        base: variants[2]!.base,
+        pids: {
+          "http-gateway": gateway.child.pid!,
+          "model-store A": storeA.child.pid!,
+          "model-store B": storeB.child.pid!,
+          "nats-server": nats.pid,
+          "redis-server": redis.pid,
+        },
+      },
     ]);
   }
 } finally {

@@ -32,7 +32,14 @@ async function httpConfig(name: string): Promise<{ file: string; port: number }>
     file,
     JSON.stringify({
       core: { stateDir: join(dir, "state") },
-      endpoints: [{ "@class": "de.fraunhofer.iosb.ilt.faaast.service.endpoint.http.HttpEndpoint", port, host: "127.0.0.1", sslEnabled: true }],
+      endpoints: [
+        {
+          "@class": "de.fraunhofer.iosb.ilt.faaast.service.endpoint.http.HttpEndpoint",
+          port,
+          host: "127.0.0.1",
+          sslEnabled: true,
+        },
+      ],
     }),
   );
   return { file, port };
@@ -40,7 +47,11 @@ async function httpConfig(name: string): Promise<{ file: string; port: number }>
 
 function assertOneLine(stderr: string, pattern: RegExp): void {
   // Structured log records (pino JSON lines) may accompany it; the message for the person is one line.
-  const human = stderr.trimEnd().split("\n").filter((line) => !line.startsWith('{"level":')).join("\n");
+  const human = stderr
+    .trimEnd()
+    .split("\n")
+    .filter((line) => !line.startsWith('{"level":'))
+    .join("\n");
   assert.equal(human.split("\n").length, 1, stderr);
   assert.match(human, pattern);
   assert.doesNotMatch(human, /\n\s+at /, "no stack trace");
@@ -49,7 +60,8 @@ function assertOneLine(stderr: string, pattern: RegExp): void {
 test("--help lists the commands and exits 0", async () => {
   const cli = spawnTwinport(["--help"]);
   assert.equal(await cli.exited, 0);
-  for (const command of ["model-store", "http-gateway", "opcua-gateway", "embedded"]) assert.match(cli.stdout(), new RegExp(`^  ${command}\\s`, "m"));
+  for (const command of ["model-store", "http-gateway", "opcua-gateway", "embedded"])
+    assert.match(cli.stdout(), new RegExp(`^  ${command}\\s`, "m"));
   assert.equal(cli.stderr(), "");
 });
 
@@ -86,7 +98,10 @@ test("a missing model file exits 1 naming it", async () => {
 
 test("embedded with -m: ready line, HTTPS serves the 3 shells, SIGTERM exits 0", async () => {
   const { file, port } = await httpConfig("embedded");
-  const cli = spawnTwinport(["-c", file, "-m", EXAMPLE_MODEL, "--endpoint", "http"], { cwd: dir, env: { TWINPORT_SERVICE_PORT: "443" } });
+  const cli = spawnTwinport(["-c", file, "-m", EXAMPLE_MODEL, "--endpoint", "http"], {
+    cwd: dir,
+    env: { TWINPORT_SERVICE_PORT: "443" },
+  });
   const details = await cli.ready;
   assert.deepEqual(details, { http: [`https://127.0.0.1:${port}/api/v3.0`], opcua: [] });
   assert.equal(cli.stdout(), `twinport embedded ready ${JSON.stringify(details)}\n`);
@@ -120,7 +135,16 @@ test("a port in use exits 1 with a message naming the setting", async () => {
   try {
     const cli = spawnTwinport(["-c", file, "--empty-model"]);
     assert.equal(await cli.exited, 1);
-    assertOneLine(cli.stderr().split("\n").filter((line) => !line.startsWith("node-opcua")).join("\n"), new RegExp(`^twinport embedded: HTTP endpoint cannot listen on 127\\.0\\.0\\.1:${port}: the port is already in use\\. Change .*"port" setting`));
+    assertOneLine(
+      cli
+        .stderr()
+        .split("\n")
+        .filter((line) => !line.startsWith("node-opcua"))
+        .join("\n"),
+      new RegExp(
+        `^twinport embedded: HTTP endpoint cannot listen on 127\\.0\\.0\\.1:${port}: the port is already in use\\. Change .*"port" setting`,
+      ),
+    );
   } finally {
     await new Promise((resolve) => blocker.close(resolve));
   }
@@ -135,12 +159,23 @@ test("embedded without --endpoint serves every configured endpoint, OPC UA inclu
       core: { stateDir: join(dir, "state") },
       endpoints: [
         { "@class": "endpoint.http.HttpEndpoint", port, host: "127.0.0.1" },
-        { "@class": "endpoint.opcua.OpcUaEndpoint", tcpPort, host: "127.0.0.1", hostname: "127.0.0.1", secondsTillShutdown: 0, serverCertificateBasePath: join(dir, "PKI"), userCertificateBasePath: join(dir, "USERS_PKI") },
+        {
+          "@class": "endpoint.opcua.OpcUaEndpoint",
+          tcpPort,
+          host: "127.0.0.1",
+          hostname: "127.0.0.1",
+          secondsTillShutdown: 0,
+          serverCertificateBasePath: join(dir, "PKI"),
+          userCertificateBasePath: join(dir, "USERS_PKI"),
+        },
       ],
     }),
   );
   const cli = spawnTwinport(["-c", file, "--empty-model"], { cwd: dir });
-  assert.deepEqual(await cli.ready, { http: [`https://127.0.0.1:${port}/api/v3.0`], opcua: [`opc.tcp://127.0.0.1:${tcpPort}`] });
+  assert.deepEqual(await cli.ready, {
+    http: [`https://127.0.0.1:${port}/api/v3.0`],
+    opcua: [`opc.tcp://127.0.0.1:${tcpPort}`],
+  });
   assert.equal(cli.stdout().trimEnd().split("\n").length, 1, "node-opcua's output stays off stdout");
   assert.equal(await cli.stop(), 0);
 });

@@ -2,7 +2,7 @@
 // arguments (runRole in @twinport/shared); this file only picks the factory. Each service is loaded
 // through its package entry, and only when its role runs, so `twinport http-gateway` never loads
 // node-opcua or ioredis.
-import { roleOf, runRole, type RoleContext, type RunningRole } from "@twinport/shared";
+import { type RoleContext, type RunningRole, roleOf, runRole } from "@twinport/shared";
 
 const argv = process.argv.slice(2);
 const role = roleOf(argv);
@@ -11,7 +11,8 @@ const factories: Record<typeof role, () => Promise<(context: RoleContext) => Pro
   embedded: async () => (await import("./embedded.ts")).startEmbedded,
   "model-store": async () => {
     const { startModelStore } = await import("@twinport/model-store");
-    return ({ config, models, validateOnLoad, log, metrics, logger }) => startModelStore(config, { models, validateOnLoad, log, metrics, logger });
+    return ({ config, models, validateOnLoad, log, metrics, logger }) =>
+      startModelStore(config, { models, validateOnLoad, log, metrics, logger });
   },
   "http-gateway": async () => {
     const { startHttpGateway } = await import("@twinport/http-gateway");

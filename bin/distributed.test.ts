@@ -4,8 +4,8 @@ import { request } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { connectNats, createNatsEventBus, encodeBase64Url, type ChangeEvent } from "@twinport/shared";
-import { freePort, startNats, startRedis, type RunningServer } from "../tests/test-support/servers.ts";
+import { type ChangeEvent, connectNats, createNatsEventBus, encodeBase64Url } from "@twinport/shared";
+import { freePort, type RunningServer, startNats, startRedis } from "../tests/test-support/servers.ts";
 import { spawnTwinport, type TwinportProcess } from "./test-support/spawn-twinport.ts";
 
 // The three services as real processes on real Redis and NATS, wired only by configuration.
@@ -26,7 +26,10 @@ after(async () => {
 });
 
 function start(args: string[]): TwinportProcess {
-  const started = spawnTwinport(args, { cwd: dir, env: { TWINPORT_PERSISTENCE_URL: redis.url, TWINPORT_MESSAGEBUS_URL: nats.url } });
+  const started = spawnTwinport(args, {
+    cwd: dir,
+    env: { TWINPORT_PERSISTENCE_URL: redis.url, TWINPORT_MESSAGEBUS_URL: nats.url },
+  });
   processes.push(started);
   return started;
 }
@@ -46,7 +49,13 @@ function getJson(url: string, method = "GET"): Promise<any> {
 test("model-store, http-gateway and opcua-gateway start from one configuration and stop with exit 0", async () => {
   const [httpPort, opcuaPort] = [await freePort(), await freePort()];
   const modelStore = start(["model-store", "-m", EXAMPLE_MODEL]);
-  const httpGateway = start(["http-gateway", "--endpoint", "http", `endpoints[0].port=${httpPort}`, "endpoints[0].host=127.0.0.1"]);
+  const httpGateway = start([
+    "http-gateway",
+    "--endpoint",
+    "http",
+    `endpoints[0].port=${httpPort}`,
+    "endpoints[0].host=127.0.0.1",
+  ]);
   const opcuaGateway = start([
     "opcua-gateway",
     "--endpoint",
@@ -70,7 +79,8 @@ test("model-store, http-gateway and opcua-gateway start from one configuration a
   assert.equal(shells.result.length, 3);
 
   // Exactly one line on stdout each: the ready line (node-opcua's chatter goes to stderr).
-  for (const p of [modelStore, httpGateway, opcuaGateway]) assert.equal(p.stdout().trimEnd().split("\n").length, 1, p.stdout());
+  for (const p of [modelStore, httpGateway, opcuaGateway])
+    assert.equal(p.stdout().trimEnd().split("\n").length, 1, p.stdout());
   assert.deepEqual(await Promise.all([opcuaGateway.stop(), httpGateway.stop(), modelStore.stop()]), [0, 0, 0]);
 });
 
@@ -84,7 +94,10 @@ test("a restarted model-store does not load its model over live data", async () 
 test("gateways refuse -m", async () => {
   const gateway = start(["http-gateway", "-m", EXAMPLE_MODEL]);
   assert.equal(await gateway.exited, 2);
-  assert.equal(gateway.stderr(), "twinport: -m/--model, --empty-model and --no-validation apply to embedded mode and the model-store only.\n");
+  assert.equal(
+    gateway.stderr(),
+    "twinport: -m/--model, --empty-model and --no-validation apply to embedded mode and the model-store only.\n",
+  );
 });
 
 test("embedded mode on Redis and NATS: the outbox relay publishes each write to NATS", async () => {
@@ -106,11 +119,17 @@ test("embedded mode on Redis and NATS: the outbox relay publishes each write to 
       `persistence={"@class":"persistence.redis.PersistenceRedis","keyPrefix":"embedded","url":"${redis.url}"}`,
       `messageBus={"@class":"messagebus.nats.MessageBusNats","url":"${nats.url}"}`,
     ]);
-    assert.deepEqual(await embedded.ready, { http: [`https://127.0.0.1:${port}/api/v3.0`], opcua: [], nats: nats.url, redis: redis.url });
+    assert.deepEqual(await embedded.ready, {
+      http: [`https://127.0.0.1:${port}/api/v3.0`],
+      opcua: [],
+      nats: nats.url,
+      redis: redis.url,
+    });
     const id = "https://example.org/aas/test-1";
     assert.equal(await getJson(`https://127.0.0.1:${port}/api/v3.0/shells/${encodeBase64Url(id)}`, "DELETE"), 204);
     const deadline = Date.now() + 5000;
-    while (!events.some((e) => e.kind === "shell.deleted") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    while (!events.some((e) => e.kind === "shell.deleted") && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
     const deletedEvents = events.filter((e) => e.kind === "shell.deleted");
     assert.equal(deletedEvents.length, 1, "published once (by the relay, not also by the engine)");
     assert.equal(deletedEvents[0]!.id, id);

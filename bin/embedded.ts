@@ -1,37 +1,37 @@
 import { hostname } from "node:os";
+import { startHttpEndpoint } from "@twinport/http-gateway";
+import type { RedisRepository } from "@twinport/model-store";
 import {
+  aasxLimitsOf,
+  type CommandHandler,
+  compileAccessPolicy,
   connectNats,
   createCachingStoreClient,
   createDirectStoreClient,
-  compileAccessPolicy,
   createEngine,
   createInProcessEventBus,
-  createOperationProviderRegistry,
   createMemoryRepository,
   createNatsEventBus,
-  eventLogReader,
-  type CommandHandler,
+  createOperationProviderRegistry,
   displayUrl,
+  type EventBus,
+  eventLogReader,
   isHttpEndpoint,
-  aasxLimitsOf,
-  isoDurationToMs,
   isOpcUaEndpoint,
+  isoDurationToMs,
   loadModelFiles,
   MESSAGE_BUS_NATS_CLASS,
+  type MutableOperationProviderRegistry,
   meteredCommandHandler,
   meteredEventBus,
+  type NatsConnection,
   natsConnectionState,
   PERSISTENCE_REDIS_CLASS,
   type ReadinessCheck,
-  type EventBus,
-  type MutableOperationProviderRegistry,
-  type NatsConnection,
   type Repository,
   type RoleContext,
   type RunningRole,
 } from "@twinport/shared";
-import { startHttpEndpoint } from "@twinport/http-gateway";
-import type { RedisRepository } from "@twinport/model-store";
 import { openEmbeddedFileStore } from "./open-file-store.ts";
 
 const API_PREFIX = "/api/v3.0";
@@ -70,7 +70,11 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
     let engineForGaps: CommandHandler | undefined;
     if (config.messageBus["@class"] === MESSAGE_BUS_NATS_CLASS) {
       const nats = natsConnectionState(metrics, logger);
-      const connection: NatsConnection = await connectNats({ url: config.messageBus.url, name: "twinport-embedded", onChange: nats.onChange });
+      const connection: NatsConnection = await connectNats({
+        url: config.messageBus.url,
+        name: "twinport-embedded",
+        onChange: nats.onChange,
+      });
       nats.connected();
       readiness.push(nats.readiness);
       closer.add(() => connection.close());
@@ -86,12 +90,20 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
     if (config.persistence["@class"] === PERSISTENCE_REDIS_CLASS) {
       // Loaded only when used: ioredis and node-opcua (about 2 s of start-up) stay out of a run without them.
       const { createRedisRepository, startOutboxKeeper } = await import("@twinport/model-store");
-      const redis = await createRedisRepository({ url: config.persistence.url, keyPrefix: config.persistence.keyPrefix });
+      const redis = await createRedisRepository({
+        url: config.persistence.url,
+        keyPrefix: config.persistence.keyPrefix,
+      });
       redisRepository = redis;
       closer.add(() => redis.close());
       // As in the model-store (docs/adr/0018): the engine publishes each commit's event, the outbox
       // is the event log, and the keeper sends heartbeats and trims the log.
-      const keeper = await startOutboxKeeper({ repository: redis, bus, owner: `embedded-${hostname()}-${process.pid}`, onError: (error) => context.log(`twinport embedded: outbox keeper: ${(error as Error).message}`) });
+      const keeper = await startOutboxKeeper({
+        repository: redis,
+        bus,
+        owner: `embedded-${hostname()}-${process.pid}`,
+        onError: (error) => context.log(`twinport embedded: outbox keeper: ${(error as Error).message}`),
+      });
       closer.add(() => keeper.stop());
       repository = redis;
       const redisClient = redis.redis;
@@ -109,7 +121,11 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
       repository,
       bus,
       publishEvents: true,
-      validation: { onLoad: context.validateOnLoad, onCreate: config.core.validationOnCreate, onUpdate: config.core.validationOnUpdate },
+      validation: {
+        onLoad: context.validateOnLoad,
+        onCreate: config.core.validationOnCreate,
+        onUpdate: config.core.validationOnUpdate,
+      },
       fileStore,
       aasxLimits: aasxLimitsOf(config.core),
       maxNestingDepth: config.core.maxNestingDepth,
@@ -140,7 +156,9 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
         bus,
         operationProviders,
         // Several embedded processes on one Redis run each connection once, like model-store replicas.
-        leases: redisRepository ? redisConnectionLeases({ redis: redisRepository.redis, key: (name) => redisRepository!.key(name), owner }) : soleOwnerLeases,
+        leases: redisRepository
+          ? redisConnectionLeases({ redis: redisRepository.redis, key: (name) => redisRepository!.key(name), owner })
+          : soleOwnerLeases,
         retryIntervalMs: config.core.assetConnectionRetryInterval,
         readTimeoutMs: config.core.assetConnectionReadTimeout,
         log: context.log,
@@ -161,7 +179,15 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
         store,
         bus,
         // Several embedded processes on one Redis register once, like model-store replicas.
-        ...(redisRepository ? { lease: redisRegistrySyncLease({ redis: redisRepository.redis, key: (name) => redisRepository!.key(name), owner: `embedded-${hostname()}-${process.pid}` }) } : {}),
+        ...(redisRepository
+          ? {
+              lease: redisRegistrySyncLease({
+                redis: redisRepository.redis,
+                key: (name) => redisRepository!.key(name),
+                owner: `embedded-${hostname()}-${process.pid}`,
+              }),
+            }
+          : {}),
         log: context.log,
       });
       if (registries) {
@@ -177,11 +203,23 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
     const { readCacheMaxAgeMs, readCacheMaxBytes } = config.messageBus;
     const httpStore =
       httpEndpoints.length > 0 && readCacheMaxAgeMs > 0
-        ? await createCachingStoreClient(store, { bus, maxAgeMs: readCacheMaxAgeMs, maxBytes: readCacheMaxBytes, log: (line) => logger.warn({ component: "read-cache" }, line) })
+        ? await createCachingStoreClient(store, {
+            bus,
+            maxAgeMs: readCacheMaxAgeMs,
+            maxBytes: readCacheMaxBytes,
+            log: (line) => logger.warn({ component: "read-cache" }, line),
+          })
         : store;
     if (httpStore !== store) closer.add(() => httpStore.close());
     for (const { "@class": _class, ...settings } of httpEndpoints) {
-      const endpoint = await startHttpEndpoint({ store: httpStore, settings, stateDir: config.core.stateDir, metrics, logger, security: config.security });
+      const endpoint = await startHttpEndpoint({
+        store: httpStore,
+        settings,
+        stateDir: config.core.stateDir,
+        metrics,
+        logger,
+        security: config.security,
+      });
       closer.add(() => endpoint.close());
       http.push(`${endpoint.url}${API_PREFIX}`);
     }
@@ -191,7 +229,15 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
       const { startOpcuaGateway } = await import("@twinport/opcua-gateway");
       for (const endpoint of opcuaEndpoints) {
         // The mirror's subscription measures event lag (commit → delivery) for /metrics.
-        const gateway = await startOpcuaGateway({ store, bus: meteredEventBus(bus, metrics), endpoint, stateDir: config.core.stateDir, log: context.log, security: config.security, logger });
+        const gateway = await startOpcuaGateway({
+          store,
+          bus: meteredEventBus(bus, metrics),
+          endpoint,
+          stateDir: config.core.stateDir,
+          log: context.log,
+          security: config.security,
+          logger,
+        });
         closer.add(() => gateway.stop());
         const disposeSource = metrics.addOpcuaSource(() => gateway.load());
         closer.add(async () => disposeSource());

@@ -4,8 +4,8 @@ import {
   createMemoryFileStore,
   FILE_STORAGE_FILESYSTEM_CLASS,
   FILE_STORAGE_REDIS_CLASS,
-  PERSISTENCE_REDIS_CLASS,
   type FileStore,
+  PERSISTENCE_REDIS_CLASS,
   type TwinportConfig,
 } from "@twinport/shared";
 
@@ -20,7 +20,9 @@ export async function openEmbeddedFileStore(config: TwinportConfig): Promise<Fil
       return createFilesystemFileStore({ directory: storage.path });
     case FILE_STORAGE_REDIS_CLASS: {
       if (config.persistence["@class"] !== PERSISTENCE_REDIS_CLASS) {
-        throw new ConfigError(`fileStorage ${FILE_STORAGE_REDIS_CLASS} keeps files in the persistence's Redis: persistence must be ${PERSISTENCE_REDIS_CLASS}`);
+        throw new ConfigError(
+          `fileStorage ${FILE_STORAGE_REDIS_CLASS} keeps files in the persistence's Redis: persistence must be ${PERSISTENCE_REDIS_CLASS}`,
+        );
       }
       const { createRedisFileStore } = await import("@twinport/model-store");
       return await createRedisFileStore({ url: config.persistence.url, keyPrefix: config.persistence.keyPrefix });

@@ -9,7 +9,9 @@
 // devDependency) first on PATH, so `npm start` works on a machine whose system Node is older.
 const major = Number(process.versions.node.split(".")[0]);
 if (major < 24) {
-  process.stderr.write(`twinport needs Node.js 24 or later; this is ${process.version}. Run it through npm (npm start, npx twinport), which uses the Node.js 24 that npm ci installs into node_modules, or install Node.js 24.\n`);
+  process.stderr.write(
+    `twinport needs Node.js 24 or later; this is ${process.version}. Run it through npm (npm start, npx twinport), which uses the Node.js 24 that npm ci installs into node_modules, or install Node.js 24.\n`,
+  );
   process.exit(1);
 }
 // --help and --version answer from the command-line parser alone (node:util, no other import):

@@ -1,5 +1,5 @@
-import { test } from "node:test";
 import assert from "node:assert/strict";
+import { test } from "node:test";
 import { checkImport, checkNodeOpcuaVersions, checkProcessAccess, importsOf } from "./dependency-rules.ts";
 
 test("infrastructure clients belong to one package each", () => {
@@ -15,7 +15,11 @@ test("infrastructure clients belong to one package each", () => {
   assert.ok(checkImport("services/http-gateway/src/x.ts", "@nats-io/transport-node"));
   assert.equal(checkImport("libs/shared/src/bus/x.ts", "@nats-io/transport-node"), undefined);
   assert.equal(checkImport("libs/shared/src/bus/x.ts", "@nats-io/nats-core"), undefined);
-  assert.equal(checkImport("libs/shared/src/engine/x.test.ts", "@nats-io/nats-core"), undefined, "tests in libs/shared may take a connection's type");
+  assert.equal(
+    checkImport("libs/shared/src/engine/x.test.ts", "@nats-io/nats-core"),
+    undefined,
+    "tests in libs/shared may take a connection's type",
+  );
   assert.equal(checkImport("libs/shared/src/certificates/pkcs12.ts", "node-forge"), undefined);
   assert.ok(checkImport("services/http-gateway/src/tls/x.ts", "node-forge"), "one certificate library, in one folder");
 });
@@ -23,7 +27,11 @@ test("infrastructure clients belong to one package each", () => {
 test("the superseded nats v2 package is refused everywhere, its old owner included", () => {
   assert.match(checkImport("libs/shared/src/bus/x.ts", "nats")?.rule ?? "", /superseded by @nats-io/);
   assert.ok(checkImport("libs/shared/src/bus/x.test.ts", "nats/lib/src/mod.js"));
-  assert.equal(checkImport("libs/shared/src/bus/x.ts", "natsort"), undefined, "only that package, not every name starting with nats");
+  assert.equal(
+    checkImport("libs/shared/src/bus/x.ts", "natsort"),
+    undefined,
+    "only that package, not every name starting with nats",
+  );
 });
 
 test("layers inside libs/shared", () => {
@@ -55,8 +63,19 @@ test("only main.ts reads the environment or installs signal handlers", () => {
 });
 
 test("finds static, side-effect, dynamic and type-only imports", () => {
-  const found = importsOf(`import type { A } from "./a.ts";\nimport { B,\n C } from "b";\nimport "./c.ts";\nconst d = await import("d");\nexport * from "./e.ts";`);
-  assert.deepEqual(found.map((f) => [f.specifier, f.typeOnly]), [["./a.ts", true], ["b", false], ["./e.ts", false], ["./c.ts", false], ["d", false]]);
+  const found = importsOf(
+    `import type { A } from "./a.ts";\nimport { B,\n C } from "b";\nimport "./c.ts";\nconst d = await import("d");\nexport * from "./e.ts";`,
+  );
+  assert.deepEqual(
+    found.map((f) => [f.specifier, f.typeOnly]),
+    [
+      ["./a.ts", true],
+      ["b", false],
+      ["./e.ts", false],
+      ["./c.ts", false],
+      ["d", false],
+    ],
+  );
 });
 
 test("tests beside the code may import contract suites and test support", () => {
@@ -71,9 +90,15 @@ test("production code never imports test support; test support may", () => {
   assert.ok(checkImport("bin/embedded.ts", "./test-support/spawn-twinport.ts"));
   assert.ok(checkImport("bin/embedded.ts", "../tests/test-support/servers.ts"));
   assert.ok(checkImport("libs/shared/src/engine/x.ts", "@twinport/shared/test-support"));
-  assert.equal(checkImport("libs/shared/src/engine/handlers/test-support/files.ts", "../../memory/memory-file-store.ts"), undefined);
+  assert.equal(
+    checkImport("libs/shared/src/engine/handlers/test-support/files.ts", "../../memory/memory-file-store.ts"),
+    undefined,
+  );
   assert.equal(checkImport("services/opcua-gateway/src/security/test-support/open-session.ts", "../x.ts"), undefined);
-  assert.equal(checkImport("services/http-gateway/src/test-support/call.ts", "@twinport/shared/test-support"), undefined);
+  assert.equal(
+    checkImport("services/http-gateway/src/test-support/call.ts", "@twinport/shared/test-support"),
+    undefined,
+  );
   // The launcher's parser subpath is for bin/ only.
   assert.equal(checkImport("bin/help.ts", "@twinport/shared/command-line"), undefined);
   assert.ok(checkImport("services/http-gateway/src/x.ts", "@twinport/shared/command-line"));
@@ -81,10 +106,25 @@ test("production code never imports test support; test support may", () => {
 
 test("node-opcua packages: exact versions, all the same", () => {
   const gateway = { file: "services/opcua-gateway/package.json", dependencies: { "node-opcua": "2.186.4" } };
-  assert.deepEqual(checkNodeOpcuaVersions([gateway, { file: "services/model-store/package.json", dependencies: { "node-opcua-client": "2.186.4", mqtt: "^5.16.0" } }]), []);
   assert.deepEqual(
-    checkNodeOpcuaVersions([gateway, { file: "services/model-store/package.json", dependencies: { "node-opcua-client": "^2.186.4" } }]).map((v) => v.rule),
+    checkNodeOpcuaVersions([
+      gateway,
+      { file: "services/model-store/package.json", dependencies: { "node-opcua-client": "2.186.4", mqtt: "^5.16.0" } },
+    ]),
+    [],
+  );
+  assert.deepEqual(
+    checkNodeOpcuaVersions([
+      gateway,
+      { file: "services/model-store/package.json", dependencies: { "node-opcua-client": "^2.186.4" } },
+    ]).map((v) => v.rule),
     ["node-opcua packages are pinned to an exact version", "every node-opcua package has the same version"],
   );
-  assert.equal(checkNodeOpcuaVersions([gateway, { file: "m/package.json", dependencies: { "node-opcua-certificate-manager": "2.186.1" } }]).length, 1);
+  assert.equal(
+    checkNodeOpcuaVersions([
+      gateway,
+      { file: "m/package.json", dependencies: { "node-opcua-certificate-manager": "2.186.1" } },
+    ]).length,
+    1,
+  );
 });

@@ -14,22 +14,38 @@ const SERVICES = ["model-store", "http-gateway", "opcua-gateway"];
 
 /** Which package may import which third-party infrastructure client. */
 const OWNED_PACKAGES: { test: (spec: string) => boolean; name: string; allowed: (file: string) => boolean }[] = [
-  { name: "ioredis", test: (s) => s === "ioredis" || s.startsWith("ioredis/"), allowed: (f) => f.startsWith("services/model-store/") },
-  { name: "hono", test: (s) => s === "hono" || s.startsWith("hono/") || s.startsWith("@hono/"), allowed: (f) => f.startsWith("services/http-gateway/") },
+  {
+    name: "ioredis",
+    test: (s) => s === "ioredis" || s.startsWith("ioredis/"),
+    allowed: (f) => f.startsWith("services/model-store/"),
+  },
+  {
+    name: "hono",
+    test: (s) => s === "hono" || s.startsWith("hono/") || s.startsWith("@hono/"),
+    allowed: (f) => f.startsWith("services/http-gateway/"),
+  },
   {
     name: "node-opcua",
     test: (s) => s === "node-opcua" || s.startsWith("node-opcua-") || s.startsWith("node-opcua/"),
     // The model-store may use the OPC UA *client* for asset connections, inside that folder only.
-    allowed: (f) => f.startsWith("services/opcua-gateway/") || (f.startsWith("services/model-store/src/asset-connections/") && true),
+    allowed: (f) =>
+      f.startsWith("services/opcua-gateway/") || (f.startsWith("services/model-store/src/asset-connections/") && true),
   },
   { name: "@nats-io", test: (s) => s.startsWith("@nats-io/"), allowed: (f) => f.startsWith("libs/shared/src/bus/") },
   // One certificate library (ADR 0022), behind one folder, so a second one cannot creep back in beside it.
-  { name: "node-forge", test: (s) => s === "node-forge" || s.startsWith("node-forge/"), allowed: (f) => f.startsWith("libs/shared/src/certificates/") },
+  {
+    name: "node-forge",
+    test: (s) => s === "node-forge" || s.startsWith("node-forge/"),
+    allowed: (f) => f.startsWith("libs/shared/src/certificates/"),
+  },
 ];
 
 /** Packages replaced by another: an old snippet copied back in would bring a second client. */
 const RETIRED_PACKAGES: { test: (spec: string) => boolean; rule: string }[] = [
-  { test: (s) => s === "nats" || s.startsWith("nats/"), rule: "'nats' (v2) is superseded by @nats-io/transport-node and @nats-io/nats-core" },
+  {
+    test: (s) => s === "nats" || s.startsWith("nats/"),
+    rule: "'nats' (v2) is superseded by @nats-io/transport-node and @nats-io/nats-core",
+  },
 ];
 
 /** Folders of libs/shared/src and what each may import of ours. */
@@ -59,7 +75,11 @@ export function checkImport(file: string, specifier: string, isTypeOnly = false)
   const isTest = /\.test\.ts$/.test(file);
   for (const retired of RETIRED_PACKAGES) if (retired.test(specifier)) return v(retired.rule);
   for (const owned of OWNED_PACKAGES) {
-    if (owned.test(specifier) && !owned.allowed(file) && !(isTest && owned.name === "@nats-io" && file.startsWith("libs/shared/src/"))) {
+    if (
+      owned.test(specifier) &&
+      !owned.allowed(file) &&
+      !(isTest && owned.name === "@nats-io" && file.startsWith("libs/shared/src/"))
+    ) {
       return v(`only its owner may import '${owned.name}'`);
     }
   }
@@ -67,16 +87,22 @@ export function checkImport(file: string, specifier: string, isTypeOnly = false)
     const [, pkg, ...rest] = specifier.split("/");
     if (pkg === "shared") {
       const subpath = rest.join("/");
-      if (subpath !== "" && !SHARED_SUBPATHS.includes(subpath)) return v(`import @twinport/shared or ${SHARED_SUBPATHS.map((name) => `@twinport/shared/${name}`).join(", ")}, never deep paths`);
-      if (subpath === "test-support" && !isTestSupport(file)) return v("@twinport/shared/test-support is for tests only");
-      if (subpath === "command-line" && !file.startsWith("bin/")) return v("@twinport/shared/command-line is the launcher's (bin/), for --help without loading a role");
+      if (subpath !== "" && !SHARED_SUBPATHS.includes(subpath))
+        return v(
+          `import @twinport/shared or ${SHARED_SUBPATHS.map((name) => `@twinport/shared/${name}`).join(", ")}, never deep paths`,
+        );
+      if (subpath === "test-support" && !isTestSupport(file))
+        return v("@twinport/shared/test-support is for tests only");
+      if (subpath === "command-line" && !file.startsWith("bin/"))
+        return v("@twinport/shared/command-line is the launcher's (bin/), for --help without loading a role");
       if (file.startsWith("libs/shared/")) return v("libs/shared imports its own files relatively");
       return undefined;
     }
     if (SERVICES.includes(pkg)) {
       if (rest.length > 0) return v("no deep imports into another package");
       if (file.startsWith("libs/")) return v("libs/ never imports a service");
-      if (file.startsWith("services/") && !file.startsWith(`services/${pkg}/`)) return v("a service never imports another service");
+      if (file.startsWith("services/") && !file.startsWith(`services/${pkg}/`))
+        return v("a service never imports another service");
       return undefined;
     }
     return v(`unknown package ${specifier}`);
@@ -87,10 +113,12 @@ export function checkImport(file: string, specifier: string, isTypeOnly = false)
   const target = posix.normalize(posix.join(posix.dirname(file), specifier));
   // The image leaves test support out (.dockerignore, the build's excludes): production code that
   // imported it would fail there, not here.
-  if (isTestSupport(target) && !isTestSupport(file)) return v("production code never imports test support (test-support/ folders)");
+  if (isTestSupport(target) && !isTestSupport(file))
+    return v("production code never imports test support (test-support/ folders)");
   const fromPackage = packageOf(file);
   const toPackage = packageOf(target);
-  if (fromPackage !== toPackage) return v(`relative import crosses from ${fromPackage} into ${toPackage}; import the package entry instead`);
+  if (fromPackage !== toPackage)
+    return v(`relative import crosses from ${fromPackage} into ${toPackage}; import the package entry instead`);
   const layer = sharedLayer(file);
   const targetLayer = sharedLayer(target);
   if (layer && targetLayer && SHARED_LAYERS[layer]) {
@@ -98,7 +126,8 @@ export function checkImport(file: string, specifier: string, isTypeOnly = false)
     const targetKey = target.startsWith("libs/shared/src/engine/ports/") ? "engine/ports" : targetLayer;
     const ok = allowed.includes(targetKey) || (targetKey === "engine/ports" && allowed.includes("engine"));
     if (!ok) return v(`libs/shared/src/${layer} may import only ${allowed.join(", ")}`);
-    if (layer === "contracts" && targetLayer === "aas" && !isTypeOnly) return v("contracts imports aas types only (use `import type`)");
+    if (layer === "contracts" && targetLayer === "aas" && !isTypeOnly)
+      return v("contracts imports aas types only (use `import type`)");
   }
   return undefined;
 }
@@ -122,10 +151,22 @@ function packageOf(path: string): string {
 
 /** `process.env`, signal handlers: only main.ts files, bin/ and the config loader's caller. */
 export function checkProcessAccess(file: string, source: string): Violation[] {
-  if (!/^(libs|services)\//.test(file) || /\.test\.ts$/.test(file) || /(^|\/)main\.ts$/.test(file) || file.startsWith("libs/shared/src/test-support/")) return [];
+  if (
+    !/^(libs|services)\//.test(file) ||
+    /\.test\.ts$/.test(file) ||
+    /(^|\/)main\.ts$/.test(file) ||
+    file.startsWith("libs/shared/src/test-support/")
+  )
+    return [];
   const found: Violation[] = [];
-  if (/\bprocess\.env\b/.test(source)) found.push({ file, specifier: "process.env", rule: "only main.ts files and bin/ read the environment (pass it in)" });
-  if (/\bprocess\.on\(\s*["']SIG/.test(source)) found.push({ file, specifier: "process.on(SIG…)", rule: "only main.ts files and bin/ install signal handlers" });
+  if (/\bprocess\.env\b/.test(source))
+    found.push({
+      file,
+      specifier: "process.env",
+      rule: "only main.ts files and bin/ read the environment (pass it in)",
+    });
+  if (/\bprocess\.on\(\s*["']SIG/.test(source))
+    found.push({ file, specifier: "process.on(SIG…)", rule: "only main.ts files and bin/ install signal handlers" });
   return found;
 }
 
@@ -135,17 +176,29 @@ export function checkProcessAccess(file: string, source: string): Violation[] {
  * rely on internals re-checked for that version (ADR 0009, 0016), and two versions would put two
  * copies of node-opcua-debug (process-wide loggers) and of its classes in node_modules.
  */
-export function checkNodeOpcuaVersions(manifests: { file: string; dependencies?: Record<string, string> }[]): Violation[] {
+export function checkNodeOpcuaVersions(
+  manifests: { file: string; dependencies?: Record<string, string> }[],
+): Violation[] {
   const found: Violation[] = [];
   const versions = new Set<string>();
   for (const { file, dependencies } of manifests) {
     for (const [name, version] of Object.entries(dependencies ?? {})) {
       if (name !== "node-opcua" && !name.startsWith("node-opcua-")) continue;
-      if (!/^\d+\.\d+\.\d+$/.test(version)) found.push({ file, specifier: `${name}@${version}`, rule: "node-opcua packages are pinned to an exact version" });
+      if (!/^\d+\.\d+\.\d+$/.test(version))
+        found.push({
+          file,
+          specifier: `${name}@${version}`,
+          rule: "node-opcua packages are pinned to an exact version",
+        });
       versions.add(version);
     }
   }
-  if (versions.size > 1) found.push({ file: "package.json files", specifier: [...versions].sort().join(", "), rule: "every node-opcua package has the same version" });
+  if (versions.size > 1)
+    found.push({
+      file: "package.json files",
+      specifier: [...versions].sort().join(", "),
+      rule: "every node-opcua package has the same version",
+    });
   return found;
 }
 
@@ -155,6 +208,7 @@ export function importsOf(source: string): { specifier: string; typeOnly: boolea
   const staticImport = /^\s*(import|export)\s+(type\s+)?[^;]*?\bfrom\s+["']([^"']+)["']/gms;
   for (const m of source.matchAll(staticImport)) result.push({ specifier: m[3], typeOnly: Boolean(m[2]) });
   for (const m of source.matchAll(/^\s*import\s+["']([^"']+)["']/gm)) result.push({ specifier: m[1], typeOnly: false });
-  for (const m of source.matchAll(/\b(?:import|require)\(\s*["']([^"']+)["']\s*\)/g)) result.push({ specifier: m[1], typeOnly: false });
+  for (const m of source.matchAll(/\b(?:import|require)\(\s*["']([^"']+)["']\s*\)/g))
+    result.push({ specifier: m[1], typeOnly: false });
   return result;
 }

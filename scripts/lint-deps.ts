@@ -1,7 +1,13 @@
 /** Fails (exit 1) when a source file breaks the dependency rules (scripts/dependency-rules.ts). */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
-import { checkImport, checkNodeOpcuaVersions, checkProcessAccess, importsOf, type Violation } from "./dependency-rules.ts";
+import {
+  checkImport,
+  checkNodeOpcuaVersions,
+  checkProcessAccess,
+  importsOf,
+  type Violation,
+} from "./dependency-rules.ts";
 
 const root = new URL("..", import.meta.url).pathname;
 
@@ -29,8 +35,13 @@ for (const top of ["libs", "services", "bin"]) {
     violations.push(...checkProcessAccess(file, source));
   }
 }
-const manifests = ["package.json", ...["libs", "services"].flatMap((top) => readdirSync(join(root, top)).map((name) => join(top, name, "package.json")))];
-violations.push(...checkNodeOpcuaVersions(manifests.map((file) => ({ file, ...JSON.parse(readFileSync(join(root, file), "utf8")) }))));
+const manifests = [
+  "package.json",
+  ...["libs", "services"].flatMap((top) => readdirSync(join(root, top)).map((name) => join(top, name, "package.json"))),
+];
+violations.push(
+  ...checkNodeOpcuaVersions(manifests.map((file) => ({ file, ...JSON.parse(readFileSync(join(root, file), "utf8")) }))),
+);
 for (const v of violations) console.error(`${v.file}: '${v.specifier}': ${v.rule}`);
 if (violations.length > 0) {
   console.error(`${violations.length} dependency rule violation(s) in ${count} files`);

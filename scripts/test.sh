@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# npm test: installs/locates Redis and NATS, checks dependency rules and types, builds dist/ (the
+# npm test: installs/locates Redis and NATS, checks dependency rules, formatting and types, builds dist/ (the
 # compiled-entry tests run it), then runs every test file (unit, contract and black-box suites)
 # with node:test from the TypeScript sources through tsx. Each suite starts its own real
 # redis-server / nats-server on free loopback ports and stops them.
@@ -8,6 +8,8 @@ cd "$(dirname "$0")/.."
 bash scripts/ensure-servers.sh
 echo "== dependency rules"
 node --import tsx scripts/lint-deps.ts
+echo "== format and import order (biome check; npx biome check --write . fixes both)"
+npx biome check .
 echo "== build"
 node scripts/build.ts
 echo "== typecheck"

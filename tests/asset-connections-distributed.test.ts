@@ -9,11 +9,11 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { ASSET_TEST_MODEL, DRIVE_SUBMODEL_ID, startHttpAsset, type HttpAsset } from "./test-support/asset-peers.ts";
-import { b64, createHttpClient, type HttpClient } from "./test-support/http-client.ts";
-import { freePort, startNats, startRedis, type RunningServer } from "./test-support/servers.ts";
-import { findCertificate, startTwinport, type TwinportProcess } from "./test-support/system.ts";
+import { ASSET_TEST_MODEL, DRIVE_SUBMODEL_ID, type HttpAsset, startHttpAsset } from "./test-support/asset-peers.ts";
 import { eventually } from "./test-support/eventually.ts";
+import { b64, createHttpClient, type HttpClient } from "./test-support/http-client.ts";
+import { freePort, type RunningServer, startNats, startRedis } from "./test-support/servers.ts";
+import { findCertificate, startTwinport, type TwinportProcess } from "./test-support/system.ts";
 
 const key = (idShort: string, type = "Property") => `(Submodel)${DRIVE_SUBMODEL_ID}, (${type})${idShort}`;
 const element = (idShortPath: string) => `/submodels/${b64(DRIVE_SUBMODEL_ID)}/submodel-elements/${idShortPath}`;
@@ -35,14 +35,16 @@ function workDir(name: string): string {
 
 const holds = (process: TwinportProcess) => LEASE_LINE.test(readFileSync(process.logFile, "utf8"));
 
-
 const temperature = async () => (await client.get(`${element("Temperature")}/$value`)).json().Temperature as number;
 
 before(async () => {
   [redis, nats, asset] = await Promise.all([startRedis(), startNats(), startHttpAsset()]);
   asset.documents.set("/status", { temperature: 20 });
   asset.documents.set("/setpoint", 1);
-  asset.handle = (request) => (request.method === "POST" && request.path === "/calibrate" ? { status: 200, body: JSON.stringify({ deviation: JSON.parse(request.body).offset * 2 }) } : undefined);
+  asset.handle = (request) =>
+    request.method === "POST" && request.path === "/calibrate"
+      ? { status: 200, body: JSON.stringify({ deviation: JSON.parse(request.body).offset * 2 }) }
+      : undefined;
   const httpPort = await freePort();
   const config = JSON.stringify({
     core: { assetConnectionRetryInterval: 200 },
@@ -53,9 +55,18 @@ before(async () => {
       {
         "@class": "assetconnection.http.HttpAssetConnection",
         baseUrl: asset.url,
-        subscriptionProviders: { [key("Temperature")]: { format: "JSON", path: "/status", query: "$.temperature", interval: 100 } },
+        subscriptionProviders: {
+          [key("Temperature")]: { format: "JSON", path: "/status", query: "$.temperature", interval: 100 },
+        },
         valueProviders: { [key("Setpoint")]: { format: "JSON", path: "/setpoint", readInterval: 200 } },
-        operationProviders: { [key("Calibrate", "Operation")]: { format: "JSON", path: "/calibrate", template: '{"offset": ${Offset}}', queries: { Deviation: "$.deviation" } } },
+        operationProviders: {
+          [key("Calibrate", "Operation")]: {
+            format: "JSON",
+            path: "/calibrate",
+            template: '{"offset": ${Offset}}',
+            queries: { Deviation: "$.deviation" },
+          },
+        },
       },
     ],
   });
@@ -81,7 +92,11 @@ after(async () => {
 
 test("one replica runs the connection: values flow in, a write reaches the asset once", async () => {
   await eventually(temperature, (t) => t === 20, "the polled temperature through the gateway");
-  await eventually(() => stores.filter(holds).length, (n) => n === 1, "one lease holder");
+  await eventually(
+    () => stores.filter(holds).length,
+    (n) => n === 1,
+    "one lease holder",
+  );
   assert.equal(stores.filter(holds).length, 1);
   const patched = await client.request("PATCH", `${element("Setpoint")}/$value`, { body: "8" });
   assert.equal(patched.status, 204, patched.text);
@@ -101,7 +116,9 @@ test("kill -9 of the replica running the connection: the other takes over within
   asset.documents.set("/status", { temperature: 31 });
   await eventually(temperature, (t) => t === 31, "a new asset value through the gateway after the failover");
   const response = await client.request("POST", `${element("Calibrate")}/invoke`, {
-    body: JSON.stringify({ inputArguments: [{ value: { modelType: "Property", idShort: "Offset", valueType: "xs:double", value: "1.25" } }] }),
+    body: JSON.stringify({
+      inputArguments: [{ value: { modelType: "Property", idShort: "Offset", valueType: "xs:double", value: "1.25" } }],
+    }),
   });
   assert.equal(response.status, 200, response.text);
   assert.equal(response.json().executionState, "Completed", response.text);

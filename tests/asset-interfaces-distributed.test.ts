@@ -10,12 +10,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { examplePair, FAAAST_AIMC_PROCESSOR } from "./test-support/aid-aimc-models.ts";
-import { startHttpAsset, type HttpAsset } from "./test-support/asset-peers.ts";
+import { type HttpAsset, startHttpAsset } from "./test-support/asset-peers.ts";
+import { eventually } from "./test-support/eventually.ts";
 import { b64, createHttpClient, type HttpClient } from "./test-support/http-client.ts";
 import { connectOpcua, type OpcuaTestClient } from "./test-support/opcua-client.ts";
-import { freePort, startNats, startRedis, type RunningServer } from "./test-support/servers.ts";
+import { freePort, type RunningServer, startNats, startRedis } from "./test-support/servers.ts";
 import { findCertificate, startTwinport, type TwinportProcess } from "./test-support/system.ts";
-import { eventually } from "./test-support/eventually.ts";
 
 let redis: RunningServer;
 let nats: RunningServer;
@@ -35,9 +35,9 @@ function workDir(name: string): string {
   return dir;
 }
 
-
 /** The replicas whose log says they run the AIMC's connection. */
-const holders = (aimcId: string) => stores.filter((store) => readFileSync(store.logFile, "utf8").includes(`AIMC ${aimcId} [0]: holds the lease`));
+const holders = (aimcId: string) =>
+  stores.filter((store) => readFileSync(store.logFile, "utf8").includes(`AIMC ${aimcId} [0]: holds the lease`));
 const valueOf = async (submodelId: string, idShort: string) => {
   const response = await client.get(`/submodels/${b64(submodelId)}/submodel-elements/${idShort}/$value`);
   return response.status === 200 ? (response.json() as Record<string, unknown>)[idShort] : `HTTP ${response.status}`;
@@ -45,7 +45,12 @@ const valueOf = async (submodelId: string, idShort: string) => {
 const polls = (path: string) => asset.requests.filter((r) => r.path === path).length;
 
 before(async () => {
-  [redis, nats, asset, startupAsset] = await Promise.all([startRedis(), startNats(), startHttpAsset(), startHttpAsset()]);
+  [redis, nats, asset, startupAsset] = await Promise.all([
+    startRedis(),
+    startNats(),
+    startHttpAsset(),
+    startHttpAsset(),
+  ]);
   for (const target of [asset, startupAsset]) {
     target.documents.set("/api/temperature", 21.5);
     target.documents.set("/api/status", { speed: 900 });
@@ -57,7 +62,14 @@ before(async () => {
     messageBus: { "@class": "messagebus.nats.MessageBusNats", url: nats.url },
     endpoints: [
       { "@class": "endpoint.http.HttpEndpoint", port: httpPort, host: "127.0.0.1", sslEnabled: true },
-      { "@class": "endpoint.opcua.OpcUaEndpoint", tcpPort: opcuaPort, host: "127.0.0.1", hostname: "127.0.0.1", supportedSecurityPolicies: ["NONE"], secondsTillShutdown: 0 },
+      {
+        "@class": "endpoint.opcua.OpcUaEndpoint",
+        tcpPort: opcuaPort,
+        host: "127.0.0.1",
+        hostname: "127.0.0.1",
+        supportedSecurityPolicies: ["NONE"],
+        secondsTillShutdown: 0,
+      },
     ],
     submodelTemplateProcessors: [{ "@class": FAAAST_AIMC_PROCESSOR, subscriptionInterval: 100 }],
   });
@@ -85,10 +97,19 @@ after(async () => {
 });
 
 test("a pair seeded with -m polls at start-up, from exactly one of the two replicas", async () => {
-  await eventually(() => valueOf(startup().operationalDataId, "Temperature"), (v) => v === 21.5, "the seeded pair's value");
-  await eventually(() => holders(startup().aimcId).length, (n) => n === 1, "one lease holder");
+  await eventually(
+    () => valueOf(startup().operationalDataId, "Temperature"),
+    (v) => v === 21.5,
+    "the seeded pair's value",
+  );
+  await eventually(
+    () => holders(startup().aimcId).length,
+    (n) => n === 1,
+    "one lease holder",
+  );
   // Both replicas derived it (each reports it in its ready line); only one runs it.
-  for (const store of stores) assert.deepEqual(store.details.assetInterfaces, [{ aimc: startup().aimcId, connections: 1, problems: [] }]);
+  for (const store of stores)
+    assert.deepEqual(store.details.assetInterfaces, [{ aimc: startup().aimcId, connections: 1, problems: [] }]);
 });
 
 test("posted through the gateway: one replica polls; the value reaches HTTP and OPC UA", async () => {
@@ -97,9 +118,21 @@ test("posted through the gateway: one replica polls; the value reaches HTTP and 
     const response = await client.request("POST", "/submodels", { body: JSON.stringify(submodel) });
     assert.equal(response.status, 201, response.text);
   }
-  await eventually(() => valueOf(pair.operationalDataId, "Temperature"), (v) => v === 21.5, "21.5 over HTTP");
-  await eventually(() => opcua.read(`${pair.operationalDataId}|Temperature/Value`), (v) => v.value.value === 21.5, "21.5 over OPC UA");
-  await eventually(() => holders(pair.aimcId).length, (n) => n === 1, "one lease holder");
+  await eventually(
+    () => valueOf(pair.operationalDataId, "Temperature"),
+    (v) => v === 21.5,
+    "21.5 over HTTP",
+  );
+  await eventually(
+    () => opcua.read(`${pair.operationalDataId}|Temperature/Value`),
+    (v) => v.value.value === 21.5,
+    "21.5 over OPC UA",
+  );
+  await eventually(
+    () => holders(pair.aimcId).length,
+    (n) => n === 1,
+    "one lease holder",
+  );
   // At 100 ms, two pollers would send about 20 requests in a second; one sends about 10.
   const before = polls("/api/temperature");
   await new Promise((resolve) => setTimeout(resolve, 1000));
@@ -112,9 +145,19 @@ test("kill -9 of the replica polling the asset: the other takes over; DELETE of 
   const [holder] = holders(pair.aimcId);
   const survivor = stores.find((store) => store !== holder)!;
   holder!.child.kill("SIGKILL");
-  await eventually(() => readFileSync(survivor.logFile, "utf8").includes(`AIMC ${pair.aimcId} [0]: holds the lease`), Boolean, "the survivor taking the lease", 20_000);
+  await eventually(
+    () => readFileSync(survivor.logFile, "utf8").includes(`AIMC ${pair.aimcId} [0]: holds the lease`),
+    Boolean,
+    "the survivor taking the lease",
+    20_000,
+  );
   asset.documents.set("/api/temperature", 24.75);
-  await eventually(() => valueOf(pair.operationalDataId, "Temperature"), (v) => v === 24.75, "a new asset value after the failover", 15_000);
+  await eventually(
+    () => valueOf(pair.operationalDataId, "Temperature"),
+    (v) => v === 24.75,
+    "a new asset value after the failover",
+    15_000,
+  );
 
   const deleted = await client.request("DELETE", `/submodels/${b64(pair.aimcId)}`);
   assert.equal(deleted.status, 204, deleted.text);

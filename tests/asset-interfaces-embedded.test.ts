@@ -11,12 +11,12 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import mqtt from "mqtt";
 import { examplePair, FAAAST_AIMC_PROCESSOR, templatePair } from "./test-support/aid-aimc-models.ts";
-import { startHttpAsset, type HttpAsset } from "./test-support/asset-peers.ts";
+import { type HttpAsset, startHttpAsset } from "./test-support/asset-peers.ts";
+import { eventually } from "./test-support/eventually.ts";
 import { b64, createHttpClient, type HttpClient } from "./test-support/http-client.ts";
 import { connectOpcua, type OpcuaTestClient } from "./test-support/opcua-client.ts";
-import { freePort, startMosquitto, type RunningMosquitto } from "./test-support/servers.ts";
+import { freePort, type RunningMosquitto, startMosquitto } from "./test-support/servers.ts";
 import { findCertificate, startTwinport, type TwinportProcess } from "./test-support/system.ts";
-import { eventually } from "./test-support/eventually.ts";
 
 const USER = "pump-reader";
 const PASSWORD = "s3cret";
@@ -30,7 +30,6 @@ let twinport: TwinportProcess;
 let client: HttpClient;
 let opcua: OpcuaTestClient;
 const dir = mkdtempSync(join(tmpdir(), "twinport-aid-embedded-"));
-
 
 const valueOf = async (submodelId: string, idShort: string) => {
   const response = await client.get(`/submodels/${b64(submodelId)}/submodel-elements/${idShort}/$value`);
@@ -48,7 +47,11 @@ const polls = (target: HttpAsset, path: string) => target.requests.filter((r) =>
 /** Resolves once `path` is requested again (after the call). */
 async function polledAgain(target: HttpAsset, path: string): Promise<void> {
   const count = polls(target, path);
-  await eventually(async () => polls(target, path), (n) => n > count, `a new request for ${path}`);
+  await eventually(
+    async () => polls(target, path),
+    (n) => n > count,
+    `a new request for ${path}`,
+  );
 }
 
 /** No request for `path` reaches the asset after a settle time: its polling stopped. */
@@ -63,18 +66,30 @@ async function pollingStopped(target: HttpAsset, path: string): Promise<void> {
 const log = () => readFileSync(twinport.logFile, "utf8");
 
 before(async () => {
-  [asset, securedAsset, startupAsset, templateAsset, broker] = await Promise.all([startHttpAsset(), startHttpAsset(), startHttpAsset(), startHttpAsset(), startMosquitto()]);
+  [asset, securedAsset, startupAsset, templateAsset, broker] = await Promise.all([
+    startHttpAsset(),
+    startHttpAsset(),
+    startHttpAsset(),
+    startHttpAsset(),
+    startMosquitto(),
+  ]);
   for (const target of [asset, securedAsset, startupAsset]) {
     target.documents.set("/api/temperature", 21.5);
     target.documents.set("/api/status", { speed: 1200, mode: "auto" });
   }
   templateAsset.documents.set("/sampleDevice/properties/voltage", { value: 229.5 });
   const expected = `Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString("base64")}`;
-  securedAsset.handle = (request) => (request.headers.authorization === expected ? undefined : { status: 401, headers: { "WWW-Authenticate": 'Basic realm="pump"' }, body: "{}" });
+  securedAsset.handle = (request) =>
+    request.headers.authorization === expected
+      ? undefined
+      : { status: 401, headers: { "WWW-Authenticate": 'Basic realm="pump"' }, body: "{}" };
 
   // A pair in the model from the start: it must start polling without any API call.
   const startup = examplePair("startup", startupAsset.url);
-  writeFileSync(join(dir, "model.json"), JSON.stringify({ submodels: [startup.aid, startup.aimc, startup.operationalData] }));
+  writeFileSync(
+    join(dir, "model.json"),
+    JSON.stringify({ submodels: [startup.aid, startup.aimc, startup.operationalData] }),
+  );
   const [httpPort, opcuaPort] = [await freePort(), await freePort()];
   writeFileSync(
     join(dir, "config.json"),
@@ -82,9 +97,21 @@ before(async () => {
       core: { assetConnectionRetryInterval: 200 },
       endpoints: [
         { "@class": "endpoint.http.HttpEndpoint", port: httpPort, host: "127.0.0.1", sslEnabled: true },
-        { "@class": "endpoint.opcua.OpcUaEndpoint", tcpPort: opcuaPort, host: "127.0.0.1", supportedSecurityPolicies: ["NONE"], secondsTillShutdown: 0 },
+        {
+          "@class": "endpoint.opcua.OpcUaEndpoint",
+          tcpPort: opcuaPort,
+          host: "127.0.0.1",
+          supportedSecurityPolicies: ["NONE"],
+          secondsTillShutdown: 0,
+        },
       ],
-      submodelTemplateProcessors: [{ "@class": FAAAST_AIMC_PROCESSOR, subscriptionInterval: 100, credentials: { [securedAsset.url]: [{ username: USER, password: PASSWORD }] } }],
+      submodelTemplateProcessors: [
+        {
+          "@class": FAAAST_AIMC_PROCESSOR,
+          subscriptionInterval: 100,
+          credentials: { [securedAsset.url]: [{ username: USER, password: PASSWORD }] },
+        },
+      ],
     }),
   );
   twinport = await startTwinport({ role: "embedded", cwd: dir, args: ["-c", "config.json", "-m", "model.json"] });
@@ -105,8 +132,16 @@ describe("AID/AIMC processing, embedded", () => {
   test("a pair in the model at start-up polls without any API call; the ready line says what it derived", async () => {
     const startup = examplePair("startup", startupAsset.url);
     assert.deepEqual(twinport.details.assetInterfaces, [{ aimc: startup.aimcId, connections: 1, problems: [] }]);
-    await eventually(() => valueOf(startup.operationalDataId, "Temperature"), (v) => v === 21.5, "the start-up pair's temperature");
-    await eventually(() => valueOf(startup.operationalDataId, "Speed"), (v) => v === 1200, "the nested field through a value provider");
+    await eventually(
+      () => valueOf(startup.operationalDataId, "Temperature"),
+      (v) => v === 21.5,
+      "the start-up pair's temperature",
+    );
+    await eventually(
+      () => valueOf(startup.operationalDataId, "Speed"),
+      (v) => v === 1200,
+      "the nested field through a value provider",
+    );
   });
 
   test("posting AID, target and AIMC: the asset is polled, its value reaches HTTP and OPC UA and follows changes; DELETE of the AIMC stops polling, of the AID too", async () => {
@@ -115,12 +150,28 @@ describe("AID/AIMC processing, embedded", () => {
     await post(pair.aid);
     assert.equal(polls(asset, "/api/temperature"), 0, "an AID alone connects nothing");
     await post(pair.aimc);
-    await eventually(() => valueOf(pair.operationalDataId, "Temperature"), (v) => v === 21.5, "21.5 over HTTP");
+    await eventually(
+      () => valueOf(pair.operationalDataId, "Temperature"),
+      (v) => v === 21.5,
+      "21.5 over HTTP",
+    );
     const local = `${pair.operationalDataId}|Temperature/Value`;
-    await eventually(() => opcua.read(local), (v) => v.value.value === 21.5, "21.5 over OPC UA");
+    await eventually(
+      () => opcua.read(local),
+      (v) => v.value.value === 21.5,
+      "21.5 over OPC UA",
+    );
     asset.documents.set("/api/temperature", 23.25);
-    await eventually(() => valueOf(pair.operationalDataId, "Temperature"), (v) => v === 23.25, "the changed value over HTTP");
-    await eventually(() => opcua.read(local), (v) => v.value.value === 23.25, "the changed value over OPC UA");
+    await eventually(
+      () => valueOf(pair.operationalDataId, "Temperature"),
+      (v) => v === 23.25,
+      "the changed value over HTTP",
+    );
+    await eventually(
+      () => opcua.read(local),
+      (v) => v.value.value === 23.25,
+      "the changed value over OPC UA",
+    );
 
     await remove(pair.aimcId);
     await pollingStopped(asset, "/api/temperature");
@@ -131,7 +182,12 @@ describe("AID/AIMC processing, embedded", () => {
     await resumed;
     await remove(pair.aidId);
     await pollingStopped(asset, "/api/temperature");
-    await eventually(async () => log(), (text) => text.includes(`AIMC ${pair.aimcId}: skipped: MappingConfigurations[0]: InterfaceReference target not found`), "the dangling reference in the log");
+    await eventually(
+      async () => log(),
+      (text) =>
+        text.includes(`AIMC ${pair.aimcId}: skipped: MappingConfigurations[0]: InterfaceReference target not found`),
+      "the dangling reference in the log",
+    );
   });
 
   test("a changed href is applied at runtime: the old path is no longer read", async () => {
@@ -143,19 +199,33 @@ describe("AID/AIMC processing, embedded", () => {
     await polled;
     asset.documents.set("/api/v2/temperature", 30.5);
     const hrefPath = "InterfaceHTTP.InteractionMetadata.properties.temperature.forms.href";
-    const patched = await client.request("PATCH", `/submodels/${b64(pair.aidId)}/submodel-elements/${hrefPath}/$value`, { body: JSON.stringify("/api/v2/temperature") });
+    const patched = await client.request(
+      "PATCH",
+      `/submodels/${b64(pair.aidId)}/submodel-elements/${hrefPath}/$value`,
+      { body: JSON.stringify("/api/v2/temperature") },
+    );
     assert.equal(patched.status, 204, patched.text);
-    await eventually(() => valueOf(pair.operationalDataId, "Temperature"), (v) => v === 30.5, "the value from the new href");
+    await eventually(
+      () => valueOf(pair.operationalDataId, "Temperature"),
+      (v) => v === 30.5,
+      "the value from the new href",
+    );
     await pollingStopped(asset, "/api/temperature");
     await remove(pair.aimcId);
   });
 
   test("credentials from the configuration reach the asset as Basic auth (basic_sc, keyed by base)", async () => {
-    const pair = examplePair("secured", securedAsset.url, (text) => text.replaceAll('"value": "nosec_sc"', '"value": "basic_sc"'));
+    const pair = examplePair("secured", securedAsset.url, (text) =>
+      text.replaceAll('"value": "nosec_sc"', '"value": "basic_sc"'),
+    );
     await post(pair.operationalData);
     await post(pair.aid);
     await post(pair.aimc);
-    await eventually(() => valueOf(pair.operationalDataId, "Temperature"), (v) => v === 21.5, "the secured asset's value");
+    await eventually(
+      () => valueOf(pair.operationalDataId, "Temperature"),
+      (v) => v === 21.5,
+      "the secured asset's value",
+    );
     const authorized = await securedAsset.waitForRequest((r) => r.headers.authorization !== undefined);
     assert.equal(authorized.headers.authorization, `Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString("base64")}`);
     await remove(pair.aimcId);
@@ -166,8 +236,19 @@ describe("AID/AIMC processing, embedded", () => {
     await post(pair.target);
     await post(pair.aid);
     await post(pair.aimc);
-    await eventually(() => valueOf(pair.targetId, "Voltage"), (v) => v === 229.5, "the HTTP voltage ($.value of the nested field)");
-    await eventually(async () => log(), (text) => text.includes(`AIMC ${pair.aimcId}: skipped: MappingConfigurations[2] (interface InterfaceMODBUS): uses Modbus: not supported`), "Modbus reported");
+    await eventually(
+      () => valueOf(pair.targetId, "Voltage"),
+      (v) => v === 229.5,
+      "the HTTP voltage ($.value of the nested field)",
+    );
+    await eventually(
+      async () => log(),
+      (text) =>
+        text.includes(
+          `AIMC ${pair.aimcId}: skipped: MappingConfigurations[2] (interface InterfaceMODBUS): uses Modbus: not supported`,
+        ),
+      "Modbus reported",
+    );
     const device = await mqtt.connectAsync(broker.url);
     try {
       // The subscription may still be on its way: publish until the value arrives.

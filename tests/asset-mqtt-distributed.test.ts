@@ -12,10 +12,17 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { connectAsync, type MqttClient } from "mqtt";
 import { ASSET_TEST_MODEL, DRIVE_SUBMODEL_ID } from "./test-support/asset-peers.ts";
-import { b64, createHttpClient, type HttpClient } from "./test-support/http-client.ts";
-import { freePort, startMosquitto, startNats, startRedis, type RunningMosquitto, type RunningServer } from "./test-support/servers.ts";
-import { findCertificate, startTwinport, type TwinportProcess } from "./test-support/system.ts";
 import { eventually } from "./test-support/eventually.ts";
+import { b64, createHttpClient, type HttpClient } from "./test-support/http-client.ts";
+import {
+  freePort,
+  type RunningMosquitto,
+  type RunningServer,
+  startMosquitto,
+  startNats,
+  startRedis,
+} from "./test-support/servers.ts";
+import { findCertificate, startTwinport, type TwinportProcess } from "./test-support/system.ts";
 
 const key = (idShort: string) => `(Submodel)${DRIVE_SUBMODEL_ID}, (Property)${idShort}`;
 const element = (idShortPath: string) => `/submodels/${b64(DRIVE_SUBMODEL_ID)}/submodel-elements/${idShortPath}`;
@@ -38,7 +45,6 @@ function workDir(name: string): string {
 }
 
 const holds = (process: TwinportProcess) => LEASE_LINE.test(readFileSync(process.logFile, "utf8"));
-
 
 const temperature = async () => (await client.get(`${element("Temperature")}/$value`)).json().Temperature as number;
 
@@ -83,7 +89,9 @@ before(async () => {
       {
         "@class": "assetconnection.mqtt.MqttAssetConnection",
         serverUri: broker.url,
-        subscriptionProviders: { [key("Temperature")]: { format: "JSON", topic: "drive/telemetry", query: "$.temperature" } },
+        subscriptionProviders: {
+          [key("Temperature")]: { format: "JSON", topic: "drive/telemetry", query: "$.temperature" },
+        },
         valueProviders: { [key("Setpoint")]: { format: "JSON", topic: "drive/setpoint/set" } },
       },
     ],
@@ -110,12 +118,24 @@ after(async () => {
 });
 
 test("one replica runs the connection: one broker session, messages flow in, each write is published once", async () => {
-  await eventually(() => stores.filter(holds).length, (n) => n === 1, "one lease holder");
+  await eventually(
+    () => stores.filter(holds).length,
+    (n) => n === 1,
+    "one lease holder",
+  );
   await publishUntilVisible(20);
-  assert.equal(replicaSessions(), 1, `one session of our replicas on the broker; broker log:\n${readFileSync(broker.logFile, "utf8")}`);
+  assert.equal(
+    replicaSessions(),
+    1,
+    `one session of our replicas on the broker; broker log:\n${readFileSync(broker.logFile, "utf8")}`,
+  );
   const patched = await client.request("PATCH", `${element("Setpoint")}/$value`, { body: "8" });
   assert.equal(patched.status, 204, patched.text);
-  await eventually(() => published.length, (n) => n > 0, "the published setpoint");
+  await eventually(
+    () => published.length,
+    (n) => n > 0,
+    "the published setpoint",
+  );
   await new Promise((resolve) => setTimeout(resolve, 800));
   assert.deepEqual(published, ["8"], "published by one replica only");
 });
@@ -132,7 +152,11 @@ test("kill -9 of the replica running the connection: the other takes over within
   await eventually(replicaSessions, (n) => n === 1, "one session of our replicas on the broker after the failover");
   const patched = await client.request("PATCH", `${element("Setpoint")}/$value`, { body: "9" });
   assert.equal(patched.status, 204, patched.text);
-  await eventually(() => published.length, (n) => n > 1, "the setpoint published by the survivor");
+  await eventually(
+    () => published.length,
+    (n) => n > 1,
+    "the setpoint published by the survivor",
+  );
   await new Promise((resolve) => setTimeout(resolve, 800));
   assert.deepEqual(published, ["8", "9"]);
 });

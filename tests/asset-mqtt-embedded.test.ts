@@ -10,11 +10,11 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { connectAsync, type MqttClient } from "mqtt";
 import { ASSET_TEST_MODEL, DRIVE_SUBMODEL_ID } from "./test-support/asset-peers.ts";
+import { eventually } from "./test-support/eventually.ts";
 import { b64, createHttpClient, type HttpClient } from "./test-support/http-client.ts";
 import { connectOpcua, type OpcuaTestClient } from "./test-support/opcua-client.ts";
-import { freePort, startMosquitto, type RunningMosquitto } from "./test-support/servers.ts";
+import { freePort, type RunningMosquitto, startMosquitto } from "./test-support/servers.ts";
 import { findCertificate, startTwinport, type TwinportProcess } from "./test-support/system.ts";
-import { eventually } from "./test-support/eventually.ts";
 
 const FAAAST = "de.fraunhofer.iosb.ilt.faaast.service";
 const key = (idShort: string) => `(Submodel)${DRIVE_SUBMODEL_ID}, (Property)${idShort}`;
@@ -27,7 +27,6 @@ let client: HttpClient;
 let opcua: OpcuaTestClient;
 const dir = mkdtempSync(join(tmpdir(), "twinport-mqtt-embedded-"));
 
-
 before(async () => {
   broker = await startMosquitto();
   device = await connectAsync(broker.url, { reconnectPeriod: 0, clientId: "test-device" });
@@ -39,7 +38,13 @@ before(async () => {
       core: { assetConnectionRetryInterval: 200 },
       endpoints: [
         { "@class": "endpoint.http.HttpEndpoint", port: httpPort, host: "127.0.0.1", sslEnabled: true },
-        { "@class": "endpoint.opcua.OpcUaEndpoint", tcpPort: opcuaPort, host: "127.0.0.1", supportedSecurityPolicies: ["NONE"], secondsTillShutdown: 0 },
+        {
+          "@class": "endpoint.opcua.OpcUaEndpoint",
+          tcpPort: opcuaPort,
+          host: "127.0.0.1",
+          supportedSecurityPolicies: ["NONE"],
+          secondsTillShutdown: 0,
+        },
       ],
       assetConnections: [
         {
@@ -50,10 +55,16 @@ before(async () => {
             [key("Temperature")]: { format: "JSON", topic: "drive/telemetry", query: "$.temperature" },
             [key("Label")]: { format: "JSON", topic: "drive/telemetry", query: "$.label" },
           },
-          valueProviders: { [key("Setpoint")]: { format: "JSON", topic: "drive/setpoint/set", template: '{"setpoint": ${value}}' } },
+          valueProviders: {
+            [key("Setpoint")]: { format: "JSON", topic: "drive/setpoint/set", template: '{"setpoint": ${value}}' },
+          },
         },
         // Nobody listens here: start-up must not wait for it.
-        { "@class": `${FAAAST}.assetconnection.mqtt.MqttAssetConnection`, serverUri: `tcp://127.0.0.1:${nobodyPort}`, subscriptionProviders: { [key("BigCounter")]: { format: "JSON", topic: "x" } } },
+        {
+          "@class": `${FAAAST}.assetconnection.mqtt.MqttAssetConnection`,
+          serverUri: `tcp://127.0.0.1:${nobodyPort}`,
+          subscriptionProviders: { [key("BigCounter")]: { format: "JSON", topic: "x" } },
+        },
       ],
     }),
   );
@@ -76,7 +87,11 @@ test("ready although one broker is unreachable; both MQTT connections are named 
     (twinport.details.assetConnections as { name: string; kind: string }[]).map((c) => `${c.name} ${c.kind}`),
     ["assetConnections[0] mqtt", "assetConnections[1] mqtt"],
   );
-  await eventually(async () => readFileSync(twinport.logFile, "utf8"), (log) => /assetConnections\[1\].*cannot connect to tcp:\/\/127\.0\.0\.1/.test(log), "the retry in the log");
+  await eventually(
+    async () => readFileSync(twinport.logFile, "utf8"),
+    (log) => /assetConnections\[1\].*cannot connect to tcp:\/\/127\.0\.0\.1/.test(log),
+    "the retry in the log",
+  );
   assert.equal((await client.get(element("Temperature"))).status, 200, "requests are served meanwhile");
 });
 
@@ -86,13 +101,19 @@ test("a message published on the broker reaches HTTP readers and an OPC UA subsc
     // Published until it arrives: the connection subscribes a moment after the process is ready.
     await eventually(
       async () => {
-        await device.publishAsync("drive/telemetry", JSON.stringify({ temperature: 21.5, label: "milling" }), { qos: 1 });
+        await device.publishAsync("drive/telemetry", JSON.stringify({ temperature: 21.5, label: "milling" }), {
+          qos: 1,
+        });
         return client.get(`${element("Temperature")}/$value`);
       },
       (r) => r.status === 200 && r.json().Temperature === 21.5,
       "21.5 over HTTP",
     );
-    assert.equal((await client.get(`${element("Label")}/$value`)).json().Label, "milling", "the second provider on the same topic");
+    assert.equal(
+      (await client.get(`${element("Label")}/$value`)).json().Label,
+      "milling",
+      "the second provider on the same topic",
+    );
     await monitor.waitFor((v) => v.value.value === 21.5, 10_000, "21.5 in the OPC UA subscription");
     await device.publishAsync("drive/telemetry", JSON.stringify({ temperature: 19.75, label: "idle" }), { qos: 1 });
     await monitor.waitFor((v) => v.value.value === 19.75, 10_000, "19.75 in the OPC UA subscription");
@@ -111,13 +132,25 @@ test("HTTP PATCH $value is published to the broker with the template; a GET answ
   await device.subscribeAsync("drive/setpoint/set", { qos: 1 });
   const patched = await client.request("PATCH", `${element("Setpoint")}/$value`, { body: "17" });
   assert.equal(patched.status, 204, patched.text);
-  await eventually(async () => received.length, (n) => n > 0, "the published setpoint");
+  await eventually(
+    async () => received.length,
+    (n) => n > 0,
+    "the published setpoint",
+  );
   assert.deepEqual(received, ['{"setpoint": 17}']);
   const read = await client.get(`${element("Setpoint")}/$value`);
-  assert.equal(read.status, 200, "a write-only MQTT value provider never fails a read (FA³ST v1.3.0 answered an error)");
+  assert.equal(
+    read.status,
+    200,
+    "a write-only MQTT value provider never fails a read (FA³ST v1.3.0 answered an error)",
+  );
   assert.equal(read.json().Setpoint, 17);
   const written = await opcua.write(`${DRIVE_SUBMODEL_ID}|Setpoint/Value`, { dataType: "Int32", value: 23 });
   assert.ok(written.isGood(), written.toString());
-  await eventually(async () => received.length, (n) => n > 1, "the setpoint written through OPC UA");
+  await eventually(
+    async () => received.length,
+    (n) => n > 1,
+    "the setpoint written through OPC UA",
+  );
   assert.equal(received[1], '{"setpoint": 23}');
 });

@@ -5,19 +5,18 @@
  * configuration loader, redis-server and nats-server for the infrastructure command lines), and
  * every checker is shown to fail on a deliberately broken copy.
  */
-import { test } from "node:test";
+
 import assert from "node:assert/strict";
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { connect } from "node:net";
 import { createServer as createHttpServer } from "node:http";
+import { isBuiltin } from "node:module";
+import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { isBuiltin } from "node:module";
-import { freePort, serverBinary } from "./test-support/servers.ts";
+import { test } from "node:test";
+import { isOpcUaEndpoint } from "@twinport/shared";
 import { spawnTwinport } from "../bin/test-support/spawn-twinport.ts";
-import { runTool } from "./test-support/deployment-tools.ts";
-import { dockerIgnored, healthcheckCommand, lintDockerfile } from "./test-support/deployment-dockerfile.ts";
 import {
   composeProblems,
   composeServiceViews,
@@ -27,11 +26,14 @@ import {
   proxyConfig,
   proxyRoutes,
   readCompose,
-  TWINPORT_SERVICES,
   type ServiceView,
+  TWINPORT_SERVICES,
 } from "./test-support/deployment-compose.ts";
+import { containerConfig, containerConfigProblems, DEFAULT_MANAGEMENT_PORT } from "./test-support/deployment-config.ts";
+import { dockerIgnored, healthcheckCommand, lintDockerfile } from "./test-support/deployment-dockerfile.ts";
 import {
   allowedClients,
+  type K8sObject,
   k8sProblems,
   k8sServiceView,
   kustomizationDirs,
@@ -40,11 +42,10 @@ import {
   renderKustomization,
   schemaProblems,
   unknownFieldProblems,
-  type K8sObject,
 } from "./test-support/deployment-k8s.ts";
 import { parityProblems } from "./test-support/deployment-parity.ts";
-import { containerConfig, containerConfigProblems, DEFAULT_MANAGEMENT_PORT } from "./test-support/deployment-config.ts";
-import { isOpcUaEndpoint } from "@twinport/shared";
+import { runTool } from "./test-support/deployment-tools.ts";
+import { freePort, serverBinary } from "./test-support/servers.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 const at = (path: string) => join(ROOT, path);
@@ -55,7 +56,12 @@ const CONFIG_MOUNT = "/etc/twinport/config.json";
 const OPCUA_CERTIFICATE_SECRET = "opcua-server-certificate";
 const ALL_SERVICES = [...INFRASTRUCTURE_SERVICES, ...TWINPORT_SERVICES];
 const GATEWAYS = ["http-gateway", "opcua-gateway"];
-const K8S_RULES = { namespace: "twinport", services: TWINPORT_SERVICES, gateways: GATEWAYS, stateful: INFRASTRUCTURE_SERVICES };
+const K8S_RULES = {
+  namespace: "twinport",
+  services: TWINPORT_SERVICES,
+  gateways: GATEWAYS,
+  stateful: INFRASTRUCTURE_SERVICES,
+};
 /** Image paths the deployments use, and where the repository has them (Dockerfile: COPY examples /app/examples). */
 const IMAGE_FILES = { "/app/examples/model.json": at("examples/model.json") };
 const WORKSPACE_MANIFESTS = ["libs", "services"].flatMap((folder) =>
@@ -92,40 +98,113 @@ test("Dockerfile: multi-stage on node:24-slim, compiled in a build stage, a runt
 
   const text = read("Dockerfile");
   const broken: [string, (text: string) => string, RegExp][] = [
-    ["single stage", (t) => t.replace(/^FROM node:24-slim AS build[\s\S]*?(?=^FROM node:24-slim AS runtime)/m, ""), /not multi-stage/],
-    ["full node image", (t) => t.replace("FROM node:24-slim AS runtime", "FROM node:24 AS runtime"), /FROM node:24: every stage must be based on node:24-slim/],
-    ["an old Node", (t) => t.replace("FROM node:24-slim AS build", "FROM node:20-slim AS build"), /FROM node:20-slim: every stage must be based on node:24-slim/],
-    ["dev dependencies in the runtime", (t) => t.replace("npm ci --omit=dev ", "npm ci "), /installs dev dependencies into the runtime's node_modules/],
+    [
+      "single stage",
+      (t) => t.replace(/^FROM node:24-slim AS build[\s\S]*?(?=^FROM node:24-slim AS runtime)/m, ""),
+      /not multi-stage/,
+    ],
+    [
+      "full node image",
+      (t) => t.replace("FROM node:24-slim AS runtime", "FROM node:24 AS runtime"),
+      /FROM node:24: every stage must be based on node:24-slim/,
+    ],
+    [
+      "an old Node",
+      (t) => t.replace("FROM node:24-slim AS build", "FROM node:20-slim AS build"),
+      /FROM node:20-slim: every stage must be based on node:24-slim/,
+    ],
+    [
+      "dev dependencies in the runtime",
+      (t) => t.replace("npm ci --omit=dev ", "npm ci "),
+      /installs dev dependencies into the runtime's node_modules/,
+    ],
     ["npm install", (t) => t.replace("npm ci --omit=dev", "npm install --omit=dev"), /use 'npm ci'/],
-    ["node_modules from the build stage", (t) => t.replace("COPY --from=deps /app/node_modules node_modules", "COPY --from=build /app/node_modules node_modules"), /installs dev dependencies into the runtime's node_modules/],
-    ["no build", (t) => t.replace(/^RUN node scripts\/build\.ts[^\n]*(\n\s+&&[^\n]*)*$/m, ""), /no stage compiles the TypeScript/],
+    [
+      "node_modules from the build stage",
+      (t) =>
+        t.replace(
+          "COPY --from=deps /app/node_modules node_modules",
+          "COPY --from=build /app/node_modules node_modules",
+        ),
+      /installs dev dependencies into the runtime's node_modules/,
+    ],
+    [
+      "no build",
+      (t) => t.replace(/^RUN node scripts\/build\.ts[^\n]*(\n\s+&&[^\n]*)*$/m, ""),
+      /no stage compiles the TypeScript/,
+    ],
     ["no compiled output", (t) => t.replace(/^COPY --from=build .*$/gm, ""), /copies no compiled output/],
-    ["TypeScript sources in the runtime", (t) => t.replace("COPY examples examples", "COPY examples examples\nCOPY libs libs"), /the runtime gets no TypeScript sources, tests or test support \(libs\)/],
-    ["test support in the runtime", (t) => t.replace("COPY examples examples", "COPY examples examples\nCOPY bin/test-support bin/test-support"), /the runtime gets no TypeScript sources, tests or test support \(bin\/test-support\)/],
-    ["the whole context", (t) => t.replace("COPY examples examples", "COPY . ."), /the runtime gets no TypeScript sources, tests or test support \(\.\)/],
+    [
+      "TypeScript sources in the runtime",
+      (t) => t.replace("COPY examples examples", "COPY examples examples\nCOPY libs libs"),
+      /the runtime gets no TypeScript sources, tests or test support \(libs\)/,
+    ],
+    [
+      "test support in the runtime",
+      (t) => t.replace("COPY examples examples", "COPY examples examples\nCOPY bin/test-support bin/test-support"),
+      /the runtime gets no TypeScript sources, tests or test support \(bin\/test-support\)/,
+    ],
+    [
+      "the whole context",
+      (t) => t.replace("COPY examples examples", "COPY . ."),
+      /the runtime gets no TypeScript sources, tests or test support \(\.\)/,
+    ],
     ["root user", (t) => t.replace(/^USER .*$/m, "USER root"), /must not be root/],
     ["named user", (t) => t.replace(/^USER .*$/m, "USER node"), /numeric user/],
     ["no user", (t) => t.replace(/^USER .*$/m, ""), /no USER/],
     ["no healthcheck", (t) => t.replace(/^HEALTHCHECK[\s\S]*?\n(?=ENTRYPOINT)/m, ""), /no HEALTHCHECK/],
-    ["a Node health check", (t) => t.replace(/CMD \["bash".*$/m, `CMD ["node", "-e", "fetch('http://127.0.0.1:9464/health')"]`), /HEALTHCHECK starts a Node process/],
+    [
+      "a Node health check",
+      (t) => t.replace(/CMD \["bash".*$/m, `CMD ["node", "-e", "fetch('http://127.0.0.1:9464/health')"]`),
+      /HEALTHCHECK starts a Node process/,
+    ],
     ["a tight timeout", (t) => t.replace("--timeout=10s", "--timeout=3s"), /--timeout=3s is too tight/],
     ["no start period", (t) => t.replace("--start-period=60s ", ""), /--start-period=\(default\) is too tight/],
     ["missing port", (t) => t.replace(/^EXPOSE .*$/m, "EXPOSE 8443 4840"), /port 9464 is not EXPOSEd/],
-    ["shell-form entry point", (t) => t.replace(/^ENTRYPOINT .*$/m, "ENTRYPOINT node /app/bin/twinport.js"), /SIGTERM never reaches node/],
-    ["workspace manifest not copied", (t) => t.replace(/^COPY services\/opcua-gateway\/package\.json.*$/m, ""), /services\/opcua-gateway\/package\.json is not copied before 'npm ci' in stage build/],
-    ["node_modules from the host", (t) => t.replace("COPY --from=deps /app/node_modules node_modules", "COPY node_modules node_modules"), /copies node_modules from the build context/],
+    [
+      "shell-form entry point",
+      (t) => t.replace(/^ENTRYPOINT .*$/m, "ENTRYPOINT node /app/bin/twinport.js"),
+      /SIGTERM never reaches node/,
+    ],
+    [
+      "workspace manifest not copied",
+      (t) => t.replace(/^COPY services\/opcua-gateway\/package\.json.*$/m, ""),
+      /services\/opcua-gateway\/package\.json is not copied before 'npm ci' in stage build/,
+    ],
+    [
+      "node_modules from the host",
+      (t) => t.replace("COPY --from=deps /app/node_modules node_modules", "COPY node_modules node_modules"),
+      /copies node_modules from the build context/,
+    ],
   ];
   for (const [what, breakIt, expected] of broken) {
     const changed = breakIt(text);
     assert.notEqual(changed, text, `${what}: the mutation did not apply`);
     const problems = lintDockerfile(changed, expect);
-    assert.ok(problems.some((problem) => expected.test(problem)), `${what}: expected ${expected}, got ${JSON.stringify(problems)}`);
+    assert.ok(
+      problems.some((problem) => expected.test(problem)),
+      `${what}: expected ${expected}, got ${JSON.stringify(problems)}`,
+    );
   }
 });
 
 test(".dockerignore sends the manifests, the sources to compile and the build script, and keeps tests, test support, local state, build output and node_modules out", () => {
   const patterns = read(".dockerignore");
-  const reach = ["package.json", "package-lock.json", "tsconfig.json", "tsconfig.build.json", "scripts/build.ts", "bin/twinport.js", "bin/cli.ts", "libs/shared/src/index.ts", "libs/shared/tsconfig.build.json", "services/opcua-gateway/src/address-space/twinport-aas-v3.NodeSet2.xml", "examples/model.json", "examples/config-container.json", ...WORKSPACE_MANIFESTS];
+  const reach = [
+    "package.json",
+    "package-lock.json",
+    "tsconfig.json",
+    "tsconfig.build.json",
+    "scripts/build.ts",
+    "bin/twinport.js",
+    "bin/cli.ts",
+    "libs/shared/src/index.ts",
+    "libs/shared/tsconfig.build.json",
+    "services/opcua-gateway/src/address-space/twinport-aas-v3.NodeSet2.xml",
+    "examples/model.json",
+    "examples/config-container.json",
+    ...WORKSPACE_MANIFESTS,
+  ];
   for (const path of reach) assert.equal(dockerIgnored(patterns, path), false, `${path} must reach the build`);
   const out = [
     "node_modules/yaml/package.json",
@@ -148,9 +227,14 @@ test(".dockerignore sends the manifests, the sources to compile and the build sc
   ];
   for (const path of out) assert.equal(dockerIgnored(patterns, path), true, `${path} must stay out of the build`);
   // Every test-support folder the repository has is covered by the pattern.
-  const folders = execFileSync("git", ["ls-files"], { cwd: ROOT, encoding: "utf8" }).split("\n").filter((path) => /(^|\/)test-support\//.test(path));
+  const folders = execFileSync("git", ["ls-files"], { cwd: ROOT, encoding: "utf8" })
+    .split("\n")
+    .filter((path) => /(^|\/)test-support\//.test(path));
   assert.ok(folders.length > 10, "found too few test-support files to judge");
-  assert.deepEqual(folders.filter((path) => !dockerIgnored(patterns, path)), []);
+  assert.deepEqual(
+    folders.filter((path) => !dockerIgnored(patterns, path)),
+    [],
+  );
   // The matcher itself: a re-include wins over an earlier exclude, and a folder pattern covers its files.
   assert.equal(dockerIgnored("tests\n!tests/keep.ts", "tests/keep.ts"), false);
   assert.equal(dockerIgnored("docs", "docs/adr/0005.md"), true);
@@ -171,15 +255,21 @@ test("the image runs with production dependencies only: every runtime import is 
   assert.ok(files.length > 20, "found too few source files to judge");
   for (const file of files) {
     const owner = packageFolders.find((folder) => file.startsWith(`${folder}/`));
-    const own = owner ? (JSON.parse(read(`${owner}/package.json`)) as { dependencies?: Record<string, string> }).dependencies : {};
+    const own = owner
+      ? (JSON.parse(read(`${owner}/package.json`)) as { dependencies?: Record<string, string> }).dependencies
+      : {};
     const allowed = new Set([...Object.keys(root.dependencies ?? {}), ...Object.keys(own ?? {})]);
     for (const name of importedPackages(read(file))) {
-      if (!allowed.has(name)) problems.push(`${file} imports ${name}, which is not a production dependency of ${owner ?? "the root package"}`);
+      if (!allowed.has(name))
+        problems.push(
+          `${file} imports ${name}, which is not a production dependency of ${owner ?? "the root package"}`,
+        );
     }
   }
   assert.deepEqual(problems, []);
   // The scanner sees static, dynamic and side-effect imports, and skips type-only ones and builtins.
-  const sample = 'import { parse } from "yaml";\nimport type { IPod } from "typescript";\nimport "reflect-metadata";\nimport { readFileSync } from "node:fs";\nconst m = await import("kubernetes-models/apps/v1");\nimport { x } from "./local.ts";\nimport { y } from "@scope/pkg/deep";';
+  const sample =
+    'import { parse } from "yaml";\nimport type { IPod } from "typescript";\nimport "reflect-metadata";\nimport { readFileSync } from "node:fs";\nconst m = await import("kubernetes-models/apps/v1");\nimport { x } from "./local.ts";\nimport { y } from "@scope/pkg/deep";';
   assert.deepEqual(importedPackages(sample), ["yaml", "reflect-metadata", "kubernetes-models", "@scope/pkg"]);
 });
 
@@ -206,7 +296,13 @@ test("docker-compose.yml: docker-compose 1.29 accepts it, and it keeps the deplo
   // docker-compose itself refuses a broken copy...
   const dir = tempDir(t, "compose");
   const brokenFile = join(dir, "docker-compose.yml");
-  writeFileSync(brokenFile, read("docker-compose.yml").replace("      model-store: { condition: service_healthy }\n", "      model-storage: { condition: service_healthy }\n"));
+  writeFileSync(
+    brokenFile,
+    read("docker-compose.yml").replace(
+      "      model-store: { condition: service_healthy }\n",
+      "      model-storage: { condition: service_healthy }\n",
+    ),
+  );
   const refused = runTool("docker-compose", ["-f", brokenFile, "config", "-q"], { cwd: dir });
   assert.notEqual(refused.status, 0, "docker-compose accepted a dependency on a service that does not exist");
   assert.match(refused.stderr, /model-storage/);
@@ -214,21 +310,59 @@ test("docker-compose.yml: docker-compose 1.29 accepts it, and it keeps the deplo
   // ...and our rules name what docker-compose cannot know.
   const text = read("docker-compose.yml");
   const broken: [string, string, string, RegExp][] = [
-    ["fsync per second", '"--appendfsync", "always"', '"--appendfsync", "everysec"', /redis: acknowledged writes can be lost/],
+    [
+      "fsync per second",
+      '"--appendfsync", "always"',
+      '"--appendfsync", "everysec"',
+      /redis: acknowledged writes can be lost/,
+    ],
     ["JetStream off", '"-js", ', "", /nats: JetStream is off/],
-    ["a gateway on a host port", '    expose: ["8443", "9464"]\n', '    expose: ["8443", "9464"]\n    ports: ["443:8443"]\n', /http-gateway: publishes host ports/],
+    [
+      "a gateway on a host port",
+      '    expose: ["8443", "9464"]\n',
+      '    expose: ["8443", "9464"]\n    ports: ["443:8443"]\n',
+      /http-gateway: publishes host ports/,
+    ],
     ["no seed model", ', "-m", "/app/examples/model.json"]', "]", /model-store: no model to seed/],
-    ["start without waiting", "      redis: { condition: service_healthy }\n", "      redis: { condition: service_started }\n", /model-store: must wait for redis/],
-    ["config not read", '["http-gateway", "-c", "/etc/twinport/config.json"]', '["http-gateway"]', /http-gateway: does not read the mounted config file/],
-    ["a Node health check", 'test: ["CMD", "bash", "-c", ', 'test: ["CMD", "node", "-e", ', /model-store: the health check starts a Node process/],
-    ["a tight health check", "    timeout: 10s\n", "    timeout: 3s\n", /opcua-gateway: health check timeout 3s is too tight/],
+    [
+      "start without waiting",
+      "      redis: { condition: service_healthy }\n",
+      "      redis: { condition: service_started }\n",
+      /model-store: must wait for redis/,
+    ],
+    [
+      "config not read",
+      '["http-gateway", "-c", "/etc/twinport/config.json"]',
+      '["http-gateway"]',
+      /http-gateway: does not read the mounted config file/,
+    ],
+    [
+      "a Node health check",
+      'test: ["CMD", "bash", "-c", ',
+      'test: ["CMD", "node", "-e", ',
+      /model-store: the health check starts a Node process/,
+    ],
+    [
+      "a tight health check",
+      "    timeout: 10s\n",
+      "    timeout: 3s\n",
+      /opcua-gateway: health check timeout 3s is too tight/,
+    ],
     ["no start period", "    start_period: 60s\n", "", /http-gateway: health check start_period 0s is too short/],
-    ["the proxy logging twice", "  global\n", "  global\n    log stdout format raw local0 notice\n", /proxy: 'log stdout' repeats every message/],
+    [
+      "the proxy logging twice",
+      "  global\n",
+      "  global\n    log stdout format raw local0 notice\n",
+      /proxy: 'log stdout' repeats every message/,
+    ],
   ];
   for (const [what, from, to, expected] of broken) {
     assert.ok(text.includes(from), `${what}: the mutation did not apply`);
     const problems = composeProblems(parseCompose(text.replace(from, to)), { proxy: PROXY, configMount: CONFIG_MOUNT });
-    assert.ok(problems.some((problem) => expected.test(problem)), `${what}: expected ${expected}, got ${JSON.stringify(problems)}`);
+    assert.ok(
+      problems.some((problem) => expected.test(problem)),
+      `${what}: expected ${expected}, got ${JSON.stringify(problems)}`,
+    );
   }
 });
 
@@ -241,16 +375,28 @@ test("the compose proxy: haproxy accepts its configuration, and it forwards 443 
   assert.equal(checked.status, 0, checked.stderr + checked.stdout);
 
   const views = composeServiceViews(compose, PROXY);
-  assert.deepEqual(proxyRoutes(config).map((route) => `${route.service}:${route.port}`).sort(), ["http-gateway:8443", "opcua-gateway:4840"]);
+  assert.deepEqual(
+    proxyRoutes(config)
+      .map((route) => `${route.service}:${route.port}`)
+      .sort(),
+    ["http-gateway:8443", "opcua-gateway:4840"],
+  );
   assert.deepEqual(views["http-gateway"]!.published, [{ host: 443, container: 8443 }]);
   assert.deepEqual(views["opcua-gateway"]!.published, [{ host: 4840, container: 4840 }]);
 
   writeFileSync(join(dir, "broken.cfg"), config.replace("balance leastconn", "balance fastest"));
-  assert.notEqual(runTool("haproxy", ["-c", "-f", join(dir, "broken.cfg")]).status, 0, "haproxy accepted an unknown balance algorithm");
+  assert.notEqual(
+    runTool("haproxy", ["-c", "-f", join(dir, "broken.cfg")]).status,
+    0,
+    "haproxy accepted an unknown balance algorithm",
+  );
 });
 
 /** Runs haproxy in the foreground as the compose proxy does until `until` shows in its output; the lines it printed. */
-async function runHaproxy(file: string, until: (output: string) => boolean): Promise<{ stdout: string[]; stderr: string[] }> {
+async function runHaproxy(
+  file: string,
+  until: (output: string) => boolean,
+): Promise<{ stdout: string[]; stderr: string[] }> {
   const child = spawn("haproxy", ["-W", "-db", "-f", file], { stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
@@ -258,7 +404,8 @@ async function runHaproxy(file: string, until: (output: string) => boolean): Pro
   child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
   const exited = new Promise((resolve) => child.once("exit", resolve));
   const deadline = Date.now() + 15_000;
-  while (!until(stdout + stderr) && child.exitCode === null && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  while (!until(stdout + stderr) && child.exitCode === null && Date.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, 50));
   child.kill("SIGTERM");
   await exited;
   return { stdout: stdout.split("\n").filter(Boolean), stderr: stderr.split("\n").filter(Boolean) };
@@ -282,20 +429,36 @@ test("the compose proxy prints each event once (haproxy in the foreground prints
   const dir = tempDir(t, "proxy-logs");
   const events = (output: { stdout: string[]; stderr: string[] }) =>
     // stderr lines carry "[WARNING]  (pid) : "; what follows is the message.
-    [...output.stdout, ...output.stderr.map((line) => line.replace(/^\[\w+\]\s+\(\d+\) : /, ""))].filter((line) => /is DOWN|has no server available/.test(line));
+    [...output.stdout, ...output.stderr.map((line) => line.replace(/^\[\w+\]\s+\(\d+\) : /, ""))].filter((line) =>
+      /is DOWN|has no server available/.test(line),
+    );
 
   writeFileSync(join(dir, "haproxy.cfg"), local(config));
   assert.notEqual(local(config), config, "the loopback rewrite did not apply");
-  const output = await runHaproxy(join(dir, "haproxy.cfg"), (text) => (text.match(/has no server available/g)?.length ?? 0) >= 2);
+  const output = await runHaproxy(
+    join(dir, "haproxy.cfg"),
+    (text) => (text.match(/has no server available/g)?.length ?? 0) >= 2,
+  );
   const seen = events(output);
   assert.ok(seen.length >= 4, `haproxy reported no backend down: ${JSON.stringify(output)}`);
-  assert.deepEqual(seen.filter((line, index) => seen.indexOf(line) !== index), [], "a message printed twice");
+  assert.deepEqual(
+    seen.filter((line, index) => seen.indexOf(line) !== index),
+    [],
+    "a message printed twice",
+  );
 
   // The configuration as it was (a log target on stdout): every message twice, which the check names.
-  const twice = local(config).replace(/^(\s*)global$/m, "$1global\n$1  log stdout format raw local0 notice").replace(/^(\s*)defaults$/m, "$1defaults\n$1  log global");
+  const twice = local(config)
+    .replace(/^(\s*)global$/m, "$1global\n$1  log stdout format raw local0 notice")
+    .replace(/^(\s*)defaults$/m, "$1defaults\n$1  log global");
   writeFileSync(join(dir, "twice.cfg"), twice);
-  const doubled = events(await runHaproxy(join(dir, "twice.cfg"), (text) => (text.match(/has no server available/g)?.length ?? 0) >= 4));
-  assert.ok(doubled.some((line, index) => doubled.indexOf(line) !== index), `expected duplicates: ${JSON.stringify(doubled)}`);
+  const doubled = events(
+    await runHaproxy(join(dir, "twice.cfg"), (text) => (text.match(/has no server available/g)?.length ?? 0) >= 4),
+  );
+  assert.ok(
+    doubled.some((line, index) => doubled.indexOf(line) !== index),
+    `expected duplicates: ${JSON.stringify(doubled)}`,
+  );
 });
 
 test("the HEALTHCHECK command (Dockerfile and compose), run by a real bash, succeeds only when /health answers 200 on the management port", async (t) => {
@@ -312,7 +475,10 @@ test("the HEALTHCHECK command (Dockerfile and compose), run by a real bash, succ
     new Promise<{ code: number | null; ms: number }>((resolve) => {
       const startedAt = Date.now();
       const [program, ...args] = command;
-      const child = spawn(program!, args, { env: { PATH: process.env.PATH, TWINPORT_CORE_MANAGEMENTPORT: String(managementPort) }, stdio: "ignore" });
+      const child = spawn(program!, args, {
+        env: { PATH: process.env.PATH, TWINPORT_CORE_MANAGEMENTPORT: String(managementPort) },
+        stdio: "ignore",
+      });
       child.on("exit", (code) => resolve({ code, ms: Date.now() - startedAt }));
     });
 
@@ -348,8 +514,18 @@ test("the HEALTHCHECK command (Dockerfile and compose), run by a real bash, succ
   const dir = tempDir(t, "healthcheck");
   const managementPort = await freePort();
   const httpPort = await freePort();
-  writeFileSync(join(dir, "config.json"), JSON.stringify({ core: { stateDir: join(dir, "state") }, endpoints: [{ "@class": "endpoint.http.HttpEndpoint", port: httpPort, host: "127.0.0.1", sslEnabled: false }] }));
-  const twinport = spawnTwinport(["-c", join(dir, "config.json"), "--empty-model"], { cwd: dir, env: { NODE_OPTIONS: "", TWINPORT_CORE_MANAGEMENTPORT: String(managementPort) }, readyTimeoutMs: 60_000 });
+  writeFileSync(
+    join(dir, "config.json"),
+    JSON.stringify({
+      core: { stateDir: join(dir, "state") },
+      endpoints: [{ "@class": "endpoint.http.HttpEndpoint", port: httpPort, host: "127.0.0.1", sslEnabled: false }],
+    }),
+  );
+  const twinport = spawnTwinport(["-c", join(dir, "config.json"), "--empty-model"], {
+    cwd: dir,
+    env: { NODE_OPTIONS: "", TWINPORT_CORE_MANAGEMENTPORT: String(managementPort) },
+    readyTimeoutMs: 60_000,
+  });
   try {
     await twinport.ready;
     const check = await runCheck(managementPort);
@@ -362,7 +538,10 @@ test("the HEALTHCHECK command (Dockerfile and compose), run by a real bash, succ
 });
 
 test("k8s/: every kustomization renders with kubectl kustomize and stays within old kustomize's subset", (t) => {
-  assert.ok(K8S_DIRS.includes("k8s") && K8S_DIRS.includes("k8s/base") && K8S_DIRS.includes("k8s/overlays/single-node"), JSON.stringify(K8S_DIRS));
+  assert.ok(
+    K8S_DIRS.includes("k8s") && K8S_DIRS.includes("k8s/base") && K8S_DIRS.includes("k8s/overlays/single-node"),
+    JSON.stringify(K8S_DIRS),
+  );
   for (const dir of K8S_DIRS) {
     assert.ok(rendered(dir).length > 10, `${dir} rendered too few objects`);
     assert.deepEqual(oldKustomizeProblems(at(dir)), [], dir);
@@ -376,8 +555,14 @@ test("k8s/: every kustomization renders with kubectl kustomize and stays within 
   assert.throws(() => renderKustomization(join(copy, "overlays/single-node")), /storage\.yaml/);
   writeFileSync(overlay, overlayText.replace("bases:\n", "resources:\n").replace("patchesStrategicMerge:", "patches:"));
   const problems = oldKustomizeProblems(join(copy, "overlays/single-node"));
-  assert.ok(problems.some((problem) => /directory '\.\.\/\.\.\/base' under resources/.test(problem)), JSON.stringify(problems));
-  assert.ok(problems.some((problem) => /'patches' is unknown to old kustomize/.test(problem)), JSON.stringify(problems));
+  assert.ok(
+    problems.some((problem) => /directory '\.\.\/\.\.\/base' under resources/.test(problem)),
+    JSON.stringify(problems),
+  );
+  assert.ok(
+    problems.some((problem) => /'patches' is unknown to old kustomize/.test(problem)),
+    JSON.stringify(problems),
+  );
 });
 
 test("k8s/: every rendered object validates against the Kubernetes schemas and names no unknown field", async () => {
@@ -387,8 +572,13 @@ test("k8s/: every rendered object validates against the Kubernetes schemas and n
   const deployment = structuredClone(objects.find((object) => object.kind === "Deployment")!);
   deployment.spec.template.spec.containers[0].ports[0].containerPort = "https";
   const wrongType = await schemaProblems([deployment]);
-  assert.ok(wrongType.some((problem) => /containerPort must be integer/.test(problem)), JSON.stringify(wrongType));
-  assert.ok((await schemaProblems([{ apiVersion: "apps/v9", kind: "Deployment", metadata: { name: "x" } }])).length === 1);
+  assert.ok(
+    wrongType.some((problem) => /containerPort must be integer/.test(problem)),
+    JSON.stringify(wrongType),
+  );
+  assert.ok(
+    (await schemaProblems([{ apiVersion: "apps/v9", kind: "Deployment", metadata: { name: "x" } }])).length === 1,
+  );
 
   // One compiler run: the real objects must be clean, the misspelled copy must be named.
   const misspelled = structuredClone(objects.find((object) => object.kind === "Deployment")!);
@@ -410,30 +600,93 @@ test("k8s/: namespace, probes, resources, PodDisruptionBudgets, autoscalers, Ser
     assert.deepEqual(allowedClients(objects, "nats"), ["http-gateway", "model-store", "opcua-gateway"], dir);
     const services = objects.filter((object) => object.kind === "Service");
     assert.equal(services.find((service) => service.metadata.name === "http-gateway")?.spec.type, "ClusterIP", dir);
-    assert.equal(services.find((service) => service.metadata.name === "opcua-gateway")?.spec.ports[0].protocol, "TCP", dir);
+    assert.equal(
+      services.find((service) => service.metadata.name === "opcua-gateway")?.spec.ports[0].protocol,
+      "TCP",
+      dir,
+    );
   }
   const single = rendered("k8s/overlays/single-node");
-  for (const hpa of single.filter((object) => object.kind === "HorizontalPodAutoscaler")) assert.equal(hpa.spec.minReplicas, 1, hpa.metadata.name);
+  for (const hpa of single.filter((object) => object.kind === "HorizontalPodAutoscaler"))
+    assert.equal(hpa.spec.minReplicas, 1, hpa.metadata.name);
 
   const objects = rendered("k8s");
   const broken: [string, (objects: K8sObject[]) => void, RegExp][] = [
-    ["service links on", (o) => (o.find((x) => x.metadata.name === "http-gateway" && x.kind === "Deployment")!.spec.template.spec.enableServiceLinks = true), /Deployment\/http-gateway: enableServiceLinks must be false/],
-    ["no budget", (o) => o.splice(o.findIndex((x) => x.kind === "PodDisruptionBudget" && x.metadata.name === "model-store"), 1), /Deployment\/model-store: no PodDisruptionBudget/],
-    ["no autoscaler", (o) => o.splice(o.findIndex((x) => x.kind === "HorizontalPodAutoscaler" && x.metadata.name === "opcua-gateway"), 1), /Deployment\/opcua-gateway: no HorizontalPodAutoscaler/],
-    ["fixed replicas", (o) => (o.find((x) => x.metadata.name === "model-store" && x.kind === "Deployment")!.spec.replicas = 3), /sets replicas/],
-    ["no readiness probe", (o) => delete o.find((x) => x.metadata.name === "http-gateway" && x.kind === "Deployment")!.spec.template.spec.containers[0].readinessProbe, /no readinessProbe/],
-    ["Redis on an emptyDir", (o) => delete o.find((x) => x.metadata.name === "redis" && x.kind === "StatefulSet")!.spec.volumeClaimTemplates, /StatefulSet\/redis: its data is not on a persistent volume claim/],
-    ["no policy for NATS", (o) => o.splice(o.findIndex((x) => x.kind === "NetworkPolicy" && x.metadata.name === "nats"), 1), /StatefulSet\/nats: no NetworkPolicy/],
-    ["config map missing", (o) => o.splice(o.findIndex((x) => x.kind === "ConfigMap" && x.metadata.name.startsWith("twinport-settings")), 1), /reads twinport-settings-\w+\/opcua-hostname/],
+    [
+      "service links on",
+      (o) =>
+        (o.find(
+          (x) => x.metadata.name === "http-gateway" && x.kind === "Deployment",
+        )!.spec.template.spec.enableServiceLinks = true),
+      /Deployment\/http-gateway: enableServiceLinks must be false/,
+    ],
+    [
+      "no budget",
+      (o) =>
+        o.splice(
+          o.findIndex((x) => x.kind === "PodDisruptionBudget" && x.metadata.name === "model-store"),
+          1,
+        ),
+      /Deployment\/model-store: no PodDisruptionBudget/,
+    ],
+    [
+      "no autoscaler",
+      (o) =>
+        o.splice(
+          o.findIndex((x) => x.kind === "HorizontalPodAutoscaler" && x.metadata.name === "opcua-gateway"),
+          1,
+        ),
+      /Deployment\/opcua-gateway: no HorizontalPodAutoscaler/,
+    ],
+    [
+      "fixed replicas",
+      (o) => (o.find((x) => x.metadata.name === "model-store" && x.kind === "Deployment")!.spec.replicas = 3),
+      /sets replicas/,
+    ],
+    [
+      "no readiness probe",
+      (o) =>
+        delete o.find((x) => x.metadata.name === "http-gateway" && x.kind === "Deployment")!.spec.template.spec
+          .containers[0].readinessProbe,
+      /no readinessProbe/,
+    ],
+    [
+      "Redis on an emptyDir",
+      (o) => delete o.find((x) => x.metadata.name === "redis" && x.kind === "StatefulSet")!.spec.volumeClaimTemplates,
+      /StatefulSet\/redis: its data is not on a persistent volume claim/,
+    ],
+    [
+      "no policy for NATS",
+      (o) =>
+        o.splice(
+          o.findIndex((x) => x.kind === "NetworkPolicy" && x.metadata.name === "nats"),
+          1,
+        ),
+      /StatefulSet\/nats: no NetworkPolicy/,
+    ],
+    [
+      "config map missing",
+      (o) =>
+        o.splice(
+          o.findIndex((x) => x.kind === "ConfigMap" && x.metadata.name.startsWith("twinport-settings")),
+          1,
+        ),
+      /reads twinport-settings-\w+\/opcua-hostname/,
+    ],
   ];
   for (const [what, breakIt, expected] of broken) {
     const copy = structuredClone(objects);
     breakIt(copy);
     const problems = k8sProblems(copy, K8S_RULES);
-    assert.ok(problems.some((problem) => expected.test(problem)), `${what}: expected ${expected}, got ${JSON.stringify(problems)}`);
+    assert.ok(
+      problems.some((problem) => expected.test(problem)),
+      `${what}: expected ${expected}, got ${JSON.stringify(problems)}`,
+    );
   }
   const opened = structuredClone(objects);
-  opened.find((x) => x.kind === "NetworkPolicy" && x.metadata.name === "redis")!.spec.ingress[0].from.push({ podSelector: { matchLabels: { "app.kubernetes.io/name": "http-gateway" } } });
+  opened
+    .find((x) => x.kind === "NetworkPolicy" && x.metadata.name === "redis")!
+    .spec.ingress[0].from.push({ podSelector: { matchLabels: { "app.kubernetes.io/name": "http-gateway" } } });
   assert.deepEqual(allowedClients(opened, "redis"), ["http-gateway", "model-store"]);
 });
 
@@ -447,18 +700,29 @@ test("docker-compose.yml and k8s/ agree on every service's image, command, envir
   // A compose file that drifted: renamed variable, changed command, moved port.
   const dir = tempDir(t, "parity");
   const drifted = read("docker-compose.yml")
-    .replace("      TWINPORT_MESSAGEBUS_URL: nats://nats:4222\n    volumes:\n      - ./examples/config-container.json:/etc/twinport/config.json:ro\n      - http-gateway-state", "      TWINPORT_MESSAGEBUS_SERVERS: nats://nats:4222\n    volumes:\n      - ./examples/config-container.json:/etc/twinport/config.json:ro\n      - http-gateway-state")
-    .replace('["opcua-gateway", "-c", "/etc/twinport/config.json"]', '["opcua-gateway", "-c", "/etc/twinport/opcua.json"]')
+    .replace(
+      "      TWINPORT_MESSAGEBUS_URL: nats://nats:4222\n    volumes:\n      - ./examples/config-container.json:/etc/twinport/config.json:ro\n      - http-gateway-state",
+      "      TWINPORT_MESSAGEBUS_SERVERS: nats://nats:4222\n    volumes:\n      - ./examples/config-container.json:/etc/twinport/config.json:ro\n      - http-gateway-state",
+    )
+    .replace(
+      '["opcua-gateway", "-c", "/etc/twinport/config.json"]',
+      '["opcua-gateway", "-c", "/etc/twinport/opcua.json"]',
+    )
     .replace('"443:8443"', '"8443:8443"');
   writeFileSync(join(dir, "docker-compose.yml"), drifted);
-  const problems = parityProblems(composeServiceViews(readCompose(join(dir, "docker-compose.yml")), PROXY), k8s, { published: TWINPORT_SERVICES });
+  const problems = parityProblems(composeServiceViews(readCompose(join(dir, "docker-compose.yml")), PROXY), k8s, {
+    published: TWINPORT_SERVICES,
+  });
   for (const expected of [
     /^http-gateway: environment TWINPORT_MESSAGEBUS_SERVERS only in docker-compose\.yml$/,
     /^http-gateway: environment TWINPORT_MESSAGEBUS_URL only in k8s\/$/,
     /^opcua-gateway: command .*opcua\.json.* in docker-compose\.yml, args .*config\.json.* in k8s\/$/,
     /^http-gateway: offered to clients as \["8443->8443"\] in docker-compose\.yml, \["443->8443"\] in k8s\/$/,
   ]) {
-    assert.ok(problems.some((problem) => expected.test(problem)), `expected ${expected}, got ${JSON.stringify(problems)}`);
+    assert.ok(
+      problems.some((problem) => expected.test(problem)),
+      `expected ${expected}, got ${JSON.stringify(problems)}`,
+    );
   }
   // Manifests that drifted: another container port, another image, another liveness path.
   const objects = rendered("k8s");
@@ -467,9 +731,20 @@ test("docker-compose.yml and k8s/ agree on every service's image, command, envir
   nats.spec.template.spec.containers[0].image = "nats:2.9-alpine";
   const store = objects.find((x) => x.kind === "Deployment" && x.metadata.name === "model-store")!;
   store.spec.template.spec.containers[0].livenessProbe.httpGet.path = "/healthz";
-  const k8sProblemsFound = parityProblems(composeServiceViews(readCompose(at("docker-compose.yml")), PROXY), k8sViews(objects), { published: TWINPORT_SERVICES });
-  for (const expected of [/^nats: container ports \[4222,8222\] in docker-compose\.yml, \[4222,8223\] in k8s\/$/, /^nats: image nats:2\.10-alpine in docker-compose\.yml, nats:2\.9-alpine in k8s\/$/, /^model-store: health check .*\/health.* liveness probe .*\/healthz/]) {
-    assert.ok(k8sProblemsFound.some((problem) => expected.test(problem)), `expected ${expected}, got ${JSON.stringify(k8sProblemsFound)}`);
+  const k8sProblemsFound = parityProblems(
+    composeServiceViews(readCompose(at("docker-compose.yml")), PROXY),
+    k8sViews(objects),
+    { published: TWINPORT_SERVICES },
+  );
+  for (const expected of [
+    /^nats: container ports \[4222,8222\] in docker-compose\.yml, \[4222,8223\] in k8s\/$/,
+    /^nats: image nats:2\.10-alpine in docker-compose\.yml, nats:2\.9-alpine in k8s\/$/,
+    /^model-store: health check .*\/health.* liveness probe .*\/healthz/,
+  ]) {
+    assert.ok(
+      k8sProblemsFound.some((problem) => expected.test(problem)),
+      `expected ${expected}, got ${JSON.stringify(k8sProblemsFound)}`,
+    );
   }
 });
 
@@ -477,24 +752,58 @@ test("each Twinport container loads its configuration without warnings, binds ev
   const compose = composeServiceViews(readCompose(at("docker-compose.yml")), PROXY);
   const composeFiles = { ...IMAGE_FILES, [CONFIG_MOUNT]: at("examples/config-container.json") };
   for (const name of TWINPORT_SERVICES) {
-    assert.deepEqual(containerConfigProblems(name, compose[name]!, { files: composeFiles, services: compose, writableRoot: "/data", opcuaHostname: name === "opcua-gateway" ? "localhost" : undefined }), [], `compose ${name}`);
+    assert.deepEqual(
+      containerConfigProblems(name, compose[name]!, {
+        files: composeFiles,
+        services: compose,
+        writableRoot: "/data",
+        opcuaHostname: name === "opcua-gateway" ? "localhost" : undefined,
+      }),
+      [],
+      `compose ${name}`,
+    );
   }
   // Kubernetes mounts the ConfigMap's config.json, which must be examples/config-container.json.
   const dir = tempDir(t, "k8s-config");
   for (const kustomization of DEPLOYABLE) {
     const objects = rendered(kustomization);
-    const configMap = objects.find((object) => object.kind === "ConfigMap" && object.metadata.name.startsWith("twinport-config-"))!;
-    assert.deepEqual(JSON.parse(configMap.data["config.json"]), JSON.parse(read("examples/config-container.json")), `${kustomization}: k8s/base/config.json differs from examples/config-container.json`);
+    const configMap = objects.find(
+      (object) => object.kind === "ConfigMap" && object.metadata.name.startsWith("twinport-config-"),
+    )!;
+    assert.deepEqual(
+      JSON.parse(configMap.data["config.json"]),
+      JSON.parse(read("examples/config-container.json")),
+      `${kustomization}: k8s/base/config.json differs from examples/config-container.json`,
+    );
     const file = join(dir, `${kustomization.replace(/\//g, "-")}.json`);
     writeFileSync(file, configMap.data["config.json"]);
     const views = k8sViews(objects);
-    const hostname = objects.find((object) => object.kind === "ConfigMap" && object.metadata.name.startsWith("twinport-settings-"))!.data["opcua-hostname"];
+    const hostname = objects.find(
+      (object) => object.kind === "ConfigMap" && object.metadata.name.startsWith("twinport-settings-"),
+    )!.data["opcua-hostname"];
     for (const name of TWINPORT_SERVICES) {
       const deployment = objects.find((object) => object.kind === "Deployment" && object.metadata.name === name)!;
-      const configVolume = deployment.spec.template.spec.volumes.find((volume: any) => volume.configMap?.name === configMap.metadata.name);
-      const mount = deployment.spec.template.spec.containers[0].volumeMounts.find((entry: any) => entry.name === configVolume?.name);
-      assert.equal(mount?.mountPath, "/etc/twinport", `${kustomization} ${name}: the config is not mounted at /etc/twinport`);
-      assert.deepEqual(containerConfigProblems(name, views[name]!, { files: { ...IMAGE_FILES, [CONFIG_MOUNT]: file }, services: views, writableRoot: "/data", opcuaHostname: name === "opcua-gateway" ? hostname : undefined }), [], `${kustomization} ${name}`);
+      const configVolume = deployment.spec.template.spec.volumes.find(
+        (volume: any) => volume.configMap?.name === configMap.metadata.name,
+      );
+      const mount = deployment.spec.template.spec.containers[0].volumeMounts.find(
+        (entry: any) => entry.name === configVolume?.name,
+      );
+      assert.equal(
+        mount?.mountPath,
+        "/etc/twinport",
+        `${kustomization} ${name}: the config is not mounted at /etc/twinport`,
+      );
+      assert.deepEqual(
+        containerConfigProblems(name, views[name]!, {
+          files: { ...IMAGE_FILES, [CONFIG_MOUNT]: file },
+          services: views,
+          writableRoot: "/data",
+          opcuaHostname: name === "opcua-gateway" ? hostname : undefined,
+        }),
+        [],
+        `${kustomization} ${name}`,
+      );
     }
   }
   // Every OPC UA replica serves the one certificate from the Secret (docs/architecture.md §8), found where
@@ -502,29 +811,70 @@ test("each Twinport container loads its configuration without warnings, binds ev
   for (const kustomization of DEPLOYABLE) {
     const objects = rendered(kustomization);
     const file = join(dir, `${kustomization.replace(/\//g, "-")}.json`);
-    const endpoint = containerConfig(k8sViews(objects)["opcua-gateway"]!, { ...IMAGE_FILES, [CONFIG_MOUNT]: file }).endpoints.find(isOpcUaEndpoint)!;
-    assert.deepEqual(opcuaCertificateProblems(objects, { hostname: endpoint.hostname!, serverCertificateBasePath: endpoint.serverCertificateBasePath }, OPCUA_CERTIFICATE_SECRET), [], kustomization);
+    const endpoint = containerConfig(k8sViews(objects)["opcua-gateway"]!, {
+      ...IMAGE_FILES,
+      [CONFIG_MOUNT]: file,
+    }).endpoints.find(isOpcUaEndpoint)!;
+    assert.deepEqual(
+      opcuaCertificateProblems(
+        objects,
+        { hostname: endpoint.hostname!, serverCertificateBasePath: endpoint.serverCertificateBasePath },
+        OPCUA_CERTIFICATE_SECRET,
+      ),
+      [],
+      kustomization,
+    );
   }
   const moved = rendered("k8s/overlays/single-node");
-  moved.find((object) => object.kind === "ConfigMap" && object.metadata.name.startsWith("twinport-settings-"))!.data["opcua-hostname"] = "edge-box.example";
-  const movedEndpoint = containerConfig(k8sViews(moved)["opcua-gateway"]!, { ...IMAGE_FILES, [CONFIG_MOUNT]: at("examples/config-container.json") }).endpoints.find(isOpcUaEndpoint)!;
+  moved.find((object) => object.kind === "ConfigMap" && object.metadata.name.startsWith("twinport-settings-"))!.data[
+    "opcua-hostname"
+  ] = "edge-box.example";
+  const movedEndpoint = containerConfig(k8sViews(moved)["opcua-gateway"]!, {
+    ...IMAGE_FILES,
+    [CONFIG_MOUNT]: at("examples/config-container.json"),
+  }).endpoints.find(isOpcUaEndpoint)!;
   assert.equal(movedEndpoint.hostname, "edge-box.example");
-  const stale = opcuaCertificateProblems(moved, { hostname: movedEndpoint.hostname!, serverCertificateBasePath: movedEndpoint.serverCertificateBasePath }, OPCUA_CERTIFICATE_SECRET);
-  assert.ok(stale.some((problem) => /the gateway looks for "Twinport AAS OPC UA Server@edge-box\.example_2048\.der"/.test(problem)), JSON.stringify(stale));
+  const stale = opcuaCertificateProblems(
+    moved,
+    { hostname: movedEndpoint.hostname!, serverCertificateBasePath: movedEndpoint.serverCertificateBasePath },
+    OPCUA_CERTIFICATE_SECRET,
+  );
+  assert.ok(
+    stale.some((problem) =>
+      /the gateway looks for "Twinport AAS OPC UA Server@edge-box\.example_2048\.der"/.test(problem),
+    ),
+    JSON.stringify(stale),
+  );
 
   // The checker fails for real reasons: an override that names no setting, a loopback bind, a wrong address.
   const http = structuredClone(compose["http-gateway"]!);
   http.env.TWINPORT_MESSAGEBUS_URLS = "nats://nats:4222";
   http.env.TWINPORT_ENDPOINTS_0_HOST = "127.0.0.1";
   http.env.TWINPORT_MESSAGEBUS_URL = "nats://message-bus:4222";
-  const problems = containerConfigProblems("http-gateway", http, { files: composeFiles, services: compose, writableRoot: "/data" });
-  for (const expected of [/Ignoring environment variable TWINPORT_MESSAGEBUS_URLS/, /binds 127\.0\.0\.1/, /does not name the nats service/]) {
-    assert.ok(problems.some((problem) => expected.test(problem)), `expected ${expected}, got ${JSON.stringify(problems)}`);
+  const problems = containerConfigProblems("http-gateway", http, {
+    files: composeFiles,
+    services: compose,
+    writableRoot: "/data",
+  });
+  for (const expected of [
+    /Ignoring environment variable TWINPORT_MESSAGEBUS_URLS/,
+    /binds 127\.0\.0\.1/,
+    /does not name the nats service/,
+  ]) {
+    assert.ok(
+      problems.some((problem) => expected.test(problem)),
+      `expected ${expected}, got ${JSON.stringify(problems)}`,
+    );
   }
 });
 
 /** Starts a server binary with a deployment's command line plus local overrides appended (the last value of a flag wins). */
-async function startWith(command: readonly string[], extra: string[], cwd: string, port: number): Promise<ChildProcess> {
+async function startWith(
+  command: readonly string[],
+  extra: string[],
+  cwd: string,
+  port: number,
+): Promise<ChildProcess> {
   const binary = serverBinary(command[0] as "redis-server" | "nats-server");
   const child = spawn(binary, [...command.slice(1), ...extra], { cwd, stdio: ["ignore", "ignore", "pipe"] });
   let stderr = "";
@@ -575,7 +925,12 @@ test("the redis and nats command lines of the deployments start the real servers
   const dir = tempDir(t, "infra");
 
   const redisPort = await freePort();
-  const redis = await startWith(compose.redis!.command!, ["--port", String(redisPort), "--bind", "127.0.0.1", "--save", ""], dir, redisPort);
+  const redis = await startWith(
+    compose.redis!.command!,
+    ["--port", String(redisPort), "--bind", "127.0.0.1", "--save", ""],
+    dir,
+    redisPort,
+  );
   try {
     assert.equal(await redisCommand(redisPort, "CONFIG", "GET", "appendonly"), "yes");
     assert.equal(await redisCommand(redisPort, "CONFIG", "GET", "appendfsync"), "always");
@@ -589,9 +944,17 @@ test("the redis and nats command lines of the deployments start the real servers
   const monitorPort = await freePort();
   const store = join(dir, "js");
   const command = compose.nats!.command!;
-  const nats = await startWith(command, ["-a", "127.0.0.1", "-p", String(natsPort), "-m", String(monitorPort), "-sd", store], dir, natsPort);
+  const nats = await startWith(
+    command,
+    ["-a", "127.0.0.1", "-p", String(natsPort), "-m", String(monitorPort), "-sd", store],
+    dir,
+    natsPort,
+  );
   try {
-    const varz = (await (await fetch(`http://127.0.0.1:${monitorPort}/varz`)).json()) as { server_name: string; jetstream?: { config?: { store_dir?: string } } };
+    const varz = (await (await fetch(`http://127.0.0.1:${monitorPort}/varz`)).json()) as {
+      server_name: string;
+      jetstream?: { config?: { store_dir?: string } };
+    };
     assert.equal(varz.server_name, command[command.indexOf("--name") + 1]);
     assert.equal(varz.jetstream?.config?.store_dir, join(store, "jetstream"));
     assert.equal((await fetch(`http://127.0.0.1:${monitorPort}/healthz`)).status, 200);

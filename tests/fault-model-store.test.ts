@@ -6,7 +6,15 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { encodeBase64Url } from "@twinport/shared";
-import { createLoadSubmodel, describeLoad, sleep, startCluster, startWriteLoad, waitForConvergence, type Cluster } from "./test-support/fault-cluster.ts";
+import {
+  type Cluster,
+  createLoadSubmodel,
+  describeLoad,
+  sleep,
+  startCluster,
+  startWriteLoad,
+  waitForConvergence,
+} from "./test-support/fault-cluster.ts";
 
 const REQUEST_TIMEOUT_MS = 1000;
 let cluster: Cluster;
@@ -36,8 +44,12 @@ test("kill -9 of one model-store replica under load: no acknowledged write lost,
   t.diagnostic(`kill -9 model-store: ${describeLoad(report, report.acknowledged.size - lost.length, converged.ms)}`);
   assert.deepEqual(lost, [], "no acknowledged write lost");
   // Writes in flight at the replica that died may fail (504 after the timeout); nothing else does.
-  for (const failure of report.failures) assert.ok(failure.status === 504 || failure.status === 503, JSON.stringify(failure));
-  assert.ok(report.failures.length <= 8, `only the writes in flight at the dead replica fail: ${report.failures.length}`);
+  for (const failure of report.failures)
+    assert.ok(failure.status === 504 || failure.status === 503, JSON.stringify(failure));
+  assert.ok(
+    report.failures.length <= 8,
+    `only the writes in flight at the dead replica fail: ${report.failures.length}`,
+  );
   assert.ok(report.slowestMs < REQUEST_TIMEOUT_MS + 1000, `no request hung: slowest ${report.slowestMs} ms`);
 });
 
@@ -51,11 +63,17 @@ test("a stopped model-store (SIGSTOP): gateways answer 504/503 with the AAS Resu
         [0, 1, 2].map(async () => {
           const started = Date.now();
           const response = await g.client.get(path);
-          return { status: response.status, ms: Date.now() - started, body: response.json() as { messages?: { messageType: string; text: string }[] } };
+          return {
+            status: response.status,
+            ms: Date.now() - started,
+            body: response.json() as { messages?: { messageType: string; text: string }[] },
+          };
         }),
       ),
     );
-    t.diagnostic(`SIGSTOP model-store: ${answers.map((a) => `${a.status} in ${a.ms} ms`).join(", ")} (requestTimeoutMs ${REQUEST_TIMEOUT_MS})`);
+    t.diagnostic(
+      `SIGSTOP model-store: ${answers.map((a) => `${a.status} in ${a.ms} ms`).join(", ")} (requestTimeoutMs ${REQUEST_TIMEOUT_MS})`,
+    );
     for (const answer of answers) {
       assert.ok(answer.status === 504 || answer.status === 503, `${answer.status}`);
       assert.ok(answer.ms < REQUEST_TIMEOUT_MS + 500, `answered within the timeout: ${answer.ms} ms`);

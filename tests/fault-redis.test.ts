@@ -6,13 +6,27 @@
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { createLoadSubmodel, describeLoad, sleep, startCluster, startWriteLoad, waitForConvergence, type Cluster } from "./test-support/fault-cluster.ts";
+import {
+  type Cluster,
+  createLoadSubmodel,
+  describeLoad,
+  sleep,
+  startCluster,
+  startWriteLoad,
+  waitForConvergence,
+} from "./test-support/fault-cluster.ts";
 
 const REQUEST_TIMEOUT_MS = 3000;
 let cluster: Cluster;
 
 before(async () => {
-  cluster = await startCluster({ stores: 1, gateways: 2, opcuaGateways: 1, appendOnly: true, requestTimeoutMs: REQUEST_TIMEOUT_MS });
+  cluster = await startCluster({
+    stores: 1,
+    gateways: 2,
+    opcuaGateways: 1,
+    appendOnly: true,
+    requestTimeoutMs: REQUEST_TIMEOUT_MS,
+  });
 });
 
 after(async () => {
@@ -47,7 +61,10 @@ test("kill -9 and restart of Redis under load: every acknowledged write survives
   const unknown = report.failures.filter((f) => f.status === 504);
   assert.ok(unknown.length <= 2, `at most the writes in flight at the kill have an unknown outcome: ${unknown.length}`);
   for (const failure of report.failures) {
-    assert.ok(failure.status === 503 || (failure.status === 504 && /outcome is unknown/i.test(failure.body)), JSON.stringify(failure));
+    assert.ok(
+      failure.status === 503 || (failure.status === 504 && /outcome is unknown/i.test(failure.body)),
+      JSON.stringify(failure),
+    );
     const body = JSON.parse(failure.body) as { messages: { messageType: string; code: string }[] };
     assert.equal(body.messages[0]?.messageType, "Error");
     assert.equal(body.messages[0]?.code, String(failure.status));

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { connect } from "node:tls";
-import { freePort, startNats, type RunningServer } from "./test-support/servers.ts";
+import { freePort, type RunningServer, startNats } from "./test-support/servers.ts";
 import { startTwinport, type TwinportProcess } from "./test-support/system.ts";
 
 const REPLICAS = 3;
@@ -27,10 +27,19 @@ before(async () => {
     const port = await freePort();
     const cwd = mkdtempSync(join(tmpdir(), "twinport-http-gateway-"));
     dirs.push(cwd);
-    const config = { core: { stateDir }, endpoints: [{ "@class": "endpoint.http.HttpEndpoint", port, host: "127.0.0.1", sslEnabled: true }] };
+    const config = {
+      core: { stateDir },
+      endpoints: [{ "@class": "endpoint.http.HttpEndpoint", port, host: "127.0.0.1", sslEnabled: true }],
+    };
     writeFileSync(join(cwd, "config.json"), JSON.stringify(config));
     // All at once, as containers of one scaled service start: none finds a certificate on disk.
-    const process = await startTwinport({ role: "http-gateway", cwd, args: ["-c", "config.json"], env: { TWINPORT_MESSAGEBUS_URL: nats.url }, timeoutMs: 90_000 });
+    const process = await startTwinport({
+      role: "http-gateway",
+      cwd,
+      args: ["-c", "config.json"],
+      env: { TWINPORT_MESSAGEBUS_URL: nats.url },
+      timeoutMs: 90_000,
+    });
     gateways.push({ process, port });
   });
   const results = await Promise.allSettled(starts);
@@ -63,7 +72,9 @@ test("three http-gateways started together on one empty state folder present one
   const presented = await Promise.all(gateways.map((gateway) => presentedFingerprint(gateway.port)));
   assert.deepEqual(presented, Array(REPLICAS).fill(onDisk), "every replica presents the certificate on disk");
   assert.deepEqual(
-    readdirSync(stateDir).filter((name) => name.startsWith("https-")).sort(),
+    readdirSync(stateDir)
+      .filter((name) => name.startsWith("https-"))
+      .sort(),
     ["https-self-signed-cert.pem", "https-self-signed-key.pem"],
     "no lock or scratch file is left behind",
   );

@@ -13,7 +13,9 @@ import { startTwinport } from "./test-support/system.ts";
 async function startupLog(extra: Record<string, unknown>): Promise<{ level: number; msg: string }[]> {
   const cwd = mkdtempSync(join(tmpdir(), "twinport-open-warning-"));
   try {
-    const endpoints = [{ "@class": "endpoint.http.HttpEndpoint", port: await freePort(), host: "127.0.0.1", sslEnabled: false }];
+    const endpoints = [
+      { "@class": "endpoint.http.HttpEndpoint", port: await freePort(), host: "127.0.0.1", sslEnabled: false },
+    ];
     writeFileSync(join(cwd, "config.json"), JSON.stringify({ endpoints, ...extra }));
     const twinport = await startTwinport({ cwd, args: ["-c", "config.json", "--empty-model", "--endpoint", "http"] });
     await twinport.stop();
@@ -32,6 +34,11 @@ test("an open HTTP endpoint is announced at warn level; a secured one is not", a
   assert.ok(warning, JSON.stringify(open));
   assert.equal(warning.level, 40);
   assert.match(warning.msg, /anyone who can reach it can read, change and delete everything/);
-  const secured = await startupLog({ security: { rules: [{ subjects: [{ anonymous: true }], rights: ["READ"], objects: [{ all: true }] }] } });
-  assert.equal(secured.find((line) => /is OPEN/.test(line.msg)), undefined);
+  const secured = await startupLog({
+    security: { rules: [{ subjects: [{ anonymous: true }], rights: ["READ"], objects: [{ all: true }] }] },
+  });
+  assert.equal(
+    secured.find((line) => /is OPEN/.test(line.msg)),
+    undefined,
+  );
 });

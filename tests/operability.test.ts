@@ -8,10 +8,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { connectNats, createNatsEventBus, encodeBase64Url, type ChangeEvent } from "@twinport/shared";
+import { type ChangeEvent, connectNats, createNatsEventBus, encodeBase64Url } from "@twinport/shared";
 import { createHttpClient, type HttpClient } from "./test-support/http-client.ts";
 import { connectOpcua } from "./test-support/opcua-client.ts";
-import { freePort, startNats, startRedis, type RunningServer } from "./test-support/servers.ts";
+import { freePort, type RunningServer, startNats, startRedis } from "./test-support/servers.ts";
 import { EXAMPLE_MODEL, startTwinport, type TwinportProcess } from "./test-support/system.ts";
 
 const SUBMODEL = "https://example.org/submodels/technical-data-1";
@@ -37,25 +37,42 @@ function sample(metrics: string, name: string, labels: Record<string, string>): 
   for (const line of metrics.split("\n")) {
     if (!line.startsWith(`${name}{`)) continue;
     const labelText = line.slice(name.length + 1, line.lastIndexOf("}"));
-    if (Object.entries(labels).every(([key, value]) => labelText.includes(`${key}="${value}"`))) return Number(line.slice(line.lastIndexOf(" ") + 1));
+    if (Object.entries(labels).every(([key, value]) => labelText.includes(`${key}="${value}"`)))
+      return Number(line.slice(line.lastIndexOf(" ") + 1));
   }
   return undefined;
 }
 
 before(async () => {
   [redis, nats] = await Promise.all([startRedis(), startNats()]);
-  const env = { TWINPORT_PERSISTENCE_URL: redis.url, TWINPORT_MESSAGEBUS_URL: nats.url, TWINPORT_CORE_MANAGEMENTPORT: "0" };
+  const env = {
+    TWINPORT_PERSISTENCE_URL: redis.url,
+    TWINPORT_MESSAGEBUS_URL: nats.url,
+    TWINPORT_CORE_MANAGEMENTPORT: "0",
+  };
   store = await startTwinport({ role: "model-store", cwd: tempDir("store"), args: ["-m", EXAMPLE_MODEL], env });
   const httpPort = await freePort();
   const gatewayDir = tempDir("http");
-  writeFileSync(join(gatewayDir, "config.json"), JSON.stringify({ endpoints: [{ "@class": "endpoint.http.HttpEndpoint", port: httpPort, host: "127.0.0.1", sslEnabled: false }] }));
+  writeFileSync(
+    join(gatewayDir, "config.json"),
+    JSON.stringify({
+      endpoints: [{ "@class": "endpoint.http.HttpEndpoint", port: httpPort, host: "127.0.0.1", sslEnabled: false }],
+    }),
+  );
   gateway = await startTwinport({ role: "http-gateway", cwd: gatewayDir, args: ["-c", "config.json"], env });
   client = createHttpClient(`http://127.0.0.1:${httpPort}/api/v3.0`);
   const opcuaPort = await freePort();
   opcua = await startTwinport({
     role: "opcua-gateway",
     cwd: tempDir("opcua"),
-    args: ["--endpoint", "opcua", `endpoints[0].tcpPort=${opcuaPort}`, "endpoints[0].host=127.0.0.1", "endpoints[0].hostname=127.0.0.1", "endpoints[0].secondsTillShutdown=0"],
+    args: [
+      "--endpoint",
+      "opcua",
+      `endpoints[0].tcpPort=${opcuaPort}`,
+      "endpoints[0].host=127.0.0.1",
+      "endpoints[0].hostname=127.0.0.1",
+      "endpoints[0].secondsTillShutdown=0",
+    ],
     env,
   });
   opcuaUrl = `opc.tcp://127.0.0.1:${opcuaPort}`;
@@ -75,7 +92,11 @@ test("every process answers /health and /ready on its management port, with the 
     [opcua, { nats: true }],
   ];
   for (const [proc, checks] of expected) {
-    assert.match(management(proc), /^http:\/\/127\.0\.0\.1:\d+$/, `${proc.role} names its management port in the ready line`);
+    assert.match(
+      management(proc),
+      /^http:\/\/127\.0\.0\.1:\d+$/,
+      `${proc.role} names its management port in the ready line`,
+    );
     const health = await fetch(`${management(proc)}/health`);
     assert.equal(health.status, 200);
     const ready = await fetch(`${management(proc)}/ready`);
@@ -91,19 +112,35 @@ test("the correlation id travels from X-Correlation-Id through NATS into the mod
   const subscription = await bus.subscribe({ onEvent: (event) => events.push(event) });
   try {
     const correlationId = `op-test-${Date.now()}`;
-    const response = await client.request("PATCH", VALUE_PATH, { body: '"4321"', headers: { "X-Correlation-Id": correlationId } });
+    const response = await client.request("PATCH", VALUE_PATH, {
+      body: '"4321"',
+      headers: { "X-Correlation-Id": correlationId },
+    });
     assert.equal(response.status, 204, response.text);
     assert.equal(response.headers["x-correlation-id"], correlationId);
 
     const until = Date.now() + 5000;
-    while (!events.some((event) => event.correlationId === correlationId) && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    while (!events.some((event) => event.correlationId === correlationId) && Date.now() < until)
+      await new Promise((r) => setTimeout(r, 20));
     const event = events.find((e) => e.correlationId === correlationId);
-    assert.ok(event, `an event with correlationId ${correlationId}; got ${JSON.stringify(events.map((e) => e.correlationId))}`);
+    assert.ok(
+      event,
+      `an event with correlationId ${correlationId}; got ${JSON.stringify(events.map((e) => e.correlationId))}`,
+    );
     assert.equal(event.origin, "http");
 
-    const storeLog = readFileSync(store.logFile, "utf8").split("\n").filter((line) => line.startsWith("{")).map((line) => JSON.parse(line));
+    const storeLog = readFileSync(store.logFile, "utf8")
+      .split("\n")
+      .filter((line) => line.startsWith("{"))
+      .map((line) => JSON.parse(line));
     const line = storeLog.find((entry) => entry.correlationId === correlationId);
-    assert.ok(line, `a model-store log line with the correlation id:\n${storeLog.slice(-5).map((e) => JSON.stringify(e)).join("\n")}`);
+    assert.ok(
+      line,
+      `a model-store log line with the correlation id:\n${storeLog
+        .slice(-5)
+        .map((e) => JSON.stringify(e))
+        .join("\n")}`,
+    );
     assert.equal(line.command, "PatchSubmodelElementValueByPath");
     assert.equal(line.role, "model-store");
     assert.equal(line.level, 30);
@@ -120,17 +157,25 @@ test("/metrics: requests per route template (no raw ids), commands and failures 
   assert.equal((await client.request("PATCH", VALUE_PATH, { body: '"5000"' })).status, 204);
 
   const gatewayMetrics = await (await fetch(`${management(gateway)}/metrics`)).text();
-  const valueRoute = gatewayMetrics.split("\n").find((line) => line.startsWith("twinport_http_requests_total{") && line.includes('method="PATCH"'));
+  const valueRoute = gatewayMetrics
+    .split("\n")
+    .find((line) => line.startsWith("twinport_http_requests_total{") && line.includes('method="PATCH"'));
   assert.ok(valueRoute, gatewayMetrics);
   assert.match(valueRoute, /route="\/api\/v3\.0\/submodels\/:submodelIdentifier\/submodel-elements\/[^"]*\$value"/);
   assert.ok(!gatewayMetrics.includes(encodeBase64Url(SUBMODEL)), "no raw id in any label");
   assert.ok((sample(gatewayMetrics, "twinport_http_requests_total", { method: "GET", status: "404" }) ?? 0) >= 1);
-  assert.ok((sample(gatewayMetrics, "twinport_http_request_duration_seconds_count", { method: "PATCH", status: "204" }) ?? 0) >= 2);
+  assert.ok(
+    (sample(gatewayMetrics, "twinport_http_request_duration_seconds_count", { method: "PATCH", status: "204" }) ?? 0) >=
+      2,
+  );
   assert.equal(sample(gatewayMetrics, "twinport_backend_up", { backend: "nats" }), 1);
 
   const storeMetrics = await (await fetch(`${management(store)}/metrics`)).text();
   assert.ok((sample(storeMetrics, "twinport_commands_total", { type: "PatchSubmodelElementValueByPath" }) ?? 0) >= 2);
-  assert.equal(sample(storeMetrics, "twinport_command_failures_total", { type: "GetSubmodelById", code: "not-found" }), 1);
+  assert.equal(
+    sample(storeMetrics, "twinport_command_failures_total", { type: "GetSubmodelById", code: "not-found" }),
+    1,
+  );
   assert.equal(sample(storeMetrics, "twinport_backend_up", { backend: "redis" }), 1);
   assert.equal(sample(storeMetrics, "twinport_backend_up", { backend: "nats" }), 1);
 
@@ -141,8 +186,14 @@ test("/metrics: requests per route template (no raw ids), commands and failures 
     const opcuaMetrics = await (await fetch(`${management(opcua)}/metrics`)).text();
     assert.equal(sample(opcuaMetrics, "twinport_opcua_sessions", { role: "opcua-gateway" }), 1, opcuaMetrics);
     assert.equal(sample(opcuaMetrics, "twinport_opcua_subscriptions", { role: "opcua-gateway" }), 1);
-    assert.ok((sample(opcuaMetrics, "twinport_event_lag_seconds_count", { role: "opcua-gateway" }) ?? 0) >= 2, "both writes' events reached the mirror");
-    assert.equal(sample(opcuaMetrics, "twinport_event_lag_seconds_bucket", { le: "+Inf" }), sample(opcuaMetrics, "twinport_event_lag_seconds_count", {}));
+    assert.ok(
+      (sample(opcuaMetrics, "twinport_event_lag_seconds_count", { role: "opcua-gateway" }) ?? 0) >= 2,
+      "both writes' events reached the mirror",
+    );
+    assert.equal(
+      sample(opcuaMetrics, "twinport_event_lag_seconds_bucket", { le: "+Inf" }),
+      sample(opcuaMetrics, "twinport_event_lag_seconds_count", {}),
+    );
   } finally {
     await opcuaClient.close();
   }
@@ -163,7 +214,11 @@ test("SIGTERM: the gateway turns unready, refuses new connections, finishes the 
     assert.equal(ready.status, 503);
     assert.deepEqual(await ready.json(), { status: "stopping" });
     const fresh = createHttpClient(client.baseUrl);
-    await assert.rejects(fresh.get("/description"), /ECONNREFUSED|ECONNRESET|socket hang up/, "no new connections while draining");
+    await assert.rejects(
+      fresh.get("/description"),
+      /ECONNREFUSED|ECONNRESET|socket hang up/,
+      "no new connections while draining",
+    );
     fresh.close();
 
     process.kill(store.child.pid!, "SIGCONT");
@@ -172,7 +227,10 @@ test("SIGTERM: the gateway turns unready, refuses new connections, finishes the 
     assert.equal(response.status, 200, response.text);
     assert.deepEqual(response.json(), { MaxRotationSpeed: 5000 });
     assert.equal(await exited, 0);
-    const lines = readFileSync(gateway.logFile, "utf8").split("\n").filter((line) => line.startsWith("{")).map((line) => JSON.parse(line));
+    const lines = readFileSync(gateway.logFile, "utf8")
+      .split("\n")
+      .filter((line) => line.startsWith("{"))
+      .map((line) => JSON.parse(line));
     assert.ok(lines.some((entry) => entry.msg === "stopped" && entry.role === "http-gateway"));
   } finally {
     if (!resumed) process.kill(store.child.pid!, "SIGCONT");

@@ -7,9 +7,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { createHttpClient, type HttpClient } from "./test-support/http-client.ts";
-import { freePort, startNats, startRedis, type RunningServer } from "./test-support/servers.ts";
-import { b64, EXTERNAL_HOST, requestsFor, startFleet, waitFor, type Fleet } from "./test-support/registry-server/registry-fleet.ts";
+import {
+  b64,
+  EXTERNAL_HOST,
+  type Fleet,
+  requestsFor,
+  startFleet,
+  waitFor,
+} from "./test-support/registry-server/registry-fleet.ts";
 import { registrySyncSuite, SHELL1, STALE_SHELL1 } from "./test-support/registry-server/registry-sync-suite.ts";
+import { freePort, type RunningServer, startNats, startRedis } from "./test-support/servers.ts";
 import { EXAMPLE_MODEL, findCertificate, startTwinport, type TwinportProcess } from "./test-support/system.ts";
 
 let fleet: Fleet;
@@ -21,7 +28,8 @@ const stores: TwinportProcess[] = [];
 const processes: TwinportProcess[] = [];
 const dirs: string[] = [];
 
-const registering = (store: TwinportProcess) => readFileSync(store.logFile, "utf8").includes("registry-sync: registering");
+const registering = (store: TwinportProcess) =>
+  readFileSync(store.logFile, "utf8").includes("registry-sync: registering");
 const alive = (p: TwinportProcess) => p.child.exitCode === null && p.child.signalCode === null;
 
 before(async () => {
@@ -32,7 +40,9 @@ before(async () => {
   port = await freePort();
   const config = JSON.stringify({
     core: fleet.core,
-    endpoints: [{ "@class": "endpoint.http.HttpEndpoint", port, host: "127.0.0.1", sslEnabled: true, hostname: EXTERNAL_HOST }],
+    endpoints: [
+      { "@class": "endpoint.http.HttpEndpoint", port, host: "127.0.0.1", sslEnabled: true, hostname: EXTERNAL_HOST },
+    ],
   });
   const env = { TWINPORT_PERSISTENCE_URL: redis.url, TWINPORT_MESSAGEBUS_URL: nats.url };
   const start = async (role: "model-store" | "http-gateway", args: string[]) => {
@@ -44,7 +54,10 @@ before(async () => {
     return { proc, cwd };
   };
   // Started together, like replicas of one Deployment.
-  const [a, b] = await Promise.all([start("model-store", ["-m", EXAMPLE_MODEL]), start("model-store", ["-m", EXAMPLE_MODEL])]);
+  const [a, b] = await Promise.all([
+    start("model-store", ["-m", EXAMPLE_MODEL]),
+    start("model-store", ["-m", EXAMPLE_MODEL]),
+  ]);
   stores.push(a.proc, b.proc);
   const gateway = await start("http-gateway", []);
   client = createHttpClient(`https://127.0.0.1:${port}/api/v3.0`, { ca: findCertificate(gateway.cwd) });
@@ -74,7 +87,12 @@ describe("registry synchronization (distributed, two model-stores)", () => {
       test("one replica registers: one lease holder, no second round of POSTs", () => {
         assert.equal(stores.filter(registering).length, 1, "exactly one model-store logs that it registers");
         for (const registry of [fleet.aas1, fleet.aas2]) {
-          for (const { id } of shells) assert.equal(requestsFor(registry, id).filter((r) => r.method === "POST").length, 1, `${id} in ${registry.url}`);
+          for (const { id } of shells)
+            assert.equal(
+              requestsFor(registry, id).filter((r) => r.method === "POST").length,
+              1,
+              `${id} in ${registry.url}`,
+            );
         }
       });
 
@@ -88,7 +106,12 @@ describe("registry synchronization (distributed, two model-stores)", () => {
         await waitFor("the other replica took the lease", () => registering(other), 15_000);
         const SHELL = "urn:test:registry-sync:after-takeover";
         const answer = await client.request("POST", "/shells", {
-          body: JSON.stringify({ modelType: "AssetAdministrationShell", id: SHELL, idShort: "AfterTakeover", assetInformation: { assetKind: "Instance", globalAssetId: "urn:a" } }),
+          body: JSON.stringify({
+            modelType: "AssetAdministrationShell",
+            id: SHELL,
+            idShort: "AfterTakeover",
+            assetInformation: { assetKind: "Instance", globalAssetId: "urn:a" },
+          }),
         });
         assert.equal(answer.status, 201, answer.text);
         shells.push({ id: SHELL, submodels: [] });
@@ -97,7 +120,9 @@ describe("registry synchronization (distributed, two model-stores)", () => {
         const takeover = fleet.aas2.requests.slice(before);
         for (const { id } of shells.filter((s) => s.id !== SHELL)) {
           assert.deepEqual(
-            takeover.filter((r) => r.path.includes(b64(id)) || (r.body as { id?: string } | undefined)?.id === id).map((r) => `${r.method} ${r.status}`),
+            takeover
+              .filter((r) => r.path.includes(b64(id)) || (r.body as { id?: string } | undefined)?.id === id)
+              .map((r) => `${r.method} ${r.status}`),
             ["POST 409", "PUT 204"],
             id,
           );

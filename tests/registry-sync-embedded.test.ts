@@ -2,10 +2,10 @@
 // one submodel registry (tests/test-support/registry-server, validating against the v3.0.1 schemas).
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { startFleet, EXTERNAL_HOST, waitFor, type Fleet } from "./test-support/registry-server/registry-fleet.ts";
+import { EXTERNAL_HOST, type Fleet, startFleet, waitFor } from "./test-support/registry-server/registry-fleet.ts";
 import { startRegistryServer } from "./test-support/registry-server/registry-server.ts";
 import { registrySyncSuite, SHELL1, STALE_SHELL1 } from "./test-support/registry-server/registry-sync-suite.ts";
-import { startSystem, type SystemUnderTest } from "./test-support/system.ts";
+import { type SystemUnderTest, startSystem } from "./test-support/system.ts";
 
 let fleet: Fleet;
 let system: SystemUnderTest;
@@ -52,7 +52,10 @@ describe("registry synchronization (embedded): a registry down at start, descrip
       // The process is up and serving while the registry is down.
       assert.equal((await lateSystem.clients[0]!.get("/shells")).status, 200);
       await registry.start();
-      await waitFor("registered after the registry came up", () => registry.shells.size === 3 && registry.submodels.size === 6);
+      await waitFor(
+        "registered after the registry came up",
+        () => registry.shells.size === 3 && registry.submodels.size === 6,
+      );
       assert.ok(registry.requests.every((r) => r.status !== 400));
       await lateSystem.processes[0]!.stop();
       assert.equal(registry.shells.size, 3);

@@ -5,13 +5,20 @@
  * handle made through one gateway is answered by every other.
  */
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
-import { encodeBase64Url } from "@twinport/shared";
-import { connectOpcua } from "./test-support/opcua-client.ts";
-import { createLoadSubmodel, describeLoad, startCluster, startWriteLoad, waitForConvergence, type Cluster } from "./test-support/fault-cluster.ts";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { encodeBase64Url } from "@twinport/shared";
+import {
+  type Cluster,
+  createLoadSubmodel,
+  describeLoad,
+  startCluster,
+  startWriteLoad,
+  waitForConvergence,
+} from "./test-support/fault-cluster.ts";
+import { connectOpcua } from "./test-support/opcua-client.ts";
 
 let cluster: Cluster;
 
@@ -32,7 +39,10 @@ test("both model-store replicas serve: the model was seeded once and each replic
   for (let i = 0; i < 20; i++) await cluster.gateways[i % 3]!.client.get("/shells");
   for (const store of cluster.stores) {
     const metrics = await (await fetch(`${store.details.management}/metrics`)).text();
-    const served = metrics.split("\n").filter((l) => l.startsWith("twinport_commands_total{")).reduce((sum, l) => sum + Number(l.split(" ").pop()), 0);
+    const served = metrics
+      .split("\n")
+      .filter((l) => l.startsWith("twinport_commands_total{"))
+      .reduce((sum, l) => sum + Number(l.split(" ").pop()), 0);
     assert.ok(served > 0, `replica ${store.child.pid} served commands`);
   }
 });
@@ -40,13 +50,20 @@ test("both model-store replicas serve: the model was seeded once and each replic
 test("concurrent writers on three gateways: every endpoint converges on the same elements and ETag, OPC UA mirrors included", async (t) => {
   const submodelId = "urn:twinport:scale-out:load";
   await createLoadSubmodel(cluster.gateways[0]!.client, submodelId);
-  const load = startWriteLoad(cluster, { writers: [0, 1, 2, 0, 1, 2], submodelId, maxWritesPerWriter: 25, maxMs: 15_000, pauseMs: 0 });
+  const load = startWriteLoad(cluster, {
+    writers: [0, 1, 2, 0, 1, 2],
+    submodelId,
+    maxWritesPerWriter: 25,
+    maxMs: 15_000,
+    pauseMs: 0,
+  });
   // Meanwhile, concurrent value writes to one shared element through every gateway: last writer wins,
   // but every endpoint must agree on which one that was.
   const shared = `/submodels/${encodeBase64Url("https://example.org/submodels/technical-data-1")}/submodel-elements/MaxRotationSpeed`;
   await Promise.all(
     cluster.gateways.map(async (g, i) => {
-      for (let n = 0; n < 15; n++) assert.equal((await g.client.request("PATCH", `${shared}/$value`, { body: `"${i * 1000 + n}"` })).status, 204);
+      for (let n = 0; n < 15; n++)
+        assert.equal((await g.client.request("PATCH", `${shared}/$value`, { body: `"${i * 1000 + n}"` })).status, 204);
     }),
   );
   const report = await load.stop();
@@ -83,7 +100,10 @@ test("concurrent writers on three gateways: every endpoint converges on the same
 test("an asynchronous operation handle made through one gateway is answered by every gateway", async () => {
   const operation = `/submodels/${encodeBase64Url("https://example.org/submodels/technical-data-1")}/submodel-elements/Functions.Reset`;
   const invoked = await cluster.gateways[0]!.client.request("POST", `${operation}/invoke-async`, {
-    body: JSON.stringify({ inputArguments: [{ value: { modelType: "Property", idShort: "Mode", valueType: "xs:string", value: "soft" } }], clientTimeoutDuration: "PT5S" }),
+    body: JSON.stringify({
+      inputArguments: [{ value: { modelType: "Property", idShort: "Mode", valueType: "xs:string", value: "soft" } }],
+      clientTimeoutDuration: "PT5S",
+    }),
   });
   assert.equal(invoked.status, 202, invoked.text);
   const location = invoked.headers.location as string;
@@ -91,7 +111,8 @@ test("an asynchronous operation handle made through one gateway is answered by e
   // No operation provider is configured: the invocation finishes (Failed) at once; what matters is
   // that the handle lives in the store, not in the gateway or replica that made it.
   const answers = await Promise.all(cluster.gateways.map((g) => g.client.get(statusPath)));
-  for (const answer of answers) assert.ok(answer.status === 200 || answer.status === 302, `${answer.status} ${answer.text}`);
+  for (const answer of answers)
+    assert.ok(answer.status === 200 || answer.status === 302, `${answer.status} ${answer.text}`);
   const resultsPath = statusPath.replace("/operation-status/", "/operation-results/");
   const results = await Promise.all(cluster.gateways.map((g) => g.client.get(resultsPath)));
   for (const result of results) assert.equal(result.status, 200, result.text);

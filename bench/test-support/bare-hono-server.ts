@@ -12,11 +12,15 @@ const [port, valueFile, submodelFile] = process.argv.slice(2);
 const valueBody = readFileSync(valueFile, "utf8");
 const submodelBody = readFileSync(submodelFile, "utf8");
 const app = new Hono();
-app.get("/api/v3.0/submodels/:id/submodel-elements/:path/$value", (c) => c.body(valueBody, 200, { "content-type": "application/json" }));
+app.get("/api/v3.0/submodels/:id/submodel-elements/:path/$value", (c) =>
+  c.body(valueBody, 200, { "content-type": "application/json" }),
+);
 app.patch("/api/v3.0/submodels/:id/submodel-elements/:path/$value", async (c) => {
   await c.req.text();
   return c.body(null, 204);
 });
 app.get("/api/v3.0/submodels/:id", (c) => c.body(submodelBody, 200, { "content-type": "application/json" }));
-const server = serve({ fetch: app.fetch, port: Number(port), hostname: "127.0.0.1" }, () => console.log("bare hono ready"));
+const server = serve({ fetch: app.fetch, port: Number(port), hostname: "127.0.0.1" }, () =>
+  console.log("bare hono ready"),
+);
 process.on("SIGTERM", () => server.close(() => process.exit(0)));

@@ -12,19 +12,43 @@ export function median(values: number[]): number {
 
 /** A configuration file with one plain-HTTP endpoint on a free loopback port (TLS would blur ratios). */
 /** `sections`: further top-level configuration (e.g. security). */
-export async function plainHttpConfig(dir: string, sections: Record<string, unknown> = {}): Promise<{ file: string; port: number }> {
+export async function plainHttpConfig(
+  dir: string,
+  sections: Record<string, unknown> = {},
+): Promise<{ file: string; port: number }> {
   const port = await freePort();
   const file = join(dir, `http-${port}.json`);
-  writeFileSync(file, JSON.stringify({ ...sections, endpoints: [{ "@class": "endpoint.http.HttpEndpoint", port, host: "127.0.0.1", sslEnabled: false }] }));
+  writeFileSync(
+    file,
+    JSON.stringify({
+      ...sections,
+      endpoints: [{ "@class": "endpoint.http.HttpEndpoint", port, host: "127.0.0.1", sslEnabled: false }],
+    }),
+  );
   return { file, port };
 }
 
 /** The bare Hono baseline (support/bare-hono-server.ts) in a process of its own, answering these bytes. */
-export async function startBareHono(dir: string, valueBody: string, submodelBody: string): Promise<{ base: string; pid: number; stop(): Promise<void> }> {
+export async function startBareHono(
+  dir: string,
+  valueBody: string,
+  submodelBody: string,
+): Promise<{ base: string; pid: number; stop(): Promise<void> }> {
   writeFileSync(join(dir, "value.json"), valueBody);
   writeFileSync(join(dir, "submodel.json"), submodelBody);
   const port = await freePort();
-  const child = spawn(process.execPath, ["--import", "tsx", new URL("./bare-hono-server.ts", import.meta.url).pathname, String(port), join(dir, "value.json"), join(dir, "submodel.json")], { stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      new URL("./bare-hono-server.ts", import.meta.url).pathname,
+      String(port),
+      join(dir, "value.json"),
+      join(dir, "submodel.json"),
+    ],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
   await new Promise<void>((resolve, reject) => {
     child.stdout!.on("data", (d: Buffer) => d.toString().includes("ready") && resolve());
     child.once("exit", (code) => reject(new Error(`bare hono server exited with ${code}`)));

@@ -52,7 +52,10 @@ profile.samples.forEach((id, i) => {
 const total = [...selfUs.values()].reduce((a, b) => a + b, 0);
 
 const label = (n: ProfileNode) => {
-  const url = n.callFrame.url.replace(/^file:\/\//, "").replace(/.*\/node_modules\//, "nm/").replace(/.*\/wt-[^/]+\//, "");
+  const url = n.callFrame.url
+    .replace(/^file:\/\//, "")
+    .replace(/.*\/node_modules\//, "nm/")
+    .replace(/.*\/wt-[^/]+\//, "");
   return `${n.callFrame.functionName || "(anonymous)"} ${url}:${n.callFrame.lineNumber + 1}`;
 };
 
@@ -73,14 +76,21 @@ for (const [id, us] of selfUs) {
 
 const print = (title: string, map: Map<string, number>, keep: (l: string) => boolean = () => true) => {
   console.log(`\n${title} (of ${(total / 1000).toFixed(0)} ms sampled)`);
-  for (const [l, us] of [...map].filter(([l]) => keep(l)).sort((a, b) => b[1] - a[1]).slice(0, top)) {
+  for (const [l, us] of [...map]
+    .filter(([l]) => keep(l))
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, top)) {
     const unit = per > 0 ? `${(us / per).toFixed(1).padStart(7)} µs/unit  ` : "";
-    console.log(`${((100 * us) / total).toFixed(1).padStart(5)}%  ${(us / 1000).toFixed(0).padStart(6)} ms  ${unit}${l}`);
+    console.log(
+      `${((100 * us) / total).toFixed(1).padStart(5)}%  ${(us / 1000).toFixed(0).padStart(6)} ms  ${unit}${l}`,
+    );
   }
 };
 const area = (n: ProfileNode): string | undefined => {
   const url = n.callFrame.url.replace(/^file:\/\//, "");
-  const ours = /\/wt-[^/]+\/((?:libs|services|bin)\/[^/]+\/src\/[^/]+)/.exec(url) ?? /\/wt-[^/]+\/((?:libs|services|bin)\/[^/]+)/.exec(url);
+  const ours =
+    /\/wt-[^/]+\/((?:libs|services|bin)\/[^/]+\/src\/[^/]+)/.exec(url) ??
+    /\/wt-[^/]+\/((?:libs|services|bin)\/[^/]+)/.exec(url);
   if (ours && !url.includes("/node_modules/")) return ours[1]!.replace(/\.ts$/, "");
   return undefined;
 };

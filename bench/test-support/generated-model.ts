@@ -4,6 +4,11 @@ export function generatedSubmodel(id: string, count: number): Record<string, unk
     modelType: "Submodel",
     id,
     idShort: id.split(":").at(-1),
-    submodelElements: Array.from({ length: count }, (_, i) => ({ modelType: "Property", idShort: `P${i}`, valueType: "xs:int", value: String(i) })),
+    submodelElements: Array.from({ length: count }, (_, i) => ({
+      modelType: "Property",
+      idShort: `P${i}`,
+      valueType: "xs:int",
+      value: String(i),
+    })),
   };
 }

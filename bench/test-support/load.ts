@@ -32,7 +32,9 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const url = new URL(options.url);
   const secure = url.protocol === "https:";
   const concurrency = options.concurrency ?? 16;
-  const agent = secure ? new https.Agent({ keepAlive: true, maxSockets: concurrency, ca: options.ca, rejectUnauthorized: false }) : new http.Agent({ keepAlive: true, maxSockets: concurrency });
+  const agent = secure
+    ? new https.Agent({ keepAlive: true, maxSockets: concurrency, ca: options.ca, rejectUnauthorized: false })
+    : new http.Agent({ keepAlive: true, maxSockets: concurrency });
   const latencies: number[] = [];
   let errors = 0;
   let count = 0;
@@ -42,14 +44,22 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     new Promise<void>((resolve) => {
       const body = options.body?.(i);
       const t0 = performance.now();
-      const req = (secure ? https : http).request(url, { method: options.method ?? "GET", agent, headers: body ? { "content-type": "application/json", "content-length": Buffer.byteLength(body) } : {} }, (res) => {
-        res.resume();
-        res.on("end", () => {
-          latencies.push(performance.now() - t0);
-          if (res.statusCode !== (options.expectStatus ?? 200)) errors++;
-          resolve();
-        });
-      });
+      const req = (secure ? https : http).request(
+        url,
+        {
+          method: options.method ?? "GET",
+          agent,
+          headers: body ? { "content-type": "application/json", "content-length": Buffer.byteLength(body) } : {},
+        },
+        (res) => {
+          res.resume();
+          res.on("end", () => {
+            latencies.push(performance.now() - t0);
+            if (res.statusCode !== (options.expectStatus ?? 200)) errors++;
+            resolve();
+          });
+        },
+      );
       req.on("error", () => {
         errors++;
         resolve();
@@ -65,7 +75,15 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   agent.destroy();
   latencies.sort((a, b) => a - b);
   const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? NaN;
-  return { label: options.label, requests: latencies.length, errors, seconds, rate: latencies.length / seconds, p50: pct(50), p99: pct(99) };
+  return {
+    label: options.label,
+    requests: latencies.length,
+    errors,
+    seconds,
+    rate: latencies.length / seconds,
+    p50: pct(50),
+    p99: pct(99),
+  };
 }
 
 export function formatResult(r: LoadResult): string {

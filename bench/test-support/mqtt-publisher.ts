@@ -14,11 +14,22 @@
 import { connectAsync } from "mqtt";
 
 const [url, configText] = process.argv.slice(2);
-const config = JSON.parse(configText!) as { topics: string[]; rate: number; seconds: number; qos: 0 | 1; epochMs: number };
+const config = JSON.parse(configText!) as {
+  topics: string[];
+  rate: number;
+  seconds: number;
+  qos: 0 | 1;
+  epochMs: number;
+};
 const { topics, rate, seconds, qos, epochMs } = config;
 
 const now = () => performance.timeOrigin + performance.now();
-const client = await connectAsync(url!, { reconnectPeriod: 0, clean: true, protocolVersion: 4, clientId: `bench-device-${process.pid}` });
+const client = await connectAsync(url!, {
+  reconnectPeriod: 0,
+  clean: true,
+  protocolVersion: 4,
+  clientId: `bench-device-${process.pid}`,
+});
 const cpuBefore = process.cpuUsage();
 const last: Record<string, number> = {};
 let published = 0;
@@ -55,8 +66,13 @@ const ended = now();
 const elapsed = (ended - started) / 1000;
 // QoS 1: every PUBACK is in once endAsync resolves (it waits for the outgoing store to empty);
 // bounded, since a broker busy with a slow subscriber may take long to acknowledge them all.
-const acked = await Promise.race([client.endAsync(false).then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 15_000))]);
+const acked = await Promise.race([
+  client.endAsync(false).then(() => true),
+  new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 15_000)),
+]);
 if (!acked) client.end(true);
 const closeMs = now() - ended;
 const cpu = process.cpuUsage(cpuBefore);
-process.stdout.write(`${JSON.stringify({ published, acked, startedMs: started - epochMs, endedMs: ended - epochMs, seconds: elapsed, closeMs, unacknowledged, cpuMs: (cpu.user + cpu.system) / 1000, last })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ published, acked, startedMs: started - epochMs, endedMs: ended - epochMs, seconds: elapsed, closeMs, unacknowledged, cpuMs: (cpu.user + cpu.system) / 1000, last })}\n`,
+);

@@ -13,16 +13,23 @@ export function processCpuMs(pid: number): number {
 }
 
 /** Runs `work` and returns the CPU milliseconds each named process used meanwhile. */
-export async function cpuDuring<T>(pids: Record<string, number>, work: () => Promise<T>): Promise<{ result: T; cpuMs: Record<string, number> }> {
+export async function cpuDuring<T>(
+  pids: Record<string, number>,
+  work: () => Promise<T>,
+): Promise<{ result: T; cpuMs: Record<string, number> }> {
   const before = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, processCpuMs(pid)]));
   const result = await work();
-  const cpuMs = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, processCpuMs(pid) - before[name]!]));
+  const cpuMs = Object.fromEntries(
+    Object.entries(pids).map(([name, pid]) => [name, processCpuMs(pid) - before[name]!]),
+  );
   return { result, cpuMs };
 }
 
 /** "gateway 120 µs, model-store 80 µs, …" per request. */
 export function formatCpuPerRequest(cpuMs: Record<string, number>, requests: number): string {
-  const parts = Object.entries(cpuMs).map(([name, ms]) => `${name} ${Math.round((ms * 1000) / Math.max(requests, 1))} µs`);
+  const parts = Object.entries(cpuMs).map(
+    ([name, ms]) => `${name} ${Math.round((ms * 1000) / Math.max(requests, 1))} µs`,
+  );
   const total = Object.values(cpuMs).reduce((a, b) => a + b, 0);
   return `CPU per request: ${parts.join(", ")}; total ${Math.round((total * 1000) / Math.max(requests, 1))} µs`;
 }

@@ -73,7 +73,15 @@ export async function runWrk(options: WrkOptions, pids: Record<string, number>):
   const script = `${options.dir}/wrk-${process.pid}-${++scripts}.lua`;
   writeFileSync(script, luaScript(options));
   const url = new URL(options.base);
-  const args = ["-t1", `-c${options.connections}`, `-d${options.seconds}s`, "--latency", "-s", script, `${url.protocol}//${url.host}`];
+  const args = [
+    "-t1",
+    `-c${options.connections}`,
+    `-d${options.seconds}s`,
+    "--latency",
+    "-s",
+    script,
+    `${url.protocol}//${url.host}`,
+  ];
   let wrkPid = 0;
   const { result, cpuMs } = await cpuDuring(pids, async () => {
     const child = spawn("wrk", args, { stdio: ["ignore", "pipe", "pipe"] });

@@ -2,7 +2,7 @@
  * Test support: runs `node bin/twinport.js …` as a real process, the way users and the test
  * harness do, and waits for its ready line.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 
 const BIN = new URL("../twinport.js", import.meta.url).pathname;
 
@@ -22,17 +22,27 @@ export interface TwinportProcess {
 // stays off, so a busy 9464 on the machine adds no fallback warning to stderr.
 const MANAGEMENT_OFF = { TWINPORT_CORE_MANAGEMENTPORT: "-1" };
 
-export function spawnTwinport(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; readyTimeoutMs?: number } = {}): TwinportProcess {
+export function spawnTwinport(
+  args: string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; readyTimeoutMs?: number } = {},
+): TwinportProcess {
   // Only what the test gives: a developer's own TWINPORT_* variables must not leak in.
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("TWINPORT_")));
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd, env: { ...env, ...MANAGEMENT_OFF, ...options.env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: options.cwd,
+    env: { ...env, ...MANAGEMENT_OFF, ...options.env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stdout = "";
   let stderr = "";
   child.stdout!.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
   child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   const ready = new Promise<Record<string, unknown>>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no ready line within ${options.readyTimeoutMs ?? 20_000} ms; stderr: ${stderr}`)), options.readyTimeoutMs ?? 20_000);
+    const timer = setTimeout(
+      () => reject(new Error(`no ready line within ${options.readyTimeoutMs ?? 20_000} ms; stderr: ${stderr}`)),
+      options.readyTimeoutMs ?? 20_000,
+    );
     const check = () => {
       const match = /^twinport \S+ ready (\{.*\})$/m.exec(stdout);
       if (!match) return;

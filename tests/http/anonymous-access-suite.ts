@@ -4,18 +4,21 @@
  * with exact paging across gateways; every other read and every write is 401 with a Bearer
  * challenge and the AAS Result body. (Bearer-token callers: the authentication suite.)
  */
-import { after, before, describe, test } from "node:test";
+
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
 import { ACCESS_CD_1, ACCESS_MANY, ACCESS_SHELL_A, ACCESS_SM_1, accessModel } from "@twinport/shared/test-support";
 import { b64, type HttpClient, type HttpResponse } from "../test-support/http-client.ts";
-import { startSystem, type Mode, type SystemUnderTest } from "../test-support/system.ts";
+import { type Mode, type SystemUnderTest, startSystem } from "../test-support/system.ts";
 import { assertResult, paged } from "./shell-suite-support.ts";
 
 const READABLE = ACCESS_MANY.filter((id) => id.endsWith("7"));
-const security = { rules: [{ subjects: [{ anonymous: true }], rights: ["READ"], objects: [{ submodels: "urn:access:many:*7" }] }] };
+const security = {
+  rules: [{ subjects: [{ anonymous: true }], rights: ["READ"], objects: [{ submodels: "urn:access:many:*7" }] }],
+};
 
 function unauthenticated(res: HttpResponse): void {
   assertResult(res, 401, /Not allowed/);
@@ -47,7 +50,9 @@ export function anonymousAccessSuite(mode: Mode): void {
       let cursor: string | undefined;
       let client = http;
       do {
-        const page = paged(await client.get(`/submodels?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`));
+        const page = paged(
+          await client.get(`/submodels?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`),
+        );
         seen.push(...page.result.map((sm) => sm.id));
         sizes.push(page.result.length);
         cursor = page.cursor;
@@ -66,7 +71,10 @@ export function anonymousAccessSuite(mode: Mode): void {
       const environment = await http.get("/serialization", { accept: "application/json" });
       assert.equal(environment.status, 200, environment.text);
       const serialized = environment.json();
-      assert.deepEqual((serialized.submodels ?? []).map((sm: { id: string }) => sm.id), READABLE);
+      assert.deepEqual(
+        (serialized.submodels ?? []).map((sm: { id: string }) => sm.id),
+        READABLE,
+      );
       assert.equal((serialized.assetAdministrationShells ?? []).length, 0);
     });
 
@@ -90,11 +98,21 @@ export function anonymousAccessSuite(mode: Mode): void {
     test("writes are 401, also on readable submodels, and change nothing", async () => {
       const readable = b64(READABLE[0]!);
       unauthenticated(await http.request("PATCH", `/submodels/${readable}/submodel-elements/V/$value`, { body: "99" }));
-      unauthenticated(await http.request("POST", "/submodels", { body: JSON.stringify({ modelType: "Submodel", id: "urn:x" }) }));
+      unauthenticated(
+        await http.request("POST", "/submodels", { body: JSON.stringify({ modelType: "Submodel", id: "urn:x" }) }),
+      );
       unauthenticated(await http.request("DELETE", `/submodels/${b64(ACCESS_SM_1)}`));
-      unauthenticated(await http.request("PUT", `/shells/${b64(ACCESS_SHELL_A)}/asset-information`, { body: JSON.stringify({ assetKind: "Instance", globalAssetId: "urn:y" }) }));
+      unauthenticated(
+        await http.request("PUT", `/shells/${b64(ACCESS_SHELL_A)}/asset-information`, {
+          body: JSON.stringify({ assetKind: "Instance", globalAssetId: "urn:y" }),
+        }),
+      );
       unauthenticated(await http.request("DELETE", "/reset"));
-      unauthenticated(await http.request("POST", `/submodels/${b64(ACCESS_SM_1)}/submodel-elements/Op/invoke`, { body: JSON.stringify({ inputArguments: [] }) }));
+      unauthenticated(
+        await http.request("POST", `/submodels/${b64(ACCESS_SM_1)}/submodel-elements/Op/invoke`, {
+          body: JSON.stringify({ inputArguments: [] }),
+        }),
+      );
       assert.deepEqual((await other.get(`/submodels/${readable}/$value`)).json(), { V: 7 });
     });
   });

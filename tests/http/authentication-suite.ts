@@ -14,11 +14,17 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { SignJWT, decodeProtectedHeader } from "jose";
-import { createTestCa, type ClientCredentials } from "../test-support/client-pki.ts";
+import { decodeProtectedHeader, SignJWT } from "jose";
+import { type ClientCredentials, createTestCa } from "../test-support/client-pki.ts";
 import { b64, createHttpClient, type HttpClient, type HttpResponse } from "../test-support/http-client.ts";
-import { signingKeys, startOpenIdProvider, TWINPORT_AUDIENCE, type OpenIdProvider, type SigningKeys } from "../test-support/openid-provider.ts";
-import { startSystem, type Mode, type SystemUnderTest } from "../test-support/system.ts";
+import {
+  type OpenIdProvider,
+  type SigningKeys,
+  signingKeys,
+  startOpenIdProvider,
+  TWINPORT_AUDIENCE,
+} from "../test-support/openid-provider.ts";
+import { type Mode, type SystemUnderTest, startSystem } from "../test-support/system.ts";
 
 const TECHNICAL_DATA = "https://example.org/submodels/technical-data-1";
 const IDENTIFICATION = "https://example.org/submodels/identification-1";
@@ -90,7 +96,11 @@ export function authenticationSuite(mode: Mode): void {
             ],
             rules: [
               { subjects: [{ role: "aas-reader" }], rights: ["READ"], objects: [{ all: true }] },
-              { subjects: [{ role: "plant-operator" }], rights: ["READ"], objects: [{ submodels: "https://example.org/submodels/technical-data-*" }] },
+              {
+                subjects: [{ role: "plant-operator" }],
+                rights: ["READ"],
+                objects: [{ submodels: "https://example.org/submodels/technical-data-*" }],
+              },
               { subjects: [{ anonymous: true }], rights: ["READ"], objects: [{ submodels: IDENTIFICATION }] },
             ],
           },
@@ -113,7 +123,10 @@ export function authenticationSuite(mode: Mode): void {
         const shells = await client.get("/shells", bearer(token));
         assert.equal(shells.status, 200, shells.text);
         assert.equal(shells.json().result.length, 3);
-        const value = await client.get(`/submodels/${b64(TECHNICAL_DATA)}/submodel-elements/MaxRotationSpeed/$value`, bearer(token));
+        const value = await client.get(
+          `/submodels/${b64(TECHNICAL_DATA)}/submodel-elements/MaxRotationSpeed/$value`,
+          bearer(token),
+        );
         assert.equal(value.status, 200, value.text);
       }
     });
@@ -148,7 +161,13 @@ export function authenticationSuite(mode: Mode): void {
       assert.equal(shells.status, 200, shells.text);
       assert.deepEqual(shells.json().result, []);
       const submodels = await system.clients[0]!.get("/submodels", maintainer);
-      assert.deepEqual(submodels.json().result.map((submodel: { id: string }) => submodel.id).sort(), [1, 2, 3].map((i) => `https://example.org/submodels/technical-data-${i}`));
+      assert.deepEqual(
+        submodels
+          .json()
+          .result.map((submodel: { id: string }) => submodel.id)
+          .sort(),
+        [1, 2, 3].map((i) => `https://example.org/submodels/technical-data-${i}`),
+      );
       const anonymous = await system.clients[0]!.get(`/submodels/${b64(TECHNICAL_DATA)}`);
       assert.equal(anonymous.status, 401, anonymous.text);
       assert.equal(anonymous.headers["www-authenticate"], 'Bearer realm="twinport"');
@@ -180,21 +199,34 @@ export function authenticationSuite(mode: Mode): void {
     test("an unsigned token (alg none) is refused", async () => {
       const [, payload] = (await provider.token("operator")).split(".");
       const header = Buffer.from(JSON.stringify({ alg: "none", typ: "at+jwt" })).toString("base64url");
-      assertInvalidToken(await system.clients[0]!.get("/shells", bearer(`${header}.${payload}.`)), /algorithm|malformed/);
+      assertInvalidToken(
+        await system.clients[0]!.get("/shells", bearer(`${header}.${payload}.`)),
+        /algorithm|malformed/,
+      );
     });
 
     test("a token with a tampered payload is refused", async () => {
       const [header, payload, signature] = (await provider.token("robot")).split(".");
       const claims = JSON.parse(Buffer.from(payload!, "base64url").toString("utf8"));
       const tampered = Buffer.from(JSON.stringify({ ...claims, roles: ["admin"] })).toString("base64url");
-      assertInvalidToken(await system.clients[0]!.get("/shells", bearer(`${header}.${tampered}.${signature}`)), /signature/);
+      assertInvalidToken(
+        await system.clients[0]!.get("/shells", bearer(`${header}.${tampered}.${signature}`)),
+        /signature/,
+      );
     });
 
     test("a token signed HS256 with the issuer's public key as the secret is refused", async () => {
-      const claims = JSON.parse(Buffer.from((await provider.token("operator")).split(".")[1]!, "base64url").toString("utf8"));
+      const claims = JSON.parse(
+        Buffer.from((await provider.token("operator")).split(".")[1]!, "base64url").toString("utf8"),
+      );
       const rsa = firstKeys.keys.find((key) => key.kid === "first-rs")!;
-      const publicPem = createPublicKey({ key: { kty: rsa.kty, n: rsa.n, e: rsa.e }, format: "jwk" }).export({ type: "spki", format: "pem" });
-      const forged = await new SignJWT(claims).setProtectedHeader({ alg: "HS256", typ: "at+jwt", kid: "first-rs" }).sign(new TextEncoder().encode(String(publicPem)));
+      const publicPem = createPublicKey({ key: { kty: rsa.kty, n: rsa.n, e: rsa.e }, format: "jwk" }).export({
+        type: "spki",
+        format: "pem",
+      });
+      const forged = await new SignJWT(claims)
+        .setProtectedHeader({ alg: "HS256", typ: "at+jwt", kid: "first-rs" })
+        .sign(new TextEncoder().encode(String(publicPem)));
       assertInvalidToken(await system.clients[0]!.get("/shells", bearer(forged)), /algorithm/);
     });
 

@@ -2,17 +2,19 @@
  * Black-box suite of the Concept Description Repository API (AAS API §a.4) over real HTTPS,
  * embedded and distributed (a second gateway reads what the first one wrote).
  */
-import { after, before, describe, test } from "node:test";
+
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
+import { after, before, describe, test } from "node:test";
 import { b64, type HttpClient } from "../test-support/http-client.ts";
-import { EXAMPLE_MODEL, startSystem, type Mode, type SystemUnderTest } from "../test-support/system.ts";
+import { EXAMPLE_MODEL, type Mode, type SystemUnderTest, startSystem } from "../test-support/system.ts";
 import { assertResult, etagOf, paged, valid } from "./shell-suite-support.ts";
 
 const model = JSON.parse(readFileSync(EXAMPLE_MODEL, "utf8"));
 const cds: any[] = model.conceptDescriptions;
 const IEC61360 = "https://admin-shell.io/DataSpecificationTemplates/DataSpecificationIec61360/3";
-const cdBody = (id: string, extra: Record<string, unknown> = {}) => JSON.stringify({ modelType: "ConceptDescription", id, ...extra });
+const cdBody = (id: string, extra: Record<string, unknown> = {}) =>
+  JSON.stringify({ modelType: "ConceptDescription", id, ...extra });
 
 export function conceptDescriptionSuite(mode: Mode): void {
   describe(`Concept Description Repository API, ${mode} mode`, () => {
@@ -34,15 +36,25 @@ export function conceptDescriptionSuite(mode: Mode): void {
       for (const cd of all.result) valid(cd, "ConceptDescription");
       const first = paged(await http.get("/concept-descriptions?limit=1"));
       assert.deepEqual(first.result, [cds[0]]);
-      const second = paged(await other.get(`/concept-descriptions?limit=1&cursor=${encodeURIComponent(first.cursor!)}`));
+      const second = paged(
+        await other.get(`/concept-descriptions?limit=1&cursor=${encodeURIComponent(first.cursor!)}`),
+      );
       assert.deepEqual(second, { result: [cds[1]], cursor: undefined });
-      for (const query of ["limit=-1", "limit=0", "cursor=", "level=deep", "extent=withoutBlobValue", "idShort=a&idShort=b"]) {
+      for (const query of [
+        "limit=-1",
+        "limit=0",
+        "cursor=",
+        "level=deep",
+        "extent=withoutBlobValue",
+        "idShort=a&idShort=b",
+      ]) {
         assertResult(await http.get(`/concept-descriptions?${query}`), 400);
       }
     });
 
     test("filters: idShort (exact), isCaseOf and dataSpecificationRef (base64url of a key value or of a JSON Reference)", async () => {
-      const ids = async (query: string) => paged(await http.get(`/concept-descriptions?${query}`)).result.map((cd) => cd.id);
+      const ids = async (query: string) =>
+        paged(await http.get(`/concept-descriptions?${query}`)).result.map((cd) => cd.id);
       assert.deepEqual(await ids("idShort=SerialNumber"), [cds[1].id]);
       assert.deepEqual(await ids("idShort=serialnumber"), []);
       assert.deepEqual(await ids(`isCaseOf=${b64("0173-1#02-AAM556#002")}`), [cds[1].id]);
@@ -66,9 +78,19 @@ export function conceptDescriptionSuite(mode: Mode): void {
       const etag = etagOf(created);
       assert.equal((await other.get(`/concept-descriptions/${b64(id)}`)).headers.etag, etag);
       assertResult(await http.request("POST", "/concept-descriptions", { body: cdBody(id) }), 409);
-      assertResult(await http.request("POST", "/concept-descriptions", { body: cdBody(model.assetAdministrationShells[0].id) }), 409);
-      assertResult(await http.request("POST", "/concept-descriptions", { body: cdBody("urn:x", { colour: "red" }) }), 400, /colour/);
-      assertResult(await http.request("POST", "/concept-descriptions", { body: cdBody("urn:x", { idShort: "1 not an idShort" }) }), 400);
+      assertResult(
+        await http.request("POST", "/concept-descriptions", { body: cdBody(model.assetAdministrationShells[0].id) }),
+        409,
+      );
+      assertResult(
+        await http.request("POST", "/concept-descriptions", { body: cdBody("urn:x", { colour: "red" }) }),
+        400,
+        /colour/,
+      );
+      assertResult(
+        await http.request("POST", "/concept-descriptions", { body: cdBody("urn:x", { idShort: "1 not an idShort" }) }),
+        400,
+      );
       assertResult(await http.request("POST", "/concept-descriptions", { body: "" }), 400);
       assertResult(await http.request("POST", "/concept-descriptions?limit=1", { body: cdBody("urn:x") }), 400);
     });
@@ -88,17 +110,36 @@ export function conceptDescriptionSuite(mode: Mode): void {
     test("PUT: 204; If-Match stale 412 and current 204; If-None-Match * 412; 404 missing; 400 other id", async () => {
       const id = `urn:test:${mode}:cd:put`;
       const etag = etagOf(await http.request("POST", "/concept-descriptions", { body: cdBody(id) }));
-      const position = async () => paged(await http.get("/concept-descriptions")).result.findIndex((cd) => cd.id === id);
+      const position = async () =>
+        paged(await http.get("/concept-descriptions")).result.findIndex((cd) => cd.id === id);
       const before = await position();
-      const put = await http.request("PUT", `/concept-descriptions/${b64(id)}`, { body: cdBody(id, { idShort: "Replaced" }), headers: { "If-Match": etag } });
+      const put = await http.request("PUT", `/concept-descriptions/${b64(id)}`, {
+        body: cdBody(id, { idShort: "Replaced" }),
+        headers: { "If-Match": etag },
+      });
       assert.equal(put.status, 204, put.text);
       assert.equal(put.text, "");
       const read = await other.get(`/concept-descriptions/${b64(id)}`);
       assert.equal(read.json().idShort, "Replaced");
       assert.notEqual(etagOf(read), etag);
-      assertResult(await other.request("PUT", `/concept-descriptions/${b64(id)}`, { body: cdBody(id), headers: { "If-Match": etag } }), 412);
-      assertResult(await http.request("PUT", `/concept-descriptions/${b64(id)}`, { body: cdBody(id), headers: { "If-None-Match": "*" } }), 412);
-      assertResult(await http.request("PUT", `/concept-descriptions/${b64("urn:missing")}`, { body: cdBody("urn:missing") }), 404);
+      assertResult(
+        await other.request("PUT", `/concept-descriptions/${b64(id)}`, {
+          body: cdBody(id),
+          headers: { "If-Match": etag },
+        }),
+        412,
+      );
+      assertResult(
+        await http.request("PUT", `/concept-descriptions/${b64(id)}`, {
+          body: cdBody(id),
+          headers: { "If-None-Match": "*" },
+        }),
+        412,
+      );
+      assertResult(
+        await http.request("PUT", `/concept-descriptions/${b64("urn:missing")}`, { body: cdBody("urn:missing") }),
+        404,
+      );
       assertResult(await http.request("PUT", `/concept-descriptions/${b64(id)}`, { body: cdBody("urn:other") }), 400);
       assert.equal(await position(), before, "a PUT keeps the position");
     });
@@ -107,7 +148,10 @@ export function conceptDescriptionSuite(mode: Mode): void {
       const id = `urn:test:${mode}:cd:delete`;
       const etag = etagOf(await http.request("POST", "/concept-descriptions", { body: cdBody(id) }));
       await http.request("PUT", `/concept-descriptions/${b64(id)}`, { body: cdBody(id, { idShort: "Newer" }) });
-      assertResult(await http.request("DELETE", `/concept-descriptions/${b64(id)}`, { headers: { "If-Match": etag } }), 412);
+      assertResult(
+        await http.request("DELETE", `/concept-descriptions/${b64(id)}`, { headers: { "If-Match": etag } }),
+        412,
+      );
       assert.equal((await http.request("DELETE", `/concept-descriptions/${b64(id)}`)).status, 204);
       assertResult(await other.get(`/concept-descriptions/${b64(id)}`), 404);
       assertResult(await http.request("DELETE", `/concept-descriptions/${b64(id)}`), 404);

@@ -5,14 +5,15 @@
  * submodel and concept description twice (spec §7.3). In distributed mode a record corrupted in
  * Redis causes a real 500, with a stack only where `includeErrorDetails` is on.
  */
-import { after, before, describe, test } from "node:test";
+
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
 import { createRedisRepository } from "@twinport/model-store";
 import { b64, type HttpClient } from "../test-support/http-client.ts";
-import { EXAMPLE_MODEL, startSystem, type Mode, type SystemUnderTest } from "../test-support/system.ts";
+import { EXAMPLE_MODEL, type Mode, type SystemUnderTest, startSystem } from "../test-support/system.ts";
 import { assertResult, paged, shellBody } from "./shell-suite-support.ts";
 
 const model = JSON.parse(readFileSync(EXAMPLE_MODEL, "utf8"));
@@ -88,7 +89,12 @@ export function descriptionSuite(mode: Mode): void {
     test("a model holding the same identifiables twice loads, each once (spec §7.3)", async () => {
       assert.deepEqual(paged(await all.get("/shells")).result, model.assetAdministrationShells);
       assert.deepEqual(paged(await all.get("/concept-descriptions")).result, model.conceptDescriptions);
-      assert.deepEqual(paged(await all.get("/submodels")).result.map((sm) => sm.id).sort(), model.submodels.map((sm: any) => sm.id).sort());
+      assert.deepEqual(
+        paged(await all.get("/submodels"))
+          .result.map((sm) => sm.id)
+          .sort(),
+        model.submodels.map((sm: any) => sm.id).sort(),
+      );
     });
 
     test("the endpoint without profiles describes every implemented profile, full ones with their read ones", async () => {
@@ -111,7 +117,11 @@ export function descriptionSuite(mode: Mode): void {
       // Claimed exactly when served: the AASX file server only once /packages exists.
       const packagesServed = (await all.get("/packages")).status !== 400;
       assert.equal(profiles.includes(`${API}/AasxFileServerServiceSpecification/SSP-001`), packagesServed);
-      for (const absent of ["Registry", "SubmodelRepositoryServiceSpecification/SSP-003", "SubmodelRepositoryServiceSpecification/SSP-004"]) {
+      for (const absent of [
+        "Registry",
+        "SubmodelRepositoryServiceSpecification/SSP-003",
+        "SubmodelRepositoryServiceSpecification/SSP-004",
+      ]) {
         assert.ok(!profiles.some((profile) => profile.includes(absent)), `${absent} is not served`);
       }
       assertResult(await all.request("POST", "/description", { body: "{}" }), 405);
@@ -119,7 +129,10 @@ export function descriptionSuite(mode: Mode): void {
     });
 
     test("AAS_REPOSITORY_READ + DISCOVERY_FULL: described exactly; reads served, writes 405, other APIs 404", async () => {
-      assert.deepEqual(await description(readOnly), [`${API}/DiscoveryServiceSpecification/SSP-001`, `${API}/AssetAdministrationShellRepositoryServiceSpecification/SSP-002`]);
+      assert.deepEqual(await description(readOnly), [
+        `${API}/DiscoveryServiceSpecification/SSP-001`,
+        `${API}/AssetAdministrationShellRepositoryServiceSpecification/SSP-002`,
+      ]);
       const shell = b64(model.assetAdministrationShells[0].id);
       assert.equal(paged(await readOnly.get("/shells")).result.length, 3);
       assert.equal((await readOnly.get(`/shells/${shell}`)).status, 200);
@@ -129,18 +142,31 @@ export function descriptionSuite(mode: Mode): void {
       const post = await readOnly.request("POST", "/shells", { body: JSON.stringify(shellBody("urn:refused")) });
       assertResult(post, 405);
       assert.equal(post.headers.allow, "GET, HEAD");
-      const put = await readOnly.request("PUT", `/shells/${shell}`, { body: JSON.stringify(model.assetAdministrationShells[0]) });
+      const put = await readOnly.request("PUT", `/shells/${shell}`, {
+        body: JSON.stringify(model.assetAdministrationShells[0]),
+      });
       assertResult(put, 405);
       assert.equal(put.headers.allow, "GET, HEAD");
       assertResult(await readOnly.request("PUT", `/shells/${shell}/asset-information`, { body: "{}" }), 405);
-      assertResult(await readOnly.request("DELETE", `/shells/${shell}/submodel-refs/${b64(model.submodels[0].id)}`), 404, /not served/);
+      assertResult(
+        await readOnly.request("DELETE", `/shells/${shell}/submodel-refs/${b64(model.submodels[0].id)}`),
+        404,
+        /not served/,
+      );
       assertResult(await readOnly.get("/concept-descriptions"), 404, /not served/);
       assertResult(await readOnly.get("/submodels"), 404, /not served/);
       // Discovery is fully served here, writes included.
       assert.equal(paged(await readOnly.get("/lookup/shells")).result.length, 3);
-      const links = await readOnly.request("POST", `/lookup/shells/${shell}`, { body: JSON.stringify([{ name: "batch", value: `B-${mode}` }]) });
+      const links = await readOnly.request("POST", `/lookup/shells/${shell}`, {
+        body: JSON.stringify([{ name: "batch", value: `B-${mode}` }]),
+      });
       assert.equal(links.status, 201, links.text);
-      assert.deepEqual(paged(await all.get(`/shells?assetIds=${b64(JSON.stringify({ name: "batch", value: `B-${mode}` }))}`)).result.map((s) => s.id), [model.assetAdministrationShells[0].id]);
+      assert.deepEqual(
+        paged(
+          await all.get(`/shells?assetIds=${b64(JSON.stringify({ name: "batch", value: `B-${mode}` }))}`),
+        ).result.map((s) => s.id),
+        [model.assetAdministrationShells[0].id],
+      );
     });
 
     test("AAS_FULL + CONCEPT_DESCRIPTION_FULL: described exactly; the repository-only paths 404, DELETE of a shell 405", async () => {
@@ -153,7 +179,10 @@ export function descriptionSuite(mode: Mode): void {
       assert.equal((await aasAndCds.get(`/shells/${shell}`)).status, 200);
       assert.equal((await aasAndCds.get(`/shells/${shell}/$reference`)).status, 200);
       const info = (await aasAndCds.get(`/shells/${shell}/asset-information`)).json();
-      assert.equal((await aasAndCds.request("PUT", `/shells/${shell}/asset-information`, { body: JSON.stringify(info) })).status, 204);
+      assert.equal(
+        (await aasAndCds.request("PUT", `/shells/${shell}/asset-information`, { body: JSON.stringify(info) })).status,
+        204,
+      );
       assertResult(await aasAndCds.get("/shells"), 404, /not served/);
       assertResult(await aasAndCds.get("/shells/$reference"), 404, /not served/);
       const del = await aasAndCds.request("DELETE", `/shells/${shell}`);
@@ -170,28 +199,35 @@ export function descriptionSuite(mode: Mode): void {
 
     // A real internal error needs a corrupted store, which only Redis lets a test reach from outside:
     // this case exists in distributed mode only (a gateway unit test covers the mapping in-process).
-    if (mode === "distributed") test("a server failure: 500 with a Result body; the stack only where includeErrorDetails is true", async () => {
-      const repository = await createRedisRepository({ url: sut.redis!.url });
-      try {
-        const id = "urn:test:corrupt";
-        const result = await repository.commit({
-          preconditions: [{ on: "id-free", id }],
-          ops: [{ op: "put-identifiable", kind: "shell", id, json: "{corrupt" }],
-          event: { kind: "shell.created", id, origin: "test", time: new Date().toISOString() },
-        });
-        assert.ok(result.ok);
-        const plain = await all.get(`/shells/${b64(id)}`);
-        assertResult(plain, 500);
-        assert.deepEqual(plain.json().messages.map((m: any) => m.messageType), ["Error"]);
-        assert.doesNotMatch(plain.text, /SyntaxError|at .*\.ts/, "no internals without includeErrorDetails");
-        const detailed = await aasAndCds.get(`/shells/${b64(id)}`);
-        assertResult(detailed, 500);
-        const messages = detailed.json().messages;
-        assert.deepEqual(messages.map((m: any) => m.messageType), ["Error", "Exception"]);
-        assert.match(messages[1].text, /SyntaxError[\s\S]*\n\s+at /, "the stack trace");
-      } finally {
-        await repository.close();
-      }
-    });
+    if (mode === "distributed")
+      test("a server failure: 500 with a Result body; the stack only where includeErrorDetails is true", async () => {
+        const repository = await createRedisRepository({ url: sut.redis!.url });
+        try {
+          const id = "urn:test:corrupt";
+          const result = await repository.commit({
+            preconditions: [{ on: "id-free", id }],
+            ops: [{ op: "put-identifiable", kind: "shell", id, json: "{corrupt" }],
+            event: { kind: "shell.created", id, origin: "test", time: new Date().toISOString() },
+          });
+          assert.ok(result.ok);
+          const plain = await all.get(`/shells/${b64(id)}`);
+          assertResult(plain, 500);
+          assert.deepEqual(
+            plain.json().messages.map((m: any) => m.messageType),
+            ["Error"],
+          );
+          assert.doesNotMatch(plain.text, /SyntaxError|at .*\.ts/, "no internals without includeErrorDetails");
+          const detailed = await aasAndCds.get(`/shells/${b64(id)}`);
+          assertResult(detailed, 500);
+          const messages = detailed.json().messages;
+          assert.deepEqual(
+            messages.map((m: any) => m.messageType),
+            ["Error", "Exception"],
+          );
+          assert.match(messages[1].text, /SyntaxError[\s\S]*\n\s+at /, "the stack trace");
+        } finally {
+          await repository.close();
+        }
+      });
   });
 }

@@ -2,11 +2,12 @@
  * Black-box suite of the Basic Discovery API (AAS API §a.5) over real HTTPS, embedded and
  * distributed. Asset links are the shells' asset ids (ADR 0007): discovery and /shells agree.
  */
-import { after, before, describe, test } from "node:test";
+
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
+import { after, before, describe, test } from "node:test";
 import { b64, type HttpClient } from "../test-support/http-client.ts";
-import { EXAMPLE_MODEL, startSystem, type Mode, type SystemUnderTest } from "../test-support/system.ts";
+import { EXAMPLE_MODEL, type Mode, type SystemUnderTest, startSystem } from "../test-support/system.ts";
 import { assertResult, paged, shellBody, valid } from "./shell-suite-support.ts";
 
 const model = JSON.parse(readFileSync(EXAMPLE_MODEL, "utf8"));
@@ -29,13 +30,21 @@ export function discoverySuite(mode: Mode): void {
 
     test("GET /lookup/shells: AAS ids, paged, filtered by asset links (all must match)", async () => {
       const all = paged(await http.get("/lookup/shells"));
-      assert.deepEqual(all.result.slice(0, 3), shells.map((s) => s.id));
+      assert.deepEqual(
+        all.result.slice(0, 3),
+        shells.map((s) => s.id),
+      );
       for (const id of all.result) assert.equal(typeof id, "string");
       const first = paged(await http.get("/lookup/shells?limit=2"));
       assert.equal(first.result.length, 2);
       const rest = paged(await other.get(`/lookup/shells?limit=2&cursor=${encodeURIComponent(first.cursor!)}`));
-      assert.deepEqual([...first.result, ...rest.result].slice(0, 3), shells.map((s) => s.id));
-      assert.deepEqual(paged(await http.get(`/lookup/shells?assetIds=${link("serialNumber", "SN-0002")}`)).result, [shells[1].id]);
+      assert.deepEqual(
+        [...first.result, ...rest.result].slice(0, 3),
+        shells.map((s) => s.id),
+      );
+      assert.deepEqual(paged(await http.get(`/lookup/shells?assetIds=${link("serialNumber", "SN-0002")}`)).result, [
+        shells[1].id,
+      ]);
       const both = `assetIds=${link("serialNumber", "SN-0002")}&assetIds=${link("globalAssetId", "https://example.org/assets/pump-0002")}`;
       assert.deepEqual(paged(await http.get(`/lookup/shells?${both}`)).result, [shells[1].id]);
       const mismatch = `assetIds=${link("serialNumber", "SN-0002")},${link("globalAssetId", "https://example.org/assets/pump-0001")}`;
@@ -64,10 +73,20 @@ export function discoverySuite(mode: Mode): void {
 
     test("POST /lookup/shells/{id}: 201 with all links; creates or replaces by name; /shells and the shell agree", async () => {
       const id = `urn:test:${mode}:discovered`;
-      await http.request("POST", "/shells", { body: JSON.stringify(shellBody(id, { assetInformation: { assetKind: "Instance", specificAssetIds: [{ name: "serialNumber", value: "S-1" }] } })) });
+      await http.request("POST", "/shells", {
+        body: JSON.stringify(
+          shellBody(id, {
+            assetInformation: { assetKind: "Instance", specificAssetIds: [{ name: "serialNumber", value: "S-1" }] },
+          }),
+        ),
+      });
       const body = [
         { name: "serialNumber", value: "S-2" },
-        { name: "batch", value: `B-${mode}`, externalSubjectId: { type: "ExternalReference", keys: [{ type: "GlobalReference", value: "urn:maker" }] } },
+        {
+          name: "batch",
+          value: `B-${mode}`,
+          externalSubjectId: { type: "ExternalReference", keys: [{ type: "GlobalReference", value: "urn:maker" }] },
+        },
         { name: "globalAssetId", value: `urn:asset:${mode}` },
       ];
       const created = await http.request("POST", `/lookup/shells/${b64(id)}`, { body: JSON.stringify(body) });
@@ -77,20 +96,43 @@ export function discoverySuite(mode: Mode): void {
       for (const item of created.json()) valid(item, "SpecificAssetId");
       assert.deepEqual((await other.get(`/lookup/shells/${b64(id)}`)).json(), expected);
       assert.deepEqual(paged(await other.get(`/lookup/shells?assetIds=${link("batch", `B-${mode}`)}`)).result, [id]);
-      assert.deepEqual(paged(await other.get(`/shells?assetIds=${link("globalAssetId", `urn:asset:${mode}`)}`)).result.map((s) => s.id), [id]);
+      assert.deepEqual(
+        paged(await other.get(`/shells?assetIds=${link("globalAssetId", `urn:asset:${mode}`)}`)).result.map(
+          (s) => s.id,
+        ),
+        [id],
+      );
       const info = (await other.get(`/shells/${b64(id)}/asset-information`)).json();
       assert.equal(info.globalAssetId, `urn:asset:${mode}`);
       assert.deepEqual(info.specificAssetIds, [body[0], body[1]]);
       assertResult(await http.request("POST", `/lookup/shells/${b64(id)}`, { body: "[]" }), 400);
       assertResult(await http.request("POST", `/lookup/shells/${b64(id)}`, { body: '[{"name":"a"}]' }), 400);
-      assertResult(await http.request("POST", `/lookup/shells/${b64(id)}`, { body: '[{"name":"a","value":"1"},{"name":"a","value":"2"}]' }), 400);
+      assertResult(
+        await http.request("POST", `/lookup/shells/${b64(id)}`, {
+          body: '[{"name":"a","value":"1"},{"name":"a","value":"2"}]',
+        }),
+        400,
+      );
       assertResult(await http.request("POST", `/lookup/shells/${b64(id)}`, { body: '{"name":"a","value":"1"}' }), 400);
-      assertResult(await http.request("POST", `/lookup/shells/${b64("urn:nothing")}`, { body: '[{"name":"a","value":"1"}]' }), 404);
+      assertResult(
+        await http.request("POST", `/lookup/shells/${b64("urn:nothing")}`, { body: '[{"name":"a","value":"1"}]' }),
+        404,
+      );
     });
 
     test("DELETE /lookup/shells/{id}: 204, every link gone, the shell stays; 404 for unknown ids", async () => {
       const id = `urn:test:${mode}:forgotten`;
-      await http.request("POST", "/shells", { body: JSON.stringify(shellBody(id, { assetInformation: { assetKind: "Instance", globalAssetId: "urn:asset:forgotten", specificAssetIds: [{ name: "serialNumber", value: "F-1" }] } })) });
+      await http.request("POST", "/shells", {
+        body: JSON.stringify(
+          shellBody(id, {
+            assetInformation: {
+              assetKind: "Instance",
+              globalAssetId: "urn:asset:forgotten",
+              specificAssetIds: [{ name: "serialNumber", value: "F-1" }],
+            },
+          }),
+        ),
+      });
       const deleted = await http.request("DELETE", `/lookup/shells/${b64(id)}`);
       assert.equal(deleted.status, 204, deleted.text);
       assert.equal(deleted.text, "");

@@ -5,17 +5,24 @@
  * serialization to AASX/XML/JSON imported again into an empty server, hostile uploads, uploads,
  * packages and reset.
  */
-import { after, before, describe, test } from "node:test";
+
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import https from "node:https";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import https from "node:https";
-import { strToU8, zipSync } from "fflate";
+import { after, before, describe, test } from "node:test";
 import { writeAasx } from "@twinport/shared";
+import { strToU8, zipSync } from "fflate";
 import { b64, type HttpClient, type HttpResponse } from "../test-support/http-client.ts";
-import { EXAMPLE_MODEL, findCertificate, startSystem, type Mode, type SystemUnderTest } from "../test-support/system.ts";
+import {
+  EXAMPLE_MODEL,
+  findCertificate,
+  type Mode,
+  type SystemUnderTest,
+  startSystem,
+} from "../test-support/system.ts";
 
 const PNG = Buffer.concat([Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]), randomBytes(3000)]);
 // Larger than one NATS message and one Redis chunk: it must travel and be stored in pieces.
@@ -50,27 +57,51 @@ async function bytesOf(client: HttpClient, path: string, headers: Record<string,
   return await rawRequest(client, "GET", path, undefined, headers);
 }
 
-async function rawRequest(client: HttpClient, method: string, path: string, body?: Buffer, headers: Record<string, string> = {}) {
+async function rawRequest(
+  client: HttpClient,
+  method: string,
+  path: string,
+  body?: Buffer,
+  headers: Record<string, string> = {},
+) {
   const url = new URL(client.baseUrl.replace(/\/$/, "") + path);
   const ca = certificates.get(client);
   return await new Promise<{ status: number; headers: HttpResponse["headers"]; body: Buffer }>((resolve, reject) => {
-    const request = https.request(url, { method, headers: { ...(body ? { "content-length": String(body.length) } : {}), ...headers }, ca, rejectUnauthorized: ca !== undefined }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on("data", (chunk: Buffer) => chunks.push(chunk));
-      response.on("end", () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }));
-      response.on("error", reject);
-    });
+    const request = https.request(
+      url,
+      {
+        method,
+        headers: { ...(body ? { "content-length": String(body.length) } : {}), ...headers },
+        ca,
+        rejectUnauthorized: ca !== undefined,
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on("data", (chunk: Buffer) => chunks.push(chunk));
+        response.on("end", () =>
+          resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }),
+        );
+        response.on("error", reject);
+      },
+    );
     request.on("error", reject);
     request.end(body);
   });
 }
 
-function multipart(parts: { name: string; value: Buffer | string; fileName?: string; type?: string }[]): { body: Buffer; type: string } {
+function multipart(parts: { name: string; value: Buffer | string; fileName?: string; type?: string }[]): {
+  body: Buffer;
+  type: string;
+} {
   const boundary = `----twinport${randomBytes(8).toString("hex")}`;
   const pieces: Buffer[] = [];
   for (const part of parts) {
     const disposition = `form-data; name="${part.name}"${part.fileName ? `; filename="${part.fileName}"` : ""}`;
-    pieces.push(Buffer.from(`--${boundary}\r\nContent-Disposition: ${disposition}\r\n${part.type ? `Content-Type: ${part.type}\r\n` : ""}\r\n`));
+    pieces.push(
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: ${disposition}\r\n${part.type ? `Content-Type: ${part.type}\r\n` : ""}\r\n`,
+      ),
+    );
     pieces.push(Buffer.isBuffer(part.value) ? part.value : Buffer.from(part.value));
     pieces.push(Buffer.from("\r\n"));
   }
@@ -146,9 +177,13 @@ export function filesSuite(mode: Mode): void {
 
     test("hostile inputs are clear 4xx answers and the server keeps serving", async () => {
       const target = empty.clients[0]!;
-      const bomb = zipSync({ "[Content_Types].xml": strToU8("<Types/>"), "aasx/bomb.bin": new Uint8Array(8 * 1024 * 1024) }, { level: 9 });
+      const bomb = zipSync(
+        { "[Content_Types].xml": strToU8("<Types/>"), "aasx/bomb.bin": new Uint8Array(8 * 1024 * 1024) },
+        { level: 9 },
+      );
       const slip = zipSync({ "[Content_Types].xml": strToU8("<Types/>"), "../../../tmp/evil.txt": strToU8("pwned") });
-      const xxe = '<?xml version="1.0"?><!DOCTYPE environment [<!ENTITY xxe SYSTEM "file:///etc/passwd">]><environment xmlns="https://admin-shell.io/aas/3/0"><assetAdministrationShells>&xxe;</assetAdministrationShells></environment>';
+      const xxe =
+        '<?xml version="1.0"?><!DOCTYPE environment [<!ENTITY xxe SYSTEM "file:///etc/passwd">]><environment xmlns="https://admin-shell.io/aas/3/0"><assetAdministrationShells>&xxe;</assetAdministrationShells></environment>';
       const cases: [string, Buffer, string, RegExp][] = [
         ["zip bomb", Buffer.from(bomb), AASX, /ratio|inflat/i],
         ["zip slip", Buffer.from(slip), AASX, /\.\./],
@@ -162,17 +197,25 @@ export function filesSuite(mode: Mode): void {
         assert.equal((await target.get("/shells")).status, 200, `still serving after the ${what}`);
       }
       const hostilePackage = multipart([{ name: "file", value: Buffer.from(slip), fileName: "slip.aasx" }]);
-      const posted = await rawRequest(target, "POST", "/packages", hostilePackage.body, { "content-type": hostilePackage.type });
+      const posted = await rawRequest(target, "POST", "/packages", hostilePackage.body, {
+        "content-type": hostilePackage.type,
+      });
       assert.equal(posted.status, 400, "a hostile package is refused by the file server too");
       // A 1 GB body announced by Content-Length: refused before a byte of it is read (none is sent).
-      const huge = await target.request("POST", "/import", { body: "{", headers: { "content-type": "application/json", "content-length": String(1024 ** 3) } });
+      const huge = await target.request("POST", "/import", {
+        body: "{",
+        headers: { "content-type": "application/json", "content-length": String(1024 ** 3) },
+      });
       assertResult(huge, 413);
       assert.equal((await target.get("/shells")).status, 200, "still serving after the 1 GB announcement");
     });
 
     test("an upload through one gateway is read through every gateway; DELETE attachment and thumbnail answer 200", async () => {
       const [writer] = source.clients;
-      const upload = multipart([{ name: "fileName", value: "Datenblatt.pdf" }, { name: "file", value: PDF, fileName: "x.pdf", type: "application/pdf" }]);
+      const upload = multipart([
+        { name: "fileName", value: "Datenblatt.pdf" },
+        { name: "file", value: PDF, fileName: "x.pdf", type: "application/pdf" },
+      ]);
       const path = `/submodels/${b64(model.submodels[1].id)}/submodel-elements/Manual/attachment`;
       const put = await rawRequest(writer!, "PUT", path, upload.body, { "content-type": upload.type });
       assert.equal(put.status, 204, put.body.toString());
@@ -182,14 +225,23 @@ export function filesSuite(mode: Mode): void {
         assert.match(String(got.headers["content-disposition"]), /Datenblatt\.pdf/);
       }
       // Sent as octet-stream (as many clients do): the type comes from the file name (mime-db's model/step).
-      const step = multipart([{ name: "fileName", value: "Housing.stp" }, { name: "file", value: Buffer.from("ISO-10303-21;\nEND-ISO-10303-21;\n"), type: "application/octet-stream" }]);
+      const step = multipart([
+        { name: "fileName", value: "Housing.stp" },
+        { name: "file", value: Buffer.from("ISO-10303-21;\nEND-ISO-10303-21;\n"), type: "application/octet-stream" },
+      ]);
       assert.equal((await rawRequest(writer!, "PUT", path, step.body, { "content-type": step.type })).status, 204);
       assert.equal((await bytesOf(source.clients.at(-1)!, path)).headers["content-type"], "model/step");
       assert.equal((await writer!.request("DELETE", path)).status, 200);
       assert.equal((await source.clients.at(-1)!.get(path)).status, 404);
-      const thumb = multipart([{ name: "fileName", value: "new.png" }, { name: "file", value: PNG }]);
+      const thumb = multipart([
+        { name: "fileName", value: "new.png" },
+        { name: "file", value: PNG },
+      ]);
       const otherThumbnail = `/shells/${b64(model.assetAdministrationShells[1].id)}/asset-information/thumbnail`;
-      assert.equal((await rawRequest(writer!, "PUT", otherThumbnail, thumb.body, { "content-type": thumb.type })).status, 204);
+      assert.equal(
+        (await rawRequest(writer!, "PUT", otherThumbnail, thumb.body, { "content-type": thumb.type })).status,
+        204,
+      );
       assert.ok((await bytesOf(source.clients.at(-1)!, otherThumbnail)).body.equals(PNG));
       assert.equal((await writer!.request("DELETE", otherThumbnail)).status, 200);
       assertResult(await source.clients.at(-1)!.get(otherThumbnail), 404);
@@ -198,16 +250,31 @@ export function filesSuite(mode: Mode): void {
     test("AASX File Server: a posted package joins the model and leaves it with the package", async () => {
       const target = empty.clients[0]!;
       const pkg = writeAasx({
-        environment: { assetAdministrationShells: [{ modelType: "AssetAdministrationShell", id: "urn:pkg", idShort: "Pkg", assetInformation: { assetKind: "Instance", globalAssetId: "urn:pkg:asset" } }] },
+        environment: {
+          assetAdministrationShells: [
+            {
+              modelType: "AssetAdministrationShell",
+              id: "urn:pkg",
+              idShort: "Pkg",
+              assetInformation: { assetKind: "Instance", globalAssetId: "urn:pkg:asset" },
+            },
+          ],
+        },
         files: [],
       });
-      const upload = multipart([{ name: "aasIds", value: "urn:pkg" }, { name: "fileName", value: "pkg.aasx" }, { name: "file", value: Buffer.from(pkg), type: "application/asset-administration-shell-package" }]);
+      const upload = multipart([
+        { name: "aasIds", value: "urn:pkg" },
+        { name: "fileName", value: "pkg.aasx" },
+        { name: "file", value: Buffer.from(pkg), type: "application/asset-administration-shell-package" },
+      ]);
       const posted = await rawRequest(target, "POST", "/packages", upload.body, { "content-type": upload.type });
       assert.equal(posted.status, 201, posted.body.toString());
       const { packageId } = JSON.parse(posted.body.toString());
       assert.equal(posted.headers.location, `/api/v3.0/packages/${b64(packageId)}`);
       assert.equal((await target.get(`/shells/${b64("urn:pkg")}`)).status, 200);
-      assert.deepEqual((await target.get(`/packages?aasId=${b64("urn:pkg")}`)).json().result, [{ packageId, aasIds: ["urn:pkg"] }]);
+      assert.deepEqual((await target.get(`/packages?aasId=${b64("urn:pkg")}`)).json().result, [
+        { packageId, aasIds: ["urn:pkg"] },
+      ]);
       const got = await bytesOf(target, `/packages/${b64(packageId)}`);
       assert.ok(got.body.equals(Buffer.from(pkg)));
       assert.equal(got.headers["x-filename"], "pkg.aasx");
@@ -223,7 +290,13 @@ export function filesSuite(mode: Mode): void {
         assert.deepEqual((await client.get("/submodels")).json().result, []);
         assert.deepEqual((await client.get("/concept-descriptions")).json().result, []);
       }
-      const imported = await rawRequest(first!, "POST", "/import", Buffer.from(JSON.stringify({ submodels: [submodel] })), { "content-type": "application/json" });
+      const imported = await rawRequest(
+        first!,
+        "POST",
+        "/import",
+        Buffer.from(JSON.stringify({ submodels: [submodel] })),
+        { "content-type": "application/json" },
+      );
       assert.equal(imported.status, 200);
       assert.equal((await bytesOf(first!, manualPath)).status, 404, "the files went with the reset");
     });

@@ -4,18 +4,33 @@
  * Every hostile request gets a 4xx with the AAS Result body, and a normal request right after it
  * still succeeds: the server neither crashed nor froze.
  */
-import { after, before, describe, test } from "node:test";
+
 import assert from "node:assert/strict";
+import { randomFillSync } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { randomFillSync } from "node:crypto";
+import { after, before, describe, test } from "node:test";
 import { crc32, deflateRawSync } from "node:zlib";
-import { rawZip } from "../test-support/raw-zip.ts";
 import { b64, type HttpClient, type HttpResponse } from "../test-support/http-client.ts";
-import { findCertificate, startSystem, type Mode, type SystemUnderTest } from "../test-support/system.ts";
-import { assertResult, assertServing, connectResult, httpCounts, metricsOf, postRaw, rawExchange, replaceSpecPart, SUBMODEL, SUBMODEL_ID } from "./hardening-support.ts";
+import { rawZip } from "../test-support/raw-zip.ts";
+import { findCertificate, type Mode, type SystemUnderTest, startSystem } from "../test-support/system.ts";
+import {
+  assertResult,
+  assertServing,
+  connectResult,
+  httpCounts,
+  metricsOf,
+  postRaw,
+  rawExchange,
+  replaceSpecPart,
+  SUBMODEL,
+  SUBMODEL_ID,
+} from "./hardening-support.ts";
 
-const json = (body: unknown) => ({ body: typeof body === "string" ? body : JSON.stringify(body), headers: { "content-type": "application/json" } });
+const json = (body: unknown) => ({
+  body: typeof body === "string" ? body : JSON.stringify(body),
+  headers: { "content-type": "application/json" },
+});
 
 export function hardeningSuite(mode: Mode): void {
   describe(`hostile inputs (issue 13 part 2), ${mode} mode`, () => {
@@ -39,9 +54,17 @@ export function hardeningSuite(mode: Mode): void {
         const cases: [string, string, unknown][] = [
           ["PATCH submodel", SUBMODEL, JSON.parse('{"__proto__":{"idShort":"Hacked"}}')],
           ["PATCH $metadata", `${SUBMODEL}/$metadata`, JSON.parse('{"__proto__":{"idShort":"Hacked"}}')],
-          ["PATCH element", `${SUBMODEL}/submodel-elements/Dimensions`, JSON.parse('{"__proto__":{"idShort":"Hacked"}}')],
+          [
+            "PATCH element",
+            `${SUBMODEL}/submodel-elements/Dimensions`,
+            JSON.parse('{"__proto__":{"idShort":"Hacked"}}'),
+          ],
           ["PATCH $value", `${SUBMODEL}/$value`, JSON.parse('{"__proto__":{"Dimensions":{"Width":9}}}')],
-          ["PATCH element $value", `${SUBMODEL}/submodel-elements/Dimensions/$value`, JSON.parse('{"Dimensions":{"__proto__":{"Width":9}}}')],
+          [
+            "PATCH element $value",
+            `${SUBMODEL}/submodel-elements/Dimensions/$value`,
+            JSON.parse('{"Dimensions":{"__proto__":{"Width":9}}}'),
+          ],
         ];
         for (const [what, path, body] of cases) {
           const response = await client.request("PATCH", path, json(body));
@@ -58,13 +81,31 @@ export function hardeningSuite(mode: Mode): void {
       });
 
       test("constructor and prototype are unknown properties of AAS objects", async () => {
-        const patch = await client.request("PATCH", SUBMODEL, json({ constructor: { prototype: { idShort: "Hacked" } } }));
+        const patch = await client.request(
+          "PATCH",
+          SUBMODEL,
+          json({ constructor: { prototype: { idShort: "Hacked" } } }),
+        );
         assertResult(patch, 400, /constructor/);
-        const posted = await client.request("POST", `${SUBMODEL}/submodel-elements`, json({ modelType: "Property", idShort: "P", valueType: "xs:string", prototype: { x: 1 } }));
+        const posted = await client.request(
+          "POST",
+          `${SUBMODEL}/submodel-elements`,
+          json({ modelType: "Property", idShort: "P", valueType: "xs:string", prototype: { x: 1 } }),
+        );
         assertResult(posted, 400, /prototype/);
-        const modelType = await client.request("POST", `${SUBMODEL}/submodel-elements`, json({ modelType: "constructor", idShort: "P" }));
+        const modelType = await client.request(
+          "POST",
+          `${SUBMODEL}/submodel-elements`,
+          json({ modelType: "constructor", idShort: "P" }),
+        );
         assert.equal(modelType.status, 400, modelType.text);
-        const created = await client.request("POST", "/shells", json('{"modelType":"AssetAdministrationShell","id":"urn:x:proto","__proto__":{},"assetInformation":{"assetKind":"Instance","globalAssetId":"urn:a"}}'));
+        const created = await client.request(
+          "POST",
+          "/shells",
+          json(
+            '{"modelType":"AssetAdministrationShell","id":"urn:x:proto","__proto__":{},"assetInformation":{"assetKind":"Instance","globalAssetId":"urn:a"}}',
+          ),
+        );
         assertResult(created, 400, /__proto__/);
         await assertServing(client, "constructor/prototype members");
       });
@@ -77,13 +118,23 @@ export function hardeningSuite(mode: Mode): void {
         };
         const posted = await client.request("POST", `${SUBMODEL}/submodel-elements`, json(collection));
         assert.equal(posted.status, 201, posted.text);
-        const patched = await client.request("PATCH", `${SUBMODEL}/submodel-elements/prototype/$value`, json({ prototype: { constructor: "b" } }));
+        const patched = await client.request(
+          "PATCH",
+          `${SUBMODEL}/submodel-elements/prototype/$value`,
+          json({ prototype: { constructor: "b" } }),
+        );
         assert.equal(patched.status, 204, patched.text);
         const value = (await client.get(`${SUBMODEL}/submodel-elements/prototype/$value`)).json();
         assert.deepEqual(value, { prototype: { constructor: "b" } });
-        const submodelValue = await client.request("PATCH", `${SUBMODEL}/$value`, json({ prototype: { constructor: "c" } }));
+        const submodelValue = await client.request(
+          "PATCH",
+          `${SUBMODEL}/$value`,
+          json({ prototype: { constructor: "c" } }),
+        );
         assert.equal(submodelValue.status, 204, submodelValue.text);
-        assert.deepEqual((await client.get(`${SUBMODEL}/submodel-elements/prototype.constructor/$value`)).json(), { constructor: "c" });
+        assert.deepEqual((await client.get(`${SUBMODEL}/submodel-elements/prototype.constructor/$value`)).json(), {
+          constructor: "c",
+        });
         assert.equal((await client.request("DELETE", `${SUBMODEL}/submodel-elements/prototype`)).status, 204);
       });
 
@@ -98,12 +149,19 @@ export function hardeningSuite(mode: Mode): void {
         const xml =
           '<environment xmlns="https://admin-shell.io/aas/3/0"><submodels><submodel><__proto__><idShort>Hacked</idShort></__proto__>' +
           "<id>urn:x:xml-proto</id></submodel></submodels></environment>";
-        const imported = await client.request("POST", "/import", { body: xml, headers: { "content-type": "application/xml" } });
+        const imported = await client.request("POST", "/import", {
+          body: xml,
+          headers: { "content-type": "application/xml" },
+        });
         assertResult(imported, 400, /__proto__/);
-        const environment = '{"submodels":[{"modelType":"Submodel","id":"urn:x:aasx-proto","__proto__":{"idShort":"Hacked"}}]}';
+        const environment =
+          '{"submodels":[{"modelType":"Submodel","id":"urn:x:aasx-proto","__proto__":{"idShort":"Hacked"}}]}';
         const { writeAasx } = await import("@twinport/shared");
         const aasx = writeAasx({ environment: JSON.parse(environment), files: [], format: "json" });
-        const response = await client.request("POST", "/import", { body: Buffer.from(aasx), headers: { "content-type": "application/asset-administration-shell-package+xml" } });
+        const response = await client.request("POST", "/import", {
+          body: Buffer.from(aasx),
+          headers: { "content-type": "application/asset-administration-shell-package+xml" },
+        });
         assertResult(response, 400, /__proto__/);
         assert.equal((await client.get(`/submodels/${b64("urn:x:aasx-proto")}`)).status, 404);
         await assertServing(client, "hostile documents");
@@ -113,13 +171,29 @@ export function hardeningSuite(mode: Mode): void {
     describe("Content-Type of JSON bodies", () => {
       const property = JSON.stringify({ modelType: "Property", idShort: "Typed", valueType: "xs:int", value: "1" });
       test("a JSON write with a type a web page can send without a preflight is 415", async () => {
-        const types = ["text/plain", "text/plain;charset=UTF-8", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/xml", "application/jsonx"];
+        const types = [
+          "text/plain",
+          "text/plain;charset=UTF-8",
+          "application/x-www-form-urlencoded",
+          "multipart/form-data; boundary=x",
+          "application/xml",
+          "application/jsonx",
+        ];
         for (const type of types) {
-          const posted = await client.request("POST", `${SUBMODEL}/submodel-elements`, { body: property, headers: { "content-type": type } });
+          const posted = await client.request("POST", `${SUBMODEL}/submodel-elements`, {
+            body: property,
+            headers: { "content-type": type },
+          });
           assertResult(posted, 415, /application\/json/);
-          const patched = await client.request("PATCH", `${SUBMODEL}/submodel-elements/MaxRotationSpeed/$value`, { body: "1", headers: { "content-type": type } });
+          const patched = await client.request("PATCH", `${SUBMODEL}/submodel-elements/MaxRotationSpeed/$value`, {
+            body: "1",
+            headers: { "content-type": type },
+          });
           assertResult(patched, 415);
-          const invoked = await client.request("POST", `${SUBMODEL}/submodel-elements/Functions.Reset/invoke`, { body: '{"inputArguments":[]}', headers: { "content-type": type } });
+          const invoked = await client.request("POST", `${SUBMODEL}/submodel-elements/Functions.Reset/invoke`, {
+            body: '{"inputArguments":[]}',
+            headers: { "content-type": type },
+          });
           assertResult(invoked, 415);
         }
         assert.equal((await client.get(`${SUBMODEL}/submodel-elements/Typed`)).status, 404, "nothing was created");
@@ -127,14 +201,25 @@ export function hardeningSuite(mode: Mode): void {
       });
 
       test("a body without any Content-Type is 415", async () => {
-        const response = await rawExchange(sut, ca, `PATCH /api/v3.0${SUBMODEL}/submodel-elements/MaxRotationSpeed/$value HTTP/1.1\r\nHost: localhost\r\nContent-Length: 1\r\nConnection: close\r\n\r\n1`);
+        const response = await rawExchange(
+          sut,
+          ca,
+          `PATCH /api/v3.0${SUBMODEL}/submodel-elements/MaxRotationSpeed/$value HTTP/1.1\r\nHost: localhost\r\nContent-Length: 1\r\nConnection: close\r\n\r\n1`,
+        );
         assert.equal(response.status, 415, response.text);
         assert.equal(JSON.parse(response.body).messages[0].code, "415");
       });
 
       test("application/json and application/*+json with parameters are taken", async () => {
-        for (const [type, idShort] of [["application/json; charset=utf-8", "Typed1"], ["Application/JSON", "Typed2"], ["application/merge-patch+json", "Typed3"]]) {
-          const posted = await client.request("POST", `${SUBMODEL}/submodel-elements`, { body: property.replace("Typed", idShort), headers: { "content-type": type } });
+        for (const [type, idShort] of [
+          ["application/json; charset=utf-8", "Typed1"],
+          ["Application/JSON", "Typed2"],
+          ["application/merge-patch+json", "Typed3"],
+        ]) {
+          const posted = await client.request("POST", `${SUBMODEL}/submodel-elements`, {
+            body: property.replace("Typed", idShort),
+            headers: { "content-type": type },
+          });
           assert.equal(posted.status, 201, `${type}: ${posted.text}`);
           assert.equal((await client.request("DELETE", `${SUBMODEL}/submodel-elements/${idShort}`)).status, 204);
         }
@@ -143,18 +228,31 @@ export function hardeningSuite(mode: Mode): void {
 
     describe("invalid UTF-8 in a JSON body", () => {
       test("is refused with 400, not stored with replacement characters", async () => {
-        const broken = Buffer.concat([Buffer.from('{"modelType":"Property","idShort":"Broken","valueType":"xs:string","value":"a'), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from('b"}')]);
+        const broken = Buffer.concat([
+          Buffer.from('{"modelType":"Property","idShort":"Broken","valueType":"xs:string","value":"a'),
+          Buffer.from([0xff, 0xfe, 0xc3]),
+          Buffer.from('b"}'),
+        ]);
         const posted = await client.request("POST", `${SUBMODEL}/submodel-elements`, { body: broken });
         assertResult(posted, 400, /UTF-8/);
         assert.equal((await client.get(`${SUBMODEL}/submodel-elements/Broken`)).status, 404);
         // An overlong encoding of "/" and a lone surrogate (CESU-8) are not UTF-8 either.
-        for (const bytes of [[0xc0, 0xaf], [0xed, 0xa0, 0x80]]) {
-          const patched = await client.request("PATCH", `${SUBMODEL}/submodel-elements/Manufacturer/$value`, { body: Buffer.concat([Buffer.from('"x'), Buffer.from(bytes), Buffer.from('"')]) });
+        for (const bytes of [
+          [0xc0, 0xaf],
+          [0xed, 0xa0, 0x80],
+        ]) {
+          const patched = await client.request("PATCH", `${SUBMODEL}/submodel-elements/Manufacturer/$value`, {
+            body: Buffer.concat([Buffer.from('"x'), Buffer.from(bytes), Buffer.from('"')]),
+          });
           assertResult(patched, 400, /UTF-8/);
         }
-        const ok = await client.request("POST", `${SUBMODEL}/submodel-elements`, { body: Buffer.from('{"modelType":"Property","idShort":"Unicode","valueType":"xs:string","value":"Grüße ✓ 𝄞"}') });
+        const ok = await client.request("POST", `${SUBMODEL}/submodel-elements`, {
+          body: Buffer.from('{"modelType":"Property","idShort":"Unicode","valueType":"xs:string","value":"Grüße ✓ 𝄞"}'),
+        });
         assert.equal(ok.status, 201, ok.text);
-        assert.deepEqual((await client.get(`${SUBMODEL}/submodel-elements/Unicode/$value`)).json(), { Unicode: "Grüße ✓ 𝄞" });
+        assert.deepEqual((await client.get(`${SUBMODEL}/submodel-elements/Unicode/$value`)).json(), {
+          Unicode: "Grüße ✓ 𝄞",
+        });
         assert.equal((await client.request("DELETE", `${SUBMODEL}/submodel-elements/Unicode`)).status, 204);
       });
     });
@@ -164,9 +262,21 @@ export function hardeningSuite(mode: Mode): void {
 
       test("a 100k-character id, 10,000 query parameters and 3,000 headers get 414/431 with a Result body the client can read", async () => {
         const cases: [string, string, number][] = [
-          ["100k-character id", `GET /api/v3.0/submodels/${"A".repeat(100_000)} HTTP/1.1\r\nHost: localhost\r\n\r\n`, 414],
-          ["10,000 query parameters", `GET /api/v3.0/submodels?${Array.from({ length: 10_000 }, (_, i) => `p${i}=1`).join("&")} HTTP/1.1\r\nHost: localhost\r\n\r\n`, 414],
-          ["3,000 headers", `GET /api/v3.0/submodels HTTP/1.1\r\nHost: localhost\r\n${Array.from({ length: 3000 }, (_, i) => `X-Header-${i}: v`).join("\r\n")}\r\n\r\n`, 431],
+          [
+            "100k-character id",
+            `GET /api/v3.0/submodels/${"A".repeat(100_000)} HTTP/1.1\r\nHost: localhost\r\n\r\n`,
+            414,
+          ],
+          [
+            "10,000 query parameters",
+            `GET /api/v3.0/submodels?${Array.from({ length: 10_000 }, (_, i) => `p${i}=1`).join("&")} HTTP/1.1\r\nHost: localhost\r\n\r\n`,
+            414,
+          ],
+          [
+            "3,000 headers",
+            `GET /api/v3.0/submodels HTTP/1.1\r\nHost: localhost\r\n${Array.from({ length: 3000 }, (_, i) => `X-Header-${i}: v`).join("\r\n")}\r\n\r\n`,
+            431,
+          ],
         ];
         for (const [what, request, status] of cases) {
           const answer = await rawExchange(sut, ca, request);
@@ -193,7 +303,10 @@ export function hardeningSuite(mode: Mode): void {
         }
         const after = httpCounts(await metricsOf(sut));
         assert.equal(after["500"] ?? 0, before["500"] ?? 0, "no 500 counted for the client's broken requests");
-        assert.ok((after["400"] ?? 0) - (before["400"] ?? 0) >= cases.length, `each counted as a 400: ${JSON.stringify({ before, after })}`);
+        assert.ok(
+          (after["400"] ?? 0) - (before["400"] ?? 0) >= cases.length,
+          `each counted as a 400: ${JSON.stringify({ before, after })}`,
+        );
         const log = readFileSync(sut.processes.find((proc) => proc.role !== "model-store")!.logFile, "utf8");
         assert.doesNotMatch(log, /"status":500/, "no request logged as failed with 500");
       });
@@ -220,7 +333,11 @@ export function hardeningSuite(mode: Mode): void {
           assert.equal((await client.get(`${speed}/$value`)).text, '{"MaxRotationSpeed":0}', body);
           assert.equal((await client.get(speed)).json().value, "0", body);
         }
-        const posted = await client.request("POST", `${SUBMODEL}/submodel-elements`, json({ modelType: "Property", idShort: "Zero", valueType: "xs:long", value: "-0" }));
+        const posted = await client.request(
+          "POST",
+          `${SUBMODEL}/submodel-elements`,
+          json({ modelType: "Property", idShort: "Zero", valueType: "xs:long", value: "-0" }),
+        );
         assert.equal(posted.status, 201, posted.text);
         assert.equal((await client.get(`${SUBMODEL}/submodel-elements/Zero`)).json().value, "0");
         assert.equal((await client.get(`${SUBMODEL}/submodel-elements/Zero/$value`)).text, '{"Zero":0}');
@@ -244,7 +361,11 @@ export function hardeningSuite(mode: Mode): void {
           ["42", "true", "-0.50", "-0", ["0", "10"]],
           "xs:double keeps its negative zero: IEEE 754 has one",
         );
-        const patched = await client.request("PATCH", `${SUBMODEL}/submodel-elements/Canonical/$value`, json('{"CBool":"0","CDecimal":"+.5","CInt":7}'));
+        const patched = await client.request(
+          "PATCH",
+          `${SUBMODEL}/submodel-elements/Canonical/$value`,
+          json('{"CBool":"0","CDecimal":"+.5","CInt":7}'),
+        );
         assert.equal(patched.status, 204, patched.text);
         const value = (await client.get(`${SUBMODEL}/submodel-elements/Canonical/$value`)).text;
         assert.match(value, /"CInt":7,"CBool":false,"CDecimal":0.5,/);
@@ -258,7 +379,8 @@ export function hardeningSuite(mode: Mode): void {
       /** A submodel whose elements nest `depth` deep: collections "c", the innermost one empty. */
       const nestedSubmodel = (id: string, depth: number) => {
         let element: Record<string, unknown> = { modelType: "SubmodelElementCollection", idShort: "c" };
-        for (let level = 1; level < depth; level++) element = { modelType: "SubmodelElementCollection", idShort: "c", value: [element] };
+        for (let level = 1; level < depth; level++)
+          element = { modelType: "SubmodelElementCollection", idShort: "c", value: [element] };
         return { modelType: "Submodel", id, submodelElements: [element] };
       };
       // As text: JSON.stringify recurses, and 5,000 levels are too deep for this process too.
@@ -283,16 +405,23 @@ export function hardeningSuite(mode: Mode): void {
           const serialized = await client.request("GET", `/serialization${query}`, { headers: { accept } });
           assert.equal(serialized.status, 200, `${accept}: ${serialized.text.slice(0, 300)}`);
         }
-        const xml = (await client.request("GET", `/serialization${query}`, { headers: { accept: "application/xml" } })).text;
+        const xml = (await client.request("GET", `/serialization${query}`, { headers: { accept: "application/xml" } }))
+          .text;
         assert.equal(xml.split("<submodelElementCollection>").length - 1, 64);
         assert.equal((await client.request("DELETE", `/submodels/${b64(id)}`)).status, 204);
-        const imported = await client.request("POST", "/import", { body: xml, headers: { "content-type": "application/xml" } });
+        const imported = await client.request("POST", "/import", {
+          body: xml,
+          headers: { "content-type": "application/xml" },
+        });
         assert.equal(imported.status, 200, imported.text);
         assert.equal((await client.get(`/submodels/${b64(id)}`)).status, 200, "the XML at the limit was imported");
         assert.equal((await client.request("DELETE", `/submodels/${b64(id)}`)).status, 204);
         const { writeAasx } = await import("@twinport/shared");
         const aasx = writeAasx({ environment: { submodels: [nestedSubmodel(id, 64)] }, files: [] });
-        const fromPackage = await client.request("POST", "/import", { body: Buffer.from(aasx), headers: { "content-type": AASX } });
+        const fromPackage = await client.request("POST", "/import", {
+          body: Buffer.from(aasx),
+          headers: { "content-type": AASX },
+        });
         assert.equal(fromPackage.status, 200, fromPackage.text);
         assert.equal((await client.get(`/submodels/${b64(id)}`)).status, 200, "the AASX at the limit was imported");
         assert.equal((await client.request("DELETE", `/submodels/${b64(id)}`)).status, 204);
@@ -311,13 +440,29 @@ export function hardeningSuite(mode: Mode): void {
             assert.equal(response.status, 200, `${what}: ${response.text}`);
             assert.match(response.json()[0].text, /nested 65 deep .*maxNestingDepth/, what);
           };
-          refusedImport(await client.request("POST", "/import", { body: nestedXml(id, depth), headers: { "content-type": "application/xml" } }), "XML");
-          const aasx = writeAasx({ environment: { submodels: [{ modelType: "Submodel", id: "urn:x:placeholder" }] }, files: [] });
+          refusedImport(
+            await client.request("POST", "/import", {
+              body: nestedXml(id, depth),
+              headers: { "content-type": "application/xml" },
+            }),
+            "XML",
+          );
+          const aasx = writeAasx({
+            environment: { submodels: [{ modelType: "Submodel", id: "urn:x:placeholder" }] },
+            files: [],
+          });
           // The package's spec part replaced by the deep JSON: writeAasx itself would recurse over it.
           const deepPackage = await replaceSpecPart(aasx, `{"submodels":[${nestedSubmodelText(id, depth)}]}`);
-          const packaged = await client.request("POST", "/import", { body: Buffer.from(deepPackage), headers: { "content-type": AASX } });
+          const packaged = await client.request("POST", "/import", {
+            body: Buffer.from(deepPackage),
+            headers: { "content-type": AASX },
+          });
           refusedImport(packaged, "AASX");
-          const value = await client.request("PATCH", `${SUBMODEL}/submodel-elements/MaxRotationSpeed/$value`, json("[".repeat(depth) + "]".repeat(depth)));
+          const value = await client.request(
+            "PATCH",
+            `${SUBMODEL}/submodel-elements/MaxRotationSpeed/$value`,
+            json("[".repeat(depth) + "]".repeat(depth)),
+          );
           assertResult(value, 400, depth > 100 ? /maxNestingDepth/ : undefined);
           assert.equal((await client.get(`/submodels/${b64(id)}`)).status, 404);
           await assertServing(client, `input nested ${depth} deep`);
@@ -332,10 +477,26 @@ export function hardeningSuite(mode: Mode): void {
         const property = { modelType: "Property", idShort: "p", valueType: "xs:int", value: "1" };
         assertResult(await client.request("POST", `${elements}/${deepest}`, json(property)), 400, /maxNestingDepth/);
         const sixtyThree = deepest.slice(0, -2);
-        assert.equal((await client.request("POST", `${elements}/${sixtyThree}`, json(property))).status, 201, "depth 64 is fine");
-        const deeper = { modelType: "SubmodelElementCollection", idShort: "c", value: [{ modelType: "SubmodelElementCollection", idShort: "d" }] };
+        assert.equal(
+          (await client.request("POST", `${elements}/${sixtyThree}`, json(property))).status,
+          201,
+          "depth 64 is fine",
+        );
+        const deeper = {
+          modelType: "SubmodelElementCollection",
+          idShort: "c",
+          value: [{ modelType: "SubmodelElementCollection", idShort: "d" }],
+        };
         assertResult(await client.request("PUT", `${elements}/${deepest}`, json(deeper)), 400, /maxNestingDepth/);
-        assertResult(await client.request("PATCH", `${elements}/${deepest}`, json({ value: [{ modelType: "Property", idShort: "q", valueType: "xs:int" }] })), 400, /maxNestingDepth/);
+        assertResult(
+          await client.request(
+            "PATCH",
+            `${elements}/${deepest}`,
+            json({ value: [{ modelType: "Property", idShort: "q", valueType: "xs:int" }] }),
+          ),
+          400,
+          /maxNestingDepth/,
+        );
         assert.equal((await client.request("DELETE", `/submodels/${b64(id)}`)).status, 204);
       });
     });
@@ -346,7 +507,12 @@ export function hardeningSuite(mode: Mode): void {
       test("9,999 ratio-exempt entries of 100 KiB (~1 GB inflated, 2.3 MB zip) are refused, naming the limit", async () => {
         const zeros = Buffer.alloc(100 * 1024);
         const data = deflateRawSync(zeros);
-        const entries = Array.from({ length: 9_999 }, (_, i) => ({ name: `aasx/files/f${i}.bin`, data, uncompressedSize: zeros.length, crc32: crc32(zeros) }));
+        const entries = Array.from({ length: 9_999 }, (_, i) => ({
+          name: `aasx/files/f${i}.bin`,
+          data,
+          uncompressedSize: zeros.length,
+          crc32: crc32(zeros),
+        }));
         const bomb = rawZip(entries);
         assert.ok(bomb.length < 3_000_000, `${bomb.length} bytes`);
         const response = await client.request("POST", "/import", { body: bomb, headers: { "content-type": AASX } });
@@ -363,12 +529,19 @@ export function hardeningSuite(mode: Mode): void {
         randomFillSync(mib, 0, 16 * 1024);
         const data = deflateRawSync(mib);
         assert.ok(data.length / mib.length > 0.01, "passes the ratio check");
-        const entries = Array.from({ length: 200 }, (_, i) => ({ name: `aasx/files/f${i}.bin`, data, uncompressedSize: mib.length, crc32: i === 199 ? crc32(mib) ^ 1 : crc32(mib) }));
+        const entries = Array.from({ length: 200 }, (_, i) => ({
+          name: `aasx/files/f${i}.bin`,
+          data,
+          uncompressedSize: mib.length,
+          crc32: i === 199 ? crc32(mib) ^ 1 : crc32(mib),
+        }));
         const heavy = rawZip(entries);
         // Counted from the moment the whole body was sent: only then is the server checking it.
         let sent = false;
         let answered = false;
-        const imported = postRaw(client, ca, "/import", heavy, AASX, () => (sent = true)).finally(() => (answered = true));
+        const imported = postRaw(client, ca, "/import", heavy, AASX, () => (sent = true)).finally(
+          () => (answered = true),
+        );
         let servedMeanwhile = 0;
         while (!answered) {
           const response = await client.get(`${SUBMODEL}/submodel-elements/MaxRotationSpeed/$value`);
@@ -377,21 +550,44 @@ export function hardeningSuite(mode: Mode): void {
         }
         const response = await imported;
         assertResult(response, 400, /f199\.bin is corrupt \(CRC-32 mismatch\)/);
-        assert.ok(servedMeanwhile >= 10, `other requests were answered while the package was inflated (${servedMeanwhile})`);
+        assert.ok(
+          servedMeanwhile >= 10,
+          `other requests were answered while the package was inflated (${servedMeanwhile})`,
+        );
       });
 
       test("a normal AASX with a file still imports", async () => {
         const { writeAasx } = await import("@twinport/shared");
         const id = "urn:x:packaged";
-        const environment = { submodels: [{ modelType: "Submodel", id, submodelElements: [{ modelType: "File", idShort: "Doc", contentType: "application/pdf", value: "/aasx/files/doc.pdf" }] }] };
+        const environment = {
+          submodels: [
+            {
+              modelType: "Submodel",
+              id,
+              submodelElements: [
+                { modelType: "File", idShort: "Doc", contentType: "application/pdf", value: "/aasx/files/doc.pdf" },
+              ],
+            },
+          ],
+        };
         const pdf = Buffer.concat([Buffer.from("%PDF-1.7\n"), randomFillSync(Buffer.alloc(200_000))]);
-        const aasx = writeAasx({ environment, files: [{ path: "/aasx/files/doc.pdf", contentType: "application/pdf", bytes: pdf }] });
-        const response = await client.request("POST", "/import", { body: Buffer.from(aasx), headers: { "content-type": AASX } });
+        const aasx = writeAasx({
+          environment,
+          files: [{ path: "/aasx/files/doc.pdf", contentType: "application/pdf", bytes: pdf }],
+        });
+        const response = await client.request("POST", "/import", {
+          body: Buffer.from(aasx),
+          headers: { "content-type": AASX },
+        });
         assert.equal(response.status, 200, response.text);
         assert.deepEqual(response.json(), []);
         const attachment = await client.get(`/submodels/${b64(id)}/submodel-elements/Doc/attachment`);
         assert.equal(attachment.status, 200);
-        assert.equal(Number(attachment.headers["content-length"]), pdf.length, "the file came out of the package whole");
+        assert.equal(
+          Number(attachment.headers["content-length"]),
+          pdf.length,
+          "the file came out of the package whole",
+        );
         assert.equal((await client.request("DELETE", `/submodels/${b64(id)}`)).status, 204);
       });
     });

@@ -39,10 +39,17 @@ export interface RawAnswer {
  * until it closes: for requests an HTTP client library would not send (no Content-Type, broken
  * framing, oversized heads).
  */
-export async function rawExchange(sut: SystemUnderTest, ca: string | undefined, request: string | Buffer): Promise<RawAnswer> {
+export async function rawExchange(
+  sut: SystemUnderTest,
+  ca: string | undefined,
+  request: string | Buffer,
+): Promise<RawAnswer> {
   const url = new URL(sut.clients[0]!.baseUrl);
   return await new Promise((resolve, reject) => {
-    const socket = tls.connect({ host: url.hostname, port: Number(url.port), ca, servername: "localhost", rejectUnauthorized: ca !== undefined }, () => socket.end(request));
+    const socket = tls.connect(
+      { host: url.hostname, port: Number(url.port), ca, servername: "localhost", rejectUnauthorized: ca !== undefined },
+      () => socket.end(request),
+    );
     const chunks: Buffer[] = [];
     socket.on("data", (chunk: Buffer) => chunks.push(chunk));
     socket.on("error", reject);
@@ -62,11 +69,13 @@ export async function metricsOf(sut: SystemUnderTest): Promise<string> {
   const gateway = sut.processes.find((proc) => proc.role !== "model-store")!;
   const url = String(gateway.details.management);
   return await new Promise((resolve, reject) => {
-    http.get(`${url}/metrics`, (response) => {
-      let text = "";
-      response.on("data", (chunk: Buffer) => (text += chunk.toString("utf8")));
-      response.on("end", () => resolve(text));
-    }).on("error", reject);
+    http
+      .get(`${url}/metrics`, (response) => {
+        let text = "";
+        response.on("data", (chunk: Buffer) => (text += chunk.toString("utf8")));
+        response.on("end", () => resolve(text));
+      })
+      .on("error", reject);
   });
 }
 
@@ -104,18 +113,29 @@ export async function replaceSpecPart(aasx: Uint8Array, specText: string): Promi
 }
 
 /** A POST whose `onSent` fires once the whole body has been handed to the socket. */
-export async function postRaw(client: HttpClient, ca: string | undefined, path: string, body: Buffer, type: string, onSent: () => void): Promise<HttpResponse> {
+export async function postRaw(
+  client: HttpClient,
+  ca: string | undefined,
+  path: string,
+  body: Buffer,
+  type: string,
+  onSent: () => void,
+): Promise<HttpResponse> {
   const url = new URL(client.baseUrl.replace(/\/$/, "") + path);
   return await new Promise((resolve, reject) => {
     const headers = { "content-type": type, "content-length": String(body.length) };
-    const request = https.request(url, { method: "POST", headers, ca, rejectUnauthorized: ca !== undefined }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on("data", (chunk: Buffer) => chunks.push(chunk));
-      response.on("end", () => {
-        const text = Buffer.concat(chunks).toString("utf8");
-        resolve({ status: response.statusCode ?? 0, headers: response.headers, text, json: () => JSON.parse(text) });
-      });
-    });
+    const request = https.request(
+      url,
+      { method: "POST", headers, ca, rejectUnauthorized: ca !== undefined },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on("data", (chunk: Buffer) => chunks.push(chunk));
+        response.on("end", () => {
+          const text = Buffer.concat(chunks).toString("utf8");
+          resolve({ status: response.statusCode ?? 0, headers: response.headers, text, json: () => JSON.parse(text) });
+        });
+      },
+    );
     request.on("error", reject);
     request.on("finish", onSent);
     request.end(body);

@@ -13,16 +13,24 @@
  * The last two run the engine on Redis behind a holding proxy (embedded mode with
  * persistence.redis, or a model-store), so the moment the commit is on the wire is exact.
  */
-import { after, before, describe, test } from "node:test";
+
 import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { randomUUID } from "node:crypto";
+import { after, before, describe, test } from "node:test";
+import { commitOfKey, type HoldingProxy, startHoldingProxy } from "../test-support/holding-proxy.ts";
 import { b64, createHttpClient, type HttpClient, type HttpResponse } from "../test-support/http-client.ts";
-import { commitOfKey, startHoldingProxy, type HoldingProxy } from "../test-support/holding-proxy.ts";
-import { freePort, startNats, startRedis, type RunningServer } from "../test-support/servers.ts";
-import { EXAMPLE_MODEL, startSystem, startTwinport, type Mode, type SystemUnderTest, type TwinportProcess } from "../test-support/system.ts";
+import { freePort, type RunningServer, startNats, startRedis } from "../test-support/servers.ts";
+import {
+  EXAMPLE_MODEL,
+  type Mode,
+  type SystemUnderTest,
+  startSystem,
+  startTwinport,
+  type TwinportProcess,
+} from "../test-support/system.ts";
 import { assertResult } from "./shell-suite-support.ts";
 
 const SUBMODEL = "https://example.org/submodels/technical-data-1";
@@ -109,7 +117,11 @@ export function idempotencySuite(mode: Mode): void {
       const first = await http.request("POST", TAGS, { body: tag("first"), headers: keyed(key) });
       assert.equal(first.status, 201, first.text);
       const before = await tagValues(http);
-      assertResult(await other.request("POST", TAGS, { body: tag("second"), headers: keyed(key) }), 422, /Idempotency-Key/);
+      assertResult(
+        await other.request("POST", TAGS, { body: tag("second"), headers: keyed(key) }),
+        422,
+        /Idempotency-Key/,
+      );
       assertResult(await other.request("DELETE", `${TAGS}%5B0%5D`, { headers: keyed(key) }), 422, /Idempotency-Key/);
       assert.deepEqual(await tagValues(http), before);
     });
@@ -117,7 +129,11 @@ export function idempotencySuite(mode: Mode): void {
     test("a malformed Idempotency-Key answers 400 and writes nothing", async () => {
       const before = await tagValues(http);
       for (const bad of ["", "has space", '"unterminated', "a,b", "x".repeat(256), "tab\there"]) {
-        assertResult(await http.request("POST", TAGS, { body: tag("never"), headers: keyed(bad) }), 400, /Idempotency-Key/);
+        assertResult(
+          await http.request("POST", TAGS, { body: tag("never"), headers: keyed(bad) }),
+          400,
+          /Idempotency-Key/,
+        );
       }
       assert.deepEqual(await tagValues(http), before);
     });
@@ -146,18 +162,33 @@ export function idempotencySuite(mode: Mode): void {
       return made;
     };
     const httpConfig = (extra: Record<string, unknown> = {}) =>
-      JSON.stringify({ endpoints: [{ "@class": "endpoint.http.HttpEndpoint", port, host: "127.0.0.1", sslEnabled: false }], ...extra });
+      JSON.stringify({
+        endpoints: [{ "@class": "endpoint.http.HttpEndpoint", port, host: "127.0.0.1", sslEnabled: false }],
+        ...extra,
+      });
     /** The process that runs the engine, on Redis through `redisUrl`. */
     const startEngine = async (redisUrl: string): Promise<TwinportProcess> => {
       if (mode === "embedded") {
-        writeFileSync(join(engineDir, "config.json"), httpConfig({ persistence: { "@class": "persistence.redis.PersistenceRedis", url: redisUrl } }));
-        return await startTwinport({ role: "embedded", cwd: engineDir, args: ["-c", "config.json", "-m", EXAMPLE_MODEL, "--endpoint", "http"], env: { TWINPORT_CORE_MANAGEMENTPORT: "0" } });
+        writeFileSync(
+          join(engineDir, "config.json"),
+          httpConfig({ persistence: { "@class": "persistence.redis.PersistenceRedis", url: redisUrl } }),
+        );
+        return await startTwinport({
+          role: "embedded",
+          cwd: engineDir,
+          args: ["-c", "config.json", "-m", EXAMPLE_MODEL, "--endpoint", "http"],
+          env: { TWINPORT_CORE_MANAGEMENTPORT: "0" },
+        });
       }
       return await startTwinport({
         role: "model-store",
         cwd: engineDir,
         args: ["-m", EXAMPLE_MODEL],
-        env: { TWINPORT_PERSISTENCE_URL: redisUrl, TWINPORT_MESSAGEBUS_URL: nats!.url, TWINPORT_CORE_MANAGEMENTPORT: "0" },
+        env: {
+          TWINPORT_PERSISTENCE_URL: redisUrl,
+          TWINPORT_MESSAGEBUS_URL: nats!.url,
+          TWINPORT_CORE_MANAGEMENTPORT: "0",
+        },
       });
     };
 
@@ -175,7 +206,11 @@ export function idempotencySuite(mode: Mode): void {
           role: "http-gateway",
           cwd: gatewayDir,
           args: ["-c", "config.json"],
-          env: { TWINPORT_PERSISTENCE_URL: redis.url, TWINPORT_MESSAGEBUS_URL: nats!.url, TWINPORT_CORE_MANAGEMENTPORT: "0" },
+          env: {
+            TWINPORT_PERSISTENCE_URL: redis.url,
+            TWINPORT_MESSAGEBUS_URL: nats!.url,
+            TWINPORT_CORE_MANAGEMENTPORT: "0",
+          },
         });
       }
       http = createHttpClient(`http://127.0.0.1:${port}/api/v3.0`);

@@ -5,14 +5,22 @@
  * Distributed mode also shows what the store buys: two gateways answer for one handle, a restarted
  * gateway still answers, and a handle whose model-store died turns Failed.
  */
-import { after, before, describe, test } from "node:test";
+
 import assert from "node:assert/strict";
-import { dirname, join } from "node:path";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { after, before, describe, test } from "node:test";
 import { OPERATIONS_SUBMODEL_ID, operationsSubmodel } from "@twinport/shared/test-support";
 import { b64, createHttpClient, type HttpClient, type HttpResponse } from "../test-support/http-client.ts";
-import { findCertificate, REPO_ROOT, startSystem, startTwinport, type Mode, type SystemUnderTest } from "../test-support/system.ts";
+import {
+  findCertificate,
+  type Mode,
+  REPO_ROOT,
+  type SystemUnderTest,
+  startSystem,
+  startTwinport,
+} from "../test-support/system.ts";
 import { assertResult } from "./shell-suite-support.ts";
 
 const LAUNCHER = join(REPO_ROOT, "tests/test-support/operations-launcher.ts");
@@ -21,7 +29,9 @@ const API = "/api/v3.0";
 const SUBMODEL_MOUNT = `/submodels/${b64(OPERATIONS_SUBMODEL_ID)}`;
 const SHELL_MOUNT = `/shells/${b64(SHELL)}/submodels/${b64(OPERATIONS_SUBMODEL_ID)}`;
 
-const prop = (idShort: string, valueType: string, value: string) => ({ value: { modelType: "Property", idShort, valueType, value } });
+const prop = (idShort: string, valueType: string, value: string) => ({
+  value: { modelType: "Property", idShort, valueType, value },
+});
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Location headers are absolute paths; the clients want them relative to /api/v3.0. */
 const relative = (location: string | string[] | undefined) => {
@@ -37,8 +47,10 @@ export function operationsSuite(mode: Mode): void {
     let other: HttpClient;
     const extraClients: HttpClient[] = [];
     const extraDirs: string[] = [];
-    const post = (client: HttpClient, path: string, body: unknown) => client.request("POST", path, { body: typeof body === "string" ? body : JSON.stringify(body) });
-    const element = (mount: string, idShortPath: string) => `${mount}/submodel-elements/${encodeURIComponent(idShortPath)}`;
+    const post = (client: HttpClient, path: string, body: unknown) =>
+      client.request("POST", path, { body: typeof body === "string" ? body : JSON.stringify(body) });
+    const element = (mount: string, idShortPath: string) =>
+      `${mount}/submodel-elements/${encodeURIComponent(idShortPath)}`;
 
     /** Poll operation-status until it redirects; answers the results path. */
     async function untilFinished(client: HttpClient, statusPath: string, timeoutMs = 10_000): Promise<string> {
@@ -80,26 +92,47 @@ export function operationsSuite(mode: Mode): void {
 
     test("sync invoke at both mounts: full form and $value, in-out arguments round-trip, exact digits", async () => {
       for (const mount of [SUBMODEL_MOUNT, SHELL_MOUNT]) {
-        const full = await post(http, `${element(mount, "Add")}/invoke`, { inputArguments: [prop("a", "xs:int", "4"), prop("b", "xs:int", "5")], inoutputArguments: [prop("counter", "xs:int", "1")] });
+        const full = await post(http, `${element(mount, "Add")}/invoke`, {
+          inputArguments: [prop("a", "xs:int", "4"), prop("b", "xs:int", "5")],
+          inoutputArguments: [prop("counter", "xs:int", "1")],
+        });
         assert.equal(full.status, 200, full.text);
         const result = full.json();
         assert.equal(result.executionState, "Completed");
         assert.equal(result.success, true);
-        assert.deepEqual(result.outputArguments.map((v: any) => [v.value.idShort, v.value.value]), [["sum", "9"], ["big", "4000000000000000001"]]);
+        assert.deepEqual(
+          result.outputArguments.map((v: any) => [v.value.idShort, v.value.value]),
+          [
+            ["sum", "9"],
+            ["big", "4000000000000000001"],
+          ],
+        );
         assert.equal(result.inoutputArguments[0].value.value, "2");
-        const value = await post(other, `${element(mount, "Add")}/invoke/$value`, { inputArguments: { a: 6 }, inoutputArguments: { counter: 41 }, clientTimeoutDuration: "PT10S" });
+        const value = await post(other, `${element(mount, "Add")}/invoke/$value`, {
+          inputArguments: { a: 6 },
+          inoutputArguments: { counter: 41 },
+          clientTimeoutDuration: "PT10S",
+        });
         assert.equal(value.status, 200, value.text);
         assert.match(value.text, /"big":6000000000000000001[,}]/);
         assert.equal(value.json().outputArguments.sum, 13, "b took its declared default, 7");
         assert.deepEqual(value.json().inoutputArguments, { counter: 42 });
       }
-      const nested = await post(http, `${element(SUBMODEL_MOUNT, "Folder.Echo")}/invoke/$value`, { inputArguments: { text: "deep" } });
+      const nested = await post(http, `${element(SUBMODEL_MOUNT, "Folder.Echo")}/invoke/$value`, {
+        inputArguments: { text: "deep" },
+      });
       assert.deepEqual(nested.json().outputArguments, { echo: "deep" });
     });
 
     test("async invoke: 202 + Location; status 200 then 302; results and results/$value; also through the other gateway", async () => {
       for (const mount of [SUBMODEL_MOUNT, SHELL_MOUNT]) {
-        const statusPath = accepted(await post(http, `${element(mount, "Slow")}/invoke-async`, { inputArguments: [prop("delayMs", "xs:int", "400")] }), mount, "Slow");
+        const statusPath = accepted(
+          await post(http, `${element(mount, "Slow")}/invoke-async`, {
+            inputArguments: [prop("delayMs", "xs:int", "400")],
+          }),
+          mount,
+          "Slow",
+        );
         const running = await other.get(statusPath);
         assert.equal(running.status, 200, "the other gateway knows the handle");
         assert.ok(["Initiated", "Running"].includes(running.json().executionState));
@@ -110,10 +143,23 @@ export function operationsSuite(mode: Mode): void {
         assert.equal(full.json().executionState, "Completed");
         assert.equal(full.json().outputArguments[0].value.value, "true");
         const value = await other.get(`${resultsPath}/$value`);
-        assert.deepEqual(value.json(), { messages: [], executionState: "Completed", success: true, outputArguments: { done: true }, inoutputArguments: {} });
+        assert.deepEqual(value.json(), {
+          messages: [],
+          executionState: "Completed",
+          success: true,
+          outputArguments: { done: true },
+          inoutputArguments: {},
+        });
       }
-      const valueOnly = accepted(await post(other, `${element(SHELL_MOUNT, "Add")}/invoke-async/$value`, { inputArguments: { a: 1 }, clientTimeoutDuration: "PT1S" }), SHELL_MOUNT, "Add");
-      assert.equal((await http.get(`${(await untilFinished(http, valueOnly))}/$value`)).json().outputArguments.sum, 8);
+      const valueOnly = accepted(
+        await post(other, `${element(SHELL_MOUNT, "Add")}/invoke-async/$value`, {
+          inputArguments: { a: 1 },
+          clientTimeoutDuration: "PT1S",
+        }),
+        SHELL_MOUNT,
+        "Add",
+      );
+      assert.equal((await http.get(`${await untilFinished(http, valueOnly)}/$value`)).json().outputArguments.sum, 8);
       // The legacy ?async=true and the AAS Service file's misspelling start asynchronous calls too.
       accepted(await post(http, `${element(SUBMODEL_MOUNT, "Add")}/invoke?async=true`, {}), SUBMODEL_MOUNT, "Add");
       accepted(await post(http, `${element(SUBMODEL_MOUNT, "Add")}/invoke-asnyc`, {}), SUBMODEL_MOUNT, "Add");
@@ -121,15 +167,28 @@ export function operationsSuite(mode: Mode): void {
 
     test("time-out versus completion: the client time-out bounds a sync call only, and never replaces a result", async () => {
       const started = Date.now();
-      const late = await post(http, `${element(SUBMODEL_MOUNT, "Slow")}/invoke`, { inputArguments: [prop("delayMs", "xs:int", "5000")], clientTimeoutDuration: "PT0.3S" });
+      const late = await post(http, `${element(SUBMODEL_MOUNT, "Slow")}/invoke`, {
+        inputArguments: [prop("delayMs", "xs:int", "5000")],
+        clientTimeoutDuration: "PT0.3S",
+      });
       assert.equal(late.status, 200);
       assert.equal(late.json().executionState, "Timeout");
       assert.equal(late.json().success, false);
       assert.ok(Date.now() - started < 3000, "answered at the time-out, not when the provider would have finished");
-      const early = await post(http, `${element(SUBMODEL_MOUNT, "Slow")}/invoke`, { inputArguments: [prop("delayMs", "xs:int", "50")], clientTimeoutDuration: "PT2S" });
+      const early = await post(http, `${element(SUBMODEL_MOUNT, "Slow")}/invoke`, {
+        inputArguments: [prop("delayMs", "xs:int", "50")],
+        clientTimeoutDuration: "PT2S",
+      });
       assert.equal(early.json().executionState, "Completed");
       // Asynchronous: the client time-out is ignored (spec §3); the result that arrives stays.
-      const statusPath = accepted(await post(http, `${element(SUBMODEL_MOUNT, "Slow")}/invoke-async`, { inputArguments: [prop("delayMs", "xs:int", "300")], clientTimeoutDuration: "PT0.05S" }), SUBMODEL_MOUNT, "Slow");
+      const statusPath = accepted(
+        await post(http, `${element(SUBMODEL_MOUNT, "Slow")}/invoke-async`, {
+          inputArguments: [prop("delayMs", "xs:int", "300")],
+          clientTimeoutDuration: "PT0.05S",
+        }),
+        SUBMODEL_MOUNT,
+        "Slow",
+      );
       const resultsPath = await untilFinished(http, statusPath);
       await sleep(200);
       assert.equal((await other.get(resultsPath)).json().executionState, "Completed");
@@ -142,25 +201,53 @@ export function operationsSuite(mode: Mode): void {
       assert.match(failed.json().messages[0].text, /overheated/);
       const refused = await post(http, `${element(SUBMODEL_MOUNT, "Refuse")}/invoke`, "");
       assert.deepEqual(refused.json().messages, [{ messageType: "Error", text: "the asset is busy", code: "BUSY" }]);
-      const statusPath = accepted(await post(http, `${element(SUBMODEL_MOUNT, "NoProvider")}/invoke-async`, {}), SUBMODEL_MOUNT, "NoProvider");
+      const statusPath = accepted(
+        await post(http, `${element(SUBMODEL_MOUNT, "NoProvider")}/invoke-async`, {}),
+        SUBMODEL_MOUNT,
+        "NoProvider",
+      );
       const result = (await http.get(await untilFinished(http, statusPath))).json();
       assert.equal(result.executionState, "Failed");
       assert.match(result.messages[0].text, /No operation provider is configured/);
     });
 
     test("errors known at request time: 400, 404, 405", async () => {
-      assertResult(await post(http, `${element(SUBMODEL_MOUNT, "Add")}/invoke`, { inputArguments: [prop("a", "xs:double", "1")] }), 400, /valueType xs:int/);
-      assertResult(await post(http, `${element(SUBMODEL_MOUNT, "Add")}/invoke/$value`, { inputArguments: { c: 1 } }), 400, /'c' is not a declared input/);
-      assertResult(await post(http, `${element(SUBMODEL_MOUNT, "Add")}/invoke-async`, { clientTimeoutDuration: "tomorrow" }), 400);
+      assertResult(
+        await post(http, `${element(SUBMODEL_MOUNT, "Add")}/invoke`, { inputArguments: [prop("a", "xs:double", "1")] }),
+        400,
+        /valueType xs:int/,
+      );
+      assertResult(
+        await post(http, `${element(SUBMODEL_MOUNT, "Add")}/invoke/$value`, { inputArguments: { c: 1 } }),
+        400,
+        /'c' is not a declared input/,
+      );
+      assertResult(
+        await post(http, `${element(SUBMODEL_MOUNT, "Add")}/invoke-async`, { clientTimeoutDuration: "tomorrow" }),
+        400,
+      );
       assertResult(await post(http, `${element(SUBMODEL_MOUNT, "NotAnOperation")}/invoke`, {}), 405);
       assertResult(await post(http, `${element(SUBMODEL_MOUNT, "Missing")}/invoke`, {}), 404);
-      assertResult(await post(http, `/shells/${b64("urn:no-shell")}/submodels/${b64(OPERATIONS_SUBMODEL_ID)}/submodel-elements/Add/invoke`, {}), 404);
+      assertResult(
+        await post(
+          http,
+          `/shells/${b64("urn:no-shell")}/submodels/${b64(OPERATIONS_SUBMODEL_ID)}/submodel-elements/Add/invoke`,
+          {},
+        ),
+        404,
+      );
       assertResult(await http.get(`${element(SUBMODEL_MOUNT, "Add")}/operation-status/${b64("no-such-handle")}`), 404);
       assertResult(await http.get(`${element(SUBMODEL_MOUNT, "Add")}/operation-results/${b64("no-such-handle")}`), 404);
     });
 
     test("/reset removes pending operations", async () => {
-      const statusPath = accepted(await post(http, `${element(SUBMODEL_MOUNT, "Slow")}/invoke-async`, { inputArguments: [prop("delayMs", "xs:int", "60000")] }), SUBMODEL_MOUNT, "Slow");
+      const statusPath = accepted(
+        await post(http, `${element(SUBMODEL_MOUNT, "Slow")}/invoke-async`, {
+          inputArguments: [prop("delayMs", "xs:int", "60000")],
+        }),
+        SUBMODEL_MOUNT,
+        "Slow",
+      );
       assert.equal((await other.get(statusPath)).status, 200);
       assert.equal((await http.get("/reset")).status, 204);
       assertResult(await other.get(statusPath), 404);
@@ -171,7 +258,13 @@ export function operationsSuite(mode: Mode): void {
     if (mode !== "distributed") return;
 
     test("a restarted gateway still answers for a handle made before its restart", async () => {
-      const statusPath = accepted(await post(other, `${element(SUBMODEL_MOUNT, "Slow")}/invoke-async`, { inputArguments: [prop("delayMs", "xs:int", "500")] }), SUBMODEL_MOUNT, "Slow");
+      const statusPath = accepted(
+        await post(other, `${element(SUBMODEL_MOUNT, "Slow")}/invoke-async`, {
+          inputArguments: [prop("delayMs", "xs:int", "500")],
+        }),
+        SUBMODEL_MOUNT,
+        "Slow",
+      );
       const gateway = sut.processes.find((p) => p.role === "http-gateway")!;
       const cwd = dirname(gateway.logFile);
       assert.equal(await gateway.stop(), 0);
@@ -184,13 +277,21 @@ export function operationsSuite(mode: Mode): void {
     });
 
     test("a handle whose model-store died is marked Failed once the store's lease lapses; a new model-store serves on", async () => {
-      const statusPath = accepted(await post(other, `${element(SUBMODEL_MOUNT, "Slow")}/invoke-async`, { inputArguments: [prop("delayMs", "xs:int", "60000")] }), SUBMODEL_MOUNT, "Slow");
+      const statusPath = accepted(
+        await post(other, `${element(SUBMODEL_MOUNT, "Slow")}/invoke-async`, {
+          inputArguments: [prop("delayMs", "xs:int", "60000")],
+        }),
+        SUBMODEL_MOUNT,
+        "Slow",
+      );
       const store = sut.processes.find((p) => p.role === "model-store")!;
       await store.stop("SIGKILL");
       const dir = mkdtempSync(join(tmpdir(), "twinport-model-store-"));
       extraDirs.push(dir);
       const env = { TWINPORT_PERSISTENCE_URL: sut.redis!.url, TWINPORT_MESSAGEBUS_URL: sut.nats!.url };
-      sut.processes.push(await startTwinport({ role: "model-store", cwd: dir, args: ["--empty-model"], env, launcher: LAUNCHER }));
+      sut.processes.push(
+        await startTwinport({ role: "model-store", cwd: dir, args: ["--empty-model"], env, launcher: LAUNCHER }),
+      );
       const resultsPath = await untilFinished(other, statusPath, 10_000);
       const result = (await http.get(resultsPath)).json();
       assert.equal(result.executionState, "Failed");

@@ -4,7 +4,7 @@
  * valid v3.0 objects with aas-core (unknown properties refused, constraints verified).
  */
 import assert from "node:assert/strict";
-import { readModel, type ReadableClassName } from "@twinport/shared";
+import { type ReadableClassName, readModel } from "@twinport/shared";
 import type { HttpResponse } from "../test-support/http-client.ts";
 
 /** A status and an error body that is exactly `{"messages":[…]}` with the Message fields only. */
@@ -15,7 +15,11 @@ export function assertResult(res: HttpResponse, status: number, text?: RegExp): 
   assert.deepEqual(Object.keys(body), ["messages"], "an error body is exactly {messages:[…]}");
   assert.ok(body.messages.length >= 1);
   for (const message of body.messages) {
-    for (const key of Object.keys(message)) assert.ok(["messageType", "text", "code", "timestamp", "correlationId"].includes(key), `unexpected message field ${key}`);
+    for (const key of Object.keys(message))
+      assert.ok(
+        ["messageType", "text", "code", "timestamp", "correlationId"].includes(key),
+        `unexpected message field ${key}`,
+      );
     assert.ok(["Error", "Exception"].includes(message.messageType));
     assert.equal(typeof message.text, "string");
     assert.match(message.timestamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
@@ -51,7 +55,13 @@ export function validAssetInformation(value: unknown): any {
 }
 
 export function shellBody(id: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { modelType: "AssetAdministrationShell", id, idShort: "Shell", assetInformation: { assetKind: "Instance", globalAssetId: `${id}/asset` }, ...extra };
+  return {
+    modelType: "AssetAdministrationShell",
+    id,
+    idShort: "Shell",
+    assetInformation: { assetKind: "Instance", globalAssetId: `${id}/asset` },
+    ...extra,
+  };
 }
 
 export function submodelRef(id: string): Record<string, unknown> {

@@ -2,14 +2,17 @@
  * Black-box suite of the issue-2 slice over real HTTPS, run against embedded mode and against the
  * distributed mode (model-store + two http-gateways + Redis + NATS as real processes).
  */
-import { after, before, describe, test } from "node:test";
+
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
+import { after, before, describe, test } from "node:test";
 import { b64, type HttpClient } from "../test-support/http-client.ts";
-import { EXAMPLE_MODEL, startSystem, type Mode, type SystemUnderTest } from "../test-support/system.ts";
+import { EXAMPLE_MODEL, type Mode, type SystemUnderTest, startSystem } from "../test-support/system.ts";
 
 const model = JSON.parse(readFileSync(EXAMPLE_MODEL, "utf8"));
-const submodel = model.submodels.find((s: any) => s.submodelElements?.some((e: any) => e.modelType === "SubmodelElementList"));
+const submodel = model.submodels.find((s: any) =>
+  s.submodelElements?.some((e: any) => e.modelType === "SubmodelElementList"),
+);
 const property = submodel.submodelElements.find((e: any) => e.modelType === "Property");
 const smPath = `/submodels/${b64(submodel.id)}`;
 
@@ -17,7 +20,11 @@ function assertResult(body: any, status: number) {
   assert.deepEqual(Object.keys(body), ["messages"], "an error body is exactly {messages:[…]}");
   assert.ok(body.messages.length >= 1);
   for (const m of body.messages) {
-    for (const key of Object.keys(m)) assert.ok(["messageType", "text", "code", "timestamp", "correlationId"].includes(key), `unexpected message field ${key}`);
+    for (const key of Object.keys(m))
+      assert.ok(
+        ["messageType", "text", "code", "timestamp", "correlationId"].includes(key),
+        `unexpected message field ${key}`,
+      );
     assert.equal(typeof m.text, "string");
     assert.match(m.timestamp, /Z$/);
   }
@@ -47,7 +54,10 @@ export function sliceSuite(mode: Mode): void {
       assert.equal(page.result.length, 2);
       assert.ok(page.paging_metadata.cursor);
       const rest = (await http.get(`/shells?limit=2&cursor=${encodeURIComponent(page.paging_metadata.cursor)}`)).json();
-      assert.deepEqual([...page.result, ...rest.result].map((s: any) => s.id), model.assetAdministrationShells.map((s: any) => s.id));
+      assert.deepEqual(
+        [...page.result, ...rest.result].map((s: any) => s.id),
+        model.assetAdministrationShells.map((s: any) => s.id),
+      );
     });
 
     test("no server version in any header; HTTPS with a self-signed certificate", async () => {
@@ -98,10 +108,14 @@ export function sliceSuite(mode: Mode): void {
       const again = await http.request("POST", "/shells", { body: JSON.stringify(shell) });
       assert.equal(again.status, 409);
       assertResult(again.json(), 409);
-      const put = await http.request("PUT", `/shells/${b64(shell.id)}`, { body: JSON.stringify({ ...shell, idShort: "Put" }) });
+      const put = await http.request("PUT", `/shells/${b64(shell.id)}`, {
+        body: JSON.stringify({ ...shell, idShort: "Put" }),
+      });
       assert.equal(put.status, 204);
       assert.equal((await http.get(`/shells/${b64(shell.id)}`)).json().idShort, "Put");
-      const unknownKey = await http.request("PUT", `/shells/${b64(shell.id)}`, { body: JSON.stringify({ ...shell, colour: "red" }) });
+      const unknownKey = await http.request("PUT", `/shells/${b64(shell.id)}`, {
+        body: JSON.stringify({ ...shell, colour: "red" }),
+      });
       assert.equal(unknownKey.status, 400);
       assert.equal((await http.request("DELETE", `/shells/${b64(shell.id)}`)).status, 204);
       assert.equal((await http.get(`/shells/${b64(shell.id)}`)).status, 404);
@@ -113,14 +127,24 @@ export function sliceSuite(mode: Mode): void {
     test("submodels: list, POST, PUT, DELETE", async () => {
       const list = (await http.get("/submodels")).json();
       assert.equal(list.result.length, model.submodels.length);
-      const sm = { modelType: "Submodel", id: `urn:test:sm:${mode}`, idShort: "Fresh", submodelElements: [{ modelType: "Property", idShort: "P", valueType: "xs:int", value: "1" }] };
+      const sm = {
+        modelType: "Submodel",
+        id: `urn:test:sm:${mode}`,
+        idShort: "Fresh",
+        submodelElements: [{ modelType: "Property", idShort: "P", valueType: "xs:int", value: "1" }],
+      };
       const created = await http.request("POST", "/submodels", { body: JSON.stringify(sm) });
       assert.equal(created.status, 201, created.text);
       assert.equal(created.headers.location, `/api/v3.0/submodels/${b64(sm.id)}`);
       const { submodelElements: _dropped, ...withoutElements } = sm;
-      assert.equal((await http.request("PUT", `/submodels/${b64(sm.id)}`, { body: JSON.stringify(withoutElements) })).status, 204);
+      assert.equal(
+        (await http.request("PUT", `/submodels/${b64(sm.id)}`, { body: JSON.stringify(withoutElements) })).status,
+        204,
+      );
       assert.deepEqual((await http.get(`/submodels/${b64(sm.id)}`)).json(), withoutElements);
-      const empty = await http.request("PUT", `/submodels/${b64(sm.id)}`, { body: JSON.stringify({ ...sm, submodelElements: [] }) });
+      const empty = await http.request("PUT", `/submodels/${b64(sm.id)}`, {
+        body: JSON.stringify({ ...sm, submodelElements: [] }),
+      });
       assert.equal(empty.status, 400, "an empty list violates the metamodel");
       assert.equal((await http.request("DELETE", `/submodels/${b64(sm.id)}`)).status, 204);
       assert.equal((await http.get(`/submodels/${b64(sm.id)}`)).status, 404);
@@ -136,20 +160,42 @@ export function sliceSuite(mode: Mode): void {
       const created = await http.request("POST", `${smPath}/submodel-elements`, { body: JSON.stringify(element) });
       assert.equal(created.status, 201, created.text);
       assert.equal(created.headers.location, `/api/v3.0${smPath}/submodel-elements/${element.idShort}`);
-      assert.equal((await http.request("POST", `${smPath}/submodel-elements`, { body: JSON.stringify(element) })).status, 409);
+      assert.equal(
+        (await http.request("POST", `${smPath}/submodel-elements`, { body: JSON.stringify(element) })).status,
+        409,
+      );
       const list = submodel.submodelElements.find((e: any) => e.modelType === "SubmodelElementList");
       const item = structuredClone(list.value[0]);
-      const intoList = await http.request("POST", `${smPath}/submodel-elements/${list.idShort}`, { body: JSON.stringify(item) });
+      const intoList = await http.request("POST", `${smPath}/submodel-elements/${list.idShort}`, {
+        body: JSON.stringify(item),
+      });
       assert.equal(intoList.status, 201, intoList.text);
       const index = list.value.length;
       assert.equal(intoList.headers.location, `/api/v3.0${smPath}/submodel-elements/${list.idShort}%5B${index}%5D`);
       assert.deepEqual((await http.get(`${smPath}/submodel-elements/${list.idShort}%5B${index}%5D`)).json(), item);
-      assert.equal((await http.request("DELETE", `${smPath}/submodel-elements/${list.idShort}%5B${index}%5D`)).status, 204);
-      assert.equal((await http.request("PUT", `${smPath}/submodel-elements/${element.idShort}`, { body: JSON.stringify({ ...element, value: "y" }) })).status, 204);
+      assert.equal(
+        (await http.request("DELETE", `${smPath}/submodel-elements/${list.idShort}%5B${index}%5D`)).status,
+        204,
+      );
+      assert.equal(
+        (
+          await http.request("PUT", `${smPath}/submodel-elements/${element.idShort}`, {
+            body: JSON.stringify({ ...element, value: "y" }),
+          })
+        ).status,
+        204,
+      );
       assert.equal((await http.get(`${smPath}/submodel-elements/${element.idShort}`)).json().value, "y");
       assert.equal((await http.request("DELETE", `${smPath}/submodel-elements/${element.idShort}`)).status, 204);
       assert.equal((await http.get(`${smPath}/submodel-elements/${element.idShort}`)).status, 404);
-      assert.equal((await http.request("PUT", `${smPath}/submodel-elements/Nope`, { body: JSON.stringify({ ...element, idShort: "Nope" }) })).status, 404);
+      assert.equal(
+        (
+          await http.request("PUT", `${smPath}/submodel-elements/Nope`, {
+            body: JSON.stringify({ ...element, idShort: "Nope" }),
+          })
+        ).status,
+        404,
+      );
     });
 
     test("GET and PATCH $value of a Property; invalid values are 400 and change nothing", async () => {
@@ -169,16 +215,27 @@ export function sliceSuite(mode: Mode): void {
     test("If-Match: stale ETag → 412, current → 204", async () => {
       const path = `${smPath}/submodel-elements/${property.idShort}`;
       const etag = (await http.get(path)).headers.etag as string;
-      assert.equal((await http.request("PATCH", `${path}/$value`, { body: "1", headers: { "if-match": etag } })).status, 204);
+      assert.equal(
+        (await http.request("PATCH", `${path}/$value`, { body: "1", headers: { "if-match": etag } })).status,
+        204,
+      );
       const stale = await http.request("PATCH", `${path}/$value`, { body: "2", headers: { "if-match": etag } });
       assert.equal(stale.status, 412);
       assertResult(stale.json(), 412);
     });
 
     test("the submodel API below a shell answers only for the shell's submodels", async () => {
-      const shell = model.assetAdministrationShells.find((s: any) => s.submodels?.some((r: any) => r.keys[0].value === submodel.id));
-      const other = model.assetAdministrationShells.find((s: any) => !s.submodels?.some((r: any) => r.keys[0].value === submodel.id));
-      assert.equal((await http.get(`/shells/${b64(shell.id)}/submodels/${b64(submodel.id)}/submodel-elements/${property.idShort}`)).status, 200);
+      const shell = model.assetAdministrationShells.find((s: any) =>
+        s.submodels?.some((r: any) => r.keys[0].value === submodel.id),
+      );
+      const other = model.assetAdministrationShells.find(
+        (s: any) => !s.submodels?.some((r: any) => r.keys[0].value === submodel.id),
+      );
+      assert.equal(
+        (await http.get(`/shells/${b64(shell.id)}/submodels/${b64(submodel.id)}/submodel-elements/${property.idShort}`))
+          .status,
+        200,
+      );
       assert.equal((await http.get(`/shells/${b64(other.id)}/submodels/${b64(submodel.id)}`)).status, 404);
     });
 
@@ -192,7 +249,10 @@ export function sliceSuite(mode: Mode): void {
           assert.equal((await b.get(path)).text, `{"${property.idShort}":${9000 + i}}`);
         }
         const element = { modelType: "Property", idShort: "CrossGateway", valueType: "xs:string", value: "v" };
-        assert.equal((await a.request("POST", `${smPath}/submodel-elements`, { body: JSON.stringify(element) })).status, 201);
+        assert.equal(
+          (await a.request("POST", `${smPath}/submodel-elements`, { body: JSON.stringify(element) })).status,
+          201,
+        );
         assert.deepEqual((await b.get(`${smPath}/submodel-elements/CrossGateway`)).json(), element);
         assert.equal((await b.request("DELETE", `${smPath}/submodel-elements/CrossGateway`)).status, 204);
         assert.equal((await a.get(`${smPath}/submodel-elements/CrossGateway`)).status, 404);

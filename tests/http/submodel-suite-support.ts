@@ -42,14 +42,18 @@ export function elementOf(submodel: any, idShortPath: string): any {
   let current: any = { submodelElements: submodel.submodelElements };
   for (const part of idShortPath.match(/[^.[\]]+|\[\d+\]/g)!) {
     const children = current.submodelElements ?? current.value ?? current.statements ?? current.annotations;
-    current = part.startsWith("[") ? children[Number(part.slice(1, -1))] : children.find((e: any) => e.idShort === part);
+    current = part.startsWith("[")
+      ? children[Number(part.slice(1, -1))]
+      : children.find((e: any) => e.idShort === part);
   }
   return current;
 }
 
 /** The element without Blob bytes (what the API answers without extent=withBlobValue). */
 export function withoutBlobs(value: any): any {
-  return JSON.parse(JSON.stringify(value), (key, v) => (v && typeof v === "object" && v.modelType === "Blob" ? (({ value: _bytes, ...rest }) => rest)(v) : v));
+  return JSON.parse(JSON.stringify(value), (key, v) =>
+    v && typeof v === "object" && v.modelType === "Blob" ? (({ value: _bytes, ...rest }) => rest)(v) : v,
+  );
 }
 
 export function json(res: HttpResponse, status = 200): any {
@@ -65,7 +69,9 @@ export async function allPages(http: HttpClient, path: string, limit: number): P
   let cursor: string | undefined;
   const join = path.includes("?") ? "&" : "?";
   do {
-    const page = paged(await http.get(`${path}${join}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`));
+    const page = paged(
+      await http.get(`${path}${join}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`),
+    );
     if (page.cursor !== undefined) assert.equal(page.result.length, limit, "a page with a cursor is full");
     items.push(...page.result);
     cursor = page.cursor;
@@ -82,7 +88,11 @@ export const MOUNTS: readonly SubmodelMount[] = ["repository", "shell", "shell-a
  * A fixture submodel and the Submodel API's base path for it at `mount`; below a shell, a fresh
  * shell referencing the submodel is created too.
  */
-export async function createFixtureAt(http: HttpClient, label: string, mount: SubmodelMount): Promise<{ submodel: any; path: string; aasId?: string }> {
+export async function createFixtureAt(
+  http: HttpClient,
+  label: string,
+  mount: SubmodelMount,
+): Promise<{ submodel: any; path: string; aasId?: string }> {
   const { submodel, path } = await createFixture(http, label);
   if (mount === "repository") return { submodel, path };
   const aasId = `${submodel.id}:shell`;

@@ -4,11 +4,12 @@
  * however the store groups the commits (docs/adr/0019); and list items inserted and deleted at both
  * ends and in the middle keep every path and ETag right. Embedded and distributed.
  */
-import { after, before, describe, test } from "node:test";
+
 import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
 import type { HttpClient } from "../test-support/http-client.ts";
 import { b64 } from "../test-support/http-client.ts";
-import { startSystem, type Mode, type SystemUnderTest } from "../test-support/system.ts";
+import { type Mode, type SystemUnderTest, startSystem } from "../test-support/system.ts";
 
 const WRITERS = 16;
 
@@ -27,7 +28,13 @@ export function writeOrderingSuite(mode: Mode): void {
       idShort: `WriteOrdering${submodels}`,
       submodelElements: [
         { modelType: "Property", idShort: "Counter", valueType: "xs:int", value: "0" },
-        { modelType: "SubmodelElementList", idShort: "Items", typeValueListElement: "Property", valueTypeListElement: "xs:string", value: ["a", "b", "c", "d", "e"].map((v) => ({ modelType: "Property", valueType: "xs:string", value: v })) },
+        {
+          modelType: "SubmodelElementList",
+          idShort: "Items",
+          typeValueListElement: "Property",
+          valueTypeListElement: "xs:string",
+          value: ["a", "b", "c", "d", "e"].map((v) => ({ modelType: "Property", valueType: "xs:string", value: v })),
+        },
       ],
     };
     const created = await client(0).request("POST", "/submodels", { body: JSON.stringify(body) });
@@ -52,7 +59,9 @@ export function writeOrderingSuite(mode: Mode): void {
     test(`${WRITERS} writers of one Property: each acknowledged, the value is one of the writes, every gateway agrees`, async () => {
       const path = await fixture();
       const answers = await Promise.all(
-        Array.from({ length: WRITERS * 4 }, (_, i) => client(i).request("PATCH", `${path}/Counter/$value`, { body: String(1000 + i) })),
+        Array.from({ length: WRITERS * 4 }, (_, i) =>
+          client(i).request("PATCH", `${path}/Counter/$value`, { body: String(1000 + i) }),
+        ),
       );
       assert.deepEqual(new Set(answers.map((a) => a.status)), new Set([204]), answers.map((a) => a.text).join());
       const final = await readCounter(client(0), path);
@@ -70,7 +79,10 @@ export function writeOrderingSuite(mode: Mode): void {
           const c = client(w);
           for (let done = 0; done < increments; ) {
             const { value, etag } = await readCounter(c, path);
-            const answer = await c.request("PATCH", `${path}/Counter/$value`, { body: String(value + 1), headers: { "If-Match": etag } });
+            const answer = await c.request("PATCH", `${path}/Counter/$value`, {
+              body: String(value + 1),
+              headers: { "If-Match": etag },
+            });
             if (answer.status === 204) done++;
             else {
               assert.equal(answer.status, 412, answer.text);
@@ -88,7 +100,9 @@ export function writeOrderingSuite(mode: Mode): void {
       const path = await fixture();
       const { etag } = await readCounter(client(0), path);
       const answers = await Promise.all(
-        Array.from({ length: WRITERS }, (_, i) => client(i).request("PATCH", `${path}/Counter/$value`, { body: String(i), headers: { "If-Match": etag } })),
+        Array.from({ length: WRITERS }, (_, i) =>
+          client(i).request("PATCH", `${path}/Counter/$value`, { body: String(i), headers: { "If-Match": etag } }),
+        ),
       );
       assert.equal(answers.filter((a) => a.status === 204).length, 1);
       assert.equal(answers.filter((a) => a.status === 412).length, WRITERS - 1);
@@ -101,7 +115,10 @@ export function writeOrderingSuite(mode: Mode): void {
       const items = async (c: HttpClient) => {
         const response = await c.get(`${path}/Items`);
         assert.equal(response.status, 200, response.text);
-        return { values: (response.json().value as { value: string }[]).map((p) => p.value), etag: response.headers.etag as string };
+        return {
+          values: (response.json().value as { value: string }[]).map((p) => p.value),
+          etag: response.headers.etag as string,
+        };
       };
       const expectItems = async (expected: string[]) => {
         for (const c of clients) {
@@ -139,7 +156,10 @@ export function writeOrderingSuite(mode: Mode): void {
       const second = await client(0).get(`${path}/Items%5B1%5D`);
       assert.equal((await client(0).request("DELETE", `${path}/Items%5B0%5D`)).status, 204);
       await expectItems(["d", "z"]);
-      const stale = await client(0).request("PATCH", `${path}/Items%5B1%5D/$value`, { body: '"y"', headers: { "If-Match": second.headers.etag as string } });
+      const stale = await client(0).request("PATCH", `${path}/Items%5B1%5D/$value`, {
+        body: '"y"',
+        headers: { "If-Match": second.headers.etag as string },
+      });
       assert.equal(stale.status, 412, `Items[1] is another item now: ${stale.text}`);
       await expectItems(["d", "z"]);
     });

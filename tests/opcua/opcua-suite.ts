@@ -4,12 +4,20 @@
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { DataType, NodeClass, VariantArrayType, type Argument, type DataValue } from "node-opcua";
+import { type Argument, DataType, type DataValue, NodeClass, VariantArrayType } from "node-opcua";
 import { b64 } from "../test-support/http-client.ts";
 import type { OpcuaTestClient } from "../test-support/opcua-client.ts";
-import { elementNode, EXPECTED_READ, identifiableNode, SHELL, TYPED_PROPERTIES, VALUES_SUBMODEL, WRITES } from "../test-support/opcua-model.ts";
+import {
+  EXPECTED_READ,
+  elementNode,
+  identifiableNode,
+  SHELL,
+  TYPED_PROPERTIES,
+  VALUES_SUBMODEL,
+  WRITES,
+} from "../test-support/opcua-model.ts";
 import type { Mode } from "../test-support/system.ts";
-import { startOpcuaSystem, type OpcuaSystem } from "./opcua-system.ts";
+import { type OpcuaSystem, startOpcuaSystem } from "./opcua-system.ts";
 
 const node = (path: string, sub = "Value") => elementNode(VALUES_SUBMODEL, path, sub);
 const element = (path: string) => elementNode(VALUES_SUBMODEL, path);
@@ -45,12 +53,18 @@ export function opcuaSuite(mode: Mode, options: { opcuaGateways?: number } = {})
 
   test(`${mode}: browse AASEnvironment down to the value nodes`, async () => {
     const environment = await opcua.children("AASEnvironment");
-    assert.ok(environment.has("Pump") && environment.has("Values") && environment.has("ConceptDescriptions"), [...environment.keys()].join(", "));
+    assert.ok(
+      environment.has("Pump") && environment.has("Values") && environment.has("ConceptDescriptions"),
+      [...environment.keys()].join(", "),
+    );
     const submodel = await opcua.children(identifiableNode(VALUES_SUBMODEL));
     assert.equal(submodel.get("TInt")?.nodeClass, NodeClass.Object);
     const property = await opcua.children(element("TInt"));
     assert.deepEqual([...property.keys()].sort(), ["Value", "ValueType"]);
-    assert.equal((await opcua.read(identifiableNode(SHELL, "AssetInformation/GlobalAssetId"))).value.value, "urn:twinport:test:asset:pump");
+    assert.equal(
+      (await opcua.read(identifiableNode(SHELL, "AssetInformation/GlobalAssetId"))).value.value,
+      "urn:twinport:test:asset:pump",
+    );
   });
 
   test(`${mode}: every datatype reads as the §4.5 table says and writes through to HTTP`, async () => {
@@ -68,9 +82,15 @@ export function opcuaSuite(mode: Mode, options: { opcuaGateways?: number } = {})
     }
     assert.equal((await opcua.write(node("Temperature", "Max"), { dataType: DataType.Int32, value: 8 })).name, "Good");
     assert.equal((await httpElement("Temperature")).max, "8");
-    assert.equal((await opcua.write(node("Firmware"), { dataType: DataType.ByteString, value: Buffer.from("v2") })).name, "Good");
+    assert.equal(
+      (await opcua.write(node("Firmware"), { dataType: DataType.ByteString, value: Buffer.from("v2") })).name,
+      "Good",
+    );
     assert.equal((await httpElement("Firmware")).value, Buffer.from("v2").toString("base64"));
-    assert.equal((await opcua.write(node("Motor", "GlobalAssetId"), { dataType: DataType.String, value: "urn:x:motor" })).name, "Good");
+    assert.equal(
+      (await opcua.write(node("Motor", "GlobalAssetId"), { dataType: DataType.String, value: "urn:x:motor" })).name,
+      "Good",
+    );
     assert.equal((await httpElement("Motor")).globalAssetId, "urn:x:motor");
   });
 
@@ -109,7 +129,8 @@ export function opcuaSuite(mode: Mode, options: { opcuaGateways?: number } = {})
     const samplingIntervals = [5000, 1000, -1];
     const monitors = [];
     for (const client of system.opcua) {
-      for (const samplingInterval of samplingIntervals) monitors.push(await client.monitor(node("TInt"), { publishingInterval: 100, samplingInterval, queueSize: 10 }));
+      for (const samplingInterval of samplingIntervals)
+        monitors.push(await client.monitor(node("TInt"), { publishingInterval: 100, samplingInterval, queueSize: 10 }));
     }
     for (const monitor of monitors) await monitor.waitFor(() => true, 10_000, "the initial value");
     const written = [7001, 7002, 7003, 7004, 7005];
@@ -120,8 +141,14 @@ export function opcuaSuite(mode: Mode, options: { opcuaGateways?: number } = {})
     }
     for (const [i, monitor] of monitors.entries()) {
       const asked = `sampling interval ${samplingIntervals[i % samplingIntervals.length]}`;
-      await monitor.waitFor((value: DataValue) => value.value.value === written.at(-1), 10_000, `the last value (${asked})`);
-      const received = monitor.values.map((value) => value.value.value as number).filter((value) => written.includes(value));
+      await monitor.waitFor(
+        (value: DataValue) => value.value.value === written.at(-1),
+        10_000,
+        `the last value (${asked})`,
+      );
+      const received = monitor.values
+        .map((value) => value.value.value as number)
+        .filter((value) => written.includes(value));
       assert.deepEqual(received, written, `${asked}: every value, in order`);
       // Values are reported on commit, not sampled: the server says so with a revised interval of 0.
       assert.equal(monitor.revised.samplingInterval, 0, `${asked}: revised sampling interval`);
@@ -131,9 +158,15 @@ export function opcuaSuite(mode: Mode, options: { opcuaGateways?: number } = {})
   });
 
   test(`${mode}: an OPC UA write on one gateway shows on every gateway`, async () => {
-    assert.equal((await opcua.write(node("TString"), { dataType: DataType.String, value: "from opc ua" })).name, "Good");
+    assert.equal(
+      (await opcua.write(node("TString"), { dataType: DataType.String, value: "from opc ua" })).name,
+      "Good",
+    );
     for (const client of system.opcua) {
-      await eventually(async () => (await client.read(node("TString"))).value.value === "from opc ua", "the written value on every gateway");
+      await eventually(
+        async () => (await client.read(node("TString"))).value.value === "from opc ua",
+        "the written value on every gateway",
+      );
     }
   });
 
@@ -149,7 +182,10 @@ export function opcuaSuite(mode: Mode, options: { opcuaGateways?: number } = {})
       const response = await system.http.request("PATCH", `${elementUrl(idShort)}/$value`, { body });
       assert.equal(response.status, 204, response.text);
       for (const client of system.opcua) {
-        await eventually(async () => (await client.read(node(idShort))).value.value === canonical, `${idShort} ${body} reads ${canonical}`);
+        await eventually(
+          async () => (await client.read(node(idShort))).value.value === canonical,
+          `${idShort} ${body} reads ${canonical}`,
+        );
       }
       assert.equal((await httpElement(idShort)).value, canonical);
     }
@@ -157,8 +193,15 @@ export function opcuaSuite(mode: Mode, options: { opcuaGateways?: number } = {})
     assert.equal(zero.status, 204, zero.text);
     await eventually(async () => (await opcua.read(node("TInt"))).value.value === 0, "TInt reads 0");
     assert.equal((await httpElement("TInt")).value, "0");
-    for (const [idShort, lexical] of [["TInteger", TYPED_PROPERTIES["xs:integer"]![1]], ["TDecimal", TYPED_PROPERTIES["xs:decimal"]![1]], ["TInt", "5000"]] as const) {
-      assert.equal((await system.http.request("PATCH", `${elementUrl(idShort)}/$value`, { body: JSON.stringify(lexical) })).status, 204);
+    for (const [idShort, lexical] of [
+      ["TInteger", TYPED_PROPERTIES["xs:integer"]![1]],
+      ["TDecimal", TYPED_PROPERTIES["xs:decimal"]![1]],
+      ["TInt", "5000"],
+    ] as const) {
+      assert.equal(
+        (await system.http.request("PATCH", `${elementUrl(idShort)}/$value`, { body: JSON.stringify(lexical) })).status,
+        204,
+      );
     }
   });
 
@@ -173,7 +216,8 @@ export function opcuaSuite(mode: Mode, options: { opcuaGateways?: number } = {})
     }
     const deleted = await system.http.request("DELETE", elementUrl("Added"));
     assert.equal(deleted.status, 204, deleted.text);
-    for (const client of system.opcua) await eventually(async () => !(await client.exists(node("Added"))), "the node removed");
+    for (const client of system.opcua)
+      await eventually(async () => !(await client.exists(node("Added"))), "the node removed");
   });
 
   test(`${mode}: an Operation's method node carries its arguments`, async () => {

@@ -10,8 +10,8 @@ import { join } from "node:path";
 import { createHttpClient, type HttpClient } from "../test-support/http-client.ts";
 import { connectOpcua, type OpcuaTestClient } from "../test-support/opcua-client.ts";
 import { opcuaTestEnvironment } from "../test-support/opcua-model.ts";
-import { freePort, startNats, startRedis, type RunningServer } from "../test-support/servers.ts";
-import { findCertificate, startTwinport, type Mode, type TwinportProcess } from "../test-support/system.ts";
+import { freePort, type RunningServer, startNats, startRedis } from "../test-support/servers.ts";
+import { findCertificate, type Mode, startTwinport, type TwinportProcess } from "../test-support/system.ts";
 
 export interface OpcuaSystem {
   mode: Mode;
@@ -22,8 +22,19 @@ export interface OpcuaSystem {
   stop(): Promise<void>;
 }
 
-const httpEndpoint = (port: number) => ({ "@class": "endpoint.http.HttpEndpoint", port, host: "127.0.0.1", sslEnabled: true });
-const opcuaEndpoint = (tcpPort: number) => ({ "@class": "endpoint.opcua.OpcUaEndpoint", tcpPort, host: "127.0.0.1", hostname: "127.0.0.1", secondsTillShutdown: 0 });
+const httpEndpoint = (port: number) => ({
+  "@class": "endpoint.http.HttpEndpoint",
+  port,
+  host: "127.0.0.1",
+  sslEnabled: true,
+});
+const opcuaEndpoint = (tcpPort: number) => ({
+  "@class": "endpoint.opcua.OpcUaEndpoint",
+  tcpPort,
+  host: "127.0.0.1",
+  hostname: "127.0.0.1",
+  secondsTillShutdown: 0,
+});
 
 export interface OpcuaSystemOptions {
   opcuaGateways?: number;
@@ -67,7 +78,10 @@ export async function startOpcuaSystem(mode: Mode, options: OpcuaSystemOptions =
     if (mode === "embedded") {
       const cwd = tempDir("embedded");
       const opcuaPort = await freePort();
-      writeFileSync(join(cwd, "config.json"), configFile({ endpoints: [httpEndpoint(httpPort), opcuaEndpointOf(opcuaPort)] }));
+      writeFileSync(
+        join(cwd, "config.json"),
+        configFile({ endpoints: [httpEndpoint(httpPort), opcuaEndpointOf(opcuaPort)] }),
+      );
       options.prepareOpcuaDir?.(cwd);
       const process = await startTwinport({ role: "embedded", cwd, args: ["-c", "config.json", "-m", model] });
       processes.push(process);
@@ -78,7 +92,9 @@ export async function startOpcuaSystem(mode: Mode, options: OpcuaSystemOptions =
       const env = { TWINPORT_PERSISTENCE_URL: redis.url, TWINPORT_MESSAGEBUS_URL: nats.url };
       const storeDir = tempDir("model-store");
       writeFileSync(join(storeDir, "config.json"), configFile({}));
-      processes.push(await startTwinport({ role: "model-store", cwd: storeDir, args: ["-c", "config.json", "-m", model], env }));
+      processes.push(
+        await startTwinport({ role: "model-store", cwd: storeDir, args: ["-c", "config.json", "-m", model], env }),
+      );
       const httpDir = tempDir("http-gateway");
       writeFileSync(join(httpDir, "config.json"), configFile({ endpoints: [httpEndpoint(httpPort)] }));
       const gateways = [startTwinport({ role: "http-gateway", cwd: httpDir, args: ["-c", "config.json"], env })];
@@ -94,7 +110,8 @@ export async function startOpcuaSystem(mode: Mode, options: OpcuaSystemOptions =
       const failed = started.find((result) => result.status === "rejected");
       if (failed) throw (failed as PromiseRejectedResult).reason;
       http = createHttpClient(`https://127.0.0.1:${httpPort}/api/v3.0`, { ca: findCertificate(httpDir) });
-      for (const process of processes.filter((p) => p.role === "opcua-gateway")) opcuaUrls.push(...(process.details.opcua as string[]));
+      for (const process of processes.filter((p) => p.role === "opcua-gateway"))
+        opcuaUrls.push(...(process.details.opcua as string[]));
     }
     const pki = tempDir("client");
     for (const url of opcuaUrls) clients.push(await connectOpcua(url, pki));

@@ -7,7 +7,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { REPO_ROOT } from "./system.ts";
 
-export const FAAAST_AIMC_PROCESSOR = "de.fraunhofer.iosb.ilt.faaast.service.submodeltemplate.aimc.AimcSubmodelTemplateProcessor";
+export const FAAAST_AIMC_PROCESSOR =
+  "de.fraunhofer.iosb.ilt.faaast.service.submodeltemplate.aimc.AimcSubmodelTemplateProcessor";
 const EXAMPLE_IDS = "https://example.com/ids/sm/";
 const EXAMPLE_BASE = "http://127.0.0.1:8081";
 
@@ -26,7 +27,8 @@ function readAs(file: string, replace: (text: string) => string): Record<string,
 
 /** The example pair (and its target submodel) with ids under `<prefix>` and the base `baseUrl`. */
 export function examplePair(prefix: string, baseUrl: string, edit: (text: string) => string = (t) => t): ExamplePair {
-  const replace = (text: string) => edit(text.replaceAll(EXAMPLE_IDS, `${EXAMPLE_IDS}${prefix}-`).replaceAll(EXAMPLE_BASE, baseUrl));
+  const replace = (text: string) =>
+    edit(text.replaceAll(EXAMPLE_IDS, `${EXAMPLE_IDS}${prefix}-`).replaceAll(EXAMPLE_BASE, baseUrl));
   return {
     aid: readAs("examples/aid-aimc/aid.json", replace),
     aimc: readAs("examples/aid-aimc/aimc.json", replace),
@@ -43,7 +45,8 @@ export function examplePair(prefix: string, baseUrl: string, edit: (text: string
  * submodel they map into (Voltage, MqttVoltage, ModbusVoltage).
  */
 export function templatePair(httpBase: string, mqttBase: string) {
-  const replace = (text: string) => text.replaceAll("http://127.0.0.1:8081", httpBase).replaceAll("mqtt://127.0.0.1:1883", mqttBase);
+  const replace = (text: string) =>
+    text.replaceAll("http://127.0.0.1:8081", httpBase).replaceAll("mqtt://127.0.0.1:1883", mqttBase);
   const targetId = "https://example.com/ids/sm/template-operational-data";
   return {
     aid: readAs("tests/fixtures/aid-aimc/aid-template-instance.json", replace),
@@ -54,7 +57,12 @@ export function templatePair(httpBase: string, mqttBase: string) {
       modelType: "Submodel",
       id: targetId,
       idShort: "TemplateOperationalData",
-      submodelElements: ["Voltage", "MqttVoltage", "ModbusVoltage"].map((idShort) => ({ modelType: "Property", idShort, valueType: "xs:double", value: "0" })),
+      submodelElements: ["Voltage", "MqttVoltage", "ModbusVoltage"].map((idShort) => ({
+        modelType: "Property",
+        idShort,
+        valueType: "xs:double",
+        value: "0",
+      })),
     },
   };
 }

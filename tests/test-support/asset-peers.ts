@@ -3,7 +3,13 @@
  * stopped by the test, and the model its values feed (the OPC UA device is in opcua-asset.ts, so
  * HTTP-only tests do not load node-opcua). No mocks: connections talk to them over real sockets.
  */
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from "node:http";
 import { freePort } from "./servers.ts";
 
 export interface RecordedRequest {
@@ -44,7 +50,15 @@ export async function startHttpAsset(options: { port?: number } = {}): Promise<H
       const found = asset.requests.find(predicate);
       if (found) return Promise.resolve(found);
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no matching request within ${timeoutMs} ms; got ${asset.requests.map((r) => `${r.method} ${r.path}`).join(", ")}`)), timeoutMs);
+        const timer = setTimeout(
+          () =>
+            reject(
+              new Error(
+                `no matching request within ${timeoutMs} ms; got ${asset.requests.map((r) => `${r.method} ${r.path}`).join(", ")}`,
+              ),
+            ),
+          timeoutMs,
+        );
         waiters.push({ predicate, resolve: (r) => (clearTimeout(timer), resolve(r)) });
       });
     },
@@ -58,7 +72,12 @@ export async function startHttpAsset(options: { port?: number } = {}): Promise<H
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.on("end", async () => {
-      const recorded: RecordedRequest = { method: request.method ?? "GET", path: request.url ?? "/", headers: request.headers, body: Buffer.concat(chunks).toString("utf8") };
+      const recorded: RecordedRequest = {
+        method: request.method ?? "GET",
+        path: request.url ?? "/",
+        headers: request.headers,
+        body: Buffer.concat(chunks).toString("utf8"),
+      };
       asset.requests.push(recorded);
       for (const waiter of waiters.splice(0)) {
         if (waiter.predicate(recorded)) waiter.resolve(recorded);
@@ -67,7 +86,8 @@ export async function startHttpAsset(options: { port?: number } = {}): Promise<H
       const custom = await asset.handle?.(recorded);
       if (custom) return respond(response, custom);
       if (recorded.method === "GET") {
-        if (!asset.documents.has(recorded.path)) return respond(response, { status: 404, body: '{"error":"not found"}' });
+        if (!asset.documents.has(recorded.path))
+          return respond(response, { status: 404, body: '{"error":"not found"}' });
         return respond(response, { status: 200, body: JSON.stringify(asset.documents.get(recorded.path)) });
       }
       try {
@@ -84,7 +104,12 @@ export async function startHttpAsset(options: { port?: number } = {}): Promise<H
 
 export const DRIVE_SUBMODEL_ID = "urn:twinport:test:submodel:drive";
 
-const property = (idShort: string, valueType: string, value?: string) => ({ modelType: "Property", idShort, valueType, ...(value === undefined ? {} : { value }) });
+const property = (idShort: string, valueType: string, value?: string) => ({
+  modelType: "Property",
+  idShort,
+  valueType,
+  ...(value === undefined ? {} : { value }),
+});
 
 /** A model whose elements the test assets feed: the Drive submodel, with a shell that references it. */
 export const ASSET_TEST_MODEL = {
@@ -108,7 +133,11 @@ export const ASSET_TEST_MODEL = {
         property("Label", "xs:string"),
         property("BigCounter", "xs:long", "0"),
         property("Position2", "xs:double", "0"),
-        { modelType: "SubmodelElementCollection", idShort: "Status", value: [property("Mode", "xs:string", "off"), property("Speed", "xs:int", "0")] },
+        {
+          modelType: "SubmodelElementCollection",
+          idShort: "Status",
+          value: [property("Mode", "xs:string", "off"), property("Speed", "xs:int", "0")],
+        },
         {
           modelType: "Operation",
           idShort: "Calibrate",

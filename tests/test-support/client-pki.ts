@@ -25,8 +25,27 @@ const openssl = (args: string[]) => execFileSync("openssl", args, { stdio: "pipe
 export function createTestCa(dir: string, name: string, subject: string): TestCa {
   const certFile = join(dir, `${name}-ca.pem`);
   const keyFile = join(dir, `${name}-ca.key`);
-  openssl(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", keyFile, "-out", certFile, "-days", "2", "-subj", subject,
-    "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign"]);
+  openssl([
+    "req",
+    "-x509",
+    "-newkey",
+    "ec",
+    "-pkeyopt",
+    "ec_paramgen_curve:P-256",
+    "-nodes",
+    "-keyout",
+    keyFile,
+    "-out",
+    certFile,
+    "-days",
+    "2",
+    "-subj",
+    subject,
+    "-addext",
+    "basicConstraints=critical,CA:TRUE",
+    "-addext",
+    "keyUsage=critical,keyCertSign,cRLSign",
+  ]);
   return {
     certFile,
     issue(client, clientSubject) {
@@ -34,10 +53,45 @@ export function createTestCa(dir: string, name: string, subject: string): TestCa
       const csr = join(dir, `${client}.csr`);
       const cert = join(dir, `${client}.pem`);
       const ext = join(dir, `${client}.ext`);
-      openssl(["req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", key, "-out", csr, "-subj", clientSubject]);
-      execFileSync("sh", ["-c", `printf 'basicConstraints=CA:FALSE\\nkeyUsage=critical,digitalSignature\\nextendedKeyUsage=clientAuth\\n' > '${ext}'`]);
-      openssl(["x509", "-req", "-in", csr, "-CA", certFile, "-CAkey", keyFile, "-CAcreateserial", "-out", cert, "-days", "2", "-extfile", ext]);
-      const subjectLine = openssl(["x509", "-in", cert, "-noout", "-subject", "-nameopt", "RFC2253"]).trim().replace(/^subject=/, "");
+      openssl([
+        "req",
+        "-new",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:P-256",
+        "-nodes",
+        "-keyout",
+        key,
+        "-out",
+        csr,
+        "-subj",
+        clientSubject,
+      ]);
+      execFileSync("sh", [
+        "-c",
+        `printf 'basicConstraints=CA:FALSE\\nkeyUsage=critical,digitalSignature\\nextendedKeyUsage=clientAuth\\n' > '${ext}'`,
+      ]);
+      openssl([
+        "x509",
+        "-req",
+        "-in",
+        csr,
+        "-CA",
+        certFile,
+        "-CAkey",
+        keyFile,
+        "-CAcreateserial",
+        "-out",
+        cert,
+        "-days",
+        "2",
+        "-extfile",
+        ext,
+      ]);
+      const subjectLine = openssl(["x509", "-in", cert, "-noout", "-subject", "-nameopt", "RFC2253"])
+        .trim()
+        .replace(/^subject=/, "");
       return { cert: readFileSync(cert, "utf8"), key: readFileSync(key, "utf8"), subject: subjectLine };
     },
   };

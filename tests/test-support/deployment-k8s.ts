@@ -13,12 +13,17 @@ import type { ServiceView } from "./deployment-compose.ts";
 import { runTool } from "./deployment-tools.ts";
 
 // Objects are plain JSON from YAML; these types name only what the checks read.
-export type K8sObject = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } & Record<string, unknown> } & Record<string, any>;
+export type K8sObject = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string } & Record<string, unknown>;
+} & Record<string, any>;
 
 /** `kubectl kustomize <dir>`: the objects, or the tool's own error. */
 export function renderKustomization(dir: string): K8sObject[] {
   const run = runTool("kubectl", ["kustomize", dir]);
-  if (run.status !== 0) throw new Error(`kubectl kustomize ${dir} failed: ${run.stderr.trim() || `exit ${run.status}`}`);
+  if (run.status !== 0)
+    throw new Error(`kubectl kustomize ${dir} failed: ${run.stderr.trim() || `exit ${run.status}`}`);
   return parseAllDocuments(run.stdout)
     .map((doc) => doc.toJSON() as K8sObject | null)
     .filter((doc): doc is K8sObject => doc !== null);
@@ -80,10 +85,14 @@ export function unknownFieldProblems(objects: readonly K8sObject[]): string[] {
   const getSourceFile = host.getSourceFile.bind(host);
   host.readFile = (name) => (name === file ? text : readFile(name));
   host.fileExists = (name) => name === file || fileExists(name);
-  host.getSourceFile = (name, version, onError) => (name === file ? ts.createSourceFile(name, text, version) : getSourceFile(name, version, onError));
+  host.getSourceFile = (name, version, onError) =>
+    name === file ? ts.createSourceFile(name, text, version) : getSourceFile(name, version, onError);
   const program = ts.createProgram([file], options, host);
   return ts.getPreEmitDiagnostics(program).map((diagnostic) => {
-    const line = diagnostic.file && diagnostic.start !== undefined ? diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start).line : -1;
+    const line =
+      diagnostic.file && diagnostic.start !== undefined
+        ? diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start).line
+        : -1;
     const object = objects[Math.floor(line / 2)];
     const where = object ? label(object) : "(objects)";
     return `${where}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, " ")}`;
@@ -123,12 +132,15 @@ export function oldKustomizeProblems(dir: string, seen = new Set<string>()): str
   const file = join(root, "kustomization.yaml");
   const doc = parse(readFileSync(file, "utf8")) as Record<string, unknown>;
   const problems: string[] = [];
-  for (const key of Object.keys(doc)) if (!OLD_KUSTOMIZE_FIELDS.has(key)) problems.push(`${file}: '${key}' is unknown to old kustomize (v2.0.3)`);
+  for (const key of Object.keys(doc))
+    if (!OLD_KUSTOMIZE_FIELDS.has(key)) problems.push(`${file}: '${key}' is unknown to old kustomize (v2.0.3)`);
   for (const entry of (doc.resources as string[] | undefined) ?? []) {
     const path = join(root, entry);
-    if (statSync(path, { throwIfNoEntry: false })?.isDirectory()) problems.push(`${file}: directory '${entry}' under resources (old kustomize wants it under bases)`);
+    if (statSync(path, { throwIfNoEntry: false })?.isDirectory())
+      problems.push(`${file}: directory '${entry}' under resources (old kustomize wants it under bases)`);
   }
-  for (const base of (doc.bases as string[] | undefined) ?? []) problems.push(...oldKustomizeProblems(join(root, base), seen));
+  for (const base of (doc.bases as string[] | undefined) ?? [])
+    problems.push(...oldKustomizeProblems(join(root, base), seen));
   return problems;
 }
 
@@ -160,11 +172,17 @@ function find(objects: readonly K8sObject[], kind: string, name: string): K8sObj
 
 function containerPortNumber(container: Container, port: number | string | undefined): number | undefined {
   if (typeof port === "number") return port;
-  return (container.ports as { name?: string; containerPort: number }[] | undefined)?.find((entry) => entry.name === port)?.containerPort;
+  return (container.ports as { name?: string; containerPort: number }[] | undefined)?.find(
+    (entry) => entry.name === port,
+  )?.containerPort;
 }
 
 function selects(selector: Record<string, string> | undefined, labels: Record<string, string> | undefined): boolean {
-  return !!selector && Object.keys(selector).length > 0 && Object.entries(selector).every(([key, value]) => labels?.[key] === value);
+  return (
+    !!selector &&
+    Object.keys(selector).length > 0 &&
+    Object.entries(selector).every(([key, value]) => labels?.[key] === value)
+  );
 }
 
 /** A generated ConfigMap is named `<name>-<hash>`; references in the render already carry the hash. */
@@ -176,7 +194,9 @@ function configMapData(objects: readonly K8sObject[], name: string): Record<stri
 export function k8sServiceView(objects: readonly K8sObject[], name: string): ServiceView {
   const workload = find(objects, "Deployment", name) ?? find(objects, "StatefulSet", name);
   if (!workload) throw new Error(`k8s: no Deployment or StatefulSet '${name}'`);
-  const container = (podSpecOf(workload)!.containers as Container[]).find((entry) => entry.name === name) ?? podSpecOf(workload)!.containers[0];
+  const container =
+    (podSpecOf(workload)!.containers as Container[]).find((entry) => entry.name === name) ??
+    podSpecOf(workload)!.containers[0];
   const env = Object.fromEntries(
     ((container.env as { name: string; value?: string; valueFrom?: any }[] | undefined) ?? []).map((entry) => {
       const ref = entry.valueFrom?.configMapKeyRef;
@@ -186,35 +206,53 @@ export function k8sServiceView(objects: readonly K8sObject[], name: string): Ser
   const podLabels = workload.spec.template.metadata?.labels as Record<string, string> | undefined;
   const published = objects
     .filter((object) => object.kind === "Service" && selects(object.spec?.selector, podLabels))
-    .flatMap((service) => (service.spec.ports as { port: number; targetPort?: number | string }[]).map((port) => ({ host: port.port, container: containerPortNumber(container, port.targetPort ?? port.port) ?? -1 })));
+    .flatMap((service) =>
+      (service.spec.ports as { port: number; targetPort?: number | string }[]).map((port) => ({
+        host: port.port,
+        container: containerPortNumber(container, port.targetPort ?? port.port) ?? -1,
+      })),
+    );
   const probe = container.livenessProbe?.httpGet;
   return {
     image: String(container.image),
     entrypoint: container.command,
     command: container.args,
     env,
-    containerPorts: ((container.ports as { containerPort: number }[] | undefined) ?? []).map((port) => port.containerPort).sort((a, b) => a - b),
+    containerPorts: ((container.ports as { containerPort: number }[] | undefined) ?? [])
+      .map((port) => port.containerPort)
+      .sort((a, b) => a - b),
     published,
     health: probe ? { path: probe.path, port: containerPortNumber(container, probe.port) ?? -1 } : undefined,
   };
 }
 
 /** The rules of docs/adr/0005 for the rendered objects; one sentence per broken rule. */
-export function k8sProblems(objects: readonly K8sObject[], expect: { namespace: string; services: readonly string[]; gateways: readonly string[]; stateful: readonly string[] }): string[] {
+export function k8sProblems(
+  objects: readonly K8sObject[],
+  expect: { namespace: string; services: readonly string[]; gateways: readonly string[]; stateful: readonly string[] },
+): string[] {
   const problems: string[] = [];
   if (!find(objects, "Namespace", expect.namespace)) problems.push(`no Namespace ${expect.namespace}`);
   for (const object of objects) {
-    if (object.kind !== "Namespace" && object.metadata.namespace !== expect.namespace) problems.push(`${label(object)}: not in namespace ${expect.namespace}`);
+    if (object.kind !== "Namespace" && object.metadata.namespace !== expect.namespace)
+      problems.push(`${label(object)}: not in namespace ${expect.namespace}`);
     const pod = podSpecOf(object);
-    if (pod && pod.enableServiceLinks !== false) problems.push(`${label(object)}: enableServiceLinks must be false (Kubernetes would inject service variables)`);
+    if (pod && pod.enableServiceLinks !== false)
+      problems.push(`${label(object)}: enableServiceLinks must be false (Kubernetes would inject service variables)`);
     // Every ConfigMap and Secret a pod names must be one the render makes (generated names carry a hash).
     for (const volume of (pod?.volumes as any[] | undefined) ?? []) {
-      if (volume.configMap && !find(objects, "ConfigMap", volume.configMap.name)) problems.push(`${label(object)}: volume ${volume.name} names ConfigMap ${volume.configMap.name}, which the render does not contain`);
+      if (volume.configMap && !find(objects, "ConfigMap", volume.configMap.name))
+        problems.push(
+          `${label(object)}: volume ${volume.name} names ConfigMap ${volume.configMap.name}, which the render does not contain`,
+        );
     }
     for (const container of (pod?.containers as Container[] | undefined) ?? []) {
       for (const entry of (container.env as any[] | undefined) ?? []) {
         const ref = entry.valueFrom?.configMapKeyRef;
-        if (ref && configMapData(objects, ref.name)?.[ref.key] === undefined) problems.push(`${label(object)}: ${entry.name} reads ${ref.name}/${ref.key}, which the render does not contain`);
+        if (ref && configMapData(objects, ref.name)?.[ref.key] === undefined)
+          problems.push(
+            `${label(object)}: ${entry.name} reads ${ref.name}/${ref.key}, which the render does not contain`,
+          );
       }
     }
   }
@@ -225,14 +263,27 @@ export function k8sProblems(objects: readonly K8sObject[], expect: { namespace: 
       continue;
     }
     const container = (podSpecOf(deployment)!.containers as Container[])[0]!;
-    if (!container.resources?.requests?.cpu || !container.resources?.requests?.memory) problems.push(`Deployment/${name}: no cpu and memory requests (the autoscaler needs the cpu request)`);
+    if (!container.resources?.requests?.cpu || !container.resources?.requests?.memory)
+      problems.push(`Deployment/${name}: no cpu and memory requests (the autoscaler needs the cpu request)`);
     if (!container.resources?.limits?.memory) problems.push(`Deployment/${name}: no memory limit`);
-    for (const probe of ["readinessProbe", "livenessProbe"]) if (!container[probe]) problems.push(`Deployment/${name}: no ${probe}`);
+    for (const probe of ["readinessProbe", "livenessProbe"])
+      if (!container[probe]) problems.push(`Deployment/${name}: no ${probe}`);
     const labels = deployment.spec.template.metadata?.labels;
-    if (!objects.some((object) => object.kind === "PodDisruptionBudget" && selects(object.spec?.selector?.matchLabels, labels))) problems.push(`Deployment/${name}: no PodDisruptionBudget`);
-    const hpa = objects.find((object) => object.kind === "HorizontalPodAutoscaler" && object.spec?.scaleTargetRef?.kind === "Deployment" && object.spec.scaleTargetRef.name === name);
+    if (
+      !objects.some(
+        (object) => object.kind === "PodDisruptionBudget" && selects(object.spec?.selector?.matchLabels, labels),
+      )
+    )
+      problems.push(`Deployment/${name}: no PodDisruptionBudget`);
+    const hpa = objects.find(
+      (object) =>
+        object.kind === "HorizontalPodAutoscaler" &&
+        object.spec?.scaleTargetRef?.kind === "Deployment" &&
+        object.spec.scaleTargetRef.name === name,
+    );
     if (!hpa) problems.push(`Deployment/${name}: no HorizontalPodAutoscaler`);
-    else if (deployment.spec.replicas !== undefined) problems.push(`Deployment/${name}: sets replicas, which fights its HorizontalPodAutoscaler on every apply`);
+    else if (deployment.spec.replicas !== undefined)
+      problems.push(`Deployment/${name}: sets replicas, which fights its HorizontalPodAutoscaler on every apply`);
   }
   for (const name of expect.gateways) {
     const view = (() => {
@@ -251,10 +302,19 @@ export function k8sProblems(objects: readonly K8sObject[], expect: { namespace: 
       continue;
     }
     const claims = ((set.spec.volumeClaimTemplates as any[] | undefined) ?? []).map((claim) => claim.metadata?.name);
-    const mounts = ((podSpecOf(set)!.containers as Container[])[0]!.volumeMounts as { name: string }[] | undefined) ?? [];
-    if (!mounts.some((mount) => claims.includes(mount.name))) problems.push(`StatefulSet/${name}: its data is not on a persistent volume claim`);
+    const mounts =
+      ((podSpecOf(set)!.containers as Container[])[0]!.volumeMounts as { name: string }[] | undefined) ?? [];
+    if (!mounts.some((mount) => claims.includes(mount.name)))
+      problems.push(`StatefulSet/${name}: its data is not on a persistent volume claim`);
     const labels = set.spec.template.metadata?.labels;
-    if (!objects.some((object) => object.kind === "NetworkPolicy" && selects(object.spec?.podSelector?.matchLabels, labels) && (object.spec?.ingress?.length ?? 0) > 0)) {
+    if (
+      !objects.some(
+        (object) =>
+          object.kind === "NetworkPolicy" &&
+          selects(object.spec?.podSelector?.matchLabels, labels) &&
+          (object.spec?.ingress?.length ?? 0) > 0,
+      )
+    ) {
       problems.push(`StatefulSet/${name}: no NetworkPolicy limits who reaches it`);
     }
   }
@@ -269,7 +329,11 @@ export const OPCUA_SERVER_APPLICATION_NAME = "Twinport AAS OPC UA Server";
  * mounted on `<serverCertificateBasePath>/private`, its two files named after the advertised host
  * name. A host name changed without renaming the files makes each replica create its own.
  */
-export function opcuaCertificateProblems(objects: readonly K8sObject[], endpoint: { hostname: string; serverCertificateBasePath: string }, secretName: string): string[] {
+export function opcuaCertificateProblems(
+  objects: readonly K8sObject[],
+  endpoint: { hostname: string; serverCertificateBasePath: string },
+  secretName: string,
+): string[] {
   const deployment = find(objects, "Deployment", "opcua-gateway");
   if (!deployment) return ["no Deployment opcua-gateway"];
   const pod = podSpecOf(deployment)!;
@@ -278,10 +342,18 @@ export function opcuaCertificateProblems(objects: readonly K8sObject[], endpoint
   const problems: string[] = [];
   const stem = `${OPCUA_SERVER_APPLICATION_NAME}@${endpoint.hostname}_2048`;
   const paths = ((volume.secret.items as { path: string }[] | undefined) ?? []).map((item) => item.path).sort();
-  if (JSON.stringify(paths) !== JSON.stringify([`${stem}.der`, `${stem}.pem`])) problems.push(`Deployment/opcua-gateway: the Secret's files are ${JSON.stringify(paths)}, the gateway looks for "${stem}.der" and "${stem}.pem"`);
-  const mounts = ((pod.containers as Container[])[0]!.volumeMounts as { name: string; mountPath: string }[]).filter((mount) => mount.name === volume.name).map((mount) => mount.mountPath);
+  if (JSON.stringify(paths) !== JSON.stringify([`${stem}.der`, `${stem}.pem`]))
+    problems.push(
+      `Deployment/opcua-gateway: the Secret's files are ${JSON.stringify(paths)}, the gateway looks for "${stem}.der" and "${stem}.pem"`,
+    );
+  const mounts = ((pod.containers as Container[])[0]!.volumeMounts as { name: string; mountPath: string }[])
+    .filter((mount) => mount.name === volume.name)
+    .map((mount) => mount.mountPath);
   const expected = `${endpoint.serverCertificateBasePath.replace(/\/$/, "")}/private`;
-  if (JSON.stringify(mounts) !== JSON.stringify([expected])) problems.push(`Deployment/opcua-gateway: the Secret is mounted at ${JSON.stringify(mounts)}, the gateway looks in ${expected}`);
+  if (JSON.stringify(mounts) !== JSON.stringify([expected]))
+    problems.push(
+      `Deployment/opcua-gateway: the Secret is mounted at ${JSON.stringify(mounts)}, the gateway looks in ${expected}`,
+    );
   return problems;
 }
 
@@ -289,14 +361,24 @@ export function opcuaCertificateProblems(objects: readonly K8sObject[], endpoint
 export function allowedClients(objects: readonly K8sObject[], target: string): string[] {
   const workload = find(objects, "StatefulSet", target) ?? find(objects, "Deployment", target);
   const labels = workload?.spec.template.metadata?.labels;
-  const policies = objects.filter((object) => object.kind === "NetworkPolicy" && selects(object.spec?.podSelector?.matchLabels, labels));
+  const policies = objects.filter(
+    (object) => object.kind === "NetworkPolicy" && selects(object.spec?.podSelector?.matchLabels, labels),
+  );
   const workloads = objects.filter((object) => object.kind === "Deployment" || object.kind === "StatefulSet");
   const matches = (peer: any, podLabels: Record<string, string>) => {
     if (peer.namespaceSelector || peer.ipBlock) return false;
     const selector = peer.podSelector ?? {};
-    const byLabels = Object.entries((selector.matchLabels ?? {}) as Record<string, string>).every(([key, value]) => podLabels[key] === value);
-    const byExpressions = ((selector.matchExpressions ?? []) as { key: string; operator: string; values?: string[] }[]).every((expression) =>
-      expression.operator === "In" ? expression.values?.includes(podLabels[expression.key]!) : expression.operator === "Exists" ? expression.key in podLabels : false,
+    const byLabels = Object.entries((selector.matchLabels ?? {}) as Record<string, string>).every(
+      ([key, value]) => podLabels[key] === value,
+    );
+    const byExpressions = (
+      (selector.matchExpressions ?? []) as { key: string; operator: string; values?: string[] }[]
+    ).every((expression) =>
+      expression.operator === "In"
+        ? expression.values?.includes(podLabels[expression.key]!)
+        : expression.operator === "Exists"
+          ? expression.key in podLabels
+          : false,
     );
     return byLabels && byExpressions;
   };
@@ -304,7 +386,11 @@ export function allowedClients(objects: readonly K8sObject[], target: string): s
     .filter((candidate) =>
       policies.some((policy) =>
         // A rule without `from` lets everyone in.
-        ((policy.spec.ingress ?? []) as any[]).some((rule) => !rule.from?.length || rule.from.some((peer: any) => matches(peer, candidate.spec.template.metadata?.labels ?? {}))),
+        ((policy.spec.ingress ?? []) as any[]).some(
+          (rule) =>
+            !rule.from?.length ||
+            rule.from.some((peer: any) => matches(peer, candidate.spec.template.metadata?.labels ?? {})),
+        ),
       ),
     )
     .map((candidate) => candidate.metadata.name)

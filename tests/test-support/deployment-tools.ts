@@ -33,14 +33,20 @@ export interface ToolRun {
 }
 
 /** Runs a tool to completion; a timeout counts as a failure (status null). */
-export function runTool(name: DeploymentTool, args: string[], options: { cwd?: string; timeoutMs?: number } = {}): ToolRun {
+export function runTool(
+  name: DeploymentTool,
+  args: string[],
+  options: { cwd?: string; timeoutMs?: number } = {},
+): ToolRun {
   const result = spawnSync(toolBinary(name), args, {
     cwd: options.cwd,
     encoding: "utf8",
     timeout: options.timeoutMs ?? 60_000,
     // docker-compose reads COMPOSE_* and the variables the file interpolates; keep the caller's
     // own settings out so a developer's shell cannot change the verdict.
-    env: Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("COMPOSE_") && key !== "OPCUA_HOSTNAME")),
+    env: Object.fromEntries(
+      Object.entries(process.env).filter(([key]) => !key.startsWith("COMPOSE_") && key !== "OPCUA_HOSTNAME"),
+    ),
   });
   if (result.error && (result.error as NodeJS.ErrnoException).code !== "ETIMEDOUT") throw result.error;
   return { status: result.status, stdout: result.stdout ?? "", stderr: result.stderr ?? "" };

@@ -2,7 +2,12 @@
  * Reads until `check` accepts what was read, and returns it; fails after `timeoutMs` with the last
  * value read. For state that other processes change in their own time (asset polls, failovers).
  */
-export async function eventually<T>(read: () => T | Promise<T>, check: (value: T) => boolean, what: string, timeoutMs = 10_000): Promise<T> {
+export async function eventually<T>(
+  read: () => T | Promise<T>,
+  check: (value: T) => boolean,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<T> {
   const until = Date.now() + timeoutMs;
   let last: T | undefined;
   while (Date.now() < until) {

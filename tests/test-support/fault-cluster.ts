@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { encodeBase64Url } from "@twinport/shared";
 import { createHttpClient, type HttpClient, type HttpResponse } from "./http-client.ts";
 import { connectOpcua, type OpcuaTestClient } from "./opcua-client.ts";
-import { freePort, startNats, startRedis, type RunningServer } from "./servers.ts";
+import { freePort, type RunningServer, startNats, startRedis } from "./servers.ts";
 import { EXAMPLE_MODEL, startTwinport, type TwinportProcess } from "./system.ts";
 
 export interface ClusterOptions {
@@ -89,7 +89,13 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     async restartOpcua(index) {
       const node = cluster.opcua[index]!;
       await node.proc.stop("SIGKILL");
-      node.proc = await startTwinport({ role: "opcua-gateway", cwd: node.dir, args: opcuaArgs(node.port), env: env(), timeoutMs: 60_000 });
+      node.proc = await startTwinport({
+        role: "opcua-gateway",
+        cwd: node.dir,
+        args: opcuaArgs(node.port),
+        env: env(),
+        timeoutMs: 60_000,
+      });
     },
     async kill(target) {
       const pid = "child" in target ? target.child.pid! : target.pid;
@@ -116,7 +122,11 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     },
     async stop() {
       for (const gateway of cluster.gateways) gateway.client.close();
-      await Promise.all([...cluster.stores, ...cluster.gateways.map((g) => g.proc), ...cluster.opcua.map((o) => o.proc)].map((p) => p.stop("SIGKILL")));
+      await Promise.all(
+        [...cluster.stores, ...cluster.gateways.map((g) => g.proc), ...cluster.opcua.map((o) => o.proc)].map((p) =>
+          p.stop("SIGKILL"),
+        ),
+      );
       for (const server of servers.reverse()) await cluster.kill(server);
       for (const server of servers) await server.stop();
       for (const made of dirs) rmSync(made, { recursive: true, force: true });
@@ -125,19 +135,32 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   try {
     // Two replicas seeding together load the model once (seed lock); start them in parallel.
     cluster.stores = await Promise.all(
-      Array.from({ length: options.stores ?? 1 }, (_, i) => startTwinport({ role: "model-store", cwd: dir(`store${i}`), args: ["-m", EXAMPLE_MODEL], env: env() })),
+      Array.from({ length: options.stores ?? 1 }, (_, i) =>
+        startTwinport({ role: "model-store", cwd: dir(`store${i}`), args: ["-m", EXAMPLE_MODEL], env: env() }),
+      ),
     );
     const gatewayNodes = Array.from({ length: options.gateways ?? 1 }, async (_, i): Promise<GatewayNode> => {
       const port = await freePort();
       const where = dir(`http${i}`);
-      writeFileSync(join(where, "config.json"), JSON.stringify({ endpoints: [{ "@class": "endpoint.http.HttpEndpoint", port, host: "127.0.0.1", sslEnabled: false }] }));
+      writeFileSync(
+        join(where, "config.json"),
+        JSON.stringify({
+          endpoints: [{ "@class": "endpoint.http.HttpEndpoint", port, host: "127.0.0.1", sslEnabled: false }],
+        }),
+      );
       const proc = await startTwinport({ role: "http-gateway", cwd: where, args: ["-c", "config.json"], env: env() });
       return { proc, port, dir: where, client: createHttpClient(`http://127.0.0.1:${port}/api/v3.0`) };
     });
     const opcuaNodes = Array.from({ length: options.opcuaGateways ?? 0 }, async (_, i): Promise<OpcuaNode> => {
       const port = await freePort();
       const where = dir(`opcua${i}`);
-      const proc = await startTwinport({ role: "opcua-gateway", cwd: where, args: opcuaArgs(port), env: env(), timeoutMs: 60_000 });
+      const proc = await startTwinport({
+        role: "opcua-gateway",
+        cwd: where,
+        args: opcuaArgs(port),
+        env: env(),
+        timeoutMs: 60_000,
+      });
       return { proc, port, dir: where, url: `opc.tcp://127.0.0.1:${port}` };
     });
     cluster.gateways = await Promise.all(gatewayNodes);
@@ -150,7 +173,14 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
 }
 
 function opcuaArgs(port: number): string[] {
-  return ["--endpoint", "opcua", `endpoints[0].tcpPort=${port}`, "endpoints[0].host=127.0.0.1", "endpoints[0].hostname=127.0.0.1", "endpoints[0].secondsTillShutdown=0"];
+  return [
+    "--endpoint",
+    "opcua",
+    `endpoints[0].tcpPort=${port}`,
+    "endpoints[0].host=127.0.0.1",
+    "endpoints[0].hostname=127.0.0.1",
+    "endpoints[0].secondsTillShutdown=0",
+  ];
 }
 
 function alive(pid: number): boolean {
@@ -168,7 +198,9 @@ export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
 
 /** An empty submodel the load writes into: each write posts one new Property. */
 export async function createLoadSubmodel(client: HttpClient, id: string): Promise<void> {
-  const response = await client.request("POST", "/submodels", { body: JSON.stringify({ modelType: "Submodel", id, idShort: "Load" }) });
+  const response = await client.request("POST", "/submodels", {
+    body: JSON.stringify({ modelType: "Submodel", id, idShort: "Load" }),
+  });
   if (response.status !== 201) throw new Error(`POST /submodels answered ${response.status}: ${response.text}`);
 }
 
@@ -205,7 +237,14 @@ export interface RunningLoad {
 
 /** Writers posting new Properties through their gateways until stopped or bounded. */
 export function startWriteLoad(cluster: Cluster, options: LoadOptions): RunningLoad {
-  const report: LoadReport = { acknowledged: new Set(), unknown: new Set(), statuses: new Map(), slowestMs: 0, failures: [], attempts: 0 };
+  const report: LoadReport = {
+    acknowledged: new Set(),
+    unknown: new Set(),
+    statuses: new Map(),
+    slowestMs: 0,
+    failures: [],
+    attempts: 0,
+  };
   const path = `/submodels/${encodeBase64Url(options.submodelId)}/submodel-elements`;
   const until = Date.now() + options.maxMs;
   let stopped = false;
@@ -249,11 +288,17 @@ export function startWriteLoad(cluster: Cluster, options: LoadOptions): RunningL
 }
 
 /** idShorts of the submodel's elements as one gateway serves them. */
-export async function elementsVia(client: HttpClient, submodelId: string): Promise<{ idShorts: Set<string>; etag: string | undefined }> {
+export async function elementsVia(
+  client: HttpClient,
+  submodelId: string,
+): Promise<{ idShorts: Set<string>; etag: string | undefined }> {
   const response = await client.get(`/submodels/${encodeBase64Url(submodelId)}`);
   if (response.status !== 200) throw new Error(`GET submodel answered ${response.status}: ${response.text}`);
   const submodel = response.json() as { submodelElements?: { idShort: string }[] };
-  return { idShorts: new Set((submodel.submodelElements ?? []).map((e) => e.idShort)), etag: response.headers.etag as string | undefined };
+  return {
+    idShorts: new Set((submodel.submodelElements ?? []).map((e) => e.idShort)),
+    etag: response.headers.etag as string | undefined,
+  };
 }
 
 /** idShorts of the submodel's elements in an OPC UA gateway's mirror. */
@@ -274,15 +319,30 @@ export interface Convergence {
  * the same elements, all containing every acknowledged write; throws with the differences if that
  * does not happen within `timeoutMs`.
  */
-export async function waitForConvergence(cluster: Cluster, submodelId: string, acknowledged: Set<string>, timeoutMs = 20_000): Promise<Convergence> {
+export async function waitForConvergence(
+  cluster: Cluster,
+  submodelId: string,
+  acknowledged: Set<string>,
+  timeoutMs = 20_000,
+): Promise<Convergence> {
   const started = Date.now();
   const opcuaClients: OpcuaTestClient[] = [];
   let last = "";
   try {
-    for (const node of cluster.opcua) opcuaClients.push(await connectOpcua(node.url, mkdtempSync(join(tmpdir(), "twinport-cluster-client-"))));
+    for (const node of cluster.opcua)
+      opcuaClients.push(await connectOpcua(node.url, mkdtempSync(join(tmpdir(), "twinport-cluster-client-"))));
     while (true) {
-      const views = await Promise.all(cluster.gateways.map((g) => elementsVia(g.client, submodelId).catch((error: Error) => ({ idShorts: new Set<string>(), etag: `error: ${error.message}` }))));
-      const mirrors = await Promise.all(opcuaClients.map((c) => elementsInMirror(c, submodelId).catch(() => new Set<string>())));
+      const views = await Promise.all(
+        cluster.gateways.map((g) =>
+          elementsVia(g.client, submodelId).catch((error: Error) => ({
+            idShorts: new Set<string>(),
+            etag: `error: ${error.message}`,
+          })),
+        ),
+      );
+      const mirrors = await Promise.all(
+        opcuaClients.map((c) => elementsInMirror(c, submodelId).catch(() => new Set<string>())),
+      );
       const reference = views[0]!;
       const same = (a: Set<string>, b: Set<string>) => a.size === b.size && [...a].every((x) => b.has(x));
       const missing = [...acknowledged].filter((x) => !reference.idShorts.has(x));

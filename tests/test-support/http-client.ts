@@ -14,23 +14,41 @@ export interface HttpResponse {
 
 export interface HttpClient {
   baseUrl: string;
-  request(method: string, path: string, options?: { body?: string | Buffer; headers?: Record<string, string> }): Promise<HttpResponse>;
+  request(
+    method: string,
+    path: string,
+    options?: { body?: string | Buffer; headers?: Record<string, string> },
+  ): Promise<HttpResponse>;
   get(path: string, headers?: Record<string, string>): Promise<HttpResponse>;
   close(): void;
 }
 
 /** `cert`/`key`: a client certificate (PEM) presented in the TLS handshake (mutual TLS). */
-export function createHttpClient(baseUrl: string, options: { ca?: string; cert?: string; key?: string } = {}): HttpClient {
+export function createHttpClient(
+  baseUrl: string,
+  options: { ca?: string; cert?: string; key?: string } = {},
+): HttpClient {
   const url = new URL(baseUrl);
   const secure = url.protocol === "https:";
   const agent = secure
-    ? new https.Agent({ keepAlive: true, maxSockets: 64, ca: options.ca, rejectUnauthorized: options.ca !== undefined, cert: options.cert, key: options.key })
+    ? new https.Agent({
+        keepAlive: true,
+        maxSockets: 64,
+        ca: options.ca,
+        rejectUnauthorized: options.ca !== undefined,
+        cert: options.cert,
+        key: options.key,
+      })
     : new http.Agent({ keepAlive: true, maxSockets: 64 });
   const request: HttpClient["request"] = (method, path, opts = {}) =>
     new Promise((resolve, reject) => {
       const target = new URL(url.pathname.replace(/\/$/, "") + path, url);
-      const body = opts.body === undefined ? undefined : Buffer.isBuffer(opts.body) ? opts.body : Buffer.from(opts.body);
-      const headers: Record<string, string> = { ...(body ? { "content-type": "application/json", "content-length": String(body.length) } : {}), ...opts.headers };
+      const body =
+        opts.body === undefined ? undefined : Buffer.isBuffer(opts.body) ? opts.body : Buffer.from(opts.body);
+      const headers: Record<string, string> = {
+        ...(body ? { "content-type": "application/json", "content-length": String(body.length) } : {}),
+        ...opts.headers,
+      };
       const req = (secure ? https : http).request(target, { method, agent, headers }, (res) => {
         const chunks: Buffer[] = [];
         res.on("data", (c: Buffer) => chunks.push(c));

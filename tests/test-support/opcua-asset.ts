@@ -5,7 +5,16 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DataType, nodesets, OPCUACertificateManager, OPCUAServer, StatusCodes, Variant, VariantArrayType, type UAVariable } from "node-opcua";
+import {
+  DataType,
+  nodesets,
+  OPCUACertificateManager,
+  OPCUAServer,
+  StatusCodes,
+  type UAVariable,
+  Variant,
+  VariantArrayType,
+} from "node-opcua";
 import { freePort } from "./servers.ts";
 
 export interface OpcuaAsset {
@@ -35,7 +44,10 @@ export const OPCUA_ASSET_NAMESPACE = "urn:twinport:test:device";
 export async function startOpcuaAsset(options: { port?: number } = {}): Promise<OpcuaAsset> {
   const port = options.port ?? (await freePort());
   const dir = mkdtempSync(join(tmpdir(), "twinport-opcua-asset-"));
-  const serverCertificateManager = new OPCUACertificateManager({ rootFolder: join(dir, "pki"), automaticallyAcceptUnknownCertificate: true });
+  const serverCertificateManager = new OPCUACertificateManager({
+    rootFolder: join(dir, "pki"),
+    automaticallyAcceptUnknownCertificate: true,
+  });
   await serverCertificateManager.initialize();
   const server = new OPCUAServer({
     port,
@@ -48,7 +60,11 @@ export async function startOpcuaAsset(options: { port?: number } = {}): Promise<
   await server.initialize();
   const addressSpace = server.engine.addressSpace!;
   const namespace = addressSpace.registerNamespace(OPCUA_ASSET_NAMESPACE);
-  const machine = namespace.addObject({ browseName: "Machine", nodeId: "s=Machine", organizedBy: addressSpace.rootFolder.objects });
+  const machine = namespace.addObject({
+    browseName: "Machine",
+    nodeId: "s=Machine",
+    organizedBy: addressSpace.rootFolder.objects,
+  });
   const variable = (name: string, dataType: string, value: Variant, writable = true) =>
     namespace.addVariable({
       componentOf: machine,
@@ -65,9 +81,17 @@ export async function startOpcuaAsset(options: { port?: number } = {}): Promise<
     Temperature: variable("Temperature", "Double", new Variant({ dataType: DataType.Double, value: 20.5 })),
     Setpoint: variable("Setpoint", "Int32", new Variant({ dataType: DataType.Int32, value: 7 })),
     Label: variable("Label", "String", new Variant({ dataType: DataType.String, value: "idle" })),
-    BigCounter: variable("BigCounter", "Int64", new Variant({ dataType: DataType.Int64, arrayType: VariantArrayType.Scalar, value: [0x7fffffff, 0xffffffff] })),
+    BigCounter: variable(
+      "BigCounter",
+      "Int64",
+      new Variant({ dataType: DataType.Int64, arrayType: VariantArrayType.Scalar, value: [0x7fffffff, 0xffffffff] }),
+    ),
     Serial: variable("Serial", "String", new Variant({ dataType: DataType.String, value: "SN-0001" }), false),
-    Positions: variable("Positions", "Double", new Variant({ dataType: DataType.Double, arrayType: VariantArrayType.Array, value: new Float64Array([1, 2, 3]) })),
+    Positions: variable(
+      "Positions",
+      "Double",
+      new Variant({ dataType: DataType.Double, arrayType: VariantArrayType.Array, value: new Float64Array([1, 2, 3]) }),
+    ),
   };
   const calls: { offset: number; cycles: number }[] = [];
   const calibrate = namespace.addMethod(machine, {
@@ -83,7 +107,10 @@ export async function startOpcuaAsset(options: { port?: number } = {}): Promise<
     const offset = inputArguments[0]!.value as number;
     const cycles = inputArguments[1]!.value as number;
     calls.push({ offset, cycles });
-    return { statusCode: StatusCodes.Good, outputArguments: [new Variant({ dataType: DataType.Double, value: offset * cycles })] };
+    return {
+      statusCode: StatusCodes.Good,
+      outputArguments: [new Variant({ dataType: DataType.Double, value: offset * cycles })],
+    };
   });
   await server.start();
   return {
@@ -94,8 +121,12 @@ export async function startOpcuaAsset(options: { port?: number } = {}): Promise<
     variables,
     calls,
     set(name, value, dataType) {
-      const array = ArrayBuffer.isView(value) || (Array.isArray(value) && dataType !== DataType.Int64 && dataType !== DataType.UInt64);
-      variables[name].setValueFromSource(new Variant({ dataType, value, arrayType: array ? VariantArrayType.Array : VariantArrayType.Scalar }));
+      const array =
+        ArrayBuffer.isView(value) ||
+        (Array.isArray(value) && dataType !== DataType.Int64 && dataType !== DataType.UInt64);
+      variables[name].setValueFromSource(
+        new Variant({ dataType, value, arrayType: array ? VariantArrayType.Array : VariantArrayType.Scalar }),
+      );
     },
     get: (name) => variables[name].readValue().value.value,
     async stop() {

@@ -7,20 +7,20 @@ import { join } from "node:path";
 import {
   AttributeIds,
   BrowseDirection,
+  type ClientSession,
   ClientSubscription,
   DataType,
+  type DataValue,
   MessageSecurityMode,
   NodeClass,
   OPCUACertificateManager,
   OPCUAClient,
-  SecurityPolicy,
-  TimestampsToReturn,
-  Variant,
-  type ClientSession,
-  type DataValue,
   type ReferenceDescription,
+  SecurityPolicy,
   type StatusCode,
+  TimestampsToReturn,
   type UserIdentityInfo,
+  Variant,
   type VariantOptions,
 } from "node-opcua";
 
@@ -56,13 +56,24 @@ export interface OpcuaTestClient {
   /** undefined when the node does not exist. */
   exists(local: string): Promise<boolean>;
   monitor(local: string, options?: MonitorOptions): Promise<ValueMonitor>;
-  call(objectLocal: string, methodLocal: string, inputArguments?: VariantOptions[]): Promise<{ statusCode: StatusCode; outputArguments: Variant[] }>;
+  call(
+    objectLocal: string,
+    methodLocal: string,
+    inputArguments?: VariantOptions[],
+  ): Promise<{ statusCode: StatusCode; outputArguments: Variant[] }>;
   close(): Promise<void>;
 }
 
 /** `userIdentity`: the session's identity (default anonymous), e.g. a UserName from the endpoint's userMap. */
-export async function connectOpcua(endpointUrl: string, pkiDir: string, userIdentity?: UserIdentityInfo): Promise<OpcuaTestClient> {
-  const certificates = new OPCUACertificateManager({ rootFolder: join(pkiDir, "client-pki"), automaticallyAcceptUnknownCertificate: true });
+export async function connectOpcua(
+  endpointUrl: string,
+  pkiDir: string,
+  userIdentity?: UserIdentityInfo,
+): Promise<OpcuaTestClient> {
+  const certificates = new OPCUACertificateManager({
+    rootFolder: join(pkiDir, "client-pki"),
+    automaticallyAcceptUnknownCertificate: true,
+  });
   await certificates.initialize();
   const client = OPCUAClient.create({
     endpointMustExist: false,
@@ -84,7 +95,8 @@ export async function connectOpcua(endpointUrl: string, pkiDir: string, userIden
     ns,
     nodeId,
     read: (local, attributeId = AttributeIds.Value) => session.read({ nodeId: nodeId(local), attributeId }),
-    write: (local, value) => session.write({ nodeId: nodeId(local), attributeId: AttributeIds.Value, value: { value: new Variant(value) } }),
+    write: (local, value) =>
+      session.write({ nodeId: nodeId(local), attributeId: AttributeIds.Value, value: { value: new Variant(value) } }),
     async children(local) {
       const result = await session.browse({
         nodeId: nodeId(local),
@@ -143,7 +155,11 @@ export async function connectOpcua(endpointUrl: string, pkiDir: string, userIden
             };
             const timer = setTimeout(() => {
               listeners.delete(check);
-              reject(new Error(`no ${what} within ${timeoutMs} ms; got ${values.map((v) => v.value.toString()).join(" | ")}`));
+              reject(
+                new Error(
+                  `no ${what} within ${timeoutMs} ms; got ${values.map((v) => v.value.toString()).join(" | ")}`,
+                ),
+              );
             }, timeoutMs);
             if (!check()) listeners.add(check);
           });
@@ -154,7 +170,11 @@ export async function connectOpcua(endpointUrl: string, pkiDir: string, userIden
       };
     },
     async call(objectLocal, methodLocal, inputArguments = []) {
-      const result = await session.call({ objectId: nodeId(objectLocal), methodId: nodeId(methodLocal), inputArguments });
+      const result = await session.call({
+        objectId: nodeId(objectLocal),
+        methodId: nodeId(methodLocal),
+        inputArguments,
+      });
       return { statusCode: result.statusCode, outputArguments: result.outputArguments ?? [] };
     },
     async close() {

@@ -6,20 +6,20 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type RunningOpcuaGateway, startOpcuaGateway } from "@twinport/opcua-gateway";
 import {
+  type ChangeEvent,
   createDirectStoreClient,
   createEngine,
   createInProcessEventBus,
   createMemoryRepository,
-  loadConfig,
-  type ChangeEvent,
   type EventBus,
+  loadConfig,
   type OpcUaEndpointConfig,
   type StoreClient,
 } from "@twinport/shared";
-import { startOpcuaGateway, type RunningOpcuaGateway } from "@twinport/opcua-gateway";
-import { freePort } from "./servers.ts";
 import { connectOpcua, type OpcuaTestClient } from "./opcua-client.ts";
+import { freePort } from "./servers.ts";
 
 export interface InProcessGateway {
   store: StoreClient;
@@ -40,7 +40,10 @@ export interface InProcessGatewayOptions {
   relay?: (event: ChangeEvent) => ChangeEvent | undefined;
 }
 
-export async function startInProcessGateway(model: unknown, options: InProcessGatewayOptions = {}): Promise<InProcessGateway> {
+export async function startInProcessGateway(
+  model: unknown,
+  options: InProcessGatewayOptions = {},
+): Promise<InProcessGateway> {
   const dir = mkdtempSync(join(tmpdir(), "twinport-opcua-test-"));
   const engineBus = createInProcessEventBus();
   const bus = createInProcessEventBus();
@@ -54,7 +57,10 @@ export async function startInProcessGateway(model: unknown, options: InProcessGa
   });
   const engine = createEngine({ repository: createMemoryRepository(), bus: engineBus });
   const store = createDirectStoreClient(engine);
-  const loaded = await store.execute({ type: "LoadEnvironment", params: { body: JSON.stringify(model), validate: true } });
+  const loaded = await store.execute({
+    type: "LoadEnvironment",
+    params: { body: JSON.stringify(model), validate: true },
+  });
   if (!loaded.ok) throw new Error(`test model did not load: ${loaded.error.message}`);
   const log: string[] = [];
   const gateways: RunningOpcuaGateway[] = [];
@@ -78,7 +84,13 @@ export async function startInProcessGateway(model: unknown, options: InProcessGa
           ...overrides,
         ],
       });
-      const gateway = await startOpcuaGateway({ store, bus, endpoint: config.endpoints[0] as OpcUaEndpointConfig, stateDir: dir, log: (line) => log.push(line) });
+      const gateway = await startOpcuaGateway({
+        store,
+        bus,
+        endpoint: config.endpoints[0] as OpcUaEndpointConfig,
+        stateDir: dir,
+        log: (line) => log.push(line),
+      });
       gateways.push(gateway);
       return gateway;
     },

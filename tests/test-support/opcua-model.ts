@@ -97,8 +97,16 @@ export const WRITES: Record<string, [unknown, string]> = {
   "xs:anyURI": ["urn:x", "urn:x"],
 };
 
-const property = (idShort: string, valueType: string, value?: string) => ({ modelType: "Property", idShort, valueType, ...(value === undefined ? {} : { value }) });
-const modelReference = (...keys: [string, string][]) => ({ type: "ModelReference", keys: keys.map(([type, value]) => ({ type, value })) });
+const property = (idShort: string, valueType: string, value?: string) => ({
+  modelType: "Property",
+  idShort,
+  valueType,
+  ...(value === undefined ? {} : { value }),
+});
+const modelReference = (...keys: [string, string][]) => ({
+  type: "ModelReference",
+  keys: keys.map(([type, value]) => ({ type, value })),
+});
 const globalReference = (value: string) => ({ type: "ExternalReference", keys: [{ type: "GlobalReference", value }] });
 
 export function opcuaTestEnvironment() {
@@ -108,7 +116,11 @@ export function opcuaTestEnvironment() {
         modelType: "AssetAdministrationShell",
         id: SHELL,
         idShort: "Pump",
-        assetInformation: { assetKind: "Instance", globalAssetId: "urn:twinport:test:asset:pump", specificAssetIds: [{ name: "serial", value: "S-1" }] },
+        assetInformation: {
+          assetKind: "Instance",
+          globalAssetId: "urn:twinport:test:asset:pump",
+          specificAssetIds: [{ name: "serial", value: "S-1" }],
+        },
         submodels: [modelReference(["Submodel", VALUES_SUBMODEL]), modelReference(["Submodel", OTHER_SUBMODEL])],
       },
     ],
@@ -119,10 +131,17 @@ export function opcuaTestEnvironment() {
         idShort: "Values",
         semanticId: globalReference("urn:twinport:test:semantics:values"),
         submodelElements: [
-          ...Object.entries(TYPED_PROPERTIES).map(([valueType, [idShort, value]]) => property(idShort, valueType, value)),
+          ...Object.entries(TYPED_PROPERTIES).map(([valueType, [idShort, value]]) =>
+            property(idShort, valueType, value),
+          ),
           property("Empty", "xs:int"),
           { modelType: "Range", idShort: "Temperature", valueType: "xs:int", min: "1", max: "10" },
-          { modelType: "Blob", idShort: "Firmware", contentType: "application/octet-stream", value: Buffer.from("hello").toString("base64") },
+          {
+            modelType: "Blob",
+            idShort: "Firmware",
+            contentType: "application/octet-stream",
+            value: Buffer.from("hello").toString("base64"),
+          },
           { modelType: "File", idShort: "Manual", contentType: "text/plain", value: "/aasx/manual.txt" },
           {
             modelType: "MultiLanguageProperty",
@@ -132,7 +151,11 @@ export function opcuaTestEnvironment() {
               { language: "de", text: "Pumpe" },
             ],
           },
-          { modelType: "ReferenceElement", idShort: "Link", value: globalReference("https://example.org/manufacturer") },
+          {
+            modelType: "ReferenceElement",
+            idShort: "Link",
+            value: globalReference("https://example.org/manufacturer"),
+          },
           {
             modelType: "RelationshipElement",
             idShort: "Rel",
@@ -156,7 +179,10 @@ export function opcuaTestEnvironment() {
           {
             modelType: "Operation",
             idShort: "Start",
-            inputVariables: [{ value: property("Speed", "xs:int") }, { value: { modelType: "MultiLanguageProperty", idShort: "Label" } }],
+            inputVariables: [
+              { value: property("Speed", "xs:int") },
+              { value: { modelType: "MultiLanguageProperty", idShort: "Label" } },
+            ],
             outputVariables: [{ value: property("Ok", "xs:boolean") }],
             inoutputVariables: [{ value: property("Mode", "xs:string") }],
           },
@@ -171,7 +197,14 @@ export function opcuaTestEnvironment() {
           {
             modelType: "SubmodelElementCollection",
             idShort: "Group",
-            value: [property("Width", "xs:double", "1"), { modelType: "SubmodelElementCollection", idShort: "Inner", value: [property("Width", "xs:double", "2")] }],
+            value: [
+              property("Width", "xs:double", "1"),
+              {
+                modelType: "SubmodelElementCollection",
+                idShort: "Inner",
+                value: [property("Width", "xs:double", "2")],
+              },
+            ],
           },
           { modelType: "Capability", idShort: "Pumping" },
           {
@@ -183,7 +216,12 @@ export function opcuaTestEnvironment() {
           },
         ],
       },
-      { modelType: "Submodel", id: OTHER_SUBMODEL, idShort: "Values", submodelElements: [property("Width", "xs:double", "3")] },
+      {
+        modelType: "Submodel",
+        id: OTHER_SUBMODEL,
+        idShort: "Values",
+        submodelElements: [property("Width", "xs:double", "3")],
+      },
     ],
     conceptDescriptions: [
       { modelType: "ConceptDescription", id: CD_WITH_ID_SHORT, idShort: "Speed" },

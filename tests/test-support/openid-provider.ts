@@ -48,7 +48,11 @@ export interface OpenIdProvider {
 
 const secretOf = (clientId: string) => `${clientId}-secret`;
 
-export async function startOpenIdProvider(options: { clients: TestClient[]; keys: SigningKeys; port?: number }): Promise<OpenIdProvider> {
+export async function startOpenIdProvider(options: {
+  clients: TestClient[];
+  keys: SigningKeys;
+  port?: number;
+}): Promise<OpenIdProvider> {
   const port = options.port ?? (await freePort());
   const issuer = `http://127.0.0.1:${port}`;
   const clients = new Map(options.clients.map((client) => [client.id, client]));
@@ -80,7 +84,10 @@ export async function startOpenIdProvider(options: { clients: TestClient[]; keys
           },
         },
       },
-      ttl: { ClientCredentials: (_ctx: unknown, _token: unknown, client: { clientId: string }) => clients.get(client.clientId)?.ttlSeconds ?? 600 },
+      ttl: {
+        ClientCredentials: (_ctx: unknown, _token: unknown, client: { clientId: string }) =>
+          clients.get(client.clientId)?.ttlSeconds ?? 600,
+      },
       extraTokenClaims: (_ctx: unknown, token: { clientId?: string }) => clients.get(token.clientId ?? "")?.claims,
     } as never);
     const listening = createServer(provider.callback());
@@ -113,7 +120,8 @@ export async function startOpenIdProvider(options: { clients: TestClient[]; keys
         body: new URLSearchParams({ grant_type: "client_credentials", scope: "aas", resource }),
       });
       const body = (await response.json()) as { access_token?: string; error?: string; error_description?: string };
-      if (!response.ok || !body.access_token) throw new Error(`token endpoint answered ${response.status}: ${body.error} ${body.error_description}`);
+      if (!response.ok || !body.access_token)
+        throw new Error(`token endpoint answered ${response.status}: ${body.error} ${body.error_description}`);
       return body.access_token;
     },
     async restart(keys) {

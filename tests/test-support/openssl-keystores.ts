@@ -37,32 +37,92 @@ function openssl(args: string[]): void {
 
 function certified(keyFile: string, certFile: string): Certified {
   const cert = readFileSync(certFile, "utf8");
-  return { keyFile, certFile, key: readFileSync(keyFile, "utf8"), cert, fingerprint: new X509Certificate(cert).fingerprint256 };
+  return {
+    keyFile,
+    certFile,
+    key: readFileSync(keyFile, "utf8"),
+    cert,
+    fingerprint: new X509Certificate(cert).fingerprint256,
+  };
 }
 
 /**
  * A self-signed certificate for 127.0.0.1, ::1 and localhost (plus `name`), or a CA when `ca` is
  * set; `extensions` (openssl -addext values) replace the subject alternative name.
  */
-export function opensslCertificate(dir: string, name: string, algorithm: KeyAlgorithm = "rsa", options: { ca?: boolean; extensions?: string[] } = {}): Certified {
+export function opensslCertificate(
+  dir: string,
+  name: string,
+  algorithm: KeyAlgorithm = "rsa",
+  options: { ca?: boolean; extensions?: string[] } = {},
+): Certified {
   const keyFile = join(dir, `${name}.key.pem`);
   const certFile = join(dir, `${name}.cert.pem`);
   const extensions = options.ca
     ? ["-addext", "basicConstraints=critical,CA:TRUE"]
-    : (options.extensions ?? [`subjectAltName=DNS:localhost,DNS:${name},IP:127.0.0.1,IP:::1`]).flatMap((extension) => ["-addext", extension]);
-  openssl(["req", "-x509", ...KEY_OPTIONS[algorithm], "-nodes", "-keyout", keyFile, "-out", certFile, "-days", "2", "-subj", `/CN=${name}`, ...extensions]);
+    : (options.extensions ?? [`subjectAltName=DNS:localhost,DNS:${name},IP:127.0.0.1,IP:::1`]).flatMap((extension) => [
+        "-addext",
+        extension,
+      ]);
+  openssl([
+    "req",
+    "-x509",
+    ...KEY_OPTIONS[algorithm],
+    "-nodes",
+    "-keyout",
+    keyFile,
+    "-out",
+    certFile,
+    "-days",
+    "2",
+    "-subj",
+    `/CN=${name}`,
+    ...extensions,
+  ]);
   return certified(keyFile, certFile);
 }
 
 /** A server certificate for 127.0.0.1 and localhost, issued by `ca`. */
-export function opensslIssuedCertificate(dir: string, name: string, ca: Certified, algorithm: KeyAlgorithm = "rsa"): Certified {
+export function opensslIssuedCertificate(
+  dir: string,
+  name: string,
+  ca: Certified,
+  algorithm: KeyAlgorithm = "rsa",
+): Certified {
   const keyFile = join(dir, `${name}.key.pem`);
   const certFile = join(dir, `${name}.cert.pem`);
   const request = join(dir, `${name}.csr`);
   const extensions = join(dir, `${name}.ext`);
-  openssl(["req", "-new", ...KEY_OPTIONS[algorithm], "-nodes", "-keyout", keyFile, "-out", request, "-subj", `/CN=${name}`]);
+  openssl([
+    "req",
+    "-new",
+    ...KEY_OPTIONS[algorithm],
+    "-nodes",
+    "-keyout",
+    keyFile,
+    "-out",
+    request,
+    "-subj",
+    `/CN=${name}`,
+  ]);
   writeFileSync(extensions, `subjectAltName=DNS:localhost,DNS:${name},IP:127.0.0.1\nbasicConstraints=CA:FALSE\n`);
-  openssl(["x509", "-req", "-in", request, "-CA", ca.certFile, "-CAkey", ca.keyFile, "-CAcreateserial", "-days", "2", "-extfile", extensions, "-out", certFile]);
+  openssl([
+    "x509",
+    "-req",
+    "-in",
+    request,
+    "-CA",
+    ca.certFile,
+    "-CAkey",
+    ca.keyFile,
+    "-CAcreateserial",
+    "-days",
+    "2",
+    "-extfile",
+    extensions,
+    "-out",
+    certFile,
+  ]);
   return certified(keyFile, certFile);
 }
 
@@ -97,7 +157,11 @@ export function opensslPkcs12(file: string, entry: Certified, options: Pkcs12Opt
   }
   // -twopass reads both passwords from the terminal only (MAC first, then the export password), so it runs under script(1)'s pseudo-terminal.
   const answers = `${options.storePassword}\n${options.storePassword}\n${options.keyPassword}\n${options.keyPassword}\n`;
-  execFileSync("script", ["-qec", ["openssl", ...args, "-twopass"].map(shellQuote).join(" "), "/dev/null"], { input: answers, stdio: ["pipe", "ignore", "pipe"], env: OPENSSL_ENV });
+  execFileSync("script", ["-qec", ["openssl", ...args, "-twopass"].map(shellQuote).join(" "), "/dev/null"], {
+    input: answers,
+    stdio: ["pipe", "ignore", "pipe"],
+    env: OPENSSL_ENV,
+  });
   return file;
 }
 

@@ -7,7 +7,7 @@
  * The model-store's invocation lease is short (1 s), so a test that kills it sees its handles
  * marked Failed soon after.
  */
-import { createOperationProviderRegistry, roleOf, runRole, type RoleContext, type RunningRole } from "@twinport/shared";
+import { createOperationProviderRegistry, type RoleContext, type RunningRole, roleOf, runRole } from "@twinport/shared";
 import { registerTestOperationProviders } from "@twinport/shared/test-support";
 
 // Not exported: importing this file runs it. Suites name it by path.
@@ -24,7 +24,14 @@ if (role === "embedded") {
   start = (context) => startEmbedded(context, { operationProviders });
 } else if (role === "model-store") {
   const { startModelStore } = await import("@twinport/model-store");
-  start = ({ config, models, validateOnLoad, log }) => startModelStore(config, { models, validateOnLoad, log, operationProviders, operationLeaseMs: TEST_OPERATION_LEASE_MS });
+  start = ({ config, models, validateOnLoad, log }) =>
+    startModelStore(config, {
+      models,
+      validateOnLoad,
+      log,
+      operationProviders,
+      operationLeaseMs: TEST_OPERATION_LEASE_MS,
+    });
 } else {
   throw new Error(`operations-launcher runs the engine's roles only (embedded, model-store), not ${role}`);
 }

@@ -1,8 +1,8 @@
-import { test } from "node:test";
 import assert from "node:assert/strict";
 import { connect } from "node:net";
+import { test } from "node:test";
 import { connectAsync } from "mqtt";
-import { startMosquitto, startRedis, startNats } from "./servers.ts";
+import { startMosquitto, startNats, startRedis } from "./servers.ts";
 
 function ping(port: number, line: string): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -36,20 +36,38 @@ test("starts and stops a real redis-server and nats-server on loopback", async (
 test("starts and stops a real mosquitto: password file, TLS listener with its self-signed certificate", async () => {
   const broker = await startMosquitto({ users: { device: "s3cret" }, tls: true });
   try {
-    await assert.rejects(connectAsync(broker.url, { reconnectPeriod: 0, username: "device", password: "wrong" }), /Not authorized|Bad user name or password/i);
-    await assert.rejects(connectAsync(broker.url, { reconnectPeriod: 0 }), /Not authorized/i, "anonymous clients are refused");
+    await assert.rejects(
+      connectAsync(broker.url, { reconnectPeriod: 0, username: "device", password: "wrong" }),
+      /Not authorized|Bad user name or password/i,
+    );
+    await assert.rejects(
+      connectAsync(broker.url, { reconnectPeriod: 0 }),
+      /Not authorized/i,
+      "anonymous clients are refused",
+    );
     const subscriber = await connectAsync(broker.url, { reconnectPeriod: 0, username: "device", password: "s3cret" });
-    const publisher = await connectAsync(broker.tlsUrl!, { reconnectPeriod: 0, username: "device", password: "s3cret", ca: broker.certificate });
+    const publisher = await connectAsync(broker.tlsUrl!, {
+      reconnectPeriod: 0,
+      username: "device",
+      password: "s3cret",
+      ca: broker.certificate,
+    });
     try {
       await subscriber.subscribeAsync("servers-test/#", { qos: 1 });
-      const received = new Promise<string>((resolve) => subscriber.once("message", (topic, payload) => resolve(`${topic} ${payload.toString()}`)));
+      const received = new Promise<string>((resolve) =>
+        subscriber.once("message", (topic, payload) => resolve(`${topic} ${payload.toString()}`)),
+      );
       await publisher.publishAsync("servers-test/a", "hello", { qos: 1 });
       assert.equal(await received, "servers-test/a hello");
     } finally {
       await subscriber.endAsync();
       await publisher.endAsync();
     }
-    await assert.rejects(connectAsync(broker.tlsUrl!, { reconnectPeriod: 0, username: "device", password: "s3cret" }), /self[- ]signed/i, "the certificate is not trusted by default");
+    await assert.rejects(
+      connectAsync(broker.tlsUrl!, { reconnectPeriod: 0, username: "device", password: "s3cret" }),
+      /self[- ]signed/i,
+      "the certificate is not trusted by default",
+    );
   } finally {
     await broker.stop();
   }

@@ -4,12 +4,12 @@
  * Binaries come from Debian's redis-server, nats-server and mosquitto (scripts/ensure-servers.sh
  * installs them).
  */
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { generateKeyPairSync } from "node:crypto";
-import { existsSync, mkdtempSync, rmSync, openSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs";
+import { connect, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createServer, connect } from "node:net";
 import forge from "node-forge";
 
 export interface RunningServer {
@@ -25,7 +25,9 @@ export function serverBinary(name: "redis-server" | "nats-server" | "mosquitto" 
   for (const dir of (process.env.PATH ?? "").split(":").concat(["/usr/sbin", "/usr/bin", "/usr/local/bin"])) {
     if (dir && existsSync(join(dir, name))) return join(dir, name);
   }
-  throw new Error(`${name} is not installed: run 'bash scripts/ensure-servers.sh' (as root it installs the Debian packages redis-server, nats-server and mosquitto)`);
+  throw new Error(
+    `${name} is not installed: run 'bash scripts/ensure-servers.sh' (as root it installs the Debian packages redis-server, nats-server and mosquitto)`,
+  );
 }
 
 export async function freePort(): Promise<number> {
@@ -146,7 +148,13 @@ export function selfSignedServerCertificate(commonName = "localhost"): { key: st
   certificate.setIssuer(name);
   certificate.setExtensions([
     { name: "basicConstraints", cA: false },
-    { name: "subjectAltName", altNames: [{ type: 7, ip: "127.0.0.1" }, { type: 2, value: "localhost" }] },
+    {
+      name: "subjectAltName",
+      altNames: [
+        { type: 7, ip: "127.0.0.1" },
+        { type: 2, value: "localhost" },
+      ],
+    },
   ]);
   const key = privateKey.export({ type: "pkcs8", format: "pem" }).toString();
   certificate.sign(forge.pki.privateKeyFromPem(key), forge.md.sha256.create());
@@ -186,7 +194,8 @@ export async function startMosquitto(options: MosquittoOptions = {}): Promise<Ru
   if (options.users) {
     const passwords = join(dir, "passwords");
     writeFileSync(passwords, "");
-    for (const [user, password] of Object.entries(options.users)) execFileSync(serverBinary("mosquitto_passwd"), ["-b", passwords, user, password], { stdio: "ignore" });
+    for (const [user, password] of Object.entries(options.users))
+      execFileSync(serverBinary("mosquitto_passwd"), ["-b", passwords, user, password], { stdio: "ignore" });
     lines.push("allow_anonymous false", `password_file ${passwords}`);
   } else {
     lines.push("allow_anonymous true");
@@ -197,7 +206,11 @@ export async function startMosquitto(options: MosquittoOptions = {}): Promise<Ru
     certificate = made.certificate;
     writeFileSync(join(dir, "server.key"), made.key, { mode: 0o600 });
     writeFileSync(join(dir, "server.crt"), made.certificate);
-    lines.push(`listener ${tlsPort} 127.0.0.1`, `certfile ${join(dir, "server.crt")}`, `keyfile ${join(dir, "server.key")}`);
+    lines.push(
+      `listener ${tlsPort} 127.0.0.1`,
+      `certfile ${join(dir, "server.crt")}`,
+      `keyfile ${join(dir, "server.key")}`,
+    );
   }
   writeFileSync(join(dir, "mosquitto.conf"), `${lines.join("\n")}\n`);
   const logFile = join(dir, "mosquitto.log");

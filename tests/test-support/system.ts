@@ -4,12 +4,12 @@
  * - distributed: redis-server + nats-server + one model-store + two http-gateways.
  * Each process prints `twinport <role> ready {json}` when it serves; we wait for that line.
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync, openSync } from "node:fs";
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createHttpClient, type HttpClient } from "./http-client.ts";
-import { freePort, startNats, startRedis, type RunningServer } from "./servers.ts";
+import { freePort, type RunningServer, startNats, startRedis } from "./servers.ts";
 
 export const REPO_ROOT = new URL("../..", import.meta.url).pathname;
 export const EXAMPLE_MODEL = join(REPO_ROOT, "examples/model.json");
@@ -45,16 +45,24 @@ export async function startTwinport(options: StartOptions = {}): Promise<Twinpor
   const cwd = options.cwd ?? mkdtempSync(join(tmpdir(), `twinport-${role}-`));
   const logFile = join(cwd, `${role}.log`);
   // tsx resolved here: the process runs in a temporary directory, where "tsx" names nothing.
-  const entry = options.launcher === undefined ? [join(REPO_ROOT, "bin/twinport.js")] : ["--import", import.meta.resolve("tsx"), options.launcher];
+  const entry =
+    options.launcher === undefined
+      ? [join(REPO_ROOT, "bin/twinport.js")]
+      : ["--import", import.meta.resolve("tsx"), options.launcher];
   const args = [...(options.nodeArgs ?? []), ...entry, ...(role === "embedded" ? [] : [role]), ...(options.args ?? [])];
   const env = { ...process.env, ...options.env };
-  for (const key of Object.keys(env)) if (key.startsWith("TWINPORT_") && !(options.env && key in options.env)) delete env[key];
+  for (const key of Object.keys(env))
+    if (key.startsWith("TWINPORT_") && !(options.env && key in options.env)) delete env[key];
   // stdout goes to a file, not a pipe: a pipe would make this (test or benchmark) process read every
   // log line the server writes, and a benchmark would count that work against the server.
   const outFile = join(cwd, `${role}.out`);
   // A restart in the same directory appends: only what this process writes counts.
   const offset = existsSync(outFile) ? statSync(outFile).size : 0;
-  const child = spawn(process.execPath, args, { cwd, env, stdio: ["ignore", openSync(outFile, "a"), openSync(logFile, "a")] });
+  const child = spawn(process.execPath, args, {
+    cwd,
+    env,
+    stdio: ["ignore", openSync(outFile, "a"), openSync(logFile, "a")],
+  });
   const ready = new RegExp(`twinport ${role} ready ?(.*)`);
   const details = await new Promise<Record<string, unknown>>((resolve, reject) => {
     const timeoutMs = options.timeoutMs ?? 30_000;
@@ -72,12 +80,20 @@ export async function startTwinport(options: StartOptions = {}): Promise<Twinpor
         finish();
         // Not ready means not ours to keep: an orphan would hold its ports and hang the test run.
         child.kill("SIGKILL");
-        reject(new Error(`twinport ${role} not ready within ${timeoutMs} ms; log: ${readLog(logFile)}\nstdout: ${readLog(outFile)}`));
+        reject(
+          new Error(
+            `twinport ${role} not ready within ${timeoutMs} ms; log: ${readLog(logFile)}\nstdout: ${readLog(outFile)}`,
+          ),
+        );
       }
     }, 20);
     const onExit = (code: number | null) => {
       finish();
-      reject(new Error(`twinport ${role} exited with ${code} before ready; log: ${readLog(logFile)}\nstdout: ${readLog(outFile)}`));
+      reject(
+        new Error(
+          `twinport ${role} exited with ${code} before ready; log: ${readLog(logFile)}\nstdout: ${readLog(outFile)}`,
+        ),
+      );
     };
     const finish = () => {
       clearInterval(poll);
@@ -145,12 +161,22 @@ export interface SystemUnderTest {
 }
 
 function httpConfig(port: number): string {
-  return JSON.stringify({ endpoints: [{ "@class": "endpoint.http.HttpEndpoint", port, host: "127.0.0.1", sslEnabled: true }] });
+  return JSON.stringify({
+    endpoints: [{ "@class": "endpoint.http.HttpEndpoint", port, host: "127.0.0.1", sslEnabled: true }],
+  });
 }
 
 /** Several HTTP endpoints in one process, each with its own port and extra settings (e.g. profiles). */
 function httpEndpointsConfig(ports: number[], endpoints: Record<string, unknown>[]): string {
-  return JSON.stringify({ endpoints: endpoints.map((extra, i) => ({ "@class": "endpoint.http.HttpEndpoint", port: ports[i], host: "127.0.0.1", sslEnabled: true, ...extra })) });
+  return JSON.stringify({
+    endpoints: endpoints.map((extra, i) => ({
+      "@class": "endpoint.http.HttpEndpoint",
+      port: ports[i],
+      host: "127.0.0.1",
+      sslEnabled: true,
+      ...extra,
+    })),
+  });
 }
 
 export interface SystemOptions {
@@ -172,7 +198,12 @@ export interface SystemOptions {
 
 export async function startSystem(mode: Mode, options: SystemOptions = {}): Promise<SystemUnderTest> {
   const model = options.model ?? EXAMPLE_MODEL;
-  const modelArgs = options.models === undefined ? ["-m", model] : options.models.length === 0 ? ["--empty-model"] : options.models.flatMap((file) => ["-m", file]);
+  const modelArgs =
+    options.models === undefined
+      ? ["-m", model]
+      : options.models.length === 0
+        ? ["--empty-model"]
+        : options.models.flatMap((file) => ["-m", file]);
   const withConfig = (json: string): string => JSON.stringify({ ...options.config, ...JSON.parse(json) });
   const processes: TwinportProcess[] = [];
   const clients: HttpClient[] = [];
@@ -216,7 +247,15 @@ export async function startSystem(mode: Mode, options: SystemOptions = {}): Prom
       dirs.push(storeDir);
       if (options.config) writeFileSync(join(storeDir, "config.json"), JSON.stringify(options.config));
       const storeArgs = options.config ? ["-c", "config.json", ...modelArgs] : modelArgs;
-      processes.push(await startTwinport({ role: "model-store", cwd: storeDir, args: storeArgs, env, launcher: options.engineLauncher }));
+      processes.push(
+        await startTwinport({
+          role: "model-store",
+          cwd: storeDir,
+          args: storeArgs,
+          env,
+          launcher: options.engineLauncher,
+        }),
+      );
       for (let i = 0; i < (options.gateways ?? 2); i++) await gateway("http-gateway", [], env);
     }
     return { mode, clients, processes, redis, nats, stop };

@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { Hono } from "hono";
 import { ERROR_CODES, type StoreClient } from "@twinport/shared";
+import type { Hono } from "hono";
 import { createHttpApp } from "./create-http-app.ts";
-import { httpEndpointSettings } from "./http-endpoint-settings.ts";
 import { httpStatusOf } from "./http/error-status.ts";
+import { httpEndpointSettings } from "./http-endpoint-settings.ts";
 import { assertResult, call } from "./test-support/call.ts";
-import { b64, exampleStore, SHELL_1, SUBMODEL_1, type ExampleStore } from "./test-support/example-store.ts";
+import { b64, type ExampleStore, exampleStore, SHELL_1, SUBMODEL_1 } from "./test-support/example-store.ts";
 
 describe("createHttpApp: routing, errors and headers", () => {
   let example: ExampleStore;
@@ -23,7 +23,14 @@ describe("createHttpApp: routing, errors and headers", () => {
   });
 
   it("answers 400 for unknown paths under /api/v3.0 and 404 outside it, both with a Result body", async () => {
-    for (const path of ["/api/v3.0", "/api/v3.0/", "/api/v3.0/nothing", "/api/v3.0/shells/", `/api/v3.0/shells/${b64(SHELL_1)}/extra/segments`, "/api/v3.0/concept-descriptions/x/y/z"]) {
+    for (const path of [
+      "/api/v3.0",
+      "/api/v3.0/",
+      "/api/v3.0/nothing",
+      "/api/v3.0/shells/",
+      `/api/v3.0/shells/${b64(SHELL_1)}/extra/segments`,
+      "/api/v3.0/concept-descriptions/x/y/z",
+    ]) {
       assertResult(await call(app(), "GET", path), 400);
     }
     for (const path of ["/", "/shells", "/api/v3.1/shells", "/api/v3/shells", "/favicon.ico"]) {
@@ -101,8 +108,17 @@ describe("createHttpApp: routing, errors and headers", () => {
   });
 
   it("a write carries origin and correlation id into its event; a custom origin is used", async () => {
-    const body = JSON.stringify({ modelType: "AssetAdministrationShell", id: "urn:x:origin", assetInformation: { assetKind: "Instance", globalAssetId: "urn:asset" } });
-    const posted = await call(createHttpApp({ store: example.store, settings: httpEndpointSettings(), origin: "http-test" }), "POST", "/api/v3.0/shells", { body, headers: { "X-Correlation-Id": "c-9" } });
+    const body = JSON.stringify({
+      modelType: "AssetAdministrationShell",
+      id: "urn:x:origin",
+      assetInformation: { assetKind: "Instance", globalAssetId: "urn:asset" },
+    });
+    const posted = await call(
+      createHttpApp({ store: example.store, settings: httpEndpointSettings(), origin: "http-test" }),
+      "POST",
+      "/api/v3.0/shells",
+      { body, headers: { "X-Correlation-Id": "c-9" } },
+    );
     assert.equal(posted.status, 201, posted.text);
     const event = example.events.at(-1)!;
     assert.equal(event.kind, "shell.created");
@@ -112,11 +128,23 @@ describe("createHttpApp: routing, errors and headers", () => {
 
   it("413 for a body over maxRequestBodySize, declared or streamed; bodies at the limit pass", async () => {
     const small = app({ maxRequestBodySize: 200 });
-    const body = JSON.stringify({ modelType: "AssetAdministrationShell", id: "urn:x:" + "y".repeat(300), assetInformation: { assetKind: "Instance", globalAssetId: "urn:asset" } });
-    const declared = await small.request("/api/v3.0/shells", { method: "POST", body, headers: { "Content-Length": String(Buffer.byteLength(body)), "Content-Type": "application/json" } });
+    const body = JSON.stringify({
+      modelType: "AssetAdministrationShell",
+      id: "urn:x:" + "y".repeat(300),
+      assetInformation: { assetKind: "Instance", globalAssetId: "urn:asset" },
+    });
+    const declared = await small.request("/api/v3.0/shells", {
+      method: "POST",
+      body,
+      headers: { "Content-Length": String(Buffer.byteLength(body)), "Content-Type": "application/json" },
+    });
     assert.equal(declared.status, 413);
     assert.equal(declared.headers.get("connection"), "close");
-    assertResult({ status: 413, headers: declared.headers, text: "", json: await declared.json() }, 413, /maxRequestBodySize/);
+    assertResult(
+      { status: 413, headers: declared.headers, text: "", json: await declared.json() },
+      413,
+      /maxRequestBodySize/,
+    );
     const chunks = [body.slice(0, 100), body.slice(100)];
     const stream = new ReadableStream<Uint8Array>({
       pull(controller) {
@@ -125,23 +153,56 @@ describe("createHttpApp: routing, errors and headers", () => {
         else controller.enqueue(new TextEncoder().encode(next));
       },
     });
-    const streamed = await small.request("/api/v3.0/shells", { method: "POST", body: stream, duplex: "half", headers: { "Content-Type": "application/json" } } as RequestInit);
+    const streamed = await small.request("/api/v3.0/shells", {
+      method: "POST",
+      body: stream,
+      duplex: "half",
+      headers: { "Content-Type": "application/json" },
+    } as RequestInit);
     assert.equal(streamed.status, 413);
-    const fits = JSON.stringify({ modelType: "AssetAdministrationShell", id: "urn:x:fits", assetInformation: { assetKind: "Instance", globalAssetId: "urn:asset" } });
-    assert.equal((await app({ maxRequestBodySize: Buffer.byteLength(fits) }).request("/api/v3.0/shells", { method: "POST", body: fits, headers: { "Content-Type": "application/json" } })).status, 201);
+    const fits = JSON.stringify({
+      modelType: "AssetAdministrationShell",
+      id: "urn:x:fits",
+      assetInformation: { assetKind: "Instance", globalAssetId: "urn:asset" },
+    });
+    assert.equal(
+      (
+        await app({ maxRequestBodySize: Buffer.byteLength(fits) }).request("/api/v3.0/shells", {
+          method: "POST",
+          body: fits,
+          headers: { "Content-Type": "application/json" },
+        })
+      ).status,
+      201,
+    );
   });
 
   it("profiles: operations outside them answer 405 on served paths and 404 on unserved paths", async () => {
     const readOnly = app({ profiles: ["SUBMODEL_REPOSITORY_READ"] });
     assert.equal((await call(readOnly, "GET", "/api/v3.0/submodels")).status, 200);
-    assert.equal((await call(readOnly, "GET", `/api/v3.0/submodels/${b64(SUBMODEL_1)}/submodel-elements/MaxRotationSpeed/$value`)).status, 200);
+    assert.equal(
+      (await call(readOnly, "GET", `/api/v3.0/submodels/${b64(SUBMODEL_1)}/submodel-elements/MaxRotationSpeed/$value`))
+        .status,
+      200,
+    );
     assertResult(await call(readOnly, "POST", "/api/v3.0/submodels", { body: "{}" }), 405);
-    assertResult(await call(readOnly, "PATCH", `/api/v3.0/submodels/${b64(SUBMODEL_1)}/submodel-elements/MaxRotationSpeed/$value`, { body: "1" }), 405);
+    assertResult(
+      await call(
+        readOnly,
+        "PATCH",
+        `/api/v3.0/submodels/${b64(SUBMODEL_1)}/submodel-elements/MaxRotationSpeed/$value`,
+        { body: "1" },
+      ),
+      405,
+    );
     assertResult(await call(readOnly, "DELETE", `/api/v3.0/submodels/${b64(SUBMODEL_1)}`), 405);
     assertResult(await call(readOnly, "GET", "/api/v3.0/shells"), 404);
     assertResult(await call(readOnly, "GET", `/api/v3.0/shells/${b64(SHELL_1)}/submodels/${b64(SUBMODEL_1)}`), 404);
     const shells = app({ profiles: ["AAS_REPOSITORY_FULL"] });
-    assert.equal((await call(shells, "GET", `/api/v3.0/shells/${b64(SHELL_1)}/submodels/${b64(SUBMODEL_1)}`)).status, 200);
+    assert.equal(
+      (await call(shells, "GET", `/api/v3.0/shells/${b64(SHELL_1)}/submodels/${b64(SUBMODEL_1)}`)).status,
+      200,
+    );
     assertResult(await call(shells, "GET", "/api/v3.0/submodels"), 404);
     const value = app({ profiles: ["SUBMODEL_VALUE"] });
     assert.equal((await call(value, "GET", `/api/v3.0/submodels/${b64(SUBMODEL_1)}`)).status, 200);
@@ -151,7 +212,12 @@ describe("createHttpApp: routing, errors and headers", () => {
   it("CORS off by default: no Access-Control headers, OPTIONS is not a method of the API", async () => {
     const plain = await call(app(), "GET", "/api/v3.0/shells", { headers: { Origin: "https://ui.example" } });
     assert.equal(plain.headers.get("access-control-allow-origin"), null);
-    assertResult(await call(app(), "OPTIONS", "/api/v3.0/shells", { headers: { Origin: "https://ui.example", "Access-Control-Request-Method": "POST" } }), 405);
+    assertResult(
+      await call(app(), "OPTIONS", "/api/v3.0/shells", {
+        headers: { Origin: "https://ui.example", "Access-Control-Request-Method": "POST" },
+      }),
+      405,
+    );
   });
 
   it("CORS on: preflight answered with the configured headers, which responses carry too", async () => {
@@ -164,14 +230,18 @@ describe("createHttpApp: routing, errors and headers", () => {
       corsMaxAge: 600,
       corsAllowCredentials: true,
     });
-    const preflight = await call(cors, "OPTIONS", `/api/v3.0/shells/${b64(SHELL_1)}`, { headers: { Origin: "https://ui.example", "Access-Control-Request-Method": "PATCH" } });
+    const preflight = await call(cors, "OPTIONS", `/api/v3.0/shells/${b64(SHELL_1)}`, {
+      headers: { Origin: "https://ui.example", "Access-Control-Request-Method": "PATCH" },
+    });
     assert.equal(preflight.status, 204);
     assert.equal(preflight.headers.get("access-control-allow-origin"), "https://ui.example");
     assert.equal(preflight.headers.get("access-control-allow-methods"), "GET,POST,PATCH");
     assert.equal(preflight.headers.get("access-control-allow-headers"), "Content-Type,If-Match");
     assert.equal(preflight.headers.get("access-control-max-age"), "600");
     assert.equal(preflight.headers.get("access-control-allow-credentials"), "true");
-    const get = await call(cors, "GET", `/api/v3.0/shells/${b64(SHELL_1)}`, { headers: { Origin: "https://ui.example" } });
+    const get = await call(cors, "GET", `/api/v3.0/shells/${b64(SHELL_1)}`, {
+      headers: { Origin: "https://ui.example" },
+    });
     assert.equal(get.status, 200);
     assert.equal(get.headers.get("access-control-allow-origin"), "https://ui.example");
     assert.equal(get.headers.get("access-control-expose-headers"), "Location,ETag");
@@ -179,7 +249,9 @@ describe("createHttpApp: routing, errors and headers", () => {
     assert.equal(error.headers.get("access-control-allow-origin"), "https://ui.example");
     const stranger = await call(cors, "GET", "/api/v3.0/shells", { headers: { Origin: "https://evil.example" } });
     assert.equal(stranger.headers.get("access-control-allow-origin"), null);
-    const wildcard = await call(app({ corsEnabled: true }), "GET", "/api/v3.0/shells", { headers: { Origin: "https://any.example" } });
+    const wildcard = await call(app({ corsEnabled: true }), "GET", "/api/v3.0/shells", {
+      headers: { Origin: "https://any.example" },
+    });
     assert.equal(wildcard.headers.get("access-control-allow-origin"), "*");
   });
 

@@ -1,7 +1,7 @@
+import type { Logger, ProcessMetrics, ReplyError, SecurityConfig, StoreClient } from "@twinport/shared";
 import { Hono } from "hono";
 import { getPath } from "hono/utils/url";
-import type { Logger, ProcessMetrics, ReplyError, SecurityConfig, StoreClient } from "@twinport/shared";
-import type { HttpEndpointSettings } from "./http-endpoint-settings.ts";
+import { authentication, createAuthenticator } from "./authentication/authenticate.ts";
 import { acceptableRepresentation } from "./http/acceptable-representation.ts";
 import { ApiError, badRequest } from "./http/api-error.ts";
 import { API_PREFIX, MethodNotAllowed, mountApiRoutes } from "./http/api-routes.ts";
@@ -9,22 +9,27 @@ import { bodySizeLimit } from "./http/body-size-limit.ts";
 import { commandSender } from "./http/command-sender.ts";
 import { correlationId } from "./http/correlation-id.ts";
 import { corsPolicy } from "./http/cors-policy.ts";
-import { requestMetrics } from "./http/request-metrics.ts";
 import { errorResponse } from "./http/error-response.ts";
-import { incomingMessageOf, type GatewayContext } from "./http/gateway-env.ts";
+import { type GatewayContext, incomingMessageOf } from "./http/gateway-env.ts";
+import { requestMetrics } from "./http/request-metrics.ts";
 import { anonymousUnlessAuthenticated } from "./http/request-principal.ts";
 import { sniHostCheck } from "./http/sni-host-check.ts";
-import { authentication, createAuthenticator } from "./authentication/authenticate.ts";
-import { SHELL_REPOSITORY, SUBMODEL_API_BELOW_SHELL, SUBMODEL_API_IN_REPOSITORY, SUBMODEL_REPOSITORY } from "./profiles.ts";
-import { aasRepositoryRoutes } from "./routes/aas-repository.ts";
+import type { HttpEndpointSettings } from "./http-endpoint-settings.ts";
+import {
+  SHELL_REPOSITORY,
+  SUBMODEL_API_BELOW_SHELL,
+  SUBMODEL_API_IN_REPOSITORY,
+  SUBMODEL_REPOSITORY,
+} from "./profiles.ts";
 import { aasRoutes } from "./routes/aas.ts";
+import { aasRepositoryRoutes } from "./routes/aas-repository.ts";
 import { conceptDescriptionRepositoryRoutes } from "./routes/concept-description-repository.ts";
 import { descriptionRoutes } from "./routes/description.ts";
 import { discoveryRoutes } from "./routes/discovery.ts";
 import { fileRoutes } from "./routes/file-routes.ts";
 import { operationRoutes } from "./routes/operations.ts";
-import { submodelRepositoryRoutes } from "./routes/submodel-repository.ts";
 import { submodelRoutes } from "./routes/submodel.ts";
+import { submodelRepositoryRoutes } from "./routes/submodel-repository.ts";
 
 export interface HttpAppDeps {
   store: StoreClient;
@@ -53,7 +58,13 @@ export function createHttpApp(deps: HttpAppDeps): Hono {
     const headers: Record<string, string> = error instanceof MethodNotAllowed ? { Allow: error.allow } : {};
     return errorResponse(c, replyErrorOf(error, c), { includeErrorDetails: settings.includeErrorDetails, headers });
   });
-  app.notFound((c) => errorResponse(c, { code: "not-found", message: `Nothing is served at ${c.req.path}` }, { includeErrorDetails: false }));
+  app.notFound((c) =>
+    errorResponse(
+      c,
+      { code: "not-found", message: `Nothing is served at ${c.req.path}` },
+      { includeErrorDetails: false },
+    ),
+  );
 
   app.use("*", correlationId());
   if (deps.metrics) app.use("*", requestMetrics(deps.metrics, deps.logger));
@@ -61,7 +72,13 @@ export function createHttpApp(deps: HttpAppDeps): Hono {
   if (settings.corsEnabled) app.use("*", corsPolicy(settings));
   // Who asks (bearer token, client certificate, or anonymous): after CORS (a preflight carries no
   // credentials), before any body is read.
-  if (deps.security) app.use("*", authentication(createAuthenticator(deps.security), (line) => deps.logger?.warn({ component: "authentication" }, line)));
+  if (deps.security)
+    app.use(
+      "*",
+      authentication(createAuthenticator(deps.security), (line) =>
+        deps.logger?.warn({ component: "authentication" }, line),
+      ),
+    );
   app.use(`${API_PREFIX}/*`, bodySizeLimit(settings.maxRequestBodySize));
   app.use(`${API_PREFIX}/*`, acceptableRepresentation());
   if (deps.security) app.use(`${API_PREFIX}/*`, anonymousUnlessAuthenticated());
@@ -69,26 +86,35 @@ export function createHttpApp(deps: HttpAppDeps): Hono {
   const routes = [
     ...aasRepositoryRoutes({ send }),
     ...aasRoutes({ send }),
-    ...submodelRoutes({ send }, {
-      path: "/shells/:aasIdentifier/submodels/:submodelIdentifier",
-      profiles: SUBMODEL_API_BELOW_SHELL,
-      deleteProfiles: SHELL_REPOSITORY.write,
-      belowShell: true,
-    }),
+    ...submodelRoutes(
+      { send },
+      {
+        path: "/shells/:aasIdentifier/submodels/:submodelIdentifier",
+        profiles: SUBMODEL_API_BELOW_SHELL,
+        deleteProfiles: SHELL_REPOSITORY.write,
+        belowShell: true,
+      },
+    ),
     // The same Submodel API in the form spec §4.1.5 names (an earlier draft's superpath).
-    ...submodelRoutes({ send }, {
-      path: "/shells/:aasIdentifier/aas/submodels/:submodelIdentifier/submodel",
-      profiles: SUBMODEL_API_BELOW_SHELL,
-      deleteProfiles: SHELL_REPOSITORY.write,
-      belowShell: true,
-    }),
+    ...submodelRoutes(
+      { send },
+      {
+        path: "/shells/:aasIdentifier/aas/submodels/:submodelIdentifier/submodel",
+        profiles: SUBMODEL_API_BELOW_SHELL,
+        deleteProfiles: SHELL_REPOSITORY.write,
+        belowShell: true,
+      },
+    ),
     ...submodelRepositoryRoutes({ send }),
-    ...submodelRoutes({ send }, {
-      path: "/submodels/:submodelIdentifier",
-      profiles: SUBMODEL_API_IN_REPOSITORY,
-      deleteProfiles: SUBMODEL_REPOSITORY.write,
-      belowShell: false,
-    }),
+    ...submodelRoutes(
+      { send },
+      {
+        path: "/submodels/:submodelIdentifier",
+        profiles: SUBMODEL_API_IN_REPOSITORY,
+        deleteProfiles: SUBMODEL_REPOSITORY.write,
+        belowShell: false,
+      },
+    ),
     ...conceptDescriptionRepositoryRoutes({ send }),
     ...discoveryRoutes({ send }),
     ...fileRoutes({ send }),
@@ -113,7 +139,10 @@ function replyErrorOf(error: unknown, c: GatewayContext): ReplyError {
   // it and answered 400 on the socket, see client-error.ts): the client's fault, counted as such.
   const incoming = incomingMessageOf(c);
   if (incoming !== undefined && (incoming.errored || (incoming.destroyed && !incoming.complete))) {
-    return { code: "bad-request", message: "The request could not be read (malformed HTTP framing, or the client went away)" };
+    return {
+      code: "bad-request",
+      message: "The request could not be read (malformed HTTP framing, or the client went away)",
+    };
   }
   // Anything else is a bug in the gateway: 500, with its stack only when the endpoint allows it.
   // The message stays generic: internals reach a client only through includeErrorDetails.

@@ -3,20 +3,20 @@ import {
   connectNats,
   createCachingStoreClient,
   createNatsEventBus,
-  eventLogReader,
-  SYSTEM,
   createNatsStoreClient,
+  eventLogReader,
   isHttpEndpoint,
-  MESSAGE_BUS_NATS_CLASS,
-  natsConnectionState,
   type Logger,
+  MESSAGE_BUS_NATS_CLASS,
   type NatsConnection,
+  natsConnectionState,
   type ProcessMetrics,
   type RunningRole,
   type StoreClient,
+  SYSTEM,
   type TwinportConfig,
 } from "@twinport/shared";
-import { startHttpEndpoint, type RunningHttpEndpoint } from "./start-http-endpoint.ts";
+import { type RunningHttpEndpoint, startHttpEndpoint } from "./start-http-endpoint.ts";
 
 /** The path every AAS API URL starts with (spec §4.1). */
 export const API_PREFIX = "/api/v3.0";
@@ -34,18 +34,30 @@ export interface HttpGatewayOptions {
 export async function startHttpGateway(config: TwinportConfig, options: HttpGatewayOptions = {}): Promise<RunningRole> {
   const { messageBus } = config;
   if (messageBus["@class"] !== MESSAGE_BUS_NATS_CLASS) {
-    throw new ConfigError(`The http-gateway reaches the model-store over NATS: messageBus must be ${MESSAGE_BUS_NATS_CLASS} (it is ${messageBus["@class"]})`);
+    throw new ConfigError(
+      `The http-gateway reaches the model-store over NATS: messageBus must be ${MESSAGE_BUS_NATS_CLASS} (it is ${messageBus["@class"]})`,
+    );
   }
   const endpoints = config.endpoints.filter(isHttpEndpoint);
-  if (endpoints.length === 0) throw new ConfigError("The configuration has no HTTP endpoint (endpoint.http.HttpEndpoint) for the http-gateway to serve");
+  if (endpoints.length === 0)
+    throw new ConfigError(
+      "The configuration has no HTTP endpoint (endpoint.http.HttpEndpoint) for the http-gateway to serve",
+    );
 
   const { metrics, logger } = options;
   const nats = metrics && logger ? natsConnectionState(metrics, logger) : undefined;
-  const connection: NatsConnection = await connectNats({ url: messageBus.url, name: "http-gateway", ...(nats ? { onChange: nats.onChange } : {}) });
+  const connection: NatsConnection = await connectNats({
+    url: messageBus.url,
+    name: "http-gateway",
+    ...(nats ? { onChange: nats.onChange } : {}),
+  });
   nats?.connected();
   const remote = createNatsStoreClient({ connection, requestTimeoutMs: messageBus.requestTimeoutMs });
   // Reads answered from a cache the store's change events keep current (docs/adr/0014).
-  const bus = messageBus.readCacheMaxAgeMs > 0 ? createNatsEventBus({ connection, fetchEvents: eventLogReader(() => remote, SYSTEM) }) : undefined;
+  const bus =
+    messageBus.readCacheMaxAgeMs > 0
+      ? createNatsEventBus({ connection, fetchEvents: eventLogReader(() => remote, SYSTEM) })
+      : undefined;
   const store: StoreClient = bus
     ? await createCachingStoreClient(remote, {
         bus,
@@ -64,11 +76,24 @@ export async function startHttpGateway(config: TwinportConfig, options: HttpGate
   };
   try {
     for (const { "@class": _class, ...settings } of endpoints) {
-      started.push(await startHttpEndpoint({ store, settings, stateDir: config.core.stateDir, metrics, logger, security: config.security }));
+      started.push(
+        await startHttpEndpoint({
+          store,
+          settings,
+          stateDir: config.core.stateDir,
+          metrics,
+          logger,
+          security: config.security,
+        }),
+      );
     }
   } catch (error) {
     await stop();
     throw error;
   }
-  return { details: { http: started.map((endpoint) => `${endpoint.url}${API_PREFIX}`) }, stop, readiness: nats ? [nats.readiness] : [] };
+  return {
+    details: { http: started.map((endpoint) => `${endpoint.url}${API_PREFIX}`) },
+    stop,
+    readiness: nats ? [nats.readiness] : [],
+  };
 }

@@ -2,4 +2,9 @@
 import { runRole } from "@twinport/shared";
 import { startHttpGateway } from "./http-gateway-process.ts";
 
-await runRole({ role: "http-gateway", argv: process.argv.slice(2), io: process, start: ({ config, metrics, logger }) => startHttpGateway(config, { metrics, logger }) });
+await runRole({
+  role: "http-gateway",
+  argv: process.argv.slice(2),
+  io: process,
+  start: ({ config, metrics, logger }) => startHttpGateway(config, { metrics, logger }),
+});

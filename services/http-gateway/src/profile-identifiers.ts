@@ -50,12 +50,16 @@ const ENUM_ORDER = [
  * configured) of which it actually serves at least one operation. So `/description` follows what
  * is mounted: a profile without an implementation yet (e.g. the AASX file server) is not claimed.
  */
-export function servedProfileIdentifiers(operations: readonly { profiles: readonly string[] }[], enabled: readonly string[]): string[] {
+export function servedProfileIdentifiers(
+  operations: readonly { profiles: readonly string[] }[],
+  enabled: readonly string[],
+): string[] {
   const served = new Set<string>();
   for (const operation of operations) {
     if (!isServed(operation.profiles, enabled)) continue;
     for (const name of operation.profiles) {
-      if (!(PROFILE_NAMES as readonly string[]).includes(name) || (enabled.length > 0 && !enabled.includes(name))) continue;
+      if (!(PROFILE_NAMES as readonly string[]).includes(name) || (enabled.length > 0 && !enabled.includes(name)))
+        continue;
       for (const identifier of PROFILE_IDENTIFIERS[name as ProfileName]) served.add(identifier);
     }
   }

@@ -16,7 +16,10 @@ export interface ProfileSets {
   write: readonly ProfileName[];
 }
 
-export const SHELL_REPOSITORY: ProfileSets = { read: ["AAS_REPOSITORY_FULL", "AAS_REPOSITORY_READ"], write: ["AAS_REPOSITORY_FULL"] };
+export const SHELL_REPOSITORY: ProfileSets = {
+  read: ["AAS_REPOSITORY_FULL", "AAS_REPOSITORY_READ"],
+  write: ["AAS_REPOSITORY_FULL"],
+};
 /** GET/PUT /shells/{aasIdentifier} is also the AAS API's Get/PutAssetAdministrationShell. */
 export const SHELL: ProfileSets = {
   read: ["AAS_REPOSITORY_FULL", "AAS_REPOSITORY_READ", "AAS_FULL", "AAS_READ"],
@@ -31,7 +34,10 @@ export const SUBMODEL_API_IN_REPOSITORY: ProfileSets = {
   read: ["SUBMODEL_REPOSITORY_FULL", "SUBMODEL_REPOSITORY_READ", "SUBMODEL_FULL", "SUBMODEL_READ"],
   write: ["SUBMODEL_REPOSITORY_FULL", "SUBMODEL_FULL"],
 };
-export const CONCEPT_DESCRIPTION_REPOSITORY: ProfileSets = { read: ["CONCEPT_DESCRIPTION_FULL"], write: ["CONCEPT_DESCRIPTION_FULL"] };
+export const CONCEPT_DESCRIPTION_REPOSITORY: ProfileSets = {
+  read: ["CONCEPT_DESCRIPTION_FULL"],
+  write: ["CONCEPT_DESCRIPTION_FULL"],
+};
 export const DISCOVERY: ProfileSets = { read: ["DISCOVERY_FULL"], write: ["DISCOVERY_FULL"] };
 /** The Submodel API mounted at /shells/{aasIdentifier}/submodels/{submodelIdentifier}. */
 export const SUBMODEL_API_BELOW_SHELL: ProfileSets = {

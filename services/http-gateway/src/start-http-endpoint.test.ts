@@ -5,22 +5,41 @@ import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { httpEndpointSettings, type HttpEndpointSettings } from "./http-endpoint-settings.ts";
-import { listenError, startHttpEndpoint, type RunningHttpEndpoint } from "./start-http-endpoint.ts";
-import { opensslCertificate, opensslIssuedCertificate, opensslPkcs12 } from "../../../tests/test-support/openssl-keystores.ts";
-import { b64, exampleStore, SUBMODEL_1, type ExampleStore } from "./test-support/example-store.ts";
+import {
+  opensslCertificate,
+  opensslIssuedCertificate,
+  opensslPkcs12,
+} from "../../../tests/test-support/openssl-keystores.ts";
+import { type HttpEndpointSettings, httpEndpointSettings } from "./http-endpoint-settings.ts";
+import { listenError, type RunningHttpEndpoint, startHttpEndpoint } from "./start-http-endpoint.ts";
+import { b64, type ExampleStore, exampleStore, SUBMODEL_1 } from "./test-support/example-store.ts";
 import { socketRequest } from "./test-support/socket-request.ts";
 import { SELF_SIGNED_CERT_FILE } from "./tls/self-signed-certificate.ts";
 
 // Header names a response may carry; anything else (Server, X-Powered-By, ...) would leak software.
-const ALLOWED_HEADERS = new Set(["content-type", "content-length", "transfer-encoding", "etag", "location", "x-correlation-id", "date", "connection", "keep-alive", "allow"]);
+const ALLOWED_HEADERS = new Set([
+  "content-type",
+  "content-length",
+  "transfer-encoding",
+  "etag",
+  "location",
+  "x-correlation-id",
+  "date",
+  "connection",
+  "keep-alive",
+  "allow",
+]);
 
 describe("startHttpEndpoint over real sockets", () => {
   let example: ExampleStore;
   let dir: string;
   const running: RunningHttpEndpoint[] = [];
   const start = async (overrides: Partial<HttpEndpointSettings> = {}, stateDir = join(dir, "state")) => {
-    const endpoint = await startHttpEndpoint({ store: example.store, settings: httpEndpointSettings({ host: "127.0.0.1", port: 0, ...overrides }), stateDir });
+    const endpoint = await startHttpEndpoint({
+      store: example.store,
+      settings: httpEndpointSettings({ host: "127.0.0.1", port: 0, ...overrides }),
+      stateDir,
+    });
     running.push(endpoint);
     return endpoint;
   };
@@ -49,7 +68,8 @@ describe("startHttpEndpoint over real sockets", () => {
     assert.equal(JSON.parse(answer.body).result.length, 3);
     assert.equal(answer.headers.server, undefined);
     assert.equal(answer.headers["x-powered-by"], undefined);
-    for (const name of answer.rawHeaderNames) assert.ok(ALLOWED_HEADERS.has(name), `unexpected response header ${name}`);
+    for (const name of answer.rawHeaderNames)
+      assert.ok(ALLOWED_HEADERS.has(name), `unexpected response header ${name}`);
     const error = await socketRequest({ url: endpoint.url, path: "/nothing", ca: caOf() });
     assert.equal(error.status, 404);
     for (const name of error.rawHeaderNames) assert.ok(ALLOWED_HEADERS.has(name), `unexpected response header ${name}`);
@@ -61,18 +81,45 @@ describe("startHttpEndpoint over real sockets", () => {
     const ca = caOf();
     const elements = `/api/v3.0/submodels/${b64(SUBMODEL_1)}/submodel-elements`;
     const body = JSON.stringify({ modelType: "Property", idShort: "OverTls", valueType: "xs:int", value: "1" });
-    const posted = await socketRequest({ url: endpoint.url, method: "POST", path: elements, body, headers: { "Content-Type": "application/json" }, ca });
+    const posted = await socketRequest({
+      url: endpoint.url,
+      method: "POST",
+      path: elements,
+      body,
+      headers: { "Content-Type": "application/json" },
+      ca,
+    });
     assert.equal(posted.status, 201, posted.body);
     assert.equal(posted.headers.location, `${elements}/OverTls`);
     const read = await socketRequest({ url: endpoint.url, path: posted.headers.location!, ca });
     assert.equal(read.status, 200);
     assert.match(read.headers.etag ?? "", /^"\d+"$/);
-    const patched = await socketRequest({ url: endpoint.url, method: "PATCH", path: `${elements}/OverTls/$value`, body: "42", headers: { "If-Match": read.headers.etag!, "Content-Type": "application/json" }, ca });
+    const patched = await socketRequest({
+      url: endpoint.url,
+      method: "PATCH",
+      path: `${elements}/OverTls/$value`,
+      body: "42",
+      headers: { "If-Match": read.headers.etag!, "Content-Type": "application/json" },
+      ca,
+    });
     assert.equal(patched.status, 204, patched.body);
-    assert.equal((await socketRequest({ url: endpoint.url, path: `${elements}/OverTls/$value`, ca })).body, '{"OverTls":42}');
-    const put = await socketRequest({ url: endpoint.url, method: "PUT", path: `${elements}/OverTls`, body: body.replace('"1"', '"7"'), headers: { "Content-Type": "application/json" }, ca });
+    assert.equal(
+      (await socketRequest({ url: endpoint.url, path: `${elements}/OverTls/$value`, ca })).body,
+      '{"OverTls":42}',
+    );
+    const put = await socketRequest({
+      url: endpoint.url,
+      method: "PUT",
+      path: `${elements}/OverTls`,
+      body: body.replace('"1"', '"7"'),
+      headers: { "Content-Type": "application/json" },
+      ca,
+    });
     assert.equal(put.status, 204, put.body);
-    assert.equal((await socketRequest({ url: endpoint.url, method: "DELETE", path: `${elements}/OverTls`, ca })).status, 204);
+    assert.equal(
+      (await socketRequest({ url: endpoint.url, method: "DELETE", path: `${elements}/OverTls`, ca })).status,
+      204,
+    );
     assert.equal((await socketRequest({ url: endpoint.url, path: `${elements}/OverTls`, ca })).status, 404);
     await stop(endpoint);
   });
@@ -80,10 +127,12 @@ describe("startHttpEndpoint over real sockets", () => {
   it("reuses the certificate on the next start", async () => {
     const stateDir = join(dir, "reuse");
     const first = await start({}, stateDir);
-    const firstPrint = (await socketRequest({ url: first.url, path: "/api/v3.0/shells", ca: caOf(stateDir) })).certificateFingerprint;
+    const firstPrint = (await socketRequest({ url: first.url, path: "/api/v3.0/shells", ca: caOf(stateDir) }))
+      .certificateFingerprint;
     await stop(first);
     const second = await start({}, stateDir);
-    const secondPrint = (await socketRequest({ url: second.url, path: "/api/v3.0/shells", ca: caOf(stateDir) })).certificateFingerprint;
+    const secondPrint = (await socketRequest({ url: second.url, path: "/api/v3.0/shells", ca: caOf(stateDir) }))
+      .certificateFingerprint;
     assert.ok(firstPrint);
     assert.equal(secondPrint, firstPrint);
     await stop(second);
@@ -106,7 +155,13 @@ describe("startHttpEndpoint over real sockets", () => {
 
   it("413 for a chunked body that grows past the limit", async () => {
     const endpoint = await start({ maxRequestBodySize: 1024 });
-    const answer = await socketRequest({ url: endpoint.url, method: "POST", path: "/api/v3.0/shells", body: Array.from({ length: 8 }, () => "x".repeat(512)), ca: caOf() });
+    const answer = await socketRequest({
+      url: endpoint.url,
+      method: "POST",
+      path: "/api/v3.0/shells",
+      body: Array.from({ length: 8 }, () => "x".repeat(512)),
+      ca: caOf(),
+    });
     assert.equal(answer.status, 413);
     assert.equal(JSON.parse(answer.body).messages[0].code, "413");
     await stop(endpoint);
@@ -115,14 +170,37 @@ describe("startHttpEndpoint over real sockets", () => {
   it("sniEnabled: a Host that differs from the TLS server name is refused; off, it is served", async () => {
     const endpoint = await start();
     const ca = caOf();
-    const matching = await socketRequest({ url: endpoint.url, path: "/api/v3.0/shells", servername: "localhost", headers: { Host: `localhost:${endpoint.port}` }, ca });
+    const matching = await socketRequest({
+      url: endpoint.url,
+      path: "/api/v3.0/shells",
+      servername: "localhost",
+      headers: { Host: `localhost:${endpoint.port}` },
+      ca,
+    });
     assert.equal(matching.status, 200);
-    const fronted = await socketRequest({ url: endpoint.url, path: "/api/v3.0/shells", servername: "localhost", headers: { Host: "elsewhere.example" }, ca });
+    const fronted = await socketRequest({
+      url: endpoint.url,
+      path: "/api/v3.0/shells",
+      servername: "localhost",
+      headers: { Host: "elsewhere.example" },
+      ca,
+    });
     assert.equal(fronted.status, 400);
     assert.match(JSON.parse(fronted.body).messages[0].text, /sniEnabled/);
     await stop(endpoint);
     const lenient = await start({ sniEnabled: false });
-    assert.equal((await socketRequest({ url: lenient.url, path: "/api/v3.0/shells", servername: "localhost", headers: { Host: "elsewhere.example" }, ca })).status, 200);
+    assert.equal(
+      (
+        await socketRequest({
+          url: lenient.url,
+          path: "/api/v3.0/shells",
+          servername: "localhost",
+          headers: { Host: "elsewhere.example" },
+          ca,
+        })
+      ).status,
+      200,
+    );
     await stop(lenient);
   });
 
@@ -138,12 +216,31 @@ describe("startHttpEndpoint over real sockets", () => {
   it("serves the certificate of a configured PKCS12 keystore (openssl, RSA and EC, legacy and current ciphers); a wrong password fails the start", async () => {
     const keySource = mkdtempSync(join(dir, "keystore-"));
     const rsa = opensslCertificate(keySource, "rsa.example", "rsa");
-    const legacy = opensslPkcs12(join(keySource, "legacy.p12"), rsa, { storePassword: "secret", keyPassword: "key-secret", alias: "twinport", legacy: true });
+    const legacy = opensslPkcs12(join(keySource, "legacy.p12"), rsa, {
+      storePassword: "secret",
+      keyPassword: "key-secret",
+      alias: "twinport",
+      legacy: true,
+    });
     const ca = opensslCertificate(keySource, "test-ca", "rsa", { ca: true });
     const ec = opensslIssuedCertificate(keySource, "ec.example", ca, "ec");
-    const current = opensslPkcs12(join(keySource, "current.p12"), ec, { storePassword: "secret", alias: "twinport", extraCertificates: [ca] });
+    const current = opensslPkcs12(join(keySource, "current.p12"), ec, {
+      storePassword: "secret",
+      alias: "twinport",
+      extraCertificates: [ca],
+    });
     const cases = [
-      { certificate: { keyStoreType: "PKCS12", keyStorePath: legacy, keyStorePassword: "secret", keyPassword: "key-secret", keyAlias: "twinport" }, trust: rsa.cert, leaf: rsa },
+      {
+        certificate: {
+          keyStoreType: "PKCS12",
+          keyStorePath: legacy,
+          keyStorePassword: "secret",
+          keyPassword: "key-secret",
+          keyAlias: "twinport",
+        },
+        trust: rsa.cert,
+        leaf: rsa,
+      },
       // Trusting only the CA: the handshake succeeds on the chain the keystore holds.
       { certificate: { keyStorePath: current, keyStorePassword: "secret" }, trust: ca.cert, leaf: ec },
     ];
@@ -154,8 +251,14 @@ describe("startHttpEndpoint over real sockets", () => {
       assert.equal(answer.certificateFingerprint, leaf.fingerprint);
       await stop(endpoint);
     }
-    await assert.rejects(start({ certificate: { keyStorePath: current, keyStorePassword: "wrong" } }), /wrong keystore password \(certificate\.keyStorePassword\)/);
-    await assert.rejects(start({ certificate: { keyStorePath: legacy, keyStorePassword: "secret" } }), /set certificate\.keyPassword/);
+    await assert.rejects(
+      start({ certificate: { keyStorePath: current, keyStorePassword: "wrong" } }),
+      /wrong keystore password \(certificate\.keyStorePassword\)/,
+    );
+    await assert.rejects(
+      start({ certificate: { keyStorePath: legacy, keyStorePassword: "secret" } }),
+      /set certificate\.keyPassword/,
+    );
   });
 
   it("a port in use is an error that names the port setting", async () => {

@@ -1,7 +1,7 @@
-import { createAdaptorServer } from "@hono/node-server";
 import type { Server } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
+import { createAdaptorServer } from "@hono/node-server";
 import { ConfigError, type Logger, type ProcessMetrics, type SecurityConfig, type StoreClient } from "@twinport/shared";
 import { trustedClientCas } from "./authentication/trusted-client-cas.ts";
 import { createHttpApp } from "./create-http-app.ts";
@@ -34,14 +34,18 @@ export async function startHttpEndpoint(deps: HttpEndpointDeps): Promise<Running
   const { settings, security } = deps;
   const clientCertificates = security?.authentication.clientCertificates;
   if (clientCertificates && !settings.sslEnabled) {
-    throw new ConfigError(`security.authentication.clientCertificates needs HTTPS: the HTTP endpoint on port ${settings.port} has sslEnabled false`);
+    throw new ConfigError(
+      `security.authentication.clientCertificates needs HTTPS: the HTTP endpoint on port ${settings.port} has sslEnabled false`,
+    );
   }
   const app = createHttpApp({ store: deps.store, settings, metrics: deps.metrics, logger: deps.logger, security });
   const tls = settings.sslEnabled ? await tlsCredentials(settings, deps.stateDir) : undefined;
   // Mutual TLS: ask for a client certificate and verify it against the configured CAs only, but do
   // not refuse the handshake without one: the request may carry a token or be anonymous, and a
   // refused certificate is answered 401 with a body instead of a bare TLS alert.
-  const mutualTls = clientCertificates ? { ca: await trustedClientCas(clientCertificates.trustedCaFiles), requestCert: true, rejectUnauthorized: false } : {};
+  const mutualTls = clientCertificates
+    ? { ca: await trustedClientCas(clientCertificates.trustedCaFiles), requestCert: true, rejectUnauthorized: false }
+    : {};
   const server = createAdaptorServer({
     fetch: app.fetch,
     ...(tls ? { createServer: createHttpsServer, serverOptions: { key: tls.key, cert: tls.cert, ...mutualTls } } : {}),
@@ -53,7 +57,9 @@ export async function startHttpEndpoint(deps: HttpEndpointDeps): Promise<Running
   const scheme = tls ? "https" : "http";
   const url = `${scheme}://${urlHost(settings)}:${port}`;
   if (!security) {
-    deps.logger?.warn(`HTTP endpoint ${url} is OPEN: no security section is configured, so anyone who can reach it can read, change and delete everything (DELETE /reset included). See "Securing Twinport" in the README.`);
+    deps.logger?.warn(
+      `HTTP endpoint ${url} is OPEN: no security section is configured, so anyone who can reach it can read, change and delete everything (DELETE /reset included). See "Securing Twinport" in the README.`,
+    );
   }
   return {
     port,
@@ -100,7 +106,8 @@ export function listenError(error: NodeJS.ErrnoException, settings: HttpEndpoint
 }
 
 function urlHost(settings: HttpEndpointSettings): string {
-  const host = settings.host === "0.0.0.0" || settings.host === "::" || settings.host === "" ? "localhost" : settings.host;
+  const host =
+    settings.host === "0.0.0.0" || settings.host === "::" || settings.host === "" ? "localhost" : settings.host;
   return host.includes(":") ? `[${host}]` : host;
 }
 

@@ -1,15 +1,34 @@
 // The explicit surface of @twinport/model-store.
-export { createRedisRepository, DEFAULT_COMMAND_TIMEOUT_MS, type RedisRepository, type RedisRepositoryOptions } from "./redis/redis-repository.ts";
-export { redisLayout, type RedisLayout, type SubmodelKeys } from "./redis/redis-layout.ts";
+
 export { RepositoryUnavailableError } from "@twinport/shared";
-export { startOutboxKeeper, type OutboxKeeper, type OutboxKeeperOptions } from "./outbox/outbox-keeper.ts";
-export { acquireLease, renewLease, releaseLease } from "./outbox/lease.ts";
-export { startModelStore, type ModelStoreOptions } from "./model-store-process.ts";
-export { createRedisFileStore, type RedisFileStoreOptions } from "./redis/file-store-redis.ts";
-export { startAssetConnections, type AssetConnectionsOptions, type RunningAssetConnections } from "./asset-connections/start-asset-connections.ts";
-export { redisConnectionLeases, soleOwnerLeases, type ConnectionLeases, type ConnectionLease } from "./asset-connections/connection-lease.ts";
-export type { AssetConnectionStatus, ConnectionState } from "./asset-connections/connection-runner.ts";
 export type { OwnedConnectionStatus } from "./asset-connections/asset-connection-manager.ts";
+export {
+  type ConnectionLease,
+  type ConnectionLeases,
+  redisConnectionLeases,
+  soleOwnerLeases,
+} from "./asset-connections/connection-lease.ts";
+export type { AssetConnectionStatus, ConnectionState } from "./asset-connections/connection-runner.ts";
+export {
+  type AssetConnectionsOptions,
+  type RunningAssetConnections,
+  startAssetConnections,
+} from "./asset-connections/start-asset-connections.ts";
 export type { AssetInterfacesStatus } from "./asset-interfaces/aimc-processor.ts";
-export { startRegistrySync, type RegistrySyncOptions, type RunningRegistrySync } from "./registry-sync/registry-sync.ts";
-export { redisRegistrySyncLease, type RegistrySyncLeaseOptions } from "./registry-sync/sync-lease.ts";
+export { type ModelStoreOptions, startModelStore } from "./model-store-process.ts";
+export { acquireLease, releaseLease, renewLease } from "./outbox/lease.ts";
+export { type OutboxKeeper, type OutboxKeeperOptions, startOutboxKeeper } from "./outbox/outbox-keeper.ts";
+export { createRedisFileStore, type RedisFileStoreOptions } from "./redis/file-store-redis.ts";
+export { type RedisLayout, redisLayout, type SubmodelKeys } from "./redis/redis-layout.ts";
+export {
+  createRedisRepository,
+  DEFAULT_COMMAND_TIMEOUT_MS,
+  type RedisRepository,
+  type RedisRepositoryOptions,
+} from "./redis/redis-repository.ts";
+export {
+  type RegistrySyncOptions,
+  type RunningRegistrySync,
+  startRegistrySync,
+} from "./registry-sync/registry-sync.ts";
+export { type RegistrySyncLeaseOptions, redisRegistrySyncLease } from "./registry-sync/sync-lease.ts";

@@ -1,11 +1,21 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, before, test } from "node:test";
-import { ConfigError, connectNats, createNatsStoreClient, loadConfig, type NatsConnection, type StoreClient } from "@twinport/shared";
-import { startNats, startRedis, type RunningServer } from "../../../tests/test-support/servers.ts";
+import {
+  ConfigError,
+  connectNats,
+  createNatsStoreClient,
+  loadConfig,
+  type NatsConnection,
+  type StoreClient,
+} from "@twinport/shared";
+import { type RunningServer, startNats, startRedis } from "../../../tests/test-support/servers.ts";
 import { startModelStore } from "./model-store-process.ts";
 
-const model = { file: "examples/model.json", text: readFileSync(new URL("../../../examples/model.json", import.meta.url), "utf8") };
+const model = {
+  file: "examples/model.json",
+  text: readFileSync(new URL("../../../examples/model.json", import.meta.url), "utf8"),
+};
 let redis: RunningServer;
 let nats: RunningServer;
 let connection: NatsConnection;
@@ -24,7 +34,14 @@ after(async () => {
 });
 
 function config(keyPrefix: string) {
-  return loadConfig({ role: "model-store", env: { TWINPORT_PERSISTENCE_URL: redis.url, TWINPORT_PERSISTENCE_KEYPREFIX: keyPrefix, TWINPORT_MESSAGEBUS_URL: nats.url } }).config;
+  return loadConfig({
+    role: "model-store",
+    env: {
+      TWINPORT_PERSISTENCE_URL: redis.url,
+      TWINPORT_PERSISTENCE_KEYPREFIX: keyPrefix,
+      TWINPORT_MESSAGEBUS_URL: nats.url,
+    },
+  }).config;
 }
 
 async function shellCount(): Promise<number> {
@@ -50,7 +67,10 @@ test("replicas starting together seed the model once; a restart keeps live data"
   assert.equal(await shellCount(), 3);
 
   // A change made through the store survives a restart that names the same model.
-  const deleted = await store.execute({ type: "DeleteAssetAdministrationShellById", params: { aasId: "https://example.org/aas/test-1" } });
+  const deleted = await store.execute({
+    type: "DeleteAssetAdministrationShellById",
+    params: { aasId: "https://example.org/aas/test-1" },
+  });
   assert.ok(deleted.ok, JSON.stringify(deleted));
   await Promise.all([first.stop(), second.stop()]);
   const restarted = await startModelStore(config("seed"), { models: [model], log });
@@ -80,8 +100,25 @@ test("a model the engine refuses stops the start and leaves nothing running", as
 });
 
 test("memory persistence or the internal bus are configuration errors", async () => {
-  const memory = loadConfig({ role: "model-store", overrides: ['persistence={"@class":"persistence.memory.PersistenceInMemory"}'] }).config;
-  await assert.rejects(startModelStore(memory), (error: Error) => error instanceof ConfigError && /persistence must be persistence\.redis\.PersistenceRedis \(it is persistence\.memory\.PersistenceInMemory\)/.test(error.message));
-  const internal = loadConfig({ role: "model-store", overrides: ['messageBus={"@class":"messagebus.internal.MessageBusInternal"}'] }).config;
-  await assert.rejects(startModelStore(internal), (error: Error) => error instanceof ConfigError && /messageBus must be messagebus\.nats\.MessageBusNats/.test(error.message));
+  const memory = loadConfig({
+    role: "model-store",
+    overrides: ['persistence={"@class":"persistence.memory.PersistenceInMemory"}'],
+  }).config;
+  await assert.rejects(
+    startModelStore(memory),
+    (error: Error) =>
+      error instanceof ConfigError &&
+      /persistence must be persistence\.redis\.PersistenceRedis \(it is persistence\.memory\.PersistenceInMemory\)/.test(
+        error.message,
+      ),
+  );
+  const internal = loadConfig({
+    role: "model-store",
+    overrides: ['messageBus={"@class":"messagebus.internal.MessageBusInternal"}'],
+  }).config;
+  await assert.rejects(
+    startModelStore(internal),
+    (error: Error) =>
+      error instanceof ConfigError && /messageBus must be messagebus\.nats\.MessageBusNats/.test(error.message),
+  );
 });

@@ -1,40 +1,40 @@
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import {
+  aasxLimitsOf,
+  type CommandHandler,
   ConfigError,
+  compileAccessPolicy,
   connectNats,
   createDirectStoreClient,
-  compileAccessPolicy,
   createEngine,
   createNatsEventBus,
-  eventLogReader,
-  type CommandHandler,
   createOperationProviderRegistry,
   displayUrl,
+  eventLogReader,
   isHttpEndpoint,
-  aasxLimitsOf,
   isoDurationToMs,
+  type Logger,
   MESSAGE_BUS_NATS_CLASS,
+  type ModelFile,
+  type MutableOperationProviderRegistry,
   meteredCommandHandler,
   natsConnectionState,
   PERSISTENCE_REDIS_CLASS,
-  serveCommandsOverNats,
-  type Logger,
   type ProcessMetrics,
   type ReadinessCheck,
-  type ModelFile,
-  type MutableOperationProviderRegistry,
   type RunningRole,
+  serveCommandsOverNats,
   type TwinportConfig,
 } from "@twinport/shared";
-import { startOutboxKeeper } from "./outbox/outbox-keeper.ts";
-import { seedModels } from "./seed-models.ts";
-import { createRedisRepository, type RedisRepository } from "./redis/redis-repository.ts";
-import { openModelStoreFileStore } from "./open-file-store.ts";
 import { redisConnectionLeases } from "./asset-connections/connection-lease.ts";
 import { startAssetConnections } from "./asset-connections/start-asset-connections.ts";
+import { openModelStoreFileStore } from "./open-file-store.ts";
+import { startOutboxKeeper } from "./outbox/outbox-keeper.ts";
+import { createRedisRepository, type RedisRepository } from "./redis/redis-repository.ts";
 import { startRegistrySync } from "./registry-sync/registry-sync.ts";
 import { redisRegistrySyncLease } from "./registry-sync/sync-lease.ts";
+import { seedModels } from "./seed-models.ts";
 
 export interface ModelStoreOptions {
   /** Seed models: loaded once, under a lock, only into an empty store. */
@@ -65,17 +65,22 @@ export interface ModelStoreOptions {
 export async function startModelStore(config: TwinportConfig, options: ModelStoreOptions = {}): Promise<RunningRole> {
   const { persistence, messageBus } = config;
   if (persistence["@class"] !== PERSISTENCE_REDIS_CLASS) {
-    throw new ConfigError(`The model-store keeps its state in Redis: persistence must be ${PERSISTENCE_REDIS_CLASS} (it is ${persistence["@class"]})`);
+    throw new ConfigError(
+      `The model-store keeps its state in Redis: persistence must be ${PERSISTENCE_REDIS_CLASS} (it is ${persistence["@class"]})`,
+    );
   }
   if (messageBus["@class"] !== MESSAGE_BUS_NATS_CLASS) {
-    throw new ConfigError(`The model-store serves the gateways over NATS: messageBus must be ${MESSAGE_BUS_NATS_CLASS} (it is ${messageBus["@class"]})`);
+    throw new ConfigError(
+      `The model-store serves the gateways over NATS: messageBus must be ${MESSAGE_BUS_NATS_CLASS} (it is ${messageBus["@class"]})`,
+    );
   }
   const owner = options.owner ?? `${hostname()}-${process.pid}-${randomBytes(4).toString("hex")}`;
   const log = options.log ?? (() => {});
   const validateOnLoad = options.validateOnLoad ?? config.core.validationOnLoad;
   const closing: (() => Promise<unknown>)[] = [];
   const stop = async () => {
-    for (const step of closing.splice(0).reverse()) await step().catch((error: unknown) => log(`twinport model-store: while stopping: ${(error as Error).message}`));
+    for (const step of closing.splice(0).reverse())
+      await step().catch((error: unknown) => log(`twinport model-store: while stopping: ${(error as Error).message}`));
   };
 
   try {
@@ -86,10 +91,15 @@ export async function startModelStore(config: TwinportConfig, options: ModelStor
     if (metrics) {
       metrics.setBackendUp("redis", redisReady());
       // ioredis reconnects on its own; the gauge follows its state changes.
-      for (const change of ["ready", "close", "end", "reconnecting"]) repository.redis.on(change, () => metrics.setBackendUp("redis", redisReady()));
+      for (const change of ["ready", "close", "end", "reconnecting"])
+        repository.redis.on(change, () => metrics.setBackendUp("redis", redisReady()));
     }
     const nats = metrics && logger ? natsConnectionState(metrics, logger) : undefined;
-    const connection = await connectNats({ url: messageBus.url, name: "model-store", ...(nats ? { onChange: nats.onChange } : {}) });
+    const connection = await connectNats({
+      url: messageBus.url,
+      name: "model-store",
+      ...(nats ? { onChange: nats.onChange } : {}),
+    });
     nats?.connected();
     closing.push(() => connection.drain());
     // Gaps are filled from the log through this replica's own engine (set below, before any event).
@@ -109,7 +119,11 @@ export async function startModelStore(config: TwinportConfig, options: ModelStor
       publishEvents: true,
       recordCacheSize: 10_000,
       renderedSubmodelBytes: 64 * 1024 * 1024,
-      validation: { onLoad: validateOnLoad, onCreate: config.core.validationOnCreate, onUpdate: config.core.validationOnUpdate },
+      validation: {
+        onLoad: validateOnLoad,
+        onCreate: config.core.validationOnCreate,
+        onUpdate: config.core.validationOnUpdate,
+      },
       fileStore,
       aasxLimits: aasxLimitsOf(config.core),
       maxNestingDepth: config.core.maxNestingDepth,
@@ -118,17 +132,29 @@ export async function startModelStore(config: TwinportConfig, options: ModelStor
     });
     closing.push(() => engine.close());
     engineForGaps = engine;
-    const keeper = await startOutboxKeeper({ repository, bus, owner, onError: (error) => log(`twinport model-store: outbox keeper: ${(error as Error).message}`) });
+    const keeper = await startOutboxKeeper({
+      repository,
+      bus,
+      owner,
+      onError: (error) => log(`twinport model-store: outbox keeper: ${(error as Error).message}`),
+    });
     closing.push(() => keeper.stop());
 
     const models = options.models ?? [];
     const seeded = models.length > 0 ? await seedModels(repository, owner, engine, models, validateOnLoad) : undefined;
     if (seeded?.skipped) log("twinport model-store: the store already holds data; the model files were not loaded");
-    if (seeded?.resumed) log("twinport model-store: an earlier model-store died while loading the model files; the missing identifiables were loaded now");
+    if (seeded?.resumed)
+      log(
+        "twinport model-store: an earlier model-store died while loading the model files; the missing identifiables were loaded now",
+      );
 
     const handler = metrics && logger ? meteredCommandHandler(engine, metrics, logger) : engine;
     // With security configured, a command that comes without a principal is anonymous (issue 13).
-    const responder = await serveCommandsOverNats({ connection, handler, anonymousWithoutPrincipal: config.security !== undefined });
+    const responder = await serveCommandsOverNats({
+      connection,
+      handler,
+      anonymousWithoutPrincipal: config.security !== undefined,
+    });
     closing.push(() => responder.close());
 
     // Every replica registers the operation providers; the lease holder of each connection reads and writes its values.
@@ -166,9 +192,22 @@ export async function startModelStore(config: TwinportConfig, options: ModelStor
         keyPrefix: persistence.keyPrefix,
         nats: displayUrl(messageBus.url),
         ...(registries ? { registryDescriptorsPointAt: registries.advertised } : {}),
-        ...(assets ? { assetConnections: assets.status().map(({ name, kind, endpoint }) => ({ name, kind, endpoint })) } : {}),
+        ...(assets
+          ? { assetConnections: assets.status().map(({ name, kind, endpoint }) => ({ name, kind, endpoint })) }
+          : {}),
         ...(assets && config.submodelTemplateProcessors.length > 0 ? { assetInterfaces: assets.interfaces() } : {}),
-        ...(seeded ? { model: seeded.skipped ? "kept (store not empty)" : { files: seeded.files, shells: seeded.shells, submodels: seeded.submodels, conceptDescriptions: seeded.conceptDescriptions } } : {}),
+        ...(seeded
+          ? {
+              model: seeded.skipped
+                ? "kept (store not empty)"
+                : {
+                    files: seeded.files,
+                    shells: seeded.shells,
+                    submodels: seeded.submodels,
+                    conceptDescriptions: seeded.conceptDescriptions,
+                  },
+            }
+          : {}),
       },
       stop,
       // Started means seeded; serving needs both backends (each answers 503 when it is gone).

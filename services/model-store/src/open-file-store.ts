@@ -14,7 +14,10 @@ import { createRedisFileStore } from "./redis/file-store-redis.ts";
  * and every replica sees them), or a directory every replica shares. Memory is accepted for a
  * single replica (each replica would otherwise hold different files).
  */
-export async function openModelStoreFileStore(config: TwinportConfig, persistence: PersistenceRedisConfig): Promise<FileStore> {
+export async function openModelStoreFileStore(
+  config: TwinportConfig,
+  persistence: PersistenceRedisConfig,
+): Promise<FileStore> {
   const storage = config.fileStorage;
   switch (storage["@class"]) {
     case FILE_STORAGE_REDIS_CLASS:

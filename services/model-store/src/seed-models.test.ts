@@ -1,8 +1,8 @@
-import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
 import { createEngine, type Engine } from "@twinport/shared";
 import { EXAMPLE_MODEL_TEXT, exampleModel } from "@twinport/shared/test-support";
-import { startRedis, type RunningServer } from "../../../tests/test-support/servers.ts";
+import { type RunningServer, startRedis } from "../../../tests/test-support/servers.ts";
 import { createRedisRepository, type RedisRepository } from "./redis/redis-repository.ts";
 import { seedModels } from "./seed-models.ts";
 
@@ -10,7 +10,11 @@ import { seedModels } from "./seed-models.ts";
 // over live data.
 const model = exampleModel();
 const files = [{ file: "example-env.json", text: EXAMPLE_MODEL_TEXT }];
-const total = { shells: model.assetAdministrationShells.length, submodels: model.submodels.length, conceptDescriptions: model.conceptDescriptions.length };
+const total = {
+  shells: model.assetAdministrationShells.length,
+  submodels: model.submodels.length,
+  conceptDescriptions: model.conceptDescriptions.length,
+};
 
 describe("seedModels", () => {
   let server: RunningServer;
@@ -42,15 +46,25 @@ describe("seedModels", () => {
       const value = reply.value as { items: unknown[] } | { rawJson: string };
       return "items" in value ? value.items.length : (JSON.parse(value.rawJson) as { items: unknown[] }).items.length;
     };
-    return { shells: await count("GetAllAssetAdministrationShells"), submodels: await count("GetAllSubmodels"), conceptDescriptions: await count("GetAllConceptDescriptions") };
+    return {
+      shells: await count("GetAllAssetAdministrationShells"),
+      submodels: await count("GetAllSubmodels"),
+      conceptDescriptions: await count("GetAllConceptDescriptions"),
+    };
   }
 
   it("loads an empty store once; a later start keeps the store as it is", async () => {
     const { repository, engine } = await store();
     const first = await seedModels(repository, "replica-a", engine, files, true);
     assert.equal(first.skipped, false);
-    assert.deepEqual({ shells: first.shells, submodels: first.submodels, conceptDescriptions: first.conceptDescriptions }, total);
-    const deleted = await engine.execute({ type: "DeleteConceptDescriptionById", params: { cdId: model.conceptDescriptions[0]!.id as string } } as never);
+    assert.deepEqual(
+      { shells: first.shells, submodels: first.submodels, conceptDescriptions: first.conceptDescriptions },
+      total,
+    );
+    const deleted = await engine.execute({
+      type: "DeleteConceptDescriptionById",
+      params: { cdId: model.conceptDescriptions[0]!.id as string },
+    } as never);
     assert.ok(deleted.ok, JSON.stringify(deleted));
     const second = await seedModels(repository, "replica-b", engine, files, true);
     assert.equal(second.skipped, true);
@@ -63,7 +77,14 @@ describe("seedModels", () => {
     // What a replica killed mid-seed leaves: the start marker and the first identifiables.
     await repository.redis.set(repository.key("seed:started"), JSON.stringify({ by: "dead-replica" }));
     const partial = { submodels: model.submodels.slice(0, 2) };
-    const loaded = await engine.execute({ type: "ImportEnvironment", params: { documents: [{ source: "part.json", format: "json", text: JSON.stringify(partial) }], mode: "all-or-nothing" }, origin: "load" } as never);
+    const loaded = await engine.execute({
+      type: "ImportEnvironment",
+      params: {
+        documents: [{ source: "part.json", format: "json", text: JSON.stringify(partial) }],
+        mode: "all-or-nothing",
+      },
+      origin: "load",
+    } as never);
     assert.ok(loaded.ok, JSON.stringify(loaded));
     const outcome = await seedModels(repository, "replica-b", engine, files, true);
     assert.equal(outcome.resumed, true);
@@ -82,7 +103,16 @@ describe("seedModels", () => {
 
   it("keeps a store filled another way (no markers) as it is", async () => {
     const { repository, engine } = await store();
-    const loaded = await engine.execute({ type: "ImportEnvironment", params: { documents: [{ source: "other.json", format: "json", text: JSON.stringify({ submodels: model.submodels.slice(0, 1) }) }], mode: "all-or-nothing" }, origin: "load" } as never);
+    const loaded = await engine.execute({
+      type: "ImportEnvironment",
+      params: {
+        documents: [
+          { source: "other.json", format: "json", text: JSON.stringify({ submodels: model.submodels.slice(0, 1) }) },
+        ],
+        mode: "all-or-nothing",
+      },
+      origin: "load",
+    } as never);
     assert.ok(loaded.ok, JSON.stringify(loaded));
     const outcome = await seedModels(repository, "replica-a", engine, files, true);
     assert.equal(outcome.skipped, true);

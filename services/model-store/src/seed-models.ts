@@ -1,4 +1,4 @@
-import { loadModelFiles, type LoadedModels, type ModelFile, type ModelLoader } from "@twinport/shared";
+import { type LoadedModels, loadModelFiles, type ModelFile, type ModelLoader } from "@twinport/shared";
 import { acquireLease, releaseLease, renewLease } from "./outbox/lease.ts";
 import type { RedisRepository } from "./redis/redis-repository.ts";
 
@@ -23,7 +23,13 @@ export interface SeedOutcome extends LoadedModels {
  *   it is live data and stays as it is; so does everything once "complete" is set, even where an
  *   identifiable of the seed was deleted since.
  */
-export async function seedModels(repository: RedisRepository, owner: string, engine: ModelLoader, models: readonly ModelFile[], validate: boolean): Promise<SeedOutcome> {
+export async function seedModels(
+  repository: RedisRepository,
+  owner: string,
+  engine: ModelLoader,
+  models: readonly ModelFile[],
+  validate: boolean,
+): Promise<SeedOutcome> {
   const redis = repository.redis;
   const lockKey = repository.key("seed:lock");
   const startedKey = repository.key("seed:started");
@@ -31,17 +37,35 @@ export async function seedModels(repository: RedisRepository, owner: string, eng
   while (!(await acquireLease(redis, lockKey, owner, SEED_LOCK_MS))) {
     await new Promise((resolve) => setTimeout(resolve, SEED_LOCK_POLL_MS));
   }
-  const renewer = setInterval(() => void renewLease(redis, lockKey, owner, SEED_LOCK_MS).catch(() => undefined), SEED_LOCK_MS / 3);
+  const renewer = setInterval(
+    () => void renewLease(redis, lockKey, owner, SEED_LOCK_MS).catch(() => undefined),
+    SEED_LOCK_MS / 3,
+  );
   try {
     const [started, complete] = await redis.mget(startedKey, completeKey);
-    const skipped: SeedOutcome = { files: [], shells: 0, submodels: 0, conceptDescriptions: 0, storedFiles: 0, skipped: true, resumed: false };
+    const skipped: SeedOutcome = {
+      files: [],
+      shells: 0,
+      submodels: 0,
+      conceptDescriptions: 0,
+      storedFiles: 0,
+      skipped: true,
+      resumed: false,
+    };
     if (complete !== null) return skipped;
     const marker = JSON.stringify({ by: owner, at: new Date().toISOString() });
     if (started === null) await redis.set(startedKey, marker);
     // Checked and loaded all-or-nothing into an empty store (also after a replica died before its
     // first write); the resume path only runs on a store the interrupted seed left half-filled.
-    let outcome: SeedOutcome = { ...(await loadModelFiles(engine, models, { validate, onlyIfEmpty: true })), resumed: false };
-    if (outcome.skipped && started !== null) outcome = { ...(await loadModelFiles(engine, models, { validate, onlyIfEmpty: false, resume: true })), resumed: true };
+    let outcome: SeedOutcome = {
+      ...(await loadModelFiles(engine, models, { validate, onlyIfEmpty: true })),
+      resumed: false,
+    };
+    if (outcome.skipped && started !== null)
+      outcome = {
+        ...(await loadModelFiles(engine, models, { validate, onlyIfEmpty: false, resume: true })),
+        resumed: true,
+      };
     await redis.set(completeKey, marker);
     return outcome;
   } finally {

@@ -2,4 +2,9 @@
 import { runRole } from "@twinport/shared";
 import { startOpcuaGatewayProcess } from "./opcua-gateway-process.ts";
 
-await runRole({ role: "opcua-gateway", argv: process.argv.slice(2), io: process, start: ({ config, log, metrics, logger }) => startOpcuaGatewayProcess(config, { log, metrics, logger }) });
+await runRole({
+  role: "opcua-gateway",
+  argv: process.argv.slice(2),
+  io: process,
+  start: ({ config, log, metrics, logger }) => startOpcuaGatewayProcess(config, { log, metrics, logger }),
+});

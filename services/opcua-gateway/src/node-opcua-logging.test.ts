@@ -9,7 +9,14 @@ const dir = mkdtempSync(join(tmpdir(), "twinport-node-opcua-logging-"));
 process.env.XDG_CONFIG_HOME = join(dir, "xdg");
 
 const { MessageSecurityMode, OPCUACertificateManager, OPCUAClient, SecurityPolicy } = await import("node-opcua");
-const { createDirectStoreClient, createEngine, createInProcessEventBus, createLogger, createMemoryRepository, loadConfig } = await import("@twinport/shared");
+const {
+  createDirectStoreClient,
+  createEngine,
+  createInProcessEventBus,
+  createLogger,
+  createMemoryRepository,
+  loadConfig,
+} = await import("@twinport/shared");
 const { startOpcuaGateway } = await import("./index.ts");
 const { freePort } = await import("../../../tests/test-support/servers.ts");
 type OpcUaEndpointConfig = import("@twinport/shared").OpcUaEndpointConfig;
@@ -17,7 +24,10 @@ type OpcUaEndpointConfig = import("@twinport/shared").OpcUaEndpointConfig;
 const bus = createInProcessEventBus();
 const engine = createEngine({ repository: createMemoryRepository(), bus });
 const store = createDirectStoreClient(engine);
-const clientCertificates = new OPCUACertificateManager({ rootFolder: join(dir, "client-pki"), automaticallyAcceptUnknownCertificate: true });
+const clientCertificates = new OPCUACertificateManager({
+  rootFolder: join(dir, "client-pki"),
+  automaticallyAcceptUnknownCertificate: true,
+});
 
 after(async () => {
   await clientCertificates.dispose();
@@ -55,8 +65,19 @@ async function endpointConfig(): Promise<OpcUaEndpointConfig> {
 test("a node-opcua warning is a pino line at level warn, from the node-opcua module's own child logger, not an info line", async () => {
   const records: LogRecord[] = [];
   // The gateway's logger exactly as a process makes it (runRole), at debug so no level is filtered out.
-  const logger = createLogger({ role: "opcua-gateway", level: "debug", destination: { write: (text: string) => records.push(JSON.parse(text) as LogRecord) } });
-  const gateway = await startOpcuaGateway({ store, bus, endpoint: await endpointConfig(), stateDir: dir, log: () => undefined, logger });
+  const logger = createLogger({
+    role: "opcua-gateway",
+    level: "debug",
+    destination: { write: (text: string) => records.push(JSON.parse(text) as LogRecord) },
+  });
+  const gateway = await startOpcuaGateway({
+    store,
+    bus,
+    endpoint: await endpointConfig(),
+    stateDir: dir,
+    log: () => undefined,
+    logger,
+  });
   try {
     // An endpoint URL the server does not advertise (same host and port, another path): node-opcua's
     // server answers CreateSession and warns that no endpoint matches it.

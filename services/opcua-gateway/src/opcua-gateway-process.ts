@@ -2,20 +2,20 @@ import {
   ConfigError,
   connectNats,
   createNatsEventBus,
-  eventLogReader,
-  SYSTEM,
   createNatsStoreClient,
+  eventLogReader,
   isOpcUaEndpoint,
+  type Logger,
   MESSAGE_BUS_NATS_CLASS,
   meteredEventBus,
   natsConnectionState,
-  type Logger,
   type ProcessMetrics,
   type RunningRole,
+  SYSTEM,
   type TwinportConfig,
 } from "@twinport/shared";
 import type { LogLine } from "./node-opcua-logging.ts";
-import { startOpcuaGateway, type RunningOpcuaGateway } from "./start-opcua-gateway.ts";
+import { type RunningOpcuaGateway, startOpcuaGateway } from "./start-opcua-gateway.ts";
 
 export interface OpcuaGatewayProcessOptions {
   log?: LogLine;
@@ -28,17 +28,29 @@ export interface OpcuaGatewayProcessOptions {
  * The opcua-gateway process: every OpcUaEndpoint of the configuration, with the model-store
  * reached over NATS (commands) and its change events (address-space sync).
  */
-export async function startOpcuaGatewayProcess(config: TwinportConfig, options: OpcuaGatewayProcessOptions = {}): Promise<RunningRole> {
+export async function startOpcuaGatewayProcess(
+  config: TwinportConfig,
+  options: OpcuaGatewayProcessOptions = {},
+): Promise<RunningRole> {
   const { messageBus } = config;
   if (messageBus["@class"] !== MESSAGE_BUS_NATS_CLASS) {
-    throw new ConfigError(`The opcua-gateway reaches the model-store over NATS: messageBus must be ${MESSAGE_BUS_NATS_CLASS} (it is ${messageBus["@class"]})`);
+    throw new ConfigError(
+      `The opcua-gateway reaches the model-store over NATS: messageBus must be ${MESSAGE_BUS_NATS_CLASS} (it is ${messageBus["@class"]})`,
+    );
   }
   const endpoints = config.endpoints.filter(isOpcUaEndpoint);
-  if (endpoints.length === 0) throw new ConfigError("The configuration has no OPC UA endpoint (endpoint.opcua.OpcUaEndpoint) for the opcua-gateway to serve");
+  if (endpoints.length === 0)
+    throw new ConfigError(
+      "The configuration has no OPC UA endpoint (endpoint.opcua.OpcUaEndpoint) for the opcua-gateway to serve",
+    );
 
   const { metrics, logger } = options;
   const nats = metrics && logger ? natsConnectionState(metrics, logger) : undefined;
-  const connection = await connectNats({ url: messageBus.url, name: "opcua-gateway", ...(nats ? { onChange: nats.onChange } : {}) });
+  const connection = await connectNats({
+    url: messageBus.url,
+    name: "opcua-gateway",
+    ...(nats ? { onChange: nats.onChange } : {}),
+  });
   nats?.connected();
   const store = createNatsStoreClient({ connection, requestTimeoutMs: messageBus.requestTimeoutMs });
   const natsBus = createNatsEventBus({ connection, fetchEvents: eventLogReader(() => store, SYSTEM) });
@@ -56,7 +68,15 @@ export async function startOpcuaGatewayProcess(config: TwinportConfig, options: 
   try {
     for (const endpoint of endpoints) {
       // startOpcuaGateway resolves once the address space is built from a store snapshot.
-      const gateway = await startOpcuaGateway({ store, bus, endpoint, stateDir: config.core.stateDir, log: options.log, security: config.security, ...(logger ? { logger } : {}) });
+      const gateway = await startOpcuaGateway({
+        store,
+        bus,
+        endpoint,
+        stateDir: config.core.stateDir,
+        log: options.log,
+        security: config.security,
+        ...(logger ? { logger } : {}),
+      });
       started.push(gateway);
       if (metrics) disposers.push(metrics.addOpcuaSource(() => gateway.load()));
     }
@@ -64,5 +84,9 @@ export async function startOpcuaGatewayProcess(config: TwinportConfig, options: 
     await stop();
     throw error;
   }
-  return { details: { opcua: started.map((gateway) => gateway.endpointUrl) }, stop, readiness: nats ? [nats.readiness] : [] };
+  return {
+    details: { opcua: started.map((gateway) => gateway.endpointUrl) },
+    stop,
+    readiness: nats ? [nats.readiness] : [],
+  };
 }

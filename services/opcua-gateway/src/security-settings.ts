@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import { MessageSecurityMode, SecurityPolicy, UserTokenType } from "node-opcua";
 import type { OpcUaAuthentication, OpcUaEndpointConfig, OpcUaSecurityPolicy } from "@twinport/shared";
+import { MessageSecurityMode, SecurityPolicy, UserTokenType } from "node-opcua";
 
 /** Spec §2.4 names → node-opcua's policy URIs. */
 const POLICY: Record<OpcUaSecurityPolicy, SecurityPolicy> = {
@@ -33,7 +33,8 @@ export function endpointSecurity(endpoint: OpcUaEndpointConfig): EndpointSecurit
   const policies = [...new Set(endpoint.supportedSecurityPolicies)];
   const modes: MessageSecurityMode[] = [];
   if (policies.includes("NONE")) modes.push(MessageSecurityMode.None);
-  if (policies.some((policy) => policy !== "NONE")) modes.push(MessageSecurityMode.Sign, MessageSecurityMode.SignAndEncrypt);
+  if (policies.some((policy) => policy !== "NONE"))
+    modes.push(MessageSecurityMode.Sign, MessageSecurityMode.SignAndEncrypt);
   return {
     securityPolicies: policies.map((policy) => POLICY[policy]),
     securityModes: modes,

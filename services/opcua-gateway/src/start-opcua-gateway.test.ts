@@ -11,8 +11,11 @@ const dir = mkdtempSync(join(tmpdir(), "twinport-opcua-gateway-"));
 const xdg = join(dir, "xdg");
 process.env.XDG_CONFIG_HOME = xdg;
 
-const { MessageSecurityMode, OPCUACertificateManager, OPCUAClient, SecurityPolicy, UserTokenType } = await import("node-opcua");
-const { createDirectStoreClient, createEngine, createInProcessEventBus, createMemoryRepository, loadConfig } = await import("@twinport/shared");
+const { MessageSecurityMode, OPCUACertificateManager, OPCUAClient, SecurityPolicy, UserTokenType } = await import(
+  "node-opcua"
+);
+const { createDirectStoreClient, createEngine, createInProcessEventBus, createMemoryRepository, loadConfig } =
+  await import("@twinport/shared");
 const { startOpcuaGateway, AAS_ENVIRONMENT_BROWSE_NAME } = await import("./index.ts");
 const { freePort } = await import("../../../tests/test-support/servers.ts");
 type OpcUaEndpointConfig = import("@twinport/shared").OpcUaEndpointConfig;
@@ -21,7 +24,10 @@ const bus = createInProcessEventBus();
 const engine = createEngine({ repository: createMemoryRepository(), bus });
 const store = createDirectStoreClient(engine);
 const logLines: string[] = [];
-const clientCertificates = new OPCUACertificateManager({ rootFolder: join(dir, "client-pki"), automaticallyAcceptUnknownCertificate: true });
+const clientCertificates = new OPCUACertificateManager({
+  rootFolder: join(dir, "client-pki"),
+  automaticallyAcceptUnknownCertificate: true,
+});
 
 before(async () => {
   await clientCertificates.initialize();
@@ -78,13 +84,22 @@ function client() {
  */
 async function liveHandles(): Promise<string[]> {
   await new Promise((resolve) => setTimeout(resolve, 50));
-  return process.getActiveResourcesInfo().filter((kind) => !["Timeout", "Immediate", "FSReqPromise", "FSReqCallback"].includes(kind)).sort();
+  return process
+    .getActiveResourcesInfo()
+    .filter((kind) => !["Timeout", "Immediate", "FSReqPromise", "FSReqCallback"].includes(kind))
+    .sort();
 }
 
 test("serves AASEnvironment under Objects on the configured port; stops cleanly and frees the port", async () => {
   const handlesBefore = await liveHandles();
   const endpoint = await endpointConfig();
-  const gateway = await startOpcuaGateway({ store, bus, endpoint, stateDir: join(dir, "state"), log: (line) => logLines.push(line) });
+  const gateway = await startOpcuaGateway({
+    store,
+    bus,
+    endpoint,
+    stateDir: join(dir, "state"),
+    log: (line) => logLines.push(line),
+  });
   assert.equal(gateway.endpointUrl, `opc.tcp://127.0.0.1:${endpoint.tcpPort}`);
   assert.equal(await portIsFree(endpoint.tcpPort), false);
 
@@ -123,7 +138,10 @@ test("serves AASEnvironment under Objects on the configured port; stops cleanly 
   assert.ok(existsSync(join(dir, "USERS_PKI", "CA")));
   assert.deepEqual(existsSync(xdg) ? readdirSync(xdg) : [], []);
   // node-opcua's warnings went to the given log, not stdout.
-  assert.ok(logLines.every((line) => /^(node-opcua |opcua-gateway: )/.test(line)), logLines.join("\n"));
+  assert.ok(
+    logLines.every((line) => /^(node-opcua |opcua-gateway: )/.test(line)),
+    logLines.join("\n"),
+  );
 });
 
 test("UserName only: anonymous sessions are refused, userMap users get in; stop honours secondsTillShutdown", async () => {
@@ -133,7 +151,13 @@ test("UserName only: anonymous sessions are refused, userMap users get in; stop 
     "endpoints[0].supportedSecurityPolicies=NONE,BASIC256SHA256",
     "endpoints[0].secondsTillShutdown=1",
   ]);
-  const gateway = await startOpcuaGateway({ store, bus, endpoint, stateDir: join(dir, "state"), log: (line) => logLines.push(line) });
+  const gateway = await startOpcuaGateway({
+    store,
+    bus,
+    endpoint,
+    stateDir: join(dir, "state"),
+    log: (line) => logLines.push(line),
+  });
   const opcua = client();
   try {
     await opcua.connect(gateway.endpointUrl);
@@ -155,11 +179,19 @@ test("a port in use is an error naming the tcpPort setting, and leaves nothing r
   await new Promise<void>((resolve) => blocker.listen(endpoint.tcpPort, "127.0.0.1", resolve));
   const handlesBefore = await liveHandles();
   try {
-    await assert.rejects(startOpcuaGateway({ store, bus, endpoint, stateDir: join(dir, "state"), log: (line) => logLines.push(line) }), (error: Error & { code?: string }) => {
-      assert.equal(error.code, "EADDRINUSE");
-      assert.match(error.message, new RegExp(`cannot listen on 127\\.0\\.0\\.1:${endpoint.tcpPort}: the port is already in use\\. Change the OPC UA endpoint's "tcpPort" setting`));
-      return true;
-    });
+    await assert.rejects(
+      startOpcuaGateway({ store, bus, endpoint, stateDir: join(dir, "state"), log: (line) => logLines.push(line) }),
+      (error: Error & { code?: string }) => {
+        assert.equal(error.code, "EADDRINUSE");
+        assert.match(
+          error.message,
+          new RegExp(
+            `cannot listen on 127\\.0\\.0\\.1:${endpoint.tcpPort}: the port is already in use\\. Change the OPC UA endpoint's "tcpPort" setting`,
+          ),
+        );
+        return true;
+      },
+    );
     assert.deepEqual(await liveHandles(), handlesBefore);
   } finally {
     await new Promise((resolve) => blocker.close(resolve));

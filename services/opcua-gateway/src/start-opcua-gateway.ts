@@ -1,9 +1,17 @@
 import { hostname as machineHostname } from "node:os";
+import {
+  compileAccessPolicy,
+  createLogger,
+  type EventBus,
+  type Logger,
+  type OpcUaEndpointConfig,
+  type SecurityConfig,
+  type StoreClient,
+} from "@twinport/shared";
 import { OPCUAServer } from "node-opcua";
-import { compileAccessPolicy, createLogger, type EventBus, type Logger, type OpcUaEndpointConfig, type SecurityConfig, type StoreClient } from "@twinport/shared";
-import { routeNodeOpcuaLogsTo, type LogLine } from "./node-opcua-logging.ts";
+import { type AttachedAddressSpace, attachAddressSpace } from "./address-space/attach-address-space.ts";
 import { aasServerOptions } from "./address-space/server-options.ts";
-import { attachAddressSpace, type AttachedAddressSpace } from "./address-space/attach-address-space.ts";
+import { type LogLine, routeNodeOpcuaLogsTo } from "./node-opcua-logging.ts";
 import { prepareOpcuaSecurity } from "./security/opcua-security.ts";
 
 export interface OpcuaGatewayDeps {
@@ -45,15 +53,22 @@ function startError(error: unknown, endpoint: OpcUaEndpointConfig): Error {
   const where = `${endpoint.host}:${endpoint.tcpPort}`;
   if (cause?.code === "EADDRINUSE" || /EADDRINUSE/.test(text)) {
     return Object.assign(
-      new Error(`OPC UA endpoint cannot listen on ${where}: the port is already in use. Change the OPC UA endpoint's "tcpPort" setting (endpoints[i].tcpPort), or stop the other process.`),
+      new Error(
+        `OPC UA endpoint cannot listen on ${where}: the port is already in use. Change the OPC UA endpoint's "tcpPort" setting (endpoints[i].tcpPort), or stop the other process.`,
+      ),
       { code: "EADDRINUSE", cause: error },
     );
   }
   if (cause?.code === "EACCES" || /EACCES/.test(text)) {
-    return Object.assign(new Error(`OPC UA endpoint cannot listen on ${where}: ports below 1024 need privileges. Change the OPC UA endpoint's "tcpPort" setting.`), {
-      code: "EACCES",
-      cause: error,
-    });
+    return Object.assign(
+      new Error(
+        `OPC UA endpoint cannot listen on ${where}: ports below 1024 need privileges. Change the OPC UA endpoint's "tcpPort" setting.`,
+      ),
+      {
+        code: "EACCES",
+        cause: error,
+      },
+    );
   }
   return new Error(`OPC UA endpoint cannot start on ${where}: ${text}`, { cause: error });
 }
@@ -71,15 +86,19 @@ export async function startOpcuaGateway(deps: OpcuaGatewayDeps): Promise<Running
   const bindsEverywhere = endpoint.host === "0.0.0.0" || endpoint.host === "::";
   const hostname = endpoint.hostname ?? (bindsEverywhere ? machineHostname() : endpoint.host);
   // PKI stores, server certificate, policies, authentication, discovery (spec §2.4, §5.1).
-  const security = await prepareOpcuaSecurity({ endpoint, hostname, log: deps.log ?? stderrLine }).catch((error: unknown) => {
-    throw startError(error, endpoint);
-  });
+  const security = await prepareOpcuaSecurity({ endpoint, hostname, log: deps.log ?? stderrLine }).catch(
+    (error: unknown) => {
+      throw startError(error, endpoint);
+    },
+  );
 
   const server = new OPCUAServer({
     port: endpoint.tcpPort,
     hostname,
     host: bindsEverywhere ? undefined : endpoint.host,
-    ...(endpoint.hostname && endpoint.hostname !== endpoint.host && !bindsEverywhere ? { alternateHostname: [endpoint.host] } : {}),
+    ...(endpoint.hostname && endpoint.hostname !== endpoint.host && !bindsEverywhere
+      ? { alternateHostname: [endpoint.host] }
+      : {}),
     ...security.serverOptions,
     ...aasServerOptions(),
     buildInfo: { productName: "Twinport AAS OPC UA Server", manufacturerName: "Twinport" },
@@ -97,7 +116,14 @@ export async function startOpcuaGateway(deps: OpcuaGatewayDeps): Promise<Running
       bus: deps.bus,
       endpoint,
       log: deps.log ?? stderrLine,
-      ...(deps.security ? { access: { policy: compileAccessPolicy(deps.security.rules), roleAssignments: deps.security.roleAssignments } } : {}),
+      ...(deps.security
+        ? {
+            access: {
+              policy: compileAccessPolicy(deps.security.rules),
+              roleAssignments: deps.security.roleAssignments,
+            },
+          }
+        : {}),
     });
     await server.start();
   } catch (error) {

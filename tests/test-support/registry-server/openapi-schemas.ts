@@ -21,18 +21,25 @@ const SCHEMA_DOCUMENTS: Record<string, string> = {
 export const AAS_REGISTRY_SPEC = "AssetAdministrationShellRegistryServiceSpecification/V3.0_SSP-001.yaml";
 export const SUBMODEL_REGISTRY_SPEC = "SubmodelRegistryServiceSpecification/V3.0_SSP-001.yaml";
 
-type OpenApiDocument = { paths: Record<string, Record<string, { requestBody?: { content?: Record<string, { schema?: unknown }> } }>> };
+type OpenApiDocument = {
+  paths: Record<string, Record<string, { requestBody?: { content?: Record<string, { schema?: unknown }> } }>>;
+};
 
 function load(file: string): unknown {
   return parse(readFileSync(join(OPENAPI_DIR, file), "utf8"));
 }
 
 // ajv-formats is CommonJS with a default export; under tsx it arrives wrapped once more.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
+  ajv: Ajv,
+) => Ajv;
 
 /** One message per schema violation, with the JSON pointer of the offending part. */
 export function describeErrors(errors: readonly ErrorObject[] | null | undefined): string[] {
-  return (errors ?? []).map((e) => `${e.instancePath || "/"} ${e.message ?? "is invalid"}${e.params && Object.keys(e.params).length ? ` ${JSON.stringify(e.params)}` : ""}`);
+  return (errors ?? []).map(
+    (e) =>
+      `${e.instancePath || "/"} ${e.message ?? "is invalid"}${e.params && Object.keys(e.params).length ? ` ${JSON.stringify(e.params)}` : ""}`,
+  );
 }
 
 /**
@@ -40,7 +47,10 @@ export function describeErrors(errors: readonly ErrorObject[] | null | undefined
  * Python/XSD escape JavaScript does not know); with the unicode flag `\u{10000}` means the same.
  */
 function xmlCharacterRegExp(pattern: string, flags: string): RegExp {
-  return new RegExp(pattern.replace(/\\U([0-9A-Fa-f]{8})/g, (_, hex: string) => `\\u{${hex.replace(/^0+(?=.)/, "")}}`), flags);
+  return new RegExp(
+    pattern.replace(/\\U([0-9A-Fa-f]{8})/g, (_, hex: string) => `\\u{${hex.replace(/^0+(?=.)/, "")}}`),
+    flags,
+  );
 }
 xmlCharacterRegExp.code = "new RegExp";
 
@@ -61,7 +71,8 @@ export function loadRequestBodySchemas(): RequestBodySchemas {
       const key = `${spec} ${method} ${path}`;
       if (compiled.has(key)) return compiled.get(key);
       if (!specs.has(spec)) specs.set(spec, load(spec) as OpenApiDocument);
-      const schema = specs.get(spec)!.paths[path]?.[method.toLowerCase()]?.requestBody?.content?.["application/json"]?.schema;
+      const schema =
+        specs.get(spec)!.paths[path]?.[method.toLowerCase()]?.requestBody?.content?.["application/json"]?.schema;
       const validate = schema === undefined ? undefined : ajv.compile(schema as object);
       compiled.set(key, validate);
       return validate;

@@ -4,7 +4,7 @@
  * auth header) and one submodel registry; helpers to compare what they hold with the model.
  */
 import assert from "node:assert/strict";
-import { startRegistryServer, type RecordedRequest, type RegistryServer } from "./registry-server.ts";
+import { type RecordedRequest, type RegistryServer, startRegistryServer } from "./registry-server.ts";
 
 export const EXTERNAL_HOST = "twin.example.com";
 export const SYNC_AUTH = { name: "Authorization", value: "Bearer sync-token" };
@@ -31,7 +31,10 @@ export async function startFleet(): Promise<Fleet> {
     submodels,
     all,
     core: {
-      aasRegistries: [`http://127.0.0.1:${aas1.port}`, { url: aas2.url, headers: { [OWN_HEADER.name]: OWN_HEADER.value } }],
+      aasRegistries: [
+        `http://127.0.0.1:${aas1.port}`,
+        { url: aas2.url, headers: { [OWN_HEADER.name]: OWN_HEADER.value } },
+      ],
       submodelRegistries: [`http://127.0.0.1:${submodels.port}/`],
       registrySynchronization: {
         auth: { header: SYNC_AUTH },
@@ -47,7 +50,11 @@ export async function startFleet(): Promise<Fleet> {
   };
 }
 
-export async function waitFor(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+export async function waitFor(
+  what: string,
+  condition: () => boolean | Promise<boolean>,
+  timeoutMs = 20_000,
+): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (!(await condition())) {
     if (Date.now() > end) assert.fail(`timed out after ${timeoutMs} ms waiting for: ${what}`);
@@ -69,7 +76,11 @@ export function assertEndpoints(descriptor: Descriptor, port: number, kind: "she
   assert.deepEqual(descriptor.endpoints, [
     {
       interface: kind === "shells" ? "AAS-3.0" : "SUBMODEL-3.0",
-      protocolInformation: { href: href(port, kind, descriptor.id), endpointProtocol: "HTTP", endpointProtocolVersion: ["1.1"] },
+      protocolInformation: {
+        href: href(port, kind, descriptor.id),
+        endpointProtocol: "HTTP",
+        endpointProtocolVersion: ["1.1"],
+      },
     },
   ]);
 }
@@ -100,7 +111,11 @@ export function holdsSubmodels(registry: RegistryServer, ids: string[]): boolean
 export function assertNoSchemaViolations(fleet: Fleet): void {
   for (const registry of fleet.all) {
     const refused = registry.requests.filter((r) => r.status === 400 || r.status === 401);
-    assert.deepEqual(refused.map((r) => `${r.method} ${r.path} → ${r.status}`), [], `${registry.url} refused requests`);
+    assert.deepEqual(
+      refused.map((r) => `${r.method} ${r.path} → ${r.status}`),
+      [],
+      `${registry.url} refused requests`,
+    );
   }
 }
 

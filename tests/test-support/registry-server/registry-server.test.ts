@@ -1,18 +1,25 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { startRegistryServer, type RegistryServer } from "./registry-server.ts";
+import { type RegistryServer, startRegistryServer } from "./registry-server.ts";
 
 const b64 = (id: string) => Buffer.from(id).toString("base64url");
 const AAS_ID = "https://example.com/ids/aas/pump-1";
 const SM_ID = "https://example.com/ids/sm/nameplate-1";
 const endpoint = (iface: string, path: string) => ({
   interface: iface,
-  protocolInformation: { href: `https://twin.example.com:8443/api/v3.0/${path}`, endpointProtocol: "HTTP", endpointProtocolVersion: ["1.1"] },
+  protocolInformation: {
+    href: `https://twin.example.com:8443/api/v3.0/${path}`,
+    endpointProtocol: "HTTP",
+    endpointProtocolVersion: ["1.1"],
+  },
 });
 const submodelDescriptor = {
   id: SM_ID,
   idShort: "Nameplate",
-  semanticId: { type: "ExternalReference", keys: [{ type: "GlobalReference", value: "https://admin-shell.io/idta/nameplate/3/0/Nameplate" }] },
+  semanticId: {
+    type: "ExternalReference",
+    keys: [{ type: "GlobalReference", value: "https://admin-shell.io/idta/nameplate/3/0/Nameplate" }],
+  },
   endpoints: [endpoint("SUBMODEL-3.0", `submodels/${b64(SM_ID)}`)],
 };
 const shellDescriptor = {
@@ -30,13 +37,21 @@ before(async () => {
 });
 after(() => registry.stop());
 
-async function call(method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown; location: string | null }> {
+async function call(
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; json: unknown; location: string | null }> {
   const response = await fetch(`${registry.url}${path}`, {
     method,
     ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { "content-type": "application/json" } }),
   });
   const text = await response.text();
-  return { status: response.status, json: text ? JSON.parse(text) : undefined, location: response.headers.get("location") };
+  return {
+    status: response.status,
+    json: text ? JSON.parse(text) : undefined,
+    location: response.headers.get("location"),
+  };
 }
 
 describe("registry test server", () => {
@@ -46,11 +61,17 @@ describe("registry test server", () => {
     assert.equal(posted.location, `/api/v3.0/shell-descriptors/${b64(AAS_ID)}`);
     assert.equal((await call("POST", "/shell-descriptors", shellDescriptor)).status, 409);
     assert.deepEqual((await call("GET", `/shell-descriptors/${b64(AAS_ID)}`)).json, shellDescriptor);
-    assert.equal((await call("PUT", `/shell-descriptors/${b64(AAS_ID)}`, { ...shellDescriptor, idShort: "Pump2" })).status, 204);
+    assert.equal(
+      (await call("PUT", `/shell-descriptors/${b64(AAS_ID)}`, { ...shellDescriptor, idShort: "Pump2" })).status,
+      204,
+    );
     assert.equal(registry.shells.get(AAS_ID)!.idShort, "Pump2");
     // Padded ids (FA³ST sends them) are accepted too.
     assert.equal((await call("GET", `/shell-descriptors/${b64(AAS_ID)}==`)).status, 200);
-    assert.equal((await call("GET", `/shell-descriptors/${b64(AAS_ID)}/submodel-descriptors/${b64(SM_ID)}`)).status, 200);
+    assert.equal(
+      (await call("GET", `/shell-descriptors/${b64(AAS_ID)}/submodel-descriptors/${b64(SM_ID)}`)).status,
+      200,
+    );
     assert.equal((await call("DELETE", `/shell-descriptors/${b64(AAS_ID)}`)).status, 204);
     assert.equal((await call("DELETE", `/shell-descriptors/${b64(AAS_ID)}`)).status, 404);
     assert.equal((await call("PUT", `/shell-descriptors/${b64(AAS_ID)}`, shellDescriptor)).status, 404);
@@ -60,7 +81,15 @@ describe("registry test server", () => {
   test('schema violations answer 400 with a Result: "assetKind":"INSTANCE", FA³ST 1.3.0 reference types, a submodel descriptor without endpoints', async () => {
     for (const bad of [
       { ...shellDescriptor, assetKind: "INSTANCE" },
-      { ...shellDescriptor, submodelDescriptors: [{ ...submodelDescriptor, semanticId: { type: "EXTERNAL_REFERENCE", keys: [{ type: "GLOBAL_REFERENCE", value: "x" }] } }] },
+      {
+        ...shellDescriptor,
+        submodelDescriptors: [
+          {
+            ...submodelDescriptor,
+            semanticId: { type: "EXTERNAL_REFERENCE", keys: [{ type: "GLOBAL_REFERENCE", value: "x" }] },
+          },
+        ],
+      },
       { ...shellDescriptor, submodelDescriptors: [{ id: SM_ID }] },
       { ...shellDescriptor, endpoints: [] },
     ]) {
@@ -69,15 +98,31 @@ describe("registry test server", () => {
       const messages = (answer.json as { messages: { text: string }[] }).messages;
       assert.ok(messages.length > 0 && messages.every((m) => typeof m.text === "string"));
     }
-    assert.match(JSON.stringify((await call("POST", "/shell-descriptors", { ...shellDescriptor, assetKind: "INSTANCE" })).json), /assetKind/);
-    assert.equal((await call("POST", "/submodel-descriptors", { id: SM_ID, endpoints: [{ interface: "SUBMODEL-3.0", protocolInformation: { href: "x", endpointProtocolVersion: "1.1" } }] })).status, 400);
+    assert.match(
+      JSON.stringify((await call("POST", "/shell-descriptors", { ...shellDescriptor, assetKind: "INSTANCE" })).json),
+      /assetKind/,
+    );
+    assert.equal(
+      (
+        await call("POST", "/submodel-descriptors", {
+          id: SM_ID,
+          endpoints: [
+            { interface: "SUBMODEL-3.0", protocolInformation: { href: "x", endpointProtocolVersion: "1.1" } },
+          ],
+        })
+      ).status,
+      400,
+    );
     assert.equal(registry.shells.size, 0);
   });
 
   test("submodel registry: 201/409/204/404; a PUT whose body names another id is a 400", async () => {
     assert.equal((await call("POST", "/submodel-descriptors", submodelDescriptor)).status, 201);
     assert.equal((await call("POST", "/submodel-descriptors", submodelDescriptor)).status, 409);
-    assert.equal((await call("PUT", `/submodel-descriptors/${b64(SM_ID)}`, { ...submodelDescriptor, id: "other" })).status, 400);
+    assert.equal(
+      (await call("PUT", `/submodel-descriptors/${b64(SM_ID)}`, { ...submodelDescriptor, id: "other" })).status,
+      400,
+    );
     assert.equal((await call("PUT", `/submodel-descriptors/${b64(SM_ID)}`, submodelDescriptor)).status, 204);
     assert.equal((await call("DELETE", `/submodel-descriptors/${b64(SM_ID)}`)).status, 204);
     assert.equal((await call("DELETE", `/submodel-descriptors/${b64(SM_ID)}`)).status, 404);
@@ -120,10 +165,16 @@ describe("registry test server", () => {
   });
 
   test("a required header is enforced", async () => {
-    const guarded = await startRegistryServer({ requiredHeader: { name: "Authorization", value: "Bearer t" }, prefix: "/registry/api/v3.0" });
+    const guarded = await startRegistryServer({
+      requiredHeader: { name: "Authorization", value: "Bearer t" },
+      prefix: "/registry/api/v3.0",
+    });
     try {
       assert.equal((await fetch(`${guarded.url}/submodel-descriptors`)).status, 401);
-      assert.equal((await fetch(`${guarded.url}/submodel-descriptors`, { headers: { authorization: "Bearer t" } })).status, 200);
+      assert.equal(
+        (await fetch(`${guarded.url}/submodel-descriptors`, { headers: { authorization: "Bearer t" } })).status,
+        200,
+      );
     } finally {
       await guarded.stop();
     }

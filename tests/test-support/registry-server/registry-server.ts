@@ -6,9 +6,21 @@
  * with a Result body. Every request is recorded. The server can answer 500, hang (never answer), be
  * stopped and started again on the same port (state kept unless `clear()`), and require a header.
  */
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from "node:http";
 import type { Socket } from "node:net";
-import { AAS_REGISTRY_SPEC, describeErrors, loadRequestBodySchemas, SUBMODEL_REGISTRY_SPEC, type RequestBodySchemas } from "./openapi-schemas.ts";
+import {
+  AAS_REGISTRY_SPEC,
+  describeErrors,
+  loadRequestBodySchemas,
+  type RequestBodySchemas,
+  SUBMODEL_REGISTRY_SPEC,
+} from "./openapi-schemas.ts";
 
 export interface RecordedRequest {
   method: string;
@@ -120,7 +132,8 @@ export async function startRegistryServer(options: RegistryServerOptions = {}): 
     if (registry.behaviour === "fail-500") return answer(500, result("the registry test server was told to fail"));
     if (!url.pathname.startsWith(prefix)) return answer(404, result(`no such path ${url.pathname}`));
     const required = options.requiredHeader;
-    if (required && req.headers[required.name.toLowerCase()] !== required.value) return answer(401, result(`header ${required.name} missing or wrong`));
+    if (required && req.headers[required.name.toLowerCase()] !== required.value)
+      return answer(401, result(`header ${required.name} missing or wrong`));
     if (path === "/description" && method === "GET") {
       return answer(200, {
         profiles: [
@@ -168,7 +181,10 @@ export async function startRegistryServer(options: RegistryServerOptions = {}): 
     if (["POST", "PUT"].includes(method)) {
       if (!validate) return answer(405, result(`${method} is not allowed on ${template}`));
       if (typeof body !== "object" || body === null) return answer(400, result("the body is not a JSON object"));
-      if (!validate(body)) return answer(400, { messages: describeErrors(validate.errors).map((text) => result(text, "schema").messages[0]) });
+      if (!validate(body))
+        return answer(400, {
+          messages: describeErrors(validate.errors).map((text) => result(text, "schema").messages[0]),
+        });
     }
     const descriptor = body as Descriptor;
     const commit = () => {
@@ -180,7 +196,9 @@ export async function startRegistryServer(options: RegistryServerOptions = {}): 
       if (collection.has(descriptor.id)) return answer(409, result(`descriptor '${descriptor.id}' exists`));
       collection.set(descriptor.id, descriptor);
       commit();
-      return answer(201, descriptor, { location: `${prefix}${path}/${Buffer.from(descriptor.id).toString("base64url")}` });
+      return answer(201, descriptor, {
+        location: `${prefix}${path}/${Buffer.from(descriptor.id).toString("base64url")}`,
+      });
     }
     const id = decodeId(idSegment);
     if (id === undefined) return answer(400, result(`identifier '${idSegment}' is not base64url`));
@@ -188,7 +206,8 @@ export async function startRegistryServer(options: RegistryServerOptions = {}): 
       case "GET":
         return collection.has(id) ? answer(200, collection.get(id)) : answer(404, result(`no descriptor '${id}'`));
       case "PUT":
-        if (descriptor.id !== id) return answer(400, result(`the body's id '${descriptor.id}' differs from the path's '${id}'`));
+        if (descriptor.id !== id)
+          return answer(400, result(`the body's id '${descriptor.id}' differs from the path's '${id}'`));
         if (!collection.has(id)) return answer(404, result(`no descriptor '${id}'`));
         collection.set(id, descriptor);
         commit();

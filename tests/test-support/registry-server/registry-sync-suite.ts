@@ -10,20 +10,23 @@ import {
   assertEndpoints,
   assertNoSchemaViolations,
   b64,
+  type ExpectedShell,
+  type Fleet,
   holdsExactly,
   holdsSubmodels,
   OWN_HEADER,
   requestsFor,
   SYNC_AUTH,
   waitFor,
-  type ExpectedShell,
-  type Fleet,
 } from "./registry-fleet.ts";
 
 export const SHELL1 = "https://example.org/aas/test-1";
 const SHELL2 = "https://example.org/aas/test-2";
 const SHELL3 = "https://example.org/aas/test-3";
-const sms = (n: number) => [`https://example.org/submodels/technical-data-${n}`, `https://example.org/submodels/identification-${n}`];
+const sms = (n: number) => [
+  `https://example.org/submodels/technical-data-${n}`,
+  `https://example.org/submodels/identification-${n}`,
+];
 const EXAMPLE_SUBMODELS = [1, 2, 3].flatMap(sms);
 
 /** Put into the first AAS registry before the start: it must be overwritten (POST 409 → PUT). */
@@ -49,15 +52,24 @@ const newShell = (id: string, idShort: string, submodels: string[] = []) =>
     modelType: "AssetAdministrationShell",
     id,
     idShort,
-    assetInformation: { assetKind: "Type", globalAssetId: `${id}/asset`, specificAssetIds: [{ name: "serial", value: "42" }] },
-    ...(submodels.length ? { submodels: submodels.map((sm) => ({ type: "ModelReference", keys: [{ type: "Submodel", value: sm }] })) } : {}),
+    assetInformation: {
+      assetKind: "Type",
+      globalAssetId: `${id}/asset`,
+      specificAssetIds: [{ name: "serial", value: "42" }],
+    },
+    ...(submodels.length
+      ? { submodels: submodels.map((sm) => ({ type: "ModelReference", keys: [{ type: "Submodel", value: sm }] })) }
+      : {}),
   });
 const newSubmodel = (id: string, idShort: string) =>
   JSON.stringify({
     modelType: "Submodel",
     id,
     idShort,
-    semanticId: { type: "ExternalReference", keys: [{ type: "GlobalReference", value: "https://admin-shell.io/idta/nameplate/3/0/Nameplate" }] },
+    semanticId: {
+      type: "ExternalReference",
+      keys: [{ type: "GlobalReference", value: "https://admin-shell.io/idta/nameplate/3/0/Nameplate" }],
+    },
     submodelElements: [{ modelType: "Property", idShort: "Serial", valueType: "xs:string", value: "42" }],
   });
 
@@ -74,7 +86,9 @@ export function registrySyncSuite(ctx: SuiteContext): void {
     { id: SHELL3, submodels: sms(3) },
   ];
   let submodelIds = [...EXAMPLE_SUBMODELS];
-  const inSync = (): boolean => ctx.fleet.all.slice(0, 2).every((r) => holdsExactly(r, expected)) && holdsSubmodels(ctx.fleet.submodels, submodelIds);
+  const inSync = (): boolean =>
+    ctx.fleet.all.slice(0, 2).every((r) => holdsExactly(r, expected)) &&
+    holdsSubmodels(ctx.fleet.submodels, submodelIds);
 
   test("start-up: every shell in both AAS registries, every submodel in the submodel registry, valid descriptors, auth headers", async () => {
     const { aas1, aas2, submodels } = ctx.fleet;
@@ -85,7 +99,8 @@ export function registrySyncSuite(ctx: SuiteContext): void {
       assert.equal(shell.assetKind, "Instance");
       assert.equal(shell.idShort, "TestAas1", "the stale descriptor was replaced");
       assertEndpoints(shell, port, "shells");
-      for (const nested of shell.submodelDescriptors as Record<string, unknown>[]) assertEndpoints(nested, port, "submodels");
+      for (const nested of shell.submodelDescriptors as Record<string, unknown>[])
+        assertEndpoints(nested, port, "submodels");
     }
     for (const id of EXAMPLE_SUBMODELS) assertEndpoints(submodels.submodels.get(id)!, port, "submodels");
     // The stale descriptor: POST → 409 → PUT; the others: one POST each, in each AAS registry.
@@ -94,12 +109,24 @@ export function registrySyncSuite(ctx: SuiteContext): void {
       ["POST 409", "PUT 204"],
     );
     assert.equal(requestsFor(aas1, SHELL1)[1]!.path, `/shell-descriptors/${b64(SHELL1)}`);
-    for (const id of [SHELL2, SHELL3]) assert.deepEqual(requestsFor(aas1, id).map((r) => `${r.method} ${r.status}`), ["POST 201"]);
-    for (const id of [SHELL1, SHELL2, SHELL3]) assert.deepEqual(requestsFor(aas2, id).map((r) => `${r.method} ${r.status}`), ["POST 201"]);
+    for (const id of [SHELL2, SHELL3])
+      assert.deepEqual(
+        requestsFor(aas1, id).map((r) => `${r.method} ${r.status}`),
+        ["POST 201"],
+      );
+    for (const id of [SHELL1, SHELL2, SHELL3])
+      assert.deepEqual(
+        requestsFor(aas2, id).map((r) => `${r.method} ${r.status}`),
+        ["POST 201"],
+      );
     // FA³ST main's static header goes to every registry; the second also gets its own.
-    for (const registry of ctx.fleet.all) for (const r of registry.requests) assert.equal(r.headers.authorization, SYNC_AUTH.value);
+    for (const registry of ctx.fleet.all)
+      for (const r of registry.requests) assert.equal(r.headers.authorization, SYNC_AUTH.value);
     for (const r of aas2.requests) assert.equal(r.headers[OWN_HEADER.name.toLowerCase()], OWN_HEADER.value);
-    assert.ok(aas2.requests.every((r) => r.path.startsWith("/shell-descriptors")), "the registry URL's path was kept");
+    assert.ok(
+      aas2.requests.every((r) => r.path.startsWith("/shell-descriptors")),
+      "the registry URL's path was kept",
+    );
     assert.ok(!JSON.stringify(aas1.requests.map((r) => r.body)).includes("INSTANCE"));
     assertNoSchemaViolations(ctx.fleet);
   });
@@ -130,7 +157,12 @@ export function registrySyncSuite(ctx: SuiteContext): void {
     assert.equal(submodels.submodels.get(SM)!.idShort, "Nameplate");
     assert.deepEqual(submodels.submodels.get(SM)!.semanticId, JSON.parse(newSubmodel(SM, "x")).semanticId);
 
-    await ok(client.request("POST", `/shells/${b64(SHELL)}/submodel-refs`, { body: JSON.stringify({ type: "ModelReference", keys: [{ type: "Submodel", value: SM }] }) }), 201);
+    await ok(
+      client.request("POST", `/shells/${b64(SHELL)}/submodel-refs`, {
+        body: JSON.stringify({ type: "ModelReference", keys: [{ type: "Submodel", value: SM }] }),
+      }),
+      201,
+    );
     expected.at(-1)!.submodels = [SM];
     await waitFor("the shell nests the referenced submodel", inSync);
 
@@ -139,7 +171,11 @@ export function registrySyncSuite(ctx: SuiteContext): void {
       "the submodel's new idShort in the submodel registry and nested in both AAS registries",
       () =>
         submodels.submodels.get(SM)?.idShort === "Nameplate2" &&
-        [aas1, aas2].every((r) => (r.shells.get(SHELL)?.submodelDescriptors as Record<string, unknown>[] | undefined)?.[0]?.idShort === "Nameplate2"),
+        [aas1, aas2].every(
+          (r) =>
+            (r.shells.get(SHELL)?.submodelDescriptors as Record<string, unknown>[] | undefined)?.[0]?.idShort ===
+            "Nameplate2",
+        ),
     );
 
     await ok(client.request("DELETE", `/submodels/${b64(SM)}`), 204);
@@ -176,7 +212,10 @@ export function registrySyncSuite(ctx: SuiteContext): void {
     await aas1.stop();
     aas1.behaviour = "normal";
     await ok(client.request("DELETE", `/shells/${b64(SHELL2)}`), 204);
-    expected.splice(expected.findIndex((s) => s.id === SHELL2), 1);
+    expected.splice(
+      expected.findIndex((s) => s.id === SHELL2),
+      1,
+    );
     await waitFor("the other registry follows meanwhile", () => holdsExactly(aas2, expected));
     aas1.clear();
     await aas1.start();
@@ -207,7 +246,11 @@ export function registrySyncSuite(ctx: SuiteContext): void {
 
   test("an orderly shutdown unregisters every descriptor", async () => {
     await ctx.stopRegistering();
-    await waitFor("all registries empty", () => ctx.fleet.all.every((r) => r.shells.size === 0 && r.submodels.size === 0), 5000);
+    await waitFor(
+      "all registries empty",
+      () => ctx.fleet.all.every((r) => r.shells.size === 0 && r.submodels.size === 0),
+      5000,
+    );
     assertNoSchemaViolations(ctx.fleet);
   });
 }

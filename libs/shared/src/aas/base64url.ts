@@ -17,7 +17,8 @@ export function encodeBase64Url(text: string): string {
 export function decodeBase64Url(encoded: string): string {
   const text = encoded.replace(/%3D/gi, "=");
   const shape = SHAPE.exec(text);
-  if (shape === null) throw invalid(encoded, "only the characters A-Z a-z 0-9 - _ and trailing '=' padding are allowed");
+  if (shape === null)
+    throw invalid(encoded, "only the characters A-Z a-z 0-9 - _ and trailing '=' padding are allowed");
   const padding = shape[1].length;
   const core = text.slice(0, text.length - padding);
   if (core.length === 0) throw invalid(encoded, "it is empty");

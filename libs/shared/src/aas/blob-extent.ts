@@ -1,4 +1,4 @@
-import { childrenKey, containerKey, getChildren, type ElementJson } from "./element-tree.ts";
+import { childrenKey, containerKey, type ElementJson, getChildren } from "./element-tree.ts";
 
 /**
  * `extent=withoutBlobValue` (the API default, digest §c) in the normal form: every Blob keeps its

@@ -4,7 +4,16 @@ import { canonicalLexical } from "./canonical-lexical.ts";
 import { readAas } from "./model-io.ts";
 
 test("integer types: no sign on zero, no '+', no leading zeros", () => {
-  for (const type of ["xs:int", "xs:integer", "xs:long", "xs:short", "xs:byte", "xs:nonPositiveInteger", "xs:unsignedInt", "xs:nonNegativeInteger"]) {
+  for (const type of [
+    "xs:int",
+    "xs:integer",
+    "xs:long",
+    "xs:short",
+    "xs:byte",
+    "xs:nonPositiveInteger",
+    "xs:unsignedInt",
+    "xs:nonNegativeInteger",
+  ]) {
     assert.equal(canonicalLexical("-0", type), "0", type);
     assert.equal(canonicalLexical("+0", type), "0", type);
     assert.equal(canonicalLexical("-000", type), "0", type);
@@ -43,7 +52,13 @@ test("every model input stores the canonical form: Property, Range, Qualifier", 
     modelType: "SubmodelElementCollection",
     idShort: "C",
     value: [
-      { modelType: "Property", idShort: "I", valueType: "xs:int", value: "-0", qualifiers: [{ type: "q", valueType: "xs:long", value: "+007" }] },
+      {
+        modelType: "Property",
+        idShort: "I",
+        valueType: "xs:int",
+        value: "-0",
+        qualifiers: [{ type: "q", valueType: "xs:long", value: "+007" }],
+      },
       { modelType: "Range", idShort: "R", valueType: "xs:short", min: "-0", max: "+10" },
       { modelType: "Property", idShort: "B", valueType: "xs:boolean", value: "1" },
     ],

@@ -42,7 +42,13 @@ test("$path is defined on collections, lists and entities only", () => {
   const kinds = submodel().submodelElements.map((e: Json) => [e.modelType, hasPathItems(e)]);
   assert.deepEqual(
     kinds.filter(([, has]: [string, boolean]) => has).map(([kind]: [string]) => kind),
-    ["SubmodelElementCollection", "SubmodelElementList", "SubmodelElementCollection", "SubmodelElementCollection", "Entity"],
+    [
+      "SubmodelElementCollection",
+      "SubmodelElementList",
+      "SubmodelElementCollection",
+      "SubmodelElementCollection",
+      "Entity",
+    ],
   );
   assert.equal(hasPathItems({ modelType: "AnnotatedRelationshipElement" }), false);
   assert.equal(rootIdShortOf("a.b[2].c"), "a");
@@ -51,7 +57,10 @@ test("$path is defined on collections, lists and entities only", () => {
 });
 
 test("$reference: Submodel key, then one key per step typed by its kind; list items by index", () => {
-  assert.deepEqual(submodelReference("urn:sm"), { type: "ModelReference", keys: [{ type: "Submodel", value: "urn:sm" }] });
+  assert.deepEqual(submodelReference("urn:sm"), {
+    type: "ModelReference",
+    keys: [{ type: "Submodel", value: "urn:sm" }],
+  });
   const reference = elementReference("urn:sm", [
     { segment: { idShort: "Tags" }, modelType: "SubmodelElementList" },
     { segment: { index: 1 }, modelType: "Property" },
@@ -69,7 +78,11 @@ test("withoutBlobValues removes Blob bytes at any depth, keeps contentType, copi
   const stripped = withoutBlobValues(sm);
   const firmware = stripped.submodelElements.find((e: Json) => e.idShort === "Firmware");
   assert.deepEqual(firmware, { modelType: "Blob", idShort: "Firmware", contentType: "application/octet-stream" });
-  assert.deepEqual(stripped.submodelElements[0].value.at(-1), { modelType: "Blob", idShort: "Inner", contentType: "image/png" });
+  assert.deepEqual(stripped.submodelElements[0].value.at(-1), {
+    modelType: "Blob",
+    idShort: "Inner",
+    contentType: "image/png",
+  });
   assert.equal(sm.submodelElements[0].value.at(-1).value, "AAEC", "the input keeps its bytes");
   assert.equal(stripped.submodelElements[1], sm.submodelElements[1], "a subtree without Blobs is shared");
   const noBlob = element("Tags");

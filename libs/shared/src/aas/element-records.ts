@@ -1,5 +1,5 @@
 import { AasError } from "./aas-error.ts";
-import { childrenKey, getChildren, isList, type ElementJson } from "./element-tree.ts";
+import { childrenKey, type ElementJson, getChildren, isList } from "./element-tree.ts";
 import { childPath, isBelow, parentPathOf } from "./id-short-path.ts";
 
 /**
@@ -28,15 +28,28 @@ export function flattenElements(elements: ElementJson[], parentPath: string, par
   return records;
 }
 
-function appendRecords(records: ElementRecord[], elements: ElementJson[], parentPath: string, parentIsList: boolean): void {
+function appendRecords(
+  records: ElementRecord[],
+  elements: ElementJson[],
+  parentPath: string,
+  parentIsList: boolean,
+): void {
   elements.forEach((element, index) => {
     let record: ElementRecord;
     if (parentIsList) {
-      record = { path: childPath(parentPath, { index }), parentPath, segment: `[${index}]`, index, shallow: shallowOf(element) };
+      record = {
+        path: childPath(parentPath, { index }),
+        parentPath,
+        segment: `[${index}]`,
+        index,
+        shallow: shallowOf(element),
+      };
     } else {
       const idShort = element.idShort;
       if (typeof idShort !== "string" || idShort === "") {
-        throw new AasError("id-short-path", `An element below "${parentPath}" outside a list has no idShort`, { path: parentPath });
+        throw new AasError("id-short-path", `An element below "${parentPath}" outside a list has no idShort`, {
+          path: parentPath,
+        });
       }
       record = { path: childPath(parentPath, { idShort }), parentPath, segment: idShort, shallow: shallowOf(element) };
     }
@@ -69,7 +82,10 @@ export function assembleElements(records: { path: string; shallow: ElementJson }
 }
 
 /** The element at `path` with all its descendants, or undefined when `records` lack it. */
-export function assembleElement(records: { path: string; shallow: ElementJson }[], path: string): ElementJson | undefined {
+export function assembleElement(
+  records: { path: string; shallow: ElementJson }[],
+  path: string,
+): ElementJson | undefined {
   const own = records.find((record) => record.path === path);
   if (own === undefined) return undefined;
   const element = { ...own.shallow };

@@ -3,13 +3,13 @@ import { test } from "node:test";
 import {
   childrenKey,
   deleteChild,
+  type ElementJson,
   findByPath,
   getChildren,
   insertChild,
   isList,
   listIndexes,
   replaceChild,
-  type ElementJson,
 } from "./element-tree.ts";
 import { parseIdShortPath } from "./id-short-path.ts";
 import { exampleEnvironment, richSubmodel } from "./test-support/fixtures.ts";
@@ -27,7 +27,18 @@ test("childrenKey and isList know every container kind", () => {
   assert.equal(childrenKey({ modelType: "SubmodelElementList" }), "value");
   assert.equal(childrenKey({ modelType: "Entity" }), "statements");
   assert.equal(childrenKey({ modelType: "AnnotatedRelationshipElement" }), "annotations");
-  for (const leaf of ["Property", "MultiLanguageProperty", "Range", "File", "Blob", "ReferenceElement", "RelationshipElement", "BasicEventElement", "Operation", "Capability"]) {
+  for (const leaf of [
+    "Property",
+    "MultiLanguageProperty",
+    "Range",
+    "File",
+    "Blob",
+    "ReferenceElement",
+    "RelationshipElement",
+    "BasicEventElement",
+    "Operation",
+    "Capability",
+  ]) {
     assert.equal(childrenKey({ modelType: leaf }), undefined, leaf);
     assert.deepEqual(getChildren({ modelType: leaf, value: [prop("x", "y")] }), [], leaf);
   }
@@ -45,7 +56,15 @@ test("findByPath follows idShorts and list indexes", () => {
   const rich = richSubmodel().submodelElements as ElementJson[];
   assert.equal(find(rich, "Matrix[1][0]")?.value, "3");
   assert.equal(find(rich, "Records[1].A")?.value, "a1");
-  for (const missing of ["Nope", "Tags[2]", "Tags.Tag", "Dimensions[0]", "MaxRotationSpeed.x", "Dimensions.Nested.Nope", "Matrix[0][5]"]) {
+  for (const missing of [
+    "Nope",
+    "Tags[2]",
+    "Tags.Tag",
+    "Dimensions[0]",
+    "MaxRotationSpeed.x",
+    "Dimensions.Nested.Nope",
+    "Matrix[0][5]",
+  ]) {
     assert.equal(find(missing.startsWith("Matrix") ? rich : roots, missing), undefined, missing);
   }
   assert.equal(findByPath(roots, [{ index: 0 }]), undefined);
@@ -66,13 +85,21 @@ test("insertChild appends (a list item's position is its index), creating the ch
 });
 
 test("replaceChild and deleteChild address children by idShort or index", () => {
-  const collection: ElementJson = { modelType: "SubmodelElementCollection", idShort: "C", value: [prop("a", "1"), prop("b", "2")] };
+  const collection: ElementJson = {
+    modelType: "SubmodelElementCollection",
+    idShort: "C",
+    value: [prop("a", "1"), prop("b", "2")],
+  };
   replaceChild(collection, { idShort: "b" }, prop("b", "3"));
   assert.deepEqual(collection.value, [prop("a", "1"), prop("b", "3")]);
   assert.throws(() => replaceChild(collection, { idShort: "z" }, prop("z", "1")), RangeError);
   assert.throws(() => replaceChild(collection, { index: 0 }, prop("a", "1")), RangeError);
 
-  const list: ElementJson = { modelType: "SubmodelElementList", idShort: "L", value: [prop(undefined, "x"), prop(undefined, "y"), prop(undefined, "z")] };
+  const list: ElementJson = {
+    modelType: "SubmodelElementList",
+    idShort: "L",
+    value: [prop(undefined, "x"), prop(undefined, "y"), prop(undefined, "z")],
+  };
   replaceChild(list, { index: 2 }, prop(undefined, "Z"));
   deleteChild(list, { index: 0 });
   assert.deepEqual(list.value, [prop(undefined, "y"), prop(undefined, "Z")], "later items move up");

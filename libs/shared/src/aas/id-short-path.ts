@@ -110,7 +110,10 @@ export function isBelow(path: string, ancestor: string): boolean {
 
 function parseIndex(path: string, digits: string, at: number): number {
   if (!INDEX.test(digits)) {
-    throw invalid(path, `"[${digits}]" at position ${at} is not an index (0 or a positive integer without leading zeros)`);
+    throw invalid(
+      path,
+      `"[${digits}]" at position ${at} is not an index (0 or a positive integer without leading zeros)`,
+    );
   }
   const index = Number(digits);
   if (!Number.isSafeInteger(index)) throw invalid(path, `index ${digits} is too large`);

@@ -1,9 +1,9 @@
 import { AasError } from "./aas-error.ts";
-import { ABSTRACT_CLASSES, CLASSES, type ClassRef, type PropertyShape } from "./metamodel-schema.ts";
 import { canonicalLexical } from "./canonical-lexical.ts";
+import { ABSTRACT_CLASSES, CLASSES, type ClassRef, type PropertyShape } from "./metamodel-schema.ts";
 import { elementsTooDeep, getMaxNestingDepth } from "./nesting-limit.ts";
-import { isValidLexical } from "./xsd-values.ts";
 import { isPlainObject } from "./plain-object.ts";
+import { isValidLexical } from "./xsd-values.ts";
 
 /**
  * The pre-pass before aas-core's jsonization, which (1) ignores unknown properties and (2) rejects
@@ -94,4 +94,3 @@ function concreteClass(classRef: ClassRef, value: Record<string, unknown>): stri
 function unknownProperty(key: string, path: string, className: string): AasError {
   return new AasError("unknown-property", `Unknown property "${key}" in ${className} at ${path}`, { path });
 }
-

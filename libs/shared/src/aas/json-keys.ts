@@ -62,5 +62,8 @@ export function refuseProtoKeys(value: unknown, text: string): void {
 }
 
 function protoKey(): AasError {
-  return new AasError("unknown-property", `The member name "__proto__" is not allowed (it would set an object's prototype)`);
+  return new AasError(
+    "unknown-property",
+    `The member name "__proto__" is not allowed (it would set an object's prototype)`,
+  );
 }

@@ -16,11 +16,17 @@ test("parseJsonText parses JSON and reports syntax errors with a position", () =
 });
 
 test("parseJsonLossless keeps every digit of xs:decimal and xs:long numbers", () => {
-  const parsed = parseJsonLossless('{"d": 12345678901234567890.123456789, "l": 9223372036854775807}') as Record<string, unknown>;
+  const parsed = parseJsonLossless('{"d": 12345678901234567890.123456789, "l": 9223372036854775807}') as Record<
+    string,
+    unknown
+  >;
   assert.ok(isLosslessNumber(parsed.d) && isLosslessNumber(parsed.l));
   assert.equal(String(parsed.d), "12345678901234567890.123456789");
   assert.equal(stringifyLossless(parsed), '{"d":12345678901234567890.123456789,"l":9223372036854775807}');
-  assert.throws(() => parseJsonLossless("{"), (error: unknown) => error instanceof AasError && error.kind === "syntax");
+  assert.throws(
+    () => parseJsonLossless("{"),
+    (error: unknown) => error instanceof AasError && error.kind === "syntax",
+  );
 });
 
 test("stringifyLossless writes plain values like JSON.stringify", () => {

@@ -14,13 +14,22 @@ const V2_ENVIRONMENT = {
       modelType: { name: "AssetAdministrationShell" },
     },
   ],
-  assets: [{ idShort: "PumpAsset", identification: { idType: "IRI", id: "urn:example:asset:pump" }, kind: "Instance", modelType: { name: "Asset" } }],
+  assets: [
+    {
+      idShort: "PumpAsset",
+      identification: { idType: "IRI", id: "urn:example:asset:pump" },
+      kind: "Instance",
+      modelType: { name: "Asset" },
+    },
+  ],
   submodels: [
     {
       idShort: "Nameplate",
       identification: { idType: "IRI", id: "urn:example:sm:nameplate" },
       kind: "Instance",
-      submodelElements: [{ idShort: "Serial", valueType: "string", value: "42", kind: "Instance", modelType: { name: "Property" } }],
+      submodelElements: [
+        { idShort: "Serial", valueType: "string", value: "42", kind: "Instance", modelType: { name: "Property" } },
+      ],
       modelType: { name: "Submodel" },
     },
   ],
@@ -39,15 +48,48 @@ test("a v2.0 environment is recognised and the message asks for conversion", () 
 test("each v2.0 sign alone is enough", () => {
   const shell = { modelType: "AssetAdministrationShell", id: "urn:a", assetInformation: { assetKind: "Instance" } };
   const cases: [unknown, RegExp][] = [
-    [{ submodels: [{ modelType: { name: "Submodel" }, id: "urn:s" }] }, /"modelType" as an object .* at submodels\[0\]\.modelType/],
+    [
+      { submodels: [{ modelType: { name: "Submodel" }, id: "urn:s" }] },
+      /"modelType" as an object .* at submodels\[0\]\.modelType/,
+    ],
     [{ submodels: [{ modelType: "Submodel", identification: { id: "urn:s", idType: "IRI" } }] }, /"identification"/],
     [{ assetAdministrationShells: [{ ...shell, asset: { keys: [] } }] }, /"asset" instead of "assetInformation"/],
-    [{ submodels: [{ modelType: "Submodel", id: "urn:s", semanticId: { keys: [{ type: "GlobalReference", value: "x", idType: "IRI" }] } }] }, /"idType"/],
     [
-      { conceptDescriptions: [{ modelType: "ConceptDescription", id: "urn:c", embeddedDataSpecifications: [{ dataSpecificationContent: { preferredName: [] } }] }] },
+      {
+        submodels: [
+          {
+            modelType: "Submodel",
+            id: "urn:s",
+            semanticId: { keys: [{ type: "GlobalReference", value: "x", idType: "IRI" }] },
+          },
+        ],
+      },
+      /"idType"/,
+    ],
+    [
+      {
+        conceptDescriptions: [
+          {
+            modelType: "ConceptDescription",
+            id: "urn:c",
+            embeddedDataSpecifications: [{ dataSpecificationContent: { preferredName: [] } }],
+          },
+        ],
+      },
       /dataSpecificationContent without modelType/,
     ],
-    [{ submodels: [{ modelType: "Submodel", id: "urn:s", submodelElements: [{ modelType: "Operation", idShort: "Op", inputVariable: [] }] }] }, /"inputVariable"/],
+    [
+      {
+        submodels: [
+          {
+            modelType: "Submodel",
+            id: "urn:s",
+            submodelElements: [{ modelType: "Operation", idShort: "Op", inputVariable: [] }],
+          },
+        ],
+      },
+      /"inputVariable"/,
+    ],
   ];
   for (const [json, pattern] of cases) {
     const message = detectJsonFormatProblem(json);
@@ -58,15 +100,50 @@ test("each v2.0 sign alone is enough", () => {
 });
 
 test("v3.0 release-candidate shapes are recognised", () => {
-  const submodel = (element: Record<string, unknown>) => ({ submodels: [{ modelType: "Submodel", id: "urn:s", submodelElements: [element] }] });
+  const submodel = (element: Record<string, unknown>) => ({
+    submodels: [{ modelType: "Submodel", id: "urn:s", submodelElements: [element] }],
+  });
   const cases: [unknown, RegExp][] = [
-    [{ submodels: [{ modelType: "Submodel", id: "urn:s", semanticId: { type: "GlobalReference", keys: [{ type: "GlobalReference", value: "x" }] } }] }, /"GlobalReference"/],
-    [{ assetAdministrationShells: [{ modelType: "AssetAdministrationShell", id: "a", assetInformation: { assetKind: "Instance", globalAssetId: { type: "ExternalReference", keys: [] } } }] }, /"globalAssetId" as a Reference/],
-    [submodel({ modelType: "Property", idShort: "P", kind: "Instance", valueType: "xs:string" }), /a Property with "kind"/],
+    [
+      {
+        submodels: [
+          {
+            modelType: "Submodel",
+            id: "urn:s",
+            semanticId: { type: "GlobalReference", keys: [{ type: "GlobalReference", value: "x" }] },
+          },
+        ],
+      },
+      /"GlobalReference"/,
+    ],
+    [
+      {
+        assetAdministrationShells: [
+          {
+            modelType: "AssetAdministrationShell",
+            id: "a",
+            assetInformation: { assetKind: "Instance", globalAssetId: { type: "ExternalReference", keys: [] } },
+          },
+        ],
+      },
+      /"globalAssetId" as a Reference/,
+    ],
+    [
+      submodel({ modelType: "Property", idShort: "P", kind: "Instance", valueType: "xs:string" }),
+      /a Property with "kind"/,
+    ],
     [submodel({ modelType: "Blob", idShort: "B", mimeType: "text/plain" }), /"mimeType"/],
     [submodel({ modelType: "SubmodelElementStruct", idShort: "S" }), /SubmodelElementStruct/],
     [
-      { conceptDescriptions: [{ modelType: "ConceptDescription", id: "c", embeddedDataSpecifications: [{ dataSpecificationContent: { modelType: "DataSpecificationIEC61360" } }] }] },
+      {
+        conceptDescriptions: [
+          {
+            modelType: "ConceptDescription",
+            id: "c",
+            embeddedDataSpecifications: [{ dataSpecificationContent: { modelType: "DataSpecificationIEC61360" } }],
+          },
+        ],
+      },
       /DataSpecificationIEC61360/,
     ],
   ];

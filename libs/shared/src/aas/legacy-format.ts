@@ -24,7 +24,7 @@ export function detectJsonFormatProblem(json: unknown): string | undefined {
 }
 
 function topLevelSign(environment: Record<string, unknown>): Sign | undefined {
-  if (Array.isArray(environment.assets)) return v2("a top-level \"assets\" list", "assets");
+  if (Array.isArray(environment.assets)) return v2('a top-level "assets" list', "assets");
   return undefined;
 }
 
@@ -57,7 +57,8 @@ function signOf(object: Record<string, unknown>, path: string): Sign | undefined
   const modelType = object.modelType;
   if (isPlainObject(modelType)) return v2('"modelType" as an object ({"name": …})', at("modelType"));
   if ("identification" in object) return v2('"identification" instead of "id"', at("identification"));
-  if ("asset" in object && isPlainObject(object.asset)) return v2('a shell with "asset" instead of "assetInformation"', at("asset"));
+  if ("asset" in object && isPlainObject(object.asset))
+    return v2('a shell with "asset" instead of "assetInformation"', at("asset"));
   if ("idType" in object || "local" in object) return v2('a key with "idType"/"local"', path);
   if (isPlainObject(object.valueType)) return v2('"valueType" as an object', at("valueType"));
   for (const key of ["inputVariable", "outputVariable", "inoutputVariable"]) {
@@ -71,11 +72,14 @@ function signOf(object: Record<string, unknown>, path: string): Sign | undefined
   if (Array.isArray(object.keys) && object.type === "GlobalReference") {
     return rc('a Reference of type "GlobalReference" (v3.0: "ExternalReference")', at("type"));
   }
-  if (modelType === "DataSpecificationIEC61360") return rc('modelType "DataSpecificationIEC61360" (v3.0: "DataSpecificationIec61360")', at("modelType"));
+  if (modelType === "DataSpecificationIEC61360")
+    return rc('modelType "DataSpecificationIEC61360" (v3.0: "DataSpecificationIec61360")', at("modelType"));
   if (modelType === "SubmodelElementStruct") return rc('modelType "SubmodelElementStruct"', at("modelType"));
-  if (isPlainObject(object.globalAssetId)) return rc('"globalAssetId" as a Reference (v3.0: a string)', at("globalAssetId"));
+  if (isPlainObject(object.globalAssetId))
+    return rc('"globalAssetId" as a Reference (v3.0: a string)', at("globalAssetId"));
   if ("specificAssetId" in object) return rc('"specificAssetId" (v3.0: "specificAssetIds")', at("specificAssetId"));
-  if ("dataSpecifications" in object) return rc('"dataSpecifications" (v3.0: "embeddedDataSpecifications")', at("dataSpecifications"));
+  if ("dataSpecifications" in object)
+    return rc('"dataSpecifications" (v3.0: "embeddedDataSpecifications")', at("dataSpecifications"));
   if (typeof modelType === "string" && SUBMODEL_ELEMENT_TYPES.has(modelType)) {
     if ("kind" in object) return rc(`a ${modelType} with "kind" (v3.0: only submodels have it)`, at("kind"));
     if ("mimeType" in object) return rc(`a ${modelType} with "mimeType" (v3.0: "contentType")`, at("mimeType"));

@@ -13,7 +13,11 @@ const RFC_7386_EXAMPLES: [unknown, unknown, unknown][] = [
   [{ a: "c" }, { a: ["b"] }, { a: ["b"] }],
   [{ a: { b: "c" } }, { a: { b: "d", c: null } }, { a: { b: "d" } }],
   [{ a: [{ b: "c" }] }, { a: [1] }, { a: [1] }],
-  [["a", "b"], ["c", "d"], ["c", "d"]],
+  [
+    ["a", "b"],
+    ["c", "d"],
+    ["c", "d"],
+  ],
   [{ a: "b" }, ["c"], ["c"]],
   [{ a: "foo" }, null, null],
   [{ a: "foo" }, "bar", "bar"],
@@ -29,8 +33,15 @@ test("RFC 7386 Appendix A examples", () => {
 });
 
 test("arrays are replaced whole, never merged item by item", () => {
-  const target = { submodelElements: [{ idShort: "A", value: "1" }, { idShort: "B", value: "2" }] };
-  assert.deepEqual(mergePatch(target, { submodelElements: [{ idShort: "B", value: "3" }] }), { submodelElements: [{ idShort: "B", value: "3" }] });
+  const target = {
+    submodelElements: [
+      { idShort: "A", value: "1" },
+      { idShort: "B", value: "2" },
+    ],
+  };
+  assert.deepEqual(mergePatch(target, { submodelElements: [{ idShort: "B", value: "3" }] }), {
+    submodelElements: [{ idShort: "B", value: "3" }],
+  });
 });
 
 test("neither argument is modified; untouched members are shared", () => {

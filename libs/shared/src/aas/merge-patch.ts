@@ -16,7 +16,13 @@ export function mergePatch(target: unknown, patch: unknown): unknown {
     if (value === null) delete result[key];
     // Defined, not assigned: a "__proto__" member (refused by the parsers, but this function takes
     // any object) must stay data and never replace the result's prototype.
-    else Object.defineProperty(result, key, { value: mergePatch(Object.hasOwn(result, key) ? result[key] : undefined, value), enumerable: true, writable: true, configurable: true });
+    else
+      Object.defineProperty(result, key, {
+        value: mergePatch(Object.hasOwn(result, key) ? result[key] : undefined, value),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
   }
   return result;
 }

@@ -24,7 +24,10 @@ const pascal = (screaming: string) =>
 function mapsOf(source: string, pattern: RegExp): Map<string, string[]> {
   const maps = new Map<string, string[]>();
   for (const match of source.matchAll(pattern)) {
-    maps.set(pascal(match[1]), [...match[2].matchAll(/"(\w+)",\s*\w+/g)].map((key) => key[1]));
+    maps.set(
+      pascal(match[1]),
+      [...match[2].matchAll(/"(\w+)",\s*\w+/g)].map((key) => key[1]),
+    );
   }
   return maps;
 }
@@ -44,7 +47,10 @@ test("every class has exactly the JSON properties aas-core reads", () => {
 });
 
 test("abstract classes dispatch to the same concrete classes as aas-core", () => {
-  const dispatch = mapsOf(aasCoreJsonizationSource(), /const (\w+)_FROM_JSONABLE_DISPATCH = new Map\(\[([\s\S]*?)\]\);/g);
+  const dispatch = mapsOf(
+    aasCoreJsonizationSource(),
+    /const (\w+)_FROM_JSONABLE_DISPATCH = new Map\(\[([\s\S]*?)\]\);/g,
+  );
   for (const [abstract, concrete] of Object.entries(ABSTRACT_CLASSES)) {
     assert.deepEqual([...concrete].sort(), [...dispatch.get(abstract)!].sort(), abstract);
   }

@@ -173,20 +173,14 @@ export const CLASSES: Record<string, ClassSchema> = {
   OperationVariable: cls({ value: one("SubmodelElement") }, false),
   Capability: cls(submodelElement, true),
 
-  Extension: cls(
-    { ...hasSemantics, name: P, valueType: P, value: P, refersTo: many("Reference") },
-    false,
-    ["value"],
-  ),
+  Extension: cls({ ...hasSemantics, name: P, valueType: P, value: P, refersTo: many("Reference") }, false, ["value"]),
   AdministrativeInformation: cls(
     { ...hasDataSpecification, version: P, revision: P, creator: one("Reference"), templateId: P },
     false,
   ),
-  Qualifier: cls(
-    { ...hasSemantics, kind: P, type: P, valueType: P, value: P, valueId: one("Reference") },
-    false,
-    ["value"],
-  ),
+  Qualifier: cls({ ...hasSemantics, kind: P, type: P, valueType: P, value: P, valueId: one("Reference") }, false, [
+    "value",
+  ]),
   Reference: cls({ type: P, referredSemanticId: one("Reference"), keys: many("Key") }, false),
   Key: cls({ type: P, value: P }, false),
   LangStringNameType: cls(langString, false),

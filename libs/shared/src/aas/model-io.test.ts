@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { AasError } from "./aas-error.ts";
 import { readAas, readModel } from "./model-io.ts";
-import { exampleEnvironment, richShell, richSubmodel, type Json } from "./test-support/fixtures.ts";
+import { exampleEnvironment, type Json, richShell, richSubmodel } from "./test-support/fixtures.ts";
 
 const failsWith = (kind: string, path?: string) => (error: unknown) => {
   assert.ok(error instanceof AasError, String(error));
@@ -42,7 +42,10 @@ test("round-trips every shell, submodel and concept description of the example, 
 test("rejects unknown properties with their JSON path (spec §7.2)", () => {
   const submodel = exampleEnvironment().submodels[0];
   submodel.submodelElements[2].valu = "x";
-  assert.throws(() => readAas(submodel, "Submodel", { validate: false }), failsWith("unknown-property", "submodelElements[2].valu"));
+  assert.throws(
+    () => readAas(submodel, "Submodel", { validate: false }),
+    failsWith("unknown-property", "submodelElements[2].valu"),
+  );
 
   const environment = exampleEnvironment();
   environment.submodels[1].submodelElements[0].value[0].valueTyp = "xs:int";
@@ -55,12 +58,21 @@ test("rejects unknown properties with their JSON path (spec §7.2)", () => {
     [{ ...exampleEnvironment().submodels[0], foo: 1 }, "foo"],
     [withEdit(richSubmodel(), (s) => (s.semanticId.keys[0].vaule = "x")), "semanticId.keys[0].vaule"],
     [
-      withEdit(richSubmodel(), (s) => (s.embeddedDataSpecifications[0].dataSpecificationContent.levelType.average = true)),
+      withEdit(
+        richSubmodel(),
+        (s) => (s.embeddedDataSpecifications[0].dataSpecificationContent.levelType.average = true),
+      ),
       "embeddedDataSpecifications[0].dataSpecificationContent.levelType.average",
     ],
-    [withEdit(richSubmodel(), (s) => (s.submodelElements[11].value[1].value[0].extra = 1)), "submodelElements[11].value[1].value[0].extra"],
     [
-      withEdit(richSubmodel(), (s) => (s.submodelElements.find((e: Json) => e.idShort === "Run").inputVariables[0].value.x = 1)),
+      withEdit(richSubmodel(), (s) => (s.submodelElements[11].value[1].value[0].extra = 1)),
+      "submodelElements[11].value[1].value[0].extra",
+    ],
+    [
+      withEdit(
+        richSubmodel(),
+        (s) => (s.submodelElements.find((e: Json) => e.idShort === "Run").inputVariables[0].value.x = 1),
+      ),
       "submodelElements[19].inputVariables[0].value.x",
     ],
     [withEdit(richSubmodel(), (s) => (s.semanticId.modelType = "Submodel")), "semanticId.modelType"],
@@ -77,7 +89,14 @@ test("tolerates a modelType that names its own class where the JSON schema has n
 });
 
 test("null means absent (spec §4.4.4)", () => {
-  const element = { modelType: "Property", idShort: "P", valueType: "xs:int", value: null, description: null, semanticId: null };
+  const element = {
+    modelType: "Property",
+    idShort: "P",
+    valueType: "xs:int",
+    value: null,
+    description: null,
+    semanticId: null,
+  };
   assert.deepEqual(readAas(element, "SubmodelElement", { validate: true }).jsonable, {
     modelType: "Property",
     idShort: "P",
@@ -118,10 +137,19 @@ test("an empty string as a typed value means absent unless the valueType accepts
 test("reports jsonization errors with aas-core's JSON path", () => {
   const submodel = exampleEnvironment().submodels[0];
   submodel.submodelElements[0].value[0].valueType = 42;
-  assert.throws(() => readAas(submodel, "Submodel", { validate: false }), failsWith("deserialization", "submodelElements[0].value[0].valueType"));
+  assert.throws(
+    () => readAas(submodel, "Submodel", { validate: false }),
+    failsWith("deserialization", "submodelElements[0].value[0].valueType"),
+  );
   const unsupported = { modelType: "Property", idShort: "P", valueType: "xs:char", value: "x" };
-  assert.throws(() => readAas(unsupported, "SubmodelElement", { validate: false }), failsWith("deserialization", "valueType"));
-  assert.throws(() => readAas({ modelType: "Nonsense" }, "SubmodelElement", { validate: false }), failsWith("deserialization"));
+  assert.throws(
+    () => readAas(unsupported, "SubmodelElement", { validate: false }),
+    failsWith("deserialization", "valueType"),
+  );
+  assert.throws(
+    () => readAas({ modelType: "Nonsense" }, "SubmodelElement", { validate: false }),
+    failsWith("deserialization"),
+  );
   assert.throws(() => readAas([], "Submodel", { validate: false }), failsWith("deserialization"));
 });
 
@@ -141,8 +169,14 @@ test("collects every verification error, each as 'path: message'", () => {
   const details = caught.details;
   assert.equal(details.length, 3, details.join("\n"));
   assert.match(details[0], /^idShort: /);
-  assert.ok(details.some((d) => /^submodelElements\[4\]: Value must be consistent with the value type/.test(d)), details.join("\n"));
-  assert.ok(details.some((d) => /^submodelElements\[6\]: .*[Mm]in/.test(d)), details.join("\n"));
+  assert.ok(
+    details.some((d) => /^submodelElements\[4\]: Value must be consistent with the value type/.test(d)),
+    details.join("\n"),
+  );
+  assert.ok(
+    details.some((d) => /^submodelElements\[6\]: .*[Mm]in/.test(d)),
+    details.join("\n"),
+  );
   assert.match(caught.message, /and 2 more/);
 
   // Without validation the same input is accepted as it is.
@@ -152,8 +186,14 @@ test("collects every verification error, each as 'path: message'", () => {
 test("readModel reads the small classes ValueOnly input carries", () => {
   const reference = { type: "ExternalReference", keys: [{ type: "GlobalReference", value: "urn:x" }] };
   assert.deepEqual(readModel(reference, "Reference", { validate: true }).jsonable, reference);
-  assert.throws(() => readModel({ type: "ExternalReference", keys: [] }, "Reference", { validate: true }), failsWith("verification"));
-  assert.throws(() => readModel({ ...reference, foo: 1 }, "Reference", { validate: true }), failsWith("unknown-property", "foo"));
+  assert.throws(
+    () => readModel({ type: "ExternalReference", keys: [] }, "Reference", { validate: true }),
+    failsWith("verification"),
+  );
+  assert.throws(
+    () => readModel({ ...reference, foo: 1 }, "Reference", { validate: true }),
+    failsWith("unknown-property", "foo"),
+  );
 });
 
 function withEdit(json: Json, edit: (json: Json) => void): Json {

@@ -8,9 +8,16 @@ import { normalizeInput } from "./input-normalization.ts";
  * optional verification with every error collected, and the canonical JSON we store.
  */
 
-export type AasClassName = "AssetAdministrationShell" | "Submodel" | "SubmodelElement" | "ConceptDescription" | "Environment";
+export type AasClassName =
+  | "AssetAdministrationShell"
+  | "Submodel"
+  | "SubmodelElement"
+  | "ConceptDescription"
+  | "Environment";
 
-type FromJsonable = (jsonable: aas.jsonization.JsonValue) => aas.common.Either<aas.types.Class, aas.jsonization.DeserializationError>;
+type FromJsonable = (
+  jsonable: aas.jsonization.JsonValue,
+) => aas.common.Either<aas.types.Class, aas.jsonization.DeserializationError>;
 
 const FROM_JSONABLE: Record<AasClassName | "Reference" | "SpecificAssetId" | "LangStringTextType", FromJsonable> = {
   AssetAdministrationShell: aas.jsonization.assetAdministrationShellFromJsonable,
@@ -43,7 +50,11 @@ export function readModel(jsonable: unknown, target: ReadableClassName, options:
   if (parsed.error !== null) {
     const path = parsed.error.path.toString();
     const where = path === "" ? "" : ` at ${path}`;
-    throw new AasError("deserialization", `Invalid ${target}${where}: ${parsed.error.message}`, path === "" ? {} : { path });
+    throw new AasError(
+      "deserialization",
+      `Invalid ${target}${where}: ${parsed.error.message}`,
+      path === "" ? {} : { path },
+    );
   }
   const instance = parsed.mustValue();
   if (options.validate) assertValid(instance, target);

@@ -21,7 +21,13 @@ export function submodelReference(submodelId: string): ModelReference {
 }
 
 /** `steps` are the element's path segments from the root, each with the modelType found there. */
-export function elementReference(submodelId: string, steps: { segment: PathSegment; modelType: string }[]): ModelReference {
-  const keys = steps.map(({ segment, modelType }) => ({ type: modelType, value: "index" in segment ? String(segment.index) : segment.idShort }));
+export function elementReference(
+  submodelId: string,
+  steps: { segment: PathSegment; modelType: string }[],
+): ModelReference {
+  const keys = steps.map(({ segment, modelType }) => ({
+    type: modelType,
+    value: "index" in segment ? String(segment.index) : segment.idShort,
+  }));
   return { type: "ModelReference", keys: [...submodelReference(submodelId).keys, ...keys] };
 }

@@ -18,7 +18,8 @@ export const DEFAULT_MAX_NESTING_DEPTH = 64;
 let maxNestingDepth = DEFAULT_MAX_NESTING_DEPTH;
 
 export function setMaxNestingDepth(depth: number): void {
-  if (!Number.isInteger(depth) || depth < 1) throw new RangeError(`maxNestingDepth must be an integer >= 1, got ${depth}`);
+  if (!Number.isInteger(depth) || depth < 1)
+    throw new RangeError(`maxNestingDepth must be an integer >= 1, got ${depth}`);
   maxNestingDepth = depth;
 }
 
@@ -47,5 +48,8 @@ export function elementsTooDeep(depth: number, path?: string): AasError {
   // The path of a deep element is long by definition: its start says where.
   const shown = path === undefined || path.length <= 80 ? path : `${path.slice(0, 80)}…`;
   const where = shown === undefined || shown === "" ? "" : ` at ${shown}`;
-  return new AasError("syntax", `Submodel elements are nested ${depth} deep${where}, more than the limit of ${maxNestingDepth} (core.maxNestingDepth)`);
+  return new AasError(
+    "syntax",
+    `Submodel elements are nested ${depth} deep${where}, more than the limit of ${maxNestingDepth} (core.maxNestingDepth)`,
+  );
 }

@@ -1,17 +1,19 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { AasError } from "./aas-error.ts";
-import { getChildren, type ElementJson } from "./element-tree.ts";
+import { type ElementJson, getChildren } from "./element-tree.ts";
 import { parseJsonLossless, stringifyLossless } from "./json-text.ts";
 import { readAas } from "./model-io.ts";
-import { exampleEnvironment, richSubmodel, type Json } from "./test-support/fixtures.ts";
+import { exampleEnvironment, type Json, richSubmodel } from "./test-support/fixtures.ts";
 import { toValueOnly } from "./value-only.ts";
 import { applyValueOnly, unwrapValueOnly } from "./value-only-apply.ts";
 
 const exampleElement = (idShort: string): Json =>
   exampleEnvironment().submodels[1].submodelElements.find((e: Json) => e.idShort === idShort);
 const richElement = (idShort: string): Json =>
-  (readAas(richSubmodel(), "Submodel", { validate: true }).jsonable as Json).submodelElements.find((e: Json) => e.idShort === idShort);
+  (readAas(richSubmodel(), "Submodel", { validate: true }).jsonable as Json).submodelElements.find(
+    (e: Json) => e.idShort === idShort,
+  );
 
 /** PATCH with a body given as JSON text, parsed as the engine does. */
 const patch = (element: ElementJson, body: string): Json => applyValueOnly(element, parseJsonLossless(body));
@@ -31,8 +33,11 @@ const rejects = (element: ElementJson, body: string, path?: string) => {
 };
 
 test("GET then PATCH of the same ValueOnly changes nothing, for every element", () => {
-  const submodels = [...exampleEnvironment().submodels, richSubmodel()].map((s) => readAas(s, "Submodel", { validate: true }).jsonable);
-  const everyElement = (elements: ElementJson[]): ElementJson[] => elements.flatMap((e) => [e, ...everyElement(getChildren(e))]);
+  const submodels = [...exampleEnvironment().submodels, richSubmodel()].map(
+    (s) => readAas(s, "Submodel", { validate: true }).jsonable,
+  );
+  const everyElement = (elements: ElementJson[]): ElementJson[] =>
+    elements.flatMap((e) => [e, ...everyElement(getChildren(e))]);
   let count = 0;
   for (const submodel of submodels) {
     for (const element of everyElement(submodel.submodelElements as ElementJson[])) {
@@ -109,7 +114,10 @@ test("lists can be patched with as many items as exist or fewer, never more", ()
   const patched = patch(matrix, "[[10], [30, 40]]");
   assert.deepEqual(
     patched.value.map((row: Json) => row.value.map((item: Json) => item.value)),
-    [["10", "2"], ["30", "40"]],
+    [
+      ["10", "2"],
+      ["30", "40"],
+    ],
   );
   rejects(matrix, "[[1, 2, 3]]", "Matrix[0]");
   rejects(matrix, '[[1], ["x"]]', "Matrix[1][0]");
@@ -135,7 +143,8 @@ test("MultiLanguageProperty takes the array form and a single object", () => {
 
 test("references, relationships, events and entities", () => {
   const reference = '{"type": "ExternalReference", "keys": [{"type": "GlobalReference", "value": "urn:new"}]}';
-  const observed = '{"type": "ModelReference", "keys": [{"type": "Submodel", "value": "urn:new"}, {"type": "Property", "value": "P"}]}';
+  const observed =
+    '{"type": "ModelReference", "keys": [{"type": "Submodel", "value": "urn:new"}, {"type": "Property", "value": "P"}]}';
   const links = exampleElement("Links");
   const patched = patch(
     links,
@@ -154,7 +163,10 @@ test("references, relationships, events and entities", () => {
   assert.equal(patch(annotated, '{"annotation": [{"Note": "b"}]}').annotations[0].value, "b");
   rejects(annotated, '{"annotations": {"Other": "x"}}', "AnnotatedLink.annotations.Other");
   rejects(links, '{"ManufacturerLink": {"type": "ExternalReference", "keys": []}}', "Links.ManufacturerLink");
-  rejects(links, '{"ManufacturerLink": {"type": "ExternalReference", "keys": [{"type": "GlobalReference", "value": "x"}], "extra": 1}}');
+  rejects(
+    links,
+    '{"ManufacturerLink": {"type": "ExternalReference", "keys": [{"type": "GlobalReference", "value": "x"}], "extra": 1}}',
+  );
   rejects(links, '{"SpeedToRange": {"first": null}}', "Links.SpeedToRange.first");
   rejects(links, '{"SpeedToRange": {"third": {}}}', "Links.SpeedToRange.third");
   rejects(links, `{"SpeedChanged": {"observed": ${reference}}}`, "Links"); // must be a ModelReference (verification)
@@ -162,7 +174,10 @@ test("references, relationships, events and entities", () => {
 
   const motor = exampleElement("Motor");
   // aas-core's AASd-014: a self-managed entity has a globalAssetId or specificAssetIds, not both.
-  const moved = patch(motor, '{"statements": {"Power": 2.2}, "globalAssetId": null, "specificAssetIds": [{"serial": "S-1"}]}');
+  const moved = patch(
+    motor,
+    '{"statements": {"Power": 2.2}, "globalAssetId": null, "specificAssetIds": [{"serial": "S-1"}]}',
+  );
   assert.equal(moved.statements[0].value, "2.2");
   assert.deepEqual(moved.specificAssetIds, [{ name: "serial", value: "S-1" }]);
   assert.equal("globalAssetId" in moved, false);

@@ -1,9 +1,9 @@
-import * as aas from "./aas-core.cts";
 import { isLosslessNumber } from "lossless-json";
+import * as aas from "./aas-core.cts";
 import { AasError } from "./aas-error.ts";
-import { getChildren, type ElementJson } from "./element-tree.ts";
+import { type ElementJson, getChildren } from "./element-tree.ts";
+import { type ReadableClassName, readModel } from "./model-io.ts";
 import { isPlainObject } from "./plain-object.ts";
-import { readModel, type ReadableClassName } from "./model-io.ts";
 import { valueJsonKind, valueJsonToLexical } from "./xsd-values.ts";
 
 /**
@@ -81,7 +81,8 @@ export function unwrapValueOnly(element: ElementJson, body: unknown): unknown {
       ? getChildren(element).map((child) => child.idShort)
       : (FIELDS[String(element.modelType)] ?? []);
   if (!fields.includes(keys[0])) return inner;
-  const looksBare = isPlainObject(inner) && Object.keys(inner).length > 0 && Object.keys(inner).every((key) => fields.includes(key));
+  const looksBare =
+    isPlainObject(inner) && Object.keys(inner).length > 0 && Object.keys(inner).every((key) => fields.includes(key));
   return looksBare ? inner : body;
 }
 
@@ -108,7 +109,11 @@ function applyTo(element: ElementJson, value: unknown, path: string): void {
       for (const [key, item] of fieldsOf(element, value, path)) {
         if (key === "contentType") element.contentType = requireString(item, join(path, "contentType"));
         else if (item === null) delete element.value;
-        else element.value = element.modelType === "Blob" ? requireBase64(item, join(path, "value")) : requireString(item, join(path, "value"));
+        else
+          element.value =
+            element.modelType === "Blob"
+              ? requireBase64(item, join(path, "value"))
+              : requireString(item, join(path, "value"));
       }
       return;
     case "ReferenceElement":
@@ -125,7 +130,8 @@ function applyTo(element: ElementJson, value: unknown, path: string): void {
     case "Entity":
       return applyEntity(element, value, path);
     case "BasicEventElement":
-      for (const [, item] of fieldsOf(element, value, path)) element.observed = readValue(item, "Reference", join(path, "observed"));
+      for (const [, item] of fieldsOf(element, value, path))
+        element.observed = readValue(item, "Reference", join(path, "observed"));
       return;
     case "SubmodelElementCollection":
       return applyNamed(getChildren(element), value, path, false);
@@ -170,7 +176,7 @@ function applyMultiLanguage(element: ElementJson, value: unknown, path: string):
   const texts: { language: string; text: string }[] = [];
   objects.forEach((object, index) => {
     const itemPath = Array.isArray(value) ? `${path}[${index}]` : path;
-    if (!isPlainObject(object)) throw fail(itemPath, "expected an object {\"<language>\": \"<text>\"}");
+    if (!isPlainObject(object)) throw fail(itemPath, 'expected an object {"<language>": "<text>"}');
     for (const [language, text] of Object.entries(object)) {
       texts.push({ language, text: requireString(text, join(itemPath, language)) });
     }
@@ -195,7 +201,9 @@ function applyEntity(element: ElementJson, value: unknown, path: string): void {
       element.globalAssetId = requireString(item, itemPath);
     } else {
       if (!Array.isArray(item)) throw fail(itemPath, "expected an array of SpecificAssetIds");
-      element.specificAssetIds = item.map((id, index) => readValue(specificAssetIdJson(id), "SpecificAssetId", `${itemPath}[${index}]`));
+      element.specificAssetIds = item.map((id, index) =>
+        readValue(specificAssetIdJson(id), "SpecificAssetId", `${itemPath}[${index}]`),
+      );
     }
   }
 }
@@ -212,15 +220,16 @@ function specificAssetIdJson(item: unknown): unknown {
  * also [{"<idShort>": v}, …], the v3.0.1 OAS shape.
  */
 function applyNamed(children: ElementJson[], value: unknown, path: string, arrayForm: boolean): void {
-  if (Array.isArray(value) && !arrayForm) throw fail(path, "expected an object {\"<idShort>\": <value>, …}");
+  if (Array.isArray(value) && !arrayForm) throw fail(path, 'expected an object {"<idShort>": <value>, …}');
   const objects = Array.isArray(value) ? value : [value];
   objects.forEach((object, index) => {
     const objectPath = Array.isArray(value) ? `${path}[${index}]` : path;
-    if (!isPlainObject(object)) throw fail(objectPath, "expected an object {\"<idShort>\": <value>, …}");
+    if (!isPlainObject(object)) throw fail(objectPath, 'expected an object {"<idShort>": <value>, …}');
     for (const [idShort, item] of Object.entries(object)) {
       const childPath = join(objectPath, idShort);
       const child = children.find((candidate) => candidate.idShort === idShort);
-      if (child === undefined) throw fail(childPath, `there is no element "${idShort}" here (a PATCH cannot create elements)`);
+      if (child === undefined)
+        throw fail(childPath, `there is no element "${idShort}" here (a PATCH cannot create elements)`);
       applyTo(child, item, childPath);
     }
   });
@@ -232,7 +241,11 @@ function fieldsOf(element: ElementJson, value: unknown, path: string): [string, 
   if (!isPlainObject(value)) throw fail(path, `expected an object with ${fields.join(", ")}`);
   const entries = Object.entries(value);
   for (const [key] of entries) {
-    if (!fields.includes(key)) throw fail(join(path, key), `unknown key "${key}" for a ${String(element.modelType)} (expected ${fields.join(", ")})`);
+    if (!fields.includes(key))
+      throw fail(
+        join(path, key),
+        `unknown key "${key}" for a ${String(element.modelType)} (expected ${fields.join(", ")})`,
+      );
   }
   return entries;
 }

@@ -3,15 +3,19 @@ import { test } from "node:test";
 import type { ElementJson } from "./element-tree.ts";
 import { stringifyLossless } from "./json-text.ts";
 import { readAas } from "./model-io.ts";
-import { exampleEnvironment, richSubmodel, type Json } from "./test-support/fixtures.ts";
+import { exampleEnvironment, type Json, richSubmodel } from "./test-support/fixtures.ts";
 import { submodelToValueOnly, toValueOnly } from "./value-only.ts";
 
 const text = (value: unknown) => stringifyLossless(value);
-const element = (submodel: Json, idShort: string): Json => submodel.submodelElements.find((e: Json) => e.idShort === idShort);
+const element = (submodel: Json, idShort: string): Json =>
+  submodel.submodelElements.find((e: Json) => e.idShort === idShort);
 
 test("a submodel's ValueOnly form covers every element kind of the example (golden)", () => {
   const submodel = readAas(exampleEnvironment().submodels[1], "Submodel", { validate: true }).jsonable;
-  const reference = (...keys: [string, string][]) => ({ type: "ModelReference", keys: keys.map(([type, value]) => ({ type, value })) });
+  const reference = (...keys: [string, string][]) => ({
+    type: "ModelReference",
+    keys: keys.map(([type, value]) => ({ type, value })),
+  });
   const sm = "https://example.org/submodels/identification-1";
   const expected =
     "{" +
@@ -38,11 +42,17 @@ test("level=core shows direct children only; extent=withBlobValue adds Blob byte
   const core = submodelToValueOnly(submodel, { level: "core", extent: "withBlobValue" });
   assert.deepEqual(core.Dimensions, {});
   assert.deepEqual(core.Tags, []);
-  assert.deepEqual(core.Motor, { entityType: "SelfManagedEntity", globalAssetId: "https://example.org/assets/motor-0001" });
+  assert.deepEqual(core.Motor, {
+    entityType: "SelfManagedEntity",
+    globalAssetId: "https://example.org/assets/motor-0001",
+  });
   assert.deepEqual(core.Firmware, { contentType: "application/octet-stream", value: "SGVsbG8gQUFTIQ==" });
   assert.ok(!("annotations" in (toValueOnly(element(submodel, "Links"), { level: "core" }) as Json)));
   // The element asked for is depth 0: its own children show, their children do not.
-  assert.equal(text(toValueOnly(element(submodel, "Dimensions"), { level: "core" })), '{"Width":0.25,"Height":0.40,"Nested":{}}');
+  assert.equal(
+    text(toValueOnly(element(submodel, "Dimensions"), { level: "core" })),
+    '{"Width":0.25,"Height":0.40,"Nested":{}}',
+  );
 });
 
 test("Operation and Capability have no ValueOnly form and are skipped inside containers", () => {
@@ -73,12 +83,18 @@ test("numbers keep every digit, booleans and odd lexical forms are normalised", 
   assert.equal(one("Title"), '[{"en":"Title"},{"de":"Titel"}]');
   assert.equal(one("HalfOpen"), '{"min":-9223372036854775808}');
   assert.equal(one("Bytes"), '{"contentType":"application/octet-stream"}');
-  assert.equal(text(toValueOnly(element(rich, "Bytes"), { extent: "withBlobValue" })), '{"contentType":"application/octet-stream","value":"AAEC"}');
+  assert.equal(
+    text(toValueOnly(element(rich, "Bytes"), { extent: "withBlobValue" })),
+    '{"contentType":"application/octet-stream","value":"AAEC"}',
+  );
   assert.equal(one("NoFile"), '{"contentType":"text/plain"}');
   assert.equal(one("NoRef"), "null");
   const part = toValueOnly(element(rich, "Part")) as Json;
   assert.deepEqual(Object.keys(part), ["statements", "entityType", "specificAssetIds"]);
-  assert.equal(text(part.statements.Link.annotations), '{"Weight":0.5,"Doc":{"contentType":"text/plain","value":"/doc.txt"}}');
+  assert.equal(
+    text(part.statements.Link.annotations),
+    '{"Weight":0.5,"Doc":{"contentType":"text/plain","value":"/doc.txt"}}',
+  );
   assert.deepEqual(part.specificAssetIds, element(rich, "Part").specificAssetIds);
 
   const all = submodelToValueOnly(rich);

@@ -1,4 +1,4 @@
-import { getChildren, type ElementJson } from "./element-tree.ts";
+import { type ElementJson, getChildren } from "./element-tree.ts";
 import { lexicalToValueJson } from "./xsd-values.ts";
 
 /**
@@ -28,7 +28,10 @@ export function toValueOnly(element: ElementJson, options: ValueOnlyOptions = {}
 }
 
 /** A Submodel's ValueOnly form: {"<idShort>": X, …} over its top-level elements. */
-export function submodelToValueOnly(submodel: Record<string, unknown>, options: ValueOnlyOptions = {}): Record<string, unknown> {
+export function submodelToValueOnly(
+  submodel: Record<string, unknown>,
+  options: ValueOnlyOptions = {},
+): Record<string, unknown> {
   const elements = Array.isArray(submodel.submodelElements) ? (submodel.submodelElements as ElementJson[]) : [];
   return namedValues(elements, options, 1);
 }

@@ -5,10 +5,28 @@ import { jsonNumberToken, lexicalToValueJson, valueJsonKind, valueJsonToLexical 
 
 test("maps valueTypes to their ValueOnly JSON type", () => {
   assert.equal(valueJsonKind("xs:boolean"), "boolean");
-  for (const type of ["xs:decimal", "xs:integer", "xs:double", "xs:float", "xs:byte", "xs:long", "xs:unsignedLong", "xs:negativeInteger"]) {
+  for (const type of [
+    "xs:decimal",
+    "xs:integer",
+    "xs:double",
+    "xs:float",
+    "xs:byte",
+    "xs:long",
+    "xs:unsignedLong",
+    "xs:negativeInteger",
+  ]) {
     assert.equal(valueJsonKind(type), "number", type);
   }
-  for (const type of ["xs:string", "xs:date", "xs:dateTime", "xs:duration", "xs:anyURI", "xs:base64Binary", "xs:gDay", undefined]) {
+  for (const type of [
+    "xs:string",
+    "xs:date",
+    "xs:dateTime",
+    "xs:duration",
+    "xs:anyURI",
+    "xs:base64Binary",
+    "xs:gDay",
+    undefined,
+  ]) {
     assert.equal(valueJsonKind(type), "string", String(type));
   }
 });
@@ -51,7 +69,10 @@ test("turns stored lexical values into ValueOnly JSON", () => {
 });
 
 test("turns ValueOnly JSON into lexical values valid for the valueType, or refuses", () => {
-  assert.equal(valueJsonToLexical(new LosslessNumber("12345678901234567890.123456789"), "xs:decimal"), "12345678901234567890.123456789");
+  assert.equal(
+    valueJsonToLexical(new LosslessNumber("12345678901234567890.123456789"), "xs:decimal"),
+    "12345678901234567890.123456789",
+  );
   assert.equal(valueJsonToLexical(new LosslessNumber("5"), "xs:int"), "5");
   assert.equal(valueJsonToLexical(5, "xs:int"), "5");
   assert.equal(valueJsonToLexical(true, "xs:boolean"), "true");

@@ -1,5 +1,5 @@
-import * as aas from "./aas-core.cts";
 import { isLosslessNumber, LosslessNumber } from "lossless-json";
+import * as aas from "./aas-core.cts";
 
 /**
  * Lexical values typed by a `valueType` (DataTypeDefXsd) and their ValueOnly JSON form

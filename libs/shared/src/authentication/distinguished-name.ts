@@ -10,11 +10,18 @@ import type { X509Certificate } from "node:crypto";
  * escaped, so a line break always separates RDNs).
  */
 export function subjectDistinguishedName(certificate: X509Certificate): string {
-  return certificate.subject
-    .split("\n")
-    .filter((rdn) => rdn !== "")
-    .reverse()
-    // OpenSSL's RFC2253 output reverses the parts of a multi-valued RDN too.
-    .map((rdn) => rdn.split(/(?<!\\) \+ /).reverse().join("+"))
-    .join(",");
+  return (
+    certificate.subject
+      .split("\n")
+      .filter((rdn) => rdn !== "")
+      .reverse()
+      // OpenSSL's RFC2253 output reverses the parts of a multi-valued RDN too.
+      .map((rdn) =>
+        rdn
+          .split(/(?<!\\) \+ /)
+          .reverse()
+          .join("+"),
+      )
+      .join(",")
+  );
 }

@@ -1,7 +1,7 @@
-import { it } from "node:test";
 import assert from "node:assert/strict";
+import { it } from "node:test";
 import type { NatsConnection } from "@nats-io/nats-core";
-import { ChunkAssembler, MAX_CHUNK_BYTES, chunkBytesFor, chunkCount, splitIntoChunks } from "./chunking.ts";
+import { ChunkAssembler, chunkBytesFor, chunkCount, MAX_CHUNK_BYTES, splitIntoChunks } from "./chunking.ts";
 
 function bytes(length: number): Uint8Array {
   return Uint8Array.from({ length }, (_, i) => (i * 31 + 7) % 256);
@@ -28,7 +28,10 @@ it("splits and reassembles bodies of any length", () => {
 
 it("never makes a chunk larger than asked", () => {
   const chunks = splitIntoChunks(bytes(2500), 1000);
-  assert.deepEqual(chunks.map((c) => c.length), [1000, 1000, 500]);
+  assert.deepEqual(
+    chunks.map((c) => c.length),
+    [1000, 1000, 500],
+  );
 });
 
 it("refuses chunks out of order, twice, with a changed count or a malformed header", () => {

@@ -87,7 +87,8 @@ export class ChunkAssembler {
     if (count < 1 || count > MAX_CHUNKS) throw new Error(`implausible chunk count ${count}`);
     if (this.expected === undefined) this.expected = count;
     if (count !== this.expected) throw new Error(`chunk count changed from ${this.expected} to ${count}`);
-    if (index !== this.parts.length) throw new Error(`chunk ${index} of ${count} arrived when ${this.parts.length} was expected`);
+    if (index !== this.parts.length)
+      throw new Error(`chunk ${index} of ${count} arrived when ${this.parts.length} was expected`);
     // Copy: the message's buffer may be reused by the client once the callback returns.
     this.parts.push(data.slice());
     this.bytes += data.length;

@@ -1,10 +1,10 @@
-import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
 import type { NatsConnection } from "@nats-io/nats-core";
-import { startNats, type RunningServer } from "../../../../tests/test-support/servers.ts";
-import { ANONYMOUS, SYSTEM, type Command, type Principal } from "../contracts/index.ts";
-import type { CommandHandler } from "../engine/ports/index.ts";
+import { type RunningServer, startNats } from "../../../../tests/test-support/servers.ts";
+import { ANONYMOUS, type Command, type Principal, SYSTEM } from "../contracts/index.ts";
 import { createDirectStoreClient } from "../engine/index.ts";
+import type { CommandHandler } from "../engine/ports/index.ts";
 import { serveCommandsOverNats } from "./command-responder.ts";
 import { connectNats } from "./connect-nats.ts";
 import { createNatsStoreClient } from "./nats-store-client.ts";
@@ -39,7 +39,12 @@ describe("the principal of a command that crossed the bus", () => {
   });
 
   async function arrived(anonymousWithoutPrincipal: boolean, principal: Principal | undefined): Promise<unknown> {
-    const responder = await serveCommandsOverNats({ connection: await connection("model-store"), handler: echoPrincipal, onError: quiet, anonymousWithoutPrincipal });
+    const responder = await serveCommandsOverNats({
+      connection: await connection("model-store"),
+      handler: echoPrincipal,
+      onError: quiet,
+      anonymousWithoutPrincipal,
+    });
     const client = createNatsStoreClient({ connection: await connection("gateway") });
     try {
       const reply = await client.execute({ type: "GetSequence", params: {}, ...(principal ? { principal } : {}) });
@@ -66,7 +71,12 @@ describe("the principal of a command that crossed the bus", () => {
 
   it("in-process (direct store client), SYSTEM is none as well and nothing else changes", async () => {
     const client = createDirectStoreClient(echoPrincipal);
-    for (const [sent, expected] of [[undefined, "none"], [SYSTEM, "none"], [ALICE, ALICE], [ANONYMOUS, ANONYMOUS]] as const) {
+    for (const [sent, expected] of [
+      [undefined, "none"],
+      [SYSTEM, "none"],
+      [ALICE, ALICE],
+      [ANONYMOUS, ANONYMOUS],
+    ] as const) {
       const reply = await client.execute({ type: "GetSequence", params: {}, ...(sent ? { principal: sent } : {}) });
       assert.ok(reply.ok);
       assert.deepEqual(reply.value, expected);
@@ -74,10 +84,19 @@ describe("the principal of a command that crossed the bus", () => {
   });
 
   it("a malformed principal is refused as an undecodable command", async () => {
-    const responder = await serveCommandsOverNats({ connection: await connection("model-store"), handler: echoPrincipal, onError: quiet, anonymousWithoutPrincipal: true });
+    const responder = await serveCommandsOverNats({
+      connection: await connection("model-store"),
+      handler: echoPrincipal,
+      onError: quiet,
+      anonymousWithoutPrincipal: true,
+    });
     const client = createNatsStoreClient({ connection: await connection("gateway") });
     try {
-      const reply = await client.execute({ type: "GetSequence", params: {}, principal: { kind: "user", name: "mallory" } as unknown as Principal });
+      const reply = await client.execute({
+        type: "GetSequence",
+        params: {},
+        principal: { kind: "user", name: "mallory" } as unknown as Principal,
+      });
       assert.equal(reply.ok, false);
       if (!reply.ok) assert.equal(reply.error.code, "bad-request");
     } finally {

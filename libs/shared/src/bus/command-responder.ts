@@ -1,10 +1,26 @@
-import { createInbox, headers, Empty, type Msg, type NatsConnection, type Subscription } from "@nats-io/nats-core";
-import { ANONYMOUS, COMMAND_SUBJECT_PREFIX, MODEL_STORE_QUEUE, commandSubject, withArrivedPrincipal, type Command, type Reply } from "../contracts/index.ts";
+import { createInbox, Empty, headers, type Msg, type NatsConnection, type Subscription } from "@nats-io/nats-core";
+import {
+  ANONYMOUS,
+  COMMAND_SUBJECT_PREFIX,
+  type Command,
+  commandSubject,
+  MODEL_STORE_QUEUE,
+  type Reply,
+  withArrivedPrincipal,
+} from "../contracts/index.ts";
 import type { CommandHandler } from "../engine/ports/index.ts";
-import { ChunkAssembler, UPLOAD_HEADER, chunkBytesFor, isChunkedRequest, publishChunks } from "./chunking.ts";
+import { ChunkAssembler, chunkBytesFor, isChunkedRequest, publishChunks, UPLOAD_HEADER } from "./chunking.ts";
 import { publishBatchFor } from "./publish-batch.ts";
 import { replyForThrown } from "./reply-for-thrown.ts";
-import { RAW_VALUE_HEADER, budgetOf, decodeJson, encodeJson, encodeReply, rawValueModeOf, type RawValueMode } from "./wire.ts";
+import {
+  budgetOf,
+  decodeJson,
+  encodeJson,
+  encodeReply,
+  RAW_VALUE_HEADER,
+  type RawValueMode,
+  rawValueModeOf,
+} from "./wire.ts";
 
 export interface CommandResponderOptions {
   /** Owned by the caller: close() of the responder leaves it open. */
@@ -67,13 +83,19 @@ export async function serveCommandsOverNats(options: CommandResponderOptions): P
   async function execute(subject: string, body: Uint8Array, deadline: number | undefined): Promise<Reply<unknown>> {
     let command: Command;
     try {
-      command = withArrivedPrincipal(decodeCommand(subject, body), options.anonymousWithoutPrincipal ? ANONYMOUS : undefined);
+      command = withArrivedPrincipal(
+        decodeCommand(subject, body),
+        options.anonymousWithoutPrincipal ? ANONYMOUS : undefined,
+      );
     } catch (error) {
       return { ok: false, error: { code: "bad-request", message: `undecodable command: ${(error as Error).message}` } };
     }
     // The caller has given up: running a write now would only surprise it later.
     if (deadline !== undefined && Date.now() >= deadline) {
-      return { ok: false, error: { code: "timeout", message: `${command.type}: deadline passed before it was executed` } };
+      return {
+        ok: false,
+        error: { code: "timeout", message: `${command.type}: deadline passed before it was executed` },
+      };
     }
     try {
       return await handler.execute(command);
@@ -141,12 +163,19 @@ export async function serveCommandsOverNats(options: CommandResponderOptions): P
 
 function decodeCommand(subject: string, body: Uint8Array): Command {
   const command = decodeJson(body) as Command;
-  if (typeof command !== "object" || command === null || typeof command.type !== "string") throw new Error("no command type");
+  if (typeof command !== "object" || command === null || typeof command.type !== "string")
+    throw new Error("no command type");
   // The subject routes, the body describes: they must agree, or a gateway is broken.
   if (commandSubject(command.type) !== subject) throw new Error(`a ${command.type} command on subject ${subject}`);
   if (typeof command.params !== "object" || command.params === null) throw new Error("no params");
   const { principal } = command;
-  if (principal !== undefined && (typeof principal !== "object" || principal === null || typeof principal.kind !== "string" || !Array.isArray(principal.roles))) {
+  if (
+    principal !== undefined &&
+    (typeof principal !== "object" ||
+      principal === null ||
+      typeof principal.kind !== "string" ||
+      !Array.isArray(principal.roles))
+  ) {
     throw new Error("a malformed principal");
   }
   return command;

@@ -1,6 +1,6 @@
 import type { NatsConnection } from "@nats-io/nats-core";
 import { connect } from "@nats-io/transport-node";
-import { watchConnection, type ConnectionChange } from "./connection-watch.ts";
+import { type ConnectionChange, watchConnection } from "./connection-watch.ts";
 
 export type { NatsConnection } from "@nats-io/nats-core";
 

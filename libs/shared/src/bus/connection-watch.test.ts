@@ -1,9 +1,9 @@
-import { it } from "node:test";
 import assert from "node:assert/strict";
-import { startNats, type RunningServer } from "../../../../tests/test-support/servers.ts";
+import { it } from "node:test";
+import { type RunningServer, startNats } from "../../../../tests/test-support/servers.ts";
 import { waitUntil } from "../test-support/index.ts";
 import { connectNats } from "./connect-nats.ts";
-import { watchConnection, type ConnectionChange } from "./connection-watch.ts";
+import { type ConnectionChange, watchConnection } from "./connection-watch.ts";
 
 // The change names and details were read from nats v2's `Events` and `status.data`; v3 has typed
 // statuses instead, mapped by hand in connection-watch.ts. This pins what the logs and /ready see.

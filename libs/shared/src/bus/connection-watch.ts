@@ -34,7 +34,10 @@ export interface ConnectionWatch {
  * closes. Each component watches on its own (the client allows several status iterators), so a
  * bus or client works with any connection, not only one made by connectNats.
  */
-export function watchConnection(connection: NatsConnection, listener: (change: ConnectionChange, detail: string) => void): ConnectionWatch {
+export function watchConnection(
+  connection: NatsConnection,
+  listener: (change: ConnectionChange, detail: string) => void,
+): ConnectionWatch {
   const statuses = connection.status();
   let stopped = false;
   void (async () => {

@@ -7,9 +7,16 @@ import type { CommandHandler } from "../engine/ports/index.ts";
  * after its bus): until then, and when the store cannot answer, the gap goes to the subscriber.
  * `principal`: SYSTEM when the store is reached over the bus (a gateway's own read, not a caller's).
  */
-export function eventLogReader(handler: () => CommandHandler | undefined, principal?: Principal): (after: number, limit: number) => Promise<ChangeEvent[] | undefined> {
+export function eventLogReader(
+  handler: () => CommandHandler | undefined,
+  principal?: Principal,
+): (after: number, limit: number) => Promise<ChangeEvent[] | undefined> {
   return async (after, limit) => {
-    const reply = await handler()?.execute({ type: "GetEvents", params: { after, limit }, ...(principal ? { principal } : {}) });
+    const reply = await handler()?.execute({
+      type: "GetEvents",
+      params: { after, limit },
+      ...(principal ? { principal } : {}),
+    });
     return reply?.ok ? reply.value.events : undefined;
   };
 }

@@ -1,9 +1,16 @@
-import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { describe, it } from "node:test";
 import type { ChangeEvent, Heartbeat } from "../contracts/index.ts";
 import { createEventOrder, type EventOrderOptions } from "./event-order.ts";
 
-const event = (seq: number): ChangeEvent => ({ seq, revision: seq, kind: "element.value-changed", id: "sm", idShortPath: `p${seq}`, time: "2026-01-01T00:00:00.000Z" });
+const event = (seq: number): ChangeEvent => ({
+  seq,
+  revision: seq,
+  kind: "element.value-changed",
+  id: "sm",
+  idShortPath: `p${seq}`,
+  time: "2026-01-01T00:00:00.000Z",
+});
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function recorder(options: Partial<EventOrderOptions> = {}) {

@@ -83,7 +83,11 @@ export function createEventOrder(options: EventOrderOptions): EventOrder {
     try {
       const wanted = Math.max(heldHeartbeat?.seq ?? 0, ...held.keys());
       while (!closed && last !== undefined && last < wanted && !held.has(last + 1)) {
-        const events = options.fetch ? await options.fetch(last, Math.min(FETCH_LIMIT, wanted - last)).catch((error) => (onError(error), undefined)) : undefined;
+        const events = options.fetch
+          ? await options
+              .fetch(last, Math.min(FETCH_LIMIT, wanted - last))
+              .catch((error) => (onError(error), undefined))
+          : undefined;
         if (!events || events.length === 0 || last === undefined || events[0]!.seq !== last + 1) break;
         for (const event of events) if (last !== undefined && event.seq === last + 1) deliver(event);
         drain();

@@ -1,5 +1,5 @@
 import { after, before, describe } from "node:test";
-import { startNats, type RunningServer } from "../../../../tests/test-support/servers.ts";
+import { type RunningServer, startNats } from "../../../../tests/test-support/servers.ts";
 import { eventBusContract } from "../test-support/index.ts";
 import { connectNats } from "./connect-nats.ts";
 import { createNatsEventBus } from "./nats-event-bus.ts";

@@ -1,5 +1,11 @@
 import type { NatsConnection } from "@nats-io/nats-core";
-import { ALL_EVENTS_SUBJECT, HEARTBEAT_SUBJECT, eventSubject, type ChangeEvent, type Heartbeat } from "../contracts/index.ts";
+import {
+  ALL_EVENTS_SUBJECT,
+  type ChangeEvent,
+  eventSubject,
+  HEARTBEAT_SUBJECT,
+  type Heartbeat,
+} from "../contracts/index.ts";
 import type { EventBus, EventHandlers, EventSubscription } from "../engine/ports/index.ts";
 import { watchConnection } from "./connection-watch.ts";
 import { createEventOrder, type EventOrder } from "./event-order.ts";
@@ -28,7 +34,8 @@ export interface NatsEventBusOptions {
  */
 export function createNatsEventBus(options: NatsEventBusOptions): EventBus {
   const { connection } = options;
-  const reportError = options.onSubscriberError ?? ((error: unknown) => console.error("twinport: event subscriber failed:", error));
+  const reportError =
+    options.onSubscriberError ?? ((error: unknown) => console.error("twinport: event subscriber failed:", error));
   const active = new Set<{ handlers: EventHandlers; order: EventOrder; stop(): void }>();
   const batch = publishBatchFor(connection);
   let closed = false;
@@ -42,8 +49,7 @@ export function createNatsEventBus(options: NatsEventBusOptions): EventBus {
         if (change === "reconnect") {
           entry.order.reset();
           entry.handlers.onReconnect?.();
-        }
-        else entry.handlers.onDisconnect?.();
+        } else entry.handlers.onDisconnect?.();
       } catch (error) {
         reportError(error);
       }

@@ -1,11 +1,11 @@
-import { it } from "node:test";
 import assert from "node:assert/strict";
+import { it } from "node:test";
 import type { NatsConnection } from "@nats-io/nats-core";
-import { startNats, type RunningServer } from "../../../../tests/test-support/servers.ts";
+import { type RunningServer, startNats } from "../../../../tests/test-support/servers.ts";
 import type { Command, CommandResult, CommandType, Reply } from "../contracts/index.ts";
 import type { EventBus, StoreClient } from "../engine/ports/index.ts";
 import { sampleEvent, waitUntil } from "../test-support/index.ts";
-import { serveCommandsOverNats, type CommandResponder } from "./command-responder.ts";
+import { type CommandResponder, serveCommandsOverNats } from "./command-responder.ts";
 import { connectNats } from "./connect-nats.ts";
 import { createNatsEventBus } from "./nats-event-bus.ts";
 import { createNatsStoreClient } from "./nats-store-client.ts";
@@ -17,8 +17,16 @@ it("recovers from a NATS restart on the same port: onReconnect fires, events and
   const opened: NatsConnection[] = [];
   const parts: { close(): Promise<void> }[] = [];
   try {
-    const storeSide = await connectNats({ url, name: "model-store", onChange: (change) => changes.push(`store ${change}`) });
-    const gatewaySide = await connectNats({ url, name: "gateway", onChange: (change) => changes.push(`gateway ${change}`) });
+    const storeSide = await connectNats({
+      url,
+      name: "model-store",
+      onChange: (change) => changes.push(`store ${change}`),
+    });
+    const gatewaySide = await connectNats({
+      url,
+      name: "gateway",
+      onChange: (change) => changes.push(`gateway ${change}`),
+    });
     opened.push(storeSide, gatewaySide);
     const publisher: EventBus = createNatsEventBus({ connection: storeSide });
     const subscriber: EventBus = createNatsEventBus({ connection: gatewaySide });

@@ -1,8 +1,8 @@
-import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
 import type { NatsConnection } from "@nats-io/nats-core";
-import { startNats, type RunningServer } from "../../../../tests/test-support/servers.ts";
-import { CommandError, type Command, type CommandResult, type CommandType, type Reply } from "../contracts/index.ts";
+import { type RunningServer, startNats } from "../../../../tests/test-support/servers.ts";
+import { type Command, CommandError, type CommandResult, type CommandType, type Reply } from "../contracts/index.ts";
 import type { CommandHandler } from "../engine/ports/index.ts";
 import { bigJsonText, storeClientContract } from "../test-support/index.ts";
 import { serveCommandsOverNats } from "./command-responder.ts";
@@ -58,16 +58,22 @@ describe("NATS store client and command responder", () => {
   it("hands each command to exactly one of two replicas, large requests included", async () => {
     const replicas = [countingHandler("a"), countingHandler("b")];
     const responders = await Promise.all(
-      replicas.map(async (handler, i) => serveCommandsOverNats({ connection: await connection(`replica-${i}`), handler, onError: quiet })),
+      replicas.map(async (handler, i) =>
+        serveCommandsOverNats({ connection: await connection(`replica-${i}`), handler, onError: quiet }),
+      ),
     );
     const client = createNatsStoreClient({ connection: await connection("gateway"), requestTimeoutMs: 20_000 });
     try {
       const small = await Promise.all(
-        Array.from({ length: 100 }, (_, i) => client.execute({ type: "GetAssetAdministrationShellById", params: { aasId: `aas-${i}` } })),
+        Array.from({ length: 100 }, (_, i) =>
+          client.execute({ type: "GetAssetAdministrationShellById", params: { aasId: `aas-${i}` } }),
+        ),
       );
       // Chunks of one upload must all reach the replica that took its "begin" message.
       const body = bigJsonText(2 * 1024 * 1024);
-      const large = await Promise.all(Array.from({ length: 6 }, () => client.execute({ type: "PostAssetAdministrationShell", params: { body } })));
+      const large = await Promise.all(
+        Array.from({ length: 6 }, () => client.execute({ type: "PostAssetAdministrationShell", params: { body } })),
+      );
 
       small.forEach((reply, i) => {
         assert.equal(reply.ok, true);
@@ -79,7 +85,10 @@ describe("NATS store client and command responder", () => {
       const all = handled.flat();
       assert.equal(all.length, 106, "every command handled once in total");
       assert.equal(new Set(all.filter((id) => id.startsWith("aas-"))).size, 100, "no command handled twice");
-      assert.ok(handled.every((seen) => seen.length > 0), `both replicas took work (${handled.map((s) => s.length)})`);
+      assert.ok(
+        handled.every((seen) => seen.length > 0),
+        `both replicas took work (${handled.map((s) => s.length)})`,
+      );
       // Wait a little: a duplicate delivery would show up as extra handled commands.
       await new Promise((resolve) => setTimeout(resolve, 100));
       assert.equal(replicas.flatMap((r) => r.seen).length, 106);
@@ -100,7 +109,10 @@ describe("NATS store client and command responder", () => {
     const client = createNatsStoreClient({ connection: await connection("gateway") });
     try {
       const reply = await client.execute({ type: "PostSubmodelElement", params: { submodelId: "sm", body: "{}" } });
-      assert.deepEqual(reply, { ok: false, error: { code: "conflict", message: "idShort already used", path: "a.b", details: ["x"] } });
+      assert.deepEqual(reply, {
+        ok: false,
+        error: { code: "conflict", message: "idShort already used", path: "a.b", details: ["x"] },
+      });
       assert.deepEqual(await client.execute({ type: "GetSequence", params: {} }), { ok: true, value: { seq: 3 } });
     } finally {
       await client.close();
@@ -117,33 +129,47 @@ describe("NATS store client and command responder", () => {
     });
     const raw = await connection("raw-client");
     try {
-      const notJson = await raw.request("twinport.v1.cmd.GetSequence", new TextEncoder().encode("{oops"), { timeout: 2_000 });
-      assert.equal((JSON.parse(new TextDecoder().decode(notJson.data)) as Reply<unknown> & { ok: false }).error.code, "bad-request");
+      const notJson = await raw.request("twinport.v1.cmd.GetSequence", new TextEncoder().encode("{oops"), {
+        timeout: 2_000,
+      });
+      assert.equal(
+        (JSON.parse(new TextDecoder().decode(notJson.data)) as Reply<unknown> & { ok: false }).error.code,
+        "bad-request",
+      );
       const wrongSubject = await raw.request(
         "twinport.v1.cmd.GetSequence",
         new TextEncoder().encode(JSON.stringify({ type: "DeleteSubmodelById", params: { submodelId: "x" } })),
         { timeout: 2_000 },
       );
-      assert.equal((JSON.parse(new TextDecoder().decode(wrongSubject.data)) as Reply<unknown> & { ok: false }).error.code, "bad-request");
+      assert.equal(
+        (JSON.parse(new TextDecoder().decode(wrongSubject.data)) as Reply<unknown> & { ok: false }).error.code,
+        "bad-request",
+      );
     } finally {
       await responder.close();
     }
   });
 
   it("sends a successful reply's value as text when the caller asks for rawValue, also past the chunk size", async () => {
-    const objectValue = { idShort: "Ü-Test", value: [1, 2.5, "a\"b\nc"], nested: { ok: true } };
+    const objectValue = { idShort: "Ü-Test", value: [1, 2.5, 'a"b\nc'], nested: { ok: true } };
     const rawText = bigJsonText(3 * 1024 * 1024);
     const handler: CommandHandler = {
       async execute<T extends CommandType>(command: Command<T>): Promise<Reply<CommandResult<T>>> {
         const id = (command.params as { aasId: string }).aasId;
-        if (id === "missing") return { ok: false, error: { code: "not-found", message: "no such shell" } } as Reply<CommandResult<T>>;
+        if (id === "missing")
+          return { ok: false, error: { code: "not-found", message: "no such shell" } } as Reply<CommandResult<T>>;
         const value = id === "object" ? objectValue : { rawJson: rawText };
         return { ok: true, value, revision: 42 } as Reply<CommandResult<T>>;
       },
     };
-    const responder = await serveCommandsOverNats({ connection: await connection("model-store"), handler, onError: quiet });
+    const responder = await serveCommandsOverNats({
+      connection: await connection("model-store"),
+      handler,
+      onError: quiet,
+    });
     const client = createNatsStoreClient({ connection: await connection("gateway") });
-    const get = (aasId: string, rawValue: boolean) => client.execute({ type: "GetAssetAdministrationShellById", params: { aasId } }, { rawValue });
+    const get = (aasId: string, rawValue: boolean) =>
+      client.execute({ type: "GetAssetAdministrationShellById", params: { aasId } }, { rawValue });
 
     const raw = await get("object", true);
     assert.ok(raw.ok);
@@ -159,22 +185,30 @@ describe("NATS store client and command responder", () => {
   });
 
   it("sends a Paged value's items as one JSON array text when the caller asks for raw items", async () => {
-    const items = [{ rawJson: '{"exact":123456789012345678901234567890}' }, { idShort: "B", value: "x\"y" }, "plain"];
+    const items = [{ rawJson: '{"exact":123456789012345678901234567890}' }, { idShort: "B", value: 'x"y' }, "plain"];
     const handler: CommandHandler = {
       async execute<T extends CommandType>(command: Command<T>): Promise<Reply<CommandResult<T>>> {
         const last = (command.params as { idShort?: string }).idShort === "last";
         return { ok: true, value: last ? { items } : { items, cursor: "next-page" } } as Reply<CommandResult<T>>;
       },
     };
-    const responder = await serveCommandsOverNats({ connection: await connection("model-store"), handler, onError: quiet });
+    const responder = await serveCommandsOverNats({
+      connection: await connection("model-store"),
+      handler,
+      onError: quiet,
+    });
     const client = createNatsStoreClient({ connection: await connection("gateway") });
-    const list = (idShort: string) => client.execute({ type: "GetAllAssetAdministrationShells", params: { idShort } }, { rawValue: "items" });
+    const list = (idShort: string) =>
+      client.execute({ type: "GetAllAssetAdministrationShells", params: { idShort } }, { rawValue: "items" });
     const page = await list("first");
     assert.ok(page.ok);
     const value = page.value as unknown as { items: { rawJson: string }; cursor?: string };
     assert.equal(value.cursor, "next-page");
     // The RawJson item keeps its exact digits: it was never parsed on the way.
-    assert.equal(value.items.rawJson, '[{"exact":123456789012345678901234567890},{"idShort":"B","value":"x\\"y"},"plain"]');
+    assert.equal(
+      value.items.rawJson,
+      '[{"exact":123456789012345678901234567890},{"idShort":"B","value":"x\\"y"},"plain"]',
+    );
     const last = await list("last");
     assert.ok(last.ok);
     assert.deepEqual(Object.keys(last.value as object), ["items"]);
@@ -210,7 +244,10 @@ function countingHandler(name: string): CommandHandler & { seen: string[] } {
       const params = command.params as { aasId?: string; body?: string };
       seen.push(params.aasId ?? `body-${params.body?.length}`);
       await new Promise((resolve) => setTimeout(resolve, 5));
-      const value = params.aasId !== undefined ? { aasId: params.aasId, replica: name } : { length: params.body?.length, replica: name };
+      const value =
+        params.aasId !== undefined
+          ? { aasId: params.aasId, replica: name }
+          : { length: params.body?.length, replica: name };
       return { ok: true, value } as Reply<CommandResult<T>>;
     },
   };

@@ -1,20 +1,28 @@
-import { createInbox, headers, Empty, type Msg, type NatsConnection } from "@nats-io/nats-core";
+import { createInbox, Empty, headers, type Msg, type NatsConnection } from "@nats-io/nats-core";
 import {
-  commandSubject,
-  isErrorCode,
   type Command,
   type CommandResult,
   type CommandType,
+  commandSubject,
   type ErrorCode,
+  isErrorCode,
   type Reply,
   type ReplyFailure,
   WRITE_COMMANDS,
 } from "../contracts/index.ts";
 import type { ExecuteOptions, StoreClient } from "../engine/ports/index.ts";
-import { ChunkAssembler, REQUEST_CHUNKS_HEADER, chunkBytesFor, chunkCount, isChunk, publishChunks, uploadSubjectOf } from "./chunking.ts";
+import {
+  ChunkAssembler,
+  chunkBytesFor,
+  chunkCount,
+  isChunk,
+  publishChunks,
+  REQUEST_CHUNKS_HEADER,
+  uploadSubjectOf,
+} from "./chunking.ts";
 import { watchConnection } from "./connection-watch.ts";
 import { publishBatchFor } from "./publish-batch.ts";
-import { BUDGET_HEADER, RAW_VALUE_HEADER, decodeReply, encodeJson, isNoResponders, rawValueHeaderOf } from "./wire.ts";
+import { BUDGET_HEADER, decodeReply, encodeJson, isNoResponders, RAW_VALUE_HEADER, rawValueHeaderOf } from "./wire.ts";
 
 export interface NatsStoreClientOptions {
   /** Owned by the caller: close() of the client leaves it open. */
@@ -55,7 +63,10 @@ export function createNatsStoreClient(options: NatsStoreClientOptions): StoreCli
     },
   });
 
-  function execute<T extends CommandType>(command: Command<T>, executeOptions: ExecuteOptions = {}): Promise<Reply<CommandResult<T>>> {
+  function execute<T extends CommandType>(
+    command: Command<T>,
+    executeOptions: ExecuteOptions = {},
+  ): Promise<Reply<CommandResult<T>>> {
     if (closed || connection.isClosed()) return Promise.resolve(failure("unavailable", "the store client is closed"));
     if (!connected) return Promise.resolve(failure("unavailable", "the connection to NATS is down"));
     const deadline = executeOptions.deadline ?? Date.now() + requestTimeoutMs;
@@ -66,7 +77,9 @@ export function createNatsStoreClient(options: NatsStoreClientOptions): StoreCli
     try {
       body = encodeJson(command);
     } catch (error) {
-      return Promise.resolve(failure("internal", `${command.type}: the command cannot be encoded as JSON: ${(error as Error).message}`));
+      return Promise.resolve(
+        failure("internal", `${command.type}: the command cannot be encoded as JSON: ${(error as Error).message}`),
+      );
     }
 
     return new Promise((resolve) => {
@@ -80,7 +93,10 @@ export function createNatsStoreClient(options: NatsStoreClientOptions): StoreCli
       };
       // Sent, unanswered: a write may or may not have happened (docs/adr/0017).
       const unknown = WRITE_COMMANDS.has(command.type) ? "; the outcome is unknown" : "";
-      const timer = setTimeout(() => finish(failure("timeout", `${command.type}: no reply within ${budget} ms${unknown}`)), budget);
+      const timer = setTimeout(
+        () => finish(failure("timeout", `${command.type}: no reply within ${budget} ms${unknown}`)),
+        budget,
+      );
 
       pending.set(token, {
         abandon: finish,
@@ -103,7 +119,8 @@ export function createNatsStoreClient(options: NatsStoreClientOptions): StoreCli
         const rawValue = rawValueHeaderOf(executeOptions.rawValue);
         if (rawValue !== undefined) requestHeaders.set(RAW_VALUE_HEADER, rawValue);
         const reply = `${inboxPrefix}.${token}`;
-        const unsent = (error: unknown) => finish(failure("unavailable", `${command.type}: ${(error as Error).message}`));
+        const unsent = (error: unknown) =>
+          finish(failure("unavailable", `${command.type}: ${(error as Error).message}`));
         if (body.length <= chunkBytes) {
           batch.publish(commandSubject(command.type), body, { reply, headers: requestHeaders }, unsent);
         } else {
@@ -138,7 +155,8 @@ function toReply(body: unknown): Reply<unknown> {
   const reply = body as Reply<unknown>;
   if (typeof reply === "object" && reply !== null) {
     if (reply.ok === true) return reply;
-    if (reply.ok === false && typeof reply.error === "object" && reply.error !== null && isErrorCode(reply.error.code)) return reply;
+    if (reply.ok === false && typeof reply.error === "object" && reply.error !== null && isErrorCode(reply.error.code))
+      return reply;
   }
   throw new Error("not a reply");
 }

@@ -12,7 +12,12 @@ import type { NatsConnection, PublishOptions } from "@nats-io/nats-core";
  */
 export interface PublishBatch {
   /** `onError`: the publish failed (connection closed meanwhile); told asynchronously. */
-  publish(subject: string, data: Uint8Array, options: PublishOptions | undefined, onError: (error: unknown) => void): void;
+  publish(
+    subject: string,
+    data: Uint8Array,
+    options: PublishOptions | undefined,
+    onError: (error: unknown) => void,
+  ): void;
   /** Resolves once everything queued so far was handed to nats (before closing a connection). */
   flushed(): Promise<void>;
 }

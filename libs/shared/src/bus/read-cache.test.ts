@@ -1,16 +1,21 @@
-import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
 import type { NatsConnection } from "@nats-io/nats-core";
-import { startNats, type RunningServer } from "../../../../tests/test-support/servers.ts";
+import { type RunningServer, startNats } from "../../../../tests/test-support/servers.ts";
 import type { Command, CommandResult, CommandType, Reply } from "../contracts/index.ts";
 import { createEngine, type Engine } from "../engine/create-engine.ts";
 import { createMemoryRepository } from "../engine/memory/memory-repository.ts";
 import type { CommandHandler, EventBus, StoreClient } from "../engine/ports/index.ts";
-import { serveCommandsOverNats, type CommandResponder } from "./command-responder.ts";
+import { type CommandResponder, serveCommandsOverNats } from "./command-responder.ts";
 import { connectNats } from "./connect-nats.ts";
 import { createNatsEventBus } from "./nats-event-bus.ts";
 import { createNatsStoreClient } from "./nats-store-client.ts";
-import { createCachingStoreClient, WRITE_EVENT_WAIT_MS, type CachingStoreClient, type ReadCacheOptions } from "./read-cache.ts";
+import {
+  type CachingStoreClient,
+  createCachingStoreClient,
+  type ReadCacheOptions,
+  WRITE_EVENT_WAIT_MS,
+} from "./read-cache.ts";
 
 // The http-gateway's read cache over real NATS: a model-store side (engine on memory, events on
 // NATS, responder) and gateway sides (store clients, one with the cache).
@@ -26,8 +31,15 @@ const submodel = (id: string) => ({
   ],
 });
 const RAW = { rawValue: true } as const;
-const readSpeed = { type: "GetSubmodelElementByPath", params: { submodelId: SUBMODEL, idShortPath: "Speed", modifiers: { content: "value" } } } as Command<"GetSubmodelElementByPath">;
-const patchSpeed = (value: number): Command<"PatchSubmodelElementValueByPath"> => ({ type: "PatchSubmodelElementValueByPath", params: { submodelId: SUBMODEL, idShortPath: "Speed", body: String(value) }, origin: "http" });
+const readSpeed = {
+  type: "GetSubmodelElementByPath",
+  params: { submodelId: SUBMODEL, idShortPath: "Speed", modifiers: { content: "value" } },
+} as Command<"GetSubmodelElementByPath">;
+const patchSpeed = (value: number): Command<"PatchSubmodelElementValueByPath"> => ({
+  type: "PatchSubmodelElementValueByPath",
+  params: { submodelId: SUBMODEL, idShortPath: "Speed", body: String(value) },
+  origin: "http",
+});
 
 function speedOf(reply: Reply<unknown>): number {
   assert.ok(reply.ok, JSON.stringify(reply));
@@ -35,7 +47,11 @@ function speedOf(reply: Reply<unknown>): number {
 }
 
 /** A gateway side over `connection`: its event bus and caching store client; `closers` gets their teardown. */
-async function cachingGateway(connection: NatsConnection, closers: (() => Promise<void>)[], options: Omit<ReadCacheOptions, "bus">): Promise<CachingStoreClient> {
+async function cachingGateway(
+  connection: NatsConnection,
+  closers: (() => Promise<void>)[],
+  options: Omit<ReadCacheOptions, "bus">,
+): Promise<CachingStoreClient> {
   const bus = createNatsEventBus({ connection });
   const client = await createCachingStoreClient(createNatsStoreClient({ connection }), { ...options, bus });
   closers.push(async () => {
@@ -61,7 +77,8 @@ describe("read cache in front of the model-store", () => {
     connections.push(made);
     return made;
   };
-  const cachingClient = async (maxAgeMs: number, maxBytes = 1024 * 1024) => cachingGateway(await connection("gateway"), closers, { maxAgeMs, maxBytes });
+  const cachingClient = async (maxAgeMs: number, maxBytes = 1024 * 1024) =>
+    cachingGateway(await connection("gateway"), closers, { maxAgeMs, maxBytes });
 
   before(async () => {
     server = await startNats();
@@ -72,7 +89,8 @@ describe("read cache in front of the model-store", () => {
       async execute<T extends CommandType>(command: Command<T>): Promise<Reply<CommandResult<T>>> {
         const reply = await engine.execute(command);
         const params = command.params as { idShortPath?: string };
-        if (slowModeMs > 0 && command.type === "GetSubmodelElementByPath" && params.idShortPath === "Mode") await new Promise((resolve) => setTimeout(resolve, slowModeMs));
+        if (slowModeMs > 0 && command.type === "GetSubmodelElementByPath" && params.idShortPath === "Mode")
+          await new Promise((resolve) => setTimeout(resolve, slowModeMs));
         return reply;
       },
     };
@@ -81,7 +99,10 @@ describe("read cache in front of the model-store", () => {
       await responder.close();
       await events.close();
     });
-    const created = await engine.execute({ type: "PostSubmodel", params: { body: JSON.stringify(submodel(SUBMODEL)) } });
+    const created = await engine.execute({
+      type: "PostSubmodel",
+      params: { body: JSON.stringify(submodel(SUBMODEL)) },
+    });
     assert.ok(created.ok, JSON.stringify(created));
     cache = await cachingClient(60_000);
     elsewhere = createNatsStoreClient({ connection: await connection("other-gateway") });
@@ -126,8 +147,15 @@ describe("read cache in front of the model-store", () => {
   });
 
   it("a read overtaken by a write does not put the old value into the cache", async () => {
-    const readMode = { type: "GetSubmodelElementByPath", params: { submodelId: SUBMODEL, idShortPath: "Mode", modifiers: { content: "value" } } } as Command;
-    const write = { type: "PatchSubmodelElementValueByPath", params: { submodelId: SUBMODEL, idShortPath: "Mode", body: '"manual"' }, origin: "http" } as Command;
+    const readMode = {
+      type: "GetSubmodelElementByPath",
+      params: { submodelId: SUBMODEL, idShortPath: "Mode", modifiers: { content: "value" } },
+    } as Command;
+    const write = {
+      type: "PatchSubmodelElementValueByPath",
+      params: { submodelId: SUBMODEL, idShortPath: "Mode", body: '"manual"' },
+      origin: "http",
+    } as Command;
     slowModeMs = 150;
     try {
       const slowRead = cache.execute(readMode, RAW); // reads "auto", answers 150 ms later
@@ -151,7 +179,14 @@ describe("read cache in front of the model-store", () => {
     };
     const before = await count();
     assert.equal(await count(), before);
-    assert.ok((await elsewhere.execute({ type: "PostSubmodel", params: { body: JSON.stringify(submodel("urn:test:read-cache:second")) } })).ok);
+    assert.ok(
+      (
+        await elsewhere.execute({
+          type: "PostSubmodel",
+          params: { body: JSON.stringify(submodel("urn:test:read-cache:second")) },
+        })
+      ).ok,
+    );
     const started = Date.now();
     while ((await count()) !== before + 1) {
       assert.ok(Date.now() - started < 2000, "the list stayed stale");
@@ -184,7 +219,17 @@ describe("read cache in front of the model-store", () => {
     await short.execute(readSpeed, RAW);
     assert.equal(short.stats().hits, 1, "an answer older than maxAgeMs was served");
     for (let i = 0; i < 40; i++) {
-      await short.execute({ type: "GetSubmodelById", params: { submodelId: SUBMODEL, modifiers: { level: "deep", extent: `withoutBlobValue`, content: "normal" }, i } as never }, RAW);
+      await short.execute(
+        {
+          type: "GetSubmodelById",
+          params: {
+            submodelId: SUBMODEL,
+            modifiers: { level: "deep", extent: `withoutBlobValue`, content: "normal" },
+            i,
+          } as never,
+        },
+        RAW,
+      );
       assert.ok(short.stats().bytes <= 8192, `${short.stats().bytes} bytes cached`);
     }
     // Bounded by evicting the least recently used, not by refusing to cache.
@@ -207,7 +252,8 @@ describe("read cache across gateways, with events trailing the replies (the Redi
     connections.push(made);
     return made;
   };
-  const cachingClient = async (name: string) => cachingGateway(await connection(name), closers, { maxAgeMs: 60_000, maxBytes: 1024 * 1024 });
+  const cachingClient = async (name: string) =>
+    cachingGateway(await connection(name), closers, { maxAgeMs: 60_000, maxBytes: 1024 * 1024 });
 
   before(async () => {
     server = await startNats();
@@ -228,7 +274,9 @@ describe("read cache across gateways, with events trailing the replies (the Redi
       await responder.close();
       await events.close();
     });
-    assert.ok((await engine.execute({ type: "PostSubmodel", params: { body: JSON.stringify(submodel(SUBMODEL)) } })).ok);
+    assert.ok(
+      (await engine.execute({ type: "PostSubmodel", params: { body: JSON.stringify(submodel(SUBMODEL)) } })).ok,
+    );
     gatewayA = await cachingClient("gateway-a");
     gatewayB = await cachingClient("gateway-b");
   });
@@ -284,7 +332,11 @@ describe("read cache across gateways, with events trailing the replies (the Redi
   });
 
   it("a store that sent heartbeats and then falls silent (its relay died) is not trusted: no hits until it speaks again", async () => {
-    const client = await cachingGateway(await connection("gateway-silence"), closers, { maxAgeMs: 60_000, maxBytes: 1024 * 1024, streamSilenceMs: 300 });
+    const client = await cachingGateway(await connection("gateway-silence"), closers, {
+      maxAgeMs: 60_000,
+      maxBytes: 1024 * 1024,
+      streamSilenceMs: 300,
+    });
     const heartbeats = createNatsEventBus({ connection: await connection("relay-heartbeats") });
     closers.push(() => heartbeats.close());
     const sequence = await gatewayA.execute({ type: "GetSequence", params: {} } as Command);

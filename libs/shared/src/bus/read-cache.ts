@@ -1,4 +1,13 @@
-import { WRITE_COMMANDS, isRawItems, isRawJson, type ChangeEvent, type Command, type CommandResult, type CommandType, type Reply } from "../contracts/index.ts";
+import {
+  type ChangeEvent,
+  type Command,
+  type CommandResult,
+  type CommandType,
+  isRawItems,
+  isRawJson,
+  type Reply,
+  WRITE_COMMANDS,
+} from "../contracts/index.ts";
 import type { EventBus, EventSubscription, ExecuteOptions, StoreClient } from "../engine/ports/index.ts";
 
 export interface ReadCacheOptions {
@@ -53,7 +62,9 @@ const TAGS_OF_READ: Partial<Record<CommandType, (params: Record<string, unknown>
 
 /** Below a shell, the answer also depends on the shell (it must reference the submodel). */
 function scopedSubmodel(params: Record<string, unknown>): string[] {
-  return typeof params.aasId === "string" ? [`id:${params.submodelId}`, `id:${params.aasId}`] : [`id:${params.submodelId}`];
+  return typeof params.aasId === "string"
+    ? [`id:${params.submodelId}`, `id:${params.aasId}`]
+    : [`id:${params.submodelId}`];
 }
 
 const KIND_TAGS = ["kind:shell", "kind:submodel", "kind:concept-description"];
@@ -94,7 +105,10 @@ interface Entry {
  * write; and a stream that once sent heartbeats and then says nothing for `streamSilenceMs` does
  * the same until it speaks again. Only the first write after a stall waits the bound.
  */
-export async function createCachingStoreClient(inner: StoreClient, options: ReadCacheOptions): Promise<CachingStoreClient> {
+export async function createCachingStoreClient(
+  inner: StoreClient,
+  options: ReadCacheOptions,
+): Promise<CachingStoreClient> {
   const entries = new Map<string, Entry>();
   const byTag = new Map<string, Set<string>>();
   const generations = new Map<string, number>();
@@ -138,7 +152,9 @@ export async function createCachingStoreClient(inner: StoreClient, options: Read
       const timer = setTimeout(() => {
         if (!(lastSeq !== undefined && lastSeq >= seq)) {
           behindUntilSeq = Math.max(behindUntilSeq ?? 0, seq);
-          options.log?.(`read cache bypassed: the event of write ${seq} did not arrive within ${WRITE_EVENT_WAIT_MS} ms`);
+          options.log?.(
+            `read cache bypassed: the event of write ${seq} did not arrive within ${WRITE_EVENT_WAIT_MS} ms`,
+          );
         }
         waiter.done();
       }, WRITE_EVENT_WAIT_MS);
@@ -166,7 +182,8 @@ export async function createCachingStoreClient(inner: StoreClient, options: Read
   };
 
   const onEvent = (event: ChangeEvent) => {
-    if (lastSeq !== undefined && event.seq > lastSeq + 1) clear(`events ${lastSeq + 1}–${event.seq - 1} were not received`);
+    if (lastSeq !== undefined && event.seq > lastSeq + 1)
+      clear(`events ${lastSeq + 1}–${event.seq - 1} were not received`);
     if (lastSeq === undefined || event.seq > lastSeq) lastSeq = event.seq;
     lastHeard = Date.now();
     const [entity] = event.kind.split(".");
@@ -189,7 +206,8 @@ export async function createCachingStoreClient(inner: StoreClient, options: Read
       behindUntilSeq = Math.max(behindUntilSeq ?? 0, event.seq);
     },
     onHeartbeat(heartbeat) {
-      if (lastSeq !== undefined && heartbeat.seq > lastSeq) clear(`the store is at event ${heartbeat.seq}, the last one received was ${lastSeq}`);
+      if (lastSeq !== undefined && heartbeat.seq > lastSeq)
+        clear(`the store is at event ${heartbeat.seq}, the last one received was ${lastSeq}`);
       if (lastSeq === undefined || heartbeat.seq > lastSeq) lastSeq = heartbeat.seq;
       heartbeatsSeen = true;
       lastHeard = Date.now();
@@ -209,7 +227,12 @@ export async function createCachingStoreClient(inner: StoreClient, options: Read
   enabled = options.maxAgeMs > 0;
 
   function store(key: string, reply: Reply<unknown>, tags: string[]): void {
-    const text = reply.ok && isRawJson(reply.value) ? reply.value.rawJson : reply.ok && isRawItems(reply.value) ? reply.value.items.rawJson : undefined;
+    const text =
+      reply.ok && isRawJson(reply.value)
+        ? reply.value.rawJson
+        : reply.ok && isRawItems(reply.value)
+          ? reply.value.items.rawJson
+          : undefined;
     if (text === undefined) return;
     const size = (text.length + key.length) * 2;
     if (size > options.maxBytes / 4) return; // one answer may not push out most of the others
@@ -228,7 +251,10 @@ export async function createCachingStoreClient(inner: StoreClient, options: Read
     }
   }
 
-  async function execute<T extends CommandType>(command: Command<T>, executeOptions?: ExecuteOptions): Promise<Reply<CommandResult<T>>> {
+  async function execute<T extends CommandType>(
+    command: Command<T>,
+    executeOptions?: ExecuteOptions,
+  ): Promise<Reply<CommandResult<T>>> {
     const tagsOf = TAGS_OF_READ[command.type];
     if (!tagsOf || !executeOptions?.rawValue) {
       const reply = await inner.execute(command, executeOptions);
@@ -241,7 +267,10 @@ export async function createCachingStoreClient(inner: StoreClient, options: Read
     if (!enabled || lagging()) return await inner.execute(command, executeOptions);
     // With access rules the answer depends on who asks (a list filtered, a submodel in part): one
     // caller's answer is never served to another principal.
-    const principal = command.principal === undefined ? "" : `${command.principal.kind}\u0000${command.principal.name ?? ""}\u0000${command.principal.roles.join("\u0000")}`;
+    const principal =
+      command.principal === undefined
+        ? ""
+        : `${command.principal.kind}\u0000${command.principal.name ?? ""}\u0000${command.principal.roles.join("\u0000")}`;
     const key = `${command.type}\u0000${executeOptions.rawValue}\u0000${principal}\u0000${JSON.stringify(command.params)}`;
     if (entries.has(key) && options.bus.barrier) await options.bus.barrier();
     const cached = entries.get(key);

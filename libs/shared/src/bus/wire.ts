@@ -1,5 +1,5 @@
 import type { Msg } from "@nats-io/nats-core";
-import { isRawItems, isRawJson, toRawValue, type RawJson } from "../contracts/index.ts";
+import { isRawItems, isRawJson, type RawJson, toRawValue } from "../contracts/index.ts";
 import type { ExecuteOptions } from "../engine/ports/index.ts";
 
 /**
@@ -75,7 +75,11 @@ export function encodeReply(reply: { ok: boolean; value?: unknown }, mode: RawVa
   if (isRawJson(raw)) {
     [mark, head, text] = [RAW_VALUE_MARK, JSON.stringify(envelope), raw.rawJson];
   } else if (isRawItems(raw)) {
-    [mark, head, text] = [RAW_ITEMS_MARK, JSON.stringify(raw.cursor === undefined ? envelope : { ...envelope, cursor: raw.cursor }), raw.items.rawJson];
+    [mark, head, text] = [
+      RAW_ITEMS_MARK,
+      JSON.stringify(raw.cursor === undefined ? envelope : { ...envelope, cursor: raw.cursor }),
+      raw.items.rawJson,
+    ];
   } else {
     throw new TypeError("value has no JSON form");
   }

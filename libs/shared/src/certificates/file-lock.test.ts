@@ -22,7 +22,10 @@ describe("withFileLock", () => {
     };
     await Promise.all(Array.from({ length: 5 }, () => withFileLock(lock, holder, { retryMs: 10 })));
     assert.equal(most, 1);
-    await assert.rejects(withFileLock(lock, async () => Promise.reject(new Error("boom"))), /boom/);
+    await assert.rejects(
+      withFileLock(lock, async () => Promise.reject(new Error("boom"))),
+      /boom/,
+    );
     assert.ok(!existsSync(lock));
   });
 
@@ -30,11 +33,15 @@ describe("withFileLock", () => {
     const lock = join(dir, "refreshed.lock");
     const order: string[] = [];
     const options = { staleMs: 300, refreshMs: 50, retryMs: 20 };
-    const slow = withFileLock(lock, async () => {
-      order.push("slow in");
-      await sleep(1_000);
-      order.push("slow out");
-    }, options);
+    const slow = withFileLock(
+      lock,
+      async () => {
+        order.push("slow in");
+        await sleep(1_000);
+        order.push("slow out");
+      },
+      options,
+    );
     await sleep(50);
     await withFileLock(lock, async () => void order.push("next in"), options);
     await slow;
@@ -49,6 +56,9 @@ describe("withFileLock", () => {
     const started = Date.now();
     assert.equal(await withFileLock(lock, async () => "mine", { staleMs: 1_000 }), "mine");
     assert.ok(Date.now() - started < 1_000);
-    assert.deepEqual(readdirSync(dir).filter((name) => name.startsWith("stale")), []);
+    assert.deepEqual(
+      readdirSync(dir).filter((name) => name.startsWith("stale")),
+      [],
+    );
   });
 });

@@ -20,7 +20,11 @@ export interface FileLockOptions {
  * `staleMs` is left from a crashed process and is taken over, so a crash never blocks the next
  * start. Process ids cannot tell that: in containers every replica is often pid 1.
  */
-export async function withFileLock<T>(path: string, action: () => Promise<T>, options: FileLockOptions = {}): Promise<T> {
+export async function withFileLock<T>(
+  path: string,
+  action: () => Promise<T>,
+  options: FileLockOptions = {},
+): Promise<T> {
   const staleMs = options.staleMs ?? 30_000;
   const refreshMs = options.refreshMs ?? Math.min(2_000, staleMs / 4);
   const retryMs = options.retryMs ?? 100;

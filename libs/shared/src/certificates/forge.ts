@@ -1,5 +1,5 @@
-import type forgeModule from "node-forge";
 import { getHashes, pbkdf2Sync } from "node:crypto";
+import type forgeModule from "node-forge";
 
 export type Forge = typeof forgeModule;
 
@@ -9,11 +9,20 @@ export type Forge = typeof forgeModule;
  */
 let forgeLoaded: Promise<Forge> | undefined;
 export function loadForge(): Promise<Forge> {
-  forgeLoaded ??= import("node-forge").then((module) => nativePbkdf2((module as unknown as { default: Forge }).default ?? (module as unknown as Forge)));
+  forgeLoaded ??= import("node-forge").then((module) =>
+    nativePbkdf2((module as unknown as { default: Forge }).default ?? (module as unknown as Forge)),
+  );
   return forgeLoaded;
 }
 
-type Pbkdf2 = (password: string, salt: string, iterations: number, keyLength: number, md?: unknown, callback?: unknown) => string;
+type Pbkdf2 = (
+  password: string,
+  salt: string,
+  iterations: number,
+  keyLength: number,
+  md?: unknown,
+  callback?: unknown,
+) => string;
 
 /**
  * forge derives PBES2 keys in JavaScript whenever the PRF comes as a digest object, which is how
@@ -30,8 +39,11 @@ function nativePbkdf2(forge: Forge): Forge {
   const known = new Set(getHashes());
   pkcs5.pbkdf2 = (password, salt, iterations, keyLength, md, callback) => {
     const name = typeof md === "object" && md !== null ? (md as { algorithm?: unknown }).algorithm : undefined;
-    if (callback !== undefined || typeof name !== "string" || !known.has(name)) return javascript(password, salt, iterations, keyLength, md, callback);
-    return pbkdf2Sync(Buffer.from(password, "utf8"), Buffer.from(salt, "binary"), iterations, keyLength, name).toString("binary");
+    if (callback !== undefined || typeof name !== "string" || !known.has(name))
+      return javascript(password, salt, iterations, keyLength, md, callback);
+    return pbkdf2Sync(Buffer.from(password, "utf8"), Buffer.from(salt, "binary"), iterations, keyLength, name).toString(
+      "binary",
+    );
   };
   return forge;
 }

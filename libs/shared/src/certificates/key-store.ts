@@ -1,6 +1,6 @@
-import { X509Certificate, createPrivateKey } from "node:crypto";
+import { createPrivateKey, X509Certificate } from "node:crypto";
 import { readFile } from "node:fs/promises";
-import { readPkcs12, type KeyStoreContent, type KeyStoreOrigin, type Pkcs12Passwords } from "./pkcs12.ts";
+import { type KeyStoreContent, type KeyStoreOrigin, type Pkcs12Passwords, readPkcs12 } from "./pkcs12.ts";
 
 /** The key store keys of the spec's CertificateInfo and FA³ST's CertificateConfig. */
 export interface KeyStoreSettings extends Pkcs12Passwords {
@@ -14,7 +14,11 @@ export interface KeyStoreSettings extends Pkcs12Passwords {
  * key in one file) is our extension. JKS is refused with the keytool command that converts it.
  * Every failure is an Error that names the file and the setting to fix.
  */
-export async function readKeyStore(file: string, settings: KeyStoreSettings, origin: KeyStoreOrigin): Promise<KeyStoreContent> {
+export async function readKeyStore(
+  file: string,
+  settings: KeyStoreSettings,
+  origin: KeyStoreOrigin,
+): Promise<KeyStoreContent> {
   const type = (settings.keyStoreType ?? "PKCS12").trim().toUpperCase();
   const pkcs12 = type === "PKCS12" || type === "P12" || type === "PFX";
   if (!pkcs12 && type !== "PEM") {
@@ -43,18 +47,26 @@ function readPem(text: string, settings: KeyStoreSettings, origin: KeyStoreOrigi
       throw new Error(`${origin.where}: a certificate cannot be read (${(error as Error).message})`);
     }
   });
-  const content: KeyStoreContent = { certificates: certificates.map((certificate) => certificate.toString()), chain: [] };
+  const content: KeyStoreContent = {
+    certificates: certificates.map((certificate) => certificate.toString()),
+    chain: [],
+  };
   const keyPem = PEM_KEY.exec(text)?.[0];
   if (keyPem === undefined) return content;
   let key: string;
   try {
     const passphrase = settings.keyPassword ?? settings.keyStorePassword;
-    key = createPrivateKey({ key: keyPem, ...(passphrase !== undefined ? { passphrase } : {}) }).export({ type: "pkcs8", format: "pem" }).toString();
+    key = createPrivateKey({ key: keyPem, ...(passphrase !== undefined ? { passphrase } : {}) })
+      .export({ type: "pkcs8", format: "pem" })
+      .toString();
   } catch (error) {
-    throw new Error(`${origin.where}: the private key cannot be read; check ${origin.setting}.keyPassword (${(error as Error).message})`);
+    throw new Error(
+      `${origin.where}: the private key cannot be read; check ${origin.setting}.keyPassword (${(error as Error).message})`,
+    );
   }
   const leaf = certificates[0];
   if (!leaf) throw new Error(`${origin.where}: no certificate belongs to the key`);
-  if (!leaf.checkPrivateKey(createPrivateKey(key))) throw new Error(`${origin.where}: the first certificate does not match the key`);
+  if (!leaf.checkPrivateKey(createPrivateKey(key)))
+    throw new Error(`${origin.where}: the first certificate does not match the key`);
   return { ...content, key, chain: content.certificates };
 }

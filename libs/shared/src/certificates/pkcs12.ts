@@ -1,6 +1,6 @@
+import { createPrivateKey, X509Certificate } from "node:crypto";
 import type forgeModule from "node-forge";
-import { X509Certificate, createPrivateKey } from "node:crypto";
-import { loadForge, type Forge } from "./forge.ts";
+import { type Forge, loadForge } from "./forge.ts";
 
 type Bag = forgeModule.pkcs12.Bag;
 type Pfx = forgeModule.pkcs12.Pkcs12Pfx;
@@ -36,23 +36,36 @@ export interface KeyStoreOrigin {
  * nor picks an entry by alias. forge parses RSA keys and certificates only; EC ones stay as
  * decoded ASN.1, so every key and certificate goes to node:crypto as DER, whatever its algorithm.
  */
-export async function readPkcs12(bytes: Buffer, passwords: Pkcs12Passwords, origin: KeyStoreOrigin): Promise<KeyStoreContent> {
+export async function readPkcs12(
+  bytes: Buffer,
+  passwords: Pkcs12Passwords,
+  origin: KeyStoreOrigin,
+): Promise<KeyStoreContent> {
   const forge = await loadForge();
   const pfx = openPfx(forge, bytes, passwords, origin);
-  const keyBags = [forge.pki.oids.pkcs8ShroudedKeyBag!, forge.pki.oids.keyBag!].flatMap((bagType) => pfx.getBags({ bagType })[bagType] ?? []);
+  const keyBags = [forge.pki.oids.pkcs8ShroudedKeyBag!, forge.pki.oids.keyBag!].flatMap(
+    (bagType) => pfx.getBags({ bagType })[bagType] ?? [],
+  );
   const certBags = pfx.getBags({ bagType: forge.pki.oids.certBag! })[forge.pki.oids.certBag!] ?? [];
   const keyBag = pickKeyBag(keyBags, passwords.keyAlias, origin);
   const certificates = certBags.map((bag) => ({ bag, certificate: certificateOf(forge, bag, origin) }));
-  const leaf = keyBag ? certificates.find((entry) => belongsTo(entry.bag, keyBag)) ?? (certificates.length === 1 ? certificates[0] : undefined) : undefined;
+  const leaf = keyBag
+    ? (certificates.find((entry) => belongsTo(entry.bag, keyBag)) ??
+      (certificates.length === 1 ? certificates[0] : undefined))
+    : undefined;
   const ordered = leaf ? [leaf, ...certificates.filter((entry) => entry !== leaf)] : certificates;
   const content: KeyStoreContent = { certificates: ordered.map((entry) => entry.certificate.toString()), chain: [] };
   if (!keyBag) return content;
 
   const key = privateKeyOf(forge, keyBag, origin);
   if (!leaf) throw new Error(`${origin.where}: no certificate belongs to the key${aliasText(passwords.keyAlias)}`);
-  if (!leaf.certificate.checkPrivateKey(createPrivateKey(key))) throw new Error(`${origin.where}: the certificate does not match the key${aliasText(passwords.keyAlias)}`);
+  if (!leaf.certificate.checkPrivateKey(createPrivateKey(key)))
+    throw new Error(`${origin.where}: the certificate does not match the key${aliasText(passwords.keyAlias)}`);
   content.key = key;
-  content.chain = chainOf(leaf.certificate, ordered.map((entry) => entry.certificate)).map((certificate) => certificate.toString());
+  content.chain = chainOf(
+    leaf.certificate,
+    ordered.map((entry) => entry.certificate),
+  ).map((certificate) => certificate.toString());
   return content;
 }
 
@@ -75,12 +88,15 @@ function openPfx(forge: Forge, bytes: Buffer, passwords: Pkcs12Passwords, origin
     return forge.pkcs12.pkcs12FromAsn1(asn1(), false, storePassword);
   } catch (error) {
     const message = (error as Error).message;
-    if (/MAC could not be verified/i.test(message)) throw new Error(`${origin.where}: wrong keystore password (${origin.setting}.keyStorePassword)`);
+    if (/MAC could not be verified/i.test(message))
+      throw new Error(`${origin.where}: wrong keystore password (${origin.setting}.keyStorePassword)`);
     if (!isDecryptionFailure(message)) throw new Error(`${origin.where} is not a readable PKCS12 file (${message})`);
     if (keyPassword === undefined || keyPassword === storePassword) {
       // Without a MAC nothing confirmed the store password, so it may be the wrong one.
       const check = hasMac(asn1()) ? "" : `check ${origin.setting}.keyStorePassword, or `;
-      throw new Error(`${origin.where}: the key cannot be decrypted with the keystore password; ${check}set ${origin.setting}.keyPassword`);
+      throw new Error(
+        `${origin.where}: the key cannot be decrypted with the keystore password; ${check}set ${origin.setting}.keyPassword`,
+      );
     }
   }
   const unauthenticated = asn1();
@@ -114,8 +130,12 @@ function pickKeyBag(keyBags: Bag[], alias: string | undefined, origin: KeyStoreO
   // Java's key stores compare aliases ignoring case (keytool stores them lower-cased), and so does FA³ST's keyAlias.
   const found = keyBags.find((bag) => attribute(bag, "friendlyName")?.toLowerCase() === alias.toLowerCase());
   if (found) return found;
-  const known = keyBags.map((bag) => attribute(bag, "friendlyName")).filter((name): name is string => name !== undefined);
-  throw new Error(`${origin.where}: no key with alias "${alias}" (${origin.setting}.keyAlias); aliases in the keystore: ${known.length > 0 ? known.join(", ") : "none"}`);
+  const known = keyBags
+    .map((bag) => attribute(bag, "friendlyName"))
+    .filter((name): name is string => name !== undefined);
+  throw new Error(
+    `${origin.where}: no key with alias "${alias}" (${origin.setting}.keyAlias); aliases in the keystore: ${known.length > 0 ? known.join(", ") : "none"}`,
+  );
 }
 
 /** As PKCS#8 PEM, through node:crypto, so RSA and EC keys come out alike. */
@@ -124,7 +144,9 @@ function privateKeyOf(forge: Forge, bag: Bag, origin: KeyStoreOrigin): string {
   if (!info) throw new Error(`${origin.where}: the private key cannot be read`);
   try {
     const der = Buffer.from(forge.asn1.toDer(info).getBytes(), "binary");
-    return createPrivateKey({ key: der, format: "der", type: "pkcs8" }).export({ type: "pkcs8", format: "pem" }).toString();
+    return createPrivateKey({ key: der, format: "der", type: "pkcs8" })
+      .export({ type: "pkcs8", format: "pem" })
+      .toString();
   } catch (error) {
     throw new Error(`${origin.where}: the private key cannot be read (${(error as Error).message})`);
   }
@@ -152,7 +174,10 @@ function belongsTo(certBag: Bag, keyBag: Bag): boolean {
 function chainOf(leaf: X509Certificate, all: X509Certificate[]): X509Certificate[] {
   const chain = [leaf];
   for (let current = leaf; current.issuer !== current.subject; ) {
-    const issuer = all.find((candidate) => !chain.includes(candidate) && current.checkIssued(candidate) && current.verify(candidate.publicKey));
+    const issuer = all.find(
+      (candidate) =>
+        !chain.includes(candidate) && current.checkIssued(candidate) && current.verify(candidate.publicKey),
+    );
     if (!issuer) break;
     chain.push(issuer);
     current = issuer;

@@ -39,7 +39,10 @@ export async function createSelfSignedCertificate(request: SelfSignedRequest): P
     { name: "basicConstraints", cA: false, critical: true },
     { name: "keyUsage", digitalSignature: true, keyEncipherment: true, critical: true },
     { name: "extKeyUsage", serverAuth: true },
-    { name: "subjectAltName", altNames: request.names.map((name) => (isIP(name) === 0 ? { type: 2, value: name } : { type: 7, ip: name })) },
+    {
+      name: "subjectAltName",
+      altNames: request.names.map((name) => (isIP(name) === 0 ? { type: 2, value: name } : { type: 7, ip: name })),
+    },
     { name: "subjectKeyIdentifier" },
   ]);
   certificate.sign(forge.pki.privateKeyFromPem(key), forge.md.sha256.create());
@@ -55,6 +58,6 @@ export async function createSelfSignedCertificate(request: SelfSignedRequest): P
  */
 function serialNumber(): string {
   const bytes = randomBytes(16);
-  bytes[0] = (bytes[0]! & 0x7f) || 0x01;
+  bytes[0] = bytes[0]! & 0x7f || 0x01;
   return bytes.toString("hex");
 }

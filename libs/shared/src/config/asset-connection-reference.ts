@@ -1,5 +1,4 @@
-import { formatIdShortPath, isIdShort, type PathSegment } from "../aas/index.ts";
-import { KEY_TYPE_NAMES } from "../aas/index.ts";
+import { formatIdShortPath, isIdShort, KEY_TYPE_NAMES, type PathSegment } from "../aas/index.ts";
 
 /**
  * The keys of asset-connection provider maps: AAS references in the text form of AAS Part 1
@@ -45,7 +44,8 @@ export class ReferenceTextError extends Error {
   }
 }
 
-const FORM_HINT = "write (Type)value keys separated by a comma and one space, e.g. \"(Submodel)urn:example:sm, (Property)Temperature\"";
+const FORM_HINT =
+  'write (Type)value keys separated by a comma and one space, e.g. "(Submodel)urn:example:sm, (Property)Temperature"';
 
 /** The keys of a reference written as text; throws ReferenceTextError with a sentence saying what is wrong. */
 export function parseReferenceText(text: string): ReferenceKey[] {
@@ -57,16 +57,23 @@ export function parseReferenceText(text: string): ReferenceKey[] {
   }
   if (rest === "") throw new ReferenceTextError(`it has no keys; ${FORM_HINT}`);
   return rest.split(", ").map((part, index) => {
-    if (!part.startsWith("(")) throw new ReferenceTextError(`key ${index + 1} ("${part}") does not start with "(Type)"; ${FORM_HINT}`);
+    if (!part.startsWith("("))
+      throw new ReferenceTextError(`key ${index + 1} ("${part}") does not start with "(Type)"; ${FORM_HINT}`);
     const close = part.indexOf(")");
-    if (close < 0) throw new ReferenceTextError(`key ${index + 1} ("${part}") misses the ")" after its type; ${FORM_HINT}`);
+    if (close < 0)
+      throw new ReferenceTextError(`key ${index + 1} ("${part}") misses the ")" after its type; ${FORM_HINT}`);
     const typeText = part.slice(1, close);
     const value = part.slice(close + 1);
     if (OLD_ID_TYPE.test(value)) {
-      throw new ReferenceTextError(`it uses the old bracketed id-type form ("${part}", from FA³ST before v1.0), which is no longer read; ${FORM_HINT}`);
+      throw new ReferenceTextError(
+        `it uses the old bracketed id-type form ("${part}", from FA³ST before v1.0), which is no longer read; ${FORM_HINT}`,
+      );
     }
     const type = KEY_TYPE_BY_ENUM.get(enumName(typeText));
-    if (type === undefined) throw new ReferenceTextError(`key ${index + 1} has the unknown type "${typeText}". Known: ${KEY_TYPES.join(", ")}`);
+    if (type === undefined)
+      throw new ReferenceTextError(
+        `key ${index + 1} has the unknown type "${typeText}". Known: ${KEY_TYPES.join(", ")}`,
+      );
     return { type, value };
   });
 }
@@ -80,26 +87,36 @@ export function providerTarget(text: string): ProviderTarget {
   const keys = parseReferenceText(text);
   const [first, ...elementKeys] = keys;
   if (first!.type !== "Submodel") {
-    throw new ReferenceTextError(`it starts with a ${first!.type} key; a provider key starts with the (Submodel) key and then names the element's path, e.g. "(Submodel)urn:example:sm, (Property)Temperature"`);
+    throw new ReferenceTextError(
+      `it starts with a ${first!.type} key; a provider key starts with the (Submodel) key and then names the element's path, e.g. "(Submodel)urn:example:sm, (Property)Temperature"`,
+    );
   }
   if (first!.value === "") throw new ReferenceTextError("the submodel id is empty");
   if (elementKeys.length === 0) {
-    const noSpace = /,\(/.test(first!.value) ? ' (keys are separated by ", " with a space: without it the text is one key)' : "";
+    const noSpace = /,\(/.test(first!.value)
+      ? ' (keys are separated by ", " with a space: without it the text is one key)'
+      : "";
     throw new ReferenceTextError(`it names a submodel, not an element${noSpace}; ${FORM_HINT}`);
   }
   const segments: PathSegment[] = [];
   let previous = first!;
   for (const key of elementKeys) {
     if (/^\d+$/.test(key.value)) {
-      if (segments.length === 0) throw new ReferenceTextError(`"${key.value}" cannot be a top-level element: only list items are numbered`);
-      if (key.value.length > 1 && key.value.startsWith("0")) throw new ReferenceTextError(`the list index "${key.value}" has a leading zero`);
+      if (segments.length === 0)
+        throw new ReferenceTextError(`"${key.value}" cannot be a top-level element: only list items are numbered`);
+      if (key.value.length > 1 && key.value.startsWith("0"))
+        throw new ReferenceTextError(`the list index "${key.value}" has a leading zero`);
       segments.push({ index: Number(key.value) });
     } else if (previous.type === "SubmodelElementList") {
-      throw new ReferenceTextError(`the key after a SubmodelElementList must be an item index (0, 1, …), not "${key.value}"`);
+      throw new ReferenceTextError(
+        `the key after a SubmodelElementList must be an item index (0, 1, …), not "${key.value}"`,
+      );
     } else if (isIdShort(key.value)) {
       segments.push({ idShort: key.value });
     } else {
-      throw new ReferenceTextError(`"${key.value}" is not an idShort (letters, digits, "_" and "-", starting with a letter)`);
+      throw new ReferenceTextError(
+        `"${key.value}" is not an idShort (letters, digits, "_" and "-", starting with a letter)`,
+      );
     }
     previous = key;
   }

@@ -1,9 +1,13 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { parseReferenceText, providerTarget, ReferenceTextError } from "./asset-connection-reference.ts";
+import type {
+  HttpAssetConnectionConfig,
+  MqttAssetConnectionConfig,
+  OpcUaAssetConnectionConfig,
+} from "./asset-connections.ts";
 import { ConfigError } from "./config-error.ts";
 import { validateConfig } from "./validate-config.ts";
-import type { HttpAssetConnectionConfig, MqttAssetConnectionConfig, OpcUaAssetConnectionConfig } from "./asset-connections.ts";
 
 const FAAAST = "de.fraunhofer.iosb.ilt.faaast.service";
 const BASE = {
@@ -47,7 +51,10 @@ describe("provider keys (FA³ST's reference text)", () => {
       ["Submodel", "SubmodelElementCollection"],
     );
     // The value is everything after the first ")", verbatim: parentheses, brackets, "#", "/".
-    assert.deepEqual(parseReferenceText("(Submodel)http://x/(a)[b]#c, (Property)p")[0], { type: "Submodel", value: "http://x/(a)[b]#c" });
+    assert.deepEqual(parseReferenceText("(Submodel)http://x/(a)[b]#c, (Property)p")[0], {
+      type: "Submodel",
+      value: "http://x/(a)[b]#c",
+    });
   });
 
   test("the element path: idShorts, and list items by index", () => {
@@ -60,18 +67,33 @@ describe("provider keys (FA³ST's reference text)", () => {
         { type: "Property", value: "Speed" },
       ],
     });
-    assert.equal(providerTarget("(Submodel)urn:x, (SubmodelElementList)Readings, (Property)0").idShortPath, "Readings[0]");
-    assert.equal(providerTarget("(Submodel)urn:x, (SubmodelElementList)L, (SubmodelElementList)12, (Property)3").idShortPath, "L[12][3]");
+    assert.equal(
+      providerTarget("(Submodel)urn:x, (SubmodelElementList)Readings, (Property)0").idShortPath,
+      "Readings[0]",
+    );
+    assert.equal(
+      providerTarget("(Submodel)urn:x, (SubmodelElementList)L, (SubmodelElementList)12, (Property)3").idShortPath,
+      "L[12][3]",
+    );
     // FA³ST never compares key types, so a wrong type still names the element.
     assert.equal(providerTarget("(Submodel)urn:x, (SubmodelElement)P1").idShortPath, "P1");
   });
 
   test("refused with a reason", () => {
     assert.match(referenceError("(Submodel)[IRI]urn:x,(Property)[ID_SHORT]P1"), /old bracketed id-type form/);
-    assert.match(referenceError("(Submodel)urn:x,(Property)P1"), /names a submodel, not an element \(keys are separated by ", " with a space/);
-    assert.match(referenceError("(AssetAdministrationShell)urn:aas, (Submodel)urn:x, (Property)P"), /starts with a AssetAdministrationShell key/);
+    assert.match(
+      referenceError("(Submodel)urn:x,(Property)P1"),
+      /names a submodel, not an element \(keys are separated by ", " with a space/,
+    );
+    assert.match(
+      referenceError("(AssetAdministrationShell)urn:aas, (Submodel)urn:x, (Property)P"),
+      /starts with a AssetAdministrationShell key/,
+    );
     assert.match(referenceError("(Submodel)urn:x, (Properti)P"), /unknown type "Properti"/);
-    assert.match(referenceError("(submodelelementcollection)urn:x, (Property)P"), /unknown type "submodelelementcollection"/);
+    assert.match(
+      referenceError("(submodelelementcollection)urn:x, (Property)P"),
+      /unknown type "submodelelementcollection"/,
+    );
     assert.match(referenceError("Submodel urn:x"), /does not start with "\(Type\)"/);
     assert.match(referenceError("(Submodel)urn:x, (SubmodelElementList)L, (Property)first"), /must be an item index/);
     assert.match(referenceError("(Submodel)urn:x, (Property) P1"), /" P1" is not an idShort/);
@@ -87,12 +109,32 @@ describe("HTTP asset connection", () => {
       username: "aas-reader",
       password: "example-secret",
       headers: { Accept: "application/json" },
-      valueProviders: { "(Submodel)urn:d, (Property)Setpoint": { format: "JSON", path: "/api/setpoint", query: "$.data.setpoint", template: '{"setpoint": ${value}}' } },
+      valueProviders: {
+        "(Submodel)urn:d, (Property)Setpoint": {
+          format: "JSON",
+          path: "/api/setpoint",
+          query: "$.data.setpoint",
+          template: '{"setpoint": ${value}}',
+        },
+      },
       subscriptionProviders: {
         // FA³ST's docs show method and template here although the code reads neither: ignored, not an error.
-        "[ModelRef](Submodel)urn:d, (SubmodelElementCollection)Status, (Property)Temperature": { format: "JSON", path: "/api/status", interval: "50", method: "GET", template: "x" },
+        "[ModelRef](Submodel)urn:d, (SubmodelElementCollection)Status, (Property)Temperature": {
+          format: "JSON",
+          path: "/api/status",
+          interval: "50",
+          method: "GET",
+          template: "x",
+        },
       },
-      operationProviders: { "(Submodel)urn:d, (Operation)Calibrate": { format: "JSON", path: "/api/calibrate", queries: { Deviation: "$.result.deviation" }, inputValidationMode: "REQUIRE_PRESENT" } },
+      operationProviders: {
+        "(Submodel)urn:d, (Operation)Calibrate": {
+          format: "JSON",
+          path: "/api/calibrate",
+          queries: { Deviation: "$.result.deviation" },
+          inputValidationMode: "REQUIRE_PRESENT",
+        },
+      },
     }) as HttpAssetConnectionConfig[];
     assert.equal(connection!["@class"], "assetconnection.http.HttpAssetConnection");
     assert.deepEqual(connection!.valueProviders["(Submodel)urn:d, (Property)Setpoint"], {
@@ -105,7 +147,10 @@ describe("HTTP asset connection", () => {
       readWriteMode: "READ_WRITE",
       readInterval: 1000,
     });
-    const subscription = connection!.subscriptionProviders["[ModelRef](Submodel)urn:d, (SubmodelElementCollection)Status, (Property)Temperature"]!;
+    const subscription =
+      connection!.subscriptionProviders[
+        "[ModelRef](Submodel)urn:d, (SubmodelElementCollection)Status, (Property)Temperature"
+      ]!;
     assert.equal(subscription.interval, 100, "a string number is read, and raised to the 100 ms minimum");
     assert.equal(subscription.headers && Object.keys(subscription.headers).length, 0);
     const operation = connection!.operationProviders["(Submodel)urn:d, (Operation)Calibrate"]!;
@@ -116,7 +161,13 @@ describe("HTTP asset connection", () => {
   });
 
   test("null means not set", () => {
-    const [connection] = load({ "@class": "assetconnection.http.HttpAssetConnection", baseUrl: "http://x", username: null, headers: null, valueProviders: { "(Submodel)u, (Property)p": { format: "JSON", path: "", query: null, writeMethod: null } } }) as HttpAssetConnectionConfig[];
+    const [connection] = load({
+      "@class": "assetconnection.http.HttpAssetConnection",
+      baseUrl: "http://x",
+      username: null,
+      headers: null,
+      valueProviders: { "(Submodel)u, (Property)p": { format: "JSON", path: "", query: null, writeMethod: null } },
+    }) as HttpAssetConnectionConfig[];
     assert.equal(connection!.username, undefined);
     assert.deepEqual(connection!.headers, {});
     assert.equal(connection!.valueProviders["(Submodel)u, (Property)p"]!.writeMethod, "PUT");
@@ -156,11 +207,20 @@ describe("OPC UA asset connection", () => {
       username: "operator",
       password: "example-secret",
       securityBaseDir: "./opcua-security",
-      applicationCertificate: { keyStoreType: "PKCS12", keyStorePath: "client-application.p12", keyStorePassword: "changeit", keyAlias: "client", keyPassword: "changeit" },
+      applicationCertificate: {
+        keyStoreType: "PKCS12",
+        keyStorePath: "client-application.p12",
+        keyStorePassword: "changeit",
+        keyAlias: "client",
+        keyPassword: "changeit",
+      },
       requestTimeout: 5000,
       valueProviders: {
         "(Submodel)urn:plc, (Property)MotorSpeed": { nodeId: "ns=2;s=Motor.Speed" },
-        "(Submodel)urn:plc, (SubmodelElementCollection)Axes, (Property)Axis2Position": { nodeId: "nsu=urn:example:plc;s=AxisPositions", arrayIndex: "[1]" },
+        "(Submodel)urn:plc, (SubmodelElementCollection)Axes, (Property)Axis2Position": {
+          nodeId: "nsu=urn:example:plc;s=AxisPositions",
+          arrayIndex: "[1]",
+        },
       },
       subscriptionProviders: { "(Submodel)urn:plc, (Property)Temperature": { nodeId: "ns=2;i=1001" } },
       operationProviders: {
@@ -184,7 +244,10 @@ describe("OPC UA asset connection", () => {
   });
 
   test("defaults of a minimal connection", () => {
-    const [connection] = load({ "@class": "assetconnection.opcua.OpcUaAssetConnection", host: "opc.tcp://h:4840" }) as OpcUaAssetConnectionConfig[];
+    const [connection] = load({
+      "@class": "assetconnection.opcua.OpcUaAssetConnection",
+      host: "opc.tcp://h:4840",
+    }) as OpcUaAssetConnectionConfig[];
     assert.equal(connection!.securityPolicy, "None");
     assert.equal(connection!.securityMode, "None");
     assert.equal(connection!.userTokenType, "Anonymous");
@@ -197,14 +260,33 @@ describe("OPC UA asset connection", () => {
   test("refused: enums in the wrong case, blank user name, unreachable combinations", () => {
     const all = errors(
       { "@class": "assetconnection.opcua.OpcUaAssetConnection", host: "opc.tcp://h", securityMode: "signandencrypt" },
-      { "@class": "assetconnection.opcua.OpcUaAssetConnection", host: "opc.tcp://h", userTokenType: "UserName", username: " " },
+      {
+        "@class": "assetconnection.opcua.OpcUaAssetConnection",
+        host: "opc.tcp://h",
+        userTokenType: "UserName",
+        username: " ",
+      },
       { "@class": "assetconnection.opcua.OpcUaAssetConnection", host: "opc.tcp://h", securityPolicy: "Basic256Sha256" },
-      { "@class": "assetconnection.opcua.OpcUaAssetConnection", host: "opc.tcp://h", transportProfile: "HTTPS_UABINARY", userTokenType: "IssuedToken" },
-      { "@class": "assetconnection.opcua.OpcUaAssetConnection", valueProviders: { "(Submodel)u, (Property)p": { arrayIndex: "2" } } },
+      {
+        "@class": "assetconnection.opcua.OpcUaAssetConnection",
+        host: "opc.tcp://h",
+        transportProfile: "HTTPS_UABINARY",
+        userTokenType: "IssuedToken",
+      },
+      {
+        "@class": "assetconnection.opcua.OpcUaAssetConnection",
+        valueProviders: { "(Submodel)u, (Property)p": { arrayIndex: "2" } },
+      },
     ).join("\n");
-    assert.match(all, /Invalid value "signandencrypt" at 'assetConnections\[0\]\.securityMode'\. Allowed: None, Sign, SignAndEncrypt/);
+    assert.match(
+      all,
+      /Invalid value "signandencrypt" at 'assetConnections\[0\]\.securityMode'\. Allowed: None, Sign, SignAndEncrypt/,
+    );
     assert.match(all, /assetConnections\[1\]\.username': userTokenType "UserName" needs a non-blank username/);
-    assert.match(all, /assetConnections\[2\]\.securityMode': securityPolicy "Basic256Sha256" with securityMode "None" matches no OPC UA endpoint/);
+    assert.match(
+      all,
+      /assetConnections\[2\]\.securityMode': securityPolicy "Basic256Sha256" with securityMode "None" matches no OPC UA endpoint/,
+    );
     assert.match(all, /only TCP_UASC_UABINARY/);
     assert.match(all, /IssuedToken is not supported/);
     assert.match(all, /Missing 'assetConnections\[4\]\.host'/);
@@ -223,10 +305,24 @@ describe("MQTT asset connection", () => {
       clientId: "aas-server-line1",
       username: "aas",
       password: "example-secret",
-      valueProviders: { "(Submodel)urn:example:submodel:line1, (Property)TargetRate": { format: "JSON", topic: "example/line1/targetRate/set", template: '{"rate": ${value}}' } },
+      valueProviders: {
+        "(Submodel)urn:example:submodel:line1, (Property)TargetRate": {
+          format: "JSON",
+          topic: "example/line1/targetRate/set",
+          template: '{"rate": ${value}}',
+        },
+      },
       subscriptionProviders: {
-        "(Submodel)urn:example:submodel:line1, (Property)CurrentRate": { format: "JSON", topic: "example/line1/telemetry", query: "$.rate" },
-        "(Submodel)urn:example:submodel:line1, (Property)State": { format: "JSON", topic: "example/line1/telemetry", query: "$.state" },
+        "(Submodel)urn:example:submodel:line1, (Property)CurrentRate": {
+          format: "JSON",
+          topic: "example/line1/telemetry",
+          query: "$.rate",
+        },
+        "(Submodel)urn:example:submodel:line1, (Property)State": {
+          format: "JSON",
+          topic: "example/line1/telemetry",
+          query: "$.state",
+        },
       },
     }) as [MqttAssetConnectionConfig];
     assert.deepEqual(connection, {
@@ -236,25 +332,55 @@ describe("MQTT asset connection", () => {
       username: "aas",
       password: "example-secret",
       valueProviders: {
-        "(Submodel)urn:example:submodel:line1, (Property)TargetRate": { format: "JSON", topic: "example/line1/targetRate/set", template: '{"rate": ${value}}', readWriteMode: "READ_WRITE" },
+        "(Submodel)urn:example:submodel:line1, (Property)TargetRate": {
+          format: "JSON",
+          topic: "example/line1/targetRate/set",
+          template: '{"rate": ${value}}',
+          readWriteMode: "READ_WRITE",
+        },
       },
       subscriptionProviders: {
-        "(Submodel)urn:example:submodel:line1, (Property)CurrentRate": { format: "JSON", topic: "example/line1/telemetry", query: "$.rate" },
-        "(Submodel)urn:example:submodel:line1, (Property)State": { format: "JSON", topic: "example/line1/telemetry", query: "$.state" },
+        "(Submodel)urn:example:submodel:line1, (Property)CurrentRate": {
+          format: "JSON",
+          topic: "example/line1/telemetry",
+          query: "$.rate",
+        },
+        "(Submodel)urn:example:submodel:line1, (Property)State": {
+          format: "JSON",
+          topic: "example/line1/telemetry",
+          query: "$.state",
+        },
       },
       operationProviders: {},
     });
   });
 
   test("every broker URI scheme; unknown properties kept (the model-store logs them); null means not set", () => {
-    for (const serverUri of ["tcp://b:1883", "ssl://b:8883", "ws://b:9001/mqtt", "wss://b", "mqtt://b", "mqtts://b:8883"]) {
+    for (const serverUri of [
+      "tcp://b:1883",
+      "ssl://b:8883",
+      "ws://b:9001/mqtt",
+      "wss://b",
+      "mqtt://b",
+      "mqtts://b:8883",
+    ]) {
       assert.equal((load({ "@class": MQTT, serverUri }) as [MqttAssetConnectionConfig])[0].serverUri, serverUri);
     }
-    const [connection] = load({ "@class": MQTT, serverUri: "tcp://b:1883", clientId: null, username: null, anything: 1 }) as [MqttAssetConnectionConfig];
+    const [connection] = load({
+      "@class": MQTT,
+      serverUri: "tcp://b:1883",
+      clientId: null,
+      username: null,
+      anything: 1,
+    }) as [MqttAssetConnectionConfig];
     assert.equal(connection.clientId, undefined);
     assert.equal(connection.username, undefined);
     assert.equal((connection as Record<string, unknown>).anything, 1);
-    const [withTrust] = load({ "@class": MQTT, serverUri: "ssl://b:8883", trustedCertificates: { keyStorePath: "broker.pem", keyStoreType: "PEM" } }) as [MqttAssetConnectionConfig];
+    const [withTrust] = load({
+      "@class": MQTT,
+      serverUri: "ssl://b:8883",
+      trustedCertificates: { keyStorePath: "broker.pem", keyStoreType: "PEM" },
+    }) as [MqttAssetConnectionConfig];
     assert.deepEqual(withTrust.trustedCertificates, { keyStoreType: "PEM", keyStorePath: "broker.pem" });
   });
 
@@ -267,7 +393,11 @@ describe("MQTT asset connection", () => {
       { "@class": MQTT, serverUri: "tcp://b", subscriptionProviders: { [key]: { format: "JSON", topic: "a/#/b" } } },
       { "@class": MQTT, serverUri: "tcp://b", subscriptionProviders: { [key]: { format: "XML", topic: "a/b+" } } },
       { "@class": MQTT, serverUri: "tcp://b", subscriptionProviders: { [key]: { topic: "a" } } },
-      { "@class": MQTT, serverUri: "tcp://b", operationProviders: { "(Submodel)u, (Operation)o": { format: "JSON", topic: "x" } } },
+      {
+        "@class": MQTT,
+        serverUri: "tcp://b",
+        operationProviders: { "(Submodel)u, (Operation)o": { format: "JSON", topic: "x" } },
+      },
       { "@class": MQTT, serverUri: "tcp://user:secret@b" },
     ).join("\n");
     assert.match(all, /assetConnections\[7\]\.serverUri'.*put the credentials in username and password/);

@@ -45,13 +45,17 @@ const headersSchema = withDefault(z.record(z.string(), z.string()), {});
 const formatSchema = z.preprocess(
   nullToUndefined,
   z.string().refine((value) => value === "JSON", {
-    error: (issue) => (issue.input === "XML" ? 'format "XML" is not implemented (FA³ST has no XML implementation either); use "JSON"' : 'the only format is "JSON" (case-sensitive)'),
+    error: (issue) =>
+      issue.input === "XML"
+        ? 'format "XML" is not implemented (FA³ST has no XML implementation either); use "JSON"'
+        : 'the only format is "JSON" (case-sensitive)',
   }),
 );
 
 /** FA³ST v1.3.0 ran queries starting with "jq|" as jq (experimental); its main branch dropped them, and so do we. */
 const querySchema = optional(text).refine((value) => value === undefined || !value.startsWith("jq|"), {
-  error: 'jq queries ("jq|…") are not supported (FA³ST dropped them after v1.3.0); write a JSONPath such as "$.data.value"',
+  error:
+    'jq queries ("jq|…") are not supported (FA³ST dropped them after v1.3.0); write a JSONPath such as "$.data.value"',
 });
 
 export const READ_WRITE_MODES = ["READ", "WRITE", "READ_WRITE", "NONE"] as const;
@@ -70,7 +74,9 @@ const validationModes = {
  * (re)connects). Our extension: FA³ST reads on every API read, which the engine has no hook for
  * (docs/adr/0008-asset-values-are-synchronised-not-read-through.md).
  */
-const readIntervalSchema = withDefault(numeric(z.number().int().min(0)), 1000).transform((ms) => (ms === 0 ? 0 : Math.max(ms, 100)));
+const readIntervalSchema = withDefault(numeric(z.number().int().min(0)), 1000).transform((ms) =>
+  ms === 0 ? 0 : Math.max(ms, 100),
+);
 
 /** Key store settings shared by OPC UA certificates and HTTP trusted certificates (FA³ST's CertificateConfig). */
 const certificateSchema = (defaultPath?: string) =>
@@ -96,7 +102,8 @@ const providerKeySchema = z.string().superRefine((key, ctx) => {
 function providerMap<T extends z.ZodType>(provider: T) {
   return withDefault(
     z.record(providerKeySchema, provider, {
-      error: (issue) => (issue.code === "invalid_key" ? (issue.issues[0]?.message ?? "invalid provider key") : undefined),
+      error: (issue) =>
+        issue.code === "invalid_key" ? (issue.issues[0]?.message ?? "invalid provider key") : undefined,
     }),
     {},
   );
@@ -165,7 +172,9 @@ export const httpAssetConnectionSchema = z.looseObject({
 // ---- OPC UA (docs/reference/faaast-asset-connections.md §4)
 
 const nodeIdSchema = z.preprocess(nullToUndefined, z.string().min(1));
-const arrayIndexSchema = optional(z.string().regex(/^(\[\d+\])+$/, { error: 'expected one or more "[n]" groups, e.g. "[2]" or "[1][0]"' }));
+const arrayIndexSchema = optional(
+  z.string().regex(/^(\[\d+\])+$/, { error: 'expected one or more "[n]" groups, e.g. "[2]" or "[1][0]"' }),
+);
 
 export const opcuaValueProviderSchema = z.looseObject({
   nodeId: nodeIdSchema,
@@ -181,7 +190,10 @@ export const opcuaSubscriptionProviderSchema = z.looseObject({
   interval: withDefault(numeric(z.number().int().min(0)), 1000),
 });
 
-const argumentMappingSchema = withDefault(z.array(z.looseObject({ idShort: z.string().min(1), argumentName: z.string().min(1) })), []);
+const argumentMappingSchema = withDefault(
+  z.array(z.looseObject({ idShort: z.string().min(1), argumentName: z.string().min(1) })),
+  [],
+);
 
 export const opcuaOperationProviderSchema = z.looseObject({
   nodeId: nodeIdSchema,
@@ -192,9 +204,23 @@ export const opcuaOperationProviderSchema = z.looseObject({
   ...validationModes,
 });
 
-export const OPCUA_ASSET_SECURITY_POLICIES = ["None", "Basic128Rsa15", "Basic256", "Basic256Sha256", "Aes128_Sha256_RsaOaep", "Aes256_Sha256_RsaPss"] as const;
+export const OPCUA_ASSET_SECURITY_POLICIES = [
+  "None",
+  "Basic128Rsa15",
+  "Basic256",
+  "Basic256Sha256",
+  "Aes128_Sha256_RsaOaep",
+  "Aes256_Sha256_RsaPss",
+] as const;
 export const OPCUA_ASSET_SECURITY_MODES = ["None", "Sign", "SignAndEncrypt"] as const;
-const TRANSPORT_PROFILES = ["TCP_UASC_UABINARY", "HTTPS_UABINARY", "HTTPS_UAXML", "HTTPS_UAJSON", "WSS_UASC_UABINARY", "WSS_UAJSON"] as const;
+const TRANSPORT_PROFILES = [
+  "TCP_UASC_UABINARY",
+  "HTTPS_UABINARY",
+  "HTTPS_UAXML",
+  "HTTPS_UAJSON",
+  "WSS_UASC_UABINARY",
+  "WSS_UAJSON",
+] as const;
 
 export const opcuaAssetConnectionSchema = z
   .looseObject({
@@ -202,12 +228,18 @@ export const opcuaAssetConnectionSchema = z
     host: z.preprocess(nullToUndefined, z.string().min(1)),
     securityPolicy: withDefault(z.enum(OPCUA_ASSET_SECURITY_POLICIES), "None"),
     securityMode: withDefault(z.enum(OPCUA_ASSET_SECURITY_MODES), "None"),
-    transportProfile: withDefault(z.enum(TRANSPORT_PROFILES), "TCP_UASC_UABINARY").refine((value) => value === "TCP_UASC_UABINARY", {
-      error: "only TCP_UASC_UABINARY (opc.tcp://) is supported by the OPC UA client",
-    }),
-    userTokenType: withDefault(z.enum(["Anonymous", "UserName", "Certificate", "IssuedToken"]), "Anonymous").refine((value) => value !== "IssuedToken", {
-      error: "IssuedToken is not supported (FA³ST refuses it too); use Anonymous, UserName or Certificate",
-    }),
+    transportProfile: withDefault(z.enum(TRANSPORT_PROFILES), "TCP_UASC_UABINARY").refine(
+      (value) => value === "TCP_UASC_UABINARY",
+      {
+        error: "only TCP_UASC_UABINARY (opc.tcp://) is supported by the OPC UA client",
+      },
+    ),
+    userTokenType: withDefault(z.enum(["Anonymous", "UserName", "Certificate", "IssuedToken"]), "Anonymous").refine(
+      (value) => value !== "IssuedToken",
+      {
+        error: "IssuedToken is not supported (FA³ST refuses it too); use Anonymous, UserName or Certificate",
+      },
+    ),
     username: optional(text),
     password: optional(text),
     authenticationCertificate: withDefault(certificateSchema("authentication.p12"), {}),
@@ -224,7 +256,11 @@ export const opcuaAssetConnectionSchema = z
   })
   .superRefine((connection, ctx) => {
     if (connection.userTokenType === "UserName" && (connection.username ?? "").trim() === "") {
-      ctx.addIssue({ code: "custom", path: ["username"], message: 'userTokenType "UserName" needs a non-blank username' });
+      ctx.addIssue({
+        code: "custom",
+        path: ["username"],
+        message: 'userTokenType "UserName" needs a non-blank username',
+      });
     }
     // FA³ST would look for such an endpoint forever; no server offers one.
     if ((connection.securityPolicy === "None") !== (connection.securityMode === "None")) {
@@ -243,18 +279,24 @@ export const MQTT_SERVER_URI_SCHEMES = ["tcp", "ssl", "ws", "wss", "mqtt", "mqtt
 
 const mqttServerUri = z.preprocess(
   nullToUndefined,
-  z.string().refine(
-    (value) => {
-      if (!URL.canParse(value)) return false;
-      const url = new URL(value);
-      return (MQTT_SERVER_URI_SCHEMES as readonly string[]).includes(url.protocol.slice(0, -1)) && url.hostname !== "";
-    },
-    { error: `expected a broker URI such as tcp://host:1883 or ssl://host:8883 (schemes: ${MQTT_SERVER_URI_SCHEMES.join(", ")})` },
-  )
-  .refine((value) => !URL.canParse(value) || (new URL(value).username === "" && new URL(value).password === ""), {
-    // Paho ignores them; silently dropping credentials would be worse than saying so.
-    error: "put the credentials in username and password, not in serverUri",
-  }),
+  z
+    .string()
+    .refine(
+      (value) => {
+        if (!URL.canParse(value)) return false;
+        const url = new URL(value);
+        return (
+          (MQTT_SERVER_URI_SCHEMES as readonly string[]).includes(url.protocol.slice(0, -1)) && url.hostname !== ""
+        );
+      },
+      {
+        error: `expected a broker URI such as tcp://host:1883 or ssl://host:8883 (schemes: ${MQTT_SERVER_URI_SCHEMES.join(", ")})`,
+      },
+    )
+    .refine((value) => !URL.canParse(value) || (new URL(value).username === "" && new URL(value).password === ""), {
+      // Paho ignores them; silently dropping credentials would be worse than saying so.
+      error: "put the credentials in username and password, not in serverUri",
+    }),
 );
 
 /** A topic a message is published to: wildcards belong to subscriptions only (MQTT 3.1.1 §4.7.1). */
@@ -275,9 +317,19 @@ const mqttTopicFilter = z.preprocess(
     .refine(
       (filter) => {
         const levels = filter.split("/");
-        return !filter.includes("\u0000") && levels.every((level, i) => (level.includes("+") ? level === "+" : true) && (level.includes("#") ? level === "#" && i === levels.length - 1 : true));
+        return (
+          !filter.includes("\u0000") &&
+          levels.every(
+            (level, i) =>
+              (level.includes("+") ? level === "+" : true) &&
+              (level.includes("#") ? level === "#" && i === levels.length - 1 : true),
+          )
+        );
       },
-      { error: 'invalid topic filter: "+" must fill a whole level and "#" must be the whole last level (e.g. "plant/+/telemetry", "plant/#")' },
+      {
+        error:
+          'invalid topic filter: "+" must fill a whole level and "#" must be the whole last level (e.g. "plant/+/telemetry", "plant/#")',
+      },
     ),
 );
 
@@ -311,7 +363,8 @@ export const mqttAssetConnectionSchema = z.looseObject({
   // FA³ST throws when one is registered; refused here, so the file is fixed before anything starts.
   operationProviders: withDefault(
     z.record(z.string(), z.unknown()).refine((providers) => Object.keys(providers).length === 0, {
-      error: "MQTT asset connections have no operation providers (FA³ST does not support them either); use an HTTP or OPC UA connection for Operations",
+      error:
+        "MQTT asset connections have no operation providers (FA³ST does not support them either); use an HTTP or OPC UA connection for Operations",
     }),
     {},
   ),

@@ -19,7 +19,21 @@ describe("parseCommandLine", () => {
 
   test("every option, a role and overrides", () => {
     assert.deepEqual(
-      parseCommandLine(["model-store", "-c", "c.json", "-m", "a.json", "--model", "b.json", "--no-validation", "--endpoint", "http", "--endpoint=OPCUA,http", "endpoints[0].port=8081", "core.stateDir=/x"]),
+      parseCommandLine([
+        "model-store",
+        "-c",
+        "c.json",
+        "-m",
+        "a.json",
+        "--model",
+        "b.json",
+        "--no-validation",
+        "--endpoint",
+        "http",
+        "--endpoint=OPCUA,http",
+        "endpoints[0].port=8081",
+        "core.stateDir=/x",
+      ]),
       {
         role: "model-store",
         help: false,
@@ -44,12 +58,19 @@ describe("parseCommandLine", () => {
       [["-x"], /^Unknown option '-x'/],
       [["-c"], /^Option '-c, --config' needs a value\.$/],
       [["--endpoint", "mqtt"], /^Unknown endpoint kind 'mqtt' for --endpoint\. Allowed: http, opcua\.$/],
-      [["serve"], /^Unknown command or argument 'serve'\. Commands: embedded, model-store, http-gateway, opcua-gateway; overrides look like path=value\.$/],
+      [
+        ["serve"],
+        /^Unknown command or argument 'serve'\. Commands: embedded, model-store, http-gateway, opcua-gateway; overrides look like path=value\.$/,
+      ],
       [["endpoints[0].port=1", "http-gateway"], /^The command 'http-gateway' must come first\.$/],
       [["--empty-model", "-m", "a.json"], /^--empty-model and -m\/--model exclude each other\.$/],
     ];
     for (const [argv, message] of cases) {
-      assert.throws(() => parseCommandLine(argv), (error: Error) => error instanceof UsageError && message.test(error.message), argv.join(" "));
+      assert.throws(
+        () => parseCommandLine(argv),
+        (error: Error) => error instanceof UsageError && message.test(error.message),
+        argv.join(" "),
+      );
     }
   });
 
@@ -60,7 +81,22 @@ describe("parseCommandLine", () => {
   });
 
   test("the help lists every command, option and environment variable", () => {
-    for (const word of ["model-store", "http-gateway", "opcua-gateway", "embedded", "--config", "--model", "--empty-model", "--no-validation", "--endpoint", "--help", "path=value", "TWINPORT_CONFIG", "TWINPORT_MODEL", "TWINPORT_<PATH>"]) {
+    for (const word of [
+      "model-store",
+      "http-gateway",
+      "opcua-gateway",
+      "embedded",
+      "--config",
+      "--model",
+      "--empty-model",
+      "--no-validation",
+      "--endpoint",
+      "--help",
+      "path=value",
+      "TWINPORT_CONFIG",
+      "TWINPORT_MODEL",
+      "TWINPORT_<PATH>",
+    ]) {
       assert.ok(HELP_TEXT.includes(word), word);
     }
   });

@@ -116,7 +116,10 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
     if (index === 0 && isRole(argument)) role = argument;
     else if (argument.includes("=")) overrides.push(argument);
     else if (isRole(argument)) throw new UsageError(`The command '${argument}' must come first.`);
-    else throw new UsageError(`Unknown command or argument '${argument}'. Commands: ${ROLES.join(", ")}; overrides look like path=value.`);
+    else
+      throw new UsageError(
+        `Unknown command or argument '${argument}'. Commands: ${ROLES.join(", ")}; overrides look like path=value.`,
+      );
   });
 
   const endpointKinds: EndpointKind[] = [];
@@ -129,7 +132,8 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
   }
 
   const modelFiles = values.model ?? [];
-  if (values["empty-model"] && modelFiles.length > 0) throw new UsageError("--empty-model and -m/--model exclude each other.");
+  if (values["empty-model"] && modelFiles.length > 0)
+    throw new UsageError("--empty-model and -m/--model exclude each other.");
 
   return {
     role,

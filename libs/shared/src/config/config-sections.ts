@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { isPlainObject } from "../aas/plain-object.ts";
 import { assetConnectionSection } from "./asset-connections.ts";
-import { classSuffix, type ClassedSection } from "./class-names.ts";
+import { type ClassedSection, classSuffix } from "./class-names.ts";
 import { coreSchema } from "./core.ts";
 import { endpointSection } from "./endpoints.ts";
 import { fileStorageSection } from "./file-storage.ts";

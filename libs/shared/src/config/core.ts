@@ -2,7 +2,8 @@ import { z } from "zod";
 import { registryListSchema, registrySynchronizationSchema } from "./registries.ts";
 
 /** ISO 8601 duration as used by AAS (e.g. "PT1H", "P1DT30M", "PT0.5S"). */
-const ISO_DURATION = /^P(?!$)(\d+(?:\.\d+)?Y)?(\d+(?:\.\d+)?M)?(\d+(?:\.\d+)?W)?(\d+(?:\.\d+)?D)?(T(?=\d)(\d+(?:\.\d+)?H)?(\d+(?:\.\d+)?M)?(\d+(?:\.\d+)?S)?)?$/;
+const ISO_DURATION =
+  /^P(?!$)(\d+(?:\.\d+)?Y)?(\d+(?:\.\d+)?M)?(\d+(?:\.\d+)?W)?(\d+(?:\.\d+)?D)?(T(?=\d)(\d+(?:\.\d+)?H)?(\d+(?:\.\d+)?M)?(\d+(?:\.\d+)?S)?)?$/;
 
 /**
  * FA³ST writes validationOnLoad/-Create/-Update as objects of switches. We validate or we don't, so
@@ -18,9 +19,12 @@ const faaastValidatorSchema = z.strictObject({
 
 const validationSwitch = z
   .union([z.boolean(), faaastValidatorSchema], {
-    error: "expected true, false or an object with validateConstraints, idShortUniqueness, identifierUniqueness, validateValueTypes (booleans)",
+    error:
+      "expected true, false or an object with validateConstraints, idShortUniqueness, identifierUniqueness, validateValueTypes (booleans)",
   })
-  .transform((value) => (typeof value === "boolean" ? value : Object.values(value).length === 0 || Object.values(value).some((v) => v)))
+  .transform((value) =>
+    typeof value === "boolean" ? value : Object.values(value).length === 0 || Object.values(value).some((v) => v),
+  )
   .default(true);
 
 export const coreSchema = z.strictObject({
@@ -45,8 +49,16 @@ export const coreSchema = z.strictObject({
    * store, so its inflated size is paid two to three times over.
    */
   aasxMaxEntries: z.number().int().min(1).default(1_000),
-  aasxMaxTotalSize: z.number().int().min(1).default(256 * 1024 * 1024),
-  aasxMaxEntrySize: z.number().int().min(1).default(128 * 1024 * 1024),
+  aasxMaxTotalSize: z
+    .number()
+    .int()
+    .min(1)
+    .default(256 * 1024 * 1024),
+  aasxMaxEntrySize: z
+    .number()
+    .int()
+    .min(1)
+    .default(128 * 1024 * 1024),
   /**
    * How deep submodel elements may nest (an element in a submodel is at depth 1). Deeper input
    * (JSON, XML, AASX) is a 400 naming this setting. 64 is ten times what IDTA submodel templates
@@ -55,9 +67,15 @@ export const coreSchema = z.strictObject({
    */
   maxNestingDepth: z.number().int().min(1).max(500).default(64),
   /** How long the handle of an asynchronous operation stays queryable after it finished. */
-  operationHandleTtl: z.string().regex(ISO_DURATION, { error: "expected an ISO 8601 duration such as PT1H" }).default("PT1H"),
+  operationHandleTtl: z
+    .string()
+    .regex(ISO_DURATION, { error: "expected an ISO 8601 duration such as PT1H" })
+    .default("PT1H"),
   /** How long a write's outcome is remembered under its Idempotency-Key (docs/adr/0017). */
-  idempotencyWindow: z.string().regex(ISO_DURATION, { error: "expected an ISO 8601 duration such as PT24H" }).default("PT24H"),
+  idempotencyWindow: z
+    .string()
+    .regex(ISO_DURATION, { error: "expected an ISO 8601 duration such as PT24H" })
+    .default("PT24H"),
   /** Where a process keeps what it generates and must keep across restarts (HTTPS certificate, ...). */
   stateDir: z.string().min(1).default(".twinport"),
   /**
@@ -95,12 +113,18 @@ export function isoDurationToMs(text: string): number {
   const [datePart, timePart = ""] = text.slice(1).split("T");
   let ms = 0;
   for (const [, amount, unit] of datePart!.matchAll(/(\d+(?:\.\d+)?)([YMWD])/g)) ms += Number(amount) * UNIT_MS[unit!]!;
-  for (const [, amount, unit] of timePart.matchAll(/(\d+(?:\.\d+)?)([HMS])/g)) ms += Number(amount) * TIME_UNIT_MS[unit!]!;
+  for (const [, amount, unit] of timePart.matchAll(/(\d+(?:\.\d+)?)([HMS])/g))
+    ms += Number(amount) * TIME_UNIT_MS[unit!]!;
   return Math.round(ms);
 }
 
 /** The AASX reading limits (engine's aasxLimits) a core section configures. */
-export function aasxLimitsOf(core: CoreConfig): { minInflateRatio: number; maxEntries: number; maxTotalUncompressedBytes: number; maxEntryUncompressedBytes: number } {
+export function aasxLimitsOf(core: CoreConfig): {
+  minInflateRatio: number;
+  maxEntries: number;
+  maxTotalUncompressedBytes: number;
+  maxEntryUncompressedBytes: number;
+} {
   return {
     minInflateRatio: core.minInflateRatio,
     maxEntries: core.aasxMaxEntries,

@@ -1,6 +1,6 @@
 import type { ClassedSection } from "./class-names.ts";
-import { HTTP_ENDPOINT_CLASS, httpEndpointSchema, type HttpEndpointConfig } from "./http-endpoint.ts";
-import { OPCUA_ENDPOINT_CLASS, opcuaEndpointSchema, type OpcUaEndpointConfig } from "./opcua-endpoint.ts";
+import { HTTP_ENDPOINT_CLASS, type HttpEndpointConfig, httpEndpointSchema } from "./http-endpoint.ts";
+import { OPCUA_ENDPOINT_CLASS, type OpcUaEndpointConfig, opcuaEndpointSchema } from "./opcua-endpoint.ts";
 
 export type EndpointConfig = HttpEndpointConfig | OpcUaEndpointConfig;
 export type EndpointKind = "http" | "opcua";

@@ -38,12 +38,23 @@ export const httpEndpointSchema = z
     /** Extension: the address to bind. */
     host: z.string().min(1).default("0.0.0.0"),
     /** Extension: request bodies above this many bytes answer 413. */
-    maxRequestBodySize: z.number().int().min(1).default(64 * 1024 * 1024),
+    maxRequestBodySize: z
+      .number()
+      .int()
+      .min(1)
+      .default(64 * 1024 * 1024),
   })
-  .refine((value) => value.corsEnabled === undefined || value.isCorsEnabled === undefined || value.corsEnabled === value.isCorsEnabled, {
-    error: "corsEnabled and its older name isCorsEnabled are both set, to different values",
-    path: ["isCorsEnabled"],
-  })
-  .transform(({ isCorsEnabled, corsEnabled, ...rest }) => ({ ...rest, corsEnabled: corsEnabled ?? isCorsEnabled ?? false }));
+  .refine(
+    (value) =>
+      value.corsEnabled === undefined || value.isCorsEnabled === undefined || value.corsEnabled === value.isCorsEnabled,
+    {
+      error: "corsEnabled and its older name isCorsEnabled are both set, to different values",
+      path: ["isCorsEnabled"],
+    },
+  )
+  .transform(({ isCorsEnabled, corsEnabled, ...rest }) => ({
+    ...rest,
+    corsEnabled: corsEnabled ?? isCorsEnabled ?? false,
+  }));
 
 export type HttpEndpointConfig = z.output<typeof httpEndpointSchema>;

@@ -3,7 +3,13 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
-import { ConfigError, isoDurationToMs, loadConfig, type HttpEndpointConfig, type OpcUaEndpointConfig } from "./index.ts";
+import {
+  ConfigError,
+  type HttpEndpointConfig,
+  isoDurationToMs,
+  loadConfig,
+  type OpcUaEndpointConfig,
+} from "./index.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "twinport-config-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -74,7 +80,14 @@ const CORE_DEFAULTS = {
   stateDir: ".twinport",
   aasRegistries: [],
   submodelRegistries: [],
-  registrySynchronization: { retryMinDelay: 1000, retryMaxDelay: 60_000, requestTimeout: 10_000, reconcileInterval: 300_000, unregisterOnShutdown: true, shutdownTimeout: 3000 },
+  registrySynchronization: {
+    retryMinDelay: 1000,
+    retryMaxDelay: 60_000,
+    requestTimeout: 10_000,
+    reconcileInterval: 300_000,
+    unregisterOnShutdown: true,
+    shutdownTimeout: 3000,
+  },
   logLevel: "info",
 };
 
@@ -86,7 +99,11 @@ describe("defaults", () => {
       core: CORE_DEFAULTS,
       endpoints: [HTTP_DEFAULTS, OPCUA_DEFAULTS],
       persistence: { "@class": "persistence.memory.PersistenceInMemory" },
-      messageBus: { "@class": "messagebus.internal.MessageBusInternal", readCacheMaxAgeMs: 5000, readCacheMaxBytes: 67108864 },
+      messageBus: {
+        "@class": "messagebus.internal.MessageBusInternal",
+        readCacheMaxAgeMs: 5000,
+        readCacheMaxBytes: 67108864,
+      },
       fileStorage: { "@class": "filestorage.memory.FileStorageInMemory" },
       assetConnections: [],
       submodelTemplateProcessors: [],
@@ -96,8 +113,18 @@ describe("defaults", () => {
   for (const role of ["model-store", "http-gateway", "opcua-gateway"] as const) {
     test(`no file, ${role}: Redis, NATS and Redis file storage with their defaults`, () => {
       const { config } = loadConfig({ role });
-      assert.deepEqual(config.persistence, { "@class": "persistence.redis.PersistenceRedis", url: "redis://127.0.0.1:6379", keyPrefix: "tp" });
-      assert.deepEqual(config.messageBus, { "@class": "messagebus.nats.MessageBusNats", url: "nats://127.0.0.1:4222", requestTimeoutMs: 5000, readCacheMaxAgeMs: 5000, readCacheMaxBytes: 67108864 });
+      assert.deepEqual(config.persistence, {
+        "@class": "persistence.redis.PersistenceRedis",
+        url: "redis://127.0.0.1:6379",
+        keyPrefix: "tp",
+      });
+      assert.deepEqual(config.messageBus, {
+        "@class": "messagebus.nats.MessageBusNats",
+        url: "nats://127.0.0.1:4222",
+        requestTimeoutMs: 5000,
+        readCacheMaxAgeMs: 5000,
+        readCacheMaxBytes: 67108864,
+      });
       assert.deepEqual(config.fileStorage, { "@class": "filestorage.redis.FileStorageRedis" });
       assert.deepEqual(config.endpoints, [HTTP_DEFAULTS, OPCUA_DEFAULTS]);
     });
@@ -121,7 +148,10 @@ describe("defaults", () => {
   });
 
   test("FileStorageFilesystem without path stores under core.stateDir", () => {
-    const file = configFile({ core: { stateDir: "/var/lib/tp" }, fileStorage: { "@class": "filestorage.filesystem.FileStorageFilesystem" } });
+    const file = configFile({
+      core: { stateDir: "/var/lib/tp" },
+      fileStorage: { "@class": "filestorage.filesystem.FileStorageFilesystem" },
+    });
     assert.deepEqual(loadConfig({ role: "embedded", configFile: file }).config.fileStorage, {
       "@class": "filestorage.filesystem.FileStorageFilesystem",
       path: "/var/lib/tp/files",
@@ -141,7 +171,11 @@ describe("FA³ST compatibility", () => {
       messageBus: { "@class": "messagebus.nats.MessageBusNats" },
       fileStorage: { "@class": `${FAAAST}.filestorage.filesystem.FileStorageFilesystem`, path: "/data" },
       assetConnections: [
-        { "@class": `${FAAAST}.assetconnection.opcua.OpcUaAssetConnection`, host: "opc.tcp://x:4840", valueProviders: { "(Submodel)urn:x, (Property)p": { nodeId: "ns=2;s=a" } } },
+        {
+          "@class": `${FAAAST}.assetconnection.opcua.OpcUaAssetConnection`,
+          host: "opc.tcp://x:4840",
+          valueProviders: { "(Submodel)urn:x, (Property)p": { nodeId: "ns=2;s=a" } },
+        },
         { "@class": "assetconnection.http.HttpAssetConnection", baseUrl: "http://x" },
         { "@class": "assetconnection.mqtt.MqttAssetConnection", serverUri: "tcp://x:1883" },
       ],
@@ -152,18 +186,33 @@ describe("FA³ST compatibility", () => {
     assert.equal(opcua["@class"], "endpoint.opcua.OpcUaEndpoint");
     assert.equal(opcua.tcpPort, 4841);
     assert.equal(config.core.requestHandlerThreadPoolSize, 2);
-    assert.deepEqual(config.persistence, { "@class": "persistence.redis.PersistenceRedis", url: "redis://r:6379", keyPrefix: "tp" });
+    assert.deepEqual(config.persistence, {
+      "@class": "persistence.redis.PersistenceRedis",
+      url: "redis://r:6379",
+      keyPrefix: "tp",
+    });
     assert.deepEqual(config.fileStorage, { "@class": "filestorage.filesystem.FileStorageFilesystem", path: "/data" });
     assert.deepEqual(
       config.assetConnections.map((c) => c["@class"]),
-      ["assetconnection.opcua.OpcUaAssetConnection", "assetconnection.http.HttpAssetConnection", "assetconnection.mqtt.MqttAssetConnection"],
+      [
+        "assetconnection.opcua.OpcUaAssetConnection",
+        "assetconnection.http.HttpAssetConnection",
+        "assetconnection.mqtt.MqttAssetConnection",
+      ],
     );
-    assert.deepEqual(config.assetConnections[0]!.valueProviders, { "(Submodel)urn:x, (Property)p": { nodeId: "ns=2;s=a", readWriteMode: "READ_WRITE", readInterval: 1000 } });
+    assert.deepEqual(config.assetConnections[0]!.valueProviders, {
+      "(Submodel)urn:x, (Property)p": { nodeId: "ns=2;s=a", readWriteMode: "READ_WRITE", readInterval: 1000 },
+    });
   });
 
   test("isCorsEnabled and corsEnabled disagreeing is an error", () => {
-    const file = configFile({ endpoints: [{ "@class": "endpoint.http.HttpEndpoint", corsEnabled: true, isCorsEnabled: false }] });
-    assert.match(configError(() => loadConfig({ role: "embedded", configFile: file })).message, /endpoints\[0\]\.isCorsEnabled'.*corsEnabled and its older name isCorsEnabled/);
+    const file = configFile({
+      endpoints: [{ "@class": "endpoint.http.HttpEndpoint", corsEnabled: true, isCorsEnabled: false }],
+    });
+    assert.match(
+      configError(() => loadConfig({ role: "embedded", configFile: file })).message,
+      /endpoints\[0\]\.isCorsEnabled'.*corsEnabled and its older name isCorsEnabled/,
+    );
   });
 
   test("FA³ST's validation objects map to on/off", () => {
@@ -218,7 +267,13 @@ describe("FA³ST compatibility", () => {
     });
     const { config } = loadConfig({ role: "embedded", configFile: file });
     const http = config.endpoints[0] as HttpEndpointConfig;
-    assert.deepEqual(http.certificate, { keyStoreType: "PKCS12", keyStorePath: "ks.p12", keyStorePassword: "pw", keyAlias: "a", keyPassword: "kp" });
+    assert.deepEqual(http.certificate, {
+      keyStoreType: "PKCS12",
+      keyStorePath: "ks.p12",
+      keyStorePassword: "pw",
+      keyAlias: "a",
+      keyPassword: "kp",
+    });
     assert.equal(http.sslEnabled, false);
     assert.equal((config.endpoints[1] as OpcUaEndpointConfig).userMap.alice, "secret");
     assert.equal(config.core.validationOnLoad, false);
@@ -227,12 +282,22 @@ describe("FA³ST compatibility", () => {
 
 describe("precedence: file < environment < command line", () => {
   const file = () => configFile({ endpoints: [{ "@class": "endpoint.http.HttpEndpoint", port: 1001 }] });
-  const port = (options: Parameters<typeof loadConfig>[0]) => (loadConfig(options).config.endpoints[0] as HttpEndpointConfig).port;
+  const port = (options: Parameters<typeof loadConfig>[0]) =>
+    (loadConfig(options).config.endpoints[0] as HttpEndpointConfig).port;
 
   test("file alone", () => assert.equal(port({ role: "embedded", configFile: file() }), 1001));
-  test("environment over file", () => assert.equal(port({ role: "embedded", configFile: file(), env: { TWINPORT_ENDPOINTS_0_PORT: "1002" } }), 1002));
+  test("environment over file", () =>
+    assert.equal(port({ role: "embedded", configFile: file(), env: { TWINPORT_ENDPOINTS_0_PORT: "1002" } }), 1002));
   test("command line over environment", () =>
-    assert.equal(port({ role: "embedded", configFile: file(), env: { TWINPORT_ENDPOINTS_0_PORT: "1002" }, overrides: ["endpoints[0].port=1003"] }), 1003));
+    assert.equal(
+      port({
+        role: "embedded",
+        configFile: file(),
+        env: { TWINPORT_ENDPOINTS_0_PORT: "1002" },
+        overrides: ["endpoints[0].port=1003"],
+      }),
+      1003,
+    ));
   test("TWINPORT_CONFIG names the file; configFile wins over it", () => {
     assert.equal(port({ role: "embedded", env: { TWINPORT_CONFIG: file() } }), 1001);
     const other = configFile({ endpoints: [{ "@class": "endpoint.http.HttpEndpoint", port: 2001 }] });
@@ -257,7 +322,11 @@ describe("environment overrides", () => {
     assert.equal((config.endpoints[1] as OpcUaEndpointConfig).tcpPort, 4850);
     assert.deepEqual((config.endpoints[1] as OpcUaEndpointConfig).userMap, { alice: "pw" });
     assert.equal((config.endpoints[0] as HttpEndpointConfig).sslEnabled, false);
-    assert.deepEqual(config.persistence, { "@class": "persistence.redis.PersistenceRedis", url: "redis://10.0.0.1:6380", keyPrefix: "tp" });
+    assert.deepEqual(config.persistence, {
+      "@class": "persistence.redis.PersistenceRedis",
+      url: "redis://10.0.0.1:6380",
+      keyPrefix: "tp",
+    });
     assert.equal(config.core.minInflateRatio, 0.5);
   });
 
@@ -266,14 +335,20 @@ describe("environment overrides", () => {
       role: "model-store",
       env: { TWINPORT_PERSISTENCE_KEYPREFIX: "0042", TWINPORT_ENDPOINTS_0_PROFILES: "AAS_READ, SUBMODEL_READ" },
     });
-    assert.equal(config.persistence["@class"] === "persistence.redis.PersistenceRedis" && config.persistence.keyPrefix, "0042");
+    assert.equal(
+      config.persistence["@class"] === "persistence.redis.PersistenceRedis" && config.persistence.keyPrefix,
+      "0042",
+    );
     assert.deepEqual((config.endpoints[0] as HttpEndpointConfig).profiles, ["AAS_READ", "SUBMODEL_READ"]);
   });
 
   test("a variable naming constructor or prototype is ignored with a warning and sets nothing", () => {
     const { config, warnings } = loadConfig({
       role: "embedded",
-      env: { TWINPORT_ENDPOINTS_1_USERMAP_CONSTRUCTOR_PROTOTYPE_POLLUTED: "1", TWINPORT_PROTOTYPE_SERVICE_HOST: "10.0.0.9" },
+      env: {
+        TWINPORT_ENDPOINTS_1_USERMAP_CONSTRUCTOR_PROTOTYPE_POLLUTED: "1",
+        TWINPORT_PROTOTYPE_SERVICE_HOST: "10.0.0.9",
+      },
     });
     assert.deepEqual(warnings, [
       "Ignoring environment variable TWINPORT_ENDPOINTS_1_USERMAP_CONSTRUCTOR_PROTOTYPE_POLLUTED: 'CONSTRUCTOR' cannot be part of a configuration path (it reaches JavaScript's object prototype)",
@@ -295,8 +370,14 @@ describe("environment overrides", () => {
       },
     });
     assert.equal(warnings.length, 3);
-    assert.match(warnings.find((w) => w.includes("TWINPORT_SERVICE_HOST"))!, /Unknown key 'SERVICE'\. Allowed: core, endpoints, persistence, messageBus, fileStorage, assetConnections/);
-    assert.match(warnings.find((w) => w.includes("TWINPORT_ENDPOINTS_0_PROT"))!, /Unknown key 'endpoints\[0\]\.PROT'\. Allowed: @class, profiles, .*port/);
+    assert.match(
+      warnings.find((w) => w.includes("TWINPORT_SERVICE_HOST"))!,
+      /Unknown key 'SERVICE'\. Allowed: core, endpoints, persistence, messageBus, fileStorage, assetConnections/,
+    );
+    assert.match(
+      warnings.find((w) => w.includes("TWINPORT_ENDPOINTS_0_PROT"))!,
+      /Unknown key 'endpoints\[0\]\.PROT'\. Allowed: @class, profiles, .*port/,
+    );
     assert.match(warnings.find((w) => w.includes("TWINPORT_ENDPOINTS_7_PORT"))!, /has 2 entries/);
     assert.equal(config.endpoints.length, 2);
   });
@@ -323,13 +404,21 @@ describe("command-line overrides", () => {
   });
 
   test("keys are case-sensitive on the command line", () => {
-    assert.match(configError(() => loadConfig({ role: "embedded", overrides: ["endpoints[0].PORT=1"] })).message, /^Unknown key 'endpoints\[0\]\.PORT'/);
+    assert.match(
+      configError(() => loadConfig({ role: "embedded", overrides: ["endpoints[0].PORT=1"] })).message,
+      /^Unknown key 'endpoints\[0\]\.PORT'/,
+    );
   });
 
   test("values are JSON when they parse, text otherwise; $. prefix and dotted indexes work", () => {
     const { config } = loadConfig({
       role: "embedded",
-      overrides: ["$.endpoints[0].port=8081", "endpoints.0.hostname=aas.local", "endpoints[1].userMap={\"bob\":\"pw\"}", "core.stateDir=123"],
+      overrides: [
+        "$.endpoints[0].port=8081",
+        "endpoints.0.hostname=aas.local",
+        'endpoints[1].userMap={"bob":"pw"}',
+        "core.stateDir=123",
+      ],
     });
     const http = config.endpoints[0] as HttpEndpointConfig;
     assert.equal(http.port, 8081);
@@ -339,7 +428,13 @@ describe("command-line overrides", () => {
   });
 
   test("booleans accept only true and false", () => {
-    assert.equal((loadConfig({ role: "embedded", overrides: ["endpoints[0].sslEnabled=false"] }).config.endpoints[0] as HttpEndpointConfig).sslEnabled, false);
+    assert.equal(
+      (
+        loadConfig({ role: "embedded", overrides: ["endpoints[0].sslEnabled=false"] }).config
+          .endpoints[0] as HttpEndpointConfig
+      ).sslEnabled,
+      false,
+    );
     for (const text of ["yes", "TRUE", "1"]) {
       assert.match(
         configError(() => loadConfig({ role: "embedded", overrides: [`endpoints[0].sslEnabled=${text}`] })).message,
@@ -354,17 +449,32 @@ describe("command-line overrides", () => {
       overrides: ["endpoints[2].@class=endpoint.http.HttpEndpoint", "endpoints[2].port=9000"],
     });
     assert.equal((config.endpoints[2] as HttpEndpointConfig).port, 9000);
-    assert.match(configError(() => loadConfig({ role: "embedded", overrides: ["endpoints[5].port=1"] })).message, /endpoints' has 2 entries/);
+    assert.match(
+      configError(() => loadConfig({ role: "embedded", overrides: ["endpoints[5].port=1"] })).message,
+      /endpoints' has 2 entries/,
+    );
   });
 
   test("a whole section can be replaced with JSON", () => {
-    const { config } = loadConfig({ role: "embedded", overrides: ['messageBus={"@class":"messagebus.nats.MessageBusNats","url":"nats://n:4222"}'] });
-    assert.deepEqual(config.messageBus, { "@class": "messagebus.nats.MessageBusNats", url: "nats://n:4222", requestTimeoutMs: 5000, readCacheMaxAgeMs: 5000, readCacheMaxBytes: 67108864 });
+    const { config } = loadConfig({
+      role: "embedded",
+      overrides: ['messageBus={"@class":"messagebus.nats.MessageBusNats","url":"nats://n:4222"}'],
+    });
+    assert.deepEqual(config.messageBus, {
+      "@class": "messagebus.nats.MessageBusNats",
+      url: "nats://n:4222",
+      requestTimeoutMs: 5000,
+      readCacheMaxAgeMs: 5000,
+      readCacheMaxBytes: 67108864,
+    });
   });
 
   test("malformed overrides", () => {
     for (const text of ["endpoints[0].port", "=1", "endpoints[x].port=1", "a..b=1"]) {
-      assert.match(configError(() => loadConfig({ role: "embedded", overrides: [text] })).message, /^Invalid override '.*': expected path=value/);
+      assert.match(
+        configError(() => loadConfig({ role: "embedded", overrides: [text] })).message,
+        /^Invalid override '.*': expected path=value/,
+      );
     }
   });
 
@@ -379,14 +489,21 @@ describe("command-line overrides", () => {
     ];
     for (const override of overrides) {
       const message = configError(() => loadConfig({ role: "embedded", overrides: [override] })).message;
-      assert.match(message, /^Invalid override '.*': '(__proto__|constructor)' cannot be part of a configuration path \(it reaches JavaScript's object prototype\)$/, override);
+      assert.match(
+        message,
+        /^Invalid override '.*': '(__proto__|constructor)' cannot be part of a configuration path \(it reaches JavaScript's object prototype\)$/,
+        override,
+      );
       assert.equal(Object.hasOwn(Object.prototype, "polluted"), false, override);
       assert.equal(({} as Record<string, unknown>).polluted, undefined, override);
     }
   });
 
   test("a setting of the memory persistence does not exist on Redis and the other way round", () => {
-    assert.match(configError(() => loadConfig({ role: "embedded", overrides: ["persistence.url=redis://x"] })).message, /^Unknown key 'persistence\.url'\. Allowed: @class, initialModelFile$/);
+    assert.match(
+      configError(() => loadConfig({ role: "embedded", overrides: ["persistence.url=redis://x"] })).message,
+      /^Unknown key 'persistence\.url'\. Allowed: @class, initialModelFile$/,
+    );
   });
 });
 
@@ -399,19 +516,28 @@ describe("--endpoint", () => {
   test("adds a default entry for a kind the file does not have", () => {
     const file = configFile({ endpoints: [{ "@class": "endpoint.http.HttpEndpoint", port: 8443 }] });
     const { config } = loadConfig({ role: "embedded", configFile: file, endpointKinds: ["opcua", "http"] });
-    assert.deepEqual(config.endpoints.map((e) => e["@class"]), ["endpoint.http.HttpEndpoint", "endpoint.opcua.OpcUaEndpoint"]);
+    assert.deepEqual(
+      config.endpoints.map((e) => e["@class"]),
+      ["endpoint.http.HttpEndpoint", "endpoint.opcua.OpcUaEndpoint"],
+    );
     assert.equal((config.endpoints[0] as HttpEndpointConfig).port, 8443);
     assert.deepEqual(config.endpoints[1], OPCUA_DEFAULTS);
   });
 
   test("is applied before overrides, so their indexes name the endpoints that run", () => {
-    const { config } = loadConfig({ role: "embedded", endpointKinds: ["opcua"], overrides: ["endpoints[0].tcpPort=4841"], env: { TWINPORT_ENDPOINTS_0_HOST: "127.0.0.1" } });
+    const { config } = loadConfig({
+      role: "embedded",
+      endpointKinds: ["opcua"],
+      overrides: ["endpoints[0].tcpPort=4841"],
+      env: { TWINPORT_ENDPOINTS_0_HOST: "127.0.0.1" },
+    });
     assert.deepEqual(config.endpoints, [{ ...OPCUA_DEFAULTS, tcpPort: 4841, host: "127.0.0.1" }]);
   });
 });
 
 describe("errors in the file", () => {
-  const errorFor = (content: unknown) => configError(() => loadConfig({ role: "embedded", configFile: configFile(content) })).message;
+  const errorFor = (content: unknown) =>
+    configError(() => loadConfig({ role: "embedded", configFile: configFile(content) })).message;
 
   test("unknown @class lists the known ones", () => {
     assert.equal(
@@ -426,23 +552,46 @@ describe("errors in the file", () => {
       errorFor({ messageBus: { "@class": "messagebus.mqtt.MessageBusMqtt" } }),
       "Unknown @class 'messagebus.mqtt.MessageBusMqtt' at messageBus. Known: messagebus.internal.MessageBusInternal, messagebus.nats.MessageBusNats",
     );
-    assert.match(errorFor({ fileStorage: { "@class": "a.b.C" } }), /^Unknown @class 'a\.b\.C' at fileStorage\. Known: filestorage\.memory\.FileStorageInMemory, filestorage\.filesystem\.FileStorageFilesystem, filestorage\.redis\.FileStorageRedis$/);
-    assert.match(errorFor({ assetConnections: [{ "@class": "assetconnection.modbus.ModbusAssetConnection" }] }), /^Unknown @class .* at assetConnections\[0\]\. Known: assetconnection\.http\.HttpAssetConnection, /);
+    assert.match(
+      errorFor({ fileStorage: { "@class": "a.b.C" } }),
+      /^Unknown @class 'a\.b\.C' at fileStorage\. Known: filestorage\.memory\.FileStorageInMemory, filestorage\.filesystem\.FileStorageFilesystem, filestorage\.redis\.FileStorageRedis$/,
+    );
+    assert.match(
+      errorFor({ assetConnections: [{ "@class": "assetconnection.modbus.ModbusAssetConnection" }] }),
+      /^Unknown @class .* at assetConnections\[0\]\. Known: assetconnection\.http\.HttpAssetConnection, /,
+    );
   });
 
   test("missing @class", () => {
-    assert.equal(errorFor({ endpoints: [{ port: 1 }] }), 'Missing "@class" at endpoints[0]. Known: endpoint.http.HttpEndpoint, endpoint.opcua.OpcUaEndpoint');
+    assert.equal(
+      errorFor({ endpoints: [{ port: 1 }] }),
+      'Missing "@class" at endpoints[0]. Known: endpoint.http.HttpEndpoint, endpoint.opcua.OpcUaEndpoint',
+    );
   });
 
   test("unknown keys at every level", () => {
-    assert.equal(errorFor({ cores: {} }), "Unknown key 'cores'. Allowed: core, endpoints, persistence, messageBus, fileStorage, assetConnections, submodelTemplateProcessors, security");
-    assert.match(errorFor({ core: { stateDirectory: "x" } }), /^Unknown key 'core\.stateDirectory'\. Allowed: requestHandlerThreadPoolSize, .*stateDir, managementPort, managementHost, aasRegistries, submodelRegistries, registrySynchronization, logLevel$/);
     assert.equal(
-      errorFor({ endpoints: [{ "@class": "endpoint.http.HttpEndpoint", certificate: { keyStorePath: "k", alias: "x" } }] }),
+      errorFor({ cores: {} }),
+      "Unknown key 'cores'. Allowed: core, endpoints, persistence, messageBus, fileStorage, assetConnections, submodelTemplateProcessors, security",
+    );
+    assert.match(
+      errorFor({ core: { stateDirectory: "x" } }),
+      /^Unknown key 'core\.stateDirectory'\. Allowed: requestHandlerThreadPoolSize, .*stateDir, managementPort, managementHost, aasRegistries, submodelRegistries, registrySynchronization, logLevel$/,
+    );
+    assert.equal(
+      errorFor({
+        endpoints: [{ "@class": "endpoint.http.HttpEndpoint", certificate: { keyStorePath: "k", alias: "x" } }],
+      }),
       "Unknown key 'endpoints[0].certificate.alias'. Allowed: keyStoreType, keyStorePath, keyStorePassword, keyAlias, keyPassword",
     );
-    assert.match(errorFor({ persistence: { "@class": "persistence.redis.PersistenceRedis", host: "r" } }), /^Unknown key 'persistence\.host'\. Allowed: @class, url, keyPrefix$/);
-    assert.match(errorFor({ messageBus: { "@class": "messagebus.nats.MessageBusNats", timeout: 1 } }), /^Unknown key 'messageBus\.timeout'\. Allowed: @class, url, requestTimeoutMs, readCacheMaxAgeMs, readCacheMaxBytes$/);
+    assert.match(
+      errorFor({ persistence: { "@class": "persistence.redis.PersistenceRedis", host: "r" } }),
+      /^Unknown key 'persistence\.host'\. Allowed: @class, url, keyPrefix$/,
+    );
+    assert.match(
+      errorFor({ messageBus: { "@class": "messagebus.nats.MessageBusNats", timeout: 1 } }),
+      /^Unknown key 'messageBus\.timeout'\. Allowed: @class, url, requestTimeoutMs, readCacheMaxAgeMs, readCacheMaxBytes$/,
+    );
   });
 
   test("wrong types, enum values, missing required properties; all problems at once", () => {
@@ -461,8 +610,20 @@ describe("errors in the file", () => {
     assert.deepEqual(error.issues, [
       `Invalid value at 'core.minInflateRatio': expected number, got string "small"`,
       `Invalid value "AAS_WRITE" at 'endpoints[0].profiles[0]'. Allowed: ${[
-        "AAS_FULL", "AAS_READ", "AAS_REPOSITORY_FULL", "AAS_REPOSITORY_READ", "AASX_FILE_SERVER_FULL", "CONCEPT_DESCRIPTION_FULL", "DISCOVERY_FULL",
-        "FAAAST_IMPORT", "FAAAST_RESET", "SUBMODEL_FULL", "SUBMODEL_READ", "SUBMODEL_VALUE", "SUBMODEL_REPOSITORY_FULL", "SUBMODEL_REPOSITORY_READ",
+        "AAS_FULL",
+        "AAS_READ",
+        "AAS_REPOSITORY_FULL",
+        "AAS_REPOSITORY_READ",
+        "AASX_FILE_SERVER_FULL",
+        "CONCEPT_DESCRIPTION_FULL",
+        "DISCOVERY_FULL",
+        "FAAAST_IMPORT",
+        "FAAAST_RESET",
+        "SUBMODEL_FULL",
+        "SUBMODEL_READ",
+        "SUBMODEL_VALUE",
+        "SUBMODEL_REPOSITORY_FULL",
+        "SUBMODEL_REPOSITORY_READ",
       ].join(", ")}`,
       "Missing 'endpoints[0].certificate.keyStorePath' (string)",
       "Invalid value at 'endpoints[0].port': Too big: expected number to be <=65535 (got number 70000)",
@@ -476,18 +637,36 @@ describe("errors in the file", () => {
       errorFor({ core: { operationHandleTtl: "1 hour" } }),
       `Invalid value at 'core.operationHandleTtl': expected an ISO 8601 duration such as PT1H (got string "1 hour")`,
     );
-    assert.match(errorFor({ core: { validationOnLoad: "yes" } }), /^Invalid value at 'core\.validationOnLoad': expected true, false or an object with validateConstraints/);
+    assert.match(
+      errorFor({ core: { validationOnLoad: "yes" } }),
+      /^Invalid value at 'core\.validationOnLoad': expected true, false or an object with validateConstraints/,
+    );
   });
 
   test("sections of the wrong shape", () => {
-    assert.equal(errorFor({ endpoints: { "@class": "endpoint.http.HttpEndpoint" } }), "'endpoints' must be a list (got an object)");
-    assert.match(errorFor({ persistence: "memory" }), /^'persistence' must be an object with "@class" \(got string "memory"\)/);
+    assert.equal(
+      errorFor({ endpoints: { "@class": "endpoint.http.HttpEndpoint" } }),
+      "'endpoints' must be a list (got an object)",
+    );
+    assert.match(
+      errorFor({ persistence: "memory" }),
+      /^'persistence' must be an object with "@class" \(got string "memory"\)/,
+    );
   });
 
   test("unreadable files", () => {
-    assert.equal(configError(() => loadConfig({ role: "embedded", configFile: join(dir, "missing.json") })).message, `Cannot read config file '${join(dir, "missing.json")}': no such file`);
-    assert.match(configError(() => loadConfig({ role: "embedded", configFile: configFile("{ core: ") })).message, /^Config file '.*' is not valid JSON: /);
-    assert.match(configError(() => loadConfig({ role: "embedded", configFile: configFile("[]") })).message, /^Config file '.*' must contain a JSON object$/);
+    assert.equal(
+      configError(() => loadConfig({ role: "embedded", configFile: join(dir, "missing.json") })).message,
+      `Cannot read config file '${join(dir, "missing.json")}': no such file`,
+    );
+    assert.match(
+      configError(() => loadConfig({ role: "embedded", configFile: configFile("{ core: ") })).message,
+      /^Config file '.*' is not valid JSON: /,
+    );
+    assert.match(
+      configError(() => loadConfig({ role: "embedded", configFile: configFile("[]") })).message,
+      /^Config file '.*' must contain a JSON object$/,
+    );
   });
 });
 

@@ -1,14 +1,14 @@
 import { readFileSync } from "node:fs";
 import { isAasError, refuseProtoKeys } from "../aas/index.ts";
+import { isPlainObject } from "../aas/plain-object.ts";
 import { classSuffix } from "./class-names.ts";
 import { ConfigError } from "./config-error.ts";
-import { isPlainObject } from "../aas/plain-object.ts";
-import { ENDPOINT_CLASS_BY_KIND, endpointKindOf, type EndpointKind } from "./endpoints.ts";
+import { ENDPOINT_CLASS_BY_KIND, type EndpointKind, endpointKindOf } from "./endpoints.ts";
 import { FILE_STORAGE_IN_MEMORY_CLASS, FILE_STORAGE_REDIS_CLASS } from "./file-storage.ts";
 import { MESSAGE_BUS_INTERNAL_CLASS, MESSAGE_BUS_NATS_CLASS } from "./message-bus.ts";
 import { applyCliOverrides, applyEnvOverrides } from "./overrides.ts";
 import { PERSISTENCE_IN_MEMORY_CLASS, PERSISTENCE_REDIS_CLASS } from "./persistence.ts";
-import { validateConfig, type TwinportConfig } from "./validate-config.ts";
+import { type TwinportConfig, validateConfig } from "./validate-config.ts";
 
 export type ConfigRole = "embedded" | "model-store" | "http-gateway" | "opcua-gateway";
 
@@ -35,7 +35,9 @@ function readConfigFile(file: string): Record<string, unknown> {
     text = readFileSync(file, "utf8");
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new ConfigError(`Cannot read config file '${file}': ${code === "ENOENT" ? "no such file" : (error as Error).message}`);
+    throw new ConfigError(
+      `Cannot read config file '${file}': ${code === "ENOENT" ? "no such file" : (error as Error).message}`,
+    );
   }
   let parsed: unknown;
   try {
@@ -72,7 +74,9 @@ function fillRoleDefaults(raw: Record<string, unknown>, role: ConfigRole): void 
 function keepEndpointKinds(raw: Record<string, unknown>, kinds: readonly EndpointKind[]): void {
   if (!Array.isArray(raw.endpoints)) return; // validation reports it
   const kindOf = (entry: unknown): EndpointKind | undefined =>
-    isPlainObject(entry) && typeof entry["@class"] === "string" ? endpointKindOf(classSuffix(entry["@class"])) : undefined;
+    isPlainObject(entry) && typeof entry["@class"] === "string"
+      ? endpointKindOf(classSuffix(entry["@class"]))
+      : undefined;
   // Entries with an unknown @class stay, so validation names them instead of dropping them silently.
   const kept = raw.endpoints.filter((entry) => {
     const kind = kindOf(entry);

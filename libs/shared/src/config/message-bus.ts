@@ -9,7 +9,11 @@ const readCacheSettings = {
   /** Longest time a read answer is served from the cache, which change events keep current; 0 turns it off. */
   readCacheMaxAgeMs: z.number().int().min(0).default(5000),
   /** Bound of the read cache's answers, in bytes. */
-  readCacheMaxBytes: z.number().int().min(0).default(64 * 1024 * 1024),
+  readCacheMaxBytes: z
+    .number()
+    .int()
+    .min(0)
+    .default(64 * 1024 * 1024),
 };
 
 export const messageBusInternalSchema = z.strictObject({

@@ -43,7 +43,11 @@ function formatOf(file: string, bytes: Buffer): ModelFormat {
   const byExtension = FORMAT_BY_EXTENSION[extname(file).toLowerCase()];
   if (byExtension) return byExtension;
   if (bytes[0] === 0x50 && bytes[1] === 0x4b) return "aasx";
-  const start = bytes.subarray(0, 64).toString("utf8").replace(/^\uFEFF/, "").trimStart();
+  const start = bytes
+    .subarray(0, 64)
+    .toString("utf8")
+    .replace(/^\uFEFF/, "")
+    .trimStart();
   if (start.startsWith("{")) return "json";
   if (start.startsWith("<")) return "xml";
   throw new ModelFileError(`Model file '${file}': cannot tell its format; use ${KNOWN}.`);
@@ -55,7 +59,9 @@ function readModel(file: string, cwd: string): ModelFile {
     bytes = readFileSync(resolve(cwd, file));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new ModelFileError(`Cannot read model file '${file}': ${code === "ENOENT" ? "no such file" : (error as Error).message}`);
+    throw new ModelFileError(
+      `Cannot read model file '${file}': ${code === "ENOENT" ? "no such file" : (error as Error).message}`,
+    );
   }
   const format = formatOf(file, bytes);
   if (format === "aasx") return { file, format, bytes };
@@ -64,13 +70,20 @@ function readModel(file: string, cwd: string): ModelFile {
 
 /** The `model.*` file in the working directory (spec §9.5: the default model file name). */
 function defaultModelFile(cwd: string): string | undefined {
-  const candidates = readdirSync(cwd).filter((name) => name.startsWith(`${DEFAULT_MODEL_NAME}.`) && extname(name) !== "");
+  const candidates = readdirSync(cwd).filter(
+    (name) => name.startsWith(`${DEFAULT_MODEL_NAME}.`) && extname(name) !== "",
+  );
   if (candidates.length === 0) return undefined;
-  const usable = candidates.filter((name) => name.slice(DEFAULT_MODEL_NAME.length).toLowerCase() in FORMAT_BY_EXTENSION);
+  const usable = candidates.filter(
+    (name) => name.slice(DEFAULT_MODEL_NAME.length).toLowerCase() in FORMAT_BY_EXTENSION,
+  );
   if (usable.length === 1) return usable[0];
   const listed = candidates.map((name) => `'${name}'`).join(", ");
-  if (usable.length === 0) throw new ModelFileError(`Found ${listed} in ${cwd}, but a model is ${KNOWN}. Pass one with -m, or --empty-model.`);
-  throw new ModelFileError(`Found several default models (${usable.map((name) => `'${name}'`).join(", ")}) in ${cwd}. Pass the ones to load with -m, or --empty-model.`);
+  if (usable.length === 0)
+    throw new ModelFileError(`Found ${listed} in ${cwd}, but a model is ${KNOWN}. Pass one with -m, or --empty-model.`);
+  throw new ModelFileError(
+    `Found several default models (${usable.map((name) => `'${name}'`).join(", ")}) in ${cwd}. Pass the ones to load with -m, or --empty-model.`,
+  );
 }
 
 /** -m, else TWINPORT_MODEL, else persistence.initialModelFile, else model.* in the cwd; none with --empty-model. */
@@ -78,7 +91,9 @@ export function selectModelFiles(selection: ModelSelection): ModelFile[] {
   if (selection.emptyModel) return [];
   let files: readonly string[] = selection.modelFiles;
   if (files.length === 0 && selection.env.TWINPORT_MODEL) {
-    files = selection.env.TWINPORT_MODEL.split(",").map((file) => file.trim()).filter((file) => file !== "");
+    files = selection.env.TWINPORT_MODEL.split(",")
+      .map((file) => file.trim())
+      .filter((file) => file !== "");
   }
   if (files.length === 0 && selection.initialModelFile) files = [selection.initialModelFile];
   if (files.length === 0) {
@@ -105,7 +120,12 @@ export interface LoadedModels {
 }
 
 function documentOf(model: ModelFile): ImportDocument {
-  if (model.bytes !== undefined) return { source: model.file, format: model.format ?? "aasx", contentBase64: Buffer.from(model.bytes).toString("base64") };
+  if (model.bytes !== undefined)
+    return {
+      source: model.file,
+      format: model.format ?? "aasx",
+      contentBase64: Buffer.from(model.bytes).toString("base64"),
+    };
   return { source: model.file, format: model.format ?? "json", text: model.text ?? "" };
 }
 
@@ -121,18 +141,35 @@ export async function loadModelFiles(
   models: readonly ModelFile[],
   options: { validate: boolean; onlyIfEmpty: boolean; resume?: boolean },
 ): Promise<LoadedModels> {
-  const result: LoadedModels = { files: [], shells: 0, submodels: 0, conceptDescriptions: 0, storedFiles: 0, skipped: false };
+  const result: LoadedModels = {
+    files: [],
+    shells: 0,
+    submodels: 0,
+    conceptDescriptions: 0,
+    storedFiles: 0,
+    skipped: false,
+  };
   if (models.length === 0) return result;
   // resume: finish a load that was interrupted after it had passed every check and begun writing.
   // What was written already is a conflict to step over; anything else is still an error.
   const reply = await store.execute({
     type: "ImportEnvironment",
-    params: { documents: models.map(documentOf), mode: options.resume ? "partial" : "all-or-nothing", validate: options.validate, onlyIfEmpty: options.resume ? false : options.onlyIfEmpty },
+    params: {
+      documents: models.map(documentOf),
+      mode: options.resume ? "partial" : "all-or-nothing",
+      validate: options.validate,
+      onlyIfEmpty: options.resume ? false : options.onlyIfEmpty,
+    },
     origin: "load",
   });
   if (!reply.ok) throw loadError(models, reply.error.message, reply.error.details ?? []);
   const unexpected = reply.value.problems.filter((problem) => problem.code !== "conflict");
-  if (unexpected.length > 0) throw loadError(models, unexpected[0]!.text, unexpected.flatMap((problem) => problem.details ?? []));
+  if (unexpected.length > 0)
+    throw loadError(
+      models,
+      unexpected[0]!.text,
+      unexpected.flatMap((problem) => problem.details ?? []),
+    );
   if (reply.value.skipped) return { ...result, skipped: true };
   return {
     files: models.map((model) => model.file),
@@ -148,7 +185,9 @@ export async function loadModelFiles(
 function loadError(models: readonly ModelFile[], message: string, details: string[]): ModelFileError {
   const shown = details.slice(0, 3).join("; ") + (details.length > 3 ? `; and ${details.length - 3} more` : "");
   const suffix = shown && !message.includes(shown) ? ` (${shown})` : "";
-  const culprit = models.find((model) => message.startsWith(`${model.file}: `) || message.startsWith(`${model.file}, `));
+  const culprit = models.find(
+    (model) => message.startsWith(`${model.file}: `) || message.startsWith(`${model.file}, `),
+  );
   if (!culprit) return new ModelFileError(`The model files could not be loaded: ${message}${suffix}`);
   const rest = message.slice(culprit.file.length + 2);
   return new ModelFileError(`Model file '${culprit.file}' could not be loaded: ${rest}${suffix}`);

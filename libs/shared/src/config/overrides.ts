@@ -1,7 +1,7 @@
 import type { z } from "zod";
-import { ConfigError, formatConfigPath } from "./config-error.ts";
 import { isPlainObject } from "../aas/plain-object.ts";
-import { CONFIG_SECTIONS, schemaOfEntry, SECTION_NAMES } from "./config-sections.ts";
+import { ConfigError, formatConfigPath } from "./config-error.ts";
+import { CONFIG_SECTIONS, SECTION_NAMES, schemaOfEntry } from "./config-sections.ts";
 import { childOf, exactMatch, looseMatch, takesOnlyText, takesTextList } from "./schema-walk.ts";
 
 /**
@@ -83,9 +83,14 @@ function resolve(raw: Record<string, unknown>, segments: string[], match: Match)
     const child = childOf(schema, segment, match);
     if (!child.found) {
       const at = formatConfigPath([...path, segment]);
-      return child.allowed ? `Unknown key '${at}'. Allowed: ${child.allowed.join(", ")}` : `Unknown key '${at}': '${formatConfigPath(path)}' is ${child.reason}`;
+      return child.allowed
+        ? `Unknown key '${at}'. Allowed: ${child.allowed.join(", ")}`
+        : `Unknown key '${at}': '${formatConfigPath(path)}' is ${child.reason}`;
     }
-    const key = typeof child.key === "string" && !existingKeys.includes(child.key) ? (match(existingKeys, child.key) ?? child.key) : child.key;
+    const key =
+      typeof child.key === "string" && !existingKeys.includes(child.key)
+        ? (match(existingKeys, child.key) ?? child.key)
+        : child.key;
     path.push(key);
     value = isPlainObject(value) || Array.isArray(value) ? (value as Record<Segment, unknown>)[key] : undefined;
     schema = child.schema;
@@ -99,7 +104,11 @@ function overrideValue(text: string, leaf: z.ZodType | undefined): unknown {
   try {
     return JSON.parse(text);
   } catch {
-    if (leaf && takesTextList(leaf)) return text.split(",").map((part) => part.trim()).filter((part) => part !== "");
+    if (leaf && takesTextList(leaf))
+      return text
+        .split(",")
+        .map((part) => part.trim())
+        .filter((part) => part !== "");
     return text;
   }
 }
@@ -108,9 +117,12 @@ function setAt(raw: Record<string, unknown>, path: Segment[], value: unknown): v
   let container: Record<Segment, unknown> = raw;
   for (let i = 0; i < path.length; i++) {
     const key = path[i]!;
-    if (typeof key === "string" && prototypeSegment([key])) throw new ConfigError(`Cannot set '${formatConfigPath(path)}': ${prototypeRefusal(key)}`);
+    if (typeof key === "string" && prototypeSegment([key]))
+      throw new ConfigError(`Cannot set '${formatConfigPath(path)}': ${prototypeRefusal(key)}`);
     if (Array.isArray(container) && typeof key === "number" && key > container.length) {
-      throw new ConfigError(`Cannot set '${formatConfigPath(path)}': '${formatConfigPath(path.slice(0, i))}' has ${container.length} entries (an override may add the next one, index ${container.length})`);
+      throw new ConfigError(
+        `Cannot set '${formatConfigPath(path)}': '${formatConfigPath(path.slice(0, i))}' has ${container.length} entries (an override may add the next one, index ${container.length})`,
+      );
     }
     if (i === path.length - 1) {
       container[key] = value;
@@ -134,9 +146,11 @@ export function applyCliOverrides(raw: Record<string, unknown>, overrides: reado
   for (const override of overrides) {
     const eq = override.indexOf("=");
     const segments = eq > 0 ? parseOverridePath(override.slice(0, eq)) : undefined;
-    if (!segments) throw new ConfigError(`Invalid override '${override}': expected path=value, e.g. endpoints[0].port=8081`);
+    if (!segments)
+      throw new ConfigError(`Invalid override '${override}': expected path=value, e.g. endpoints[0].port=8081`);
     const forbidden = prototypeSegment(segments);
-    if (forbidden !== undefined) throw new ConfigError(`Invalid override '${override}': ${prototypeRefusal(forbidden)}`);
+    if (forbidden !== undefined)
+      throw new ConfigError(`Invalid override '${override}': ${prototypeRefusal(forbidden)}`);
     const resolved = resolve(raw, segments, exactMatch);
     if (typeof resolved === "string") throw new ConfigError(resolved);
     setAt(raw, resolved.path, overrideValue(override.slice(eq + 1), resolved.leaf));
@@ -150,7 +164,10 @@ export function applyCliOverrides(raw: Record<string, unknown>, overrides: reado
 export function applyEnvOverrides(raw: Record<string, unknown>, env: NodeJS.ProcessEnv): string[] {
   const warnings: string[] = [];
   const entries = Object.entries(env)
-    .filter((entry): entry is [string, string] => entry[0].startsWith(ENV_PREFIX) && !RESERVED_ENV.has(entry[0]) && entry[1] !== undefined)
+    .filter(
+      (entry): entry is [string, string] =>
+        entry[0].startsWith(ENV_PREFIX) && !RESERVED_ENV.has(entry[0]) && entry[1] !== undefined,
+    )
     // @class first, so the other variables of the same entry resolve against the class it names.
     .sort(([a], [b]) => Number(!/_@?CLASS$/i.test(a)) - Number(!/_@?CLASS$/i.test(b)) || a.localeCompare(b));
   for (const [name, text] of entries) {

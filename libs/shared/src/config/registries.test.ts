@@ -53,13 +53,20 @@ describe("core.aasRegistries / submodelRegistries / registrySynchronization", ()
     const core = load({
       aasRegistries: ["http://a:8080", { url: "https://b/reg/api/v3.0", headers: { Authorization: "Bearer b" } }],
       submodelRegistries: ["http://s:8081/"],
-      registrySynchronization: { auth: { header: { name: "X-Api-Key", value: "k" } }, retryMinDelay: 50, retryMaxDelay: 500, unregisterOnShutdown: false },
+      registrySynchronization: {
+        auth: { header: { name: "X-Api-Key", value: "k" } },
+        retryMinDelay: 50,
+        retryMaxDelay: 500,
+        unregisterOnShutdown: false,
+      },
     });
     assert.deepEqual(core.aasRegistries, [
       { url: "http://a:8080", apiRoot: "http://a:8080/api/v3.0/", headers: {} },
       { url: "https://b/reg/api/v3.0", apiRoot: "https://b/reg/api/v3.0/", headers: { Authorization: "Bearer b" } },
     ]);
-    assert.deepEqual(core.submodelRegistries, [{ url: "http://s:8081/", apiRoot: "http://s:8081/api/v3.0/", headers: {} }]);
+    assert.deepEqual(core.submodelRegistries, [
+      { url: "http://s:8081/", apiRoot: "http://s:8081/api/v3.0/", headers: {} },
+    ]);
     assert.deepEqual(core.registrySynchronization.auth, { header: { name: "X-Api-Key", value: "k" } });
     assert.equal(core.registrySynchronization.retryMinDelay, 50);
     assert.equal(core.registrySynchronization.unregisterOnShutdown, false);
@@ -67,7 +74,9 @@ describe("core.aasRegistries / submodelRegistries / registrySynchronization", ()
   });
 
   test("command line and environment set the lists as JSON", () => {
-    const core = load({}, ['core.aasRegistries=["http://cli:1"]'], { TWINPORT_CORE_SUBMODELREGISTRIES: '["http://env:2/api/v3.0"]' });
+    const core = load({}, ['core.aasRegistries=["http://cli:1"]'], {
+      TWINPORT_CORE_SUBMODELREGISTRIES: '["http://env:2/api/v3.0"]',
+    });
     assert.equal(core.aasRegistries[0]!.apiRoot, "http://cli:1/api/v3.0/");
     assert.equal(core.submodelRegistries[0]!.apiRoot, "http://env:2/api/v3.0/");
   });
@@ -78,7 +87,10 @@ describe("core.aasRegistries / submodelRegistries / registrySynchronization", ()
     assert.match(refused({ aasRegistries: ["ftp://a"] }), /aasRegistries/);
     assert.match(refused({ submodelRegistries: ["not a url"] }), /submodelRegistries/);
     assert.match(refused({ aasRegistries: [{ url: "http://a", headers: { "Bad Name": "x" } }] }), /headers\.Bad Name/);
-    assert.match(refused({ registrySynchronization: { auth: { header: { name: "A", value: "x\r\nHost: evil" } } } }), /line breaks/);
+    assert.match(
+      refused({ registrySynchronization: { auth: { header: { name: "A", value: "x\r\nHost: evil" } } } }),
+      /line breaks/,
+    );
     assert.match(refused({ registrySynchronization: { retryMinDelay: 500, retryMaxDelay: 100 } }), /retryMaxDelay/);
   });
 });

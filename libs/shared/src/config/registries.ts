@@ -11,8 +11,12 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** A header value must not smuggle a second header or request line. */
 const HEADER_VALUE = /^[^\r\n\0]*$/;
 
-const headerNameSchema = z.string().regex(HEADER_NAME, { error: "expected an HTTP header name (letters, digits and !#$%&'*+.^_`|~-)" });
-const headerValueSchema = z.string().regex(HEADER_VALUE, { error: "a header value must not contain line breaks or NUL" });
+const headerNameSchema = z
+  .string()
+  .regex(HEADER_NAME, { error: "expected an HTTP header name (letters, digits and !#$%&'*+.^_`|~-)" });
+const headerValueSchema = z
+  .string()
+  .regex(HEADER_VALUE, { error: "a header value must not contain line breaks or NUL" });
 
 const registryUrlSchema = z.string().refine(
   (text) => {
@@ -23,7 +27,9 @@ const registryUrlSchema = z.string().refine(
       return false;
     }
   },
-  { error: "expected an http:// or https:// URL without query or fragment, e.g. https://registry.example.com/api/v3.0" },
+  {
+    error: "expected an http:// or https:// URL without query or fragment, e.g. https://registry.example.com/api/v3.0",
+  },
 );
 
 /** API versions in a path end: `…/api/v3.0` (FA³ST main writes the prefix into the URL). */
@@ -76,8 +82,18 @@ export const registrySynchronizationSchema = z
     /** Bound in ms of all the DELETEs of an orderly shutdown together. */
     shutdownTimeout: z.number().int().min(1).default(3000),
   })
-  .refine((value) => value.retryMaxDelay >= value.retryMinDelay, { error: "retryMaxDelay must not be below retryMinDelay", path: ["retryMaxDelay"] })
-  .default({ retryMinDelay: 1000, retryMaxDelay: 60_000, requestTimeout: 10_000, reconcileInterval: 300_000, unregisterOnShutdown: true, shutdownTimeout: 3000 });
+  .refine((value) => value.retryMaxDelay >= value.retryMinDelay, {
+    error: "retryMaxDelay must not be below retryMinDelay",
+    path: ["retryMaxDelay"],
+  })
+  .default({
+    retryMinDelay: 1000,
+    retryMaxDelay: 60_000,
+    requestTimeout: 10_000,
+    reconcileInterval: 300_000,
+    unregisterOnShutdown: true,
+    shutdownTimeout: 3000,
+  });
 
 export type RegistryConfig = z.output<typeof registryEntrySchema>;
 export type RegistrySynchronizationConfig = z.output<typeof registrySynchronizationSchema>;

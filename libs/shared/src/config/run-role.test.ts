@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { EventEmitter } from "node:events";
 import { test } from "node:test";
-import { ConfigError, runRole, type ProcessIo, type RunningRole } from "./index.ts";
+import { ConfigError, type ProcessIo, type RunningRole, runRole } from "./index.ts";
 
 /**
  * A stand-in for `process`: records output and exit codes instead of ending the test run. The
@@ -22,7 +22,13 @@ function fakeProcess(givenEnv: NodeJS.ProcessEnv = {}) {
     on: (signal, listener) => signals.on(signal, listener),
     exit: ((code = 0) => resolveExit(code)) as ProcessIo["exit"],
   };
-  return { io, exited, signal: (name: "SIGTERM" | "SIGINT") => signals.emit(name, name), out: () => stdout, err: () => stderr };
+  return {
+    io,
+    exited,
+    signal: (name: "SIGTERM" | "SIGINT") => signals.emit(name, name),
+    out: () => stdout,
+    err: () => stderr,
+  };
 }
 
 function running(onStop: () => Promise<void> = async () => {}): RunningRole {
@@ -32,7 +38,12 @@ function running(onStop: () => Promise<void> = async () => {}): RunningRole {
 test("prints one ready line, stops on SIGTERM and exits 0", async () => {
   const proc = fakeProcess();
   let stopped = 0;
-  await runRole({ role: "http-gateway", argv: ["http-gateway", "--endpoint", "http"], io: proc.io, start: async () => running(async () => void stopped++) });
+  await runRole({
+    role: "http-gateway",
+    argv: ["http-gateway", "--endpoint", "http"],
+    io: proc.io,
+    start: async () => running(async () => void stopped++),
+  });
   assert.equal(proc.out(), 'twinport http-gateway ready {"http":["https://127.0.0.1:1/api/v3.0"]}\n');
   proc.signal("SIGTERM");
   assert.equal(await proc.exited, 0);
@@ -47,7 +58,12 @@ test("the start function gets the loaded configuration; warnings go to stderr", 
     argv: ["endpoints[0].host=127.0.0.1"],
     io: proc.io,
     start: async (context) => {
-      seen = { port: (context.config.endpoints[0] as { port: number }).port, host: (context.config.endpoints[0] as { host: string }).host, models: context.models, bus: context.config.messageBus["@class"] };
+      seen = {
+        port: (context.config.endpoints[0] as { port: number }).port,
+        host: (context.config.endpoints[0] as { host: string }).host,
+        models: context.models,
+        bus: context.config.messageBus["@class"],
+      };
       return running();
     },
   });
@@ -59,7 +75,12 @@ test("the start function gets the loaded configuration; warnings go to stderr", 
 
 test("a second signal while stopping exits 1 at once", async () => {
   const proc = fakeProcess();
-  await runRole({ role: "embedded", argv: ["--empty-model"], io: proc.io, start: async () => running(() => new Promise(() => {})) });
+  await runRole({
+    role: "embedded",
+    argv: ["--empty-model"],
+    io: proc.io,
+    start: async () => running(() => new Promise(() => {})),
+  });
   proc.signal("SIGTERM");
   proc.signal("SIGTERM");
   assert.equal(await proc.exited, 1);
@@ -68,7 +89,15 @@ test("a second signal while stopping exits 1 at once", async () => {
 
 test("a failing stop exits 1 with its message", async () => {
   const proc = fakeProcess();
-  await runRole({ role: "embedded", argv: ["--empty-model"], io: proc.io, start: async () => running(async () => { throw new Error("redis went away"); }) });
+  await runRole({
+    role: "embedded",
+    argv: ["--empty-model"],
+    io: proc.io,
+    start: async () =>
+      running(async () => {
+        throw new Error("redis went away");
+      }),
+  });
   proc.signal("SIGTERM");
   assert.equal(await proc.exited, 1);
   // The JSON log line "stopping…" comes first; the failure is the last, plain line.
@@ -76,14 +105,49 @@ test("a failing stop exits 1 with its message", async () => {
 });
 
 test("start failures exit 1, configuration and usage errors exit 2; one line each, no stack", async () => {
-  const cases: { argv: string[]; role?: "embedded" | "http-gateway"; start?: () => Promise<RunningRole>; code: number; line: string }[] = [
-    { argv: ["--empty-model"], start: async () => { throw Object.assign(new Error("HTTP endpoint cannot listen on 0.0.0.0:443: the port is already in use."), { code: "EADDRINUSE" }); }, code: 1, line: "twinport embedded: HTTP endpoint cannot listen on 0.0.0.0:443: the port is already in use." },
-    { argv: ["--empty-model"], start: async () => { throw new ConfigError("messageBus must be NATS"); }, code: 2, line: "twinport: messageBus must be NATS" },
+  const cases: {
+    argv: string[];
+    role?: "embedded" | "http-gateway";
+    start?: () => Promise<RunningRole>;
+    code: number;
+    line: string;
+  }[] = [
+    {
+      argv: ["--empty-model"],
+      start: async () => {
+        throw Object.assign(new Error("HTTP endpoint cannot listen on 0.0.0.0:443: the port is already in use."), {
+          code: "EADDRINUSE",
+        });
+      },
+      code: 1,
+      line: "twinport embedded: HTTP endpoint cannot listen on 0.0.0.0:443: the port is already in use.",
+    },
+    {
+      argv: ["--empty-model"],
+      start: async () => {
+        throw new ConfigError("messageBus must be NATS");
+      },
+      code: 2,
+      line: "twinport: messageBus must be NATS",
+    },
     { argv: ["--nope"], code: 2, line: "twinport: Unknown option '--nope'. Run 'twinport --help' for the options." },
-    { argv: ["core.nope=1"], code: 2, line: "twinport: Unknown key 'core.nope'. Allowed: requestHandlerThreadPoolSize, assetConnectionRetryInterval, assetConnectionReadTimeout, assetConnectionReadMaxThreadPoolSize, assetConnectionWriteMaxThreadPoolSize, validationOnLoad, validationOnCreate, validationOnUpdate, minInflateRatio, aasxMaxEntries, aasxMaxTotalSize, aasxMaxEntrySize, maxNestingDepth, operationHandleTtl, idempotencyWindow, stateDir, managementPort, managementHost, aasRegistries, submodelRegistries, registrySynchronization, logLevel" },
-    { argv: ["-m", "/nonexistent/model.json"], code: 1, line: "twinport embedded: Cannot read model file '/nonexistent/model.json': no such file" },
+    {
+      argv: ["core.nope=1"],
+      code: 2,
+      line: "twinport: Unknown key 'core.nope'. Allowed: requestHandlerThreadPoolSize, assetConnectionRetryInterval, assetConnectionReadTimeout, assetConnectionReadMaxThreadPoolSize, assetConnectionWriteMaxThreadPoolSize, validationOnLoad, validationOnCreate, validationOnUpdate, minInflateRatio, aasxMaxEntries, aasxMaxTotalSize, aasxMaxEntrySize, maxNestingDepth, operationHandleTtl, idempotencyWindow, stateDir, managementPort, managementHost, aasRegistries, submodelRegistries, registrySynchronization, logLevel",
+    },
+    {
+      argv: ["-m", "/nonexistent/model.json"],
+      code: 1,
+      line: "twinport embedded: Cannot read model file '/nonexistent/model.json': no such file",
+    },
     { argv: ["model-store"], code: 2, line: "twinport: This program runs 'embedded', not 'model-store'." },
-    { role: "http-gateway", argv: ["-m", "x.json"], code: 2, line: "twinport: -m/--model, --empty-model and --no-validation apply to embedded mode and the model-store only." },
+    {
+      role: "http-gateway",
+      argv: ["-m", "x.json"],
+      code: 2,
+      line: "twinport: -m/--model, --empty-model and --no-validation apply to embedded mode and the model-store only.",
+    },
   ];
   for (const { argv, role = "embedded", start = async () => running(), code, line } of cases) {
     const proc = fakeProcess();
@@ -112,7 +176,11 @@ test("the management port: /health at once, /ready from the role's checks, /metr
     start: async ({ metrics }) => {
       metrics.countCommand("GetSubmodelById");
       metrics.countCommand("GetSubmodelById", "not-found");
-      return { details: { http: [] }, readiness: [{ name: "nats", ready: () => natsUp }], stop: () => new Promise<void>((resolve) => (finishStop = resolve)) };
+      return {
+        details: { http: [] },
+        readiness: [{ name: "nats", ready: () => natsUp }],
+        stop: () => new Promise<void>((resolve) => (finishStop = resolve)),
+      };
     },
   });
   const line = /^twinport http-gateway ready (\{.*\})\n$/.exec(proc.out());
@@ -133,7 +201,10 @@ test("the management port: /health at once, /ready from the role's checks, /metr
 
   const metrics = await (await fetch(`${management}/metrics`)).text();
   assert.match(metrics, /twinport_commands_total\{type="GetSubmodelById",role="http-gateway"\} 2/);
-  assert.match(metrics, /twinport_command_failures_total\{type="GetSubmodelById",code="not-found",role="http-gateway"\} 1/);
+  assert.match(
+    metrics,
+    /twinport_command_failures_total\{type="GetSubmodelById",code="not-found",role="http-gateway"\} 1/,
+  );
   assert.match(metrics, /process_cpu_seconds_total/);
   assert.equal((await fetch(`${management}/nope`)).status, 404);
 
@@ -146,17 +217,32 @@ test("the management port: /health at once, /ready from the role's checks, /metr
   finishStop();
   assert.equal(await proc.exited, 0);
   await assert.rejects(fetch(`${management}/health`), "the management port closes with the process");
-  const logLines = proc.err().trim().split("\n").map((text) => JSON.parse(text) as { role: string; msg: string });
-  assert.ok(logLines.some((entry) => entry.role === "http-gateway" && /stopping/.test(entry.msg)), proc.err());
+  const logLines = proc
+    .err()
+    .trim()
+    .split("\n")
+    .map((text) => JSON.parse(text) as { role: string; msg: string });
+  assert.ok(
+    logLines.some((entry) => entry.role === "http-gateway" && /stopping/.test(entry.msg)),
+    proc.err(),
+  );
 });
 
 test("an explicitly configured management port that is taken fails the start with a message naming the setting", async () => {
   const holder = await startManagementServerOnFreePort();
   try {
     const proc = fakeProcess({ TWINPORT_CORE_MANAGEMENTPORT: String(holder.port) });
-    await runRole({ role: "http-gateway", argv: ["--endpoint", "http"], io: proc.io, start: async () => assert.fail("must not start") });
+    await runRole({
+      role: "http-gateway",
+      argv: ["--endpoint", "http"],
+      io: proc.io,
+      start: async () => assert.fail("must not start"),
+    });
     assert.equal(await proc.exited, 1);
-    assert.match(proc.err(), /Management port cannot listen on 0\.0\.0\.0:\d+: the port is already in use\. Change core\.managementPort/);
+    assert.match(
+      proc.err(),
+      /Management port cannot listen on 0\.0\.0\.0:\d+: the port is already in use\. Change core\.managementPort/,
+    );
   } finally {
     await holder.close();
   }
@@ -166,7 +252,10 @@ async function startManagementServerOnFreePort() {
   const { createServer } = await import("node:net");
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, "0.0.0.0", resolve));
-  return { port: (server.address() as { port: number }).port, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return {
+    port: (server.address() as { port: number }).port,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }
 
 test("core.managementHost: set wins; else the address all served endpoints share; else 0.0.0.0 (issue 13)", async () => {

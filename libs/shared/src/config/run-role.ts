@@ -1,15 +1,15 @@
-import { ConfigError } from "./config-error.ts";
-import { HELP_TEXT, parseCommandLine, UsageError } from "./command-line.ts";
-import { loadConfig, type ConfigRole } from "./load-config.ts";
-import { ModelFileError, selectModelFiles, type ModelFile } from "./model-files.ts";
-import { PERSISTENCE_IN_MEMORY_CLASS } from "./persistence.ts";
-import type { TwinportConfig } from "./validate-config.ts";
-import { DEFAULT_MANAGEMENT_PORT } from "./core.ts";
-import { isHttpEndpoint, isOpcUaEndpoint } from "./endpoints.ts";
 import { createLogger, type Logger } from "../operability/logger.ts";
-import { startManagementServer, type ManagementServer } from "../operability/management-server.ts";
+import { type ManagementServer, startManagementServer } from "../operability/management-server.ts";
 import { createProcessMetrics, type ProcessMetrics } from "../operability/process-metrics.ts";
 import type { ReadinessCheck } from "../operability/readiness.ts";
+import { HELP_TEXT, parseCommandLine, UsageError } from "./command-line.ts";
+import { ConfigError } from "./config-error.ts";
+import { DEFAULT_MANAGEMENT_PORT } from "./core.ts";
+import { isHttpEndpoint, isOpcUaEndpoint } from "./endpoints.ts";
+import { type ConfigRole, loadConfig } from "./load-config.ts";
+import { type ModelFile, ModelFileError, selectModelFiles } from "./model-files.ts";
+import { PERSISTENCE_IN_MEMORY_CLASS } from "./persistence.ts";
+import type { TwinportConfig } from "./validate-config.ts";
 
 /** What a role's start function gets: everything decided from the command line and environment. */
 export interface RoleContext {
@@ -124,9 +124,15 @@ export async function runRole(options: RunRoleOptions): Promise<void> {
       io.stdout.write(`twinport ${options.version ?? "(version unknown)"}\n`);
       return io.exit(0);
     }
-    if (commandLine.role && commandLine.role !== role) throw new UsageError(`This program runs '${role}', not '${commandLine.role}'.`);
-    if (!ROLES_WITH_MODELS.includes(role) && (commandLine.modelFiles.length > 0 || commandLine.emptyModel || commandLine.noValidation)) {
-      throw new UsageError("-m/--model, --empty-model and --no-validation apply to embedded mode and the model-store only.");
+    if (commandLine.role && commandLine.role !== role)
+      throw new UsageError(`This program runs '${role}', not '${commandLine.role}'.`);
+    if (
+      !ROLES_WITH_MODELS.includes(role) &&
+      (commandLine.modelFiles.length > 0 || commandLine.emptyModel || commandLine.noValidation)
+    ) {
+      throw new UsageError(
+        "-m/--model, --empty-model and --no-validation apply to embedded mode and the model-store only.",
+      );
     }
     const { config, warnings } = loadConfig({
       role,
@@ -142,7 +148,10 @@ export async function runRole(options: RunRoleOptions): Promise<void> {
           emptyModel: commandLine.emptyModel,
           env: io.env,
           cwd: io.cwd(),
-          initialModelFile: config.persistence["@class"] === PERSISTENCE_IN_MEMORY_CLASS ? config.persistence.initialModelFile : undefined,
+          initialModelFile:
+            config.persistence["@class"] === PERSISTENCE_IN_MEMORY_CLASS
+              ? config.persistence.initialModelFile
+              : undefined,
         })
       : [];
     const roleLogger = createLogger({ role, level: config.core.logLevel, destination: io.stderr });
@@ -162,7 +171,10 @@ export async function runRole(options: RunRoleOptions): Promise<void> {
     management?.serving(running.readiness ?? []);
     // A port picked by the system (core.managementPort 0) is named here; a fixed one is known, and a
     // taken default that fell back is named in its warning log line.
-    const details = management && config.core.managementPort === 0 ? { ...running.details, management: management.url } : running.details;
+    const details =
+      management && config.core.managementPort === 0
+        ? { ...running.details, management: management.url }
+        : running.details;
     // The one line on stdout: harnesses and operators wait for it (logs go to stderr).
     io.stdout.write(`twinport ${role} ready ${JSON.stringify(details)}\n`);
   } catch (error) {
@@ -177,7 +189,12 @@ export async function runRole(options: RunRoleOptions): Promise<void> {
 }
 
 /** core.managementPort: absent → 9464 (a taken default falls back to a free port), 0 → free, -1 → off. */
-async function openManagementPort(config: TwinportConfig, role: ConfigRole, metrics: ProcessMetrics, logger: Logger): Promise<ManagementServer | undefined> {
+async function openManagementPort(
+  config: TwinportConfig,
+  role: ConfigRole,
+  metrics: ProcessMetrics,
+  logger: Logger,
+): Promise<ManagementServer | undefined> {
   const configured = config.core.managementPort;
   if (configured === -1) return undefined;
   return startManagementServer({
@@ -185,7 +202,11 @@ async function openManagementPort(config: TwinportConfig, role: ConfigRole, metr
     host: managementHost(config, role),
     metrics,
     fallbackToFreePort: configured === undefined,
-    onFallback: (port, free) => logger.warn({ port, managementPort: free }, `management port ${port} is in use; serving /health, /ready and /metrics on ${free} (set core.managementPort to choose)`),
+    onFallback: (port, free) =>
+      logger.warn(
+        { port, managementPort: free },
+        `management port ${port} is in use; serving /health, /ready and /metrics on ${free} (set core.managementPort to choose)`,
+      ),
   });
 }
 

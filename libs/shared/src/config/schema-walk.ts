@@ -70,7 +70,11 @@ export type ChildLookup =
  * The child schema for one path segment. `match` picks the key among known ones (exact for the
  * file and the CLI, case-insensitive for environment variables).
  */
-export function childOf(schema: z.ZodType, segment: string | number, match: (keys: string[], segment: string) => string | undefined): ChildLookup {
+export function childOf(
+  schema: z.ZodType,
+  segment: string | number,
+  match: (keys: string[], segment: string) => string | undefined,
+): ChildLookup {
   const unwrapped = unwrapSchema(schema);
   const def = defOf(unwrapped);
   switch (def.type) {
@@ -99,7 +103,8 @@ export function childOf(schema: z.ZodType, segment: string | number, match: (key
   }
 }
 
-export const exactMatch = (keys: string[], segment: string): string | undefined => (keys.includes(segment) ? segment : undefined);
+export const exactMatch = (keys: string[], segment: string): string | undefined =>
+  keys.includes(segment) ? segment : undefined;
 
 /** Environment variables are upper case and cannot carry "@": TWINPORT_ENDPOINTS_0_CLASS names @class. */
 export const looseMatch = (keys: string[], segment: string): string | undefined => {
@@ -121,7 +126,11 @@ export function allowedKeysAt(schema: z.ZodType, path: readonly PropertyKey[]): 
 /** True when the setting only takes text, so an override value is used as written ("123" stays a string). */
 export function takesOnlyText(schema: z.ZodType): boolean {
   const def = defOf(unwrapSchema(schema));
-  return def.type === "string" || def.type === "enum" || (def.type === "literal" && def.values!.every((v) => typeof v === "string"));
+  return (
+    def.type === "string" ||
+    def.type === "enum" ||
+    (def.type === "literal" && def.values!.every((v) => typeof v === "string"))
+  );
 }
 
 /** True for lists of text (profiles, supportedSecurityPolicies): `A,B` is accepted for `["A","B"]`. */

@@ -21,10 +21,21 @@ test("the rules as configured compile into the engine's policy (the config and e
   const config = load({
     security: {
       roleAssignments: [{ user: "alice", roles: ["operator"] }],
-      rules: [rule([{ submodels: "urn:*", idShortPath: "A.B[0]" }, { semanticId: "urn:sem", idShortPath: "X" }, { proprietary: "reset" }, { all: true }])],
+      rules: [
+        rule([
+          { submodels: "urn:*", idShortPath: "A.B[0]" },
+          { semanticId: "urn:sem", idShortPath: "X" },
+          { proprietary: "reset" },
+          { all: true },
+        ]),
+      ],
     },
   });
-  const grants = compileAccessPolicy(config.security!.rules).grantsOf({ kind: "user", name: "alice", roles: ["operator"] });
+  const grants = compileAccessPolicy(config.security!.rules).grantsOf({
+    kind: "user",
+    name: "alice",
+    roles: ["operator"],
+  });
   assert.equal(grants.right("READ").all, true);
   assert.equal(grants.right("UPDATE").all, false);
 });
@@ -33,7 +44,8 @@ test("an idShortPath prefix that names no element is refused when the configurat
   for (const idShortPath of ["A.*", "A..B", "L[x]"]) {
     assert.throws(
       () => load({ security: { rules: [rule([{ submodels: "urn:*", idShortPath }])] } }),
-      (error: ConfigError) => error.issues.some((issue) => issue.includes("Invalid idShortPath") && issue.includes("no patterns")),
+      (error: ConfigError) =>
+        error.issues.some((issue) => issue.includes("Invalid idShortPath") && issue.includes("no patterns")),
       idShortPath,
     );
   }

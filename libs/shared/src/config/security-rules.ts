@@ -32,7 +32,10 @@ const idShortPathPrefix = z
     try {
       parseIdShortPath(path);
     } catch (error) {
-      ctx.addIssue({ code: "custom", message: `${(error as Error).message} (idShortPath prefixes are literal: no patterns)` });
+      ctx.addIssue({
+        code: "custom",
+        message: `${(error as Error).message} (idShortPath prefixes are literal: no patterns)`,
+      });
     }
   });
 

@@ -12,7 +12,8 @@ const BASE = {
   fileStorage: { "@class": "filestorage.memory.FileStorageInMemory" },
 };
 
-const load = (...submodelTemplateProcessors: unknown[]) => validateConfig({ ...BASE, submodelTemplateProcessors }).submodelTemplateProcessors;
+const load = (...submodelTemplateProcessors: unknown[]) =>
+  validateConfig({ ...BASE, submodelTemplateProcessors }).submodelTemplateProcessors;
 
 function issues(...submodelTemplateProcessors: unknown[]): readonly string[] {
   try {
@@ -26,7 +27,9 @@ function issues(...submodelTemplateProcessors: unknown[]): readonly string[] {
 
 describe("submodelTemplateProcessors", () => {
   test("FA³ST's full class name, its short suffix, defaults", () => {
-    assert.deepEqual(load({ "@class": FAAAST_CLASS }), [{ "@class": AIMC_PROCESSOR_CLASS, credentials: {}, subscriptionInterval: 1000 }]);
+    assert.deepEqual(load({ "@class": FAAAST_CLASS }), [
+      { "@class": AIMC_PROCESSOR_CLASS, credentials: {}, subscriptionInterval: 1000 },
+    ]);
     assert.deepEqual(load({ "@class": AIMC_PROCESSOR_CLASS, subscriptionInterval: 250 })[0]!.subscriptionInterval, 250);
     assert.deepEqual(validateConfig(BASE).submodelTemplateProcessors, []);
   });
@@ -36,25 +39,47 @@ describe("submodelTemplateProcessors", () => {
       "@class": FAAAST_CLASS,
       credentials: {
         "http://myserver.example.com:8088": [{ username: "user1", password: "pw1" }],
-        "mqtt://broker:1883": [{ "@class": "de.fraunhofer.iosb.ilt.faaast.service.model.credentials.BasicCredentials", username: "u" }],
+        "mqtt://broker:1883": [
+          { "@class": "de.fraunhofer.iosb.ilt.faaast.service.model.credentials.BasicCredentials", username: "u" },
+        ],
       },
     });
-    assert.deepEqual(processor!.credentials["http://myserver.example.com:8088"], [{ username: "user1", password: "pw1" }]);
+    assert.deepEqual(processor!.credentials["http://myserver.example.com:8088"], [
+      { username: "user1", password: "pw1" },
+    ]);
     assert.equal(processor!.credentials["mqtt://broker:1883"]![0]!.password, "");
   });
 
   test("unknown keys, unknown classes and bad values are refused with their path", () => {
-    assert.match(issues({ "@class": FAAAST_CLASS, subscriptionIntervall: 5 }).join("\n"), /Unknown key 'submodelTemplateProcessors\[0\]\.subscriptionIntervall'/);
-    assert.match(issues({ "@class": "submodeltemplate.foo.FooProcessor" }).join("\n"), /Unknown @class 'submodeltemplate\.foo\.FooProcessor'.*Known: submodeltemplate\.aimc\.AimcSubmodelTemplateProcessor/);
+    assert.match(
+      issues({ "@class": FAAAST_CLASS, subscriptionIntervall: 5 }).join("\n"),
+      /Unknown key 'submodelTemplateProcessors\[0\]\.subscriptionIntervall'/,
+    );
+    assert.match(
+      issues({ "@class": "submodeltemplate.foo.FooProcessor" }).join("\n"),
+      /Unknown @class 'submodeltemplate\.foo\.FooProcessor'.*Known: submodeltemplate\.aimc\.AimcSubmodelTemplateProcessor/,
+    );
     assert.match(issues({ "@class": FAAAST_CLASS, subscriptionInterval: 10 }).join("\n"), /subscriptionInterval/);
-    assert.match(issues({ "@class": FAAAST_CLASS, credentials: { "http://h": [{ user: "x" }] } }).join("\n"), /credentials/);
-    assert.match(issues({ "@class": FAAAST_CLASS, credentials: { "opc.tcp://h:4840": [{ "@class": "CertificateCredentials", username: "x" }] } }).join("\n"), /only BasicCredentials/);
+    assert.match(
+      issues({ "@class": FAAAST_CLASS, credentials: { "http://h": [{ user: "x" }] } }).join("\n"),
+      /credentials/,
+    );
+    assert.match(
+      issues({
+        "@class": FAAAST_CLASS,
+        credentials: { "opc.tcp://h:4840": [{ "@class": "CertificateCredentials", username: "x" }] },
+      }).join("\n"),
+      /only BasicCredentials/,
+    );
   });
 
   test("command-line overrides reach the section like any other", () => {
     const { config } = loadConfig({
       role: "embedded",
-      overrides: [`submodelTemplateProcessors.0.@class=${FAAAST_CLASS}`, "submodelTemplateProcessors.0.subscriptionInterval=500"],
+      overrides: [
+        `submodelTemplateProcessors.0.@class=${FAAAST_CLASS}`,
+        "submodelTemplateProcessors.0.subscriptionInterval=500",
+      ],
     });
     assert.equal(config.submodelTemplateProcessors[0]!.subscriptionInterval, 500);
   });
@@ -63,7 +88,11 @@ describe("submodelTemplateProcessors", () => {
 describe("derivedAssetConnection", () => {
   test("applies the defaults of hand-written connections", () => {
     const connection = derivedAssetConnection(
-      { "@class": "assetconnection.http.HttpAssetConnection", baseUrl: "http://h:1", subscriptionProviders: { "(Submodel)s, (Property)p": { format: "JSON", path: "/p" } } },
+      {
+        "@class": "assetconnection.http.HttpAssetConnection",
+        baseUrl: "http://h:1",
+        subscriptionProviders: { "(Submodel)s, (Property)p": { format: "JSON", path: "/p" } },
+      },
       "AIMC x",
     ) as { headers: unknown; subscriptionProviders: Record<string, { interval: number; headers: unknown }> };
     assert.deepEqual(connection.headers, {});
@@ -71,10 +100,14 @@ describe("derivedAssetConnection", () => {
   });
 
   test("a config the schema refuses is a ConfigError naming where it came from", () => {
-    assert.throws(() => derivedAssetConnection({ "@class": "assetconnection.http.HttpAssetConnection", baseUrl: "ftp://h" }, "AIMC x"), (error: unknown) => {
-      assert.ok(error instanceof ConfigError);
-      assert.match(error.message, /^AIMC x: baseUrl: /);
-      return true;
-    });
+    assert.throws(
+      () =>
+        derivedAssetConnection({ "@class": "assetconnection.http.HttpAssetConnection", baseUrl: "ftp://h" }, "AIMC x"),
+      (error: unknown) => {
+        assert.ok(error instanceof ConfigError);
+        assert.match(error.message, /^AIMC x: baseUrl: /);
+        return true;
+      },
+    );
   });
 });

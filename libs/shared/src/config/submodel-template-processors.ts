@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { assetConnectionSection, type AssetConnectionConfig } from "./asset-connections.ts";
+import { type AssetConnectionConfig, assetConnectionSection } from "./asset-connections.ts";
 import type { ClassedSection } from "./class-names.ts";
 import { ConfigError, formatConfigPath } from "./config-error.ts";
 
@@ -13,7 +13,9 @@ export const AIMC_PROCESSOR_CLASS = "submodeltemplate.aimc.AimcSubmodelTemplateP
 const basicCredentialsSchema = z.strictObject({
   "@class": z
     .string()
-    .refine((value) => value.split(".").at(-1) === "BasicCredentials", { error: "only BasicCredentials are supported (HTTP and MQTT interfaces)" })
+    .refine((value) => value.split(".").at(-1) === "BasicCredentials", {
+      error: "only BasicCredentials are supported (HTTP and MQTT interfaces)",
+    })
     .optional(),
   username: z.string().min(1),
   password: z.string().default(""),
@@ -52,5 +54,7 @@ export function derivedAssetConnection(raw: Record<string, unknown>, where: stri
   if (!schema) throw new ConfigError(`${where}: no asset connection of class ${className}`);
   const result = schema.safeParse(raw);
   if (result.success) return result.data as AssetConnectionConfig;
-  throw new ConfigError(result.error.issues.map((issue) => `${where}: ${formatConfigPath(issue.path)}: ${issue.message}`));
+  throw new ConfigError(
+    result.error.issues.map((issue) => `${where}: ${formatConfigPath(issue.path)}: ${issue.message}`),
+  );
 }

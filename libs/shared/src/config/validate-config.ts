@@ -1,17 +1,20 @@
 import type { z } from "zod";
-import { assetConnectionSection, type AssetConnectionConfig } from "./asset-connections.ts";
-import { classSuffix, type ClassedSection } from "./class-names.ts";
-import { ConfigError, formatConfigPath } from "./config-error.ts";
 import { isPlainObject } from "../aas/plain-object.ts";
+import { type AssetConnectionConfig, assetConnectionSection } from "./asset-connections.ts";
+import { type ClassedSection, classSuffix } from "./class-names.ts";
+import { ConfigError, formatConfigPath } from "./config-error.ts";
 import { CONFIG_SECTIONS, SECTION_NAMES } from "./config-sections.ts";
-import { coreSchema, type CoreConfig } from "./core.ts";
-import { endpointSection, type EndpointConfig } from "./endpoints.ts";
-import { FILE_STORAGE_FILESYSTEM_CLASS, fileStorageSection, type FileStorageConfig } from "./file-storage.ts";
-import { messageBusSection, type MessageBusConfig } from "./message-bus.ts";
-import { persistenceSection, type PersistenceConfig } from "./persistence.ts";
+import { type CoreConfig, coreSchema } from "./core.ts";
+import { type EndpointConfig, endpointSection } from "./endpoints.ts";
+import { FILE_STORAGE_FILESYSTEM_CLASS, type FileStorageConfig, fileStorageSection } from "./file-storage.ts";
+import { type MessageBusConfig, messageBusSection } from "./message-bus.ts";
+import { type PersistenceConfig, persistenceSection } from "./persistence.ts";
 import { allowedKeysAt } from "./schema-walk.ts";
-import { securitySchema, type SecurityConfig } from "./security.ts";
-import { submodelTemplateProcessorSection, type SubmodelTemplateProcessorConfig } from "./submodel-template-processors.ts";
+import { type SecurityConfig, securitySchema } from "./security.ts";
+import {
+  type SubmodelTemplateProcessorConfig,
+  submodelTemplateProcessorSection,
+} from "./submodel-template-processors.ts";
 
 export interface TwinportConfig {
   core: CoreConfig;
@@ -50,7 +53,9 @@ function issueMessages(issue: z.core.$ZodIssue, schema: z.ZodType, input: unknow
   switch (issue.code) {
     case "unrecognized_keys": {
       const allowed = allowedKeysAt(schema, issue.path) ?? [];
-      return issue.keys.map((key) => `Unknown key '${formatConfigPath([...prefix, ...issue.path, key])}'. Allowed: ${allowed.join(", ")}`);
+      return issue.keys.map(
+        (key) => `Unknown key '${formatConfigPath([...prefix, ...issue.path, key])}'. Allowed: ${allowed.join(", ")}`,
+      );
     }
     case "invalid_type": {
       const value = valueAt(input, issue.path);
@@ -59,10 +64,14 @@ function issueMessages(issue: z.core.$ZodIssue, schema: z.ZodType, input: unknow
       return [`Invalid value at '${at}': expected ${expected}, got ${describe(value)}`];
     }
     case "invalid_value":
-      return [`Invalid value ${JSON.stringify(valueAt(input, issue.path))} at '${at}'. Allowed: ${issue.values.map(String).join(", ")}`];
+      return [
+        `Invalid value ${JSON.stringify(valueAt(input, issue.path))} at '${at}'. Allowed: ${issue.values.map(String).join(", ")}`,
+      ];
     default: {
       const value = valueAt(input, issue.path);
-      return [`Invalid value at '${at}': ${issue.message}${value === undefined || typeof value === "object" ? "" : ` (got ${describe(value)})`}`];
+      return [
+        `Invalid value at '${at}': ${issue.message}${value === undefined || typeof value === "object" ? "" : ` (got ${describe(value)})`}`,
+      ];
     }
   }
 }
@@ -124,12 +133,34 @@ export function validateConfig(raw: unknown): TwinportConfig {
   const persistence = parseClassed<PersistenceConfig>(persistenceSection, raw.persistence, ["persistence"], issues);
   const messageBus = parseClassed<MessageBusConfig>(messageBusSection, raw.messageBus, ["messageBus"], issues);
   const fileStorage = parseClassed<FileStorageConfig>(fileStorageSection, raw.fileStorage, ["fileStorage"], issues);
-  const assetConnections = parseClassedList<AssetConnectionConfig>(assetConnectionSection, raw.assetConnections ?? [], "assetConnections", issues);
-  const submodelTemplateProcessors = parseClassedList<SubmodelTemplateProcessorConfig>(submodelTemplateProcessorSection, raw.submodelTemplateProcessors ?? [], "submodelTemplateProcessors", issues);
-  const security = raw.security === undefined ? undefined : parseWith<SecurityConfig>(securitySchema, raw.security, ["security"], issues);
+  const assetConnections = parseClassedList<AssetConnectionConfig>(
+    assetConnectionSection,
+    raw.assetConnections ?? [],
+    "assetConnections",
+    issues,
+  );
+  const submodelTemplateProcessors = parseClassedList<SubmodelTemplateProcessorConfig>(
+    submodelTemplateProcessorSection,
+    raw.submodelTemplateProcessors ?? [],
+    "submodelTemplateProcessors",
+    issues,
+  );
+  const security =
+    raw.security === undefined
+      ? undefined
+      : parseWith<SecurityConfig>(securitySchema, raw.security, ["security"], issues);
   if (issues.length > 0 || !core || !persistence || !messageBus || !fileStorage) throw new ConfigError(issues);
   if (fileStorage["@class"] === FILE_STORAGE_FILESYSTEM_CLASS && fileStorage.path === undefined) {
     fileStorage.path = `${core.stateDir}/files`;
   }
-  return { core, endpoints, persistence, messageBus, fileStorage, assetConnections, submodelTemplateProcessors, ...(security ? { security } : {}) };
+  return {
+    core,
+    endpoints,
+    persistence,
+    messageBus,
+    fileStorage,
+    assetConnections,
+    submodelTemplateProcessors,
+    ...(security ? { security } : {}),
+  };
 }

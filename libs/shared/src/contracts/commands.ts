@@ -1,7 +1,7 @@
-import type { OutputModifiers, PageRequest, Preconditions } from "./modifiers.ts";
-import type { Paged } from "./replies.ts";
 import { FILE_COMMAND_TYPES, FILE_WRITE_COMMANDS, type FileCommandMap } from "./file-commands.ts";
+import type { OutputModifiers, PageRequest, Preconditions } from "./modifiers.ts";
 import { OPERATION_COMMAND_TYPES, OPERATION_WRITE_COMMANDS, type OperationCommandMap } from "./operation-commands.ts";
+import type { Paged } from "./replies.ts";
 
 /**
  * Commands and queries: the one operation model every endpoint (HTTP, OPC UA, asset connections)
@@ -22,7 +22,12 @@ export interface CommandMap extends FileCommandMap, OperationCommandMap {
   // ---- AAS Repository API
   GetAllAssetAdministrationShells: {
     /** modifiers.content "reference": `/shells/$reference` (items are ModelReferences). */
-    params: { page?: PageRequest; idShort?: string; assetIds?: { name: string; value: string }[]; modifiers?: OutputModifiers };
+    params: {
+      page?: PageRequest;
+      idShort?: string;
+      assetIds?: { name: string; value: string }[];
+      modifiers?: OutputModifiers;
+    };
     result: Paged<unknown>;
   };
   GetAssetAdministrationShellById: { params: { aasId: string; modifiers?: OutputModifiers }; result: unknown };
@@ -38,7 +43,10 @@ export interface CommandMap extends FileCommandMap, OperationCommandMap {
   PutAssetInformation: { params: { aasId: string; body: string; preconditions?: Preconditions }; result: null };
   GetAllSubmodelReferences: { params: { aasId: string; page?: PageRequest }; result: Paged<unknown> };
   PostSubmodelReference: { params: { aasId: string; body: string }; result: unknown };
-  DeleteSubmodelReferenceById: { params: { aasId: string; submodelId: string; preconditions?: Preconditions }; result: null };
+  DeleteSubmodelReferenceById: {
+    params: { aasId: string; submodelId: string; preconditions?: Preconditions };
+    result: null;
+  };
 
   // ---- Concept Description Repository API
   GetAllConceptDescriptions: {
@@ -52,7 +60,10 @@ export interface CommandMap extends FileCommandMap, OperationCommandMap {
   DeleteConceptDescriptionById: { params: { cdId: string; preconditions?: Preconditions }; result: null };
 
   // ---- Basic Discovery API: asset links are the shells' asset ids (docs/adr/0005)
-  GetAllAssetAdministrationShellIdsByAssetLink: { params: { page?: PageRequest; assetIds?: { name: string; value: string }[] }; result: Paged<string> };
+  GetAllAssetAdministrationShellIdsByAssetLink: {
+    params: { page?: PageRequest; assetIds?: { name: string; value: string }[] };
+    result: Paged<string>;
+  };
   GetAllAssetLinksById: { params: { aasId: string }; result: unknown[] };
   /** body: a JSON array of SpecificAssetIds. */
   PostAllAssetLinksById: { params: { aasId: string; body: string }; result: unknown[] };
@@ -93,7 +104,12 @@ export interface CommandMap extends FileCommandMap, OperationCommandMap {
   };
   /** PATCH …/{idShortPath} ("normal") and …/$metadata ("metadata"); …/$value is PatchSubmodelElementValueByPath. */
   PatchSubmodelElementByPath: {
-    params: SubmodelScope & { idShortPath: string; body: string; content?: "normal" | "metadata"; preconditions?: Preconditions };
+    params: SubmodelScope & {
+      idShortPath: string;
+      body: string;
+      content?: "normal" | "metadata";
+      preconditions?: Preconditions;
+    };
     result: null;
   };
   DeleteSubmodelElementByPath: {

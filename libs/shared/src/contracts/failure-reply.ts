@@ -20,7 +20,13 @@ export function failureReply(error: unknown): ReplyFailure {
     };
   }
   if (error instanceof Error && error.name === "RepositoryOutcomeUnknownError") {
-    return { ok: false, error: { code: "timeout", message: `The outcome is unknown (${error.message}): the write may or may not have been applied; repeat it with the same Idempotency-Key to learn its outcome` } };
+    return {
+      ok: false,
+      error: {
+        code: "timeout",
+        message: `The outcome is unknown (${error.message}): the write may or may not have been applied; repeat it with the same Idempotency-Key to learn its outcome`,
+      },
+    };
   }
   if (error instanceof Error && error.name === "RepositoryUnavailableError") {
     return { ok: false, error: { code: "unavailable", message: `The model store is unavailable: ${error.message}` } };

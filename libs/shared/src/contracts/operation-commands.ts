@@ -50,7 +50,10 @@ export interface OperationCommandMap {
    */
   InvokeOperation: { params: OperationAddress & { body: string; valueOnly?: boolean }; result: unknown };
   /** POST …/invoke-async(/$value): starts the execution and answers its handle at once. */
-  InvokeOperationAsync: { params: OperationAddress & { body: string; valueOnly?: boolean }; result: { handleId: string } };
+  InvokeOperationAsync: {
+    params: OperationAddress & { body: string; valueOnly?: boolean };
+    result: { handleId: string };
+  };
   /** GET …/operation-status/{handleId}: `finished` tells the gateway to redirect to the result. */
   GetOperationAsyncStatus: {
     params: OperationAddress & { handleId: string };

@@ -39,7 +39,10 @@ export const SYSTEM: Principal = Object.freeze({ kind: "system", roles: Object.f
  * The command as the engine gets it: SYSTEM becomes no principal; a missing principal becomes
  * `missing` (ANONYMOUS over the bus when security is configured; nothing in-process).
  */
-export function withArrivedPrincipal<C extends { principal?: Principal }>(command: C, missing: Principal | undefined): C {
+export function withArrivedPrincipal<C extends { principal?: Principal }>(
+  command: C,
+  missing: Principal | undefined,
+): C {
   if (command.principal?.kind === "system") {
     const { principal: _system, ...rest } = command;
     return rest as C;

@@ -40,7 +40,12 @@ export interface RawJson {
 }
 
 export function isRawJson(value: unknown): value is RawJson {
-  return typeof value === "object" && value !== null && typeof (value as RawJson).rawJson === "string" && Object.keys(value).length === 1;
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as RawJson).rawJson === "string" &&
+    Object.keys(value).length === 1
+  );
 }
 
 /**
@@ -50,7 +55,12 @@ export function isRawJson(value: unknown): value is RawJson {
  */
 export function toRawValue(value: unknown, mode: true | "items"): unknown {
   const text = (item: unknown) => (isRawJson(item) ? item.rawJson : (knownText(item) ?? JSON.stringify(item)));
-  if (mode === "items" && typeof value === "object" && value !== null && Array.isArray((value as Paged<unknown>).items)) {
+  if (
+    mode === "items" &&
+    typeof value === "object" &&
+    value !== null &&
+    Array.isArray((value as Paged<unknown>).items)
+  ) {
     const { items, cursor } = value as Paged<unknown>;
     const rawItems: RawJson = { rawJson: `[${items.map(text).join(",")}]` };
     return cursor === undefined ? { items: rawItems } : { items: rawItems, cursor };

@@ -1,5 +1,5 @@
-import type { EventKind } from "./events.ts";
 import type { CommandType } from "./commands.ts";
+import type { EventKind } from "./events.ts";
 
 /** NATS subjects and names, versioned so a later wire format can run beside this one. */
 export const SUBJECT_PREFIX = "twinport.v1";

@@ -1,4 +1,4 @@
-import { AasError, parseIdShortPath, parseJsonText, readAas, type AasClassName } from "../aas/index.ts";
+import { type AasClassName, AasError, parseIdShortPath, parseJsonText, readAas } from "../aas/index.ts";
 import { CommandError, type ErrorCode } from "../contracts/index.ts";
 
 /**
@@ -17,7 +17,8 @@ export function rethrowAsCommandError(error: unknown): never {
 
 /** Parse JSON text and read it as an AAS object of the given class (unknown keys refused, nulls dropped). */
 export function readBody(body: string, target: AasClassName, validate: boolean): Record<string, unknown> {
-  if (typeof body !== "string" || body.trim() === "") throw new CommandError("bad-request", "The request body is empty; a JSON body is required");
+  if (typeof body !== "string" || body.trim() === "")
+    throw new CommandError("bad-request", "The request body is empty; a JSON body is required");
   try {
     return readAas(parseJsonText(body), target, { validate }).jsonable;
   } catch (error) {

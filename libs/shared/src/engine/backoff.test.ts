@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { backoffDelay, type BackoffPolicy } from "./backoff.ts";
+import { type BackoffPolicy, backoffDelay } from "./backoff.ts";
 
 const exact: BackoffPolicy = { baseMs: 1000, capMs: 10_000, jitter: "none" };
 
@@ -21,9 +21,18 @@ test("huge, negative or fractional attempts stay within [base, cap], never Infin
 
 test("full jitter picks a point below the exponential delay, scaled by the random source", () => {
   const jittered: BackoffPolicy = { baseMs: 1, capMs: 50, jitter: "full" };
-  assert.equal(backoffDelay(jittered, 3, () => 0.5), 4);
-  assert.equal(backoffDelay(jittered, 10, () => 0.5), 25);
-  assert.equal(backoffDelay(jittered, 10, () => 0), 0);
+  assert.equal(
+    backoffDelay(jittered, 3, () => 0.5),
+    4,
+  );
+  assert.equal(
+    backoffDelay(jittered, 10, () => 0.5),
+    25,
+  );
+  assert.equal(
+    backoffDelay(jittered, 10, () => 0),
+    0,
+  );
   for (let i = 0; i < 1000; i++) {
     const delay = backoffDelay(jittered, 4);
     assert.ok(delay >= 0 && delay < 16, String(delay));

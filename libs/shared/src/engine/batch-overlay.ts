@@ -59,8 +59,13 @@ export function createBatchOverlay(): BatchOverlay {
       const revision = batchRevision(index);
       const changes: [string, OverlayRecord][] = [];
       for (const op of commit.ops) {
-        if (op.op === "put-element" && !op.insert) changes.push([key(op.submodelId, op.path), { json: op.json, revision }]);
-        else if (op.op === "touch-element") changes.push([key(op.submodelId, op.path), { json: records.get(key(op.submodelId, op.path))?.json, revision }]);
+        if (op.op === "put-element" && !op.insert)
+          changes.push([key(op.submodelId, op.path), { json: op.json, revision }]);
+        else if (op.op === "touch-element")
+          changes.push([
+            key(op.submodelId, op.path),
+            { json: records.get(key(op.submodelId, op.path))?.json, revision },
+          ]);
         else if (op.op !== "touch-identifiable") return false;
       }
       for (const [k, record] of changes) records.set(k, record);

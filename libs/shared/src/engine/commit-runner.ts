@@ -1,9 +1,9 @@
-import { CommandError, MAX_EVENT_PAYLOAD_BYTES, type ChangeEvent, type ChangeEventDraft } from "../contracts/index.ts";
-import { KeyedLock } from "./keyed-lock.ts";
+import { type ChangeEvent, type ChangeEventDraft, CommandError, MAX_EVENT_PAYLOAD_BYTES } from "../contracts/index.ts";
+import { type BackoffPolicy, backoffDelay } from "./backoff.ts";
 import { createBatchOverlay } from "./batch-overlay.ts";
-import { createRecordCache } from "./record-cache.ts";
+import { KeyedLock } from "./keyed-lock.ts";
 import type { Commit, CommitPrecondition, CommitResult, EventBus, Repository } from "./ports/index.ts";
-import { backoffDelay, type BackoffPolicy } from "./backoff.ts";
+import { createRecordCache } from "./record-cache.ts";
 
 /**
  * What a write handler builds from fresh reads: the commit, plus how to explain a failed
@@ -27,7 +27,10 @@ export interface PlannedCommit {
  * repository), and committed in one `commitBatch`. Order, atomicity and If-Match hold as if they ran
  * one by one: each commit's compare-and-set names the state the previous one leaves.
  */
-export type CommitRunner = ((target: string | undefined, plan: () => Promise<PlannedCommit>) => Promise<ChangeEvent>) & {
+export type CommitRunner = ((
+  target: string | undefined,
+  plan: () => Promise<PlannedCommit>,
+) => Promise<ChangeEvent>) & {
   batched(target: string, plan: (reads: Repository) => Promise<PlannedCommit>): Promise<ChangeEvent>;
 };
 
@@ -50,9 +53,13 @@ function defaultFailure(precondition: CommitPrecondition): CommandError | "retry
     return new CommandError("conflict", `An identifiable with id '${precondition.id}' already exists`);
   }
   // The engine's idempotency wrapper answers this one itself (idempotency.ts); this is the fallback.
-  if (precondition.on === "idempotency-key-free") return new CommandError("conflict", "A request with this Idempotency-Key is being processed");
+  if (precondition.on === "idempotency-key-free")
+    return new CommandError("conflict", "A request with this Idempotency-Key is being processed");
   if (precondition.revision === null) {
-    const what = precondition.on === "element" ? `A submodel element at '${precondition.path}'` : `An identifiable with id '${precondition.id}'`;
+    const what =
+      precondition.on === "element"
+        ? `A submodel element at '${precondition.path}'`
+        : `An identifiable with id '${precondition.id}'`;
     return new CommandError("conflict", `${what} already exists`);
   }
   return "retry";
@@ -63,7 +70,11 @@ export interface CommitRunnerOptions {
   recordCacheSize?: number;
 }
 
-export function createCommitRunner(repository: Repository, bus: EventBus | undefined, options: CommitRunnerOptions = {}): CommitRunner {
+export function createCommitRunner(
+  repository: Repository,
+  bus: EventBus | undefined,
+  options: CommitRunnerOptions = {},
+): CommitRunner {
   const lock = new KeyedLock();
   const cache = options.recordCacheSize ? createRecordCache(options.recordCacheSize) : undefined;
   const queues = new Map<string, QueuedWrite[]>();
@@ -132,9 +143,12 @@ export function createCommitRunner(repository: Repository, bus: EventBus | undef
         write.resolve(result.event);
         continue;
       }
-      const outcome = plan.onFailed?.(plan.commit.preconditions[result.failed]) ?? defaultFailure(plan.commit.preconditions[result.failed]);
+      const outcome =
+        plan.onFailed?.(plan.commit.preconditions[result.failed]) ??
+        defaultFailure(plan.commit.preconditions[result.failed]);
       if (outcome !== "retry") write.reject(outcome);
-      else if (write.attempt >= MAX_ATTEMPTS) write.reject(new CommandError("conflict", "The target is being modified concurrently; please retry"));
+      else if (write.attempt >= MAX_ATTEMPTS)
+        write.reject(new CommandError("conflict", "The target is being modified concurrently; please retry"));
       else retry.push({ ...write, attempt: write.attempt + 1 });
     }
   };
@@ -176,7 +190,11 @@ export function createCommitRunner(repository: Repository, bus: EventBus | undef
 }
 
 /** Events carry the new state when it is small; large payloads are left out (subscribers query). */
-export function eventDraft(draft: Omit<ChangeEventDraft, "payload" | "payloadOmitted" | "time">, payload: unknown, time: Date): ChangeEventDraft {
+export function eventDraft(
+  draft: Omit<ChangeEventDraft, "payload" | "payloadOmitted" | "time">,
+  payload: unknown,
+  time: Date,
+): ChangeEventDraft {
   const event: ChangeEventDraft = { ...draft, time: time.toISOString() };
   if (payload === undefined) return event;
   const size = JSON.stringify(payload).length;

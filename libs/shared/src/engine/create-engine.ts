@@ -1,32 +1,56 @@
-import { CommandError, failureReply, WRITE_COMMANDS, type ChangeEvent, type Command, type CommandResult, type CommandType, type Reply } from "../contracts/index.ts";
+import { type AasxLimits, DEFAULT_AASX_LIMITS, setMaxNestingDepth } from "../aas/index.ts";
+import {
+  type ChangeEvent,
+  type Command,
+  CommandError,
+  type CommandResult,
+  type CommandType,
+  failureReply,
+  type Reply,
+  WRITE_COMMANDS,
+} from "../contracts/index.ts";
 import { toCommandError } from "./aas-input.ts";
-import { createCommitRunner, type CommitRunner } from "./commit-runner.ts";
-import { createIdempotency, DEFAULT_IDEMPOTENCY_WINDOW_MS } from "./idempotency.ts";
-import { createRenderedSubmodels } from "./rendered-submodels.ts";
-import type { EngineContext, ValidationSettings } from "./engine-context.ts";
-import { loadEnvironment } from "./handlers/environment.ts";
-import { patchElementValue } from "./handlers/element-value.ts";
-import type { Handled } from "./handlers/handled.ts";
-import { FILE_HANDLERS } from "./handlers/file-handlers.ts";
-import { createMemoryFileStore } from "./memory/memory-file-store.ts";
-import type { FileStore } from "./ports/index.ts";
-import type { ResetHook } from "./engine-context.ts";
-import type { OperationProviderRegistry } from "./ports/operation-provider.ts";
-import { getOperationAsyncResult, getOperationAsyncStatus, invokeOperation, invokeOperationAsync } from "./handlers/operations.ts";
-import { createOperationRunner } from "./operations/operation-runner.ts";
-import { DEFAULT_AASX_LIMITS, setMaxNestingDepth, type AasxLimits } from "../aas/index.ts";
-import { deleteShell, getAllShells, getShell, postShell, putShell } from "./handlers/shells.ts";
-import { getAssetInformation, putAssetInformation } from "./handlers/asset-information.ts";
-import { deleteSubmodelReference, getAllSubmodelReferences, postSubmodelReference } from "./handlers/submodel-refs.ts";
-import { deleteConceptDescription, getAllConceptDescriptions, getConceptDescription, postConceptDescription, putConceptDescription } from "./handlers/concept-descriptions.ts";
-import { deleteAllAssetLinks, getAllAssetLinks, getAllShellIdsByAssetLink, postAllAssetLinks } from "./handlers/discovery.ts";
-import { deleteElement, getAllElements, getElement, postElement, putElement } from "./handlers/submodel-elements.ts";
-import { deleteSubmodel, getAllSubmodels, getSubmodel, postSubmodel, putSubmodel } from "./handlers/submodels.ts";
-import { patchSubmodel } from "./handlers/submodel-patch.ts";
-import { patchElement } from "./handlers/element-patch.ts";
-import { checkCommand, type AccessView } from "./access/command-access.ts";
 import type { AccessPolicy } from "./access/access-policy.ts";
-import { systemClock, type Clock, type CommandHandler, type EventBus, type Repository } from "./ports/index.ts";
+import { type AccessView, checkCommand } from "./access/command-access.ts";
+import { type CommitRunner, createCommitRunner } from "./commit-runner.ts";
+import type { EngineContext, ResetHook, ValidationSettings } from "./engine-context.ts";
+import { getAssetInformation, putAssetInformation } from "./handlers/asset-information.ts";
+import {
+  deleteConceptDescription,
+  getAllConceptDescriptions,
+  getConceptDescription,
+  postConceptDescription,
+  putConceptDescription,
+} from "./handlers/concept-descriptions.ts";
+import {
+  deleteAllAssetLinks,
+  getAllAssetLinks,
+  getAllShellIdsByAssetLink,
+  postAllAssetLinks,
+} from "./handlers/discovery.ts";
+import { patchElement } from "./handlers/element-patch.ts";
+import { patchElementValue } from "./handlers/element-value.ts";
+import { loadEnvironment } from "./handlers/environment.ts";
+import { FILE_HANDLERS } from "./handlers/file-handlers.ts";
+import type { Handled } from "./handlers/handled.ts";
+import {
+  getOperationAsyncResult,
+  getOperationAsyncStatus,
+  invokeOperation,
+  invokeOperationAsync,
+} from "./handlers/operations.ts";
+import { deleteShell, getAllShells, getShell, postShell, putShell } from "./handlers/shells.ts";
+import { deleteElement, getAllElements, getElement, postElement, putElement } from "./handlers/submodel-elements.ts";
+import { patchSubmodel } from "./handlers/submodel-patch.ts";
+import { deleteSubmodelReference, getAllSubmodelReferences, postSubmodelReference } from "./handlers/submodel-refs.ts";
+import { deleteSubmodel, getAllSubmodels, getSubmodel, postSubmodel, putSubmodel } from "./handlers/submodels.ts";
+import { createIdempotency, DEFAULT_IDEMPOTENCY_WINDOW_MS } from "./idempotency.ts";
+import { createMemoryFileStore } from "./memory/memory-file-store.ts";
+import { createOperationRunner } from "./operations/operation-runner.ts";
+import type { FileStore } from "./ports/index.ts";
+import { type Clock, type CommandHandler, type EventBus, type Repository, systemClock } from "./ports/index.ts";
+import type { OperationProviderRegistry } from "./ports/operation-provider.ts";
+import { createRenderedSubmodels } from "./rendered-submodels.ts";
 
 export interface EngineOptions {
   repository: Repository;
@@ -122,8 +146,11 @@ const HANDLERS: { [T in CommandType]: Handler<T> } = {
   GetSequence: async (ctx) => ({ value: { seq: await ctx.repository.currentSeq() } }),
   GetEvents: async (ctx, cmd) => {
     const { after, limit } = cmd.params;
-    if (!Number.isSafeInteger(after) || after < 0 || !Number.isSafeInteger(limit) || limit < 1) throw new CommandError("bad-request", "GetEvents needs a non-negative 'after' and a positive 'limit'");
-    return { value: { events: (await ctx.repository.readEvents?.(after, Math.min(limit, MAX_EVENTS_PER_READ))) ?? [] } };
+    if (!Number.isSafeInteger(after) || after < 0 || !Number.isSafeInteger(limit) || limit < 1)
+      throw new CommandError("bad-request", "GetEvents needs a non-negative 'after' and a positive 'limit'");
+    return {
+      value: { events: (await ctx.repository.readEvents?.(after, Math.min(limit, MAX_EVENTS_PER_READ))) ?? [] },
+    };
   },
   InvokeOperation: invokeOperation,
   InvokeOperationAsync: invokeOperationAsync,
@@ -151,7 +178,9 @@ export function createEngine(options: EngineOptions): Engine {
   if (options.maxNestingDepth !== undefined) setMaxNestingDepth(options.maxNestingDepth);
   const publish = options.publishEvents ?? options.bus !== undefined;
   const clock = options.clock ?? systemClock;
-  const commit = createCommitRunner(options.repository, publish ? options.bus : undefined, { recordCacheSize: options.recordCacheSize });
+  const commit = createCommitRunner(options.repository, publish ? options.bus : undefined, {
+    recordCacheSize: options.recordCacheSize,
+  });
   const operationProviders = options.operationProviders ?? { find: () => undefined };
   const operations = createOperationRunner({
     repository: options.repository,
@@ -161,7 +190,9 @@ export function createEngine(options: EngineOptions): Engine {
     handleTtlMs: options.operationHandleTtlMs ?? DEFAULT_OPERATION_HANDLE_TTL_MS,
     leaseMs: options.operationLeaseMs ?? DEFAULT_OPERATION_LEASE_MS,
   });
-  const idempotency = createIdempotency(options.repository, { windowMs: options.idempotencyWindowMs ?? DEFAULT_IDEMPOTENCY_WINDOW_MS });
+  const idempotency = createIdempotency(options.repository, {
+    windowMs: options.idempotencyWindowMs ?? DEFAULT_IDEMPOTENCY_WINDOW_MS,
+  });
   const resetHooks = options.resetHooks ?? [];
   // /reset removes pending operations: those running here are canceled, every handle is deleted.
   resetHooks.push(() => operations.reset());
@@ -176,12 +207,15 @@ export function createEngine(options: EngineOptions): Engine {
     resetHooks,
     operationProviders,
     operations,
-    ...(options.renderedSubmodelBytes ? { renderedSubmodels: createRenderedSubmodels(options.renderedSubmodelBytes) } : {}),
+    ...(options.renderedSubmodelBytes
+      ? { renderedSubmodels: createRenderedSubmodels(options.renderedSubmodelBytes) }
+      : {}),
   };
   return {
     async execute<T extends CommandType>(command: Command<T>): Promise<Reply<CommandResult<T>>> {
       const handler = HANDLERS[command.type] as Handler<T> | undefined;
-      if (!handler) return { ok: false, error: { code: "bad-request", message: `Unknown command '${String(command.type)}'` } };
+      if (!handler)
+        return { ok: false, error: { code: "bad-request", message: `Unknown command '${String(command.type)}'` } };
       // Authorization, the one place HTTP and OPC UA share (docs/adr/0024): before anything runs or
       // an Idempotency-Key is claimed.
       let access: AccessView | undefined;
@@ -203,7 +237,8 @@ export function createEngine(options: EngineOptions): Engine {
         };
         let commandCtx = access === undefined ? ctx : { ...ctx, access };
         if (WRITE_COMMANDS.has(command.type)) {
-          const noting = (async (target, plan) => noted(await commit(target, run ? run.plan(plan) : plan))) as CommitRunner;
+          const noting = (async (target, plan) =>
+            noted(await commit(target, run ? run.plan(plan) : plan))) as CommitRunner;
           noting.batched = async (target, plan) => noted(await commit.batched(target, run ? run.plan(plan) : plan));
           commandCtx = { ...commandCtx, commit: noting };
         }

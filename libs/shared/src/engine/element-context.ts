@@ -1,8 +1,13 @@
-import { getChildren, isList, shallowOf, type ElementJson } from "../aas/index.ts";
+import { type ElementJson, getChildren, isList, shallowOf } from "../aas/index.ts";
 import { CommandError } from "../contracts/index.ts";
 import { readJsonable } from "./aas-input.ts";
 
-const CONTAINER_TYPES = new Set(["SubmodelElementCollection", "SubmodelElementList", "Entity", "AnnotatedRelationshipElement"]);
+const CONTAINER_TYPES = new Set([
+  "SubmodelElementCollection",
+  "SubmodelElementList",
+  "Entity",
+  "AnnotatedRelationshipElement",
+]);
 
 export function isContainer(element: ElementJson): boolean {
   return CONTAINER_TYPES.has(element.modelType as string);
@@ -15,7 +20,8 @@ export function isContainer(element: ElementJson): boolean {
  * Uniqueness among siblings is a commit precondition instead (the new path must not exist).
  */
 export function checkChildInSubmodel(submodel: Record<string, unknown>, child: ElementJson, validate: boolean): void {
-  if (typeof child.idShort !== "string") throw new CommandError("validation", "A submodel element directly below a submodel needs an idShort (AASd-117)");
+  if (typeof child.idShort !== "string")
+    throw new CommandError("validation", "A submodel element directly below a submodel needs an idShort (AASd-117)");
   if (validate) readJsonable({ ...submodel, submodelElements: [child] }, "Submodel", true);
 }
 
@@ -24,10 +30,18 @@ export function checkChildInParent(parent: ElementJson, child: ElementJson, vali
     throw new CommandError("bad-request", `A ${String(parent.modelType)} cannot contain submodel elements`);
   }
   if (!isList(parent) && typeof child.idShort !== "string") {
-    throw new CommandError("validation", "A submodel element outside a SubmodelElementList needs an idShort (AASd-117)");
+    throw new CommandError(
+      "validation",
+      "A submodel element outside a SubmodelElementList needs an idShort (AASd-117)",
+    );
   }
   if (validate) {
-    const key = parent.modelType === "Entity" ? "statements" : parent.modelType === "AnnotatedRelationshipElement" ? "annotations" : "value";
+    const key =
+      parent.modelType === "Entity"
+        ? "statements"
+        : parent.modelType === "AnnotatedRelationshipElement"
+          ? "annotations"
+          : "value";
     readJsonable({ ...shallowOf(parent), [key]: [child] }, "SubmodelElement", true);
   }
 }

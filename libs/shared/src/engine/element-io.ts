@@ -1,4 +1,11 @@
-import { assembleElement, assembleElements, childrenKey, flattenElements, splitParent, type ElementJson } from "../aas/index.ts";
+import {
+  assembleElement,
+  assembleElements,
+  childrenKey,
+  type ElementJson,
+  flattenElements,
+  splitParent,
+} from "../aas/index.ts";
 import { CommandError } from "../contracts/index.ts";
 import type { CommitOp, Repository, StoredElement } from "./ports/index.ts";
 
@@ -15,7 +22,12 @@ export interface LoadedElement {
   records: StoredElement[];
 }
 
-export async function loadElement(repository: Repository, submodelId: string, path: string, maxDepth?: number): Promise<LoadedElement | undefined> {
+export async function loadElement(
+  repository: Repository,
+  submodelId: string,
+  path: string,
+  maxDepth?: number,
+): Promise<LoadedElement | undefined> {
   // Leaves (the common case: a Property) cost one point read; only containers read their subtree.
   const [record] = await repository.getElements(submodelId, [path]);
   if (!record) return undefined;
@@ -37,7 +49,11 @@ export function assemble(records: StoredElement[], path: string): ElementJson {
 }
 
 /** All root elements of a submodel, assembled. */
-export async function loadAllElements(repository: Repository, submodelId: string, maxDepth?: number): Promise<ElementJson[]> {
+export async function loadAllElements(
+  repository: Repository,
+  submodelId: string,
+  maxDepth?: number,
+): Promise<ElementJson[]> {
   const records = await repository.getSubtree(submodelId, "", maxDepth);
   return assembleElements(
     records.map((r) => ({ path: r.path, shallow: JSON.parse(r.json) as ElementJson })),
@@ -48,7 +64,12 @@ export async function loadAllElements(repository: Repository, submodelId: string
 /** Ops writing `element` as a NEW subtree below `parentPath` (each record inserted into its parent). */
 export type PutElementOp = Extract<CommitOp, { op: "put-element" }>;
 
-export function insertOps(submodelId: string, parentPath: string, elements: ElementJson[], parentIsList: boolean): PutElementOp[] {
+export function insertOps(
+  submodelId: string,
+  parentPath: string,
+  elements: ElementJson[],
+  parentIsList: boolean,
+): PutElementOp[] {
   return flattenElements(elements, parentPath, parentIsList).map((r) => ({
     op: "put-element" as const,
     submodelId,
@@ -65,7 +86,8 @@ export function insertOps(submodelId: string, parentPath: string, elements: Elem
  */
 export function deleteOps(submodelId: string, records: StoredElement[]): CommitOp[] {
   const ops: CommitOp[] = [];
-  for (let i = records.length - 1; i >= 0; i--) ops.push({ op: "delete-element", submodelId, path: records[i].path, orderKey: records[i].orderKey });
+  for (let i = records.length - 1; i >= 0; i--)
+    ops.push({ op: "delete-element", submodelId, path: records[i].path, orderKey: records[i].orderKey });
   return ops;
 }
 

@@ -30,13 +30,26 @@ export async function pageRootElements(
     do {
       const batch = await repository.listChildren(submodelId, "", { cursor, limit: limit - roots.length });
       for (const record of batch.items) {
-        const shallow = assembleElement([{ path: record.path, shallow: JSON.parse(record.json) as ElementJson }], record.path)!;
+        const shallow = assembleElement(
+          [{ path: record.path, shallow: JSON.parse(record.json) as ElementJson }],
+          record.path,
+        )!;
         if (keep(shallow)) roots.push({ record, shallow });
       }
       cursor = batch.cursor;
     } while (roots.length < limit && cursor !== undefined);
-    const shallowOf = (record: StoredElement) => assembleElement([{ path: record.path, shallow: JSON.parse(record.json) as ElementJson }], record.path)!;
-    if (exactEnd && cursor !== undefined && !(await keptItemFollows((p) => repository.listChildren(submodelId, "", p), cursor, (record) => keep(shallowOf(record))))) cursor = undefined;
+    const shallowOf = (record: StoredElement) =>
+      assembleElement([{ path: record.path, shallow: JSON.parse(record.json) as ElementJson }], record.path)!;
+    if (
+      exactEnd &&
+      cursor !== undefined &&
+      !(await keptItemFollows(
+        (p) => repository.listChildren(submodelId, "", p),
+        cursor,
+        (record) => keep(shallowOf(record)),
+      ))
+    )
+      cursor = undefined;
   } catch (error) {
     throw asCursorError(error, page);
   }

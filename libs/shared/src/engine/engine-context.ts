@@ -1,6 +1,5 @@
-import type { Clock, EventBus, Repository } from "./ports/index.ts";
 import type { AasxLimits } from "../aas/index.ts";
-import type { FileStore } from "./ports/index.ts";
+import type { Clock, EventBus, FileStore, Repository } from "./ports/index.ts";
 
 /** Something that must stop or forget before a reset deletes the model (asset connections, pending operations). */
 export type ResetHook = () => Promise<void>;

@@ -1,4 +1,12 @@
-import { CommandError, failureReply, WRITE_COMMANDS, type ChangeEventDraft, type Command, type CommandType, type Reply } from "../contracts/index.ts";
+import {
+  type ChangeEventDraft,
+  type Command,
+  CommandError,
+  type CommandType,
+  failureReply,
+  type Reply,
+  WRITE_COMMANDS,
+} from "../contracts/index.ts";
 import type { PlannedCommit } from "./commit-runner.ts";
 import type { IdempotencyRecord, Repository } from "./ports/index.ts";
 
@@ -49,9 +57,19 @@ const NULL_RESULT = new Set<CommandType>([
   "DeleteThumbnail",
 ]);
 /** Deletes whose reply carries no revision. */
-const NO_REVISION = new Set<CommandType>(["DeleteAssetAdministrationShellById", "DeleteConceptDescriptionById", "DeleteSubmodelById", "DeleteSubmodelElementByPath"]);
+const NO_REVISION = new Set<CommandType>([
+  "DeleteAssetAdministrationShellById",
+  "DeleteConceptDescriptionById",
+  "DeleteSubmodelById",
+  "DeleteSubmodelElementByPath",
+]);
 /** REBUILDABLE (2 of 2): the reply's value is the created resource, which the event carries as its payload (up to 256 KiB). */
-const CREATED_RESULT = new Set<CommandType>(["PostAssetAdministrationShell", "PostSubmodel", "PostConceptDescription", "PostSubmodelElement"]);
+const CREATED_RESULT = new Set<CommandType>([
+  "PostAssetAdministrationShell",
+  "PostSubmodel",
+  "PostConceptDescription",
+  "PostSubmodelElement",
+]);
 
 /** The idempotency part of one command's run: what its commits must claim. */
 export interface IdempotentRun {
@@ -71,9 +89,16 @@ export function createIdempotency(repository: Repository, options: { windowMs: n
   /** Keys of commands running in this process: a repeat arriving meanwhile is answered 409 at once. */
   const running = new Set<string>();
 
-  async function answerFromRecord<T>(command: Command, fingerprint: string, record: IdempotencyRecord): Promise<Reply<T> | undefined> {
+  async function answerFromRecord<T>(
+    command: Command,
+    fingerprint: string,
+    record: IdempotencyRecord,
+  ): Promise<Reply<T> | undefined> {
     if (record.fingerprint !== fingerprint) {
-      return failure("unprocessable", "The Idempotency-Key was already used for a different request (another method, path or body)");
+      return failure(
+        "unprocessable",
+        "The Idempotency-Key was already used for a different request (another method, path or body)",
+      );
     }
     if (record.reply !== undefined) return JSON.parse(record.reply) as Reply<T>;
     if (record.seq === undefined) return undefined;
@@ -87,15 +112,25 @@ export function createIdempotency(repository: Repository, options: { windowMs: n
   }
 
   return {
-    async execute<T>(command: Command, execute: (run: IdempotentRun | undefined) => Promise<Reply<T>>): Promise<Reply<T>> {
+    async execute<T>(
+      command: Command,
+      execute: (run: IdempotentRun | undefined) => Promise<Reply<T>>,
+    ): Promise<Reply<T>> {
       const idempotency = command.idempotency;
       if (idempotency === undefined || !WRITE_COMMANDS.has(command.type)) return execute(undefined);
       const { key, fingerprint } = idempotency;
-      if (typeof key !== "string" || key.length === 0 || key.length > MAX_KEY_LENGTH || typeof fingerprint !== "string" || fingerprint.length > MAX_FINGERPRINT_LENGTH) {
+      if (
+        typeof key !== "string" ||
+        key.length === 0 ||
+        key.length > MAX_KEY_LENGTH ||
+        typeof fingerprint !== "string" ||
+        fingerprint.length > MAX_FINGERPRINT_LENGTH
+      ) {
         return failure("bad-request", "Invalid idempotency key or fingerprint");
       }
       // Checked and taken in one step: a duplicate arriving here meanwhile answers 409 at once.
-      if (running.has(key)) return failure("conflict", "A request with this Idempotency-Key is still being processed; repeat it later");
+      if (running.has(key))
+        return failure("conflict", "A request with this Idempotency-Key is still being processed; repeat it later");
       running.add(key);
       try {
         return await runOnce(command, key, fingerprint, execute);
@@ -105,7 +140,12 @@ export function createIdempotency(repository: Repository, options: { windowMs: n
     },
   };
 
-  async function runOnce<T>(command: Command, key: string, fingerprint: string, execute: (run: IdempotentRun | undefined) => Promise<Reply<T>>): Promise<Reply<T>> {
+  async function runOnce<T>(
+    command: Command,
+    key: string,
+    fingerprint: string,
+    execute: (run: IdempotentRun | undefined) => Promise<Reply<T>>,
+  ): Promise<Reply<T>> {
     try {
       const known = await repository.getIdempotencyRecord(key);
       if (known) {
@@ -120,22 +160,24 @@ export function createIdempotency(repository: Repository, options: { windowMs: n
     let claimed = false;
     let lostTheKey = false;
     const run: IdempotentRun = {
-      plan: (plan) => async (...args) => {
-        const planned = await plan(...args);
-        if (claimed) return planned;
-        return {
-          commit: {
-            ...planned.commit,
-            preconditions: [...planned.commit.preconditions, { on: "idempotency-key-free", key }],
-            idempotency: { key, fingerprint, ttlMs: windowMs },
-          },
-          onFailed: (precondition) => {
-            if (precondition.on !== "idempotency-key-free") return planned.onFailed?.(precondition);
-            lostTheKey = true;
-            return new CommandError("conflict", "A request with this Idempotency-Key is being processed");
-          },
-        };
-      },
+      plan:
+        (plan) =>
+        async (...args) => {
+          const planned = await plan(...args);
+          if (claimed) return planned;
+          return {
+            commit: {
+              ...planned.commit,
+              preconditions: [...planned.commit.preconditions, { on: "idempotency-key-free", key }],
+              idempotency: { key, fingerprint, ttlMs: windowMs },
+            },
+            onFailed: (precondition) => {
+              if (precondition.on !== "idempotency-key-free") return planned.onFailed?.(precondition);
+              lostTheKey = true;
+              return new CommandError("conflict", "A request with this Idempotency-Key is being processed");
+            },
+          };
+        },
       committed: () => {
         claimed = true;
       },
@@ -176,5 +218,11 @@ function rebuildReply(command: Command, seq: number, eventJson: string | undefin
     return undefined;
   }
   if (event.payload === undefined) return undefined;
-  return { ok: true, value: event.payload, revision: seq, ...(event.idShortPath !== undefined ? { idShortPath: event.idShortPath } : {}), seq };
+  return {
+    ok: true,
+    value: event.payload,
+    revision: seq,
+    ...(event.idShortPath !== undefined ? { idShortPath: event.idShortPath } : {}),
+    seq,
+  };
 }

@@ -14,7 +14,11 @@ export function notFound(kind: IdentifiableKind, id: string): CommandError {
 }
 
 /** Read an identifiable of exactly this kind: an id held by another kind is a 404 too (spec §7). */
-export async function requireIdentifiable(ctx: EngineContext, kind: IdentifiableKind, id: string): Promise<StoredIdentifiable> {
+export async function requireIdentifiable(
+  ctx: EngineContext,
+  kind: IdentifiableKind,
+  id: string,
+): Promise<StoredIdentifiable> {
   const stored = await ctx.repository.getIdentifiable(kind, id);
   if (!stored) throw notFound(kind, id);
   return stored;
@@ -23,12 +27,20 @@ export async function requireIdentifiable(ctx: EngineContext, kind: Identifiable
 /** The id in a PUT body must be the id in the path: a PUT never renames. */
 export function requireSameId(kind: IdentifiableKind, pathId: string, body: Record<string, unknown>): void {
   if (body.id !== pathId) {
-    throw new CommandError("bad-request", `The id in the body ('${String(body.id)}') differs from the ${KIND_LABEL[kind]} id in the path ('${pathId}')`);
+    throw new CommandError(
+      "bad-request",
+      `The id in the body ('${String(body.id)}') differs from the ${KIND_LABEL[kind]} id in the path ('${pathId}')`,
+    );
   }
 }
 
 /** Read for a write: existence, then the client's If-Match/If-None-Match against what we read. */
-export async function readForWrite(ctx: EngineContext, kind: IdentifiableKind, id: string, preconditions: Parameters<typeof checkPreconditions>[0]): Promise<StoredIdentifiable> {
+export async function readForWrite(
+  ctx: EngineContext,
+  kind: IdentifiableKind,
+  id: string,
+  preconditions: Parameters<typeof checkPreconditions>[0],
+): Promise<StoredIdentifiable> {
   const stored = await ctx.repository.getIdentifiable(kind, id);
   checkPreconditions(preconditions, stored?.revision);
   if (!stored) throw notFound(kind, id);

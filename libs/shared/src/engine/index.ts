@@ -1,11 +1,27 @@
-export * from "./ports/index.ts";
-export { backoffDelay, type BackoffPolicy } from "./backoff.ts";
-export { createEngine, DEFAULT_OPERATION_HANDLE_TTL_MS, DEFAULT_OPERATION_LEASE_MS, type Engine, type EngineOptions } from "./create-engine.ts";
+export {
+  type AccessObject,
+  type AccessPolicy,
+  type AccessRuleInput,
+  type AccessSubject,
+  compileAccessPolicy,
+  type PrincipalGrants,
+  type RightGrants,
+  referenceKeyValues,
+  type SubmodelFacts,
+} from "./access/access-policy.ts";
+export { type ElementScope, pathCovers, WHOLE_SUBMODEL } from "./access/id-short-path-scope.ts";
+export { type BackoffPolicy, backoffDelay } from "./backoff.ts";
+export {
+  createEngine,
+  DEFAULT_OPERATION_HANDLE_TTL_MS,
+  DEFAULT_OPERATION_LEASE_MS,
+  type Engine,
+  type EngineOptions,
+} from "./create-engine.ts";
 export type { ValidationSettings } from "./engine-context.ts";
-export * from "./memory/memory-repository.ts";
-export * from "./memory/in-process-event-bus.ts";
-export * from "./memory/direct-store-client.ts";
-export * from "./memory/memory-file-store.ts";
 export * from "./filesystem/filesystem-file-store.ts";
-export { compileAccessPolicy, referenceKeyValues, type AccessPolicy, type AccessRuleInput, type AccessObject, type AccessSubject, type PrincipalGrants, type RightGrants, type SubmodelFacts } from "./access/access-policy.ts";
-export { pathCovers, WHOLE_SUBMODEL, type ElementScope } from "./access/id-short-path-scope.ts";
+export * from "./memory/direct-store-client.ts";
+export * from "./memory/in-process-event-bus.ts";
+export * from "./memory/memory-file-store.ts";
+export * from "./memory/memory-repository.ts";
+export * from "./ports/index.ts";

@@ -1,17 +1,19 @@
-import { CommandError, DEFAULT_PAGE_LIMIT, type PageRequest, type Paged } from "../contracts/index.ts";
+import { CommandError, DEFAULT_PAGE_LIMIT, type Paged, type PageRequest } from "../contracts/index.ts";
 import type { IdentifiableKind, Repository, RepositoryPage } from "./ports/index.ts";
 
 export const MAX_PAGE_LIMIT = 10_000;
 
 export function pageLimit(page: PageRequest | undefined): number {
   const limit = page?.limit ?? DEFAULT_PAGE_LIMIT;
-  if (!Number.isInteger(limit) || limit < 1) throw new CommandError("bad-request", `limit must be an integer ≥ 1, got '${String(limit)}'`);
+  if (!Number.isInteger(limit) || limit < 1)
+    throw new CommandError("bad-request", `limit must be an integer ≥ 1, got '${String(limit)}'`);
   return Math.min(limit, MAX_PAGE_LIMIT);
 }
 
 export function pageCursor(page: PageRequest | undefined): string | undefined {
   if (page?.cursor === undefined) return undefined;
-  if (page.cursor === "") throw new CommandError("bad-request", "cursor must not be empty; omit it to start from the beginning");
+  if (page.cursor === "")
+    throw new CommandError("bad-request", "cursor must not be empty; omit it to start from the beginning");
   return page.cursor;
 }
 
@@ -40,7 +42,16 @@ export async function listFiltered(
       }
       cursor = batch.cursor;
     } while (items.length < limit && cursor !== undefined);
-    if (exactEnd && cursor !== undefined && !(await keptItemFollows((p) => repository.listIdentifiables(kind, p), cursor, (stored) => keep(JSON.parse(stored.json))))) cursor = undefined;
+    if (
+      exactEnd &&
+      cursor !== undefined &&
+      !(await keptItemFollows(
+        (p) => repository.listIdentifiables(kind, p),
+        cursor,
+        (stored) => keep(JSON.parse(stored.json)),
+      ))
+    )
+      cursor = undefined;
   } catch (error) {
     throw asCursorError(error, page);
   }
@@ -52,7 +63,11 @@ export async function listFiltered(
  * filtered out (access rules hiding them) must carry no cursor: the next page would be empty.
  * Reads ahead in growing batches, so a list where the next item is kept pays one read of one item.
  */
-export async function keptItemFollows<T>(read: (page: { cursor?: string; limit: number }) => Promise<RepositoryPage<T>>, cursor: string, keep: (item: T) => boolean): Promise<boolean> {
+export async function keptItemFollows<T>(
+  read: (page: { cursor?: string; limit: number }) => Promise<RepositoryPage<T>>,
+  cursor: string,
+  keep: (item: T) => boolean,
+): Promise<boolean> {
   let next: string | undefined = cursor;
   for (let batchSize = 1; next !== undefined; batchSize = Math.min(batchSize * 8, MAX_PAGE_LIMIT)) {
     const batch = await read({ cursor: next, limit: batchSize });

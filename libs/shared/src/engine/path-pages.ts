@@ -1,8 +1,15 @@
-import { childrenKey, decodeBase64Url, encodeBase64Url, parentPathOf, rootIdShortOf, type ElementJson } from "../aas/index.ts";
-import { CommandError, type Level, type PageRequest, type Paged } from "../contracts/index.ts";
+import {
+  childrenKey,
+  decodeBase64Url,
+  type ElementJson,
+  encodeBase64Url,
+  parentPathOf,
+  rootIdShortOf,
+} from "../aas/index.ts";
+import { CommandError, type Level, type Paged, type PageRequest } from "../contracts/index.ts";
+import type { ElementScope } from "./access/id-short-path-scope.ts";
 import { asCursorError, MAX_PAGE_LIMIT, pageCursor, pageLimit } from "./paging.ts";
 import type { Repository, StoredElement } from "./ports/index.ts";
-import type { ElementScope } from "./access/id-short-path-scope.ts";
 
 /**
  * Paging of `$path` lists, where an item is one idShortPath, so a top-level element contributes
@@ -29,14 +36,25 @@ function decodeCursor(text: string | undefined): Partial<PathCursor> {
   if (text === undefined) return {};
   try {
     const cursor = JSON.parse(decodeBase64Url(text)) as PathCursor;
-    if (typeof cursor === "object" && cursor !== null && typeof cursor.p === "string" && (cursor.r === undefined || typeof cursor.r === "string")) return cursor;
+    if (
+      typeof cursor === "object" &&
+      cursor !== null &&
+      typeof cursor.p === "string" &&
+      (cursor.r === undefined || typeof cursor.r === "string")
+    )
+      return cursor;
   } catch {
     // fall through: not one of our cursors
   }
   throw new CommandError("bad-request", `Invalid cursor '${text}'`);
 }
 
-async function pathsOf(repository: Repository, submodelId: string, root: StoredElement, level: Level | undefined): Promise<string[]> {
+async function pathsOf(
+  repository: Repository,
+  submodelId: string,
+  root: StoredElement,
+  level: Level | undefined,
+): Promise<string[]> {
   if (level === "core" || childrenKey(JSON.parse(root.json) as ElementJson) === undefined) return [root.path];
   return (await repository.getSubtree(submodelId, root.path)).map((record) => record.path);
 }
@@ -66,7 +84,10 @@ export async function pageElementPaths(
   let last = start.p;
   try {
     for (;;) {
-      const batch = await repository.listChildren(submodelId, "", { cursor: rootCursor, limit: Math.min(limit - items.length + 1, MAX_PAGE_LIMIT) });
+      const batch = await repository.listChildren(submodelId, "", {
+        cursor: rootCursor,
+        limit: Math.min(limit - items.length + 1, MAX_PAGE_LIMIT),
+      });
       for (let i = 0; i < batch.items.length; i++) {
         const paths = pathsAfter(await pathsOf(repository, submodelId, batch.items[i], level), last);
         last = undefined;
@@ -75,8 +96,14 @@ export async function pageElementPaths(
           if (scope !== undefined && !scope.shows(path)) continue;
           if (items.length === limit) {
             // Full: resume in this element next time, so the cursor is the one before it.
-            const before = i === 0 ? rootCursor : (await repository.listChildren(submodelId, "", { cursor: rootCursor, limit: i })).cursor;
-            return { items, cursor: encodeCursor({ ...(before === undefined ? {} : { r: before }), p: items[items.length - 1] }) };
+            const before =
+              i === 0
+                ? rootCursor
+                : (await repository.listChildren(submodelId, "", { cursor: rootCursor, limit: i })).cursor;
+            return {
+              items,
+              cursor: encodeCursor({ ...(before === undefined ? {} : { r: before }), p: items[items.length - 1] }),
+            };
           }
           items.push(path);
         }
@@ -134,8 +161,15 @@ export async function pageSubmodelPaths(
         // A full page still looks one path ahead, so the last page carries no cursor.
         // The element cursor belongs to one submodel: if that one was deleted meanwhile, start afresh.
         const inside = elementCursor !== undefined && start.i === stored.id ? { cursor: elementCursor } : {};
-        const part = await pageElementPaths(repository, stored.id, { limit: Math.max(remaining, 1), ...inside }, level, scope?.whole ? undefined : scope);
-        const resume = (e: string | undefined) => encodeBase64Url(JSON.stringify({ s: submodelCursor, i: stored.id, e }));
+        const part = await pageElementPaths(
+          repository,
+          stored.id,
+          { limit: Math.max(remaining, 1), ...inside },
+          level,
+          scope?.whole ? undefined : scope,
+        );
+        const resume = (e: string | undefined) =>
+          encodeBase64Url(JSON.stringify({ s: submodelCursor, i: stored.id, e }));
         if (remaining === 0) {
           if (part.items.length > 0) return { items, cursor: resume(inside.cursor) };
         } else {

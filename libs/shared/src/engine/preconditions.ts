@@ -11,8 +11,10 @@ export function checkPreconditions(preconditions: Preconditions | undefined, cur
   // no ETag any client has seen: it matches only "*".
   if (current !== undefined && current < 0) {
     const tags = preconditions.ifMatch ?? [];
-    if (tags.length > 0 && !tags.includes("*")) throw new CommandError("precondition-failed", "If-Match does not match the current revision");
-    if ((preconditions.ifNoneMatch ?? []).includes("*")) throw new CommandError("precondition-failed", "If-None-Match matches the current revision");
+    if (tags.length > 0 && !tags.includes("*"))
+      throw new CommandError("precondition-failed", "If-Match does not match the current revision");
+    if ((preconditions.ifNoneMatch ?? []).includes("*"))
+      throw new CommandError("precondition-failed", "If-None-Match matches the current revision");
     return;
   }
   const { ifMatch, ifNoneMatch } = preconditions;

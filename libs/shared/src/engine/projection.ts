@@ -1,4 +1,12 @@
-import { hasMetadata, stringifyLossless, submodelToValueOnly, toMetadata, toValueOnly, withoutBlobValues, type ElementJson } from "../aas/index.ts";
+import {
+  type ElementJson,
+  hasMetadata,
+  stringifyLossless,
+  submodelToValueOnly,
+  toMetadata,
+  toValueOnly,
+  withoutBlobValues,
+} from "../aas/index.ts";
 import { CommandError, type OutputModifiers, type RawJson } from "../contracts/index.ts";
 
 /**
@@ -17,7 +25,9 @@ export function projectSubmodel(submodel: Record<string, unknown>, modifiers: Ou
   if (content === "normal") return modifiers?.extent === "withoutBlobValue" ? withoutBlobValues(submodel) : submodel;
   if (content === "metadata") return toMetadata(submodel);
   if (content === "value") {
-    return { rawJson: stringifyLossless(submodelToValueOnly(submodel, { extent: modifiers?.extent, level: modifiers?.level })) } satisfies RawJson;
+    return {
+      rawJson: stringifyLossless(submodelToValueOnly(submodel, { extent: modifiers?.extent, level: modifiers?.level })),
+    } satisfies RawJson;
   }
   throw unsupported(content, "a submodel here");
 }
@@ -26,12 +36,14 @@ export function projectElement(element: ElementJson, modifiers: OutputModifiers 
   const content = modifiers?.content ?? "normal";
   if (content === "normal") return modifiers?.extent === "withoutBlobValue" ? withoutBlobValues(element) : element;
   if (content === "metadata") {
-    if (!hasMetadata(element)) throw new CommandError("bad-request", `A ${String(element.modelType)} has no $metadata representation`);
+    if (!hasMetadata(element))
+      throw new CommandError("bad-request", `A ${String(element.modelType)} has no $metadata representation`);
     return toMetadata(element);
   }
   if (content === "value") {
     const value = toValueOnly(element, { extent: modifiers?.extent, level: modifiers?.level });
-    if (value === undefined) throw new CommandError("bad-request", `A ${String(element.modelType)} has no ValueOnly representation`);
+    if (value === undefined)
+      throw new CommandError("bad-request", `A ${String(element.modelType)} has no ValueOnly representation`);
     // v3.0.1 (and the IDTA test engine) expect the single element wrapped in its idShort.
     const key = typeof element.idShort === "string" ? element.idShort : undefined;
     return { rawJson: stringifyLossless(key === undefined ? value : { [key]: value }) } satisfies RawJson;

@@ -40,7 +40,9 @@ class CachedReads extends DelegatingRepository {
       return cached.map((r) => ({ ...r! }));
     }
     const fresh = await this.base.getElements(submodelId, paths);
-    fresh.forEach((r, i) => (r ? this.remember(key(submodelId, paths[i]!), { ...r }) : this.records.delete(key(submodelId, paths[i]!))));
+    fresh.forEach((r, i) =>
+      r ? this.remember(key(submodelId, paths[i]!), { ...r }) : this.records.delete(key(submodelId, paths[i]!)),
+    );
     return fresh;
   }
 }

@@ -1,4 +1,4 @@
-import { flattenElements, getChildren, isList, parentPathOf, shallowOf, type ElementJson } from "../aas/index.ts";
+import { type ElementJson, flattenElements, getChildren, isList, parentPathOf, shallowOf } from "../aas/index.ts";
 import { CommandError } from "../contracts/index.ts";
 import { ancestorsOf } from "./element-io.ts";
 import type { CommitOp, StoredElement } from "./ports/index.ts";
@@ -11,7 +11,8 @@ import type { CommitOp, StoredElement } from "./ports/index.ts";
 /** Shallow JSON of the element and each descendant, keyed by idShortPath. */
 export function shallowRecords(element: ElementJson, path: string): Map<string, string> {
   const records = new Map<string, string>([[path, JSON.stringify(shallowOf(element))]]);
-  for (const r of flattenElements(getChildren(element), path, isList(element))) records.set(r.path, JSON.stringify(r.shallow));
+  for (const r of flattenElements(getChildren(element), path, isList(element)))
+    records.set(r.path, JSON.stringify(r.shallow));
   return records;
 }
 
@@ -21,7 +22,12 @@ export function shallowRecords(element: ElementJson, path: string): Map<string, 
  * a changed record and `path`, `path` itself and its ancestors get their revision bumped, since a
  * container's revision (its ETag) covers its subtree. The submodel's own touch is the caller's.
  */
-export function rewriteOps(submodelId: string, path: string, before: StoredElement[], updated: ElementJson): CommitOp[] {
+export function rewriteOps(
+  submodelId: string,
+  path: string,
+  before: StoredElement[],
+  updated: ElementJson,
+): CommitOp[] {
   const old = new Map(before.map((r) => [r.path, r.json]));
   const now = shallowRecords(updated, path);
   if (now.size !== old.size || [...now.keys()].some((p) => !old.has(p))) {
@@ -54,7 +60,10 @@ export function rewriteAllOps(submodelId: string, before: StoredElement[], eleme
   const old = new Map(before.map((r) => [r.path, r.json]));
   const now = new Map(flattenElements(elements, "").map((r) => [r.path, JSON.stringify(r.shallow)]));
   if (now.size !== old.size || [...now.keys()].some((p) => !old.has(p))) {
-    throw new CommandError("bad-request", "A PATCH cannot add or remove elements (submodelElements must list the same elements)");
+    throw new CommandError(
+      "bad-request",
+      "A PATCH cannot add or remove elements (submodelElements must list the same elements)",
+    );
   }
   const ops: CommitOp[] = [];
   const touched = new Set<string>();

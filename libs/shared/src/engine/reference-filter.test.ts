@@ -3,36 +3,79 @@ import { describe, it } from "node:test";
 import { CommandError } from "../contracts/index.ts";
 import { anyReferenceMatches, parseReferenceFilter, referenceMatches } from "./reference-filter.ts";
 
-const iec = { type: "ExternalReference", keys: [{ type: "GlobalReference", value: "https://admin-shell.io/DataSpecificationTemplates/DataSpecificationIec61360/3" }] };
+const iec = {
+  type: "ExternalReference",
+  keys: [
+    { type: "GlobalReference", value: "https://admin-shell.io/DataSpecificationTemplates/DataSpecificationIec61360/3" },
+  ],
+};
 
 describe("reference filters (isCaseOf, dataSpecificationRef)", () => {
   it("reads plain text as one key value, matched against any key", () => {
     const filter = parseReferenceFilter("isCaseOf", iec.keys[0].value);
     assert.deepEqual(filter, { kind: "key-value", value: iec.keys[0].value });
     assert.ok(referenceMatches(iec, filter));
-    assert.ok(!referenceMatches(iec, parseReferenceFilter("isCaseOf", "https://admin-shell.io/DataSpecificationTemplates/DataSpecificationIec61360/3/")));
-    assert.ok(!referenceMatches(iec, parseReferenceFilter("isCaseOf", iec.keys[0].value.toUpperCase())), "case-sensitive");
+    assert.ok(
+      !referenceMatches(
+        iec,
+        parseReferenceFilter(
+          "isCaseOf",
+          "https://admin-shell.io/DataSpecificationTemplates/DataSpecificationIec61360/3/",
+        ),
+      ),
+    );
+    assert.ok(
+      !referenceMatches(iec, parseReferenceFilter("isCaseOf", iec.keys[0].value.toUpperCase())),
+      "case-sensitive",
+    );
   });
 
   it("reads a JSON Reference and compares type and keys exactly", () => {
     assert.ok(referenceMatches(iec, parseReferenceFilter("x", JSON.stringify(iec))));
-    assert.ok(referenceMatches(iec, parseReferenceFilter("x", JSON.stringify({ keys: iec.keys }))), "type may be left out");
+    assert.ok(
+      referenceMatches(iec, parseReferenceFilter("x", JSON.stringify({ keys: iec.keys }))),
+      "type may be left out",
+    );
     assert.ok(!referenceMatches(iec, parseReferenceFilter("x", JSON.stringify({ ...iec, type: "ModelReference" }))));
-    assert.ok(!referenceMatches(iec, parseReferenceFilter("x", JSON.stringify({ keys: [...iec.keys, { type: "GlobalReference", value: "more" }] }))));
-    assert.ok(!referenceMatches(iec, parseReferenceFilter("x", JSON.stringify({ keys: [{ type: "FragmentReference", value: iec.keys[0].value }] }))));
+    assert.ok(
+      !referenceMatches(
+        iec,
+        parseReferenceFilter("x", JSON.stringify({ keys: [...iec.keys, { type: "GlobalReference", value: "more" }] })),
+      ),
+    );
+    assert.ok(
+      !referenceMatches(
+        iec,
+        parseReferenceFilter("x", JSON.stringify({ keys: [{ type: "FragmentReference", value: iec.keys[0].value }] })),
+      ),
+    );
   });
 
   it("treats text that only looks like JSON as a key value, and refuses a Reference with malformed keys", () => {
     assert.equal(parseReferenceFilter("x", "{not json").kind, "key-value");
     assert.equal(parseReferenceFilter("x", '{"name":"a"}').kind, "key-value");
-    for (const text of ['{"keys":[]}', '{"keys":"a"}', '{"keys":[{"type":1,"value":"a"}]}', '{"type":3,"keys":[{"type":"A","value":"a"}]}']) {
-      assert.throws(() => parseReferenceFilter("isCaseOf", text), (error: unknown) => error instanceof CommandError && error.code === "bad-request" && /isCaseOf/.test(error.message));
+    for (const text of [
+      '{"keys":[]}',
+      '{"keys":"a"}',
+      '{"keys":[{"type":1,"value":"a"}]}',
+      '{"type":3,"keys":[{"type":"A","value":"a"}]}',
+    ]) {
+      assert.throws(
+        () => parseReferenceFilter("isCaseOf", text),
+        (error: unknown) =>
+          error instanceof CommandError && error.code === "bad-request" && /isCaseOf/.test(error.message),
+      );
     }
   });
 
   it("matches lists of references; absent lists match nothing", () => {
     const filter = parseReferenceFilter("x", iec.keys[0].value);
-    assert.ok(anyReferenceMatches([{ type: "ExternalReference", keys: [{ type: "GlobalReference", value: "other" }] }, iec], filter));
+    assert.ok(
+      anyReferenceMatches(
+        [{ type: "ExternalReference", keys: [{ type: "GlobalReference", value: "other" }] }, iec],
+        filter,
+      ),
+    );
     assert.ok(!anyReferenceMatches(undefined, filter));
     assert.ok(!anyReferenceMatches([], filter));
   });

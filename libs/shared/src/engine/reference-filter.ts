@@ -21,11 +21,21 @@ export function parseReferenceFilter(name: string, text: string): ReferenceFilte
   if (parsed === undefined || !("keys" in parsed)) return { kind: "key-value", value: text };
   const { type, keys } = parsed as ReferenceJson;
   const wellFormed =
-    Array.isArray(keys) && keys.length > 0 && keys.every((key) => typeof key?.type === "string" && typeof key?.value === "string") && (type === undefined || typeof type === "string");
+    Array.isArray(keys) &&
+    keys.length > 0 &&
+    keys.every((key) => typeof key?.type === "string" && typeof key?.value === "string") &&
+    (type === undefined || typeof type === "string");
   if (!wellFormed) {
-    throw new CommandError("bad-request", `Query parameter "${name}": a Reference needs "keys", a non-empty list of {"type", "value"} strings`);
+    throw new CommandError(
+      "bad-request",
+      `Query parameter "${name}": a Reference needs "keys", a non-empty list of {"type", "value"} strings`,
+    );
   }
-  return { kind: "reference", ...(type !== undefined ? { type: type as string } : {}), keys: keys!.map((key) => ({ type: key.type as string, value: key.value as string })) };
+  return {
+    kind: "reference",
+    ...(type !== undefined ? { type: type as string } : {}),
+    keys: keys!.map((key) => ({ type: key.type as string, value: key.value as string })),
+  };
 }
 
 /** Does this Reference (AAS JSON) match the filter? Key comparisons are exact (case-sensitive). */
@@ -34,7 +44,10 @@ export function referenceMatches(reference: unknown, filter: ReferenceFilter): b
   const actual = Array.isArray(keys) ? keys : [];
   if (filter.kind === "key-value") return actual.some((key) => key.value === filter.value);
   if (filter.type !== undefined && filter.type !== type) return false;
-  return actual.length === filter.keys.length && filter.keys.every((key, i) => actual[i].type === key.type && actual[i].value === key.value);
+  return (
+    actual.length === filter.keys.length &&
+    filter.keys.every((key, i) => actual[i].type === key.type && actual[i].value === key.value)
+  );
 }
 
 /** Does any of these References match? (Absent lists match nothing.) */
@@ -46,7 +59,9 @@ function jsonObject(text: string): Record<string, unknown> | undefined {
   if (!text.trimStart().startsWith("{")) return undefined;
   try {
     const parsed: unknown = JSON.parse(text);
-    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
+    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }

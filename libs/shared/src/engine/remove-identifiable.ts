@@ -9,7 +9,13 @@ import { identifiableTarget } from "./write-targets.ts";
  * `<kind>.deleted` event, so every endpoint sees it go. False when it was already gone: bulk
  * deletions (reset, deleting a package) race with other writers and take what they find.
  */
-export async function removeIdentifiable(ctx: EngineContext, kind: IdentifiableKind, id: string, origin?: string, correlationId?: string): Promise<boolean> {
+export async function removeIdentifiable(
+  ctx: EngineContext,
+  kind: IdentifiableKind,
+  id: string,
+  origin?: string,
+  correlationId?: string,
+): Promise<boolean> {
   try {
     await ctx.commit(identifiableTarget(kind, id), async () => {
       const stored = await ctx.repository.getIdentifiable(kind, id);

@@ -1,4 +1,4 @@
-import { rememberJsonText, type OutputModifiers } from "../contracts/index.ts";
+import { type OutputModifiers, rememberJsonText } from "../contracts/index.ts";
 
 /**
  * Whole submodels as last assembled, by submodel id, revision and modifiers: a repeated GET of an
@@ -22,7 +22,8 @@ export function createRenderedSubmodels(maxBytes: number): RenderedSubmodels {
   /** Only the newest revision of a submodel is worth keeping: older keys are dropped on sight. */
   const latest = new Map<string, string[]>();
   let bytes = 0;
-  const keyOf = (submodelId: string, revision: number, modifiers: OutputModifiers | undefined) => `${submodelId}\u0000${revision}\u0000${JSON.stringify(modifiers ?? {})}`;
+  const keyOf = (submodelId: string, revision: number, modifiers: OutputModifiers | undefined) =>
+    `${submodelId}\u0000${revision}\u0000${JSON.stringify(modifiers ?? {})}`;
   const drop = (key: string) => {
     const entry = entries.get(key);
     if (!entry) return;
@@ -59,7 +60,8 @@ export function createRenderedSubmodels(maxBytes: number): RenderedSubmodels {
         if (bytes <= maxBytes) break;
         drop(oldest);
       }
-      if (latest.size > entries.size * 4 + 1000) for (const [id, keys] of latest) if (!keys.some((k) => entries.has(k))) latest.delete(id);
+      if (latest.size > entries.size * 4 + 1000)
+        for (const [id, keys] of latest) if (!keys.some((k) => entries.has(k))) latest.delete(id);
     },
   };
 }

@@ -25,17 +25,28 @@ export interface ShellRewrite {
  * properties and types checked, canonical JSON), commit compare-and-set against the revision read.
  * One shell record, one event (`shell.updated`), whatever part was addressed.
  */
-export async function rewriteShell(ctx: EngineContext, rewrite: ShellRewrite): Promise<{ shell: Record<string, unknown>; event: ChangeEvent }> {
+export async function rewriteShell(
+  ctx: EngineContext,
+  rewrite: ShellRewrite,
+): Promise<{ shell: Record<string, unknown>; event: ChangeEvent }> {
   const { aasId } = rewrite;
   let shell: Record<string, unknown> = {};
   const event = await ctx.commit(identifiableTarget("shell", aasId), async () => {
     const stored = await readForWrite(ctx, "shell", aasId, rewrite.preconditions);
-    shell = readJsonable(rewrite.change(JSON.parse(stored.json)), "AssetAdministrationShell", rewrite.verify ?? ctx.validation.onUpdate);
+    shell = readJsonable(
+      rewrite.change(JSON.parse(stored.json)),
+      "AssetAdministrationShell",
+      rewrite.verify ?? ctx.validation.onUpdate,
+    );
     return {
       commit: {
         preconditions: [unchanged(stored)],
         ops: [{ op: "put-identifiable", kind: "shell", id: aasId, json: JSON.stringify(shell) }],
-        event: eventDraft({ kind: "shell.updated", id: aasId, origin: rewrite.origin, correlationId: rewrite.correlationId }, shell, ctx.clock.now()),
+        event: eventDraft(
+          { kind: "shell.updated", id: aasId, origin: rewrite.origin, correlationId: rewrite.correlationId },
+          shell,
+          ctx.clock.now(),
+        ),
       },
     };
   });

@@ -17,10 +17,16 @@ export function shellReferencesSubmodel(shell: Record<string, unknown>, submodel
  * Requests through /shells/{aasId}/submodels/{smId}/… address a submodel *of that shell*: the shell
  * must exist and reference it, otherwise the submodel is not found there (404).
  */
-export async function checkSubmodelScope(ctx: EngineContext, params: { aasId?: string; submodelId: string }): Promise<void> {
+export async function checkSubmodelScope(
+  ctx: EngineContext,
+  params: { aasId?: string; submodelId: string },
+): Promise<void> {
   if (params.aasId === undefined) return;
   const shell = await requireIdentifiable(ctx, "shell", params.aasId);
   if (!shellReferencesSubmodel(JSON.parse(shell.json), params.submodelId)) {
-    throw new CommandError("not-found", `${notFound("submodel", params.submodelId).message} in Asset Administration Shell '${params.aasId}'`);
+    throw new CommandError(
+      "not-found",
+      `${notFound("submodel", params.submodelId).message} in Asset Administration Shell '${params.aasId}'`,
+    );
   }
 }

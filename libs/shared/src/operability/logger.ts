@@ -1,4 +1,4 @@
-import { pino, type Logger, type Level } from "pino";
+import { type Level, type Logger, pino } from "pino";
 
 export type { Logger } from "pino";
 export type LogLevel = Level;
@@ -17,7 +17,11 @@ export interface LoggerOptions {
  */
 export function createLogger(options: LoggerOptions): Logger {
   return pino(
-    { level: options.level ?? "info", base: { role: options.role, pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime },
+    {
+      level: options.level ?? "info",
+      base: { role: options.role, pid: process.pid },
+      timestamp: pino.stdTimeFunctions.isoTime,
+    },
     options.destination ?? pino.destination({ dest: 2, sync: true }),
   );
 }

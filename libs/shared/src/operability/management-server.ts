@@ -40,21 +40,27 @@ export async function startManagementServer(options: ManagementServerOptions): P
   let checks: readonly ReadinessCheck[] = [];
 
   const server = createServer((request, response) => {
-    void answer(request, response).catch((error: unknown) => send(response, 500, { status: "error", message: (error as Error).message }));
+    void answer(request, response).catch((error: unknown) =>
+      send(response, 500, { status: "error", message: (error as Error).message }),
+    );
   });
   // Probes and scrapes are short; an idle socket must not keep a stopping process alive.
   server.keepAliveTimeout = 1000;
 
   async function answer(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const path = (request.url ?? "/").split("?")[0];
-    if (request.method !== "GET" && request.method !== "HEAD") return send(response, 405, { status: "method not allowed" }, { Allow: "GET, HEAD" });
+    if (request.method !== "GET" && request.method !== "HEAD")
+      return send(response, 405, { status: "method not allowed" }, { Allow: "GET, HEAD" });
     switch (path) {
       case "/health":
         return send(response, 200, { status: "alive", phase });
       case "/ready": {
         if (phase !== "serving") return send(response, 503, { status: phase });
         const report = await evaluateReadiness(checks);
-        return send(response, report.ready ? 200 : 503, { status: report.ready ? "ready" : "not ready", checks: report.checks });
+        return send(response, report.ready ? 200 : 503, {
+          status: report.ready ? "ready" : "not ready",
+          checks: report.checks,
+        });
       }
       case "/metrics": {
         const { contentType, body } = await options.metrics.render();
@@ -71,7 +77,8 @@ export async function startManagementServer(options: ManagementServerOptions): P
   try {
     await listen(server, options.port, host);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EADDRINUSE" || !options.fallbackToFreePort) throw managementListenError(error as NodeJS.ErrnoException, host, options.port);
+    if ((error as NodeJS.ErrnoException).code !== "EADDRINUSE" || !options.fallbackToFreePort)
+      throw managementListenError(error as NodeJS.ErrnoException, host, options.port);
     await listen(server, 0, host);
     options.onFallback?.(options.port, (server.address() as AddressInfo).port);
   }
@@ -114,8 +121,16 @@ function listen(server: Server, port: number, host: string): Promise<void> {
 
 function managementListenError(error: NodeJS.ErrnoException, host: string, port: number): Error {
   const hint = `Change core.managementPort (TWINPORT_CORE_MANAGEMENTPORT; 0 picks a free port, -1 turns the management port off)`;
-  const reason = error.code === "EADDRINUSE" ? "the port is already in use" : error.code === "EACCES" ? "ports below 1024 need privileges" : error.message;
-  return Object.assign(new Error(`Management port cannot listen on ${host}:${port}: ${reason}. ${hint}.`, { cause: error }), { code: error.code });
+  const reason =
+    error.code === "EADDRINUSE"
+      ? "the port is already in use"
+      : error.code === "EACCES"
+        ? "ports below 1024 need privileges"
+        : error.message;
+  return Object.assign(
+    new Error(`Management port cannot listen on ${host}:${port}: ${reason}. ${hint}.`, { cause: error }),
+    { code: error.code },
+  );
 }
 
 function closeServer(server: Server): Promise<void> {

@@ -1,4 +1,4 @@
-import { WRITE_COMMANDS, type Command, type CommandResult, type CommandType, type Reply } from "../contracts/index.ts";
+import { type Command, type CommandResult, type CommandType, type Reply, WRITE_COMMANDS } from "../contracts/index.ts";
 import type { CommandHandler } from "../engine/ports/index.ts";
 import type { Logger } from "./logger.ts";
 import type { ProcessMetrics } from "./process-metrics.ts";
@@ -8,7 +8,11 @@ import type { ProcessMetrics } from "./process-metrics.ts";
  * failures per code, and one log line per write carrying the command's correlation id: the id the
  * HTTP gateway took from X-Correlation-Id, so one grep follows a request into the store.
  */
-export function meteredCommandHandler(handler: CommandHandler, metrics: ProcessMetrics, logger: Logger): CommandHandler {
+export function meteredCommandHandler(
+  handler: CommandHandler,
+  metrics: ProcessMetrics,
+  logger: Logger,
+): CommandHandler {
   return {
     async execute<T extends CommandType>(command: Command<T>): Promise<Reply<CommandResult<T>>> {
       const started = performance.now();
@@ -17,7 +21,10 @@ export function meteredCommandHandler(handler: CommandHandler, metrics: ProcessM
         reply = await handler.execute(command);
       } catch (error) {
         metrics.countCommand(command.type, "internal");
-        logger.error({ command: command.type, correlationId: command.correlationId, origin: command.origin, err: error }, "command threw");
+        logger.error(
+          { command: command.type, correlationId: command.correlationId, origin: command.origin, err: error },
+          "command threw",
+        );
         throw error;
       }
       metrics.countCommand(command.type, reply.ok ? undefined : reply.error.code);
@@ -25,8 +32,15 @@ export function meteredCommandHandler(handler: CommandHandler, metrics: ProcessM
       // Queries log at debug: when that is off (the default), not even their fields are built.
       if (!write && reply.ok && !logger.isLevelEnabled("debug")) return reply;
       const ms = Math.round((performance.now() - started) * 10) / 10;
-      const fields = { command: command.type, correlationId: command.correlationId, origin: command.origin, ms, ...(reply.ok ? { revision: reply.revision } : { code: reply.error.code }) };
-      if (!reply.ok && reply.error.code === "internal") logger.error({ ...fields, stack: reply.error.stack }, "command failed");
+      const fields = {
+        command: command.type,
+        correlationId: command.correlationId,
+        origin: command.origin,
+        ms,
+        ...(reply.ok ? { revision: reply.revision } : { code: reply.error.code }),
+      };
+      if (!reply.ok && reply.error.code === "internal")
+        logger.error({ ...fields, stack: reply.error.stack }, "command failed");
       else if (write) logger.info(fields, reply.ok ? "write committed" : "write refused");
       else logger.debug(fields, "query");
       return reply;

@@ -26,7 +26,8 @@ export function natsConnectionState(metrics: ProcessMetrics, logger: Logger): Na
     onChange(change, detail) {
       if (change === "disconnect") set(false);
       if (change === "reconnect") set(true);
-      if (change === "disconnect" || change === "reconnect" || change === "error" || change === "ldm") logger.warn({ backend: "nats", change, detail }, `NATS ${change}`);
+      if (change === "disconnect" || change === "reconnect" || change === "error" || change === "ldm")
+        logger.warn({ backend: "nats", change, detail }, `NATS ${change}`);
     },
     connected: () => set(true),
     readiness: { name: "nats", ready: () => up },

@@ -10,7 +10,11 @@ type Print = (...args: unknown[]) => void;
 function routed(level: "debug" | "info" = "debug") {
   const records: Record<string, unknown>[] = [];
   const held: { error?: Print; warn?: Print; debug?: Print } = {};
-  const logger = createLogger({ role: "test", level, destination: { write: (text: string) => records.push(JSON.parse(text)) } });
+  const logger = createLogger({
+    role: "test",
+    level,
+    destination: { write: (text: string) => records.push(JSON.parse(text)) },
+  });
   routeNodeOpcuaLogs(logger, {
     setErrorLogger: (log) => (held.error = log),
     setWarningLogger: (log) => (held.warn = log),
@@ -24,11 +28,21 @@ test("errors, warnings and debug lines keep their level, with the module and sou
   error({ filename: "server_end_point", callerline: 1418 }, "PREVENTING DDOS ATTACK => maxConnection =", 3);
   warn({ filename: "monitored_item", callerline: 12 }, "a %s warning", "formatted");
   // setDebugFlag passes its own full path; the module is still the base name.
-  debug({ filename: "/x/node_modules/node-opcua-debug/dist/make_loggers.js", callerline: -1 }, " Setting debug for ", "\u001b[33mfoo\u001b[39m");
+  debug(
+    { filename: "/x/node_modules/node-opcua-debug/dist/make_loggers.js", callerline: -1 },
+    " Setting debug for ",
+    "\u001b[33mfoo\u001b[39m",
+  );
   assert.deepEqual(
     records.map(({ level, component, module, line, msg }) => ({ level, component, module, line, msg })),
     [
-      { level: 50, component: "node-opcua", module: "server_end_point", line: 1418, msg: "PREVENTING DDOS ATTACK => maxConnection = 3" },
+      {
+        level: 50,
+        component: "node-opcua",
+        module: "server_end_point",
+        line: 1418,
+        msg: "PREVENTING DDOS ATTACK => maxConnection = 3",
+      },
       { level: 40, component: "node-opcua", module: "monitored_item", line: 12, msg: "a formatted warning" },
       { level: 20, component: "node-opcua", module: "make_loggers", line: undefined, msg: " Setting debug for  foo" },
     ],

@@ -58,7 +58,8 @@ export function routeNodeOpcuaLogs(logger: Logger, setters: NodeOpcuaLoggerSette
       const fields = caller.callerline === undefined || caller.callerline < 0 ? {} : { line: caller.callerline };
       // chalk colours node-opcua's text when stderr is a terminal; a JSON log line has no use for them.
       target[level](fields, stripVTControlCharacters(format(...args)));
-      if (level !== "debug" && count === MAX_LINES_PER_PLACE) target[level](fields, `${MAX_LINES_PER_PLACE} lines from this place; no more are logged from it`);
+      if (level !== "debug" && count === MAX_LINES_PER_PLACE)
+        target[level](fields, `${MAX_LINES_PER_PLACE} lines from this place; no more are logged from it`);
     };
 
   setters.setErrorLogger(sink("error"));

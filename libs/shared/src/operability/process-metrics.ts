@@ -1,4 +1,4 @@
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 
 /** Backends whose connection state a process reports (1 = connected, 0 = not). */
 export type Backend = "nats" | "redis";
@@ -37,17 +37,62 @@ export function createProcessMetrics(role: string): ProcessMetrics {
   // Process CPU, memory, event-loop lag and GC: the first things an operator looks at.
   collectDefaultMetrics({ register: registry });
 
-  const httpRequests = new Counter({ name: "twinport_http_requests_total", help: "HTTP requests answered, by method, route template and status", labelNames: ["method", "route", "status"], registers: [registry] });
-  const httpDuration = new Histogram({ name: "twinport_http_request_duration_seconds", help: "HTTP request latency, by method, route template and status", labelNames: ["method", "route", "status"], buckets: LATENCY_BUCKETS, registers: [registry] });
-  const commands = new Counter({ name: "twinport_commands_total", help: "Commands served by the engine, by command type", labelNames: ["type"], registers: [registry] });
-  const commandFailures = new Counter({ name: "twinport_command_failures_total", help: "Commands answered with an error, by command type and error code", labelNames: ["type", "code"], registers: [registry] });
-  const eventLag = new Histogram({ name: "twinport_event_lag_seconds", help: "Time from the commit of a change event to its delivery at a subscriber in this process", buckets: LATENCY_BUCKETS, registers: [registry] });
-  const backendUp = new Gauge({ name: "twinport_backend_up", help: "1 while the connection to the backend is up", labelNames: ["backend"], registers: [registry] });
+  const httpRequests = new Counter({
+    name: "twinport_http_requests_total",
+    help: "HTTP requests answered, by method, route template and status",
+    labelNames: ["method", "route", "status"],
+    registers: [registry],
+  });
+  const httpDuration = new Histogram({
+    name: "twinport_http_request_duration_seconds",
+    help: "HTTP request latency, by method, route template and status",
+    labelNames: ["method", "route", "status"],
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  });
+  const commands = new Counter({
+    name: "twinport_commands_total",
+    help: "Commands served by the engine, by command type",
+    labelNames: ["type"],
+    registers: [registry],
+  });
+  const commandFailures = new Counter({
+    name: "twinport_command_failures_total",
+    help: "Commands answered with an error, by command type and error code",
+    labelNames: ["type", "code"],
+    registers: [registry],
+  });
+  const eventLag = new Histogram({
+    name: "twinport_event_lag_seconds",
+    help: "Time from the commit of a change event to its delivery at a subscriber in this process",
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  });
+  const backendUp = new Gauge({
+    name: "twinport_backend_up",
+    help: "1 while the connection to the backend is up",
+    labelNames: ["backend"],
+    registers: [registry],
+  });
 
   const opcuaSources = new Set<() => OpcuaLoad>();
   const sum = (pick: (load: OpcuaLoad) => number) => [...opcuaSources].reduce((total, read) => total + pick(read()), 0);
-  new Gauge({ name: "twinport_opcua_sessions", help: "Open OPC UA sessions", registers: [registry], collect() { this.set(sum((load) => load.sessions)); } });
-  new Gauge({ name: "twinport_opcua_subscriptions", help: "OPC UA subscriptions", registers: [registry], collect() { this.set(sum((load) => load.subscriptions)); } });
+  new Gauge({
+    name: "twinport_opcua_sessions",
+    help: "Open OPC UA sessions",
+    registers: [registry],
+    collect() {
+      this.set(sum((load) => load.sessions));
+    },
+  });
+  new Gauge({
+    name: "twinport_opcua_subscriptions",
+    help: "OPC UA subscriptions",
+    registers: [registry],
+    collect() {
+      this.set(sum((load) => load.subscriptions));
+    },
+  });
 
   // The label children of each series, made once: finding them by a labels object hashes it on
   // every request (profiled: a few percent of a GET $value). Routes are templates, so few series.
@@ -61,7 +106,10 @@ export function createProcessMetrics(role: string): ProcessMetrics {
       let series = httpSeries.get(key);
       if (!series) {
         const labels = { method, route, status: String(status) };
-        httpSeries.set(key, (series = { requests: httpRequests.labels(labels), duration: httpDuration.labels(labels) }));
+        httpSeries.set(
+          key,
+          (series = { requests: httpRequests.labels(labels), duration: httpDuration.labels(labels) }),
+        );
       }
       series.requests.inc();
       series.duration.observe(seconds);

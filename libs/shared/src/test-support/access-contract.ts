@@ -3,11 +3,23 @@
  * right on every object kind, lists that leave out what the caller may not read with exact paging,
  * submodels shown in part, and the two defaults (no rules: everything; no principal: the system).
  */
-import { after, before, beforeEach, describe, test } from "node:test";
+
 import assert from "node:assert/strict";
+import { after, before, beforeEach, describe, test } from "node:test";
 import type { Command, CommandResult, CommandType, Principal, Reply } from "../contracts/index.ts";
 import { compileAccessPolicy, createEngine, type Engine, type Repository } from "../engine/index.ts";
-import { ACCESS_CD_1, ACCESS_CD_2, ACCESS_MANY, ACCESS_PRINCIPALS as who, ACCESS_RULES, ACCESS_SHELL_A, ACCESS_SHELL_B, ACCESS_SM_1, ACCESS_SM_2, accessModel } from "./access-model.ts";
+import {
+  ACCESS_CD_1,
+  ACCESS_CD_2,
+  ACCESS_MANY,
+  ACCESS_RULES,
+  ACCESS_SHELL_A,
+  ACCESS_SHELL_B,
+  ACCESS_SM_1,
+  ACCESS_SM_2,
+  accessModel,
+  ACCESS_PRINCIPALS as who,
+} from "./access-model.ts";
 
 export function accessContract(name: string, makeRepository: () => Promise<Repository>): void {
   describe(`access rules in the engine on ${name}`, () => {
@@ -15,14 +27,29 @@ export function accessContract(name: string, makeRepository: () => Promise<Repos
     let engine: Engine;
     const policy = compileAccessPolicy(ACCESS_RULES);
 
-    const run = <T extends CommandType>(principal: Principal | undefined, type: T, params: Command<T>["params"]): Promise<Reply<CommandResult<T>>> =>
+    const run = <T extends CommandType>(
+      principal: Principal | undefined,
+      type: T,
+      params: Command<T>["params"],
+    ): Promise<Reply<CommandResult<T>>> =>
       engine.execute({ type, params, origin: "test", ...(principal ? { principal } : {}) } as Command<T>);
-    async function allowed<T extends CommandType>(principal: Principal | undefined, type: T, params: Command<T>["params"]): Promise<CommandResult<T>> {
+    async function allowed<T extends CommandType>(
+      principal: Principal | undefined,
+      type: T,
+      params: Command<T>["params"],
+    ): Promise<CommandResult<T>> {
       const reply = await run(principal, type, params);
-      assert.ok(reply.ok, `${type} as ${principal?.name ?? principal?.kind ?? "system"}: ${JSON.stringify(!reply.ok && reply.error)}`);
+      assert.ok(
+        reply.ok,
+        `${type} as ${principal?.name ?? principal?.kind ?? "system"}: ${JSON.stringify(!reply.ok && reply.error)}`,
+      );
       return reply.value;
     }
-    async function denied<T extends CommandType>(principal: Principal, type: T, params: Command<T>["params"]): Promise<void> {
+    async function denied<T extends CommandType>(
+      principal: Principal,
+      type: T,
+      params: Command<T>["params"],
+    ): Promise<void> {
       const reply = await run(principal, type, params);
       assert.equal(reply.ok, false, `${type} as ${principal.name ?? principal.kind} should be forbidden`);
       if (!reply.ok) assert.equal(reply.error.code, "forbidden", reply.error.message);
@@ -45,7 +72,11 @@ export function accessContract(name: string, makeRepository: () => Promise<Repos
 
     test("without rules every principal may do everything (today's behaviour)", async () => {
       const open = createEngine({ repository });
-      const reply = await open.execute({ type: "DeleteSubmodelById", params: { submodelId: ACCESS_SM_2 }, principal: who.anonymous });
+      const reply = await open.execute({
+        type: "DeleteSubmodelById",
+        params: { submodelId: ACCESS_SM_2 },
+        principal: who.anonymous,
+      });
       assert.ok(reply.ok);
       await open.close();
     });
@@ -59,22 +90,48 @@ export function accessContract(name: string, makeRepository: () => Promise<Repos
       await allowed(who.reader, "GetAllSubmodelReferences", { aasId: ACCESS_SHELL_A });
       await allowed(who.reader, "GetAllAssetLinksById", { aasId: ACCESS_SHELL_A });
       await denied(who.reader, "GetAssetInformation", { aasId: ACCESS_SHELL_B });
-      const shell = { modelType: "AssetAdministrationShell", id: "urn:access:shell:new", assetInformation: { assetKind: "Instance", globalAssetId: "urn:x" } };
+      const shell = {
+        modelType: "AssetAdministrationShell",
+        id: "urn:access:shell:new",
+        assetInformation: { assetKind: "Instance", globalAssetId: "urn:x" },
+      };
       await denied(who.reader, "PostAssetAdministrationShell", { body: body(shell) });
       await denied(who.writer, "PostAssetAdministrationShell", { body: body({ ...shell, id: "urn:elsewhere:shell" }) });
       await allowed(who.writer, "PostAssetAdministrationShell", { body: body(shell) });
-      await denied(who.reader, "PutAssetAdministrationShellById", { aasId: ACCESS_SHELL_A, body: body({ ...shell, id: ACCESS_SHELL_A }) });
-      await allowed(who.writer, "PutAssetAdministrationShellById", { aasId: ACCESS_SHELL_A, body: body({ ...shell, id: ACCESS_SHELL_A }) });
-      await denied(who.reader, "PutAssetInformation", { aasId: ACCESS_SHELL_A, body: body({ assetKind: "Instance", globalAssetId: "urn:y" }) });
-      await allowed(who.writer, "PutAssetInformation", { aasId: ACCESS_SHELL_A, body: body({ assetKind: "Instance", globalAssetId: "urn:y" }) });
-      await denied(who.reader, "PostAllAssetLinksById", { aasId: ACCESS_SHELL_A, body: body([{ name: "serial", value: "1" }]) });
-      await allowed(who.writer, "PostAllAssetLinksById", { aasId: ACCESS_SHELL_A, body: body([{ name: "serial", value: "1" }]) });
+      await denied(who.reader, "PutAssetAdministrationShellById", {
+        aasId: ACCESS_SHELL_A,
+        body: body({ ...shell, id: ACCESS_SHELL_A }),
+      });
+      await allowed(who.writer, "PutAssetAdministrationShellById", {
+        aasId: ACCESS_SHELL_A,
+        body: body({ ...shell, id: ACCESS_SHELL_A }),
+      });
+      await denied(who.reader, "PutAssetInformation", {
+        aasId: ACCESS_SHELL_A,
+        body: body({ assetKind: "Instance", globalAssetId: "urn:y" }),
+      });
+      await allowed(who.writer, "PutAssetInformation", {
+        aasId: ACCESS_SHELL_A,
+        body: body({ assetKind: "Instance", globalAssetId: "urn:y" }),
+      });
+      await denied(who.reader, "PostAllAssetLinksById", {
+        aasId: ACCESS_SHELL_A,
+        body: body([{ name: "serial", value: "1" }]),
+      });
+      await allowed(who.writer, "PostAllAssetLinksById", {
+        aasId: ACCESS_SHELL_A,
+        body: body([{ name: "serial", value: "1" }]),
+      });
       await denied(who.reader, "DeleteAssetAdministrationShellById", { aasId: "urn:access:shell:new" });
       await allowed(who.writer, "DeleteAssetAdministrationShellById", { aasId: "urn:access:shell:new" });
       // Shell rights do not imply submodel rights.
       await denied(who.writer, "GetSubmodelById", { submodelId: ACCESS_SM_1 });
       // Below a shell, the shell must be readable too.
-      await denied(who.partial, "GetSubmodelElementByPath", { aasId: ACCESS_SHELL_A, submodelId: ACCESS_SM_1, idShortPath: "C.X" });
+      await denied(who.partial, "GetSubmodelElementByPath", {
+        aasId: ACCESS_SHELL_A,
+        submodelId: ACCESS_SM_1,
+        idShortPath: "C.X",
+      });
     });
 
     test("submodels: READ by id, CREATE/UPDATE/DELETE by semanticId, and a semanticId change needs the right on the result", async () => {
@@ -82,11 +139,19 @@ export function accessContract(name: string, makeRepository: () => Promise<Repos
       await denied(who.reader, "GetSubmodelById", { submodelId: ACCESS_SM_2 });
       await denied(who.reader, "PatchSubmodelById", { submodelId: ACCESS_SM_1, body: body({ idShort: "Renamed" }) });
       await allowed(who.writer, "PatchSubmodelById", { submodelId: ACCESS_SM_1, body: body({ idShort: "Renamed" }) });
-      await denied(who.writer, "PatchSubmodelById", { submodelId: ACCESS_SM_1, body: body({ semanticId: { type: "ExternalReference", keys: [{ type: "GlobalReference", value: "urn:other" }] } }) });
+      await denied(who.writer, "PatchSubmodelById", {
+        submodelId: ACCESS_SM_1,
+        body: body({
+          semanticId: { type: "ExternalReference", keys: [{ type: "GlobalReference", value: "urn:other" }] },
+        }),
+      });
       await denied(who.writer, "PatchSubmodelById", { submodelId: ACCESS_SM_2, body: body({ idShort: "Renamed" }) });
       const fresh = accessModel().submodels as Record<string, unknown>[];
       const nameplate = fresh[0]!;
-      await denied(who.writer, "PutSubmodelById", { submodelId: ACCESS_SM_1, body: body({ ...nameplate, semanticId: undefined }) });
+      await denied(who.writer, "PutSubmodelById", {
+        submodelId: ACCESS_SM_1,
+        body: body({ ...nameplate, semanticId: undefined }),
+      });
       await allowed(who.writer, "PutSubmodelById", { submodelId: ACCESS_SM_1, body: body(nameplate) });
       await denied(who.writer, "PutSubmodelById", { submodelId: ACCESS_SM_2, body: body(fresh[1]) });
       await allowed(who.writer, "PostSubmodel", { body: body({ ...nameplate, id: "urn:access:sm:new" }) });
@@ -100,7 +165,11 @@ export function accessContract(name: string, makeRepository: () => Promise<Repos
       await allowed(who.writer, "DeleteSubmodelById", { submodelId: "urn:access:sm:new" });
       await denied(who.writer, "DeleteSubmodelById", { submodelId: ACCESS_SM_2 });
       // A submodel-scoped right covers its elements.
-      await allowed(who.writer, "PatchSubmodelElementValueByPath", { submodelId: ACCESS_SM_1, idShortPath: "C.Y", body: "5" });
+      await allowed(who.writer, "PatchSubmodelElementValueByPath", {
+        submodelId: ACCESS_SM_1,
+        idShortPath: "C.Y",
+        body: "5",
+      });
       await allowed(who.reader, "GetSubmodelElementByPath", { submodelId: ACCESS_SM_1, idShortPath: "L[1]" });
     });
 
@@ -108,50 +177,131 @@ export function accessContract(name: string, makeRepository: () => Promise<Repos
       await allowed(who.partial, "GetSubmodelElementByPath", { submodelId: ACCESS_SM_1, idShortPath: "C.X" });
       await denied(who.partial, "GetSubmodelElementByPath", { submodelId: ACCESS_SM_1, idShortPath: "C.XY" });
       await denied(who.partial, "GetSubmodelElementByPath", { submodelId: ACCESS_SM_1, idShortPath: "P" });
-      await allowed(who.partial, "PatchSubmodelElementValueByPath", { submodelId: ACCESS_SM_1, idShortPath: "C.X", body: "99" });
-      await denied(who.partial, "PatchSubmodelElementValueByPath", { submodelId: ACCESS_SM_1, idShortPath: "C.XY", body: "99" });
-      await denied(who.partial, "PutSubmodelElementByPath", { submodelId: ACCESS_SM_1, idShortPath: "C", body: body({ modelType: "SubmodelElementCollection", idShort: "C" }) });
-      await denied(who.partial, "PatchSubmodelById", { submodelId: ACCESS_SM_1, content: "value", body: body({ P: "3" }) });
+      await allowed(who.partial, "PatchSubmodelElementValueByPath", {
+        submodelId: ACCESS_SM_1,
+        idShortPath: "C.X",
+        body: "99",
+      });
+      await denied(who.partial, "PatchSubmodelElementValueByPath", {
+        submodelId: ACCESS_SM_1,
+        idShortPath: "C.XY",
+        body: "99",
+      });
+      await denied(who.partial, "PutSubmodelElementByPath", {
+        submodelId: ACCESS_SM_1,
+        idShortPath: "C",
+        body: body({ modelType: "SubmodelElementCollection", idShort: "C" }),
+      });
+      await denied(who.partial, "PatchSubmodelById", {
+        submodelId: ACCESS_SM_1,
+        content: "value",
+        body: body({ P: "3" }),
+      });
       // UPDATE of the covered element in every form.
-      await allowed(who.partial, "PutSubmodelElementByPath", { submodelId: ACCESS_SM_1, idShortPath: "C.X", body: body({ modelType: "Property", idShort: "X", valueType: "xs:int", value: "7" }) });
-      await allowed(who.partial, "PatchSubmodelElementByPath", { submodelId: ACCESS_SM_1, idShortPath: "C.X", body: body({ value: "8" }) });
+      await allowed(who.partial, "PutSubmodelElementByPath", {
+        submodelId: ACCESS_SM_1,
+        idShortPath: "C.X",
+        body: body({ modelType: "Property", idShort: "X", valueType: "xs:int", value: "7" }),
+      });
+      await allowed(who.partial, "PatchSubmodelElementByPath", {
+        submodelId: ACCESS_SM_1,
+        idShortPath: "C.X",
+        body: body({ value: "8" }),
+      });
       // An X.509 identity by its subject.
-      await allowed(who.device, "PatchSubmodelElementValueByPath", { submodelId: ACCESS_SM_1, idShortPath: "P", body: "4" });
-      await denied(who.device, "PatchSubmodelElementValueByPath", { submodelId: ACCESS_SM_1, idShortPath: "C.X", body: "4" });
+      await allowed(who.device, "PatchSubmodelElementValueByPath", {
+        submodelId: ACCESS_SM_1,
+        idShortPath: "P",
+        body: "4",
+      });
+      await denied(who.device, "PatchSubmodelElementValueByPath", {
+        submodelId: ACCESS_SM_1,
+        idShortPath: "C.X",
+        body: "4",
+      });
       // CREATE and DELETE of elements: the writer's semanticId right covers them; the reader has none.
       const element = body({ modelType: "Property", idShort: "New", valueType: "xs:int", value: "1" });
       await denied(who.reader, "PostSubmodelElement", { submodelId: ACCESS_SM_1, idShortPath: "C", body: element });
       await denied(who.partial, "PostSubmodelElement", { submodelId: ACCESS_SM_1, idShortPath: "C", body: element });
       await allowed(who.writer, "PostSubmodelElement", { submodelId: ACCESS_SM_1, idShortPath: "C", body: element });
-      await allowed(who.writer, "PostSubmodelElement", { submodelId: ACCESS_SM_1, idShortPath: "L", body: body({ modelType: "Property", valueType: "xs:int", value: "22" }) });
+      await allowed(who.writer, "PostSubmodelElement", {
+        submodelId: ACCESS_SM_1,
+        idShortPath: "L",
+        body: body({ modelType: "Property", valueType: "xs:int", value: "22" }),
+      });
       await denied(who.reader, "DeleteSubmodelElementByPath", { submodelId: ACCESS_SM_1, idShortPath: "C.New" });
       await denied(who.partial, "DeleteSubmodelElementByPath", { submodelId: ACCESS_SM_1, idShortPath: "C.X" });
       await allowed(who.writer, "DeleteSubmodelElementByPath", { submodelId: ACCESS_SM_1, idShortPath: "C.New" });
     });
 
     test("a partial READ shows the submodel with only the covered elements, in every content form", async () => {
-      const submodel = (await allowed(who.partial, "GetSubmodelById", { submodelId: ACCESS_SM_1 })) as { idShort: string; submodelElements: { idShort: string; value?: unknown }[] };
+      const submodel = (await allowed(who.partial, "GetSubmodelById", { submodelId: ACCESS_SM_1 })) as {
+        idShort: string;
+        submodelElements: { idShort: string; value?: unknown }[];
+      };
       assert.equal(submodel.idShort, "Nameplate");
-      assert.deepEqual(submodel.submodelElements.map((e) => e.idShort), ["C"]);
-      assert.deepEqual((submodel.submodelElements[0]!.value as { idShort: string }[]).map((e) => e.idShort), ["X"]);
-      const value = await allowed(who.partial, "GetSubmodelById", { submodelId: ACCESS_SM_1, modifiers: { content: "value" } });
+      assert.deepEqual(
+        submodel.submodelElements.map((e) => e.idShort),
+        ["C"],
+      );
+      assert.deepEqual(
+        (submodel.submodelElements[0]!.value as { idShort: string }[]).map((e) => e.idShort),
+        ["X"],
+      );
+      const value = await allowed(who.partial, "GetSubmodelById", {
+        submodelId: ACCESS_SM_1,
+        modifiers: { content: "value" },
+      });
       assert.deepEqual(JSON.parse((value as { rawJson: string }).rawJson), { C: { X: 10 } });
-      const metadata = (await allowed(who.partial, "GetSubmodelById", { submodelId: ACCESS_SM_1, modifiers: { content: "metadata" } })) as Record<string, unknown>;
+      const metadata = (await allowed(who.partial, "GetSubmodelById", {
+        submodelId: ACCESS_SM_1,
+        modifiers: { content: "metadata" },
+      })) as Record<string, unknown>;
       assert.equal(metadata.id, ACCESS_SM_1);
-      assert.deepEqual(await allowed(who.partial, "GetSubmodelById", { submodelId: ACCESS_SM_1, modifiers: { content: "path" } }), ["C", "C.X"]);
+      assert.deepEqual(
+        await allowed(who.partial, "GetSubmodelById", { submodelId: ACCESS_SM_1, modifiers: { content: "path" } }),
+        ["C", "C.X"],
+      );
       const list = await allowed(who.partial, "GetAllSubmodelElements", { submodelId: ACCESS_SM_1 });
-      assert.deepEqual(list.items.map((e) => (e as { idShort: string }).idShort), ["C"]);
-      assert.deepEqual((await allowed(who.partial, "GetAllSubmodelElements", { submodelId: ACCESS_SM_1, modifiers: { content: "path" } })).items, ["C", "C.X"]);
-      const collection = (await allowed(who.partial, "GetSubmodelElementByPath", { submodelId: ACCESS_SM_1, idShortPath: "C" })) as { value: { idShort: string }[] };
-      assert.deepEqual(collection.value.map((e) => e.idShort), ["X"]);
+      assert.deepEqual(
+        list.items.map((e) => (e as { idShort: string }).idShort),
+        ["C"],
+      );
+      assert.deepEqual(
+        (
+          await allowed(who.partial, "GetAllSubmodelElements", {
+            submodelId: ACCESS_SM_1,
+            modifiers: { content: "path" },
+          })
+        ).items,
+        ["C", "C.X"],
+      );
+      const collection = (await allowed(who.partial, "GetSubmodelElementByPath", {
+        submodelId: ACCESS_SM_1,
+        idShortPath: "C",
+      })) as { value: { idShort: string }[] };
+      assert.deepEqual(
+        collection.value.map((e) => e.idShort),
+        ["X"],
+      );
       // The lists of submodels show the same part.
       const all = await allowed(who.partial, "GetAllSubmodels", {});
       assert.deepEqual(ids(all as { items: unknown[] }), [ACCESS_SM_1]);
-      assert.deepEqual(((all.items[0] as { submodelElements: unknown[] }).submodelElements as { idShort: string }[]).map((e) => e.idShort), ["C"]);
-      assert.deepEqual((await allowed(who.partial, "GetAllSubmodels", { modifiers: { content: "path" } })).items, ["C", "C.X"]);
+      assert.deepEqual(
+        ((all.items[0] as { submodelElements: unknown[] }).submodelElements as { idShort: string }[]).map(
+          (e) => e.idShort,
+        ),
+        ["C"],
+      );
+      assert.deepEqual((await allowed(who.partial, "GetAllSubmodels", { modifiers: { content: "path" } })).items, [
+        "C",
+        "C.X",
+      ]);
       // Serialization carries submodels only whole: none for a partial reader.
       const environment = await allowed(who.partial, "GenerateSerializationByIds", { format: "json" });
-      const serialized = JSON.parse(Buffer.from(environment.contentBase64, "base64").toString("utf8")) as { submodels?: unknown[] };
+      const serialized = JSON.parse(Buffer.from(environment.contentBase64, "base64").toString("utf8")) as {
+        submodels?: unknown[];
+      };
       assert.equal(serialized.submodels?.length ?? 0, 0);
     });
 
@@ -159,7 +309,9 @@ export function accessContract(name: string, makeRepository: () => Promise<Repos
       assert.deepEqual(ids(await allowed(who.reader, "GetAllAssetAdministrationShells", {})), [ACCESS_SHELL_A]);
       assert.deepEqual(ids(await allowed(who.anonymous, "GetAllAssetAdministrationShells", {})), []);
       assert.deepEqual(ids(await allowed(who.stranger, "GetAllAssetAdministrationShells", {})), []);
-      assert.deepEqual((await allowed(who.reader, "GetAllAssetAdministrationShellIdsByAssetLink", {})).items, [ACCESS_SHELL_A]);
+      assert.deepEqual((await allowed(who.reader, "GetAllAssetAdministrationShellIdsByAssetLink", {})).items, [
+        ACCESS_SHELL_A,
+      ]);
       // authenticated: any non-anonymous principal.
       assert.deepEqual(ids(await allowed(who.reader, "GetAllConceptDescriptions", {})), [ACCESS_CD_1, ACCESS_CD_2]);
       assert.deepEqual(ids(await allowed(who.writer, "GetAllConceptDescriptions", {})), [ACCESS_CD_2]);
@@ -171,7 +323,9 @@ export function accessContract(name: string, makeRepository: () => Promise<Repos
       const sizes: number[] = [];
       let cursor: string | undefined;
       do {
-        const page = await allowed(who.anonymous, "GetAllSubmodels", { page: { limit: 2, ...(cursor ? { cursor } : {}) } });
+        const page = await allowed(who.anonymous, "GetAllSubmodels", {
+          page: { limit: 2, ...(cursor ? { cursor } : {}) },
+        });
         seen.push(...ids(page));
         sizes.push(page.items.length);
         cursor = page.cursor;
@@ -181,28 +335,64 @@ export function accessContract(name: string, makeRepository: () => Promise<Repos
       // A page that takes the last readable item has no cursor, though hidden items follow: no empty page.
       const whole = await allowed(who.anonymous, "GetAllSubmodels", { page: { limit: 5 } });
       assert.deepEqual([ids(whole), whole.cursor], [readable, undefined]);
-      const partialElements = await allowed(who.partial, "GetAllSubmodelElements", { submodelId: ACCESS_SM_1, page: { limit: 1 } });
+      const partialElements = await allowed(who.partial, "GetAllSubmodelElements", {
+        submodelId: ACCESS_SM_1,
+        page: { limit: 1 },
+      });
       assert.deepEqual([partialElements.items.length, partialElements.cursor], [1, undefined]);
-      const firstPath = await allowed(who.partial, "GetAllSubmodelElements", { submodelId: ACCESS_SM_1, page: { limit: 1 }, modifiers: { content: "path" } });
+      const firstPath = await allowed(who.partial, "GetAllSubmodelElements", {
+        submodelId: ACCESS_SM_1,
+        page: { limit: 1 },
+        modifiers: { content: "path" },
+      });
       assert.deepEqual(firstPath.items, ["C"]);
-      const lastPath = await allowed(who.partial, "GetAllSubmodelElements", { submodelId: ACCESS_SM_1, page: { limit: 1, cursor: firstPath.cursor! }, modifiers: { content: "path" } });
+      const lastPath = await allowed(who.partial, "GetAllSubmodelElements", {
+        submodelId: ACCESS_SM_1,
+        page: { limit: 1, cursor: firstPath.cursor! },
+        modifiers: { content: "path" },
+      });
       assert.deepEqual([lastPath.items, lastPath.cursor], [["C.X"], undefined]);
-      assert.deepEqual((await allowed(who.reader, "GetAllAssetAdministrationShells", { page: { limit: 1 } })).cursor, undefined);
+      assert.deepEqual(
+        (await allowed(who.reader, "GetAllAssetAdministrationShells", { page: { limit: 1 } })).cursor,
+        undefined,
+      );
       // $path across submodels: the same five, one path each.
-      const paths = await allowed(who.anonymous, "GetAllSubmodels", { page: { limit: 4 }, modifiers: { content: "path" } });
+      const paths = await allowed(who.anonymous, "GetAllSubmodels", {
+        page: { limit: 4 },
+        modifiers: { content: "path" },
+      });
       assert.deepEqual(paths.items, ["V", "V", "V", "V"]);
       assert.ok(paths.cursor);
-      const rest = await allowed(who.anonymous, "GetAllSubmodels", { page: { limit: 4, cursor: paths.cursor }, modifiers: { content: "path" } });
+      const rest = await allowed(who.anonymous, "GetAllSubmodels", {
+        page: { limit: 4, cursor: paths.cursor },
+        modifiers: { content: "path" },
+      });
       assert.deepEqual(rest.items, ["V"]);
       assert.equal(rest.cursor, undefined);
       // Whole-repository serialization: the readable identifiables only.
       const environment = await allowed(who.reader, "GenerateSerializationByIds", { format: "json" });
-      const serialized = JSON.parse(Buffer.from(environment.contentBase64, "base64").toString("utf8")) as Record<string, { id: string }[]>;
-      assert.deepEqual(serialized.assetAdministrationShells!.map((s) => s.id), [ACCESS_SHELL_A]);
-      assert.deepEqual(serialized.submodels!.map((s) => s.id), [ACCESS_SM_1]);
-      assert.deepEqual(serialized.conceptDescriptions!.map((s) => s.id), [ACCESS_CD_1, ACCESS_CD_2]);
+      const serialized = JSON.parse(Buffer.from(environment.contentBase64, "base64").toString("utf8")) as Record<
+        string,
+        { id: string }[]
+      >;
+      assert.deepEqual(
+        serialized.assetAdministrationShells!.map((s) => s.id),
+        [ACCESS_SHELL_A],
+      );
+      assert.deepEqual(
+        serialized.submodels!.map((s) => s.id),
+        [ACCESS_SM_1],
+      );
+      assert.deepEqual(
+        serialized.conceptDescriptions!.map((s) => s.id),
+        [ACCESS_CD_1, ACCESS_CD_2],
+      );
       await denied(who.reader, "GenerateSerializationByIds", { format: "json", submodelIds: [ACCESS_SM_2] });
-      await allowed(who.reader, "GenerateSerializationByIds", { format: "json", aasIds: [ACCESS_SHELL_A], submodelIds: [ACCESS_SM_1] });
+      await allowed(who.reader, "GenerateSerializationByIds", {
+        format: "json",
+        aasIds: [ACCESS_SHELL_A],
+        submodelIds: [ACCESS_SM_1],
+      });
       assert.deepEqual((await allowed(who.reader, "GetAllAASXPackageIds", {})).items, []);
     });
 
@@ -210,7 +400,10 @@ export function accessContract(name: string, makeRepository: () => Promise<Repos
       const file = { fileName: "a.txt", contentType: "text/plain", contentBase64: Buffer.from("a").toString("base64") };
       const notRefused = async <T extends CommandType>(principal: Principal, type: T, params: Command<T>["params"]) => {
         const reply = await run(principal, type, params);
-        assert.ok(reply.ok || reply.error.code !== "forbidden", `${type} as ${principal.name} was refused: ${!reply.ok && reply.error.message}`);
+        assert.ok(
+          reply.ok || reply.error.code !== "forbidden",
+          `${type} as ${principal.name} was refused: ${!reply.ok && reply.error.message}`,
+        );
       };
       await denied(who.partial, "GetFileByPath", { submodelId: ACCESS_SM_1, idShortPath: "P" });
       await denied(who.partial, "PutFileByPath", { submodelId: ACCESS_SM_1, idShortPath: "P", file });
@@ -223,12 +416,18 @@ export function accessContract(name: string, makeRepository: () => Promise<Repos
       await denied(who.reader, "PutThumbnail", { aasId: ACCESS_SHELL_A, file });
       await denied(who.reader, "DeleteThumbnail", { aasId: ACCESS_SHELL_A });
       await notRefused(who.reader, "GetThumbnail", { aasId: ACCESS_SHELL_A });
-      await allowed(who.writer, "PutThumbnail", { aasId: ACCESS_SHELL_A, file: { ...file, fileName: "a.png", contentType: "image/png" } });
+      await allowed(who.writer, "PutThumbnail", {
+        aasId: ACCESS_SHELL_A,
+        file: { ...file, fileName: "a.png", contentType: "image/png" },
+      });
       await allowed(who.writer, "DeleteThumbnail", { aasId: ACCESS_SHELL_A });
       // Submodel references are the shell's: UPDATE of the shell, no right on the submodel needed.
       await denied(who.reader, "DeleteSubmodelReferenceById", { aasId: ACCESS_SHELL_A, submodelId: ACCESS_SM_1 });
       await allowed(who.writer, "DeleteSubmodelReferenceById", { aasId: ACCESS_SHELL_A, submodelId: ACCESS_SM_1 });
-      await allowed(who.writer, "PostSubmodelReference", { aasId: ACCESS_SHELL_A, body: body({ type: "ModelReference", keys: [{ type: "Submodel", value: ACCESS_SM_2 }] }) });
+      await allowed(who.writer, "PostSubmodelReference", {
+        aasId: ACCESS_SHELL_A,
+        body: body({ type: "ModelReference", keys: [{ type: "Submodel", value: ACCESS_SM_2 }] }),
+      });
     });
 
     test("concept descriptions: READ, CREATE, UPDATE, DELETE", async () => {
@@ -240,8 +439,14 @@ export function accessContract(name: string, makeRepository: () => Promise<Repos
       await denied(who.reader, "PostConceptDescription", { body: body(cd) });
       await allowed(who.writer, "PostConceptDescription", { body: body(cd) });
       await denied(who.writer, "PostConceptDescription", { body: body({ ...cd, id: "urn:elsewhere:cd" }) });
-      await denied(who.reader, "PutConceptDescriptionById", { cdId: ACCESS_CD_1, body: body({ ...cd, id: ACCESS_CD_1 }) });
-      await allowed(who.writer, "PutConceptDescriptionById", { cdId: ACCESS_CD_1, body: body({ ...cd, id: ACCESS_CD_1 }) });
+      await denied(who.reader, "PutConceptDescriptionById", {
+        cdId: ACCESS_CD_1,
+        body: body({ ...cd, id: ACCESS_CD_1 }),
+      });
+      await allowed(who.writer, "PutConceptDescriptionById", {
+        cdId: ACCESS_CD_1,
+        body: body({ ...cd, id: ACCESS_CD_1 }),
+      });
       await denied(who.reader, "DeleteConceptDescriptionById", { cdId: "urn:access:cd:new" });
       await allowed(who.writer, "DeleteConceptDescriptionById", { cdId: "urn:access:cd:new" });
     });
@@ -260,7 +465,12 @@ export function accessContract(name: string, makeRepository: () => Promise<Repos
     });
 
     test("proprietary calls: /reset (DELETE), /import (CREATE), /packages (READ and writes)", async () => {
-      const documents = [{ format: "json" as const, text: body({ conceptDescriptions: [{ modelType: "ConceptDescription", id: "urn:access:cd:imported" }] }) }];
+      const documents = [
+        {
+          format: "json" as const,
+          text: body({ conceptDescriptions: [{ modelType: "ConceptDescription", id: "urn:access:cd:imported" }] }),
+        },
+      ];
       await denied(who.writer, "ImportEnvironment", { documents, mode: "partial" });
       await allowed(who.maintenance, "ImportEnvironment", { documents, mode: "partial" });
       await denied(who.writer, "LoadEnvironment", { body: "{}" });

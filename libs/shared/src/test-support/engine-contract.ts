@@ -2,13 +2,24 @@
  * The engine's behaviour, run against every Repository implementation (memory here, Redis in the
  * model-store): the same commands must give the same answers whatever stores the model.
  */
-import { after, before, beforeEach, describe, test } from "node:test";
+
 import assert from "node:assert/strict";
-import type { ChangeEvent, Command, CommandType, Reply, CommandResult } from "../contracts/index.ts";
-import { createEngine, createInProcessEventBus, type Engine, type EngineOptions, type Repository } from "../engine/index.ts";
+import { after, before, beforeEach, describe, test } from "node:test";
+import type { ChangeEvent, Command, CommandResult, CommandType, Reply } from "../contracts/index.ts";
+import {
+  createEngine,
+  createInProcessEventBus,
+  type Engine,
+  type EngineOptions,
+  type Repository,
+} from "../engine/index.ts";
 import { EXAMPLE_MODEL_TEXT, exampleModel } from "./example-model.ts";
 
-export function engineContract(name: string, makeRepository: () => Promise<Repository>, engineOptions: Partial<EngineOptions> = {}): void {
+export function engineContract(
+  name: string,
+  makeRepository: () => Promise<Repository>,
+  engineOptions: Partial<EngineOptions> = {},
+): void {
   describe(`engine on ${name}`, () => {
     let repository: Repository;
     let engine: Engine;
@@ -30,7 +41,9 @@ export function engineContract(name: string, makeRepository: () => Promise<Repos
     }
 
     const model = exampleModel();
-    const sm = model.submodels.find((s) => s.submodelElements?.some((e: any) => e.modelType === "SubmodelElementList"))!;
+    const sm = model.submodels.find((s) =>
+      s.submodelElements?.some((e: any) => e.modelType === "SubmodelElementList"),
+    )!;
     const smId: string = sm.id;
     const prop = sm.submodelElements.find((e: any) => e.modelType === "Property");
 
@@ -66,13 +79,22 @@ export function engineContract(name: string, makeRepository: () => Promise<Repos
       const first = (await ok("GetAllAssetAdministrationShells", { page: { limit: 2 } })).value as any;
       assert.equal(first.items.length, 2);
       assert.ok(first.cursor);
-      const second = (await ok("GetAllAssetAdministrationShells", { page: { limit: 2, cursor: first.cursor } })).value as any;
+      const second = (await ok("GetAllAssetAdministrationShells", { page: { limit: 2, cursor: first.cursor } }))
+        .value as any;
       assert.equal(second.items.length, 1);
       assert.equal(second.cursor, undefined);
       const ids = [...first.items, ...second.items].map((s: any) => s.id);
-      assert.deepEqual(ids, model.assetAdministrationShells.map((s) => s.id));
-      const byIdShort = (await ok("GetAllAssetAdministrationShells", { idShort: model.assetAdministrationShells[1].idShort })).value as any;
-      assert.deepEqual(byIdShort.items.map((s: any) => s.id), [model.assetAdministrationShells[1].id]);
+      assert.deepEqual(
+        ids,
+        model.assetAdministrationShells.map((s) => s.id),
+      );
+      const byIdShort = (
+        await ok("GetAllAssetAdministrationShells", { idShort: model.assetAdministrationShells[1].idShort })
+      ).value as any;
+      assert.deepEqual(
+        byIdShort.items.map((s: any) => s.id),
+        [model.assetAdministrationShells[1].id],
+      );
       await fails("GetAllAssetAdministrationShells", { page: { limit: 0 } }, "bad-request");
       await fails("GetAllAssetAdministrationShells", { page: { cursor: "not-a-cursor!" } }, "bad-request");
     });
@@ -87,11 +109,26 @@ export function engineContract(name: string, makeRepository: () => Promise<Repos
 
     test("rejects unknown JSON properties, malformed JSON and metamodel violations with paths", async () => {
       const eventsBefore = events.length;
-      const bad = await fails("PostAssetAdministrationShell", { body: JSON.stringify({ ...model.assetAdministrationShells[0], id: "urn:x", colour: "red" }) }, "bad-request");
+      const bad = await fails(
+        "PostAssetAdministrationShell",
+        { body: JSON.stringify({ ...model.assetAdministrationShells[0], id: "urn:x", colour: "red" }) },
+        "bad-request",
+      );
       assert.match(!bad.ok ? bad.error.message + (bad.error.path ?? "") : "", /colour/);
       await fails("PostAssetAdministrationShell", { body: "{not json" }, "bad-request");
       await fails("PostAssetAdministrationShell", { body: "" }, "bad-request");
-      const invalid = await fails("PostSubmodel", { body: JSON.stringify({ modelType: "Submodel", id: "urn:v", idShort: "1bad", submodelElements: [{ modelType: "Property", idShort: "p", valueType: "xs:int", value: "x" }] }) }, "validation");
+      const invalid = await fails(
+        "PostSubmodel",
+        {
+          body: JSON.stringify({
+            modelType: "Submodel",
+            id: "urn:v",
+            idShort: "1bad",
+            submodelElements: [{ modelType: "Property", idShort: "p", valueType: "xs:int", value: "x" }],
+          }),
+        },
+        "validation",
+      );
       assert.ok(!invalid.ok && (invalid.error.details?.length ?? 0) >= 2, "all constraint violations are collected");
       assert.equal(events.length, eventsBefore, "failed writes publish nothing");
     });
@@ -99,9 +136,20 @@ export function engineContract(name: string, makeRepository: () => Promise<Repos
     test("shell put/delete: same id required, missing is 404, delete removes it", async () => {
       const shell = { ...model.assetAdministrationShells[0], idShort: "Renamed" };
       await ok("PutAssetAdministrationShellById", { aasId: shell.id, body: JSON.stringify(shell) });
-      assert.equal(((await ok("GetAssetAdministrationShellById", { aasId: shell.id })).value as any).idShort, "Renamed");
-      await fails("PutAssetAdministrationShellById", { aasId: "urn:other", body: JSON.stringify(shell) }, "bad-request");
-      await fails("PutAssetAdministrationShellById", { aasId: "urn:missing", body: JSON.stringify({ ...shell, id: "urn:missing" }) }, "not-found");
+      assert.equal(
+        ((await ok("GetAssetAdministrationShellById", { aasId: shell.id })).value as any).idShort,
+        "Renamed",
+      );
+      await fails(
+        "PutAssetAdministrationShellById",
+        { aasId: "urn:other", body: JSON.stringify(shell) },
+        "bad-request",
+      );
+      await fails(
+        "PutAssetAdministrationShellById",
+        { aasId: "urn:missing", body: JSON.stringify({ ...shell, id: "urn:missing" }) },
+        "not-found",
+      );
       await ok("DeleteAssetAdministrationShellById", { aasId: shell.id });
       await fails("GetAssetAdministrationShellById", { aasId: shell.id }, "not-found");
       await fails("DeleteAssetAdministrationShellById", { aasId: shell.id }, "not-found");
@@ -112,7 +160,10 @@ export function engineContract(name: string, makeRepository: () => Promise<Repos
       const posted = await ok("PostSubmodelElement", { submodelId: smId, body: JSON.stringify(element) });
       assert.equal(posted.idShortPath, "NewProp");
       await fails("PostSubmodelElement", { submodelId: smId, body: JSON.stringify(element) }, "conflict");
-      assert.deepEqual((await ok("GetSubmodelElementByPath", { submodelId: smId, idShortPath: "NewProp" })).value, element);
+      assert.deepEqual(
+        (await ok("GetSubmodelElementByPath", { submodelId: smId, idShortPath: "NewProp" })).value,
+        element,
+      );
       const all = (await ok("GetAllSubmodelElements", { submodelId: smId })).value as any;
       assert.equal(all.items.at(-1).idShort, "NewProp", "appended at the end");
 
@@ -122,15 +173,38 @@ export function engineContract(name: string, makeRepository: () => Promise<Repos
         const got = (await ok("GetSubmodelElementByPath", { submodelId: smId, idShortPath: smc.idShort })).value as any;
         assert.deepEqual(got.value.at(-1), element);
       }
-      await fails("PostSubmodelElement", { submodelId: smId, idShortPath: "NewProp", body: JSON.stringify({ ...element, idShort: "x" }) }, "bad-request");
-      await fails("PostSubmodelElement", { submodelId: smId, idShortPath: "Missing", body: JSON.stringify(element) }, "not-found");
+      await fails(
+        "PostSubmodelElement",
+        { submodelId: smId, idShortPath: "NewProp", body: JSON.stringify({ ...element, idShort: "x" }) },
+        "bad-request",
+      );
+      await fails(
+        "PostSubmodelElement",
+        { submodelId: smId, idShortPath: "Missing", body: JSON.stringify(element) },
+        "not-found",
+      );
       await fails("PostSubmodelElement", { submodelId: "urn:missing", body: JSON.stringify(element) }, "not-found");
 
       const replaced = { ...element, value: "replaced" };
-      await ok("PutSubmodelElementByPath", { submodelId: smId, idShortPath: "NewProp", body: JSON.stringify(replaced) });
-      assert.deepEqual((await ok("GetSubmodelElementByPath", { submodelId: smId, idShortPath: "NewProp" })).value, replaced);
-      await fails("PutSubmodelElementByPath", { submodelId: smId, idShortPath: "NewProp", body: JSON.stringify({ ...replaced, idShort: "Other" }) }, "bad-request");
-      await fails("PutSubmodelElementByPath", { submodelId: smId, idShortPath: "Nope", body: JSON.stringify({ ...replaced, idShort: "Nope" }) }, "not-found");
+      await ok("PutSubmodelElementByPath", {
+        submodelId: smId,
+        idShortPath: "NewProp",
+        body: JSON.stringify(replaced),
+      });
+      assert.deepEqual(
+        (await ok("GetSubmodelElementByPath", { submodelId: smId, idShortPath: "NewProp" })).value,
+        replaced,
+      );
+      await fails(
+        "PutSubmodelElementByPath",
+        { submodelId: smId, idShortPath: "NewProp", body: JSON.stringify({ ...replaced, idShort: "Other" }) },
+        "bad-request",
+      );
+      await fails(
+        "PutSubmodelElementByPath",
+        { submodelId: smId, idShortPath: "Nope", body: JSON.stringify({ ...replaced, idShort: "Nope" }) },
+        "not-found",
+      );
       await ok("DeleteSubmodelElementByPath", { submodelId: smId, idShortPath: "NewProp" });
       await fails("GetSubmodelElementByPath", { submodelId: smId, idShortPath: "NewProp" }, "not-found");
       await fails("GetSubmodelElementByPath", { submodelId: smId, idShortPath: "a..b" }, "bad-request");
@@ -143,9 +217,16 @@ export function engineContract(name: string, makeRepository: () => Promise<Repos
       const count = before.value?.length ?? 0;
       const item = structuredClone(before.value?.[0]);
       assert.ok(item, "the example list has items");
-      const posted = await ok("PostSubmodelElement", { submodelId: smId, idShortPath: path, body: JSON.stringify(item) });
+      const posted = await ok("PostSubmodelElement", {
+        submodelId: smId,
+        idShortPath: path,
+        body: JSON.stringify(item),
+      });
       assert.equal(posted.idShortPath, `${path}[${count}]`);
-      assert.deepEqual((await ok("GetSubmodelElementByPath", { submodelId: smId, idShortPath: `${path}[${count}]` })).value, item);
+      assert.deepEqual(
+        (await ok("GetSubmodelElementByPath", { submodelId: smId, idShortPath: `${path}[${count}]` })).value,
+        item,
+      );
       const second = await ok("GetSubmodelElementByPath", { submodelId: smId, idShortPath: `${path}[1]` });
       const listRevision = (await ok("GetSubmodelElementByPath", { submodelId: smId, idShortPath: path })).revision!;
       await ok("DeleteSubmodelElementByPath", { submodelId: smId, idShortPath: `${path}[0]` });
@@ -153,7 +234,9 @@ export function engineContract(name: string, makeRepository: () => Promise<Repos
       // list's revision moves.
       const shifted = await ok("GetSubmodelElementByPath", { submodelId: smId, idShortPath: `${path}[0]` });
       assert.deepEqual([shifted.value, shifted.revision], [second.value, second.revision]);
-      assert.ok((await ok("GetSubmodelElementByPath", { submodelId: smId, idShortPath: path })).revision! > listRevision);
+      assert.ok(
+        (await ok("GetSubmodelElementByPath", { submodelId: smId, idShortPath: path })).revision! > listRevision,
+      );
       assert.equal(events.at(-1)?.idShortPath, `${path}[0]`);
       const afterDelete = (await ok("GetSubmodelElementByPath", { submodelId: smId, idShortPath: path })).value as any;
       assert.equal(afterDelete.value.length, count);
@@ -164,20 +247,51 @@ export function engineContract(name: string, makeRepository: () => Promise<Repos
     test("PATCH $value: wrapped and bare forms, digits kept, invalid values change nothing", async () => {
       const path = prop.idShort;
       await ok("PatchSubmodelElementValueByPath", { submodelId: smId, idShortPath: path, body: `{"${path}": 1234}` });
-      assert.equal(((await ok("GetSubmodelElementByPath", { submodelId: smId, idShortPath: path })).value as any).value, "1234");
+      assert.equal(
+        ((await ok("GetSubmodelElementByPath", { submodelId: smId, idShortPath: path })).value as any).value,
+        "1234",
+      );
       await ok("PatchSubmodelElementValueByPath", { submodelId: smId, idShortPath: path, body: "77" });
-      const read = await ok("GetSubmodelElementByPath", { submodelId: smId, idShortPath: path, modifiers: { content: "value" } });
+      const read = await ok("GetSubmodelElementByPath", {
+        submodelId: smId,
+        idShortPath: path,
+        modifiers: { content: "value" },
+      });
       assert.deepEqual(read.value, { rawJson: `{"${path}":77}` });
       const eventsBefore = events.length;
-      await fails("PatchSubmodelElementValueByPath", { submodelId: smId, idShortPath: path, body: '"not a number"' }, "validation");
-      await fails("PatchSubmodelElementValueByPath", { submodelId: smId, idShortPath: path, body: "{bad" }, "bad-request");
+      await fails(
+        "PatchSubmodelElementValueByPath",
+        { submodelId: smId, idShortPath: path, body: '"not a number"' },
+        "validation",
+      );
+      await fails(
+        "PatchSubmodelElementValueByPath",
+        { submodelId: smId, idShortPath: path, body: "{bad" },
+        "bad-request",
+      );
       assert.equal(events.length, eventsBefore);
-      assert.equal(((await ok("GetSubmodelElementByPath", { submodelId: smId, idShortPath: path })).value as any).value, "77");
+      assert.equal(
+        ((await ok("GetSubmodelElementByPath", { submodelId: smId, idShortPath: path })).value as any).value,
+        "77",
+      );
 
       const big = { modelType: "Property", idShort: "Big", valueType: "xs:decimal", value: "1" };
       await ok("PostSubmodelElement", { submodelId: smId, body: JSON.stringify(big) });
-      await ok("PatchSubmodelElementValueByPath", { submodelId: smId, idShortPath: "Big", body: "12345678901234567890.123456789" });
-      assert.deepEqual((await ok("GetSubmodelElementByPath", { submodelId: smId, idShortPath: "Big", modifiers: { content: "value" } })).value, { rawJson: '{"Big":12345678901234567890.123456789}' });
+      await ok("PatchSubmodelElementValueByPath", {
+        submodelId: smId,
+        idShortPath: "Big",
+        body: "12345678901234567890.123456789",
+      });
+      assert.deepEqual(
+        (
+          await ok("GetSubmodelElementByPath", {
+            submodelId: smId,
+            idShortPath: "Big",
+            modifiers: { content: "value" },
+          })
+        ).value,
+        { rawJson: '{"Big":12345678901234567890.123456789}' },
+      );
     });
 
     test("PATCH $value from many concurrent writers: each applied once, in order, If-Match exact (group commit)", async () => {
@@ -185,7 +299,11 @@ export function engineContract(name: string, makeRepository: () => Promise<Repos
       const first = events.length;
       const writes = Array.from({ length: 48 }, (_, i) =>
         // every seventh write is invalid: it fails alone, the others of its group still commit
-        run("PatchSubmodelElementValueByPath", { submodelId: smId, idShortPath: path, body: i % 7 === 6 ? '"NaN"' : String(1000 + i) }),
+        run("PatchSubmodelElementValueByPath", {
+          submodelId: smId,
+          idShortPath: path,
+          body: i % 7 === 6 ? '"NaN"' : String(1000 + i),
+        }),
       );
       const replies = await Promise.all(writes);
       const mine = events.slice(first).filter((e) => e.kind === "element.value-changed" && e.idShortPath === path);
@@ -195,26 +313,63 @@ export function engineContract(name: string, makeRepository: () => Promise<Repos
       assert.equal(mine.length, succeeded.length, "one event per applied write");
       // Events in seq order carry the values in the order the writes were handed in.
       const values = mine.map((e) => (e.payload as any).value);
-      assert.deepEqual(values, replies.flatMap((r, i) => (r.ok ? [String(1000 + i)] : [])));
-      assert.deepEqual(succeeded.map((r) => r.revision), mine.map((e) => e.seq), "each reply names its own commit");
-      assert.equal(((await ok("GetSubmodelElementByPath", { submodelId: smId, idShortPath: path })).value as any).value, "1047");
+      assert.deepEqual(
+        values,
+        replies.flatMap((r, i) => (r.ok ? [String(1000 + i)] : [])),
+      );
+      assert.deepEqual(
+        succeeded.map((r) => r.revision),
+        mine.map((e) => e.seq),
+        "each reply names its own commit",
+      );
+      assert.equal(
+        ((await ok("GetSubmodelElementByPath", { submodelId: smId, idShortPath: path })).value as any).value,
+        "1047",
+      );
 
       // Writers that all read one ETag: exactly one wins, the others get 412.
       const etag = String((await ok("GetSubmodelElementByPath", { submodelId: smId, idShortPath: path })).revision);
       const racing = await Promise.all(
-        Array.from({ length: 16 }, (_, i) => run("PatchSubmodelElementValueByPath", { submodelId: smId, idShortPath: path, body: String(i), preconditions: { ifMatch: [etag] } })),
+        Array.from({ length: 16 }, (_, i) =>
+          run("PatchSubmodelElementValueByPath", {
+            submodelId: smId,
+            idShortPath: path,
+            body: String(i),
+            preconditions: { ifMatch: [etag] },
+          }),
+        ),
       );
       assert.equal(racing.filter((r) => r.ok).length, 1);
       assert.ok(racing.every((r) => r.ok || r.error.code === "precondition-failed"));
       // A placeholder revision is never an ETag a client can name.
-      await fails("PatchSubmodelElementValueByPath", { submodelId: smId, idShortPath: path, body: "5", preconditions: { ifMatch: ["-1"] } }, "precondition-failed");
+      await fails(
+        "PatchSubmodelElementValueByPath",
+        { submodelId: smId, idShortPath: path, body: "5", preconditions: { ifMatch: ["-1"] } },
+        "precondition-failed",
+      );
     });
 
     test("a large submodel read again: unchanged answers stay equal, any change shows at once, per modifier", async () => {
       const id = "urn:test:large";
-      const elements = Array.from({ length: 400 }, (_, i) => ({ modelType: "Property", idShort: `P${i}`, valueType: "xs:int", value: String(i) }));
-      const collection = { modelType: "SubmodelElementCollection", idShort: "C", value: [{ modelType: "Property", idShort: "Inner", valueType: "xs:string", value: "a" }] };
-      await ok("PostSubmodel", { body: JSON.stringify({ modelType: "Submodel", id, idShort: "Large", submodelElements: [...elements, collection] }) });
+      const elements = Array.from({ length: 400 }, (_, i) => ({
+        modelType: "Property",
+        idShort: `P${i}`,
+        valueType: "xs:int",
+        value: String(i),
+      }));
+      const collection = {
+        modelType: "SubmodelElementCollection",
+        idShort: "C",
+        value: [{ modelType: "Property", idShort: "Inner", valueType: "xs:string", value: "a" }],
+      };
+      await ok("PostSubmodel", {
+        body: JSON.stringify({
+          modelType: "Submodel",
+          id,
+          idShort: "Large",
+          submodelElements: [...elements, collection],
+        }),
+      });
       const read = async (modifiers?: Record<string, string>) => {
         const reply = await ok("GetSubmodelById", { submodelId: id, ...(modifiers ? { modifiers } : {}) } as any);
         return { value: reply.value as any, revision: reply.revision };
@@ -224,7 +379,11 @@ export function engineContract(name: string, makeRepository: () => Promise<Repos
       assert.deepEqual(again, first);
       assert.equal(first.value.submodelElements.length, 401);
       const core = await read({ level: "core" });
-      assert.equal(core.value.submodelElements.at(-1).value, undefined, "level=core leaves the collection's children out");
+      assert.equal(
+        core.value.submodelElements.at(-1).value,
+        undefined,
+        "level=core leaves the collection's children out",
+      );
       await ok("PatchSubmodelElementValueByPath", { submodelId: id, idShortPath: "P7", body: "7007" });
       const changed = await read();
       assert.ok(changed.revision! > first.revision!);
@@ -239,31 +398,71 @@ export function engineContract(name: string, makeRepository: () => Promise<Repos
     test("revisions: ETag-style preconditions checked in the engine; containers cover their subtree", async () => {
       const path = prop.idShort;
       const r1 = (await ok("GetSubmodelElementByPath", { submodelId: smId, idShortPath: path })).revision!;
-      await fails("PatchSubmodelElementValueByPath", { submodelId: smId, idShortPath: path, body: "1", preconditions: { ifMatch: [String(r1 + 1000)] } }, "precondition-failed");
-      const patched = await ok("PatchSubmodelElementValueByPath", { submodelId: smId, idShortPath: path, body: "1", preconditions: { ifMatch: [String(r1)] } });
+      await fails(
+        "PatchSubmodelElementValueByPath",
+        { submodelId: smId, idShortPath: path, body: "1", preconditions: { ifMatch: [String(r1 + 1000)] } },
+        "precondition-failed",
+      );
+      const patched = await ok("PatchSubmodelElementValueByPath", {
+        submodelId: smId,
+        idShortPath: path,
+        body: "1",
+        preconditions: { ifMatch: [String(r1)] },
+      });
       assert.ok(patched.revision! > r1);
-      await fails("PatchSubmodelElementValueByPath", { submodelId: smId, idShortPath: path, body: "2", preconditions: { ifMatch: [String(r1)] } }, "precondition-failed");
-      await ok("PatchSubmodelElementValueByPath", { submodelId: smId, idShortPath: path, body: "2", preconditions: { ifMatch: ["*"] } });
+      await fails(
+        "PatchSubmodelElementValueByPath",
+        { submodelId: smId, idShortPath: path, body: "2", preconditions: { ifMatch: [String(r1)] } },
+        "precondition-failed",
+      );
+      await ok("PatchSubmodelElementValueByPath", {
+        submodelId: smId,
+        idShortPath: path,
+        body: "2",
+        preconditions: { ifMatch: ["*"] },
+      });
       const smRev1 = (await ok("GetSubmodelById", { submodelId: smId })).revision!;
       const list = sm.submodelElements.find((e: any) => e.modelType === "SubmodelElementList");
-      const listRev1 = (await ok("GetSubmodelElementByPath", { submodelId: smId, idShortPath: list.idShort })).revision!;
-      const item = (await ok("GetSubmodelElementByPath", { submodelId: smId, idShortPath: `${list.idShort}[0]` })).value as any;
-      await ok("PutSubmodelElementByPath", { submodelId: smId, idShortPath: `${list.idShort}[0]`, body: JSON.stringify(item) });
-      assert.ok((await ok("GetSubmodelElementByPath", { submodelId: smId, idShortPath: list.idShort })).revision! > listRev1, "a child's change moves its parent's revision");
+      const listRev1 = (await ok("GetSubmodelElementByPath", { submodelId: smId, idShortPath: list.idShort }))
+        .revision!;
+      const item = (await ok("GetSubmodelElementByPath", { submodelId: smId, idShortPath: `${list.idShort}[0]` }))
+        .value as any;
+      await ok("PutSubmodelElementByPath", {
+        submodelId: smId,
+        idShortPath: `${list.idShort}[0]`,
+        body: JSON.stringify(item),
+      });
+      assert.ok(
+        (await ok("GetSubmodelElementByPath", { submodelId: smId, idShortPath: list.idShort })).revision! > listRev1,
+        "a child's change moves its parent's revision",
+      );
       assert.ok((await ok("GetSubmodelById", { submodelId: smId })).revision! > smRev1);
-      await fails("DeleteSubmodelById", { submodelId: smId, preconditions: { ifMatch: [String(smRev1)] } }, "precondition-failed");
+      await fails(
+        "DeleteSubmodelById",
+        { submodelId: smId, preconditions: { ifMatch: [String(smRev1)] } },
+        "precondition-failed",
+      );
     });
 
     test("exactly one event per committed write, gap-free sequence, after the commit", async () => {
       const start = events.length;
       const seq0 = (await ok("GetSequence", {})).value.seq;
       await ok("PatchSubmodelElementValueByPath", { submodelId: smId, idShortPath: prop.idShort, body: "5" });
-      await ok("PostSubmodelElement", { submodelId: smId, body: JSON.stringify({ modelType: "Property", idShort: "E1", valueType: "xs:int" }) });
+      await ok("PostSubmodelElement", {
+        submodelId: smId,
+        body: JSON.stringify({ modelType: "Property", idShort: "E1", valueType: "xs:int" }),
+      });
       await ok("DeleteSubmodelElementByPath", { submodelId: smId, idShortPath: "E1" });
       await fails("DeleteSubmodelElementByPath", { submodelId: smId, idShortPath: "E1" }, "not-found");
       const mine = events.slice(start);
-      assert.deepEqual(mine.map((e) => e.kind), ["element.value-changed", "element.created", "element.deleted"]);
-      assert.deepEqual(mine.map((e) => e.seq), [seq0 + 1, seq0 + 2, seq0 + 3]);
+      assert.deepEqual(
+        mine.map((e) => e.kind),
+        ["element.value-changed", "element.created", "element.deleted"],
+      );
+      assert.deepEqual(
+        mine.map((e) => e.seq),
+        [seq0 + 1, seq0 + 2, seq0 + 3],
+      );
       assert.equal(mine[0].idShortPath, prop.idShort);
       assert.equal(mine[0].id, smId);
       assert.equal(mine[0].origin, "test");
@@ -272,30 +471,70 @@ export function engineContract(name: string, makeRepository: () => Promise<Repos
 
     test("concurrent writers: different elements never conflict; one If-Match wins per revision", async () => {
       const names = Array.from({ length: 20 }, (_, i) => `C${i}`);
-      await Promise.all(names.map((n) => ok("PostSubmodelElement", { submodelId: smId, body: JSON.stringify({ modelType: "Property", idShort: n, valueType: "xs:int", value: "0" }) })));
-      await Promise.all(names.map((n, i) => ok("PatchSubmodelElementValueByPath", { submodelId: smId, idShortPath: n, body: String(i + 1) })));
+      await Promise.all(
+        names.map((n) =>
+          ok("PostSubmodelElement", {
+            submodelId: smId,
+            body: JSON.stringify({ modelType: "Property", idShort: n, valueType: "xs:int", value: "0" }),
+          }),
+        ),
+      );
+      await Promise.all(
+        names.map((n, i) =>
+          ok("PatchSubmodelElementValueByPath", { submodelId: smId, idShortPath: n, body: String(i + 1) }),
+        ),
+      );
       for (const [i, n] of names.entries()) {
-        assert.equal(((await ok("GetSubmodelElementByPath", { submodelId: smId, idShortPath: n })).value as any).value, String(i + 1));
+        assert.equal(
+          ((await ok("GetSubmodelElementByPath", { submodelId: smId, idShortPath: n })).value as any).value,
+          String(i + 1),
+        );
       }
       const rev = (await ok("GetSubmodelElementByPath", { submodelId: smId, idShortPath: "C0" })).revision!;
-      const replies = await Promise.all(Array.from({ length: 10 }, (_, i) => run("PatchSubmodelElementValueByPath", { submodelId: smId, idShortPath: "C0", body: String(100 + i), preconditions: { ifMatch: [String(rev)] } })));
+      const replies = await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          run("PatchSubmodelElementValueByPath", {
+            submodelId: smId,
+            idShortPath: "C0",
+            body: String(100 + i),
+            preconditions: { ifMatch: [String(rev)] },
+          }),
+        ),
+      );
       assert.equal(replies.filter((r) => r.ok).length, 1);
       assert.ok(replies.filter((r) => !r.ok).every((r) => !r.ok && r.error.code === "precondition-failed"));
     });
 
     test("concurrent writes to one element without If-Match all succeed (last writer wins)", async () => {
-      const replies = await Promise.all(Array.from({ length: 40 }, (_, i) => run("PatchSubmodelElementValueByPath", { submodelId: smId, idShortPath: prop.idShort, body: String(i) })));
-      assert.deepEqual(replies.filter((r) => !r.ok), []);
-      const final = ((await ok("GetSubmodelElementByPath", { submodelId: smId, idShortPath: prop.idShort })).value as any).value;
+      const replies = await Promise.all(
+        Array.from({ length: 40 }, (_, i) =>
+          run("PatchSubmodelElementValueByPath", { submodelId: smId, idShortPath: prop.idShort, body: String(i) }),
+        ),
+      );
+      assert.deepEqual(
+        replies.filter((r) => !r.ok),
+        [],
+      );
+      const final = (
+        (await ok("GetSubmodelElementByPath", { submodelId: smId, idShortPath: prop.idShort })).value as any
+      ).value;
       assert.ok(Number(final) >= 0 && Number(final) < 40);
     });
 
     test("submodel below a shell: only when the shell references it", async () => {
-      const shell = model.assetAdministrationShells.find((s) => s.submodels?.some((r: any) => r.keys[0].value === smId))!;
+      const shell = model.assetAdministrationShells.find((s) =>
+        s.submodels?.some((r: any) => r.keys[0].value === smId),
+      )!;
       await ok("GetSubmodelById", { submodelId: smId, aasId: shell.id });
-      const other = model.assetAdministrationShells.find((s) => !s.submodels?.some((r: any) => r.keys[0].value === smId))!;
+      const other = model.assetAdministrationShells.find(
+        (s) => !s.submodels?.some((r: any) => r.keys[0].value === smId),
+      )!;
       await fails("GetSubmodelById", { submodelId: smId, aasId: other.id }, "not-found");
-      await fails("GetSubmodelElementByPath", { submodelId: smId, aasId: "urn:nope", idShortPath: prop.idShort }, "not-found");
+      await fails(
+        "GetSubmodelElementByPath",
+        { submodelId: smId, aasId: "urn:nope", idShortPath: prop.idShort },
+        "not-found",
+      );
     });
 
     test("loading: identical duplicates collapse, conflicting duplicates fail, onlyIfEmpty skips", async () => {

@@ -1,5 +1,5 @@
-import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { describe, it } from "node:test";
 import type { ChangeEvent, Heartbeat } from "../contracts/index.ts";
 import type { EventBus, EventHandlers } from "../engine/ports/index.ts";
 
@@ -35,10 +35,19 @@ export function eventBusContract(name: string, make: () => Promise<EventBusFixtu
         await bus.subscribe(first.handlers);
         await (bus2 ?? bus).subscribe(second.handlers);
         for (let seq = 1; seq <= 100; seq++) await bus.publish(sampleEvent(seq));
-        await waitUntil(() => first.events.length >= 100 && second.events.length >= 100, "both subscribers got every event");
+        await waitUntil(
+          () => first.events.length >= 100 && second.events.length >= 100,
+          "both subscribers got every event",
+        );
         const expected = Array.from({ length: 100 }, (_, i) => i + 1);
-        assert.deepEqual(first.events.map((e) => e.seq), expected);
-        assert.deepEqual(second.events.map((e) => e.seq), expected);
+        assert.deepEqual(
+          first.events.map((e) => e.seq),
+          expected,
+        );
+        assert.deepEqual(
+          second.events.map((e) => e.seq),
+          expected,
+        );
       });
     });
 
@@ -49,7 +58,10 @@ export function eventBusContract(name: string, make: () => Promise<EventBusFixtu
         const subscription = await (bus2 ?? bus).subscribe(leaving.handlers);
         await bus.subscribe(staying.handlers);
         await bus.publish(sampleEvent(1));
-        await waitUntil(() => leaving.events.length === 1 && staying.events.length === 1, "first event delivered to both");
+        await waitUntil(
+          () => leaving.events.length === 1 && staying.events.length === 1,
+          "first event delivered to both",
+        );
 
         await subscription.unsubscribe();
         await bus.publish(sampleEvent(2));
@@ -58,7 +70,10 @@ export function eventBusContract(name: string, make: () => Promise<EventBusFixtu
         // The remaining subscriber is on a connection at least as slow as the leaving one would be;
         // give stragglers one more beat before checking nothing arrived.
         await sleep(50);
-        assert.deepEqual(leaving.events.map((e) => e.seq), [1]);
+        assert.deepEqual(
+          leaving.events.map((e) => e.seq),
+          [1],
+        );
       });
     });
 
@@ -96,7 +111,10 @@ export function eventBusContract(name: string, make: () => Promise<EventBusFixtu
         await (bus2 ?? bus).subscribe(healthy.handlers);
         for (let seq = 1; seq <= 5; seq++) await bus.publish(sampleEvent(seq));
         await waitUntil(() => healthy.events.length === 5 && thrown === 5, "every event reached both subscribers");
-        assert.deepEqual(healthy.events.map((e) => e.seq), [1, 2, 3, 4, 5]);
+        assert.deepEqual(
+          healthy.events.map((e) => e.seq),
+          [1, 2, 3, 4, 5],
+        );
       });
     });
 
@@ -109,7 +127,10 @@ export function eventBusContract(name: string, make: () => Promise<EventBusFixtu
   });
 }
 
-async function withFixture(make: () => Promise<EventBusFixture>, body: (fixture: EventBusFixture) => Promise<void>): Promise<void> {
+async function withFixture(
+  make: () => Promise<EventBusFixture>,
+  body: (fixture: EventBusFixture) => Promise<void>,
+): Promise<void> {
   const fixture = await make();
   try {
     await body(fixture);

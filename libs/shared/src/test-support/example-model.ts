@@ -7,6 +7,10 @@ export const EXAMPLE_MODEL_TEXT = readFileSync(new URL("./fixtures/example-env.j
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Loose = any;
 
-export function exampleModel(): { assetAdministrationShells: Loose[]; submodels: Loose[]; conceptDescriptions: Loose[] } {
+export function exampleModel(): {
+  assetAdministrationShells: Loose[];
+  submodels: Loose[];
+  conceptDescriptions: Loose[];
+} {
   return JSON.parse(EXAMPLE_MODEL_TEXT);
 }

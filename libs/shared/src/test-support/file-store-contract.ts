@@ -1,13 +1,17 @@
-import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
-import { MAX_FILE_PATH_LENGTH, type FileStore } from "../engine/ports/file-store.ts";
+import { after, describe, it } from "node:test";
+import { type FileStore, MAX_FILE_PATH_LENGTH } from "../engine/ports/file-store.ts";
 
 /**
  * The behaviour every FileStore implementation must show (memory, filesystem and Redis run it).
  * `makeStore` must return an EMPTY store each time; the suite closes every store it made.
  */
-export function fileStoreContract(name: string, makeStore: () => Promise<FileStore>, cleanup?: () => Promise<void>): void {
+export function fileStoreContract(
+  name: string,
+  makeStore: () => Promise<FileStore>,
+  cleanup?: () => Promise<void>,
+): void {
   const test = (title: string, body: (store: FileStore) => Promise<void>) =>
     it(title, async () => {
       const store = await makeStore();
@@ -56,29 +60,47 @@ export function fileStoreContract(name: string, makeStore: () => Promise<FileSto
     });
 
     test("lists by prefix, ordered by path, with sizes; clear empties the store", async (store) => {
-      for (const path of ["/b/2", "/a/1", "/b/1", "package:x"]) await store.put(path, { contentType: "text/plain", bytes: Buffer.from(path) });
+      for (const path of ["/b/2", "/a/1", "/b/1", "package:x"])
+        await store.put(path, { contentType: "text/plain", bytes: Buffer.from(path) });
       assert.deepEqual(
         (await store.list("/b/")).map((info) => info.path),
         ["/b/1", "/b/2"],
       );
       assert.deepEqual(await store.list("/a"), [{ path: "/a/1", contentType: "text/plain", size: 4 }]);
-      assert.deepEqual((await store.list()).map((info) => info.path), ["/a/1", "/b/1", "/b/2", "package:x"]);
+      assert.deepEqual(
+        (await store.list()).map((info) => info.path),
+        ["/a/1", "/b/1", "/b/2", "package:x"],
+      );
       await store.clear();
       assert.deepEqual(await store.list(), []);
       assert.equal(await store.get("/a/1"), undefined);
     });
 
     test("hostile paths are plain keys: each is its own file and nothing else is touched", async (store) => {
-      const paths = ["../../etc/passwd", "/aasx/../../x", "..", "C:\\Windows\\system.ini", "a\u0000b", "ümlaut/文件.pdf", "%2e%2e/x", "x".repeat(MAX_FILE_PATH_LENGTH)];
-      for (const [i, path] of paths.entries()) await store.put(path, { contentType: "text/plain", bytes: Buffer.from(String(i)) });
-      for (const [i, path] of paths.entries()) assert.equal(Buffer.from((await store.get(path))!.bytes).toString(), String(i), path.slice(0, 40));
+      const paths = [
+        "../../etc/passwd",
+        "/aasx/../../x",
+        "..",
+        "C:\\Windows\\system.ini",
+        "a\u0000b",
+        "ümlaut/文件.pdf",
+        "%2e%2e/x",
+        "x".repeat(MAX_FILE_PATH_LENGTH),
+      ];
+      for (const [i, path] of paths.entries())
+        await store.put(path, { contentType: "text/plain", bytes: Buffer.from(String(i)) });
+      for (const [i, path] of paths.entries())
+        assert.equal(Buffer.from((await store.get(path))!.bytes).toString(), String(i), path.slice(0, 40));
       assert.deepEqual((await store.list()).map((info) => info.path).sort(), [...paths].sort());
       assert.equal(await store.get("/etc/passwd"), undefined);
     });
 
     test("an empty or overlong path is refused", async (store) => {
       await assert.rejects(store.put("", { contentType: "text/plain", bytes: new Uint8Array(1) }), TypeError);
-      await assert.rejects(store.put("x".repeat(MAX_FILE_PATH_LENGTH + 1), { contentType: "text/plain", bytes: new Uint8Array(1) }), TypeError);
+      await assert.rejects(
+        store.put("x".repeat(MAX_FILE_PATH_LENGTH + 1), { contentType: "text/plain", bytes: new Uint8Array(1) }),
+        TypeError,
+      );
       await assert.rejects(store.get(""), TypeError);
     });
 

@@ -3,11 +3,12 @@
  * implementation: a keyed write runs once, repeats get the first reply, in one engine and across
  * engines (replicas) sharing the repository.
  */
-import { after, before, beforeEach, describe, test } from "node:test";
+
 import assert from "node:assert/strict";
+import { after, before, beforeEach, describe, test } from "node:test";
 import type { ChangeEvent, Command, CommandType, Reply } from "../contracts/index.ts";
-import { createEngine, createInProcessEventBus, type Engine, type Repository } from "../engine/index.ts";
 import { createIdempotency } from "../engine/idempotency.ts";
+import { createEngine, createInProcessEventBus, type Engine, type Repository } from "../engine/index.ts";
 import { EXAMPLE_MODEL_TEXT } from "./example-model.ts";
 
 const SUBMODEL = "https://example.org/submodels/technical-data-1";
@@ -20,16 +21,30 @@ export function idempotencyContract(name: string, makeRepository: () => Promise<
     let n = 0;
     let key: string;
 
-    const keyed = <T extends CommandType>(type: T, params: Command<T>["params"], fingerprint = `fp-${type}`, k = key): Command<T> =>
-      ({ type, params, origin: "test", idempotency: { key: k, fingerprint } }) as Command<T>;
+    const keyed = <T extends CommandType>(
+      type: T,
+      params: Command<T>["params"],
+      fingerprint = `fp-${type}`,
+      k = key,
+    ): Command<T> => ({ type, params, origin: "test", idempotency: { key: k, fingerprint } }) as Command<T>;
     const tags = async (on: Engine = engine) => {
-      const reply = await on.execute({ type: "GetSubmodelElementByPath", params: { submodelId: SUBMODEL, idShortPath: "Tags" } });
+      const reply = await on.execute({
+        type: "GetSubmodelElementByPath",
+        params: { submodelId: SUBMODEL, idShortPath: "Tags" },
+      });
       assert.ok(reply.ok);
       return (reply.value as { value?: unknown[] }).value ?? [];
     };
     const deleteFirstTag = () => keyed("DeleteSubmodelElementByPath", { submodelId: SUBMODEL, idShortPath: "Tags[0]" });
     const postProperty = (idShort: string, fingerprint?: string) =>
-      keyed("PostSubmodelElement", { submodelId: SUBMODEL, body: JSON.stringify({ modelType: "Property", idShort, valueType: "xs:int", value: "1" }) }, fingerprint);
+      keyed(
+        "PostSubmodelElement",
+        {
+          submodelId: SUBMODEL,
+          body: JSON.stringify({ modelType: "Property", idShort, valueType: "xs:int", value: "1" }),
+        },
+        fingerprint,
+      );
 
     before(async () => {
       repository = await makeRepository();
@@ -58,7 +73,10 @@ export function idempotencyContract(name: string, makeRepository: () => Promise<
       assert.equal((await tags()).length, before.length - 1);
       assert.equal(events.length, 1);
       // Without a key the same command does delete again: the key made the difference.
-      const unkeyed = await engine.execute({ type: "DeleteSubmodelElementByPath", params: { submodelId: SUBMODEL, idShortPath: "Tags[0]" } });
+      const unkeyed = await engine.execute({
+        type: "DeleteSubmodelElementByPath",
+        params: { submodelId: SUBMODEL, idShortPath: "Tags[0]" },
+      });
       assert.ok(unkeyed.ok);
       assert.equal((await tags()).length, before.length - 2);
     });
@@ -76,14 +94,19 @@ export function idempotencyContract(name: string, makeRepository: () => Promise<
       const other = await engine.execute(postProperty("Second", "fp-2"));
       assert.equal(other.ok, false);
       assert.equal(!other.ok && other.error.code, "unprocessable");
-      const missing = await engine.execute({ type: "GetSubmodelElementByPath", params: { submodelId: SUBMODEL, idShortPath: "Second" } });
+      const missing = await engine.execute({
+        type: "GetSubmodelElementByPath",
+        params: { submodelId: SUBMODEL, idShortPath: "Second" },
+      });
       assert.equal(!missing.ok && missing.error.code, "not-found");
     });
 
     test("concurrent duplicates: exactly one runs; the others answer its reply or 409", async () => {
       const before = await tags();
       const second = createEngine({ repository });
-      const replies = await Promise.all([engine, second, engine, second, engine].map((e) => e.execute(deleteFirstTag())));
+      const replies = await Promise.all(
+        [engine, second, engine, second, engine].map((e) => e.execute(deleteFirstTag())),
+      );
       assert.equal((await tags()).length, before.length - 1);
       const ok = replies.filter((r) => r.ok);
       assert.ok(ok.length >= 1, JSON.stringify(replies));
@@ -99,7 +122,9 @@ export function idempotencyContract(name: string, makeRepository: () => Promise<
     test("a repeat while the first is still running in this engine answers 409; once it answered, its reply", async () => {
       let releaseCommit!: () => void;
       const gate = new Promise<void>((resolve) => (releaseCommit = resolve));
-      const slow: Repository = Object.create(repository, { commit: { value: async (c: Parameters<Repository["commit"]>[0]) => (await gate, repository.commit(c)) } });
+      const slow: Repository = Object.create(repository, {
+        commit: { value: async (c: Parameters<Repository["commit"]>[0]) => (await gate, repository.commit(c)) },
+      });
       const slowEngine = createEngine({ repository: slow });
       const first = slowEngine.execute(deleteFirstTag());
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -124,28 +149,43 @@ export function idempotencyContract(name: string, makeRepository: () => Promise<
       const missing = keyed("DeleteSubmodelElementByPath", { submodelId: SUBMODEL, idShortPath: "Later" });
       const first = await engine.execute(missing);
       assert.equal(!first.ok && first.error.code, "not-found");
-      const created = await engine.execute({ type: "PostSubmodelElement", params: { submodelId: SUBMODEL, body: JSON.stringify({ modelType: "Property", idShort: "Later", valueType: "xs:int" }) } });
+      const created = await engine.execute({
+        type: "PostSubmodelElement",
+        params: {
+          submodelId: SUBMODEL,
+          body: JSON.stringify({ modelType: "Property", idShort: "Later", valueType: "xs:int" }),
+        },
+      });
       assert.ok(created.ok);
       const repeat = await engine.execute(missing);
       assert.ok(repeat.ok, JSON.stringify(repeat));
     });
 
     test("reads ignore the key; an invalid key is a bad request", async () => {
-      const read = await engine.execute(keyed("GetSubmodelElementByPath", { submodelId: SUBMODEL, idShortPath: "Tags" }));
+      const read = await engine.execute(
+        keyed("GetSubmodelElementByPath", { submodelId: SUBMODEL, idShortPath: "Tags" }),
+      );
       assert.ok(read.ok);
-      const tooLong = await engine.execute(keyed("DeleteSubmodelElementByPath", { submodelId: SUBMODEL, idShortPath: "Tags[0]" }, "fp", "k".repeat(300)));
+      const tooLong = await engine.execute(
+        keyed("DeleteSubmodelElementByPath", { submodelId: SUBMODEL, idShortPath: "Tags[0]" }, "fp", "k".repeat(300)),
+      );
       assert.equal(!tooLong.ok && tooLong.error.code, "bad-request");
     });
 
     test("committed but the reply was never stored (the process died): a repeat gets the reply rebuilt from the commit, and nothing runs again", async () => {
       const before = await tags();
       // The first engine commits, then "dies" before storing its reply.
-      const dying: Repository = Object.create(repository, { putIdempotencyReply: { value: async () => Promise.reject(new Error("process died")) } });
+      const dying: Repository = Object.create(repository, {
+        putIdempotencyReply: { value: async () => Promise.reject(new Error("process died")) },
+      });
       const first = await createEngine({ repository: dying }).execute(deleteFirstTag());
       assert.ok(first.ok);
       assert.equal((await repository.getIdempotencyRecord(key))?.reply, undefined);
       const rebuilder = createIdempotency(repository, { windowMs: 60_000 });
-      const rebuilt = await rebuilder.execute(deleteFirstTag(), async (): Promise<Reply<unknown>> => assert.fail("a committed command must not run again"));
+      const rebuilt = await rebuilder.execute(
+        deleteFirstTag(),
+        async (): Promise<Reply<unknown>> => assert.fail("a committed command must not run again"),
+      );
       assert.deepEqual(rebuilt, first);
       assert.deepEqual(await engine.execute(deleteFirstTag()), first);
       assert.equal((await tags()).length, before.length - 1);
@@ -155,17 +195,25 @@ export function idempotencyContract(name: string, makeRepository: () => Promise<
       const post = postProperty("Rebuilt");
       const created = await createEngine({ repository: dying }).execute(post);
       assert.ok(created.ok);
-      assert.deepEqual(await rebuilder.execute(post, async (): Promise<Reply<unknown>> => assert.fail("must not run again")), created);
+      assert.deepEqual(
+        await rebuilder.execute(post, async (): Promise<Reply<unknown>> => assert.fail("must not run again")),
+        created,
+      );
 
       // A write whose reply does not follow from its commit (here: two commits) answers 409 instead.
       key = `${key}-two`;
       const sm = "https://example.org/submodels/identification-1";
       const shells = await engine.execute({ type: "GetAllAssetAdministrationShells", params: {} });
-      const shell = ((shells.ok ? shells.value.items : []) as { id: string; submodels?: { keys: { value: string }[] }[] }[]).find((s) => s.submodels?.some((r) => r.keys[0]?.value === sm));
+      const shell = (
+        (shells.ok ? shells.value.items : []) as { id: string; submodels?: { keys: { value: string }[] }[] }[]
+      ).find((s) => s.submodels?.some((r) => r.keys[0]?.value === sm));
       assert.ok(shell, "a shell refers to the submodel");
       const scoped = keyed("DeleteSubmodelById", { submodelId: sm, aasId: shell.id });
       assert.ok((await createEngine({ repository: dying }).execute(scoped)).ok);
-      const unknown = await rebuilder.execute(scoped, async (): Promise<Reply<unknown>> => assert.fail("must not run again"));
+      const unknown = await rebuilder.execute(
+        scoped,
+        async (): Promise<Reply<unknown>> => assert.fail("must not run again"),
+      );
       assert.equal(!unknown.ok && unknown.error.code, "conflict");
     });
   });

@@ -1,5 +1,9 @@
 import type { ElementJson } from "../aas/index.ts";
-import type { MutableOperationProviderRegistry, OperationInvocation, OperationProvider } from "../engine/ports/index.ts";
+import type {
+  MutableOperationProviderRegistry,
+  OperationInvocation,
+  OperationProvider,
+} from "../engine/ports/index.ts";
 
 /**
  * A submodel of Operations and the in-process providers that run them, for tests of the invocation
@@ -16,7 +20,10 @@ const property = (idShort: string, valueType: string, value?: string): ElementJs
   ...(value !== undefined ? { value } : {}),
 });
 const variables = (...elements: ElementJson[]) => elements.map((value) => ({ value }));
-const operation = (idShort: string, io: { input?: ElementJson[]; output?: ElementJson[]; inoutput?: ElementJson[] }): ElementJson => ({
+const operation = (
+  idShort: string,
+  io: { input?: ElementJson[]; output?: ElementJson[]; inoutput?: ElementJson[] },
+): ElementJson => ({
   modelType: "Operation",
   idShort,
   ...(io.input ? { inputVariables: variables(...io.input) } : {}),
@@ -69,7 +76,10 @@ function valueOf(elements: ElementJson[], idShort: string): string | undefined {
   return elements.find((e) => e.idShort === idShort)?.value as string | undefined;
 }
 
-export function registerTestOperationProviders(registry: MutableOperationProviderRegistry, submodelId = OPERATIONS_SUBMODEL_ID): { observations: ProviderObservations; dispose(): void } {
+export function registerTestOperationProviders(
+  registry: MutableOperationProviderRegistry,
+  submodelId = OPERATIONS_SUBMODEL_ID,
+): { observations: ProviderObservations; dispose(): void } {
   const observations: ProviderObservations = { calls: [], aborted: [] };
   const observed = (provider: OperationProvider): OperationProvider => ({
     invoke(request) {
@@ -84,7 +94,10 @@ export function registerTestOperationProviders(registry: MutableOperationProvide
         const b = BigInt(valueOf(inputArguments, "b") ?? "0");
         const counter = BigInt(valueOf(inoutputArguments, "counter") ?? "0");
         return {
-          outputArguments: [property("sum", "xs:int", String(a + b)), property("big", "xs:long", `${a}${"0".repeat(17)}1`)],
+          outputArguments: [
+            property("sum", "xs:int", String(a + b)),
+            property("big", "xs:long", `${a}${"0".repeat(17)}1`),
+          ],
           inoutputArguments: [property("counter", "xs:int", String(counter + 1n))],
         };
       },
@@ -123,6 +136,8 @@ export function registerTestOperationProviders(registry: MutableOperationProvide
       },
     },
   };
-  const disposers = Object.entries(providers).map(([path, provider]) => registry.register(submodelId, path, observed(provider)));
+  const disposers = Object.entries(providers).map(([path, provider]) =>
+    registry.register(submodelId, path, observed(provider)),
+  );
   return { observations, dispose: () => disposers.forEach((dispose) => dispose()) };
 }

@@ -3,11 +3,24 @@
  * Redis in the model-store): handles live in the repository, so two engines on one repository
  * behave like two model-store replicas.
  */
-import { after, afterEach, before, beforeEach, describe, test } from "node:test";
+
 import assert from "node:assert/strict";
+import { after, afterEach, before, beforeEach, describe, test } from "node:test";
 import type { ChangeEvent, Command, CommandResult, CommandType, OperationResult, Reply } from "../contracts/index.ts";
-import { createEngine, createInProcessEventBus, createOperationProviderRegistry, type Engine, type EngineOptions, type Repository } from "../engine/index.ts";
-import { OPERATIONS_SUBMODEL_ID as SM, operationsSubmodel, registerTestOperationProviders, type ProviderObservations } from "./operation-fixtures.ts";
+import {
+  createEngine,
+  createInProcessEventBus,
+  createOperationProviderRegistry,
+  type Engine,
+  type EngineOptions,
+  type Repository,
+} from "../engine/index.ts";
+import {
+  operationsSubmodel,
+  type ProviderObservations,
+  registerTestOperationProviders,
+  OPERATIONS_SUBMODEL_ID as SM,
+} from "./operation-fixtures.ts";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -30,7 +43,11 @@ export function operationsContract(name: string, makeRepository: () => Promise<R
       return started;
     }
 
-    const run = <T extends CommandType>(type: T, params: Command<T>["params"], on = engine): Promise<Reply<CommandResult<T>>> =>
+    const run = <T extends CommandType>(
+      type: T,
+      params: Command<T>["params"],
+      on = engine,
+    ): Promise<Reply<CommandResult<T>>> =>
       on.execute({ type, params, origin: "test", correlationId: "corr-1" } as Command<T>);
     async function ok<T extends CommandType>(type: T, params: Command<T>["params"], on = engine) {
       const reply = await run(type, params, on);
@@ -46,10 +63,15 @@ export function operationsContract(name: string, makeRepository: () => Promise<R
       }
     }
     const invoke = async (idShortPath: string, request: unknown, valueOnly = false, on = engine) =>
-      (await ok("InvokeOperation", { submodelId: SM, idShortPath, body: JSON.stringify(request), valueOnly }, on)) as OperationResult;
+      (await ok(
+        "InvokeOperation",
+        { submodelId: SM, idShortPath, body: JSON.stringify(request), valueOnly },
+        on,
+      )) as OperationResult;
     const invokeAsync = async (idShortPath: string, request: unknown, on = engine) =>
       (await ok("InvokeOperationAsync", { submodelId: SM, idShortPath, body: JSON.stringify(request) }, on)).handleId;
-    const status = (idShortPath: string, handleId: string, on = engine) => ok("GetOperationAsyncStatus", { submodelId: SM, idShortPath, handleId }, on);
+    const status = (idShortPath: string, handleId: string, on = engine) =>
+      ok("GetOperationAsyncStatus", { submodelId: SM, idShortPath, handleId }, on);
     const result = async (idShortPath: string, handleId: string, on = engine) =>
       (await ok("GetOperationAsyncResult", { submodelId: SM, idShortPath, handleId }, on)) as OperationResult;
     async function untilFinished(idShortPath: string, handleId: string, on = engine, timeoutMs = 5000) {
@@ -61,8 +83,11 @@ export function operationsContract(name: string, makeRepository: () => Promise<R
         await sleep(20);
       }
     }
-    const arg = (idShort: string, valueType: string, value: string) => ({ value: { modelType: "Property", idShort, valueType, value } });
-    const values = (variables: { value: Record<string, unknown> }[] | undefined) => Object.fromEntries((variables ?? []).map((v) => [v.value.idShort, v.value.value]));
+    const arg = (idShort: string, valueType: string, value: string) => ({
+      value: { modelType: "Property", idShort, valueType, value },
+    });
+    const values = (variables: { value: Record<string, unknown> }[] | undefined) =>
+      Object.fromEntries((variables ?? []).map((v) => [v.value.idShort, v.value.value]));
     const operationEvents = () => events.filter((e) => e.kind.startsWith("operation."));
 
     before(async () => {
@@ -85,7 +110,10 @@ export function operationsContract(name: string, makeRepository: () => Promise<R
     });
 
     test("sync, full form: outputs, in-out round trip, one invoked and one finished event with seq", async () => {
-      const r = await invoke("Add", { inputArguments: [arg("a", "xs:int", "2"), arg("b", "xs:int", "3")], inoutputArguments: [arg("counter", "xs:int", "41")] });
+      const r = await invoke("Add", {
+        inputArguments: [arg("a", "xs:int", "2"), arg("b", "xs:int", "3")],
+        inoutputArguments: [arg("counter", "xs:int", "41")],
+      });
       assert.equal(r.executionState, "Completed");
       assert.equal(r.success, true);
       assert.deepEqual(values(r.outputArguments), { sum: "5", big: "2000000000000000001" });
@@ -122,7 +150,13 @@ export function operationsContract(name: string, makeRepository: () => Promise<R
       assert.deepEqual(parsed.inoutputArguments, { counter: 10 });
       // The provider saw every declared argument, in declaration order.
       const call = observations.calls.at(-1)!;
-      assert.deepEqual(call.inputArguments.map((e) => [e.idShort, e.value]), [["a", "2"], ["b", "7"]]);
+      assert.deepEqual(
+        call.inputArguments.map((e) => [e.idShort, e.value]),
+        [
+          ["a", "2"],
+          ["b", "7"],
+        ],
+      );
     });
 
     test("an Operation inside a collection is addressed by its idShortPath", async () => {
@@ -132,22 +166,70 @@ export function operationsContract(name: string, makeRepository: () => Promise<R
 
     test("requests that do not fit the Operation are refused before anything runs", async () => {
       const body = (request: unknown) => ({ submodelId: SM, idShortPath: "Add", body: JSON.stringify(request) });
-      await fails("InvokeOperation", body({ inputArguments: [arg("c", "xs:int", "1")] }), "bad-request", /'c' is not a declared input variable.*'a', 'b'/);
-      await fails("InvokeOperation", body({ inputArguments: [arg("a", "xs:string", "1")] }), "bad-request", /valueType xs:int/);
-      await fails("InvokeOperation", body({ inputArguments: [{ value: { modelType: "Range", idShort: "a", valueType: "xs:int" } }] }), "bad-request", /must be a Property/);
-      await fails("InvokeOperation", body({ inputArguments: [arg("a", "xs:int", "1"), arg("a", "xs:int", "2")] }), "bad-request", /more than once/);
-      await fails("InvokeOperation", body({ inoutputArguments: [arg("a", "xs:int", "1")] }), "bad-request", /not a declared inoutput variable/);
+      await fails(
+        "InvokeOperation",
+        body({ inputArguments: [arg("c", "xs:int", "1")] }),
+        "bad-request",
+        /'c' is not a declared input variable.*'a', 'b'/,
+      );
+      await fails(
+        "InvokeOperation",
+        body({ inputArguments: [arg("a", "xs:string", "1")] }),
+        "bad-request",
+        /valueType xs:int/,
+      );
+      await fails(
+        "InvokeOperation",
+        body({ inputArguments: [{ value: { modelType: "Range", idShort: "a", valueType: "xs:int" } }] }),
+        "bad-request",
+        /must be a Property/,
+      );
+      await fails(
+        "InvokeOperation",
+        body({ inputArguments: [arg("a", "xs:int", "1"), arg("a", "xs:int", "2")] }),
+        "bad-request",
+        /more than once/,
+      );
+      await fails(
+        "InvokeOperation",
+        body({ inoutputArguments: [arg("a", "xs:int", "1")] }),
+        "bad-request",
+        /not a declared inoutput variable/,
+      );
       await fails("InvokeOperation", body({ inputArguments: [arg("a", "xs:int", "twelve")] }), "validation");
       await fails("InvokeOperation", body({ inputArguments: { a: 1 } }), "bad-request", /list of OperationVariables/);
-      await fails("InvokeOperation", body({ inputArguments: [{ value: {}, extra: 1 }] }), "bad-request", /only "value"/);
+      await fails(
+        "InvokeOperation",
+        body({ inputArguments: [{ value: {}, extra: 1 }] }),
+        "bad-request",
+        /only "value"/,
+      );
       await fails("InvokeOperation", body({ clientTimeoutDuration: "30 seconds" }), "bad-request", /xs:duration/);
       await fails("InvokeOperation", body({ clientTimeoutDuration: "-PT1S" }), "bad-request", /negative/);
       await fails("InvokeOperation", body({ requestId: "x" }), "bad-request", /Unknown property 'requestId'/);
       await fails("InvokeOperation", { submodelId: SM, idShortPath: "Add", body: "{not json" }, "bad-request");
-      await fails("InvokeOperation", { submodelId: SM, idShortPath: "Add", body: '{"inputArguments": {"a": "x"}}', valueOnly: true }, "bad-request");
-      await fails("InvokeOperation", { submodelId: SM, idShortPath: "Add", body: '{"inputArguments": {"zz": 1}}', valueOnly: true }, "bad-request", /'zz' is not a declared/);
-      await fails("InvokeOperationAsync", { submodelId: SM, idShortPath: "Add", body: '{"clientTimeoutDuration": "soon"}' }, "bad-request");
-      await fails("InvokeOperation", { submodelId: SM, idShortPath: "NotAnOperation", body: "{}" }, "method-not-allowed", /is a Property/);
+      await fails(
+        "InvokeOperation",
+        { submodelId: SM, idShortPath: "Add", body: '{"inputArguments": {"a": "x"}}', valueOnly: true },
+        "bad-request",
+      );
+      await fails(
+        "InvokeOperation",
+        { submodelId: SM, idShortPath: "Add", body: '{"inputArguments": {"zz": 1}}', valueOnly: true },
+        "bad-request",
+        /'zz' is not a declared/,
+      );
+      await fails(
+        "InvokeOperationAsync",
+        { submodelId: SM, idShortPath: "Add", body: '{"clientTimeoutDuration": "soon"}' },
+        "bad-request",
+      );
+      await fails(
+        "InvokeOperation",
+        { submodelId: SM, idShortPath: "NotAnOperation", body: "{}" },
+        "method-not-allowed",
+        /is a Property/,
+      );
       await fails("InvokeOperationAsync", { submodelId: SM, idShortPath: "Folder", body: "{}" }, "method-not-allowed");
       await fails("InvokeOperation", { submodelId: SM, idShortPath: "Missing", body: "{}" }, "not-found");
       await fails("InvokeOperation", { submodelId: "urn:nobody", idShortPath: "Add", body: "{}" }, "not-found");
@@ -182,7 +264,11 @@ export function operationsContract(name: string, makeRepository: () => Promise<R
 
     test("clientTimeoutDuration bounds a sync call: Timeout, the provider is aborted, its late answer changes nothing", async () => {
       const started = Date.now();
-      const r = await invoke("Slow", { inputArguments: [arg("delayMs", "xs:int", "3000")], inoutputArguments: [], clientTimeoutDuration: "PT0.2S" });
+      const r = await invoke("Slow", {
+        inputArguments: [arg("delayMs", "xs:int", "3000")],
+        inoutputArguments: [],
+        clientTimeoutDuration: "PT0.2S",
+      });
       const took = Date.now() - started;
       assert.equal(r.executionState, "Timeout");
       assert.equal(r.success, false);
@@ -194,16 +280,25 @@ export function operationsContract(name: string, makeRepository: () => Promise<R
     });
 
     test("a result that arrives before the time-out stands; the time-out never replaces it", async () => {
-      const r = await invoke("Slow", { inputArguments: [arg("delayMs", "xs:int", "20")], clientTimeoutDuration: "PT0.3S" });
+      const r = await invoke("Slow", {
+        inputArguments: [arg("delayMs", "xs:int", "20")],
+        clientTimeoutDuration: "PT0.3S",
+      });
       assert.equal(r.executionState, "Completed");
       await sleep(400);
       assert.equal(observations.aborted.length, 0);
       const finished = operationEvents().filter((e) => e.kind === "operation.finished");
-      assert.deepEqual(finished.map((e) => (e.payload as { result: OperationResult }).result.executionState), ["Completed"]);
+      assert.deepEqual(
+        finished.map((e) => (e.payload as { result: OperationResult }).result.executionState),
+        ["Completed"],
+      );
     });
 
     test("async: the handle goes Initiated/Running → Completed; results in both forms; the client time-out is ignored", async () => {
-      const handleId = await invokeAsync("Slow", { inputArguments: [arg("delayMs", "xs:int", "300")], clientTimeoutDuration: "PT0.05S" });
+      const handleId = await invokeAsync("Slow", {
+        inputArguments: [arg("delayMs", "xs:int", "300")],
+        clientTimeoutDuration: "PT0.05S",
+      });
       assert.match(handleId, /^[0-9a-f-]{36}$/);
       const early = await status("Slow", handleId);
       assert.equal(early.finished, false);
@@ -213,10 +308,22 @@ export function operationsContract(name: string, makeRepository: () => Promise<R
       const final = await untilFinished("Slow", handleId);
       assert.deepEqual(final, { messages: [], executionState: "Completed", success: true });
       assert.deepEqual(values((await result("Slow", handleId)).outputArguments), { done: "true" });
-      const valueOnly = await ok("GetOperationAsyncResult", { submodelId: SM, idShortPath: "Slow", handleId, valueOnly: true });
+      const valueOnly = await ok("GetOperationAsyncResult", {
+        submodelId: SM,
+        idShortPath: "Slow",
+        handleId,
+        valueOnly: true,
+      });
       assert.deepEqual(JSON.parse((valueOnly as { rawJson: string }).rawJson).outputArguments, { done: true });
-      const kinds = operationEvents().map((e) => [e.kind, (e.payload as { invocationId: string; async: boolean }).invocationId, (e.payload as { async: boolean }).async]);
-      assert.deepEqual(kinds, [["operation.invoked", handleId, true], ["operation.finished", handleId, true]]);
+      const kinds = operationEvents().map((e) => [
+        e.kind,
+        (e.payload as { invocationId: string; async: boolean }).invocationId,
+        (e.payload as { async: boolean }).async,
+      ]);
+      assert.deepEqual(kinds, [
+        ["operation.invoked", handleId, true],
+        ["operation.finished", handleId, true],
+      ]);
     });
 
     test("async failures end Failed; in-out arguments come back on every end", async () => {
@@ -233,8 +340,17 @@ export function operationsContract(name: string, makeRepository: () => Promise<R
       const handleId = await invokeAsync("Add", {});
       await untilFinished("Add", handleId);
       await fails("GetOperationAsyncStatus", { submodelId: SM, idShortPath: "Slow", handleId }, "not-found");
-      await fails("GetOperationAsyncResult", { submodelId: SM, idShortPath: "Add", handleId: "nope" }, "not-found", /unknown, or expired/);
-      await fails("GetOperationAsyncStatus", { submodelId: SM, idShortPath: "Add", handleId, aasId: "urn:no-shell" }, "not-found");
+      await fails(
+        "GetOperationAsyncResult",
+        { submodelId: SM, idShortPath: "Add", handleId: "nope" },
+        "not-found",
+        /unknown, or expired/,
+      );
+      await fails(
+        "GetOperationAsyncStatus",
+        { submodelId: SM, idShortPath: "Add", handleId, aasId: "urn:no-shell" },
+        "not-found",
+      );
     });
 
     test("another engine on the same repository answers for the handle (any replica, any gateway)", async () => {
@@ -247,10 +363,24 @@ export function operationsContract(name: string, makeRepository: () => Promise<R
 
     test("a handle whose runner is gone is marked Failed by the next reader, once", async () => {
       const record = (handleId: string, owner: string) =>
-        JSON.stringify({ handleId, submodelId: SM, idShortPath: "Slow", owner, createdAt: new Date().toISOString(), result: { messages: [], executionState: "Running" }, inoutputArguments: [] });
+        JSON.stringify({
+          handleId,
+          submodelId: SM,
+          idShortPath: "Slow",
+          owner,
+          createdAt: new Date().toISOString(),
+          result: { messages: [], executionState: "Running" },
+          inoutputArguments: [],
+        });
       await repository.renewOperationRunner("alive-runner", 60_000);
-      await repository.putOperationHandle("alive", record("alive", "alive-runner"), { ttlMs: 60_000, expectedVersion: null });
-      await repository.putOperationHandle("orphan", record("orphan", "crashed-runner"), { ttlMs: 60_000, expectedVersion: null });
+      await repository.putOperationHandle("alive", record("alive", "alive-runner"), {
+        ttlMs: 60_000,
+        expectedVersion: null,
+      });
+      await repository.putOperationHandle("orphan", record("orphan", "crashed-runner"), {
+        ttlMs: 60_000,
+        expectedVersion: null,
+      });
       assert.equal((await status("Slow", "alive")).finished, false);
       const orphan = await status("Slow", "orphan");
       assert.equal(orphan.finished, true);
@@ -264,7 +394,10 @@ export function operationsContract(name: string, makeRepository: () => Promise<R
       let stalledRenewals = false;
       // The same store, except that renewals stop arriving: a process that hangs or lost its network.
       const stallable: Repository = Object.create(repository, {
-        renewOperationRunner: { value: (id: string, ttlMs: number) => (stalledRenewals ? Promise.resolve() : repository.renewOperationRunner(id, ttlMs)) },
+        renewOperationRunner: {
+          value: (id: string, ttlMs: number) =>
+            stalledRenewals ? Promise.resolve() : repository.renewOperationRunner(id, ttlMs),
+        },
       });
       const stalled = startEngine({ repository: stallable, operationLeaseMs: 150 });
       const handleId = await invokeAsync("Slow", { inputArguments: [arg("delayMs", "xs:int", "60000")] }, stalled);

@@ -1,14 +1,26 @@
-import { describe, it, after } from "node:test";
 import assert from "node:assert/strict";
+import { after, describe, it } from "node:test";
 import type { ChangeEventDraft } from "../contracts/index.ts";
-import { batchRevision, type Commit, type CommitOp, type CommitPrecondition, type IdentifiableKind, type Repository, type StoredElement } from "../engine/ports/index.ts";
+import {
+  batchRevision,
+  type Commit,
+  type CommitOp,
+  type CommitPrecondition,
+  type IdentifiableKind,
+  type Repository,
+  type StoredElement,
+} from "../engine/ports/index.ts";
 
 /**
  * The behaviour every Repository implementation must show (memory and Redis both run it).
  * `makeRepository` must return an EMPTY repository each time (e.g. a fresh key prefix);
  * the suite closes every repository it made. `cleanup` runs once after the suite.
  */
-export function repositoryContract(name: string, makeRepository: () => Promise<Repository>, cleanup?: () => Promise<void>): void {
+export function repositoryContract(
+  name: string,
+  makeRepository: () => Promise<Repository>,
+  cleanup?: () => Promise<void>,
+): void {
   const test = (title: string, body: (repo: Repository) => Promise<void>) =>
     it(title, async () => {
       const repo = await makeRepository();
@@ -25,12 +37,16 @@ export function repositoryContract(name: string, makeRepository: () => Promise<R
     test("puts, gets, lists and counts identifiables of each kind", async (repo) => {
       const kinds: IdentifiableKind[] = ["shell", "submodel", "concept-description"];
       for (const kind of kinds) {
-        for (let i = 0; i < 3; i++) await ok(repo, [], [putIdentifiable(kind, `${kind}-${i}`, { id: `${kind}-${i}`, n: i })]);
+        for (let i = 0; i < 3; i++)
+          await ok(repo, [], [putIdentifiable(kind, `${kind}-${i}`, { id: `${kind}-${i}`, n: i })]);
       }
       for (const kind of kinds) {
         assert.equal(await repo.countIdentifiables(kind), 3);
         const page = await repo.listIdentifiables(kind, { limit: 10 });
-        assert.deepEqual(page.items.map((i) => i.id), [`${kind}-0`, `${kind}-1`, `${kind}-2`]);
+        assert.deepEqual(
+          page.items.map((i) => i.id),
+          [`${kind}-0`, `${kind}-1`, `${kind}-2`],
+        );
         assert.equal(page.cursor, undefined);
         assert.ok(page.items.every((i) => i.kind === kind));
         const stored = await repo.getIdentifiable(kind, `${kind}-1`);
@@ -46,14 +62,20 @@ export function repositoryContract(name: string, makeRepository: () => Promise<R
     test("replacing an identifiable keeps its place; deleting removes it everywhere", async (repo) => {
       for (const id of ["a", "b", "c"]) await ok(repo, [], [putIdentifiable("shell", id, { id })]);
       await ok(repo, [], [putIdentifiable("shell", "a", { id: "a", v: 2 })]);
-      assert.deepEqual((await repo.listIdentifiables("shell", { limit: 10 })).items.map((i) => i.id), ["a", "b", "c"]);
+      assert.deepEqual(
+        (await repo.listIdentifiables("shell", { limit: 10 })).items.map((i) => i.id),
+        ["a", "b", "c"],
+      );
       await ok(repo, [], [{ op: "delete-identifiable", kind: "shell", id: "b" }]);
       assert.equal(await repo.getIdentifiable("shell", "b"), undefined);
       assert.equal(await repo.kindOf("b"), undefined);
       assert.equal(await repo.countIdentifiables("shell"), 2);
       // Re-created after a delete: it is new, so it goes to the end.
       await ok(repo, [], [putIdentifiable("shell", "b", { id: "b" })]);
-      assert.deepEqual((await repo.listIdentifiables("shell", { limit: 10 })).items.map((i) => i.id), ["a", "c", "b"]);
+      assert.deepEqual(
+        (await repo.listIdentifiables("shell", { limit: 10 })).items.map((i) => i.id),
+        ["a", "c", "b"],
+      );
     });
 
     test("idempotency: the commit claims the key atomically; a second claim fails and writes nothing", async (repo) => {
@@ -68,13 +90,19 @@ export function repositoryContract(name: string, makeRepository: () => Promise<R
       const record = await repo.getIdempotencyRecord("k1");
       assert.equal(record?.fingerprint, "fp-a");
       assert.equal(record?.seq, first.seq);
-      assert.ok(record?.committedAt !== undefined && Math.abs(record.committedAt - Date.now()) < 5000, `committedAt ${record?.committedAt}`);
+      assert.ok(
+        record?.committedAt !== undefined && Math.abs(record.committedAt - Date.now()) < 5000,
+        `committedAt ${record?.committedAt}`,
+      );
       assert.deepEqual(JSON.parse(record?.event ?? "null"), draft);
       assert.equal(record?.reply, undefined);
 
       const seqBefore = await repo.currentSeq();
       const second = await repo.commit({
-        preconditions: [{ on: "id-free", id: "urn:other" }, { on: "idempotency-key-free", key: "k1" }],
+        preconditions: [
+          { on: "id-free", id: "urn:other" },
+          { on: "idempotency-key-free", key: "k1" },
+        ],
         ops: [putIdentifiable("shell", "urn:other", { id: "urn:other" })],
         event: draft,
         idempotency: { key: "k1", fingerprint: "fp-b", ttlMs: 60_000 },
@@ -84,7 +112,11 @@ export function repositoryContract(name: string, makeRepository: () => Promise<R
       assert.equal(await repo.getIdentifiable("shell", "urn:other"), undefined);
       assert.equal((await repo.getIdempotencyRecord("k1"))?.fingerprint, "fp-a");
       // Another key is free.
-      const third = await repo.commit({ preconditions: [{ on: "idempotency-key-free", key: "k2" }], ops: [], event: draft });
+      const third = await repo.commit({
+        preconditions: [{ on: "idempotency-key-free", key: "k2" }],
+        ops: [],
+        event: draft,
+      });
       assert.ok(third.ok);
     });
 
@@ -106,24 +138,45 @@ export function repositoryContract(name: string, makeRepository: () => Promise<R
     test("idempotency: the reply is stored under the claimed key, not over another fingerprint, and expires", async (repo) => {
       // A reply for a key no commit claimed creates the record.
       await repo.putIdempotencyReply("unclaimed", "fp-u", '{"ok":true,"value":1}', 60_000);
-      assert.deepEqual(await repo.getIdempotencyRecord("unclaimed"), { fingerprint: "fp-u", reply: '{"ok":true,"value":1}' });
+      assert.deepEqual(await repo.getIdempotencyRecord("unclaimed"), {
+        fingerprint: "fp-u",
+        reply: '{"ok":true,"value":1}',
+      });
 
-      const claimed = await repo.commit({ preconditions: [], ops: [], event: draft, idempotency: { key: "c", fingerprint: "fp-c", ttlMs: 60_000 } });
+      const claimed = await repo.commit({
+        preconditions: [],
+        ops: [],
+        event: draft,
+        idempotency: { key: "c", fingerprint: "fp-c", ttlMs: 60_000 },
+      });
       assert.ok(claimed.ok);
       await repo.putIdempotencyReply("c", "fp-other", '{"ok":false}', 60_000);
-      assert.equal((await repo.getIdempotencyRecord("c"))?.reply, undefined, "another fingerprint leaves the record alone");
+      assert.equal(
+        (await repo.getIdempotencyRecord("c"))?.reply,
+        undefined,
+        "another fingerprint leaves the record alone",
+      );
       await repo.putIdempotencyReply("c", "fp-c", '{"ok":true,"value":null}', 60_000);
       const stored = await repo.getIdempotencyRecord("c");
       assert.equal(stored?.fingerprint, "fp-c");
       assert.equal(stored?.seq, claimed.seq);
       assert.equal(stored?.reply, '{"ok":true,"value":null}');
 
-      const short = await repo.commit({ preconditions: [], ops: [], event: draft, idempotency: { key: "short", fingerprint: "fp", ttlMs: 150 } });
+      const short = await repo.commit({
+        preconditions: [],
+        ops: [],
+        event: draft,
+        idempotency: { key: "short", fingerprint: "fp", ttlMs: 150 },
+      });
       assert.ok(short.ok);
       assert.ok(await repo.getIdempotencyRecord("short"));
       await sleep(300);
       assert.equal(await repo.getIdempotencyRecord("short"), undefined);
-      const again = await repo.commit({ preconditions: [{ on: "idempotency-key-free", key: "short" }], ops: [], event: draft });
+      const again = await repo.commit({
+        preconditions: [{ on: "idempotency-key-free", key: "short" }],
+        ops: [],
+        event: draft,
+      });
       assert.ok(again.ok, "an expired key is free again");
       await repo.clear();
       assert.equal(await repo.getIdempotencyRecord("c"), undefined, "clear() removes idempotency records");
@@ -131,7 +184,15 @@ export function repositoryContract(name: string, makeRepository: () => Promise<R
 
     test("id-free holds across kinds", async (repo) => {
       await ok(repo, [], [putIdentifiable("concept-description", "urn:x", {})]);
-      const result = await repo.commit(commit([{ on: "id-free", id: "fresh" }, { on: "id-free", id: "urn:x" }], [putIdentifiable("shell", "urn:x", {})]));
+      const result = await repo.commit(
+        commit(
+          [
+            { on: "id-free", id: "fresh" },
+            { on: "id-free", id: "urn:x" },
+          ],
+          [putIdentifiable("shell", "urn:x", {})],
+        ),
+      );
       assert.deepEqual(result, { ok: false, failed: 1 });
       assert.equal(await repo.getIdentifiable("shell", "urn:x"), undefined);
       assert.equal(await repo.kindOf("urn:x"), "concept-description");
@@ -141,7 +202,11 @@ export function repositoryContract(name: string, makeRepository: () => Promise<R
 
     test("revision = seq; seq is gap-free; a failed precondition writes nothing and uses no seq", async (repo) => {
       const start = await repo.currentSeq();
-      const first = await ok(repo, [{ on: "identifiable", kind: "submodel", id: "sm", revision: null }], [putIdentifiable("submodel", "sm", { v: 1 })]);
+      const first = await ok(
+        repo,
+        [{ on: "identifiable", kind: "submodel", id: "sm", revision: null }],
+        [putIdentifiable("submodel", "sm", { v: 1 })],
+      );
       assert.equal(first.seq, start + 1);
       assert.equal((await repo.getIdentifiable("submodel", "sm"))?.revision, start + 1);
 
@@ -159,12 +224,21 @@ export function repositoryContract(name: string, makeRepository: () => Promise<R
       assert.equal((await repo.getIdentifiable("submodel", "sm"))?.json, JSON.stringify({ v: 1 }));
       assert.equal(await repo.getIdentifiable("shell", "lost"), undefined);
 
-      const absent = await repo.commit(commit([{ on: "identifiable", kind: "submodel", id: "sm", revision: null }], [putIdentifiable("submodel", "sm", {})]));
+      const absent = await repo.commit(
+        commit(
+          [{ on: "identifiable", kind: "submodel", id: "sm", revision: null }],
+          [putIdentifiable("submodel", "sm", {})],
+        ),
+      );
       assert.deepEqual(absent, { ok: false, failed: 0 });
       const missing = await repo.commit(commit([{ on: "identifiable", kind: "shell", id: "nope", revision: 1 }], []));
       assert.deepEqual(missing, { ok: false, failed: 0 });
 
-      const second = await ok(repo, [{ on: "identifiable", kind: "submodel", id: "sm", revision: start + 1 }], [putIdentifiable("submodel", "sm", { v: 2 })]);
+      const second = await ok(
+        repo,
+        [{ on: "identifiable", kind: "submodel", id: "sm", revision: start + 1 }],
+        [putIdentifiable("submodel", "sm", { v: 2 })],
+      );
       assert.equal(second.seq, start + 2);
       const third = await ok(repo, [], [putIdentifiable("shell", "other", {})]);
       assert.equal(third.seq, start + 3);
@@ -177,12 +251,26 @@ export function repositoryContract(name: string, makeRepository: () => Promise<R
       const created = await ok(repo, [], [insert("sm", "", "a", { a: 1 })]);
       const [a] = await repo.getElements("sm", ["a"]);
       assert.equal(a?.revision, created.seq);
-      assert.deepEqual(await repo.commit(commit([{ on: "element", submodelId: "sm", path: "a", revision: null }], [])), { ok: false, failed: 0 });
-      assert.deepEqual(await repo.commit(commit([{ on: "element", submodelId: "sm", path: "a", revision: created.seq + 7 }], [])), { ok: false, failed: 0 });
-      assert.deepEqual(await repo.commit(commit([{ on: "element", submodelId: "sm", path: "b", revision: 1 }], [])), { ok: false, failed: 0 });
-      const updated = await ok(repo, [{ on: "element", submodelId: "sm", path: "a", revision: created.seq }, { on: "element", submodelId: "sm", path: "b", revision: null }], [
-        { op: "put-element", submodelId: "sm", path: "a", json: '{"a":2}' },
-      ]);
+      assert.deepEqual(
+        await repo.commit(commit([{ on: "element", submodelId: "sm", path: "a", revision: null }], [])),
+        { ok: false, failed: 0 },
+      );
+      assert.deepEqual(
+        await repo.commit(commit([{ on: "element", submodelId: "sm", path: "a", revision: created.seq + 7 }], [])),
+        { ok: false, failed: 0 },
+      );
+      assert.deepEqual(await repo.commit(commit([{ on: "element", submodelId: "sm", path: "b", revision: 1 }], [])), {
+        ok: false,
+        failed: 0,
+      });
+      const updated = await ok(
+        repo,
+        [
+          { on: "element", submodelId: "sm", path: "a", revision: created.seq },
+          { on: "element", submodelId: "sm", path: "b", revision: null },
+        ],
+        [{ op: "put-element", submodelId: "sm", path: "a", json: '{"a":2}' }],
+      );
       const [again] = await repo.getElements("sm", ["a"]);
       assert.equal(again?.json, '{"a":2}');
       assert.equal(again?.revision, updated.seq);
@@ -191,8 +279,18 @@ export function repositoryContract(name: string, makeRepository: () => Promise<R
 
     test("a batch applies its commits in order, each with its own seq; a failed one writes nothing", async (repo) => {
       const created = await ok(repo, [], [insert("sm", "", "a", { a: 0 }), insert("sm", "", "b", { b: 0 })]);
-      const at = (path: string, revision: number | null): CommitPrecondition => ({ on: "element", submodelId: "sm", path, revision });
-      const put = (path: string, value: unknown): CommitOp => ({ op: "put-element", submodelId: "sm", path, json: JSON.stringify(value) });
+      const at = (path: string, revision: number | null): CommitPrecondition => ({
+        on: "element",
+        submodelId: "sm",
+        path,
+        revision,
+      });
+      const put = (path: string, value: unknown): CommitOp => ({
+        op: "put-element",
+        submodelId: "sm",
+        path,
+        json: JSON.stringify(value),
+      });
       const results = await repo.commitBatch([
         commit([at("a", created.seq)], [put("a", { a: 1 })]),
         // the state commit 0 leaves: holds
@@ -204,7 +302,10 @@ export function repositoryContract(name: string, makeRepository: () => Promise<R
         // independent of the failures before it
         commit([at("b", created.seq)], [put("b", { b: 1 })]),
       ]);
-      assert.deepEqual(results.map((r) => (r.ok ? r.seq : `failed ${r.failed}`)), [created.seq + 1, created.seq + 2, "failed 0", "failed 0", created.seq + 3]);
+      assert.deepEqual(
+        results.map((r) => (r.ok ? r.seq : `failed ${r.failed}`)),
+        [created.seq + 1, created.seq + 2, "failed 0", "failed 0", created.seq + 3],
+      );
       const [a, b] = await repo.getElements("sm", ["a", "b"]);
       assert.equal(a?.json, '{"a":2}');
       assert.equal(a?.revision, created.seq + 2);
@@ -220,12 +321,18 @@ export function repositoryContract(name: string, makeRepository: () => Promise<R
       const writes = Array.from({ length: 40 }, (_, i) =>
         i % 2 === 0
           ? repo.commit(commit([], [{ op: "put-element", submodelId: "sm", path: "n", json: String(i) }]))
-          : repo.commitBatch([commit([], [{ op: "put-element", submodelId: "sm", path: "n", json: String(i) }]), commit([], [{ op: "touch-element", submodelId: "sm", path: "n" }])]),
+          : repo.commitBatch([
+              commit([], [{ op: "put-element", submodelId: "sm", path: "n", json: String(i) }]),
+              commit([], [{ op: "touch-element", submodelId: "sm", path: "n" }]),
+            ]),
       );
       const settled = await Promise.all(writes);
       const seqs = settled.flatMap((r) => (Array.isArray(r) ? r : [r])).map((r) => (r.ok ? r.seq : -1));
       assert.equal(new Set(seqs).size, 60, "every commit got its own seq");
-      assert.ok(seqs.every((s, i) => i === 0 || s > seqs[i - 1]!), "in the order they were handed in");
+      assert.ok(
+        seqs.every((s, i) => i === 0 || s > seqs[i - 1]!),
+        "in the order they were handed in",
+      );
       const [n] = await repo.getElements("sm", ["n"]);
       assert.equal(n?.json, "39");
       assert.equal(n?.revision, Math.max(...seqs));
@@ -241,13 +348,26 @@ export function repositoryContract(name: string, makeRepository: () => Promise<R
         correlationId: "c-1",
         time: "2026-01-01T00:00:00.000Z",
       };
-      const result = await repo.commit({ preconditions: [], ops: [putIdentifiable("submodel", "sm", {})], event: draft });
+      const result = await repo.commit({
+        preconditions: [],
+        ops: [putIdentifiable("submodel", "sm", {})],
+        event: draft,
+      });
       assert.ok(result.ok);
       assert.deepEqual(result.event, { ...draft, seq: result.seq, revision: result.seq });
     });
 
     test("children are listed in insertion order; list items are appended and numbered by position", async (repo) => {
-      await ok(repo, [], [insert("sm", "", "z", {}), insert("sm", "", "a", {}), insert("sm", "", "m", {}), insert("sm", "", "L", { list: true })]);
+      await ok(
+        repo,
+        [],
+        [
+          insert("sm", "", "z", {}),
+          insert("sm", "", "a", {}),
+          insert("sm", "", "m", {}),
+          insert("sm", "", "L", { list: true }),
+        ],
+      );
       await ok(repo, [], [insert("sm", "", "b", {})]);
       assert.deepEqual(await childPaths(repo, "sm", ""), ["z", "a", "m", "L", "b"]);
       await ok(repo, [], [item("sm", "L", 0, { i: 0 }), item("sm", "L", 1, { i: 1 })]);
@@ -266,26 +386,53 @@ export function repositoryContract(name: string, makeRepository: () => Promise<R
     });
 
     test("getSubtree returns document order and honours maxDepth", async (repo) => {
-      await ok(repo, [], [
-        insert("sm", "", "Temperature", { t: 1 }),
-        insert("sm", "", "Temp", { t: 2 }),
-        insert("sm", "Temp", "Temp.x", {}),
-        insert("sm", "Temp.x", "Temp.x.y", {}),
-        insert("sm", "Temperature", "Temperature.inner", {}),
-        insert("sm", "", "L", {}),
-        item("sm", "L", 0, {}),
-        item("sm", "L", 1, {}),
-        item("sm", "L[0]", 0, {}),
-        item("sm", "L[0]", 1, {}),
-        item("sm", "L[1]", 0, {}),
-        insert("sm", "L[0][1]", "L[0][1].deep", {}),
-        insert("sm", "", "Te", {}),
-      ]);
-      const all = ["Temperature", "Temperature.inner", "Temp", "Temp.x", "Temp.x.y", "L", "L[0]", "L[0][0]", "L[0][1]", "L[0][1].deep", "L[1]", "L[1][0]", "Te"];
+      await ok(
+        repo,
+        [],
+        [
+          insert("sm", "", "Temperature", { t: 1 }),
+          insert("sm", "", "Temp", { t: 2 }),
+          insert("sm", "Temp", "Temp.x", {}),
+          insert("sm", "Temp.x", "Temp.x.y", {}),
+          insert("sm", "Temperature", "Temperature.inner", {}),
+          insert("sm", "", "L", {}),
+          item("sm", "L", 0, {}),
+          item("sm", "L", 1, {}),
+          item("sm", "L[0]", 0, {}),
+          item("sm", "L[0]", 1, {}),
+          item("sm", "L[1]", 0, {}),
+          insert("sm", "L[0][1]", "L[0][1].deep", {}),
+          insert("sm", "", "Te", {}),
+        ],
+      );
+      const all = [
+        "Temperature",
+        "Temperature.inner",
+        "Temp",
+        "Temp.x",
+        "Temp.x.y",
+        "L",
+        "L[0]",
+        "L[0][0]",
+        "L[0][1]",
+        "L[0][1].deep",
+        "L[1]",
+        "L[1][0]",
+        "Te",
+      ];
       assert.deepEqual(paths(await repo.getSubtree("sm", "")), all);
       assert.deepEqual(paths(await repo.getSubtree("sm", "", 0)), []);
       assert.deepEqual(paths(await repo.getSubtree("sm", "", 1)), ["Temperature", "Temp", "L", "Te"]);
-      assert.deepEqual(paths(await repo.getSubtree("sm", "", 2)), ["Temperature", "Temperature.inner", "Temp", "Temp.x", "L", "L[0]", "L[1]", "Te"]);
+      assert.deepEqual(paths(await repo.getSubtree("sm", "", 2)), [
+        "Temperature",
+        "Temperature.inner",
+        "Temp",
+        "Temp.x",
+        "L",
+        "L[0]",
+        "L[1]",
+        "Te",
+      ]);
       assert.deepEqual(paths(await repo.getSubtree("sm", "Temp")), ["Temp", "Temp.x", "Temp.x.y"]);
       assert.deepEqual(paths(await repo.getSubtree("sm", "Temp", 0)), ["Temp"]);
       assert.deepEqual(paths(await repo.getSubtree("sm", "Temp", 1)), ["Temp", "Temp.x"]);
@@ -307,14 +454,23 @@ export function repositoryContract(name: string, makeRepository: () => Promise<R
       const records = await repo.getElements("sm", ["b", "missing", "a", "b"]);
       assert.deepEqual(
         records.map((r) => r && { path: r.path, json: r.json, revision: r.revision }),
-        [{ path: "b", json: '{"b":1}', revision: seq }, undefined, { path: "a", json: '{"a":1}', revision: seq }, { path: "b", json: '{"b":1}', revision: seq }],
+        [
+          { path: "b", json: '{"b":1}', revision: seq },
+          undefined,
+          { path: "a", json: '{"a":1}', revision: seq },
+          { path: "b", json: '{"b":1}', revision: seq },
+        ],
       );
       assert.deepEqual(await repo.getElements("sm", []), []);
       assert.deepEqual(await repo.getElements("other", ["a"]), [undefined]);
     });
 
     test("delete-element removes one record and its place", async (repo) => {
-      await ok(repo, [], [insert("sm", "", "a", {}), insert("sm", "", "b", {}), insert("sm", "b", "b.c", {}), insert("sm", "", "c", {})]);
+      await ok(
+        repo,
+        [],
+        [insert("sm", "", "a", {}), insert("sm", "", "b", {}), insert("sm", "b", "b.c", {}), insert("sm", "", "c", {})],
+      );
       const [b] = await repo.getElements("sm", ["b"]);
       await ok(repo, [], [{ op: "delete-element", submodelId: "sm", path: "b", orderKey: b!.orderKey }]);
       assert.deepEqual(await repo.getElements("sm", ["b"]), [undefined]);
@@ -329,12 +485,24 @@ export function repositoryContract(name: string, makeRepository: () => Promise<R
     });
 
     test("touch ops set revisions without rewriting", async (repo) => {
-      const created = await ok(repo, [], [putIdentifiable("submodel", "sm", { id: "sm" }), insert("sm", "", "c", { c: 1 }), insert("sm", "c", "c.p", { p: 1 })]);
-      const touched = await ok(repo, [], [
-        { op: "put-element", submodelId: "sm", path: "c.p", json: '{"p":2}' },
-        { op: "touch-element", submodelId: "sm", path: "c" },
-        { op: "touch-identifiable", kind: "submodel", id: "sm" },
-      ]);
+      const created = await ok(
+        repo,
+        [],
+        [
+          putIdentifiable("submodel", "sm", { id: "sm" }),
+          insert("sm", "", "c", { c: 1 }),
+          insert("sm", "c", "c.p", { p: 1 }),
+        ],
+      );
+      const touched = await ok(
+        repo,
+        [],
+        [
+          { op: "put-element", submodelId: "sm", path: "c.p", json: '{"p":2}' },
+          { op: "touch-element", submodelId: "sm", path: "c" },
+          { op: "touch-identifiable", kind: "submodel", id: "sm" },
+        ],
+      );
       assert.equal(touched.seq, created.seq + 1);
       const [c, p] = await repo.getElements("sm", ["c", "c.p"]);
       assert.equal(c?.revision, touched.seq);
@@ -344,7 +512,14 @@ export function repositoryContract(name: string, makeRepository: () => Promise<R
       assert.equal(sm?.revision, touched.seq);
       assert.equal(sm?.json, '{"id":"sm"}');
       // Touching what does not exist creates nothing.
-      await ok(repo, [], [{ op: "touch-element", submodelId: "sm", path: "ghost" }, { op: "touch-identifiable", kind: "shell", id: "ghost" }]);
+      await ok(
+        repo,
+        [],
+        [
+          { op: "touch-element", submodelId: "sm", path: "ghost" },
+          { op: "touch-identifiable", kind: "shell", id: "ghost" },
+        ],
+      );
       assert.deepEqual(await repo.getElements("sm", ["ghost"]), [undefined]);
       assert.equal(await repo.getIdentifiable("shell", "ghost"), undefined);
       assert.equal(await repo.kindOf("ghost"), undefined);
@@ -352,7 +527,11 @@ export function repositoryContract(name: string, makeRepository: () => Promise<R
 
     test("identifiable paging stays correct while items are inserted and deleted between pages", async (repo) => {
       const ids = Array.from({ length: 25 }, (_, i) => `id-${String(i).padStart(2, "0")}`);
-      await ok(repo, [], ids.map((id) => putIdentifiable("shell", id, { id })));
+      await ok(
+        repo,
+        [],
+        ids.map((id) => putIdentifiable("shell", id, { id })),
+      );
       const seen: string[] = [];
       let cursor: string | undefined;
       let round = 0;
@@ -364,11 +543,15 @@ export function repositoryContract(name: string, makeRepository: () => Promise<R
         round++;
         if (round === 2) {
           // Delete the last item returned (the cursor's own item) and one not yet returned; add one.
-          await ok(repo, [], [
-            { op: "delete-identifiable", kind: "shell", id: seen[seen.length - 1] },
-            { op: "delete-identifiable", kind: "shell", id: "id-20" },
-            putIdentifiable("shell", "late", {}),
-          ]);
+          await ok(
+            repo,
+            [],
+            [
+              { op: "delete-identifiable", kind: "shell", id: seen[seen.length - 1] },
+              { op: "delete-identifiable", kind: "shell", id: "id-20" },
+              putIdentifiable("shell", "late", {}),
+            ],
+          );
         }
         if (round === 3) await ok(repo, [], [{ op: "delete-identifiable", kind: "shell", id: "id-00" }]);
       } while (cursor !== undefined);
@@ -378,12 +561,19 @@ export function repositoryContract(name: string, makeRepository: () => Promise<R
     });
 
     test("a page that ends exactly at the last item has no cursor; an invalid cursor is refused", async (repo) => {
-      await ok(repo, [], ["a", "b", "c", "d"].map((id) => putIdentifiable("submodel", id, {})));
+      await ok(
+        repo,
+        [],
+        ["a", "b", "c", "d"].map((id) => putIdentifiable("submodel", id, {})),
+      );
       const first = await repo.listIdentifiables("submodel", { limit: 2 });
       assert.ok(first.cursor);
       assert.match(first.cursor!, /^[A-Za-z0-9_-]+$/, "cursors are base64url");
       const second = await repo.listIdentifiables("submodel", { cursor: first.cursor, limit: 2 });
-      assert.deepEqual(second.items.map((i) => i.id), ["c", "d"]);
+      assert.deepEqual(
+        second.items.map((i) => i.id),
+        ["c", "d"],
+      );
       assert.equal(second.cursor, undefined);
       assert.deepEqual(await repo.listIdentifiables("shell", { limit: 3 }), { items: [] });
       await assert.rejects(repo.listIdentifiables("submodel", { cursor: "!!not a cursor!!", limit: 2 }), /cursor/i);
@@ -392,7 +582,11 @@ export function repositoryContract(name: string, makeRepository: () => Promise<R
 
     test("children paging stays correct while children are inserted and deleted between pages", async (repo) => {
       const names = Array.from({ length: 20 }, (_, i) => `e${String(i).padStart(2, "0")}`);
-      await ok(repo, [], names.map((n) => insert("sm", "c", `c.${n}`, {})));
+      await ok(
+        repo,
+        [],
+        names.map((n) => insert("sm", "c", `c.${n}`, {})),
+      );
       await ok(repo, [], [insert("sm", "", "c", {}), insert("sm", "", "c2", {}), insert("sm", "c2", "c2.x", {})]);
       const seen: string[] = [];
       let cursor: string | undefined;
@@ -404,25 +598,52 @@ export function repositoryContract(name: string, makeRepository: () => Promise<R
         round++;
         if (round === 2) {
           const [last, later] = await repo.getElements("sm", [seen[seen.length - 1], "c.e15"]);
-          await ok(repo, [], [
-            { op: "delete-element", submodelId: "sm", path: last!.path, orderKey: last!.orderKey },
-            { op: "delete-element", submodelId: "sm", path: later!.path, orderKey: later!.orderKey },
-            insert("sm", "c", "c.new", {}),
-          ]);
+          await ok(
+            repo,
+            [],
+            [
+              { op: "delete-element", submodelId: "sm", path: last!.path, orderKey: last!.orderKey },
+              { op: "delete-element", submodelId: "sm", path: later!.path, orderKey: later!.orderKey },
+              insert("sm", "c", "c.new", {}),
+            ],
+          );
         }
       } while (cursor !== undefined);
       assert.deepEqual(seen, [...names.filter((n) => n !== "e15").map((n) => `c.${n}`), "c.new"]);
 
       // List items: a cursor in the middle survives an item deleted before it and one appended
       // after it; the next page's items answer with their indexes as they are now.
-      await ok(repo, [], [0, 1, 2, 3, 4, 5].map((i) => item("sm", "L", i, { i })));
+      await ok(
+        repo,
+        [],
+        [0, 1, 2, 3, 4, 5].map((i) => item("sm", "L", i, { i })),
+      );
       const page1 = await repo.listChildren("sm", "L", { limit: 3 });
       assert.deepEqual(paths(page1.items), ["L[0]", "L[1]", "L[2]"]);
-      await ok(repo, [], [{ op: "delete-element", submodelId: "sm", path: "L[0]", orderKey: page1.items[0].orderKey }, item("sm", "L", 5, { i: 6 })]);
+      await ok(
+        repo,
+        [],
+        [
+          { op: "delete-element", submodelId: "sm", path: "L[0]", orderKey: page1.items[0].orderKey },
+          item("sm", "L", 5, { i: 6 }),
+        ],
+      );
       const page2 = await repo.listChildren("sm", "L", { cursor: page1.cursor, limit: 2 });
-      assert.deepEqual(page2.items.map((r) => [r.path, r.json]), [["L[2]", '{"i":3}'], ["L[3]", '{"i":4}']]);
+      assert.deepEqual(
+        page2.items.map((r) => [r.path, r.json]),
+        [
+          ["L[2]", '{"i":3}'],
+          ["L[3]", '{"i":4}'],
+        ],
+      );
       const page3 = await repo.listChildren("sm", "L", { cursor: page2.cursor, limit: 10 });
-      assert.deepEqual(page3.items.map((r) => [r.path, r.json]), [["L[4]", '{"i":5}'], ["L[5]", '{"i":6}']]);
+      assert.deepEqual(
+        page3.items.map((r) => [r.path, r.json]),
+        [
+          ["L[4]", '{"i":5}'],
+          ["L[5]", '{"i":6}'],
+        ],
+      );
       assert.equal(page3.cursor, undefined);
     });
 
@@ -431,14 +652,31 @@ export function repositoryContract(name: string, makeRepository: () => Promise<R
       await ok(repo, [], [insert("sm", "", "L", {}), ...values.map((v, i) => item("sm", "L", i, { v }))]);
       const expectList = async (expected: string[]) => {
         const subtree = await repo.getSubtree("sm", "L");
-        assert.deepEqual(subtree.slice(1).map((r) => [r.path, r.json]), expected.map((v, i) => [`L[${i}]`, JSON.stringify({ v })]));
+        assert.deepEqual(
+          subtree.slice(1).map((r) => [r.path, r.json]),
+          expected.map((v, i) => [`L[${i}]`, JSON.stringify({ v })]),
+        );
         const points = await repo.getElements("sm", expected.map((_, i) => `L[${i}]`).concat(`L[${expected.length}]`));
-        assert.deepEqual(points.map((r) => r?.json), [...expected.map((v) => JSON.stringify({ v })), undefined]);
-        assert.deepEqual(points.map((r) => r?.path), [...expected.map((_, i) => `L[${i}]`), undefined]);
+        assert.deepEqual(
+          points.map((r) => r?.json),
+          [...expected.map((v) => JSON.stringify({ v })), undefined],
+        );
+        assert.deepEqual(
+          points.map((r) => r?.path),
+          [...expected.map((_, i) => `L[${i}]`), undefined],
+        );
         assert.equal(await repo.countChildren("sm", "L"), expected.length);
-        assert.deepEqual(await childPaths(repo, "sm", "L"), expected.map((_, i) => `L[${i}]`));
+        assert.deepEqual(
+          await childPaths(repo, "sm", "L"),
+          expected.map((_, i) => `L[${i}]`),
+        );
       };
-      const del = (index: number): CommitOp => ({ op: "delete-element", submodelId: "sm", path: `L[${index}]`, orderKey: "" });
+      const del = (index: number): CommitOp => ({
+        op: "delete-element",
+        submodelId: "sm",
+        path: `L[${index}]`,
+        orderKey: "",
+      });
       const [before] = await repo.getElements("sm", ["L[3]"]);
       await ok(repo, [], [del(0)]);
       await expectList(["b", "c", "d", "e"]);
@@ -464,17 +702,29 @@ export function repositoryContract(name: string, makeRepository: () => Promise<R
     });
 
     test("nested lists and their descendants resolve by position at every level", async (repo) => {
-      await ok(repo, [], [
-        insert("sm", "", "L", {}),
-        ...[0, 1, 2].map((i) => item("sm", "L", i, { l: i })),
-        ...[0, 1, 2].map((i) => insert("sm", `L[${i}]`, `L[${i}].M`, { m: i })),
-        ...[0, 1, 2].flatMap((i) => [0, 1].map((j) => item("sm", `L[${i}].M`, j, { i, j }))),
-        ...[0, 1, 2].flatMap((i) => [0, 1].map((j) => insert("sm", `L[${i}].M[${j}]`, `L[${i}].M[${j}].x`, { x: `${i}${j}` }))),
-      ]);
+      await ok(
+        repo,
+        [],
+        [
+          insert("sm", "", "L", {}),
+          ...[0, 1, 2].map((i) => item("sm", "L", i, { l: i })),
+          ...[0, 1, 2].map((i) => insert("sm", `L[${i}]`, `L[${i}].M`, { m: i })),
+          ...[0, 1, 2].flatMap((i) => [0, 1].map((j) => item("sm", `L[${i}].M`, j, { i, j }))),
+          ...[0, 1, 2].flatMap((i) =>
+            [0, 1].map((j) => insert("sm", `L[${i}].M[${j}]`, `L[${i}].M[${j}].x`, { x: `${i}${j}` })),
+          ),
+        ],
+      );
       assert.equal((await repo.getElements("sm", ["L[2].M[1].x"]))[0]?.json, JSON.stringify({ x: "21" }));
       // Delete L[0] (its subtree, last record first, as the engine does).
       const doomed = await repo.getSubtree("sm", "L[0]");
-      await ok(repo, [], doomed.reverse().map((r) => ({ op: "delete-element" as const, submodelId: "sm", path: r.path, orderKey: r.orderKey })));
+      await ok(
+        repo,
+        [],
+        doomed
+          .reverse()
+          .map((r) => ({ op: "delete-element" as const, submodelId: "sm", path: r.path, orderKey: r.orderKey })),
+      );
       assert.deepEqual(
         (await repo.getSubtree("sm", "L")).map((r) => [r.path, r.json]),
         [
@@ -493,33 +743,91 @@ export function repositoryContract(name: string, makeRepository: () => Promise<R
       assert.deepEqual([x?.path, x?.json], ["L[1].M[1].x", JSON.stringify({ x: "21" })]);
       assert.equal((await repo.getElements("sm", ["L[2].M[0].x"]))[0], undefined);
       // Writes through indexed paths reach the item now at that index.
-      await ok(repo, [], [{ op: "put-element", submodelId: "sm", path: "L[0].M[1].x", json: '{"x":"new"}' }, { op: "touch-element", submodelId: "sm", path: "L[0].M" }]);
+      await ok(
+        repo,
+        [],
+        [
+          { op: "put-element", submodelId: "sm", path: "L[0].M[1].x", json: '{"x":"new"}' },
+          { op: "touch-element", submodelId: "sm", path: "L[0].M" },
+        ],
+      );
       assert.equal((await repo.getElements("sm", ["L[0].M[1].x"]))[0]?.json, '{"x":"new"}');
       assert.deepEqual(paths(await repo.getSubtree("sm", "L[1].M", 1)), ["L[1].M", "L[1].M[0]", "L[1].M[1]"]);
-      assert.deepEqual(paths((await repo.listChildren("sm", "L[1].M", { limit: 1, cursor: (await repo.listChildren("sm", "L[1].M", { limit: 1 })).cursor })).items), ["L[1].M[1]"]);
+      assert.deepEqual(
+        paths(
+          (
+            await repo.listChildren("sm", "L[1].M", {
+              limit: 1,
+              cursor: (await repo.listChildren("sm", "L[1].M", { limit: 1 })).cursor,
+            })
+          ).items,
+        ),
+        ["L[1].M[1]"],
+      );
       // The whole submodel answers external paths too.
       assert.ok(paths(await repo.getSubtree("sm", "")).includes("L[1].M[1].x"));
     });
 
     test("preconditions on indexed paths resolve inside the commit, with the item's orderKey", async (repo) => {
-      const { seq } = await ok(repo, [], [insert("sm", "", "L", {}), ...[0, 1, 2].map((i) => item("sm", "L", i, { i }))]);
+      const { seq } = await ok(
+        repo,
+        [],
+        [insert("sm", "", "L", {}), ...[0, 1, 2].map((i) => item("sm", "L", i, { i }))],
+      );
       const [first, second] = await repo.getElements("sm", ["L[0]", "L[1]"]);
-      assert.ok(await repo.commit(commit([{ on: "element", submodelId: "sm", path: "L[1]", revision: seq, orderKey: second!.orderKey }], [])).then((r) => r.ok));
-      assert.deepEqual(await repo.commit(commit([{ on: "element", submodelId: "sm", path: "L[3]", revision: seq }], [])), { ok: false, failed: 0 });
-      assert.ok((await repo.commit(commit([{ on: "element", submodelId: "sm", path: "L[3]", revision: null }], []))).ok);
+      assert.ok(
+        await repo
+          .commit(
+            commit([{ on: "element", submodelId: "sm", path: "L[1]", revision: seq, orderKey: second!.orderKey }], []),
+          )
+          .then((r) => r.ok),
+      );
+      assert.deepEqual(
+        await repo.commit(commit([{ on: "element", submodelId: "sm", path: "L[3]", revision: seq }], [])),
+        { ok: false, failed: 0 },
+      );
+      assert.ok(
+        (await repo.commit(commit([{ on: "element", submodelId: "sm", path: "L[3]", revision: null }], []))).ok,
+      );
       // The item that was L[1] is L[0] after a shift; L[1] has the same revision but another orderKey.
       await ok(repo, [], [{ op: "delete-element", submodelId: "sm", path: "L[0]", orderKey: first!.orderKey }]);
-      assert.deepEqual(await repo.commit(commit([{ on: "element", submodelId: "sm", path: "L[1]", revision: seq, orderKey: second!.orderKey }], [])), { ok: false, failed: 0 });
-      assert.ok((await repo.commit(commit([{ on: "element", submodelId: "sm", path: "L[0]", revision: seq, orderKey: second!.orderKey }], []))).ok);
+      assert.deepEqual(
+        await repo.commit(
+          commit([{ on: "element", submodelId: "sm", path: "L[1]", revision: seq, orderKey: second!.orderKey }], []),
+        ),
+        { ok: false, failed: 0 },
+      );
+      assert.ok(
+        (
+          await repo.commit(
+            commit([{ on: "element", submodelId: "sm", path: "L[0]", revision: seq, orderKey: second!.orderKey }], []),
+          )
+        ).ok,
+      );
       assert.ok((await repo.commit(commit([{ on: "element", submodelId: "sm", path: "L[1]", revision: seq }], []))).ok);
       // A precondition sees the state before its own commit's ops.
-      const deleted = await repo.commit(commit([{ on: "element", submodelId: "sm", path: "L[1]", revision: seq }], [{ op: "delete-element", submodelId: "sm", path: "L[0]", orderKey: "" }]));
+      const deleted = await repo.commit(
+        commit(
+          [{ on: "element", submodelId: "sm", path: "L[1]", revision: seq }],
+          [{ op: "delete-element", submodelId: "sm", path: "L[0]", orderKey: "" }],
+        ),
+      );
       assert.ok(deleted.ok);
       assert.equal(await repo.countChildren("sm", "L"), 1);
     });
 
     test("deleting a submodel drops all its element records", async (repo) => {
-      await ok(repo, [], [putIdentifiable("submodel", "sm", {}), insert("sm", "", "a", {}), insert("sm", "a", "a.b", {}), putIdentifiable("submodel", "keep", {}), insert("keep", "", "a", {})]);
+      await ok(
+        repo,
+        [],
+        [
+          putIdentifiable("submodel", "sm", {}),
+          insert("sm", "", "a", {}),
+          insert("sm", "a", "a.b", {}),
+          putIdentifiable("submodel", "keep", {}),
+          insert("keep", "", "a", {}),
+        ],
+      );
       await ok(repo, [], [{ op: "delete-identifiable", kind: "submodel", id: "sm" }]);
       assert.deepEqual(await repo.getElements("sm", ["a", "a.b"]), [undefined, undefined]);
       assert.deepEqual(await repo.getSubtree("sm", ""), []);
@@ -531,7 +839,16 @@ export function repositoryContract(name: string, makeRepository: () => Promise<R
     });
 
     test("clear() removes everything but keeps the sequence", async (repo) => {
-      await ok(repo, [], [putIdentifiable("shell", "s", {}), putIdentifiable("submodel", "sm", {}), insert("sm", "", "a", {}), putIdentifiable("concept-description", "cd", {})]);
+      await ok(
+        repo,
+        [],
+        [
+          putIdentifiable("shell", "s", {}),
+          putIdentifiable("submodel", "sm", {}),
+          insert("sm", "", "a", {}),
+          putIdentifiable("concept-description", "cd", {}),
+        ],
+      );
       const seq = await repo.currentSeq();
       await repo.clear();
       assert.equal(await repo.currentSeq(), seq);
@@ -547,23 +864,38 @@ export function repositoryContract(name: string, makeRepository: () => Promise<R
     });
 
     test("values round-trip byte-exactly", async (repo) => {
-      const odd = JSON.stringify({ text: "äöü ß € 日本語 🙂 .[]{}% \\ \" ' \t\n \u2028 ~!@#$^&*()", numbers: [1e21, 0.1, -0, 12345678901234567890], empty: [], obj: {} });
-      const big = JSON.stringify({ blob: "x".repeat(512 * 1024), list: Array.from({ length: 20_000 }, (_, i) => ({ i, s: `v${i}€` })) });
+      const odd = JSON.stringify({
+        text: "äöü ß € 日本語 🙂 .[]{}% \\ \" ' \t\n \u2028 ~!@#$^&*()",
+        numbers: [1e21, 0.1, -0, 12345678901234567890],
+        empty: [],
+        obj: {},
+      });
+      const big = JSON.stringify({
+        blob: "x".repeat(512 * 1024),
+        list: Array.from({ length: 20_000 }, (_, i) => ({ i, s: `v${i}€` })),
+      });
       assert.ok(big.length > 1_000_000);
-      await ok(repo, [], [
-        { op: "put-identifiable", kind: "submodel", id: "sm", json: odd },
-        { op: "put-identifiable", kind: "shell", id: "big", json: big },
-        insert("sm", "", "odd", odd),
-        insert("sm", "", "big", big),
-        { op: "put-element", submodelId: "sm", path: "raw", json: "not json at all: [] {} \u0001" },
-      ]);
+      await ok(
+        repo,
+        [],
+        [
+          { op: "put-identifiable", kind: "submodel", id: "sm", json: odd },
+          { op: "put-identifiable", kind: "shell", id: "big", json: big },
+          insert("sm", "", "odd", odd),
+          insert("sm", "", "big", big),
+          { op: "put-element", submodelId: "sm", path: "raw", json: "not json at all: [] {} \u0001" },
+        ],
+      );
       assert.equal((await repo.getIdentifiable("submodel", "sm"))?.json, odd);
       assert.equal((await repo.getIdentifiable("shell", "big"))?.json, big);
       const [a, b, raw] = await repo.getElements("sm", ["odd", "big", "raw"]);
       assert.equal(a?.json, odd);
       assert.equal(b?.json, big);
       assert.equal(raw?.json, "not json at all: [] {} \u0001");
-      assert.deepEqual((await repo.getSubtree("sm", "")).map((r) => r.json), [odd, big]);
+      assert.deepEqual(
+        (await repo.getSubtree("sm", "")).map((r) => r.json),
+        [odd, big],
+      );
     });
 
     test("ids may contain any characters", async (repo) => {
@@ -578,7 +910,10 @@ export function repositoryContract(name: string, makeRepository: () => Promise<R
         assert.equal((await repo.getElements(id, ["p"]))[0]?.json, JSON.stringify({ id }));
         assert.deepEqual(paths(await repo.getSubtree(id, "")), ["p"]);
       }
-      assert.deepEqual((await repo.listIdentifiables("submodel", { limit: 100 })).items.map((i) => i.id), ids);
+      assert.deepEqual(
+        (await repo.listIdentifiables("submodel", { limit: 100 })).items.map((i) => i.id),
+        ids,
+      );
       await ok(repo, [], [{ op: "delete-identifiable", kind: "submodel", id: ids[0] }]);
       assert.deepEqual(await repo.getElements(ids[0], ["p"]), [undefined]);
       assert.equal((await repo.getElements(ids[1], ["p"]))[0]?.path, "p");
@@ -587,7 +922,12 @@ export function repositoryContract(name: string, makeRepository: () => Promise<R
     test("one commit can hold thousands of ops", async (repo) => {
       const ops: CommitOp[] = [putIdentifiable("submodel", "sm", {})];
       for (let i = 0; i < 5000; i++) ops.push(insert("sm", "", `p${i}`, { i }));
-      const preconditions: CommitPrecondition[] = Array.from({ length: 2000 }, (_, i) => ({ on: "element", submodelId: "sm", path: `p${i}`, revision: null }));
+      const preconditions: CommitPrecondition[] = Array.from({ length: 2000 }, (_, i) => ({
+        on: "element",
+        submodelId: "sm",
+        path: `p${i}`,
+        revision: null,
+      }));
       const result = await ok(repo, preconditions, ops);
       const all = await repo.getSubtree("sm", "");
       assert.equal(all.length, 5000);
@@ -598,12 +938,24 @@ export function repositoryContract(name: string, makeRepository: () => Promise<R
     test("operation handles: compare-and-set on the version, then read back", async (repo) => {
       const id = "handle-1/ä?*{x}";
       assert.equal(await repo.getOperationHandle(id), undefined);
-      assert.equal(await repo.putOperationHandle(id, '{"state":"Initiated"}', { ttlMs: 60_000, expectedVersion: null }), 1);
+      assert.equal(
+        await repo.putOperationHandle(id, '{"state":"Initiated"}', { ttlMs: 60_000, expectedVersion: null }),
+        1,
+      );
       // Creating again, or writing with a stale version, changes nothing.
-      assert.equal(await repo.putOperationHandle(id, '{"state":"Other"}', { ttlMs: 60_000, expectedVersion: null }), undefined);
-      assert.equal(await repo.putOperationHandle(id, '{"state":"Other"}', { ttlMs: 60_000, expectedVersion: 7 }), undefined);
+      assert.equal(
+        await repo.putOperationHandle(id, '{"state":"Other"}', { ttlMs: 60_000, expectedVersion: null }),
+        undefined,
+      );
+      assert.equal(
+        await repo.putOperationHandle(id, '{"state":"Other"}', { ttlMs: 60_000, expectedVersion: 7 }),
+        undefined,
+      );
       assert.deepEqual(await repo.getOperationHandle(id), { json: '{"state":"Initiated"}', version: 1 });
-      assert.equal(await repo.putOperationHandle(id, '{"state":"Running","n":[]}', { ttlMs: 60_000, expectedVersion: 1 }), 2);
+      assert.equal(
+        await repo.putOperationHandle(id, '{"state":"Running","n":[]}', { ttlMs: 60_000, expectedVersion: 1 }),
+        2,
+      );
       assert.deepEqual(await repo.getOperationHandle(id), { json: '{"state":"Running","n":[]}', version: 2 });
       // Writing a handle whose version is unknown (deleted, expired) is refused, never a re-create.
       assert.equal(await repo.putOperationHandle("missing", "{}", { ttlMs: 60_000, expectedVersion: 1 }), undefined);
@@ -628,7 +980,8 @@ export function repositoryContract(name: string, makeRepository: () => Promise<R
 
     test("deleteOperationHandles removes every handle and nothing else", async (repo) => {
       await ok(repo, [], [putIdentifiable("submodel", "sm", {}), insert("sm", "", "p", {})]);
-      for (let i = 0; i < 30; i++) await repo.putOperationHandle(`h${i}`, "{}", { ttlMs: 60_000, expectedVersion: null });
+      for (let i = 0; i < 30; i++)
+        await repo.putOperationHandle(`h${i}`, "{}", { ttlMs: 60_000, expectedVersion: null });
       await repo.renewOperationRunner("runner", 60_000);
       assert.equal(await repo.deleteOperationHandles(), 30);
       assert.equal(await repo.getOperationHandle("h0"), undefined);
@@ -678,11 +1031,23 @@ function putIdentifiable(kind: IdentifiableKind, id: string, value: unknown): Co
 /** Insert `path` below `parentPath`; the segment is whatever follows the parent (tests use plain names). */
 function insert(submodelId: string, parentPath: string, path: string, value: unknown): CommitOp {
   const segment = parentPath === "" ? path : path.slice(parentPath.length + 1);
-  return { op: "put-element", submodelId, path, json: typeof value === "string" ? value : JSON.stringify(value), insert: { parentPath, segment } };
+  return {
+    op: "put-element",
+    submodelId,
+    path,
+    json: typeof value === "string" ? value : JSON.stringify(value),
+    insert: { parentPath, segment },
+  };
 }
 
 function item(submodelId: string, listPath: string, index: number, value: unknown): CommitOp {
-  return { op: "put-element", submodelId, path: `${listPath}[${index}]`, json: JSON.stringify(value), insert: { parentPath: listPath, segment: `[${index}]`, index } };
+  return {
+    op: "put-element",
+    submodelId,
+    path: `${listPath}[${index}]`,
+    json: JSON.stringify(value),
+    insert: { parentPath: listPath, segment: `[${index}]`, index },
+  };
 }
 
 function paths(records: StoredElement[]): string[] {

@@ -1,6 +1,6 @@
-import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { isRawJson, type Command, type CommandResult, type CommandType, type Reply } from "../contracts/index.ts";
+import { describe, it } from "node:test";
+import { type Command, type CommandResult, type CommandType, isRawJson, type Reply } from "../contracts/index.ts";
 import type { CommandHandler, StoreClient } from "../engine/ports/index.ts";
 
 export interface StoreClientFixture {
@@ -39,7 +39,10 @@ async function answer(command: Command): Promise<Reply<unknown>> {
     return { ok: true, value: { rawJson: body }, revision: body.length };
   }
   if (command.type !== "GetAssetAdministrationShellById") {
-    return { ok: false, error: { code: "method-not-allowed", message: `contract handler does not serve ${command.type}` } };
+    return {
+      ok: false,
+      error: { code: "method-not-allowed", message: `contract handler does not serve ${command.type}` },
+    };
   }
   const { aasId } = command.params as { aasId: string };
   const [verb, argument] = aasId.split(":");
@@ -72,7 +75,11 @@ const FAILURE: Reply<unknown> = {
 
 /** Items with multi-byte characters, so a chunk boundary falls inside a UTF-8 sequence. */
 function bigItems(count: number): { i: number; text: string; n: number | null }[] {
-  return Array.from({ length: count }, (_, i) => ({ i, text: `Größe ${i} – 温度 🌡 ${"x".repeat(40)}`, n: i % 3 === 0 ? null : i * 1.5 }));
+  return Array.from({ length: count }, (_, i) => ({
+    i,
+    text: `Größe ${i} – 温度 🌡 ${"x".repeat(40)}`,
+    n: i % 3 === 0 ? null : i * 1.5,
+  }));
 }
 
 /** About `bytes` of JSON text, valid and with multi-byte characters. */
@@ -90,7 +97,10 @@ export function bigJsonText(bytes: number): string {
 const FIVE_MB = 5 * 1024 * 1024;
 
 /** The behaviour every StoreClient implementation must show (direct call and NATS both run it). */
-export function storeClientContract(name: string, make: (handler: CommandHandler) => Promise<StoreClientFixture>): void {
+export function storeClientContract(
+  name: string,
+  make: (handler: CommandHandler) => Promise<StoreClientFixture>,
+): void {
   describe(`StoreClient contract: ${name}`, () => {
     it("passes ok replies through, with the command's origin and correlationId", async () => {
       await withFixture(make, async ({ client }) => {
@@ -110,21 +120,36 @@ export function storeClientContract(name: string, make: (handler: CommandHandler
 
     it("answers a value as text when asked (rawValue), and a Paged value's items as one array text", async () => {
       await withFixture(make, async ({ client }) => {
-        const echo = await client.execute({ type: "GetAssetAdministrationShellById", params: { aasId: "echo:x" }, origin: "http" }, { rawValue: true });
+        const echo = await client.execute(
+          { type: "GetAssetAdministrationShellById", params: { aasId: "echo:x" }, origin: "http" },
+          { rawValue: true },
+        );
         assert.ok(echo.ok && isRawJson(echo.value), JSON.stringify(echo));
         assert.equal(echo.revision, 7);
         assert.deepEqual(JSON.parse(echo.value.rawJson), { aasId: "echo:x", origin: "http" });
         // A value that is text already stays byte for byte as it was.
         const body = '{"exact":12345678901234567890.123456789}';
-        const posted = await client.execute({ type: "PostAssetAdministrationShell", params: { body } }, { rawValue: true });
+        const posted = await client.execute(
+          { type: "PostAssetAdministrationShell", params: { body } },
+          { rawValue: true },
+        );
         assert.ok(posted.ok && isRawJson(posted.value) && posted.value.rawJson === body);
-        const listed = await client.execute({ type: "GetAssetAdministrationShellById", params: { aasId: "big-reply:3" } }, { rawValue: "items" });
+        const listed = await client.execute(
+          { type: "GetAssetAdministrationShellById", params: { aasId: "big-reply:3" } },
+          { rawValue: "items" },
+        );
         assert.ok(listed.ok, JSON.stringify(listed));
         const items = (listed.value as { items: unknown }).items;
         assert.ok(isRawJson(items), JSON.stringify(listed.value));
         assert.equal((JSON.parse(items.rawJson) as unknown[]).length, 3);
         // Failures are not touched.
-        assert.deepEqual(await client.execute({ type: "GetAssetAdministrationShellById", params: { aasId: "fail" } }, { rawValue: true }), FAILURE);
+        assert.deepEqual(
+          await client.execute(
+            { type: "GetAssetAdministrationShellById", params: { aasId: "fail" } },
+            { rawValue: true },
+          ),
+          FAILURE,
+        );
       });
     });
 
@@ -186,7 +211,10 @@ export function storeClientContract(name: string, make: (handler: CommandHandler
       await withFixture(make, async ({ client }) => {
         const body = bigJsonText(FIVE_MB);
         assert.ok(Buffer.byteLength(body) >= FIVE_MB);
-        const reply = await client.execute({ type: "PostAssetAdministrationShell", params: { body } }, { deadline: Date.now() + 20_000 });
+        const reply = await client.execute(
+          { type: "PostAssetAdministrationShell", params: { body } },
+          { deadline: Date.now() + 20_000 },
+        );
         assert.equal(reply.ok, true);
         if (!reply.ok) return;
         assert.ok(isRawJson(reply.value), "the value keeps the RawJson shape");
@@ -215,11 +243,16 @@ export function storeClientContract(name: string, make: (handler: CommandHandler
         // 200 × 40 ms would take 8 s one at a time; concurrent handling takes a fraction of that.
         const replies = await Promise.all(
           Array.from({ length: 200 }, (_, i) =>
-            client.execute({ type: "GetAssetAdministrationShellById", params: { aasId: `sleep:${20 + (i % 5) * 10}:${i}` } }, { deadline: Date.now() + 10_000 }),
+            client.execute(
+              { type: "GetAssetAdministrationShellById", params: { aasId: `sleep:${20 + (i % 5) * 10}:${i}` } },
+              { deadline: Date.now() + 10_000 },
+            ),
           ),
         );
         const elapsed = Date.now() - started;
-        replies.forEach((reply, i) => assert.deepEqual(reply, { ok: true, value: { aasId: `sleep:${20 + (i % 5) * 10}:${i}` } }));
+        replies.forEach((reply, i) =>
+          assert.deepEqual(reply, { ok: true, value: { aasId: `sleep:${20 + (i % 5) * 10}:${i}` } }),
+        );
         assert.ok(elapsed < 3_000, `200 requests took ${elapsed} ms`);
       });
     });
@@ -227,7 +260,10 @@ export function storeClientContract(name: string, make: (handler: CommandHandler
     it("answers `unavailable` after close", async () => {
       await withFixture(make, async ({ client }) => {
         await client.close();
-        const reply = await client.execute({ type: "GetAssetAdministrationShellById", params: { aasId: "echo:closed" } });
+        const reply = await client.execute({
+          type: "GetAssetAdministrationShellById",
+          params: { aasId: "echo:closed" },
+        });
         assert.equal(reply.ok, false);
         if (!reply.ok) assert.equal(reply.error.code, "unavailable");
       });

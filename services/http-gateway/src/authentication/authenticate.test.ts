@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { generateKeyPair, SignJWT } from "jose";
 import type { SecurityConfig } from "@twinport/shared";
+import { generateKeyPair, SignJWT } from "jose";
 import { freePort } from "../../../../tests/test-support/servers.ts";
 import { createHttpApp } from "../create-http-app.ts";
 import { httpEndpointSettings } from "../http-endpoint-settings.ts";
-import { exampleStore, type ExampleStore } from "../test-support/example-store.ts";
+import { type ExampleStore, exampleStore } from "../test-support/example-store.ts";
 
 // What an endpoint answers around the token check itself (the checks are in tests/http/authentication-suite.ts,
 // against a real OpenID provider): an issuer that cannot be reached, and credentials it does not take.
@@ -13,13 +13,33 @@ import { exampleStore, type ExampleStore } from "../test-support/example-store.t
 /** A well-formed RS256 token with a key id, for a key set nobody serves: enough to reach the key lookup. */
 async function someToken(issuer: string): Promise<string> {
   const { privateKey } = await generateKeyPair("RS256");
-  return new SignJWT({ roles: ["reader"] }).setProtectedHeader({ alg: "RS256", kid: "k1" }).setIssuer(issuer).setAudience("twinport").setSubject("alice").setExpirationTime("5m").sign(privateKey);
+  return new SignJWT({ roles: ["reader"] })
+    .setProtectedHeader({ alg: "RS256", kid: "k1" })
+    .setIssuer(issuer)
+    .setAudience("twinport")
+    .setSubject("alice")
+    .setExpirationTime("5m")
+    .sign(privateKey);
 }
 
-function security(bearer: Record<string, unknown> | undefined, clientCertificates?: { trustedCaFiles: string[] }): SecurityConfig {
+function security(
+  bearer: Record<string, unknown> | undefined,
+  clientCertificates?: { trustedCaFiles: string[] },
+): SecurityConfig {
   return {
     authentication: {
-      ...(bearer ? { bearer: { audience: "twinport", clockSkewSeconds: 30, nameClaim: "sub", rolesClaims: ["roles"], keyRefreshCooldownSeconds: 30, ...bearer } as never } : {}),
+      ...(bearer
+        ? {
+            bearer: {
+              audience: "twinport",
+              clockSkewSeconds: 30,
+              nameClaim: "sub",
+              rolesClaims: ["roles"],
+              keyRefreshCooldownSeconds: 30,
+              ...bearer,
+            } as never,
+          }
+        : {}),
       ...(clientCertificates ? { clientCertificates } : {}),
     },
     roleAssignments: [],
@@ -37,7 +57,11 @@ describe("authentication around the token check", () => {
   after(() => example.close());
 
   const appWith = (config: SecurityConfig | undefined) =>
-    createHttpApp({ store: example.store, settings: httpEndpointSettings({ sslEnabled: false }), ...(config ? { security: config } : {}) });
+    createHttpApp({
+      store: example.store,
+      settings: httpEndpointSettings({ sslEnabled: false }),
+      ...(config ? { security: config } : {}),
+    });
 
   it("an issuer whose discovery document cannot be read: 503 with the Result body (the token may be fine), not 401", async () => {
     const issuer = `http://127.0.0.1:${closedPort}/realms/plant`;
@@ -57,7 +81,9 @@ describe("authentication around the token check", () => {
   it("a configured jwksUrl that cannot be fetched: 503 too", async () => {
     const issuer = "https://login.example.com/realms/plant";
     const app = appWith(security({ issuer, jwksUrl: `http://127.0.0.1:${closedPort}/jwks` }));
-    const response = await app.request("/api/v3.0/shells", { headers: { authorization: `Bearer ${await someToken(issuer)}` } });
+    const response = await app.request("/api/v3.0/shells", {
+      headers: { authorization: `Bearer ${await someToken(issuer)}` },
+    });
     assert.equal(response.status, 503);
   });
 
@@ -65,11 +91,16 @@ describe("authentication around the token check", () => {
     const app = appWith(security(undefined));
     const response = await app.request("/api/v3.0/shells", { headers: { authorization: "Bearer abc.def.ghi" } });
     assert.equal(response.status, 401);
-    assert.match(response.headers.get("www-authenticate")!, /^Bearer realm="twinport", error="invalid_token", error_description="this endpoint accepts no bearer tokens/);
+    assert.match(
+      response.headers.get("www-authenticate")!,
+      /^Bearer realm="twinport", error="invalid_token", error_description="this endpoint accepts no bearer tokens/,
+    );
   });
 
   it("without a security section no credential is looked at: as before, an Authorization header changes nothing", async () => {
-    const response = await appWith(undefined).request("/api/v3.0/shells", { headers: { authorization: "Basic Zm9vOmJhcg==" } });
+    const response = await appWith(undefined).request("/api/v3.0/shells", {
+      headers: { authorization: "Basic Zm9vOmJhcg==" },
+    });
     assert.equal(response.status, 200);
   });
 });

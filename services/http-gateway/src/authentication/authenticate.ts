@@ -1,8 +1,8 @@
 import { TLSSocket } from "node:tls";
-import type { MiddlewareHandler } from "hono";
 import { ANONYMOUS, certificatePrincipal, type Principal, type SecurityConfig } from "@twinport/shared";
+import type { MiddlewareHandler } from "hono";
 import { errorResponse } from "../http/error-response.ts";
-import { incomingMessageOf, type GatewayContext } from "../http/gateway-env.ts";
+import { type GatewayContext, incomingMessageOf } from "../http/gateway-env.ts";
 import { bearerTokenVerifier, InvalidToken } from "./bearer-token-verifier.ts";
 import { clientCertificateOf } from "./client-certificate.ts";
 import { IssuerUnreachable } from "./issuer-keys.ts";
@@ -49,8 +49,13 @@ export function createAuthenticator(security: SecurityConfig): Authenticator {
     const authorization = c.req.header("authorization");
     if (authorization !== undefined) {
       const token = bearerToken(authorization);
-      if (token === undefined) throw new Refused("the Authorization header must be \"Bearer\" and a token", "invalid_request");
-      if (!verifyBearer) throw new Refused("this endpoint accepts no bearer tokens (security.authentication.bearer is not configured)", "invalid_token");
+      if (token === undefined)
+        throw new Refused('the Authorization header must be "Bearer" and a token', "invalid_request");
+      if (!verifyBearer)
+        throw new Refused(
+          "this endpoint accepts no bearer tokens (security.authentication.bearer is not configured)",
+          "invalid_token",
+        );
       return verifyBearer(token);
     }
     if (certificate) return certificatePrincipal(certificate.subject, security.roleAssignments);
@@ -65,12 +70,21 @@ export function authentication(authenticate: Authenticator, log?: (line: string)
     try {
       principal = await authenticate(c);
     } catch (error) {
-      if (error instanceof InvalidToken) return unauthenticatedResponse(c, { error: "invalid_token", description: error.message });
-      if (error instanceof Refused) return unauthenticatedResponse(c, { ...(error.error ? { error: error.error } : {}), description: error.message });
+      if (error instanceof InvalidToken)
+        return unauthenticatedResponse(c, { error: "invalid_token", description: error.message });
+      if (error instanceof Refused)
+        return unauthenticatedResponse(c, {
+          ...(error.error ? { error: error.error } : {}),
+          description: error.message,
+        });
       // The issuer is down or unreadable: the client's token may be fine, so it is not told it is not.
       if (error instanceof IssuerUnreachable) {
         log?.(error.message);
-        return errorResponse(c, { code: "unavailable", message: "The token cannot be checked now: the token issuer cannot be reached" }, { includeErrorDetails: false });
+        return errorResponse(
+          c,
+          { code: "unavailable", message: "The token cannot be checked now: the token issuer cannot be reached" },
+          { includeErrorDetails: false },
+        );
       }
       throw error;
     }

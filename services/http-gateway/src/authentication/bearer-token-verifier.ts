@@ -1,6 +1,6 @@
-import { errors, jwtVerify, type JWTPayload } from "jose";
-import { userPrincipal, type BearerConfig, type Principal, type RoleAssignment } from "@twinport/shared";
-import { IssuerUnreachable, issuerKeys, type IssuerKeys } from "./issuer-keys.ts";
+import { type BearerConfig, type Principal, type RoleAssignment, userPrincipal } from "@twinport/shared";
+import { errors, type JWTPayload, jwtVerify } from "jose";
+import { type IssuerKeys, IssuerUnreachable, issuerKeys } from "./issuer-keys.ts";
 
 /** A token was presented and is not accepted: 401 with error="invalid_token" (RFC 6750 §3.1). */
 export class InvalidToken extends Error {
@@ -14,7 +14,19 @@ export class InvalidToken extends Error {
  * Only asymmetric algorithms: a key set holds public keys, and a token "signed" with HS256 using
  * the public key as the secret, or with alg none, must never verify.
  */
-const ASYMMETRIC_ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA", "Ed25519"];
+const ASYMMETRIC_ALGORITHMS = [
+  "RS256",
+  "RS384",
+  "RS512",
+  "PS256",
+  "PS384",
+  "PS512",
+  "ES256",
+  "ES384",
+  "ES512",
+  "EdDSA",
+  "Ed25519",
+];
 
 export type BearerTokenVerifier = (token: string) => Promise<Principal> | Principal;
 
@@ -42,7 +54,11 @@ const MAX_VERIFIED_TOKENS = 4096;
  * fetched). That keeps the signature check (100–200 µs of CPU) off every request but the first
  * (bench/token-validation.ts).
  */
-export function bearerTokenVerifier(config: BearerConfig, assignments: readonly RoleAssignment[], keys: IssuerKeys = issuerKeys(config)): BearerTokenVerifier {
+export function bearerTokenVerifier(
+  config: BearerConfig,
+  assignments: readonly RoleAssignment[],
+  keys: IssuerKeys = issuerKeys(config),
+): BearerTokenVerifier {
   const options = {
     issuer: config.issuer,
     audience: config.audience,
@@ -57,16 +73,29 @@ export function bearerTokenVerifier(config: BearerConfig, assignments: readonly 
     let payload: JWTPayload;
     let kid: string | undefined;
     try {
-      ({ payload, protectedHeader: { kid } } = await jwtVerify(token, keys, options));
+      ({
+        payload,
+        protectedHeader: { kid },
+      } = await jwtVerify(token, keys, options));
     } catch (error) {
       throw refusal(error);
     }
     const name = claimAt(payload, config.nameClaim);
-    if (typeof name !== "string" || name === "") throw new InvalidToken(`the token has no ${config.nameClaim} claim naming the user`);
-    const principal = userPrincipal(name, config.rolesClaims.flatMap((claim) => rolesIn(claimAt(payload, claim))), assignments);
+    if (typeof name !== "string" || name === "")
+      throw new InvalidToken(`the token has no ${config.nameClaim} claim naming the user`);
+    const principal = userPrincipal(
+      name,
+      config.rolesClaims.flatMap((claim) => rolesIn(claimAt(payload, claim))),
+      assignments,
+    );
     if (kid !== undefined) {
       if (verified.size >= MAX_VERIFIED_TOKENS) verified.delete(verified.keys().next().value!);
-      verified.set(token, { principal, kid, notBefore: (payload.nbf ?? 0) * 1000 - skewMs, expires: payload.exp! * 1000 + skewMs });
+      verified.set(token, {
+        principal,
+        kid,
+        notBefore: (payload.nbf ?? 0) * 1000 - skewMs,
+        expires: payload.exp! * 1000 + skewMs,
+      });
     }
     return principal;
   };
@@ -103,13 +132,22 @@ function rolesIn(value: unknown): string[] {
 function refusal(error: unknown): Error {
   if (error instanceof IssuerUnreachable) return error;
   if (error instanceof errors.JWTExpired) return new InvalidToken("the token has expired");
-  if (error instanceof errors.JWTClaimValidationFailed) return new InvalidToken(`the token's ${error.claim} claim is not accepted`);
-  if (error instanceof errors.JOSEAlgNotAllowed || error instanceof errors.JOSENotSupported) return new InvalidToken("the token's signature algorithm is not accepted");
-  if (error instanceof errors.JWSSignatureVerificationFailed) return new InvalidToken("the token's signature is not valid");
-  if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys) return new InvalidToken("no key of the issuer matches the token");
-  if (error instanceof errors.JWSInvalid || error instanceof errors.JWTInvalid) return new InvalidToken("the token is malformed");
+  if (error instanceof errors.JWTClaimValidationFailed)
+    return new InvalidToken(`the token's ${error.claim} claim is not accepted`);
+  if (error instanceof errors.JOSEAlgNotAllowed || error instanceof errors.JOSENotSupported)
+    return new InvalidToken("the token's signature algorithm is not accepted");
+  if (error instanceof errors.JWSSignatureVerificationFailed)
+    return new InvalidToken("the token's signature is not valid");
+  if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys)
+    return new InvalidToken("no key of the issuer matches the token");
+  if (error instanceof errors.JWSInvalid || error instanceof errors.JWTInvalid)
+    return new InvalidToken("the token is malformed");
   // The key set could not be fetched or read (timeout, network, not a key set): the issuer's side.
-  if (error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid || !(error instanceof errors.JOSEError)) {
+  if (
+    error instanceof errors.JWKSTimeout ||
+    error instanceof errors.JWKSInvalid ||
+    !(error instanceof errors.JOSEError)
+  ) {
     return new IssuerUnreachable(`the issuer's keys cannot be fetched: ${(error as Error).message}`, { cause: error });
   }
   return new InvalidToken("the token is not accepted");

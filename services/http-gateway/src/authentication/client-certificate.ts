@@ -18,7 +18,11 @@ export function clientCertificateOf(socket: TLSSocket): ClientCertificate | unde
     const certificate = socket.getPeerX509Certificate();
     if (certificate === undefined) result = null;
     else if (socket.authorized) result = { verified: true, subject: subjectDistinguishedName(certificate) };
-    else result = { verified: false, reason: `the client certificate is not accepted (${String(socket.authorizationError ?? "not issued by a trusted CA")})` };
+    else
+      result = {
+        verified: false,
+        reason: `the client certificate is not accepted (${String(socket.authorizationError ?? "not issued by a trusted CA")})`,
+      };
     seen.set(socket, result);
   }
   return result ?? undefined;

@@ -1,5 +1,5 @@
-import { createRemoteJWKSet, type JWTVerifyGetKey, type RemoteJWKSet } from "jose";
 import type { BearerConfig } from "@twinport/shared";
+import { createRemoteJWKSet, type JWTVerifyGetKey, type RemoteJWKSet } from "jose";
 
 /** The issuer cannot be asked for its keys right now: not the token's fault (503, not 401). */
 export class IssuerUnreachable extends Error {
@@ -51,25 +51,32 @@ export function issuerKeys(config: BearerConfig): IssuerKeys {
   let lastFailure: Error | undefined;
   const discover = async (): Promise<RemoteJWKSet> => {
     const url = `${config.issuer.replace(/\/$/, "")}/.well-known/openid-configuration`;
-    const response = await fetch(url, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS), headers: { accept: "application/json" } });
+    const response = await fetch(url, {
+      signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
+      headers: { accept: "application/json" },
+    });
     if (!response.ok) throw new Error(`${url} answered ${response.status}`);
     const metadata = (await response.json()) as { issuer?: unknown; jwks_uri?: unknown };
     // OpenID Connect Discovery §4.3: the document must name the issuer it was fetched for.
-    if (metadata.issuer !== config.issuer) throw new Error(`${url} names the issuer ${JSON.stringify(metadata.issuer)}, not ${config.issuer}`);
+    if (metadata.issuer !== config.issuer)
+      throw new Error(`${url} names the issuer ${JSON.stringify(metadata.issuer)}, not ${config.issuer}`);
     if (typeof metadata.jwks_uri !== "string") throw new Error(`${url} has no jwks_uri`);
     return createRemoteJWKSet(new URL(metadata.jwks_uri), options);
   };
 
   const ensureKeys = async (): Promise<void> => {
     if (keys === undefined) {
-      if (Date.now() - failedAt < options.cooldownDuration) throw new IssuerUnreachable(`the issuer's discovery document cannot be read: ${lastFailure?.message}`);
+      if (Date.now() - failedAt < options.cooldownDuration)
+        throw new IssuerUnreachable(`the issuer's discovery document cannot be read: ${lastFailure?.message}`);
       discovering ??= discover().finally(() => (discovering = undefined));
       try {
         keys = await discovering;
       } catch (error) {
         failedAt = Date.now();
         lastFailure = error as Error;
-        throw new IssuerUnreachable(`the issuer's discovery document cannot be read: ${(error as Error).message}`, { cause: error });
+        throw new IssuerUnreachable(`the issuer's discovery document cannot be read: ${(error as Error).message}`, {
+          cause: error,
+        });
       }
     }
   };

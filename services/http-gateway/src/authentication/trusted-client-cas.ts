@@ -1,5 +1,5 @@
-import { readFile } from "node:fs/promises";
 import { X509Certificate } from "node:crypto";
+import { readFile } from "node:fs/promises";
 import { ConfigError } from "@twinport/shared";
 
 /**
@@ -13,12 +13,16 @@ export async function trustedClientCas(files: readonly string[]): Promise<string
       try {
         pem = await readFile(file, "utf8");
       } catch (error) {
-        throw new ConfigError(`security.authentication.clientCertificates.trustedCaFiles: cannot read ${file}: ${(error as Error).message}`);
+        throw new ConfigError(
+          `security.authentication.clientCertificates.trustedCaFiles: cannot read ${file}: ${(error as Error).message}`,
+        );
       }
       try {
         new X509Certificate(pem);
       } catch {
-        throw new ConfigError(`security.authentication.clientCertificates.trustedCaFiles: ${file} holds no PEM certificate`);
+        throw new ConfigError(
+          `security.authentication.clientCertificates.trustedCaFiles: ${file} holds no PEM certificate`,
+        );
       }
       return pem;
     }),

@@ -17,9 +17,13 @@ export interface Challenge {
 export function unauthenticatedResponse(c: GatewayContext, challenge: Challenge): Response {
   const status = challenge.error === "invalid_request" ? 400 : 401;
   let header = BEARER_CHALLENGE;
-  if (challenge.error !== undefined) header += `, error="${challenge.error}", error_description="${quotable(challenge.description)}"`;
+  if (challenge.error !== undefined)
+    header += `, error="${challenge.error}", error_description="${quotable(challenge.description)}"`;
   const body = resultBody(status, { message: challenge.description }, { includeErrorDetails: false, now: new Date() });
-  return c.body(JSON.stringify(body), status as 401, { "Content-Type": "application/json", "WWW-Authenticate": header });
+  return c.body(JSON.stringify(body), status as 401, {
+    "Content-Type": "application/json",
+    "WWW-Authenticate": header,
+  });
 }
 
 /** RFC 6750 §3: error_description holds printable ASCII except '"' and '\'. */

@@ -7,7 +7,8 @@ import { ApiError } from "./api-error.ts";
  * read; a chunked body is counted while it is read and abandoned with 413 once it passes the limit.
  */
 export function bodySizeLimit(maxBytes: number): MiddlewareHandler {
-  const tooLarge = () => ApiError.of("payload-too-large", `The request body exceeds the limit of ${maxBytes} bytes (maxRequestBodySize)`);
+  const tooLarge = () =>
+    ApiError.of("payload-too-large", `The request body exceeds the limit of ${maxBytes} bytes (maxRequestBodySize)`);
   const counting = bodyLimit({
     maxSize: maxBytes,
     onError: () => {

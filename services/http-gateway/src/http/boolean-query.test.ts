@@ -7,7 +7,9 @@ import { booleanQuery } from "./boolean-query.ts";
 describe("booleanQuery", () => {
   const app = new Hono();
   app.get("/", (c) => c.json({ value: booleanQuery(c, "flag", true) }));
-  app.onError((error, c) => c.json({ error: error instanceof ApiError ? error.error.code : "other", message: error.message }, 400));
+  app.onError((error, c) =>
+    c.json({ error: error instanceof ApiError ? error.error.code : "other", message: error.message }, 400),
+  );
 
   it("reads true and false, and the default when absent", async () => {
     assert.deepEqual(await (await app.request("/?flag=true")).json(), { value: true });

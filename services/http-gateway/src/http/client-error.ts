@@ -1,4 +1,4 @@
-import { STATUS_CODES, type Server, type ServerResponse } from "node:http";
+import { type Server, type ServerResponse, STATUS_CODES } from "node:http";
 import type { Duplex } from "node:stream";
 import type { Logger, ProcessMetrics } from "@twinport/shared";
 import { resultBody } from "./result-body.ts";
@@ -37,7 +37,9 @@ export function answerClientErrors(server: Server, deps: { metrics?: ProcessMetr
       deps.metrics?.observeHttpRequest(methodOf(error.rawPacket), "unparsed", answer.status, 0);
       deps.logger?.info({ status: answer.status, reason: error.code }, "malformed HTTP request refused");
     }
-    const body = JSON.stringify(resultBody(answer.status, { message: answer.message }, { includeErrorDetails: false, now: new Date() }));
+    const body = JSON.stringify(
+      resultBody(answer.status, { message: answer.message }, { includeErrorDetails: false, now: new Date() }),
+    );
     const head =
       `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status]}\r\n` +
       `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n`;
@@ -61,8 +63,15 @@ function answerOf(error: ParserError): { status: number; message: string } | und
       return { status: 408, message: "The request was not received completely in time" };
     case "HPE_HEADER_OVERFLOW":
       return inRequestLine(error)
-        ? { status: 414, message: "The request line (method, URL and version) is longer than this server accepts (16 KiB with the headers)" }
-        : { status: 431, message: "The request's headers are larger than this server accepts (16 KiB with the request line)" };
+        ? {
+            status: 414,
+            message:
+              "The request line (method, URL and version) is longer than this server accepts (16 KiB with the headers)",
+          }
+        : {
+            status: 431,
+            message: "The request's headers are larger than this server accepts (16 KiB with the request line)",
+          };
     default:
       return { status: 400, message: `Malformed HTTP request (${describe(error)})` };
   }

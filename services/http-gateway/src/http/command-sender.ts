@@ -5,7 +5,12 @@ import { idempotencyOf } from "./idempotency-key.ts";
 import { principalOf } from "./request-principal.ts";
 
 /** `options`: a deadline other than the bus's default (long transfers: imports, packages, files). */
-export type SendCommand = <T extends CommandType>(c: GatewayContext, type: T, params: CommandParams<T>, options?: ExecuteOptions) => Promise<ReplyOk<CommandResult<T>>>;
+export type SendCommand = <T extends CommandType>(
+  c: GatewayContext,
+  type: T,
+  params: CommandParams<T>,
+  options?: ExecuteOptions,
+) => Promise<ReplyOk<CommandResult<T>>>;
 
 /**
  * Sends one command to the store, stamped with the endpoint's origin and the request's correlation
@@ -17,7 +22,14 @@ export function commandSender(store: StoreClient, origin: string): SendCommand {
     const sent = withoutUndefined(params);
     const idempotency = idempotencyOf(c, type, sent);
     const principal = principalOf(c);
-    const command = { type, params: sent, origin, correlationId: c.get("correlationId"), ...(idempotency ? { idempotency } : {}), ...(principal ? { principal } : {}) };
+    const command = {
+      type,
+      params: sent,
+      origin,
+      correlationId: c.get("correlationId"),
+      ...(idempotency ? { idempotency } : {}),
+      ...(principal ? { principal } : {}),
+    };
     const reply = await store.execute(command, options);
     if (!reply.ok) throw new ApiError(reply.error);
     return reply;

@@ -29,6 +29,12 @@ test("a charset parameter on a text type still matches what we write (UTF-8)", (
 test("synonyms: text/xml for application/xml, and the three AASX spellings", () => {
   assert.equal(isAcceptable("text/xml", "application/xml"), true);
   assert.equal(isAcceptable("application/aasx+xml", "application/asset-administration-shell-package"), true);
-  assert.equal(isAcceptable("application/asset-administration-shell-package", "application/asset-administration-shell-package+xml"), true);
+  assert.equal(
+    isAcceptable(
+      "application/asset-administration-shell-package",
+      "application/asset-administration-shell-package+xml",
+    ),
+    true,
+  );
   assert.equal(isAcceptable("application/xml", "application/asset-administration-shell-package"), false);
 });

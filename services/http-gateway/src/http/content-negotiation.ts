@@ -12,7 +12,11 @@ const SYNONYMS: readonly (readonly string[])[] = [
   // RFC 7303 §9.2: text/xml is an alias of application/xml.
   ["application/xml", "text/xml"],
   // The three AASX spellings of the specifications (see model-media-types.ts).
-  ["application/asset-administration-shell-package+xml", "application/asset-administration-shell-package", "application/aasx+xml"],
+  [
+    "application/asset-administration-shell-package+xml",
+    "application/asset-administration-shell-package",
+    "application/aasx+xml",
+  ],
 ];
 
 /**
@@ -36,7 +40,10 @@ export function isAcceptable(accept: string | undefined, contentType: string): b
 
 /** 406 with the AAS Result body, naming what could have been sent. */
 export function notAcceptable(offered: readonly string[]): ApiError {
-  return ApiError.of("not-acceptable", `The Accept header excludes every representation offered here: ${offered.join(", ")}`);
+  return ApiError.of(
+    "not-acceptable",
+    `The Accept header excludes every representation offered here: ${offered.join(", ")}`,
+  );
 }
 
 function baseType(contentType: string): string {

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { MiddlewareHandler } from "hono";
-import { outgoingMessageOf, type GatewayContext } from "./gateway-env.ts";
+import { type GatewayContext, outgoingMessageOf } from "./gateway-env.ts";
 
 export const CORRELATION_ID_HEADER = "X-Correlation-Id";
 

@@ -17,8 +17,13 @@ export function base64UrlQuery(c: GatewayContext, name: string): string | undefi
  * or comma-separated, each the base64url of a JSON SpecificAssetId-like object or of an array of
  * them (AAS API §l). The shell must match all of them; the engine filters.
  */
-export function assetIdsQuery(c: GatewayContext, names: readonly string[] = ["assetIds"]): { name: string; value: string }[] | undefined {
-  const values = names.flatMap((name) => (c.req.queries(name) ?? []).flatMap((value) => value.split(",")).map((value) => ({ name, value })));
+export function assetIdsQuery(
+  c: GatewayContext,
+  names: readonly string[] = ["assetIds"],
+): { name: string; value: string }[] | undefined {
+  const values = names.flatMap((name) =>
+    (c.req.queries(name) ?? []).flatMap((value) => value.split(",")).map((value) => ({ name, value })),
+  );
   if (values.length === 0) return undefined;
   return values.flatMap(({ name, value }) => {
     let parsed: unknown;

@@ -1,7 +1,7 @@
-import { test } from "node:test";
 import assert from "node:assert/strict";
-import { Hono } from "hono";
+import { test } from "node:test";
 import { ANONYMOUS, type Principal } from "@twinport/shared";
+import { Hono } from "hono";
 import { errorResponse } from "./error-response.ts";
 
 /** An app whose only route answers a refusal for the given caller (none: no security configured). */
@@ -9,7 +9,11 @@ function refusing(principal: Principal | undefined): Hono {
   const app = new Hono();
   app.get("/", (c) => {
     if (principal) c.set("principal", principal);
-    return errorResponse(c, { code: "forbidden", message: "Not allowed: READ on shell 'x'" }, { includeErrorDetails: false });
+    return errorResponse(
+      c,
+      { code: "forbidden", message: "Not allowed: READ on shell 'x'" },
+      { includeErrorDetails: false },
+    );
   });
   return app;
 }
@@ -27,5 +31,8 @@ test("a refused anonymous caller gets 401 with a Bearer challenge and the Result
   assert.equal(res.status, 401);
   assert.equal(res.headers.get("www-authenticate"), 'Bearer realm="twinport"');
   const body = (await res.json()) as { messages: { code: string; text: string }[] };
-  assert.deepEqual(body.messages.map((m) => [m.code, m.text]), [["401", "Not allowed: READ on shell 'x'"]]);
+  assert.deepEqual(
+    body.messages.map((m) => [m.code, m.text]),
+    [["401", "Not allowed: READ on shell 'x'"]],
+  );
 });

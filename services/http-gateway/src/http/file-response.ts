@@ -7,7 +7,11 @@ import type { GatewayContext } from "./gateway-env.ts";
  */
 export function fileResponse(c: GatewayContext, file: FileContent, headers: Record<string, string> = {}): Response {
   const bytes = Buffer.from(file.contentBase64, "base64");
-  const all: Record<string, string> = { "Content-Type": file.contentType, "Content-Length": String(bytes.length), ...headers };
+  const all: Record<string, string> = {
+    "Content-Type": file.contentType,
+    "Content-Length": String(bytes.length),
+    ...headers,
+  };
   if (file.fileName !== undefined) all["Content-Disposition"] = contentDisposition(file.fileName);
   return c.body(bytes, 200, all);
 }

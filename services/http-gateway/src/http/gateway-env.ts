@@ -1,5 +1,5 @@
-import type { Context } from "hono";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Context } from "hono";
 
 // The correlation id is kept per request; typed through Hono's variable map so the app stays a
 // plain `Hono` for its users.

@@ -1,5 +1,5 @@
-import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { describe, it } from "node:test";
 import { ApiError } from "./api-error.ts";
 import { parseIdempotencyKey } from "./idempotency-key.ts";
 
@@ -9,8 +9,25 @@ describe("Idempotency-Key header", () => {
     assert.equal(parseIdempotencyKey('"8e03978e-40d5-43e8-bc93-6894a57f9324"'), "8e03978e-40d5-43e8-bc93-6894a57f9324");
     assert.equal(parseIdempotencyKey("  abc_DEF.123:~+/=  "), "abc_DEF.123:~+/=");
     assert.equal(parseIdempotencyKey("k".repeat(255)), "k".repeat(255));
-    for (const bad of ["", '""', '"', '"open', 'a"b', "a\\b", "a,b", "a b", "tab\tinside", "é", "k".repeat(256), "\u0000"]) {
-      assert.throws(() => parseIdempotencyKey(bad), (error: unknown) => error instanceof ApiError && error.error.code === "bad-request", JSON.stringify(bad));
+    for (const bad of [
+      "",
+      '""',
+      '"',
+      '"open',
+      'a"b',
+      "a\\b",
+      "a,b",
+      "a b",
+      "tab\tinside",
+      "é",
+      "k".repeat(256),
+      "\u0000",
+    ]) {
+      assert.throws(
+        () => parseIdempotencyKey(bad),
+        (error: unknown) => error instanceof ApiError && error.error.code === "bad-request",
+        JSON.stringify(bad),
+      );
     }
   });
 });

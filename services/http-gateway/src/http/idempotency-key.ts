@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { WRITE_COMMANDS, type Command, type CommandType } from "@twinport/shared";
+import { type Command, type CommandType, WRITE_COMMANDS } from "@twinport/shared";
 import { badRequest } from "./api-error.ts";
 import type { GatewayContext } from "./gateway-env.ts";
 
@@ -20,12 +20,15 @@ export function parseIdempotencyKey(header: string | undefined): string | undefi
     if (text.length < 2 || !text.endsWith('"')) throw invalid();
     text = text.slice(1, -1);
   }
-  if (text.length === 0 || text.length > MAX_KEY_LENGTH || !/^[\x21-\x7e]+$/.test(text) || /["\\,]/.test(text)) throw invalid();
+  if (text.length === 0 || text.length > MAX_KEY_LENGTH || !/^[\x21-\x7e]+$/.test(text) || /["\\,]/.test(text))
+    throw invalid();
   return text;
 }
 
 function invalid() {
-  return badRequest(`Invalid ${IDEMPOTENCY_KEY_HEADER} header: expected 1 to ${MAX_KEY_LENGTH} visible ASCII characters (without '"', '\\' and ','), optionally in double quotes`);
+  return badRequest(
+    `Invalid ${IDEMPOTENCY_KEY_HEADER} header: expected 1 to ${MAX_KEY_LENGTH} visible ASCII characters (without '"', '\\' and ','), optionally in double quotes`,
+  );
 }
 
 /**
@@ -33,12 +36,19 @@ function invalid() {
  * header, and a fingerprint of the request (method, path with query, and the command it became,
  * which holds the body), so the engine can tell a repeat from another request under the same key.
  */
-export function idempotencyOf<T extends CommandType>(c: GatewayContext, type: T, params: unknown): Command["idempotency"] {
+export function idempotencyOf<T extends CommandType>(
+  c: GatewayContext,
+  type: T,
+  params: unknown,
+): Command["idempotency"] {
   const method = c.req.method;
   if (!KEYED_METHODS.has(method) || !WRITE_COMMANDS.has(type)) return undefined;
   const key = parseIdempotencyKey(c.req.header(IDEMPOTENCY_KEY_HEADER));
   if (key === undefined) return undefined;
   const url = new URL(c.req.url);
-  const fingerprint = createHash("sha256").update(`${method}\n${url.pathname}${url.search}\n${type}\n`).update(JSON.stringify(params)).digest("base64url");
+  const fingerprint = createHash("sha256")
+    .update(`${method}\n${url.pathname}${url.search}\n${type}\n`)
+    .update(JSON.stringify(params))
+    .digest("base64url");
   return { key, fingerprint };
 }

@@ -1,6 +1,12 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { createDirectStoreClient, createEngine, createMemoryRepository, type Repository, type StoreClient } from "@twinport/shared";
+import {
+  createDirectStoreClient,
+  createEngine,
+  createMemoryRepository,
+  type Repository,
+  type StoreClient,
+} from "@twinport/shared";
 import { createHttpApp } from "../create-http-app.ts";
 import { httpEndpointSettings } from "../http-endpoint-settings.ts";
 import { assertResult, call } from "../test-support/call.ts";
@@ -42,9 +48,13 @@ describe("includeErrorDetails", () => {
     const answer = await call(app, "GET", `/api/v3.0/shells/${b64(id)}`);
     assert.equal(answer.status, 500);
     assert.deepEqual(Object.keys(answer.json), ["messages"]);
-    assert.deepEqual(answer.json.messages.map((m: { messageType: string }) => m.messageType), ["Error", "Exception"]);
+    assert.deepEqual(
+      answer.json.messages.map((m: { messageType: string }) => m.messageType),
+      ["Error", "Exception"],
+    );
     assert.match(answer.json.messages[1].text, /SyntaxError[\s\S]*\n\s+at /);
-    for (const message of answer.json.messages) assert.deepEqual(Object.keys(message).sort(), ["code", "messageType", "text", "timestamp"]);
+    for (const message of answer.json.messages)
+      assert.deepEqual(Object.keys(message).sort(), ["code", "messageType", "text", "timestamp"]);
   });
 
   it("on, for a client error: no stack (there is none to show)", async () => {

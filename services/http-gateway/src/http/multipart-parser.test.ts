@@ -13,14 +13,24 @@ describe("multipart parser", () => {
     const request = new Request("http://x/", { method: "POST", body: form });
     const boundary = boundaryOf(request.headers.get("content-type")!);
     const parts = parseMultipart(Buffer.from(await request.arrayBuffer()), boundary);
-    assert.deepEqual(parts.map((p) => [p.name, p.fileName, p.contentType]), [["fileName", undefined, undefined], ["file", "x.pdf", "application/pdf"]]);
+    assert.deepEqual(
+      parts.map((p) => [p.name, p.fileName, p.contentType]),
+      [
+        ["fileName", undefined, undefined],
+        ["file", "x.pdf", "application/pdf"],
+      ],
+    );
     assert.equal(parts[0]!.data.toString(), "Bedienungsanleitung ü.pdf");
     assert.deepEqual(parts[1]!.data, binary);
 
     const raw = Buffer.concat([
-      Buffer.from(`--b${CRLF}Content-Disposition: form-data; name="file"${CRLF}Content-Type: application/octet-stream${CRLF}${CRLF}`),
+      Buffer.from(
+        `--b${CRLF}Content-Disposition: form-data; name="file"${CRLF}Content-Type: application/octet-stream${CRLF}${CRLF}`,
+      ),
       binary,
-      Buffer.from(`${CRLF}--b${CRLF}Content-Disposition: form-data; name="n"; filename*=UTF-8''%C3%BC.txt${CRLF}${CRLF}x${CRLF}--b--${CRLF}`),
+      Buffer.from(
+        `${CRLF}--b${CRLF}Content-Disposition: form-data; name="n"; filename*=UTF-8''%C3%BC.txt${CRLF}${CRLF}x${CRLF}--b--${CRLF}`,
+      ),
     ]);
     const [file, named] = parseMultipart(raw, boundaryOf('multipart/form-data; boundary="b"'));
     assert.deepEqual(file!.data, binary, "a part without filename keeps its bytes");
@@ -30,7 +40,17 @@ describe("multipart parser", () => {
   it("refuses bodies that are not multipart or end early", () => {
     assert.throws(() => boundaryOf("multipart/form-data"), MultipartError);
     assert.throws(() => parseMultipart(Buffer.from("hello"), "b"), MultipartError);
-    assert.throws(() => parseMultipart(Buffer.from(`--b${CRLF}Content-Disposition: form-data; name="f"${CRLF}${CRLF}data without end`), "b"), /closing boundary/);
-    assert.throws(() => parseMultipart(Buffer.from(`--b${CRLF}Content-Type: text/plain${CRLF}${CRLF}x${CRLF}--b--`), "b"), /no Content-Disposition name/);
+    assert.throws(
+      () =>
+        parseMultipart(
+          Buffer.from(`--b${CRLF}Content-Disposition: form-data; name="f"${CRLF}${CRLF}data without end`),
+          "b",
+        ),
+      /closing boundary/,
+    );
+    assert.throws(
+      () => parseMultipart(Buffer.from(`--b${CRLF}Content-Type: text/plain${CRLF}${CRLF}x${CRLF}--b--`), "b"),
+      /no Content-Disposition name/,
+    );
   });
 });

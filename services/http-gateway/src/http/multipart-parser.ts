@@ -60,7 +60,12 @@ function partOf(headerText: string, data: Buffer): MultipartPart {
     fileName = extended !== undefined ? decodeExtended(extended) : parameter(value, "filename");
   }
   if (name === undefined) throw new MultipartError("a part has no Content-Disposition name");
-  return { name, data, ...(fileName !== undefined ? { fileName } : {}), ...(contentType !== undefined ? { contentType } : {}) };
+  return {
+    name,
+    data,
+    ...(fileName !== undefined ? { fileName } : {}),
+    ...(contentType !== undefined ? { contentType } : {}),
+  };
 }
 
 function parameter(value: string, key: string): string | undefined {

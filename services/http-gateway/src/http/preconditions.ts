@@ -20,7 +20,12 @@ export function entityTags(header: string | undefined): string[] | undefined {
   if (header === undefined) return undefined;
   const tags = header
     .split(",")
-    .map((tag) => tag.trim().replace(/^W\//, "").replace(/^"(.*)"$/, "$1"))
+    .map((tag) =>
+      tag
+        .trim()
+        .replace(/^W\//, "")
+        .replace(/^"(.*)"$/, "$1"),
+    )
     .filter((tag) => tag !== "");
   return tags.length > 0 ? tags : undefined;
 }

@@ -18,7 +18,10 @@ const EXTENTS = ["withBlobValue", "withoutBlobValue"] as const;
  * does not accept, a repeated one, or a value outside its enum is a 400 (AAS API §c, §d). Other
  * query parameters are left to the operation (filters) or ignored (cache busters).
  */
-export function readPagingAndModifiers(c: GatewayContext, rules: QueryRules): { page?: PageRequest; modifiers?: OutputModifiers } {
+export function readPagingAndModifiers(
+  c: GatewayContext,
+  rules: QueryRules,
+): { page?: PageRequest; modifiers?: OutputModifiers } {
   const result: { page?: PageRequest; modifiers?: OutputModifiers } = {};
   const limit = controlled(c, "limit", rules.paging === true);
   const cursor = controlled(c, "cursor", rules.paging === true);
@@ -49,13 +52,15 @@ export function singleQuery(c: GatewayContext, name: string): string | undefined
 
 function controlled(c: GatewayContext, name: string, accepted: boolean): string | undefined {
   const value = singleQuery(c, name);
-  if (value !== undefined && !accepted) throw badRequest(`Query parameter "${name}" is not supported by this operation`);
+  if (value !== undefined && !accepted)
+    throw badRequest(`Query parameter "${name}" is not supported by this operation`);
   return value;
 }
 
 function parseLimit(text: string): number {
   const limit = /^[0-9]+$/.test(text) ? Number(text) : NaN;
-  if (!Number.isSafeInteger(limit) || limit < 1) throw badRequest(`Query parameter "limit" must be an integer >= 1, got "${text}"`);
+  if (!Number.isSafeInteger(limit) || limit < 1)
+    throw badRequest(`Query parameter "limit" must be an integer >= 1, got "${text}"`);
   return limit;
 }
 

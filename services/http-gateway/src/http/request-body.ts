@@ -22,7 +22,10 @@ export async function optionalJsonBodyText(c: GatewayContext): Promise<string> {
   if (bytes.byteLength === 0) return "";
   const contentType = c.req.header("Content-Type");
   if (!isJsonMediaType(contentType)) {
-    throw ApiError.of("unsupported-media-type", `The body must be JSON with Content-Type application/json (got ${contentType === undefined ? "no Content-Type" : `'${contentType}'`})`);
+    throw ApiError.of(
+      "unsupported-media-type",
+      `The body must be JSON with Content-Type application/json (got ${contentType === undefined ? "no Content-Type" : `'${contentType}'`})`,
+    );
   }
   try {
     // Fatal: a replacement character silently stored in place of broken bytes is data loss.

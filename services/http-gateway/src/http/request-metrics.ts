@@ -1,6 +1,6 @@
+import type { Logger, ProcessMetrics } from "@twinport/shared";
 import type { MiddlewareHandler } from "hono";
 import { routePath } from "hono/route";
-import type { Logger, ProcessMetrics } from "@twinport/shared";
 import type { GatewayContext } from "./gateway-env.ts";
 
 /**
@@ -20,7 +20,13 @@ export function requestMetrics(metrics: ProcessMetrics, logger?: Logger): Middle
     const status = c.res.status;
     metrics.observeHttpRequest(c.req.method, route, status, seconds);
     if (logger && (status >= 500 || logger.isLevelEnabled("debug"))) {
-      const fields = { method: c.req.method, route, status, ms: Math.round(seconds * 10_000) / 10, correlationId: c.get("correlationId") };
+      const fields = {
+        method: c.req.method,
+        route,
+        status,
+        ms: Math.round(seconds * 10_000) / 10,
+        correlationId: c.get("correlationId"),
+      };
       if (status >= 500) logger.warn(fields, "request failed");
       else logger.debug(fields, "request");
     }

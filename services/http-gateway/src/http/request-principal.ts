@@ -1,5 +1,5 @@
-import type { MiddlewareHandler } from "hono";
 import { ANONYMOUS, type Principal } from "@twinport/shared";
+import type { MiddlewareHandler } from "hono";
 import type { GatewayContext } from "./gateway-env.ts";
 
 // Who the request is from, once security is configured: put on every command it sends, and read

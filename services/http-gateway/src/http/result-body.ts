@@ -17,11 +17,23 @@ export interface ResultBody {
  * The main message first, then one message per detail (e.g. each failed constraint), then, only
  * when the endpoint allows it, the stack trace as an "Exception" message.
  */
-export function resultBody(status: number, error: Omit<ReplyError, "code">, options: { includeErrorDetails: boolean; now: Date }): ResultBody {
+export function resultBody(
+  status: number,
+  error: Omit<ReplyError, "code">,
+  options: { includeErrorDetails: boolean; now: Date },
+): ResultBody {
   const code = String(status);
   const timestamp = options.now.toISOString();
-  const message = (messageType: ResultMessage["messageType"], text: string): ResultMessage => ({ messageType, text, code, timestamp });
-  const main = error.path !== undefined && error.path !== "" && !error.message.includes(error.path) ? `${error.message} (at ${error.path})` : error.message;
+  const message = (messageType: ResultMessage["messageType"], text: string): ResultMessage => ({
+    messageType,
+    text,
+    code,
+    timestamp,
+  });
+  const main =
+    error.path !== undefined && error.path !== "" && !error.message.includes(error.path)
+      ? `${error.message} (at ${error.path})`
+      : error.message;
   const messages = [message("Error", main), ...(error.details ?? []).map((detail) => message("Error", detail))];
   if (options.includeErrorDetails && error.stack) messages.push(message("Exception", error.stack));
   return { messages };

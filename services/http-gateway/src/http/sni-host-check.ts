@@ -1,5 +1,5 @@
-import type { MiddlewareHandler } from "hono";
 import type { TLSSocket } from "node:tls";
+import type { MiddlewareHandler } from "hono";
 import { badRequest } from "./api-error.ts";
 import { incomingMessageOf } from "./gateway-env.ts";
 
@@ -14,7 +14,8 @@ export function sniHostCheck(): MiddlewareHandler {
     const servername = typeof socket?.servername === "string" ? socket.servername : undefined;
     if (servername) {
       const host = hostnameOf(c.req.header("Host") ?? "");
-      if (host !== servername.toLowerCase()) throw badRequest(`Host "${host}" does not match the TLS server name "${servername}" (sniEnabled)`);
+      if (host !== servername.toLowerCase())
+        throw badRequest(`Host "${host}" does not match the TLS server name "${servername}" (sniEnabled)`);
     }
     await next();
   };

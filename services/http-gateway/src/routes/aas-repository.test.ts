@@ -3,9 +3,15 @@ import { after, before, describe, it } from "node:test";
 import { createHttpApp } from "../create-http-app.ts";
 import { httpEndpointSettings } from "../http-endpoint-settings.ts";
 import { assertResult, call } from "../test-support/call.ts";
-import { b64, exampleStore, SHELL_1, SUBMODEL_1, type ExampleStore } from "../test-support/example-store.ts";
+import { b64, type ExampleStore, exampleStore, SHELL_1, SUBMODEL_1 } from "../test-support/example-store.ts";
 
-const newShell = (id: string) => JSON.stringify({ modelType: "AssetAdministrationShell", id, idShort: "NewShell", assetInformation: { assetKind: "Instance", globalAssetId: "urn:asset:new" } });
+const newShell = (id: string) =>
+  JSON.stringify({
+    modelType: "AssetAdministrationShell",
+    id,
+    idShort: "NewShell",
+    assetInformation: { assetKind: "Instance", globalAssetId: "urn:asset:new" },
+  });
 
 describe("AAS Repository API (/shells)", () => {
   let example: ExampleStore;
@@ -22,7 +28,10 @@ describe("AAS Repository API (/shells)", () => {
     assert.equal(all.headers.get("content-type"), "application/json");
     assert.deepEqual(Object.keys(all.json), ["paging_metadata", "result"]);
     assert.deepEqual(all.json.paging_metadata, {});
-    assert.deepEqual(all.json.result.map((shell: { id: string }) => shell.id), ["https://example.org/aas/test-1", "https://example.org/aas/test-2", "https://example.org/aas/test-3"]);
+    assert.deepEqual(
+      all.json.result.map((shell: { id: string }) => shell.id),
+      ["https://example.org/aas/test-1", "https://example.org/aas/test-2", "https://example.org/aas/test-3"],
+    );
     assert.equal(all.headers.get("etag"), null, "a list has no single revision");
   });
 
@@ -30,25 +39,56 @@ describe("AAS Repository API (/shells)", () => {
     const first = await call(app, "GET", "/api/v3.0/shells?limit=2");
     assert.equal(first.json.result.length, 2);
     assert.equal(typeof first.json.paging_metadata.cursor, "string");
-    const second = await call(app, "GET", `/api/v3.0/shells?limit=2&cursor=${encodeURIComponent(first.json.paging_metadata.cursor)}`);
-    assert.deepEqual(second.json.result.map((shell: { id: string }) => shell.id), ["https://example.org/aas/test-3"]);
+    const second = await call(
+      app,
+      "GET",
+      `/api/v3.0/shells?limit=2&cursor=${encodeURIComponent(first.json.paging_metadata.cursor)}`,
+    );
+    assert.deepEqual(
+      second.json.result.map((shell: { id: string }) => shell.id),
+      ["https://example.org/aas/test-3"],
+    );
     assert.deepEqual(second.json.paging_metadata, {});
   });
 
   it("rejects a limit that is not an integer >= 1, repeated, and modifiers /shells does not take", async () => {
-    for (const query of ["limit=0", "limit=-1", "limit=abc", "limit=1.5", "limit=", "limit=1&limit=2", "level=core", "extent=withBlobValue", "content=path"]) {
+    for (const query of [
+      "limit=0",
+      "limit=-1",
+      "limit=abc",
+      "limit=1.5",
+      "limit=",
+      "limit=1&limit=2",
+      "level=core",
+      "extent=withBlobValue",
+      "content=path",
+    ]) {
       assertResult(await call(app, "GET", `/api/v3.0/shells?${query}`), 400);
     }
   });
 
   it("filters by idShort and by assetIds (base64url JSON, object or array)", async () => {
     const byIdShort = await call(app, "GET", "/api/v3.0/shells?idShort=TestAas2");
-    assert.deepEqual(byIdShort.json.result.map((shell: { id: string }) => shell.id), ["https://example.org/aas/test-2"]);
+    assert.deepEqual(
+      byIdShort.json.result.map((shell: { id: string }) => shell.id),
+      ["https://example.org/aas/test-2"],
+    );
     const global = b64(JSON.stringify({ name: "globalAssetId", value: "https://example.org/assets/pump-0003" }));
     const byAsset = await call(app, "GET", `/api/v3.0/shells?assetIds=${global}`);
-    assert.deepEqual(byAsset.json.result.map((shell: { id: string }) => shell.id), ["https://example.org/aas/test-3"]);
-    const both = b64(JSON.stringify([{ name: "globalAssetId", value: "https://example.org/assets/pump-0003" }, { name: "serialNumber", value: "SN-0001" }]));
-    assert.deepEqual((await call(app, "GET", `/api/v3.0/shells?assetIds=${both}`)).json, { paging_metadata: {}, result: [] });
+    assert.deepEqual(
+      byAsset.json.result.map((shell: { id: string }) => shell.id),
+      ["https://example.org/aas/test-3"],
+    );
+    const both = b64(
+      JSON.stringify([
+        { name: "globalAssetId", value: "https://example.org/assets/pump-0003" },
+        { name: "serialNumber", value: "SN-0001" },
+      ]),
+    );
+    assert.deepEqual((await call(app, "GET", `/api/v3.0/shells?assetIds=${both}`)).json, {
+      paging_metadata: {},
+      result: [],
+    });
     assertResult(await call(app, "GET", "/api/v3.0/shells?assetIds=%%%"), 400, /assetIds/);
     assertResult(await call(app, "GET", `/api/v3.0/shells?assetIds=${b64("not json")}`), 400, /assetIds/);
     assertResult(await call(app, "GET", `/api/v3.0/shells?assetIds=${b64('{"name":1}')}`), 400, /assetIds/);
@@ -64,7 +104,10 @@ describe("AAS Repository API (/shells)", () => {
     const again = await call(app, "GET", `/api/v3.0/shells/${b64(SHELL_1)}`, { headers: { "If-None-Match": etag! } });
     assert.equal(again.status, 304);
     assert.equal(again.text, "");
-    assert.equal((await call(app, "GET", `/api/v3.0/shells/${b64(SHELL_1)}`, { headers: { "If-None-Match": '"999999"' } })).status, 200);
+    assert.equal(
+      (await call(app, "GET", `/api/v3.0/shells/${b64(SHELL_1)}`, { headers: { "If-None-Match": '"999999"' } })).status,
+      200,
+    );
   });
 
   it("accepts padded base64url and %3D-escaped padding", async () => {
@@ -85,7 +128,10 @@ describe("AAS Repository API (/shells)", () => {
 
   it("POST /shells: 201 with Location (unpadded base64url) and the created shell; 409 on repeat", async () => {
     const id = "urn:example:shell:posted?x=1";
-    const posted = await call(app, "POST", "/api/v3.0/shells", { body: newShell(id), headers: { "Content-Type": "application/json" } });
+    const posted = await call(app, "POST", "/api/v3.0/shells", {
+      body: newShell(id),
+      headers: { "Content-Type": "application/json" },
+    });
     assert.equal(posted.status, 201, posted.text);
     assert.equal(posted.headers.get("location"), `/api/v3.0/shells/${b64(id)}`);
     assert.ok(!posted.headers.get("location")!.includes("="));
@@ -103,7 +149,11 @@ describe("AAS Repository API (/shells)", () => {
     assertResult(await call(app, "POST", "/api/v3.0/shells", { body: "{not json" }), 400);
     const unknown = JSON.stringify({ ...JSON.parse(newShell("urn:x:unknown")), colour: "red" });
     assertResult(await call(app, "POST", "/api/v3.0/shells", { body: unknown }), 400, /colour/);
-    assertResult(await call(app, "POST", "/api/v3.0/shells?level=core", { body: newShell("urn:x:modifier") }), 400, /level/);
+    assertResult(
+      await call(app, "POST", "/api/v3.0/shells?level=core", { body: newShell("urn:x:modifier") }),
+      400,
+      /level/,
+    );
   });
 
   it("PUT /shells/{id}: 204; If-Match with a stale ETag 412, with the current one 204", async () => {
@@ -115,14 +165,31 @@ describe("AAS Repository API (/shells)", () => {
     assert.equal(put.status, 204, put.text);
     assert.equal(put.text, "");
     assert.equal((await call(app, "GET", `/api/v3.0/shells/${b64(id)}`)).json.idShort, "Changed");
-    assertResult(await call(app, "PUT", `/api/v3.0/shells/${b64(id)}`, { body: changed, headers: { "If-Match": etag } }), 412);
+    assertResult(
+      await call(app, "PUT", `/api/v3.0/shells/${b64(id)}`, { body: changed, headers: { "If-Match": etag } }),
+      412,
+    );
     const current = (await call(app, "GET", `/api/v3.0/shells/${b64(id)}`)).headers.get("etag")!;
-    assert.equal((await call(app, "PUT", `/api/v3.0/shells/${b64(id)}`, { body: changed, headers: { "If-Match": `"1", W/${current}` } })).status, 204);
-    assertResult(await call(app, "PUT", `/api/v3.0/shells/${b64(id)}`, { body: changed, headers: { "If-None-Match": "*" } }), 412);
+    assert.equal(
+      (
+        await call(app, "PUT", `/api/v3.0/shells/${b64(id)}`, {
+          body: changed,
+          headers: { "If-Match": `"1", W/${current}` },
+        })
+      ).status,
+      204,
+    );
+    assertResult(
+      await call(app, "PUT", `/api/v3.0/shells/${b64(id)}`, { body: changed, headers: { "If-None-Match": "*" } }),
+      412,
+    );
   });
 
   it("PUT /shells/{id} answers 404 for a missing shell, 400 for a body with another id or no body", async () => {
-    assertResult(await call(app, "PUT", `/api/v3.0/shells/${b64("urn:missing")}`, { body: newShell("urn:missing") }), 404);
+    assertResult(
+      await call(app, "PUT", `/api/v3.0/shells/${b64("urn:missing")}`, { body: newShell("urn:missing") }),
+      404,
+    );
     assertResult(await call(app, "PUT", `/api/v3.0/shells/${b64(SHELL_1)}`, { body: newShell("urn:other") }), 400);
     assertResult(await call(app, "PUT", `/api/v3.0/shells/${b64(SHELL_1)}`), 400, /empty/);
   });

@@ -4,7 +4,15 @@ import { shellLocation } from "../http/locations.ts";
 import { identifierParam } from "../http/path-params.ts";
 import { readPreconditions } from "../http/preconditions.ts";
 import { readPagingAndModifiers, singleQuery } from "../http/query.ts";
-import { RAW_ITEMS, RAW_VALUE, createdResponse, jsonValue, noContentResponse, pagedResponse, resourceResponse } from "../http/reply-response.ts";
+import {
+  createdResponse,
+  jsonValue,
+  noContentResponse,
+  pagedResponse,
+  RAW_ITEMS,
+  RAW_VALUE,
+  resourceResponse,
+} from "../http/reply-response.ts";
 import { requestBodyText } from "../http/request-body.ts";
 import { SHELL, SHELL_REPOSITORY } from "../profiles.ts";
 import type { RouteDeps } from "./route-deps.ts";
@@ -23,7 +31,12 @@ export function aasRepositoryRoutes({ send }: RouteDeps): ApiRoute[] {
           profiles: SHELL_REPOSITORY.read,
           handle: async (c) => {
             const { page } = readPagingAndModifiers(c, { paging: true });
-            const reply = await send(c, "GetAllAssetAdministrationShells", { page, idShort: singleQuery(c, "idShort"), assetIds: assetIdsQuery(c) }, RAW_ITEMS);
+            const reply = await send(
+              c,
+              "GetAllAssetAdministrationShells",
+              { page, idShort: singleQuery(c, "idShort"), assetIds: assetIdsQuery(c) },
+              RAW_ITEMS,
+            );
             return pagedResponse(c, reply.value);
           },
         },
@@ -50,7 +63,12 @@ export function aasRepositoryRoutes({ send }: RouteDeps): ApiRoute[] {
             const { page } = readPagingAndModifiers(c, { paging: true });
             // Spec §4.1.10 names the filter `assetId`; the OpenAPI names it `assetIds`: both count.
             const assetIds = assetIdsQuery(c, ["assetIds", "assetId"]);
-            const reply = await send(c, "GetAllAssetAdministrationShells", { page, idShort: singleQuery(c, "idShort"), assetIds, modifiers: { content: "reference" } }, RAW_ITEMS);
+            const reply = await send(
+              c,
+              "GetAllAssetAdministrationShells",
+              { page, idShort: singleQuery(c, "idShort"), assetIds, modifiers: { content: "reference" } },
+              RAW_ITEMS,
+            );
             return pagedResponse(c, reply.value);
           },
         },
@@ -64,7 +82,15 @@ export function aasRepositoryRoutes({ send }: RouteDeps): ApiRoute[] {
           profiles: SHELL.read,
           handle: async (c) => {
             readPagingAndModifiers(c, {});
-            return resourceResponse(c, await send(c, "GetAssetAdministrationShellById", { aasId: identifierParam(c, "aasIdentifier") }, RAW_VALUE));
+            return resourceResponse(
+              c,
+              await send(
+                c,
+                "GetAssetAdministrationShellById",
+                { aasId: identifierParam(c, "aasIdentifier") },
+                RAW_VALUE,
+              ),
+            );
           },
         },
         {
@@ -73,7 +99,11 @@ export function aasRepositoryRoutes({ send }: RouteDeps): ApiRoute[] {
           handle: async (c) => {
             readPagingAndModifiers(c, {});
             const aasId = identifierParam(c, "aasIdentifier");
-            await send(c, "PutAssetAdministrationShellById", { aasId, body: await requestBodyText(c), preconditions: readPreconditions(c) });
+            await send(c, "PutAssetAdministrationShellById", {
+              aasId,
+              body: await requestBodyText(c),
+              preconditions: readPreconditions(c),
+            });
             return noContentResponse(c);
           },
         },
@@ -82,7 +112,10 @@ export function aasRepositoryRoutes({ send }: RouteDeps): ApiRoute[] {
           profiles: SHELL_REPOSITORY.write,
           handle: async (c) => {
             readPagingAndModifiers(c, {});
-            await send(c, "DeleteAssetAdministrationShellById", { aasId: identifierParam(c, "aasIdentifier"), preconditions: readPreconditions(c) });
+            await send(c, "DeleteAssetAdministrationShellById", {
+              aasId: identifierParam(c, "aasIdentifier"),
+              preconditions: readPreconditions(c),
+            });
             return noContentResponse(c);
           },
         },

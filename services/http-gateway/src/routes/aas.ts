@@ -3,7 +3,15 @@ import { submodelReferenceLocation } from "../http/locations.ts";
 import { identifierParam } from "../http/path-params.ts";
 import { readPreconditions } from "../http/preconditions.ts";
 import { readPagingAndModifiers } from "../http/query.ts";
-import { RAW_ITEMS, RAW_VALUE, createdResponse, jsonValue, noContentResponse, pagedResponse, resourceResponse } from "../http/reply-response.ts";
+import {
+  createdResponse,
+  jsonValue,
+  noContentResponse,
+  pagedResponse,
+  RAW_ITEMS,
+  RAW_VALUE,
+  resourceResponse,
+} from "../http/reply-response.ts";
 import { requestBodyText } from "../http/request-body.ts";
 import { SHELL } from "../profiles.ts";
 import type { RouteDeps } from "./route-deps.ts";
@@ -23,7 +31,15 @@ export function aasRoutes({ send }: RouteDeps): ApiRoute[] {
           handle: async (c) => {
             readPagingAndModifiers(c, {});
             const aasId = identifierParam(c, "aasIdentifier");
-            return resourceResponse(c, await send(c, "GetAssetAdministrationShellById", { aasId, modifiers: { content: "reference" } }, RAW_VALUE));
+            return resourceResponse(
+              c,
+              await send(
+                c,
+                "GetAssetAdministrationShellById",
+                { aasId, modifiers: { content: "reference" } },
+                RAW_VALUE,
+              ),
+            );
           },
         },
       ],
@@ -36,7 +52,10 @@ export function aasRoutes({ send }: RouteDeps): ApiRoute[] {
           profiles: SHELL.read,
           handle: async (c) => {
             readPagingAndModifiers(c, {});
-            return resourceResponse(c, await send(c, "GetAssetInformation", { aasId: identifierParam(c, "aasIdentifier") }, RAW_VALUE));
+            return resourceResponse(
+              c,
+              await send(c, "GetAssetInformation", { aasId: identifierParam(c, "aasIdentifier") }, RAW_VALUE),
+            );
           },
         },
         {
@@ -45,7 +64,11 @@ export function aasRoutes({ send }: RouteDeps): ApiRoute[] {
           handle: async (c) => {
             readPagingAndModifiers(c, {});
             const aasId = identifierParam(c, "aasIdentifier");
-            await send(c, "PutAssetInformation", { aasId, body: await requestBodyText(c), preconditions: readPreconditions(c) });
+            await send(c, "PutAssetInformation", {
+              aasId,
+              body: await requestBodyText(c),
+              preconditions: readPreconditions(c),
+            });
             return noContentResponse(c);
           },
         },
@@ -59,7 +82,17 @@ export function aasRoutes({ send }: RouteDeps): ApiRoute[] {
           profiles: SHELL.read,
           handle: async (c) => {
             const { page } = readPagingAndModifiers(c, { paging: true });
-            return pagedResponse(c, (await send(c, "GetAllSubmodelReferences", { aasId: identifierParam(c, "aasIdentifier"), page }, RAW_ITEMS)).value);
+            return pagedResponse(
+              c,
+              (
+                await send(
+                  c,
+                  "GetAllSubmodelReferences",
+                  { aasId: identifierParam(c, "aasIdentifier"), page },
+                  RAW_ITEMS,
+                )
+              ).value,
+            );
           },
         },
         {
@@ -73,7 +106,11 @@ export function aasRoutes({ send }: RouteDeps): ApiRoute[] {
             const submodelId = keys[keys.length - 1]?.value;
             // The shell's revision is no ETag of the reference: the 201 carries none.
             const { revision: _shellRevision, ...created } = reply;
-            return createdResponse(c, created, typeof submodelId === "string" ? submodelReferenceLocation(aasId, submodelId) : undefined);
+            return createdResponse(
+              c,
+              created,
+              typeof submodelId === "string" ? submodelReferenceLocation(aasId, submodelId) : undefined,
+            );
           },
         },
       ],
@@ -86,7 +123,11 @@ export function aasRoutes({ send }: RouteDeps): ApiRoute[] {
           profiles: SHELL.write,
           handle: async (c) => {
             readPagingAndModifiers(c, {});
-            const params = { aasId: identifierParam(c, "aasIdentifier"), submodelId: identifierParam(c, "submodelIdentifier"), preconditions: readPreconditions(c) };
+            const params = {
+              aasId: identifierParam(c, "aasIdentifier"),
+              submodelId: identifierParam(c, "submodelIdentifier"),
+              preconditions: readPreconditions(c),
+            };
             await send(c, "DeleteSubmodelReferenceById", params);
             return noContentResponse(c);
           },

@@ -5,10 +5,10 @@ import { base64UrlQuery } from "../http/encoded-query.ts";
 import { fileResponse } from "../http/file-response.ts";
 import type { GatewayContext } from "../http/gateway-env.ts";
 import { longRequest } from "../http/long-request.ts";
-import { readMultipartUpload, type MultipartUpload } from "../http/multipart-upload.ts";
+import { type MultipartUpload, readMultipartUpload } from "../http/multipart-upload.ts";
 import { identifierParam } from "../http/path-params.ts";
 import { readPagingAndModifiers } from "../http/query.ts";
-import { RAW_ITEMS, noContentResponse, pagedResponse } from "../http/reply-response.ts";
+import { noContentResponse, pagedResponse, RAW_ITEMS } from "../http/reply-response.ts";
 import { AASX_FILE_SERVER } from "../profiles.ts";
 import type { RouteDeps } from "./route-deps.ts";
 
@@ -39,7 +39,12 @@ export function aasxFileServerRoutes({ send }: RouteDeps): ApiRoute[] {
           handle: async (c) => {
             readPagingAndModifiers(c, {});
             const upload = await readMultipartUpload(c);
-            const reply = await send(c, "PostAASXPackage", { file: packageFile(upload), aasIds: aasIdsOf(upload) }, longRequest());
+            const reply = await send(
+              c,
+              "PostAASXPackage",
+              { file: packageFile(upload), aasIds: aasIdsOf(upload) },
+              longRequest(),
+            );
             const location = `${API_PREFIX}/packages/${encodeBase64Url(reply.value.packageId)}`;
             return c.body(JSON.stringify(reply.value), 201, { "Content-Type": "application/json", Location: location });
           },
@@ -65,7 +70,12 @@ export function aasxFileServerRoutes({ send }: RouteDeps): ApiRoute[] {
             readPagingAndModifiers(c, {});
             const packageId = packageIdOf(c);
             const upload = await readMultipartUpload(c);
-            await send(c, "PutAASXByPackageId", { packageId, file: packageFile(upload), aasIds: aasIdsOf(upload) }, longRequest());
+            await send(
+              c,
+              "PutAASXByPackageId",
+              { packageId, file: packageFile(upload), aasIds: aasIdsOf(upload) },
+              longRequest(),
+            );
             return noContentResponse(c);
           },
         },
@@ -106,7 +116,8 @@ function aasIdsOf(upload: MultipartUpload): string[] | undefined {
     } catch {
       throw badRequest('The part "aasIds" is neither an id nor a JSON array of ids');
     }
-    if (!Array.isArray(parsed) || parsed.some((id) => typeof id !== "string")) throw badRequest('The part "aasIds" must be a JSON array of strings');
+    if (!Array.isArray(parsed) || parsed.some((id) => typeof id !== "string"))
+      throw badRequest('The part "aasIds" must be a JSON array of strings');
     return parsed as string[];
   });
 }

@@ -45,7 +45,10 @@ export function assetThumbnailRoutes({ send }: RouteDeps): ApiRoute[] {
           profiles: SHELL.write,
           handle: async (c) => {
             readPagingAndModifiers(c, {});
-            await send(c, "DeleteThumbnail", { aasId: identifierParam(c, "aasIdentifier"), preconditions: readPreconditions(c) });
+            await send(c, "DeleteThumbnail", {
+              aasId: identifierParam(c, "aasIdentifier"),
+              preconditions: readPreconditions(c),
+            });
             return c.body(null, 200);
           },
         },

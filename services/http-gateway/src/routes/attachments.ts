@@ -3,7 +3,7 @@ import { fileResponse } from "../http/file-response.ts";
 import type { GatewayContext } from "../http/gateway-env.ts";
 import { longRequest } from "../http/long-request.ts";
 import { readMultipartUpload } from "../http/multipart-upload.ts";
-import { idShortPathParam, identifierParam } from "../http/path-params.ts";
+import { identifierParam, idShortPathParam } from "../http/path-params.ts";
 import { readPreconditions } from "../http/preconditions.ts";
 import { readPagingAndModifiers } from "../http/query.ts";
 import { noContentResponse } from "../http/reply-response.ts";

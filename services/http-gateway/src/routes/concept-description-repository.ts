@@ -4,7 +4,15 @@ import { conceptDescriptionLocation } from "../http/locations.ts";
 import { identifierParam } from "../http/path-params.ts";
 import { readPreconditions } from "../http/preconditions.ts";
 import { readPagingAndModifiers, singleQuery } from "../http/query.ts";
-import { RAW_ITEMS, RAW_VALUE, createdResponse, jsonValue, noContentResponse, pagedResponse, resourceResponse } from "../http/reply-response.ts";
+import {
+  createdResponse,
+  jsonValue,
+  noContentResponse,
+  pagedResponse,
+  RAW_ITEMS,
+  RAW_VALUE,
+  resourceResponse,
+} from "../http/reply-response.ts";
 import { requestBodyText } from "../http/request-body.ts";
 import { CONCEPT_DESCRIPTION_REPOSITORY } from "../profiles.ts";
 import type { RouteDeps } from "./route-deps.ts";
@@ -21,12 +29,17 @@ export function conceptDescriptionRepositoryRoutes({ send }: RouteDeps): ApiRout
           profiles: read,
           handle: async (c) => {
             const { page } = readPagingAndModifiers(c, { paging: true });
-            const reply = await send(c, "GetAllConceptDescriptions", {
-              page,
-              idShort: singleQuery(c, "idShort"),
-              isCaseOf: base64UrlQuery(c, "isCaseOf"),
-              dataSpecificationRef: base64UrlQuery(c, "dataSpecificationRef"),
-            }, RAW_ITEMS);
+            const reply = await send(
+              c,
+              "GetAllConceptDescriptions",
+              {
+                page,
+                idShort: singleQuery(c, "idShort"),
+                isCaseOf: base64UrlQuery(c, "isCaseOf"),
+                dataSpecificationRef: base64UrlQuery(c, "dataSpecificationRef"),
+              },
+              RAW_ITEMS,
+            );
             return pagedResponse(c, reply.value);
           },
         },
@@ -50,7 +63,10 @@ export function conceptDescriptionRepositoryRoutes({ send }: RouteDeps): ApiRout
           profiles: read,
           handle: async (c) => {
             readPagingAndModifiers(c, {});
-            return resourceResponse(c, await send(c, "GetConceptDescriptionById", { cdId: identifierParam(c, "cdIdentifier") }, RAW_VALUE));
+            return resourceResponse(
+              c,
+              await send(c, "GetConceptDescriptionById", { cdId: identifierParam(c, "cdIdentifier") }, RAW_VALUE),
+            );
           },
         },
         {
@@ -59,7 +75,11 @@ export function conceptDescriptionRepositoryRoutes({ send }: RouteDeps): ApiRout
           handle: async (c) => {
             readPagingAndModifiers(c, {});
             const cdId = identifierParam(c, "cdIdentifier");
-            await send(c, "PutConceptDescriptionById", { cdId, body: await requestBodyText(c), preconditions: readPreconditions(c) });
+            await send(c, "PutConceptDescriptionById", {
+              cdId,
+              body: await requestBodyText(c),
+              preconditions: readPreconditions(c),
+            });
             return noContentResponse(c);
           },
         },
@@ -68,7 +88,10 @@ export function conceptDescriptionRepositoryRoutes({ send }: RouteDeps): ApiRout
           profiles: write,
           handle: async (c) => {
             readPagingAndModifiers(c, {});
-            await send(c, "DeleteConceptDescriptionById", { cdId: identifierParam(c, "cdIdentifier"), preconditions: readPreconditions(c) });
+            await send(c, "DeleteConceptDescriptionById", {
+              cdId: identifierParam(c, "cdIdentifier"),
+              preconditions: readPreconditions(c),
+            });
             return noContentResponse(c);
           },
         },

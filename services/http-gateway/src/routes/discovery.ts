@@ -2,7 +2,14 @@ import type { ApiRoute } from "../http/api-routes.ts";
 import { assetIdsQuery } from "../http/encoded-query.ts";
 import { identifierParam } from "../http/path-params.ts";
 import { readPagingAndModifiers } from "../http/query.ts";
-import { RAW_ITEMS, RAW_VALUE, createdResponse, noContentResponse, pagedResponse, resourceResponse } from "../http/reply-response.ts";
+import {
+  createdResponse,
+  noContentResponse,
+  pagedResponse,
+  RAW_ITEMS,
+  RAW_VALUE,
+  resourceResponse,
+} from "../http/reply-response.ts";
 import { requestBodyText } from "../http/request-body.ts";
 import { DISCOVERY } from "../profiles.ts";
 import type { RouteDeps } from "./route-deps.ts";
@@ -22,7 +29,17 @@ export function discoveryRoutes({ send }: RouteDeps): ApiRoute[] {
           profiles: read,
           handle: async (c) => {
             const { page } = readPagingAndModifiers(c, { paging: true });
-            return pagedResponse(c, (await send(c, "GetAllAssetAdministrationShellIdsByAssetLink", { page, assetIds: assetIdsQuery(c) }, RAW_ITEMS)).value);
+            return pagedResponse(
+              c,
+              (
+                await send(
+                  c,
+                  "GetAllAssetAdministrationShellIdsByAssetLink",
+                  { page, assetIds: assetIdsQuery(c) },
+                  RAW_ITEMS,
+                )
+              ).value,
+            );
           },
         },
       ],
@@ -35,7 +52,10 @@ export function discoveryRoutes({ send }: RouteDeps): ApiRoute[] {
           profiles: read,
           handle: async (c) => {
             readPagingAndModifiers(c, {});
-            return resourceResponse(c, await send(c, "GetAllAssetLinksById", { aasId: identifierParam(c, "aasIdentifier") }, RAW_VALUE));
+            return resourceResponse(
+              c,
+              await send(c, "GetAllAssetLinksById", { aasId: identifierParam(c, "aasIdentifier") }, RAW_VALUE),
+            );
           },
         },
         {
@@ -43,7 +63,10 @@ export function discoveryRoutes({ send }: RouteDeps): ApiRoute[] {
           profiles: write,
           handle: async (c) => {
             readPagingAndModifiers(c, {});
-            const reply = await send(c, "PostAllAssetLinksById", { aasId: identifierParam(c, "aasIdentifier"), body: await requestBodyText(c) });
+            const reply = await send(c, "PostAllAssetLinksById", {
+              aasId: identifierParam(c, "aasIdentifier"),
+              body: await requestBodyText(c),
+            });
             // 201 with every link of the shell; the OpenAPI defines no Location and no ETag here.
             return createdResponse(c, { ok: true, value: reply.value }, undefined);
           },

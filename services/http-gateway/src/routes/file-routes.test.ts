@@ -2,35 +2,65 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { writeAasx } from "@twinport/shared";
 import { createHttpApp } from "../create-http-app.ts";
-import { httpEndpointSettings, type HttpEndpointSettings } from "../http-endpoint-settings.ts";
+import { type HttpEndpointSettings, httpEndpointSettings } from "../http-endpoint-settings.ts";
 import { assertResult, call } from "../test-support/call.ts";
-import { b64, exampleStore, EXAMPLE_MODEL_TEXT, SHELL_1, SUBMODEL_1, type ExampleStore } from "../test-support/example-store.ts";
+import {
+  b64,
+  EXAMPLE_MODEL_TEXT,
+  type ExampleStore,
+  exampleStore,
+  SHELL_1,
+  SUBMODEL_1,
+} from "../test-support/example-store.ts";
 
 const API = "/api/v3.0";
 const model = JSON.parse(EXAMPLE_MODEL_TEXT);
 
 function form(parts: Record<string, string | Blob | (string | Blob)[]>): FormData {
   const data = new FormData();
-  for (const [name, value] of Object.entries(parts)) for (const item of Array.isArray(value) ? value : [value]) data.append(name, item);
+  for (const [name, value] of Object.entries(parts))
+    for (const item of Array.isArray(value) ? value : [value]) data.append(name, item);
   return data;
 }
 
-async function send(app: ReturnType<typeof createHttpApp>, method: string, path: string, body?: FormData | Uint8Array | string, headers: Record<string, string> = {}) {
+async function send(
+  app: ReturnType<typeof createHttpApp>,
+  method: string,
+  path: string,
+  body?: FormData | Uint8Array | string,
+  headers: Record<string, string> = {},
+) {
   const response = await app.request(`${API}${path}`, { method, body: body as BodyInit | undefined, headers });
   const bytes = Buffer.from(await response.arrayBuffer());
-  return { status: response.status, headers: response.headers, bytes, text: bytes.toString("utf8"), json: () => JSON.parse(bytes.toString("utf8")) };
+  return {
+    status: response.status,
+    headers: response.headers,
+    bytes,
+    text: bytes.toString("utf8"),
+    json: () => JSON.parse(bytes.toString("utf8")),
+  };
 }
 
 const shellPackage = (id: string) =>
   writeAasx({
-    environment: { assetAdministrationShells: [{ modelType: "AssetAdministrationShell", id, idShort: "P", assetInformation: { assetKind: "Instance", globalAssetId: `${id}/a` } }] },
+    environment: {
+      assetAdministrationShells: [
+        {
+          modelType: "AssetAdministrationShell",
+          id,
+          idShort: "P",
+          assetInformation: { assetKind: "Instance", globalAssetId: `${id}/a` },
+        },
+      ],
+    },
     files: [],
   });
 
 describe("file, format and package routes", () => {
   let example: ExampleStore;
   let app: ReturnType<typeof createHttpApp>;
-  const appWith = (settings: Partial<HttpEndpointSettings>) => createHttpApp({ store: example.store, settings: httpEndpointSettings(settings) });
+  const appWith = (settings: Partial<HttpEndpointSettings>) =>
+    createHttpApp({ store: example.store, settings: httpEndpointSettings(settings) });
   before(async () => {
     example = await exampleStore();
     app = appWith({});
@@ -39,15 +69,27 @@ describe("file, format and package routes", () => {
 
   it("attachments: PUT multipart, GET the bytes with their type and name, DELETE answers 200; at every Submodel API mount", async () => {
     const pdf = Buffer.from("%PDF-1.7 manual");
-    const mounts = [`/submodels/${b64(SUBMODEL_1)}`, `/shells/${b64(SHELL_1)}/submodels/${b64(SUBMODEL_1)}`, `/shells/${b64(SHELL_1)}/aas/submodels/${b64(SUBMODEL_1)}/submodel`];
+    const mounts = [
+      `/submodels/${b64(SUBMODEL_1)}`,
+      `/shells/${b64(SHELL_1)}/submodels/${b64(SUBMODEL_1)}`,
+      `/shells/${b64(SHELL_1)}/aas/submodels/${b64(SUBMODEL_1)}/submodel`,
+    ];
     for (const mount of mounts) {
-      const put = await send(app, "PUT", `${mount}/submodel-elements/Manual/attachment`, form({ fileName: "Bedienungsanleitung ü.pdf", file: new Blob([pdf], { type: "application/pdf" }) }));
+      const put = await send(
+        app,
+        "PUT",
+        `${mount}/submodel-elements/Manual/attachment`,
+        form({ fileName: "Bedienungsanleitung ü.pdf", file: new Blob([pdf], { type: "application/pdf" }) }),
+      );
       assert.equal(put.status, 204, put.text);
       const got = await send(app, "GET", `${mount}/submodel-elements/Manual/attachment`);
       assert.equal(got.status, 200);
       assert.deepEqual(got.bytes, pdf);
       assert.equal(got.headers.get("content-type"), "application/pdf");
-      assert.equal(got.headers.get("content-disposition"), `attachment; filename="Bedienungsanleitung _.pdf"; filename*=UTF-8''Bedienungsanleitung%20%C3%BC.pdf`);
+      assert.equal(
+        got.headers.get("content-disposition"),
+        `attachment; filename="Bedienungsanleitung _.pdf"; filename*=UTF-8''Bedienungsanleitung%20%C3%BC.pdf`,
+      );
     }
     const deleted = await send(app, "DELETE", `${mounts[0]}/submodel-elements/Manual/attachment`);
     assert.equal(deleted.status, 200);
@@ -57,13 +99,31 @@ describe("file, format and package routes", () => {
 
   it("attachments: 405 for a non-File element, 400 without multipart, 404 for unknown elements", async () => {
     const path = `/submodels/${b64(SUBMODEL_1)}/submodel-elements`;
-    const blob = await send(app, "PUT", `${path}/Firmware/attachment`, form({ fileName: "f.bin", file: new Blob(["x"]) }));
+    const blob = await send(
+      app,
+      "PUT",
+      `${path}/Firmware/attachment`,
+      form({ fileName: "f.bin", file: new Blob(["x"]) }),
+    );
     assert.equal(blob.status, 405);
     assert.match(blob.json().messages[0].text, /Only File elements/);
     assertResult(await call(app, "GET", `${API}${path}/Firmware/attachment`), 405);
-    assertResult(await call(app, "PUT", `${API}${path}/Manual/attachment`, { body: "{}", headers: { "Content-Type": "application/json" } }), 400);
-    assert.equal((await send(app, "PUT", `${path}/Manual/attachment`, form({ fileName: "x" }))).status, 400, "no file part");
-    assert.equal((await send(app, "PUT", `${path}/Nope/attachment`, form({ fileName: "x", file: new Blob(["x"]) }))).status, 404);
+    assertResult(
+      await call(app, "PUT", `${API}${path}/Manual/attachment`, {
+        body: "{}",
+        headers: { "Content-Type": "application/json" },
+      }),
+      400,
+    );
+    assert.equal(
+      (await send(app, "PUT", `${path}/Manual/attachment`, form({ fileName: "x" }))).status,
+      400,
+      "no file part",
+    );
+    assert.equal(
+      (await send(app, "PUT", `${path}/Nope/attachment`, form({ fileName: "x", file: new Blob(["x"]) }))).status,
+      404,
+    );
     assert.equal((await call(app, "POST", `${API}${path}/Manual/attachment`)).status, 405);
   });
 
@@ -84,12 +144,24 @@ describe("file, format and package routes", () => {
     assert.equal(whole.status, 200);
     assert.equal(whole.headers.get("content-type"), "application/json");
     assert.equal(whole.headers.get("content-disposition"), null);
-    assert.deepEqual(whole.json().assetAdministrationShells.map((s: { id: string }) => s.id), model.assetAdministrationShells.map((s: { id: string }) => s.id));
-    assert.equal((await send(app, "GET", "/serialization", undefined, { Accept: "*/*" })).headers.get("content-type"), "application/json");
-    const xml = await send(app, "GET", `/serialization?aasIds=${b64(SHELL_1)}`, undefined, { Accept: "application/xml" });
+    assert.deepEqual(
+      whole.json().assetAdministrationShells.map((s: { id: string }) => s.id),
+      model.assetAdministrationShells.map((s: { id: string }) => s.id),
+    );
+    assert.equal(
+      (await send(app, "GET", "/serialization", undefined, { Accept: "*/*" })).headers.get("content-type"),
+      "application/json",
+    );
+    const xml = await send(app, "GET", `/serialization?aasIds=${b64(SHELL_1)}`, undefined, {
+      Accept: "application/xml",
+    });
     assert.equal(xml.headers.get("content-type"), "application/xml");
     assert.match(xml.text, /<environment xmlns="https:\/\/admin-shell\.io\/aas\/3\/0">/);
-    for (const accept of ["application/asset-administration-shell-package+xml", "application/aasx+xml", "text/html;q=0.9, application/asset-administration-shell-package"]) {
+    for (const accept of [
+      "application/asset-administration-shell-package+xml",
+      "application/aasx+xml",
+      "text/html;q=0.9, application/asset-administration-shell-package",
+    ]) {
       const aasx = await send(app, "GET", "/serialization", undefined, { Accept: accept });
       assert.equal(aasx.status, 200, accept);
       assert.equal(aasx.headers.get("content-type"), "application/asset-administration-shell-package+xml");
@@ -104,9 +176,17 @@ describe("file, format and package routes", () => {
 
   it("serialization ids: repeated, comma-separated, or FA³ST's one value of comma-joined ids", async () => {
     const [a, b] = model.submodels.map((s: { id: string }) => s.id);
-    for (const query of [`submodelIds=${b64(a)}&submodelIds=${b64(b)}`, `submodelIds=${b64(a)},${b64(b)}`, `submodelIds=${b64(`${a},${b}`)}`]) {
+    for (const query of [
+      `submodelIds=${b64(a)}&submodelIds=${b64(b)}`,
+      `submodelIds=${b64(a)},${b64(b)}`,
+      `submodelIds=${b64(`${a},${b}`)}`,
+    ]) {
       const body = (await send(app, "GET", `/serialization?${query}&includeConceptDescriptions=false`)).json();
-      assert.deepEqual(body.submodels.map((s: { id: string }) => s.id), [a, b], query);
+      assert.deepEqual(
+        body.submodels.map((s: { id: string }) => s.id),
+        [a, b],
+        query,
+      );
       assert.equal(body.assetAdministrationShells, undefined);
       assert.equal(body.conceptDescriptions, undefined);
     }
@@ -114,34 +194,79 @@ describe("file, format and package routes", () => {
 
   it("import: the body's Content-Type names the format; 200 with the problems; PUT /upload is the same", async () => {
     const mine = appWith({});
-    const fresh = { assetAdministrationShells: [{ modelType: "AssetAdministrationShell", id: "urn:imported", idShort: "I", assetInformation: { assetKind: "Instance", globalAssetId: "urn:x" } }] };
-    const ok = await send(mine, "POST", "/import", JSON.stringify(fresh), { "Content-Type": "application/json; charset=utf-8" });
+    const fresh = {
+      assetAdministrationShells: [
+        {
+          modelType: "AssetAdministrationShell",
+          id: "urn:imported",
+          idShort: "I",
+          assetInformation: { assetKind: "Instance", globalAssetId: "urn:x" },
+        },
+      ],
+    };
+    const ok = await send(mine, "POST", "/import", JSON.stringify(fresh), {
+      "Content-Type": "application/json; charset=utf-8",
+    });
     assert.equal(ok.status, 200, ok.text);
     assert.deepEqual(ok.json(), []);
     const again = await send(mine, "PUT", "/upload", JSON.stringify(fresh), { "Content-Type": "application/json" });
     assert.equal(again.status, 200);
     const [problem] = again.json();
-    assert.deepEqual({ ...problem, text: undefined }, { messageType: "Error", code: "conflict", modelType: "AssetAdministrationShell", id: "urn:imported", text: undefined });
-    const aasx = await send(mine, "POST", "/import", shellPackage("urn:from-aasx"), { "Content-Type": "application/asset-administration-shell-package+xml" });
+    assert.deepEqual(
+      { ...problem, text: undefined },
+      {
+        messageType: "Error",
+        code: "conflict",
+        modelType: "AssetAdministrationShell",
+        id: "urn:imported",
+        text: undefined,
+      },
+    );
+    const aasx = await send(mine, "POST", "/import", shellPackage("urn:from-aasx"), {
+      "Content-Type": "application/asset-administration-shell-package+xml",
+    });
     assert.deepEqual(aasx.json(), []);
     assert.equal((await call(mine, "GET", `${API}/shells/${b64("urn:from-aasx")}`)).status, 200);
-    assertResult(await call(mine, "POST", `${API}/import`, { body: "{}", headers: { "Content-Type": "text/plain" } }), 400, /Content-Type/);
-    assertResult(await call(mine, "POST", `${API}/import`, { body: "<nope", headers: { "Content-Type": "application/xml" } }), 400);
-    assertResult(await call(mine, "POST", `${API}/import`, { body: "", headers: { "Content-Type": "application/json" } }), 400);
+    assertResult(
+      await call(mine, "POST", `${API}/import`, { body: "{}", headers: { "Content-Type": "text/plain" } }),
+      400,
+      /Content-Type/,
+    );
+    assertResult(
+      await call(mine, "POST", `${API}/import`, { body: "<nope", headers: { "Content-Type": "application/xml" } }),
+      400,
+    );
+    assertResult(
+      await call(mine, "POST", `${API}/import`, { body: "", headers: { "Content-Type": "application/json" } }),
+      400,
+    );
   });
 
   it("a body announced larger than maxRequestBodySize is a 413 before it is read", async () => {
     const small = appWith({ maxRequestBodySize: 1024 });
-    const response = await send(small, "POST", "/import", "{}", { "Content-Type": "application/json", "Content-Length": String(1024 ** 3) });
+    const response = await send(small, "POST", "/import", "{}", {
+      "Content-Type": "application/json",
+      "Content-Length": String(1024 ** 3),
+    });
     assert.equal(response.status, 413);
     assert.equal(response.json().messages[0].code, "413");
-    const upload = await send(small, "PUT", `/submodels/${b64(SUBMODEL_1)}/submodel-elements/Manual/attachment`, form({ fileName: "big", file: new Blob([new Uint8Array(4096)]) }));
+    const upload = await send(
+      small,
+      "PUT",
+      `/submodels/${b64(SUBMODEL_1)}/submodel-elements/Manual/attachment`,
+      form({ fileName: "big", file: new Blob([new Uint8Array(4096)]) }),
+    );
     assert.equal(upload.status, 413);
   });
 
   it("packages: POST 201 with Location, list with aasId, GET the bytes with X-FileName, PUT 204, DELETE 204", async () => {
     const bytes = shellPackage("urn:pkg-1");
-    const posted = await send(app, "POST", "/packages", form({ aasIds: "urn:pkg-1", fileName: "one.aasx", file: new Blob([Buffer.from(bytes)]) }));
+    const posted = await send(
+      app,
+      "POST",
+      "/packages",
+      form({ aasIds: "urn:pkg-1", fileName: "one.aasx", file: new Blob([Buffer.from(bytes)]) }),
+    );
     assert.equal(posted.status, 201, posted.text);
     const { packageId, aasIds } = posted.json();
     assert.deepEqual(aasIds, ["urn:pkg-1"]);
@@ -152,14 +277,26 @@ describe("file, format and package routes", () => {
     assert.deepEqual(got.bytes, Buffer.from(bytes));
     assert.equal(got.headers.get("x-filename"), "one.aasx");
     assert.equal(got.headers.get("content-type"), "application/asset-administration-shell-package");
-    assert.equal((await call(app, "GET", `${API}/shells/${b64("urn:pkg-1")}`)).status, 200, "the package's shell is served");
-    const put = await send(app, "PUT", `/packages/${b64(packageId)}`, form({ aasIds: '["urn:pkg-2"]', fileName: "two.aasx", file: new Blob([Buffer.from(shellPackage("urn:pkg-2"))]) }));
+    assert.equal(
+      (await call(app, "GET", `${API}/shells/${b64("urn:pkg-1")}`)).status,
+      200,
+      "the package's shell is served",
+    );
+    const put = await send(
+      app,
+      "PUT",
+      `/packages/${b64(packageId)}`,
+      form({ aasIds: '["urn:pkg-2"]', fileName: "two.aasx", file: new Blob([Buffer.from(shellPackage("urn:pkg-2"))]) }),
+    );
     assert.equal(put.status, 204, put.text);
     assert.equal((await call(app, "GET", `${API}/shells/${b64("urn:pkg-1")}`)).status, 404);
     assert.equal((await send(app, "DELETE", `/packages/${b64(packageId)}`)).status, 204);
     assert.equal((await call(app, "GET", `${API}/shells/${b64("urn:pkg-2")}`)).status, 404);
     assertResult(await call(app, "GET", `${API}/packages/${b64(packageId)}`), 404);
-    assert.equal((await send(app, "POST", "/packages", form({ fileName: "bad.aasx", file: new Blob(["junk"]) }))).status, 400);
+    assert.equal(
+      (await send(app, "POST", "/packages", form({ fileName: "bad.aasx", file: new Blob(["junk"]) }))).status,
+      400,
+    );
   });
 
   it("reset: GET and DELETE answer 204 and empty the store", async () => {
@@ -177,7 +314,12 @@ describe("file, format and package routes", () => {
 
   it("served only with their profiles: FAAAST_RESET, FAAAST_IMPORT, AASX_FILE_SERVER_FULL", async () => {
     const readOnly = appWith({ profiles: ["AAS_REPOSITORY_READ"] });
-    for (const [method, path] of [["GET", "/reset"], ["POST", "/import"], ["PUT", "/upload"], ["GET", "/packages"]] as const) {
+    for (const [method, path] of [
+      ["GET", "/reset"],
+      ["POST", "/import"],
+      ["PUT", "/upload"],
+      ["GET", "/packages"],
+    ] as const) {
       assertResult(await call(readOnly, method, `${API}${path}`), 404);
     }
     assert.equal((await call(readOnly, "GET", `${API}/serialization`)).status, 200);
@@ -188,6 +330,8 @@ describe("file, format and package routes", () => {
     const packagesOnly = appWith({ profiles: ["AASX_FILE_SERVER_FULL"] });
     assert.equal((await call(packagesOnly, "GET", `${API}/packages`)).status, 200);
     const description = (await call(packagesOnly, "GET", `${API}/description`)).json;
-    assert.deepEqual(description.profiles, ["https://admin-shell.io/aas/API/3/0/AasxFileServerServiceSpecification/SSP-001"]);
+    assert.deepEqual(description.profiles, [
+      "https://admin-shell.io/aas/API/3/0/AasxFileServerServiceSpecification/SSP-001",
+    ]);
   });
 });

@@ -14,9 +14,21 @@ import { serializationRoutes } from "./serialization.ts";
  */
 export function fileRoutes(deps: RouteDeps): ApiRoute[] {
   return [
-    ...attachmentRoutes(deps, { path: "/shells/:aasIdentifier/submodels/:submodelIdentifier", profiles: SUBMODEL_API_BELOW_SHELL, belowShell: true }),
-    ...attachmentRoutes(deps, { path: "/shells/:aasIdentifier/aas/submodels/:submodelIdentifier/submodel", profiles: SUBMODEL_API_BELOW_SHELL, belowShell: true }),
-    ...attachmentRoutes(deps, { path: "/submodels/:submodelIdentifier", profiles: SUBMODEL_API_IN_REPOSITORY, belowShell: false }),
+    ...attachmentRoutes(deps, {
+      path: "/shells/:aasIdentifier/submodels/:submodelIdentifier",
+      profiles: SUBMODEL_API_BELOW_SHELL,
+      belowShell: true,
+    }),
+    ...attachmentRoutes(deps, {
+      path: "/shells/:aasIdentifier/aas/submodels/:submodelIdentifier/submodel",
+      profiles: SUBMODEL_API_BELOW_SHELL,
+      belowShell: true,
+    }),
+    ...attachmentRoutes(deps, {
+      path: "/submodels/:submodelIdentifier",
+      profiles: SUBMODEL_API_IN_REPOSITORY,
+      belowShell: false,
+    }),
     ...assetThumbnailRoutes(deps),
     ...serializationRoutes(deps),
     ...proprietaryRoutes(deps),

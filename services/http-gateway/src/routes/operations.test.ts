@@ -1,14 +1,18 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import {
+  encodeBase64Url as b64,
   createDirectStoreClient,
   createEngine,
   createMemoryRepository,
   createOperationProviderRegistry,
-  encodeBase64Url as b64,
   type StoreClient,
 } from "@twinport/shared";
-import { OPERATIONS_SUBMODEL_ID, operationsSubmodel, registerTestOperationProviders } from "@twinport/shared/test-support";
+import {
+  OPERATIONS_SUBMODEL_ID,
+  operationsSubmodel,
+  registerTestOperationProviders,
+} from "@twinport/shared/test-support";
 import { createHttpApp } from "../create-http-app.ts";
 import { httpEndpointSettings } from "../http-endpoint-settings.ts";
 import { assertResult, call } from "../test-support/call.ts";
@@ -16,11 +20,19 @@ import { assertResult, call } from "../test-support/call.ts";
 const SHELL = "urn:twinport:test:operations-shell";
 const MOUNTS = [
   { name: "/submodels/{id}", base: `/api/v3.0/submodels/${b64(OPERATIONS_SUBMODEL_ID)}` },
-  { name: "/shells/{aas}/submodels/{id}", base: `/api/v3.0/shells/${b64(SHELL)}/submodels/${b64(OPERATIONS_SUBMODEL_ID)}` },
-  { name: "/shells/{aas}/aas/submodels/{id}/submodel", base: `/api/v3.0/shells/${b64(SHELL)}/aas/submodels/${b64(OPERATIONS_SUBMODEL_ID)}/submodel` },
+  {
+    name: "/shells/{aas}/submodels/{id}",
+    base: `/api/v3.0/shells/${b64(SHELL)}/submodels/${b64(OPERATIONS_SUBMODEL_ID)}`,
+  },
+  {
+    name: "/shells/{aas}/aas/submodels/{id}/submodel",
+    base: `/api/v3.0/shells/${b64(SHELL)}/aas/submodels/${b64(OPERATIONS_SUBMODEL_ID)}/submodel`,
+  },
 ];
 
-const prop = (idShort: string, valueType: string, value: string) => ({ value: { modelType: "Property", idShort, valueType, value } });
+const prop = (idShort: string, valueType: string, value: string) => ({
+  value: { modelType: "Property", idShort, valueType, value },
+});
 const json = (value: unknown) => ({ body: JSON.stringify(value), headers: { "Content-Type": "application/json" } });
 
 /** The real engine on memory, with the test providers registered in it. */
@@ -30,7 +42,12 @@ async function operationsStore(): Promise<{ store: StoreClient; close(): Promise
   registerTestOperationProviders(operationProviders);
   const engine = createEngine({ repository, operationProviders });
   const store = createDirectStoreClient(engine);
-  const shell = { modelType: "AssetAdministrationShell", id: SHELL, assetInformation: { assetKind: "Instance", globalAssetId: "urn:asset" }, submodels: [{ type: "ModelReference", keys: [{ type: "Submodel", value: OPERATIONS_SUBMODEL_ID }] }] };
+  const shell = {
+    modelType: "AssetAdministrationShell",
+    id: SHELL,
+    assetInformation: { assetKind: "Instance", globalAssetId: "urn:asset" },
+    submodels: [{ type: "ModelReference", keys: [{ type: "Submodel", value: OPERATIONS_SUBMODEL_ID }] }],
+  };
   const environment = { assetAdministrationShells: [shell], submodels: [operationsSubmodel()] };
   const loaded = await store.execute({ type: "LoadEnvironment", params: { body: JSON.stringify(environment) } });
   assert.ok(loaded.ok);
@@ -50,14 +67,33 @@ for (const mount of MOUNTS) {
     after(() => close());
 
     it("POST …/invoke: 200 with the OperationResult; …/invoke/$value: 200 with the ValueOnly result", async () => {
-      const full = await call(app, "POST", `${element("Add")}/invoke`, json({ inputArguments: [prop("a", "xs:int", "1"), prop("b", "xs:int", "2")], inoutputArguments: [prop("counter", "xs:int", "5")] }));
+      const full = await call(
+        app,
+        "POST",
+        `${element("Add")}/invoke`,
+        json({
+          inputArguments: [prop("a", "xs:int", "1"), prop("b", "xs:int", "2")],
+          inoutputArguments: [prop("counter", "xs:int", "5")],
+        }),
+      );
       assert.equal(full.status, 200, full.text);
       assert.equal(full.headers.get("content-type"), "application/json");
       assert.equal(full.json.executionState, "Completed");
       assert.equal(full.json.success, true);
-      assert.deepEqual(full.json.outputArguments.map((v: any) => [v.value.idShort, v.value.value]), [["sum", "3"], ["big", "1000000000000000001"]]);
+      assert.deepEqual(
+        full.json.outputArguments.map((v: any) => [v.value.idShort, v.value.value]),
+        [
+          ["sum", "3"],
+          ["big", "1000000000000000001"],
+        ],
+      );
       assert.deepEqual(full.json.inoutputArguments[0].value.value, "6");
-      const value = await call(app, "POST", `${element("Add")}/invoke/$value`, json({ inputArguments: { a: 3 }, clientTimeoutDuration: "PT10S" }));
+      const value = await call(
+        app,
+        "POST",
+        `${element("Add")}/invoke/$value`,
+        json({ inputArguments: { a: 3 }, clientTimeoutDuration: "PT10S" }),
+      );
       assert.equal(value.status, 200, value.text);
       assert.match(value.text, /"big":3000000000000000001[,}]/);
       assert.equal(value.json.outputArguments.sum, 10);
@@ -72,13 +108,23 @@ for (const mount of MOUNTS) {
       const none = await call(app, "POST", `${element("NoProvider")}/invoke`, { body: "" });
       assert.equal(none.json.executionState, "Failed");
       assert.match(none.json.messages[0].text, /No operation provider/);
-      const timeout = await call(app, "POST", `${element("Slow")}/invoke`, json({ inputArguments: [prop("delayMs", "xs:int", "5000")], clientTimeoutDuration: "PT0.1S" }));
+      const timeout = await call(
+        app,
+        "POST",
+        `${element("Slow")}/invoke`,
+        json({ inputArguments: [prop("delayMs", "xs:int", "5000")], clientTimeoutDuration: "PT0.1S" }),
+      );
       assert.equal(timeout.status, 200);
       assert.equal(timeout.json.executionState, "Timeout");
     });
 
     it("invoke-async: 202 + Location below the same mount; status 200 while running, 302 to the results once finished", async () => {
-      const started = await call(app, "POST", `${element("Slow")}/invoke-async`, json({ inputArguments: [prop("delayMs", "xs:int", "150")] }));
+      const started = await call(
+        app,
+        "POST",
+        `${element("Slow")}/invoke-async`,
+        json({ inputArguments: [prop("delayMs", "xs:int", "150")] }),
+      );
       assert.equal(started.status, 202, started.text);
       const handleId = started.json.handleId;
       const location = started.headers.get("location")!;
@@ -105,11 +151,20 @@ for (const mount of MOUNTS) {
 
     it("invoke-async/$value, the legacy ?async=true and the invoke-asnyc spelling all start an asynchronous invocation", async () => {
       for (const path of ["/invoke-async/$value", "/invoke/$value?async=true", "/invoke-asnyc/$value"]) {
-        const started = await call(app, "POST", `${element("Folder.Echo")}${path}`, json({ inputArguments: { text: path } }));
+        const started = await call(
+          app,
+          "POST",
+          `${element("Folder.Echo")}${path}`,
+          json({ inputArguments: { text: path } }),
+        );
         assert.equal(started.status, 202, `${path}: ${started.text}`);
-        assert.match(started.headers.get("location")!, new RegExp(`^${element("Folder.Echo").replace(/[$.[\]]/g, "\\$&")}/operation-status/`));
+        assert.match(
+          started.headers.get("location")!,
+          new RegExp(`^${element("Folder.Echo").replace(/[$.[\]]/g, "\\$&")}/operation-status/`),
+        );
         let status = await call(app, "GET", started.headers.get("location")!);
-        for (let i = 0; i < 100 && status.status === 200; i++) status = await call(app, "GET", started.headers.get("location")!);
+        for (let i = 0; i < 100 && status.status === 200; i++)
+          status = await call(app, "GET", started.headers.get("location")!);
         const value = await call(app, "GET", `${status.headers.get("location")}/$value`);
         assert.deepEqual(value.json.outputArguments, { echo: path });
       }
@@ -117,16 +172,37 @@ for (const mount of MOUNTS) {
       assert.equal(full.status, 202);
       const sync = await call(app, "POST", `${element("Add")}/invoke?async=false`, json({}));
       assert.equal(sync.status, 200);
-      assertResult(await call(app, "POST", `${element("Add")}/invoke?async=yes`, json({})), 400, /must be true or false/);
+      assertResult(
+        await call(app, "POST", `${element("Add")}/invoke?async=yes`, json({})),
+        400,
+        /must be true or false/,
+      );
     });
 
     it("errors known at request time: 400 arguments, 405 not an Operation, 404 unknown element or handle", async () => {
-      assertResult(await call(app, "POST", `${element("Add")}/invoke`, json({ inputArguments: [prop("a", "xs:string", "x")] })), 400, /valueType xs:int/);
-      assertResult(await call(app, "POST", `${element("Add")}/invoke-async`, json({ inputArguments: [prop("nope", "xs:int", "1")] })), 400, /not a declared input/);
+      assertResult(
+        await call(app, "POST", `${element("Add")}/invoke`, json({ inputArguments: [prop("a", "xs:string", "x")] })),
+        400,
+        /valueType xs:int/,
+      );
+      assertResult(
+        await call(
+          app,
+          "POST",
+          `${element("Add")}/invoke-async`,
+          json({ inputArguments: [prop("nope", "xs:int", "1")] }),
+        ),
+        400,
+        /not a declared input/,
+      );
       assertResult(await call(app, "POST", `${element("Add")}/invoke`, { body: "[1" }), 400);
       assertResult(await call(app, "POST", `${element("NotAnOperation")}/invoke`, json({})), 405, /Only an Operation/);
       assertResult(await call(app, "POST", `${element("Missing")}/invoke-async`, json({})), 404);
-      assertResult(await call(app, "GET", `${element("Add")}/operation-status/${b64("unknown")}`), 404, /unknown, or expired/);
+      assertResult(
+        await call(app, "GET", `${element("Add")}/operation-status/${b64("unknown")}`),
+        404,
+        /unknown, or expired/,
+      );
       assertResult(await call(app, "GET", `${element("Add")}/operation-results/${b64("unknown")}/$value`), 404);
       assertResult(await call(app, "GET", `${element("Add")}/operation-status/not*base64`), 400);
       assertResult(await call(app, "GET", `${element("Add")}/invoke`), 405);
@@ -151,7 +227,10 @@ describe("operations and profiles", () => {
     assert.equal((await call(valueApp, "POST", `${add}/invoke`, json({}))).status, 200);
     assert.equal((await call(valueApp, "POST", `${add}/invoke/$value`, json({}))).status, 200);
     assertResult(await call(valueApp, "POST", `${add}/invoke-async`, json({})), 404);
-    const readApp = createHttpApp({ store, settings: httpEndpointSettings({ profiles: ["SUBMODEL_REPOSITORY_READ", "AAS_REPOSITORY_READ"] }) });
+    const readApp = createHttpApp({
+      store,
+      settings: httpEndpointSettings({ profiles: ["SUBMODEL_REPOSITORY_READ", "AAS_REPOSITORY_READ"] }),
+    });
     assertResult(await call(readApp, "POST", `${add}/invoke`, json({})), 404);
     assertResult(await call(readApp, "GET", `${add}/operation-status/${b64("x")}`), 404);
   });

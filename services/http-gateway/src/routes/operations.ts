@@ -2,11 +2,11 @@ import { DEFAULT_SYNC_INVOCATION_TIMEOUT_MS, encodeBase64Url, isoDurationToMs } 
 import type { ApiOperation, ApiRoute } from "../http/api-routes.ts";
 import { booleanQuery } from "../http/boolean-query.ts";
 import type { GatewayContext } from "../http/gateway-env.ts";
-import { idShortPathParam, identifierParam } from "../http/path-params.ts";
+import { identifierParam, idShortPathParam } from "../http/path-params.ts";
 import { readPagingAndModifiers } from "../http/query.ts";
-import { optionalJsonBodyText } from "../http/request-body.ts";
 import { jsonText } from "../http/reply-response.ts";
-import { SUBMODEL_API_BELOW_SHELL, SUBMODEL_API_IN_REPOSITORY, type ProfileSets } from "../profiles.ts";
+import { optionalJsonBodyText } from "../http/request-body.ts";
+import { type ProfileSets, SUBMODEL_API_BELOW_SHELL, SUBMODEL_API_IN_REPOSITORY } from "../profiles.ts";
 import type { RouteDeps } from "./route-deps.ts";
 
 /** A Submodel API mount the operation endpoints are served at (the same mounts as create-http-app.ts). */
@@ -19,9 +19,24 @@ interface OperationMount {
 }
 
 const MOUNTS: readonly OperationMount[] = [
-  { path: "/shells/:aasIdentifier/submodels/:submodelIdentifier", profiles: SUBMODEL_API_BELOW_SHELL, belowShell: true, syncOnlyProfiles: [] },
-  { path: "/shells/:aasIdentifier/aas/submodels/:submodelIdentifier/submodel", profiles: SUBMODEL_API_BELOW_SHELL, belowShell: true, syncOnlyProfiles: [] },
-  { path: "/submodels/:submodelIdentifier", profiles: SUBMODEL_API_IN_REPOSITORY, belowShell: false, syncOnlyProfiles: ["SUBMODEL_VALUE"] },
+  {
+    path: "/shells/:aasIdentifier/submodels/:submodelIdentifier",
+    profiles: SUBMODEL_API_BELOW_SHELL,
+    belowShell: true,
+    syncOnlyProfiles: [],
+  },
+  {
+    path: "/shells/:aasIdentifier/aas/submodels/:submodelIdentifier/submodel",
+    profiles: SUBMODEL_API_BELOW_SHELL,
+    belowShell: true,
+    syncOnlyProfiles: [],
+  },
+  {
+    path: "/submodels/:submodelIdentifier",
+    profiles: SUBMODEL_API_IN_REPOSITORY,
+    belowShell: false,
+    syncOnlyProfiles: ["SUBMODEL_VALUE"],
+  },
 ];
 
 /** What the transport waits beyond the invocation's own bound: the engine's last commit, the reply. */
@@ -53,7 +68,11 @@ function mountRoutes({ send }: RouteDeps, mount: OperationMount): ApiRoute[] {
   const element = `${mount.path}/submodel-elements/:idShortPath`;
 
   const invokeAsync = async (c: GatewayContext, valueOnly: boolean): Promise<Response> => {
-    const reply = await send(c, "InvokeOperationAsync", { ...address(c), body: await optionalJsonBodyText(c), valueOnly });
+    const reply = await send(c, "InvokeOperationAsync", {
+      ...address(c),
+      body: await optionalJsonBodyText(c),
+      valueOnly,
+    });
     const { handleId } = reply.value;
     const location = `${operationBase(c)}/operation-status/${encodeBase64Url(handleId)}`;
     // v3.0.1 defines no body here; the OperationHandle tells a client the id without parsing Location.
@@ -66,7 +85,12 @@ function mountRoutes({ send }: RouteDeps, mount: OperationMount): ApiRoute[] {
       readPagingAndModifiers(c, {});
       if (booleanQuery(c, "async", false)) return invokeAsync(c, valueOnly);
       const body = await optionalJsonBodyText(c);
-      const reply = await send(c, "InvokeOperation", { ...address(c), body, valueOnly }, { deadline: Date.now() + syncBoundMs(body) + REPLY_MARGIN_MS });
+      const reply = await send(
+        c,
+        "InvokeOperation",
+        { ...address(c), body, valueOnly },
+        { deadline: Date.now() + syncBoundMs(body) + REPLY_MARGIN_MS },
+      );
       return c.body(jsonText(reply.value), 200, JSON_TYPE);
     },
   });
@@ -121,7 +145,10 @@ function mountRoutes({ send }: RouteDeps, mount: OperationMount): ApiRoute[] {
 function operationBase(c: GatewayContext): string {
   const path = new URL(c.req.url).pathname;
   // Anchored at the end: an element may itself be called "invoke".
-  return path.replace(/\/(invoke|invoke-async|invoke-asnyc|operation-status\/[^/]+|operation-results\/[^/]+)(\/(\$|%24)value)?$/i, "");
+  return path.replace(
+    /\/(invoke|invoke-async|invoke-asnyc|operation-status\/[^/]+|operation-results\/[^/]+)(\/(\$|%24)value)?$/i,
+    "",
+  );
 }
 
 /**

@@ -30,10 +30,18 @@ export function proprietaryRoutes({ send }: RouteDeps): ApiRoute[] {
     readPagingAndModifiers(c, {});
     const document = await importDocument(c);
     const reply = await send(c, "ImportEnvironment", { documents: [document], mode: "partial" }, longRequest());
-    return c.body(JSON.stringify(reply.value.problems.map(problemMessage)), 200, { "Content-Type": "application/json" });
+    return c.body(JSON.stringify(reply.value.problems.map(problemMessage)), 200, {
+      "Content-Type": "application/json",
+    });
   };
   return [
-    { path: "/reset", operations: [{ method: "GET", profiles: FAAAST_RESET, handle: reset }, { method: "DELETE", profiles: FAAAST_RESET, handle: reset }] },
+    {
+      path: "/reset",
+      operations: [
+        { method: "GET", profiles: FAAAST_RESET, handle: reset },
+        { method: "DELETE", profiles: FAAAST_RESET, handle: reset },
+      ],
+    },
     { path: "/import", operations: [{ method: "POST", profiles: FAAAST_IMPORT, handle: importModel }] },
     { path: "/upload", operations: [{ method: "PUT", profiles: FAAAST_IMPORT, handle: importModel }] },
   ];
@@ -55,14 +63,22 @@ async function importDocument(c: GatewayContext): Promise<ImportDocument> {
   if (isMultipart(c)) {
     const { file } = await readMultipartUpload(c);
     const format = formatOfContentType(file.contentType) ?? formatOfName(file.fileName);
-    if (format === undefined) throw badRequest(`Cannot tell the format of "${file.fileName}": name it .json, .xml or .aasx, or give the part one of ${ACCEPTED_MODEL_TYPES.join(", ")}`);
+    if (format === undefined)
+      throw badRequest(
+        `Cannot tell the format of "${file.fileName}": name it .json, .xml or .aasx, or give the part one of ${ACCEPTED_MODEL_TYPES.join(", ")}`,
+      );
     return { source: file.fileName, format, contentBase64: file.contentBase64 };
   }
   const bytes = Buffer.from(await c.req.arrayBuffer());
   if (bytes.length === 0) throw badRequest("The request body is empty; it must be the model to import");
   const contentType = c.req.header("Content-Type");
-  const format = formatOfContentType(contentType) ?? (/^application\/octet-stream\b/i.test(contentType ?? "") && bytes[0] === 0x50 && bytes[1] === 0x4b ? "aasx" : undefined);
-  if (format === undefined) throw badRequest(`The Content-Type must name the model's format: one of ${ACCEPTED_MODEL_TYPES.join(", ")}`);
+  const format =
+    formatOfContentType(contentType) ??
+    (/^application\/octet-stream\b/i.test(contentType ?? "") && bytes[0] === 0x50 && bytes[1] === 0x4b
+      ? "aasx"
+      : undefined);
+  if (format === undefined)
+    throw badRequest(`The Content-Type must name the model's format: one of ${ACCEPTED_MODEL_TYPES.join(", ")}`);
   return { source: "the uploaded model", format, contentBase64: bytes.toString("base64") };
 }
 

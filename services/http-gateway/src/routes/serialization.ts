@@ -1,14 +1,14 @@
 import type { ModelFormat } from "@twinport/shared";
+import { decodeBase64Url, isAasError } from "@twinport/shared";
 import { badRequest } from "../http/api-error.ts";
 import type { ApiRoute } from "../http/api-routes.ts";
 import { booleanQuery } from "../http/boolean-query.ts";
+import { notAcceptable, preferredMediaType } from "../http/content-negotiation.ts";
 import { fileResponse } from "../http/file-response.ts";
 import type { GatewayContext } from "../http/gateway-env.ts";
 import { longRequest } from "../http/long-request.ts";
-import { notAcceptable, preferredMediaType } from "../http/content-negotiation.ts";
 import { formatOfContentType, SERIALIZATION_TYPES } from "../http/model-media-types.ts";
 import { readPagingAndModifiers } from "../http/query.ts";
-import { decodeBase64Url, isAasError } from "@twinport/shared";
 import { SERIALIZATION } from "../profiles.ts";
 import type { RouteDeps } from "./route-deps.ts";
 

@@ -3,8 +3,8 @@ import type { ApiOperation, ApiRoute } from "../http/api-routes.ts";
 import { base64UrlQuery } from "../http/encoded-query.ts";
 import type { GatewayContext } from "../http/gateway-env.ts";
 import { submodelLocation } from "../http/locations.ts";
-import { readPagingAndModifiers, singleQuery, type QueryRules } from "../http/query.ts";
-import { RAW_ITEMS, createdResponse, jsonValue, pagedResponse } from "../http/reply-response.ts";
+import { type QueryRules, readPagingAndModifiers, singleQuery } from "../http/query.ts";
+import { createdResponse, jsonValue, pagedResponse, RAW_ITEMS } from "../http/reply-response.ts";
 import { requestBodyText } from "../http/request-body.ts";
 import { SUBMODEL_REPOSITORY } from "../profiles.ts";
 import type { RouteDeps } from "./route-deps.ts";
@@ -23,9 +23,18 @@ export function submodelRepositoryRoutes({ send }: RouteDeps): ApiRoute[] {
     method: "GET",
     profiles: SUBMODEL_REPOSITORY.read,
     handle: async (c) => {
-      const { page, modifiers } = readGetQuery(c, { paging: true, ...rules }, pathRules && { paging: true, ...pathRules });
+      const { page, modifiers } = readGetQuery(
+        c,
+        { paging: true, ...rules },
+        pathRules && { paging: true, ...pathRules },
+      );
       const filters = { idShort: singleQuery(c, "idShort"), semanticId: base64UrlQuery(c, "semanticId") };
-      const reply = await send(c, "GetAllSubmodels", { page, ...filters, modifiers: content ? { ...modifiers, content } : modifiers }, RAW_ITEMS);
+      const reply = await send(
+        c,
+        "GetAllSubmodels",
+        { page, ...filters, modifiers: content ? { ...modifiers, content } : modifiers },
+        RAW_ITEMS,
+      );
       return pagedResponse(c, reply.value);
     },
   });

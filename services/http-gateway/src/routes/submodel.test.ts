@@ -3,7 +3,14 @@ import { after, before, describe, it } from "node:test";
 import { createHttpApp } from "../create-http-app.ts";
 import { httpEndpointSettings } from "../http-endpoint-settings.ts";
 import { assertResult, call } from "../test-support/call.ts";
-import { b64, exampleStore, SHELL_1, SUBMODEL_1, SUBMODEL_2, type ExampleStore } from "../test-support/example-store.ts";
+import {
+  b64,
+  type ExampleStore,
+  exampleStore,
+  SHELL_1,
+  SUBMODEL_1,
+  SUBMODEL_2,
+} from "../test-support/example-store.ts";
 
 const property = (idShort: string | undefined, value: string) =>
   JSON.stringify({ modelType: "Property", ...(idShort ? { idShort } : {}), valueType: "xs:string", value });
@@ -13,7 +20,10 @@ const MOUNTS = [
   { name: "/submodels/{id}", base: `/api/v3.0/submodels/${b64(SUBMODEL_1)}` },
   { name: "/shells/{aas}/submodels/{id}", base: `/api/v3.0/shells/${b64(SHELL_1)}/submodels/${b64(SUBMODEL_1)}` },
   // The form spec §4.1.5 names; Location headers point to the v3.0.1 superpath.
-  { name: "/shells/{aas}/aas/submodels/{id}/submodel", base: `/api/v3.0/shells/${b64(SHELL_1)}/aas/submodels/${b64(SUBMODEL_1)}/submodel` },
+  {
+    name: "/shells/{aas}/aas/submodels/{id}/submodel",
+    base: `/api/v3.0/shells/${b64(SHELL_1)}/aas/submodels/${b64(SUBMODEL_1)}/submodel`,
+  },
 ];
 
 for (const mount of MOUNTS) {
@@ -38,7 +48,8 @@ for (const mount of MOUNTS) {
       const core = await call(app, "GET", `${base}?level=core`);
       const coreDimensions = core.json.submodelElements.find((e: { idShort: string }) => e.idShort === "Dimensions");
       assert.ok(!coreDimensions.value || coreDimensions.value.length === 0);
-      for (const query of ["level=medium", "extent=x", "limit=1", "cursor=abc", "content=value"]) assertResult(await call(app, "GET", `${base}?${query}`), 400);
+      for (const query of ["level=medium", "extent=x", "limit=1", "cursor=abc", "content=value"])
+        assertResult(await call(app, "GET", `${base}?${query}`), 400);
     });
 
     it("GET submodel-elements: paged, with cursor, limit checked", async () => {
@@ -48,9 +59,19 @@ for (const mount of MOUNTS) {
       const idShorts = all.json.result.map((e: { idShort: string }) => e.idShort);
       assert.deepEqual(idShorts.slice(0, 3), ["Dimensions", "Tags", "Functions"]);
       const first = await call(app, "GET", `${elements}?limit=2`);
-      assert.deepEqual(first.json.result.map((e: { idShort: string }) => e.idShort), ["Dimensions", "Tags"]);
-      const second = await call(app, "GET", `${elements}?limit=2&cursor=${encodeURIComponent(first.json.paging_metadata.cursor)}`);
-      assert.deepEqual(second.json.result.map((e: { idShort: string }) => e.idShort), idShorts.slice(2, 4));
+      assert.deepEqual(
+        first.json.result.map((e: { idShort: string }) => e.idShort),
+        ["Dimensions", "Tags"],
+      );
+      const second = await call(
+        app,
+        "GET",
+        `${elements}?limit=2&cursor=${encodeURIComponent(first.json.paging_metadata.cursor)}`,
+      );
+      assert.deepEqual(
+        second.json.result.map((e: { idShort: string }) => e.idShort),
+        idShorts.slice(2, 4),
+      );
       assertResult(await call(app, "GET", `${elements}?limit=zero`), 400, /limit/);
     });
 
@@ -79,11 +100,16 @@ for (const mount of MOUNTS) {
     });
 
     it("PATCH …/$value: 204, the value changes, an event names origin http and the correlation id", async () => {
-      const patched = await call(app, "PATCH", `${elements}/MaxRotationSpeed/$value`, { body: '{"MaxRotationSpeed": 6100}', headers: { "X-Correlation-Id": "patch-1" } });
+      const patched = await call(app, "PATCH", `${elements}/MaxRotationSpeed/$value`, {
+        body: '{"MaxRotationSpeed": 6100}',
+        headers: { "X-Correlation-Id": "patch-1" },
+      });
       assert.equal(patched.status, 204, patched.text);
       assert.equal(patched.text, "");
       assert.equal(patched.headers.get("x-correlation-id"), "patch-1");
-      assert.deepEqual((await call(app, "GET", `${elements}/MaxRotationSpeed/$value`)).json, { MaxRotationSpeed: 6100 });
+      assert.deepEqual((await call(app, "GET", `${elements}/MaxRotationSpeed/$value`)).json, {
+        MaxRotationSpeed: 6100,
+      });
       const event = example.events.at(-1)!;
       assert.equal(event.kind, "element.value-changed");
       assert.equal(event.idShortPath, "MaxRotationSpeed");
@@ -96,8 +122,22 @@ for (const mount of MOUNTS) {
 
     it("PATCH …/$value honours If-Match", async () => {
       const etag = (await call(app, "GET", `${elements}/MaxRotationSpeed`)).headers.get("etag")!;
-      assert.equal((await call(app, "PATCH", `${elements}/MaxRotationSpeed/$value`, { body: "7000", headers: { "If-Match": etag } })).status, 204);
-      assertResult(await call(app, "PATCH", `${elements}/MaxRotationSpeed/$value`, { body: "7100", headers: { "If-Match": etag } }), 412);
+      assert.equal(
+        (
+          await call(app, "PATCH", `${elements}/MaxRotationSpeed/$value`, {
+            body: "7000",
+            headers: { "If-Match": etag },
+          })
+        ).status,
+        204,
+      );
+      assertResult(
+        await call(app, "PATCH", `${elements}/MaxRotationSpeed/$value`, {
+          body: "7100",
+          headers: { "If-Match": etag },
+        }),
+        412,
+      );
     });
 
     it("POST at the root: 201, Location with the new idShortPath at this mount, body", async () => {
@@ -121,7 +161,9 @@ for (const mount of MOUNTS) {
     });
 
     it("PUT an element: 204 and replaced; 404 when missing; 400 when the idShort differs", async () => {
-      const put = await call(app, "PUT", `${elements}/Dimensions.Width`, { body: JSON.stringify({ modelType: "Property", idShort: "Width", valueType: "xs:double", value: "1.5" }) });
+      const put = await call(app, "PUT", `${elements}/Dimensions.Width`, {
+        body: JSON.stringify({ modelType: "Property", idShort: "Width", valueType: "xs:double", value: "1.5" }),
+      });
       assert.equal(put.status, 204, put.text);
       assert.equal((await call(app, "GET", `${elements}/Dimensions.Width`)).json.value, "1.5");
       assertResult(await call(app, "PUT", `${elements}/Dimensions.Missing`, { body: property("Missing", "x") }), 404);
@@ -149,7 +191,14 @@ for (const mount of MOUNTS) {
     });
 
     it("query parameters strictly per operation (AAS API §c)", async () => {
-      const ok = [`${base}/$metadata?level=core`, `${base}/$reference?level=deep`, `${elements}/$reference?level=core`, `${elements}/Dimensions/$path?level=core`, `${elements}?content=path&level=core`, `${base}/$value?extent=withBlobValue`];
+      const ok = [
+        `${base}/$metadata?level=core`,
+        `${base}/$reference?level=deep`,
+        `${elements}/$reference?level=core`,
+        `${elements}/Dimensions/$path?level=core`,
+        `${elements}?content=path&level=core`,
+        `${base}/$value?extent=withBlobValue`,
+      ];
       for (const path of ok) assert.equal((await call(app, "GET", path)).status, 200, path);
       const bad = [
         `${base}/$metadata?extent=withBlobValue`,
@@ -173,21 +222,46 @@ for (const mount of MOUNTS) {
       for (const suffix of ["", "/$metadata", "/$value", "/$reference", "/$path"]) {
         const res = await call(app, "GET", `${elements}/Dimensions${suffix}`);
         assert.equal(res.headers.get("etag"), etag, suffix);
-        assert.equal((await call(app, "GET", `${elements}/Dimensions${suffix}`, { headers: { "If-None-Match": etag } })).status, 304);
+        assert.equal(
+          (await call(app, "GET", `${elements}/Dimensions${suffix}`, { headers: { "If-None-Match": etag } })).status,
+          304,
+        );
       }
       const submodelTag = (await call(app, "GET", base)).headers.get("etag");
-      for (const suffix of ["/$metadata", "/$value", "/$reference", "/$path"]) assert.equal((await call(app, "GET", `${base}${suffix}`)).headers.get("etag"), submodelTag);
+      for (const suffix of ["/$metadata", "/$value", "/$reference", "/$path"])
+        assert.equal((await call(app, "GET", `${base}${suffix}`)).headers.get("etag"), submodelTag);
     });
 
     it("PATCH the element, its $metadata and the submodel: 204; If-Match checked", async () => {
       const patched = await call(app, "PATCH", `${elements}/Dimensions.Height`, { body: '{"value": "0.75"}' });
       assert.equal(patched.status, 204, patched.text);
       assert.equal((await call(app, "GET", `${elements}/Dimensions.Height`)).json.value, "0.75");
-      assert.equal((await call(app, "PATCH", `${elements}/Dimensions/$metadata`, { body: '{"category": "PARAMETER"}' })).status, 204);
-      assertResult(await call(app, "PATCH", `${elements}/Dimensions/$metadata`, { body: '{"value": null}' }), 400, /"value"/);
+      assert.equal(
+        (await call(app, "PATCH", `${elements}/Dimensions/$metadata`, { body: '{"category": "PARAMETER"}' })).status,
+        204,
+      );
+      assertResult(
+        await call(app, "PATCH", `${elements}/Dimensions/$metadata`, { body: '{"value": null}' }),
+        400,
+        /"value"/,
+      );
       const etag = (await call(app, "GET", base)).headers.get("etag")!;
-      assert.equal((await call(app, "PATCH", `${base}/$value`, { body: '{"MaxRotationSpeed": 1234}', headers: { "If-Match": etag } })).status, 204);
-      assertResult(await call(app, "PATCH", `${base}/$metadata`, { body: '{"category": "VARIABLE"}', headers: { "If-Match": etag } }), 412);
+      assert.equal(
+        (
+          await call(app, "PATCH", `${base}/$value`, {
+            body: '{"MaxRotationSpeed": 1234}',
+            headers: { "If-Match": etag },
+          })
+        ).status,
+        204,
+      );
+      assertResult(
+        await call(app, "PATCH", `${base}/$metadata`, {
+          body: '{"category": "VARIABLE"}',
+          headers: { "If-Match": etag },
+        }),
+        412,
+      );
       assert.equal((await call(app, "PATCH", base, { body: '{"category": "VARIABLE"}' })).status, 204);
       assert.equal((await call(app, "GET", `${base}/$metadata`)).json.category, "VARIABLE");
     });

@@ -2,10 +2,17 @@ import type { Content, Level } from "@twinport/shared";
 import type { ApiOperation, ApiRoute } from "../http/api-routes.ts";
 import type { SendCommand } from "../http/command-sender.ts";
 import type { GatewayContext } from "../http/gateway-env.ts";
-import { idShortPathParam, identifierParam } from "../http/path-params.ts";
+import { identifierParam, idShortPathParam } from "../http/path-params.ts";
 import { readPreconditions } from "../http/preconditions.ts";
-import { readPagingAndModifiers, type QueryRules } from "../http/query.ts";
-import { RAW_ITEMS, RAW_VALUE, createdResponse, noContentResponse, pagedResponse, resourceResponse } from "../http/reply-response.ts";
+import { type QueryRules, readPagingAndModifiers } from "../http/query.ts";
+import {
+  createdResponse,
+  noContentResponse,
+  pagedResponse,
+  RAW_ITEMS,
+  RAW_VALUE,
+  resourceResponse,
+} from "../http/reply-response.ts";
 import { requestBodyText } from "../http/request-body.ts";
 import type { ProfileSets } from "../profiles.ts";
 import type { RouteDeps } from "./route-deps.ts";
@@ -50,20 +57,47 @@ export function submodelRoutes({ send }: RouteDeps, mount: SubmodelMount): ApiRo
   const route = (path: string, operations: ApiOperation[]): ApiRoute => ({ path: `${mount.path}${path}`, operations });
 
   /** GET of the submodel or of one element, in the form `content` (undefined: normal or ?content=path). */
-  const getSubmodel = (profiles: readonly string[], rules: QueryRules, content?: Content, pathRules?: QueryRules): ApiOperation => ({
+  const getSubmodel = (
+    profiles: readonly string[],
+    rules: QueryRules,
+    content?: Content,
+    pathRules?: QueryRules,
+  ): ApiOperation => ({
     method: "GET",
     profiles,
     handle: async (c) => {
       const { modifiers } = readGetQuery(c, rules, pathRules);
-      return resourceResponse(c, await send(c, "GetSubmodelById", { ...scopeOf(c), modifiers: content ? { ...modifiers, content } : modifiers }, RAW_VALUE));
+      return resourceResponse(
+        c,
+        await send(
+          c,
+          "GetSubmodelById",
+          { ...scopeOf(c), modifiers: content ? { ...modifiers, content } : modifiers },
+          RAW_VALUE,
+        ),
+      );
     },
   });
   const getElements = (rules: QueryRules, content?: Content, pathRules?: QueryRules): ApiOperation => ({
     method: "GET",
     profiles: read,
     handle: async (c) => {
-      const { page, modifiers } = readGetQuery(c, { paging: true, ...rules }, pathRules && { paging: true, ...pathRules });
-      return pagedResponse(c, (await send(c, "GetAllSubmodelElements", { ...scopeOf(c), page, modifiers: content ? { ...modifiers, content } : modifiers }, RAW_ITEMS)).value);
+      const { page, modifiers } = readGetQuery(
+        c,
+        { paging: true, ...rules },
+        pathRules && { paging: true, ...pathRules },
+      );
+      return pagedResponse(
+        c,
+        (
+          await send(
+            c,
+            "GetAllSubmodelElements",
+            { ...scopeOf(c), page, modifiers: content ? { ...modifiers, content } : modifiers },
+            RAW_ITEMS,
+          )
+        ).value,
+      );
     },
   });
   const getElement = (rules: QueryRules, content?: Content, pathRules?: QueryRules): ApiOperation => ({
@@ -71,7 +105,15 @@ export function submodelRoutes({ send }: RouteDeps, mount: SubmodelMount): ApiRo
     profiles: read,
     handle: async (c) => {
       const { modifiers } = readGetQuery(c, rules, pathRules);
-      return resourceResponse(c, await send(c, "GetSubmodelElementByPath", { ...element(c), modifiers: content ? { ...modifiers, content } : modifiers }, RAW_VALUE));
+      return resourceResponse(
+        c,
+        await send(
+          c,
+          "GetSubmodelElementByPath",
+          { ...element(c), modifiers: content ? { ...modifiers, content } : modifiers },
+          RAW_VALUE,
+        ),
+      );
     },
   });
   const patchSubmodel = (content: "normal" | "metadata" | "value"): ApiOperation => ({
@@ -80,7 +122,12 @@ export function submodelRoutes({ send }: RouteDeps, mount: SubmodelMount): ApiRo
     handle: async (c) => {
       // Every PATCH declares `level` (core); it means nothing for a patch (AAS API §c).
       readPagingAndModifiers(c, { level: CORE });
-      await send(c, "PatchSubmodelById", { ...scopeOf(c), content, body: await requestBodyText(c), preconditions: readPreconditions(c) });
+      await send(c, "PatchSubmodelById", {
+        ...scopeOf(c),
+        content,
+        body: await requestBodyText(c),
+        preconditions: readPreconditions(c),
+      });
       return noContentResponse(c);
     },
   });
@@ -105,7 +152,11 @@ export function submodelRoutes({ send }: RouteDeps, mount: SubmodelMount): ApiRo
         handle: async (c) => {
           // v3.0.1 declares level(deep) on some PUTs and 3.1 allows extent: accepted, meaningless.
           readPagingAndModifiers(c, { level: ["deep"], extent: true });
-          await send(c, "PutSubmodelById", { ...scopeOf(c), body: await requestBodyText(c), preconditions: readPreconditions(c) });
+          await send(c, "PutSubmodelById", {
+            ...scopeOf(c),
+            body: await requestBodyText(c),
+            preconditions: readPreconditions(c),
+          });
           return noContentResponse(c);
         },
       },
@@ -143,7 +194,11 @@ export function submodelRoutes({ send }: RouteDeps, mount: SubmodelMount): ApiRo
         profiles: write,
         handle: async (c) => {
           readPagingAndModifiers(c, { level: ["deep"], extent: true });
-          await send(c, "PutSubmodelElementByPath", { ...element(c), body: await requestBodyText(c), preconditions: readPreconditions(c) });
+          await send(c, "PutSubmodelElementByPath", {
+            ...element(c),
+            body: await requestBodyText(c),
+            preconditions: readPreconditions(c),
+          });
           return noContentResponse(c);
         },
       },
@@ -158,17 +213,32 @@ export function submodelRoutes({ send }: RouteDeps, mount: SubmodelMount): ApiRo
         },
       },
     ]),
-    route("/submodel-elements/:idShortPath/$metadata", [getElement({ level: DEEP_CORE }, "metadata"), patchElement("metadata")]),
-    route("/submodel-elements/:idShortPath/$value", [getElement({ level: DEEP_CORE, extent: true }, "value"), patchElement("value")]),
+    route("/submodel-elements/:idShortPath/$metadata", [
+      getElement({ level: DEEP_CORE }, "metadata"),
+      patchElement("metadata"),
+    ]),
+    route("/submodel-elements/:idShortPath/$value", [
+      getElement({ level: DEEP_CORE, extent: true }, "value"),
+      patchElement("value"),
+    ]),
     route("/submodel-elements/:idShortPath/$reference", [getElement({ level: CORE }, "reference")]),
     route("/submodel-elements/:idShortPath/$path", [getElement({ level: DEEP_CORE }, "path")]),
   ];
 }
 
 /** POST at the root (parentPath undefined) or into a container; answers where the new element lives. */
-async function postElement(send: SendCommand, c: GatewayContext, scope: SubmodelScope, parentPath: string | undefined): Promise<Response> {
+async function postElement(
+  send: SendCommand,
+  c: GatewayContext,
+  scope: SubmodelScope,
+  parentPath: string | undefined,
+): Promise<Response> {
   readPagingAndModifiers(c, {});
-  const reply = await send(c, "PostSubmodelElement", { ...scope, idShortPath: parentPath, body: await requestBodyText(c) });
+  const reply = await send(c, "PostSubmodelElement", {
+    ...scope,
+    idShortPath: parentPath,
+    body: await requestBodyText(c),
+  });
   // The engine names the new element's path: only it knows the index a list item got.
   return createdResponse(c, reply, reply.idShortPath === undefined ? undefined : locationAtMount(c, reply.idShortPath));
 }

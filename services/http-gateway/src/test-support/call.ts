@@ -9,10 +9,16 @@ export interface Answer {
 }
 
 /** One request through app.request(), with the body read and parsed when it is JSON. */
-export async function call(app: Hono, method: string, path: string, init: { body?: string; headers?: Record<string, string> } = {}): Promise<Answer> {
+export async function call(
+  app: Hono,
+  method: string,
+  path: string,
+  init: { body?: string; headers?: Record<string, string> } = {},
+): Promise<Answer> {
   // A string body would otherwise travel as text/plain, which JSON operations refuse (415).
   const hasType = Object.keys(init.headers ?? {}).some((name) => name.toLowerCase() === "content-type");
-  const headers = init.body !== undefined && !hasType ? { "content-type": "application/json", ...init.headers } : init.headers;
+  const headers =
+    init.body !== undefined && !hasType ? { "content-type": "application/json", ...init.headers } : init.headers;
   const response = await app.request(path, { method, body: init.body, headers });
   const text = await response.text();
   let json: unknown;

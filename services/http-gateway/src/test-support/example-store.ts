@@ -1,17 +1,20 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import {
+  type ChangeEvent,
   createDirectStoreClient,
   createEngine,
   createInProcessEventBus,
   createMemoryRepository,
   encodeBase64Url,
-  type ChangeEvent,
   type StoreClient,
 } from "@twinport/shared";
 
 /** Test support: the real engine on a memory repository, loaded with examples/model.json. */
-export const EXAMPLE_MODEL_TEXT = readFileSync(fileURLToPath(new URL("../../../../examples/model.json", import.meta.url)), "utf8");
+export const EXAMPLE_MODEL_TEXT = readFileSync(
+  fileURLToPath(new URL("../../../../examples/model.json", import.meta.url)),
+  "utf8",
+);
 
 export interface ExampleStore {
   store: StoreClient;

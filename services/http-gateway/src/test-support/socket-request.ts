@@ -1,5 +1,5 @@
 import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
-import { request as httpsRequest, type Agent } from "node:https";
+import { type Agent, request as httpsRequest } from "node:https";
 import type { TLSSocket } from "node:tls";
 
 export interface SocketAnswer {
@@ -31,20 +31,42 @@ export function socketRequest(options: SocketRequest): Promise<SocketAnswer> {
   const url = new URL(options.url);
   const secure = url.protocol === "https:";
   return new Promise((resolve, reject) => {
-    const common = { host: url.hostname, port: Number(url.port), method: options.method ?? "GET", path: options.path, headers: options.headers };
+    const common = {
+      host: url.hostname,
+      port: Number(url.port),
+      method: options.method ?? "GET",
+      path: options.path,
+      headers: options.headers,
+    };
     const onResponse = (response: import("node:http").IncomingMessage) => {
       const chunks: Buffer[] = [];
       const socket = response.socket as TLSSocket;
       const certificateFingerprint = secure ? socket.getPeerCertificate().fingerprint256 : undefined;
       response.on("data", (chunk: Buffer) => chunks.push(chunk));
       response.on("end", () => {
-        const rawHeaderNames = response.rawHeaders.filter((_, index) => index % 2 === 0).map((name) => name.toLowerCase());
-        resolve({ status: response.statusCode ?? 0, headers: response.headers, rawHeaderNames, body: Buffer.concat(chunks).toString("utf8"), certificateFingerprint });
+        const rawHeaderNames = response.rawHeaders
+          .filter((_, index) => index % 2 === 0)
+          .map((name) => name.toLowerCase());
+        resolve({
+          status: response.statusCode ?? 0,
+          headers: response.headers,
+          rawHeaderNames,
+          body: Buffer.concat(chunks).toString("utf8"),
+          certificateFingerprint,
+        });
       });
       response.on("error", reject);
     };
     const req = secure
-      ? httpsRequest({ ...common, ca: options.ca, servername: options.servername ?? (url.hostname === "localhost" ? "localhost" : undefined), agent: options.agent }, onResponse)
+      ? httpsRequest(
+          {
+            ...common,
+            ca: options.ca,
+            servername: options.servername ?? (url.hostname === "localhost" ? "localhost" : undefined),
+            agent: options.agent,
+          },
+          onResponse,
+        )
       : httpRequest(common, onResponse);
     req.on("error", reject);
     if (options.headersOnly) {

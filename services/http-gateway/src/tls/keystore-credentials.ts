@@ -1,4 +1,4 @@
-import { readKeyStore, type KeyStoreSettings } from "@twinport/shared";
+import { type KeyStoreSettings, readKeyStore } from "@twinport/shared";
 import type { TlsCredentials } from "./tls-credentials.ts";
 
 export interface KeystoreSettings extends KeyStoreSettings {

@@ -5,7 +5,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { withFileLock } from "@twinport/shared";
-import { SELF_SIGNED_CERT_FILE, SELF_SIGNED_KEY_FILE, SELF_SIGNED_LOCK_FILE, selfSignedCertificate } from "./self-signed-certificate.ts";
+import {
+  SELF_SIGNED_CERT_FILE,
+  SELF_SIGNED_KEY_FILE,
+  SELF_SIGNED_LOCK_FILE,
+  selfSignedCertificate,
+} from "./self-signed-certificate.ts";
 
 describe("selfSignedCertificate", () => {
   const dirs: string[] = [];

@@ -1,8 +1,8 @@
-import { createSelfSignedCertificate, withFileLock, type FileLockOptions } from "@twinport/shared";
-import { X509Certificate, createPrivateKey, randomUUID } from "node:crypto";
+import { createPrivateKey, randomUUID, X509Certificate } from "node:crypto";
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { isIP } from "node:net";
 import { join } from "node:path";
+import { createSelfSignedCertificate, type FileLockOptions, withFileLock } from "@twinport/shared";
 import type { TlsCredentials } from "./tls-credentials.ts";
 
 export const SELF_SIGNED_KEY_FILE = "https-self-signed-key.pem";
@@ -25,7 +25,12 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  * present the same certificate: the one that finds none creates it under a lock file in
  * `stateDir`, the others wait for the lock and then read that one (ADR 0022).
  */
-export async function selfSignedCertificate(stateDir: string, hostname: string | undefined, now = new Date(), lock?: FileLockOptions): Promise<TlsCredentials> {
+export async function selfSignedCertificate(
+  stateDir: string,
+  hostname: string | undefined,
+  now = new Date(),
+  lock?: FileLockOptions,
+): Promise<TlsCredentials> {
   const keyPath = join(stateDir, SELF_SIGNED_KEY_FILE);
   const certPath = join(stateDir, SELF_SIGNED_CERT_FILE);
   const existing = await readUsable(keyPath, certPath, hostname, now);
@@ -38,7 +43,12 @@ export async function selfSignedCertificate(stateDir: string, hostname: string |
       // Checked again under the lock: the replica that held it before may have just written the pair.
       const written = await readUsable(keyPath, certPath, hostname, now);
       if (written) return written;
-      const created = await createSelfSignedCertificate({ names: subjectAltNames(hostname), organization: "Twinport", validityDays: VALIDITY_DAYS, now });
+      const created = await createSelfSignedCertificate({
+        names: subjectAltNames(hostname),
+        organization: "Twinport",
+        validityDays: VALIDITY_DAYS,
+        now,
+      });
       await writeAtomically(keyPath, created.key, 0o600);
       await writeAtomically(certPath, created.cert, 0o644);
       return created;
@@ -56,7 +66,12 @@ function subjectAltNames(hostname: string | undefined): string[] {
   return names;
 }
 
-async function readUsable(keyPath: string, certPath: string, hostname: string | undefined, now: Date): Promise<TlsCredentials | undefined> {
+async function readUsable(
+  keyPath: string,
+  certPath: string,
+  hostname: string | undefined,
+  now: Date,
+): Promise<TlsCredentials | undefined> {
   let key: string;
   let cert: string;
   try {

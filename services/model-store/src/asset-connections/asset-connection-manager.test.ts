@@ -1,14 +1,25 @@
 import assert from "node:assert/strict";
 import { after, afterEach, before, beforeEach, test } from "node:test";
-import { ASSET_TEST_MODEL, DRIVE_SUBMODEL_ID, startHttpAsset, type HttpAsset } from "../../../../tests/test-support/asset-peers.ts";
+import {
+  ASSET_TEST_MODEL,
+  DRIVE_SUBMODEL_ID,
+  type HttpAsset,
+  startHttpAsset,
+} from "../../../../tests/test-support/asset-peers.ts";
 import { AssetConnectionManager, CONFIG_OWNER } from "./asset-connection-manager.ts";
 import { driverFor } from "./connection-drivers.ts";
-import { assetConnectionsConfig, startTestStore, until, type TestStore } from "./test-support/asset-connections.ts";
+import { assetConnectionsConfig, startTestStore, type TestStore, until } from "./test-support/asset-connections.ts";
 
 const HTTP = "assetconnection.http.HttpAssetConnection";
 const key = (idShort: string) => `(Submodel)${DRIVE_SUBMODEL_ID}, (Property)${idShort}`;
 const polling = (baseUrl: string, providers: Record<string, string>) =>
-  assetConnectionsConfig({ "@class": HTTP, baseUrl, subscriptionProviders: Object.fromEntries(Object.entries(providers).map(([idShort, path]) => [key(idShort), { format: "JSON", path, interval: 100 }])) })[0]!;
+  assetConnectionsConfig({
+    "@class": HTTP,
+    baseUrl,
+    subscriptionProviders: Object.fromEntries(
+      Object.entries(providers).map(([idShort, path]) => [key(idShort), { format: "JSON", path, interval: 100 }]),
+    ),
+  })[0]!;
 const nameOf = (owner: string) => (connection: { merged: number[] }) => `${owner}[${connection.merged.join(",")}]`;
 
 let first: HttpAsset;
@@ -104,8 +115,14 @@ test("an update replaces a changed provider: the old path is no longer read, the
 
 test("an AIMC cannot take an element another owner already feeds: that provider is left out with a sentence", async () => {
   await manager.apply(CONFIG_OWNER, [polling(first.url, { Temperature: "/t" })], nameOf("config"));
-  const result = await manager.apply("urn:aimc:a", [polling(second.url, { Temperature: "/t", Setpoint: "/s" })], nameOf("a"));
-  assert.deepEqual(result.problems, [`${key("Temperature")}: left out, config[0] already has a subscription provider for it`]);
+  const result = await manager.apply(
+    "urn:aimc:a",
+    [polling(second.url, { Temperature: "/t", Setpoint: "/s" })],
+    nameOf("a"),
+  );
+  assert.deepEqual(result.problems, [
+    `${key("Temperature")}: left out, config[0] already has a subscription provider for it`,
+  ]);
   await sut.waitForElement(DRIVE_SUBMODEL_ID, "Setpoint", (e) => e.value === "7");
   assert.equal(requestsTo(second, "/t"), 0);
 });

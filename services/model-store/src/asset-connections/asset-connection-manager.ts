@@ -1,20 +1,20 @@
 import { createHash } from "node:crypto";
 import {
-  isBelow,
-  providerTarget,
   type AssetConnectionConfig,
   type ChangeEvent,
   type ElementJson,
   type EventBus,
   type EventSubscription,
+  isBelow,
   type MutableOperationProviderRegistry,
+  providerTarget,
   type StoreClient,
 } from "@twinport/shared";
 import type { AssetConnectionDriver, Log } from "./asset-connection-types.ts";
-import { soleOwnerLeases, type ConnectionLeases } from "./connection-lease.ts";
-import { ConnectionRunner, type AssetConnectionStatus } from "./connection-runner.ts";
+import { type ConnectionLeases, soleOwnerLeases } from "./connection-lease.ts";
+import { type AssetConnectionStatus, ConnectionRunner } from "./connection-runner.ts";
 import { ElementSync } from "./element-sync.ts";
-import { canonical, mergeConnections, PROVIDER_KINDS, type MergedConnection } from "./merge-connections.ts";
+import { canonical, type MergedConnection, mergeConnections, PROVIDER_KINDS } from "./merge-connections.ts";
 import { ASSET_ORIGIN, createModelPort } from "./model-port.ts";
 
 /** The owner of the connections written in the configuration file's `assetConnections`. */
@@ -106,7 +106,11 @@ export class AssetConnectionManager {
    * connection in logs and status. Throws a ConfigError when the configs clash among themselves
    * (two providers of one kind for one element, an operation provider beside a value provider).
    */
-  apply(owner: string, configs: readonly AssetConnectionConfig[], nameOf: (connection: MergedConnection) => string): Promise<ApplyResult> {
+  apply(
+    owner: string,
+    configs: readonly AssetConnectionConfig[],
+    nameOf: (connection: MergedConnection) => string,
+  ): Promise<ApplyResult> {
     const next = this.applying.then(() => this.applyNow(owner, configs, nameOf));
     this.applying = next.catch(() => undefined);
     return next;
@@ -128,7 +132,11 @@ export class AssetConnectionManager {
     await Promise.all([...this.running.keys()].map((key) => this.stopOne(key)));
   }
 
-  private async applyNow(owner: string, configs: readonly AssetConnectionConfig[], nameOf: (connection: MergedConnection) => string): Promise<ApplyResult> {
+  private async applyNow(
+    owner: string,
+    configs: readonly AssetConnectionConfig[],
+    nameOf: (connection: MergedConnection) => string,
+  ): Promise<ApplyResult> {
     const result: ApplyResult = { started: [], replaced: [], stopped: [], kept: [], problems: [] };
     if (this.stopped) return result;
     const usable = owner === CONFIG_OWNER ? configs : this.withoutClashes(owner, configs, result.problems);
@@ -136,7 +144,10 @@ export class AssetConnectionManager {
     const wanted = new Map<string, MergedConnection>();
     for (const connection of merged) {
       // Derived connections get their own lease per owner: the same asset in the file and in an AIMC are two runners.
-      const id = owner === CONFIG_OWNER ? connection.id : createHash("sha256").update(`${owner}\u0000${connection.id}`).digest("base64url").slice(0, 22);
+      const id =
+        owner === CONFIG_OWNER
+          ? connection.id
+          : createHash("sha256").update(`${owner}\u0000${connection.id}`).digest("base64url").slice(0, 22);
       wanted.set(id, connection);
     }
     for (const [id, running] of [...this.running]) {
@@ -153,13 +164,18 @@ export class AssetConnectionManager {
       }
       if (current) await this.stopOne(id);
       const name = nameOf(connection);
-      if (await this.startOne(owner, id, name, fingerprint, connection)) (current ? result.replaced : result.started).push(name);
+      if (await this.startOne(owner, id, name, fingerprint, connection))
+        (current ? result.replaced : result.started).push(name);
     }
     return result;
   }
 
   /** Providers another owner already has for the same element are left out, each with a sentence. */
-  private withoutClashes(owner: string, configs: readonly AssetConnectionConfig[], problems: string[]): AssetConnectionConfig[] {
+  private withoutClashes(
+    owner: string,
+    configs: readonly AssetConnectionConfig[],
+    problems: string[],
+  ): AssetConnectionConfig[] {
     const taken = new Map<string, string>();
     for (const running of this.running.values()) {
       if (running.owner === owner) continue;
@@ -172,7 +188,8 @@ export class AssetConnectionManager {
         for (const [key, provider] of Object.entries(providerMap(config, kind))) {
           const element = elementOf(key);
           const clash = taken.get(`${kind}\u0000${element}`) ?? taken.get(`operationProviders\u0000${element}`);
-          if (clash) problems.push(`${key}: left out, ${clash} already has a ${kind.replace("Providers", " provider")} for it`);
+          if (clash)
+            problems.push(`${key}: left out, ${clash} already has a ${kind.replace("Providers", " provider")} for it`);
           else kept[key] = provider;
         }
         copy[kind] = kept;
@@ -181,19 +198,35 @@ export class AssetConnectionManager {
     });
   }
 
-  private async startOne(owner: string, id: string, name: string, fingerprint: string, connection: MergedConnection): Promise<boolean> {
+  private async startOne(
+    owner: string,
+    id: string,
+    name: string,
+    fingerprint: string,
+    connection: MergedConnection,
+  ): Promise<boolean> {
     const log: Log = (line) => this.options.log(`twinport asset-connection ${name}: ${line}`);
     const driver = await this.options.createDriver(connection, owner, log);
     if (!driver) return false;
     const config = connection.config as Record<string, Record<string, unknown>>;
     const drive = driver as AssetConnectionDriver<never>;
-    const values = Object.entries(config.valueProviders ?? {}).map(([key, provider]) => drive.valueProvider(providerTarget(key), provider as never));
-    const subscriptions = Object.entries(config.subscriptionProviders ?? {}).map(([key, provider]) => drive.subscriptionProvider(providerTarget(key), provider as never));
+    const values = Object.entries(config.valueProviders ?? {}).map(([key, provider]) =>
+      drive.valueProvider(providerTarget(key), provider as never),
+    );
+    const subscriptions = Object.entries(config.subscriptionProviders ?? {}).map(([key, provider]) =>
+      drive.subscriptionProvider(providerTarget(key), provider as never),
+    );
     const operations = Object.entries(config.operationProviders ?? {});
     const disposers: (() => void)[] = [];
     for (const [key, provider] of operations) {
       const target = providerTarget(key);
-      disposers.push(this.options.operationProviders.register(target.submodelId, target.idShortPath, drive.operationProvider(target, provider as never)));
+      disposers.push(
+        this.options.operationProviders.register(
+          target.submodelId,
+          target.idShortPath,
+          drive.operationProvider(target, provider as never),
+        ),
+      );
     }
     const runner = new ConnectionRunner({
       name,
@@ -206,7 +239,9 @@ export class AssetConnectionManager {
       retryIntervalMs: this.options.retryIntervalMs,
       log,
     });
-    const providers = PROVIDER_KINDS.flatMap((kind) => Object.keys(config[kind] ?? {}).map((key) => `${kind}\u0000${elementOf(key)}`));
+    const providers = PROVIDER_KINDS.flatMap((kind) =>
+      Object.keys(config[kind] ?? {}).map((key) => `${kind}\u0000${elementOf(key)}`),
+    );
     this.running.set(id, { owner, name, fingerprint, runner, disposers, providers });
     await this.subscribe();
     runner.start();
@@ -227,7 +262,11 @@ export class AssetConnectionManager {
     this.subscription = await this.options.bus.subscribe({
       onEvent: (event) => {
         // Events arrive in commit order; they are handled one after another, so writes keep that order.
-        this.events = this.events.then(() => this.forward(event)).catch((error: unknown) => this.options.log(`twinport asset-connections: forwarding a change failed: ${(error as Error).message}`));
+        this.events = this.events
+          .then(() => this.forward(event))
+          .catch((error: unknown) =>
+            this.options.log(`twinport asset-connections: forwarding a change failed: ${(error as Error).message}`),
+          );
       },
     });
   }
@@ -236,14 +275,17 @@ export class AssetConnectionManager {
     if (event.origin === ASSET_ORIGIN) return;
     const runners = [...this.running.values()].map((r) => r.runner);
     if (SUBMODEL_CHANGES.has(event.kind)) {
-      for (const runner of runners) for (const target of runner.targets()) if (target.submodelId === event.id) void runner.modelChanged(target, undefined);
+      for (const runner of runners)
+        for (const target of runner.targets())
+          if (target.submodelId === event.id) void runner.modelChanged(target, undefined);
       return;
     }
     if (!ELEMENT_CHANGES.has(event.kind) || event.idShortPath === undefined) return;
     const path = event.idShortPath;
     for (const runner of runners) {
       for (const target of runner.targets()) {
-        if (target.submodelId !== event.id || !(target.idShortPath === path || isBelow(target.idShortPath, path))) continue;
+        if (target.submodelId !== event.id || !(target.idShortPath === path || isBelow(target.idShortPath, path)))
+          continue;
         const exact = target.idShortPath === path && event.payload !== undefined && !event.payloadOmitted;
         const element = exact ? (event.payload as ElementJson) : await this.model.read(target);
         // Not awaited: a slow asset must not hold up the events behind it (each element keeps its own order).

@@ -1,4 +1,4 @@
-import { applyValueOnly, parseJsonLossless, stringifyLossless, toValueOnly, type ElementJson } from "@twinport/shared";
+import { applyValueOnly, type ElementJson, parseJsonLossless, stringifyLossless, toValueOnly } from "@twinport/shared";
 import { isLosslessNumber } from "lossless-json";
 
 /**
@@ -29,7 +29,8 @@ export function valueOnlyBodyFromJson(element: ElementJson, value: unknown): str
   if (element.modelType === "Property") {
     if (value === null) return "null";
     const text = scalarText(value);
-    if (text === undefined) throw new AssetValueError(`the asset sent ${describe(value)} for a Property; it needs a single value`);
+    if (text === undefined)
+      throw new AssetValueError(`the asset sent ${describe(value)} for a Property; it needs a single value`);
     return JSON.stringify(text);
   }
   if (value === undefined) throw new AssetValueError("the asset sent no value");
@@ -63,7 +64,10 @@ export function valueOnlyJson(element: ElementJson): string {
 
 /** The lexical value of a Property (what asset writes send), or null when it has none. */
 export function propertyLexical(element: ElementJson): string | null {
-  if (element.modelType !== "Property") throw new AssetValueError(`only Property values can be written to an asset (this element is a ${String(element.modelType)})`);
+  if (element.modelType !== "Property")
+    throw new AssetValueError(
+      `only Property values can be written to an asset (this element is a ${String(element.modelType)})`,
+    );
   return typeof element.value === "string" ? element.value : null;
 }
 
@@ -73,7 +77,9 @@ export function withAssetValue(declared: ElementJson, value: unknown): ElementJs
   try {
     return applyValueOnly(declared, body, { verify: false });
   } catch (error) {
-    throw new AssetValueError(`the asset's value for ${String(declared.idShort)} does not fit: ${(error as Error).message}`);
+    throw new AssetValueError(
+      `the asset's value for ${String(declared.idShort)} does not fit: ${(error as Error).message}`,
+    );
   }
 }
 

@@ -1,13 +1,13 @@
 import {
-  HTTP_ASSET_CONNECTION_CLASS,
-  MQTT_ASSET_CONNECTION_CLASS,
-  OPCUA_ASSET_CONNECTION_CLASS,
-  readKeyStore,
   type CertificateConfig,
+  HTTP_ASSET_CONNECTION_CLASS,
   type HttpAssetConnectionConfig,
   type Logger,
+  MQTT_ASSET_CONNECTION_CLASS,
   type MqttAssetConnectionConfig,
+  OPCUA_ASSET_CONNECTION_CLASS,
   type OpcUaAssetConnectionConfig,
+  readKeyStore,
   type StoreClient,
 } from "@twinport/shared";
 import type { AssetConnectionDriver, Log } from "./asset-connection-types.ts";
@@ -25,7 +25,10 @@ export interface DriverDependencies {
 }
 
 /** The PEM certificates of a connection's `trustedCertificates` key store (HTTP, and MQTT's TLS). */
-async function trustedCertificatesOf(settings: CertificateConfig | undefined, index: number): Promise<string[] | undefined> {
+async function trustedCertificatesOf(
+  settings: CertificateConfig | undefined,
+  index: number,
+): Promise<string[] | undefined> {
   if (!settings?.keyStorePath) return undefined;
   const setting = `assetConnections[${index}].trustedCertificates`;
   const file = findKeyStore(settings.keyStorePath, ".");
@@ -34,18 +37,29 @@ async function trustedCertificatesOf(settings: CertificateConfig | undefined, in
 }
 
 /** The protocol side of a (merged) connection, by its @class. */
-export async function driverFor(connection: MergedConnection, dependencies: DriverDependencies, log: Log): Promise<AssetConnectionDriver | undefined> {
+export async function driverFor(
+  connection: MergedConnection,
+  dependencies: DriverDependencies,
+  log: Log,
+): Promise<AssetConnectionDriver | undefined> {
   const config = connection.config;
   switch (config["@class"]) {
     case HTTP_ASSET_CONNECTION_CLASS: {
       const http = config as HttpAssetConnectionConfig;
       const trustedCertificates = await trustedCertificatesOf(http.trustedCertificates, connection.index);
-      return createHttpDriver({ config: http, trustedCertificates, readTimeoutMs: dependencies.readTimeoutMs, store: dependencies.store, log });
+      return createHttpDriver({
+        config: http,
+        trustedCertificates,
+        readTimeoutMs: dependencies.readTimeoutMs,
+        store: dependencies.store,
+        log,
+      });
     }
     case OPCUA_ASSET_CONNECTION_CLASS: {
       // node-opcua-client takes a second to load: only processes with an OPC UA connection pay for it.
       const { createOpcuaDriver } = await import("./opcua-driver.ts");
-      if (dependencies.logger) (await import("./node-opcua-client-logs.ts")).routeNodeOpcuaClientLogsTo(dependencies.logger);
+      if (dependencies.logger)
+        (await import("./node-opcua-client-logs.ts")).routeNodeOpcuaClientLogsTo(dependencies.logger);
       return createOpcuaDriver({ config: config as OpcUaAssetConnectionConfig, store: dependencies.store, log });
     }
     case MQTT_ASSET_CONNECTION_CLASS: {

@@ -1,11 +1,16 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { ASSET_TEST_MODEL, DRIVE_SUBMODEL_ID, startHttpAsset, type HttpAsset } from "../../../../tests/test-support/asset-peers.ts";
-import { startRedis, type RunningServer } from "../../../../tests/test-support/servers.ts";
+import {
+  ASSET_TEST_MODEL,
+  DRIVE_SUBMODEL_ID,
+  type HttpAsset,
+  startHttpAsset,
+} from "../../../../tests/test-support/asset-peers.ts";
+import { type RunningServer, startRedis } from "../../../../tests/test-support/servers.ts";
 import { createRedisRepository, type RedisRepository } from "../redis/redis-repository.ts";
 import { redisConnectionLeases } from "./connection-lease.ts";
-import { startAssetConnections, type RunningAssetConnections } from "./start-asset-connections.ts";
-import { assetConnectionsConfig, startTestStore, until, type TestStore } from "./test-support/asset-connections.ts";
+import { type RunningAssetConnections, startAssetConnections } from "./start-asset-connections.ts";
+import { assetConnectionsConfig, startTestStore, type TestStore, until } from "./test-support/asset-connections.ts";
 
 let redis: RunningServer;
 let repository: RedisRepository;
@@ -33,8 +38,16 @@ async function replica(owner: string): Promise<RunningAssetConnections> {
       "@class": "assetconnection.http.HttpAssetConnection",
       baseUrl: asset.url,
       headers: { "X-Replica": "any" },
-      subscriptionProviders: { [`(Submodel)${DRIVE_SUBMODEL_ID}, (Property)Temperature`]: { format: "JSON", path: "/t", interval: 100 } },
-      operationProviders: { [`(Submodel)${DRIVE_SUBMODEL_ID}, (Operation)Calibrate`]: { format: "JSON", path: "/calibrate", template: "{}" } },
+      subscriptionProviders: {
+        [`(Submodel)${DRIVE_SUBMODEL_ID}, (Property)Temperature`]: { format: "JSON", path: "/t", interval: 100 },
+      },
+      operationProviders: {
+        [`(Submodel)${DRIVE_SUBMODEL_ID}, (Operation)Calibrate`]: {
+          format: "JSON",
+          path: "/calibrate",
+          template: "{}",
+        },
+      },
     }),
     store: sut.store,
     bus: sut.bus,
@@ -61,7 +74,8 @@ test("one replica runs the connection; when it stops the other takes over; both 
   await new Promise((resolve) => setTimeout(resolve, 1000));
   const polls = asset.requests.length - before;
   assert.ok(polls >= 5 && polls <= 13, `${polls} polls in 1 s`);
-  for (const store of stores) assert.ok(store.registry.find(DRIVE_SUBMODEL_ID, "Calibrate"), "every replica registers operation providers");
+  for (const store of stores)
+    assert.ok(store.registry.find(DRIVE_SUBMODEL_ID, "Calibrate"), "every replica registers operation providers");
 
   await holder.stop();
   const stoppedAt = Date.now();

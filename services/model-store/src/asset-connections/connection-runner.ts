@@ -1,8 +1,15 @@
-import { backoffDelay, type BackoffPolicy, type ElementJson, type ProviderTarget } from "@twinport/shared";
-import type { AssetConnectionDriver, AssetReading, Log, ReadSource, SubscriptionProviderRuntime, ValueProviderRuntime } from "./asset-connection-types.ts";
+import { type BackoffPolicy, backoffDelay, type ElementJson, type ProviderTarget } from "@twinport/shared";
+import type {
+  AssetConnectionDriver,
+  AssetReading,
+  Log,
+  ReadSource,
+  SubscriptionProviderRuntime,
+  ValueProviderRuntime,
+} from "./asset-connection-types.ts";
 import type { ConnectionLease } from "./connection-lease.ts";
 import { DeliverySlots } from "./delivery-slots.ts";
-import { targetKey, type ElementSync } from "./element-sync.ts";
+import { type ElementSync, targetKey } from "./element-sync.ts";
 
 /**
  * standby: another replica holds the lease (operations still work here);
@@ -120,11 +127,22 @@ export class ConnectionRunner {
       leaseHeld: this.leaseHeld,
       since: this.since.toISOString(),
       ...(this.lastError ? { lastError: this.lastError } : {}),
-      ...(this.state === "waiting-to-retry" && this.nextAttemptAt ? { nextAttemptAt: this.nextAttemptAt.toISOString() } : {}),
-      providers: { value: this.options.values.length, subscription: this.options.subscriptions.length, operation: this.options.operationCount },
+      ...(this.state === "waiting-to-retry" && this.nextAttemptAt
+        ? { nextAttemptAt: this.nextAttemptAt.toISOString() }
+        : {}),
+      providers: {
+        value: this.options.values.length,
+        subscription: this.options.subscriptions.length,
+        operation: this.options.operationCount,
+      },
       failingProviders: this.sources
         .filter((s) => s.problem !== undefined)
-        .map((s) => ({ kind: s.kind, submodelId: s.target.submodelId, idShortPath: s.target.idShortPath, error: s.problem! })),
+        .map((s) => ({
+          kind: s.kind,
+          submodelId: s.target.submodelId,
+          idShortPath: s.target.idShortPath,
+          error: s.problem!,
+        })),
     };
   }
 
@@ -196,9 +214,12 @@ export class ConnectionRunner {
       }
     }
     if (this.stopped || !Number.isFinite(lease.ttlMs)) return;
-    this.keeperTimer = setTimeout(() => {
-      this.keeping = this.keepLease();
-    }, Math.max(10, Math.floor(lease.ttlMs / 3)));
+    this.keeperTimer = setTimeout(
+      () => {
+        this.keeping = this.keepLease();
+      },
+      Math.max(10, Math.floor(lease.ttlMs / 3)),
+    );
   }
 
   // ---- running the connection while the lease is ours
@@ -209,7 +230,9 @@ export class ConnectionRunner {
     const epoch = ++this.epoch;
     const abort = new AbortController();
     this.activeAbort = abort;
-    this.running = this.run(epoch, abort.signal).catch((error: unknown) => this.log(`stopped by an unexpected error: ${(error as Error).stack ?? String(error)}`));
+    this.running = this.run(epoch, abort.signal).catch((error: unknown) =>
+      this.log(`stopped by an unexpected error: ${(error as Error).stack ?? String(error)}`),
+    );
   }
 
   private async deactivate(state: "standby" | "stopped"): Promise<void> {
@@ -234,7 +257,10 @@ export class ConnectionRunner {
         const delay = backoffDelay(connectBackoff(retryIntervalMs), attempt++);
         this.nextAttemptAt = new Date(Date.now() + delay);
         this.setState("waiting-to-retry", message);
-        if (message !== lastLogged) this.log(`cannot connect to ${driver.endpoint}: ${message} (retrying, first in ${delay} ms, then with back-off)`);
+        if (message !== lastLogged)
+          this.log(
+            `cannot connect to ${driver.endpoint}: ${message} (retrying, first in ${delay} ms, then with back-off)`,
+          );
         lastLogged = message;
         await pause(delay, signal);
         continue;
@@ -296,7 +322,8 @@ export class ConnectionRunner {
    */
   private async refresh(target: ProviderTarget): Promise<void> {
     for (const source of this.sources) {
-      if (source.read.mode !== "push" || !source.read.readOnce || targetKey(source.target) !== targetKey(target)) continue;
+      if (source.read.mode !== "push" || !source.read.readOnce || targetKey(source.target) !== targetKey(target))
+        continue;
       try {
         const stamp = this.options.sync.stamp(target);
         await this.deliver(source, await source.read.readOnce(), stamp);
@@ -308,12 +335,14 @@ export class ConnectionRunner {
 
   private problem(source: Source, error: unknown): void {
     const message = (error as Error).message ?? String(error);
-    if (source.problem !== message) this.log(`${source.kind} provider of ${source.target.submodelId} ${source.target.idShortPath}: ${message}`);
+    if (source.problem !== message)
+      this.log(`${source.kind} provider of ${source.target.submodelId} ${source.target.idShortPath}: ${message}`);
     source.problem = message;
   }
 
   private recovered(source: Source): void {
-    if (source.problem !== undefined) this.log(`${source.kind} provider of ${source.target.submodelId} ${source.target.idShortPath} works again`);
+    if (source.problem !== undefined)
+      this.log(`${source.kind} provider of ${source.target.submodelId} ${source.target.idShortPath} works again`);
     source.problem = undefined;
   }
 

@@ -9,10 +9,27 @@ import { startTestStore } from "./test-support/asset-connections.ts";
 
 const SUBMODEL = "urn:test:sync";
 const model = {
-  submodels: [{ modelType: "Submodel", id: SUBMODEL, idShort: "Sync", submodelElements: [{ modelType: "Property", idShort: "Rate", valueType: "xs:int", value: "1" }] }],
+  submodels: [
+    {
+      modelType: "Submodel",
+      id: SUBMODEL,
+      idShort: "Sync",
+      submodelElements: [{ modelType: "Property", idShort: "Rate", valueType: "xs:int", value: "1" }],
+    },
+  ],
 };
-const target: ProviderTarget = { submodelId: SUBMODEL, idShortPath: "Rate", keys: [{ type: "Submodel", value: SUBMODEL }, { type: "Property", value: "Rate" }] };
-const reading = (value: number): AssetReading => ({ key: String(value), bodyFor: (element) => valueOnlyBodyFromJson(element, value) });
+const target: ProviderTarget = {
+  submodelId: SUBMODEL,
+  idShortPath: "Rate",
+  keys: [
+    { type: "Submodel", value: SUBMODEL },
+    { type: "Property", value: "Rate" },
+  ],
+};
+const reading = (value: number): AssetReading => ({
+  key: String(value),
+  bodyFor: (element) => valueOnlyBodyFromJson(element, value),
+});
 
 async function counted() {
   const store = await startTestStore(model);
@@ -28,11 +45,19 @@ async function counted() {
 test("a Property's readings after the first are compared with the value this process knows: one commit each, no read", async () => {
   const { store, calls, sync } = await counted();
   try {
-    assert.equal(await sync.apply(target, "s", reading(1), sync.stamp(target)), "unchanged", "the model holds 1 already");
+    assert.equal(
+      await sync.apply(target, "s", reading(1), sync.stamp(target)),
+      "unchanged",
+      "the model holds 1 already",
+    );
     assert.deepEqual(calls, { reads: 1, patches: 0 });
     assert.equal(await sync.apply(target, "s", reading(2), sync.stamp(target)), "applied");
     assert.equal(await sync.apply(target, "s", reading(3), sync.stamp(target)), "applied");
-    assert.equal(await sync.apply(target, "other", reading(3), sync.stamp(target)), "unchanged", "another source with the value the model holds");
+    assert.equal(
+      await sync.apply(target, "other", reading(3), sync.stamp(target)),
+      "unchanged",
+      "another source with the value the model holds",
+    );
     assert.deepEqual(calls, { reads: 1, patches: 2 });
     assert.equal((await store.element(SUBMODEL, "Rate")).value, "3");
     assert.equal(store.events.filter((e) => e.kind === "element.value-changed").length, 2);
@@ -45,10 +70,17 @@ test("a change made elsewhere makes the next reading read the element again", as
   const { store, calls, sync } = await counted();
   try {
     await sync.apply(target, "s", reading(2), sync.stamp(target));
-    const patched = await store.store.execute({ type: "PatchSubmodelElementValueByPath", params: { submodelId: SUBMODEL, idShortPath: "Rate", body: '"7"' } });
+    const patched = await store.store.execute({
+      type: "PatchSubmodelElementValueByPath",
+      params: { submodelId: SUBMODEL, idShortPath: "Rate", body: '"7"' },
+    });
     assert.ok(patched.ok);
     await sync.modelChanged(target, await store.element(SUBMODEL, "Rate"));
-    assert.equal(await sync.apply(target, "s", reading(7), sync.stamp(target)), "unchanged", "the model holds 7 now: no write");
+    assert.equal(
+      await sync.apply(target, "s", reading(7), sync.stamp(target)),
+      "unchanged",
+      "the model holds 7 now: no write",
+    );
     assert.equal(await sync.apply(target, "s", reading(2), sync.stamp(target)), "applied");
     assert.deepEqual(calls, { reads: 2, patches: 2 });
     assert.equal((await store.element(SUBMODEL, "Rate")).value, "2");
@@ -61,7 +93,10 @@ test("a known Property that was deleted meanwhile is reported missing, and read 
   const { store, calls, sync } = await counted();
   try {
     await sync.apply(target, "s", reading(2), sync.stamp(target));
-    const deleted = await store.store.execute({ type: "DeleteSubmodelElementByPath", params: { submodelId: SUBMODEL, idShortPath: "Rate" } });
+    const deleted = await store.store.execute({
+      type: "DeleteSubmodelElementByPath",
+      params: { submodelId: SUBMODEL, idShortPath: "Rate" },
+    });
     assert.ok(deleted.ok);
     // No modelChanged here: as if the event had been missed.
     assert.equal(await sync.apply(target, "s", reading(3), sync.stamp(target)), "missing");

@@ -1,7 +1,7 @@
 import type { ElementJson, ProviderTarget } from "@twinport/shared";
 import { AssetError, type AssetReading } from "./asset-connection-types.ts";
 import { holdsValue, propertyBody, propertyLexical } from "./asset-value.ts";
-import { ModelWriteError, type ModelPort } from "./model-port.ts";
+import { type ModelPort, ModelWriteError } from "./model-port.ts";
 
 export type ApplyOutcome = "applied" | "unchanged" | "stale" | "missing";
 /** refused: the asset said no, the model now differs from it until the next reading. */
@@ -87,7 +87,8 @@ export class ElementSync {
     if (changed) await this.model.patchValue(target, body);
     state.lastKeys.set(source, reading.key);
     state.synced = body;
-    if (element.modelType === "Property" && state.changes === changes) state.model = { element, body: changed ? body : propertyBody(propertyLexical(element)) };
+    if (element.modelType === "Property" && state.changes === changes)
+      state.model = { element, body: changed ? body : propertyBody(propertyLexical(element)) };
     return changed ? "applied" : "unchanged";
   }
 
@@ -96,7 +97,13 @@ export class ElementSync {
    * fresh read (a Property's body is its lexical value as a JSON string, so equal bodies are equal
    * values). A failed write forgets it, so the next reading reads the element again.
    */
-  private async applyKnown(target: ProviderTarget, state: TargetState, known: NonNullable<TargetState["model"]>, source: string, reading: AssetReading): Promise<ApplyOutcome> {
+  private async applyKnown(
+    target: ProviderTarget,
+    state: TargetState,
+    known: NonNullable<TargetState["model"]>,
+    source: string,
+    reading: AssetReading,
+  ): Promise<ApplyOutcome> {
     const body = reading.bodyFor(known.element);
     const changed = body !== known.body;
     if (changed) {
@@ -120,7 +127,11 @@ export class ElementSync {
    * is compared with the model again. "refused" (also without a writer: a read-only element) tells
    * the caller the model now differs from the asset, so it reads the asset once more.
    */
-  modelChanged(target: ProviderTarget, element: ElementJson | undefined, write?: (element: ElementJson) => Promise<void>): Promise<WriteOutcome> {
+  modelChanged(
+    target: ProviderTarget,
+    element: ElementJson | undefined,
+    write?: (element: ElementJson) => Promise<void>,
+  ): Promise<WriteOutcome> {
     const state = this.state(target);
     state.lastKeys.clear();
     state.model = undefined;
@@ -165,7 +176,8 @@ export class ElementSync {
         return "written";
       } catch (error) {
         const retryable = !(error instanceof AssetError) || error.retryable;
-        if (!state.failing || !retryable) this.log(`writing ${where} to the asset failed${retryable ? " (retried)" : ""}: ${(error as Error).message}`);
+        if (!state.failing || !retryable)
+          this.log(`writing ${where} to the asset failed${retryable ? " (retried)" : ""}: ${(error as Error).message}`);
         state.failing = retryable;
         // A refusal will not change by asking again: drop it, and let the next reading show the asset's value.
         if (!retryable && state.pending === pending) state.pending = undefined;

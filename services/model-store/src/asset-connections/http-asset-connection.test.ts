@@ -1,9 +1,14 @@
 import assert from "node:assert/strict";
 import { after, before, beforeEach, describe, test } from "node:test";
-import { ASSET_TEST_MODEL, DRIVE_SUBMODEL_ID, startHttpAsset, type HttpAsset } from "../../../../tests/test-support/asset-peers.ts";
+import {
+  ASSET_TEST_MODEL,
+  DRIVE_SUBMODEL_ID,
+  type HttpAsset,
+  startHttpAsset,
+} from "../../../../tests/test-support/asset-peers.ts";
 import { freePort } from "../../../../tests/test-support/servers.ts";
-import { startAssetConnections, type RunningAssetConnections } from "./start-asset-connections.ts";
-import { assetConnectionsConfig, startTestStore, until, type TestStore } from "./test-support/asset-connections.ts";
+import { type RunningAssetConnections, startAssetConnections } from "./start-asset-connections.ts";
+import { assetConnectionsConfig, startTestStore, type TestStore, until } from "./test-support/asset-connections.ts";
 
 const HTTP = "de.fraunhofer.iosb.ilt.faaast.service.assetconnection.http.HttpAssetConnection";
 const key = (...path: string[]) => [`(Submodel)${DRIVE_SUBMODEL_ID}`, ...path].join(", ");
@@ -27,7 +32,11 @@ async function start(...configs: unknown[]): Promise<RunningAssetConnections> {
 }
 
 const patchValue = (idShortPath: string, body: unknown) =>
-  sut.store.execute({ type: "PatchSubmodelElementValueByPath", params: { submodelId: DRIVE_SUBMODEL_ID, idShortPath, body: JSON.stringify(body) }, origin: "http" });
+  sut.store.execute({
+    type: "PatchSubmodelElementValueByPath",
+    params: { submodelId: DRIVE_SUBMODEL_ID, idShortPath, body: JSON.stringify(body) },
+    origin: "http",
+  });
 
 before(async () => {
   asset = await startHttpAsset();
@@ -57,12 +66,30 @@ describe("HTTP subscription provider", () => {
       "@class": HTTP,
       baseUrl: asset.url,
       subscriptionProviders: {
-        [key("(Property)Temperature")]: { format: "JSON", path: "/api/status", query: "$.temperature.value", interval: 100 },
+        [key("(Property)Temperature")]: {
+          format: "JSON",
+          path: "/api/status",
+          query: "$.temperature.value",
+          interval: 100,
+        },
         // FA³ST's docs show method on subscription providers; its code (and ours) ignores it.
-        [key("(SubmodelElementCollection)Status", "(Property)Mode")]: { format: "JSON", path: "/api/status", query: "$.mode", interval: 100, method: "GET" },
+        [key("(SubmodelElementCollection)Status", "(Property)Mode")]: {
+          format: "JSON",
+          path: "/api/status",
+          query: "$.mode",
+          interval: 100,
+          method: "GET",
+        },
       },
     });
-    assert.ok(lines.some((l) => l.endsWith(`ignored properties (FA³ST ignores them too): assetConnections[0].subscriptionProviders["${key("(SubmodelElementCollection)Status", "(Property)Mode")}"].method`)), lines.join("\n"));
+    assert.ok(
+      lines.some((l) =>
+        l.endsWith(
+          `ignored properties (FA³ST ignores them too): assetConnections[0].subscriptionProviders["${key("(SubmodelElementCollection)Status", "(Property)Mode")}"].method`,
+        ),
+      ),
+      lines.join("\n"),
+    );
     await sut.waitForElement(DRIVE_SUBMODEL_ID, "Temperature", (e) => e.value === "21.5");
     await sut.waitForElement(DRIVE_SUBMODEL_ID, "Status.Mode", (e) => e.value === "auto");
     // Several polls of the same value: no further event.
@@ -73,12 +100,20 @@ describe("HTTP subscription provider", () => {
     asset.documents.set("/api/status", { temperature: { value: 22 }, mode: "auto" });
     await sut.waitForElement(DRIVE_SUBMODEL_ID, "Temperature", (e) => e.value === "22");
     assert.equal(fromAsset().length, 2);
-    assert.equal(asset.requests[0]!.headers["content-type"], "application/json", "FA³ST sends the format's content type on every request");
+    assert.equal(
+      asset.requests[0]!.headers["content-type"],
+      "application/json",
+      "FA³ST sends the format's content type on every request",
+    );
   });
 
   test("a value changed through an endpoint on a subscribed-only element returns to the asset's value", async () => {
     asset.documents.set("/t", 18);
-    await start({ "@class": HTTP, baseUrl: asset.url, subscriptionProviders: { [key("(Property)Temperature")]: { format: "JSON", path: "/t", interval: 100 } } });
+    await start({
+      "@class": HTTP,
+      baseUrl: asset.url,
+      subscriptionProviders: { [key("(Property)Temperature")]: { format: "JSON", path: "/t", interval: 100 } },
+    });
     await sut.waitForElement(DRIVE_SUBMODEL_ID, "Temperature", (e) => e.value === "18");
     await patchValue("Temperature", 99);
     await sut.waitForElement(DRIVE_SUBMODEL_ID, "Temperature", (e) => e.value === "18");
@@ -88,7 +123,11 @@ describe("HTTP subscription provider", () => {
   test("an unreachable asset does not hold up start; the provider reports it, then recovers", async () => {
     const port = await freePort();
     const begun = Date.now();
-    const running = await start({ "@class": HTTP, baseUrl: `http://127.0.0.1:${port}`, subscriptionProviders: { [key("(Property)Temperature")]: { format: "JSON", path: "/t", interval: 100 } } });
+    const running = await start({
+      "@class": HTTP,
+      baseUrl: `http://127.0.0.1:${port}`,
+      subscriptionProviders: { [key("(Property)Temperature")]: { format: "JSON", path: "/t", interval: 100 } },
+    });
     assert.ok(Date.now() - begun < 1000, "start returns at once");
     await until(() => running.status()[0]!.failingProviders.length === 1, "the failing provider in the status");
     const [status] = running.status();
@@ -108,7 +147,18 @@ describe("HTTP subscription provider", () => {
 
   test("a value that does not fit the element is reported, not stored", async () => {
     asset.documents.set("/s", { speed: "fast" });
-    const running = await start({ "@class": HTTP, baseUrl: asset.url, subscriptionProviders: { [key("(SubmodelElementCollection)Status", "(Property)Speed")]: { format: "JSON", path: "/s", query: "$.speed", interval: 100 } } });
+    const running = await start({
+      "@class": HTTP,
+      baseUrl: asset.url,
+      subscriptionProviders: {
+        [key("(SubmodelElementCollection)Status", "(Property)Speed")]: {
+          format: "JSON",
+          path: "/s",
+          query: "$.speed",
+          interval: 100,
+        },
+      },
+    });
     await until(() => running.status()[0]!.failingProviders.length === 1, "the failure");
     assert.equal((await sut.element(DRIVE_SUBMODEL_ID, "Status.Speed")).value, "0");
   });
@@ -120,7 +170,15 @@ describe("HTTP value provider", () => {
     await start({
       "@class": HTTP,
       baseUrl: `${asset.url}/`,
-      valueProviders: { [key("(Property)Setpoint")]: { format: "JSON", path: "api/setpoint", query: "$.data.setpoint", template: '{"data": {"setpoint": ${value}}}', readInterval: 100 } },
+      valueProviders: {
+        [key("(Property)Setpoint")]: {
+          format: "JSON",
+          path: "api/setpoint",
+          query: "$.data.setpoint",
+          template: '{"data": {"setpoint": ${value}}}',
+          readInterval: 100,
+        },
+      },
     });
     await sut.waitForElement(DRIVE_SUBMODEL_ID, "Setpoint", (e) => e.value === "5");
     assert.equal((await patchValue("Setpoint", 42)).ok, true);
@@ -131,12 +189,26 @@ describe("HTTP value provider", () => {
     await until(() => asset.requests.filter((r) => r.method === "GET").length >= 6, "more polls");
     assert.equal((await sut.element(DRIVE_SUBMODEL_ID, "Setpoint")).value, "42");
     assert.equal(sut.events.filter((e) => e.idShortPath === "Setpoint" && e.origin === "asset").length, 1);
-    assert.equal(asset.requests.filter((r) => r.method === "PUT").length, 1, "the asset's own value is not written back to it");
+    assert.equal(
+      asset.requests.filter((r) => r.method === "PUT").length,
+      1,
+      "the asset's own value is not written back to it",
+    );
   });
 
   test("a change of the container (PATCH $value of a collection) reaches the provider of the element inside", async () => {
     asset.documents.set("/mode", "off");
-    await start({ "@class": HTTP, baseUrl: asset.url, valueProviders: { [key("(SubmodelElementCollection)Status", "(Property)Mode")]: { format: "JSON", path: "/mode", readInterval: 0 } } });
+    await start({
+      "@class": HTTP,
+      baseUrl: asset.url,
+      valueProviders: {
+        [key("(SubmodelElementCollection)Status", "(Property)Mode")]: {
+          format: "JSON",
+          path: "/mode",
+          readInterval: 0,
+        },
+      },
+    });
     await until(() => asset.requests.length >= 1, "the first read");
     assert.equal((await patchValue("Status", { Mode: "manual", Speed: 3 })).ok, true);
     const put = await asset.waitForRequest((r) => r.method === "PUT");
@@ -144,7 +216,19 @@ describe("HTTP value provider", () => {
   });
 
   test("strings are JSON-escaped into the template, replaced literally ($ and \\ survive)", async () => {
-    await start({ "@class": HTTP, baseUrl: asset.url, valueProviders: { [key("(Property)Label")]: { format: "JSON", path: "/label", template: '{"label": ${value}}', writeMethod: "POST", readWriteMode: "WRITE" } } });
+    await start({
+      "@class": HTTP,
+      baseUrl: asset.url,
+      valueProviders: {
+        [key("(Property)Label")]: {
+          format: "JSON",
+          path: "/label",
+          template: '{"label": ${value}}',
+          writeMethod: "POST",
+          readWriteMode: "WRITE",
+        },
+      },
+    });
     const text = 'say "$1" \\ then ${value}';
     assert.equal((await patchValue("Label", text)).ok, true);
     const post = await asset.waitForRequest((r) => r.method === "POST");
@@ -155,32 +239,54 @@ describe("HTTP value provider", () => {
   test("a write the asset cannot take now is retried; readings meanwhile do not undo the client's change", async () => {
     asset.documents.set("/sp", 5);
     let refusals = 3;
-    asset.handle = (request) => (request.method === "PUT" && refusals-- > 0 ? { status: 503, body: "busy" } : undefined);
-    await start({ "@class": HTTP, baseUrl: asset.url, valueProviders: { [key("(Property)Setpoint")]: { format: "JSON", path: "/sp", readInterval: 100 } } });
+    asset.handle = (request) =>
+      request.method === "PUT" && refusals-- > 0 ? { status: 503, body: "busy" } : undefined;
+    await start({
+      "@class": HTTP,
+      baseUrl: asset.url,
+      valueProviders: { [key("(Property)Setpoint")]: { format: "JSON", path: "/sp", readInterval: 100 } },
+    });
     await sut.waitForElement(DRIVE_SUBMODEL_ID, "Setpoint", (e) => e.value === "5");
     await patchValue("Setpoint", 9);
     await until(() => asset.requests.filter((r) => r.method === "PUT").length >= 4, "the retries");
     assert.equal(asset.documents.get("/sp"), 9);
     await until(() => asset.requests.filter((r) => r.method === "GET").length >= 8, "later polls");
     assert.equal((await sut.element(DRIVE_SUBMODEL_ID, "Setpoint")).value, "9");
-    assert.equal(sut.events.filter((e) => e.idShortPath === "Setpoint" && e.origin === "asset" && (e.payload as { value?: string }).value === "5").length, 1, "5 was applied once, at the start only");
+    assert.equal(
+      sut.events.filter(
+        (e) => e.idShortPath === "Setpoint" && e.origin === "asset" && (e.payload as { value?: string }).value === "5",
+      ).length,
+      1,
+      "5 was applied once, at the start only",
+    );
   });
 
   test("a write the asset refuses (4xx) is dropped, and the next reading shows the asset's value again", async () => {
     asset.documents.set("/sp", 5);
-    asset.handle = (request) => (request.method === "PUT" ? { status: 400, body: '{"error":"out of range"}' } : undefined);
-    await start({ "@class": HTTP, baseUrl: asset.url, valueProviders: { [key("(Property)Setpoint")]: { format: "JSON", path: "/sp", readInterval: 100 } } });
+    asset.handle = (request) =>
+      request.method === "PUT" ? { status: 400, body: '{"error":"out of range"}' } : undefined;
+    await start({
+      "@class": HTTP,
+      baseUrl: asset.url,
+      valueProviders: { [key("(Property)Setpoint")]: { format: "JSON", path: "/sp", readInterval: 100 } },
+    });
     await sut.waitForElement(DRIVE_SUBMODEL_ID, "Setpoint", (e) => e.value === "5");
     await patchValue("Setpoint", 1000);
     await asset.waitForRequest((r) => r.method === "PUT");
     await sut.waitForElement(DRIVE_SUBMODEL_ID, "Setpoint", (e) => e.value === "5");
-    assert.ok(lines.some((l) => /writing .* Setpoint to the asset failed: PUT .* answered 400/.test(l)), lines.join("\n"));
+    assert.ok(
+      lines.some((l) => /writing .* Setpoint to the asset failed: PUT .* answered 400/.test(l)),
+      lines.join("\n"),
+    );
     assert.equal(asset.requests.filter((r) => r.method === "PUT").length, 1, "not retried");
   });
 
   test("credentials are sent in answer to a Basic challenge, then up front", async () => {
     const expected = `Basic ${Buffer.from("reader:secret").toString("base64")}`;
-    asset.handle = (request) => (request.headers.authorization === expected ? undefined : { status: 401, headers: { "WWW-Authenticate": 'Basic realm="device"' } });
+    asset.handle = (request) =>
+      request.headers.authorization === expected
+        ? undefined
+        : { status: 401, headers: { "WWW-Authenticate": 'Basic realm="device"' } };
     asset.documents.set("/t", 12.5);
     await start({
       "@class": HTTP,
@@ -188,13 +294,23 @@ describe("HTTP value provider", () => {
       username: "reader",
       password: "secret",
       headers: { "X-Device": "drive" },
-      subscriptionProviders: { [key("(Property)Temperature")]: { format: "JSON", path: "/t", interval: 100, headers: { "X-Device": "override" } } },
+      subscriptionProviders: {
+        [key("(Property)Temperature")]: {
+          format: "JSON",
+          path: "/t",
+          interval: 100,
+          headers: { "X-Device": "override" },
+        },
+      },
     });
     await sut.waitForElement(DRIVE_SUBMODEL_ID, "Temperature", (e) => e.value === "12.5");
     await until(() => asset.requests.length >= 5, "more polls");
     assert.equal(asset.requests[0]!.headers.authorization, undefined);
     assert.equal(asset.requests[1]!.headers.authorization, expected);
-    assert.ok(asset.requests.slice(2).every((r) => r.headers.authorization === expected), "no second challenge");
+    assert.ok(
+      asset.requests.slice(2).every((r) => r.headers.authorization === expected),
+      "no second challenge",
+    );
     assert.equal(asset.requests[0]!.headers["x-device"], "override", "a provider header replaces the connection's");
   });
 });
@@ -204,20 +320,45 @@ describe("HTTP operation provider", () => {
     "@class": HTTP,
     baseUrl: asset.url,
     operationProviders: {
-      [key("(Operation)Calibrate")]: { format: "JSON", path: "/calibrate/${Cycles}", template: '{"offset": ${Offset}, "cycles": ${Cycles}}', queries: { Deviation: "$.result.deviation" }, ...extra },
+      [key("(Operation)Calibrate")]: {
+        format: "JSON",
+        path: "/calibrate/${Cycles}",
+        template: '{"offset": ${Offset}, "cycles": ${Cycles}}',
+        queries: { Deviation: "$.result.deviation" },
+        ...extra,
+      },
     },
   });
 
   test("invoked through the engine: template filled (a missing input takes its declared value), result read with the query", async () => {
-    asset.handle = (request) => (request.method === "POST" ? { status: 200, body: JSON.stringify({ result: { deviation: JSON.parse(request.body).offset * 3 } }) } : undefined);
+    asset.handle = (request) =>
+      request.method === "POST"
+        ? { status: 200, body: JSON.stringify({ result: { deviation: JSON.parse(request.body).offset * 3 } }) }
+        : undefined;
     await start(operationConfig());
     const reply = await sut.store.execute({
       type: "InvokeOperation",
-      params: { submodelId: DRIVE_SUBMODEL_ID, idShortPath: "Calibrate", body: JSON.stringify({ inputArguments: [{ value: { modelType: "Property", idShort: "Offset", valueType: "xs:double", value: "1.5" } }] }) },
+      params: {
+        submodelId: DRIVE_SUBMODEL_ID,
+        idShortPath: "Calibrate",
+        body: JSON.stringify({
+          inputArguments: [
+            { value: { modelType: "Property", idShort: "Offset", valueType: "xs:double", value: "1.5" } },
+          ],
+        }),
+      },
       origin: "http",
     });
     assert.equal(reply.ok, true, JSON.stringify(reply));
-    const result = (reply as { value: { executionState: string; success: boolean; outputArguments: { value: { idShort: string; value: string } }[] } }).value;
+    const result = (
+      reply as {
+        value: {
+          executionState: string;
+          success: boolean;
+          outputArguments: { value: { idShort: string; value: string } }[];
+        };
+      }
+    ).value;
     assert.equal(result.executionState, "Completed", JSON.stringify(result));
     assert.deepEqual(
       result.outputArguments.map((a) => [a.value.idShort, a.value.value]),
@@ -233,7 +374,13 @@ describe("HTTP operation provider", () => {
     await start(operationConfig());
     const provider = sut.registry.find(DRIVE_SUBMODEL_ID, "Calibrate")!;
     await assert.rejects(
-      provider.invoke({ submodelId: DRIVE_SUBMODEL_ID, idShortPath: "Calibrate", inputArguments: [], inoutputArguments: [], signal: new AbortController().signal }),
+      provider.invoke({
+        submodelId: DRIVE_SUBMODEL_ID,
+        idShortPath: "Calibrate",
+        inputArguments: [],
+        inoutputArguments: [],
+        signal: new AbortController().signal,
+      }),
       /POST .*\/calibrate\/1 answered 500: \{"error":"motor stalled"\}/,
     );
   });
@@ -241,7 +388,16 @@ describe("HTTP operation provider", () => {
   test("REQUIRE_PRESENT: a missing input fails before the asset is called", async () => {
     await start(operationConfig({ inputValidationMode: "REQUIRE_PRESENT" }));
     const provider = sut.registry.find(DRIVE_SUBMODEL_ID, "Calibrate")!;
-    await assert.rejects(provider.invoke({ submodelId: DRIVE_SUBMODEL_ID, idShortPath: "Calibrate", inputArguments: [], inoutputArguments: [], signal: new AbortController().signal }), /input argument Offset is missing/);
+    await assert.rejects(
+      provider.invoke({
+        submodelId: DRIVE_SUBMODEL_ID,
+        idShortPath: "Calibrate",
+        inputArguments: [],
+        inoutputArguments: [],
+        signal: new AbortController().signal,
+      }),
+      /input argument Offset is missing/,
+    );
     assert.equal(asset.requests.length, 0);
   });
 
@@ -249,22 +405,36 @@ describe("HTTP operation provider", () => {
     let polls = 0;
     asset.handle = (request) => {
       if (request.method === "POST") return { status: 202, headers: { Location: "/jobs/7/status" } };
-      if (request.path === "/jobs/7/status") return ++polls < 3 ? { status: 200, body: '{"executionState":"Running","messages":[]}' } : { status: 302, headers: { Location: "/jobs/7/result" } };
+      if (request.path === "/jobs/7/status")
+        return ++polls < 3
+          ? { status: 200, body: '{"executionState":"Running","messages":[]}' }
+          : { status: 302, headers: { Location: "/jobs/7/result" } };
       if (request.path === "/jobs/7/result") return { status: 200, body: '{"result":{"deviation":2.25}}' };
       return undefined;
     };
     await start(operationConfig({ mode: "ASYNC_AAS", asyncPollInterval: 20 }));
-    const outcome = await sut.registry
-      .find(DRIVE_SUBMODEL_ID, "Calibrate")!
-      .invoke({ submodelId: DRIVE_SUBMODEL_ID, idShortPath: "Calibrate", inputArguments: [{ modelType: "Property", idShort: "Offset", valueType: "xs:double", value: "0.75" }], inoutputArguments: [], signal: new AbortController().signal });
-    assert.deepEqual(outcome.outputArguments?.map((a) => a.value), ["2.25"]);
+    const outcome = await sut.registry.find(DRIVE_SUBMODEL_ID, "Calibrate")!.invoke({
+      submodelId: DRIVE_SUBMODEL_ID,
+      idShortPath: "Calibrate",
+      inputArguments: [{ modelType: "Property", idShort: "Offset", valueType: "xs:double", value: "0.75" }],
+      inoutputArguments: [],
+      signal: new AbortController().signal,
+    });
+    assert.deepEqual(
+      outcome.outputArguments?.map((a) => a.value),
+      ["2.25"],
+    );
     assert.equal(polls, 3);
   });
 });
 
 test("stop leaves nothing running: no request after it", async () => {
   asset.documents.set("/t", 1);
-  const running = await start({ "@class": HTTP, baseUrl: asset.url, subscriptionProviders: { [key("(Property)Temperature")]: { format: "JSON", path: "/t", interval: 100 } } });
+  const running = await start({
+    "@class": HTTP,
+    baseUrl: asset.url,
+    subscriptionProviders: { [key("(Property)Temperature")]: { format: "JSON", path: "/t", interval: 100 } },
+  });
   await until(() => asset.requests.length >= 2, "polls");
   await running.stop();
   connections = undefined;

@@ -57,33 +57,55 @@ const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 export function createAssetHttpClient(options: AssetHttpClientOptions): AssetHttpClient {
   const base = new URL(options.baseUrl);
   const httpAgent = new HttpAgent({ keepAlive: true });
-  const httpsAgent = new HttpsAgent({ keepAlive: true, ...(options.trustedCertificates?.length ? { ca: [...rootCertificates, ...options.trustedCertificates] } : {}) });
-  const credentials = options.username?.trim() ? `Basic ${Buffer.from(`${options.username}:${options.password ?? ""}`).toString("base64")}` : undefined;
+  const httpsAgent = new HttpsAgent({
+    keepAlive: true,
+    ...(options.trustedCertificates?.length ? { ca: [...rootCertificates, ...options.trustedCertificates] } : {}),
+  });
+  const credentials = options.username?.trim()
+    ? `Basic ${Buffer.from(`${options.username}:${options.password ?? ""}`).toString("base64")}`
+    : undefined;
   let sendCredentials = false;
 
   const once = (method: string, url: URL, request: AssetRequest, withCredentials: boolean) =>
     new Promise<AssetHttpResponse>((resolve, reject) => {
       const headers: Record<string, string> = { ...options.headers, ...request.headers };
-      if (!Object.keys(headers).some((name) => name.toLowerCase() === "content-type")) headers["Content-Type"] = "application/json";
+      if (!Object.keys(headers).some((name) => name.toLowerCase() === "content-type"))
+        headers["Content-Type"] = "application/json";
       if (withCredentials && credentials) headers.Authorization = credentials;
       const body = request.body === undefined ? undefined : Buffer.from(request.body, "utf8");
       if (body) headers["Content-Length"] = String(body.length);
       const send = url.protocol === "https:" ? httpsRequest : httpRequest;
-      const req = send(url, { method, headers, agent: url.protocol === "https:" ? httpsAgent : httpAgent, signal: request.signal }, (res) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on("data", (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > MAX_RESPONSE_BYTES) req.destroy(new AssetHttpError(`the asset's answer from ${url} exceeds ${MAX_RESPONSE_BYTES} bytes`));
-          else chunks.push(chunk);
-        });
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString("utf8"), url }));
-        res.on("error", reject);
-      });
+      const req = send(
+        url,
+        { method, headers, agent: url.protocol === "https:" ? httpsAgent : httpAgent, signal: request.signal },
+        (res) => {
+          const chunks: Buffer[] = [];
+          let size = 0;
+          res.on("data", (chunk: Buffer) => {
+            size += chunk.length;
+            if (size > MAX_RESPONSE_BYTES)
+              req.destroy(new AssetHttpError(`the asset's answer from ${url} exceeds ${MAX_RESPONSE_BYTES} bytes`));
+            else chunks.push(chunk);
+          });
+          res.on("end", () =>
+            resolve({
+              status: res.statusCode ?? 0,
+              headers: res.headers,
+              body: Buffer.concat(chunks).toString("utf8"),
+              url,
+            }),
+          );
+          res.on("error", reject);
+        },
+      );
       if (request.timeoutMs !== undefined) {
-        req.setTimeout(request.timeoutMs, () => req.destroy(new AssetHttpError(`no answer from ${url} within ${request.timeoutMs} ms`)));
+        req.setTimeout(request.timeoutMs, () =>
+          req.destroy(new AssetHttpError(`no answer from ${url} within ${request.timeoutMs} ms`)),
+        );
       }
-      req.on("error", (error) => reject(error.name === "AbortError" ? new AssetHttpError(`request to ${url} aborted`) : error));
+      req.on("error", (error) =>
+        reject(error.name === "AbortError" ? new AssetHttpError(`request to ${url} aborted`) : error),
+      );
       req.end(body);
     });
 
@@ -92,7 +114,12 @@ export function createAssetHttpClient(options: AssetHttpClientOptions): AssetHtt
     async request(method, target, request = {}) {
       const url = typeof target === "string" ? new URL(target, base) : target;
       const response = await once(method, url, request, sendCredentials);
-      if (response.status === 401 && credentials && !sendCredentials && /^\s*basic/i.test(String(response.headers["www-authenticate"] ?? ""))) {
+      if (
+        response.status === 401 &&
+        credentials &&
+        !sendCredentials &&
+        /^\s*basic/i.test(String(response.headers["www-authenticate"] ?? ""))
+      ) {
         sendCredentials = true;
         return once(method, url, request, true);
       }
@@ -109,7 +136,10 @@ export function createAssetHttpClient(options: AssetHttpClientOptions): AssetHtt
 export function expectSuccess(response: AssetHttpResponse, what: string): AssetHttpResponse {
   if (response.status >= 200 && response.status < 300) return response;
   const excerpt = response.body.length > 200 ? `${response.body.slice(0, 200)}…` : response.body;
-  throw new AssetHttpError(`${what} ${response.url} answered ${response.status}${excerpt ? `: ${excerpt}` : ""}`, response.status);
+  throw new AssetHttpError(
+    `${what} ${response.url} answered ${response.status}${excerpt ? `: ${excerpt}` : ""}`,
+    response.status,
+  );
 }
 
 /** FA³ST main joins base and path with exactly one "/" (the base path is kept); v1.3.0 resolves like a link. */

@@ -1,9 +1,19 @@
-import { stringifyLossless, type HttpAssetConnectionConfig, type ProviderTarget, type StoreClient } from "@twinport/shared";
-import { type AssetConnectionDriver, type AssetReading, type ProviderConfigs, type ReadSource } from "./asset-connection-types.ts";
+import {
+  type HttpAssetConnectionConfig,
+  type ProviderTarget,
+  type StoreClient,
+  stringifyLossless,
+} from "@twinport/shared";
+import {
+  type AssetConnectionDriver,
+  type AssetReading,
+  type ProviderConfigs,
+  type ReadSource,
+} from "./asset-connection-types.ts";
 import { propertyLexical, valueOnlyBodyFromJson, valueOnlyJson } from "./asset-value.ts";
-import { createAssetHttpClient, expectSuccess, mainBranchUrl, type AssetHttpClient } from "./http-client.ts";
-import { extractValue, httpAssetError } from "./http-payload.ts";
+import { type AssetHttpClient, createAssetHttpClient, expectSuccess, mainBranchUrl } from "./http-client.ts";
 import { createHttpOperationProvider } from "./http-operation.ts";
+import { extractValue, httpAssetError } from "./http-payload.ts";
 import { compileJsonPath } from "./json-path.ts";
 import { fillTemplate } from "./payload-template.ts";
 
@@ -45,7 +55,9 @@ export function createHttpDriver(options: HttpDriverOptions): AssetConnectionDri
     const joined = mainBranchUrl(config.baseUrl, path);
     if (joined !== url.href && !warned.has(path)) {
       warned.add(path);
-      log(`path "${path}" resolves to ${url.href} (FA³ST v1.3.0's rule, a relative link); FA³ST's newer versions would use ${joined}: write the path so both agree`);
+      log(
+        `path "${path}" resolves to ${url.href} (FA³ST v1.3.0's rule, a relative link); FA³ST's newer versions would use ${joined}: write the path so both agree`,
+      );
     }
     return url;
   };
@@ -59,7 +71,12 @@ export function createHttpDriver(options: HttpDriverOptions): AssetConnectionDri
     }
   };
 
-  const pollSource = (path: string, query: string | undefined, headers: Record<string, string>, intervalMs: number): ReadSource => {
+  const pollSource = (
+    path: string,
+    query: string | undefined,
+    headers: Record<string, string>,
+    intervalMs: number,
+  ): ReadSource => {
     const compiled = query?.trim() ? compileJsonPath(query) : undefined;
     return {
       mode: "poll",
@@ -88,7 +105,9 @@ export function createHttpDriver(options: HttpDriverOptions): AssetConnectionDri
       const canWrite = mode === "WRITE" || mode === "READ_WRITE";
       return {
         target,
-        ...(canRead ? { read: pollSource(provider.path, provider.query, provider.headers, provider.readInterval) } : {}),
+        ...(canRead
+          ? { read: pollSource(provider.path, provider.query, provider.headers, provider.readInterval) }
+          : {}),
         ...(canWrite
           ? {
               async write(element) {
@@ -97,7 +116,14 @@ export function createHttpDriver(options: HttpDriverOptions): AssetConnectionDri
                 const body = fillTemplate(template, new Map([["value", valueOnlyJson(element)]]));
                 const url = urlOf(provider.path);
                 try {
-                  expectSuccess(await http().request(provider.writeMethod, url, { headers: provider.headers, body, timeoutMs: readTimeoutMs }), provider.writeMethod);
+                  expectSuccess(
+                    await http().request(provider.writeMethod, url, {
+                      headers: provider.headers,
+                      body,
+                      timeoutMs: readTimeoutMs,
+                    }),
+                    provider.writeMethod,
+                  );
                 } catch (error) {
                   throw httpAssetError(error, `${provider.writeMethod} ${url}`);
                 }

@@ -1,7 +1,15 @@
-import type { ElementJson, HttpOperationProviderConfig, OperationInvocation, OperationOutcome, OperationProvider, ProviderTarget, StoreClient } from "@twinport/shared";
+import type {
+  ElementJson,
+  HttpOperationProviderConfig,
+  OperationInvocation,
+  OperationOutcome,
+  OperationProvider,
+  ProviderTarget,
+  StoreClient,
+} from "@twinport/shared";
 import { AssetError } from "./asset-connection-types.ts";
 import { scalarText, valueOnlyJson, withAssetValue } from "./asset-value.ts";
-import { expectSuccess, type AssetHttpClient, type AssetHttpResponse } from "./http-client.ts";
+import { type AssetHttpClient, type AssetHttpResponse, expectSuccess } from "./http-client.ts";
 import { extractValue, httpAssetError } from "./http-payload.ts";
 import { compileJsonPath, type JsonPath } from "./json-path.ts";
 import { readDeclaration, validateArguments } from "./operation-arguments.ts";
@@ -35,7 +43,10 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 
 function locationOf(response: AssetHttpResponse, what: string): URL {
   const location = response.headers.location;
-  if (!location) throw new AssetError(`${what} ${response.url} answered ${response.status} without a Location header`, { retryable: false });
+  if (!location)
+    throw new AssetError(`${what} ${response.url} answered ${response.status} without a Location header`, {
+      retryable: false,
+    });
   return new URL(location, response.url);
 }
 
@@ -43,9 +54,19 @@ function locationOf(response: AssetHttpResponse, what: string): URL {
  * FA³ST main's ASYNC_AAS mode: the asset itself follows the AAS asynchronous invocation pattern —
  * 202 with Location, a status resource polled until it redirects (302) to the result.
  */
-async function invokeAsyncAas(http: AssetHttpClient, config: HttpOperationProviderConfig, url: URL, body: string | undefined, signal: AbortSignal): Promise<string> {
+async function invokeAsyncAas(
+  http: AssetHttpClient,
+  config: HttpOperationProviderConfig,
+  url: URL,
+  body: string | undefined,
+  signal: AbortSignal,
+): Promise<string> {
   const started = await http.request(config.method, url, { headers: config.headers, body, signal });
-  if (started.status !== 202) throw new AssetError(`${config.method} ${url} answered ${started.status}; an ASYNC_AAS operation must answer 202 with a Location`, { retryable: false });
+  if (started.status !== 202)
+    throw new AssetError(
+      `${config.method} ${url} answered ${started.status}; an ASYNC_AAS operation must answer 202 with a Location`,
+      { retryable: false },
+    );
   let status = locationOf(started, config.method);
   for (let first = true; ; first = false) {
     if (!first) await sleep(config.asyncPollInterval, signal);
@@ -56,10 +77,12 @@ async function invokeAsyncAas(http: AssetHttpClient, config: HttpOperationProvid
     }
     expectSuccess(polled, "GET");
     const state = String((JSON.parse(polled.body || "{}") as { executionState?: unknown }).executionState ?? "");
-    if (FINISHED_BADLY.has(state)) throw new AssetError(`the asset's operation ended ${state}: ${polled.body.slice(0, 300)}`, { retryable: false });
+    if (FINISHED_BADLY.has(state))
+      throw new AssetError(`the asset's operation ended ${state}: ${polled.body.slice(0, 300)}`, { retryable: false });
   }
   const result = await http.request("GET", status, { headers: config.headers, signal });
-  if (result.status !== 200) throw new AssetError(`GET ${status} (the operation result) answered ${result.status}`, { retryable: false });
+  if (result.status !== 200)
+    throw new AssetError(`GET ${status} (the operation result) answered ${result.status}`, { retryable: false });
   return result.body;
 }
 
@@ -92,16 +115,30 @@ export function createHttpOperationProvider(options: HttpOperationOptions): Oper
   return {
     async invoke(invocation: OperationInvocation): Promise<OperationOutcome> {
       const declaration = await readDeclaration(store, target);
-      const inputs = validateArguments(config.inputValidationMode, declaration.inputs, invocation.inputArguments, "input");
-      const inoutputs = validateArguments(config.inoutputValidationMode, declaration.inoutputs, invocation.inoutputArguments, "in-out");
+      const inputs = validateArguments(
+        config.inputValidationMode,
+        declaration.inputs,
+        invocation.inputArguments,
+        "input",
+      );
+      const inoutputs = validateArguments(
+        config.inoutputValidationMode,
+        declaration.inoutputs,
+        invocation.inoutputArguments,
+        "in-out",
+      );
       const json = new Map<string, string>();
       const bare = new Map<string, string>();
       for (const argument of [...inputs, ...inoutputs]) {
         const idShort = String(argument.idShort);
-        if (json.has(idShort)) throw new AssetError(`${idShort} is both an input and an in-out argument`, { retryable: false });
+        if (json.has(idShort))
+          throw new AssetError(`${idShort} is both an input and an in-out argument`, { retryable: false });
         const text = valueOnlyJson(argument);
         json.set(idShort, text);
-        const scalar = argument.modelType === "Property" && typeof argument.value === "string" ? scalarText(argument.value) : undefined;
+        const scalar =
+          argument.modelType === "Property" && typeof argument.value === "string"
+            ? scalarText(argument.value)
+            : undefined;
         bare.set(idShort, encodeURIComponent(scalar ?? text));
       }
       const url = urlOf(fillTemplate(config.path, bare));
@@ -111,13 +148,23 @@ export function createHttpOperationProvider(options: HttpOperationOptions): Oper
         answer =
           config.mode === "ASYNC_AAS"
             ? await invokeAsyncAas(http(), config, url, body, invocation.signal)
-            : expectSuccess(await http().request(config.method, url, { headers: config.headers, body, signal: invocation.signal }), config.method).body;
+            : expectSuccess(
+                await http().request(config.method, url, { headers: config.headers, body, signal: invocation.signal }),
+                config.method,
+              ).body;
       } catch (error) {
         throw httpAssetError(error, `${config.method} ${url}`);
       }
-      const outputs = validateArguments(config.outputValidationMode, declaration.outputs, answerValues(declaration.outputs, answer, queries), "output");
+      const outputs = validateArguments(
+        config.outputValidationMode,
+        declaration.outputs,
+        answerValues(declaration.outputs, answer, queries),
+        "output",
+      );
       const answeredInoutputs = answerValues(inoutputs, answer, queries);
-      const inoutputArguments = inoutputs.map((argument) => answeredInoutputs.find((a) => a.idShort === argument.idShort) ?? argument);
+      const inoutputArguments = inoutputs.map(
+        (argument) => answeredInoutputs.find((a) => a.idShort === argument.idShort) ?? argument,
+      );
       return { outputArguments: outputs, inoutputArguments };
     },
   };

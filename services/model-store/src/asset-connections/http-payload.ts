@@ -1,7 +1,7 @@
 import { parseJsonLossless } from "@twinport/shared";
 import { AssetError } from "./asset-connection-types.ts";
 import { AssetHttpError } from "./http-client.ts";
-import { queryOne, type JsonPath } from "./json-path.ts";
+import { type JsonPath, queryOne } from "./json-path.ts";
 
 /** Network trouble and 5xx/408/429 are worth retrying; any other status is the asset refusing. */
 export function httpAssetError(error: unknown, what: string): AssetError {

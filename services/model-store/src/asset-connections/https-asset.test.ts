@@ -5,10 +5,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, afterEach, before, test } from "node:test";
 import { ASSET_TEST_MODEL, DRIVE_SUBMODEL_ID } from "../../../../tests/test-support/asset-peers.ts";
-import { opensslCertificate, opensslIssuedCertificate, opensslPkcs12 } from "../../../../tests/test-support/openssl-keystores.ts";
+import {
+  opensslCertificate,
+  opensslIssuedCertificate,
+  opensslPkcs12,
+} from "../../../../tests/test-support/openssl-keystores.ts";
 import { freePort } from "../../../../tests/test-support/servers.ts";
-import { startAssetConnections, type RunningAssetConnections } from "./start-asset-connections.ts";
-import { assetConnectionsConfig, startTestStore, until, type TestStore } from "./test-support/asset-connections.ts";
+import { type RunningAssetConnections, startAssetConnections } from "./start-asset-connections.ts";
+import { assetConnectionsConfig, startTestStore, type TestStore, until } from "./test-support/asset-connections.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "twinport-https-asset-"));
 let server: Server;
@@ -23,8 +27,15 @@ before(async () => {
   // The device: an EC certificate for 127.0.0.1 issued by a private CA.
   const ca = opensslCertificate(dir, "device-ca", "rsa", { ca: true });
   const device = opensslIssuedCertificate(dir, "device", ca, "ec");
-  legacyCaTrustStore = opensslPkcs12(join(dir, "ca-trust.p12"), ca, { storePassword: "changeit", certificatesOnly: true, legacy: true });
-  deviceKeyStore = opensslPkcs12(join(dir, "device.p12"), device, { storePassword: "changeit", extraCertificates: [ca] });
+  legacyCaTrustStore = opensslPkcs12(join(dir, "ca-trust.p12"), ca, {
+    storePassword: "changeit",
+    certificatesOnly: true,
+    legacy: true,
+  });
+  deviceKeyStore = opensslPkcs12(join(dir, "device.p12"), device, {
+    storePassword: "changeit",
+    extraCertificates: [ca],
+  });
   const port = await freePort();
   server = createServer({ key: device.key, cert: device.cert }, (_request, response) => {
     response.writeHead(200, { "Content-Type": "application/json" });
@@ -50,7 +61,14 @@ async function start(extra: Record<string, unknown>): Promise<RunningAssetConnec
     connections: assetConnectionsConfig({
       "@class": "assetconnection.http.HttpAssetConnection",
       baseUrl: url,
-      subscriptionProviders: { [`(Submodel)${DRIVE_SUBMODEL_ID}, (Property)Temperature`]: { format: "JSON", path: "/", query: "$.temperature", interval: 100 } },
+      subscriptionProviders: {
+        [`(Submodel)${DRIVE_SUBMODEL_ID}, (Property)Temperature`]: {
+          format: "JSON",
+          path: "/",
+          query: "$.temperature",
+          interval: 100,
+        },
+      },
       ...extra,
     }),
     store: sut.store,
@@ -72,7 +90,9 @@ test("an HTTPS asset with a private CA is refused unless trustedCertificates hol
   await sut.close();
 
   for (const trustStore of [legacyCaTrustStore, deviceKeyStore]) {
-    await start({ trustedCertificates: { keyStoreType: "PKCS12", keyStorePath: trustStore, keyStorePassword: "changeit" } });
+    await start({
+      trustedCertificates: { keyStoreType: "PKCS12", keyStorePath: trustStore, keyStorePassword: "changeit" },
+    });
     await sut.waitForElement(DRIVE_SUBMODEL_ID, "Temperature", (e) => e.value === "36.6");
     await running!.stop();
     running = undefined;
@@ -88,5 +108,8 @@ test("a wrong trust store password stops the connection's start with the setting
 });
 
 test("a JKS trust store is refused with the command that converts it", async () => {
-  await assert.rejects(start({ trustedCertificates: { keyStoreType: "JKS", keyStorePath: legacyCaTrustStore } }), /keyStoreType "JKS" is not supported; use PKCS12 \(convert a JKS store with: keytool -importkeystore/);
+  await assert.rejects(
+    start({ trustedCertificates: { keyStoreType: "JKS", keyStorePath: legacyCaTrustStore } }),
+    /keyStoreType "JKS" is not supported; use PKCS12 \(convert a JKS store with: keytool -importkeystore/,
+  );
 });

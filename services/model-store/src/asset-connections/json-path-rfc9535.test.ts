@@ -71,7 +71,17 @@ test("RFC 9535 §2.1.1: blank space (space, tab, LF, CR) around segments, select
 });
 
 test("RFC 9535 §2.3.1.1: escapes in string literals (\\n, \\t, \\uXXXX, surrogate pairs, quotes)", () => {
-  const document = parse(JSON.stringify({ "line\nbreak": 1, "tab\there": 2, "é": 3, "𝄞": 4, "it's": 5, 'say "hi"': 6, items: [{ text: "a\nb" }, { text: "a" }] }));
+  const document = parse(
+    JSON.stringify({
+      "line\nbreak": 1,
+      "tab\there": 2,
+      é: 3,
+      "𝄞": 4,
+      "it's": 5,
+      'say "hi"': 6,
+      items: [{ text: "a\nb" }, { text: "a" }],
+    }),
+  );
   assert.deepEqual(query("$['line\\nbreak']", document), [1]);
   assert.deepEqual(query(`$["tab\\there"]`, document), [2]);
   assert.deepEqual(query("$['\\u00e9']", document), [3]);

@@ -16,7 +16,8 @@ const document = parseJsonLossless(
 );
 
 const all = (path: string) => compileJsonPath(path).evaluate(document);
-const text = (value: unknown) => (typeof value === "object" && value !== null && "value" in value ? (value as { value: string }).value : value);
+const text = (value: unknown) =>
+  typeof value === "object" && value !== null && "value" in value ? (value as { value: string }).value : value;
 
 test("child, bracket, index, negative index, slice, wildcard, descent", () => {
   assert.equal(text(queryOne(document, compileJsonPath("$.data.temp"))), "21.5");
@@ -50,7 +51,10 @@ test("filter text is never run as code", () => {
 });
 
 test("big numbers compare in filters and come back with every digit; a __proto__ key is a member", () => {
-  const payload = parseJsonLossless('{"readings": [{"n": 12345678901234567891, "at": 1}, {"n": 2, "at": 2}], "__proto__": {"x": 1}}', { foreign: true });
+  const payload = parseJsonLossless(
+    '{"readings": [{"n": 12345678901234567891, "at": 1}, {"n": 2, "at": 2}], "__proto__": {"x": 1}}',
+    { foreign: true },
+  );
   assert.equal(text(queryOne(payload, compileJsonPath("$.readings[?@.n > 1e19].n"))), "12345678901234567891");
   assert.deepEqual(all("$.items[?@.v > 2].id"), ["c"]);
   assert.equal(text(queryOne(payload, compileJsonPath("$['__proto__'].x"))), "1");
@@ -58,7 +62,10 @@ test("big numbers compare in filters and come back with every digit; a __proto__
 });
 
 test("an invalid query fails when it is compiled, naming the query", () => {
-  assert.throws(() => compileJsonPath("$.items[?@.v >]"), (error: Error) => error instanceof JsonPathError && /Invalid JSONPath "\$\.items\[\?@\.v >\]"/.test(error.message));
+  assert.throws(
+    () => compileJsonPath("$.items[?@.v >]"),
+    (error: Error) => error instanceof JsonPathError && /Invalid JSONPath "\$\.items\[\?@\.v >\]"/.test(error.message),
+  );
 });
 
 test("templates: literal replacement, unknown placeholders kept", () => {
@@ -66,5 +73,8 @@ test("templates: literal replacement, unknown placeholders kept", () => {
     ["value", '"a$1\\\\b"'],
     ["n", "5"],
   ]);
-  assert.equal(fillTemplate('{"v": ${value}, "n": ${n}, "x": ${other}}', values), '{"v": "a$1\\\\b", "n": 5, "x": ${other}}');
+  assert.equal(
+    fillTemplate('{"v": ${value}, "n": ${n}, "x": ${other}}', values),
+    '{"v": "a$1\\\\b", "n": 5, "x": ${other}}',
+  );
 });

@@ -10,8 +10,9 @@
  * object, so it queries a copy in which numbers are plain numbers (for comparisons in filters) and
  * each match is then taken from the original document by its location, keeping every digit.
  */
-import { JSONPathEnvironment, type JSONPathQuery, type JSONValue } from "json-p3";
+
 import { isPlainObject } from "@twinport/shared";
+import { JSONPathEnvironment, type JSONPathQuery, type JSONValue } from "json-p3";
 import { isLosslessNumber } from "lossless-json";
 
 export class JsonPathError extends Error {
@@ -48,7 +49,9 @@ export function compileJsonPath(text: string): JsonPath {
       } catch (error) {
         throw new JsonPathError(`JSONPath "${text}" failed: ${(error as Error).message}`);
       }
-      return locations.map((location) => location.reduce<unknown>((node, key) => (node as Record<string | number, unknown>)[key], document));
+      return locations.map((location) =>
+        location.reduce<unknown>((node, key) => (node as Record<string | number, unknown>)[key], document),
+      );
     },
   };
 }
@@ -56,7 +59,10 @@ export function compileJsonPath(text: string): JsonPath {
 /** The one value a query selects; none or several is an error (FA³ST's rule). */
 export function queryOne(document: unknown, path: JsonPath): unknown {
   const found = path.evaluate(document);
-  if (found.length !== 1) throw new JsonPathError(`JSONPath "${path.text}" matched ${found.length === 0 ? "nothing" : `${found.length} values`} (exactly one is needed)`);
+  if (found.length !== 1)
+    throw new JsonPathError(
+      `JSONPath "${path.text}" matched ${found.length === 0 ? "nothing" : `${found.length} values`} (exactly one is needed)`,
+    );
   return found[0];
 }
 
@@ -65,6 +71,7 @@ function withPlainNumbers(value: unknown): unknown {
   if (isLosslessNumber(value)) return Number(value.value);
   if (Array.isArray(value)) return value.map(withPlainNumbers);
   // fromEntries defines members, so a "__proto__" key stays a member and never becomes a prototype.
-  if (isPlainObject(value)) return Object.fromEntries(Object.entries(value).map(([key, member]) => [key, withPlainNumbers(member)]));
+  if (isPlainObject(value))
+    return Object.fromEntries(Object.entries(value).map(([key, member]) => [key, withPlainNumbers(member)]));
   return value;
 }

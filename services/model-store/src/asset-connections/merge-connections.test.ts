@@ -15,20 +15,38 @@ test("entries with equal connection settings become one; providers are combined,
       { "@class": HTTP, baseUrl: "http://a", username: "", valueProviders: { "(Submodel)s, (Property)p1": value } },
       { "@class": HTTP, baseUrl: "http://b", valueProviders: { "(Submodel)s, (Property)p2": value } },
       // Same settings as the first (an empty user name equals none): merged into it.
-      { "@class": HTTP, baseUrl: "http://a", subscriptionProviders: { "(Submodel)s, (Property)p1": value }, valueProviders: { "(Submodel)s, (Property)p3": value } },
-      { "@class": HTTP, baseUrl: "http://a", valueProviders: { "[ModelRef](Submodel)s, (SubmodelElement)p1": { ...value, path: "/other" } } },
+      {
+        "@class": HTTP,
+        baseUrl: "http://a",
+        subscriptionProviders: { "(Submodel)s, (Property)p1": value },
+        valueProviders: { "(Submodel)s, (Property)p3": value },
+      },
+      {
+        "@class": HTTP,
+        baseUrl: "http://a",
+        valueProviders: { "[ModelRef](Submodel)s, (SubmodelElement)p1": { ...value, path: "/other" } },
+      },
     ),
     (line) => void warnings.push(line),
   );
   assert.equal(merged.length, 2);
   assert.deepEqual(merged[0]!.merged, [0, 2, 3]);
-  assert.deepEqual(Object.keys(merged[0]!.config.valueProviders as object), ["(Submodel)s, (Property)p1", "(Submodel)s, (Property)p3"]);
+  assert.deepEqual(Object.keys(merged[0]!.config.valueProviders as object), [
+    "(Submodel)s, (Property)p1",
+    "(Submodel)s, (Property)p3",
+  ]);
   assert.deepEqual(Object.keys(merged[0]!.config.subscriptionProviders as object), ["(Submodel)s, (Property)p1"]);
   assert.equal(warnings.length, 1);
-  assert.match(warnings[0]!, /assetConnections\[3\]\.valueProviders: .* is dropped: assetConnections\[0\], the same connection, already has one for s p1/);
+  assert.match(
+    warnings[0]!,
+    /assetConnections\[3\]\.valueProviders: .* is dropped: assetConnections\[0\], the same connection, already has one for s p1/,
+  );
   assert.notEqual(merged[0]!.id, merged[1]!.id);
   // The lease id depends only on the connection settings, so every replica computes the same one.
-  assert.equal(merged[0]!.id, mergeConnections(assetConnectionsConfig({ "@class": HTTP, baseUrl: "http://a" }), () => {})[0]!.id);
+  assert.equal(
+    merged[0]!.id,
+    mergeConnections(assetConnectionsConfig({ "@class": HTTP, baseUrl: "http://a" }), () => {})[0]!.id,
+  );
 });
 
 test("different headers or OPC UA timeouts keep connections apart", () => {
@@ -52,9 +70,23 @@ test("FA³ST's start-up checks across connections, all reported at once", () => 
   const run = () =>
     mergeConnections(
       assetConnectionsConfig(
-        { "@class": HTTP, baseUrl: "http://a", valueProviders: { "(Submodel)s, (Property)p": value }, operationProviders: { "(Submodel)s, (Operation)op": value } },
-        { "@class": HTTP, baseUrl: "http://b", valueProviders: { "(Submodel)s, (Property)p": value }, subscriptionProviders: { "(Submodel)s, (Operation)op": value } },
-        { "@class": OPCUA, host: "opc.tcp://h", subscriptionProviders: { "(Submodel)s, (Property)p": { nodeId: "ns=2;s=p" } } },
+        {
+          "@class": HTTP,
+          baseUrl: "http://a",
+          valueProviders: { "(Submodel)s, (Property)p": value },
+          operationProviders: { "(Submodel)s, (Operation)op": value },
+        },
+        {
+          "@class": HTTP,
+          baseUrl: "http://b",
+          valueProviders: { "(Submodel)s, (Property)p": value },
+          subscriptionProviders: { "(Submodel)s, (Operation)op": value },
+        },
+        {
+          "@class": OPCUA,
+          host: "opc.tcp://h",
+          subscriptionProviders: { "(Submodel)s, (Property)p": { nodeId: "ns=2;s=p" } },
+        },
       ),
       () => {},
     );

@@ -1,11 +1,11 @@
 import { createHash } from "node:crypto";
 import {
+  type AssetConnectionConfig,
   ConfigError,
   HTTP_ASSET_CONNECTION_CLASS,
   MQTT_ASSET_CONNECTION_CLASS,
   OPCUA_ASSET_CONNECTION_CLASS,
   providerTarget,
-  type AssetConnectionConfig,
 } from "@twinport/shared";
 
 export const PROVIDER_KINDS = ["valueProviders", "subscriptionProviders", "operationProviders"] as const;
@@ -92,7 +92,10 @@ function describe(key: string): string {
  * checked (§1.6). Keys name elements by key values only, so two spellings of one reference are one
  * element here too.
  */
-export function mergeConnections(configs: readonly AssetConnectionConfig[], warn: (line: string) => void): MergedConnection[] {
+export function mergeConnections(
+  configs: readonly AssetConnectionConfig[],
+  warn: (line: string) => void,
+): MergedConnection[] {
   const groups = new Map<string, MergedConnection>();
   configs.forEach((config, index) => {
     const identity = connectionIdentity(config);
@@ -110,7 +113,9 @@ export function mergeConnections(configs: readonly AssetConnectionConfig[], warn
       const keptElements = new Set(Object.keys(kept).map(elementOf));
       for (const [key, provider] of Object.entries(providerMap(config, kind))) {
         if (keptElements.has(elementOf(key))) {
-          warn(`assetConnections[${index}].${kind}: "${key}" is dropped: assetConnections[${group.index}], the same connection, already has one for ${describe(key)}`);
+          warn(
+            `assetConnections[${index}].${kind}: "${key}" is dropped: assetConnections[${group.index}], the same connection, already has one for ${describe(key)}`,
+          );
           continue;
         }
         kept[key] = provider;
@@ -132,7 +137,10 @@ function checkProviders(connections: readonly MergedConnection[]): void {
         const element = elementOf(key);
         const where = `assetConnections[${connection.index}].${kind}`;
         const same = seen.get(`${kind}\u0000${element}`);
-        if (same) issues.push(`${where}: ${describe(key)} already has a ${kind.replace("Providers", " provider")} in assetConnections[${same.connection}]`);
+        if (same)
+          issues.push(
+            `${where}: ${describe(key)} already has a ${kind.replace("Providers", " provider")} in assetConnections[${same.connection}]`,
+          );
         else seen.set(`${kind}\u0000${element}`, { connection: connection.index, key });
       }
     }

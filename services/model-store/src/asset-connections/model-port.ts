@@ -34,7 +34,11 @@ export function createModelPort(store: StoreClient): ModelPort {
       throw new ModelWriteError(`reading ${submodelId} ${idShortPath}: ${reply.error.message}`, reply.error.code);
     },
     async patchValue({ submodelId, idShortPath }, body) {
-      const reply = await store.execute({ type: "PatchSubmodelElementValueByPath", params: { submodelId, idShortPath, body }, origin: ASSET_ORIGIN });
+      const reply = await store.execute({
+        type: "PatchSubmodelElementValueByPath",
+        params: { submodelId, idShortPath, body },
+        origin: ASSET_ORIGIN,
+      });
       if (!reply.ok) {
         const details = reply.error.details?.length ? ` (${reply.error.details.join("; ")})` : "";
         throw new ModelWriteError(`${reply.error.message}${details}`, reply.error.code);

@@ -6,9 +6,9 @@ import { join } from "node:path";
 import { after, afterEach, before, beforeEach, describe, test } from "node:test";
 import { connectAsync, type MqttClient } from "mqtt";
 import { ASSET_TEST_MODEL, DRIVE_SUBMODEL_ID } from "../../../../tests/test-support/asset-peers.ts";
-import { freePort, startMosquitto, type RunningMosquitto } from "../../../../tests/test-support/servers.ts";
-import { startAssetConnections, type RunningAssetConnections } from "./start-asset-connections.ts";
-import { assetConnectionsConfig, startTestStore, until, type TestStore } from "./test-support/asset-connections.ts";
+import { freePort, type RunningMosquitto, startMosquitto } from "../../../../tests/test-support/servers.ts";
+import { type RunningAssetConnections, startAssetConnections } from "./start-asset-connections.ts";
+import { assetConnectionsConfig, startTestStore, type TestStore, until } from "./test-support/asset-connections.ts";
 
 const MQTT = "de.fraunhofer.iosb.ilt.faaast.service.assetconnection.mqtt.MqttAssetConnection";
 const key = (...path: string[]) => [`(Submodel)${DRIVE_SUBMODEL_ID}`, ...path].join(", ");
@@ -34,18 +34,30 @@ async function start(...configs: unknown[]): Promise<RunningAssetConnections> {
 }
 
 const patchValue = (idShortPath: string, body: unknown) =>
-  sut.store.execute({ type: "PatchSubmodelElementValueByPath", params: { submodelId: DRIVE_SUBMODEL_ID, idShortPath, body: JSON.stringify(body) }, origin: "http" });
+  sut.store.execute({
+    type: "PatchSubmodelElementValueByPath",
+    params: { submodelId: DRIVE_SUBMODEL_ID, idShortPath, body: JSON.stringify(body) },
+    origin: "http",
+  });
 
 /** The test's own client on the broker, acting as the device. */
 async function deviceClient(url: string, options: Parameters<typeof connectAsync>[1] = {}): Promise<MqttClient> {
-  return connectAsync(url, { reconnectPeriod: 0, clientId: `test-device-${Math.random().toString(16).slice(2)}`, ...options });
+  return connectAsync(url, {
+    reconnectPeriod: 0,
+    clientId: `test-device-${Math.random().toString(16).slice(2)}`,
+    ...options,
+  });
 }
 
 /** Messages the device receives on `topic` (no wildcards), collected from now on. */
-async function collect(client: MqttClient, topic: string): Promise<{ topic: string; payload: string; qos: number; retain: boolean }[]> {
+async function collect(
+  client: MqttClient,
+  topic: string,
+): Promise<{ topic: string; payload: string; qos: number; retain: boolean }[]> {
   const received: { topic: string; payload: string; qos: number; retain: boolean }[] = [];
   client.on("message", (name, payload, packet) => {
-    if (name === topic) received.push({ topic: name, payload: payload.toString(), qos: packet.qos, retain: packet.retain });
+    if (name === topic)
+      received.push({ topic: name, payload: payload.toString(), qos: packet.qos, retain: packet.retain });
   });
   await client.subscribeAsync(topic, { qos: 1 });
   return received;
@@ -58,7 +70,12 @@ const connected = () => until(() => status().state === "connected", "the connect
  * Publishes until the element shows the value: a subscription becomes active a moment after the
  * connection (its SUBACK), and QoS 1 without a session does not keep messages sent before it.
  */
-async function publishUntil(topic: string, payload: string, idShortPath: string, check: (value: unknown) => boolean): Promise<void> {
+async function publishUntil(
+  topic: string,
+  payload: string,
+  idShortPath: string,
+  check: (value: unknown) => boolean,
+): Promise<void> {
   const deadline = Date.now() + 8000;
   while (Date.now() < deadline) {
     await device.publishAsync(topic, payload, { qos: 1 });
@@ -96,14 +113,30 @@ describe("MQTT subscription provider", () => {
       "@class": MQTT,
       serverUri: broker.url.replace("mqtt://", "tcp://"),
       keepAlive: 30,
-      subscriptionProviders: { [key("(Property)Temperature")]: { format: "JSON", topic: "plant/drive/status", query: "$.temperature.value", qos: 2 } },
+      subscriptionProviders: {
+        [key("(Property)Temperature")]: {
+          format: "JSON",
+          topic: "plant/drive/status",
+          query: "$.temperature.value",
+          qos: 2,
+        },
+      },
     });
     assert.ok(
-      lines.some((l) => l.endsWith(`ignored properties (FA³ST ignores them too): assetConnections[0].keepAlive, assetConnections[0].subscriptionProviders["${key("(Property)Temperature")}"].qos`)),
+      lines.some((l) =>
+        l.endsWith(
+          `ignored properties (FA³ST ignores them too): assetConnections[0].keepAlive, assetConnections[0].subscriptionProviders["${key("(Property)Temperature")}"].qos`,
+        ),
+      ),
       lines.join("\n"),
     );
     await connected();
-    await publishUntil("plant/drive/status", JSON.stringify({ temperature: { value: 21.5 } }), "Temperature", (v) => v === "21.5");
+    await publishUntil(
+      "plant/drive/status",
+      JSON.stringify({ temperature: { value: 21.5 } }),
+      "Temperature",
+      (v) => v === "21.5",
+    );
     const fromAsset = () => sut.events.filter((e) => e.origin === "asset" && e.idShortPath === "Temperature");
     // The same value again: no further event (ADR 0008; FA³ST v1.3.0 made one per message).
     await device.publishAsync("plant/drive/status", JSON.stringify({ temperature: { value: 21.5 } }), { qos: 1 });
@@ -123,16 +156,24 @@ describe("MQTT subscription provider under a burst", () => {
     await start({
       "@class": MQTT,
       serverUri: broker.url,
-      subscriptionProviders: { [key("(Property)Temperature")]: { format: "JSON", topic: "burst/temperature", query: "$.t" } },
+      subscriptionProviders: {
+        [key("(Property)Temperature")]: { format: "JSON", topic: "burst/temperature", query: "$.t" },
+      },
     });
     await connected();
     await publishUntil("burst/temperature", JSON.stringify({ t: 0 }), "Temperature", (v) => v === "0");
     const before = sut.events.length;
     const burst = 3000;
     // Fire and forget, all at once: far more messages than the store can commit meanwhile.
-    await Promise.all(Array.from({ length: burst }, (_, i) => device.publishAsync("burst/temperature", JSON.stringify({ t: i + 1 }), { qos: 1 })));
+    await Promise.all(
+      Array.from({ length: burst }, (_, i) =>
+        device.publishAsync("burst/temperature", JSON.stringify({ t: i + 1 }), { qos: 1 }),
+      ),
+    );
     await sut.waitForElement(DRIVE_SUBMODEL_ID, "Temperature", (e) => e.value === String(burst), 20_000);
-    const written = sut.events.slice(before).filter((e) => e.origin === "asset" && e.idShortPath === "Temperature").length;
+    const written = sut.events
+      .slice(before)
+      .filter((e) => e.origin === "asset" && e.idShortPath === "Temperature").length;
     // One write per reading would be 3,000 commits; only the newest waiting reading is kept.
     assert.ok(written < burst, `${written} commits for ${burst} messages`);
     // Nothing keeps arriving after the last value: the queue did not hold a backlog.
@@ -149,16 +190,31 @@ describe("MQTT subscription provider, more", () => {
       clientId: "twinport-shared-topic",
       subscriptionProviders: {
         [key("(Property)Temperature")]: { format: "JSON", topic: "line1/telemetry", query: "$.temperature" },
-        [key("(SubmodelElementCollection)Status", "(Property)Mode")]: { format: "JSON", topic: "line1/telemetry", query: "$.mode" },
-        [key("(SubmodelElementCollection)Status", "(Property)Speed")]: { format: "JSON", topic: "line1/telemetry", query: "$.speed" },
+        [key("(SubmodelElementCollection)Status", "(Property)Mode")]: {
+          format: "JSON",
+          topic: "line1/telemetry",
+          query: "$.mode",
+        },
+        [key("(SubmodelElementCollection)Status", "(Property)Speed")]: {
+          format: "JSON",
+          topic: "line1/telemetry",
+          query: "$.speed",
+        },
       },
     });
     await connected();
-    await publishUntil("line1/telemetry", JSON.stringify({ temperature: 30.5, mode: "auto", speed: 1200 }), "Temperature", (v) => v === "30.5");
+    await publishUntil(
+      "line1/telemetry",
+      JSON.stringify({ temperature: 30.5, mode: "auto", speed: 1200 }),
+      "Temperature",
+      (v) => v === "30.5",
+    );
     await sut.waitForElement(DRIVE_SUBMODEL_ID, "Status.Mode", (e) => e.value === "auto");
     await sut.waitForElement(DRIVE_SUBMODEL_ID, "Status.Speed", (e) => e.value === "1200");
     const log = readFileSync(broker.logFile, "utf8");
-    const subscribes = log.split("\n").filter((line) => line.includes("twinport-shared-topic") && line.includes("line1/telemetry"));
+    const subscribes = log
+      .split("\n")
+      .filter((line) => line.includes("twinport-shared-topic") && line.includes("line1/telemetry"));
     assert.equal(subscribes.length, 1, `one SUBSCRIBE for the topic; broker log:\n${subscribes.join("\n")}`);
   });
 
@@ -175,24 +231,38 @@ describe("MQTT subscription provider, more", () => {
     await device.publishAsync("plant/cell2/other/label", JSON.stringify("ignored"), { qos: 1 });
     await device.publishAsync("plant/cell3/label/x", JSON.stringify("drilling"), { qos: 1 });
     await sut.waitForElement(DRIVE_SUBMODEL_ID, "Label", (e) => e.value === "drilling");
-    assert.ok(!sut.events.some((e) => (e.payload as { value?: string } | undefined)?.value === "ignored"), "a topic outside the filter changes nothing");
+    assert.ok(
+      !sut.events.some((e) => (e.payload as { value?: string } | undefined)?.value === "ignored"),
+      "a topic outside the filter changes nothing",
+    );
   });
 
   test("a message that is not JSON, lacks the queried value or does not fit the type is logged and dropped; the next good one is taken", async () => {
     await start({
       "@class": MQTT,
       serverUri: broker.url,
-      subscriptionProviders: { [key("(Property)Setpoint")]: { format: "JSON", topic: "drive/setpoint", query: "$.value" } },
+      subscriptionProviders: {
+        [key("(Property)Setpoint")]: { format: "JSON", topic: "drive/setpoint", query: "$.value" },
+      },
     });
     await connected();
     await publishUntil("drive/setpoint", '{"value": 5}', "Setpoint", (v) => v === "5");
     await device.publishAsync("drive/setpoint", "not json {", { qos: 1 });
-    await until(() => lines.some((l) => /a message on "drive\/setpoint" is not JSON/.test(l)), "the bad payload in the log");
+    await until(
+      () => lines.some((l) => /a message on "drive\/setpoint" is not JSON/.test(l)),
+      "the bad payload in the log",
+    );
     assert.equal(status().failingProviders[0]?.idShortPath, "Setpoint");
     await device.publishAsync("drive/setpoint", '{"other": 1}', { qos: 1 });
-    await until(() => lines.some((l) => /a message on "drive\/setpoint": JSONPath "\$\.value" matched nothing/.test(l)), `the missing value in the log:\n${lines.join("\n")}`);
+    await until(
+      () => lines.some((l) => /a message on "drive\/setpoint": JSONPath "\$\.value" matched nothing/.test(l)),
+      `the missing value in the log:\n${lines.join("\n")}`,
+    );
     await device.publishAsync("drive/setpoint", '{"value": "abc"}', { qos: 1 });
-    await until(() => lines.some((l) => /Setpoint.*(xs:int|abc)/.test(l)), `the value that does not fit in the log:\n${lines.join("\n")}`);
+    await until(
+      () => lines.some((l) => /Setpoint.*(xs:int|abc)/.test(l)),
+      `the value that does not fit in the log:\n${lines.join("\n")}`,
+    );
     assert.equal((await sut.element(DRIVE_SUBMODEL_ID, "Setpoint")).value, "5", "nothing of them reached the model");
     await device.publishAsync("drive/setpoint", '{"value": 6}', { qos: 1 });
     await sut.waitForElement(DRIVE_SUBMODEL_ID, "Setpoint", (e) => e.value === "6");
@@ -221,7 +291,11 @@ describe("MQTT value provider", () => {
     assert.equal((await patchValue("Label", 'say "hi" $1 \\')).ok, true);
     await until(() => labels.length > 0, "the published label");
     assert.equal(labels[0]!.payload, JSON.stringify('say "hi" $1 \\'));
-    assert.equal((await sut.element(DRIVE_SUBMODEL_ID, "Setpoint")).value, "42", "the model keeps the value; nothing is read from MQTT");
+    assert.equal(
+      (await sut.element(DRIVE_SUBMODEL_ID, "Setpoint")).value,
+      "42",
+      "the model keeps the value; nothing is read from MQTT",
+    );
     assert.deepEqual(status().failingProviders, []);
     // A value that came from the asset itself is not sent back (origin asset).
     assert.equal(received.length, 1);
@@ -233,19 +307,34 @@ describe("MQTT connection", () => {
     const secured = await startMosquitto({ users: { aas: "s3cret" } });
     try {
       const right = { "@class": MQTT, serverUri: secured.url, username: "aas", password: "s3cret" };
-      await start({ ...right, subscriptionProviders: { [key("(Property)Label")]: { format: "JSON", topic: "auth/label" } } });
+      await start({
+        ...right,
+        subscriptionProviders: { [key("(Property)Label")]: { format: "JSON", topic: "auth/label" } },
+      });
       await connected();
       await connections!.stop();
       const wrong = { ...right, password: "wrong" };
       const started = Date.now();
       await start(wrong);
-      await until(() => status().state === "waiting-to-retry" && /Not authorized|Bad user name or password/i.test(status().lastError ?? ""), "the refusal in the state");
+      await until(
+        () =>
+          status().state === "waiting-to-retry" &&
+          /Not authorized|Bad user name or password/i.test(status().lastError ?? ""),
+        "the refusal in the state",
+      );
       assert.ok(status().nextAttemptAt, "the next attempt is scheduled");
-      const refusals = () => readFileSync(secured.logFile, "utf8").split("\n").filter((line) => /disconnected, not authori[sz]ed/i.test(line)).length;
+      const refusals = () =>
+        readFileSync(secured.logFile, "utf8")
+          .split("\n")
+          .filter((line) => /disconnected, not authori[sz]ed/i.test(line)).length;
       await until(() => refusals() >= 3, "three attempts at the broker");
       // retry interval 100 ms doubling to 1 s: three attempts take 100 + 200 ms at least, not a tight loop.
       assert.ok(Date.now() - started >= 300);
-      assert.equal(lines.filter((l) => /cannot connect to/.test(l)).length, 1, `one log line for a repeated failure:\n${lines.join("\n")}`);
+      assert.equal(
+        lines.filter((l) => /cannot connect to/.test(l)).length,
+        1,
+        `one log line for a repeated failure:\n${lines.join("\n")}`,
+      );
     } finally {
       await connections?.stop();
       connections = undefined;
@@ -261,9 +350,17 @@ describe("MQTT connection", () => {
       const serverUri = `ssl://127.0.0.1:${secured.tlsPort}`;
       const providers = { subscriptionProviders: { [key("(Property)Label")]: { format: "JSON", topic: "tls/label" } } };
       await start({ "@class": MQTT, serverUri, ...providers });
-      await until(() => /self[- ]signed certificate/i.test(status().lastError ?? ""), "the certificate refusal in the state");
+      await until(
+        () => /self[- ]signed certificate/i.test(status().lastError ?? ""),
+        "the certificate refusal in the state",
+      );
       await connections!.stop();
-      await start({ "@class": MQTT, serverUri, trustedCertificates: { keyStoreType: "PEM", keyStorePath: trustStore }, ...providers });
+      await start({
+        "@class": MQTT,
+        serverUri,
+        trustedCertificates: { keyStoreType: "PEM", keyStorePath: trustStore },
+        ...providers,
+      });
       await connected();
       const tlsDevice = await deviceClient(secured.tlsUrl!, { ca: secured.certificate });
       try {
@@ -293,7 +390,10 @@ describe("MQTT connection", () => {
       subscriptionProviders: { [key("(Property)Label")]: { format: "JSON", topic: "late/label" } },
     });
     assert.ok(Date.now() - started < 500, `start took ${Date.now() - started} ms`);
-    await until(() => status().state === "waiting-to-retry" && /ECONNREFUSED/.test(status().lastError ?? ""), "the refusal in the state");
+    await until(
+      () => status().state === "waiting-to-retry" && /ECONNREFUSED/.test(status().lastError ?? ""),
+      "the refusal in the state",
+    );
     // The model is served meanwhile; the write waits for the broker.
     assert.equal((await patchValue("Setpoint", 7)).ok, true);
     assert.equal((await sut.element(DRIVE_SUBMODEL_ID, "Setpoint")).value, "7");
@@ -347,7 +447,10 @@ describe("MQTT connection", () => {
       process.kill(own.pid, "SIGKILL");
       await own.stop();
       await until(() => status().state !== "connected", "the loss noticed");
-      assert.ok(lines.some((l) => /connection to .* lost/.test(l)), lines.join("\n"));
+      assert.ok(
+        lines.some((l) => /connection to .* lost/.test(l)),
+        lines.join("\n"),
+      );
       own = await startMosquitto({ port });
       await until(() => status().state === "connected", "reconnected", 15_000);
       ownDevice = await deviceClient(own.url);

@@ -1,8 +1,14 @@
 import { randomUUID } from "node:crypto";
 import { rootCertificates } from "node:tls";
-import mqtt, { type IClientOptions, type MqttClient } from "mqtt";
 import type { MqttAssetConnectionConfig, ProviderTarget } from "@twinport/shared";
-import { AssetError, type AssetConnectionDriver, type Log, type ProviderConfigs, type ReadSource } from "./asset-connection-types.ts";
+import mqtt, { type IClientOptions, type MqttClient } from "mqtt";
+import {
+  type AssetConnectionDriver,
+  AssetError,
+  type Log,
+  type ProviderConfigs,
+  type ReadSource,
+} from "./asset-connection-types.ts";
 import { propertyLexical, valueOnlyJson } from "./asset-value.ts";
 import { compileJsonPath } from "./json-path.ts";
 import { mqttBrokerAddress } from "./mqtt-broker-address.ts";
@@ -71,7 +77,10 @@ export function createMqttDriver(options: MqttDriverOptions): AssetConnectionDri
     // Paho sends the user name only when it is not blank, and then a missing password as empty.
     ...(config.username?.trim() ? { username: config.username, password: config.password ?? "" } : {}),
     ...(address.tls
-      ? { rejectUnauthorized: true, ...(options.trustedCertificates?.length ? { ca: [...rootCertificates, ...options.trustedCertificates] } : {}) }
+      ? {
+          rejectUnauthorized: true,
+          ...(options.trustedCertificates?.length ? { ca: [...rootCertificates, ...options.trustedCertificates] } : {}),
+        }
       : {}),
   });
 
@@ -81,7 +90,8 @@ export function createMqttDriver(options: MqttDriverOptions): AssetConnectionDri
     subscriptions = undefined;
     if (!old) return;
     // A clean stop says DISCONNECT (and waits a moment for acknowledgements); a dead session is dropped.
-    if (graceful && old.connected) await withTimeout(old.endAsync(false), 1000, "disconnecting").catch(() => old.end(true));
+    if (graceful && old.connected)
+      await withTimeout(old.endAsync(false), 1000, "disconnecting").catch(() => old.end(true));
     else old.end(true);
   };
 
@@ -116,7 +126,9 @@ export function createMqttDriver(options: MqttDriverOptions): AssetConnectionDri
     created.on("close", () => {
       if (client !== created) return;
       void teardown(false);
-      const reason = lastError ? `the connection to the broker was lost: ${lastError}` : "the connection to the broker was lost";
+      const reason = lastError
+        ? `the connection to the broker was lost: ${lastError}`
+        : "the connection to the broker was lost";
       for (const listener of lostListeners) listener(reason);
     });
     client = created;
@@ -139,7 +151,10 @@ export function createMqttDriver(options: MqttDriverOptions): AssetConnectionDri
     },
     valueProvider(target: ProviderTarget, provider) {
       const canWrite = provider.readWriteMode === "WRITE" || provider.readWriteMode === "READ_WRITE";
-      if (!canWrite) log(`value provider of ${target.submodelId} ${target.idShortPath}: readWriteMode ${provider.readWriteMode} publishes nothing, and MQTT has nothing to read: it does nothing`);
+      if (!canWrite)
+        log(
+          `value provider of ${target.submodelId} ${target.idShortPath}: readWriteMode ${provider.readWriteMode} publishes nothing, and MQTT has nothing to read: it does nothing`,
+        );
       const template = provider.template?.trim() ? provider.template : "${value}";
       return {
         target,
@@ -149,12 +164,20 @@ export function createMqttDriver(options: MqttDriverOptions): AssetConnectionDri
                 propertyLexical(element); // only Property values are written (FA³ST)
                 const payload = fillTemplate(template, new Map([["value", valueOnlyJson(element)]]));
                 const session = client;
-                if (!session?.connected) throw new AssetError(`not connected to ${address.display}`, { retryable: true });
+                if (!session?.connected)
+                  throw new AssetError(`not connected to ${address.display}`, { retryable: true });
                 try {
-                  await withTimeout(session.publishAsync(provider.topic, payload, { qos: 1, retain: false }), timeoutMs, `publishing to "${provider.topic}"`);
+                  await withTimeout(
+                    session.publishAsync(provider.topic, payload, { qos: 1, retain: false }),
+                    timeoutMs,
+                    `publishing to "${provider.topic}"`,
+                  );
                 } catch (error) {
                   if (error instanceof AssetError) throw error;
-                  throw new AssetError(`publishing to "${provider.topic}" failed: ${(error as Error).message}`, { retryable: true, cause: error });
+                  throw new AssetError(`publishing to "${provider.topic}" failed: ${(error as Error).message}`, {
+                    retryable: true,
+                    cause: error,
+                  });
                 }
               },
             }

@@ -7,7 +7,11 @@ import { lazyMqttMessageReading } from "./mqtt-message-reading.ts";
 const property: ElementJson = { modelType: "Property", idShort: "Rate", valueType: "xs:int", value: "1" };
 
 test("a lazy reading gives what the message holds once asked, with exact numbers", () => {
-  const reading = lazyMqttMessageReading(Buffer.from('{"rate": 12345678901234567890}'), "line/rate", compileJsonPath("$.rate"))!;
+  const reading = lazyMqttMessageReading(
+    Buffer.from('{"rate": 12345678901234567890}'),
+    "line/rate",
+    compileJsonPath("$.rate"),
+  )!;
   assert.equal(reading.key, "12345678901234567890");
   assert.equal(reading.bodyFor(property), JSON.stringify("12345678901234567890"));
 });

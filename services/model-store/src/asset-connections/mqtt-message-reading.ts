@@ -1,7 +1,7 @@
 import { parseJsonLossless, stringifyLossless } from "@twinport/shared";
 import { AssetError, type AssetReading } from "./asset-connection-types.ts";
 import { valueOnlyBodyFromJson } from "./asset-value.ts";
-import { queryOne, type JsonPath } from "./json-path.ts";
+import { type JsonPath, queryOne } from "./json-path.ts";
 
 /**
  * The value a subscription provider takes from one MQTT message (docs/reference/faaast-asset-connections.md §2.2,
@@ -10,13 +10,19 @@ import { queryOne, type JsonPath } from "./json-path.ts";
  * logs it and drops the message. Returns undefined for an empty payload, which in MQTT clears a
  * retained message rather than carrying a value.
  */
-export function mqttMessageReading(payload: Buffer, topic: string, query: JsonPath | undefined): AssetReading | undefined {
+export function mqttMessageReading(
+  payload: Buffer,
+  topic: string,
+  query: JsonPath | undefined,
+): AssetReading | undefined {
   if (payload.length === 0) return undefined;
   let document: unknown;
   try {
     document = parseJsonLossless(payload.toString("utf8"), { foreign: true });
   } catch (error) {
-    throw new AssetError(`a message on "${topic}" is not JSON (${(error as Error).message}); dropped`, { retryable: false });
+    throw new AssetError(`a message on "${topic}" is not JSON (${(error as Error).message}); dropped`, {
+      retryable: false,
+    });
   }
   let value = document;
   if (query) {
@@ -37,7 +43,11 @@ export function mqttMessageReading(payload: Buffer, topic: string, query: JsonPa
  * the runner delivers it, so it is logged and dropped there, as before. Undefined for an empty
  * payload (checked at once: that is no reading at all).
  */
-export function lazyMqttMessageReading(payload: Buffer, topic: string, query: JsonPath | undefined): AssetReading | undefined {
+export function lazyMqttMessageReading(
+  payload: Buffer,
+  topic: string,
+  query: JsonPath | undefined,
+): AssetReading | undefined {
   if (payload.length === 0) return undefined;
   let parsed: AssetReading | undefined;
   const reading = () => (parsed ??= mqttMessageReading(payload, topic, query)!);

@@ -21,19 +21,25 @@ test("topic filters match as MQTT 3.1.1 §4.7 says", () => {
     ["$SYS/#", "$SYS/uptime", true],
     ["A/b", "a/b", false],
   ];
-  for (const [filter, topic, expected] of cases) assert.equal(topicMatches(filter, topic), expected, `${filter} vs ${topic}`);
+  for (const [filter, topic, expected] of cases)
+    assert.equal(topicMatches(filter, topic), expected, `${filter} vs ${topic}`);
 });
 
 test("a message reaches the listeners of its plain filter and of every matching wildcard filter, once each", async () => {
   // Just what MqttTopicSubscriptions uses of an mqtt.js client: 'message' events and SUBSCRIBE.
   const client = Object.assign(new EventEmitter(), {
     connected: true,
-    subscribe: (_filter: string, _options: unknown, callback: (error: Error | null, granted: { qos: number }[]) => void) => callback(null, [{ qos: 1 }]),
+    subscribe: (
+      _filter: string,
+      _options: unknown,
+      callback: (error: Error | null, granted: { qos: number }[]) => void,
+    ) => callback(null, [{ qos: 1 }]),
     unsubscribe: () => undefined,
   });
   const subscriptions = new MqttTopicSubscriptions(client as unknown as MqttClient, 1000);
   const got: string[] = [];
-  const listener = (name: string) => (payload: Buffer, topic: string) => got.push(`${name} ${topic} ${payload.toString()}`);
+  const listener = (name: string) => (payload: Buffer, topic: string) =>
+    got.push(`${name} ${topic} ${payload.toString()}`);
   const plain = listener("plain");
   await subscriptions.add("line/1/rate", plain);
   await subscriptions.add("line/1/rate", listener("plain2"));
@@ -42,7 +48,12 @@ test("a message reaches the listeners of its plain filter and of every matching 
   await subscriptions.add("line/2/rate", listener("other"));
   client.emit("message", "line/1/rate", Buffer.from("7"));
   client.emit("message", "$SYS/uptime", Buffer.from("1"));
-  assert.deepEqual(got.sort(), ["hash line/1/rate 7", "plain line/1/rate 7", "plain2 line/1/rate 7", "plus line/1/rate 7"]);
+  assert.deepEqual(got.sort(), [
+    "hash line/1/rate 7",
+    "plain line/1/rate 7",
+    "plain2 line/1/rate 7",
+    "plus line/1/rate 7",
+  ]);
   got.length = 0;
   subscriptions.remove("line/1/rate", plain);
   subscriptions.remove("#", () => undefined); // not a listener of it: nothing changes

@@ -86,12 +86,24 @@ export class MqttTopicSubscriptions {
 
   private subscribe(filter: string): Promise<void> {
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new AssetError(`the broker did not answer the subscription to "${filter}" within ${this.timeoutMs} ms`, { retryable: true })), this.timeoutMs);
+      const timer = setTimeout(
+        () =>
+          reject(
+            new AssetError(`the broker did not answer the subscription to "${filter}" within ${this.timeoutMs} ms`, {
+              retryable: true,
+            }),
+          ),
+        this.timeoutMs,
+      );
       this.client.subscribe(filter, { qos: 1 }, (error, granted) => {
         clearTimeout(timer);
-        if (error) return reject(new AssetError(`subscribing to "${filter}" failed: ${error.message}`, { retryable: true, cause: error }));
+        if (error)
+          return reject(
+            new AssetError(`subscribing to "${filter}" failed: ${error.message}`, { retryable: true, cause: error }),
+          );
         // 0x80 in the SUBACK: the broker refused this filter (typically its ACL).
-        if (granted?.some((grant) => grant.qos === 128)) return reject(new AssetError(`the broker refused the subscription to "${filter}"`, { retryable: false }));
+        if (granted?.some((grant) => grant.qos === 128))
+          return reject(new AssetError(`the broker refused the subscription to "${filter}"`, { retryable: false }));
         resolve();
       });
     });

@@ -1,5 +1,5 @@
+import { type Logger, routeNodeOpcuaLogs } from "@twinport/shared";
 import { setDebugLogger, setErrorLogger, setWarningLogger } from "node-opcua-client";
-import { routeNodeOpcuaLogs, type Logger } from "@twinport/shared";
 
 let routedTo: Logger | undefined;
 

@@ -4,14 +4,14 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, afterEach, before, describe, test } from "node:test";
-import { DataType } from "node-opcua-client";
 import { createLogger } from "@twinport/shared";
+import { DataType } from "node-opcua-client";
 import { ASSET_TEST_MODEL, DRIVE_SUBMODEL_ID } from "../../../../tests/test-support/asset-peers.ts";
-import { OPCUA_ASSET_NAMESPACE, startOpcuaAsset, type OpcuaAsset } from "../../../../tests/test-support/opcua-asset.ts";
+import { OPCUA_ASSET_NAMESPACE, type OpcuaAsset, startOpcuaAsset } from "../../../../tests/test-support/opcua-asset.ts";
 import { opensslCertificate, opensslPkcs12 } from "../../../../tests/test-support/openssl-keystores.ts";
 import { freePort } from "../../../../tests/test-support/servers.ts";
-import { startAssetConnections, type RunningAssetConnections } from "./start-asset-connections.ts";
-import { assetConnectionsConfig, startTestStore, until, type TestStore } from "./test-support/asset-connections.ts";
+import { type RunningAssetConnections, startAssetConnections } from "./start-asset-connections.ts";
+import { assetConnectionsConfig, startTestStore, type TestStore, until } from "./test-support/asset-connections.ts";
 
 const OPCUA = "de.fraunhofer.iosb.ilt.faaast.service.assetconnection.opcua.OpcUaAssetConnection";
 const key = (...path: string[]) => [`(Submodel)${DRIVE_SUBMODEL_ID}`, ...path].join(", ");
@@ -19,7 +19,10 @@ const securityBaseDir = mkdtempSync(join(tmpdir(), "twinport-opcua-client-"));
 const lines: string[] = [];
 /** The process logger's JSON lines: node-opcua-client's own lines arrive here. */
 const records: { level: number; component?: string; module?: string; msg: string }[] = [];
-const logger = createLogger({ role: "model-store", destination: { write: (text: string) => records.push(JSON.parse(text)) } });
+const logger = createLogger({
+  role: "model-store",
+  destination: { write: (text: string) => records.push(JSON.parse(text)) },
+});
 
 let device: OpcuaAsset;
 let sut: TestStore;
@@ -41,7 +44,11 @@ async function start(...configs: Record<string, unknown>[]): Promise<RunningAsse
 }
 
 const patchValue = (idShortPath: string, body: unknown) =>
-  sut.store.execute({ type: "PatchSubmodelElementValueByPath", params: { submodelId: DRIVE_SUBMODEL_ID, idShortPath, body: JSON.stringify(body) }, origin: "opcua" });
+  sut.store.execute({
+    type: "PatchSubmodelElementValueByPath",
+    params: { submodelId: DRIVE_SUBMODEL_ID, idShortPath, body: JSON.stringify(body) },
+    origin: "opcua",
+  });
 
 before(async () => {
   device = await startOpcuaAsset();
@@ -81,7 +88,8 @@ describe("OPC UA subscription provider", () => {
     );
     assert.equal(running!.status()[0]!.state, "connected");
     // FA³ST's PKI layout under securityBaseDir, made by the client.
-    for (const folder of ["trusted/certs", "issuers/certs", "rejected", "own/certs"]) assert.ok(existsSync(join(securityBaseDir, "pki", folder)), folder);
+    for (const folder of ["trusted/certs", "issuers/certs", "rejected", "own/certs"])
+      assert.ok(existsSync(join(securityBaseDir, "pki", folder)), folder);
   });
 
   test("a node that does not exist is reported by its provider; the others run", async () => {
@@ -101,7 +109,10 @@ describe("OPC UA subscription provider", () => {
 describe("OPC UA value provider", () => {
   test("reads the node, writes model changes with the node's DataType", async () => {
     device.set("Setpoint", 7, DataType.Int32);
-    await start({ host: device.endpointUrl, valueProviders: { [key("(Property)Setpoint")]: { nodeId: "ns=2;s=Setpoint", readInterval: 50 } } });
+    await start({
+      host: device.endpointUrl,
+      valueProviders: { [key("(Property)Setpoint")]: { nodeId: "ns=2;s=Setpoint", readInterval: 50 } },
+    });
     await sut.waitForElement(DRIVE_SUBMODEL_ID, "Setpoint", (e) => e.value === "7");
     assert.equal((await patchValue("Setpoint", 42)).ok, true);
     await until(() => device.get("Setpoint") === 42, "the device's Setpoint to become 42");
@@ -110,17 +121,34 @@ describe("OPC UA value provider", () => {
   });
 
   test("arrayIndex reads one element and writes the whole array back with it changed", async () => {
-    await start({ host: device.endpointUrl, valueProviders: { [key("(Property)Position2")]: { nodeId: "ns=2;s=Positions", arrayIndex: "[1]", readInterval: 50 } } });
+    await start({
+      host: device.endpointUrl,
+      valueProviders: {
+        [key("(Property)Position2")]: { nodeId: "ns=2;s=Positions", arrayIndex: "[1]", readInterval: 50 },
+      },
+    });
     await sut.waitForElement(DRIVE_SUBMODEL_ID, "Position2", (e) => e.value === "2");
     await patchValue("Position2", 9.5);
-    await until(() => Array.from(device.get("Positions") as Float64Array).join(",") === "1,9.5,3", "the device's array");
+    await until(
+      () => Array.from(device.get("Positions") as Float64Array).join(",") === "1,9.5,3",
+      "the device's array",
+    );
   });
 
   test("a write the node refuses is reported and not retried; the next reading restores the device's value", async () => {
-    await start({ host: device.endpointUrl, valueProviders: { [key("(Property)Label")]: { nodeId: "ns=2;s=Serial", readInterval: 50 } } });
+    await start({
+      host: device.endpointUrl,
+      valueProviders: { [key("(Property)Label")]: { nodeId: "ns=2;s=Serial", readInterval: 50 } },
+    });
     await sut.waitForElement(DRIVE_SUBMODEL_ID, "Label", (e) => e.value === "SN-0001");
     await patchValue("Label", "forged");
-    await until(() => lines.some((l) => /writing .* Label to the asset failed: writing ns=2;s=Serial answered BadNotWritable/.test(l)), "the refusal in the log");
+    await until(
+      () =>
+        lines.some((l) =>
+          /writing .* Label to the asset failed: writing ns=2;s=Serial answered BadNotWritable/.test(l),
+        ),
+      "the refusal in the log",
+    );
     await new Promise((resolve) => setTimeout(resolve, 400));
     assert.equal(lines.filter((l) => l.includes("Label to the asset failed")).length, 1, "not retried");
     assert.equal(device.get("Serial"), "SN-0001");
@@ -128,7 +156,12 @@ describe("OPC UA value provider", () => {
   });
 
   test("readWriteMode READ: a change made through an endpoint is not written, and the device's value comes back", async () => {
-    await start({ host: device.endpointUrl, valueProviders: { [key("(Property)Setpoint")]: { nodeId: "ns=2;s=Setpoint", readInterval: 50, readWriteMode: "READ" } } });
+    await start({
+      host: device.endpointUrl,
+      valueProviders: {
+        [key("(Property)Setpoint")]: { nodeId: "ns=2;s=Setpoint", readInterval: 50, readWriteMode: "READ" },
+      },
+    });
     const before = String(device.get("Setpoint"));
     await sut.waitForElement(DRIVE_SUBMODEL_ID, "Setpoint", (e) => e.value === before);
     await patchValue("Setpoint", 1234);
@@ -173,7 +206,10 @@ describe("an unreachable OPC UA server", () => {
   test("does not hold up start; the connection retries with back-off and connects once the server is there, and again after it restarted", async () => {
     const port = await freePort();
     const begun = Date.now();
-    const connections = await start({ host: `opc.tcp://127.0.0.1:${port}`, subscriptionProviders: { [key("(Property)Label")]: { nodeId: "ns=2;s=Label", interval: 50 } } });
+    const connections = await start({
+      host: `opc.tcp://127.0.0.1:${port}`,
+      subscriptionProviders: { [key("(Property)Label")]: { nodeId: "ns=2;s=Label", interval: 50 } },
+    });
     assert.ok(Date.now() - begun < 2000, `start returned after ${Date.now() - begun} ms`);
     await until(() => connections.status()[0]!.state === "waiting-to-retry", "waiting-to-retry");
     const status = connections.status()[0]!;
@@ -187,8 +223,15 @@ describe("an unreachable OPC UA server", () => {
       late = await startOpcuaAsset({ port });
       late.set("Label", "running", DataType.String);
       await sut.waitForElement(DRIVE_SUBMODEL_ID, "Label", (e) => e.value === "running", 20_000);
-      assert.ok(lines.some((l) => l.includes("lost")), lines.join("\n"));
-      assert.equal(lines.filter((l) => l.includes("cannot connect")).length <= 3, true, "repeated failures are not logged each time");
+      assert.ok(
+        lines.some((l) => l.includes("lost")),
+        lines.join("\n"),
+      );
+      assert.equal(
+        lines.filter((l) => l.includes("cannot connect")).length <= 3,
+        true,
+        "repeated failures are not logged each time",
+      );
     } finally {
       await late.stop();
     }
@@ -207,14 +250,20 @@ describe("OPC UA security", () => {
         subscriptionProviders: { [key("(Property)Label")]: { nodeId: "ns=2;s=Serial", interval: 50 } },
       });
       const rejected = join(baseDir, "pki", "rejected");
-      await until(() => existsSync(rejected) && readdirSync(rejected).length > 0, "the device's certificate in pki/rejected", 15_000);
+      await until(
+        () => existsSync(rejected) && readdirSync(rejected).length > 0,
+        "the device's certificate in pki/rejected",
+        15_000,
+      );
       assert.notEqual(connections.status()[0]!.state, "connected");
       // node-opcua-client said why, at warn, on its own child logger (not on stdout, not at info).
-      const isRefusal = (record: (typeof records)[number]) => /\[NODE-OPCUA-W25\] client's server certificate verification has failed/.test(record.msg);
+      const isRefusal = (record: (typeof records)[number]) =>
+        /\[NODE-OPCUA-W25\] client's server certificate verification has failed/.test(record.msg);
       await until(() => records.some(isRefusal), "node-opcua-client's W25 warning");
       const refused = records.find(isRefusal)!;
       assert.deepEqual([refused.level, refused.component, refused.module], [40, "node-opcua", "client_base_impl"]);
-      for (const file of readdirSync(rejected)) renameSync(join(rejected, file), join(baseDir, "pki", "trusted", "certs", file));
+      for (const file of readdirSync(rejected))
+        renameSync(join(rejected, file), join(baseDir, "pki", "trusted", "certs", file));
       await until(() => connections.status()[0]!.state === "connected", "connected once trusted", 15_000);
       await sut.waitForElement(DRIVE_SUBMODEL_ID, "Label", (e) => e.value === "SN-0001");
     } finally {
@@ -237,22 +286,40 @@ describe("OPC UA client certificate from a key store", () => {
           "extendedKeyUsage=clientAuth,serverAuth",
         ],
       });
-      opensslPkcs12(join(baseDir, "application.p12"), client, { storePassword: "store-pw", keyPassword: "key-pw", legacy: true, alias: "application" });
+      opensslPkcs12(join(baseDir, "application.p12"), client, {
+        storePassword: "store-pw",
+        keyPassword: "key-pw",
+        legacy: true,
+        alias: "application",
+      });
       const connections = await start({
         host: device.endpointUrl,
         securityPolicy: "Basic256Sha256",
         securityMode: "SignAndEncrypt",
         securityBaseDir: baseDir,
         // Found below securityBaseDir, as in FA³ST.
-        applicationCertificate: { keyStoreType: "PKCS12", keyStorePath: "application.p12", keyStorePassword: "store-pw", keyPassword: "key-pw", keyAlias: "application" },
+        applicationCertificate: {
+          keyStoreType: "PKCS12",
+          keyStorePath: "application.p12",
+          keyStorePassword: "store-pw",
+          keyPassword: "key-pw",
+          keyAlias: "application",
+        },
         subscriptionProviders: { [key("(Property)Label")]: { nodeId: "ns=2;s=Serial", interval: 50 } },
       });
       const rejected = join(baseDir, "pki", "rejected");
-      await until(() => existsSync(rejected) && readdirSync(rejected).length > 0, "the device's certificate in pki/rejected", 15_000);
-      for (const file of readdirSync(rejected)) renameSync(join(rejected, file), join(baseDir, "pki", "trusted", "certs", file));
+      await until(
+        () => existsSync(rejected) && readdirSync(rejected).length > 0,
+        "the device's certificate in pki/rejected",
+        15_000,
+      );
+      for (const file of readdirSync(rejected))
+        renameSync(join(rejected, file), join(baseDir, "pki", "trusted", "certs", file));
       await until(() => connections.status()[0]!.state === "connected", "connected once trusted", 15_000);
       await sut.waitForElement(DRIVE_SUBMODEL_ID, "Label", (e) => e.value === "SN-0001");
-      const accepted = readdirSync(join(device.pkiDir, "trusted", "certs")).map((file) => new X509Certificate(readFileSync(join(device.pkiDir, "trusted", "certs", file))).fingerprint256);
+      const accepted = readdirSync(join(device.pkiDir, "trusted", "certs")).map(
+        (file) => new X509Certificate(readFileSync(join(device.pkiDir, "trusted", "certs", file))).fingerprint256,
+      );
       assert.ok(accepted.includes(client.fingerprint), "the device accepted the key store's certificate");
     } finally {
       await running?.stop();

@@ -1,22 +1,35 @@
+import type { OpcUaAssetConnectionConfig, ProviderTarget, StoreClient } from "@twinport/shared";
 import {
   AttributeIds,
+  type ClientSession,
   ClientSubscription,
+  coerceNodeId,
   DataType,
+  type DataValue,
   MessageSecurityMode,
+  type NodeId,
   OPCUAClient,
   SecurityPolicy,
   TimestampsToReturn,
-  coerceNodeId,
-  type ClientSession,
-  type DataValue,
-  type NodeId,
 } from "node-opcua-client";
-import type { OpcUaAssetConnectionConfig, ProviderTarget, StoreClient } from "@twinport/shared";
-import { AssetError, type AssetConnectionDriver, type AssetReading, type ProviderConfigs, type ReadSource } from "./asset-connection-types.ts";
+import {
+  type AssetConnectionDriver,
+  AssetError,
+  type AssetReading,
+  type ProviderConfigs,
+  type ReadSource,
+} from "./asset-connection-types.ts";
 import { propertyBody, propertyLexical } from "./asset-value.ts";
 import { createOpcuaOperationProvider } from "./opcua-operation.ts";
-import { prepareClientSecurity, type OpcuaClientSecurity } from "./opcua-security.ts";
-import { concreteDataType, lexicalFromOpcua, opcuaFromLexical, parseArrayIndex, scalarOf, withElement } from "./opcua-values.ts";
+import { type OpcuaClientSecurity, prepareClientSecurity } from "./opcua-security.ts";
+import {
+  concreteDataType,
+  lexicalFromOpcua,
+  opcuaFromLexical,
+  parseArrayIndex,
+  scalarOf,
+  withElement,
+} from "./opcua-values.ts";
 
 type OpcuaConfigs = Extract<ProviderConfigs, { kind: "opcua" }>;
 
@@ -49,7 +62,8 @@ function keyOf(value: unknown): string {
   if (Buffer.isBuffer(value)) return `b:${value.toString("base64")}`;
   if (value instanceof Date) return `d:${value.toISOString()}`;
   if (Array.isArray(value)) return `a:${value.join(",")}`;
-  if (typeof value === "object" && value !== null) return `o:${String((value as { text?: unknown }).text ?? value.toString())}`;
+  if (typeof value === "object" && value !== null)
+    return `o:${String((value as { text?: unknown }).text ?? value.toString())}`;
   return `${typeof value}:${String(value)}`;
 }
 
@@ -108,7 +122,9 @@ export function createOpcuaDriver(options: OpcuaDriverOptions): AssetConnectionD
           defaultTransactionTimeout: config.requestTimeout,
           transportTimeout: config.acknowledgeTimeout,
           clientCertificateManager: secured.certificateManager,
-          ...(secured.certificateFile ? { certificateFile: secured.certificateFile, privateKeyFile: secured.privateKeyFile } : {}),
+          ...(secured.certificateFile
+            ? { certificateFile: secured.certificateFile, privateKeyFile: secured.privateKeyFile }
+            : {}),
         });
         const lost = (reason: string) => {
           if (client !== created) return;
@@ -130,12 +146,14 @@ export function createOpcuaDriver(options: OpcuaDriverOptions): AssetConnectionD
         }
         lastAttemptFailed = false;
         session.on("keepalive_failure", () => lost("the session's keep-alive failed"));
-        const namespaces = (await session.read({ nodeId: "i=2255", attributeId: AttributeIds.Value })).value.value as string[];
+        const namespaces = (await session.read({ nodeId: "i=2255", attributeId: AttributeIds.Value })).value
+          .value as string[];
         const nodeId = (text: string) => {
           const match = /^nsu=([^;]*);(.*)$/.exec(text);
           if (!match) return coerceNodeId(text);
           const index = namespaces.indexOf(match[1]!);
-          if (index < 0) throw new AssetError(`the server has no namespace ${match[1]} (nodeId ${text})`, { retryable: false });
+          if (index < 0)
+            throw new AssetError(`the server has no namespace ${match[1]} (nodeId ${text})`, { retryable: false });
           return coerceNodeId(`ns=${index};${match[2]}`);
         };
         client = created;
@@ -171,13 +189,17 @@ export function createOpcuaDriver(options: OpcuaDriverOptions): AssetConnectionD
   const reading = (value: unknown, dataType: DataType): AssetReading => ({
     key: `${dataType}:${keyOf(value)}`,
     bodyFor(element) {
-      if (element.modelType !== "Property") throw new AssetError(`OPC UA values go to Properties only (this element is a ${String(element.modelType)})`, { retryable: false });
+      if (element.modelType !== "Property")
+        throw new AssetError(`OPC UA values go to Properties only (this element is a ${String(element.modelType)})`, {
+          retryable: false,
+        });
       return propertyBody(lexicalFromOpcua(value, dataType, String(element.valueType)));
     },
   });
 
   const readingOf = (dataValue: DataValue, index: number[] | undefined, nodeText: string): AssetReading => {
-    if (!isGood(dataValue)) throw new AssetError(`reading ${nodeText} answered ${dataValue.statusCode.name}`, { retryable: false });
+    if (!isGood(dataValue))
+      throw new AssetError(`reading ${nodeText} answered ${dataValue.statusCode.name}`, { retryable: false });
     return reading(scalarOf(dataValue.value, index), dataValue.value.dataType);
   };
 
@@ -204,14 +226,20 @@ export function createOpcuaDriver(options: OpcuaDriverOptions): AssetConnectionD
             sink.error(error);
           }
         });
-        item.on("err", (message: string) => sink.error(new AssetError(`monitoring ${nodeText}: ${message}`, { retryable: false })));
+        item.on("err", (message: string) =>
+          sink.error(new AssetError(`monitoring ${nodeText}: ${message}`, { retryable: false })),
+        );
         return async () => {
           await item.terminate().catch(() => undefined);
         };
       },
       async readOnce() {
         const { session, nodeId } = current();
-        return readingOf(await session.read({ nodeId: nodeId(nodeText), attributeId: AttributeIds.Value }), index, nodeText);
+        return readingOf(
+          await session.read({ nodeId: nodeId(nodeText), attributeId: AttributeIds.Value }),
+          index,
+          nodeText,
+        );
       },
     };
   };
@@ -246,7 +274,11 @@ export function createOpcuaDriver(options: OpcuaDriverOptions): AssetConnectionD
                 intervalMs: 0,
                 async read() {
                   const { session, nodeId } = current();
-                  return readingOf(await session.read({ nodeId: nodeId(provider.nodeId), attributeId: AttributeIds.Value }), index, provider.nodeId);
+                  return readingOf(
+                    await session.read({ nodeId: nodeId(provider.nodeId), attributeId: AttributeIds.Value }),
+                    index,
+                    provider.nodeId,
+                  );
                 },
               };
       }
@@ -263,20 +295,39 @@ export function createOpcuaDriver(options: OpcuaDriverOptions): AssetConnectionD
                   { nodeId: node, attributeId: AttributeIds.Value },
                   { nodeId: node, attributeId: AttributeIds.DataType },
                 ]);
-                if (!isGood(currentValue!)) throw new AssetError(`reading ${provider.nodeId} before writing answered ${currentValue!.statusCode.name}`, { retryable: false });
+                if (!isGood(currentValue!))
+                  throw new AssetError(
+                    `reading ${provider.nodeId} before writing answered ${currentValue!.statusCode.name}`,
+                    { retryable: false },
+                  );
                 const variant = currentValue!.value;
                 const typeId = dataTypeAttribute!.value.value as NodeId | null;
                 const dataType =
-                  variant.dataType !== DataType.Null ? variant.dataType : typeId && typeId.namespace === 0 ? concreteDataType(Number(typeId.value)) : undefined;
-                if (dataType === undefined) throw new AssetError(`the DataType of ${provider.nodeId} is not one a Property value converts to`, { retryable: false });
+                  variant.dataType !== DataType.Null
+                    ? variant.dataType
+                    : typeId && typeId.namespace === 0
+                      ? concreteDataType(Number(typeId.value))
+                      : undefined;
+                if (dataType === undefined)
+                  throw new AssetError(`the DataType of ${provider.nodeId} is not one a Property value converts to`, {
+                    retryable: false,
+                  });
                 const scalar = opcuaFromLexical(lexical, dataType, String(element.valueType));
                 const value = index ? withElement(variant, index, scalar) : scalar;
                 const status = await session.write({
                   nodeId: node,
                   attributeId: AttributeIds.Value,
-                  value: { value: { dataType, arrayType: variant.arrayType, value, ...(variant.dimensions ? { dimensions: variant.dimensions } : {}) } },
+                  value: {
+                    value: {
+                      dataType,
+                      arrayType: variant.arrayType,
+                      value,
+                      ...(variant.dimensions ? { dimensions: variant.dimensions } : {}),
+                    },
+                  },
                 });
-                if (!status.isGood()) throw new AssetError(`writing ${provider.nodeId} answered ${status.name}`, { retryable: false });
+                if (!status.isGood())
+                  throw new AssetError(`writing ${provider.nodeId} answered ${status.name}`, { retryable: false });
               },
             }
           : {}),

@@ -1,5 +1,13 @@
-import { BrowseDirection, DataType, Variant, VariantArrayType, type NodeId } from "node-opcua-client";
-import type { ElementJson, OpcUaOperationProviderConfig, OperationInvocation, OperationOutcome, OperationProvider, ProviderTarget, StoreClient } from "@twinport/shared";
+import type {
+  ElementJson,
+  OpcUaOperationProviderConfig,
+  OperationInvocation,
+  OperationOutcome,
+  OperationProvider,
+  ProviderTarget,
+  StoreClient,
+} from "@twinport/shared";
+import { BrowseDirection, DataType, type NodeId, Variant, VariantArrayType } from "node-opcua-client";
 import { AssetError } from "./asset-connection-types.ts";
 import { propertyLexical, withAssetValue } from "./asset-value.ts";
 import type { OpcuaLink } from "./opcua-driver.ts";
@@ -18,15 +26,26 @@ export interface OpcuaOperationOptions {
 
 /** The object a method hangs below: the first HasComponent parent, as FA³ST finds it. */
 async function parentOf(link: OpcuaLink, method: NodeId, methodText: string): Promise<NodeId> {
-  const browsed = await link.session.browse({ nodeId: method, browseDirection: BrowseDirection.Inverse, referenceTypeId: "HasComponent", includeSubtypes: true, resultMask: 0x3f });
+  const browsed = await link.session.browse({
+    nodeId: method,
+    browseDirection: BrowseDirection.Inverse,
+    referenceTypeId: "HasComponent",
+    includeSubtypes: true,
+    resultMask: 0x3f,
+  });
   const parent = browsed.references?.[0]?.nodeId;
-  if (!browsed.statusCode.isGood() || !parent) throw new AssetError(`no object owns the method ${methodText}: set parentNodeId`, { retryable: false });
+  if (!browsed.statusCode.isGood() || !parent)
+    throw new AssetError(`no object owns the method ${methodText}: set parentNodeId`, { retryable: false });
   return parent;
 }
 
 function argumentDataType(dataType: NodeId, name: string): DataType {
   const builtIn = dataType.namespace === 0 ? concreteDataType(Number(dataType.value)) : undefined;
-  if (builtIn === undefined) throw new AssetError(`the method argument ${name} has DataType ${dataType.toString()}, which no Property value converts to`, { retryable: false });
+  if (builtIn === undefined)
+    throw new AssetError(
+      `the method argument ${name} has DataType ${dataType.toString()}, which no Property value converts to`,
+      { retryable: false },
+    );
   return builtIn;
 }
 
@@ -40,39 +59,74 @@ function argumentDataType(dataType: NodeId, name: string): DataType {
  */
 export function createOpcuaOperationProvider(options: OpcuaOperationOptions): OperationProvider {
   const { target, config, store } = options;
-  const inputIdShort = (argumentName: string) => config.inputArgumentMapping.find((m) => m.argumentName === argumentName)?.idShort ?? argumentName;
-  const outputName = (idShort: string) => config.outputArgumentMapping.find((m) => m.idShort === idShort)?.argumentName ?? idShort;
+  const inputIdShort = (argumentName: string) =>
+    config.inputArgumentMapping.find((m) => m.argumentName === argumentName)?.idShort ?? argumentName;
+  const outputName = (idShort: string) =>
+    config.outputArgumentMapping.find((m) => m.idShort === idShort)?.argumentName ?? idShort;
   return {
     async invoke(invocation: OperationInvocation): Promise<OperationOutcome> {
       const declaration = await readDeclaration(store, target);
       for (const output of [...declaration.outputs, ...declaration.inoutputs]) {
-        if (output.modelType !== "Property") throw new AssetError(`the output ${String(output.idShort)} is a ${String(output.modelType)}; OPC UA method results fill Properties only`, { retryable: false });
+        if (output.modelType !== "Property")
+          throw new AssetError(
+            `the output ${String(output.idShort)} is a ${String(output.modelType)}; OPC UA method results fill Properties only`,
+            { retryable: false },
+          );
       }
-      const inputs = validateArguments(config.inputValidationMode, declaration.inputs, invocation.inputArguments, "input");
-      const inoutputs = validateArguments(config.inoutputValidationMode, declaration.inoutputs, invocation.inoutputArguments, "in-out");
+      const inputs = validateArguments(
+        config.inputValidationMode,
+        declaration.inputs,
+        invocation.inputArguments,
+        "input",
+      );
+      const inoutputs = validateArguments(
+        config.inoutputValidationMode,
+        declaration.inoutputs,
+        invocation.inoutputArguments,
+        "in-out",
+      );
       const link = await options.link();
       try {
         const method = link.nodeId(config.nodeId);
-        const object = config.parentNodeId ? link.nodeId(config.parentNodeId) : await parentOf(link, method, config.nodeId);
+        const object = config.parentNodeId
+          ? link.nodeId(config.parentNodeId)
+          : await parentOf(link, method, config.nodeId);
         const definition = await link.session.getArgumentDefinition(method);
         const inputArguments = definition.inputArguments.map((argument) => {
           const name = String(argument.name);
           const idShort = inputIdShort(name);
           const element = inputs.find((a) => a.idShort === idShort) ?? inoutputs.find((a) => a.idShort === idShort);
-          if (!element) throw new AssetError(`no input argument ${idShort} for the method's argument ${name}`, { retryable: false });
+          if (!element)
+            throw new AssetError(`no input argument ${idShort} for the method's argument ${name}`, {
+              retryable: false,
+            });
           const lexical = propertyLexical(element);
-          if (lexical === null) throw new AssetError(`the input argument ${idShort} has no value`, { retryable: false });
+          if (lexical === null)
+            throw new AssetError(`the input argument ${idShort} has no value`, { retryable: false });
           const dataType = argumentDataType(argument.dataType, name);
-          if (argument.valueRank !== undefined && argument.valueRank > 0) throw new AssetError(`the method argument ${name} is an array; Property values are single`, { retryable: false });
-          return new Variant({ dataType, arrayType: VariantArrayType.Scalar, value: opcuaFromLexical(lexical, dataType, String(element.valueType)) });
+          if (argument.valueRank !== undefined && argument.valueRank > 0)
+            throw new AssetError(`the method argument ${name} is an array; Property values are single`, {
+              retryable: false,
+            });
+          return new Variant({
+            dataType,
+            arrayType: VariantArrayType.Scalar,
+            value: opcuaFromLexical(lexical, dataType, String(element.valueType)),
+          });
         });
         const result = await link.session.call({ objectId: object, methodId: method, inputArguments });
-        if (!result.statusCode.isGood()) throw new AssetError(`calling ${config.nodeId} answered ${result.statusCode.name}`, { retryable: false });
+        if (!result.statusCode.isGood())
+          throw new AssetError(`calling ${config.nodeId} answered ${result.statusCode.name}`, { retryable: false });
         const returned = (variable: ElementJson): ElementJson | undefined => {
-          const position = definition.outputArguments.findIndex((argument) => String(argument.name) === outputName(String(variable.idShort)));
+          const position = definition.outputArguments.findIndex(
+            (argument) => String(argument.name) === outputName(String(variable.idShort)),
+          );
           const variant = position < 0 ? undefined : result.outputArguments?.[position];
           if (!variant) return undefined;
-          return withAssetValue(variable, lexicalFromOpcua(variant.value, variant.dataType, String(variable.valueType)));
+          return withAssetValue(
+            variable,
+            lexicalFromOpcua(variant.value, variant.dataType, String(variable.valueType)),
+          );
         };
         const outputs = declaration.outputs.map(returned).filter((e): e is ElementJson => e !== undefined);
         return {

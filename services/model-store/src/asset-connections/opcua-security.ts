@@ -1,9 +1,9 @@
 import { X509Certificate } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { type OpcUaAssetConnectionConfig, readKeyStore } from "@twinport/shared";
 import { OPCUACertificateManager } from "node-opcua-certificate-manager";
-import { UserTokenType, type UserIdentityInfo } from "node-opcua-client";
-import { readKeyStore, type OpcUaAssetConnectionConfig } from "@twinport/shared";
+import { type UserIdentityInfo, UserTokenType } from "node-opcua-client";
 import { findKeyStore } from "./keystore.ts";
 
 export interface OpcuaClientSecurity {
@@ -37,8 +37,20 @@ export async function prepareClientSecurity(config: OpcUaAssetConnectionConfig):
   const pki = join(baseDir, "pki");
   // node-opcua watches only folders that exist when it initializes: a certificate moved into a
   // folder made later would go unnoticed.
-  for (const folder of ["own/certs", "own/private", "trusted/certs", "trusted/crl", "issuers/certs", "issuers/crl", "rejected"]) mkdirSync(join(pki, folder), { recursive: true });
-  const certificateManager = new OPCUACertificateManager({ rootFolder: pki, automaticallyAcceptUnknownCertificate: false });
+  for (const folder of [
+    "own/certs",
+    "own/private",
+    "trusted/certs",
+    "trusted/crl",
+    "issuers/certs",
+    "issuers/crl",
+    "rejected",
+  ])
+    mkdirSync(join(pki, folder), { recursive: true });
+  const certificateManager = new OPCUACertificateManager({
+    rootFolder: pki,
+    automaticallyAcceptUnknownCertificate: false,
+  });
   await certificateManager.initialize();
 
   const result: OpcuaClientSecurity = {
@@ -48,8 +60,12 @@ export async function prepareClientSecurity(config: OpcUaAssetConnectionConfig):
   };
   const application = findKeyStore(config.applicationCertificate.keyStorePath ?? "application.p12", baseDir);
   if (application) {
-    const content = await readKeyStore(application, config.applicationCertificate, { where: `applicationCertificate ${application}`, setting: "applicationCertificate" });
-    if (!content.key || content.certificates.length === 0) throw new Error(`applicationCertificate ${application}: the key store needs a private key and its certificate`);
+    const content = await readKeyStore(application, config.applicationCertificate, {
+      where: `applicationCertificate ${application}`,
+      setting: "applicationCertificate",
+    });
+    if (!content.key || content.certificates.length === 0)
+      throw new Error(`applicationCertificate ${application}: the key store needs a private key and its certificate`);
     result.certificateFile = join(pki, "own", "certs", "application_certificate.pem");
     result.privateKeyFile = join(pki, "own", "private", "application_key.pem");
     writeFileSync(result.certificateFile, content.certificates[0]!);
@@ -59,15 +75,30 @@ export async function prepareClientSecurity(config: OpcUaAssetConnectionConfig):
 
   switch (config.userTokenType) {
     case "UserName":
-      result.userIdentity = { type: UserTokenType.UserName, userName: config.username ?? "", password: config.password ?? "" };
+      result.userIdentity = {
+        type: UserTokenType.UserName,
+        userName: config.username ?? "",
+        password: config.password ?? "",
+      };
       break;
     case "Certificate": {
       const path = config.authenticationCertificate.keyStorePath ?? "authentication.p12";
       const file = findKeyStore(path, baseDir);
-      if (!file) throw new Error(`authenticationCertificate: key store ${path} not found (looked in the working directory and in ${baseDir})`);
-      const content = await readKeyStore(file, config.authenticationCertificate, { where: `authenticationCertificate ${file}`, setting: "authenticationCertificate" });
-      if (!content.key || content.certificates.length === 0) throw new Error(`authenticationCertificate ${file}: the key store needs a private key and its certificate`);
-      result.userIdentity = { type: UserTokenType.Certificate, certificateData: new X509Certificate(content.certificates[0]!).raw, privateKey: content.key };
+      if (!file)
+        throw new Error(
+          `authenticationCertificate: key store ${path} not found (looked in the working directory and in ${baseDir})`,
+        );
+      const content = await readKeyStore(file, config.authenticationCertificate, {
+        where: `authenticationCertificate ${file}`,
+        setting: "authenticationCertificate",
+      });
+      if (!content.key || content.certificates.length === 0)
+        throw new Error(`authenticationCertificate ${file}: the key store needs a private key and its certificate`);
+      result.userIdentity = {
+        type: UserTokenType.Certificate,
+        certificateData: new X509Certificate(content.certificates[0]!).raw,
+        privateKey: content.key,
+      };
       break;
     }
     default:

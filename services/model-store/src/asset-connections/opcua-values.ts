@@ -1,5 +1,5 @@
-import { DataType, VariantArrayType, type Variant } from "node-opcua-client";
 import { isoDurationToMs } from "@twinport/shared";
+import { DataType, type Variant, VariantArrayType } from "node-opcua-client";
 import { AssetError } from "./asset-connection-types.ts";
 
 /**
@@ -53,19 +53,31 @@ export function lexicalFromOpcua(value: unknown, dataType: DataType, valueType: 
   if (typeof value === "string") return value;
   if (typeof value === "object") {
     const record = value as { text?: unknown; name?: unknown; toString(): string };
-    if (dataType === DataType.LocalizedText) return record.text === null || record.text === undefined ? null : String(record.text);
+    if (dataType === DataType.LocalizedText)
+      return record.text === null || record.text === undefined ? null : String(record.text);
     if (dataType === DataType.QualifiedName) return String(record.name ?? "");
-    if (dataType === DataType.NodeId || dataType === DataType.ExpandedNodeId || dataType === DataType.Guid) return record.toString();
+    if (dataType === DataType.NodeId || dataType === DataType.ExpandedNodeId || dataType === DataType.Guid)
+      return record.toString();
   }
-  throw new AssetError(`an OPC UA ${DataType[dataType] ?? dataType} value cannot be a Property value`, { retryable: false });
+  throw new AssetError(`an OPC UA ${DataType[dataType] ?? dataType} value cannot be a Property value`, {
+    retryable: false,
+  });
 }
 
 /** The OPC UA value (for a Variant of `dataType`) of an AAS lexical value. */
 export function opcuaFromLexical(lexical: string | null, dataType: DataType, valueType: string): unknown {
   if (lexical === null) return null;
   const number = () => {
-    const ms = valueType === "xs:duration" ? isoDurationToMs(lexical) : lexical === "INF" ? Infinity : lexical === "-INF" ? -Infinity : Number(lexical);
-    if (Number.isNaN(ms) && lexical !== "NaN") throw new AssetError(`"${lexical}" is not a number for an OPC UA ${DataType[dataType]}`, { retryable: false });
+    const ms =
+      valueType === "xs:duration"
+        ? isoDurationToMs(lexical)
+        : lexical === "INF"
+          ? Infinity
+          : lexical === "-INF"
+            ? -Infinity
+            : Number(lexical);
+    if (Number.isNaN(ms) && lexical !== "NaN")
+      throw new AssetError(`"${lexical}" is not a number for an OPC UA ${DataType[dataType]}`, { retryable: false });
     return ms;
   };
   switch (dataType) {
@@ -94,7 +106,9 @@ export function opcuaFromLexical(lexical: string | null, dataType: DataType, val
     case DataType.XmlElement:
       return lexical;
     default:
-      throw new AssetError(`Property values cannot be written to an OPC UA ${DataType[dataType] ?? dataType} node`, { retryable: false });
+      throw new AssetError(`Property values cannot be written to an OPC UA ${DataType[dataType] ?? dataType} node`, {
+        retryable: false,
+      });
   }
 }
 
@@ -117,11 +131,20 @@ export function parseArrayIndex(text: string | undefined): number[] | undefined 
 
 /** Position in the flat value array of a (possibly multi-dimensional) index. */
 function flatOffset(variant: Variant, index: number[]): number {
-  const dimensions = variant.arrayType === VariantArrayType.Matrix ? (variant.dimensions ?? []) : [(variant.value as ArrayLike<unknown>)?.length ?? 0];
-  if (index.length > dimensions.length) throw new AssetError(`arrayIndex has ${index.length} dimensions, the node's value ${dimensions.length}`, { retryable: false });
+  const dimensions =
+    variant.arrayType === VariantArrayType.Matrix
+      ? (variant.dimensions ?? [])
+      : [(variant.value as ArrayLike<unknown>)?.length ?? 0];
+  if (index.length > dimensions.length)
+    throw new AssetError(`arrayIndex has ${index.length} dimensions, the node's value ${dimensions.length}`, {
+      retryable: false,
+    });
   let offset = 0;
   index.forEach((position, i) => {
-    if (position >= dimensions[i]!) throw new AssetError(`arrayIndex ${position} is outside the node's array (length ${dimensions[i]})`, { retryable: false });
+    if (position >= dimensions[i]!)
+      throw new AssetError(`arrayIndex ${position} is outside the node's array (length ${dimensions[i]})`, {
+        retryable: false,
+      });
     offset = offset * dimensions[i]! + position;
   });
   return offset;
@@ -130,10 +153,12 @@ function flatOffset(variant: Variant, index: number[]): number {
 /** The scalar a Variant holds, or its element at `index`. */
 export function scalarOf(variant: Variant, index: number[] | undefined): unknown {
   if (!index) {
-    if (variant.arrayType !== VariantArrayType.Scalar) throw new AssetError("the node holds an array: set arrayIndex to pick one element", { retryable: false });
+    if (variant.arrayType !== VariantArrayType.Scalar)
+      throw new AssetError("the node holds an array: set arrayIndex to pick one element", { retryable: false });
     return variant.value;
   }
-  if (variant.arrayType === VariantArrayType.Scalar) throw new AssetError("arrayIndex is set but the node holds a single value", { retryable: false });
+  if (variant.arrayType === VariantArrayType.Scalar)
+    throw new AssetError("arrayIndex is set but the node holds a single value", { retryable: false });
   return (variant.value as ArrayLike<unknown>)[flatOffset(variant, index)];
 }
 
@@ -141,6 +166,8 @@ export function scalarOf(variant: Variant, index: number[] | undefined): unknown
 export function withElement(variant: Variant, index: number[], value: unknown): unknown {
   const copy = Array.from(variant.value as ArrayLike<unknown>);
   copy[flatOffset(variant, index)] = value;
-  const TypedArray = ArrayBuffer.isView(variant.value) ? (variant.value as unknown as { constructor: new (items: unknown[]) => unknown }).constructor : undefined;
+  const TypedArray = ArrayBuffer.isView(variant.value)
+    ? (variant.value as unknown as { constructor: new (items: unknown[]) => unknown }).constructor
+    : undefined;
   return TypedArray ? new TypedArray(copy) : copy;
 }

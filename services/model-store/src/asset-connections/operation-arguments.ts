@@ -18,16 +18,27 @@ export class OperationArgumentError extends Error {
 function variables(operation: ElementJson, key: string): ElementJson[] {
   const list = operation[key];
   if (!Array.isArray(list)) return [];
-  return list.map((variable) => (variable as { value?: ElementJson }).value).filter((value): value is ElementJson => typeof value === "object" && value !== null);
+  return list
+    .map((variable) => (variable as { value?: ElementJson }).value)
+    .filter((value): value is ElementJson => typeof value === "object" && value !== null);
 }
 
 /** Read at each call: the declaration may have changed since the provider was made. */
 export async function readDeclaration(store: StoreClient, target: ProviderTarget): Promise<OperationDeclaration> {
-  const reply = await store.execute({ type: "GetSubmodelElementByPath", params: { submodelId: target.submodelId, idShortPath: target.idShortPath }, origin: ASSET_ORIGIN });
+  const reply = await store.execute({
+    type: "GetSubmodelElementByPath",
+    params: { submodelId: target.submodelId, idShortPath: target.idShortPath },
+    origin: ASSET_ORIGIN,
+  });
   if (!reply.ok) throw new Error(`reading the Operation ${target.idShortPath}: ${reply.error.message}`);
   const operation = reply.value as ElementJson;
-  if (operation.modelType !== "Operation") throw new Error(`${target.idShortPath} is a ${String(operation.modelType)}, not an Operation`);
-  return { inputs: variables(operation, "inputVariables"), outputs: variables(operation, "outputVariables"), inoutputs: variables(operation, "inoutputVariables") };
+  if (operation.modelType !== "Operation")
+    throw new Error(`${target.idShortPath} is a ${String(operation.modelType)}, not an Operation`);
+  return {
+    inputs: variables(operation, "inputVariables"),
+    outputs: variables(operation, "outputVariables"),
+    inoutputs: variables(operation, "inoutputVariables"),
+  };
 }
 
 /**
@@ -36,19 +47,26 @@ export async function readDeclaration(store: StoreClient, target: ProviderTarget
  * once; REQUIRE_PRESENT_OR_DEFAULT fills a missing one with a copy of its declaration (the stored
  * value is the default). The result is in declaration order.
  */
-export function validateArguments(mode: ArgumentValidationMode, declared: ElementJson[], provided: ElementJson[], kind: string): ElementJson[] {
+export function validateArguments(
+  mode: ArgumentValidationMode,
+  declared: ElementJson[],
+  provided: ElementJson[],
+  kind: string,
+): ElementJson[] {
   if (mode === "NONE") return provided;
   const byIdShort = new Map<string, ElementJson>();
   for (const argument of provided) {
     const idShort = String(argument.idShort);
-    if (!declared.some((variable) => variable.idShort === idShort)) throw new OperationArgumentError(`the ${kind} argument ${idShort} is not declared by the Operation`);
+    if (!declared.some((variable) => variable.idShort === idShort))
+      throw new OperationArgumentError(`the ${kind} argument ${idShort} is not declared by the Operation`);
     if (byIdShort.has(idShort)) throw new OperationArgumentError(`the ${kind} argument ${idShort} is given twice`);
     byIdShort.set(idShort, argument);
   }
   return declared.map((variable) => {
     const given = byIdShort.get(String(variable.idShort));
     if (given) return given;
-    if (mode === "REQUIRE_PRESENT") throw new OperationArgumentError(`the ${kind} argument ${String(variable.idShort)} is missing`);
+    if (mode === "REQUIRE_PRESENT")
+      throw new OperationArgumentError(`the ${kind} argument ${String(variable.idShort)} is missing`);
     return structuredClone(variable);
   });
 }

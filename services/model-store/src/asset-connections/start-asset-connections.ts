@@ -1,19 +1,23 @@
 import {
   ASSET_CONNECTION_KNOWN_PROPERTIES,
-  HTTP_ASSET_CONNECTION_CLASS,
-  MQTT_ASSET_CONNECTION_CLASS,
   type AssetConnectionConfig,
   type EventBus,
+  HTTP_ASSET_CONNECTION_CLASS,
   type Logger,
+  MQTT_ASSET_CONNECTION_CLASS,
   type MutableOperationProviderRegistry,
   type StoreClient,
   type SubmodelTemplateProcessorConfig,
 } from "@twinport/shared";
-import { startAimcProcessor, type AssetInterfacesStatus, type RunningAimcProcessor } from "../asset-interfaces/aimc-processor.ts";
+import {
+  type AssetInterfacesStatus,
+  type RunningAimcProcessor,
+  startAimcProcessor,
+} from "../asset-interfaces/aimc-processor.ts";
 import { AssetConnectionManager, CONFIG_OWNER, type OwnedConnectionStatus } from "./asset-connection-manager.ts";
 import type { Log } from "./asset-connection-types.ts";
-import type { ConnectionLeases } from "./connection-lease.ts";
 import { driverFor } from "./connection-drivers.ts";
+import type { ConnectionLeases } from "./connection-lease.ts";
 
 export interface AssetConnectionsOptions {
   /** `assetConnections` of the configuration, validated. */
@@ -49,7 +53,12 @@ export interface RunningAssetConnections {
 
 function unknownProperties(config: AssetConnectionConfig, index: number): string[] {
   const record = config as Record<string, unknown>;
-  const kind = config["@class"] === HTTP_ASSET_CONNECTION_CLASS ? "http" : config["@class"] === MQTT_ASSET_CONNECTION_CLASS ? "mqtt" : "opcua";
+  const kind =
+    config["@class"] === HTTP_ASSET_CONNECTION_CLASS
+      ? "http"
+      : config["@class"] === MQTT_ASSET_CONNECTION_CLASS
+        ? "mqtt"
+        : "opcua";
   const known = ASSET_CONNECTION_KNOWN_PROPERTIES[kind];
   const providers = {
     valueProviders: ASSET_CONNECTION_KNOWN_PROPERTIES[`${kind}Value`],
@@ -60,8 +69,12 @@ function unknownProperties(config: AssetConnectionConfig, index: number): string
     .filter((key) => !(known as readonly string[]).includes(key))
     .map((key) => `assetConnections[${index}].${key}`);
   for (const [kind, names] of Object.entries(providers)) {
-    for (const [reference, provider] of Object.entries((record[kind] ?? {}) as Record<string, Record<string, unknown>>)) {
-      for (const key of Object.keys(provider)) if (!(names as readonly string[]).includes(key)) found.push(`assetConnections[${index}].${kind}["${reference}"].${key}`);
+    for (const [reference, provider] of Object.entries(
+      (record[kind] ?? {}) as Record<string, Record<string, unknown>>,
+    )) {
+      for (const key of Object.keys(provider))
+        if (!(names as readonly string[]).includes(key))
+          found.push(`assetConnections[${index}].${kind}["${reference}"].${key}`);
     }
   }
   return found;
@@ -93,16 +106,39 @@ export async function startAssetConnections(options: AssetConnectionsOptions): P
           if (ignored.length > 0) log(`ignored properties (FA³ST ignores them too): ${ignored.join(", ")}`);
         }
       }
-      return driverFor(connection, { store: options.store, readTimeoutMs: options.readTimeoutMs, ...(options.logger ? { logger: options.logger } : {}) }, log);
+      return driverFor(
+        connection,
+        {
+          store: options.store,
+          readTimeoutMs: options.readTimeoutMs,
+          ...(options.logger ? { logger: options.logger } : {}),
+        },
+        log,
+      );
     },
   });
   let processor: RunningAimcProcessor | undefined;
   try {
-    const configured = await manager.apply(CONFIG_OWNER, options.connections, (connection) => `assetConnections[${connection.merged.join(",")}]`);
+    const configured = await manager.apply(
+      CONFIG_OWNER,
+      options.connections,
+      (connection) => `assetConnections[${connection.merged.join(",")}]`,
+    );
     for (const line of configured.problems) options.log(`twinport asset-connections: ${line}`);
     const [aimc, ...others] = options.processors ?? [];
-    if (others.length > 0) options.log(`twinport asset-interfaces: submodelTemplateProcessors lists ${others.length + 1} AIMC processors; the first one is used`);
-    if (aimc) processor = await startAimcProcessor({ config: aimc, store: options.store, bus: options.bus, connections: manager, retryIntervalMs: options.retryIntervalMs, log: options.log });
+    if (others.length > 0)
+      options.log(
+        `twinport asset-interfaces: submodelTemplateProcessors lists ${others.length + 1} AIMC processors; the first one is used`,
+      );
+    if (aimc)
+      processor = await startAimcProcessor({
+        config: aimc,
+        store: options.store,
+        bus: options.bus,
+        connections: manager,
+        retryIntervalMs: options.retryIntervalMs,
+        log: options.log,
+      });
   } catch (error) {
     await manager.stop();
     throw error;

@@ -1,4 +1,13 @@
-import { asReference, childOf, childrenOf, resolvePath, semanticIdOf, supplementalSemanticIds, textOf, type Json } from "./model-tree.ts";
+import {
+  asReference,
+  childOf,
+  childrenOf,
+  type Json,
+  resolvePath,
+  semanticIdOf,
+  supplementalSemanticIds,
+  textOf,
+} from "./model-tree.ts";
 import { PROTOCOLS, SECURITY_SCHEMES, SID } from "./semantic-ids.ts";
 
 /** What a connection needs from one AID interface (the Interface SMC). */
@@ -15,7 +24,11 @@ export interface AidInterface {
 export type Outcome<T> = { ok: true; value: T } | { ok: false; problem: string };
 
 function schemeOf(element: Json): string | undefined {
-  return textOf(childOf(element, SID.scheme, "scheme"))?.trim().toLowerCase() ?? SECURITY_SCHEMES[semanticIdOf(element) ?? ""];
+  return (
+    textOf(childOf(element, SID.scheme, "scheme"))
+      ?.trim()
+      .toLowerCase() ?? SECURITY_SCHEMES[semanticIdOf(element) ?? ""]
+  );
 }
 
 /**
@@ -23,20 +36,37 @@ function schemeOf(element: Json): string | undefined {
  * refused with a sentence naming them, as is an interface described only by an external file.
  */
 export function readInterface(element: Json, submodel: (id: string) => Json | undefined): Outcome<AidInterface> {
-  if (element.modelType !== "SubmodelElementCollection") return { ok: false, problem: `the InterfaceReference names a ${String(element.modelType)}, not an interface (SubmodelElementCollection)` };
+  if (element.modelType !== "SubmodelElementCollection")
+    return {
+      ok: false,
+      problem: `the InterfaceReference names a ${String(element.modelType)}, not an interface (SubmodelElementCollection)`,
+    };
   const own = semanticIdOf(element);
-  if (own !== undefined && !SID.interface.includes(own as never)) return { ok: false, problem: `the InterfaceReference names an element with semanticId ${own}, not an AID interface` };
+  if (own !== undefined && !SID.interface.includes(own as never))
+    return {
+      ok: false,
+      problem: `the InterfaceReference names an element with semanticId ${own}, not an AID interface`,
+    };
   const bindings = supplementalSemanticIds(element).filter((id) => id in PROTOCOLS);
   const protocol = bindings.map((id) => PROTOCOLS[id]!)[0];
   if (protocol === undefined) {
     const listed = supplementalSemanticIds(element);
-    return { ok: false, problem: `no protocol binding among its supplementalSemanticIds (${listed.length ? listed.join(", ") : "none"}); known: ${Object.keys(PROTOCOLS).join(", ")}` };
+    return {
+      ok: false,
+      problem: `no protocol binding among its supplementalSemanticIds (${listed.length ? listed.join(", ") : "none"}); known: ${Object.keys(PROTOCOLS).join(", ")}`,
+    };
   }
-  if (protocol !== "HTTP" && protocol !== "MQTT") return { ok: false, problem: `uses ${protocol}: not supported (HTTP and MQTT are), skipped` };
+  if (protocol !== "HTTP" && protocol !== "MQTT")
+    return { ok: false, problem: `uses ${protocol}: not supported (HTTP and MQTT are), skipped` };
   const endpoint = childOf(element, SID.endpointMetadata, "EndpointMetadata");
   if (!endpoint) {
     const external = childOf(element, SID.externalDescriptor, "ExternalDescriptor");
-    return { ok: false, problem: external ? "described only by an ExternalDescriptor (no EndpointMetadata): cannot connect, skipped" : "has no EndpointMetadata" };
+    return {
+      ok: false,
+      problem: external
+        ? "described only by an ExternalDescriptor (no EndpointMetadata): cannot connect, skipped"
+        : "has no EndpointMetadata",
+    };
   }
   const base = textOf(childOf(endpoint, SID.base, "base"))?.trim();
   if (!base) return { ok: false, problem: "EndpointMetadata has no base (td:baseURI)" };

@@ -1,5 +1,5 @@
 import type { Outcome } from "./aid-interface.ts";
-import { childOf, childrenOf, isTrue, semanticIdOf, textOf, type Json } from "./model-tree.ts";
+import { childOf, childrenOf, isTrue, type Json, semanticIdOf, textOf } from "./model-tree.ts";
 import { SID } from "./semantic-ids.ts";
 
 /** One AID datapoint (the `first` of a mapping relation), as its root property's form describes it. */
@@ -26,7 +26,14 @@ function fieldName(element: Json): string {
 
 function jsonPath(names: string[]): string | undefined {
   if (names.length === 0) return undefined;
-  return "$" + names.map((name) => (/^[A-Za-z_][A-Za-z0-9_]*$/.test(name) ? `.${name}` : `['${name.replace(/\\/g, "\\\\").replace(/'/g, "\\'")}']`)).join("");
+  return (
+    "$" +
+    names
+      .map((name) =>
+        /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) ? `.${name}` : `['${name.replace(/\\/g, "\\\\").replace(/'/g, "\\'")}']`,
+      )
+      .join("")
+  );
 }
 
 /**
@@ -36,7 +43,8 @@ function jsonPath(names: string[]): string | undefined {
  */
 export function readDatapoint(path: readonly Json[]): Outcome<AidDatapoint> {
   const target = path.at(-1)!;
-  if (target.modelType !== "SubmodelElementCollection") return { ok: false, problem: `names a ${String(target.modelType)}, not an AID property definition` };
+  if (target.modelType !== "SubmodelElementCollection")
+    return { ok: false, problem: `names a ${String(target.modelType)}, not an AID property definition` };
   let index = path.length - 1;
   const names: string[] = [];
   while (index >= 2 && is(path[index], SID.nestedProperty)) {
@@ -45,7 +53,11 @@ export function readDatapoint(path: readonly Json[]): Outcome<AidDatapoint> {
   }
   const root = path[index]!;
   const underInteraction = index >= 2 && is(path[index - 2], SID.interactionMetadata);
-  if (!is(root, SID.propertyDefinition) && !underInteraction) return { ok: false, problem: `${String(root.idShort)} is not an AID property definition (semanticId ${semanticIdOf(root) ?? "missing"})` };
+  if (!is(root, SID.propertyDefinition) && !underInteraction)
+    return {
+      ok: false,
+      problem: `${String(root.idShort)} is not an AID property definition (semanticId ${semanticIdOf(root) ?? "missing"})`,
+    };
   const name = String(root.idShort ?? "?");
   const forms = childOf(root, SID.forms, "forms");
   if (!forms) return { ok: false, problem: `property ${name} has no forms` };
@@ -57,10 +69,17 @@ export function readDatapoint(path: readonly Json[]): Outcome<AidDatapoint> {
     if (field) headers[field] = textOf(childOf(header, SID.fieldValue, "htv_fieldValue")) ?? "";
   }
   const contentType = textOf(childOf(forms, SID.contentType, "contentType"))?.trim() || undefined;
-  const methodName = textOf(childOf(forms, SID.methodName, "htv_methodName"))?.trim().toUpperCase() || undefined;
-  const controlPacket = textOf(childOf(forms, SID.controlPacket, "mqv_controlPacket"))?.trim().toLowerCase() || undefined;
+  const methodName =
+    textOf(childOf(forms, SID.methodName, "htv_methodName"))
+      ?.trim()
+      .toUpperCase() || undefined;
+  const controlPacket =
+    textOf(childOf(forms, SID.controlPacket, "mqv_controlPacket"))
+      ?.trim()
+      .toLowerCase() || undefined;
   const qosText = textOf(childOf(forms, SID.qos, "mqv_qos"))?.trim();
-  if (qosText !== undefined && qosText !== "" && !/^[012]$/.test(qosText)) return { ok: false, problem: `property ${name}: mqv_qos "${qosText}" is not 0, 1 or 2` };
+  if (qosText !== undefined && qosText !== "" && !/^[012]$/.test(qosText))
+    return { ok: false, problem: `property ${name}: mqv_qos "${qosText}" is not 0, 1 or 2` };
   const query = jsonPath(names);
   return {
     ok: true,

@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, afterEach, before, beforeEach, test } from "node:test";
 import { AIMC_PROCESSOR_CLASS, type StoreClient } from "@twinport/shared";
-import { startHttpAsset, type HttpAsset } from "../../../../tests/test-support/asset-peers.ts";
-import { startAssetConnections, type RunningAssetConnections } from "../asset-connections/start-asset-connections.ts";
-import { startTestStore, until, type TestStore } from "../asset-connections/test-support/asset-connections.ts";
+import { type HttpAsset, startHttpAsset } from "../../../../tests/test-support/asset-peers.ts";
+import { type RunningAssetConnections, startAssetConnections } from "../asset-connections/start-asset-connections.ts";
+import { startTestStore, type TestStore, until } from "../asset-connections/test-support/asset-connections.ts";
 
 const ROOT = new URL("../../../../", import.meta.url);
 const OD = "https://example.com/ids/sm/operational-data";
@@ -14,10 +14,20 @@ let sut: TestStore;
 let running: RunningAssetConnections;
 const lines: string[] = [];
 
-const example = (name: string) => JSON.parse(readFileSync(new URL(`examples/aid-aimc/${name}.json`, ROOT), "utf8").replaceAll("http://127.0.0.1:8081", asset.url)) as Record<string, unknown>;
+const example = (name: string) =>
+  JSON.parse(
+    readFileSync(new URL(`examples/aid-aimc/${name}.json`, ROOT), "utf8").replaceAll(
+      "http://127.0.0.1:8081",
+      asset.url,
+    ),
+  ) as Record<string, unknown>;
 
 async function post(submodel: unknown): Promise<void> {
-  const reply = await sut.store.execute({ type: "PostSubmodel", params: { body: JSON.stringify(submodel) }, origin: "http" });
+  const reply = await sut.store.execute({
+    type: "PostSubmodel",
+    params: { body: JSON.stringify(submodel) },
+    origin: "http",
+  });
   assert.ok(reply.ok, JSON.stringify(reply));
 }
 
@@ -63,22 +73,44 @@ test("an AIMC posted before its AID waits for it: the AID's arrival starts the c
 test("a relation removed from the AIMC (an element delete inside it) replaces the connection without it", async () => {
   for (const name of ["operational-data", "aid", "aimc"]) await post(example(name));
   await sut.waitForElement(OD, "Speed", (e) => e.value === "5");
-  const reply = await sut.store.execute({ type: "DeleteSubmodelElementByPath", params: { submodelId: AIMC, idShortPath: "MappingConfigurations[0].MappingSourceSinkRelations[1]" }, origin: "http" });
+  const reply = await sut.store.execute({
+    type: "DeleteSubmodelElementByPath",
+    params: { submodelId: AIMC, idShortPath: "MappingConfigurations[0].MappingSourceSinkRelations[1]" },
+    origin: "http",
+  });
   assert.ok(reply.ok, JSON.stringify(reply));
-  await until(async () => (await running.idle(), running.status()[0]?.providers.value === 0), "the connection without the value provider");
+  await until(
+    async () => (await running.idle(), running.status()[0]?.providers.value === 0),
+    "the connection without the value provider",
+  );
   assert.equal(running.status()[0]!.providers.subscription, 1);
-  assert.ok(lines.some((line) => line.includes(`AIMC ${AIMC}: 1 connection(s) (started 0, replaced 1, stopped 0, kept 0)`)), lines.join("\n"));
+  assert.ok(
+    lines.some((line) => line.includes(`AIMC ${AIMC}: 1 connection(s) (started 0, replaced 1, stopped 0, kept 0)`)),
+    lines.join("\n"),
+  );
 });
 
 test("an AIMC 2.0 is reported once and not processed; other submodels are ignored", async () => {
   const aimc2 = example("aimc");
   aimc2.id = "urn:aimc2";
-  aimc2.semanticId = { type: "ExternalReference", keys: [{ type: "GlobalReference", value: "https://admin-shell.io/idta/AssetInterfacesMappingConfiguration/2/0/Submodel" }] };
+  aimc2.semanticId = {
+    type: "ExternalReference",
+    keys: [
+      {
+        type: "GlobalReference",
+        value: "https://admin-shell.io/idta/AssetInterfacesMappingConfiguration/2/0/Submodel",
+      },
+    ],
+  };
   await post(aimc2);
   await post(example("operational-data"));
   await running.idle();
   assert.deepEqual(running.status(), []);
-  assert.equal(lines.filter((line) => /submodel urn:aimc2 is an AIMC 2\.0 .*not processed, only AIMC 1\.0/.test(line)).length, 1, lines.join("\n"));
+  assert.equal(
+    lines.filter((line) => /submodel urn:aimc2 is an AIMC 2\.0 .*not processed, only AIMC 1\.0/.test(line)).length,
+    1,
+    lines.join("\n"),
+  );
 });
 
 test("events missed (a heartbeat ahead of the last event) make the processor read the store again", async () => {

@@ -1,15 +1,28 @@
-import { ConfigError, isRawJson, type AimcProcessorConfig, type ChangeEvent, type EventBus, type EventSubscription, type Paged, type StoreClient } from "@twinport/shared";
+import {
+  type AimcProcessorConfig,
+  type ChangeEvent,
+  ConfigError,
+  type EventBus,
+  type EventSubscription,
+  isRawJson,
+  type Paged,
+  type StoreClient,
+} from "@twinport/shared";
 import type { ApplyResult } from "../asset-connections/asset-connection-manager.ts";
 import type { Log } from "../asset-connections/asset-connection-types.ts";
 import type { MergedConnection } from "../asset-connections/merge-connections.ts";
 import { ASSET_ORIGIN } from "../asset-connections/model-port.ts";
-import { deriveAssetConnections, submodelRole, type DerivedConnections } from "./derive-connections.ts";
+import { type DerivedConnections, deriveAssetConnections, submodelRole } from "./derive-connections.ts";
 import type { Json } from "./model-tree.ts";
 import { AIMC_SUBMODEL } from "./semantic-ids.ts";
 
 /** The part of the connection manager the processor drives: one owner per AIMC. */
 export interface OwnedConnections {
-  apply(owner: string, configs: DerivedConnections["connections"], nameOf: (connection: MergedConnection) => string): Promise<ApplyResult>;
+  apply(
+    owner: string,
+    configs: DerivedConnections["connections"],
+    nameOf: (connection: MergedConnection) => string,
+  ): Promise<ApplyResult>;
 }
 
 export interface AimcProcessorOptions {
@@ -89,7 +102,9 @@ export async function startAimcProcessor(options: AimcProcessorOptions): Promise
     const role = aimc ? submodelRole(aimc) : undefined;
     if (role === "aimc-unsupported" && !unsupportedReported.has(id)) {
       unsupportedReported.add(id);
-      log(`submodel ${id} is an AIMC 2.0 (semanticId ${JSON.stringify((aimc!.semanticId as Json | undefined) ?? null)}): not processed, only AIMC 1.0 (${AIMC_SUBMODEL[0]}) is`);
+      log(
+        `submodel ${id} is an AIMC 2.0 (semanticId ${JSON.stringify((aimc!.semanticId as Json | undefined) ?? null)}): not processed, only AIMC 1.0 (${AIMC_SUBMODEL[0]}) is`,
+      );
     }
     if (!aimc || role !== "aimc") return forget(id, aimc ? "is no AIMC 1.0 any more" : "was deleted");
     // The resolver is synchronous (the derivation is pure): read what it asked for, then derive again.
@@ -111,7 +126,11 @@ export async function startAimcProcessor(options: AimcProcessorOptions): Promise
     let applied: ApplyResult | undefined;
     const problems = [...derived.problems];
     try {
-      applied = await connections.apply(id, derived.connections, (connection) => `AIMC ${id} [${connection.merged.join(",")}]`);
+      applied = await connections.apply(
+        id,
+        derived.connections,
+        (connection) => `AIMC ${id} [${connection.merged.join(",")}]`,
+      );
       problems.push(...applied.problems);
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
@@ -119,13 +138,18 @@ export async function startAimcProcessor(options: AimcProcessorOptions): Promise
       problems.push(...error.issues.map((issue) => `not applied: ${issue}`));
     }
     const previous = known.get(id);
-    const running = applied ? applied.started.length + applied.replaced.length + applied.kept.length : (previous?.status.connections ?? 0);
+    const running = applied
+      ? applied.started.length + applied.replaced.length + applied.kept.length
+      : (previous?.status.connections ?? 0);
     const status: AssetInterfacesStatus = { aimc: id, connections: running, problems };
     known.set(id, { dependsOn: derived.dependsOn, status });
     if (applied && (applied.started.length || applied.replaced.length || applied.stopped.length || !previous)) {
-      log(`AIMC ${id}: ${status.connections} connection(s) (started ${applied.started.length}, replaced ${applied.replaced.length}, stopped ${applied.stopped.length}, kept ${applied.kept.length})`);
+      log(
+        `AIMC ${id}: ${status.connections} connection(s) (started ${applied.started.length}, replaced ${applied.replaced.length}, stopped ${applied.stopped.length}, kept ${applied.kept.length})`,
+      );
     }
-    if (JSON.stringify(problems) !== JSON.stringify(previous?.status.problems ?? [])) for (const problem of problems) log(`AIMC ${id}: skipped: ${problem}`);
+    if (JSON.stringify(problems) !== JSON.stringify(previous?.status.problems ?? []))
+      for (const problem of problems) log(`AIMC ${id}: skipped: ${problem}`);
   };
 
   const retryLater = (id: string) => {
@@ -167,7 +191,9 @@ export async function startAimcProcessor(options: AimcProcessorOptions): Promise
     if (!event.kind.startsWith("submodel.") && !event.kind.startsWith("element.")) return [];
     // Values the asset connections write never describe interfaces; skipping them keeps polling cheap.
     if (event.origin === ASSET_ORIGIN) return [];
-    const ids = [...known].filter(([aimc, state]) => aimc === event.id || state.dependsOn.includes(event.id)).map(([aimc]) => aimc);
+    const ids = [...known]
+      .filter(([aimc, state]) => aimc === event.id || state.dependsOn.includes(event.id))
+      .map(([aimc]) => aimc);
     if (SUBMODEL_WRITES.has(event.kind) && !known.has(event.id)) {
       const payload = event.payloadOmitted ? undefined : (parsed(event.payload) as Json | undefined);
       // Without the payload the submodel is read to tell; with it, only AIMCs are worth a pass.
@@ -179,10 +205,17 @@ export async function startAimcProcessor(options: AimcProcessorOptions): Promise
 
   const scan = async () => {
     const ids = new Set<string>(known.keys());
-    for (const semanticId of [...AIMC_SUBMODEL, "https://admin-shell.io/idta/AssetInterfacesMappingConfiguration/2/0/Submodel"]) {
+    for (const semanticId of [
+      ...AIMC_SUBMODEL,
+      "https://admin-shell.io/idta/AssetInterfacesMappingConfiguration/2/0/Submodel",
+    ]) {
       let cursor: string | undefined;
       do {
-        const reply = await store.execute({ type: "GetAllSubmodels", params: { semanticId, page: { limit: PAGE, ...(cursor ? { cursor } : {}) } }, origin: ASSET_ORIGIN });
+        const reply = await store.execute({
+          type: "GetAllSubmodels",
+          params: { semanticId, page: { limit: PAGE, ...(cursor ? { cursor } : {}) } },
+          origin: ASSET_ORIGIN,
+        });
         if (!reply.ok) throw new Error(`listing AIMC submodels: ${reply.error.message}`);
         const page = parsed(reply.value) as Paged<unknown>;
         for (const item of page.items) {
@@ -197,7 +230,9 @@ export async function startAimcProcessor(options: AimcProcessorOptions): Promise
 
   const rescan = () =>
     scan().catch((error: unknown) => {
-      log(`scanning the store for AIMC submodels failed (${(error as Error).message}); trying again in ${options.retryIntervalMs} ms`);
+      log(
+        `scanning the store for AIMC submodels failed (${(error as Error).message}); trying again in ${options.retryIntervalMs} ms`,
+      );
       const timer = setTimeout(() => {
         timers.delete(timer);
         void rescan();

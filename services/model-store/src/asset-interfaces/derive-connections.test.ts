@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
 import { AIMC_PROCESSOR_CLASS, type AimcProcessorConfig } from "@twinport/shared";
-import { deriveAssetConnections, submodelRole, type DeriveInput } from "./derive-connections.ts";
+import { type DeriveInput, deriveAssetConnections, submodelRole } from "./derive-connections.ts";
 import type { Json } from "./model-tree.ts";
 
 const ROOT = new URL("../../../../", import.meta.url);
@@ -42,7 +42,13 @@ describe("the IDTA template pair (filled in)", () => {
     const http = connections.find((c) => c["@class"] === "assetconnection.http.HttpAssetConnection") as unknown as Json;
     assert.equal(http.baseUrl, "http://127.0.0.1:8081");
     assert.deepEqual(http.subscriptionProviders, {
-      [`(Submodel)${OD}, (Property)Voltage`]: { format: "JSON", path: "/sampleDevice/properties/voltage", query: "$.value", interval: 1000, headers: {} },
+      [`(Submodel)${OD}, (Property)Voltage`]: {
+        format: "JSON",
+        path: "/sampleDevice/properties/voltage",
+        query: "$.value",
+        interval: 1000,
+        headers: {},
+      },
     });
     assert.deepEqual(http.valueProviders, {});
   });
@@ -62,8 +68,12 @@ describe("the IDTA template pair (filled in)", () => {
       const changed = clone(aid);
       find(find(changed, "InterfaceMQTT"), "href").value = href;
       const { connections, problems } = derive(aimc, [changed]);
-      const mqtt = connections.find((c) => c["@class"] === "assetconnection.mqtt.MqttAssetConnection") as unknown as { subscriptionProviders: Record<string, Json> } | undefined;
-      return mqtt ? Object.values(mqtt.subscriptionProviders)[0]!.topic : problems.find((p) => p.includes("InterfaceMQTT"));
+      const mqtt = connections.find((c) => c["@class"] === "assetconnection.mqtt.MqttAssetConnection") as unknown as
+        | { subscriptionProviders: Record<string, Json> }
+        | undefined;
+      return mqtt
+        ? Object.values(mqtt.subscriptionProviders)[0]!.topic
+        : problems.find((p) => p.includes("InterfaceMQTT"));
     };
     assert.equal(topicFor("mqtt://127.0.0.1:1883//plant/a"), "/plant/a");
     assert.equal(topicFor("mqtt://127.0.0.1:1883/plant/a"), "plant/a");
@@ -76,27 +86,64 @@ describe("the IDTA template pair (filled in)", () => {
     const changed = clone(aid);
     const http = find(changed, "InterfaceHTTP");
     http.value = (http.value as Json[]).filter((child) => child.idShort !== "EndpointMetadata");
-    (http.value as Json[]).push({ modelType: "SubmodelElementCollection", idShort: "ExternalDescriptor", semanticId: { type: "ExternalReference", keys: [{ type: "GlobalReference", value: "https://admin-shell.io/idta/AssetInterfacesDescription/1/0/ExternalDescriptor" }] }, value: [] });
+    (http.value as Json[]).push({
+      modelType: "SubmodelElementCollection",
+      idShort: "ExternalDescriptor",
+      semanticId: {
+        type: "ExternalReference",
+        keys: [
+          {
+            type: "GlobalReference",
+            value: "https://admin-shell.io/idta/AssetInterfacesDescription/1/0/ExternalDescriptor",
+          },
+        ],
+      },
+      value: [],
+    });
     const mqtt = find(changed, "InterfaceMQTT");
-    (mqtt.supplementalSemanticIds as Json[]).splice(0, 1, { type: "ExternalReference", keys: [{ type: "GlobalReference", value: "urn:example:coap" }] });
+    (mqtt.supplementalSemanticIds as Json[]).splice(0, 1, {
+      type: "ExternalReference",
+      keys: [{ type: "GlobalReference", value: "urn:example:coap" }],
+    });
     const { problems } = derive(aimc, [changed]);
-    assert.match(problems[0]!, /InterfaceHTTP\): described only by an ExternalDescriptor \(no EndpointMetadata\): cannot connect, skipped/);
-    assert.match(problems[1]!, /InterfaceMQTT\): no protocol binding among its supplementalSemanticIds \(urn:example:coap, https:\/\/www\.w3\.org\/2019\/wot\/td\)/);
+    assert.match(
+      problems[0]!,
+      /InterfaceHTTP\): described only by an ExternalDescriptor \(no EndpointMetadata\): cannot connect, skipped/,
+    );
+    assert.match(
+      problems[1]!,
+      /InterfaceMQTT\): no protocol binding among its supplementalSemanticIds \(urn:example:coap, https:\/\/www\.w3\.org\/2019\/wot\/td\)/,
+    );
 
     const bearer = clone(aid);
-    const reference = (find(find(bearer, "InterfaceHTTP"), "security").value as Json[])[0]!.value as { keys: { value: string }[] };
+    const reference = (find(find(bearer, "InterfaceHTTP"), "security").value as Json[])[0]!.value as {
+      keys: { value: string }[];
+    };
     reference.keys.at(-1)!.value = "bearer_sc";
     const definitions = find(find(bearer, "InterfaceHTTP"), "securityDefinitions");
-    (definitions.value as Json[]).push({ modelType: "SubmodelElementCollection", idShort: "bearer_sc", semanticId: { type: "ExternalReference", keys: [{ type: "GlobalReference", value: "https://www.w3.org/2019/wot/security#BearerSecurityScheme" }] }, value: [] });
+    (definitions.value as Json[]).push({
+      modelType: "SubmodelElementCollection",
+      idShort: "bearer_sc",
+      semanticId: {
+        type: "ExternalReference",
+        keys: [{ type: "GlobalReference", value: "https://www.w3.org/2019/wot/security#BearerSecurityScheme" }],
+      },
+      value: [],
+    });
     const result = derive(aimc, [bearer]);
-    assert.match(result.problems.join("\n"), /InterfaceHTTP\): security bearer is not supported \(nosec and basic are\): connects without authentication/);
+    assert.match(
+      result.problems.join("\n"),
+      /InterfaceHTTP\): security bearer is not supported \(nosec and basic are\): connects without authentication/,
+    );
     assert.equal(result.connections.length, 2, "still connected, without authentication");
   });
 
   test("Modbus is reported and skipped; the AID is a dependency", () => {
     const { connections, problems, dependsOn } = derive(aimc, [aid]);
     assert.equal(connections.length, 2);
-    assert.deepEqual(problems, ["MappingConfigurations[2] (interface InterfaceMODBUS): uses Modbus: not supported (HTTP and MQTT are), skipped"]);
+    assert.deepEqual(problems, [
+      "MappingConfigurations[2] (interface InterfaceMODBUS): uses Modbus: not supported (HTTP and MQTT are), skipped",
+    ]);
     assert.deepEqual(dependsOn, ["https://example.com/ids/sm/template-aid"]);
   });
 
@@ -104,9 +151,22 @@ describe("the IDTA template pair (filled in)", () => {
     assert.equal(submodelRole(aid), "aid");
     assert.equal(submodelRole(aimc), "aimc");
     const aid11 = clone(aid);
-    (aid11.semanticId as { keys: { value: string }[] }).keys[0]!.value = "https://admin-shell.io/idta/AssetInterfacesDescription/1/1/Submodel";
+    (aid11.semanticId as { keys: { value: string }[] }).keys[0]!.value =
+      "https://admin-shell.io/idta/AssetInterfacesDescription/1/1/Submodel";
     assert.equal(submodelRole(aid11), "aid");
-    assert.equal(submodelRole({ semanticId: { keys: [{ type: "GlobalReference", value: "https://admin-shell.io/idta/AssetInterfacesMappingConfiguration/2/0/Submodel" }] } }), "aimc-unsupported");
+    assert.equal(
+      submodelRole({
+        semanticId: {
+          keys: [
+            {
+              type: "GlobalReference",
+              value: "https://admin-shell.io/idta/AssetInterfacesMappingConfiguration/2/0/Submodel",
+            },
+          ],
+        },
+      }),
+      "aimc-unsupported",
+    );
     assert.equal(submodelRole({ id: "x" }), undefined);
   });
 });
@@ -121,9 +181,24 @@ describe("the example pair (examples/aid-aimc)", () => {
     assert.deepEqual(problems, []);
     assert.equal(connections.length, 1);
     const http = connections[0] as unknown as Json;
-    assert.deepEqual(http.subscriptionProviders, { [`(Submodel)${OD}, (Property)Temperature`]: { format: "JSON", path: "/api/temperature", interval: 250, headers: {} } });
+    assert.deepEqual(http.subscriptionProviders, {
+      [`(Submodel)${OD}, (Property)Temperature`]: {
+        format: "JSON",
+        path: "/api/temperature",
+        interval: 250,
+        headers: {},
+      },
+    });
     assert.deepEqual(http.valueProviders, {
-      [`(Submodel)${OD}, (Property)Speed`]: { format: "JSON", path: "/api/status", query: "$.speed", headers: {}, writeMethod: "PUT", readWriteMode: "READ", readInterval: 1000 },
+      [`(Submodel)${OD}, (Property)Speed`]: {
+        format: "JSON",
+        path: "/api/status",
+        query: "$.speed",
+        headers: {},
+        writeMethod: "PUT",
+        readWriteMode: "READ",
+        readInterval: 1000,
+      },
     });
     assert.equal(http.username, undefined);
   });
@@ -132,12 +207,26 @@ describe("the example pair (examples/aid-aimc)", () => {
     const secured = clone(aid);
     const reference = (find(secured, "security").value as Json[])[0]!.value as { keys: { value: string }[] };
     reference.keys.at(-1)!.value = "basic_sc";
-    const withCredentials = derive(aimc, [secured], { ...PROCESSOR, credentials: { "http://127.0.0.1:8081": [{ username: "u", password: "p" }, { username: "v", password: "q" }] } });
+    const withCredentials = derive(aimc, [secured], {
+      ...PROCESSOR,
+      credentials: {
+        "http://127.0.0.1:8081": [
+          { username: "u", password: "p" },
+          { username: "v", password: "q" },
+        ],
+      },
+    });
     assert.deepEqual(withCredentials.problems, []);
     assert.equal((withCredentials.connections[0] as unknown as Json).username, "u");
     assert.equal((withCredentials.connections[0] as unknown as Json).password, "p");
-    const otherBase = derive(aimc, [secured], { ...PROCESSOR, credentials: { "http://127.0.0.1:8081/": [{ username: "u", password: "p" }] } });
-    assert.match(otherBase.problems.join("\n"), /basic_sc, but no credentials are configured for base "http:\/\/127\.0\.0\.1:8081".*connects without authentication/);
+    const otherBase = derive(aimc, [secured], {
+      ...PROCESSOR,
+      credentials: { "http://127.0.0.1:8081/": [{ username: "u", password: "p" }] },
+    });
+    assert.match(
+      otherBase.problems.join("\n"),
+      /basic_sc, but no credentials are configured for base "http:\/\/127\.0\.0\.1:8081".*connects without authentication/,
+    );
     assert.equal((otherBase.connections[0] as unknown as Json).username, undefined);
   });
 
@@ -150,14 +239,35 @@ describe("the example pair (examples/aid-aimc)", () => {
     (forms.value as Json[]).push({
       modelType: "SubmodelElementList",
       idShort: "htv_headers",
-      semanticId: { type: "ExternalReference", keys: [{ type: "GlobalReference", value: "https://www.w3.org/2011/http#headers" }] },
+      semanticId: {
+        type: "ExternalReference",
+        keys: [{ type: "GlobalReference", value: "https://www.w3.org/2011/http#headers" }],
+      },
       typeValueListElement: "SubmodelElementCollection",
       value: [
         {
           modelType: "SubmodelElementCollection",
           value: [
-            { modelType: "Property", idShort: "htv_fieldName", valueType: "xs:string", value: "Accept", semanticId: { type: "ExternalReference", keys: [{ type: "GlobalReference", value: "https://www.w3.org/2011/http#fieldName" }] } },
-            { modelType: "Property", idShort: "htv_fieldValue", valueType: "xs:string", value: "application/json", semanticId: { type: "ExternalReference", keys: [{ type: "GlobalReference", value: "https://www.w3.org/2011/http#fieldValue" }] } },
+            {
+              modelType: "Property",
+              idShort: "htv_fieldName",
+              valueType: "xs:string",
+              value: "Accept",
+              semanticId: {
+                type: "ExternalReference",
+                keys: [{ type: "GlobalReference", value: "https://www.w3.org/2011/http#fieldName" }],
+              },
+            },
+            {
+              modelType: "Property",
+              idShort: "htv_fieldValue",
+              valueType: "xs:string",
+              value: "application/json",
+              semanticId: {
+                type: "ExternalReference",
+                keys: [{ type: "GlobalReference", value: "https://www.w3.org/2011/http#fieldValue" }],
+              },
+            },
           ],
         },
       ],
@@ -165,29 +275,54 @@ describe("the example pair (examples/aid-aimc)", () => {
     find(find(changed, "status"), "href").value = "api/status";
     const { connections, problems } = derive(aimc, [changed]);
     assert.deepEqual(problems, []);
-    const http = connections[0] as unknown as { baseUrl: string; subscriptionProviders: Record<string, Json>; valueProviders: Record<string, Json> };
+    const http = connections[0] as unknown as {
+      baseUrl: string;
+      subscriptionProviders: Record<string, Json>;
+      valueProviders: Record<string, Json>;
+    };
     assert.equal(http.baseUrl, "http://127.0.0.1:8081/dev/");
     const [subscription] = Object.values(http.subscriptionProviders);
-    assert.equal(subscription!.path, "http://127.0.0.1:8081/api/temperature", "a leading / replaces the base path (FA³ST 1.3.0); written absolute so every rule agrees");
+    assert.equal(
+      subscription!.path,
+      "http://127.0.0.1:8081/api/temperature",
+      "a leading / replaces the base path (FA³ST 1.3.0); written absolute so every rule agrees",
+    );
     assert.deepEqual(subscription!.headers, { Accept: "application/json" });
     assert.equal(Object.values(http.valueProviders)[0]!.path, "api/status");
   });
 
   test("a missing AID, a wrong InterfaceReference, a write form, XML and a bad sink are each one clear problem", () => {
-    assert.deepEqual(derive(aimc, []).problems, ["MappingConfigurations[0]: InterfaceReference target not found: (Submodel)https://example.com/ids/sm/pump-aid, (SubmodelElementCollection)InterfaceHTTP"]);
+    assert.deepEqual(derive(aimc, []).problems, [
+      "MappingConfigurations[0]: InterfaceReference target not found: (Submodel)https://example.com/ids/sm/pump-aid, (SubmodelElementCollection)InterfaceHTTP",
+    ]);
     const changed = clone(aid);
     find(find(changed, "temperature"), "htv_methodName").value = "PUT";
     find(find(changed, "status"), "contentType").value = "application/xml";
     const result = derive(aimc, [changed]);
     assert.equal(result.connections.length, 0);
-    assert.match(result.problems[0]!, /MappingSourceSinkRelations\[0\]: property temperature: htv_methodName PUT is not a read/);
-    assert.match(result.problems[1]!, /MappingSourceSinkRelations\[1\]: contentType application\/xml: XML payloads are not supported/);
+    assert.match(
+      result.problems[0]!,
+      /MappingSourceSinkRelations\[0\]: property temperature: htv_methodName PUT is not a read/,
+    );
+    assert.match(
+      result.problems[1]!,
+      /MappingSourceSinkRelations\[1\]: contentType application\/xml: XML payloads are not supported/,
+    );
     assert.match(result.problems[2]!, /no usable mapping relation: no connection/);
 
     const badSink = clone(aimc);
     const relation = (find(badSink, "MappingSourceSinkRelations").value as Json[])[0]!;
-    relation.second = { type: "ModelReference", keys: [{ type: "AssetAdministrationShell", value: "urn:shell" }, { type: "Property", value: "P" }] };
-    assert.match(derive(badSink, [aid]).problems.join("\n"), /the sink \(AssetAdministrationShell\)urn:shell, \(Property\)P does not name an element/);
+    relation.second = {
+      type: "ModelReference",
+      keys: [
+        { type: "AssetAdministrationShell", value: "urn:shell" },
+        { type: "Property", value: "P" },
+      ],
+    };
+    assert.match(
+      derive(badSink, [aid]).problems.join("\n"),
+      /the sink \(AssetAdministrationShell\)urn:shell, \(Property\)P does not name an element/,
+    );
   });
 
   test("a relation whose first points outside its interface, or at a non-property, is skipped with its reason", () => {
@@ -208,12 +343,34 @@ describe("the example pair (examples/aid-aimc)", () => {
     const list = find(changed, "MappingSourceSinkRelations").value as Json[];
     list.push(clone(list[0]!));
     const { problems, connections } = derive(changed, [aid]);
-    assert.match(problems.join("\n"), /MappingSourceSinkRelations\[2\]: \(Submodel\).*Temperature is already fed by .*MappingSourceSinkRelations\[0\]/);
+    assert.match(
+      problems.join("\n"),
+      /MappingSourceSinkRelations\[2\]: \(Submodel\).*Temperature is already fed by .*MappingSourceSinkRelations\[0\]/,
+    );
     assert.equal(Object.keys((connections[0] as unknown as Json).subscriptionProviders as Json).length, 1);
   });
 
   test("malformed input never throws", () => {
-    for (const aimcLike of [{ id: "x" }, { id: "x", submodelElements: "nope" }, { id: "x", submodelElements: [{ modelType: "SubmodelElementList", idShort: "MappingConfigurations", value: [{ modelType: "SubmodelElementCollection", semanticId: { keys: [{ type: "GlobalReference", value: `${AIMC_SID}MappingConfiguration` }] }, value: [{ idShort: "InterfaceReference", value: { keys: "bad" } }] }] }] }]) {
+    for (const aimcLike of [
+      { id: "x" },
+      { id: "x", submodelElements: "nope" },
+      {
+        id: "x",
+        submodelElements: [
+          {
+            modelType: "SubmodelElementList",
+            idShort: "MappingConfigurations",
+            value: [
+              {
+                modelType: "SubmodelElementCollection",
+                semanticId: { keys: [{ type: "GlobalReference", value: `${AIMC_SID}MappingConfiguration` }] },
+                value: [{ idShort: "InterfaceReference", value: { keys: "bad" } }],
+              },
+            ],
+          },
+        ],
+      },
+    ]) {
       const result = derive(aimcLike as Json, [aid]);
       assert.equal(result.connections.length, 0);
       assert.ok(result.problems.length > 0);

@@ -1,19 +1,28 @@
 import {
+  type AimcProcessorConfig,
+  type AssetConnectionConfig,
   ConfigError,
   derivedAssetConnection,
   HTTP_ASSET_CONNECTION_CLASS,
   MQTT_ASSET_CONNECTION_CLASS,
   providerTarget,
   ReferenceTextError,
-  type AimcProcessorConfig,
-  type AssetConnectionConfig,
 } from "@twinport/shared";
 import { mainBranchUrl } from "../asset-connections/http-client.ts";
-import { readInterface, type AidInterface, type Outcome } from "./aid-interface.ts";
-import { readDatapoint, type AidDatapoint } from "./aid-property.ts";
-import { asReference, childOf, childrenWith, referenceText, resolvePath, startsWith, type Json, type Reference } from "./model-tree.ts";
+import { type AidInterface, type Outcome, readInterface } from "./aid-interface.ts";
+import { type AidDatapoint, readDatapoint } from "./aid-property.ts";
+import {
+  asReference,
+  childOf,
+  childrenWith,
+  type Json,
+  type Reference,
+  referenceText,
+  resolvePath,
+  semanticIdOf,
+  startsWith,
+} from "./model-tree.ts";
 import { AID_SUBMODEL, AIMC_2_SUBMODEL_PREFIX, AIMC_SUBMODEL, SID } from "./semantic-ids.ts";
-import { semanticIdOf } from "./model-tree.ts";
 
 export type SubmodelRole = "aimc" | "aimc-unsupported" | "aid" | undefined;
 
@@ -48,7 +57,8 @@ function payloadFormat(contentType: string | undefined): Outcome<"JSON"> {
   // AID leaves contentType optional; JSON is the only payload format our providers read.
   const essence = (contentType ?? "application/json").split(";")[0]!.trim().toLowerCase();
   if (essence === "application/json" || essence.endsWith("+json")) return { ok: true, value: "JSON" };
-  if (essence === "application/xml" || essence === "text/xml") return { ok: false, problem: `contentType ${contentType}: XML payloads are not supported (only JSON)` };
+  if (essence === "application/xml" || essence === "text/xml")
+    return { ok: false, problem: `contentType ${contentType}: XML payloads are not supported (only JSON)` };
   return { ok: false, problem: `contentType ${contentType} is not supported (only application/json)` };
 }
 
@@ -60,7 +70,8 @@ function httpPath(base: string, href: string): Outcome<string> {
   } catch {
     return { ok: false, problem: `href "${href}" does not resolve against base ${base}` };
   }
-  if (!/^https?:$/.test(url.protocol)) return { ok: false, problem: `href "${href}" resolves to ${url.href}, not an http(s) URL` };
+  if (!/^https?:$/.test(url.protocol))
+    return { ok: false, problem: `href "${href}" resolves to ${url.href}, not an http(s) URL` };
   return { ok: true, value: mainBranchUrl(base, href) === url.href ? href : url.href };
 }
 
@@ -70,7 +81,8 @@ function mqttTopic(base: string, href: string): Outcome<string> {
     if (/^[a-z][a-z0-9+.-]*:/i.test(href)) {
       const url = new URL(href);
       const server = new URL(base);
-      if (url.host !== server.host) return { ok: false, problem: `href ${href} names another broker than base ${base}` };
+      if (url.host !== server.host)
+        return { ok: false, problem: `href ${href} names another broker than base ${base}` };
       return { ok: true, value: decodeURIComponent(url.pathname.slice(1)) };
     }
     const topic = decodeURIComponent(href.startsWith(".//") ? href.slice(2) : href);
@@ -80,15 +92,24 @@ function mqttTopic(base: string, href: string): Outcome<string> {
   }
 }
 
-function credentialsFor(face: AidInterface, processor: AimcProcessorConfig, problems: string[], where: string): { username?: string; password?: string } {
+function credentialsFor(
+  face: AidInterface,
+  processor: AimcProcessorConfig,
+  problems: string[],
+  where: string,
+): { username?: string; password?: string } {
   if (face.schemes.length === 0 || face.schemes.includes("nosec")) return {};
   if (face.schemes.includes("basic")) {
     const first = processor.credentials[face.base]?.[0];
     if (first) return { username: first.username, password: first.password };
-    problems.push(`${where}: security basic_sc, but no credentials are configured for base "${face.base}" (submodelTemplateProcessors[].credentials): connects without authentication`);
+    problems.push(
+      `${where}: security basic_sc, but no credentials are configured for base "${face.base}" (submodelTemplateProcessors[].credentials): connects without authentication`,
+    );
     return {};
   }
-  problems.push(`${where}: security ${face.schemes.join(", ")} is not supported (nosec and basic are): connects without authentication`);
+  problems.push(
+    `${where}: security ${face.schemes.join(", ")} is not supported (nosec and basic are): connects without authentication`,
+  );
   return {};
 }
 
@@ -103,24 +124,42 @@ function providerFor(face: AidInterface, point: AidDatapoint, processor: AimcPro
   const query = point.query ? { query: point.query } : {};
   if (face.protocol === "HTTP") {
     // AIMC 1.0 maps asset → AAS only: a form for another method than GET describes a write.
-    if (point.methodName !== undefined && point.methodName !== "GET") return { ok: false, problem: `property ${point.name}: htv_methodName ${point.methodName} is not a read (AIMC maps asset values into the model; GET is read)` };
+    if (point.methodName !== undefined && point.methodName !== "GET")
+      return {
+        ok: false,
+        problem: `property ${point.name}: htv_methodName ${point.methodName} is not a read (AIMC maps asset values into the model; GET is read)`,
+      };
     const path = httpPath(face.base, point.href);
     if (!path.ok) return path;
     const common = { format: format.value, path: path.value, ...query, headers: point.headers };
     return point.observable
-      ? { ok: true, value: { kind: "subscriptionProviders", config: { ...common, interval: processor.subscriptionInterval } } }
+      ? {
+          ok: true,
+          value: { kind: "subscriptionProviders", config: { ...common, interval: processor.subscriptionInterval } },
+        }
       : { ok: true, value: { kind: "valueProviders", config: { ...common, readWriteMode: "READ" } } };
   }
-  if (point.controlPacket !== undefined && point.controlPacket !== "subscribe") return { ok: false, problem: `property ${point.name}: mqv_controlPacket ${point.controlPacket} is not a subscription` };
+  if (point.controlPacket !== undefined && point.controlPacket !== "subscribe")
+    return {
+      ok: false,
+      problem: `property ${point.name}: mqv_controlPacket ${point.controlPacket} is not a subscription`,
+    };
   const topic = mqttTopic(face.base, point.href);
   if (!topic.ok) return topic;
   // mqv_qos is checked (0, 1 or 2) but not passed on: the MQTT connection subscribes at QoS 1, as FA³ST's does.
-  return { ok: true, value: { kind: "subscriptionProviders", config: { format: format.value, topic: topic.value, ...query } } };
+  return {
+    ok: true,
+    value: { kind: "subscriptionProviders", config: { format: format.value, topic: topic.value, ...query } },
+  };
 }
 
 function sinkKey(second: Reference | undefined): Outcome<string> {
   if (!second) return { ok: false, problem: "its second (the sink) is not a reference" };
-  if (second.keys.some((key) => key.value.includes(", "))) return { ok: false, problem: `the sink ${referenceText(second)} has a key value containing ", ", which a provider key cannot express` };
+  if (second.keys.some((key) => key.value.includes(", ")))
+    return {
+      ok: false,
+      problem: `the sink ${referenceText(second)} has a key value containing ", ", which a provider key cannot express`,
+    };
   const text = referenceText(second);
   try {
     providerTarget(text);
@@ -131,7 +170,12 @@ function sinkKey(second: Reference | undefined): Outcome<string> {
   }
 }
 
-function connectionFor(face: AidInterface, processor: AimcProcessorConfig, problems: string[], where: string): Outcome<Record<string, unknown>> {
+function connectionFor(
+  face: AidInterface,
+  processor: AimcProcessorConfig,
+  problems: string[],
+  where: string,
+): Outcome<Record<string, unknown>> {
   let url: URL;
   try {
     url = new URL(face.base);
@@ -140,11 +184,28 @@ function connectionFor(face: AidInterface, processor: AimcProcessorConfig, probl
   }
   const auth = credentialsFor(face, processor, problems, where);
   if (face.protocol === "HTTP") {
-    if (!/^https?:$/.test(url.protocol)) return { ok: false, problem: `base ${face.base} of an HTTP interface is not an http(s) URL` };
-    return { ok: true, value: { "@class": HTTP_ASSET_CONNECTION_CLASS, baseUrl: face.base, ...auth, valueProviders: {}, subscriptionProviders: {} } };
+    if (!/^https?:$/.test(url.protocol))
+      return { ok: false, problem: `base ${face.base} of an HTTP interface is not an http(s) URL` };
+    return {
+      ok: true,
+      value: {
+        "@class": HTTP_ASSET_CONNECTION_CLASS,
+        baseUrl: face.base,
+        ...auth,
+        valueProviders: {},
+        subscriptionProviders: {},
+      },
+    };
   }
-  if (!MQTT_SCHEMES.has(url.protocol)) return { ok: false, problem: `base ${face.base} of an MQTT interface has none of the schemes ${[...MQTT_SCHEMES].join(" ")}` };
-  return { ok: true, value: { "@class": MQTT_ASSET_CONNECTION_CLASS, serverUri: face.base, ...auth, subscriptionProviders: {} } };
+  if (!MQTT_SCHEMES.has(url.protocol))
+    return {
+      ok: false,
+      problem: `base ${face.base} of an MQTT interface has none of the schemes ${[...MQTT_SCHEMES].join(" ")}`,
+    };
+  return {
+    ok: true,
+    value: { "@class": MQTT_ASSET_CONNECTION_CLASS, serverUri: face.base, ...auth, subscriptionProviders: {} },
+  };
 }
 
 /**
@@ -162,8 +223,11 @@ export function deriveAssetConnections(input: DeriveInput): DerivedConnections {
   const dependsOn = new Set<string>();
   const sinks = new Map<string, string>();
   const lists = childrenWith(aimc, SID.mappingConfigurations);
-  const configurations = (lists.length ? lists : [childOf(aimc, [], "MappingConfigurations")].filter((x): x is Json => x !== undefined)).flatMap((list) => childrenWith(list, SID.mappingConfiguration));
-  if (configurations.length === 0) problems.push("no MappingConfigurations/MappingConfiguration found: nothing to connect");
+  const configurations = (
+    lists.length ? lists : [childOf(aimc, [], "MappingConfigurations")].filter((x): x is Json => x !== undefined)
+  ).flatMap((list) => childrenWith(list, SID.mappingConfiguration));
+  if (configurations.length === 0)
+    problems.push("no MappingConfigurations/MappingConfiguration found: nothing to connect");
 
   configurations.forEach((configuration, index) => {
     const where = `MappingConfigurations[${index}]`;
@@ -171,7 +235,8 @@ export function deriveAssetConnections(input: DeriveInput): DerivedConnections {
     if (!interfaceReference) return void problems.push(`${where}: has no InterfaceReference`);
     if (interfaceReference.keys[0]!.value !== aimcId) dependsOn.add(interfaceReference.keys[0]!.value);
     const interfacePath = resolvePath(interfaceReference, input.submodel);
-    if (!interfacePath) return void problems.push(`${where}: InterfaceReference target not found: ${referenceText(interfaceReference)}`);
+    if (!interfacePath)
+      return void problems.push(`${where}: InterfaceReference target not found: ${referenceText(interfaceReference)}`);
     const face = readInterface(interfacePath.at(-1)!, input.submodel);
     const name = `${where} (interface ${String(interfacePath.at(-1)!.idShort)})`;
     if (!face.ok) return void problems.push(`${name}: ${face.problem}`);
@@ -184,7 +249,10 @@ export function deriveAssetConnections(input: DeriveInput): DerivedConnections {
       const first = asReference(relation.first);
       if (!first) return void problems.push(`${at}: its first (the AID property) is not a reference`);
       if (first.keys[0]!.value !== aimcId) dependsOn.add(first.keys[0]!.value);
-      if (!startsWith(first, interfaceReference)) return void problems.push(`${at}: first ${referenceText(first)} is not inside the interface ${referenceText(interfaceReference)}`);
+      if (!startsWith(first, interfaceReference))
+        return void problems.push(
+          `${at}: first ${referenceText(first)} is not inside the interface ${referenceText(interfaceReference)}`,
+        );
       const path = resolvePath(first, input.submodel);
       if (!path) return void problems.push(`${at}: first not found: ${referenceText(first)}`);
       const point = readDatapoint(path);
@@ -198,7 +266,9 @@ export function deriveAssetConnections(input: DeriveInput): DerivedConnections {
       sinks.set(`${provider.value.kind} ${sink.value}`, at);
       (connection.value[provider.value.kind] as Record<string, unknown>)[sink.value] = provider.value.config;
     });
-    const providers = Object.keys(connection.value.valueProviders ?? {}).length + Object.keys(connection.value.subscriptionProviders ?? {}).length;
+    const providers =
+      Object.keys(connection.value.valueProviders ?? {}).length +
+      Object.keys(connection.value.subscriptionProviders ?? {}).length;
     if (providers === 0) return void problems.push(`${name}: no usable mapping relation: no connection`);
     try {
       connections.push(derivedAssetConnection(connection.value, `AIMC ${aimcId} ${name}`));

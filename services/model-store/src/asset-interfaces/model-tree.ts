@@ -14,8 +14,13 @@ export interface Reference {
 
 export function asReference(value: unknown): Reference | undefined {
   if (!isPlainObject(value) || !Array.isArray(value.keys) || value.keys.length === 0) return undefined;
-  const keys = value.keys.filter((key): key is { type: string; value: string } => isPlainObject(key) && typeof key.type === "string" && typeof key.value === "string");
-  return keys.length === value.keys.length ? { type: typeof value.type === "string" ? value.type : undefined, keys } : undefined;
+  const keys = value.keys.filter(
+    (key): key is { type: string; value: string } =>
+      isPlainObject(key) && typeof key.type === "string" && typeof key.value === "string",
+  );
+  return keys.length === value.keys.length
+    ? { type: typeof value.type === "string" ? value.type : undefined, keys }
+    : undefined;
 }
 
 /** The first key value of a semanticId (key and reference types are ignored, as FA³ST does). */
@@ -25,13 +30,20 @@ export function semanticIdOf(element: Json | undefined, field = "semanticId"): s
 
 export function supplementalSemanticIds(element: Json): string[] {
   const list = Array.isArray(element.supplementalSemanticIds) ? element.supplementalSemanticIds : [];
-  return list.map((reference) => asReference(reference)?.keys[0]?.value).filter((value): value is string => value !== undefined);
+  return list
+    .map((reference) => asReference(reference)?.keys[0]?.value)
+    .filter((value): value is string => value !== undefined);
 }
 
 /** Child elements of a submodel, collection, list or entity. */
 export function childrenOf(element: Json | undefined): Json[] {
   if (!element) return [];
-  const list = element.modelType === "Submodel" ? element.submodelElements : element.modelType === "Entity" ? element.statements : element.value;
+  const list =
+    element.modelType === "Submodel"
+      ? element.submodelElements
+      : element.modelType === "Entity"
+        ? element.statements
+        : element.value;
   return Array.isArray(list) ? list.filter(isPlainObject) : [];
 }
 
@@ -41,16 +53,22 @@ export function childrenOf(element: Json | undefined): Json[] {
  * leave them without semanticId).
  */
 export function childrenWith(element: Json | undefined, semanticIds: readonly string[]): Json[] {
-  const listDefault = element?.modelType === "SubmodelElementList" ? semanticIdOf(element, "semanticIdListElement") : undefined;
+  const listDefault =
+    element?.modelType === "SubmodelElementList" ? semanticIdOf(element, "semanticIdListElement") : undefined;
   return childrenOf(element).filter((child) => {
     const own = semanticIdOf(child);
-    return own !== undefined ? semanticIds.includes(own) : listDefault !== undefined && semanticIds.includes(listDefault);
+    return own !== undefined
+      ? semanticIds.includes(own)
+      : listDefault !== undefined && semanticIds.includes(listDefault);
   });
 }
 
 /** The child with one of the semanticIds, else the child with the template's idShort. */
 export function childOf(element: Json | undefined, semanticIds: readonly string[], idShort?: string): Json | undefined {
-  return childrenWith(element, semanticIds)[0] ?? (idShort === undefined ? undefined : childrenOf(element).find((child) => child.idShort === idShort));
+  return (
+    childrenWith(element, semanticIds)[0] ??
+    (idShort === undefined ? undefined : childrenOf(element).find((child) => child.idShort === idShort))
+  );
 }
 
 /** A Property's value as text (undefined when absent or not text). */
@@ -74,7 +92,10 @@ export function resolvePath(reference: Reference, submodel: (id: string) => Json
   for (const key of rest) {
     const children = childrenOf(current);
     // Key values only (FA³ST): a list item is named by its index, anything else by idShort.
-    const next = current.modelType === "SubmodelElementList" && /^\d+$/.test(key.value) ? children[Number(key.value)] : children.find((child) => child.idShort === key.value);
+    const next =
+      current.modelType === "SubmodelElementList" && /^\d+$/.test(key.value)
+        ? children[Number(key.value)]
+        : children.find((child) => child.idShort === key.value);
     if (!next) return undefined;
     path.push(next);
     current = next;
@@ -89,5 +110,8 @@ export function referenceText(reference: Reference): string {
 
 /** Two references name the same thing when their key values agree (key types are not compared). */
 export function startsWith(reference: Reference, prefix: Reference): boolean {
-  return prefix.keys.length <= reference.keys.length && prefix.keys.every((key, index) => reference.keys[index]!.value === key.value);
+  return (
+    prefix.keys.length <= reference.keys.length &&
+    prefix.keys.every((key, index) => reference.keys[index]!.value === key.value)
+  );
 }

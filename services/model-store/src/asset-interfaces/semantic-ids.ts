@@ -16,7 +16,11 @@ const WOTSEC = "https://www.w3.org/2019/wot/security#";
 const HTV = "https://www.w3.org/2011/http#";
 const MQV = "https://www.w3.org/2019/wot/mqtt#";
 
-export const AID_SUBMODEL = [`${AID_1_0}Submodel`, "https://admin-shell.io/idta/AssetInterfacesDescription/1/1/Submodel", `${AID_1_0_MISSPELLED}Submodel`];
+export const AID_SUBMODEL = [
+  `${AID_1_0}Submodel`,
+  "https://admin-shell.io/idta/AssetInterfacesDescription/1/1/Submodel",
+  `${AID_1_0_MISSPELLED}Submodel`,
+];
 export const AIMC_SUBMODEL = [`${AIMC_1_0}Submodel`];
 /** AIMC 2.0 restructured the mapping (Sources/Sinks lists); recognised only to say it is not processed. */
 export const AIMC_2_SUBMODEL_PREFIX = "https://admin-shell.io/idta/AssetInterfacesMappingConfiguration/2/";
@@ -24,7 +28,11 @@ export const AIMC_2_SUBMODEL_PREFIX = "https://admin-shell.io/idta/AssetInterfac
 export const SID = {
   interface: [`${AID_1_0}Interface`, `${AID_1_0_MISSPELLED}Interface`],
   endpointMetadata: [`${AID_1_0}EndpointMetadata`, `${AID_1_0_MISSPELLED}EndpointMetadata`],
-  interactionMetadata: [`${AID_1_0}InteractionMetadata`, `${AID_1_0_MISSPELLED}InteractionMetadata`, `${TD}InteractionAffordance`],
+  interactionMetadata: [
+    `${AID_1_0}InteractionMetadata`,
+    `${AID_1_0_MISSPELLED}InteractionMetadata`,
+    `${TD}InteractionAffordance`,
+  ],
   externalDescriptor: [`${AID_1_0}ExternalDescriptor`],
   base: [`${TD}baseURI`, `${TD}base`],
   contentType: [`${HCTL}forContentType`],

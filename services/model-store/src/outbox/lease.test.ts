@@ -1,8 +1,8 @@
-import { describe, it, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { Redis } from "ioredis";
+import { after, before, describe, it } from "node:test";
 import { RepositoryUnavailableError } from "@twinport/shared";
-import { startRedis, freePort, type RunningServer } from "../../../../tests/test-support/servers.ts";
+import { Redis } from "ioredis";
+import { freePort, type RunningServer, startRedis } from "../../../../tests/test-support/servers.ts";
 import { acquireLease, releaseLease, renewLease } from "./lease.ts";
 
 describe("lease", () => {
@@ -45,7 +45,11 @@ describe("lease", () => {
   });
 
   it("reports an unreachable Redis as RepositoryUnavailableError", async () => {
-    const down = new Redis(`redis://127.0.0.1:${await freePort()}`, { enableOfflineQueue: false, retryStrategy: () => null, lazyConnect: true });
+    const down = new Redis(`redis://127.0.0.1:${await freePort()}`, {
+      enableOfflineQueue: false,
+      retryStrategy: () => null,
+      lazyConnect: true,
+    });
     down.on("error", () => {});
     try {
       await assert.rejects(acquireLease(down, "{t}:x", "one", 1000), RepositoryUnavailableError);

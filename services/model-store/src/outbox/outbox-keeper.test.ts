@@ -1,9 +1,16 @@
-import { describe, it, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { connectNats, createNatsEventBus, type ChangeEvent, type ChangeEventDraft, type EventBus, type Heartbeat } from "@twinport/shared";
-import { startNats, startRedis, type RunningServer } from "../../../../tests/test-support/servers.ts";
+import { after, before, describe, it } from "node:test";
+import {
+  type ChangeEvent,
+  type ChangeEventDraft,
+  connectNats,
+  createNatsEventBus,
+  type EventBus,
+  type Heartbeat,
+} from "@twinport/shared";
+import { type RunningServer, startNats, startRedis } from "../../../../tests/test-support/servers.ts";
 import { createRedisRepository, type RedisRepository } from "../redis/redis-repository.ts";
-import { startOutboxKeeper, type OutboxKeeper } from "./outbox-keeper.ts";
+import { type OutboxKeeper, startOutboxKeeper } from "./outbox-keeper.ts";
 
 const quiet = () => {};
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -17,12 +24,22 @@ async function waitFor(condition: () => boolean, what: string, timeoutMs = 5000)
 }
 
 function draft(n: number): ChangeEventDraft {
-  return { kind: "element.value-changed", id: "sm", idShortPath: `p${n}`, payload: { n, list: [], obj: {} }, time: new Date().toISOString() };
+  return {
+    kind: "element.value-changed",
+    id: "sm",
+    idShortPath: `p${n}`,
+    payload: { n, list: [], obj: {} },
+    time: new Date().toISOString(),
+  };
 }
 
 /** A commit whose event is NOT published: as if its model-store died right after the commit. */
 async function commitSilently(repo: RedisRepository, n: number): Promise<ChangeEvent> {
-  const result = await repo.commit({ preconditions: [], ops: [{ op: "put-element", submodelId: "sm", path: `p${n}`, json: String(n) }], event: draft(n) });
+  const result = await repo.commit({
+    preconditions: [],
+    ops: [{ op: "put-element", submodelId: "sm", path: `p${n}`, json: String(n) }],
+    event: draft(n),
+  });
   assert.ok(result.ok);
   return result.event;
 }
@@ -43,7 +60,12 @@ describe("outbox keeper and the event log", () => {
     return c;
   };
   const bus = async (name: string, repo?: RedisRepository): Promise<EventBus> => {
-    const b = createNatsEventBus({ connection: await connection(name), onSubscriberError: quiet, fetchEvents: repo ? (after, limit) => repo.readEvents!(after, limit) : undefined, reorderWindowMs: 30 });
+    const b = createNatsEventBus({
+      connection: await connection(name),
+      onSubscriberError: quiet,
+      fetchEvents: repo ? (after, limit) => repo.readEvents!(after, limit) : undefined,
+      reorderWindowMs: 30,
+    });
     cleanups.push(() => b.close());
     return b;
   };
@@ -77,7 +99,10 @@ describe("outbox keeper and the event log", () => {
     await waitFor(() => subscriber.heartbeats.some((h) => h.seq === 400), "a heartbeat at seq 400");
     const length = await repo.redis.xlen(repo.outboxKey);
     assert.ok(length >= 50 && length < 400, `the log holds ${length} events`);
-    assert.deepEqual((await repo.readEvents!(399, 10)).map((e) => e.seq), [400]);
+    assert.deepEqual(
+      (await repo.readEvents!(399, 10)).map((e) => e.seq),
+      [400],
+    );
     await k.stop(); // its heartbeats would reach the next tests' subscribers
   });
 
@@ -116,14 +141,29 @@ describe("outbox keeper and the event log", () => {
       await a.publish(events[i]!);
     }
     await waitFor(() => subscriber.events.length >= 41, `all 41 events (got ${subscriber.events.join(",")})`);
-    assert.deepEqual(subscriber.events, events.map((e) => e.seq));
+    assert.deepEqual(
+      subscriber.events,
+      events.map((e) => e.seq),
+    );
   });
 
   it("one keeper at a time; when it stops another takes over", async () => {
     const repo = await repository();
     const subscriber = await recorder(await bus("lease-sub"));
-    const first = await keeper({ repository: repo, bus: await bus("lease-1"), owner: "one", heartbeatMs: 30, leaseMs: 300 });
-    const second = await keeper({ repository: repo, bus: await bus("lease-2"), owner: "two", heartbeatMs: 30, leaseMs: 300 });
+    const first = await keeper({
+      repository: repo,
+      bus: await bus("lease-1"),
+      owner: "one",
+      heartbeatMs: 30,
+      leaseMs: 300,
+    });
+    const second = await keeper({
+      repository: repo,
+      bus: await bus("lease-2"),
+      owner: "two",
+      heartbeatMs: 30,
+      leaseMs: 300,
+    });
     assert.equal(first.isLeader(), true);
     assert.equal(second.isLeader(), false);
     await first.stop();

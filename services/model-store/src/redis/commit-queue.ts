@@ -30,7 +30,10 @@ interface Waiting {
  * `unsent(error)` tells a failure found before anything reached Redis (an unencodable commit): the
  * callers of such a group are then served one by one, so one caller's bad commit fails only itself.
  */
-export function createCommitQueue(run: (commits: Commit[]) => Promise<CommitResult[]>, unsent: (error: unknown) => boolean): CommitQueue {
+export function createCommitQueue(
+  run: (commits: Commit[]) => Promise<CommitResult[]>,
+  unsent: (error: unknown) => boolean,
+): CommitQueue {
   let waiting: Waiting[] = [];
 
   const send = (group: Waiting[]) => {

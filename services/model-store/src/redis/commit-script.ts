@@ -300,7 +300,10 @@ export function encodeCommits(layout: RedisLayout, commits: readonly Commit[]): 
       if (value === null) return "";
       const index = batchIndexOf(value);
       if (index === undefined) return String(value);
-      if (index >= at) throw new RangeError(`Commit ${at} of a batch names the revision of commit ${index}, which does not come before it`);
+      if (index >= at)
+        throw new RangeError(
+          `Commit ${at} of a batch names the revision of commit ${index}, which does not come before it`,
+        );
       return `@${index + 1}`;
     };
     const head = args.length;
@@ -309,7 +312,8 @@ export function encodeCommits(layout: RedisLayout, commits: readonly Commit[]): 
       if (p.on === "identifiable") args.push("i", kind(p.kind), p.id, revision(p.revision));
       else if (p.on === "id-free") args.push("f", p.id, "", "");
       else if (p.on === "idempotency-key-free") args.push("k", idem(p.key), "", "");
-      else if (p.orderKey !== undefined && p.revision !== null) args.push("o", sm(p.submodelId), p.path, `${revision(p.revision)}:${p.orderKey}`);
+      else if (p.orderKey !== undefined && p.revision !== null)
+        args.push("o", sm(p.submodelId), p.path, `${revision(p.revision)}:${p.orderKey}`);
       else args.push("e", sm(p.submodelId), p.path, revision(p.revision));
     }
     const opsStart = args.length;
@@ -337,8 +341,16 @@ function encodeOp(op: CommitOp, args: (string | number)[], sm: (id: string) => n
     case "put-element":
       if (op.insert) {
         const index = op.insert.index;
-        if (index !== undefined && !(Number.isSafeInteger(index) && index >= 0)) throw new RangeError(`List index must be a non-negative integer, got ${index}`);
-        args.push("ie", sm(op.submodelId), op.path, op.json, op.insert.parentPath, op.insert.segment.startsWith("[") ? "1" : "");
+        if (index !== undefined && !(Number.isSafeInteger(index) && index >= 0))
+          throw new RangeError(`List index must be a non-negative integer, got ${index}`);
+        args.push(
+          "ie",
+          sm(op.submodelId),
+          op.path,
+          op.json,
+          op.insert.parentPath,
+          op.insert.segment.startsWith("[") ? "1" : "",
+        );
       } else {
         args.push("pe", sm(op.submodelId), op.path, op.json);
       }
@@ -361,7 +373,11 @@ export class CommitEncodingError extends Error {
 }
 
 /** Runs the batch as one script call; one result per commit, in order. */
-export async function runCommits(redis: import("ioredis").Redis, layout: RedisLayout, commits: readonly Commit[]): Promise<CommitResult[]> {
+export async function runCommits(
+  redis: import("ioredis").Redis,
+  layout: RedisLayout,
+  commits: readonly Commit[],
+): Promise<CommitResult[]> {
   let encoded: EncodedCommit;
   try {
     encoded = encodeCommits(layout, commits);
@@ -370,8 +386,11 @@ export async function runCommits(redis: import("ioredis").Redis, layout: RedisLa
   }
   const { keys, args } = encoded;
   const outcomes = (await script.run(redis, keys, args)) as number[];
-  if (!Array.isArray(outcomes) || outcomes.length !== commits.length) throw new Error(`twinport commit: ${commits.length} commits sent, ${String(outcomes?.length)} results`);
+  if (!Array.isArray(outcomes) || outcomes.length !== commits.length)
+    throw new Error(`twinport commit: ${commits.length} commits sent, ${String(outcomes?.length)} results`);
   return outcomes.map((value, i) =>
-    value > 0 ? { ok: true, seq: value, event: { ...commits[i]!.event, seq: value, revision: value } } : { ok: false, failed: -value - 1 },
+    value > 0
+      ? { ok: true, seq: value, event: { ...commits[i]!.event, seq: value, revision: value } }
+      : { ok: false, failed: -value - 1 },
   );
 }

@@ -3,7 +3,7 @@ import type { Redis } from "ioredis";
 import { LUA_PATHS } from "./lua-paths.ts";
 import { luaScript } from "./lua-script.ts";
 import { redisCall } from "./redis-errors.ts";
-import { unpackElement, type SubmodelKeys } from "./redis-layout.ts";
+import { type SubmodelKeys, unpackElement } from "./redis-layout.ts";
 
 /**
  * Element reads. Each costs in proportion to what it returns, never to the submodel's size (except
@@ -40,7 +40,11 @@ return out
 `);
 
 /** One round trip, whatever the submodel's size: HMGET, or a script when a path has an index. */
-export async function getElements(redis: Redis, keys: SubmodelKeys, paths: string[]): Promise<(StoredElement | undefined)[]> {
+export async function getElements(
+  redis: Redis,
+  keys: SubmodelKeys,
+  paths: string[],
+): Promise<(StoredElement | undefined)[]> {
   if (paths.length === 0) return [];
   const values = paths.some((p) => p.includes("["))
     ? ((await redisCall(GET_RESOLVED.run(redis, [keys.el, keys.order], paths))) as (string | null)[])
@@ -56,7 +60,8 @@ return redis.call('ZLEXCOUNT', KEYS[1], '[' .. parent .. '\\1', '(' .. parent ..
 `);
 
 export async function countChildren(redis: Redis, keys: SubmodelKeys, parentPath: string): Promise<number> {
-  if (!parentPath.includes("[")) return await redisCall(redis.zlexcount(keys.order, `[${parentPath}\x01`, `(${parentPath}\x02`));
+  if (!parentPath.includes("["))
+    return await redisCall(redis.zlexcount(keys.order, `[${parentPath}\x01`, `(${parentPath}\x02`));
   return Number(await redisCall(COUNT_CHILDREN.run(redis, [keys.order], [parentPath])));
 }
 
@@ -96,7 +101,10 @@ export async function listChildren(
   const limit = Math.max(page.limit, 0);
   if (limit === 0) return { items: [] };
   const cursor = page.cursor === undefined ? "" : decodeCursor(page.cursor);
-  const flat = (await redisCall(LIST_CHILDREN.run(redis, [keys.el, keys.order], [parentPath, cursor, limit]))) as (string | number)[];
+  const flat = (await redisCall(LIST_CHILDREN.run(redis, [keys.el, keys.order], [parentPath, cursor, limit]))) as (
+    | string
+    | number
+  )[];
   const [rank, parentInternal, more] = [Number(flat[0]), String(flat[1]), flat[2] === "1"];
   const items: StoredElement[] = [];
   let last = "";
@@ -155,10 +163,17 @@ end
 return out
 `);
 
-export async function getSubtree(redis: Redis, keys: SubmodelKeys, path: string, maxDepth?: number): Promise<StoredElement[]> {
+export async function getSubtree(
+  redis: Redis,
+  keys: SubmodelKeys,
+  path: string,
+  maxDepth?: number,
+): Promise<StoredElement[]> {
   if (path === "" && maxDepth === undefined) return await getWholeSubmodel(redis, keys);
   if (path === "" && maxDepth !== undefined && maxDepth <= 0) return [];
-  const flat = (await redisCall(SUBTREE.run(redis, [keys.el, keys.order], [path, maxDepth === undefined ? "" : Math.max(0, maxDepth)]))) as string[];
+  const flat = (await redisCall(
+    SUBTREE.run(redis, [keys.el, keys.order], [path, maxDepth === undefined ? "" : Math.max(0, maxDepth)]),
+  )) as string[];
   const records: StoredElement[] = [];
   for (let i = 0; i < flat.length; i += 2) records.push(toStored(flat[i], flat[i + 1]));
   return records;
@@ -181,14 +196,17 @@ async function getWholeSubmodel(redis: Redis, keys: SubmodelKeys): Promise<Store
     if (!siblings) children.set(parentPath, (siblings = []));
     siblings.push({ sortKey: `${orderKey}\x01${path}`, path });
   }
-  for (const siblings of children.values()) siblings.sort((x, y) => (x.sortKey < y.sortKey ? -1 : x.sortKey > y.sortKey ? 1 : 0));
+  for (const siblings of children.values())
+    siblings.sort((x, y) => (x.sortKey < y.sortKey ? -1 : x.sortKey > y.sortKey ? 1 : 0));
 
   // Walk in document order; records are keyed by internal path, answers carry external ones.
   const result: StoredElement[] = [];
   const stack: { internal: string; external: string }[] = [];
   const pushChildren = (internal: string, external: string) => {
     const below = children.get(internal);
-    if (below) for (let i = below.length - 1; i >= 0; i--) stack.push({ internal: below[i].path, external: externalChildPath(external, internal, below[i].path, i) });
+    if (below)
+      for (let i = below.length - 1; i >= 0; i--)
+        stack.push({ internal: below[i].path, external: externalChildPath(external, internal, below[i].path, i) });
   };
   pushChildren("", "");
   while (stack.length > 0) {

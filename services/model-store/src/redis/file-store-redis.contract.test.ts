@@ -1,5 +1,5 @@
-import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { after, describe, it } from "node:test";
 import { fileStoreContract } from "@twinport/shared/test-support";
 import { Redis } from "ioredis";
 import { startRedis } from "../../../../tests/test-support/servers.ts";
@@ -11,7 +11,9 @@ after(() => server.stop());
 let n = 0;
 
 // A small chunk size makes every file of the contract span several chunks.
-fileStoreContract("redis", () => createRedisFileStore({ url: server.url, keyPrefix: `files-${++n}`, chunkBytes: 64 * 1024 }));
+fileStoreContract("redis", () =>
+  createRedisFileStore({ url: server.url, keyPrefix: `files-${++n}`, chunkBytes: 64 * 1024 }),
+);
 
 describe("redis file store", () => {
   it("keeps its keys in the store's hash tag, chunked, and leaves no blob behind after replace, delete and clear", async () => {
@@ -25,7 +27,7 @@ describe("redis file store", () => {
       assert.equal(await redis.hlen(blob), 4, "3 chunks of ≤1000 bytes plus the size field");
       assert.equal(await redis.pttl(blob), -1, "a linked blob does not expire");
       await store.put("/a.bin", { contentType: "text/plain", bytes: new Uint8Array(10) });
-      keys = (await redis.keys("{layout}:file:*"));
+      keys = await redis.keys("{layout}:file:*");
       assert.equal(keys.length, 1, "the replaced blob is gone");
       await store.delete("/a.bin");
       assert.deepEqual(await redis.keys("{layout}:file:*"), []);

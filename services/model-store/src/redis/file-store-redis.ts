@@ -91,8 +91,15 @@ export async function createRedisFileStore(options: RedisFileStoreOptions): Prom
         // Created with an expiry first, so even a blob of 0 chunks is one key the link can persist.
         await redisCall(redis.hset(key, "size", String(bytes.length)));
         await redisCall(redis.pexpire(key, UNLINKED_BLOB_TTL_MS));
-        for (let i = 0; i < chunks; i++) await redisCall(redis.hset(key, String(i), bytes.subarray(i * chunkBytes, (i + 1) * chunkBytes)));
-        const replaced = await redisCall(LINK.run(redis, [index, key], [path, pack({ blob, size: bytes.length, chunks, contentType: file.contentType })]));
+        for (let i = 0; i < chunks; i++)
+          await redisCall(redis.hset(key, String(i), bytes.subarray(i * chunkBytes, (i + 1) * chunkBytes)));
+        const replaced = await redisCall(
+          LINK.run(
+            redis,
+            [index, key],
+            [path, pack({ blob, size: bytes.length, chunks, contentType: file.contentType })],
+          ),
+        );
         await deleteBlob(replaced);
       } catch (error) {
         await redis.unlink(key).catch(() => undefined);

@@ -1,4 +1,4 @@
-import { RepositoryOutcomeUnknownError, RepositoryUnavailableError, type Repository } from "@twinport/shared";
+import { type Repository, RepositoryOutcomeUnknownError, RepositoryUnavailableError } from "@twinport/shared";
 import type { Redis } from "ioredis";
 import { luaScript } from "./lua-script.ts";
 import { redisCall, toRepositoryError } from "./redis-errors.ts";
@@ -43,7 +43,9 @@ export function redisIdempotency(redis: Redis, layout: RedisLayout): Idempotency
       };
     },
     async putIdempotencyReply(key, fingerprint, reply, ttlMs) {
-      await redisCall(putReplyScript.run(redis, [idempotencyKey(layout, key)], [fingerprint, reply, Math.max(1, Math.ceil(ttlMs))]));
+      await redisCall(
+        putReplyScript.run(redis, [idempotencyKey(layout, key)], [fingerprint, reply, Math.max(1, Math.ceil(ttlMs))]),
+      );
     },
   };
 }
@@ -57,16 +59,27 @@ export function redisIdempotency(redis: Redis, layout: RedisLayout): Idempotency
  * - any other Redis error reply (a script bug) stays as it is: an internal error.
  */
 export async function commitCall<T>(redis: Redis, commit: () => Promise<T>): Promise<T> {
-  if (redis.status !== "ready") throw new RepositoryUnavailableError(`Redis is unavailable: the connection is ${redis.status}; the commit was not sent`);
+  if (redis.status !== "ready")
+    throw new RepositoryUnavailableError(
+      `Redis is unavailable: the connection is ${redis.status}; the commit was not sent`,
+    );
   try {
     return await commit();
   } catch (error) {
     if (error instanceof RepositoryUnavailableError || error instanceof RepositoryOutcomeUnknownError) throw error;
     const message = error instanceof Error ? error.message : String(error);
     if (error instanceof Error && error.name === "ReplyError") throw toRepositoryError(error);
-    if (/^Stream isn't writeable/.test(message)) throw new RepositoryUnavailableError(`Redis is unavailable: ${message}; the commit was not sent`, { cause: error });
+    if (/^Stream isn't writeable/.test(message))
+      throw new RepositoryUnavailableError(`Redis is unavailable: ${message}; the commit was not sent`, {
+        cause: error,
+      });
     // An encoding failure in JS (before anything was sent) is a bug, not an outage.
-    if (error instanceof TypeError || error instanceof RangeError || (error instanceof Error && error.name === "CommitEncodingError")) throw error;
+    if (
+      error instanceof TypeError ||
+      error instanceof RangeError ||
+      (error instanceof Error && error.name === "CommitEncodingError")
+    )
+      throw error;
     throw new RepositoryOutcomeUnknownError(`Redis did not answer the commit: ${message}`, { cause: error });
   }
 }

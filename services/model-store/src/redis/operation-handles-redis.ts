@@ -6,7 +6,11 @@ import type { RedisLayout } from "./redis-layout.ts";
 
 type HandleMethods = Pick<
   Repository,
-  "putOperationHandle" | "getOperationHandle" | "deleteOperationHandles" | "renewOperationRunner" | "isOperationRunnerAlive"
+  | "putOperationHandle"
+  | "getOperationHandle"
+  | "deleteOperationHandles"
+  | "renewOperationRunner"
+  | "isOperationRunnerAlive"
 >;
 
 /**
@@ -46,7 +50,9 @@ export function redisOperationHandles(redis: Redis, layout: RedisLayout): Handle
   return {
     async putOperationHandle(handleId, json, { ttlMs, expectedVersion }) {
       const expected = expectedVersion === null ? "" : String(expectedVersion);
-      const version = Number(await redisCall(putScript.run(redis, [handleKey(handleId)], [expected, json, ttl(ttlMs)])));
+      const version = Number(
+        await redisCall(putScript.run(redis, [handleKey(handleId)], [expected, json, ttl(ttlMs)])),
+      );
       return version > 0 ? version : undefined;
     },
     async getOperationHandle(handleId) {

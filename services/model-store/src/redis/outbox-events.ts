@@ -8,8 +8,16 @@ import { redisCall } from "./redis-errors.ts";
  * log is how a subscriber that missed one fills the gap (GetEvents), and what the outbox keeper
  * trims to its retention.
  */
-export async function readOutboxEvents(redis: Redis, outboxKey: string, after: number, limit: number): Promise<ChangeEvent[]> {
-  const entries = (await redisCall(redis.xrange(outboxKey, String(after + 1), "+", "COUNT", limit))) as [string, string[]][];
+export async function readOutboxEvents(
+  redis: Redis,
+  outboxKey: string,
+  after: number,
+  limit: number,
+): Promise<ChangeEvent[]> {
+  const entries = (await redisCall(redis.xrange(outboxKey, String(after + 1), "+", "COUNT", limit))) as [
+    string,
+    string[],
+  ][];
   return entries.map(([, fields]) => eventOf(fields));
 }
 

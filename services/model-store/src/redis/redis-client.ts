@@ -6,7 +6,10 @@ import { Redis, type RedisOptions } from "ioredis";
  * reconnecting in the background forever. Unfulfilled commands are NOT resent after a reconnect:
  * a commit whose reply was lost may have been applied, and sending it again would apply it twice.
  */
-export function createRedisClient(url: string, options: { commandTimeoutMs: number; connectionName?: string; autoPipelining?: boolean }): Redis {
+export function createRedisClient(
+  url: string,
+  options: { commandTimeoutMs: number; connectionName?: string; autoPipelining?: boolean },
+): Redis {
   const settings: RedisOptions = {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,

@@ -10,5 +10,11 @@ let n = 0;
 
 engineContract("the Redis repository", () => createRedisRepository({ url: server.url, keyPrefix: `engine-${++n}` }));
 // As the model-store runs it: value writes planned from its record cache (record-cache.ts).
-engineContract("the Redis repository with a record cache", () => createRedisRepository({ url: server.url, keyPrefix: `engine-${++n}` }), { recordCacheSize: 1000, renderedSubmodelBytes: 1024 * 1024 });
-idempotencyContract("the Redis repository", () => createRedisRepository({ url: server.url, keyPrefix: `idempotency-${++n}` }));
+engineContract(
+  "the Redis repository with a record cache",
+  () => createRedisRepository({ url: server.url, keyPrefix: `engine-${++n}` }),
+  { recordCacheSize: 1000, renderedSubmodelBytes: 1024 * 1024 },
+);
+idempotencyContract("the Redis repository", () =>
+  createRedisRepository({ url: server.url, keyPrefix: `idempotency-${++n}` }),
+);

@@ -92,7 +92,12 @@ export function unpackElement(value: string): ElementRecord {
   const a = value.indexOf("\x01");
   const b = value.indexOf("\x01", a + 1);
   const c = value.indexOf("\x01", b + 1);
-  return { revision: Number(value.slice(0, a)), orderKey: value.slice(a + 1, b), parentPath: value.slice(b + 1, c), json: value.slice(c + 1) };
+  return {
+    revision: Number(value.slice(0, a)),
+    orderKey: value.slice(a + 1, b),
+    parentPath: value.slice(b + 1, c),
+    json: value.slice(c + 1),
+  };
 }
 
 export function unpackIdentifiable(value: string): { revision: number; json: string } {

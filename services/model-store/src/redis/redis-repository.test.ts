@@ -1,8 +1,14 @@
-import { describe, it, after, before } from "node:test";
 import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import {
+  type ChangeEventDraft,
+  type CommitOp,
+  type Repository,
+  RepositoryOutcomeUnknownError,
+  RepositoryUnavailableError,
+} from "@twinport/shared";
 import { Redis } from "ioredis";
-import { RepositoryOutcomeUnknownError, RepositoryUnavailableError, type ChangeEventDraft, type CommitOp, type Repository } from "@twinport/shared";
-import { startRedis, freePort, type RunningServer } from "../../../../tests/test-support/servers.ts";
+import { freePort, type RunningServer, startRedis } from "../../../../tests/test-support/servers.ts";
 import { createRedisRepository } from "./redis-repository.ts";
 
 const draft: ChangeEventDraft = { kind: "element.updated", id: "sm", time: "2026-01-01T00:00:00.000Z" };
@@ -10,7 +16,13 @@ let prefixes = 0;
 const nextPrefix = () => `unit-${++prefixes}`;
 
 function insert(submodelId: string, parentPath: string, path: string, json = "{}"): CommitOp {
-  return { op: "put-element", submodelId, path, json, insert: { parentPath, segment: path.slice(parentPath ? parentPath.length + 1 : 0) } };
+  return {
+    op: "put-element",
+    submodelId,
+    path,
+    json,
+    insert: { parentPath, segment: path.slice(parentPath ? parentPath.length + 1 : 0) },
+  };
 }
 
 async function commitOk(repo: Repository, ops: CommitOp[]) {
@@ -35,11 +47,18 @@ describe("Redis repository", () => {
     const repo = await createRedisRepository({ url: server.url, keyPrefix: "layout" });
     try {
       const id = "https://x/y?a=b#c {tp} 日本";
-      await commitOk(repo, [{ op: "put-identifiable", kind: "submodel", id, json: "{}" }, insert(id, "", "a"), insert(id, "a", "a.b")]);
+      await commitOk(repo, [
+        { op: "put-identifiable", kind: "submodel", id, json: "{}" },
+        insert(id, "", "a"),
+        insert(id, "a", "a.b"),
+      ]);
       await commitOk(repo, [{ op: "put-identifiable", kind: "shell", id: "s", json: "{}" }]);
       const keys = await admin.keys("*");
       assert.ok(keys.length >= 8);
-      assert.ok(keys.every((k) => k.startsWith("{layout}:")), keys.join(", "));
+      assert.ok(
+        keys.every((k) => k.startsWith("{layout}:")),
+        keys.join(", "),
+      );
       const encoded = Buffer.from(id).toString("base64url");
       assert.ok(keys.includes(`{layout}:sm:${encoded}:el`));
       assert.ok(keys.every((k) => !k.includes("https://")));
@@ -61,7 +80,11 @@ describe("Redis repository", () => {
         time: "2026-01-01T00:00:00.000Z",
       };
       const first = await repo.commit({ preconditions: [], ops: [insert("sm", "", "a")], event });
-      const failed = await repo.commit({ preconditions: [{ on: "identifiable", kind: "shell", id: "x", revision: 5 }], ops: [], event });
+      const failed = await repo.commit({
+        preconditions: [{ on: "identifiable", kind: "shell", id: "x", revision: 5 }],
+        ops: [],
+        event,
+      });
       const second = await repo.commit({ preconditions: [], ops: [], event: draft });
       assert.ok(first.ok && !failed.ok && second.ok);
       const entries = await admin.xrange(repo.outboxKey, "-", "+");
@@ -98,7 +121,10 @@ describe("Redis repository", () => {
       assert.equal(counter?.json, "240");
       assert.equal(await b.currentSeq(), created.seq + 240);
       const seqs = (await admin.xrange(a.outboxKey, "-", "+")).map(([, fields]) => Number(fields[1]));
-      assert.deepEqual(seqs, Array.from({ length: 241 }, (_, i) => created.seq + i));
+      assert.deepEqual(
+        seqs,
+        Array.from({ length: 241 }, (_, i) => created.seq + i),
+      );
     } finally {
       await a.close();
       await b.close();
@@ -124,7 +150,8 @@ describe("Redis repository", () => {
       const load = (id: string, count: number): CommitOp[] => {
         const ops: CommitOp[] = [{ op: "put-identifiable", kind: "submodel", id, json: "{}" }];
         for (let c = 0; c < 10; c++) ops.push(insert(id, "", `c${c}`));
-        for (let i = 0; i < count - 10; i++) ops.push(insert(id, `c${i % 10}`, `c${i % 10}.p${i}`, `{"idShort":"p${i}","value":"${i}"}`));
+        for (let i = 0; i < count - 10; i++)
+          ops.push(insert(id, `c${i % 10}`, `c${i % 10}.p${i}`, `{"idShort":"p${i}","value":"${i}"}`));
         return ops;
       };
       await commitOk(repo, load("small", 10 + 10));
@@ -171,17 +198,41 @@ describe("Redis repository", () => {
   it("deleting and appending one list item costs the same Redis commands on 10 as on 10,000 items", async () => {
     const repo = await createRedisRepository({ url: server.url, keyPrefix: nextPrefix() });
     try {
-      const item = (id: string, i: number): Extract<CommitOp, { op: "put-element" }> => ({ op: "put-element", submodelId: id, path: `L[${i}]`, json: `{"i":${i}}`, insert: { parentPath: "L", segment: `[${i}]`, index: i } });
-      for (const [id, size] of [["small", 10], ["big", 10_000]] as const) {
-        await commitOk(repo, [{ op: "put-identifiable", kind: "submodel", id, json: "{}" }, insert(id, "", "A"), insert(id, "", "L"), insert(id, "", "Z")]);
-        for (let from = 0; from < size; from += 1000) await commitOk(repo, Array.from({ length: Math.min(1000, size - from) }, (_, k) => item(id, from + k)));
+      const item = (id: string, i: number): Extract<CommitOp, { op: "put-element" }> => ({
+        op: "put-element",
+        submodelId: id,
+        path: `L[${i}]`,
+        json: `{"i":${i}}`,
+        insert: { parentPath: "L", segment: `[${i}]`, index: i },
+      });
+      for (const [id, size] of [
+        ["small", 10],
+        ["big", 10_000],
+      ] as const) {
+        await commitOk(repo, [
+          { op: "put-identifiable", kind: "submodel", id, json: "{}" },
+          insert(id, "", "A"),
+          insert(id, "", "L"),
+          insert(id, "", "Z"),
+        ]);
+        for (let from = 0; from < size; from += 1000)
+          await commitOk(
+            repo,
+            Array.from({ length: Math.min(1000, size - from) }, (_, k) => item(id, from + k)),
+          );
       }
       // What the engine does for DELETE L[0] and POST L: read, commit with the read's guard.
       const deleteFirst = async (id: string) => {
         const [record] = await repo.getElements(id, ["L[0]"]);
         const result = await repo.commit({
-          preconditions: [{ on: "element", submodelId: id, path: "L[0]", revision: record!.revision, orderKey: record!.orderKey }],
-          ops: [{ op: "delete-element", submodelId: id, path: "L[0]", orderKey: record!.orderKey }, { op: "touch-element", submodelId: id, path: "L" }, { op: "touch-identifiable", kind: "submodel", id }],
+          preconditions: [
+            { on: "element", submodelId: id, path: "L[0]", revision: record!.revision, orderKey: record!.orderKey },
+          ],
+          ops: [
+            { op: "delete-element", submodelId: id, path: "L[0]", orderKey: record!.orderKey },
+            { op: "touch-element", submodelId: id, path: "L" },
+            { op: "touch-identifiable", kind: "submodel", id },
+          ],
           event: draft,
         });
         assert.ok(result.ok);
@@ -190,8 +241,15 @@ describe("Redis repository", () => {
         const [list] = await repo.getElements(id, ["L"]);
         const length = await repo.countChildren(id, "L");
         const result = await repo.commit({
-          preconditions: [{ on: "element", submodelId: id, path: "L", revision: list!.revision }, { on: "element", submodelId: id, path: `L[${length}]`, revision: null }],
-          ops: [{ ...item(id, length), json: '"appended"' }, { op: "touch-element", submodelId: id, path: "L" }, { op: "touch-identifiable", kind: "submodel", id }],
+          preconditions: [
+            { on: "element", submodelId: id, path: "L", revision: list!.revision },
+            { on: "element", submodelId: id, path: `L[${length}]`, revision: null },
+          ],
+          ops: [
+            { ...item(id, length), json: '"appended"' },
+            { op: "touch-element", submodelId: id, path: "L" },
+            { op: "touch-identifiable", kind: "submodel", id },
+          ],
           event: draft,
         });
         assert.ok(result.ok);
@@ -223,7 +281,10 @@ describe("Redis repository", () => {
   it("reads and writes lists stored before ADR 0020 (items under their index)", async () => {
     const repo = await createRedisRepository({ url: server.url, keyPrefix: nextPrefix() });
     try {
-      await commitOk(repo, [{ op: "put-identifiable", kind: "submodel", id: "old", json: "{}" }, insert("old", "", "L")]);
+      await commitOk(repo, [
+        { op: "put-identifiable", kind: "submodel", id: "old", json: "{}" },
+        insert("old", "", "L"),
+      ]);
       const keys = repo.layout.submodel("old");
       // The old layout: path L[i], orderKey = the index, children with counter keys.
       for (let i = 0; i < 3; i++) {
@@ -234,16 +295,38 @@ describe("Redis repository", () => {
         await admin.hset(keys.el, `L[${i}].x`, `7\x01${childKey}\x01L[${i}]\x01{"x":${i}}`);
         await admin.zadd(keys.order, 0, `L[${i}]\x01${childKey}\x01L[${i}].x`);
       }
-      assert.deepEqual((await repo.getSubtree("old", "L")).map((r) => r.path), ["L", "L[0]", "L[0].x", "L[1]", "L[1].x", "L[2]", "L[2].x"]);
+      assert.deepEqual(
+        (await repo.getSubtree("old", "L")).map((r) => r.path),
+        ["L", "L[0]", "L[0].x", "L[1]", "L[1].x", "L[2]", "L[2].x"],
+      );
       const doomed = await repo.getSubtree("old", "L[0]");
-      await commitOk(repo, doomed.reverse().map((r) => ({ op: "delete-element" as const, submodelId: "old", path: r.path, orderKey: r.orderKey })));
+      await commitOk(
+        repo,
+        doomed
+          .reverse()
+          .map((r) => ({ op: "delete-element" as const, submodelId: "old", path: r.path, orderKey: r.orderKey })),
+      );
       await commitOk(repo, [
-        { op: "put-element", submodelId: "old", path: "L[2]", json: '{"i":"new"}', insert: { parentPath: "L", segment: "[2]", index: 2 } },
+        {
+          op: "put-element",
+          submodelId: "old",
+          path: "L[2]",
+          json: '{"i":"new"}',
+          insert: { parentPath: "L", segment: "[2]", index: 2 },
+        },
         insert("old", "L[2]", "L[2].x", '{"x":"new"}'),
       ]);
       assert.deepEqual(
         (await repo.getSubtree("old", "L")).map((r) => [r.path, r.json]),
-        [["L", "{}"], ["L[0]", '{"i":1}'], ["L[0].x", '{"x":1}'], ["L[1]", '{"i":2}'], ["L[1].x", '{"x":2}'], ["L[2]", '{"i":"new"}'], ["L[2].x", '{"x":"new"}']],
+        [
+          ["L", "{}"],
+          ["L[0]", '{"i":1}'],
+          ["L[0].x", '{"x":1}'],
+          ["L[1]", '{"i":2}'],
+          ["L[1].x", '{"x":2}'],
+          ["L[2]", '{"i":"new"}'],
+          ["L[2].x", '{"x":"new"}'],
+        ],
       );
       assert.deepEqual((await repo.getElements("old", ["L[1].x"]))[0]?.json, '{"x":2}');
     } finally {
@@ -284,7 +367,8 @@ describe("Redis repository", () => {
       await new Promise((r) => setTimeout(r, 50));
       await assert.rejects(
         repo.commit({ preconditions: [], ops: [insert("sm", "", "late")], event: draft }),
-        (error: Error) => error instanceof RepositoryOutcomeUnknownError && error.name === "RepositoryOutcomeUnknownError",
+        (error: Error) =>
+          error instanceof RepositoryOutcomeUnknownError && error.name === "RepositoryOutcomeUnknownError",
       );
       await busy;
       // Redis ran the script once it was free: "unknown" was the honest answer, 503 would have lied.
@@ -304,9 +388,16 @@ describe("Redis repository during an outage", () => {
     try {
       await commitOk(repo, [insert("sm", "", "a")]);
       await server.stop();
-      for (const call of [() => repo.getElements("sm", ["a"]), () => repo.commit({ preconditions: [], ops: [], event: draft }), () => repo.currentSeq()]) {
+      for (const call of [
+        () => repo.getElements("sm", ["a"]),
+        () => repo.commit({ preconditions: [], ops: [], event: draft }),
+        () => repo.currentSeq(),
+      ]) {
         const started = Date.now();
-        await assert.rejects(call(), (error: Error) => error instanceof RepositoryUnavailableError && error.name === "RepositoryUnavailableError");
+        await assert.rejects(
+          call(),
+          (error: Error) => error instanceof RepositoryUnavailableError && error.name === "RepositoryUnavailableError",
+        );
         assert.ok(Date.now() - started < 1000, "failed fast");
       }
       server = await startRedis({ port });
@@ -330,7 +421,11 @@ describe("Redis repository during an outage", () => {
 
   it("starts while Redis is down, answers unavailable, and connects once Redis is up", async () => {
     const port = await freePort();
-    const repo = await createRedisRepository({ url: `redis://127.0.0.1:${port}`, keyPrefix: "late", commandTimeoutMs: 500 });
+    const repo = await createRedisRepository({
+      url: `redis://127.0.0.1:${port}`,
+      keyPrefix: "late",
+      commandTimeoutMs: 500,
+    });
     let server: RunningServer | undefined;
     try {
       await assert.rejects(repo.currentSeq(), RepositoryUnavailableError);

@@ -1,15 +1,15 @@
 import type { IdentifiableKind, Repository, RepositoryPage, StoredIdentifiable } from "@twinport/shared";
 import { CommandError } from "@twinport/shared";
 import type { Redis } from "ioredis";
-import { CommitEncodingError, runCommits } from "./commit-script.ts";
 import { createCommitQueue, LARGE_COMMIT_OPS } from "./commit-queue.ts";
-import { commitCall, redisIdempotency } from "./idempotency-redis.ts";
-import { readOutboxEvents } from "./outbox-events.ts";
-import { redisOperationHandles } from "./operation-handles-redis.ts";
+import { CommitEncodingError, runCommits } from "./commit-script.ts";
 import { countChildren, decodeCursor, encodeCursor, getElements, getSubtree, listChildren } from "./element-reads.ts";
+import { commitCall, redisIdempotency } from "./idempotency-redis.ts";
+import { redisOperationHandles } from "./operation-handles-redis.ts";
+import { readOutboxEvents } from "./outbox-events.ts";
 import { closeRedis, createRedisClient, firstConnection } from "./redis-client.ts";
 import { redisCall } from "./redis-errors.ts";
-import { IDENTIFIABLE_KINDS, redisLayout, unpackIdentifiable, type RedisLayout } from "./redis-layout.ts";
+import { IDENTIFIABLE_KINDS, type RedisLayout, redisLayout, unpackIdentifiable } from "./redis-layout.ts";
 
 export interface RedisRepositoryOptions {
   url: string;
@@ -41,7 +41,11 @@ export const BULK_COMMAND_TIMEOUT_MS = 120_000;
 export async function createRedisRepository(options: RedisRepositoryOptions): Promise<RedisRepository> {
   const commandTimeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
   const layout = redisLayout(options.keyPrefix ?? "tp");
-  const redis = createRedisClient(options.url, { commandTimeoutMs, connectionName: `twinport-repository-${layout.prefix}`, autoPipelining: true });
+  const redis = createRedisClient(options.url, {
+    commandTimeoutMs,
+    connectionName: `twinport-repository-${layout.prefix}`,
+    autoPipelining: true,
+  });
   await firstConnection(redis, commandTimeoutMs);
 
   // A large commit (a model load, a PUT of a big list: over LARGE_COMMIT_OPS ops, always sent alone)
@@ -50,12 +54,16 @@ export async function createRedisRepository(options: RedisRepositoryOptions): Pr
   let bulk: Promise<Redis> | undefined;
   const bulkClient = () =>
     (bulk ??= (async () => {
-      const client = createRedisClient(options.url, { commandTimeoutMs: Math.max(commandTimeoutMs, BULK_COMMAND_TIMEOUT_MS), connectionName: `twinport-repository-${layout.prefix}-bulk` });
+      const client = createRedisClient(options.url, {
+        commandTimeoutMs: Math.max(commandTimeoutMs, BULK_COMMAND_TIMEOUT_MS),
+        connectionName: `twinport-repository-${layout.prefix}-bulk`,
+      });
       await firstConnection(client, commandTimeoutMs);
       return client;
     })());
   const commits = createCommitQueue(
-    async (batch) => runCommits(batch.some((c) => c.ops.length > LARGE_COMMIT_OPS) ? await bulkClient() : redis, layout, batch),
+    async (batch) =>
+      runCommits(batch.some((c) => c.ops.length > LARGE_COMMIT_OPS) ? await bulkClient() : redis, layout, batch),
     (error) => error instanceof CommitEncodingError,
   );
 
@@ -77,7 +85,9 @@ export async function createRedisRepository(options: RedisRepositoryOptions): Pr
 
     async kindOf(id) {
       const kind = await redisCall(redis.hget(layout.kinds, id));
-      return kind !== null && (IDENTIFIABLE_KINDS as readonly string[]).includes(kind) ? (kind as IdentifiableKind) : undefined;
+      return kind !== null && (IDENTIFIABLE_KINDS as readonly string[]).includes(kind)
+        ? (kind as IdentifiableKind)
+        : undefined;
     },
 
     async listIdentifiables(kind, page): Promise<RepositoryPage<StoredIdentifiable>> {

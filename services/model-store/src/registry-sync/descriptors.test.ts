@@ -1,10 +1,23 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { AAS_REGISTRY_SPEC, describeErrors, loadRequestBodySchemas, SUBMODEL_REGISTRY_SPEC } from "../../../../tests/test-support/registry-server/openapi-schemas.ts";
-import { canonicalJson, shellDescriptor, submodelDescriptor, type ShellSource, type SubmodelSource } from "./descriptors.ts";
+import {
+  AAS_REGISTRY_SPEC,
+  describeErrors,
+  loadRequestBodySchemas,
+  SUBMODEL_REGISTRY_SPEC,
+} from "../../../../tests/test-support/registry-server/openapi-schemas.ts";
+import {
+  canonicalJson,
+  type ShellSource,
+  type SubmodelSource,
+  shellDescriptor,
+  submodelDescriptor,
+} from "./descriptors.ts";
 import type { InterfaceBase } from "./interface-bases.ts";
 
-const BASES: InterfaceBase[] = [{ apiRoot: "https://twin.example.com:8443/api/v3.0", servesShells: true, servesSubmodels: true }];
+const BASES: InterfaceBase[] = [
+  { apiRoot: "https://twin.example.com:8443/api/v3.0", servesShells: true, servesSubmodels: true },
+];
 const schemas = loadRequestBodySchemas();
 const ref = (type: string, value: string) => ({ type: "ExternalReference", keys: [{ type, value }] });
 
@@ -71,7 +84,10 @@ describe("descriptors", () => {
     assert.deepEqual(descriptor.supplementalSemanticId, SUBMODEL.supplementalSemanticIds);
     assert.equal("supplementalSemanticIds" in descriptor, false);
     assert.equal("displayName" in descriptor, false);
-    assert.equal((descriptor.endpoints as { protocolInformation: { href: string } }[])[0]!.protocolInformation.href, "https://twin.example.com:8443/api/v3.0/submodels/aHR0cHM6Ly9leGFtcGxlLmNvbS9pZHMvc20vbmFtZXBsYXRlLTE");
+    assert.equal(
+      (descriptor.endpoints as { protocolInformation: { href: string } }[])[0]!.protocolInformation.href,
+      "https://twin.example.com:8443/api/v3.0/submodels/aHR0cHM6Ly9leGFtcGxlLmNvbS9pZHMvc20vbmFtZXBsYXRlLTE",
+    );
     assertValid(SUBMODEL_REGISTRY_SPEC, "/submodel-descriptors", descriptor);
   });
 

@@ -48,17 +48,33 @@ function pick(source: Json, fields: readonly string[], rename: Record<string, st
 function endpoints(bases: readonly InterfaceBase[], kind: "shells" | "submodels", id: string): Json[] {
   const served = bases.filter((b) => (kind === "shells" ? b.servesShells : b.servesSubmodels));
   const iface = kind === "shells" ? "AAS-3.0" : "SUBMODEL-3.0";
-  return served.map((b) => ({ interface: iface, protocolInformation: { href: `${b.apiRoot}/${kind}/${encodeBase64Url(id)}`, ...PROTOCOL } }));
+  return served.map((b) => ({
+    interface: iface,
+    protocolInformation: { href: `${b.apiRoot}/${kind}/${encodeBase64Url(id)}`, ...PROTOCOL },
+  }));
 }
 
 /** Undefined when no HTTP endpoint serves submodels: `endpoints` is required for a submodel descriptor. */
 export function submodelDescriptor(submodel: SubmodelSource, bases: readonly InterfaceBase[]): Descriptor | undefined {
   const list = endpoints(bases, "submodels", submodel.id);
   if (list.length === 0) return undefined;
-  const fields = pick(submodel as unknown as Json, ["description", "displayName", "extensions", "administration", "idShort", "id", "semanticId", "supplementalSemanticIds"], {
-    // The descriptor's name is singular (Part 2 v3.0.1), the metamodel's plural.
-    supplementalSemanticIds: "supplementalSemanticId",
-  });
+  const fields = pick(
+    submodel as unknown as Json,
+    [
+      "description",
+      "displayName",
+      "extensions",
+      "administration",
+      "idShort",
+      "id",
+      "semanticId",
+      "supplementalSemanticIds",
+    ],
+    {
+      // The descriptor's name is singular (Part 2 v3.0.1), the metamodel's plural.
+      supplementalSemanticIds: "supplementalSemanticId",
+    },
+  );
   return { ...fields, id: submodel.id, endpoints: list };
 }
 
@@ -76,7 +92,11 @@ export function referencedSubmodelIds(shell: ShellSource): string[] {
  * An AAS descriptor with one nested submodel descriptor per referenced submodel this server holds
  * (a reference to a submodel held elsewhere is not ours to describe).
  */
-export function shellDescriptor(shell: ShellSource, submodelOf: (id: string) => SubmodelSource | undefined, bases: readonly InterfaceBase[]): Descriptor {
+export function shellDescriptor(
+  shell: ShellSource,
+  submodelOf: (id: string) => SubmodelSource | undefined,
+  bases: readonly InterfaceBase[],
+): Descriptor {
   const asset = (shell.assetInformation ?? {}) as Json;
   const nested = referencedSubmodelIds(shell)
     .map((id) => submodelOf(id))

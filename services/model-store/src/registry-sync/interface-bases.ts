@@ -1,5 +1,5 @@
-import { networkInterfaces, hostname as machineName } from "node:os";
 import { isIP } from "node:net";
+import { hostname as machineName, networkInterfaces } from "node:os";
 import type { EndpointProfile, HttpEndpointConfig } from "@twinport/shared";
 
 /** Where one HTTP endpoint serves the AAS API (/shells/{id}) and the Submodel API (/submodels/{id}). */
@@ -10,8 +10,19 @@ export interface InterfaceBase {
   servesSubmodels: boolean;
 }
 
-const SHELL_PROFILES: readonly EndpointProfile[] = ["AAS_FULL", "AAS_READ", "AAS_REPOSITORY_FULL", "AAS_REPOSITORY_READ"];
-const SUBMODEL_PROFILES: readonly EndpointProfile[] = ["SUBMODEL_FULL", "SUBMODEL_READ", "SUBMODEL_VALUE", "SUBMODEL_REPOSITORY_FULL", "SUBMODEL_REPOSITORY_READ"];
+const SHELL_PROFILES: readonly EndpointProfile[] = [
+  "AAS_FULL",
+  "AAS_READ",
+  "AAS_REPOSITORY_FULL",
+  "AAS_REPOSITORY_READ",
+];
+const SUBMODEL_PROFILES: readonly EndpointProfile[] = [
+  "SUBMODEL_FULL",
+  "SUBMODEL_READ",
+  "SUBMODEL_VALUE",
+  "SUBMODEL_REPOSITORY_FULL",
+  "SUBMODEL_REPOSITORY_READ",
+];
 const API_PREFIX = "/api/v3.0";
 const WILDCARD = new Set(["0.0.0.0", "::", ""]);
 
@@ -27,7 +38,9 @@ function isLoopback(host: string): boolean {
 export function detectHost(bindAddress: string): string {
   if (!WILDCARD.has(bindAddress) && !isLoopback(bindAddress)) return bindAddress;
   const addresses = Object.values(networkInterfaces()).flatMap((list) => list ?? []);
-  const external = addresses.find((a) => !a.internal && a.family === "IPv4") ?? addresses.find((a) => !a.internal && a.family === "IPv6" && !a.address.startsWith("fe80"));
+  const external =
+    addresses.find((a) => !a.internal && a.family === "IPv4") ??
+    addresses.find((a) => !a.internal && a.family === "IPv6" && !a.address.startsWith("fe80"));
   return external?.address ?? machineName();
 }
 
@@ -41,7 +54,9 @@ function hostInUrl(host: string): string {
  * stays). A value with a scheme is taken as the whole external base instead (FA³ST main, for
  * reverse proxies with another scheme, port or path); /api/v3.0 is appended unless it ends in it.
  */
-export function interfaceBase(endpoint: Pick<HttpEndpointConfig, "hostname" | "host" | "port" | "sslEnabled" | "profiles">): InterfaceBase {
+export function interfaceBase(
+  endpoint: Pick<HttpEndpointConfig, "hostname" | "host" | "port" | "sslEnabled" | "profiles">,
+): InterfaceBase {
   const all = endpoint.profiles.length === 0;
   const servesShells = all || endpoint.profiles.some((p) => SHELL_PROFILES.includes(p));
   const servesSubmodels = all || endpoint.profiles.some((p) => SUBMODEL_PROFILES.includes(p));

@@ -1,4 +1,4 @@
-import { isRawJson, type ChangeEvent, type Paged, type StoreClient } from "@twinport/shared";
+import { type ChangeEvent, isRawJson, type Paged, type StoreClient } from "@twinport/shared";
 import type { ShellSource, SubmodelSource } from "./descriptors.ts";
 
 /** Commands of the registry sync read the store like any endpoint, named for its logs. */
@@ -15,13 +15,19 @@ function submodelHead(submodel: Record<string, unknown>): SubmodelSource {
   return head as unknown as SubmodelSource;
 }
 
-async function readAll<T>(store: StoreClient, type: "GetAllAssetAdministrationShells" | "GetAllSubmodels"): Promise<T[]> {
+async function readAll<T>(
+  store: StoreClient,
+  type: "GetAllAssetAdministrationShells" | "GetAllSubmodels",
+): Promise<T[]> {
   const items: T[] = [];
   let cursor: string | undefined;
   do {
     const reply = await store.execute({
       type,
-      params: { page: { limit: PAGE_LIMIT, ...(cursor ? { cursor } : {}) }, ...(type === "GetAllSubmodels" ? { modifiers: { content: "metadata" as const } } : {}) },
+      params: {
+        page: { limit: PAGE_LIMIT, ...(cursor ? { cursor } : {}) },
+        ...(type === "GetAllSubmodels" ? { modifiers: { content: "metadata" as const } } : {}),
+      },
       origin: ORIGIN,
     });
     if (!reply.ok) throw new Error(`${type}: ${reply.error.message}`);
@@ -55,7 +61,10 @@ export class ModelIndex {
     this.submodels.clear();
     for (const shell of shells) this.shells.set(shell.id, shell);
     for (const submodel of submodels) this.submodels.set(String(submodel.id), submodelHead(submodel));
-    return { goneShells: goneShells.filter((id) => !this.shells.has(id)), goneSubmodels: goneSubmodels.filter((id) => !this.submodels.has(id)) };
+    return {
+      goneShells: goneShells.filter((id) => !this.shells.has(id)),
+      goneSubmodels: goneSubmodels.filter((id) => !this.submodels.has(id)),
+    };
   }
 
   /**
@@ -74,8 +83,16 @@ export class ModelIndex {
     if (!payload || typeof payload !== "object") {
       const reply =
         entity === "shell"
-          ? await this.store.execute({ type: "GetAssetAdministrationShellById", params: { aasId: event.id }, origin: ORIGIN })
-          : await this.store.execute({ type: "GetSubmodelById", params: { submodelId: event.id, modifiers: { content: "metadata" } }, origin: ORIGIN });
+          ? await this.store.execute({
+              type: "GetAssetAdministrationShellById",
+              params: { aasId: event.id },
+              origin: ORIGIN,
+            })
+          : await this.store.execute({
+              type: "GetSubmodelById",
+              params: { submodelId: event.id, modifiers: { content: "metadata" } },
+              origin: ORIGIN,
+            });
       if (!reply.ok) {
         // Gone again already: its delete event follows and removes the descriptor.
         if (reply.error.code === "not-found") return undefined;

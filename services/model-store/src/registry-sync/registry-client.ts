@@ -33,27 +33,47 @@ const MAX_ANSWER_BYTES = 1024 * 1024;
  * One request with node:http(s) rather than fetch: fetch refuses "bad ports" (6000, 6665-6669,
  * 10080, …) that a registry may well use, and follows redirects with our credentials header.
  */
-function request(url: URL, method: string, headers: Record<string, string>, body: string | undefined, signal: AbortSignal): Promise<Answer> {
+function request(
+  url: URL,
+  method: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+  signal: AbortSignal,
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const send = url.protocol === "https:" ? httpsRequest : httpRequest;
-    const req = send(url, { method, headers: { ...headers, ...(body === undefined ? {} : { "content-length": String(Buffer.byteLength(body)) }) }, signal }, (res) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      let capped = false;
-      res.on("data", (chunk: Buffer) => {
-        size += chunk.length;
-        chunks.push(chunk);
-        if (size > MAX_ANSWER_BYTES && !capped) {
-          capped = true;
-          res.destroy();
-        }
-      });
-      const done = () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") });
-      res.on("end", done);
-      // Closed before the end: complete enough when we cut it, a failure otherwise (abort, reset).
-      res.on("close", () => (capped ? done() : res.complete ? undefined : reject(new Error("the connection closed in the middle of the answer"))));
-      res.on("error", (error) => (capped ? done() : reject(error)));
-    });
+    const req = send(
+      url,
+      {
+        method,
+        headers: { ...headers, ...(body === undefined ? {} : { "content-length": String(Buffer.byteLength(body)) }) },
+        signal,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        let capped = false;
+        res.on("data", (chunk: Buffer) => {
+          size += chunk.length;
+          chunks.push(chunk);
+          if (size > MAX_ANSWER_BYTES && !capped) {
+            capped = true;
+            res.destroy();
+          }
+        });
+        const done = () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") });
+        res.on("end", done);
+        // Closed before the end: complete enough when we cut it, a failure otherwise (abort, reset).
+        res.on("close", () =>
+          capped
+            ? done()
+            : res.complete
+              ? undefined
+              : reject(new Error("the connection closed in the middle of the answer")),
+        );
+        res.on("error", (error) => (capped ? done() : reject(error)));
+      },
+    );
     req.on("error", reject);
     req.end(body);
   });
@@ -64,7 +84,11 @@ function reasonOf(method: string, answer: Answer): string {
   let detail = answer.text.slice(0, 300);
   try {
     const messages = (JSON.parse(answer.text) as { messages?: { text?: unknown }[] }).messages;
-    if (Array.isArray(messages) && messages.length > 0) detail = messages.map((m) => String(m?.text ?? "")).join("; ").slice(0, 500);
+    if (Array.isArray(messages) && messages.length > 0)
+      detail = messages
+        .map((m) => String(m?.text ?? ""))
+        .join("; ")
+        .slice(0, 500);
   } catch {
     // not a Result body: keep the start of the text
   }
@@ -72,7 +96,11 @@ function reasonOf(method: string, answer: Answer): string {
 }
 
 function failed(method: string, answer: Answer): Outcome {
-  return { ok: false, retry: answer.status >= 500 || answer.status === 429 || answer.status === 408, reason: reasonOf(method, answer) };
+  return {
+    ok: false,
+    retry: answer.status >= 500 || answer.status === 429 || answer.status === 408,
+    reason: reasonOf(method, answer),
+  };
 }
 
 /**
@@ -90,18 +118,31 @@ export class RegistryClient {
   }
 
   private async send(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<Answer> {
-    const headers = { accept: "application/json", ...(body === undefined ? {} : { "content-type": "application/json" }), ...this.target.headers };
+    const headers = {
+      accept: "application/json",
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+      ...this.target.headers,
+    };
     // Our own timer and controller, not AbortSignal.any([AbortSignal.timeout(), signal]): on Node 20
     // the timeout inside such a composite can be garbage-collected before it fires
     // (nodejs/node#57736), and a request to a registry that never answers then never ends: the
     // worker hung for good once in a test run.
     const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(new DOMException(`no answer within ${this.timeoutMs} ms`, "TimeoutError")), this.timeoutMs);
+    const timer = setTimeout(
+      () => controller.abort(new DOMException(`no answer within ${this.timeoutMs} ms`, "TimeoutError")),
+      this.timeoutMs,
+    );
     const onAbort = () => controller.abort(signal?.reason);
     if (signal?.aborted) onAbort();
     else signal?.addEventListener("abort", onAbort, { once: true });
     try {
-      return await request(new URL(path, this.target.apiRoot), method, headers, body === undefined ? undefined : JSON.stringify(body), controller.signal);
+      return await request(
+        new URL(path, this.target.apiRoot),
+        method,
+        headers,
+        body === undefined ? undefined : JSON.stringify(body),
+        controller.signal,
+      );
     } finally {
       clearTimeout(timer);
       signal?.removeEventListener("abort", onAbort);
@@ -115,7 +156,11 @@ export class RegistryClient {
     } catch (error) {
       const e = error as Error & { code?: string; cause?: { name?: string } };
       const timedOut = e.name === "TimeoutError" || e.cause?.name === "TimeoutError";
-      const reason = timedOut ? `no answer within ${this.timeoutMs} ms` : e.name === "AbortError" ? "aborted" : (e.code ?? e.message);
+      const reason = timedOut
+        ? `no answer within ${this.timeoutMs} ms`
+        : e.name === "AbortError"
+          ? "aborted"
+          : (e.code ?? e.message);
       return { ok: false, retry: true, reason };
     }
   }
@@ -146,12 +191,17 @@ export class RegistryClient {
   unregister(id: string, signal?: AbortSignal): Promise<Outcome> {
     return this.attempt(async () => {
       const answer = await this.send("DELETE", this.itemPath(id), undefined, signal);
-      return (answer.status >= 200 && answer.status < 300) || answer.status === 404 ? { ok: true } : failed("DELETE", answer);
+      return (answer.status >= 200 && answer.status < 300) || answer.status === 404
+        ? { ok: true }
+        : failed("DELETE", answer);
     });
   }
 
   /** What the registry holds for an id (undefined: nothing), for the periodic comparison. */
-  async read(id: string, signal?: AbortSignal): Promise<{ ok: true; descriptor: unknown } | Extract<Outcome, { ok: false }>> {
+  async read(
+    id: string,
+    signal?: AbortSignal,
+  ): Promise<{ ok: true; descriptor: unknown } | Extract<Outcome, { ok: false }>> {
     let descriptor: unknown;
     const outcome = await this.attempt(async () => {
       const answer = await this.send("GET", this.itemPath(id), undefined, signal);

@@ -1,10 +1,13 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { isHttpEndpoint, validateConfig } from "@twinport/shared";
-import { startRegistryServer, type RegistryServer } from "../../../../tests/test-support/registry-server/registry-server.ts";
 import { waitFor } from "../../../../tests/test-support/registry-server/registry-fleet.ts";
-import { startTestStore, type TestStore } from "../asset-connections/test-support/asset-connections.ts";
+import {
+  type RegistryServer,
+  startRegistryServer,
+} from "../../../../tests/test-support/registry-server/registry-server.ts";
 import type { ConnectionLease } from "../asset-connections/connection-lease.ts";
+import { startTestStore, type TestStore } from "../asset-connections/test-support/asset-connections.ts";
 import { startRegistrySync } from "./registry-sync.ts";
 
 let registry: RegistryServer;
@@ -16,7 +19,15 @@ const SMALL = "urn:test:sm:small";
 const BIG = "urn:test:sm:big";
 const reference = (id: string) => ({ type: "ModelReference", keys: [{ type: "Submodel", value: id }] });
 const MODEL = {
-  assetAdministrationShells: [{ modelType: "AssetAdministrationShell", id: SHELL, idShort: "Shell", assetInformation: { assetKind: "Instance", globalAssetId: "urn:test:asset" }, submodels: [reference(SMALL), reference(BIG)] }],
+  assetAdministrationShells: [
+    {
+      modelType: "AssetAdministrationShell",
+      id: SHELL,
+      idShort: "Shell",
+      assetInformation: { assetKind: "Instance", globalAssetId: "urn:test:asset" },
+      submodels: [reference(SMALL), reference(BIG)],
+    },
+  ],
   submodels: [{ modelType: "Submodel", id: SMALL, idShort: "Small" }],
 };
 
@@ -46,7 +57,14 @@ function sync(lease?: ConnectionLease, unregisterOnShutdown = true) {
     },
     endpoints: [{ "@class": "endpoint.http.HttpEndpoint", hostname: "twin.example.com", port: 8443 }],
   });
-  const running = startRegistrySync({ core, httpEndpoints: endpoints.filter(isHttpEndpoint), store: testStore.store, bus: testStore.bus, ...(lease ? { lease } : {}), log: (line) => lines.push(line) });
+  const running = startRegistrySync({
+    core,
+    httpEndpoints: endpoints.filter(isHttpEndpoint),
+    store: testStore.store,
+    bus: testStore.bus,
+    ...(lease ? { lease } : {}),
+    log: (line) => lines.push(line),
+  });
   assert.ok(running);
   return running;
 }
@@ -54,7 +72,10 @@ function sync(lease?: ConnectionLease, unregisterOnShutdown = true) {
 describe("registry sync job", () => {
   test("no registries configured: nothing starts", () => {
     const { core } = validateConfig({ ...BASE, endpoints: [] });
-    assert.equal(startRegistrySync({ core, httpEndpoints: [], store: testStore.store, bus: testStore.bus, log: () => {} }), undefined);
+    assert.equal(
+      startRegistrySync({ core, httpEndpoints: [], store: testStore.store, bus: testStore.bus, log: () => {} }),
+      undefined,
+    );
   });
 
   test("a submodel whose event leaves the payload out (too large) is read from the store and nested", async () => {
@@ -62,11 +83,26 @@ describe("registry sync job", () => {
     try {
       assert.deepEqual(running.advertised, ["https://twin.example.com:8443/api/v3.0"]);
       await waitFor("registered", () => registry.shells.has(SHELL) && registry.submodels.has(SMALL));
-      const big = { modelType: "Submodel", id: BIG, idShort: "Big", submodelElements: [{ modelType: "Property", idShort: "Text", valueType: "xs:string", value: "x".repeat(300_000) }] };
+      const big = {
+        modelType: "Submodel",
+        id: BIG,
+        idShort: "Big",
+        submodelElements: [
+          { modelType: "Property", idShort: "Text", valueType: "xs:string", value: "x".repeat(300_000) },
+        ],
+      };
       const posted = await testStore.store.execute({ type: "PostSubmodel", params: { body: JSON.stringify(big) } });
       assert.ok(posted.ok);
-      assert.ok(testStore.events.some((e) => e.kind === "submodel.created" && e.id === BIG && e.payloadOmitted), "the event really left the payload out");
-      await waitFor("big submodel registered and nested", () => registry.submodels.has(BIG) && (registry.shells.get(SHELL)?.submodelDescriptors as unknown[] | undefined)?.length === 2);
+      assert.ok(
+        testStore.events.some((e) => e.kind === "submodel.created" && e.id === BIG && e.payloadOmitted),
+        "the event really left the payload out",
+      );
+      await waitFor(
+        "big submodel registered and nested",
+        () =>
+          registry.submodels.has(BIG) &&
+          (registry.shells.get(SHELL)?.submodelDescriptors as unknown[] | undefined)?.length === 2,
+      );
       assert.equal(registry.submodels.get(BIG)!.idShort, "Big");
       assert.equal("submodelElements" in registry.submodels.get(BIG)!, false);
     } finally {
@@ -94,16 +130,25 @@ describe("registry sync job", () => {
       held = false;
       await waitFor("stepped back", () => !running.active());
       const sent = registry.requests.length;
-      const renamed = await testStore.store.execute({ type: "PutSubmodelById", params: { submodelId: SMALL, body: JSON.stringify({ modelType: "Submodel", id: SMALL, idShort: "Renamed" }) } });
+      const renamed = await testStore.store.execute({
+        type: "PutSubmodelById",
+        params: { submodelId: SMALL, body: JSON.stringify({ modelType: "Submodel", id: SMALL, idShort: "Renamed" }) },
+      });
       assert.ok(renamed.ok);
       const checks = asked;
       await waitFor("two more lease checks", () => asked >= checks + 2);
       assert.equal(registry.requests.length, sent, "no request from a process without the lease");
       assert.equal(registry.shells.size, 1, "losing the lease unregisters nothing");
       held = true;
-      await waitFor("the change registered by the new term", () => registry.submodels.get(SMALL)?.idShort === "Renamed");
+      await waitFor(
+        "the change registered by the new term",
+        () => registry.submodels.get(SMALL)?.idShort === "Renamed",
+      );
       const again = registry.requests.slice(sent);
-      assert.ok(again.every((r) => r.status !== 201), "everything still existed: 409 then PUT, never a second create");
+      assert.ok(
+        again.every((r) => r.status !== 201),
+        "everything still existed: 409 then PUT, never a second create",
+      );
       assert.ok(again.some((r) => r.method === "POST" && r.status === 409));
     } finally {
       await running.stop();

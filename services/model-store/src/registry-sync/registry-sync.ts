@@ -1,9 +1,17 @@
-import { backoffDelay, type ChangeEvent, type CoreConfig, type EventBus, type EventSubscription, type HttpEndpointConfig, type StoreClient } from "@twinport/shared";
+import {
+  backoffDelay,
+  type ChangeEvent,
+  type CoreConfig,
+  type EventBus,
+  type EventSubscription,
+  type HttpEndpointConfig,
+  type StoreClient,
+} from "@twinport/shared";
 import type { ConnectionLease } from "../asset-connections/connection-lease.ts";
 import { shellDescriptor, submodelDescriptor } from "./descriptors.ts";
-import { interfaceBase, type InterfaceBase } from "./interface-bases.ts";
+import { type InterfaceBase, interfaceBase } from "./interface-bases.ts";
 import { ModelIndex } from "./model-index.ts";
-import { RegistryClient, type DescriptorKind } from "./registry-client.ts";
+import { type DescriptorKind, RegistryClient } from "./registry-client.ts";
 import { RegistryWorker } from "./registry-worker.ts";
 
 export interface RegistrySyncOptions {
@@ -50,11 +58,20 @@ class SyncJob {
     const authHeader = sync.auth ? { [sync.auth.header.name]: sync.auth.header.value } : {};
     const timing = { retryMinDelayMs: sync.retryMinDelay, retryMaxDelayMs: sync.retryMaxDelay };
     const worker = (kind: DescriptorKind) => (registry: CoreConfig["aasRegistries"][number]) =>
-      new RegistryWorker(new RegistryClient({ url: registry.url, apiRoot: registry.apiRoot, kind, headers: { ...authHeader, ...registry.headers } }, sync.requestTimeout), timing, options.log);
+      new RegistryWorker(
+        new RegistryClient(
+          { url: registry.url, apiRoot: registry.apiRoot, kind, headers: { ...authHeader, ...registry.headers } },
+          sync.requestTimeout,
+        ),
+        timing,
+        options.log,
+      );
     this.index = new ModelIndex(options.store);
     this.shellWorkers = options.core.aasRegistries.map(worker("aas"));
     // A submodel descriptor without endpoints is invalid: no HTTP endpoint serving submodels, no registration.
-    this.submodelWorkers = bases.some((b) => b.servesSubmodels) ? options.core.submodelRegistries.map(worker("submodel")) : [];
+    this.submodelWorkers = bases.some((b) => b.servesSubmodels)
+      ? options.core.submodelRegistries.map(worker("submodel"))
+      : [];
   }
 
   workers(): RegistryWorker[] {
@@ -62,7 +79,9 @@ class SyncJob {
   }
 
   private enqueue(task: () => Promise<void>): void {
-    this.queue = this.queue.then(task).catch((error: unknown) => this.options.log(`${PREFIX} ${(error as Error).message}`));
+    this.queue = this.queue
+      .then(task)
+      .catch((error: unknown) => this.options.log(`${PREFIX} ${(error as Error).message}`));
   }
 
   async start(): Promise<void> {
@@ -91,7 +110,9 @@ class SyncJob {
     const results = await Promise.all(this.workers().map((w) => w.unregisterAll(deadline)));
     const deleted = results.reduce((n, r) => n + r.deleted, 0);
     const left = results.reduce((n, r) => n + r.left, 0);
-    this.options.log(`${PREFIX} unregistered ${deleted} descriptor(s)${left > 0 ? `; ${left} could not be removed (registry unreachable, refusing, or slower than ${timeoutMs} ms)` : ""}`);
+    this.options.log(
+      `${PREFIX} unregistered ${deleted} descriptor(s)${left > 0 ? `; ${left} could not be removed (registry unreachable, refusing, or slower than ${timeoutMs} ms)` : ""}`,
+    );
   }
 
   private setShell(id: string, register = false): void {
@@ -134,11 +155,17 @@ class SyncJob {
       for (const id of this.index.submodels.keys()) this.setSubmodel(id, register);
       for (const id of goneShells) this.setShell(id);
       for (const id of goneSubmodels) this.setSubmodel(id);
-      if (register) this.options.log(`${PREFIX} registering ${this.index.shells.size} shell(s) with ${this.shellWorkers.length} AAS registr${this.shellWorkers.length === 1 ? "y" : "ies"} and ${this.index.submodels.size} submodel(s) with ${this.submodelWorkers.length} submodel registr${this.submodelWorkers.length === 1 ? "y" : "ies"}`);
+      if (register)
+        this.options.log(
+          `${PREFIX} registering ${this.index.shells.size} shell(s) with ${this.shellWorkers.length} AAS registr${this.shellWorkers.length === 1 ? "y" : "ies"} and ${this.index.submodels.size} submodel(s) with ${this.submodelWorkers.length} submodel registr${this.submodelWorkers.length === 1 ? "y" : "ies"}`,
+        );
     } catch (error) {
       // The store is unreachable (Redis down): try again later; events keep the index current meanwhile.
       const sync = this.options.core.registrySynchronization;
-      const delay = backoffDelay({ baseMs: sync.retryMinDelay, capMs: sync.retryMaxDelay, jitter: "none" }, this.reloadFailures++);
+      const delay = backoffDelay(
+        { baseMs: sync.retryMinDelay, capMs: sync.retryMaxDelay, jitter: "none" },
+        this.reloadFailures++,
+      );
       this.options.log(`${PREFIX} reading the store failed (${(error as Error).message}); again in ${delay} ms`);
       this.reloadRetry = setTimeout(() => this.enqueue(() => this.reload(register)), delay);
     }
@@ -162,12 +189,23 @@ export function startRegistrySync(options: RegistrySyncOptions): RunningRegistry
   const { core } = options;
   if (core.aasRegistries.length === 0 && core.submodelRegistries.length === 0) return undefined;
   const bases = options.httpEndpoints.map(interfaceBase);
-  if (bases.length === 0) options.log(`${PREFIX} no HTTP endpoint is configured: AAS descriptors carry no endpoints and submodels are not registered`);
-  else if (core.submodelRegistries.length > 0 && !bases.some((b) => b.servesSubmodels)) options.log(`${PREFIX} no HTTP endpoint serves submodels: submodels are not registered`);
+  if (bases.length === 0)
+    options.log(
+      `${PREFIX} no HTTP endpoint is configured: AAS descriptors carry no endpoints and submodels are not registered`,
+    );
+  else if (core.submodelRegistries.length > 0 && !bases.some((b) => b.servesSubmodels))
+    options.log(`${PREFIX} no HTTP endpoint serves submodels: submodels are not registered`);
   for (const endpoint of options.httpEndpoints) {
-    if (endpoint.port === 0 && !/^https?:\/\//i.test(endpoint.hostname ?? "")) options.log(`${PREFIX} an HTTP endpoint has port 0: descriptors cannot name the port it gets; set hostname to the full external URL`);
+    if (endpoint.port === 0 && !/^https?:\/\//i.test(endpoint.hostname ?? ""))
+      options.log(
+        `${PREFIX} an HTTP endpoint has port 0: descriptors cannot name the port it gets; set hostname to the full external URL`,
+      );
   }
-  const lease: ConnectionLease = options.lease ?? { ttlMs: Number.POSITIVE_INFINITY, acquire: async () => true, release: async () => {} };
+  const lease: ConnectionLease = options.lease ?? {
+    ttlMs: Number.POSITIVE_INFINITY,
+    acquire: async () => true,
+    release: async () => {},
+  };
   let job: SyncJob | undefined;
   let stopping = false;
   let lastHeld = 0;
@@ -183,7 +221,10 @@ export function startRegistrySync(options: RegistrySyncOptions): RunningRegistry
       // Redis did not answer. Our lease still runs until lastHeld + ttl: ride out a blip (a restart
       // would re-register everything), but step back before another replica may take over.
       held = job !== undefined && Date.now() < lastHeld + (lease.ttlMs * 2) / 3;
-      if (job && !held) options.log(`${PREFIX} the lease could not be renewed (${(error as Error).message}); stopping until it is held again`);
+      if (job && !held)
+        options.log(
+          `${PREFIX} the lease could not be renewed (${(error as Error).message}); stopping until it is held again`,
+        );
     }
     if (stopping) return;
     if (held && !job) {
@@ -211,7 +252,8 @@ export function startRegistrySync(options: RegistrySyncOptions): RunningRegistry
   return {
     advertised: bases.map((b) => b.apiRoot),
     active: () => job !== undefined,
-    status: () => job?.workers().map((w) => ({ url: w.client.target.url, kind: w.client.target.kind, ...w.status() })) ?? [],
+    status: () =>
+      job?.workers().map((w) => ({ url: w.client.target.url, kind: w.client.target.kind, ...w.status() })) ?? [],
     async stop() {
       stopping = true;
       clearInterval(timer);

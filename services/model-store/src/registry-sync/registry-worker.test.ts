@@ -1,8 +1,11 @@
 import assert from "node:assert/strict";
 import { after, afterEach, before, describe, test } from "node:test";
-import { startRegistryServer, type RegistryServer } from "../../../../tests/test-support/registry-server/registry-server.ts";
-import { waitFor } from "../../../../tests/test-support/registry-server/registry-fleet.ts";
 import { registryApiRoot } from "@twinport/shared";
+import { waitFor } from "../../../../tests/test-support/registry-server/registry-fleet.ts";
+import {
+  type RegistryServer,
+  startRegistryServer,
+} from "../../../../tests/test-support/registry-server/registry-server.ts";
 import type { Descriptor } from "./descriptors.ts";
 import { RegistryClient } from "./registry-client.ts";
 import { RegistryWorker } from "./registry-worker.ts";
@@ -24,7 +27,11 @@ afterEach(async () => {
 
 function worker(timeoutMs = 1000): RegistryWorker {
   const url = `http://127.0.0.1:${registry.port}`;
-  const w = new RegistryWorker(new RegistryClient({ url, apiRoot: registryApiRoot(url), kind: "aas", headers: {} }, timeoutMs), { retryMinDelayMs: 50, retryMaxDelayMs: 200 }, (line) => lines.push(line));
+  const w = new RegistryWorker(
+    new RegistryClient({ url, apiRoot: registryApiRoot(url), kind: "aas", headers: {} }, timeoutMs),
+    { retryMinDelayMs: 50, retryMaxDelayMs: 200 },
+    (line) => lines.push(line),
+  );
   workers.push(w);
   return w;
 }
@@ -33,7 +40,12 @@ const shell = (id: string, idShort: string, assetKind = "Instance"): Descriptor 
   id,
   idShort,
   assetKind,
-  endpoints: [{ interface: "AAS-3.0", protocolInformation: { href: `https://h:1/api/v3.0/shells/${Buffer.from(id).toString("base64url")}` } }],
+  endpoints: [
+    {
+      interface: "AAS-3.0",
+      protocolInformation: { href: `https://h:1/api/v3.0/shells/${Buffer.from(id).toString("base64url")}` },
+    },
+  ],
 });
 const trace = () => registry.requests.map((r) => `${r.method} ${r.status}`);
 
@@ -87,7 +99,10 @@ describe("registry worker", () => {
     await waitFor("a failure noticed", () => w.status().failures > 0);
     await registry.start();
     await waitFor("all three back", () => registry.shells.size === 3);
-    assert.ok(lines.some((l) => /answers again after \d+ failed attempt/.test(l)), lines.join("\n"));
+    assert.ok(
+      lines.some((l) => /answers again after \d+ failed attempt/.test(l)),
+      lines.join("\n"),
+    );
   });
 
   test("compare() repairs what the registry lost or changed", async () => {
@@ -99,7 +114,10 @@ describe("registry worker", () => {
     registry.shells.delete("urn:e");
     registry.shells.set("urn:f", shell("urn:f", "Tampered"));
     await w.compare();
-    await waitFor("repaired", () => registry.shells.get("urn:e")?.idShort === "E" && registry.shells.get("urn:f")?.idShort === "F");
+    await waitFor(
+      "repaired",
+      () => registry.shells.get("urn:e")?.idShort === "E" && registry.shells.get("urn:f")?.idShort === "F",
+    );
   });
 
   test("unregisterAll keeps to its deadline when the registry hangs", async () => {

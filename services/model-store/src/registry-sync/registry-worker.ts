@@ -97,7 +97,9 @@ export class RegistryWorker {
         }
         if (this.desired.get(id) !== desired) continue; // changed meanwhile: already pending
         if (held.descriptor === undefined || canonicalJson(held.descriptor) !== canonicalJson(desired)) {
-          this.log(`twinport registry-sync: ${this.name} ${held.descriptor === undefined ? "lost" : "holds another version of"} '${id}'; sending it again`);
+          this.log(
+            `twinport registry-sync: ${this.name} ${held.descriptor === undefined ? "lost" : "holds another version of"} '${id}'; sending it again`,
+          );
           this.acknowledged.delete(id);
           this.pending.add(id);
           this.wake?.();
@@ -173,7 +175,9 @@ export class RegistryWorker {
         continue;
       }
       if (!outcome.retry) {
-        this.log(`twinport registry-sync: ${this.name} refused ${desired ? "descriptor" : "the removal of"} '${id}': ${outcome.reason}`);
+        this.log(
+          `twinport registry-sync: ${this.name} refused ${desired ? "descriptor" : "the removal of"} '${id}': ${outcome.reason}`,
+        );
         this.refused.set(id, wanted ?? "");
         this.fresh.delete(id);
         continue;
@@ -181,9 +185,14 @@ export class RegistryWorker {
       // Retry this id after the pause; its desired state may have changed by then, which is fine.
       this.pending.add(id);
       this.failures++;
-      const delay = backoffDelay({ baseMs: this.timing.retryMinDelayMs, capMs: this.timing.retryMaxDelayMs, jitter: "none" }, this.failures - 1);
+      const delay = backoffDelay(
+        { baseMs: this.timing.retryMinDelayMs, capMs: this.timing.retryMaxDelayMs, jitter: "none" },
+        this.failures - 1,
+      );
       if (this.failures === 1 || Number.isInteger(Math.log2(this.failures))) {
-        this.log(`twinport registry-sync: ${this.name} failed (${outcome.reason}); attempt ${this.failures}, next in ${delay} ms`);
+        this.log(
+          `twinport registry-sync: ${this.name} failed (${outcome.reason}); attempt ${this.failures}, next in ${delay} ms`,
+        );
       }
       await this.sleep(delay);
     }
@@ -197,6 +206,8 @@ export class RegistryWorker {
       this.acknowledged.delete(id);
       this.pending.add(id);
     }
-    this.log(`twinport registry-sync: ${this.name} answers again after ${failures} failed attempt(s); re-synchronizing ${this.pending.size} descriptor(s)`);
+    this.log(
+      `twinport registry-sync: ${this.name} answers again after ${failures} failed attempt(s); re-synchronizing ${this.pending.size} descriptor(s)`,
+    );
   }
 }

@@ -1,4 +1,8 @@
-import { redisLease, type ConnectionLease, type RedisConnectionLeasesOptions } from "../asset-connections/connection-lease.ts";
+import {
+  type ConnectionLease,
+  type RedisConnectionLeasesOptions,
+  redisLease,
+} from "../asset-connections/connection-lease.ts";
 
 /** `ttlMs` (default 5000 ms): a dead owner's job moves to another replica about this much later. */
 export type RegistrySyncLeaseOptions = RedisConnectionLeasesOptions;

@@ -1,5 +1,5 @@
 import { fileURLToPath } from "node:url";
-import { nodesets, type AddressSpace, type NodeId } from "node-opcua";
+import { type AddressSpace, type NodeId, nodesets } from "node-opcua";
 
 /** The official I4AAS companion specification (AAS v2.0 mapping), shipped with node-opcua. */
 export const I4AAS_NAMESPACE_URI = "http://opcfoundation.org/UA/I4AAS/";
@@ -49,7 +49,11 @@ const V3_DATA_TYPES = [
   "AASSpecificAssetIdDataType",
 ] as const;
 
-type ObjectTypeName = (typeof I4AAS_OBJECT_TYPES)[number] | (typeof V3_OBJECT_TYPES)[number] | "FolderType" | "BaseObjectType";
+type ObjectTypeName =
+  | (typeof I4AAS_OBJECT_TYPES)[number]
+  | (typeof V3_OBJECT_TYPES)[number]
+  | "FolderType"
+  | "BaseObjectType";
 type DataTypeName = (typeof I4AAS_DATA_TYPES)[number] | (typeof V3_DATA_TYPES)[number];
 
 /** The nodes every mapping step needs, resolved once after the nodesets are loaded. */
@@ -60,27 +64,36 @@ export interface AasTypes {
   v3Index: number;
   objectType: Record<ObjectTypeName, NodeId>;
   dataType: Record<DataTypeName, NodeId>;
-  reference: { hasComponent: NodeId; hasProperty: NodeId; organizes: NodeId; hasTypeDefinition: NodeId; aasReference: NodeId };
+  reference: {
+    hasComponent: NodeId;
+    hasProperty: NodeId;
+    organizes: NodeId;
+    hasTypeDefinition: NodeId;
+    aasReference: NodeId;
+  };
   propertyType: NodeId;
 }
 
 export function resolveAasTypes(addressSpace: AddressSpace): AasTypes {
   const i4aasIndex = addressSpace.getNamespaceIndex(I4AAS_NAMESPACE_URI);
   const v3Index = addressSpace.getNamespaceIndex(AAS_V3_NAMESPACE_URI);
-  if (i4aasIndex < 0 || v3Index < 0) throw new Error(`The OPC UA server was started without the AAS nodesets (load AAS_NODESETS)`);
+  if (i4aasIndex < 0 || v3Index < 0)
+    throw new Error(`The OPC UA server was started without the AAS nodesets (load AAS_NODESETS)`);
   const need = <T>(node: T | null | undefined, what: string): T => {
     if (!node) throw new Error(`AAS nodeset is missing ${what}`);
     return node;
   };
   const objectType = {} as Record<ObjectTypeName, NodeId>;
-  for (const name of I4AAS_OBJECT_TYPES) objectType[name] = need(addressSpace.findObjectType(name, i4aasIndex), name).nodeId;
+  for (const name of I4AAS_OBJECT_TYPES)
+    objectType[name] = need(addressSpace.findObjectType(name, i4aasIndex), name).nodeId;
   for (const name of V3_OBJECT_TYPES) objectType[name] = need(addressSpace.findObjectType(name, v3Index), name).nodeId;
   objectType.FolderType = need(addressSpace.findObjectType("FolderType"), "FolderType").nodeId;
   objectType.BaseObjectType = need(addressSpace.findObjectType("BaseObjectType"), "BaseObjectType").nodeId;
   const dataType = {} as Record<DataTypeName, NodeId>;
   for (const name of I4AAS_DATA_TYPES) dataType[name] = need(addressSpace.findDataType(name, i4aasIndex), name).nodeId;
   for (const name of V3_DATA_TYPES) dataType[name] = need(addressSpace.findDataType(name, v3Index), name).nodeId;
-  const referenceType = (name: string, namespace?: number) => need(addressSpace.findReferenceType(name, namespace), name).nodeId;
+  const referenceType = (name: string, namespace?: number) =>
+    need(addressSpace.findReferenceType(name, namespace), name).nodeId;
   return {
     addressSpace,
     i4aasIndex,

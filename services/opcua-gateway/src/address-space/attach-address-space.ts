@@ -1,15 +1,15 @@
-import type { OPCUAServer } from "node-opcua";
 import type { AccessPolicy, EventBus, OpcUaEndpointConfig, SecurityConfig, StoreClient } from "@twinport/shared";
-import { applyAccessRules } from "../security/access-session-context.ts";
-import type { IdentifiableCatalog } from "../security/node-access.ts";
+import type { OPCUAServer } from "node-opcua";
 import { createOperationInvoker } from "../methods/operation-invoker.ts";
 import type { OperationInvoker } from "../methods/operation-method.ts";
-import { startAddressSpaceSync, type AddressSpaceSync } from "../sync/address-space-sync.ts";
+import { applyAccessRules } from "../security/access-session-context.ts";
+import type { IdentifiableCatalog } from "../security/node-access.ts";
+import { type AddressSpaceSync, startAddressSpaceSync } from "../sync/address-space-sync.ts";
 import { createValueWriter } from "../values/value-writer.ts";
 import { resolveAasTypes } from "./aas-types.ts";
 import { NodeBuilder } from "./node-builder.ts";
-import { reportValuesOnCommit } from "./report-on-commit.ts";
 import { CONCEPT_DESCRIPTIONS_NODE_ID, ENVIRONMENT_NODE_ID } from "./node-ids.ts";
+import { reportValuesOnCommit } from "./report-on-commit.ts";
 import type { SpecContext } from "./spec-context.ts";
 
 /** The object every AAS node hangs below, under Objects (the layout FA³ST clients know). */
@@ -48,11 +48,27 @@ export async function attachAddressSpace(server: OPCUAServer, deps: AddressSpace
   const types = resolveAasTypes(addressSpace);
   const builder = new NodeBuilder(types);
   const environment = builder.create(
-    { class: "object", nodeId: ENVIRONMENT_NODE_ID, name: AAS_ENVIRONMENT_BROWSE_NAME, nameSpace: "v3", typeDefinition: types.objectType.AASEnvironmentType, reference: "organizes", children: [] },
+    {
+      class: "object",
+      nodeId: ENVIRONMENT_NODE_ID,
+      name: AAS_ENVIRONMENT_BROWSE_NAME,
+      nameSpace: "v3",
+      typeDefinition: types.objectType.AASEnvironmentType,
+      reference: "organizes",
+      children: [],
+    },
     addressSpace.rootFolder.objects,
   );
   const conceptDescriptions = builder.create(
-    { class: "object", nodeId: CONCEPT_DESCRIPTIONS_NODE_ID, name: "ConceptDescriptions", nameSpace: "v3", typeDefinition: types.objectType.FolderType, reference: "organizes", children: [] },
+    {
+      class: "object",
+      nodeId: CONCEPT_DESCRIPTIONS_NODE_ID,
+      name: "ConceptDescriptions",
+      nameSpace: "v3",
+      typeDefinition: types.objectType.FolderType,
+      reference: "organizes",
+      children: [],
+    },
     environment,
   );
 
@@ -65,7 +81,11 @@ export async function attachAddressSpace(server: OPCUAServer, deps: AddressSpace
   });
   const ctx: SpecContext = {
     types,
-    structures: { addressSpace, key: types.dataType.AASKeyDataType, specificAssetId: types.dataType.AASSpecificAssetIdDataType },
+    structures: {
+      addressSpace,
+      key: types.dataType.AASKeyDataType,
+      specificAssetId: types.dataType.AASSpecificAssetIdDataType,
+    },
     writer,
     writable: !isReadOnlyEndpoint(deps.endpoint),
     invoke: deps.invoke ?? createOperationInvoker({ store: deps.store, log: deps.log }),
@@ -75,7 +95,11 @@ export async function attachAddressSpace(server: OPCUAServer, deps: AddressSpace
     ctx.catalog = catalog;
     applyAccessRules(server, { ...deps.access, catalog, namespaceIndex: types.v3Index });
   }
-  sync = await startAddressSpaceSync({ bus: deps.bus, target: { store: deps.store, log: deps.log, builder, ctx, environment, conceptDescriptions }, log: deps.log });
+  sync = await startAddressSpaceSync({
+    bus: deps.bus,
+    target: { store: deps.store, log: deps.log, builder, ctx, environment, conceptDescriptions },
+    log: deps.log,
+  });
   // Value items exception-based whatever sampling interval they ask for (ADR 0016); no client can
   // subscribe yet, the server starts serving after this.
   const stopReporting = reportValuesOnCommit(server, types.v3Index);

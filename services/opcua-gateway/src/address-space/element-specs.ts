@@ -1,5 +1,5 @@
-import { Argument, coerceLocalizedText, DataType, Variant, VariantArrayType } from "node-opcua";
 import { childPath, getChildren, isList, isPlainObject } from "@twinport/shared";
+import { Argument, coerceLocalizedText, DataType, Variant, VariantArrayType } from "node-opcua";
 import { ENTITY_TYPES, enumIndex, XSD_TYPES } from "../values/aas-enums.ts";
 import { lexicalToNodeValue, opcuaDataTypeOf } from "../values/datatype-mapping.ts";
 import { specificAssetIdsVariant } from "../values/structured-values.ts";
@@ -11,13 +11,13 @@ import {
   enumVariable,
   firstText,
   good,
+  type Json,
   metadataChildren,
   referenceObject,
+  type SpecContext,
   scalar,
   stringVariable,
   variable,
-  type Json,
-  type SpecContext,
 } from "./spec-context.ts";
 
 /**
@@ -32,15 +32,36 @@ export function elementSpec(ctx: SpecContext, submodelId: string, element: Json,
   const name = lastSegment(path);
   const children = metadataChildren(ctx, nodeId, element);
   const write = (target: WriteTarget): WriteBinding | undefined =>
-    ctx.writable ? { writer: ctx.writer, structures: ctx.structures, submodelId, idShortPath: path, ...(typeof element.idShort === "string" ? { idShort: element.idShort } : {}), target } : undefined;
-  const childElements = (): NodeSpec[] => getChildren(element).filter(isPlainObject).map((child, index) => elementSpec(ctx, submodelId, child, childPathOf(path, element, child, index)));
+    ctx.writable
+      ? {
+          writer: ctx.writer,
+          structures: ctx.structures,
+          submodelId,
+          idShortPath: path,
+          ...(typeof element.idShort === "string" ? { idShort: element.idShort } : {}),
+          target,
+        }
+      : undefined;
+  const childElements = (): NodeSpec[] =>
+    getChildren(element)
+      .filter(isPlainObject)
+      .map((child, index) => elementSpec(ctx, submodelId, child, childPathOf(path, element, child, index)));
   const { types } = ctx;
   let typeDefinition = types.objectType.BaseObjectType;
 
   switch (element.modelType) {
     case "Property": {
       typeDefinition = types.objectType.AASPropertyType;
-      children.push(valueType(ctx, nodeId, element.valueType), typedValue(nodeId, "Value", element.value, element.valueType, write({ field: "value", valueType: element.valueType })));
+      children.push(
+        valueType(ctx, nodeId, element.valueType),
+        typedValue(
+          nodeId,
+          "Value",
+          element.value,
+          element.valueType,
+          write({ field: "value", valueType: element.valueType }),
+        ),
+      );
       if (isPlainObject(element.valueId)) children.push(referenceObject(ctx, nodeId, "ValueId", element.valueId));
       break;
     }
@@ -48,49 +69,120 @@ export function elementSpec(ctx: SpecContext, submodelId: string, element: Json,
       typeDefinition = types.objectType.AASRangeType;
       children.push(
         valueType(ctx, nodeId, element.valueType),
-        typedValue(nodeId, "Min", element.min, element.valueType, write({ field: "min", valueType: element.valueType })),
-        typedValue(nodeId, "Max", element.max, element.valueType, write({ field: "max", valueType: element.valueType })),
+        typedValue(
+          nodeId,
+          "Min",
+          element.min,
+          element.valueType,
+          write({ field: "min", valueType: element.valueType }),
+        ),
+        typedValue(
+          nodeId,
+          "Max",
+          element.max,
+          element.valueType,
+          write({ field: "max", valueType: element.valueType }),
+        ),
       );
       break;
     case "Blob":
       typeDefinition = types.objectType.AASBlobType;
       children.push(
         stringVariable(nodeId, "ContentType", element.contentType),
-        variable(nodeId, "Value", basicType(DataType.ByteString), scalar(DataType.ByteString, typeof element.value === "string" ? Buffer.from(element.value, "base64") : undefined), {
-          write: write({ field: "blob" }),
-        }),
+        variable(
+          nodeId,
+          "Value",
+          basicType(DataType.ByteString),
+          scalar(
+            DataType.ByteString,
+            typeof element.value === "string" ? Buffer.from(element.value, "base64") : undefined,
+          ),
+          {
+            write: write({ field: "blob" }),
+          },
+        ),
       );
       break;
     case "File":
       typeDefinition = types.objectType.AASFileType;
-      children.push(stringVariable(nodeId, "ContentType", element.contentType), stringVariable(nodeId, "Value", element.value));
+      children.push(
+        stringVariable(nodeId, "ContentType", element.contentType),
+        stringVariable(nodeId, "Value", element.value),
+      );
       break;
     case "MultiLanguageProperty":
       typeDefinition = types.objectType.AASMultiLanguagePropertyType;
-      children.push(variable(nodeId, "Value", basicType(DataType.LocalizedText), good(localizedTexts(element.value)), { valueRank: 1, write: write({ field: "multi-language" }) }));
+      children.push(
+        variable(nodeId, "Value", basicType(DataType.LocalizedText), good(localizedTexts(element.value)), {
+          valueRank: 1,
+          write: write({ field: "multi-language" }),
+        }),
+      );
       if (isPlainObject(element.valueId)) children.push(referenceObject(ctx, nodeId, "ValueId", element.valueId));
       break;
     case "ReferenceElement":
       typeDefinition = types.objectType.AASReferenceElementType;
-      children.push(referenceObject(ctx, nodeId, "Value", element.value, write({ field: "reference", referenceType: referenceTypeOf(element.value) })));
+      children.push(
+        referenceObject(
+          ctx,
+          nodeId,
+          "Value",
+          element.value,
+          write({ field: "reference", referenceType: referenceTypeOf(element.value) }),
+        ),
+      );
       break;
     case "RelationshipElement":
     case "AnnotatedRelationshipElement":
-      typeDefinition = element.modelType === "RelationshipElement" ? types.objectType.AASRelationshipElementType : types.objectType.AASAnnotatedRelationshipElementType;
+      typeDefinition =
+        element.modelType === "RelationshipElement"
+          ? types.objectType.AASRelationshipElementType
+          : types.objectType.AASAnnotatedRelationshipElementType;
       children.push(
-        referenceObject(ctx, nodeId, "First", element.first, write({ field: "first", referenceType: referenceTypeOf(element.first) })),
-        referenceObject(ctx, nodeId, "Second", element.second, write({ field: "second", referenceType: referenceTypeOf(element.second) })),
+        referenceObject(
+          ctx,
+          nodeId,
+          "First",
+          element.first,
+          write({ field: "first", referenceType: referenceTypeOf(element.first) }),
+        ),
+        referenceObject(
+          ctx,
+          nodeId,
+          "Second",
+          element.second,
+          write({ field: "second", referenceType: referenceTypeOf(element.second) }),
+        ),
       );
-      if (element.modelType === "AnnotatedRelationshipElement") children.push(container(ctx, nodeId, "Annotation", childElements()));
+      if (element.modelType === "AnnotatedRelationshipElement")
+        children.push(container(ctx, nodeId, "Annotation", childElements()));
       break;
     case "Entity":
       typeDefinition = types.objectType.AASEntityType;
       children.push(
-        enumVariable(nodeId, "EntityType", types.dataType.AASEntityTypeDataType, enumIndex(ENTITY_TYPES, element.entityType), write({ field: "entity-type" })),
-        variable(nodeId, "GlobalAssetId", basicType(DataType.String), scalar(DataType.String, typeof element.globalAssetId === "string" ? element.globalAssetId : undefined), {
-          write: write({ field: "global-asset-id" }),
-        }),
-        variable(nodeId, "SpecificAssetId", types.dataType.AASSpecificAssetIdDataType, good(specificAssetIdsVariant(ctx.structures, element.specificAssetIds)), { valueRank: 1 }),
+        enumVariable(
+          nodeId,
+          "EntityType",
+          types.dataType.AASEntityTypeDataType,
+          enumIndex(ENTITY_TYPES, element.entityType),
+          write({ field: "entity-type" }),
+        ),
+        variable(
+          nodeId,
+          "GlobalAssetId",
+          basicType(DataType.String),
+          scalar(DataType.String, typeof element.globalAssetId === "string" ? element.globalAssetId : undefined),
+          {
+            write: write({ field: "global-asset-id" }),
+          },
+        ),
+        variable(
+          nodeId,
+          "SpecificAssetId",
+          types.dataType.AASSpecificAssetIdDataType,
+          good(specificAssetIdsVariant(ctx.structures, element.specificAssetIds)),
+          { valueRank: 1 },
+        ),
         container(ctx, nodeId, "Statement", childElements()),
       );
       break;
@@ -101,11 +193,25 @@ export function elementSpec(ctx: SpecContext, submodelId: string, element: Json,
     case "SubmodelElementList":
       typeDefinition = types.objectType.AASSubmodelElementListType;
       children.push(
-        variable(nodeId, "OrderRelevant", basicType(DataType.Boolean), scalar(DataType.Boolean, typeof element.orderRelevant === "boolean" ? element.orderRelevant : true)),
+        variable(
+          nodeId,
+          "OrderRelevant",
+          basicType(DataType.Boolean),
+          scalar(DataType.Boolean, typeof element.orderRelevant === "boolean" ? element.orderRelevant : true),
+        ),
         stringVariable(nodeId, "TypeValueListElement", element.typeValueListElement),
       );
-      if (element.valueTypeListElement !== undefined) children.push(enumVariable(nodeId, "ValueTypeListElement", types.dataType.AASDataTypeDefXsdDataType, enumIndex(XSD_TYPES, element.valueTypeListElement)));
-      if (isPlainObject(element.semanticIdListElement)) children.push(referenceObject(ctx, nodeId, "SemanticIdListElement", element.semanticIdListElement));
+      if (element.valueTypeListElement !== undefined)
+        children.push(
+          enumVariable(
+            nodeId,
+            "ValueTypeListElement",
+            types.dataType.AASDataTypeDefXsdDataType,
+            enumIndex(XSD_TYPES, element.valueTypeListElement),
+          ),
+        );
+      if (isPlainObject(element.semanticIdListElement))
+        children.push(referenceObject(ctx, nodeId, "SemanticIdListElement", element.semanticIdListElement));
       children.push(...childElements());
       break;
     case "Operation":
@@ -117,11 +223,24 @@ export function elementSpec(ctx: SpecContext, submodelId: string, element: Json,
       break;
     case "BasicEventElement":
       typeDefinition = types.objectType.AASBasicEventElementType;
-      children.push(referenceObject(ctx, nodeId, "Observed", element.observed), stringVariable(nodeId, "Direction", element.direction), stringVariable(nodeId, "State", element.state));
-      if (typeof element.messageTopic === "string") children.push(stringVariable(nodeId, "MessageTopic", element.messageTopic));
+      children.push(
+        referenceObject(ctx, nodeId, "Observed", element.observed),
+        stringVariable(nodeId, "Direction", element.direction),
+        stringVariable(nodeId, "State", element.state),
+      );
+      if (typeof element.messageTopic === "string")
+        children.push(stringVariable(nodeId, "MessageTopic", element.messageTopic));
       break;
   }
-  return { class: "object", nodeId, name, nameSpace: "v3", typeDefinition, description: firstText(element.description), children };
+  return {
+    class: "object",
+    nodeId,
+    name,
+    nameSpace: "v3",
+    typeDefinition,
+    description: firstText(element.description),
+    children,
+  };
 }
 
 /** idShortPath of a child: list items by index (their idShort, if any, is not part of paths). */
@@ -139,12 +258,20 @@ function valueType(ctx: SpecContext, nodeId: string, xsd: unknown) {
 }
 
 function typedValue(nodeId: string, name: string, lexical: unknown, xsd: unknown, write: WriteBinding | undefined) {
-  return variable(nodeId, name, basicType(opcuaDataTypeOf(xsd)), lexicalToNodeValue(typeof lexical === "string" ? lexical : undefined, xsd), { write });
+  return variable(
+    nodeId,
+    name,
+    basicType(opcuaDataTypeOf(xsd)),
+    lexicalToNodeValue(typeof lexical === "string" ? lexical : undefined, xsd),
+    { write },
+  );
 }
 
 function localizedTexts(texts: unknown): Variant {
   if (!Array.isArray(texts)) return new Variant({ dataType: DataType.Null });
-  const value = texts.filter(isPlainObject).map((text) => coerceLocalizedText({ locale: String(text.language ?? ""), text: String(text.text ?? "") })!);
+  const value = texts
+    .filter(isPlainObject)
+    .map((text) => coerceLocalizedText({ locale: String(text.language ?? ""), text: String(text.text ?? "") })!);
   return new Variant({ dataType: DataType.LocalizedText, arrayType: VariantArrayType.Array, value });
 }
 
@@ -154,7 +281,14 @@ function referenceTypeOf(reference: unknown): string | undefined {
 
 /** A plain object grouping child elements (Entity statements, annotations). */
 function container(ctx: SpecContext, parentNodeId: string, name: string, children: NodeSpec[]): ObjectSpec {
-  return { class: "object", nodeId: subNodeId(parentNodeId, name), name, nameSpace: "v3", typeDefinition: ctx.types.objectType.BaseObjectType, children };
+  return {
+    class: "object",
+    nodeId: subNodeId(parentNodeId, name),
+    name,
+    nameSpace: "v3",
+    typeDefinition: ctx.types.objectType.BaseObjectType,
+    children,
+  };
 }
 
 /**
@@ -162,7 +296,13 @@ function container(ctx: SpecContext, parentNodeId: string, name: string, childre
  * (datatype table of §4.5); other variable kinds travel as ValueOnly JSON strings; in-out variables
  * are not supported (spec §4.5) and are left out.
  */
-function operationMethod(ctx: SpecContext, submodelId: string, path: string, nodeId: string, operation: Json): MethodSpec {
+function operationMethod(
+  ctx: SpecContext,
+  submodelId: string,
+  path: string,
+  nodeId: string,
+  operation: Json,
+): MethodSpec {
   const argumentsOf = (variables: unknown): Argument[] =>
     (Array.isArray(variables) ? variables : [])
       .map((variable) => (isPlainObject(variable) && isPlainObject(variable.value) ? variable.value : undefined))
@@ -171,7 +311,9 @@ function operationMethod(ctx: SpecContext, submodelId: string, path: string, nod
         (element) =>
           new Argument({
             name: String(element.idShort ?? ""),
-            dataType: basicType(element.modelType === "Property" ? opcuaDataTypeOf(element.valueType) : DataType.String),
+            dataType: basicType(
+              element.modelType === "Property" ? opcuaDataTypeOf(element.valueType) : DataType.String,
+            ),
             valueRank: -1,
             ...(firstText(element.description) ? { description: firstText(element.description) } : {}),
           }),

@@ -4,13 +4,28 @@ import { specificAssetIdsVariant } from "../values/structured-values.ts";
 import { elementSpec } from "./element-specs.ts";
 import { identifiableNodeId, subNodeId } from "./node-ids.ts";
 import type { NodeSpec, ObjectSpec } from "./node-spec.ts";
-import { enumVariable, firstText, good, metadataChildren, referenceObject, stringVariable, variable, type Json, type SpecContext } from "./spec-context.ts";
+import {
+  enumVariable,
+  firstText,
+  good,
+  type Json,
+  metadataChildren,
+  referenceObject,
+  type SpecContext,
+  stringVariable,
+  variable,
+} from "./spec-context.ts";
 
 const SHELL_FACTS = Object.freeze({ kind: "shell" as const, semanticIds: [] });
 const CONCEPT_DESCRIPTION_FACTS = Object.freeze({ kind: "concept-description" as const, semanticIds: [] });
 
 /** Shells, submodels and concept descriptions hang below AASEnvironment, organized by it. */
-function identifiable(ctx: SpecContext, json: Json, typeDefinition: ObjectSpec["typeDefinition"], children: Iterable<NodeSpec>): ObjectSpec {
+function identifiable(
+  ctx: SpecContext,
+  json: Json,
+  typeDefinition: ObjectSpec["typeDefinition"],
+  children: Iterable<NodeSpec>,
+): ObjectSpec {
   const id = String(json.id);
   const nodeId = identifiableNodeId(id);
   return {
@@ -41,7 +56,12 @@ export function submodelSpec(ctx: SpecContext, submodel: Json): ObjectSpec {
     submodel,
     ctx.types.objectType.AASSubmodelType,
     (function* () {
-      yield enumVariable(nodeId, "ModelingKind", ctx.types.dataType.AASModelingKindDataType, enumIndex(MODELLING_KINDS, submodel.kind ?? "Instance"));
+      yield enumVariable(
+        nodeId,
+        "ModelingKind",
+        ctx.types.dataType.AASModelingKindDataType,
+        enumIndex(MODELLING_KINDS, submodel.kind ?? "Instance"),
+      );
       // One element's spec at a time: built, turned into nodes, dropped.
       for (const element of elements) yield elementSpec(ctx, id, element, String(element.idShort));
     })(),
@@ -66,7 +86,14 @@ export function shellSpec(ctx: SpecContext, shell: Json): ObjectSpec {
     // submodel's node when the gateway has it.
     children: submodels.map((reference, index) => {
       const target = submodelIdOf(reference);
-      const spec = referenceObject(ctx, listId, target ?? String(index), reference, undefined, subNodeId(listId, String(index)));
+      const spec = referenceObject(
+        ctx,
+        listId,
+        target ?? String(index),
+        reference,
+        undefined,
+        subNodeId(listId, String(index)),
+      );
       return target === undefined ? spec : { ...spec, refersTo: [identifiableNodeId(target)] };
     }),
   });
@@ -77,7 +104,9 @@ export function conceptDescriptionSpec(ctx: SpecContext, conceptDescription: Jso
   ctx.catalog?.set(String(conceptDescription.id), CONCEPT_DESCRIPTION_FACTS);
   const nodeId = identifiableNodeId(String(conceptDescription.id));
   const isCaseOf = Array.isArray(conceptDescription.isCaseOf) ? conceptDescription.isCaseOf.filter(isPlainObject) : [];
-  const children: NodeSpec[] = isCaseOf.map((reference, index) => referenceObject(ctx, nodeId, `IsCaseOf[${index}]`, reference));
+  const children: NodeSpec[] = isCaseOf.map((reference, index) =>
+    referenceObject(ctx, nodeId, `IsCaseOf[${index}]`, reference),
+  );
   return identifiable(ctx, conceptDescription, ctx.types.objectType.AASConceptDescriptionType, children);
 }
 
@@ -86,14 +115,27 @@ function assetInformation(ctx: SpecContext, parentNodeId: string, info: Json): O
   const children: NodeSpec[] = [
     enumVariable(nodeId, "AssetKind", ctx.types.dataType.AASAssetKindDataType, enumIndex(ASSET_KINDS, info.assetKind)),
     stringVariable(nodeId, "GlobalAssetId", info.globalAssetId),
-    variable(nodeId, "SpecificAssetId", ctx.types.dataType.AASSpecificAssetIdDataType, good(specificAssetIdsVariant(ctx.structures, info.specificAssetIds)), { valueRank: 1 }),
+    variable(
+      nodeId,
+      "SpecificAssetId",
+      ctx.types.dataType.AASSpecificAssetIdDataType,
+      good(specificAssetIdsVariant(ctx.structures, info.specificAssetIds)),
+      { valueRank: 1 },
+    ),
   ];
   if (typeof info.assetType === "string") children.push(stringVariable(nodeId, "AssetType", info.assetType));
   if (isPlainObject(info.defaultThumbnail)) {
     children.push(stringVariable(nodeId, "DefaultThumbnail", info.defaultThumbnail.path));
     children.push(stringVariable(nodeId, "DefaultThumbnailContentType", info.defaultThumbnail.contentType));
   }
-  return { class: "object", nodeId, name: "AssetInformation", nameSpace: "v3", typeDefinition: ctx.types.objectType.AASAssetInformationType, children };
+  return {
+    class: "object",
+    nodeId,
+    name: "AssetInformation",
+    nameSpace: "v3",
+    typeDefinition: ctx.types.objectType.AASAssetInformationType,
+    children,
+  };
 }
 
 function submodelIdOf(reference: Json): string | undefined {

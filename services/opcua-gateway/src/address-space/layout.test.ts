@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { AttributeIds, DataType, NodeClass, VariantArrayType, type Argument } from "node-opcua";
-import { startInProcessGateway, type InProcessGateway } from "../../../../tests/test-support/opcua-in-process.ts";
+import { type Argument, AttributeIds, DataType, NodeClass, VariantArrayType } from "node-opcua";
 import type { OpcuaTestClient } from "../../../../tests/test-support/opcua-client.ts";
+import { type InProcessGateway, startInProcessGateway } from "../../../../tests/test-support/opcua-in-process.ts";
 import {
   CD_WITH_ID_SHORT,
   CD_WITHOUT_ID_SHORT,
@@ -42,9 +42,22 @@ test("Objects/AASEnvironment holds shells, submodels (duplicate idShorts apart) 
   const top = await opcua.children("AASEnvironment");
   assert.deepEqual([...top.keys()].sort(), ["ConceptDescriptions", "Pump", "Values"]);
   // Both submodels are called "Values": browsing by name shows one, the NodeIds tell them apart.
-  const environmentRefs = await opcua.session.browse({ nodeId: opcua.nodeId("AASEnvironment"), referenceTypeId: "HierarchicalReferences", includeSubtypes: true, resultMask: 63 });
+  const environmentRefs = await opcua.session.browse({
+    nodeId: opcua.nodeId("AASEnvironment"),
+    referenceTypeId: "HierarchicalReferences",
+    includeSubtypes: true,
+    resultMask: 63,
+  });
   const ids = (environmentRefs.references ?? []).map((reference) => reference.nodeId.value).sort();
-  assert.deepEqual(ids, ["AASEnvironment/ConceptDescriptions", identifiableNode(SHELL), identifiableNode(OTHER_SUBMODEL), identifiableNode(VALUES_SUBMODEL)].sort());
+  assert.deepEqual(
+    ids,
+    [
+      "AASEnvironment/ConceptDescriptions",
+      identifiableNode(SHELL),
+      identifiableNode(OTHER_SUBMODEL),
+      identifiableNode(VALUES_SUBMODEL),
+    ].sort(),
+  );
 
   // A concept description without idShort is named by its id.
   assert.deepEqual((await names("AASEnvironment/ConceptDescriptions")).sort(), [CD_WITHOUT_ID_SHORT, "Speed"].sort());
@@ -54,7 +67,25 @@ test("Objects/AASEnvironment holds shells, submodels (duplicate idShorts apart) 
 
 test("elements hang below their submodel with NodeIds from the submodel id and the idShortPath", async () => {
   const submodel = await names(identifiableNode(VALUES_SUBMODEL));
-  for (const expected of ["Id", "SemanticId", "ModelingKind", "TInt", "Temperature", "Firmware", "Manual", "Name", "Link", "Rel", "AnnotatedRel", "Motor", "Start", "Tags", "Group", "Pumping", "Changed"]) {
+  for (const expected of [
+    "Id",
+    "SemanticId",
+    "ModelingKind",
+    "TInt",
+    "Temperature",
+    "Firmware",
+    "Manual",
+    "Name",
+    "Link",
+    "Rel",
+    "AnnotatedRel",
+    "Motor",
+    "Start",
+    "Tags",
+    "Group",
+    "Pumping",
+    "Changed",
+  ]) {
     assert.ok(submodel.includes(expected), `${expected} in ${submodel.join(", ")}`);
   }
   // Same idShort in different parents: distinct nodes with distinct values.
@@ -62,7 +93,10 @@ test("elements hang below their submodel with NodeIds from the submodel id and t
   assert.equal((await opcua.read(elementNode(VALUES_SUBMODEL, "Group.Inner.Width", "Value"))).value.value, 2);
   assert.equal((await opcua.read(elementNode(OTHER_SUBMODEL, "Width", "Value"))).value.value, 3);
   // List items are addressed by index and keep their order.
-  assert.deepEqual((await names(elementNode(VALUES_SUBMODEL, "Tags"))).filter((name) => name.startsWith("[")), ["[0]", "[1]", "[2]"]);
+  assert.deepEqual(
+    (await names(elementNode(VALUES_SUBMODEL, "Tags"))).filter((name) => name.startsWith("[")),
+    ["[0]", "[1]", "[2]"],
+  );
   assert.equal((await opcua.read(elementNode(VALUES_SUBMODEL, "Tags[2]", "Value"))).value.value, "c");
   // Entity statements and annotations are grouped below the element.
   assert.deepEqual(await names(elementNode(VALUES_SUBMODEL, "Motor", "Statement")), ["Power"]);
@@ -70,7 +104,11 @@ test("elements hang below their submodel with NodeIds from the submodel id and t
   assert.deepEqual(await names(elementNode(VALUES_SUBMODEL, "AnnotatedRel", "Annotation")), ["Note"]);
   // The kinds' type definitions: I4AAS where it has one, ours for v3-only kinds.
   const typeOf = async (local: string) => {
-    const refs = await opcua.session.browse({ nodeId: opcua.nodeId(local), referenceTypeId: "HasTypeDefinition", resultMask: 63 });
+    const refs = await opcua.session.browse({
+      nodeId: opcua.nodeId(local),
+      referenceTypeId: "HasTypeDefinition",
+      resultMask: 63,
+    });
     return refs.references?.[0]?.browseName.name;
   };
   assert.equal(await typeOf(elementNode(VALUES_SUBMODEL, "TInt")), "AASPropertyType");
@@ -81,15 +119,26 @@ test("elements hang below their submodel with NodeIds from the submodel id and t
 
 test("a shell shows its asset information and its submodel references, linked to the submodel nodes", async () => {
   assert.deepEqual((await names(identifiableNode(SHELL))).sort(), ["AssetInformation", "Id", "Submodels"]);
-  assert.equal((await opcua.read(identifiableNode(SHELL, "AssetInformation/GlobalAssetId"))).value.value, "urn:twinport:test:asset:pump");
+  assert.equal(
+    (await opcua.read(identifiableNode(SHELL, "AssetInformation/GlobalAssetId"))).value.value,
+    "urn:twinport:test:asset:pump",
+  );
   assert.equal((await opcua.read(identifiableNode(SHELL, "AssetInformation/AssetKind"))).value.value, 1);
-  const specific = (await opcua.read(identifiableNode(SHELL, "AssetInformation/SpecificAssetId"))).value.value as { name: string; value: string }[];
+  const specific = (await opcua.read(identifiableNode(SHELL, "AssetInformation/SpecificAssetId"))).value.value as {
+    name: string;
+    value: string;
+  }[];
   assert.deepEqual(
     specific.map((id) => [id.name, id.value]),
     [["serial", "S-1"]],
   );
   assert.deepEqual(await names(identifiableNode(SHELL, "Submodels")), [VALUES_SUBMODEL, OTHER_SUBMODEL]);
-  const link = await opcua.session.browse({ nodeId: opcua.nodeId(identifiableNode(SHELL, "Submodels/0")), referenceTypeId: "NonHierarchicalReferences", includeSubtypes: true, resultMask: 63 });
+  const link = await opcua.session.browse({
+    nodeId: opcua.nodeId(identifiableNode(SHELL, "Submodels/0")),
+    referenceTypeId: "NonHierarchicalReferences",
+    includeSubtypes: true,
+    resultMask: 63,
+  });
   assert.ok(
     link.references?.some((reference) => reference.nodeId.value === identifiableNode(VALUES_SUBMODEL)),
     "AASReference to the submodel node",
@@ -97,7 +146,8 @@ test("a shell shows its asset information and its submodel references, linked to
 });
 
 test("metadata is read-only, value nodes are read/write", async () => {
-  const accessLevel = async (local: string) => (await opcua.read(local, AttributeIds.UserAccessLevel)).value.value as number;
+  const accessLevel = async (local: string) =>
+    (await opcua.read(local, AttributeIds.UserAccessLevel)).value.value as number;
   assert.equal(await accessLevel(elementNode(VALUES_SUBMODEL, "TInt", "Value")), 3);
   assert.equal(await accessLevel(elementNode(VALUES_SUBMODEL, "TInt", "ValueType")), 1);
   assert.equal(await accessLevel(identifiableNode(VALUES_SUBMODEL, "Id")), 1);

@@ -1,28 +1,28 @@
 import {
   AccessLevelFlag,
   Argument,
+  type BaseNode,
   BrowseDirection,
   coerceLocalizedText,
   DataType,
+  type DataValue,
+  type INamespace,
+  type LocalizedText,
   NodeClass,
   NodeId,
   NodeIdType,
   QualifiedName,
-  sameVariant,
   StatusCodes,
-  Variant,
-  VariantArrayType,
-  type BaseNode,
-  type DataValue,
-  type LocalizedText,
-  type INamespace,
+  sameVariant,
   type UAMethod,
   type UAVariable,
+  Variant,
+  VariantArrayType,
 } from "node-opcua";
-import type { AasTypes } from "./aas-types.ts";
-import type { MethodSpec, NodeSpec, ObjectSpec, VariableSpec } from "./node-spec.ts";
 import { bindOperation } from "../methods/operation-method.ts";
 import { bindWrite } from "../values/write-binding.ts";
+import type { AasTypes } from "./aas-types.ts";
+import type { MethodSpec, NodeSpec, ObjectSpec, VariableSpec } from "./node-spec.ts";
 
 /** node-opcua's node creation below its public addObject/addVariable (see createRaw). */
 interface RawNamespace {
@@ -107,10 +107,16 @@ export class NodeBuilder {
   create(spec: NodeSpec, parent: BaseNode): BaseNode {
     switch (spec.class) {
       case "object": {
-        const node = this.createRaw(spec, NodeClass.Object, parent, spec.reference === "organizes" ? this.types.reference.organizes : this.types.reference.hasComponent, {
-          eventNotifier: 0,
-          typeDefinition: spec.typeDefinition,
-        });
+        const node = this.createRaw(
+          spec,
+          NodeClass.Object,
+          parent,
+          spec.reference === "organizes" ? this.types.reference.organizes : this.types.reference.hasComponent,
+          {
+            eventNotifier: 0,
+            typeDefinition: spec.typeDefinition,
+          },
+        );
         for (const child of spec.children) this.create(child, node);
         this.linkReferences(node, spec);
         this.linkFromSources(node, spec.nodeId);
@@ -129,7 +135,8 @@ export class NodeBuilder {
           historizing: false,
           value: spec.value.variant,
         }) as UAVariable;
-        if (spec.value.statusCode !== StatusCodes.Good) node.setValueFromSource(spec.value.variant, spec.value.statusCode);
+        if (spec.value.statusCode !== StatusCodes.Good)
+          node.setValueFromSource(spec.value.variant, spec.value.statusCode);
         if (spec.write) bindWrite(node, spec.write);
         return node;
       }
@@ -147,9 +154,22 @@ export class NodeBuilder {
    * keeps a 100,000-element model within its 15 s build target. Nodes made this way browse, read,
    * write and delete like any other; they only raise no GeneralModelChangeEvent.
    */
-  private createRaw(spec: NodeSpec, nodeClass: NodeClass, parent: BaseNode, parentReference: NodeId, options: Record<string, unknown> & { typeDefinition?: NodeId }): BaseNode {
-    const references: Record<string, unknown>[] = [{ referenceType: parentReference, isForward: false, nodeId: parent.nodeId }];
-    if (options.typeDefinition) references.push({ referenceType: this.types.reference.hasTypeDefinition, isForward: true, nodeId: options.typeDefinition });
+  private createRaw(
+    spec: NodeSpec,
+    nodeClass: NodeClass,
+    parent: BaseNode,
+    parentReference: NodeId,
+    options: Record<string, unknown> & { typeDefinition?: NodeId },
+  ): BaseNode {
+    const references: Record<string, unknown>[] = [
+      { referenceType: parentReference, isForward: false, nodeId: parent.nodeId },
+    ];
+    if (options.typeDefinition)
+      references.push({
+        referenceType: this.types.reference.hasTypeDefinition,
+        isForward: true,
+        nodeId: options.typeDefinition,
+      });
     const names = this.namesOf(spec);
     options.nodeClass = nodeClass;
     options.nodeId = this.nodeIdOf(spec.nodeId);
@@ -172,7 +192,10 @@ export class NodeBuilder {
       nameSpace: "ua",
       dataType: new NodeId(NodeIdType.NUMERIC, 296, 0), // Argument
       valueRank: 1,
-      value: { variant: new Variant({ dataType: DataType.ExtensionObject, arrayType: VariantArrayType.Array, value: list }), statusCode: StatusCodes.Good },
+      value: {
+        variant: new Variant({ dataType: DataType.ExtensionObject, arrayType: VariantArrayType.Array, value: list }),
+        statusCode: StatusCodes.Good,
+      },
     });
     if (spec.inputArguments.length > 0) this.create(argumentsSpec("InputArguments", spec.inputArguments), method);
     if (spec.outputArguments.length > 0) this.create(argumentsSpec("OutputArguments", spec.outputArguments), method);
@@ -199,7 +222,11 @@ export class NodeBuilder {
   }
 
   private addLink(source: BaseNode, targetLocal: string): void {
-    source.addReference({ referenceType: this.types.reference.aasReference, isForward: true, nodeId: this.nodeIdOf(targetLocal) });
+    source.addReference({
+      referenceType: this.types.reference.aasReference,
+      isForward: true,
+      nodeId: this.nodeIdOf(targetLocal),
+    });
   }
 
   private namesOf(spec: NodeSpec): { browseName: QualifiedName; displayName: LocalizedText } {
@@ -208,8 +235,12 @@ export class NodeBuilder {
     const key = `${spec.nameSpace}:${spec.name}`;
     const known = shared ? this.names.get(key) : undefined;
     if (known) return known;
-    const namespaceIndex = spec.nameSpace === "i4aas" ? this.types.i4aasIndex : spec.nameSpace === "ua" ? 0 : this.types.v3Index;
-    const names = { browseName: new QualifiedName({ name: spec.name, namespaceIndex }), displayName: coerceLocalizedText(spec.name)! };
+    const namespaceIndex =
+      spec.nameSpace === "i4aas" ? this.types.i4aasIndex : spec.nameSpace === "ua" ? 0 : this.types.v3Index;
+    const names = {
+      browseName: new QualifiedName({ name: spec.name, namespaceIndex }),
+      displayName: coerceLocalizedText(spec.name)!,
+    };
     if (shared) this.names.set(key, names);
     return names;
   }
@@ -219,11 +250,18 @@ export class NodeBuilder {
     if (node.browseName.name !== spec.name) return false;
     switch (spec.class) {
       case "object":
-        return node.nodeClass === NodeClass.Object && sameNodeId((node as unknown as { typeDefinition: NodeId }).typeDefinition, spec.typeDefinition);
+        return (
+          node.nodeClass === NodeClass.Object &&
+          sameNodeId((node as unknown as { typeDefinition: NodeId }).typeDefinition, spec.typeDefinition)
+        );
       case "variable": {
         if (node.nodeClass !== NodeClass.Variable) return false;
         const variable = node as UAVariable;
-        return sameNodeId(variable.dataType, spec.dataType) && variable.valueRank === spec.valueRank && (variable.accessLevel & AccessLevelFlag.CurrentWrite) !== 0 === Boolean(spec.write);
+        return (
+          sameNodeId(variable.dataType, spec.dataType) &&
+          variable.valueRank === spec.valueRank &&
+          ((variable.accessLevel & AccessLevelFlag.CurrentWrite) !== 0) === Boolean(spec.write)
+        );
       }
       case "method":
         // Arguments live in child properties that clients cache: a changed signature is a new node.
@@ -237,7 +275,8 @@ export class NodeBuilder {
       case "object":
         this.applyChildren(node, spec.children);
         // Links are cheap to recompute; stale ones would point at deleted or replaced nodes.
-        for (const reference of node.findReferencesEx(this.types.reference.aasReference, BrowseDirection.Forward)) node.removeReference(reference);
+        for (const reference of node.findReferencesEx(this.types.reference.aasReference, BrowseDirection.Forward))
+          node.removeReference(reference);
         this.linkReferences(node, spec);
         return;
       case "variable": {
@@ -267,6 +306,10 @@ function sameText(a: LocalizedText | null | undefined, b: LocalizedText | undefi
 }
 
 function sameArguments(method: UAMethod, spec: MethodSpec): boolean {
-  const signature = (list: Argument[]) => list.map((argument) => `${argument.name}:${argument.dataType.toString()}:${argument.valueRank}`).join(",");
-  return signature(method.getInputArguments()) === signature(spec.inputArguments) && signature(method.getOutputArguments()) === signature(spec.outputArguments);
+  const signature = (list: Argument[]) =>
+    list.map((argument) => `${argument.name}:${argument.dataType.toString()}:${argument.valueRank}`).join(",");
+  return (
+    signature(method.getInputArguments()) === signature(spec.inputArguments) &&
+    signature(method.getOutputArguments()) === signature(spec.outputArguments)
+  );
 }

@@ -1,7 +1,7 @@
 import type { Argument, LocalizedText, NodeId } from "node-opcua";
+import type { OperationBinding } from "../methods/operation-method.ts";
 import type { NodeValue } from "../values/datatype-mapping.ts";
 import type { WriteBinding } from "../values/write-binding.ts";
-import type { OperationBinding } from "../methods/operation-method.ts";
 
 /**
  * What the address space should contain, computed from AAS JSON without touching node-opcua;

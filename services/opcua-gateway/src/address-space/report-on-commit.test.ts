@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { AttributeIds, ClientMonitoredItem, ClientSubscription, TimestampsToReturn, type DataValue } from "node-opcua";
 import type { CommandParams } from "@twinport/shared";
-import { startInProcessGateway, type InProcessGateway } from "../../../../tests/test-support/opcua-in-process.ts";
+import { AttributeIds, ClientMonitoredItem, ClientSubscription, type DataValue, TimestampsToReturn } from "node-opcua";
 import type { OpcuaTestClient } from "../../../../tests/test-support/opcua-client.ts";
+import { type InProcessGateway, startInProcessGateway } from "../../../../tests/test-support/opcua-in-process.ts";
 import { elementNode, opcuaTestEnvironment, VALUES_SUBMODEL } from "../../../../tests/test-support/opcua-model.ts";
 
 // Value items are exception-based whatever sampling interval they ask for (ADR 0016): created or
@@ -33,14 +33,25 @@ after(async () => {
 });
 
 async function patchInt(value: number): Promise<void> {
-  const params: CommandParams<"PatchSubmodelElementValueByPath"> = { submodelId: VALUES_SUBMODEL, idShortPath: "TInt", body: String(value) };
+  const params: CommandParams<"PatchSubmodelElementValueByPath"> = {
+    submodelId: VALUES_SUBMODEL,
+    idShortPath: "TInt",
+    body: String(value),
+  };
   const reply = await system.store.execute({ type: "PatchSubmodelElementValueByPath", params, origin: "http" });
   assert.ok(reply.ok, JSON.stringify(reply));
 }
 
 /** A monitored item that records every value it is sent. */
-async function monitor(nodeId: string, samplingInterval: number): Promise<{ item: ClientMonitoredItem; values: unknown[]; until(value: unknown): Promise<void> }> {
-  const item = await subscription.monitor({ nodeId, attributeId: AttributeIds.Value }, { samplingInterval, queueSize: 10, discardOldest: true }, TimestampsToReturn.Both);
+async function monitor(
+  nodeId: string,
+  samplingInterval: number,
+): Promise<{ item: ClientMonitoredItem; values: unknown[]; until(value: unknown): Promise<void> }> {
+  const item = await subscription.monitor(
+    { nodeId, attributeId: AttributeIds.Value },
+    { samplingInterval, queueSize: 10, discardOldest: true },
+    TimestampsToReturn.Both,
+  );
   const values: unknown[] = [];
   const waiting = new Set<() => void>();
   item.on("changed", (dataValue: DataValue) => {
@@ -49,7 +60,11 @@ async function monitor(nodeId: string, samplingInterval: number): Promise<{ item
   });
   const until = (value: unknown) =>
     new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`sampling ${samplingInterval}: no ${String(value)} within 10 s; got ${values.join(", ")}`)), 10_000);
+      const timer = setTimeout(
+        () =>
+          reject(new Error(`sampling ${samplingInterval}: no ${String(value)} within 10 s; got ${values.join(", ")}`)),
+        10_000,
+      );
       const check = () => {
         if (!values.includes(value)) return;
         waiting.delete(check);
@@ -65,7 +80,8 @@ async function monitor(nodeId: string, samplingInterval: number): Promise<{ item
 test("any requested sampling interval is revised to 0 and every commit of one publishing cycle is queued", async () => {
   const intervals = [-1, 0, 50, 100, 250, 1000, 5000];
   const items = [];
-  for (const interval of intervals) items.push(await monitor(opcua.nodeId(elementNode(VALUES_SUBMODEL, "TInt", "Value")), interval));
+  for (const interval of intervals)
+    items.push(await monitor(opcua.nodeId(elementNode(VALUES_SUBMODEL, "TInt", "Value")), interval));
   for (const [i, { item }] of items.entries()) {
     assert.equal(item.result?.revisedSamplingInterval, 0, `sampling ${intervals[i]}`);
     assert.equal(item.result?.revisedQueueSize, 10, `sampling ${intervals[i]}`);
@@ -76,7 +92,11 @@ test("any requested sampling interval is revised to 0 and every commit of one pu
   for (const value of written) await patchInt(value);
   for (const [i, { values, until }] of items.entries()) {
     await until(written.at(-1));
-    assert.deepEqual(values.filter((value) => written.includes(value as number)), written, `sampling ${intervals[i]}`);
+    assert.deepEqual(
+      values.filter((value) => written.includes(value as number)),
+      written,
+      `sampling ${intervals[i]}`,
+    );
     await items[i]!.item.terminate();
   }
 });
@@ -91,7 +111,10 @@ test("a modified item stays exception-based and says so", async () => {
   const written = [8201, 8202, 8203];
   for (const value of written) await patchInt(value);
   await until(written.at(-1));
-  assert.deepEqual(values.filter((value) => written.includes(value as number)), written);
+  assert.deepEqual(
+    values.filter((value) => written.includes(value as number)),
+    written,
+  );
   await item.terminate();
 });
 

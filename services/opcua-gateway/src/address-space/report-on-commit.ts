@@ -43,7 +43,8 @@ export function reportValuesOnCommit(server: OPCUAServer, namespaceIndex: number
   const onRequest = (request: Request): void => {
     if (request instanceof CreateMonitoredItemsRequest) {
       for (const item of request.itemsToCreate ?? []) {
-        if (item.itemToMonitor.attributeId === AttributeIds.Value && isCommitDriven(item.itemToMonitor.nodeId)) item.requestedParameters.samplingInterval = 0;
+        if (item.itemToMonitor.attributeId === AttributeIds.Value && isCommitDriven(item.itemToMonitor.nodeId))
+          item.requestedParameters.samplingInterval = 0;
       }
     } else if (request instanceof ModifyMonitoredItemsRequest && (request.itemsToModify?.length ?? 0) > 0) {
       // A modify keeps an exception-based item exception-based only when it asks for 0 again
@@ -52,7 +53,12 @@ export function reportValuesOnCommit(server: OPCUAServer, namespaceIndex: number
       for (const item of request.itemsToModify ?? []) {
         const monitored = subscription?.getMonitoredItem(item.monitoredItemId);
         const node = monitored?.node;
-        if (monitored?.isExceptionBased && node && monitored.itemToMonitor.attributeId === AttributeIds.Value && isCommitDriven(node.nodeId)) {
+        if (
+          monitored?.isExceptionBased &&
+          node &&
+          monitored.itemToMonitor.attributeId === AttributeIds.Value &&
+          isCommitDriven(node.nodeId)
+        ) {
           item.requestedParameters.samplingInterval = 0;
         }
       }

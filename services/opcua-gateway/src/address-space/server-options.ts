@@ -15,6 +15,9 @@ import { AAS_NODESETS } from "./aas-types.ts";
 const MINIMUM_PUBLISHING_INTERVAL_MS = 5;
 
 export function aasServerOptions(): { nodesets: string[]; serverCapabilities: { minSupportedSampleRate: number } } {
-  Subscription.minimumPublishingInterval = Math.min(Subscription.minimumPublishingInterval, MINIMUM_PUBLISHING_INTERVAL_MS);
+  Subscription.minimumPublishingInterval = Math.min(
+    Subscription.minimumPublishingInterval,
+    MINIMUM_PUBLISHING_INTERVAL_MS,
+  );
   return { nodesets: [...AAS_NODESETS], serverCapabilities: { minSupportedSampleRate: 0 } };
 }

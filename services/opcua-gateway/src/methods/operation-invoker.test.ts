@@ -8,9 +8,12 @@ import { after, before, test } from "node:test";
 const dir = mkdtempSync(join(tmpdir(), "twinport-opcua-operations-"));
 process.env.XDG_CONFIG_HOME = join(dir, "xdg");
 
-const { DataType, MessageSecurityMode, OPCUACertificateManager, OPCUAClient, SecurityPolicy, StatusCodes, Variant } = await import("node-opcua");
+const { DataType, MessageSecurityMode, OPCUACertificateManager, OPCUAClient, SecurityPolicy, StatusCodes, Variant } =
+  await import("node-opcua");
 const shared = await import("@twinport/shared");
-const { OPERATIONS_SUBMODEL_ID, operationsSubmodel, registerTestOperationProviders } = await import("@twinport/shared/test-support");
+const { OPERATIONS_SUBMODEL_ID, operationsSubmodel, registerTestOperationProviders } = await import(
+  "@twinport/shared/test-support"
+);
 const { startOpcuaGateway } = await import("../index.ts");
 const { AAS_V3_NAMESPACE_URI } = await import("../address-space/aas-types.ts");
 const { elementNodeId, subNodeId } = await import("../address-space/node-ids.ts");
@@ -28,7 +31,10 @@ const { observations } = registerTestOperationProviders(operationProviders);
 const engine = shared.createEngine({ repository: shared.createMemoryRepository(), bus, operationProviders });
 const store = shared.createDirectStoreClient(engine);
 const events: import("@twinport/shared").ChangeEvent[] = [];
-const clientCertificates = new OPCUACertificateManager({ rootFolder: join(dir, "client-pki"), automaticallyAcceptUnknownCertificate: true });
+const clientCertificates = new OPCUACertificateManager({
+  rootFolder: join(dir, "client-pki"),
+  automaticallyAcceptUnknownCertificate: true,
+});
 const logLines: string[] = [];
 let gateway: Awaited<ReturnType<typeof startOpcuaGateway>>;
 let client: InstanceType<typeof OPCUAClient>;
@@ -37,7 +43,10 @@ let ns: number;
 
 before(async () => {
   await clientCertificates.initialize();
-  const loaded = await store.execute({ type: "LoadEnvironment", params: { body: JSON.stringify({ submodels: [operationsSubmodel()] }) } });
+  const loaded = await store.execute({
+    type: "LoadEnvironment",
+    params: { body: JSON.stringify({ submodels: [operationsSubmodel()] }) },
+  });
   assert.ok(loaded.ok);
   await bus.subscribe({ onEvent: (event) => events.push(event) });
   const port = await freePort();
@@ -53,7 +62,13 @@ before(async () => {
       `endpoints[0].userCertificateBasePath=${join(dir, "USERS_PKI", "CA")}`,
     ],
   });
-  gateway = await startOpcuaGateway({ store, bus, endpoint: config.endpoints[0] as OpcUaEndpointConfig, stateDir: join(dir, "state"), log: (line) => logLines.push(String(line)) });
+  gateway = await startOpcuaGateway({
+    store,
+    bus,
+    endpoint: config.endpoints[0] as OpcUaEndpointConfig,
+    stateDir: join(dir, "state"),
+    log: (line) => logLines.push(String(line)),
+  });
   client = OPCUAClient.create({
     endpointMustExist: false,
     securityMode: MessageSecurityMode.None,
@@ -80,11 +95,18 @@ after(async () => {
 
 function call(idShortPath: string, inputArguments: InstanceType<typeof Variant>[]) {
   const objectId = `ns=${ns};s=${elementNodeId(OPERATIONS_SUBMODEL_ID, idShortPath)}`;
-  return session.call({ objectId, methodId: `ns=${ns};s=${subNodeId(elementNodeId(OPERATIONS_SUBMODEL_ID, idShortPath), "Invoke")}`, inputArguments });
+  return session.call({
+    objectId,
+    methodId: `ns=${ns};s=${subNodeId(elementNodeId(OPERATIONS_SUBMODEL_ID, idShortPath), "Invoke")}`,
+    inputArguments,
+  });
 }
 
 test("a method call runs the Operation: typed inputs and outputs (xs:long as Int64), in-out variables keep their declaration", async () => {
-  const result = await call("Add", [new Variant({ dataType: DataType.Int32, value: 3 }), new Variant({ dataType: DataType.Int32, value: 4 })]);
+  const result = await call("Add", [
+    new Variant({ dataType: DataType.Int32, value: 3 }),
+    new Variant({ dataType: DataType.Int32, value: 4 }),
+  ]);
   assert.equal(result.statusCode.name, "Good", result.statusCode.toString());
   const [sum, big] = result.outputArguments!;
   assert.equal(sum.dataType, DataType.Int32);
@@ -95,7 +117,10 @@ test("a method call runs the Operation: typed inputs and outputs (xs:long as Int
   const [high, low] = big.value as [number, number];
   assert.equal((BigInt(high) << 32n) + BigInt(low >>> 0), 3000000000000000001n, "every digit arrives");
   const kinds = events.filter((e) => e.kind.startsWith("operation.")).map((e) => [e.kind, e.origin]);
-  assert.deepEqual(kinds.slice(-2), [["operation.invoked", "opcua"], ["operation.finished", "opcua"]]);
+  assert.deepEqual(kinds.slice(-2), [
+    ["operation.invoked", "opcua"],
+    ["operation.finished", "opcua"],
+  ]);
 });
 
 test("an Operation inside a collection; string arguments", async () => {
@@ -107,9 +132,18 @@ test("an Operation inside a collection; string arguments", async () => {
 test("failures are Bad statuses: the asset failed or refused, no provider, wrong argument types", async () => {
   assert.equal((await call("Fail", [])).statusCode.name, StatusCodes.BadDeviceFailure.name);
   assert.equal((await call("Refuse", [])).statusCode.name, StatusCodes.BadDeviceFailure.name);
-  assert.equal((await call("NoProvider", [new Variant({ dataType: DataType.String, value: "x" })])).statusCode.name, StatusCodes.BadDeviceFailure.name);
-  assert.ok(logLines.some((line) => /NoProvider ended Failed: No operation provider/.test(line)), "the reason is logged");
-  const wrongType = await call("Add", [new Variant({ dataType: DataType.String, value: "3" }), new Variant({ dataType: DataType.Int32, value: 1 })]);
+  assert.equal(
+    (await call("NoProvider", [new Variant({ dataType: DataType.String, value: "x" })])).statusCode.name,
+    StatusCodes.BadDeviceFailure.name,
+  );
+  assert.ok(
+    logLines.some((line) => /NoProvider ended Failed: No operation provider/.test(line)),
+    "the reason is logged",
+  );
+  const wrongType = await call("Add", [
+    new Variant({ dataType: DataType.String, value: "3" }),
+    new Variant({ dataType: DataType.Int32, value: 1 }),
+  ]);
   assert.notEqual(wrongType.statusCode.name, "Good");
   const calls = observations.calls.length;
   const tooFew = await call("Add", [new Variant({ dataType: DataType.Int32, value: 1 })]);

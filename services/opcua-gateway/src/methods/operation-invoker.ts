@@ -1,15 +1,15 @@
-import { DataType, StatusCodes, Variant, type CallMethodResultOptions, type StatusCode } from "node-opcua";
 import {
   DEFAULT_SYNC_INVOCATION_TIMEOUT_MS,
-  lexicalToValueJson,
-  parseJsonLossless,
-  stringifyLossless,
-  SYSTEM,
-  valueJsonToLexical,
   type ElementJson,
   type ExecutionState,
+  lexicalToValueJson,
+  parseJsonLossless,
   type StoreClient,
+  SYSTEM,
+  stringifyLossless,
+  valueJsonToLexical,
 } from "@twinport/shared";
+import { type CallMethodResultOptions, DataType, type StatusCode, StatusCodes, Variant } from "node-opcua";
 import { lexicalToNodeValue, variantToLexical } from "../values/datatype-mapping.ts";
 import { statusForError } from "../values/error-status.ts";
 import type { OperationInvoker } from "./operation-method.ts";
@@ -43,14 +43,22 @@ export function createOperationInvoker(deps: OperationInvokerDeps): OperationInv
     const address = { submodelId: binding.submodelId, idShortPath: binding.idShortPath };
     // The gateway's own read of the declaration: EXECUTE alone is enough to call. SYSTEM, not "no
     // principal": over NATS a command without one is anonymous (ADR 0025).
-    const read = await deps.store.execute({ type: "GetSubmodelElementByPath", params: address, origin: "opcua", principal: SYSTEM });
+    const read = await deps.store.execute({
+      type: "GetSubmodelElementByPath",
+      params: address,
+      origin: "opcua",
+      principal: SYSTEM,
+    });
     if (!read.ok) return { statusCode: statusForError(read.error.code) };
     const operation = read.value as ElementJson;
     if (operation.modelType !== "Operation") return { statusCode: StatusCodes.BadMethodInvalid };
     const inputs = declared(operation.inputVariables);
     const outputs = declared(operation.outputVariables);
     if (inputArguments.length !== inputs.length) {
-      return { statusCode: inputArguments.length < inputs.length ? StatusCodes.BadArgumentsMissing : StatusCodes.BadTooManyArguments };
+      return {
+        statusCode:
+          inputArguments.length < inputs.length ? StatusCodes.BadArgumentsMissing : StatusCodes.BadTooManyArguments,
+      };
     }
 
     const values: Record<string, unknown> = {};
@@ -60,14 +68,22 @@ export function createOperationInvoker(deps: OperationInvokerDeps): OperationInv
       inputArgumentResults.push("error" in converted ? converted.error : StatusCodes.Good);
       if (!("error" in converted) && converted.value !== undefined) values[String(variable.idShort)] = converted.value;
     }
-    if (inputArgumentResults.some((status) => status !== StatusCodes.Good)) return { statusCode: StatusCodes.BadInvalidArgument, inputArgumentResults };
+    if (inputArgumentResults.some((status) => status !== StatusCodes.Good))
+      return { statusCode: StatusCodes.BadInvalidArgument, inputArgumentResults };
 
     const reply = await deps.store.execute(
-      { type: "InvokeOperation", params: { ...address, body: stringifyLossless({ inputArguments: values }), valueOnly: true }, origin: "opcua", ...(principal ? { principal } : {}) },
+      {
+        type: "InvokeOperation",
+        params: { ...address, body: stringifyLossless({ inputArguments: values }), valueOnly: true },
+        origin: "opcua",
+        ...(principal ? { principal } : {}),
+      },
       { deadline: Date.now() + DEFAULT_SYNC_INVOCATION_TIMEOUT_MS + REPLY_MARGIN_MS },
     );
     if (!reply.ok) {
-      deps.log(`twinport opcua-gateway: call of ${binding.submodelId} ${binding.idShortPath} refused: ${reply.error.code}: ${reply.error.message}`);
+      deps.log(
+        `twinport opcua-gateway: call of ${binding.submodelId} ${binding.idShortPath} refused: ${reply.error.code}: ${reply.error.message}`,
+      );
       return { statusCode: statusForError(reply.error.code) };
     }
     const result = parseJsonLossless((reply.value as { rawJson: string }).rawJson) as {
@@ -78,17 +94,26 @@ export function createOperationInvoker(deps: OperationInvokerDeps): OperationInv
     const failed = STATUS_OF_STATE[result.executionState];
     if (failed !== undefined) {
       const why = (result.messages ?? []).map((m) => m.text).join("; ");
-      deps.log(`twinport opcua-gateway: call of ${binding.submodelId} ${binding.idShortPath} ended ${result.executionState}: ${why}`);
+      deps.log(
+        `twinport opcua-gateway: call of ${binding.submodelId} ${binding.idShortPath} ended ${result.executionState}: ${why}`,
+      );
       return { statusCode: failed };
     }
-    return { statusCode: StatusCodes.Good, outputArguments: outputs.map((variable) => outputVariant(variable, result.outputArguments?.[String(variable.idShort)])) };
+    return {
+      statusCode: StatusCodes.Good,
+      outputArguments: outputs.map((variable) =>
+        outputVariant(variable, result.outputArguments?.[String(variable.idShort)]),
+      ),
+    };
   };
 }
 
 /** The elements of declared variables, in order: the method's arguments were built the same way. */
 function declared(variables: unknown): ElementJson[] {
   return (Array.isArray(variables) ? variables : [])
-    .map((variable) => (typeof variable === "object" && variable !== null ? (variable as { value?: unknown }).value : undefined))
+    .map((variable) =>
+      typeof variable === "object" && variable !== null ? (variable as { value?: unknown }).value : undefined,
+    )
     .filter((element): element is ElementJson => typeof element === "object" && element !== null);
 }
 
@@ -100,7 +125,8 @@ function inputValue(variable: ElementJson, variant: Variant): { value: unknown }
     if ("error" in lexical) return { error: lexical.error };
     return { value: lexical.lexical === null ? undefined : lexicalToValueJson(lexical.lexical, variable.valueType) };
   }
-  if (variant.dataType !== DataType.String || typeof variant.value !== "string") return { error: StatusCodes.BadTypeMismatch };
+  if (variant.dataType !== DataType.String || typeof variant.value !== "string")
+    return { error: StatusCodes.BadTypeMismatch };
   try {
     return { value: parseJsonLossless(variant.value) };
   } catch {

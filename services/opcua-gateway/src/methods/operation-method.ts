@@ -1,5 +1,5 @@
-import { type CallMethodResultOptions, type ISessionContext, type UAMethod, type Variant } from "node-opcua";
 import type { Principal } from "@twinport/shared";
+import { type CallMethodResultOptions, type ISessionContext, type UAMethod, type Variant } from "node-opcua";
 import { principalOfContext } from "../security/access-session-context.ts";
 
 /** What a method node of an Operation needs to invoke it. */
@@ -15,7 +15,11 @@ export interface OperationBinding {
  * Runs an Operation for an OPC UA call. The operation lifecycle (InvokeOperation, timeouts, failure
  * statuses) is not this file's business: the default is operation-invoker.ts (the operations issue).
  */
-export type OperationInvoker = (binding: OperationBinding, inputArguments: Variant[], principal?: Principal) => Promise<CallMethodResultOptions>;
+export type OperationInvoker = (
+  binding: OperationBinding,
+  inputArguments: Variant[],
+  principal?: Principal,
+) => Promise<CallMethodResultOptions>;
 
 const BINDING = Symbol("twinport.operationBinding");
 type BoundMethod = UAMethod & { [BINDING]?: OperationBinding };

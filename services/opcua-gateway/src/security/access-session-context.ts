@@ -1,6 +1,12 @@
-import { SessionContext, type BaseNode, type OPCUAServer, type RequestHeader, type UserIdentityToken } from "node-opcua";
 import type { AccessPolicy, Principal, SecurityConfig } from "@twinport/shared";
-import { NodeAccess, type IdentifiableCatalog } from "./node-access.ts";
+import {
+  type BaseNode,
+  type OPCUAServer,
+  type RequestHeader,
+  SessionContext,
+  type UserIdentityToken,
+} from "node-opcua";
+import { type IdentifiableCatalog, NodeAccess } from "./node-access.ts";
 import { principalOfIdentityToken } from "./session-principal.ts";
 
 /** What a session's permissions are computed from. */
@@ -35,7 +41,11 @@ export class AccessSessionContext extends SessionContext {
 
   /** The per-Call context node-opcua asks for: the same rules and principal, with the request's header. */
   override withRequestHeader(requestHeader: RequestHeader): SessionContext {
-    return new AccessSessionContext({ session: this.session, object: this.object, server: this.server, requestHeader }, this.deps, this.sessionWide ?? this);
+    return new AccessSessionContext(
+      { session: this.session, object: this.object, server: this.server, requestHeader },
+      this.deps,
+      this.sessionWide ?? this,
+    );
   }
 
   /** The session's principal, from its identity token (which ActivateSession may change). */
@@ -45,7 +55,8 @@ export class AccessSessionContext extends SessionContext {
 
   override getPermissions(node: BaseNode): number {
     const nodeId = node.nodeId;
-    if (nodeId.namespace !== this.deps.namespaceIndex || typeof nodeId.value !== "string") return super.getPermissions(node);
+    if (nodeId.namespace !== this.deps.namespaceIndex || typeof nodeId.value !== "string")
+      return super.getPermissions(node);
     return this.access().nodes.permissions(nodeId.value);
   }
 

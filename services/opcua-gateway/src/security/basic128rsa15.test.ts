@@ -3,7 +3,16 @@ import { mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
-import { AttributeIds, MessageSecurityMode, OPCUACertificateManager, OPCUAClient, SecurityPolicy, setDebugLogger, setErrorLogger, setWarningLogger } from "node-opcua";
+import {
+  AttributeIds,
+  MessageSecurityMode,
+  OPCUACertificateManager,
+  OPCUAClient,
+  SecurityPolicy,
+  setDebugLogger,
+  setErrorLogger,
+  setWarningLogger,
+} from "node-opcua";
 import { spawnTwinport } from "../../../../bin/test-support/spawn-twinport.ts";
 import { freePort } from "../../../../tests/test-support/servers.ts";
 import { assertBasic128Rsa15Servable, rsaPkcs1DecryptionUnavailable } from "./rsa-pkcs1-decryption.ts";
@@ -16,7 +25,11 @@ const dir = mkdtempSync(join(tmpdir(), "twinport-basic128rsa15-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Opens a Basic128Rsa15 channel and an anonymous session, reads the server state, closes. */
-async function openSession(url: string, mode: MessageSecurityMode, clientCertificateManager: OPCUACertificateManager): Promise<void> {
+async function openSession(
+  url: string,
+  mode: MessageSecurityMode,
+  clientCertificateManager: OPCUACertificateManager,
+): Promise<void> {
   const client = OPCUAClient.create({
     endpointMustExist: false,
     securityPolicy: SecurityPolicy.Basic128Rsa15,
@@ -67,8 +80,15 @@ test("a configuration with BASIC128RSA15: the plain twinport command serves Sign
       ],
     }),
   );
-  const twinport = spawnTwinport(["-c", join(dir, "config.json"), "--empty-model"], { cwd: dir, env: { XDG_CONFIG_HOME: join(dir, "xdg") }, readyTimeoutMs: 30_000 });
-  const clientCertificateManager = new OPCUACertificateManager({ rootFolder: join(dir, "client-pki"), automaticallyAcceptUnknownCertificate: true });
+  const twinport = spawnTwinport(["-c", join(dir, "config.json"), "--empty-model"], {
+    cwd: dir,
+    env: { XDG_CONFIG_HOME: join(dir, "xdg") },
+    readyTimeoutMs: 30_000,
+  });
+  const clientCertificateManager = new OPCUACertificateManager({
+    rootFolder: join(dir, "client-pki"),
+    automaticallyAcceptUnknownCertificate: true,
+  });
   try {
     const ready = await twinport.ready;
     const url = `opc.tcp://127.0.0.1:${tcpPort}`;
@@ -77,7 +97,10 @@ test("a configuration with BASIC128RSA15: the plain twinport command serves Sign
     // Refused at first (the client certificate is unknown), then trusted the operator's way:
     // from rejected/ to certs/, after which the same client gets in.
     await assert.rejects(openSession(url, MessageSecurityMode.SignAndEncrypt, clientCertificateManager));
-    await eventually(() => readdirSync(join(serverPki, "rejected")).length === 1, "the client certificate in rejected/");
+    await eventually(
+      () => readdirSync(join(serverPki, "rejected")).length === 1,
+      "the client certificate in rejected/",
+    );
     const [file] = readdirSync(join(serverPki, "rejected"));
     renameSync(join(serverPki, "rejected", file!), join(serverPki, "certs", file!));
     const deadline = Date.now() + 20_000;
@@ -101,9 +124,14 @@ test("a runtime that refuses PKCS#1 v1.5 decryption: BASIC128RSA15 is a start-up
   // Node 24's bundled OpenSSL always decrypts, so Node's refusal (what a Node ≥ 22 built against an
   // OpenSSL without implicit rejection throws, word for word) stands in for that runtime here.
   const refuse = (): Buffer => {
-    throw Object.assign(new TypeError("RSA_PKCS1_PADDING is no longer supported for private decryption"), { code: "ERR_INVALID_ARG_VALUE" });
+    throw Object.assign(new TypeError("RSA_PKCS1_PADDING is no longer supported for private decryption"), {
+      code: "ERR_INVALID_ARG_VALUE",
+    });
   };
-  assert.equal(rsaPkcs1DecryptionUnavailable(refuse as never), "RSA_PKCS1_PADDING is no longer supported for private decryption");
+  assert.equal(
+    rsaPkcs1DecryptionUnavailable(refuse as never),
+    "RSA_PKCS1_PADDING is no longer supported for private decryption",
+  );
   assert.throws(
     () => assertBasic128Rsa15Servable(["NONE", "BASIC128RSA15"], refuse as never),
     (error: Error) => {

@@ -8,7 +8,8 @@ const dir = mkdtempSync(join(tmpdir(), "twinport-discovery-"));
 process.env.XDG_CONFIG_HOME = join(dir, "xdg");
 
 const { OPCUACertificateManager, OPCUADiscoveryServer } = await import("node-opcua");
-const { createDirectStoreClient, createEngine, createInProcessEventBus, createMemoryRepository, loadConfig } = await import("@twinport/shared");
+const { createDirectStoreClient, createEngine, createInProcessEventBus, createMemoryRepository, loadConfig } =
+  await import("@twinport/shared");
 const { startOpcuaGateway } = await import("../index.ts");
 const { freePort } = await import("../../../../tests/test-support/servers.ts");
 type OpcUaEndpointConfig = import("@twinport/shared").OpcUaEndpointConfig;
@@ -35,7 +36,10 @@ async function eventually(check: () => boolean, what: string, timeoutMs = 20_000
 test("registers with the configured discovery server in the background, says so, and unregisters on stop", async () => {
   // A discovery server that trusts any registrant (registration runs over a signed and encrypted channel).
   const ldsPort = await freePort();
-  const ldsPki = new OPCUACertificateManager({ rootFolder: join(dir, "lds-pki"), automaticallyAcceptUnknownCertificate: true });
+  const ldsPki = new OPCUACertificateManager({
+    rootFolder: join(dir, "lds-pki"),
+    automaticallyAcceptUnknownCertificate: true,
+  });
   const lds = new OPCUADiscoveryServer({ port: ldsPort, hostname: "127.0.0.1", serverCertificateManager: ldsPki });
   await lds.start();
   const registered: string[] = [];
@@ -58,11 +62,23 @@ test("registers with the configured discovery server in the background, says so,
   });
   const endpoint = config.endpoints[0] as OpcUaEndpointConfig;
   const logLines: string[] = [];
-  const gateway = await startOpcuaGateway({ store, bus, endpoint, stateDir: join(dir, "state"), log: (line) => logLines.push(line) });
+  const gateway = await startOpcuaGateway({
+    store,
+    bus,
+    endpoint,
+    stateDir: join(dir, "state"),
+    log: (line) => logLines.push(line),
+  });
   try {
     await eventually(() => registered.length > 0, "a registration");
     assert.deepEqual(registered, ["urn:127.0.0.1:Twinport:AAS-OPC-UA-Server"]);
-    await eventually(() => logLines.some((line) => line === `opcua-gateway: registered with the discovery server opc.tcp://127.0.0.1:${ldsPort}`), "the log line");
+    await eventually(
+      () =>
+        logLines.some(
+          (line) => line === `opcua-gateway: registered with the discovery server opc.tcp://127.0.0.1:${ldsPort}`,
+        ),
+      "the log line",
+    );
   } finally {
     await gateway.stop();
     await eventually(() => unregistered.length > 0, "the unregistration", 5_000).finally(async () => {

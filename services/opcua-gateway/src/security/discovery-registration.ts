@@ -1,5 +1,5 @@
-import { RegisterServerMethod, type OPCUAServer } from "node-opcua";
 import type { OpcUaEndpointConfig } from "@twinport/shared";
+import { type OPCUAServer, RegisterServerMethod } from "node-opcua";
 import type { LogLine } from "../node-opcua-logging.ts";
 
 export interface DiscoveryRegistrationOptions {
@@ -26,7 +26,11 @@ export function logDiscoveryRegistration(server: OPCUAServer, endpoint: OpcUaEnd
   server.on("serverRegistrationPending", () => {
     if (announced) return;
     announced = true;
-    log(`opcua-gateway: registering with the discovery server ${endpoint.discoveryServerUrl} in the background (retried until it answers and accepts this server's certificate)`);
+    log(
+      `opcua-gateway: registering with the discovery server ${endpoint.discoveryServerUrl} in the background (retried until it answers and accepts this server's certificate)`,
+    );
   });
-  server.on("serverRegistered", () => log(`opcua-gateway: registered with the discovery server ${endpoint.discoveryServerUrl}`));
+  server.on("serverRegistered", () =>
+    log(`opcua-gateway: registered with the discovery server ${endpoint.discoveryServerUrl}`),
+  );
 }

@@ -1,5 +1,5 @@
+import { type ElementScope, type PrincipalGrants, WHOLE_SUBMODEL as WHOLE } from "@twinport/shared";
 import { PermissionType } from "node-opcua";
-import { WHOLE_SUBMODEL as WHOLE, type ElementScope, type PrincipalGrants } from "@twinport/shared";
 import { CONCEPT_DESCRIPTIONS_NODE_ID, ENVIRONMENT_NODE_ID } from "../address-space/node-ids.ts";
 
 /** What the rules need of an identifiable the gateway shows: its kind and its semanticId's key values. */
@@ -11,7 +11,8 @@ export interface IdentifiableFacts {
 /** Kept current by the node specs of identifiables (identifiable-specs.ts): one entry per id shown. */
 export type IdentifiableCatalog = Map<string, IdentifiableFacts>;
 
-const SEEN = PermissionType.Browse | PermissionType.ReadRolePermissions | PermissionType.Read | PermissionType.ReceiveEvents;
+const SEEN =
+  PermissionType.Browse | PermissionType.ReadRolePermissions | PermissionType.Read | PermissionType.ReceiveEvents;
 const NONE = PermissionType.None;
 
 interface IdentifiableAccess {
@@ -47,7 +48,8 @@ export class NodeAccess {
     // "" and "/…" are the identifiable and its own attributes; "A.B" and "A.B/…" an element.
     const slash = rest.indexOf("/");
     const path = slash < 0 ? rest : rest.slice(0, slash);
-    if (path === "") return read !== undefined ? SEEN : update !== undefined || execute !== undefined ? PermissionType.Browse : NONE;
+    if (path === "")
+      return read !== undefined ? SEEN : update !== undefined || execute !== undefined ? PermissionType.Browse : NONE;
     let permissions: number = NONE;
     if (read?.shows(path)) permissions |= SEEN;
     // An element one may only write or call is still reachable (browsable), its value not readable.

@@ -9,8 +9,17 @@ import { after, before, describe, test } from "node:test";
 const dir = mkdtempSync(join(tmpdir(), "twinport-opcua-security-"));
 process.env.XDG_CONFIG_HOME = join(dir, "xdg");
 
-const { AttributeIds, MessageSecurityMode, OPCUACertificateManager, OPCUAClient, SecurityPolicy, UserTokenPolicy, UserTokenType } = await import("node-opcua");
-const { createDirectStoreClient, createEngine, createInProcessEventBus, createMemoryRepository, loadConfig } = await import("@twinport/shared");
+const {
+  AttributeIds,
+  MessageSecurityMode,
+  OPCUACertificateManager,
+  OPCUAClient,
+  SecurityPolicy,
+  UserTokenPolicy,
+  UserTokenType,
+} = await import("node-opcua");
+const { createDirectStoreClient, createEngine, createInProcessEventBus, createMemoryRepository, loadConfig } =
+  await import("@twinport/shared");
 const { startOpcuaGateway } = await import("../index.ts");
 const { freePort } = await import("../../../../tests/test-support/servers.ts");
 type OpcUaEndpointConfig = import("@twinport/shared").OpcUaEndpointConfig;
@@ -23,16 +32,29 @@ const engine = createEngine({ repository: createMemoryRepository(), bus });
 const store = createDirectStoreClient(engine);
 const logLines: string[] = [];
 // The client application's own store; it trusts whatever server it talks to.
-const clientPki = new OPCUACertificateManager({ rootFolder: join(dir, "client-pki"), automaticallyAcceptUnknownCertificate: true });
+const clientPki = new OPCUACertificateManager({
+  rootFolder: join(dir, "client-pki"),
+  automaticallyAcceptUnknownCertificate: true,
+});
 // A user's X.509 identity (Certificate authentication), made by a store of its own.
-const userIdentityPki = new OPCUACertificateManager({ rootFolder: join(dir, "user-identity"), automaticallyAcceptUnknownCertificate: true });
+const userIdentityPki = new OPCUACertificateManager({
+  rootFolder: join(dir, "user-identity"),
+  automaticallyAcceptUnknownCertificate: true,
+});
 let userIdentity: UserIdentityInfo;
 
 before(async () => {
   await clientPki.initialize();
   await userIdentityPki.initialize();
   const pemFile = join(dir, "user-identity.pem");
-  await userIdentityPki.createSelfSignedCertificate({ applicationUri: "urn:user:bob", subject: "/CN=bob", dns: [], startDate: new Date(), validity: 30, outputFile: pemFile });
+  await userIdentityPki.createSelfSignedCertificate({
+    applicationUri: "urn:user:bob",
+    subject: "/CN=bob",
+    dns: [],
+    startDate: new Date(),
+    validity: 30,
+    outputFile: pemFile,
+  });
   userIdentity = {
     type: UserTokenType.Certificate,
     certificateData: Buffer.from(new X509Certificate(readFileSync(pemFile)).raw),
@@ -70,7 +92,11 @@ function start(endpoint: OpcUaEndpointConfig): Promise<RunningOpcuaGateway> {
   return startOpcuaGateway({ store, bus, endpoint, stateDir: join(dir, "state"), log: (line) => logLines.push(line) });
 }
 
-async function connect(url: string, securityPolicy: import("node-opcua").SecurityPolicy, securityMode: import("node-opcua").MessageSecurityMode): Promise<OPCUAClient> {
+async function connect(
+  url: string,
+  securityPolicy: import("node-opcua").SecurityPolicy,
+  securityMode: import("node-opcua").MessageSecurityMode,
+): Promise<OPCUAClient> {
   const client = OPCUAClient.create({
     endpointMustExist: false,
     securityMode,
@@ -102,7 +128,8 @@ async function readWith(
   const client = await connect(url, policy, mode);
   try {
     if (offer) {
-      for (const endpoint of (client as unknown as { _serverEndpoints: import("node-opcua").EndpointDescription[] })._serverEndpoints) {
+      for (const endpoint of (client as unknown as { _serverEndpoints: import("node-opcua").EndpointDescription[] })
+        ._serverEndpoints) {
         endpoint.userIdentityTokens = [...(endpoint.userIdentityTokens ?? []), new UserTokenPolicy(offer)];
       }
     }
@@ -135,7 +162,12 @@ const tokenTypesOf = (endpoint: import("node-opcua").EndpointDescription) =>
   [...new Set((endpoint.userIdentityTokens ?? []).map((token) => UserTokenType[token.tokenType]))].sort();
 
 const ALL_BUT_BASIC128RSA15 = ["NONE", "BASIC256", "BASIC256SHA256", "AES128_SHA256_RSAOAEP", "AES256_SHA256_RSAPSS"];
-const POLICIES = [SecurityPolicy.Basic256, SecurityPolicy.Basic256Sha256, SecurityPolicy.Aes128_Sha256_RsaOaep, SecurityPolicy.Aes256_Sha256_RsaPss];
+const POLICIES = [
+  SecurityPolicy.Basic256,
+  SecurityPolicy.Basic256Sha256,
+  SecurityPolicy.Aes128_Sha256_RsaOaep,
+  SecurityPolicy.Aes256_Sha256_RsaPss,
+];
 
 describe("every authentication, five policies (BASIC128RSA15 has its own test: basic128rsa15.test.ts)", () => {
   let endpoint: OpcUaEndpointConfig;
@@ -160,7 +192,10 @@ describe("every authentication, five policies (BASIC128RSA15 has its own test: b
       const endpoints = await client.getEndpoints();
       assert.deepEqual(
         endpoints.map((e) => `${e.securityPolicyUri?.split("#")[1]}/${MessageSecurityMode[e.securityMode]}`).sort(),
-        ["None/None", ...POLICIES.flatMap((policy) => [`${policy.split("#")[1]}/Sign`, `${policy.split("#")[1]}/SignAndEncrypt`])].sort(),
+        [
+          "None/None",
+          ...POLICIES.flatMap((policy) => [`${policy.split("#")[1]}/Sign`, `${policy.split("#")[1]}/SignAndEncrypt`]),
+        ].sort(),
       );
       for (const e of endpoints) assert.deepEqual(tokenTypesOf(e), ["Anonymous", "Certificate", "UserName"]);
       // The certificate the endpoints carry is the one in private/, under the spec's name.
@@ -173,8 +208,13 @@ describe("every authentication, five policies (BASIC128RSA15 has its own test: b
 
   test("an unknown client certificate is refused and kept in rejected/; moved to certs/ it is trusted, no restart", async () => {
     assert.deepEqual(readdirSync(join(serverPki, "rejected")), []);
-    await assert.rejects(connect(gateway.endpointUrl, SecurityPolicy.Basic256Sha256, MessageSecurityMode.SignAndEncrypt));
-    await eventually(() => readdirSync(join(serverPki, "rejected")).length === 1, "the client certificate is filed in rejected/");
+    await assert.rejects(
+      connect(gateway.endpointUrl, SecurityPolicy.Basic256Sha256, MessageSecurityMode.SignAndEncrypt),
+    );
+    await eventually(
+      () => readdirSync(join(serverPki, "rejected")).length === 1,
+      "the client certificate is filed in rejected/",
+    );
     const file = trustRejected(serverPki);
     assert.match(file, /\.pem$/);
     // The next connection attempt is trusted: no file watcher to wait for.
@@ -190,21 +230,47 @@ describe("every authentication, five policies (BASIC128RSA15 has its own test: b
   }
 
   test("UserName: a userMap user gets in (password encrypted even on None/None); a wrong password is BadUserAccessDenied", async () => {
-    await readWith(gateway.endpointUrl, SecurityPolicy.Aes128_Sha256_RsaOaep, MessageSecurityMode.SignAndEncrypt, { type: UserTokenType.UserName, userName: "alice", password: "wonder" });
-    await readWith(gateway.endpointUrl, SecurityPolicy.None, MessageSecurityMode.None, { type: UserTokenType.UserName, userName: "alice", password: "wonder" });
-    for (const [userName, password] of [["alice", "wrong"], ["mallory", "wonder"]] as const) {
+    await readWith(gateway.endpointUrl, SecurityPolicy.Aes128_Sha256_RsaOaep, MessageSecurityMode.SignAndEncrypt, {
+      type: UserTokenType.UserName,
+      userName: "alice",
+      password: "wonder",
+    });
+    await readWith(gateway.endpointUrl, SecurityPolicy.None, MessageSecurityMode.None, {
+      type: UserTokenType.UserName,
+      userName: "alice",
+      password: "wonder",
+    });
+    for (const [userName, password] of [
+      ["alice", "wrong"],
+      ["mallory", "wonder"],
+    ] as const) {
       await assert.rejects(
-        readWith(gateway.endpointUrl, SecurityPolicy.Basic256Sha256, MessageSecurityMode.SignAndEncrypt, { type: UserTokenType.UserName, userName, password }),
+        readWith(gateway.endpointUrl, SecurityPolicy.Basic256Sha256, MessageSecurityMode.SignAndEncrypt, {
+          type: UserTokenType.UserName,
+          userName,
+          password,
+        }),
         /BadUserAccessDenied/,
       );
     }
   });
 
   test("Certificate: an unknown user certificate is refused and kept in the user rejected/; moved to certs/ it logs in", async () => {
-    await assert.rejects(readWith(gateway.endpointUrl, SecurityPolicy.Basic256Sha256, MessageSecurityMode.SignAndEncrypt, userIdentity), /BadIdentityTokenRejected|BadUserAccessDenied/);
-    await eventually(() => readdirSync(join(usersPki, "rejected")).length === 1, "the user certificate is filed in rejected/");
+    await assert.rejects(
+      readWith(gateway.endpointUrl, SecurityPolicy.Basic256Sha256, MessageSecurityMode.SignAndEncrypt, userIdentity),
+      /BadIdentityTokenRejected|BadUserAccessDenied/,
+    );
+    await eventually(
+      () => readdirSync(join(usersPki, "rejected")).length === 1,
+      "the user certificate is filed in rejected/",
+    );
     trustRejected(usersPki);
-    await readWith(gateway.endpointUrl, SecurityPolicy.Basic256Sha256, MessageSecurityMode.SignAndEncrypt, userIdentity);
+    await readWith(
+      gateway.endpointUrl,
+      SecurityPolicy.Basic256Sha256,
+      MessageSecurityMode.SignAndEncrypt,
+      userIdentity,
+    );
     assert.deepEqual(readdirSync(join(usersPki, "rejected")), []);
   });
 });
@@ -240,14 +306,23 @@ describe("UserName only, with an unreachable discovery server", () => {
 
   test("the server refuses anonymous and certificate tokens, even a user certificate in certs/; alice gets in", async () => {
     // The client alone already declines: nothing advertised.
-    await assert.rejects(readWith(gateway.endpointUrl, SecurityPolicy.None, MessageSecurityMode.None), /Cannot find ANONYMOUS user token policy/);
+    await assert.rejects(
+      readWith(gateway.endpointUrl, SecurityPolicy.None, MessageSecurityMode.None),
+      /Cannot find ANONYMOUS user token policy/,
+    );
     // Sent anyway, the server refuses it.
     await assert.rejects(
-      readWith(gateway.endpointUrl, SecurityPolicy.None, MessageSecurityMode.None, undefined, { policyId: "anonymous", tokenType: UserTokenType.Anonymous }),
+      readWith(gateway.endpointUrl, SecurityPolicy.None, MessageSecurityMode.None, undefined, {
+        policyId: "anonymous",
+        tokenType: UserTokenType.Anonymous,
+      }),
       /BadIdentityTokenInvalid/,
     );
     // A user certificate the user PKI trusts is still refused: Certificate is not configured.
-    writeFileSync(join(endpoint.userCertificateBasePath, "certs", "bob.der"), (userIdentity as { certificateData: Buffer }).certificateData);
+    writeFileSync(
+      join(endpoint.userCertificateBasePath, "certs", "bob.der"),
+      (userIdentity as { certificateData: Buffer }).certificateData,
+    );
     await assert.rejects(
       readWith(gateway.endpointUrl, SecurityPolicy.None, MessageSecurityMode.None, userIdentity, {
         policyId: "certificate",
@@ -257,7 +332,11 @@ describe("UserName only, with an unreachable discovery server", () => {
       /BadIdentityTokenInvalid/,
     );
     assert.deepEqual(readdirSync(join(endpoint.userCertificateBasePath, "rejected")), []);
-    await readWith(gateway.endpointUrl, SecurityPolicy.None, MessageSecurityMode.None, { type: UserTokenType.UserName, userName: "alice", password: "wonder" });
+    await readWith(gateway.endpointUrl, SecurityPolicy.None, MessageSecurityMode.None, {
+      type: UserTokenType.UserName,
+      userName: "alice",
+      password: "wonder",
+    });
   });
 
   test("the unreachable discovery server neither blocks start nor stop, and is reported once", async () => {

@@ -1,10 +1,15 @@
-import type { OPCUAServer, OPCUAServerOptions } from "node-opcua";
 import type { OpcUaEndpointConfig } from "@twinport/shared";
+import type { OPCUAServer, OPCUAServerOptions } from "node-opcua";
 import type { LogLine } from "../node-opcua-logging.ts";
 import { endpointSecurity, userNameCheck, userTokenTypes } from "../security-settings.ts";
 import { discoveryRegistration, logDiscoveryRegistration } from "./discovery-registration.ts";
 import { assertBasic128Rsa15Servable } from "./rsa-pkcs1-decryption.ts";
-import { assertServerKeyPresent, ensureServerCertificate, SERVER_APPLICATION_NAME, serverCertificateFiles } from "./server-certificate.ts";
+import {
+  assertServerKeyPresent,
+  ensureServerCertificate,
+  SERVER_APPLICATION_NAME,
+  serverCertificateFiles,
+} from "./server-certificate.ts";
 import { SpecLayoutCertificateManager } from "./spec-layout-certificate-manager.ts";
 import { restrictUserTokenPolicies } from "./user-token-policies.ts";
 
@@ -50,7 +55,11 @@ export async function prepareOpcuaSecurity(options: OpcuaSecurityOptions): Promi
   assertBasic128Rsa15Servable(endpoint.supportedSecurityPolicies);
   const files = serverCertificateFiles(endpoint.serverCertificateBasePath, hostname);
   assertServerKeyPresent(files);
-  const serverCertificateManager = new SpecLayoutCertificateManager({ base: endpoint.serverCertificateBasePath, kind: "server", privateKeyFile: files.privateKeyFile });
+  const serverCertificateManager = new SpecLayoutCertificateManager({
+    base: endpoint.serverCertificateBasePath,
+    kind: "server",
+    privateKeyFile: files.privateKeyFile,
+  });
   const userCertificateManager = new SpecLayoutCertificateManager({
     base: endpoint.userCertificateBasePath,
     kind: "user",
@@ -62,13 +71,18 @@ export async function prepareOpcuaSecurity(options: OpcuaSecurityOptions): Promi
 
   try {
     await Promise.all([serverCertificateManager.open(), userCertificateManager.open()]);
-    const certificate = await ensureServerCertificate(serverCertificateManager, files, { hostname, host: endpoint.host });
+    const certificate = await ensureServerCertificate(serverCertificateManager, files, {
+      hostname,
+      host: endpoint.host,
+    });
     if (certificate.created) log(`opcua-gateway: created the server certificate ${files.certificateFile}`);
     const security = endpointSecurity(endpoint);
     const secured = endpoint.supportedAuthentications.filter((authentication) => authentication !== "Anonymous");
     if (secured.length > 0 && !endpoint.supportedSecurityPolicies.some((policy) => policy !== "NONE")) {
       // node-opcua offers passwords and user certificates only under a policy that protects them.
-      log(`opcua-gateway: warning: ${secured.join(" and ")} authentication needs a security policy besides NONE in supportedSecurityPolicies; with NONE alone no client can log in that way`);
+      log(
+        `opcua-gateway: warning: ${secured.join(" and ")} authentication needs a security policy besides NONE in supportedSecurityPolicies; with NONE alone no client can log in that way`,
+      );
     }
     const isValidUser = userNameCheck(endpoint);
     const allowedTokens = userTokenTypes(endpoint);
@@ -78,7 +92,10 @@ export async function prepareOpcuaSecurity(options: OpcuaSecurityOptions): Promi
         userCertificateManager,
         certificateFile: files.certificateFile,
         privateKeyFile: files.privateKeyFile,
-        serverInfo: { applicationUri: certificate.applicationUri, applicationName: { text: SERVER_APPLICATION_NAME, locale: "en" } },
+        serverInfo: {
+          applicationUri: certificate.applicationUri,
+          applicationName: { text: SERVER_APPLICATION_NAME, locale: "en" },
+        },
         securityPolicies: security.securityPolicies,
         securityModes: security.securityModes,
         allowAnonymous: security.allowAnonymous,

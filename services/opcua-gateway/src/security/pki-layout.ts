@@ -25,7 +25,15 @@ export type PkiKind = "server" | "user";
 
 /** The folders of one PKI, relative to its base path, in the order §5.1 lists them. */
 export function pkiFolders(kind: PkiKind): string[] {
-  const all = [PKI_FOLDERS.certs, PKI_FOLDERS.crl, PKI_FOLDERS.issuerCerts, PKI_FOLDERS.issuerCrl, PKI_FOLDERS.issuerRejected, PKI_FOLDERS.private, PKI_FOLDERS.rejected];
+  const all = [
+    PKI_FOLDERS.certs,
+    PKI_FOLDERS.crl,
+    PKI_FOLDERS.issuerCerts,
+    PKI_FOLDERS.issuerCrl,
+    PKI_FOLDERS.issuerRejected,
+    PKI_FOLDERS.private,
+    PKI_FOLDERS.rejected,
+  ];
   return kind === "server" ? all : all.filter((folder) => folder !== PKI_FOLDERS.private);
 }
 

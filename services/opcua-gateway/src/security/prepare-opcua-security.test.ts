@@ -36,12 +36,27 @@ test("defaults: spec §2.4's policy set, Anonymous only, no discovery; certifica
   const security = await prepareOpcuaSecurity({ endpoint, hostname: "plant-7", log: (line) => log.push(line) });
   try {
     const options = security.serverOptions;
-    assert.deepEqual(options.securityPolicies, [SecurityPolicy.None, SecurityPolicy.Basic256Sha256, SecurityPolicy.Aes128_Sha256_RsaOaep, SecurityPolicy.Aes256_Sha256_RsaPss]);
-    assert.deepEqual(options.securityModes, [MessageSecurityMode.None, MessageSecurityMode.Sign, MessageSecurityMode.SignAndEncrypt]);
+    assert.deepEqual(options.securityPolicies, [
+      SecurityPolicy.None,
+      SecurityPolicy.Basic256Sha256,
+      SecurityPolicy.Aes128_Sha256_RsaOaep,
+      SecurityPolicy.Aes256_Sha256_RsaPss,
+    ]);
+    assert.deepEqual(options.securityModes, [
+      MessageSecurityMode.None,
+      MessageSecurityMode.Sign,
+      MessageSecurityMode.SignAndEncrypt,
+    ]);
     assert.equal(options.allowAnonymous, true);
     assert.equal(options.registerServerMethod, RegisterServerMethod.HIDDEN);
-    assert.equal(options.certificateFile, join(endpoint.serverCertificateBasePath, "private", "Twinport AAS OPC UA Server@plant-7_2048.der"));
-    assert.equal(options.privateKeyFile, join(endpoint.serverCertificateBasePath, "private", "Twinport AAS OPC UA Server@plant-7_2048.pem"));
+    assert.equal(
+      options.certificateFile,
+      join(endpoint.serverCertificateBasePath, "private", "Twinport AAS OPC UA Server@plant-7_2048.der"),
+    );
+    assert.equal(
+      options.privateKeyFile,
+      join(endpoint.serverCertificateBasePath, "private", "Twinport AAS OPC UA Server@plant-7_2048.pem"),
+    );
     const certificate = new X509Certificate(readFileSync(options.certificateFile!));
     assert.equal(options.serverInfo?.applicationUri, applicationUriOf(certificate));
     // The default userMap is empty and UserName is off: nobody logs in by name.
@@ -78,11 +93,19 @@ test("UserName checks userMap exactly; a discovery server URL switches registrat
 
 test("UserName or Certificate with NONE as the only policy is reported: no client could use them", async () => {
   const log: string[] = [];
-  const endpoint = endpointConfig("none-only", ["endpoints[0].supportedSecurityPolicies=NONE", 'endpoints[0].supportedAuthentications=["Anonymous","UserName","Certificate"]']);
+  const endpoint = endpointConfig("none-only", [
+    "endpoints[0].supportedSecurityPolicies=NONE",
+    'endpoints[0].supportedAuthentications=["Anonymous","UserName","Certificate"]',
+  ]);
   const security = await prepareOpcuaSecurity({ endpoint, hostname: "plant-7", log: (line) => log.push(line) });
   await security.dispose();
   assert.deepEqual(security.serverOptions.securityModes, [MessageSecurityMode.None]);
-  assert.ok(log.includes("opcua-gateway: warning: UserName and Certificate authentication needs a security policy besides NONE in supportedSecurityPolicies; with NONE alone no client can log in that way"), log.join("\n"));
+  assert.ok(
+    log.includes(
+      "opcua-gateway: warning: UserName and Certificate authentication needs a security policy besides NONE in supportedSecurityPolicies; with NONE alone no client can log in that way",
+    ),
+    log.join("\n"),
+  );
 });
 
 test("a certificate whose key went missing stops the start with a message naming both files", async () => {
@@ -90,17 +113,29 @@ test("a certificate whose key went missing stops the start with a message naming
   const first = await prepareOpcuaSecurity({ endpoint, hostname: "plant-7", log: () => undefined });
   await first.dispose();
   rmSync(first.serverOptions.privateKeyFile!);
-  await assert.rejects(prepareOpcuaSecurity({ endpoint, hostname: "plant-7", log: () => undefined }), /certificate ".*plant-7_2048\.der" is present but its private key ".*plant-7_2048\.pem" is missing/);
+  await assert.rejects(
+    prepareOpcuaSecurity({ endpoint, hostname: "plant-7", log: () => undefined }),
+    /certificate ".*plant-7_2048\.der" is present but its private key ".*plant-7_2048\.pem" is missing/,
+  );
 });
 
 test("replicas creating the server certificate in one PKI folder at once end up with one, made by one of them", async () => {
   const endpoint = endpointConfig("replicas", []);
   const files = serverCertificateFiles(endpoint.serverCertificateBasePath, "plant-7");
-  const managers = [1, 2, 3].map(() => new SpecLayoutCertificateManager({ base: endpoint.serverCertificateBasePath, kind: "server", privateKeyFile: files.privateKeyFile }));
+  const managers = [1, 2, 3].map(
+    () =>
+      new SpecLayoutCertificateManager({
+        base: endpoint.serverCertificateBasePath,
+        kind: "server",
+        privateKeyFile: files.privateKeyFile,
+      }),
+  );
   try {
     for (const manager of managers) await manager.open();
     // Every replica has opened its store and found no certificate: all three ask for one at once.
-    const results = await Promise.all(managers.map((manager) => ensureServerCertificate(manager, files, { hostname: "plant-7", host: "0.0.0.0" })));
+    const results = await Promise.all(
+      managers.map((manager) => ensureServerCertificate(manager, files, { hostname: "plant-7", host: "0.0.0.0" })),
+    );
     assert.deepEqual(results.map((result) => result.created).sort(), [false, false, true]);
     const onDisk = new X509Certificate(readFileSync(files.certificateFile));
     for (const result of results) assert.equal(result.applicationUri, applicationUriOf(onDisk));

@@ -27,7 +27,10 @@ export function rsaPkcs1DecryptionUnavailable(decrypt: PrivateDecrypt = privateD
 }
 
 /** Throws the start-up error when `policies` list BASIC128RSA15 and this runtime cannot serve it. */
-export function assertBasic128Rsa15Servable(policies: readonly string[], decrypt: PrivateDecrypt = privateDecrypt): void {
+export function assertBasic128Rsa15Servable(
+  policies: readonly string[],
+  decrypt: PrivateDecrypt = privateDecrypt,
+): void {
   if (!policies.includes("BASIC128RSA15")) return;
   const reason = rsaPkcs1DecryptionUnavailable(decrypt);
   if (reason === undefined) return;

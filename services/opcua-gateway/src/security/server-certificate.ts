@@ -23,7 +23,11 @@ export interface ServerCertificateFiles {
  * for the same file name.
  */
 export function serverCertificateFiles(serverCertificateBasePath: string, hostname: string): ServerCertificateFiles {
-  const stem = join(resolve(serverCertificateBasePath), PKI_FOLDERS.private, `${SERVER_APPLICATION_NAME}@${hostname}_2048`);
+  const stem = join(
+    resolve(serverCertificateBasePath),
+    PKI_FOLDERS.private,
+    `${SERVER_APPLICATION_NAME}@${hostname}_2048`,
+  );
   return { certificateFile: `${stem}.der`, privateKeyFile: `${stem}.pem` };
 }
 
@@ -38,7 +42,9 @@ export function defaultApplicationUri(hostname: string): string {
  */
 export function assertServerKeyPresent(files: ServerCertificateFiles): void {
   if (existsSync(files.certificateFile) && !existsSync(files.privateKeyFile)) {
-    throw new Error(`The OPC UA server certificate "${files.certificateFile}" is present but its private key "${files.privateKeyFile}" is missing: add the key, or remove the certificate to have a new pair created.`);
+    throw new Error(
+      `The OPC UA server certificate "${files.certificateFile}" is present but its private key "${files.privateKeyFile}" is missing: add the key, or remove the certificate to have a new pair created.`,
+    );
   }
 }
 
@@ -57,7 +63,11 @@ export interface ServerCertificateOptions {
  * up with one certificate: node-opcua creates the key under its own lock, and the certificate is
  * made here under a lock beside it, so the replicas that wait find the file and use it (ADR 0022).
  */
-export async function ensureServerCertificate(manager: SpecLayoutCertificateManager, files: ServerCertificateFiles, options: ServerCertificateOptions): Promise<{ applicationUri: string; created: boolean }> {
+export async function ensureServerCertificate(
+  manager: SpecLayoutCertificateManager,
+  files: ServerCertificateFiles,
+  options: ServerCertificateOptions,
+): Promise<{ applicationUri: string; created: boolean }> {
   if (existsSync(files.certificateFile)) return existingCertificate(files, options);
   return withFileLock(`${files.certificateFile}.lock`, async () => {
     if (existsSync(files.certificateFile)) return existingCertificate(files, options);
@@ -65,15 +75,24 @@ export async function ensureServerCertificate(manager: SpecLayoutCertificateMana
   });
 }
 
-function existingCertificate(files: ServerCertificateFiles, options: ServerCertificateOptions): { applicationUri: string; created: boolean } {
+function existingCertificate(
+  files: ServerCertificateFiles,
+  options: ServerCertificateOptions,
+): { applicationUri: string; created: boolean } {
   const certificate = readCertificate(files.certificateFile);
   if (!certificate.checkPrivateKey(createPrivateKey(readFileSync(files.privateKeyFile)))) {
-    throw new Error(`The OPC UA server certificate "${files.certificateFile}" does not belong to the private key "${files.privateKeyFile}".`);
+    throw new Error(
+      `The OPC UA server certificate "${files.certificateFile}" does not belong to the private key "${files.privateKeyFile}".`,
+    );
   }
   return { applicationUri: applicationUriOf(certificate) ?? defaultApplicationUri(options.hostname), created: false };
 }
 
-async function createServerCertificate(manager: SpecLayoutCertificateManager, files: ServerCertificateFiles, options: ServerCertificateOptions): Promise<{ applicationUri: string; created: boolean }> {
+async function createServerCertificate(
+  manager: SpecLayoutCertificateManager,
+  files: ServerCertificateFiles,
+  options: ServerCertificateOptions,
+): Promise<{ applicationUri: string; created: boolean }> {
   const applicationUri = defaultApplicationUri(options.hostname);
   const names = [options.hostname, ...(isUnspecified(options.host) ? [] : [options.host]), "127.0.0.1"];
   const ip = [...new Set(names.filter((name) => isIP(name) !== 0))];

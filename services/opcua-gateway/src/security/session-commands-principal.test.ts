@@ -9,12 +9,30 @@ import { after, before, describe, test } from "node:test";
 const dir = mkdtempSync(join(tmpdir(), "twinport-opcua-principal-"));
 process.env.XDG_CONFIG_HOME = join(dir, "xdg");
 
-const { AttributeIds, DataType, MessageSecurityMode, OPCUACertificateManager, OPCUAClient, SecurityPolicy, UserTokenType, Variant } = await import("node-opcua");
-const { ANONYMOUS, createDirectStoreClient, createEngine, createInProcessEventBus, createMemoryRepository, loadConfig } = await import("@twinport/shared");
+const {
+  AttributeIds,
+  DataType,
+  MessageSecurityMode,
+  OPCUACertificateManager,
+  OPCUAClient,
+  SecurityPolicy,
+  UserTokenType,
+  Variant,
+} = await import("node-opcua");
+const {
+  ANONYMOUS,
+  createDirectStoreClient,
+  createEngine,
+  createInProcessEventBus,
+  createMemoryRepository,
+  loadConfig,
+} = await import("@twinport/shared");
 const { startOpcuaGateway } = await import("../index.ts");
 const { freePort } = await import("../../../../tests/test-support/servers.ts");
 const { AAS_V3_NAMESPACE_URI } = await import("../../../../tests/test-support/opcua-client.ts");
-const { elementNode, opcuaTestEnvironment, VALUES_SUBMODEL } = await import("../../../../tests/test-support/opcua-model.ts");
+const { elementNode, opcuaTestEnvironment, VALUES_SUBMODEL } = await import(
+  "../../../../tests/test-support/opcua-model.ts"
+);
 type Command = import("@twinport/shared").Command;
 type StoreClient = import("@twinport/shared").StoreClient;
 type OpcUaEndpointConfig = import("@twinport/shared").OpcUaEndpointConfig;
@@ -35,8 +53,14 @@ const store: StoreClient = {
   close: () => direct.close(),
 };
 
-const clientPki = new OPCUACertificateManager({ rootFolder: join(dir, "client-pki"), automaticallyAcceptUnknownCertificate: true });
-const userIdentityPki = new OPCUACertificateManager({ rootFolder: join(dir, "user-identity"), automaticallyAcceptUnknownCertificate: true });
+const clientPki = new OPCUACertificateManager({
+  rootFolder: join(dir, "client-pki"),
+  automaticallyAcceptUnknownCertificate: true,
+});
+const userIdentityPki = new OPCUACertificateManager({
+  rootFolder: join(dir, "user-identity"),
+  automaticallyAcceptUnknownCertificate: true,
+});
 let bob: UserIdentityInfo;
 let gateway: RunningOpcuaGateway;
 let endpoint: OpcUaEndpointConfig;
@@ -47,13 +71,27 @@ const ROLE_ASSIGNMENTS = [
 ];
 
 before(async () => {
-  const loaded = await direct.execute({ type: "LoadEnvironment", params: { body: JSON.stringify(opcuaTestEnvironment()), validate: true } });
+  const loaded = await direct.execute({
+    type: "LoadEnvironment",
+    params: { body: JSON.stringify(opcuaTestEnvironment()), validate: true },
+  });
   assert.ok(loaded.ok, JSON.stringify(loaded));
   await clientPki.initialize();
   await userIdentityPki.initialize();
   const pemFile = join(dir, "bob.pem");
-  await userIdentityPki.createSelfSignedCertificate({ applicationUri: "urn:user:bob", subject: "/O=Twinport Tests/CN=bob", dns: [], startDate: new Date(), validity: 30, outputFile: pemFile });
-  bob = { type: UserTokenType.Certificate, certificateData: Buffer.from(new X509Certificate(readFileSync(pemFile)).raw), privateKey: readFileSync(userIdentityPki.privateKey, "utf8") };
+  await userIdentityPki.createSelfSignedCertificate({
+    applicationUri: "urn:user:bob",
+    subject: "/O=Twinport Tests/CN=bob",
+    dns: [],
+    startDate: new Date(),
+    validity: 30,
+    outputFile: pemFile,
+  });
+  bob = {
+    type: UserTokenType.Certificate,
+    certificateData: Buffer.from(new X509Certificate(readFileSync(pemFile)).raw),
+    privateKey: readFileSync(userIdentityPki.privateKey, "utf8"),
+  };
 
   const { config } = loadConfig({
     role: "opcua-gateway",
@@ -81,7 +119,13 @@ before(async () => {
     security: {
       authentication: {},
       roleAssignments: ROLE_ASSIGNMENTS,
-      rules: [{ subjects: [{ anonymous: true }, { authenticated: true }], rights: ["READ", "CREATE", "UPDATE", "DELETE", "EXECUTE"], objects: [{ all: true }] }],
+      rules: [
+        {
+          subjects: [{ anonymous: true }, { authenticated: true }],
+          rights: ["READ", "CREATE", "UPDATE", "DELETE", "EXECUTE"],
+          objects: [{ all: true }],
+        },
+      ],
     },
   });
 });
@@ -98,11 +142,15 @@ after(async () => {
 
 /** Trusts what the server filed in `base`/rejected (the client application, or a user certificate). */
 function trustRejected(base: string): void {
-  for (const file of readdirSync(join(base, "rejected"))) renameSync(join(base, "rejected", file), join(base, "certs", file));
+  for (const file of readdirSync(join(base, "rejected")))
+    renameSync(join(base, "rejected", file), join(base, "certs", file));
 }
 
 /** Opens a session as `identity` over Basic256Sha256, runs `work`, and closes everything. */
-async function asSession(identity: UserIdentityInfo | undefined, work: (session: import("node-opcua").ClientSession, nodeId: (local: string) => string) => Promise<void>): Promise<void> {
+async function asSession(
+  identity: UserIdentityInfo | undefined,
+  work: (session: import("node-opcua").ClientSession, nodeId: (local: string) => string) => Promise<void>,
+): Promise<void> {
   const client = OPCUAClient.create({
     endpointMustExist: false,
     securityPolicy: SecurityPolicy.Basic256Sha256,
@@ -125,10 +173,21 @@ async function asSession(identity: UserIdentityInfo | undefined, work: (session:
 async function writeAndCall(identity: UserIdentityInfo | undefined): Promise<{ write: unknown; call: unknown }> {
   sent.length = 0;
   await asSession(identity, async (session, nodeId) => {
-    const status = await session.write({ nodeId: nodeId(elementNode(VALUES_SUBMODEL, "TString", "Value")), attributeId: AttributeIds.Value, value: { value: new Variant({ dataType: DataType.String, value: "written" }) } });
+    const status = await session.write({
+      nodeId: nodeId(elementNode(VALUES_SUBMODEL, "TString", "Value")),
+      attributeId: AttributeIds.Value,
+      value: { value: new Variant({ dataType: DataType.String, value: "written" }) },
+    });
     assert.equal(status.name, "Good");
     // No operation provider runs Start: the call fails, but its command went out and is seen here.
-    await session.call({ objectId: nodeId(elementNode(VALUES_SUBMODEL, "Start")), methodId: nodeId(elementNode(VALUES_SUBMODEL, "Start", "Invoke")), inputArguments: [new Variant({ dataType: DataType.Int32, value: 1 }), new Variant({ dataType: DataType.String, value: "[]" })] });
+    await session.call({
+      objectId: nodeId(elementNode(VALUES_SUBMODEL, "Start")),
+      methodId: nodeId(elementNode(VALUES_SUBMODEL, "Start", "Invoke")),
+      inputArguments: [
+        new Variant({ dataType: DataType.Int32, value: 1 }),
+        new Variant({ dataType: DataType.String, value: "[]" }),
+      ],
+    });
   });
   const write = sent.find((command) => command.type === "PatchSubmodelElementValueByPath");
   const call = sent.find((command) => command.type === "InvokeOperation");
@@ -164,7 +223,11 @@ describe("the principal of an OPC UA session reaches every command it sends", ()
     await writeAndCall(bob).catch(() => undefined);
     trustRejected(endpoint.userCertificateBasePath);
     const { write, call } = await writeAndCall(bob);
-    assert.deepEqual(write, { kind: "certificate", name: "CN=bob,O=Twinport Tests", roles: ["maintenance", "operator"] });
+    assert.deepEqual(write, {
+      kind: "certificate",
+      name: "CN=bob,O=Twinport Tests",
+      roles: ["maintenance", "operator"],
+    });
     assert.deepEqual(call, write);
   });
 });

@@ -1,8 +1,8 @@
-import { test } from "node:test";
 import assert from "node:assert/strict";
 import { X509Certificate } from "node:crypto";
-import { AnonymousIdentityToken, UserNameIdentityToken, X509IdentityToken } from "node-opcua";
+import { test } from "node:test";
 import { ANONYMOUS, createSelfSignedCertificate } from "@twinport/shared";
+import { AnonymousIdentityToken, UserNameIdentityToken, X509IdentityToken } from "node-opcua";
 import { principalOfIdentityToken } from "./session-principal.ts";
 
 const assignments = [
@@ -18,18 +18,33 @@ async function certificate(): Promise<Buffer> {
 }
 
 test("a UserName token is that user, with the roles assigned to the name", () => {
-  const principal = principalOfIdentityToken(new UserNameIdentityToken({ userName: "alice", policyId: "username" }), assignments);
+  const principal = principalOfIdentityToken(
+    new UserNameIdentityToken({ userName: "alice", policyId: "username" }),
+    assignments,
+  );
   assert.deepEqual(principal, { kind: "user", name: "alice", roles: ["operator", "viewer"] });
-  assert.deepEqual(principalOfIdentityToken(new UserNameIdentityToken({ userName: "bob", policyId: "username" }), assignments), { kind: "user", name: "bob", roles: [] });
+  assert.deepEqual(
+    principalOfIdentityToken(new UserNameIdentityToken({ userName: "bob", policyId: "username" }), assignments),
+    { kind: "user", name: "bob", roles: [] },
+  );
 });
 
 test("an X.509 token is the certificate's subject DN as RFC 4514 writes it (last RDN first), with its roles", async () => {
-  const principal = principalOfIdentityToken(new X509IdentityToken({ certificateData: await certificate(), policyId: "certificate" }), assignments);
+  const principal = principalOfIdentityToken(
+    new X509IdentityToken({ certificateData: await certificate(), policyId: "certificate" }),
+    assignments,
+  );
   assert.deepEqual(principal, { kind: "certificate", name: "O=Plant,CN=line-3", roles: ["machine"] });
 });
 
 test("Anonymous, no token, or an unreadable certificate are anonymous", () => {
   assert.equal(principalOfIdentityToken(new AnonymousIdentityToken({ policyId: "anonymous" }), assignments), ANONYMOUS);
   assert.equal(principalOfIdentityToken(undefined, assignments), ANONYMOUS);
-  assert.equal(principalOfIdentityToken(new X509IdentityToken({ certificateData: Buffer.from("not a certificate"), policyId: "c" }), assignments), ANONYMOUS);
+  assert.equal(
+    principalOfIdentityToken(
+      new X509IdentityToken({ certificateData: Buffer.from("not a certificate"), policyId: "c" }),
+      assignments,
+    ),
+    ANONYMOUS,
+  );
 });

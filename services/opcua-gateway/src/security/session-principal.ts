@@ -1,6 +1,13 @@
 import { X509Certificate } from "node:crypto";
-import { UserNameIdentityToken, X509IdentityToken, type ISessionBase, type UserIdentityToken } from "node-opcua";
-import { ANONYMOUS, certificatePrincipal, subjectDistinguishedName, userPrincipal, type Principal, type SecurityConfig } from "@twinport/shared";
+import {
+  ANONYMOUS,
+  certificatePrincipal,
+  type Principal,
+  type SecurityConfig,
+  subjectDistinguishedName,
+  userPrincipal,
+} from "@twinport/shared";
+import { type ISessionBase, type UserIdentityToken, UserNameIdentityToken, X509IdentityToken } from "node-opcua";
 
 type RoleAssignments = SecurityConfig["roleAssignments"];
 
@@ -24,7 +31,10 @@ export function principalOfSession(session: ISessionBase | undefined, roleAssign
 }
 
 /** principalOfSession for the identity token itself. */
-export function principalOfIdentityToken(token: UserIdentityToken | undefined | null, roleAssignments: RoleAssignments): Principal {
+export function principalOfIdentityToken(
+  token: UserIdentityToken | undefined | null,
+  roleAssignments: RoleAssignments,
+): Principal {
   if (token === undefined || token === null) return ANONYMOUS;
   const cached = known.get(token);
   if (cached !== undefined && cached.assignments === roleAssignments) return cached.principal;

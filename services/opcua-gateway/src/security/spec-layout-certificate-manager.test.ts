@@ -1,6 +1,15 @@
 import assert from "node:assert/strict";
 import { X509Certificate } from "node:crypto";
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { after, before, test } from "node:test";
@@ -12,16 +21,23 @@ process.env.XDG_CONFIG_HOME = xdg;
 
 const { OPCUACertificateManager, StatusCodes } = await import("node-opcua");
 const { SpecLayoutCertificateManager } = await import("./spec-layout-certificate-manager.ts");
-const { applicationUriOf, assertServerKeyPresent, ensureServerCertificate, serverCertificateFiles } = await import("./server-certificate.ts");
+const { applicationUriOf, assertServerKeyPresent, ensureServerCertificate, serverCertificateFiles } = await import(
+  "./server-certificate.ts"
+);
 type SpecLayoutCertificateManager = import("./spec-layout-certificate-manager.ts").SpecLayoutCertificateManager;
 
 /** A peer's certificate and key, made by a plain node-opcua store (its own layout, its own folder). */
-const peerStore = new OPCUACertificateManager({ rootFolder: join(dir, "peer"), automaticallyAcceptUnknownCertificate: true });
+const peerStore = new OPCUACertificateManager({
+  rootFolder: join(dir, "peer"),
+  automaticallyAcceptUnknownCertificate: true,
+});
 let peerCertificate: Buffer;
 let peerCertificatePem: string;
 
 const opened: SpecLayoutCertificateManager[] = [];
-async function open(options: ConstructorParameters<typeof SpecLayoutCertificateManager>[0]): Promise<SpecLayoutCertificateManager> {
+async function open(
+  options: ConstructorParameters<typeof SpecLayoutCertificateManager>[0],
+): Promise<SpecLayoutCertificateManager> {
   const manager = new SpecLayoutCertificateManager(options);
   opened.push(manager);
   await manager.open();
@@ -93,7 +109,11 @@ test("user PKI: the same folders without private/, and no key on disk", async ()
 for (const kind of ["server", "user"] as const) {
   test(`${kind} PKI: an unknown certificate is refused and filed in rejected/; moved to certs/ it is trusted at the next check, removed it is not`, async () => {
     const base = join(dir, `trust-${kind}`, "CA");
-    const manager = await open({ base, kind, privateKeyFile: kind === "server" ? join(base, "private", "key.pem") : undefined });
+    const manager = await open({
+      base,
+      kind,
+      privateKeyFile: kind === "server" ? join(base, "private", "key.pem") : undefined,
+    });
 
     assert.equal((await manager.checkCertificate(peerCertificate)).name, StatusCodes.BadCertificateUntrusted.name);
     const rejected = readdirSync(join(base, "rejected"));
@@ -124,7 +144,14 @@ test("a certificate rewritten in place under the same name is read again", async
   const base = join(dir, "rewritten", "CA");
   const manager = await open({ base, kind: "user" });
   const other = join(dir, "other-certificate.pem");
-  await peerStore.createSelfSignedCertificate({ applicationUri: "urn:peer:other", subject: "/CN=Other", dns: [], startDate: new Date(), validity: 30, outputFile: other });
+  await peerStore.createSelfSignedCertificate({
+    applicationUri: "urn:peer:other",
+    subject: "/CN=Other",
+    dns: [],
+    startDate: new Date(),
+    validity: 30,
+    outputFile: other,
+  });
   const otherCertificate = Buffer.from(new X509Certificate(readFileSync(other)).raw);
   writeFileSync(join(base, "certs", "peer.pem"), peerCertificatePem);
   assert.equal((await manager.checkCertificate(peerCertificate)).name, "Good");
@@ -157,10 +184,20 @@ test("server certificate: created when missing as DER, RSA 2048, SAN with host n
   assert.equal(der[0], 0x30, "DER, not PEM");
   const certificate = new X509Certificate(der);
   assert.equal(certificate.publicKey.asymmetricKeyDetails?.modulusLength, 2048);
-  assert.ok(certificate.checkPrivateKey(await import("node:crypto").then(({ createPrivateKey }) => createPrivateKey(readFileSync(files.privateKeyFile)))));
+  assert.ok(
+    certificate.checkPrivateKey(
+      await import("node:crypto").then(({ createPrivateKey }) => createPrivateKey(readFileSync(files.privateKeyFile))),
+    ),
+  );
   assert.match(certificate.subject, /CN=Twinport AAS OPC UA Server@gateway\.example/);
   const san = certificate.subjectAltName ?? "";
-  for (const name of ["DNS:gateway.example", "IP Address:10.1.2.3", "IP Address:127.0.0.1", `URI:${created.applicationUri}`]) assert.ok(san.includes(name), `${name} in ${san}`);
+  for (const name of [
+    "DNS:gateway.example",
+    "IP Address:10.1.2.3",
+    "IP Address:127.0.0.1",
+    `URI:${created.applicationUri}`,
+  ])
+    assert.ok(san.includes(name), `${name} in ${san}`);
   assert.ok(certificate.checkHost("gateway.example"));
 
   // A second start finds both files and changes nothing.
@@ -191,7 +228,10 @@ test("server certificate: a certificate without its key, or with another key, is
   const files = serverCertificateFiles(base, "host");
   const manager = await open({ base, kind: "server", privateKeyFile: files.privateKeyFile }); // generates a key of its own
   writeFileSync(files.certificateFile, peerCertificate);
-  await assert.rejects(ensureServerCertificate(manager, files, { hostname: "host", host: "127.0.0.1" }), /does not belong to the private key/);
+  await assert.rejects(
+    ensureServerCertificate(manager, files, { hostname: "host", host: "127.0.0.1" }),
+    /does not belong to the private key/,
+  );
   rmSync(files.privateKeyFile);
   assert.throws(() => assertServerKeyPresent(files), /is present but its private key ".*_2048\.pem" is missing/);
 });

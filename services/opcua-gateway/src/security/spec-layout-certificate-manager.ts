@@ -2,7 +2,7 @@ import { generateKeyPair, type KeyObject } from "node:crypto";
 import { devNull } from "node:os";
 import { join, resolve } from "node:path";
 import { OPCUACertificateManager, type PrivateKeyProvider } from "node-opcua";
-import { createPkiFolders, PKI_FOLDERS, removeNodeOpcuaDefaultFolders, type PkiKind } from "./pki-layout.ts";
+import { createPkiFolders, PKI_FOLDERS, type PkiKind, removeNodeOpcuaDefaultFolders } from "./pki-layout.ts";
 import { trustFoldersState } from "./trust-folders-state.ts";
 
 type VerificationStatus = Awaited<ReturnType<OPCUACertificateManager["verifyCertificate"]>>;
@@ -26,7 +26,9 @@ let ephemeralKey: Promise<KeyObject> | undefined;
 const inMemoryKeyProvider: PrivateKeyProvider = {
   async getPrivateKey() {
     ephemeralKey ??= new Promise((done, fail) =>
-      generateKeyPair("rsa", { modulusLength: 2048 }, (error, _publicKey, privateKey) => (error ? fail(error) : done(privateKey))),
+      generateKeyPair("rsa", { modulusLength: 2048 }, (error, _publicKey, privateKey) =>
+        error ? fail(error) : done(privateKey),
+      ),
     );
     return { hidden: await ephemeralKey };
   },
@@ -115,7 +117,13 @@ export class SpecLayoutCertificateManager extends OPCUACertificateManager {
   }
 
   #trustFoldersState(): string {
-    return trustFoldersState([this.trustedFolder, this.rejectedFolder, this.issuersCertFolder, this.crlFolder, this.issuersCrlFolder]);
+    return trustFoldersState([
+      this.trustedFolder,
+      this.rejectedFolder,
+      this.issuersCertFolder,
+      this.crlFolder,
+      this.issuersCrlFolder,
+    ]);
   }
 
   /** Rescans when the folders differ from the last scan; concurrent verifications share one rescan. */
@@ -126,7 +134,10 @@ export class SpecLayoutCertificateManager extends OPCUACertificateManager {
     await this.#rescan;
   }
 
-  protected override async verifyCertificateAsync(certificate: Parameters<OPCUACertificateManager["verifyCertificate"]>[0], options: object): Promise<VerificationStatus> {
+  protected override async verifyCertificateAsync(
+    certificate: Parameters<OPCUACertificateManager["verifyCertificate"]>[0],
+    options: object,
+  ): Promise<VerificationStatus> {
     // Not BadCertificateUntrusted: that one would file the certificate under rejected/ as if an
     // operator could trust it, while this endpoint accepts no user certificate at all.
     if (this.#refuseAll) return "BadCertificateUseNotAllowed" as VerificationStatus;

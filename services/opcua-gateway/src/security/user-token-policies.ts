@@ -11,7 +11,9 @@ import type { OPCUAServer, UserTokenType } from "node-opcua";
 export function restrictUserTokenPolicies(server: OPCUAServer, allowed: readonly UserTokenType[]): void {
   for (const endpoint of server.endpoints) {
     for (const description of endpoint.endpointDescriptions()) {
-      description.userIdentityTokens = (description.userIdentityTokens ?? []).filter((policy) => allowed.includes(policy.tokenType));
+      description.userIdentityTokens = (description.userIdentityTokens ?? []).filter((policy) =>
+        allowed.includes(policy.tokenType),
+      );
     }
   }
 }

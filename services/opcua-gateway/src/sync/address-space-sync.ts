@@ -97,7 +97,8 @@ export async function startAddressSpaceSync(options: AddressSpaceSyncOptions): P
     // A heartbeat may run ahead of events still on their way (ADR 0018); give a reordered event its grace.
     heartbeatTimer = setTimeout(() => {
       heartbeatTimer = undefined;
-      if (heartbeat.seq > acceptedSeq && buffer === undefined) requestResync(`heartbeat at seq ${heartbeat.seq}, last event seen ${acceptedSeq}`);
+      if (heartbeat.seq > acceptedSeq && buffer === undefined)
+        requestResync(`heartbeat at seq ${heartbeat.seq}, last event seen ${acceptedSeq}`);
     }, gapGraceMs).unref();
   };
 
@@ -162,7 +163,9 @@ export async function startAddressSpaceSync(options: AddressSpaceSyncOptions): P
         await applyChange(target, event);
         advance(event.seq);
       } catch (error) {
-        log(`opcua-gateway: event ${event.seq} (${event.kind} ${event.id} ${event.idShortPath ?? ""}) did not apply: ${(error as Error).message}`);
+        log(
+          `opcua-gateway: event ${event.seq} (${event.kind} ${event.id} ${event.idShortPath ?? ""}) did not apply: ${(error as Error).message}`,
+        );
         resyncReason ??= `event ${event.seq} did not apply`;
       }
     }

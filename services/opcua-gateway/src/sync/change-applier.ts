@@ -1,7 +1,7 @@
+import { type ChangeEvent, type StoreClient, splitParent } from "@twinport/shared";
 import type { BaseNode } from "node-opcua";
-import { splitParent, type ChangeEvent, type StoreClient } from "@twinport/shared";
-import { conceptDescriptionSpec, shellSpec, submodelSpec } from "../address-space/identifiable-specs.ts";
 import { elementSpec } from "../address-space/element-specs.ts";
+import { conceptDescriptionSpec, shellSpec, submodelSpec } from "../address-space/identifiable-specs.ts";
 import type { NodeBuilder } from "../address-space/node-builder.ts";
 import { elementNodeId, identifiableNodeId, subNodeId } from "../address-space/node-ids.ts";
 import type { ObjectSpec } from "../address-space/node-spec.ts";
@@ -38,7 +38,14 @@ export function applyChange(target: MirrorTarget, event: ChangeEvent): void | Pr
   const [entity, change] = event.kind.split(".") as [string, string];
   switch (entity) {
     case "shell":
-      return applyIdentifiable(target, event, change, () => read(target.store, "GetAssetAdministrationShellById", { aasId: event.id }), (json) => shellSpec(target.ctx, json), target.environment);
+      return applyIdentifiable(
+        target,
+        event,
+        change,
+        () => read(target.store, "GetAssetAdministrationShellById", { aasId: event.id }),
+        (json) => shellSpec(target.ctx, json),
+        target.environment,
+      );
     case "submodel":
       return applyIdentifiable(
         target,
@@ -49,7 +56,14 @@ export function applyChange(target: MirrorTarget, event: ChangeEvent): void | Pr
         target.environment,
       );
     case "concept-description":
-      return applyIdentifiable(target, event, change, () => read(target.store, "GetConceptDescriptionById", { cdId: event.id }), (json) => conceptDescriptionSpec(target.ctx, json), target.conceptDescriptions);
+      return applyIdentifiable(
+        target,
+        event,
+        change,
+        () => read(target.store, "GetConceptDescriptionById", { cdId: event.id }),
+        (json) => conceptDescriptionSpec(target.ctx, json),
+        target.conceptDescriptions,
+      );
     case "element":
       return applyElement(target, event, change);
     default:
@@ -97,7 +111,10 @@ function reloadElement(target: MirrorTarget, submodelId: string, path: string): 
 
 function placeElement(target: MirrorTarget, submodelId: string, path: string, element: Json): void {
   const { parentPath } = splitParent(path);
-  const parent = parentPath === "" ? target.builder.find(identifiableNodeId(submodelId)) : containerOf(target.builder, elementNodeId(submodelId, parentPath));
+  const parent =
+    parentPath === ""
+      ? target.builder.find(identifiableNodeId(submodelId))
+      : containerOf(target.builder, elementNodeId(submodelId, parentPath));
   if (parent === null) throw new OutOfSyncError(`no node for the parent of ${submodelId} ${path}`);
   target.builder.apply(elementSpec(target.ctx, submodelId, element, path), parent);
 }
@@ -106,11 +123,18 @@ function placeElement(target: MirrorTarget, submodelId: string, path: string, el
 function containerOf(builder: NodeBuilder, elementLocal: string): BaseNode | null {
   const element = builder.find(elementLocal);
   if (element === null) return null;
-  return builder.find(subNodeId(elementLocal, "Statement")) ?? builder.find(subNodeId(elementLocal, "Annotation")) ?? element;
+  return (
+    builder.find(subNodeId(elementLocal, "Statement")) ?? builder.find(subNodeId(elementLocal, "Annotation")) ?? element
+  );
 }
 
 /** The current state from the store; gone by now (deleted after this event) → the node goes too. */
-async function queryOrRemove(target: MirrorTarget, nodeId: string, query: () => Promise<unknown>, place: (json: unknown) => void): Promise<void> {
+async function queryOrRemove(
+  target: MirrorTarget,
+  nodeId: string,
+  query: () => Promise<unknown>,
+  place: (json: unknown) => void,
+): Promise<void> {
   let json: unknown;
   try {
     json = await query();
@@ -154,9 +178,15 @@ export async function applySnapshot(target: MirrorTarget): Promise<SnapshotRepor
     buildMs += performance.now() - building;
   };
   // Submodels first: shells then link their submodel references to existing nodes.
-  await readPages(store, "GetAllSubmodels", 20, (items) => items.forEach((json) => place(submodelSpec(ctx, json), target.environment)));
-  await readPages(store, "GetAllAssetAdministrationShells", 100, (items) => items.forEach((json) => place(shellSpec(ctx, json), target.environment)));
-  await readPages(store, "GetAllConceptDescriptions", 100, (items) => items.forEach((json) => place(conceptDescriptionSpec(ctx, json), target.conceptDescriptions)));
+  await readPages(store, "GetAllSubmodels", 20, (items) =>
+    items.forEach((json) => place(submodelSpec(ctx, json), target.environment)),
+  );
+  await readPages(store, "GetAllAssetAdministrationShells", 100, (items) =>
+    items.forEach((json) => place(shellSpec(ctx, json), target.environment)),
+  );
+  await readPages(store, "GetAllConceptDescriptions", 100, (items) =>
+    items.forEach((json) => place(conceptDescriptionSpec(ctx, json), target.conceptDescriptions)),
+  );
   for (const parent of [target.environment, target.conceptDescriptions]) {
     for (const node of builder.ownChildren(parent)) {
       if (node !== target.conceptDescriptions && !seen.has(node.nodeId.value as string)) builder.remove(node);

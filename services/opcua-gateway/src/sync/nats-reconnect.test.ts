@@ -10,14 +10,14 @@ import {
   createNatsEventBus,
   createNatsStoreClient,
   loadConfig,
-  serveCommandsOverNats,
   type NatsConnection,
   type OpcUaEndpointConfig,
+  serveCommandsOverNats,
 } from "@twinport/shared";
-import { startOpcuaGateway, type RunningOpcuaGateway } from "../index.ts";
 import { connectOpcua, type OpcuaTestClient } from "../../../../tests/test-support/opcua-client.ts";
 import { elementNode, opcuaTestEnvironment, VALUES_SUBMODEL } from "../../../../tests/test-support/opcua-model.ts";
-import { freePort, startNats, type RunningServer } from "../../../../tests/test-support/servers.ts";
+import { freePort, type RunningServer, startNats } from "../../../../tests/test-support/servers.ts";
+import { type RunningOpcuaGateway, startOpcuaGateway } from "../index.ts";
 
 // Distributed wiring (NATS store client and event bus) against a real nats-server that restarts:
 // whatever happened while the gateway was cut off, the reconnect makes it resync from the store.
@@ -44,7 +44,10 @@ test("after a NATS reconnect the gateway resyncs and shows changes it never got 
   cleanup.push(() => engine.close());
   const responder = await serveCommandsOverNats({ connection: storeSide, handler: engine });
   cleanup.push(() => responder.close());
-  const loaded = await engine.execute({ type: "LoadEnvironment", params: { body: JSON.stringify(opcuaTestEnvironment()) } });
+  const loaded = await engine.execute({
+    type: "LoadEnvironment",
+    params: { body: JSON.stringify(opcuaTestEnvironment()) },
+  });
   assert.ok(loaded.ok);
 
   const store = createNatsStoreClient({ connection: gatewaySide, requestTimeoutMs: 5000 });
@@ -63,14 +66,23 @@ test("after a NATS reconnect the gateway resyncs and shows changes it never got 
     ],
   });
   const log: string[] = [];
-  const gateway: RunningOpcuaGateway = await startOpcuaGateway({ store, bus, endpoint: config.endpoints[0] as OpcUaEndpointConfig, stateDir: dir, log: (line) => log.push(line) });
+  const gateway: RunningOpcuaGateway = await startOpcuaGateway({
+    store,
+    bus,
+    endpoint: config.endpoints[0] as OpcUaEndpointConfig,
+    stateDir: dir,
+    log: (line) => log.push(line),
+  });
   cleanup.push(() => gateway.stop());
   const opcua: OpcuaTestClient = await connectOpcua(gateway.endpointUrl, dir);
   cleanup.push(() => opcua.close());
   const value = elementNode(VALUES_SUBMODEL, "TInt", "Value");
   assert.equal((await opcua.read(value)).value.value, 5000);
 
-  const patched = await engine.execute({ type: "PatchSubmodelElementValueByPath", params: { submodelId: VALUES_SUBMODEL, idShortPath: "TInt", body: "1234" } });
+  const patched = await engine.execute({
+    type: "PatchSubmodelElementValueByPath",
+    params: { submodelId: VALUES_SUBMODEL, idShortPath: "TInt", body: "1234" },
+  });
   assert.ok(patched.ok);
   await new Promise((resolve) => setTimeout(resolve, 300));
   assert.equal((await opcua.read(value)).value.value, 5000, "no event, no change yet");
@@ -82,5 +94,8 @@ test("after a NATS reconnect the gateway resyncs and shows changes it never got 
     assert.ok(Date.now() < until, `no resync after the reconnect; log:\n${log.join("\n")}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  assert.ok(log.some((line) => line.includes("resync (the message bus reconnected)")), log.join("\n"));
+  assert.ok(
+    log.some((line) => line.includes("resync (the message bus reconnected)")),
+    log.join("\n"),
+  );
 });

@@ -1,4 +1,11 @@
-import { SYSTEM, type CommandParams, type CommandType, type PageRequest, type Paged, type StoreClient } from "@twinport/shared";
+import {
+  type CommandParams,
+  type CommandType,
+  type Paged,
+  type PageRequest,
+  type StoreClient,
+  SYSTEM,
+} from "@twinport/shared";
 
 type Json = Record<string, unknown>;
 
@@ -15,9 +22,16 @@ export class StoreReadError extends Error {
 
 const READ_TIMEOUT_MS = 60_000;
 
-export async function read<T extends CommandType>(store: StoreClient, type: T, params: CommandParams<T>): Promise<unknown> {
+export async function read<T extends CommandType>(
+  store: StoreClient,
+  type: T,
+  params: CommandParams<T>,
+): Promise<unknown> {
   // The mirror holds everything; what a session may see is decided per session (issue 13).
-  const reply = await store.execute({ type, params, origin: "opcua", principal: SYSTEM }, { deadline: Date.now() + READ_TIMEOUT_MS });
+  const reply = await store.execute(
+    { type, params, origin: "opcua", principal: SYSTEM },
+    { deadline: Date.now() + READ_TIMEOUT_MS },
+  );
   if (!reply.ok) throw new StoreReadError(reply.error.code, `${type}: ${reply.error.code}: ${reply.error.message}`);
   return reply.value;
 }

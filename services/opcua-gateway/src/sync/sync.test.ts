@@ -1,10 +1,16 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { BrowseDirection, type DataValue } from "node-opcua";
 import type { ChangeEvent, CommandParams, CommandType } from "@twinport/shared";
-import { startInProcessGateway, type InProcessGateway } from "../../../../tests/test-support/opcua-in-process.ts";
+import { BrowseDirection, type DataValue } from "node-opcua";
 import type { OpcuaTestClient } from "../../../../tests/test-support/opcua-client.ts";
-import { elementNode, identifiableNode, opcuaTestEnvironment, SHELL, VALUES_SUBMODEL } from "../../../../tests/test-support/opcua-model.ts";
+import { type InProcessGateway, startInProcessGateway } from "../../../../tests/test-support/opcua-in-process.ts";
+import {
+  elementNode,
+  identifiableNode,
+  opcuaTestEnvironment,
+  SHELL,
+  VALUES_SUBMODEL,
+} from "../../../../tests/test-support/opcua-model.ts";
 
 // Live sync: changes made through the store (as HTTP makes them) reach the address space by events,
 // in order, with pushed data changes; lost events, heartbeats ahead and payload-less events are
@@ -37,7 +43,12 @@ async function run<T extends CommandType>(type: T, params: CommandParams<T>): Pr
   assert.ok(reply.ok, `${type}: ${JSON.stringify(reply)}`);
 }
 
-const patchValue = (path: string, body: unknown) => run("PatchSubmodelElementValueByPath", { submodelId: VALUES_SUBMODEL, idShortPath: path, body: JSON.stringify(body) });
+const patchValue = (path: string, body: unknown) =>
+  run("PatchSubmodelElementValueByPath", {
+    submodelId: VALUES_SUBMODEL,
+    idShortPath: path,
+    body: JSON.stringify(body),
+  });
 const node = (path: string, sub?: string) => elementNode(VALUES_SUBMODEL, path, sub);
 const valueIs = (expected: unknown) => (value: DataValue) => value.value.value === expected;
 
@@ -61,7 +72,11 @@ test("a value changed through the store reaches a subscriber as a pushed data ch
 });
 
 test("elements created, replaced and deleted through the store appear, change and disappear", async () => {
-  await run("PostSubmodelElement", { submodelId: VALUES_SUBMODEL, idShortPath: "Group", body: JSON.stringify({ modelType: "Property", idShort: "Height", valueType: "xs:int", value: "12" }) });
+  await run("PostSubmodelElement", {
+    submodelId: VALUES_SUBMODEL,
+    idShortPath: "Group",
+    body: JSON.stringify({ modelType: "Property", idShort: "Height", valueType: "xs:int", value: "12" }),
+  });
   assert.equal((await opcua.read(node("Group.Height", "Value"))).value.value, 12);
 
   await run("PutSubmodelElementByPath", {
@@ -85,9 +100,17 @@ test("deleting a list item renumbers the items after it", async () => {
 });
 
 test("a list item appended or replaced appears at its index, the other items stay", async () => {
-  await run("PostSubmodelElement", { submodelId: VALUES_SUBMODEL, idShortPath: "Tags", body: JSON.stringify({ modelType: "Property", valueType: "xs:string", value: "z" }) });
+  await run("PostSubmodelElement", {
+    submodelId: VALUES_SUBMODEL,
+    idShortPath: "Tags",
+    body: JSON.stringify({ modelType: "Property", valueType: "xs:string", value: "z" }),
+  });
   assert.equal((await opcua.read(node("Tags[2]", "Value"))).value.value, "z");
-  await run("PutSubmodelElementByPath", { submodelId: VALUES_SUBMODEL, idShortPath: "Tags[1]", body: JSON.stringify({ modelType: "Property", valueType: "xs:string", value: "y" }) });
+  await run("PutSubmodelElementByPath", {
+    submodelId: VALUES_SUBMODEL,
+    idShortPath: "Tags[1]",
+    body: JSON.stringify({ modelType: "Property", valueType: "xs:string", value: "y" }),
+  });
   assert.deepEqual(
     await Promise.all([0, 1, 2].map(async (i) => (await opcua.read(node(`Tags[${i}]`, "Value"))).value.value)),
     ["b", "y", "z"],
@@ -98,17 +121,35 @@ test("a list item appended or replaced appears at its index, the other items sta
 
 test("submodels, shells and concept descriptions created and deleted through the store come and go", async () => {
   const submodelId = "urn:twinport:test:submodel:new";
-  await run("PostSubmodel", { body: JSON.stringify({ modelType: "Submodel", id: submodelId, idShort: "Fresh", submodelElements: [{ modelType: "Property", idShort: "P", valueType: "xs:string", value: "x" }] }) });
+  await run("PostSubmodel", {
+    body: JSON.stringify({
+      modelType: "Submodel",
+      id: submodelId,
+      idShort: "Fresh",
+      submodelElements: [{ modelType: "Property", idShort: "P", valueType: "xs:string", value: "x" }],
+    }),
+  });
   assert.equal((await opcua.read(elementNode(submodelId, "P", "Value"))).value.value, "x");
   assert.ok((await opcua.children("AASEnvironment")).has("Fresh"));
 
   // A shell referring to it is linked to its node.
   const shellId = "urn:twinport:test:aas:new";
   await run("PostAssetAdministrationShell", {
-    body: JSON.stringify({ modelType: "AssetAdministrationShell", id: shellId, idShort: "Fresh", assetInformation: { assetKind: "Type", globalAssetId: "urn:twinport:test:asset:type" }, submodels: [{ type: "ModelReference", keys: [{ type: "Submodel", value: submodelId }] }] }),
+    body: JSON.stringify({
+      modelType: "AssetAdministrationShell",
+      id: shellId,
+      idShort: "Fresh",
+      assetInformation: { assetKind: "Type", globalAssetId: "urn:twinport:test:asset:type" },
+      submodels: [{ type: "ModelReference", keys: [{ type: "Submodel", value: submodelId }] }],
+    }),
   });
   assert.equal((await opcua.read(identifiableNode(shellId, "AssetInformation/AssetKind"))).value.value, 0);
-  const links = await opcua.session.browse({ nodeId: opcua.nodeId(identifiableNode(shellId, "Submodels/0")), referenceTypeId: "NonHierarchicalReferences", includeSubtypes: true, browseDirection: BrowseDirection.Forward });
+  const links = await opcua.session.browse({
+    nodeId: opcua.nodeId(identifiableNode(shellId, "Submodels/0")),
+    referenceTypeId: "NonHierarchicalReferences",
+    includeSubtypes: true,
+    browseDirection: BrowseDirection.Forward,
+  });
   assert.ok(links.references?.some((reference) => reference.nodeId.value === identifiableNode(submodelId)));
 
   await run("DeleteSubmodelById", { submodelId });
@@ -127,7 +168,10 @@ test("submodels, shells and concept descriptions created and deleted through the
 test("an event without payload is completed from the store", async () => {
   nextEvent = "strip-payload";
   await patchValue("TString", { TString: "fetched" });
-  await eventually(async () => (await opcua.read(node("TString", "Value"))).value.value === "fetched", "the value read back from the store");
+  await eventually(
+    async () => (await opcua.read(node("TString", "Value"))).value.value === "fetched",
+    "the value read back from the store",
+  );
 });
 
 test("a lost event is noticed at the next one and recovered by a resync that keeps monitored items", async () => {
@@ -139,7 +183,10 @@ test("a lost event is noticed at the next one and recovered by a resync that kee
   // The next event arrives with a gap: after a short grace the gateway resyncs from the store.
   await patchValue("TDouble", { TDouble: 8.5 });
   await monitor.waitFor(valueIs(111), 3000, "the recovered value");
-  assert.ok(system.log.some((line) => line.includes("resync (events missing after seq")), system.log.join("\n"));
+  assert.ok(
+    system.log.some((line) => line.includes("resync (events missing after seq")),
+    system.log.join("\n"),
+  );
   // Same node, same monitored item: later changes keep arriving.
   await patchValue("TInt", { TInt: 222 });
   await monitor.waitFor(valueIs(222), 2000, "a value after the resync");
@@ -152,7 +199,10 @@ test("a heartbeat ahead of the last event seen makes the gateway resync", async 
   const reply = await system.store.execute({ type: "GetSequence", params: {} });
   assert.ok(reply.ok);
   await system.bus.publishHeartbeat({ seq: reply.value.seq, time: new Date().toISOString() });
-  await eventually(async () => (await opcua.read(node("TShort", "Value"))).value.value === 77, "the change recovered after the heartbeat");
+  await eventually(
+    async () => (await opcua.read(node("TShort", "Value"))).value.value === 77,
+    "the change recovered after the heartbeat",
+  );
   assert.ok(system.log.some((line) => line.includes("resync (heartbeat at seq")));
 });
 

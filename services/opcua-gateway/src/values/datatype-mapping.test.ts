@@ -4,10 +4,22 @@ import { DataType, StatusCodes, Variant, VariantArrayType } from "node-opcua";
 import { lexicalToNodeValue, opcuaDataTypeOf, parseXsdDateTime, variantToLexical } from "./datatype-mapping.ts";
 import { bigIntToInt64, int64ToBigInt } from "./int64.ts";
 
-const scalar = (dataType: DataType, value: unknown) => new Variant({ dataType, arrayType: VariantArrayType.Scalar, value });
+const scalar = (dataType: DataType, value: unknown) =>
+  new Variant({ dataType, arrayType: VariantArrayType.Scalar, value });
 
 test("types without an OPC UA counterpart are Strings; unknown ones too", () => {
-  for (const xsd of ["xs:decimal", "xs:integer", "xs:date", "xs:time", "xs:gMonthDay", "xs:duration", "xs:anyURI", "xs:negativeInteger", "xs:whatever", undefined]) {
+  for (const xsd of [
+    "xs:decimal",
+    "xs:integer",
+    "xs:date",
+    "xs:time",
+    "xs:gMonthDay",
+    "xs:duration",
+    "xs:anyURI",
+    "xs:negativeInteger",
+    "xs:whatever",
+    undefined,
+  ]) {
     assert.equal(opcuaDataTypeOf(xsd), DataType.String, String(xsd));
   }
 });
@@ -17,12 +29,16 @@ test("xs:dateTime is converted to UTC; without a zone it is taken as UTC", () =>
   assert.equal(parseXsdDateTime("2024-01-02T03:04:05.25-01:30")?.toISOString(), "2024-01-02T04:34:05.250Z");
   assert.equal(parseXsdDateTime("2024-01-02T03:04:05")?.toISOString(), "2024-01-02T03:04:05.000Z");
   assert.equal(parseXsdDateTime("2024-01-02"), undefined);
-  assert.deepEqual(variantToLexical(scalar(DataType.DateTime, new Date("2024-05-06T07:08:09.123Z")), "xs:dateTime"), { lexical: "2024-05-06T07:08:09.123Z" });
+  assert.deepEqual(variantToLexical(scalar(DataType.DateTime, new Date("2024-05-06T07:08:09.123Z")), "xs:dateTime"), {
+    lexical: "2024-05-06T07:08:09.123Z",
+  });
 });
 
 test("floats and doubles are written in their shortest exact form; INF and NaN keep their xsd names; -0 is 0", () => {
   assert.deepEqual(variantToLexical(scalar(DataType.Float, Math.fround(0.1)), "xs:float"), { lexical: "0.1" });
-  assert.deepEqual(variantToLexical(scalar(DataType.Double, 0.1 + 0.2), "xs:double"), { lexical: "0.30000000000000004" });
+  assert.deepEqual(variantToLexical(scalar(DataType.Double, 0.1 + 0.2), "xs:double"), {
+    lexical: "0.30000000000000004",
+  });
   assert.deepEqual(variantToLexical(scalar(DataType.Double, 1e21), "xs:double"), { lexical: "1e+21" });
   assert.deepEqual(variantToLexical(scalar(DataType.Double, -Infinity), "xs:double"), { lexical: "-INF" });
   assert.deepEqual(variantToLexical(scalar(DataType.Double, NaN), "xs:double"), { lexical: "NaN" });
@@ -36,18 +52,40 @@ test("64-bit integers keep every digit", () => {
     assert.equal(int64ToBigInt(bigIntToInt64(value), true), value);
   }
   assert.equal(int64ToBigInt(bigIntToInt64(2n ** 64n - 1n), false), 2n ** 64n - 1n);
-  assert.deepEqual(lexicalToNodeValue("18446744073709551615", "xs:unsignedLong").variant.value, [0xffffffff, 0xffffffff]);
+  assert.deepEqual(
+    lexicalToNodeValue("18446744073709551615", "xs:unsignedLong").variant.value,
+    [0xffffffff, 0xffffffff],
+  );
   // Out of the type's range in the store (loaded without validation): shown as such, not wrapped.
-  assert.equal(lexicalToNodeValue("18446744073709551616", "xs:unsignedLong").statusCode, StatusCodes.BadDataEncodingInvalid);
+  assert.equal(
+    lexicalToNodeValue("18446744073709551616", "xs:unsignedLong").statusCode,
+    StatusCodes.BadDataEncodingInvalid,
+  );
   assert.equal(lexicalToNodeValue("128", "xs:byte").statusCode, StatusCodes.BadDataEncodingInvalid);
 });
 
 test("a written value must have the node's data type, be a scalar and fit the xsd type", () => {
-  assert.equal((variantToLexical(scalar(DataType.Int32, 5), "xs:short") as { error: unknown }).error, StatusCodes.BadTypeMismatch);
-  assert.equal((variantToLexical(new Variant({ dataType: DataType.Double, arrayType: VariantArrayType.Array, value: [1] }), "xs:double") as { error: unknown }).error, StatusCodes.BadTypeMismatch);
-  assert.equal((variantToLexical(scalar(DataType.String, "-1"), "xs:nonNegativeInteger") as { error: unknown }).error, StatusCodes.BadOutOfRange);
+  assert.equal(
+    (variantToLexical(scalar(DataType.Int32, 5), "xs:short") as { error: unknown }).error,
+    StatusCodes.BadTypeMismatch,
+  );
+  assert.equal(
+    (
+      variantToLexical(
+        new Variant({ dataType: DataType.Double, arrayType: VariantArrayType.Array, value: [1] }),
+        "xs:double",
+      ) as { error: unknown }
+    ).error,
+    StatusCodes.BadTypeMismatch,
+  );
+  assert.equal(
+    (variantToLexical(scalar(DataType.String, "-1"), "xs:nonNegativeInteger") as { error: unknown }).error,
+    StatusCodes.BadOutOfRange,
+  );
   assert.deepEqual(variantToLexical(scalar(DataType.String, ""), "xs:decimal"), { lexical: null });
   assert.deepEqual(variantToLexical(scalar(DataType.String, ""), "xs:string"), { lexical: "" });
-  assert.deepEqual(variantToLexical(scalar(DataType.ByteString, Buffer.from([0xde, 0xad])), "xs:hexBinary"), { lexical: "DEAD" });
+  assert.deepEqual(variantToLexical(scalar(DataType.ByteString, Buffer.from([0xde, 0xad])), "xs:hexBinary"), {
+    lexical: "DEAD",
+  });
   assert.deepEqual(variantToLexical(new Variant({ dataType: DataType.Null }), "xs:int"), { lexical: null });
 });

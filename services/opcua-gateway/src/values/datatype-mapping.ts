@@ -1,5 +1,5 @@
-import { DataType, StatusCodes, Variant, VariantArrayType, type StatusCode } from "node-opcua";
 import { isValidLexical } from "@twinport/shared";
+import { DataType, type StatusCode, StatusCodes, Variant, VariantArrayType } from "node-opcua";
 import { bigIntToInt64, int64ToBigInt } from "./int64.ts";
 
 /**
@@ -53,7 +53,10 @@ export function lexicalToNodeValue(lexical: string | undefined, valueType: unkno
   // Loaded without validation, a value may not parse as its type: show that instead of guessing.
   if (value === undefined) return { variant: NULL_VARIANT(), statusCode: StatusCodes.BadDataEncodingInvalid };
   // arrayType explicit: node-opcua cannot tell an Int64 ([high, low]) from an array on its own.
-  return { variant: new Variant({ dataType, arrayType: VariantArrayType.Scalar, value }), statusCode: StatusCodes.Good };
+  return {
+    variant: new Variant({ dataType, arrayType: VariantArrayType.Scalar, value }),
+    statusCode: StatusCodes.Good,
+  };
 }
 
 function lexicalToValue(lexical: string, valueType: unknown, dataType: DataType): unknown {
@@ -100,10 +103,17 @@ export function variantToLexical(variant: Variant, valueType: unknown): LexicalO
   // Writing Null clears the value (spec §4.4: null means absent), as a $value PATCH with null does.
   if (variant.dataType === DataType.Null) return { lexical: null };
   if (variant.dataType !== dataType || variant.arrayType !== VariantArrayType.Scalar) {
-    return { error: StatusCodes.BadTypeMismatch, message: `expected a scalar ${DataType[dataType]} for ${String(valueType)}, got ${describeVariant(variant)}` };
+    return {
+      error: StatusCodes.BadTypeMismatch,
+      message: `expected a scalar ${DataType[dataType]} for ${String(valueType)}, got ${describeVariant(variant)}`,
+    };
   }
   const lexical = valueToLexical(variant.value, valueType, dataType);
-  if (lexical === undefined) return { error: StatusCodes.BadOutOfRange, message: `${String(variant.value)} is not a valid ${String(valueType)} value` };
+  if (lexical === undefined)
+    return {
+      error: StatusCodes.BadOutOfRange,
+      message: `${String(variant.value)} is not a valid ${String(valueType)} value`,
+    };
   if (lexical === null) return { lexical };
   // The one check that decides (the same as the store's validation), e.g. xs:positiveInteger "0".
   if (dataType === DataType.String && isKnownXsd(valueType) && !isValidLexical(lexical, valueType)) {
@@ -137,7 +147,8 @@ function valueToLexical(value: unknown, valueType: unknown, dataType: DataType):
       return valueType === "xs:hexBinary" ? value.toString("hex").toUpperCase() : value.toString("base64");
     default: {
       const bounds = INTEGER_BOUNDS[dataType];
-      if (!bounds || typeof value !== "number" || !Number.isInteger(value) || value < bounds[0] || value > bounds[1]) return undefined;
+      if (!bounds || typeof value !== "number" || !Number.isInteger(value) || value < bounds[0] || value > bounds[1])
+        return undefined;
       return String(value);
     }
   }
@@ -164,7 +175,8 @@ function formatXsdFloat(value: number, maxDigits: number): string {
   if (value === Infinity) return "INF";
   if (value === -Infinity) return "-INF";
   if (value === 0) return "0";
-  const same = maxDigits === 9 ? (text: string) => Math.fround(Number(text)) === value : (text: string) => Number(text) === value;
+  const same =
+    maxDigits === 9 ? (text: string) => Math.fround(Number(text)) === value : (text: string) => Number(text) === value;
   for (let digits = 1; digits < maxDigits; digits++) {
     const text = value.toPrecision(digits);
     if (same(text)) return normalizeNumber(text);
@@ -179,7 +191,8 @@ function normalizeNumber(text: string): string {
   return exponent === undefined ? trimmed : `${trimmed}e${exponent}`;
 }
 
-const XSD_DATE_TIME = /^(-?[0-9]{4,})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})(\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})?$/;
+const XSD_DATE_TIME =
+  /^(-?[0-9]{4,})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})(\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})?$/;
 
 /** xs:dateTime → Date in UTC; a value without a time zone is taken as UTC (spec §4.5: the offset is lost). */
 export function parseXsdDateTime(lexical: string): Date | undefined {

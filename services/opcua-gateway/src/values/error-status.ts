@@ -1,5 +1,5 @@
-import { StatusCodes, type StatusCode } from "node-opcua";
 import type { ErrorCode } from "@twinport/shared";
+import { type StatusCode, StatusCodes } from "node-opcua";
 
 /** The one mapping from the store's error codes to OPC UA status codes (docs/architecture.md §3). */
 const STATUS: Record<ErrorCode, StatusCode> = {

@@ -1,5 +1,5 @@
-import { DataType, StatusCodes, VariantArrayType, type LocalizedText, type StatusCode, type Variant } from "node-opcua";
 import { jsonNumberToken, valueJsonKind } from "@twinport/shared";
+import { DataType, type LocalizedText, type StatusCode, StatusCodes, type Variant, VariantArrayType } from "node-opcua";
 import { ENTITY_TYPES } from "./aas-enums.ts";
 import { describeVariant, variantToLexical } from "./datatype-mapping.ts";
 import { referenceFromKeys } from "./structured-values.ts";
@@ -33,8 +33,11 @@ function innerValue(binding: WriteBinding, value: Variant): JsonOrError {
     }
     case "blob":
       if (value.dataType === DataType.Null) return { json: `{"value":null}` };
-      if (value.dataType !== DataType.ByteString || value.arrayType !== VariantArrayType.Scalar) return mismatch("a ByteString", value);
-      return { json: `{"value":${JSON.stringify(value.value === null ? "" : (value.value as Buffer).toString("base64"))}}` };
+      if (value.dataType !== DataType.ByteString || value.arrayType !== VariantArrayType.Scalar)
+        return mismatch("a ByteString", value);
+      return {
+        json: `{"value":${JSON.stringify(value.value === null ? "" : (value.value as Buffer).toString("base64"))}}`,
+      };
     case "multi-language":
       return multiLanguageJson(value);
     case "reference":
@@ -46,14 +49,24 @@ function innerValue(binding: WriteBinding, value: Variant): JsonOrError {
       return { json: target.field === "reference" ? json : `{"${target.field}":${json}}` };
     }
     case "entity-type": {
-      if (value.dataType !== DataType.Int32 || value.arrayType !== VariantArrayType.Scalar) return mismatch("an Int32 (AASEntityTypeDataType)", value);
+      if (value.dataType !== DataType.Int32 || value.arrayType !== VariantArrayType.Scalar)
+        return mismatch("an Int32 (AASEntityTypeDataType)", value);
       const entityType = ENTITY_TYPES[value.value as number];
-      if (entityType === undefined) return { error: StatusCodes.BadOutOfRange, message: `${String(value.value)} is not an AASEntityTypeDataType value` };
+      if (entityType === undefined)
+        return {
+          error: StatusCodes.BadOutOfRange,
+          message: `${String(value.value)} is not an AASEntityTypeDataType value`,
+        };
       return { json: `{"entityType":"${entityType}"}` };
     }
     case "global-asset-id": {
-      if (value.dataType === DataType.Null || (value.dataType === DataType.String && (value.value === null || value.value === ""))) return { json: `{"globalAssetId":null}` };
-      if (value.dataType !== DataType.String || value.arrayType !== VariantArrayType.Scalar) return mismatch("a String", value);
+      if (
+        value.dataType === DataType.Null ||
+        (value.dataType === DataType.String && (value.value === null || value.value === ""))
+      )
+        return { json: `{"globalAssetId":null}` };
+      if (value.dataType !== DataType.String || value.arrayType !== VariantArrayType.Scalar)
+        return mismatch("a String", value);
       return { json: `{"globalAssetId":${JSON.stringify(value.value)}}` };
     }
   }
@@ -78,11 +91,13 @@ function typedJson(value: Variant, valueType: unknown): JsonOrError {
 
 function multiLanguageJson(value: Variant): JsonOrError {
   if (value.dataType === DataType.Null) return { json: "null" };
-  if (value.dataType !== DataType.LocalizedText || value.arrayType !== VariantArrayType.Array) return mismatch("an array of LocalizedText", value);
+  if (value.dataType !== DataType.LocalizedText || value.arrayType !== VariantArrayType.Array)
+    return mismatch("an array of LocalizedText", value);
   const texts: Record<string, string>[] = [];
   for (const text of value.value as LocalizedText[]) {
     // AAS language-tagged strings need a language: a LocalizedText without a locale has none.
-    if (!text?.locale || typeof text.text !== "string") return { error: StatusCodes.BadOutOfRange, message: "every LocalizedText needs a locale and a text" };
+    if (!text?.locale || typeof text.text !== "string")
+      return { error: StatusCodes.BadOutOfRange, message: "every LocalizedText needs a locale and a text" };
     texts.push({ [text.locale]: text.text });
   }
   return { json: JSON.stringify(texts) };

@@ -1,5 +1,5 @@
-import { StatusCodes, type StatusCode, type Variant } from "node-opcua";
 import type { StoreClient } from "@twinport/shared";
+import { type StatusCode, StatusCodes, type Variant } from "node-opcua";
 import { statusForError } from "./error-status.ts";
 import { valueOnlyBody } from "./value-body.ts";
 import type { ValueWriter, WriteBinding } from "./write-binding.ts";
@@ -25,18 +25,27 @@ export function createValueWriter(deps: ValueWriterDeps): ValueWriter {
       const body = valueOnlyBody(binding, value);
       if ("error" in body) return body.error;
       const reply = await deps.store.execute(
-        { type: "PatchSubmodelElementValueByPath", params: { submodelId: binding.submodelId, idShortPath: binding.idShortPath, body: body.body }, origin: "opcua", ...(principal ? { principal } : {}) },
+        {
+          type: "PatchSubmodelElementValueByPath",
+          params: { submodelId: binding.submodelId, idShortPath: binding.idShortPath, body: body.body },
+          origin: "opcua",
+          ...(principal ? { principal } : {}),
+        },
         { deadline: Date.now() + timeoutMs },
       );
       if (!reply.ok) {
         if (reply.error.code === "internal" || reply.error.code === "unavailable" || reply.error.code === "timeout") {
-          deps.log(`opcua-gateway: write to ${binding.submodelId} ${binding.idShortPath} failed: ${reply.error.code}: ${reply.error.message}`);
+          deps.log(
+            `opcua-gateway: write to ${binding.submodelId} ${binding.idShortPath} failed: ${reply.error.code}: ${reply.error.message}`,
+          );
         }
         return statusForError(reply.error.code);
       }
       if (reply.revision === undefined) return StatusCodes.Good;
       // Committed: the value is written. If our event is late, the client hears so, not an error.
-      return (await deps.waitForSeq(reply.revision, timeoutMs)) ? StatusCodes.Good : StatusCodes.GoodCompletesAsynchronously;
+      return (await deps.waitForSeq(reply.revision, timeoutMs))
+        ? StatusCodes.Good
+        : StatusCodes.GoodCompletesAsynchronously;
     },
   };
 }

@@ -1,9 +1,16 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { DataType, LocalizedText, NodeId, NodeIdType, StatusCodes, VariantArrayType, type DataValue } from "node-opcua";
-import { startInProcessGateway, type InProcessGateway } from "../../../../tests/test-support/opcua-in-process.ts";
+import { DataType, type DataValue, LocalizedText, NodeId, NodeIdType, StatusCodes, VariantArrayType } from "node-opcua";
 import type { OpcuaTestClient } from "../../../../tests/test-support/opcua-client.ts";
-import { elementNode, EXPECTED_READ, opcuaTestEnvironment, TYPED_PROPERTIES, VALUES_SUBMODEL, WRITES } from "../../../../tests/test-support/opcua-model.ts";
+import { type InProcessGateway, startInProcessGateway } from "../../../../tests/test-support/opcua-in-process.ts";
+import {
+  EXPECTED_READ,
+  elementNode,
+  opcuaTestEnvironment,
+  TYPED_PROPERTIES,
+  VALUES_SUBMODEL,
+  WRITES,
+} from "../../../../tests/test-support/opcua-model.ts";
 
 // Reads and writes of every writable kind and datatype over a real OPC UA connection, against the
 // real engine: what the client sees, what the store holds afterwards, and what a rejected write leaves.
@@ -23,7 +30,10 @@ after(async () => {
 const node = (path: string, sub = "Value") => elementNode(VALUES_SUBMODEL, path, sub);
 
 async function stored(path: string): Promise<Record<string, unknown>> {
-  const reply = await system.store.execute({ type: "GetSubmodelElementByPath", params: { submodelId: VALUES_SUBMODEL, idShortPath: path } });
+  const reply = await system.store.execute({
+    type: "GetSubmodelElementByPath",
+    params: { submodelId: VALUES_SUBMODEL, idShortPath: path },
+  });
   assert.ok(reply.ok, JSON.stringify(reply));
   return reply.value as Record<string, unknown>;
 }
@@ -57,7 +67,11 @@ test("writing every datatype changes the model through the store and answers aft
     assert.equal((await stored(idShort)).value, lexical, `${valueType}: stored lexical value`);
     // Answered after our own event reached the node: no wait needed.
     const readBack = await opcua.read(node(idShort));
-    assert.deepEqual(readBack.value.value, dataType === DataType.Float ? Math.fround(value as number) : value, `${valueType}: read back`);
+    assert.deepEqual(
+      readBack.value.value,
+      dataType === DataType.Float ? Math.fround(value as number) : value,
+      `${valueType}: read back`,
+    );
   }
 });
 
@@ -66,18 +80,41 @@ test("Range bounds, Blob bytes, MultiLanguageProperty texts, Entity type and ass
   assert.equal((await opcua.write(node("Temperature", "Max"), { dataType: DataType.Int32, value: 9 })).name, "Good");
   assert.deepEqual([(await stored("Temperature")).min, (await stored("Temperature")).max], ["2", "9"]);
 
-  assert.equal((await opcua.write(node("Firmware"), { dataType: DataType.ByteString, value: Buffer.from("bye") })).name, "Good");
+  assert.equal(
+    (await opcua.write(node("Firmware"), { dataType: DataType.ByteString, value: Buffer.from("bye") })).name,
+    "Good",
+  );
   assert.equal((await stored("Firmware")).value, Buffer.from("bye").toString("base64"));
   assert.deepEqual((await opcua.read(node("Firmware"))).value.value, Buffer.from("bye"));
 
-  const texts = [new LocalizedText({ locale: "en", text: "new pump" }), new LocalizedText({ locale: "fr", text: "pompe" })];
-  assert.equal((await opcua.write(node("Name"), { dataType: DataType.LocalizedText, arrayType: VariantArrayType.Array, value: texts })).name, "Good");
+  const texts = [
+    new LocalizedText({ locale: "en", text: "new pump" }),
+    new LocalizedText({ locale: "fr", text: "pompe" }),
+  ];
+  assert.equal(
+    (
+      await opcua.write(node("Name"), {
+        dataType: DataType.LocalizedText,
+        arrayType: VariantArrayType.Array,
+        value: texts,
+      })
+    ).name,
+    "Good",
+  );
   assert.deepEqual((await stored("Name")).value, [
     { language: "en", text: "new pump" },
     { language: "fr", text: "pompe" },
   ]);
 
-  assert.equal((await opcua.write(node("Motor", "GlobalAssetId"), { dataType: DataType.String, value: "urn:twinport:test:asset:motor-2" })).name, "Good");
+  assert.equal(
+    (
+      await opcua.write(node("Motor", "GlobalAssetId"), {
+        dataType: DataType.String,
+        value: "urn:twinport:test:asset:motor-2",
+      })
+    ).name,
+    "Good",
+  );
   assert.equal((await stored("Motor")).globalAssetId, "urn:twinport:test:asset:motor-2");
   assert.equal((await opcua.write(node("Motor", "EntityType"), { dataType: DataType.Int32, value: 1 })).name, "Good");
   assert.equal((await stored("Motor")).entityType, "SelfManagedEntity");
@@ -91,8 +128,20 @@ test("Keys of ReferenceElement and RelationshipElement are writable as AASKeyDat
   const PROPERTY = 15;
 
   const external = [await key(GLOBAL_REFERENCE, "https://example.org/other")];
-  assert.equal((await opcua.write(node("Link", "Value/Keys"), { dataType: DataType.ExtensionObject, arrayType: VariantArrayType.Array, value: external })).name, "Good");
-  assert.deepEqual((await stored("Link")).value, { type: "ExternalReference", keys: [{ type: "GlobalReference", value: "https://example.org/other" }] });
+  assert.equal(
+    (
+      await opcua.write(node("Link", "Value/Keys"), {
+        dataType: DataType.ExtensionObject,
+        arrayType: VariantArrayType.Array,
+        value: external,
+      })
+    ).name,
+    "Good",
+  );
+  assert.deepEqual((await stored("Link")).value, {
+    type: "ExternalReference",
+    keys: [{ type: "GlobalReference", value: "https://example.org/other" }],
+  });
   const keys = (await opcua.read(node("Link", "Value/Keys"))).value.value as { type: number; value: string }[];
   assert.deepEqual(
     keys.map((k) => [k.type, k.value]),
@@ -100,7 +149,16 @@ test("Keys of ReferenceElement and RelationshipElement are writable as AASKeyDat
   );
 
   const model = [await key(SUBMODEL, VALUES_SUBMODEL), await key(PROPERTY, "TDouble")];
-  assert.equal((await opcua.write(node("Rel", "Second/Keys"), { dataType: DataType.ExtensionObject, arrayType: VariantArrayType.Array, value: model })).name, "Good");
+  assert.equal(
+    (
+      await opcua.write(node("Rel", "Second/Keys"), {
+        dataType: DataType.ExtensionObject,
+        arrayType: VariantArrayType.Array,
+        value: model,
+      })
+    ).name,
+    "Good",
+  );
   assert.deepEqual((await stored("Rel")).second, {
     type: "ModelReference",
     keys: [
@@ -115,14 +173,37 @@ test("wrong-type and out-of-range writes get a Bad status and leave node and mod
   const rejected: [string, string, Parameters<OpcuaTestClient["write"]>[1], string][] = [
     ["TDouble", "Value", { dataType: DataType.Int32, value: 5 }, "BadTypeMismatch"],
     ["TBoolean", "Value", { dataType: DataType.String, value: "true" }, "BadTypeMismatch"],
-    ["TInt", "Value", { dataType: DataType.Int32, arrayType: VariantArrayType.Array, value: [1, 2] }, "BadTypeMismatch"],
+    [
+      "TInt",
+      "Value",
+      { dataType: DataType.Int32, arrayType: VariantArrayType.Array, value: [1, 2] },
+      "BadTypeMismatch",
+    ],
     ["TLong", "Value", { dataType: DataType.Int32, value: 1 }, "BadTypeMismatch"],
     ["TPositiveInteger", "Value", { dataType: DataType.String, value: "0" }, "BadOutOfRange"],
     ["TDecimal", "Value", { dataType: DataType.String, value: "abc" }, "BadOutOfRange"],
     ["TDate", "Value", { dataType: DataType.String, value: "2024-13-45" }, "BadOutOfRange"],
     ["Motor", "EntityType", { dataType: DataType.Int32, value: 7 }, "BadOutOfRange"],
-    ["Name", "Value", { dataType: DataType.LocalizedText, arrayType: VariantArrayType.Array, value: [new LocalizedText({ text: "no language" })] }, "BadOutOfRange"],
-    ["Link", "Value/Keys", { dataType: DataType.ExtensionObject, arrayType: VariantArrayType.Array, value: [await opcua.session.constructExtensionObject(keyType, { type: 99, value: "x" })] }, "BadOutOfRange"],
+    [
+      "Name",
+      "Value",
+      {
+        dataType: DataType.LocalizedText,
+        arrayType: VariantArrayType.Array,
+        value: [new LocalizedText({ text: "no language" })],
+      },
+      "BadOutOfRange",
+    ],
+    [
+      "Link",
+      "Value/Keys",
+      {
+        dataType: DataType.ExtensionObject,
+        arrayType: VariantArrayType.Array,
+        value: [await opcua.session.constructExtensionObject(keyType, { type: 99, value: "x" })],
+      },
+      "BadOutOfRange",
+    ],
     ["Rel", "First/Keys", { dataType: DataType.String, value: "x" }, "BadTypeMismatch"],
     ["Firmware", "Value", { dataType: DataType.String, value: "x" }, "BadTypeMismatch"],
     // Metadata is read-only (spec §4.5): File values, value types, content types.
@@ -144,7 +225,10 @@ test("wrong-type and out-of-range writes get a Bad status and leave node and mod
 test("values inside Entity statements, annotations and lists are written by their idShortPath", async () => {
   assert.equal((await opcua.write(node("Motor.Power"), { dataType: DataType.Double, value: 2.5 })).name, "Good");
   assert.equal((await stored("Motor.Power")).value, "2.5");
-  assert.equal((await opcua.write(node("AnnotatedRel.Note"), { dataType: DataType.String, value: "noted" })).name, "Good");
+  assert.equal(
+    (await opcua.write(node("AnnotatedRel.Note"), { dataType: DataType.String, value: "noted" })).name,
+    "Good",
+  );
   assert.equal((await stored("AnnotatedRel.Note")).value, "noted");
   assert.equal((await opcua.write(node("Tags[1]"), { dataType: DataType.String, value: "B" })).name, "Good");
   assert.equal((await stored("Tags[1]")).value, "B");

@@ -1,7 +1,15 @@
-import { NumericRange, StatusCodes, type DataValue, type ISessionContext, type StatusCode, type UAVariable, type Variant } from "node-opcua";
 import type { Principal } from "@twinport/shared";
-import type { StructureTypes } from "./structured-values.ts";
+import {
+  type DataValue,
+  type ISessionContext,
+  NumericRange,
+  type StatusCode,
+  StatusCodes,
+  type UAVariable,
+  type Variant,
+} from "node-opcua";
 import { principalOfContext } from "../security/access-session-context.ts";
+import type { StructureTypes } from "./structured-values.ts";
 
 /** Which part of an element's ValueOnly form a writable node stands for (spec §4.5). */
 export type WriteTarget =
@@ -44,14 +52,21 @@ type WriteCallback = (error: Error | null, statusCode?: StatusCode) => void;
 export function bindWrite(variable: UAVariable, binding: WriteBinding): void {
   const bound = variable as BoundVariable;
   bound[BINDING] = binding;
-  if (variable.writeValue !== interceptedWriteValue) variable.writeValue = interceptedWriteValue as UAVariable["writeValue"];
+  if (variable.writeValue !== interceptedWriteValue)
+    variable.writeValue = interceptedWriteValue as UAVariable["writeValue"];
 }
 
-function interceptedWriteValue(this: BoundVariable, context: ISessionContext | null, dataValue: DataValue, ...rest: unknown[]): void {
+function interceptedWriteValue(
+  this: BoundVariable,
+  context: ISessionContext | null,
+  dataValue: DataValue,
+  ...rest: unknown[]
+): void {
   const callback = rest[rest.length - 1] as WriteCallback;
   const indexRange = rest.length === 2 ? NumericRange.coerce(rest[0] as string | NumericRange | null) : undefined;
   const binding = this[BINDING];
-  if (binding === undefined || !this.isWritable(context as ISessionContext)) return callback(null, StatusCodes.BadNotWritable);
+  if (binding === undefined || !this.isWritable(context as ISessionContext))
+    return callback(null, StatusCodes.BadNotWritable);
   if (context && !this.isUserWritable(context)) return callback(null, StatusCodes.BadUserAccessDenied);
   // A value is written whole: AAS has no partial update of a value.
   if (indexRange && !indexRange.isEmpty()) return callback(null, StatusCodes.BadWriteNotSupported);

@@ -3,7 +3,7 @@ import { test } from "node:test";
 import { strToU8, unzipSync, Zip, ZipDeflate, zipSync } from "fflate";
 import { AasError } from "../aas-error.ts";
 import { exampleEnvironment } from "../test-support/fixtures.ts";
-import { DEFAULT_AASX_LIMITS, type AasxLimits } from "./aasx-limits.ts";
+import { type AasxLimits, DEFAULT_AASX_LIMITS } from "./aasx-limits.ts";
 import { readAasx } from "./aasx-reader.ts";
 import { writeAasx } from "./aasx-writer.ts";
 
@@ -67,9 +67,16 @@ test("a zip bomb (200 MiB of zeros in ~200 KB) is refused from its directory, be
   const error = readError(bomb);
   assert.ok(performance.now() - started < 1000, "refused without inflating");
   assert.ok(process.memoryUsage().arrayBuffers - before < 50 * 1024 * 1024, "nothing large was allocated");
-  assert.match(error.details.join("\n"), /"aasx\/files\/bomb\.bin" expands from \d+ to 209715200 bytes \(ratio .*below the minimum inflate ratio 0\.01\)/);
+  assert.match(
+    error.details.join("\n"),
+    /"aasx\/files\/bomb\.bin" expands from \d+ to 209715200 bytes \(ratio .*below the minimum inflate ratio 0\.01\)/,
+  );
   // A looser ratio still meets the per-entry size limit.
-  const loose = readError(bomb, { ...DEFAULT_AASX_LIMITS, minInflateRatio: 0, maxEntryUncompressedBytes: 100 * 1024 * 1024 });
+  const loose = readError(bomb, {
+    ...DEFAULT_AASX_LIMITS,
+    minInflateRatio: 0,
+    maxEntryUncompressedBytes: 100 * 1024 * 1024,
+  });
   assert.match(loose.details.join("\n"), /declares 209715200 bytes, more than the limit of 104857600 per entry/);
 });
 
@@ -79,7 +86,9 @@ test("a lying header cannot slip a bomb past the guard: inflating stops at the d
   const before = process.memoryUsage().arrayBuffers;
   const error = readError(liar);
   assert.ok(process.memoryUsage().arrayBuffers - before < 16 * 1024 * 1024);
-  assert.deepEqual(error.details, ["aasx/files/liar.bin inflates to more than its declared 50000 bytes (a lying header)"]);
+  assert.deepEqual(error.details, [
+    "aasx/files/liar.bin inflates to more than its declared 50000 bytes (a lying header)",
+  ]);
   // A header that claims more than there is fails too, instead of padding with zeros.
   const short = lieAboutSize(zipSync({ "x.bin": new Uint8Array(1000) }), 2000);
   assert.match(readError(short).details[0], /x\.bin inflates to 1000 bytes, not the declared 2000/);
@@ -87,7 +96,9 @@ test("a lying header cannot slip a bomb past the guard: inflating stops at the d
 
 test("zip-slip entry names are refused, every one of them listed", () => {
   const evil = strToU8("evil");
-  const error = readError(packageWith({ "../evil": evil, "/abs": evil, "a\\..\\b": evil, "C:/windows/x": evil, "ok/%2e%2e/x": evil }));
+  const error = readError(
+    packageWith({ "../evil": evil, "/abs": evil, "a\\..\\b": evil, "C:/windows/x": evil, "ok/%2e%2e/x": evil }),
+  );
   assert.deepEqual(error.details, [
     'entry "../evil": has a "." or ".." segment',
     'entry "/abs": is an absolute path',
@@ -110,11 +121,17 @@ test("too many entries, too large in total, and duplicate names are refused", ()
   assert.match(total.details.at(-1)!, /the entries declare \d+ bytes in total, more than the limit of 10000/);
 
   const duplicated = packageWith({ "aasx/files/A.txt": strToU8("a"), "aasx/files/a.txt": strToU8("b") });
-  assert.match(readError(duplicated).details[0], /entry "aasx\/files\/a\.txt" appears twice \(also as "aasx\/files\/A\.txt"\)/);
+  assert.match(
+    readError(duplicated).details[0],
+    /entry "aasx\/files\/a\.txt" appears twice \(also as "aasx\/files\/A\.txt"\)/,
+  );
 });
 
 test("a truncated package is refused", () => {
-  const bytes = writeAasx({ environment: exampleEnvironment(), files: [{ path: "/f.bin", contentType: "x/y", bytes: new Uint8Array(5000) }] });
+  const bytes = writeAasx({
+    environment: exampleEnvironment(),
+    files: [{ path: "/f.bin", contentType: "x/y", bytes: new Uint8Array(5000) }],
+  });
   const half = readError(bytes.subarray(0, bytes.length >> 1));
   assert.match(half.message, /truncated or not a zip archive/);
   // Only the tail cut: the end record is there but the directory is not.
@@ -131,7 +148,10 @@ test("corrupt compressed data is refused (CRC-32 or deflate error), not returned
   // Flip bytes in the middle of the spec part's compressed data.
   const specAt = findName(corrupt, "aasx/aas/aas.aas.xml");
   for (let offset = specAt + 200; offset < specAt + 210; offset++) corrupt[offset] ^= 0xff;
-  assert.match(readError(corrupt).details[0], /aasx\/aas\/aas\.aas\.xml(: invalid compressed data| is corrupt \(CRC-32 mismatch\)| inflates to)/);
+  assert.match(
+    readError(corrupt).details[0],
+    /aasx\/aas\/aas\.aas\.xml(: invalid compressed data| is corrupt \(CRC-32 mismatch\)| inflates to)/,
+  );
 });
 
 function findName(bytes: Uint8Array, name: string): number {

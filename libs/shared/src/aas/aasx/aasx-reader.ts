@@ -3,18 +3,18 @@ import { parseJsonText } from "../json-text.ts";
 import { detectJsonFormatProblem } from "../legacy-format.ts";
 import { parseAasXml } from "../xml/aas-xml-reader.ts";
 import {
+  type AasxContent,
+  type AasxPart,
   isRelationshipType,
   ORIGIN_RELATIONSHIP,
   SPEC_RELATIONSHIP,
   SUPPLEMENTARY_RELATIONSHIP,
   THUMBNAIL_RELATIONSHIP,
-  type AasxContent,
-  type AasxPart,
 } from "./aasx-content.ts";
 import type { AasxLimits } from "./aasx-limits.ts";
 import { inflatePackageOffThread } from "./inflate-off-thread.ts";
-import { readContentTypes, readRelationships, type ContentTypes, type Relationship } from "./opc-xml.ts";
-import { inflatePackage, packageError, type PackagePart } from "./package-parts.ts";
+import { type ContentTypes, type Relationship, readContentTypes, readRelationships } from "./opc-xml.ts";
+import { inflatePackage, type PackagePart, packageError } from "./package-parts.ts";
 import { extensionOf, partKey, partNameOfModelPath, relationshipsPartOf, resolveTarget } from "./part-names.ts";
 
 /**
@@ -50,8 +50,13 @@ class PackageReader {
 
   read(): AasxContent {
     const contentTypesPart = this.parts.get(partKey("/[Content_Types].xml"));
-    if (contentTypesPart === undefined) this.problems.push("no [Content_Types].xml: not an Open Packaging Conventions package");
-    else this.attempt(contentTypesPart.path, () => (this.contentTypes = readContentTypes(decodeText(contentTypesPart.bytes))));
+    if (contentTypesPart === undefined)
+      this.problems.push("no [Content_Types].xml: not an Open Packaging Conventions package");
+    else
+      this.attempt(
+        contentTypesPart.path,
+        () => (this.contentTypes = readContentTypes(decodeText(contentTypesPart.bytes))),
+      );
 
     const packageRelationships = this.relationships(undefined);
     const spec = this.findSpec(packageRelationships);
@@ -70,9 +75,13 @@ class PackageReader {
   }
 
   private findSpec(packageRelationships: Relationship[]): PackagePart | undefined {
-    const origins = packageRelationships.filter((relationship) => isRelationshipType(relationship.type, ORIGIN_RELATIONSHIP));
+    const origins = packageRelationships.filter((relationship) =>
+      isRelationshipType(relationship.type, ORIGIN_RELATIONSHIP),
+    );
     if (origins.length === 0) {
-      this.problems.push(`no aasx-origin relationship in /_rels/.rels (type ${ORIGIN_RELATIONSHIP}): not an AASX package`);
+      this.problems.push(
+        `no aasx-origin relationship in /_rels/.rels (type ${ORIGIN_RELATIONSHIP}): not an AASX package`,
+      );
       return undefined;
     }
     const originPath = resolveTarget(undefined, origins[0].target);
@@ -80,15 +89,21 @@ class PackageReader {
       this.problems.push(`the aasx-origin relationship points outside the package (${origins[0].target})`);
       return undefined;
     }
-    const declared = this.relationships(originPath).filter((relationship) => isRelationshipType(relationship.type, SPEC_RELATIONSHIP));
+    const declared = this.relationships(originPath).filter((relationship) =>
+      isRelationshipType(relationship.type, SPEC_RELATIONSHIP),
+    );
     if (declared.length === 0) {
-      this.problems.push(`no aas-spec relationship from ${originPath} (type ${SPEC_RELATIONSHIP}): the package has no AAS model`);
+      this.problems.push(
+        `no aas-spec relationship from ${originPath} (type ${SPEC_RELATIONSHIP}): the package has no AAS model`,
+      );
       return undefined;
     }
     const specs = this.targets(originPath, SPEC_RELATIONSHIP, "aas-spec");
     if (specs.length === 0) return undefined; // the missing part is reported by targets()
     if (specs.length > 1) {
-      this.problems.push(`several aas-spec parts (${specs.map((part) => part.path).join(", ")}); an AASX package holds one`);
+      this.problems.push(
+        `several aas-spec parts (${specs.map((part) => part.path).join(", ")}); an AASX package holds one`,
+      );
       return undefined;
     }
     return specs[0];
@@ -101,7 +116,10 @@ class PackageReader {
       if (relationship.external || !isRelationshipType(relationship.type, type)) continue;
       const path = resolveTarget(source, relationship.target);
       const part = path === undefined ? undefined : this.parts.get(partKey(path));
-      if (part === undefined) this.problems.push(`the ${label} relationship ${relationship.id} points to ${relationship.target}, which is not in the package`);
+      if (part === undefined)
+        this.problems.push(
+          `the ${label} relationship ${relationship.id} points to ${relationship.target}, which is not in the package`,
+        );
       else found.push(part);
     }
     return found;
@@ -113,14 +131,22 @@ class PackageReader {
     let relationships = this.relationshipCache.get(relsPath);
     if (relationships === undefined) {
       const part = this.parts.get(partKey(relsPath));
-      if (part === undefined && source === undefined) this.problems.push("no /_rels/.rels: not an Open Packaging Conventions package");
-      relationships = part === undefined ? [] : (this.attempt(part.path, () => readRelationships(decodeText(part.bytes), part.path)) ?? []);
+      if (part === undefined && source === undefined)
+        this.problems.push("no /_rels/.rels: not an Open Packaging Conventions package");
+      relationships =
+        part === undefined
+          ? []
+          : (this.attempt(part.path, () => readRelationships(decodeText(part.bytes), part.path)) ?? []);
       this.relationshipCache.set(relsPath, relationships);
     }
     return relationships;
   }
 
-  private supplementaryFiles(supplementary: PackagePart[], environment: Record<string, unknown>, specPath: string): AasxPart[] {
+  private supplementaryFiles(
+    supplementary: PackagePart[],
+    environment: Record<string, unknown>,
+    specPath: string,
+  ): AasxPart[] {
     const files = new Map<string, PackagePart>();
     for (const part of supplementary) files.set(partKey(part.path), part);
     for (const modelPath of packagePathsInModel(environment)) {
@@ -145,7 +171,10 @@ class PackageReader {
   }
 }
 
-function parseSpec(spec: PackagePart, contentType: string | undefined): { environment: Record<string, unknown>; format: "xml" | "json" } {
+function parseSpec(
+  spec: PackagePart,
+  contentType: string | undefined,
+): { environment: Record<string, unknown>; format: "xml" | "json" } {
   try {
     const text = decodeText(spec.bytes);
     const format = specFormat(spec.path, contentType, text);
@@ -181,7 +210,11 @@ function packagePathsInModel(environment: unknown): string[] {
     if (Array.isArray(value)) return value.forEach((item) => visit(item, depth + 1));
     const object = value as Record<string, unknown>;
     const candidate =
-      object.modelType === "File" ? object.value : isResource(object.defaultThumbnail) ? object.defaultThumbnail.path : undefined;
+      object.modelType === "File"
+        ? object.value
+        : isResource(object.defaultThumbnail)
+          ? object.defaultThumbnail.path
+          : undefined;
     if (typeof candidate === "string") {
       const partName = partNameOfModelPath(candidate);
       if (partName !== undefined) paths.push(partName);
@@ -198,7 +231,9 @@ function isResource(value: unknown): value is { path: unknown } {
 
 function isPackageMachinery(path: string, specPath: string): boolean {
   const key = partKey(path);
-  return key === partKey(specPath) || key === "/[content_types].xml" || key.endsWith(".rels") || key === "/aasx/aasx-origin";
+  return (
+    key === partKey(specPath) || key === "/[content_types].xml" || key.endsWith(".rels") || key === "/aasx/aasx-origin"
+  );
 }
 
 /** XML and JSON parts are UTF-8 unless a byte order mark says UTF-16 (some .NET tools write it). */

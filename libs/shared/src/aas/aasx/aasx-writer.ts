@@ -1,14 +1,14 @@
-import { strToU8, zipSync, type Zippable } from "fflate";
+import { strToU8, type Zippable, zipSync } from "fflate";
 import { AasError } from "../aas-error.ts";
 import { writeAasXml } from "../xml/aas-xml-writer.ts";
 import { assertXmlChars } from "../xml/xml-text.ts";
 import {
+  type AasxPart,
+  type AasxWriteInput,
   ORIGIN_RELATIONSHIP,
   SPEC_RELATIONSHIP,
   SUPPLEMENTARY_RELATIONSHIP,
   THUMBNAIL_RELATIONSHIP,
-  type AasxPart,
-  type AasxWriteInput,
 } from "./aasx-content.ts";
 import { RELATIONSHIPS_CONTENT_TYPE, writeContentTypes, writeRelationships } from "./opc-xml.ts";
 import { entryNameOfPart, partKey, relationshipsPartOf } from "./part-names.ts";
@@ -31,9 +31,13 @@ export function writeAasx(content: AasxWriteInput): Uint8Array {
   const format = content.format ?? "xml";
   const specPath = `/aasx/aas/aas.aas.${format}`;
   const thumbnail = content.thumbnail;
-  const thumbnailIsAFile = thumbnail !== undefined && content.files.some((file) => partKey(file.path) === partKey(thumbnail.path));
+  const thumbnailIsAFile =
+    thumbnail !== undefined && content.files.some((file) => partKey(file.path) === partKey(thumbnail.path));
   const problems = pathProblems(content.files, thumbnailIsAFile ? undefined : thumbnail, specPath);
-  if (thumbnailIsAFile && !sameBytes(content.files.find((file) => partKey(file.path) === partKey(thumbnail.path))!.bytes, thumbnail.bytes)) {
+  if (
+    thumbnailIsAFile &&
+    !sameBytes(content.files.find((file) => partKey(file.path) === partKey(thumbnail.path))!.bytes, thumbnail.bytes)
+  ) {
     problems.push(`the thumbnail and a file share the part name ${thumbnail.path} but differ in content`);
   }
   if (problems.length > 0) {
@@ -54,7 +58,10 @@ export function writeAasx(content: AasxWriteInput): Uint8Array {
     [relationshipsPartOf(ORIGIN_PATH)]: [{ type: SPEC_RELATIONSHIP, target: specPath }],
   };
   if (content.files.length > 0) {
-    relationshipParts[relationshipsPartOf(specPath)] = content.files.map((file) => ({ type: SUPPLEMENTARY_RELATIONSHIP, target: file.path }));
+    relationshipParts[relationshipsPartOf(specPath)] = content.files.map((file) => ({
+      type: SUPPLEMENTARY_RELATIONSHIP,
+      target: file.path,
+    }));
   }
 
   const overrides: Record<string, string> = {};
@@ -63,7 +70,11 @@ export function writeAasx(content: AasxWriteInput): Uint8Array {
     "[Content_Types].xml": strToU8(writeContentTypes({ rels: RELATIONSHIPS_CONTENT_TYPE, xml: "text/xml" }, overrides)),
   };
   for (const [relsPath, relationships] of Object.entries(relationshipParts)) {
-    const withIds = relationships.map((relationship, index) => ({ ...relationship, target: uriOf(relationship.target), id: `R${index + 1}` }));
+    const withIds = relationships.map((relationship, index) => ({
+      ...relationship,
+      target: uriOf(relationship.target),
+      id: `R${index + 1}`,
+    }));
     zip[entryNameOfPart(relsPath)] = strToU8(writeRelationships(withIds));
   }
   for (const part of parts) zip[entryNameOfPart(part.path)] = part.bytes;
@@ -98,7 +109,8 @@ function pathProblems(files: readonly AasxPart[], thumbnail: AasxPart | undefine
     if (reserved.has(key)) problems.push(`file path "${part.path}" is ${reserved.get(key)} of the package`);
     else if (seen.has(key)) problems.push(`file path "${part.path}" appears twice (part names ignore case)`);
     seen.add(key);
-    if (typeof part.contentType !== "string" || part.contentType.trim() === "") problems.push(`file "${part.path}" has no content type`);
+    if (typeof part.contentType !== "string" || part.contentType.trim() === "")
+      problems.push(`file "${part.path}" has no content type`);
   }
   return problems;
 }
@@ -109,8 +121,10 @@ function partNameProblem(path: string): string | undefined {
   if (path.endsWith("/")) return 'must not end with "/"';
   if (path.includes("\\")) return "must not contain a backslash";
   const segments = path.slice(1).split("/");
-  if (segments.some((segment) => segment === "" || segment === "." || segment === "..")) return 'has an empty, "." or ".." segment';
-  if (segments.slice(0, -1).some((segment) => segment.toLowerCase() === "_rels")) return "is inside a _rels folder (reserved for relationships)";
+  if (segments.some((segment) => segment === "" || segment === "." || segment === ".."))
+    return 'has an empty, "." or ".." segment';
+  if (segments.slice(0, -1).some((segment) => segment.toLowerCase() === "_rels"))
+    return "is inside a _rels folder (reserved for relationships)";
   try {
     assertXmlChars(path, "the path");
   } catch {

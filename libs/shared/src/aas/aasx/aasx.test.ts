@@ -3,7 +3,7 @@ import { test } from "node:test";
 import { strFromU8, strToU8, unzipSync, zipSync } from "fflate";
 import { AasError } from "../aas-error.ts";
 import { readAas } from "../model-io.ts";
-import { exampleEnvironment, richShell, richSubmodel, type Json } from "../test-support/fixtures.ts";
+import { exampleEnvironment, type Json, richShell, richSubmodel } from "../test-support/fixtures.ts";
 import { writeAasXml } from "../xml/aas-xml-writer.ts";
 import { DEFAULT_AASX_LIMITS } from "./aasx-limits.ts";
 import { readAasx, readAasxOffThread } from "./aasx-reader.ts";
@@ -33,7 +33,8 @@ function catchAasError(action: () => unknown): AasError {
 /** A package assembled by hand, the way other tools lay them out. */
 function handMadePackage(entries: Record<string, string | Uint8Array>): Uint8Array {
   const zip: Record<string, Uint8Array> = {};
-  for (const [name, content] of Object.entries(entries)) zip[name] = typeof content === "string" ? strToU8(content) : content;
+  for (const [name, content] of Object.entries(entries))
+    zip[name] = typeof content === "string" ? strToU8(content) : content;
   return zipSync(zip);
 }
 
@@ -78,7 +79,10 @@ test("read in a worker thread, a package gives the same content; a refused one t
   assert.deepEqual(await readAasxOffThread(bytes, DEFAULT_AASX_LIMITS), readAasx(bytes, DEFAULT_AASX_LIMITS));
   // Inflating runs against one budget for the whole package: 100 bytes cannot hold the model.
   const limits = { ...DEFAULT_AASX_LIMITS, maxTotalUncompressedBytes: 100 };
-  await assert.rejects(readAasxOffThread(bytes, limits), (error: unknown) => error instanceof AasError && /core\.aasxMaxTotalSize/.test(error.message));
+  await assert.rejects(
+    readAasxOffThread(bytes, limits),
+    (error: unknown) => error instanceof AasError && /core\.aasxMaxTotalSize/.test(error.message),
+  );
 });
 
 test("the written package has the AASX layout other tools expect", () => {
@@ -99,14 +103,32 @@ test("the written package has the AASX layout other tools expect", () => {
     "aasx/thumbnail.png",
   ]);
   const packageRels = strFromU8(entries["_rels/.rels"]);
-  assert.match(packageRels, /Type="http:\/\/admin-shell\.io\/aasx\/relationships\/aasx-origin" Target="\/aasx\/aasx-origin"/);
-  assert.match(packageRels, /Type="http:\/\/schemas\.openxmlformats\.org\/package\/2006\/relationships\/metadata\/thumbnail" Target="\/aasx\/thumbnail\.png"/);
-  assert.match(strFromU8(entries["aasx/_rels/aasx-origin.rels"]), /relationships\/aas-spec" Target="\/aasx\/aas\/aas\.aas\.xml"/);
-  assert.match(strFromU8(entries["aasx/aas/_rels/aas.aas.xml.rels"]), /relationships\/aas-suppl" Target="\/aasx\/files\/a%20b\.pdf"/);
+  assert.match(
+    packageRels,
+    /Type="http:\/\/admin-shell\.io\/aasx\/relationships\/aasx-origin" Target="\/aasx\/aasx-origin"/,
+  );
+  assert.match(
+    packageRels,
+    /Type="http:\/\/schemas\.openxmlformats\.org\/package\/2006\/relationships\/metadata\/thumbnail" Target="\/aasx\/thumbnail\.png"/,
+  );
+  assert.match(
+    strFromU8(entries["aasx/_rels/aasx-origin.rels"]),
+    /relationships\/aas-spec" Target="\/aasx\/aas\/aas\.aas\.xml"/,
+  );
+  assert.match(
+    strFromU8(entries["aasx/aas/_rels/aas.aas.xml.rels"]),
+    /relationships\/aas-suppl" Target="\/aasx\/files\/a%20b\.pdf"/,
+  );
   const types = strFromU8(entries["[Content_Types].xml"]);
   assert.match(types, /<Override PartName="\/aasx\/files\/a%20b\.pdf" ContentType="application\/pdf"\/>/);
-  assert.match(types, /<Default Extension="rels" ContentType="application\/vnd\.openxmlformats-package\.relationships\+xml"\/>/);
-  assert.match(strFromU8(entries["aasx/aas/aas.aas.xml"]), new RegExp(`^<\\?xml version="1.0" encoding="utf-8"\\?>\\n<environment xmlns="${NS}">`));
+  assert.match(
+    types,
+    /<Default Extension="rels" ContentType="application\/vnd\.openxmlformats-package\.relationships\+xml"\/>/,
+  );
+  assert.match(
+    strFromU8(entries["aasx/aas/aas.aas.xml"]),
+    new RegExp(`^<\\?xml version="1.0" encoding="utf-8"\\?>\\n<environment xmlns="${NS}">`),
+  );
 });
 
 test("a package whose spec is JSON reads back as JSON", () => {
@@ -128,7 +150,12 @@ test("a package laid out by another tool: www. relationship types, relative targ
         modelType: "Submodel",
         id: "urn:docs",
         submodelElements: [
-          { modelType: "File", idShort: "Manual", contentType: "application/pdf", value: "/aasx/files/Manual File.pdf" },
+          {
+            modelType: "File",
+            idShort: "Manual",
+            contentType: "application/pdf",
+            value: "/aasx/files/Manual File.pdf",
+          },
           { modelType: "File", idShort: "Relative", contentType: "application/pdf", value: "aasx/files/other.pdf" },
           { modelType: "File", idShort: "Remote", contentType: "application/pdf", value: "https://example.org/x.pdf" },
           { modelType: "File", idShort: "Missing", contentType: "application/pdf", value: "/aasx/files/missing.pdf" },
@@ -172,7 +199,10 @@ test("a spec part without a telling extension is read by its content type, else 
       "aasx/_rels/aasx-origin.rels": rels([`${WWW}/aas-spec`, "/aasx/model.aas"]),
       "aasx/model.aas": spec,
     });
-  const typed = readAasx(withSpec(JSON.stringify(environment), `\n  <Override PartName="/aasx/model.aas" ContentType="application/json"/>`), DEFAULT_AASX_LIMITS);
+  const typed = readAasx(
+    withSpec(JSON.stringify(environment), `\n  <Override PartName="/aasx/model.aas" ContentType="application/json"/>`),
+    DEFAULT_AASX_LIMITS,
+  );
   assert.equal(typed.format, "json");
   assert.deepEqual(typed.environment, environment);
   const sniffed = readAasx(withSpec(`\n ${JSON.stringify(environment)}`, ""), DEFAULT_AASX_LIMITS);
@@ -191,7 +221,10 @@ test("a package without an aasx-origin relationship is refused clearly", () => {
   });
   const error = catchAasError(() => readAasx(bytes, DEFAULT_AASX_LIMITS));
   assert.equal(error.kind, "syntax");
-  assert.match(error.message, /^Invalid AASX package: no aasx-origin relationship in \/_rels\/\.rels .*not an AASX package/);
+  assert.match(
+    error.message,
+    /^Invalid AASX package: no aasx-origin relationship in \/_rels\/\.rels .*not an AASX package/,
+  );
 
   const plainZip = handMadePackage({ "model.json": "{}" });
   const plainError = catchAasError(() => readAasx(plainZip, DEFAULT_AASX_LIMITS));
@@ -205,13 +238,19 @@ test("a package without an aasx-origin relationship is refused clearly", () => {
 test("broken relationships are all listed: a missing spec part and a missing thumbnail", () => {
   const bytes = handMadePackage({
     "[Content_Types].xml": contentTypes(),
-    "_rels/.rels": rels([`${WWW}/aasx-origin`, "/aasx/aasx-origin"], ["http://schemas.openxmlformats.org/package/2006/relationships/metadata/thumbnail", "/gone.png"]),
+    "_rels/.rels": rels(
+      [`${WWW}/aasx-origin`, "/aasx/aasx-origin"],
+      ["http://schemas.openxmlformats.org/package/2006/relationships/metadata/thumbnail", "/gone.png"],
+    ),
     "aasx/aasx-origin": "",
     "aasx/_rels/aasx-origin.rels": rels([`${WWW}/aas-spec`, "/aasx/nowhere.aas.xml"]),
   });
   const error = catchAasError(() => readAasx(bytes, DEFAULT_AASX_LIMITS));
   assert.equal(error.details.length, 2);
-  assert.match(error.details[0], /aas-spec relationship R0 points to \/aasx\/nowhere\.aas\.xml, which is not in the package/);
+  assert.match(
+    error.details[0],
+    /aas-spec relationship R0 points to \/aasx\/nowhere\.aas\.xml, which is not in the package/,
+  );
   assert.match(error.details[1], /thumbnail relationship R1 points to \/gone\.png/);
 });
 
@@ -228,11 +267,16 @@ test("the spec part goes through the AAS readers: XXE, DOCTYPE in OPC parts, v2.
   const xxeError = catchAasError(() => readAasx(withSpec("a.aas.xml", xxe), DEFAULT_AASX_LIMITS));
   assert.match(xxeError.message, /^\/aasx\/a\.aas\.xml: .*DOCTYPE/);
 
-  const typesWithDoctype = `<?xml version="1.0"?><!DOCTYPE Types [<!ENTITY x "y">]>` + contentTypes().replace(/^<\?xml[^>]*>/, "");
-  const typesError = catchAasError(() => readAasx(withSpec("a.aas.xml", writeAasXml({}), typesWithDoctype), DEFAULT_AASX_LIMITS));
+  const typesWithDoctype =
+    `<?xml version="1.0"?><!DOCTYPE Types [<!ENTITY x "y">]>` + contentTypes().replace(/^<\?xml[^>]*>/, "");
+  const typesError = catchAasError(() =>
+    readAasx(withSpec("a.aas.xml", writeAasXml({}), typesWithDoctype), DEFAULT_AASX_LIMITS),
+  );
   assert.match(typesError.details[0], /\[Content_Types\]\.xml: .*DOCTYPE/);
 
-  const v2 = JSON.stringify({ assetAdministrationShells: [{ idShort: "x", identification: { id: "urn:x", idType: "IRI" } }] });
+  const v2 = JSON.stringify({
+    assetAdministrationShells: [{ idShort: "x", identification: { id: "urn:x", idType: "IRI" } }],
+  });
   const v2Error = catchAasError(() => readAasx(withSpec("a.aas.json", v2), DEFAULT_AASX_LIMITS));
   assert.match(v2Error.message, /AAS v2\.0 format.*convert it to AAS v3\.0/);
 
@@ -250,7 +294,14 @@ test("writing refuses file paths that are not safe part names, listing each", ()
   const error = catchAasError(() =>
     writeAasx({
       environment: {},
-      files: [file("relative.bin"), file("/a/../b.bin"), file("/x/_rels/y.rels"), file("/aasx/aasx-origin"), file("/dup.bin"), file("/DUP.bin")],
+      files: [
+        file("relative.bin"),
+        file("/a/../b.bin"),
+        file("/x/_rels/y.rels"),
+        file("/aasx/aasx-origin"),
+        file("/dup.bin"),
+        file("/DUP.bin"),
+      ],
     }),
   );
   assert.equal(error.kind, "value");

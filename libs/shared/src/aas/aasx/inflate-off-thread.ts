@@ -26,7 +26,10 @@ let queue: Promise<void> = Promise.resolve();
 
 // Beside this file, with its extension: the sources (run through tsx, whose loader the worker
 // inherits) or tsc's output, where the .ts import became .js.
-const WORKER_FILE = new URL(`./inflate-worker${import.meta.url.slice(import.meta.url.lastIndexOf("."))}`, import.meta.url);
+const WORKER_FILE = new URL(
+  `./inflate-worker${import.meta.url.slice(import.meta.url.lastIndexOf("."))}`,
+  import.meta.url,
+);
 
 function inflateInWorker(request: InflateRequest): Promise<Map<string, PackagePart>> {
   return new Promise((resolve, reject) => {

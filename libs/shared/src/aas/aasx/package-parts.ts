@@ -1,7 +1,7 @@
 import { AasError } from "../aas-error.ts";
-import { DEFAULT_AASX_LIMITS, type AasxLimits } from "./aasx-limits.ts";
+import { type AasxLimits, DEFAULT_AASX_LIMITS } from "./aasx-limits.ts";
 import { partKey, partNameOfEntry } from "./part-names.ts";
-import { readZipDirectory, readZipEnd, ZipFormatError, type ZipDirectory } from "./zip-directory.ts";
+import { readZipDirectory, readZipEnd, type ZipDirectory, ZipFormatError } from "./zip-directory.ts";
 import { readEntryData } from "./zip-entry-data.ts";
 import { entryProblems } from "./zip-guard.ts";
 
@@ -26,7 +26,9 @@ export function checkPackageDirectory(bytes: Uint8Array, limits: AasxLimits): Zi
   try {
     const end = readZipEnd(bytes);
     if (end.declaredCount > limits.maxEntries) {
-      throw packageError([`the package has ${end.declaredCount} entries, more than the limit of ${limits.maxEntries} (core.aasxMaxEntries)`]);
+      throw packageError([
+        `the package has ${end.declaredCount} entries, more than the limit of ${limits.maxEntries} (core.aasxMaxEntries)`,
+      ]);
     }
     directory = readZipDirectory(bytes, end);
   } catch (error) {
@@ -43,13 +45,19 @@ export function checkPackageDirectory(bytes: Uint8Array, limits: AasxLimits): Zi
  * declared size), and stops at the first entry that fails: nothing more is inflated for a package
  * that is refused anyway.
  */
-export function inflateEntries(bytes: Uint8Array, directory: ZipDirectory, limits: AasxLimits): Map<string, PackagePart> {
+export function inflateEntries(
+  bytes: Uint8Array,
+  directory: ZipDirectory,
+  limits: AasxLimits,
+): Map<string, PackagePart> {
   const parts = new Map<string, PackagePart>();
   let budget = limits.maxTotalUncompressedBytes;
   for (const entry of directory.entries) {
     if (entry.name.endsWith("/")) continue; // a folder entry, not a part
     if (entry.uncompressedSize > budget) {
-      throw packageError([`inflating "${entry.name}" would pass the limit of ${limits.maxTotalUncompressedBytes} bytes for the whole package (core.aasxMaxTotalSize)`]);
+      throw packageError([
+        `inflating "${entry.name}" would pass the limit of ${limits.maxTotalUncompressedBytes} bytes for the whole package (core.aasxMaxTotalSize)`,
+      ]);
     }
     try {
       const path = partNameOfEntry(entry.name);
@@ -70,6 +78,9 @@ const MAX_DETAILS = 100;
 /** The one error readAasx throws for a broken package: the first problem, and all of them in details. */
 export function packageError(problems: string[]): AasError {
   const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem${problems.length > 2 ? "s" : ""})` : "";
-  const details = problems.length > MAX_DETAILS ? [...problems.slice(0, MAX_DETAILS), `… and ${problems.length - MAX_DETAILS} more`] : problems;
+  const details =
+    problems.length > MAX_DETAILS
+      ? [...problems.slice(0, MAX_DETAILS), `… and ${problems.length - MAX_DETAILS} more`]
+      : problems;
   return new AasError("syntax", `Invalid AASX package: ${problems[0]}${more}`, { details });
 }

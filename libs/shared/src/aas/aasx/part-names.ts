@@ -14,7 +14,9 @@ export function entryNameOfPart(partName: string): string {
   return partName
     .slice(1)
     .split("/")
-    .map((segment) => encodeURIComponent(segment).replace(/[!'()*]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`))
+    .map((segment) =>
+      encodeURIComponent(segment).replace(/[!'()*]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`),
+    )
     .join("/");
 }
 

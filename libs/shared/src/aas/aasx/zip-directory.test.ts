@@ -93,13 +93,29 @@ test("entries are listed from the central directory with their declared sizes", 
 });
 
 test("ZIP64 archives are read through the ZIP64 end record and extra fields", () => {
-  const files = [{ path: "/aasx/files/a.bin", contentType: "application/octet-stream", bytes: Uint8Array.from({ length: 3000 }, (_, i) => i % 251) }];
+  const files = [
+    {
+      path: "/aasx/files/a.bin",
+      contentType: "application/octet-stream",
+      bytes: Uint8Array.from({ length: 3000 }, (_, i) => i % 251),
+    },
+  ];
   const classic = writeAasx({ environment: exampleEnvironment(), files });
   const zip64 = toZip64(classic);
   assert.notDeepEqual(zip64, classic);
   assert.deepEqual(
-    readZipDirectory(zip64).entries.map((entry) => [entry.name, entry.compressedSize, entry.uncompressedSize, entry.localHeaderOffset]),
-    readZipDirectory(classic).entries.map((entry) => [entry.name, entry.compressedSize, entry.uncompressedSize, entry.localHeaderOffset]),
+    readZipDirectory(zip64).entries.map((entry) => [
+      entry.name,
+      entry.compressedSize,
+      entry.uncompressedSize,
+      entry.localHeaderOffset,
+    ]),
+    readZipDirectory(classic).entries.map((entry) => [
+      entry.name,
+      entry.compressedSize,
+      entry.uncompressedSize,
+      entry.localHeaderOffset,
+    ]),
   );
   const content = readAasx(zip64, DEFAULT_AASX_LIMITS);
   assert.deepEqual(content.environment, exampleEnvironment());

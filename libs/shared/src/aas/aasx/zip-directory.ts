@@ -32,10 +32,15 @@ const EOCD_SIZE = 22;
 const MAX_COMMENT = 0xffff;
 
 /** The end record and where the directory is; throws ZipFormatError when there is none. */
-export function readZipEnd(bytes: Uint8Array): { declaredCount: number; directoryOffset: number; directorySize: number } {
+export function readZipEnd(bytes: Uint8Array): {
+  declaredCount: number;
+  directoryOffset: number;
+  directorySize: number;
+} {
   const view = viewOf(bytes);
   const eocd = findEndRecord(bytes, view);
-  if (eocd < 0) throw new ZipFormatError("no end of central directory record: the file is truncated or not a zip archive");
+  if (eocd < 0)
+    throw new ZipFormatError("no end of central directory record: the file is truncated or not a zip archive");
   let declaredCount = view.getUint16(eocd + 10, true);
   let directorySize = view.getUint32(eocd + 12, true);
   let directoryOffset = view.getUint32(eocd + 16, true);
@@ -98,7 +103,8 @@ export function entryDataRange(bytes: Uint8Array, entry: ZipEntry): { start: num
   }
   const start = header + 30 + view.getUint16(header + 26, true) + view.getUint16(header + 28, true);
   const end = start + entry.compressedSize;
-  if (end > bytes.length) throw new ZipFormatError(`the data of ${entry.name} runs past the end of the file (truncated)`);
+  if (end > bytes.length)
+    throw new ZipFormatError(`the data of ${entry.name} runs past the end of the file (truncated)`);
   return { start, end };
 }
 
@@ -114,7 +120,8 @@ function applyZip64Extra(entry: ZipEntry, view: DataView, start: number, length:
     if (id === 0x0001) {
       let field = offset + 4;
       const read = () => {
-        if (field + 8 > offset + 4 + size) throw new ZipFormatError(`the ZIP64 extra field of ${entry.name} is too short`);
+        if (field + 8 > offset + 4 + size)
+          throw new ZipFormatError(`the ZIP64 extra field of ${entry.name} is too short`);
         const value = safeNumber(view.getBigUint64(field, true));
         field += 8;
         return value;
@@ -132,7 +139,10 @@ function applyZip64Extra(entry: ZipEntry, view: DataView, start: number, length:
 function findEndRecord(bytes: Uint8Array, view: DataView): number {
   const lowest = Math.max(0, bytes.length - EOCD_SIZE - MAX_COMMENT);
   for (let offset = bytes.length - EOCD_SIZE; offset >= lowest; offset--) {
-    if (view.getUint32(offset, true) === EOCD_SIGNATURE && offset + EOCD_SIZE + view.getUint16(offset + 20, true) <= bytes.length) {
+    if (
+      view.getUint32(offset, true) === EOCD_SIGNATURE &&
+      offset + EOCD_SIZE + view.getUint16(offset + 20, true) <= bytes.length
+    ) {
       return offset;
     }
   }

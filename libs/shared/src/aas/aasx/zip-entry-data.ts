@@ -1,6 +1,6 @@
 import { crc32 } from "node:zlib";
 import { Inflate } from "fflate";
-import { entryDataRange, ZipFormatError, type ZipEntry } from "./zip-directory.ts";
+import { entryDataRange, type ZipEntry, ZipFormatError } from "./zip-directory.ts";
 
 /**
  * One entry's content, never larger than its declared size. The declared size was checked against
@@ -15,12 +15,15 @@ export function readEntryData(bytes: Uint8Array, entry: ZipEntry): Uint8Array {
   const compressed = bytes.subarray(start, end);
   let data: Uint8Array;
   if (entry.method === STORED) {
-    if (compressed.length !== entry.uncompressedSize) throw new ZipFormatError(`${entry.name}: stored size differs from the declared size`);
+    if (compressed.length !== entry.uncompressedSize)
+      throw new ZipFormatError(`${entry.name}: stored size differs from the declared size`);
     data = compressed.slice();
   } else if (entry.method === DEFLATED) {
     data = inflateBounded(compressed, entry.uncompressedSize, entry.name);
   } else {
-    throw new ZipFormatError(`${entry.name} uses compression method ${entry.method}; only stored (0) and deflate (8) are supported`);
+    throw new ZipFormatError(
+      `${entry.name} uses compression method ${entry.method}; only stored (0) and deflate (8) are supported`,
+    );
   }
   if (crc32(data) !== entry.crc32) throw new ZipFormatError(`${entry.name} is corrupt (CRC-32 mismatch)`);
   return data;
@@ -55,6 +58,7 @@ function inflateBounded(compressed: Uint8Array, declaredSize: number, name: stri
     }
     throw new ZipFormatError(`${name}: invalid compressed data (${(error as Error).message})`);
   }
-  if (written !== declaredSize) throw new ZipFormatError(`${name} inflates to ${written} bytes, not the declared ${declaredSize}`);
+  if (written !== declaredSize)
+    throw new ZipFormatError(`${name} inflates to ${written} bytes, not the declared ${declaredSize}`);
   return out;
 }

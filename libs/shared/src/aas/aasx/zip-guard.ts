@@ -1,4 +1,4 @@
-import { RATIO_GRACE_BYTES, type AasxLimits } from "./aasx-limits.ts";
+import { type AasxLimits, RATIO_GRACE_BYTES } from "./aasx-limits.ts";
 import type { ZipEntry } from "./zip-directory.ts";
 
 /**
@@ -16,7 +16,8 @@ export function entryProblems(entries: readonly ZipEntry[], limits: AasxLimits):
     if (nameProblem !== undefined) problems.push(`entry "${printable(entry.name)}": ${nameProblem}`);
     const key = entry.name.toLowerCase();
     const earlier = seen.get(key);
-    if (earlier !== undefined) problems.push(`entry "${printable(entry.name)}" appears twice (also as "${printable(earlier)}")`);
+    if (earlier !== undefined)
+      problems.push(`entry "${printable(entry.name)}" appears twice (also as "${printable(earlier)}")`);
     else seen.set(key, entry.name);
 
     total += entry.uncompressedSize;
@@ -25,7 +26,10 @@ export function entryProblems(entries: readonly ZipEntry[], limits: AasxLimits):
         `entry "${printable(entry.name)}" declares ${entry.uncompressedSize} bytes, more than the limit of ${limits.maxEntryUncompressedBytes} per entry (core.aasxMaxEntrySize)`,
       );
     }
-    if (entry.uncompressedSize > RATIO_GRACE_BYTES && entry.compressedSize / entry.uncompressedSize < limits.minInflateRatio) {
+    if (
+      entry.uncompressedSize > RATIO_GRACE_BYTES &&
+      entry.compressedSize / entry.uncompressedSize < limits.minInflateRatio
+    ) {
       const ratio = entry.compressedSize / entry.uncompressedSize;
       problems.push(
         `entry "${printable(entry.name)}" expands from ${entry.compressedSize} to ${entry.uncompressedSize} bytes ` +
@@ -34,7 +38,9 @@ export function entryProblems(entries: readonly ZipEntry[], limits: AasxLimits):
     }
   }
   if (total > limits.maxTotalUncompressedBytes) {
-    problems.push(`the entries declare ${total} bytes in total, more than the limit of ${limits.maxTotalUncompressedBytes} (core.aasxMaxTotalSize)`);
+    problems.push(
+      `the entries declare ${total} bytes in total, more than the limit of ${limits.maxTotalUncompressedBytes} (core.aasxMaxTotalSize)`,
+    );
   }
   problems.push(...overlaps(entries));
   return problems;
@@ -54,8 +60,10 @@ export function unsafeNameReason(name: string): string | undefined {
   }
   // Percent-encoded dots and slashes count too: the part name is what gets used later.
   for (const candidate of [name, decoded]) {
-    if (candidate.split(/[/\\]/).some((segment) => segment === ".." || segment === ".")) return 'has a "." or ".." segment';
-    if (candidate.startsWith("/") || candidate.startsWith("\\") || /^[A-Za-z]:/.test(candidate)) return "is an absolute path";
+    if (candidate.split(/[/\\]/).some((segment) => segment === ".." || segment === "."))
+      return 'has a "." or ".." segment';
+    if (candidate.startsWith("/") || candidate.startsWith("\\") || /^[A-Za-z]:/.test(candidate))
+      return "is an absolute path";
   }
   return undefined;
 }

@@ -70,7 +70,9 @@ export function richSubmodel(): Json {
     semanticId: ref("urn:semantic"),
     supplementalSemanticIds: [ref("urn:supplemental")],
     qualifiers: [{ kind: "ConceptQualifier", type: "q", valueType: "xs:int", value: "1", valueId: ref("urn:q") }],
-    extensions: [{ name: "ext", valueType: "xs:string", value: "v", refersTo: [modelRef(["Submodel", RICH_SUBMODEL_ID])] }],
+    extensions: [
+      { name: "ext", valueType: "xs:string", value: "v", refersTo: [modelRef(["Submodel", RICH_SUBMODEL_ID])] },
+    ],
     embeddedDataSpecifications: [iecSpec],
     submodelElements: [
       {
@@ -87,7 +89,12 @@ export function richSubmodel(): Json {
       prop("Byte", "xs:byte", "7"),
       prop("Date", "xs:date", "2024-02-29"),
       { modelType: "SubmodelElementCollection", idShort: "EmptyCollection" },
-      { modelType: "SubmodelElementList", idShort: "EmptyList", typeValueListElement: "Property", valueTypeListElement: "xs:int" },
+      {
+        modelType: "SubmodelElementList",
+        idShort: "EmptyList",
+        typeValueListElement: "Property",
+        valueTypeListElement: "xs:int",
+      },
       {
         modelType: "SubmodelElementList",
         idShort: "Matrix",
@@ -116,7 +123,10 @@ export function richSubmodel(): Json {
         idShort: "Records",
         typeValueListElement: "SubmodelElementCollection",
         value: [
-          { modelType: "SubmodelElementCollection", value: [prop("A", "xs:string", "a0"), { modelType: "Capability", idShort: "Cap" }] },
+          {
+            modelType: "SubmodelElementCollection",
+            value: [prop("A", "xs:string", "a0"), { modelType: "Capability", idShort: "Cap" }],
+          },
           { modelType: "SubmodelElementCollection", value: [prop("A", "xs:string", "a1")] },
         ],
       },
@@ -168,7 +178,10 @@ export function richSubmodel(): Json {
             idShort: "Link",
             first: modelRef(["Submodel", RICH_SUBMODEL_ID], ["Property", "Decimal"]),
             second: modelRef(["Submodel", RICH_SUBMODEL_ID], ["Property", "Long"]),
-            annotations: [prop("Weight", "xs:float", "0.5"), { modelType: "File", idShort: "Doc", contentType: "text/plain", value: "/doc.txt" }],
+            annotations: [
+              prop("Weight", "xs:float", "0.5"),
+              { modelType: "File", idShort: "Doc", contentType: "text/plain", value: "/doc.txt" },
+            ],
           },
         ],
       },
@@ -200,7 +213,11 @@ export function richShell(): Json {
     embeddedDataSpecifications: [
       {
         dataSpecification: iecSpec.dataSpecification,
-        dataSpecificationContent: { modelType: "DataSpecificationIec61360", preferredName: [text("en", "shell")], value: "1" },
+        dataSpecificationContent: {
+          modelType: "DataSpecificationIec61360",
+          preferredName: [text("en", "shell")],
+          value: "1",
+        },
       },
     ],
   });

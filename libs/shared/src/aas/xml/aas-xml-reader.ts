@@ -4,12 +4,12 @@ import { CLASSES, type ClassRef } from "../metamodel-schema.ts";
 import { documentTooDeep, maxDocumentDepth } from "../nesting-limit.ts";
 import {
   AAS_XML_NAMESPACE,
-  XSI_NAMESPACE,
   allowedElementNames,
   classOfElement,
   isAbstractClass,
   isBooleanProperty,
   legacyNamespaceVersion,
+  XSI_NAMESPACE,
 } from "./aas-xml-names.ts";
 
 /**
@@ -44,10 +44,23 @@ export function parseAasXml(text: string): Record<string, unknown> {
 }
 
 type Frame =
-  | { kind: "object"; className: string; value: Record<string, unknown>; path: string; deliver: (value: unknown) => void }
+  | {
+      kind: "object";
+      className: string;
+      value: Record<string, unknown>;
+      path: string;
+      deliver: (value: unknown) => void;
+    }
   | { kind: "list"; itemRef: ClassRef; value: unknown[]; path: string; deliver: (value: unknown) => void }
   | { kind: "choice"; classRef: ClassRef; value?: unknown; path: string; deliver: (value: unknown) => void }
-  | { kind: "text"; className: string; property: string; text: string; path: string; deliver: (value: unknown) => void };
+  | {
+      kind: "text";
+      className: string;
+      property: string;
+      text: string;
+      path: string;
+      deliver: (value: unknown) => void;
+    };
 
 class EnvironmentReader {
   private readonly stack: Frame[] = [];
@@ -73,7 +86,8 @@ class EnvironmentReader {
         return this.pushObject(className, `${path}[${index}]`, (value) => parent.value.push(value));
       }
       case "choice": {
-        if (parent.value !== undefined) throw syntax(`${path} holds exactly one element; found a second <${tag.local}>`, path, at);
+        if (parent.value !== undefined)
+          throw syntax(`${path} holds exactly one element; found a second <${tag.local}>`, path, at);
         const className = itemClass(parent.classRef, tag.local, path, at);
         return this.pushObject(className, path, (value) => (parent.value = value));
       }
@@ -86,7 +100,8 @@ class EnvironmentReader {
     const top = this.stack.at(-1);
     if (top?.kind === "text") top.text += chunk;
     // Indentation between elements is fine; any other character data is not part of the model.
-    else if (top !== undefined && chunk.trim() !== "") throw syntax(`unexpected text "${excerpt(chunk)}"`, top.path, at);
+    else if (top !== undefined && chunk.trim() !== "")
+      throw syntax(`unexpected text "${excerpt(chunk)}"`, top.path, at);
   }
 
   close(at: string): void {
@@ -99,11 +114,17 @@ class EnvironmentReader {
         return frame.deliver(frame.value);
       case "choice":
         if (frame.value === undefined) {
-          throw syntax(`${frame.path} needs one of <${allowedElementNames(frame.classRef).join(">, <")}>`, frame.path, at);
+          throw syntax(
+            `${frame.path} needs one of <${allowedElementNames(frame.classRef).join(">, <")}>`,
+            frame.path,
+            at,
+          );
         }
         return frame.deliver(frame.value);
       case "text":
-        return frame.deliver(isBooleanProperty(frame.className, frame.property) ? parseBoolean(frame.text, frame.path, at) : frame.text);
+        return frame.deliver(
+          isBooleanProperty(frame.className, frame.property) ? parseBoolean(frame.text, frame.path, at) : frame.text,
+        );
     }
   }
 
@@ -115,7 +136,10 @@ class EnvironmentReader {
   private openRoot(tag: SaxesTagNS, at: string): void {
     if (tag.uri !== AAS_XML_NAMESPACE) throw wrongNamespace(tag.uri, at);
     if (tag.local !== "environment") {
-      throw new AasError("syntax", `Invalid AAS XML at ${at}: the root element must be <environment>, not <${tag.local}>`);
+      throw new AasError(
+        "syntax",
+        `Invalid AAS XML at ${at}: the root element must be <environment>, not <${tag.local}>`,
+      );
     }
     checkAttributes(tag, "", at);
     this.pushObject("Environment", "", (value) => (this.environment = value as Record<string, unknown>));
@@ -123,9 +147,12 @@ class EnvironmentReader {
 
   private openProperty(parent: Extract<Frame, { kind: "object" }>, property: string, at: string): void {
     const path = parent.path === "" ? property : `${parent.path}.${property}`;
-    const shape = Object.hasOwn(CLASSES[parent.className].properties, property) ? CLASSES[parent.className].properties[property] : undefined;
+    const shape = Object.hasOwn(CLASSES[parent.className].properties, property)
+      ? CLASSES[parent.className].properties[property]
+      : undefined;
     if (shape === undefined) throw unknownElement(`<${property}> in ${parent.className}`, path, at);
-    if (Object.hasOwn(parent.value, property)) throw syntax(`<${property}> appears twice in ${parent.className}`, path, at);
+    if (Object.hasOwn(parent.value, property))
+      throw syntax(`<${property}> appears twice in ${parent.className}`, path, at);
     const deliver = (value: unknown) => (parent.value[property] = value);
     if (shape === "primitive") {
       this.stack.push({ kind: "text", className: parent.className, property, text: "", path, deliver });
@@ -163,7 +190,11 @@ function parseBoolean(text: string, path: string, at: string): boolean {
   const token = text.trim();
   if (token === "true" || token === "1") return true;
   if (token === "false" || token === "0") return false;
-  throw new AasError("deserialization", `Invalid AAS XML at ${at}: ${path} must be an xs:boolean, not "${excerpt(text)}"`, { path });
+  throw new AasError(
+    "deserialization",
+    `Invalid AAS XML at ${at}: ${path} must be an xs:boolean, not "${excerpt(text)}"`,
+    { path },
+  );
 }
 
 function wrongNamespace(namespace: string, at: string): AasError {
@@ -176,11 +207,18 @@ function wrongNamespace(namespace: string, at: string): AasError {
     );
   }
   const found = namespace === "" ? "has no namespace" : `has the namespace ${namespace}`;
-  return new AasError("syntax", `Invalid AAS XML at ${at}: the root element ${found}; AAS v3.0 XML uses ${AAS_XML_NAMESPACE}`);
+  return new AasError(
+    "syntax",
+    `Invalid AAS XML at ${at}: the root element ${found}; AAS v3.0 XML uses ${AAS_XML_NAMESPACE}`,
+  );
 }
 
 function unknownElement(what: string, path: string, at: string): AasError {
-  return new AasError("unknown-property", `Invalid AAS XML at ${at}: unknown ${what}${path === "" ? "" : ` at ${path}`}`, optionalPath(path));
+  return new AasError(
+    "unknown-property",
+    `Invalid AAS XML at ${at}: unknown ${what}${path === "" ? "" : ` at ${path}`}`,
+    optionalPath(path),
+  );
 }
 
 function syntax(message: string, path: string, at: string): AasError {

@@ -1,8 +1,14 @@
 import { AasError } from "../aas-error.ts";
 import { CLASSES, type PropertyShape } from "../metamodel-schema.ts";
-import { AAS_XML_NAMESPACE, elementNameOf, isAbstractClass, isBooleanProperty, classOfElement } from "./aas-xml-names.ts";
-import { escapeText } from "./xml-text.ts";
 import { isPlainObject } from "../plain-object.ts";
+import {
+  AAS_XML_NAMESPACE,
+  classOfElement,
+  elementNameOf,
+  isAbstractClass,
+  isBooleanProperty,
+} from "./aas-xml-names.ts";
+import { escapeText } from "./xml-text.ts";
 
 /**
  * AAS JSON (the jsonable environment aas-core's toJsonable produces) → AAS XML v3.0.
@@ -31,12 +37,15 @@ function writeObject(
   depth: number,
   attributes = "",
 ): void {
-  if (!isPlainObject(value)) throw new AasError("deserialization", `Expected a ${className} object at ${path || "the root"}`, pathOption(path));
+  if (!isPlainObject(value))
+    throw new AasError("deserialization", `Expected a ${className} object at ${path || "the root"}`, pathOption(path));
   const schema = CLASSES[className];
   for (const key of Object.keys(value)) {
     if (key === "modelType" || Object.hasOwn(schema.properties, key)) continue;
     const keyPath = join(path, key);
-    throw new AasError("unknown-property", `Unknown property "${key}" in ${className} at ${keyPath}`, { path: keyPath });
+    throw new AasError("unknown-property", `Unknown property "${key}" in ${className} at ${keyPath}`, {
+      path: keyPath,
+    });
   }
   const start = out.push(`<${elementName}${attributes}>`);
   for (const [property, shape] of Object.entries(schema.properties)) {

@@ -3,7 +3,7 @@ import { test } from "node:test";
 import { AasError } from "../aas-error.ts";
 import { ABSTRACT_CLASSES, CLASSES, type PropertyShape } from "../metamodel-schema.ts";
 import { readAas } from "../model-io.ts";
-import { exampleEnvironment, richShell, richSubmodel, type Json } from "../test-support/fixtures.ts";
+import { exampleEnvironment, type Json, richShell, richSubmodel } from "../test-support/fixtures.ts";
 import { parseAasXml } from "./aas-xml-reader.ts";
 import { writeAasXml } from "./aas-xml-writer.ts";
 
@@ -76,11 +76,19 @@ test("every fixture submodel and the rich shell survive the round trip", () => {
 
 test("the XML has the AAS v3.0 shape: namespace, wrapper lists, concrete-class elements, xs:boolean", () => {
   const xml = writeAasXml({ submodels: [richSubmodel()] });
-  assert.ok(xml.startsWith('<?xml version="1.0" encoding="utf-8"?>\n<environment xmlns="https://admin-shell.io/aas/3/0">'));
+  assert.ok(
+    xml.startsWith('<?xml version="1.0" encoding="utf-8"?>\n<environment xmlns="https://admin-shell.io/aas/3/0">'),
+  );
   assert.match(xml, /<submodelElements>\s*<property>\s*<idShort>Decimal<\/idShort>/);
-  assert.match(xml, /<keys>\s*<key>\s*<type>GlobalReference<\/type>\s*<value>urn:creator<\/value>\s*<\/key>\s*<\/keys>/);
+  assert.match(
+    xml,
+    /<keys>\s*<key>\s*<type>GlobalReference<\/type>\s*<value>urn:creator<\/value>\s*<\/key>\s*<\/keys>/,
+  );
   assert.match(xml, /<description>\s*<langStringTextType>\s*<language>en<\/language>/);
-  assert.match(xml, /<dataSpecificationContent>\s*<dataSpecificationIec61360>\s*<preferredName>\s*<langStringPreferredNameTypeIec61360>/);
+  assert.match(
+    xml,
+    /<dataSpecificationContent>\s*<dataSpecificationIec61360>\s*<preferredName>\s*<langStringPreferredNameTypeIec61360>/,
+  );
   assert.match(xml, /<inputVariables>\s*<operationVariable>\s*<value>\s*<property>\s*<idShort>In<\/idShort>/);
   assert.match(xml, /<orderRelevant>true<\/orderRelevant>/);
   assert.match(xml, /<levelType>\s*<min>true<\/min>\s*<nom>false<\/nom>/);
@@ -119,7 +127,13 @@ test("a hand-written document in the official layout parses to AAS JSON", () => 
         id: "urn:sm",
         submodelElements: [
           { modelType: "Property", idShort: "Note", valueType: "xs:string", value: "<b>bold</b> & more" },
-          { modelType: "SubmodelElementList", idShort: "Empty", orderRelevant: false, typeValueListElement: "Property", value: [] },
+          {
+            modelType: "SubmodelElementList",
+            idShort: "Empty",
+            orderRelevant: false,
+            typeValueListElement: "Property",
+            value: [],
+          },
         ],
       },
     ],
@@ -142,7 +156,12 @@ test("special characters and surrounding whitespace are kept exactly", () => {
       {
         modelType: "Submodel",
         id: "urn:special",
-        submodelElements: values.map((value, index) => ({ modelType: "Property", idShort: `P${index}`, valueType: "xs:string", value })),
+        submodelElements: values.map((value, index) => ({
+          modelType: "Property",
+          idShort: `P${index}`,
+          valueType: "xs:string",
+          value,
+        })),
       },
     ],
   };
@@ -160,7 +179,11 @@ test("a value XML 1.0 cannot represent is refused with its path", () => {
 });
 
 test("the writer refuses properties the metamodel does not have", () => {
-  const error = assertAasError(() => writeAasXml({ submodels: [{ modelType: "Submodel", id: "urn:x", colour: "red" }] }), "unknown-property", /colour/);
+  const error = assertAasError(
+    () => writeAasXml({ submodels: [{ modelType: "Submodel", id: "urn:x", colour: "red" }] }),
+    "unknown-property",
+    /colour/,
+  );
   assert.equal(error.path, "submodels[0].colour");
 });
 
@@ -175,7 +198,8 @@ test("an XXE payload is refused before any entity is resolved", () => {
 
 test("a billion-laughs payload is refused at once", () => {
   const entities = ['<!ENTITY lol "lol">'];
-  for (let level = 1; level <= 9; level++) entities.push(`<!ENTITY lol${level} "${`&lol${level === 1 ? "" : level - 1};`.repeat(10)}">`);
+  for (let level = 1; level <= 9; level++)
+    entities.push(`<!ENTITY lol${level} "${`&lol${level === 1 ? "" : level - 1};`.repeat(10)}">`);
   const bomb = `<?xml version="1.0"?>\n<!DOCTYPE lolz [${entities.join("")}]>\n<environment xmlns="${NS}"><submodels><submodel><id>&lol9;</id></submodel></submodels></environment>`;
   const started = performance.now();
   assertAasError(() => parseAasXml(bomb), "syntax", /DOCTYPE/);
@@ -191,12 +215,20 @@ test("AAS v2.0 and v3.0 release-candidate XML are refused with a request to conv
   assertAasError(() => parseAasXml(v2), "syntax", /AAS v2\.0 format.*convert it to AAS v3\.0/);
   for (const namespace of ["https://admin-shell.io/aas/3/0/RC02", "http://www.admin-shell.io/aas/3/0/RC01"]) {
     const rc = `<environment xmlns="${namespace}"><submodels/></environment>`;
-    assertAasError(() => parseAasXml(rc), "syntax", /release candidate RC0\d.*cannot be loaded unchanged.*convert it to AAS v3\.0/);
+    assertAasError(
+      () => parseAasXml(rc),
+      "syntax",
+      /release candidate RC0\d.*cannot be loaded unchanged.*convert it to AAS v3\.0/,
+    );
   }
 });
 
 test("a wrong or missing namespace is refused", () => {
-  assertAasError(() => parseAasXml(`<environment xmlns="urn:other"/>`), "syntax", /namespace urn:other.*https:\/\/admin-shell\.io\/aas\/3\/0/);
+  assertAasError(
+    () => parseAasXml(`<environment xmlns="urn:other"/>`),
+    "syntax",
+    /namespace urn:other.*https:\/\/admin-shell\.io\/aas\/3\/0/,
+  );
   assertAasError(() => parseAasXml(`<environment/>`), "syntax", /has no namespace/);
   assertAasError(() => parseAasXml(`<submodel xmlns="${NS}"/>`), "syntax", /root element must be <environment>/);
   const foreignChild = `<environment xmlns="${NS}"><submodels xmlns="urn:other"/></environment>`;
@@ -214,11 +246,19 @@ test("unknown elements and attributes are refused with their path and position",
     </submodel>
   </submodels>
 </environment>`;
-  const error = assertAasError(() => parseAasXml(xml), "unknown-property", /^Invalid AAS XML at 6:\d+: unknown <colour> in Property/);
+  const error = assertAasError(
+    () => parseAasXml(xml),
+    "unknown-property",
+    /^Invalid AAS XML at 6:\d+: unknown <colour> in Property/,
+  );
   assert.equal(error.path, "submodels[0].submodelElements[0].colour");
 
   const wrongItem = `<environment xmlns="${NS}"><submodels><submodel><id>x</id><submodelElements><key/></submodelElements></submodel></submodels></environment>`;
-  const itemError = assertAasError(() => parseAasXml(wrongItem), "unknown-property", /<key> where <relationshipElement>, .* is expected/);
+  const itemError = assertAasError(
+    () => parseAasXml(wrongItem),
+    "unknown-property",
+    /<key> where <relationshipElement>, .* is expected/,
+  );
   assert.equal(itemError.path, "submodels[0].submodelElements[0]");
 
   const attribute = `<environment xmlns="${NS}"><submodels><submodel id="urn:x"/></submodels></environment>`;
@@ -228,7 +268,11 @@ test("unknown elements and attributes are refused with their path and position",
 });
 
 test("malformed documents, stray text, duplicates and bad booleans are syntax errors with a position", () => {
-  assertAasError(() => parseAasXml(`<environment xmlns="${NS}">\n<submodels>\n</environment>`), "syntax", /Invalid XML: 3:\d+/);
+  assertAasError(
+    () => parseAasXml(`<environment xmlns="${NS}">\n<submodels>\n</environment>`),
+    "syntax",
+    /Invalid XML: 3:\d+/,
+  );
   assertAasError(() => parseAasXml(""), "syntax", /Invalid XML/);
   const stray = `<environment xmlns="${NS}"><submodels>text</submodels></environment>`;
   assertAasError(() => parseAasXml(stray), "syntax", /unexpected text "text"/);
@@ -248,7 +292,10 @@ test("a 5 MB document parses in reasonable time", () => {
       modelType: "Property",
       idShort: `P${index}`,
       description: [{ language: "en", text: `property number ${index}` }],
-      semanticId: { type: "ExternalReference", keys: [{ type: "GlobalReference", value: `urn:example:semantic:${index}` }] },
+      semanticId: {
+        type: "ExternalReference",
+        keys: [{ type: "GlobalReference", value: `urn:example:semantic:${index}` }],
+      },
       valueType: "xs:string",
       value: `value ${index} `.repeat(4),
     });

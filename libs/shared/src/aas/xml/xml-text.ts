@@ -16,9 +16,13 @@ export function assertXmlChars(text: string, where: string): void {
   const match = NOT_XML_CHAR.exec(text);
   if (match === null) return;
   const code = match[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0");
-  throw new AasError("value", `Cannot write ${where} as XML 1.0: it contains U+${code}, which XML 1.0 cannot represent`, {
-    path: where,
-  });
+  throw new AasError(
+    "value",
+    `Cannot write ${where} as XML 1.0: it contains U+${code}, which XML 1.0 cannot represent`,
+    {
+      path: where,
+    },
+  );
 }
 
 /**

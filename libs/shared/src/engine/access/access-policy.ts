@@ -1,12 +1,17 @@
 import type { Principal, Right } from "../../contracts/index.ts";
 import { compileIdPattern, type IdMatcher } from "./id-pattern.ts";
-import { prefixScope, WHOLE_SUBMODEL, type ElementScope } from "./id-short-path-scope.ts";
+import { type ElementScope, prefixScope, WHOLE_SUBMODEL } from "./id-short-path-scope.ts";
 
 /**
  * The rules as configured (config/security-rules.ts; its zod type is assignable to this, the
  * engine does not import the config layer).
  */
-export type AccessSubject = { role: string } | { user: string } | { certificateSubject: string } | { anonymous: true } | { authenticated: true };
+export type AccessSubject =
+  | { role: string }
+  | { user: string }
+  | { certificateSubject: string }
+  | { anonymous: true }
+  | { authenticated: true };
 export type AccessObject =
   | { all: true }
   | { shells: string }
@@ -114,10 +119,19 @@ function compileRule(rule: AccessRuleInput): CompiledRule {
   for (const object of rule.objects) {
     if ("all" in object) compiled.all = true;
     else if ("shells" in object) compiled.shells.push(compileIdPattern(object.shells));
-    else if ("conceptDescriptions" in object) compiled.conceptDescriptions.push(compileIdPattern(object.conceptDescriptions));
+    else if ("conceptDescriptions" in object)
+      compiled.conceptDescriptions.push(compileIdPattern(object.conceptDescriptions));
     else if ("proprietary" in object) compiled.proprietary.add(object.proprietary);
-    else if ("submodels" in object) compiled.submodels.push({ id: compileIdPattern(object.submodels), ...(object.idShortPath ? { prefix: object.idShortPath } : {}) });
-    else compiled.submodels.push({ semanticId: compileIdPattern(object.semanticId), ...(object.idShortPath ? { prefix: object.idShortPath } : {}) });
+    else if ("submodels" in object)
+      compiled.submodels.push({
+        id: compileIdPattern(object.submodels),
+        ...(object.idShortPath ? { prefix: object.idShortPath } : {}),
+      });
+    else
+      compiled.submodels.push({
+        semanticId: compileIdPattern(object.semanticId),
+        ...(object.idShortPath ? { prefix: object.idShortPath } : {}),
+      });
   }
   return compiled;
 }
@@ -136,7 +150,16 @@ const NOTHING: RightGrants = Object.freeze({
 function rightGrants(rules: readonly CompiledRule[]): RightGrants {
   if (rules.length === 0) return NOTHING;
   if (rules.some((rule) => rule.all)) {
-    return { all: true, bySemanticId: false, anySubmodel: true, shell: () => true, conceptDescription: () => true, proprietary: () => true, submodel: () => WHOLE_SUBMODEL, submodelById: () => WHOLE_SUBMODEL };
+    return {
+      all: true,
+      bySemanticId: false,
+      anySubmodel: true,
+      shell: () => true,
+      conceptDescription: () => true,
+      proprietary: () => true,
+      submodel: () => WHOLE_SUBMODEL,
+      submodelById: () => WHOLE_SUBMODEL,
+    };
   }
   const shells = rules.flatMap((rule) => rule.shells);
   const cds = rules.flatMap((rule) => rule.conceptDescriptions);
@@ -153,7 +176,10 @@ function rightGrants(rules: readonly CompiledRule[]): RightGrants {
   const semanticGrants = submodels.filter((grant) => grant.semanticId !== undefined);
   const bySemanticIds = memo((key) => {
     const [id, ...semanticIds] = key.split("\u0000");
-    return scopeOf([...submodels.filter((grant) => grant.id?.(id!) === true), ...semanticGrants.filter((grant) => semanticIds.some((value) => grant.semanticId!(value)))]);
+    return scopeOf([
+      ...submodels.filter((grant) => grant.id?.(id!) === true),
+      ...semanticGrants.filter((grant) => semanticIds.some((value) => grant.semanticId!(value))),
+    ]);
   });
   return {
     all: false,
@@ -162,7 +188,10 @@ function rightGrants(rules: readonly CompiledRule[]): RightGrants {
     shell: (id) => shells.some((matches) => matches(id)),
     conceptDescription: (id) => cds.some((matches) => matches(id)),
     proprietary: (call) => proprietary.has(call),
-    submodel: (facts) => (bySemanticId && facts.semanticIds.length > 0 ? bySemanticIds([facts.id, ...facts.semanticIds].join("\u0000")) : byId(facts.id)),
+    submodel: (facts) =>
+      bySemanticId && facts.semanticIds.length > 0
+        ? bySemanticIds([facts.id, ...facts.semanticIds].join("\u0000"))
+        : byId(facts.id),
     submodelById: byId,
   };
 }
@@ -184,7 +213,9 @@ export function compileAccessPolicy(rules: readonly AccessRuleInput[]): AccessPo
         return known;
       }
       const applying = compiled.filter((rule) => rule.applies(principal));
-      const byRight = new Map<Right, RightGrants>(RIGHTS.map((right) => [right, rightGrants(applying.filter((rule) => rule.rights.has(right)))]));
+      const byRight = new Map<Right, RightGrants>(
+        RIGHTS.map((right) => [right, rightGrants(applying.filter((rule) => rule.rights.has(right)))]),
+      );
       const grants: PrincipalGrants = { principal, right: (right) => byRight.get(right)! };
       if (cache.size >= MAX_CACHED_PRINCIPALS) cache.delete(cache.keys().next().value!);
       cache.set(key, grants);
@@ -198,5 +229,7 @@ export function compileAccessPolicy(rules: readonly AccessRuleInput[]): AccessPo
 export function referenceKeyValues(reference: unknown): string[] {
   const keys = (reference as { keys?: unknown } | undefined)?.keys;
   if (!Array.isArray(keys)) return [];
-  return keys.map((key) => (key as { value?: unknown })?.value).filter((value): value is string => typeof value === "string");
+  return keys
+    .map((key) => (key as { value?: unknown })?.value)
+    .filter((value): value is string => typeof value === "string");
 }

@@ -1,7 +1,20 @@
-import { CommandError, type Command, type CommandParams, type CommandType, type Principal, type Right } from "../../contracts/index.ts";
+import {
+  type Command,
+  CommandError,
+  type CommandParams,
+  type CommandType,
+  type Principal,
+  type Right,
+} from "../../contracts/index.ts";
 import type { Repository } from "../ports/index.ts";
-import { referenceKeyValues, type AccessPolicy, type PrincipalGrants, type ProprietaryCall, type SubmodelFacts } from "./access-policy.ts";
-import { WHOLE_SUBMODEL, type ElementScope } from "./id-short-path-scope.ts";
+import {
+  type AccessPolicy,
+  type PrincipalGrants,
+  type ProprietaryCall,
+  referenceKeyValues,
+  type SubmodelFacts,
+} from "./access-policy.ts";
+import { type ElementScope, WHOLE_SUBMODEL } from "./id-short-path-scope.ts";
 
 /**
  * What a checked command may see, for the handlers that filter (lists, submodel content). Absent
@@ -84,13 +97,18 @@ class Checker {
 
   /** An element and everything below it. */
   async element(right: Right, submodelId: string, path: string): Promise<void> {
-    if (!(await this.submodelScope(right, submodelId))?.covers(path)) throw forbidden(right, `'${path}' of submodel '${submodelId}'`);
+    if (!(await this.submodelScope(right, submodelId))?.covers(path))
+      throw forbidden(right, `'${path}' of submodel '${submodelId}'`);
   }
 
   /** A read of a submodel or one of its elements: a partial scope filters what is answered. */
   async read(submodelId: string, path?: string): Promise<void> {
     const scope = await this.submodelScope("READ", submodelId);
-    if (scope === undefined || (path !== undefined && !scope.shows(path))) throw forbidden("READ", path === undefined ? `submodel '${submodelId}'` : `'${path}' of submodel '${submodelId}'`);
+    if (scope === undefined || (path !== undefined && !scope.shows(path)))
+      throw forbidden(
+        "READ",
+        path === undefined ? `submodel '${submodelId}'` : `'${path}' of submodel '${submodelId}'`,
+      );
     if (!scope.whole) this.partialScope = scope;
   }
 
@@ -101,7 +119,10 @@ class Checker {
 }
 
 function factsOf(submodel: Record<string, unknown>): SubmodelFacts {
-  return { id: typeof submodel.id === "string" ? submodel.id : "", semanticIds: referenceKeyValues(submodel.semanticId) };
+  return {
+    id: typeof submodel.id === "string" ? submodel.id : "",
+    semanticIds: referenceKeyValues(submodel.semanticId),
+  };
 }
 
 /** The semanticId a merge patch leaves (only `semanticId` matters to the rules), or undefined when it stays. */
@@ -178,7 +199,8 @@ const CHECKS: { [T in CommandType]: Check<T> } = {
     await c.wholeSubmodel("UPDATE", p.submodelId);
     // A patch that changes the semanticId must leave a submodel the caller may still update.
     const semanticIds = p.content === "value" ? undefined : patchedSemanticIds(p.body);
-    if (semanticIds !== undefined && !c.grants.right("UPDATE").submodel({ id: p.submodelId, semanticIds })?.whole) throw forbidden("UPDATE", `submodel '${p.submodelId}'`);
+    if (semanticIds !== undefined && !c.grants.right("UPDATE").submodel({ id: p.submodelId, semanticIds })?.whole)
+      throw forbidden("UPDATE", `submodel '${p.submodelId}'`);
   },
   DeleteSubmodelById: async (c, p) => {
     // Below a shell the reference goes too: an UPDATE of the shell.
@@ -278,7 +300,11 @@ function idIn(body: string): string {
  * Checks a command against the policy: throws "forbidden" for anything not granted, answers the
  * view its handler filters by. Commands without a principal are the model-store's own work.
  */
-export async function checkCommand(policy: AccessPolicy, repository: Repository, command: Command): Promise<AccessView | undefined> {
+export async function checkCommand(
+  policy: AccessPolicy,
+  repository: Repository,
+  command: Command,
+): Promise<AccessView | undefined> {
   const principal = command.principal;
   if (principal === undefined) return undefined;
   const grants = policy.grantsOf(principal);

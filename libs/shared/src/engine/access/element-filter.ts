@@ -1,4 +1,4 @@
-import { childrenKey, isList, type ElementJson } from "../../aas/index.ts";
+import { childrenKey, type ElementJson, isList } from "../../aas/index.ts";
 import type { ElementScope } from "./id-short-path-scope.ts";
 
 /**
@@ -7,10 +7,19 @@ import type { ElementScope } from "./id-short-path-scope.ts";
  * children on the way. List items keep the index they have in the store for the check, so a
  * filtered list may have gaps the reader does not see (documented in the README).
  */
-export function filterElements(elements: readonly ElementJson[], scope: ElementScope, parentPath: string, parentIsList = false): ElementJson[] {
+export function filterElements(
+  elements: readonly ElementJson[],
+  scope: ElementScope,
+  parentPath: string,
+  parentIsList = false,
+): ElementJson[] {
   const shown: ElementJson[] = [];
   elements.forEach((element, index) => {
-    const path = parentIsList ? `${parentPath}[${index}]` : parentPath === "" ? String(element.idShort) : `${parentPath}.${String(element.idShort)}`;
+    const path = parentIsList
+      ? `${parentPath}[${index}]`
+      : parentPath === ""
+        ? String(element.idShort)
+        : `${parentPath}.${String(element.idShort)}`;
     const filtered = filterElement(element, scope, path);
     if (filtered !== undefined) shown.push(filtered);
   });

@@ -1,5 +1,5 @@
-import { test } from "node:test";
 import assert from "node:assert/strict";
+import { test } from "node:test";
 import { compileIdPattern } from "./id-pattern.ts";
 import { pathCovers, prefixScope } from "./id-short-path-scope.ts";
 

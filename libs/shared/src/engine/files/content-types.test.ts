@@ -28,7 +28,8 @@ test("CAD and industrial files common in AASX get their registered types from th
 });
 
 test("no extension, or one nobody registered, gives no type", () => {
-  for (const name of ["README", "pdf", "dir.v2/file", "part.sldprt", "archive."]) assert.equal(contentTypeByName(name), undefined, name);
+  for (const name of ["README", "pdf", "dir.v2/file", "part.sldprt", "archive."])
+    assert.equal(contentTypeByName(name), undefined, name);
 });
 
 test("an upload keeps what the client declared unless that is octet-stream or not a content type", () => {

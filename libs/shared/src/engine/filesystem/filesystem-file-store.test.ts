@@ -1,8 +1,8 @@
-import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { after, describe, it } from "node:test";
 import { fileStoreContract } from "../../test-support/file-store-contract.ts";
 import { createFilesystemFileStore } from "./filesystem-file-store.ts";
 

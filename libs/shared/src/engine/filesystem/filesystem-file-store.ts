@@ -17,7 +17,8 @@ import { checkFilePath, type FileInfo, type FileStore, type StoredFile } from ".
 export function createFilesystemFileStore(options: { directory: string }): FileStore {
   const { directory } = options;
   mkdirSync(directory, { recursive: true });
-  const fileOf = (path: string) => join(directory, `${createHash("sha256").update(path, "utf8").digest("hex")}${SUFFIX}`);
+  const fileOf = (path: string) =>
+    join(directory, `${createHash("sha256").update(path, "utf8").digest("hex")}${SUFFIX}`);
 
   return {
     async put(path, file) {
@@ -46,7 +47,10 @@ export function createFilesystemFileStore(options: { directory: string }): FileS
         throw error;
       }
       const { header, bodyStart } = parseHeader(data);
-      return { contentType: header.contentType, bytes: new Uint8Array(data.buffer, data.byteOffset + bodyStart, data.length - bodyStart) } satisfies StoredFile;
+      return {
+        contentType: header.contentType,
+        bytes: new Uint8Array(data.buffer, data.byteOffset + bodyStart, data.length - bodyStart),
+      } satisfies StoredFile;
     },
 
     async delete(path) {

@@ -1,16 +1,34 @@
-import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { describe, it } from "node:test";
 import { strToU8 } from "fflate";
 import { writeAasx } from "../../aas/index.ts";
 import { base64, fileTestEngine, fromBase64 } from "./test-support/files.ts";
 
-const shell = (id: string) => ({ id, idShort: "S", modelType: "AssetAdministrationShell", assetInformation: { assetKind: "Instance", globalAssetId: `${id}/asset` } });
+const shell = (id: string) => ({
+  id,
+  idShort: "S",
+  modelType: "AssetAdministrationShell",
+  assetInformation: { assetKind: "Instance", globalAssetId: `${id}/asset` },
+});
 
 function aasx(shellId: string, fileBytes = "%PDF"): Uint8Array {
   return writeAasx({
     environment: {
-      assetAdministrationShells: [{ ...shell(shellId), submodels: [{ type: "ModelReference", keys: [{ type: "Submodel", value: `${shellId}/sm` }] }] }],
-      submodels: [{ modelType: "Submodel", id: `${shellId}/sm`, submodelElements: [{ modelType: "File", idShort: "Doc", contentType: "application/pdf", value: "/aasx/files/doc.pdf" }] }],
+      assetAdministrationShells: [
+        {
+          ...shell(shellId),
+          submodels: [{ type: "ModelReference", keys: [{ type: "Submodel", value: `${shellId}/sm` }] }],
+        },
+      ],
+      submodels: [
+        {
+          modelType: "Submodel",
+          id: `${shellId}/sm`,
+          submodelElements: [
+            { modelType: "File", idShort: "Doc", contentType: "application/pdf", value: "/aasx/files/doc.pdf" },
+          ],
+        },
+      ],
     },
     files: [{ path: "/aasx/files/doc.pdf", contentType: "application/pdf", bytes: strToU8(fileBytes) }],
   });
@@ -40,43 +58,85 @@ describe("AASX File Server", () => {
   it("lists packages with the aasId filter and paging; declared aasIds are kept", async () => {
     const t = await fileTestEngine({ example: false });
     const ids: string[] = [];
-    for (const n of [1, 2, 3]) ids.push((await t.ok("PostAASXPackage", { file: { fileName: `p${n}.aasx`, contentBase64: base64(aasx(`urn:p${n}`)) }, ...(n === 3 ? { aasIds: ["urn:declared"] } : {}) })).value.packageId);
+    for (const n of [1, 2, 3])
+      ids.push(
+        (
+          await t.ok("PostAASXPackage", {
+            file: { fileName: `p${n}.aasx`, contentBase64: base64(aasx(`urn:p${n}`)) },
+            ...(n === 3 ? { aasIds: ["urn:declared"] } : {}),
+          })
+        ).value.packageId,
+      );
     const all = (await t.ok("GetAllAASXPackageIds", {})).value;
     assert.deepEqual(all.items.map((p) => p.packageId).sort(), [...ids].sort());
-    assert.deepEqual((await t.ok("GetAllAASXPackageIds", { aasId: "urn:p2" })).value.items.map((p) => p.aasIds), [["urn:p2"]]);
+    assert.deepEqual(
+      (await t.ok("GetAllAASXPackageIds", { aasId: "urn:p2" })).value.items.map((p) => p.aasIds),
+      [["urn:p2"]],
+    );
     assert.deepEqual((await t.ok("GetAllAASXPackageIds", { aasId: "urn:declared" })).value.items.length, 1);
     const first = (await t.ok("GetAllAASXPackageIds", { page: { limit: 2 } })).value;
     assert.equal(first.items.length, 2);
     const rest = (await t.ok("GetAllAASXPackageIds", { page: { limit: 2, cursor: first.cursor } })).value;
     assert.equal(rest.cursor, undefined);
-    assert.deepEqual([...first.items, ...rest.items].map((p) => p.packageId), all.items.map((p) => p.packageId));
+    assert.deepEqual(
+      [...first.items, ...rest.items].map((p) => p.packageId),
+      all.items.map((p) => p.packageId),
+    );
   });
 
   it("content that already exists is a conflict and nothing is added; a broken package is a 400", async () => {
     const t = await fileTestEngine({ example: false });
     await t.ok("PostAASXPackage", { file: { fileName: "a.aasx", contentBase64: base64(aasx("urn:same")) } });
-    await t.fails("PostAASXPackage", { file: { fileName: "b.aasx", contentBase64: base64(aasx("urn:same")) } }, "conflict");
-    await t.fails("PostAASXPackage", { file: { fileName: "c.aasx", contentBase64: base64("PK broken") } }, "bad-request", /^c\.aasx: /);
+    await t.fails(
+      "PostAASXPackage",
+      { file: { fileName: "b.aasx", contentBase64: base64(aasx("urn:same")) } },
+      "conflict",
+    );
+    await t.fails(
+      "PostAASXPackage",
+      { file: { fileName: "c.aasx", contentBase64: base64("PK broken") } },
+      "bad-request",
+      /^c\.aasx: /,
+    );
     assert.equal((await t.ok("GetAllAASXPackageIds", {})).value.items.length, 1);
   });
 
   it("PUT replaces the package's content; a broken replacement changes nothing", async () => {
     const t = await fileTestEngine({ example: false });
-    const { packageId } = (await t.ok("PostAASXPackage", { file: { fileName: "a.aasx", contentBase64: base64(aasx("urn:v1")) } })).value;
-    await t.fails("PutAASXByPackageId", { packageId, file: { fileName: "x.aasx", contentBase64: base64("junk") } }, "bad-request");
+    const { packageId } = (
+      await t.ok("PostAASXPackage", { file: { fileName: "a.aasx", contentBase64: base64(aasx("urn:v1")) } })
+    ).value;
+    await t.fails(
+      "PutAASXByPackageId",
+      { packageId, file: { fileName: "x.aasx", contentBase64: base64("junk") } },
+      "bad-request",
+    );
     assert.ok((await t.run("GetAssetAdministrationShellById", { aasId: "urn:v1" })).ok);
-    await t.ok("PutAASXByPackageId", { packageId, file: { fileName: "b.aasx", contentBase64: base64(aasx("urn:v2", "v2")) } });
+    await t.ok("PutAASXByPackageId", {
+      packageId,
+      file: { fileName: "b.aasx", contentBase64: base64(aasx("urn:v2", "v2")) },
+    });
     assert.equal((await t.run("GetAssetAdministrationShellById", { aasId: "urn:v1" })).ok, false);
     assert.ok((await t.run("GetAssetAdministrationShellById", { aasId: "urn:v2" })).ok);
-    assert.equal(fromBase64((await t.ok("GetFileByPath", { submodelId: "urn:v2/sm", idShortPath: "Doc" })).value.contentBase64).toString(), "v2");
+    assert.equal(
+      fromBase64(
+        (await t.ok("GetFileByPath", { submodelId: "urn:v2/sm", idShortPath: "Doc" })).value.contentBase64,
+      ).toString(),
+      "v2",
+    );
     assert.deepEqual((await t.ok("GetAllAASXPackageIds", {})).value.items, [{ packageId, aasIds: ["urn:v2"] }]);
     assert.equal((await t.ok("GetAASXByPackageId", { packageId })).value.fileName, "b.aasx");
-    await t.fails("PutAASXByPackageId", { packageId: "nope", file: { fileName: "b.aasx", contentBase64: base64(aasx("urn:v3")) } }, "not-found");
+    await t.fails(
+      "PutAASXByPackageId",
+      { packageId: "nope", file: { fileName: "b.aasx", contentBase64: base64(aasx("urn:v3")) } },
+      "not-found",
+    );
   });
 
   it("a file two packages brought stays until the last of them is deleted", async () => {
     const t = await fileTestEngine({ example: false });
-    const a = (await t.ok("PostAASXPackage", { file: { fileName: "a.aasx", contentBase64: base64(aasx("urn:a")) } })).value.packageId;
+    const a = (await t.ok("PostAASXPackage", { file: { fileName: "a.aasx", contentBase64: base64(aasx("urn:a")) } }))
+      .value.packageId;
     await t.ok("PostAASXPackage", { file: { fileName: "b.aasx", contentBase64: base64(aasx("urn:b")) } });
     await t.ok("DeleteAASXByPackageId", { packageId: a });
     assert.ok((await t.run("GetFileByPath", { submodelId: "urn:b/sm", idShortPath: "Doc" })).ok);
@@ -94,7 +154,8 @@ describe("ResetStore", () => {
     await t.ok("ResetStore", {});
     assert.deepEqual(calls, ["hook with 0 events so far"]);
     assert.deepEqual(await t.files.list(), []);
-    for (const type of ["GetAllAssetAdministrationShells", "GetAllSubmodels"] as const) assert.deepEqual((await t.ok(type, {})).value.items, []);
+    for (const type of ["GetAllAssetAdministrationShells", "GetAllSubmodels"] as const)
+      assert.deepEqual((await t.ok(type, {})).value.items, []);
     assert.equal(t.events.filter((e) => e.kind === "shell.deleted").length, 4);
     assert.equal(t.events.filter((e) => e.kind === "submodel.deleted").length, 7);
     assert.equal(t.events.filter((e) => e.kind === "concept-description.deleted").length, 2);

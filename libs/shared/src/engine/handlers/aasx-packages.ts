@@ -1,17 +1,23 @@
 import { randomUUID } from "node:crypto";
 import { decodeBase64Url, encodeBase64Url } from "../../aas/index.ts";
-import { CommandError, type Command, type CommandResult, type FileUpload, type PackageDescription } from "../../contracts/index.ts";
+import {
+  type Command,
+  CommandError,
+  type CommandResult,
+  type FileUpload,
+  type PackageDescription,
+} from "../../contracts/index.ts";
 import type { EngineContext } from "../engine-context.ts";
 import { decodeBase64, encodeBase64, safeFileName } from "../files/file-paths.ts";
-import { prepareImport, writePrepared, type ImportRequest } from "../import/import-documents.ts";
+import { type ImportRequest, prepareImport, writePrepared } from "../import/import-documents.ts";
 import {
   deletePackageRecord,
   listPackageRecords,
-  packageKey,
   PACKAGE_CONTENT_TYPE,
+  type PackageRecord,
+  packageKey,
   readPackageRecord,
   writePackageRecord,
-  type PackageRecord,
 } from "../packages/package-records.ts";
 import { pageCursor, pageLimit } from "../paging.ts";
 import { removeIdentifiable } from "../remove-identifiable.ts";
@@ -33,7 +39,10 @@ function description(record: PackageRecord): PackageDescription {
   return { packageId: record.packageId, aasIds: record.aasIds };
 }
 
-export async function getAllPackages(ctx: EngineContext, cmd: Command<"GetAllAASXPackageIds">): Promise<Handled<CommandResult<"GetAllAASXPackageIds">>> {
+export async function getAllPackages(
+  ctx: EngineContext,
+  cmd: Command<"GetAllAASXPackageIds">,
+): Promise<Handled<CommandResult<"GetAllAASXPackageIds">>> {
   const { aasId, page } = cmd.params;
   const limit = pageLimit(page);
   const cursor = pageCursor(page);
@@ -51,17 +60,27 @@ export async function getAllPackages(ctx: EngineContext, cmd: Command<"GetAllAAS
     .filter((record) => after === undefined || record.packageId > after)
     .filter((record) => aasId === undefined || record.aasIds.includes(aasId));
   const items = records.slice(0, limit).map(description);
-  return { value: records.length > limit ? { items, cursor: encodeBase64Url(items[items.length - 1]!.packageId) } : { items } };
+  return {
+    value: records.length > limit ? { items, cursor: encodeBase64Url(items[items.length - 1]!.packageId) } : { items },
+  };
 }
 
-export async function getPackage(ctx: EngineContext, cmd: Command<"GetAASXByPackageId">): Promise<Handled<CommandResult<"GetAASXByPackageId">>> {
+export async function getPackage(
+  ctx: EngineContext,
+  cmd: Command<"GetAASXByPackageId">,
+): Promise<Handled<CommandResult<"GetAASXByPackageId">>> {
   const record = await readPackageRecord(ctx.fileStore, cmd.params.packageId);
   const stored = await ctx.fileStore.get(packageKey(record.packageId));
   if (!stored) throw new CommandError("not-found", `AASX package '${record.packageId}' not found`);
-  return { value: { fileName: record.fileName, contentType: PACKAGE_CONTENT_TYPE, contentBase64: encodeBase64(stored.bytes) } };
+  return {
+    value: { fileName: record.fileName, contentType: PACKAGE_CONTENT_TYPE, contentBase64: encodeBase64(stored.bytes) },
+  };
 }
 
-export async function postPackage(ctx: EngineContext, cmd: Command<"PostAASXPackage">): Promise<Handled<CommandResult<"PostAASXPackage">>> {
+export async function postPackage(
+  ctx: EngineContext,
+  cmd: Command<"PostAASXPackage">,
+): Promise<Handled<CommandResult<"PostAASXPackage">>> {
   const record = await addPackage(ctx, cmd, randomUUID(), cmd.params.file, cmd.params.aasIds, undefined);
   return { value: description(record) };
 }

@@ -1,11 +1,20 @@
 import type { ElementJson } from "../../aas/index.ts";
-import { CommandError, type Command, type CommandResult } from "../../contracts/index.ts";
+import { type Command, CommandError, type CommandResult } from "../../contracts/index.ts";
 import { checkIdShortPath, readJsonable } from "../aas-input.ts";
 import { eventDraft } from "../commit-runner.ts";
-import { loadElement, notFoundElement, touchOps, type LoadedElement } from "../element-io.ts";
+import { type LoadedElement, loadElement, notFoundElement, touchOps } from "../element-io.ts";
 import type { EngineContext } from "../engine-context.ts";
 import { uploadContentType } from "../files/content-types.ts";
-import { decodeBase64, elementOwner, encodeBase64, fileKeyOf, fileNameOf, isOwnUpload, safeFileName, uploadPath } from "../files/file-paths.ts";
+import {
+  decodeBase64,
+  elementOwner,
+  encodeBase64,
+  fileKeyOf,
+  fileNameOf,
+  isOwnUpload,
+  safeFileName,
+  uploadPath,
+} from "../files/file-paths.ts";
 import { requireIdentifiable } from "../identifiables.ts";
 import { checkPreconditions } from "../preconditions.ts";
 import { checkSubmodelScope } from "../submodel-scope.ts";
@@ -30,21 +39,40 @@ async function loadFileElement(ctx: EngineContext, scope: FileScope): Promise<Lo
     throw notFoundElement(scope.submodelId, scope.idShortPath);
   }
   if (loaded.element.modelType !== "File") {
-    throw new CommandError("method-not-allowed", `Only File elements have an attachment; '${scope.idShortPath}' is a ${String(loaded.element.modelType)}`);
+    throw new CommandError(
+      "method-not-allowed",
+      `Only File elements have an attachment; '${scope.idShortPath}' is a ${String(loaded.element.modelType)}`,
+    );
   }
   return loaded;
 }
 
-export async function getFileByPath(ctx: EngineContext, cmd: Command<"GetFileByPath">): Promise<Handled<CommandResult<"GetFileByPath">>> {
+export async function getFileByPath(
+  ctx: EngineContext,
+  cmd: Command<"GetFileByPath">,
+): Promise<Handled<CommandResult<"GetFileByPath">>> {
   const { element, record } = await loadFileElement(ctx, cmd.params);
   const value = typeof element.value === "string" ? element.value : undefined;
-  if (value === undefined || value.trim() === "") throw new CommandError("not-found", `The File '${cmd.params.idShortPath}' has no content`);
+  if (value === undefined || value.trim() === "")
+    throw new CommandError("not-found", `The File '${cmd.params.idShortPath}' has no content`);
   const key = fileKeyOf(value);
-  if (key === undefined) throw new CommandError("not-found", `The File '${cmd.params.idShortPath}' refers to '${value}', which is not stored on this server`);
+  if (key === undefined)
+    throw new CommandError(
+      "not-found",
+      `The File '${cmd.params.idShortPath}' refers to '${value}', which is not stored on this server`,
+    );
   const stored = await ctx.fileStore.get(key);
-  if (!stored) throw new CommandError("not-found", `The content of the File '${cmd.params.idShortPath}' ('${value}') is not stored on this server`);
-  const contentType = typeof element.contentType === "string" && element.contentType !== "" ? element.contentType : stored.contentType;
-  return { value: { fileName: fileNameOf(value), contentType, contentBase64: encodeBase64(stored.bytes) }, revision: record.revision };
+  if (!stored)
+    throw new CommandError(
+      "not-found",
+      `The content of the File '${cmd.params.idShortPath}' ('${value}') is not stored on this server`,
+    );
+  const contentType =
+    typeof element.contentType === "string" && element.contentType !== "" ? element.contentType : stored.contentType;
+  return {
+    value: { fileName: fileNameOf(value), contentType, contentBase64: encodeBase64(stored.bytes) },
+    revision: record.revision,
+  };
 }
 
 export async function putFileByPath(ctx: EngineContext, cmd: Command<"PutFileByPath">): Promise<Handled<null>> {
@@ -64,10 +92,15 @@ export async function putFileByPath(ctx: EngineContext, cmd: Command<"PutFileByP
       const old = await loadFileElement(ctx, cmd.params);
       checkPreconditions(preconditions, old.record.revision);
       previous = typeof old.element.value === "string" ? old.element.value : undefined;
-      const updated = readJsonable({ ...old.element, value: modelPath, contentType }, "SubmodelElement", ctx.validation.onUpdate) as ElementJson;
+      const updated = readJsonable(
+        { ...old.element, value: modelPath, contentType },
+        "SubmodelElement",
+        ctx.validation.onUpdate,
+      ) as ElementJson;
       return fileCommit(ctx, cmd, updated, old);
     });
-    if (previous !== undefined && isOwnUpload("files", owner, previous) && fileKeyOf(previous) !== key) await ctx.fileStore.delete(fileKeyOf(previous)!);
+    if (previous !== undefined && isOwnUpload("files", owner, previous) && fileKeyOf(previous) !== key)
+      await ctx.fileStore.delete(fileKeyOf(previous)!);
     return { value: null, revision: event.revision };
   } catch (error) {
     if (previous === undefined || fileKeyOf(previous) !== key) await ctx.fileStore.delete(key).catch(() => undefined);
@@ -91,17 +124,38 @@ export async function deleteFileByPath(ctx: EngineContext, cmd: Command<"DeleteF
     const { value: _removed, ...rest } = old.element;
     return fileCommit(ctx, cmd, readJsonable(rest, "SubmodelElement", ctx.validation.onUpdate) as ElementJson, old);
   });
-  if (previous !== undefined && isOwnUpload("files", elementOwner(submodelId, path), previous)) await ctx.fileStore.delete(fileKeyOf(previous)!);
+  if (previous !== undefined && isOwnUpload("files", elementOwner(submodelId, path), previous))
+    await ctx.fileStore.delete(fileKeyOf(previous)!);
   return { value: null, revision: event.revision };
 }
 
-function fileCommit(ctx: EngineContext, cmd: Command<"PutFileByPath" | "DeleteFileByPath">, updated: ElementJson, old: LoadedElement) {
+function fileCommit(
+  ctx: EngineContext,
+  cmd: Command<"PutFileByPath" | "DeleteFileByPath">,
+  updated: ElementJson,
+  old: LoadedElement,
+) {
   const { submodelId, idShortPath: path } = cmd.params;
   return {
     commit: {
-      preconditions: [{ on: "element" as const, submodelId, path, revision: old.record.revision, orderKey: old.record.orderKey }],
-      ops: [{ op: "put-element" as const, submodelId, path, json: JSON.stringify(updated) }, ...touchOps(submodelId, path)],
-      event: eventDraft({ kind: "element.value-changed", id: submodelId, idShortPath: path, origin: cmd.origin, correlationId: cmd.correlationId }, updated, ctx.clock.now()),
+      preconditions: [
+        { on: "element" as const, submodelId, path, revision: old.record.revision, orderKey: old.record.orderKey },
+      ],
+      ops: [
+        { op: "put-element" as const, submodelId, path, json: JSON.stringify(updated) },
+        ...touchOps(submodelId, path),
+      ],
+      event: eventDraft(
+        {
+          kind: "element.value-changed",
+          id: submodelId,
+          idShortPath: path,
+          origin: cmd.origin,
+          correlationId: cmd.correlationId,
+        },
+        updated,
+        ctx.clock.now(),
+      ),
     },
   };
 }

@@ -1,5 +1,5 @@
 import { parseJsonText, readModel } from "../../aas/index.ts";
-import { CommandError, type Command, type Paged } from "../../contracts/index.ts";
+import { type Command, CommandError, type Paged } from "../../contracts/index.ts";
 import { rethrowAsCommandError, toCommandError } from "../aas-input.ts";
 import { assetLinksOf, GLOBAL_ASSET_ID_NAME, matchesAssetIds } from "../asset-links.ts";
 import type { EngineContext } from "../engine-context.ts";
@@ -14,14 +14,31 @@ import type { Handled } from "./handled.ts";
  * shells themselves always agree.
  */
 
-export async function getAllShellIdsByAssetLink(ctx: EngineContext, cmd: Command<"GetAllAssetAdministrationShellIdsByAssetLink">): Promise<Handled<Paged<string>>> {
+export async function getAllShellIdsByAssetLink(
+  ctx: EngineContext,
+  cmd: Command<"GetAllAssetAdministrationShellIdsByAssetLink">,
+): Promise<Handled<Paged<string>>> {
   const { assetIds, page } = cmd.params;
   const readable = ctx.access?.readableShell;
-  const keep = (shell: Record<string, unknown>) => (assetIds === undefined || matchesAssetIds(shell, assetIds)) && (readable === undefined || readable(shell.id as string));
-  return { value: (await listFiltered(ctx.repository, "shell", page, keep, (shell) => shell.id, readable !== undefined)) as Paged<string> };
+  const keep = (shell: Record<string, unknown>) =>
+    (assetIds === undefined || matchesAssetIds(shell, assetIds)) &&
+    (readable === undefined || readable(shell.id as string));
+  return {
+    value: (await listFiltered(
+      ctx.repository,
+      "shell",
+      page,
+      keep,
+      (shell) => shell.id,
+      readable !== undefined,
+    )) as Paged<string>,
+  };
 }
 
-export async function getAllAssetLinks(ctx: EngineContext, cmd: Command<"GetAllAssetLinksById">): Promise<Handled<unknown[]>> {
+export async function getAllAssetLinks(
+  ctx: EngineContext,
+  cmd: Command<"GetAllAssetLinksById">,
+): Promise<Handled<unknown[]>> {
   const stored = await requireIdentifiable(ctx, "shell", cmd.params.aasId);
   return { value: assetLinksOf(JSON.parse(stored.json)), revision: stored.revision };
 }
@@ -31,7 +48,10 @@ export async function getAllAssetLinks(ctx: EngineContext, cmd: Command<"GetAllA
  * other name replaces the specific asset ids of that name (or adds one). Links not named stay.
  * Answers every link of the shell afterwards.
  */
-export async function postAllAssetLinks(ctx: EngineContext, cmd: Command<"PostAllAssetLinksById">): Promise<Handled<unknown[]>> {
+export async function postAllAssetLinks(
+  ctx: EngineContext,
+  cmd: Command<"PostAllAssetLinksById">,
+): Promise<Handled<unknown[]>> {
   const links = readAssetLinks(cmd.params.body, ctx.validation.onUpdate);
   const global = links.find((link) => link.name === GLOBAL_ASSET_ID_NAME);
   const specific = links.filter((link) => link.name !== GLOBAL_ASSET_ID_NAME);
@@ -43,7 +63,9 @@ export async function postAllAssetLinks(ctx: EngineContext, cmd: Command<"PostAl
     change: (shell) => {
       const info = { ...(shell.assetInformation as Record<string, unknown>) };
       if (global !== undefined) info.globalAssetId = global.value;
-      const kept = ((info.specificAssetIds ?? []) as Record<string, unknown>[]).filter((link) => !names.has(link.name as string));
+      const kept = ((info.specificAssetIds ?? []) as Record<string, unknown>[]).filter(
+        (link) => !names.has(link.name as string),
+      );
       const merged = [...kept, ...specific];
       if (merged.length > 0) info.specificAssetIds = merged;
       return { ...shell, assetInformation: info };
@@ -56,14 +78,21 @@ export async function postAllAssetLinks(ctx: EngineContext, cmd: Command<"PostAl
  * Removes every link: the global asset id and all specific asset ids. The shell then violates
  * AASd-131 (it names no asset) until links are posted again; that is what the client asked for.
  */
-export async function deleteAllAssetLinks(ctx: EngineContext, cmd: Command<"DeleteAllAssetLinksById">): Promise<Handled<null>> {
+export async function deleteAllAssetLinks(
+  ctx: EngineContext,
+  cmd: Command<"DeleteAllAssetLinksById">,
+): Promise<Handled<null>> {
   const { event } = await rewriteShell(ctx, {
     aasId: cmd.params.aasId,
     origin: cmd.origin,
     correlationId: cmd.correlationId,
     verify: false,
     change: (shell) => {
-      const { globalAssetId: _global, specificAssetIds: _specific, ...info } = shell.assetInformation as Record<string, unknown>;
+      const {
+        globalAssetId: _global,
+        specificAssetIds: _specific,
+        ...info
+      } = shell.assetInformation as Record<string, unknown>;
       return { ...shell, assetInformation: info };
     },
   });
@@ -72,14 +101,16 @@ export async function deleteAllAssetLinks(ctx: EngineContext, cmd: Command<"Dele
 
 /** The POST body: a non-empty array of SpecificAssetIds, each name at most once. */
 function readAssetLinks(body: string, validate: boolean): { name: string; value: string; [key: string]: unknown }[] {
-  if (typeof body !== "string" || body.trim() === "") throw new CommandError("bad-request", "The request body is empty; a JSON array of SpecificAssetIds is required");
+  if (typeof body !== "string" || body.trim() === "")
+    throw new CommandError("bad-request", "The request body is empty; a JSON array of SpecificAssetIds is required");
   let parsed: unknown;
   try {
     parsed = parseJsonText(body);
   } catch (error) {
     rethrowAsCommandError(error);
   }
-  if (!Array.isArray(parsed) || parsed.length === 0) throw new CommandError("bad-request", "The request body must be a non-empty JSON array of SpecificAssetIds");
+  if (!Array.isArray(parsed) || parsed.length === 0)
+    throw new CommandError("bad-request", "The request body must be a non-empty JSON array of SpecificAssetIds");
   const links = parsed.map((item, i) => {
     try {
       return readModel(item, "SpecificAssetId", { validate }).jsonable as { name: string; value: string };
@@ -91,7 +122,8 @@ function readAssetLinks(body: string, validate: boolean): { name: string; value:
   });
   const seen = new Set<string>();
   for (const link of links) {
-    if (seen.has(link.name)) throw new CommandError("bad-request", `The asset link name '${link.name}' is given more than once`);
+    if (seen.has(link.name))
+      throw new CommandError("bad-request", `The asset link name '${link.name}' is given more than once`);
     seen.add(link.name);
   }
   return links;

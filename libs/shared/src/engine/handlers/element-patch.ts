@@ -1,10 +1,10 @@
-import { checkNestingBelow } from "../element-nesting.ts";
 import { splitParent } from "../../aas/index.ts";
 import type { Command } from "../../contracts/index.ts";
 import { checkIdShortPath, readJsonable } from "../aas-input.ts";
 import { eventDraft } from "../commit-runner.ts";
 import { checkChildInParent } from "../element-context.ts";
 import { loadElement, notFoundElement } from "../element-io.ts";
+import { checkNestingBelow } from "../element-nesting.ts";
 import type { EngineContext } from "../engine-context.ts";
 import { requireIdentifiable } from "../identifiables.ts";
 import { applyMergePatch, parseMergePatch, requireSameIdentity } from "../merge-patch-body.ts";
@@ -21,7 +21,10 @@ import type { Handled } from "./handled.ts";
  * but not with elements added or left out), and the record is checked against its parent. Reads and
  * writes only the element's subtree, never the rest of the submodel.
  */
-export async function patchElement(ctx: EngineContext, cmd: Command<"PatchSubmodelElementByPath">): Promise<Handled<null>> {
+export async function patchElement(
+  ctx: EngineContext,
+  cmd: Command<"PatchSubmodelElementByPath">,
+): Promise<Handled<null>> {
   const { submodelId, idShortPath: path, preconditions } = cmd.params;
   const content = cmd.params.content ?? "normal";
   checkIdShortPath(path);
@@ -45,9 +48,21 @@ export async function patchElement(ctx: EngineContext, cmd: Command<"PatchSubmod
     }
     return {
       commit: {
-        preconditions: [{ on: "element", submodelId, path, revision: old.record.revision, orderKey: old.record.orderKey }],
+        preconditions: [
+          { on: "element", submodelId, path, revision: old.record.revision, orderKey: old.record.orderKey },
+        ],
         ops: [...rewriteOps(submodelId, path, old.records, checked), touchSubmodel(submodelId)],
-        event: eventDraft({ kind: "element.updated", id: submodelId, idShortPath: path, origin: cmd.origin, correlationId: cmd.correlationId }, checked, ctx.clock.now()),
+        event: eventDraft(
+          {
+            kind: "element.updated",
+            id: submodelId,
+            idShortPath: path,
+            origin: cmd.origin,
+            correlationId: cmd.correlationId,
+          },
+          checked,
+          ctx.clock.now(),
+        ),
       },
     };
   });

@@ -1,5 +1,5 @@
-import { applyValueOnly, parseJsonLossless, unwrapValueOnly, type ElementJson } from "../../aas/index.ts";
-import { CommandError, type Command } from "../../contracts/index.ts";
+import { applyValueOnly, type ElementJson, parseJsonLossless, unwrapValueOnly } from "../../aas/index.ts";
+import { type Command, CommandError } from "../../contracts/index.ts";
 import { checkIdShortPath, readJsonable, rethrowAsCommandError } from "../aas-input.ts";
 import { eventDraft } from "../commit-runner.ts";
 import { loadElement, notFoundElement } from "../element-io.ts";
@@ -13,7 +13,8 @@ import type { Handled } from "./handled.ts";
 
 /** A ValueOnly body: numbers keep their digits (lossless-json), so xs:decimal/xs:long stay exact. */
 export function parseValueOnlyBody(body: string): unknown {
-  if (typeof body !== "string" || body.trim() === "") throw new CommandError("bad-request", "The request body is empty; a ValueOnly JSON body is required");
+  if (typeof body !== "string" || body.trim() === "")
+    throw new CommandError("bad-request", "The request body is empty; a ValueOnly JSON body is required");
   try {
     return parseJsonLossless(body);
   } catch (error) {
@@ -37,7 +38,10 @@ export function patchedValue(element: ElementJson, value: unknown, path: string,
  * structure never changes, so only the records whose values changed are rewritten — a Property on a
  * 100,000-element submodel costs one read and one commit.
  */
-export async function patchElementValue(ctx: EngineContext, cmd: Command<"PatchSubmodelElementValueByPath">): Promise<Handled<null>> {
+export async function patchElementValue(
+  ctx: EngineContext,
+  cmd: Command<"PatchSubmodelElementValueByPath">,
+): Promise<Handled<null>> {
   const { submodelId, idShortPath: path, preconditions } = cmd.params;
   checkIdShortPath(path);
   const body = parseValueOnlyBody(cmd.params.body);
@@ -55,9 +59,21 @@ export async function patchElementValue(ctx: EngineContext, cmd: Command<"PatchS
     const checked = patchedValue(old.element, unwrapValueOnly(old.element, body), path, ctx.validation.onUpdate);
     return {
       commit: {
-        preconditions: [{ on: "element", submodelId, path, revision: old.record.revision, orderKey: old.record.orderKey }],
+        preconditions: [
+          { on: "element", submodelId, path, revision: old.record.revision, orderKey: old.record.orderKey },
+        ],
         ops: [...rewriteOps(submodelId, path, old.records, checked), touchSubmodel(submodelId)],
-        event: eventDraft({ kind: "element.value-changed", id: submodelId, idShortPath: path, origin: cmd.origin, correlationId: cmd.correlationId }, checked, ctx.clock.now()),
+        event: eventDraft(
+          {
+            kind: "element.value-changed",
+            id: submodelId,
+            idShortPath: path,
+            origin: cmd.origin,
+            correlationId: cmd.correlationId,
+          },
+          checked,
+          ctx.clock.now(),
+        ),
       },
     };
   });

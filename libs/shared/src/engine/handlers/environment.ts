@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from "node:util";
 import { parseJsonText } from "../../aas/index.ts";
-import { CommandError, type Command, type CommandResult } from "../../contracts/index.ts";
+import { type Command, CommandError, type CommandResult } from "../../contracts/index.ts";
 import { readJsonable, rethrowAsCommandError } from "../aas-input.ts";
 import { eventDraft } from "../commit-runner.ts";
 import { insertOps } from "../element-io.ts";
@@ -36,7 +36,11 @@ function collapseDuplicates(environment: Record<string, unknown>): Record<string
         seen.set(id, { where, value: item });
         kept.push(item);
       } else if (!isDeepStrictEqual(earlier.value, item)) {
-        throw new CommandError("validation", `The id '${id}' is used by ${earlier.where} and ${where} with different content`, { path: where });
+        throw new CommandError(
+          "validation",
+          `The id '${id}' is used by ${earlier.where} and ${where} with different content`,
+          { path: where },
+        );
       }
     });
     result[key] = kept;
@@ -44,7 +48,10 @@ function collapseDuplicates(environment: Record<string, unknown>): Record<string
   return result;
 }
 
-export async function loadEnvironment(ctx: EngineContext, cmd: Command<"LoadEnvironment">): Promise<Handled<CommandResult<"LoadEnvironment">>> {
+export async function loadEnvironment(
+  ctx: EngineContext,
+  cmd: Command<"LoadEnvironment">,
+): Promise<Handled<CommandResult<"LoadEnvironment">>> {
   const validate = cmd.params.validate ?? ctx.validation.onLoad;
   let parsed: unknown;
   try {
@@ -69,8 +76,15 @@ export async function loadEnvironment(ctx: EngineContext, cmd: Command<"LoadEnvi
       await ctx.commit(identifiableTarget(kind, id), async () => ({
         commit: {
           preconditions: [{ on: "id-free", id }],
-          ops: [{ op: "put-identifiable", kind, id, json: JSON.stringify(meta) }, ...insertOps(id, "", elements, false)],
-          event: eventDraft({ kind: `${kind}.created`, id, origin: cmd.origin ?? "load", correlationId: cmd.correlationId }, item, ctx.clock.now()),
+          ops: [
+            { op: "put-identifiable", kind, id, json: JSON.stringify(meta) },
+            ...insertOps(id, "", elements, false),
+          ],
+          event: eventDraft(
+            { kind: `${kind}.created`, id, origin: cmd.origin ?? "load", correlationId: cmd.correlationId },
+            item,
+            ctx.clock.now(),
+          ),
         },
       }));
       if (kind === "shell") counts.shells++;

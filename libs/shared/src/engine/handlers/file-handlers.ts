@@ -8,7 +8,10 @@ import { resetStore } from "./reset.ts";
 import { generateSerialization } from "./serialization.ts";
 import { deleteThumbnail, getThumbnail, putThumbnail } from "./thumbnail.ts";
 
-type Handler<T extends keyof FileCommandMap> = (ctx: EngineContext, command: Command<T>) => Promise<Handled<CommandResult<T>>>;
+type Handler<T extends keyof FileCommandMap> = (
+  ctx: EngineContext,
+  command: Command<T>,
+) => Promise<Handled<CommandResult<T>>>;
 
 /** Handlers of the file, format and package commands (contracts/file-commands.ts). */
 export const FILE_HANDLERS: { [T in keyof FileCommandMap]: Handler<T> } = {

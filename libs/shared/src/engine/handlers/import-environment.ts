@@ -1,4 +1,4 @@
-import { CommandError, type Command, type CommandResult } from "../../contracts/index.ts";
+import { type Command, CommandError, type CommandResult } from "../../contracts/index.ts";
 import type { EngineContext } from "../engine-context.ts";
 import { importDocuments } from "../import/import-documents.ts";
 import type { Handled } from "./handled.ts";
@@ -9,11 +9,19 @@ import type { Handled } from "./handled.ts";
  * explicit `validate`, a partial import is an API write (core.validationOnCreate) and an
  * all-or-nothing one a load (core.validationOnLoad).
  */
-export async function importEnvironment(ctx: EngineContext, cmd: Command<"ImportEnvironment">): Promise<Handled<CommandResult<"ImportEnvironment">>> {
+export async function importEnvironment(
+  ctx: EngineContext,
+  cmd: Command<"ImportEnvironment">,
+): Promise<Handled<CommandResult<"ImportEnvironment">>> {
   const { documents, mode, onlyIfEmpty } = cmd.params;
-  if (mode !== "partial" && mode !== "all-or-nothing") throw new CommandError("bad-request", `Unknown import mode '${String(mode)}'`);
+  if (mode !== "partial" && mode !== "all-or-nothing")
+    throw new CommandError("bad-request", `Unknown import mode '${String(mode)}'`);
   const validate = cmd.params.validate ?? (mode === "partial" ? ctx.validation.onCreate : ctx.validation.onLoad);
-  const { written: _written, fileKeys: _fileKeys, ...outcome } = await importDocuments(ctx, {
+  const {
+    written: _written,
+    fileKeys: _fileKeys,
+    ...outcome
+  } = await importDocuments(ctx, {
     documents,
     mode,
     validate,

@@ -1,5 +1,5 @@
 import type { ElementJson } from "../../aas/index.ts";
-import { CommandError, DEFAULT_SYNC_INVOCATION_TIMEOUT_MS, type Command } from "../../contracts/index.ts";
+import { type Command, CommandError, DEFAULT_SYNC_INVOCATION_TIMEOUT_MS } from "../../contracts/index.ts";
 import { checkIdShortPath } from "../aas-input.ts";
 import { loadElement, notFoundElement } from "../element-io.ts";
 import type { EngineContext } from "../engine-context.ts";
@@ -22,30 +22,43 @@ type InvokeCommand = Command<"InvokeOperation"> | Command<"InvokeOperationAsync"
 
 export async function invokeOperation(ctx: EngineContext, cmd: Command<"InvokeOperation">): Promise<Handled<unknown>> {
   const { invocation, clientTimeoutDuration } = await prepare(ctx, cmd);
-  const timeoutMs = clientTimeoutDuration === undefined ? DEFAULT_SYNC_INVOCATION_TIMEOUT_MS : clientTimeoutMs(clientTimeoutDuration);
+  const timeoutMs =
+    clientTimeoutDuration === undefined ? DEFAULT_SYNC_INVOCATION_TIMEOUT_MS : clientTimeoutMs(clientTimeoutDuration);
   const result = await ctx.operations.invokeSync(invocation, timeoutMs);
   return { value: renderResult(result, cmd.params.valueOnly === true) };
 }
 
-export async function invokeOperationAsync(ctx: EngineContext, cmd: Command<"InvokeOperationAsync">): Promise<Handled<{ handleId: string }>> {
+export async function invokeOperationAsync(
+  ctx: EngineContext,
+  cmd: Command<"InvokeOperationAsync">,
+): Promise<Handled<{ handleId: string }>> {
   const { invocation, clientTimeoutDuration } = await prepare(ctx, cmd);
   // Spec §3: the client time-out means nothing for an asynchronous call; a malformed one is still refused.
   if (clientTimeoutDuration !== undefined) clientTimeoutMs(clientTimeoutDuration);
   return { value: { handleId: await ctx.operations.invokeAsync(invocation) } };
 }
 
-export async function getOperationAsyncStatus(ctx: EngineContext, cmd: Command<"GetOperationAsyncStatus">): Promise<Handled<{ finished: boolean; status: ReturnType<typeof statusOf> }>> {
+export async function getOperationAsyncStatus(
+  ctx: EngineContext,
+  cmd: Command<"GetOperationAsyncStatus">,
+): Promise<Handled<{ finished: boolean; status: ReturnType<typeof statusOf> }>> {
   const record = await findHandle(ctx, cmd.params);
   return { value: { finished: isFinished(record), status: statusOf(record.result) } };
 }
 
 /** Before the end this is the state alone (Initiated/Running, no arguments yet). */
-export async function getOperationAsyncResult(ctx: EngineContext, cmd: Command<"GetOperationAsyncResult">): Promise<Handled<unknown>> {
+export async function getOperationAsyncResult(
+  ctx: EngineContext,
+  cmd: Command<"GetOperationAsyncResult">,
+): Promise<Handled<unknown>> {
   const record = await findHandle(ctx, cmd.params);
   return { value: renderResult(record.result, cmd.params.valueOnly === true) };
 }
 
-async function prepare(ctx: EngineContext, cmd: InvokeCommand): Promise<{ invocation: Invocation; clientTimeoutDuration?: unknown }> {
+async function prepare(
+  ctx: EngineContext,
+  cmd: InvokeCommand,
+): Promise<{ invocation: Invocation; clientTimeoutDuration?: unknown }> {
   const { submodelId, idShortPath, body, valueOnly } = cmd.params;
   const declaration = declarationOf(await loadOperation(ctx, cmd.params));
   const request = readOperationRequest(body, valueOnly === true, declaration);
@@ -63,7 +76,10 @@ async function prepare(ctx: EngineContext, cmd: InvokeCommand): Promise<{ invoca
   };
 }
 
-async function loadOperation(ctx: EngineContext, params: { submodelId: string; aasId?: string; idShortPath: string }): Promise<ElementJson> {
+async function loadOperation(
+  ctx: EngineContext,
+  params: { submodelId: string; aasId?: string; idShortPath: string },
+): Promise<ElementJson> {
   checkIdShortPath(params.idShortPath);
   await checkSubmodelScope(ctx, params);
   // An Operation is not a container: its own record holds its variables.
@@ -74,18 +90,27 @@ async function loadOperation(ctx: EngineContext, params: { submodelId: string; a
   }
   const modelType = loaded.element.modelType;
   if (modelType !== "Operation") {
-    throw new CommandError("method-not-allowed", `Only an Operation can be invoked; '${params.idShortPath}' is a ${String(modelType)}`);
+    throw new CommandError(
+      "method-not-allowed",
+      `Only an Operation can be invoked; '${params.idShortPath}' is a ${String(modelType)}`,
+    );
   }
   return loaded.element;
 }
 
 /** The handle, if it belongs to this Operation: a handle is addressed below its own Operation only. */
-async function findHandle(ctx: EngineContext, params: { submodelId: string; aasId?: string; idShortPath: string; handleId: string }): Promise<OperationHandleRecord> {
+async function findHandle(
+  ctx: EngineContext,
+  params: { submodelId: string; aasId?: string; idShortPath: string; handleId: string },
+): Promise<OperationHandleRecord> {
   checkIdShortPath(params.idShortPath);
   await checkSubmodelScope(ctx, params);
   const record = await ctx.operations.readHandle(params.handleId);
   if (!record || record.submodelId !== params.submodelId || record.idShortPath !== params.idShortPath) {
-    throw new CommandError("not-found", `No operation handle '${params.handleId}' for the Operation '${params.idShortPath}' of submodel '${params.submodelId}' (unknown, or expired)`);
+    throw new CommandError(
+      "not-found",
+      `No operation handle '${params.handleId}' for the Operation '${params.idShortPath}' of submodel '${params.submodelId}' (unknown, or expired)`,
+    );
   }
   return record;
 }

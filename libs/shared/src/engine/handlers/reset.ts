@@ -22,7 +22,8 @@ export async function resetStore(ctx: EngineContext, cmd: Command<"ResetStore">)
     for (;;) {
       const page = await ctx.repository.listIdentifiables(kind, { limit: BATCH });
       let removed = 0;
-      for (const stored of page.items) if (await removeIdentifiable(ctx, kind, stored.id, cmd.origin, cmd.correlationId)) removed++;
+      for (const stored of page.items)
+        if (await removeIdentifiable(ctx, kind, stored.id, cmd.origin, cmd.correlationId)) removed++;
       // A page of which nothing could be removed would come back forever.
       if (removed === 0) break;
     }

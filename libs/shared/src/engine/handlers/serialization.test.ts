@@ -1,8 +1,8 @@
-import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { describe, it } from "node:test";
 import { DEFAULT_AASX_LIMITS, parseAasXml, readAasx } from "../../aas/index.ts";
 import { exampleModel } from "../../test-support/example-model.ts";
-import { fileTestEngine, fromBase64, type FileTestEngine } from "./test-support/files.ts";
+import { type FileTestEngine, fileTestEngine, fromBase64 } from "./test-support/files.ts";
 
 const model = exampleModel();
 
@@ -25,18 +25,31 @@ describe("GenerateSerializationByIds", () => {
     const xml = (await t.ok("GenerateSerializationByIds", { format: "xml" })).value;
     assert.equal(xml.contentType, "application/xml");
     assert.deepEqual(parseAasXml(fromBase64(xml.contentBase64).toString()), model);
-    const noCds = JSON.parse(fromBase64((await t.ok("GenerateSerializationByIds", { format: "json", includeConceptDescriptions: false })).value.contentBase64).toString());
+    const noCds = JSON.parse(
+      fromBase64(
+        (await t.ok("GenerateSerializationByIds", { format: "json", includeConceptDescriptions: false })).value
+          .contentBase64,
+      ).toString(),
+    );
     assert.equal(noCds.conceptDescriptions, undefined, "no empty lists in the Environment");
   });
 
   it("with ids: exactly those, plus the concept descriptions they reference", async () => {
     const t = await fileTestEngine();
     const submodel = model.submodels[0];
-    const reply = await t.ok("GenerateSerializationByIds", { format: "json", aasIds: [model.assetAdministrationShells[1].id], submodelIds: [submodel.id, submodel.id] });
+    const reply = await t.ok("GenerateSerializationByIds", {
+      format: "json",
+      aasIds: [model.assetAdministrationShells[1].id],
+      submodelIds: [submodel.id, submodel.id],
+    });
     const environment = JSON.parse(fromBase64(reply.value.contentBase64).toString());
     assert.deepEqual(environment.assetAdministrationShells, [model.assetAdministrationShells[1]]);
     assert.deepEqual(environment.submodels, [submodel]);
-    const referenced = model.conceptDescriptions.filter((cd) => JSON.stringify(submodel).includes(JSON.stringify(cd.id)) || JSON.stringify(model.assetAdministrationShells[1]).includes(JSON.stringify(cd.id)));
+    const referenced = model.conceptDescriptions.filter(
+      (cd) =>
+        JSON.stringify(submodel).includes(JSON.stringify(cd.id)) ||
+        JSON.stringify(model.assetAdministrationShells[1]).includes(JSON.stringify(cd.id)),
+    );
     assert.ok(referenced.length > 0, "the example references concept descriptions");
     assert.deepEqual(environment.conceptDescriptions, referenced);
     await t.fails("GenerateSerializationByIds", { format: "json", aasIds: ["urn:unknown"] }, "not-found");
@@ -52,11 +65,22 @@ describe("GenerateSerializationByIds", () => {
     assert.equal(content.thumbnail?.path, "/aasx/thumbnail.png");
 
     const target = await fileTestEngine({ example: false });
-    await target.ok("ImportEnvironment", { mode: "all-or-nothing", documents: [{ format: "aasx", contentBase64: aasx.contentBase64 }] });
+    await target.ok("ImportEnvironment", {
+      mode: "all-or-nothing",
+      documents: [{ format: "aasx", contentBase64: aasx.contentBase64 }],
+    });
     assert.deepEqual(await environmentOf(target), await environmentOf(source));
-    const manual = (await target.ok("GetFileByPath", { submodelId: model.submodels[0].id, idShortPath: "Manual" })).value;
+    const manual = (await target.ok("GetFileByPath", { submodelId: model.submodels[0].id, idShortPath: "Manual" }))
+      .value;
     assert.equal(fromBase64(manual.contentBase64).toString(), "the manual");
-    assert.deepEqual([...fromBase64((await target.ok("GetThumbnail", { aasId: model.assetAdministrationShells[0].id })).value.contentBase64)], [137, 80, 78, 71]);
+    assert.deepEqual(
+      [
+        ...fromBase64(
+          (await target.ok("GetThumbnail", { aasId: model.assetAdministrationShells[0].id })).value.contentBase64,
+        ),
+      ],
+      [137, 80, 78, 71],
+    );
   });
 
   it("files that are missing, external, or cannot be package parts are left out without failing", async () => {
@@ -70,7 +94,10 @@ describe("GenerateSerializationByIds", () => {
         { modelType: "File", idShort: "Reserved", contentType: "text/plain", value: "/aasx/aasx-origin" },
       ],
     };
-    await t.ok("ImportEnvironment", { mode: "all-or-nothing", documents: [{ format: "json", text: JSON.stringify({ submodels: [submodel] }) }] });
+    await t.ok("ImportEnvironment", {
+      mode: "all-or-nothing",
+      documents: [{ format: "json", text: JSON.stringify({ submodels: [submodel] }) }],
+    });
     await t.files.put("/aasx/aasx-origin", { contentType: "text/plain", bytes: Buffer.from("not the origin") });
     const aasx = (await t.ok("GenerateSerializationByIds", { format: "aasx" })).value;
     const content = readAasx(fromBase64(aasx.contentBase64), DEFAULT_AASX_LIMITS);
@@ -81,7 +108,12 @@ describe("GenerateSerializationByIds", () => {
   it("an empty repository serializes to an empty Environment", async () => {
     const t = await fileTestEngine({ example: false });
     assert.deepEqual(await environmentOf(t), {});
-    assert.ok(readAasx(fromBase64((await t.ok("GenerateSerializationByIds", { format: "aasx" })).value.contentBase64), DEFAULT_AASX_LIMITS));
+    assert.ok(
+      readAasx(
+        fromBase64((await t.ok("GenerateSerializationByIds", { format: "aasx" })).value.contentBase64),
+        DEFAULT_AASX_LIMITS,
+      ),
+    );
     await t.fails("GenerateSerializationByIds", { format: "pdf" as "json" }, "bad-request");
   });
 });

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { beforeEach, describe, it } from "node:test";
-import { testEngine, type TestEngine } from "./test-support/handlers.ts";
+import { type TestEngine, testEngine } from "./test-support/handlers.ts";
 
 const SHELL = "https://example.org/aas/test-1";
 const smRef = (id: string) => ({ type: "ModelReference", keys: [{ type: "Submodel", value: id }] });
@@ -16,10 +16,22 @@ describe("AAS API commands: shell projections, asset information, submodel refer
     const one = await t.ok("GetAssetAdministrationShellById", { aasId: SHELL, modifiers: { content: "reference" } });
     assert.deepEqual(one.value, { type: "ModelReference", keys: [{ type: "AssetAdministrationShell", value: SHELL }] });
     assert.ok(one.revision);
-    const all = (await t.ok("GetAllAssetAdministrationShells", { modifiers: { content: "reference" }, idShort: "TestAas2" })).value;
-    assert.deepEqual(all.items, [{ type: "ModelReference", keys: [{ type: "AssetAdministrationShell", value: "https://example.org/aas/test-2" }] }]);
-    const both = await t.ok("GetAllAssetAdministrationShells", { assetIds: [{ name: "serialNumber", value: "SN-0001" }, { name: "globalAssetId", value: "https://example.org/assets/pump-0001" }] });
-    assert.deepEqual((both.value.items as { id: string }[]).map((s) => s.id), [SHELL]);
+    const all = (
+      await t.ok("GetAllAssetAdministrationShells", { modifiers: { content: "reference" }, idShort: "TestAas2" })
+    ).value;
+    assert.deepEqual(all.items, [
+      { type: "ModelReference", keys: [{ type: "AssetAdministrationShell", value: "https://example.org/aas/test-2" }] },
+    ]);
+    const both = await t.ok("GetAllAssetAdministrationShells", {
+      assetIds: [
+        { name: "serialNumber", value: "SN-0001" },
+        { name: "globalAssetId", value: "https://example.org/assets/pump-0001" },
+      ],
+    });
+    assert.deepEqual(
+      (both.value.items as { id: string }[]).map((s) => s.id),
+      [SHELL],
+    );
     await t.fails("GetAssetAdministrationShellById", { aasId: SHELL, modifiers: { content: "value" } }, "bad-request");
     await t.fails("GetAllAssetAdministrationShells", { modifiers: { content: "metadata" } }, "bad-request");
   });
@@ -28,14 +40,35 @@ describe("AAS API commands: shell projections, asset information, submodel refer
     const got = await t.ok("GetAssetInformation", { aasId: SHELL });
     assert.equal((got.value as { globalAssetId: string }).globalAssetId, "https://example.org/assets/pump-0001");
     const info = { assetKind: "Type", globalAssetId: "urn:asset:new", assetType: "pump" };
-    await t.fails("PutAssetInformation", { aasId: SHELL, body: JSON.stringify(info), preconditions: { ifMatch: ['"0"'] } }, "precondition-failed");
-    const put = await t.ok("PutAssetInformation", { aasId: SHELL, body: JSON.stringify(info), preconditions: { ifMatch: [String(got.revision)] } });
+    await t.fails(
+      "PutAssetInformation",
+      { aasId: SHELL, body: JSON.stringify(info), preconditions: { ifMatch: ['"0"'] } },
+      "precondition-failed",
+    );
+    const put = await t.ok("PutAssetInformation", {
+      aasId: SHELL,
+      body: JSON.stringify(info),
+      preconditions: { ifMatch: [String(got.revision)] },
+    });
     const shell = await t.ok("GetAssetAdministrationShellById", { aasId: SHELL });
     assert.deepEqual((shell.value as Shell).assetInformation, info);
     assert.equal(shell.revision, put.revision);
-    assert.deepEqual(t.events.map((e) => e.kind), ["shell.updated"]);
-    await t.fails("PutAssetInformation", { aasId: SHELL, body: JSON.stringify({ ...info, colour: "red" }) }, "bad-request", /assetInformation\.colour/);
-    await t.fails("PutAssetInformation", { aasId: SHELL, body: JSON.stringify({ assetKind: "Instance" }) }, "validation", /AASd-131/);
+    assert.deepEqual(
+      t.events.map((e) => e.kind),
+      ["shell.updated"],
+    );
+    await t.fails(
+      "PutAssetInformation",
+      { aasId: SHELL, body: JSON.stringify({ ...info, colour: "red" }) },
+      "bad-request",
+      /assetInformation\.colour/,
+    );
+    await t.fails(
+      "PutAssetInformation",
+      { aasId: SHELL, body: JSON.stringify({ assetKind: "Instance" }) },
+      "validation",
+      /AASd-131/,
+    );
     await t.fails("PutAssetInformation", { aasId: SHELL, body: "[]" }, "bad-request");
     await t.fails("PutAssetInformation", { aasId: "urn:missing", body: JSON.stringify(info) }, "not-found");
     await t.fails("GetAssetInformation", { aasId: "https://example.org/submodels/technical-data-1" }, "not-found");
@@ -51,16 +84,44 @@ describe("AAS API commands: shell projections, asset information, submodel refer
     const posted = await t.ok("PostSubmodelReference", { aasId: SHELL, body: JSON.stringify(smRef("urn:sm:new")) });
     assert.deepEqual(posted.value, smRef("urn:sm:new"));
     await t.fails("PostSubmodelReference", { aasId: SHELL, body: JSON.stringify(smRef("urn:sm:new")) }, "conflict");
-    await t.fails("PostSubmodelReference", { aasId: SHELL, body: JSON.stringify({ type: "ExternalReference", keys: [{ type: "GlobalReference", value: "x" }] }) }, "validation");
-    await t.fails("PostSubmodelReference", { aasId: SHELL, body: JSON.stringify({ type: "ModelReference", keys: [{ type: "ConceptDescription", value: "x" }] }) }, "validation");
+    await t.fails(
+      "PostSubmodelReference",
+      {
+        aasId: SHELL,
+        body: JSON.stringify({ type: "ExternalReference", keys: [{ type: "GlobalReference", value: "x" }] }),
+      },
+      "validation",
+    );
+    await t.fails(
+      "PostSubmodelReference",
+      {
+        aasId: SHELL,
+        body: JSON.stringify({ type: "ModelReference", keys: [{ type: "ConceptDescription", value: "x" }] }),
+      },
+      "validation",
+    );
     await t.fails("PostSubmodelReference", { aasId: SHELL, body: '{"type":"ModelReference"}' }, "bad-request");
-    await t.fails("PostSubmodelReference", { aasId: "urn:missing", body: JSON.stringify(smRef("urn:sm:x")) }, "not-found");
+    await t.fails(
+      "PostSubmodelReference",
+      { aasId: "urn:missing", body: JSON.stringify(smRef("urn:sm:x")) },
+      "not-found",
+    );
 
-    await t.ok("DeleteSubmodelReferenceById", { aasId: SHELL, submodelId: "https://example.org/submodels/technical-data-1" });
-    await t.fails("DeleteSubmodelReferenceById", { aasId: SHELL, submodelId: "https://example.org/submodels/technical-data-1" }, "not-found");
+    await t.ok("DeleteSubmodelReferenceById", {
+      aasId: SHELL,
+      submodelId: "https://example.org/submodels/technical-data-1",
+    });
+    await t.fails(
+      "DeleteSubmodelReferenceById",
+      { aasId: SHELL, submodelId: "https://example.org/submodels/technical-data-1" },
+      "not-found",
+    );
     // Only the reference went: the submodel itself stays in the repository.
     await t.ok("GetSubmodelById", { submodelId: "https://example.org/submodels/technical-data-1" });
-    await t.ok("DeleteSubmodelReferenceById", { aasId: SHELL, submodelId: "https://example.org/submodels/identification-1" });
+    await t.ok("DeleteSubmodelReferenceById", {
+      aasId: SHELL,
+      submodelId: "https://example.org/submodels/identification-1",
+    });
     await t.ok("DeleteSubmodelReferenceById", { aasId: SHELL, submodelId: "urn:sm:new" });
     const shell = (await t.ok("GetAssetAdministrationShellById", { aasId: SHELL })).value as Shell;
     assert.equal(shell.submodels, undefined, "no references: no (empty, invalid) submodels list");
@@ -68,16 +129,26 @@ describe("AAS API commands: shell projections, asset information, submodel refer
   });
 
   it("resumes a submodel-refs cursor by content when references change between pages", async () => {
-    for (const id of ["urn:sm:a", "urn:sm:b", "urn:sm:c"]) await t.ok("PostSubmodelReference", { aasId: SHELL, body: JSON.stringify(smRef(id)) });
+    for (const id of ["urn:sm:a", "urn:sm:b", "urn:sm:c"])
+      await t.ok("PostSubmodelReference", { aasId: SHELL, body: JSON.stringify(smRef(id)) });
     // technical-data-1, identification-1, a, b, c
     const page1 = (await t.ok("GetAllSubmodelReferences", { aasId: SHELL, page: { limit: 2 } })).value;
-    await t.ok("DeleteSubmodelReferenceById", { aasId: SHELL, submodelId: "https://example.org/submodels/technical-data-1" });
-    const page2 = (await t.ok("GetAllSubmodelReferences", { aasId: SHELL, page: { limit: 2, cursor: page1.cursor } })).value;
+    await t.ok("DeleteSubmodelReferenceById", {
+      aasId: SHELL,
+      submodelId: "https://example.org/submodels/technical-data-1",
+    });
+    const page2 = (await t.ok("GetAllSubmodelReferences", { aasId: SHELL, page: { limit: 2, cursor: page1.cursor } }))
+      .value;
     assert.deepEqual(page2.items, [smRef("urn:sm:a"), smRef("urn:sm:b")], "a deletion before the cursor skips nothing");
     await t.ok("DeleteSubmodelReferenceById", { aasId: SHELL, submodelId: "urn:sm:c" });
     await t.ok("PostSubmodelReference", { aasId: SHELL, body: JSON.stringify(smRef("urn:sm:d")) });
-    const page3 = (await t.ok("GetAllSubmodelReferences", { aasId: SHELL, page: { limit: 2, cursor: page2.cursor } })).value;
-    assert.deepEqual(page3, { items: [smRef("urn:sm:d")] }, "the next item deleted: resume after the last one returned");
+    const page3 = (await t.ok("GetAllSubmodelReferences", { aasId: SHELL, page: { limit: 2, cursor: page2.cursor } }))
+      .value;
+    assert.deepEqual(
+      page3,
+      { items: [smRef("urn:sm:d")] },
+      "the next item deleted: resume after the last one returned",
+    );
     await t.fails("GetAllSubmodelReferences", { aasId: SHELL, page: { cursor: "bm9wZQ" } }, "bad-request");
     await t.fails("GetAllSubmodelReferences", { aasId: SHELL, page: { limit: 0 } }, "bad-request");
   });
@@ -91,14 +162,27 @@ describe("Basic Discovery commands: asset links are the shell's asset ids", () =
 
   it("looks up shell ids by asset links (all must match), paged", async () => {
     const all = (await t.ok("GetAllAssetAdministrationShellIdsByAssetLink", {})).value;
-    assert.deepEqual(all.items, ["https://example.org/aas/test-1", "https://example.org/aas/test-2", "https://example.org/aas/test-3"]);
+    assert.deepEqual(all.items, [
+      "https://example.org/aas/test-1",
+      "https://example.org/aas/test-2",
+      "https://example.org/aas/test-3",
+    ]);
     const page = (await t.ok("GetAllAssetAdministrationShellIdsByAssetLink", { page: { limit: 2 } })).value;
     assert.equal(page.items.length, 2);
     assert.ok(page.cursor);
-    const bySerial = (await t.ok("GetAllAssetAdministrationShellIdsByAssetLink", { assetIds: [{ name: "serialNumber", value: "SN-0002" }] })).value;
+    const bySerial = (
+      await t.ok("GetAllAssetAdministrationShellIdsByAssetLink", {
+        assetIds: [{ name: "serialNumber", value: "SN-0002" }],
+      })
+    ).value;
     assert.deepEqual(bySerial.items, ["https://example.org/aas/test-2"]);
-    const mismatch = [{ name: "serialNumber", value: "SN-0002" }, { name: "globalAssetId", value: "https://example.org/assets/pump-0001" }];
-    assert.deepEqual((await t.ok("GetAllAssetAdministrationShellIdsByAssetLink", { assetIds: mismatch })).value, { items: [] });
+    const mismatch = [
+      { name: "serialNumber", value: "SN-0002" },
+      { name: "globalAssetId", value: "https://example.org/assets/pump-0001" },
+    ];
+    assert.deepEqual((await t.ok("GetAllAssetAdministrationShellIdsByAssetLink", { assetIds: mismatch })).value, {
+      items: [],
+    });
   });
 
   it("gets, upserts by name and deletes links; /shells?assetIds sees the same links", async () => {
@@ -108,7 +192,11 @@ describe("Basic Discovery commands: asset links are the shell's asset ids", () =
     ]);
     const posted = await t.ok("PostAllAssetLinksById", {
       aasId: SHELL,
-      body: JSON.stringify([{ name: "serialNumber", value: "SN-9" }, { name: "batch", value: "B1" }, { name: "globalAssetId", value: "urn:asset:9" }]),
+      body: JSON.stringify([
+        { name: "serialNumber", value: "SN-9" },
+        { name: "batch", value: "B1" },
+        { name: "globalAssetId", value: "urn:asset:9" },
+      ]),
     });
     const expected = [
       { name: "globalAssetId", value: "urn:asset:9" },
@@ -118,23 +206,47 @@ describe("Basic Discovery commands: asset links are the shell's asset ids", () =
     assert.deepEqual(posted.value, expected);
     assert.deepEqual((await t.ok("GetAllAssetLinksById", { aasId: SHELL })).value, expected);
     const found = (await t.ok("GetAllAssetAdministrationShells", { assetIds: [{ name: "batch", value: "B1" }] })).value;
-    assert.deepEqual((found.items as { id: string }[]).map((s) => s.id), [SHELL]);
+    assert.deepEqual(
+      (found.items as { id: string }[]).map((s) => s.id),
+      [SHELL],
+    );
 
     await t.ok("DeleteAllAssetLinksById", { aasId: SHELL });
     assert.deepEqual((await t.ok("GetAllAssetLinksById", { aasId: SHELL })).value, []);
     const info = ((await t.ok("GetAssetAdministrationShellById", { aasId: SHELL })).value as Shell).assetInformation;
-    assert.deepEqual(info, { assetKind: "Instance", defaultThumbnail: { path: "/aasx/thumbnail.png", contentType: "image/png" } });
-    await t.ok("PostAllAssetLinksById", { aasId: SHELL, body: JSON.stringify([{ name: "serialNumber", value: "SN-1" }]) });
-    assert.deepEqual((await t.ok("GetAllAssetLinksById", { aasId: SHELL })).value, [{ name: "serialNumber", value: "SN-1" }]);
-    assert.deepEqual(t.events.map((e) => e.kind), ["shell.updated", "shell.updated", "shell.updated"]);
+    assert.deepEqual(info, {
+      assetKind: "Instance",
+      defaultThumbnail: { path: "/aasx/thumbnail.png", contentType: "image/png" },
+    });
+    await t.ok("PostAllAssetLinksById", {
+      aasId: SHELL,
+      body: JSON.stringify([{ name: "serialNumber", value: "SN-1" }]),
+    });
+    assert.deepEqual((await t.ok("GetAllAssetLinksById", { aasId: SHELL })).value, [
+      { name: "serialNumber", value: "SN-1" },
+    ]);
+    assert.deepEqual(
+      t.events.map((e) => e.kind),
+      ["shell.updated", "shell.updated", "shell.updated"],
+    );
   });
 
   it("refuses bad link lists and unknown shells", async () => {
     await t.fails("PostAllAssetLinksById", { aasId: SHELL, body: "[]" }, "bad-request", /non-empty/);
     await t.fails("PostAllAssetLinksById", { aasId: SHELL, body: '{"name":"a","value":"b"}' }, "bad-request");
     await t.fails("PostAllAssetLinksById", { aasId: SHELL, body: '[{"name":"a"}]' }, "bad-request", /\[0\]/);
-    await t.fails("PostAllAssetLinksById", { aasId: SHELL, body: '[{"name":"a","value":"b","colour":1}]' }, "bad-request", /colour/);
-    await t.fails("PostAllAssetLinksById", { aasId: SHELL, body: '[{"name":"a","value":"b"},{"name":"a","value":"c"}]' }, "bad-request", /more than once/);
+    await t.fails(
+      "PostAllAssetLinksById",
+      { aasId: SHELL, body: '[{"name":"a","value":"b","colour":1}]' },
+      "bad-request",
+      /colour/,
+    );
+    await t.fails(
+      "PostAllAssetLinksById",
+      { aasId: SHELL, body: '[{"name":"a","value":"b"},{"name":"a","value":"c"}]' },
+      "bad-request",
+      /more than once/,
+    );
     await t.fails("PostAllAssetLinksById", { aasId: "urn:missing", body: '[{"name":"a","value":"b"}]' }, "not-found");
     await t.fails("GetAllAssetLinksById", { aasId: "urn:missing" }, "not-found");
     await t.fails("DeleteAllAssetLinksById", { aasId: "https://example.org/cd/serial-number" }, "not-found");

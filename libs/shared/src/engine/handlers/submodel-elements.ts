@@ -1,21 +1,39 @@
-import { checkNestingBelow } from "../element-nesting.ts";
-import { childPath, elementReference, hasMetadata, hasPathItems, hasValueOnly, isList, parseIdShortPath, shallowOf, splitParent } from "../../aas/index.ts";
-import { CommandError, type Command, type Paged } from "../../contracts/index.ts";
+import {
+  childPath,
+  elementReference,
+  hasMetadata,
+  hasPathItems,
+  hasValueOnly,
+  isList,
+  parseIdShortPath,
+  shallowOf,
+  splitParent,
+} from "../../aas/index.ts";
+import { type Command, CommandError, type Paged } from "../../contracts/index.ts";
 import { checkIdShortPath, readBody } from "../aas-input.ts";
+import { filterElement, filterElements } from "../access/element-filter.ts";
 import { eventDraft } from "../commit-runner.ts";
-import { assemble, deleteOps, insertOps, loadAllElements, loadElement, notFoundElement, touchOps } from "../element-io.ts";
 import { checkChildInParent, checkChildInSubmodel, childrenOf, isContainer } from "../element-context.ts";
-import type { EngineContext } from "../engine-context.ts";
-import { requireIdentifiable } from "../identifiables.ts";
-import { checkPreconditions } from "../preconditions.ts";
-import { pageElementPaths } from "../path-pages.ts";
+import {
+  assemble,
+  deleteOps,
+  insertOps,
+  loadAllElements,
+  loadElement,
+  notFoundElement,
+  touchOps,
+} from "../element-io.ts";
+import { checkNestingBelow } from "../element-nesting.ts";
 import { pageRootElements } from "../element-pages.ts";
 import { readElementReference } from "../element-reference.ts";
+import type { EngineContext } from "../engine-context.ts";
+import { requireIdentifiable } from "../identifiables.ts";
+import { pageElementPaths } from "../path-pages.ts";
+import { checkPreconditions } from "../preconditions.ts";
 import { projectElement } from "../projection.ts";
 import { checkSubmodelScope } from "../submodel-scope.ts";
 import { elementTarget, identifiableTarget } from "../write-targets.ts";
 import type { Handled } from "./handled.ts";
-import { filterElement, filterElements } from "../access/element-filter.ts";
 
 /** 404 for the right thing: a missing submodel is reported as such, not as a missing element. */
 async function elementNotFound(ctx: EngineContext, submodelId: string, path: string): Promise<never> {
@@ -23,7 +41,10 @@ async function elementNotFound(ctx: EngineContext, submodelId: string, path: str
   throw notFoundElement(submodelId, path);
 }
 
-export async function getAllElements(ctx: EngineContext, cmd: Command<"GetAllSubmodelElements">): Promise<Handled<Paged<unknown>>> {
+export async function getAllElements(
+  ctx: EngineContext,
+  cmd: Command<"GetAllSubmodelElements">,
+): Promise<Handled<Paged<unknown>>> {
   const { submodelId, modifiers, page } = cmd.params;
   await checkSubmodelScope(ctx, cmd.params);
   await requireIdentifiable(ctx, "submodel", submodelId);
@@ -31,10 +52,14 @@ export async function getAllElements(ctx: EngineContext, cmd: Command<"GetAllSub
   // Set when the caller may read only parts of the submodel: the rest is left out (README "Rules").
   const scope = ctx.access?.partialScope;
   // $path lists idShortPaths, so a page can end inside an element: it has its own paging.
-  if (content === "path") return { value: await pageElementPaths(ctx.repository, submodelId, page, modifiers?.level, scope) };
+  if (content === "path")
+    return { value: await pageElementPaths(ctx.repository, submodelId, page, modifiers?.level, scope) };
   // Operation and Capability have no ValueOnly form: left out of the $value list (spec §7.5).
   const valueKeep = content === "value" ? hasValueOnly : undefined;
-  const keep = scope === undefined ? valueKeep : (shallow: Record<string, unknown>) => scope.shows(String(shallow.idShort)) && (valueKeep?.(shallow) ?? true);
+  const keep =
+    scope === undefined
+      ? valueKeep
+      : (shallow: Record<string, unknown>) => scope.shows(String(shallow.idShort)) && (valueKeep?.(shallow) ?? true);
   const { roots, cursor } = await pageRootElements(ctx.repository, submodelId, page, keep, scope !== undefined);
   const deep = modifiers?.level !== "core" && (content === "normal" || content === "value");
   let elements = roots.map((root) => root.shallow);
@@ -43,12 +68,19 @@ export async function getAllElements(ctx: EngineContext, cmd: Command<"GetAllSub
     elements = (await loadAllElements(ctx.repository, submodelId)).filter((element) => keep?.(element) ?? true);
   } else if (deep) {
     elements = await Promise.all(
-      roots.map(async ({ record, shallow }) => (isContainer(shallow) ? assemble(await ctx.repository.getSubtree(submodelId, record.path), record.path) : shallow)),
+      roots.map(async ({ record, shallow }) =>
+        isContainer(shallow)
+          ? assemble(await ctx.repository.getSubtree(submodelId, record.path), record.path)
+          : shallow,
+      ),
     );
   }
   if (scope !== undefined) elements = filterElements(elements, scope, "");
   const items = elements.map((element) => {
-    if (content === "reference") return elementReference(submodelId, [{ segment: { idShort: element.idShort as string }, modelType: String(element.modelType) }]);
+    if (content === "reference")
+      return elementReference(submodelId, [
+        { segment: { idShort: element.idShort as string }, modelType: String(element.modelType) },
+      ]);
     // Addressed directly, an Operation's $metadata is a 400; in a list it keeps its place, whole
     // (the v3.0.1 table removes nothing from it).
     if (content === "metadata" && !hasMetadata(element)) return element;
@@ -57,7 +89,10 @@ export async function getAllElements(ctx: EngineContext, cmd: Command<"GetAllSub
   return { value: cursor === undefined ? { items } : { items, cursor } };
 }
 
-export async function getElement(ctx: EngineContext, cmd: Command<"GetSubmodelElementByPath">): Promise<Handled<unknown>> {
+export async function getElement(
+  ctx: EngineContext,
+  cmd: Command<"GetSubmodelElementByPath">,
+): Promise<Handled<unknown>> {
   const { submodelId, idShortPath: path, modifiers } = cmd.params;
   checkIdShortPath(path);
   await checkSubmodelScope(ctx, cmd.params);
@@ -75,10 +110,14 @@ export async function getElement(ctx: EngineContext, cmd: Command<"GetSubmodelEl
   // The check let the caller reach `path`; below it they see only what their scope shows.
   const element = scope === undefined ? loaded.element : filterElement(loaded.element, scope, path)!;
   if (content !== "path") return { value: projectElement(element, modifiers), revision: loaded.record.revision };
-  if (!hasPathItems(loaded.element)) throw new CommandError("bad-request", `A ${String(loaded.element.modelType)} has no $path representation`);
+  if (!hasPathItems(loaded.element))
+    throw new CommandError("bad-request", `A ${String(loaded.element.modelType)} has no $path representation`);
   // Full paths from the submodel root: the element itself, then its children (core) or all descendants.
   const records = await ctx.repository.getSubtree(submodelId, path, modifiers?.level === "core" ? 1 : undefined);
-  return { value: records.map((record) => record.path).filter((p) => scope?.shows(p) ?? true), revision: loaded.record.revision };
+  return {
+    value: records.map((record) => record.path).filter((p) => scope?.shows(p) ?? true),
+    revision: loaded.record.revision,
+  };
 }
 
 export async function postElement(ctx: EngineContext, cmd: Command<"PostSubmodelElement">): Promise<Handled<unknown>> {
@@ -98,7 +137,17 @@ export async function postElement(ctx: EngineContext, cmd: Command<"PostSubmodel
         commit: {
           preconditions: [{ on: "element", submodelId, path: createdPath, revision: null }],
           ops: [...insertOps(submodelId, "", [element], false), ...touchOps(submodelId, createdPath)],
-          event: eventDraft({ kind: "element.created", id: submodelId, idShortPath: createdPath, origin: cmd.origin, correlationId: cmd.correlationId }, element, ctx.clock.now()),
+          event: eventDraft(
+            {
+              kind: "element.created",
+              id: submodelId,
+              idShortPath: createdPath,
+              origin: cmd.origin,
+              correlationId: cmd.correlationId,
+            },
+            element,
+            ctx.clock.now(),
+          ),
         },
       };
     }
@@ -110,18 +159,36 @@ export async function postElement(ctx: EngineContext, cmd: Command<"PostSubmodel
     checkChildInParent(parent.element, element, ctx.validation.onCreate);
     const list = isList(parent.element);
     const length = list ? await ctx.repository.countChildren(submodelId, parentPath) : 0;
-    createdPath = list ? childPath(parentPath, { index: length }) : childPath(parentPath, { idShort: element.idShort as string });
+    createdPath = list
+      ? childPath(parentPath, { index: length })
+      : childPath(parentPath, { idShort: element.idShort as string });
     const inserted = insertOps(submodelId, parentPath, [element], list);
     // Flattening numbers list items by position (0 here); move the new item to its real index.
     const ops = list ? inserted.map((op) => renumber(op, parentPath, 0, length)) : inserted;
     return {
       commit: {
         preconditions: [
-          { on: "element", submodelId, path: parentPath, revision: parent.record.revision, orderKey: parent.record.orderKey },
+          {
+            on: "element",
+            submodelId,
+            path: parentPath,
+            revision: parent.record.revision,
+            orderKey: parent.record.orderKey,
+          },
           { on: "element", submodelId, path: createdPath, revision: null },
         ],
         ops: [...ops, ...touchOps(submodelId, createdPath)],
-        event: eventDraft({ kind: "element.created", id: submodelId, idShortPath: createdPath, origin: cmd.origin, correlationId: cmd.correlationId }, element, ctx.clock.now()),
+        event: eventDraft(
+          {
+            kind: "element.created",
+            id: submodelId,
+            idShortPath: createdPath,
+            origin: cmd.origin,
+            correlationId: cmd.correlationId,
+          },
+          element,
+          ctx.clock.now(),
+        ),
       },
     };
   });
@@ -129,10 +196,18 @@ export async function postElement(ctx: EngineContext, cmd: Command<"PostSubmodel
 }
 
 /** Rewrite the list index `from` → `to` at the start of an op's path (and its insert target). */
-function renumber<T extends { path: string; insert?: { parentPath: string; segment: string; index?: number } }>(op: T, listPath: string, from: number, to: number): T {
+function renumber<T extends { path: string; insert?: { parentPath: string; segment: string; index?: number } }>(
+  op: T,
+  listPath: string,
+  from: number,
+  to: number,
+): T {
   const oldPrefix = `${listPath}[${from}]`;
   const newPrefix = `${listPath}[${to}]`;
-  const swap = (p: string) => (p === oldPrefix || p.startsWith(oldPrefix + ".") || p.startsWith(oldPrefix + "[") ? newPrefix + p.slice(oldPrefix.length) : p);
+  const swap = (p: string) =>
+    p === oldPrefix || p.startsWith(oldPrefix + ".") || p.startsWith(oldPrefix + "[")
+      ? newPrefix + p.slice(oldPrefix.length)
+      : p;
   const insert = op.insert && {
     ...op.insert,
     parentPath: swap(op.insert.parentPath),
@@ -149,7 +224,10 @@ export async function putElement(ctx: EngineContext, cmd: Command<"PutSubmodelEl
   const { parentPath, index } = splitParent(path);
   checkNestingBelow(parentPath, element);
   if (index === undefined && element.idShort !== lastIdShort(path)) {
-    throw new CommandError("bad-request", `The idShort in the body ('${String(element.idShort)}') differs from the idShortPath ('${path}')`);
+    throw new CommandError(
+      "bad-request",
+      `The idShort in the body ('${String(element.idShort)}') differs from the idShortPath ('${path}')`,
+    );
   }
   const event = await ctx.commit(elementTarget(submodelId, path), async () => {
     const old = await loadElement(ctx.repository, submodelId, path);
@@ -162,7 +240,9 @@ export async function putElement(ctx: EngineContext, cmd: Command<"PutSubmodelEl
     const { children, list } = childrenOf(element);
     return {
       commit: {
-        preconditions: [{ on: "element", submodelId, path, revision: old.record.revision, orderKey: old.record.orderKey }],
+        preconditions: [
+          { on: "element", submodelId, path, revision: old.record.revision, orderKey: old.record.orderKey },
+        ],
         ops: [
           ...deleteOps(submodelId, old.records.slice(1)),
           // The element itself is rewritten in place, so it keeps its position among its siblings.
@@ -170,7 +250,17 @@ export async function putElement(ctx: EngineContext, cmd: Command<"PutSubmodelEl
           ...insertOps(submodelId, path, children, list),
           ...touchOps(submodelId, path),
         ],
-        event: eventDraft({ kind: "element.updated", id: submodelId, idShortPath: path, origin: cmd.origin, correlationId: cmd.correlationId }, element, ctx.clock.now()),
+        event: eventDraft(
+          {
+            kind: "element.updated",
+            id: submodelId,
+            idShortPath: path,
+            origin: cmd.origin,
+            correlationId: cmd.correlationId,
+          },
+          element,
+          ctx.clock.now(),
+        ),
       },
     };
   });
@@ -182,7 +272,10 @@ function lastIdShort(path: string): string | undefined {
   return last && "idShort" in last ? last.idShort : undefined;
 }
 
-export async function deleteElement(ctx: EngineContext, cmd: Command<"DeleteSubmodelElementByPath">): Promise<Handled<null>> {
+export async function deleteElement(
+  ctx: EngineContext,
+  cmd: Command<"DeleteSubmodelElementByPath">,
+): Promise<Handled<null>> {
   const { submodelId, idShortPath: path, preconditions } = cmd.params;
   checkIdShortPath(path);
   await checkSubmodelScope(ctx, cmd.params);
@@ -191,14 +284,26 @@ export async function deleteElement(ctx: EngineContext, cmd: Command<"DeleteSubm
     const old = await loadElement(ctx.repository, submodelId, path);
     checkPreconditions(preconditions, old?.record.revision);
     if (!old) return elementNotFound(ctx, submodelId, path);
-    const draft = eventDraft({ kind: "element.deleted", id: submodelId, idShortPath: path, origin: cmd.origin, correlationId: cmd.correlationId }, undefined, ctx.clock.now());
+    const draft = eventDraft(
+      {
+        kind: "element.deleted",
+        id: submodelId,
+        idShortPath: path,
+        origin: cmd.origin,
+        correlationId: cmd.correlationId,
+      },
+      undefined,
+      ctx.clock.now(),
+    );
     // A list item too: only its own records go; the store keeps items under position tokens, so
     // the later items' indexes shift without a write (docs/adr/0020). The orderKey names WHICH item
     // was read, should the list shift before the commit. Touching the ancestors (the list first)
     // changes the list's ETag.
     return {
       commit: {
-        preconditions: [{ on: "element", submodelId, path, revision: old.record.revision, orderKey: old.record.orderKey }],
+        preconditions: [
+          { on: "element", submodelId, path, revision: old.record.revision, orderKey: old.record.orderKey },
+        ],
         ops: [...deleteOps(submodelId, old.records), ...touchOps(submodelId, path)],
         event: draft,
       },

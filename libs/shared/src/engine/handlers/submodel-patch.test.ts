@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { beforeEach, describe, test } from "node:test";
 import type { RawJson } from "../../contracts/index.ts";
-import { testEngine, type TestEngine } from "./test-support/handlers.ts";
+import { type TestEngine, testEngine } from "./test-support/handlers.ts";
 
 const SM = "https://example.org/submodels/technical-data-1";
 const json = (value: unknown) => JSON.stringify(value);
@@ -9,57 +9,141 @@ const raw = (value: unknown) => (value as RawJson).rawJson;
 
 describe("PATCH of submodels and elements (merge patch, $metadata, $value)", () => {
   let t: TestEngine;
-  const element = async (idShortPath: string) => (await t.ok("GetSubmodelElementByPath", { submodelId: SM, idShortPath })).value as any;
+  const element = async (idShortPath: string) =>
+    (await t.ok("GetSubmodelElementByPath", { submodelId: SM, idShortPath })).value as any;
   const submodel = async () => (await t.ok("GetSubmodelById", { submodelId: SM })).value as any;
   beforeEach(async () => {
     t = await testEngine();
   });
 
   test("element: merge patch changes the named attributes, null removes one, the rest stays", async () => {
-    await t.ok("PatchSubmodelElementByPath", { submodelId: SM, idShortPath: "MaxRotationSpeed", body: json({ value: "6000", category: "PARAMETER", semanticId: null }) });
+    await t.ok("PatchSubmodelElementByPath", {
+      submodelId: SM,
+      idShortPath: "MaxRotationSpeed",
+      body: json({ value: "6000", category: "PARAMETER", semanticId: null }),
+    });
     const patched = await element("MaxRotationSpeed");
-    assert.deepEqual(patched, { modelType: "Property", idShort: "MaxRotationSpeed", category: "PARAMETER", valueType: "xs:int", value: "6000" });
+    assert.deepEqual(patched, {
+      modelType: "Property",
+      idShort: "MaxRotationSpeed",
+      category: "PARAMETER",
+      valueType: "xs:int",
+      value: "6000",
+    });
     assert.equal(t.events.at(-1)!.kind, "element.updated");
     assert.deepEqual(t.events.at(-1)!.payload, patched);
   });
 
   test("element: arrays are replaced whole; a children list must keep the same elements", async () => {
     const dimensions = await element("Dimensions");
-    const value = dimensions.value.map((child: any) => (child.idShort === "Width" ? { ...child, value: "0.5" } : child));
+    const value = dimensions.value.map((child: any) =>
+      child.idShort === "Width" ? { ...child, value: "0.5" } : child,
+    );
     await t.ok("PatchSubmodelElementByPath", { submodelId: SM, idShortPath: "Dimensions", body: json({ value }) });
     assert.equal((await element("Dimensions.Width")).value, "0.5");
-    await t.fails("PatchSubmodelElementByPath", { submodelId: SM, idShortPath: "Dimensions", body: json({ value: value.slice(1) }) }, "bad-request", /add or remove/);
-    await t.fails("PatchSubmodelElementByPath", { submodelId: SM, idShortPath: "Dimensions", body: json({ value: null }) }, "bad-request", /add or remove/);
+    await t.fails(
+      "PatchSubmodelElementByPath",
+      { submodelId: SM, idShortPath: "Dimensions", body: json({ value: value.slice(1) }) },
+      "bad-request",
+      /add or remove/,
+    );
+    await t.fails(
+      "PatchSubmodelElementByPath",
+      { submodelId: SM, idShortPath: "Dimensions", body: json({ value: null }) },
+      "bad-request",
+      /add or remove/,
+    );
     assert.equal((await element("Dimensions")).value.length, 3, "nothing changed");
   });
 
   test("element: no change of kind or idShort, invalid results and unknown keys are 400, missing is 404", async () => {
-    await t.fails("PatchSubmodelElementByPath", { submodelId: SM, idShortPath: "MaxRotationSpeed", body: json({ idShort: "Other" }) }, "bad-request", /idShort/);
-    await t.fails("PatchSubmodelElementByPath", { submodelId: SM, idShortPath: "MaxRotationSpeed", body: json({ modelType: "Range" }) }, "bad-request", /modelType/);
-    await t.fails("PatchSubmodelElementByPath", { submodelId: SM, idShortPath: "MaxRotationSpeed", body: json({ value: "fast" }) }, "validation");
-    await t.fails("PatchSubmodelElementByPath", { submodelId: SM, idShortPath: "MaxRotationSpeed", body: json({ valueType: null }) }, "bad-request");
-    await t.fails("PatchSubmodelElementByPath", { submodelId: SM, idShortPath: "MaxRotationSpeed", body: json({ colour: "red" }) }, "bad-request", /colour/);
-    await t.fails("PatchSubmodelElementByPath", { submodelId: SM, idShortPath: "MaxRotationSpeed", body: "[1]" }, "bad-request", /object/);
-    await t.fails("PatchSubmodelElementByPath", { submodelId: SM, idShortPath: "Tags[0]", body: json({ idShort: "Named" }) }, "bad-request");
+    await t.fails(
+      "PatchSubmodelElementByPath",
+      { submodelId: SM, idShortPath: "MaxRotationSpeed", body: json({ idShort: "Other" }) },
+      "bad-request",
+      /idShort/,
+    );
+    await t.fails(
+      "PatchSubmodelElementByPath",
+      { submodelId: SM, idShortPath: "MaxRotationSpeed", body: json({ modelType: "Range" }) },
+      "bad-request",
+      /modelType/,
+    );
+    await t.fails(
+      "PatchSubmodelElementByPath",
+      { submodelId: SM, idShortPath: "MaxRotationSpeed", body: json({ value: "fast" }) },
+      "validation",
+    );
+    await t.fails(
+      "PatchSubmodelElementByPath",
+      { submodelId: SM, idShortPath: "MaxRotationSpeed", body: json({ valueType: null }) },
+      "bad-request",
+    );
+    await t.fails(
+      "PatchSubmodelElementByPath",
+      { submodelId: SM, idShortPath: "MaxRotationSpeed", body: json({ colour: "red" }) },
+      "bad-request",
+      /colour/,
+    );
+    await t.fails(
+      "PatchSubmodelElementByPath",
+      { submodelId: SM, idShortPath: "MaxRotationSpeed", body: "[1]" },
+      "bad-request",
+      /object/,
+    );
+    await t.fails(
+      "PatchSubmodelElementByPath",
+      { submodelId: SM, idShortPath: "Tags[0]", body: json({ idShort: "Named" }) },
+      "bad-request",
+    );
     await t.fails("PatchSubmodelElementByPath", { submodelId: SM, idShortPath: "Nope", body: "{}" }, "not-found");
     assert.equal((await element("MaxRotationSpeed")).value, "5000");
   });
 
   test("element $metadata: changes metadata only; naming a value attribute is a 400", async () => {
-    await t.ok("PatchSubmodelElementByPath", { submodelId: SM, idShortPath: "Dimensions", content: "metadata", body: json({ description: [{ language: "en", text: "size" }] }) });
+    await t.ok("PatchSubmodelElementByPath", {
+      submodelId: SM,
+      idShortPath: "Dimensions",
+      content: "metadata",
+      body: json({ description: [{ language: "en", text: "size" }] }),
+    });
     const dimensions = await element("Dimensions");
     assert.deepEqual(dimensions.description, [{ language: "en", text: "size" }]);
     assert.equal(dimensions.value.length, 3, "the children stay");
-    await t.fails("PatchSubmodelElementByPath", { submodelId: SM, idShortPath: "MaxRotationSpeed", content: "metadata", body: json({ value: "1" }) }, "bad-request", /"value"/);
-    await t.fails("PatchSubmodelElementByPath", { submodelId: SM, idShortPath: "Functions.Reset", content: "metadata", body: "{}" }, "bad-request", /Operation/);
+    await t.fails(
+      "PatchSubmodelElementByPath",
+      { submodelId: SM, idShortPath: "MaxRotationSpeed", content: "metadata", body: json({ value: "1" }) },
+      "bad-request",
+      /"value"/,
+    );
+    await t.fails(
+      "PatchSubmodelElementByPath",
+      { submodelId: SM, idShortPath: "Functions.Reset", content: "metadata", body: "{}" },
+      "bad-request",
+      /Operation/,
+    );
     // A co-managed entity may not have a globalAssetId (AASd-014), which $metadata cannot remove.
-    await t.fails("PatchSubmodelElementByPath", { submodelId: SM, idShortPath: "Motor", content: "metadata", body: json({ entityType: "CoManagedEntity" }) }, "validation", /AASd-014/);
-    await t.fails("PatchSubmodelElementByPath", { submodelId: SM, idShortPath: "Motor", content: "metadata", body: json({ globalAssetId: null }) }, "bad-request", /globalAssetId/);
+    await t.fails(
+      "PatchSubmodelElementByPath",
+      { submodelId: SM, idShortPath: "Motor", content: "metadata", body: json({ entityType: "CoManagedEntity" }) },
+      "validation",
+      /AASd-014/,
+    );
+    await t.fails(
+      "PatchSubmodelElementByPath",
+      { submodelId: SM, idShortPath: "Motor", content: "metadata", body: json({ globalAssetId: null }) },
+      "bad-request",
+      /globalAssetId/,
+    );
   });
 
   test("a patch below a container bumps the revision of every container above it", async () => {
     const before = await t.ok("GetSubmodelElementByPath", { submodelId: SM, idShortPath: "Dimensions.Nested" });
-    await t.ok("PatchSubmodelElementValueByPath", { submodelId: SM, idShortPath: "Dimensions", body: json({ Nested: { Depth: 1.25 } }) });
+    await t.ok("PatchSubmodelElementValueByPath", {
+      submodelId: SM,
+      idShortPath: "Dimensions",
+      body: json({ Nested: { Depth: 1.25 } }),
+    });
     const after = await t.ok("GetSubmodelElementByPath", { submodelId: SM, idShortPath: "Dimensions.Nested" });
     assert.ok(after.revision! > before.revision!, "Nested's ETag covers Depth");
     assert.equal((after.value as any).value[0].value, "1.25");
@@ -79,24 +163,58 @@ describe("PATCH of submodels and elements (merge patch, $metadata, $value)", () 
 
   test("submodel with submodelElements: replaced whole, same elements required; $metadata excludes them", async () => {
     const sm = await submodel();
-    const elements = sm.submodelElements.map((e: any) => (e.idShort === "MaxRotationSpeed" ? { ...e, value: "42" } : e));
+    const elements = sm.submodelElements.map((e: any) =>
+      e.idShort === "MaxRotationSpeed" ? { ...e, value: "42" } : e,
+    );
     await t.ok("PatchSubmodelById", { submodelId: SM, body: json({ submodelElements: elements }) });
     assert.equal((await element("MaxRotationSpeed")).value, "42");
     assert.deepEqual(t.events.at(-1)!.payload, { ...sm, submodelElements: elements });
-    await t.fails("PatchSubmodelById", { submodelId: SM, body: json({ submodelElements: elements.slice(1) }) }, "bad-request", /add or remove/);
-    await t.fails("PatchSubmodelById", { submodelId: SM, content: "metadata", body: json({ submodelElements: null }) }, "bad-request", /submodelElements/);
-    await t.ok("PatchSubmodelById", { submodelId: SM, content: "metadata", body: json({ administration: { version: "2" } }) });
+    await t.fails(
+      "PatchSubmodelById",
+      { submodelId: SM, body: json({ submodelElements: elements.slice(1) }) },
+      "bad-request",
+      /add or remove/,
+    );
+    await t.fails(
+      "PatchSubmodelById",
+      { submodelId: SM, content: "metadata", body: json({ submodelElements: null }) },
+      "bad-request",
+      /submodelElements/,
+    );
+    await t.ok("PatchSubmodelById", {
+      submodelId: SM,
+      content: "metadata",
+      body: json({ administration: { version: "2" } }),
+    });
     assert.deepEqual((await submodel()).administration, { version: "2" });
   });
 
   test("submodel $value: only named top-level elements change, all or nothing, unknown names are 400", async () => {
-    await t.ok("PatchSubmodelById", { submodelId: SM, content: "value", body: '{"MaxRotationSpeed": 7000, "Dimensions": {"Width": 12345678901234567890.5}}' });
+    await t.ok("PatchSubmodelById", {
+      submodelId: SM,
+      content: "value",
+      body: '{"MaxRotationSpeed": 7000, "Dimensions": {"Width": 12345678901234567890.5}}',
+    });
     assert.equal((await element("MaxRotationSpeed")).value, "7000");
     assert.equal((await element("Dimensions.Width")).value, "12345678901234567890.5");
     assert.equal((await element("Dimensions.Height")).value, "0.40");
-    await t.fails("PatchSubmodelById", { submodelId: SM, content: "value", body: '{"MaxRotationSpeed": 1, "Nope": 2}' }, "bad-request", /Nope/);
-    await t.fails("PatchSubmodelById", { submodelId: SM, content: "value", body: '{"MaxRotationSpeed": 1, "Tags": ["a", "b", "c"]}' }, "validation", /cannot add/);
-    await t.fails("PatchSubmodelById", { submodelId: SM, content: "value", body: '{"Dimensions.Width": 1}' }, "bad-request");
+    await t.fails(
+      "PatchSubmodelById",
+      { submodelId: SM, content: "value", body: '{"MaxRotationSpeed": 1, "Nope": 2}' },
+      "bad-request",
+      /Nope/,
+    );
+    await t.fails(
+      "PatchSubmodelById",
+      { submodelId: SM, content: "value", body: '{"MaxRotationSpeed": 1, "Tags": ["a", "b", "c"]}' },
+      "validation",
+      /cannot add/,
+    );
+    await t.fails(
+      "PatchSubmodelById",
+      { submodelId: SM, content: "value", body: '{"Dimensions.Width": 1}' },
+      "bad-request",
+    );
     await t.fails("PatchSubmodelById", { submodelId: SM, content: "value", body: "[]" }, "bad-request");
     assert.equal((await element("MaxRotationSpeed")).value, "7000", "a failed patch changed nothing");
     const value = await t.ok("GetSubmodelById", { submodelId: SM, modifiers: { content: "value" } });
@@ -105,14 +223,45 @@ describe("PATCH of submodels and elements (merge patch, $metadata, $value)", () 
 
   test("If-Match against the submodel's revision on every PATCH form", async () => {
     const { revision } = await t.ok("GetSubmodelById", { submodelId: SM });
-    await t.ok("PatchSubmodelById", { submodelId: SM, content: "value", body: '{"MaxRotationSpeed": 1}', preconditions: { ifMatch: [String(revision)] } });
-    await t.fails("PatchSubmodelById", { submodelId: SM, content: "value", body: '{"MaxRotationSpeed": 2}', preconditions: { ifMatch: [String(revision)] } }, "precondition-failed");
-    await t.fails("PatchSubmodelById", { submodelId: SM, body: "{}", preconditions: { ifMatch: [String(revision)] } }, "precondition-failed");
+    await t.ok("PatchSubmodelById", {
+      submodelId: SM,
+      content: "value",
+      body: '{"MaxRotationSpeed": 1}',
+      preconditions: { ifMatch: [String(revision)] },
+    });
+    await t.fails(
+      "PatchSubmodelById",
+      {
+        submodelId: SM,
+        content: "value",
+        body: '{"MaxRotationSpeed": 2}',
+        preconditions: { ifMatch: [String(revision)] },
+      },
+      "precondition-failed",
+    );
+    await t.fails(
+      "PatchSubmodelById",
+      { submodelId: SM, body: "{}", preconditions: { ifMatch: [String(revision)] } },
+      "precondition-failed",
+    );
     const current = (await t.ok("GetSubmodelById", { submodelId: SM })).revision!;
-    await t.fails("PatchSubmodelById", { submodelId: SM, content: "metadata", body: "{}", preconditions: { ifNoneMatch: [String(current)] } }, "precondition-failed");
+    await t.fails(
+      "PatchSubmodelById",
+      { submodelId: SM, content: "metadata", body: "{}", preconditions: { ifNoneMatch: [String(current)] } },
+      "precondition-failed",
+    );
     const etag = (await t.ok("GetSubmodelElementByPath", { submodelId: SM, idShortPath: "Motor" })).revision!;
-    await t.ok("PatchSubmodelElementByPath", { submodelId: SM, idShortPath: "Motor", body: "{}", preconditions: { ifMatch: [String(etag)] } });
-    await t.fails("PatchSubmodelElementByPath", { submodelId: SM, idShortPath: "Motor", body: "{}", preconditions: { ifMatch: [String(etag)] } }, "precondition-failed");
+    await t.ok("PatchSubmodelElementByPath", {
+      submodelId: SM,
+      idShortPath: "Motor",
+      body: "{}",
+      preconditions: { ifMatch: [String(etag)] },
+    });
+    await t.fails(
+      "PatchSubmodelElementByPath",
+      { submodelId: SM, idShortPath: "Motor", body: "{}", preconditions: { ifMatch: [String(etag)] } },
+      "precondition-failed",
+    );
   });
 
   test("DELETE below a shell removes the submodel and the shell's reference", async () => {
@@ -121,6 +270,9 @@ describe("PATCH of submodels and elements (merge patch, $metadata, $value)", () 
     await t.fails("GetSubmodelById", { submodelId: SM }, "not-found");
     const shell = (await t.ok("GetAssetAdministrationShellById", { aasId })).value as any;
     assert.ok(!JSON.stringify(shell.submodels ?? []).includes(SM));
-    assert.deepEqual(t.events.slice(-2).map((e) => e.kind), ["submodel.deleted", "shell.updated"]);
+    assert.deepEqual(
+      t.events.slice(-2).map((e) => e.kind),
+      ["submodel.deleted", "shell.updated"],
+    );
   });
 });

@@ -1,5 +1,5 @@
-import { assembleElements, isIdShort, type ElementJson } from "../../aas/index.ts";
-import { CommandError, type ChangeEventDraft, type Command } from "../../contracts/index.ts";
+import { assembleElements, type ElementJson, isIdShort } from "../../aas/index.ts";
+import { type ChangeEventDraft, type Command, CommandError } from "../../contracts/index.ts";
 import { readJsonable } from "../aas-input.ts";
 import { eventDraft } from "../commit-runner.ts";
 import { loadElement } from "../element-io.ts";
@@ -8,8 +8,8 @@ import { readForWrite, unchanged } from "../identifiables.ts";
 import { applyMergePatch, parseMergePatch, requireSameIdentity } from "../merge-patch-body.ts";
 import type { CommitOp, CommitPrecondition } from "../ports/index.ts";
 import { rewriteAllOps, rewriteOps, touchSubmodel } from "../record-diff.ts";
-import { checkSubmodelScope } from "../submodel-scope.ts";
 import { joinSubmodel, splitSubmodel } from "../submodel-json.ts";
+import { checkSubmodelScope } from "../submodel-scope.ts";
 import { identifiableTarget } from "../write-targets.ts";
 import { parseValueOnlyBody, patchedValue } from "./element-value.ts";
 import type { Handled } from "./handled.ts";
@@ -31,7 +31,12 @@ export async function patchSubmodel(ctx: EngineContext, cmd: Command<"PatchSubmo
   const event = await ctx.commit(identifiableTarget("submodel", submodelId), async () => {
     const stored = await readForWrite(ctx, "submodel", submodelId, preconditions);
     const { submodelElements: marker, ...meta } = JSON.parse(stored.json) as Record<string, unknown>;
-    const draft = { kind: "submodel.updated" as const, id: submodelId, origin: cmd.origin, correlationId: cmd.correlationId };
+    const draft = {
+      kind: "submodel.updated" as const,
+      id: submodelId,
+      origin: cmd.origin,
+      correlationId: cmd.correlationId,
+    };
     if (!withElements) {
       const patched = applyMergePatch(meta, patch, content);
       requireSameIdentity(meta, patched, ["modelType", "id"]);
@@ -46,7 +51,10 @@ export async function patchSubmodel(ctx: EngineContext, cmd: Command<"PatchSubmo
       };
     }
     const records = await ctx.repository.getSubtree(submodelId, "");
-    const elements = assembleElements(records.map((r) => ({ path: r.path, shallow: JSON.parse(r.json) as ElementJson })), "");
+    const elements = assembleElements(
+      records.map((r) => ({ path: r.path, shallow: JSON.parse(r.json) as ElementJson })),
+      "",
+    );
     const current = joinSubmodel(meta, elements);
     const patched = applyMergePatch(current, patch, "normal");
     requireSameIdentity(current, patched, ["modelType", "id"]);
@@ -56,7 +64,10 @@ export async function patchSubmodel(ctx: EngineContext, cmd: Command<"PatchSubmo
       commit: {
         // The submodel's revision moves with every element write, so it guards the whole read.
         preconditions: [unchanged(stored)],
-        ops: [{ op: "put-identifiable", kind: "submodel", id: submodelId, json: JSON.stringify(newMeta) }, ...rewriteAllOps(submodelId, records, newElements)],
+        ops: [
+          { op: "put-identifiable", kind: "submodel", id: submodelId, json: JSON.stringify(newMeta) },
+          ...rewriteAllOps(submodelId, records, newElements),
+        ],
         event: eventDraft(draft, checked, ctx.clock.now()),
       },
     };
@@ -72,7 +83,12 @@ export async function patchSubmodel(ctx: EngineContext, cmd: Command<"PatchSubmo
 async function patchSubmodelValue(ctx: EngineContext, cmd: Command<"PatchSubmodelById">): Promise<Handled<null>> {
   const { submodelId, preconditions } = cmd.params;
   const body = parseValueOnlyBody(cmd.params.body);
-  if (typeof body !== "object" || body === null || Array.isArray(body) || Object.getPrototypeOf(body) !== Object.prototype) {
+  if (
+    typeof body !== "object" ||
+    body === null ||
+    Array.isArray(body) ||
+    Object.getPrototypeOf(body) !== Object.prototype
+  ) {
     throw new CommandError("bad-request", 'A Submodel\'s $value is a JSON object {"<idShort>": <value>, …}');
   }
   const values = body as Record<string, unknown>;
@@ -80,20 +96,44 @@ async function patchSubmodelValue(ctx: EngineContext, cmd: Command<"PatchSubmode
   const event = await ctx.commit(identifiableTarget("submodel", submodelId), async () => {
     const stored = await readForWrite(ctx, "submodel", submodelId, preconditions);
     const idShorts = Object.keys(values);
-    const loaded = await Promise.all(idShorts.map((idShort) => (isIdShort(idShort) ? loadElement(ctx.repository, submodelId, idShort) : undefined)));
+    const loaded = await Promise.all(
+      idShorts.map((idShort) => (isIdShort(idShort) ? loadElement(ctx.repository, submodelId, idShort) : undefined)),
+    );
     const missing = idShorts.find((_, i) => loaded[i] === undefined);
-    if (missing !== undefined) throw new CommandError("bad-request", `The submodel has no element "${missing}" (a PATCH cannot create elements)`);
+    if (missing !== undefined)
+      throw new CommandError(
+        "bad-request",
+        `The submodel has no element "${missing}" (a PATCH cannot create elements)`,
+      );
     const guards: CommitPrecondition[] = [];
     const ops: CommitOp[] = [];
     idShorts.forEach((idShort, i) => {
       const old = loaded[i]!;
-      ops.push(...rewriteOps(submodelId, idShort, old.records, patchedValue(old.element, values[idShort], idShort, ctx.validation.onUpdate)));
+      ops.push(
+        ...rewriteOps(
+          submodelId,
+          idShort,
+          old.records,
+          patchedValue(old.element, values[idShort], idShort, ctx.validation.onUpdate),
+        ),
+      );
       guards.push({ on: "element", submodelId, path: idShort, revision: old.record.revision });
     });
     // If-Match / If-None-Match were checked against the submodel's revision: it must still hold.
     if (preconditions !== undefined) guards.push(unchanged(stored));
-    const draft = { kind: "submodel.updated" as const, id: submodelId, origin: cmd.origin, correlationId: cmd.correlationId };
-    return { commit: { preconditions: guards, ops: [...ops, touchSubmodel(submodelId)], event: omittedPayload(eventDraft(draft, undefined, ctx.clock.now())) } };
+    const draft = {
+      kind: "submodel.updated" as const,
+      id: submodelId,
+      origin: cmd.origin,
+      correlationId: cmd.correlationId,
+    };
+    return {
+      commit: {
+        preconditions: guards,
+        ops: [...ops, touchSubmodel(submodelId)],
+        event: omittedPayload(eventDraft(draft, undefined, ctx.clock.now())),
+      },
+    };
   });
   return { value: null, revision: event.revision };
 }

@@ -1,12 +1,12 @@
-import { encodeBase64Url, decodeBase64Url, readModel } from "../../aas/index.ts";
-import { CommandError, type Command, type PageRequest, type Paged } from "../../contracts/index.ts";
+import { decodeBase64Url, encodeBase64Url, readModel } from "../../aas/index.ts";
+import { type Command, CommandError, type Paged, type PageRequest } from "../../contracts/index.ts";
 import { rethrowAsCommandError } from "../aas-input.ts";
 import type { EngineContext } from "../engine-context.ts";
 import { requireIdentifiable } from "../identifiables.ts";
 import { pageCursor, pageLimit } from "../paging.ts";
 import { rewriteShell } from "../shell-rewrite.ts";
-import type { Handled } from "./handled.ts";
 import { jsonObjectBody } from "./asset-information.ts";
+import type { Handled } from "./handled.ts";
 
 interface ReferenceJson {
   type?: string;
@@ -25,7 +25,10 @@ function referencesOf(shell: Record<string, unknown>): unknown[] {
 }
 
 /** AAS API: GET /shells/{aasIdentifier}/submodel-refs, paged. */
-export async function getAllSubmodelReferences(ctx: EngineContext, cmd: Command<"GetAllSubmodelReferences">): Promise<Handled<Paged<unknown>>> {
+export async function getAllSubmodelReferences(
+  ctx: EngineContext,
+  cmd: Command<"GetAllSubmodelReferences">,
+): Promise<Handled<Paged<unknown>>> {
   const limit = pageLimit(cmd.params.page);
   const cursor = pageCursor(cmd.params.page);
   const stored = await requireIdentifiable(ctx, "shell", cmd.params.aasId);
@@ -33,22 +36,31 @@ export async function getAllSubmodelReferences(ctx: EngineContext, cmd: Command<
   const start = cursor === undefined ? 0 : resumeAt(references, cursor, cmd.params.page);
   const items = references.slice(start, start + limit);
   const next = start + items.length;
-  const value: Paged<unknown> = next < references.length ? { items, cursor: referencesCursor(references, next) } : { items };
+  const value: Paged<unknown> =
+    next < references.length ? { items, cursor: referencesCursor(references, next) } : { items };
   return { value, revision: stored.revision };
 }
 
 /** AAS API: POST /shells/{aasIdentifier}/submodel-refs appends a ModelReference to a Submodel. */
-export async function postSubmodelReference(ctx: EngineContext, cmd: Command<"PostSubmodelReference">): Promise<Handled<unknown>> {
+export async function postSubmodelReference(
+  ctx: EngineContext,
+  cmd: Command<"PostSubmodelReference">,
+): Promise<Handled<unknown>> {
   const { aasId } = cmd.params;
   let reference: Record<string, unknown>;
   try {
-    reference = readModel(jsonObjectBody(cmd.params.body, "Reference"), "Reference", { validate: ctx.validation.onUpdate }).jsonable;
+    reference = readModel(jsonObjectBody(cmd.params.body, "Reference"), "Reference", {
+      validate: ctx.validation.onUpdate,
+    }).jsonable;
   } catch (error) {
     rethrowAsCommandError(error);
   }
   const submodelId = referencedSubmodelId(reference);
   if (reference.type !== "ModelReference" || submodelId === undefined) {
-    throw new CommandError("validation", 'A submodel reference must be a ModelReference whose last key has the type "Submodel"');
+    throw new CommandError(
+      "validation",
+      'A submodel reference must be a ModelReference whose last key has the type "Submodel"',
+    );
   }
   const { event } = await rewriteShell(ctx, {
     aasId,
@@ -57,7 +69,10 @@ export async function postSubmodelReference(ctx: EngineContext, cmd: Command<"Po
     change: (shell) => {
       const references = referencesOf(shell);
       if (references.some((existing) => referencedSubmodelId(existing) === submodelId)) {
-        throw new CommandError("conflict", `The Asset Administration Shell '${aasId}' already references the Submodel '${submodelId}'`);
+        throw new CommandError(
+          "conflict",
+          `The Asset Administration Shell '${aasId}' already references the Submodel '${submodelId}'`,
+        );
       }
       return { ...shell, submodels: [...references, reference] };
     },
@@ -66,7 +81,10 @@ export async function postSubmodelReference(ctx: EngineContext, cmd: Command<"Po
 }
 
 /** AAS API: DELETE /shells/{aasIdentifier}/submodel-refs/{submodelIdentifier}: only the reference goes. */
-export async function deleteSubmodelReference(ctx: EngineContext, cmd: Command<"DeleteSubmodelReferenceById">): Promise<Handled<null>> {
+export async function deleteSubmodelReference(
+  ctx: EngineContext,
+  cmd: Command<"DeleteSubmodelReferenceById">,
+): Promise<Handled<null>> {
   const { aasId, submodelId, preconditions } = cmd.params;
   const { event } = await rewriteShell(ctx, {
     aasId,
@@ -77,7 +95,10 @@ export async function deleteSubmodelReference(ctx: EngineContext, cmd: Command<"
       const references = referencesOf(shell);
       const kept = references.filter((reference) => referencedSubmodelId(reference) !== submodelId);
       if (kept.length === references.length) {
-        throw new CommandError("not-found", `The Asset Administration Shell '${aasId}' has no reference to the Submodel '${submodelId}'`);
+        throw new CommandError(
+          "not-found",
+          `The Asset Administration Shell '${aasId}' has no reference to the Submodel '${submodelId}'`,
+        );
       }
       // An empty list is not valid AAS JSON (minItems 1): no references means no `submodels`.
       const { submodels: _dropped, ...rest } = shell;
@@ -94,7 +115,8 @@ export async function deleteSubmodelReference(ctx: EngineContext, cmd: Command<"
  * added or removed elsewhere between pages then neither repeat nor skip one.
  */
 function referencesCursor(references: unknown[], next: number): string {
-  const key = (index: number) => (index >= 0 && index < references.length ? referencedSubmodelId(references[index]) ?? null : null);
+  const key = (index: number) =>
+    index >= 0 && index < references.length ? (referencedSubmodelId(references[index]) ?? null) : null;
   return encodeBase64Url(JSON.stringify([key(next), key(next - 1), next]));
 }
 

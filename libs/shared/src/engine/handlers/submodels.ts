@@ -1,20 +1,20 @@
 import { submodelReference, toMetadata } from "../../aas/index.ts";
-import { CommandError, type Command, type OutputModifiers, type Paged } from "../../contracts/index.ts";
-import { eventDraft } from "../commit-runner.ts";
-import type { EngineContext } from "../engine-context.ts";
+import { type Command, CommandError, type OutputModifiers, type Paged } from "../../contracts/index.ts";
 import { readBody } from "../aas-input.ts";
+import { filterElements } from "../access/element-filter.ts";
+import type { ElementScope } from "../access/id-short-path-scope.ts";
+import { eventDraft } from "../commit-runner.ts";
 import { deleteOps, insertOps, loadAllElements } from "../element-io.ts";
+import type { EngineContext } from "../engine-context.ts";
 import { readForWrite, requireIdentifiable, requireSameId, unchanged } from "../identifiables.ts";
 import { listFiltered, pageCursor } from "../paging.ts";
 import { pageSubmodelPaths } from "../path-pages.ts";
 import { projectSubmodel } from "../projection.ts";
 import { parseReferenceFilter, referenceMatches } from "../reference-filter.ts";
-import { checkSubmodelScope } from "../submodel-scope.ts";
 import { joinSubmodel, splitSubmodel } from "../submodel-json.ts";
+import { checkSubmodelScope } from "../submodel-scope.ts";
 import { identifiableTarget } from "../write-targets.ts";
 import type { Handled } from "./handled.ts";
-import { filterElements } from "../access/element-filter.ts";
-import type { ElementScope } from "../access/id-short-path-scope.ts";
 import { deleteSubmodelReference } from "./submodel-refs.ts";
 
 function depthOf(modifiers: OutputModifiers | undefined): number | undefined {
@@ -23,16 +23,23 @@ function depthOf(modifiers: OutputModifiers | undefined): number | undefined {
 
 /** The filters of GET /submodels (AAS API §l): exact idShort; semanticId as a Reference or a key value. */
 function submodelFilter(params: Command<"GetAllSubmodels">["params"]): (submodel: Record<string, unknown>) => boolean {
-  const semanticId = params.semanticId === undefined ? undefined : parseReferenceFilter("semanticId", params.semanticId);
+  const semanticId =
+    params.semanticId === undefined ? undefined : parseReferenceFilter("semanticId", params.semanticId);
   return (submodel) =>
-    (params.idShort === undefined || submodel.idShort === params.idShort) && (semanticId === undefined || referenceMatches(submodel.semanticId, semanticId));
+    (params.idShort === undefined || submodel.idShort === params.idShort) &&
+    (semanticId === undefined || referenceMatches(submodel.semanticId, semanticId));
 }
 
 /**
  * A submodel in the form the modifiers ask for. `$metadata` and `$reference` need only the
  * submodel's own record and `$path` only the paths; the elements are read for the other forms.
  */
-async function submodelIn(ctx: EngineContext, meta: Record<string, unknown>, modifiers: OutputModifiers | undefined, scope?: ElementScope): Promise<unknown> {
+async function submodelIn(
+  ctx: EngineContext,
+  meta: Record<string, unknown>,
+  modifiers: OutputModifiers | undefined,
+  scope?: ElementScope,
+): Promise<unknown> {
   const id = meta.id as string;
   switch (modifiers?.content ?? "normal") {
     case "metadata":
@@ -41,26 +48,40 @@ async function submodelIn(ctx: EngineContext, meta: Record<string, unknown>, mod
       return submodelReference(id);
     case "path":
       // Not paged: a plain PathItem[] of every element (deep) or the top-level ones (core).
-      return (await ctx.repository.getSubtree(id, "", depthOf(modifiers))).map((record) => record.path).filter((path) => scope?.shows(path) ?? true);
+      return (await ctx.repository.getSubtree(id, "", depthOf(modifiers)))
+        .map((record) => record.path)
+        .filter((path) => scope?.shows(path) ?? true);
     default: {
       // A caller who may read only parts of the submodel gets only those (README "Rules").
       const elements = await loadAllElements(ctx.repository, id, depthOf(modifiers));
-      return projectSubmodel(joinSubmodel(meta, scope && !scope.whole ? filterElements(elements, scope, "") : elements), modifiers);
+      return projectSubmodel(
+        joinSubmodel(meta, scope && !scope.whole ? filterElements(elements, scope, "") : elements),
+        modifiers,
+      );
     }
   }
 }
 
-export async function getAllSubmodels(ctx: EngineContext, cmd: Command<"GetAllSubmodels">): Promise<Handled<Paged<unknown>>> {
+export async function getAllSubmodels(
+  ctx: EngineContext,
+  cmd: Command<"GetAllSubmodels">,
+): Promise<Handled<Paged<unknown>>> {
   const { modifiers, page } = cmd.params;
   pageCursor(page);
   const matches = submodelFilter(cmd.params);
   const scopeOf = ctx.access?.submodelReadScope;
   // Only submodels the caller may read at all are listed (and count towards the page).
-  const keep = scopeOf === undefined ? matches : (submodel: Record<string, unknown>) => matches(submodel) && scopeOf(submodel) !== undefined;
+  const keep =
+    scopeOf === undefined
+      ? matches
+      : (submodel: Record<string, unknown>) => matches(submodel) && scopeOf(submodel) !== undefined;
   // $path lists idShortPaths, so it pages by path across the submodels, not by submodel.
-  if (modifiers?.content === "path") return { value: await pageSubmodelPaths(ctx.repository, page, keep, modifiers.level, scopeOf) };
+  if (modifiers?.content === "path")
+    return { value: await pageSubmodelPaths(ctx.repository, page, keep, modifiers.level, scopeOf) };
   const metas = await listFiltered(ctx.repository, "submodel", page, keep, undefined, scopeOf !== undefined);
-  const items = await Promise.all((metas.items as Record<string, unknown>[]).map((meta) => submodelIn(ctx, meta, modifiers, scopeOf?.(meta))));
+  const items = await Promise.all(
+    (metas.items as Record<string, unknown>[]).map((meta) => submodelIn(ctx, meta, modifiers, scopeOf?.(meta))),
+  );
   return { value: metas.cursor === undefined ? { items } : { items, cursor: metas.cursor } };
 }
 
@@ -70,7 +91,8 @@ export async function getSubmodel(ctx: EngineContext, cmd: Command<"GetSubmodelB
   const stored = await requireIdentifiable(ctx, "submodel", submodelId);
   const scope = ctx.access?.partialScope;
   // What a partial reader sees is not what the cache holds: assembled for them alone.
-  if (scope !== undefined) return { value: await submodelIn(ctx, JSON.parse(stored.json), modifiers, scope), revision: stored.revision };
+  if (scope !== undefined)
+    return { value: await submodelIn(ctx, JSON.parse(stored.json), modifiers, scope), revision: stored.revision };
   const cached = ctx.renderedSubmodels?.get(submodelId, stored.revision, modifiers);
   if (cached !== undefined) return { value: cached, revision: stored.revision };
   const value = await submodelIn(ctx, JSON.parse(stored.json), modifiers);
@@ -85,8 +107,15 @@ export async function postSubmodel(ctx: EngineContext, cmd: Command<"PostSubmode
   const event = await ctx.commit(identifiableTarget("submodel", id), async () => ({
     commit: {
       preconditions: [{ on: "id-free", id }],
-      ops: [{ op: "put-identifiable", kind: "submodel", id, json: JSON.stringify(meta) }, ...insertOps(id, "", elements, false)],
-      event: eventDraft({ kind: "submodel.created", id, origin: cmd.origin, correlationId: cmd.correlationId }, submodel, ctx.clock.now()),
+      ops: [
+        { op: "put-identifiable", kind: "submodel", id, json: JSON.stringify(meta) },
+        ...insertOps(id, "", elements, false),
+      ],
+      event: eventDraft(
+        { kind: "submodel.created", id, origin: cmd.origin, correlationId: cmd.correlationId },
+        submodel,
+        ctx.clock.now(),
+      ),
     },
   }));
   return { value: submodel, revision: event.revision };
@@ -110,7 +139,11 @@ export async function putSubmodel(ctx: EngineContext, cmd: Command<"PutSubmodelB
           { op: "put-identifiable", kind: "submodel", id: submodelId, json: JSON.stringify(meta) },
           ...insertOps(submodelId, "", elements, false),
         ],
-        event: eventDraft({ kind: "submodel.updated", id: submodelId, origin: cmd.origin, correlationId: cmd.correlationId }, submodel, ctx.clock.now()),
+        event: eventDraft(
+          { kind: "submodel.updated", id: submodelId, origin: cmd.origin, correlationId: cmd.correlationId },
+          submodel,
+          ctx.clock.now(),
+        ),
       },
     };
   });
@@ -132,12 +165,21 @@ export async function deleteSubmodel(ctx: EngineContext, cmd: Command<"DeleteSub
       commit: {
         preconditions: [unchanged(stored)],
         ops: [{ op: "delete-identifiable", kind: "submodel", id: submodelId }],
-        event: eventDraft({ kind: "submodel.deleted", id: submodelId, origin: cmd.origin, correlationId: cmd.correlationId }, undefined, ctx.clock.now()),
+        event: eventDraft(
+          { kind: "submodel.deleted", id: submodelId, origin: cmd.origin, correlationId: cmd.correlationId },
+          undefined,
+          ctx.clock.now(),
+        ),
       },
     };
   });
   if (aasId !== undefined) {
-    const reference = { type: "DeleteSubmodelReferenceById" as const, params: { aasId, submodelId }, origin: cmd.origin, correlationId: cmd.correlationId };
+    const reference = {
+      type: "DeleteSubmodelReferenceById" as const,
+      params: { aasId, submodelId },
+      origin: cmd.origin,
+      correlationId: cmd.correlationId,
+    };
     // The shell or its reference may be gone meanwhile; then there is nothing left to remove.
     await deleteSubmodelReference(ctx, reference).catch((error: unknown) => {
       if (!(error instanceof CommandError && error.code === "not-found")) throw error;

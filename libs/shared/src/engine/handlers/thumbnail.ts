@@ -1,7 +1,15 @@
-import { CommandError, type Command, type CommandResult } from "../../contracts/index.ts";
+import { type Command, CommandError, type CommandResult } from "../../contracts/index.ts";
 import type { EngineContext } from "../engine-context.ts";
 import { contentTypeByName, OCTET_STREAM, uploadContentType } from "../files/content-types.ts";
-import { decodeBase64, encodeBase64, fileKeyOf, fileNameOf, isOwnUpload, safeFileName, uploadPath } from "../files/file-paths.ts";
+import {
+  decodeBase64,
+  encodeBase64,
+  fileKeyOf,
+  fileNameOf,
+  isOwnUpload,
+  safeFileName,
+  uploadPath,
+} from "../files/file-paths.ts";
 import { requireIdentifiable } from "../identifiables.ts";
 import { rewriteShell } from "../shell-rewrite.ts";
 import type { Handled } from "./handled.ts";
@@ -21,19 +29,32 @@ function thumbnailOf(shell: Record<string, unknown>): Resource | undefined {
   return info?.defaultThumbnail;
 }
 
-export async function getThumbnail(ctx: EngineContext, cmd: Command<"GetThumbnail">): Promise<Handled<CommandResult<"GetThumbnail">>> {
+export async function getThumbnail(
+  ctx: EngineContext,
+  cmd: Command<"GetThumbnail">,
+): Promise<Handled<CommandResult<"GetThumbnail">>> {
   const { aasId } = cmd.params;
   const stored = await requireIdentifiable(ctx, "shell", aasId);
   const thumbnail = thumbnailOf(JSON.parse(stored.json));
   const path = typeof thumbnail?.path === "string" ? thumbnail.path : undefined;
-  if (path === undefined) throw new CommandError("not-found", `The Asset Administration Shell '${aasId}' has no thumbnail`);
+  if (path === undefined)
+    throw new CommandError("not-found", `The Asset Administration Shell '${aasId}' has no thumbnail`);
   const key = fileKeyOf(path);
   const file = key === undefined ? undefined : await ctx.fileStore.get(key);
-  if (!file) throw new CommandError("not-found", `The thumbnail of '${aasId}' ('${path}') is not stored on this server`);
+  if (!file)
+    throw new CommandError("not-found", `The thumbnail of '${aasId}' ('${path}') is not stored on this server`);
   // Spec §4.1.11: a thumbnail without contentType must not fail; the stored type or the name tells.
-  const declared = typeof thumbnail?.contentType === "string" && thumbnail.contentType !== "" ? thumbnail.contentType : undefined;
-  const contentType = declared ?? (file.contentType !== OCTET_STREAM ? file.contentType : undefined) ?? contentTypeByName(fileNameOf(path)) ?? OCTET_STREAM;
-  return { value: { fileName: fileNameOf(path), contentType, contentBase64: encodeBase64(file.bytes) }, revision: stored.revision };
+  const declared =
+    typeof thumbnail?.contentType === "string" && thumbnail.contentType !== "" ? thumbnail.contentType : undefined;
+  const contentType =
+    declared ??
+    (file.contentType !== OCTET_STREAM ? file.contentType : undefined) ??
+    contentTypeByName(fileNameOf(path)) ??
+    OCTET_STREAM;
+  return {
+    value: { fileName: fileNameOf(path), contentType, contentBase64: encodeBase64(file.bytes) },
+    revision: stored.revision,
+  };
 }
 
 export async function putThumbnail(ctx: EngineContext, cmd: Command<"PutThumbnail">): Promise<Handled<null>> {
@@ -59,7 +80,8 @@ export async function putThumbnail(ctx: EngineContext, cmd: Command<"PutThumbnai
         return { ...shell, assetInformation: { ...info, defaultThumbnail: { path, contentType } } };
       },
     });
-    if (previous !== undefined && isOwnUpload("thumbnails", aasId, previous) && fileKeyOf(previous) !== key) await ctx.fileStore.delete(fileKeyOf(previous)!);
+    if (previous !== undefined && isOwnUpload("thumbnails", aasId, previous) && fileKeyOf(previous) !== key)
+      await ctx.fileStore.delete(fileKeyOf(previous)!);
     return { value: null, revision: event.revision };
   } catch (error) {
     if (previous === undefined || fileKeyOf(previous) !== key) await ctx.fileStore.delete(key).catch(() => undefined);
@@ -78,12 +100,14 @@ export async function deleteThumbnail(ctx: EngineContext, cmd: Command<"DeleteTh
     correlationId: cmd.correlationId,
     change: (shell) => {
       const old = thumbnailOf(shell);
-      if (old === undefined) throw new CommandError("not-found", `The Asset Administration Shell '${aasId}' has no thumbnail`);
+      if (old === undefined)
+        throw new CommandError("not-found", `The Asset Administration Shell '${aasId}' has no thumbnail`);
       previous = typeof old.path === "string" ? old.path : undefined;
       const { defaultThumbnail: _removed, ...info } = shell.assetInformation as Record<string, unknown>;
       return { ...shell, assetInformation: info };
     },
   });
-  if (previous !== undefined && isOwnUpload("thumbnails", aasId, previous)) await ctx.fileStore.delete(fileKeyOf(previous)!);
+  if (previous !== undefined && isOwnUpload("thumbnails", aasId, previous))
+    await ctx.fileStore.delete(fileKeyOf(previous)!);
   return { value: null, revision: event.revision };
 }

@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from "node:util";
-import { readAas, type AasClassName } from "../../aas/index.ts";
+import { type AasClassName, readAas } from "../../aas/index.ts";
 import { CommandError, type ImportProblem } from "../../contracts/index.ts";
 import { toCommandError } from "../aas-input.ts";
 import type { IdentifiableKind } from "../ports/index.ts";
@@ -15,7 +15,11 @@ export interface ImportCandidate {
   where: string;
 }
 
-export const ENVIRONMENT_SECTIONS: readonly { key: string; kind: IdentifiableKind; modelType: ImportProblem["modelType"] & AasClassName }[] = [
+export const ENVIRONMENT_SECTIONS: readonly {
+  key: string;
+  kind: IdentifiableKind;
+  modelType: ImportProblem["modelType"] & AasClassName;
+}[] = [
   { key: "assetAdministrationShells", kind: "shell", modelType: "AssetAdministrationShell" },
   { key: "submodels", kind: "submodel", modelType: "Submodel" },
   { key: "conceptDescriptions", kind: "concept-description", modelType: "ConceptDescription" },
@@ -28,7 +32,11 @@ export const ENVIRONMENT_SECTIONS: readonly { key: string; kind: IdentifiableKin
  * can leave out exactly the identifiables that fail. `report` receives every problem; it throws
  * to stop at the first (all-or-nothing), or returns to skip the identifiable (partial).
  */
-export function collectIdentifiables(documents: readonly DecodedDocument[], validate: boolean, report: (problem: ImportProblem) => void): ImportCandidate[] {
+export function collectIdentifiables(
+  documents: readonly DecodedDocument[],
+  validate: boolean,
+  report: (problem: ImportProblem) => void,
+): ImportCandidate[] {
   const seen = new Map<string, { json: Record<string, unknown>; source: string; where: string }>();
   const candidates: ImportCandidate[] = [];
   for (const document of documents) {
@@ -50,7 +58,8 @@ export function collectIdentifiables(documents: readonly DecodedDocument[], vali
             ...(converted.details && converted.details.length > 0 ? { details: converted.details } : {}),
           });
         };
-        if (typeof id !== "string") return problem(new CommandError("bad-request", `A ${modelType} without a string id`));
+        if (typeof id !== "string")
+          return problem(new CommandError("bad-request", `A ${modelType} without a string id`));
         let json: Record<string, unknown>;
         try {
           json = readAas(raw, modelType, { validate }).jsonable;
@@ -63,7 +72,9 @@ export function collectIdentifiables(documents: readonly DecodedDocument[], vali
           if (isDeepStrictEqual(earlier.json, json)) return;
           const here = `${document.source} (${where})`;
           const there = `${earlier.source} (${earlier.where})`;
-          return problem(new CommandError("conflict", `The id '${id}' is defined differently in ${there} and in ${here}`));
+          return problem(
+            new CommandError("conflict", `The id '${id}' is defined differently in ${there} and in ${here}`),
+          );
         }
         seen.set(id, { json, source: document.source, where });
         candidates.push({ kind, id, json, source: document.source, where });
@@ -78,8 +89,13 @@ function checkEnvironmentShape(document: DecodedDocument): void {
   const known = new Set(ENVIRONMENT_SECTIONS.map((section) => section.key));
   for (const [key, value] of Object.entries(document.environment)) {
     if (!known.has(key)) {
-      throw new CommandError("bad-request", `${document.source}: unknown property '${key}' in the environment; known: ${[...known].join(", ")}`, { path: key });
+      throw new CommandError(
+        "bad-request",
+        `${document.source}: unknown property '${key}' in the environment; known: ${[...known].join(", ")}`,
+        { path: key },
+      );
     }
-    if (value !== null && !Array.isArray(value)) throw new CommandError("bad-request", `${document.source}: '${key}' must be a list`, { path: key });
+    if (value !== null && !Array.isArray(value))
+      throw new CommandError("bad-request", `${document.source}: '${key}' must be a list`, { path: key });
   }
 }

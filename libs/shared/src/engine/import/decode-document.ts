@@ -1,4 +1,12 @@
-import { AasError, detectJsonFormatProblem, parseAasXml, parseJsonText, readAasxOffThread, type AasxLimits, type AasxPart } from "../../aas/index.ts";
+import {
+  AasError,
+  type AasxLimits,
+  type AasxPart,
+  detectJsonFormatProblem,
+  parseAasXml,
+  parseJsonText,
+  readAasxOffThread,
+} from "../../aas/index.ts";
 import { CommandError, type ImportDocument } from "../../contracts/index.ts";
 import { toCommandError } from "../aas-input.ts";
 import { decodeBase64 } from "../files/file-paths.ts";
@@ -20,7 +28,11 @@ export function sourceName(document: ImportDocument, index: number): string {
  * read at all (not JSON/XML/a zip, a hostile package, an XML with a DOCTYPE, a v2/RC model) fails
  * the whole document with a `bad-request` whose message names the document.
  */
-export async function decodeDocument(document: ImportDocument, source: string, limits: AasxLimits): Promise<DecodedDocument> {
+export async function decodeDocument(
+  document: ImportDocument,
+  source: string,
+  limits: AasxLimits,
+): Promise<DecodedDocument> {
   try {
     switch (document.format) {
       case "json":
@@ -28,14 +40,22 @@ export async function decodeDocument(document: ImportDocument, source: string, l
       case "xml":
         return { source, environment: parseAasXml(textOf(document)), files: [] };
       case "aasx": {
-        if (document.contentBase64 === undefined) throw new CommandError("bad-request", "An AASX package travels as contentBase64");
+        if (document.contentBase64 === undefined)
+          throw new CommandError("bad-request", "An AASX package travels as contentBase64");
         const content = await readAasxOffThread(decodeBase64(document.contentBase64, "The package"), limits);
         const files = [...content.files];
-        if (content.thumbnail && !files.some((file) => file.path.toLowerCase() === content.thumbnail!.path.toLowerCase())) files.push(content.thumbnail);
+        if (
+          content.thumbnail &&
+          !files.some((file) => file.path.toLowerCase() === content.thumbnail!.path.toLowerCase())
+        )
+          files.push(content.thumbnail);
         return { source, environment: content.environment, files };
       }
       default:
-        throw new CommandError("bad-request", `Unknown model format '${String((document as { format?: unknown }).format)}'; known: json, xml, aasx`);
+        throw new CommandError(
+          "bad-request",
+          `Unknown model format '${String((document as { format?: unknown }).format)}'; known: json, xml, aasx`,
+        );
     }
   } catch (error) {
     throw named(error, source);
@@ -58,7 +78,8 @@ function textOf(document: ImportDocument): string {
 function readJsonEnvironment(text: string): Record<string, unknown> {
   if (text.trim() === "") throw new CommandError("bad-request", "The document is empty");
   const json = parseJsonText(text);
-  if (typeof json !== "object" || json === null || Array.isArray(json)) throw new CommandError("bad-request", "An AAS environment must be a JSON object");
+  if (typeof json !== "object" || json === null || Array.isArray(json))
+    throw new CommandError("bad-request", "An AAS environment must be a JSON object");
   // Spec §9.2: v2.x and v3.0 release-candidate models must be converted, not half-read.
   const legacy = detectJsonFormatProblem(json);
   if (legacy !== undefined) throw new AasError("syntax", legacy);
@@ -70,5 +91,8 @@ function named(error: unknown, source: string): unknown {
   const converted = toCommandError(error);
   if (!(converted instanceof CommandError)) return converted;
   // Nothing could be read, so whatever kind of error it was, the document is malformed input.
-  return new CommandError("bad-request", `${source}: ${converted.message}`, { path: converted.path, details: converted.details });
+  return new CommandError("bad-request", `${source}: ${converted.message}`, {
+    path: converted.path,
+    details: converted.details,
+  });
 }

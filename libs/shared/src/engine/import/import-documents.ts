@@ -1,5 +1,11 @@
 import { partKey } from "../../aas/index.ts";
-import { CommandError, type ImportDocument, type ImportMode, type ImportOutcome, type ImportProblem } from "../../contracts/index.ts";
+import {
+  CommandError,
+  type ImportDocument,
+  type ImportMode,
+  type ImportOutcome,
+  type ImportProblem,
+} from "../../contracts/index.ts";
 import { eventDraft } from "../commit-runner.ts";
 import { insertOps } from "../element-io.ts";
 import type { EngineContext } from "../engine-context.ts";
@@ -7,7 +13,7 @@ import type { IdentifiableKind } from "../ports/index.ts";
 import { splitSubmodel } from "../submodel-json.ts";
 import { identifiableTarget } from "../write-targets.ts";
 import { collectIdentifiables, ENVIRONMENT_SECTIONS, type ImportCandidate } from "./collect-identifiables.ts";
-import { decodeDocument, sourceName, type DecodedDocument } from "./decode-document.ts";
+import { type DecodedDocument, decodeDocument, sourceName } from "./decode-document.ts";
 
 export interface ImportRequest {
   documents: readonly ImportDocument[];
@@ -53,24 +59,40 @@ export interface PreparedImport {
  * first learns that the new content is readable, then deletes the old, then writes.
  */
 export async function prepareImport(ctx: EngineContext, request: ImportRequest): Promise<PreparedImport> {
-  const result: ImportResult = { shells: 0, submodels: 0, conceptDescriptions: 0, files: 0, skipped: false, problems: [], written: [], fileKeys: [] };
-  if (!Array.isArray(request.documents) || request.documents.length === 0) throw new CommandError("bad-request", "Nothing to import: no document");
+  const result: ImportResult = {
+    shells: 0,
+    submodels: 0,
+    conceptDescriptions: 0,
+    files: 0,
+    skipped: false,
+    problems: [],
+    written: [],
+    fileKeys: [],
+  };
+  if (!Array.isArray(request.documents) || request.documents.length === 0)
+    throw new CommandError("bad-request", "Nothing to import: no document");
   // One after the other: each package inflates against its own budget, never two at once.
   const decoded: DecodedDocument[] = [];
-  for (const [index, document] of request.documents.entries()) decoded.push(await decodeDocument(document, sourceName(document, index), ctx.aasxLimits));
+  for (const [index, document] of request.documents.entries())
+    decoded.push(await decodeDocument(document, sourceName(document, index), ctx.aasxLimits));
   const collected = collectIdentifiables(decoded, request.validate, reporter(request, result));
   return { decoded, collected, result };
 }
 
 function reporter(request: ImportRequest, result: ImportResult): (problem: ImportProblem) => void {
   return (problem) => {
-    if (request.mode === "all-or-nothing") throw new CommandError(problem.code, problem.text, { details: problem.details });
+    if (request.mode === "all-or-nothing")
+      throw new CommandError(problem.code, problem.text, { details: problem.details });
     result.problems.push(problem);
   };
 }
 
 /** Steps 3–4: check the ids against the store, write the files, commit each identifiable. */
-export async function writePrepared(ctx: EngineContext, request: ImportRequest, prepared: PreparedImport): Promise<ImportResult> {
+export async function writePrepared(
+  ctx: EngineContext,
+  request: ImportRequest,
+  prepared: PreparedImport,
+): Promise<ImportResult> {
   const { decoded, collected, result } = prepared;
   const report = reporter(request, result);
   if (request.onlyIfEmpty) {
@@ -131,7 +153,11 @@ async function commitCandidate(ctx: EngineContext, candidate: ImportCandidate, r
     commit: {
       preconditions: [{ on: "id-free", id }],
       ops: [{ op: "put-identifiable", kind, id, json: JSON.stringify(meta) }, ...insertOps(id, "", elements, false)],
-      event: eventDraft({ kind: `${kind}.created`, id, origin: request.origin ?? "load", correlationId: request.correlationId }, json, ctx.clock.now()),
+      event: eventDraft(
+        { kind: `${kind}.created`, id, origin: request.origin ?? "load", correlationId: request.correlationId },
+        json,
+        ctx.clock.now(),
+      ),
     },
   }));
 }

@@ -1,6 +1,6 @@
-import { it } from "node:test";
 import assert from "node:assert/strict";
-import { CommandError, type Command, type CommandResult, type CommandType, type Reply } from "../../contracts/index.ts";
+import { it } from "node:test";
+import { type Command, CommandError, type CommandResult, type CommandType, type Reply } from "../../contracts/index.ts";
 import { storeClientContract } from "../../test-support/index.ts";
 import { createDirectStoreClient } from "./direct-store-client.ts";
 
@@ -16,5 +16,8 @@ it("keeps the code, path and details of a thrown CommandError", async () => {
     },
   });
   const reply = await client.execute({ type: "GetSequence", params: {} });
-  assert.deepEqual(reply, { ok: false, error: { code: "not-found", message: "no such element", path: "a.b", details: ["looked in a"] } });
+  assert.deepEqual(reply, {
+    ok: false,
+    error: { code: "not-found", message: "no such element", path: "a.b", details: ["looked in a"] },
+  });
 });

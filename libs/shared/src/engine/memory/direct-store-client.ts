@@ -1,4 +1,14 @@
-import { failureReply, toRawValue, withArrivedPrincipal, WRITE_COMMANDS, type Command, type CommandResult, type CommandType, type Reply, type ReplyFailure } from "../../contracts/index.ts";
+import {
+  type Command,
+  type CommandResult,
+  type CommandType,
+  failureReply,
+  type Reply,
+  type ReplyFailure,
+  toRawValue,
+  WRITE_COMMANDS,
+  withArrivedPrincipal,
+} from "../../contracts/index.ts";
 import type { CommandHandler, ExecuteOptions, StoreClient } from "../ports/index.ts";
 
 /**
@@ -10,20 +20,31 @@ export function createDirectStoreClient(handler: CommandHandler): StoreClient {
   let closed = false;
 
   return {
-    async execute<T extends CommandType>(command: Command<T>, options: ExecuteOptions = {}): Promise<Reply<CommandResult<T>>> {
+    async execute<T extends CommandType>(
+      command: Command<T>,
+      options: ExecuteOptions = {},
+    ): Promise<Reply<CommandResult<T>>> {
       if (closed) return failure("unavailable", "the store client is closed");
       const { deadline } = options;
-      if (deadline !== undefined && Date.now() >= deadline) return failure("timeout", `${command.type}: deadline passed before it was sent`);
+      if (deadline !== undefined && Date.now() >= deadline)
+        return failure("timeout", `${command.type}: deadline passed before it was sent`);
 
       const { rawValue } = options;
       // The text form the caller asked for, as a remote store would send it (and a read cache keeps).
-      const running = rawValue ? invoke(handler, command).then((reply) => (reply.ok ? ({ ...reply, value: toRawValue(reply.value, rawValue) } as Reply<CommandResult<T>>) : reply)) : invoke(handler, command);
+      const running = rawValue
+        ? invoke(handler, command).then((reply) =>
+            reply.ok ? ({ ...reply, value: toRawValue(reply.value, rawValue) } as Reply<CommandResult<T>>) : reply,
+          )
+        : invoke(handler, command);
       if (deadline === undefined) return running;
 
       let timer: NodeJS.Timeout | undefined;
       const timedOut = new Promise<ReplyFailure>((resolve) => {
         const unknown = WRITE_COMMANDS.has(command.type) ? "; the outcome is unknown" : "";
-        timer = setTimeout(() => resolve(failure("timeout", `${command.type}: no reply within the deadline${unknown}`)), deadline - Date.now());
+        timer = setTimeout(
+          () => resolve(failure("timeout", `${command.type}: no reply within the deadline${unknown}`)),
+          deadline - Date.now(),
+        );
       });
       try {
         return await Promise.race([running, timedOut]);
@@ -38,7 +59,10 @@ export function createDirectStoreClient(handler: CommandHandler): StoreClient {
 }
 
 /** Never rejects: whatever the handler throws becomes a failure reply. */
-async function invoke<T extends CommandType>(handler: CommandHandler, command: Command<T>): Promise<Reply<CommandResult<T>>> {
+async function invoke<T extends CommandType>(
+  handler: CommandHandler,
+  command: Command<T>,
+): Promise<Reply<CommandResult<T>>> {
   try {
     // In-process, no principal is the system; a gateway's explicit SYSTEM means the same.
     return await handler.execute(withArrivedPrincipal(command, undefined));

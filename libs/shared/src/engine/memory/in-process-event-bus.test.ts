@@ -1,5 +1,5 @@
-import { it } from "node:test";
 import assert from "node:assert/strict";
+import { it } from "node:test";
 import { eventBusContract, sampleEvent } from "../../test-support/index.ts";
 import { createInProcessEventBus } from "./in-process-event-bus.ts";
 

@@ -16,7 +16,8 @@ type Delivery = { event: ChangeEvent } | { heartbeat: Heartbeat };
  * the same order, as over NATS.
  */
 export function createInProcessEventBus(options: InProcessEventBusOptions = {}): EventBus {
-  const reportError = options.onSubscriberError ?? ((error: unknown) => console.error("twinport: event subscriber failed:", error));
+  const reportError =
+    options.onSubscriberError ?? ((error: unknown) => console.error("twinport: event subscriber failed:", error));
   const subscribers = new Set<EventHandlers>();
   const queue: Delivery[] = [];
   let draining = false;

@@ -19,7 +19,8 @@ export function createMemoryFileStore(): FileStore {
     },
     async list(prefix = "") {
       const found: FileInfo[] = [];
-      for (const [path, file] of files) if (path.startsWith(prefix)) found.push({ path, contentType: file.contentType, size: file.bytes.length });
+      for (const [path, file] of files)
+        if (path.startsWith(prefix)) found.push({ path, contentType: file.contentType, size: file.bytes.length });
       return found.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     },
     async clear() {

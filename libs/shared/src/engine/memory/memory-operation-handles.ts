@@ -3,14 +3,20 @@ import { ExpiringMap } from "./expiring-map.ts";
 
 type HandleMethods = Pick<
   Repository,
-  "putOperationHandle" | "getOperationHandle" | "deleteOperationHandles" | "renewOperationRunner" | "isOperationRunnerAlive"
+  | "putOperationHandle"
+  | "getOperationHandle"
+  | "deleteOperationHandles"
+  | "renewOperationRunner"
+  | "isOperationRunnerAlive"
 >;
 
 /**
  * Operation handles and runner leases in process memory (the Repository's handle API for the memory
  * repository), expiring (expiring-map.ts). `now` is injectable for tests.
  */
-export function createMemoryOperationHandles(now: () => number = Date.now): HandleMethods & { clearOperationHandles(): void } {
+export function createMemoryOperationHandles(
+  now: () => number = Date.now,
+): HandleMethods & { clearOperationHandles(): void } {
   const handles = new ExpiringMap<{ json: string; version: number }>(now);
   const runners = new ExpiringMap<true>(now);
 

@@ -1,5 +1,5 @@
-import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { describe, it } from "node:test";
 import { repositoryContract } from "../../test-support/repository-contract.ts";
 import { createMemoryRepository } from "./memory-repository.ts";
 

@@ -1,6 +1,4 @@
 import { CommandError } from "../../contracts/index.ts";
-import { batchIndexOf } from "../ports/repository.ts";
-import { externalChildPath, listItemToken, resolvePath } from "../ports/list-item-paths.ts";
 import type {
   Commit,
   CommitOp,
@@ -12,6 +10,8 @@ import type {
   StoredElement,
   StoredIdentifiable,
 } from "../ports/index.ts";
+import { externalChildPath, listItemToken, resolvePath } from "../ports/list-item-paths.ts";
+import { batchIndexOf } from "../ports/repository.ts";
 import { createMemoryIdempotency } from "./memory-idempotency.ts";
 import { createMemoryOperationHandles } from "./memory-operation-handles.ts";
 
@@ -98,7 +98,9 @@ function firstOrdinalAfter(ordinals: number[], after: number): number {
 export function createMemoryRepository(): Repository {
   const identifiables = new Map<IdentifiableKind, Map<string, IdentifiableRecord>>(KINDS.map((k) => [k, new Map()]));
   /** Per kind: [ordinal, id] pairs sorted by ordinal (new ones always get the largest ordinal). */
-  const creationOrder = new Map<IdentifiableKind, { ordinals: number[]; ids: string[] }>(KINDS.map((k) => [k, { ordinals: [], ids: [] }]));
+  const creationOrder = new Map<IdentifiableKind, { ordinals: number[]; ids: string[] }>(
+    KINDS.map((k) => [k, { ordinals: [], ids: [] }]),
+  );
   const kinds = new Map<string, IdentifiableKind>();
   const submodels = new Map<string, SubmodelElements>();
   let seq = 0;
@@ -144,7 +146,12 @@ export function createMemoryRepository(): Repository {
     if (precondition.revision === null) return stored === undefined;
     const index = batchIndexOf(precondition.revision);
     const expected = index === undefined ? precondition.revision : batchSeqs[index];
-    if (precondition.on === "element" && precondition.orderKey !== undefined && stored?.orderKey !== precondition.orderKey) return false;
+    if (
+      precondition.on === "element" &&
+      precondition.orderKey !== undefined &&
+      stored?.orderKey !== precondition.orderKey
+    )
+      return false;
     return expected !== undefined && stored?.revision === expected;
   }
 
@@ -235,7 +242,9 @@ export function createMemoryRepository(): Repository {
           record.orderKey = nextOrderKey(elements, siblings, listItem);
           record.parentPath = parentPath;
           // A list item is appended under its token; an idShort child keeps its segment.
-          internal = listItem ? parentPath + listItemToken(record.orderKey) : parentPath + op.path.slice(op.insert.parentPath.length);
+          internal = listItem
+            ? parentPath + listItemToken(record.orderKey)
+            : parentPath + op.path.slice(op.insert.parentPath.length);
           if (!siblings) {
             siblings = [];
             elements.children.set(parentPath, siblings);
@@ -333,7 +342,8 @@ export function createMemoryRepository(): Repository {
       const items: StoredElement[] = [];
       for (let i = start; i < end; i++) {
         const record = elements!.records.get(siblings[i].path);
-        if (record) items.push(toStoredElement(externalChildPath(parentPath, parentInternal!, siblings[i].path, i), record));
+        if (record)
+          items.push(toStoredElement(externalChildPath(parentPath, parentInternal!, siblings[i].path, i), record));
       }
       if (end >= siblings.length || end === start) return { items };
       return { items, cursor: encodeCursor(siblings[end - 1].sortKey) };
@@ -350,7 +360,11 @@ export function createMemoryRepository(): Repository {
         if (maxDepth !== undefined && depth > maxDepth) return;
         const siblings = elements.children.get(internal) ?? [];
         for (let i = siblings.length - 1; i >= 0; i--) {
-          stack.push({ internal: siblings[i].path, external: externalChildPath(external, internal, siblings[i].path, i), depth });
+          stack.push({
+            internal: siblings[i].path,
+            external: externalChildPath(external, internal, siblings[i].path, i),
+            depth,
+          });
         }
       };
       if (path === "") pushChildren("", "", 1);

@@ -5,17 +5,28 @@ import { CommandError } from "../../contracts/index.ts";
  * config package's parser (dependency rules), and this one must also reject negative durations: a
  * client time-out below zero means nothing. Years count 365 days and months 30 days.
  */
-const XS_DURATION = /^(-?)P(?=.)(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)D)?(?:T(?=\d)(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$/;
+const XS_DURATION =
+  /^(-?)P(?=.)(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)D)?(?:T(?=\d)(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$/;
 
 const DAY_MS = 86_400_000;
 
 export function clientTimeoutMs(duration: unknown): number {
   const match = typeof duration === "string" ? XS_DURATION.exec(duration) : null;
-  if (!match) throw new CommandError("bad-request", `clientTimeoutDuration must be an xs:duration such as "PT30S", got ${JSON.stringify(duration)}`);
+  if (!match)
+    throw new CommandError(
+      "bad-request",
+      `clientTimeoutDuration must be an xs:duration such as "PT30S", got ${JSON.stringify(duration)}`,
+    );
   const [, sign, years, months, days, hours, minutes, seconds] = match;
-  if (sign === "-") throw new CommandError("bad-request", `clientTimeoutDuration must not be negative, got "${duration as string}"`);
+  if (sign === "-")
+    throw new CommandError("bad-request", `clientTimeoutDuration must not be negative, got "${duration as string}"`);
   const n = (text: string | undefined) => (text === undefined ? 0 : Number(text));
   return Math.round(
-    n(years) * 365 * DAY_MS + n(months) * 30 * DAY_MS + n(days) * DAY_MS + n(hours) * 3_600_000 + n(minutes) * 60_000 + n(seconds) * 1000,
+    n(years) * 365 * DAY_MS +
+      n(months) * 30 * DAY_MS +
+      n(days) * DAY_MS +
+      n(hours) * 3_600_000 +
+      n(minutes) * 60_000 +
+      n(seconds) * 1000,
   );
 }

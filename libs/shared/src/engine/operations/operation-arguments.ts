@@ -1,7 +1,7 @@
-import { AasError, applyValueOnly, parseJsonLossless, parseJsonText, type ElementJson } from "../../aas/index.ts";
+import { AasError, applyValueOnly, type ElementJson, parseJsonLossless, parseJsonText } from "../../aas/index.ts";
+import { isPlainObject } from "../../aas/plain-object.ts";
 import { CommandError } from "../../contracts/index.ts";
 import { readJsonable, rethrowAsCommandError } from "../aas-input.ts";
-import { isPlainObject } from "../../aas/plain-object.ts";
 
 /**
  * Arguments of an invocation against the Operation's declared variables (AAS Part 2 OperationRequest,
@@ -27,7 +27,11 @@ export interface OperationRequest {
   clientTimeoutDuration?: unknown;
 }
 
-const VARIABLES_KEY: Record<Direction, string> = { input: "inputVariables", inoutput: "inoutputVariables", output: "outputVariables" };
+const VARIABLES_KEY: Record<Direction, string> = {
+  input: "inputVariables",
+  inoutput: "inoutputVariables",
+  output: "outputVariables",
+};
 const REQUEST_KEYS = ["inputArguments", "inoutputArguments", "clientTimeoutDuration"];
 
 /** The declared variables of an Operation element: the `value` of each OperationVariable. */
@@ -43,12 +47,18 @@ export function declarationOf(operation: ElementJson): OperationDeclaration {
  * Read an OperationRequest (valueOnly false) or OperationRequestValueOnly body. An empty body is an
  * empty request: an Operation without inputs needs none.
  */
-export function readOperationRequest(body: string, valueOnly: boolean, declaration: OperationDeclaration): OperationRequest {
+export function readOperationRequest(
+  body: string,
+  valueOnly: boolean,
+  declaration: OperationDeclaration,
+): OperationRequest {
   const request = parseRequestObject(body, valueOnly);
   const argumentsOf = (key: "inputArguments" | "inoutputArguments", direction: Direction): ElementJson[] => {
     const given = request[key];
     if (given === undefined) return matchArguments(declaration[direction], [], direction);
-    const elements = valueOnly ? valueOnlyArguments(given, key, direction, declaration[direction]) : fullArguments(given, key);
+    const elements = valueOnly
+      ? valueOnlyArguments(given, key, direction, declaration[direction])
+      : fullArguments(given, key);
     return matchArguments(declaration[direction], elements, direction);
   };
   return {
@@ -66,15 +76,26 @@ export function matchArguments(declared: ElementJson[], given: ElementJson[], di
   const byIdShort = new Map<string, ElementJson>();
   for (const argument of given) {
     const idShort = argument.idShort;
-    if (typeof idShort !== "string") throw new CommandError("bad-request", `Every ${direction} argument needs the idShort of a declared ${direction} variable`);
-    if (byIdShort.has(idShort)) throw new CommandError("bad-request", `The ${direction} argument '${idShort}' is given more than once`);
+    if (typeof idShort !== "string")
+      throw new CommandError(
+        "bad-request",
+        `Every ${direction} argument needs the idShort of a declared ${direction} variable`,
+      );
+    if (byIdShort.has(idShort))
+      throw new CommandError("bad-request", `The ${direction} argument '${idShort}' is given more than once`);
     const variable = declared.find((v) => v.idShort === idShort);
     if (!variable) throw undeclared(idShort, direction, declared);
     if (argument.modelType !== variable.modelType) {
-      throw new CommandError("bad-request", `The ${direction} argument '${idShort}' must be a ${String(variable.modelType)}, not a ${String(argument.modelType)}`);
+      throw new CommandError(
+        "bad-request",
+        `The ${direction} argument '${idShort}' must be a ${String(variable.modelType)}, not a ${String(argument.modelType)}`,
+      );
     }
     if (variable.valueType !== undefined && argument.valueType !== variable.valueType) {
-      throw new CommandError("bad-request", `The ${direction} argument '${idShort}' must have valueType ${String(variable.valueType)}, not ${String(argument.valueType)}`);
+      throw new CommandError(
+        "bad-request",
+        `The ${direction} argument '${idShort}' must have valueType ${String(variable.valueType)}, not ${String(argument.valueType)}`,
+      );
     }
     byIdShort.set(idShort, argument);
   }
@@ -98,17 +119,24 @@ function parseRequestObject(body: string, valueOnly: boolean): Record<string, un
   const form = valueOnly ? "OperationRequestValueOnly" : "OperationRequest";
   if (!isPlainObject(parsed)) throw new CommandError("bad-request", `The body must be an ${form} object`);
   for (const key of Object.keys(parsed)) {
-    if (!REQUEST_KEYS.includes(key)) throw new CommandError("bad-request", `Unknown property '${key}' in the ${form} (allowed: ${REQUEST_KEYS.join(", ")})`);
+    if (!REQUEST_KEYS.includes(key))
+      throw new CommandError(
+        "bad-request",
+        `Unknown property '${key}' in the ${form} (allowed: ${REQUEST_KEYS.join(", ")})`,
+      );
   }
   return parsed;
 }
 
 /** Full form: a list of OperationVariables, each read (and verified) as a SubmodelElement. */
 function fullArguments(given: unknown, key: string): ElementJson[] {
-  if (!Array.isArray(given)) throw new CommandError("bad-request", `${key} must be a list of OperationVariables ({"value": <SubmodelElement>})`);
+  if (!Array.isArray(given))
+    throw new CommandError("bad-request", `${key} must be a list of OperationVariables ({"value": <SubmodelElement>})`);
   return given.map((variable, i) => {
     if (!isPlainObject(variable) || !("value" in variable) || Object.keys(variable).some((k) => k !== "value")) {
-      throw new CommandError("bad-request", `${key}[${i}] must be an OperationVariable: an object with only "value"`, { path: `${key}[${i}]` });
+      throw new CommandError("bad-request", `${key}[${i}] must be an OperationVariable: an object with only "value"`, {
+        path: `${key}[${i}]`,
+      });
     }
     return readJsonable(variable.value, "SubmodelElement", true);
   });
@@ -116,14 +144,16 @@ function fullArguments(given: unknown, key: string): ElementJson[] {
 
 /** ValueOnly form: {"<idShort>": value}, each value applied to a copy of its declared variable. */
 function valueOnlyArguments(given: unknown, key: string, direction: Direction, declared: ElementJson[]): ElementJson[] {
-  if (!isPlainObject(given)) throw new CommandError("bad-request", `${key} must be an object of argument values by idShort`);
+  if (!isPlainObject(given))
+    throw new CommandError("bad-request", `${key} must be an object of argument values by idShort`);
   return Object.entries(given).map(([idShort, value]) => {
     const variable = declared.find((v) => v.idShort === idShort);
     if (!variable) throw undeclared(idShort, direction, declared);
     try {
       return applyValueOnly(variable, value, { path: `${key}.${idShort}` });
     } catch (error) {
-      if (error instanceof AasError) throw new CommandError("bad-request", error.message, { path: error.path, details: error.details });
+      if (error instanceof AasError)
+        throw new CommandError("bad-request", error.message, { path: error.path, details: error.details });
       throw error;
     }
   });
@@ -131,5 +161,8 @@ function valueOnlyArguments(given: unknown, key: string, direction: Direction, d
 
 function undeclared(idShort: string, direction: Direction, declared: ElementJson[]): CommandError {
   const known = declared.map((v) => `'${String(v.idShort)}'`).join(", ") || "none";
-  return new CommandError("bad-request", `'${idShort}' is not a declared ${direction} variable of this Operation (declared: ${known})`);
+  return new CommandError(
+    "bad-request",
+    `'${idShort}' is not a declared ${direction} variable of this Operation (declared: ${known})`,
+  );
 }

@@ -1,5 +1,11 @@
-import { stringifyLossless, toValueOnly, type ElementJson } from "../../aas/index.ts";
-import type { BaseOperationResult, ExecutionState, OperationResult, RawJson, ResultMessage } from "../../contracts/index.ts";
+import { type ElementJson, stringifyLossless, toValueOnly } from "../../aas/index.ts";
+import type {
+  BaseOperationResult,
+  ExecutionState,
+  OperationResult,
+  RawJson,
+  ResultMessage,
+} from "../../contracts/index.ts";
 import { asVariables } from "./operation-arguments.ts";
 
 /**
@@ -17,8 +23,18 @@ export function runningResult(state: "Initiated" | "Running"): OperationResult {
 }
 
 /** An execution that ended without the provider's answer: Failed, Timeout or Canceled. */
-export function unfinishedResult(state: Exclude<ExecutionState, "Initiated" | "Running" | "Completed">, text: string, inoutputArguments: ElementJson[], time: Date): OperationResult {
-  return { messages: [message("Error", text, time)], executionState: state, success: false, inoutputArguments: asVariables(inoutputArguments) };
+export function unfinishedResult(
+  state: Exclude<ExecutionState, "Initiated" | "Running" | "Completed">,
+  text: string,
+  inoutputArguments: ElementJson[],
+  time: Date,
+): OperationResult {
+  return {
+    messages: [message("Error", text, time)],
+    executionState: state,
+    success: false,
+    inoutputArguments: asVariables(inoutputArguments),
+  };
 }
 
 export function statusOf(result: OperationResult): BaseOperationResult {
@@ -38,7 +54,8 @@ export function renderResult(result: OperationResult, valueOnly: boolean): Opera
     for (const { value } of variables) {
       const rendered = toValueOnly(value);
       // Absent values are left out (3.0.2), like elements without a ValueOnly form.
-      if (rendered !== undefined && rendered !== null && typeof value.idShort === "string") named[value.idShort] = rendered;
+      if (rendered !== undefined && rendered !== null && typeof value.idShort === "string")
+        named[value.idShort] = rendered;
     }
     return named;
   };

@@ -2,12 +2,12 @@ import { randomUUID } from "node:crypto";
 import type { ElementJson } from "../../aas/index.ts";
 import { CommandError, type EventKind, type OperationResult } from "../../contracts/index.ts";
 import { readJsonable } from "../aas-input.ts";
-import { eventDraft, type CommitRunner } from "../commit-runner.ts";
+import { type BackoffPolicy, backoffDelay } from "../backoff.ts";
+import { type CommitRunner, eventDraft } from "../commit-runner.ts";
 import type { Clock, OperationOutcome, OperationProviderRegistry, Repository } from "../ports/index.ts";
 import { asVariables, matchArguments, type OperationDeclaration } from "./operation-arguments.ts";
-import { isFinished, parseHandle, type OperationHandleRecord } from "./operation-handle.ts";
+import { isFinished, type OperationHandleRecord, parseHandle } from "./operation-handle.ts";
 import { message, runningResult, unfinishedResult } from "./operation-results.ts";
-import { backoffDelay, type BackoffPolicy } from "../backoff.ts";
 
 /**
  * The invocation lifecycle: one provider call per invocation, bounded by a time-out, with its
@@ -96,7 +96,13 @@ export function createOperationRunner(options: OperationRunnerOptions): Operatio
         preconditions: [],
         ops: [],
         event: eventDraft(
-          { kind, id: invocation.submodelId, idShortPath: invocation.idShortPath, origin: invocation.origin, correlationId: invocation.correlationId },
+          {
+            kind,
+            id: invocation.submodelId,
+            idShortPath: invocation.idShortPath,
+            origin: invocation.origin,
+            correlationId: invocation.correlationId,
+          },
           payload,
           clock.now(),
         ),
@@ -110,7 +116,11 @@ export function createOperationRunner(options: OperationRunnerOptions): Operatio
     inoutputArguments: asVariables(invocation.inoutputArguments),
   });
 
-  function track(id: string, invocation: Invocation, async: boolean): { entry: Running; interrupted: Promise<OperationResult> } {
+  function track(
+    id: string,
+    invocation: Invocation,
+    async: boolean,
+  ): { entry: Running; interrupted: Promise<OperationResult> } {
     let interrupt!: (result: OperationResult) => void;
     const interrupted = new Promise<OperationResult>((resolve) => (interrupt = resolve));
     const entry: Running = {
@@ -136,7 +146,10 @@ export function createOperationRunner(options: OperationRunnerOptions): Operatio
     await repository.renewOperationRunner(runnerId, leaseMs);
     if (leaseTimer !== undefined) return;
     // A failed renewal is retried at the next tick; only a store down for a whole lease loses it.
-    leaseTimer = setInterval(() => void repository.renewOperationRunner(runnerId, leaseMs).catch(() => {}), Math.max(10, Math.floor(leaseMs / 3)));
+    leaseTimer = setInterval(
+      () => void repository.renewOperationRunner(runnerId, leaseMs).catch(() => {}),
+      Math.max(10, Math.floor(leaseMs / 3)),
+    );
     leaseTimer.unref();
   }
 
@@ -145,22 +158,48 @@ export function createOperationRunner(options: OperationRunnerOptions): Operatio
     const now = clock.now();
     const messages = Array.isArray(outcome?.messages) ? outcome.messages : [];
     if (outcome?.success === false) {
-      const reported = messages.length > 0 ? messages : [message("Error", "The operation provider reported a failure", now)];
-      return { messages: reported, executionState: "Failed", success: false, inoutputArguments: asVariables(invocation.inoutputArguments) };
+      const reported =
+        messages.length > 0 ? messages : [message("Error", "The operation provider reported a failure", now)];
+      return {
+        messages: reported,
+        executionState: "Failed",
+        success: false,
+        inoutputArguments: asVariables(invocation.inoutputArguments),
+      };
     }
     try {
-      const verified = (elements: ElementJson[]) => elements.map((element) => readJsonable(element, "SubmodelElement", true));
+      const verified = (elements: ElementJson[]) =>
+        elements.map((element) => readJsonable(element, "SubmodelElement", true));
       const outputs = matchArguments(invocation.declaration.output, verified(outcome?.outputArguments ?? []), "output");
-      const inoutputs = outcome?.inoutputArguments === undefined ? invocation.inoutputArguments : matchArguments(invocation.declaration.inoutput, verified(outcome.inoutputArguments), "inoutput");
-      return { messages, executionState: "Completed", success: true, outputArguments: asVariables(outputs), inoutputArguments: asVariables(inoutputs) };
+      const inoutputs =
+        outcome?.inoutputArguments === undefined
+          ? invocation.inoutputArguments
+          : matchArguments(invocation.declaration.inoutput, verified(outcome.inoutputArguments), "inoutput");
+      return {
+        messages,
+        executionState: "Completed",
+        success: true,
+        outputArguments: asVariables(outputs),
+        inoutputArguments: asVariables(inoutputs),
+      };
     } catch (error) {
       if (!(error instanceof CommandError)) throw error;
-      return unfinishedResult("Failed", `The operation provider answered arguments that do not fit the Operation: ${error.message}`, invocation.inoutputArguments, now);
+      return unfinishedResult(
+        "Failed",
+        `The operation provider answered arguments that do not fit the Operation: ${error.message}`,
+        invocation.inoutputArguments,
+        now,
+      );
     }
   }
 
   /** One provider call raced against the time-out and an interruption; the first to settle decides. */
-  async function execute(invocation: Invocation, interrupted: Promise<OperationResult>, timeoutMs: number, timeoutText: string): Promise<OperationResult> {
+  async function execute(
+    invocation: Invocation,
+    interrupted: Promise<OperationResult>,
+    timeoutMs: number,
+    timeoutText: string,
+  ): Promise<OperationResult> {
     const provider = providers.find(invocation.submodelId, invocation.idShortPath);
     if (!provider) {
       return unfinishedResult(
@@ -181,15 +220,28 @@ export function createOperationRunner(options: OperationRunnerOptions): Operatio
       });
       return outcomeResult(outcome, invocation);
     })().catch((error: unknown) =>
-      unfinishedResult("Failed", `The operation provider failed: ${error instanceof Error ? error.message : String(error)}`, invocation.inoutputArguments, clock.now()),
+      unfinishedResult(
+        "Failed",
+        `The operation provider failed: ${error instanceof Error ? error.message : String(error)}`,
+        invocation.inoutputArguments,
+        clock.now(),
+      ),
     );
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timedOut = new Promise<OperationResult>((resolve) => {
-      timer = setTimeout(() => resolve(unfinishedResult("Timeout", timeoutText, invocation.inoutputArguments, clock.now())), Math.min(timeoutMs, MAX_TIMER_MS));
+      timer = setTimeout(
+        () => resolve(unfinishedResult("Timeout", timeoutText, invocation.inoutputArguments, clock.now())),
+        Math.min(timeoutMs, MAX_TIMER_MS),
+      );
     });
-    const decided = await Promise.race([call.then((result) => ({ result, byProvider: true })), timedOut.then((result) => ({ result, byProvider: false })), interrupted.then((result) => ({ result, byProvider: false }))]);
+    const decided = await Promise.race([
+      call.then((result) => ({ result, byProvider: true })),
+      timedOut.then((result) => ({ result, byProvider: false })),
+      interrupted.then((result) => ({ result, byProvider: false })),
+    ]);
     clearTimeout(timer);
-    if (!decided.byProvider) controller.abort(new Error(decided.result.messages[0]?.text ?? decided.result.executionState));
+    if (!decided.byProvider)
+      controller.abort(new Error(decided.result.messages[0]?.text ?? decided.result.executionState));
     return decided.result;
   }
 
@@ -211,15 +263,26 @@ export function createOperationRunner(options: OperationRunnerOptions): Operatio
     }
   }
 
-  async function runInBackground(record: StoredRecord, version: number, invocation: Invocation, interrupted: Promise<OperationResult>): Promise<void> {
+  async function runInBackground(
+    record: StoredRecord,
+    version: number,
+    invocation: Invocation,
+    interrupted: Promise<OperationResult>,
+  ): Promise<void> {
     try {
       const runningVersion = await write({ ...record, result: runningResult("Running") }, version);
       // Gone (reset) or already decided by another process: nothing left to run.
       if (runningVersion === undefined) return;
       // spec §3: no client time-out here; the handle's lifetime still bounds the execution.
-      const result = await execute(invocation, interrupted, handleTtlMs, "The operation did not finish within the lifetime of its handle (core.operationHandleTtl)");
+      const result = await execute(
+        invocation,
+        interrupted,
+        handleTtlMs,
+        "The operation did not finish within the lifetime of its handle (core.operationHandleTtl)",
+      );
       const finalVersion = await writeFinal({ ...record, result }, runningVersion);
-      if (finalVersion !== undefined) await publish("operation.finished", invocation, { invocationId: record.handleId, async: true, result });
+      if (finalVersion !== undefined)
+        await publish("operation.finished", invocation, { invocationId: record.handleId, async: true, result });
     } catch {
       // The store is unreachable: the handle stays unfinished until this runner's lease lapses, and
       // then the next reader marks it Failed. Nobody awaits this promise, so nothing else to do.
@@ -229,7 +292,8 @@ export function createOperationRunner(options: OperationRunnerOptions): Operatio
   }
 
   function checkOpen(): void {
-    if (closed) throw new CommandError("unavailable", "The model store is shutting down; the operation was not started");
+    if (closed)
+      throw new CommandError("unavailable", "The model store is shutting down; the operation was not started");
   }
 
   return {
@@ -241,7 +305,12 @@ export function createOperationRunner(options: OperationRunnerOptions): Operatio
       const { entry, interrupted } = track(invocationId, invocation, false);
       const run = (async () => {
         await publish("operation.invoked", invocation, invokedPayload(invocationId, false, invocation));
-        const result = await execute(invocation, interrupted, timeoutMs, `The operation did not finish within the client time-out (${timeoutMs} ms)`);
+        const result = await execute(
+          invocation,
+          interrupted,
+          timeoutMs,
+          `The operation did not finish within the client time-out (${timeoutMs} ms)`,
+        );
         await publish("operation.finished", invocation, { invocationId, async: false, result });
         return result;
       })();
@@ -277,7 +346,12 @@ export function createOperationRunner(options: OperationRunnerOptions): Operatio
         untrack(handleId);
         // Best effort: a handle that was created must not look alive forever.
         if (version !== undefined) {
-          const failed = unfinishedResult("Failed", "The invocation could not be started", invocation.inoutputArguments, clock.now());
+          const failed = unfinishedResult(
+            "Failed",
+            "The invocation could not be started",
+            invocation.inoutputArguments,
+            clock.now(),
+          );
           await write({ ...record, result: failed }, version).catch(() => {});
         }
         throw error;
@@ -291,9 +365,15 @@ export function createOperationRunner(options: OperationRunnerOptions): Operatio
       if (!stored) return undefined;
       const record = parseHandle(stored.json) as StoredRecord;
       if (isFinished(record)) return record;
-      const orphaned = record.owner === runnerId ? !running.has(handleId) : !(await repository.isOperationRunnerAlive(record.owner));
+      const orphaned =
+        record.owner === runnerId ? !running.has(handleId) : !(await repository.isOperationRunnerAlive(record.owner));
       if (!orphaned) return record;
-      const result = unfinishedResult("Failed", "The model-store process running this operation stopped before it finished", record.inoutputArguments ?? [], clock.now());
+      const result = unfinishedResult(
+        "Failed",
+        "The model-store process running this operation stopped before it finished",
+        record.inoutputArguments ?? [],
+        clock.now(),
+      );
       const failed: StoredRecord = { ...record, result };
       if ((await write(failed, stored.version)) === undefined) {
         // Someone else wrote in between (the runner's result, another reader's mark): that one stands.
@@ -315,7 +395,8 @@ export function createOperationRunner(options: OperationRunnerOptions): Operatio
     async close() {
       closed = true;
       const entries = [...running.values()];
-      for (const entry of entries) entry.interrupt("Failed", "The model-store process stopped before the operation finished");
+      for (const entry of entries)
+        entry.interrupt("Failed", "The model-store process stopped before the operation finished");
       await Promise.allSettled(entries.map((entry) => entry.done));
       if (leaseTimer !== undefined) clearInterval(leaseTimer);
       leaseTimer = undefined;

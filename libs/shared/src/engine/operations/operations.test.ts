@@ -1,4 +1,4 @@
-import { createMemoryRepository } from "../memory/memory-repository.ts";
 import { operationsContract } from "../../test-support/operations-contract.ts";
+import { createMemoryRepository } from "../memory/memory-repository.ts";
 
 operationsContract("the memory repository", async () => createMemoryRepository());

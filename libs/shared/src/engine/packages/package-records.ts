@@ -1,6 +1,5 @@
 import { CommandError } from "../../contracts/index.ts";
-import type { FileStore } from "../ports/index.ts";
-import type { IdentifiableKind } from "../ports/index.ts";
+import type { FileStore, IdentifiableKind } from "../ports/index.ts";
 
 /**
  * AASX File Server packages live in the FileStore next to the model's files, under keys that can
@@ -38,7 +37,10 @@ export async function readPackageRecord(files: FileStore, packageId: string): Pr
 
 export async function writePackageRecord(files: FileStore, record: PackageRecord, bytes: Uint8Array): Promise<void> {
   await files.put(packageKey(record.packageId), { contentType: PACKAGE_CONTENT_TYPE, bytes });
-  await files.put(infoKey(record.packageId), { contentType: "application/json", bytes: Buffer.from(JSON.stringify(record), "utf8") });
+  await files.put(infoKey(record.packageId), {
+    contentType: "application/json",
+    bytes: Buffer.from(JSON.stringify(record), "utf8"),
+  });
 }
 
 export async function deletePackageRecord(files: FileStore, packageId: string): Promise<void> {

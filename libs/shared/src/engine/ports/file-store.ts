@@ -40,5 +40,6 @@ export const MAX_FILE_PATH_LENGTH = 4096;
 /** Every implementation rejects the same paths the same way. */
 export function checkFilePath(path: string): void {
   if (typeof path !== "string" || path.length === 0) throw new TypeError("A file path must be a non-empty string");
-  if (path.length > MAX_FILE_PATH_LENGTH) throw new TypeError(`A file path must be at most ${MAX_FILE_PATH_LENGTH} characters`);
+  if (path.length > MAX_FILE_PATH_LENGTH)
+    throw new TypeError(`A file path must be at most ${MAX_FILE_PATH_LENGTH} characters`);
 }

@@ -23,7 +23,12 @@ export function isListItemOf(parentInternal: string, childInternal: string): boo
  * The external path of a child found while walking internal records in order: an idShort child
  * keeps its segment, a list item's segment becomes its rank.
  */
-export function externalChildPath(parentExternal: string, parentInternal: string, childInternal: string, rank: number): string {
+export function externalChildPath(
+  parentExternal: string,
+  parentInternal: string,
+  childInternal: string,
+  rank: number,
+): string {
   if (isListItemOf(parentInternal, childInternal)) return `${parentExternal}[${rank}]`;
   return parentExternal + childInternal.slice(parentInternal.length);
 }
@@ -34,7 +39,10 @@ export function externalChildPath(parentExternal: string, parentInternal: string
  * internal path, or undefined when the list has fewer items). A path without `[` is its own
  * internal path, at no cost.
  */
-export function resolvePath(path: string, nthChild: (parentInternal: string, index: number) => string | undefined): string | undefined {
+export function resolvePath(
+  path: string,
+  nthChild: (parentInternal: string, index: number) => string | undefined,
+): string | undefined {
   let open = path.indexOf("[");
   if (open < 0) return path;
   let internal = "";

@@ -164,7 +164,10 @@ export interface Repository {
   /** Which kind of identifiable holds this id, if any (ids are unique across kinds). */
   kindOf(id: string): Promise<IdentifiableKind | undefined>;
   /** Identifiables of one kind in creation order, keyset-paged. */
-  listIdentifiables(kind: IdentifiableKind, page: { cursor?: string; limit: number }): Promise<RepositoryPage<StoredIdentifiable>>;
+  listIdentifiables(
+    kind: IdentifiableKind,
+    page: { cursor?: string; limit: number },
+  ): Promise<RepositoryPage<StoredIdentifiable>>;
   countIdentifiables(kind: IdentifiableKind): Promise<number>;
 
   /** Point reads of element records (undefined where missing), in the order asked. */
@@ -210,7 +213,11 @@ export interface Repository {
    * version differed (nothing written). Not part of commits: a handle is not model state and has no
    * revision, and its writes must not wait behind a large model write.
    */
-  putOperationHandle(handleId: string, json: string, options: { ttlMs: number; expectedVersion: number | null }): Promise<number | undefined>;
+  putOperationHandle(
+    handleId: string,
+    json: string,
+    options: { ttlMs: number; expectedVersion: number | null },
+  ): Promise<number | undefined>;
   getOperationHandle(handleId: string): Promise<StoredOperationHandle | undefined>;
   /** Delete every handle (/reset); answers how many there were. */
   deleteOperationHandles(): Promise<number>;

@@ -1,9 +1,9 @@
+import { CommandError } from "../../contracts/index.ts";
 import { loadAllElements } from "../element-io.ts";
 import type { EngineContext } from "../engine-context.ts";
 import { notFound, requireIdentifiable } from "../identifiables.ts";
 import type { IdentifiableKind, StoredIdentifiable } from "../ports/index.ts";
 import { joinSubmodel } from "../submodel-json.ts";
-import { CommandError } from "../../contracts/index.ts";
 
 export interface EnvironmentSelection {
   aasIds?: readonly string[];
@@ -28,20 +28,29 @@ const PAGE = 500;
  *   submodels reference anywhere (semanticId, valueId, isCaseOf, data specifications, …), and
  *   the ones those reference in turn.
  */
-export async function selectEnvironment(ctx: EngineContext, selection: EnvironmentSelection): Promise<SelectedEnvironment> {
+export async function selectEnvironment(
+  ctx: EngineContext,
+  selection: EnvironmentSelection,
+): Promise<SelectedEnvironment> {
   const aasIds = unique(selection.aasIds);
   const submodelIds = unique(selection.submodelIds);
   // With access rules: what the caller may read. A submodel is serialized only whole, so a caller
   // who may read only some of its elements does not get it here (README "Rules").
   const access = ctx.access;
   const shellOk = (shell: Record<string, unknown>) => access === undefined || access.readableShell(shell.id as string);
-  const submodelOk = (submodel: Record<string, unknown>) => access === undefined || access.submodelReadScope(submodel)?.whole === true;
-  const cdOk = (cd: Record<string, unknown>) => access === undefined || access.readableConceptDescription(cd.id as string);
+  const submodelOk = (submodel: Record<string, unknown>) =>
+    access === undefined || access.submodelReadScope(submodel)?.whole === true;
+  const cdOk = (cd: Record<string, unknown>) =>
+    access === undefined || access.readableConceptDescription(cd.id as string);
   if (aasIds.length === 0 && submodelIds.length === 0) {
     return {
       shells: (await listAll(ctx, "shell")).filter(shellOk),
-      submodels: await Promise.all((await listAll(ctx, "submodel")).filter(submodelOk).map((meta) => withElements(ctx, meta))),
-      conceptDescriptions: selection.includeConceptDescriptions ? (await listAll(ctx, "concept-description")).filter(cdOk) : [],
+      submodels: await Promise.all(
+        (await listAll(ctx, "submodel")).filter(submodelOk).map((meta) => withElements(ctx, meta)),
+      ),
+      conceptDescriptions: selection.includeConceptDescriptions
+        ? (await listAll(ctx, "concept-description")).filter(cdOk)
+        : [],
     };
   }
   // Named ids are asked for one by one: one the caller may not read refuses the request.
@@ -49,10 +58,17 @@ export async function selectEnvironment(ctx: EngineContext, selection: Environme
     if (!ok(item)) throw new CommandError("forbidden", `Not allowed: READ on ${kind} '${String(item.id)}'`);
     return item;
   };
-  const shells = (await resolveIds(ctx, "shell", aasIds)).map((stored) => readable(JSON.parse(stored.json) as Record<string, unknown>, shellOk, "shell"));
+  const shells = (await resolveIds(ctx, "shell", aasIds)).map((stored) =>
+    readable(JSON.parse(stored.json) as Record<string, unknown>, shellOk, "shell"),
+  );
   const submodels: Record<string, unknown>[] = [];
-  for (const stored of await resolveIds(ctx, "submodel", submodelIds)) submodels.push(await withElements(ctx, readable(JSON.parse(stored.json) as Record<string, unknown>, submodelOk, "submodel")));
-  const conceptDescriptions = selection.includeConceptDescriptions ? (await referencedConceptDescriptions(ctx, [...shells, ...submodels])).filter(cdOk) : [];
+  for (const stored of await resolveIds(ctx, "submodel", submodelIds))
+    submodels.push(
+      await withElements(ctx, readable(JSON.parse(stored.json) as Record<string, unknown>, submodelOk, "submodel")),
+    );
+  const conceptDescriptions = selection.includeConceptDescriptions
+    ? (await referencedConceptDescriptions(ctx, [...shells, ...submodels])).filter(cdOk)
+    : [];
   return { shells, submodels, conceptDescriptions };
 }
 
@@ -61,7 +77,11 @@ export async function selectEnvironment(ctx: EngineContext, selection: Environme
  * with commas; an id that does not exist but contains commas is read that way when every part
  * exists (an id that really contains a comma still wins, being looked up first).
  */
-async function resolveIds(ctx: EngineContext, kind: IdentifiableKind, ids: readonly string[]): Promise<StoredIdentifiable[]> {
+async function resolveIds(
+  ctx: EngineContext,
+  kind: IdentifiableKind,
+  ids: readonly string[],
+): Promise<StoredIdentifiable[]> {
   const found = new Map<string, StoredIdentifiable>();
   for (const id of ids) {
     const stored = await ctx.repository.getIdentifiable(kind, id);
@@ -69,7 +89,10 @@ async function resolveIds(ctx: EngineContext, kind: IdentifiableKind, ids: reado
       found.set(stored.id, stored);
       continue;
     }
-    const parts = id.split(",").map((part) => part.trim()).filter((part) => part !== "");
+    const parts = id
+      .split(",")
+      .map((part) => part.trim())
+      .filter((part) => part !== "");
     if (parts.length < 2) throw notFound(kind, id);
     for (const part of parts) {
       const one = await requireIdentifiable(ctx, kind, part);
@@ -99,7 +122,10 @@ async function withElements(ctx: EngineContext, meta: Record<string, unknown>): 
 }
 
 /** Concept descriptions reachable through Reference keys, transitively (a CD may reference others). */
-async function referencedConceptDescriptions(ctx: EngineContext, roots: readonly unknown[]): Promise<Record<string, unknown>[]> {
+async function referencedConceptDescriptions(
+  ctx: EngineContext,
+  roots: readonly unknown[],
+): Promise<Record<string, unknown>[]> {
   const found = new Map<string, Record<string, unknown>>();
   const checked = new Set<string>();
   let pending = keyValuesIn(roots);
@@ -127,7 +153,8 @@ function keyValuesIn(values: readonly unknown[]): string[] {
     if (typeof value !== "object" || value === null) return;
     const object = value as Record<string, unknown>;
     if (Array.isArray(object.keys) && typeof object.type === "string") {
-      for (const key of object.keys) if (typeof (key as { value?: unknown })?.value === "string") found.add((key as { value: string }).value);
+      for (const key of object.keys)
+        if (typeof (key as { value?: unknown })?.value === "string") found.add((key as { value: string }).value);
     }
     for (const item of Object.values(object)) visit(item);
   };

@@ -1,4 +1,4 @@
-import { writeAasx, writeAasXml, type AasxPart } from "../../aas/index.ts";
+import { type AasxPart, writeAasXml, writeAasx } from "../../aas/index.ts";
 import type { FileContent, ModelFormat } from "../../contracts/index.ts";
 import type { EngineContext } from "../engine-context.ts";
 import { encodeBase64, fileKeyOf, partNameOf } from "../files/file-paths.ts";
@@ -10,7 +10,11 @@ export const MEDIA_TYPES: Record<ModelFormat, string> = {
   aasx: "application/asset-administration-shell-package+xml",
 };
 
-const FILE_NAMES: Record<ModelFormat, string> = { json: "environment.json", xml: "environment.xml", aasx: "environment.aasx" };
+const FILE_NAMES: Record<ModelFormat, string> = {
+  json: "environment.json",
+  xml: "environment.xml",
+  aasx: "environment.aasx",
+};
 
 /** The Environment in AAS JSON; Part 1 wants no empty lists (minItems 1), so those are left out. */
 export function environmentJson(selected: SelectedEnvironment): Record<string, unknown> {
@@ -26,7 +30,11 @@ export function environmentJson(selected: SelectedEnvironment): Record<string, u
  * §4.1.6: that is not a failure). AASX carries every stored file a File element or a thumbnail
  * points to; a missing one, or one whose path cannot be a package part, is left out too.
  */
-export async function writeEnvironment(ctx: EngineContext, selected: SelectedEnvironment, format: ModelFormat): Promise<FileContent> {
+export async function writeEnvironment(
+  ctx: EngineContext,
+  selected: SelectedEnvironment,
+  format: ModelFormat,
+): Promise<FileContent> {
   const environment = environmentJson(selected);
   let bytes: Uint8Array;
   if (format === "json") bytes = Buffer.from(JSON.stringify(environment), "utf8");
@@ -35,7 +43,11 @@ export async function writeEnvironment(ctx: EngineContext, selected: SelectedEnv
   return { fileName: FILE_NAMES[format], contentType: MEDIA_TYPES[format], contentBase64: encodeBase64(bytes) };
 }
 
-async function writePackage(ctx: EngineContext, environment: Record<string, unknown>, selected: SelectedEnvironment): Promise<Uint8Array> {
+async function writePackage(
+  ctx: EngineContext,
+  environment: Record<string, unknown>,
+  selected: SelectedEnvironment,
+): Promise<Uint8Array> {
   const files = new Map<string, AasxPart>();
   let thumbnail: AasxPart | undefined;
   const add = async (modelPath: string): Promise<AasxPart | undefined> => {
@@ -51,7 +63,8 @@ async function writePackage(ctx: EngineContext, environment: Record<string, unkn
   };
   for (const path of filePathsIn(selected.submodels)) await add(path);
   for (const shell of selected.shells) {
-    const path = (shell.assetInformation as { defaultThumbnail?: { path?: unknown } } | undefined)?.defaultThumbnail?.path;
+    const path = (shell.assetInformation as { defaultThumbnail?: { path?: unknown } } | undefined)?.defaultThumbnail
+      ?.path;
     if (typeof path !== "string") continue;
     const part = await add(path);
     // The package thumbnail is the first shell's, as the AASX Package Explorer does it.
@@ -85,7 +98,8 @@ function filePathsIn(submodels: readonly unknown[]): string[] {
     if (typeof value !== "object" || value === null) return;
     const object = value as Record<string, unknown>;
     if (object.modelType === "File" && typeof object.value === "string") paths.push(object.value);
-    for (const key of ["submodelElements", "value", "statements", "annotations"]) if (Array.isArray(object[key])) visit(object[key]);
+    for (const key of ["submodelElements", "value", "statements", "annotations"])
+      if (Array.isArray(object[key])) visit(object[key]);
   };
   visit(submodels);
   return paths;

@@ -1,17 +1,17 @@
 // Test support for the asset-connection tests beside the code (not exported by the package).
 import {
+  type AssetConnectionConfig,
+  type ChangeEvent,
   createDirectStoreClient,
   createEngine,
   createInProcessEventBus,
   createMemoryRepository,
   createOperationProviderRegistry,
-  validateConfig,
-  type AssetConnectionConfig,
-  type ChangeEvent,
   type ElementJson,
   type EventBus,
   type MutableOperationProviderRegistry,
   type StoreClient,
+  validateConfig,
 } from "@twinport/shared";
 
 export interface TestStore {
@@ -22,7 +22,12 @@ export interface TestStore {
   /** The element as stored now. */
   element(submodelId: string, idShortPath: string): Promise<ElementJson>;
   /** Polls until `check` holds for the element (or fails naming what it last saw). */
-  waitForElement(submodelId: string, idShortPath: string, check: (element: ElementJson) => boolean, timeoutMs?: number): Promise<ElementJson>;
+  waitForElement(
+    submodelId: string,
+    idShortPath: string,
+    check: (element: ElementJson) => boolean,
+    timeoutMs?: number,
+  ): Promise<ElementJson>;
   close(): Promise<void>;
 }
 
@@ -56,7 +61,9 @@ export async function startTestStore(model: unknown): Promise<TestStore> {
         if (check(last)) return last;
         await new Promise((resolve) => setTimeout(resolve, 25));
       }
-      throw new Error(`${idShortPath} did not reach the expected state within ${timeoutMs} ms; last: ${JSON.stringify(last)}`);
+      throw new Error(
+        `${idShortPath} did not reach the expected state within ${timeoutMs} ms; last: ${JSON.stringify(last)}`,
+      );
     },
     async close() {
       await subscription.unsubscribe();

@@ -1,7 +1,7 @@
 /** Test support for the file, import and package handlers: the real engine with a visible FileStore. */
 import assert from "node:assert/strict";
-import type { ChangeEvent, Command, CommandResult, CommandType, Reply } from "../../../contracts/index.ts";
 import { readFileSync } from "node:fs";
+import type { ChangeEvent, Command, CommandResult, CommandType, Reply } from "../../../contracts/index.ts";
 import { createEngine, type Engine } from "../../create-engine.ts";
 import type { ResetHook } from "../../engine-context.ts";
 import { createInProcessEventBus } from "../../memory/in-process-event-bus.ts";
@@ -10,7 +10,10 @@ import { createMemoryRepository } from "../../memory/memory-repository.ts";
 import type { FileStore } from "../../ports/index.ts";
 
 // Read, not imported: the engine may not import the testing package (dependency rules).
-const EXAMPLE_MODEL_TEXT = readFileSync(new URL("../../../test-support/fixtures/example-env.json", import.meta.url), "utf8");
+const EXAMPLE_MODEL_TEXT = readFileSync(
+  new URL("../../../test-support/fixtures/example-env.json", import.meta.url),
+  "utf8",
+);
 
 export interface FileTestEngine {
   engine: Engine;
@@ -18,11 +21,16 @@ export interface FileTestEngine {
   events: ChangeEvent[];
   resetHooks: ResetHook[];
   run<T extends CommandType>(type: T, params: Command<T>["params"]): Promise<Reply<CommandResult<T>>>;
-  ok<T extends CommandType>(type: T, params: Command<T>["params"]): Promise<{ value: CommandResult<T>; revision?: number }>;
+  ok<T extends CommandType>(
+    type: T,
+    params: Command<T>["params"],
+  ): Promise<{ value: CommandResult<T>; revision?: number }>;
   fails<T extends CommandType>(type: T, params: Command<T>["params"], code: string, message?: RegExp): Promise<string>;
 }
 
-export async function fileTestEngine(options: { example?: boolean; minInflateRatio?: number } = {}): Promise<FileTestEngine> {
+export async function fileTestEngine(
+  options: { example?: boolean; minInflateRatio?: number } = {},
+): Promise<FileTestEngine> {
   const bus = createInProcessEventBus();
   const events: ChangeEvent[] = [];
   await bus.subscribe({ onEvent: (event) => events.push(event) });
@@ -35,7 +43,8 @@ export async function fileTestEngine(options: { example?: boolean; minInflateRat
     resetHooks,
     ...(options.minInflateRatio !== undefined ? { aasxLimits: { minInflateRatio: options.minInflateRatio } } : {}),
   });
-  const run: FileTestEngine["run"] = (type, params) => engine.execute({ type, params, origin: "test" } as Command<typeof type>);
+  const run: FileTestEngine["run"] = (type, params) =>
+    engine.execute({ type, params, origin: "test" } as Command<typeof type>);
   const ok: FileTestEngine["ok"] = async (type, params) => {
     const reply = await run(type, params);
     assert.ok(reply.ok, `${type} failed: ${JSON.stringify(!reply.ok && reply.error)}`);
@@ -49,7 +58,11 @@ export async function fileTestEngine(options: { example?: boolean; minInflateRat
     if (message) assert.match(reply.error.message, message);
     return reply.error.message;
   };
-  if (options.example !== false) await ok("ImportEnvironment", { documents: [{ format: "json", text: EXAMPLE_MODEL_TEXT }], mode: "all-or-nothing" });
+  if (options.example !== false)
+    await ok("ImportEnvironment", {
+      documents: [{ format: "json", text: EXAMPLE_MODEL_TEXT }],
+      mode: "all-or-nothing",
+    });
   events.length = 0;
   return { engine, files, events, resetHooks, run, ok, fails };
 }

@@ -7,13 +7,19 @@ import { createInProcessEventBus } from "../../memory/in-process-event-bus.ts";
 import { createMemoryRepository } from "../../memory/memory-repository.ts";
 
 // Read, not imported: the engine may not import the testing package (dependency rules).
-const EXAMPLE_MODEL_TEXT = readFileSync(new URL("../../../test-support/fixtures/example-env.json", import.meta.url), "utf8");
+const EXAMPLE_MODEL_TEXT = readFileSync(
+  new URL("../../../test-support/fixtures/example-env.json", import.meta.url),
+  "utf8",
+);
 
 export interface TestEngine {
   engine: Engine;
   events: ChangeEvent[];
   run<T extends CommandType>(type: T, params: Command<T>["params"]): Promise<Reply<CommandResult<T>>>;
-  ok<T extends CommandType>(type: T, params: Command<T>["params"]): Promise<{ value: CommandResult<T>; revision?: number }>;
+  ok<T extends CommandType>(
+    type: T,
+    params: Command<T>["params"],
+  ): Promise<{ value: CommandResult<T>; revision?: number }>;
   fails<T extends CommandType>(type: T, params: Command<T>["params"], code: string, message?: RegExp): Promise<void>;
 }
 
@@ -22,7 +28,8 @@ export async function testEngine(options: { validation?: boolean } = {}): Promis
   const events: ChangeEvent[] = [];
   await bus.subscribe({ onEvent: (event) => events.push(event) });
   const engine = createEngine({ repository: createMemoryRepository(), bus, validation: options.validation });
-  const run: TestEngine["run"] = (type, params) => engine.execute({ type, params, origin: "test" } as Command<typeof type>);
+  const run: TestEngine["run"] = (type, params) =>
+    engine.execute({ type, params, origin: "test" } as Command<typeof type>);
   const ok: TestEngine["ok"] = async (type, params) => {
     const reply = await run(type, params);
     assert.ok(reply.ok, `${type} failed: ${JSON.stringify(!reply.ok && reply.error)}`);
