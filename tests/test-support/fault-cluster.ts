@@ -3,6 +3,11 @@
  * N model-stores, N http-gateways (plain HTTP, to spare the 2 cores TLS), N opcua-gateways, each
  * restartable on the same ports and directories. Plus a bounded write load that records which
  * writes were acknowledged, and convergence checks over every HTTP and OPC UA endpoint.
+ *
+ * `secured: true` runs the same cluster with a security section in every process (bearer tokens
+ * from a real oidc-provider on loopback, rules granting the writers only what the load needs): the
+ * faults must then not turn into 401/403, and the gateways' own reads (OPC UA mirror snapshot and
+ * gap fills, read cache) must keep working.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -12,6 +17,10 @@ import { createHttpClient, type HttpClient, type HttpResponse } from "./http-cli
 import { connectOpcua, type OpcuaTestClient } from "./opcua-client.ts";
 import { freePort, type RunningServer, startNats, startRedis } from "./servers.ts";
 import { EXAMPLE_MODEL, startTwinport, type TwinportProcess } from "./system.ts";
+import { signingKeys, startOpenIdProvider, TWINPORT_AUDIENCE, type OpenIdProvider } from "./openid-provider.ts";
+
+/** The submodels the fault tests write into: the secured cluster's writers may change these only. */
+const FAULT_SUBMODELS = "urn:twinport:fault:*";
 
 export interface ClusterOptions {
   stores?: number;
@@ -21,6 +30,8 @@ export interface ClusterOptions {
   appendOnly?: boolean;
   /** messageBus.requestTimeoutMs of every process. */
   requestTimeoutMs?: number;
+  /** A security section in every process; the load, its setup and the convergence reads carry a writer's bearer token. */
+  secured?: boolean;
 }
 
 export interface GatewayNode {
@@ -44,6 +55,8 @@ export interface Cluster {
   gateways: GatewayNode[];
   opcua: OpcuaNode[];
   requestTimeoutMs: number;
+  /** Headers every request of the load and the checks carries: a bearer token when secured, else none. */
+  authHeaders: Record<string, string>;
   restartGateway(index: number): Promise<void>;
   restartOpcua(index: number): Promise<void>;
   /** SIGKILL, then wait until the process is gone. */
@@ -68,6 +81,29 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   const servers: RunningServer[] = [];
   let [redis, nats] = await Promise.all([startRedis({ appendOnly: options.appendOnly }), startNats()]);
   servers.push(redis, nats);
+  let provider: OpenIdProvider | undefined;
+  let security: Record<string, unknown> | undefined;
+  let authHeaders: Record<string, string> = {};
+  if (options.secured) {
+    provider = await startOpenIdProvider({ clients: [{ id: "fault-writer", alg: "ES256", claims: { roles: ["writer"] } }], keys: await signingKeys("fault") });
+    security = {
+      authentication: { bearer: { issuer: provider.issuer, audience: TWINPORT_AUDIENCE } },
+      rules: [
+        { subjects: [{ role: "writer" }], rights: ["READ"], objects: [{ all: true }] },
+        { subjects: [{ role: "writer" }], rights: ["CREATE", "UPDATE"], objects: [{ submodels: FAULT_SUBMODELS }] },
+        // The convergence check browses the OPC UA mirrors anonymously: reading the load is all it may.
+        { subjects: [{ anonymous: true }], rights: ["READ"], objects: [{ submodels: FAULT_SUBMODELS }] },
+      ],
+    };
+    authHeaders = { authorization: `Bearer ${await provider.token("fault-writer")}` };
+  }
+  /** The process's config.json in `where` (its security section, if any, and `extra`); the args that load it. */
+  const configArgs = (where: string, extra: Record<string, unknown> = {}): string[] => {
+    const config = { ...(security ? { security } : {}), ...extra };
+    if (Object.keys(config).length === 0) return [];
+    writeFileSync(join(where, "config.json"), JSON.stringify(config));
+    return ["-c", "config.json"];
+  };
   const env = () => ({
     TWINPORT_PERSISTENCE_URL: redis.url,
     TWINPORT_MESSAGEBUS_URL: nats.url,
@@ -81,6 +117,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     gateways: [],
     opcua: [],
     requestTimeoutMs,
+    authHeaders,
     async restartGateway(index) {
       const node = cluster.gateways[index]!;
       await node.proc.stop("SIGKILL");
@@ -89,13 +126,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     async restartOpcua(index) {
       const node = cluster.opcua[index]!;
       await node.proc.stop("SIGKILL");
-      node.proc = await startTwinport({
-        role: "opcua-gateway",
-        cwd: node.dir,
-        args: opcuaArgs(node.port),
-        env: env(),
-        timeoutMs: 60_000,
-      });
+      node.proc = await startTwinport({ role: "opcua-gateway", cwd: node.dir, args: [...configArgs(node.dir), ...opcuaArgs(node.port)], env: env(), timeoutMs: 60_000 });
     },
     async kill(target) {
       const pid = "child" in target ? target.child.pid! : target.pid;
@@ -129,46 +160,47 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       );
       for (const server of servers.reverse()) await cluster.kill(server);
       for (const server of servers) await server.stop();
+      await provider?.stop();
       for (const made of dirs) rmSync(made, { recursive: true, force: true });
     },
   };
   try {
     // Two replicas seeding together load the model once (seed lock); start them in parallel.
     cluster.stores = await Promise.all(
-      Array.from({ length: options.stores ?? 1 }, (_, i) =>
-        startTwinport({ role: "model-store", cwd: dir(`store${i}`), args: ["-m", EXAMPLE_MODEL], env: env() }),
-      ),
+      Array.from({ length: options.stores ?? 1 }, (_, i) => {
+        const where = dir(`store${i}`);
+        return startTwinport({ role: "model-store", cwd: where, args: [...configArgs(where), "-m", EXAMPLE_MODEL], env: env() });
+      }),
     );
     const gatewayNodes = Array.from({ length: options.gateways ?? 1 }, async (_, i): Promise<GatewayNode> => {
       const port = await freePort();
       const where = dir(`http${i}`);
-      writeFileSync(
-        join(where, "config.json"),
-        JSON.stringify({
-          endpoints: [{ "@class": "endpoint.http.HttpEndpoint", port, host: "127.0.0.1", sslEnabled: false }],
-        }),
-      );
-      const proc = await startTwinport({ role: "http-gateway", cwd: where, args: ["-c", "config.json"], env: env() });
+      const args = configArgs(where, { endpoints: [{ "@class": "endpoint.http.HttpEndpoint", port, host: "127.0.0.1", sslEnabled: false }] });
+      const proc = await startTwinport({ role: "http-gateway", cwd: where, args, env: env() });
       return { proc, port, dir: where, client: createHttpClient(`http://127.0.0.1:${port}/api/v3.0`) };
     });
     const opcuaNodes = Array.from({ length: options.opcuaGateways ?? 0 }, async (_, i): Promise<OpcuaNode> => {
       const port = await freePort();
       const where = dir(`opcua${i}`);
-      const proc = await startTwinport({
-        role: "opcua-gateway",
-        cwd: where,
-        args: opcuaArgs(port),
-        env: env(),
-        timeoutMs: 60_000,
-      });
+      const proc = await startTwinport({ role: "opcua-gateway", cwd: where, args: [...configArgs(where), ...opcuaArgs(port)], env: env(), timeoutMs: 60_000 });
       return { proc, port, dir: where, url: `opc.tcp://127.0.0.1:${port}` };
     });
     cluster.gateways = await Promise.all(gatewayNodes);
     cluster.opcua = await Promise.all(opcuaNodes);
+    if (options.secured) await assertSecured(cluster);
     return cluster;
   } catch (error) {
     await cluster.stop();
     throw error;
+  }
+}
+
+/** A secured cluster that would accept an anonymous write would make its suite prove nothing. */
+async function assertSecured(cluster: Cluster): Promise<void> {
+  const body = JSON.stringify({ modelType: "Submodel", id: "urn:twinport:fault:anonymous", idShort: "Anonymous" });
+  for (const gateway of cluster.gateways) {
+    const anonymous = await gateway.client.request("POST", "/submodels", { body });
+    if (anonymous.status !== 401) throw new Error(`security is not in force: an anonymous write answered ${anonymous.status}: ${anonymous.text}`);
   }
 }
 
@@ -197,10 +229,8 @@ export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
 // ---------------------------------------------------------------- the write load
 
 /** An empty submodel the load writes into: each write posts one new Property. */
-export async function createLoadSubmodel(client: HttpClient, id: string): Promise<void> {
-  const response = await client.request("POST", "/submodels", {
-    body: JSON.stringify({ modelType: "Submodel", id, idShort: "Load" }),
-  });
+export async function createLoadSubmodel(client: HttpClient, id: string, headers: Record<string, string> = {}): Promise<void> {
+  const response = await client.request("POST", "/submodels", { body: JSON.stringify({ modelType: "Submodel", id, idShort: "Load" }), headers });
   if (response.status !== 201) throw new Error(`POST /submodels answered ${response.status}: ${response.text}`);
 }
 
@@ -258,7 +288,7 @@ export function startWriteLoad(cluster: Cluster, options: LoadOptions): RunningL
       let text = "";
       try {
         // The gateway may have been replaced by a restart: always take the current client.
-        const response: HttpResponse = await cluster.gateways[gatewayIndex]!.client.request("POST", path, { body });
+        const response: HttpResponse = await cluster.gateways[gatewayIndex]!.client.request("POST", path, { body, headers: cluster.authHeaders });
         status = response.status;
         text = response.text;
       } catch (error) {
@@ -288,11 +318,8 @@ export function startWriteLoad(cluster: Cluster, options: LoadOptions): RunningL
 }
 
 /** idShorts of the submodel's elements as one gateway serves them. */
-export async function elementsVia(
-  client: HttpClient,
-  submodelId: string,
-): Promise<{ idShorts: Set<string>; etag: string | undefined }> {
-  const response = await client.get(`/submodels/${encodeBase64Url(submodelId)}`);
+export async function elementsVia(client: HttpClient, submodelId: string, headers: Record<string, string> = {}): Promise<{ idShorts: Set<string>; etag: string | undefined }> {
+  const response = await client.get(`/submodels/${encodeBase64Url(submodelId)}`, headers);
   if (response.status !== 200) throw new Error(`GET submodel answered ${response.status}: ${response.text}`);
   const submodel = response.json() as { submodelElements?: { idShort: string }[] };
   return {
@@ -332,17 +359,8 @@ export async function waitForConvergence(
     for (const node of cluster.opcua)
       opcuaClients.push(await connectOpcua(node.url, mkdtempSync(join(tmpdir(), "twinport-cluster-client-"))));
     while (true) {
-      const views = await Promise.all(
-        cluster.gateways.map((g) =>
-          elementsVia(g.client, submodelId).catch((error: Error) => ({
-            idShorts: new Set<string>(),
-            etag: `error: ${error.message}`,
-          })),
-        ),
-      );
-      const mirrors = await Promise.all(
-        opcuaClients.map((c) => elementsInMirror(c, submodelId).catch(() => new Set<string>())),
-      );
+      const views = await Promise.all(cluster.gateways.map((g) => elementsVia(g.client, submodelId, cluster.authHeaders).catch((error: Error) => ({ idShorts: new Set<string>(), etag: `error: ${error.message}` }))));
+      const mirrors = await Promise.all(opcuaClients.map((c) => elementsInMirror(c, submodelId).catch(() => new Set<string>())));
       const reference = views[0]!;
       const same = (a: Set<string>, b: Set<string>) => a.size === b.size && [...a].every((x) => b.has(x));
       const missing = [...acknowledged].filter((x) => !reference.idShorts.has(x));

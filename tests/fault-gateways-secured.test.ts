@@ -1,0 +1,3 @@
+import { faultGatewaysSuite } from "./fault/gateways-suite.ts";
+
+faultGatewaysSuite({ secured: true });

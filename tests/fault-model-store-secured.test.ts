@@ -1,0 +1,3 @@
+import { faultModelStoreSuite } from "./fault/model-store-suite.ts";
+
+faultModelStoreSuite({ secured: true });

@@ -1,0 +1,3 @@
+import { faultNatsSuite } from "./fault/nats-suite.ts";
+
+faultNatsSuite({ secured: true });

@@ -1,0 +1,3 @@
+import { faultRedisSuite } from "./fault/redis-suite.ts";
+
+faultRedisSuite({ secured: true });

@@ -1,0 +1,83 @@
+/**
+ * FAULT TEST (tests/fault-*.test.ts): model-store replicas dying or freezing under a steady write
+ * load. kill -9 of one replica loses no acknowledged write and the other replica serves on; a
+ * stopped (SIGSTOP) store makes gateways answer 503/504 within messageBus.requestTimeoutMs.
+ *
+ * Run twice: open, and secured (fault-model-store-secured.test.ts): bearer-token writers, rules in
+ * every process; a fault must not show up as a 401/403.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { encodeBase64Url } from "@twinport/shared";
+import { createLoadSubmodel, describeLoad, sleep, startCluster, startWriteLoad, waitForConvergence, type Cluster } from "../test-support/fault-cluster.ts";
+
+const REQUEST_TIMEOUT_MS = 1000;
+
+export function faultModelStoreSuite({ secured }: { secured: boolean }): void {
+  describe(secured ? "secured (bearer tokens, rules)" : "open", () => {
+    let cluster: Cluster;
+
+    before(async () => {
+      cluster = await startCluster({ secured, stores: 2, gateways: 2, opcuaGateways: 1, requestTimeoutMs: REQUEST_TIMEOUT_MS });
+    });
+
+    after(async () => {
+      await cluster?.stop();
+    });
+
+    test("kill -9 of one model-store replica under load: no acknowledged write lost, the other replica serves", async (t) => {
+      const submodelId = "urn:twinport:fault:model-store-kill";
+      await createLoadSubmodel(cluster.gateways[0]!.client, submodelId, cluster.authHeaders);
+      const load = startWriteLoad(cluster, { writers: [0, 1, 0, 1], submodelId, maxWritesPerWriter: 150, maxMs: 8000 });
+      await sleep(1500);
+      const before = load.acknowledgedCount();
+      await cluster.kill(cluster.stores[0]!);
+      await sleep(2500);
+      const afterKill = load.acknowledgedCount();
+      const report = await load.stop();
+      assert.ok(afterKill - before > 20, `writes keep being acknowledged after the kill (${afterKill - before})`);
+
+      const converged = await waitForConvergence(cluster, submodelId, report.acknowledged);
+      const lost = [...report.acknowledged].filter((idShort) => !converged.idShorts.has(idShort));
+      t.diagnostic(`kill -9 model-store: ${describeLoad(report, report.acknowledged.size - lost.length, converged.ms)}`);
+      assert.deepEqual(lost, [], "no acknowledged write lost");
+      // Writes in flight at the replica that died may fail (504 after the timeout); nothing else does.
+      for (const failure of report.failures) assert.ok(failure.status === 504 || failure.status === 503, JSON.stringify(failure));
+      assert.ok(report.failures.length <= 8, `only the writes in flight at the dead replica fail: ${report.failures.length}`);
+      assert.ok(report.slowestMs < REQUEST_TIMEOUT_MS + 1000, `no request hung: slowest ${report.slowestMs} ms`);
+    });
+
+    test("a stopped model-store (SIGSTOP): gateways answer 504/503 with the AAS Result body within the request timeout, and recover on SIGCONT", async (t) => {
+      const store = cluster.stores[1]!;
+      const path = `/submodels/${encodeBase64Url("https://example.org/submodels/technical-data-1")}/submodel-elements/MaxRotationSpeed/$value`;
+      process.kill(store.child.pid!, "SIGSTOP");
+      try {
+        const answers = await Promise.all(
+          cluster.gateways.flatMap((g) =>
+            [0, 1, 2].map(async () => {
+              const started = Date.now();
+              const response = await g.client.get(path, cluster.authHeaders);
+              return { status: response.status, ms: Date.now() - started, body: response.json() as { messages?: { messageType: string; text: string }[] } };
+            }),
+          ),
+        );
+        t.diagnostic(`SIGSTOP model-store: ${answers.map((a) => `${a.status} in ${a.ms} ms`).join(", ")} (requestTimeoutMs ${REQUEST_TIMEOUT_MS})`);
+        for (const answer of answers) {
+          assert.ok(answer.status === 504 || answer.status === 503, `${answer.status}`);
+          assert.ok(answer.ms < REQUEST_TIMEOUT_MS + 500, `answered within the timeout: ${answer.ms} ms`);
+          assert.equal(answer.body.messages?.[0]?.messageType, "Error");
+        }
+      } finally {
+        process.kill(store.child.pid!, "SIGCONT");
+      }
+      const started = Date.now();
+      let status = 0;
+      while (Date.now() - started < 5000 && status !== 200) {
+        status = (await cluster.gateways[0]!.client.get(path, cluster.authHeaders)).status;
+        if (status !== 200) await sleep(50);
+      }
+      t.diagnostic(`after SIGCONT the store answers again within ${Date.now() - started} ms`);
+      assert.equal(status, 200);
+    });
+  });
+}
