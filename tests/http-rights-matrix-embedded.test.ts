@@ -1,0 +1,3 @@
+import { rightsMatrixSuite } from "./http/rights-matrix-suite.ts";
+
+rightsMatrixSuite("embedded");
