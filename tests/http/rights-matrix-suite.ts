@@ -11,12 +11,12 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ACCESS_CD_1, ACCESS_MANY, ACCESS_SHELL_A, ACCESS_SM_1, ACCESS_SHELL_B, accessModel, operationsSubmodel } from "@twinport/shared/test-support";
+import { ACCESS_CD_1, ACCESS_MANY, ACCESS_SHELL_A, ACCESS_SM_1, ACCESS_SHELL_B, OPERATIONS_SUBMODEL_ID as OPS, accessModel, operationsSubmodel } from "@twinport/shared/test-support";
 import { b64, type HttpClient } from "../test-support/http-client.ts";
 import { signingKeys, startOpenIdProvider, TWINPORT_AUDIENCE, type OpenIdProvider } from "../test-support/openid-provider.ts";
 import { REPO_ROOT, startSystem, type Mode, type SystemUnderTest } from "../test-support/system.ts";
 import { assertResult, paged } from "./shell-suite-support.ts";
-import { OPS_SEMANTIC_ID, ROWS, packageUpload, sm, type MatrixRequest, type SetupIds } from "./rights-matrix-rows.ts";
+import { OPS_SEMANTIC_ID, ROWS, el, packageUpload, sm, type MatrixRequest, type SetupIds } from "./rights-matrix-rows.ts";
 
 const LAUNCHER = join(REPO_ROOT, "tests/test-support/operations-launcher.ts");
 const ALL_RIGHTS = ["READ", "CREATE", "UPDATE", "DELETE", "EXECUTE"];
@@ -160,6 +160,27 @@ export function rightsMatrixSuite(mode: Mode): void {
           assert.equal(answer.headers["www-authenticate"], undefined, "an authenticated refusal carries no challenge");
         }
       });
+    });
+
+    test("EXECUTE alone: an async invocation, its status and its result through any gateway; READ on everything does not reach them", async () => {
+      const executor = `row-${ROWS.findIndex((row) => row.name === "EXECUTE on elements by idShortPath prefix")}`;
+      const reader = `row-${ROWS.findIndex((row) => row.name === "READ on everything")}`;
+      const invoked = await send(executor, { method: "POST", path: `${el(OPS, "Folder.Echo")}/invoke-async`, body: { inputArguments: [{ value: { modelType: "Property", idShort: "text", valueType: "xs:string", value: "async" } }] } }).response;
+      assert.equal(invoked.status, 202, invoked.text);
+      const location = String(invoked.headers.location);
+      const statusPath = location.slice(location.indexOf("/submodels/"));
+      let status = 0;
+      for (let tries = 0; tries < 100 && status !== 302; tries++) {
+        status = (await send(executor, { method: "GET", path: statusPath }).response).status;
+        assert.ok(status === 200 || status === 302, `status of the invocation: ${status}`);
+      }
+      assert.equal(status, 302);
+      const resultsPath = statusPath.replace("/operation-status/", "/operation-results/");
+      const results = await send(executor, { method: "GET", path: `${resultsPath}/$value` }).response;
+      assert.equal(results.status, 200, results.text);
+      assert.deepEqual(results.json().outputArguments, { echo: "async" });
+      for (const path of [statusPath, resultsPath]) assertResult(await send(reader, { method: "GET", path }).response, 403);
+      assertResult(await send(reader, { method: "POST", path: `${el(OPS, "Folder.Echo")}/invoke-async`, body: { inputArguments: [] } }).response, 403);
     });
 
     test("/reset: every right but DELETE is refused (GET /reset resets too); DELETE empties the store", async () => {
