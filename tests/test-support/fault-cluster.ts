@@ -19,8 +19,9 @@ import { freePort, type RunningServer, startNats, startRedis } from "./servers.t
 import { EXAMPLE_MODEL, startTwinport, type TwinportProcess } from "./system.ts";
 import { signingKeys, startOpenIdProvider, TWINPORT_AUDIENCE, type OpenIdProvider } from "./openid-provider.ts";
 
-/** The submodels the fault tests write into: the secured cluster's writers may change these only. */
-const FAULT_SUBMODELS = "urn:twinport:fault:*";
+/** The submodels the fault and scale-out tests write into (and invoke in): the secured cluster's writers may change these only. */
+const LOAD_SUBMODELS = "urn:twinport:*";
+const EXAMPLE_SUBMODEL = "https://example.org/submodels/technical-data-1";
 
 export interface ClusterOptions {
   stores?: number;
@@ -90,9 +91,9 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       authentication: { bearer: { issuer: provider.issuer, audience: TWINPORT_AUDIENCE } },
       rules: [
         { subjects: [{ role: "writer" }], rights: ["READ"], objects: [{ all: true }] },
-        { subjects: [{ role: "writer" }], rights: ["CREATE", "UPDATE"], objects: [{ submodels: FAULT_SUBMODELS }] },
-        // The convergence check browses the OPC UA mirrors anonymously: reading the load is all it may.
-        { subjects: [{ anonymous: true }], rights: ["READ"], objects: [{ submodels: FAULT_SUBMODELS }] },
+        { subjects: [{ role: "writer" }], rights: ["CREATE", "UPDATE", "EXECUTE"], objects: [{ submodels: LOAD_SUBMODELS }, { submodels: EXAMPLE_SUBMODEL }] },
+        // The convergence checks browse the OPC UA mirrors anonymously: reading what the load writes is all they may.
+        { subjects: [{ anonymous: true }], rights: ["READ"], objects: [{ submodels: LOAD_SUBMODELS }, { submodels: EXAMPLE_SUBMODEL }] },
       ],
     };
     authHeaders = { authorization: `Bearer ${await provider.token("fault-writer")}` };

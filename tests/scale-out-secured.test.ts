@@ -1,0 +1,3 @@
+import { scaleOutSuite } from "./fault/scale-out-suite.ts";
+
+scaleOutSuite({ secured: true });
