@@ -64,16 +64,20 @@ const invoke = (id: string, path: string, status?: number) => req("POST", `${el(
 export function packageUpload(n: number): { body: Buffer; contentType: string } {
   const id = `urn:matrix:pkg:${n}`;
   const aasx = Buffer.from(writeAasx({ environment: { assetAdministrationShells: [shellBody(id)] }, files: [] }));
-  const boundary = `----twinport-matrix-${n}`;
-  const part = (name: string, value: Buffer | string, extra = "") => [Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"${extra}\r\n\r\n`), Buffer.from(value), Buffer.from("\r\n")];
-  const body = Buffer.concat([
-    ...part("aasIds", id),
-    ...part("fileName", `pkg-${n}.aasx`),
-    ...part("file", aasx, `; filename="pkg-${n}.aasx"\r\nContent-Type: application/asset-administration-shell-package`),
-    Buffer.from(`--${boundary}--\r\n`),
+  return multipart([
+    ["aasIds", id],
+    ["fileName", `pkg-${n}.aasx`],
+    ["file", aasx, `; filename="pkg-${n}.aasx"\r\nContent-Type: application/asset-administration-shell-package`],
   ]);
-  return { body, contentType: `multipart/form-data; boundary=${boundary}` };
 }
+
+/** A multipart/form-data body of [name, value, extra header text after the name] parts. */
+function multipart(parts: [string, Buffer | string, string?][]): { body: Buffer; contentType: string } {
+  const boundary = "----twinport-matrix-boundary";
+  const pieces = parts.flatMap(([name, value, extra = ""]) => [Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"${extra}\r\n\r\n`), Buffer.from(value), Buffer.from("\r\n")]);
+  return { body: Buffer.concat([...pieces, Buffer.from(`--${boundary}--\r\n`)]), contentType: `multipart/form-data; boundary=${boundary}` };
+}
+const attachment = (method: string, path: string, status?: number): MatrixRequest => ({ method, path, ...multipart([["fileName", "doc.txt"], ["file", "a document", "; filename=\"doc.txt\"\r\nContent-Type: text/plain"]]), status });
 const upload = (method: string, path: MatrixRequest["path"], n: number, status?: number): MatrixRequest => {
   const { body, contentType } = packageUpload(n);
   return { method, path, body, contentType, status };
@@ -237,7 +241,8 @@ export const ROWS: MatrixRow[] = [
     object: { semanticId: ACCESS_NAMEPLATE },
     setup: [req("POST", `${sm(ACCESS_SM_1)}/submodel-elements`, property("Doomed"), 201)],
     allowed: [req("DELETE", el(ACCESS_SM_1, "Doomed"), undefined, 204)],
-    refused: [req("DELETE", el(ACCESS_SM_2, "Q")), get(el(ACCESS_SM_1, "P")), req("PATCH", `${el(ACCESS_SM_1, "P")}/$value`, 6)],
+    // Under a shell, deleting its submodel also changes the shell: a submodel right alone does not do.
+    refused: [req("DELETE", el(ACCESS_SM_2, "Q")), req("DELETE", `${shell(ACCESS_SHELL_A)}/submodels/${b64(ACCESS_SM_1)}`), get(el(ACCESS_SM_1, "P")), req("PATCH", `${el(ACCESS_SM_1, "P")}/$value`, 6)],
   },
   {
     name: "EXECUTE on submodels by semanticId",
@@ -282,6 +287,30 @@ export const ROWS: MatrixRow[] = [
       get(el(ACCESS_SM_1, "C.X")),
       req("DELETE", el(ACCESS_SM_1, "C.X")),
     ],
+  },
+  {
+    name: "UPDATE on a list item by idShortPath prefix",
+    right: "UPDATE",
+    object: { submodels: ACCESS_SM_1, idShortPath: "L[0]" },
+    allowed: [req("PATCH", `${el(ACCESS_SM_1, "L[0]")}/$value`, 30, 204)],
+    // The list's $value may touch every item: it needs the whole list.
+    refused: [req("PATCH", `${el(ACCESS_SM_1, "L[1]")}/$value`, 31), req("PATCH", `${el(ACCESS_SM_1, "L")}/$value`, [30, 31]), get(el(ACCESS_SM_1, "L[0]"))],
+  },
+  {
+    name: "CREATE in a list by idShortPath prefix (items have no idShort: the right is on the list)",
+    right: "CREATE",
+    object: { submodels: ACCESS_SM_1, idShortPath: "L" },
+    allowed: [req("POST", el(ACCESS_SM_1, "L"), { modelType: "Property", valueType: "xs:int", value: "22" }, 201)],
+    refused: [req("POST", el(ACCESS_SM_1, "C"), property("InC")), req("PATCH", `${el(ACCESS_SM_1, "L[0]")}/$value`, 32), get(el(ACCESS_SM_1, "L"))],
+  },
+  {
+    name: "UPDATE on a File element by idShortPath prefix: its attachment",
+    right: "UPDATE",
+    object: { submodels: ACCESS_SM_2, idShortPath: "Doc" },
+    setup: [req("POST", `${sm(ACCESS_SM_2)}/submodel-elements`, { modelType: "File", idShort: "Doc", contentType: "text/plain" }, 201)],
+    // Writing and deleting the attachment are UPDATEs of the element, which goes on existing.
+    allowed: [attachment("PUT", `${el(ACCESS_SM_2, "Doc")}/attachment`, 204), req("DELETE", `${el(ACCESS_SM_2, "Doc")}/attachment`, undefined, 200)],
+    refused: [get(`${el(ACCESS_SM_2, "Doc")}/attachment`), attachment("PUT", `${el(ACCESS_SM_2, "Q")}/attachment`), req("DELETE", el(ACCESS_SM_2, "Doc"))],
   },
   {
     name: "DELETE on elements by idShortPath prefix",
