@@ -131,11 +131,18 @@ export function rightsMatrixSuite(mode: Mode): void {
       // The submodel list shows that submodel as GET of it does: C, holding X alone.
       const shown = partialList.items.map((x) => [x.id, x.submodelElements.map((e: { idShort: string; value: { idShort: string }[] }) => [e.idShort, e.value.map((v) => v.idShort)])]);
       assert.deepEqual([shown, partialList.sizes], [[[ACCESS_SM_1, [["C", ["X"]]]]], [1]]);
+      // A semanticId rule needs the store to decide: the one readable submodel comes in one page,
+      // without a cursor, however many hidden ones follow it.
+      const semanticReader = `row-${ROWS.findIndex((row) => row.name === "READ on submodels by semanticId")}`;
+      const bySemanticId = await walk(semanticReader, "/submodels", 1);
+      assert.deepEqual([bySemanticId.items.map((s) => s.id), bySemanticId.sizes], [[ACCESS_SM_1], [1]]);
       // Asking for one it may not read is refused, not silently dropped.
       assertResult(await send("lister", { method: "GET", path: `/serialization?submodelIds=${b64(ACCESS_MANY[0]!)}` }).response, 403);
     });
 
     test("an authenticated caller no rule names gets empty lists (200), not a refusal, and 403 for everything else", async () => {
+      // What the server offers is no secret: /description answers anyone, anonymous included.
+      assert.equal((await sut.clients[0]!.get("/description")).status, 200);
       for (const path of ["/shells", "/lookup/shells", "/submodels", "/submodels/$path", "/concept-descriptions", "/packages"]) {
         assert.deepEqual(paged(await send("stranger", { method: "GET", path }).response).result, [], path);
       }
