@@ -138,6 +138,9 @@ export function rightsMatrixSuite(mode: Mode): void {
       assert.deepEqual([bySemanticId.items.map((s) => s.id), bySemanticId.sizes], [[ACCESS_SM_1], [1]]);
       // Asking for one it may not read is refused, not silently dropped.
       assertResult(await send("lister", { method: "GET", path: `/serialization?submodelIds=${b64(ACCESS_MANY[0]!)}` }).response, 403);
+      assertResult(await send("lister", { method: "GET", path: `/serialization?aasIds=${b64("urn:matrix:pkg:0")}` }).response, 403);
+      // Part of a submodel is not the submodel: an environment file would pass it off as whole.
+      assertResult(await send(partial, { method: "GET", path: `/serialization?submodelIds=${b64(ACCESS_SM_1)}` }).response, 403);
     });
 
     test("an authenticated caller no rule names gets empty lists (200), not a refusal, and 403 for everything else", async () => {
