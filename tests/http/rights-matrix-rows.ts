@@ -304,6 +304,19 @@ export const ROWS: MatrixRow[] = [
     refused: [req("POST", el(ACCESS_SM_1, "C"), property("InC")), req("PATCH", `${el(ACCESS_SM_1, "L[0]")}/$value`, 32), get(el(ACCESS_SM_1, "L"))],
   },
   {
+    name: "DELETE on a list item by idShortPath prefix (an index names a position)",
+    right: "DELETE",
+    object: { submodels: ACCESS_SM_1, idShortPath: "L[1]" },
+    // L holds 20, 21 and the 22 the CREATE row appended. Deleting L[1] moves 22 into position 1,
+    // which the same grant covers: the rule is about the position, not the item that was there.
+    allowed: [
+      req("DELETE", el(ACCESS_SM_1, "L[1]"), undefined, 204),
+      req("DELETE", el(ACCESS_SM_1, "L[1]"), undefined, 204),
+      req("DELETE", el(ACCESS_SM_1, "L[1]"), undefined, 404),
+    ],
+    refused: [req("DELETE", el(ACCESS_SM_1, "L[0]")), req("DELETE", el(ACCESS_SM_1, "L")), get(el(ACCESS_SM_1, "L[1]"))],
+  },
+  {
     name: "UPDATE on a File element by idShortPath prefix: its attachment",
     right: "UPDATE",
     object: { submodels: ACCESS_SM_2, idShortPath: "Doc" },
