@@ -56,6 +56,20 @@ describe("the principal of a command that crossed the bus", () => {
     }
   }
 
+  /** The error a responder without security answers a command carrying `principal` with. */
+  async function refusal(principal: Principal): Promise<{ code: string; message: string }> {
+    const responder = await serveCommandsOverNats({ connection: await connection("model-store"), handler: echoPrincipal, onError: quiet });
+    const client = createNatsStoreClient({ connection: await connection("gateway") });
+    try {
+      const reply = await client.execute({ type: "GetSequence", params: {}, principal });
+      assert.equal(reply.ok, false, JSON.stringify(reply));
+      return (reply as { error: { code: string; message: string } }).error;
+    } finally {
+      await client.close();
+      await responder.close();
+    }
+  }
+
   it("with security configured: none → anonymous, SYSTEM → none, a user stays that user", async () => {
     assert.deepEqual(await arrived(true, undefined), ANONYMOUS);
     assert.equal(await arrived(true, SYSTEM), "none");
@@ -66,7 +80,14 @@ describe("the principal of a command that crossed the bus", () => {
   it("without security: as before, none stays none (SYSTEM too)", async () => {
     assert.equal(await arrived(false, undefined), "none");
     assert.equal(await arrived(false, SYSTEM), "none");
-    assert.deepEqual(await arrived(false, ALICE), ALICE);
+  });
+
+  it("without security, a caller's principal (from a secured gateway) is refused as unavailable, not run unchecked", async () => {
+    for (const principal of [ALICE, ANONYMOUS]) {
+      const reply = await refusal(principal);
+      assert.equal(reply.code, "unavailable");
+      assert.match(reply.message, /no security section/);
+    }
   });
 
   it("in-process (direct store client), SYSTEM is none as well and nothing else changes", async () => {

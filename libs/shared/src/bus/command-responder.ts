@@ -30,7 +30,9 @@ export interface CommandResponderOptions {
   onError?: (error: unknown) => void;
   /**
    * True when a security section is configured: a command without a principal runs as ANONYMOUS,
-   * never as the in-process system (contracts/principal.ts). Default false: as before issue 13.
+   * never as the in-process system (contracts/principal.ts). Default false: as before issue 13,
+   * except that a command carrying a caller's principal (not SYSTEM) is refused as `unavailable`:
+   * there are no rules here to check it against.
    */
   anonymousWithoutPrincipal?: boolean;
 }
@@ -89,6 +91,12 @@ export async function serveCommandsOverNats(options: CommandResponderOptions): P
       );
     } catch (error) {
       return { ok: false, error: { code: "bad-request", message: `undecodable command: ${(error as Error).message}` } };
+    }
+    // A caller's principal comes only from a gateway with a security section. Without one here the
+    // engine has no rules and would run it unchecked: that gateway's callers, anonymous ones
+    // included, could do everything. Fail closed until every role has the section (README).
+    if (!options.anonymousWithoutPrincipal && command.principal !== undefined) {
+      return { ok: false, error: { code: "unavailable", message: `${command.type}: this model-store has no security section, but the command carries a caller's principal (its gateway has one); give every role the same security section` } };
     }
     // The caller has given up: running a write now would only surprise it later.
     if (deadline !== undefined && Date.now() >= deadline) {
