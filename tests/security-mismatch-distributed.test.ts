@@ -1,52 +1,80 @@
 /**
- * A secured http-gateway in front of a model-store without a security section (one role's
- * configuration forgotten, or a rollout half done). The gateway authenticates and stamps every
- * command with the caller's principal, but only the engine decides: a store with no rules would run
- * every command, anonymous writes included, while the gateway looks secured (no "OPEN" warning).
- * The store must refuse commands that carry a caller's principal it cannot check (503, fail closed).
+ * Roles whose security sections disagree (one role's configuration forgotten, or a rollout half
+ * done) must fail closed, not open:
+ * - a secured http-gateway in front of a model-store without the section: the gateway stamps every
+ *   command with the caller's principal, but only the engine decides, and a store without rules
+ *   would run everything, anonymous writes included, while the gateway looks secured;
+ * - an opcua-gateway without the section in front of a secured model-store: its mirror is built
+ *   with SYSTEM reads and would show every value to every session.
  */
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
-import { createHttpClient, type HttpClient } from "./test-support/http-client.ts";
+import { after, afterEach, before, test } from "node:test";
+import { createHttpClient } from "./test-support/http-client.ts";
 import { freePort, startNats, startRedis, type RunningServer } from "./test-support/servers.ts";
-import { EXAMPLE_MODEL, startTwinport, type TwinportProcess } from "./test-support/system.ts";
+import { EXAMPLE_MODEL, startTwinport, type StartOptions, type TwinportProcess } from "./test-support/system.ts";
+
+const SECURITY = { rules: [{ subjects: [{ anonymous: true }], rights: ["READ"], objects: [{ submodels: "https://example.org/submodels/technical-data-*" }] }] };
 
 let redis: RunningServer;
 let nats: RunningServer;
-const processes: TwinportProcess[] = [];
+let processes: TwinportProcess[] = [];
 const dirs: string[] = [];
-let http: HttpClient;
+
+/** A role with `config` (if any) as its configuration file, on this file's Redis and NATS. */
+async function role(name: NonNullable<StartOptions["role"]>, config: Record<string, unknown> | undefined, args: string[] = []): Promise<TwinportProcess> {
+  const cwd = mkdtempSync(join(tmpdir(), `twinport-mismatch-${name}-`));
+  dirs.push(cwd);
+  if (config) writeFileSync(join(cwd, "config.json"), JSON.stringify(config));
+  const env = { TWINPORT_PERSISTENCE_URL: redis.url, TWINPORT_MESSAGEBUS_URL: nats.url, TWINPORT_CORE_MANAGEMENTPORT: "0" };
+  const started = await startTwinport({ role: name, cwd, args: [...(config ? ["-c", "config.json"] : []), ...args], env, timeoutMs: 60_000 });
+  processes.push(started);
+  return started;
+}
 
 before(async () => {
   [redis, nats] = await Promise.all([startRedis(), startNats()]);
-  const env = { TWINPORT_PERSISTENCE_URL: redis.url, TWINPORT_MESSAGEBUS_URL: nats.url, TWINPORT_CORE_MANAGEMENTPORT: "0" };
-  const storeDir = mkdtempSync(join(tmpdir(), "twinport-mismatch-store-"));
-  const gatewayDir = mkdtempSync(join(tmpdir(), "twinport-mismatch-gateway-"));
-  dirs.push(storeDir, gatewayDir);
-  // The store: no security section.
-  processes.push(await startTwinport({ role: "model-store", cwd: storeDir, args: ["-m", EXAMPLE_MODEL], env }));
-  const port = await freePort();
-  const security = { rules: [{ subjects: [{ anonymous: true }], rights: ["READ"], objects: [{ submodels: "https://example.org/submodels/technical-data-*" }] }] };
-  writeFileSync(join(gatewayDir, "config.json"), JSON.stringify({ endpoints: [{ "@class": "endpoint.http.HttpEndpoint", port, host: "127.0.0.1", sslEnabled: false }], security }));
-  processes.push(await startTwinport({ role: "http-gateway", cwd: gatewayDir, args: ["-c", "config.json"], env }));
-  http = createHttpClient(`http://127.0.0.1:${port}/api/v3.0`);
+});
+
+afterEach(async () => {
+  await Promise.all(processes.map((p) => p.stop()));
+  processes = [];
 });
 
 after(async () => {
-  http?.close();
-  await Promise.all(processes.map((p) => p.stop()));
   await redis?.stop();
   await nats?.stop();
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
 test("a model-store without security refuses a secured gateway's commands (503) instead of running them unchecked", async () => {
-  const write = await http.request("POST", "/submodels", { body: JSON.stringify({ modelType: "Submodel", id: "urn:mismatch:anonymous-write", idShort: "Sneaked" }) });
-  assert.equal(write.status, 503, write.text);
-  assert.match(write.json().messages[0].text, /security section/);
-  // Reads the rules would grant are refused too: the store cannot tell what they would allow.
-  assert.equal((await http.get("/submodels")).status, 503);
+  await role("model-store", undefined, ["-m", EXAMPLE_MODEL]);
+  const port = await freePort();
+  await role("http-gateway", { endpoints: [{ "@class": "endpoint.http.HttpEndpoint", port, host: "127.0.0.1", sslEnabled: false }], security: SECURITY });
+  const http = createHttpClient(`http://127.0.0.1:${port}/api/v3.0`);
+  try {
+    const write = await http.request("POST", "/submodels", { body: JSON.stringify({ modelType: "Submodel", id: "urn:mismatch:anonymous-write", idShort: "Sneaked" }) });
+    assert.equal(write.status, 503, write.text);
+    assert.match(write.json().messages[0].text, /no security section/);
+    // Reads the rules would grant are refused too: the store cannot tell what they would allow.
+    assert.equal((await http.get("/submodels")).status, 503);
+  } finally {
+    http.close();
+  }
+});
+
+test("an opcua-gateway without security does not serve a mirror of a secured model-store: it stops at start-up and says why", async () => {
+  await role("model-store", { security: SECURITY }, ["-m", EXAMPLE_MODEL]);
+  const port = await freePort();
+  const args = ["--endpoint", "opcua", `endpoints[0].tcpPort=${port}`, "endpoints[0].host=127.0.0.1", "endpoints[0].hostname=127.0.0.1", "endpoints[0].secondsTillShutdown=0"];
+  await assert.rejects(role("opcua-gateway", undefined, args), /exited with .* before ready[\s\S]*enforces access rules, but this opcua-gateway has no security section/);
+});
+
+test("an opcua-gateway without security still serves a model-store without security (the open default)", async () => {
+  await role("model-store", undefined, ["-m", EXAMPLE_MODEL]);
+  const port = await freePort();
+  const gateway = await role("opcua-gateway", undefined, ["--endpoint", "opcua", `endpoints[0].tcpPort=${port}`, "endpoints[0].host=127.0.0.1", "endpoints[0].hostname=127.0.0.1", "endpoints[0].secondsTillShutdown=0"]);
+  assert.deepEqual(gateway.details.opcua, [`opc.tcp://127.0.0.1:${port}`]);
 });

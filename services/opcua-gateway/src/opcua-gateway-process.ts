@@ -15,7 +15,8 @@ import {
   type TwinportConfig,
 } from "@twinport/shared";
 import type { LogLine } from "./node-opcua-logging.ts";
-import { type RunningOpcuaGateway, startOpcuaGateway } from "./start-opcua-gateway.ts";
+import { refuseOpenMirrorOfSecuredStore } from "./security/open-mirror-check.ts";
+import { startOpcuaGateway, type RunningOpcuaGateway } from "./start-opcua-gateway.ts";
 
 export interface OpcuaGatewayProcessOptions {
   log?: LogLine;
@@ -66,6 +67,8 @@ export async function startOpcuaGatewayProcess(
     await connection.close();
   };
   try {
+    // Without rules of its own, the gateway must not serve a SYSTEM-built mirror of a secured store.
+    if (config.security === undefined) await refuseOpenMirrorOfSecuredStore(store);
     for (const endpoint of endpoints) {
       // startOpcuaGateway resolves once the address space is built from a store snapshot.
       const gateway = await startOpcuaGateway({

@@ -42,6 +42,14 @@ export interface CommandResponder {
   close(): Promise<void>;
 }
 
+/** In the refusal of a store without rules to run a caller's command (see execute below). */
+const NO_SECURITY_SECTION = "this model-store has no security section";
+
+/** True for the reply of a model-store that has no rules to check a caller's principal against. */
+export function isNoSecuritySectionReply(reply: Reply<unknown>): boolean {
+  return !reply.ok && reply.error.code === "unavailable" && reply.error.message.includes(NO_SECURITY_SECTION);
+}
+
 /** How long a replica waits for the chunks of a request that came without a budget. */
 const DEFAULT_UPLOAD_WAIT_MS = 30_000;
 
@@ -96,7 +104,7 @@ export async function serveCommandsOverNats(options: CommandResponderOptions): P
     // engine has no rules and would run it unchecked: that gateway's callers, anonymous ones
     // included, could do everything. Fail closed until every role has the section (README).
     if (!options.anonymousWithoutPrincipal && command.principal !== undefined) {
-      return { ok: false, error: { code: "unavailable", message: `${command.type}: this model-store has no security section, but the command carries a caller's principal (its gateway has one); give every role the same security section` } };
+      return { ok: false, error: { code: "unavailable", message: `${command.type}: ${NO_SECURITY_SECTION}, but the command carries a caller's principal (its gateway has one); give every role the same security section` } };
     }
     // The caller has given up: running a write now would only surprise it later.
     if (deadline !== undefined && Date.now() >= deadline) {
