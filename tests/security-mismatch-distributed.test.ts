@@ -13,10 +13,18 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, afterEach, before, test } from "node:test";
 import { createHttpClient } from "./test-support/http-client.ts";
-import { freePort, startNats, startRedis, type RunningServer } from "./test-support/servers.ts";
-import { EXAMPLE_MODEL, startTwinport, type StartOptions, type TwinportProcess } from "./test-support/system.ts";
+import { freePort, type RunningServer, startNats, startRedis } from "./test-support/servers.ts";
+import { EXAMPLE_MODEL, type StartOptions, startTwinport, type TwinportProcess } from "./test-support/system.ts";
 
-const SECURITY = { rules: [{ subjects: [{ anonymous: true }], rights: ["READ"], objects: [{ submodels: "https://example.org/submodels/technical-data-*" }] }] };
+const SECURITY = {
+  rules: [
+    {
+      subjects: [{ anonymous: true }],
+      rights: ["READ"],
+      objects: [{ submodels: "https://example.org/submodels/technical-data-*" }],
+    },
+  ],
+};
 
 let redis: RunningServer;
 let nats: RunningServer;
@@ -24,12 +32,26 @@ let processes: TwinportProcess[] = [];
 const dirs: string[] = [];
 
 /** A role with `config` (if any) as its configuration file, on this file's Redis and NATS. */
-async function role(name: NonNullable<StartOptions["role"]>, config: Record<string, unknown> | undefined, args: string[] = []): Promise<TwinportProcess> {
+async function role(
+  name: NonNullable<StartOptions["role"]>,
+  config: Record<string, unknown> | undefined,
+  args: string[] = [],
+): Promise<TwinportProcess> {
   const cwd = mkdtempSync(join(tmpdir(), `twinport-mismatch-${name}-`));
   dirs.push(cwd);
   if (config) writeFileSync(join(cwd, "config.json"), JSON.stringify(config));
-  const env = { TWINPORT_PERSISTENCE_URL: redis.url, TWINPORT_MESSAGEBUS_URL: nats.url, TWINPORT_CORE_MANAGEMENTPORT: "0" };
-  const started = await startTwinport({ role: name, cwd, args: [...(config ? ["-c", "config.json"] : []), ...args], env, timeoutMs: 60_000 });
+  const env = {
+    TWINPORT_PERSISTENCE_URL: redis.url,
+    TWINPORT_MESSAGEBUS_URL: nats.url,
+    TWINPORT_CORE_MANAGEMENTPORT: "0",
+  };
+  const started = await startTwinport({
+    role: name,
+    cwd,
+    args: [...(config ? ["-c", "config.json"] : []), ...args],
+    env,
+    timeoutMs: 60_000,
+  });
   processes.push(started);
   return started;
 }
@@ -52,10 +74,15 @@ after(async () => {
 test("a model-store without security refuses a secured gateway's commands (503) instead of running them unchecked", async () => {
   await role("model-store", undefined, ["-m", EXAMPLE_MODEL]);
   const port = await freePort();
-  await role("http-gateway", { endpoints: [{ "@class": "endpoint.http.HttpEndpoint", port, host: "127.0.0.1", sslEnabled: false }], security: SECURITY });
+  await role("http-gateway", {
+    endpoints: [{ "@class": "endpoint.http.HttpEndpoint", port, host: "127.0.0.1", sslEnabled: false }],
+    security: SECURITY,
+  });
   const http = createHttpClient(`http://127.0.0.1:${port}/api/v3.0`);
   try {
-    const write = await http.request("POST", "/submodels", { body: JSON.stringify({ modelType: "Submodel", id: "urn:mismatch:anonymous-write", idShort: "Sneaked" }) });
+    const write = await http.request("POST", "/submodels", {
+      body: JSON.stringify({ modelType: "Submodel", id: "urn:mismatch:anonymous-write", idShort: "Sneaked" }),
+    });
     assert.equal(write.status, 503, write.text);
     assert.match(write.json().messages[0].text, /no security section/);
     // Reads the rules would grant are refused too: the store cannot tell what they would allow.
@@ -68,13 +95,30 @@ test("a model-store without security refuses a secured gateway's commands (503) 
 test("an opcua-gateway without security does not serve a mirror of a secured model-store: it stops at start-up and says why", async () => {
   await role("model-store", { security: SECURITY }, ["-m", EXAMPLE_MODEL]);
   const port = await freePort();
-  const args = ["--endpoint", "opcua", `endpoints[0].tcpPort=${port}`, "endpoints[0].host=127.0.0.1", "endpoints[0].hostname=127.0.0.1", "endpoints[0].secondsTillShutdown=0"];
-  await assert.rejects(role("opcua-gateway", undefined, args), /exited with .* before ready[\s\S]*enforces access rules, but this opcua-gateway has no security section/);
+  const args = [
+    "--endpoint",
+    "opcua",
+    `endpoints[0].tcpPort=${port}`,
+    "endpoints[0].host=127.0.0.1",
+    "endpoints[0].hostname=127.0.0.1",
+    "endpoints[0].secondsTillShutdown=0",
+  ];
+  await assert.rejects(
+    role("opcua-gateway", undefined, args),
+    /exited with .* before ready[\s\S]*enforces access rules, but this opcua-gateway has no security section/,
+  );
 });
 
 test("an opcua-gateway without security still serves a model-store without security (the open default)", async () => {
   await role("model-store", undefined, ["-m", EXAMPLE_MODEL]);
   const port = await freePort();
-  const gateway = await role("opcua-gateway", undefined, ["--endpoint", "opcua", `endpoints[0].tcpPort=${port}`, "endpoints[0].host=127.0.0.1", "endpoints[0].hostname=127.0.0.1", "endpoints[0].secondsTillShutdown=0"]);
+  const gateway = await role("opcua-gateway", undefined, [
+    "--endpoint",
+    "opcua",
+    `endpoints[0].tcpPort=${port}`,
+    "endpoints[0].host=127.0.0.1",
+    "endpoints[0].hostname=127.0.0.1",
+    "endpoints[0].secondsTillShutdown=0",
+  ]);
   assert.deepEqual(gateway.details.opcua, [`opc.tcp://127.0.0.1:${port}`]);
 });

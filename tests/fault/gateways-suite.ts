@@ -8,7 +8,15 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { createLoadSubmodel, describeLoad, sleep, startCluster, startWriteLoad, waitForConvergence, type Cluster } from "../test-support/fault-cluster.ts";
+import {
+  type Cluster,
+  createLoadSubmodel,
+  describeLoad,
+  sleep,
+  startCluster,
+  startWriteLoad,
+  waitForConvergence,
+} from "../test-support/fault-cluster.ts";
 
 export function faultGatewaysSuite({ secured }: { secured: boolean }): void {
   describe(secured ? "secured (bearer tokens, rules)" : "open", () => {
@@ -38,10 +46,13 @@ export function faultGatewaysSuite({ secured }: { secured: boolean }): void {
 
       const converged = await waitForConvergence(cluster, submodelId, report.acknowledged);
       const lost = [...report.acknowledged].filter((idShort) => !converged.idShorts.has(idShort));
-      t.diagnostic(`kill -9 http-gateway + opcua-gateway: ${describeLoad(report, report.acknowledged.size - lost.length, converged.ms)}; restart of both took ${restartMs} ms`);
+      t.diagnostic(
+        `kill -9 http-gateway + opcua-gateway: ${describeLoad(report, report.acknowledged.size - lost.length, converged.ms)}; restart of both took ${restartMs} ms`,
+      );
       assert.deepEqual(lost, [], "no acknowledged write lost");
       // Only the writer on the dead gateway saw failures, and only connection failures.
-      for (const failure of report.failures) assert.ok(typeof failure.status === "string", `the surviving gateway never failed: ${JSON.stringify(failure)}`);
+      for (const failure of report.failures)
+        assert.ok(typeof failure.status === "string", `the surviving gateway never failed: ${JSON.stringify(failure)}`);
       assert.ok(report.failures.length > 0, "the killed gateway really was down for a while");
       const writesAfterRestart = [...report.acknowledged].filter((idShort) => idShort.startsWith("w0_")).length;
       assert.ok(writesAfterRestart > 0);

@@ -9,7 +9,15 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { encodeBase64Url } from "@twinport/shared";
-import { createLoadSubmodel, describeLoad, sleep, startCluster, startWriteLoad, waitForConvergence, type Cluster } from "../test-support/fault-cluster.ts";
+import {
+  type Cluster,
+  createLoadSubmodel,
+  describeLoad,
+  sleep,
+  startCluster,
+  startWriteLoad,
+  waitForConvergence,
+} from "../test-support/fault-cluster.ts";
 
 const REQUEST_TIMEOUT_MS = 1000;
 
@@ -18,7 +26,13 @@ export function faultModelStoreSuite({ secured }: { secured: boolean }): void {
     let cluster: Cluster;
 
     before(async () => {
-      cluster = await startCluster({ secured, stores: 2, gateways: 2, opcuaGateways: 1, requestTimeoutMs: REQUEST_TIMEOUT_MS });
+      cluster = await startCluster({
+        secured,
+        stores: 2,
+        gateways: 2,
+        opcuaGateways: 1,
+        requestTimeoutMs: REQUEST_TIMEOUT_MS,
+      });
     });
 
     after(async () => {
@@ -39,11 +53,17 @@ export function faultModelStoreSuite({ secured }: { secured: boolean }): void {
 
       const converged = await waitForConvergence(cluster, submodelId, report.acknowledged);
       const lost = [...report.acknowledged].filter((idShort) => !converged.idShorts.has(idShort));
-      t.diagnostic(`kill -9 model-store: ${describeLoad(report, report.acknowledged.size - lost.length, converged.ms)}`);
+      t.diagnostic(
+        `kill -9 model-store: ${describeLoad(report, report.acknowledged.size - lost.length, converged.ms)}`,
+      );
       assert.deepEqual(lost, [], "no acknowledged write lost");
       // Writes in flight at the replica that died may fail (504 after the timeout); nothing else does.
-      for (const failure of report.failures) assert.ok(failure.status === 504 || failure.status === 503, JSON.stringify(failure));
-      assert.ok(report.failures.length <= 8, `only the writes in flight at the dead replica fail: ${report.failures.length}`);
+      for (const failure of report.failures)
+        assert.ok(failure.status === 504 || failure.status === 503, JSON.stringify(failure));
+      assert.ok(
+        report.failures.length <= 8,
+        `only the writes in flight at the dead replica fail: ${report.failures.length}`,
+      );
       assert.ok(report.slowestMs < REQUEST_TIMEOUT_MS + 1000, `no request hung: slowest ${report.slowestMs} ms`);
     });
 
@@ -57,11 +77,17 @@ export function faultModelStoreSuite({ secured }: { secured: boolean }): void {
             [0, 1, 2].map(async () => {
               const started = Date.now();
               const response = await g.client.get(path, cluster.authHeaders);
-              return { status: response.status, ms: Date.now() - started, body: response.json() as { messages?: { messageType: string; text: string }[] } };
+              return {
+                status: response.status,
+                ms: Date.now() - started,
+                body: response.json() as { messages?: { messageType: string; text: string }[] },
+              };
             }),
           ),
         );
-        t.diagnostic(`SIGSTOP model-store: ${answers.map((a) => `${a.status} in ${a.ms} ms`).join(", ")} (requestTimeoutMs ${REQUEST_TIMEOUT_MS})`);
+        t.diagnostic(
+          `SIGSTOP model-store: ${answers.map((a) => `${a.status} in ${a.ms} ms`).join(", ")} (requestTimeoutMs ${REQUEST_TIMEOUT_MS})`,
+        );
         for (const answer of answers) {
           assert.ok(answer.status === 504 || answer.status === 503, `${answer.status}`);
           assert.ok(answer.ms < REQUEST_TIMEOUT_MS + 500, `answered within the timeout: ${answer.ms} ms`);

@@ -8,7 +8,15 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { createLoadSubmodel, describeLoad, sleep, startCluster, startWriteLoad, waitForConvergence, type Cluster } from "../test-support/fault-cluster.ts";
+import {
+  type Cluster,
+  createLoadSubmodel,
+  describeLoad,
+  sleep,
+  startCluster,
+  startWriteLoad,
+  waitForConvergence,
+} from "../test-support/fault-cluster.ts";
 
 const REQUEST_TIMEOUT_MS = 2000;
 
@@ -17,7 +25,13 @@ export function faultNatsSuite({ secured }: { secured: boolean }): void {
     let cluster: Cluster;
 
     before(async () => {
-      cluster = await startCluster({ secured, stores: 1, gateways: 2, opcuaGateways: 1, requestTimeoutMs: REQUEST_TIMEOUT_MS });
+      cluster = await startCluster({
+        secured,
+        stores: 1,
+        gateways: 2,
+        opcuaGateways: 1,
+        requestTimeoutMs: REQUEST_TIMEOUT_MS,
+      });
     });
 
     after(async () => {
@@ -42,14 +56,25 @@ export function faultNatsSuite({ secured }: { secured: boolean }): void {
       const report = await load.stop();
       assert.ok(load.acknowledgedCount() > beforeRestart, "writes are acknowledged again after the restart");
 
-      const readyChecks = await Promise.all([...cluster.gateways.map((g) => g.proc), ...cluster.opcua.map((o) => o.proc), ...cluster.stores].map(async (p) => (await fetch(`${p.details.management}/ready`)).status));
-      assert.deepEqual(readyChecks, readyChecks.map(() => 200), "every process is ready again");
+      const readyChecks = await Promise.all(
+        [...cluster.gateways.map((g) => g.proc), ...cluster.opcua.map((o) => o.proc), ...cluster.stores].map(
+          async (p) => (await fetch(`${p.details.management}/ready`)).status,
+        ),
+      );
+      assert.deepEqual(
+        readyChecks,
+        readyChecks.map(() => 200),
+        "every process is ready again",
+      );
 
       const converged = await waitForConvergence(cluster, submodelId, report.acknowledged);
       const lost = [...report.acknowledged].filter((idShort) => !converged.idShorts.has(idShort));
-      t.diagnostic(`NATS restart (1 s down): ${describeLoad(report, report.acknowledged.size - lost.length, converged.ms)}; writes acknowledged again ${recoveredMs} ms after the kill`);
+      t.diagnostic(
+        `NATS restart (1 s down): ${describeLoad(report, report.acknowledged.size - lost.length, converged.ms)}; writes acknowledged again ${recoveredMs} ms after the kill`,
+      );
       assert.deepEqual(lost, [], "no acknowledged write lost");
-      for (const failure of report.failures) assert.ok(failure.status === 503 || failure.status === 504, JSON.stringify(failure));
+      for (const failure of report.failures)
+        assert.ok(failure.status === 503 || failure.status === 504, JSON.stringify(failure));
       assert.ok(report.slowestMs < REQUEST_TIMEOUT_MS + 1000, `no request hung: slowest ${report.slowestMs} ms`);
     });
   });

@@ -9,7 +9,15 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { createLoadSubmodel, describeLoad, sleep, startCluster, startWriteLoad, waitForConvergence, type Cluster } from "../test-support/fault-cluster.ts";
+import {
+  type Cluster,
+  createLoadSubmodel,
+  describeLoad,
+  sleep,
+  startCluster,
+  startWriteLoad,
+  waitForConvergence,
+} from "../test-support/fault-cluster.ts";
 
 const REQUEST_TIMEOUT_MS = 3000;
 
@@ -18,7 +26,14 @@ export function faultRedisSuite({ secured }: { secured: boolean }): void {
     let cluster: Cluster;
 
     before(async () => {
-      cluster = await startCluster({ secured, stores: 1, gateways: 2, opcuaGateways: 1, appendOnly: true, requestTimeoutMs: REQUEST_TIMEOUT_MS });
+      cluster = await startCluster({
+        secured,
+        stores: 1,
+        gateways: 2,
+        opcuaGateways: 1,
+        appendOnly: true,
+        requestTimeoutMs: REQUEST_TIMEOUT_MS,
+      });
     });
 
     after(async () => {
@@ -51,9 +66,15 @@ export function faultRedisSuite({ secured }: { secured: boolean }): void {
       // 503: refused, surely not written. 504: a commit on the wire when Redis died, so its outcome is
       // unknown and the answer says so (docs/adr/0017); at most one per writer.
       const unknown = report.failures.filter((f) => f.status === 504);
-      assert.ok(unknown.length <= 2, `at most the writes in flight at the kill have an unknown outcome: ${unknown.length}`);
+      assert.ok(
+        unknown.length <= 2,
+        `at most the writes in flight at the kill have an unknown outcome: ${unknown.length}`,
+      );
       for (const failure of report.failures) {
-        assert.ok(failure.status === 503 || (failure.status === 504 && /outcome is unknown/i.test(failure.body)), JSON.stringify(failure));
+        assert.ok(
+          failure.status === 503 || (failure.status === 504 && /outcome is unknown/i.test(failure.body)),
+          JSON.stringify(failure),
+        );
         const body = JSON.parse(failure.body) as { messages: { messageType: string; code: string }[] };
         assert.equal(body.messages[0]?.messageType, "Error");
         assert.equal(body.messages[0]?.code, String(failure.status));

@@ -8,13 +8,20 @@
  * process; the gateways' own reads and the read caches must not be refused.
  */
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
-import { encodeBase64Url } from "@twinport/shared";
-import { connectOpcua } from "../test-support/opcua-client.ts";
-import { createLoadSubmodel, describeLoad, startCluster, startWriteLoad, waitForConvergence, type Cluster } from "../test-support/fault-cluster.ts";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { encodeBase64Url } from "@twinport/shared";
+import {
+  type Cluster,
+  createLoadSubmodel,
+  describeLoad,
+  startCluster,
+  startWriteLoad,
+  waitForConvergence,
+} from "../test-support/fault-cluster.ts";
+import { connectOpcua } from "../test-support/opcua-client.ts";
 
 export function scaleOutSuite({ secured }: { secured: boolean }): void {
   describe(secured ? "secured (bearer tokens, rules)" : "open", () => {
@@ -37,7 +44,10 @@ export function scaleOutSuite({ secured }: { secured: boolean }): void {
       for (let i = 0; i < 20; i++) await cluster.gateways[i % 3]!.client.get("/shells", cluster.authHeaders);
       for (const store of cluster.stores) {
         const metrics = await (await fetch(`${store.details.management}/metrics`)).text();
-        const served = metrics.split("\n").filter((l) => l.startsWith("twinport_commands_total{")).reduce((sum, l) => sum + Number(l.split(" ").pop()), 0);
+        const served = metrics
+          .split("\n")
+          .filter((l) => l.startsWith("twinport_commands_total{"))
+          .reduce((sum, l) => sum + Number(l.split(" ").pop()), 0);
         assert.ok(served > 0, `replica ${store.child.pid} served commands`);
       }
     });
@@ -45,13 +55,28 @@ export function scaleOutSuite({ secured }: { secured: boolean }): void {
     test("concurrent writers on three gateways: every endpoint converges on the same elements and ETag, OPC UA mirrors included", async (t) => {
       const submodelId = "urn:twinport:scale-out:load";
       await createLoadSubmodel(cluster.gateways[0]!.client, submodelId, cluster.authHeaders);
-      const load = startWriteLoad(cluster, { writers: [0, 1, 2, 0, 1, 2], submodelId, maxWritesPerWriter: 25, maxMs: 15_000, pauseMs: 0 });
+      const load = startWriteLoad(cluster, {
+        writers: [0, 1, 2, 0, 1, 2],
+        submodelId,
+        maxWritesPerWriter: 25,
+        maxMs: 15_000,
+        pauseMs: 0,
+      });
       // Meanwhile, concurrent value writes to one shared element through every gateway: last writer wins,
       // but every endpoint must agree on which one that was.
       const shared = `/submodels/${encodeBase64Url("https://example.org/submodels/technical-data-1")}/submodel-elements/MaxRotationSpeed`;
       await Promise.all(
         cluster.gateways.map(async (g, i) => {
-          for (let n = 0; n < 15; n++) assert.equal((await g.client.request("PATCH", `${shared}/$value`, { body: `"${i * 1000 + n}"`, headers: cluster.authHeaders })).status, 204);
+          for (let n = 0; n < 15; n++)
+            assert.equal(
+              (
+                await g.client.request("PATCH", `${shared}/$value`, {
+                  body: `"${i * 1000 + n}"`,
+                  headers: cluster.authHeaders,
+                })
+              ).status,
+              204,
+            );
         }),
       );
       const report = await load.stop();
@@ -73,7 +98,8 @@ export function scaleOutSuite({ secured }: { secured: boolean }): void {
           const until = Date.now() + 5000;
           let seen: unknown;
           while (Date.now() < until) {
-            seen = (await client.read("https://example.org/submodels/technical-data-1|MaxRotationSpeed/Value")).value.value;
+            seen = (await client.read("https://example.org/submodels/technical-data-1|MaxRotationSpeed/Value")).value
+              .value;
             if (String(seen) === value) break;
             await new Promise((r) => setTimeout(r, 100));
           }
@@ -88,7 +114,12 @@ export function scaleOutSuite({ secured }: { secured: boolean }): void {
     test("an asynchronous operation handle made through one gateway is answered by every gateway", async () => {
       const operation = `/submodels/${encodeBase64Url("https://example.org/submodels/technical-data-1")}/submodel-elements/Functions.Reset`;
       const invoked = await cluster.gateways[0]!.client.request("POST", `${operation}/invoke-async`, {
-        body: JSON.stringify({ inputArguments: [{ value: { modelType: "Property", idShort: "Mode", valueType: "xs:string", value: "soft" } }], clientTimeoutDuration: "PT5S" }),
+        body: JSON.stringify({
+          inputArguments: [
+            { value: { modelType: "Property", idShort: "Mode", valueType: "xs:string", value: "soft" } },
+          ],
+          clientTimeoutDuration: "PT5S",
+        }),
         headers: cluster.authHeaders,
       });
       assert.equal(invoked.status, 202, invoked.text);
@@ -97,7 +128,8 @@ export function scaleOutSuite({ secured }: { secured: boolean }): void {
       // No operation provider is configured: the invocation finishes (Failed) at once; what matters is
       // that the handle lives in the store, not in the gateway or replica that made it.
       const answers = await Promise.all(cluster.gateways.map((g) => g.client.get(statusPath, cluster.authHeaders)));
-      for (const answer of answers) assert.ok(answer.status === 200 || answer.status === 302, `${answer.status} ${answer.text}`);
+      for (const answer of answers)
+        assert.ok(answer.status === 200 || answer.status === 302, `${answer.status} ${answer.text}`);
       const resultsPath = statusPath.replace("/operation-status/", "/operation-results/");
       const results = await Promise.all(cluster.gateways.map((g) => g.client.get(resultsPath, cluster.authHeaders)));
       for (const result of results) assert.equal(result.status, 200, result.text);

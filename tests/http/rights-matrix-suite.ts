@@ -6,17 +6,40 @@
  * caller may read, with full pages and cursors that continue on any gateway. The engine runs the
  * test operation providers (operations-launcher.ts) so that EXECUTE really invokes.
  */
-import { after, before, describe, test } from "node:test";
+
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ACCESS_CD_1, ACCESS_MANY, ACCESS_SHELL_A, ACCESS_SM_1, ACCESS_SHELL_B, OPERATIONS_SUBMODEL_ID as OPS, accessModel, operationsSubmodel } from "@twinport/shared/test-support";
+import { after, before, describe, test } from "node:test";
+import {
+  ACCESS_CD_1,
+  ACCESS_MANY,
+  ACCESS_SHELL_A,
+  ACCESS_SHELL_B,
+  ACCESS_SM_1,
+  accessModel,
+  OPERATIONS_SUBMODEL_ID as OPS,
+  operationsSubmodel,
+} from "@twinport/shared/test-support";
 import { b64, type HttpClient } from "../test-support/http-client.ts";
-import { signingKeys, startOpenIdProvider, TWINPORT_AUDIENCE, type OpenIdProvider } from "../test-support/openid-provider.ts";
-import { REPO_ROOT, startSystem, type Mode, type SystemUnderTest } from "../test-support/system.ts";
+import {
+  type OpenIdProvider,
+  signingKeys,
+  startOpenIdProvider,
+  TWINPORT_AUDIENCE,
+} from "../test-support/openid-provider.ts";
+import { type Mode, REPO_ROOT, type SystemUnderTest, startSystem } from "../test-support/system.ts";
+import {
+  el,
+  type MatrixRequest,
+  OPS_SEMANTIC_ID,
+  packageUpload,
+  ROWS,
+  type SetupIds,
+  sm,
+} from "./rights-matrix-rows.ts";
 import { assertResult, paged } from "./shell-suite-support.ts";
-import { OPS_SEMANTIC_ID, ROWS, el, packageUpload, sm, type MatrixRequest, type SetupIds } from "./rights-matrix-rows.ts";
 
 const LAUNCHER = join(REPO_ROOT, "tests/test-support/operations-launcher.ts");
 const ALL_RIGHTS = ["READ", "CREATE", "UPDATE", "DELETE", "EXECUTE"];
@@ -28,10 +51,19 @@ const EXTRA_RULES = [
   {
     subjects: [{ role: "lister" }],
     rights: ["READ"],
-    objects: [{ shells: "urn:access:shell:*" }, { submodels: "urn:access:many:04*" }, { conceptDescriptions: ACCESS_CD_1 }, { proprietary: "packages" }],
+    objects: [
+      { shells: "urn:access:shell:*" },
+      { submodels: "urn:access:many:04*" },
+      { conceptDescriptions: ACCESS_CD_1 },
+      { proprietary: "packages" },
+    ],
   },
   // Reading /reset is not resetting: GET /reset (which resets, as FA³ST's) needs DELETE like DELETE /reset.
-  { subjects: [{ role: "reset-reader" }], rights: ["READ", "CREATE", "UPDATE", "EXECUTE"], objects: [{ proprietary: "reset" }] },
+  {
+    subjects: [{ role: "reset-reader" }],
+    rights: ["READ", "CREATE", "UPDATE", "EXECUTE"],
+    objects: [{ proprietary: "reset" }],
+  },
   { subjects: [{ role: "resetter" }], rights: ["DELETE"], objects: [{ proprietary: "reset" }] },
 ];
 const EXTRA_CLIENTS = ["admin", "lister", "reset-reader", "resetter", "stranger"];
@@ -50,8 +82,12 @@ export function rightsMatrixSuite(mode: Mode): void {
     const send = (as: string, request: MatrixRequest) => {
       const path = typeof request.path === "function" ? request.path(ids) : request.path;
       const raw = request.contentType !== undefined;
-      const body = request.body === undefined ? undefined : raw ? (request.body as Buffer) : JSON.stringify(request.body);
-      const headers: Record<string, string> = { authorization: `Bearer ${tokens.get(as)!}`, ...(raw ? { "content-type": request.contentType! } : {}) };
+      const body =
+        request.body === undefined ? undefined : raw ? (request.body as Buffer) : JSON.stringify(request.body);
+      const headers: Record<string, string> = {
+        authorization: `Bearer ${tokens.get(as)!}`,
+        ...(raw ? { "content-type": request.contentType! } : {}),
+      };
       return { path, response: nextClient().request(request.method, path, { body, headers }) };
     };
     const asAdmin = async (request: MatrixRequest) => {
@@ -67,7 +103,10 @@ export function rightsMatrixSuite(mode: Mode): void {
       let cursor: string | undefined;
       do {
         const separator = path.includes("?") ? "&" : "?";
-        const { response } = send(as, { method: "GET", path: `${path}${separator}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}` });
+        const { response } = send(as, {
+          method: "GET",
+          path: `${path}${separator}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+        });
         const page = paged(await response);
         items.push(...page.result);
         sizes.push(page.result.length);
@@ -79,20 +118,33 @@ export function rightsMatrixSuite(mode: Mode): void {
     before(async () => {
       dir = mkdtempSync(join(tmpdir(), "twinport-rights-matrix-"));
       const model = accessModel() as { submodels: Record<string, unknown>[] };
-      model.submodels.push({ ...operationsSubmodel(), semanticId: { type: "ExternalReference", keys: [{ type: "GlobalReference", value: OPS_SEMANTIC_ID }] } });
+      model.submodels.push({
+        ...operationsSubmodel(),
+        semanticId: { type: "ExternalReference", keys: [{ type: "GlobalReference", value: OPS_SEMANTIC_ID }] },
+      });
       writeFileSync(join(dir, "model.json"), JSON.stringify(model));
       const clientIds = [...EXTRA_CLIENTS, ...ROWS.map((_, n) => `row-${n}`)];
-      provider = await startOpenIdProvider({ clients: clientIds.map((id) => ({ id, alg: "ES256" as const, claims: { roles: [id] } })), keys: await signingKeys("matrix") });
-      const rules = [...EXTRA_RULES, ...ROWS.map((row, n) => ({ subjects: [{ role: `row-${n}` }], rights: [row.right], objects: [row.object] }))];
+      provider = await startOpenIdProvider({
+        clients: clientIds.map((id) => ({ id, alg: "ES256" as const, claims: { roles: [id] } })),
+        keys: await signingKeys("matrix"),
+      });
+      const rules = [
+        ...EXTRA_RULES,
+        ...ROWS.map((row, n) => ({ subjects: [{ role: `row-${n}` }], rights: [row.right], objects: [row.object] })),
+      ];
       sut = await startSystem(mode, {
         models: [join(dir, "model.json")],
         engineLauncher: LAUNCHER,
-        config: { security: { authentication: { bearer: { issuer: provider.issuer, audience: TWINPORT_AUDIENCE } }, rules } },
+        config: {
+          security: { authentication: { bearer: { issuer: provider.issuer, audience: TWINPORT_AUDIENCE } }, rules },
+        },
       });
       for (const id of clientIds) tokens.set(id, await provider.token(id));
       for (const n of [0, 1, 2]) {
         const { body, contentType } = packageUpload(n);
-        ids.packages.push((await asAdmin({ method: "POST", path: "/packages", body, contentType, status: 201 })).json().packageId);
+        ids.packages.push(
+          (await asAdmin({ method: "POST", path: "/packages", body, contentType, status: 201 })).json().packageId,
+        );
       }
     });
 
@@ -104,9 +156,21 @@ export function rightsMatrixSuite(mode: Mode): void {
 
     test("lists hold only what the caller may read; pages are full and cursors continue on any gateway", async () => {
       const shells = await walk("lister", "/shells", 1);
-      assert.deepEqual([shells.items.map((s) => s.id), shells.sizes], [[ACCESS_SHELL_A, ACCESS_SHELL_B], [1, 1]]);
+      assert.deepEqual(
+        [shells.items.map((s) => s.id), shells.sizes],
+        [
+          [ACCESS_SHELL_A, ACCESS_SHELL_B],
+          [1, 1],
+        ],
+      );
       const lookup = await walk("lister", "/lookup/shells", 1);
-      assert.deepEqual([lookup.items, lookup.sizes], [[ACCESS_SHELL_A, ACCESS_SHELL_B], [1, 1]]);
+      assert.deepEqual(
+        [lookup.items, lookup.sizes],
+        [
+          [ACCESS_SHELL_A, ACCESS_SHELL_B],
+          [1, 1],
+        ],
+      );
       const submodels = await walk("lister", "/submodels", 3);
       assert.deepEqual([submodels.items.map((s) => s.id), submodels.sizes], [LISTED_SUBMODELS, [3, 3, 3, 1]]);
       const paths = await walk("lister", "/submodels/$path", 4);
@@ -114,22 +178,43 @@ export function rightsMatrixSuite(mode: Mode): void {
       const cds = await walk("lister", "/concept-descriptions", 1);
       assert.deepEqual([cds.items.map((c) => c.id), cds.sizes], [[ACCESS_CD_1], [1]]);
       const packages = await walk("lister", "/packages", 2);
-      assert.deepEqual([packages.items.map((p) => p.packageId).sort(), packages.sizes], [[...ids.packages].sort(), [2, 1]]);
+      assert.deepEqual(
+        [packages.items.map((p) => p.packageId).sort(), packages.sizes],
+        [[...ids.packages].sort(), [2, 1]],
+      );
       const { response } = send("lister", { method: "GET", path: "/serialization?includeConceptDescriptions=true" });
       const environment = (await response).json();
-      assert.deepEqual((environment.assetAdministrationShells ?? []).map((s: { id: string }) => s.id).sort(), [ACCESS_SHELL_A, ACCESS_SHELL_B]);
+      assert.deepEqual((environment.assetAdministrationShells ?? []).map((s: { id: string }) => s.id).sort(), [
+        ACCESS_SHELL_A,
+        ACCESS_SHELL_B,
+      ]);
       assert.deepEqual((environment.submodels ?? []).map((s: { id: string }) => s.id).sort(), LISTED_SUBMODELS);
-      assert.deepEqual((environment.conceptDescriptions ?? []).map((c: { id: string }) => c.id), [ACCESS_CD_1]);
+      assert.deepEqual(
+        (environment.conceptDescriptions ?? []).map((c: { id: string }) => c.id),
+        [ACCESS_CD_1],
+      );
       // A reader of one element (C.X of ACCESS_SM_1) pages through that submodel's paths and elements
       // seeing only the way to it, in full pages and without a cursor to an empty page.
       const partial = `row-${ROWS.findIndex((row) => row.name === "READ on elements by idShortPath prefix")}`;
       const partialPaths = await walk(partial, `${sm(ACCESS_SM_1)}/submodel-elements/$path`, 1);
-      assert.deepEqual([partialPaths.items, partialPaths.sizes], [["C", "C.X"], [1, 1]]);
+      assert.deepEqual(
+        [partialPaths.items, partialPaths.sizes],
+        [
+          ["C", "C.X"],
+          [1, 1],
+        ],
+      );
       const partialElements = await walk(partial, `${sm(ACCESS_SM_1)}/submodel-elements`, 1);
       assert.deepEqual([partialElements.items.map((e) => e.idShort), partialElements.sizes], [["C"], [1]]);
       const partialList = await walk(partial, "/submodels", 1);
       // The submodel list shows that submodel as GET of it does: C, holding X alone.
-      const shown = partialList.items.map((x) => [x.id, x.submodelElements.map((e: { idShort: string; value: { idShort: string }[] }) => [e.idShort, e.value.map((v) => v.idShort)])]);
+      const shown = partialList.items.map((x) => [
+        x.id,
+        x.submodelElements.map((e: { idShort: string; value: { idShort: string }[] }) => [
+          e.idShort,
+          e.value.map((v) => v.idShort),
+        ]),
+      ]);
       assert.deepEqual([shown, partialList.sizes], [[[ACCESS_SM_1, [["C", ["X"]]]]], [1]]);
       // A semanticId rule needs the store to decide: the one readable submodel comes in one page,
       // without a cursor, however many hidden ones follow it.
@@ -137,16 +222,32 @@ export function rightsMatrixSuite(mode: Mode): void {
       const bySemanticId = await walk(semanticReader, "/submodels", 1);
       assert.deepEqual([bySemanticId.items.map((s) => s.id), bySemanticId.sizes], [[ACCESS_SM_1], [1]]);
       // Asking for one it may not read is refused, not silently dropped.
-      assertResult(await send("lister", { method: "GET", path: `/serialization?submodelIds=${b64(ACCESS_MANY[0]!)}` }).response, 403);
-      assertResult(await send("lister", { method: "GET", path: `/serialization?aasIds=${b64("urn:matrix:pkg:0")}` }).response, 403);
+      assertResult(
+        await send("lister", { method: "GET", path: `/serialization?submodelIds=${b64(ACCESS_MANY[0]!)}` }).response,
+        403,
+      );
+      assertResult(
+        await send("lister", { method: "GET", path: `/serialization?aasIds=${b64("urn:matrix:pkg:0")}` }).response,
+        403,
+      );
       // Part of a submodel is not the submodel: an environment file would pass it off as whole.
-      assertResult(await send(partial, { method: "GET", path: `/serialization?submodelIds=${b64(ACCESS_SM_1)}` }).response, 403);
+      assertResult(
+        await send(partial, { method: "GET", path: `/serialization?submodelIds=${b64(ACCESS_SM_1)}` }).response,
+        403,
+      );
     });
 
     test("an authenticated caller no rule names gets empty lists (200), not a refusal, and 403 for everything else", async () => {
       // What the server offers is no secret: /description answers anyone, anonymous included.
       assert.equal((await sut.clients[0]!.get("/description")).status, 200);
-      for (const path of ["/shells", "/lookup/shells", "/submodels", "/submodels/$path", "/concept-descriptions", "/packages"]) {
+      for (const path of [
+        "/shells",
+        "/lookup/shells",
+        "/submodels",
+        "/submodels/$path",
+        "/concept-descriptions",
+        "/packages",
+      ]) {
         assert.deepEqual(paged(await send("stranger", { method: "GET", path }).response).result, [], path);
       }
       assertResult(await send("stranger", { method: "GET", path: sm(LISTED_SUBMODELS[0]!) }).response, 403);
@@ -175,7 +276,15 @@ export function rightsMatrixSuite(mode: Mode): void {
     test("EXECUTE alone: an async invocation, its status and its result through any gateway; READ on everything does not reach them", async () => {
       const executor = `row-${ROWS.findIndex((row) => row.name === "EXECUTE on elements by idShortPath prefix")}`;
       const reader = `row-${ROWS.findIndex((row) => row.name === "READ on everything")}`;
-      const invoked = await send(executor, { method: "POST", path: `${el(OPS, "Folder.Echo")}/invoke-async`, body: { inputArguments: [{ value: { modelType: "Property", idShort: "text", valueType: "xs:string", value: "async" } }] } }).response;
+      const invoked = await send(executor, {
+        method: "POST",
+        path: `${el(OPS, "Folder.Echo")}/invoke-async`,
+        body: {
+          inputArguments: [
+            { value: { modelType: "Property", idShort: "text", valueType: "xs:string", value: "async" } },
+          ],
+        },
+      }).response;
       assert.equal(invoked.status, 202, invoked.text);
       const location = String(invoked.headers.location);
       const statusPath = location.slice(location.indexOf("/submodels/"));
@@ -189,18 +298,28 @@ export function rightsMatrixSuite(mode: Mode): void {
       const results = await send(executor, { method: "GET", path: `${resultsPath}/$value` }).response;
       assert.equal(results.status, 200, results.text);
       assert.deepEqual(results.json().outputArguments, { echo: "async" });
-      for (const path of [statusPath, resultsPath]) assertResult(await send(reader, { method: "GET", path }).response, 403);
-      assertResult(await send(reader, { method: "POST", path: `${el(OPS, "Folder.Echo")}/invoke-async`, body: { inputArguments: [] } }).response, 403);
+      for (const path of [statusPath, resultsPath])
+        assertResult(await send(reader, { method: "GET", path }).response, 403);
+      assertResult(
+        await send(reader, {
+          method: "POST",
+          path: `${el(OPS, "Folder.Echo")}/invoke-async`,
+          body: { inputArguments: [] },
+        }).response,
+        403,
+      );
     });
 
     test("/reset: every right but DELETE is refused (GET /reset resets too); DELETE empties the store", async () => {
-      for (const method of ["GET", "DELETE"]) assertResult(await send("reset-reader", { method, path: "/reset" }).response, 403);
+      for (const method of ["GET", "DELETE"])
+        assertResult(await send("reset-reader", { method, path: "/reset" }).response, 403);
       assertResult(await send("resetter", { method: "GET", path: sm(LISTED_SUBMODELS[0]!) }).response, 403);
       assertResult(await send("resetter", { method: "POST", path: "/import", body: { submodels: [] } }).response, 403);
       assert.equal(paged(await send("admin", { method: "GET", path: "/submodels?limit=1" }).response).result.length, 1);
       const reset = await send("resetter", { method: "DELETE", path: "/reset" }).response;
       assert.equal(reset.status, 204, reset.text);
-      for (const path of ["/shells", "/submodels", "/concept-descriptions"]) assert.deepEqual(paged(await send("admin", { method: "GET", path }).response).result, [], path);
+      for (const path of ["/shells", "/submodels", "/concept-descriptions"])
+        assert.deepEqual(paged(await send("admin", { method: "GET", path }).response).result, [], path);
     });
   });
 }

@@ -15,9 +15,9 @@ import { join } from "node:path";
 import { encodeBase64Url } from "@twinport/shared";
 import { createHttpClient, type HttpClient, type HttpResponse } from "./http-client.ts";
 import { connectOpcua, type OpcuaTestClient } from "./opcua-client.ts";
+import { type OpenIdProvider, signingKeys, startOpenIdProvider, TWINPORT_AUDIENCE } from "./openid-provider.ts";
 import { freePort, type RunningServer, startNats, startRedis } from "./servers.ts";
 import { EXAMPLE_MODEL, startTwinport, type TwinportProcess } from "./system.ts";
-import { signingKeys, startOpenIdProvider, TWINPORT_AUDIENCE, type OpenIdProvider } from "./openid-provider.ts";
 
 /** The submodels the fault and scale-out tests write into (and invoke in): the secured cluster's writers may change these only. */
 const LOAD_SUBMODELS = "urn:twinport:*";
@@ -86,14 +86,25 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   let security: Record<string, unknown> | undefined;
   let authHeaders: Record<string, string> = {};
   if (options.secured) {
-    provider = await startOpenIdProvider({ clients: [{ id: "fault-writer", alg: "ES256", claims: { roles: ["writer"] } }], keys: await signingKeys("fault") });
+    provider = await startOpenIdProvider({
+      clients: [{ id: "fault-writer", alg: "ES256", claims: { roles: ["writer"] } }],
+      keys: await signingKeys("fault"),
+    });
     security = {
       authentication: { bearer: { issuer: provider.issuer, audience: TWINPORT_AUDIENCE } },
       rules: [
         { subjects: [{ role: "writer" }], rights: ["READ"], objects: [{ all: true }] },
-        { subjects: [{ role: "writer" }], rights: ["CREATE", "UPDATE", "EXECUTE"], objects: [{ submodels: LOAD_SUBMODELS }, { submodels: EXAMPLE_SUBMODEL }] },
+        {
+          subjects: [{ role: "writer" }],
+          rights: ["CREATE", "UPDATE", "EXECUTE"],
+          objects: [{ submodels: LOAD_SUBMODELS }, { submodels: EXAMPLE_SUBMODEL }],
+        },
         // The convergence checks browse the OPC UA mirrors anonymously: reading what the load writes is all they may.
-        { subjects: [{ anonymous: true }], rights: ["READ"], objects: [{ submodels: LOAD_SUBMODELS }, { submodels: EXAMPLE_SUBMODEL }] },
+        {
+          subjects: [{ anonymous: true }],
+          rights: ["READ"],
+          objects: [{ submodels: LOAD_SUBMODELS }, { submodels: EXAMPLE_SUBMODEL }],
+        },
       ],
     };
     authHeaders = { authorization: `Bearer ${await provider.token("fault-writer")}` };
@@ -127,7 +138,13 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     async restartOpcua(index) {
       const node = cluster.opcua[index]!;
       await node.proc.stop("SIGKILL");
-      node.proc = await startTwinport({ role: "opcua-gateway", cwd: node.dir, args: [...configArgs(node.dir), ...opcuaArgs(node.port)], env: env(), timeoutMs: 60_000 });
+      node.proc = await startTwinport({
+        role: "opcua-gateway",
+        cwd: node.dir,
+        args: [...configArgs(node.dir), ...opcuaArgs(node.port)],
+        env: env(),
+        timeoutMs: 60_000,
+      });
     },
     async kill(target) {
       const pid = "child" in target ? target.child.pid! : target.pid;
@@ -170,20 +187,33 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     cluster.stores = await Promise.all(
       Array.from({ length: options.stores ?? 1 }, (_, i) => {
         const where = dir(`store${i}`);
-        return startTwinport({ role: "model-store", cwd: where, args: [...configArgs(where), "-m", EXAMPLE_MODEL], env: env() });
+        return startTwinport({
+          role: "model-store",
+          cwd: where,
+          args: [...configArgs(where), "-m", EXAMPLE_MODEL],
+          env: env(),
+        });
       }),
     );
     const gatewayNodes = Array.from({ length: options.gateways ?? 1 }, async (_, i): Promise<GatewayNode> => {
       const port = await freePort();
       const where = dir(`http${i}`);
-      const args = configArgs(where, { endpoints: [{ "@class": "endpoint.http.HttpEndpoint", port, host: "127.0.0.1", sslEnabled: false }] });
+      const args = configArgs(where, {
+        endpoints: [{ "@class": "endpoint.http.HttpEndpoint", port, host: "127.0.0.1", sslEnabled: false }],
+      });
       const proc = await startTwinport({ role: "http-gateway", cwd: where, args, env: env() });
       return { proc, port, dir: where, client: createHttpClient(`http://127.0.0.1:${port}/api/v3.0`) };
     });
     const opcuaNodes = Array.from({ length: options.opcuaGateways ?? 0 }, async (_, i): Promise<OpcuaNode> => {
       const port = await freePort();
       const where = dir(`opcua${i}`);
-      const proc = await startTwinport({ role: "opcua-gateway", cwd: where, args: [...configArgs(where), ...opcuaArgs(port)], env: env(), timeoutMs: 60_000 });
+      const proc = await startTwinport({
+        role: "opcua-gateway",
+        cwd: where,
+        args: [...configArgs(where), ...opcuaArgs(port)],
+        env: env(),
+        timeoutMs: 60_000,
+      });
       return { proc, port, dir: where, url: `opc.tcp://127.0.0.1:${port}` };
     });
     cluster.gateways = await Promise.all(gatewayNodes);
@@ -201,7 +231,8 @@ async function assertSecured(cluster: Cluster): Promise<void> {
   const body = JSON.stringify({ modelType: "Submodel", id: "urn:twinport:fault:anonymous", idShort: "Anonymous" });
   for (const gateway of cluster.gateways) {
     const anonymous = await gateway.client.request("POST", "/submodels", { body });
-    if (anonymous.status !== 401) throw new Error(`security is not in force: an anonymous write answered ${anonymous.status}: ${anonymous.text}`);
+    if (anonymous.status !== 401)
+      throw new Error(`security is not in force: an anonymous write answered ${anonymous.status}: ${anonymous.text}`);
   }
 }
 
@@ -230,8 +261,15 @@ export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
 // ---------------------------------------------------------------- the write load
 
 /** An empty submodel the load writes into: each write posts one new Property. */
-export async function createLoadSubmodel(client: HttpClient, id: string, headers: Record<string, string> = {}): Promise<void> {
-  const response = await client.request("POST", "/submodels", { body: JSON.stringify({ modelType: "Submodel", id, idShort: "Load" }), headers });
+export async function createLoadSubmodel(
+  client: HttpClient,
+  id: string,
+  headers: Record<string, string> = {},
+): Promise<void> {
+  const response = await client.request("POST", "/submodels", {
+    body: JSON.stringify({ modelType: "Submodel", id, idShort: "Load" }),
+    headers,
+  });
   if (response.status !== 201) throw new Error(`POST /submodels answered ${response.status}: ${response.text}`);
 }
 
@@ -289,7 +327,10 @@ export function startWriteLoad(cluster: Cluster, options: LoadOptions): RunningL
       let text = "";
       try {
         // The gateway may have been replaced by a restart: always take the current client.
-        const response: HttpResponse = await cluster.gateways[gatewayIndex]!.client.request("POST", path, { body, headers: cluster.authHeaders });
+        const response: HttpResponse = await cluster.gateways[gatewayIndex]!.client.request("POST", path, {
+          body,
+          headers: cluster.authHeaders,
+        });
         status = response.status;
         text = response.text;
       } catch (error) {
@@ -319,7 +360,11 @@ export function startWriteLoad(cluster: Cluster, options: LoadOptions): RunningL
 }
 
 /** idShorts of the submodel's elements as one gateway serves them. */
-export async function elementsVia(client: HttpClient, submodelId: string, headers: Record<string, string> = {}): Promise<{ idShorts: Set<string>; etag: string | undefined }> {
+export async function elementsVia(
+  client: HttpClient,
+  submodelId: string,
+  headers: Record<string, string> = {},
+): Promise<{ idShorts: Set<string>; etag: string | undefined }> {
   const response = await client.get(`/submodels/${encodeBase64Url(submodelId)}`, headers);
   if (response.status !== 200) throw new Error(`GET submodel answered ${response.status}: ${response.text}`);
   const submodel = response.json() as { submodelElements?: { idShort: string }[] };
@@ -360,8 +405,17 @@ export async function waitForConvergence(
     for (const node of cluster.opcua)
       opcuaClients.push(await connectOpcua(node.url, mkdtempSync(join(tmpdir(), "twinport-cluster-client-"))));
     while (true) {
-      const views = await Promise.all(cluster.gateways.map((g) => elementsVia(g.client, submodelId, cluster.authHeaders).catch((error: Error) => ({ idShorts: new Set<string>(), etag: `error: ${error.message}` }))));
-      const mirrors = await Promise.all(opcuaClients.map((c) => elementsInMirror(c, submodelId).catch(() => new Set<string>())));
+      const views = await Promise.all(
+        cluster.gateways.map((g) =>
+          elementsVia(g.client, submodelId, cluster.authHeaders).catch((error: Error) => ({
+            idShorts: new Set<string>(),
+            etag: `error: ${error.message}`,
+          })),
+        ),
+      );
+      const mirrors = await Promise.all(
+        opcuaClients.map((c) => elementsInMirror(c, submodelId).catch(() => new Set<string>())),
+      );
       const reference = views[0]!;
       const same = (a: Set<string>, b: Set<string>) => a.size === b.size && [...a].every((x) => b.has(x));
       const missing = [...acknowledged].filter((x) => !reference.idShorts.has(x));

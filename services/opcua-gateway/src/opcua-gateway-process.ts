@@ -16,7 +16,7 @@ import {
 } from "@twinport/shared";
 import type { LogLine } from "./node-opcua-logging.ts";
 import { refuseOpenMirrorOfSecuredStore } from "./security/open-mirror-check.ts";
-import { startOpcuaGateway, type RunningOpcuaGateway } from "./start-opcua-gateway.ts";
+import { type RunningOpcuaGateway, startOpcuaGateway } from "./start-opcua-gateway.ts";
 
 export interface OpcuaGatewayProcessOptions {
   log?: LogLine;

@@ -58,7 +58,11 @@ describe("the principal of a command that crossed the bus", () => {
 
   /** The error a responder without security answers a command carrying `principal` with. */
   async function refusal(principal: Principal): Promise<{ code: string; message: string }> {
-    const responder = await serveCommandsOverNats({ connection: await connection("model-store"), handler: echoPrincipal, onError: quiet });
+    const responder = await serveCommandsOverNats({
+      connection: await connection("model-store"),
+      handler: echoPrincipal,
+      onError: quiet,
+    });
     const client = createNatsStoreClient({ connection: await connection("gateway") });
     try {
       const reply = await client.execute({ type: "GetSequence", params: {}, principal });

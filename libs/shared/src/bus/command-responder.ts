@@ -104,7 +104,13 @@ export async function serveCommandsOverNats(options: CommandResponderOptions): P
     // engine has no rules and would run it unchecked: that gateway's callers, anonymous ones
     // included, could do everything. Fail closed until every role has the section (README).
     if (!options.anonymousWithoutPrincipal && command.principal !== undefined) {
-      return { ok: false, error: { code: "unavailable", message: `${command.type}: ${NO_SECURITY_SECTION}, but the command carries a caller's principal (its gateway has one); give every role the same security section` } };
+      return {
+        ok: false,
+        error: {
+          code: "unavailable",
+          message: `${command.type}: ${NO_SECURITY_SECTION}, but the command carries a caller's principal (its gateway has one); give every role the same security section`,
+        },
+      };
     }
     // The caller has given up: running a write now would only surprise it later.
     if (deadline !== undefined && Date.now() >= deadline) {

@@ -12,12 +12,17 @@ const CHECK_TIMEOUT_MS = 60_000;
  * - anything else (refused, or no answer that says which) means this gateway must not serve.
  */
 export async function refuseOpenMirrorOfSecuredStore(store: StoreClient): Promise<void> {
-  const reply = await store.execute({ type: "GetEvents", params: { after: 0, limit: 1 }, origin: "opcua", principal: ANONYMOUS }, { deadline: Date.now() + CHECK_TIMEOUT_MS });
+  const reply = await store.execute(
+    { type: "GetEvents", params: { after: 0, limit: 1 }, origin: "opcua", principal: ANONYMOUS },
+    { deadline: Date.now() + CHECK_TIMEOUT_MS },
+  );
   if (reply.ok || isNoSecuritySectionReply(reply)) return;
   if (reply.error.code === "forbidden") {
     throw new ConfigError(
       "The model-store enforces access rules, but this opcua-gateway has no security section: its mirror would show every value to every session. Give every role the same security section.",
     );
   }
-  throw new Error(`The opcua-gateway cannot tell whether the model-store enforces access rules (${reply.error.code}: ${reply.error.message}); not serving an unchecked mirror`);
+  throw new Error(
+    `The opcua-gateway cannot tell whether the model-store enforces access rules (${reply.error.code}: ${reply.error.message}); not serving an unchecked mirror`,
+  );
 }
