@@ -74,8 +74,13 @@ export async function prepareOpcuaSecurity(options: OpcuaSecurityOptions): Promi
     const certificate = await ensureServerCertificate(serverCertificateManager, files, {
       hostname,
       host: endpoint.host,
+      hostnameConfigured: endpoint.hostname !== undefined,
     });
     if (certificate.created) log(`opcua-gateway: created the server certificate ${files.certificateFile}`);
+    if (certificate.replaced)
+      log(
+        `opcua-gateway: replaced the server certificate ${files.certificateFile} (self-signed by an earlier Twinport, same key): its subject alternative names lacked ${certificate.replaced.join(", ")}; clients that trusted the old certificate must trust the new one`,
+      );
     const security = endpointSecurity(endpoint);
     const secured = endpoint.supportedAuthentications.filter((authentication) => authentication !== "Anonymous");
     if (secured.length > 0 && !endpoint.supportedSecurityPolicies.some((policy) => policy !== "NONE")) {

@@ -1,9 +1,10 @@
 import { createPrivateKey, randomUUID, X509Certificate } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { isIP } from "node:net";
-import { tmpdir } from "node:os";
+import { hostname as machineHostname, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { withFileLock } from "@twinport/shared";
+import { extractFullyQualifiedDomainName } from "node-opcua";
 import { PKI_FOLDERS } from "./pki-layout.ts";
 import type { SpecLayoutCertificateManager } from "./spec-layout-certificate-manager.ts";
 
@@ -52,59 +53,124 @@ export interface ServerCertificateOptions {
   hostname: string;
   /** Bind address; an unspecified one (0.0.0.0, ::) is not an address a client can use. */
   host: string;
+  /**
+   * Whether the operator configured `hostname` (compose, Kubernetes): then the machine's own name is
+   * a container's, differs per replica and is no name clients use.
+   */
+  hostnameConfigured?: boolean;
+}
+
+/** The subject alternative names a certificate of ours carries, and which of them it must carry. */
+export interface ServerCertificateNames {
+  dns: string[];
+  ip: string[];
+  /** Names whose absence makes us replace a certificate of ours (see ensureServerCertificate). */
+  required: string[];
+}
+
+/**
+ * The names node-opcua's start-up check (NODE-OPCUA-W26) expects in the SAN: the machine's FQDN and
+ * os.hostname() always, plus `alternateHostname` (our bind host when a different hostname is
+ * advertised). Beyond that: the advertised hostname itself, and localhost / 127.0.0.1 because a client
+ * on the same machine uses them whatever is advertised.
+ */
+export async function serverCertificateNames(options: ServerCertificateOptions): Promise<ServerCertificateNames> {
+  const advertised = [options.hostname, ...(isUnspecified(options.host) ? [] : [options.host])];
+  const machine = [machineHostname(), await extractFullyQualifiedDomainName()];
+  const names = [...advertised, ...machine, "localhost", "127.0.0.1"].filter((name) => name !== "");
+  const required = [...advertised, ...(options.hostnameConfigured ? [] : machine), "localhost", "127.0.0.1"];
+  return {
+    dns: [...new Set(names.filter((name) => isIP(name) === 0))],
+    ip: [...new Set(names.filter((name) => isIP(name) !== 0))],
+    required: [...new Set(required.filter((name) => name !== ""))],
+  };
 }
 
 /**
  * Creates the self-signed server certificate (RSA 2048, from the key the manager generated in
- * `private/`) when the file is missing; a present one is used as it is. Returns the application
- * URI the server must announce: the certificate's own, since clients compare the two.
+ * `private/`) when the file is missing; a present one is used as it is, except one Twinport made
+ * itself (self-signed, our subject) that lacks a required name: versions before issue 14 put only
+ * the advertised hostname and 127.0.0.1 in the SAN, and node-opcua then warned W26 about the
+ * machine's name. That certificate is replaced with the same key and application URI (clients that
+ * pinned the old one must trust the new one); one the operator brought is never touched. Returns the application URI the server must announce: the
+ * certificate's own, since clients compare the two.
  *
  * Replicas sharing the PKI folder (compose's `--scale opcua-gateway=2` on a first start) must end
  * up with one certificate: node-opcua creates the key under its own lock, and the certificate is
  * made here under a lock beside it, so the replicas that wait find the file and use it (ADR 0022).
+ * The machine's name is no reason to replace when a hostname is configured: replicas share the
+ * configured name but each container has its own, and they would take turns replacing the file.
  */
 export async function ensureServerCertificate(
   manager: SpecLayoutCertificateManager,
   files: ServerCertificateFiles,
   options: ServerCertificateOptions,
-): Promise<{ applicationUri: string; created: boolean }> {
-  if (existsSync(files.certificateFile)) return existingCertificate(files, options);
+): Promise<{ applicationUri: string; created: boolean; replaced?: string[] }> {
+  const names = await serverCertificateNames(options);
+  const present = () => (existsSync(files.certificateFile) ? existingCertificate(files, options, names) : undefined);
+  const first = present();
+  if (first && first.missing.length === 0) return { applicationUri: first.applicationUri, created: false };
   return withFileLock(`${files.certificateFile}.lock`, async () => {
-    if (existsSync(files.certificateFile)) return existingCertificate(files, options);
-    return createServerCertificate(manager, files, options);
+    const current = present();
+    if (!current)
+      return createServerCertificate(manager, files, options, names, defaultApplicationUri(options.hostname));
+    if (current.missing.length === 0) return { applicationUri: current.applicationUri, created: false };
+    const created = await createServerCertificate(manager, files, options, names, current.applicationUri);
+    return { ...created, created: false, replaced: current.missing };
   });
 }
 
 function existingCertificate(
   files: ServerCertificateFiles,
   options: ServerCertificateOptions,
-): { applicationUri: string; created: boolean } {
+  names: ServerCertificateNames,
+): { applicationUri: string; missing: string[] } {
   const certificate = readCertificate(files.certificateFile);
   if (!certificate.checkPrivateKey(createPrivateKey(readFileSync(files.privateKeyFile)))) {
     throw new Error(
       `The OPC UA server certificate "${files.certificateFile}" does not belong to the private key "${files.privateKeyFile}".`,
     );
   }
-  return { applicationUri: applicationUriOf(certificate) ?? defaultApplicationUri(options.hostname), created: false };
+  const applicationUri = applicationUriOf(certificate) ?? defaultApplicationUri(options.hostname);
+  if (!isOurOwn(certificate, options.hostname)) return { applicationUri, missing: [] };
+  const san = subjectAltNames(certificate);
+  const missing = names.required.filter((name) => !san.includes(name));
+  return { applicationUri, missing };
+}
+
+/** Self-signed with the subject createServerCertificate writes: a certificate an operator brings has its own. */
+function isOurOwn(certificate: X509Certificate, hostname: string): boolean {
+  return (
+    certificate.issuer === certificate.subject &&
+    certificate.verify(certificate.publicKey) &&
+    certificate.subject.split("\n").includes(`CN=${SERVER_APPLICATION_NAME}@${hostname}`) &&
+    certificate.subject.split("\n").includes("O=Twinport")
+  );
+}
+
+/** DNS names and IP addresses of the subject alternative name, without their `DNS:` / `IP Address:` prefixes. */
+export function subjectAltNames(certificate: X509Certificate): string[] {
+  return (certificate.subjectAltName ?? "")
+    .split(/,\s*/)
+    .map((entry) => /^(?:DNS|IP Address):(.*)$/.exec(entry)?.[1])
+    .filter((name): name is string => name !== undefined);
 }
 
 async function createServerCertificate(
   manager: SpecLayoutCertificateManager,
   files: ServerCertificateFiles,
   options: ServerCertificateOptions,
+  names: ServerCertificateNames,
+  applicationUri: string,
 ): Promise<{ applicationUri: string; created: boolean }> {
-  const applicationUri = defaultApplicationUri(options.hostname);
-  const names = [options.hostname, ...(isUnspecified(options.host) ? [] : [options.host]), "127.0.0.1"];
-  const ip = [...new Set(names.filter((name) => isIP(name) !== 0))];
-  const dns = [...new Set(names.filter((name) => isIP(name) === 0))];
   // node-opcua writes PEM; the spec's file is DER, so it goes through a scratch folder first.
   const scratch = mkdtempSync(join(tmpdir(), "twinport-server-certificate-"));
   try {
     const pemFile = join(scratch, "certificate.pem");
     await manager.createSelfSignedCertificate({
       applicationUri,
-      dns,
-      ip,
+      dns: names.dns,
+      ip: names.ip,
       subject: `/CN=${SERVER_APPLICATION_NAME}@${options.hostname}/O=Twinport`,
       startDate: new Date(),
       validity: 10 * 365,

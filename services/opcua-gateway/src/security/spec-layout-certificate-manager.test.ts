@@ -10,7 +10,7 @@ import {
   rmSync,
   writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
+import { hostname, tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { after, before, test } from "node:test";
 
@@ -19,7 +19,7 @@ const dir = mkdtempSync(join(tmpdir(), "twinport-pki-"));
 const xdg = join(dir, "xdg");
 process.env.XDG_CONFIG_HOME = xdg;
 
-const { OPCUACertificateManager, StatusCodes } = await import("node-opcua");
+const { extractFullyQualifiedDomainName, OPCUACertificateManager, StatusCodes } = await import("node-opcua");
 const { SpecLayoutCertificateManager } = await import("./spec-layout-certificate-manager.ts");
 const { applicationUriOf, assertServerKeyPresent, ensureServerCertificate, serverCertificateFiles } = await import(
   "./server-certificate.ts"
@@ -171,7 +171,7 @@ test("user PKI with Certificate authentication off: every user certificate is re
   assert.deepEqual(readdirSync(join(base, "rejected")), []);
 });
 
-test("server certificate: created when missing as DER, RSA 2048, SAN with host name, bind IP and 127.0.0.1", async () => {
+test("server certificate: created when missing as DER, RSA 2048, SAN with host name, bind IP, the machine's names, localhost and 127.0.0.1", async () => {
   const base = join(dir, "create", "PKI", "CA");
   const files = serverCertificateFiles(base, "gateway.example");
   assert.equal(files.certificateFile, join(base, "private", "Twinport AAS OPC UA Server@gateway.example_2048.der"));
@@ -195,6 +195,10 @@ test("server certificate: created when missing as DER, RSA 2048, SAN with host n
     "DNS:gateway.example",
     "IP Address:10.1.2.3",
     "IP Address:127.0.0.1",
+    "DNS:localhost",
+    // What node-opcua's start-up check W26 looks for whatever the endpoint advertises.
+    `DNS:${hostname()}`,
+    `DNS:${await extractFullyQualifiedDomainName()}`,
     `URI:${created.applicationUri}`,
   ])
     assert.ok(san.includes(name), `${name} in ${san}`);
@@ -221,6 +225,67 @@ test("server certificate: an operator's pair is used as it is, and its applicati
   assert.deepEqual(readFileSync(files.certificateFile), peerCertificate);
   assert.equal(readFileSync(files.privateKeyFile, "utf8"), readFileSync(peerStore.privateKey, "utf8"));
   assert.equal(applicationUriOf(new X509Certificate(peerCertificatePem)), "urn:peer:operator-made");
+});
+
+test("server certificate: one an earlier Twinport made without the machine's names is replaced, same key, file and application URI", async () => {
+  const base = join(dir, "earlier", "PKI", "CA");
+  const files = serverCertificateFiles(base, "127.0.0.1");
+  const manager = await open({ base, kind: "server", privateKeyFile: files.privateKeyFile });
+  // What versions before issue 14 wrote for `host: 127.0.0.1` and no hostname: the IP alone.
+  const pem = join(dir, "earlier", "old.pem");
+  await manager.createSelfSignedCertificate({
+    applicationUri: "urn:127.0.0.1:Twinport:AAS-OPC-UA-Server",
+    dns: [],
+    ip: ["127.0.0.1"],
+    subject: "/CN=Twinport AAS OPC UA Server@127.0.0.1/O=Twinport",
+    startDate: new Date(),
+    validity: 365,
+    outputFile: pem,
+  });
+  const old = new X509Certificate(readFileSync(pem));
+  writeFileSync(files.certificateFile, old.raw);
+
+  const result = await ensureServerCertificate(manager, files, { hostname: "127.0.0.1", host: "127.0.0.1" });
+  assert.equal(result.applicationUri, "urn:127.0.0.1:Twinport:AAS-OPC-UA-Server");
+  assert.equal(result.created, false);
+  assert.ok(result.replaced?.includes(hostname()), `${result.replaced} names ${hostname()}`);
+  const renewed = new X509Certificate(readFileSync(files.certificateFile));
+  assert.notEqual(renewed.fingerprint256, old.fingerprint256);
+  assert.equal(
+    renewed.publicKey.export({ format: "pem", type: "spki" }),
+    old.publicKey.export({ format: "pem", type: "spki" }),
+  );
+  for (const name of [`DNS:${hostname()}`, "DNS:localhost", "IP Address:127.0.0.1"])
+    assert.ok(renewed.subjectAltName?.includes(name), `${name} in ${renewed.subjectAltName}`);
+  // Once complete it stays: the next start leaves the file alone.
+  const again = await ensureServerCertificate(manager, files, { hostname: "127.0.0.1", host: "127.0.0.1" });
+  assert.equal(again.replaced, undefined);
+  assert.deepEqual(readFileSync(files.certificateFile), renewed.raw);
+});
+
+test("server certificate: with a configured hostname the machine's own name is no reason to replace (replicas differ in it)", async () => {
+  const base = join(dir, "configured", "PKI", "CA");
+  const files = serverCertificateFiles(base, "gateway.example");
+  const manager = await open({ base, kind: "server", privateKeyFile: files.privateKeyFile });
+  const pem = join(dir, "configured", "other-replica.pem");
+  await manager.createSelfSignedCertificate({
+    applicationUri: "urn:gateway.example:Twinport:AAS-OPC-UA-Server",
+    dns: ["gateway.example", "another-container", "localhost"],
+    ip: ["127.0.0.1"],
+    subject: "/CN=Twinport AAS OPC UA Server@gateway.example/O=Twinport",
+    startDate: new Date(),
+    validity: 365,
+    outputFile: pem,
+  });
+  const made = new X509Certificate(readFileSync(pem)).raw;
+  writeFileSync(files.certificateFile, made);
+  const result = await ensureServerCertificate(manager, files, {
+    hostname: "gateway.example",
+    host: "0.0.0.0",
+    hostnameConfigured: true,
+  });
+  assert.equal(result.replaced, undefined);
+  assert.deepEqual(readFileSync(files.certificateFile), made);
 });
 
 test("server certificate: a certificate without its key, or with another key, is a clear error", async () => {
