@@ -27,7 +27,8 @@ describe("createHttpApp: routing, errors and headers", () => {
       "/api/v3.0",
       "/api/v3.0/",
       "/api/v3.0/nothing",
-      "/api/v3.0/shells/",
+      "/api/v3.0/nothing/",
+      "/api/v3.0/shells//",
       `/api/v3.0/shells/${b64(SHELL_1)}/extra/segments`,
       "/api/v3.0/concept-descriptions/x/y/z",
     ]) {

@@ -1,0 +1,219 @@
+/**
+ * Black-box suite of what independent clients (a conformance tool, a strict AASX reader, client
+ * libraries in other languages) send and expect, issue 14 items 1–5: a trailing slash on API paths,
+ * `$metadata` of every element kind, booleans in any letter case, Reference-valued query
+ * parameters that are JSON but no Reference, and AASX exports whose every package path is a part.
+ */
+
+import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
+import https from "node:https";
+import { dirname } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { strFromU8, unzipSync } from "fflate";
+import { b64, type HttpClient, type HttpResponse } from "../test-support/http-client.ts";
+import {
+  EXAMPLE_MODEL,
+  findCertificate,
+  type Mode,
+  type SystemUnderTest,
+  startSystem,
+} from "../test-support/system.ts";
+
+const model = JSON.parse(readFileSync(EXAMPLE_MODEL, "utf8"));
+const shellId: string = model.assetAdministrationShells[0].id;
+const submodel = model.submodels[0];
+const SM = `/submodels/${b64(submodel.id)}`;
+const AASX = "application/asset-administration-shell-package+xml";
+
+/** Every submodel element kind of the v3.0 metamodel. */
+const ELEMENT_KINDS = [
+  "AnnotatedRelationshipElement",
+  "BasicEventElement",
+  "Blob",
+  "Capability",
+  "Entity",
+  "File",
+  "MultiLanguageProperty",
+  "Operation",
+  "Property",
+  "Range",
+  "ReferenceElement",
+  "RelationshipElement",
+  "SubmodelElementCollection",
+  "SubmodelElementList",
+];
+
+/**
+ * What `$metadata` leaves out per kind (API v3.0.1 clause 12.5: the value attributes and the
+ * children), written out here rather than taken from the server's table.
+ */
+const VALUE_ATTRIBUTES: Record<string, string[]> = {
+  AnnotatedRelationshipElement: ["first", "second", "annotations"],
+  BasicEventElement: ["observed"],
+  Blob: ["value"],
+  Entity: ["statements", "globalAssetId", "specificAssetIds"],
+  File: ["value"],
+  MultiLanguageProperty: ["value", "valueId"],
+  Property: ["value", "valueId"],
+  Range: ["min", "max"],
+  ReferenceElement: ["value"],
+  RelationshipElement: ["first", "second"],
+  SubmodelElementCollection: ["value"],
+  SubmodelElementList: ["value"],
+};
+
+/** Attributes the metamodel (Part 1 v3.0) makes mandatory beyond modelType; `$metadata` must keep them. */
+const MANDATORY: Record<string, string[]> = {
+  BasicEventElement: ["direction", "state"],
+  Blob: ["contentType"],
+  Entity: ["entityType"],
+  File: ["contentType"],
+  Property: ["valueType"],
+  Range: ["valueType"],
+  SubmodelElementList: ["typeValueListElement"],
+};
+
+/** Every element below the submodel with its idShortPath (list items as `list[i]`). */
+function elementsOf(elements: Record<string, unknown>[], prefix = ""): { path: string; element: any }[] {
+  const found: { path: string; element: any }[] = [];
+  for (const [i, element] of elements.entries()) {
+    const here = listItemPath(prefix, element, i);
+    found.push({ path: here, element });
+    if (element.modelType === "SubmodelElementCollection" && Array.isArray(element.value))
+      found.push(...elementsOf(element.value as Record<string, unknown>[], `${here}.`));
+    if (element.modelType === "SubmodelElementList" && Array.isArray(element.value))
+      found.push(...elementsOf(element.value as Record<string, unknown>[], `${here}[`));
+    if (element.modelType === "Entity" && Array.isArray(element.statements))
+      found.push(...elementsOf(element.statements as Record<string, unknown>[], `${here}.`));
+  }
+  return found;
+}
+
+function listItemPath(prefix: string, element: Record<string, unknown>, index: number): string {
+  return prefix.endsWith("[") ? `${prefix}${index}]` : `${prefix}${String(element.idShort)}`;
+}
+
+function elementUrl(path: string): string {
+  return `${SM}/submodel-elements/${encodeURIComponent(path)}`;
+}
+
+function assertStatus(res: HttpResponse, status: number, what: string): void {
+  assert.equal(res.status, status, `${what}: ${res.status} ${res.text.slice(0, 300)}`);
+}
+
+export function realClientsSuite(mode: Mode): void {
+  describe(`real clients (${mode})`, () => {
+    let sut: SystemUnderTest;
+    let http: HttpClient;
+    let ca: string | undefined;
+
+    before(async () => {
+      sut = await startSystem(mode);
+      http = sut.clients[0]!;
+      const gateway = sut.processes.find((proc) => proc.role !== "model-store")!;
+      ca = findCertificate(dirname(gateway.logFile));
+    });
+    after(async () => {
+      await sut?.stop();
+    });
+
+    /** The shared client decodes bodies as UTF-8 text: a package needs its raw bytes. */
+    async function raw(method: string, path: string, body?: Buffer, headers: Record<string, string> = {}) {
+      const url = new URL(http.baseUrl.replace(/\/$/, "") + path);
+      return await new Promise<{ status: number; headers: HttpResponse["headers"]; body: Buffer }>(
+        (resolve, reject) => {
+          const request = https.request(
+            url,
+            {
+              method,
+              headers: { ...(body ? { "content-length": String(body.length) } : {}), ...headers },
+              ca,
+              rejectUnauthorized: ca !== undefined,
+            },
+            (response) => {
+              const chunks: Buffer[] = [];
+              response.on("data", (chunk: Buffer) => chunks.push(chunk));
+              response.on("end", () =>
+                resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }),
+              );
+              response.on("error", reject);
+            },
+          );
+          request.on("error", reject);
+          request.end(body);
+        },
+      );
+    }
+
+    test("one trailing slash names the same resource on every kind of API path; the query string survives", async () => {
+      const elements = elementsOf(submodel.submodelElements);
+      const property = elements.find(({ element }) => element.modelType === "Property")!.path;
+      const paths = [
+        "/shells",
+        `/shells/${b64(shellId)}`,
+        `/shells/${b64(shellId)}/asset-information`,
+        `/shells/${b64(shellId)}/submodel-refs`,
+        `/shells/${b64(shellId)}/submodels/${b64(submodel.id)}`,
+        `/shells/${b64(shellId)}/submodels/${b64(submodel.id)}/submodel-elements`,
+        "/submodels",
+        SM,
+        `${SM}/$metadata`,
+        `${SM}/$value`,
+        `${SM}/submodel-elements`,
+        elementUrl(property),
+        `${elementUrl(property)}/$value`,
+        "/concept-descriptions",
+        `/concept-descriptions/${b64(model.conceptDescriptions[0].id)}`,
+        "/packages",
+        "/description",
+        "/serialization",
+        `/lookup/shells?assetIds=${b64(JSON.stringify({ name: "globalAssetId", value: "x" }))}`,
+      ];
+      for (const path of paths) {
+        const [route, query] = path.split("?");
+        const plain = await http.get(path);
+        assertStatus(plain, 200, path);
+        const slashed = await http.get(`${route}/${query === undefined ? "" : `?${query}`}`);
+        assertStatus(slashed, 200, `${route}/`);
+        assert.equal(slashed.text, plain.text, `${route}/ answers what ${route} answers`);
+      }
+      // The query string is read after the slash: limit and cursor still page.
+      const page = (await http.get("/shells/?limit=1")).json();
+      assert.equal(page.result.length, 1);
+      const next = (
+        await http.get(`/shells/?limit=1&cursor=${encodeURIComponent(page.paging_metadata.cursor)}`)
+      ).json();
+      assert.notEqual(next.result[0].id, page.result[0].id);
+      // Writes too: a PATCH of $value with a slash changes the value.
+      const patched = await http.request("PATCH", `${elementUrl(property)}/$value/`, { body: JSON.stringify("42") });
+      assertStatus(patched, 204, "PATCH …/$value/");
+      assert.equal((await http.get(elementUrl(property))).json().value, "42");
+      // Only one slash, and no new path: an empty segment and the bare prefix stay malformed.
+      assertStatus(await http.get("/shells//"), 400, "/shells//");
+      assertStatus(await http.get(`/shells/${b64(shellId)}//`), 400, "/shells/{id}//");
+      assertStatus(await http.get("/"), 400, "/api/v3.0/");
+      assertStatus(await http.get(`${SM}/no-such-path/`), 400, "unknown path with a slash");
+    });
+  });
+}
+
+/** OPC compares part names without case, after percent-decoding. */
+function partKey(path: string): string {
+  const absolute = path.startsWith("/") ? path : `/${path}`;
+  let decoded = absolute;
+  try {
+    decoded = decodeURIComponent(absolute);
+  } catch {}
+  return decoded.toLowerCase();
+}
+
+function unescapeXml(text: string): string {
+  return text
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&quot;/g, '"')
+    .replace(/&apos;/g, "'")
+    .replace(/&amp;/g, "&");
+}
