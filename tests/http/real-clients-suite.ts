@@ -196,6 +196,39 @@ export function realClientsSuite(mode: Mode): void {
       assertStatus(await http.get("/"), 400, "/api/v3.0/");
       assertStatus(await http.get(`${SM}/no-such-path/`), 400, "unknown path with a slash");
     });
+
+    test("$metadata of all 14 element kinds: value attributes left out, mandatory attributes kept", async () => {
+      const full = (await http.get(SM)).json();
+      const elements = elementsOf(full.submodelElements);
+      const kinds = new Set(elements.map(({ element }) => String(element.modelType)));
+      assert.deepEqual([...kinds].sort(), ELEMENT_KINDS, "the example submodel holds every kind");
+      const seen = new Set<string>();
+      for (const { path, element } of elements) {
+        const kind = String(element.modelType);
+        const res = await http.get(`${elementUrl(path)}/$metadata`);
+        if (kind === "Operation" || kind === "Capability") {
+          assert.ok(res.status >= 400 && res.status < 500, `${path} (${kind}) has no $metadata: ${res.status}`);
+          seen.add(kind);
+          continue;
+        }
+        assertStatus(res, 200, `${path}/$metadata`);
+        const expected = { ...element };
+        for (const key of VALUE_ATTRIBUTES[kind]!) delete expected[key];
+        assert.deepEqual(res.json(), expected, `${path} (${kind})`);
+        for (const key of ["modelType", ...(MANDATORY[kind] ?? [])])
+          assert.ok(Object.hasOwn(res.json(), key), `${path} (${kind}) $metadata keeps mandatory ${key}`);
+        seen.add(kind);
+      }
+      assert.deepEqual([...seen].sort(), ELEMENT_KINDS);
+      // The submodel's own $metadata: everything but its elements.
+      const metadata = (await http.get(`${SM}/$metadata`)).json();
+      const { submodelElements: _, ...expected } = full;
+      assert.deepEqual(metadata, expected);
+      // The File example of the issue, word for word.
+      const manual = (await http.get(`${elementUrl("Manual")}/$metadata`)).json();
+      assert.equal(manual.contentType, "text/plain");
+      assert.equal(manual.value, undefined);
+    });
   });
 }
 
