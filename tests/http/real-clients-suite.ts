@@ -229,6 +229,23 @@ export function realClientsSuite(mode: Mode): void {
       assert.equal(manual.contentType, "text/plain");
       assert.equal(manual.value, undefined);
     });
+
+    test("boolean query parameters: true and false in any letter case, anything else 400", async () => {
+      const titled = await http.get("/serialization?includeConceptDescriptions=True");
+      assertStatus(titled, 200, "True");
+      const withCds = titled.json();
+      assert.ok(withCds.conceptDescriptions.length > 0);
+      const upper = (await http.get("/serialization?includeConceptDescriptions=TRUE")).json();
+      assert.deepEqual(upper, withCds);
+      for (const word of ["False", "FALSE", "false"]) {
+        const res = await http.get(`/serialization?includeConceptDescriptions=${word}`);
+        assertStatus(res, 200, word);
+        assert.equal(res.json().conceptDescriptions, undefined, word);
+      }
+      for (const word of ["yes", "1", "0", "truee", "%20true", ""]) {
+        assertStatus(await http.get(`/serialization?includeConceptDescriptions=${word}`), 400, word);
+      }
+    });
   });
 }
 
