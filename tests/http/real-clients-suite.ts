@@ -246,6 +246,30 @@ export function realClientsSuite(mode: Mode): void {
         assertStatus(await http.get(`/serialization?includeConceptDescriptions=${word}`), 400, word);
       }
     });
+
+    test("Reference-valued query parameters: JSON that is no Reference is 400, a bare key value still filters", async () => {
+      const notReferences = ['"abc"', "42", "[]", "null", "true", '{"type":"ExternalReference"}'];
+      for (const text of notReferences) {
+        for (const query of [
+          `/submodels?semanticId=${b64(text)}`,
+          `/concept-descriptions?isCaseOf=${b64(text)}`,
+          `/concept-descriptions?dataSpecificationRef=${b64(text)}`,
+        ]) {
+          assertStatus(await http.get(query), 400, `${query} (${text})`);
+        }
+      }
+      // The 3.0 wording: the value of one key, not JSON, still filters.
+      const semanticKey: string = submodel.semanticId.keys[0].value;
+      const byKey = (await http.get(`/submodels?semanticId=${b64(semanticKey)}`)).json();
+      assert.ok(byKey.result.some((found: { id: string }) => found.id === submodel.id));
+      assertStatus(await http.get(`/submodels?semanticId=${b64("abc")}`), 200, "bare key value abc");
+      // assetIds: every value must encode SpecificAssetId objects; an empty list names none.
+      for (const text of ['"abc"', "42", "[]", "null", "[null]", "{}"]) {
+        for (const path of ["/shells", "/lookup/shells", "/shells/$reference"]) {
+          assertStatus(await http.get(`${path}?assetIds=${b64(text)}`), 400, `${path} assetIds ${text}`);
+        }
+      }
+    });
   });
 }
 
