@@ -270,6 +270,74 @@ export function realClientsSuite(mode: Mode): void {
         }
       }
     });
+
+    test("an AASX export opens in strict readers: every package path is a part, left-out paths are announced", async () => {
+      // One File gets a stored file; the others (and the thumbnail) name files the JSON model never had.
+      const stored = randomBytes(64);
+      const boundary = `----twinport${randomBytes(8).toString("hex")}`;
+      const upload = Buffer.concat([
+        Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="fileName"\r\n\r\nDatasheet.bin\r\n`),
+        Buffer.from(
+          `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="Datasheet.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+        ),
+        stored,
+        Buffer.from(`\r\n--${boundary}--\r\n`),
+      ]);
+      const uploadPath = `/submodels/${b64(model.submodels[1].id)}/submodel-elements/Manual/attachment`;
+      const put = await raw("PUT", uploadPath, upload, { "content-type": `multipart/form-data; boundary=${boundary}` });
+      assert.equal(put.status, 204, put.body.toString());
+      const storedValue: string = (
+        await http.get(`/submodels/${b64(model.submodels[1].id)}/submodel-elements/Manual`)
+      ).json().value;
+
+      const res = await raw("GET", "/serialization", undefined, { Accept: AASX });
+      assert.equal(res.status, 200, res.body.toString());
+      const warning = String(res.headers["twinport-warning"] ?? "");
+      assert.match(warning, /\/aasx\/files\/manual\.txt/);
+      assert.match(warning, /\/aasx\/thumbnail\.png/);
+      assert.doesNotMatch(warning, new RegExp(storedValue.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")));
+
+      const entries = unzipSync(new Uint8Array(res.body));
+      const parts = new Set(Object.keys(entries).map((name) => partKey(`/${name}`)));
+      const relationshipParts = Object.keys(entries).filter((name) => /(^|\/)_rels\/[^/]*\.rels$/.test(name));
+      assert.ok(relationshipParts.length >= 2, "package and origin relationships");
+      let specPart: string | undefined;
+      for (const name of relationshipParts) {
+        const sourceDir = `/${name.replace(/_rels\/[^/]*\.rels$/, "")}`;
+        for (const [, attributes] of strFromU8(entries[name]!).matchAll(/<Relationship\b([^>]*)\/?>/g)) {
+          if (/TargetMode="External"/.test(attributes!)) continue;
+          const target = unescapeXml(/Target="([^"]*)"/.exec(attributes!)![1]!);
+          const absolute = new URL(target, `pack://p${sourceDir}`).pathname;
+          assert.ok(parts.has(partKey(absolute)), `relationship target ${target} of ${name} is a part`);
+          if (/\/aas-spec"?$/.test(/Type="([^"]*)"/.exec(attributes!)![1]!)) specPart = absolute;
+        }
+      }
+      assert.ok(specPart, "the package names its environment");
+      const spec = strFromU8(entries[specPart.slice(1)]!);
+      const fileValues = [
+        ...spec.matchAll(/<value>([^<]*)<\/value>\s*<contentType>[^<]*<\/contentType>\s*<\/file>/g),
+      ].map((m) => unescapeXml(m[1]!));
+      const thumbnails = [...spec.matchAll(/<defaultThumbnail>\s*<path>([^<]*)<\/path>/g)].map((m) =>
+        unescapeXml(m[1]!),
+      );
+      assert.ok(fileValues.includes(storedValue), "the stored file's value stays");
+      for (const path of [...fileValues, ...thumbnails]) {
+        if (/^[a-z][a-z0-9+.-]*:/i.test(path) && !/^file:/i.test(path)) continue; // outside the package
+        assert.ok(parts.has(partKey(path.replace(/^file:\/\//i, ""))), `${path} points into the package and is a part`);
+      }
+      const part = entries[partKey(storedValue).slice(1)] ?? entries[storedValue.slice(1)];
+      assert.ok(part && Buffer.from(part).equals(stored), "the stored file is in the package");
+      // Every File still names its content type, with or without a value.
+      assert.equal(
+        [...spec.matchAll(/<file>/g)].length,
+        [...spec.matchAll(/<file>[\s\S]*?<contentType>[^<]+<\/contentType>[\s\S]*?<\/file>/g)].length,
+      );
+      // The store keeps the values: only the package copy left them out.
+      assert.equal((await http.get(elementUrl("Manual"))).json().value, "/aasx/files/manual.txt");
+      // JSON and XML are not packages: nothing is left out, nothing announced.
+      const json = await raw("GET", "/serialization");
+      assert.equal(json.headers["twinport-warning"], undefined);
+    });
   });
 }
 
