@@ -122,6 +122,15 @@ async function environmentOf(client: HttpClient): Promise<unknown> {
   return response.json();
 }
 
+/** A copy of the environment without the value of every File element whose value is `path`. */
+function withoutFileValue(environment: unknown, path: string): unknown {
+  return JSON.parse(JSON.stringify(environment), (_key, value) => {
+    if (value?.modelType !== "File" || value.value !== path) return value;
+    const { value: _value, ...rest } = value;
+    return rest;
+  });
+}
+
 export function filesSuite(mode: Mode): void {
   describe(`files, packages and formats, ${mode} mode`, () => {
     let source: SystemUnderTest;
@@ -166,7 +175,11 @@ export function filesSuite(mode: Mode): void {
         const imported = await rawRequest(target, "POST", "/import", serialized.body, { "content-type": type });
         assert.equal(imported.status, 200, imported.body.toString());
         assert.deepEqual(JSON.parse(imported.body.toString()), [], `${type}: no import problems`);
-        assert.deepEqual(await environmentOf(target), original, `${type}: the same model`);
+        // The other submodels' Manual names /aasx/files/manual.txt, which no model file carried: a
+        // package cannot name a part it lacks, so its copy leaves those values out and says so.
+        const expected = type === AASX ? withoutFileValue(original, "/aasx/files/manual.txt") : original;
+        if (type === AASX) assert.match(String(serialized.headers["twinport-warning"]), /\/aasx\/files\/manual\.txt/);
+        assert.deepEqual(await environmentOf(target), expected, `${type}: the same model`);
         const pdf = await bytesOf(target, manualPath);
         if (type === AASX) assert.ok(pdf.status === 200 && pdf.body.equals(PDF), "the package carried the PDF");
         else assert.equal(pdf.status, 404, `${type} carries no files, and that is no failure`);

@@ -27,7 +27,8 @@ describe("createHttpApp: routing, errors and headers", () => {
       "/api/v3.0",
       "/api/v3.0/",
       "/api/v3.0/nothing",
-      "/api/v3.0/shells/",
+      "/api/v3.0/nothing/",
+      "/api/v3.0/shells//",
       `/api/v3.0/shells/${b64(SHELL_1)}/extra/segments`,
       "/api/v3.0/concept-descriptions/x/y/z",
     ]) {
@@ -244,7 +245,7 @@ describe("createHttpApp: routing, errors and headers", () => {
     });
     assert.equal(get.status, 200);
     assert.equal(get.headers.get("access-control-allow-origin"), "https://ui.example");
-    assert.equal(get.headers.get("access-control-expose-headers"), "Location,ETag");
+    assert.equal(get.headers.get("access-control-expose-headers"), "Location,ETag,Twinport-Warning");
     const error = await call(cors, "GET", "/api/v3.0/shells/%%", { headers: { Origin: "https://ui.example" } });
     assert.equal(error.headers.get("access-control-allow-origin"), "https://ui.example");
     const stranger = await call(cors, "GET", "/api/v3.0/shells", { headers: { Origin: "https://evil.example" } });

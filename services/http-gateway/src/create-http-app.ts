@@ -1,6 +1,5 @@
 import type { Logger, ProcessMetrics, ReplyError, SecurityConfig, StoreClient } from "@twinport/shared";
 import { Hono } from "hono";
-import { getPath } from "hono/utils/url";
 import { authentication, createAuthenticator } from "./authentication/authenticate.ts";
 import { acceptableRepresentation } from "./http/acceptable-representation.ts";
 import { ApiError, badRequest } from "./http/api-error.ts";
@@ -13,6 +12,7 @@ import { errorResponse } from "./http/error-response.ts";
 import { type GatewayContext, incomingMessageOf } from "./http/gateway-env.ts";
 import { requestMetrics } from "./http/request-metrics.ts";
 import { anonymousUnlessAuthenticated } from "./http/request-principal.ts";
+import { routingPath } from "./http/routing-path.ts";
 import { sniHostCheck } from "./http/sni-host-check.ts";
 import type { HttpEndpointSettings } from "./http-endpoint-settings.ts";
 import {
@@ -51,8 +51,8 @@ export interface HttpAppDeps {
 export function createHttpApp(deps: HttpAppDeps): Hono {
   const { settings } = deps;
   const send = commandSender(deps.store, deps.origin ?? "http");
-  // Some clients escape "$" in "/$value"; the AAS paths mean the literal character.
-  const app = new Hono({ getPath: (request) => getPath(request).replace(/%24/gi, "$") });
+  // "%24" for "$" and one trailing slash are read as the path the client means (routing-path.ts).
+  const app = new Hono({ getPath: routingPath });
 
   app.onError((error, c) => {
     const headers: Record<string, string> = error instanceof MethodNotAllowed ? { Allow: error.allow } : {};

@@ -23,7 +23,7 @@ test("$metadata drops values and children per the v3.0.1 table and keeps the res
   const entity = toMetadata(element("Motor"));
   assert.deepEqual(Object.keys(entity).sort(), ["entityType", "idShort", "modelType"]);
   const blob = toMetadata(element("Firmware"));
-  assert.equal(blob.contentType, undefined);
+  assert.equal(blob.contentType, "application/octet-stream");
   assert.equal(blob.value, undefined);
   assert.deepEqual(toMetadata(element("TemperatureRange")).min, undefined);
 });

@@ -20,8 +20,10 @@ const OMITTED: Record<string, readonly string[]> = {
   ReferenceElement: ["value"],
   RelationshipElement: ["first", "second"],
   AnnotatedRelationshipElement: ["first", "second", "annotations"],
-  Blob: ["value", "contentType"],
-  File: ["value", "contentType"],
+  // contentType stays: it is mandatory in the metamodel (Part 1), so a `$metadata` without it is
+  // not a valid File/Blob for strict clients, and it describes the value rather than being it.
+  Blob: ["value"],
+  File: ["value"],
 };
 
 /** Whether the class (a Submodel or a submodel element kind) has a `$metadata` form. */

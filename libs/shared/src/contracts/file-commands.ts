@@ -23,6 +23,11 @@ export interface FileContent {
   fileName?: string;
   contentType: string;
   contentBase64: string;
+  /**
+   * What the caller should know about a file that is still a 200 (an AASX export that left out
+   * File values whose files were never stored); the HTTP gateway sends them as `Twinport-Warning`.
+   */
+  warnings?: string[];
 }
 
 /** Serialization formats of the Serialization API and of /import. */

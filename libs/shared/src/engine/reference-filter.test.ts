@@ -51,10 +51,16 @@ describe("reference filters (isCaseOf, dataSpecificationRef)", () => {
     );
   });
 
-  it("treats text that only looks like JSON as a key value, and refuses a Reference with malformed keys", () => {
+  it("treats text that is not JSON as a key value, and refuses JSON that is not a well-formed Reference", () => {
     assert.equal(parseReferenceFilter("x", "{not json").kind, "key-value");
-    assert.equal(parseReferenceFilter("x", '{"name":"a"}').kind, "key-value");
+    assert.equal(parseReferenceFilter("x", "abc").kind, "key-value");
     for (const text of [
+      '{"name":"a"}',
+      '"abc"',
+      "42",
+      "[]",
+      "null",
+      "true",
       '{"keys":[]}',
       '{"keys":"a"}',
       '{"keys":[{"type":1,"value":"a"}]}',

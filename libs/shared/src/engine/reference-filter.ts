@@ -4,8 +4,10 @@ import { CommandError } from "../contracts/index.ts";
  * Filters on References given as query parameters (`isCaseOf`, `dataSpecificationRef`, and the
  * same shape as `semanticId`). What the client base64url-encodes is ambiguous in 3.0.x (AAS API
  * §l): a Reference serialised as JSON (3.1), or the value of one key (3.0 wording). Both are
- * accepted: JSON text of an object with `keys` is compared as a whole Reference, anything else as
- * a key value that any key of the reference may carry.
+ * accepted: text that is JSON must be a Reference and is compared as a whole; text that is not JSON
+ * is a key value that any key of the reference may carry. JSON that is not a Reference (`"abc"`,
+ * `42`, `[]`, `null`, an object without `keys`) is a 400: the client meant a Reference and sent a
+ * malformed one, and answering an empty list would hide that.
  */
 export type ReferenceFilter =
   | { kind: "reference"; type?: string; keys: { type: string; value: string }[] }
@@ -17,10 +19,12 @@ interface ReferenceJson {
 }
 
 export function parseReferenceFilter(name: string, text: string): ReferenceFilter {
-  const parsed = jsonObject(text);
-  if (parsed === undefined || !("keys" in parsed)) return { kind: "key-value", value: text };
-  const { type, keys } = parsed as ReferenceJson;
+  const parsed = jsonValue(text);
+  if (parsed === NOT_JSON) return { kind: "key-value", value: text };
+  const isObject = typeof parsed === "object" && parsed !== null && !Array.isArray(parsed);
+  const { type, keys } = (isObject ? parsed : {}) as ReferenceJson;
   const wellFormed =
+    isObject &&
     Array.isArray(keys) &&
     keys.length > 0 &&
     keys.every((key) => typeof key?.type === "string" && typeof key?.value === "string") &&
@@ -55,14 +59,12 @@ export function anyReferenceMatches(references: unknown, filter: ReferenceFilter
   return Array.isArray(references) && references.some((reference) => referenceMatches(reference, filter));
 }
 
-function jsonObject(text: string): Record<string, unknown> | undefined {
-  if (!text.trimStart().startsWith("{")) return undefined;
+const NOT_JSON = Symbol("not JSON");
+
+function jsonValue(text: string): unknown {
   try {
-    const parsed: unknown = JSON.parse(text);
-    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)
-      ? (parsed as Record<string, unknown>)
-      : undefined;
+    return JSON.parse(text);
   } catch {
-    return undefined;
+    return NOT_JSON;
   }
 }

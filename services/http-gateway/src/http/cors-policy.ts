@@ -10,7 +10,8 @@ export function corsPolicy(settings: HttpEndpointSettings): MiddlewareHandler {
     origin: origins.length === 1 ? origins[0] : origins,
     allowMethods: list(settings.corsAllowedMethods),
     allowHeaders: list(settings.corsAllowedHeaders),
-    exposeHeaders: list(settings.corsExposedHeaders),
+    // Twinport-Warning carries what a 200 could not say in its body (see routes/serialization.ts).
+    exposeHeaders: [...list(settings.corsExposedHeaders), "Twinport-Warning"],
     maxAge: settings.corsMaxAge,
     credentials: settings.corsAllowCredentials,
   });

@@ -33,6 +33,10 @@ export function assetIdsQuery(
       if (!(error instanceof SyntaxError)) throw error;
       throw badRequest(`Query parameter "${name}": it is not JSON`);
     }
+    // An empty array names no asset id: as a filter it would match every shell, so it is as
+    // malformed as `null` or a bare string.
+    if (Array.isArray(parsed) && parsed.length === 0)
+      throw badRequest(`Query parameter "${name}": an empty list names no asset id`);
     return (Array.isArray(parsed) ? parsed : [parsed]).map((candidate) => assetIdOf(name, candidate));
   });
 }

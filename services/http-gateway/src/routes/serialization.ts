@@ -38,8 +38,11 @@ export function serializationRoutes({ send }: RouteDeps): ApiRoute[] {
             };
             const reply = await send(c, "GenerateSerializationByIds", params, longRequest());
             // Only the package is a download; JSON and XML are plain bodies.
-            const { fileName, ...content } = reply.value;
-            return fileResponse(c, format === "aasx" ? reply.value : content);
+            const { fileName, warnings, ...content } = reply.value;
+            // A 200 binary body has no room for Result messages: what the package left out is said
+            // in a header any client can read (browsers too: CORS always exposes it).
+            const headers = warnings?.length ? { "Twinport-Warning": warnings.map(headerSafe).join("; ") } : undefined;
+            return fileResponse(c, format === "aasx" ? { fileName, ...content } : content, headers);
           },
         },
       ],
@@ -63,4 +66,11 @@ function idsQuery(c: GatewayContext, name: string): string[] | undefined {
       throw error;
     }
   });
+}
+
+/** Header values are ASCII without control characters: anything else is percent-encoded. */
+function headerSafe(text: string): string {
+  return text.replace(/[^\x20-\x7e]|%/gu, (char) =>
+    [...Buffer.from(char, "utf8")].map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, "0")}`).join(""),
+  );
 }

@@ -1,0 +1,3 @@
+import { realClientsSuite } from "./http/real-clients-suite.ts";
+
+realClientsSuite("embedded");
