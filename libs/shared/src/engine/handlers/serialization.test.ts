@@ -83,7 +83,7 @@ describe("GenerateSerializationByIds", () => {
     );
   });
 
-  it("files that are missing, external, or cannot be package parts are left out without failing", async () => {
+  it("files that are missing, external, or cannot be package parts are left out without failing, and named in a warning", async () => {
     const t = await fileTestEngine({ example: false });
     const submodel = {
       modelType: "Submodel",
@@ -102,7 +102,19 @@ describe("GenerateSerializationByIds", () => {
     const aasx = (await t.ok("GenerateSerializationByIds", { format: "aasx" })).value;
     const content = readAasx(fromBase64(aasx.contentBase64), DEFAULT_AASX_LIMITS);
     assert.deepEqual(content.files, []);
-    assert.deepEqual(content.environment, { submodels: [submodel] });
+    // The package must not name parts it lacks (strict readers fail on them): values that point
+    // into the package without a stored file, or at a reserved part, are dropped from its copy of
+    // the model; an external URL stays. The store keeps every value.
+    const [external, missing, reserved] = submodel.submodelElements;
+    const { value: _missingValue, ...missingWithoutValue } = missing!;
+    const { value: _reservedValue, ...reservedWithoutValue } = reserved!;
+    assert.deepEqual(content.environment, {
+      submodels: [{ ...submodel, submodelElements: [external, missingWithoutValue, reservedWithoutValue] }],
+    });
+    assert.equal(aasx.warnings?.length, 1);
+    assert.match(aasx.warnings![0]!, /\/aasx\/missing\.pdf/);
+    assert.match(aasx.warnings![0]!, /\/aasx\/aasx-origin/);
+    assert.doesNotMatch(aasx.warnings![0]!, /example\.org/);
   });
 
   it("an empty repository serializes to an empty Environment", async () => {

@@ -54,7 +54,7 @@ export async function writeEnvironment(
 
 function omittedWarning(omitted: readonly string[]): string {
   const unique = [...new Set(omitted)];
-  return `${unique.length} file path(s) left out of the package because no file is stored for them: ${unique.join(", ")}`;
+  return `${unique.length} file path(s) left out of the package (no file stored, or a part name the package reserves): ${unique.join(", ")}`;
 }
 
 async function writePackage(
