@@ -42,7 +42,14 @@ export function faultModelStoreSuite({ secured }: { secured: boolean }): void {
     test("kill -9 of one model-store replica under load: no acknowledged write lost, the other replica serves", async (t) => {
       const submodelId = "urn:twinport:fault:model-store-kill";
       await createLoadSubmodel(cluster.gateways[0]!.client, submodelId, cluster.authHeaders);
-      const load = startWriteLoad(cluster, { writers: [0, 1, 0, 1], submodelId, maxWritesPerWriter: 150, maxMs: 8000 });
+      // The load is bounded by time (load.stop() below), not by count: on a quiet machine 600 writes
+      // were all done before the kill, and the test then could not see the other replica serve.
+      const load = startWriteLoad(cluster, {
+        writers: [0, 1, 0, 1],
+        submodelId,
+        maxWritesPerWriter: 2000,
+        maxMs: 8000,
+      });
       await sleep(1500);
       const before = load.acknowledgedCount();
       await cluster.kill(cluster.stores[0]!);
