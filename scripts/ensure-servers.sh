@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Makes sure redis-server, nats-server and mosquitto (Debian packages) are installed: the test
-# suites and the distributed mode start real servers (mosquitto: the MQTT asset-connection tests).
+# Makes sure redis-server, nats-server, mosquitto and chromium (Debian packages) are installed: the
+# test suites and the distributed mode start real servers (mosquitto: the MQTT asset-connection
+# tests; chromium: the browser tests).
 # As root it installs them; otherwise it says what to install.
 set -euo pipefail
 missing=()
@@ -24,6 +25,8 @@ have redis-server || missing+=(redis-server)
 have nats-server || missing+=(nats-server)
 # mosquitto_passwd comes with the mosquitto package (password files for the credential tests).
 { have mosquitto && have mosquitto_passwd; } || missing+=(mosquitto)
+# Headless Chromium for the browser tests of the console and Swagger UI (playwright-core drives it).
+have chromium || missing+=(chromium)
 [ ${#missing[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
   echo "Installing ${missing[*]} (Debian packages) for the tests..." >&2
