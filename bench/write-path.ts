@@ -13,7 +13,9 @@
  * With BENCH_RULES=1 one more variant: embedded with a security section (52 rules; the anonymous
  * caller's READ and UPDATE granted by an id pattern), so every request is checked (ADR 0024).
  *
- * Run: npm run bench -- write-path    (BENCH_SECONDS=3 BENCH_ROUNDS=3 BENCH_CONNECTIONS=16)
+ * Run: npm run bench -- write-path    (BENCH_SECONDS=3 BENCH_ROUNDS=3 BENCH_CONNECTIONS=16; BENCH_ONLY=PATCH
+ * keeps the kinds whose name holds it, BENCH_VARIANTS=distributed the variants so named, BENCH_REPLICAS=1
+ * skips the second model-store)
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -29,6 +31,8 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 3);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const only = process.env.BENCH_ONLY?.split(",");
+/** Variants to measure besides bare hono (by name, e.g. "distributed"); default all. */
+const onlyVariants = process.env.BENCH_VARIANTS?.split(",");
 
 const dir = mkdtempSync(join(tmpdir(), "twinport-bench-write-"));
 const SPREAD = Array.from({ length: 10 }, (_, i) => `urn:bench:write:sm${i}`);
@@ -80,7 +84,8 @@ interface Variant {
   pids: Record<string, number>;
 }
 
-async function measure(variants: Variant[]): Promise<void> {
+async function measure(all: Variant[], filter = true): Promise<void> {
+  const variants = all.filter((v, i) => i === 0 || !filter || !onlyVariants || onlyVariants.includes(v.name));
   const kinds = KINDS.filter((k) => !only || only.some((o) => k.name.includes(o)));
   const results = new Map<string, WrkResult[]>();
   const key = (kind: Kind, variant: Variant) => `${kind.name}|${variant.name}`;
@@ -226,20 +231,23 @@ try {
     console.log(
       "\nwith a second model-store replica (issue 12 target 7: CPU per write stays the same, both replicas serve):",
     );
-    await measure([
-      variants[0]!,
-      {
-        name: "distributed, 2 model-stores",
-        base: variants[2]!.base,
-        pids: {
-          "http-gateway": gateway.child.pid!,
-          "model-store A": storeA.child.pid!,
-          "model-store B": storeB.child.pid!,
-          "nats-server": nats.pid,
-          "redis-server": redis.pid,
+    await measure(
+      [
+        variants[0]!,
+        {
+          name: "distributed, 2 model-stores",
+          base: variants[2]!.base,
+          pids: {
+            "http-gateway": gateway.child.pid!,
+            "model-store A": storeA.child.pid!,
+            "model-store B": storeB.child.pid!,
+            "nats-server": nats.pid,
+            "redis-server": redis.pid,
+          },
         },
-      },
-    ]);
+      ],
+      false,
+    );
   }
 } finally {
   for (const p of processes.reverse()) await p.stop();
