@@ -136,6 +136,18 @@ async function measure(all: Variant[], filter = true): Promise<void> {
   }
 }
 
+/** PATCH $value commands a model-store has served so far (its twinport_commands_total metric). */
+async function valueWrites(store: TwinportProcess): Promise<number> {
+  const url = store.details.management;
+  if (typeof url !== "string") return Number.NaN;
+  const text = await (await fetch(`${url}/metrics`)).text();
+  // e.g. twinport_commands_total{type="PatchSubmodelElementValueByPath",role="model-store"} 42
+  const line = text
+    .split("\n")
+    .find((l) => l.startsWith("twinport_commands_total{") && l.includes('type="PatchSubmodelElementValueByPath"'));
+  return line ? Number(line.split(" ").pop()) : 0;
+}
+
 const processes: TwinportProcess[] = [];
 const servers: { stop(): Promise<void> }[] = [];
 try {
@@ -157,11 +169,13 @@ try {
   const nats = await startNats();
   servers.push(redis, nats);
   const env = { TWINPORT_PERSISTENCE_URL: redis.url, TWINPORT_MESSAGEBUS_URL: nats.url };
+  // The model-stores' management ports (picked by the system) tell how many writes each served.
+  const storeEnv = { ...env, TWINPORT_CORE_MANAGEMENTPORT: "0" };
   const storeA = await startTwinport({
     role: "model-store",
     cwd: mkdtempSync(join(dir, "store-a-")),
     args: ["-m", modelFile],
-    env,
+    env: storeEnv,
   });
   processes.push(storeA);
   const gatewayHttp = await plainHttpConfig(dir);
@@ -220,17 +234,18 @@ try {
   ];
   await measure(variants);
   if (process.env.BENCH_REPLICAS !== "1") {
-    // A second replica in the model-store queue group: NATS spreads the commands over both.
+    // A second replica: the gateway sends each submodel's commands to the replica it hashes to (ADR 0027).
     const storeB = await startTwinport({
       role: "model-store",
       cwd: mkdtempSync(join(dir, "store-b-")),
       args: ["-m", modelFile],
-      env,
+      env: storeEnv,
     });
     processes.push(storeB);
     console.log(
       "\nwith a second model-store replica (issue 12 target 7: CPU per write stays the same, both replicas serve):",
     );
+    const before = await Promise.all([storeA, storeB].map(valueWrites));
     await measure(
       [
         variants[0]!,
@@ -247,6 +262,11 @@ try {
         },
       ],
       false,
+    );
+    const served = (await Promise.all([storeA, storeB].map(valueWrites))).map((n, i) => n - before[i]!);
+    const all = Math.max(served[0]! + served[1]!, 1);
+    console.log(
+      `PATCH $value served over both kinds: model-store A ${served[0]} (${Math.round((served[0]! * 100) / all)} %), model-store B ${served[1]} (${Math.round((served[1]! * 100) / all)} %)`,
     );
   }
 } finally {
