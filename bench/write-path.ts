@@ -13,7 +13,9 @@
  * With BENCH_RULES=1 one more variant: embedded with a security section (52 rules; the anonymous
  * caller's READ and UPDATE granted by an id pattern), so every request is checked (ADR 0024).
  *
- * Run: npm run bench -- write-path    (BENCH_SECONDS=3 BENCH_ROUNDS=3 BENCH_CONNECTIONS=16)
+ * Run: npm run bench -- write-path    (BENCH_SECONDS=3 BENCH_ROUNDS=3 BENCH_CONNECTIONS=16; BENCH_ONLY=PATCH
+ * keeps the kinds whose name holds it, BENCH_VARIANTS=distributed the variants so named, BENCH_REPLICAS=1
+ * skips the second model-store)
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -29,6 +31,8 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 3);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const only = process.env.BENCH_ONLY?.split(",");
+/** Variants to measure besides bare hono (by name, e.g. "distributed"); default all. */
+const onlyVariants = process.env.BENCH_VARIANTS?.split(",");
 
 const dir = mkdtempSync(join(tmpdir(), "twinport-bench-write-"));
 const SPREAD = Array.from({ length: 10 }, (_, i) => `urn:bench:write:sm${i}`);
@@ -80,7 +84,8 @@ interface Variant {
   pids: Record<string, number>;
 }
 
-async function measure(variants: Variant[]): Promise<void> {
+async function measure(all: Variant[], filter = true): Promise<void> {
+  const variants = all.filter((v, i) => i === 0 || !filter || !onlyVariants || onlyVariants.includes(v.name));
   const kinds = KINDS.filter((k) => !only || only.some((o) => k.name.includes(o)));
   const results = new Map<string, WrkResult[]>();
   const key = (kind: Kind, variant: Variant) => `${kind.name}|${variant.name}`;
@@ -131,6 +136,18 @@ async function measure(variants: Variant[]): Promise<void> {
   }
 }
 
+/** PATCH $value commands a model-store has served so far (its twinport_commands_total metric). */
+async function valueWrites(store: TwinportProcess): Promise<number> {
+  const url = store.details.management;
+  if (typeof url !== "string") return Number.NaN;
+  const text = await (await fetch(`${url}/metrics`)).text();
+  // e.g. twinport_commands_total{type="PatchSubmodelElementValueByPath",role="model-store"} 42
+  const line = text
+    .split("\n")
+    .find((l) => l.startsWith("twinport_commands_total{") && l.includes('type="PatchSubmodelElementValueByPath"'));
+  return line ? Number(line.split(" ").pop()) : 0;
+}
+
 const processes: TwinportProcess[] = [];
 const servers: { stop(): Promise<void> }[] = [];
 try {
@@ -152,11 +169,13 @@ try {
   const nats = await startNats();
   servers.push(redis, nats);
   const env = { TWINPORT_PERSISTENCE_URL: redis.url, TWINPORT_MESSAGEBUS_URL: nats.url };
+  // The model-stores' management ports (picked by the system) tell how many writes each served.
+  const storeEnv = { ...env, TWINPORT_CORE_MANAGEMENTPORT: "0" };
   const storeA = await startTwinport({
     role: "model-store",
     cwd: mkdtempSync(join(dir, "store-a-")),
     args: ["-m", modelFile],
-    env,
+    env: storeEnv,
   });
   processes.push(storeA);
   const gatewayHttp = await plainHttpConfig(dir);
@@ -215,31 +234,40 @@ try {
   ];
   await measure(variants);
   if (process.env.BENCH_REPLICAS !== "1") {
-    // A second replica in the model-store queue group: NATS spreads the commands over both.
+    // A second replica: the gateway sends each submodel's commands to the replica it hashes to (ADR 0027).
     const storeB = await startTwinport({
       role: "model-store",
       cwd: mkdtempSync(join(dir, "store-b-")),
       args: ["-m", modelFile],
-      env,
+      env: storeEnv,
     });
     processes.push(storeB);
     console.log(
       "\nwith a second model-store replica (issue 12 target 7: CPU per write stays the same, both replicas serve):",
     );
-    await measure([
-      variants[0]!,
-      {
-        name: "distributed, 2 model-stores",
-        base: variants[2]!.base,
-        pids: {
-          "http-gateway": gateway.child.pid!,
-          "model-store A": storeA.child.pid!,
-          "model-store B": storeB.child.pid!,
-          "nats-server": nats.pid,
-          "redis-server": redis.pid,
+    const before = await Promise.all([storeA, storeB].map(valueWrites));
+    await measure(
+      [
+        variants[0]!,
+        {
+          name: "distributed, 2 model-stores",
+          base: variants[2]!.base,
+          pids: {
+            "http-gateway": gateway.child.pid!,
+            "model-store A": storeA.child.pid!,
+            "model-store B": storeB.child.pid!,
+            "nats-server": nats.pid,
+            "redis-server": redis.pid,
+          },
         },
-      },
-    ]);
+      ],
+      false,
+    );
+    const served = (await Promise.all([storeA, storeB].map(valueWrites))).map((n, i) => n - before[i]!);
+    const all = Math.max(served[0]! + served[1]!, 1);
+    console.log(
+      `PATCH $value served over both kinds: model-store A ${served[0]} (${Math.round((served[0]! * 100) / all)} %), model-store B ${served[1]} (${Math.round((served[1]! * 100) / all)} %)`,
+    );
   }
 } finally {
   for (const p of processes.reverse()) await p.stop();

@@ -1,16 +1,26 @@
-import { createInbox, Empty, headers, type Msg, type NatsConnection, type Subscription } from "@nats-io/nats-core";
+import {
+  createInbox,
+  Empty,
+  headers,
+  type Msg,
+  type NatsConnection,
+  nuid,
+  type Subscription,
+} from "@nats-io/nats-core";
 import {
   ANONYMOUS,
   COMMAND_SUBJECT_PREFIX,
   type Command,
   commandSubject,
   MODEL_STORE_QUEUE,
+  REPLICA_COMMAND_PREFIX,
   type Reply,
   withArrivedPrincipal,
 } from "../contracts/index.ts";
 import type { CommandHandler } from "../engine/ports/index.ts";
 import { ChunkAssembler, chunkBytesFor, isChunkedRequest, publishChunks, UPLOAD_HEADER } from "./chunking.ts";
 import { publishBatchFor } from "./publish-batch.ts";
+import { announceReplica } from "./replica-routing.ts";
 import { replyForThrown } from "./reply-for-thrown.ts";
 import {
   budgetOf,
@@ -35,9 +45,15 @@ export interface CommandResponderOptions {
    * there are no rules here to check it against.
    */
   anonymousWithoutPrincipal?: boolean;
+  /** This replica's name in command routing (docs/adr/0027); default a fresh random one. */
+  replicaId?: string;
+  /** How often the replica announces itself to the StoreClients. Default 1000 ms. */
+  presenceIntervalMs?: number;
 }
 
 export interface CommandResponder {
+  /** The name StoreClients route this replica's submodels to. */
+  readonly replicaId: string;
   /** Stops taking commands, lets the ones in progress answer, then resolves. */
   close(): Promise<void>;
 }
@@ -64,21 +80,27 @@ export async function serveCommandsOverNats(options: CommandResponderOptions): P
   const inFlight = new Set<Promise<void>>();
   const uploads = new Set<() => void>();
   const batch = publishBatchFor(connection);
+  const replicaId = options.replicaId ?? nuid.next();
+  const directPrefix = `${REPLICA_COMMAND_PREFIX}.${replicaId}.`;
 
-  const subscription = connection.subscribe(`${COMMAND_SUBJECT_PREFIX}.>`, {
-    queue: MODEL_STORE_QUEUE,
-    callback: (error, msg) => {
-      if (error) {
-        reportError(error);
-        return;
-      }
-      const work = serve(msg).catch(reportError);
-      inFlight.add(work);
-      void work.finally(() => inFlight.delete(work));
-    },
-  });
+  const take = (error: Error | null, msg: Msg) => {
+    if (error) {
+      reportError(error);
+      return;
+    }
+    const work = serve(msg).catch(reportError);
+    inFlight.add(work);
+    void work.finally(() => inFlight.delete(work));
+  };
+  // Any replica may take a command of the queue group (the fallback, and commands without a
+  // submodel); the commands StoreClients route to this replica come on its own subject (ADR 0027).
+  const subscriptions = [
+    connection.subscribe(`${COMMAND_SUBJECT_PREFIX}.>`, { queue: MODEL_STORE_QUEUE, callback: take }),
+    connection.subscribe(`${directPrefix}>`, { callback: take }),
+  ];
   // Resolve once the server routes commands here: a client may send the next moment.
   await connection.flush();
+  const presence = announceReplica(connection, replicaId, options.presenceIntervalMs ?? 1_000, reportError);
 
   async function serve(msg: Msg): Promise<void> {
     const replyTo = msg.reply;
@@ -94,7 +116,13 @@ export async function serveCommandsOverNats(options: CommandResponderOptions): P
     let command: Command;
     try {
       command = withArrivedPrincipal(
-        decodeCommand(subject, body),
+        // A routed command's subject names the same type as the queue group's would.
+        decodeCommand(
+          subject.startsWith(directPrefix)
+            ? `${COMMAND_SUBJECT_PREFIX}.${subject.slice(directPrefix.length)}`
+            : subject,
+          body,
+        ),
         options.anonymousWithoutPrincipal ? ANONYMOUS : undefined,
       );
     } catch (error) {
@@ -174,8 +202,11 @@ export async function serveCommandsOverNats(options: CommandResponderOptions): P
   }
 
   return {
+    replicaId,
     async close() {
-      if (!connection.isClosed()) await subscription.drain().catch(reportError);
+      // Goodbye first: clients route elsewhere at once; what still comes here is drained.
+      presence.stop();
+      if (!connection.isClosed()) await Promise.all(subscriptions.map((s) => s.drain())).catch(reportError);
       for (const abandon of [...uploads]) abandon();
       await Promise.allSettled([...inFlight]);
       await batch.flushed();

@@ -8,6 +8,7 @@ import {
   isErrorCode,
   type Reply,
   type ReplyFailure,
+  replicaCommandSubject,
   WRITE_COMMANDS,
 } from "../contracts/index.ts";
 import type { ExecuteOptions, StoreClient } from "../engine/ports/index.ts";
@@ -22,6 +23,7 @@ import {
 } from "./chunking.ts";
 import { watchConnection } from "./connection-watch.ts";
 import { publishBatchFor } from "./publish-batch.ts";
+import { partitionKeyOf, watchReplicas } from "./replica-routing.ts";
 import { BUDGET_HEADER, decodeReply, encodeJson, isNoResponders, RAW_VALUE_HEADER, rawValueHeaderOf } from "./wire.ts";
 
 export interface NatsStoreClientOptions {
@@ -29,6 +31,8 @@ export interface NatsStoreClientOptions {
   connection: NatsConnection;
   /** Used when a call passes no deadline. Default 5000 (nats' own default of 1 s is too short for large reads). */
   requestTimeoutMs?: number;
+  /** Send commands to the replica their submodel hashes to (docs/adr/0027). Default true. */
+  routeToReplicas?: boolean;
 }
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 5_000;
@@ -40,6 +44,11 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 5_000;
  * All replies come in on one wildcard subscription per client (`<inbox>.*`), one token per
  * request, so 200 concurrent requests cost 200 messages, not 200 SUB/UNSUB pairs; and a request
  * can take several messages (chunked reply, upload handshake), which nats' request() cannot.
+ *
+ * A command that names a submodel (shell, concept description) goes to the replica its id hashes
+ * to (replica-routing.ts), so each replica group-commits its own submodels' writes. Should that
+ * replica have no subscription any more (stopped, died: the server answers "no responders", so
+ * the command surely did not run), it is sent again to the queue group, which any replica serves.
  */
 export function createNatsStoreClient(options: NatsStoreClientOptions): StoreClient {
   const { connection } = options;
@@ -47,6 +56,7 @@ export function createNatsStoreClient(options: NatsStoreClientOptions): StoreCli
   const inboxPrefix = createInbox();
   const pending = new Map<string, { receive(msg: Msg): void; abandon(reply: ReplyFailure): void }>();
   const batch = publishBatchFor(connection);
+  const replicas = options.routeToReplicas === false ? undefined : watchReplicas(connection, () => {});
   let nextToken = 0;
   let closed = false;
   // Fail fast while NATS is down rather than holding every request until its deadline.
@@ -98,11 +108,22 @@ export function createNatsStoreClient(options: NatsStoreClientOptions): StoreCli
         budget,
       );
 
+      const key = replicas && partitionKeyOf(command);
+      let routedTo = key === undefined ? undefined : replicas?.pick(key);
+      let send: (subject: string) => void = () => {};
+
       pending.set(token, {
         abandon: finish,
         receive(msg) {
           try {
-            if (isNoResponders(msg)) return finish(failure("unavailable", `no model-store serves ${command.type}`));
+            if (isNoResponders(msg)) {
+              if (routedTo === undefined)
+                return finish(failure("unavailable", `no model-store serves ${command.type}`));
+              // Not delivered to the replica it was routed to: any replica may take it.
+              replicas?.forget(routedTo);
+              routedTo = undefined;
+              return send(commandSubject(command.type));
+            }
             const upload = uploadSubjectOf(msg);
             if (upload !== undefined) return publishChunks(connection, upload, body, chunkBytes);
             const whole = isChunk(msg) ? assembler.addMessage(msg) : msg.data;
@@ -121,13 +142,12 @@ export function createNatsStoreClient(options: NatsStoreClientOptions): StoreCli
         const reply = `${inboxPrefix}.${token}`;
         const unsent = (error: unknown) =>
           finish(failure("unavailable", `${command.type}: ${(error as Error).message}`));
-        if (body.length <= chunkBytes) {
-          batch.publish(commandSubject(command.type), body, { reply, headers: requestHeaders }, unsent);
-        } else {
-          // Step 1 of the chunked request (chunking.ts); the body goes once a replica names its inbox.
+        // Step 1 of a chunked request (chunking.ts): the body goes once a replica names its inbox.
+        if (body.length > chunkBytes)
           requestHeaders.set(REQUEST_CHUNKS_HEADER, String(chunkCount(body.length, chunkBytes)));
-          batch.publish(commandSubject(command.type), Empty, { reply, headers: requestHeaders }, unsent);
-        }
+        const data = body.length <= chunkBytes ? body : Empty;
+        send = (subject) => batch.publish(subject, data, { reply, headers: requestHeaders }, unsent);
+        send(routedTo === undefined ? commandSubject(command.type) : replicaCommandSubject(routedTo, command.type));
       } catch (error) {
         finish(failure("unavailable", `${command.type}: ${(error as Error).message}`));
       }
@@ -140,6 +160,7 @@ export function createNatsStoreClient(options: NatsStoreClientOptions): StoreCli
       if (closed) return;
       closed = true;
       watch.stop();
+      replicas?.close();
       if (!connection.isClosed()) replies.unsubscribe();
       for (const request of [...pending.values()]) request.abandon(failure("unavailable", "the store client closed"));
     },

@@ -10,6 +10,22 @@ export const ALL_EVENTS_SUBJECT = `${EVENT_SUBJECT_PREFIX}.>`;
 /** Queue group of the model-store replicas: each command reaches exactly one of them. */
 export const MODEL_STORE_QUEUE = "model-store";
 
+/**
+ * Commands addressed to one model-store replica (docs/adr/0027): `<prefix>.<replicaId>.<type>`.
+ * Gateways send a command here when its submodel (or shell, or concept description) hashes to
+ * that replica, so each replica commits the writes of its own submodels and batches them as one
+ * replica would; the queue-group subject above stays the fallback.
+ */
+export const REPLICA_COMMAND_PREFIX = `${SUBJECT_PREFIX}.replica`;
+/** Where model-store replicas announce themselves (`{ id, up, intervalMs }`), about once a second. */
+export const REPLICAS_SUBJECT = `${SUBJECT_PREFIX}.replicas`;
+/** A gateway that starts asks here; every replica answers at once on REPLICAS_SUBJECT. */
+export const REPLICAS_QUERY_SUBJECT = `${SUBJECT_PREFIX}.replicas-query`;
+
+export function replicaCommandSubject(replicaId: string, type: CommandType): string {
+  return `${REPLICA_COMMAND_PREFIX}.${replicaId}.${type}`;
+}
+
 export function commandSubject(type: CommandType): string {
   return `${COMMAND_SUBJECT_PREFIX}.${type}`;
 }

@@ -7,8 +7,14 @@ import type { Commit, CommitResult } from "@twinport/shared";
  * per commit, and parses one EVALSHA instead of many. Each commit inside stays atomic on its own
  * (see commit-script.ts), so callers see exactly what separate commits would give them.
  *
- * Large commits (a model load, a big PUT) go alone, so a small write never waits behind them in the
- * same script.
+ * One script call at a time is in flight: commits handed in while one is on its way to Redis (and
+ * being fsynced there) wait for its answer and then go together. Sent at once they would only have
+ * waited in Redis for the same fsync, each call with its own socket writes and reads on both sides
+ * and its own fsync; held here, one call serves them all (classic group commit, issue 12). When
+ * nothing is in flight a commit still leaves at the end of its turn.
+ *
+ * Large commits (a model load, a big PUT) go alone and at once (on their own connection), so a small
+ * write never waits behind them in the same script.
  */
 export interface CommitQueue {
   /** The commits of one caller, kept together and in order in one script call. */
@@ -19,6 +25,8 @@ export interface CommitQueue {
 export const LARGE_COMMIT_OPS = 1_000;
 /** Commits at most per script call: bounds how long one call holds Redis. */
 const MAX_BATCH_COMMITS = 512;
+/** Script calls of small commits on their way at once (see above). */
+const MAX_IN_FLIGHT = 1;
 
 interface Waiting {
   commits: Commit[];
@@ -35,9 +43,25 @@ export function createCommitQueue(
   unsent: (error: unknown) => boolean,
 ): CommitQueue {
   let waiting: Waiting[] = [];
+  let inFlight = 0;
+  let scheduled = false;
 
-  const send = (group: Waiting[]) => {
+  const schedule = () => {
+    if (scheduled || waiting.length === 0) return;
+    scheduled = true;
+    setImmediate(flush);
+  };
+
+  const send = (group: Waiting[], counted: boolean) => {
     const all = group.flatMap((w) => w.commits);
+    if (counted) inFlight++;
+    const done = () => {
+      if (!counted) return;
+      inFlight--;
+      // The commits that came meanwhile leave together, at the end of this turn (so the commits the
+      // answers lead to, e.g. re-planned ones, join them).
+      schedule();
+    };
     run(all).then(
       (results) => {
         let at = 0;
@@ -45,29 +69,29 @@ export function createCommitQueue(
           w.resolve(results.slice(at, at + w.commits.length));
           at += w.commits.length;
         }
+        done();
       },
       (error) => {
-        if (group.length > 1 && unsent(error)) for (const w of group) send([w]);
+        if (group.length > 1 && unsent(error)) for (const w of group) send([w], false);
         else for (const w of group) w.reject(error);
+        done();
       },
     );
   };
 
   const flush = () => {
-    const queued = waiting;
-    waiting = [];
-    let group: Waiting[] = [];
-    let count = 0;
-    for (const w of queued) {
-      if (count > 0 && count + w.commits.length > MAX_BATCH_COMMITS) {
-        send(group);
-        group = [];
-        count = 0;
+    scheduled = false;
+    while (inFlight < MAX_IN_FLIGHT && waiting.length > 0) {
+      let count = 0;
+      let taken = 0;
+      while (taken < waiting.length) {
+        const n = waiting[taken]!.commits.length;
+        if (count > 0 && count + n > MAX_BATCH_COMMITS) break;
+        count += n;
+        taken++;
       }
-      group.push(w);
-      count += w.commits.length;
+      send(waiting.splice(0, taken), true);
     }
-    if (group.length > 0) send(group);
   };
 
   return {
@@ -75,11 +99,11 @@ export function createCommitQueue(
       return new Promise<CommitResult[]>((resolve, reject) => {
         const entry = { commits, resolve, reject };
         if (commits.some((c) => c.ops.length > LARGE_COMMIT_OPS)) {
-          send([entry]);
+          send([entry], false);
           return;
         }
-        if (waiting.length === 0) setImmediate(flush);
         waiting.push(entry);
+        if (inFlight < MAX_IN_FLIGHT) schedule();
       });
     },
   };

@@ -1,0 +1,103 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import type { Commit, CommitResult } from "@twinport/shared";
+import { createCommitQueue, LARGE_COMMIT_OPS } from "./commit-queue.ts";
+
+/** A commit told apart by its event id; `ops` only matters for the large-commit rule. */
+const commit = (id: string, ops = 1): Commit =>
+  ({
+    event: { kind: "submodel.updated", id, time: "" },
+    preconditions: [],
+    ops: Array.from({ length: ops }, () => ({ op: "touch-identifiable", kind: "submodel", id })),
+  }) as Commit;
+
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+/** The script runner under the queue: records each call, answers when the test says so. */
+function controlledRunner() {
+  const calls: { ids: string[]; answer(): void }[] = [];
+  const run = (commits: Commit[]) =>
+    new Promise<CommitResult[]>((resolve) => {
+      calls.push({
+        ids: commits.map((c) => c.event.id),
+        answer: () =>
+          resolve(
+            commits.map((c, i) => ({ ok: true, seq: i + 1, event: { ...c.event, seq: i + 1, revision: i + 1 } })),
+          ),
+      });
+    });
+  return { calls, run };
+}
+
+describe("commit queue (group commit across callers)", () => {
+  it("sends the commits of one turn in one call, and holds later ones until that call answers", async () => {
+    const { calls, run } = controlledRunner();
+    const queue = createCommitQueue(run, () => false);
+    const first = [queue.submit([commit("a")]), queue.submit([commit("b")])];
+    await nextTurn();
+    assert.deepEqual(
+      calls.map((c) => c.ids),
+      [["a", "b"]],
+    );
+    // While a and b are on their way, c, d and e come in three later turns.
+    const later = [queue.submit([commit("c")])];
+    await nextTurn();
+    later.push(queue.submit([commit("d")]));
+    await nextTurn();
+    later.push(queue.submit([commit("e")]));
+    await nextTurn();
+    assert.equal(calls.length, 1, "nothing more is sent while a call is in flight");
+    calls[0]!.answer();
+    assert.deepEqual(
+      (await Promise.all(first)).map((r) => r.length),
+      [1, 1],
+    );
+    await nextTurn();
+    assert.deepEqual(
+      calls.map((c) => c.ids),
+      [
+        ["a", "b"],
+        ["c", "d", "e"],
+      ],
+      "the commits that waited go together",
+    );
+    calls[1]!.answer();
+    const results = await Promise.all(later);
+    assert.deepEqual(
+      results.map((r) => r[0]!.ok && r[0]!.event.id),
+      ["c", "d", "e"],
+    );
+  });
+
+  it("sends a large commit at once, beside a call in flight", async () => {
+    const { calls, run } = controlledRunner();
+    const queue = createCommitQueue(run, () => false);
+    const small = queue.submit([commit("small")]);
+    await nextTurn();
+    const large = queue.submit([commit("large", LARGE_COMMIT_OPS + 1)]);
+    assert.deepEqual(
+      calls.map((c) => c.ids),
+      [["small"], ["large"]],
+    );
+    for (const c of calls) c.answer();
+    await Promise.all([small, large]);
+  });
+
+  it("keeps going after a call failed: the waiting commits are sent next", async () => {
+    let calls = 0;
+    const queue = createCommitQueue(
+      async (commits) => {
+        calls++;
+        if (commits.some((c) => c.event.id === "bad")) throw new Error("Redis said no");
+        return commits.map((c) => ({ ok: true, seq: 1, event: { ...c.event, seq: 1, revision: 1 } }));
+      },
+      () => false,
+    );
+    const bad = assert.rejects(queue.submit([commit("bad")]), /Redis said no/);
+    await nextTurn();
+    const good = queue.submit([commit("good")]);
+    await bad;
+    assert.equal((await good)[0]!.ok, true);
+    assert.equal(calls, 2);
+  });
+});
