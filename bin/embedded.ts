@@ -16,6 +16,7 @@ import {
   displayUrl,
   type EventBus,
   eventLogReader,
+  eventsConfigOf,
   isHttpEndpoint,
   isOpcUaEndpoint,
   isoDurationToMs,
@@ -102,6 +103,8 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
         repository: redis,
         bus,
         owner: `embedded-${hostname()}-${process.pid}`,
+        retention: eventsConfigOf(config.events).retentionMaxEvents,
+        retentionMaxAgeMs: eventsConfigOf(config.events).retentionMaxAgeMs,
         onError: (error) => context.log(`twinport embedded: outbox keeper: ${(error as Error).message}`),
       });
       closer.add(() => keeper.stop());
@@ -110,7 +113,8 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
       readiness.push({ name: "redis", ready: () => redisClient.status === "ready" });
       details.redis = displayUrl(config.persistence.url);
     } else {
-      repository = createMemoryRepository();
+      const { retentionMaxEvents, retentionMaxAgeMs } = eventsConfigOf(config.events);
+      repository = createMemoryRepository({ eventLog: { maxEvents: retentionMaxEvents, maxAgeMs: retentionMaxAgeMs } });
       closer.add(() => repository.close());
     }
 
