@@ -1,5 +1,5 @@
 import { hostname } from "node:os";
-import { startHttpEndpoint } from "@twinport/http-gateway";
+import { EventHub, startHttpEndpoint } from "@twinport/http-gateway";
 import type { RedisRepository } from "@twinport/model-store";
 import {
   aasxLimitsOf,
@@ -118,6 +118,8 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
       closer.add(() => repository.close());
     }
 
+    // Compiled once: the engine checks commands with it, the event stream filters events by it.
+    const accessPolicy = config.security ? compileAccessPolicy(config.security.rules) : undefined;
     const fileStore = await openEmbeddedFileStore(config);
     closer.add(() => fileStore.close());
     const operationProviders = options.operationProviders ?? createOperationProviderRegistry();
@@ -137,7 +139,7 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
       operationHandleTtlMs: isoDurationToMs(config.core.operationHandleTtl),
       idempotencyWindowMs: isoDurationToMs(config.core.idempotencyWindow),
       // With a security section every command that carries a principal is checked (docs/adr/0024).
-      ...(config.security ? { access: compileAccessPolicy(config.security.rules) } : {}),
+      ...(accessPolicy ? { access: accessPolicy } : {}),
     });
     closer.add(() => engine.close());
     engineForGaps = engine;
@@ -215,6 +217,13 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
           })
         : store;
     if (httpStore !== store) closer.add(() => httpStore.close());
+    // GET /events (issue 15): replays from the store's log (memory or Redis) through the engine.
+    const events = new EventHub({
+      bus,
+      store,
+      settings: eventsConfigOf(config.events),
+      ...(accessPolicy ? { policy: accessPolicy } : {}),
+    });
     for (const { "@class": _class, ...settings } of httpEndpoints) {
       const endpoint = await startHttpEndpoint({
         store: httpStore,
@@ -223,10 +232,14 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
         metrics,
         logger,
         security: config.security,
+        events,
       });
       closer.add(() => endpoint.close());
       http.push(`${endpoint.url}${API_PREFIX}`);
     }
+    // Added after the endpoints, so it runs before them: open streams end with a final event
+    // instead of holding the endpoints' drain.
+    closer.add(() => events.close());
     const opcua: string[] = [];
     const opcuaEndpoints = config.endpoints.filter(isOpcUaEndpoint);
     if (opcuaEndpoints.length > 0) {

@@ -1,0 +1,77 @@
+import { ANONYMOUS } from "@twinport/shared";
+import { readEventFilter } from "../events/event-filter.ts";
+import type { EventHub } from "../events/event-hub.ts";
+import { EventStream } from "../events/event-stream.ts";
+import { ApiError, badRequest } from "../http/api-error.ts";
+import type { ApiRoute } from "../http/api-routes.ts";
+import { type GatewayContext, outgoingMessageOf } from "../http/gateway-env.ts";
+import { singleQuery } from "../http/query.ts";
+import { principalOf } from "../http/request-principal.ts";
+import { TWINPORT_EVENTS } from "../profiles.ts";
+
+/**
+ * GET /events (issue 15, docs/events.md): the committed changes as Server-Sent Events, profile
+ * TWINPORT_EVENTS. Filters `kinds`, `id`, `semanticId`, `idShortPath`; resumable with
+ * `Last-Event-ID` or `after`.
+ */
+export function eventRoutes(hub: EventHub | undefined): ApiRoute[] {
+  return [
+    {
+      path: "/events",
+      operations: [
+        {
+          method: "GET",
+          profiles: TWINPORT_EVENTS,
+          handle: async (c) => {
+            if (hub === undefined || hub.isClosed)
+              throw ApiError.of("unavailable", "This process does not serve the event stream now");
+            const filter = readEventFilter(c);
+            const after = positionOf(c);
+            const read = readGrants(c, hub);
+            const stream = new EventStream({
+              hub,
+              filter,
+              ...(read ? { read } : {}),
+              ...(after !== undefined ? { after } : {}),
+              abort: () => outgoingMessageOf(c)?.destroy(),
+            });
+            await stream.open();
+            return new Response(stream.body, {
+              status: 200,
+              headers: {
+                "Content-Type": "text/event-stream; charset=utf-8",
+                "Cache-Control": "no-cache, no-store",
+                // Proxies (nginx) must not buffer the stream.
+                "X-Accel-Buffering": "no",
+              },
+            });
+          },
+        },
+      ],
+    },
+  ];
+}
+
+/** `after` wins over Last-Event-ID (an explicit request over the browser's automatic header). */
+function positionOf(c: GatewayContext): number | undefined {
+  const after = singleQuery(c, "after");
+  const header = c.req.header("Last-Event-ID");
+  const given = after ?? header;
+  if (given === undefined || (after === undefined && given.trim() === "")) return undefined;
+  const name = after !== undefined ? 'Query parameter "after"' : "Last-Event-ID";
+  if (!/^\d{1,15}$/.test(given.trim())) throw badRequest(`${name} must be a sequence number (digits), got "${given}"`);
+  return Number(given.trim());
+}
+
+/**
+ * With a security section: what the caller may read, from the same compiled rules the engine uses
+ * (docs/adr/0024). A caller granted nothing readable is refused like any other read (anonymous:
+ * 401 with a challenge, otherwise 403).
+ */
+function readGrants(c: GatewayContext, hub: EventHub) {
+  if (hub.policy === undefined) return undefined;
+  const read = hub.policy.grantsOf(principalOf(c) ?? ANONYMOUS).right("READ");
+  if (read.grantsNothing)
+    throw ApiError.of("forbidden", "READ is not granted on anything; the event stream would be empty");
+  return read;
+}
