@@ -59,7 +59,7 @@ function hrefOf(event: ChangeEvent, suffix: string): string {
   }
 }
 
-/** A control message: `reset`, `overflow`, `shutdown` (no id unless given: they are not changes). */
+/** A control message: `reset`, `overflow`, `shutdown`, `unavailable`, `failed` (no id unless given: not changes). */
 export function controlMessage(name: string, data: Record<string, unknown>, id?: number): string {
   return `${id !== undefined ? `id: ${id}\n` : ""}event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
 }

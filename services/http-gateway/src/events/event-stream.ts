@@ -94,7 +94,7 @@ export class EventStream implements LiveListener {
     this.pumping = true;
     this.run()
       .catch((error: unknown) =>
-        this.finish(controlMessage("error", { reason: `the stream failed: ${(error as Error).message}` })),
+        this.finish(controlMessage("failed", { reason: `the stream failed: ${(error as Error).message}` })),
       )
       .finally(() => {
         this.pumping = false;

@@ -43,6 +43,9 @@ export function eventRoutes(hub: EventHub | undefined): ApiRoute[] {
                 "Cache-Control": "no-cache, no-store",
                 // Proxies (nginx) must not buffer the stream.
                 "X-Accel-Buffering": "no",
+                // When the stream ends (shutdown, overflow) the connection ends too: a reconnecting
+                // client must not reuse it while this server drains (it would answer 503 there).
+                Connection: "close",
               },
             });
           },
