@@ -291,6 +291,38 @@ export function eventsSuite(mode: Mode): void {
       }
     });
 
+    test("streams that open while writes go on join replay and live without gap or duplicate", async () => {
+      const start = follow(`${api}/events?kinds=element`);
+      await waitUntil(() => start.opens === 1, "the stream to open");
+      await patchValue(writer, OTHER, "Count", "200");
+      await start.waitFor((events) => events.length === 1, "a first event");
+      start.close();
+      const position = Number(start.events[0]!.id);
+      // Writes through both gateways, several in flight, while streams open from that position.
+      const writes = (async () => {
+        for (let i = 201; i < 231; i += 3)
+          await Promise.all(
+            [0, 1, 2].map((k) => patchValue(system.api[(i + k) % system.api.length]!, OTHER, "Count", String(i + k))),
+          );
+      })();
+      const joined = [];
+      for (let i = 0; i < 6; i++) {
+        joined.push(follow(`${system.api[i % system.api.length]}/events?kinds=element&after=${position}`));
+        await new Promise((resolve) => setTimeout(resolve, 15));
+      }
+      await writes;
+      try {
+        for (const stream of joined) {
+          await stream.waitFor((events) => events.length >= 30, "all 30 writes");
+          assert.equal(Number(stream.events[0]!.id), position + 1);
+          assertConsecutive(stream.events, "replay joined to live");
+          assert.equal(stream.events.length, 30);
+        }
+      } finally {
+        for (const stream of joined) stream.close();
+      }
+    });
+
     if (mode === "distributed") {
       test("a stream resumes through an http-gateway restart and a model-store restart without gap or duplicate", async () => {
         const follower = follow(`${api}/events?id=${b64(SENSORS)}`);
