@@ -341,10 +341,10 @@ export function eventsSuite(mode: Mode): void {
             (events) => changes(events).length === 8,
             "the events written while the gateway was down",
           );
-          assert.deepEqual(
-            follower.events.filter((e) => !e.type.includes(".")).map((e) => e.type),
-            ["shutdown"],
-          );
+          // One `shutdown`, or two when the EventSource reconnected on a connection the stopping
+          // gateway still held (it is then told to come back later, rather than refused).
+          const control = follower.events.filter((e) => !e.type.includes(".")).map((e) => e.type);
+          assert.ok(control.length >= 1 && control.every((type) => type === "shutdown"), control.join(","));
           assert.ok(follower.opens >= 2, "the EventSource reconnected");
           await system.store!.stop();
           await system.store!.start();

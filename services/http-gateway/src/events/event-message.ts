@@ -65,3 +65,6 @@ export function controlMessage(name: string, data: Record<string, unknown>, id?:
 }
 
 export const HEARTBEAT = ": heartbeat\n\n";
+
+/** The last message of every stream when the server stops (SIGTERM). */
+export const SHUTDOWN = controlMessage("shutdown", { reason: "the server is stopping; reconnect with Last-Event-ID" });

@@ -1,7 +1,7 @@
 import { type ChangeEvent, type RightGrants, referenceKeyValues, referenceMatches } from "@twinport/shared";
 import { type EventFilter, entityOf, matchesPlainFilters } from "./event-filter.ts";
 import type { EventHub, EventLogPage, LiveListener } from "./event-hub.ts";
-import { controlMessage, eventMessage, HEARTBEAT } from "./event-message.ts";
+import { controlMessage, eventMessage, HEARTBEAT, SHUTDOWN } from "./event-message.ts";
 
 export interface EventStreamOptions {
   hub: EventHub;
@@ -86,7 +86,7 @@ export class EventStream implements LiveListener {
   }
 
   shutdown(): void {
-    this.finish(controlMessage("shutdown", { reason: "the server is stopping; reconnect with Last-Event-ID" }));
+    this.finish(SHUTDOWN);
   }
 
   private pump(): void {

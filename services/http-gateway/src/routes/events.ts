@@ -1,6 +1,7 @@
 import { ANONYMOUS } from "@twinport/shared";
 import { readEventFilter } from "../events/event-filter.ts";
 import type { EventHub } from "../events/event-hub.ts";
+import { SHUTDOWN } from "../events/event-message.ts";
 import { EventStream } from "../events/event-stream.ts";
 import { ApiError, badRequest } from "../http/api-error.ts";
 import type { ApiRoute } from "../http/api-routes.ts";
@@ -23,11 +24,14 @@ export function eventRoutes(hub: EventHub | undefined): ApiRoute[] {
           method: "GET",
           profiles: TWINPORT_EVENTS,
           handle: async (c) => {
-            if (hub === undefined || hub.isClosed)
-              throw ApiError.of("unavailable", "This process does not serve the event stream now");
+            if (hub === undefined) throw ApiError.of("unavailable", "This process does not serve the event stream");
             const filter = readEventFilter(c);
             const after = positionOf(c);
             const read = readGrants(c, hub);
+            // Stopping: a request on a connection still open while this server drains gets the
+            // stream's goodbye, not an error status (after which an EventSource never reconnects).
+            if (hub.isClosed)
+              return new Response(`retry: 1000\n\n${SHUTDOWN}`, { status: 200, headers: STREAM_HEADERS });
             const stream = new EventStream({
               hub,
               filter,
@@ -36,24 +40,23 @@ export function eventRoutes(hub: EventHub | undefined): ApiRoute[] {
               abort: () => outgoingMessageOf(c)?.destroy(),
             });
             await stream.open();
-            return new Response(stream.body, {
-              status: 200,
-              headers: {
-                "Content-Type": "text/event-stream; charset=utf-8",
-                "Cache-Control": "no-cache, no-store",
-                // Proxies (nginx) must not buffer the stream.
-                "X-Accel-Buffering": "no",
-                // When the stream ends (shutdown, overflow) the connection ends too: a reconnecting
-                // client must not reuse it while this server drains (it would answer 503 there).
-                Connection: "close",
-              },
-            });
+            return new Response(stream.body, { status: 200, headers: STREAM_HEADERS });
           },
         },
       ],
     },
   ];
 }
+
+const STREAM_HEADERS = {
+  "Content-Type": "text/event-stream; charset=utf-8",
+  "Cache-Control": "no-cache, no-store",
+  // Proxies (nginx) must not buffer the stream.
+  "X-Accel-Buffering": "no",
+  // When the stream ends (shutdown, overflow) the connection ends too: a reconnecting client should
+  // open a new one, not reuse one of a server that is draining.
+  Connection: "close",
+};
 
 /** `after` wins over Last-Event-ID (an explicit request over the browser's automatic header). */
 function positionOf(c: GatewayContext): number | undefined {
