@@ -14,7 +14,7 @@ export interface StreamEvent {
 
 const ENTITIES = ["shell", "submodel", "element", "concept-description", "operation"];
 const CHANGES = ["created", "updated", "deleted", "value-changed", "invoked", "finished"];
-const CONTROL = ["reset", "overflow", "shutdown", "failed", "unavailable"];
+const CONTROL = ["reset", "overflow", "shutdown", "failed", "unavailable", "expired"];
 export const EVENT_NAMES = [...ENTITIES.flatMap((e) => CHANGES.map((c) => `${e}.${c}`)), ...CONTROL];
 
 export interface Follower {

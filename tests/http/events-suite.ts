@@ -459,10 +459,13 @@ export function eventsSuite(mode: Mode): void {
         clients: [
           { id: "writer", alg: "RS256", claims: { roles: ["writer"] } },
           { id: "watcher", alg: "ES256", claims: { roles: ["watcher"] } },
+          { id: "brief", alg: "ES256", ttlSeconds: 2, claims: { roles: ["watcher"] } },
         ],
       });
       const security = {
-        authentication: { bearer: { issuer: provider.issuer, audience: TWINPORT_AUDIENCE, rolesClaims: ["roles"] } },
+        authentication: {
+          bearer: { issuer: provider.issuer, audience: TWINPORT_AUDIENCE, rolesClaims: ["roles"], clockSkewSeconds: 1 },
+        },
         rules: [
           { subjects: [{ role: "writer" }], rights: ["READ", "UPDATE"], objects: [{ all: true }] },
           {
@@ -524,6 +527,19 @@ export function eventsSuite(mode: Mode): void {
       } finally {
         watching.close();
         everything.close();
+      }
+    });
+
+    test("a stream ends with `expired` when its bearer token expires", async () => {
+      const token = await provider.token("brief");
+      const raw = await openRaw(`${system.api[0]}/events`, { authorization: `Bearer ${token}` });
+      try {
+        assert.equal(raw.status, 200);
+        const still = new Promise((resolve) => setTimeout(() => resolve("still open after 6 s"), 6000).unref());
+        assert.equal(await Promise.race([raw.ended, still]), "end");
+        assert.equal(parseEvents(raw.text()).at(-1)?.type, "expired");
+      } finally {
+        raw.close();
       }
     });
   });

@@ -12,6 +12,8 @@ export interface EventStreamOptions {
   after?: number;
   /** Cuts the connection: a client that stopped reading never takes its final `overflow` event. */
   abort(): void;
+  /** When the caller's credentials expire (a bearer token's `exp`, ms): the stream ends then with `expired`. */
+  expiresAt?: number;
 }
 
 /** Events one GetEvents read asks for (the store answers at most 1,000). */
@@ -43,6 +45,7 @@ export class EventStream implements LiveListener {
   private ended = false;
   private heartbeat: NodeJS.Timeout | undefined;
   private abortTimer: NodeJS.Timeout | undefined;
+  private expiryTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: EventStreamOptions) {
     this.position = options.after;
@@ -66,6 +69,15 @@ export class EventStream implements LiveListener {
     await this.options.hub.attach(this);
     this.heartbeat = setInterval(() => this.write(HEARTBEAT), this.options.hub.settings.heartbeatIntervalMs);
     this.heartbeat.unref?.();
+    const { expiresAt } = this.options;
+    if (expiresAt !== undefined) {
+      // The grants were checked with a token valid until then; after it, the caller must show a new one.
+      this.expiryTimer = setTimeout(
+        () => this.finish(controlMessage("expired", { reason: "the access token expired; reconnect with a new one" })),
+        Math.max(0, expiresAt - Date.now()),
+      );
+      this.expiryTimer.unref?.();
+    }
     this.pump();
   }
 
@@ -253,6 +265,7 @@ export class EventStream implements LiveListener {
     if (this.ended) return;
     this.ended = true;
     clearInterval(this.heartbeat);
+    clearTimeout(this.expiryTimer);
     this.queue.length = 0;
     this.options.hub.detach(this);
   }

@@ -38,6 +38,7 @@ export function eventRoutes(hub: EventHub | undefined): ApiRoute[] {
               ...(read ? { read } : {}),
               ...(after !== undefined ? { after } : {}),
               abort: () => outgoingMessageOf(c)?.destroy(),
+              ...(read ? expiryOf(c) : {}),
             });
             await stream.open();
             return new Response(stream.body, { status: 200, headers: STREAM_HEADERS });
@@ -67,6 +68,21 @@ function positionOf(c: GatewayContext): number | undefined {
   const name = after !== undefined ? 'Query parameter "after"' : "Last-Event-ID";
   if (!/^\d{1,15}$/.test(given.trim())) throw badRequest(`${name} must be a sequence number (digits), got "${given}"`);
   return Number(given.trim());
+}
+
+/**
+ * A bearer token's `exp` (the authentication middleware has verified the token already; here only
+ * its payload is read): a stream outliving its token would go on showing what only the token allowed.
+ */
+function expiryOf(c: GatewayContext): { expiresAt?: number } {
+  const token = /^Bearer\s+([\w-]+)\.([\w-]+)\.[\w-]*$/i.exec(c.req.header("Authorization") ?? "");
+  if (token === null) return {};
+  try {
+    const exp = (JSON.parse(Buffer.from(token[2]!, "base64url").toString("utf8")) as { exp?: unknown }).exp;
+    return typeof exp === "number" ? { expiresAt: exp * 1000 } : {};
+  } catch {
+    return {};
+  }
 }
 
 /**
