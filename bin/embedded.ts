@@ -1,5 +1,5 @@
 import { hostname } from "node:os";
-import { startHttpEndpoint } from "@twinport/http-gateway";
+import { EventHub, startHttpEndpoint } from "@twinport/http-gateway";
 import type { RedisRepository } from "@twinport/model-store";
 import {
   aasxLimitsOf,
@@ -16,6 +16,7 @@ import {
   displayUrl,
   type EventBus,
   eventLogReader,
+  eventsConfigOf,
   isHttpEndpoint,
   isOpcUaEndpoint,
   isoDurationToMs,
@@ -102,6 +103,8 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
         repository: redis,
         bus,
         owner: `embedded-${hostname()}-${process.pid}`,
+        retention: eventsConfigOf(config.events).retentionMaxEvents,
+        retentionMaxAgeMs: eventsConfigOf(config.events).retentionMaxAgeMs,
         onError: (error) => context.log(`twinport embedded: outbox keeper: ${(error as Error).message}`),
       });
       closer.add(() => keeper.stop());
@@ -110,10 +113,13 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
       readiness.push({ name: "redis", ready: () => redisClient.status === "ready" });
       details.redis = displayUrl(config.persistence.url);
     } else {
-      repository = createMemoryRepository();
+      const { retentionMaxEvents, retentionMaxAgeMs } = eventsConfigOf(config.events);
+      repository = createMemoryRepository({ eventLog: { maxEvents: retentionMaxEvents, maxAgeMs: retentionMaxAgeMs } });
       closer.add(() => repository.close());
     }
 
+    // Compiled once: the engine checks commands with it, the event stream filters events by it.
+    const accessPolicy = config.security ? compileAccessPolicy(config.security.rules) : undefined;
     const fileStore = await openEmbeddedFileStore(config);
     closer.add(() => fileStore.close());
     const operationProviders = options.operationProviders ?? createOperationProviderRegistry();
@@ -133,7 +139,7 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
       operationHandleTtlMs: isoDurationToMs(config.core.operationHandleTtl),
       idempotencyWindowMs: isoDurationToMs(config.core.idempotencyWindow),
       // With a security section every command that carries a principal is checked (docs/adr/0024).
-      ...(config.security ? { access: compileAccessPolicy(config.security.rules) } : {}),
+      ...(accessPolicy ? { access: accessPolicy } : {}),
     });
     closer.add(() => engine.close());
     engineForGaps = engine;
@@ -211,6 +217,13 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
           })
         : store;
     if (httpStore !== store) closer.add(() => httpStore.close());
+    // GET /events (issue 15): replays from the store's log (memory or Redis) through the engine.
+    const events = new EventHub({
+      bus,
+      store,
+      settings: eventsConfigOf(config.events),
+      ...(accessPolicy ? { policy: accessPolicy } : {}),
+    });
     for (const { "@class": _class, ...settings } of httpEndpoints) {
       const endpoint = await startHttpEndpoint({
         store: httpStore,
@@ -219,10 +232,14 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
         metrics,
         logger,
         security: config.security,
+        events,
       });
       closer.add(() => endpoint.close());
       http.push(`${endpoint.url}${API_PREFIX}`);
     }
+    // Added after the endpoints, so it runs before them: open streams end with a final event
+    // instead of holding the endpoints' drain.
+    closer.add(() => events.close());
     const opcua: string[] = [];
     const opcuaEndpoints = config.endpoints.filter(isOpcUaEndpoint);
     if (opcuaEndpoints.length > 0) {

@@ -1,6 +1,7 @@
 import type { Logger, ProcessMetrics, ReplyError, SecurityConfig, StoreClient } from "@twinport/shared";
 import { Hono } from "hono";
 import { authentication, createAuthenticator } from "./authentication/authenticate.ts";
+import type { EventHub } from "./events/event-hub.ts";
 import { acceptableRepresentation } from "./http/acceptable-representation.ts";
 import { ApiError, badRequest } from "./http/api-error.ts";
 import { API_PREFIX, MethodNotAllowed, mountApiRoutes } from "./http/api-routes.ts";
@@ -26,6 +27,7 @@ import { aasRepositoryRoutes } from "./routes/aas-repository.ts";
 import { conceptDescriptionRepositoryRoutes } from "./routes/concept-description-repository.ts";
 import { descriptionRoutes } from "./routes/description.ts";
 import { discoveryRoutes } from "./routes/discovery.ts";
+import { eventRoutes } from "./routes/events.ts";
 import { fileRoutes } from "./routes/file-routes.ts";
 import { operationRoutes } from "./routes/operations.ts";
 import { submodelRoutes } from "./routes/submodel.ts";
@@ -42,6 +44,8 @@ export interface HttpAppDeps {
   logger?: Logger;
   /** The configuration's security section: absent, the endpoint is open and commands carry no principal. */
   security?: SecurityConfig;
+  /** The process's event hub, for GET /events (absent: that path answers 503). */
+  events?: EventHub;
 }
 
 /**
@@ -119,6 +123,7 @@ export function createHttpApp(deps: HttpAppDeps): Hono {
     ...discoveryRoutes({ send }),
     ...fileRoutes({ send }),
     ...operationRoutes({ send }),
+    ...eventRoutes(deps.events),
   ];
   // Last: /description lists the profiles of the routes above that this endpoint serves.
   routes.push(...descriptionRoutes(routes, settings.profiles));

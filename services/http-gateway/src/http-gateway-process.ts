@@ -1,10 +1,12 @@
 import {
   ConfigError,
+  compileAccessPolicy,
   connectNats,
   createCachingStoreClient,
   createNatsEventBus,
   createNatsStoreClient,
   eventLogReader,
+  eventsConfigOf,
   isHttpEndpoint,
   type Logger,
   MESSAGE_BUS_NATS_CLASS,
@@ -16,6 +18,7 @@ import {
   SYSTEM,
   type TwinportConfig,
 } from "@twinport/shared";
+import { EventHub } from "./events/event-hub.ts";
 import { type RunningHttpEndpoint, startHttpEndpoint } from "./start-http-endpoint.ts";
 
 /** The path every AAS API URL starts with (spec §4.1). */
@@ -54,24 +57,31 @@ export async function startHttpGateway(config: TwinportConfig, options: HttpGate
   nats?.connected();
   const remote = createNatsStoreClient({ connection, requestTimeoutMs: messageBus.requestTimeoutMs });
   // Reads answered from a cache the store's change events keep current (docs/adr/0014).
-  const bus =
+  const bus = createNatsEventBus({ connection, fetchEvents: eventLogReader(() => remote, SYSTEM) });
+  const store: StoreClient =
     messageBus.readCacheMaxAgeMs > 0
-      ? createNatsEventBus({ connection, fetchEvents: eventLogReader(() => remote, SYSTEM) })
-      : undefined;
-  const store: StoreClient = bus
-    ? await createCachingStoreClient(remote, {
-        bus,
-        maxAgeMs: messageBus.readCacheMaxAgeMs,
-        maxBytes: messageBus.readCacheMaxBytes,
-        log: (line) => logger?.warn({ component: "read-cache" }, line),
-      })
-    : remote;
+      ? await createCachingStoreClient(remote, {
+          bus,
+          maxAgeMs: messageBus.readCacheMaxAgeMs,
+          maxBytes: messageBus.readCacheMaxBytes,
+          log: (line) => logger?.warn({ component: "read-cache" }, line),
+        })
+      : remote;
+  // GET /events of every endpoint: one subscription, replays from the model-store's log (issue 15).
+  const events = new EventHub({
+    bus,
+    store: remote,
+    settings: eventsConfigOf(config.events),
+    ...(config.security ? { policy: compileAccessPolicy(config.security.rules) } : {}),
+  });
   const started: RunningHttpEndpoint[] = [];
   // Graceful: the endpoints drain their in-flight requests first, which still need NATS to answer.
   const stop = async () => {
+    // Open event streams get their final event first; they would otherwise hold the drain.
+    await events.close();
     await Promise.allSettled(started.map((endpoint) => endpoint.close()));
     await store.close();
-    await bus?.close();
+    await bus.close();
     await connection.close();
   };
   try {
@@ -84,6 +94,7 @@ export async function startHttpGateway(config: TwinportConfig, options: HttpGate
           metrics,
           logger,
           security: config.security,
+          events,
         }),
       );
     }

@@ -3,6 +3,7 @@
 export { type Authenticator, createAuthenticator } from "./authentication/authenticate.ts";
 export { type Challenge, unauthenticatedResponse } from "./authentication/unauthenticated-response.ts";
 export { createHttpApp, type HttpAppDeps } from "./create-http-app.ts";
+export { EventHub, type EventHubDeps } from "./events/event-hub.ts";
 export {
   DEFAULT_HTTP_ENDPOINT_SETTINGS,
   DEFAULT_MAX_REQUEST_BODY_SIZE,

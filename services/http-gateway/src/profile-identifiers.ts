@@ -4,7 +4,8 @@ import { isServed, PROFILE_NAMES, type ProfileName } from "./profiles.ts";
  * The service-specification profile identifiers (AAS API §b) behind each configurable profile name.
  * A full profile also claims its read profile: clients (and the IDTA test engine) match strings,
  * not subsets. The Concept Description profile uses the v3.0.1 enum spelling, which strict v3.0.1
- * clients validate against. FAAAST_IMPORT and FAAAST_RESET are proprietary: no identifier.
+ * clients validate against. FAAAST_IMPORT, FAAAST_RESET and TWINPORT_EVENTS are proprietary: no
+ * identifier (a strict v3.0.1 client refuses a ServiceDescription with one outside the enum).
  */
 const API = "https://admin-shell.io/aas/API/3/0";
 const AAS_SERVICE = `${API}/AssetAdministrationShellServiceSpecification`;
@@ -27,6 +28,7 @@ export const PROFILE_IDENTIFIERS: Readonly<Record<ProfileName, readonly string[]
   SUBMODEL_VALUE: [`${SUBMODEL_SERVICE}/SSP-003`],
   SUBMODEL_REPOSITORY_FULL: [`${SUBMODEL_REPOSITORY}/SSP-001`, `${SUBMODEL_REPOSITORY}/SSP-002`],
   SUBMODEL_REPOSITORY_READ: [`${SUBMODEL_REPOSITORY}/SSP-002`],
+  TWINPORT_EVENTS: [],
 };
 
 /** The order of the v3.0.1 `ServiceDescription.profiles` enum, so the answer is stable. */

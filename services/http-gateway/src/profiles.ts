@@ -61,6 +61,8 @@ export const AASX_FILE_SERVER: ProfileSets = { read: ["AASX_FILE_SERVER_FULL"], 
 /** FA³ST's proprietary calls (spec §4.2). */
 export const FAAAST_RESET: readonly ProfileName[] = ["FAAAST_RESET"];
 export const FAAAST_IMPORT: readonly ProfileName[] = ["FAAAST_IMPORT"];
+/** Ours: GET /events, the change event stream (docs/events.md). */
+export const TWINPORT_EVENTS: readonly ProfileName[] = ["TWINPORT_EVENTS"];
 
 export function isServed(operationProfiles: readonly string[], enabled: readonly string[]): boolean {
   return enabled.length === 0 || operationProfiles.some((profile) => enabled.includes(profile));

@@ -5,6 +5,7 @@ import { createAdaptorServer } from "@hono/node-server";
 import { ConfigError, type Logger, type ProcessMetrics, type SecurityConfig, type StoreClient } from "@twinport/shared";
 import { trustedClientCas } from "./authentication/trusted-client-cas.ts";
 import { createHttpApp } from "./create-http-app.ts";
+import type { EventHub } from "./events/event-hub.ts";
 import { answerClientErrors } from "./http/client-error.ts";
 import type { HttpEndpointSettings } from "./http-endpoint-settings.ts";
 import { tlsCredentials } from "./tls/tls-credentials.ts";
@@ -20,6 +21,8 @@ export interface HttpEndpointDeps {
   drainTimeoutMs?: number;
   /** The configuration's security section (issue 13); absent: open to anyone, and the log says so. */
   security?: SecurityConfig;
+  /** The process's event hub (GET /events). */
+  events?: EventHub;
 }
 
 export interface RunningHttpEndpoint {
@@ -38,7 +41,14 @@ export async function startHttpEndpoint(deps: HttpEndpointDeps): Promise<Running
       `security.authentication.clientCertificates needs HTTPS: the HTTP endpoint on port ${settings.port} has sslEnabled false`,
     );
   }
-  const app = createHttpApp({ store: deps.store, settings, metrics: deps.metrics, logger: deps.logger, security });
+  const app = createHttpApp({
+    store: deps.store,
+    settings,
+    metrics: deps.metrics,
+    logger: deps.logger,
+    security,
+    ...(deps.events ? { events: deps.events } : {}),
+  });
   const tls = settings.sslEnabled ? await tlsCredentials(settings, deps.stateDir) : undefined;
   // Mutual TLS: ask for a client certificate and verify it against the configured CAs only, but do
   // not refuse the handshake without one: the request may carry a token or be anonymous, and a

@@ -12,6 +12,7 @@ import {
   createOperationProviderRegistry,
   displayUrl,
   eventLogReader,
+  eventsConfigOf,
   isHttpEndpoint,
   isoDurationToMs,
   type Logger,
@@ -136,6 +137,8 @@ export async function startModelStore(config: TwinportConfig, options: ModelStor
       repository,
       bus,
       owner,
+      retention: eventsConfigOf(config.events).retentionMaxEvents,
+      retentionMaxAgeMs: eventsConfigOf(config.events).retentionMaxAgeMs,
       onError: (error) => log(`twinport model-store: outbox keeper: ${(error as Error).message}`),
     });
     closing.push(() => keeper.stop());

@@ -4,6 +4,7 @@ import { assetConnectionSection } from "./asset-connections.ts";
 import { type ClassedSection, classSuffix } from "./class-names.ts";
 import { coreSchema } from "./core.ts";
 import { endpointSection } from "./endpoints.ts";
+import { eventsSchema } from "./events.ts";
 import { fileStorageSection } from "./file-storage.ts";
 import { messageBusSection } from "./message-bus.ts";
 import { persistenceSection } from "./persistence.ts";
@@ -26,6 +27,7 @@ export const CONFIG_SECTIONS: Readonly<Record<string, SectionLayout>> = {
   assetConnections: { shape: "classed-list", section: assetConnectionSection },
   submodelTemplateProcessors: { shape: "classed-list", section: submodelTemplateProcessorSection },
   security: { shape: "plain", schema: securitySchema },
+  events: { shape: "plain", schema: eventsSchema },
 };
 
 export const SECTION_NAMES: readonly string[] = Object.keys(CONFIG_SECTIONS);

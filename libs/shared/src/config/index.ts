@@ -43,6 +43,7 @@ export {
   isHttpEndpoint,
   isOpcUaEndpoint,
 } from "./endpoints.ts";
+export { type EventsConfig, eventsConfigOf, eventsSchema } from "./events.ts";
 export {
   FILE_STORAGE_FILESYSTEM_CLASS,
   FILE_STORAGE_IN_MEMORY_CLASS,

@@ -106,6 +106,13 @@ describe("defaults", () => {
       },
       fileStorage: { "@class": "filestorage.memory.FileStorageInMemory" },
       assetConnections: [],
+      events: {
+        retentionMaxEvents: 100_000,
+        retentionMaxAgeMs: 86_400_000,
+        heartbeatIntervalMs: 15_000,
+        maxBufferedBytes: 1_048_576,
+        maxQueuedEvents: 10_000,
+      },
       submodelTemplateProcessors: [],
     });
   });
@@ -399,7 +406,7 @@ describe("command-line overrides", () => {
     );
     assert.equal(
       configError(() => loadConfig({ role: "embedded", overrides: ["cor.stateDir=x"] })).message,
-      "Unknown key 'cor'. Allowed: core, endpoints, persistence, messageBus, fileStorage, assetConnections, submodelTemplateProcessors, security",
+      "Unknown key 'cor'. Allowed: core, endpoints, persistence, messageBus, fileStorage, assetConnections, submodelTemplateProcessors, security, events",
     );
   });
 
@@ -572,7 +579,7 @@ describe("errors in the file", () => {
   test("unknown keys at every level", () => {
     assert.equal(
       errorFor({ cores: {} }),
-      "Unknown key 'cores'. Allowed: core, endpoints, persistence, messageBus, fileStorage, assetConnections, submodelTemplateProcessors, security",
+      "Unknown key 'cores'. Allowed: core, endpoints, persistence, messageBus, fileStorage, assetConnections, submodelTemplateProcessors, security, events",
     );
     assert.match(
       errorFor({ core: { stateDirectory: "x" } }),
@@ -624,6 +631,7 @@ describe("errors in the file", () => {
         "SUBMODEL_VALUE",
         "SUBMODEL_REPOSITORY_FULL",
         "SUBMODEL_REPOSITORY_READ",
+        "TWINPORT_EVENTS",
       ].join(", ")}`,
       "Missing 'endpoints[0].certificate.keyStorePath' (string)",
       "Invalid value at 'endpoints[0].port': Too big: expected number to be <=65535 (got number 70000)",

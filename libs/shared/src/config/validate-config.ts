@@ -6,6 +6,7 @@ import { ConfigError, formatConfigPath } from "./config-error.ts";
 import { CONFIG_SECTIONS, SECTION_NAMES } from "./config-sections.ts";
 import { type CoreConfig, coreSchema } from "./core.ts";
 import { type EndpointConfig, endpointSection } from "./endpoints.ts";
+import { type EventsConfig, eventsSchema } from "./events.ts";
 import { FILE_STORAGE_FILESYSTEM_CLASS, type FileStorageConfig, fileStorageSection } from "./file-storage.ts";
 import { type MessageBusConfig, messageBusSection } from "./message-bus.ts";
 import { type PersistenceConfig, persistenceSection } from "./persistence.ts";
@@ -26,6 +27,8 @@ export interface TwinportConfig {
   submodelTemplateProcessors: SubmodelTemplateProcessorConfig[];
   /** Absent: HTTP is open (the spec's default). Present: authentication and rules apply (issue 13). */
   security?: SecurityConfig;
+  /** Event log retention and the HTTP event stream (config/events.ts); filled with defaults when loaded. */
+  events?: EventsConfig;
 }
 
 type Path = readonly PropertyKey[];
@@ -149,6 +152,7 @@ export function validateConfig(raw: unknown): TwinportConfig {
     raw.security === undefined
       ? undefined
       : parseWith<SecurityConfig>(securitySchema, raw.security, ["security"], issues);
+  const events = parseWith<EventsConfig>(eventsSchema, raw.events ?? {}, ["events"], issues);
   if (issues.length > 0 || !core || !persistence || !messageBus || !fileStorage) throw new ConfigError(issues);
   if (fileStorage["@class"] === FILE_STORAGE_FILESYSTEM_CLASS && fileStorage.path === undefined) {
     fileStorage.path = `${core.stateDir}/files`;
@@ -162,5 +166,6 @@ export function validateConfig(raw: unknown): TwinportConfig {
     assetConnections,
     submodelTemplateProcessors,
     ...(security ? { security } : {}),
+    ...(events ? { events } : {}),
   };
 }

@@ -132,10 +132,15 @@ export interface CommandMap extends FileCommandMap, OperationCommandMap {
   GetSequence: { params: Record<string, never>; result: { seq: number } };
   /**
    * Committed events after seq `after`, in order, from the store's event log (at most `limit`):
-   * how a subscriber fills a gap in what the bus delivered. Missing at the front when the log no
-   * longer holds them (the caller then resyncs); empty from a store without a log (memory).
+   * how a subscriber fills a gap in what the bus delivered, and how an event stream replays what
+   * its client missed. Missing at the front when the log no longer holds them: then `reset` says so
+   * (docs/adr/0029), with the oldest seq the log holds (absent when it holds none) and the store's
+   * latest; `reset` also when `after` is beyond the latest (a memory store that restarted).
    */
-  GetEvents: { params: { after: number; limit: number }; result: { events: import("./events.ts").ChangeEvent[] } };
+  GetEvents: {
+    params: { after: number; limit: number };
+    result: { events: import("./events.ts").ChangeEvent[]; reset?: { oldest?: number; latest: number } };
+  };
 }
 
 export type CommandType = keyof CommandMap;

@@ -17,6 +17,8 @@ export const ENDPOINT_PROFILES = [
   "SUBMODEL_VALUE",
   "SUBMODEL_REPOSITORY_FULL",
   "SUBMODEL_REPOSITORY_READ",
+  // Ours (issue 15): GET /events, the Server-Sent Events stream of committed changes.
+  "TWINPORT_EVENTS",
 ] as const;
 
 export type EndpointProfile = (typeof ENDPOINT_PROFILES)[number];

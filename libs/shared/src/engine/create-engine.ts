@@ -148,9 +148,14 @@ const HANDLERS: { [T in CommandType]: Handler<T> } = {
     const { after, limit } = cmd.params;
     if (!Number.isSafeInteger(after) || after < 0 || !Number.isSafeInteger(limit) || limit < 1)
       throw new CommandError("bad-request", "GetEvents needs a non-negative 'after' and a positive 'limit'");
-    return {
-      value: { events: (await ctx.repository.readEvents?.(after, Math.min(limit, MAX_EVENTS_PER_READ))) ?? [] },
+    const events = (await ctx.repository.readEvents?.(after, Math.min(limit, MAX_EVENTS_PER_READ))) ?? [];
+    if (events[0]?.seq === after + 1) return { value: { events } };
+    // Nothing, or not the next one: up to date, or `after` is no longer (or not yet) in the log.
+    const { oldest, latest } = (await ctx.repository.eventLogBounds?.()) ?? {
+      latest: await ctx.repository.currentSeq(),
     };
+    const lost = after > latest || (latest > after && (oldest === undefined || oldest > after + 1));
+    return { value: lost ? { events, reset: { ...(oldest !== undefined ? { oldest } : {}), latest } } : { events } };
   },
   InvokeOperation: invokeOperation,
   InvokeOperationAsync: invokeOperationAsync,

@@ -43,6 +43,11 @@ export class DelegatingRepository implements Repository {
   readEvents(after: number, limit: number) {
     return this.base.readEvents ? this.base.readEvents(after, limit) : Promise.resolve([]);
   }
+  eventLogBounds() {
+    return this.base.eventLogBounds
+      ? this.base.eventLogBounds()
+      : this.base.currentSeq().then((latest) => ({ latest }));
+  }
   putOperationHandle(handleId: string, json: string, options: { ttlMs: number; expectedVersion: number | null }) {
     return this.base.putOperationHandle(handleId, json, options);
   }

@@ -25,3 +25,9 @@ export * from "./memory/in-process-event-bus.ts";
 export * from "./memory/memory-file-store.ts";
 export * from "./memory/memory-repository.ts";
 export * from "./ports/index.ts";
+export {
+  anyReferenceMatches,
+  parseReferenceFilter,
+  type ReferenceFilter,
+  referenceMatches,
+} from "./reference-filter.ts";

@@ -106,6 +106,35 @@ describe("outbox keeper and the event log", () => {
     await k.stop(); // its heartbeats would reach the next tests' subscribers
   });
 
+  it("trims by age as well as by count, and GetEvents' bounds say where the log starts", async () => {
+    const repo = await repository();
+    for (let n = 1; n <= 20; n++) await commitSilently(repo, n);
+    // Count: 15 newest kept; age not reached yet.
+    const k = await keeper({
+      repository: repo,
+      bus: await bus("age-pub"),
+      owner: "k-age",
+      heartbeatMs: 50,
+      retention: 15,
+      retentionMaxAgeMs: 400,
+    });
+    await sleep(120);
+    assert.deepEqual(await repo.eventLogBounds!(), { oldest: 6, latest: 20 });
+    await commitSilently(repo, 21);
+    // Once seq 20 has been known for longer than the age, everything up to it goes; 21 is younger.
+    await sleep(300);
+    await commitSilently(repo, 22);
+    let bounds = await repo.eventLogBounds!();
+    for (const until = Date.now() + 3000; bounds.oldest !== 21 && Date.now() < until; await sleep(20))
+      bounds = await repo.eventLogBounds!();
+    assert.deepEqual(bounds, { oldest: 21, latest: 22 });
+    assert.deepEqual(
+      (await repo.readEvents!(0, 10)).map((e) => e.seq),
+      [21, 22],
+    );
+    await k.stop();
+  });
+
   it("events committed but never published reach subscribers from the log", async () => {
     const repo = await repository();
     const publisher = await bus("fill-pub");

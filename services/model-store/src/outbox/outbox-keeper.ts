@@ -14,6 +14,8 @@ export interface OutboxKeeperOptions {
   heartbeatMs?: number;
   /** Events the log keeps at least (older ones are trimmed). Default OUTBOX_RETENTION. */
   retention?: number;
+  /** Events older than this (ms) are trimmed too. Default 24 h. */
+  retentionMaxAgeMs?: number;
   /** Failures the keeper retries by itself (Redis or the bus away); default: ignored. */
   onError?: (error: unknown) => void;
 }
@@ -30,7 +32,8 @@ export interface OutboxKeeper {
  * event of another replica overtaken on the way); the log has to cover a publisher that died
  * between commit and publish until subscribers notice (a heartbeat, ~1 s) with room to spare.
  */
-export const OUTBOX_RETENTION = 10_000;
+export const OUTBOX_RETENTION = 100_000;
+export const OUTBOX_RETENTION_MAX_AGE_MS = 86_400_000;
 
 /**
  * The outbox keeper (docs/adr/0018): every commit appends its event to the outbox stream inside the
@@ -40,13 +43,15 @@ export const OUTBOX_RETENTION = 10_000;
  * - heartbeats `{seq}` with the store's current seq: every event up to it has been committed, so a
  *   subscriber that missed the tail (a publisher died between commit and publish) notices and
  *   fills the gap from the log;
- * - trims the log to `retention` events.
+ * - trims the log to its retention (a count and an age).
  */
 export async function startOutboxKeeper(options: OutboxKeeperOptions): Promise<OutboxKeeper> {
   const { repository, bus, owner } = options;
   const leaseMs = options.leaseMs ?? 5000;
   const heartbeatMs = options.heartbeatMs ?? 1000;
   const retention = options.retention ?? OUTBOX_RETENTION;
+  const maxAgeMs = options.retentionMaxAgeMs ?? OUTBOX_RETENTION_MAX_AGE_MS;
+  const timesKey = repository.key("outbox:times");
   const onError = options.onError ?? (() => {});
   const redis = repository.redis;
   const leaseKey = repository.key("relay:lease");
@@ -72,11 +77,29 @@ export async function startOutboxKeeper(options: OutboxKeeperOptions): Promise<O
       const seq = Number((await redisCall(redis.get(repository.layout.sequence))) ?? 0);
       if (!isLeader()) return;
       await bus.publishHeartbeat({ seq, time: new Date().toISOString() });
-      // Approximate trimming (~): Redis drops whole stream nodes, cheap, never below `retention`.
-      await redisCall(redis.xtrim(repository.outboxKey, "MAXLEN", "~", retention));
+      await trim(seq);
     } catch (error) {
       onError(error);
     }
+  };
+
+  /**
+   * Retention (docs/adr/0029): the log keeps at most its newest `retention` events, and none older
+   * than `maxAgeMs`. Stream ids are seqs, not times, so each beat notes "seq s was committed by time
+   * t" in a sorted set (the first time it saw s); every event up to the newest s noted more than
+   * maxAgeMs ago is old. Exact trimming (not `~`): once a second it removes what a second added.
+   */
+  const trim = async (seq: number) => {
+    const now = Date.now();
+    await redisCall(redis.zadd(timesKey, "NX", now, String(seq)));
+    const [old] = (await redisCall(
+      redis.zrevrangebyscore(timesKey, now - maxAgeMs, "-inf", "LIMIT", 0, 1),
+    )) as string[];
+    // Seqs have no gaps, so "the newest `retention`" are those above seq - retention.
+    const droppable = Math.max(seq - retention, old === undefined ? 0 : Number(old));
+    if (droppable <= 0) return;
+    await redisCall(redis.xtrim(repository.outboxKey, "MINID", String(droppable + 1)));
+    if (old !== undefined) await redisCall(redis.zremrangebyscore(timesKey, "-inf", now - maxAgeMs));
   };
 
   let leaseTimer: NodeJS.Timeout | undefined;

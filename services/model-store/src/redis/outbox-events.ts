@@ -30,3 +30,22 @@ export function eventOf(fields: string[]): ChangeEvent {
   }
   return { ...(JSON.parse(json) as Omit<ChangeEvent, "seq" | "revision">), seq, revision: seq };
 }
+
+/**
+ * The oldest seq the log holds and the store's latest seq, in one MULTI: a commit appends to the
+ * log and raises the seq in one script, so the two agree (an event committed meanwhile is either
+ * in both or in neither).
+ */
+export async function outboxBounds(
+  redis: Redis,
+  outboxKey: string,
+  sequenceKey: string,
+): Promise<{ oldest?: number; latest: number }> {
+  const replies = await redisCall(redis.multi().get(sequenceKey).xrange(outboxKey, "-", "+", "COUNT", 1).exec());
+  const [seqReply, firstReply] = replies ?? [];
+  if (seqReply?.[0]) throw seqReply[0];
+  if (firstReply?.[0]) throw firstReply[0];
+  const latest = Number(seqReply?.[1] ?? 0);
+  const first = (firstReply?.[1] ?? []) as [string, string[]][];
+  return first.length === 0 ? { latest } : { oldest: eventOf(first[0]![1]).seq, latest };
+}

@@ -6,7 +6,7 @@ import { CommitEncodingError, runCommits } from "./commit-script.ts";
 import { countChildren, decodeCursor, encodeCursor, getElements, getSubtree, listChildren } from "./element-reads.ts";
 import { commitCall, redisIdempotency } from "./idempotency-redis.ts";
 import { redisOperationHandles } from "./operation-handles-redis.ts";
-import { readOutboxEvents } from "./outbox-events.ts";
+import { outboxBounds, readOutboxEvents } from "./outbox-events.ts";
 import { closeRedis, createRedisClient, firstConnection } from "./redis-client.ts";
 import { redisCall } from "./redis-errors.ts";
 import { IDENTIFIABLE_KINDS, type RedisLayout, redisLayout, unpackIdentifiable } from "./redis-layout.ts";
@@ -151,6 +151,10 @@ export async function createRedisRepository(options: RedisRepositoryOptions): Pr
 
     async readEvents(after, limit) {
       return await readOutboxEvents(redis, layout.outbox, after, limit);
+    },
+
+    async eventLogBounds() {
+      return await outboxBounds(redis, layout.outbox, layout.sequence);
     },
 
     async currentSeq() {

@@ -46,6 +46,8 @@ export interface RightGrants {
   readonly bySemanticId: boolean;
   /** Whether any grant of this right reaches submodels at all (by id, semanticId or everything). */
   readonly anySubmodel: boolean;
+  /** No rule gives this right on anything (an event stream refuses such a caller, like a read). */
+  readonly grantsNothing: boolean;
   /** The elements of the submodel this right reaches; undefined: none (the submodel is not reached). */
   submodel(facts: SubmodelFacts): ElementScope | undefined;
   /** As submodel(), from the id alone (grants by semanticId ignored): enough when it is WHOLE_SUBMODEL. */
@@ -140,6 +142,7 @@ const NOTHING: RightGrants = Object.freeze({
   all: false,
   bySemanticId: false,
   anySubmodel: false,
+  grantsNothing: true,
   shell: () => false,
   conceptDescription: () => false,
   proprietary: () => false,
@@ -154,6 +157,7 @@ function rightGrants(rules: readonly CompiledRule[]): RightGrants {
       all: true,
       bySemanticId: false,
       anySubmodel: true,
+      grantsNothing: false,
       shell: () => true,
       conceptDescription: () => true,
       proprietary: () => true,
@@ -185,6 +189,7 @@ function rightGrants(rules: readonly CompiledRule[]): RightGrants {
     all: false,
     bySemanticId,
     anySubmodel: submodels.length > 0,
+    grantsNothing: shells.length === 0 && cds.length === 0 && submodels.length === 0 && proprietary.size === 0,
     shell: (id) => shells.some((matches) => matches(id)),
     conceptDescription: (id) => cds.some((matches) => matches(id)),
     proprietary: (call) => proprietary.has(call),

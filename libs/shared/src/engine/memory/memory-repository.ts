@@ -12,6 +12,7 @@ import type {
 } from "../ports/index.ts";
 import { externalChildPath, listItemToken, resolvePath } from "../ports/list-item-paths.ts";
 import { batchIndexOf } from "../ports/repository.ts";
+import { createMemoryEventLog, type MemoryEventLogRetention } from "./memory-event-log.ts";
 import { createMemoryIdempotency } from "./memory-idempotency.ts";
 import { createMemoryOperationHandles } from "./memory-operation-handles.ts";
 
@@ -95,7 +96,13 @@ function firstOrdinalAfter(ordinals: number[], after: number): number {
   return low;
 }
 
-export function createMemoryRepository(): Repository {
+export interface MemoryRepositoryOptions {
+  /** Retention of the in-memory event log behind GetEvents (memory-event-log.ts). */
+  eventLog?: MemoryEventLogRetention;
+}
+
+export function createMemoryRepository(options: MemoryRepositoryOptions = {}): Repository {
+  const eventLog = createMemoryEventLog(options.eventLog);
   const identifiables = new Map<IdentifiableKind, Map<string, IdentifiableRecord>>(KINDS.map((k) => [k, new Map()]));
   /** Per kind: [ordinal, id] pairs sorted by ordinal (new ones always get the largest ordinal). */
   const creationOrder = new Map<IdentifiableKind, { ordinals: number[]; ids: string[] }>(
@@ -163,7 +170,9 @@ export function createMemoryRepository(): Repository {
     for (const op of commit.ops) apply(op, next);
     if (commit.idempotency) claim(commit.idempotency, next, JSON.stringify(commit.event));
     seq = next;
-    return { ok: true, seq: next, event: { ...commit.event, seq: next, revision: next } };
+    const event = { ...commit.event, seq: next, revision: next };
+    eventLog.append(event);
+    return { ok: true, seq: next, event };
   }
 
   /** Next orderKey of a submodel; a list item's also sorts after its list's last item (a store from before ADR 0020 numbered items by index). */
@@ -398,6 +407,14 @@ export function createMemoryRepository(): Repository {
 
     async currentSeq() {
       return seq;
+    },
+
+    async readEvents(after, limit) {
+      return eventLog.read(after, limit);
+    },
+
+    async eventLogBounds() {
+      return eventLog.bounds(seq);
     },
 
     ...operationHandles,

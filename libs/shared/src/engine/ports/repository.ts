@@ -27,6 +27,12 @@ import type { ChangeEvent, ChangeEventDraft } from "../../contracts/index.ts";
  *   submodel.
  */
 
+/** What the event log holds: `oldest` (absent when it holds nothing) up to the store's `latest` seq. */
+export interface EventLogBounds {
+  oldest?: number;
+  latest: number;
+}
+
 export type IdentifiableKind = "shell" | "submodel" | "concept-description";
 
 export interface StoredIdentifiable {
@@ -203,9 +209,14 @@ export interface Repository {
   currentSeq(): Promise<number>;
   /**
    * Committed events after `after`, in seq order, at most `limit`, from the store's event log (the
-   * Redis outbox). Absent where the store keeps no log (memory: events go straight to the bus).
+   * Redis outbox, or the memory store's bounded log). Absent where the store keeps no log.
    */
   readEvents?(after: number, limit: number): Promise<ChangeEvent[]>;
+  /**
+   * The oldest seq the event log still holds and the store's current seq, read together (so an
+   * event committed meanwhile cannot look like a trimmed one). With readEvents.
+   */
+  eventLogBounds?(): Promise<EventLogBounds>;
   /**
    * Operation handles (asynchronous invocations), shared by every model-store replica so any gateway
    * answers for any handle. A write is a compare-and-set on the version (`null` = must not exist)

@@ -1,0 +1,272 @@
+import { type ChangeEvent, type RightGrants, referenceKeyValues, referenceMatches } from "@twinport/shared";
+import { type EventFilter, entityOf, matchesPlainFilters } from "./event-filter.ts";
+import type { EventHub, EventLogPage, LiveListener } from "./event-hub.ts";
+import { controlMessage, eventMessage, HEARTBEAT, SHUTDOWN } from "./event-message.ts";
+
+export interface EventStreamOptions {
+  hub: EventHub;
+  filter: EventFilter;
+  /** The caller's READ grants (with a security section); absent: everything is readable. */
+  read?: RightGrants;
+  /** Last-Event-ID or `after`: replay every retained change after it first. Absent: live from now. */
+  after?: number;
+  /** Cuts the connection: a client that stopped reading never takes its final `overflow` event. */
+  abort(): void;
+  /** When the caller's credentials expire (a bearer token's `exp`, ms): the stream ends then with `expired`. */
+  expiresAt?: number;
+}
+
+/** Events one GetEvents read asks for (the store answers at most 1,000). */
+const PAGE = 1_000;
+/** How long a client that overflowed gets to take its last bytes before the connection is cut. */
+const OVERFLOW_GRACE_MS = 5_000;
+/** Attempts to read the log while the store does not answer, 500 ms apart, before giving up. */
+const LOG_ATTEMPTS = 10;
+const encoder = new TextEncoder();
+
+/**
+ * One client's event stream (docs/adr/0029). Live events are queued from the moment the stream
+ * attaches to the hub, before anything is read from the log; the stream then sends, in seq order,
+ * whatever lies between its position and the next queued event from the log (the replay, and any
+ * gap the bus left), then the queued event: nothing committed can fall between the replay and the
+ * live events, and the seq check drops what both bring. Events the filters or the caller's rights
+ * exclude advance the position without being sent.
+ */
+export class EventStream implements LiveListener {
+  readonly body: ReadableStream<Uint8Array>;
+  private controller!: ReadableStreamDefaultController<Uint8Array>;
+  /** The last seq handled (sent or filtered out); undefined until the first live event (no `after`). */
+  private position: number | undefined;
+  private readonly queue: ChangeEvent[] = [];
+  /** Every event up to it is committed (from a heartbeat): the stream catches up to it from the log. */
+  private committedSeq = 0;
+  private replay: boolean;
+  private pumping = false;
+  private ended = false;
+  private heartbeat: NodeJS.Timeout | undefined;
+  private abortTimer: NodeJS.Timeout | undefined;
+  private expiryTimer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly options: EventStreamOptions) {
+    this.position = options.after;
+    this.replay = options.after !== undefined;
+    this.body = new ReadableStream<Uint8Array>(
+      {
+        start: (controller) => {
+          this.controller = controller;
+        },
+        cancel: () => this.end(),
+      },
+      // The bound on what waits for a slow client: past it, `overflow` (see write()).
+      new ByteLengthQueuingStrategy({ highWaterMark: options.hub.settings.maxBufferedBytes }),
+    );
+  }
+
+  /** Attach to the live events, then replay; the response can be sent as soon as this resolves. */
+  async open(): Promise<void> {
+    // A reconnecting EventSource waits `retry` ms; a restarted replica is usually back within that.
+    this.write("retry: 1000\n\n");
+    await this.options.hub.attach(this);
+    this.heartbeat = setInterval(() => this.write(HEARTBEAT), this.options.hub.settings.heartbeatIntervalMs);
+    this.heartbeat.unref?.();
+    const { expiresAt } = this.options;
+    if (expiresAt !== undefined) {
+      // The grants were checked with a token valid until then; after it, the caller must show a new one.
+      this.expiryTimer = setTimeout(
+        () => this.finish(controlMessage("expired", { reason: "the access token expired; reconnect with a new one" })),
+        Math.max(0, expiresAt - Date.now()),
+      );
+      this.expiryTimer.unref?.();
+    }
+    this.pump();
+  }
+
+  live(event: ChangeEvent): void {
+    if (this.ended) return;
+    this.queue.push(event);
+    if (this.queue.length > this.options.hub.settings.maxQueuedEvents) {
+      this.overflow(`more than ${this.options.hub.settings.maxQueuedEvents} events waited while the stream replayed`);
+      return;
+    }
+    this.pump();
+  }
+
+  committed(seq: number): void {
+    if (this.ended || seq <= this.committedSeq) return;
+    this.committedSeq = seq;
+    this.pump();
+  }
+
+  shutdown(): void {
+    this.finish(SHUTDOWN);
+  }
+
+  private pump(): void {
+    if (this.pumping || this.ended) return;
+    this.pumping = true;
+    this.run()
+      .catch((error: unknown) =>
+        this.finish(controlMessage("failed", { reason: `the stream failed: ${(error as Error).message}` })),
+      )
+      .finally(() => {
+        this.pumping = false;
+      });
+  }
+
+  private async run(): Promise<void> {
+    if (this.replay) {
+      await this.catchUp(Number.POSITIVE_INFINITY);
+      this.replay = false;
+    }
+    while (!this.ended) {
+      const next = this.queue[0];
+      if (this.position !== undefined) {
+        // Everything before the next live event (or up to the last heartbeat) comes from the log.
+        const upTo = next !== undefined ? next.seq - 1 : this.committedSeq;
+        if (upTo > this.position) {
+          await this.catchUp(upTo);
+          continue;
+        }
+      }
+      if (next === undefined) return;
+      this.queue.shift();
+      if (this.position === undefined || next.seq > this.position) await this.send(next);
+    }
+  }
+
+  /** Reads the log from the position up to `upTo` (Infinity: until the log has nothing newer). */
+  private async catchUp(upTo: number): Promise<void> {
+    let failures = 0;
+    while (!this.ended && this.position! < upTo) {
+      const from = this.position!;
+      const page = await this.options.hub.readLog(from, Math.min(PAGE, upTo - from));
+      if (this.ended) return;
+      if (page === undefined) {
+        if (++failures >= LOG_ATTEMPTS) {
+          this.finish(
+            controlMessage("unavailable", { reason: "the event log cannot be read; reconnect later", lastSeq: from }),
+          );
+          return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        continue;
+      }
+      failures = 0;
+      if (page.reset) {
+        this.reset(from, page.reset);
+        continue;
+      }
+      if (page.events.length === 0) {
+        if (upTo === Number.POSITIVE_INFINITY) return;
+        // Committed (a later event or a heartbeat says so) yet not in the log: lost to the reader.
+        this.reset(from, { latest: upTo });
+        continue;
+      }
+      for (const event of page.events) if (event.seq > this.position!) await this.send(event);
+    }
+  }
+
+  /** The position is no longer in the log (or ahead of the store): the client must re-read. */
+  private reset(after: number, bounds: NonNullable<EventLogPage["reset"]>): void {
+    this.write(
+      controlMessage(
+        "reset",
+        {
+          after,
+          ...(bounds.oldest !== undefined ? { oldest: bounds.oldest } : {}),
+          latest: bounds.latest,
+          reason:
+            after > bounds.latest
+              ? "the store's sequence is behind the requested position (a memory store restarted)"
+              : "events after the requested position are no longer retained",
+        },
+        bounds.latest,
+      ),
+    );
+    this.position = bounds.latest;
+  }
+
+  private async send(event: ChangeEvent): Promise<void> {
+    const decision = await this.decide(event);
+    if (this.ended) return;
+    this.position = event.seq;
+    if (decision !== undefined) this.write(eventMessage(event, decision.payload));
+  }
+
+  /** Whether the filters and the caller's READ grants let the event through, and with its payload. */
+  private async decide(event: ChangeEvent): Promise<{ payload: boolean } | undefined> {
+    const { filter, read, hub } = this.options;
+    if (!matchesPlainFilters(event, filter)) return undefined;
+    const entity = entityOf(event);
+    let payload = true;
+    if (read !== undefined && !read.all) {
+      if (entity === "shell") {
+        if (!read.shell(event.id)) return undefined;
+      } else if (entity === "concept-description") {
+        if (!read.conceptDescription(event.id)) return undefined;
+      } else {
+        let scope = read.submodelById(event.id);
+        if (!scope?.whole && read.bySemanticId) {
+          const semantics = await hub.semantics.semanticsOf(event.id);
+          scope = read.submodel({ id: event.id, semanticIds: referenceKeyValues(semantics?.semanticId) });
+        }
+        if (scope === undefined) return undefined;
+        // A partial reader gets a submodel event without the submodel (it holds elements they may not see).
+        if (entity === "submodel") payload = scope.whole;
+        else if (event.idShortPath === undefined ? !scope.whole : !scope.covers(event.idShortPath)) return undefined;
+      }
+    }
+    if (filter.semanticId !== undefined) {
+      if (entity === "shell" || entity === "concept-description") return undefined;
+      const own = event.payloadOmitted
+        ? undefined
+        : (event.payload as { semanticId?: unknown } | undefined)?.semanticId;
+      if (own === undefined || !referenceMatches(own, filter.semanticId)) {
+        const semantics = await hub.semantics.semanticsOf(event.id);
+        if (!referenceMatches(semantics?.semanticId, filter.semanticId)) return undefined;
+      }
+    }
+    return { payload };
+  }
+
+  /**
+   * Queues text for the client. The queue is bounded in bytes (maxBufferedBytes, on top of what
+   * the socket holds): a client that does not keep up gets `overflow` and the stream ends, rather
+   * than the server buffering without limit.
+   */
+  private write(text: string): void {
+    if (this.ended) return;
+    this.controller.enqueue(encoder.encode(text));
+    if ((this.controller.desiredSize ?? 0) < 0)
+      this.overflow(`more than ${this.options.hub.settings.maxBufferedBytes} bytes waited for the client`);
+  }
+
+  private overflow(reason: string): void {
+    this.finish(
+      controlMessage("overflow", { reason, ...(this.position !== undefined ? { lastSeq: this.position } : {}) }),
+    );
+    this.abortTimer = setTimeout(() => this.options.abort(), OVERFLOW_GRACE_MS);
+    this.abortTimer.unref?.();
+  }
+
+  /** The last message, then the end of the response. */
+  private finish(last: string): void {
+    if (this.ended) return;
+    try {
+      this.controller.enqueue(encoder.encode(last));
+      this.controller.close();
+    } catch {
+      // The client already went away.
+    }
+    this.end();
+  }
+
+  private end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    clearInterval(this.heartbeat);
+    clearTimeout(this.expiryTimer);
+    this.queue.length = 0;
+    this.options.hub.detach(this);
+  }
+}

@@ -1,0 +1,99 @@
+import { ANONYMOUS } from "@twinport/shared";
+import { readEventFilter } from "../events/event-filter.ts";
+import type { EventHub } from "../events/event-hub.ts";
+import { SHUTDOWN } from "../events/event-message.ts";
+import { EventStream } from "../events/event-stream.ts";
+import { ApiError, badRequest } from "../http/api-error.ts";
+import type { ApiRoute } from "../http/api-routes.ts";
+import { type GatewayContext, outgoingMessageOf } from "../http/gateway-env.ts";
+import { singleQuery } from "../http/query.ts";
+import { principalOf } from "../http/request-principal.ts";
+import { TWINPORT_EVENTS } from "../profiles.ts";
+
+/**
+ * GET /events (issue 15, docs/events.md): the committed changes as Server-Sent Events, profile
+ * TWINPORT_EVENTS. Filters `kinds`, `id`, `semanticId`, `idShortPath`; resumable with
+ * `Last-Event-ID` or `after`.
+ */
+export function eventRoutes(hub: EventHub | undefined): ApiRoute[] {
+  return [
+    {
+      path: "/events",
+      operations: [
+        {
+          method: "GET",
+          profiles: TWINPORT_EVENTS,
+          handle: async (c) => {
+            if (hub === undefined) throw ApiError.of("unavailable", "This process does not serve the event stream");
+            const filter = readEventFilter(c);
+            const after = positionOf(c);
+            const read = readGrants(c, hub);
+            // Stopping: a request on a connection still open while this server drains gets the
+            // stream's goodbye, not an error status (after which an EventSource never reconnects).
+            if (hub.isClosed)
+              return new Response(`retry: 1000\n\n${SHUTDOWN}`, { status: 200, headers: STREAM_HEADERS });
+            const stream = new EventStream({
+              hub,
+              filter,
+              ...(read ? { read } : {}),
+              ...(after !== undefined ? { after } : {}),
+              abort: () => outgoingMessageOf(c)?.destroy(),
+              ...(read ? expiryOf(c) : {}),
+            });
+            await stream.open();
+            return new Response(stream.body, { status: 200, headers: STREAM_HEADERS });
+          },
+        },
+      ],
+    },
+  ];
+}
+
+const STREAM_HEADERS = {
+  "Content-Type": "text/event-stream; charset=utf-8",
+  "Cache-Control": "no-cache, no-store",
+  // Proxies (nginx) must not buffer the stream.
+  "X-Accel-Buffering": "no",
+  // When the stream ends (shutdown, overflow) the connection ends too: a reconnecting client should
+  // open a new one, not reuse one of a server that is draining.
+  Connection: "close",
+};
+
+/** `after` wins over Last-Event-ID (an explicit request over the browser's automatic header). */
+function positionOf(c: GatewayContext): number | undefined {
+  const after = singleQuery(c, "after");
+  const header = c.req.header("Last-Event-ID");
+  const given = after ?? header;
+  if (given === undefined || (after === undefined && given.trim() === "")) return undefined;
+  const name = after !== undefined ? 'Query parameter "after"' : "Last-Event-ID";
+  if (!/^\d{1,15}$/.test(given.trim())) throw badRequest(`${name} must be a sequence number (digits), got "${given}"`);
+  return Number(given.trim());
+}
+
+/**
+ * A bearer token's `exp` (the authentication middleware has verified the token already; here only
+ * its payload is read): a stream outliving its token would go on showing what only the token allowed.
+ */
+function expiryOf(c: GatewayContext): { expiresAt?: number } {
+  const token = /^Bearer\s+([\w-]+)\.([\w-]+)\.[\w-]*$/i.exec(c.req.header("Authorization") ?? "");
+  if (token === null) return {};
+  try {
+    const exp = (JSON.parse(Buffer.from(token[2]!, "base64url").toString("utf8")) as { exp?: unknown }).exp;
+    return typeof exp === "number" ? { expiresAt: exp * 1000 } : {};
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * With a security section: what the caller may read, from the same compiled rules the engine uses
+ * (docs/adr/0024). A caller granted nothing readable is refused like any other read (anonymous:
+ * 401 with a challenge, otherwise 403).
+ */
+function readGrants(c: GatewayContext, hub: EventHub) {
+  if (hub.policy === undefined) return undefined;
+  const read = hub.policy.grantsOf(principalOf(c) ?? ANONYMOUS).right("READ");
+  if (read.grantsNothing)
+    throw ApiError.of("forbidden", "READ is not granted on anything; the event stream would be empty");
+  return read;
+}

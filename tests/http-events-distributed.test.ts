@@ -1,0 +1,3 @@
+import { eventsSuite } from "./http/events-suite.ts";
+
+eventsSuite("distributed");
