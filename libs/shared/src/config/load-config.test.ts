@@ -48,6 +48,7 @@ const HTTP_DEFAULTS = {
   sslEnabled: true,
   host: "0.0.0.0",
   maxRequestBodySize: 67108864,
+  consoleEnabled: true,
 };
 
 const OPCUA_DEFAULTS = {
@@ -395,7 +396,7 @@ describe("command-line overrides", () => {
     assert.equal(
       configError(() => loadConfig({ role: "embedded", overrides: ["endpoints[0].prot=8081"] })).message,
       "Unknown key 'endpoints[0].prot'. Allowed: @class, profiles, certificate, corsAllowCredentials, corsAllowedHeaders, corsAllowedMethods, " +
-        "corsAllowedOrigin, corsEnabled, isCorsEnabled, corsExposedHeaders, corsMaxAge, hostname, includeErrorDetails, port, sniEnabled, sslEnabled, host, maxRequestBodySize",
+        "corsAllowedOrigin, corsEnabled, isCorsEnabled, corsExposedHeaders, corsMaxAge, hostname, includeErrorDetails, port, sniEnabled, sslEnabled, host, maxRequestBodySize, consoleEnabled",
     );
     assert.equal(
       configError(() => loadConfig({ role: "embedded", overrides: ["cor.stateDir=x"] })).message,
