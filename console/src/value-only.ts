@@ -28,9 +28,10 @@ export function applyValueOnly(element: Element, value: ValueOnly): void {
       return;
     case "File":
     case "Blob":
+      // A Blob's ValueOnly may leave its content out (AAS Part 2: only with extent=WithBlobValue).
       if (isObject(value)) {
-        element.contentType = value.contentType as string | undefined;
-        element.value = value.value;
+        if (typeof value.contentType === "string") element.contentType = value.contentType;
+        if ("value" in value) element.value = value.value;
       }
       return;
     case "ReferenceElement":

@@ -1,32 +1,53 @@
-/** Asks for a bearer token when the API answered 401 (docs/console.md, ADR 0025), and can forget it. */
+/**
+ * The bearer token (docs/console.md, ADR 0025): asked for when the API answered 401, offered on
+ * request (an anonymous caller may see filtered, even empty, lists rather than a 401), and forgotten
+ * on request.
+ */
 import { useEffect, useState } from "preact/hooks";
-import { currentToken, onTokenChange, setToken, tokenWanted } from "../token.ts";
+import { currentToken, onTokenFormChange, setToken, tokenWanted } from "../token.ts";
 
 export function TokenForm() {
   const [, setTick] = useState(0);
   const [draft, setDraft] = useState("");
-  useEffect(() => onTokenChange(() => setTick((t) => t + 1)), []);
+  const [opened, setOpened] = useState(false);
+  useEffect(() => onTokenFormChange(() => setTick((t) => t + 1)), []);
   const reason = tokenWanted();
-  if (reason === undefined)
-    return currentToken() ? (
+  if (reason === undefined && !opened)
+    return (
       <div class="token-bar">
-        Signed in with a bearer token.{" "}
-        <button type="button" onClick={() => setToken(undefined)}>
-          Forget token
-        </button>
+        {currentToken() ? (
+          <>
+            Using a bearer token.{" "}
+            <button type="button" onClick={() => setToken(undefined)}>
+              Forget token
+            </button>
+          </>
+        ) : (
+          <>
+            Anonymous.{" "}
+            <button type="button" onClick={() => setOpened(true)}>
+              Use an access token
+            </button>
+          </>
+        )}
       </div>
-    ) : null;
+    );
   return (
     <form
       class="token-form"
-      aria-label="Access token"
+      aria-label="Bearer token"
       onSubmit={(event) => {
         event.preventDefault();
+        setOpened(false);
         setToken(draft.trim());
         setDraft("");
       }}
     >
-      <p role="alert">The server wants a bearer token: {reason}</p>
+      {reason !== undefined ? (
+        <p role="alert">The server wants a bearer token: {reason}</p>
+      ) : (
+        <p>Paste a bearer token from your identity provider.</p>
+      )}
       <label>
         Access token{" "}
         <input
