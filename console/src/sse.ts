@@ -25,7 +25,8 @@ export async function readEvents(
     if (done) return;
     buffer += value;
     let newline = buffer.search(/\r\n|\r|\n/);
-    while (newline >= 0) {
+    // A CR at the end may be the first half of a CRLF cut between two chunks: wait for the next.
+    while (newline >= 0 && !(newline === buffer.length - 1 && buffer.endsWith("\r"))) {
       const line = buffer.slice(0, newline);
       buffer = buffer.slice(newline + (buffer.startsWith("\r\n", newline) ? 2 : 1));
       if (line === "") {
