@@ -33,22 +33,23 @@ export function consoleAuthenticationSuite(mode: Mode): void {
         ],
         keys: await signingKeys("console"),
       });
-      [system, browser] = await Promise.all([
-        startSystem(mode, {
-          config: {
-            security: {
-              authentication: { bearer: { issuer: provider.issuer, audience: TWINPORT_AUDIENCE } },
-              rules: [
-                // Anonymous callers see the shells, not their submodels: opening one answers 401.
-                { subjects: [{ anonymous: true }], rights: ["READ"], objects: [{ shells: "*" }] },
-                { subjects: [{ role: "aas-reader" }], rights: ["READ"], objects: [{ all: true }] },
-                { subjects: [{ role: "aas-writer" }], rights: ["READ", "UPDATE"], objects: [{ all: true }] },
-              ],
-            },
+      // Side by side, each kept as soon as it is there: one failing must not leave the other running.
+      const browserStarted = launchBrowser().then((b) => (browser = b));
+      const systemStarted = startSystem(mode, {
+        config: {
+          security: {
+            authentication: { bearer: { issuer: provider.issuer, audience: TWINPORT_AUDIENCE } },
+            rules: [
+              // Anonymous callers see the shells, not their submodels: opening one answers 401.
+              { subjects: [{ anonymous: true }], rights: ["READ"], objects: [{ shells: "*" }] },
+              { subjects: [{ role: "aas-reader" }], rights: ["READ"], objects: [{ all: true }] },
+              { subjects: [{ role: "aas-writer" }], rights: ["READ", "UPDATE"], objects: [{ all: true }] },
+            ],
           },
-        }),
-        launchBrowser(),
-      ]);
+        },
+      }).then((s) => (system = s));
+      const results = await Promise.allSettled([browserStarted, systemStarted]);
+      for (const result of results) if (result.status === "rejected") throw result.reason;
     });
     after(async () => {
       await browser?.close();

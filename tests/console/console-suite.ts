@@ -69,7 +69,11 @@ export function consoleSuite(mode: Mode): void {
     let origin: string;
     let other: ConsoleSystem["clients"][number];
     before(async () => {
-      [system, browser] = await Promise.all([startConsoleSystem(mode), launchBrowser()]);
+      // Side by side, each kept as soon as it is there: one failing must not leave the other running.
+      const browserStarted = launchBrowser().then((b) => (browser = b));
+      const systemStarted = startConsoleSystem(mode).then((s) => (system = s));
+      const results = await Promise.allSettled([browserStarted, systemStarted]);
+      for (const result of results) if (result.status === "rejected") throw result.reason;
       origin = system.origins[0]!;
       other = system.clients.at(-1)!;
     });

@@ -19,6 +19,12 @@ import {
   type TwinportProcess,
 } from "../test-support/system.ts";
 
+/**
+ * A process serving OPC UA creates its server certificate (an RSA key) on its first start: on a
+ * loaded shared machine that alone took more than the default 30 s.
+ */
+const START_TIMEOUT_MS = 120_000;
+
 export interface ConsoleSystem {
   mode: Mode;
   /** https://127.0.0.1:<port> of each HTTP endpoint (embedded: one; distributed: two gateways). */
@@ -82,7 +88,12 @@ export async function startConsoleSystem(mode: Mode, options: ConsoleSystemOptio
         join(cwd, "config.json"),
         JSON.stringify({ endpoints: [httpEndpoint(httpPort), opcuaEndpoint(opcuaPort)] }),
       );
-      const process = await startTwinport({ role: "embedded", cwd, args: ["-c", "config.json", "-m", EXAMPLE_MODEL] });
+      const process = await startTwinport({
+        role: "embedded",
+        cwd,
+        args: ["-c", "config.json", "-m", EXAMPLE_MODEL],
+        timeoutMs: START_TIMEOUT_MS,
+      });
       processes.push(process);
       addHttp(httpPort, cwd);
       opcuaUrl = (process.details.opcua as string[])[0]!;
@@ -102,7 +113,15 @@ export async function startConsoleSystem(mode: Mode, options: ConsoleSystemOptio
       }
       const opcuaDir = tempDir("opcua-gateway");
       writeFileSync(join(opcuaDir, "config.json"), JSON.stringify({ endpoints: [opcuaEndpoint(await freePort())] }));
-      started.push(startTwinport({ role: "opcua-gateway", cwd: opcuaDir, args: ["-c", "config.json"], env }));
+      started.push(
+        startTwinport({
+          role: "opcua-gateway",
+          cwd: opcuaDir,
+          args: ["-c", "config.json"],
+          env,
+          timeoutMs: START_TIMEOUT_MS,
+        }),
+      );
       const results = await Promise.allSettled(started);
       for (const result of results) if (result.status === "fulfilled") processes.push(result.value);
       const failed = results.find((result) => result.status === "rejected");
