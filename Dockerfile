@@ -18,6 +18,7 @@ COPY libs/shared/package.json libs/shared/package.json
 COPY services/model-store/package.json services/model-store/package.json
 COPY services/http-gateway/package.json services/http-gateway/package.json
 COPY services/opcua-gateway/package.json services/opcua-gateway/package.json
+COPY console/package.json console/package.json
 RUN npm ci --ignore-scripts --no-audit --no-fund
 # .dockerignore keeps tests and test-support folders out of the context, and the build excludes them.
 COPY tsconfig.json tsconfig.build.json ./
@@ -25,6 +26,8 @@ COPY scripts/build.ts scripts/build.ts
 COPY libs libs
 COPY services services
 COPY bin bin
+# The web console's sources: Vite (a dev dependency) builds them into console/dist (docs/adr/0033).
+COPY console console
 # Type declarations and tsc's build info serve the compiler only: they stay in this stage.
 RUN node scripts/build.ts \
     && find dist libs/*/dist services/*/dist \( -name '*.d.ts' -o -name '*.d.cts' -o -name '.tsbuildinfo' \) -delete
@@ -37,6 +40,7 @@ COPY libs/shared/package.json libs/shared/package.json
 COPY services/model-store/package.json services/model-store/package.json
 COPY services/http-gateway/package.json services/http-gateway/package.json
 COPY services/opcua-gateway/package.json services/opcua-gateway/package.json
+COPY console/package.json console/package.json
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
 
 # Stage 3: the runtime. Same base, so the node_modules copied over match its libc and Node.
@@ -59,6 +63,8 @@ COPY services/http-gateway/package.json services/http-gateway/package.json
 COPY --from=build /app/services/http-gateway/dist services/http-gateway/dist
 COPY services/opcua-gateway/package.json services/opcua-gateway/package.json
 COPY --from=build /app/services/opcua-gateway/dist services/opcua-gateway/dist
+# The web console's static files, which the http-gateway serves at /console/ (found relative to its code).
+COPY --from=build /app/console/dist console/dist
 COPY examples examples
 # /data is the working directory and holds what a process generates and keeps (HTTPS certificate,
 # OPC UA PKI). The subfolders exist in the image so named volumes mounted on them start out owned

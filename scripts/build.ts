@@ -4,10 +4,11 @@
  * nothing changed takes about a second) and copies the files the code reads at run time (the
  * OPC UA nodeset XML, …) beside the output, at the same relative place as in src/. Production runs
  * only this output (docs/adr/0021). Plain erasable TypeScript: Node 24 runs it without tsx, which
- * the Docker build stage relies on.
+ * the Docker build stage relies on. Last, Vite builds the web console (console/ → console/dist,
+ * docs/adr/0033) when its sources changed since its last build.
  */
 import { spawnSync } from "node:child_process";
-import { copyFileSync, mkdirSync, readdirSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, relative } from "node:path";
 
@@ -55,3 +56,24 @@ for (const { src, dist } of PACKAGES) {
   }
 }
 console.log(`build: compiled to dist/, ${copied} runtime asset(s) copied`);
+
+/** The newest modification time among the console's sources (src/, index.html, its config and manifest). */
+function newestSource(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.name === "dist" || entry.name === "node_modules") continue;
+    const path = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestSource(path) : statSync(path).mtimeMs);
+  }
+  return newest;
+}
+const consoleDir = join(root, "console");
+const consoleIndex = join(consoleDir, "dist/index.html");
+if (existsSync(consoleIndex) && statSync(consoleIndex).mtimeMs >= newestSource(consoleDir)) {
+  console.log("build: web console up to date (console/dist)");
+} else {
+  // Vite is a dev dependency like the compiler: present wherever the compiler was found above.
+  const { build: viteBuild } = await import("vite");
+  await viteBuild({ root: consoleDir, configFile: join(consoleDir, "vite.config.ts"), logLevel: "warn" });
+  console.log("build: web console built (console/dist)");
+}

@@ -128,3 +128,10 @@ test("node-opcua packages: exact versions, all the same", () => {
     1,
   );
 });
+
+test("the web console imports none of our packages: it uses the public HTTP API", () => {
+  assert.match(String(checkImport("console/src/api.ts", "@twinport/shared")?.rule), /public HTTP API only/);
+  assert.ok(checkImport("console/src/components/app.tsx", "@twinport/http-gateway"));
+  assert.equal(checkImport("console/src/main.tsx", "preact"), undefined);
+  assert.equal(checkImport("console/src/main.tsx", "./components/app.tsx"), undefined);
+});

@@ -83,6 +83,10 @@ export function checkImport(file: string, specifier: string, isTypeOnly = false)
       return v(`only its owner may import '${owned.name}'`);
     }
   }
+  // The web console is a client of the public HTTP API like any other (docs/adr/0033): none of our
+  // code reaches the browser, so nothing it shows can bypass the API and its access rules.
+  if (file.startsWith("console/") && specifier.startsWith("@twinport/"))
+    return v("the web console uses Twinport's public HTTP API only, never its packages");
   if (specifier.startsWith("@twinport/")) {
     const [, pkg, ...rest] = specifier.split("/");
     if (pkg === "shared") {
@@ -145,7 +149,7 @@ export function isTestSupport(path: string): boolean {
 }
 
 function packageOf(path: string): string {
-  const m = /^(libs\/[^/]+|services\/[^/]+|bin|tests|bench|scripts)(\/|$)/.exec(path);
+  const m = /^(libs\/[^/]+|services\/[^/]+|bin|console|tests|bench|scripts)(\/|$)/.exec(path);
   return m?.[1] ?? path;
 }
 

@@ -17,13 +17,13 @@ function* sourceFiles(dir: string): Generator<string> {
     if (name === "node_modules" || name === "dist" || name.startsWith(".")) continue;
     const path = join(dir, name);
     if (statSync(path).isDirectory()) yield* sourceFiles(path);
-    else if (name.endsWith(".ts")) yield path;
+    else if (name.endsWith(".ts") || name.endsWith(".tsx")) yield path;
   }
 }
 
 const violations: Violation[] = [];
 let count = 0;
-for (const top of ["libs", "services", "bin"]) {
+for (const top of ["libs", "services", "bin", "console"]) {
   for (const path of sourceFiles(join(root, top))) {
     const file = relative(root, path);
     const source = readFileSync(path, "utf8");

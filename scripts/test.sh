@@ -14,6 +14,7 @@ echo "== build"
 node scripts/build.ts
 echo "== typecheck"
 npx tsc -p tsconfig.json
+npx tsc -p console/tsconfig.json
 source scripts/source-mode.sh
 scope="${1:-all}"
 case "$scope" in

@@ -64,10 +64,13 @@ const K8S_RULES = {
 };
 /** Image paths the deployments use, and where the repository has them (Dockerfile: COPY examples /app/examples). */
 const IMAGE_FILES = { "/app/examples/model.json": at("examples/model.json") };
-const WORKSPACE_MANIFESTS = ["libs", "services"].flatMap((folder) =>
-  readdirSync(at(folder), { withFileTypes: true })
-    .filter((entry) => entry.isDirectory())
-    .map((entry) => `${folder}/${entry.name}/package.json`),
+/** The manifests of the root package.json's workspaces ("libs/*", "console", …). */
+const WORKSPACE_MANIFESTS = (JSON.parse(read("package.json")).workspaces as string[]).flatMap((pattern) =>
+  pattern.endsWith("/*")
+    ? readdirSync(at(pattern.slice(0, -2)), { withFileTypes: true })
+        .filter((entry) => entry.isDirectory())
+        .map((entry) => `${pattern.slice(0, -2)}/${entry.name}/package.json`)
+    : [`${pattern}/package.json`],
 );
 
 function tempDir(t: { after(fn: () => void): void }, prefix: string): string {
@@ -203,6 +206,10 @@ test(".dockerignore sends the manifests, the sources to compile and the build sc
     "services/opcua-gateway/src/address-space/twinport-aas-v3.NodeSet2.xml",
     "examples/model.json",
     "examples/config-container.json",
+    // The web console's sources, built in the image (docs/adr/0033).
+    "console/index.html",
+    "console/vite.config.ts",
+    "console/src/main.tsx",
     ...WORKSPACE_MANIFESTS,
   ];
   for (const path of reach) assert.equal(dockerIgnored(patterns, path), false, `${path} must reach the build`);
@@ -218,6 +225,7 @@ test(".dockerignore sends the manifests, the sources to compile and the build sc
     "scripts/test.sh",
     "dist/cli.js",
     "libs/shared/dist/index.js",
+    "console/dist/index.html",
     // One naming convention for test support, wherever it is.
     "bin/test-support/spawn-twinport.ts",
     "libs/shared/src/test-support/index.ts",
@@ -250,7 +258,11 @@ test("the image runs with production dependencies only: every runtime import is 
       if (dockerIgnored(patterns, path)) return [];
       return entry.isDirectory() ? walk(path) : /\.(ts|js|mjs)$/.test(entry.name) ? [path] : [];
     });
-  const packageFolders = WORKSPACE_MANIFESTS.map((manifest) => manifest.replace(/\/package\.json$/, ""));
+  // console/: its sources never run in the image; Vite bundles them in the build stage into static
+  // files (docs/adr/0033), so its packages are build-time (dev) dependencies.
+  const packageFolders = WORKSPACE_MANIFESTS.map((manifest) => manifest.replace(/\/package\.json$/, "")).filter(
+    (folder) => folder !== "console",
+  );
   const files = ["bin", ...packageFolders].flatMap(walk);
   assert.ok(files.length > 20, "found too few source files to judge");
   for (const file of files) {

@@ -34,9 +34,12 @@ describe("createHttpApp: routing, errors and headers", () => {
     ]) {
       assertResult(await call(app(), "GET", path), 400);
     }
-    for (const path of ["/", "/shells", "/api/v3.1/shells", "/api/v3/shells", "/favicon.ico"]) {
+    for (const path of ["/shells", "/api/v3.1/shells", "/api/v3/shells", "/favicon.ico"]) {
       assertResult(await call(app(), "GET", path), 404);
     }
+    // "/" leads to the web console where it is served (console-routes.ts), and is nothing without it.
+    assertResult(await call(app({ consoleEnabled: false }), "GET", "/"), 404);
+    assertResult(await call(app({ consoleEnabled: false }), "GET", "/console/"), 404);
   });
 
   it("maps every store error code to exactly one status", () => {

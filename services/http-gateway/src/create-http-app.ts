@@ -1,6 +1,7 @@
 import type { Logger, ProcessMetrics, ReplyError, SecurityConfig, StoreClient } from "@twinport/shared";
 import { Hono } from "hono";
 import { authentication, createAuthenticator } from "./authentication/authenticate.ts";
+import { mountConsole } from "./console/console-routes.ts";
 import type { EventHub } from "./events/event-hub.ts";
 import { acceptableRepresentation } from "./http/acceptable-representation.ts";
 import { ApiError, badRequest } from "./http/api-error.ts";
@@ -135,6 +136,7 @@ export function createHttpApp(deps: HttpAppDeps): Hono {
   };
   app.all(API_PREFIX, unknownApiPath);
   app.all(`${API_PREFIX}/*`, unknownApiPath);
+  if (settings.consoleEnabled) mountConsole(app);
   return app;
 }
 

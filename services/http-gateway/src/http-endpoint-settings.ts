@@ -29,6 +29,8 @@ export interface HttpEndpointSettings {
   corsAllowedOrigin: string;
   corsExposedHeaders: string;
   corsMaxAge: number;
+  /** The web console at /console/ (and `/` redirecting there). */
+  consoleEnabled: boolean;
 }
 
 export const DEFAULT_MAX_REQUEST_BODY_SIZE = 64 * 1024 * 1024;
@@ -48,6 +50,7 @@ export const DEFAULT_HTTP_ENDPOINT_SETTINGS: Readonly<HttpEndpointSettings> = Ob
   corsAllowedOrigin: "*",
   corsExposedHeaders: "",
   corsMaxAge: 3600,
+  consoleEnabled: true,
 });
 
 export function httpEndpointSettings(overrides: Partial<HttpEndpointSettings> = {}): HttpEndpointSettings {

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { portSchema, profilesSchema } from "./endpoint-common.ts";
+import { consoleEnabledSchema } from "./http-console.ts";
 
 export const HTTP_ENDPOINT_CLASS = "endpoint.http.HttpEndpoint";
 
@@ -13,8 +14,8 @@ export const certificateInfoSchema = z.strictObject({
 });
 
 /**
- * Spec §2.2/§2.3 exactly, plus two documented extensions: `host` (bind address) and
- * `maxRequestBodySize`. `isCorsEnabled` is the name an earlier release used for `corsEnabled`.
+ * Spec §2.2/§2.3 exactly, plus documented extensions: `host` (bind address),
+ * `maxRequestBodySize` and `consoleEnabled` (http-console.ts). `isCorsEnabled` is the name an earlier release used for `corsEnabled`.
  */
 export const httpEndpointSchema = z
   .strictObject({
@@ -43,6 +44,8 @@ export const httpEndpointSchema = z
       .int()
       .min(1)
       .default(64 * 1024 * 1024),
+    /** Extension: the web console at /console/. */
+    consoleEnabled: consoleEnabledSchema,
   })
   .refine(
     (value) =>

@@ -48,6 +48,7 @@ const HTTP_DEFAULTS = {
   sslEnabled: true,
   host: "0.0.0.0",
   maxRequestBodySize: 67108864,
+  consoleEnabled: true,
 };
 
 const OPCUA_DEFAULTS = {
@@ -397,12 +398,28 @@ describe("environment overrides", () => {
   });
 });
 
+describe("the web console switch (consoleEnabled)", () => {
+  const consoleEnabled = (options: Parameters<typeof loadConfig>[0]) =>
+    (loadConfig(options).config.endpoints[0] as HttpEndpointConfig).consoleEnabled;
+  test("on by default; off from a file, the environment or the command line; anything but a boolean refused", () => {
+    assert.equal(consoleEnabled({ role: "embedded" }), true);
+    const file = configFile({ endpoints: [{ "@class": "endpoint.http.HttpEndpoint", consoleEnabled: false }] });
+    assert.equal(consoleEnabled({ role: "embedded", configFile: file }), false);
+    assert.equal(consoleEnabled({ role: "embedded", env: { TWINPORT_ENDPOINTS_0_CONSOLEENABLED: "false" } }), false);
+    assert.equal(consoleEnabled({ role: "embedded", overrides: ["endpoints[0].consoleEnabled=false"] }), false);
+    assert.equal(
+      configError(() => loadConfig({ role: "embedded", overrides: ["endpoints[0].consoleEnabled=maybe"] })).message,
+      `Invalid value at 'endpoints[0].consoleEnabled': expected boolean (true or false), got string "maybe"`,
+    );
+  });
+});
+
 describe("command-line overrides", () => {
   test("unknown key names the full path and the allowed keys", () => {
     assert.equal(
       configError(() => loadConfig({ role: "embedded", overrides: ["endpoints[0].prot=8081"] })).message,
       "Unknown key 'endpoints[0].prot'. Allowed: @class, profiles, certificate, corsAllowCredentials, corsAllowedHeaders, corsAllowedMethods, " +
-        "corsAllowedOrigin, corsEnabled, isCorsEnabled, corsExposedHeaders, corsMaxAge, hostname, includeErrorDetails, port, sniEnabled, sslEnabled, host, maxRequestBodySize",
+        "corsAllowedOrigin, corsEnabled, isCorsEnabled, corsExposedHeaders, corsMaxAge, hostname, includeErrorDetails, port, sniEnabled, sslEnabled, host, maxRequestBodySize, consoleEnabled",
     );
     assert.equal(
       configError(() => loadConfig({ role: "embedded", overrides: ["cor.stateDir=x"] })).message,

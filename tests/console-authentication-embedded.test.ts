@@ -1,0 +1,3 @@
+import { consoleAuthenticationSuite } from "./console/console-authentication-suite.ts";
+
+consoleAuthenticationSuite("embedded");

@@ -1,0 +1,3 @@
+import { consoleSuite } from "./console/console-suite.ts";
+
+consoleSuite("distributed");
