@@ -135,7 +135,8 @@ export function consoleSuite(mode: Mode): void {
         await p.goto(`${origin}/console/`);
         await openSubmodel(p, "TestAas2", "TechnicalData");
         await seeText(rowOf(p, "MaxRotationSpeed"), /Property\s+5000\s/);
-        await seeText(p.getByRole("status").filter({ hasText: "Live:" }), /Live: (change events|reading values)/);
+        // The event stream (GET /events) is served here, so the console must follow it, not poll.
+        await seeText(p.getByRole("status").filter({ hasText: "Live:" }), /Live: change events/);
         // Gone on a reload: the value must arrive in this very document.
         await p.evaluate(() => {
           (window as unknown as { sameDocument: boolean }).sameDocument = true;
