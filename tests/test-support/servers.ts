@@ -121,6 +121,13 @@ export interface MosquittoOptions {
   maxQueuedMessages?: number;
   /** mosquitto's QoS 1 messages in flight per client, unacknowledged (mosquitto's default: 20; 0 = no limit). */
   maxInflightMessages?: number;
+  /**
+   * Keeps sessions, subscriptions and queued messages across a restart in this directory (the
+   * caller's: it outlives `stop()`). Default: no persistence.
+   */
+  persistenceDir?: string;
+  /** With `tls`: the TLS listener requires a client certificate issued by this CA (PEM file). */
+  clientCaFile?: string;
 }
 
 export interface RunningMosquitto extends RunningServer {
@@ -172,7 +179,13 @@ export async function startMosquitto(options: MosquittoOptions = {}): Promise<Ru
   const dir = mkdtempSync(join(tmpdir(), "twinport-mosquitto-"));
   const lines = [
     "per_listener_settings false",
-    "persistence false",
+    ...(options.persistenceDir
+      ? [
+          "persistence true",
+          `persistence_location ${options.persistenceDir.replace(/\/?$/, "/")}`,
+          "autosave_interval 1",
+        ]
+      : ["persistence false"]),
     // Started as root, mosquitto drops to the "mosquitto" user, which could not read this temp dir.
     ...(process.getuid?.() === 0 ? ["user root"] : []),
     "log_dest stderr",
@@ -210,6 +223,7 @@ export async function startMosquitto(options: MosquittoOptions = {}): Promise<Ru
       `listener ${tlsPort} 127.0.0.1`,
       `certfile ${join(dir, "server.crt")}`,
       `keyfile ${join(dir, "server.key")}`,
+      ...(options.clientCaFile ? [`cafile ${options.clientCaFile}`, "require_certificate true"] : []),
     );
   }
   writeFileSync(join(dir, "mosquitto.conf"), `${lines.join("\n")}\n`);
