@@ -139,3 +139,25 @@ test("distributed mode: an mqtt object in the NATS entry; MessageBusMqtt itself 
     /Unknown key 'messageBus\.mqtt\.useInternalServer'/,
   );
 });
+
+test("FA³ST's earlier key names: clientKeystorePath/Password are the client key store; the server ones are ignored with a warning", () => {
+  const bus = load({
+    messageBus: {
+      "@class": "messagebus.mqtt.MessageBusMqtt",
+      useInternalServer: false,
+      clientKeystorePath: "client.p12",
+      clientKeystorePassword: "changeit",
+      serverKeystorePath: "server.p12",
+      passwordFile: "passwords.conf",
+    },
+  }).messageBus as MessageBusMqttConfig;
+  assert.deepEqual(mqttPublishingFor(bus)?.clientCertificate, {
+    keyStoreType: "PKCS12",
+    keyStorePath: "client.p12",
+    keyStorePassword: "changeit",
+  });
+  assert.deepEqual(
+    messageBusMqttWarnings(bus).map((warning) => /messageBus\.(\w+)/.exec(warning)?.[1]),
+    ["serverKeystorePath", "passwordFile"],
+  );
+});

@@ -89,7 +89,22 @@ const embeddedBrokerShape = {
     }),
   serverCertificate: z.looseObject({}).optional(),
   users: z.record(z.string(), z.string()).optional(),
+  // FA³ST's earlier spelling of the embedded broker's settings (before CertificateConfig and users).
+  serverKeystorePath: z.string().optional(),
+  serverKeystorePassword: z.string().optional(),
+  passwordFile: z.string().optional(),
+  /** FA³ST's earlier spelling of clientCertificate (a PKCS#12 key store); used when clientCertificate is absent. */
+  clientKeystorePath: z.string().optional(),
+  clientKeystorePassword: z.string().optional(),
 };
+
+const IGNORED_FAAAST_KEYS = [
+  "serverCertificate",
+  "users",
+  "serverKeystorePath",
+  "serverKeystorePassword",
+  "passwordFile",
+] as const;
 
 export const messageBusMqttShape = { ...publishingShape, ...embeddedBrokerShape };
 
@@ -98,9 +113,9 @@ export type MqttKeyStoreConfig = z.output<typeof keyStoreSchema>;
 
 /** FA³ST options accepted in the file but without effect here; one warning each (when present). */
 export function messageBusMqttWarnings(messageBus: object): string[] {
-  const entry = messageBus as { serverCertificate?: unknown; users?: unknown };
+  const entry = messageBus as Record<string, unknown>;
   const warnings: string[] = [];
-  for (const key of ["serverCertificate", "users"] as const) {
+  for (const key of IGNORED_FAAAST_KEYS) {
     if (entry[key] !== undefined) {
       warnings.push(
         `FA³ST option messageBus.${key} is not supported by Twinport and is ignored (it configures FA³ST's embedded broker)`,
@@ -114,6 +129,13 @@ export function messageBusMqttWarnings(messageBus: object): string[] {
 export function mqttPublishingOf(entry: Record<string, unknown>): MqttPublishingConfig {
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(publishingShape)) if (entry[key] !== undefined) out[key] = entry[key];
+  if (out.clientCertificate === undefined && typeof entry.clientKeystorePath === "string" && entry.clientKeystorePath) {
+    out.clientCertificate = {
+      keyStoreType: "PKCS12",
+      keyStorePath: entry.clientKeystorePath,
+      ...(typeof entry.clientKeystorePassword === "string" ? { keyStorePassword: entry.clientKeystorePassword } : {}),
+    };
+  }
   return out as MqttPublishingConfig;
 }
 
