@@ -128,6 +128,8 @@ export interface MosquittoOptions {
   persistenceDir?: string;
   /** With `tls`: the TLS listener requires a client certificate issued by this CA (PEM file). */
   clientCaFile?: string;
+  /** Adds a plain MQTT-over-WebSocket listener on this port. */
+  websocketPort?: number;
 }
 
 export interface RunningMosquitto extends RunningServer {
@@ -226,12 +228,16 @@ export async function startMosquitto(options: MosquittoOptions = {}): Promise<Ru
       ...(options.clientCaFile ? [`cafile ${options.clientCaFile}`, "require_certificate true"] : []),
     );
   }
+  if (options.websocketPort !== undefined)
+    lines.push(`listener ${options.websocketPort} 127.0.0.1`, "protocol websockets");
   writeFileSync(join(dir, "mosquitto.conf"), `${lines.join("\n")}\n`);
   const logFile = join(dir, "mosquitto.log");
   const log = openSync(logFile, "a");
   const child = spawn(serverBinary("mosquitto"), ["-c", join(dir, "mosquitto.conf")], { stdio: ["ignore", log, log] });
   await waitForPort(port, child, "mosquitto");
   if (tlsPort !== undefined) await waitForPort(tlsPort, child, "mosquitto (TLS listener)");
+  if (options.websocketPort !== undefined)
+    await waitForPort(options.websocketPort, child, "mosquitto (WebSocket listener)");
   return {
     url: `mqtt://127.0.0.1:${port}`,
     port,

@@ -103,3 +103,29 @@ test("acknowledgements are reported in seq order, across a broker restart, for e
     await publisher.close();
   }
 });
+
+test("FA³ST's useWebsocket: ws://host:websocketPort", async () => {
+  const websocketPort = await freePort();
+  const wsBroker = await startMosquitto({ websocketPort });
+  const wsConsumer = await connectAsync(wsBroker.url, { clientId: "ws-consumer" });
+  const got: number[] = [];
+  wsConsumer.on("message", (_topic, payload) => got.push(JSON.parse(payload.toString()).newValue.value));
+  await wsConsumer.subscribeAsync("unit/#", { qos: 1 });
+  const settings = { ...config(port), useWebsocket: true, websocketPort };
+  const target = await mqttPublishingTarget(settings);
+  assert.equal(target.display, `ws://127.0.0.1:${websocketPort}/`);
+  const publisher = createOrderedPublisher({ config: settings, target, log: () => {} });
+  try {
+    publisher.push(event(1));
+    publisher.push(event(2));
+    await until(
+      () => got.length >= 2,
+      () => `over WebSocket: ${got}`,
+    );
+    assert.deepEqual(got, [1, 2]);
+  } finally {
+    await publisher.close();
+    await wsConsumer.endAsync(true);
+    await wsBroker.stop();
+  }
+});
