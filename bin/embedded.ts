@@ -163,6 +163,7 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
         log: (message) => context.log(`twinport embedded: ${message}`),
       });
       closer.add(() => publishing.stop());
+      details.mqtt = publishing.broker;
     }
 
     // A persistent store keeps what it has: the models only seed an empty one.

@@ -153,6 +153,8 @@ export function mqttEventsSuite(mode: Mode): void {
     const submodelId = `urn:test:mqtt:submodel:${randomUUID()}`;
     const sm = `/submodels/${b64(submodelId)}`;
     const from = subscriber.messages.length;
+    // The ready line names where the events go.
+    for (const store of stores) assert.equal(store.details.mqtt, `tcp://127.0.0.1:${brokerPort} (topics ${PREFIX}…)`);
 
     await send("POST", "/shells", {
       modelType: "AssetAdministrationShell",

@@ -142,6 +142,7 @@ export async function startModelStore(config: TwinportConfig, options: ModelStor
     closing.push(() => keeper.stop());
 
     // One replica at a time publishes to MQTT, from the event log (docs/adr/0030).
+    let mqttBroker: string | undefined;
     if (messageBus.mqtt) {
       const publishing = await startEventPublishing({
         config: messageBus.mqtt,
@@ -150,6 +151,7 @@ export async function startModelStore(config: TwinportConfig, options: ModelStor
         log: (message) => log(`twinport model-store: ${message}`),
       });
       closing.push(() => publishing.stop());
+      mqttBroker = publishing.broker;
     }
 
     const models = options.models ?? [];
@@ -203,6 +205,7 @@ export async function startModelStore(config: TwinportConfig, options: ModelStor
         redis: displayUrl(persistence.url),
         keyPrefix: persistence.keyPrefix,
         nats: displayUrl(messageBus.url),
+        ...(mqttBroker ? { mqtt: mqttBroker } : {}),
         ...(registries ? { registryDescriptorsPointAt: registries.advertised } : {}),
         ...(assets
           ? { assetConnections: assets.status().map(({ name, kind, endpoint }) => ({ name, kind, endpoint })) }

@@ -17,7 +17,9 @@ export interface BufferedPublishingOptions {
  * the log names the seqs lost, once per outage. There is nothing to replay them from: a consumer
  * that needs them reads the model again (the seq user property shows the gap).
  */
-export async function startBufferedPublishing(options: BufferedPublishingOptions): Promise<EventPublishing> {
+export async function startBufferedPublishing(
+  options: BufferedPublishingOptions,
+): Promise<Pick<EventPublishing, "stop">> {
   const { bus, config, target, log } = options;
   const publisher = createOrderedPublisher({ config, target, log });
   let lostFrom: number | undefined;

@@ -44,7 +44,9 @@ return 1
  * broker had acknowledged after the last saved position are published again (at least once).
  * The first start ever begins at the store's current seq: history is not replayed.
  */
-export async function startDurablePublishing(options: DurablePublishingOptions): Promise<EventPublishing> {
+export async function startDurablePublishing(
+  options: DurablePublishingOptions,
+): Promise<Pick<EventPublishing, "stop">> {
   const { repository, config, target, owner, log } = options;
   const redis = repository.redis;
   const leaseKey = repository.key("mqtt:lease");

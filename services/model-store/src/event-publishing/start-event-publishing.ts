@@ -27,8 +27,9 @@ export async function startEventPublishing(options: EventPublishingOptions): Pro
   options.log(
     `MQTT publishing: change events go to ${target.display}, topics ${options.config.topicPrefix}<FA³ST event message>, QoS ${options.config.qos}`,
   );
+  const broker = `${target.display} (topics ${options.config.topicPrefix}…)`;
   if (options.redis) {
-    return startDurablePublishing({
+    const durable = await startDurablePublishing({
       repository: options.redis.repository,
       fetchEvents: options.redis.fetchEvents,
       bus: options.bus,
@@ -37,6 +38,13 @@ export async function startEventPublishing(options: EventPublishingOptions): Pro
       owner: options.redis.owner,
       log: options.log,
     });
+    return { broker, stop: () => durable.stop() };
   }
-  return startBufferedPublishing({ bus: options.bus, config: options.config, target, log: options.log });
+  const buffered = await startBufferedPublishing({
+    bus: options.bus,
+    config: options.config,
+    target,
+    log: options.log,
+  });
+  return { broker, stop: () => buffered.stop() };
 }
