@@ -129,3 +129,31 @@ test("FA³ST's useWebsocket: ws://host:websocketPort", async () => {
     await wsBroker.stop();
   }
 });
+
+test("retainValues: value changes are retained, so a new subscriber gets the latest at once; other events are not", async () => {
+  const settings = { ...config(port), clientId: "retain-test", topicPrefix: "retained/", retainValues: true };
+  const acks: number[] = [];
+  const publisher = createOrderedPublisher({
+    config: settings,
+    target: await mqttPublishingTarget(settings),
+    log: () => {},
+    onAcked: (seq) => acks.push(seq),
+  });
+  try {
+    publisher.push(event(1));
+    publisher.push({ ...event(2), kind: "element.updated" });
+    await until(
+      () => acks.at(-1) === 2,
+      () => `acks ${acks}`,
+    );
+    const late = await connectAsync(broker.url, { clientId: "late-consumer" });
+    const got: { topic: string; retain: boolean }[] = [];
+    late.on("message", (topic, _payload, packet) => got.push({ topic, retain: packet.retain }));
+    await late.subscribeAsync("retained/#", { qos: 1 });
+    await new Promise((r) => setTimeout(r, 300));
+    await late.endAsync(true);
+    assert.deepEqual(got, [{ topic: "retained/ValueChangeEventMessage", retain: true }]);
+  } finally {
+    await publisher.close();
+  }
+});
