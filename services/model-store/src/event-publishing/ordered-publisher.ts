@@ -32,7 +32,7 @@ const MAX_RETRY_MS = 5000;
  * Publishes events in seq order over one MQTT session at a time, `window` at once (the broker acks
  * in order on a session). When the session is lost, every event not yet acknowledged is sent again
  * on the next one, from the oldest: at least once, in order; a consumer may see an event again
- * (with QoS 1 its DUP flag or an equal seq user property tells it). mqtt.js's own reconnect and
+ * (its seq user property tells it: not above the highest seen). mqtt.js's own reconnect and
  * offline queue are off, so nothing else re-sends behind our back and out of order.
  */
 export function createOrderedPublisher(options: OrderedPublisherOptions): OrderedPublisher {
