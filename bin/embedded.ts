@@ -23,8 +23,10 @@ import {
   loadModelFiles,
   MESSAGE_BUS_NATS_CLASS,
   type MutableOperationProviderRegistry,
+  messageBusMqttWarnings,
   meteredCommandHandler,
   meteredEventBus,
+  mqttPublishingFor,
   type NatsConnection,
   natsConnectionState,
   PERSISTENCE_REDIS_CLASS,
@@ -146,6 +148,29 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
     // Commands per type and failures per code, and one log line per write with its correlation id.
     const store = createDirectStoreClient(meteredCommandHandler(engine, metrics, logger));
     closer.add(() => store.close());
+
+    // Change events to an MQTT broker (docs/events-mqtt.md): durable from the event log on Redis, else buffered in memory.
+    const mqttPublishing = mqttPublishingFor(config.messageBus);
+    if (mqttPublishing) {
+      for (const warning of messageBusMqttWarnings(config.messageBus)) context.log(`twinport: warning: ${warning}`);
+      const { startEventPublishing } = await import("@twinport/model-store");
+      const publishing = await startEventPublishing({
+        config: mqttPublishing,
+        bus,
+        ...(redisRepository
+          ? {
+              redis: {
+                repository: redisRepository,
+                fetchEvents: eventLogReader(() => engine),
+                owner: `embedded-${hostname()}-${process.pid}`,
+              },
+            }
+          : {}),
+        log: (message) => context.log(`twinport embedded: ${message}`),
+      });
+      closer.add(() => publishing.stop());
+      details.mqtt = publishing.broker;
+    }
 
     // A persistent store keeps what it has: the models only seed an empty one.
     const models = await loadModelFiles(store, context.models, { validate: context.validateOnLoad, onlyIfEmpty: true });

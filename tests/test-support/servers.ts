@@ -121,6 +121,15 @@ export interface MosquittoOptions {
   maxQueuedMessages?: number;
   /** mosquitto's QoS 1 messages in flight per client, unacknowledged (mosquitto's default: 20; 0 = no limit). */
   maxInflightMessages?: number;
+  /**
+   * Keeps sessions, subscriptions and queued messages across a restart in this directory (the
+   * caller's: it outlives `stop()`). Default: no persistence.
+   */
+  persistenceDir?: string;
+  /** With `tls`: the TLS listener requires a client certificate issued by this CA (PEM file). */
+  clientCaFile?: string;
+  /** Adds a plain MQTT-over-WebSocket listener on this port. */
+  websocketPort?: number;
 }
 
 export interface RunningMosquitto extends RunningServer {
@@ -172,7 +181,13 @@ export async function startMosquitto(options: MosquittoOptions = {}): Promise<Ru
   const dir = mkdtempSync(join(tmpdir(), "twinport-mosquitto-"));
   const lines = [
     "per_listener_settings false",
-    "persistence false",
+    ...(options.persistenceDir
+      ? [
+          "persistence true",
+          `persistence_location ${options.persistenceDir.replace(/\/?$/, "/")}`,
+          "autosave_interval 1",
+        ]
+      : ["persistence false"]),
     // Started as root, mosquitto drops to the "mosquitto" user, which could not read this temp dir.
     ...(process.getuid?.() === 0 ? ["user root"] : []),
     "log_dest stderr",
@@ -210,14 +225,19 @@ export async function startMosquitto(options: MosquittoOptions = {}): Promise<Ru
       `listener ${tlsPort} 127.0.0.1`,
       `certfile ${join(dir, "server.crt")}`,
       `keyfile ${join(dir, "server.key")}`,
+      ...(options.clientCaFile ? [`cafile ${options.clientCaFile}`, "require_certificate true"] : []),
     );
   }
+  if (options.websocketPort !== undefined)
+    lines.push(`listener ${options.websocketPort} 127.0.0.1`, "protocol websockets");
   writeFileSync(join(dir, "mosquitto.conf"), `${lines.join("\n")}\n`);
   const logFile = join(dir, "mosquitto.log");
   const log = openSync(logFile, "a");
   const child = spawn(serverBinary("mosquitto"), ["-c", join(dir, "mosquitto.conf")], { stdio: ["ignore", log, log] });
   await waitForPort(port, child, "mosquitto");
   if (tlsPort !== undefined) await waitForPort(tlsPort, child, "mosquitto (TLS listener)");
+  if (options.websocketPort !== undefined)
+    await waitForPort(options.websocketPort, child, "mosquitto (WebSocket listener)");
   return {
     url: `mqtt://127.0.0.1:${port}`,
     port,

@@ -15,6 +15,8 @@ export {
   startAssetConnections,
 } from "./asset-connections/start-asset-connections.ts";
 export type { AssetInterfacesStatus } from "./asset-interfaces/aimc-processor.ts";
+export type { EventPublishing } from "./event-publishing/event-publishing.ts";
+export { type EventPublishingOptions, startEventPublishing } from "./event-publishing/start-event-publishing.ts";
 export { type ModelStoreOptions, startModelStore } from "./model-store-process.ts";
 export { acquireLease, releaseLease, renewLease } from "./outbox/lease.ts";
 export { type OutboxKeeper, type OutboxKeeperOptions, startOutboxKeeper } from "./outbox/outbox-keeper.ts";

@@ -30,6 +30,7 @@ import {
 } from "@twinport/shared";
 import { redisConnectionLeases } from "./asset-connections/connection-lease.ts";
 import { startAssetConnections } from "./asset-connections/start-asset-connections.ts";
+import { startEventPublishing } from "./event-publishing/start-event-publishing.ts";
 import { openModelStoreFileStore } from "./open-file-store.ts";
 import { startOutboxKeeper } from "./outbox/outbox-keeper.ts";
 import { createRedisRepository, type RedisRepository } from "./redis/redis-repository.ts";
@@ -72,7 +73,7 @@ export async function startModelStore(config: TwinportConfig, options: ModelStor
   }
   if (messageBus["@class"] !== MESSAGE_BUS_NATS_CLASS) {
     throw new ConfigError(
-      `The model-store serves the gateways over NATS: messageBus must be ${MESSAGE_BUS_NATS_CLASS} (it is ${messageBus["@class"]})`,
+      `The model-store serves the gateways over NATS: messageBus must be ${MESSAGE_BUS_NATS_CLASS} (it is ${messageBus["@class"]}); to publish change events to MQTT as well, add an "mqtt" object to it (docs/events-mqtt.md)`,
     );
   }
   const owner = options.owner ?? `${hostname()}-${process.pid}-${randomBytes(4).toString("hex")}`;
@@ -143,6 +144,19 @@ export async function startModelStore(config: TwinportConfig, options: ModelStor
     });
     closing.push(() => keeper.stop());
 
+    // One replica at a time publishes to MQTT, from the event log (docs/adr/0030).
+    let mqttBroker: string | undefined;
+    if (messageBus.mqtt) {
+      const publishing = await startEventPublishing({
+        config: messageBus.mqtt,
+        bus,
+        redis: { repository, fetchEvents: eventLogReader(() => engine), owner },
+        log: (message) => log(`twinport model-store: ${message}`),
+      });
+      closing.push(() => publishing.stop());
+      mqttBroker = publishing.broker;
+    }
+
     const models = options.models ?? [];
     const seeded = models.length > 0 ? await seedModels(repository, owner, engine, models, validateOnLoad) : undefined;
     if (seeded?.skipped) log("twinport model-store: the store already holds data; the model files were not loaded");
@@ -194,6 +208,7 @@ export async function startModelStore(config: TwinportConfig, options: ModelStor
         redis: displayUrl(persistence.url),
         keyPrefix: persistence.keyPrefix,
         nats: displayUrl(messageBus.url),
+        ...(mqttBroker ? { mqtt: mqttBroker } : {}),
         ...(registries ? { registryDescriptorsPointAt: registries.advertised } : {}),
         ...(assets
           ? { assetConnections: assets.status().map(({ name, kind, endpoint }) => ({ name, kind, endpoint })) }

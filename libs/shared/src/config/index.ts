@@ -58,8 +58,17 @@ export {
   MESSAGE_BUS_NATS_CLASS,
   type MessageBusConfig,
   type MessageBusInternalConfig,
+  type MessageBusMqttConfig,
   type MessageBusNatsConfig,
 } from "./message-bus.ts";
+export {
+  MESSAGE_BUS_MQTT_CLASS,
+  type MqttKeyStoreConfig,
+  type MqttPublishingConfig,
+  messageBusMqttWarnings,
+  mqttPublishingFor,
+  mqttPublishingOf,
+} from "./message-bus-mqtt.ts";
 export {
   type LoadedModels,
   loadModelFiles,

@@ -573,8 +573,8 @@ describe("errors in the file", () => {
       `Unknown @class '${FAAAST}.endpoint.mqtt.MqttEndpoint' at endpoints[0]. Known: endpoint.http.HttpEndpoint, endpoint.opcua.OpcUaEndpoint`,
     );
     assert.equal(
-      errorFor({ messageBus: { "@class": "messagebus.mqtt.MessageBusMqtt" } }),
-      "Unknown @class 'messagebus.mqtt.MessageBusMqtt' at messageBus. Known: messagebus.internal.MessageBusInternal, messagebus.nats.MessageBusNats",
+      errorFor({ messageBus: { "@class": `${FAAAST}.messagebus.cloudevents.MessageBusCloudEvents` } }),
+      `Unknown @class '${FAAAST}.messagebus.cloudevents.MessageBusCloudEvents' at messageBus. Known: messagebus.internal.MessageBusInternal, messagebus.nats.MessageBusNats, messagebus.mqtt.MessageBusMqtt`,
     );
     assert.match(
       errorFor({ fileStorage: { "@class": "a.b.C" } }),
@@ -614,7 +614,7 @@ describe("errors in the file", () => {
     );
     assert.match(
       errorFor({ messageBus: { "@class": "messagebus.nats.MessageBusNats", timeout: 1 } }),
-      /^Unknown key 'messageBus\.timeout'\. Allowed: @class, url, requestTimeoutMs, readCacheMaxAgeMs, readCacheMaxBytes$/,
+      /^Unknown key 'messageBus\.timeout'\. Allowed: @class, url, requestTimeoutMs, readCacheMaxAgeMs, readCacheMaxBytes, mqtt$/,
     );
   });
 

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { ClassedSection } from "./class-names.ts";
+import { MESSAGE_BUS_MQTT_CLASS, messageBusMqttShape, mqttPublishingSchema } from "./message-bus-mqtt.ts";
 
 export const MESSAGE_BUS_INTERNAL_CLASS = "messagebus.internal.MessageBusInternal";
 export const MESSAGE_BUS_NATS_CLASS = "messagebus.nats.MessageBusNats";
@@ -27,21 +28,33 @@ export const messageBusNatsSchema = z.strictObject({
   /** Deadline of one request to the model-store (the nats client's own default of 1 s is too short). */
   requestTimeoutMs: z.number().int().min(1).default(5000),
   ...readCacheSettings,
+  /** Also publish every change event to an MQTT broker (docs/events-mqtt.md): read by the model-store. */
+  mqtt: mqttPublishingSchema.optional(),
+});
+
+/** FA³ST's MQTT message bus: in Twinport the internal bus plus MQTT publishing (embedded mode). */
+export const messageBusMqttSchema = z.strictObject({
+  "@class": z.literal(MESSAGE_BUS_MQTT_CLASS),
+  ...messageBusMqttShape,
+  ...readCacheSettings,
 });
 
 export type MessageBusInternalConfig = z.output<typeof messageBusInternalSchema>;
 export type MessageBusNatsConfig = z.output<typeof messageBusNatsSchema>;
-export type MessageBusConfig = MessageBusInternalConfig | MessageBusNatsConfig;
+export type MessageBusMqttConfig = z.output<typeof messageBusMqttSchema>;
+export type MessageBusConfig = MessageBusInternalConfig | MessageBusNatsConfig | MessageBusMqttConfig;
 
 export const messageBusSection: ClassedSection = {
   what: "messageBus",
-  known: [MESSAGE_BUS_INTERNAL_CLASS, MESSAGE_BUS_NATS_CLASS],
+  known: [MESSAGE_BUS_INTERNAL_CLASS, MESSAGE_BUS_NATS_CLASS, MESSAGE_BUS_MQTT_CLASS],
   schemaFor(suffix) {
     switch (suffix) {
       case MESSAGE_BUS_INTERNAL_CLASS:
         return messageBusInternalSchema;
       case MESSAGE_BUS_NATS_CLASS:
         return messageBusNatsSchema;
+      case MESSAGE_BUS_MQTT_CLASS:
+        return messageBusMqttSchema;
       default:
         return undefined;
     }

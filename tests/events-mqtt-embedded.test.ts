@@ -1,0 +1,3 @@
+import { mqttEventsSuite } from "./events/mqtt-events-suite.ts";
+
+mqttEventsSuite("embedded");

@@ -1,0 +1,3 @@
+import { mqttSecuredSuite } from "./events/mqtt-secured-suite.ts";
+
+mqttSecuredSuite("distributed");
