@@ -10,7 +10,6 @@ export {
 } from "./asset-connection-reference.ts";
 export {
   type ArgumentValidationMode,
-  ASSET_CONNECTION_KNOWN_PROPERTIES,
   type AssetConnectionConfig,
   type CertificateConfig,
   HTTP_ASSET_CONNECTION_CLASS,
@@ -94,4 +93,4 @@ export {
   derivedAssetConnection,
   type SubmodelTemplateProcessorConfig,
 } from "./submodel-template-processors.ts";
-export { type TwinportConfig, validateConfig } from "./validate-config.ts";
+export { type TwinportConfig, validateConfig, validateConfigWithWarnings } from "./validate-config.ts";

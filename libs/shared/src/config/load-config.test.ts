@@ -46,6 +46,7 @@ const HTTP_DEFAULTS = {
   port: 443,
   sniEnabled: true,
   sslEnabled: true,
+  pathPrefix: "/api/v3.0",
   host: "0.0.0.0",
   maxRequestBodySize: 67108864,
 };
@@ -376,7 +377,7 @@ describe("environment overrides", () => {
     );
     assert.match(
       warnings.find((w) => w.includes("TWINPORT_ENDPOINTS_0_PROT"))!,
-      /Unknown key 'endpoints\[0\]\.PROT'\. Allowed: @class, profiles, .*port/,
+      /Unknown key 'endpoints\[0\]\.PROT'\. Did you mean 'port'\? Allowed: @class, profiles, .*port/,
     );
     assert.match(warnings.find((w) => w.includes("TWINPORT_ENDPOINTS_7_PORT"))!, /has 2 entries/);
     assert.equal(config.endpoints.length, 2);
@@ -394,12 +395,12 @@ describe("command-line overrides", () => {
   test("unknown key names the full path and the allowed keys", () => {
     assert.equal(
       configError(() => loadConfig({ role: "embedded", overrides: ["endpoints[0].prot=8081"] })).message,
-      "Unknown key 'endpoints[0].prot'. Allowed: @class, profiles, certificate, corsAllowCredentials, corsAllowedHeaders, corsAllowedMethods, " +
-        "corsAllowedOrigin, corsEnabled, isCorsEnabled, corsExposedHeaders, corsMaxAge, hostname, includeErrorDetails, port, sniEnabled, sslEnabled, host, maxRequestBodySize",
+      "Unknown key 'endpoints[0].prot'. Did you mean 'port'? Allowed: @class, profiles, certificate, corsAllowCredentials, corsAllowedHeaders, corsAllowedMethods, " +
+        "corsAllowedOrigin, corsEnabled, isCorsEnabled, corsExposedHeaders, corsMaxAge, hostname, includeErrorDetails, port, sniEnabled, sslEnabled, pathPrefix, host, maxRequestBodySize",
     );
     assert.equal(
       configError(() => loadConfig({ role: "embedded", overrides: ["cor.stateDir=x"] })).message,
-      "Unknown key 'cor'. Allowed: core, endpoints, persistence, messageBus, fileStorage, assetConnections, submodelTemplateProcessors, security",
+      "Unknown key 'cor'. Did you mean 'core'? Allowed: core, endpoints, persistence, messageBus, fileStorage, assetConnections, submodelTemplateProcessors, security",
     );
   });
 
@@ -572,7 +573,7 @@ describe("errors in the file", () => {
   test("unknown keys at every level", () => {
     assert.equal(
       errorFor({ cores: {} }),
-      "Unknown key 'cores'. Allowed: core, endpoints, persistence, messageBus, fileStorage, assetConnections, submodelTemplateProcessors, security",
+      "Unknown key 'cores'. Did you mean 'core'? Allowed: core, endpoints, persistence, messageBus, fileStorage, assetConnections, submodelTemplateProcessors, security",
     );
     assert.match(
       errorFor({ core: { stateDirectory: "x" } }),
