@@ -44,12 +44,21 @@ const headersSchema = withDefault(z.record(z.string(), z.string()), {});
 /** Only JSON exists in FA³ST too (its docs list XML, its code has no XML implementation). */
 const formatSchema = z.preprocess(
   nullToUndefined,
-  z.string().refine((value) => value === "JSON", {
-    error: (issue) =>
-      issue.input === "XML"
-        ? 'format "XML" is not implemented (FA³ST has no XML implementation either); use "JSON"'
-        : 'the only format is "JSON" (case-sensitive)',
-  }),
+  // FA³ST has no default either: without a format its provider fails at the first request. Its
+  // documented HTTP subscription example omits it, so the message says exactly what to add.
+  z
+    .string({
+      error: (issue) =>
+        issue.input === undefined
+          ? 'add "format": "JSON" (FA³ST has no default either; JSON is the only format)'
+          : undefined,
+    })
+    .refine((value) => value === "JSON", {
+      error: (issue) =>
+        issue.input === "XML"
+          ? 'format "XML" is not implemented (FA³ST has no XML implementation either); use "JSON"'
+          : 'the only format is "JSON" (case-sensitive)',
+    }),
 );
 
 /** FA³ST v1.3.0 ran queries starting with "jq|" as jq (experimental); its main branch dropped them, and so do we. */

@@ -60,7 +60,13 @@ function issueMessages(issue: z.core.$ZodIssue, schema: z.ZodType, input: unknow
     }
     case "invalid_type": {
       const value = valueAt(input, issue.path);
-      if (value === undefined) return [`Missing '${at}' (${issue.expected})`];
+      if (value === undefined)
+        // A schema's own message says what to write there; zod's default only names the type.
+        return [
+          issue.message.startsWith("Invalid input")
+            ? `Missing '${at}' (${issue.expected})`
+            : `Missing '${at}': ${issue.message}`,
+        ];
       const expected = issue.expected === "boolean" ? "boolean (true or false)" : issue.expected;
       return [`Invalid value at '${at}': expected ${expected}, got ${describe(value)}`];
     }
