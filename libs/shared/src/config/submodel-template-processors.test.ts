@@ -31,6 +31,8 @@ describe("submodelTemplateProcessors", () => {
       { "@class": AIMC_PROCESSOR_CLASS, credentials: {}, subscriptionInterval: 1000 },
     ]);
     assert.deepEqual(load({ "@class": AIMC_PROCESSOR_CLASS, subscriptionInterval: 250 })[0]!.subscriptionInterval, 250);
+    // FA³ST's own test writes 0; FA³ST's HTTP subscription provider then polls at its floor of 100 ms.
+    assert.equal(load({ "@class": AIMC_PROCESSOR_CLASS, subscriptionInterval: 0 })[0]!.subscriptionInterval, 0);
     assert.deepEqual(validateConfig(BASE).submodelTemplateProcessors, []);
   });
 
@@ -59,7 +61,7 @@ describe("submodelTemplateProcessors", () => {
       issues({ "@class": "submodeltemplate.foo.FooProcessor" }).join("\n"),
       /Unknown @class 'submodeltemplate\.foo\.FooProcessor'.*Known: submodeltemplate\.aimc\.AimcSubmodelTemplateProcessor/,
     );
-    assert.match(issues({ "@class": FAAAST_CLASS, subscriptionInterval: 10 }).join("\n"), /subscriptionInterval/);
+    assert.match(issues({ "@class": FAAAST_CLASS, subscriptionInterval: -1 }).join("\n"), /subscriptionInterval/);
     assert.match(
       issues({ "@class": FAAAST_CLASS, credentials: { "http://h": [{ user: "x" }] } }).join("\n"),
       /credentials/,
@@ -97,6 +99,18 @@ describe("derivedAssetConnection", () => {
     ) as { headers: unknown; subscriptionProviders: Record<string, { interval: number; headers: unknown }> };
     assert.deepEqual(connection.headers, {});
     assert.equal(connection.subscriptionProviders["(Submodel)s, (Property)p"]!.interval, 1000);
+  });
+
+  test("an interval under 100 ms (FA³ST's subscriptionInterval 0) polls at FA³ST's floor of 100 ms", () => {
+    const connection = derivedAssetConnection(
+      {
+        "@class": "assetconnection.http.HttpAssetConnection",
+        baseUrl: "http://h:1",
+        subscriptionProviders: { "(Submodel)s, (Property)p": { format: "JSON", path: "/p", interval: 0 } },
+      },
+      "AIMC x",
+    ) as { subscriptionProviders: Record<string, { interval: number }> };
+    assert.equal(connection.subscriptionProviders["(Submodel)s, (Property)p"]!.interval, 100);
   });
 
   test("a config the schema refuses is a ConfigError naming where it came from", () => {

@@ -29,8 +29,14 @@ const basicCredentialsSchema = z.strictObject({
 export const aimcProcessorSchema = z.strictObject({
   "@class": z.literal(AIMC_PROCESSOR_CLASS),
   credentials: z.record(z.string().min(1), z.array(basicCredentialsSchema)).default({}),
-  /** Polling period (ms) of the HTTP subscription providers it derives from observable properties (FA³ST main's name). */
-  subscriptionInterval: z.number().int().min(100).default(1000),
+  /**
+   * Polling period (ms) of the HTTP subscription providers it derives from observable properties
+   * (FA³ST main's name). FA³ST passes it to the providers as it is, and its HTTP subscription
+   * provider raises anything under 100 ms to 100 ms: so 0 (FA³ST's own test) polls every 100 ms
+   * here too (the provider schema applies the same floor), and an OPC UA subscription gets
+   * sampling interval 0, OPC UA's "as fast as the server samples".
+   */
+  subscriptionInterval: z.number().int().min(0).default(1000),
 });
 
 export type AimcProcessorConfig = z.output<typeof aimcProcessorSchema>;
