@@ -5,6 +5,7 @@ import {
   derivedAssetConnection,
   HTTP_ASSET_CONNECTION_CLASS,
   MQTT_ASSET_CONNECTION_CLASS,
+  OPCUA_ASSET_CONNECTION_CLASS,
   providerTarget,
   ReferenceTextError,
 } from "@twinport/shared";
@@ -92,6 +93,38 @@ function mqttTopic(base: string, href: string): Outcome<string> {
   }
 }
 
+/**
+ * The node id of an OPC UA form (W3C WoT OPC UA binding, FA³ST main): href "/?id=<nodeId>" (also
+ * "?id=…", percent-encoded or not); a bare node id ("ns=2;s=x", "nsu=…;i=1", "i=85") is read as
+ * itself, since no other reading of it exists.
+ */
+function opcuaNodeId(href: string): Outcome<string> {
+  const query = /^\/?\?(.*)$/.exec(href.trim());
+  let nodeId: string | undefined;
+  if (query) {
+    const id = query[1]!.split("&").find((part) => part.startsWith("id="));
+    if (id) {
+      try {
+        nodeId = decodeURIComponent(id.slice(3));
+      } catch {
+        return { ok: false, problem: `href "${href}": the id is not percent-encoded correctly` };
+      }
+    }
+  } else if (/^(?:nsu=[^;]+;|ns=\d+;)?[isgb]=/.test(href.trim())) {
+    nodeId = href.trim();
+  }
+  if (!nodeId)
+    return {
+      ok: false,
+      problem: `href "${href}" names no OPC UA node: write "/?id=<nodeId>", e.g. "/?id=ns=2;s=Machine.Temperature"`,
+    };
+  return { ok: true, value: nodeId };
+}
+
+/** Scheme names of FA³ST main's OPC UA schemes (opcua_channel_sc, opcua_authentication_sc) and the W3C binding's. */
+const isOpcuaChannelScheme = (scheme: string) => scheme.includes("channel");
+const isOpcuaAuthenticationScheme = (scheme: string) => scheme.includes("auth");
+
 function credentialsFor(
   face: AidInterface,
   processor: AimcProcessorConfig,
@@ -99,7 +132,9 @@ function credentialsFor(
   where: string,
 ): { username?: string; password?: string } {
   if (face.schemes.length === 0 || face.schemes.includes("nosec")) return {};
-  if (face.schemes.includes("basic")) {
+  const opcuaUser = face.protocol === "OPC UA" && face.schemes.some(isOpcuaAuthenticationScheme);
+  if (face.protocol === "OPC UA" && !opcuaUser && face.schemes.every(isOpcuaChannelScheme)) return {};
+  if (face.schemes.includes("basic") || opcuaUser) {
     const first = processor.credentials[face.base]?.[0];
     if (first) return { username: first.username, password: first.password };
     problems.push(
@@ -119,6 +154,20 @@ interface Provider {
 }
 
 function providerFor(face: AidInterface, point: AidDatapoint, processor: AimcProcessorConfig): Outcome<Provider> {
+  if (face.protocol === "OPC UA") {
+    // No payload: the node's value is the value, converted to the element's valueType.
+    const nodeId = opcuaNodeId(point.href);
+    if (!nodeId.ok) return { ok: false, problem: `property ${point.name}: ${nodeId.problem}` };
+    return point.observable
+      ? {
+          ok: true,
+          value: {
+            kind: "subscriptionProviders",
+            config: { nodeId: nodeId.value, interval: processor.subscriptionInterval },
+          },
+        }
+      : { ok: true, value: { kind: "valueProviders", config: { nodeId: nodeId.value, readWriteMode: "READ" } } };
+  }
   const format = payloadFormat(point.contentType ?? face.contentType);
   if (!format.ok) return format;
   const query = point.query ? { query: point.query } : {};
@@ -197,6 +246,23 @@ function connectionFor(
       },
     };
   }
+  if (face.protocol === "OPC UA") {
+    if (url.protocol !== "opc.tcp:")
+      return { ok: false, problem: `base ${face.base} of an OPC UA interface is not an opc.tcp:// URL` };
+    const user = auth.username === undefined ? {} : { userTokenType: "UserName", ...auth };
+    const channel = face.channel ?? {};
+    return {
+      ok: true,
+      value: {
+        "@class": OPCUA_ASSET_CONNECTION_CLASS,
+        host: face.base,
+        ...channel,
+        ...user,
+        valueProviders: {},
+        subscriptionProviders: {},
+      },
+    };
+  }
   if (!MQTT_SCHEMES.has(url.protocol))
     return {
       ok: false,
@@ -212,7 +278,9 @@ function connectionFor(
  * AIMC + the AIDs it references → asset connection configs in FA³ST's shape (docs/reference/aid-aimc/DIGEST.md §5):
  * one connection per MappingConfiguration, a provider per relation keyed by its sink; observable
  * HTTP properties are polled every `subscriptionInterval`, others become read-only value providers;
- * MQTT properties become topic subscriptions. Pure: everything it reads comes through `input`.
+ * MQTT properties become topic subscriptions; OPC UA properties (node id from the form's href)
+ * become monitored items when observable (sampling interval `subscriptionInterval`), else read-only
+ * value providers. Pure: everything it reads comes through `input`.
  * Anything unusable is skipped with a sentence in `problems`, never thrown.
  */
 export function deriveAssetConnections(input: DeriveInput): DerivedConnections {
