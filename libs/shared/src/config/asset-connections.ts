@@ -88,7 +88,7 @@ const readIntervalSchema = withDefault(numeric(z.number().int().min(0)), 1000).t
 );
 
 /** Key store settings shared by OPC UA certificates and HTTP trusted certificates (FA³ST's CertificateConfig). */
-const certificateSchema = (defaultPath?: string) =>
+export const certificateSchema = (defaultPath?: string) =>
   z.strictObject({
     keyStoreType: withDefault(z.string(), "PKCS12"),
     keyStorePath: defaultPath === undefined ? optional(text) : withDefault(text, defaultPath),
@@ -171,6 +171,8 @@ export const httpAssetConnectionSchema = z.strictObject({
   headers: headersSchema,
   /** Extra certificates to trust (self-signed assets); the usual CAs stay trusted. */
   trustedCertificates: optional(certificateSchema()),
+  /** Our extension: a key store with the key and certificate this client shows an HTTPS asset (mutual TLS). */
+  clientCertificate: optional(certificateSchema()),
   /** FA³ST main, code only. Accepted; our client speaks HTTP/1.1. */
   httpVersion: optional(z.enum(["HTTP_1_1", "HTTP_2"])),
   valueProviders: providerMap(httpValueProviderSchema),
@@ -367,6 +369,8 @@ export const mqttAssetConnectionSchema = z.strictObject({
   password: optional(text),
   /** Our extension (FA³ST has no TLS options): certificates to trust for ssl:// and wss:// besides the usual CAs. */
   trustedCertificates: optional(certificateSchema()),
+  /** Our extension: a key store with the key and certificate this client shows the broker over ssl:// or wss://. */
+  clientCertificate: optional(certificateSchema()),
   valueProviders: providerMap(mqttValueProviderSchema),
   subscriptionProviders: providerMap(mqttSubscriptionProviderSchema),
   // FA³ST throws when one is registered; refused here, so the file is fixed before anything starts.

@@ -89,6 +89,8 @@ export type { AuthenticationConfig, BearerConfig } from "./security-authenticati
 export type { AccessRule, RoleAssignment } from "./security-rules.ts";
 export {
   AIMC_PROCESSOR_CLASS,
+  type AimcCertificateCredentials,
+  type AimcCredentials,
   type AimcProcessorConfig,
   derivedAssetConnection,
   type SubmodelTemplateProcessorConfig,

@@ -49,7 +49,11 @@ describe("submodelTemplateProcessors", () => {
     assert.deepEqual(processor!.credentials["http://myserver.example.com:8088"], [
       { username: "user1", password: "pw1" },
     ]);
-    assert.equal(processor!.credentials["mqtt://broker:1883"]![0]!.password, "");
+    assert.deepEqual(processor!.credentials["mqtt://broker:1883"]![0], {
+      "@class": "de.fraunhofer.iosb.ilt.faaast.service.model.credentials.BasicCredentials",
+      username: "u",
+      password: "",
+    });
   });
 
   test("unknown keys, unknown classes and bad values are refused with their path", () => {
@@ -71,8 +75,24 @@ describe("submodelTemplateProcessors", () => {
         "@class": FAAAST_CLASS,
         credentials: { "opc.tcp://h:4840": [{ "@class": "CertificateCredentials", username: "x" }] },
       }).join("\n"),
-      /only BasicCredentials/,
+      /CertificateCredentials/,
     );
+    // FA³ST main's CertificateCredentials (issue 18.7).
+    const [withCertificate] = load({
+      "@class": FAAAST_CLASS,
+      credentials: {
+        "https://h:8443": [
+          {
+            "@class": "de.fraunhofer.iosb.ilt.faaast.service.submodeltemplate.aimc.config.CertificateCredentials",
+            authenticationCertificate: { keyStorePath: "client.p12", keyStorePassword: "changeit" },
+          },
+        ],
+      },
+    });
+    assert.deepEqual(withCertificate!.credentials["https://h:8443"]![0], {
+      "@class": "de.fraunhofer.iosb.ilt.faaast.service.submodeltemplate.aimc.config.CertificateCredentials",
+      authenticationCertificate: { keyStoreType: "PKCS12", keyStorePath: "client.p12", keyStorePassword: "changeit" },
+    });
   });
 
   test("command-line overrides reach the section like any other", () => {

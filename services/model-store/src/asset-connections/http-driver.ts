@@ -23,6 +23,8 @@ export interface HttpDriverOptions {
   config: HttpAssetConnectionConfig;
   /** Extra trusted certificates (PEM), read from `trustedCertificates` by the caller. */
   trustedCertificates?: string[];
+  /** Key and chain (PEM) shown to an HTTPS asset that asks for a client certificate. */
+  clientCertificate?: { key: string; cert: string[] };
   /** Bounds each read (core.assetConnectionReadTimeout). */
   readTimeoutMs: number;
   /** Reads Operation declarations for operation providers. */
@@ -63,6 +65,7 @@ export function createHttpDriver(options: HttpDriverOptions): AssetConnectionDri
         username: config.username,
         password: config.password,
         trustedCertificates: options.trustedCertificates,
+        clientCertificate: options.clientCertificate,
       }),
     ));
   const warned = new Set<string>();

@@ -462,4 +462,37 @@ describe("FA³ST's example shape: HTTP, MQTT and OPC UA interfaces (tests/fixtur
     assert.equal(withUser.userTokenType, "UserName");
     assert.equal(withUser.username, "operator");
   });
+
+  test("CertificateCredentials: the TLS client certificate of an https/mqtts base, the user certificate of an OPC UA authentication scheme (issue 18.7)", () => {
+    const copy = clone(aid);
+    find(find(copy, "InterfaceHTTP"), "base").value = "https://127.0.0.1:8443";
+    find(find(copy, "InterfaceMQTT"), "base").value = "mqtts://127.0.0.1:8883";
+    const opcuaScheme = find(find(copy, "InterfaceOPCUA"), "nosec_sc");
+    (opcuaScheme.value as Json[])[0]!.value = "opcua-authentication";
+    const keyStore = { keyStoreType: "PKCS12", keyStorePath: "client.p12", keyStorePassword: "changeit" };
+    const certificate = {
+      "@class": "de.fraunhofer.iosb.ilt.faaast.service.submodeltemplate.aimc.config.CertificateCredentials",
+      authenticationCertificate: keyStore,
+    };
+    const { connections, problems } = derive(aimc, [copy], {
+      ...PROCESSOR,
+      credentials: {
+        "https://127.0.0.1:8443": [certificate],
+        "mqtts://127.0.0.1:8883": [certificate],
+        "opc.tcp://127.0.0.1:4840": [certificate],
+      },
+    });
+    assert.deepEqual(problems, []);
+    const [http, mqtt, opcua] = connections as unknown as Json[];
+    assert.deepEqual(http!.clientCertificate, keyStore);
+    assert.deepEqual(mqtt!.clientCertificate, keyStore);
+    assert.equal(opcua!.userTokenType, "Certificate");
+    assert.deepEqual(opcua!.authenticationCertificate, keyStore);
+    // Over plain http the certificate has nowhere to go: said, not silently dropped.
+    const plain = derive(aimc, [aid], { ...PROCESSOR, credentials: { "http://127.0.0.1:8081": [certificate] } });
+    assert.match(
+      plain.problems.join("\n"),
+      /CertificateCredentials for base "http:\/\/127\.0\.0\.1:8081" are not used/,
+    );
+  });
 });

@@ -135,8 +135,12 @@ function credentialsFor(
   const opcuaUser = face.protocol === "OPC UA" && face.schemes.some(isOpcuaAuthenticationScheme);
   if (face.protocol === "OPC UA" && !opcuaUser && face.schemes.every(isOpcuaChannelScheme)) return {};
   if (face.schemes.includes("basic") || opcuaUser) {
-    const first = processor.credentials[face.base]?.[0];
-    if (first) return { username: first.username, password: first.password };
+    const entries = processor.credentials[face.base] ?? [];
+    const first = entries.find((entry) => "username" in entry);
+    if (first && "username" in first) return { username: first.username, password: first.password };
+    // FA³ST main: an OPC UA authentication scheme with CertificateCredentials logs in with the certificate.
+    const certificate = entries.find((entry) => "authenticationCertificate" in entry);
+    if (opcuaUser && certificate && "authenticationCertificate" in certificate) return {};
     problems.push(
       `${where}: security basic_sc, but no credentials are configured for base "${face.base}" (submodelTemplateProcessors[].credentials): connects without authentication`,
     );
@@ -219,6 +223,14 @@ function sinkKey(second: Reference | undefined): Outcome<string> {
   }
 }
 
+/** The key store of the base's CertificateCredentials (FA³ST main), if any: a TLS client certificate or an OPC UA user certificate. */
+function certificateFor(face: AidInterface, processor: AimcProcessorConfig): Record<string, unknown> | undefined {
+  const entry = (processor.credentials[face.base] ?? []).find((e) => "authenticationCertificate" in e);
+  return entry && "authenticationCertificate" in entry ? entry.authenticationCertificate : undefined;
+}
+
+const TLS_SCHEMES = new Set(["https:", "mqtts:", "ssl:", "wss:"]);
+
 function connectionFor(
   face: AidInterface,
   processor: AimcProcessorConfig,
@@ -232,6 +244,11 @@ function connectionFor(
     return { ok: false, problem: `base "${face.base}" is not an absolute URL` };
   }
   const auth = credentialsFor(face, processor, problems, where);
+  const certificate = certificateFor(face, processor);
+  // A TLS client certificate is independent of the AID's security scheme (a transport matter).
+  const clientCertificate = certificate && TLS_SCHEMES.has(url.protocol) ? { clientCertificate: certificate } : {};
+  if (certificate && face.protocol !== "OPC UA" && !TLS_SCHEMES.has(url.protocol))
+    problems.push(`${where}: CertificateCredentials for base "${face.base}" are not used: the base is not a TLS URL`);
   if (face.protocol === "HTTP") {
     if (!/^https?:$/.test(url.protocol))
       return { ok: false, problem: `base ${face.base} of an HTTP interface is not an http(s) URL` };
@@ -241,6 +258,7 @@ function connectionFor(
         "@class": HTTP_ASSET_CONNECTION_CLASS,
         baseUrl: face.base,
         ...auth,
+        ...clientCertificate,
         valueProviders: {},
         subscriptionProviders: {},
       },
@@ -249,7 +267,13 @@ function connectionFor(
   if (face.protocol === "OPC UA") {
     if (url.protocol !== "opc.tcp:")
       return { ok: false, problem: `base ${face.base} of an OPC UA interface is not an opc.tcp:// URL` };
-    const user = auth.username === undefined ? {} : { userTokenType: "UserName", ...auth };
+    const opcuaUser = face.schemes.some(isOpcuaAuthenticationScheme);
+    const user =
+      auth.username !== undefined
+        ? { userTokenType: "UserName", ...auth }
+        : opcuaUser && certificate
+          ? { userTokenType: "Certificate", authenticationCertificate: certificate }
+          : {};
     const channel = face.channel ?? {};
     return {
       ok: true,
@@ -270,7 +294,13 @@ function connectionFor(
     };
   return {
     ok: true,
-    value: { "@class": MQTT_ASSET_CONNECTION_CLASS, serverUri: face.base, ...auth, subscriptionProviders: {} },
+    value: {
+      "@class": MQTT_ASSET_CONNECTION_CLASS,
+      serverUri: face.base,
+      ...auth,
+      ...clientCertificate,
+      subscriptionProviders: {},
+    },
   };
 }
 
