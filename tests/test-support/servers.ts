@@ -117,6 +117,8 @@ export interface MosquittoOptions {
   tls?: boolean;
   /** Port of the TLS listener. Default: a free one. */
   tlsPort?: number;
+  /** PEM of a CA: the TLS listener then requires a client certificate issued by it (mutual TLS). */
+  clientCa?: string;
   /** mosquitto's per-client queue of QoS 1 messages (default here 10,000; benchmarks raise it). */
   maxQueuedMessages?: number;
   /** mosquitto's QoS 1 messages in flight per client, unacknowledged (mosquitto's default: 20; 0 = no limit). */
@@ -211,6 +213,10 @@ export async function startMosquitto(options: MosquittoOptions = {}): Promise<Ru
       `certfile ${join(dir, "server.crt")}`,
       `keyfile ${join(dir, "server.key")}`,
     );
+    if (options.clientCa !== undefined) {
+      writeFileSync(join(dir, "client-ca.crt"), options.clientCa);
+      lines.push(`cafile ${join(dir, "client-ca.crt")}`, "require_certificate true");
+    }
   }
   writeFileSync(join(dir, "mosquitto.conf"), `${lines.join("\n")}\n`);
   const logFile = join(dir, "mosquitto.log");
