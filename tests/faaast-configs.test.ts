@@ -85,6 +85,7 @@ const EXPECTED: Record<string, Outcome> = {
     loads: false,
     error: /Unknown @class '.*assetconnection\.modbus\.ModbusAssetConnection' at assetConnections\[0\]\. Known: /,
   },
+  "aimc-processor-main.json": { loads: true, warnings: [] },
   "assetconnection-typo.json": {
     loads: false,
     error: /Unknown key 'assetConnections\[0\]\.baseURL'\. Did you mean 'baseUrl'\?/,

@@ -28,7 +28,7 @@ function issues(...submodelTemplateProcessors: unknown[]): readonly string[] {
 describe("submodelTemplateProcessors", () => {
   test("FA³ST's full class name, its short suffix, defaults", () => {
     assert.deepEqual(load({ "@class": FAAAST_CLASS }), [
-      { "@class": AIMC_PROCESSOR_CLASS, credentials: {}, subscriptionInterval: 1000 },
+      { "@class": AIMC_PROCESSOR_CLASS, credentials: {}, opcuaSecurityBaseDir: {}, subscriptionInterval: 1000 },
     ]);
     assert.deepEqual(load({ "@class": AIMC_PROCESSOR_CLASS, subscriptionInterval: 250 })[0]!.subscriptionInterval, 250);
     // FA³ST's own test writes 0; FA³ST's HTTP subscription provider then polls at its floor of 100 ms.

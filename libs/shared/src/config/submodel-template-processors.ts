@@ -51,6 +51,8 @@ export type AimcCertificateCredentials = z.output<typeof certificateCredentialsS
 export const aimcProcessorSchema = z.strictObject({
   "@class": z.literal(AIMC_PROCESSOR_CLASS),
   credentials: z.record(z.string().min(1), z.array(credentialsSchema)).default({}),
+  /** FA³ST main: OPC UA server URL (the interface's exact base) → securityBaseDir of the derived connection (PKI, key stores). */
+  opcuaSecurityBaseDir: z.record(z.string().min(1), z.string().min(1)).default({}),
   /**
    * Polling period (ms) of the HTTP subscription providers it derives from observable properties
    * (FA³ST main's name). FA³ST passes it to the providers as it is, and its HTTP subscription

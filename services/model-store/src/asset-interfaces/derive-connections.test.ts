@@ -7,7 +7,12 @@ import type { Json } from "./model-tree.ts";
 
 const ROOT = new URL("../../../../", import.meta.url);
 const read = (path: string): Json => JSON.parse(readFileSync(new URL(path, ROOT), "utf8")) as Json;
-const PROCESSOR: AimcProcessorConfig = { "@class": AIMC_PROCESSOR_CLASS, credentials: {}, subscriptionInterval: 1000 };
+const PROCESSOR: AimcProcessorConfig = {
+  "@class": AIMC_PROCESSOR_CLASS,
+  credentials: {},
+  opcuaSecurityBaseDir: {},
+  subscriptionInterval: 1000,
+};
 const AIMC_SID = "https://admin-shell.io/idta/AssetInterfacesMappingConfiguration/1/0/";
 
 function derive(aimc: Json, submodels: Json[], processor: AimcProcessorConfig = PROCESSOR) {
@@ -488,6 +493,12 @@ describe("FA³ST's example shape: HTTP, MQTT and OPC UA interfaces (tests/fixtur
     assert.deepEqual(mqtt!.clientCertificate, keyStore);
     assert.equal(opcua!.userTokenType, "Certificate");
     assert.deepEqual(opcua!.authenticationCertificate, keyStore);
+    // FA³ST main's opcuaSecurityBaseDir: where the derived connection keeps its PKI and key stores.
+    const withDir = derive(aimc, [copy], {
+      ...PROCESSOR,
+      opcuaSecurityBaseDir: { "opc.tcp://127.0.0.1:4840": "./opcua-pki" },
+    }).connections[2] as unknown as Json;
+    assert.equal(withDir.securityBaseDir, "./opcua-pki");
     // Over plain http the certificate has nowhere to go: said, not silently dropped.
     const plain = derive(aimc, [aid], { ...PROCESSOR, credentials: { "http://127.0.0.1:8081": [certificate] } });
     assert.match(

@@ -275,6 +275,7 @@ function connectionFor(
           ? { userTokenType: "Certificate", authenticationCertificate: certificate }
           : {};
     const channel = face.channel ?? {};
+    const baseDir = processor.opcuaSecurityBaseDir[face.base];
     return {
       ok: true,
       value: {
@@ -282,6 +283,7 @@ function connectionFor(
         host: face.base,
         ...channel,
         ...user,
+        ...(baseDir === undefined ? {} : { securityBaseDir: baseDir }),
         valueProviders: {},
         subscriptionProviders: {},
       },
