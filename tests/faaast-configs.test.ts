@@ -43,7 +43,11 @@ const EXPECTED: Record<string, Outcome> = {
     error: /endpoints\[0\]\.pathPrefix': expected "", "\/" or a path starting with "\/" and not ending with "\/"/,
   },
   "endpoint-opcua-v1.3.json": { loads: true, warnings: [] },
-  "endpoints-both.json": { loads: true, warnings: [] },
+  // FA³ST main's profile value for its runtime operation-connection API.
+  "endpoints-both.json": {
+    loads: true,
+    warnings: [ignored("endpoints[0].profiles FAAAST_OPERATION_PROVIDER_RUNTIME")],
+  },
   "endpoint-custom-class.json": {
     loads: false,
     error: /Unknown @class 'com\.example\.faaast\.MyEndpoint' at endpoints\[0\]\. Known: endpoint\.http\.HttpEndpoint/,
@@ -149,6 +153,7 @@ describe("FA³ST configuration files: start, warn or fail", () => {
     assert.deepEqual(
       cli.warnings.map((w) => w.replace(/ \(.*$/, "")),
       [
+        "FA³ST option endpoints[0].profiles FAAAST_OPERATION_PROVIDER_RUNTIME is not supported by Twinport and is ignored",
         "FA³ST option endpoints[0].httpVersion is not supported by Twinport and is ignored",
         "FA³ST option core.serviceName is not supported by Twinport and is ignored",
       ],
@@ -162,6 +167,7 @@ describe("FA³ST configuration files: start, warn or fail", () => {
     assert.deepEqual(
       env.warnings.map((w) => w.replace(/ \(.*$/, "")),
       [
+        "FA³ST option endpoints[0].profiles FAAAST_OPERATION_PROVIDER_RUNTIME is not supported by Twinport and is ignored",
         "Ignoring environment variable TWINPORT_ENDPOINTS_0_CORSENABLD: Unknown key 'endpoints[0].CORSENABLD'. Did you mean 'corsEnabled'? Allowed: @class, profiles, certificate, corsAllowCredentials, corsAllowedHeaders, corsAllowedMethods, corsAllowedOrigin, corsEnabled, isCorsEnabled, corsExposedHeaders, corsMaxAge, hostname, includeErrorDetails, port, sniEnabled, sslEnabled, pathPrefix, host, maxRequestBodySize",
         "Environment variable TWINPORT_ENDPOINTS_0_HTTPVERSION: FA³ST option endpoints[0].httpVersion is not supported by Twinport and is ignored",
       ],

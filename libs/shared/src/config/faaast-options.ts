@@ -67,6 +67,32 @@ export function ignoredFaaastOption(schema: z.ZodType | undefined, key: string):
   return Object.hasOwn(keys, key) ? keys[key] : undefined;
 }
 
+/** FA³ST main's endpoint profiles Twinport does not serve: dropped from `profiles` with a warning. */
+const IGNORED_PROFILES: Readonly<Record<string, string>> = {
+  FAAAST_OPERATION_PROVIDER_RUNTIME:
+    "FA³ST's API that adds and removes operation asset connections at runtime is not served",
+};
+
+/**
+ * `endpoints` with FA³ST-only profile values removed (a copy where anything changed), and a
+ * warning for each: a value of a known key, under the same rule as the keys.
+ */
+export function withoutIgnoredProfiles(endpoints: unknown, warnings: string[]): unknown {
+  if (!Array.isArray(endpoints)) return endpoints;
+  return endpoints.map((entry: unknown, index) => {
+    const profiles = (entry as { profiles?: unknown } | null)?.profiles;
+    if (!Array.isArray(profiles) || !profiles.some((p) => typeof p === "string" && Object.hasOwn(IGNORED_PROFILES, p)))
+      return entry;
+    for (const profile of profiles)
+      if (typeof profile === "string" && Object.hasOwn(IGNORED_PROFILES, profile))
+        warnings.push(ignoredOptionWarning(`endpoints[${index}].profiles ${profile}`, IGNORED_PROFILES[profile]!));
+    return {
+      ...(entry as Record<string, unknown>),
+      profiles: profiles.filter((p) => !(typeof p === "string" && Object.hasOwn(IGNORED_PROFILES, p))),
+    };
+  });
+}
+
 export function ignoredOptionWarning(at: string, reason: string): string {
   return `FA³ST option ${at} is not supported by Twinport and is ignored (${reason})`;
 }

@@ -6,7 +6,12 @@ import { ConfigError, formatConfigPath } from "./config-error.ts";
 import { CONFIG_SECTIONS, SECTION_NAMES } from "./config-sections.ts";
 import { type CoreConfig, coreSchema } from "./core.ts";
 import { type EndpointConfig, endpointSection } from "./endpoints.ts";
-import { ignoredFaaastOption, ignoredOptionWarning, unknownKeyMessage } from "./faaast-options.ts";
+import {
+  ignoredFaaastOption,
+  ignoredOptionWarning,
+  unknownKeyMessage,
+  withoutIgnoredProfiles,
+} from "./faaast-options.ts";
 import { FILE_STORAGE_FILESYSTEM_CLASS, type FileStorageConfig, fileStorageSection } from "./file-storage.ts";
 import { type MessageBusConfig, messageBusSection } from "./message-bus.ts";
 import { type PersistenceConfig, persistenceSection } from "./persistence.ts";
@@ -185,7 +190,12 @@ export function validateConfigWithWarnings(raw: unknown): { config: TwinportConf
     if (!Object.hasOwn(CONFIG_SECTIONS, key)) issues.push(unknownKeyMessage(key, key, SECTION_NAMES));
   }
   const core = parseWith<CoreConfig>(coreSchema, raw.core ?? {}, ["core"], found);
-  const endpoints = parseClassedList<EndpointConfig>(endpointSection, raw.endpoints ?? [], "endpoints", found);
+  const endpoints = parseClassedList<EndpointConfig>(
+    endpointSection,
+    withoutIgnoredProfiles(raw.endpoints ?? [], found.warnings),
+    "endpoints",
+    found,
+  );
   const persistence = parseClassed<PersistenceConfig>(persistenceSection, raw.persistence, ["persistence"], found);
   const messageBus = parseClassed<MessageBusConfig>(messageBusSection, raw.messageBus, ["messageBus"], found);
   const fileStorage = parseClassed<FileStorageConfig>(fileStorageSection, raw.fileStorage, ["fileStorage"], found);
