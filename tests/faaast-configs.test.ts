@@ -215,6 +215,27 @@ describe("FA³ST configuration files: started", () => {
       assert.equal((await fetch(`${base}${path}`)).status, 200, path);
     }
     assert.equal((await fetch(`${base}/shells`)).status, 404);
+    // Validation on create is on by default: FA³ST's AID example is refused with its findings
+    // grouped, the template named and the switch said (issue 18.5); its canonical-reading defects
+    // ("True", a dateTime with a space, empty lists and idShorts) are not among them.
+    const [aid] = JSON.parse(
+      readFileSync(join(REPO_ROOT, "tests/fixtures/aid-aimc/faaast-shaped-example.json"), "utf8"),
+    ).submodels;
+    const refused = await fetch(`${base}/aas/submodels`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(aid),
+    });
+    assert.equal(refused.status, 400);
+    const { messages } = (await refused.json()) as { messages: { text: string }[] };
+    assert.match(
+      messages[0]!.text,
+      /^Invalid Submodel \(IDTA 02017 Asset Interfaces Description \(AID\), semanticId https:\/\/admin-shell\.io\/idta\/AssetInterfacesDescription\/1\/0\/Submodel\): 6 findings of 1 kind: 6× Keys must contain at least one item\..*core\.validationOnCreate/,
+    );
+    assert.ok(
+      !messages.some((m) => /consistent with the value type|AASd-120|ID-short|Embedded data/.test(m.text)),
+      messages.map((m) => m.text).join("\n"),
+    );
     assert.match(
       readFileSync(process.logFile, "utf8"),
       /FA³ST option endpoints\[0\]\.httpVersion is not supported by Twinport and is ignored/,
