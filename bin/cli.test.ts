@@ -77,7 +77,10 @@ test("an unknown key in the config file exits 2 naming it", async () => {
   writeFileSync(file, JSON.stringify({ endpoints: [{ "@class": "endpoint.http.HttpEndpoint", prot: 8443 }] }));
   const cli = spawnTwinport(["-c", file]);
   assert.equal(await cli.exited, 2);
-  assertOneLine(cli.stderr(), /^twinport: Unknown key 'endpoints\[0\]\.prot'\. Allowed: @class, profiles, .*\bport\b/);
+  assertOneLine(
+    cli.stderr(),
+    /^twinport: Unknown key 'endpoints\[0\]\.prot'\. Did you mean 'port'\? Allowed: @class, profiles, .*\bport\b/,
+  );
 });
 
 test("an override through __proto__ exits 2 naming it, before anything starts", async () => {

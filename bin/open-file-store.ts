@@ -1,5 +1,6 @@
 import {
   ConfigError,
+  copyExistingFiles,
   createFilesystemFileStore,
   createMemoryFileStore,
   FILE_STORAGE_FILESYSTEM_CLASS,
@@ -16,8 +17,12 @@ import {
 export async function openEmbeddedFileStore(config: TwinportConfig): Promise<FileStore> {
   const storage = config.fileStorage;
   switch (storage["@class"]) {
-    case FILE_STORAGE_FILESYSTEM_CLASS:
-      return createFilesystemFileStore({ directory: storage.path });
+    case FILE_STORAGE_FILESYSTEM_CLASS: {
+      const store = createFilesystemFileStore({ directory: storage.path });
+      // FA³ST's existingDataPath: files there from the start, the directory only read.
+      if (storage.existingDataPath !== undefined) await copyExistingFiles(store, storage.existingDataPath);
+      return store;
+    }
     case FILE_STORAGE_REDIS_CLASS: {
       if (config.persistence["@class"] !== PERSISTENCE_REDIS_CLASS) {
         throw new ConfigError(

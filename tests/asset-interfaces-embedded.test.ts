@@ -10,10 +10,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import mqtt from "mqtt";
-import { examplePair, FAAAST_AIMC_PROCESSOR, templatePair } from "./test-support/aid-aimc-models.ts";
+import { DataType } from "node-opcua";
+import {
+  examplePair,
+  FAAAST_AIMC_PROCESSOR,
+  faaastShapedExample,
+  templatePair,
+} from "./test-support/aid-aimc-models.ts";
 import { type HttpAsset, startHttpAsset } from "./test-support/asset-peers.ts";
 import { eventually } from "./test-support/eventually.ts";
 import { b64, createHttpClient, type HttpClient } from "./test-support/http-client.ts";
+import { type OpcuaAsset, startOpcuaAsset } from "./test-support/opcua-asset.ts";
 import { connectOpcua, type OpcuaTestClient } from "./test-support/opcua-client.ts";
 import { freePort, type RunningMosquitto, startMosquitto } from "./test-support/servers.ts";
 import { findCertificate, startTwinport, type TwinportProcess } from "./test-support/system.ts";
@@ -26,6 +33,7 @@ let securedAsset: HttpAsset;
 let startupAsset: HttpAsset;
 let templateAsset: HttpAsset;
 let broker: RunningMosquitto;
+let opcuaAsset: OpcuaAsset;
 let twinport: TwinportProcess;
 let client: HttpClient;
 let opcua: OpcuaTestClient;
@@ -66,18 +74,20 @@ async function pollingStopped(target: HttpAsset, path: string): Promise<void> {
 const log = () => readFileSync(twinport.logFile, "utf8");
 
 before(async () => {
-  [asset, securedAsset, startupAsset, templateAsset, broker] = await Promise.all([
+  [asset, securedAsset, startupAsset, templateAsset, broker, opcuaAsset] = await Promise.all([
     startHttpAsset(),
     startHttpAsset(),
     startHttpAsset(),
     startHttpAsset(),
     startMosquitto(),
+    startOpcuaAsset(),
   ]);
   for (const target of [asset, securedAsset, startupAsset]) {
     target.documents.set("/api/temperature", 21.5);
     target.documents.set("/api/status", { speed: 1200, mode: "auto" });
   }
   templateAsset.documents.set("/sampleDevice/properties/voltage", { value: 229.5 });
+  templateAsset.documents.set("/properties/voltage", 231.25);
   const expected = `Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString("base64")}`;
   securedAsset.handle = (request) =>
     request.headers.authorization === expected
@@ -94,7 +104,9 @@ before(async () => {
   writeFileSync(
     join(dir, "config.json"),
     JSON.stringify({
-      core: { assetConnectionRetryInterval: 200 },
+      // FA³ST's own AID example still has findings after canonicalisation (semanticIds without
+      // keys): the documented switch lets it in (docs/faaast-compatibility.md).
+      core: { assetConnectionRetryInterval: 200, validationOnCreate: false },
       endpoints: [
         { "@class": "endpoint.http.HttpEndpoint", port: httpPort, host: "127.0.0.1", sslEnabled: true },
         {
@@ -125,6 +137,7 @@ after(async () => {
   await twinport?.stop();
   await Promise.all([asset, securedAsset, startupAsset, templateAsset].map((target) => target?.stop()));
   await broker?.stop();
+  await opcuaAsset?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -266,5 +279,60 @@ describe("AID/AIMC processing, embedded", () => {
     assert.equal(await valueOf(pair.targetId, "ModbusVoltage"), 0);
     await remove(pair.aimcId);
     await pollingStopped(templateAsset, "/sampleDevice/properties/voltage");
+  });
+
+  test("FA³ST's example shape: HTTP polled, MQTT subscribed, OPC UA monitored and read; its lexical defects stored canonical", async () => {
+    const example = faaastShapedExample(templateAsset.url, broker.url, opcuaAsset.endpointUrl);
+    await post(example.target);
+    await post(example.aid);
+    await post(example.aimc);
+    // "2022-12-27 08:26:49.219717" and "True" as posted; stored in their canonical forms.
+    const created = await client.get(
+      `/submodels/${b64(example.aidId)}/submodel-elements/InterfaceOPCUA.created/$value`,
+    );
+    assert.deepEqual(created.json(), { created: "2022-12-27T08:26:49.219717" });
+    const observable = await client.get(
+      `/submodels/${b64(example.aidId)}/submodel-elements/InterfaceOPCUA.InterfaceMetadata.Properties.temperature.observable/$value`,
+    );
+    assert.deepEqual(observable.json(), { observable: true });
+    await eventually(
+      () => valueOf(example.targetId, "Voltage"),
+      (v) => v === 231.25,
+      "the HTTP voltage",
+    );
+    await eventually(
+      () => valueOf(example.targetId, "OpcuaTemperature"),
+      (v) => v === 20.5,
+      "the OPC UA temperature (monitored item)",
+    );
+    await eventually(
+      () => valueOf(example.targetId, "OpcuaSerial"),
+      (v) => v === "SN-0001",
+      "the OPC UA serial (read-only value provider)",
+    );
+    opcuaAsset.set("Temperature", 24.75, DataType.Double);
+    await eventually(
+      () => valueOf(example.targetId, "OpcuaTemperature"),
+      (v) => v === 24.75,
+      "the changed OPC UA temperature",
+    );
+    const device = await mqtt.connectAsync(broker.url);
+    try {
+      await eventually(
+        async () => {
+          await device.publishAsync("sampleDevice/voltage", "3.5", { qos: 1 });
+          return valueOf(example.targetId, "MqttVoltage");
+        },
+        (v) => v === 3.5,
+        "the MQTT voltage",
+      );
+    } finally {
+      await device.endAsync();
+    }
+    assert.ok(
+      !log().includes(`AIMC ${example.aimcId}: skipped`),
+      "no interface of the example is skipped (OPC UA included)",
+    );
+    await remove(example.aimcId);
   });
 });

@@ -66,3 +66,28 @@ export function templatePair(httpBase: string, mqttBase: string) {
     },
   };
 }
+
+/**
+ * The FA³ST-shaped example (tests/fixtures/aid-aimc/faaast-shaped-example.json): an AID with HTTP,
+ * MQTT and OPC UA interfaces, its AIMC and the target submodel (Voltage, MqttVoltage,
+ * OpcuaTemperature, OpcuaSerial), with FA³ST's real-world defects; re-pointed at the test's assets.
+ */
+export function faaastShapedExample(httpBase: string, mqttBase: string, opcuaBase: string) {
+  const replace = (text: string) =>
+    text
+      .replaceAll("http://127.0.0.1:8081", httpBase)
+      .replaceAll("mqtt://127.0.0.1:1883", mqttBase)
+      .replaceAll("opc.tcp://127.0.0.1:4840", opcuaBase);
+  const [aid, aimc, target] = readAs("tests/fixtures/aid-aimc/faaast-shaped-example.json", replace).submodels as Record<
+    string,
+    unknown
+  >[];
+  return {
+    aid: aid!,
+    aimc: aimc!,
+    target: target!,
+    aidId: "https://example.com/ids/sm/faaast-AssetInterfacesDescription",
+    aimcId: "https://example.com/ids/sm/faaast-AssetInterfacesMappingConfiguration",
+    targetId: "https://example.com/ids/sm/faaast-OperationalData",
+  };
+}

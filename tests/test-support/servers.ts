@@ -117,6 +117,8 @@ export interface MosquittoOptions {
   tls?: boolean;
   /** Port of the TLS listener. Default: a free one. */
   tlsPort?: number;
+  /** PEM of a CA: the TLS listener then requires a client certificate issued by it (mutual TLS). */
+  clientCa?: string;
   /** mosquitto's per-client queue of QoS 1 messages (default here 10,000; benchmarks raise it). */
   maxQueuedMessages?: number;
   /** mosquitto's QoS 1 messages in flight per client, unacknowledged (mosquitto's default: 20; 0 = no limit). */
@@ -227,6 +229,10 @@ export async function startMosquitto(options: MosquittoOptions = {}): Promise<Ru
       `keyfile ${join(dir, "server.key")}`,
       ...(options.clientCaFile ? [`cafile ${options.clientCaFile}`, "require_certificate true"] : []),
     );
+    if (options.clientCa !== undefined) {
+      writeFileSync(join(dir, "client-ca.crt"), options.clientCa);
+      lines.push(`cafile ${join(dir, "client-ca.crt")}`, "require_certificate true");
+    }
   }
   if (options.websocketPort !== undefined)
     lines.push(`listener ${options.websocketPort} 127.0.0.1`, "protocol websockets");

@@ -42,6 +42,24 @@ describe("createHttpApp: routing, errors and headers", () => {
     assertResult(await call(app({ consoleEnabled: false }), "GET", "/console/"), 404);
   });
 
+  it("FA³ST's pathPrefix serves the API under the prefix as well as under /api/v3.0", async () => {
+    const shell = `/shells/${b64(SHELL_1)}`;
+    const prefixed = app({ pathPrefix: "/aas" });
+    for (const path of [`/aas${shell}`, `/aas${shell}/`, `/api/v3.0${shell}`, "/aas/shells", "/aas/description"]) {
+      assert.equal((await call(prefixed, "GET", path)).status, 200, path);
+    }
+    // Under the prefix, an unknown path is an unknown API path (400); outside it, still 404.
+    assertResult(await call(prefixed, "GET", "/aas/nothing"), 400);
+    assertResult(await call(prefixed, "GET", "/aasx/shells"), 404);
+    assertResult(await call(prefixed, "GET", "/shells"), 404);
+    // "" (and "/") serve the API at the root.
+    const atRoot = app({ pathPrefix: "" });
+    assert.equal((await call(atRoot, "GET", shell)).status, 200);
+    assert.equal((await call(atRoot, "GET", `/api/v3.0${shell}`)).status, 200);
+    // Without a prefix (or FA³ST's default) the root serves nothing.
+    assertResult(await call(app({ pathPrefix: "/api/v3.0" }), "GET", shell), 404);
+  });
+
   it("maps every store error code to exactly one status", () => {
     const expected: Record<string, number> = {
       "bad-request": 400,

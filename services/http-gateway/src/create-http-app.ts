@@ -14,7 +14,7 @@ import { errorResponse } from "./http/error-response.ts";
 import { type GatewayContext, incomingMessageOf } from "./http/gateway-env.ts";
 import { requestMetrics } from "./http/request-metrics.ts";
 import { anonymousUnlessAuthenticated } from "./http/request-principal.ts";
-import { routingPath } from "./http/routing-path.ts";
+import { routingPathWithPrefix } from "./http/routing-path.ts";
 import { sniHostCheck } from "./http/sni-host-check.ts";
 import type { HttpEndpointSettings } from "./http-endpoint-settings.ts";
 import {
@@ -56,8 +56,9 @@ export interface HttpAppDeps {
 export function createHttpApp(deps: HttpAppDeps): Hono {
   const { settings } = deps;
   const send = commandSender(deps.store, deps.origin ?? "http");
-  // "%24" for "$" and one trailing slash are read as the path the client means (routing-path.ts).
-  const app = new Hono({ getPath: routingPath });
+  // "%24" for "$" and one trailing slash are read as the path the client means, and FA³ST's
+  // pathPrefix as /api/v3.0 (routing-path.ts).
+  const app = new Hono({ getPath: routingPathWithPrefix(settings.pathPrefix) });
 
   app.onError((error, c) => {
     const headers: Record<string, string> = error instanceof MethodNotAllowed ? { Allow: error.allow } : {};

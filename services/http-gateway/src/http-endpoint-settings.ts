@@ -31,6 +31,8 @@ export interface HttpEndpointSettings {
   corsMaxAge: number;
   /** The web console at /console/ (and `/` redirecting there). */
   consoleEnabled: boolean;
+  /** FA³ST's pathPrefix: the API is also served under it ("" = the root); /api/v3.0 always. */
+  pathPrefix?: string;
 }
 
 export const DEFAULT_MAX_REQUEST_BODY_SIZE = 64 * 1024 * 1024;

@@ -1,4 +1,5 @@
 import {
+  copyExistingFiles,
   createFilesystemFileStore,
   createMemoryFileStore,
   FILE_STORAGE_FILESYSTEM_CLASS,
@@ -22,8 +23,11 @@ export async function openModelStoreFileStore(
   switch (storage["@class"]) {
     case FILE_STORAGE_REDIS_CLASS:
       return await createRedisFileStore({ url: persistence.url, keyPrefix: persistence.keyPrefix });
-    case FILE_STORAGE_FILESYSTEM_CLASS:
-      return createFilesystemFileStore({ directory: storage.path });
+    case FILE_STORAGE_FILESYSTEM_CLASS: {
+      const store = createFilesystemFileStore({ directory: storage.path });
+      if (storage.existingDataPath !== undefined) await copyExistingFiles(store, storage.existingDataPath);
+      return store;
+    }
     default:
       return createMemoryFileStore();
   }

@@ -13,6 +13,10 @@ import { isValidLexical } from "./xsd-values.ts";
  * - §4.4.5: an empty string as a typed value (Property.value, Range.min/max, Qualifier.value,
  *   Extension.value) means the same as null when the valueType does not accept "" (xs:int,
  *   xs:double, …; "" stays for xs:string, xs:anyURI, …).
+ * - docs/adr/0031: an empty list of an optional property ("embeddedDataSpecifications": [],
+ *   a collection's "value": []) and an empty idShort mean "not set", the only reading the
+ *   metamodel allows them ("either not set or at least one item"; AASd-120 for list items).
+ *   Generators (FA³ST's AID examples among them) write both; the stored form leaves them out.
  *
  * Returns a cleaned copy (model objects are new objects; the input is not modified). Values whose
  * JSON type is wrong are passed through untouched, for jsonization to report with its own path.
@@ -43,6 +47,10 @@ function normalizeObject(value: unknown, classRef: ClassRef, path: string, depth
     const shape: PropertyShape | undefined = Object.hasOwn(schema.properties, key) ? schema.properties[key] : undefined;
     if (shape === undefined) throw unknownProperty(key, keyPath, className!);
     if (item === null) continue;
+    if (key === "idShort" && item === "") continue;
+    if (Array.isArray(item) && item.length === 0 && typeof shape === "object" && "many" in shape) {
+      if (!REQUIRED_LISTS.has(`${className}.${key}`)) continue;
+    }
     out[key] = normalizeProperty(item, shape, keyPath, depth);
   }
   for (const key of schema.typedValues ?? []) {
@@ -61,6 +69,13 @@ function normalizeProperty(value: unknown, shape: PropertyShape, path: string, d
 }
 
 const SUBMODEL_ELEMENTS = new Set(ABSTRACT_CLASSES.SubmodelElement);
+
+/** Lists the metamodel requires (at least one item): an empty one stays, for verification to name. */
+const REQUIRED_LISTS = new Set([
+  "Reference.keys",
+  "DataSpecificationIec61360.preferredName",
+  "ValueList.valueReferencePairs",
+]);
 
 /**
  * How deep submodel elements nest in a (normalized, so bounded) element: 1 for an element without

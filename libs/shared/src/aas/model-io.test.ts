@@ -177,7 +177,9 @@ test("collects every verification error, each as 'path: message'", () => {
     details.some((d) => /^submodelElements\[6\]: .*[Mm]in/.test(d)),
     details.join("\n"),
   );
-  assert.match(caught.message, /and 2 more/);
+  assert.match(caught.message, /^Invalid Submodel: 3 findings of 3 kinds: 1× ID-short of Referables/);
+  assert.match(caught.message, /1× Value must be consistent with the value type\. \(first at submodelElements\[4\]\)/);
+  assert.match(caught.message, /core\.validationOnCreate \/ validationOnUpdate false/);
 
   // Without validation the same input is accepted as it is.
   assert.equal(readAas(submodel, "Submodel", { validate: false }).jsonable.idShort, "1bad");
@@ -200,3 +202,83 @@ function withEdit(json: Json, edit: (json: Json) => void): Json {
   edit(json);
   return json;
 }
+
+test("findings are grouped by kind and the submodel template is named (issue 18.5)", () => {
+  const aid = {
+    modelType: "Submodel",
+    id: "urn:x:aid",
+    idShort: "AID",
+    semanticId: {
+      type: "ExternalReference",
+      keys: [{ type: "GlobalReference", value: "https://admin-shell.io/idta/AssetInterfacesDescription/1/0/Submodel" }],
+    },
+    submodelElements: ["a", "b", "c"].map((idShort) => ({
+      modelType: "SubmodelElementCollection",
+      idShort,
+      semanticId: { type: "ExternalReference", keys: [] },
+    })),
+  };
+  assert.throws(
+    () => readAas(aid, "Submodel", { validate: true }),
+    (error: AasError) =>
+      error.details.length === 3 &&
+      error.message ===
+        "Invalid Submodel (IDTA 02017 Asset Interfaces Description (AID), semanticId https://admin-shell.io/idta/AssetInterfacesDescription/1/0/Submodel): " +
+          "3 findings of 1 kind: 3× Keys must contain at least one item. (first at submodelElements[0].semanticId). " +
+          "Submodels with such findings are stored when validation is off: core.validationOnCreate / validationOnUpdate false for the API, validationOnLoad false or --no-validation for model files.",
+  );
+});
+
+test("lexical variants with one reading are stored canonical (ADR 0031)", () => {
+  const { jsonable } = readAas(
+    {
+      modelType: "Submodel",
+      id: "urn:x:variants",
+      embeddedDataSpecifications: [],
+      submodelElements: [
+        { modelType: "Property", idShort: "created", valueType: "xs:dateTime", value: "2022-12-27 08:26:49.219717" },
+        { modelType: "Property", idShort: "zoned", valueType: "xs:dateTime", value: "2024-01-01 10:00:00+02:00" },
+        { modelType: "Property", idShort: "observable", valueType: "xs:boolean", value: "True" },
+        { modelType: "Property", idShort: "off", valueType: "xs:boolean", value: "FALSE" },
+        { modelType: "SubmodelElementCollection", idShort: "empty", value: [] },
+        {
+          modelType: "SubmodelElementList",
+          idShort: "security",
+          typeValueListElement: "Property",
+          valueTypeListElement: "xs:string",
+          value: [{ modelType: "Property", idShort: "", valueType: "xs:string", value: "nosec_sc" }],
+        },
+      ],
+    },
+    "Submodel",
+    { validate: true },
+  );
+  const elements = jsonable.submodelElements as Json[];
+  assert.deepEqual(
+    elements.slice(0, 4).map((e) => e.value),
+    ["2022-12-27T08:26:49.219717", "2024-01-01T10:00:00+02:00", "true", "false"],
+  );
+  assert.equal("value" in elements[4]!, false, "an empty collection value is not set");
+  assert.equal("idShort" in (elements[5]!.value as Json[])[0]!, false, "an empty idShort is not set");
+  assert.equal("embeddedDataSpecifications" in jsonable, false);
+  // Forms with another reading stay refused: two spaces, a "yes", a date without a time.
+  for (const [valueType, value] of [
+    ["xs:dateTime", "2022-12-27  08:26:49"],
+    ["xs:boolean", "yes"],
+    ["xs:dateTime", "2022-12-27"],
+  ]) {
+    assert.throws(
+      () => readAas({ modelType: "Property", idShort: "p", valueType, value }, "SubmodelElement", { validate: true }),
+      (error: AasError) => error.kind === "verification",
+      `${valueType} ${value}`,
+    );
+  }
+  // A required list stays: an empty Reference.keys is still a finding, not a missing property.
+  assert.throws(
+    () =>
+      readAas({ modelType: "Submodel", id: "urn:x", semanticId: { type: "ExternalReference", keys: [] } }, "Submodel", {
+        validate: true,
+      }),
+    (error: AasError) => error.kind === "verification" && /Keys must contain at least one item/.test(error.message),
+  );
+});

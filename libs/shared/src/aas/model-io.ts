@@ -1,6 +1,7 @@
 import * as aas from "./aas-core.cts";
 import { AasError } from "./aas-error.ts";
 import { normalizeInput } from "./input-normalization.ts";
+import { verificationSummary } from "./verification-summary.ts";
 
 /**
  * Reading AAS JSON into aas-core instances and writing them back. `readAas` is the single door
@@ -57,7 +58,7 @@ export function readModel(jsonable: unknown, target: ReadableClassName, options:
     );
   }
   const instance = parsed.mustValue();
-  if (options.validate) assertValid(instance, target);
+  if (options.validate) assertValid(instance, target, cleaned);
   return { instance, jsonable: toJsonable(instance) };
 }
 
@@ -71,11 +72,10 @@ export function verificationErrors(instance: aas.types.Class): string[] {
   return errors;
 }
 
-function assertValid(instance: aas.types.Class, target: string): void {
+function assertValid(instance: aas.types.Class, target: string, jsonable: unknown): void {
   const details = verificationErrors(instance);
   if (details.length === 0) return;
-  const more = details.length > 1 ? ` (and ${details.length - 1} more)` : "";
-  throw new AasError("verification", `Invalid ${target}: ${details[0]}${more}`, { details });
+  throw new AasError("verification", verificationSummary(target, details, jsonable), { details });
 }
 
 export function toJsonable(instance: aas.types.Class): Record<string, unknown> {

@@ -118,7 +118,7 @@ describe("HTTP asset connection", () => {
         },
       },
       subscriptionProviders: {
-        // FA³ST's docs show method and template here although the code reads neither: ignored, not an error.
+        // FA³ST's docs show method and template here although the code reads neither: ignored with a warning, not an error.
         "[ModelRef](Submodel)urn:d, (SubmodelElementCollection)Status, (Property)Temperature": {
           format: "JSON",
           path: "/api/status",
@@ -355,7 +355,7 @@ describe("MQTT asset connection", () => {
     });
   });
 
-  test("every broker URI scheme; unknown properties kept (the model-store logs them); null means not set", () => {
+  test("every broker URI scheme; null means not set; an unknown property is an error with a suggestion", () => {
     for (const serverUri of [
       "tcp://b:1883",
       "ssl://b:8883",
@@ -371,11 +371,13 @@ describe("MQTT asset connection", () => {
       serverUri: "tcp://b:1883",
       clientId: null,
       username: null,
-      anything: 1,
     }) as [MqttAssetConnectionConfig];
     assert.equal(connection.clientId, undefined);
     assert.equal(connection.username, undefined);
-    assert.equal((connection as Record<string, unknown>).anything, 1);
+    assert.throws(
+      () => load({ "@class": MQTT, serverUri: "tcp://b:1883", clientID: "x" }),
+      /Unknown key 'assetConnections\[0\]\.clientID'\. Did you mean 'clientId'\?/,
+    );
     const [withTrust] = load({
       "@class": MQTT,
       serverUri: "ssl://b:8883",

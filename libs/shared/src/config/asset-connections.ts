@@ -8,10 +8,10 @@ export const MQTT_ASSET_CONNECTION_CLASS = "assetconnection.mqtt.MqttAssetConnec
 
 /*
  * FA³ST's asset-connection configuration (docs/reference/faaast-asset-connections.md), property for property, so
- * FA³ST users' files load unchanged. FA³ST reads them with plain Jackson, hence three deliberate
- * differences from the rest of our configuration:
- * - unknown properties are kept and ignored (loose objects; FA³ST's own doc examples carry some),
- *   the model-store logs them as ignored;
+ * FA³ST users' files load unchanged. Unknown properties follow the rule of the whole file
+ * (faaast-options.ts): a FA³ST property Twinport lacks is a warning (FA³ST's own doc examples
+ * carry `method` and `template` on subscription providers), anything else an error. FA³ST reads
+ * these files with plain Jackson, hence two deliberate differences from the rest of our configuration:
  * - numbers written as strings are accepted ("interval": "500");
  * - null means "not set", so the default applies (Jackson keeps null; for an optional string that
  *   is the same thing, and for a property with a default null would only break at use time).
@@ -44,12 +44,21 @@ const headersSchema = withDefault(z.record(z.string(), z.string()), {});
 /** Only JSON exists in FA³ST too (its docs list XML, its code has no XML implementation). */
 const formatSchema = z.preprocess(
   nullToUndefined,
-  z.string().refine((value) => value === "JSON", {
-    error: (issue) =>
-      issue.input === "XML"
-        ? 'format "XML" is not implemented (FA³ST has no XML implementation either); use "JSON"'
-        : 'the only format is "JSON" (case-sensitive)',
-  }),
+  // FA³ST has no default either: without a format its provider fails at the first request. Its
+  // documented HTTP subscription example omits it, so the message says exactly what to add.
+  z
+    .string({
+      error: (issue) =>
+        issue.input === undefined
+          ? 'add "format": "JSON" (FA³ST has no default either; JSON is the only format)'
+          : undefined,
+    })
+    .refine((value) => value === "JSON", {
+      error: (issue) =>
+        issue.input === "XML"
+          ? 'format "XML" is not implemented (FA³ST has no XML implementation either); use "JSON"'
+          : 'the only format is "JSON" (case-sensitive)',
+    }),
 );
 
 /** FA³ST v1.3.0 ran queries starting with "jq|" as jq (experimental); its main branch dropped them, and so do we. */
@@ -79,8 +88,8 @@ const readIntervalSchema = withDefault(numeric(z.number().int().min(0)), 1000).t
 );
 
 /** Key store settings shared by OPC UA certificates and HTTP trusted certificates (FA³ST's CertificateConfig). */
-const certificateSchema = (defaultPath?: string) =>
-  z.looseObject({
+export const certificateSchema = (defaultPath?: string) =>
+  z.strictObject({
     keyStoreType: withDefault(z.string(), "PKCS12"),
     keyStorePath: defaultPath === undefined ? optional(text) : withDefault(text, defaultPath),
     keyStorePassword: optional(text),
@@ -113,7 +122,7 @@ function providerMap<T extends z.ZodType>(provider: T) {
 
 const httpPath = z.preprocess(nullToUndefined, z.string());
 
-export const httpValueProviderSchema = z.looseObject({
+export const httpValueProviderSchema = z.strictObject({
   format: formatSchema,
   path: httpPath,
   query: querySchema,
@@ -124,7 +133,7 @@ export const httpValueProviderSchema = z.looseObject({
   readInterval: readIntervalSchema,
 });
 
-export const httpSubscriptionProviderSchema = z.looseObject({
+export const httpSubscriptionProviderSchema = z.strictObject({
   format: formatSchema,
   path: httpPath,
   query: querySchema,
@@ -133,7 +142,7 @@ export const httpSubscriptionProviderSchema = z.looseObject({
   headers: headersSchema,
 });
 
-export const httpOperationProviderSchema = z.looseObject({
+export const httpOperationProviderSchema = z.strictObject({
   format: formatSchema,
   path: httpPath,
   method: withDefault(z.string().min(1), "POST"),
@@ -154,7 +163,7 @@ const httpBaseUrl = z.preprocess(
   }),
 );
 
-export const httpAssetConnectionSchema = z.looseObject({
+export const httpAssetConnectionSchema = z.strictObject({
   "@class": z.literal(HTTP_ASSET_CONNECTION_CLASS),
   baseUrl: httpBaseUrl,
   username: optional(text),
@@ -162,6 +171,8 @@ export const httpAssetConnectionSchema = z.looseObject({
   headers: headersSchema,
   /** Extra certificates to trust (self-signed assets); the usual CAs stay trusted. */
   trustedCertificates: optional(certificateSchema()),
+  /** Our extension: a key store with the key and certificate this client shows an HTTPS asset (mutual TLS). */
+  clientCertificate: optional(certificateSchema()),
   /** FA³ST main, code only. Accepted; our client speaks HTTP/1.1. */
   httpVersion: optional(z.enum(["HTTP_1_1", "HTTP_2"])),
   valueProviders: providerMap(httpValueProviderSchema),
@@ -176,14 +187,14 @@ const arrayIndexSchema = optional(
   z.string().regex(/^(\[\d+\])+$/, { error: 'expected one or more "[n]" groups, e.g. "[2]" or "[1][0]"' }),
 );
 
-export const opcuaValueProviderSchema = z.looseObject({
+export const opcuaValueProviderSchema = z.strictObject({
   nodeId: nodeIdSchema,
   arrayIndex: arrayIndexSchema,
   readWriteMode: withDefault(z.enum(READ_WRITE_MODES), "READ_WRITE"),
   readInterval: readIntervalSchema,
 });
 
-export const opcuaSubscriptionProviderSchema = z.looseObject({
+export const opcuaSubscriptionProviderSchema = z.strictObject({
   nodeId: nodeIdSchema,
   arrayIndex: arrayIndexSchema,
   /** The monitored item's sampling interval in ms (FA³ST parses it and ignores it). */
@@ -191,11 +202,11 @@ export const opcuaSubscriptionProviderSchema = z.looseObject({
 });
 
 const argumentMappingSchema = withDefault(
-  z.array(z.looseObject({ idShort: z.string().min(1), argumentName: z.string().min(1) })),
+  z.array(z.strictObject({ idShort: z.string().min(1), argumentName: z.string().min(1) })),
   [],
 );
 
-export const opcuaOperationProviderSchema = z.looseObject({
+export const opcuaOperationProviderSchema = z.strictObject({
   nodeId: nodeIdSchema,
   /** The object the method is called on; empty or absent: found by browsing the method's parent. */
   parentNodeId: z.preprocess((value) => (value === null || value === "" ? undefined : value), z.string().optional()),
@@ -333,7 +344,7 @@ const mqttTopicFilter = z.preprocess(
     ),
 );
 
-export const mqttValueProviderSchema = z.looseObject({
+export const mqttValueProviderSchema = z.strictObject({
   format: formatSchema,
   topic: mqttTopicName,
   template: optional(text),
@@ -343,13 +354,13 @@ export const mqttValueProviderSchema = z.looseObject({
   readWriteMode: withDefault(z.enum(READ_WRITE_MODES), "READ_WRITE"),
 });
 
-export const mqttSubscriptionProviderSchema = z.looseObject({
+export const mqttSubscriptionProviderSchema = z.strictObject({
   format: formatSchema,
   topic: mqttTopicFilter,
   query: querySchema,
 });
 
-export const mqttAssetConnectionSchema = z.looseObject({
+export const mqttAssetConnectionSchema = z.strictObject({
   "@class": z.literal(MQTT_ASSET_CONNECTION_CLASS),
   serverUri: mqttServerUri,
   /** Absent or blank: a random one (a UUID without dashes, as FA³ST), new at each start. */
@@ -358,6 +369,8 @@ export const mqttAssetConnectionSchema = z.looseObject({
   password: optional(text),
   /** Our extension (FA³ST has no TLS options): certificates to trust for ssl:// and wss:// besides the usual CAs. */
   trustedCertificates: optional(certificateSchema()),
+  /** Our extension: a key store with the key and certificate this client shows the broker over ssl:// or wss://. */
+  clientCertificate: optional(certificateSchema()),
   valueProviders: providerMap(mqttValueProviderSchema),
   subscriptionProviders: providerMap(mqttSubscriptionProviderSchema),
   // FA³ST throws when one is registered; refused here, so the file is fixed before anything starts.
@@ -401,19 +414,3 @@ export const assetConnectionSection: ClassedSection = {
     }
   },
 };
-
-/** Property names a schema knows at one level (for "ignored property" warnings). */
-export const ASSET_CONNECTION_KNOWN_PROPERTIES = {
-  http: Object.keys(httpAssetConnectionSchema.shape),
-  httpValue: Object.keys(httpValueProviderSchema.shape),
-  httpSubscription: Object.keys(httpSubscriptionProviderSchema.shape),
-  httpOperation: Object.keys(httpOperationProviderSchema.shape),
-  opcua: [...Object.keys(opcuaAssetConnectionSchema.shape)],
-  opcuaValue: Object.keys(opcuaValueProviderSchema.shape),
-  opcuaSubscription: Object.keys(opcuaSubscriptionProviderSchema.shape),
-  opcuaOperation: Object.keys(opcuaOperationProviderSchema.shape),
-  mqtt: Object.keys(mqttAssetConnectionSchema.shape),
-  mqttValue: Object.keys(mqttValueProviderSchema.shape),
-  mqttSubscription: Object.keys(mqttSubscriptionProviderSchema.shape),
-  mqttOperation: [] as string[],
-} as const;

@@ -17,4 +17,6 @@ export interface ClassedSection {
   readonly known: readonly string[];
   /** The schema for a canonical class name (already reduced by classSuffix), or undefined. */
   schemaFor(suffix: string): z.ZodType | undefined;
+  /** FA³ST classes Twinport has no counterpart for, with what to use instead (added to the error). */
+  readonly unsupported?: Readonly<Record<string, string>>;
 }

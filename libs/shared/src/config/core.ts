@@ -27,7 +27,7 @@ const validationSwitch = z
   )
   .default(true);
 
-export const coreSchema = z.strictObject({
+const coreObjectSchema = z.strictObject({
   /** FA³ST's request thread pool. Accepted so FA³ST files load; no effect (Node has one event loop). */
   requestHandlerThreadPoolSize: z.number().int().min(1).optional(),
   /** Retry interval of asset connections in ms (FA³ST's name and default). */
@@ -66,11 +66,19 @@ export const coreSchema = z.strictObject({
    * XML, OPC UA) run out of stack, with room for smaller stacks (worker threads, edge devices).
    */
   maxNestingDepth: z.number().int().min(1).max(500).default(64),
-  /** How long the handle of an asynchronous operation stays queryable after it finished. */
+  /**
+   * How long the handle of an asynchronous operation stays queryable after it finished; it also
+   * bounds how long an asynchronous execution may run. Default PT1H (applied below).
+   */
   operationHandleTtl: z
     .string()
     .regex(ISO_DURATION, { error: "expected an ISO 8601 duration such as PT1H" })
-    .default("PT1H"),
+    .optional(),
+  /**
+   * FA³ST main's bound of an operation's execution, in ms (default 3 600 000, our PT1H): the same
+   * thing as operationHandleTtl, so it sets it (docs/faaast-compatibility.md).
+   */
+  operationTimeout: z.number().int().min(1).optional(),
   /** How long a write's outcome is remembered under its Idempotency-Key (docs/adr/0017). */
   idempotencyWindow: z
     .string()
@@ -98,6 +106,26 @@ export const coreSchema = z.strictObject({
   /** Level of the JSON log lines on stderr. */
   logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace"]).default("info"),
 });
+
+/** ms as an ISO 8601 duration in seconds ("PT3600S", "PT0.5S"), which isoDurationToMs reads back exactly. */
+const msAsDuration = (ms: number): string => `PT${ms / 1000}S`;
+
+export const coreSchema = coreObjectSchema
+  .refine(
+    (core) =>
+      core.operationTimeout === undefined ||
+      core.operationHandleTtl === undefined ||
+      isoDurationToMs(core.operationHandleTtl) === core.operationTimeout,
+    {
+      error: "operationTimeout (FA³ST, ms) and operationHandleTtl say different things; set one of them",
+      path: ["operationTimeout"],
+    },
+  )
+  .transform(({ operationTimeout, operationHandleTtl, ...rest }) => ({
+    ...rest,
+    operationHandleTtl:
+      operationHandleTtl ?? (operationTimeout === undefined ? "PT1H" : msAsDuration(operationTimeout)),
+  }));
 
 /** The management port when core.managementPort is absent (docs/adr/0005). */
 export const DEFAULT_MANAGEMENT_PORT = 9464;

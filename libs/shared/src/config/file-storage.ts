@@ -13,6 +13,12 @@ export const fileStorageFilesystemSchema = z.strictObject({
   "@class": z.literal(FILE_STORAGE_FILESYSTEM_CLASS),
   /** Directory of the stored files; absent = `<core.stateDir>/files` (filled in by the loader). */
   path: z.string().min(1).optional(),
+  /**
+   * FA³ST: a directory of files available from the start, never modified. Its files are copied
+   * into the store at start where the store has no file of that path yet
+   * (`<dir>/aasx/files/a.pdf` is the File value `/aasx/files/a.pdf`).
+   */
+  existingDataPath: z.string().min(1).optional(),
 });
 
 /** Files in Redis, owned by the model-store (distributed mode). Uses the persistence's Redis. */

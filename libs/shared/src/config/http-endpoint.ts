@@ -36,6 +36,18 @@ export const httpEndpointSchema = z
     port: portSchema.default(443),
     sniEnabled: z.boolean().default(true),
     sslEnabled: z.boolean().default(true),
+    /**
+     * FA³ST main: where the API is served. Twinport serves it there and always under /api/v3.0
+     * too, so clients written for either keep working ("" or "/": at the root).
+     */
+    pathPrefix: z
+      .string()
+      .regex(/^(?:|\/|\/.*[^/])$/, { error: 'expected "", "/" or a path starting with "/" and not ending with "/"' })
+      .refine((value) => !/[?#%\\]|\/\.{1,2}(?:\/|$)|\/\//.test(value), {
+        error: "expected a plain path: no query, fragment, percent escapes, backslashes, dot or empty segments",
+      })
+      .default("/api/v3.0")
+      .transform((value) => (value === "/" ? "" : value)),
     /** Extension: the address to bind. */
     host: z.string().min(1).default("0.0.0.0"),
     /** Extension: request bodies above this many bytes answer 413. */

@@ -10,7 +10,6 @@ export {
 } from "./asset-connection-reference.ts";
 export {
   type ArgumentValidationMode,
-  ASSET_CONNECTION_KNOWN_PROPERTIES,
   type AssetConnectionConfig,
   type CertificateConfig,
   HTTP_ASSET_CONNECTION_CLASS,
@@ -100,8 +99,10 @@ export type { AuthenticationConfig, BearerConfig } from "./security-authenticati
 export type { AccessRule, RoleAssignment } from "./security-rules.ts";
 export {
   AIMC_PROCESSOR_CLASS,
+  type AimcCertificateCredentials,
+  type AimcCredentials,
   type AimcProcessorConfig,
   derivedAssetConnection,
   type SubmodelTemplateProcessorConfig,
 } from "./submodel-template-processors.ts";
-export { type TwinportConfig, validateConfig } from "./validate-config.ts";
+export { type TwinportConfig, validateConfig, validateConfigWithWarnings } from "./validate-config.ts";

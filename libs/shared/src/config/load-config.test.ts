@@ -46,6 +46,7 @@ const HTTP_DEFAULTS = {
   port: 443,
   sniEnabled: true,
   sslEnabled: true,
+  pathPrefix: "/api/v3.0",
   host: "0.0.0.0",
   maxRequestBodySize: 67108864,
   consoleEnabled: true,
@@ -384,7 +385,7 @@ describe("environment overrides", () => {
     );
     assert.match(
       warnings.find((w) => w.includes("TWINPORT_ENDPOINTS_0_PROT"))!,
-      /Unknown key 'endpoints\[0\]\.PROT'\. Allowed: @class, profiles, .*port/,
+      /Unknown key 'endpoints\[0\]\.PROT'\. Did you mean 'port'\? Allowed: @class, profiles, .*port/,
     );
     assert.match(warnings.find((w) => w.includes("TWINPORT_ENDPOINTS_7_PORT"))!, /has 2 entries/);
     assert.equal(config.endpoints.length, 2);
@@ -418,12 +419,12 @@ describe("command-line overrides", () => {
   test("unknown key names the full path and the allowed keys", () => {
     assert.equal(
       configError(() => loadConfig({ role: "embedded", overrides: ["endpoints[0].prot=8081"] })).message,
-      "Unknown key 'endpoints[0].prot'. Allowed: @class, profiles, certificate, corsAllowCredentials, corsAllowedHeaders, corsAllowedMethods, " +
-        "corsAllowedOrigin, corsEnabled, isCorsEnabled, corsExposedHeaders, corsMaxAge, hostname, includeErrorDetails, port, sniEnabled, sslEnabled, host, maxRequestBodySize, consoleEnabled",
+      "Unknown key 'endpoints[0].prot'. Did you mean 'port'? Allowed: @class, profiles, certificate, corsAllowCredentials, corsAllowedHeaders, corsAllowedMethods, " +
+        "corsAllowedOrigin, corsEnabled, isCorsEnabled, corsExposedHeaders, corsMaxAge, hostname, includeErrorDetails, port, sniEnabled, sslEnabled, pathPrefix, host, maxRequestBodySize, consoleEnabled",
     );
     assert.equal(
       configError(() => loadConfig({ role: "embedded", overrides: ["cor.stateDir=x"] })).message,
-      "Unknown key 'cor'. Allowed: core, endpoints, persistence, messageBus, fileStorage, assetConnections, submodelTemplateProcessors, security, events",
+      "Unknown key 'cor'. Did you mean 'core'? Allowed: core, endpoints, persistence, messageBus, fileStorage, assetConnections, submodelTemplateProcessors, security, events",
     );
   });
 
@@ -596,7 +597,7 @@ describe("errors in the file", () => {
   test("unknown keys at every level", () => {
     assert.equal(
       errorFor({ cores: {} }),
-      "Unknown key 'cores'. Allowed: core, endpoints, persistence, messageBus, fileStorage, assetConnections, submodelTemplateProcessors, security, events",
+      "Unknown key 'cores'. Did you mean 'core'? Allowed: core, endpoints, persistence, messageBus, fileStorage, assetConnections, submodelTemplateProcessors, security, events",
     );
     assert.match(
       errorFor({ core: { stateDirectory: "x" } }),

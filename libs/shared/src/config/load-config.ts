@@ -8,7 +8,7 @@ import { FILE_STORAGE_IN_MEMORY_CLASS, FILE_STORAGE_REDIS_CLASS } from "./file-s
 import { MESSAGE_BUS_INTERNAL_CLASS, MESSAGE_BUS_NATS_CLASS } from "./message-bus.ts";
 import { applyCliOverrides, applyEnvOverrides } from "./overrides.ts";
 import { PERSISTENCE_IN_MEMORY_CLASS, PERSISTENCE_REDIS_CLASS } from "./persistence.ts";
-import { type TwinportConfig, validateConfig } from "./validate-config.ts";
+import { type TwinportConfig, validateConfigWithWarnings } from "./validate-config.ts";
 
 export type ConfigRole = "embedded" | "model-store" | "http-gateway" | "opcua-gateway";
 
@@ -98,6 +98,7 @@ export function loadConfig(options: LoadConfigOptions): LoadedConfig {
   // `--endpoint opcua endpoints[0].tcpPort=4841` sets the OPC UA endpoint.
   if (options.endpointKinds && options.endpointKinds.length > 0) keepEndpointKinds(raw, options.endpointKinds);
   const warnings = applyEnvOverrides(raw, env);
-  applyCliOverrides(raw, options.overrides ?? []);
-  return { config: validateConfig(raw), warnings };
+  warnings.push(...applyCliOverrides(raw, options.overrides ?? []));
+  const validated = validateConfigWithWarnings(raw);
+  return { config: validated.config, warnings: [...validated.warnings, ...warnings] };
 }

@@ -100,7 +100,7 @@ test("an embedded broker (useInternalServer true, FA³ST's default) is refused w
 test("unknown keys stay errors; bad values name the setting", () => {
   assert.match(
     errorOf({ messageBus: { "@class": "messagebus.mqtt.MessageBusMqtt", useInternalServer: false, topicPrefx: "x/" } }),
-    /Unknown key 'messageBus\.topicPrefx'\. Allowed: .*topicPrefix/,
+    /Unknown key 'messageBus\.topicPrefx'\. Did you mean 'topicPrefix'\? Allowed: .*topicPrefix/,
   );
   assert.match(
     errorOf({ messageBus: { "@class": "messagebus.mqtt.MessageBusMqtt", useInternalServer: false, qos: 3 } }),

@@ -2,6 +2,7 @@ import type { z } from "zod";
 import { isPlainObject } from "../aas/plain-object.ts";
 import { ConfigError, formatConfigPath } from "./config-error.ts";
 import { CONFIG_SECTIONS, SECTION_NAMES, schemaOfEntry } from "./config-sections.ts";
+import { ignoredFaaastOptions, ignoredOptionWarning, unknownKeyMessage } from "./faaast-options.ts";
 import { childOf, exactMatch, looseMatch, takesOnlyText, takesTextList } from "./schema-walk.ts";
 
 /**
@@ -18,6 +19,11 @@ interface Resolved {
   path: Segment[];
   /** Schema of the setting, when known (not inside pass-through objects or unknown @class entries). */
   leaf: z.ZodType | undefined;
+}
+
+/** The path names a FA³ST option Twinport ignores: nothing is set, the user is warned. */
+interface IgnoredOption {
+  ignored: string;
 }
 
 const RESERVED_ENV = new Set(["TWINPORT_CONFIG", "TWINPORT_MODEL"]);
@@ -42,10 +48,10 @@ function asIndex(segment: string): number | undefined {
 }
 
 /** Follows `segments` through the configuration layout; a string result is the reason it failed. */
-function resolve(raw: Record<string, unknown>, segments: string[], match: Match): Resolved | string {
+function resolve(raw: Record<string, unknown>, segments: string[], match: Match): Resolved | IgnoredOption | string {
   const [first, ...rest] = segments;
   const sectionName = match([...SECTION_NAMES], first!);
-  if (sectionName === undefined) return `Unknown key '${first}'. Allowed: ${SECTION_NAMES.join(", ")}`;
+  if (sectionName === undefined) return unknownKeyMessage(first!, first!, SECTION_NAMES);
   const layout = CONFIG_SECTIONS[sectionName]!;
   const path: Segment[] = [sectionName];
   let value: unknown = raw[sectionName];
@@ -82,9 +88,13 @@ function resolve(raw: Record<string, unknown>, segments: string[], match: Match)
     const existingKeys = isPlainObject(value) ? Object.keys(value) : [];
     const child = childOf(schema, segment, match);
     if (!child.found) {
+      const ignored = ignoredFaaastOptions(schema);
+      const option = match(Object.keys(ignored), segment);
+      if (option !== undefined)
+        return { ignored: ignoredOptionWarning(formatConfigPath([...path, option]), ignored[option]!) };
       const at = formatConfigPath([...path, segment]);
       return child.allowed
-        ? `Unknown key '${at}'. Allowed: ${child.allowed.join(", ")}`
+        ? unknownKeyMessage(at, segment, child.allowed)
         : `Unknown key '${at}': '${formatConfigPath(path)}' is ${child.reason}`;
     }
     const key =
@@ -141,8 +151,12 @@ function parseOverridePath(text: string): string[] | undefined {
   return [...body.matchAll(/([^.[\]]+)|\[(\d+)\]/g)].map((m) => m[1] ?? m[2]!);
 }
 
-/** Applies `path=value` overrides in order. Any problem is a ConfigError. */
-export function applyCliOverrides(raw: Record<string, unknown>, overrides: readonly string[]): void {
+/**
+ * Applies `path=value` overrides in order. Any problem is a ConfigError; a FA³ST option Twinport
+ * ignores is not set and returned as a warning (the rule of the file, docs/faaast-compatibility.md).
+ */
+export function applyCliOverrides(raw: Record<string, unknown>, overrides: readonly string[]): string[] {
+  const warnings: string[] = [];
   for (const override of overrides) {
     const eq = override.indexOf("=");
     const segments = eq > 0 ? parseOverridePath(override.slice(0, eq)) : undefined;
@@ -153,8 +167,13 @@ export function applyCliOverrides(raw: Record<string, unknown>, overrides: reado
       throw new ConfigError(`Invalid override '${override}': ${prototypeRefusal(forbidden)}`);
     const resolved = resolve(raw, segments, exactMatch);
     if (typeof resolved === "string") throw new ConfigError(resolved);
+    if ("ignored" in resolved) {
+      warnings.push(resolved.ignored);
+      continue;
+    }
     setAt(raw, resolved.path, overrideValue(override.slice(eq + 1), resolved.leaf));
   }
+  return warnings;
 }
 
 /**
@@ -186,6 +205,10 @@ export function applyEnvOverrides(raw: Record<string, unknown>, env: NodeJS.Proc
     const resolved = resolve(raw, segments, looseMatch);
     if (typeof resolved === "string") {
       warnings.push(`Ignoring environment variable ${name}: ${resolved}`);
+      continue;
+    }
+    if ("ignored" in resolved) {
+      warnings.push(`Environment variable ${name}: ${resolved.ignored}`);
       continue;
     }
     try {

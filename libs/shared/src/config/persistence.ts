@@ -24,6 +24,12 @@ export type PersistenceConfig = PersistenceInMemoryConfig | PersistenceRedisConf
 export const persistenceSection: ClassedSection = {
   what: "persistence",
   known: [PERSISTENCE_IN_MEMORY_CLASS, PERSISTENCE_REDIS_CLASS],
+  unsupported: {
+    // docs/faaast-compatibility.md: FA³ST rewrites one model file on every change; Twinport has no
+    // file-backed model store, and quietly running on memory would lose what the user meant to keep.
+    "persistence.file.PersistenceFile":
+      "FA³ST's file persistence has no Twinport counterpart: use persistence.redis.PersistenceRedis to keep changes across restarts (or PersistenceInMemory with initialModelFile to start from the same model file and keep changes only until the process stops)",
+  },
   schemaFor(suffix) {
     switch (suffix) {
       case PERSISTENCE_IN_MEMORY_CLASS:

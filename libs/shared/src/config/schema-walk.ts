@@ -112,14 +112,20 @@ export const looseMatch = (keys: string[], segment: string): string | undefined 
   return keys.find((key) => key.toLowerCase().replace(/^@/, "") === wanted);
 };
 
-/** Keys allowed at `path` below `schema`, for "Allowed: ..." (undefined when not an object). */
-export function allowedKeysAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] | undefined {
+/** The schema at `path` below `schema` (undefined where the path leaves what the schema describes). */
+export function schemaAt(schema: z.ZodType, path: readonly PropertyKey[]): z.ZodType | undefined {
   let current: z.ZodType | undefined = schema;
   for (const segment of path) {
     if (!current) return undefined;
     const child = childOf(current, typeof segment === "symbol" ? String(segment) : segment, exactMatch);
     current = child.found ? child.schema : undefined;
   }
+  return current;
+}
+
+/** Keys allowed at `path` below `schema`, for "Allowed: ..." (undefined when not an object). */
+export function allowedKeysAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] | undefined {
+  const current = schemaAt(schema, path);
   return current ? objectKeys(current) : undefined;
 }
 

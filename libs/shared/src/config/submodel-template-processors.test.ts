@@ -28,9 +28,11 @@ function issues(...submodelTemplateProcessors: unknown[]): readonly string[] {
 describe("submodelTemplateProcessors", () => {
   test("FA³ST's full class name, its short suffix, defaults", () => {
     assert.deepEqual(load({ "@class": FAAAST_CLASS }), [
-      { "@class": AIMC_PROCESSOR_CLASS, credentials: {}, subscriptionInterval: 1000 },
+      { "@class": AIMC_PROCESSOR_CLASS, credentials: {}, opcuaSecurityBaseDir: {}, subscriptionInterval: 1000 },
     ]);
     assert.deepEqual(load({ "@class": AIMC_PROCESSOR_CLASS, subscriptionInterval: 250 })[0]!.subscriptionInterval, 250);
+    // FA³ST's own test writes 0; FA³ST's HTTP subscription provider then polls at its floor of 100 ms.
+    assert.equal(load({ "@class": AIMC_PROCESSOR_CLASS, subscriptionInterval: 0 })[0]!.subscriptionInterval, 0);
     assert.deepEqual(validateConfig(BASE).submodelTemplateProcessors, []);
   });
 
@@ -47,7 +49,11 @@ describe("submodelTemplateProcessors", () => {
     assert.deepEqual(processor!.credentials["http://myserver.example.com:8088"], [
       { username: "user1", password: "pw1" },
     ]);
-    assert.equal(processor!.credentials["mqtt://broker:1883"]![0]!.password, "");
+    assert.deepEqual(processor!.credentials["mqtt://broker:1883"]![0], {
+      "@class": "de.fraunhofer.iosb.ilt.faaast.service.model.credentials.BasicCredentials",
+      username: "u",
+      password: "",
+    });
   });
 
   test("unknown keys, unknown classes and bad values are refused with their path", () => {
@@ -59,7 +65,7 @@ describe("submodelTemplateProcessors", () => {
       issues({ "@class": "submodeltemplate.foo.FooProcessor" }).join("\n"),
       /Unknown @class 'submodeltemplate\.foo\.FooProcessor'.*Known: submodeltemplate\.aimc\.AimcSubmodelTemplateProcessor/,
     );
-    assert.match(issues({ "@class": FAAAST_CLASS, subscriptionInterval: 10 }).join("\n"), /subscriptionInterval/);
+    assert.match(issues({ "@class": FAAAST_CLASS, subscriptionInterval: -1 }).join("\n"), /subscriptionInterval/);
     assert.match(
       issues({ "@class": FAAAST_CLASS, credentials: { "http://h": [{ user: "x" }] } }).join("\n"),
       /credentials/,
@@ -69,8 +75,24 @@ describe("submodelTemplateProcessors", () => {
         "@class": FAAAST_CLASS,
         credentials: { "opc.tcp://h:4840": [{ "@class": "CertificateCredentials", username: "x" }] },
       }).join("\n"),
-      /only BasicCredentials/,
+      /CertificateCredentials/,
     );
+    // FA³ST main's CertificateCredentials (issue 18.7).
+    const [withCertificate] = load({
+      "@class": FAAAST_CLASS,
+      credentials: {
+        "https://h:8443": [
+          {
+            "@class": "de.fraunhofer.iosb.ilt.faaast.service.submodeltemplate.aimc.config.CertificateCredentials",
+            authenticationCertificate: { keyStorePath: "client.p12", keyStorePassword: "changeit" },
+          },
+        ],
+      },
+    });
+    assert.deepEqual(withCertificate!.credentials["https://h:8443"]![0], {
+      "@class": "de.fraunhofer.iosb.ilt.faaast.service.submodeltemplate.aimc.config.CertificateCredentials",
+      authenticationCertificate: { keyStoreType: "PKCS12", keyStorePath: "client.p12", keyStorePassword: "changeit" },
+    });
   });
 
   test("command-line overrides reach the section like any other", () => {
@@ -97,6 +119,18 @@ describe("derivedAssetConnection", () => {
     ) as { headers: unknown; subscriptionProviders: Record<string, { interval: number; headers: unknown }> };
     assert.deepEqual(connection.headers, {});
     assert.equal(connection.subscriptionProviders["(Submodel)s, (Property)p"]!.interval, 1000);
+  });
+
+  test("an interval under 100 ms (FA³ST's subscriptionInterval 0) polls at FA³ST's floor of 100 ms", () => {
+    const connection = derivedAssetConnection(
+      {
+        "@class": "assetconnection.http.HttpAssetConnection",
+        baseUrl: "http://h:1",
+        subscriptionProviders: { "(Submodel)s, (Property)p": { format: "JSON", path: "/p", interval: 0 } },
+      },
+      "AIMC x",
+    ) as { subscriptionProviders: Record<string, { interval: number }> };
+    assert.equal(connection.subscriptionProviders["(Submodel)s, (Property)p"]!.interval, 100);
   });
 
   test("a config the schema refuses is a ConfigError naming where it came from", () => {

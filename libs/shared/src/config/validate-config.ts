@@ -7,10 +7,16 @@ import { CONFIG_SECTIONS, SECTION_NAMES } from "./config-sections.ts";
 import { type CoreConfig, coreSchema } from "./core.ts";
 import { type EndpointConfig, endpointSection } from "./endpoints.ts";
 import { type EventsConfig, eventsSchema } from "./events.ts";
+import {
+  ignoredFaaastOption,
+  ignoredOptionWarning,
+  unknownKeyMessage,
+  withoutIgnoredProfiles,
+} from "./faaast-options.ts";
 import { FILE_STORAGE_FILESYSTEM_CLASS, type FileStorageConfig, fileStorageSection } from "./file-storage.ts";
 import { type MessageBusConfig, messageBusSection } from "./message-bus.ts";
 import { type PersistenceConfig, persistenceSection } from "./persistence.ts";
-import { allowedKeysAt } from "./schema-walk.ts";
+import { allowedKeysAt, schemaAt } from "./schema-walk.ts";
 import { type SecurityConfig, securitySchema } from "./security.ts";
 import {
   type SubmodelTemplateProcessorConfig,
@@ -56,13 +62,19 @@ function issueMessages(issue: z.core.$ZodIssue, schema: z.ZodType, input: unknow
   switch (issue.code) {
     case "unrecognized_keys": {
       const allowed = allowedKeysAt(schema, issue.path) ?? [];
-      return issue.keys.map(
-        (key) => `Unknown key '${formatConfigPath([...prefix, ...issue.path, key])}'. Allowed: ${allowed.join(", ")}`,
+      return issue.keys.map((key) =>
+        unknownKeyMessage(formatConfigPath([...prefix, ...issue.path, key]), key, allowed),
       );
     }
     case "invalid_type": {
       const value = valueAt(input, issue.path);
-      if (value === undefined) return [`Missing '${at}' (${issue.expected})`];
+      if (value === undefined)
+        // A schema's own message says what to write there; zod's default only names the type.
+        return [
+          issue.message.startsWith("Invalid input")
+            ? `Missing '${at}' (${issue.expected})`
+            : `Missing '${at}': ${issue.message}`,
+        ];
       const expected = issue.expected === "boolean" ? "boolean (true or false)" : issue.expected;
       return [`Invalid value at '${at}': expected ${expected}, got ${describe(value)}`];
     }
@@ -79,14 +91,54 @@ function issueMessages(issue: z.core.$ZodIssue, schema: z.ZodType, input: unknow
   }
 }
 
-function parseWith<T>(schema: z.ZodType, input: unknown, prefix: Path, issues: string[]): T | undefined {
-  const result = schema.safeParse(input);
+/** Problems and warnings of one validation, collected so a user fixes a file in one round. */
+interface Findings {
+  issues: string[];
+  warnings: string[];
+}
+
+/** FA³ST options among the unknown keys of a failed parse: where they are and why they are ignored. */
+function ignorableKeys(
+  zodIssues: readonly z.core.$ZodIssue[],
+  schema: z.ZodType,
+): { path: PropertyKey[]; key: string; reason: string }[] {
+  const found: { path: PropertyKey[]; key: string; reason: string }[] = [];
+  for (const issue of zodIssues) {
+    if (issue.code !== "unrecognized_keys") continue;
+    const at = schemaAt(schema, issue.path);
+    for (const key of issue.keys) {
+      const reason = ignoredFaaastOption(at, key);
+      if (reason !== undefined) found.push({ path: [...issue.path], key, reason });
+    }
+  }
+  return found;
+}
+
+/**
+ * Parses one section. FA³ST options Twinport lacks are removed with a warning and the section is
+ * parsed again without them (docs/faaast-compatibility.md); every other problem is an issue.
+ */
+function parseWith<T>(schema: z.ZodType, input: unknown, prefix: Path, found: Findings): T | undefined {
+  let result = schema.safeParse(input);
+  let parsedInput = input;
+  if (!result.success) {
+    const ignorable = ignorableKeys(result.error.issues, schema);
+    if (ignorable.length > 0) {
+      parsedInput = structuredClone(input);
+      for (const { path, key, reason } of ignorable) {
+        delete (valueAt(parsedInput, path) as Record<string, unknown>)[key];
+        found.warnings.push(ignoredOptionWarning(formatConfigPath([...prefix, ...path, key]), reason));
+      }
+      result = schema.safeParse(parsedInput);
+    }
+  }
   if (result.success) return result.data as T;
-  for (const issue of result.error.issues) issues.push(...issueMessages(issue, schema, input, prefix));
+  for (const issue of result.error.issues) found.issues.push(...issueMessages(issue, schema, parsedInput, prefix));
   return undefined;
 }
 
-function parseClassed<T>(section: ClassedSection, input: unknown, prefix: Path, issues: string[]): T | undefined {
+function parseClassed<T>(section: ClassedSection, input: unknown, prefix: Path, found: Findings): T | undefined {
+  const { issues } = found;
   const at = formatConfigPath(prefix);
   if (!isPlainObject(input)) {
     issues.push(`'${at}' must be an object with "@class" (got ${describe(input)}). Known: ${section.known.join(", ")}`);
@@ -100,21 +152,24 @@ function parseClassed<T>(section: ClassedSection, input: unknown, prefix: Path, 
   const suffix = classSuffix(className);
   const schema = section.schemaFor(suffix);
   if (!schema) {
-    issues.push(`Unknown @class '${className}' at ${at}. Known: ${section.known.join(", ")}`);
+    const instead = section.unsupported?.[suffix];
+    issues.push(
+      `Unknown @class '${className}' at ${at}.${instead === undefined ? "" : ` ${instead}.`} Known: ${section.known.join(", ")}`,
+    );
     return undefined;
   }
   // The canonical short name from here on, so code compares one spelling.
-  return parseWith<T>(schema, { ...input, "@class": suffix }, prefix, issues);
+  return parseWith<T>(schema, { ...input, "@class": suffix }, prefix, found);
 }
 
-function parseClassedList<T>(section: ClassedSection, input: unknown, prefix: string, issues: string[]): T[] {
+function parseClassedList<T>(section: ClassedSection, input: unknown, prefix: string, found: Findings): T[] {
   if (!Array.isArray(input)) {
-    issues.push(`'${prefix}' must be a list (got ${describe(input)})`);
+    found.issues.push(`'${prefix}' must be a list (got ${describe(input)})`);
     return [];
   }
   const parsed: T[] = [];
   input.forEach((entry, index) => {
-    const value = parseClassed<T>(section, entry, [prefix, index], issues);
+    const value = parseClassed<T>(section, entry, [prefix, index], found);
     if (value !== undefined) parsed.push(value);
   });
   return parsed;
@@ -125,39 +180,50 @@ function parseClassedList<T>(section: ClassedSection, input: unknown, prefix: st
  * loader) and applies every property default. Collects all problems before throwing.
  */
 export function validateConfig(raw: unknown): TwinportConfig {
+  return validateConfigWithWarnings(raw).config;
+}
+
+/** validateConfig, with the warnings about FA³ST options the configuration sets that Twinport ignores. */
+export function validateConfigWithWarnings(raw: unknown): { config: TwinportConfig; warnings: string[] } {
   if (!isPlainObject(raw)) throw new ConfigError(`The configuration must be a JSON object (got ${describe(raw)})`);
-  const issues: string[] = [];
+  const found: Findings = { issues: [], warnings: [] };
+  const { issues } = found;
   for (const key of Object.keys(raw)) {
     // Own keys only: `in` would take "__proto__" and "constructor" for known sections.
-    if (!Object.hasOwn(CONFIG_SECTIONS, key)) issues.push(`Unknown key '${key}'. Allowed: ${SECTION_NAMES.join(", ")}`);
+    if (!Object.hasOwn(CONFIG_SECTIONS, key)) issues.push(unknownKeyMessage(key, key, SECTION_NAMES));
   }
-  const core = parseWith<CoreConfig>(coreSchema, raw.core ?? {}, ["core"], issues);
-  const endpoints = parseClassedList<EndpointConfig>(endpointSection, raw.endpoints ?? [], "endpoints", issues);
-  const persistence = parseClassed<PersistenceConfig>(persistenceSection, raw.persistence, ["persistence"], issues);
-  const messageBus = parseClassed<MessageBusConfig>(messageBusSection, raw.messageBus, ["messageBus"], issues);
-  const fileStorage = parseClassed<FileStorageConfig>(fileStorageSection, raw.fileStorage, ["fileStorage"], issues);
+  const core = parseWith<CoreConfig>(coreSchema, raw.core ?? {}, ["core"], found);
+  const endpoints = parseClassedList<EndpointConfig>(
+    endpointSection,
+    withoutIgnoredProfiles(raw.endpoints ?? [], found.warnings),
+    "endpoints",
+    found,
+  );
+  const persistence = parseClassed<PersistenceConfig>(persistenceSection, raw.persistence, ["persistence"], found);
+  const messageBus = parseClassed<MessageBusConfig>(messageBusSection, raw.messageBus, ["messageBus"], found);
+  const fileStorage = parseClassed<FileStorageConfig>(fileStorageSection, raw.fileStorage, ["fileStorage"], found);
   const assetConnections = parseClassedList<AssetConnectionConfig>(
     assetConnectionSection,
     raw.assetConnections ?? [],
     "assetConnections",
-    issues,
+    found,
   );
   const submodelTemplateProcessors = parseClassedList<SubmodelTemplateProcessorConfig>(
     submodelTemplateProcessorSection,
     raw.submodelTemplateProcessors ?? [],
     "submodelTemplateProcessors",
-    issues,
+    found,
   );
   const security =
     raw.security === undefined
       ? undefined
-      : parseWith<SecurityConfig>(securitySchema, raw.security, ["security"], issues);
-  const events = parseWith<EventsConfig>(eventsSchema, raw.events ?? {}, ["events"], issues);
+      : parseWith<SecurityConfig>(securitySchema, raw.security, ["security"], found);
+  const events = parseWith<EventsConfig>(eventsSchema, raw.events ?? {}, ["events"], found);
   if (issues.length > 0 || !core || !persistence || !messageBus || !fileStorage) throw new ConfigError(issues);
   if (fileStorage["@class"] === FILE_STORAGE_FILESYSTEM_CLASS && fileStorage.path === undefined) {
     fileStorage.path = `${core.stateDir}/files`;
   }
-  return {
+  const config: TwinportConfig = {
     core,
     endpoints,
     persistence,
@@ -168,4 +234,5 @@ export function validateConfig(raw: unknown): TwinportConfig {
     ...(security ? { security } : {}),
     ...(events ? { events } : {}),
   };
+  return { config, warnings: found.warnings };
 }

@@ -19,6 +19,7 @@ export {
   type EngineOptions,
 } from "./create-engine.ts";
 export type { ValidationSettings } from "./engine-context.ts";
+export * from "./filesystem/existing-files.ts";
 export * from "./filesystem/filesystem-file-store.ts";
 export * from "./memory/direct-store-client.ts";
 export * from "./memory/in-process-event-bus.ts";

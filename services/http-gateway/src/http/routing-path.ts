@@ -16,6 +16,27 @@ import { API_PREFIX } from "./api-routes.ts";
  */
 export function routingPath(request: Request): string {
   const path = getPath(request).replace(/%24/gi, "$");
+  return withoutTrailingSlash(path);
+}
+
+function withoutTrailingSlash(path: string): string {
   const inApi = path.startsWith(`${API_PREFIX}/`) && path.length > API_PREFIX.length + 1;
   return inApi && path.endsWith("/") ? path.slice(0, -1) : path;
+}
+
+/**
+ * routingPath for an endpoint with FA³ST's `pathPrefix`: a path under the prefix is routed as the
+ * same path under /api/v3.0, which stays served too. Everything the API answers (Location headers,
+ * paging links) names /api/v3.0, valid on this endpoint either way. A prefix of "" serves the API
+ * at the root; a path that is already under /api/v3.0 is taken as it is.
+ */
+export function routingPathWithPrefix(pathPrefix: string | undefined): (request: Request) => string {
+  if (pathPrefix === undefined || pathPrefix === API_PREFIX) return routingPath;
+  return (request) => {
+    const path = getPath(request).replace(/%24/gi, "$");
+    if (path === API_PREFIX || path.startsWith(`${API_PREFIX}/`)) return withoutTrailingSlash(path);
+    if (path === pathPrefix) return API_PREFIX;
+    if (path.startsWith(`${pathPrefix}/`)) return withoutTrailingSlash(`${API_PREFIX}${path.slice(pathPrefix.length)}`);
+    return path;
+  };
 }

@@ -85,6 +85,11 @@ export interface AssetConnectionDriver<C extends ProviderConfigs = ProviderConfi
   readonly kind: C["kind"];
   /** The asset's address for logs and status (base URL, OPC UA endpoint). */
   readonly endpoint: string;
+  /**
+   * True when `connect` reaches nothing (HTTP only makes a client): the runner then says
+   * "configured", and the driver itself says "connected" once a request to the asset succeeded.
+   */
+  readonly connectsOnFirstRequest?: boolean;
   /** Opens what reading needs (OPC UA: session and subscription); throws when the asset cannot be reached. */
   connect(): Promise<void>;
   /** Closes what `connect` opened. Operation calls may still open a connection of their own. */

@@ -36,6 +36,20 @@ async function trustedCertificatesOf(
   return (await readKeyStore(file, settings, { where: `${setting} ${file}`, setting })).certificates;
 }
 
+/** The key and certificate chain (PEM) of a connection's `clientCertificate` key store (mutual TLS, HTTP and MQTT). */
+async function clientCertificateOf(
+  settings: CertificateConfig | undefined,
+  index: number,
+): Promise<{ key: string; cert: string[] } | undefined> {
+  if (!settings?.keyStorePath) return undefined;
+  const setting = `assetConnections[${index}].clientCertificate`;
+  const file = findKeyStore(settings.keyStorePath, ".");
+  if (!file) throw new Error(`${setting}: key store ${settings.keyStorePath} not found`);
+  const content = await readKeyStore(file, settings, { where: `${setting} ${file}`, setting });
+  if (!content.key) throw new Error(`${setting}: key store ${file} holds no private key`);
+  return { key: content.key, cert: content.chain };
+}
+
 /** The protocol side of a (merged) connection, by its @class. */
 export async function driverFor(
   connection: MergedConnection,
@@ -47,9 +61,11 @@ export async function driverFor(
     case HTTP_ASSET_CONNECTION_CLASS: {
       const http = config as HttpAssetConnectionConfig;
       const trustedCertificates = await trustedCertificatesOf(http.trustedCertificates, connection.index);
+      const clientCertificate = await clientCertificateOf(http.clientCertificate, connection.index);
       return createHttpDriver({
         config: http,
         trustedCertificates,
+        clientCertificate,
         readTimeoutMs: dependencies.readTimeoutMs,
         store: dependencies.store,
         log,
@@ -65,9 +81,16 @@ export async function driverFor(
     case MQTT_ASSET_CONNECTION_CLASS: {
       const mqttConfig = config as MqttAssetConnectionConfig;
       const trustedCertificates = await trustedCertificatesOf(mqttConfig.trustedCertificates, connection.index);
+      const clientCertificate = await clientCertificateOf(mqttConfig.clientCertificate, connection.index);
       // mqtt.js is loaded only by processes with an MQTT connection.
       const { createMqttDriver } = await import("./mqtt-driver.ts");
-      return createMqttDriver({ config: mqttConfig, trustedCertificates, timeoutMs: dependencies.readTimeoutMs, log });
+      return createMqttDriver({
+        config: mqttConfig,
+        trustedCertificates,
+        clientCertificate,
+        timeoutMs: dependencies.readTimeoutMs,
+        log,
+      });
     }
     default:
       log(`no driver for @class ${String(config["@class"])}; the connection is left aside`);

@@ -275,7 +275,12 @@ export class ConnectionRunner {
       lastLogged = undefined;
       this.lastError = undefined;
       this.setState("connected");
-      this.log(`connected to ${driver.endpoint}`);
+      // An HTTP "connection" is only a client: nothing has answered yet (issue 18.3).
+      this.log(
+        driver.connectsOnFirstRequest
+          ? `configured ${driver.endpoint} (reported connected once a request to it succeeds)`
+          : `connected to ${driver.endpoint}`,
+      );
       const reason = await this.whileConnected(epoch, signal);
       await driver.disconnect().catch(() => undefined);
       if (reason === undefined) break;

@@ -72,7 +72,7 @@ describe("HTTP subscription provider", () => {
           query: "$.temperature.value",
           interval: 100,
         },
-        // FA³ST's docs show method on subscription providers; its code (and ours) ignores it.
+        // FA³ST's docs show method on subscription providers; its code ignores it, ours too (with a warning at load).
         [key("(SubmodelElementCollection)Status", "(Property)Mode")]: {
           format: "JSON",
           path: "/api/status",
@@ -82,14 +82,6 @@ describe("HTTP subscription provider", () => {
         },
       },
     });
-    assert.ok(
-      lines.some((l) =>
-        l.endsWith(
-          `ignored properties (FA³ST ignores them too): assetConnections[0].subscriptionProviders["${key("(SubmodelElementCollection)Status", "(Property)Mode")}"].method`,
-        ),
-      ),
-      lines.join("\n"),
-    );
     await sut.waitForElement(DRIVE_SUBMODEL_ID, "Temperature", (e) => e.value === "21.5");
     await sut.waitForElement(DRIVE_SUBMODEL_ID, "Status.Mode", (e) => e.value === "auto");
     // Several polls of the same value: no further event.
@@ -134,12 +126,24 @@ describe("HTTP subscription provider", () => {
     assert.equal(status!.state, "connected", "HTTP 'connects' without the asset, as in FA³ST");
     assert.match(status!.failingProviders[0]!.error, /ECONNREFUSED/);
     assert.equal(lines.filter((l) => l.includes("ECONNREFUSED")).length, 1, "logged once, not at every poll");
+    // Nothing answered: the log says "configured", never "connected to" (issue 18.3).
+    assert.ok(
+      lines.some((l) => l.includes(`configured http://127.0.0.1:${port}`)),
+      lines.join("\n"),
+    );
+    assert.ok(!lines.some((l) => l.includes("connected to")), lines.join("\n"));
     const late = await startHttpAsset({ port });
     try {
       late.documents.set("/t", 30.25);
       await sut.waitForElement(DRIVE_SUBMODEL_ID, "Temperature", (e) => e.value === "30.25");
       await until(() => running.status()[0]!.failingProviders.length === 0, "recovery in the status");
       assert.ok(lines.some((l) => l.includes("works again")));
+      // The first successful request says "connected", once.
+      assert.equal(
+        lines.filter((l) => l.includes(`connected to http://127.0.0.1:${port}`)).length,
+        1,
+        lines.join("\n"),
+      );
     } finally {
       await late.stop();
     }

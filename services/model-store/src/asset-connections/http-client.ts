@@ -10,6 +10,8 @@ export interface AssetHttpClientOptions {
   password?: string;
   /** PEM certificates trusted besides the usual CAs (self-signed assets). */
   trustedCertificates?: string[];
+  /** Mutual TLS: the key and certificate chain (PEM) shown when an HTTPS asset asks for one. */
+  clientCertificate?: { key: string; cert: string[] };
 }
 
 export interface AssetHttpResponse {
@@ -60,6 +62,7 @@ export function createAssetHttpClient(options: AssetHttpClientOptions): AssetHtt
   const httpsAgent = new HttpsAgent({
     keepAlive: true,
     ...(options.trustedCertificates?.length ? { ca: [...rootCertificates, ...options.trustedCertificates] } : {}),
+    ...(options.clientCertificate ? { key: options.clientCertificate.key, cert: options.clientCertificate.cert } : {}),
   });
   const credentials = options.username?.trim()
     ? `Basic ${Buffer.from(`${options.username}:${options.password ?? ""}`).toString("base64")}`

@@ -23,6 +23,8 @@ export interface HttpDriverOptions {
   config: HttpAssetConnectionConfig;
   /** Extra trusted certificates (PEM), read from `trustedCertificates` by the caller. */
   trustedCertificates?: string[];
+  /** Key and chain (PEM) shown to an HTTPS asset that asks for a client certificate. */
+  clientCertificate?: { key: string; cert: string[] };
   /** Bounds each read (core.assetConnectionReadTimeout). */
   readTimeoutMs: number;
   /** Reads Operation declarations for operation providers. */
@@ -41,14 +43,31 @@ function jsonReading(value: unknown, text: string): AssetReading {
 export function createHttpDriver(options: HttpDriverOptions): AssetConnectionDriver<HttpConfigs> {
   const { config, readTimeoutMs, log } = options;
   let client: AssetHttpClient | undefined;
+  // "connected" is said once, when the asset first answered a request with success.
+  let answered = false;
+  const reporting = (inner: AssetHttpClient): AssetHttpClient => ({
+    resolve: (path) => inner.resolve(path),
+    close: () => inner.close(),
+    async request(method, target, requestOptions) {
+      const response = await inner.request(method, target, requestOptions);
+      if (!answered && response.status >= 200 && response.status < 300) {
+        answered = true;
+        log(`connected to ${config.baseUrl} (${method} ${response.url.href} answered ${response.status})`);
+      }
+      return response;
+    },
+  });
   const http = () =>
-    (client ??= createAssetHttpClient({
-      baseUrl: config.baseUrl,
-      headers: config.headers,
-      username: config.username,
-      password: config.password,
-      trustedCertificates: options.trustedCertificates,
-    }));
+    (client ??= reporting(
+      createAssetHttpClient({
+        baseUrl: config.baseUrl,
+        headers: config.headers,
+        username: config.username,
+        password: config.password,
+        trustedCertificates: options.trustedCertificates,
+        clientCertificate: options.clientCertificate,
+      }),
+    ));
   const warned = new Set<string>();
   const urlOf = (path: string) => {
     const url = http().resolve(path);
@@ -92,6 +111,7 @@ export function createHttpDriver(options: HttpDriverOptions): AssetConnectionDri
   return {
     kind: "http",
     endpoint: config.baseUrl,
+    connectsOnFirstRequest: true,
     async connect() {
       http();
     },

@@ -4,6 +4,7 @@ import { createServer, type Server } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, afterEach, before, test } from "node:test";
+import type { TLSSocket } from "node:tls";
 import { ASSET_TEST_MODEL, DRIVE_SUBMODEL_ID } from "../../../../tests/test-support/asset-peers.ts";
 import {
   opensslCertificate,
@@ -112,4 +113,43 @@ test("a JKS trust store is refused with the command that converts it", async () 
     start({ trustedCertificates: { keyStoreType: "JKS", keyStorePath: legacyCaTrustStore } }),
     /keyStoreType "JKS" is not supported; use PKCS12 \(convert a JKS store with: keytool -importkeystore/,
   );
+});
+
+test("an HTTPS asset that requires a client certificate: refused without clientCertificate, served with it (issue 18.7)", async () => {
+  const clientCa = opensslCertificate(dir, "client-ca", "rsa", { ca: true });
+  const client = opensslIssuedCertificate(dir, "aas-client", clientCa, "ec");
+  const clientKeyStore = opensslPkcs12(join(dir, "aas-client.p12"), client, { storePassword: "changeit" });
+  const deviceCa = opensslCertificate(dir, "mtls-ca", "rsa", { ca: true });
+  const device = opensslIssuedCertificate(dir, "mtls-device", deviceCa);
+  const port = await freePort();
+  const seen: unknown[] = [];
+  const mutual = createServer(
+    { key: device.key, cert: device.cert, ca: clientCa.cert, requestCert: true, rejectUnauthorized: true },
+    (request, response) => {
+      seen.push((request.socket as TLSSocket).getPeerCertificate().subject?.CN);
+      response.writeHead(200, { "Content-Type": "application/json" });
+      response.end('{"temperature": 37.5}');
+    },
+  );
+  await new Promise<void>((resolve) => mutual.listen(port, "127.0.0.1", resolve));
+  const trust = { keyStoreType: "PEM", keyStorePath: deviceCa.certFile };
+  try {
+    const without = await start({ baseUrl: `https://127.0.0.1:${port}`, trustedCertificates: trust });
+    await until(() => without.status()[0]!.failingProviders.length === 1, "the handshake refusal");
+    assert.equal(seen.length, 0, "no request got through without a client certificate");
+    await running!.stop();
+    running = undefined;
+    await sut.close();
+
+    await start({
+      baseUrl: `https://127.0.0.1:${port}`,
+      trustedCertificates: trust,
+      clientCertificate: { keyStoreType: "PKCS12", keyStorePath: clientKeyStore, keyStorePassword: "changeit" },
+    });
+    await sut.waitForElement(DRIVE_SUBMODEL_ID, "Temperature", (e) => e.value === "37.5");
+    assert.equal(seen[0], "aas-client");
+  } finally {
+    mutual.closeAllConnections();
+    await new Promise((resolve) => mutual.close(resolve));
+  }
 });

@@ -66,6 +66,25 @@ test("different headers or OPC UA timeouts keep connections apart", () => {
   );
 });
 
+test("a different client certificate keeps HTTP and MQTT connections apart (another identity, another client)", () => {
+  const store = (keyStorePath: string) => ({ keyStoreType: "PKCS12", keyStorePath, keyStorePassword: "changeit" });
+  const MQTT = "assetconnection.mqtt.MqttAssetConnection";
+  const merged = mergeConnections(
+    assetConnectionsConfig(
+      { "@class": HTTP, baseUrl: "https://a", clientCertificate: store("a.p12") },
+      { "@class": HTTP, baseUrl: "https://a", clientCertificate: store("b.p12") },
+      { "@class": HTTP, baseUrl: "https://a", clientCertificate: store("a.p12") },
+      { "@class": MQTT, serverUri: "ssl://b:8883", clientCertificate: store("a.p12") },
+      { "@class": MQTT, serverUri: "ssl://b:8883" },
+    ),
+    () => {},
+  );
+  assert.deepEqual(
+    merged.map((m) => m.merged),
+    [[0, 2], [1], [3], [4]],
+  );
+});
+
 test("FA³ST's start-up checks across connections, all reported at once", () => {
   const run = () =>
     mergeConnections(

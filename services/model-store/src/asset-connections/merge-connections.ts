@@ -22,7 +22,15 @@ export interface MergedConnection {
 
 /** FA³ST's merge keys (docs/reference/faaast-asset-connections.md §6.1); providers are not part of them. */
 const COMPARED: Record<string, readonly string[]> = {
-  [HTTP_ASSET_CONNECTION_CLASS]: ["baseUrl", "username", "password", "headers", "trustedCertificates"],
+  // trustedCertificates and clientCertificate are our extensions: different TLS settings, different client.
+  [HTTP_ASSET_CONNECTION_CLASS]: [
+    "baseUrl",
+    "username",
+    "password",
+    "headers",
+    "trustedCertificates",
+    "clientCertificate",
+  ],
   [OPCUA_ASSET_CONNECTION_CLASS]: [
     "host",
     "username",
@@ -39,8 +47,9 @@ const COMPARED: Record<string, readonly string[]> = {
     "userTokenType",
   ],
   // FA³ST ignores clientId here, so two entries differing only in it share one client.
-  // trustedCertificates is our extension (FA³ST has no TLS options): different trust, different client.
-  [MQTT_ASSET_CONNECTION_CLASS]: ["serverUri", "username", "password", "trustedCertificates"],
+  // trustedCertificates and clientCertificate are our extensions (FA³ST has no TLS options):
+  // different trust or identity, different client.
+  [MQTT_ASSET_CONNECTION_CLASS]: ["serverUri", "username", "password", "trustedCertificates", "clientCertificate"],
 };
 
 /** null and "" are the same for these (FA³ST compares them so). */

@@ -22,6 +22,8 @@ export interface MqttDriverOptions {
   config: MqttAssetConnectionConfig;
   /** Extra trusted certificates (PEM), read from `trustedCertificates` by the caller. */
   trustedCertificates?: string[];
+  /** Key and chain (PEM) shown to a broker over TLS that asks for a client certificate. */
+  clientCertificate?: { key: string; cert: string[] };
   /** Bounds connecting, subscribing and each publish (core.assetConnectionReadTimeout). */
   timeoutMs: number;
   log: Log;
@@ -80,6 +82,9 @@ export function createMqttDriver(options: MqttDriverOptions): AssetConnectionDri
       ? {
           rejectUnauthorized: true,
           ...(options.trustedCertificates?.length ? { ca: [...rootCertificates, ...options.trustedCertificates] } : {}),
+          ...(options.clientCertificate
+            ? { key: options.clientCertificate.key, cert: options.clientCertificate.cert.join("\n") }
+            : {}),
         }
       : {}),
   });

@@ -1,10 +1,7 @@
 import {
-  ASSET_CONNECTION_KNOWN_PROPERTIES,
   type AssetConnectionConfig,
   type EventBus,
-  HTTP_ASSET_CONNECTION_CLASS,
   type Logger,
-  MQTT_ASSET_CONNECTION_CLASS,
   type MutableOperationProviderRegistry,
   type StoreClient,
   type SubmodelTemplateProcessorConfig,
@@ -51,35 +48,6 @@ export interface RunningAssetConnections {
   stop(): Promise<void>;
 }
 
-function unknownProperties(config: AssetConnectionConfig, index: number): string[] {
-  const record = config as Record<string, unknown>;
-  const kind =
-    config["@class"] === HTTP_ASSET_CONNECTION_CLASS
-      ? "http"
-      : config["@class"] === MQTT_ASSET_CONNECTION_CLASS
-        ? "mqtt"
-        : "opcua";
-  const known = ASSET_CONNECTION_KNOWN_PROPERTIES[kind];
-  const providers = {
-    valueProviders: ASSET_CONNECTION_KNOWN_PROPERTIES[`${kind}Value`],
-    subscriptionProviders: ASSET_CONNECTION_KNOWN_PROPERTIES[`${kind}Subscription`],
-    operationProviders: ASSET_CONNECTION_KNOWN_PROPERTIES[`${kind}Operation`],
-  };
-  const found = Object.keys(record)
-    .filter((key) => !(known as readonly string[]).includes(key))
-    .map((key) => `assetConnections[${index}].${key}`);
-  for (const [kind, names] of Object.entries(providers)) {
-    for (const [reference, provider] of Object.entries(
-      (record[kind] ?? {}) as Record<string, Record<string, unknown>>,
-    )) {
-      for (const key of Object.keys(provider))
-        if (!(names as readonly string[]).includes(key))
-          found.push(`assetConnections[${index}].${kind}["${reference}"].${key}`);
-    }
-  }
-  return found;
-}
-
 /**
  * Starts every configured asset connection in this process and, with an AIMC processor
  * configured, those its AIMC submodels describe; returns once they are set up: connecting,
@@ -98,14 +66,7 @@ export async function startAssetConnections(options: AssetConnectionsOptions): P
     leases: options.leases,
     retryIntervalMs: options.retryIntervalMs,
     log: options.log,
-    async createDriver(connection, owner, log) {
-      // Derived connections are written by the processor, not by the user: only the file's get these warnings.
-      if (owner === CONFIG_OWNER) {
-        for (const index of connection.merged) {
-          const ignored = unknownProperties(options.connections[index]!, index);
-          if (ignored.length > 0) log(`ignored properties (FA³ST ignores them too): ${ignored.join(", ")}`);
-        }
-      }
+    async createDriver(connection, _owner, log) {
       return driverFor(
         connection,
         {

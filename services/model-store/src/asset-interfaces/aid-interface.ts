@@ -12,13 +12,15 @@ import { PROTOCOLS, SECURITY_SCHEMES, SID } from "./semantic-ids.ts";
 
 /** What a connection needs from one AID interface (the Interface SMC). */
 export interface AidInterface {
-  protocol: "HTTP" | "MQTT";
+  protocol: "HTTP" | "MQTT" | "OPC UA";
   /** EndpointMetadata/base, verbatim: it also keys the processor's credentials. */
   base: string;
   /** EndpointMetadata/contentType; a form's own contentType overrides it. */
   contentType?: string;
   /** The schemes `security` selects ("nosec", "basic", …). */
   schemes: string[];
+  /** OPC UA: the channel security a selected scheme states (securityMode/securityPolicy children). */
+  channel?: { securityMode?: string; securityPolicy?: string };
 }
 
 export type Outcome<T> = { ok: true; value: T } | { ok: false; problem: string };
@@ -31,8 +33,16 @@ function schemeOf(element: Json): string | undefined {
   );
 }
 
+/** A child's text by any of `names` (idShort, case-insensitive): the OPC UA binding's scheme fields. */
+function fieldOf(element: Json, names: readonly string[]): string | undefined {
+  const child = childrenOf(element).find((c) => names.includes(String(c.idShort ?? "").toLowerCase()));
+  const text = child ? textOf(child)?.trim() : undefined;
+  // Policies may be written as their URI (http://opcfoundation.org/UA/SecurityPolicy#Basic256Sha256).
+  return text ? text.slice(text.lastIndexOf("#") + 1) : undefined;
+}
+
 /**
- * Reads an Interface SMC. Protocols other than HTTP and MQTT (Modbus, OPC UA, BACnet) are
+ * Reads an Interface SMC. Protocols other than HTTP, MQTT and OPC UA (Modbus, BACnet) are
  * refused with a sentence naming them, as is an interface described only by an external file.
  */
 export function readInterface(element: Json, submodel: (id: string) => Json | undefined): Outcome<AidInterface> {
@@ -56,8 +66,8 @@ export function readInterface(element: Json, submodel: (id: string) => Json | un
       problem: `no protocol binding among its supplementalSemanticIds (${listed.length ? listed.join(", ") : "none"}); known: ${Object.keys(PROTOCOLS).join(", ")}`,
     };
   }
-  if (protocol !== "HTTP" && protocol !== "MQTT")
-    return { ok: false, problem: `uses ${protocol}: not supported (HTTP and MQTT are), skipped` };
+  if (protocol !== "HTTP" && protocol !== "MQTT" && protocol !== "OPC UA")
+    return { ok: false, problem: `uses ${protocol}: not supported (HTTP, MQTT and OPC UA are), skipped` };
   const endpoint = childOf(element, SID.endpointMetadata, "EndpointMetadata");
   if (!endpoint) {
     const external = childOf(element, SID.externalDescriptor, "ExternalDescriptor");
@@ -72,11 +82,23 @@ export function readInterface(element: Json, submodel: (id: string) => Json | un
   if (!base) return { ok: false, problem: "EndpointMetadata has no base (td:baseURI)" };
   const contentType = textOf(childOf(endpoint, SID.contentType, "contentType"))?.trim() || undefined;
   const schemes: string[] = [];
+  let channel: AidInterface["channel"];
   for (const item of childrenOf(childOf(endpoint, SID.security, "security"))) {
     const reference = asReference(item.value);
     const path = reference ? resolvePath(reference, submodel) : undefined;
-    const scheme = path ? schemeOf(path.at(-1)!) : undefined;
+    const definition = path?.at(-1);
+    const scheme = definition ? schemeOf(definition) : undefined;
     if (scheme) schemes.push(scheme);
+    // FA³ST main's opcua_channel_sc: the scheme states the OPC UA security mode and policy.
+    if (protocol === "OPC UA" && definition) {
+      const securityMode = fieldOf(definition, ["securitymode", "messagesecuritymode"]);
+      const securityPolicy = fieldOf(definition, ["securitypolicy"]);
+      if (securityMode || securityPolicy)
+        channel = { ...(securityMode ? { securityMode } : {}), ...(securityPolicy ? { securityPolicy } : {}) };
+    }
   }
-  return { ok: true, value: { protocol, base, ...(contentType ? { contentType } : {}), schemes } };
+  return {
+    ok: true,
+    value: { protocol, base, ...(contentType ? { contentType } : {}), schemes, ...(channel ? { channel } : {}) },
+  };
 }

@@ -43,7 +43,9 @@ beforeEach(async () => {
   asset.requests.length = 0;
   running = await startAssetConnections({
     connections: [],
-    processors: [{ "@class": AIMC_PROCESSOR_CLASS, credentials: {}, subscriptionInterval: 100 }],
+    processors: [
+      { "@class": AIMC_PROCESSOR_CLASS, credentials: {}, opcuaSecurityBaseDir: {}, subscriptionInterval: 100 },
+    ],
     store: sut.store,
     bus: sut.bus,
     operationProviders: sut.registry,
@@ -125,7 +127,9 @@ test("events missed (a heartbeat ahead of the last event) make the processor rea
   };
   running = await startAssetConnections({
     connections: [],
-    processors: [{ "@class": AIMC_PROCESSOR_CLASS, credentials: {}, subscriptionInterval: 100 }],
+    processors: [
+      { "@class": AIMC_PROCESSOR_CLASS, credentials: {}, opcuaSecurityBaseDir: {}, subscriptionInterval: 100 },
+    ],
     store: counting,
     bus: sut.bus,
     operationProviders: sut.registry,

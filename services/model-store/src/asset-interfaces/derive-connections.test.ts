@@ -7,7 +7,12 @@ import type { Json } from "./model-tree.ts";
 
 const ROOT = new URL("../../../../", import.meta.url);
 const read = (path: string): Json => JSON.parse(readFileSync(new URL(path, ROOT), "utf8")) as Json;
-const PROCESSOR: AimcProcessorConfig = { "@class": AIMC_PROCESSOR_CLASS, credentials: {}, subscriptionInterval: 1000 };
+const PROCESSOR: AimcProcessorConfig = {
+  "@class": AIMC_PROCESSOR_CLASS,
+  credentials: {},
+  opcuaSecurityBaseDir: {},
+  subscriptionInterval: 1000,
+};
 const AIMC_SID = "https://admin-shell.io/idta/AssetInterfacesMappingConfiguration/1/0/";
 
 function derive(aimc: Json, submodels: Json[], processor: AimcProcessorConfig = PROCESSOR) {
@@ -142,7 +147,7 @@ describe("the IDTA template pair (filled in)", () => {
     const { connections, problems, dependsOn } = derive(aimc, [aid]);
     assert.equal(connections.length, 2);
     assert.deepEqual(problems, [
-      "MappingConfigurations[2] (interface InterfaceMODBUS): uses Modbus: not supported (HTTP and MQTT are), skipped",
+      "MappingConfigurations[2] (interface InterfaceMODBUS): uses Modbus: not supported (HTTP, MQTT and OPC UA are), skipped",
     ]);
     assert.deepEqual(dependsOn, ["https://example.com/ids/sm/template-aid"]);
   });
@@ -375,5 +380,130 @@ describe("the example pair (examples/aid-aimc)", () => {
       assert.equal(result.connections.length, 0);
       assert.ok(result.problems.length > 0);
     }
+  });
+});
+
+describe("FA³ST's example shape: HTTP, MQTT and OPC UA interfaces (tests/fixtures/aid-aimc/faaast-shaped-example.json)", () => {
+  const [aid, aimc] = read("tests/fixtures/aid-aimc/faaast-shaped-example.json").submodels as Json[] as [Json, Json];
+  const TARGET = "https://example.com/ids/sm/faaast-OperationalData";
+
+  test("OPC UA: node ids from the forms' href; observable → monitored item at subscriptionInterval, else read-only value provider", () => {
+    const { connections, problems } = derive(aimc, [aid], { ...PROCESSOR, subscriptionInterval: 0 });
+    assert.deepEqual(problems, []);
+    assert.deepEqual(
+      connections.map((c) => c["@class"]),
+      [
+        "assetconnection.http.HttpAssetConnection",
+        "assetconnection.mqtt.MqttAssetConnection",
+        "assetconnection.opcua.OpcUaAssetConnection",
+      ],
+    );
+    const opcua = connections[2] as unknown as Json;
+    assert.equal(opcua.host, "opc.tcp://127.0.0.1:4840");
+    assert.equal(opcua.securityPolicy, "None");
+    const subscriptions = opcua.subscriptionProviders as Record<string, Json>;
+    assert.deepEqual(subscriptions[`(Submodel)${TARGET}, (Property)OpcuaTemperature`], {
+      nodeId: "nsu=urn:twinport:test:device;s=Temperature",
+      interval: 0,
+    });
+    const values = opcua.valueProviders as Record<string, Json>;
+    assert.equal(values[`(Submodel)${TARGET}, (Property)OpcuaSerial`]!.nodeId, "nsu=urn:twinport:test:device;s=Serial");
+    assert.equal(values[`(Submodel)${TARGET}, (Property)OpcuaSerial`]!.readWriteMode, "READ");
+    // subscriptionInterval 0 (FA³ST's test): HTTP polls at FA³ST's floor of 100 ms.
+    const http = connections[0] as unknown as Json;
+    assert.equal(
+      (http.subscriptionProviders as Record<string, Json>)[`(Submodel)${TARGET}, (Property)Voltage`]!.interval,
+      100,
+    );
+  });
+
+  test("OPC UA hrefs: ?id= forms, percent-encoding and bare node ids are read; anything else is one clear problem", () => {
+    const variant = (href: string) => {
+      const copy = clone(aid);
+      const temperature = find(find(copy, "InterfaceOPCUA"), "temperature");
+      find(temperature, "href").value = href;
+      return derive(aimc, [copy]);
+    };
+    const nodeIdOf = (result: ReturnType<typeof derive>) =>
+      ((result.connections[2] as unknown as Json).subscriptionProviders as Record<string, Json>)[
+        `(Submodel)${TARGET}, (Property)OpcuaTemperature`
+      ]?.nodeId;
+    assert.equal(nodeIdOf(variant("?id=ns=2%3Bs%3DTemperature")), "ns=2;s=Temperature");
+    assert.equal(nodeIdOf(variant("ns=2;i=1001")), "ns=2;i=1001");
+    const bad = variant("/Objects/Machine/Temperature");
+    assert.match(
+      bad.problems.join("\n"),
+      /property temperature: href "\/Objects\/Machine\/Temperature" names no OPC UA node: write "\/\?id=<nodeId>"/,
+    );
+  });
+
+  test("OPC UA security: a channel scheme's mode and policy, an authentication scheme takes the base's credentials as UserName", () => {
+    const copy = clone(aid);
+    const face = find(copy, "InterfaceOPCUA");
+    const scheme = find(face, "nosec_sc");
+    scheme.idShort = "opcua_channel_sc";
+    (scheme.value as Json[])[0]!.value = "opcua-channel-security";
+    (scheme.value as Json[]).push(
+      { modelType: "Property", idShort: "securityMode", valueType: "xs:string", value: "SignAndEncrypt" },
+      {
+        modelType: "Property",
+        idShort: "securityPolicy",
+        valueType: "xs:string",
+        value: "http://opcfoundation.org/UA/SecurityPolicy#Basic256Sha256",
+      },
+    );
+    const list = find(face, "security").value as Json[];
+    (list[0]!.value as { keys: { value: string }[] }).keys.at(-1)!.value = "opcua_channel_sc";
+    const opcua = derive(aimc, [copy]).connections[2] as unknown as Json;
+    assert.equal(opcua.securityMode, "SignAndEncrypt");
+    assert.equal(opcua.securityPolicy, "Basic256Sha256");
+    assert.equal(opcua.userTokenType, "Anonymous");
+
+    (scheme.value as Json[])[0]!.value = "opcua-authentication";
+    const withUser = derive(aimc, [copy], {
+      ...PROCESSOR,
+      credentials: { "opc.tcp://127.0.0.1:4840": [{ username: "operator", password: "pw" }] },
+    }).connections[2] as unknown as Json;
+    assert.equal(withUser.userTokenType, "UserName");
+    assert.equal(withUser.username, "operator");
+  });
+
+  test("CertificateCredentials: the TLS client certificate of an https/mqtts base, the user certificate of an OPC UA authentication scheme (issue 18.7)", () => {
+    const copy = clone(aid);
+    find(find(copy, "InterfaceHTTP"), "base").value = "https://127.0.0.1:8443";
+    find(find(copy, "InterfaceMQTT"), "base").value = "mqtts://127.0.0.1:8883";
+    const opcuaScheme = find(find(copy, "InterfaceOPCUA"), "nosec_sc");
+    (opcuaScheme.value as Json[])[0]!.value = "opcua-authentication";
+    const keyStore = { keyStoreType: "PKCS12", keyStorePath: "client.p12", keyStorePassword: "changeit" };
+    const certificate = {
+      "@class": "de.fraunhofer.iosb.ilt.faaast.service.submodeltemplate.aimc.config.CertificateCredentials",
+      authenticationCertificate: keyStore,
+    };
+    const { connections, problems } = derive(aimc, [copy], {
+      ...PROCESSOR,
+      credentials: {
+        "https://127.0.0.1:8443": [certificate],
+        "mqtts://127.0.0.1:8883": [certificate],
+        "opc.tcp://127.0.0.1:4840": [certificate],
+      },
+    });
+    assert.deepEqual(problems, []);
+    const [http, mqtt, opcua] = connections as unknown as Json[];
+    assert.deepEqual(http!.clientCertificate, keyStore);
+    assert.deepEqual(mqtt!.clientCertificate, keyStore);
+    assert.equal(opcua!.userTokenType, "Certificate");
+    assert.deepEqual(opcua!.authenticationCertificate, keyStore);
+    // FA³ST main's opcuaSecurityBaseDir: where the derived connection keeps its PKI and key stores.
+    const withDir = derive(aimc, [copy], {
+      ...PROCESSOR,
+      opcuaSecurityBaseDir: { "opc.tcp://127.0.0.1:4840": "./opcua-pki" },
+    }).connections[2] as unknown as Json;
+    assert.equal(withDir.securityBaseDir, "./opcua-pki");
+    // Over plain http the certificate has nowhere to go: said, not silently dropped.
+    const plain = derive(aimc, [aid], { ...PROCESSOR, credentials: { "http://127.0.0.1:8081": [certificate] } });
+    assert.match(
+      plain.problems.join("\n"),
+      /CertificateCredentials for base "http:\/\/127\.0\.0\.1:8081" are not used/,
+    );
   });
 });

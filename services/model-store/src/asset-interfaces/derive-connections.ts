@@ -5,6 +5,7 @@ import {
   derivedAssetConnection,
   HTTP_ASSET_CONNECTION_CLASS,
   MQTT_ASSET_CONNECTION_CLASS,
+  OPCUA_ASSET_CONNECTION_CLASS,
   providerTarget,
   ReferenceTextError,
 } from "@twinport/shared";
@@ -92,6 +93,38 @@ function mqttTopic(base: string, href: string): Outcome<string> {
   }
 }
 
+/**
+ * The node id of an OPC UA form (W3C WoT OPC UA binding, FA³ST main): href "/?id=<nodeId>" (also
+ * "?id=…", percent-encoded or not); a bare node id ("ns=2;s=x", "nsu=…;i=1", "i=85") is read as
+ * itself, since no other reading of it exists.
+ */
+function opcuaNodeId(href: string): Outcome<string> {
+  const query = /^\/?\?(.*)$/.exec(href.trim());
+  let nodeId: string | undefined;
+  if (query) {
+    const id = query[1]!.split("&").find((part) => part.startsWith("id="));
+    if (id) {
+      try {
+        nodeId = decodeURIComponent(id.slice(3));
+      } catch {
+        return { ok: false, problem: `href "${href}": the id is not percent-encoded correctly` };
+      }
+    }
+  } else if (/^(?:nsu=[^;]+;|ns=\d+;)?[isgb]=/.test(href.trim())) {
+    nodeId = href.trim();
+  }
+  if (!nodeId)
+    return {
+      ok: false,
+      problem: `href "${href}" names no OPC UA node: write "/?id=<nodeId>", e.g. "/?id=ns=2;s=Machine.Temperature"`,
+    };
+  return { ok: true, value: nodeId };
+}
+
+/** Scheme names of FA³ST main's OPC UA schemes (opcua_channel_sc, opcua_authentication_sc) and the W3C binding's. */
+const isOpcuaChannelScheme = (scheme: string) => scheme.includes("channel");
+const isOpcuaAuthenticationScheme = (scheme: string) => scheme.includes("auth");
+
 function credentialsFor(
   face: AidInterface,
   processor: AimcProcessorConfig,
@@ -99,9 +132,15 @@ function credentialsFor(
   where: string,
 ): { username?: string; password?: string } {
   if (face.schemes.length === 0 || face.schemes.includes("nosec")) return {};
-  if (face.schemes.includes("basic")) {
-    const first = processor.credentials[face.base]?.[0];
-    if (first) return { username: first.username, password: first.password };
+  const opcuaUser = face.protocol === "OPC UA" && face.schemes.some(isOpcuaAuthenticationScheme);
+  if (face.protocol === "OPC UA" && !opcuaUser && face.schemes.every(isOpcuaChannelScheme)) return {};
+  if (face.schemes.includes("basic") || opcuaUser) {
+    const entries = processor.credentials[face.base] ?? [];
+    const first = entries.find((entry) => "username" in entry);
+    if (first && "username" in first) return { username: first.username, password: first.password };
+    // FA³ST main: an OPC UA authentication scheme with CertificateCredentials logs in with the certificate.
+    const certificate = entries.find((entry) => "authenticationCertificate" in entry);
+    if (opcuaUser && certificate && "authenticationCertificate" in certificate) return {};
     problems.push(
       `${where}: security basic_sc, but no credentials are configured for base "${face.base}" (submodelTemplateProcessors[].credentials): connects without authentication`,
     );
@@ -119,6 +158,20 @@ interface Provider {
 }
 
 function providerFor(face: AidInterface, point: AidDatapoint, processor: AimcProcessorConfig): Outcome<Provider> {
+  if (face.protocol === "OPC UA") {
+    // No payload: the node's value is the value, converted to the element's valueType.
+    const nodeId = opcuaNodeId(point.href);
+    if (!nodeId.ok) return { ok: false, problem: `property ${point.name}: ${nodeId.problem}` };
+    return point.observable
+      ? {
+          ok: true,
+          value: {
+            kind: "subscriptionProviders",
+            config: { nodeId: nodeId.value, interval: processor.subscriptionInterval },
+          },
+        }
+      : { ok: true, value: { kind: "valueProviders", config: { nodeId: nodeId.value, readWriteMode: "READ" } } };
+  }
   const format = payloadFormat(point.contentType ?? face.contentType);
   if (!format.ok) return format;
   const query = point.query ? { query: point.query } : {};
@@ -170,6 +223,14 @@ function sinkKey(second: Reference | undefined): Outcome<string> {
   }
 }
 
+/** The key store of the base's CertificateCredentials (FA³ST main), if any: a TLS client certificate or an OPC UA user certificate. */
+function certificateFor(face: AidInterface, processor: AimcProcessorConfig): Record<string, unknown> | undefined {
+  const entry = (processor.credentials[face.base] ?? []).find((e) => "authenticationCertificate" in e);
+  return entry && "authenticationCertificate" in entry ? entry.authenticationCertificate : undefined;
+}
+
+const TLS_SCHEMES = new Set(["https:", "mqtts:", "ssl:", "wss:"]);
+
 function connectionFor(
   face: AidInterface,
   processor: AimcProcessorConfig,
@@ -183,6 +244,11 @@ function connectionFor(
     return { ok: false, problem: `base "${face.base}" is not an absolute URL` };
   }
   const auth = credentialsFor(face, processor, problems, where);
+  const certificate = certificateFor(face, processor);
+  // A TLS client certificate is independent of the AID's security scheme (a transport matter).
+  const clientCertificate = certificate && TLS_SCHEMES.has(url.protocol) ? { clientCertificate: certificate } : {};
+  if (certificate && face.protocol !== "OPC UA" && !TLS_SCHEMES.has(url.protocol))
+    problems.push(`${where}: CertificateCredentials for base "${face.base}" are not used: the base is not a TLS URL`);
   if (face.protocol === "HTTP") {
     if (!/^https?:$/.test(url.protocol))
       return { ok: false, problem: `base ${face.base} of an HTTP interface is not an http(s) URL` };
@@ -192,6 +258,32 @@ function connectionFor(
         "@class": HTTP_ASSET_CONNECTION_CLASS,
         baseUrl: face.base,
         ...auth,
+        ...clientCertificate,
+        valueProviders: {},
+        subscriptionProviders: {},
+      },
+    };
+  }
+  if (face.protocol === "OPC UA") {
+    if (url.protocol !== "opc.tcp:")
+      return { ok: false, problem: `base ${face.base} of an OPC UA interface is not an opc.tcp:// URL` };
+    const opcuaUser = face.schemes.some(isOpcuaAuthenticationScheme);
+    const user =
+      auth.username !== undefined
+        ? { userTokenType: "UserName", ...auth }
+        : opcuaUser && certificate
+          ? { userTokenType: "Certificate", authenticationCertificate: certificate }
+          : {};
+    const channel = face.channel ?? {};
+    const baseDir = processor.opcuaSecurityBaseDir[face.base];
+    return {
+      ok: true,
+      value: {
+        "@class": OPCUA_ASSET_CONNECTION_CLASS,
+        host: face.base,
+        ...channel,
+        ...user,
+        ...(baseDir === undefined ? {} : { securityBaseDir: baseDir }),
         valueProviders: {},
         subscriptionProviders: {},
       },
@@ -204,7 +296,13 @@ function connectionFor(
     };
   return {
     ok: true,
-    value: { "@class": MQTT_ASSET_CONNECTION_CLASS, serverUri: face.base, ...auth, subscriptionProviders: {} },
+    value: {
+      "@class": MQTT_ASSET_CONNECTION_CLASS,
+      serverUri: face.base,
+      ...auth,
+      ...clientCertificate,
+      subscriptionProviders: {},
+    },
   };
 }
 
@@ -212,7 +310,9 @@ function connectionFor(
  * AIMC + the AIDs it references → asset connection configs in FA³ST's shape (docs/reference/aid-aimc/DIGEST.md §5):
  * one connection per MappingConfiguration, a provider per relation keyed by its sink; observable
  * HTTP properties are polled every `subscriptionInterval`, others become read-only value providers;
- * MQTT properties become topic subscriptions. Pure: everything it reads comes through `input`.
+ * MQTT properties become topic subscriptions; OPC UA properties (node id from the form's href)
+ * become monitored items when observable (sampling interval `subscriptionInterval`), else read-only
+ * value providers. Pure: everything it reads comes through `input`.
  * Anything unusable is skipped with a sentence in `problems`, never thrown.
  */
 export function deriveAssetConnections(input: DeriveInput): DerivedConnections {
