@@ -10,6 +10,7 @@ import { correlationId } from "./http/correlation-id.ts";
 import { corsPolicy } from "./http/cors-policy.ts";
 import { errorResponse } from "./http/error-response.ts";
 import { type GatewayContext, incomingMessageOf } from "./http/gateway-env.ts";
+import { RememberingRouter } from "./http/remembering-router.ts";
 import { requestMetrics } from "./http/request-metrics.ts";
 import { anonymousUnlessAuthenticated } from "./http/request-principal.ts";
 import { routingPath } from "./http/routing-path.ts";
@@ -52,7 +53,8 @@ export function createHttpApp(deps: HttpAppDeps): Hono {
   const { settings } = deps;
   const send = commandSender(deps.store, deps.origin ?? "http");
   // "%24" for "$" and one trailing slash are read as the path the client means (routing-path.ts).
-  const app = new Hono({ getPath: routingPath });
+  // The router remembers the routes of recent paths (ADR 0026: Hono's fast router cannot hold them).
+  const app = new Hono({ getPath: routingPath, router: new RememberingRouter() });
 
   app.onError((error, c) => {
     const headers: Record<string, string> = error instanceof MethodNotAllowed ? { Allow: error.allow } : {};
