@@ -4,6 +4,7 @@ import {
   createCachingStoreClient,
   createNatsEventBus,
   createNatsStoreClient,
+  createRevalidatedReads,
   eventLogReader,
   isHttpEndpoint,
   type Logger,
@@ -65,7 +66,9 @@ export async function startHttpGateway(config: TwinportConfig, options: HttpGate
         maxBytes: messageBus.readCacheMaxBytes,
         log: (line) => logger?.warn({ component: "read-cache" }, line),
       })
-    : remote;
+    : // Without the cache every read still asks the store, naming the revision of the answer held
+      // from last time: an unchanged answer does not cross NATS again (docs/adr/0026).
+      createRevalidatedReads(remote, { maxBytes: messageBus.readCacheMaxBytes });
   const started: RunningHttpEndpoint[] = [];
   // Graceful: the endpoints drain their in-flight requests first, which still need NATS to answer.
   const stop = async () => {
