@@ -13,7 +13,9 @@
  * With BENCH_RULES=1 one more variant: embedded with a security section (52 rules; the anonymous
  * caller's READ and UPDATE granted by an id pattern), so every request is checked (ADR 0024).
  *
- * Run: npm run bench -- write-path    (BENCH_SECONDS=3 BENCH_ROUNDS=3 BENCH_CONNECTIONS=16)
+ * Run: npm run bench -- write-path    (BENCH_SECONDS=3 BENCH_ROUNDS=3 BENCH_CONNECTIONS=16; BENCH_ONLY=GET
+ * measures only the kinds whose name contains it, BENCH_VARIANTS=embedded,distributed only those variants
+ * beside bare hono, BENCH_REPLICAS=1 skips the second model-store replica)
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -29,6 +31,8 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 3);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const only = process.env.BENCH_ONLY?.split(",");
+/** BENCH_VARIANTS=embedded,distributed: only these beside bare hono (names as printed). */
+const variantNames = process.env.BENCH_VARIANTS?.split(",");
 
 const dir = mkdtempSync(join(tmpdir(), "twinport-bench-write-"));
 const SPREAD = Array.from({ length: 10 }, (_, i) => `urn:bench:write:sm${i}`);
@@ -80,8 +84,9 @@ interface Variant {
   pids: Record<string, number>;
 }
 
-async function measure(variants: Variant[]): Promise<void> {
+async function measure(allVariants: Variant[]): Promise<void> {
   const kinds = KINDS.filter((k) => !only || only.some((o) => k.name.includes(o)));
+  const variants = allVariants.filter((v, i) => i === 0 || !variantNames || variantNames.includes(v.name));
   const results = new Map<string, WrkResult[]>();
   const key = (kind: Kind, variant: Variant) => `${kind.name}|${variant.name}`;
   for (const variant of variants)
