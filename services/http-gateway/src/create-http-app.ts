@@ -3,16 +3,15 @@ import { Hono } from "hono";
 import { authentication, createAuthenticator } from "./authentication/authenticate.ts";
 import { mountConsole } from "./console/console-routes.ts";
 import type { EventHub } from "./events/event-hub.ts";
-import { acceptableRepresentation } from "./http/acceptable-representation.ts";
 import { ApiError, badRequest } from "./http/api-error.ts";
+import { apiRequestChecks } from "./http/api-request-checks.ts";
 import { API_PREFIX, MethodNotAllowed, mountApiRoutes } from "./http/api-routes.ts";
-import { bodySizeLimit } from "./http/body-size-limit.ts";
 import { commandSender } from "./http/command-sender.ts";
-import { correlationId } from "./http/correlation-id.ts";
 import { corsPolicy } from "./http/cors-policy.ts";
 import { errorResponse } from "./http/error-response.ts";
 import { type GatewayContext, incomingMessageOf } from "./http/gateway-env.ts";
-import { requestMetrics } from "./http/request-metrics.ts";
+import { RememberingRouter } from "./http/remembering-router.ts";
+import { requestFrame } from "./http/request-frame.ts";
 import { anonymousUnlessAuthenticated } from "./http/request-principal.ts";
 import { routingPathWithPrefix } from "./http/routing-path.ts";
 import { sniHostCheck } from "./http/sni-host-check.ts";
@@ -57,8 +56,9 @@ export function createHttpApp(deps: HttpAppDeps): Hono {
   const { settings } = deps;
   const send = commandSender(deps.store, deps.origin ?? "http");
   // "%24" for "$" and one trailing slash are read as the path the client means, and FA³ST's
-  // pathPrefix as /api/v3.0 (routing-path.ts).
-  const app = new Hono({ getPath: routingPathWithPrefix(settings.pathPrefix) });
+  // pathPrefix as /api/v3.0 (routing-path.ts). The router remembers the routes of recent paths
+  // (ADR 0026: Hono's fast router cannot hold them).
+  const app = new Hono({ getPath: routingPathWithPrefix(settings.pathPrefix), router: new RememberingRouter() });
 
   app.onError((error, c) => {
     const headers: Record<string, string> = error instanceof MethodNotAllowed ? { Allow: error.allow } : {};
@@ -72,8 +72,8 @@ export function createHttpApp(deps: HttpAppDeps): Hono {
     ),
   );
 
-  app.use("*", correlationId());
-  if (deps.metrics) app.use("*", requestMetrics(deps.metrics, deps.logger));
+  // Correlation id and, with metrics, the request's count, latency and log line.
+  app.use("*", requestFrame(deps.metrics, deps.logger));
   if (settings.sslEnabled && settings.sniEnabled) app.use("*", sniHostCheck());
   if (settings.corsEnabled) app.use("*", corsPolicy(settings));
   // Who asks (bearer token, client certificate, or anonymous): after CORS (a preflight carries no
@@ -85,8 +85,8 @@ export function createHttpApp(deps: HttpAppDeps): Hono {
         deps.logger?.warn({ component: "authentication" }, line),
       ),
     );
-  app.use(`${API_PREFIX}/*`, bodySizeLimit(settings.maxRequestBodySize));
-  app.use(`${API_PREFIX}/*`, acceptableRepresentation());
+  // maxRequestBodySize for writes, Accept for reads.
+  app.use(`${API_PREFIX}/*`, apiRequestChecks(settings.maxRequestBodySize));
   if (deps.security) app.use(`${API_PREFIX}/*`, anonymousUnlessAuthenticated());
 
   const routes = [

@@ -5,6 +5,7 @@ import {
   createCachingStoreClient,
   createNatsEventBus,
   createNatsStoreClient,
+  createRevalidatedReads,
   eventLogReader,
   eventsConfigOf,
   isHttpEndpoint,
@@ -66,7 +67,9 @@ export async function startHttpGateway(config: TwinportConfig, options: HttpGate
           maxBytes: messageBus.readCacheMaxBytes,
           log: (line) => logger?.warn({ component: "read-cache" }, line),
         })
-      : remote;
+      : // Without the cache every read still asks the store, naming the revision of the answer held
+        // from last time: an unchanged answer does not cross NATS again (docs/adr/0026).
+        createRevalidatedReads(remote, { maxBytes: messageBus.readCacheMaxBytes });
   // GET /events of every endpoint: one subscription, replays from the model-store's log (issue 15).
   const events = new EventHub({
     bus,

@@ -59,6 +59,7 @@ export { elementReference, type ModelReference, submodelReference } from "./mode
 export { DEFAULT_MAX_NESTING_DEPTH, elementsTooDeep, getMaxNestingDepth, setMaxNestingDepth } from "./nesting-limit.ts";
 export { hasPathItems, rootIdShortOf } from "./path-items.ts";
 export { isPlainObject } from "./plain-object.ts";
+export { patchedPropertyValue } from "./property-value-patch.ts";
 export { hasValueOnly, submodelToValueOnly, toValueOnly, type ValueOnlyOptions } from "./value-only.ts";
 export { type ApplyValueOnlyOptions, applyValueOnly, unwrapValueOnly } from "./value-only-apply.ts";
 export { AAS_XML_NAMESPACE } from "./xml/aas-xml-names.ts";

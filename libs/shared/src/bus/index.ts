@@ -10,3 +10,4 @@ export * from "./event-log-reader.ts";
 export * from "./nats-event-bus.ts";
 export * from "./nats-store-client.ts";
 export * from "./read-cache.ts";
+export * from "./revalidated-reads.ts";

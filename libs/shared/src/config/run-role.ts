@@ -72,15 +72,21 @@ const ROLES_WITH_MODELS: readonly ConfigRole[] = ["embedded", "model-store"];
  */
 export async function runRole(options: RunRoleOptions): Promise<void> {
   const { role, io } = options;
-  const log = (line: string) => void io.stderr.write(`${line}\n`);
+  let logger: Logger | undefined;
+  // The structured logger gathers a turn's lines (coalescing-destination.ts): what it holds goes
+  // first, so lines keep their order.
+  const log = (line: string) => {
+    logger?.flush();
+    io.stderr.write(`${line}\n`);
+  };
   let running: RunningRole | undefined;
   let stopping = false;
   let management: ManagementServer | undefined;
-  let logger: Logger | undefined;
   // Closing the management server releases its socket at once, so a process (or a test's fake
   // process) exits without waiting for a probe's keep-alive connection.
   const exit = (code: number): never => {
     void management?.close();
+    logger?.flush();
     return io.exit(code);
   };
 

@@ -161,6 +161,12 @@ export interface Command<T extends CommandType = CommandType> {
   idempotency?: { key: string; fingerprint: string };
   /** Who asks (contracts/principal.ts); absent only for the model-store's own in-process work. */
   principal?: import("./principal.ts").Principal;
+  /**
+   * A read whose answer the caller already holds at this revision (docs/adr/0026): when the answer
+   * still has it, the reply comes without the value (`unchanged: true`). Revisions never repeat and
+   * cover a container's subtree (ADR 0001), so an equal revision means an identical answer.
+   */
+  knownRevision?: number;
 }
 
 /** Commands that change state; everything else is a read-only query. */

@@ -18,6 +18,11 @@ export interface ReplyOk<T> {
    * too (read-your-writes across gateways, docs/adr/0014).
    */
   seq?: number;
+  /**
+   * A read sent with `knownRevision` whose answer still has that revision: `value` is null and the
+   * caller uses the answer it holds (docs/adr/0026).
+   */
+  unchanged?: true;
 }
 
 export interface ReplyFailure {

@@ -249,6 +249,14 @@ export function createEngine(options: EngineOptions): Engine {
         }
         try {
           const handled = await handler(commandCtx, command);
+          // The caller holds this very answer (docs/adr/0026): everything above was checked as for
+          // any read (scope, access), only the value stays here.
+          if (
+            handled.revision !== undefined &&
+            command.knownRevision === handled.revision &&
+            !WRITE_COMMANDS.has(command.type)
+          )
+            return { ok: true, value: null as CommandResult<T>, revision: handled.revision, unchanged: true };
           return {
             ok: true,
             value: handled.value,

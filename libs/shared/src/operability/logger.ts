@@ -1,4 +1,5 @@
 import { type Level, type Logger, pino } from "pino";
+import { coalescingDestination } from "./coalescing-destination.ts";
 
 export type { Logger } from "pino";
 export type LogLevel = Level;
@@ -12,8 +13,9 @@ export interface LoggerOptions {
 
 /**
  * One JSON object per line (pino), with the role on every line. Written synchronously (stderr is
- * synchronous for files and pipes on Linux): a process that exits right after logging (a failed
- * start, SIGTERM) must not lose its last lines.
+ * synchronous for files and pipes on Linux), the lines of one event-loop turn in one write
+ * (coalescing-destination.ts): a process that exits right after logging (a failed start, SIGTERM)
+ * must not lose its last lines, so errors go out at once and `logger.flush()` runs before exit.
  */
 export function createLogger(options: LoggerOptions): Logger {
   return pino(
@@ -22,6 +24,6 @@ export function createLogger(options: LoggerOptions): Logger {
       base: { role: options.role, pid: process.pid },
       timestamp: pino.stdTimeFunctions.isoTime,
     },
-    options.destination ?? pino.destination({ dest: 2, sync: true }),
+    coalescingDestination(options.destination ?? pino.destination({ dest: 2, sync: true })),
   );
 }

@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import { isAcceptable, notAcceptable } from "./content-negotiation.ts";
 import { errorResponse } from "./error-response.ts";
+import { knownContentType } from "./response-content-type.ts";
 
 /**
  * Accept on reads: a GET or HEAD whose successful response has a type the request's
@@ -12,13 +13,20 @@ import { errorResponse } from "./error-response.ts";
  * a 406 would tell the client it failed; RFC 9110 §12.5.1 lets a server disregard Accept there.
  * Error responses are not negotiated either: they are always the AAS Result in JSON (§15.5.7
  * allows a 406's own body to be in any format).
+ *
+ * Cheap on the hot path (ADR 0026): a request without Accept accepts anything, so it is not
+ * wrapped at all; and the type of a response the gateway built itself is known without reading
+ * `c.res.headers`, which would turn @hono/node-server's plain header object into a web Headers.
  */
 export function acceptableRepresentation(): MiddlewareHandler {
   return async (c, next) => {
+    const accept = c.req.header("Accept");
+    if (accept === undefined || accept.trim() === "" || (c.req.method !== "GET" && c.req.method !== "HEAD"))
+      return next();
     await next();
-    if ((c.req.method !== "GET" && c.req.method !== "HEAD") || c.res.status < 200 || c.res.status >= 300) return;
-    const contentType = c.res.headers.get("content-type");
-    if (contentType === null || isAcceptable(c.req.header("Accept"), contentType)) return;
+    if (c.res.status < 200 || c.res.status >= 300) return;
+    const contentType = knownContentType(c.res) ?? c.res.headers.get("content-type");
+    if (contentType === null || isAcceptable(accept, contentType)) return;
     // Cleared first: Hono would otherwise carry the refused response's headers (length, ETag, disposition) over.
     c.res = undefined;
     c.res = errorResponse(c, notAcceptable([contentType]).error, { includeErrorDetails: false });

@@ -31,8 +31,27 @@ export function preferredMediaType(accept: string | undefined, offered: readonly
   return candidates.find((candidate) => candidate.offer === chosen)?.type;
 }
 
-/** Whether a response of `contentType` (or one of its synonyms) is acceptable to the request. */
+/**
+ * Whether a response of `contentType` (or one of its synonyms) is acceptable to the request. A
+ * client sends the same few Accept headers again and again: their answers are remembered.
+ */
 export function isAcceptable(accept: string | undefined, contentType: string): boolean {
+  // Long headers are negotiated each time: the cache stays small whatever clients send.
+  if (accept !== undefined && accept.length > 256) return negotiateAcceptable(accept, contentType);
+  const key = `${contentType}\u0000${accept ?? ""}`;
+  let answer = acceptableCache.get(key);
+  if (answer === undefined) {
+    answer = negotiateAcceptable(accept, contentType);
+    if (acceptableCache.size >= ACCEPTABLE_CACHE_SIZE) acceptableCache.clear();
+    acceptableCache.set(key, answer);
+  }
+  return answer;
+}
+
+const ACCEPTABLE_CACHE_SIZE = 512;
+const acceptableCache = new Map<string, boolean>();
+
+function negotiateAcceptable(accept: string | undefined, contentType: string): boolean {
   const base = baseType(contentType);
   const synonyms = SYNONYMS.find((group) => group.includes(base)) ?? [base];
   return preferredMediaType(accept, [contentType, ...synonyms.filter((type) => type !== base)]) !== undefined;

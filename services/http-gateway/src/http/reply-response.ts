@@ -1,6 +1,7 @@
 import { isRawJson, type Paged, type RawJson, type ReplyOk } from "@twinport/shared";
 import type { GatewayContext } from "./gateway-env.ts";
 import { etagOf, isNotModified } from "./preconditions.ts";
+import { typedResponse } from "./response-content-type.ts";
 
 const JSON_TYPE = { "Content-Type": "application/json" } as const;
 
@@ -21,7 +22,7 @@ export function jsonValue(value: unknown): unknown {
  * headers through `c.header()`, so bypassing the context loses nothing.
  */
 function jsonResponse(body: string, status: number, headers: Record<string, string>): Response {
-  return new Response(body, { status, headers: { "Content-Type": "application/json", ...headers } });
+  return typedResponse(body, status, { "Content-Type": "application/json", ...headers });
 }
 
 /** 200 with a single resource and its ETag; 304 when the client's If-None-Match already has it. */

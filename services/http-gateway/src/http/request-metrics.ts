@@ -1,34 +1,34 @@
 import type { Logger, ProcessMetrics } from "@twinport/shared";
-import type { MiddlewareHandler } from "hono";
 import { routePath } from "hono/route";
 import type { GatewayContext } from "./gateway-env.ts";
 
 /**
  * Request count and latency per method, route template and status, and a log line per request
- * with its correlation id (warn for 5xx, debug otherwise). The label is the template the request
- * matched (`/api/v3.0/submodels/:submodelIdentifier`), never the raw path: ids would make every
- * request its own time series.
+ * with its correlation id (warn for 5xx, debug otherwise), for a request that started at `started`
+ * (performance.now()) and has been answered. The label is the template the request matched
+ * (`/api/v3.0/submodels/:submodelIdentifier`), never the raw path: ids would make every request
+ * its own time series. Called by request-frame.ts.
  */
-export function requestMetrics(metrics: ProcessMetrics, logger?: Logger): MiddlewareHandler {
-  return async (c: GatewayContext, next) => {
-    const started = performance.now();
-    // Hono answers thrown errors through onError inside next(), so c.res is final afterwards.
-    await next();
-    const seconds = (performance.now() - started) / 1000;
-    // After next(), the last handler that ran is the route that answered (or a catch-all).
-    const route = routePath(c) || "unmatched";
-    const status = c.res.status;
-    metrics.observeHttpRequest(c.req.method, route, status, seconds);
-    if (logger && (status >= 500 || logger.isLevelEnabled("debug"))) {
-      const fields = {
-        method: c.req.method,
-        route,
-        status,
-        ms: Math.round(seconds * 10_000) / 10,
-        correlationId: c.get("correlationId"),
-      };
-      if (status >= 500) logger.warn(fields, "request failed");
-      else logger.debug(fields, "request");
-    }
-  };
+export function observeRequest(
+  c: GatewayContext,
+  metrics: ProcessMetrics,
+  logger: Logger | undefined,
+  started: number,
+): void {
+  const seconds = (performance.now() - started) / 1000;
+  // After next(), the last handler that ran is the route that answered (or a catch-all).
+  const route = routePath(c) || "unmatched";
+  const status = c.res.status;
+  metrics.observeHttpRequest(c.req.method, route, status, seconds);
+  if (logger && (status >= 500 || logger.isLevelEnabled("debug"))) {
+    const fields = {
+      method: c.req.method,
+      route,
+      status,
+      ms: Math.round(seconds * 10_000) / 10,
+      correlationId: c.get("correlationId"),
+    };
+    if (status >= 500) logger.warn(fields, "request failed");
+    else logger.debug(fields, "request");
+  }
 }

@@ -1,4 +1,10 @@
-import { applyValueOnly, type ElementJson, parseJsonLossless, unwrapValueOnly } from "../../aas/index.ts";
+import {
+  applyValueOnly,
+  type ElementJson,
+  parseJsonLossless,
+  patchedPropertyValue,
+  unwrapValueOnly,
+} from "../../aas/index.ts";
 import { type Command, CommandError } from "../../contracts/index.ts";
 import { checkIdShortPath, readJsonable, rethrowAsCommandError } from "../aas-input.ts";
 import { eventDraft } from "../commit-runner.ts";
@@ -24,6 +30,14 @@ export function parseValueOnlyBody(body: string): unknown {
 
 /** The ValueOnly patch applied to a loaded element, re-read through the metamodel (every constraint). */
 export function patchedValue(element: ElementJson, value: unknown, path: string, validate: boolean): ElementJson {
+  // A Property's value alone is checked and stored without re-reading the element (ADR 0026).
+  const property = patchedPropertyValue(element, value, validate);
+  if (property !== undefined) return property;
+  return patchedInFull(element, value, path, validate);
+}
+
+/** patchedValue the full way: every constraint of the patched element is checked again. */
+export function patchedInFull(element: ElementJson, value: unknown, path: string, validate: boolean): ElementJson {
   let patched: ElementJson;
   try {
     patched = applyValueOnly(element, value, { path, verify: false });

@@ -1,0 +1,123 @@
+/**
+ * Where an HTTP request's CPU goes on the hot paths of bench/write-path.ts: one process (embedded
+ * Twinport, or the http-gateway with its model-store) under wrk with `--cpu-prof`, then the
+ * summary of bench/test-support/cpuprofile-summary.ts per profiled process. A tool for the HTTP
+ * hot path work (issue 12, ADR 0026), not a benchmark: it prints no ratios.
+ *
+ * Run: node --import tsx bench/profile-http.ts MODE KIND
+ *   MODE: embedded | distributed | uncached (distributed with the gateway's read cache off)
+ *   KIND: get-value | get-submodel | patch-one | patch-spread
+ * (PROFILE_SECONDS=5 PROFILE_CONNECTIONS=16 PROFILE_TOP=25). `source scripts/source-mode.sh` first
+ * to profile the TypeScript sources (as the benches run them) instead of dist/.
+ */
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { b64 } from "../tests/test-support/http-client.ts";
+import { startNats, startRedis } from "../tests/test-support/servers.ts";
+import { startTwinport, type TwinportProcess } from "../tests/test-support/system.ts";
+import { plainHttpConfig } from "./test-support/bench-setup.ts";
+import { generatedSubmodel } from "./test-support/generated-model.ts";
+import { cpuPerRequest, runWrk } from "./test-support/wrk.ts";
+
+const [mode = "embedded", kind = "get-value"] = process.argv.slice(2);
+const seconds = Number(process.env.PROFILE_SECONDS ?? 5);
+const connections = Number(process.env.PROFILE_CONNECTIONS ?? 16);
+const top = process.env.PROFILE_TOP ?? "25";
+
+const dir = mkdtempSync(join(tmpdir(), "twinport-profile-http-"));
+const SMS = Array.from({ length: 10 }, (_, i) => `urn:profile:sm${i}`);
+const LARGE = "urn:profile:large";
+const modelFile = join(dir, "model.json");
+writeFileSync(
+  modelFile,
+  JSON.stringify({ submodels: [...SMS.map((id) => generatedSubmodel(id, 10)), generatedSubmodel(LARGE, 1000)] }),
+);
+const valuePath = (sm: string, i: number) => `/submodels/${b64(sm)}/submodel-elements/P${i}/$value`;
+const paths =
+  kind === "get-submodel"
+    ? [`/submodels/${b64(LARGE)}`]
+    : kind === "patch-spread"
+      ? SMS.flatMap((sm) => Array.from({ length: 10 }, (_, i) => valuePath(sm, i)))
+      : [valuePath(SMS[0]!, 5)];
+const method = kind.startsWith("patch") ? "PATCH" : "GET";
+
+const profDir = join(dir, "prof");
+const prof = (name: string) => ["--cpu-prof", `--cpu-prof-dir=${join(profDir, name)}`];
+const processes: TwinportProcess[] = [];
+const servers: { stop(): Promise<void> }[] = [];
+const pids: Record<string, number> = {};
+const http = await plainHttpConfig(dir);
+// Only the measured run is summarised: start-up (module loading through tsx) would blur it.
+const window = { from: 0n, to: 0n };
+try {
+  if (mode === "embedded") {
+    const p = await startTwinport({
+      cwd: dir,
+      args: ["-c", http.file, "-m", modelFile, "--endpoint", "http"],
+      nodeArgs: prof("twinport"),
+    });
+    processes.push(p);
+    pids.twinport = p.child.pid!;
+  } else {
+    const redis = await startRedis({ appendOnly: true });
+    const nats = await startNats();
+    servers.push(redis, nats);
+    const env = { TWINPORT_PERSISTENCE_URL: redis.url, TWINPORT_MESSAGEBUS_URL: nats.url };
+    const store = await startTwinport({
+      role: "model-store",
+      cwd: mkdtempSync(join(dir, "s-")),
+      args: ["-m", modelFile],
+      env,
+      nodeArgs: prof("model-store"),
+    });
+    processes.push(store);
+    const gateway = await startTwinport({
+      role: "http-gateway",
+      cwd: mkdtempSync(join(dir, "g-")),
+      args: ["-c", http.file],
+      env: mode === "uncached" ? { ...env, TWINPORT_MESSAGEBUS_READCACHEMAXAGEMS: "0" } : env,
+      nodeArgs: prof("http-gateway"),
+    });
+    processes.push(gateway);
+    Object.assign(pids, {
+      "http-gateway": gateway.child.pid!,
+      "model-store": store.child.pid!,
+      "nats-server": nats.pid,
+      "redis-server": redis.pid,
+    });
+  }
+  const base = `http://127.0.0.1:${http.port}/api/v3.0`;
+  await runWrk({ base, paths, method, seconds: 1, connections, dir }, {});
+  window.from = process.hrtime.bigint() / 1000n;
+  const r = await runWrk({ base, paths, method, seconds, connections, dir }, pids);
+  window.to = process.hrtime.bigint() / 1000n;
+  console.log(
+    `${mode} ${kind}: ${Math.round(r.rate)} req/s, p50 ${r.p50Ms} ms, ${r.errors} errors; ${cpuPerRequest(r.cpuMs, r.requests).line}`,
+  );
+} finally {
+  for (const p of processes.reverse()) await p.stop();
+  for (const s of servers) await s.stop();
+}
+for (const name of readdirSync(profDir)) {
+  const file = readdirSync(join(profDir, name)).find((f) => f.endsWith(".cpuprofile"));
+  if (!file) continue;
+  console.log(`\n==== ${name}`);
+  spawnSync(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      new URL("./test-support/cpuprofile-summary.ts", import.meta.url).pathname,
+      join(profDir, name, file),
+      top,
+    ],
+    {
+      stdio: "inherit",
+      env: { ...process.env, PROFILE_FROM_US: String(window.from), PROFILE_TO_US: String(window.to) },
+    },
+  );
+}
+if (process.env.PROFILE_KEEP === "1") console.log(`profiles kept in ${profDir}`);
+else rmSync(dir, { recursive: true, force: true });
