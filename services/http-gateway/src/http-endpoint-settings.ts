@@ -29,6 +29,8 @@ export interface HttpEndpointSettings {
   corsAllowedOrigin: string;
   corsExposedHeaders: string;
   corsMaxAge: number;
+  /** Serve the OpenAPI document and Swagger UI (docs/http-api.md, docs/adr/0032). */
+  openApiEnabled: boolean;
 }
 
 export const DEFAULT_MAX_REQUEST_BODY_SIZE = 64 * 1024 * 1024;
@@ -48,6 +50,7 @@ export const DEFAULT_HTTP_ENDPOINT_SETTINGS: Readonly<HttpEndpointSettings> = Ob
   corsAllowedOrigin: "*",
   corsExposedHeaders: "",
   corsMaxAge: 3600,
+  openApiEnabled: true,
 });
 
 export function httpEndpointSettings(overrides: Partial<HttpEndpointSettings> = {}): HttpEndpointSettings {

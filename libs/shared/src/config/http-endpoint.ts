@@ -13,8 +13,8 @@ export const certificateInfoSchema = z.strictObject({
 });
 
 /**
- * Spec §2.2/§2.3 exactly, plus two documented extensions: `host` (bind address) and
- * `maxRequestBodySize`. `isCorsEnabled` is the name an earlier release used for `corsEnabled`.
+ * Spec §2.2/§2.3 exactly, plus documented extensions: `host` (bind address),
+ * `maxRequestBodySize` and `openApiEnabled`. `isCorsEnabled` is the name an earlier release used for `corsEnabled`.
  */
 export const httpEndpointSchema = z
   .strictObject({
@@ -43,6 +43,8 @@ export const httpEndpointSchema = z
       .int()
       .min(1)
       .default(64 * 1024 * 1024),
+    /** Extension: serve the OpenAPI document (/api/v3.0/openapi.json) and Swagger UI (/api/v3.0/swagger-ui/). */
+    openApiEnabled: z.boolean().default(true),
   })
   .refine(
     (value) =>

@@ -48,6 +48,7 @@ const HTTP_DEFAULTS = {
   sslEnabled: true,
   host: "0.0.0.0",
   maxRequestBodySize: 67108864,
+  openApiEnabled: true,
 };
 
 const OPCUA_DEFAULTS = {
@@ -249,6 +250,7 @@ describe("FA³ST compatibility", () => {
           sslEnabled: false,
           host: "127.0.0.1",
           maxRequestBodySize: 1024,
+          openApiEnabled: true,
         },
         {
           "@class": "endpoint.opcua.OpcUaEndpoint",
@@ -395,7 +397,7 @@ describe("command-line overrides", () => {
     assert.equal(
       configError(() => loadConfig({ role: "embedded", overrides: ["endpoints[0].prot=8081"] })).message,
       "Unknown key 'endpoints[0].prot'. Allowed: @class, profiles, certificate, corsAllowCredentials, corsAllowedHeaders, corsAllowedMethods, " +
-        "corsAllowedOrigin, corsEnabled, isCorsEnabled, corsExposedHeaders, corsMaxAge, hostname, includeErrorDetails, port, sniEnabled, sslEnabled, host, maxRequestBodySize",
+        "corsAllowedOrigin, corsEnabled, isCorsEnabled, corsExposedHeaders, corsMaxAge, hostname, includeErrorDetails, port, sniEnabled, sslEnabled, host, maxRequestBodySize, openApiEnabled",
     );
     assert.equal(
       configError(() => loadConfig({ role: "embedded", overrides: ["cor.stateDir=x"] })).message,
