@@ -31,6 +31,7 @@ import {
   type Repository,
   type RoleContext,
   type RunningRole,
+  type StartSummary,
 } from "@twinport/shared";
 import { openEmbeddedFileStore } from "./open-file-store.ts";
 
@@ -197,6 +198,27 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
     }
 
     const http: string[] = [];
+    const summary: StartSummary = {
+      http: [],
+      opcua: [],
+      ...(models.skipped
+        ? { model: { kept: "the store already holds data; the model files were not loaded" } }
+        : context.models.length > 0
+          ? {
+              model: {
+                files: models.files,
+                shells: models.shells,
+                submodels: models.submodels,
+                elements: models.elements,
+                conceptDescriptions: models.conceptDescriptions,
+              },
+            }
+          : {}),
+      backends: {
+        ...(typeof details.redis === "string" ? { Redis: details.redis } : {}),
+        ...(typeof details.nats === "string" ? { NATS: details.nats } : {}),
+      },
+    };
     const httpEndpoints = config.endpoints.filter(isHttpEndpoint);
     // HTTP reads answered from a cache the change events keep current (docs/adr/0014), as in the
     // http-gateway: a large submodel is assembled once per change instead of once per request.
@@ -222,6 +244,7 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
       });
       closer.add(() => endpoint.close());
       http.push(`${endpoint.url}${API_PREFIX}`);
+      summary.http!.push(endpoint.summary);
     }
     const opcua: string[] = [];
     const opcuaEndpoints = config.endpoints.filter(isOpcUaEndpoint);
@@ -242,9 +265,10 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
         const disposeSource = metrics.addOpcuaSource(() => gateway.load());
         closer.add(async () => disposeSource());
         opcua.push(gateway.endpointUrl);
+        summary.opcua!.push(gateway.summary);
       }
     }
-    return { details: { http, opcua, ...details }, stop: () => closer.closeAll(), readiness };
+    return { details: { http, opcua, ...details }, summary, stop: () => closer.closeAll(), readiness };
   } catch (error) {
     await closer.closeAll();
     throw error;

@@ -4,6 +4,7 @@ import {
   createCachingStoreClient,
   createNatsEventBus,
   createNatsStoreClient,
+  displayUrl,
   eventLogReader,
   isHttpEndpoint,
   type Logger,
@@ -93,6 +94,7 @@ export async function startHttpGateway(config: TwinportConfig, options: HttpGate
   }
   return {
     details: { http: started.map((endpoint) => `${endpoint.url}${API_PREFIX}`) },
+    summary: { http: started.map((endpoint) => endpoint.summary), backends: { NATS: displayUrl(messageBus.url) } },
     stop,
     readiness: nats ? [nats.readiness] : [],
   };

@@ -209,6 +209,22 @@ export async function startModelStore(config: TwinportConfig, options: ModelStor
             }
           : {}),
       },
+      summary: {
+        backends: { Redis: displayUrl(persistence.url), NATS: displayUrl(messageBus.url) },
+        ...(seeded
+          ? {
+              model: seeded.skipped
+                ? { kept: "the store already holds data; the model files were not loaded" }
+                : {
+                    files: seeded.files,
+                    shells: seeded.shells,
+                    submodels: seeded.submodels,
+                    elements: seeded.elements,
+                    conceptDescriptions: seeded.conceptDescriptions,
+                  },
+            }
+          : {}),
+      },
       stop,
       // Started means seeded; serving needs both backends (each answers 503 when it is gone).
       readiness: [{ name: "redis", ready: redisReady }, ...(nats ? [nats.readiness] : [])] satisfies ReadinessCheck[],

@@ -95,8 +95,10 @@ export const coreSchema = z.strictObject({
   /** Submodel registries every submodel is registered with. */
   submodelRegistries: registryListSchema,
   registrySynchronization: registrySynchronizationSchema,
-  /** Level of the JSON log lines on stderr. */
+  /** Level of the log lines on stderr. */
   logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace"]).default("info"),
+  /** auto: short human lines when stderr is a terminal, JSON lines otherwise; pretty or json: always that. */
+  logFormat: z.enum(["auto", "pretty", "json"]).default("auto"),
 });
 
 /** The management port when core.managementPort is absent (docs/adr/0005). */

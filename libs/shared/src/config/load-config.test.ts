@@ -90,6 +90,7 @@ const CORE_DEFAULTS = {
     shutdownTimeout: 3000,
   },
   logLevel: "info",
+  logFormat: "auto",
 };
 
 describe("defaults", () => {
@@ -578,7 +579,7 @@ describe("errors in the file", () => {
     );
     assert.match(
       errorFor({ core: { stateDirectory: "x" } }),
-      /^Unknown key 'core\.stateDirectory'\. Allowed: requestHandlerThreadPoolSize, .*stateDir, managementPort, managementHost, aasRegistries, submodelRegistries, registrySynchronization, logLevel$/,
+      /^Unknown key 'core\.stateDirectory'\. Allowed: requestHandlerThreadPoolSize, .*stateDir, managementPort, managementHost, aasRegistries, submodelRegistries, registrySynchronization, logLevel, logFormat$/,
     );
     assert.equal(
       errorFor({

@@ -9,3 +9,4 @@ export * from "./nats-connection-state.ts";
 export * from "./node-opcua-logs.ts";
 export * from "./process-metrics.ts";
 export * from "./readiness.ts";
+export * from "./start-banner.ts";
