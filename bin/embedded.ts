@@ -32,6 +32,7 @@ import {
   type RoleContext,
   type RunningRole,
   type StartSummary,
+  startProgress,
 } from "@twinport/shared";
 import { openEmbeddedFileStore } from "./open-file-store.ts";
 
@@ -143,7 +144,18 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
     closer.add(() => store.close());
 
     // A persistent store keeps what it has: the models only seed an empty one.
+    const loading = startProgress((fields, line) => logger.info(fields, line), {
+      task: "loading the model files",
+      finished: "loaded the model files",
+      unit: "elements",
+    });
     const models = await loadModelFiles(store, context.models, { validate: context.validateOnLoad, onlyIfEmpty: true });
+    if (!models.skipped && context.models.length > 0) {
+      loading.advance(models.elements);
+      loading.finish(
+        `${models.shells} shells, ${models.submodels} submodels, ${models.conceptDescriptions} concept descriptions`,
+      );
+    }
     if (models.skipped) context.log("twinport embedded: the store already holds data; the model files were not loaded");
 
     if (config.assetConnections.length > 0 || config.submodelTemplateProcessors.length > 0) {

@@ -25,6 +25,7 @@ import {
   type ReadinessCheck,
   type RunningRole,
   serveCommandsOverNats,
+  startProgress,
   type TwinportConfig,
 } from "@twinport/shared";
 import { redisConnectionLeases } from "./asset-connections/connection-lease.ts";
@@ -141,7 +142,18 @@ export async function startModelStore(config: TwinportConfig, options: ModelStor
     closing.push(() => keeper.stop());
 
     const models = options.models ?? [];
+    const loading = startProgress((fields, line) => logger?.info(fields, line), {
+      task: "loading the model files",
+      finished: "loaded the model files",
+      unit: "elements",
+    });
     const seeded = models.length > 0 ? await seedModels(repository, owner, engine, models, validateOnLoad) : undefined;
+    if (seeded && !seeded.skipped) {
+      loading.advance(seeded.elements);
+      loading.finish(
+        `${seeded.shells} shells, ${seeded.submodels} submodels, ${seeded.conceptDescriptions} concept descriptions`,
+      );
+    }
     if (seeded?.skipped) log("twinport model-store: the store already holds data; the model files were not loaded");
     if (seeded?.resumed)
       log(

@@ -99,6 +99,8 @@ export const coreSchema = z.strictObject({
   logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace"]).default("info"),
   /** auto: short human lines when stderr is a terminal, JSON lines otherwise; pretty or json: always that. */
   logFormat: z.enum(["auto", "pretty", "json"]).default("auto"),
+  /** Long work (loading models, building the OPC UA address space, a resync) logs its progress this often. */
+  progressIntervalMs: z.number().int().min(100).max(3_600_000).default(3000),
 });
 
 /** The management port when core.managementPort is absent (docs/adr/0005). */

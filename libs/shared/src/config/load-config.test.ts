@@ -91,6 +91,7 @@ const CORE_DEFAULTS = {
   },
   logLevel: "info",
   logFormat: "auto",
+  progressIntervalMs: 3000,
 };
 
 describe("defaults", () => {
@@ -579,7 +580,7 @@ describe("errors in the file", () => {
     );
     assert.match(
       errorFor({ core: { stateDirectory: "x" } }),
-      /^Unknown key 'core\.stateDirectory'\. Allowed: requestHandlerThreadPoolSize, .*stateDir, managementPort, managementHost, aasRegistries, submodelRegistries, registrySynchronization, logLevel, logFormat$/,
+      /^Unknown key 'core\.stateDirectory'\. Allowed: requestHandlerThreadPoolSize, .*stateDir, managementPort, managementHost, aasRegistries, submodelRegistries, registrySynchronization, logLevel, logFormat, progressIntervalMs$/,
     );
     assert.equal(
       errorFor({

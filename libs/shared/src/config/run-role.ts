@@ -2,6 +2,7 @@ import { resolve } from "node:path";
 import { createLogger, type Logger, resolveLogFormat } from "../operability/logger.ts";
 import { type ManagementServer, startManagementServer } from "../operability/management-server.ts";
 import { createProcessMetrics, type ProcessMetrics } from "../operability/process-metrics.ts";
+import { setProgressInterval } from "../operability/progress.ts";
 import type { ReadinessCheck } from "../operability/readiness.ts";
 import { renderStartBanner, type StartBanner, type StartSummary } from "../operability/start-banner.ts";
 import { HELP_TEXT, parseCommandLine, UsageError } from "./command-line.ts";
@@ -160,6 +161,7 @@ export async function runRole(options: RunRoleOptions): Promise<void> {
               : undefined,
         })
       : [];
+    setProgressInterval(config.core.progressIntervalMs);
     const terminal = io.stderr.isTTY === true;
     const logFormat = resolveLogFormat(config.core.logFormat, terminal);
     const roleLogger = createLogger({

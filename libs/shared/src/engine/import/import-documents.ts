@@ -1,3 +1,4 @@
+import { countSubmodelElements } from "../../aas/count-elements.ts";
 import { partKey } from "../../aas/index.ts";
 import {
   CommandError,
@@ -132,36 +133,10 @@ export async function writePrepared(
     if (candidate.kind === "shell") result.shells++;
     else if (candidate.kind === "submodel") {
       result.submodels++;
-      result.elements += countElements(candidate.json.submodelElements);
+      result.elements += countSubmodelElements(candidate.json.submodelElements);
     } else result.conceptDescriptions++;
   }
   return result;
-}
-
-/** Elements of a list and everything nested in them (collection and list values, entity statements, annotations, operation variables). */
-function countElements(elements: unknown): number {
-  if (!Array.isArray(elements)) return 0;
-  let count = 0;
-  for (const element of elements) {
-    // A MultiLanguageProperty's value is a list too, of language strings: not elements.
-    if (
-      element === null ||
-      typeof element !== "object" ||
-      typeof (element as { modelType?: unknown }).modelType !== "string"
-    )
-      continue;
-    count++;
-    const { value, statements, annotations, inputVariables, outputVariables, inoutputVariables } = element as Record<
-      string,
-      unknown
-    >;
-    if (Array.isArray(value)) count += countElements(value);
-    count += countElements(statements) + countElements(annotations);
-    for (const variables of [inputVariables, outputVariables, inoutputVariables])
-      if (Array.isArray(variables))
-        count += countElements(variables.map((variable) => (variable as { value?: unknown })?.value));
-  }
-  return count;
 }
 
 function conflict(candidate: ImportCandidate): ImportProblem {
