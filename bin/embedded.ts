@@ -151,9 +151,9 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
     });
     const models = await loadModelFiles(store, context.models, { validate: context.validateOnLoad, onlyIfEmpty: true });
     if (!models.skipped && context.models.length > 0) {
-      loading.advance(models.elements);
       loading.finish(
         `${models.shells} shells, ${models.submodels} submodels, ${models.conceptDescriptions} concept descriptions`,
+        models.elements,
       );
     }
     if (models.skipped) context.log("twinport embedded: the store already holds data; the model files were not loaded");

@@ -149,9 +149,9 @@ export async function startModelStore(config: TwinportConfig, options: ModelStor
     });
     const seeded = models.length > 0 ? await seedModels(repository, owner, engine, models, validateOnLoad) : undefined;
     if (seeded && !seeded.skipped) {
-      loading.advance(seeded.elements);
       loading.finish(
         `${seeded.shells} shells, ${seeded.submodels} submodels, ${seeded.conceptDescriptions} concept descriptions`,
+        seeded.elements,
       );
     }
     if (seeded?.skipped) log("twinport model-store: the store already holds data; the model files were not loaded");

@@ -59,4 +59,14 @@ test("short work logs only its final line; without a total the lines say so far"
   open.tick(3500);
   open.progress.advance(20_000);
   assert.equal(open.lines[0]!.line, "building OPC UA address space: 20,000 elements so far");
+  // Work that learns its count only at the end (one command loading everything) gives it to finish.
+  const oneStep = recorded();
+  oneStep.tick(2500);
+  oneStep.progress.finish("3 shells", 156);
+  assert.deepEqual(oneStep.lines, [
+    {
+      fields: { task: "building OPC UA address space", done: 156, unit: "elements", ms: 2500 },
+      line: "built OPC UA address space: 156 elements, 3 shells in 2.5 s",
+    },
+  ]);
 });

@@ -13,8 +13,11 @@ export interface ProgressLog {
 export interface Progress {
   /** `count` more units done (default 1). */
   advance(count?: number): void;
-  /** The final line: `${finished}: N units in T s`, with `summary` after the counts. */
-  finish(summary?: string): void;
+  /**
+   * The final line: `${finished}: N units in T s`, with `summary` after the counts. `done` gives
+   * the count when the work could not report it on the way (one command that loads everything).
+   */
+  finish(summary?: string, done?: number): void;
 }
 
 export interface ProgressOptions {
@@ -56,7 +59,8 @@ export function startProgress(log: ProgressLog, options: ProgressOptions): Progr
         total === undefined ? `${number(done)} ${unit} so far` : `${number(done)} / ${number(total)} ${unit}`;
       log({ task, done, ...(total === undefined ? {} : { total }), unit }, `${task}: ${amount}`);
     },
-    finish(summary) {
+    finish(summary, total) {
+      if (total !== undefined) done = total;
       const ms = Math.round(now() - started);
       log(
         { task, done, unit, ms },
