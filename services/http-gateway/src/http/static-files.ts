@@ -1,6 +1,6 @@
 import { readdirSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { extname, join } from "node:path";
+import { extname, join, relative, sep } from "node:path";
 import type { Context, Handler } from "hono";
 import { ApiError } from "./api-error.ts";
 
@@ -19,7 +19,7 @@ const CONTENT_TYPES: Readonly<Record<string, string>> = {
 };
 
 export interface StaticFilesOptions {
-  /** The folder whose files are served (its top level only: no sub-folders, so no path escapes it). */
+  /** The folder whose files are served, sub-folders included (a bundler's `assets/`). */
   folder: string;
   /** Where the files are mounted, e.g. "/api/v3.0/swagger-ui"; the folder's index is served at `${mount}/`. */
   mount: string;
@@ -30,8 +30,8 @@ export interface StaticFilesOptions {
 
 /**
  * A GET handler serving a folder of a package (Swagger UI, the web console's build) from memory
- * after the first read. Only names listed when the server starts are served, so a request can
- * never name a file outside the folder (no `..`, no encoded slashes). `${mount}` without its
+ * after the first read. Only the files listed when the server starts are served, by their relative
+ * path, so a request can never name a file outside the folder (no `..`, no encoded slashes). `${mount}` without its
  * slash is redirected to `${mount}/`, so the pages' relative links resolve inside the mount.
  * Register it on both `${mount}` and `${mount}/*`.
  */
@@ -39,9 +39,9 @@ export function staticFiles(options: StaticFilesOptions): Handler {
   const index = options.index ?? "index.html";
   const generated = options.generated ?? {};
   const names = new Set(
-    readdirSync(options.folder, { withFileTypes: true })
+    readdirSync(options.folder, { withFileTypes: true, recursive: true })
       .filter((entry) => entry.isFile() && CONTENT_TYPES[extname(entry.name)] !== undefined)
-      .map((entry) => entry.name),
+      .map((entry) => relative(options.folder, join(entry.parentPath, entry.name)).split(sep).join("/")),
   );
   for (const name of Object.keys(generated)) names.add(name);
   const cache = new Map<string, Buffer>();
@@ -49,8 +49,8 @@ export function staticFiles(options: StaticFilesOptions): Handler {
   return async (c: Context) => {
     const pathname = new URL(c.req.url).pathname;
     if (pathname === options.mount) return c.redirect(`${options.mount}/`, 301);
-    const name =
-      pathname.endsWith("/") && pathname === `${options.mount}/` ? index : pathname.slice(options.mount.length + 1);
+    // Decoding is safe: only a name from the listing is ever read.
+    const name = pathname === `${options.mount}/` ? index : decoded(pathname.slice(options.mount.length + 1));
     // The app's error handler renders it as the AAS Result, like every other 404.
     if (!names.has(name)) throw ApiError.of("not-found", `Nothing is served at ${pathname}`);
     let body = cache.get(name);
@@ -65,4 +65,12 @@ export function staticFiles(options: StaticFilesOptions): Handler {
       "X-Content-Type-Options": "nosniff",
     });
   };
+}
+
+function decoded(path: string): string {
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return path;
+  }
 }
