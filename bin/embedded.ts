@@ -16,6 +16,7 @@ import {
   displayUrl,
   type EventBus,
   eventLogReader,
+  importProgressLines,
   isHttpEndpoint,
   isOpcUaEndpoint,
   isoDurationToMs,
@@ -119,7 +120,10 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
     const fileStore = await openEmbeddedFileStore(config);
     closer.add(() => fileStore.close());
     const operationProviders = options.operationProviders ?? createOperationProviderRegistry();
+    // Progress lines while the model files load (a large model takes a while).
+    const importLines = importProgressLines((fields, line) => logger.info(fields, line), "loading the model files");
     const engine = createEngine({
+      importProgress: importLines.onCommit,
       repository,
       bus,
       publishEvents: true,
@@ -149,7 +153,9 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
       finished: "loaded the model files",
       unit: "elements",
     });
-    const models = await loadModelFiles(store, context.models, { validate: context.validateOnLoad, onlyIfEmpty: true });
+    const models = await importLines.during(() =>
+      loadModelFiles(store, context.models, { validate: context.validateOnLoad, onlyIfEmpty: true }),
+    );
     if (!models.skipped && context.models.length > 0) {
       loading.finish(
         `${models.shells} shells, ${models.submodels} submodels, ${models.conceptDescriptions} concept descriptions`,

@@ -12,6 +12,7 @@ import {
   createOperationProviderRegistry,
   displayUrl,
   eventLogReader,
+  importProgressLines,
   isHttpEndpoint,
   isoDurationToMs,
   type Logger,
@@ -110,7 +111,10 @@ export async function startModelStore(config: TwinportConfig, options: ModelStor
     const fileStore = await openModelStoreFileStore(config, persistence);
     closing.push(() => fileStore.close());
     const operationProviders = options.operationProviders ?? createOperationProviderRegistry();
+    // Progress lines while the model files load (a large model takes a while).
+    const importLines = importProgressLines((fields, line) => logger?.info(fields, line), "loading the model files");
     const engine = createEngine({
+      importProgress: importLines.onCommit,
       repository,
       operationProviders,
       operationHandleTtlMs: isoDurationToMs(config.core.operationHandleTtl),
@@ -147,7 +151,10 @@ export async function startModelStore(config: TwinportConfig, options: ModelStor
       finished: "loaded the model files",
       unit: "elements",
     });
-    const seeded = models.length > 0 ? await seedModels(repository, owner, engine, models, validateOnLoad) : undefined;
+    const seeded =
+      models.length > 0
+        ? await importLines.during(() => seedModels(repository, owner, engine, models, validateOnLoad))
+        : undefined;
     if (seeded && !seeded.skipped) {
       loading.finish(
         `${seeded.shells} shells, ${seeded.submodels} submodels, ${seeded.conceptDescriptions} concept descriptions`,

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { startProgress } from "./progress.ts";
+import { importProgressLines, startProgress } from "./progress.ts";
 
 function recorded(options: { total?: number } = {}) {
   let clock = 0;
@@ -69,4 +69,18 @@ test("short work logs only its final line; without a total the lines say so far"
       line: "built OPC UA address space: 156 elements, 3 shells in 2.5 s",
     },
   ]);
+});
+
+test("import progress lines only while the start-up load runs, counted against its total", async () => {
+  const lines: string[] = [];
+  const importing = importProgressLines((_fields, line) => lines.push(line), "loading the model files");
+  importing.onCommit(1, 5); // a POST /import while nothing loads: no line
+  await importing.during(async () => {
+    for (let written = 1; written <= 5; written++) {
+      await new Promise((resolve) => setTimeout(resolve, written === 3 ? 3100 : 0));
+      importing.onCommit(written, 5);
+    }
+  });
+  importing.onCommit(1, 5);
+  assert.deepEqual(lines, ["loading the model files: 3 / 5 shells, submodels and concept descriptions"]);
 });

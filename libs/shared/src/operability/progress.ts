@@ -77,3 +77,33 @@ function number(value: number): string {
 function seconds(ms: number): string {
   return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`;
 }
+
+/**
+ * Progress lines for the identifiables an import commits, only while `during` runs (the start-up
+ * load, not every POST /import): pass `onCommit` as the engine's `importProgress`.
+ */
+export function importProgressLines(log: ProgressLog, task: string) {
+  let progress: Progress | undefined;
+  let active = false;
+  return {
+    onCommit(_written: number, total: number): void {
+      if (!active) return;
+      progress ??= startProgress(log, {
+        task,
+        finished: task,
+        unit: "shells, submodels and concept descriptions",
+        total,
+      });
+      progress.advance();
+    },
+    async during<T>(work: () => Promise<T>): Promise<T> {
+      active = true;
+      progress = undefined;
+      try {
+        return await work();
+      } finally {
+        active = false;
+      }
+    },
+  };
+}

@@ -130,6 +130,7 @@ export async function writePrepared(
     );
     if (!written) continue;
     result.written.push({ kind: candidate.kind, id: candidate.id });
+    ctx.importProgress?.(result.written.length, candidates.length);
     if (candidate.kind === "shell") result.shells++;
     else if (candidate.kind === "submodel") {
       result.submodels++;
