@@ -17,6 +17,7 @@ import {
   type EventBus,
   eventLogReader,
   eventsConfigOf,
+  importProgressLines,
   isHttpEndpoint,
   isOpcUaEndpoint,
   isoDurationToMs,
@@ -34,6 +35,8 @@ import {
   type Repository,
   type RoleContext,
   type RunningRole,
+  type StartSummary,
+  startProgress,
 } from "@twinport/shared";
 import { openEmbeddedFileStore } from "./open-file-store.ts";
 
@@ -125,7 +128,10 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
     const fileStore = await openEmbeddedFileStore(config);
     closer.add(() => fileStore.close());
     const operationProviders = options.operationProviders ?? createOperationProviderRegistry();
+    // Progress lines while the model files load (a large model takes a while).
+    const importLines = importProgressLines((fields, line) => logger.info(fields, line), "loading the model files");
     const engine = createEngine({
+      importProgress: importLines.onCommit,
       repository,
       bus,
       publishEvents: true,
@@ -173,7 +179,20 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
     }
 
     // A persistent store keeps what it has: the models only seed an empty one.
-    const models = await loadModelFiles(store, context.models, { validate: context.validateOnLoad, onlyIfEmpty: true });
+    const loading = startProgress((fields, line) => logger.info(fields, line), {
+      task: "loading the model files",
+      finished: "loaded the model files",
+      unit: "elements",
+    });
+    const models = await importLines.during(() =>
+      loadModelFiles(store, context.models, { validate: context.validateOnLoad, onlyIfEmpty: true }),
+    );
+    if (!models.skipped && context.models.length > 0) {
+      loading.finish(
+        `${models.shells} shells, ${models.submodels} submodels, ${models.conceptDescriptions} concept descriptions`,
+        models.elements,
+      );
+    }
     if (models.skipped) context.log("twinport embedded: the store already holds data; the model files were not loaded");
 
     if (config.assetConnections.length > 0 || config.submodelTemplateProcessors.length > 0) {
@@ -228,6 +247,27 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
     }
 
     const http: string[] = [];
+    const summary: StartSummary = {
+      http: [],
+      opcua: [],
+      ...(models.skipped
+        ? { model: { kept: "the store already holds data; the model files were not loaded" } }
+        : context.models.length > 0
+          ? {
+              model: {
+                files: models.files,
+                shells: models.shells,
+                submodels: models.submodels,
+                elements: models.elements,
+                conceptDescriptions: models.conceptDescriptions,
+              },
+            }
+          : {}),
+      backends: {
+        ...(typeof details.redis === "string" ? { Redis: details.redis } : {}),
+        ...(typeof details.nats === "string" ? { NATS: details.nats } : {}),
+      },
+    };
     const httpEndpoints = config.endpoints.filter(isHttpEndpoint);
     // HTTP reads answered from a cache the change events keep current (docs/adr/0014), as in the
     // http-gateway: a large submodel is assembled once per change instead of once per request.
@@ -261,6 +301,7 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
       });
       closer.add(() => endpoint.close());
       http.push(`${endpoint.url}${API_PREFIX}`);
+      summary.http!.push(endpoint.summary);
     }
     // Added after the endpoints, so it runs before them: open streams end with a final event
     // instead of holding the endpoints' drain.
@@ -284,9 +325,10 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
         const disposeSource = metrics.addOpcuaSource(() => gateway.load());
         closer.add(async () => disposeSource());
         opcua.push(gateway.endpointUrl);
+        summary.opcua!.push(gateway.summary);
       }
     }
-    return { details: { http, opcua, ...details }, stop: () => closer.closeAll(), readiness };
+    return { details: { http, opcua, ...details }, summary, stop: () => closer.closeAll(), readiness };
   } catch (error) {
     await closer.closeAll();
     throw error;

@@ -29,6 +29,7 @@ import { descriptionRoutes } from "./routes/description.ts";
 import { discoveryRoutes } from "./routes/discovery.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { fileRoutes } from "./routes/file-routes.ts";
+import { mountOpenApiRoutes } from "./routes/openapi-routes.ts";
 import { operationRoutes } from "./routes/operations.ts";
 import { submodelRoutes } from "./routes/submodel.ts";
 import { submodelRepositoryRoutes } from "./routes/submodel-repository.ts";
@@ -85,10 +86,6 @@ export function createHttpApp(deps: HttpAppDeps): Hono {
         deps.logger?.warn({ component: "authentication" }, line),
       ),
     );
-  // maxRequestBodySize for writes, Accept for reads.
-  app.use(`${API_PREFIX}/*`, apiRequestChecks(settings.maxRequestBodySize));
-  if (deps.security) app.use(`${API_PREFIX}/*`, anonymousUnlessAuthenticated());
-
   const routes = [
     ...aasRepositoryRoutes({ send }),
     ...aasRoutes({ send }),
@@ -129,6 +126,18 @@ export function createHttpApp(deps: HttpAppDeps): Hono {
   ];
   // Last: /description lists the profiles of the routes above that this endpoint serves.
   routes.push(...descriptionRoutes(routes, settings.profiles));
+  // The API's description and Swagger UI (docs/adr/0032): before the API's middleware, readable by
+  // whoever reaches the endpoint; built from the same route list as what is mounted below.
+  if (settings.openApiEnabled)
+    mountOpenApiRoutes(app, {
+      routes,
+      enabledProfiles: settings.profiles,
+      bearer: deps.security?.authentication.bearer !== undefined,
+    });
+  // maxRequestBodySize for writes, Accept for reads.
+  app.use(`${API_PREFIX}/*`, apiRequestChecks(settings.maxRequestBodySize));
+  if (deps.security) app.use(`${API_PREFIX}/*`, anonymousUnlessAuthenticated());
+
   mountApiRoutes(app, routes, settings.profiles);
 
   // Inside the API prefix an unknown path is a malformed request (spec §7); outside it, 404.

@@ -33,6 +33,8 @@ export interface HttpEndpointSettings {
   consoleEnabled: boolean;
   /** FA³ST's pathPrefix: the API is also served under it ("" = the root); /api/v3.0 always. */
   pathPrefix?: string;
+  /** Serve the OpenAPI document and Swagger UI (docs/http-api.md, docs/adr/0032). */
+  openApiEnabled: boolean;
 }
 
 export const DEFAULT_MAX_REQUEST_BODY_SIZE = 64 * 1024 * 1024;
@@ -53,6 +55,7 @@ export const DEFAULT_HTTP_ENDPOINT_SETTINGS: Readonly<HttpEndpointSettings> = Ob
   corsExposedHeaders: "",
   corsMaxAge: 3600,
   consoleEnabled: true,
+  openApiEnabled: true,
 });
 
 export function httpEndpointSettings(overrides: Partial<HttpEndpointSettings> = {}): HttpEndpointSettings {

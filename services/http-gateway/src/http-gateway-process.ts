@@ -6,6 +6,7 @@ import {
   createNatsEventBus,
   createNatsStoreClient,
   createRevalidatedReads,
+  displayUrl,
   eventLogReader,
   eventsConfigOf,
   isHttpEndpoint,
@@ -107,6 +108,7 @@ export async function startHttpGateway(config: TwinportConfig, options: HttpGate
   }
   return {
     details: { http: started.map((endpoint) => `${endpoint.url}${API_PREFIX}`) },
+    summary: { http: started.map((endpoint) => endpoint.summary), backends: { NATS: displayUrl(messageBus.url) } },
     stop,
     readiness: nats ? [nats.readiness] : [],
   };

@@ -1,13 +1,24 @@
 import type { Server } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
+import { join, resolve } from "node:path";
 import { createAdaptorServer } from "@hono/node-server";
-import { ConfigError, type Logger, type ProcessMetrics, type SecurityConfig, type StoreClient } from "@twinport/shared";
+import {
+  ConfigError,
+  type HttpEndpointSummary,
+  type Logger,
+  type ProcessMetrics,
+  type SecurityConfig,
+  type StoreClient,
+} from "@twinport/shared";
 import { trustedClientCas } from "./authentication/trusted-client-cas.ts";
 import { createHttpApp } from "./create-http-app.ts";
 import type { EventHub } from "./events/event-hub.ts";
+import { API_PREFIX } from "./http/api-routes.ts";
 import { answerClientErrors } from "./http/client-error.ts";
 import type { HttpEndpointSettings } from "./http-endpoint-settings.ts";
+import { servedExtras } from "./served-extras.ts";
+import { SELF_SIGNED_CERT_FILE } from "./tls/self-signed-certificate.ts";
 import { tlsCredentials } from "./tls/tls-credentials.ts";
 
 export interface HttpEndpointDeps {
@@ -29,6 +40,8 @@ export interface RunningHttpEndpoint {
   /** The port actually bound (differs from the setting when that was 0). */
   port: number;
   url: string;
+  /** For the start banner: the API's URL, the pages served beside it, the certificate's file. */
+  summary: HttpEndpointSummary;
   close(): Promise<void>;
 }
 
@@ -74,6 +87,17 @@ export async function startHttpEndpoint(deps: HttpEndpointDeps): Promise<Running
   return {
     port,
     url,
+    summary: {
+      url: `${url}${API_PREFIX}`,
+      extras: servedExtras(settings).map((extra) => ({ label: extra.label, url: `${url}${extra.path}` })),
+      ...(settings.sslEnabled
+        ? {
+            certificate: settings.certificate?.keyStorePath
+              ? resolve(settings.certificate.keyStorePath)
+              : `${resolve(join(deps.stateDir, SELF_SIGNED_CERT_FILE))} (self-signed)`,
+          }
+        : {}),
+    },
     close: () => closeServer(server, deps.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS),
   };
 }

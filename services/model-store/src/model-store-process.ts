@@ -13,6 +13,7 @@ import {
   displayUrl,
   eventLogReader,
   eventsConfigOf,
+  importProgressLines,
   isHttpEndpoint,
   isoDurationToMs,
   type Logger,
@@ -26,6 +27,7 @@ import {
   type ReadinessCheck,
   type RunningRole,
   serveCommandsOverNats,
+  startProgress,
   type TwinportConfig,
 } from "@twinport/shared";
 import { redisConnectionLeases } from "./asset-connections/connection-lease.ts";
@@ -111,7 +113,10 @@ export async function startModelStore(config: TwinportConfig, options: ModelStor
     const fileStore = await openModelStoreFileStore(config, persistence);
     closing.push(() => fileStore.close());
     const operationProviders = options.operationProviders ?? createOperationProviderRegistry();
+    // Progress lines while the model files load (a large model takes a while).
+    const importLines = importProgressLines((fields, line) => logger?.info(fields, line), "loading the model files");
     const engine = createEngine({
+      importProgress: importLines.onCommit,
       repository,
       operationProviders,
       operationHandleTtlMs: isoDurationToMs(config.core.operationHandleTtl),
@@ -158,7 +163,21 @@ export async function startModelStore(config: TwinportConfig, options: ModelStor
     }
 
     const models = options.models ?? [];
-    const seeded = models.length > 0 ? await seedModels(repository, owner, engine, models, validateOnLoad) : undefined;
+    const loading = startProgress((fields, line) => logger?.info(fields, line), {
+      task: "loading the model files",
+      finished: "loaded the model files",
+      unit: "elements",
+    });
+    const seeded =
+      models.length > 0
+        ? await importLines.during(() => seedModels(repository, owner, engine, models, validateOnLoad))
+        : undefined;
+    if (seeded && !seeded.skipped) {
+      loading.finish(
+        `${seeded.shells} shells, ${seeded.submodels} submodels, ${seeded.conceptDescriptions} concept descriptions`,
+        seeded.elements,
+      );
+    }
     if (seeded?.skipped) log("twinport model-store: the store already holds data; the model files were not loaded");
     if (seeded?.resumed)
       log(
@@ -222,6 +241,22 @@ export async function startModelStore(config: TwinportConfig, options: ModelStor
                     files: seeded.files,
                     shells: seeded.shells,
                     submodels: seeded.submodels,
+                    conceptDescriptions: seeded.conceptDescriptions,
+                  },
+            }
+          : {}),
+      },
+      summary: {
+        backends: { Redis: displayUrl(persistence.url), NATS: displayUrl(messageBus.url) },
+        ...(seeded
+          ? {
+              model: seeded.skipped
+                ? { kept: "the store already holds data; the model files were not loaded" }
+                : {
+                    files: seeded.files,
+                    shells: seeded.shells,
+                    submodels: seeded.submodels,
+                    elements: seeded.elements,
                     conceptDescriptions: seeded.conceptDescriptions,
                   },
             }

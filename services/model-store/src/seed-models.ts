@@ -48,6 +48,7 @@ export async function seedModels(
       shells: 0,
       submodels: 0,
       conceptDescriptions: 0,
+      elements: 0,
       storedFiles: 0,
       skipped: true,
       resumed: false,

@@ -3,6 +3,7 @@ import {
   connectNats,
   createNatsEventBus,
   createNatsStoreClient,
+  displayUrl,
   eventLogReader,
   isOpcUaEndpoint,
   type Logger,
@@ -89,6 +90,7 @@ export async function startOpcuaGatewayProcess(
   }
   return {
     details: { opcua: started.map((gateway) => gateway.endpointUrl) },
+    summary: { opcua: started.map((gateway) => gateway.summary), backends: { NATS: displayUrl(messageBus.url) } },
     stop,
     readiness: nats ? [nats.readiness] : [],
   };

@@ -1,10 +1,12 @@
 import { hostname as machineHostname } from "node:os";
+import { resolve } from "node:path";
 import {
   compileAccessPolicy,
   createLogger,
   type EventBus,
   type Logger,
   type OpcUaEndpointConfig,
+  type OpcuaEndpointSummary,
   type SecurityConfig,
   type StoreClient,
 } from "@twinport/shared";
@@ -36,6 +38,8 @@ export interface OpcuaGatewayDeps {
 export interface RunningOpcuaGateway {
   /** e.g. opc.tcp://127.0.0.1:4840 */
   endpointUrl: string;
+  /** For the start banner: URL, policies, logins and PKI folders. */
+  summary: OpcuaEndpointSummary;
   /** Waits `secondsTillShutdown` for clients, then closes the server and its PKI watchers. */
   stop(): Promise<void>;
   /** Open sessions and subscriptions, read from node-opcua's server engine (for /metrics). */
@@ -136,6 +140,13 @@ export async function startOpcuaGateway(deps: OpcuaGatewayDeps): Promise<Running
   let stopping: Promise<void> | undefined;
   return {
     endpointUrl: server.getEndpointUrl(),
+    summary: {
+      url: server.getEndpointUrl(),
+      securityPolicies: endpoint.supportedSecurityPolicies,
+      authentications: endpoint.supportedAuthentications,
+      pki: resolve(endpoint.serverCertificateBasePath),
+      userPki: resolve(endpoint.userCertificateBasePath),
+    },
     load: () => ({ sessions: server.currentSessionCount, subscriptions: server.currentSubscriptionCount }),
     stop() {
       stopping ??= (async () => {

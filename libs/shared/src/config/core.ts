@@ -103,8 +103,12 @@ const coreObjectSchema = z.strictObject({
   /** Submodel registries every submodel is registered with. */
   submodelRegistries: registryListSchema,
   registrySynchronization: registrySynchronizationSchema,
-  /** Level of the JSON log lines on stderr. */
+  /** Level of the log lines on stderr. */
   logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace"]).default("info"),
+  /** auto: short human lines when stderr is a terminal, JSON lines otherwise; pretty or json: always that. */
+  logFormat: z.enum(["auto", "pretty", "json"]).default("auto"),
+  /** Long work (loading models, building the OPC UA address space, a resync) logs its progress this often. */
+  progressIntervalMs: z.number().int().min(100).max(3_600_000).default(3000),
 });
 
 /** ms as an ISO 8601 duration in seconds ("PT3600S", "PT0.5S"), which isoDurationToMs reads back exactly. */

@@ -15,7 +15,7 @@ export const certificateInfoSchema = z.strictObject({
 
 /**
  * Spec §2.2/§2.3 exactly, plus documented extensions: `host` (bind address),
- * `maxRequestBodySize` and `consoleEnabled` (http-console.ts). `isCorsEnabled` is the name an earlier release used for `corsEnabled`.
+ * `maxRequestBodySize`, `consoleEnabled` (http-console.ts) and `openApiEnabled`. `isCorsEnabled` is the name an earlier release used for `corsEnabled`.
  */
 export const httpEndpointSchema = z
   .strictObject({
@@ -58,6 +58,8 @@ export const httpEndpointSchema = z
       .default(64 * 1024 * 1024),
     /** Extension: the web console at /console/. */
     consoleEnabled: consoleEnabledSchema,
+    /** Extension: serve the OpenAPI document (/api/v3.0/openapi.json) and Swagger UI (/api/v3.0/swagger-ui/). */
+    openApiEnabled: z.boolean().default(true),
   })
   .refine(
     (value) =>

@@ -50,6 +50,7 @@ const HTTP_DEFAULTS = {
   host: "0.0.0.0",
   maxRequestBodySize: 67108864,
   consoleEnabled: true,
+  openApiEnabled: true,
 };
 
 const OPCUA_DEFAULTS = {
@@ -91,6 +92,8 @@ const CORE_DEFAULTS = {
     shutdownTimeout: 3000,
   },
   logLevel: "info",
+  logFormat: "auto",
+  progressIntervalMs: 3000,
 };
 
 describe("defaults", () => {
@@ -258,6 +261,7 @@ describe("FA³ST compatibility", () => {
           sslEnabled: false,
           host: "127.0.0.1",
           maxRequestBodySize: 1024,
+          openApiEnabled: true,
         },
         {
           "@class": "endpoint.opcua.OpcUaEndpoint",
@@ -420,7 +424,7 @@ describe("command-line overrides", () => {
     assert.equal(
       configError(() => loadConfig({ role: "embedded", overrides: ["endpoints[0].prot=8081"] })).message,
       "Unknown key 'endpoints[0].prot'. Did you mean 'port'? Allowed: @class, profiles, certificate, corsAllowCredentials, corsAllowedHeaders, corsAllowedMethods, " +
-        "corsAllowedOrigin, corsEnabled, isCorsEnabled, corsExposedHeaders, corsMaxAge, hostname, includeErrorDetails, port, sniEnabled, sslEnabled, pathPrefix, host, maxRequestBodySize, consoleEnabled",
+        "corsAllowedOrigin, corsEnabled, isCorsEnabled, corsExposedHeaders, corsMaxAge, hostname, includeErrorDetails, port, sniEnabled, sslEnabled, pathPrefix, host, maxRequestBodySize, consoleEnabled, openApiEnabled",
     );
     assert.equal(
       configError(() => loadConfig({ role: "embedded", overrides: ["cor.stateDir=x"] })).message,
@@ -601,7 +605,7 @@ describe("errors in the file", () => {
     );
     assert.match(
       errorFor({ core: { stateDirectory: "x" } }),
-      /^Unknown key 'core\.stateDirectory'\. Allowed: requestHandlerThreadPoolSize, .*stateDir, managementPort, managementHost, aasRegistries, submodelRegistries, registrySynchronization, logLevel$/,
+      /^Unknown key 'core\.stateDirectory'\. Allowed: requestHandlerThreadPoolSize, .*stateDir, managementPort, managementHost, aasRegistries, submodelRegistries, registrySynchronization, logLevel, logFormat, progressIntervalMs$/,
     );
     assert.equal(
       errorFor({

@@ -116,6 +116,8 @@ describe("loadModelFiles", () => {
       shells: 3,
       submodels: 6,
       conceptDescriptions: 2,
+      // Every submodel element of examples/model.json, nested ones included.
+      elements: 156,
       storedFiles: 0,
       skipped: false,
     });
@@ -125,6 +127,7 @@ describe("loadModelFiles", () => {
       shells: 0,
       submodels: 0,
       conceptDescriptions: 0,
+      elements: 0,
       storedFiles: 0,
       skipped: true,
     });
@@ -156,6 +159,7 @@ describe("loadModelFiles", () => {
       shells: 5,
       submodels: 6,
       conceptDescriptions: 2,
+      elements: 156,
       storedFiles: 1,
       skipped: false,
     });

@@ -113,6 +113,8 @@ export interface LoadedModels {
   shells: number;
   submodels: number;
   conceptDescriptions: number;
+  /** Submodel elements, nested ones included. */
+  elements: number;
   /** Files the AASX packages carried, now in the file storage. */
   storedFiles: number;
   /** True when the store already held data, so nothing was loaded (a restart over live data). */
@@ -146,6 +148,7 @@ export async function loadModelFiles(
     shells: 0,
     submodels: 0,
     conceptDescriptions: 0,
+    elements: 0,
     storedFiles: 0,
     skipped: false,
   };
@@ -176,6 +179,7 @@ export async function loadModelFiles(
     shells: reply.value.shells,
     submodels: reply.value.submodels,
     conceptDescriptions: reply.value.conceptDescriptions,
+    elements: reply.value.elements,
     storedFiles: reply.value.files,
     skipped: false,
   };

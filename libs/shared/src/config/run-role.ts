@@ -1,12 +1,16 @@
-import { createLogger, type Logger } from "../operability/logger.ts";
+import { resolve } from "node:path";
+import { createLogger, type Logger, resolveLogFormat } from "../operability/logger.ts";
 import { type ManagementServer, startManagementServer } from "../operability/management-server.ts";
 import { createProcessMetrics, type ProcessMetrics } from "../operability/process-metrics.ts";
+import { setProgressInterval } from "../operability/progress.ts";
 import type { ReadinessCheck } from "../operability/readiness.ts";
+import { renderStartBanner, type StartBanner, type StartSummary } from "../operability/start-banner.ts";
 import { HELP_TEXT, parseCommandLine, UsageError } from "./command-line.ts";
 import { ConfigError } from "./config-error.ts";
 import { DEFAULT_MANAGEMENT_PORT } from "./core.ts";
 import { isHttpEndpoint, isOpcUaEndpoint } from "./endpoints.ts";
 import { type ConfigRole, loadConfig } from "./load-config.ts";
+import { MESSAGE_BUS_NATS_CLASS } from "./message-bus.ts";
 import { type ModelFile, ModelFileError, selectModelFiles } from "./model-files.ts";
 import { PERSISTENCE_IN_MEMORY_CLASS } from "./persistence.ts";
 import type { TwinportConfig } from "./validate-config.ts";
@@ -37,6 +41,8 @@ export interface RunningRole {
   stop(): Promise<void>;
   /** What GET /ready asks once started (connected to NATS/Redis, mirror built, ...). Default: none. */
   readiness?: ReadinessCheck[];
+  /** What the start banner shows about this role (endpoints, model, backends). */
+  summary?: StartSummary;
 }
 
 type Signal = "SIGTERM" | "SIGINT";
@@ -46,7 +52,8 @@ export interface ProcessIo {
   env: NodeJS.ProcessEnv;
   cwd(): string;
   stdout: { write(text: string): unknown };
-  stderr: { write(text: string): unknown };
+  /** `isTTY`: a person reads it, so logs are short lines and the banner a block (core.logFormat auto). */
+  stderr: { write(text: string): unknown; isTTY?: boolean };
   on(signal: Signal, listener: (signal: Signal) => void): unknown;
   exit(code?: number): never;
 }
@@ -160,7 +167,16 @@ export async function runRole(options: RunRoleOptions): Promise<void> {
               : undefined,
         })
       : [];
-    const roleLogger = createLogger({ role, level: config.core.logLevel, destination: io.stderr });
+    setProgressInterval(config.core.progressIntervalMs);
+    const terminal = io.stderr.isTTY === true;
+    const logFormat = resolveLogFormat(config.core.logFormat, terminal);
+    const roleLogger = createLogger({
+      role,
+      level: config.core.logLevel,
+      destination: io.stderr,
+      format: logFormat,
+      terminal,
+    });
     logger = roleLogger;
     const metrics = createProcessMetrics(role);
     management = await openManagementPort(config, role, metrics, roleLogger);
@@ -181,6 +197,9 @@ export async function runRole(options: RunRoleOptions): Promise<void> {
       management && config.core.managementPort === 0
         ? { ...running.details, management: management.url }
         : running.details;
+    const banner = startBanner(role, config, running.summary ?? {}, management?.url, io.cwd());
+    if (logFormat === "pretty") io.stderr.write(renderStartBanner(banner));
+    else roleLogger.info({ banner }, "started");
     // The one line on stdout: harnesses and operators wait for it (logs go to stderr).
     io.stdout.write(`twinport ${role} ready ${JSON.stringify(details)}\n`);
   } catch (error) {
@@ -192,6 +211,40 @@ export async function runRole(options: RunRoleOptions): Promise<void> {
     log(`twinport ${role}: ${message}`);
     return exit(1);
   }
+}
+
+function startBanner(
+  role: ConfigRole,
+  config: TwinportConfig,
+  summary: StartSummary,
+  management: string | undefined,
+  cwd: string,
+): StartBanner {
+  const store = config.persistence["@class"] === PERSISTENCE_IN_MEMORY_CLASS ? "memory store" : "Redis store";
+  const bus = config.messageBus["@class"] === MESSAGE_BUS_NATS_CLASS ? "NATS" : "in-process bus";
+  const mode =
+    role === "embedded" ? `embedded: every part in one process (${store}, ${bus})` : `distributed: the ${role}`;
+  return {
+    role,
+    mode,
+    ...summary,
+    ...(management ? { management } : {}),
+    security: securityInWords(config),
+    stateDir: resolve(cwd, config.core.stateDir),
+  };
+}
+
+function securityInWords(config: TwinportConfig): string {
+  const { security } = config;
+  if (!security)
+    return "OPEN: no security section, so anyone who can reach an endpoint can read, change and delete everything";
+  const { bearer, clientCertificates } = security.authentication;
+  const who = [
+    ...(bearer ? [`bearer tokens from ${bearer.issuer}`] : []),
+    ...(clientCertificates ? ["HTTPS client certificates"] : []),
+  ];
+  const rules = `${security.rules.length} access rule${security.rules.length === 1 ? "" : "s"}`;
+  return `secured: ${who.length > 0 ? `${who.join(" and ")}, ` : "anonymous callers only, "}${rules}`;
 }
 
 /** core.managementPort: absent → 9464 (a taken default falls back to a free port), 0 → free, -1 → off. */

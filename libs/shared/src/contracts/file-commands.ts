@@ -67,6 +67,8 @@ export interface ImportOutcome {
   shells: number;
   submodels: number;
   conceptDescriptions: number;
+  /** Submodel elements of the imported submodels, nested ones included (for the start banner). */
+  elements: number;
   /** Files (AASX parts) written to the file store. */
   files: number;
   /** True when `onlyIfEmpty` found data, so nothing was imported. */

@@ -90,6 +90,8 @@ export interface EngineOptions {
   operationLeaseMs?: number;
   /** How long a write's outcome is remembered under its Idempotency-Key (core.idempotencyWindow); default 24 h. */
   idempotencyWindowMs?: number;
+  /** Told after each identifiable an import commits (written so far, of how many): start-up progress lines. */
+  importProgress?: (written: number, total: number) => void;
   /**
    * The access rules (compileAccessPolicy), when security is configured: every command with a
    * principal is checked before it runs; commands without one are the process's own work.
@@ -212,6 +214,7 @@ export function createEngine(options: EngineOptions): Engine {
     resetHooks,
     operationProviders,
     operations,
+    ...(options.importProgress ? { importProgress: options.importProgress } : {}),
     ...(options.renderedSubmodelBytes
       ? { renderedSubmodels: createRenderedSubmodels(options.renderedSubmodelBytes) }
       : {}),

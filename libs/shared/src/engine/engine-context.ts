@@ -31,6 +31,8 @@ export interface EngineContext {
   renderedSubmodels?: import("./rendered-submodels.ts").RenderedSubmodels;
   /** The invocation lifecycle: sync and async calls, handles, their events. */
   operations: import("./operations/operation-runner.ts").OperationRunner;
+  /** Told after each identifiable an import commits (EngineOptions.importProgress). */
+  importProgress?: (written: number, total: number) => void;
   /** What the command's caller may see (lists, submodel content); absent: everything (access/command-access.ts). */
   access?: import("./access/command-access.ts").AccessView;
 }

@@ -8,4 +8,6 @@ export * from "./metered-event-bus.ts";
 export * from "./nats-connection-state.ts";
 export * from "./node-opcua-logs.ts";
 export * from "./process-metrics.ts";
+export * from "./progress.ts";
 export * from "./readiness.ts";
+export * from "./start-banner.ts";

@@ -23,7 +23,7 @@ function routed(level: "debug" | "info" = "debug") {
   return { records, error: held.error!, warn: held.warn!, debug: held.debug! };
 }
 
-test("errors, warnings and debug lines keep their level, with the module and source line of node-opcua", () => {
+test("errors stay errors; warnings and debug lines are debug; each with the module and source line of node-opcua", () => {
   const { records, error, warn, debug } = routed();
   error({ filename: "server_end_point", callerline: 1418 }, "PREVENTING DDOS ATTACK => maxConnection =", 3);
   warn({ filename: "monitored_item", callerline: 12 }, "a %s warning", "formatted");
@@ -34,25 +34,48 @@ test("errors, warnings and debug lines keep their level, with the module and sou
     "\u001b[33mfoo\u001b[39m",
   );
   assert.deepEqual(
-    records.map(({ level, component, module, line, msg }) => ({ level, component, module, line, msg })),
+    records.map(({ level, component, module, line, opcuaLevel, msg }) => ({
+      level,
+      component,
+      module,
+      line,
+      opcuaLevel,
+      msg,
+    })),
     [
       {
         level: 50,
         component: "node-opcua",
         module: "server_end_point",
         line: 1418,
+        opcuaLevel: undefined,
         msg: "PREVENTING DDOS ATTACK => maxConnection = 3",
       },
-      { level: 40, component: "node-opcua", module: "monitored_item", line: 12, msg: "a formatted warning" },
-      { level: 20, component: "node-opcua", module: "make_loggers", line: undefined, msg: " Setting debug for  foo" },
+      {
+        level: 20,
+        component: "node-opcua",
+        module: "monitored_item",
+        line: 12,
+        opcuaLevel: "warn",
+        msg: "a formatted warning",
+      },
+      {
+        level: 20,
+        component: "node-opcua",
+        module: "make_loggers",
+        line: undefined,
+        opcuaLevel: undefined,
+        msg: " Setting debug for  foo",
+      },
     ],
   );
 });
 
-test("debug lines are dropped at the info level; warnings are not", () => {
-  const { records, warn, debug } = routed("info");
+test("at the info level only node-opcua's errors are logged: its warnings and debug lines are chatter", () => {
+  const { records, error, warn, debug } = routed("info");
   debug({ filename: "monitored_item", callerline: 1 }, "chatter");
-  warn({ filename: "monitored_item", callerline: 2 }, "worth reading");
+  warn({ filename: "ua_variable_impl", callerline: 1290 }, "bindExtensionObject: coerce to ExtensionObject[]");
+  error({ filename: "server_end_point", callerline: 2 }, "worth reading");
   assert.deepEqual(
     records.map((record) => record.msg),
     ["worth reading"],

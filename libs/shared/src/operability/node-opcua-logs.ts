@@ -17,14 +17,22 @@ interface CallerContext {
 type Level = "error" | "warn" | "debug";
 
 /**
+ * node-opcua's own warnings are chatter for an operator (26 "bindExtensionObject" lines on every
+ * start of the example model, notices about its defaults): they are logged at debug, with
+ * `opcuaLevel: "warn"` so they can still be picked out (issue 16, docs/adr/0032). Its errors stay
+ * errors; what matters to Twinport reaches the log through Twinport's own lines anyway.
+ */
+const OUR_LEVEL: Readonly<Record<Level, "error" | "debug">> = { error: "error", warn: "debug", debug: "debug" };
+
+/**
  * node-opcua's own loggers stop after this many lines from one place (a warning in a loop would
  * otherwise flood the log); replacing them drops that cap, so it is kept here.
  */
 const MAX_LINES_PER_PLACE = 100;
 
 /**
- * Sends node-opcua's log lines to `logger` with their real level: its errors at error, warnings at
- * warn, debug lines at debug (those only exist for the modules named in DEBUG). Each node-opcua
+ * Sends node-opcua's log lines to `logger`: its errors at error, its warnings and debug lines at
+ * debug (see OUR_LEVEL; debug lines only exist for the modules named in DEBUG). Each node-opcua
  * module (its source file, e.g. `monitored_item`) gets a child logger `{component: "node-opcua",
  * module}`, and each line carries the source `line`, so an operator can filter one component.
  * By default node-opcua prints with console.log, i.e. on stdout, where a process's one ready line
@@ -48,18 +56,22 @@ export function routeNodeOpcuaLogs(logger: Logger, setters: NodeOpcuaLoggerSette
       // Full paths (setDebugFlag passes one) and extensions say nothing more than the base name.
       const module = (caller.filename ?? "").replace(/.*[\\/]/, "").replace(/\.(js|ts)$/, "") || "node-opcua";
       const target = loggerOf(module);
-      if (!target.isLevelEnabled(level)) return;
+      const ours = OUR_LEVEL[level];
+      if (!target.isLevelEnabled(ours)) return;
       const place = `${module}:${caller.callerline}`;
       const count = (linesPerPlace.get(place) ?? 0) + 1;
       if (level !== "debug") {
         linesPerPlace.set(place, count);
         if (count > MAX_LINES_PER_PLACE) return;
       }
-      const fields = caller.callerline === undefined || caller.callerline < 0 ? {} : { line: caller.callerline };
+      const fields = {
+        ...(caller.callerline === undefined || caller.callerline < 0 ? {} : { line: caller.callerline }),
+        ...(level === "warn" ? { opcuaLevel: level } : {}),
+      };
       // chalk colours node-opcua's text when stderr is a terminal; a JSON log line has no use for them.
-      target[level](fields, stripVTControlCharacters(format(...args)));
+      target[ours](fields, stripVTControlCharacters(format(...args)));
       if (level !== "debug" && count === MAX_LINES_PER_PLACE)
-        target[level](fields, `${MAX_LINES_PER_PLACE} lines from this place; no more are logged from it`);
+        target[ours](fields, `${MAX_LINES_PER_PLACE} lines from this place; no more are logged from it`);
     };
 
   setters.setErrorLogger(sink("error"));

@@ -1,4 +1,10 @@
-import type { ChangeEvent, EventBus, EventSubscription, Heartbeat } from "@twinport/shared";
+import {
+  type ChangeEvent,
+  type EventBus,
+  type EventSubscription,
+  type Heartbeat,
+  startProgress,
+} from "@twinport/shared";
 import { applyChange, applySnapshot, type MirrorTarget } from "./change-applier.ts";
 
 export interface AddressSpaceSyncOptions {
@@ -128,12 +134,19 @@ export async function startAddressSpaceSync(options: AddressSpaceSyncOptions): P
     if (syncCount > 0) log(`opcua-gateway: resync (${reason})`);
     for (;;) {
       try {
-        const report = await applySnapshot(target);
+        // A large model takes a while: a line every few seconds, then the counts and the time.
+        const building = syncCount === 0 ? "building" : "resyncing";
+        const progress = startProgress((_fields, line) => log(line), {
+          task: `opcua-gateway: ${building} the OPC UA address space`,
+          finished: `opcua-gateway: address space ${syncCount === 0 ? "built" : "resynced"}`,
+          unit: "elements",
+        });
+        const report = await applySnapshot(target, progress);
         acceptedSeq = report.seq;
         advance(report.seq);
-        log(
-          `opcua-gateway: address space ${syncCount === 0 ? "built" : "resynced"} at seq ${report.seq}: ${report.identifiables} shells, submodels and concept descriptions; ` +
-            `store read ${Math.round(report.readMs)} ms, nodes ${Math.round(report.buildMs)} ms`,
+        progress.finish(
+          `${report.identifiables} shells, submodels and concept descriptions at seq ${report.seq} ` +
+            `(store read ${Math.round(report.readMs)} ms, nodes ${Math.round(report.buildMs)} ms)`,
         );
         break;
       } catch (error) {

@@ -1,4 +1,10 @@
-import { type ChangeEvent, type StoreClient, splitParent } from "@twinport/shared";
+import {
+  type ChangeEvent,
+  countSubmodelElements,
+  type Progress,
+  type StoreClient,
+  splitParent,
+} from "@twinport/shared";
 import type { BaseNode } from "node-opcua";
 import { elementSpec } from "../address-space/element-specs.ts";
 import { conceptDescriptionSpec, shellSpec, submodelSpec } from "../address-space/identifiable-specs.ts";
@@ -149,6 +155,8 @@ async function queryOrRemove(
 export interface SnapshotReport {
   seq: number;
   identifiables: number;
+  /** Submodel elements, nested ones included. */
+  elements: number;
   /** Waiting for the store's pages. */
   readMs: number;
   /** Turning them into nodes. */
@@ -160,7 +168,7 @@ export interface SnapshotReport {
  * (NodeIds and monitored items survive) and removing what no longer exists. Stamped with the
  * sequence number read before the first page: every event above it must still be applied.
  */
-export async function applySnapshot(target: MirrorTarget): Promise<SnapshotReport> {
+export async function applySnapshot(target: MirrorTarget, progress?: Progress): Promise<SnapshotReport> {
   const { store, builder, ctx } = target;
   const started = performance.now();
   let buildMs = 0;
@@ -178,8 +186,14 @@ export async function applySnapshot(target: MirrorTarget): Promise<SnapshotRepor
     buildMs += performance.now() - building;
   };
   // Submodels first: shells then link their submodel references to existing nodes.
+  let elements = 0;
   await readPages(store, "GetAllSubmodels", 20, (items) =>
-    items.forEach((json) => place(submodelSpec(ctx, json), target.environment)),
+    items.forEach((json) => {
+      place(submodelSpec(ctx, json), target.environment);
+      const count = countSubmodelElements((json as { submodelElements?: unknown }).submodelElements);
+      elements += count;
+      progress?.advance(count);
+    }),
   );
   await readPages(store, "GetAllAssetAdministrationShells", 100, (items) =>
     items.forEach((json) => place(shellSpec(ctx, json), target.environment)),
@@ -192,5 +206,5 @@ export async function applySnapshot(target: MirrorTarget): Promise<SnapshotRepor
       if (node !== target.conceptDescriptions && !seen.has(node.nodeId.value as string)) builder.remove(node);
     }
   }
-  return { seq, identifiables: seen.size, readMs: performance.now() - started - buildMs, buildMs };
+  return { seq, identifiables: seen.size, elements, readMs: performance.now() - started - buildMs, buildMs };
 }

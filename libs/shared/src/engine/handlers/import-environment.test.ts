@@ -44,6 +44,7 @@ describe("ImportEnvironment", () => {
       shells: 2,
       submodels: 1,
       conceptDescriptions: 0,
+      elements: 1,
       files: 2,
       skipped: false,
       problems: [],

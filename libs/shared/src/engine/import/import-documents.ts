@@ -1,3 +1,4 @@
+import { countSubmodelElements } from "../../aas/count-elements.ts";
 import { partKey } from "../../aas/index.ts";
 import {
   CommandError,
@@ -63,6 +64,7 @@ export async function prepareImport(ctx: EngineContext, request: ImportRequest):
     shells: 0,
     submodels: 0,
     conceptDescriptions: 0,
+    elements: 0,
     files: 0,
     skipped: false,
     problems: [],
@@ -128,9 +130,12 @@ export async function writePrepared(
     );
     if (!written) continue;
     result.written.push({ kind: candidate.kind, id: candidate.id });
+    ctx.importProgress?.(result.written.length, candidates.length);
     if (candidate.kind === "shell") result.shells++;
-    else if (candidate.kind === "submodel") result.submodels++;
-    else result.conceptDescriptions++;
+    else if (candidate.kind === "submodel") {
+      result.submodels++;
+      result.elements += countSubmodelElements(candidate.json.submodelElements);
+    } else result.conceptDescriptions++;
   }
   return result;
 }

@@ -1,0 +1,3 @@
+import { swaggerUiSuite } from "./http/swagger-ui-suite.ts";
+
+swaggerUiSuite("distributed");
