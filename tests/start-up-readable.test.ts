@@ -132,6 +132,7 @@ describe("start-up a person can read", () => {
     for (const expected of [
       /^ Twinport +embedded: every part in one process \(memory store, in-process bus\)$/,
       new RegExp(`^ HTTP API +${http}/api/v3\\.0$`),
+      new RegExp(`^ {3}Console +${http}/console/$`),
       new RegExp(`^ {3}OpenAPI +${http}/api/v3\\.0/openapi\\.json$`),
       new RegExp(`^ {3}Swagger UI +${http}/api/v3\\.0/swagger-ui/$`),
       new RegExp(`^ OPC UA +opc\\.tcp://127\\.0\\.0\\.1:${opcuaPort}$`),
@@ -198,6 +199,7 @@ describe("start-up a person can read", () => {
         conceptDescriptions: 2,
       });
       assert.deepEqual(banner.http[0].extras, [
+        { label: "Console", url: `https://127.0.0.1:${httpPort}/console/` },
         { label: "OpenAPI", url: `https://127.0.0.1:${httpPort}/api/v3.0/openapi.json` },
         { label: "Swagger UI", url: `https://127.0.0.1:${httpPort}/api/v3.0/swagger-ui/` },
       ]);
@@ -283,7 +285,7 @@ describe("every role of the distributed mode logs its banner", () => {
     const httpBanner = bannerOf(http);
     assert.equal(httpBanner.mode, "distributed: the http-gateway");
     assert.equal(httpBanner.http[0].url, `https://127.0.0.1:${httpPort}/api/v3.0`);
-    assert.equal(httpBanner.http[0].extras.length, 2);
+    assert.equal(httpBanner.http[0].extras.length, 3);
 
     const opcua = await startTwinport({ role: "opcua-gateway", cwd: dir, args: ["-c", "config.json"], env });
     started.push(opcua);

@@ -42,8 +42,9 @@ function documentedOperations(document: Document): Set<string> {
 function registeredOperations(app: Hono): Set<string> {
   const operations = new Set<string>();
   for (const route of app.routes) {
-    // ALL: the 405/404/400 catch-alls; HEAD is answered by every GET.
-    if (route.method === "ALL" || DOCUMENTATION.test(route.path)) continue;
+    // ALL: the 405/404/400 catch-alls; HEAD is answered by every GET. Outside /api/v3.0 (the web
+    // console and the redirect of `/` to it) is no part of the API the document describes.
+    if (route.method === "ALL" || DOCUMENTATION.test(route.path) || !route.path.startsWith("/api/v3.0")) continue;
     operations.add(`${route.method} ${route.path.replace(/^\/api\/v3\.0/, "").replace(/:(\w+)/g, "{$1}")}`);
   }
   return operations;
