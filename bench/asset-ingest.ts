@@ -5,7 +5,7 @@
  * - published vs committed values/s (distributed: `element.value-changed` events with origin
  *   "asset" counted on NATS; embedded has no NATS, so there committed is estimated from the OPC UA
  *   sample's notifications × 10) and the difference, which the connection coalesced (latest value
- *   wins while one is being written, README "Messages → model"); mosquitto's queue is raised to 1M
+ *   wins while one is being written, docs/asset-connections.md "Messages → model"); mosquitto's queue is raised to 1M
  *   messages so the broker itself drops nothing;
  * - whether HTTP follows (GET $value of 50 Properties ends at the last value published to each) and
  *   OPC UA follows (a node-opcua client monitoring the Value nodes of 100 Properties, sampling

@@ -1,5 +1,5 @@
 /**
- * The AID/AIMC submodels the asset-interfaces suites post and load: the README's example pair
+ * The AID/AIMC submodels the asset-interfaces suites post and load: the example pair of docs/asset-interfaces.md
  * (examples/aid-aimc) and the filled-in IDTA templates (tests/fixtures/aid-aimc), re-pointed at
  * the test's own assets and given ids of their own, so one process can hold several copies.
  */

@@ -81,7 +81,7 @@ export async function startHttpEndpoint(deps: HttpEndpointDeps): Promise<Running
   const url = `${scheme}://${urlHost(settings)}:${port}`;
   if (!security) {
     deps.logger?.warn(
-      `HTTP endpoint ${url} is OPEN: no security section is configured, so anyone who can reach it can read, change and delete everything (DELETE /reset included). See "Securing Twinport" in the README.`,
+      `HTTP endpoint ${url} is OPEN: no security section is configured, so anyone who can reach it can read, change and delete everything (DELETE /reset included). See docs/security.md.`,
     );
   }
   return {

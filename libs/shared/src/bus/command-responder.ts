@@ -130,7 +130,7 @@ export async function serveCommandsOverNats(options: CommandResponderOptions): P
     }
     // A caller's principal comes only from a gateway with a security section. Without one here the
     // engine has no rules and would run it unchecked: that gateway's callers, anonymous ones
-    // included, could do everything. Fail closed until every role has the section (README).
+    // included, could do everything. Fail closed until every role has the section (docs/security.md).
     if (!options.anonymousWithoutPrincipal && command.principal !== undefined) {
       return {
         ok: false,

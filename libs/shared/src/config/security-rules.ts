@@ -5,7 +5,7 @@ import { parseIdShortPath } from "../aas/index.ts";
  * The one rule set (issue 13, in the spirit of AAS Part 4): each rule grants rights to subjects
  * on objects. With a security section configured, anything not granted is denied. The engine
  * compiles it once (engine/access/access-policy.ts) and decides every command by it; what each
- * request needs is in README "Rules" and docs/adr/0024.
+ * request needs is in docs/security.md "Rules" and docs/adr/0024.
  *
  * Subjects: `authenticated` is anyone not anonymous; `certificateSubject` is the subject DN as
  * RFC 4514 writes it (the certificate's last RDN first, usually `CN=…,O=…`).

@@ -153,7 +153,7 @@ type Check<T extends CommandType> = (c: Checker, p: CommandParams<T>) => void | 
 const FILTERED = () => {};
 
 /**
- * The one table of what each command needs (README "Rules"). Shell rights do not imply submodel
+ * The one table of what each command needs (docs/security.md "Rules"). Shell rights do not imply submodel
  * rights; a right on a submodel covers its elements; writes to parts of a shell (asset
  * information, submodel references, thumbnail, asset links) are UPDATEs of the shell, as is
  * deleting a File element's attachment an UPDATE of that element.

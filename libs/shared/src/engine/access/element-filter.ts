@@ -5,7 +5,7 @@ import type { ElementScope } from "./id-short-path-scope.ts";
  * The parts of assembled elements a partial READ scope shows (id-short-path-scope.ts): an element
  * outside it is left out with everything below; an ancestor of a granted prefix keeps only the
  * children on the way. List items keep the index they have in the store for the check, so a
- * filtered list may have gaps the reader does not see (documented in the README).
+ * filtered list may have gaps the reader does not see (documented in docs/security.md).
  */
 export function filterElements(
   elements: readonly ElementJson[],

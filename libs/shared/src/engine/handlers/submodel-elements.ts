@@ -49,7 +49,7 @@ export async function getAllElements(
   await checkSubmodelScope(ctx, cmd.params);
   await requireIdentifiable(ctx, "submodel", submodelId);
   const content = modifiers?.content ?? "normal";
-  // Set when the caller may read only parts of the submodel: the rest is left out (README "Rules").
+  // Set when the caller may read only parts of the submodel: the rest is left out (docs/security.md "Rules").
   const scope = ctx.access?.partialScope;
   // $path lists idShortPaths, so a page can end inside an element: it has its own paging.
   if (content === "path")

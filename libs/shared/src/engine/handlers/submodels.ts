@@ -52,7 +52,7 @@ async function submodelIn(
         .map((record) => record.path)
         .filter((path) => scope?.shows(path) ?? true);
     default: {
-      // A caller who may read only parts of the submodel gets only those (README "Rules").
+      // A caller who may read only parts of the submodel gets only those (docs/security.md "Rules").
       const elements = await loadAllElements(ctx.repository, id, depthOf(modifiers));
       return projectSubmodel(
         joinSubmodel(meta, scope && !scope.whole ? filterElements(elements, scope, "") : elements),

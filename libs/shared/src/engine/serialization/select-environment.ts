@@ -35,7 +35,7 @@ export async function selectEnvironment(
   const aasIds = unique(selection.aasIds);
   const submodelIds = unique(selection.submodelIds);
   // With access rules: what the caller may read. A submodel is serialized only whole, so a caller
-  // who may read only some of its elements does not get it here (README "Rules").
+  // who may read only some of its elements does not get it here (docs/security.md "Rules").
   const access = ctx.access;
   const shellOk = (shell: Record<string, unknown>) => access === undefined || access.readableShell(shell.id as string);
   const submodelOk = (submodel: Record<string, unknown>) =>
