@@ -152,9 +152,9 @@ async function loopStatsLine(): Promise<string> {
       gc: ownGc,
     },
   ];
-  for (let tries = 0; tries < 50 && readdirSync(statsDir).length < pids.length; tries++) await pause(20);
-  for (const file of readdirSync(statsDir))
-    all.push(JSON.parse(readFileSync(join(statsDir, file), "utf8")) as LoopStats);
+  const written = () => readdirSync(statsDir).filter((file) => file.endsWith(".json"));
+  for (let tries = 0; tries < 100 && written().length < pids.length; tries++) await pause(20);
+  for (const file of written()) all.push(JSON.parse(readFileSync(join(statsDir, file), "utf8")) as LoopStats);
   return all
     .map(
       (s) =>

@@ -5,7 +5,7 @@
  * recorded since the last SIGUSR2 to `<dir>/<pid>.json` and starts over (bench/opcua-latency.ts
  * signals once before and once after each round). Bench-only: no production code imports it.
  */
-import { writeFileSync } from "node:fs";
+import { renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
 
@@ -43,7 +43,10 @@ if (dir) {
       loopDelayMs: { p50: ms(delay.percentile(50)), p99: ms(delay.percentile(99)), max: ms(delay.max) },
       gc,
     };
-    writeFileSync(join(dir, `${process.pid}.json`), JSON.stringify(stats));
+    // Written aside and renamed: the bench may look for the file while it is being written.
+    const file = join(dir, `${process.pid}.json`);
+    writeFileSync(`${file}.tmp`, JSON.stringify(stats));
+    renameSync(`${file}.tmp`, file);
     delay.reset();
     gc = { count: 0, totalMs: 0, maxMs: 0, over2Ms: 0 };
     since = performance.now();
