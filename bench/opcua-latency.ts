@@ -39,7 +39,7 @@ import type { ValueMonitor } from "../tests/test-support/opcua-client.ts";
 import { elementNode } from "../tests/test-support/opcua-model.ts";
 import { startRedis } from "../tests/test-support/servers.ts";
 import type { Mode } from "../tests/test-support/system.ts";
-import type { LoopStats } from "./test-support/loop-stats.ts";
+import { type LoopStats, RESOLUTION_MS } from "./test-support/loop-stats.ts";
 
 const samples = Number(process.env.BENCH_SAMPLES ?? 500);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -104,7 +104,7 @@ if (statsDir) {
   const preload = new URL("./test-support/loop-stats.ts", import.meta.url).href;
   process.env.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ""} --import=${preload}`.trim();
 }
-const ownDelay = monitorEventLoopDelay({ resolution: 10 });
+const ownDelay = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
 let ownGc = { count: 0, totalMs: 0, maxMs: 0, over2Ms: 0 };
 if (loopStats) {
   ownDelay.enable();
@@ -142,7 +142,7 @@ async function loopStatsLine(): Promise<string> {
   for (const file of readdirSync(statsDir)) rmSync(join(statsDir, file));
   const pids = serverPids();
   for (const pid of pids) process.kill(pid, "SIGUSR2");
-  const ms = (ns: number) => Math.round(ns / 1e4) / 100;
+  const ms = (ns: number) => Math.max(0, Math.round((ns / 1e6 - RESOLUTION_MS) * 100) / 100);
   const all: LoopStats[] = [
     {
       pid: process.pid,
@@ -158,7 +158,7 @@ async function loopStatsLine(): Promise<string> {
   return all
     .map(
       (s) =>
-        `${s.role}: loop delay p99 ${s.loopDelayMs.p99} ms, max ${s.loopDelayMs.max} ms; ` +
+        `${s.role}: event loop late p99 ${s.loopDelayMs.p99} ms, max ${s.loopDelayMs.max} ms; ` +
         `GC ${s.gc.count} pauses, ${s.gc.totalMs.toFixed(0)} ms, max ${s.gc.maxMs.toFixed(1)} ms, ${s.gc.over2Ms} > 2 ms`,
     )
     .join("\n            ");
