@@ -63,7 +63,12 @@ export function publishChangesOnCommit(server: OPCUAServer, namespaceIndex: numb
         !subscription.hasUncollectedMonitoredItemNotifications
       )
         continue;
-      internals.process_subscription();
+      try {
+        internals.process_subscription();
+      } catch {
+        // node-opcua asserts its own preconditions; whatever one refuses, the subscription's timer
+        // still publishes it at the next tick, as it did before this path existed.
+      }
     }
     dirty.clear();
   };
