@@ -21,6 +21,7 @@
  * Run: npm run bench -- asset-ingest
  *   BENCH_RATES=1000,2500,5000,10000 BENCH_SECONDS=4 BENCH_MODES=distributed,embedded BENCH_QOS=1 BENCH_ROUNDS=1
  *   BENCH_PROFILE=1 (model-store / embedded process with --cpu-prof; the .cpuprofile is kept and named)
+ *   BENCH_PROFILE_ROLE=opcua-gateway|http-gateway (distributed: profile that process instead of the model-store)
  *   BENCH_NODE_ARGS="--trace-gc …" (more node flags of the model-store / embedded process)
  *   BENCH_MAX_INFLIGHT=N (mosquitto's max_inflight_messages; default: mosquitto's, 20)
  */
@@ -51,6 +52,8 @@ const qos = Number(process.env.BENCH_QOS ?? 1) as 0 | 1;
 /** Each rate this many times in a row (this machine's speed drifts: compare rounds, not runs). */
 const rounds = Number(process.env.BENCH_ROUNDS ?? 1);
 const profile = process.env.BENCH_PROFILE === "1";
+/** Which distributed process BENCH_PROFILE and BENCH_NODE_ARGS apply to. */
+const profileRole = process.env.BENCH_PROFILE_ROLE ?? "model-store";
 /** mosquitto's max_inflight_messages (QoS 1 messages to one client not yet acknowledged); unset: its default, 20. */
 const maxInflight = process.env.BENCH_MAX_INFLIGHT === undefined ? undefined : Number(process.env.BENCH_MAX_INFLIGHT);
 const SUBMODELS = 10;
@@ -350,8 +353,12 @@ async function startSystem(mode: Mode, brokerUrl: string, mosquittoPid: number):
       processes.push(p);
       return p;
     };
-    const store = await start("model-store", ["-m", "model.json"], nodeArgs);
-    const [http, opcua] = await Promise.all([start("http-gateway", []), start("opcua-gateway", [])]);
+    const argsOf = (role: string) => (role === profileRole ? nodeArgs : []);
+    const store = await start("model-store", ["-m", "model.json"], argsOf("model-store"));
+    const [http, opcua] = await Promise.all([
+      start("http-gateway", [], argsOf("http-gateway")),
+      start("opcua-gateway", [], argsOf("opcua-gateway")),
+    ]);
     return {
       mode,
       base,

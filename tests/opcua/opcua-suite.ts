@@ -157,6 +157,30 @@ export function opcuaSuite(mode: Mode, options: { opcuaGateways?: number } = {})
     }
   });
 
+  test(`${mode}: a commit's change reaches an idle subscription at once, not at its next publishing cycle`, async () => {
+    // A subscription that sent nothing for a whole publishing interval publishes a change in the turn
+    // its commit arrives (ADR 0028). Each PATCH here comes 2.1 s after the last notification, which
+    // went out at a tick of the 2 s publishing timer: waiting for the next tick would take ~1.9 s.
+    const monitor = await opcua.monitor(node("TInt"), { publishingInterval: 2000, samplingInterval: -1 });
+    assert.equal(monitor.revised.publishingInterval, 2000);
+    await monitor.waitFor(() => true, 10_000, "the initial value");
+    const took: number[] = [];
+    for (const value of [8101, 8102, 8103]) {
+      await new Promise((resolve) => setTimeout(resolve, 2100));
+      const started = Date.now();
+      const received = monitor.waitFor((v: DataValue) => v.value.value === value, 10_000, `value ${value}`);
+      const response = await system.http.request("PATCH", `${elementUrl("TInt")}/$value`, { body: String(value) });
+      assert.equal(response.status, 204, response.text);
+      await received;
+      took.push(Date.now() - started);
+    }
+    assert.ok(
+      took.every((ms) => ms < 1000),
+      `PATCH → notification took ${took.join(", ")} ms (publishing interval 2000 ms)`,
+    );
+    await monitor.stop();
+  });
+
   test(`${mode}: an OPC UA write on one gateway shows on every gateway`, async () => {
     assert.equal(
       (await opcua.write(node("TString"), { dataType: DataType.String, value: "from opc ua" })).name,

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { createHttpClient, type HttpClient } from "../test-support/http-client.ts";
 import { connectOpcua, type OpcuaTestClient } from "../test-support/opcua-client.ts";
 import { opcuaTestEnvironment } from "../test-support/opcua-model.ts";
-import { freePort, type RunningServer, startNats, startRedis } from "../test-support/servers.ts";
+import { freePort, type RedisOptions, type RunningServer, startNats, startRedis } from "../test-support/servers.ts";
 import { findCertificate, type Mode, startTwinport, type TwinportProcess } from "../test-support/system.ts";
 
 export interface OpcuaSystem {
@@ -45,6 +45,8 @@ export interface OpcuaSystemOptions {
   opcuaEndpoint?: Record<string, unknown>;
   /** Called with the working folder of each process serving OPC UA before it starts (e.g. to trust user certificates). */
   prepareOpcuaDir?: (dir: string) => void;
+  /** Distributed mode's redis-server (e.g. AOF with appendfsync always, as shipped, for benchmarks). */
+  redis?: RedisOptions;
 }
 
 export async function startOpcuaSystem(mode: Mode, options: OpcuaSystemOptions = {}): Promise<OpcuaSystem> {
@@ -88,7 +90,7 @@ export async function startOpcuaSystem(mode: Mode, options: OpcuaSystemOptions =
       http = createHttpClient(`https://127.0.0.1:${httpPort}/api/v3.0`, { ca: findCertificate(cwd) });
       opcuaUrls.push(...(process.details.opcua as string[]));
     } else {
-      [redis, nats] = await Promise.all([startRedis(), startNats()]);
+      [redis, nats] = await Promise.all([startRedis(options.redis), startNats()]);
       const env = { TWINPORT_PERSISTENCE_URL: redis.url, TWINPORT_MESSAGEBUS_URL: nats.url };
       const storeDir = tempDir("model-store");
       writeFileSync(join(storeDir, "config.json"), configFile({}));

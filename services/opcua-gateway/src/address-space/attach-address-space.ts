@@ -9,6 +9,7 @@ import { createValueWriter } from "../values/value-writer.ts";
 import { resolveAasTypes } from "./aas-types.ts";
 import { NodeBuilder } from "./node-builder.ts";
 import { CONCEPT_DESCRIPTIONS_NODE_ID, ENVIRONMENT_NODE_ID } from "./node-ids.ts";
+import { publishChangesOnCommit } from "./publish-on-commit.ts";
 import { reportValuesOnCommit } from "./report-on-commit.ts";
 import type { SpecContext } from "./spec-context.ts";
 
@@ -103,10 +104,13 @@ export async function attachAddressSpace(server: OPCUAServer, deps: AddressSpace
   // Value items exception-based whatever sampling interval they ask for (ADR 0016); no client can
   // subscribe yet, the server starts serving after this.
   const stopReporting = reportValuesOnCommit(server, types.v3Index);
+  // …and sent in the turn their commit arrives, unless the subscription just published (ADR 0028).
+  const stopPublishing = publishChangesOnCommit(server, types.v3Index);
   return {
     sync,
     stop: () => {
       stopReporting();
+      stopPublishing();
       return sync.stop();
     },
   };

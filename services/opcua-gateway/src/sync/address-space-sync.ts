@@ -173,7 +173,9 @@ export async function startAddressSpaceSync(options: AddressSpaceSyncOptions): P
       const event = queue.shift();
       if (event === undefined) return;
       try {
-        await applyChange(target, event);
+        // A value event applies synchronously: no await, so a burst of them is applied in one go.
+        const applying = applyChange(target, event);
+        if (applying !== undefined) await applying;
         advance(event.seq);
       } catch (error) {
         log(

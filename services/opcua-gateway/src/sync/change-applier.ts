@@ -1,6 +1,7 @@
 import {
   type ChangeEvent,
   countSubmodelElements,
+  isPlainObject,
   type Progress,
   type StoreClient,
   splitParent,
@@ -13,6 +14,7 @@ import { elementNodeId, identifiableNodeId, subNodeId } from "../address-space/n
 import type { ObjectSpec } from "../address-space/node-spec.ts";
 import type { Json, SpecContext } from "../address-space/spec-context.ts";
 import { read, readPages, StoreReadError } from "./store-reads.ts";
+import { applyValueFast } from "./value-fast-path.ts";
 
 /** The address space one gateway keeps in sync: where identifiables hang and how to build nodes. */
 export interface MirrorTarget {
@@ -102,6 +104,12 @@ function applyElement(target: MirrorTarget, event: ChangeEvent, change: string):
   // does, ADR 0020) and replacing one keeps its index, so those touch that item's nodes only.
   if (index !== undefined && change === "deleted") return reloadElement(target, event.id, parentPath);
   if (change === "deleted") return target.builder.remove(elementNodeId(event.id, path));
+  if (
+    change === "value-changed" &&
+    isPlainObject(event.payload) &&
+    applyValueFast(target.builder, event.id, path, event.payload as Json)
+  )
+    return;
   if (event.payload !== undefined) return placeElement(target, event.id, path, event.payload as Json);
   return reloadElement(target, event.id, path);
 }

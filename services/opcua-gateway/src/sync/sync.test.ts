@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { ChangeEvent, CommandParams, CommandType } from "@twinport/shared";
-import { BrowseDirection, type DataValue } from "node-opcua";
+import { BrowseDirection, DataType, type DataValue } from "node-opcua";
 import type { OpcuaTestClient } from "../../../../tests/test-support/opcua-client.ts";
 import { type InProcessGateway, startInProcessGateway } from "../../../../tests/test-support/opcua-in-process.ts";
 import {
@@ -17,7 +17,7 @@ import {
 // recovered from the store, and resyncs patch nodes in place so monitored items keep working.
 
 /** What the relay between the engine and the gateways does with the next event. */
-let nextEvent: "deliver" | "lose" | "strip-payload" = "deliver";
+let nextEvent: "deliver" | "lose" | "strip-payload" | "as-string" = "deliver";
 let system: InProcessGateway;
 let opcua: OpcuaTestClient;
 
@@ -28,6 +28,9 @@ before(async () => {
       nextEvent = "deliver";
       if (action === "lose") return undefined;
       if (action === "strip-payload") return { ...event, payload: undefined, payloadOmitted: true };
+      // An event that no longer fits the nodes the gateway built (as after a missed retype).
+      if (action === "as-string")
+        return { ...event, payload: { ...(event.payload as object), valueType: "xs:string" } };
       return event;
     },
   });
@@ -69,6 +72,25 @@ test("a value changed through the store reaches a subscriber as a pushed data ch
   // Pushed at the next publishing cycle (10 ms requested), not sampled.
   assert.ok(Date.now() - started < 500, `took ${Date.now() - started} ms`);
   await monitor.stop();
+});
+
+test("value changes set a Property's and a Range's value nodes; one that no longer fits the node rebuilds it", async () => {
+  await patchValue("Temperature", { Temperature: { min: 2, max: 20 } });
+  await eventually(
+    async () =>
+      (await opcua.read(node("Temperature", "Min"))).value.value === 2 &&
+      (await opcua.read(node("Temperature", "Max"))).value.value === 20,
+    "Min 2 and Max 20",
+  );
+  // Value events take a short path that sets the value variables only (value-fast-path.ts); one whose
+  // element no longer matches the node's data type must still be applied in full.
+  nextEvent = "as-string";
+  await patchValue("TDouble", { TDouble: 1.5 });
+  await eventually(async () => (await opcua.read(node("TDouble", "Value"))).value.value === "1.5", "a String 1.5");
+  assert.equal((await opcua.read(node("TDouble", "Value"))).value.dataType, DataType.String);
+  await patchValue("TDouble", { TDouble: 0.25 });
+  await eventually(async () => (await opcua.read(node("TDouble", "Value"))).value.value === 0.25, "the Double 0.25");
+  assert.equal((await opcua.read(node("TDouble", "Value"))).value.dataType, DataType.Double);
 });
 
 test("elements created, replaced and deleted through the store appear, change and disappear", async () => {
