@@ -176,6 +176,7 @@ export async function runRole(options: RunRoleOptions): Promise<void> {
       destination: io.stderr,
       format: logFormat,
       terminal,
+      coalesce: true,
     });
     logger = roleLogger;
     const metrics = createProcessMetrics(role);

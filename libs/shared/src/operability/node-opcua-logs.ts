@@ -25,6 +25,16 @@ type Level = "error" | "warn" | "debug";
 const OUR_LEVEL: Readonly<Record<Level, "error" | "debug">> = { error: "error", warn: "debug", debug: "debug" };
 
 /**
+ * Except the warnings of node-opcua's client modules (`client_base_impl`, …): they run only for
+ * Twinport's OPC UA asset connections, and say what an operator must act on ("[NODE-OPCUA-W25]
+ * client's server certificate verification has failed": move the device's certificate from
+ * pki/rejected to pki/trusted). Those stay warnings.
+ */
+function ourLevel(level: Level, module: string): "error" | "warn" | "debug" {
+  return level === "warn" && module.startsWith("client") ? "warn" : OUR_LEVEL[level];
+}
+
+/**
  * node-opcua's own loggers stop after this many lines from one place (a warning in a loop would
  * otherwise flood the log); replacing them drops that cap, so it is kept here.
  */
@@ -56,7 +66,7 @@ export function routeNodeOpcuaLogs(logger: Logger, setters: NodeOpcuaLoggerSette
       // Full paths (setDebugFlag passes one) and extensions say nothing more than the base name.
       const module = (caller.filename ?? "").replace(/.*[\\/]/, "").replace(/\.(js|ts)$/, "") || "node-opcua";
       const target = loggerOf(module);
-      const ours = OUR_LEVEL[level];
+      const ours = ourLevel(level, module);
       if (!target.isLevelEnabled(ours)) return;
       const place = `${module}:${caller.callerline}`;
       const count = (linesPerPlace.get(place) ?? 0) + 1;
