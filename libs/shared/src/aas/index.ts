@@ -63,7 +63,11 @@ export { hasValueOnly, submodelToValueOnly, toValueOnly, type ValueOnlyOptions }
 export { type ApplyValueOnlyOptions, applyValueOnly, unwrapValueOnly } from "./value-only-apply.ts";
 export { AAS_XML_NAMESPACE } from "./xml/aas-xml-names.ts";
 export { parseAasXml } from "./xml/aas-xml-reader.ts";
-export { writeAasXml } from "./xml/aas-xml-writer.ts";
+export {
+  AAS_XML_ENVIRONMENT_OPEN,
+  writeAasXml,
+  writeAasXmlEnvironmentItem,
+} from "./xml/aas-xml-writer.ts";
 export {
   isValidLexical,
   jsonNumberToken,

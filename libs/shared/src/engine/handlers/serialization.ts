@@ -1,26 +1,62 @@
-import { type Command, CommandError, type CommandResult, type ModelFormat } from "../../contracts/index.ts";
+import {
+  type Command,
+  CommandError,
+  type CommandResult,
+  type FileStream,
+  type ModelFormat,
+} from "../../contracts/index.ts";
 import type { EngineContext } from "../engine-context.ts";
-import { selectEnvironment } from "../serialization/select-environment.ts";
-import { writeEnvironment } from "../serialization/write-environment.ts";
+import { encodeBase64 } from "../files/file-paths.ts";
+import { collect, environmentItems } from "../serialization/environment-items.ts";
+import { environmentText, utf8Chunks } from "../serialization/environment-text.ts";
+import { FILE_NAMES, MEDIA_TYPES, writeEnvironment } from "../serialization/write-environment.ts";
 import type { Handled } from "./handled.ts";
 
 const FORMATS: readonly ModelFormat[] = ["json", "xml", "aasx"];
+/** Text is handed on in pieces of about this size. */
+const CHUNK_BYTES = 256 * 1024;
 
 /** Serialization API: GET /serialization (AAS API digest §j), built in the store where the files are. */
 export async function generateSerialization(
   ctx: EngineContext,
   cmd: Command<"GenerateSerializationByIds">,
 ): Promise<Handled<CommandResult<"GenerateSerializationByIds">>> {
+  const { chunks, ...content } = await streamSerialization(ctx, cmd);
+  const parts: Uint8Array[] = [];
+  for await (const chunk of chunks) parts.push(chunk);
+  return { value: { ...content, contentBase64: encodeBase64(Buffer.concat(parts)) } };
+}
+
+/**
+ * The same, as it is written: JSON and XML text follows the store's reads (environment-text.ts),
+ * so neither the model nor its text is ever whole in memory. Failures found before the first
+ * byte (unknown format, unknown or forbidden id) are thrown here, as error replies. AASX is built
+ * whole: its warnings (files left out) go in a header, known only once every File was looked at.
+ */
+export async function streamSerialization(
+  ctx: EngineContext,
+  cmd: Command<"GenerateSerializationByIds">,
+): Promise<FileStream> {
   const { format, aasIds, submodelIds, includeConceptDescriptions } = cmd.params;
   if (!FORMATS.includes(format))
     throw new CommandError(
       "bad-request",
       `Unknown serialization format '${String(format)}'; known: ${FORMATS.join(", ")}`,
     );
-  const selected = await selectEnvironment(ctx, {
+  const items = await environmentItems(ctx, {
     aasIds,
     submodelIds,
     includeConceptDescriptions: includeConceptDescriptions ?? true,
   });
-  return { value: await writeEnvironment(ctx, selected, format) };
+  const content = { fileName: FILE_NAMES[format], contentType: MEDIA_TYPES[format] };
+  if (format !== "aasx") return { ...content, chunks: utf8Chunks(environmentText(items, format), CHUNK_BYTES) };
+  const shells = await collect(items.shells);
+  const submodels = await collect(items.submodels);
+  const selected = { shells, submodels, conceptDescriptions: await collect(items.conceptDescriptions) };
+  const { contentBase64, ...written } = await writeEnvironment(ctx, selected, format);
+  return { ...written, chunks: once(Buffer.from(contentBase64, "base64")) };
+}
+
+async function* once(bytes: Uint8Array): AsyncIterable<Uint8Array> {
+  yield bytes;
 }

@@ -10,7 +10,7 @@ export const MEDIA_TYPES: Record<ModelFormat, string> = {
   aasx: "application/asset-administration-shell-package+xml",
 };
 
-const FILE_NAMES: Record<ModelFormat, string> = {
+export const FILE_NAMES: Record<ModelFormat, string> = {
   json: "environment.json",
   xml: "environment.xml",
   aasx: "environment.aasx",
