@@ -2,7 +2,7 @@
  * Black-box suite of a whole-model serialization large enough to take many store reads (ADR 0034):
  * 300 submodels × 100 Properties, 300 shells and 600 concept descriptions (more than one page of
  * each list), served as JSON, XML and AASX over real HTTPS, each parsed and compared with the
- * model loaded. JSON and XML are streamed (chunked transfer, no Content-Length).
+ * model loaded. Every format is streamed (chunked transfer, no Content-Length).
  */
 
 import assert from "node:assert/strict";
@@ -108,9 +108,11 @@ export function bigSerializationSuite(mode: Mode): void {
       assert.deepEqual(byId(parseAasXml(res.body.toString("utf8"))), byId(model));
     });
 
-    test("AASX: equal to the model", async () => {
+    test("AASX: streamed, and equal to the model", async () => {
       const res = await download(client, ca, "/serialization", "application/asset-administration-shell-package+xml");
       assert.equal(res.status, 200);
+      assert.equal(res.headers["transfer-encoding"], "chunked");
+      assert.match(String(res.headers["content-disposition"]), /environment\.aasx/);
       assert.deepEqual(byId(readAasx(res.body, DEFAULT_AASX_LIMITS).environment), byId(model));
     });
 

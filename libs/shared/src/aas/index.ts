@@ -5,6 +5,7 @@ export { AasError, type AasErrorKind, type AasErrorOptions, isAasError } from ".
 export type { AasxContent, AasxPart, AasxWriteInput } from "./aasx/aasx-content.ts";
 export { type AasxLimits, DEFAULT_AASX_LIMITS } from "./aasx/aasx-limits.ts";
 export { readAasx, readAasxOffThread } from "./aasx/aasx-reader.ts";
+export { type AasxStreamInput, type LazyAasxPart, writeAasxStream } from "./aasx/aasx-stream-writer.ts";
 export { writeAasx } from "./aasx/aasx-writer.ts";
 export { entryNameOfPart, partKey, partNameOfModelPath } from "./aasx/part-names.ts";
 export { decodeBase64Url, encodeBase64Url } from "./base64url.ts";

@@ -7,9 +7,10 @@ import {
 } from "../../contracts/index.ts";
 import type { EngineContext } from "../engine-context.ts";
 import { encodeBase64 } from "../files/file-paths.ts";
-import { collect, environmentItems } from "../serialization/environment-items.ts";
+import { environmentItems } from "../serialization/environment-items.ts";
 import { environmentText, utf8Chunks } from "../serialization/environment-text.ts";
-import { FILE_NAMES, MEDIA_TYPES, writeEnvironment } from "../serialization/write-environment.ts";
+import { streamPackage } from "../serialization/package-stream.ts";
+import { FILE_NAMES, MEDIA_TYPES } from "../serialization/write-environment.ts";
 import type { Handled } from "./handled.ts";
 
 const FORMATS: readonly ModelFormat[] = ["json", "xml", "aasx"];
@@ -30,8 +31,8 @@ export async function generateSerialization(
 /**
  * The same, as it is written: JSON and XML text follows the store's reads (environment-text.ts),
  * so neither the model nor its text is ever whole in memory. Failures found before the first
- * byte (unknown format, unknown or forbidden id) are thrown here, as error replies. AASX is built
- * whole: its warnings (files left out) go in a header, known only once every File was looked at.
+ * byte (unknown format, unknown or forbidden id) are thrown here, as error replies. AASX is
+ * streamed too, after a first pass that finds the files it carries (package-stream.ts).
  */
 export async function streamSerialization(
   ctx: EngineContext,
@@ -43,20 +44,9 @@ export async function streamSerialization(
       "bad-request",
       `Unknown serialization format '${String(format)}'; known: ${FORMATS.join(", ")}`,
     );
-  const items = await environmentItems(ctx, {
-    aasIds,
-    submodelIds,
-    includeConceptDescriptions: includeConceptDescriptions ?? true,
-  });
+  const selection = { aasIds, submodelIds, includeConceptDescriptions: includeConceptDescriptions ?? true };
   const content = { fileName: FILE_NAMES[format], contentType: MEDIA_TYPES[format] };
-  if (format !== "aasx") return { ...content, chunks: utf8Chunks(environmentText(items, format), CHUNK_BYTES) };
-  const shells = await collect(items.shells);
-  const submodels = await collect(items.submodels);
-  const selected = { shells, submodels, conceptDescriptions: await collect(items.conceptDescriptions) };
-  const { contentBase64, ...written } = await writeEnvironment(ctx, selected, format);
-  return { ...written, chunks: once(Buffer.from(contentBase64, "base64")) };
-}
-
-async function* once(bytes: Uint8Array): AsyncIterable<Uint8Array> {
-  yield bytes;
+  if (format === "aasx") return streamPackage(ctx, selection, content);
+  const items = await environmentItems(ctx, selection);
+  return { ...content, chunks: utf8Chunks(environmentText(items, format), CHUNK_BYTES) };
 }

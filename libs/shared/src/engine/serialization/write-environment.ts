@@ -52,7 +52,7 @@ export async function writeEnvironment(
   return { fileName: FILE_NAMES[format], contentType: MEDIA_TYPES[format], contentBase64: encodeBase64(bytes) };
 }
 
-function omittedWarning(omitted: readonly string[]): string {
+export function omittedWarning(omitted: readonly string[]): string {
   const unique = [...new Set(omitted)];
   return `${unique.length} file path(s) left out of the package (no file stored, or a part name the package reserves): ${unique.join(", ")}`;
 }
@@ -134,7 +134,7 @@ function withoutMissingParts(
 }
 
 /** Part names the package layout reserves or OPC cannot hold. */
-function isCarriable(partName: string): boolean {
+export function isCarriable(partName: string): boolean {
   const lower = partName.toLowerCase();
   if (["/[content_types].xml", "/aasx/aasx-origin", "/aasx/aas/aas.aas.xml"].includes(lower)) return false;
   if (partName.includes("\\") || partName.endsWith("/")) return false;
@@ -146,7 +146,7 @@ function isCarriable(partName: string): boolean {
 }
 
 /** File.value of every File element in the submodels. */
-function filePathsIn(submodels: readonly unknown[]): string[] {
+export function filePathsIn(submodels: readonly unknown[]): string[] {
   const paths: string[] = [];
   const visit = (value: unknown): void => {
     if (Array.isArray(value)) return value.forEach(visit);
