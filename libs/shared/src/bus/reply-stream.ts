@@ -73,8 +73,10 @@ export function serveReplyStream(
     return piece;
   };
   const answer = async (msg: Msg) => {
-    if (finished || !msg.reply) return;
+    if (finished) return;
+    // A cancel is published, not requested: it has no reply subject.
     if (msg.headers?.has(CANCEL_HEADER)) return finish();
+    if (!msg.reply) return;
     armIdle();
     try {
       const piece = await next();
