@@ -90,6 +90,40 @@ describe("streamed replies over NATS (reply-stream.ts)", () => {
     await responder.close();
   });
 
+  it("a chunk that takes longer than a pull may wait still arrives: the pull is answered 'pull again'", async () => {
+    const slow: CommandHandler = {
+      execute: async () => ({ ok: false, error: { code: "internal", message: "unused" } }),
+      stream: async () => ({
+        ok: true,
+        value: {
+          contentType: "application/json",
+          chunks: (async function* () {
+            await new Promise((resolve) => setTimeout(resolve, 2_500));
+            yield new Uint8Array([7, 8, 9]);
+          })(),
+        },
+      }),
+    };
+    const responder = await serveCommandsOverNats({
+      connection: await connection("store"),
+      handler: slow,
+      onError: quiet,
+    });
+    // Each pull may wait 1.5 s; the chunk takes 2.5 s.
+    const client = createNatsStoreClient({
+      connection: await connection("gateway"),
+      routeToReplicas: false,
+      requestTimeoutMs: 1_500,
+    });
+    const reply = await client.stream!(COMMAND);
+    assert.ok(reply.ok);
+    const received: number[] = [];
+    for await (const chunk of reply.value.chunks) received.push(...chunk);
+    assert.deepEqual(received, [7, 8, 9]);
+    await client.close();
+    await responder.close();
+  });
+
   it("a failure before the body is a failure reply; one while writing breaks the stream", async () => {
     const failing: CommandHandler = {
       execute: async () => ({ ok: false, error: { code: "internal", message: "unused" } }),

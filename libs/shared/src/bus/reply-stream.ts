@@ -11,6 +11,8 @@ import { createInbox, Empty, headers, type Msg, type NatsConnection, type Subscr
  *   2. the client sends a request to that inbox for each chunk; the replica answers with the next
  *      bytes (at most chunkBytes), the last answer empty with `Twinport-Stream-End: 1`, or
  *      `Twinport-Stream-Error: <message>` when writing failed;
+ *      A chunk not ready within STREAM_WAIT_MS is answered with `Twinport-Stream-Wait: 1` (pull
+ *      again), so each pull stays as short as a command;
  *   3. a client that stops early sends `Twinport-Stream-Cancel: 1`; a replica that hears no pull for
  *      STREAM_IDLE_MS gives the stream up (the client went away).
  *
@@ -22,9 +24,12 @@ export const STREAM_PULL_HEADER = "Twinport-Stream-Pull";
 const END_HEADER = "Twinport-Stream-End";
 const ERROR_HEADER = "Twinport-Stream-Error";
 const CANCEL_HEADER = "Twinport-Stream-Cancel";
+const WAIT_HEADER = "Twinport-Stream-Wait";
 
 /** How long a replica keeps a stream nobody pulls from. */
 export const STREAM_IDLE_MS = 30_000;
+/** How long a pull waits for its chunk before it is told to pull again. */
+export const STREAM_WAIT_MS = 1_000;
 
 export interface ServedStream {
   inbox: string;
@@ -39,6 +44,7 @@ export function serveReplyStream(
   chunkBytes: number,
   onDone: (stream: ServedStream) => void,
   idleMs = STREAM_IDLE_MS,
+  waitMs = STREAM_WAIT_MS,
 ): ServedStream {
   const inbox = createInbox();
   const iterator = chunks[Symbol.asyncIterator]();
@@ -72,6 +78,8 @@ export function serveReplyStream(
     pending = pending.subarray(piece.length);
     return piece;
   };
+  /** The chunk being produced; kept across pulls when a pull was answered with a wait. */
+  let producing: Promise<Uint8Array | undefined> | undefined;
   const answer = async (msg: Msg) => {
     if (finished) return;
     // A cancel is published, not requested: it has no reply subject.
@@ -79,7 +87,22 @@ export function serveReplyStream(
     if (!msg.reply) return;
     armIdle();
     try {
-      const piece = await next();
+      producing ??= next();
+      let waited: NodeJS.Timeout | undefined;
+      const late = new Promise<"wait">((resolve) => {
+        waited = setTimeout(() => resolve("wait"), waitMs);
+      });
+      const outcome = await Promise.race([producing, late]).finally(() => clearTimeout(waited));
+      if (outcome === "wait") {
+        // Still producing (a deflated package can take long per compressed chunk): tell the
+        // client to pull again, so no pull waits longer than a command would.
+        const wait = headers();
+        wait.set(WAIT_HEADER, "1");
+        connection.publish(msg.reply, Empty, { headers: wait });
+        return;
+      }
+      producing = undefined;
+      const piece = outcome;
       if (piece === undefined) {
         const end = headers();
         end.set(END_HEADER, "1");
@@ -123,6 +146,7 @@ export async function* pullReplyStream(
         ended = true;
         throw new Error(`the model-store failed while writing: ${msg.headers.get(ERROR_HEADER)}`);
       }
+      if (msg.headers?.has(WAIT_HEADER)) continue;
       if (msg.headers?.has(END_HEADER)) {
         ended = true;
         return;
