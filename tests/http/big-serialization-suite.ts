@@ -116,6 +116,28 @@ export function bigSerializationSuite(mode: Mode): void {
       assert.deepEqual(byId(readAasx(res.body, DEFAULT_AASX_LIMITS).environment), byId(model));
     });
 
+    test("a client that goes away mid-download: the next downloads are served whole", async () => {
+      for (const accept of ["application/json", "application/xml"]) {
+        const url = new URL(`${client.baseUrl.replace(/\/$/, "")}/serialization`);
+        await new Promise<void>((resolve, reject) => {
+          const request = https.get(
+            url,
+            { headers: { accept }, ca, rejectUnauthorized: ca !== undefined },
+            (response) => {
+              response.once("data", () => {
+                request.destroy();
+                resolve();
+              });
+            },
+          );
+          request.on("error", (error) => (request.destroyed ? resolve() : reject(error)));
+        });
+      }
+      const res = await download(client, ca, "/serialization", "application/json");
+      assert.equal(res.status, 200);
+      assert.deepEqual(byId(JSON.parse(res.body.toString("utf8"))), byId(model));
+    });
+
     test("a selection: the named submodels and the concept descriptions they reference", async () => {
       const ids = ["urn:big:sm:Sm0001", "urn:big:sm:Sm0299"].map((id) => Buffer.from(id).toString("base64url"));
       const res = await download(client, ca, `/serialization?submodelIds=${ids.join(",")}`, "application/json");
