@@ -86,13 +86,6 @@ export async function environmentItems(ctx: EngineContext, selection: Environmen
   };
 }
 
-/** Every item of a list, in a plain array: for callers that need the whole model at once (AASX). */
-export async function collect(items: AsyncIterable<Json>): Promise<Json[]> {
-  const all: Json[] = [];
-  for await (const item of items) all.push(item);
-  return all;
-}
-
 /**
  * The identifiables the ids name. FA³ST sends several ids as ONE base64url value of the ids joined
  * with commas; an id that does not exist but contains commas is read that way when every part
