@@ -37,6 +37,7 @@ import {
   type RunningRole,
   type StartSummary,
   startProgress,
+  withStreamsFrom,
 } from "@twinport/shared";
 import { openEmbeddedFileStore } from "./open-file-store.ts";
 
@@ -274,12 +275,15 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
     const { readCacheMaxAgeMs, readCacheMaxBytes } = config.messageBus;
     const httpStore =
       httpEndpoints.length > 0 && readCacheMaxAgeMs > 0
-        ? await createCachingStoreClient(store, {
-            bus,
-            maxAgeMs: readCacheMaxAgeMs,
-            maxBytes: readCacheMaxBytes,
-            log: (line) => logger.warn({ component: "read-cache" }, line),
-          })
+        ? withStreamsFrom(
+            await createCachingStoreClient(store, {
+              bus,
+              maxAgeMs: readCacheMaxAgeMs,
+              maxBytes: readCacheMaxBytes,
+              log: (line) => logger.warn({ component: "read-cache" }, line),
+            }),
+            store,
+          )
         : store;
     if (httpStore !== store) closer.add(() => httpStore.close());
     // GET /events (issue 15): replays from the store's log (memory or Redis) through the engine.

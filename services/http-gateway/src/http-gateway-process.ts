@@ -19,6 +19,7 @@ import {
   type StoreClient,
   SYSTEM,
   type TwinportConfig,
+  withStreamsFrom,
 } from "@twinport/shared";
 import { EventHub } from "./events/event-hub.ts";
 import { type RunningHttpEndpoint, startHttpEndpoint } from "./start-http-endpoint.ts";
@@ -62,15 +63,18 @@ export async function startHttpGateway(config: TwinportConfig, options: HttpGate
   const bus = createNatsEventBus({ connection, fetchEvents: eventLogReader(() => remote, SYSTEM) });
   const store: StoreClient =
     messageBus.readCacheMaxAgeMs > 0
-      ? await createCachingStoreClient(remote, {
-          bus,
-          maxAgeMs: messageBus.readCacheMaxAgeMs,
-          maxBytes: messageBus.readCacheMaxBytes,
-          log: (line) => logger?.warn({ component: "read-cache" }, line),
-        })
+      ? withStreamsFrom(
+          await createCachingStoreClient(remote, {
+            bus,
+            maxAgeMs: messageBus.readCacheMaxAgeMs,
+            maxBytes: messageBus.readCacheMaxBytes,
+            log: (line) => logger?.warn({ component: "read-cache" }, line),
+          }),
+          remote,
+        )
       : // Without the cache every read still asks the store, naming the revision of the answer held
         // from last time: an unchanged answer does not cross NATS again (docs/adr/0026).
-        createRevalidatedReads(remote, { maxBytes: messageBus.readCacheMaxBytes });
+        withStreamsFrom(createRevalidatedReads(remote, { maxBytes: messageBus.readCacheMaxBytes }), remote);
   // GET /events of every endpoint: one subscription, replays from the model-store's log (issue 15).
   const events = new EventHub({
     bus,

@@ -5,6 +5,7 @@ export { AasError, type AasErrorKind, type AasErrorOptions, isAasError } from ".
 export type { AasxContent, AasxPart, AasxWriteInput } from "./aasx/aasx-content.ts";
 export { type AasxLimits, DEFAULT_AASX_LIMITS } from "./aasx/aasx-limits.ts";
 export { readAasx, readAasxOffThread } from "./aasx/aasx-reader.ts";
+export { type AasxStreamInput, type LazyAasxPart, writeAasxStream } from "./aasx/aasx-stream-writer.ts";
 export { writeAasx } from "./aasx/aasx-writer.ts";
 export { entryNameOfPart, partKey, partNameOfModelPath } from "./aasx/part-names.ts";
 export { decodeBase64Url, encodeBase64Url } from "./base64url.ts";
@@ -65,7 +66,11 @@ export { hasValueOnly, submodelToValueOnly, toValueOnly, type ValueOnlyOptions }
 export { type ApplyValueOnlyOptions, applyValueOnly, unwrapValueOnly } from "./value-only-apply.ts";
 export { AAS_XML_NAMESPACE } from "./xml/aas-xml-names.ts";
 export { parseAasXml } from "./xml/aas-xml-reader.ts";
-export { writeAasXml } from "./xml/aas-xml-writer.ts";
+export {
+  AAS_XML_ENVIRONMENT_OPEN,
+  writeAasXml,
+  writeAasXmlEnvironmentItem,
+} from "./xml/aas-xml-writer.ts";
 export {
   isValidLexical,
   jsonNumberToken,

@@ -12,9 +12,12 @@ import {
   COMMAND_SUBJECT_PREFIX,
   type Command,
   commandSubject,
+  type FileContent,
+  type FileStream,
   MODEL_STORE_QUEUE,
   REPLICA_COMMAND_PREFIX,
   type Reply,
+  STREAMED_COMMANDS,
   withArrivedPrincipal,
 } from "../contracts/index.ts";
 import type { CommandHandler } from "../engine/ports/index.ts";
@@ -22,6 +25,7 @@ import { ChunkAssembler, chunkBytesFor, isChunkedRequest, publishChunks, UPLOAD_
 import { publishBatchFor } from "./publish-batch.ts";
 import { announceReplica } from "./replica-routing.ts";
 import { replyForThrown } from "./reply-for-thrown.ts";
+import { type ServedStream, STREAM_HEADER, STREAM_PULL_HEADER, serveReplyStream } from "./reply-stream.ts";
 import {
   budgetOf,
   decodeJson,
@@ -79,6 +83,7 @@ export async function serveCommandsOverNats(options: CommandResponderOptions): P
   const reportError = options.onError ?? ((error: unknown) => console.error("twinport: command responder:", error));
   const inFlight = new Set<Promise<void>>();
   const uploads = new Set<() => void>();
+  const streams = new Set<ServedStream>();
   const batch = publishBatchFor(connection);
   const replicaId = options.replicaId ?? nuid.next();
   const directPrefix = `${REPLICA_COMMAND_PREFIX}.${replicaId}.`;
@@ -108,11 +113,41 @@ export async function serveCommandsOverNats(options: CommandResponderOptions): P
     const budget = budgetOf(msg);
     const deadline = budget === undefined ? undefined : Date.now() + budget;
     const body = isChunkedRequest(msg) ? await receiveUpload(replyTo, deadline) : msg.data;
+    if (msg.headers?.has(STREAM_HEADER))
+      return answerStreamed(replyTo, await execute(msg.subject, body, deadline, runStreamed));
     const reply = await execute(msg.subject, body, deadline);
     sendReply(replyTo, reply, rawValueModeOf(msg.headers?.get(RAW_VALUE_HEADER)));
   }
 
-  async function execute(subject: string, body: Uint8Array, deadline: number | undefined): Promise<Reply<unknown>> {
+  /** A streamed command (reply-stream.ts); a handler that cannot stream answers whole, as one chunk. */
+  async function runStreamed(command: Command): Promise<Reply<unknown>> {
+    if (!STREAMED_COMMANDS.has(command.type))
+      return { ok: false, error: { code: "bad-request", message: `${command.type} cannot be streamed` } };
+    if (handler.stream) return handler.stream(command);
+    const reply = await handler.execute(command);
+    if (!reply.ok) return reply;
+    const { contentBase64, ...content } = reply.value as FileContent;
+    return { ok: true, value: { ...content, chunks: [Buffer.from(contentBase64, "base64")] } };
+  }
+
+  function answerStreamed(replyTo: string, reply: Reply<unknown>): void {
+    if (!reply.ok) return sendReply(replyTo, reply, undefined);
+    const { chunks, ...content } = reply.value as FileStream;
+    const served = serveReplyStream(connection, toAsync(chunks), chunkBytesFor(connection), (done) =>
+      streams.delete(done),
+    );
+    streams.add(served);
+    const answer = headers();
+    answer.set(STREAM_PULL_HEADER, served.inbox);
+    connection.publish(replyTo, encodeJson({ ok: true, value: content }), { headers: answer });
+  }
+
+  async function execute(
+    subject: string,
+    body: Uint8Array,
+    deadline: number | undefined,
+    run: (command: Command) => Promise<Reply<unknown>> = (command) => handler.execute(command),
+  ): Promise<Reply<unknown>> {
     let command: Command;
     try {
       command = withArrivedPrincipal(
@@ -148,7 +183,7 @@ export async function serveCommandsOverNats(options: CommandResponderOptions): P
       };
     }
     try {
-      return await handler.execute(command);
+      return await run(command);
     } catch (error) {
       return replyForThrown(error);
     }
@@ -208,6 +243,7 @@ export async function serveCommandsOverNats(options: CommandResponderOptions): P
       presence.stop();
       if (!connection.isClosed()) await Promise.all(subscriptions.map((s) => s.drain())).catch(reportError);
       for (const abandon of [...uploads]) abandon();
+      for (const stream of [...streams]) stream.abandon();
       await Promise.allSettled([...inFlight]);
       await batch.flushed();
     },
@@ -232,4 +268,8 @@ function decodeCommand(subject: string, body: Uint8Array): Command {
     throw new Error("a malformed principal");
   }
   return command;
+}
+
+async function* toAsync(chunks: Iterable<Uint8Array> | AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> {
+  yield* chunks;
 }

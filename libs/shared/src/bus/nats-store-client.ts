@@ -5,6 +5,7 @@ import {
   type CommandType,
   commandSubject,
   type ErrorCode,
+  type FileStream,
   isErrorCode,
   type Reply,
   type ReplyFailure,
@@ -24,6 +25,7 @@ import {
 import { watchConnection } from "./connection-watch.ts";
 import { publishBatchFor } from "./publish-batch.ts";
 import { partitionKeyOf, watchReplicas } from "./replica-routing.ts";
+import { pullReplyStream, STREAM_HEADER, STREAM_PULL_HEADER } from "./reply-stream.ts";
 import { BUDGET_HEADER, decodeReply, encodeJson, isNoResponders, RAW_VALUE_HEADER, rawValueHeaderOf } from "./wire.ts";
 
 export interface NatsStoreClientOptions {
@@ -76,6 +78,7 @@ export function createNatsStoreClient(options: NatsStoreClientOptions): StoreCli
   function execute<T extends CommandType>(
     command: Command<T>,
     executeOptions: ExecuteOptions = {},
+    streamed = false,
   ): Promise<Reply<CommandResult<T>>> {
     if (closed || connection.isClosed()) return Promise.resolve(failure("unavailable", "the store client is closed"));
     if (!connected) return Promise.resolve(failure("unavailable", "the connection to NATS is down"));
@@ -126,8 +129,18 @@ export function createNatsStoreClient(options: NatsStoreClientOptions): StoreCli
             }
             const upload = uploadSubjectOf(msg);
             if (upload !== undefined) return publishChunks(connection, upload, body, chunkBytes);
+            const pull = streamed ? msg.headers?.get(STREAM_PULL_HEADER) : undefined;
             const whole = isChunk(msg) ? assembler.addMessage(msg) : msg.data;
-            if (whole) finish(toReply(decodeReply(whole)));
+            if (!whole) return;
+            const reply = toReply(decodeReply(whole));
+            // A streamed body (reply-stream.ts): pulled chunk by chunk, each pull bounded by the
+            // request timeout, not the whole transfer.
+            if (pull && reply.ok)
+              return finish({
+                ...reply,
+                value: { ...(reply.value as object), chunks: pullReplyStream(connection, pull, requestTimeoutMs) },
+              });
+            finish(reply);
           } catch (error) {
             finish(failure("internal", `${command.type}: broken reply: ${(error as Error).message}`));
           }
@@ -137,6 +150,7 @@ export function createNatsStoreClient(options: NatsStoreClientOptions): StoreCli
       try {
         const requestHeaders = headers();
         requestHeaders.set(BUDGET_HEADER, String(budget));
+        if (streamed) requestHeaders.set(STREAM_HEADER, "1");
         const rawValue = rawValueHeaderOf(executeOptions.rawValue);
         if (rawValue !== undefined) requestHeaders.set(RAW_VALUE_HEADER, rawValue);
         const reply = `${inboxPrefix}.${token}`;
@@ -156,6 +170,12 @@ export function createNatsStoreClient(options: NatsStoreClientOptions): StoreCli
 
   return {
     execute,
+    async stream(command, streamOptions) {
+      const reply = (await execute(command, streamOptions, true)) as Reply<unknown>;
+      if (reply.ok && !(typeof reply.value === "object" && reply.value !== null && "chunks" in reply.value))
+        return failure("internal", `${command.type}: the model-store answered without a stream`);
+      return reply as Reply<FileStream>;
+    },
     async close() {
       if (closed) return;
       closed = true;

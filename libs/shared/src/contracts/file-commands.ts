@@ -18,6 +18,21 @@ export interface FileUpload {
 }
 
 /** A file read from the store. */
+/**
+ * A file sent as it is produced: the commands of STREAMED_COMMANDS can answer this way
+ * (StoreClient.stream), so a whole-model export is never held in memory (docs/adr/0034).
+ * `chunks` can be iterated once; whoever stops early must call `return()` (for await does).
+ */
+export interface FileStream {
+  fileName?: string;
+  contentType: string;
+  warnings?: string[];
+  chunks: AsyncIterable<Uint8Array>;
+}
+
+/** Commands that may answer with a FileStream. */
+export const STREAMED_COMMANDS: ReadonlySet<string> = new Set(["GenerateSerializationByIds"]);
+
 export interface FileContent {
   /** Name for Content-Disposition / X-FileName (the last segment of the stored path). */
   fileName?: string;

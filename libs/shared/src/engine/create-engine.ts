@@ -5,8 +5,10 @@ import {
   CommandError,
   type CommandResult,
   type CommandType,
+  type FileStream,
   failureReply,
   type Reply,
+  STREAMED_COMMANDS,
   WRITE_COMMANDS,
 } from "../contracts/index.ts";
 import { toCommandError } from "./aas-input.ts";
@@ -39,6 +41,7 @@ import {
   invokeOperation,
   invokeOperationAsync,
 } from "./handlers/operations.ts";
+import { streamSerialization } from "./handlers/serialization.ts";
 import { deleteShell, getAllShells, getShell, postShell, putShell } from "./handlers/shells.ts";
 import { deleteElement, getAllElements, getElement, postElement, putElement } from "./handlers/submodel-elements.ts";
 import { patchSubmodel } from "./handlers/submodel-patch.ts";
@@ -106,6 +109,7 @@ export const DEFAULT_OPERATION_HANDLE_TTL_MS = 3_600_000;
 export const DEFAULT_OPERATION_LEASE_MS = 10_000;
 
 export interface Engine extends CommandHandler {
+  stream(command: Command): Promise<Reply<FileStream>>;
   close(): Promise<void>;
 }
 
@@ -271,6 +275,27 @@ export function createEngine(options: EngineOptions): Engine {
           return failure(error);
         }
       });
+    },
+    async stream(command: Command): Promise<Reply<FileStream>> {
+      if (!STREAMED_COMMANDS.has(command.type))
+        return { ok: false, error: { code: "bad-request", message: `${String(command.type)} cannot be streamed` } };
+      let access: AccessView | undefined;
+      if (options.access !== undefined && command.principal !== undefined) {
+        try {
+          access = await checkCommand(options.access, ctx.repository, command);
+        } catch (error) {
+          return failure(error);
+        }
+      }
+      try {
+        const commandCtx = access === undefined ? ctx : { ...ctx, access };
+        return {
+          ok: true,
+          value: await streamSerialization(commandCtx, command as Command<"GenerateSerializationByIds">),
+        };
+      } catch (error) {
+        return failure(error);
+      }
     },
     async close() {
       // The repository and bus are closed by whoever created them; what runs here ends first, while

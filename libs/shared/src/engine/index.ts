@@ -32,3 +32,4 @@ export {
   type ReferenceFilter,
   referenceMatches,
 } from "./reference-filter.ts";
+export * from "./streams-from.ts";

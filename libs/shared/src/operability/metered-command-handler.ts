@@ -1,4 +1,11 @@
-import { type Command, type CommandResult, type CommandType, type Reply, WRITE_COMMANDS } from "../contracts/index.ts";
+import {
+  type Command,
+  type CommandResult,
+  type CommandType,
+  type FileStream,
+  type Reply,
+  WRITE_COMMANDS,
+} from "../contracts/index.ts";
 import type { CommandHandler } from "../engine/ports/index.ts";
 import type { Logger } from "./logger.ts";
 import type { ProcessMetrics } from "./process-metrics.ts";
@@ -13,7 +20,17 @@ export function meteredCommandHandler(
   metrics: ProcessMetrics,
   logger: Logger,
 ): CommandHandler {
+  const stream = handler.stream?.bind(handler);
   return {
+    ...(stream
+      ? {
+          async stream(command: Command): Promise<Reply<FileStream>> {
+            const reply = await stream(command);
+            metrics.countCommand(command.type, reply.ok ? undefined : reply.error.code);
+            return reply;
+          },
+        }
+      : {}),
     async execute<T extends CommandType>(command: Command<T>): Promise<Reply<CommandResult<T>>> {
       const started = performance.now();
       let reply: Reply<CommandResult<T>>;

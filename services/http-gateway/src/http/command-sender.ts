@@ -1,16 +1,36 @@
-import type { CommandParams, CommandResult, CommandType, ExecuteOptions, ReplyOk, StoreClient } from "@twinport/shared";
+import type {
+  CommandParams,
+  CommandResult,
+  CommandType,
+  ExecuteOptions,
+  FileStream,
+  ReplyOk,
+  StoreClient,
+} from "@twinport/shared";
 import { ApiError } from "./api-error.ts";
 import type { GatewayContext } from "./gateway-env.ts";
 import { idempotencyOf } from "./idempotency-key.ts";
 import { principalOf } from "./request-principal.ts";
 
 /** `options`: a deadline other than the bus's default (long transfers: imports, packages, files). */
-export type SendCommand = <T extends CommandType>(
-  c: GatewayContext,
-  type: T,
-  params: CommandParams<T>,
-  options?: ExecuteOptions,
-) => Promise<ReplyOk<CommandResult<T>>>;
+export interface SendCommand {
+  <T extends CommandType>(
+    c: GatewayContext,
+    type: T,
+    params: CommandParams<T>,
+    options?: ExecuteOptions,
+  ): Promise<ReplyOk<CommandResult<T>>>;
+  /**
+   * A command of STREAMED_COMMANDS, its body as the store writes it (docs/adr/0034); absent when
+   * the store client cannot stream.
+   */
+  stream?: <T extends CommandType>(
+    c: GatewayContext,
+    type: T,
+    params: CommandParams<T>,
+    options?: ExecuteOptions,
+  ) => Promise<FileStream>;
+}
 
 /**
  * Sends one command to the store, stamped with the endpoint's origin and the request's correlation
@@ -18,11 +38,11 @@ export type SendCommand = <T extends CommandType>(
  * reply becomes an ApiError so handlers only deal with success.
  */
 export function commandSender(store: StoreClient, origin: string): SendCommand {
-  return async (c, type, params, options) => {
+  const commandOf = <T extends CommandType>(c: GatewayContext, type: T, params: CommandParams<T>) => {
     const sent = withoutUndefined(params);
     const idempotency = idempotencyOf(c, type, sent);
     const principal = principalOf(c);
-    const command = {
+    return {
       type,
       params: sent,
       origin,
@@ -30,10 +50,20 @@ export function commandSender(store: StoreClient, origin: string): SendCommand {
       ...(idempotency ? { idempotency } : {}),
       ...(principal ? { principal } : {}),
     };
-    const reply = await store.execute(command, options);
+  };
+  const send: SendCommand = async (c, type, params, options) => {
+    const reply = await store.execute(commandOf(c, type, params), options);
     if (!reply.ok) throw new ApiError(reply.error);
     return reply;
   };
+  const streamer = store.stream?.bind(store);
+  if (streamer)
+    send.stream = async (c, type, params, options) => {
+      const reply = await streamer(commandOf(c, type, params), options);
+      if (!reply.ok) throw new ApiError(reply.error);
+      return reply.value;
+    };
+  return send;
 }
 
 // Keeps commands identical whether they travel by function call or as JSON over NATS.

@@ -2,9 +2,10 @@ import type { ModelFormat } from "@twinport/shared";
 import { decodeBase64Url, isAasError } from "@twinport/shared";
 import { badRequest } from "../http/api-error.ts";
 import type { ApiRoute } from "../http/api-routes.ts";
+import { bodyStream } from "../http/body-stream.ts";
 import { booleanQuery } from "../http/boolean-query.ts";
 import { notAcceptable, preferredMediaType } from "../http/content-negotiation.ts";
-import { fileResponse } from "../http/file-response.ts";
+import { contentDisposition, fileResponse } from "../http/file-response.ts";
 import type { GatewayContext } from "../http/gateway-env.ts";
 import { longRequest } from "../http/long-request.ts";
 import { formatOfContentType, SERIALIZATION_TYPES } from "../http/model-media-types.ts";
@@ -36,6 +37,20 @@ export function serializationRoutes({ send }: RouteDeps): ApiRoute[] {
               includeConceptDescriptions: booleanQuery(c, "includeConceptDescriptions", true),
               format,
             };
+            // Streamed: the body leaves as the store writes it, whatever the model's size (ADR 0034).
+            if (send.stream) {
+              const { fileName, warnings, contentType, chunks } = await send.stream(
+                c,
+                "GenerateSerializationByIds",
+                params,
+                longRequest(),
+              );
+              const headers: Record<string, string> = { "Content-Type": contentType };
+              if (format === "aasx" && fileName !== undefined)
+                headers["Content-Disposition"] = contentDisposition(fileName);
+              if (warnings?.length) headers["Twinport-Warning"] = warnings.map(headerSafe).join("; ");
+              return c.body(bodyStream(chunks), 200, headers);
+            }
             const reply = await send(c, "GenerateSerializationByIds", params, longRequest());
             // Only the package is a download; JSON and XML are plain bodies.
             const { fileName, warnings, ...content } = reply.value;

@@ -81,16 +81,20 @@ export function writeAasx(content: AasxWriteInput): Uint8Array {
   return zipSync(zip, { level: 6, mtime: FIXED_TIME });
 }
 
-const ORIGIN_PATH = "/aasx/aasx-origin";
+export const ORIGIN_PATH = "/aasx/aasx-origin";
 // Zip timestamps are DOS dates (1980 onwards); a fixed one keeps the output reproducible.
-const FIXED_TIME = new Date(1980, 0, 1);
+export const FIXED_TIME = new Date(1980, 0, 1);
 
 /** Part names as URIs in OPC XML: percent-encoded like the zip entry names. */
-function uriOf(partName: string): string {
+export function uriOf(partName: string): string {
   return "/" + entryNameOfPart(partName);
 }
 
-function pathProblems(files: readonly AasxPart[], thumbnail: AasxPart | undefined, specPath: string): string[] {
+export function pathProblems(
+  files: readonly Pick<AasxPart, "path" | "contentType">[],
+  thumbnail: Pick<AasxPart, "path" | "contentType"> | undefined,
+  specPath: string,
+): string[] {
   const problems: string[] = [];
   const reserved = new Map([
     [partKey("/[Content_Types].xml"), "the content types part"],

@@ -28,6 +28,23 @@ export function writeAasXml(environment: Record<string, unknown>): string {
   return out.join("");
 }
 
+/** The environment's XML declaration and opening tag, for a writer that streams the lists itself. */
+export const AAS_XML_ENVIRONMENT_OPEN = `<?xml version="1.0" encoding="utf-8"?>\n<environment xmlns="${AAS_XML_NAMESPACE}">`;
+
+/**
+ * One item of an Environment list (`assetAdministrationShells`, `submodels`,
+ * `conceptDescriptions`) as writeAasXml writes it inside that list: a streaming writer joins these
+ * into the same text without holding the whole environment (engine/serialization).
+ */
+export function writeAasXmlEnvironmentItem(list: string, item: unknown, index: number): string {
+  const shape = CLASSES.Environment.properties[list];
+  if (shape === undefined || shape === "primitive" || !("many" in shape))
+    throw new AasError("deserialization", `Not an Environment list: ${list}`);
+  const out: string[] = [];
+  writeConcrete(out, shape.many, item, `${list}[${index}]`, 2);
+  return out.join("");
+}
+
 function writeObject(
   out: string[],
   elementName: string,

@@ -2,6 +2,8 @@ import {
   type Command,
   type CommandResult,
   type CommandType,
+  type FileContent,
+  type FileStream,
   failureReply,
   type Reply,
   type ReplyFailure,
@@ -52,6 +54,17 @@ export function createDirectStoreClient(handler: CommandHandler): StoreClient {
         clearTimeout(timer);
       }
     },
+    async stream(command: Command, options: ExecuteOptions = {}): Promise<Reply<FileStream>> {
+      if (closed) return failure("unavailable", "the store client is closed");
+      if (options.deadline !== undefined && Date.now() >= options.deadline)
+        return failure("timeout", `${command.type}: deadline passed before it was sent`);
+      // The chunks are the engine's own generator: the caller's pace is the reads' pace.
+      if (handler.stream) return invokeStream(handler, command);
+      const reply = await invoke(handler, command);
+      if (!reply.ok) return reply;
+      const { contentBase64, ...content } = reply.value as FileContent;
+      return { ok: true, value: { ...content, chunks: once(Buffer.from(contentBase64, "base64")) } };
+    },
     async close() {
       closed = true;
     },
@@ -76,3 +89,15 @@ function failure(code: "unavailable" | "timeout", message: string): ReplyFailure
 }
 
 const failureForThrown = failureReply;
+
+async function invokeStream(handler: CommandHandler, command: Command): Promise<Reply<FileStream>> {
+  try {
+    return await handler.stream!(withArrivedPrincipal(command, undefined));
+  } catch (error) {
+    return failureForThrown(error);
+  }
+}
+
+async function* once(bytes: Uint8Array): AsyncIterable<Uint8Array> {
+  yield bytes;
+}

@@ -1,4 +1,4 @@
-import type { Command, CommandResult, CommandType, Reply } from "../../contracts/index.ts";
+import type { Command, CommandResult, CommandType, FileStream, Reply } from "../../contracts/index.ts";
 
 export interface ExecuteOptions {
   /** Absolute deadline (ms since epoch); past it the caller gets a `timeout` error. */
@@ -20,10 +20,18 @@ export interface ExecuteOptions {
  */
 export interface StoreClient {
   execute<T extends CommandType>(command: Command<T>, options?: ExecuteOptions): Promise<Reply<CommandResult<T>>>;
+  /**
+   * A command of STREAMED_COMMANDS answered as a FileStream: the reply (or its failure) within the
+   * deadline, then the body as the engine writes it, pulled chunk by chunk so the reader's pace
+   * sets the writer's (docs/adr/0034). Absent: use execute.
+   */
+  stream?(command: Command, options?: ExecuteOptions): Promise<Reply<FileStream>>;
   close(): Promise<void>;
 }
 
 /** What serves commands: the engine. The NATS responder and the direct client both wrap one. */
 export interface CommandHandler {
   execute<T extends CommandType>(command: Command<T>): Promise<Reply<CommandResult<T>>>;
+  /** A command of STREAMED_COMMANDS, answered as it is written (StoreClient.stream). */
+  stream?(command: Command): Promise<Reply<FileStream>>;
 }

@@ -1,0 +1,3 @@
+import { bigSerializationSuite } from "./http/big-serialization-suite.ts";
+
+bigSerializationSuite("embedded");
