@@ -58,7 +58,7 @@ export async function startHttpGateway(config: TwinportConfig, options: HttpGate
   const remote = createNatsStoreClient({ connection, requestTimeoutMs: messageBus.requestTimeoutMs });
   // Reads answered from a cache the store's change events keep current (docs/adr/0014).
   const bus = createNatsEventBus({ connection, fetchEvents: eventLogReader(() => remote, SYSTEM) });
-  const store: StoreClient =
+  const cache =
     messageBus.readCacheMaxAgeMs > 0
       ? await createCachingStoreClient(remote, {
           bus,
@@ -66,7 +66,9 @@ export async function startHttpGateway(config: TwinportConfig, options: HttpGate
           maxBytes: messageBus.readCacheMaxBytes,
           log: (line) => logger?.warn({ component: "read-cache" }, line),
         })
-      : remote;
+      : undefined;
+  const store: StoreClient = cache ?? remote;
+  const disposeCacheSource = cache && metrics ? metrics.addReadCacheSource(() => cache.stats()) : undefined;
   // GET /events of every endpoint: one subscription, replays from the model-store's log (issue 15).
   const events = new EventHub({
     bus,
@@ -80,6 +82,7 @@ export async function startHttpGateway(config: TwinportConfig, options: HttpGate
     // Open event streams get their final event first; they would otherwise hold the drain.
     await events.close();
     await Promise.allSettled(started.map((endpoint) => endpoint.close()));
+    disposeCacheSource?.();
     await store.close();
     await bus.close();
     await connection.close();
