@@ -11,7 +11,7 @@
  *
  * Run: npm run bench -- read-cache-budget
  *      (BENCH_SHELLS=20000 BENCH_BUDGET_MB=16 BENCH_MODES=distributed,embedded BENCH_CONCURRENCY=8
- *       BENCH_PASSES=2 BENCH_IDLE_MS=10000)
+ *       BENCH_PASSES=2 BENCH_IDLE_MS=10000 BENCH_HEAP_MB=)
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -30,6 +30,14 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const PASSES = Number(process.env.BENCH_PASSES ?? 2);
 /** After the passes, the process idles this long (V8 collects garbage when idle) before the last look. */
 const IDLE_MS = Number(process.env.BENCH_IDLE_MS ?? 10_000);
+/**
+ * V8 collects lazily: with the default heap limit a busy process keeps hundreds of MB of garbage,
+ * so its RSS says little about what it retains. BENCH_HEAP_MB caps the old space of the process
+ * serving HTTP (--max-old-space-size): if it serves every pass under a cap of budget + a fixed
+ * amount, what it retains is bounded by that.
+ */
+const HEAP_MB = process.env.BENCH_HEAP_MB;
+const nodeArgs = HEAP_MB ? [`--max-old-space-size=${HEAP_MB}`] : [];
 const MB = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
 const dir = mkdtempSync(join(tmpdir(), "twinport-bench-read-cache-"));
@@ -115,7 +123,9 @@ async function measure(mode: string, http: TwinportProcess, port: number, pids: 
 const processes: TwinportProcess[] = [];
 const servers: { stop(): Promise<void> }[] = [];
 try {
-  console.log(`model: ${SHELLS} shells × 1 submodel × 10 Properties; readCacheMaxBytes ${MB(BUDGET)}`);
+  console.log(
+    `model: ${SHELLS} shells × 1 submodel × 10 Properties; readCacheMaxBytes ${MB(BUDGET)}; ${HEAP_MB ? `HTTP process old space capped at ${HEAP_MB} MB` : "default heap limit"}`,
+  );
   if (MODES.includes("distributed")) {
     const [redis, nats] = await Promise.all([startRedis(), startNats()]);
     servers.push(redis, nats);
@@ -131,7 +141,7 @@ try {
     processes.push(store);
     console.log(`distributed: model-store seeded in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     const { file, port } = await configFile("gateway", "messagebus.nats.MessageBusNats");
-    const gateway = await startTwinport({ role: "http-gateway", cwd: dir, args: ["-c", file], env });
+    const gateway = await startTwinport({ role: "http-gateway", cwd: dir, args: ["-c", file], env, nodeArgs });
     processes.push(gateway);
     await measure("distributed", gateway, port, {
       "http-gateway": gateway.child.pid!,
@@ -149,6 +159,7 @@ try {
       cwd: dir,
       args: ["-c", file, "-m", modelFile, "--endpoint", "http"],
       timeoutMs: 1_800_000,
+      nodeArgs,
     });
     processes.push(embedded);
     console.log(`embedded: loaded in ${((performance.now() - t0) / 1000).toFixed(1)} s (RSS includes the model)`);
