@@ -273,19 +273,24 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
     // HTTP reads answered from a cache the change events keep current (docs/adr/0014), as in the
     // http-gateway: a large submodel is assembled once per change instead of once per request.
     const { readCacheMaxAgeMs, readCacheMaxBytes } = config.messageBus;
-    const httpStore =
+    const httpCache =
       httpEndpoints.length > 0 && readCacheMaxAgeMs > 0
-        ? withStreamsFrom(
-            await createCachingStoreClient(store, {
-              bus,
-              maxAgeMs: readCacheMaxAgeMs,
-              maxBytes: readCacheMaxBytes,
-              log: (line) => logger.warn({ component: "read-cache" }, line),
-            }),
-            store,
-          )
-        : store;
-    if (httpStore !== store) closer.add(() => httpStore.close());
+        ? await createCachingStoreClient(store, {
+            bus,
+            maxAgeMs: readCacheMaxAgeMs,
+            maxBytes: readCacheMaxBytes,
+            log: (line) => logger.warn({ component: "read-cache" }, line),
+          })
+        : undefined;
+    // Whole-model serialization streams straight from the engine (docs/adr/0034).
+    const httpStore = httpCache ? withStreamsFrom(httpCache, store) : store;
+    if (httpCache) {
+      const disposeCacheSource = metrics.addReadCacheSource(() => httpCache.stats());
+      closer.add(async () => {
+        disposeCacheSource();
+        await httpCache.close();
+      });
+    }
     // GET /events (issue 15): replays from the store's log (memory or Redis) through the engine.
     const events = new EventHub({
       bus,

@@ -61,20 +61,23 @@ export async function startHttpGateway(config: TwinportConfig, options: HttpGate
   const remote = createNatsStoreClient({ connection, requestTimeoutMs: messageBus.requestTimeoutMs });
   // Reads answered from a cache the store's change events keep current (docs/adr/0014).
   const bus = createNatsEventBus({ connection, fetchEvents: eventLogReader(() => remote, SYSTEM) });
-  const store: StoreClient =
+  const cache =
     messageBus.readCacheMaxAgeMs > 0
-      ? withStreamsFrom(
-          await createCachingStoreClient(remote, {
-            bus,
-            maxAgeMs: messageBus.readCacheMaxAgeMs,
-            maxBytes: messageBus.readCacheMaxBytes,
-            log: (line) => logger?.warn({ component: "read-cache" }, line),
-          }),
-          remote,
-        )
-      : // Without the cache every read still asks the store, naming the revision of the answer held
-        // from last time: an unchanged answer does not cross NATS again (docs/adr/0026).
-        withStreamsFrom(createRevalidatedReads(remote, { maxBytes: messageBus.readCacheMaxBytes }), remote);
+      ? await createCachingStoreClient(remote, {
+          bus,
+          maxAgeMs: messageBus.readCacheMaxAgeMs,
+          maxBytes: messageBus.readCacheMaxBytes,
+          log: (line) => logger?.warn({ component: "read-cache" }, line),
+        })
+      : undefined;
+  // Without the cache every read still asks the store, naming the revision of the answer held from
+  // last time: an unchanged answer does not cross NATS again (docs/adr/0026). Whole-model
+  // serialization streams straight from the store either way (docs/adr/0034).
+  const store: StoreClient = withStreamsFrom(
+    cache ?? createRevalidatedReads(remote, { maxBytes: messageBus.readCacheMaxBytes }),
+    remote,
+  );
+  const disposeCacheSource = cache && metrics ? metrics.addReadCacheSource(() => cache.stats()) : undefined;
   // GET /events of every endpoint: one subscription, replays from the model-store's log (issue 15).
   const events = new EventHub({
     bus,
@@ -88,6 +91,7 @@ export async function startHttpGateway(config: TwinportConfig, options: HttpGate
     // Open event streams get their final event first; they would otherwise hold the drain.
     await events.close();
     await Promise.allSettled(started.map((endpoint) => endpoint.close()));
+    disposeCacheSource?.();
     await store.close();
     await bus.close();
     await connection.close();

@@ -13,7 +13,11 @@ import type { EventBus, EventSubscription, ExecuteOptions, StoreClient } from ".
 export interface ReadCacheOptions {
   /** Longest time an answer is served from the cache, even if no event ever invalidated it (0: no cache). */
   maxAgeMs: number;
-  /** Bound of the cached answers' text, in bytes (UTF-16 length × 2 as an estimate). */
+  /**
+   * Bound of the cache's whole footprint, in bytes: each answer's text and key (UTF-16 length × 2, an
+   * upper estimate) plus a fixed allowance for its bookkeeping (ENTRY_OVERHEAD_BYTES, and
+   * TAG_OVERHEAD_BYTES + the tag's text per tag it carries).
+   */
   maxBytes: number;
   /** Change events of the store, which invalidate what they touch. */
   bus: EventBus;
@@ -30,7 +34,12 @@ export interface ReadCacheStats {
   hits: number;
   misses: number;
   entries: number;
+  /** Accounted bytes: entries with their bookkeeping; never above maxBytes. */
   bytes: number;
+  /** Tags with at least one entry (the tag index holds no others). */
+  tags: number;
+  /** Tags watched by reads on their way (generations are kept for these only). */
+  generations: number;
   /** True while the event subscription stands (and maxAgeMs > 0). */
   enabled: boolean;
   /** True while the event stream is behind this gateway's writes or silent: the cache is bypassed. */
@@ -74,6 +83,19 @@ export const WRITE_EVENT_WAIT_MS = 500;
 /** Three missed heartbeats (the outbox keeper sends one a second). */
 export const STREAM_SILENCE_MS = 3_000;
 
+/**
+ * Bytes accounted per cached answer besides its text and key: the Entry and Reply objects, the tags
+ * array and the entry's slot in the `entries` map (V8 ordered hash tables keep ~2 slots per entry).
+ * Measured with `node --expose-gc` in read-cache-budget.test.ts: ~550 bytes of heap per tiny answer
+ * in all (key ~150 characters, one tag), against ~900 accounted; rounded up on purpose.
+ */
+export const ENTRY_OVERHEAD_BYTES = 320;
+/**
+ * Bytes accounted per tag an answer carries, besides the tag's text: its slot in the tag's key set
+ * and, when it is the tag's only entry, the set itself and the tag's slot in the index.
+ */
+export const TAG_OVERHEAD_BYTES = 256;
+
 interface Entry {
   reply: Reply<unknown>;
   tags: string[];
@@ -110,8 +132,24 @@ export async function createCachingStoreClient(
   options: ReadCacheOptions,
 ): Promise<CachingStoreClient> {
   const entries = new Map<string, Entry>();
+  /** The keys of the entries carrying a tag; a tag whose last entry goes is dropped. */
   const byTag = new Map<string, Set<string>>();
-  const generations = new Map<string, number>();
+  /**
+   * Invalidations counted per tag, only while some read depending on the tag is on its way to the
+   * store (`readers`): a read compares its tags' generations before and after, nothing else needs
+   * them. So this map holds at most (reads in flight × their tags) rows and empties when idle.
+   */
+  const watched = new Map<string, { readers: number; generation: number }>();
+  const watch = (tag: string) => {
+    let row = watched.get(tag);
+    if (!row) watched.set(tag, (row = { readers: 0, generation: 0 }));
+    row.readers++;
+    return row;
+  };
+  const unwatch = (tag: string) => {
+    const row = watched.get(tag);
+    if (row && --row.readers === 0) watched.delete(tag);
+  };
   let epoch = 0;
   let bytes = 0;
   let hits = 0;
@@ -166,10 +204,14 @@ export async function createCachingStoreClient(
     if (!entry) return;
     entries.delete(key);
     bytes -= entry.bytes;
-    for (const tag of entry.tags) byTag.get(tag)?.delete(key);
+    for (const tag of entry.tags) {
+      const keys = byTag.get(tag);
+      if (keys?.delete(key) && keys.size === 0) byTag.delete(tag);
+    }
   };
   const invalidate = (tag: string) => {
-    generations.set(tag, (generations.get(tag) ?? 0) + 1);
+    const row = watched.get(tag);
+    if (row) row.generation++;
     const keys = byTag.get(tag);
     if (keys) for (const key of [...keys]) remove(key);
   };
@@ -234,7 +276,8 @@ export async function createCachingStoreClient(
           ? reply.value.items.rawJson
           : undefined;
     if (text === undefined) return;
-    const size = (text.length + key.length) * 2;
+    let size = (text.length + key.length) * 2 + ENTRY_OVERHEAD_BYTES;
+    for (const tag of tags) size += tag.length * 2 + TAG_OVERHEAD_BYTES;
     if (size > options.maxBytes / 4) return; // one answer may not push out most of the others
     remove(key);
     entries.set(key, { reply, tags, bytes: size, expiresAt: Date.now() + options.maxAgeMs });
@@ -284,9 +327,17 @@ export async function createCachingStoreClient(
     misses++;
     const tags = tagsOf(command.params as Record<string, unknown>);
     const seenEpoch = epoch;
-    const seen = tags.map((tag) => generations.get(tag) ?? 0);
-    const reply = await inner.execute(command, executeOptions);
-    const unchanged = epoch === seenEpoch && tags.every((tag, i) => (generations.get(tag) ?? 0) === seen[i]);
+    const rows = tags.map(watch);
+    const seen = rows.map((row) => row.generation);
+    let reply: Reply<CommandResult<T>>;
+    try {
+      reply = await inner.execute(command, executeOptions);
+    } finally {
+      for (const tag of tags) unwatch(tag);
+    }
+    // The rows were held (readers > 0) from the first look until now, so every invalidation of the
+    // tags in between counted on them.
+    const unchanged = epoch === seenEpoch && rows.every((row, i) => row.generation === seen[i]);
     if (enabled && unchanged && reply.ok) store(key, reply, tags);
     return reply;
   }
@@ -302,7 +353,16 @@ export async function createCachingStoreClient(
 
   return {
     execute,
-    stats: () => ({ hits, misses, entries: entries.size, bytes, enabled, lagging: lagging() }),
+    stats: () => ({
+      hits,
+      misses,
+      entries: entries.size,
+      bytes,
+      tags: byTag.size,
+      generations: watched.size,
+      enabled,
+      lagging: lagging(),
+    }),
     async close() {
       closed = true;
       enabled = false;

@@ -9,6 +9,15 @@ export interface OpcuaLoad {
   subscriptions: number;
 }
 
+/** What a read cache (docs/adr/0014) reports at scrape time. */
+export interface ReadCacheLoad {
+  /** Accounted bytes: answers and their bookkeeping, bounded by readCacheMaxBytes. */
+  bytes: number;
+  entries: number;
+  /** Rows of its tag index (tags with at least one entry). */
+  tags: number;
+}
+
 /**
  * The Prometheus metrics of one process, behind methods named in AAS/Twinport terms so callers
  * never touch prom-client (and a later switch to OpenTelemetry touches this file only).
@@ -24,6 +33,8 @@ export interface ProcessMetrics {
   setBackendUp(backend: Backend, up: boolean): void;
   /** Sampled at every scrape; several endpoints in one process add up. Returns a disposer. */
   addOpcuaSource(read: () => OpcuaLoad): () => void;
+  /** Sampled at every scrape; several caches in one process add up. Returns a disposer. */
+  addReadCacheSource(read: () => ReadCacheLoad): () => void;
   /** The text exposition format for GET /metrics. */
   render(): Promise<{ contentType: string; body: string }>;
 }
@@ -94,6 +105,24 @@ export function createProcessMetrics(role: string): ProcessMetrics {
     },
   });
 
+  const readCacheSources = new Set<() => ReadCacheLoad>();
+  const readCacheGauge = (name: string, help: string, pick: (load: ReadCacheLoad) => number) =>
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        this.set([...readCacheSources].reduce((total, read) => total + pick(read()), 0));
+      },
+    });
+  readCacheGauge(
+    "twinport_read_cache_bytes",
+    "Bytes the HTTP read cache accounts for (answers and their bookkeeping), bounded by readCacheMaxBytes",
+    (load) => load.bytes,
+  );
+  readCacheGauge("twinport_read_cache_entries", "Answers held by the HTTP read cache", (load) => load.entries);
+  readCacheGauge("twinport_read_cache_tags", "Rows of the HTTP read cache's tag index", (load) => load.tags);
+
   // The label children of each series, made once: finding them by a labels object hashes it on
   // every request (profiled: a few percent of a GET $value). Routes are templates, so few series.
   const httpSeries = new Map<string, { requests: { inc(): void }; duration: { observe(value: number): void } }>();
@@ -130,6 +159,10 @@ export function createProcessMetrics(role: string): ProcessMetrics {
     addOpcuaSource(read) {
       opcuaSources.add(read);
       return () => void opcuaSources.delete(read);
+    },
+    addReadCacheSource(read) {
+      readCacheSources.add(read);
+      return () => void readCacheSources.delete(read);
     },
     async render() {
       return { contentType: registry.contentType, body: await registry.metrics() };
