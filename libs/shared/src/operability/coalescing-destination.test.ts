@@ -10,7 +10,7 @@ function capture() {
 
 test("the log lines of one turn reach the destination in one write, at the end of the turn", async () => {
   const { writes, destination } = capture();
-  const logger = createLogger({ role: "test", destination });
+  const logger = createLogger({ role: "test", destination, coalesce: true });
   logger.info("one");
   logger.info("two");
   assert.equal(writes.length, 0);
@@ -27,7 +27,7 @@ test("the log lines of one turn reach the destination in one write, at the end o
 
 test("an error line goes out at once, after the lines gathered before it", () => {
   const { writes, destination } = capture();
-  const logger = createLogger({ role: "test", destination });
+  const logger = createLogger({ role: "test", destination, coalesce: true });
   logger.info("before");
   logger.error("failed");
   assert.equal(writes.length, 1);
@@ -42,9 +42,17 @@ test("an error line goes out at once, after the lines gathered before it", () =>
 
 test("flush() writes what is gathered synchronously (before the process exits)", () => {
   const { writes, destination } = capture();
-  const logger = createLogger({ role: "test", destination });
+  const logger = createLogger({ role: "test", destination, coalesce: true });
   logger.warn("last words");
   logger.flush();
   assert.equal(writes.length, 1);
   assert.equal(JSON.parse(writes[0]!).msg, "last words");
+});
+
+test("a destination that is not the process's stderr gets each line as it is logged", () => {
+  const { writes, destination } = capture();
+  const logger = createLogger({ role: "test", destination });
+  logger.info("one");
+  logger.info("two");
+  assert.equal(writes.length, 2);
 });
