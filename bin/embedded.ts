@@ -24,7 +24,6 @@ import {
   loadModelFiles,
   MESSAGE_BUS_NATS_CLASS,
   type MutableOperationProviderRegistry,
-  messageBusMqttWarnings,
   meteredCommandHandler,
   meteredEventBus,
   mqttPublishingFor,
@@ -159,7 +158,6 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
     // Change events to an MQTT broker (docs/events-mqtt.md): durable from the event log on Redis, else buffered in memory.
     const mqttPublishing = mqttPublishingFor(config.messageBus);
     if (mqttPublishing) {
-      for (const warning of messageBusMqttWarnings(config.messageBus)) context.log(`twinport: warning: ${warning}`);
       const { startEventPublishing } = await import("@twinport/model-store");
       const publishing = await startEventPublishing({
         config: mqttPublishing,

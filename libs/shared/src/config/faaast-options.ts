@@ -2,6 +2,7 @@ import type { z } from "zod";
 import { httpSubscriptionProviderSchema } from "./asset-connections.ts";
 import { coreSchema } from "./core.ts";
 import { httpEndpointSchema } from "./http-endpoint.ts";
+import { messageBusMqttSchema } from "./message-bus.ts";
 import { persistenceInMemorySchema } from "./persistence.ts";
 import { unwrapSchema } from "./schema-walk.ts";
 
@@ -19,6 +20,8 @@ import { unwrapSchema } from "./schema-walk.ts";
  * Keyed by the object schema the key would belong to, so the file, the CLI and the environment
  * resolve them the same way.
  */
+const EMBEDDED_BROKER = "it configures FA³ST's embedded broker";
+
 const IGNORED_BY_SCHEMA = new Map<z.ZodType, Readonly<Record<string, string>>>([
   [
     coreSchema,
@@ -40,6 +43,17 @@ const IGNORED_BY_SCHEMA = new Map<z.ZodType, Readonly<Record<string, string>>>([
     persistenceInMemorySchema,
     {
       initialModel: "FA³ST sets it from Java code only; name the model with initialModelFile or -m",
+    },
+  ],
+  [
+    messageBusMqttSchema,
+    {
+      serverCertificate: EMBEDDED_BROKER,
+      users: EMBEDDED_BROKER,
+      // FA³ST's earlier spelling of the embedded broker's settings (before CertificateConfig and users).
+      serverKeystorePath: EMBEDDED_BROKER,
+      serverKeystorePassword: EMBEDDED_BROKER,
+      passwordFile: EMBEDDED_BROKER,
     },
   ],
   [

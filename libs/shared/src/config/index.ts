@@ -64,7 +64,6 @@ export {
   MESSAGE_BUS_MQTT_CLASS,
   type MqttKeyStoreConfig,
   type MqttPublishingConfig,
-  messageBusMqttWarnings,
   mqttPublishingFor,
   mqttPublishingOf,
 } from "./message-bus-mqtt.ts";

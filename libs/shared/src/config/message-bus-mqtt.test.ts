@@ -9,7 +9,6 @@ import {
   loadConfig,
   type MessageBusMqttConfig,
   type MessageBusNatsConfig,
-  messageBusMqttWarnings,
   mqttPublishingFor,
 } from "./index.ts";
 
@@ -17,11 +16,12 @@ const FAAAST = "de.fraunhofer.iosb.ilt.faaast.service";
 const dir = mkdtempSync(join(tmpdir(), "twinport-config-mqtt-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
 let count = 0;
-const load = (content: unknown, role: ConfigRole = "embedded") => {
+const loadWithWarnings = (content: unknown, role: ConfigRole = "embedded") => {
   const file = join(dir, `config-${count++}.json`);
   writeFileSync(file, JSON.stringify(content));
-  return loadConfig({ role, configFile: file }).config;
+  return loadConfig({ role, configFile: file });
 };
+const load = (content: unknown, role: ConfigRole = "embedded") => loadWithWarnings(content, role).config;
 const errorOf = (content: unknown, role: ConfigRole = "embedded"): string => {
   try {
     load(content, role);
@@ -56,7 +56,7 @@ const FAAAST_EXAMPLE = {
 };
 
 test("FA³ST's MessageBusMqtt example loads; the embedded-broker keys are named in warnings", () => {
-  const config = load({ messageBus: FAAAST_EXAMPLE });
+  const { config, warnings } = loadWithWarnings({ messageBus: FAAAST_EXAMPLE });
   const bus = config.messageBus as MessageBusMqttConfig;
   assert.equal(bus["@class"], "messagebus.mqtt.MessageBusMqtt");
   const publishing = mqttPublishingFor(bus);
@@ -68,7 +68,7 @@ test("FA³ST's MessageBusMqtt example loads; the embedded-broker keys are named 
   assert.equal(publishing.qos, 1);
   assert.equal(publishing.retainValues, false);
   assert.equal("users" in publishing, false, "only publishing settings");
-  assert.deepEqual(messageBusMqttWarnings(bus), [
+  assert.deepEqual(warnings, [
     "FA³ST option messageBus.serverCertificate is not supported by Twinport and is ignored (it configures FA³ST's embedded broker)",
     "FA³ST option messageBus.users is not supported by Twinport and is ignored (it configures FA³ST's embedded broker)",
   ]);
@@ -141,7 +141,7 @@ test("distributed mode: an mqtt object in the NATS entry; MessageBusMqtt itself 
 });
 
 test("FA³ST's earlier key names: clientKeystorePath/Password are the client key store; the server ones are ignored with a warning", () => {
-  const bus = load({
+  const { config, warnings } = loadWithWarnings({
     messageBus: {
       "@class": "messagebus.mqtt.MessageBusMqtt",
       useInternalServer: false,
@@ -150,14 +150,15 @@ test("FA³ST's earlier key names: clientKeystorePath/Password are the client key
       serverKeystorePath: "server.p12",
       passwordFile: "passwords.conf",
     },
-  }).messageBus as MessageBusMqttConfig;
+  });
+  const bus = config.messageBus as MessageBusMqttConfig;
   assert.deepEqual(mqttPublishingFor(bus)?.clientCertificate, {
     keyStoreType: "PKCS12",
     keyStorePath: "client.p12",
     keyStorePassword: "changeit",
   });
   assert.deepEqual(
-    messageBusMqttWarnings(bus).map((warning) => /messageBus\.(\w+)/.exec(warning)?.[1]),
+    warnings.map((warning) => /messageBus\.(\w+)/.exec(warning)?.[1]),
     ["serverKeystorePath", "passwordFile"],
   );
 });

@@ -72,8 +72,9 @@ const publishingShape = {
 export const mqttPublishingSchema = z.strictObject(publishingShape);
 
 /**
- * FA³ST keys of MessageBusMqtt that configure its embedded Moquette broker, which Twinport does not
- * have: accepted, and named in a warning at start (see messageBusMqttWarnings).
+ * FA³ST keys of MessageBusMqtt about its embedded Moquette broker, which Twinport does not have.
+ * Those Twinport simply lacks (its server certificate, users, password file) are not in the schema:
+ * they are ignored with a warning through the one registry of FA³ST options (faaast-options.ts).
  */
 const embeddedBrokerShape = {
   /**
@@ -87,43 +88,15 @@ const embeddedBrokerShape = {
       error:
         'Twinport has no embedded MQTT broker: set "useInternalServer": false and point host/port (or url) at your broker (e.g. mosquitto). FA³ST\'s default is true, so the key has to be written',
     }),
-  serverCertificate: z.looseObject({}).optional(),
-  users: z.record(z.string(), z.string()).optional(),
-  // FA³ST's earlier spelling of the embedded broker's settings (before CertificateConfig and users).
-  serverKeystorePath: z.string().optional(),
-  serverKeystorePassword: z.string().optional(),
-  passwordFile: z.string().optional(),
   /** FA³ST's earlier spelling of clientCertificate (a PKCS#12 key store); used when clientCertificate is absent. */
   clientKeystorePath: z.string().optional(),
   clientKeystorePassword: z.string().optional(),
 };
 
-const IGNORED_FAAAST_KEYS = [
-  "serverCertificate",
-  "users",
-  "serverKeystorePath",
-  "serverKeystorePassword",
-  "passwordFile",
-] as const;
-
 export const messageBusMqttShape = { ...publishingShape, ...embeddedBrokerShape };
 
 export type MqttPublishingConfig = z.output<typeof mqttPublishingSchema>;
 export type MqttKeyStoreConfig = z.output<typeof keyStoreSchema>;
-
-/** FA³ST options accepted in the file but without effect here; one warning each (when present). */
-export function messageBusMqttWarnings(messageBus: object): string[] {
-  const entry = messageBus as Record<string, unknown>;
-  const warnings: string[] = [];
-  for (const key of IGNORED_FAAAST_KEYS) {
-    if (entry[key] !== undefined) {
-      warnings.push(
-        `FA³ST option messageBus.${key} is not supported by Twinport and is ignored (it configures FA³ST's embedded broker)`,
-      );
-    }
-  }
-  return warnings;
-}
 
 /** Only the publishing settings of a parsed MessageBusMqtt entry or NATS `mqtt` object. */
 export function mqttPublishingOf(entry: Record<string, unknown>): MqttPublishingConfig {
