@@ -6,8 +6,9 @@
  * console/dist beside the services).
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
-import { extname, join, relative, sep } from "node:path";
+import { join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
+import { staticContentType } from "../http/static-files.ts";
 
 export const CONSOLE_DIST = fileURLToPath(new URL("../../../../console/dist/", import.meta.url));
 
@@ -17,18 +18,6 @@ export interface ConsoleFile {
   /** Vite puts a content hash in every name under assets/: such a file never changes. */
   immutable: boolean;
 }
-
-/** The types of what Vite emits for the console; anything else is served as bytes. */
-const CONTENT_TYPES: Record<string, string> = {
-  ".html": "text/html; charset=utf-8",
-  ".js": "text/javascript; charset=utf-8",
-  ".css": "text/css; charset=utf-8",
-  ".svg": "image/svg+xml",
-  ".png": "image/png",
-  ".ico": "image/x-icon",
-  ".json": "application/json",
-  ".txt": "text/plain; charset=utf-8",
-};
 
 /** The files by their path below /console/ ("index.html", "assets/index-3f2a.js"); empty when not built. */
 export function loadConsoleFiles(dir: string = CONSOLE_DIST): Map<string, ConsoleFile> {
@@ -40,7 +29,8 @@ export function loadConsoleFiles(dir: string = CONSOLE_DIST): Map<string, Consol
       else {
         const key = relative(dir, path).split(sep).join("/");
         const body = new Uint8Array(readFileSync(path));
-        const contentType = CONTENT_TYPES[extname(name)] ?? "application/octet-stream";
+        // The types of every static folder the endpoint serves; anything else Vite emits goes as bytes.
+        const contentType = staticContentType(name) ?? "application/octet-stream";
         files.set(key, { body, contentType, immutable: key.startsWith("assets/") });
       }
     }

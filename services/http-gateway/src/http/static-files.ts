@@ -18,6 +18,11 @@ const CONTENT_TYPES: Readonly<Record<string, string>> = {
   ".txt": "text/plain; charset=utf-8",
 };
 
+/** The type a static file is served as, by its name; undefined for an extension not served. */
+export function staticContentType(name: string): string | undefined {
+  return CONTENT_TYPES[extname(name)];
+}
+
 export interface StaticFilesOptions {
   /** The folder whose files are served, sub-folders included (a bundler's `assets/`). */
   folder: string;
