@@ -17,7 +17,10 @@ export const CONSOLE_PATH = "/console/";
 const CONTENT_SECURITY_POLICY =
   "default-src 'self'; img-src 'self' blob: data:; object-src 'none'; base-uri 'self'; frame-ancestors 'none'";
 
-export function mountConsole(app: Hono, files: Map<string, ConsoleFile> = loadConsoleFiles()): void {
+/** The built files, read once per process however many endpoints (or test apps) serve them. */
+let builtFiles: Map<string, ConsoleFile> | undefined;
+
+export function mountConsole(app: Hono, files: Map<string, ConsoleFile> = (builtFiles ??= loadConsoleFiles())): void {
   app.get("/", (c) => c.redirect(CONSOLE_PATH, 302));
   app.get("/console", (c) => c.redirect(CONSOLE_PATH, 301));
   app.get(`${CONSOLE_PATH}*`, (c) => {
