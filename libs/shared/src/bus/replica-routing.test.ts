@@ -3,6 +3,7 @@ import { after, before, describe, it } from "node:test";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { type RunningServer, startNats } from "../../../../tests/test-support/servers.ts";
 import type { Command, CommandResult, CommandType, Reply } from "../contracts/index.ts";
+import { replicaCommandSubject } from "../contracts/subjects.ts";
 import type { CommandHandler } from "../engine/ports/index.ts";
 import { serveCommandsOverNats } from "./command-responder.ts";
 import { connectNats } from "./connect-nats.ts";
@@ -88,6 +89,13 @@ describe("replica routing over NATS (two model-store replicas)", () => {
 
       // Replica b dies without a goodbye: its submodels are served by a at once (no responders → queue group).
       await sides[1]!.close();
+      // Once the server has noticed: a request sent in the moment between the socket closing and the
+      // server dropping its subscription reaches nobody and times out (504, outcome unknown), as for
+      // a killed process. Under load that moment lasts long enough to be hit, so wait it out.
+      await untilNoResponders(
+        await connection("probe"),
+        replicaCommandSubject(responders[1]!.replicaId, "GetSubmodelById"),
+      );
       const afterDeath = await Promise.all(submodels.map((id) => read(client, id)));
       for (const reply of afterDeath) assert.equal(reply.ok, true, JSON.stringify(reply));
       assert.equal(handlers[0]!.seen.length, split[0]! + submodels.length, "replica a served every submodel");
@@ -135,4 +143,17 @@ function recordingHandler(name: string): CommandHandler & { name: string; seen: 
       return { ok: true, value: { replica: name } } as Reply<CommandResult<T>>;
     },
   };
+}
+
+/** Resolves once nobody subscribes to `subject` any more (the server answers "no responders"). */
+async function untilNoResponders(probe: NatsConnection, subject: string): Promise<void> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    try {
+      await probe.request(subject, new Uint8Array(), { timeout: 250 });
+    } catch (error) {
+      if (/no responders/i.test((error as Error).message)) return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`${subject} still has a subscriber`);
 }
