@@ -1,4 +1,4 @@
-import { createInbox, Empty, headers, type Msg, type NatsConnection } from "@nats-io/nats-core";
+import { createInbox, Empty, headers, type Msg, type MsgHdrs, type NatsConnection } from "@nats-io/nats-core";
 import {
   type Command,
   type CommandResult,
@@ -97,7 +97,8 @@ export function createNatsStoreClient(options: NatsStoreClientOptions): StoreCli
 
     return new Promise((resolve) => {
       const token = String(++nextToken);
-      const assembler = new ChunkAssembler();
+      // Only a chunked reply needs one (most replies are one message).
+      let assembler: ChunkAssembler | undefined;
       const chunkBytes = chunkBytesFor(connection);
       const finish = (reply: Reply<unknown>) => {
         clearTimeout(timer);
@@ -130,7 +131,7 @@ export function createNatsStoreClient(options: NatsStoreClientOptions): StoreCli
             const upload = uploadSubjectOf(msg);
             if (upload !== undefined) return publishChunks(connection, upload, body, chunkBytes);
             const pull = streamed ? msg.headers?.get(STREAM_PULL_HEADER) : undefined;
-            const whole = isChunk(msg) ? assembler.addMessage(msg) : msg.data;
+            const whole = isChunk(msg) ? (assembler ??= new ChunkAssembler()).addMessage(msg) : msg.data;
             if (!whole) return;
             const reply = toReply(decodeReply(whole));
             // A streamed body (reply-stream.ts): pulled chunk by chunk, each pull bounded by the
@@ -148,17 +149,18 @@ export function createNatsStoreClient(options: NatsStoreClientOptions): StoreCli
       });
 
       try {
-        const requestHeaders = headers();
-        requestHeaders.set(BUDGET_HEADER, String(budget));
-        if (streamed) requestHeaders.set(STREAM_HEADER, "1");
         const rawValue = rawValueHeaderOf(executeOptions.rawValue);
-        if (rawValue !== undefined) requestHeaders.set(RAW_VALUE_HEADER, rawValue);
+        const chunks = body.length > chunkBytes ? chunkCount(body.length, chunkBytes) : undefined;
+        const requestHeaders = requestHeadersFor(
+          budget,
+          streamed,
+          rawValue,
+          chunks,
+          executeOptions.deadline === undefined,
+        );
         const reply = `${inboxPrefix}.${token}`;
         const unsent = (error: unknown) =>
           finish(failure("unavailable", `${command.type}: ${(error as Error).message}`));
-        // Step 1 of a chunked request (chunking.ts): the body goes once a replica names its inbox.
-        if (body.length > chunkBytes)
-          requestHeaders.set(REQUEST_CHUNKS_HEADER, String(chunkCount(body.length, chunkBytes)));
         const data = body.length <= chunkBytes ? body : Empty;
         send = (subject) => batch.publish(subject, data, { reply, headers: requestHeaders }, unsent);
         send(routedTo === undefined ? commandSubject(command.type) : replicaCommandSubject(routedTo, command.type));
@@ -185,6 +187,44 @@ export function createNatsStoreClient(options: NatsStoreClientOptions): StoreCli
       for (const request of [...pending.values()]) request.abandon(failure("unavailable", "the store client closed"));
     },
   };
+}
+
+/**
+ * The headers of a request. Most requests carry the same few (the default budget, a raw-value mode):
+ * those are built and encoded once and shared, since nats only reads them (`encode()`) when it
+ * publishes. A caller's own deadline gives a budget of its own, and step 1 of a chunked request
+ * (chunking.ts) announces its chunk count (the body goes once a replica names its inbox): those get
+ * fresh headers.
+ */
+const sharedHeaders = new Map<string, MsgHdrs>();
+
+function requestHeadersFor(
+  budget: number,
+  streamed: boolean,
+  rawValue: string | undefined,
+  chunks: number | undefined,
+  share: boolean,
+): MsgHdrs {
+  const key = share && chunks === undefined ? `${budget} ${streamed ? 1 : 0} ${rawValue ?? ""}` : undefined;
+  const known = key === undefined ? undefined : sharedHeaders.get(key);
+  if (known) return known;
+  const requestHeaders = headers();
+  requestHeaders.set(BUDGET_HEADER, String(budget));
+  if (streamed) requestHeaders.set(STREAM_HEADER, "1");
+  if (rawValue !== undefined) requestHeaders.set(RAW_VALUE_HEADER, rawValue);
+  if (chunks !== undefined) requestHeaders.set(REQUEST_CHUNKS_HEADER, String(chunks));
+  if (key !== undefined) {
+    // nats' MsgHdrsImpl encodes its text on every publish; a shared object's never changes (nobody
+    // sets a header on it), so its bytes are kept. Should a later nats name that method otherwise,
+    // this is a property nobody calls and nats encodes as before: slower, never wrong.
+    const impl = requestHeaders as MsgHdrs & { encode?: () => Uint8Array };
+    if (typeof impl.encode === "function") {
+      const encoded = impl.encode();
+      impl.encode = () => encoded;
+    }
+    sharedHeaders.set(key, requestHeaders);
+  }
+  return requestHeaders;
 }
 
 function failure(code: ErrorCode, message: string): ReplyFailure {
