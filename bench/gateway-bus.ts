@@ -13,6 +13,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { PerformanceObserver } from "node:perf_hooks";
 import {
   type Command,
   type CommandType,
@@ -74,12 +75,19 @@ const KINDS = ALL_KINDS.filter((kind) => !only || kind.name.includes(only));
 
 const pids = { "model-store": store.child.pid!, "nats-server": nats.pid, "redis-server": redis.pid };
 
+/** Time this process spent in garbage collection (main thread pauses), from the gc performance entries. */
+let gcMs = 0;
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) gcMs += entry.duration;
+}).observe({ entryTypes: ["gc"] });
+
 async function run(kind: (typeof KINDS)[number]) {
   const until = Date.now() + seconds * 1000;
   let done = 0;
   let failed = 0;
   const others = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, processCpuMs(pid)]));
   const cpu = process.cpuUsage();
+  const gcBefore = gcMs;
   const started = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
@@ -95,7 +103,8 @@ async function run(kind: (typeof KINDS)[number]) {
   const shares = Object.entries(pids)
     .map(([name, pid]) => `${name} ${Math.round(((processCpuMs(pid) - others[name]!) * 1000) / done)} µs`)
     .join(", ");
-  return { rate: done / elapsed, gatewayUs: (used.user + used.system) / done, failed, shares };
+  const gcUs = ((gcMs - gcBefore) * 1000) / done;
+  return { rate: done / elapsed, gatewayUs: (used.user + used.system) / done, gcUs, failed, shares };
 }
 
 try {
@@ -106,7 +115,7 @@ try {
       const r = await run(kind);
       results.set(kind.name, [...(results.get(kind.name) ?? []), r.gatewayUs]);
       console.log(
-        `round ${round} ${kind.name.padEnd(40)} ${Math.round(r.rate)}/s, gateway side ${r.gatewayUs.toFixed(1)} µs per command` +
+        `round ${round} ${kind.name.padEnd(40)} ${Math.round(r.rate)}/s, gateway side ${r.gatewayUs.toFixed(1)} µs per command (GC pauses ${r.gcUs.toFixed(1)} µs)` +
           `${r.failed ? `, ${r.failed} FAILED` : ""}; ${r.shares}`,
       );
     }

@@ -23,6 +23,7 @@ import {
   uploadSubjectOf,
 } from "./chunking.ts";
 import { watchConnection } from "./connection-watch.ts";
+import { OrderedDeadlines } from "./ordered-deadlines.ts";
 import { publishBatchFor } from "./publish-batch.ts";
 import { partitionKeyOf, watchReplicas } from "./replica-routing.ts";
 import { pullReplyStream, STREAM_HEADER, STREAM_PULL_HEADER } from "./reply-stream.ts";
@@ -56,7 +57,9 @@ export function createNatsStoreClient(options: NatsStoreClientOptions): StoreCli
   const { connection } = options;
   const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const inboxPrefix = createInbox();
-  const pending = new Map<string, { receive(msg: Msg): void; abandon(reply: ReplyFailure): void }>();
+  const pending = new Map<string, PendingRequest>();
+  // Requests without a deadline of their own all wait requestTimeoutMs: one timer for them all.
+  const deadlines = new OrderedDeadlines<PendingRequest>(requestTimeoutMs, (request) => request.timeout());
   const batch = publishBatchFor(connection);
   const replicas = options.routeToReplicas === false ? undefined : watchReplicas(connection, () => {});
   let nextToken = 0;
@@ -100,24 +103,29 @@ export function createNatsStoreClient(options: NatsStoreClientOptions): StoreCli
       // Only a chunked reply needs one (most replies are one message).
       let assembler: ChunkAssembler | undefined;
       const chunkBytes = chunkBytesFor(connection);
+      let timer: NodeJS.Timeout | undefined;
       const finish = (reply: Reply<unknown>) => {
-        clearTimeout(timer);
+        if (timer === undefined) deadlines.delete(request);
+        else clearTimeout(timer);
         pending.delete(token);
         resolve(reply as Reply<CommandResult<T>>);
       };
       // Sent, unanswered: a write may or may not have happened (docs/adr/0017).
-      const unknown = WRITE_COMMANDS.has(command.type) ? "; the outcome is unknown" : "";
-      const timer = setTimeout(
-        () => finish(failure("timeout", `${command.type}: no reply within ${budget} ms${unknown}`)),
-        budget,
-      );
+      const timeout = () =>
+        finish(
+          failure(
+            "timeout",
+            `${command.type}: no reply within ${budget} ms${WRITE_COMMANDS.has(command.type) ? "; the outcome is unknown" : ""}`,
+          ),
+        );
 
       const key = replicas && partitionKeyOf(command);
       let routedTo = key === undefined ? undefined : replicas?.pick(key);
       let send: (subject: string) => void = () => {};
 
-      pending.set(token, {
+      const request: PendingRequest = {
         abandon: finish,
+        timeout,
         receive(msg) {
           try {
             if (isNoResponders(msg)) {
@@ -146,7 +154,10 @@ export function createNatsStoreClient(options: NatsStoreClientOptions): StoreCli
             finish(failure("internal", `${command.type}: broken reply: ${(error as Error).message}`));
           }
         },
-      });
+      };
+      pending.set(token, request);
+      if (executeOptions.deadline === undefined) deadlines.add(request);
+      else timer = setTimeout(timeout, budget);
 
       try {
         const rawValue = rawValueHeaderOf(executeOptions.rawValue);
@@ -185,8 +196,16 @@ export function createNatsStoreClient(options: NatsStoreClientOptions): StoreCli
       replicas?.close();
       if (!connection.isClosed()) replies.unsubscribe();
       for (const request of [...pending.values()]) request.abandon(failure("unavailable", "the store client closed"));
+      deadlines.close();
     },
   };
+}
+
+interface PendingRequest {
+  receive(msg: Msg): void;
+  abandon(reply: ReplyFailure): void;
+  /** No reply within its budget. */
+  timeout(): void;
 }
 
 /**
