@@ -7,11 +7,12 @@
  * Run: node --import tsx bench/profile-http.ts MODE KIND
  *   MODE: embedded | distributed | uncached (distributed with the gateway's read cache off)
  *   KIND: get-value | get-submodel | patch-one | patch-spread
- * (PROFILE_SECONDS=5 PROFILE_CONNECTIONS=16 PROFILE_TOP=25). `source scripts/source-mode.sh` first
+ * (PROFILE_SECONDS=5 PROFILE_CONNECTIONS=16 PROFILE_TOP=25; PROFILE_STRACE=http-gateway counts that
+ * process's system calls during the run with `strace -c`). `source scripts/source-mode.sh` first
  * to profile the TypeScript sources (as the benches run them) instead of dist/.
  */
-import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { b64 } from "../tests/test-support/http-client.ts";
@@ -44,7 +45,11 @@ const paths =
 const method = kind.startsWith("patch") ? "PATCH" : "GET";
 
 const profDir = join(dir, "prof");
-const prof = (name: string) => ["--cpu-prof", `--cpu-prof-dir=${join(profDir, name)}`];
+// PROFILE_PERF=name: that process runs under `perf record` (on-CPU samples, kernel time included)
+// instead of --cpu-prof, whose wall-clock samples make system calls look larger than they cost.
+const perfOf = process.env.PROFILE_PERF;
+const prof = (name: string) =>
+  name === perfOf ? ["--perf-basic-prof"] : ["--cpu-prof", `--cpu-prof-dir=${join(profDir, name)}`];
 const processes: TwinportProcess[] = [];
 const servers: { stop(): Promise<void> }[] = [];
 const pids: Record<string, number> = {};
@@ -91,8 +96,53 @@ try {
   const base = `http://127.0.0.1:${http.port}/api/v3.0`;
   await runWrk({ base, paths, method, seconds: 1, connections, dir }, {});
   window.from = process.hrtime.bigint() / 1000n;
+  // PROFILE_STRACE=name: count that process's system calls during the run (how many socket
+  // writes a request costs is what a wall-clock profile cannot tell).
+  const traced = process.env.PROFILE_STRACE;
+  const strace =
+    traced && pids[traced]
+      ? spawn("strace", ["-c", "-f", "-p", String(pids[traced]), "-o", join(dir, "strace.txt")], { stdio: "ignore" })
+      : undefined;
+  const perf =
+    perfOf && pids[perfOf]
+      ? spawn(
+          "perf",
+          ["record", "-e", "cpu-clock", "-F", "1999", "-g", "-p", String(pids[perfOf]), "-o", join(dir, "perf.data")],
+          {
+            stdio: "ignore",
+          },
+        )
+      : undefined;
+  if (strace || perf) await new Promise((resolve) => setTimeout(resolve, 500));
   const r = await runWrk({ base, paths, method, seconds, connections, dir }, pids);
   window.to = process.hrtime.bigint() / 1000n;
+  if (perf) {
+    perf.kill("SIGINT");
+    await new Promise((resolve) => perf.once("exit", resolve));
+    const report = spawnSync(
+      "perf",
+      ["report", "-i", join(dir, "perf.data"), "--no-children", "--sort", "sym", "--stdio", "-g", "none"],
+      {
+        encoding: "utf8",
+        maxBuffer: 64 << 20,
+      },
+    );
+    if (process.env.PROFILE_PERF_OUT) writeFileSync(process.env.PROFILE_PERF_OUT, report.stdout);
+    console.log(
+      `perf samples of ${perfOf}:\n${report.stdout
+        .split("\n")
+        .filter((l) => l.trim() && !l.startsWith("#"))
+        .slice(0, Number(top) * 2)
+        .join("\n")}`,
+    );
+  }
+  if (strace) {
+    strace.kill("SIGINT");
+    await new Promise((resolve) => strace.once("exit", resolve));
+    console.log(
+      `system calls of ${traced} during ${r.requests} requests:\n${readFileSync(join(dir, "strace.txt"), "utf8")}`,
+    );
+  }
   console.log(
     `${mode} ${kind}: ${Math.round(r.rate)} req/s, p50 ${r.p50Ms} ms, ${r.errors} errors; ${cpuPerRequest(r.cpuMs, r.requests).line}`,
   );

@@ -60,17 +60,32 @@ export function createNatsEventBus(options: NatsEventBusOptions): EventBus {
     if (closed) throw new Error("event bus is closed");
   }
 
-  // One PING per event-loop turn serves every caller that asked before it was sent. The server
-  // answers PONG behind whatever it already queued for this connection, and subscription callbacks
-  // run as the messages are parsed: when the PONG resolves the flush, those events were handled.
+  // A PING serves every caller that asked before it was sent. The server answers PONG behind
+  // whatever it already queued for this connection, and subscription callbacks run as the messages
+  // are parsed: when the PONG resolves the flush, those events were handled. Callers of one
+  // event-loop turn share a PING; while one is out, callers wait for the next one, sent when it
+  // returns (a PING sent before a caller asked proves nothing to it). So a busy gateway sends one
+  // PING per round trip, not one per turn (ADR 0038), and an idle one sends it at once as before.
   let pendingBarrier: Promise<void> | undefined;
+  let barrierOut = false;
+  let sendPending: (() => void) | undefined;
   function barrier(): Promise<void> {
     pendingBarrier ??= new Promise<void>((resolve) => {
-      setImmediate(() => {
+      const ping = () => {
         pendingBarrier = undefined;
+        sendPending = undefined;
         if (connection.isClosed()) return resolve();
-        connection.flush().then(resolve, () => resolve());
-      });
+        barrierOut = true;
+        const done = () => {
+          barrierOut = false;
+          resolve();
+          // Callers that came while this PING was out: theirs goes now.
+          if (sendPending) setImmediate(sendPending);
+        };
+        connection.flush().then(done, done);
+      };
+      if (barrierOut) sendPending = ping;
+      else setImmediate(ping);
     });
     return pendingBarrier;
   }

@@ -1,4 +1,4 @@
-import { createInbox, Empty, headers, type Msg, type NatsConnection } from "@nats-io/nats-core";
+import { createInbox, Empty, headers, type Msg, type MsgHdrs, type NatsConnection } from "@nats-io/nats-core";
 import {
   type Command,
   type CommandResult,
@@ -23,6 +23,7 @@ import {
   uploadSubjectOf,
 } from "./chunking.ts";
 import { watchConnection } from "./connection-watch.ts";
+import { OrderedDeadlines } from "./ordered-deadlines.ts";
 import { publishBatchFor } from "./publish-batch.ts";
 import { partitionKeyOf, watchReplicas } from "./replica-routing.ts";
 import { pullReplyStream, STREAM_HEADER, STREAM_PULL_HEADER } from "./reply-stream.ts";
@@ -56,7 +57,9 @@ export function createNatsStoreClient(options: NatsStoreClientOptions): StoreCli
   const { connection } = options;
   const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const inboxPrefix = createInbox();
-  const pending = new Map<string, { receive(msg: Msg): void; abandon(reply: ReplyFailure): void }>();
+  const pending = new Map<string, PendingRequest>();
+  // Requests without a deadline of their own all wait requestTimeoutMs: one timer for them all.
+  const deadlines = new OrderedDeadlines<PendingRequest>(requestTimeoutMs, (request) => request.timeout());
   const batch = publishBatchFor(connection);
   const replicas = options.routeToReplicas === false ? undefined : watchReplicas(connection, () => {});
   let nextToken = 0;
@@ -97,26 +100,32 @@ export function createNatsStoreClient(options: NatsStoreClientOptions): StoreCli
 
     return new Promise((resolve) => {
       const token = String(++nextToken);
-      const assembler = new ChunkAssembler();
+      // Only a chunked reply needs one (most replies are one message).
+      let assembler: ChunkAssembler | undefined;
       const chunkBytes = chunkBytesFor(connection);
+      let timer: NodeJS.Timeout | undefined;
       const finish = (reply: Reply<unknown>) => {
-        clearTimeout(timer);
+        if (timer === undefined) deadlines.delete(request);
+        else clearTimeout(timer);
         pending.delete(token);
         resolve(reply as Reply<CommandResult<T>>);
       };
       // Sent, unanswered: a write may or may not have happened (docs/adr/0017).
-      const unknown = WRITE_COMMANDS.has(command.type) ? "; the outcome is unknown" : "";
-      const timer = setTimeout(
-        () => finish(failure("timeout", `${command.type}: no reply within ${budget} ms${unknown}`)),
-        budget,
-      );
+      const timeout = () =>
+        finish(
+          failure(
+            "timeout",
+            `${command.type}: no reply within ${budget} ms${WRITE_COMMANDS.has(command.type) ? "; the outcome is unknown" : ""}`,
+          ),
+        );
 
       const key = replicas && partitionKeyOf(command);
       let routedTo = key === undefined ? undefined : replicas?.pick(key);
       let send: (subject: string) => void = () => {};
 
-      pending.set(token, {
+      const request: PendingRequest = {
         abandon: finish,
+        timeout,
         receive(msg) {
           try {
             if (isNoResponders(msg)) {
@@ -130,7 +139,7 @@ export function createNatsStoreClient(options: NatsStoreClientOptions): StoreCli
             const upload = uploadSubjectOf(msg);
             if (upload !== undefined) return publishChunks(connection, upload, body, chunkBytes);
             const pull = streamed ? msg.headers?.get(STREAM_PULL_HEADER) : undefined;
-            const whole = isChunk(msg) ? assembler.addMessage(msg) : msg.data;
+            const whole = isChunk(msg) ? (assembler ??= new ChunkAssembler()).addMessage(msg) : msg.data;
             if (!whole) return;
             const reply = toReply(decodeReply(whole));
             // A streamed body (reply-stream.ts): pulled chunk by chunk, each pull bounded by the
@@ -145,20 +154,24 @@ export function createNatsStoreClient(options: NatsStoreClientOptions): StoreCli
             finish(failure("internal", `${command.type}: broken reply: ${(error as Error).message}`));
           }
         },
-      });
+      };
+      pending.set(token, request);
+      if (executeOptions.deadline === undefined) deadlines.add(request);
+      else timer = setTimeout(timeout, budget);
 
       try {
-        const requestHeaders = headers();
-        requestHeaders.set(BUDGET_HEADER, String(budget));
-        if (streamed) requestHeaders.set(STREAM_HEADER, "1");
         const rawValue = rawValueHeaderOf(executeOptions.rawValue);
-        if (rawValue !== undefined) requestHeaders.set(RAW_VALUE_HEADER, rawValue);
+        const chunks = body.length > chunkBytes ? chunkCount(body.length, chunkBytes) : undefined;
+        const requestHeaders = requestHeadersFor(
+          budget,
+          streamed,
+          rawValue,
+          chunks,
+          executeOptions.deadline === undefined,
+        );
         const reply = `${inboxPrefix}.${token}`;
         const unsent = (error: unknown) =>
           finish(failure("unavailable", `${command.type}: ${(error as Error).message}`));
-        // Step 1 of a chunked request (chunking.ts): the body goes once a replica names its inbox.
-        if (body.length > chunkBytes)
-          requestHeaders.set(REQUEST_CHUNKS_HEADER, String(chunkCount(body.length, chunkBytes)));
         const data = body.length <= chunkBytes ? body : Empty;
         send = (subject) => batch.publish(subject, data, { reply, headers: requestHeaders }, unsent);
         send(routedTo === undefined ? commandSubject(command.type) : replicaCommandSubject(routedTo, command.type));
@@ -183,8 +196,54 @@ export function createNatsStoreClient(options: NatsStoreClientOptions): StoreCli
       replicas?.close();
       if (!connection.isClosed()) replies.unsubscribe();
       for (const request of [...pending.values()]) request.abandon(failure("unavailable", "the store client closed"));
+      deadlines.close();
     },
   };
+}
+
+interface PendingRequest {
+  receive(msg: Msg): void;
+  abandon(reply: ReplyFailure): void;
+  /** No reply within its budget. */
+  timeout(): void;
+}
+
+/**
+ * The headers of a request. Most requests carry the same few (the default budget, a raw-value mode):
+ * those are built and encoded once and shared, since nats only reads them (`encode()`) when it
+ * publishes. A caller's own deadline gives a budget of its own, and step 1 of a chunked request
+ * (chunking.ts) announces its chunk count (the body goes once a replica names its inbox): those get
+ * fresh headers.
+ */
+const sharedHeaders = new Map<string, MsgHdrs>();
+
+function requestHeadersFor(
+  budget: number,
+  streamed: boolean,
+  rawValue: string | undefined,
+  chunks: number | undefined,
+  share: boolean,
+): MsgHdrs {
+  const key = share && chunks === undefined ? `${budget} ${streamed ? 1 : 0} ${rawValue ?? ""}` : undefined;
+  const known = key === undefined ? undefined : sharedHeaders.get(key);
+  if (known) return known;
+  const requestHeaders = headers();
+  requestHeaders.set(BUDGET_HEADER, String(budget));
+  if (streamed) requestHeaders.set(STREAM_HEADER, "1");
+  if (rawValue !== undefined) requestHeaders.set(RAW_VALUE_HEADER, rawValue);
+  if (chunks !== undefined) requestHeaders.set(REQUEST_CHUNKS_HEADER, String(chunks));
+  if (key !== undefined) {
+    // nats' MsgHdrsImpl encodes its text on every publish; a shared object's never changes (nobody
+    // sets a header on it), so its bytes are kept. Should a later nats name that method otherwise,
+    // this is a property nobody calls and nats encodes as before: slower, never wrong.
+    const impl = requestHeaders as MsgHdrs & { encode?: () => Uint8Array };
+    if (typeof impl.encode === "function") {
+      const encoded = impl.encode();
+      impl.encode = () => encoded;
+    }
+    sharedHeaders.set(key, requestHeaders);
+  }
+  return requestHeaders;
 }
 
 function failure(code: ErrorCode, message: string): ReplyFailure {

@@ -294,19 +294,32 @@ export async function createCachingStoreClient(
     }
   }
 
-  async function execute<T extends CommandType>(
+  /** A write's reply, handed on once its event has reached this gateway (see above). */
+  const answerWrite = <R extends Reply<unknown>>(command: Command, reply: R): R | Promise<R> => {
+    invalidateWrite(command);
+    // Usually the event came first (it leaves with its commit, ADR 0018): no waiting then.
+    if (!reply.ok || reply.seq === undefined || !enabled || (lastSeq !== undefined && lastSeq >= reply.seq))
+      return reply;
+    return reached(reply.seq).then(() => reply);
+  };
+
+  function execute<T extends CommandType>(
     command: Command<T>,
     executeOptions?: ExecuteOptions,
   ): Promise<Reply<CommandResult<T>>> {
     const tagsOf = TAGS_OF_READ[command.type];
     if (!tagsOf || !executeOptions?.rawValue) {
-      const reply = await inner.execute(command, executeOptions);
-      if (WRITE_COMMANDS.has(command.type)) {
-        invalidateWrite(command);
-        if (reply.ok && reply.seq !== undefined) await reached(reply.seq);
-      }
-      return reply;
+      const sent = inner.execute(command, executeOptions);
+      return WRITE_COMMANDS.has(command.type) ? sent.then((reply) => answerWrite(command, reply)) : sent;
     }
+    return executeRead(command, executeOptions, tagsOf);
+  }
+
+  async function executeRead<T extends CommandType>(
+    command: Command<T>,
+    executeOptions: ExecuteOptions,
+    tagsOf: (params: Record<string, unknown>) => string[],
+  ): Promise<Reply<CommandResult<T>>> {
     if (!enabled || lagging()) return await inner.execute(command, executeOptions);
     // With access rules the answer depends on who asks (a list filtered, a submodel in part): one
     // caller's answer is never served to another principal.

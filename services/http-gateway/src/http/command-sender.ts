@@ -66,9 +66,15 @@ export function commandSender(store: StoreClient, origin: string): SendCommand {
   return send;
 }
 
-// Keeps commands identical whether they travel by function call or as JSON over NATS.
-function withoutUndefined<T>(params: T): T {
-  const copy = { ...params } as Record<string, unknown>;
-  for (const key of Object.keys(copy)) if (copy[key] === undefined) delete copy[key];
+// Keeps commands identical whether they travel by function call or as JSON over NATS. Built by
+// adding the defined properties, not by deleting the others from a copy: a delete turns the object
+// into a slow dictionary, which made encoding the command for NATS several µs dearer (ADR 0038).
+export function withoutUndefined<T>(params: T): T {
+  const copy: Record<string, unknown> = {};
+  const source = params as Record<string, unknown>;
+  for (const key of Object.keys(source)) {
+    const value = source[key];
+    if (value !== undefined) copy[key] = value;
+  }
   return copy as T;
 }
