@@ -53,11 +53,7 @@ export async function listFiltered(
     if (
       exactEnd &&
       cursor !== undefined &&
-      !(await keptItemFollows(
-        read,
-        cursor,
-        (stored) => keep(JSON.parse(stored.json)),
-      ))
+      !(await keptItemFollows(read, cursor, (stored) => keep(JSON.parse(stored.json))))
     )
       cursor = undefined;
   } catch (error) {

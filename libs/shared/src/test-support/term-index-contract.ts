@@ -23,7 +23,10 @@ export function termIndexContract(test: (title: string, body: (repo: Repository)
     await put(repo, "shell", "s2", { id: "s2", idShort: "Valve", description: [{ language: "en", text: "x" }] });
     assert.deepEqual(await ids(repo, "shell", valve), ["s1", "s2"]);
     const stored = await repo.listIdentifiablesByTerms("shell", valve, { limit: 10 });
-    assert.equal(stored.items[1]?.json, JSON.stringify({ id: "s2", idShort: "Valve", description: [{ language: "en", text: "x" }] }));
+    assert.equal(
+      stored.items[1]?.json,
+      JSON.stringify({ id: "s2", idShort: "Valve", description: [{ language: "en", text: "x" }] }),
+    );
     await repo.commit(commit([{ op: "delete-identifiable", kind: "shell", id: "s1" }]));
     assert.deepEqual(await ids(repo, "shell", valve), ["s2"]);
     // Re-created: a new life at the end of the order, listed once.
@@ -75,10 +78,9 @@ export function termIndexContract(test: (title: string, body: (repo: Repository)
     await put(repo, "concept-description", "cd2", { id: "cd2", isCaseOf: [reference("urn:iec:2")] });
     assert.deepEqual(await ids(repo, "concept-description", [indexTerm("isCaseOf", "urn:iec:2")]), ["cd1", "cd2"]);
     assert.deepEqual(await ids(repo, "concept-description", [indexTerm("isCaseOf", "urn:eclass:1")]), ["cd1"]);
-    assert.deepEqual(
-      await ids(repo, "concept-description", [indexTerm("dataSpecificationRef", "urn:ds:iec61360")]),
-      ["cd1"],
-    );
+    assert.deepEqual(await ids(repo, "concept-description", [indexTerm("dataSpecificationRef", "urn:ds:iec61360")]), [
+      "cd1",
+    ]);
     // A changed asset id moves: the old term no longer finds the shell.
     await put(repo, "shell", "a", {
       id: "a",
@@ -89,7 +91,8 @@ export function termIndexContract(test: (title: string, body: (repo: Repository)
   });
 
   test("filter index: keyset pages in creation order; inserts and deletes between pages neither repeat nor skip", async (repo) => {
-    for (let i = 0; i < 7; i++) await put(repo, "submodel", `m${i}`, { id: `m${i}`, idShort: i % 2 === 0 ? "Even" : "Odd" });
+    for (let i = 0; i < 7; i++)
+      await put(repo, "submodel", `m${i}`, { id: `m${i}`, idShort: i % 2 === 0 ? "Even" : "Odd" });
     const even = [indexTerm("idShort", "Even")];
     const first = await repo.listIdentifiablesByTerms("submodel", even, { limit: 2 });
     assert.deepEqual(
@@ -118,16 +121,25 @@ export function termIndexContract(test: (title: string, body: (repo: Repository)
       ["m3"],
     );
     assert.deepEqual(await repo.listIdentifiablesByTerms("submodel", even, { limit: 0 }), { items: [] });
-    await assert.rejects(repo.listIdentifiablesByTerms("submodel", even, { cursor: "!!not a cursor!!", limit: 2 }), /cursor/i);
+    await assert.rejects(
+      repo.listIdentifiablesByTerms("submodel", even, { cursor: "!!not a cursor!!", limit: 2 }),
+      /cursor/i,
+    );
   });
 
   test("filter index: a commit whose precondition fails changes no entry; batches index each commit on its own", async (repo) => {
     await put(repo, "shell", "s", { id: "s", idShort: "Before" });
     const failed = await repo.commitBatch([
-      commit([putOp("shell", "s", { id: "s", idShort: "After" })], [{ on: "identifiable", kind: "shell", id: "s", revision: 999 }]),
+      commit(
+        [putOp("shell", "s", { id: "s", idShort: "After" })],
+        [{ on: "identifiable", kind: "shell", id: "s", revision: 999 }],
+      ),
       commit([putOp("shell", "t", { id: "t", idShort: "Before" })]),
       commit([putOp("shell", "u", { id: "u", idShort: "Before" })], [{ on: "id-free", id: "s" }]),
-      commit([{ op: "delete-identifiable", kind: "shell", id: "s" }], [{ on: "identifiable", kind: "shell", id: "s", revision: 999 }]),
+      commit(
+        [{ op: "delete-identifiable", kind: "shell", id: "s" }],
+        [{ on: "identifiable", kind: "shell", id: "s", revision: 999 }],
+      ),
     ]);
     assert.deepEqual(
       failed.map((r) => r.ok),

@@ -8,8 +8,8 @@ import {
 } from "@twinport/shared";
 import { idempotencyKey } from "./idempotency-redis.ts";
 import { LUA_PATHS } from "./lua-paths.ts";
-import { LUA_TERM_INDEX } from "./lua-term-index.ts";
 import { luaScript } from "./lua-script.ts";
+import { LUA_TERM_INDEX } from "./lua-term-index.ts";
 import { IDENTIFIABLE_KINDS, type RedisLayout } from "./redis-layout.ts";
 
 /**

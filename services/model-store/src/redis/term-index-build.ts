@@ -1,7 +1,7 @@
 import { type IdentifiableKind, indexTermsOfJson } from "@twinport/shared";
 import type { Redis } from "ioredis";
-import { LUA_TERM_INDEX } from "./lua-term-index.ts";
 import { luaScript } from "./lua-script.ts";
+import { LUA_TERM_INDEX } from "./lua-term-index.ts";
 import { redisCall } from "./redis-errors.ts";
 import { IDENTIFIABLE_KINDS, type RedisLayout, unpackIdentifiable } from "./redis-layout.ts";
 
@@ -41,7 +41,11 @@ export async function isTermIndexComplete(redis: Redis, layout: RedisLayout): Pr
 }
 
 /** Build the index unless the store says it is complete; answers how many identifiables it indexed. */
-export async function ensureTermIndex(redis: Redis, layout: RedisLayout, batchSize = TERM_INDEX_BATCH): Promise<number> {
+export async function ensureTermIndex(
+  redis: Redis,
+  layout: RedisLayout,
+  batchSize = TERM_INDEX_BATCH,
+): Promise<number> {
   if (await isTermIndexComplete(redis, layout)) return 0;
   let indexed = 0;
   for (const kind of IDENTIFIABLE_KINDS) indexed += await buildKind(redis, layout, kind, batchSize);

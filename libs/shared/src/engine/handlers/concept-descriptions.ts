@@ -3,10 +3,10 @@ import { readBody } from "../aas-input.ts";
 import { eventDraft } from "../commit-runner.ts";
 import type { EngineContext } from "../engine-context.ts";
 import { readForWrite, requireIdentifiable, requireSameId, unchanged } from "../identifiables.ts";
+import { indexTerm, referenceTerms } from "../index-terms.ts";
 import { listFiltered } from "../paging.ts";
 import { anyReferenceMatches, parseReferenceFilter } from "../reference-filter.ts";
 import { identifiableTarget } from "../write-targets.ts";
-import { indexTerm, referenceTerms } from "../index-terms.ts";
 import type { Handled } from "./handled.ts";
 
 /** Concept Description Repository API (AAS API §a.4). A concept description is one record. */

@@ -1,4 +1,5 @@
 import { CommandError } from "../../contracts/index.ts";
+import { indexTermsOfJson } from "../index-terms.ts";
 import type {
   Commit,
   CommitOp,
@@ -10,7 +11,6 @@ import type {
   StoredElement,
   StoredIdentifiable,
 } from "../ports/index.ts";
-import { indexTermsOfJson } from "../index-terms.ts";
 import { externalChildPath, listItemToken, resolvePath } from "../ports/list-item-paths.ts";
 import { batchIndexOf } from "../ports/repository.ts";
 import { createMemoryEventLog, type MemoryEventLogRetention } from "./memory-event-log.ts";
@@ -198,7 +198,8 @@ export function createMemoryRepository(options: MemoryRepositoryOptions = {}): R
         const existing = byId.get(op.id);
         if (existing) {
           // The same text has the same terms: a rewrite that changed nothing indexed costs nothing here.
-          if (existing.json !== op.json) termIndex.set(op.kind, op.id, existing.ordinal, indexTermsOfJson(op.kind, op.json));
+          if (existing.json !== op.json)
+            termIndex.set(op.kind, op.id, existing.ordinal, indexTermsOfJson(op.kind, op.json));
           existing.json = op.json;
           existing.revision = revision;
         } else {
