@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { assetLinksOf } from "./asset-links.ts";
+import { GLOBAL_ASSET_ID_NAME } from "./asset-links.ts";
 import type { IdentifiableKind } from "./ports/index.ts";
 import type { ReferenceFilter } from "./reference-filter.ts";
 
@@ -45,7 +45,12 @@ export function indexTermsOf(kind: IdentifiableKind, identifiable: Record<string
   const terms = new Set<string>();
   if (typeof identifiable.idShort === "string") terms.add(indexTerm("idShort", identifiable.idShort));
   if (kind === "shell") {
-    for (const link of assetLinksOf(identifiable)) {
+    // The links assetLinksOf gives, read defensively: this runs inside the commit and must not
+    // throw on a shell stored without validation.
+    const info = identifiable.assetInformation as { globalAssetId?: unknown; specificAssetIds?: unknown } | null;
+    if (typeof info?.globalAssetId === "string") terms.add(assetIdTerm(GLOBAL_ASSET_ID_NAME, info.globalAssetId));
+    const specific = Array.isArray(info?.specificAssetIds) ? info.specificAssetIds : [];
+    for (const link of specific as { name?: unknown; value?: unknown }[]) {
       if (typeof link?.name === "string" && typeof link.value === "string")
         terms.add(assetIdTerm(link.name, link.value));
     }
