@@ -10,8 +10,8 @@
  *    each filter's first page through listFiltered as it was (a scan of every identifiable: before)
  *    and with the index (after), same results checked. Redis also: load time, and the time to build
  *    the index of a store written without one (the upgrade at model-store start).
- * 2. HTTP, cold (the first request of each filter, after one unfiltered page of each list warmed the
- *    code) and the median of 20 repeats, distributed
+ * 2. HTTP, cold (5 requests of filter values never asked before, after one unfiltered page of each
+ *    list warmed the code: median and max) and warm (median of 20 repeats), distributed
  *    (redis, nats, model-store opened on the loaded Redis, http-gateway) and embedded (BENCH_EMBEDDED
  *    =0 skips it: loading the model file takes a while), with CPU per request per process.
  *
@@ -36,7 +36,7 @@ import { ensureTermIndex } from "../services/model-store/src/redis/term-index-bu
 import { b64, createHttpClient, type HttpClient } from "../tests/test-support/http-client.ts";
 import { startNats, startRedis } from "../tests/test-support/servers.ts";
 import { startTwinport, type TwinportProcess } from "../tests/test-support/system.ts";
-import { plainHttpConfig } from "./test-support/bench-setup.ts";
+import { median, plainHttpConfig } from "./test-support/bench-setup.ts";
 import { processCpuMs } from "./test-support/process-cpu.ts";
 
 const SHELLS = Number(process.env.BENCH_SHELLS ?? 100_000);
@@ -44,6 +44,7 @@ const CDS = Math.max(1, Math.floor(SHELLS / 10));
 const EMBEDDED = process.env.BENCH_EMBEDDED !== "0";
 const BATCH = 1000;
 const REPEATS = 20;
+const COLD = 5;
 
 type Json = Record<string, any>;
 const ref = (value: string) => ({ type: "ExternalReference", keys: [{ type: "GlobalReference", value }] });
@@ -94,110 +95,126 @@ const hasLink = (s: Json, name: string, value: string) =>
   (name === "globalAssetId" && s.assetInformation.globalAssetId === value) ||
   s.assetInformation.specificAssetIds.some((l: Json) => l.name === name && l.value === value);
 
+interface Filter {
+  http: string;
+  keep: (item: Json) => boolean;
+  terms: string[];
+}
+
 interface Query {
   name: string;
   kind: IdentifiableKind;
-  http: string;
   limit: number;
-  keep: (item: Json) => boolean;
-  terms: string[];
   expected: number;
+  /** The filter asked the `v`-th time: each v names values no earlier request asked for. */
+  filter: (v: number) => Filter;
 }
 
 const last = SHELLS - 1;
 const link = (name: string, value: string) => b64(JSON.stringify({ name, value }));
+const byIdShort = (path: string, value: string, limit: number): Filter => ({
+  http: `${path}?idShort=${value}&limit=${limit}`,
+  keep: (item) => item.idShort === value,
+  terms: [indexTerm("idShort", value)],
+});
+const byAssetIds = (path: string, links: [string, string][], limit: number): Filter => ({
+  http: `${path}?${links.map(([name, value]) => `assetIds=${link(name, value)}`).join("&")}&limit=${limit}`,
+  keep: (s) => links.every(([name, value]) => hasLink(s, name, value)),
+  terms: links.map(([name, value]) => assetIdTerm(name, value)),
+});
+const lastCd = (v: number) => (CDS - 1 - 2 * v) & ~1;
 const QUERIES: Query[] = [
   {
-    name: "shells idShort (the last one), limit=1",
+    name: "shells idShort (one of the last), limit=1",
     kind: "shell",
-    http: `/shells?idShort=Shell${last}&limit=1`,
     limit: 1,
-    keep: (s) => s.idShort === `Shell${last}`,
-    terms: [indexTerm("idShort", `Shell${last}`)],
     expected: 1,
+    filter: (v) => byIdShort("/shells", `Shell${last - v}`, 1),
   },
   {
     name: "shells idShort=NoSuch, limit=1",
     kind: "shell",
-    http: "/shells?idShort=NoSuch&limit=1",
     limit: 1,
-    keep: (s) => s.idShort === "NoSuch",
-    terms: [indexTerm("idShort", "NoSuch")],
     expected: 0,
+    filter: (v) => byIdShort("/shells", `NoSuch${v}`, 1),
   },
   {
     name: "shells assetIds serial (one match), limit=100",
     kind: "shell",
-    http: `/shells?assetIds=${link("serial", `SN-${last >> 1}`)}&limit=100`,
     limit: 100,
-    keep: (s) => hasLink(s, "serial", `SN-${last >> 1}`),
-    terms: [assetIdTerm("serial", `SN-${last >> 1}`)],
     expected: 1,
+    filter: (v) => byAssetIds("/shells", [["serial", `SN-${(last >> 1) + v}`]], 100),
   },
   {
     name: "shells assetIds line + globalAssetId, limit=10",
     kind: "shell",
-    http: `/shells?assetIds=${link("line", `L${last % 10}`)}&assetIds=${link("globalAssetId", `urn:bench:asset:${last}`)}&limit=10`,
     limit: 10,
-    keep: (s) => hasLink(s, "line", `L${last % 10}`) && hasLink(s, "globalAssetId", `urn:bench:asset:${last}`),
-    terms: [assetIdTerm("line", `L${last % 10}`), assetIdTerm("globalAssetId", `urn:bench:asset:${last}`)],
     expected: 1,
+    filter: (v) =>
+      byAssetIds(
+        "/shells",
+        [
+          ["line", `L${(last - v) % 10}`],
+          ["globalAssetId", `urn:bench:asset:${last - v}`],
+        ],
+        10,
+      ),
   },
   {
     name: "shells assetIds line (a tenth match), limit=100",
     kind: "shell",
-    http: `/shells?assetIds=${link("line", "L3")}&limit=100`,
     limit: 100,
-    keep: (s) => hasLink(s, "line", "L3"),
-    terms: [assetIdTerm("line", "L3")],
     expected: Math.min(100, Math.floor(SHELLS / 10)),
+    filter: (v) => byAssetIds("/shells", [["line", `L${v % 10}`]], 100),
   },
   {
-    name: "lookup/shells globalAssetId (the last one)",
+    name: "lookup/shells globalAssetId (one of the last)",
     kind: "shell",
-    http: `/lookup/shells?assetIds=${link("globalAssetId", `urn:bench:asset:${last}`)}`,
     limit: 100,
-    keep: (s) => hasLink(s, "globalAssetId", `urn:bench:asset:${last}`),
-    terms: [assetIdTerm("globalAssetId", `urn:bench:asset:${last}`)],
     expected: 1,
+    filter: (v) => byAssetIds("/lookup/shells", [["globalAssetId", `urn:bench:asset:${last - v}`]], 100),
   },
   {
-    name: "submodels idShort (the last one)",
+    name: "submodels idShort (one of the last)",
     kind: "submodel",
-    http: `/submodels?idShort=Data${last}`,
     limit: 100,
-    keep: (s) => s.idShort === `Data${last}`,
-    terms: [indexTerm("idShort", `Data${last}`)],
     expected: 1,
+    filter: (v) => byIdShort("/submodels", `Data${last - v}`, 100),
   },
   {
     name: "submodels semanticId (a tenth match), limit=100",
     kind: "submodel",
-    http: `/submodels?semanticId=${b64("urn:bench:sem:7")}&limit=100`,
     limit: 100,
-    keep: (s) => keyValues(s.semanticId).includes("urn:bench:sem:7"),
-    terms: [indexTerm("semanticId", "urn:bench:sem:7")],
     expected: Math.min(100, Math.floor(SHELLS / 10)),
+    filter: (v) => ({
+      http: `/submodels?semanticId=${b64(`urn:bench:sem:${v % 10}`)}&limit=100`,
+      keep: (s) => keyValues(s.semanticId).includes(`urn:bench:sem:${v % 10}`),
+      terms: [indexTerm("semanticId", `urn:bench:sem:${v % 10}`)],
+    }),
   },
   {
     name: "concept-descriptions isCaseOf (1 in 100), limit=100",
     kind: "concept-description",
-    http: `/concept-descriptions?isCaseOf=${b64("urn:bench:case:42")}&limit=100`,
     limit: 100,
-    keep: (c) => c.isCaseOf.some((r: Json) => keyValues(r).includes("urn:bench:case:42")),
-    terms: [indexTerm("isCaseOf", "urn:bench:case:42")],
     expected: Math.min(100, Math.floor(CDS / 100)),
+    filter: (v) => ({
+      http: `/concept-descriptions?isCaseOf=${b64(`urn:bench:case:${v % 100}`)}&limit=100`,
+      keep: (c) => c.isCaseOf.some((r: Json) => keyValues(r).includes(`urn:bench:case:${v % 100}`)),
+      terms: [indexTerm("isCaseOf", `urn:bench:case:${v % 100}`)],
+    }),
   },
   {
     name: "concept-descriptions dataSpecificationRef + idShort",
     kind: "concept-description",
-    http: `/concept-descriptions?dataSpecificationRef=${b64(IEC61360)}&idShort=Cd${(CDS - 1) & ~1}`,
     limit: 100,
-    keep: (c) =>
-      c.idShort === `Cd${(CDS - 1) & ~1}` &&
-      (c.embeddedDataSpecifications ?? []).some((e: Json) => keyValues(e.dataSpecification).includes(IEC61360)),
-    terms: [indexTerm("dataSpecificationRef", IEC61360), indexTerm("idShort", `Cd${(CDS - 1) & ~1}`)],
     expected: 1,
+    filter: (v) => ({
+      http: `/concept-descriptions?dataSpecificationRef=${b64(IEC61360)}&idShort=Cd${lastCd(v)}`,
+      keep: (c) =>
+        c.idShort === `Cd${lastCd(v)}` &&
+        (c.embeddedDataSpecifications ?? []).some((e: Json) => keyValues(e.dataSpecification).includes(IEC61360)),
+      terms: [indexTerm("dataSpecificationRef", IEC61360), indexTerm("idShort", `Cd${lastCd(v)}`)],
+    }),
   },
 ];
 
@@ -237,12 +254,13 @@ const ms = (value: number) => `${value.toFixed(1)} ms`;
 async function repositoryLevel(label: string, repo: Repository): Promise<void> {
   console.log(`\n${label}: first page of each filter through listFiltered (before: scan, after: index)`);
   for (const q of QUERIES) {
+    const { keep, terms } = q.filter(0);
     const page = { limit: q.limit };
     let t = performance.now();
-    const after = await listFiltered(repo, q.kind, page, q.keep, undefined, false, q.terms);
+    const after = await listFiltered(repo, q.kind, page, keep, undefined, false, terms);
     const indexed = performance.now() - t;
     t = performance.now();
-    const before = await listFiltered(repo, q.kind, page, q.keep);
+    const before = await listFiltered(repo, q.kind, page, keep);
     const scanned = performance.now() - t;
     // Items must be equal. The cursor may not: a scan whose page ends at the last match still has
     // identifiables after it (a cursor to an empty page); the index knows no match follows.
@@ -256,7 +274,7 @@ async function repositoryLevel(label: string, repo: Repository): Promise<void> {
 
 async function httpLevel(label: string, client: HttpClient, pids: Record<string, number>): Promise<void> {
   console.log(
-    `\n${label}: HTTP, cold (first request of each filter) and median of ${REPEATS} repeats; CPU per request over the repeats`,
+    `\n${label}: HTTP; cold = ${COLD} requests of values never asked before (median, max); warm = median of ${REPEATS} repeats of one; CPU ms per warm request`,
   );
   // The process's code is warmed by one unfiltered page of each list first: "cold" is about the
   // data (nothing of the filter read before), not about a process that has not yet run a list.
@@ -264,26 +282,29 @@ async function httpLevel(label: string, client: HttpClient, pids: Record<string,
     const res = await client.get(`${path}?limit=1`);
     if (res.status !== 200) throw new Error(`${path}: ${res.status} ${res.text}`);
   }
+  const timed = async (path: string): Promise<number> => {
+    const t = performance.now();
+    const res = await client.get(path);
+    const elapsed = performance.now() - t;
+    if (res.status !== 200) throw new Error(`${path}: ${res.status} ${res.text}`);
+    return elapsed;
+  };
   for (const q of QUERIES) {
-    let t = performance.now();
-    const first = await client.get(q.http);
-    const cold = performance.now() - t;
-    if (first.status !== 200) throw new Error(`${q.http}: ${first.status} ${first.text}`);
-    const count = first.json().result.length;
-    if (count !== q.expected) throw new Error(`${q.name}: ${count} items over HTTP, expected ${q.expected}`);
-    const times: number[] = [];
-    const cpuBefore = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, processCpuMs(pid)]));
-    for (let i = 0; i < REPEATS; i++) {
-      t = performance.now();
-      await client.get(q.http);
-      times.push(performance.now() - t);
+    const cold: number[] = [];
+    for (let v = 0; v < COLD; v++) {
+      const { http } = q.filter(v);
+      cold.push(await timed(http));
+      const count = (await client.get(http)).json().result.length;
+      if (count !== q.expected) throw new Error(`${q.name}: ${count} items over HTTP, expected ${q.expected}`);
     }
+    const warm: number[] = [];
+    const cpuBefore = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, processCpuMs(pid)]));
+    for (let i = 0; i < REPEATS; i++) warm.push(await timed(q.filter(0).http));
     const cpu = Object.entries(pids)
       .map(([name, pid]) => `${name} ${((processCpuMs(pid) - cpuBefore[name]!) / REPEATS).toFixed(2)}`)
       .join(", ");
-    times.sort((a, b) => a - b);
     console.log(
-      `  ${q.name.padEnd(56)} cold ${ms(cold).padStart(9)}   warm ${ms(times[REPEATS >> 1]!).padStart(8)}   CPU ms/req: ${cpu}`,
+      `  ${q.name.padEnd(56)} cold ${ms(median(cold)).padStart(8)} (max ${ms(Math.max(...cold)).padStart(8)})   warm ${ms(median(warm)).padStart(7)}   CPU: ${cpu}`,
     );
   }
 }
@@ -306,17 +327,21 @@ try {
   console.log(`\nredis: loaded in ${ms(await load(repo))}`);
   // The upgrade: the same store without its index, built again as a model-store start would.
   const admin = new Redis(redisServer.url);
+  const usedMemory = async () => Number((await admin.info("memory")).match(/used_memory:(\d+)/)?.[1]);
+  const withIndex = await usedMemory();
   const layout = redisLayout();
   for (const kind of ["shell", "submodel", "concept-description"] as const) {
     const { terms, index } = layout.termIndex(kind);
     await admin.del(terms, index);
   }
   await admin.del(layout.termIndexVersion);
+  const withoutIndex = await usedMemory();
+  console.log(
+    `redis: used_memory ${(withIndex / 1e6).toFixed(0)} MB, of which the index ${((withIndex - withoutIndex) / 1e6).toFixed(1)} MB (${Math.round((withIndex - withoutIndex) / (2 * SHELLS + CDS))} bytes per identifiable)`,
+  );
   let t = performance.now();
   const indexed = await ensureTermIndex(admin, layout);
   console.log(`redis: index of a store without one built in ${ms(performance.now() - t)} (${indexed} identifiables)`);
-  const memoryInfo = (await admin.info("memory")).match(/used_memory:(\d+)/)?.[1];
-  console.log(`redis: used_memory ${(Number(memoryInfo) / 1e6).toFixed(0)} MB`);
   await repositoryLevel("redis repository", repo);
   await repo.close();
 

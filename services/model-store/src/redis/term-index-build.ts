@@ -16,7 +16,7 @@ import { IDENTIFIABLE_KINDS, type RedisLayout, unpackIdentifiable } from "./redi
  * already wrote equal what it would write again.
  */
 export const TERM_INDEX_VERSION = "1";
-export const TERM_INDEX_BATCH = 500;
+export const TERM_INDEX_BATCH = 2000;
 
 /**
  * KEYS: rec, order, terms, index of one kind. ARGV: per identifiable id, revision, terms.
