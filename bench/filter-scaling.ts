@@ -12,12 +12,13 @@
  *    the index of a store written without one (the upgrade at model-store start).
  * 2. HTTP, cold (5 requests of filter values never asked before, after one unfiltered page of each
  *    list warmed the code: median and max) and warm (median of 20 repeats), distributed
- *    (redis, nats, model-store opened on the loaded Redis, http-gateway) and embedded (BENCH_EMBEDDED
- *    =0 skips it: loading the model file takes a while), with CPU per request per process.
+ *    (redis, nats, model-store opened on the loaded Redis, http-gateway) and embedded (loading the
+ *    model file takes a while), with CPU per request per process (10 ms ticks: 0.5 ms resolution).
  *
- * Run: npm run bench -- filter-scaling     (BENCH_SHELLS=100000 BENCH_EMBEDDED=1)
+ * Run: npm run bench -- filter-scaling
+ *      (BENCH_SHELLS=100000 BENCH_PARTS=repository,distributed,embedded BENCH_TRACE_GC=0)
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -41,7 +42,10 @@ import { processCpuMs } from "./test-support/process-cpu.ts";
 
 const SHELLS = Number(process.env.BENCH_SHELLS ?? 100_000);
 const CDS = Math.max(1, Math.floor(SHELLS / 10));
-const EMBEDDED = process.env.BENCH_EMBEDDED !== "0";
+/** Which parts run: repository (memory and Redis, before/after), distributed, embedded; default all. */
+const PARTS = process.env.BENCH_PARTS?.split(",") ?? ["repository", "distributed", "embedded"];
+/** BENCH_TRACE_GC=1: the embedded process runs with --trace-gc; pauses over 20 ms are printed. */
+const TRACE_GC = process.env.BENCH_TRACE_GC === "1";
 const BATCH = 1000;
 const REPEATS = 20;
 const COLD = 5;
@@ -314,13 +318,23 @@ const processes: TwinportProcess[] = [];
 const servers: { stop(): Promise<void> }[] = [];
 try {
   console.log(`${SHELLS} shells, ${SHELLS} submodels, ${CDS} concept descriptions`);
-  {
+  if (PARTS.includes("repository")) {
     const memory = createMemoryRepository();
     console.log(`memory: loaded in ${ms(await load(memory))}`);
     await repositoryLevel("memory repository", memory);
     await memory.close();
   }
 
+  if (PARTS.includes("repository") || PARTS.includes("distributed")) await redisParts();
+
+  if (PARTS.includes("embedded")) await embeddedPart();
+} finally {
+  for (const p of processes.reverse()) await p.stop();
+  for (const s of servers) await s.stop();
+  rmSync(dir, { recursive: true, force: true });
+}
+
+async function redisParts(): Promise<void> {
   const redisServer = await startRedis({ appendOnly: true });
   servers.push(redisServer);
   const repo = await createRedisRepository({ url: redisServer.url });
@@ -342,8 +356,12 @@ try {
   let t = performance.now();
   const indexed = await ensureTermIndex(admin, layout);
   console.log(`redis: index of a store without one built in ${ms(performance.now() - t)} (${indexed} identifiables)`);
-  await repositoryLevel("redis repository", repo);
+  if (PARTS.includes("repository")) await repositoryLevel("redis repository", repo);
   await repo.close();
+  if (!PARTS.includes("distributed")) {
+    admin.disconnect();
+    return;
+  }
 
   const nats = await startNats();
   servers.push(nats);
@@ -375,8 +393,10 @@ try {
   distributed.close();
   admin.disconnect();
   for (const p of processes.splice(0).reverse()) await p.stop();
+}
 
-  if (EMBEDDED) {
+async function embeddedPart(): Promise<void> {
+  {
     const modelFile = join(dir, "model.json");
     const parts: string[] = ['{"assetAdministrationShells":['];
     for (let n = 0; n < SHELLS; n++) parts.push((n > 0 ? "," : "") + JSON.stringify(shell(n)));
@@ -387,20 +407,28 @@ try {
     parts.push("]}");
     writeFileSync(modelFile, parts.join(""));
     const embeddedHttp = await plainHttpConfig(dir);
-    t = performance.now();
+    const t = performance.now();
+    const cwd = mkdtempSync(join(dir, "embedded-"));
     const embedded = await startTwinport({
-      cwd: mkdtempSync(join(dir, "embedded-")),
+      cwd,
       args: ["-c", embeddedHttp.file, "-m", modelFile, "--endpoint", "http"],
       timeoutMs: 1_200_000,
+      nodeArgs: TRACE_GC ? ["--trace-gc"] : [],
     });
     processes.push(embedded);
     console.log(`\nembedded: loaded and up in ${ms(performance.now() - t)}`);
     const client = createHttpClient(`http://127.0.0.1:${embeddedHttp.port}/api/v3.0`);
+    const ready = Math.round(performance.now() - t);
     await httpLevel("embedded", client, { embedded: embedded.child.pid! });
     client.close();
+    if (TRACE_GC) {
+      // `[pid:…]   51234 ms: Mark-Compact 800.1 (850.2) -> 700.0 (760.3) MB, pooled: 0 MB, 120.50 / 0.00 ms …`
+      const pauses = readFileSync(join(cwd, "embedded.out"), "utf8")
+        .split("\n")
+        .map((line) => /(\d+) ms: (\S+).*?, ([\d.]+) \/ [\d.]+ ms/.exec(line))
+        .filter((m): m is RegExpExecArray => m !== null && Number(m[3]) > 20);
+      console.log(`embedded: GC pauses over 20 ms (process ready at about ${ready} ms):`);
+      for (const m of pauses) console.log(`  at ${m[1]} ms: ${m[2]} ${m[3]} ms`);
+    }
   }
-} finally {
-  for (const p of processes.reverse()) await p.stop();
-  for (const s of servers) await s.stop();
-  rmSync(dir, { recursive: true, force: true });
 }
