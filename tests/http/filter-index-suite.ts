@@ -186,6 +186,21 @@ export function filterIndexSuite(mode: Mode): void {
       assert.ok(idsOf(submodels.filter(exact(whole))).length > 0, "the whole-Reference case finds something");
     });
 
+    test("/submodels/$path: the paths of the submodels the filter finds, paged by path", async () => {
+      for (const [i, idShort] of [
+        [1, "A"],
+        [3, "B"],
+        [4, "C"],
+      ] as const) {
+        const body = { modelType: "Property", idShort, valueType: "xs:string", value: "x" };
+        const res = await http.request("POST", `/submodels/${b64(`urn:idx:sm:${i}`)}/submodel-elements`, json(body));
+        assert.equal(res.status, 201, res.text);
+      }
+      assert.deepEqual(await all(other, "/submodels/$path?idShort=Part1", 1), ["A", "B"]);
+      assert.deepEqual(await all(other, `/submodels/$path?semanticId=${b64("urn:sem:v0")}`, 1), ["C"]);
+      assert.deepEqual(await all(other, "/submodels/$path?idShort=NoSuch", 1), []);
+    });
+
     test("/concept-descriptions: idShort, isCaseOf and dataSpecificationRef give what a scan gives", async () => {
       const cds = await all(http, "/concept-descriptions", 100);
       assert.equal(cds.length, 9);
