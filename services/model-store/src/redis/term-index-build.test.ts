@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { type ChangeEventDraft, type CommitOp, indexTerm, type Repository } from "@twinport/shared";
 import { Redis } from "ioredis";
-import { type RunningServer, startRedis } from "../../../../tests/test-support/servers.ts";
+import { freePort, type RunningServer, startRedis } from "../../../../tests/test-support/servers.ts";
 import { IDENTIFIABLE_KINDS, redisLayout } from "./redis-layout.ts";
 import { createRedisRepository } from "./redis-repository.ts";
 import { ensureTermIndex, TERM_INDEX_VERSION } from "./term-index-build.ts";
@@ -82,6 +82,40 @@ describe("Redis filter index build (a store from before the index)", () => {
       assert.deepEqual(await ids(repo, "shell", indexTerm("idShort", "S1")), ["s4", "s7"]);
     } finally {
       await repo.close();
+    }
+  });
+
+  it("a store opened while Redis is down builds its index once Redis is back", { timeout: 20_000 }, async () => {
+    const port = await freePort();
+    const repo = await createRedisRepository({
+      url: `redis://127.0.0.1:${port}`,
+      keyPrefix: "late",
+      commandTimeoutMs: 300,
+    });
+    let late: RunningServer | undefined;
+    try {
+      let ready = false;
+      void repo.termIndexReady().then(() => {
+        ready = true;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      assert.equal(ready, false);
+      late = await startRedis({ port });
+      await repo.termIndexReady();
+      const layout = redisLayout("late");
+      const lateAdmin = new Redis(late.url);
+      try {
+        assert.equal(await lateAdmin.get(layout.termIndexVersion), TERM_INDEX_VERSION);
+      } finally {
+        lateAdmin.disconnect();
+      }
+      await put(repo, [
+        { op: "put-identifiable", kind: "shell", id: "s", json: JSON.stringify({ id: "s", idShort: "S" }) },
+      ]);
+      assert.deepEqual(await ids(repo, "shell", indexTerm("idShort", "S")), ["s"]);
+    } finally {
+      await repo.close();
+      await late?.stop();
     }
   });
 
