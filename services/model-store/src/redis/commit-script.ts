@@ -229,11 +229,12 @@ while a < opsEnd do
     local k, id = KIND[ARGV[a + 1]], ARGV[a + 2]
     redis.call('HSET', KEYS[k], id, rev .. '\\1' .. ARGV[a + 3])
     local ordinal = redis.call('ZSCORE', KEYS[k + 1], id)
-    if not ordinal then
+    local isNew = not ordinal
+    if isNew then
       ordinal = redis.call('INCR', KEYS[3])
       redis.call('ZADD', KEYS[k + 1], ordinal, id)
     end
-    reindex(KEYS[k + TERMS], KEYS[k + TERMS + 1], id, tonumber(ordinal), ARGV[a + 4])
+    reindex(KEYS[k + TERMS], KEYS[k + TERMS + 1], id, tonumber(ordinal), ARGV[a + 4], isNew)
     redis.call('HSET', KEYS[2], id, ARGV[a + 1])
     a = a + 5
   elseif op == 'di' then
@@ -241,7 +242,7 @@ while a < opsEnd do
     local k, id = KIND[ARGV[a + 1]], ARGV[a + 2]
     redis.call('HDEL', KEYS[k], id)
     local ordinal = redis.call('ZSCORE', KEYS[k + 1], id)
-    if ordinal then reindex(KEYS[k + TERMS], KEYS[k + TERMS + 1], id, tonumber(ordinal), '') end
+    if ordinal then reindex(KEYS[k + TERMS], KEYS[k + TERMS + 1], id, tonumber(ordinal), '', false) end
     redis.call('ZREM', KEYS[k + 1], id)
     if redis.call('HGET', KEYS[2], id) == ARGV[a + 1] then redis.call('HDEL', KEYS[2], id) end
     if ARGV[a + 3] ~= '' then

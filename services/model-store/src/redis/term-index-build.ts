@@ -29,7 +29,7 @@ for i = 1, #ARGV, 3 do
   local record = redis.call('HGET', KEYS[1], id)
   local ordinal = redis.call('ZSCORE', KEYS[2], id)
   if record and ordinal and string.match(record, '^%d*') == ARGV[i + 1] then
-    reindex(KEYS[3], KEYS[4], id, tonumber(ordinal), ARGV[i + 2])
+    reindex(KEYS[3], KEYS[4], id, tonumber(ordinal), ARGV[i + 2], false)
     n = n + 1
   end
 end
