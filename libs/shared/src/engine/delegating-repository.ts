@@ -16,6 +16,9 @@ export class DelegatingRepository implements Repository {
   listIdentifiables(kind: IdentifiableKind, page: { cursor?: string; limit: number }) {
     return this.base.listIdentifiables(kind, page);
   }
+  listIdentifiablesByTerms(kind: IdentifiableKind, terms: readonly string[], page: { cursor?: string; limit: number }) {
+    return this.base.listIdentifiablesByTerms(kind, terms, page);
+  }
   countIdentifiables(kind: IdentifiableKind) {
     return this.base.countIdentifiables(kind);
   }

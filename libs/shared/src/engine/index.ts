@@ -21,6 +21,14 @@ export {
 export type { ValidationSettings } from "./engine-context.ts";
 export * from "./filesystem/existing-files.ts";
 export * from "./filesystem/filesystem-file-store.ts";
+export {
+  assetIdTerm,
+  type IndexField,
+  indexTerm,
+  indexTermsOf,
+  indexTermsOfJson,
+  referenceTerms,
+} from "./index-terms.ts";
 export * from "./memory/direct-store-client.ts";
 export * from "./memory/in-process-event-bus.ts";
 export * from "./memory/memory-file-store.ts";

@@ -21,6 +21,11 @@ export function pageCursor(page: PageRequest | undefined): string | undefined {
  * Keyset paging with a filter: read pages of exactly the number of items still missing, so every
  * item read is either returned or skipped and the repository's cursor always points right after the
  * last item considered. Inserts and deletes between pages never repeat or skip an item.
+ *
+ * `terms` (index-terms.ts): index terms every item `keep` accepts carries. Given, the candidates
+ * come from the repository's index (the rarest term's identifiables, docs/adr/0035) instead of every
+ * identifiable of the kind; `keep` still decides, so the answer is the same, only cheaper. The
+ * cursors are the same ordinals either way.
  */
 export async function listFiltered(
   repository: Repository,
@@ -29,13 +34,16 @@ export async function listFiltered(
   keep: (item: Record<string, unknown>) => boolean,
   project: (item: Record<string, unknown>) => unknown = (item) => item,
   exactEnd = false,
+  terms: readonly string[] = [],
 ): Promise<Paged<unknown>> {
   const limit = pageLimit(page);
   let cursor = pageCursor(page);
   const items: unknown[] = [];
+  const read = (p: { cursor?: string; limit: number }) =>
+    terms.length > 0 ? repository.listIdentifiablesByTerms(kind, terms, p) : repository.listIdentifiables(kind, p);
   try {
     do {
-      const batch = await repository.listIdentifiables(kind, { cursor, limit: limit - items.length });
+      const batch = await read({ cursor, limit: limit - items.length });
       for (const stored of batch.items) {
         const item = JSON.parse(stored.json) as Record<string, unknown>;
         if (keep(item)) items.push(project(item));
@@ -45,11 +53,7 @@ export async function listFiltered(
     if (
       exactEnd &&
       cursor !== undefined &&
-      !(await keptItemFollows(
-        (p) => repository.listIdentifiables(kind, p),
-        cursor,
-        (stored) => keep(JSON.parse(stored.json)),
-      ))
+      !(await keptItemFollows(read, cursor, (stored) => keep(JSON.parse(stored.json))))
     )
       cursor = undefined;
   } catch (error) {

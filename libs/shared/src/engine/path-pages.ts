@@ -135,6 +135,8 @@ export async function pageSubmodelPaths(
   keep: (submodel: Record<string, unknown>) => boolean,
   level: Level | undefined,
   scopeOf?: (submodel: Record<string, unknown>) => ElementScope | undefined,
+  /** Index terms every submodel `keep` accepts carries (see listFiltered). */
+  terms: readonly string[] = [],
 ): Promise<Paged<string>> {
   const limit = pageLimit(page);
   const text = pageCursor(page);
@@ -152,7 +154,10 @@ export async function pageSubmodelPaths(
   let elementCursor = start.e;
   try {
     for (;;) {
-      const batch = await repository.listIdentifiables("submodel", { cursor: submodelCursor, limit: 1 });
+      const next = { cursor: submodelCursor, limit: 1 };
+      const batch = await (terms.length > 0
+        ? repository.listIdentifiablesByTerms("submodel", terms, next)
+        : repository.listIdentifiables("submodel", next));
       const stored = batch.items[0];
       const meta = stored === undefined ? undefined : (JSON.parse(stored.json) as Record<string, unknown>);
       if (stored !== undefined && keep(meta!)) {

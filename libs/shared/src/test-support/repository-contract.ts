@@ -10,6 +10,7 @@ import {
   type Repository,
   type StoredElement,
 } from "../engine/ports/index.ts";
+import { termIndexContract } from "./term-index-contract.ts";
 
 /**
  * The behaviour every Repository implementation must show (memory and Redis both run it).
@@ -33,6 +34,8 @@ export function repositoryContract(
 
   describe(`Repository contract: ${name}`, () => {
     if (cleanup) after(cleanup);
+
+    termIndexContract(test);
 
     test("puts, gets, lists and counts identifiables of each kind", async (repo) => {
       const kinds: IdentifiableKind[] = ["shell", "submodel", "concept-description"];

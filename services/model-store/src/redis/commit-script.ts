@@ -1,7 +1,15 @@
-import { batchIndexOf, type Commit, type CommitOp, type CommitResult, type IdentifiableKind } from "@twinport/shared";
+import {
+  batchIndexOf,
+  type Commit,
+  type CommitOp,
+  type CommitResult,
+  type IdentifiableKind,
+  indexTermsOfJson,
+} from "@twinport/shared";
 import { idempotencyKey } from "./idempotency-redis.ts";
 import { LUA_PATHS } from "./lua-paths.ts";
 import { luaScript } from "./lua-script.ts";
+import { LUA_TERM_INDEX } from "./lua-term-index.ts";
 import { IDENTIFIABLE_KINDS, type RedisLayout } from "./redis-layout.ts";
 
 /**
@@ -10,7 +18,9 @@ import { IDENTIFIABLE_KINDS, type RedisLayout } from "./redis-layout.ts";
  * fsync for all of them); each commit of the batch is checked and applied on its own, in order.
  *
  * KEYS: 1 seq, 2 kinds, 3 ordinal, 4 outbox, 5..10 rec/order of shell, submodel,
- *       concept-description, then 3 keys (el, order, ctr) per submodel the batch names, and the
+ *       concept-description, 11..16 their filter index terms/index (docs/adr/0035: kept in the
+ *       same step as the record, from terms the encoder computed), then 3 keys (el, order, ctr)
+ *       per submodel the batch names, and the
  *       key of each idempotency record a commit claims (its KEYS index travels in ARGV, ADR 0017).
  * ARGV: 1 the number of commits, then per commit: the event draft as JSON text (stored as-is: Lua
  *       never decodes JSON, cjson would turn [] into {} and round numbers), the number of ARGV
@@ -27,9 +37,11 @@ import { IDENTIFIABLE_KINDS, type RedisLayout } from "./redis-layout.ts";
  * JSON. Returns one number per commit: its seq, or -(index + 1) of its failed precondition. A failed
  * check returns before the commit's first write, so it changes nothing and takes no seq.
  */
-const SOURCE = `${LUA_PATHS}
+const SOURCE = `${LUA_PATHS}${LUA_TERM_INDEX}
 local KIND = { shell = 5, submodel = 7, ["concept-description"] = 9 }
-local function sm(i) return 11 + (tonumber(i) - 1) * 3 end
+-- a kind's filter index keys: terms at KIND + 6, index at KIND + 7
+local TERMS = 6
+local function sm(i) return 17 + (tonumber(i) - 1) * 3 end
 local function revOf(record) return string.match(record, '^%d*') end
 -- the record without its revision, from the first separator on
 local function restOf(record)
@@ -213,18 +225,24 @@ while a < opsEnd do
     if old then redis.call('HSET', KEYS[b], path, rev .. restOf(old)) end
     a = a + 3
   elseif op == 'pi' then
-    -- put-identifiable: kind, id, json (a new one is appended to its kind's order)
+    -- put-identifiable: kind, id, json, index terms (a new one is appended to its kind's order)
     local k, id = KIND[ARGV[a + 1]], ARGV[a + 2]
     redis.call('HSET', KEYS[k], id, rev .. '\\1' .. ARGV[a + 3])
-    if not redis.call('ZSCORE', KEYS[k + 1], id) then
-      redis.call('ZADD', KEYS[k + 1], redis.call('INCR', KEYS[3]), id)
+    local ordinal = redis.call('ZSCORE', KEYS[k + 1], id)
+    local isNew = not ordinal
+    if isNew then
+      ordinal = redis.call('INCR', KEYS[3])
+      redis.call('ZADD', KEYS[k + 1], ordinal, id)
     end
+    reindex(KEYS[k + TERMS], KEYS[k + TERMS + 1], id, tonumber(ordinal), ARGV[a + 4], isNew)
     redis.call('HSET', KEYS[2], id, ARGV[a + 1])
-    a = a + 4
+    a = a + 5
   elseif op == 'di' then
     -- delete-identifiable: kind, id, submodel index ('' unless a submodel: its elements go too)
     local k, id = KIND[ARGV[a + 1]], ARGV[a + 2]
     redis.call('HDEL', KEYS[k], id)
+    local ordinal = redis.call('ZSCORE', KEYS[k + 1], id)
+    if ordinal then reindex(KEYS[k + TERMS], KEYS[k + TERMS + 1], id, tonumber(ordinal), '', false) end
     redis.call('ZREM', KEYS[k + 1], id)
     if redis.call('HGET', KEYS[2], id) == ARGV[a + 1] then redis.call('HDEL', KEYS[2], id) end
     if ARGV[a + 3] ~= '' then
@@ -272,6 +290,10 @@ export function encodeCommits(layout: RedisLayout, commits: readonly Commit[]): 
   for (const kind of IDENTIFIABLE_KINDS) {
     const k = layout.identifiable(kind);
     keys.push(k.rec, k.order);
+  }
+  for (const kind of IDENTIFIABLE_KINDS) {
+    const t = layout.termIndex(kind);
+    keys.push(t.terms, t.index);
   }
   const submodelIndex = new Map<string, number>();
   const sm = (id: string): number => {
@@ -333,7 +355,7 @@ function kind(value: IdentifiableKind): IdentifiableKind {
 function encodeOp(op: CommitOp, args: (string | number)[], sm: (id: string) => number): void {
   switch (op.op) {
     case "put-identifiable":
-      args.push("pi", kind(op.kind), op.id, op.json);
+      args.push("pi", kind(op.kind), op.id, op.json, indexTermsOfJson(op.kind, op.json).join("\0"));
       break;
     case "delete-identifiable":
       args.push("di", kind(op.kind), op.id, op.kind === "submodel" ? sm(op.id) : "");

@@ -11,6 +11,12 @@ import type { IdentifiableKind } from "@twinport/shared";
  *   {tp}:ordinal                 string  creation counter that orders identifiables
  *   {tp}:<kind>:rec              hash    id → `<revision>\x01<AAS JSON>` (submodels without elements)
  *   {tp}:<kind>:order            zset    id, scored by its creation ordinal (keyset paging by score)
+ *   {tp}:<kind>:index            zset    the filter index (docs/adr/0035): all scores 0, members
+ *                                        `<term>\0<ordinal as 16 hex digits><id>`, so ZRANGEBYLEX
+ *                                        [T\0 (T\1 is term T's identifiables in creation order
+ *   {tp}:<kind>:terms            hash    id → its index terms joined by "\0" (what to take out again)
+ *   {tp}:index-version           string  the filter index version this store holds complete; when
+ *                                        absent (a store from before it) it is built at start
  *   {tp}:sm:<b64url id>:el       hash    internal path → `<revision>\x01<orderKey>\x01<parentPath>\x01<json>`
  *                                        (the shallow element JSON; orderKey "" = never inserted
  *                                        into a parent). Internal path = the idShortPath with each
@@ -36,6 +42,10 @@ import type { IdentifiableKind } from "@twinport/shared";
  */
 export interface RedisLayout {
   prefix: string;
+  /** The filter index of a kind (docs/adr/0035): terms per id and the sorted set of entries. */
+  termIndex(kind: IdentifiableKind): { terms: string; index: string };
+  /** Version of the filter index this store holds complete; absent = build it (term-index-build.ts). */
+  termIndexVersion: string;
   sequence: string;
   kinds: string;
   ordinal: string;
@@ -61,6 +71,8 @@ export function redisLayout(prefix = "tp"): RedisLayout {
   const key = (name: string) => base + name;
   return {
     prefix,
+    termIndex: (kind) => ({ terms: key(`${kind}:terms`), index: key(`${kind}:index`) }),
+    termIndexVersion: key("index-version"),
     sequence: key("seq"),
     kinds: key("kinds"),
     ordinal: key("ordinal"),

@@ -63,7 +63,12 @@ describe("Redis repository", () => {
       assert.ok(keys.includes(`{layout}:sm:${encoded}:el`));
       assert.ok(keys.every((k) => !k.includes("https://")));
       await repo.clear();
-      assert.deepEqual((await admin.keys("{layout}:*")).sort(), ["{layout}:outbox", "{layout}:seq"]);
+      // The filter index version stays (an empty index is complete for an empty store, ADR 0035).
+      assert.deepEqual((await admin.keys("{layout}:*")).sort(), [
+        "{layout}:index-version",
+        "{layout}:outbox",
+        "{layout}:seq",
+      ]);
     } finally {
       await repo.close();
     }

@@ -10,6 +10,8 @@ import { outboxBounds, readOutboxEvents } from "./outbox-events.ts";
 import { closeRedis, createRedisClient, firstConnection } from "./redis-client.ts";
 import { redisCall } from "./redis-errors.ts";
 import { IDENTIFIABLE_KINDS, type RedisLayout, redisLayout, unpackIdentifiable } from "./redis-layout.ts";
+import { ensureTermIndex } from "./term-index-build.ts";
+import { listByTerms } from "./term-reads.ts";
 
 export interface RedisRepositoryOptions {
   url: string;
@@ -28,7 +30,12 @@ export interface RedisRepository extends Repository {
   readonly outboxKey: string;
   /** A key in this store's keyspace and hash tag, e.g. for a lease: `{tp}:<name>`. */
   key(name: string): string;
+  /** Settles once the filter index is complete (built at open when the store had none, ADR 0035). */
+  termIndexReady(): Promise<void>;
 }
+
+/** How long to wait before building the filter index again after Redis failed meanwhile. */
+const TERM_INDEX_RETRY_MS = 2000;
 
 export const DEFAULT_COMMAND_TIMEOUT_MS = 2000;
 /** How long a large commit (see LARGE_COMMIT_OPS) may take before it counts as "Redis unavailable". */
@@ -67,12 +74,33 @@ export async function createRedisRepository(options: RedisRepositoryOptions): Pr
     (error) => error instanceof CommitEncodingError,
   );
 
+  // The filter index (docs/adr/0035): a store from before it gets it built now, in batches. Until
+  // it is complete, filtered lists read every identifiable (what they did before: slower, never
+  // wrong, since every candidate is checked); if Redis fails meanwhile, the build is retried.
+  let indexComplete = false;
+  let closed = false;
+  let retry: NodeJS.Timeout | undefined;
+  let indexReady!: () => void;
+  const termIndexReady = new Promise<void>((resolve) => {
+    indexReady = resolve;
+  });
+  const buildTermIndex = async (): Promise<void> => {
+    try {
+      await ensureTermIndex(redis, layout);
+      indexComplete = true;
+      indexReady();
+    } catch {
+      if (!closed) retry = setTimeout(() => void buildTermIndex(), TERM_INDEX_RETRY_MS).unref();
+    }
+  };
+  await buildTermIndex();
+
   const kindKeys = (kind: IdentifiableKind) => {
     if (!IDENTIFIABLE_KINDS.includes(kind)) throw new TypeError(`Unknown identifiable kind '${String(kind)}'`);
     return layout.identifiable(kind);
   };
 
-  return {
+  const repository: RedisRepository = {
     redis,
     layout,
     outboxKey: layout.outbox,
@@ -117,6 +145,14 @@ export async function createRedisRepository(options: RedisRepositoryOptions): Pr
       if (flat.length / 2 <= limit) return { items };
       return { items, cursor: encodeCursor(ordinals[ordinals.length - 1]) };
     },
+
+    async listIdentifiablesByTerms(kind, terms, page) {
+      kindKeys(kind);
+      if (!indexComplete || terms.length === 0) return await repository.listIdentifiables(kind, page);
+      return await listByTerms(redis, layout, kind, terms, page);
+    },
+
+    termIndexReady: () => termIndexReady,
 
     async countIdentifiables(kind) {
       return await redisCall(redis.zcard(kindKeys(kind).order));
@@ -167,7 +203,8 @@ export async function createRedisRepository(options: RedisRepositoryOptions): Pr
     async clear() {
       // Everything but the sequence (revisions are never reused) and the outbox (the event log) with its keeper
       // state (events already committed must still be delivered).
-      const keep = new Set([layout.sequence, layout.outbox, layout.key("relay:lease")]);
+      // The index version stays: an empty index is complete for an empty store.
+      const keep = new Set([layout.sequence, layout.outbox, layout.key("relay:lease"), layout.termIndexVersion]);
       let cursor = "0";
       do {
         const [next, found] = await redisCall(redis.scan(cursor, "MATCH", layout.pattern, "COUNT", 1000));
@@ -178,8 +215,11 @@ export async function createRedisRepository(options: RedisRepositoryOptions): Pr
     },
 
     async close() {
+      closed = true;
+      clearTimeout(retry);
       if (bulk) await closeRedis(await bulk);
       await closeRedis(redis);
     },
   };
+  return repository;
 }

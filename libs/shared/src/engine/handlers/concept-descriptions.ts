@@ -3,6 +3,7 @@ import { readBody } from "../aas-input.ts";
 import { eventDraft } from "../commit-runner.ts";
 import type { EngineContext } from "../engine-context.ts";
 import { readForWrite, requireIdentifiable, requireSameId, unchanged } from "../identifiables.ts";
+import { indexTerm, referenceTerms } from "../index-terms.ts";
 import { listFiltered } from "../paging.ts";
 import { anyReferenceMatches, parseReferenceFilter } from "../reference-filter.ts";
 import { identifiableTarget } from "../write-targets.ts";
@@ -32,8 +33,21 @@ export async function getAllConceptDescriptions(
     (idShort === undefined || cd.idShort === idShort) &&
     (isCaseOf === undefined || anyReferenceMatches(cd.isCaseOf, isCaseOf)) &&
     (dataSpecification === undefined || anyReferenceMatches(dataSpecificationsOf(cd), dataSpecification));
+  const terms = [
+    ...(idShort === undefined ? [] : [indexTerm("idShort", idShort)]),
+    ...(isCaseOf === undefined ? [] : referenceTerms("isCaseOf", isCaseOf)),
+    ...(dataSpecification === undefined ? [] : referenceTerms("dataSpecificationRef", dataSpecification)),
+  ];
   return {
-    value: await listFiltered(ctx.repository, "concept-description", page, keep, undefined, readable !== undefined),
+    value: await listFiltered(
+      ctx.repository,
+      "concept-description",
+      page,
+      keep,
+      undefined,
+      readable !== undefined,
+      terms,
+    ),
   };
 }
 

@@ -6,6 +6,7 @@ import type { EngineContext } from "../engine-context.ts";
 import { requireIdentifiable } from "../identifiables.ts";
 import { listFiltered } from "../paging.ts";
 import { rewriteShell } from "../shell-rewrite.ts";
+import { shellFilterTerms } from "./filter-terms.ts";
 import type { Handled } from "./handled.ts";
 
 /**
@@ -31,6 +32,7 @@ export async function getAllShellIdsByAssetLink(
       keep,
       (shell) => shell.id,
       readable !== undefined,
+      shellFilterTerms(undefined, assetIds),
     )) as Paged<string>,
   };
 }

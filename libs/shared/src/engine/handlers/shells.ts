@@ -7,6 +7,7 @@ import { readForWrite, requireIdentifiable, requireSameId, unchanged } from "../
 import { listFiltered } from "../paging.ts";
 import { shellProjector } from "../shell-projection.ts";
 import { identifiableTarget } from "../write-targets.ts";
+import { shellFilterTerms } from "./filter-terms.ts";
 import type { Handled } from "./handled.ts";
 
 export async function getAllShells(
@@ -21,7 +22,17 @@ export async function getAllShells(
     (assetIds === undefined || matchesAssetIds(shell, assetIds)) &&
     (readable === undefined || readable(shell.id as string));
   // With access rules, hidden shells after a full page must not leave a cursor to an empty one.
-  return { value: await listFiltered(ctx.repository, "shell", cmd.params.page, keep, project, readable !== undefined) };
+  return {
+    value: await listFiltered(
+      ctx.repository,
+      "shell",
+      cmd.params.page,
+      keep,
+      project,
+      readable !== undefined,
+      shellFilterTerms(idShort, assetIds),
+    ),
+  };
 }
 
 export async function getShell(

@@ -7,6 +7,7 @@ import { eventDraft } from "../commit-runner.ts";
 import { deleteOps, insertOps, loadAllElements } from "../element-io.ts";
 import type { EngineContext } from "../engine-context.ts";
 import { readForWrite, requireIdentifiable, requireSameId, unchanged } from "../identifiables.ts";
+import { indexTerm, referenceTerms } from "../index-terms.ts";
 import { listFiltered, pageCursor } from "../paging.ts";
 import { pageSubmodelPaths } from "../path-pages.ts";
 import { projectSubmodel } from "../projection.ts";
@@ -21,13 +22,25 @@ function depthOf(modifiers: OutputModifiers | undefined): number | undefined {
   return modifiers?.level === "core" ? 1 : undefined;
 }
 
-/** The filters of GET /submodels (AAS API §l): exact idShort; semanticId as a Reference or a key value. */
-function submodelFilter(params: Command<"GetAllSubmodels">["params"]): (submodel: Record<string, unknown>) => boolean {
+/**
+ * The filters of GET /submodels (AAS API §l): exact idShort; semanticId as a Reference or a key
+ * value. With the index terms a match carries (docs/adr/0035).
+ */
+function submodelFilter(params: Command<"GetAllSubmodels">["params"]): {
+  matches: (submodel: Record<string, unknown>) => boolean;
+  terms: string[];
+} {
   const semanticId =
     params.semanticId === undefined ? undefined : parseReferenceFilter("semanticId", params.semanticId);
-  return (submodel) =>
-    (params.idShort === undefined || submodel.idShort === params.idShort) &&
-    (semanticId === undefined || referenceMatches(submodel.semanticId, semanticId));
+  return {
+    matches: (submodel) =>
+      (params.idShort === undefined || submodel.idShort === params.idShort) &&
+      (semanticId === undefined || referenceMatches(submodel.semanticId, semanticId)),
+    terms: [
+      ...(params.idShort === undefined ? [] : [indexTerm("idShort", params.idShort)]),
+      ...(semanticId === undefined ? [] : referenceTerms("semanticId", semanticId)),
+    ],
+  };
 }
 
 /**
@@ -68,7 +81,7 @@ export async function getAllSubmodels(
 ): Promise<Handled<Paged<unknown>>> {
   const { modifiers, page } = cmd.params;
   pageCursor(page);
-  const matches = submodelFilter(cmd.params);
+  const { matches, terms } = submodelFilter(cmd.params);
   const scopeOf = ctx.access?.submodelReadScope;
   // Only submodels the caller may read at all are listed (and count towards the page).
   const keep =
@@ -77,8 +90,8 @@ export async function getAllSubmodels(
       : (submodel: Record<string, unknown>) => matches(submodel) && scopeOf(submodel) !== undefined;
   // $path lists idShortPaths, so it pages by path across the submodels, not by submodel.
   if (modifiers?.content === "path")
-    return { value: await pageSubmodelPaths(ctx.repository, page, keep, modifiers.level, scopeOf) };
-  const metas = await listFiltered(ctx.repository, "submodel", page, keep, undefined, scopeOf !== undefined);
+    return { value: await pageSubmodelPaths(ctx.repository, page, keep, modifiers.level, scopeOf, terms) };
+  const metas = await listFiltered(ctx.repository, "submodel", page, keep, undefined, scopeOf !== undefined, terms);
   const items = await Promise.all(
     (metas.items as Record<string, unknown>[]).map((meta) => submodelIn(ctx, meta, modifiers, scopeOf?.(meta))),
   );

@@ -1,4 +1,5 @@
 import { CommandError } from "../../contracts/index.ts";
+import { indexTermsOfJson } from "../index-terms.ts";
 import type {
   Commit,
   CommitOp,
@@ -15,6 +16,7 @@ import { batchIndexOf } from "../ports/repository.ts";
 import { createMemoryEventLog, type MemoryEventLogRetention } from "./memory-event-log.ts";
 import { createMemoryIdempotency } from "./memory-idempotency.ts";
 import { createMemoryOperationHandles } from "./memory-operation-handles.ts";
+import { firstOrdinalAfter, MemoryTermIndex } from "./memory-term-index.ts";
 
 /**
  * The Repository port in process memory (embedded mode, tests). Only strings and numbers are
@@ -85,17 +87,6 @@ function firstAfter(entries: ChildEntry[], after: string): number {
   return low;
 }
 
-function firstOrdinalAfter(ordinals: number[], after: number): number {
-  let low = 0;
-  let high = ordinals.length;
-  while (low < high) {
-    const mid = (low + high) >>> 1;
-    if (ordinals[mid] <= after) low = mid + 1;
-    else high = mid;
-  }
-  return low;
-}
-
 export interface MemoryRepositoryOptions {
   /** Retention of the in-memory event log behind GetEvents (memory-event-log.ts). */
   eventLog?: MemoryEventLogRetention;
@@ -109,6 +100,7 @@ export function createMemoryRepository(options: MemoryRepositoryOptions = {}): R
     KINDS.map((k) => [k, { ordinals: [], ids: [] }]),
   );
   const kinds = new Map<string, IdentifiableKind>();
+  const termIndex = new MemoryTermIndex();
   const submodels = new Map<string, SubmodelElements>();
   let seq = 0;
   let nextIdentifiableOrdinal = 1;
@@ -205,6 +197,9 @@ export function createMemoryRepository(options: MemoryRepositoryOptions = {}): R
         const byId = identifiablesOf(op.kind);
         const existing = byId.get(op.id);
         if (existing) {
+          // The same text has the same terms: a rewrite that changed nothing indexed costs nothing here.
+          if (existing.json !== op.json)
+            termIndex.set(op.kind, op.id, existing.ordinal, indexTermsOfJson(op.kind, op.json));
           existing.json = op.json;
           existing.revision = revision;
         } else {
@@ -213,6 +208,7 @@ export function createMemoryRepository(options: MemoryRepositoryOptions = {}): R
           const order = creationOrder.get(op.kind)!;
           order.ordinals.push(ordinal);
           order.ids.push(op.id);
+          termIndex.set(op.kind, op.id, ordinal, indexTermsOfJson(op.kind, op.json));
         }
         kinds.set(op.id, op.kind);
         return;
@@ -222,6 +218,7 @@ export function createMemoryRepository(options: MemoryRepositoryOptions = {}): R
         const existing = byId.get(op.id);
         if (existing) {
           byId.delete(op.id);
+          termIndex.remove(op.kind, op.id, existing.ordinal);
           const order = creationOrder.get(op.kind)!;
           const at = firstOrdinalAfter(order.ordinals, existing.ordinal) - 1;
           if (at >= 0 && order.ordinals[at] === existing.ordinal) {
@@ -293,6 +290,30 @@ export function createMemoryRepository(options: MemoryRepositoryOptions = {}): R
     }
   }
 
+  /** A keyset page of `order` (ids sorted by creation ordinal); the cursor is the last ordinal read. */
+  function pageOf(
+    kind: IdentifiableKind,
+    order: { ordinals: number[]; ids: string[] },
+    page: { cursor?: string; limit: number },
+  ): RepositoryPage<StoredIdentifiable> {
+    const byId = identifiablesOf(kind);
+    let start = 0;
+    if (page.cursor !== undefined) {
+      const after = Number(decodeCursor(page.cursor));
+      if (!Number.isSafeInteger(after)) throw new CommandError("bad-request", `Invalid cursor '${page.cursor}'`);
+      start = firstOrdinalAfter(order.ordinals, after);
+    }
+    const end = Math.min(start + Math.max(page.limit, 0), order.ids.length);
+    const items: StoredIdentifiable[] = [];
+    for (let i = start; i < end; i++) {
+      const id = order.ids[i];
+      const record = byId.get(id)!;
+      items.push({ kind, id, json: record.json, revision: record.revision });
+    }
+    if (end >= order.ids.length || end === start) return { items };
+    return { items, cursor: encodeCursor(String(order.ordinals[end - 1])) };
+  }
+
   const repository: Repository = {
     async getIdentifiable(kind, id) {
       const record = identifiablesOf(kind).get(id);
@@ -304,23 +325,11 @@ export function createMemoryRepository(options: MemoryRepositoryOptions = {}): R
     },
 
     async listIdentifiables(kind, page): Promise<RepositoryPage<StoredIdentifiable>> {
-      const order = creationOrder.get(kind)!;
-      const byId = identifiablesOf(kind);
-      let start = 0;
-      if (page.cursor !== undefined) {
-        const after = Number(decodeCursor(page.cursor));
-        if (!Number.isSafeInteger(after)) throw new CommandError("bad-request", `Invalid cursor '${page.cursor}'`);
-        start = firstOrdinalAfter(order.ordinals, after);
-      }
-      const end = Math.min(start + Math.max(page.limit, 0), order.ids.length);
-      const items: StoredIdentifiable[] = [];
-      for (let i = start; i < end; i++) {
-        const id = order.ids[i];
-        const record = byId.get(id)!;
-        items.push({ kind, id, json: record.json, revision: record.revision });
-      }
-      if (end >= order.ids.length || end === start) return { items };
-      return { items, cursor: encodeCursor(String(order.ordinals[end - 1])) };
+      return pageOf(kind, creationOrder.get(kind)!, page);
+    },
+
+    async listIdentifiablesByTerms(kind, terms, page): Promise<RepositoryPage<StoredIdentifiable>> {
+      return pageOf(kind, termIndex.rarest(kind, terms), page);
     },
 
     async countIdentifiables(kind) {
@@ -426,6 +435,7 @@ export function createMemoryRepository(options: MemoryRepositoryOptions = {}): R
         creationOrder.set(kind, { ordinals: [], ids: [] });
       }
       kinds.clear();
+      termIndex.clear();
       submodels.clear();
       clearOperationHandles();
       clearIdempotency();

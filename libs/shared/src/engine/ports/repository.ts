@@ -175,6 +175,18 @@ export interface Repository {
     page: { cursor?: string; limit: number },
   ): Promise<RepositoryPage<StoredIdentifiable>>;
   countIdentifiables(kind: IdentifiableKind): Promise<number>;
+  /**
+   * Candidates of a filtered list (docs/adr/0035): identifiables of one kind that carry the rarest
+   * of `terms` (index-terms.ts), in creation order, keyset-paged with the cursors of
+   * listIdentifiables (either method continues the other's page). Every identifiable carrying ALL
+   * the terms is among them; others may be too, so the caller checks each with its exact filter.
+   * The index is kept in the commit's atomic step, so a page costs O(page + log n).
+   */
+  listIdentifiablesByTerms(
+    kind: IdentifiableKind,
+    terms: readonly string[],
+    page: { cursor?: string; limit: number },
+  ): Promise<RepositoryPage<StoredIdentifiable>>;
 
   /** Point reads of element records (undefined where missing), in the order asked. */
   getElements(submodelId: string, paths: string[]): Promise<(StoredElement | undefined)[]>;

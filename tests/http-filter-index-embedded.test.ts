@@ -1,0 +1,3 @@
+import { filterIndexSuite } from "./http/filter-index-suite.ts";
+
+filterIndexSuite("embedded");
