@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import type { ChangeEvent, CommandParams, CommandType } from "@twinport/shared";
 import type { RunningOpcuaGateway } from "@twinport/opcua-gateway";
+import type { ChangeEvent, CommandParams, CommandType } from "@twinport/shared";
 import { generatedSubmodel } from "../../../../bench/test-support/generated-model.ts";
 import type { OpcuaTestClient } from "../../../../tests/test-support/opcua-client.ts";
 import { type InProcessGateway, startInProcessGateway } from "../../../../tests/test-support/opcua-in-process.ts";
@@ -80,7 +80,9 @@ test("a resync patches the submodels in use in place, refreshes the others, and 
   );
   // Only the submodel in use was read in full again.
   assert.ok(
-    system.log.some((line) => /address space resynced: 3 shells, submodels and concept descriptions, 1 in use/.test(line)),
+    system.log.some((line) =>
+      /address space resynced: 3 shells, submodels and concept descriptions, 1 in use/.test(line),
+    ),
     system.log.join("\n"),
   );
   assert.equal(gateway.load().materializedIdentifiables, 1);
