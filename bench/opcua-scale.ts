@@ -68,17 +68,26 @@ interface Latencies {
   read: number[];
   browse: number[];
   subscribe: number[];
+  /** CPU ms of the serving process per first use (read, browse and subscribe together / 30). */
+  cpuPerUse: number;
 }
 
 /** First read, browse and subscribe on untouched submodels, then one read in each of 1,000 more. */
-async function clientLatencies(url: string, shape: Shape, size: number, dir: string): Promise<Latencies> {
+async function clientLatencies(
+  url: string,
+  shape: Shape,
+  size: number,
+  dir: string,
+  cpuMs: () => number,
+): Promise<Latencies> {
   const { connectOpcua } = await import("../tests/test-support/opcua-client.ts");
   const client = await connectOpcua(url, dir);
   const count = submodelCount(shape, size);
   const untouched = (k: number) => Math.floor(((k * 7919) % 997) * (count / 997)) % count;
   const valueOf = (n: number, p: number) => `${submodelId(shape, n)}|P${p}/Value`;
-  const result: Latencies = { read: [], browse: [], subscribe: [] };
+  const result: Latencies = { read: [], browse: [], subscribe: [], cpuPerUse: 0 };
   try {
+    const cpuBefore = cpuMs();
     for (let k = 0; k < 10; k++) {
       let started = performance.now();
       const read = await client.read(valueOf(untouched(3 * k), 1));
@@ -94,6 +103,7 @@ async function clientLatencies(url: string, shape: Shape, size: number, dir: str
       result.subscribe.push(performance.now() - started);
       await monitor.stop();
     }
+    result.cpuPerUse = (cpuMs() - cpuBefore) / 30;
     for (let n = 0; n < Math.min(1000, count); n++) await client.read(valueOf(n, 0));
   } finally {
     await client.close();
@@ -104,7 +114,7 @@ async function clientLatencies(url: string, shape: Shape, size: number, dir: str
 const latencyLine = (l: Latencies) =>
   (["read", "browse", "subscribe"] as const)
     .map((kind) => `${kind} ${Math.round(median(l[kind]))}/${Math.round(Math.max(...l[kind]))} ms`)
-    .join(", ");
+    .join(", ") + ` (CPU ${l.cpuPerUse.toFixed(1)} ms per first use)`;
 
 async function inProcess(shape: Shape, size: number): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "twinport-bench-opcua-scale-"));
@@ -137,7 +147,11 @@ async function inProcess(shape: Shape, size: number): Promise<void> {
   const cpu = process.cpuUsage(cpuBefore);
   global.gc?.();
   const rssAfter = process.memoryUsage().rss;
-  const latencies = await clientLatencies(server.getEndpointUrl(), shape, size, dir);
+  // The client runs in this process too: its CPU is counted with the server's.
+  const latencies = await clientLatencies(server.getEndpointUrl(), shape, size, dir, () => {
+    const usage = process.cpuUsage();
+    return (usage.user + usage.system) / 1000;
+  });
   global.gc?.();
   const rssUsed = process.memoryUsage().rss;
   const materialized = aas.lazy.materializedCount;
@@ -201,7 +215,7 @@ async function distributed(shape: Shape, size: number): Promise<string> {
     const url = (gateway.details.opcua as string[])[0]!;
     let latencies: Latencies | undefined;
     try {
-      latencies = await clientLatencies(url, shape, size, dir);
+      latencies = await clientLatencies(url, shape, size, dir, () => cpuMsOf(pid));
     } finally {
       const rssUsed = rssOf(pid);
       await gateway.stop();
