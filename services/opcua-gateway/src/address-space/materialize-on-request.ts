@@ -148,7 +148,12 @@ export function materializeOnRequest(
           `opcua-gateway: nodes for a ${message.request.schema.name} could not be made: ${(error as Error).message}`,
         );
       }
-      original.call(server, message, channel);
+      try {
+        original.call(server, message, channel);
+      } catch (error) {
+        // node-opcua answers a failing service itself; this only keeps a later turn from an unhandled rejection.
+        deps.log(`opcua-gateway: a ${message.request.schema.name} failed: ${(error as Error).message}`);
+      }
     };
     const served = serve();
     tails.set(channel, served);
