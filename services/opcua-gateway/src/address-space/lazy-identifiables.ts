@@ -80,15 +80,6 @@ export class LazyIdentifiables {
     } else this.materialized.delete(id);
   }
 
-  /** Ids whose nodes are made now (a resync reads them in full again). */
-  materializedIds(): string[] {
-    return [...this.materialized];
-  }
-
-  get size(): number {
-    return this.entries.size;
-  }
-
   get materializedCount(): number {
     return this.materialized.size;
   }
