@@ -68,6 +68,8 @@ interface Latencies {
   read: number[];
   browse: number[];
   subscribe: number[];
+  /** The same subscribe again, its nodes made: what a subscription costs without the lazy part. */
+  subscribeAgain: number[];
   /** CPU ms of the serving process per first use (read, browse and subscribe together / 30). */
   cpuPerUse: number;
 }
@@ -85,7 +87,7 @@ async function clientLatencies(
   const count = submodelCount(shape, size);
   const untouched = (k: number) => Math.floor(((k * 7919) % 997) * (count / 997)) % count;
   const valueOf = (n: number, p: number) => `${submodelId(shape, n)}|P${p}/Value`;
-  const result: Latencies = { read: [], browse: [], subscribe: [], cpuPerUse: 0 };
+  const result: Latencies = { read: [], browse: [], subscribe: [], subscribeAgain: [], cpuPerUse: 0 };
   try {
     const cpuBefore = cpuMs();
     for (let k = 0; k < 10; k++) {
@@ -104,6 +106,13 @@ async function clientLatencies(
       await monitor.stop();
     }
     result.cpuPerUse = (cpuMs() - cpuBefore) / 30;
+    for (let k = 0; k < 10; k++) {
+      const started = performance.now();
+      const monitor = await client.monitor(valueOf(untouched(3 * k + 2), 2));
+      await monitor.waitFor(() => true, 10_000, "the first notification");
+      result.subscribeAgain.push(performance.now() - started);
+      await monitor.stop();
+    }
     for (let n = 0; n < Math.min(1000, count); n++) await client.read(valueOf(n, 0));
   } finally {
     await client.close();
@@ -112,9 +121,10 @@ async function clientLatencies(
 }
 
 const latencyLine = (l: Latencies) =>
-  (["read", "browse", "subscribe"] as const)
+  (["read", "browse", "subscribe", "subscribeAgain"] as const)
     .map((kind) => `${kind} ${Math.round(median(l[kind]))}/${Math.round(Math.max(...l[kind]))} ms`)
-    .join(", ") + ` (CPU ${l.cpuPerUse.toFixed(1)} ms per first use)`;
+    .join(", ")
+    .replace("subscribeAgain", "subscribe again (nodes made)") + ` (CPU ${l.cpuPerUse.toFixed(1)} ms per first use)`;
 
 async function inProcess(shape: Shape, size: number): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "twinport-bench-opcua-scale-"));
