@@ -149,6 +149,17 @@ export function opcuaLazySuite(mode: Mode): void {
     await eventually(async () => (await materialized()) === 0, "every submodel released once nothing watches it");
     await patch(5, 0, 51);
     assert.equal((await opcua.read(valueNode(5, 0))).value.value, 51);
+    // The shell was released too; made again, its submodel reference links to the submodel's node again.
+    const link = await opcua.session.browse({
+      nodeId: opcua.nodeId(identifiableNode(SHELL, "Submodels/0")),
+      referenceTypeId: "NonHierarchicalReferences",
+      includeSubtypes: true,
+      resultMask: 63,
+    });
+    assert.ok(
+      link.references?.some((reference) => reference.nodeId.value === identifiableNode(submodelId(0))),
+      "AASReference to the submodel node",
+    );
   });
 
   test(`${mode}: a value changed while a submodel's nodes are released is read when they are made again`, async () => {

@@ -111,7 +111,8 @@ export async function attachAddressSpace(server: OPCUAServer, deps: AddressSpace
     materialize: (id) => running.exclusive(() => materializeIdentifiable(target, id)),
     release: (ids) =>
       running.exclusive(() => {
-        for (const id of ids) releaseIdentifiable(target, id);
+        const released = new Set(ids.filter((id) => releaseIdentifiable(target, id)));
+        if (released.size > 0) builder.forgetLinksOf(released);
       }),
   });
   const stopPinning = pinMonitoredIdentifiables(server, lazy, types.v3Index);

@@ -34,10 +34,14 @@ export async function materializeIdentifiable(target: MirrorTarget, id: string):
   }
 }
 
-/** Deletes the nodes below the identifiable's own node; the own node stays, NodeIds are reused later. */
-export function releaseIdentifiable(target: MirrorTarget, id: string): void {
-  if (!target.lazy.isReleasable(id)) return;
+/**
+ * Deletes the nodes below the identifiable's own node; the own node stays, NodeIds are reused later.
+ * False when it is no longer releasable (used or watched since the sweep looked).
+ */
+export function releaseIdentifiable(target: MirrorTarget, id: string): boolean {
+  if (!target.lazy.isReleasable(id)) return false;
   const node = target.builder.find(identifiableNodeId(id));
   if (node !== null) for (const child of target.builder.ownChildren(node)) target.builder.remove(child);
   target.lazy.markMaterialized(id, false);
+  return true;
 }
