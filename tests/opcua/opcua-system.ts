@@ -19,6 +19,8 @@ export interface OpcuaSystem {
   /** One connected client per OPC UA endpoint (embedded: one; distributed: one per opcua-gateway). */
   opcua: OpcuaTestClient[];
   opcuaUrls: string[];
+  /** The management URL (/metrics) of each process serving OPC UA, in the order of `opcua`. */
+  management: string[];
   stop(): Promise<void>;
 }
 
@@ -77,6 +79,7 @@ export async function startOpcuaSystem(mode: Mode, options: OpcuaSystemOptions =
     writeFileSync(model, JSON.stringify(options.model ?? opcuaTestEnvironment()));
     const httpPort = await freePort();
     const opcuaUrls: string[] = [];
+    const management: string[] = [];
     if (mode === "embedded") {
       const cwd = tempDir("embedded");
       const opcuaPort = await freePort();
@@ -89,6 +92,7 @@ export async function startOpcuaSystem(mode: Mode, options: OpcuaSystemOptions =
       processes.push(process);
       http = createHttpClient(`https://127.0.0.1:${httpPort}/api/v3.0`, { ca: findCertificate(cwd) });
       opcuaUrls.push(...(process.details.opcua as string[]));
+      management.push(process.details.management as string);
     } else {
       [redis, nats] = await Promise.all([startRedis(options.redis), startNats()]);
       const env = { TWINPORT_PERSISTENCE_URL: redis.url, TWINPORT_MESSAGEBUS_URL: nats.url };
@@ -112,12 +116,14 @@ export async function startOpcuaSystem(mode: Mode, options: OpcuaSystemOptions =
       const failed = started.find((result) => result.status === "rejected");
       if (failed) throw (failed as PromiseRejectedResult).reason;
       http = createHttpClient(`https://127.0.0.1:${httpPort}/api/v3.0`, { ca: findCertificate(httpDir) });
-      for (const process of processes.filter((p) => p.role === "opcua-gateway"))
+      for (const process of processes.filter((p) => p.role === "opcua-gateway")) {
         opcuaUrls.push(...(process.details.opcua as string[]));
+        management.push(process.details.management as string);
+      }
     }
     const pki = tempDir("client");
     for (const url of opcuaUrls) clients.push(await connectOpcua(url, pki));
-    return { mode, http, opcua: clients, opcuaUrls, stop };
+    return { mode, http, opcua: clients, opcuaUrls, management, stop };
   } catch (error) {
     await stop();
     throw error;

@@ -43,7 +43,7 @@ export interface RunningOpcuaGateway {
   /** Waits `secondsTillShutdown` for clients, then closes the server and its PKI watchers. */
   stop(): Promise<void>;
   /** Open sessions and subscriptions, read from node-opcua's server engine (for /metrics). */
-  load(): { sessions: number; subscriptions: number };
+  load(): { sessions: number; subscriptions: number; materializedIdentifiables: number };
 }
 
 export { AAS_ENVIRONMENT_BROWSE_NAME } from "./address-space/attach-address-space.ts";
@@ -147,7 +147,11 @@ export async function startOpcuaGateway(deps: OpcuaGatewayDeps): Promise<Running
       pki: resolve(endpoint.serverCertificateBasePath),
       userPki: resolve(endpoint.userCertificateBasePath),
     },
-    load: () => ({ sessions: server.currentSessionCount, subscriptions: server.currentSubscriptionCount }),
+    load: () => ({
+      sessions: server.currentSessionCount,
+      subscriptions: server.currentSubscriptionCount,
+      materializedIdentifiables: aas?.lazy.materializedCount ?? 0,
+    }),
     stop() {
       stopping ??= (async () => {
         await aas?.stop();

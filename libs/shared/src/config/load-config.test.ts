@@ -65,6 +65,7 @@ const OPCUA_DEFAULTS = {
   userMap: {},
   userCertificateBasePath: "USERS_PKI/CA",
   host: "0.0.0.0",
+  releaseUnusedNodesAfterMs: 300_000,
 };
 
 const CORE_DEFAULTS = {

@@ -37,6 +37,12 @@ export const opcuaEndpointSchema = z.strictObject({
   hostname: z.string().min(1).optional(),
   /** Address to bind. */
   host: z.string().min(1).default("0.0.0.0"),
+  /**
+   * The nodes below a shell, submodel or concept description are made on first use (browse, read,
+   * subscribe, …) and released after this many milliseconds without use, unless a monitored item
+   * watches one of them (ADR 0036). 0 = never released.
+   */
+  releaseUnusedNodesAfterMs: z.number().int().min(0).default(300_000),
 });
 
 export type OpcUaEndpointConfig = z.output<typeof opcuaEndpointSchema>;

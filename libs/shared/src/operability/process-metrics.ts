@@ -7,6 +7,8 @@ export type Backend = "nats" | "redis";
 export interface OpcuaLoad {
   sessions: number;
   subscriptions: number;
+  /** Shells, submodels and concept descriptions whose nodes below their own are made now (ADR 0036). */
+  materializedIdentifiables?: number;
 }
 
 /** What a read cache (docs/adr/0014) reports at scrape time. */
@@ -102,6 +104,14 @@ export function createProcessMetrics(role: string): ProcessMetrics {
     registers: [registry],
     collect() {
       this.set(sum((load) => load.subscriptions));
+    },
+  });
+  new Gauge({
+    name: "twinport_opcua_materialized_identifiables",
+    help: "Shells, submodels and concept descriptions whose OPC UA nodes are made (in use, ADR 0036)",
+    registers: [registry],
+    collect() {
+      this.set(sum((load) => load.materializedIdentifiables ?? 0));
     },
   });
 

@@ -5,8 +5,12 @@ import type { OperationInvoker } from "../methods/operation-method.ts";
 import { applyAccessRules } from "../security/access-session-context.ts";
 import type { IdentifiableCatalog } from "../security/node-access.ts";
 import { type AddressSpaceSync, startAddressSpaceSync } from "../sync/address-space-sync.ts";
+import { materializeIdentifiable, releaseIdentifiable } from "../sync/lazy-nodes.ts";
 import { createValueWriter } from "../values/value-writer.ts";
 import { resolveAasTypes } from "./aas-types.ts";
+import { LazyIdentifiables } from "./lazy-identifiables.ts";
+import { materializeOnRequest } from "./materialize-on-request.ts";
+import { pinMonitoredIdentifiables } from "./monitored-pins.ts";
 import { NodeBuilder } from "./node-builder.ts";
 import { CONCEPT_DESCRIPTIONS_NODE_ID, ENVIRONMENT_NODE_ID } from "./node-ids.ts";
 import { publishChangesOnCommit } from "./publish-on-commit.ts";
@@ -29,6 +33,8 @@ export interface AddressSpaceDeps {
 
 export interface AttachedAddressSpace {
   sync: AddressSpaceSync;
+  /** Which identifiables have their nodes made now (ADR 0036). */
+  lazy: LazyIdentifiables;
   /** Stops following the store's events (the nodes stay until the server shuts down). */
   stop(): Promise<void>;
 }
@@ -96,11 +102,21 @@ export async function attachAddressSpace(server: OPCUAServer, deps: AddressSpace
     ctx.catalog = catalog;
     applyAccessRules(server, { ...deps.access, catalog, namespaceIndex: types.v3Index });
   }
-  sync = await startAddressSpaceSync({
-    bus: deps.bus,
-    target: { store: deps.store, log: deps.log, builder, ctx, environment, conceptDescriptions },
-    log: deps.log,
+  // Identifiables get their own node from the snapshot; what hangs below it on first use (ADR 0036).
+  const lazy = new LazyIdentifiables({ releaseAfterMs: deps.endpoint.releaseUnusedNodesAfterMs });
+  const target = { store: deps.store, log: deps.log, builder, ctx, environment, conceptDescriptions, lazy };
+  sync = await startAddressSpaceSync({ bus: deps.bus, target, log: deps.log });
+  const running = sync;
+  lazy.start({
+    materialize: (id) => running.exclusive(() => materializeIdentifiable(target, id)),
+    release: (ids) =>
+      running.exclusive(() => {
+        const released = new Set(ids.filter((id) => releaseIdentifiable(target, id)));
+        if (released.size > 0) builder.forgetLinksOf(released);
+      }),
   });
+  const stopPinning = pinMonitoredIdentifiables(server, lazy, types.v3Index);
+  const stopMaterializing = materializeOnRequest(server, { lazy, namespaceIndex: types.v3Index, log: deps.log });
   // Value items exception-based whatever sampling interval they ask for (ADR 0016); no client can
   // subscribe yet, the server starts serving after this.
   const stopReporting = reportValuesOnCommit(server, types.v3Index);
@@ -108,7 +124,11 @@ export async function attachAddressSpace(server: OPCUAServer, deps: AddressSpace
   const stopPublishing = publishChangesOnCommit(server, types.v3Index);
   return {
     sync,
+    lazy,
     stop: () => {
+      lazy.stop();
+      stopMaterializing();
+      stopPinning();
       stopReporting();
       stopPublishing();
       return sync.stop();

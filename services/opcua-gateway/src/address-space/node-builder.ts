@@ -22,6 +22,7 @@ import {
 import { bindOperation } from "../methods/operation-method.ts";
 import { bindWrite } from "../values/write-binding.ts";
 import type { AasTypes } from "./aas-types.ts";
+import { identifiableIdOf } from "./node-ids.ts";
 import type { MethodSpec, NodeSpec, ObjectSpec, VariableSpec } from "./node-spec.ts";
 
 /** node-opcua's node creation below its public addObject/addVariable (see createRaw). */
@@ -201,6 +202,17 @@ export class NodeBuilder {
     if (spec.outputArguments.length > 0) this.create(argumentsSpec("OutputArguments", spec.outputArguments), method);
     bindOperation(method, spec.operation);
     return method;
+  }
+
+  /**
+   * Drops the declared links whose source node belongs to one of `ids` (local NodeIds "<id>|…"):
+   * their nodes were released (ADR 0036) and declare them again when made again.
+   */
+  forgetLinksOf(ids: ReadonlySet<string>): void {
+    for (const [target, sources] of this.links) {
+      for (const source of sources) if (ids.has(identifiableIdOf(source) ?? "")) sources.delete(source);
+      if (sources.size === 0) this.links.delete(target);
+    }
   }
 
   /** Non-hierarchical AASReference links, e.g. a shell's submodel reference → the submodel node. */

@@ -25,3 +25,9 @@ export function elementNodeId(submodelId: string, idShortPath: string): string {
 export function subNodeId(parentNodeId: string, name: string): string {
   return `${parentNodeId}/${name}`;
 }
+
+/** The identifiable id a local NodeId belongs to (undefined for AASEnvironment and its folders). */
+export function identifiableIdOf(local: string): string | undefined {
+  const bar = local.lastIndexOf("|");
+  return bar < 0 ? undefined : local.slice(0, bar);
+}

@@ -29,6 +29,12 @@ export interface AddressSpaceSync {
   waitForSeq(seq: number, timeoutMs: number): Promise<boolean>;
   /** Read a fresh snapshot, patching the address space in place. */
   resync(reason: string): void;
+  /**
+   * Runs `task` between two events (never while one is applied or a snapshot is read), so what it
+   * reads from the store and builds fits the events applied after it: how a lazy identifiable is
+   * made or released (ADR 0036).
+   */
+  exclusive<T>(task: () => Promise<T> | T): Promise<T>;
   stop(): Promise<void>;
 }
 
@@ -67,6 +73,7 @@ export async function startAddressSpaceSync(options: AddressSpaceSyncOptions): P
   let gapTimer: NodeJS.Timeout | undefined;
   let heartbeatTimer: NodeJS.Timeout | undefined;
   const waiters: Waiter[] = [];
+  const tasks: { run(): Promise<void>; cancel(): void }[] = [];
 
   const accept = (event: ChangeEvent) => {
     if (event.seq <= acceptedSeq) return; // a duplicate (delivery is at least once)
@@ -139,14 +146,16 @@ export async function startAddressSpaceSync(options: AddressSpaceSyncOptions): P
         const progress = startProgress((_fields, line) => log(line), {
           task: `opcua-gateway: ${building} the OPC UA address space`,
           finished: `opcua-gateway: address space ${syncCount === 0 ? "built" : "resynced"}`,
-          unit: "elements",
+          unit: "shells, submodels and concept descriptions",
         });
         const report = await applySnapshot(target, progress);
         acceptedSeq = report.seq;
         advance(report.seq);
+        // Elements get their nodes on first use (ADR 0036): only those in use were read in full.
         progress.finish(
-          `${report.identifiables} shells, submodels and concept descriptions at seq ${report.seq} ` +
+          `${report.materialized} in use read in full, at seq ${report.seq} ` +
             `(store read ${Math.round(report.readMs)} ms, nodes ${Math.round(report.buildMs)} ms)`,
+          report.identifiables,
         );
         break;
       } catch (error) {
@@ -170,6 +179,12 @@ export async function startAddressSpaceSync(options: AddressSpaceSyncOptions): P
         await resyncNow(reason);
         continue;
       }
+      // Before queued events: a client waits on it, and events after it apply on top either way.
+      const task = tasks.shift();
+      if (task !== undefined) {
+        await task.run();
+        continue;
+      }
       const event = queue.shift();
       if (event === undefined) return;
       try {
@@ -190,7 +205,7 @@ export async function startAddressSpaceSync(options: AddressSpaceSyncOptions): P
     if (working !== undefined || stopped) return;
     working = work().finally(() => {
       working = undefined;
-      if (!stopped && (queue.length > 0 || resyncReason !== undefined)) kick();
+      if (!stopped && (queue.length > 0 || tasks.length > 0 || resyncReason !== undefined)) kick();
     });
   };
 
@@ -224,8 +239,25 @@ export async function startAddressSpaceSync(options: AddressSpaceSyncOptions): P
       });
     },
     resync: (reason) => requestResync(reason),
+    exclusive<T>(task: () => Promise<T> | T): Promise<T> {
+      if (stopped) return Promise.reject(new Error("the address-space sync has stopped"));
+      return new Promise<T>((resolve, reject) => {
+        tasks.push({
+          async run() {
+            try {
+              resolve(await task());
+            } catch (error) {
+              reject(error);
+            }
+          },
+          cancel: () => reject(new Error("the address-space sync has stopped")),
+        });
+        kick();
+      });
+    },
     async stop() {
       stopped = true;
+      for (const task of tasks.splice(0)) task.cancel();
       clearTimeout(gapTimer);
       clearTimeout(heartbeatTimer);
       for (const waiter of waiters.splice(0)) {

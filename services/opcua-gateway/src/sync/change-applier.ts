@@ -1,14 +1,8 @@
-import {
-  type ChangeEvent,
-  countSubmodelElements,
-  isPlainObject,
-  type Progress,
-  type StoreClient,
-  splitParent,
-} from "@twinport/shared";
+import { type ChangeEvent, isPlainObject, type Progress, type StoreClient, splitParent } from "@twinport/shared";
 import type { BaseNode } from "node-opcua";
 import { elementSpec } from "../address-space/element-specs.ts";
 import { conceptDescriptionSpec, shellSpec, submodelSpec } from "../address-space/identifiable-specs.ts";
+import type { IdentifiableKind, LazyIdentifiables } from "../address-space/lazy-identifiables.ts";
 import type { NodeBuilder } from "../address-space/node-builder.ts";
 import { elementNodeId, identifiableNodeId, subNodeId } from "../address-space/node-ids.ts";
 import type { ObjectSpec } from "../address-space/node-spec.ts";
@@ -24,6 +18,8 @@ export interface MirrorTarget {
   ctx: SpecContext;
   environment: BaseNode;
   conceptDescriptions: BaseNode;
+  /** Which identifiables have their nodes made (ADR 0036). */
+  lazy: LazyIdentifiables;
 }
 
 /** The address space no longer matches the events (e.g. an element's parent is missing): resync. */
@@ -46,32 +42,9 @@ export function applyChange(target: MirrorTarget, event: ChangeEvent): void | Pr
   const [entity, change] = event.kind.split(".") as [string, string];
   switch (entity) {
     case "shell":
-      return applyIdentifiable(
-        target,
-        event,
-        change,
-        () => read(target.store, "GetAssetAdministrationShellById", { aasId: event.id }),
-        (json) => shellSpec(target.ctx, json),
-        target.environment,
-      );
     case "submodel":
-      return applyIdentifiable(
-        target,
-        event,
-        change,
-        () => read(target.store, "GetSubmodelById", { submodelId: event.id, modifiers: WITH_BLOBS }),
-        (json) => submodelSpec(target.ctx, json),
-        target.environment,
-      );
     case "concept-description":
-      return applyIdentifiable(
-        target,
-        event,
-        change,
-        () => read(target.store, "GetConceptDescriptionById", { cdId: event.id }),
-        (json) => conceptDescriptionSpec(target.ctx, json),
-        target.conceptDescriptions,
-      );
+      return applyIdentifiable(target, event, change, entity);
     case "element":
       return applyElement(target, event, change);
     default:
@@ -80,17 +53,58 @@ export function applyChange(target: MirrorTarget, event: ChangeEvent): void | Pr
   }
 }
 
+/** How one kind of identifiable is read from the store, mapped and placed. */
+export function identifiableMapping(
+  target: MirrorTarget,
+  kind: IdentifiableKind,
+  id: string,
+): { query: () => Promise<unknown>; spec: (json: Json) => ObjectSpec; parent: BaseNode } {
+  switch (kind) {
+    case "shell":
+      return {
+        query: () => read(target.store, "GetAssetAdministrationShellById", { aasId: id }),
+        spec: (json) => shellSpec(target.ctx, json),
+        parent: target.environment,
+      };
+    case "submodel":
+      return {
+        query: () => read(target.store, "GetSubmodelById", { submodelId: id, modifiers: WITH_BLOBS }),
+        spec: (json) => submodelSpec(target.ctx, json),
+        parent: target.environment,
+      };
+    case "concept-description":
+      return {
+        query: () => read(target.store, "GetConceptDescriptionById", { cdId: id }),
+        spec: (json) => conceptDescriptionSpec(target.ctx, json),
+        parent: target.conceptDescriptions,
+      };
+  }
+}
+
+/** The identifiable's own node only: what hangs below it is made on first use (ADR 0036). */
+export function ownNodeOnly(spec: ObjectSpec): ObjectSpec {
+  return { ...spec, children: [] };
+}
+
+/** Its full nodes when they are made, its own node only otherwise. */
+export function placeIdentifiable(target: MirrorTarget, spec: ObjectSpec, parent: BaseNode, id: string): void {
+  target.builder.apply(target.lazy.isMaterialized(id) ? spec : ownNodeOnly(spec), parent);
+}
+
 function applyIdentifiable(
   target: MirrorTarget,
   event: ChangeEvent,
   change: string,
-  query: () => Promise<unknown>,
-  spec: (json: Json) => ObjectSpec,
-  parent: BaseNode,
+  kind: IdentifiableKind,
 ): void | Promise<void> {
   const nodeId = identifiableNodeId(event.id);
-  if (change === "deleted") return target.builder.remove(nodeId);
-  const place = (json: unknown) => void target.builder.apply(spec(json as Json), parent);
+  if (change === "deleted") {
+    target.lazy.forget(event.id);
+    return target.builder.remove(nodeId);
+  }
+  target.lazy.set(event.id, kind);
+  const { query, spec, parent } = identifiableMapping(target, kind, event.id);
+  const place = (json: unknown) => placeIdentifiable(target, spec(json as Json), parent, event.id);
   if (event.payload !== undefined) return place(event.payload);
   return queryOrRemove(target, nodeId, query, place);
 }
@@ -98,6 +112,8 @@ function applyIdentifiable(
 function applyElement(target: MirrorTarget, event: ChangeEvent, change: string): void | Promise<void> {
   const path = event.idShortPath;
   if (path === undefined) throw new OutOfSyncError(`${event.kind} event ${event.seq} has no idShortPath`);
+  // Nodes not made yet are made from the store's state when first used: nothing to change now.
+  if (target.lazy.isKnown(event.id) && !target.lazy.isMaterialized(event.id)) return;
   const { parentPath, index } = splitParent(path);
   // Removing a list item renumbers the items after it, which no event reports: rebuild the whole
   // list from the store (its nodes are patched in place). Adding one appends it (the store always
@@ -153,7 +169,10 @@ async function queryOrRemove(
   try {
     json = await query();
   } catch (error) {
-    if (error instanceof StoreReadError && error.code === "not-found") return target.builder.remove(nodeId);
+    if (error instanceof StoreReadError && error.code === "not-found") {
+      if (nodeId.endsWith("|")) target.lazy.forget(nodeId.slice(0, -1));
+      return target.builder.remove(nodeId);
+    }
     throw error;
   }
   place(json);
@@ -163,56 +182,97 @@ async function queryOrRemove(
 export interface SnapshotReport {
   seq: number;
   identifiables: number;
-  /** Submodel elements, nested ones included. */
-  elements: number;
+  /** Identifiables whose nodes were made before and were read in full again. */
+  materialized: number;
   /** Waiting for the store's pages. */
   readMs: number;
   /** Turning them into nodes. */
   buildMs: number;
 }
 
+/** Pages of metadata, shells and concept descriptions: bounded reads, few round trips. */
+const SNAPSHOT_PAGE = 500;
+
 /**
- * Reads the whole environment and makes the address space match it, patching nodes in place
+ * Reads every identifiable and makes the address space match it, patching nodes in place
  * (NodeIds and monitored items survive) and removing what no longer exists. Stamped with the
  * sequence number read before the first page: every event above it must still be applied.
+ *
+ * Submodels are listed as metadata: each gets its own node, and only those whose nodes are made
+ * (in use, ADR 0036) are read in full again, one by one. So start-up reads no element at all, and a
+ * resync only the elements someone uses.
  */
 export async function applySnapshot(target: MirrorTarget, progress?: Progress): Promise<SnapshotReport> {
-  const { store, builder, ctx } = target;
+  const { store, ctx, lazy } = target;
   const started = performance.now();
   let buildMs = 0;
   const { seq } = (await read(store, "GetSequence", {})) as { seq: number };
   const seen = new Set<string>();
-  const place = (spec: ObjectSpec, parent: BaseNode) => {
+  const place = (kind: IdentifiableKind, spec: ObjectSpec, parent: BaseNode) => {
     seen.add(spec.nodeId);
+    const id = spec.nodeId.slice(0, -1);
+    lazy.set(id, kind);
     const building = performance.now();
     // One identifiable the mapping cannot handle must not keep the others out of the address space.
     try {
-      builder.apply(spec, parent);
+      placeIdentifiable(target, spec, parent, id);
     } catch (error) {
-      target.log(`opcua-gateway: ${spec.nodeId.slice(0, -1)} could not be mapped: ${(error as Error).stack ?? error}`);
+      target.log(`opcua-gateway: ${id} could not be mapped: ${(error as Error).stack ?? error}`);
     }
     buildMs += performance.now() - building;
+    progress?.advance(1);
   };
+  const again: string[] = [];
   // Submodels first: shells then link their submodel references to existing nodes.
-  let elements = 0;
-  await readPages(store, "GetAllSubmodels", 20, (items) =>
-    items.forEach((json) => {
-      place(submodelSpec(ctx, json), target.environment);
-      const count = countSubmodelElements((json as { submodelElements?: unknown }).submodelElements);
-      elements += count;
-      progress?.advance(count);
-    }),
+  await readPages(
+    store,
+    "GetAllSubmodels",
+    SNAPSHOT_PAGE,
+    (items) =>
+      items.forEach((json) => {
+        const id = String(json.id);
+        if (lazy.isMaterialized(id)) {
+          // Read in full below; listed here so it is not taken for deleted.
+          seen.add(identifiableNodeId(id));
+          again.push(id);
+        } else place("submodel", submodelSpec(ctx, json), target.environment);
+      }),
+    { content: "metadata" },
   );
-  await readPages(store, "GetAllAssetAdministrationShells", 100, (items) =>
-    items.forEach((json) => place(shellSpec(ctx, json), target.environment)),
+  await readPages(store, "GetAllAssetAdministrationShells", SNAPSHOT_PAGE, (items) =>
+    items.forEach((json) => place("shell", shellSpec(ctx, json), target.environment)),
   );
-  await readPages(store, "GetAllConceptDescriptions", 100, (items) =>
-    items.forEach((json) => place(conceptDescriptionSpec(ctx, json), target.conceptDescriptions)),
+  await readPages(store, "GetAllConceptDescriptions", SNAPSHOT_PAGE, (items) =>
+    items.forEach((json) =>
+      place("concept-description", conceptDescriptionSpec(ctx, json), target.conceptDescriptions),
+    ),
   );
+  for (const id of again) {
+    const { query, spec, parent } = identifiableMapping(target, "submodel", id);
+    let json: unknown;
+    try {
+      json = await query();
+    } catch (error) {
+      // Deleted since it was listed: its deletion event (above seq) removes the node.
+      if (error instanceof StoreReadError && error.code === "not-found") continue;
+      throw error;
+    }
+    place("submodel", spec(json as Json), parent);
+  }
   for (const parent of [target.environment, target.conceptDescriptions]) {
-    for (const node of builder.ownChildren(parent)) {
-      if (node !== target.conceptDescriptions && !seen.has(node.nodeId.value as string)) builder.remove(node);
+    for (const node of target.builder.ownChildren(parent)) {
+      const local = node.nodeId.value as string;
+      if (node !== target.conceptDescriptions && !seen.has(local)) {
+        target.builder.remove(node);
+        lazy.forget(local.slice(0, -1));
+      }
     }
   }
-  return { seq, identifiables: seen.size, elements, readMs: performance.now() - started - buildMs, buildMs };
+  return {
+    seq,
+    identifiables: seen.size,
+    materialized: again.length,
+    readMs: performance.now() - started - buildMs,
+    buildMs,
+  };
 }

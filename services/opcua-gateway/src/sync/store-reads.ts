@@ -1,6 +1,7 @@
 import {
   type CommandParams,
   type CommandType,
+  type OutputModifiers,
   type Paged,
   type PageRequest,
   type StoreClient,
@@ -42,12 +43,12 @@ export async function readPages(
   type: "GetAllAssetAdministrationShells" | "GetAllSubmodels" | "GetAllConceptDescriptions",
   limit: number,
   onPage: (items: Json[]) => void,
+  modifiers?: OutputModifiers,
 ): Promise<void> {
   let cursor: string | undefined;
   do {
     const page: PageRequest = cursor === undefined ? { limit } : { limit, cursor };
-    // Blob bytes included: the Blob Value node shows them (the engine's default keeps them too).
-    const params = type === "GetAllSubmodels" ? { page, modifiers: { extent: "withBlobValue" as const } } : { page };
+    const params = modifiers === undefined ? { page } : { page, modifiers };
     const result = (await read(store, type, params as CommandParams<typeof type>)) as Paged<Json>;
     onPage(result.items);
     cursor = result.cursor;

@@ -1,0 +1,168 @@
+/** What a lazy identifiable is: the kind decides which store read and which NodeSpec make its nodes. */
+export type IdentifiableKind = "shell" | "submodel" | "concept-description";
+
+interface Entry {
+  kind: IdentifiableKind;
+  /** Whether the nodes below the identifiable's own node exist (the own node always does). */
+  materialized: boolean;
+  /** performance.now() of the last request that named one of its nodes. */
+  lastUsed: number;
+}
+
+export interface LazyIdentifiablesOptions {
+  /** Release the nodes of an identifiable nobody used for this long; 0 = never. */
+  releaseAfterMs: number;
+  now?: () => number;
+}
+
+/** How nodes are made and released: set by attachAddressSpace, run between the sync's events. */
+export interface LazyActions {
+  materialize(id: string): Promise<void>;
+  release(ids: string[]): Promise<void>;
+}
+
+/**
+ * Which shells, submodels and concept descriptions have their nodes below their own node, and when
+ * they were last used (ADR 0036). Every identifiable gets its own node (browse name, type, description)
+ * at the snapshot; what hangs below it, the elements above all, is made when a request first needs it
+ * and released when no request used it for `releaseAfterMs` and no monitored item watches one of its
+ * nodes (a monitored item holds on to its node object: releasing it would silence the item).
+ *
+ * NodeIds come from ids and idShortPaths (node-ids.ts), so a node made again has the NodeId it had.
+ */
+export class LazyIdentifiables {
+  private readonly entries = new Map<string, Entry>();
+  /** Materialized ids: the sweep looks only at these. */
+  private readonly materialized = new Set<string>();
+  /** Monitored items per identifiable id. */
+  private readonly pins = new Map<string, number>();
+  private readonly pending = new Map<string, Promise<void>>();
+  private actions: LazyActions | undefined;
+  private sweeper: NodeJS.Timeout | undefined;
+  private sweeping = false;
+  private readonly now: () => number;
+
+  constructor(private readonly options: LazyIdentifiablesOptions) {
+    this.now = options.now ?? (() => performance.now());
+  }
+
+  /** Known to the address space (created or updated by the snapshot or an event). */
+  set(id: string, kind: IdentifiableKind): void {
+    const entry = this.entries.get(id);
+    if (entry === undefined) this.entries.set(id, { kind, materialized: false, lastUsed: 0 });
+    else entry.kind = kind;
+  }
+
+  forget(id: string): void {
+    this.entries.delete(id);
+    this.materialized.delete(id);
+  }
+
+  kindOf(id: string): IdentifiableKind | undefined {
+    return this.entries.get(id)?.kind;
+  }
+
+  isKnown(id: string): boolean {
+    return this.entries.has(id);
+  }
+
+  isMaterialized(id: string): boolean {
+    return this.entries.get(id)?.materialized === true;
+  }
+
+  markMaterialized(id: string, materialized: boolean): void {
+    const entry = this.entries.get(id);
+    if (entry === undefined) return;
+    entry.materialized = materialized;
+    if (materialized) {
+      entry.lastUsed = this.now();
+      this.materialized.add(id);
+    } else this.materialized.delete(id);
+  }
+
+  get materializedCount(): number {
+    return this.materialized.size;
+  }
+
+  /**
+   * A request names a node of identifiable `id`: marks it used and tells whether its nodes must be
+   * made first (undefined: ready, or not an identifiable the gateway knows).
+   */
+  touch(id: string): Promise<void> | undefined {
+    const entry = this.entries.get(id);
+    if (entry === undefined) return undefined;
+    entry.lastUsed = this.now();
+    if (entry.materialized) return undefined;
+    return this.ensure(id);
+  }
+
+  /** Makes the nodes of `id` once, however many requests ask at the same time. */
+  ensure(id: string): Promise<void> {
+    const running = this.pending.get(id);
+    if (running !== undefined) return running;
+    if (this.actions === undefined) return Promise.resolve();
+    const making = this.actions.materialize(id).finally(() => this.pending.delete(id));
+    this.pending.set(id, making);
+    return making;
+  }
+
+  pin(id: string): void {
+    this.pins.set(id, (this.pins.get(id) ?? 0) + 1);
+  }
+
+  unpin(id: string): void {
+    const count = this.pins.get(id) ?? 0;
+    if (count <= 1) this.pins.delete(id);
+    else this.pins.set(id, count - 1);
+  }
+
+  isPinned(id: string): boolean {
+    return this.pins.has(id);
+  }
+
+  /** Materialized, idle for releaseAfterMs and watched by no monitored item. */
+  releasable(): string[] {
+    return [...this.materialized].filter((id) => this.isReleasable(id));
+  }
+
+  /** Asked again just before releasing: a request may have used it since the sweep looked. */
+  isReleasable(id: string): boolean {
+    const { releaseAfterMs } = this.options;
+    const entry = this.entries.get(id);
+    return (
+      releaseAfterMs > 0 &&
+      entry?.materialized === true &&
+      entry.lastUsed <= this.now() - releaseAfterMs &&
+      !this.pins.has(id) &&
+      !this.pending.has(id)
+    );
+  }
+
+  /** Starts making and releasing nodes; the sweep runs a few times per releaseAfterMs. */
+  start(actions: LazyActions): void {
+    this.actions = actions;
+    const { releaseAfterMs } = this.options;
+    if (releaseAfterMs === 0) return;
+    const every = Math.min(Math.max(Math.floor(releaseAfterMs / 4), 25), 30_000);
+    this.sweeper = setInterval(() => void this.sweep(), every).unref();
+  }
+
+  stop(): void {
+    clearInterval(this.sweeper);
+    this.actions = undefined;
+  }
+
+  private async sweep(): Promise<void> {
+    if (this.sweeping || this.actions === undefined) return;
+    const ids = this.releasable();
+    if (ids.length === 0) return;
+    this.sweeping = true;
+    try {
+      await this.actions.release(ids);
+    } catch {
+      // The sync stopped, or a node could not be deleted: the next sweep tries again.
+    } finally {
+      this.sweeping = false;
+    }
+  }
+}

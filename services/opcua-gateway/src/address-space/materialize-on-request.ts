@@ -1,0 +1,167 @@
+import {
+  type AddressSpace,
+  type BaseNode,
+  type BrowsePath,
+  BrowseRequest,
+  CallRequest,
+  CreateMonitoredItemsRequest,
+  HistoryReadRequest,
+  type NodeId,
+  NodeIdType,
+  type OPCUAServer,
+  ReadRequest,
+  type Request,
+  TranslateBrowsePathsToNodeIdsRequest,
+  WriteRequest,
+} from "node-opcua";
+import type { LazyIdentifiables } from "./lazy-identifiables.ts";
+import { identifiableIdOf } from "./node-ids.ts";
+
+/** What node-opcua hands its service dispatcher (base_server.ts on_request, 2.186.4; ADR 0036). */
+interface Message {
+  request: Request;
+}
+type OnRequest = (message: Message, channel: object) => void;
+interface Dispatching {
+  on_request: OnRequest;
+}
+
+/**
+ * Makes the nodes a request needs before node-opcua serves it (ADR 0036). node-opcua finds nodes
+ * synchronously in its services (read, browse, write, call, create monitored items, translate), and
+ * has no hook for a node it does not have; but every request passes `on_request` before its service
+ * runs, an instance method the endpoints call through the server object. Wrapped here: the NodeIds a
+ * request names are mapped to their identifiables (the NodeId up to its last "|", node-ids.ts); when
+ * one has no nodes below its own yet, they are made from the store first, then the request goes on
+ * exactly as before (the "request" event included, which report-on-commit.ts relies on).
+ *
+ * A request that needs nothing made is served at once, in the same turn. Once one request of a
+ * channel waits, the channel's later requests wait behind it, so they are still served in order
+ * (a Write then a Read of the same value keep their order).
+ */
+export function materializeOnRequest(
+  server: OPCUAServer,
+  deps: { lazy: LazyIdentifiables; namespaceIndex: number; log(line: string): void },
+): () => void {
+  const dispatching = server as unknown as Dispatching;
+  const original = dispatching.on_request;
+  const addressSpace = server.engine.addressSpace as AddressSpace;
+  const { lazy, namespaceIndex } = deps;
+  /** Per channel: the last request still waiting (its later requests chain behind it). */
+  const tails = new WeakMap<object, Promise<void>>();
+
+  const identifiableOf = (nodeId: NodeId | undefined | null): string | undefined =>
+    nodeId && nodeId.namespace === namespaceIndex && nodeId.identifierType === NodeIdType.STRING
+      ? identifiableIdOf(nodeId.value as string)
+      : undefined;
+
+  /** Marks every named identifiable used; the ones to make first are returned. */
+  const collect = (nodeIds: (NodeId | undefined | null)[], into: Promise<void>[]): void => {
+    for (const nodeId of nodeIds) {
+      const id = identifiableOf(nodeId);
+      if (id === undefined) continue;
+      const making = lazy.touch(id);
+      if (making !== undefined) into.push(making);
+    }
+  };
+
+  const ensureNodes = async (nodes: BaseNode[]): Promise<void> => {
+    const making: Promise<void>[] = [];
+    collect(
+      nodes.map((node) => node.nodeId),
+      making,
+    );
+    await Promise.all(making);
+  };
+
+  /** Follows a browse path step by step, making each identifiable it passes through on the way. */
+  const walk = async (path: BrowsePath): Promise<void> => {
+    const start = addressSpace.findNode(path.startingNode);
+    if (!start) return;
+    let current: BaseNode[] = [start];
+    for (const element of path.relativePath?.elements ?? []) {
+      await ensureNodes(current);
+      const next: BaseNode[] = [];
+      for (const node of current) {
+        // Any reference in the asked direction whose target has the name: a superset of node-opcua's match.
+        for (const reference of node.allReferences()) {
+          if (reference.isForward === element.isInverse) continue;
+          const target = addressSpace.findNode(reference.nodeId);
+          if (target && target.browseName.name === element.targetName?.name) next.push(target);
+        }
+      }
+      if (next.length === 0) return;
+      current = next;
+    }
+  };
+
+  /** What must exist before the request is served (undefined: nothing, serve now). */
+  const prepare = (request: Request): Promise<unknown> | undefined => {
+    const making: Promise<void>[] = [];
+    if (request instanceof ReadRequest || request instanceof HistoryReadRequest)
+      collect(
+        (request.nodesToRead ?? []).map((item) => item.nodeId),
+        making,
+      );
+    else if (request instanceof BrowseRequest)
+      collect(
+        (request.nodesToBrowse ?? []).map((item) => item.nodeId),
+        making,
+      );
+    else if (request instanceof WriteRequest)
+      collect(
+        (request.nodesToWrite ?? []).map((item) => item.nodeId),
+        making,
+      );
+    else if (request instanceof CreateMonitoredItemsRequest)
+      collect(
+        (request.itemsToCreate ?? []).map((item) => item.itemToMonitor?.nodeId),
+        making,
+      );
+    else if (request instanceof CallRequest)
+      collect(
+        (request.methodsToCall ?? []).flatMap((item) => [item.objectId, item.methodId]),
+        making,
+      );
+    else if (request instanceof TranslateBrowsePathsToNodeIdsRequest)
+      return Promise.all((request.browsePaths ?? []).map(walk));
+    return making.length === 0 ? undefined : Promise.all(making);
+  };
+
+  const hasSession = (request: Request): boolean => {
+    const token = request.requestHeader?.authenticationToken;
+    return token !== undefined && server.engine.getSession(token) !== null;
+  };
+
+  dispatching.on_request = function onRequest(this: unknown, message: Message, channel: object): void {
+    const tail = tails.get(channel);
+    // Only a session's requests make nodes: node-opcua refuses the others without looking at them.
+    const needs = hasSession(message.request) ? prepare(message.request) : undefined;
+    if (tail === undefined && needs === undefined) return original.call(server, message, channel);
+    const serve = async () => {
+      await tail;
+      try {
+        await needs;
+      } catch (error) {
+        // The store could not be read: served with what exists (e.g. BadNodeIdUnknown), never dropped.
+        deps.log(
+          `opcua-gateway: nodes for a ${message.request.schema.name} could not be made: ${(error as Error).message}`,
+        );
+      }
+      try {
+        original.call(server, message, channel);
+      } catch (error) {
+        // node-opcua answers a failing service itself; this only keeps a later turn from an unhandled rejection.
+        deps.log(`opcua-gateway: a ${message.request.schema.name} failed: ${(error as Error).message}`);
+      }
+    };
+    const served = serve();
+    tails.set(channel, served);
+    void served.finally(() => {
+      if (tails.get(channel) === served) tails.delete(channel);
+    });
+  };
+  return () => {
+    dispatching.on_request = original;
+  };
+}
