@@ -31,6 +31,14 @@ export {
   listIndexes,
   replaceChild,
 } from "./element-tree.ts";
+export { createEnvironmentJsonReader } from "./environment-json-stream.ts";
+export {
+  ENVIRONMENT_SECTION_KEYS,
+  type EnvironmentItem,
+  type EnvironmentItemSink,
+  type EnvironmentSectionKey,
+  type EnvironmentStreamReader,
+} from "./environment-stream.ts";
 export {
   childPath,
   formatIdShortPath,
@@ -65,7 +73,7 @@ export { patchedPropertyValue } from "./property-value-patch.ts";
 export { hasValueOnly, submodelToValueOnly, toValueOnly, type ValueOnlyOptions } from "./value-only.ts";
 export { type ApplyValueOnlyOptions, applyValueOnly, unwrapValueOnly } from "./value-only-apply.ts";
 export { AAS_XML_NAMESPACE } from "./xml/aas-xml-names.ts";
-export { parseAasXml } from "./xml/aas-xml-reader.ts";
+export { createAasXmlReader, parseAasXml } from "./xml/aas-xml-reader.ts";
 export {
   AAS_XML_ENVIRONMENT_OPEN,
   writeAasXml,

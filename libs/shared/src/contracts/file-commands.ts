@@ -58,6 +58,19 @@ export interface ImportDocument {
 }
 
 /**
+ * Start-up model files handed to the engine in process, to be read from disk in chunks
+ * (docs/adr/0037). Not a command: a path on the server is nothing a client may name.
+ */
+export interface ModelFilesImport {
+  /** `path`: read from that file; else `document`, in memory. */
+  files: { source: string; format: ModelFormat; path?: string; document?: ImportDocument }[];
+  mode: ImportMode;
+  validate: boolean;
+  onlyIfEmpty?: boolean;
+  origin?: string;
+}
+
+/**
  * How an import treats a problem:
  * - `all-or-nothing` (start-up models, AASX packages): the first problem fails the whole import
  *   and nothing is written;
