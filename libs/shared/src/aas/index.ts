@@ -4,7 +4,13 @@ import * as aasCore from "./aas-core.cts";
 export { AasError, type AasErrorKind, type AasErrorOptions, isAasError } from "./aas-error.ts";
 export type { AasxContent, AasxPart, AasxWriteInput } from "./aasx/aasx-content.ts";
 export { type AasxLimits, DEFAULT_AASX_LIMITS } from "./aasx/aasx-limits.ts";
-export { readAasx, readAasxOffThread } from "./aasx/aasx-reader.ts";
+export {
+  type OpenedAasx,
+  openAasxOffThread,
+  packagePathsInModel,
+  readAasx,
+  readAasxOffThread,
+} from "./aasx/aasx-reader.ts";
 export { type AasxStreamInput, type LazyAasxPart, writeAasxStream } from "./aasx/aasx-stream-writer.ts";
 export { writeAasx } from "./aasx/aasx-writer.ts";
 export { entryNameOfPart, partKey, partNameOfModelPath } from "./aasx/part-names.ts";

@@ -59,7 +59,7 @@ export class IdentifiableChecker {
   check(document: number, source: string, item: EnvironmentItem): ImportCandidate | undefined {
     const candidate = readItem(source, item, this.validate, this.report);
     if (candidate === undefined) return undefined;
-    const digest = createHash("sha1").update(JSON.stringify(candidate.json)).digest("base64");
+    const digest = digestOf(candidate.json);
     const earlier = this.seen.get(candidate.id);
     if (earlier) {
       if (earlier.digest === digest) return undefined;
@@ -106,12 +106,22 @@ export class IdentifiableChecker {
   reread(document: number, source: string, item: EnvironmentItem): ImportCandidate | undefined {
     const id = (item.value as { id?: unknown } | null)?.id;
     if (typeof id !== "string" || this.refused.has(id)) return undefined;
-    if (this.seen.get(id)?.first !== `${document}:${item.key}[${item.index}]`) return undefined;
+    const seen = this.seen.get(id);
+    if (seen?.first !== `${document}:${item.key}[${item.index}]`) return undefined;
+    // Most documents are written in canonical form already (ours are): then what was read is what
+    // the first pass checked, and reading it through the metamodel again would only cost time.
+    const { kind } = SECTION_BY_KEY.get(item.key)!;
+    if (digestOf(item.value as Record<string, unknown>) === seen.digest)
+      return { kind, id, json: item.value as Record<string, unknown>, source, where: `${item.key}[${item.index}]` };
     return readItem(source, item, false, (found) => {
       // The document changed between the passes (a file edited during start-up): refuse it loudly.
       throw new CommandError(found.code, `${found.text} (the document changed while it was imported)`);
     });
   }
+}
+
+function digestOf(json: Record<string, unknown>): string {
+  return createHash("sha1").update(JSON.stringify(json)).digest("base64");
 }
 
 function readItem(

@@ -1,4 +1,4 @@
-import { type AasxPart, partKey } from "../../aas/index.ts";
+import { type AasxPart, type OpenedAasx, partKey } from "../../aas/index.ts";
 import {
   CommandError,
   type ImportDocument,
@@ -62,7 +62,8 @@ export interface PreparedImport {
   sources: ImportSource[];
   checker: IdentifiableChecker;
   files: AasxPart[];
-  decoded: Map<ImportSource, { environment: Record<string, unknown>; files: AasxPart[] }>;
+  /** AASX packages opened by the first pass, for the second. */
+  decoded: Map<ImportSource, OpenedAasx>;
   result: ImportResult;
   /** The store held nothing when the import began (onlyIfEmpty): no id can be taken but by a racing writer. */
   storeWasEmpty: boolean;

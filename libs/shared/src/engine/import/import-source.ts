@@ -1,14 +1,17 @@
 import { createReadStream } from "node:fs";
 import { readFile } from "node:fs/promises";
 import {
+  AasError,
   type AasxLimits,
   type AasxPart,
   createAasXmlReader,
   createEnvironmentJsonReader,
-  ENVIRONMENT_SECTION_KEYS,
   type EnvironmentItem,
   type EnvironmentStreamReader,
-  readAasxOffThread,
+  isAasError,
+  type OpenedAasx,
+  openAasxOffThread,
+  packagePathsInModel,
 } from "../../aas/index.ts";
 import { CommandError, type ImportDocument, type ModelFormat } from "../../contracts/index.ts";
 import { toCommandError } from "../aas-input.ts";
@@ -18,7 +21,8 @@ import { decodeBase64 } from "../files/file-paths.ts";
  * A model document to import, readable more than once: an import reads it twice (first to check
  * every identifiable, then to write them), so the document is never held as a whole, only one
  * identifiable of it at a time. JSON and XML come as text chunks (a file is read from disk on each
- * pass); an AASX package is inflated once (within its limits) and kept for both passes.
+ * pass); an AASX package is held compressed, its files inflated once (within the limits), and its
+ * spec part inflated again as each pass reads it.
  */
 export interface ImportSource {
   /** How the document is named in messages. */
@@ -97,57 +101,80 @@ export interface SourceReading {
  * Reads `source` once, calling `visit` for each identifiable as it is read (awaited before the
  * reader goes on, so memory holds one chunk's worth). What cannot be read fails the whole document
  * with a `bad-request` whose message starts with its name; errors `visit` throws pass unchanged.
- * `decoded` carries an AASX package's content from the first pass to the next.
+ * `opened` carries an opened AASX package from the first pass to the next (its spec part is
+ * inflated again on each pass, never held).
  */
 export async function readSource(
   source: ImportSource,
   limits: AasxLimits,
   visit: (item: EnvironmentItem) => Promise<void> | void,
-  decoded: Map<ImportSource, { environment: Record<string, unknown>; files: AasxPart[] }>,
+  opened: Map<ImportSource, OpenedAasx>,
 ): Promise<SourceReading> {
-  if (source.format === "aasx") {
-    let content = decoded.get(source);
-    if (content === undefined) {
-      content = await named(source.source, async () => {
-        const bytes = await source.bytes!();
-        const read = await readAasxOffThread(bytes, limits);
-        const files = [...read.files];
-        if (read.thumbnail && !files.some((file) => file.path.toLowerCase() === read.thumbnail!.path.toLowerCase()))
-          files.push(read.thumbnail);
-        checkEnvironmentShape(read.environment);
-        return { environment: read.environment, files };
-      });
-      decoded.set(source, content);
-    }
-    for (const key of ENVIRONMENT_SECTION_KEYS) {
-      const list = (content.environment[key] ?? []) as unknown[];
-      for (let index = 0; index < list.length; index++) await visit({ key, index, value: list[index] });
-    }
-    return { files: content.files };
-  }
   const queue: EnvironmentItem[] = [];
+  const modelPaths: string[] = [];
+  let chunks: AsyncIterable<string> | Iterable<string>;
+  let format = source.format;
+  let prefix = "";
+  let aasx: OpenedAasx | undefined;
+  if (source.format === "aasx") {
+    aasx = opened.get(source);
+    if (aasx === undefined) {
+      aasx = await named(source.source, async () => openAasxOffThread(await source.bytes!(), limits));
+      opened.set(source, aasx);
+    }
+    format = aasx.format;
+    // As the whole-package reader names them: the spec part's problems start with its name.
+    prefix = `${aasx.specPath}: `;
+    chunks = aasx.specText();
+  } else chunks = await named(source.source, async () => source.chunks!());
   const reader: EnvironmentStreamReader =
-    source.format === "xml"
-      ? xmlReader((item) => queue.push(item))
-      : createEnvironmentJsonReader((item) => queue.push(item));
+    format === "xml" ? xmlReader((item) => queue.push(item)) : createEnvironmentJsonReader((item) => queue.push(item));
   const drain = async () => {
     // Handed over one at a time, and the queue emptied as it goes, so nothing read stays referenced.
-    while (queue.length > 0) await visit(queue.shift()!);
+    while (queue.length > 0) {
+      const item = queue.shift()!;
+      if (aasx) modelPaths.push(...packagePathsInModel(item.value));
+      await visit(item);
+    }
   };
-  const chunks = await named(source.source, async () => source.chunks!());
-  const iterator = chunks[Symbol.asyncIterator]();
+  const iterator =
+    Symbol.asyncIterator in chunks ? chunks[Symbol.asyncIterator]() : (chunks as Iterable<string>)[Symbol.iterator]();
   for (;;) {
     const next = await named(source.source, async () => {
       const step = await iterator.next();
-      if (!step.done) reader.write(step.value);
+      try {
+        if (!step.done) reader.write(step.value);
+      } catch (error) {
+        throw prefixed(error, prefix);
+      }
       return step;
     });
     if (next.done) break;
     await drain();
+    // A document in memory is read without waiting for anything: let other requests in between chunks.
+    await new Promise((resolve) => setImmediate(resolve));
   }
-  await named(source.source, async () => reader.end());
+  await named(source.source, async () => {
+    try {
+      reader.end();
+    } catch (error) {
+      throw prefixed(error, prefix);
+    }
+  });
   await drain();
-  return { files: [] };
+  if (!aasx) return { files: [] };
+  const { files, thumbnail } = aasx.filesOf(modelPaths);
+  if (thumbnail && !files.some((file) => file.path.toLowerCase() === thumbnail.path.toLowerCase()))
+    files.push(thumbnail);
+  return { files };
+}
+
+function prefixed(error: unknown, prefix: string): unknown {
+  if (prefix === "" || !isAasError(error)) return error;
+  return new AasError(error.kind, `${prefix}${error.message}`, {
+    details: error.details,
+    ...(error.path === undefined ? {} : { path: error.path }),
+  });
 }
 
 function xmlReader(sink: (item: EnvironmentItem) => void): EnvironmentStreamReader {
@@ -176,22 +203,6 @@ function textOf(document: ImportDocument): string {
     }
   }
   throw new CommandError("bad-request", "The document has no content (text or contentBase64)");
-}
-
-/** Unknown top-level keys and non-list sections make the whole document unreadable (spec §7.2). */
-function checkEnvironmentShape(environment: Record<string, unknown>): void {
-  const known = new Set<string>(ENVIRONMENT_SECTION_KEYS);
-  for (const [key, value] of Object.entries(environment)) {
-    if (!known.has(key)) {
-      throw new CommandError(
-        "bad-request",
-        `unknown property '${key}' in the environment; known: ${[...known].join(", ")}`,
-        { path: key },
-      );
-    }
-    if (value !== null && !Array.isArray(value))
-      throw new CommandError("bad-request", `'${key}' must be a list`, { path: key });
-  }
 }
 
 /** Runs a reading step; what fails there fails the document, named, as malformed input. */
