@@ -31,7 +31,7 @@ export interface FileStream {
 }
 
 /** Commands that may answer with a FileStream. */
-export const STREAMED_COMMANDS: ReadonlySet<string> = new Set(["GenerateSerializationByIds"]);
+export const STREAMED_COMMANDS: ReadonlySet<string> = new Set(["GenerateSerializationByIds", "GetAASXByPackageId"]);
 
 export interface FileContent {
   /** Name for Content-Disposition / X-FileName (the last segment of the stored path). */

@@ -18,6 +18,7 @@ import type { AccessPolicy } from "./access/access-policy.ts";
 import { type AccessView, checkCommand } from "./access/command-access.ts";
 import { type CommitRunner, createCommitRunner } from "./commit-runner.ts";
 import type { EngineContext, ResetHook, ValidationSettings } from "./engine-context.ts";
+import { streamPackage } from "./handlers/aasx-packages.ts";
 import { getAssetInformation, putAssetInformation } from "./handlers/asset-information.ts";
 import {
   deleteConceptDescription,
@@ -309,6 +310,8 @@ export function createEngine(options: EngineOptions): Engine {
       }
       try {
         const commandCtx = access === undefined ? ctx : { ...ctx, access };
+        if (command.type === "GetAASXByPackageId")
+          return { ok: true, value: await streamPackage(commandCtx, command as Command<"GetAASXByPackageId">) };
         return {
           ok: true,
           value: await streamSerialization(commandCtx, command as Command<"GenerateSerializationByIds">),
