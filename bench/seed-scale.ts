@@ -136,10 +136,15 @@ async function seed(
   const wallS = (performance.now() - t0) / 1000;
   const pids: Record<string, number> = { [target === "redis" ? "model-store" : "embedded"]: proc!.child.pid! };
   if (redisPid) pids.redis = redisPid;
-  const cpu = Object.entries(pids)
-    .map(([name, pid]) => `${name} ${(processCpuMs(pid) / 1000).toFixed(1)} s`)
-    .join(", ");
   const loaded = loadedLine(proc!);
+  // CPU per element beside the rate: on a shared machine the rate says how busy it was, the CPU what the load costs.
+  const cpu = Object.entries(pids)
+    .map(([name, pid]) => {
+      const ms = processCpuMs(pid);
+      const perElement = loaded ? ` (${Math.round((ms * 1000) / loaded.elements)} µs/element)` : "";
+      return `${name} ${(ms / 1000).toFixed(1)} s${perElement}`;
+    })
+    .join(", ");
   const rate = loaded ? `${Math.round(loaded.elements / (loaded.ms / 1000)).toLocaleString("en")} elements/s` : "?";
   const rss = Object.entries(peak)
     .map(([name, mb]) => `${name} ${mb.toFixed(0)} MB`)
