@@ -5,8 +5,10 @@ import {
   type EnvironmentSectionKey,
   type EnvironmentStreamReader,
 } from "./environment-stream.ts";
+import { refuseProtoKeys } from "./json-keys.ts";
 import { parseJsonText } from "./json-text.ts";
 import { detectJsonFormatProblem } from "./legacy-format.ts";
+import { documentTooDeep, maxDocumentDepth } from "./nesting-limit.ts";
 
 /**
  * AAS JSON environment text, fed in chunks → one identifiable at a time. Only the frame (the root
@@ -15,8 +17,10 @@ import { detectJsonFormatProblem } from "./legacy-format.ts";
  * and `__proto__` checks), so memory holds one identifiable, never the document.
  *
  * Refused as the whole-document reader refuses them (spec §7.2, §9.2): a root that is not an
- * object, an unknown top-level key, a section that is not a list (null is an empty one), a
- * v2/RC-format model, and any JSON syntax error — the document is then unreadable as a whole.
+ * object, an unknown top-level key, a section that is not a list (null is an empty one), nesting
+ * deeper than the limit, and any JSON syntax error — the document is then unreadable as a whole.
+ * A v2/RC-format identifiable is recognised by whoever fails to read it (engine/import), so valid
+ * identifiables are not walked an extra time.
  */
 export function createEnvironmentJsonReader(sink: EnvironmentItemSink): EnvironmentStreamReader {
   return new JsonEnvironmentScanner(sink);
@@ -31,6 +35,8 @@ const CLOSE_BRACKET = 0x5d;
 const COMMA = 0x2c;
 const COLON = 0x3a;
 const BOM = 0xfeff;
+const STRING_STOPS = /["\\]/g;
+const STRUCTURE_STOPS = /["{}[\]]/g;
 
 type State =
   /** Before the root object. */
@@ -108,7 +114,8 @@ class JsonEnvironmentScanner implements EnvironmentStreamReader {
       if (now === "item-text" || now === "key-text") from = i;
       i++;
     }
-    if (this.state === "item-text" && from < n) this.pieces.push(chunk.slice(from));
+    // An item or key that began at this chunk's last character continues in the next.
+    if ((this.state === "item-text" || this.state === "key-text") && from < n) this.pieces.push(chunk.slice(from));
     this.offset += n;
   }
 
@@ -193,39 +200,81 @@ class JsonEnvironmentScanner implements EnvironmentStreamReader {
 
   /** Reads item text from `i` (its first character was consumed when `from` < `i`); answers where it stopped. */
   private scanItem(chunk: string, i: number, from: number): number {
+    if (this.scalar) return this.scanScalar(chunk, i, from);
     const n = chunk.length;
     let nesting = this.nesting;
     let inString = this.inString;
-    let escaped = this.escaped;
-    for (; i < n; i++) {
-      const c = chunk.charCodeAt(i);
+    const limit = maxDocumentDepth() - 2; // the item sits two levels deep in the document
+    // Jumps from one character that matters to the next (a regex scan is far faster than a loop
+    // over every character): in a string its end or an escape, outside one a quote or a bracket.
+    if (this.escaped) {
+      this.escaped = false;
+      i++;
+    }
+    while (i < n) {
       if (inString) {
-        if (escaped) escaped = false;
-        else if (c === BACKSLASH) escaped = true;
-        else if (c === QUOTE) inString = false;
+        STRING_STOPS.lastIndex = i;
+        const match = STRING_STOPS.exec(chunk);
+        if (match === null) {
+          i = n;
+          break;
+        }
+        if (chunk.charCodeAt(match.index) === BACKSLASH) {
+          i = match.index + 2;
+          if (i > n) {
+            this.escaped = true; // the escaped character starts the next chunk
+            i = n;
+          }
+          continue;
+        }
+        inString = false;
+        i = match.index + 1;
         continue;
       }
+      STRUCTURE_STOPS.lastIndex = i;
+      const match = STRUCTURE_STOPS.exec(chunk);
+      if (match === null) {
+        i = n;
+        break;
+      }
+      const c = chunk.charCodeAt(match.index);
+      i = match.index + 1;
       if (c === QUOTE) inString = true;
-      else if (this.scalar) {
-        if (isSpace(c) || c === COMMA || c === CLOSE_BRACKET) {
-          this.pieces.push(chunk.slice(from, i));
-          this.inString = false;
-          this.finishItem();
-          return i; // the delimiter is read as structure
-        }
-      } else if (c === OPEN_BRACE || c === OPEN_BRACKET) nesting++;
-      else if ((c === CLOSE_BRACE || c === CLOSE_BRACKET) && --nesting === 0) {
-        this.pieces.push(chunk.slice(from, i + 1));
+      else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+        if (++nesting > limit) throw documentTooDeep("JSON document");
+      } else if (--nesting === 0) {
+        this.pieces.push(chunk.slice(from, i));
         this.nesting = 0;
         this.inString = false;
         this.finishItem();
-        return i + 1;
+        return i;
       }
     }
     this.pieces.push(chunk.slice(from, n));
     this.nesting = nesting;
     this.inString = inString;
-    this.escaped = escaped;
+    return n;
+  }
+
+  /** An item that is not an object or list (refused later as an identifiable): up to a delimiter. */
+  private scanScalar(chunk: string, i: number, from: number): number {
+    const n = chunk.length;
+    for (; i < n; i++) {
+      const c = chunk.charCodeAt(i);
+      if (this.inString) {
+        if (this.escaped) this.escaped = false;
+        else if (c === BACKSLASH) this.escaped = true;
+        else if (c === QUOTE) this.inString = false;
+        continue;
+      }
+      if (c === QUOTE) this.inString = true;
+      else if (isSpace(c) || c === COMMA || c === CLOSE_BRACKET) {
+        this.pieces.push(chunk.slice(from, i));
+        this.finishItem();
+        return i; // the delimiter is read as structure
+      }
+    }
+    this.pieces.push(chunk.slice(from, n));
     return n;
   }
 
@@ -275,12 +324,16 @@ class JsonEnvironmentScanner implements EnvironmentStreamReader {
     const where = `${key}[${index}]`;
     let value: unknown;
     try {
-      value = parseJsonText(text);
-    } catch (error) {
-      throw new AasError("syntax", `${(error as Error).message} (in ${where})`, { path: where });
+      // The nesting was counted while scanning: only `__proto__` is left to check (json-keys.ts).
+      value = JSON.parse(text);
+    } catch {
+      try {
+        parseJsonText(text); // for its message, which names the position
+      } catch (error) {
+        throw new AasError("syntax", `${(error as Error).message} (in ${where})`, { path: where });
+      }
     }
-    const legacy = detectJsonFormatProblem({ [key]: [value] });
-    if (legacy !== undefined) throw new AasError("syntax", legacy.replace(`${key}[0]`, where));
+    refuseProtoKeys(value, text);
     this.sink({ key, index, value });
   }
 }

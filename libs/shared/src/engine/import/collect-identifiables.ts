@@ -1,5 +1,11 @@
 import { createHash } from "node:crypto";
-import { type AasClassName, type EnvironmentItem, type EnvironmentSectionKey, readAas } from "../../aas/index.ts";
+import {
+  type AasClassName,
+  detectJsonFormatProblem,
+  type EnvironmentItem,
+  type EnvironmentSectionKey,
+  readAas,
+} from "../../aas/index.ts";
 import { CommandError, type ImportProblem } from "../../contracts/index.ts";
 import { toCommandError } from "../aas-input.ts";
 import type { IdentifiableKind } from "../ports/index.ts";
@@ -120,6 +126,19 @@ export class IdentifiableChecker {
   }
 }
 
+/**
+ * Spec §9.2: a v2.x or v3.0 RC model must be converted, not half-read. Looked for only in what
+ * failed to read (valid v3.0 never shows the signs), and then it fails the whole document.
+ */
+function legacyFormat(source: string, item: EnvironmentItem): void {
+  const legacy = detectJsonFormatProblem({ [item.key]: [item.value] });
+  if (legacy !== undefined)
+    throw new CommandError(
+      "bad-request",
+      `${source}: ${legacy.replace(`${item.key}[0]`, `${item.key}[${item.index}]`)}`,
+    );
+}
+
 function digestOf(json: Record<string, unknown>): string {
   return createHash("sha1").update(JSON.stringify(json)).digest("base64");
 }
@@ -134,12 +153,14 @@ function readItem(
   const where = `${item.key}[${item.index}]`;
   const id = (item.value as { id?: unknown } | null)?.id;
   if (typeof id !== "string") {
+    legacyFormat(source, item);
     problem(source, item, undefined, new CommandError("bad-request", `A ${modelType} without a string id`), report);
     return undefined;
   }
   try {
     return { kind, id, json: readAas(item.value, modelType, { validate }).jsonable, source, where };
   } catch (error) {
+    legacyFormat(source, item);
     problem(source, item, id, error, report);
     return undefined;
   }
