@@ -93,9 +93,10 @@ export async function openAasxOffThread(bytes: Uint8Array, limits: AasxLimits): 
   try {
     spec = new PackageReader(outline).locate().spec;
   } catch (error) {
-    // Not a readable package anyway: what the directory alone reveals (a bomb, zip-slip) comes first.
-    const directoryProblems = entryProblems(directory.entries, limits);
-    throw directoryProblems.length > 0 ? packageError(directoryProblems) : error;
+    // Not a readable package anyway: its problems are reported in the order the whole-package
+    // reader finds them, what the directory reveals (a bomb, zip-slip), then broken entries.
+    await inflatePackageOffThread(bytes, limits);
+    throw error;
   }
   const specEntry = directory.entries.find((entry) => {
     try {
