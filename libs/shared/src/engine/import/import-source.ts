@@ -139,20 +139,26 @@ export async function readSource(
   };
   const iterator =
     Symbol.asyncIterator in chunks ? chunks[Symbol.asyncIterator]() : (chunks as Iterable<string>)[Symbol.iterator]();
-  for (;;) {
-    const next = await named(source.source, async () => {
-      const step = await iterator.next();
-      try {
-        if (!step.done) reader.write(step.value);
-      } catch (error) {
-        throw prefixed(error, prefix);
-      }
-      return step;
-    });
-    if (next.done) break;
-    await drain();
-    // A document in memory is read without waiting for anything: let other requests in between chunks.
-    await new Promise((resolve) => setImmediate(resolve));
+  try {
+    for (;;) {
+      const next = await named(source.source, async () => {
+        const step = await iterator.next();
+        try {
+          if (!step.done) reader.write(step.value);
+        } catch (error) {
+          throw prefixed(error, prefix);
+        }
+        return step;
+      });
+      if (next.done) break;
+      await drain();
+      // A document in memory is read without waiting for anything: let other requests in between chunks.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  } catch (error) {
+    // Given up half-way (a problem in all-or-nothing, a failed batch): the file is closed now, not at GC.
+    await Promise.resolve(iterator.return?.()).catch(() => undefined);
+    throw error;
   }
   await named(source.source, async () => {
     try {
