@@ -184,7 +184,15 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
       unit: "elements",
     });
     const models = await importLines.during(() =>
-      loadModelFiles(store, context.models, { validate: context.validateOnLoad, onlyIfEmpty: true }),
+      loadModelFiles(
+        // The files are read by the engine itself, in chunks (docs/adr/0037), not sent whole in a command.
+        {
+          execute: (command) => store.execute(command),
+          importModelFiles: (request) => engine.importModelFiles(request),
+        },
+        context.models,
+        { validate: context.validateOnLoad, onlyIfEmpty: true },
+      ),
     );
     if (!models.skipped && context.models.length > 0) {
       loading.finish(

@@ -37,6 +37,8 @@ export interface StartOptions {
    * test launcher that composes a role with test-only parts (e.g. operation providers).
    */
   launcher?: string;
+  /** Told of the process as soon as it is spawned (a test that kills it before it is ready). */
+  onSpawn?: (child: ChildProcess) => void;
 }
 
 /** Start `node bin/twinport.js [role] args…` and wait for its ready line. */
@@ -63,6 +65,7 @@ export async function startTwinport(options: StartOptions = {}): Promise<Twinpor
     env,
     stdio: ["ignore", openSync(outFile, "a"), openSync(logFile, "a")],
   });
+  options.onSpawn?.(child);
   const ready = new RegExp(`twinport ${role} ready ?(.*)`);
   const details = await new Promise<Record<string, unknown>>((resolve, reject) => {
     const timeoutMs = options.timeoutMs ?? 30_000;

@@ -4,7 +4,13 @@ import * as aasCore from "./aas-core.cts";
 export { AasError, type AasErrorKind, type AasErrorOptions, isAasError } from "./aas-error.ts";
 export type { AasxContent, AasxPart, AasxWriteInput } from "./aasx/aasx-content.ts";
 export { type AasxLimits, DEFAULT_AASX_LIMITS } from "./aasx/aasx-limits.ts";
-export { readAasx, readAasxOffThread } from "./aasx/aasx-reader.ts";
+export {
+  type OpenedAasx,
+  openAasxOffThread,
+  packagePathsInModel,
+  readAasx,
+  readAasxOffThread,
+} from "./aasx/aasx-reader.ts";
 export { type AasxStreamInput, type LazyAasxPart, writeAasxStream } from "./aasx/aasx-stream-writer.ts";
 export { writeAasx } from "./aasx/aasx-writer.ts";
 export { entryNameOfPart, partKey, partNameOfModelPath } from "./aasx/part-names.ts";
@@ -31,6 +37,14 @@ export {
   listIndexes,
   replaceChild,
 } from "./element-tree.ts";
+export { createEnvironmentJsonReader } from "./environment-json-stream.ts";
+export {
+  ENVIRONMENT_SECTION_KEYS,
+  type EnvironmentItem,
+  type EnvironmentItemSink,
+  type EnvironmentSectionKey,
+  type EnvironmentStreamReader,
+} from "./environment-stream.ts";
 export {
   childPath,
   formatIdShortPath,
@@ -65,7 +79,7 @@ export { patchedPropertyValue } from "./property-value-patch.ts";
 export { hasValueOnly, submodelToValueOnly, toValueOnly, type ValueOnlyOptions } from "./value-only.ts";
 export { type ApplyValueOnlyOptions, applyValueOnly, unwrapValueOnly } from "./value-only-apply.ts";
 export { AAS_XML_NAMESPACE } from "./xml/aas-xml-names.ts";
-export { parseAasXml } from "./xml/aas-xml-reader.ts";
+export { createAasXmlReader, parseAasXml } from "./xml/aas-xml-reader.ts";
 export {
   AAS_XML_ENVIRONMENT_OPEN,
   writeAasXml,

@@ -40,10 +40,11 @@ describe("selectModelFiles", () => {
     assert.deepEqual(select({ initialModelFile: "b.json" }), ["b.json"]);
     assert.deepEqual(select(), ["model.json"]);
     assert.deepEqual(select({ emptyModel: true }), []);
+    // Found and sniffed, not read: the file is read in chunks when it loads (docs/adr/0037).
     assert.deepEqual(selectModelFiles({ modelFiles: ["a.json"], emptyModel: false, env: {}, cwd: dir })[0], {
       file: "a.json",
       format: "json",
-      text: "{}",
+      path: join(dir, "a.json"),
     });
   });
 
@@ -63,8 +64,10 @@ describe("selectModelFiles", () => {
       models.map((m) => m.format),
       ["xml", "aasx", "json", "aasx"],
     );
-    assert.ok(models[1]!.bytes instanceof Uint8Array);
-    assert.equal(models[2]!.text, "  {}", "a byte order mark is not part of the text");
+    assert.deepEqual(
+      models.map((m) => m.path),
+      ["m.XML", "p.aasx", "noext", "zip.bin"].map((name) => join(other, name)),
+    );
     writeFileSync(join(other, "what.txt"), "hello");
     assert.throws(
       () => selectModelFiles({ modelFiles: ["what.txt"], emptyModel: false, env: {}, cwd: other }),

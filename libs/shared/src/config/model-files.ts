@@ -1,13 +1,27 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { closeSync, openSync, readdirSync, readFileSync, readSync } from "node:fs";
 import { extname, resolve } from "node:path";
-import type { Command, CommandResult, ImportDocument, ModelFormat, Reply } from "../contracts/index.ts";
+import type {
+  Command,
+  CommandResult,
+  ImportDocument,
+  ImportOutcome,
+  ModelFilesImport,
+  ModelFormat,
+  Reply,
+} from "../contracts/index.ts";
+import { CommandError } from "../contracts/index.ts";
 
-/** An AAS model file to load, read up front so a missing file fails before anything starts. */
+/**
+ * An AAS model file to load. Found and opened up front, so a missing file fails before anything
+ * starts; its content is read when it loads, in chunks (`path`), or was given in memory (tests).
+ */
 export interface ModelFile {
   /** As given (for messages). */
   file: string;
   /** Default: AASX with bytes, else JSON. */
   format?: ModelFormat;
+  /** Where it is read from, in chunks, when it loads. */
+  path?: string;
   /** JSON and XML: the text. */
   text?: string;
   /** AASX: the package. */
@@ -53,19 +67,25 @@ function formatOf(file: string, bytes: Buffer): ModelFormat {
   throw new ModelFileError(`Model file '${file}': cannot tell its format; use ${KNOWN}.`);
 }
 
-function readModel(file: string, cwd: string): ModelFile {
-  let bytes: Buffer;
+/** Opened and its first bytes read (its format, and that it can be read); the rest is read when it loads. */
+function findModel(file: string, cwd: string): ModelFile {
+  const path = resolve(cwd, file);
+  const start = Buffer.alloc(64);
+  let length: number;
   try {
-    bytes = readFileSync(resolve(cwd, file));
+    const descriptor = openSync(path, "r");
+    try {
+      length = readSync(descriptor, start, 0, start.length, 0);
+    } finally {
+      closeSync(descriptor);
+    }
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     throw new ModelFileError(
       `Cannot read model file '${file}': ${code === "ENOENT" ? "no such file" : (error as Error).message}`,
     );
   }
-  const format = formatOf(file, bytes);
-  if (format === "aasx") return { file, format, bytes };
-  return { file, format, text: bytes.toString("utf8").replace(/^\uFEFF/, "") };
+  return { file, format: formatOf(file, start.subarray(0, length)), path };
 }
 
 /** The `model.*` file in the working directory (spec §9.5: the default model file name). */
@@ -100,12 +120,14 @@ export function selectModelFiles(selection: ModelSelection): ModelFile[] {
     const found = defaultModelFile(selection.cwd);
     files = found ? [found] : [];
   }
-  return files.map((file) => readModel(file, selection.cwd));
+  return files.map((file) => findModel(file, selection.cwd));
 }
 
 /** What loads the models: the engine, directly or through a StoreClient. */
 export interface ModelLoader {
   execute(command: Command<"ImportEnvironment">): Promise<Reply<CommandResult<"ImportEnvironment">>>;
+  /** The engine itself: reads the files in chunks instead of receiving them whole in a command. */
+  importModelFiles?(request: ModelFilesImport): Promise<ImportOutcome>;
 }
 
 export interface LoadedModels {
@@ -121,7 +143,18 @@ export interface LoadedModels {
   skipped: boolean;
 }
 
+function fileOf(model: ModelFile): ModelFilesImport["files"][number] {
+  if (model.path !== undefined && model.text === undefined && model.bytes === undefined)
+    return { source: model.file, format: model.format ?? "json", path: model.path };
+  const document = documentOf(model);
+  return { source: model.file, format: document.format, document };
+}
+
 function documentOf(model: ModelFile): ImportDocument {
+  if (model.bytes === undefined && model.text === undefined && model.path !== undefined) {
+    const bytes = readFileSync(model.path);
+    model = model.format === "aasx" ? { ...model, bytes } : { ...model, text: bytes.toString("utf8") };
+  }
   if (model.bytes !== undefined)
     return {
       source: model.file,
@@ -155,16 +188,23 @@ export async function loadModelFiles(
   if (models.length === 0) return result;
   // resume: finish a load that was interrupted after it had passed every check and begun writing.
   // What was written already is a conflict to step over; anything else is still an error.
-  const reply = await store.execute({
-    type: "ImportEnvironment",
-    params: {
-      documents: models.map(documentOf),
-      mode: options.resume ? "partial" : "all-or-nothing",
-      validate: options.validate,
-      onlyIfEmpty: options.resume ? false : options.onlyIfEmpty,
-    },
-    origin: "load",
-  });
+  const mode = options.resume ? "partial" : "all-or-nothing";
+  const onlyIfEmpty = options.resume ? false : options.onlyIfEmpty;
+  const reply = store.importModelFiles
+    ? await store
+        .importModelFiles({ files: models.map(fileOf), mode, validate: options.validate, onlyIfEmpty, origin: "load" })
+        .then(
+          (value): Reply<ImportOutcome> => ({ ok: true, value }),
+          (error: unknown): Reply<ImportOutcome> => {
+            if (!(error instanceof CommandError)) throw error;
+            return { ok: false, error: { code: error.code, message: error.message, details: error.details } };
+          },
+        )
+    : await store.execute({
+        type: "ImportEnvironment",
+        params: { documents: models.map(documentOf), mode, validate: options.validate, onlyIfEmpty },
+        origin: "load",
+      });
   if (!reply.ok) throw loadError(models, reply.error.message, reply.error.details ?? []);
   const unexpected = reply.value.problems.filter((problem) => problem.code !== "conflict");
   if (unexpected.length > 0)

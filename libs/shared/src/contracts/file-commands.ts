@@ -31,7 +31,7 @@ export interface FileStream {
 }
 
 /** Commands that may answer with a FileStream. */
-export const STREAMED_COMMANDS: ReadonlySet<string> = new Set(["GenerateSerializationByIds"]);
+export const STREAMED_COMMANDS: ReadonlySet<string> = new Set(["GenerateSerializationByIds", "GetAASXByPackageId"]);
 
 export interface FileContent {
   /** Name for Content-Disposition / X-FileName (the last segment of the stored path). */
@@ -55,6 +55,19 @@ export interface ImportDocument {
   format: ModelFormat;
   text?: string;
   contentBase64?: string;
+}
+
+/**
+ * Start-up model files handed to the engine in process, to be read from disk in chunks
+ * (docs/adr/0037). Not a command: a path on the server is nothing a client may name.
+ */
+export interface ModelFilesImport {
+  /** `path`: read from that file; else `document`, in memory. */
+  files: { source: string; format: ModelFormat; path?: string; document?: ImportDocument }[];
+  mode: ImportMode;
+  validate: boolean;
+  onlyIfEmpty?: boolean;
+  origin?: string;
 }
 
 /**

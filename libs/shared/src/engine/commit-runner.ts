@@ -32,6 +32,12 @@ export type CommitRunner = ((
   plan: () => Promise<PlannedCommit>,
 ) => Promise<ChangeEvent>) & {
   batched(target: string, plan: (reads: Repository) => Promise<PlannedCommit>): Promise<ChangeEvent>;
+  /**
+   * Commits planned without reads, all at once (one `commitBatch`: one Redis round trip and fsync),
+   * each settled like any other (cache, event published after its commit). For bulk creation
+   * (imports): the caller answers each failed precondition itself; nothing is retried.
+   */
+  many(commits: Commit[]): Promise<CommitResult[]>;
 };
 
 /** Writes planned and committed together at most (bounds one script call and the wait of the first). */
@@ -186,6 +192,11 @@ export function createCommitRunner(
       queues.set(target, [write]);
       void lock.run(target, () => drain(target));
     });
+  run.many = async (commits) => {
+    const results = await repository.commitBatch(commits);
+    for (let i = 0; i < commits.length; i++) await settle(commits[i]!, results[i]!);
+    return results;
+  };
   return run;
 }
 

@@ -7,6 +7,8 @@ import {
   type CommandType,
   type FileStream,
   failureReply,
+  type ImportOutcome,
+  type ModelFilesImport,
   type Reply,
   STREAMED_COMMANDS,
   WRITE_COMMANDS,
@@ -16,6 +18,7 @@ import type { AccessPolicy } from "./access/access-policy.ts";
 import { type AccessView, checkCommand } from "./access/command-access.ts";
 import { type CommitRunner, createCommitRunner } from "./commit-runner.ts";
 import type { EngineContext, ResetHook, ValidationSettings } from "./engine-context.ts";
+import { streamPackage } from "./handlers/aasx-packages.ts";
 import { getAssetInformation, putAssetInformation } from "./handlers/asset-information.ts";
 import {
   deleteConceptDescription,
@@ -48,6 +51,9 @@ import { patchSubmodel } from "./handlers/submodel-patch.ts";
 import { deleteSubmodelReference, getAllSubmodelReferences, postSubmodelReference } from "./handlers/submodel-refs.ts";
 import { deleteSubmodel, getAllSubmodels, getSubmodel, postSubmodel, putSubmodel } from "./handlers/submodels.ts";
 import { createIdempotency, DEFAULT_IDEMPOTENCY_WINDOW_MS } from "./idempotency.ts";
+import { importSources } from "./import/import-documents.ts";
+import type { ImportProgressListener } from "./import/import-progress.ts";
+import { sourceOfDocument, sourceOfFile } from "./import/import-source.ts";
 import { createMemoryFileStore } from "./memory/memory-file-store.ts";
 import { createOperationRunner } from "./operations/operation-runner.ts";
 import type { FileStore } from "./ports/index.ts";
@@ -94,7 +100,7 @@ export interface EngineOptions {
   /** How long a write's outcome is remembered under its Idempotency-Key (core.idempotencyWindow); default 24 h. */
   idempotencyWindowMs?: number;
   /** Told after each identifiable an import commits (written so far, of how many): start-up progress lines. */
-  importProgress?: (written: number, total: number) => void;
+  importProgress?: ImportProgressListener;
   /**
    * The access rules (compileAccessPolicy), when security is configured: every command with a
    * principal is checked before it runs; commands without one are the process's own work.
@@ -110,6 +116,11 @@ export const DEFAULT_OPERATION_LEASE_MS = 10_000;
 
 export interface Engine extends CommandHandler {
   stream(command: Command): Promise<Reply<FileStream>>;
+  /**
+   * Start-up models, read from their files in chunks (docs/adr/0037). Not a command: a path on the
+   * server is nothing a client may name.
+   */
+  importModelFiles(request: ModelFilesImport): Promise<ImportOutcome>;
   close(): Promise<void>;
 }
 
@@ -252,6 +263,16 @@ export function createEngine(options: EngineOptions): Engine {
           const noting = (async (target, plan) =>
             noted(await commit(target, run ? run.plan(plan) : plan))) as CommitRunner;
           noting.batched = async (target, plan) => noted(await commit.batched(target, run ? run.plan(plan) : plan));
+          noting.many = async (commits) => {
+            // An Idempotency-Key is claimed by the first commit, as a single write would claim it.
+            const claiming =
+              run && commits.length > 0
+                ? [(await run.plan(async () => ({ commit: commits[0]! }))()).commit, ...commits.slice(1)]
+                : commits;
+            const results = await commit.many(claiming);
+            for (const result of results) if (result.ok) noted(result.event);
+            return results;
+          };
           commandCtx = { ...commandCtx, commit: noting };
         }
         try {
@@ -289,12 +310,31 @@ export function createEngine(options: EngineOptions): Engine {
       }
       try {
         const commandCtx = access === undefined ? ctx : { ...ctx, access };
+        if (command.type === "GetAASXByPackageId")
+          return { ok: true, value: await streamPackage(commandCtx, command as Command<"GetAASXByPackageId">) };
         return {
           ok: true,
           value: await streamSerialization(commandCtx, command as Command<"GenerateSerializationByIds">),
         };
       } catch (error) {
         return failure(error);
+      }
+    },
+    async importModelFiles(request) {
+      try {
+        const sources = request.files.map((file) =>
+          file.path !== undefined
+            ? sourceOfFile(file.path, file.format, file.source)
+            : sourceOfDocument(file.document ?? { format: file.format }, file.source),
+        );
+        const {
+          written: _written,
+          fileKeys: _fileKeys,
+          ...outcome
+        } = await importSources(ctx, { ...request, sources });
+        return outcome;
+      } catch (error) {
+        throw toCommandError(error);
       }
     },
     async close() {

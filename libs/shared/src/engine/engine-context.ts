@@ -1,4 +1,5 @@
 import type { AasxLimits } from "../aas/index.ts";
+import type { ImportProgressListener } from "./import/import-progress.ts";
 import type { Clock, EventBus, FileStore, Repository } from "./ports/index.ts";
 
 /** Something that must stop or forget before a reset deletes the model (asset connections, pending operations). */
@@ -31,8 +32,8 @@ export interface EngineContext {
   renderedSubmodels?: import("./rendered-submodels.ts").RenderedSubmodels;
   /** The invocation lifecycle: sync and async calls, handles, their events. */
   operations: import("./operations/operation-runner.ts").OperationRunner;
-  /** Told after each identifiable an import commits (EngineOptions.importProgress). */
-  importProgress?: (written: number, total: number) => void;
+  /** Told after each identifiable an import reads and checks, and after each it commits. */
+  importProgress?: ImportProgressListener;
   /** What the command's caller may see (lists, submodel content); absent: everything (access/command-access.ts). */
   access?: import("./access/command-access.ts").AccessView;
 }

@@ -21,6 +21,9 @@ export {
 export type { ValidationSettings } from "./engine-context.ts";
 export * from "./filesystem/existing-files.ts";
 export * from "./filesystem/filesystem-file-store.ts";
+export type { SourcesImportRequest } from "./import/import-documents.ts";
+export type { ImportPhase, ImportProgressListener } from "./import/import-progress.ts";
+export { type ImportSource, sourceOfDocument, sourceOfFile } from "./import/import-source.ts";
 export {
   assetIdTerm,
   type IndexField,

@@ -84,3 +84,22 @@ test("import progress lines only while the start-up load runs, counted against i
   importing.onCommit(1, 5);
   assert.deepEqual(lines, ["loading the model files: 3 / 5 shells, submodels and concept descriptions"]);
 });
+
+test("import progress lines while the files are read and checked too, before anything is written", async () => {
+  const lines: string[] = [];
+  const importing = importProgressLines((_fields, line) => lines.push(line), "loading the model files");
+  await importing.during(async () => {
+    for (let read = 1; read <= 4; read++) {
+      await new Promise((resolve) => setTimeout(resolve, read === 2 ? 3100 : 0));
+      importing.onCommit(read, undefined, "reading");
+    }
+    for (let written = 1; written <= 4; written++) {
+      await new Promise((resolve) => setTimeout(resolve, written === 3 ? 3100 : 0));
+      importing.onCommit(written, 4, "writing");
+    }
+  });
+  assert.deepEqual(lines, [
+    "loading the model files: reading and checking: 2 shells, submodels and concept descriptions so far",
+    "loading the model files: 3 / 4 shells, submodels and concept descriptions",
+  ]);
+});

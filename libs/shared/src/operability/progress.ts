@@ -79,26 +79,30 @@ function seconds(ms: number): string {
 }
 
 /**
- * Progress lines for the identifiables an import commits, only while `during` runs (the start-up
- * load, not every POST /import): pass `onCommit` as the engine's `importProgress`.
+ * Progress lines for an import, only while `during` runs (the start-up load, not every POST
+ * /import): pass `onCommit` as the engine's `importProgress`. Reading and checking the files comes
+ * first (its count grows with no total known), then writing (out of the total read).
  */
 export function importProgressLines(log: ProgressLog, task: string) {
-  let progress: Progress | undefined;
+  let reading: Progress | undefined;
+  let writing: Progress | undefined;
   let active = false;
+  const unit = "shells, submodels and concept descriptions";
   return {
-    onCommit(_written: number, total: number): void {
+    onCommit(_done: number, total: number | undefined, phase: "reading" | "writing" = "writing"): void {
       if (!active) return;
-      progress ??= startProgress(log, {
-        task,
-        finished: task,
-        unit: "shells, submodels and concept descriptions",
-        total,
-      });
-      progress.advance();
+      if (phase === "reading") {
+        reading ??= startProgress(log, { task: `${task}: reading and checking`, finished: task, unit });
+        reading.advance();
+        return;
+      }
+      writing ??= startProgress(log, { task, finished: task, unit, ...(total === undefined ? {} : { total }) });
+      writing.advance();
     },
     async during<T>(work: () => Promise<T>): Promise<T> {
       active = true;
-      progress = undefined;
+      reading = undefined;
+      writing = undefined;
       try {
         return await work();
       } finally {

@@ -1,8 +1,9 @@
 import { encodeBase64Url } from "@twinport/shared";
 import { badRequest } from "../http/api-error.ts";
 import { API_PREFIX, type ApiRoute } from "../http/api-routes.ts";
+import { bodyStream } from "../http/body-stream.ts";
 import { base64UrlQuery } from "../http/encoded-query.ts";
-import { fileResponse } from "../http/file-response.ts";
+import { contentDisposition, fileResponse } from "../http/file-response.ts";
 import type { GatewayContext } from "../http/gateway-env.ts";
 import { longRequest } from "../http/long-request.ts";
 import { type MultipartUpload, readMultipartUpload } from "../http/multipart-upload.ts";
@@ -59,6 +60,21 @@ export function aasxFileServerRoutes({ send }: RouteDeps): ApiRoute[] {
           profiles: read,
           handle: async (c) => {
             readPagingAndModifiers(c, {});
+            // Streamed: the package leaves in slices as the client reads it (docs/adr/0037).
+            if (send.stream) {
+              const { fileName, contentType, chunks } = await send.stream(
+                c,
+                "GetAASXByPackageId",
+                { packageId: packageIdOf(c) },
+                longRequest(),
+              );
+              const name = fileName ?? "package.aasx";
+              return c.body(bodyStream(chunks), 200, {
+                "Content-Type": contentType,
+                "Content-Disposition": contentDisposition(name),
+                "X-FileName": headerSafe(name),
+              });
+            }
             const reply = await send(c, "GetAASXByPackageId", { packageId: packageIdOf(c) }, longRequest());
             return fileResponse(c, reply.value, { "X-FileName": headerSafe(reply.value.fileName ?? "package.aasx") });
           },

@@ -14,8 +14,18 @@ import {
 import type { AasxLimits } from "./aasx-limits.ts";
 import { inflatePackageOffThread } from "./inflate-off-thread.ts";
 import { type ContentTypes, type Relationship, readContentTypes, readRelationships } from "./opc-xml.ts";
-import { inflatePackage, type PackagePart, packageError } from "./package-parts.ts";
-import { extensionOf, partKey, partNameOfModelPath, relationshipsPartOf, resolveTarget } from "./part-names.ts";
+import { inflatePackage, type PackagePart, packageError, readPackageDirectory } from "./package-parts.ts";
+import {
+  extensionOf,
+  partKey,
+  partNameOfEntry,
+  partNameOfModelPath,
+  relationshipsPartOf,
+  resolveTarget,
+} from "./part-names.ts";
+import { type ZipEntry, ZipFormatError } from "./zip-directory.ts";
+import { entryDataChunks, readEntryData } from "./zip-entry-data.ts";
+import { entryProblems } from "./zip-guard.ts";
 
 /**
  * An AASX package (Open Packaging Conventions, IDTA-01005) → its environment and files.
@@ -41,6 +51,122 @@ export async function readAasxOffThread(bytes: Uint8Array, limits: AasxLimits): 
 
 const OCTET_STREAM = "application/octet-stream";
 
+interface Located {
+  spec: PackagePart;
+  supplementary: PackagePart[];
+  thumbnail?: PackagePart;
+}
+
+/** A package opened for streaming: its spec part is read on demand, never held (docs/adr/0037). */
+export interface OpenedAasx {
+  specPath: string;
+  format: "xml" | "json";
+  /** The spec part's text, inflated and decoded as it is read; from the start on each call. */
+  specText(): Generator<string>;
+  /** Supplementary files and thumbnail, given the package paths the model's File values name. */
+  filesOf(modelPaths: Iterable<string>): { files: AasxPart[]; thumbnail?: AasxPart };
+}
+
+/**
+ * readAasxOffThread for a model of any size: every part but the spec part is inflated (in a worker,
+ * within the limits) and kept; the spec part is inflated as its text is read, so it is exempt from
+ * the limits that bound what inflating holds (entry size, total size, inflate ratio).
+ */
+export async function openAasxOffThread(bytes: Uint8Array, limits: AasxLimits): Promise<OpenedAasx> {
+  const directory = readPackageDirectory(bytes, limits);
+  // The package machinery first (small, within the limits): it says which part is the spec part.
+  const machinery = directory.entries.filter((entry) => isMachinery(entry.name));
+  const problems = entryProblems(machinery, limits);
+  if (problems.length > 0) throw packageError(problems);
+  const outline = new Map<string, PackagePart>();
+  for (const entry of directory.entries) {
+    if (entry.name.endsWith("/")) continue;
+    let path: string;
+    try {
+      path = partNameOfEntry(entry.name);
+    } catch {
+      continue; // reported with every other problem of the directory below
+    }
+    outline.set(partKey(path), { path, bytes: isMachinery(entry.name) ? machineryData(bytes, entry) : EMPTY });
+  }
+  let spec: PackagePart;
+  try {
+    spec = new PackageReader(outline).locate().spec;
+  } catch (error) {
+    // Not a readable package anyway: its problems are reported in the order the whole-package
+    // reader finds them, what the directory reveals (a bomb, zip-slip), then broken entries.
+    await inflatePackageOffThread(bytes, limits);
+    throw error;
+  }
+  const specEntry = directory.entries.find((entry) => {
+    try {
+      return partKey(partNameOfEntry(entry.name)) === partKey(spec.path);
+    } catch {
+      return false;
+    }
+  })!;
+  // The directory is read again there: the spec entry is known by its name (unique: duplicates are refused).
+  const parts = await inflatePackageOffThread(bytes, limits, (entry) => entry.name === specEntry.name);
+  parts.set(partKey(spec.path), { path: spec.path, bytes: EMPTY });
+  const reader = new PackageReader(parts);
+  const located = reader.locate();
+  const chunks = function* (): Generator<string> {
+    let decoder: TextDecoder | undefined;
+    try {
+      for (const data of entryDataChunks(bytes, specEntry)) {
+        decoder ??= decoderFor(data);
+        const text = decoder.decode(data, { stream: true });
+        if (text !== "") yield text;
+      }
+      const rest = (decoder ?? new TextDecoder()).decode();
+      if (rest !== "") yield rest;
+    } catch (error) {
+      if (error instanceof ZipFormatError) throw packageError([error.message]);
+      if (error instanceof TypeError) throw packageError([`${spec.path}: the part is not valid UTF-8 text`]);
+      throw error;
+    }
+  };
+  let start = "";
+  for (const text of chunks()) {
+    start = text.slice(0, 64);
+    break;
+  }
+  return {
+    specPath: spec.path,
+    format: specFormat(spec.path, reader.contentTypeOf(spec.path), start),
+    specText: chunks,
+    filesOf: (modelPaths) => reader.filesOf(located, modelPaths),
+  };
+}
+
+const EMPTY = new Uint8Array(0);
+
+function isMachinery(name: string): boolean {
+  let key: string;
+  try {
+    key = partKey(partNameOfEntry(name));
+  } catch {
+    return false;
+  }
+  return key.endsWith(".rels") || key === "/[content_types].xml";
+}
+
+function machineryData(bytes: Uint8Array, entry: ZipEntry): Uint8Array {
+  try {
+    return readEntryData(bytes, entry);
+  } catch (error) {
+    if (error instanceof ZipFormatError) throw packageError([error.message]);
+    throw error;
+  }
+}
+
+/** XML and JSON parts are UTF-8 unless a byte order mark says UTF-16 (some .NET tools write it). */
+function decoderFor(first: Uint8Array): TextDecoder {
+  if (first[0] === 0xff && first[1] === 0xfe) return new TextDecoder("utf-16le");
+  if (first[0] === 0xfe && first[1] === 0xff) return new TextDecoder("utf-16be");
+  return new TextDecoder("utf-8", { fatal: true });
+}
+
 class PackageReader {
   private readonly problems: string[] = [];
   private contentTypes: ContentTypes = { of: () => undefined };
@@ -49,6 +175,18 @@ class PackageReader {
   constructor(private readonly parts: Map<string, PackagePart>) {}
 
   read(): AasxContent {
+    const located = this.locate();
+    const { environment, format } = parseSpec(located.spec, this.contentTypes.of(located.spec.path));
+    return {
+      environment,
+      format,
+      specPath: located.spec.path,
+      ...this.filesOf(located, packagePathsInModel(environment)),
+    };
+  }
+
+  /** The spec part, its supplementary files and the thumbnail; every structural problem at once. */
+  locate(): Located {
     const contentTypesPart = this.parts.get(partKey("/[Content_Types].xml"));
     if (contentTypesPart === undefined)
       this.problems.push("no [Content_Types].xml: not an Open Packaging Conventions package");
@@ -63,15 +201,17 @@ class PackageReader {
     const supplementary = spec === undefined ? [] : this.targets(spec.path, SUPPLEMENTARY_RELATIONSHIP, "aas-suppl");
     const thumbnail = this.targets(undefined, THUMBNAIL_RELATIONSHIP, "thumbnail")[0];
     if (this.problems.length > 0 || spec === undefined) throw packageError(this.problems);
+    return { spec, supplementary, ...(thumbnail === undefined ? {} : { thumbnail }) };
+  }
 
-    const { environment, format } = parseSpec(spec, this.contentTypes.of(spec.path));
-    return {
-      environment,
-      format,
-      specPath: spec.path,
-      files: this.supplementaryFiles(supplementary, environment, spec.path),
-      ...(thumbnail === undefined ? {} : { thumbnail: this.asFile(thumbnail) }),
-    };
+  /** The files to keep: aas-suppl targets and the parts the model's File values name, and the thumbnail. */
+  filesOf(located: Located, modelPaths: Iterable<string>): { files: AasxPart[]; thumbnail?: AasxPart } {
+    const files = this.supplementaryFiles(located.supplementary, modelPaths, located.spec.path);
+    return { files, ...(located.thumbnail === undefined ? {} : { thumbnail: this.asFile(located.thumbnail) }) };
+  }
+
+  contentTypeOf(path: string): string | undefined {
+    return this.contentTypes.of(path);
   }
 
   private findSpec(packageRelationships: Relationship[]): PackagePart | undefined {
@@ -142,14 +282,10 @@ class PackageReader {
     return relationships;
   }
 
-  private supplementaryFiles(
-    supplementary: PackagePart[],
-    environment: Record<string, unknown>,
-    specPath: string,
-  ): AasxPart[] {
+  private supplementaryFiles(supplementary: PackagePart[], modelPaths: Iterable<string>, specPath: string): AasxPart[] {
     const files = new Map<string, PackagePart>();
     for (const part of supplementary) files.set(partKey(part.path), part);
-    for (const modelPath of packagePathsInModel(environment)) {
+    for (const modelPath of modelPaths) {
       const key = partKey(modelPath);
       const part = this.parts.get(key);
       if (part !== undefined && !files.has(key) && !isPackageMachinery(part.path, specPath)) files.set(key, part);
@@ -202,8 +338,8 @@ function specFormat(path: string, contentType: string | undefined, text: string)
   return text.trimStart().startsWith("{") ? "json" : "xml";
 }
 
-/** File.value and defaultThumbnail.path values that name a package part. */
-function packagePathsInModel(environment: unknown): string[] {
+/** File.value and defaultThumbnail.path values that name a package part (of an environment or one identifiable). */
+export function packagePathsInModel(environment: unknown): string[] {
   const paths: string[] = [];
   const visit = (value: unknown, depth: number): void => {
     if (depth > 200 || typeof value !== "object" || value === null) return;

@@ -4,6 +4,7 @@ import type { AasxLimits } from "./aasx-limits.ts";
 import type { InflateReply, InflateRequest } from "./inflate-worker.ts";
 import { checkPackageDirectory, type PackagePart } from "./package-parts.ts";
 import { partKey } from "./part-names.ts";
+import type { ZipEntry } from "./zip-directory.ts";
 
 /**
  * inflatePackage for a server: the directory checks (entry count, declared sizes, ratios, names),
@@ -12,8 +13,14 @@ import { partKey } from "./part-names.ts";
  * the limits are one budget, and two packages inflating side by side would double what an edge
  * device must hold.
  */
-export function inflatePackageOffThread(bytes: Uint8Array, limits: AasxLimits): Promise<Map<string, PackagePart>> {
-  const directory = checkPackageDirectory(bytes, limits);
+export function inflatePackageOffThread(
+  bytes: Uint8Array,
+  limits: AasxLimits,
+  streamed?: (entry: ZipEntry) => boolean,
+): Promise<Map<string, PackagePart>> {
+  const checked = checkPackageDirectory(bytes, limits, streamed);
+  // A streamed entry is inflated by whoever reads it, as it reads it (zip-entry-data.ts).
+  const directory = streamed ? { ...checked, entries: checked.entries.filter((entry) => !streamed(entry)) } : checked;
   const run = queue.then(() => inflateInWorker({ bytes, directory, limits }));
   queue = run.then(
     () => undefined,

@@ -1,7 +1,7 @@
 import { AasError } from "../aas-error.ts";
 import { type AasxLimits, DEFAULT_AASX_LIMITS } from "./aasx-limits.ts";
 import { partKey, partNameOfEntry } from "./part-names.ts";
-import { readZipDirectory, readZipEnd, type ZipDirectory, ZipFormatError } from "./zip-directory.ts";
+import { readZipDirectory, readZipEnd, type ZipDirectory, type ZipEntry, ZipFormatError } from "./zip-directory.ts";
 import { readEntryData } from "./zip-entry-data.ts";
 import { entryProblems } from "./zip-guard.ts";
 
@@ -21,8 +21,19 @@ export function inflatePackage(bytes: Uint8Array, limits: AasxLimits = DEFAULT_A
 }
 
 /** Everything the directory alone reveals, checked before a byte is inflated (cheap: no inflating). */
-export function checkPackageDirectory(bytes: Uint8Array, limits: AasxLimits): ZipDirectory {
-  let directory: ZipDirectory;
+export function checkPackageDirectory(
+  bytes: Uint8Array,
+  limits: AasxLimits,
+  streamed?: (entry: ZipEntry) => boolean,
+): ZipDirectory {
+  const directory = readPackageDirectory(bytes, limits);
+  const problems = entryProblems(directory.entries, limits, streamed);
+  if (problems.length > 0) throw packageError(problems);
+  return directory;
+}
+
+/** The directory, its entry count checked first; the entries themselves not checked yet. */
+export function readPackageDirectory(bytes: Uint8Array, limits: AasxLimits): ZipDirectory {
   try {
     const end = readZipEnd(bytes);
     if (end.declaredCount > limits.maxEntries) {
@@ -30,14 +41,11 @@ export function checkPackageDirectory(bytes: Uint8Array, limits: AasxLimits): Zi
         `the package has ${end.declaredCount} entries, more than the limit of ${limits.maxEntries} (core.aasxMaxEntries)`,
       ]);
     }
-    directory = readZipDirectory(bytes, end);
+    return readZipDirectory(bytes, end);
   } catch (error) {
     if (error instanceof ZipFormatError) throw packageError([error.message]);
     throw error;
   }
-  const problems = entryProblems(directory.entries, limits);
-  if (problems.length > 0) throw packageError(problems);
-  return directory;
 }
 
 /**

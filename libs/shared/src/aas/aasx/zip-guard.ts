@@ -7,7 +7,15 @@ import type { ZipEntry } from "./zip-directory.ts";
  * out), too many entries, sizes over the limits, suspicious compression ratios, and entries whose
  * data overlap (the trick behind "non-recursive" zip bombs). Nothing has been inflated yet.
  */
-export function entryProblems(entries: readonly ZipEntry[], limits: AasxLimits): string[] {
+/**
+ * `streamed`: entries read as a stream and never held (the aas-spec part, docs/adr/0037): the size
+ * limits and the ratio, which bound what inflating may hold, do not apply to them.
+ */
+export function entryProblems(
+  entries: readonly ZipEntry[],
+  limits: AasxLimits,
+  streamed: (entry: ZipEntry) => boolean = () => false,
+): string[] {
   const problems: string[] = [];
   let total = 0;
   const seen = new Map<string, string>();
@@ -20,6 +28,7 @@ export function entryProblems(entries: readonly ZipEntry[], limits: AasxLimits):
       problems.push(`entry "${printable(entry.name)}" appears twice (also as "${printable(earlier)}")`);
     else seen.set(key, entry.name);
 
+    if (streamed(entry)) continue;
     total += entry.uncompressedSize;
     if (entry.uncompressedSize > limits.maxEntryUncompressedBytes) {
       problems.push(

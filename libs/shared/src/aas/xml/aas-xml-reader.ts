@@ -1,5 +1,6 @@
 import { SaxesParser, type SaxesTagNS } from "saxes";
 import { AasError, isAasError } from "../aas-error.ts";
+import type { EnvironmentItemSink, EnvironmentSectionKey } from "../environment-stream.ts";
 import { CLASSES, type ClassRef } from "../metamodel-schema.ts";
 import { documentTooDeep, maxDocumentDepth } from "../nesting-limit.ts";
 import {
@@ -23,7 +24,21 @@ import {
  * the five predefined entities and character references.
  */
 export function parseAasXml(text: string): Record<string, unknown> {
-  const reader = new EnvironmentReader();
+  const stream = createAasXmlReader(undefined);
+  stream.write(text);
+  return stream.end();
+}
+
+/**
+ * The same reader fed in chunks. With `sink`, each shell, submodel and concept description is
+ * handed out as soon as its closing tag is read and not kept (the environment's lists stay empty),
+ * so a model of any size is read with memory for one identifiable.
+ */
+export function createAasXmlReader(sink: EnvironmentItemSink | undefined): {
+  write(chunk: string): void;
+  end(): Record<string, unknown>;
+} {
+  const reader = new EnvironmentReader(sink);
   const parser = new SaxesParser({ xmlns: true, position: true });
   const at = () => `${parser.line}:${parser.column + 1}`;
   parser.on("doctype", () => {
@@ -33,14 +48,27 @@ export function parseAasXml(text: string): Record<string, unknown> {
   parser.on("text", (chunk) => reader.text(chunk, at()));
   parser.on("cdata", (chunk) => reader.text(chunk, at()));
   parser.on("closetag", () => reader.close(at()));
-  try {
-    // A byte order mark is not part of the document (saxes would call it text before the root).
-    parser.write(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text).close();
-  } catch (error) {
-    if (isAasError(error)) throw error;
-    throw new AasError("syntax", `Invalid XML: ${(error as Error).message}`);
-  }
-  return reader.result();
+  let first = true;
+  const guarded = (work: () => void): void => {
+    try {
+      work();
+    } catch (error) {
+      if (isAasError(error)) throw error;
+      throw new AasError("syntax", `Invalid XML: ${(error as Error).message}`);
+    }
+  };
+  return {
+    write(chunk) {
+      // A byte order mark is not part of the document (saxes would call it text before the root).
+      const text = first && chunk.charCodeAt(0) === 0xfeff ? chunk.slice(1) : chunk;
+      if (chunk.length > 0) first = false;
+      guarded(() => parser.write(text));
+    },
+    end() {
+      guarded(() => parser.close());
+      return reader.result();
+    },
+  };
 }
 
 type Frame =
@@ -51,7 +79,17 @@ type Frame =
       path: string;
       deliver: (value: unknown) => void;
     }
-  | { kind: "list"; itemRef: ClassRef; value: unknown[]; path: string; deliver: (value: unknown) => void }
+  | {
+      kind: "list";
+      itemRef: ClassRef;
+      value: unknown[];
+      path: string;
+      deliver: (value: unknown) => void;
+      /** Items read so far (the list stays empty when they are streamed out). */
+      count: number;
+      /** Set on the environment's own lists when the reader streams: where each item goes. */
+      stream?: (value: unknown, index: number) => void;
+    }
   | { kind: "choice"; classRef: ClassRef; value?: unknown; path: string; deliver: (value: unknown) => void }
   | {
       kind: "text";
@@ -65,6 +103,8 @@ type Frame =
 class EnvironmentReader {
   private readonly stack: Frame[] = [];
   private environment: Record<string, unknown> | undefined;
+
+  constructor(private readonly sink: EnvironmentItemSink | undefined) {}
 
   open(tag: SaxesTagNS, at: string): void {
     const parent = this.stack.at(-1);
@@ -81,9 +121,14 @@ class EnvironmentReader {
       case "object":
         return this.openProperty(parent, tag.local, at);
       case "list": {
-        const index = parent.value.length;
+        const index = parent.count++;
         const className = itemClass(parent.itemRef, tag.local, `${path}[${index}]`, at);
-        return this.pushObject(className, `${path}[${index}]`, (value) => parent.value.push(value));
+        const stream = parent.stream;
+        return this.pushObject(
+          className,
+          `${path}[${index}]`,
+          stream ? (value) => stream(value, index) : (value) => parent.value.push(value),
+        );
       }
       case "choice": {
         if (parent.value !== undefined)
@@ -157,7 +202,21 @@ class EnvironmentReader {
     if (shape === "primitive") {
       this.stack.push({ kind: "text", className: parent.className, property, text: "", path, deliver });
     } else if ("many" in shape) {
-      this.stack.push({ kind: "list", itemRef: shape.many, value: [], path, deliver });
+      const sink = this.sink;
+      const streamed = sink !== undefined && parent.className === "Environment" && this.stack.length === 1;
+      this.stack.push({
+        kind: "list",
+        itemRef: shape.many,
+        value: [],
+        path,
+        deliver,
+        count: 0,
+        ...(streamed
+          ? {
+              stream: (value: unknown, index: number) => sink({ key: property as EnvironmentSectionKey, index, value }),
+            }
+          : {}),
+      });
     } else if (isAbstractClass(shape.one)) {
       this.stack.push({ kind: "choice", classRef: shape.one, path, deliver });
     } else {

@@ -4,6 +4,7 @@ import {
   type Command,
   CommandError,
   type CommandResult,
+  type FileStream,
   type FileUpload,
   type PackageDescription,
 } from "../../contracts/index.ts";
@@ -74,6 +75,27 @@ export async function getPackage(
   if (!stored) throw new CommandError("not-found", `AASX package '${record.packageId}' not found`);
   return {
     value: { fileName: record.fileName, contentType: PACKAGE_CONTENT_TYPE, contentBase64: encodeBase64(stored.bytes) },
+  };
+}
+
+/** Slices of a stored package as it leaves (StoreClient.stream: chunked over NATS, written as it goes over HTTP). */
+const PACKAGE_CHUNK_BYTES = 256 * 1024;
+
+/**
+ * GET /packages/{id} as a stream (docs/adr/0037): the package leaves in slices as the client reads
+ * them, instead of as one base64 reply, which held it about four times over in each process.
+ */
+export async function streamPackage(ctx: EngineContext, cmd: Command<"GetAASXByPackageId">): Promise<FileStream> {
+  const record = await readPackageRecord(ctx.fileStore, cmd.params.packageId);
+  const stored = await ctx.fileStore.get(packageKey(record.packageId));
+  if (!stored) throw new CommandError("not-found", `AASX package '${record.packageId}' not found`);
+  const bytes = stored.bytes;
+  return {
+    fileName: record.fileName,
+    contentType: PACKAGE_CONTENT_TYPE,
+    chunks: (async function* () {
+      for (let at = 0; at < bytes.length; at += PACKAGE_CHUNK_BYTES) yield bytes.subarray(at, at + PACKAGE_CHUNK_BYTES);
+    })(),
   };
 }
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { strToU8, zipSync } from "fflate";
+import { strToU8, unzipSync, zipSync } from "fflate";
 import { writeAasXml, writeAasx } from "../../aas/index.ts";
 import { EXAMPLE_MODEL_TEXT, exampleModel } from "../../test-support/example-model.ts";
 import { base64, fileTestEngine } from "./test-support/files.ts";
@@ -249,6 +249,25 @@ describe("ImportEnvironment", () => {
       "bad-request",
     );
     assert.deepEqual(await t.files.list(), []);
+    assert.equal(t.events.length, 0);
+  });
+
+  it("a spec part that is a bomb is streamed, not held: it fails at its first character (ADR 0037)", async () => {
+    const t = await fileTestEngine({ example: false });
+    // A well-formed package whose spec part is 256 MiB of zeros (deflated to ~256 KiB, 1,000×):
+    // past every size and ratio limit, but streamed, so it only costs reading up to the first byte.
+    const parts = unzipSync(writeAasx({ environment: { assetAdministrationShells: [shell("urn:x")] }, files: [] }));
+    const specName = Object.keys(parts).find((name) => name.startsWith("aasx/") && name.endsWith(".xml"))!;
+    parts[specName] = new Uint8Array(256 * 1024 * 1024);
+    const bomb = zipSync(parts, { level: 9 });
+    const before = process.memoryUsage().rss;
+    await t.fails(
+      "ImportEnvironment",
+      { mode: "all-or-nothing", documents: [{ source: "bomb.aasx", format: "aasx", contentBase64: base64(bomb) }] },
+      "bad-request",
+      new RegExp(`^bomb\\.aasx: /${specName.replaceAll(".", "\\.")}: Invalid XML`),
+    );
+    assert.ok(process.memoryUsage().rss - before < 128 * 1024 * 1024, "the spec part was not inflated whole");
     assert.equal(t.events.length, 0);
   });
 });

@@ -1,5 +1,4 @@
-import { countSubmodelElements } from "../../aas/count-elements.ts";
-import { partKey } from "../../aas/index.ts";
+import { type AasxPart, type OpenedAasx, partKey } from "../../aas/index.ts";
 import {
   CommandError,
   type ImportDocument,
@@ -7,14 +6,11 @@ import {
   type ImportOutcome,
   type ImportProblem,
 } from "../../contracts/index.ts";
-import { eventDraft } from "../commit-runner.ts";
-import { insertOps } from "../element-io.ts";
 import type { EngineContext } from "../engine-context.ts";
 import type { IdentifiableKind } from "../ports/index.ts";
-import { splitSubmodel } from "../submodel-json.ts";
-import { identifiableTarget } from "../write-targets.ts";
-import { collectIdentifiables, ENVIRONMENT_SECTIONS, type ImportCandidate } from "./collect-identifiables.ts";
-import { type DecodedDocument, decodeDocument, sourceName } from "./decode-document.ts";
+import { ENVIRONMENT_SECTIONS, IdentifiableChecker, type ImportCandidate } from "./collect-identifiables.ts";
+import { ImportBatches } from "./import-batches.ts";
+import { type ImportSource, readSource, sourceOfDocument } from "./import-source.ts";
 
 export interface ImportRequest {
   documents: readonly ImportDocument[];
@@ -25,6 +21,11 @@ export interface ImportRequest {
   correlationId?: string;
 }
 
+/** An import of documents read from anywhere (files on disk for start-up models). */
+export interface SourcesImportRequest extends Omit<ImportRequest, "documents"> {
+  sources: readonly ImportSource[];
+}
+
 /** The outcome, plus what was written (an AASX package remembers it, to delete it again). */
 export interface ImportResult extends ImportOutcome {
   written: { kind: IdentifiableKind; id: string }[];
@@ -32,34 +33,66 @@ export interface ImportResult extends ImportOutcome {
 }
 
 /**
- * The one import path of the store: start-up models (-m), POST /import and AASX packages.
+ * The one import path of the store: start-up models (-m), POST /import and AASX packages. Each
+ * document is read twice, an identifiable at a time, so no document is ever held whole
+ * (docs/adr/0037):
  *
- * 1. Every document is decoded (JSON, XML, AASX). One that cannot be read fails the whole import
- *    with 400, in both modes: nothing is written.
- * 2. The identifiables are merged (deep-equal duplicates collapse, differing ones conflict) and
- *    read one by one through the metamodel; each id is checked against the store.
- * 3. all-or-nothing: the first problem fails the import before anything is written.
+ * 1. First pass: every identifiable is read through the metamodel (verified when `validate`) and
+ *    merged (deep-equal duplicates collapse, differing ones conflict); a document that cannot be
+ *    read fails the whole import with 400, in both modes: nothing is written.
+ * 2. Each id is checked against the store.
+ *    all-or-nothing: the first problem fails the import before anything is written.
  *    partial: an identifiable with a problem is reported and left out, whole (the unit of import
  *    is the identifiable: a submodel with one invalid element is not imported at all).
- * 4. The package files are written to the FileStore, then each identifiable is committed on its
- *    own (one `*.created` event each, like a POST).
+ * 3. The package files are written to the FileStore; then the second pass reads the documents
+ *    again and commits the identifiables in batches (one `commitBatch` each: one Redis round trip
+ *    and fsync for many), each still its own atomic commit with one `*.created` event, like a POST.
  */
 export async function importDocuments(ctx: EngineContext, request: ImportRequest): Promise<ImportResult> {
   return await writePrepared(ctx, request, await prepareImport(ctx, request));
 }
 
-/** Decoded documents and their identifiables, read and checked; nothing written yet. */
+/** importDocuments for sources that are not in a command (start-up model files, streamed from disk). */
+export async function importSources(ctx: EngineContext, request: SourcesImportRequest): Promise<ImportResult> {
+  return await writePrepared(ctx, request, await prepareSources(ctx, request, [...request.sources]));
+}
+
+/** The documents read and checked once (the first pass); nothing written yet. */
 export interface PreparedImport {
-  decoded: DecodedDocument[];
-  collected: ImportCandidate[];
+  sources: ImportSource[];
+  checker: IdentifiableChecker;
+  files: AasxPart[];
+  /** AASX packages opened by the first pass, for the second. */
+  decoded: Map<ImportSource, OpenedAasx>;
   result: ImportResult;
+  /** The store held nothing when the import began (onlyIfEmpty): no id can be taken but by a racing writer. */
+  storeWasEmpty: boolean;
 }
 
 /**
- * Steps 1–2 without touching the store: a caller that must replace something (PUT of a package)
- * first learns that the new content is readable, then deletes the old, then writes.
+ * The first pass without touching the store: a caller that must replace something (PUT of a
+ * package) first learns that the new content is readable, then deletes the old, then writes.
  */
 export async function prepareImport(ctx: EngineContext, request: ImportRequest): Promise<PreparedImport> {
+  if (!Array.isArray(request.documents) || request.documents.length === 0)
+    throw new CommandError("bad-request", "Nothing to import: no document");
+  return await prepareSources(
+    ctx,
+    request,
+    request.documents.map((document, index) => sourceOfDocument(document, sourceName(document, index))),
+  );
+}
+
+/** How a document is named in messages. */
+function sourceName(document: ImportDocument, index: number): string {
+  return document.source ?? (index === 0 ? "the document" : `document ${index + 1}`);
+}
+
+async function prepareSources(
+  ctx: EngineContext,
+  request: Omit<ImportRequest, "documents">,
+  sources: ImportSource[],
+): Promise<PreparedImport> {
   const result: ImportResult = {
     shells: 0,
     submodels: 0,
@@ -71,17 +104,37 @@ export async function prepareImport(ctx: EngineContext, request: ImportRequest):
     written: [],
     fileKeys: [],
   };
-  if (!Array.isArray(request.documents) || request.documents.length === 0)
-    throw new CommandError("bad-request", "Nothing to import: no document");
+  if (sources.length === 0) throw new CommandError("bad-request", "Nothing to import: no document");
+  const checker = new IdentifiableChecker(request.validate, reporter(request, result));
+  const prepared: PreparedImport = { sources, checker, files: [], decoded: new Map(), result, storeWasEmpty: false };
+  if (request.onlyIfEmpty) {
+    // A restart over live data: nothing to load, so nothing to read either (a large model costs minutes).
+    if (!(await storeIsEmpty(ctx))) return { ...prepared, result: { ...result, skipped: true } };
+    prepared.storeWasEmpty = true;
+  }
+  let read = 0;
   // One after the other: each package inflates against its own budget, never two at once.
-  const decoded: DecodedDocument[] = [];
-  for (const [index, document] of request.documents.entries())
-    decoded.push(await decodeDocument(document, sourceName(document, index), ctx.aasxLimits));
-  const collected = collectIdentifiables(decoded, request.validate, reporter(request, result));
-  return { decoded, collected, result };
+  for (const [index, source] of sources.entries()) {
+    const reading = await readSource(
+      source,
+      ctx.aasxLimits,
+      (item) => {
+        checker.check(index, source.source, item);
+        ctx.importProgress?.(++read, undefined, "reading");
+      },
+      prepared.decoded,
+    );
+    prepared.files.push(...reading.files);
+  }
+  return prepared;
 }
 
-function reporter(request: ImportRequest, result: ImportResult): (problem: ImportProblem) => void {
+async function storeIsEmpty(ctx: EngineContext): Promise<boolean> {
+  const sizes = await Promise.all(ENVIRONMENT_SECTIONS.map(({ kind }) => ctx.repository.countIdentifiables(kind)));
+  return sizes.every((n) => n === 0);
+}
+
+function reporter(request: Pick<ImportRequest, "mode">, result: ImportResult): (problem: ImportProblem) => void {
   return (problem) => {
     if (request.mode === "all-or-nothing")
       throw new CommandError(problem.code, problem.text, { details: problem.details });
@@ -89,58 +142,76 @@ function reporter(request: ImportRequest, result: ImportResult): (problem: Impor
   };
 }
 
-/** Steps 3–4: check the ids against the store, write the files, commit each identifiable. */
+/** Ids looked up in the store at once (answers pipelined on one connection). */
+const ID_CHECKS_AT_ONCE = 512;
+
+/** Check the ids against the store, write the files, then the second pass commits in batches. */
 export async function writePrepared(
   ctx: EngineContext,
-  request: ImportRequest,
+  request: Omit<ImportRequest, "documents">,
   prepared: PreparedImport,
 ): Promise<ImportResult> {
-  const { decoded, collected, result } = prepared;
+  const { checker, result } = prepared;
+  if (result.skipped) return result;
   const report = reporter(request, result);
-  if (request.onlyIfEmpty) {
-    const sizes = await Promise.all(ENVIRONMENT_SECTIONS.map(({ kind }) => ctx.repository.countIdentifiables(kind)));
-    if (sizes.some((n) => n > 0)) return { ...result, skipped: true };
-  }
-  const candidates: ImportCandidate[] = [];
-  for (const candidate of collected) {
-    if ((await ctx.repository.kindOf(candidate.id)) === undefined) candidates.push(candidate);
-    else report(conflict(candidate));
+  if (request.onlyIfEmpty && !prepared.storeWasEmpty && !(await storeIsEmpty(ctx))) return { ...result, skipped: true };
+  if (!prepared.storeWasEmpty) {
+    let pending: { id: string; kind: IdentifiableKind; source: string; where: string }[] = [];
+    const lookUp = async () => {
+      const kinds = await Promise.all(pending.map(({ id }) => ctx.repository.kindOf(id)));
+      kinds.forEach((kind, i) => {
+        if (kind === undefined) return;
+        const taken = pending[i]!;
+        report(conflict(taken));
+        checker.refuse(taken.id);
+      });
+      pending = [];
+    };
+    for (const id of [...checker.ids()]) {
+      pending.push(id);
+      if (pending.length >= ID_CHECKS_AT_ONCE) await lookUp();
+    }
+    await lookUp();
   }
 
-  for (const document of decoded) {
-    for (const file of document.files) {
-      const key = partKey(file.path);
-      await ctx.fileStore.put(key, { contentType: file.contentType, bytes: file.bytes });
-      if (!result.fileKeys.includes(key)) result.fileKeys.push(key);
-    }
+  for (const file of prepared.files) {
+    const key = partKey(file.path);
+    await ctx.fileStore.put(key, { contentType: file.contentType, bytes: file.bytes });
+    if (!result.fileKeys.includes(key)) result.fileKeys.push(key);
   }
   result.files = result.fileKeys.length;
 
-  for (const candidate of candidates) {
-    const written = await commitCandidate(ctx, candidate, request).then(
-      () => true,
-      (error: unknown) => {
-        // Taken meanwhile by a concurrent writer: the same problem as if it had been taken before.
-        if (error instanceof CommandError && error.code === "conflict") {
-          report(conflict(candidate));
-          return false;
-        }
-        throw error;
-      },
-    );
-    if (!written) continue;
+  const total = checker.size;
+  const batches = new ImportBatches(ctx, request, (candidate, written, elements) => {
+    if (!written) {
+      // Taken meanwhile by a concurrent writer: the same problem as if it had been taken before.
+      report(conflict(candidate));
+      return;
+    }
     result.written.push({ kind: candidate.kind, id: candidate.id });
-    ctx.importProgress?.(result.written.length, candidates.length);
+    ctx.importProgress?.(result.written.length, total, "writing");
     if (candidate.kind === "shell") result.shells++;
     else if (candidate.kind === "submodel") {
       result.submodels++;
-      result.elements += countSubmodelElements(candidate.json.submodelElements);
+      result.elements += elements;
     } else result.conceptDescriptions++;
+  });
+  for (const [index, source] of prepared.sources.entries()) {
+    await readSource(
+      source,
+      ctx.aasxLimits,
+      async (item) => {
+        const candidate = checker.reread(index, source.source, item);
+        if (candidate !== undefined) await batches.add(candidate);
+      },
+      prepared.decoded,
+    );
   }
+  await batches.finish();
   return result;
 }
 
-function conflict(candidate: ImportCandidate): ImportProblem {
+function conflict(candidate: Pick<ImportCandidate, "kind" | "id" | "source" | "where">): ImportProblem {
   const modelType = ENVIRONMENT_SECTIONS.find((section) => section.kind === candidate.kind)!.modelType;
   return {
     code: "conflict",
@@ -149,20 +220,4 @@ function conflict(candidate: ImportCandidate): ImportProblem {
     modelType,
     id: candidate.id,
   };
-}
-
-async function commitCandidate(ctx: EngineContext, candidate: ImportCandidate, request: ImportRequest): Promise<void> {
-  const { kind, id, json } = candidate;
-  const { meta, elements } = kind === "submodel" ? splitSubmodel(json) : { meta: json, elements: [] };
-  await ctx.commit(identifiableTarget(kind, id), async () => ({
-    commit: {
-      preconditions: [{ on: "id-free", id }],
-      ops: [{ op: "put-identifiable", kind, id, json: JSON.stringify(meta) }, ...insertOps(id, "", elements, false)],
-      event: eventDraft(
-        { kind: `${kind}.created`, id, origin: request.origin ?? "load", correlationId: request.correlationId },
-        json,
-        ctx.clock.now(),
-      ),
-    },
-  }));
 }

@@ -1,0 +1,56 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { createEnvironmentJsonReader } from "./environment-json-stream.ts";
+import type { EnvironmentItem } from "./environment-stream.ts";
+
+function readIn(chunks: string[]): EnvironmentItem[] {
+  const items: EnvironmentItem[] = [];
+  const reader = createEnvironmentJsonReader((item) => items.push(item));
+  for (const chunk of chunks) reader.write(chunk);
+  reader.end();
+  return items;
+}
+
+const environment = {
+  assetAdministrationShells: [{ id: 'a "quoted" \\ id', idShort: "S}{][", description: [{ text: '\\"}' }] }],
+  submodels: [
+    { id: "urn:sm:1", submodelElements: [{ idShort: "L", value: [[], {}, "]"] }] },
+    { id: "urn:sm:2\u00e9\ud83d\ude00" },
+  ],
+  conceptDescriptions: null,
+};
+const text = `\uFEFF \n${JSON.stringify(environment, null, 1)}\n`;
+const expected: EnvironmentItem[] = [
+  { key: "assetAdministrationShells", index: 0, value: environment.assetAdministrationShells[0] },
+  { key: "submodels", index: 0, value: environment.submodels[0] },
+  { key: "submodels", index: 1, value: environment.submodels[1] },
+];
+
+test("each identifiable is handed out whole, wherever the chunks split the text (strings, escapes, brackets)", () => {
+  assert.deepEqual(readIn([text]), expected);
+  for (let at = 0; at <= text.length; at++)
+    assert.deepEqual(readIn([text.slice(0, at), text.slice(at)]), expected, `split at ${at}`);
+  assert.deepEqual(readIn([...text]), expected, "one character at a time");
+});
+
+test("what the whole-document reader refuses is refused, the document as a whole", () => {
+  const refused: [string, RegExp][] = [
+    ["", /empty/],
+    ["[]", /must be a JSON object/],
+    ['{"assets": []}', /v2\.0/],
+    ['{"submodels": [], "other": 1}', /unknown property 'other'/],
+    ['{"submodels": {}}', /'submodels' must be a list/],
+    ['{"submodels": [{"id": "x",}]}', /Invalid JSON.*\(in submodels\[0\]\)/],
+    ['{"submodels": [{"id": "x"}', /ends before the environment is complete/],
+    ['{"submodels": []} x', /unexpected text after the environment/],
+    ['{"submodels": [], "submodels": []}', /twice/],
+    ['{"submodels": [{"__proto__": {}}]}', /__proto__/],
+    [`{"submodels": [${"[".repeat(5000)}${"]".repeat(5000)}]}`, /nest/i],
+  ];
+  for (const [document, message] of refused) assert.throws(() => readIn([document]), message, document.slice(0, 60));
+});
+
+test("an empty environment and empty lists hand out nothing", () => {
+  assert.deepEqual(readIn(["{}"]), []);
+  assert.deepEqual(readIn(['{"assetAdministrationShells": [], "submodels" : [ ] , "conceptDescriptions":null}']), []);
+});

@@ -1,0 +1,227 @@
+import { createReadStream } from "node:fs";
+import { readFile } from "node:fs/promises";
+import {
+  AasError,
+  type AasxLimits,
+  type AasxPart,
+  createAasXmlReader,
+  createEnvironmentJsonReader,
+  type EnvironmentItem,
+  type EnvironmentStreamReader,
+  isAasError,
+  type OpenedAasx,
+  openAasxOffThread,
+  packagePathsInModel,
+} from "../../aas/index.ts";
+import { CommandError, type ImportDocument, type ModelFormat } from "../../contracts/index.ts";
+import { toCommandError } from "../aas-input.ts";
+import { decodeBase64 } from "../files/file-paths.ts";
+
+/**
+ * A model document to import, readable more than once: an import reads it twice (first to check
+ * every identifiable, then to write them), so the document is never held as a whole, only one
+ * identifiable of it at a time. JSON and XML come as text chunks (a file is read from disk on each
+ * pass); an AASX package is held compressed, its files inflated once (within the limits), and its
+ * spec part inflated again as each pass reads it.
+ */
+export interface ImportSource {
+  /** How the document is named in messages. */
+  source: string;
+  format: ModelFormat;
+  /** JSON or XML text in chunks, from the start each time it is called. */
+  chunks?: () => AsyncIterable<string>;
+  /** AASX: the package. */
+  bytes?: () => Promise<Uint8Array>;
+}
+
+/** Text is handed to the readers in pieces of this size, so the identifiables they queue stay few. */
+const CHUNK_CHARS = 256 * 1024;
+
+/** An ImportDocument (a command's content, already in memory). */
+export function sourceOfDocument(document: ImportDocument, source: string): ImportSource {
+  switch (document.format) {
+    case "json":
+    case "xml":
+      return {
+        source,
+        format: document.format,
+        chunks: async function* () {
+          const text = textOf(document);
+          for (let at = 0; at < text.length; at += CHUNK_CHARS) yield text.slice(at, at + CHUNK_CHARS);
+          if (text.length === 0) yield "";
+        },
+      };
+    case "aasx":
+      return {
+        source,
+        format: "aasx",
+        bytes: async () => {
+          if (document.contentBase64 === undefined)
+            throw new CommandError("bad-request", "An AASX package travels as contentBase64");
+          return decodeBase64(document.contentBase64, "The package");
+        },
+      };
+    default:
+      return {
+        source,
+        format: document.format,
+        chunks: () => {
+          throw new CommandError(
+            "bad-request",
+            `Unknown model format '${String((document as { format?: unknown }).format)}'; known: json, xml, aasx`,
+          );
+        },
+      };
+  }
+}
+
+/** A model file on disk, read in chunks on every pass (start-up models). */
+export function sourceOfFile(path: string, format: ModelFormat, source: string): ImportSource {
+  if (format === "aasx") return { source, format, bytes: async () => new Uint8Array(await readFile(path)) };
+  return {
+    source,
+    format,
+    chunks: async function* () {
+      const stream = createReadStream(path, { highWaterMark: CHUNK_CHARS, encoding: "utf8" });
+      try {
+        for await (const chunk of stream) yield chunk as string;
+      } finally {
+        stream.destroy();
+      }
+    },
+  };
+}
+
+/** One pass over a document: each identifiable in document order, and (AASX) the files it carries. */
+export interface SourceReading {
+  files: AasxPart[];
+}
+
+/**
+ * Reads `source` once, calling `visit` for each identifiable as it is read (awaited before the
+ * reader goes on, so memory holds one chunk's worth). What cannot be read fails the whole document
+ * with a `bad-request` whose message starts with its name; errors `visit` throws pass unchanged.
+ * `opened` carries an opened AASX package from the first pass to the next (its spec part is
+ * inflated again on each pass, never held).
+ */
+export async function readSource(
+  source: ImportSource,
+  limits: AasxLimits,
+  visit: (item: EnvironmentItem) => Promise<void> | void,
+  opened: Map<ImportSource, OpenedAasx>,
+): Promise<SourceReading> {
+  const queue: EnvironmentItem[] = [];
+  const modelPaths: string[] = [];
+  let chunks: AsyncIterable<string> | Iterable<string>;
+  let format = source.format;
+  let prefix = "";
+  let aasx: OpenedAasx | undefined;
+  if (source.format === "aasx") {
+    aasx = opened.get(source);
+    if (aasx === undefined) {
+      aasx = await named(source.source, async () => openAasxOffThread(await source.bytes!(), limits));
+      opened.set(source, aasx);
+    }
+    format = aasx.format;
+    // As the whole-package reader names them: the spec part's problems start with its name.
+    prefix = `${aasx.specPath}: `;
+    chunks = aasx.specText();
+  } else chunks = await named(source.source, async () => source.chunks!());
+  const reader: EnvironmentStreamReader =
+    format === "xml" ? xmlReader((item) => queue.push(item)) : createEnvironmentJsonReader((item) => queue.push(item));
+  const drain = async () => {
+    // Handed over one at a time, and the queue emptied as it goes, so nothing read stays referenced.
+    while (queue.length > 0) {
+      const item = queue.shift()!;
+      if (aasx) modelPaths.push(...packagePathsInModel(item.value));
+      await visit(item);
+    }
+  };
+  const iterator =
+    Symbol.asyncIterator in chunks ? chunks[Symbol.asyncIterator]() : (chunks as Iterable<string>)[Symbol.iterator]();
+  try {
+    for (;;) {
+      const next = await named(source.source, async () => {
+        const step = await iterator.next();
+        try {
+          if (!step.done) reader.write(step.value);
+        } catch (error) {
+          throw prefixed(error, prefix);
+        }
+        return step;
+      });
+      if (next.done) break;
+      await drain();
+      // A document in memory is read without waiting for anything: let other requests in between chunks.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  } catch (error) {
+    // Given up half-way (a problem in all-or-nothing, a failed batch): the file is closed now, not at GC.
+    await Promise.resolve(iterator.return?.()).catch(() => undefined);
+    throw error;
+  }
+  await named(source.source, async () => {
+    try {
+      reader.end();
+    } catch (error) {
+      throw prefixed(error, prefix);
+    }
+  });
+  await drain();
+  if (!aasx) return { files: [] };
+  const { files, thumbnail } = aasx.filesOf(modelPaths);
+  if (thumbnail && !files.some((file) => file.path.toLowerCase() === thumbnail.path.toLowerCase()))
+    files.push(thumbnail);
+  return { files };
+}
+
+function prefixed(error: unknown, prefix: string): unknown {
+  if (prefix === "" || !isAasError(error)) return error;
+  return new AasError(error.kind, `${prefix}${error.message}`, {
+    details: error.details,
+    ...(error.path === undefined ? {} : { path: error.path }),
+  });
+}
+
+function xmlReader(sink: (item: EnvironmentItem) => void): EnvironmentStreamReader {
+  const reader = createAasXmlReader(sink);
+  let empty = true;
+  return {
+    write(chunk) {
+      if (chunk.trim() !== "") empty = false;
+      reader.write(chunk);
+    },
+    end() {
+      if (empty) throw new CommandError("bad-request", "The document is empty");
+      reader.end();
+    },
+  };
+}
+
+function textOf(document: ImportDocument): string {
+  if (typeof document.text === "string") return document.text;
+  if (typeof document.contentBase64 === "string") {
+    try {
+      return new TextDecoder("utf-8", { fatal: true }).decode(decodeBase64(document.contentBase64, "The document"));
+    } catch (error) {
+      if (error instanceof CommandError) throw error;
+      throw new CommandError("bad-request", "The document is not UTF-8 text");
+    }
+  }
+  throw new CommandError("bad-request", "The document has no content (text or contentBase64)");
+}
+
+/** Runs a reading step; what fails there fails the document, named, as malformed input. */
+async function named<T>(source: string, step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (error) {
+    const converted = toCommandError(error);
+    if (!(converted instanceof CommandError)) throw converted;
+    // Nothing could be read, so whatever kind of error it was, the document is malformed input.
+    throw new CommandError("bad-request", `${source}: ${converted.message}`, {
+      path: converted.path,
+      details: converted.details,
+    });
+  }
+}
