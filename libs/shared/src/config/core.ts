@@ -60,6 +60,15 @@ const coreObjectSchema = z.strictObject({
     .min(1)
     .default(128 * 1024 * 1024),
   /**
+   * The AASX model part (aas-spec) is streamed and not counted above (docs/adr/0037); its declared
+   * inflated size is bounded by this instead, so a package cannot make the importer scan gigabytes.
+   */
+  aasxMaxModelSize: z
+    .number()
+    .int()
+    .min(1)
+    .default(2 * 1024 ** 3),
+  /**
    * How deep submodel elements may nest (an element in a submodel is at depth 1). Deeper input
    * (JSON, XML, AASX) is a 400 naming this setting. 64 is ten times what IDTA submodel templates
    * use, and far below the depth (over 1,000) where the recursive readers and writers (aas-core,
@@ -156,11 +165,13 @@ export function aasxLimitsOf(core: CoreConfig): {
   maxEntries: number;
   maxTotalUncompressedBytes: number;
   maxEntryUncompressedBytes: number;
+  maxModelPartBytes: number;
 } {
   return {
     minInflateRatio: core.minInflateRatio,
     maxEntries: core.aasxMaxEntries,
     maxTotalUncompressedBytes: core.aasxMaxTotalSize,
     maxEntryUncompressedBytes: core.aasxMaxEntrySize,
+    maxModelPartBytes: core.aasxMaxModelSize,
   };
 }

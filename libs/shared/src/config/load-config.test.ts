@@ -78,6 +78,7 @@ const CORE_DEFAULTS = {
   aasxMaxEntries: 1000,
   aasxMaxTotalSize: 256 * 1024 * 1024,
   aasxMaxEntrySize: 128 * 1024 * 1024,
+  aasxMaxModelSize: 2 * 1024 ** 3,
   maxNestingDepth: 64,
   operationHandleTtl: "PT1H",
   idempotencyWindow: "PT24H",

@@ -16,6 +16,13 @@ export interface AasxLimits {
   maxEntries: number;
   maxTotalUncompressedBytes: number;
   maxEntryUncompressedBytes: number;
+  /**
+   * The aas-spec part (the model) is streamed, never held (docs/adr/0037), so the limits above do
+   * not apply to it; this bounds the work it can cause instead: a bomb of valid-looking text (say,
+   * gigabytes of whitespace inside the environment) would otherwise keep the importer busy for
+   * minutes. Absent = the default.
+   */
+  maxModelPartBytes?: number;
 }
 
 /**
@@ -25,6 +32,9 @@ export interface AasxLimits {
  * The 1 GiB / 10,000-entry defaults before let a 2.3 MB zip of 9,999 ratio-exempt 100 KiB entries
  * inflate to ~1 GB.
  */
+/** The default of `core.aasxMaxModelSize`. */
+export const DEFAULT_MAX_MODEL_PART_BYTES = 2 * 1024 ** 3;
+
 export const DEFAULT_AASX_LIMITS: Readonly<AasxLimits> = Object.freeze({
   /** 0.01: at most 100× expansion per entry (the value FA³ST and Apache POI use). */
   minInflateRatio: 0.01,
@@ -34,6 +44,8 @@ export const DEFAULT_AASX_LIMITS: Readonly<AasxLimits> = Object.freeze({
   maxTotalUncompressedBytes: 256 * 1024 * 1024,
   /** 128 MiB inflated per entry (a large CAD file or video is still fine). */
   maxEntryUncompressedBytes: 128 * 1024 * 1024,
+  /** 2 GiB of model text: about 15M elements in our own exports (1M elements is ~130 MB). */
+  maxModelPartBytes: DEFAULT_MAX_MODEL_PART_BYTES,
 });
 
 /** Entries up to this inflated size skip the ratio check (the same grace Apache POI gives). */

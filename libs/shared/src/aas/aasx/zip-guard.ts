@@ -1,4 +1,4 @@
-import { type AasxLimits, RATIO_GRACE_BYTES } from "./aasx-limits.ts";
+import { type AasxLimits, DEFAULT_MAX_MODEL_PART_BYTES, RATIO_GRACE_BYTES } from "./aasx-limits.ts";
 import type { ZipEntry } from "./zip-directory.ts";
 
 /**
@@ -28,7 +28,14 @@ export function entryProblems(
       problems.push(`entry "${printable(entry.name)}" appears twice (also as "${printable(earlier)}")`);
     else seen.set(key, entry.name);
 
-    if (streamed(entry)) continue;
+    if (streamed(entry)) {
+      const maxModel = limits.maxModelPartBytes ?? DEFAULT_MAX_MODEL_PART_BYTES;
+      if (entry.uncompressedSize > maxModel)
+        problems.push(
+          `entry "${printable(entry.name)}" (the model) declares ${entry.uncompressedSize} bytes, more than the limit of ${maxModel} (core.aasxMaxModelSize)`,
+        );
+      continue;
+    }
     total += entry.uncompressedSize;
     if (entry.uncompressedSize > limits.maxEntryUncompressedBytes) {
       problems.push(

@@ -270,4 +270,24 @@ describe("ImportEnvironment", () => {
     assert.ok(process.memoryUsage().rss - before < 128 * 1024 * 1024, "the spec part was not inflated whole");
     assert.equal(t.events.length, 0);
   });
+
+  it("a spec part larger than core.aasxMaxModelSize is refused before anything is inflated", async () => {
+    const parts = unzipSync(writeAasx({ environment: { assetAdministrationShells: [shell("urn:x")] }, files: [] }));
+    const specName = Object.keys(parts).find((name) => name.startsWith("aasx/") && name.endsWith(".xml"))!;
+    const pkg = base64(zipSync(parts));
+    const specSize = parts[specName]!.length;
+    const small = await fileTestEngine({ example: false, maxModelPartBytes: specSize - 1 });
+    await small.fails(
+      "ImportEnvironment",
+      { mode: "all-or-nothing", documents: [{ source: "big.aasx", format: "aasx", contentBase64: pkg }] },
+      "bad-request",
+      /^big\.aasx: .*\(the model\) declares \d+ bytes, more than the limit of \d+ \(core\.aasxMaxModelSize\)/,
+    );
+    assert.equal(small.events.length, 0);
+    const fits = await fileTestEngine({ example: false, maxModelPartBytes: specSize });
+    await fits.ok("ImportEnvironment", {
+      mode: "all-or-nothing",
+      documents: [{ source: "big.aasx", format: "aasx", contentBase64: pkg }],
+    });
+  });
 });

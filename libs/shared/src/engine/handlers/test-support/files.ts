@@ -29,7 +29,7 @@ export interface FileTestEngine {
 }
 
 export async function fileTestEngine(
-  options: { example?: boolean; minInflateRatio?: number } = {},
+  options: { example?: boolean; minInflateRatio?: number; maxModelPartBytes?: number } = {},
 ): Promise<FileTestEngine> {
   const bus = createInProcessEventBus();
   const events: ChangeEvent[] = [];
@@ -41,7 +41,10 @@ export async function fileTestEngine(
     bus,
     fileStore: files,
     resetHooks,
-    ...(options.minInflateRatio !== undefined ? { aasxLimits: { minInflateRatio: options.minInflateRatio } } : {}),
+    aasxLimits: {
+      ...(options.minInflateRatio !== undefined ? { minInflateRatio: options.minInflateRatio } : {}),
+      ...(options.maxModelPartBytes !== undefined ? { maxModelPartBytes: options.maxModelPartBytes } : {}),
+    },
   });
   const run: FileTestEngine["run"] = (type, params) =>
     engine.execute({ type, params, origin: "test" } as Command<typeof type>);
