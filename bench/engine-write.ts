@@ -8,10 +8,13 @@
  * an event bus with one subscriber; the repository is the memory one (embedded) or Redis as shipped
  * (AOF, appendfsync always; the model-store's record cache). `BENCH_CONCURRENCY` writers (16) each
  * write, await the reply, write again, like wrk's connections: to one Property, or spread over 100
- * Properties in 10 submodels.
+ * Properties in 10 submodels. Kind `ingest` is what an MQTT asset connection sends the engine
+ * (bench/asset-ingest.ts): 256 writes in flight (its delivery slots) over 1,000 xs:double
+ * Properties in 10 more submodels, bodies as JSON strings, origin "asset", through the engine
+ * without the metered handler (the model-store's asset connections call it directly).
  *
  * Run: npm run bench -- engine-write   (BENCH_WRITES=20000 BENCH_ROUNDS=3 BENCH_CONCURRENCY=16
- *   BENCH_REPOS=memory,redis BENCH_KINDS=one,spread)
+ *   BENCH_REPOS=memory,redis BENCH_KINDS=one,spread,ingest)
  * Prints per repository and kind: writes/s, CPU µs per write of this process (user + system), and
  * for Redis the redis-server's CPU per write and its script calls per write.
  */
@@ -36,12 +39,22 @@ const writes = Number(process.env.BENCH_WRITES ?? 20_000);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const repos = (process.env.BENCH_REPOS ?? "memory,redis").split(",");
-const kinds = (process.env.BENCH_KINDS ?? "one,spread").split(",");
+const kinds = (process.env.BENCH_KINDS ?? "one,spread,ingest").split(",");
 const devNull = openSync("/dev/null", "w");
 const SUBMODELS = Array.from({ length: 10 }, (_, i) => `urn:bench:engine-write:sm${i}`);
+const INGEST = Array.from({ length: 10 }, (_, i) => `urn:bench:engine-write:ingest${i}`);
+const INGEST_SLOTS = 256;
+
+function doubles(id: string): Record<string, unknown> {
+  const submodel = generatedSubmodel(id, 100);
+  for (const element of submodel.submodelElements as Record<string, unknown>[]) element.valueType = "xs:double";
+  return submodel;
+}
 
 interface System {
   store: StoreClient;
+  /** The engine without the metered handler, as the model-store's asset connections call it. */
+  direct: StoreClient;
   redisPid?: number;
   scriptCalls?: () => number;
   close(): Promise<void>;
@@ -77,12 +90,17 @@ async function startSystem(kind: string): Promise<System> {
   const store = createDirectStoreClient(meteredCommandHandler(engine, createProcessMetrics("bench"), logger));
   const loaded = await store.execute({
     type: "LoadEnvironment",
-    params: { body: JSON.stringify({ submodels: SUBMODELS.map((id) => generatedSubmodel(id, 10)) }) },
+    params: {
+      body: JSON.stringify({
+        submodels: [...SUBMODELS.map((id) => generatedSubmodel(id, 10)), ...INGEST.map(doubles)],
+      }),
+    },
     origin: "load",
   } as never);
   if (!loaded.ok) throw new Error(`load: ${JSON.stringify(loaded.error)}`);
   return {
     store,
+    direct: createDirectStoreClient(engine),
     ...(redis
       ? {
           redisPid: redis.pid,
@@ -106,10 +124,14 @@ async function run(
   kind: string,
   count: number,
 ): Promise<{ ms: number; cpuMs: number; redisMs: number; calls: number }> {
+  const ingest = kind === "ingest";
   const targets =
     kind === "one"
       ? [{ submodelId: SUBMODELS[0]!, idShortPath: "P5" }]
-      : SUBMODELS.flatMap((submodelId) => Array.from({ length: 10 }, (_, i) => ({ submodelId, idShortPath: `P${i}` })));
+      : (ingest ? INGEST : SUBMODELS).flatMap((submodelId) =>
+          Array.from({ length: ingest ? 100 : 10 }, (_, i) => ({ submodelId, idShortPath: `P${i}` })),
+        );
+  const store = ingest ? system.direct : system.store;
   let next = 0;
   const calls0 = system.scriptCalls?.() ?? 0;
   const redis0 = system.redisPid ? processCpuMs(system.redisPid) : 0;
@@ -119,16 +141,24 @@ async function run(
     while (next < count) {
       const n = next++;
       const target = targets[n % targets.length]!;
-      const reply = await system.store.execute({
-        type: "PatchSubmodelElementValueByPath",
-        params: { ...target, body: String(n) },
-        origin: "http",
-        correlationId: `bench-${n}`,
-      });
+      const reply = await store.execute(
+        ingest
+          ? {
+              type: "PatchSubmodelElementValueByPath",
+              params: { ...target, body: JSON.stringify(String(n / 1000)) },
+              origin: "asset",
+            }
+          : {
+              type: "PatchSubmodelElementValueByPath",
+              params: { ...target, body: String(n) },
+              origin: "http",
+              correlationId: `bench-${n}`,
+            },
+      );
       if (!reply.ok) throw new Error(`write ${n}: ${JSON.stringify(reply.error)}`);
     }
   };
-  await Promise.all(Array.from({ length: concurrency }, writer));
+  await Promise.all(Array.from({ length: ingest ? INGEST_SLOTS : concurrency }, writer));
   const ms = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
   return {

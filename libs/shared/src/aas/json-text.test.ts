@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { isLosslessNumber, parse } from "lossless-json";
+import { isLosslessNumber, LosslessNumber, parse, stringify } from "lossless-json";
 import { AasError } from "./aas-error.ts";
 import { parseJsonLossless, parseJsonText, stringifyLossless } from "./json-text.ts";
 
@@ -74,4 +74,17 @@ test("parseJsonLossless gives a one-scalar text the value lossless-json's parser
       text,
     );
   }
+});
+
+test("stringifyLossless writes a scalar as lossless-json's stringify does", () => {
+  const values = [
+    "",
+    "abc",
+    'quote " and \\ and \u0001 and 🙂',
+    true,
+    false,
+    null,
+    ...["0", "-1.50", "1e5", "12345678901234567890.5"].map((t) => new LosslessNumber(t)),
+  ];
+  for (const value of values) assert.equal(stringifyLossless(value), stringify(value), String(value));
 });

@@ -1,4 +1,4 @@
-import { LosslessNumber, parse, stringify } from "lossless-json";
+import { isLosslessNumber, LosslessNumber, parse, stringify } from "lossless-json";
 import { AasError } from "./aas-error.ts";
 import { checkParsedJson, refuseDeepJsonText, refuseProtoKeys } from "./json-keys.ts";
 
@@ -64,6 +64,9 @@ function plainScalar(text: string): unknown {
 
 /** `LosslessNumber`s are written as their exact digits; everything else as JSON.stringify would. */
 export function stringifyLossless(value: unknown): string {
+  // A scalar (an asset's reading, mostly) without lossless-json's walk: the same text.
+  if (typeof value === "string" || typeof value === "boolean" || value === null) return JSON.stringify(value);
+  if (isLosslessNumber(value)) return value.value;
   const text = stringify(value);
   if (text === undefined) throw new TypeError("stringifyLossless: the value has no JSON form");
   return text;
