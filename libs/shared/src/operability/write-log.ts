@@ -1,4 +1,4 @@
-import type { Logger } from "pino";
+import type { Logger } from "./logger.ts";
 
 /** What the model-store logs of one write (docs/operations.md): enough to follow a request by its id. */
 export interface WriteLogEntry {
