@@ -129,11 +129,26 @@ test("the correlation id travels from X-Correlation-Id through NATS into the mod
     );
     assert.equal(event.origin, "http");
 
-    const storeLog = readFileSync(store.logFile, "utf8")
-      .split("\n")
-      .filter((line) => line.startsWith("{"))
-      .map((line) => JSON.parse(line));
-    const line = storeLog.find((entry) => entry.correlationId === correlationId);
+    // A write's entry is its own line, or one of the `writes` of its turn's line (write-log.ts),
+    // written at the end of the turn that answered it: the event may arrive here first.
+    const readStoreLog = () =>
+      readFileSync(store.logFile, "utf8")
+        .split("\n")
+        .filter((line) => line.startsWith("{"))
+        .map((line) => JSON.parse(line));
+    const findLine = (entries: Record<string, unknown>[]) =>
+      entries
+        .flatMap((entry) =>
+          Array.isArray(entry.writes) ? entry.writes.map((w: object) => ({ ...entry, ...w })) : [entry],
+        )
+        .find((entry) => entry.correlationId === correlationId);
+    let storeLog = readStoreLog();
+    const logUntil = Date.now() + 5000;
+    while (!findLine(storeLog) && Date.now() < logUntil) {
+      await new Promise((r) => setTimeout(r, 20));
+      storeLog = readStoreLog();
+    }
+    const line = findLine(storeLog);
     assert.ok(
       line,
       `a model-store log line with the correlation id:\n${storeLog

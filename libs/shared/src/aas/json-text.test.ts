@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { isLosslessNumber } from "lossless-json";
+import { isLosslessNumber, LosslessNumber, parse, stringify } from "lossless-json";
 import { AasError } from "./aas-error.ts";
 import { parseJsonLossless, parseJsonText, stringifyLossless } from "./json-text.ts";
 
@@ -33,4 +33,58 @@ test("stringifyLossless writes plain values like JSON.stringify", () => {
   const value = { a: 1.5, b: [true, null, "x"], c: { d: undefined } };
   assert.equal(stringifyLossless(value), JSON.stringify(value));
   assert.throws(() => stringifyLossless(undefined), TypeError);
+});
+
+test("parseJsonLossless gives a one-scalar text the value lossless-json's parser gives it", () => {
+  const texts = [
+    "0",
+    "-0",
+    "12345",
+    "-17.25",
+    "1e5",
+    "2.5E-3",
+    "12345678901234567890.123456789",
+    '""',
+    '"abc"',
+    '"with space and ünïcödé 🙂"',
+    '"a\\"b"',
+    '"tab\\tand \\u00e9"',
+    "true",
+    "false",
+    "null",
+    " 12",
+    "12 ",
+    ' "x"',
+  ];
+  for (const text of texts) {
+    const ours = parseJsonLossless(text);
+    const theirs = parse(text);
+    assert.equal(isLosslessNumber(ours), isLosslessNumber(theirs), text);
+    assert.deepEqual(
+      isLosslessNumber(ours) ? String(ours) : ours,
+      isLosslessNumber(theirs) ? String(theirs) : theirs,
+      text,
+    );
+  }
+  // What lossless-json refuses stays refused: leading zeros, a bare sign or dot, control characters, unclosed strings.
+  for (const text of ["01", "-", "1.", ".5", "+1", '"a\u0001b"', '"abc', 'abc"', "tru", "nul", "1e", "--1"]) {
+    assert.throws(
+      () => parseJsonLossless(text),
+      (error: unknown) => error instanceof AasError && error.kind === "syntax",
+      text,
+    );
+  }
+});
+
+test("stringifyLossless writes a scalar as lossless-json's stringify does", () => {
+  const values = [
+    "",
+    "abc",
+    'quote " and \\ and \u0001 and 🙂',
+    true,
+    false,
+    null,
+    ...["0", "-1.50", "1e5", "12345678901234567890.5"].map((t) => new LosslessNumber(t)),
+  ];
+  for (const value of values) assert.equal(stringifyLossless(value), stringify(value), String(value));
 });

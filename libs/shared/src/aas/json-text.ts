@@ -1,4 +1,4 @@
-import { parse, stringify } from "lossless-json";
+import { isLosslessNumber, LosslessNumber, parse, stringify } from "lossless-json";
 import { AasError } from "./aas-error.ts";
 import { checkParsedJson, refuseDeepJsonText, refuseProtoKeys } from "./json-keys.ts";
 
@@ -25,6 +25,8 @@ export function parseJsonText(text: string): unknown {
  * so a "__proto__" member in it stays data (lossless-json stores it as an own property).
  */
 export function parseJsonLossless(text: string, options: { foreign?: boolean } = {}): unknown {
+  const scalar = plainScalar(text);
+  if (scalar !== NOT_PLAIN) return scalar;
   // Before parsing: lossless-json's parser recurses, so a deep document would overflow its stack.
   refuseDeepJsonText(text);
   let value: unknown;
@@ -37,8 +39,34 @@ export function parseJsonLossless(text: string, options: { foreign?: boolean } =
   return value;
 }
 
+/** A JSON number, the whole text (no whitespace around it). */
+const JSON_NUMBER = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/;
+/** A JSON string without escapes or control characters: its value is the text between the quotes. */
+const PLAIN_JSON_STRING = /^"[^"\\\u0000-\u001f]*"$/;
+const NOT_PLAIN = Symbol("not a plain scalar");
+
+/**
+ * The value of a JSON text that is one number, plain string or literal, exactly as lossless-json
+ * parses it, without its parser: a `$value` PATCH of a Property and an asset's reading are such
+ * texts, and lossless-json spent ~4 µs on each (issue 12, docs/adr/0039). Anything else (whitespace,
+ * escapes, objects, arrays, errors) takes the full parser.
+ */
+function plainScalar(text: string): unknown {
+  const first = text.charCodeAt(0);
+  if (first === 0x22) return PLAIN_JSON_STRING.test(text) ? text.slice(1, -1) : NOT_PLAIN;
+  if (first === 0x2d || (first >= 0x30 && first <= 0x39))
+    return JSON_NUMBER.test(text) ? new LosslessNumber(text) : NOT_PLAIN;
+  if (text === "true") return true;
+  if (text === "false") return false;
+  if (text === "null") return null;
+  return NOT_PLAIN;
+}
+
 /** `LosslessNumber`s are written as their exact digits; everything else as JSON.stringify would. */
 export function stringifyLossless(value: unknown): string {
+  // A scalar (an asset's reading, mostly) without lossless-json's walk: the same text.
+  if (typeof value === "string" || typeof value === "boolean" || value === null) return JSON.stringify(value);
+  if (isLosslessNumber(value)) return value.value;
   const text = stringify(value);
   if (text === undefined) throw new TypeError("stringifyLossless: the value has no JSON form");
   return text;

@@ -205,10 +205,12 @@ export function eventDraft(
   draft: Omit<ChangeEventDraft, "payload" | "payloadOmitted" | "time">,
   payload: unknown,
   time: Date,
+  /** The payload's JSON length when the caller has its JSON already (saves stringifying it again). */
+  payloadJsonLength?: number,
 ): ChangeEventDraft {
   const event: ChangeEventDraft = { ...draft, time: time.toISOString() };
   if (payload === undefined) return event;
-  const size = JSON.stringify(payload).length;
+  const size = payloadJsonLength ?? JSON.stringify(payload).length;
   if (size <= MAX_EVENT_PAYLOAD_BYTES) event.payload = payload;
   else event.payloadOmitted = true;
   return event;

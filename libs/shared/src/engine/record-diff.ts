@@ -53,6 +53,18 @@ export function rewriteOps(
 }
 
 /**
+ * `rewriteOps` of an element without children, whose new record JSON the caller has (a `$value`
+ * PATCH of a Property): the record rewritten (or only touched when unchanged), its ancestors touched.
+ */
+export function leafRewriteOps(submodelId: string, path: string, before: string, json: string): CommitOp[] {
+  const ops: CommitOp[] = [
+    before === json ? { op: "touch-element", submodelId, path } : { op: "put-element", submodelId, path, json },
+  ];
+  for (const p of ancestorsOf(path)) ops.push({ op: "touch-element", submodelId, path: p });
+  return ops;
+}
+
+/**
  * `rewriteOps` for all of a submodel's elements at once (a PATCH of the whole submodel): the same
  * element paths, changed records rewritten, their ancestors touched.
  */

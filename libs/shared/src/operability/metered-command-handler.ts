@@ -9,11 +9,13 @@ import {
 import type { CommandHandler } from "../engine/ports/index.ts";
 import type { Logger } from "./logger.ts";
 import type { ProcessMetrics } from "./process-metrics.ts";
+import { type WriteLogEntry, writeLog } from "./write-log.ts";
 
 /**
  * The engine as the responder (or the embedded direct client) sees it, plus commands per type,
- * failures per code, and one log line per write carrying the command's correlation id: the id the
- * HTTP gateway took from X-Correlation-Id, so one grep follows a request into the store.
+ * failures per code, and a log entry per write carrying the command's correlation id: the id the
+ * HTTP gateway took from X-Correlation-Id, so one grep follows a request into the store (the
+ * entries of one event-loop turn share a line, write-log.ts).
  */
 export function meteredCommandHandler(
   handler: CommandHandler,
@@ -21,6 +23,7 @@ export function meteredCommandHandler(
   logger: Logger,
 ): CommandHandler {
   const stream = handler.stream?.bind(handler);
+  const logWrite = writeLog(logger);
   return {
     ...(stream
       ? {
@@ -49,7 +52,7 @@ export function meteredCommandHandler(
       // Queries log at debug: when that is off (the default), not even their fields are built.
       if (!write && reply.ok && !logger.isLevelEnabled("debug")) return reply;
       const ms = Math.round((performance.now() - started) * 10) / 10;
-      const fields = {
+      const fields: WriteLogEntry = {
         command: command.type,
         correlationId: command.correlationId,
         origin: command.origin,
@@ -58,7 +61,7 @@ export function meteredCommandHandler(
       };
       if (!reply.ok && reply.error.code === "internal")
         logger.error({ ...fields, stack: reply.error.stack }, "command failed");
-      else if (write) logger.info(fields, reply.ok ? "write committed" : "write refused");
+      else if (write) logWrite(fields);
       else logger.debug(fields, "query");
       return reply;
     },

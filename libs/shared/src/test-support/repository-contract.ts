@@ -318,6 +318,48 @@ export function repositoryContract(
       assert.deepEqual(await repo.commitBatch([]), []);
     });
 
+    test("identifiables touched in a batch: each commit sees the touches before it, the last one stays", async (repo) => {
+      await ok(repo, [], [putIdentifiable("submodel", "sm", { id: "sm" }), insert("sm", "", "a", 0)]);
+      await ok(repo, [], [putIdentifiable("submodel", "gone", { id: "gone" })]);
+      const touch = (id: string): CommitOp => ({ op: "touch-identifiable", kind: "submodel", id });
+      const value = (n: number): CommitOp => ({ op: "put-element", submodelId: "sm", path: "a", json: String(n) });
+      const at = (id: string, revision: number): CommitPrecondition => ({
+        on: "identifiable",
+        kind: "submodel",
+        id,
+        revision,
+      });
+      const results = await repo.commitBatch([
+        commit([], [value(1), touch("sm")]),
+        // If-Match on the submodel as commit 0 leaves it: holds only if its touch is visible here
+        commit([at("sm", batchRevision(0))], [value(2), touch("sm")]),
+        commit([], [touch("gone")]),
+        commit([], [{ op: "delete-identifiable", kind: "submodel", id: "gone" }]),
+        // a touch after the delete finds nothing to touch: it must not bring the record back
+        commit([], [touch("gone")]),
+        commit([], [value(3), touch("sm")]),
+        commit([], [putIdentifiable("submodel", "sm", { id: "sm", v: 2 })]),
+      ]);
+      assert.ok(
+        results.every((r) => r.ok),
+        JSON.stringify(results),
+      );
+      const seqs = results.map((r) => (r.ok ? r.seq : -1));
+      const sm = await repo.getIdentifiable("submodel", "sm");
+      assert.equal(sm?.revision, seqs[6], "the put after the touches is what stays");
+      assert.equal(sm?.json, JSON.stringify({ id: "sm", v: 2 }));
+      assert.equal(await repo.getIdentifiable("submodel", "gone"), undefined);
+      const [a] = await repo.getElements("sm", ["a"]);
+      assert.equal(a?.json, "3");
+      assert.equal(a?.revision, seqs[5]);
+
+      // Without a put after them, the submodel ends at the revision of its last touch.
+      const more = await repo.commitBatch([commit([], [value(4), touch("sm")]), commit([], [value(5), touch("sm")])]);
+      assert.ok(more.every((r) => r.ok));
+      assert.equal((await repo.getIdentifiable("submodel", "sm"))?.revision, more[1]?.ok ? more[1].seq : -1);
+      assert.equal((await repo.getIdentifiable("submodel", "sm"))?.json, JSON.stringify({ id: "sm", v: 2 }));
+    });
+
     test("concurrent single commits and batches interleave as whole commits", async (repo) => {
       await ok(repo, [], [insert("sm", "", "n", 0)]);
       // Many callers in one turn: the Redis implementation sends them as one script call.

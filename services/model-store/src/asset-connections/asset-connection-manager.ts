@@ -261,6 +261,9 @@ export class AssetConnectionManager {
     if (this.subscription) return;
     this.subscription = await this.options.bus.subscribe({
       onEvent: (event) => {
+        // An asset's own value coming back is not forwarded (forward() would drop it): at ingest
+        // rates that is nearly every event, so it costs no promise here.
+        if (event.origin === ASSET_ORIGIN) return;
         // Events arrive in commit order; they are handled one after another, so writes keep that order.
         this.events = this.events
           .then(() => this.forward(event))

@@ -106,10 +106,33 @@ local function nextItemKey(b, tail)
   return key
 end
 
+-- Touches of identifiables (a submodel's revision after a write below it) are applied once per
+-- identifiable at the end of the batch, with the last revision: inside one script nobody sees the
+-- ones in between, and a batch of value writes to one submodel rewrote its record once per write
+-- (docs/adr/0039). Applied before anything that reads or replaces identifiable records.
+local touchRev = {}
+local touchOrder = {}
+local function flushTouches()
+  for _, t in ipairs(touchOrder) do
+    local old = redis.call('HGET', KEYS[t[1]], t[2])
+    if old then redis.call('HSET', KEYS[t[1]], t[2], touchRev[t[1]][t[2]] .. restOf(old)) end
+  end
+  touchRev = {}
+  touchOrder = {}
+end
+-- The element record the last precondition read (submodel index, internal path, record), so the
+-- op that rewrites it right after does not read it again; any write forgets it.
+local lastB, lastPath, lastRecord = nil, nil, nil
+local function readElement(b, path)
+  if b == lastB and path == lastPath and lastRecord then return lastRecord end
+  return redis.call('HGET', KEYS[b], path)
+end
+
 local results = {}
 local seqs = {}
 local a = 2
 for c = 1, tonumber(ARGV[1]) do
+  lastB, lastPath, lastRecord = nil, nil, nil
   local event = ARGV[a]
   local opsEnd = a + 3 + tonumber(ARGV[a + 2]) * 4 + tonumber(ARGV[a + 1])
   local failed = nil
@@ -128,12 +151,16 @@ for c = 1, tonumber(ARGV[1]) do
         local stored = false
         local orderKey = nil
         if t == 'i' then
+          flushTouches()
           stored = redis.call('HGET', KEYS[KIND[x]], y)
         else
           -- 'e': an element; 'o': an element whose orderKey must match too (z = revision:orderKey)
           local b = sm(x)
           local internal = resolve(b, y)
-          if internal then stored = redis.call('HGET', KEYS[b], internal) end
+          if internal then
+            stored = redis.call('HGET', KEYS[b], internal)
+            lastB, lastPath, lastRecord = b, internal, stored
+          end
           if t == 'o' then
             local colon = string.find(z, ':', 1, true)
             orderKey = string.sub(z, colon + 1)
@@ -158,8 +185,13 @@ for c = 1, tonumber(ARGV[1]) do
     local rev = string.format('%d', seq)
     seqs[c] = rev
     results[c] = seq
-    -- The outbox entry goes first: should XADD refuse (a stream ahead of the sequence), no data is written.
-    redis.call('XADD', KEYS[4], rev .. '-0', 'seq', rev, 'event', event)
+    -- The outbox entry goes first: should XADD refuse (a stream ahead of the sequence), no data is
+    -- written; the touches of the commits before it still are.
+    local added = redis.pcall('XADD', KEYS[4], rev .. '-0', 'seq', rev, 'event', event)
+    if type(added) == 'table' and added.err then
+      flushTouches()
+      return added
+    end
 while a < opsEnd do
   local op = ARGV[a]
   if op == 'ie' or op == 'pe' then
@@ -178,7 +210,7 @@ while a < opsEnd do
     else
       path = resolve(b, external)
     end
-    local old = path and redis.call('HGET', KEYS[b], path)
+    local old = path and readElement(b, path)
     local orderKey = ''
     if old then
       -- an existing element keeps its place
@@ -221,11 +253,12 @@ while a < opsEnd do
     -- touch-element: submodel, path (only an existing element)
     local b = sm(ARGV[a + 1])
     local path = resolve(b, ARGV[a + 2])
-    local old = path and redis.call('HGET', KEYS[b], path)
+    local old = path and readElement(b, path)
     if old then redis.call('HSET', KEYS[b], path, rev .. restOf(old)) end
     a = a + 3
   elseif op == 'pi' then
     -- put-identifiable: kind, id, json, index terms (a new one is appended to its kind's order)
+    flushTouches()
     local k, id = KIND[ARGV[a + 1]], ARGV[a + 2]
     redis.call('HSET', KEYS[k], id, rev .. '\\1' .. ARGV[a + 3])
     local ordinal = redis.call('ZSCORE', KEYS[k + 1], id)
@@ -239,6 +272,7 @@ while a < opsEnd do
     a = a + 5
   elseif op == 'di' then
     -- delete-identifiable: kind, id, submodel index ('' unless a submodel: its elements go too)
+    flushTouches()
     local k, id = KIND[ARGV[a + 1]], ARGV[a + 2]
     redis.call('HDEL', KEYS[k], id)
     local ordinal = redis.call('ZSCORE', KEYS[k + 1], id)
@@ -254,10 +288,15 @@ while a < opsEnd do
     end
     a = a + 4
   elseif op == 'ti' then
-    -- touch-identifiable: kind, id (only an existing one)
+    -- touch-identifiable: kind, id (only an existing one; applied by flushTouches)
     local k, id = KIND[ARGV[a + 1]], ARGV[a + 2]
-    local old = redis.call('HGET', KEYS[k], id)
-    if old then redis.call('HSET', KEYS[k], id, rev .. restOf(old)) end
+    local revs = touchRev[k]
+    if revs == nil then
+      revs = {}
+      touchRev[k] = revs
+    end
+    if revs[id] == nil then table.insert(touchOrder, { k, id }) end
+    revs[id] = rev
     a = a + 3
   elseif op == 'ik' then
     -- idempotency record (docs/adr/0017): key index, fingerprint, ttl ms, time; e = the event draft
@@ -266,11 +305,14 @@ while a < opsEnd do
     redis.call('PEXPIRE', k, ARGV[a + 3])
     a = a + 5
   else
+    flushTouches()
     return redis.error_reply('twinport commit: unknown op ' .. tostring(op))
   end
+  lastB, lastPath, lastRecord = nil, nil, nil
 end
   end
 end
+flushTouches()
 for b, n in pairs(counters) do
   if n > 0 then redis.call('SET', KEYS[b + 2], n) end
 end

@@ -1,5 +1,6 @@
 import {
   applyValueOnly,
+  childrenKey,
   type ElementJson,
   parseJsonLossless,
   patchedPropertyValue,
@@ -12,7 +13,7 @@ import { loadElement, notFoundElement } from "../element-io.ts";
 import type { EngineContext } from "../engine-context.ts";
 import { requireIdentifiable } from "../identifiables.ts";
 import { checkPreconditions } from "../preconditions.ts";
-import { rewriteOps, touchSubmodel } from "../record-diff.ts";
+import { leafRewriteOps, rewriteOps, touchSubmodel } from "../record-diff.ts";
 import { checkSubmodelScope } from "../submodel-scope.ts";
 import { elementTarget } from "../write-targets.ts";
 import type { Handled } from "./handled.ts";
@@ -71,12 +72,19 @@ export async function patchElementValue(
       throw notFoundElement(submodelId, path);
     }
     const checked = patchedValue(old.element, unwrapValueOnly(old.element, body), path, ctx.validation.onUpdate);
+    // A leaf (a Property, the common case) is one record whose JSON is the event's payload: built once.
+    const leaf = old.records.length === 1 && childrenKey(checked) === undefined ? JSON.stringify(checked) : undefined;
     return {
       commit: {
         preconditions: [
           { on: "element", submodelId, path, revision: old.record.revision, orderKey: old.record.orderKey },
         ],
-        ops: [...rewriteOps(submodelId, path, old.records, checked), touchSubmodel(submodelId)],
+        ops: [
+          ...(leaf === undefined
+            ? rewriteOps(submodelId, path, old.records, checked)
+            : leafRewriteOps(submodelId, path, old.record.json, leaf)),
+          touchSubmodel(submodelId),
+        ],
         event: eventDraft(
           {
             kind: "element.value-changed",
@@ -87,6 +95,7 @@ export async function patchElementValue(
           },
           checked,
           ctx.clock.now(),
+          leaf?.length,
         ),
       },
     };
