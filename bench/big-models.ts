@@ -18,6 +18,7 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
+import { createHttpClient } from "../tests/test-support/http-client.ts";
 import { connectOpcua, type OpcuaTestClient } from "../tests/test-support/opcua-client.ts";
 import { freePort, type RunningServer, startNats, startRedis } from "../tests/test-support/servers.ts";
 import { startTwinport, type TwinportProcess } from "../tests/test-support/system.ts";
@@ -54,11 +55,23 @@ const ROWS: [string, string][] = [
   ["shellsIdShort", "`/shells?idShort=…` cold / warm"],
   ["submodelsSemanticId", "`/submodels?semanticId=…` cold / warm"],
   ["noSuch", "`/shells?idShort=NoSuch&limit=1` cold / warm"],
+  ["point", "point GET / PATCH `…/P1/$value` of 20 untouched submodels (median)"],
+  ["paging", "`/shells?limit=1000` paged to the end: first page / last pages (median of 5)"],
   ["readCache", "HTTP process RSS: start → every submodel read once → twice"],
   ["redisBytes", "Redis bytes per element"],
   ["storePeak", "model-store peak RSS (embedded: the process)"],
 ];
 type Cells = Record<string, string>;
+const HTTP_ROWS = [
+  "serialization",
+  "serializationRss",
+  "shellsIdShort",
+  "submodelsSemanticId",
+  "noSuch",
+  "point",
+  "paging",
+  "readCache",
+];
 type Role = "embedded" | "model-store" | "http-gateway" | "opcua-gateway";
 const results = new Map<string, Map<string, Cells>>();
 
@@ -270,6 +283,75 @@ async function serializationCells(
   console.log(`  /serialization: ${cells.serialization}; RSS growth ${cells.serializationRss}; CPU ${cpu.join(", ")}`);
 }
 
+/**
+ * Point reads and writes stay flat as the model grows (issue 19): `$value` of P1 read, then
+ * written, in 20 submodels from the middle of the model that no request touched before (the read
+ * cache cannot answer them).
+ */
+async function pointCells(port: number, shells: number): Promise<string> {
+  const client = createHttpClient(`http://127.0.0.1:${port}/api/v3.0`);
+  try {
+    const picks = Array.from({ length: Math.min(20, shells - 2) }, (_, i) => Math.floor(shells / 2) + i - 10);
+    const path = (n: number) =>
+      `/submodels/${Buffer.from(bigModelIds(Math.max(0, n)).submodel).toString("base64url")}/submodel-elements/P1/$value`;
+    const gets: number[] = [];
+    const patches: number[] = [];
+    const failures: string[] = [];
+    for (const [list, method] of [
+      [gets, "GET"],
+      [patches, "PATCH"],
+    ] as const)
+      for (const n of picks) {
+        const started = performance.now();
+        try {
+          const response = await within(
+            REQUEST_TIMEOUT,
+            client.request(method, path(n), method === "PATCH" ? { body: "7" } : {}),
+            method,
+          );
+          if (response.status === (method === "GET" ? 200 : 204)) list.push(performance.now() - started);
+          else failures.push(`${method} ${response.status}`);
+        } catch (error) {
+          failures.push(`${method}: ${(error as Error).message.split("\n")[0]}`);
+        }
+      }
+    const text = (values: number[]) => (values.length ? time(median(values)) : "none");
+    return `${text(gets)} / ${text(patches)}${failures.length ? ` (failed: ${[...new Set(failures)].join(", ")})` : ""}`;
+  } finally {
+    client.close();
+  }
+}
+
+/** Cursor paging is as fast deep in the list as on its first page: every page of the shells. */
+async function pagingCell(port: number, shells: number): Promise<string> {
+  const client = createHttpClient(`http://127.0.0.1:${port}/api/v3.0`);
+  try {
+    const times: number[] = [];
+    let cursor: string | undefined;
+    let seen = 0;
+    do {
+      const started = performance.now();
+      const path = `/shells?limit=1000${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`;
+      let response: Awaited<ReturnType<typeof client.get>>;
+      try {
+        response = await within(REQUEST_TIMEOUT, client.get(path), `page ${times.length + 1}`);
+      } catch (error) {
+        return (error as Error).message.split("\n")[0]!;
+      }
+      const ms = performance.now() - started;
+      if (response.status !== 200) return `page ${times.length + 1}: **${response.status}** after ${time(ms)}`;
+      times.push(ms);
+      const page = response.json() as { result: unknown[]; paging_metadata: { cursor?: string } };
+      seen += page.result.length;
+      cursor = page.paging_metadata.cursor;
+    } while (cursor !== undefined);
+    const complete = seen === shells ? "" : `, **${seen} of ${shells} shells**`;
+    return `${time(times[0]!)} / ${time(median(times.slice(-5)))} (${times.length} pages${complete})`;
+  } finally {
+    client.close();
+  }
+}
+
 /** Every submodel once, CONCURRENCY at a time, within PASS_TIMEOUT: what was read, and how. */
 async function readEverySubmodel(port: number, shells: number): Promise<string> {
   const deadline = performance.now() + PASS_TIMEOUT;
@@ -310,6 +392,9 @@ async function httpCells(
   console.log(
     `  /shells?idShort: ${cells.shellsIdShort}; /submodels?semanticId: ${cells.submodelsSemanticId}; NoSuch: ${cells.noSuch}`,
   );
+  cells.point = await pointCells(port, shells);
+  cells.paging = await pagingCell(port, shells);
+  console.log(`  point GET / PATCH: ${cells.point}; paging: ${cells.paging}`);
   await serializationCells(port, pids, shells * properties, cells);
   const rss = [rssBytes(httpPid)];
   const notes: string[] = [];
@@ -352,13 +437,14 @@ async function opcuaCells(opcuaPort: number, shells: number, properties: number,
     started = performance.now();
     try {
       const monitor = await within(REQUEST_TIMEOUT, client.monitor(subscribed), "subscribe");
+      const createdMs = performance.now() - started;
       const first = await monitor.waitFor(() => true, REQUEST_TIMEOUT, "first notification");
       const ms = performance.now() - started;
       const expected = n + properties - 2;
+      // Subscription and monitored item created (two round trips), then the first publish.
+      const split = `${time(ms)} (item created after ${time(createdMs)})`;
       cells.subscribe =
-        first.value.value === expected
-          ? time(ms)
-          : `${time(ms)}, but value ${first.value.value} (expected ${expected})`;
+        first.value.value === expected ? split : `${split}, but value ${first.value.value} (expected ${expected})`;
     } catch (error) {
       cells.subscribe = (error as Error).message.split("\n")[0]!.slice(0, 160);
     }
@@ -407,7 +493,15 @@ async function runEmbedded(modelFile: string, shells: number, properties: number
     if (proc) {
       console.log(`  embedded without OPC UA: ready in ${time(ms)}`);
       await httpCells(httpPort, proc.child.pid!, { embedded: proc.child.pid! }, shells, properties, cells);
-      for (const row of ["serialization", "shellsIdShort", "submodelsSemanticId", "noSuch", "readCache"])
+      for (const row of [
+        "serialization",
+        "shellsIdShort",
+        "submodelsSemanticId",
+        "noSuch",
+        "point",
+        "paging",
+        "readCache",
+      ])
         cells[row] += " (HTTP only)";
     } else {
       for (const row of [
