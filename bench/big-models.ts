@@ -13,9 +13,11 @@
  *   BENCH_START_TIMEOUT_S=1800 (seeding, process ready)  BENCH_REQUEST_TIMEOUT_S=60 (filters, OPC UA)
  *   BENCH_SERIALIZATION_TIMEOUT_S=600  BENCH_PASS_TIMEOUT_S=900 (reading every submodel once)
  *   BENCH_OPCUA_HEAP_MB=4096 (the opcua-gateway's, and the embedded process's, --max-old-space-size)
+ *   BENCH_RESULTS=file.jsonl (each column appended as a JSON line; then
+ *   `node bench/big-models.ts --table file.jsonl` prints the tables of several runs merged)
  */
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { createHttpClient } from "../tests/test-support/http-client.ts";
@@ -24,6 +26,7 @@ import { freePort, type RunningServer, startNats, startRedis } from "../tests/te
 import { startTwinport, type TwinportProcess } from "../tests/test-support/system.ts";
 import { median } from "./test-support/bench-setup.ts";
 import { bigModelIds, semanticMatches, writeBigModel } from "./test-support/big-model.ts";
+import { type Cells, type Column, markdownTables, ROWS, readColumns } from "./test-support/big-models-table.ts";
 import { cpuDuring, formatCpuPerRequest, processCpuMs } from "./test-support/process-cpu.ts";
 import { type PeakWindow, rssBytes, twinportRole, watchChildren } from "./test-support/process-watch.ts";
 import { timedGet } from "./test-support/timed-get.ts";
@@ -45,23 +48,6 @@ const HEAP_MB = Number(process.env.BENCH_OPCUA_HEAP_MB ?? 4096);
 /** Concurrent GETs while reading every submodel (a client fetching a model, not a load test). */
 const CONCURRENCY = 8;
 
-const ROWS: [string, string][] = [
-  ["seed", "model-store seeding: time, elements/s (embedded: model load)"],
-  ["opcuaReady", "opcua-gateway ready / RSS (embedded: process ready / RSS)"],
-  ["browse", "OPC UA browse of a never-touched element"],
-  ["subscribe", "OPC UA subscribe → first notification"],
-  ["serialization", "`/serialization` (whole environment, JSON)"],
-  ["serializationRss", "`/serialization` peak RSS growth per process (target ≤ +300 MB)"],
-  ["shellsIdShort", "`/shells?idShort=…` cold / warm"],
-  ["submodelsSemanticId", "`/submodels?semanticId=…` cold / warm"],
-  ["noSuch", "`/shells?idShort=NoSuch&limit=1` cold / warm"],
-  ["point", "point GET / PATCH `…/P1/$value` of 20 untouched submodels (median)"],
-  ["paging", "`/shells?limit=1000` paged to the end: first page / last pages (median of 5)"],
-  ["readCache", "HTTP process RSS: start → every submodel read once → twice"],
-  ["redisBytes", "Redis bytes per element"],
-  ["storePeak", "model-store peak RSS (embedded: the process)"],
-];
-type Cells = Record<string, string>;
 const HTTP_ROWS = [
   "serialization",
   "serializationRss",
@@ -73,7 +59,22 @@ const HTTP_ROWS = [
   "readCache",
 ];
 type Role = "embedded" | "model-store" | "http-gateway" | "opcua-gateway";
-const results = new Map<string, Map<string, Cells>>();
+const results: Column[] = [];
+/** Each finished column is appended here as a JSON line: runs of one size each merge into one table. */
+const RESULTS_FILE = process.env.BENCH_RESULTS;
+const commit = (() => {
+  try {
+    return execFileSync("git", ["rev-parse", "--short", "HEAD"], { encoding: "utf8" }).trim();
+  } catch {
+    return "?";
+  }
+})();
+
+if (process.argv[2] === "--table") {
+  // node bench/big-models.ts --table results.jsonl…: the tables of earlier runs, merged.
+  console.log(markdownTables(readColumns(process.argv.slice(3))));
+  process.exit(0);
+}
 
 const MB = (bytes: number) =>
   bytes >= 1024 ** 3
@@ -346,7 +347,7 @@ async function pagingCell(port: number, shells: number): Promise<string> {
       cursor = page.paging_metadata.cursor;
     } while (cursor !== undefined);
     const complete = seen === shells ? "" : `, **${seen} of ${shells} shells**`;
-    return `${time(times[0]!)} / ${time(median(times.slice(-5)))} (${times.length} pages${complete})`;
+    return `${time(times[0]!)} / ${time(median(times.slice(-5)))} (${times.length} page${times.length === 1 ? "" : "s"}${complete})`;
   } finally {
     client.close();
   }
@@ -613,29 +614,7 @@ async function runDistributed(modelFile: string, shells: number, properties: num
 }
 
 function printTables(): void {
-  const commit = (() => {
-    try {
-      return execFileSync("git", ["rev-parse", "--short", "HEAD"], { encoding: "utf8" }).trim();
-    } catch {
-      return "?";
-    }
-  })();
-  for (const [mode, bySize] of results) {
-    const keys = [...bySize.keys()];
-    console.log(
-      `\n### ${mode}${SCALE !== 1 ? ` (BENCH_SCALE=${SCALE})` : ""} — ${new Date().toISOString().slice(0, 16)}Z, commit ${commit}, load ${load()}\n`,
-    );
-    const header = keys.map((key) => {
-      const { shells, properties } = scaled(key);
-      return `${key}: ${(shells * properties).toLocaleString("en")} elements, ${shells.toLocaleString("en")} shells × ${properties}`;
-    });
-    console.log(`| | ${header.join(" | ")} |`);
-    console.log(`|---|${keys.map(() => "---").join("|")}|`);
-    for (const [row, title] of ROWS)
-      console.log(
-        `| ${title} | ${keys.map((key) => (bySize.get(key)![row] ?? "not reached").replaceAll("|", "\\|")).join(" | ")} |`,
-      );
-  }
+  console.log(`\n${markdownTables(results)}`);
 }
 
 function scaled(key: string): { shells: number; properties: number } {
@@ -655,8 +634,8 @@ try {
     );
     for (const mode of MODES) {
       const cells: Cells = {};
-      if (!results.has(mode)) results.set(mode, new Map());
-      results.get(mode)!.set(key, cells);
+      const column: Column = { mode, size: key, shells, properties, scale: SCALE, commit, load: load(), cells };
+      results.push(column);
       console.log(`-- ${mode} (${key}); load ${load()}`);
       try {
         if (mode === "embedded") await runEmbedded(modelFile, shells, properties, cells);
@@ -668,6 +647,8 @@ try {
         console.log(`  bench failure: ${(error as Error).stack}`);
         for (const [row] of ROWS) cells[row] ??= `not measured: ${text}`;
       }
+      column.at = new Date().toISOString().slice(0, 16).replace("T", " ");
+      if (RESULTS_FILE) appendFileSync(RESULTS_FILE, `${JSON.stringify(column)}\n`);
     }
     rmSync(sizeDir, { recursive: true, force: true });
   }
