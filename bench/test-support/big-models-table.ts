@@ -28,7 +28,7 @@ export interface Column {
   properties: number;
   scale: number;
   commit: string;
-  /** Load average (1, 5, 15 min) when the column started. */
+  /** Load average (1, 5, 15 min) when the column started (merged from older logs: when it ended). */
   load: string;
   /** When it finished (UTC, "YYYY-MM-DD HH:MM"). */
   at?: string;
@@ -64,7 +64,10 @@ export function markdownTables(columns: Column[]): string {
     out.push(
       "",
       ofMode
-        .map((c) => `${c.size}: ${c.at ?? "unfinished"} UTC, commit ${c.commit}, load average at start ${c.load}`)
+        .map(
+          (c) =>
+            `${c.size}${c.scale !== 1 ? ` ×${c.scale}` : ""}: ${c.at ?? "unfinished"} UTC, commit ${c.commit}, load average ${c.load}`,
+        )
         .join("; "),
       "",
     );
