@@ -484,6 +484,7 @@ async function runEmbedded(modelFile: string, shells: number, properties: number
   } else {
     cells.opcuaReady = failure!;
     cells.browse = cells.subscribe = "not measured: the process did not start";
+    const failedPeak = window.peak(twinportRole("embedded"));
     // The HTTP rows still get answers: the same process without its OPC UA endpoint.
     const cwdHttp = mkdtempSync(join(dir, "embedded-http-"));
     ({ proc, ms, failure } = await start(
@@ -494,30 +495,15 @@ async function runEmbedded(modelFile: string, shells: number, properties: number
     if (proc) {
       console.log(`  embedded without OPC UA: ready in ${time(ms)}`);
       await httpCells(httpPort, proc.child.pid!, { embedded: proc.child.pid! }, shells, properties, cells);
-      for (const row of [
-        "serialization",
-        "shellsIdShort",
-        "submodelsSemanticId",
-        "noSuch",
-        "point",
-        "paging",
-        "readCache",
-      ])
-        cells[row] += " (HTTP only)";
+      for (const row of HTTP_ROWS) if (row !== "serializationRss") cells[row] += " (HTTP only)";
+      cells.storePeak = `${MB(window.peakOf(proc.child.pid!))} HTTP only (with OPC UA: ${MB(failedPeak)})`;
     } else {
-      for (const row of [
-        "serialization",
-        "serializationRss",
-        "shellsIdShort",
-        "submodelsSemanticId",
-        "noSuch",
-        "readCache",
-      ])
-        cells[row] = `not measured: ${failure}`;
+      for (const row of HTTP_ROWS) cells[row] = `not measured: ${failure}`;
+      cells.storePeak = MB(window.peak(twinportRole("embedded")));
     }
   }
   cells.redisBytes = "n/a (memory store)";
-  cells.storePeak = MB(window.peak(twinportRole("embedded")));
+  cells.storePeak ??= MB(window.peak(twinportRole("embedded")));
   window.close();
   await stopProcess(proc);
 }
