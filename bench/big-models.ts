@@ -97,6 +97,11 @@ const servers: RunningServer[] = [];
 async function cleanUp(): Promise<void> {
   for (const proc of processes.splice(0).reverse()) await proc.stop().catch(() => undefined);
   for (const server of servers.splice(0)) await server.stop().catch(() => undefined);
+  // A process still starting when Ctrl-C came is not in `processes` yet: it is a child all the same.
+  for (const pid of watch.children())
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {}
   watch.stop();
   rmSync(dir, { recursive: true, force: true });
 }
@@ -107,7 +112,7 @@ for (const signal of ["SIGINT", "SIGTERM"] as const)
     void cleanUp().finally(() => process.exit(130));
   });
 
-/** `promise`, or `fallback(elapsed ms)` when it has not settled within `ms`. */
+/** `promise`, or a rejection naming `what` when it has not settled within `ms`. */
 async function within<T>(ms: number, promise: Promise<T>, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
@@ -175,7 +180,7 @@ const opcuaEndpoint = (tcpPort: number) => ({
   secondsTillShutdown: 0,
 });
 
-/** Starts a process and answers either it or what became of it; `log` is told either way. */
+/** Starts a process: it, or what became of it (printed as well). */
 async function start(
   label: string,
   options: Parameters<typeof startTwinport>[0] & { role: Role; cwd: string },

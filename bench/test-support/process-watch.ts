@@ -27,6 +27,7 @@ export interface PeakWindow {
 export function watchChildren(intervalMs = 200) {
   const commandLines = new Map<number, string>();
   const windows = new Set<Map<number, number>>();
+  const alive = new Set<number>();
   const sample = () => {
     let entries: string[];
     try {
@@ -34,6 +35,7 @@ export function watchChildren(intervalMs = 200) {
     } catch {
       return;
     }
+    alive.clear();
     for (const entry of entries) {
       if (!/^\d+$/.test(entry)) continue;
       const pid = Number(entry);
@@ -46,6 +48,7 @@ export function watchChildren(intervalMs = 200) {
       // ppid is the second field after the command name (which may hold spaces and parentheses).
       const ppid = Number(stat.slice(stat.lastIndexOf(") ") + 2).split(" ")[1]);
       if (ppid !== process.pid) continue;
+      alive.add(pid);
       if (!commandLines.has(pid)) {
         try {
           commandLines.set(pid, readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" "));
@@ -77,6 +80,11 @@ export function watchChildren(intervalMs = 200) {
         },
         close: () => windows.delete(peaks),
       };
+    },
+    /** The PIDs of this process's children now. */
+    children(): number[] {
+      sample();
+      return [...alive];
     },
     stop: () => clearInterval(timer),
   };
