@@ -13,7 +13,8 @@
  * notification) on submodels never touched before (median and max of 10 each), the RSS after
  * reading one value of 1,000 submodels (their nodes made), and after walking every submodel (one
  * read each): what maxMaterializedElements bounds (ADR 0036 "Bounded"; the default bound, unless
- * BENCH_MAX_ELEMENTS sets it). BENCH_WALK=0 skips the walk.
+ * BENCH_MAX_ELEMENTS sets it). BENCH_WALK=0 skips the walk; BENCH_GATEWAY_NODE_OPTIONS is the
+ * distributed opcua-gateway's NODE_OPTIONS (e.g. a V8 heap limit).
  *
  * Run: npm run bench -- opcua-scale   (BENCH_SIZES=100000,1000000 BENCH_SHAPES=b,c BENCH_MODES=in-process,distributed)
  */
@@ -82,6 +83,7 @@ interface Latencies {
 
 const walkAll = process.env.BENCH_WALK !== "0";
 const maxElements = process.env.BENCH_MAX_ELEMENTS;
+const gatewayNodeOptions = process.env.BENCH_GATEWAY_NODE_OPTIONS;
 
 /** First read, browse and subscribe on untouched submodels, then one read in each of 1,000 more. */
 async function clientLatencies(
@@ -250,7 +252,8 @@ async function distributed(shape: Shape, size: number): Promise<string> {
       role: "opcua-gateway",
       cwd: dir,
       args: ["-c", "opcua.json"],
-      env,
+      // e.g. BENCH_GATEWAY_NODE_OPTIONS=--max-old-space-size=1536: how far RSS follows the V8 heap limit.
+      env: gatewayNodeOptions ? { ...env, NODE_OPTIONS: gatewayNodeOptions } : env,
       timeoutMs: 600_000,
     });
     const readyMs = performance.now() - started;
@@ -277,7 +280,7 @@ async function distributed(shape: Shape, size: number): Promise<string> {
       return (
         `distributed (${shape}) ${String(size).padStart(9)} elements: model-store seeded in ${seconds(seedMs)}; ` +
         `opcua-gateway ready in ${seconds(readyMs)}${split}, CPU ${seconds(cpuReady)}, RSS ${mb(rss)}; ` +
-        `first use median/max: ${latencies ? latencyLine(latencies) : "not measured"} (maxMaterializedElements ${maxElements ?? "default"})`
+        `first use median/max: ${latencies ? latencyLine(latencies) : "not measured"} (maxMaterializedElements ${maxElements ?? "default"}${gatewayNodeOptions ? `, NODE_OPTIONS ${gatewayNodeOptions}` : ""})`
       );
     }
   } finally {
