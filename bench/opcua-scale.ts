@@ -10,8 +10,11 @@
  *   process: spawn → ready line, and that process's RSS (what issue 19 asks: ≤ 60 s, ≤ 1.5 GB).
  *
  * Both then time, with a real OPC UA client, the first read, browse and subscribe (to the first
- * notification) on submodels never touched before (median and max of 10 each), and the RSS after
- * reading one value of 1,000 submodels (their nodes made).
+ * notification) on submodels never touched before (median and max of 10 each), the RSS after
+ * reading one value of 1,000 submodels (their nodes made), and after walking every submodel (one
+ * read each): what maxMaterializedElements bounds (ADR 0036 "Bounded"; the default bound, unless
+ * BENCH_MAX_ELEMENTS sets it). BENCH_WALK=0 skips the walk; BENCH_GATEWAY_NODE_OPTIONS is the
+ * distributed opcua-gateway's NODE_OPTIONS (e.g. a V8 heap limit).
  *
  * Run: npm run bench -- opcua-scale   (BENCH_SIZES=100000,1000000 BENCH_SHAPES=b,c BENCH_MODES=in-process,distributed)
  */
@@ -72,7 +75,15 @@ interface Latencies {
   subscribeAgain: number[];
   /** CPU ms of the serving process per first use (read, browse and subscribe together / 30). */
   cpuPerUse: number;
+  /** RSS of the serving process after one read in each of 1,000 submodels. */
+  rssThousand: number;
+  /** After one read in every submodel: RSS, wall time and serving CPU ms per submodel. */
+  walk?: { rss: number; ms: number; cpuPerSubmodel: number };
 }
+
+const walkAll = process.env.BENCH_WALK !== "0";
+const maxElements = process.env.BENCH_MAX_ELEMENTS;
+const gatewayNodeOptions = process.env.BENCH_GATEWAY_NODE_OPTIONS;
 
 /** First read, browse and subscribe on untouched submodels, then one read in each of 1,000 more. */
 async function clientLatencies(
@@ -81,13 +92,14 @@ async function clientLatencies(
   size: number,
   dir: string,
   cpuMs: () => number,
+  rss: () => number,
 ): Promise<Latencies> {
   const { connectOpcua } = await import("../tests/test-support/opcua-client.ts");
   const client = await connectOpcua(url, dir);
   const count = submodelCount(shape, size);
   const untouched = (k: number) => Math.floor(((k * 7919) % 997) * (count / 997)) % count;
   const valueOf = (n: number, p: number) => `${submodelId(shape, n)}|P${p}/Value`;
-  const result: Latencies = { read: [], browse: [], subscribe: [], subscribeAgain: [], cpuPerUse: 0 };
+  const result: Latencies = { read: [], browse: [], subscribe: [], subscribeAgain: [], cpuPerUse: 0, rssThousand: 0 };
   try {
     const cpuBefore = cpuMs();
     for (let k = 0; k < 10; k++) {
@@ -114,6 +126,16 @@ async function clientLatencies(
       await monitor.stop();
     }
     for (let n = 0; n < Math.min(1000, count); n++) await client.read(valueOf(n, 0));
+    result.rssThousand = rss();
+    if (walkAll) {
+      const started = performance.now();
+      const cpuBefore = cpuMs();
+      for (let n = 0; n < count; n++) {
+        const read = await client.read(valueOf(n, 0));
+        if (!read.statusCode.isGood()) throw new Error(`walk: read ${valueOf(n, 0)}: ${read.statusCode}`);
+      }
+      result.walk = { rss: rss(), ms: performance.now() - started, cpuPerSubmodel: (cpuMs() - cpuBefore) / count };
+    }
   } finally {
     await client.close();
   }
@@ -124,7 +146,11 @@ const latencyLine = (l: Latencies) =>
   (["read", "browse", "subscribe", "subscribeAgain"] as const)
     .map((kind) => `${kind} ${Math.round(median(l[kind]))}/${Math.round(Math.max(...l[kind]))} ms`)
     .join(", ")
-    .replace("subscribeAgain", "subscribe again (nodes made)") + ` (CPU ${l.cpuPerUse.toFixed(1)} ms per first use)`;
+    .replace("subscribeAgain", "subscribe again (nodes made)") +
+  ` (CPU ${l.cpuPerUse.toFixed(1)} ms per first use); after 1,000 submodels in use RSS ${mb(l.rssThousand)}` +
+  (l.walk
+    ? `; after walking every submodel (${seconds(l.walk.ms)}, CPU ${l.walk.cpuPerSubmodel.toFixed(1)} ms each) RSS ${mb(l.walk.rss)}`
+    : "");
 
 async function inProcess(shape: Shape, size: number): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "twinport-bench-opcua-scale-"));
@@ -145,6 +171,7 @@ async function inProcess(shape: Shape, size: number): Promise<void> {
   const port = await freePort();
   const { config } = shared.loadConfig({ role: "opcua-gateway", endpointKinds: ["opcua"] });
   const endpoint = config.endpoints[0] as import("@twinport/shared").OpcUaEndpointConfig;
+  if (maxElements !== undefined) endpoint.maxMaterializedElements = Number(maxElements);
   const server = new OPCUAServer({ port, hostname: "127.0.0.1", ...aasServerOptions() });
   await server.initialize();
   global.gc?.();
@@ -158,13 +185,22 @@ async function inProcess(shape: Shape, size: number): Promise<void> {
   global.gc?.();
   const rssAfter = process.memoryUsage().rss;
   // The client runs in this process too: its CPU is counted with the server's.
-  const latencies = await clientLatencies(server.getEndpointUrl(), shape, size, dir, () => {
-    const usage = process.cpuUsage();
-    return (usage.user + usage.system) / 1000;
-  });
-  global.gc?.();
-  const rssUsed = process.memoryUsage().rss;
+  const latencies = await clientLatencies(
+    server.getEndpointUrl(),
+    shape,
+    size,
+    dir,
+    () => {
+      const usage = process.cpuUsage();
+      return (usage.user + usage.system) / 1000;
+    },
+    () => {
+      global.gc?.();
+      return process.memoryUsage().rss;
+    },
+  );
   const materialized = aas.lazy.materializedCount;
+  const elements = aas.lazy.materializedElements;
   await aas.stop();
   await server.shutdown(0);
   rmSync(dir, { recursive: true, force: true });
@@ -173,7 +209,7 @@ async function inProcess(shape: Shape, size: number): Promise<void> {
       line:
         `in-process  (${shape}) ${String(size).padStart(9)} elements: ready in ${seconds(readyMs)} (CPU ${seconds((cpu.user + cpu.system) / 1000)}), ` +
         `RSS ${mb(rssBefore)} → ${mb(rssAfter)} (+${mb(rssAfter - rssBefore)} for the address space; the model itself is in this process); ` +
-        `first use median/max: ${latencyLine(latencies)}; after ${materialized} submodels in use ${mb(rssUsed)}`,
+        `first use median/max: ${latencyLine(latencies)}; at the end ${materialized} identifiables / ${elements} elements made (maxMaterializedElements ${endpoint.maxMaterializedElements})`,
     }),
   );
 }
@@ -206,6 +242,7 @@ async function distributed(shape: Shape, size: number): Promise<string> {
             host: "127.0.0.1",
             hostname: "127.0.0.1",
             secondsTillShutdown: 0,
+            ...(maxElements !== undefined ? { maxMaterializedElements: Number(maxElements) } : {}),
           },
         ],
       }),
@@ -215,7 +252,8 @@ async function distributed(shape: Shape, size: number): Promise<string> {
       role: "opcua-gateway",
       cwd: dir,
       args: ["-c", "opcua.json"],
-      env,
+      // e.g. BENCH_GATEWAY_NODE_OPTIONS=--max-old-space-size=1536: how far RSS follows the V8 heap limit.
+      env: gatewayNodeOptions ? { ...env, NODE_OPTIONS: gatewayNodeOptions } : env,
       timeoutMs: 600_000,
     });
     const readyMs = performance.now() - started;
@@ -225,9 +263,15 @@ async function distributed(shape: Shape, size: number): Promise<string> {
     const url = (gateway.details.opcua as string[])[0]!;
     let latencies: Latencies | undefined;
     try {
-      latencies = await clientLatencies(url, shape, size, dir, () => cpuMsOf(pid));
+      latencies = await clientLatencies(
+        url,
+        shape,
+        size,
+        dir,
+        () => cpuMsOf(pid),
+        () => rssOf(pid),
+      );
     } finally {
-      const rssUsed = rssOf(pid);
       await gateway.stop();
       const built = /store read (\d+) ms, nodes (\d+) ms/.exec(readFileSync(gateway.logFile, "utf8"));
       const split = built
@@ -236,7 +280,7 @@ async function distributed(shape: Shape, size: number): Promise<string> {
       return (
         `distributed (${shape}) ${String(size).padStart(9)} elements: model-store seeded in ${seconds(seedMs)}; ` +
         `opcua-gateway ready in ${seconds(readyMs)}${split}, CPU ${seconds(cpuReady)}, RSS ${mb(rss)}; ` +
-        `first use median/max: ${latencies ? latencyLine(latencies) : "not measured"}; after 1,000 submodels in use ${mb(rssUsed)}`
+        `first use median/max: ${latencies ? latencyLine(latencies) : "not measured"} (maxMaterializedElements ${maxElements ?? "default"}${gatewayNodeOptions ? `, NODE_OPTIONS ${gatewayNodeOptions}` : ""})`
       );
     }
   } finally {

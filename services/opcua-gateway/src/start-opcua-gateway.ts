@@ -151,6 +151,7 @@ export async function startOpcuaGateway(deps: OpcuaGatewayDeps): Promise<Running
       sessions: server.currentSessionCount,
       subscriptions: server.currentSubscriptionCount,
       materializedIdentifiables: aas?.lazy.materializedCount ?? 0,
+      materializedElements: aas?.lazy.materializedElements ?? 0,
     }),
     stop() {
       stopping ??= (async () => {

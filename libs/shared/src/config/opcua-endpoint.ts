@@ -43,6 +43,13 @@ export const opcuaEndpointSchema = z.strictObject({
    * watches one of them (ADR 0036). 0 = never released.
    */
   releaseUnusedNodesAfterMs: z.number().int().min(0).default(300_000),
+  /**
+   * At most this many submodel elements have their nodes made at once (a shell or concept
+   * description counts as one): making more releases the least recently used identifiables first,
+   * except those a monitored item watches (ADR 0036 "Bounded"). 0 = no bound. The default keeps the
+   * gateway near 1 GB at 3–5 KB per element node.
+   */
+  maxMaterializedElements: z.number().int().min(0).default(200_000),
 });
 
 export type OpcUaEndpointConfig = z.output<typeof opcuaEndpointSchema>;

@@ -9,6 +9,8 @@ export interface OpcuaLoad {
   subscriptions: number;
   /** Shells, submodels and concept descriptions whose nodes below their own are made now (ADR 0036). */
   materializedIdentifiables?: number;
+  /** The elements their nodes hold, what maxMaterializedElements bounds (ADR 0036 "Bounded"). */
+  materializedElements?: number;
 }
 
 /** What a read cache (docs/adr/0014) reports at scrape time. */
@@ -112,6 +114,14 @@ export function createProcessMetrics(role: string): ProcessMetrics {
     registers: [registry],
     collect() {
       this.set(sum((load) => load.materializedIdentifiables ?? 0));
+    },
+  });
+  new Gauge({
+    name: "twinport_opcua_materialized_elements",
+    help: "Submodel elements whose OPC UA nodes are made, bounded by maxMaterializedElements (ADR 0036)",
+    registers: [registry],
+    collect() {
+      this.set(sum((load) => load.materializedElements ?? 0));
     },
   });
 

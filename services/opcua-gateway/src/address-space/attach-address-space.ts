@@ -103,7 +103,11 @@ export async function attachAddressSpace(server: OPCUAServer, deps: AddressSpace
     applyAccessRules(server, { ...deps.access, catalog, namespaceIndex: types.v3Index });
   }
   // Identifiables get their own node from the snapshot; what hangs below it on first use (ADR 0036).
-  const lazy = new LazyIdentifiables({ releaseAfterMs: deps.endpoint.releaseUnusedNodesAfterMs });
+  const lazy = new LazyIdentifiables({
+    releaseAfterMs: deps.endpoint.releaseUnusedNodesAfterMs,
+    maxElements: deps.endpoint.maxMaterializedElements,
+    warn: deps.log,
+  });
   const target = { store: deps.store, log: deps.log, builder, ctx, environment, conceptDescriptions, lazy };
   sync = await startAddressSpaceSync({ bus: deps.bus, target, log: deps.log });
   const running = sync;

@@ -76,3 +76,58 @@ test("releaseUnusedNodesAfterMs: default 5 minutes, 0 allowed, negative or fract
       value,
     );
 });
+
+test("makeRoom: least recently used first, never the one made, a pinned or a held one; warns once a minute", () => {
+  const clock = { now: 0 };
+  const warnings: string[] = [];
+  const lazy = new LazyIdentifiables({
+    releaseAfterMs: 0,
+    maxElements: 10,
+    warn: (line) => warnings.push(line),
+    now: () => clock.now,
+  });
+  for (const id of ["a", "b", "c", "d"]) {
+    lazy.set(id, "submodel");
+    lazy.markMaterialized(id, true, 3);
+  }
+  assert.equal(lazy.materializedElements, 12);
+  assert.equal(lazy.touch("a"), undefined); // used: now the most recent
+  // 12 + 4 - 10 = 6 too many: b and c, the least recently used.
+  assert.deepEqual(lazy.makeRoom("e", 4), ["b", "c"]);
+  lazy.pin("b");
+  lazy.hold(["c"]);
+  assert.deepEqual(lazy.makeRoom("e", 4), ["d", "a"]);
+  assert.deepEqual(lazy.makeRoom("d", 4), ["a"], "never the one being made");
+  assert.deepEqual(warnings.length, 1, "d alone cannot make room: the rest is watched or held");
+  assert.match(warnings[0]!, /maxMaterializedElements=10/);
+  lazy.makeRoom("d", 4);
+  assert.equal(warnings.length, 1, "at most once a minute");
+  clock.now = 60_000;
+  lazy.makeRoom("d", 4);
+  assert.equal(warnings.length, 2);
+  lazy.unpin("b");
+  lazy.unhold(["c"]);
+  assert.deepEqual(lazy.makeRoom("e", 4), ["b", "c"]);
+  // Released and recounted: the count follows.
+  lazy.markMaterialized("b", false);
+  lazy.recount("c", 1);
+  assert.equal(lazy.materializedElements, 7);
+  lazy.forget("c");
+  assert.equal(lazy.materializedElements, 6);
+  assert.deepEqual(lazy.makeRoom("e", 4), [], "fits");
+  assert.deepEqual(new LazyIdentifiables({ releaseAfterMs: 0, maxElements: 0 }).makeRoom("x", 1e9), [], "0: no bound");
+});
+
+test("maxMaterializedElements: default 200,000, 0 allowed, negative or fractional refused", () => {
+  const endpoint = (overrides: string[]) =>
+    loadConfig({ role: "opcua-gateway", endpointKinds: ["opcua"], overrides }).config
+      .endpoints[0] as OpcUaEndpointConfig;
+  assert.equal(endpoint([]).maxMaterializedElements, 200_000);
+  assert.equal(endpoint(["endpoints[0].maxMaterializedElements=0"]).maxMaterializedElements, 0);
+  for (const value of ["-1", "1.5", "many"])
+    assert.throws(
+      () => endpoint([`endpoints[0].maxMaterializedElements=${value}`]),
+      (error: unknown) => error instanceof ConfigError && /maxMaterializedElements/.test(error.message),
+      value,
+    );
+});

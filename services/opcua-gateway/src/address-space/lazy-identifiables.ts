@@ -7,13 +7,22 @@ interface Entry {
   materialized: boolean;
   /** performance.now() of the last request that named one of its nodes. */
   lastUsed: number;
+  /** The elements its nodes hold while made (a shell or concept description counts as one). */
+  elements: number;
 }
 
 export interface LazyIdentifiablesOptions {
   /** Release the nodes of an identifiable nobody used for this long; 0 = never. */
   releaseAfterMs: number;
+  /** At most this many elements made at once (ADR 0036 "Bounded"); 0 = no bound. */
+  maxElements?: number;
+  /** Where the warning goes when only watched identifiables are left to release. */
+  warn?: (line: string) => void;
   now?: () => number;
 }
+
+/** The warning that the bound cannot be kept is logged at most once per this many ms. */
+const WARN_EVERY_MS = 60_000;
 
 /** How nodes are made and released: set by attachAddressSpace, run between the sync's events. */
 export interface LazyActions {
@@ -32,10 +41,17 @@ export interface LazyActions {
  */
 export class LazyIdentifiables {
   private readonly entries = new Map<string, Entry>();
-  /** Materialized ids: the sweep looks only at these. */
-  private readonly materialized = new Set<string>();
+  /**
+   * Materialized ids, least recently used first (a Map keeps insertion order; a use moves the id to
+   * the end): the sweep looks only at these, and making room releases from the front.
+   */
+  private readonly materialized = new Map<string, Entry>();
+  private elements = 0;
   /** Monitored items per identifiable id. */
   private readonly pins = new Map<string, number>();
+  /** Requests waiting to be served per identifiable id: their nodes must still be there when served. */
+  private readonly holds = new Map<string, number>();
+  private lastWarning = Number.NEGATIVE_INFINITY;
   private readonly pending = new Map<string, Promise<void>>();
   private actions: LazyActions | undefined;
   private sweeper: NodeJS.Timeout | undefined;
@@ -49,13 +65,13 @@ export class LazyIdentifiables {
   /** Known to the address space (created or updated by the snapshot or an event). */
   set(id: string, kind: IdentifiableKind): void {
     const entry = this.entries.get(id);
-    if (entry === undefined) this.entries.set(id, { kind, materialized: false, lastUsed: 0 });
+    if (entry === undefined) this.entries.set(id, { kind, materialized: false, lastUsed: 0, elements: 0 });
     else entry.kind = kind;
   }
 
   forget(id: string): void {
+    this.markMaterialized(id, false);
     this.entries.delete(id);
-    this.materialized.delete(id);
   }
 
   kindOf(id: string): IdentifiableKind | undefined {
@@ -70,18 +86,84 @@ export class LazyIdentifiables {
     return this.entries.get(id)?.materialized === true;
   }
 
-  markMaterialized(id: string, materialized: boolean): void {
+  /** `elements`: how many elements its nodes hold (counted from what they were made of). */
+  markMaterialized(id: string, materialized: boolean, elements = 1): void {
     const entry = this.entries.get(id);
     if (entry === undefined) return;
+    if (entry.materialized) this.elements -= entry.elements;
+    this.materialized.delete(id);
     entry.materialized = materialized;
+    entry.elements = materialized ? elements : 0;
     if (materialized) {
       entry.lastUsed = this.now();
-      this.materialized.add(id);
-    } else this.materialized.delete(id);
+      this.materialized.set(id, entry);
+      this.elements += elements;
+    }
+  }
+
+  /** Its nodes were made again from the store (a resync): the element count may have changed. */
+  recount(id: string, elements: number): void {
+    const entry = this.materialized.get(id);
+    if (entry === undefined) return;
+    this.elements += elements - entry.elements;
+    entry.elements = elements;
   }
 
   get materializedCount(): number {
     return this.materialized.size;
+  }
+
+  /** Elements whose nodes are made now (what maxElements bounds). */
+  get materializedElements(): number {
+    return this.elements;
+  }
+
+  /**
+   * Identifiables to release, least recently used first, so that `elements` more fit within
+   * maxElements (ADR 0036 "Bounded"). Never `id` itself, nor one a monitored item watches or a
+   * waiting request holds: when only those are left, fewer are returned and the bound is exceeded
+   * (a watched node must keep notifying), with a warning at most once a minute.
+   */
+  makeRoom(id: string, elements: number): string[] {
+    const max = this.options.maxElements ?? 0;
+    if (max === 0) return [];
+    let excess = this.elements + elements - max;
+    const victims: string[] = [];
+    for (const [other, entry] of this.materialized) {
+      if (excess <= 0) break;
+      if (other === id || !this.isEvictable(other)) continue;
+      victims.push(other);
+      excess -= entry.elements;
+    }
+    if (excess > 0) {
+      const now = this.now();
+      if (now - this.lastWarning >= WARN_EVERY_MS) {
+        this.lastWarning = now;
+        this.options.warn?.(
+          `opcua-gateway: ${this.elements + elements} elements in use exceed maxMaterializedElements=${max}: ` +
+            "the rest is watched by monitored items or needed by waiting requests (raise maxMaterializedElements)",
+        );
+      }
+    }
+    return victims;
+  }
+
+  /** Made, and neither watched, held by a waiting request nor being made. */
+  isEvictable(id: string): boolean {
+    return this.materialized.has(id) && !this.pins.has(id) && !this.holds.has(id) && !this.pending.has(id);
+  }
+
+  /** A request waits to be served: the nodes of `ids` stay until unhold(ids). */
+  hold(ids: readonly string[]): void {
+    for (const id of ids) this.holds.set(id, (this.holds.get(id) ?? 0) + 1);
+  }
+
+  unhold(ids: readonly string[]): void {
+    for (const id of ids) {
+      const count = this.holds.get(id) ?? 0;
+      if (count <= 1) this.holds.delete(id);
+      else this.holds.set(id, count - 1);
+    }
   }
 
   /**
@@ -92,7 +174,12 @@ export class LazyIdentifiables {
     const entry = this.entries.get(id);
     if (entry === undefined) return undefined;
     entry.lastUsed = this.now();
-    if (entry.materialized) return undefined;
+    if (entry.materialized) {
+      // Most recently used: last in line to be released to make room.
+      this.materialized.delete(id);
+      this.materialized.set(id, entry);
+      return undefined;
+    }
     return this.ensure(id);
   }
 
@@ -122,7 +209,7 @@ export class LazyIdentifiables {
 
   /** Materialized, idle for releaseAfterMs and watched by no monitored item. */
   releasable(): string[] {
-    return [...this.materialized].filter((id) => this.isReleasable(id));
+    return [...this.materialized.keys()].filter((id) => this.isReleasable(id));
   }
 
   /** Asked again just before releasing: a request may have used it since the sweep looked. */
@@ -134,6 +221,7 @@ export class LazyIdentifiables {
       entry?.materialized === true &&
       entry.lastUsed <= this.now() - releaseAfterMs &&
       !this.pins.has(id) &&
+      !this.holds.has(id) &&
       !this.pending.has(id)
     );
   }

@@ -14,6 +14,7 @@ import {
   TranslateBrowsePathsToNodeIdsRequest,
   WriteRequest,
 } from "node-opcua";
+import { AccessSessionContext } from "../security/access-session-context.ts";
 import type { LazyIdentifiables } from "./lazy-identifiables.ts";
 import { identifiableIdOf } from "./node-ids.ts";
 
@@ -55,32 +56,45 @@ export function materializeOnRequest(
       ? identifiableIdOf(nodeId.value as string)
       : undefined;
 
-  /** Marks every named identifiable used; the ones to make first are returned. */
-  const collect = (nodeIds: (NodeId | undefined | null)[], into: Promise<void>[]): void => {
+  /** What one request names: the identifiables it may use (held while it waits) and what to make first. */
+  interface Needs {
+    ids: string[];
+    making: Promise<void>[];
+    /** Whether the session may use identifiable `id` (the access rules); no rules: any. */
+    mayUse(id: string): boolean;
+  }
+
+  /** Marks every named identifiable the session may use as used; the ones to make first are collected. */
+  const collect = (nodeIds: (NodeId | undefined | null)[], needs: Needs): void => {
     for (const nodeId of nodeIds) {
       const id = identifiableOf(nodeId);
-      if (id === undefined) continue;
+      // One the session may not see stays as it is: its request is refused on the own node or the
+      // unknown NodeId, and must not cost memory (ADR 0036 "Bounded").
+      if (id === undefined || !needs.mayUse(id)) continue;
+      // Held until the request is served, so making another's nodes cannot release these first.
+      needs.ids.push(id);
+      lazy.hold([id]);
       const making = lazy.touch(id);
-      if (making !== undefined) into.push(making);
+      if (making !== undefined) needs.making.push(making);
     }
   };
 
-  const ensureNodes = async (nodes: BaseNode[]): Promise<void> => {
-    const making: Promise<void>[] = [];
+  const ensureNodes = async (nodes: BaseNode[], needs: Needs): Promise<void> => {
+    const step: Needs = { ids: needs.ids, making: [], mayUse: needs.mayUse };
     collect(
       nodes.map((node) => node.nodeId),
-      making,
+      step,
     );
-    await Promise.all(making);
+    await Promise.all(step.making);
   };
 
   /** Follows a browse path step by step, making each identifiable it passes through on the way. */
-  const walk = async (path: BrowsePath): Promise<void> => {
+  const walk = async (path: BrowsePath, needs: Needs): Promise<void> => {
     const start = addressSpace.findNode(path.startingNode);
     if (!start) return;
     let current: BaseNode[] = [start];
     for (const element of path.relativePath?.elements ?? []) {
-      await ensureNodes(current);
+      await ensureNodes(current, needs);
       const next: BaseNode[] = [];
       for (const node of current) {
         // Any reference in the asked direction whose target has the name: a superset of node-opcua's match.
@@ -96,48 +110,60 @@ export function materializeOnRequest(
   };
 
   /** What must exist before the request is served (undefined: nothing, serve now). */
-  const prepare = (request: Request): Promise<unknown> | undefined => {
-    const making: Promise<void>[] = [];
+  const prepare = (request: Request, needs: Needs): Promise<unknown> | undefined => {
     if (request instanceof ReadRequest || request instanceof HistoryReadRequest)
       collect(
         (request.nodesToRead ?? []).map((item) => item.nodeId),
-        making,
+        needs,
       );
     else if (request instanceof BrowseRequest)
       collect(
         (request.nodesToBrowse ?? []).map((item) => item.nodeId),
-        making,
+        needs,
       );
     else if (request instanceof WriteRequest)
       collect(
         (request.nodesToWrite ?? []).map((item) => item.nodeId),
-        making,
+        needs,
       );
     else if (request instanceof CreateMonitoredItemsRequest)
       collect(
         (request.itemsToCreate ?? []).map((item) => item.itemToMonitor?.nodeId),
-        making,
+        needs,
       );
     else if (request instanceof CallRequest)
       collect(
         (request.methodsToCall ?? []).flatMap((item) => [item.objectId, item.methodId]),
-        making,
+        needs,
       );
     else if (request instanceof TranslateBrowsePathsToNodeIdsRequest)
-      return Promise.all((request.browsePaths ?? []).map(walk));
-    return making.length === 0 ? undefined : Promise.all(making);
+      return Promise.all((request.browsePaths ?? []).map((path) => walk(path, needs)));
+    return needs.making.length === 0 ? undefined : Promise.all(needs.making);
   };
 
-  const hasSession = (request: Request): boolean => {
+  /** The request's needs, or undefined when it has no session (node-opcua refuses it without looking). */
+  const needsOf = (request: Request): Needs | undefined => {
     const token = request.requestHeader?.authenticationToken;
-    return token !== undefined && server.engine.getSession(token) !== null;
+    const session = token === undefined ? null : server.engine.getSession(token);
+    if (session === null) return undefined;
+    const context = session.sessionContext;
+    const mayUse = context instanceof AccessSessionContext ? (id: string) => context.mayUse(id) : () => true;
+    return { ids: [], making: [], mayUse };
   };
 
   dispatching.on_request = function onRequest(this: unknown, message: Message, channel: object): void {
     const tail = tails.get(channel);
     // Only a session's requests make nodes: node-opcua refuses the others without looking at them.
-    const needs = hasSession(message.request) ? prepare(message.request) : undefined;
-    if (tail === undefined && needs === undefined) return original.call(server, message, channel);
+    const named = needsOf(message.request);
+    const needs = named === undefined ? undefined : prepare(message.request, named);
+    const held = named?.ids ?? [];
+    if (tail === undefined && needs === undefined) {
+      try {
+        return original.call(server, message, channel);
+      } finally {
+        lazy.unhold(held);
+      }
+    }
     const serve = async () => {
       await tail;
       try {
@@ -153,6 +179,8 @@ export function materializeOnRequest(
       } catch (error) {
         // node-opcua answers a failing service itself; this only keeps a later turn from an unhandled rejection.
         deps.log(`opcua-gateway: a ${message.request.schema.name} failed: ${(error as Error).message}`);
+      } finally {
+        lazy.unhold(held);
       }
     };
     const served = serve();

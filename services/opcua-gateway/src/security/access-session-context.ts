@@ -2,10 +2,12 @@ import type { AccessPolicy, Principal, SecurityConfig } from "@twinport/shared";
 import {
   type BaseNode,
   type OPCUAServer,
+  PermissionType,
   type RequestHeader,
   SessionContext,
   type UserIdentityToken,
 } from "node-opcua";
+import { identifiableNodeId } from "../address-space/node-ids.ts";
 import { type IdentifiableCatalog, NodeAccess } from "./node-access.ts";
 import { principalOfIdentityToken } from "./session-principal.ts";
 
@@ -51,6 +53,14 @@ export class AccessSessionContext extends SessionContext {
   /** The session's principal, from its identity token (which ActivateSession may change). */
   get principal(): Principal {
     return this.access().principal;
+  }
+
+  /**
+   * Whether the rules let this session see or use anything of identifiable `id`: a session that may
+   * not must not make its nodes either (ADR 0036 "Bounded").
+   */
+  mayUse(id: string): boolean {
+    return this.access().nodes.permissions(identifiableNodeId(id)) !== PermissionType.None;
   }
 
   override getPermissions(node: BaseNode): number {

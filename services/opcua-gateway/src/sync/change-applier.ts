@@ -1,5 +1,6 @@
 import { type ChangeEvent, isPlainObject, type Progress, type StoreClient, splitParent } from "@twinport/shared";
 import type { BaseNode } from "node-opcua";
+import { elementWeight } from "../address-space/element-count.ts";
 import { elementSpec } from "../address-space/element-specs.ts";
 import { conceptDescriptionSpec, shellSpec, submodelSpec } from "../address-space/identifiable-specs.ts";
 import type { IdentifiableKind, LazyIdentifiables } from "../address-space/lazy-identifiables.ts";
@@ -258,6 +259,7 @@ export async function applySnapshot(target: MirrorTarget, progress?: Progress): 
       throw error;
     }
     place("submodel", spec(json as Json), parent);
+    lazy.recount(id, elementWeight("submodel", json));
   }
   for (const parent of [target.environment, target.conceptDescriptions]) {
     for (const node of target.builder.ownChildren(parent)) {

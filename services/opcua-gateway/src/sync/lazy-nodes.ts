@@ -1,3 +1,4 @@
+import { elementWeight } from "../address-space/element-count.ts";
 import { identifiableNodeId } from "../address-space/node-ids.ts";
 import type { Json } from "../address-space/spec-context.ts";
 import { identifiableMapping, type MirrorTarget } from "./change-applier.ts";
@@ -24,7 +25,11 @@ export async function materializeIdentifiable(target: MirrorTarget, id: string):
     }
     throw error;
   }
-  target.lazy.markMaterialized(id, true);
+  // Within maxMaterializedElements: the least recently used go first (ADR 0036 "Bounded").
+  const elements = elementWeight(kind, json);
+  const evicted = new Set(target.lazy.makeRoom(id, elements).filter((other) => evictIdentifiable(target, other)));
+  if (evicted.size > 0) target.builder.forgetLinksOf(evicted);
+  target.lazy.markMaterialized(id, true, elements);
   try {
     target.builder.apply(spec(json as Json), parent);
   } catch (error) {
@@ -40,8 +45,19 @@ export async function materializeIdentifiable(target: MirrorTarget, id: string):
  */
 export function releaseIdentifiable(target: MirrorTarget, id: string): boolean {
   if (!target.lazy.isReleasable(id)) return false;
+  deleteNodesBelow(target, id);
+  return true;
+}
+
+/** Released to make room for another (not idle, but least recently used); false when watched or held. */
+function evictIdentifiable(target: MirrorTarget, id: string): boolean {
+  if (!target.lazy.isEvictable(id)) return false;
+  deleteNodesBelow(target, id);
+  return true;
+}
+
+function deleteNodesBelow(target: MirrorTarget, id: string): void {
   const node = target.builder.find(identifiableNodeId(id));
   if (node !== null) for (const child of target.builder.ownChildren(node)) target.builder.remove(child);
   target.lazy.markMaterialized(id, false);
-  return true;
 }
