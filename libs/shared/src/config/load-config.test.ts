@@ -66,7 +66,7 @@ const OPCUA_DEFAULTS = {
   userCertificateBasePath: "USERS_PKI/CA",
   host: "0.0.0.0",
   releaseUnusedNodesAfterMs: 300_000,
-  maxMaterializedElements: 200_000,
+  maxMaterializedElements: 100_000,
 };
 
 const CORE_DEFAULTS = {

@@ -46,10 +46,11 @@ export const opcuaEndpointSchema = z.strictObject({
   /**
    * At most this many submodel elements have their nodes made at once (a shell or concept
    * description counts as one): making more releases the least recently used identifiables first,
-   * except those a monitored item watches (ADR 0036 "Bounded"). 0 = no bound. The default keeps the
-   * gateway near 1 GB at 3–5 KB per element node.
+   * except those a monitored item watches (ADR 0036 "Bounded"). 0 = no bound. The default (≈ 0.3–0.5
+   * GB of element nodes at 3–5 KB each) leaves room under a 1–1.5 GB V8 heap for the identifiables'
+   * own nodes of a 100,000-shell model; 200,000 needed a 1.5 GB heap and doubled the GC work.
    */
-  maxMaterializedElements: z.number().int().min(0).default(200_000),
+  maxMaterializedElements: z.number().int().min(0).default(100_000),
 });
 
 export type OpcUaEndpointConfig = z.output<typeof opcuaEndpointSchema>;
