@@ -118,11 +118,11 @@ test("makeRoom: least recently used first, never the one made, a pinned or a hel
   assert.deepEqual(new LazyIdentifiables({ releaseAfterMs: 0, maxElements: 0 }).makeRoom("x", 1e9), [], "0: no bound");
 });
 
-test("maxMaterializedElements: default 200,000, 0 allowed, negative or fractional refused", () => {
+test("maxMaterializedElements: default 100,000, 0 allowed, negative or fractional refused", () => {
   const endpoint = (overrides: string[]) =>
     loadConfig({ role: "opcua-gateway", endpointKinds: ["opcua"], overrides }).config
       .endpoints[0] as OpcUaEndpointConfig;
-  assert.equal(endpoint([]).maxMaterializedElements, 200_000);
+  assert.equal(endpoint([]).maxMaterializedElements, 100_000);
   assert.equal(endpoint(["endpoints[0].maxMaterializedElements=0"]).maxMaterializedElements, 0);
   for (const value of ["-1", "1.5", "many"])
     assert.throws(
