@@ -5,7 +5,15 @@ import {
   type EnvironmentSectionKey,
   type EnvironmentStreamReader,
 } from "./environment-stream.ts";
-import { refuseProtoKeys } from "./json-keys.ts";
+import {
+  BACKSLASH,
+  CLOSE_BRACE,
+  CLOSE_BRACKET,
+  OPEN_BRACE,
+  OPEN_BRACKET,
+  QUOTE,
+  refuseProtoKeys,
+} from "./json-keys.ts";
 import { parseJsonText } from "./json-text.ts";
 import { detectJsonFormatProblem } from "./legacy-format.ts";
 import { documentTooDeep, maxDocumentDepth } from "./nesting-limit.ts";
@@ -26,12 +34,6 @@ export function createEnvironmentJsonReader(sink: EnvironmentItemSink): Environm
   return new JsonEnvironmentScanner(sink);
 }
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
 const COMMA = 0x2c;
 const COLON = 0x3a;
 const BOM = 0xfeff;
