@@ -32,7 +32,8 @@ export interface RunningRedisCluster {
 function redisCli(): string {
   const server = serverBinary("redis-server");
   const cli = join(server, "..", "redis-cli");
-  if (!existsSync(cli)) throw new Error("redis-cli is not installed (Debian: redis-tools, which redis-server depends on)");
+  if (!existsSync(cli))
+    throw new Error("redis-cli is not installed (Debian: redis-tools, which redis-server depends on)");
   return cli;
 }
 
@@ -48,9 +49,26 @@ export async function startRedisCluster(size = 3): Promise<RunningRedisCluster> 
     if (!existsSync(dir)) mkdirSync(dir);
     const log = openSync(join(dir, "redis.log"), "a");
     const args = [
-      "--port", String(ports[i]), "--bind", "127.0.0.1", "--dir", dir, "--daemonize", "no", "--save", "",
-      "--cluster-enabled", "yes", "--cluster-config-file", join(dir, "nodes.conf"), "--cluster-node-timeout", "2000",
-      "--appendonly", "yes", "--appendfsync", "always",
+      "--port",
+      String(ports[i]),
+      "--bind",
+      "127.0.0.1",
+      "--dir",
+      dir,
+      "--daemonize",
+      "no",
+      "--save",
+      "",
+      "--cluster-enabled",
+      "yes",
+      "--cluster-config-file",
+      join(dir, "nodes.conf"),
+      "--cluster-node-timeout",
+      "2000",
+      "--appendonly",
+      "yes",
+      "--appendfsync",
+      "always",
     ];
     const child = spawn(serverBinary("redis-server"), args, { stdio: ["ignore", log, log] });
     children[i] = child;
@@ -70,7 +88,8 @@ export async function startRedisCluster(size = 3): Promise<RunningRedisCluster> 
         if (info.includes("cluster_state:ok")) ok++;
       }
       if (ok === children.filter((c) => c && c.exitCode === null).length) return;
-      if (Date.now() > until) throw new Error(`Redis Cluster on ports ${ports.join(", ")} not ok within ${timeoutMs} ms`);
+      if (Date.now() > until)
+        throw new Error(`Redis Cluster on ports ${ports.join(", ")} not ok within ${timeoutMs} ms`);
       await new Promise((r) => setTimeout(r, 100));
     }
   };
@@ -88,7 +107,12 @@ export async function startRedisCluster(size = 3): Promise<RunningRedisCluster> 
   try {
     for (let i = 0; i < size; i++) await spawnNode(i);
     await run(cli, [
-      "--cluster", "create", ...ports.map((p) => `127.0.0.1:${p}`), "--cluster-replicas", "0", "--cluster-yes",
+      "--cluster",
+      "create",
+      ...ports.map((p) => `127.0.0.1:${p}`),
+      "--cluster-replicas",
+      "0",
+      "--cluster-yes",
     ]);
     await waitOk();
   } catch (error) {

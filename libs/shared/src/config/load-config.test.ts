@@ -543,13 +543,15 @@ describe("command-line overrides", () => {
       cluster: { nodes: ["redis://10.0.0.1:7000", "redis://10.0.0.2:7000"] },
     });
     assert.match(
-      configError(() => loadConfig({ role: "model-store", overrides: ['persistence.cluster={"node":["redis://a:1"]}'] }))
-        .message,
+      configError(() =>
+        loadConfig({ role: "model-store", overrides: ['persistence.cluster={"node":["redis://a:1"]}'] }),
+      ).message,
       /Unknown key 'persistence\.cluster\.node'\. Did you mean 'nodes'\? Allowed: nodes/,
     );
     assert.match(
-      configError(() => loadConfig({ role: "model-store", overrides: ['persistence.cluster={"nodes":["10.0.0.1:7000"]}'] }))
-        .message,
+      configError(() =>
+        loadConfig({ role: "model-store", overrides: ['persistence.cluster={"nodes":["10.0.0.1:7000"]}'] }),
+      ).message,
       /persistence\.cluster\.nodes\[0\].*redis:\/\/\[user:password@\]host:port/,
     );
   });

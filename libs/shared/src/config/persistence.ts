@@ -25,9 +25,7 @@ export const persistenceRedisSchema = z.strictObject({
    */
   cluster: z
     .strictObject({
-      nodes: z
-        .array(z.string().regex(/^rediss?:\/\/[^\s/]+$/, "a node is redis://[user:password@]host:port"))
-        .min(1),
+      nodes: z.array(z.string().regex(/^rediss?:\/\/[^\s/]+$/, "a node is redis://[user:password@]host:port")).min(1),
     })
     .optional(),
 });
