@@ -37,7 +37,18 @@ function redisCli(): string {
   return cli;
 }
 
-export async function startRedisCluster(size = 3): Promise<RunningRedisCluster> {
+export interface RedisClusterOptions {
+  /** Nodes; default 3. */
+  size?: number;
+  /**
+   * `cluster-require-full-coverage`: Redis' default (true) stops the whole cluster while a slot
+   * has no node; false keeps the other nodes serving (the fault tests that take one node away).
+   */
+  fullCoverage?: boolean;
+}
+
+export async function startRedisCluster(options: RedisClusterOptions = {}): Promise<RunningRedisCluster> {
+  const size = options.size ?? 3;
   const cli = redisCli();
   const root = mkdtempSync(join(tmpdir(), "twinport-redis-cluster-"));
   const ports: number[] = [];
@@ -69,6 +80,8 @@ export async function startRedisCluster(size = 3): Promise<RunningRedisCluster> 
       "yes",
       "--appendfsync",
       "always",
+      "--cluster-require-full-coverage",
+      options.fullCoverage === false ? "no" : "yes",
     ];
     const child = spawn(serverBinary("redis-server"), args, { stdio: ["ignore", log, log] });
     children[i] = child;

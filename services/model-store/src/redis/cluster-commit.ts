@@ -42,7 +42,7 @@ export interface ClusterCommitOptions {
   waitMs: number;
 }
 
-interface EncodedRound {
+export interface EncodedRound {
   token: string;
   /** Per submodel: PREPARE's ARGV after token and deadline. */
   content: Map<string, (string | number)[]>;
@@ -78,7 +78,7 @@ function kindOf(value: string): string {
 }
 
 /** Encodes one round; `seqOf(j)` is the seq (as text, or "failed") of commit j of an earlier round. */
-function encodeRound(
+export function encodeRound(
   layout: RedisLayout,
   commits: readonly Commit[],
   indexes: readonly number[],
@@ -224,6 +224,23 @@ async function runRound(
   round: EncodedRound,
   options: ClusterCommitOptions,
 ): Promise<number[]> {
+  const failedAt = await prepareRound(redis, layout, round, options);
+  const outcomes = await commitRound(redis, layout, round, failedAt);
+  await applyRound(redis, layout, round, outcomes);
+  return outcomes;
+}
+
+/**
+ * Step 1: locks and checks every submodel of the round; returns per commit its failed element
+ * precondition (1-based, 0 = none). Throws RepositoryUnavailableError (nothing committed) when a
+ * node does not answer or a lock stays taken. (Steps are exported for the fault tests.)
+ */
+export async function prepareRound(
+  redis: Redis,
+  layout: RedisLayout,
+  round: EncodedRound,
+  options: ClusterCommitOptions,
+): Promise<number[]> {
   const { token } = round;
   const submodels = [...round.content.keys()];
   // 1. PREPARE every submodel; when one is locked by another round, give back what we took and
@@ -275,6 +292,18 @@ async function runRound(
       );
     await sleep(Math.min(50, 1 + Math.random() * 2 ** Math.min(attempt, 5)));
   }
+  return failedAt;
+}
+
+/** Step 2, the commit point: one result per commit of the round (its seq, or -i: precondition i failed). */
+export async function commitRound(
+  redis: Redis,
+  layout: RedisLayout,
+  round: EncodedRound,
+  failedAt: readonly number[],
+): Promise<number[]> {
+  const { token } = round;
+  const submodels = [...round.content.keys()];
   // 2. COMMIT on the catalog (the element checks' results go in)
   const args = [token, Date.now(), submodels.length > 0 ? JSON.stringify(submodels) : "", round.commits];
   let a = 0;
@@ -315,11 +344,23 @@ async function runRound(
   }
   if (!Array.isArray(outcomes) || outcomes.length !== round.commits)
     throw new Error(`twinport commit: ${round.commits} commits sent, ${String(outcomes?.length)} results`);
-  if (submodels.length === 0) return outcomes;
+  return outcomes;
+}
+
+/** Steps 3 and 4: the elements written with their seqs, the locks dropped, the pending note gone. */
+export async function applyRound(
+  redis: Redis,
+  layout: RedisLayout,
+  round: EncodedRound,
+  outcomes: readonly number[],
+): Promise<void> {
+  const { token } = round;
+  const submodels = [...round.content.keys()];
+  if (submodels.length === 0) return;
   // 3. APPLY (or, when nothing took a seq, just release)
   if (!outcomes.some((o) => o > 0)) {
     await releaseAll(redis, layout, token, submodels);
-    return outcomes;
+    return;
   }
   const seqs = outcomes.map((o) => (o > 0 ? o : 0));
   const applied = await Promise.allSettled(
@@ -334,7 +375,6 @@ async function runRound(
     );
   // 4. Forget the pending note (the keeper would too); the events are deliverable from here on.
   await redis.hdel(layout.key("pending"), token).catch(() => undefined);
-  return outcomes;
 }
 
 function unavailable(error: unknown, what: string): RepositoryUnavailableError {
@@ -388,12 +428,18 @@ export async function recoverPending(redis: Redis, layout: RedisLayout, olderTha
   const all = (await redis.hgetall(layout.key("pending"))) as Record<string, string>;
   const now = Date.now();
   let recovered = 0;
+  let failure: unknown;
   for (const [token, value] of Object.entries(all)) {
     const round = parsePending(token, value);
     if (now - round.time < olderThanMs) continue;
-    await applyPending(redis, layout, round);
-    recovered++;
+    try {
+      await applyPending(redis, layout, round);
+      recovered++;
+    } catch (error) {
+      failure ??= error; // a node away: the others are still applied; this one next time
+    }
   }
+  if (failure !== undefined) throw failure;
   return recovered;
 }
 
