@@ -99,7 +99,7 @@ describe("Redis Cluster repository", () => {
         assert.match(keys.el, new RegExp(`^\\{cl-${prefixes}:sm:[A-Za-z0-9_-]+\\}:el$`));
         holders.add(el);
         const result: CommitResult = results[ids.indexOf(id)]!;
-        const seq = result.ok ? result.seq : 0;
+        const seq: number = result.ok ? result.seq : 0;
         assert.deepEqual(await valueOf(repo, id), { value: "0", revision: seq });
       }
       assert.equal(holders.size, 3, "30 submodels spread over all 3 nodes");
