@@ -2,11 +2,13 @@ import { after } from "node:test";
 import {
   accessContract,
   engineContract,
+  fileStoreContract,
   idempotencyContract,
   operationsContract,
   repositoryContract,
 } from "@twinport/shared/test-support";
 import { startRedisCluster } from "../../../../tests/test-support/redis-cluster.ts";
+import { createRedisFileStore } from "./file-store-redis.ts";
 import { createRedisRepository } from "./redis-repository.ts";
 
 // The repository contracts the single Redis passes (redis-*.contract.test.ts), on a 3-node Redis
@@ -26,3 +28,11 @@ engineContract("the Redis Cluster repository with a record cache", open("engine"
 idempotencyContract("the Redis Cluster repository", open("idempotency"));
 accessContract("the Redis Cluster repository", open("access"));
 operationsContract("the Redis Cluster repository", open("operations"));
+fileStoreContract("redis cluster", () =>
+  createRedisFileStore({
+    url: cluster.nodes[0]!,
+    cluster: { nodes: cluster.nodes },
+    keyPrefix: `files-${++n}`,
+    chunkBytes: 64 * 1024,
+  }),
+);
