@@ -199,14 +199,34 @@ export async function runClusterCommits(
     const r = results[j];
     return r?.ok ? String(r.seq) : "failed";
   };
-  for (const round of splitRounds(commits)) {
-    let encoded: EncodedRound;
+  const rounds = splitRounds(commits);
+  // Every round is encoded (with stand-in seqs) before the first is sent: an encoding failure must
+  // come before anything is committed (the commit queue then resends each caller's commits alone).
+  // (One round, the usual case, is encoded once.)
+  const encode = (round: number[], seqs: (j: number) => string) => {
     try {
-      encoded = encodeRound(layout, commits, round, seqOf);
+      return encodeRound(layout, commits, round, seqs);
     } catch (error) {
       throw new CommitEncodingError((error as Error).message, { cause: error });
     }
-    const outcomes = await runRound(redis, layout, encoded, options);
+  };
+  if (rounds.length > 1) for (const round of rounds) encode(round, () => "0");
+  let committed = false;
+  for (const round of rounds) {
+    const encoded = encode(round, seqOf);
+    let outcomes: number[];
+    try {
+      outcomes = await runRound(redis, layout, encoded, options);
+    } catch (error) {
+      // An earlier round of the batch is committed: "unavailable" (nothing done) would be a lie.
+      if (committed && !(error instanceof RepositoryOutcomeUnknownError))
+        throw new RepositoryOutcomeUnknownError(
+          `Redis failed in the middle of a batch, after some of its commits: ${(error as Error).message}`,
+          { cause: error },
+        );
+      throw error;
+    }
+    if (outcomes.some((o) => o > 0)) committed = true;
     round.forEach((at, i) => {
       const value = outcomes[i]!;
       results[at] =
