@@ -12,7 +12,9 @@ import { LUA_TERM_INDEX } from "./lua-term-index.ts";
  * ARGV: 1 token, 2 now (ms), 3 the submodels the round prepared (JSON, '' for none), 4 the number of
  *   commits, then per commit: the failed element precondition found by PREPARE (1-based; 0 = none),
  *   the event draft, the number of op values, the number of preconditions, 5 values per precondition
- *   (type `i`/`f`/`k`, its index in the commit's preconditions, then as in commit-script.ts), then the
+ *   (type `i`/`f`/`k`, its index in the commit's preconditions, then as in commit-script.ts, where
+ *   a revision `@n` is the seq commit n of this round took; or `d`, n: commit n of this round took a
+ *   seq (the element half of such a check is PREPARE's)), then the
  *   catalog ops (`pi`, `di` (kind, id), `ti`, `ik` as in commit-script.ts).
  * Returns one number per commit (its seq, or -i for its failed precondition i; the lowest failing
  * index of both steps, as the single script would find first), or the error FENCED when the round
@@ -59,7 +61,13 @@ for c = 1, tonumber(ARGV[4]) do
         holds = redis.call('HEXISTS', KEYS[2], x) == 0
       elseif t == 'k' then
         holds = redis.call('EXISTS', KEYS[tonumber(x)]) == 0
+      elseif t == 'd' then
+        holds = seqs[tonumber(x)] ~= nil and seqs[tonumber(x)] ~= '0'
       else
+        if string.sub(z, 1, 1) == '@' then
+          z = seqs[tonumber(string.sub(z, 2))]
+          if z == nil or z == '0' then z = 'failed' end
+        end
         flushTouches()
         local stored = redis.call('HGET', KEYS[KIND[x]], y)
         if z == '' then holds = (stored == false) else holds = (stored ~= false and revOf(stored) == z) end

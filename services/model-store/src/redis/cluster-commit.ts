@@ -105,6 +105,11 @@ export function encodeRound(
   const catalogArgs: (string | number)[] = [];
   indexes.forEach((at, inRound) => {
     const commit = commits[at]!;
+    /** The in-round position (1-based) of the commit a batch revision names, when it is in this round. */
+    const positionInRound = (value: number | null): number | undefined => {
+      const j = batchIndexOf(value);
+      return j !== undefined && j >= indexes[0]! && j < at ? j - indexes[0]! + 1 : undefined;
+    };
     const revision = (value: number | null): string => {
       if (value === null) return "";
       const j = batchIndexOf(value);
@@ -113,7 +118,8 @@ export function encodeRound(
         throw new RangeError(
           `Commit ${at} of a batch names the revision of commit ${j}, which does not come before it`,
         );
-      return seqOf(j);
+      const position = positionInRound(value);
+      return position === undefined ? seqOf(j) : `@${position}`;
     };
     // element preconditions and ops, per submodel
     const content = new Map<string, { pre: (string | number)[]; ops: (string | number)[] }>();
@@ -128,7 +134,12 @@ export function encodeRound(
       if (p.on === "identifiable") catalogPre.push("i", n, kindOf(p.kind), p.id, revision(p.revision));
       else if (p.on === "id-free") catalogPre.push("f", n, p.id, "", "");
       else if (p.on === "idempotency-key-free") catalogPre.push("k", n, idemIndex(p.key), "", "");
-      else if (p.orderKey !== undefined && p.revision !== null)
+      else if (positionInRound(p.revision) !== undefined) {
+        // the revision of an earlier commit of this round (see cluster-rounds.ts): the element must
+        // exist (with its orderKey) now, and that commit must take a seq
+        part(p.submodelId).pre.push("d", n, p.path, p.orderKey ?? "");
+        catalogPre.push("d", n, positionInRound(p.revision)!, "", "");
+      } else if (p.orderKey !== undefined && p.revision !== null)
         part(p.submodelId).pre.push("o", n, p.path, `${revision(p.revision)}:${p.orderKey}`);
       else part(p.submodelId).pre.push("e", n, p.path, revision(p.revision));
     });

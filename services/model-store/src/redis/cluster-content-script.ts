@@ -13,8 +13,9 @@ import { luaScript } from "./lua-script.ts";
  * the recovery of a round whose committer died need nothing but the token and the seqs.
  * ARGV: 1 token, 2 deadline (ms; after it another committer may resolve the lock), 3 the number of
  * commits, then per commit: its index in the round (1-based), the number of preconditions, the
- * number of op values, 4 values per precondition (type `e`/`o`, its index in the commit's
- * preconditions (1-based), path, revision or `revision:orderKey` for `o`), then the op values.
+ * number of op values, 4 values per precondition (type `e`/`o`/`d`, its index in the commit's
+ * preconditions (1-based), path, revision or `revision:orderKey` for `o`, the orderKey or '' for
+ * `d`: the element exists, its revision is checked in the catalog step), then the op values.
  * Returns `{'busy', token, deadline}` when another round holds the lock, else one number per commit:
  * 0 = its checks hold, i = its precondition i failed.
  * Each check reads the state before the round: the committer puts a commit whose checks could
@@ -47,13 +48,19 @@ for c = 1, tonumber(ARGV[3]) do
       local internal = resolvePath(KEYS[2], path, memo)
       local stored = internal and redis.call('HGET', KEYS[1], internal)
       local orderKey = nil
-      if t == 'o' then
+      if t == 'd' then
+        -- exists (and keeps its orderKey): its revision is that of an earlier commit of the round
+        if z ~= '' then orderKey = z end
+        z = nil
+      elseif t == 'o' then
         local colon = string.find(z, ':', 1, true)
         orderKey = string.sub(z, colon + 1)
         z = string.sub(z, 1, colon - 1)
       end
       local holds
-      if z == '' then holds = (stored == false or stored == nil) else holds = (stored and revOf(stored) == z) or false end
+      if z == nil then holds = (stored ~= false and stored ~= nil)
+      elseif z == '' then holds = (stored == false or stored == nil)
+      else holds = (stored and revOf(stored) == z) or false end
       if holds and orderKey ~= nil then
         local _, _, k = string.find(stored, '^%d*\\1([^\\1]*)\\1')
         holds = (k == orderKey)

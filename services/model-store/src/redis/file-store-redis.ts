@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { checkFilePath, type FileInfo, type FileStore } from "@twinport/shared";
 import type { Redis } from "ioredis";
 import { luaScript } from "./lua-script.ts";
-import { asCluster, closeRedis, createClusterClient, createRedisClient, firstConnection } from "./redis-client.ts";
+import { closeRedis, createClusterClient, createRedisClient, firstConnection, scanTargets } from "./redis-client.ts";
 import { redisCall } from "./redis-errors.ts";
 import { DEFAULT_COMMAND_TIMEOUT_MS } from "./redis-repository.ts";
 
@@ -146,7 +146,7 @@ export async function createRedisFileStore(options: RedisFileStoreOptions): Prom
     async clear() {
       await redisCall(redis.unlink(index));
       // SCAN sees one node: on a cluster, the blobs (all in the one hash tag) are on one of the masters.
-      for (const node of asCluster(redis)?.nodes("master") ?? [redis]) {
+      for (const node of scanTargets(redis)) {
         let cursor = "0";
         do {
           const [next, keys] = await redisCall(node.scan(cursor, "MATCH", blobPattern, "COUNT", 1000));

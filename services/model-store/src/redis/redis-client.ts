@@ -75,6 +75,14 @@ export function asCluster(redis: Redis): Cluster | undefined {
 }
 
 /**
+ * The connections a SCAN has to walk: SCAN sees the keys of one node, so on a cluster every master
+ * (a store's keys of one hash tag are on one of them); a single Redis is its own.
+ */
+export function scanTargets(redis: Redis): Redis[] {
+  return asCluster(redis)?.nodes("master") ?? [redis];
+}
+
+/**
  * Wait until the connection is ready, or until the first attempt failed / `timeoutMs` passed: a
  * store that starts while Redis is down still starts, answers "unavailable" and reconnects.
  */

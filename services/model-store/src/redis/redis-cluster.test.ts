@@ -126,7 +126,8 @@ describe("Redis Cluster repository", () => {
       const id = "urn:example:batch";
       const created = await repo.commit(createSubmodel(id));
       assert.ok(created.ok);
-      // commit 2 names commit 1's revision: it goes in the next round, after commit 1 is applied
+      // commit 2 names commit 1's revision (planned on top of it): same round, checked in two halves;
+      // commit 3 checks a path the round rewrote: next round
       const results = await repo.commitBatch([
         writeValue(id, created.seq, "a"),
         writeValue(id, -1 - 0, "b"),
@@ -136,6 +137,15 @@ describe("Redis Cluster repository", () => {
       assert.deepEqual(results[2], { ok: false, failed: 0 }, "a precondition on an overwritten revision fails");
       assert.deepEqual(await valueOf(repo, id), { value: "b", revision: (results[1] as { seq: number }).seq });
       assert.equal(await repo.currentSeq(), (results[1] as { seq: number }).seq, "the failed commit took no seq");
+      // a write planned on top of one that fails fails too, in the same round
+      const before = await repo.currentSeq();
+      const chained = await repo.commitBatch([writeValue(id, created.seq, "x"), writeValue(id, -1 - 0, "y")]);
+      assert.deepEqual(chained, [
+        { ok: false, failed: 0 },
+        { ok: false, failed: 0 },
+      ]);
+      assert.equal(await repo.currentSeq(), before);
+      assert.deepEqual(await valueOf(repo, id), { value: "b", revision: before });
     } finally {
       await repo.close();
     }
