@@ -5,6 +5,8 @@ import {
   type Commit,
   type CommitOp,
   type CommitResult,
+  createInProcessEventBus,
+  type Heartbeat,
   RepositoryOutcomeUnknownError,
   RepositoryUnavailableError,
 } from "@twinport/shared";
@@ -18,6 +20,7 @@ import {
   prepareRound,
   recoverPending,
 } from "./cluster-commit.ts";
+import { startOutboxKeeper } from "../outbox/outbox-keeper.ts";
 import { createRedisRepository, type RedisRepository } from "./redis-repository.ts";
 
 // The cluster commit (docs/adr/0040) on a real 3-node Redis Cluster: where the keys land, and what
@@ -180,6 +183,47 @@ describe("Redis Cluster repository", () => {
       await applyRound(repo.redis, repo.layout, round, [seq!]);
       assert.deepEqual(await valueOf(repo, id), { value: "decided", revision: seq });
     } finally {
+      await repo.close();
+    }
+  });
+
+  it("the outbox keeper applies a round left pending, and its heartbeat holds back until then", async () => {
+    const repo = await open();
+    const bus = createInProcessEventBus();
+    const heartbeats: Heartbeat[] = [];
+    await bus.subscribe({ onEvent: () => {}, onHeartbeat: (h) => void heartbeats.push(h) });
+    try {
+      const id = "urn:example:keeper";
+      const created = await repo.commit(createSubmodel(id));
+      assert.ok(created.ok);
+      const round = encodeRound(repo.layout, [writeValue(id, created.seq, "kept")], [0], () => "failed");
+      const [seq] = await commitRound(
+        repo.redis,
+        repo.layout,
+        round,
+        await prepareRound(repo.redis, repo.layout, round, { lockMs: 60_000, waitMs: 1000 }),
+      );
+      const keeper = await startOutboxKeeper({
+        repository: repo,
+        bus,
+        owner: "keeper-test",
+        heartbeatMs: 100,
+        recoverPendingAfterMs: 500,
+      });
+      try {
+        const until = Date.now() + 5000;
+        while (!heartbeats.some((h) => h.seq === seq)) {
+          if (Date.now() > until) assert.fail(`no heartbeat reached seq ${seq}: ${JSON.stringify(heartbeats)}`);
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        assert.ok(heartbeats.some((h) => h.seq === created.seq), "first held back at the last applied seq");
+        assert.ok(heartbeats.every((h) => h.seq <= seq!));
+        assert.deepEqual(await valueOf(repo, id), { value: "kept", revision: seq });
+      } finally {
+        await keeper.stop();
+      }
+    } finally {
+      await bus.close();
       await repo.close();
     }
   });
