@@ -475,16 +475,40 @@ export async function recoverPending(redis: Redis, layout: RedisLayout, olderTha
 }
 
 /**
+ * A reader of the event log helps: every pending round with a seq up to `seq` is applied now (APPLY
+ * is idempotent, so finishing a round its committer is still finishing is harmless). Without it, an
+ * event of another replica that overtook a round between its COMMIT and APPLY would leave a gap
+ * the subscriber cannot fill from the log, and it would resync for nothing. Returns how many.
+ */
+export async function applyPendingUpTo(redis: Redis, layout: RedisLayout, seq: number): Promise<number> {
+  const all = (await redis.hgetall(layout.key("pending"))) as Record<string, string>;
+  let applied = 0;
+  for (const [token, value] of Object.entries(all)) {
+    const round = parsePending(token, value);
+    if (!round.seqs.some((s) => s > 0 && s <= seq)) continue;
+    await applyPending(redis, layout, round);
+    applied++;
+  }
+  return applied;
+}
+
+/**
  * The seq up to which every event is deliverable: the store's seq, or just below the first seq
  * still pending (its elements may not be written yet). One MULTI: both keys are in the catalog slot.
  */
 export async function deliverableSeq(redis: Redis, layout: RedisLayout): Promise<number> {
+  return (await eventSeqs(redis, layout)).deliverable;
+}
+
+/** The store's seq (`latest`) and the deliverable one (see deliverableSeq). */
+export async function eventSeqs(redis: Redis, layout: RedisLayout): Promise<{ latest: number; deliverable: number }> {
   const replies = await redis.multi().get(layout.sequence).hvals(layout.key("pending")).exec();
   const [seqReply, pendingReply] = replies ?? [];
   if (seqReply?.[0]) throw seqReply[0];
   if (pendingReply?.[0]) throw pendingReply[0];
-  let seq = Number(seqReply?.[1] ?? 0);
+  const latest = Number(seqReply?.[1] ?? 0);
+  let deliverable = latest;
   for (const value of (pendingReply?.[1] ?? []) as string[])
-    for (const s of parsePending("", value).seqs) if (s > 0 && s - 1 < seq) seq = s - 1;
-  return seq;
+    for (const s of parsePending("", value).seqs) if (s > 0 && s - 1 < deliverable) deliverable = s - 1;
+  return { latest, deliverable };
 }

@@ -12,6 +12,7 @@ import {
 } from "@twinport/shared";
 import { Redis } from "ioredis";
 import { type RunningRedisCluster, startRedisCluster } from "../../../../tests/test-support/redis-cluster.ts";
+import { startOutboxKeeper } from "../outbox/outbox-keeper.ts";
 import {
   applyRound,
   commitRound,
@@ -20,7 +21,6 @@ import {
   prepareRound,
   recoverPending,
 } from "./cluster-commit.ts";
-import { startOutboxKeeper } from "../outbox/outbox-keeper.ts";
 import { createRedisRepository, type RedisRepository } from "./redis-repository.ts";
 
 // The cluster commit (docs/adr/0040) on a real 3-node Redis Cluster: where the keys land, and what
@@ -155,6 +155,7 @@ describe("Redis Cluster repository", () => {
   });
 
   it("a committer that died after the catalog step: its events wait, then it is applied (roll forward), no gap", async () => {
+    // (recovered here as the outbox keeper does; a reader of the event log helps too, see below)
     const repo = await open();
     try {
       const id = "urn:example:died-after-commit";
@@ -167,10 +168,7 @@ describe("Redis Cluster repository", () => {
       // ... and the committer is gone: the elements are not written, the event is not deliverable
       assert.deepEqual(await valueOf(repo, id), { value: "0", revision: created.seq });
       assert.equal(await repo.currentSeq(), created.seq, "the heartbeat seq stays below the pending one");
-      assert.deepEqual(
-        (await repo.readEvents!(0, 10)).map((e) => e.seq),
-        [created.seq],
-      );
+      assert.equal(await deliverableSeq(repo.redis, repo.layout), created.seq);
       // the keeper's recovery applies it
       assert.equal(await recoverPending(repo.redis, repo.layout, 0), 1);
       assert.deepEqual(await valueOf(repo, id), { value: "decided", revision: seq });
@@ -216,7 +214,10 @@ describe("Redis Cluster repository", () => {
           if (Date.now() > until) assert.fail(`no heartbeat reached seq ${seq}: ${JSON.stringify(heartbeats)}`);
           await new Promise((r) => setTimeout(r, 50));
         }
-        assert.ok(heartbeats.some((h) => h.seq === created.seq), "first held back at the last applied seq");
+        assert.ok(
+          heartbeats.some((h) => h.seq === created.seq),
+          "first held back at the last applied seq",
+        );
         assert.ok(heartbeats.every((h) => h.seq <= seq!));
         assert.deepEqual(await valueOf(repo, id), { value: "kept", revision: seq });
       } finally {
@@ -224,6 +225,38 @@ describe("Redis Cluster repository", () => {
       }
     } finally {
       await bus.close();
+      await repo.close();
+    }
+  });
+
+  it("a reader of the event log applies a round still pending between its steps, so the log has no gap", async () => {
+    const repo = await open();
+    try {
+      const id = "urn:example:reader-helps";
+      const created = await repo.commit(createSubmodel(id));
+      assert.ok(created.ok);
+      const round = encodeRound(repo.layout, [writeValue(id, created.seq, "helped")], [0], () => "failed");
+      const [seq] = await commitRound(
+        repo.redis,
+        repo.layout,
+        round,
+        await prepareRound(repo.redis, repo.layout, round, { lockMs: 60_000, waitMs: 1000 }),
+      );
+      // another replica's commit overtakes it (its event is published first)
+      const other = await repo.commit(createSubmodel("urn:example:overtaking"));
+      assert.ok(other.ok && other.seq === seq! + 1);
+      assert.equal(await repo.currentSeq(), created.seq);
+      // a subscriber fills the gap from the log: it gets the pending one, applied for it
+      assert.deepEqual(
+        (await repo.readEvents!(created.seq, 10)).map((e) => e.seq),
+        [seq, other.seq],
+      );
+      assert.deepEqual(await valueOf(repo, id), { value: "helped", revision: seq });
+      assert.equal(await repo.currentSeq(), other.seq);
+      // the committer's own apply, late, changes nothing
+      await applyRound(repo.redis, repo.layout, round, [seq!]);
+      assert.deepEqual(await valueOf(repo, id), { value: "helped", revision: seq });
+    } finally {
       await repo.close();
     }
   });

@@ -1,7 +1,7 @@
 import type { IdentifiableKind, Repository, RepositoryPage, StoredIdentifiable } from "@twinport/shared";
 import { CommandError } from "@twinport/shared";
 import type { Redis } from "ioredis";
-import { deliverableSeq, runClusterCommits } from "./cluster-commit.ts";
+import { applyPendingUpTo, deliverableSeq, eventSeqs, runClusterCommits } from "./cluster-commit.ts";
 import { clearClusterStore } from "./cluster-keys.ts";
 import { createCommitQueue, LARGE_COMMIT_OPS } from "./commit-queue.ts";
 import { CommitEncodingError, runCommits } from "./commit-script.ts";
@@ -203,8 +203,14 @@ export async function createRedisRepository(options: RedisRepositoryOptions): Pr
 
     async readEvents(after, limit) {
       if (!cluster) return await readOutboxEvents(redis, layout.outbox, after, limit);
-      // Only up to the first pending seq: a later event's elements may not be written yet.
-      const upTo = await redisCall(deliverableSeq(redis, layout));
+      // Only up to the first pending seq: a later event's elements may not be written yet. A pending
+      // round in the range is applied first (the reader helps; a node away leaves it for later).
+      const seqs = await redisCall(eventSeqs(redis, layout));
+      let upTo = seqs.deliverable;
+      if (upTo < seqs.latest && upTo < after + limit) {
+        const helped = await applyPendingUpTo(redis, layout, after + limit).catch(() => 0);
+        if (helped > 0) upTo = await redisCall(deliverableSeq(redis, layout));
+      }
       if (upTo <= after) return [];
       return await readOutboxEvents(redis, layout.outbox, after, Math.min(limit, upTo - after));
     },
