@@ -13,8 +13,11 @@
  * Properties in 10 more submodels, bodies as JSON strings, origin "asset", through the engine
  * without the metered handler (the model-store's asset connections call it directly).
  *
+ * Repository `redis-cluster` is the same on a 3-node Redis Cluster (docs/adr/0040; each node AOF,
+ * appendfsync always): redis-server CPU and script calls are summed over the nodes.
+ *
  * Run: npm run bench -- engine-write   (BENCH_WRITES=20000 BENCH_ROUNDS=3 BENCH_CONCURRENCY=16
- *   BENCH_REPOS=memory,redis BENCH_KINDS=one,spread,ingest)
+ *   BENCH_REPOS=memory,redis,redis-cluster BENCH_KINDS=one,spread,ingest)
  * Prints per repository and kind: writes/s, CPU µs per write of this process (user + system), and
  * for Redis the redis-server's CPU per write and its script calls per write.
  */
@@ -31,6 +34,7 @@ import {
   type Repository,
   type StoreClient,
 } from "@twinport/shared";
+import { startRedisCluster } from "../tests/test-support/redis-cluster.ts";
 import { startRedis } from "../tests/test-support/servers.ts";
 import { generatedSubmodel } from "./test-support/generated-model.ts";
 import { processCpuMs } from "./test-support/process-cpu.ts";
@@ -55,18 +59,26 @@ interface System {
   store: StoreClient;
   /** The engine without the metered handler, as the model-store's asset connections call it. */
   direct: StoreClient;
-  redisPid?: number;
+  redisPids?: number[];
   scriptCalls?: () => number;
   close(): Promise<void>;
 }
 
 async function startSystem(kind: string): Promise<System> {
-  const redis = kind === "redis" ? await startRedis({ appendOnly: process.env.BENCH_AOF !== "0" }) : undefined;
+  const single = kind === "redis" ? await startRedis({ appendOnly: process.env.BENCH_AOF !== "0" }) : undefined;
+  const cluster = kind === "redis-cluster" ? await startRedisCluster() : undefined;
+  const redis = single
+    ? { pids: [single.pid], ports: [single.port], stop: () => single.stop() }
+    : cluster
+      ? { pids: cluster.pids(), ports: cluster.ports, stop: () => cluster.stop() }
+      : undefined;
   let repository: Repository;
   let closeRepository: () => Promise<void>;
   if (redis) {
     const { createRedisRepository } = await import("@twinport/model-store");
-    const r = await createRedisRepository({ url: redis.url });
+    const r = await createRedisRepository(
+      cluster ? { url: cluster.nodes[0]!, cluster: { nodes: cluster.nodes } } : { url: single!.url },
+    );
     repository = r;
     closeRepository = () => r.close();
   } else {
@@ -103,10 +115,14 @@ async function startSystem(kind: string): Promise<System> {
     direct: createDirectStoreClient(engine),
     ...(redis
       ? {
-          redisPid: redis.pid,
+          redisPids: redis.pids,
           scriptCalls: () => {
-            const info = execFileSync("redis-cli", ["-p", String(redis.port), "info", "commandstats"]).toString();
-            return Number(/cmdstat_evalsha:calls=(\d+)/.exec(info)?.[1] ?? 0);
+            let calls = 0;
+            for (const port of redis.ports) {
+              const info = execFileSync("redis-cli", ["-p", String(port), "info", "commandstats"]).toString();
+              calls += Number(/cmdstat_evalsha:calls=(\d+)/.exec(info)?.[1] ?? 0);
+            }
+            return calls;
           },
         }
       : {}),
@@ -134,7 +150,8 @@ async function run(
   const store = ingest ? system.direct : system.store;
   let next = 0;
   const calls0 = system.scriptCalls?.() ?? 0;
-  const redis0 = system.redisPid ? processCpuMs(system.redisPid) : 0;
+  const redisCpu = () => (system.redisPids ?? []).reduce((sum, pid) => sum + processCpuMs(pid), 0);
+  const redis0 = redisCpu();
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   const writer = async () => {
@@ -164,7 +181,7 @@ async function run(
   return {
     ms,
     cpuMs: (cpu.user + cpu.system) / 1000,
-    redisMs: system.redisPid ? processCpuMs(system.redisPid) - redis0 : 0,
+    redisMs: system.redisPids ? redisCpu() - redis0 : 0,
     calls: (system.scriptCalls?.() ?? 0) - calls0,
   };
 }
@@ -184,8 +201,8 @@ for (const repo of repos) {
         const r = await run(system, kind, writes);
         const per = (ms: number) => ((ms * 1000) / writes).toFixed(1);
         console.log(
-          `${repo.padEnd(6)} ${kind.padEnd(6)} round ${round}: ${Math.round((writes * 1000) / r.ms)} writes/s, CPU ${per(r.cpuMs)} µs per write` +
-            (system.redisPid
+          `${repo.padEnd(13)} ${kind.padEnd(6)} round ${round}: ${Math.round((writes * 1000) / r.ms)} writes/s, CPU ${per(r.cpuMs)} µs per write` +
+            (system.redisPids
               ? `; redis-server ${per(r.redisMs)} µs, ${(r.calls / writes).toFixed(3)} script calls per write`
               : ""),
         );

@@ -22,6 +22,8 @@ if [ ${#deploy_missing[@]} -gt 0 ] && [ "$(id -u)" -eq 0 ] && command -v apt-get
   (service haproxy stop || true) >/dev/null 2>&1
 fi
 have redis-server || missing+=(redis-server)
+# redis-cli joins the Redis Cluster of the cluster tests (redis-cluster.ts); Debian's redis-server depends on it.
+have redis-cli || missing+=(redis-tools)
 have nats-server || missing+=(nats-server)
 # mosquitto_passwd comes with the mosquitto package (password files for the credential tests).
 { have mosquitto && have mosquitto_passwd; } || missing+=(mosquitto)

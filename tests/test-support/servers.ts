@@ -43,7 +43,7 @@ export async function freePort(): Promise<number> {
   });
 }
 
-async function waitForPort(port: number, child: ChildProcess, what: string, timeoutMs = 10_000): Promise<void> {
+export async function waitForPort(port: number, child: ChildProcess, what: string, timeoutMs = 10_000): Promise<void> {
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
     if (child.exitCode !== null) throw new Error(`${what} exited with code ${child.exitCode} before listening`);
@@ -61,7 +61,7 @@ async function waitForPort(port: number, child: ChildProcess, what: string, time
   throw new Error(`${what} did not listen on port ${port} within ${timeoutMs} ms`);
 }
 
-function stopper(child: ChildProcess, dir: string): () => Promise<void> {
+export function stopper(child: ChildProcess, dir: string): () => Promise<void> {
   return async () => {
     if (child.exitCode === null && child.signalCode === null) {
       const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));

@@ -87,9 +87,17 @@ export async function startModelStore(config: TwinportConfig, options: ModelStor
       await step().catch((error: unknown) => log(`twinport model-store: while stopping: ${(error as Error).message}`));
   };
 
+  // A cluster shows its nodes (docs/redis-cluster.md).
+  const redisShown = persistence.cluster
+    ? persistence.cluster.nodes.map(displayUrl).join(",")
+    : displayUrl(persistence.url);
   try {
     const { metrics, logger } = options;
-    const repository = await createRedisRepository({ url: persistence.url, keyPrefix: persistence.keyPrefix });
+    const repository = await createRedisRepository({
+      url: persistence.url,
+      keyPrefix: persistence.keyPrefix,
+      ...(persistence.cluster ? { cluster: persistence.cluster } : {}),
+    });
     closing.push(() => repository.close());
     const redisReady = () => repository.redis.status === "ready";
     if (metrics) {
@@ -224,7 +232,7 @@ export async function startModelStore(config: TwinportConfig, options: ModelStor
 
     return {
       details: {
-        redis: displayUrl(persistence.url),
+        redis: redisShown,
         keyPrefix: persistence.keyPrefix,
         nats: displayUrl(messageBus.url),
         ...(mqttBroker ? { mqtt: mqttBroker } : {}),
@@ -247,7 +255,7 @@ export async function startModelStore(config: TwinportConfig, options: ModelStor
           : {}),
       },
       summary: {
-        backends: { Redis: displayUrl(persistence.url), NATS: displayUrl(messageBus.url) },
+        backends: { Redis: redisShown, NATS: displayUrl(messageBus.url) },
         ...(seeded
           ? {
               model: seeded.skipped

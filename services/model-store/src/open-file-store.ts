@@ -22,7 +22,11 @@ export async function openModelStoreFileStore(
   const storage = config.fileStorage;
   switch (storage["@class"]) {
     case FILE_STORAGE_REDIS_CLASS:
-      return await createRedisFileStore({ url: persistence.url, keyPrefix: persistence.keyPrefix });
+      return await createRedisFileStore({
+        url: persistence.url,
+        keyPrefix: persistence.keyPrefix,
+        ...(persistence.cluster ? { cluster: persistence.cluster } : {}),
+      });
     case FILE_STORAGE_FILESYSTEM_CLASS: {
       const store = createFilesystemFileStore({ directory: storage.path });
       if (storage.existingDataPath !== undefined) await copyExistingFiles(store, storage.existingDataPath);

@@ -531,6 +531,31 @@ describe("command-line overrides", () => {
     }
   });
 
+  test("persistence.cluster names Redis Cluster nodes; a list from the environment, unknown keys and bad nodes refused", () => {
+    const { config } = loadConfig({
+      role: "model-store",
+      env: { TWINPORT_PERSISTENCE_CLUSTER_NODES: "redis://10.0.0.1:7000,redis://10.0.0.2:7000" },
+    });
+    assert.deepEqual(config.persistence, {
+      "@class": "persistence.redis.PersistenceRedis",
+      url: "redis://127.0.0.1:6379",
+      keyPrefix: "tp",
+      cluster: { nodes: ["redis://10.0.0.1:7000", "redis://10.0.0.2:7000"] },
+    });
+    assert.match(
+      configError(() =>
+        loadConfig({ role: "model-store", overrides: ['persistence.cluster={"node":["redis://a:1"]}'] }),
+      ).message,
+      /Unknown key 'persistence\.cluster\.node'\. Did you mean 'nodes'\? Allowed: nodes/,
+    );
+    assert.match(
+      configError(() =>
+        loadConfig({ role: "model-store", overrides: ['persistence.cluster={"nodes":["10.0.0.1:7000"]}'] }),
+      ).message,
+      /persistence\.cluster\.nodes\[0\].*redis:\/\/\[user:password@\]host:port/,
+    );
+  });
+
   test("a setting of the memory persistence does not exist on Redis and the other way round", () => {
     assert.match(
       configError(() => loadConfig({ role: "embedded", overrides: ["persistence.url=redis://x"] })).message,
@@ -618,7 +643,7 @@ describe("errors in the file", () => {
     );
     assert.match(
       errorFor({ persistence: { "@class": "persistence.redis.PersistenceRedis", host: "r" } }),
-      /^Unknown key 'persistence\.host'\. Allowed: @class, url, keyPrefix$/,
+      /^Unknown key 'persistence\.host'\. Allowed: @class, url, keyPrefix, cluster$/,
     );
     assert.match(
       errorFor({ messageBus: { "@class": "messagebus.nats.MessageBusNats", timeout: 1 } }),

@@ -13,8 +13,21 @@ export const persistenceInMemorySchema = z.strictObject({
 export const persistenceRedisSchema = z.strictObject({
   "@class": z.literal(PERSISTENCE_REDIS_CLASS),
   url: z.string().min(1).default("redis://127.0.0.1:6379"),
-  /** Every key of the store starts with `{<keyPrefix>}` (one hash tag for the whole store). */
+  /**
+   * Every key of the store starts with `{<keyPrefix>}` (one hash tag for the whole store); on a
+   * cluster, a submodel's elements live under `{<keyPrefix>:<submodel>}` instead (docs/adr/0040).
+   */
   keyPrefix: z.string().min(1).default("tp"),
+  /**
+   * A Redis Cluster instead of one Redis (docs/redis-cluster.md): some of its master nodes as
+   * `redis://[user:password@]host:port` (the client learns the others from them); `url` is then
+   * not used. Absent: one Redis at `url`, exactly as before.
+   */
+  cluster: z
+    .strictObject({
+      nodes: z.array(z.string().regex(/^rediss?:\/\/[^\s/]+$/, "a node is redis://[user:password@]host:port")).min(1),
+    })
+    .optional(),
 });
 
 export type PersistenceInMemoryConfig = z.output<typeof persistenceInMemorySchema>;

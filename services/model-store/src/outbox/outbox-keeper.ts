@@ -1,4 +1,5 @@
 import type { EventBus } from "@twinport/shared";
+import { deliverableSeq, recoverPending } from "../redis/cluster-commit.ts";
 import { redisCall } from "../redis/redis-errors.ts";
 import type { RedisRepository } from "../redis/redis-repository.ts";
 import { acquireLease, releaseLease } from "./lease.ts";
@@ -18,6 +19,12 @@ export interface OutboxKeeperOptions {
   retentionMaxAgeMs?: number;
   /** Failures the keeper retries by itself (Redis or the bus away); default: ignored. */
   onError?: (error: unknown) => void;
+  /**
+   * Redis Cluster (docs/adr/0040): a commit round still pending after this long (its committer
+   * died, or lost a node, between the catalog step and applying the elements) is applied by the
+   * keeper. Default 2000 ms.
+   */
+  recoverPendingAfterMs?: number;
 }
 
 export interface OutboxKeeper {
@@ -56,6 +63,8 @@ export async function startOutboxKeeper(options: OutboxKeeperOptions): Promise<O
   const redis = repository.redis;
   const leaseKey = repository.key("relay:lease");
   const renewEveryMs = Math.max(10, Math.floor(leaseMs / 3));
+  const layout = repository.layout;
+  const recoverAfterMs = options.recoverPendingAfterMs ?? 2000;
 
   let stopped = false;
   /** Local time until which the lease is surely ours (counted from when the request was sent). */
@@ -74,7 +83,13 @@ export async function startOutboxKeeper(options: OutboxKeeperOptions): Promise<O
   const beat = async () => {
     if (!isLeader()) return;
     try {
-      const seq = Number((await redisCall(redis.get(repository.layout.sequence))) ?? 0);
+      // On a cluster: rounds left pending are applied first, and the heartbeat names only seqs whose
+      // elements are written (everything below the first one still pending).
+      // (a node still away fails its recovery, not the heartbeat: it is tried again next beat)
+      if (layout.cluster) await redisCall(recoverPending(redis, layout, recoverAfterMs)).catch(onError);
+      const seq = layout.cluster
+        ? await redisCall(deliverableSeq(redis, layout))
+        : Number((await redisCall(redis.get(layout.sequence))) ?? 0);
       if (!isLeader()) return;
       await bus.publishHeartbeat({ seq, time: new Date().toISOString() });
       await trim(seq);

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { checkFilePath, type FileInfo, type FileStore } from "@twinport/shared";
 import type { Redis } from "ioredis";
 import { luaScript } from "./lua-script.ts";
-import { closeRedis, createRedisClient, firstConnection } from "./redis-client.ts";
+import { closeRedis, createClusterClient, createRedisClient, firstConnection, scanTargets } from "./redis-client.ts";
 import { redisCall } from "./redis-errors.ts";
 import { DEFAULT_COMMAND_TIMEOUT_MS } from "./redis-repository.ts";
 
@@ -26,6 +26,8 @@ export interface RedisFileStoreOptions {
   commandTimeoutMs?: number;
   /** Bytes per chunk; default 512 KiB. */
   chunkBytes?: number;
+  /** A Redis Cluster instead of `url` (docs/redis-cluster.md): the files stay in the store's hash tag. */
+  cluster?: { nodes: readonly string[] };
 }
 
 const DEFAULT_CHUNK_BYTES = 512 * 1024;
@@ -70,7 +72,10 @@ export async function createRedisFileStore(options: RedisFileStoreOptions): Prom
   const prefix = options.keyPrefix ?? "tp";
   const chunkBytes = options.chunkBytes ?? DEFAULT_CHUNK_BYTES;
   const commandTimeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
-  const redis = createRedisClient(options.url, { commandTimeoutMs, connectionName: `twinport-files-${prefix}` });
+  const settings = { commandTimeoutMs, connectionName: `twinport-files-${prefix}` };
+  const redis = options.cluster
+    ? createClusterClient(options.cluster.nodes, settings)
+    : createRedisClient(options.url, settings);
   await firstConnection(redis, commandTimeoutMs);
   const index = `{${prefix}}:files`;
   const blobKey = (blob: string) => `{${prefix}}:file:${blob}`;
@@ -140,12 +145,15 @@ export async function createRedisFileStore(options: RedisFileStoreOptions): Prom
 
     async clear() {
       await redisCall(redis.unlink(index));
-      let cursor = "0";
-      do {
-        const [next, keys] = await redisCall(redis.scan(cursor, "MATCH", blobPattern, "COUNT", 1000));
-        cursor = next;
-        if (keys.length > 0) await redisCall(redis.unlink(...keys));
-      } while (cursor !== "0");
+      // SCAN sees one node: on a cluster, the blobs (all in the one hash tag) are on one of the masters.
+      for (const node of scanTargets(redis)) {
+        let cursor = "0";
+        do {
+          const [next, keys] = await redisCall(node.scan(cursor, "MATCH", blobPattern, "COUNT", 1000));
+          cursor = next;
+          if (keys.length > 0) await redisCall(redis.unlink(...keys));
+        } while (cursor !== "0");
+      }
     },
 
     async close() {

@@ -1,6 +1,7 @@
 import type { Repository } from "@twinport/shared";
 import type { Redis } from "ioredis";
 import { luaScript } from "./lua-script.ts";
+import { scanTargets } from "./redis-client.ts";
 import { redisCall } from "./redis-errors.ts";
 import type { RedisLayout } from "./redis-layout.ts";
 
@@ -61,12 +62,16 @@ export function redisOperationHandles(redis: Redis, layout: RedisLayout): Handle
     },
     async deleteOperationHandles() {
       let count = 0;
-      let cursor = "0";
-      do {
-        const [next, found] = await redisCall(redis.scan(cursor, "MATCH", patternOf(layout.key("op:")), "COUNT", 1000));
-        cursor = next;
-        if (found.length > 0) count += await redisCall(redis.unlink(...found));
-      } while (cursor !== "0");
+      for (const node of scanTargets(redis)) {
+        let cursor = "0";
+        do {
+          const [next, found] = await redisCall(
+            node.scan(cursor, "MATCH", patternOf(layout.key("op:")), "COUNT", 1000),
+          );
+          cursor = next;
+          if (found.length > 0) count += await redisCall(redis.unlink(...found));
+        } while (cursor !== "0");
+      }
       return count;
     },
     async renewOperationRunner(runnerId, ttlMs) {

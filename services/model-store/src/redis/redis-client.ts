@@ -1,4 +1,4 @@
-import { Redis, type RedisOptions } from "ioredis";
+import { Cluster, Redis, type RedisOptions } from "ioredis";
 
 /**
  * A Redis connection that fails fast (ioredis' defaults queue and retry 20 times): no offline queue, one retry, a command
@@ -25,6 +25,61 @@ export function createRedisClient(
   // reconnect attempt to the console.
   redis.on("error", () => {});
   return redis;
+}
+
+/**
+ * The same fail-fast settings on a Redis Cluster (docs/adr/0040): ioredis' Cluster client routes each
+ * command to the node that holds its key's slot and follows MOVED/ASK. `nodes` are
+ * `redis://[user:password@]host:port`; credentials are taken from the first one that has them.
+ *
+ * Typed as Redis: every call the store makes goes through the command methods both clients share
+ * (the cluster-only ones, `nodes()`, are reached through `asCluster`).
+ */
+export function createClusterClient(
+  nodes: readonly string[],
+  options: { commandTimeoutMs: number; connectionName?: string; autoPipelining?: boolean },
+): Redis {
+  const startup = nodes.map((node) => {
+    const url = new URL(node);
+    return { host: url.hostname, port: Number(url.port || 6379) };
+  });
+  const withCredentials = nodes.map((node) => new URL(node)).find((url) => url.password || url.username);
+  const cluster = new Cluster(startup, {
+    enableOfflineQueue: false,
+    enableAutoPipelining: options.autoPipelining ?? false,
+    clusterRetryStrategy: (times) => Math.min(50 * times, 1000),
+    // A node that failed over answers CLUSTERDOWN/TRYAGAIN for a moment: retried a little, then 503.
+    retryDelayOnClusterDown: 100,
+    retryDelayOnTryAgain: 100,
+    redisOptions: {
+      maxRetriesPerRequest: 1,
+      commandTimeout: options.commandTimeoutMs,
+      autoResendUnfulfilledCommands: false,
+      connectionName: options.connectionName,
+      ...(withCredentials
+        ? {
+            username: decodeURIComponent(withCredentials.username) || undefined,
+            password: decodeURIComponent(withCredentials.password) || undefined,
+          }
+        : {}),
+      ...(nodes[0]?.startsWith("rediss:") ? { tls: {} } : {}),
+    },
+  });
+  cluster.on("error", () => {});
+  return cluster as unknown as Redis;
+}
+
+/** The cluster client behind a Redis made by createClusterClient; undefined for a single Redis. */
+export function asCluster(redis: Redis): Cluster | undefined {
+  return (redis as unknown) instanceof Cluster ? (redis as unknown as Cluster) : undefined;
+}
+
+/**
+ * The connections a SCAN has to walk: SCAN sees the keys of one node, so on a cluster every master
+ * (a store's keys of one hash tag are on one of them); a single Redis is its own.
+ */
+export function scanTargets(redis: Redis): Redis[] {
+  return asCluster(redis)?.nodes("master") ?? [redis];
 }
 
 /**

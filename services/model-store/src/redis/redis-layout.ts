@@ -33,6 +33,18 @@ import type { IdentifiableKind } from "@twinport/shared";
  *   {tp}:relay:lease             string  owner of the outbox keeper (SET NX PX; the name is the
  *                                        old relay's, ADR 0018); `relay:position` is no longer written
  *
+ * On a Redis Cluster (docs/adr/0040) a submodel's element keys carry a hash tag of their own instead,
+ * so the submodels spread over the nodes while everything else stays in the catalog slot `{tp}`:
+ *
+ *   {tp:sm:<b64url id>}:el / :order / :ctr   as above, one slot per submodel
+ *   {tp:sm:<b64url id>}:prep     hash    the lock of a commit in progress on this submodel: token,
+ *                                        deadline (ms) and how many stashed values follow
+ *   {tp:sm:<b64url id>}:prep:ops list    the stashed content ops of that commit (cluster-commit.ts)
+ *   {tp}:pending                 hash    token → the seqs a commit round took and the submodels it
+ *                                        still has to apply them to (until every one has)
+ *   {tp}:fences                  zset    tokens of rounds given up (their locks were taken away): a
+ *                                        late catalog step of such a round is refused
+ *
  * Why one packed value per record: a record's JSON and revision can never disagree (they are
  * written together), a point read is one HGET/HMGET, and reading a whole submodel is ONE HGETALL
  * (the parent path and orderKey inside each record give the document order without touching the
@@ -54,21 +66,31 @@ export interface RedisLayout {
   submodel(id: string): SubmodelKeys;
   /** Any other key in the same hash tag (leases). */
   key(name: string): string;
-  /** SCAN pattern matching every key of this store. */
+  /** SCAN pattern matching every key of this store (on a cluster: its catalog keys). */
   pattern: string;
+  /** On a cluster: the SCAN pattern of the submodels' content keys (each node holds some). */
+  contentPattern?: string;
+  /** Whether submodel content has its own hash tag per submodel (Redis Cluster, ADR 0040). */
+  cluster: boolean;
 }
 
 export interface SubmodelKeys {
   el: string;
   order: string;
   ctr: string;
+  /** Cluster only: the lock and stash of a commit in progress (see above). */
+  prep: string;
+  prepOps: string;
 }
 
 export const IDENTIFIABLE_KINDS: readonly IdentifiableKind[] = ["shell", "submodel", "concept-description"];
 
-export function redisLayout(prefix = "tp"): RedisLayout {
+const escapeGlob = (text: string) => text.replace(/[*?[\]\\]/g, (c) => `\\${c}`);
+
+export function redisLayout(prefix = "tp", options: { cluster?: boolean } = {}): RedisLayout {
   const base = `{${prefix}}:`;
   const key = (name: string) => base + name;
+  const cluster = options.cluster === true;
   return {
     prefix,
     termIndex: (kind) => ({ terms: key(`${kind}:terms`), index: key(`${kind}:index`) }),
@@ -79,11 +101,14 @@ export function redisLayout(prefix = "tp"): RedisLayout {
     outbox: key("outbox"),
     identifiable: (kind) => ({ rec: key(`${kind}:rec`), order: key(`${kind}:order`) }),
     submodel(id) {
-      const sm = key(`sm:${Buffer.from(id, "utf8").toString("base64url")}:`);
-      return { el: `${sm}el`, order: `${sm}order`, ctr: `${sm}ctr` };
+      const encoded = Buffer.from(id, "utf8").toString("base64url");
+      const sm = cluster ? `{${prefix}:sm:${encoded}}:` : key(`sm:${encoded}:`);
+      return { el: `${sm}el`, order: `${sm}order`, ctr: `${sm}ctr`, prep: `${sm}prep`, prepOps: `${sm}prep:ops` };
     },
     key,
-    pattern: `${base.replace(/[*?[\]\\]/g, (c) => `\\${c}`)}*`,
+    pattern: `${escapeGlob(base)}*`,
+    ...(cluster ? { contentPattern: `${escapeGlob(`{${prefix}:sm:`)}*` } : {}),
+    cluster,
   };
 }
 

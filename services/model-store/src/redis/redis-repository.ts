@@ -1,13 +1,15 @@
 import type { IdentifiableKind, Repository, RepositoryPage, StoredIdentifiable } from "@twinport/shared";
 import { CommandError } from "@twinport/shared";
 import type { Redis } from "ioredis";
+import { applyPendingUpTo, deliverableSeq, eventSeqs, runClusterCommits } from "./cluster-commit.ts";
+import { clearClusterStore } from "./cluster-keys.ts";
 import { createCommitQueue, LARGE_COMMIT_OPS } from "./commit-queue.ts";
 import { CommitEncodingError, runCommits } from "./commit-script.ts";
 import { countChildren, decodeCursor, encodeCursor, getElements, getSubtree, listChildren } from "./element-reads.ts";
 import { commitCall, redisIdempotency } from "./idempotency-redis.ts";
 import { redisOperationHandles } from "./operation-handles-redis.ts";
 import { outboxBounds, readOutboxEvents } from "./outbox-events.ts";
-import { closeRedis, createRedisClient, firstConnection } from "./redis-client.ts";
+import { closeRedis, createClusterClient, createRedisClient, firstConnection } from "./redis-client.ts";
 import { redisCall } from "./redis-errors.ts";
 import { IDENTIFIABLE_KINDS, type RedisLayout, redisLayout, unpackIdentifiable } from "./redis-layout.ts";
 import { ensureTermIndex } from "./term-index-build.ts";
@@ -19,6 +21,11 @@ export interface RedisRepositoryOptions {
   keyPrefix?: string;
   /** Default 2000 ms: past it a command fails with RepositoryUnavailableError. */
   commandTimeoutMs?: number;
+  /**
+   * A Redis Cluster instead of the one Redis at `url` (docs/adr/0040): some of its nodes as
+   * `redis://host:port`. Each submodel's elements then get a slot of their own.
+   */
+  cluster?: { nodes: readonly string[] };
 }
 
 /** The Repository port on Redis; see redis-layout.ts for the keys. */
@@ -47,8 +54,11 @@ export const BULK_COMMAND_TIMEOUT_MS = 120_000;
  */
 export async function createRedisRepository(options: RedisRepositoryOptions): Promise<RedisRepository> {
   const commandTimeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
-  const layout = redisLayout(options.keyPrefix ?? "tp");
-  const redis = createRedisClient(options.url, {
+  const cluster = options.cluster;
+  const layout = redisLayout(options.keyPrefix ?? "tp", { cluster: cluster !== undefined });
+  const connect = (settings: { commandTimeoutMs: number; connectionName: string; autoPipelining?: boolean }) =>
+    cluster ? createClusterClient(cluster.nodes, settings) : createRedisClient(options.url, settings);
+  const redis = connect({
     commandTimeoutMs,
     connectionName: `twinport-repository-${layout.prefix}`,
     autoPipelining: true,
@@ -61,7 +71,7 @@ export async function createRedisRepository(options: RedisRepositoryOptions): Pr
   let bulk: Promise<Redis> | undefined;
   const bulkClient = () =>
     (bulk ??= (async () => {
-      const client = createRedisClient(options.url, {
+      const client = connect({
         commandTimeoutMs: Math.max(commandTimeoutMs, BULK_COMMAND_TIMEOUT_MS),
         connectionName: `twinport-repository-${layout.prefix}-bulk`,
       });
@@ -69,8 +79,14 @@ export async function createRedisRepository(options: RedisRepositoryOptions): Pr
       return client;
     })());
   const commits = createCommitQueue(
-    async (batch) =>
-      runCommits(batch.some((c) => c.ops.length > LARGE_COMMIT_OPS) ? await bulkClient() : redis, layout, batch),
+    async (batch) => {
+      const large = batch.some((c) => c.ops.length > LARGE_COMMIT_OPS);
+      const client = large ? await bulkClient() : redis;
+      if (!cluster) return runCommits(client, layout, batch);
+      // A round's locks outlive the slowest call it may make; others wait for them up to a command timeout.
+      const lockMs = 3 * (large ? Math.max(commandTimeoutMs, BULK_COMMAND_TIMEOUT_MS) : commandTimeoutMs);
+      return runClusterCommits(client, layout, batch, { lockMs, waitMs: lockMs + commandTimeoutMs });
+    },
     (error) => error instanceof CommitEncodingError,
   );
 
@@ -186,14 +202,27 @@ export async function createRedisRepository(options: RedisRepositoryOptions): Pr
     },
 
     async readEvents(after, limit) {
-      return await readOutboxEvents(redis, layout.outbox, after, limit);
+      if (!cluster) return await readOutboxEvents(redis, layout.outbox, after, limit);
+      // Only up to the first pending seq: a later event's elements may not be written yet. A pending
+      // round in the range is applied first (the reader helps; a node away leaves it for later).
+      const seqs = await redisCall(eventSeqs(redis, layout));
+      let upTo = seqs.deliverable;
+      if (upTo < seqs.latest && upTo < after + limit) {
+        const helped = await applyPendingUpTo(redis, layout, after + limit).catch(() => 0);
+        if (helped > 0) upTo = await redisCall(deliverableSeq(redis, layout));
+      }
+      if (upTo <= after) return [];
+      return await readOutboxEvents(redis, layout.outbox, after, Math.min(limit, upTo - after));
     },
 
     async eventLogBounds() {
-      return await outboxBounds(redis, layout.outbox, layout.sequence);
+      const bounds = await outboxBounds(redis, layout.outbox, layout.sequence);
+      if (!cluster) return bounds;
+      return { ...bounds, latest: await redisCall(deliverableSeq(redis, layout)) };
     },
 
     async currentSeq() {
+      if (cluster) return await redisCall(deliverableSeq(redis, layout));
       return Number((await redisCall(redis.get(layout.sequence))) ?? 0);
     },
 
@@ -205,6 +234,7 @@ export async function createRedisRepository(options: RedisRepositoryOptions): Pr
       // state (events already committed must still be delivered).
       // The index version stays: an empty index is complete for an empty store.
       const keep = new Set([layout.sequence, layout.outbox, layout.key("relay:lease"), layout.termIndexVersion]);
+      if (cluster) return await redisCall(clearClusterStore(redis, layout, keep));
       let cursor = "0";
       do {
         const [next, found] = await redisCall(redis.scan(cursor, "MATCH", layout.pattern, "COUNT", 1000));
