@@ -361,3 +361,37 @@ test("PATCH $value: If-Match and If-None-Match answer the same, checked in the c
   );
   assert.match(fresh, /^HTTP\/1\.1 204 /);
 });
+
+test("PATCH $value: a body that arrived whole before the client went is written; a cut one is not", async () => {
+  const p = value("Dimensions.Width");
+  const read = async (port: number) =>
+    (await raw(port, requestBytes(port, { method: "GET", path: p }))).split("\r\n\r\n")[1];
+  /** Sends the request and closes the connection at once, without waiting for an answer. */
+  const sendAndGo = (port: number, request: Buffer) =>
+    new Promise<void>((resolve) => {
+      const socket = connect(port, "127.0.0.1", () => socket.end(request));
+      socket.on("close", () => resolve());
+      socket.on("error", () => resolve());
+      socket.resume();
+    });
+  const whole = (port: number) =>
+    Buffer.from(
+      `PATCH ${p} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: 4\r\n\r\n0.75`,
+    );
+  const before = taken;
+  await sendAndGo(generalPort, whole(generalPort));
+  await sendAndGo(hotPort, whole(hotPort));
+  assert.equal(taken, before + 1);
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  assert.equal(await read(generalPort), '{"Width":0.75}');
+  assert.equal(await read(hotPort), '{"Width":0.75}');
+  const cut = (port: number) =>
+    Buffer.from(
+      `PATCH ${p} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: 9\r\n\r\n0.12`,
+    );
+  await sendAndGo(generalPort, cut(generalPort));
+  await sendAndGo(hotPort, cut(hotPort));
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  assert.equal(await read(generalPort), '{"Width":0.75}');
+  assert.equal(await read(hotPort), '{"Width":0.75}');
+});

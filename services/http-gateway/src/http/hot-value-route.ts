@@ -116,15 +116,37 @@ export function hotValueRoute(deps: HotValueRouteDeps): HotRoute {
     const ifMatch = entityTags(incoming.headers["if-match"]);
     const ifNoneMatch = entityTags(incoming.headers["if-none-match"]);
     const chunks: Buffer[] = [];
-    const unreadable = () =>
+    let settled = false;
+    // The listeners stay: after the end they do nothing, and an error never goes unheard.
+    const received = () => {
+      if (settled) return;
+      settled = true;
+      commit();
+    };
+    // Cut off before the end: as the general path (node-server) does, a body that arrived whole
+    // before the connection went is still the request's body; anything less is a 400.
+    const broken = () => {
+      if (settled) return;
+      if (incoming.readableEnded) return received();
+      const errored = incoming.errored as NodeJS.ErrnoException | null;
+      if (incoming.complete && incoming.readableAborted && (!errored || errored.code === "ECONNRESET")) {
+        const rest = incoming.read() as Buffer | null;
+        if (rest !== null) chunks.push(rest);
+        let length = 0;
+        for (const chunk of chunks) length += chunk.length;
+        if (length === Number(incoming.headers["content-length"])) return received();
+      }
+      settled = true;
       fail(outgoing, "PATCH", correlationId, started, {
         code: "bad-request",
         message: "The request could not be read (malformed HTTP framing, or the client went away)",
       });
+    };
     incoming.on("data", (chunk: Buffer) => chunks.push(chunk));
-    incoming.once("error", unreadable);
-    incoming.once("end", () => {
-      incoming.off("error", unreadable);
+    incoming.once("end", received);
+    incoming.on("error", broken);
+    incoming.on("close", broken);
+    const commit = () => {
       let body: string;
       try {
         body = UTF8.decode(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
@@ -155,7 +177,7 @@ export function hotValueRoute(deps: HotValueRouteDeps): HotRoute {
         },
         (error: unknown) => fail(outgoing, "PATCH", correlationId, started, internal(error)),
       );
-    });
+    };
   };
 
   return (incoming, outgoing) => {
