@@ -170,13 +170,12 @@ export function createHttpServing(deps: HttpAppDeps): HttpServing {
 
 /**
  * The hot route answers as the general path does only where no middleware adds to or decides on a
- * request of its own: without a security section (authentication, access rules), CORS and the SNI
- * check. Its operations are served as the profiles say, like the route they shortcut.
+ * request of its own: without a security section (authentication, access rules) and CORS; the SNI
+ * check it makes itself (a mismatch goes the general path, which answers it). Its operations are served as the profiles say, like the route they shortcut.
  */
 function hotRouteOf(deps: HttpAppDeps, routes: readonly ApiRoute[]): { hotRoute?: HotRoute } {
   const { settings } = deps;
-  if (deps.hotRoutes === false || deps.security || settings.corsEnabled || (settings.sslEnabled && settings.sniEnabled))
-    return {};
+  if (deps.hotRoutes === false || deps.security || settings.corsEnabled) return {};
   const route = routes.find((candidate) => `${API_PREFIX}${candidate.path}` === HOT_VALUE_ROUTE);
   const served = (method: string) =>
     route?.operations.some(
@@ -193,6 +192,7 @@ function hotRouteOf(deps: HttpAppDeps, routes: readonly ApiRoute[]): { hotRoute?
       includeErrorDetails: settings.includeErrorDetails,
       maxRequestBodySize: settings.maxRequestBodySize,
       serves,
+      sniCheck: settings.sslEnabled && settings.sniEnabled,
     }),
   };
 }

@@ -8,6 +8,7 @@ import { entityTags, etagOf } from "./preconditions.ts";
 import { jsonText, RAW_VALUE } from "./reply-response.ts";
 import { isJsonMediaType } from "./request-body.ts";
 import { observeAnswered } from "./request-metrics.ts";
+import { sniHostMatches } from "./sni-host-check.ts";
 
 /** The route template the general path reports this route under (metrics label, log line). */
 export const HOT_VALUE_ROUTE = "/api/v3.0/submodels/:submodelIdentifier/submodel-elements/:idShortPath/$value";
@@ -21,6 +22,8 @@ export interface HotValueRouteDeps {
   maxRequestBodySize: number;
   /** Which of the route's operations the endpoint's profiles serve. */
   serves: { get: boolean; patch: boolean };
+  /** `sniEnabled` on HTTPS: a Host other than the TLS server name is the general path's 400. */
+  sniCheck: boolean;
 }
 
 /** Answers the request and returns true, or returns false without having touched it. */
@@ -46,7 +49,7 @@ const JSON_CONTENT_TYPE = "application/json";
  * declared JSON body within the limit. The answer is what the general path gives, byte for byte
  * (hot-value-route.test.ts compares both on the wire): the same correlation id header set first,
  * the same headers in the same order, the same Result bodies, metrics series and log lines.
- * Endpoints with a security section, CORS or SNI checks do not use it (create-http-app.ts).
+ * Endpoints with a security section or CORS do not use it (create-http-app.ts).
  */
 export function hotValueRoute(deps: HotValueRouteDeps): HotRoute {
   const { store, origin, metrics, logger } = deps;
@@ -193,6 +196,7 @@ export function hotValueRoute(deps: HotValueRouteDeps): HotRoute {
     const headers = incoming.headers;
     const host = headers.host;
     if (host === undefined || !PLAIN_HOST.test(host)) return false;
+    if (deps.sniCheck && !sniHostMatches(incoming.socket, host)) return false;
     if (isGet) {
       const accept = headers.accept;
       if (accept !== undefined && accept.trim() !== "" && !isAcceptable(accept, JSON_CONTENT_TYPE)) return false;
