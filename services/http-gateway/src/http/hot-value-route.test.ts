@@ -273,6 +273,20 @@ test("PATCH $value: bodies and headers the general path decides on answer the sa
   await both({ method: "PATCH", path: `${p}?level=core`, headers: { ...id(7), ...json }, body: "12" }, false);
   await both({ method: "PATCH", path: `${p}?level=deep`, headers: { ...id(8), ...json }, body: "13" }, false);
   await both({ method: "PATCH", path: value("$path"), headers: { ...id(9), ...json }, body: "13" }, false);
+  // Two Content-Lengths and two Hosts: Node keeps the first, the general path reads both joined.
+  for (const [n, extra] of [
+    "Content-Length: 2\r\nContent-Length: 2\r\n",
+    "Content-Length: 2\r\nHost: elsewhere.example\r\n",
+  ].entries()) {
+    const request = (port: number) =>
+      Buffer.from(
+        `PATCH ${p} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nX-Correlation-Id: twice-${n}\r\nContent-Type: application/json\r\n${extra}\r\n15`,
+      );
+    const before = taken;
+    const hot = await raw(hotPort, request(hotPort));
+    assert.equal(taken, before, `handed on: ${extra}`);
+    assert.equal(comparable(hot, false), comparable(await raw(generalPort, request(generalPort)), false));
+  }
   // Two Content-Types: Node keeps the first, the general path reads both joined (415).
   const twice = (port: number) =>
     Buffer.from(

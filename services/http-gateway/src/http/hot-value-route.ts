@@ -97,15 +97,18 @@ export function hotValueRoute(deps: HotValueRouteDeps): HotRoute {
       origin,
       correlationId,
     };
-    store.execute(command, RAW_VALUE).then(
-      (reply) => {
-        if (!reply.ok) return fail(outgoing, "GET", correlationId, started, reply.error);
-        const ok = reply as ReplyOk<unknown>;
-        const etag = ok.revision === undefined ? undefined : etagOf(ok.revision);
-        finish(outgoing, "GET", correlationId, started, 200, jsonText(ok.value), etag);
-      },
-      (error: unknown) => fail(outgoing, "GET", correlationId, started, internal(error)),
-    );
+    store
+      .execute(command, RAW_VALUE)
+      .then(
+        (reply) => {
+          if (!reply.ok) return fail(outgoing, "GET", correlationId, started, reply.error);
+          const ok = reply as ReplyOk<unknown>;
+          const etag = ok.revision === undefined ? undefined : etagOf(ok.revision);
+          finish(outgoing, "GET", correlationId, started, 200, jsonText(ok.value), etag);
+        },
+        (error: unknown) => fail(outgoing, "GET", correlationId, started, internal(error)),
+      )
+      .catch(() => outgoing.destroy());
   };
 
   const patch = (
@@ -173,13 +176,17 @@ export function hotValueRoute(deps: HotValueRouteDeps): HotRoute {
         params.preconditions = preconditions;
       }
       const command = { type: "PatchSubmodelElementValueByPath", params, origin, correlationId } as Command;
-      store.execute(command).then(
-        (reply) => {
-          if (!reply.ok) return fail(outgoing, "PATCH", correlationId, started, reply.error);
-          finish(outgoing, "PATCH", correlationId, started, 204, null, undefined);
-        },
-        (error: unknown) => fail(outgoing, "PATCH", correlationId, started, internal(error)),
-      );
+      store
+        .execute(command)
+        .then(
+          (reply) => {
+            if (!reply.ok) return fail(outgoing, "PATCH", correlationId, started, reply.error);
+            finish(outgoing, "PATCH", correlationId, started, 204, null, undefined);
+          },
+          (error: unknown) => fail(outgoing, "PATCH", correlationId, started, internal(error)),
+        )
+        // Writing the answer failed (as node-server does then): the connection goes, nothing crashes.
+        .catch(() => outgoing.destroy());
     };
   };
 
@@ -207,9 +214,10 @@ export function hotValueRoute(deps: HotValueRouteDeps): HotRoute {
       const length = Number(declared);
       if (length === 0 || length > deps.maxRequestBodySize) return false;
       if (headers["idempotency-key"] !== undefined || !isJsonMediaType(headers["content-type"])) return false;
-      // Node keeps the first of two Content-Types, the web Headers the general path reads joins them.
-      if (repeatsContentType(incoming.rawHeaders)) return false;
     }
+    // Node keeps the first of two Content-Types, Content-Lengths or Hosts; the web Headers the
+    // general path reads joins them (and then refuses them): such requests are its to answer.
+    if (repeatsSingleHeader(incoming.rawHeaders)) return false;
     let submodelId: string;
     try {
       submodelId = identifierOf(match[1]!, "submodelIdentifier");
@@ -226,13 +234,21 @@ export function hotValueRoute(deps: HotValueRouteDeps): HotRoute {
   };
 }
 
-function repeatsContentType(raw: string[]): boolean {
-  let seen = false;
+function repeatsSingleHeader(raw: string[]): boolean {
+  let type = false;
+  let length = false;
+  let host = false;
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i]!;
     if (name.length === 12 && name.toLowerCase() === "content-type") {
-      if (seen) return true;
-      seen = true;
+      if (type) return true;
+      type = true;
+    } else if (name.length === 14 && name.toLowerCase() === "content-length") {
+      if (length) return true;
+      length = true;
+    } else if (name.length === 4 && name.toLowerCase() === "host") {
+      if (host) return true;
+      host = true;
     }
   }
   return false;
