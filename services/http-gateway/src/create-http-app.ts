@@ -171,7 +171,8 @@ export function createHttpServing(deps: HttpAppDeps): HttpServing {
 /**
  * The hot route answers as the general path does only where no middleware adds to or decides on a
  * request of its own: without a security section (authentication, access rules) and CORS; the SNI
- * check it makes itself (a mismatch goes the general path, which answers it). Its operations are served as the profiles say, like the route they shortcut.
+ * check it makes itself (a mismatch goes the general path, which answers it). Its operations are
+ * served as the profiles say, like the route they shortcut.
  */
 function hotRouteOf(deps: HttpAppDeps, routes: readonly ApiRoute[]): { hotRoute?: HotRoute } {
   const { settings } = deps;
