@@ -1,4 +1,11 @@
-import type { Logger, ProcessMetrics, ReplyError, SecurityConfig, StoreClient } from "@twinport/shared";
+import {
+  ANONYMOUS,
+  type Logger,
+  type ProcessMetrics,
+  type ReplyError,
+  type SecurityConfig,
+  type StoreClient,
+} from "@twinport/shared";
 import { Hono } from "hono";
 import { authentication, createAuthenticator } from "./authentication/authenticate.ts";
 import { mountConsole } from "./console/console-routes.ts";
@@ -170,13 +177,14 @@ export function createHttpServing(deps: HttpAppDeps): HttpServing {
 
 /**
  * The hot route answers as the general path does only where no middleware adds to or decides on a
- * request of its own: without a security section (authentication, access rules) and CORS; the SNI
- * check it makes itself (a mismatch goes the general path, which answers it). Its operations are
- * served as the profiles say, like the route they shortcut.
+ * request of its own: without CORS and client certificates. With a security section it takes only
+ * requests without an Authorization header, whose principal is ANONYMOUS (the engine checks the
+ * rules); the SNI check it makes itself (a mismatch goes the general path, which answers it). Its
+ * operations are served as the profiles say, like the route they shortcut.
  */
 function hotRouteOf(deps: HttpAppDeps, routes: readonly ApiRoute[]): { hotRoute?: HotRoute } {
   const { settings } = deps;
-  if (deps.hotRoutes === false || deps.security || settings.corsEnabled) return {};
+  if (deps.hotRoutes === false || settings.corsEnabled || deps.security?.authentication.clientCertificates) return {};
   const route = routes.find((candidate) => `${API_PREFIX}${candidate.path}` === HOT_VALUE_ROUTE);
   const served = (method: string) =>
     route?.operations.some(
@@ -194,6 +202,8 @@ function hotRouteOf(deps: HttpAppDeps, routes: readonly ApiRoute[]): { hotRoute?
       maxRequestBodySize: settings.maxRequestBodySize,
       serves,
       sniCheck: settings.sslEnabled && settings.sniEnabled,
+      // authentication.ts's principal of a request without credentials; the others go the general path.
+      ...(deps.security ? { anonymous: ANONYMOUS } : {}),
     }),
   };
 }

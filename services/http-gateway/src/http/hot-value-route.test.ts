@@ -4,10 +4,18 @@ import type { AddressInfo } from "node:net";
 import { connect } from "node:net";
 import { after, before, test } from "node:test";
 import { getRequestListener } from "@hono/node-server";
-import { createProcessMetrics, type ProcessMetrics } from "@twinport/shared";
+import {
+  compileAccessPolicy,
+  createDirectStoreClient,
+  createEngine,
+  createInProcessEventBus,
+  createMemoryRepository,
+  createProcessMetrics,
+  type ProcessMetrics,
+} from "@twinport/shared";
 import { createHttpServing } from "../create-http-app.ts";
 import { DEFAULT_HTTP_ENDPOINT_SETTINGS, type HttpEndpointSettings } from "../http-endpoint-settings.ts";
-import { b64, type ExampleStore, exampleStore } from "../test-support/example-store.ts";
+import { b64, EXAMPLE_MODEL_TEXT, type ExampleStore, exampleStore } from "../test-support/example-store.ts";
 
 // The hot route (docs/adr/0045) must answer exactly what the general path answers: the same bytes
 // on the wire (status line, headers in order, body), only the Date header and the Result
@@ -310,7 +318,7 @@ test("the hot route counts requests and logs them as the general path does", asy
   assert.equal(hot, await series(generalMetrics));
 });
 
-test("an endpoint with CORS, a security section or no Submodel Repository profile has no hot route; one with SNI checks has", () => {
+test("an endpoint with CORS, client certificates or no Submodel Repository profile has no hot route; one with SNI checks or rules has", () => {
   const settings: HttpEndpointSettings = { ...DEFAULT_HTTP_ENDPOINT_SETTINGS, sslEnabled: false };
   const store = example.store;
   assert.ok(createHttpServing({ store, settings }).hotRoute);
@@ -321,11 +329,13 @@ test("an endpoint with CORS, a security section or no Submodel Repository profil
     createHttpServing({ store, settings: { ...settings, profiles: ["AAS_REPOSITORY_FULL"] } }).hotRoute,
     undefined,
   );
+  // With a security section: for anonymous requests; not with client certificates (checked per TLS socket).
+  assert.ok(createHttpServing({ store, settings, security: { authentication: {}, rules: [] } as never }).hotRoute);
   assert.equal(
     createHttpServing({
       store,
       settings,
-      security: { authentication: {}, rules: [] } as never,
+      security: { authentication: { clientCertificates: { trustedCaFiles: [] } }, rules: [] } as never,
     }).hotRoute,
     undefined,
   );
@@ -406,4 +416,73 @@ test("PATCH $value: a body that arrived whole before the client went is written;
   await new Promise((resolve) => setTimeout(resolve, 100));
   assert.equal(await read(generalPort), '{"Width":0.75}');
   assert.equal(await read(hotPort), '{"Width":0.75}');
+});
+
+test("with a security section: anonymous requests answer the same (granted, refused with 401), credentials go the general path", async () => {
+  // The engine checks the rules (docs/adr/0024): anonymous may read technical-data-1 and write one Property of it.
+  const rules = [
+    {
+      subjects: [{ anonymous: true }],
+      rights: ["READ"],
+      objects: [{ submodels: "https://example.org/submodels/technical-data-1" }],
+    },
+    {
+      subjects: [{ anonymous: true }],
+      rights: ["UPDATE"],
+      objects: [{ submodels: "https://example.org/submodels/technical-data-1", idShortPath: "MaxRotationSpeed" }],
+    },
+  ];
+  const repository = createMemoryRepository();
+  const bus = createInProcessEventBus();
+  const engine = createEngine({ repository, bus, access: compileAccessPolicy(rules as never) });
+  const store = createDirectStoreClient(engine);
+  const loaded = await store.execute({ type: "LoadEnvironment", params: { body: EXAMPLE_MODEL_TEXT } });
+  assert.ok(loaded.ok);
+  const security = { authentication: {}, roleAssignments: [], rules } as never;
+  const settings: HttpEndpointSettings = { ...DEFAULT_HTTP_ENDPOINT_SETTINGS, sslEnabled: false };
+  const metrics = createProcessMetrics("http-gateway");
+  const serve = async (hot: boolean) => {
+    const { app, hotRoute } = createHttpServing({ store, settings, metrics, security, hotRoutes: hot });
+    assert.equal(hotRoute !== undefined, hot);
+    const general = getRequestListener(app.fetch);
+    const server = createServer((incoming, outgoing) => {
+      if (hotRoute?.(incoming, outgoing)) taken++;
+      else general(incoming, outgoing);
+    });
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    return (server.address() as AddressInfo).port;
+  };
+  const [savedHot, savedGeneral] = [hotPort, generalPort];
+  try {
+    hotPort = await serve(true);
+    generalPort = await serve(false);
+    const json = { "Content-Type": "application/json" };
+    const other = b64("https://example.org/submodels/technical-data-2");
+    await both({ method: "GET", path: value("MaxRotationSpeed"), headers: id(1) }, true);
+    await both({ method: "GET", path: value("MaxRotationSpeed", other), headers: id(2) }, true);
+    await both({ method: "GET", path: value("NoSuchElement"), headers: id(3) }, true);
+    await both(
+      { method: "PATCH", path: value("MaxRotationSpeed"), headers: { ...id(4), ...json }, body: "4100" },
+      true,
+    );
+    await both({ method: "PATCH", path: value("Dimensions.Width"), headers: { ...id(5), ...json }, body: "0.6" }, true);
+    await both(
+      { method: "PATCH", path: value("MaxRotationSpeed", other), headers: { ...id(6), ...json }, body: "1" },
+      true,
+    );
+    const { hot } = await both({ method: "GET", path: value("MaxRotationSpeed", other), headers: id(7) }, true);
+    assert.match(hot, /^HTTP\/1\.1 401 [^]*\r\nwww-authenticate: Bearer realm="twinport"\r\n/);
+    await both(
+      { method: "GET", path: value("MaxRotationSpeed"), headers: { ...id(8), Authorization: "Bearer x.y.z" } },
+      false,
+    );
+    await both(
+      { method: "GET", path: value("MaxRotationSpeed"), headers: { ...id(9), Authorization: "Basic eDp5" } },
+      false,
+    );
+  } finally {
+    [hotPort, generalPort] = [savedHot, savedGeneral];
+    await engine.close();
+  }
 });

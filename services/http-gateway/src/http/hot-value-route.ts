@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Command, Logger, ProcessMetrics, ReplyError, ReplyOk, StoreClient } from "@twinport/shared";
+import type { Command, Logger, Principal, ProcessMetrics, ReplyError, ReplyOk, StoreClient } from "@twinport/shared";
 import { isAcceptable } from "./content-negotiation.ts";
 import { CORRELATION_ID_HEADER, correlationIdOf } from "./correlation-id.ts";
 import { errorAnswer } from "./error-response.ts";
@@ -24,6 +24,12 @@ export interface HotValueRouteDeps {
   serves: { get: boolean; patch: boolean };
   /** `sniEnabled` on HTTPS: a Host other than the TLS server name is the general path's 400. */
   sniCheck: boolean;
+  /**
+   * With a security section (and no client certificates): the principal of a request without an
+   * Authorization header, as authentication.ts gives it (ANONYMOUS); requests with one are handed
+   * on. Absent: no security section, commands carry no principal.
+   */
+  anonymous?: Principal;
 }
 
 /** Answers the request and returns true, or returns false without having touched it. */
@@ -49,10 +55,17 @@ const JSON_CONTENT_TYPE = "application/json";
  * declared JSON body within the limit. The answer is what the general path gives, byte for byte
  * (hot-value-route.test.ts compares both on the wire): the same correlation id header set first,
  * the same headers in the same order, the same Result bodies, metrics series and log lines.
- * Endpoints with a security section or CORS do not use it (create-http-app.ts).
+ * With a security section only anonymous requests are taken (no Authorization header, no client
+ * certificates configured); endpoints with CORS do not use it (create-http-app.ts).
  */
 export function hotValueRoute(deps: HotValueRouteDeps): HotRoute {
   const { store, origin, metrics, logger } = deps;
+  const principal = deps.anonymous;
+  // The command as command-sender.ts builds it: the principal last, only with a security section.
+  const commandOf = (type: string, params: Record<string, unknown>, correlationId: string): Command =>
+    (principal
+      ? { type, params, origin, correlationId, principal }
+      : { type, params, origin, correlationId }) as Command;
 
   const finish = (
     outgoing: ServerResponse,
@@ -77,9 +90,21 @@ export function hotValueRoute(deps: HotValueRouteDeps): HotRoute {
     started: number,
     error: ReplyError,
   ) => {
-    const answer = errorAnswer(error, { includeErrorDetails: deps.includeErrorDetails, anonymous: false });
+    const answer = errorAnswer(error, {
+      includeErrorDetails: deps.includeErrorDetails,
+      anonymous: principal !== undefined,
+    });
     outgoing.statusCode = answer.status;
-    for (const name in answer.headers) outgoing.setHeader(name, answer.headers[name]!);
+    const names = Object.keys(answer.headers);
+    if (names.length === 1) outgoing.setHeader(names[0]!, answer.headers[names[0]!]!);
+    else {
+      // Hono's c.body makes a web Headers of more than one header (the 401's WWW-Authenticate), and
+      // node-server writes that as lower-case names in sorted order, then its own Content-Length.
+      const lower = names.map((name) => [name.toLowerCase(), answer.headers[name]!] as const);
+      lower.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      for (const [name, text] of lower) outgoing.setHeader(name, text);
+      outgoing.setHeader("Content-Length", Buffer.byteLength(answer.body));
+    }
     outgoing.end(answer.body);
     if (metrics) observeAnswered(method, HOT_VALUE_ROUTE, answer.status, correlationId, metrics, logger, started);
   };
@@ -91,12 +116,11 @@ export function hotValueRoute(deps: HotValueRouteDeps): HotRoute {
   };
 
   const get = (outgoing: ServerResponse, correlationId: string, started: number, submodelId: string, path: string) => {
-    const command: Command = {
-      type: "GetSubmodelElementByPath",
-      params: { submodelId, idShortPath: path, modifiers: { extent: "withoutBlobValue", content: "value" } },
-      origin,
+    const command = commandOf(
+      "GetSubmodelElementByPath",
+      { submodelId, idShortPath: path, modifiers: { extent: "withoutBlobValue", content: "value" } },
       correlationId,
-    };
+    );
     store
       .execute(command, RAW_VALUE)
       .then(
@@ -175,7 +199,7 @@ export function hotValueRoute(deps: HotValueRouteDeps): HotRoute {
         if (ifNoneMatch !== undefined) preconditions.ifNoneMatch = ifNoneMatch;
         params.preconditions = preconditions;
       }
-      const command = { type: "PatchSubmodelElementValueByPath", params, origin, correlationId } as Command;
+      const command = commandOf("PatchSubmodelElementValueByPath", params, correlationId);
       store
         .execute(command)
         .then(
@@ -204,6 +228,7 @@ export function hotValueRoute(deps: HotValueRouteDeps): HotRoute {
     const host = headers.host;
     if (host === undefined || !PLAIN_HOST.test(host)) return false;
     if (deps.sniCheck && !sniHostMatches(incoming.socket, host)) return false;
+    if (principal && headers.authorization !== undefined) return false;
     if (isGet) {
       const accept = headers.accept;
       if (accept !== undefined && accept.trim() !== "" && !isAcceptable(accept, JSON_CONTENT_TYPE)) return false;
