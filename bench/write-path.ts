@@ -10,7 +10,7 @@
  * Plain HTTP everywhere, so TLS cost does not blur the comparison. Ratios are taken within each
  * round (this machine's speed drifts) and their median over the rounds is reported.
  *
- * With BENCH_RULES=1 one more variant: embedded with a security section (52 rules; the anonymous
+ * With BENCH_RULES=1 one more variant, "embedded with rules": embedded with a security section (52 rules; the anonymous
  * caller's READ and UPDATE granted by an id pattern), so every request is checked (ADR 0024).
  *
  * Run: npm run bench -- write-path    (BENCH_SECONDS=3 BENCH_ROUNDS=3 BENCH_CONNECTIONS=16; BENCH_ONLY=PATCH
@@ -217,7 +217,7 @@ try {
     });
     processes.push(secured);
     withRules.push({
-      name: "embedded, access rules",
+      name: "embedded with rules",
       base: `http://127.0.0.1:${securedHttp.port}/api/v3.0`,
       pids: { twinport: secured.child.pid! },
     });

@@ -1,15 +1,23 @@
-import type { Logger, ProcessMetrics, ReplyError, SecurityConfig, StoreClient } from "@twinport/shared";
+import {
+  ANONYMOUS,
+  type Logger,
+  type ProcessMetrics,
+  type ReplyError,
+  type SecurityConfig,
+  type StoreClient,
+} from "@twinport/shared";
 import { Hono } from "hono";
 import { authentication, createAuthenticator } from "./authentication/authenticate.ts";
 import { mountConsole } from "./console/console-routes.ts";
 import type { EventHub } from "./events/event-hub.ts";
 import { ApiError, badRequest } from "./http/api-error.ts";
 import { apiRequestChecks } from "./http/api-request-checks.ts";
-import { API_PREFIX, MethodNotAllowed, mountApiRoutes } from "./http/api-routes.ts";
+import { API_PREFIX, type ApiRoute, MethodNotAllowed, mountApiRoutes } from "./http/api-routes.ts";
 import { commandSender } from "./http/command-sender.ts";
 import { corsPolicy } from "./http/cors-policy.ts";
 import { errorResponse } from "./http/error-response.ts";
 import { type GatewayContext, incomingMessageOf } from "./http/gateway-env.ts";
+import { HOT_VALUE_ROUTE, type HotRoute, hotValueRoute } from "./http/hot-value-route.ts";
 import { RememberingRouter } from "./http/remembering-router.ts";
 import { requestFrame } from "./http/request-frame.ts";
 import { anonymousUnlessAuthenticated } from "./http/request-principal.ts";
@@ -17,6 +25,7 @@ import { routingPathWithPrefix } from "./http/routing-path.ts";
 import { sniHostCheck } from "./http/sni-host-check.ts";
 import type { HttpEndpointSettings } from "./http-endpoint-settings.ts";
 import {
+  isServed,
   SHELL_REPOSITORY,
   SUBMODEL_API_BELOW_SHELL,
   SUBMODEL_API_IN_REPOSITORY,
@@ -47,6 +56,17 @@ export interface HttpAppDeps {
   security?: SecurityConfig;
   /** The process's event hub, for GET /events (absent: that path answers 503). */
   events?: EventHub;
+  /**
+   * Answer the plain GET/PATCH of an element's `$value` without Hono (http/hot-value-route.ts,
+   * docs/adr/0045). Default true; tests turn it off to compare it with the general path.
+   */
+  hotRoutes?: boolean;
+}
+
+/** The app, and the hot route to try before it (undefined where the endpoint cannot use it). */
+export interface HttpServing {
+  app: Hono;
+  hotRoute?: HotRoute;
 }
 
 /**
@@ -54,6 +74,11 @@ export interface HttpAppDeps {
  * replies become responses. No model logic lives here.
  */
 export function createHttpApp(deps: HttpAppDeps): Hono {
+  return createHttpServing(deps).app;
+}
+
+/** createHttpApp with the hot route beside it, for a Node server (start-http-endpoint.ts). */
+export function createHttpServing(deps: HttpAppDeps): HttpServing {
   const { settings } = deps;
   const send = commandSender(deps.store, deps.origin ?? "http");
   // "%24" for "$" and one trailing slash are read as the path the client means, and FA³ST's
@@ -147,7 +172,40 @@ export function createHttpApp(deps: HttpAppDeps): Hono {
   app.all(API_PREFIX, unknownApiPath);
   app.all(`${API_PREFIX}/*`, unknownApiPath);
   if (settings.consoleEnabled) mountConsole(app);
-  return app;
+  return { app, ...hotRouteOf(deps, routes) };
+}
+
+/**
+ * The hot route answers as the general path does only where no middleware adds to or decides on a
+ * request of its own: without CORS and client certificates. With a security section it takes only
+ * requests without an Authorization header, whose principal is ANONYMOUS (the engine checks the
+ * rules); the SNI check it makes itself (a mismatch goes the general path, which answers it). Its
+ * operations are served as the profiles say, like the route they shortcut.
+ */
+function hotRouteOf(deps: HttpAppDeps, routes: readonly ApiRoute[]): { hotRoute?: HotRoute } {
+  const { settings } = deps;
+  if (deps.hotRoutes === false || settings.corsEnabled || deps.security?.authentication.clientCertificates) return {};
+  const route = routes.find((candidate) => `${API_PREFIX}${candidate.path}` === HOT_VALUE_ROUTE);
+  const served = (method: string) =>
+    route?.operations.some(
+      (operation) => operation.method === method && isServed(operation.profiles, settings.profiles),
+    ) ?? false;
+  const serves = { get: served("GET"), patch: served("PATCH") };
+  if (!serves.get && !serves.patch) return {};
+  return {
+    hotRoute: hotValueRoute({
+      store: deps.store,
+      origin: deps.origin ?? "http",
+      ...(deps.metrics ? { metrics: deps.metrics } : {}),
+      ...(deps.logger ? { logger: deps.logger } : {}),
+      includeErrorDetails: settings.includeErrorDetails,
+      maxRequestBodySize: settings.maxRequestBodySize,
+      serves,
+      sniCheck: settings.sslEnabled && settings.sniEnabled,
+      // authentication.ts's principal of a request without credentials; the others go the general path.
+      ...(deps.security ? { anonymous: ANONYMOUS } : {}),
+    }),
+  };
 }
 
 function replyErrorOf(error: unknown, c: GatewayContext): ReplyError {

@@ -167,6 +167,44 @@ describe("startHttpEndpoint over real sockets", () => {
     await stop(endpoint);
   });
 
+  it("sniEnabled on the hot route of $value (ADR 0045): the same 400 for a foreign Host, the same value for the right one", async () => {
+    const hot = await start();
+    const general = await startHttpEndpoint({
+      store: example.store,
+      settings: httpEndpointSettings({ host: "127.0.0.1", port: 0 }),
+      stateDir: join(dir, "state"),
+      hotRoutes: false,
+    });
+    running.push(general);
+    const ca = caOf();
+    const path = `/api/v3.0/submodels/${b64(SUBMODEL_1)}/submodel-elements/MaxRotationSpeed/$value`;
+    const ask = async (endpoint: RunningHttpEndpoint, host: string) => {
+      const answer = await socketRequest({
+        url: endpoint.url,
+        path,
+        servername: "localhost",
+        headers: { Host: host, "X-Correlation-Id": "sni-hot" },
+        ca,
+      });
+      const { date: _date, ...headers } = answer.headers;
+      return {
+        status: answer.status,
+        headers,
+        names: answer.rawHeaderNames,
+        body: answer.body.replace(/"timestamp":"[^"]*"/, '"timestamp":"*"'),
+      };
+    };
+    for (const host of ["localhost", "elsewhere.example"]) {
+      const fromHot = await ask(hot, `${host}:${hot.port}`);
+      const fromGeneral = await ask(general, `${host}:${general.port}`);
+      assert.deepEqual(fromHot, fromGeneral);
+      if (host === "localhost") assert.equal(fromHot.body, '{"MaxRotationSpeed":5000}');
+      else assert.match(JSON.parse(fromHot.body).messages[0].text, /sniEnabled/);
+    }
+    await stop(general);
+    await stop(hot);
+  });
+
   it("sniEnabled: a Host that differs from the TLS server name is refused; off, it is served", async () => {
     const endpoint = await start();
     const ca = caOf();

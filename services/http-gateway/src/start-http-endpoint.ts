@@ -1,4 +1,4 @@
-import type { Server } from "node:http";
+import { createServer as createHttpServer, type RequestListener, type Server } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
@@ -12,7 +12,7 @@ import {
   type StoreClient,
 } from "@twinport/shared";
 import { trustedClientCas } from "./authentication/trusted-client-cas.ts";
-import { createHttpApp } from "./create-http-app.ts";
+import { createHttpServing } from "./create-http-app.ts";
 import type { EventHub } from "./events/event-hub.ts";
 import { API_PREFIX } from "./http/api-routes.ts";
 import { answerClientErrors } from "./http/client-error.ts";
@@ -34,6 +34,8 @@ export interface HttpEndpointDeps {
   security?: SecurityConfig;
   /** The process's event hub (GET /events). */
   events?: EventHub;
+  /** Default true: the hot route of create-http-app.ts; tests turn it off to compare with the general path. */
+  hotRoutes?: boolean;
 }
 
 export interface RunningHttpEndpoint {
@@ -54,13 +56,14 @@ export async function startHttpEndpoint(deps: HttpEndpointDeps): Promise<Running
       `security.authentication.clientCertificates needs HTTPS: the HTTP endpoint on port ${settings.port} has sslEnabled false`,
     );
   }
-  const app = createHttpApp({
+  const { app, hotRoute } = createHttpServing({
     store: deps.store,
     settings,
     metrics: deps.metrics,
     logger: deps.logger,
     security,
     ...(deps.events ? { events: deps.events } : {}),
+    ...(deps.hotRoutes === false ? { hotRoutes: false } : {}),
   });
   const tls = settings.sslEnabled ? await tlsCredentials(settings, deps.stateDir) : undefined;
   // Mutual TLS: ask for a client certificate and verify it against the configured CAs only, but do
@@ -69,10 +72,24 @@ export async function startHttpEndpoint(deps: HttpEndpointDeps): Promise<Running
   const mutualTls = clientCertificates
     ? { ca: await trustedClientCas(clientCertificates.trustedCaFiles), requestCert: true, rejectUnauthorized: false }
     : {};
+  // The hot route (docs/adr/0045) sees each request first and hands on what it does not answer.
+  const makeServer = (tls ? createHttpsServer : createHttpServer) as (
+    options: object,
+    listener: RequestListener,
+  ) => Server;
   const server = createAdaptorServer({
     fetch: app.fetch,
-    ...(tls ? { createServer: createHttpsServer, serverOptions: { key: tls.key, cert: tls.cert, ...mutualTls } } : {}),
-  }) as Server;
+    createServer: (options: object, general: RequestListener) =>
+      makeServer(
+        options,
+        hotRoute
+          ? (incoming, outgoing) => {
+              if (!hotRoute(incoming, outgoing)) general(incoming, outgoing);
+            }
+          : general,
+      ),
+    ...(tls ? { serverOptions: { key: tls.key, cert: tls.cert, ...mutualTls } } : {}),
+  } as Parameters<typeof createAdaptorServer>[0]) as Server;
   answerClientErrors(server, { metrics: deps.metrics, logger: deps.logger });
 
   await listen(server, settings);

@@ -15,11 +15,15 @@ const ACCEPTABLE = /^[\x21-\x7e]{1,128}$/;
  * sets the header on `c.res` after the handler.
  */
 export function takeCorrelationId(c: GatewayContext): boolean {
-  const given = c.req.header(CORRELATION_ID_HEADER);
-  const id = given !== undefined && ACCEPTABLE.test(given) ? given : randomUUID();
+  const id = correlationIdOf(c.req.header(CORRELATION_ID_HEADER));
   c.set("correlationId", id);
   const outgoing = outgoingMessageOf(c);
   if (!outgoing) return false;
   outgoing.setHeader(CORRELATION_ID_HEADER, id);
   return true;
+}
+
+/** The client's X-Correlation-Id when it is a plain, bounded token; otherwise a new one. */
+export function correlationIdOf(given: string | undefined): string {
+  return given !== undefined && ACCEPTABLE.test(given) ? given : randomUUID();
 }

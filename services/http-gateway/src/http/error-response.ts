@@ -11,7 +11,19 @@ export function errorResponse(
   options: { includeErrorDetails: boolean; headers?: Record<string, string> },
 ): Response {
   // Refused and anonymous: authenticating may help, so 401 with a challenge (issue 13), not 403.
-  const unauthenticated = error.code === "forbidden" && principalOf(c)?.kind === "anonymous";
+  const { status, body, headers } = errorAnswer(error, {
+    ...options,
+    anonymous: principalOf(c)?.kind === "anonymous",
+  });
+  return c.body(body, status as 400, headers);
+}
+
+/** errorResponse's status, body and headers, for an answer given without a Hono context (hot-value-route.ts). */
+export function errorAnswer(
+  error: ReplyError,
+  options: { includeErrorDetails: boolean; anonymous: boolean; headers?: Record<string, string> },
+): { status: number; body: string; headers: Record<string, string> } {
+  const unauthenticated = error.code === "forbidden" && options.anonymous;
   const status = unauthenticated ? 401 : httpStatusOf(error.code);
   const body = resultBody(status, error, { includeErrorDetails: options.includeErrorDetails, now: new Date() });
   const headers: Record<string, string> = {
@@ -21,5 +33,5 @@ export function errorResponse(
   };
   // After a 413 the rest of an oversized body is not worth reading: tell the client we hang up.
   if (status === 413) headers.Connection = "close";
-  return c.body(JSON.stringify(body), status as 400, headers);
+  return { status, body: JSON.stringify(body), headers };
 }

@@ -15,19 +15,32 @@ export function observeRequest(
   logger: Logger | undefined,
   started: number,
 ): void {
-  const seconds = (performance.now() - started) / 1000;
   // After next(), the last handler that ran is the route that answered (or a catch-all).
-  const route = routePath(c) || "unmatched";
-  const status = c.res.status;
-  metrics.observeHttpRequest(c.req.method, route, status, seconds);
+  observeAnswered(
+    c.req.method,
+    routePath(c) || "unmatched",
+    c.res.status,
+    c.get("correlationId"),
+    metrics,
+    logger,
+    started,
+  );
+}
+
+/** observeRequest for an answer given without a Hono context (hot-value-route.ts): the same series and log line. */
+export function observeAnswered(
+  method: string,
+  route: string,
+  status: number,
+  correlationId: string,
+  metrics: ProcessMetrics,
+  logger: Logger | undefined,
+  started: number,
+): void {
+  const seconds = (performance.now() - started) / 1000;
+  metrics.observeHttpRequest(method, route, status, seconds);
   if (logger && (status >= 500 || logger.isLevelEnabled("debug"))) {
-    const fields = {
-      method: c.req.method,
-      route,
-      status,
-      ms: Math.round(seconds * 10_000) / 10,
-      correlationId: c.get("correlationId"),
-    };
+    const fields = { method, route, status, ms: Math.round(seconds * 10_000) / 10, correlationId };
     if (status >= 500) logger.warn(fields, "request failed");
     else logger.debug(fields, "request");
   }

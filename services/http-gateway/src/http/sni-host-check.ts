@@ -1,3 +1,4 @@
+import type { Socket } from "node:net";
 import type { TLSSocket } from "node:tls";
 import type { MiddlewareHandler } from "hono";
 import { badRequest } from "./api-error.ts";
@@ -10,8 +11,7 @@ import { incomingMessageOf } from "./gateway-env.ts";
  */
 export function sniHostCheck(): MiddlewareHandler {
   return async (c, next) => {
-    const socket = incomingMessageOf(c)?.socket as TLSSocket | undefined;
-    const servername = typeof socket?.servername === "string" ? socket.servername : undefined;
+    const servername = serverNameOf(incomingMessageOf(c)?.socket);
     if (servername) {
       const host = hostnameOf(c.req.header("Host") ?? "");
       if (host !== servername.toLowerCase())
@@ -19,6 +19,17 @@ export function sniHostCheck(): MiddlewareHandler {
     }
     await next();
   };
+}
+
+/** Whether sniHostCheck lets this request pass (hot-value-route.ts hands the others on). */
+export function sniHostMatches(socket: Socket | undefined, hostHeader: string | undefined): boolean {
+  const servername = serverNameOf(socket);
+  return !servername || hostnameOf(hostHeader ?? "") === servername.toLowerCase();
+}
+
+function serverNameOf(socket: Socket | undefined): string | undefined {
+  const servername = (socket as TLSSocket | undefined)?.servername;
+  return typeof servername === "string" ? servername : undefined;
 }
 
 function hostnameOf(hostHeader: string): string {
