@@ -1,0 +1,254 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import type { NatsConnection } from "@nats-io/nats-core";
+import { type RunningServer, startNats } from "../../../../tests/test-support/servers.ts";
+import {
+  BATCH_SUBJECT_PREFIX,
+  batchSubject,
+  type Command,
+  type CommandResult,
+  type CommandType,
+  type Reply,
+} from "../contracts/index.ts";
+import type { CommandHandler } from "../engine/ports/index.ts";
+import {
+  BATCH_REPLY_MARK,
+  decodeCommandBatch,
+  decodeReplyBatch,
+  encodeCommandBatch,
+  encodeReplyBatch,
+} from "./batch-wire.ts";
+import { serveCommandsOverNats } from "./command-responder.ts";
+import { connectNats } from "./connect-nats.ts";
+import { createNatsStoreClient } from "./nats-store-client.ts";
+import { decodeReply, encodeJson, encodeReply } from "./wire.ts";
+
+const text = (s: string) => new TextEncoder().encode(s);
+const patch = (body: string, submodelId = "urn:example:sm:batch"): Command<"PatchSubmodelElementValueByPath"> => ({
+  type: "PatchSubmodelElementValueByPath",
+  params: { submodelId, idShortPath: "P", body },
+  correlationId: `c-${body}`,
+});
+
+describe("command batch wire format (docs/adr/0042)", () => {
+  it("a command batch comes back as it was sent: budgets, raw-value modes, commands", () => {
+    const commands = [patch("1"), patch('"ä\\n"'), patch("3")];
+    const data = encodeCommandBatch([
+      { budgetMs: 5000, rawValue: undefined, command: encodeJson(commands[0]) },
+      { budgetMs: 17, rawValue: true, command: encodeJson(commands[1]) },
+      { budgetMs: 1, rawValue: "items", command: encodeJson(commands[2]) },
+    ]);
+    assert.deepEqual(decodeCommandBatch(data), [
+      { budgetMs: 5000, rawValue: undefined, command: commands[0] },
+      { budgetMs: 17, rawValue: true, command: commands[1] },
+      { budgetMs: 1, rawValue: "items", command: commands[2] },
+    ]);
+  });
+
+  it("refuses to encode an item without a positive whole budget", () => {
+    for (const budgetMs of [0, -1, 1.5, Number.NaN])
+      assert.throws(
+        () => encodeCommandBatch([{ budgetMs, rawValue: undefined, command: encodeJson(patch("1")) }]),
+        /positive budget/,
+      );
+  });
+
+  it("a malformed command batch is an error that says what is wrong", () => {
+    const cases: [string, RegExp][] = [
+      ["[{", /not JSON/],
+      ['{"b":1,"c":{}}', /must be a JSON array/],
+      ["[]", /empty command batch/],
+      ["[1]", /item 0 is not an object/],
+      ['[{"b":1,"c":{}},[]]', /item 1 is not an object/],
+      ['[{"c":{}}]', /item 0 has no positive budget/],
+      ['[{"b":0,"c":{}}]', /item 0 has no positive budget/],
+      ['[{"b":"5","c":{}}]', /item 0 has no positive budget/],
+      ['[{"b":5,"r":"yes","c":{}}]', /item 0 has an unknown raw-value mode/],
+      ['[{"b":5}]', /item 0 has no command/],
+    ];
+    for (const [body, error] of cases) assert.throws(() => decodeCommandBatch(text(body)), error, body);
+    // Bytes that are not UTF-8 are not silently replaced.
+    assert.throws(() => decodeCommandBatch(new Uint8Array([0x5b, 0xff, 0x5d])), /not JSON/);
+  });
+
+  it("a reply batch comes back reply by reply, raw-value framing included", () => {
+    const replies = [
+      encodeReply({ ok: true, value: { a: 1 } }, undefined),
+      encodeReply({ ok: true, value: { x: "é" } }, true),
+      encodeReply({ ok: false, error: { code: "conflict", message: "no" } } as Reply<unknown>, undefined),
+      new Uint8Array(0),
+    ];
+    const data = encodeReplyBatch(replies);
+    assert.equal(data[0], BATCH_REPLY_MARK);
+    const back = decodeReplyBatch(data, 4)!;
+    assert.deepEqual(
+      back.map((r) => [...r]),
+      replies.map((r) => [...r]),
+    );
+    assert.deepEqual(decodeReply(back[0]!), { ok: true, value: { a: 1 } });
+    assert.deepEqual(decodeReply(back[1]!), { ok: true, value: { rawJson: '{"x":"é"}' } });
+  });
+
+  it("a reply for the whole batch is told apart; a broken or miscounted reply batch is an error", () => {
+    const whole = encodeJson({ ok: false, error: { code: "bad-request", message: "undecodable" } });
+    assert.equal(decodeReplyBatch(whole, 3), undefined);
+    const good = encodeReplyBatch([text("{}"), text('{"ok":true}')]);
+    assert.throws(() => decodeReplyBatch(good, 3), /2 replies for 3 commands/);
+    assert.throws(() => decodeReplyBatch(good.subarray(0, 3), 2), /cut inside a length/);
+    assert.throws(() => decodeReplyBatch(good.subarray(0, good.length - 1), 2), /cut inside a reply/);
+  });
+});
+
+describe("command batches over NATS", () => {
+  let server: RunningServer;
+  const connections: NatsConnection[] = [];
+  const connection = async (name: string) => {
+    const made = await connectNats({ url: server.url, name, onChange: () => {} });
+    connections.push(made);
+    return made;
+  };
+  before(async () => {
+    server = await startNats();
+  });
+  after(async () => {
+    await Promise.all(connections.map((c) => (c.isClosed() ? undefined : c.close())));
+    await server?.stop();
+  });
+
+  /** Every command batch on the wire: how many commands each carried. */
+  const watchBatches = async () => {
+    const sizes: number[] = [];
+    const probe = await connection("probe");
+    probe.subscribe(`${BATCH_SUBJECT_PREFIX}.>`, {
+      callback: (_error, msg) => {
+        try {
+          sizes.push(decodeCommandBatch(msg.data).length);
+        } catch {
+          sizes.push(Number.NaN); // a later test's deliberately broken batch
+        }
+      },
+    });
+    await probe.flush();
+    return sizes;
+  };
+
+  /** 16 writers, 5 writes each, one after the other per writer, all to one submodel. */
+  const writeConcurrently = async (client: ReturnType<typeof createNatsStoreClient>) => {
+    const sent: string[][] = Array.from({ length: 16 }, () => []);
+    await Promise.all(
+      sent.map(async (mine, w) => {
+        for (let i = 0; i < 5; i++) {
+          const body = `${w}.${i}`;
+          mine.push(body);
+          const reply = await client.execute(patch(body));
+          assert.deepEqual(reply, { ok: true, value: { applied: body } });
+        }
+      }),
+    );
+    return sent;
+  };
+
+  it("writes for one replica go as batches while one is out; each answer reaches its writer, in order", async () => {
+    const sizes = await watchBatches();
+    const handler = slowHandler();
+    const responder = await serveCommandsOverNats({ connection: await connection("store"), handler });
+    const client = createNatsStoreClient({ connection: await connection("gateway") });
+    try {
+      await untilReplicaKnown();
+      const sent = await writeConcurrently(client);
+      assert.equal(handler.applied.length, 80);
+      // Each writer's writes reached the store in the order it sent them.
+      for (const mine of sent)
+        assert.deepEqual(
+          handler.applied.filter((b) => mine.includes(b)),
+          mine,
+        );
+      assert.ok(
+        sizes.some((n) => n > 1),
+        `writes that arrived while a batch was out left together (batches seen: ${sizes.join(",")})`,
+      );
+      assert.ok(sizes.length < 80, "fewer messages than writes");
+    } finally {
+      await client.close();
+      await responder.close();
+    }
+  });
+
+  it("a model-store that does not announce batches gets single commands, and every write works", async () => {
+    const sizes = await watchBatches();
+    const handler = slowHandler();
+    const responder = await serveCommandsOverNats({
+      connection: await connection("old-store"),
+      handler,
+      acceptBatches: false,
+    });
+    const client = createNatsStoreClient({ connection: await connection("new-gateway") });
+    try {
+      await untilReplicaKnown();
+      await writeConcurrently(client);
+      assert.equal(handler.applied.length, 80);
+      assert.deepEqual(sizes, [], "no batch was sent to a store that did not ask for them");
+    } finally {
+      await client.close();
+      await responder.close();
+    }
+  });
+
+  it("the store answers a broken batch with one clear failure, and a command that may not travel in a batch on its own", async () => {
+    const handler = slowHandler();
+    const responder = await serveCommandsOverNats({ connection: await connection("store-3"), handler });
+    const raw = await connection("raw-client");
+    try {
+      const subject = batchSubject(responder.replicaId);
+      const broken = await raw.request(subject, text('[{"b":5}]'), { timeout: 2000 });
+      assert.deepEqual(decodeReply(broken.data), {
+        ok: false,
+        error: { code: "bad-request", message: 'undecodable command batch: command batch item 0 has no command "c"' },
+      });
+      const read = { type: "GetSubmodelById", params: { submodelId: "urn:x" } };
+      const mixed = await raw.request(
+        subject,
+        encodeCommandBatch([
+          { budgetMs: 2000, rawValue: undefined, command: encodeJson(patch("7")) },
+          { budgetMs: 2000, rawValue: undefined, command: encodeJson(read) },
+          { budgetMs: 2000, rawValue: undefined, command: text('{"params":{}}') },
+        ]),
+        { timeout: 2000 },
+      );
+      const [first, second, third] = decodeReplyBatch(mixed.data, 3)!.map((r) => decodeReply(r));
+      assert.deepEqual(first, { ok: true, value: { applied: "7" } });
+      assert.match(
+        (second as { error: { message: string } }).error.message,
+        /GetSubmodelById command cannot travel in a command batch/,
+      );
+      assert.match((third as { error: { message: string } }).error.message, /no command type/);
+      assert.deepEqual(handler.applied, ["7"]);
+    } finally {
+      await responder.close();
+    }
+  });
+});
+
+/** Applies each write a few ms after it arrives, in arrival order (as a store's commit would). */
+function slowHandler(): CommandHandler & { applied: string[] } {
+  const applied: string[] = [];
+  let chain = Promise.resolve();
+  return {
+    applied,
+    execute<T extends CommandType>(command: Command<T>): Promise<Reply<CommandResult<T>>> {
+      const body = (command.params as { body: string }).body;
+      const done = chain.then(async () => {
+        await new Promise((resolve) => setTimeout(resolve, 2));
+        applied.push(body);
+        return { ok: true, value: { applied: body } } as Reply<CommandResult<T>>;
+      });
+      chain = done.then(() => {});
+      return done;
+    },
+  };
+}
+
+/** A client asks who is there when it starts; what it sends before the answer goes to the queue group, alone. */
+function untilReplicaKnown(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 150));
+}
