@@ -9,10 +9,13 @@ import { decodeJson, type RawValueMode, rawValueHeaderOf, rawValueModeOf } from 
  * in its headers (wire.ts). The gateway has each command's JSON already (it encodes every command
  * once, to check it can); the batch is built around those bytes, and the store parses it in one go.
  *
- * Reply: the byte BATCH_REPLY_MARK, then per command a 4-byte big-endian length and the reply as a
- * single command's reply would be (`encodeReply`, raw-value framing included). Any other first byte
- * means the store answered the batch as a whole with one reply (e.g. an undecodable batch), which
- * then is the answer to every command in it.
+ * Replies: the store answers each command as soon as it is done, the answers of one of its event-loop
+ * turns together in one message (so a batch whose writes commit in two rounds is answered in two
+ * messages, and the first ones need not wait for the last). A reply message: the byte
+ * BATCH_REPLY_MARK, then per answered command its index in the batch and the length of its reply
+ * (4-byte big-endian each) and the reply as a single command's reply would be (`encodeReply`,
+ * raw-value framing included). Any other first byte means the store answered the batch as a whole
+ * with one reply (e.g. an undecodable batch), which then is the answer to every command in it.
  */
 export const BATCH_REPLY_MARK = 0x03;
 
@@ -74,38 +77,50 @@ export function decodeCommandBatch(data: Uint8Array): BatchItemIn[] {
   });
 }
 
-/** `replies`: each command's reply as encodeReply made it, in the order of the batch. */
-export function encodeReplyBatch(replies: readonly Uint8Array[]): Uint8Array {
+/** A command's reply in a reply message: its index in the batch, its reply as encodeReply made it. */
+export interface BatchReply {
+  index: number;
+  data: Uint8Array;
+}
+
+export function encodeReplyBatch(replies: readonly BatchReply[]): Uint8Array {
   let size = 1;
-  for (const reply of replies) size += 4 + reply.length;
+  for (const reply of replies) size += 8 + reply.data.length;
   const data = Buffer.allocUnsafe(size);
   data[0] = BATCH_REPLY_MARK;
   let at = 1;
   for (const reply of replies) {
-    data.writeUInt32BE(reply.length, at);
-    data.set(reply, at + 4);
-    at += 4 + reply.length;
+    data.writeUInt32BE(reply.index, at);
+    data.writeUInt32BE(reply.data.length, at + 4);
+    data.set(reply.data, at + 8);
+    at += 8 + reply.data.length;
   }
   return data;
 }
 
 /**
- * The replies of a batch of `count` commands, each to be read with decodeReply; undefined when the
- * store answered the whole batch with one reply (read `data` itself with decodeReply then).
- * Throws when the framing is broken or the count differs.
+ * The replies in one reply message of a batch of `count` commands, each to be read with
+ * decodeReply; undefined when the store answered the whole batch with one reply (read `data` itself
+ * with decodeReply then). Throws when the framing is broken or an index is not one of the batch.
  */
-export function decodeReplyBatch(data: Uint8Array, count: number): Uint8Array[] | undefined {
+export function decodeReplyBatch(data: Uint8Array, count: number): BatchReply[] | undefined {
   if (data[0] !== BATCH_REPLY_MARK) return undefined;
-  const replies: Uint8Array[] = [];
+  const replies: BatchReply[] = [];
   let at = 1;
   while (at < data.length) {
-    if (at + 4 > data.length) throw new Error("a batch reply cut inside a length");
-    const length = ((data[at]! << 24) | (data[at + 1]! << 16) | (data[at + 2]! << 8) | data[at + 3]!) >>> 0;
-    at += 4;
+    if (at + 8 > data.length) throw new Error("a batch reply cut inside an index or length");
+    const index = uint32At(data, at);
+    const length = uint32At(data, at + 4);
+    at += 8;
+    if (index >= count) throw new Error(`a batch reply for command ${index} of a batch of ${count}`);
     if (at + length > data.length) throw new Error("a batch reply cut inside a reply");
-    replies.push(data.subarray(at, at + length));
+    replies.push({ index, data: data.subarray(at, at + length) });
     at += length;
   }
-  if (replies.length !== count) throw new Error(`a batch reply with ${replies.length} replies for ${count} commands`);
+  if (replies.length === 0) throw new Error("a batch reply without replies");
   return replies;
+}
+
+function uint32At(data: Uint8Array, at: number): number {
+  return ((data[at]! << 24) | (data[at + 1]! << 16) | (data[at + 2]! << 8) | data[at + 3]!) >>> 0;
 }

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { NatsConnection } from "@nats-io/nats-core";
+import { createInbox, type Msg, type NatsConnection } from "@nats-io/nats-core";
 import { type RunningServer, startNats } from "../../../../tests/test-support/servers.ts";
 import {
   BATCH_SUBJECT_PREFIX,
@@ -71,31 +71,38 @@ describe("command batch wire format (docs/adr/0042)", () => {
     assert.throws(() => decodeCommandBatch(new Uint8Array([0x5b, 0xff, 0x5d])), /not JSON/);
   });
 
-  it("a reply batch comes back reply by reply, raw-value framing included", () => {
+  it("a reply message comes back reply by reply with each one's index, raw-value framing included", () => {
     const replies = [
-      encodeReply({ ok: true, value: { a: 1 } }, undefined),
-      encodeReply({ ok: true, value: { x: "é" } }, true),
-      encodeReply({ ok: false, error: { code: "conflict", message: "no" } } as Reply<unknown>, undefined),
-      new Uint8Array(0),
+      { index: 3, data: encodeReply({ ok: true, value: { a: 1 } }, undefined) },
+      { index: 0, data: encodeReply({ ok: true, value: { x: "é" } }, true) },
+      {
+        index: 1,
+        data: encodeReply({ ok: false, error: { code: "conflict", message: "no" } } as Reply<unknown>, undefined),
+      },
+      { index: 2, data: new Uint8Array(0) },
     ];
     const data = encodeReplyBatch(replies);
     assert.equal(data[0], BATCH_REPLY_MARK);
     const back = decodeReplyBatch(data, 4)!;
     assert.deepEqual(
-      back.map((r) => [...r]),
-      replies.map((r) => [...r]),
+      back.map((r) => [r.index, [...r.data]]),
+      replies.map((r) => [r.index, [...r.data]]),
     );
-    assert.deepEqual(decodeReply(back[0]!), { ok: true, value: { a: 1 } });
-    assert.deepEqual(decodeReply(back[1]!), { ok: true, value: { rawJson: '{"x":"é"}' } });
+    assert.deepEqual(decodeReply(back[0]!.data), { ok: true, value: { a: 1 } });
+    assert.deepEqual(decodeReply(back[1]!.data), { ok: true, value: { rawJson: '{"x":"é"}' } });
   });
 
-  it("a reply for the whole batch is told apart; a broken or miscounted reply batch is an error", () => {
+  it("a reply for the whole batch is told apart; a broken reply message is an error that says so", () => {
     const whole = encodeJson({ ok: false, error: { code: "bad-request", message: "undecodable" } });
     assert.equal(decodeReplyBatch(whole, 3), undefined);
-    const good = encodeReplyBatch([text("{}"), text('{"ok":true}')]);
-    assert.throws(() => decodeReplyBatch(good, 3), /2 replies for 3 commands/);
-    assert.throws(() => decodeReplyBatch(good.subarray(0, 3), 2), /cut inside a length/);
+    const good = encodeReplyBatch([
+      { index: 0, data: text("{}") },
+      { index: 1, data: text('{"ok":true}') },
+    ]);
+    assert.throws(() => decodeReplyBatch(good, 1), /a batch reply for command 1 of a batch of 1/);
+    assert.throws(() => decodeReplyBatch(good.subarray(0, 5), 2), /cut inside an index or length/);
     assert.throws(() => decodeReplyBatch(good.subarray(0, good.length - 1), 2), /cut inside a reply/);
+    assert.throws(() => decodeReplyBatch(new Uint8Array([BATCH_REPLY_MARK]), 2), /without replies/);
   });
 });
 
@@ -206,16 +213,37 @@ describe("command batches over NATS", () => {
         error: { code: "bad-request", message: 'undecodable command batch: command batch item 0 has no command "c"' },
       });
       const read = { type: "GetSubmodelById", params: { submodelId: "urn:x" } };
-      const mixed = await raw.request(
+      // Answers come as the commands are done: the two refused at once in one message, the write
+      // (the handler takes a few ms) in a later one. Collected until all three are in.
+      const inbox = createInbox();
+      const messages: Msg[] = [];
+      const answers = new Map<number, unknown>();
+      const allAnswered = new Promise<void>((resolve) => {
+        raw.subscribe(inbox, {
+          callback: (_error, msg) => {
+            messages.push(msg);
+            for (const r of decodeReplyBatch(msg.data, 3)!) answers.set(r.index, decodeReply(r.data));
+            if (answers.size === 3) resolve();
+          },
+        });
+      });
+      await raw.flush();
+      raw.publish(
         subject,
         encodeCommandBatch([
           { budgetMs: 2000, rawValue: undefined, command: encodeJson(patch("7")) },
           { budgetMs: 2000, rawValue: undefined, command: encodeJson(read) },
           { budgetMs: 2000, rawValue: undefined, command: text('{"params":{}}') },
         ]),
-        { timeout: 2000 },
+        { reply: inbox },
       );
-      const [first, second, third] = decodeReplyBatch(mixed.data, 3)!.map((r) => decodeReply(r));
+      await allAnswered;
+      assert.equal(messages.length, 2, "the refusals did not wait for the write");
+      assert.deepEqual(
+        decodeReplyBatch(messages[0]!.data, 3)!.map((r) => r.index),
+        [1, 2],
+      );
+      const [first, second, third] = [answers.get(0), answers.get(1), answers.get(2)];
       assert.deepEqual(first, { ok: true, value: { applied: "7" } });
       assert.match(
         (second as { error: { message: string } }).error.message,

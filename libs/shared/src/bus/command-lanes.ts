@@ -7,13 +7,15 @@ import { isNoResponders, type RawValueMode } from "./wire.ts";
 
 /**
  * Group commit on the gateway's side of the bus (docs/adr/0042): the writes for one model-store
- * replica go out as ONE message per batch, answered by ONE reply, instead of a message and a reply
- * each. Per replica a lane: a write that finds nothing of the lane in flight leaves at the end of
- * the current event-loop turn (alone, as the single command it always was, when it is alone: an
- * idle gateway never waits); writes that arrive while the lane's batch is out wait for its reply
- * and then leave together. Each store wake-up then serves a whole batch, which the store commits
- * as one group anyway (ADR 0019). The wait is bounded (`holdMaxMs`): a batch whose reply does not
- * come (a replica that died) does not hold the next ones longer than that.
+ * replica go out as ONE message per batch instead of one each, and are answered in a few messages
+ * instead of one each. Per replica a lane: a write that finds fewer than `maxInFlight` sends of the
+ * lane out leaves at the end of the current event-loop turn (alone, as the single command it always
+ * was, when it is alone: an idle gateway never waits); writes that arrive while the lane is full
+ * wait for the first answers of a send out and then leave together. Each store wake-up then serves a whole batch, which the store
+ * commits as one group anyway (ADR 0019). The store answers a batch's commands as they are done
+ * (batch-wire.ts), so the next batch leaves while the last writes of the one before may still be
+ * committing, and the store always has the next group ready. The wait is bounded (`holdMaxMs`): a
+ * batch that gets no answer (a replica that died) does not hold the next ones longer than that.
  */
 
 /** One command waiting in a lane; implemented by the store client's pending request. */
@@ -48,7 +50,11 @@ export interface CommandLanesOptions {
   forget(replicaId: string): void;
   /** Largest body of one message. */
   maxBytes(): number;
-  /** Batches of one lane out at once. Default 1. */
+  /**
+   * Sends of one lane out at once before the next writes wait. Default 2: with 1 the store idles
+   * between a batch's last answers and the next batch, and writes spread over many elements were
+   * committed in more, smaller script calls (measured: docs/benchmarks.md, "Command batches").
+   */
   maxInFlight?: number;
   /** Longest a write waits for the lane's batch in flight before it is sent anyway. Default 20 ms. */
   holdMaxMs?: number;
@@ -65,7 +71,7 @@ export interface CommandLanes {
 }
 
 export function createCommandLanes(options: CommandLanesOptions): CommandLanes {
-  const maxInFlight = options.maxInFlight ?? 1;
+  const maxInFlight = options.maxInFlight ?? 2;
   const holdMaxMs = options.holdMaxMs ?? 20;
   const lanes = new Map<string, Lane>();
   let nextToken = 0;
@@ -85,23 +91,26 @@ export function createCommandLanes(options: CommandLanesOptions): CommandLanes {
     options.batch.beforeFlush(() => flush(lane));
   };
 
-  /** One send of a lane (a batch or a lone command) is over once every item in it has settled. */
+  /**
+   * One send of a lane (a batch or a lone command) holds the lane until its first item settles (the
+   * store's first answers): then the writes that came meanwhile may leave. `done` once all settled.
+   */
   const track = (lane: Lane, items: LaneItem[], done: () => void) => {
     lane.inFlight++;
     let outstanding = items.length;
-    let over = false;
+    let holding = true;
     const release = () => {
-      if (over) return;
-      over = true;
+      if (!holding) return;
+      holding = false;
       lane.inFlight--;
-      done();
       if (lane.queue.length > 0) scheduleFlush(lane);
       else if (lane.inFlight === 0 && !lane.flushScheduled) lanes.delete(lane.replicaId);
     };
     for (const item of items)
       item.onSettled = () => {
         item.onSettled = undefined;
-        if (--outstanding === 0) release();
+        release();
+        if (--outstanding === 0) done();
       };
     return release;
   };
@@ -166,6 +175,7 @@ export function createCommandLanes(options: CommandLanesOptions): CommandLanes {
           // Delivered to nobody, so none of them ran: each goes alone to any replica.
           options.forget(lane.replicaId);
           release();
+          options.unlisten(token);
           for (const item of items) {
             item.onSettled = undefined;
             if (!item.settled()) item.sendAlone(true);
@@ -174,9 +184,10 @@ export function createCommandLanes(options: CommandLanesOptions): CommandLanes {
         }
         const whole = isChunk(msg) ? (assembler ??= new ChunkAssembler()).addMessage(msg) : msg.data;
         if (!whole) return;
+        assembler = undefined;
         const replies = decodeReplyBatch(whole, items.length);
         if (replies === undefined) for (const item of items) item.receiveData(whole);
-        else for (let i = 0; i < items.length; i++) items[i]!.receiveData(replies[i]!);
+        else for (const { index, data } of replies) items[index]!.receiveData(data);
       } catch (error) {
         for (const item of items) item.fail(failure("internal", `broken batch reply: ${(error as Error).message}`));
       }

@@ -24,7 +24,7 @@ import {
   withArrivedPrincipal,
 } from "../contracts/index.ts";
 import type { CommandHandler } from "../engine/ports/index.ts";
-import { decodeCommandBatch, encodeReplyBatch } from "./batch-wire.ts";
+import { type BatchReply, decodeCommandBatch, encodeReplyBatch } from "./batch-wire.ts";
 import { ChunkAssembler, chunkBytesFor, isChunkedRequest, publishChunks, UPLOAD_HEADER } from "./chunking.ts";
 import { publishBatchFor } from "./publish-batch.ts";
 import { announceReplica } from "./replica-routing.ts";
@@ -143,8 +143,10 @@ export async function serveCommandsOverNats(options: CommandResponderOptions): P
 
   /**
    * A command batch: every command started at once and in order (so the engine queues same-target
-   * writes in the order they were sent and commits them as one group), one reply with all answers.
-   * A batch that cannot be read at all gets one reply, which the gateway applies to every command.
+   * writes in the order they were sent and commits them as one group). Each is answered as soon as
+   * it is done, the answers of one event-loop turn in one message, which leaves after the events
+   * of the same turn (the publish batch keeps the order). A batch that cannot be read at all gets
+   * one reply, which the gateway applies to every command.
    */
   async function serveBatch(msg: Msg): Promise<void> {
     const replyTo = msg.reply;
@@ -157,17 +159,23 @@ export async function serveCommandsOverNats(options: CommandResponderOptions): P
       return sendReply(replyTo, { ok: false, error: { code: "bad-request", message } }, undefined);
     }
     const arrived = Date.now();
-    const replies = await Promise.all(
-      items.map(async (item) => {
+    let done: BatchReply[] = [];
+    const answerDone = () => {
+      const answers = done;
+      done = [];
+      publishReply(replyTo, encodeReplyBatch(answers));
+    };
+    await Promise.all(
+      items.map(async (item, index) => {
         const reply = await executeDecoded(
           () => checkedCommand(item.command, undefined),
           arrived + item.budgetMs,
           (command) => handler.execute(command),
         );
-        return encodedReply(reply, item.rawValue);
+        if (done.length === 0) batch.beforeFlush(answerDone);
+        done.push({ index, data: encodedReply(reply, item.rawValue) });
       }),
     );
-    publishReply(replyTo, encodeReplyBatch(replies));
   }
 
   /** A streamed command (reply-stream.ts); a handler that cannot stream answers whole, as one chunk. */
