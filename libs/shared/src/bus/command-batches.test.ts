@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { after, afterEach, before, describe, it } from "node:test";
 import { createInbox, type Msg, type NatsConnection } from "@nats-io/nats-core";
 import { type RunningServer, startNats } from "../../../../tests/test-support/servers.ts";
 import {
@@ -121,11 +121,17 @@ describe("command batches over NATS", () => {
     await Promise.all(connections.map((c) => (c.isClosed() ? undefined : c.close())));
     await server?.stop();
   });
+  // A probe on the batch subjects is a subscriber: it would keep "no responders" from a later test.
+  const probes: NatsConnection[] = [];
+  afterEach(async () => {
+    await Promise.all(probes.splice(0).map((p) => p.close()));
+  });
 
   /** Every command batch on the wire: how many commands each carried. */
   const watchBatches = async () => {
     const sizes: number[] = [];
     const probe = await connection("probe");
+    probes.push(probe);
     probe.subscribe(`${BATCH_SUBJECT_PREFIX}.>`, {
       callback: (_error, msg) => {
         try {
@@ -178,6 +184,75 @@ describe("command batches over NATS", () => {
     } finally {
       await client.close();
       await responder.close();
+    }
+  });
+
+  it("with two replicas each gets the batches of its own submodels", async () => {
+    const subjects: string[] = [];
+    const probe = await connection("probe-2");
+    probes.push(probe);
+    probe.subscribe(`${BATCH_SUBJECT_PREFIX}.>`, { callback: (_error, msg) => subjects.push(msg.subject) });
+    await probe.flush();
+    const handlers = [slowHandler(), slowHandler()];
+    const responders = await Promise.all(
+      handlers.map(async (handler, i) =>
+        serveCommandsOverNats({ connection: await connection(`store-${i}`), handler }),
+      ),
+    );
+    const client = createNatsStoreClient({ connection: await connection("gateway-2") });
+    try {
+      await untilReplicaKnown();
+      const submodels = Array.from({ length: 20 }, (_, i) => `urn:example:sm:two:${i}`);
+      const replies = await Promise.all(
+        Array.from({ length: 5 }, (_, round) =>
+          Promise.all(submodels.map((id) => client.execute(patch(`${id}#${round}`, id)))),
+        ),
+      );
+      for (const reply of replies.flat()) assert.equal(reply.ok, true);
+      const servedBy = handlers.map((h) => new Set(h.applied.map((body) => body.split("#")[0])));
+      for (const id of submodels)
+        assert.equal(Number(servedBy[0]!.has(id)) + Number(servedBy[1]!.has(id)), 1, `${id} went to one replica`);
+      assert.ok(
+        servedBy.every((ids) => ids.size > 0),
+        "both replicas served writes",
+      );
+      for (const responder of responders)
+        assert.ok(subjects.includes(batchSubject(responder.replicaId)), "each replica got batches of its own");
+    } finally {
+      await client.close();
+      await Promise.all(responders.map((r) => r.close()));
+    }
+  });
+
+  it("a batch for a replica that is gone reaches nobody; its writes go alone to the replica that is left", async () => {
+    const handlers = [slowHandler(), slowHandler()];
+    const sides = [await connection("store-left"), await connection("store-gone")];
+    const responders = await Promise.all(
+      handlers.map((handler, i) => serveCommandsOverNats({ connection: sides[i]!, handler })),
+    );
+    const client = createNatsStoreClient({ connection: await connection("gateway-3") });
+    try {
+      await untilReplicaKnown();
+      // The second replica dies without a goodbye; the client still routes to it until it expires.
+      const gone = responders[1]!.replicaId;
+      await sides[1]!.close();
+      const raw = await connection("probe-3");
+      for (let attempt = 0; ; attempt++) {
+        try {
+          await raw.request(batchSubject(gone), text("[]"), { timeout: 250 });
+        } catch (error) {
+          if (/no responders/i.test((error as Error).message)) break;
+        }
+        assert.ok(attempt < 100, "the server noticed the replica's death");
+      }
+      // Sent in one turn: one batch to each replica, the dead one's answered "no responders".
+      const submodels = Array.from({ length: 20 }, (_, i) => `urn:example:sm:gone:${i}`);
+      const replies = await Promise.all(submodels.map((id) => client.execute(patch(`${id}#1`, id))));
+      for (const reply of replies) assert.deepEqual(reply.ok, true, JSON.stringify(reply));
+      assert.equal(handlers[0]!.applied.filter((b) => b.endsWith("#1")).length, 20, "the replica left took them all");
+    } finally {
+      await client.close();
+      await responders[0]!.close();
     }
   });
 

@@ -39,10 +39,13 @@ export function createPublishBatch(connection: NatsConnection): PublishBatch {
   };
 
   const flush = () => {
-    // Still "scheduled" while the gatherers run: what they publish joins this flush.
-    const gathering = gatherers;
-    gatherers = [];
-    for (const gather of gathering) gather();
+    // Still "scheduled" while the gatherers run: what they publish, and gatherers they add, join
+    // this flush.
+    while (gatherers.length > 0) {
+      const gathering = gatherers;
+      gatherers = [];
+      for (const gather of gathering) gather();
+    }
     scheduled = false;
     const batch = queued;
     queued = [];
