@@ -191,7 +191,11 @@ describe("command batches over NATS", () => {
     const subjects: string[] = [];
     const probe = await connection("probe-2");
     probes.push(probe);
-    probe.subscribe(`${BATCH_SUBJECT_PREFIX}.>`, { callback: (_error, msg) => subjects.push(msg.subject) });
+    probe.subscribe(`${BATCH_SUBJECT_PREFIX}.>`, {
+      callback: (_error, msg) => {
+        subjects.push(msg.subject);
+      },
+    });
     await probe.flush();
     const handlers = [slowHandler(), slowHandler()];
     const responders = await Promise.all(
