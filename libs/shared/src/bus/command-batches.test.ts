@@ -161,7 +161,7 @@ describe("command batches over NATS", () => {
     return sent;
   };
 
-  it("writes for one replica go as batches while one is out; each answer reaches its writer, in order", async () => {
+  it("writes for one replica sent in one turn go as one batch; each answer reaches its writer, in order", async () => {
     const sizes = await watchBatches();
     const handler = slowHandler();
     const responder = await serveCommandsOverNats({ connection: await connection("store"), handler });

@@ -6,16 +6,15 @@ import type { PublishBatch } from "./publish-batch.ts";
 import { isNoResponders, type RawValueMode } from "./wire.ts";
 
 /**
- * Group commit on the gateway's side of the bus (docs/adr/0042): the writes for one model-store
- * replica go out as ONE message per batch instead of one each, and are answered in a few messages
- * instead of one each. Per replica a lane: a write that finds fewer than `maxInFlight` sends of the
- * lane out leaves at the end of the current event-loop turn (alone, as the single command it always
- * was, when it is alone: an idle gateway never waits); writes that arrive while the lane is full
- * wait for the first answers of a send out and then leave together. Each store wake-up then serves a whole batch, which the store
- * commits as one group anyway (ADR 0019). The store answers a batch's commands as they are done
- * (batch-wire.ts), so the next batch leaves while the last writes of the one before may still be
- * committing, and the store always has the next group ready. The wait is bounded (`holdMaxMs`): a
- * batch that gets no answer (a replica that died) does not hold the next ones longer than that.
+ * Command batches on the gateway's side of the bus (docs/adr/0042): the writes for one model-store
+ * replica that arrive in one event-loop turn go out as ONE message instead of one each, and are
+ * answered in a few messages instead of one each. Per replica a lane: its writes leave at the end of
+ * the current turn (alone, as the single command it always was, when it is alone: an idle gateway
+ * sends what it sent before). The store answers a batch's commands as they are done (batch-wire.ts).
+ *
+ * Optionally (`maxInFlight`) a lane holds writes while that many sends are out, until the first
+ * answers of one come (classic group commit: larger batches); bounded by `holdMaxMs`, so a batch
+ * that gets no answer (a replica that died) does not hold the next ones longer than that.
  */
 
 /** One command waiting in a lane; implemented by the store client's pending request. */
@@ -51,9 +50,11 @@ export interface CommandLanesOptions {
   /** Largest body of one message. */
   maxBytes(): number;
   /**
-   * Sends of one lane out at once before the next writes wait. Default 2: with 1 the store idles
-   * between a batch's last answers and the next batch, and writes spread over many elements were
-   * committed in more, smaller script calls (measured: docs/benchmarks.md, "Command batches").
+   * Sends of one lane out at once before the next writes wait for the first answers of one. Default
+   * unbounded: every turn's writes leave at the end of that turn, none is held. Holding (1 or 2 out)
+   * made larger batches but cost more through HTTP: the store then got a few writes, committed them
+   * in a script call of their own while the gateway held the rest, which it would otherwise have
+   * grouped with them (measured: docs/benchmarks.md, "Command batches").
    */
   maxInFlight?: number;
   /** Longest a write waits for the lane's batch in flight before it is sent anyway. Default 20 ms. */
@@ -71,7 +72,7 @@ export interface CommandLanes {
 }
 
 export function createCommandLanes(options: CommandLanesOptions): CommandLanes {
-  const maxInFlight = options.maxInFlight ?? 2;
+  const maxInFlight = options.maxInFlight ?? Number.POSITIVE_INFINITY;
   const holdMaxMs = options.holdMaxMs ?? 20;
   const lanes = new Map<string, Lane>();
   let nextToken = 0;

@@ -39,11 +39,11 @@ export interface NatsStoreClientOptions {
   /** Send commands to the replica their submodel hashes to (docs/adr/0027). Default true. */
   routeToReplicas?: boolean;
   /**
-   * Send the writes for a replica that announces batches as one message per batch while an earlier
-   * one is out (docs/adr/0042). Default true; needs routeToReplicas.
+   * Send the writes of one event-loop turn for a replica that announces batches as one message
+   * (docs/adr/0042). Default true; needs routeToReplicas.
    */
   batchWrites?: boolean;
-  /** Batches out at once per replica before the next writes wait for one to return (command-lanes.ts). */
+  /** Sends out at once per replica before the next writes wait for answers (command-lanes.ts); default unbounded. */
   maxBatchesInFlight?: number;
 }
 
@@ -130,7 +130,7 @@ export function createNatsStoreClient(options: NatsStoreClientOptions): StoreCli
       const chunkBytes = chunkBytesFor(connection);
       let timer: NodeJS.Timeout | undefined;
       let settled = false;
-      // False only while it waits in a lane (command-lanes.ts) for the batch before it.
+      // False only while it waits in a lane (command-lanes.ts) for the end of the turn or a send out.
       let sent = true;
       const finish = (reply: Reply<unknown>) => {
         if (settled) return;
