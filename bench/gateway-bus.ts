@@ -7,8 +7,12 @@
  * the gateway pays on the bus per request, beside every other process's share. CPU, not rates:
  * on the shared machine the rates swing, the CPU per command much less.
  *
+ * Each write kind runs twice per round, alternating: with command batches (docs/adr/0042, the
+ * default) and with single commands (`batchWrites: false`, as before), so both are measured at the
+ * same load in one run.
+ *
  * Run: npm run bench -- gateway-bus   (BENCH_SECONDS=3 BENCH_ROUNDS=3 BENCH_CONNECTIONS=16; BENCH_ONLY=PATCH
- * keeps the kinds whose name holds it)
+ * keeps the kinds whose name holds it; BENCH_BATCHES_IN_FLIGHT=n lets n batches per replica be out)
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -49,14 +53,32 @@ const store = await startTwinport({
   env: { TWINPORT_PERSISTENCE_URL: redis.url, TWINPORT_MESSAGEBUS_URL: nats.url },
 });
 const connection = await connectNats({ url: nats.url, name: "bench-gateway-bus", onChange: () => {} });
-const remote = createNatsStoreClient({ connection });
+const inFlight = process.env.BENCH_BATCHES_IN_FLIGHT;
+const remote = createNatsStoreClient({
+  connection,
+  ...(inFlight ? { maxBatchesInFlight: Number(inFlight) } : {}),
+});
 const bus = createNatsEventBus({ connection, fetchEvents: eventLogReader(() => remote, SYSTEM) });
 const client: StoreClient = await createCachingStoreClient(remote, { bus, maxAgeMs: 5000, maxBytes: 64 << 20 });
+// The same stack with single commands (before ADR 0042), on the same connection and bus.
+const singleRemote = createNatsStoreClient({ connection, batchWrites: false });
+const singleClient: StoreClient = await createCachingStoreClient(singleRemote, {
+  bus,
+  maxAgeMs: 5000,
+  maxBytes: 64 << 20,
+});
 
 let counter = 0;
 const patch = (): Command<CommandType> => ({
   type: "PatchSubmodelElementValueByPath",
   params: { submodelId: SUBMODEL, idShortPath: "P5", body: String(++counter % 100000) },
+  origin: "http",
+  correlationId: crypto.randomUUID(),
+});
+/** Writes spread over the 10 Properties (each its own element: several commit targets per batch). */
+const patchSpread = (): Command<CommandType> => ({
+  type: "PatchSubmodelElementValueByPath",
+  params: { submodelId: SUBMODEL, idShortPath: `P${counter % 10}`, body: String(++counter % 100000) },
   origin: "http",
   correlationId: crypto.randomUUID(),
 });
@@ -67,8 +89,21 @@ const getValue = (): Command<CommandType> => ({
   correlationId: crypto.randomUUID(),
 });
 const ALL_KINDS = [
-  { name: "PATCH $value (command, reply, event)", command: patch, options: undefined },
-  { name: "GET $value (read cache hit, barrier)", command: getValue, options: { rawValue: true as const } },
+  { name: "PATCH $value (command, reply, event)", command: patch, options: undefined, client },
+  {
+    name: "PATCH $value, single commands",
+    command: patch,
+    options: undefined,
+    client: singleClient,
+  },
+  { name: "PATCH $value, 10 elements (batched)", command: patchSpread, options: undefined, client },
+  {
+    name: "PATCH $value, 10 elements, single commands",
+    command: patchSpread,
+    options: undefined,
+    client: singleClient,
+  },
+  { name: "GET $value (read cache hit, barrier)", command: getValue, options: { rawValue: true as const }, client },
 ];
 const only = process.env.BENCH_ONLY;
 const KINDS = ALL_KINDS.filter((kind) => !only || kind.name.includes(only));
@@ -92,7 +127,7 @@ async function run(kind: (typeof KINDS)[number]) {
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
       while (Date.now() < until) {
-        const reply = await client.execute(kind.command(), kind.options);
+        const reply = await kind.client.execute(kind.command(), kind.options);
         if (!reply.ok) failed++;
         done++;
       }
@@ -100,30 +135,42 @@ async function run(kind: (typeof KINDS)[number]) {
   );
   const elapsed = (performance.now() - started) / 1000;
   const used = process.cpuUsage(cpu);
-  const shares = Object.entries(pids)
-    .map(([name, pid]) => `${name} ${Math.round(((processCpuMs(pid) - others[name]!) * 1000) / done)} µs`)
+  const perProcess = Object.fromEntries(
+    Object.entries(pids).map(([name, pid]) => [name, ((processCpuMs(pid) - others[name]!) * 1000) / done]),
+  );
+  const shares = Object.entries(perProcess)
+    .map(([name, us]) => `${name} ${Math.round(us)} µs`)
     .join(", ");
   const gcUs = ((gcMs - gcBefore) * 1000) / done;
-  return { rate: done / elapsed, gatewayUs: (used.user + used.system) / done, gcUs, failed, shares };
+  const gatewayUs = (used.user + used.system) / done;
+  const totalUs = gatewayUs + Object.values(perProcess).reduce((a, b) => a + b, 0);
+  return { rate: done / elapsed, gatewayUs, gcUs, failed, shares, perProcess, totalUs };
 }
 
 try {
   for (const kind of KINDS) await run({ ...kind }); // warm-up
-  const results = new Map<string, number[]>();
+  const results = new Map<string, { gatewayUs: number; totalUs: number; perProcess: Record<string, number> }[]>();
   for (let round = 1; round <= rounds; round++) {
     for (const kind of KINDS) {
       const r = await run(kind);
-      results.set(kind.name, [...(results.get(kind.name) ?? []), r.gatewayUs]);
+      results.set(kind.name, [...(results.get(kind.name) ?? []), r]);
       console.log(
-        `round ${round} ${kind.name.padEnd(40)} ${Math.round(r.rate)}/s, gateway side ${r.gatewayUs.toFixed(1)} µs per command (GC pauses ${r.gcUs.toFixed(1)} µs)` +
-          `${r.failed ? `, ${r.failed} FAILED` : ""}; ${r.shares}`,
+        `round ${round} ${kind.name.padEnd(44)} ${Math.round(r.rate)}/s, gateway side ${r.gatewayUs.toFixed(1)} µs per command (GC pauses ${r.gcUs.toFixed(1)} µs)` +
+          `${r.failed ? `, ${r.failed} FAILED` : ""}; ${r.shares}; total ${Math.round(r.totalUs)} µs`,
       );
     }
   }
-  for (const [name, values] of results)
-    console.log(`median ${name.padEnd(40)} gateway side ${median(values).toFixed(1)} µs per command`);
+  for (const [name, values] of results) {
+    const others = Object.keys(pids)
+      .map((process) => `${process} ${Math.round(median(values.map((v) => v.perProcess[process]!)))}`)
+      .join(", ");
+    console.log(
+      `median ${name.padEnd(44)} gateway side ${median(values.map((v) => v.gatewayUs)).toFixed(1)} µs per command; ${others}; total ${Math.round(median(values.map((v) => v.totalUs)))} µs`,
+    );
+  }
 } finally {
   await client.close();
+  await singleClient.close();
   await bus.close();
   await connection.close();
   await store.stop();

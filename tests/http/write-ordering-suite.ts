@@ -2,11 +2,14 @@
  * Black-box suite of concurrent writes (issue 12): many clients writing one element at once, over
  * every HTTP gateway, must each be applied once and in one order, with If-Match checked exactly,
  * however the store groups the commits (docs/adr/0019); and list items inserted and deleted at both
- * ends and in the middle keep every path and ETag right. Embedded and distributed.
+ * ends and in the middle keep every path and ETag right. Embedded and distributed; in distributed
+ * mode the concurrent writes travel in command batches (docs/adr/0042), which the tests check on the
+ * wire, so ordering and If-Match are shown to hold through the batched path.
  */
 
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { BATCH_SUBJECT_PREFIX, connectNats, type NatsConnection } from "@twinport/shared";
 import type { HttpClient } from "../test-support/http-client.ts";
 import { b64 } from "../test-support/http-client.ts";
 import { type Mode, type SystemUnderTest, startSystem } from "../test-support/system.ts";
@@ -18,6 +21,35 @@ export function writeOrderingSuite(mode: Mode): void {
   let clients: HttpClient[];
   const client = (i: number) => clients[i % clients.length]!;
   let submodels = 0;
+  let probe: NatsConnection | undefined;
+  /** Distributed: how many commands each command batch on the wire carried while `run` ran. */
+  async function batchesDuring(run: () => Promise<void>): Promise<number[]> {
+    if (!sut.nats) {
+      await run();
+      return [];
+    }
+    probe ??= await connectNats({ url: sut.nats.url, name: "write-ordering-probe", onChange: () => {} });
+    const sizes: number[] = [];
+    const subscription = probe.subscribe(`${BATCH_SUBJECT_PREFIX}.>`, {
+      callback: (_error, msg) => {
+        sizes.push((JSON.parse(new TextDecoder().decode(msg.data)) as unknown[]).length);
+      },
+    });
+    await probe.flush();
+    try {
+      await run();
+    } finally {
+      subscription.unsubscribe();
+    }
+    return sizes;
+  }
+  const assertBatched = (sizes: number[]) => {
+    if (mode === "distributed")
+      assert.ok(
+        sizes.some((n) => n > 1),
+        `concurrent writes went through command batches (sizes seen: ${sizes.join(",") || "none"})`,
+      );
+  };
 
   /** A fresh submodel with a counter Property and a list of 5 Properties. */
   async function fixture(): Promise<string> {
@@ -53,16 +85,21 @@ export function writeOrderingSuite(mode: Mode): void {
       clients = sut.clients;
     });
     after(async () => {
+      await probe?.close();
       await sut?.stop();
     });
 
     test(`${WRITERS} writers of one Property: each acknowledged, the value is one of the writes, every gateway agrees`, async () => {
       const path = await fixture();
-      const answers = await Promise.all(
-        Array.from({ length: WRITERS * 4 }, (_, i) =>
-          client(i).request("PATCH", `${path}/Counter/$value`, { body: String(1000 + i) }),
-        ),
-      );
+      let answers: Awaited<ReturnType<HttpClient["request"]>>[] = [];
+      const batches = await batchesDuring(async () => {
+        answers = await Promise.all(
+          Array.from({ length: WRITERS * 4 }, (_, i) =>
+            client(i).request("PATCH", `${path}/Counter/$value`, { body: String(1000 + i) }),
+          ),
+        );
+      });
+      assertBatched(batches);
       assert.deepEqual(new Set(answers.map((a) => a.status)), new Set([204]), answers.map((a) => a.text).join());
       const final = await readCounter(client(0), path);
       assert.ok(final.value >= 1000 && final.value < 1000 + WRITERS * 4);
@@ -74,23 +111,26 @@ export function writeOrderingSuite(mode: Mode): void {
       const path = await fixture();
       const increments = 5;
       let refused = 0;
-      await Promise.all(
-        Array.from({ length: WRITERS }, async (_, w) => {
-          const c = client(w);
-          for (let done = 0; done < increments; ) {
-            const { value, etag } = await readCounter(c, path);
-            const answer = await c.request("PATCH", `${path}/Counter/$value`, {
-              body: String(value + 1),
-              headers: { "If-Match": etag },
-            });
-            if (answer.status === 204) done++;
-            else {
-              assert.equal(answer.status, 412, answer.text);
-              refused++;
+      const batches = await batchesDuring(() =>
+        Promise.all(
+          Array.from({ length: WRITERS }, async (_, w) => {
+            const c = client(w);
+            for (let done = 0; done < increments; ) {
+              const { value, etag } = await readCounter(c, path);
+              const answer = await c.request("PATCH", `${path}/Counter/$value`, {
+                body: String(value + 1),
+                headers: { "If-Match": etag },
+              });
+              if (answer.status === 204) done++;
+              else {
+                assert.equal(answer.status, 412, answer.text);
+                refused++;
+              }
             }
-          }
-        }),
+          }),
+        ).then(() => {}),
       );
+      assertBatched(batches);
       // Every increment that was acknowledged is in the counter: none overwrote another.
       assert.equal((await readCounter(client(0), path)).value, WRITERS * increments);
       assert.ok(refused > 0, "concurrent writers that read the same ETag were refused (412), as they must be");
@@ -99,11 +139,15 @@ export function writeOrderingSuite(mode: Mode): void {
     test("writers that all read one ETag: exactly one wins, the others get 412", async () => {
       const path = await fixture();
       const { etag } = await readCounter(client(0), path);
-      const answers = await Promise.all(
-        Array.from({ length: WRITERS }, (_, i) =>
-          client(i).request("PATCH", `${path}/Counter/$value`, { body: String(i), headers: { "If-Match": etag } }),
-        ),
-      );
+      let answers: Awaited<ReturnType<HttpClient["request"]>>[] = [];
+      const batches = await batchesDuring(async () => {
+        answers = await Promise.all(
+          Array.from({ length: WRITERS }, (_, i) =>
+            client(i).request("PATCH", `${path}/Counter/$value`, { body: String(i), headers: { "If-Match": etag } }),
+          ),
+        );
+      });
+      assertBatched(batches);
       assert.equal(answers.filter((a) => a.status === 204).length, 1);
       assert.equal(answers.filter((a) => a.status === 412).length, WRITERS - 1);
       const after = await readCounter(client(0), path);

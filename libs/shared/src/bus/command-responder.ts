@@ -9,8 +9,11 @@ import {
 } from "@nats-io/nats-core";
 import {
   ANONYMOUS,
+  BATCHED_COMMANDS,
+  batchSubject,
   COMMAND_SUBJECT_PREFIX,
   type Command,
+  type CommandType,
   commandSubject,
   type FileContent,
   type FileStream,
@@ -21,6 +24,7 @@ import {
   withArrivedPrincipal,
 } from "../contracts/index.ts";
 import type { CommandHandler } from "../engine/ports/index.ts";
+import { type BatchReply, decodeCommandBatch, encodeReplyBatch } from "./batch-wire.ts";
 import { ChunkAssembler, chunkBytesFor, isChunkedRequest, publishChunks, UPLOAD_HEADER } from "./chunking.ts";
 import { publishBatchFor } from "./publish-batch.ts";
 import { announceReplica } from "./replica-routing.ts";
@@ -53,6 +57,11 @@ export interface CommandResponderOptions {
   replicaId?: string;
   /** How often the replica announces itself to the StoreClients. Default 1000 ms. */
   presenceIntervalMs?: number;
+  /**
+   * Take command batches (docs/adr/0042) and announce so. Default true; false behaves as a
+   * model-store from before batches (tests of mixed versions).
+   */
+  acceptBatches?: boolean;
 }
 
 export interface CommandResponder {
@@ -88,24 +97,37 @@ export async function serveCommandsOverNats(options: CommandResponderOptions): P
   const replicaId = options.replicaId ?? nuid.next();
   const directPrefix = `${REPLICA_COMMAND_PREFIX}.${replicaId}.`;
 
-  const take = (error: Error | null, msg: Msg) => {
-    if (error) {
-      reportError(error);
-      return;
-    }
-    const work = serve(msg).catch(reportError);
+  const acceptBatches = options.acceptBatches !== false;
+
+  const track = (work: Promise<void>) => {
     inFlight.add(work);
     void work.finally(() => inFlight.delete(work));
+  };
+  const take = (error: Error | null, msg: Msg) => {
+    if (error) return reportError(error);
+    track(serve(msg).catch(reportError));
+  };
+  const takeBatch = (error: Error | null, msg: Msg) => {
+    if (error) return reportError(error);
+    track(serveBatch(msg).catch(reportError));
   };
   // Any replica may take a command of the queue group (the fallback, and commands without a
   // submodel); the commands StoreClients route to this replica come on its own subject (ADR 0027).
   const subscriptions = [
     connection.subscribe(`${COMMAND_SUBJECT_PREFIX}.>`, { queue: MODEL_STORE_QUEUE, callback: take }),
     connection.subscribe(`${directPrefix}>`, { callback: take }),
+    // Command batches, only for this replica (a gateway sends them only here, docs/adr/0042).
+    ...(acceptBatches ? [connection.subscribe(batchSubject(replicaId), { callback: takeBatch })] : []),
   ];
   // Resolve once the server routes commands here: a client may send the next moment.
   await connection.flush();
-  const presence = announceReplica(connection, replicaId, options.presenceIntervalMs ?? 1_000, reportError);
+  const presence = announceReplica(
+    connection,
+    replicaId,
+    options.presenceIntervalMs ?? 1_000,
+    reportError,
+    acceptBatches,
+  );
 
   async function serve(msg: Msg): Promise<void> {
     const replyTo = msg.reply;
@@ -117,6 +139,43 @@ export async function serveCommandsOverNats(options: CommandResponderOptions): P
       return answerStreamed(replyTo, await execute(msg.subject, body, deadline, runStreamed));
     const reply = await execute(msg.subject, body, deadline);
     sendReply(replyTo, reply, rawValueModeOf(msg.headers?.get(RAW_VALUE_HEADER)));
+  }
+
+  /**
+   * A command batch: every command started at once and in order (so the engine queues same-target
+   * writes in the order they were sent and commits them as one group). Each is answered as soon as
+   * it is done, the answers of one event-loop turn in one message, which leaves after the events
+   * of the same turn (the publish batch keeps the order). A batch that cannot be read at all gets
+   * one reply, which the gateway applies to every command.
+   */
+  async function serveBatch(msg: Msg): Promise<void> {
+    const replyTo = msg.reply;
+    if (!replyTo) return;
+    let items: ReturnType<typeof decodeCommandBatch>;
+    try {
+      items = decodeCommandBatch(msg.data);
+    } catch (error) {
+      const message = `undecodable command batch: ${(error as Error).message}`;
+      return sendReply(replyTo, { ok: false, error: { code: "bad-request", message } }, undefined);
+    }
+    const arrived = Date.now();
+    let done: BatchReply[] = [];
+    const answerDone = () => {
+      const answers = done;
+      done = [];
+      publishReply(replyTo, encodeReplyBatch(answers));
+    };
+    await Promise.all(
+      items.map(async (item, index) => {
+        const reply = await executeDecoded(
+          () => checkedCommand(item.command, undefined),
+          arrived + item.budgetMs,
+          (command) => handler.execute(command),
+        );
+        if (done.length === 0) batch.beforeFlush(answerDone);
+        done.push({ index, data: encodedReply(reply, item.rawValue) });
+      }),
+    );
   }
 
   /** A streamed command (reply-stream.ts); a handler that cannot stream answers whole, as one chunk. */
@@ -142,24 +201,29 @@ export async function serveCommandsOverNats(options: CommandResponderOptions): P
     connection.publish(replyTo, encodeJson({ ok: true, value: content }), { headers: answer });
   }
 
-  async function execute(
+  function execute(
     subject: string,
     body: Uint8Array,
     deadline: number | undefined,
     run: (command: Command) => Promise<Reply<unknown>> = (command) => handler.execute(command),
   ): Promise<Reply<unknown>> {
+    // A routed command's subject names the same type as the queue group's would.
+    const decode = () =>
+      decodeCommand(
+        subject.startsWith(directPrefix) ? `${COMMAND_SUBJECT_PREFIX}.${subject.slice(directPrefix.length)}` : subject,
+        body,
+      );
+    return executeDecoded(decode, deadline, run);
+  }
+
+  async function executeDecoded(
+    decode: () => Command,
+    deadline: number | undefined,
+    run: (command: Command) => Promise<Reply<unknown>>,
+  ): Promise<Reply<unknown>> {
     let command: Command;
     try {
-      command = withArrivedPrincipal(
-        // A routed command's subject names the same type as the queue group's would.
-        decodeCommand(
-          subject.startsWith(directPrefix)
-            ? `${COMMAND_SUBJECT_PREFIX}.${subject.slice(directPrefix.length)}`
-            : subject,
-          body,
-        ),
-        options.anonymousWithoutPrincipal ? ANONYMOUS : undefined,
-      );
+      command = withArrivedPrincipal(decode(), options.anonymousWithoutPrincipal ? ANONYMOUS : undefined);
     } catch (error) {
       return { ok: false, error: { code: "bad-request", message: `undecodable command: ${(error as Error).message}` } };
     }
@@ -190,12 +254,18 @@ export async function serveCommandsOverNats(options: CommandResponderOptions): P
   }
 
   function sendReply(replyTo: string, reply: Reply<unknown>, rawValue: RawValueMode): void {
-    let data: Uint8Array;
+    publishReply(replyTo, encodedReply(reply, rawValue));
+  }
+
+  function encodedReply(reply: Reply<unknown>, rawValue: RawValueMode): Uint8Array {
     try {
-      data = encodeReply(reply, rawValue);
+      return encodeReply(reply, rawValue);
     } catch (error) {
-      data = encodeJson(replyForThrown(new Error(`the reply cannot be encoded as JSON: ${(error as Error).message}`)));
+      return encodeJson(replyForThrown(new Error(`the reply cannot be encoded as JSON: ${(error as Error).message}`)));
     }
+  }
+
+  function publishReply(replyTo: string, data: Uint8Array): void {
     const chunkBytes = chunkBytesFor(connection);
     if (data.length <= chunkBytes) batch.publish(replyTo, data, undefined, reportError);
     else publishChunks(connection, replyTo, data, chunkBytes);
@@ -251,11 +321,22 @@ export async function serveCommandsOverNats(options: CommandResponderOptions): P
 }
 
 function decodeCommand(subject: string, body: Uint8Array): Command {
-  const command = decodeJson(body) as Command;
+  return checkedCommand(decodeJson(body), subject);
+}
+
+/**
+ * What a command must look like to be run. `subject`: the one it came on, which must name its type;
+ * undefined for a command of a batch, which must be of a type that may travel in one.
+ */
+function checkedCommand(body: unknown, subject: string | undefined): Command {
+  const command = body as Command;
   if (typeof command !== "object" || command === null || typeof command.type !== "string")
     throw new Error("no command type");
   // The subject routes, the body describes: they must agree, or a gateway is broken.
-  if (commandSubject(command.type) !== subject) throw new Error(`a ${command.type} command on subject ${subject}`);
+  if (subject !== undefined && commandSubject(command.type) !== subject)
+    throw new Error(`a ${command.type} command on subject ${subject}`);
+  if (subject === undefined && !BATCHED_COMMANDS.has(command.type as CommandType))
+    throw new Error(`a ${command.type} command cannot travel in a command batch`);
   if (typeof command.params !== "object" || command.params === null) throw new Error("no params");
   const { principal } = command;
   if (

@@ -1,5 +1,6 @@
 import { createInbox, Empty, headers, type Msg, type MsgHdrs, type NatsConnection } from "@nats-io/nats-core";
 import {
+  BATCHED_COMMANDS,
   type Command,
   type CommandResult,
   type CommandType,
@@ -22,6 +23,7 @@ import {
   REQUEST_CHUNKS_HEADER,
   uploadSubjectOf,
 } from "./chunking.ts";
+import { createCommandLanes, type LaneItem } from "./command-lanes.ts";
 import { watchConnection } from "./connection-watch.ts";
 import { OrderedDeadlines } from "./ordered-deadlines.ts";
 import { publishBatchFor } from "./publish-batch.ts";
@@ -36,6 +38,13 @@ export interface NatsStoreClientOptions {
   requestTimeoutMs?: number;
   /** Send commands to the replica their submodel hashes to (docs/adr/0027). Default true. */
   routeToReplicas?: boolean;
+  /**
+   * Send the writes of one event-loop turn for a replica that announces batches as one message
+   * (docs/adr/0042). Default true; needs routeToReplicas.
+   */
+  batchWrites?: boolean;
+  /** Sends out at once per replica before the next writes wait for answers (command-lanes.ts); default unbounded. */
+  maxBatchesInFlight?: number;
 }
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 5_000;
@@ -77,6 +86,22 @@ export function createNatsStoreClient(options: NatsStoreClientOptions): StoreCli
       pending.get(msg.subject.slice(inboxPrefix.length + 1))?.receive(msg);
     },
   });
+  const lanes =
+    replicas && options.batchWrites !== false
+      ? createCommandLanes({
+          connection,
+          batch,
+          listen(token, receive) {
+            pending.set(token, { receive, abandon: () => {}, timeout: () => {} });
+            return `${inboxPrefix}.${token}`;
+          },
+          unlisten: (token) => pending.delete(token),
+          takesBatches: (id) => replicas.batches(id),
+          forget: (id) => replicas.forget(id),
+          maxBytes: () => chunkBytesFor(connection),
+          ...(options.maxBatchesInFlight === undefined ? {} : { maxInFlight: options.maxBatchesInFlight }),
+        })
+      : undefined;
 
   function execute<T extends CommandType>(
     command: Command<T>,
@@ -104,20 +129,39 @@ export function createNatsStoreClient(options: NatsStoreClientOptions): StoreCli
       let assembler: ChunkAssembler | undefined;
       const chunkBytes = chunkBytesFor(connection);
       let timer: NodeJS.Timeout | undefined;
+      let settled = false;
+      // False only while it waits in a lane (command-lanes.ts) for the end of the turn or a send out.
+      let sent = true;
       const finish = (reply: Reply<unknown>) => {
+        if (settled) return;
+        settled = true;
         if (timer === undefined) deadlines.delete(request);
         else clearTimeout(timer);
         pending.delete(token);
         resolve(reply as Reply<CommandResult<T>>);
+        lane?.onSettled?.();
       };
-      // Sent, unanswered: a write may or may not have happened (docs/adr/0017).
+      // Sent, unanswered: a write may or may not have happened (docs/adr/0017). Never sent (held
+      // behind a batch that did not come back): surely not done.
       const timeout = () =>
         finish(
-          failure(
-            "timeout",
-            `${command.type}: no reply within ${budget} ms${WRITE_COMMANDS.has(command.type) ? "; the outcome is unknown" : ""}`,
-          ),
+          sent
+            ? failure(
+                "timeout",
+                `${command.type}: no reply within ${budget} ms${WRITE_COMMANDS.has(command.type) ? "; the outcome is unknown" : ""}`,
+              )
+            : failure(
+                "unavailable",
+                `${command.type}: not sent within ${budget} ms (the batch before it did not come back); it did not happen`,
+              ),
         );
+      const settle = (data: Uint8Array) => {
+        try {
+          finish(toReply(decodeReply(data)));
+        } catch (error) {
+          finish(failure("internal", `${command.type}: broken reply: ${(error as Error).message}`));
+        }
+      };
 
       const key = replicas && partitionKeyOf(command);
       let routedTo = key === undefined ? undefined : replicas?.pick(key);
@@ -141,6 +185,7 @@ export function createNatsStoreClient(options: NatsStoreClientOptions): StoreCli
             const pull = streamed ? msg.headers?.get(STREAM_PULL_HEADER) : undefined;
             const whole = isChunk(msg) ? (assembler ??= new ChunkAssembler()).addMessage(msg) : msg.data;
             if (!whole) return;
+            if (!pull) return settle(whole);
             const reply = toReply(decodeReply(whole));
             // A streamed body (reply-stream.ts): pulled chunk by chunk, each pull bounded by the
             // request timeout, not the whole transfer.
@@ -155,6 +200,7 @@ export function createNatsStoreClient(options: NatsStoreClientOptions): StoreCli
           }
         },
       };
+      let lane: LaneItem | undefined;
       pending.set(token, request);
       if (executeOptions.deadline === undefined) deadlines.add(request);
       else timer = setTimeout(timeout, budget);
@@ -174,6 +220,35 @@ export function createNatsStoreClient(options: NatsStoreClientOptions): StoreCli
           finish(failure("unavailable", `${command.type}: ${(error as Error).message}`));
         const data = body.length <= chunkBytes ? body : Empty;
         send = (subject) => batch.publish(subject, data, { reply, headers: requestHeaders }, unsent);
+        if (
+          lanes &&
+          routedTo !== undefined &&
+          !streamed &&
+          chunks === undefined &&
+          BATCHED_COMMANDS.has(command.type) &&
+          replicas?.batches(routedTo)
+        ) {
+          const replica = routedTo;
+          sent = false;
+          lane = {
+            body,
+            rawValue: executeOptions.rawValue,
+            deadline,
+            settled: () => settled,
+            onSettled: undefined,
+            markSent: () => {
+              sent = true;
+            },
+            receiveData: settle,
+            fail: finish,
+            sendAlone(anyReplica) {
+              sent = true;
+              if (anyReplica) routedTo = undefined;
+              send(anyReplica ? commandSubject(command.type) : replicaCommandSubject(replica, command.type));
+            },
+          };
+          return lanes.add(replica, lane);
+        }
         send(routedTo === undefined ? commandSubject(command.type) : replicaCommandSubject(routedTo, command.type));
       } catch (error) {
         finish(failure("unavailable", `${command.type}: ${(error as Error).message}`));
@@ -194,6 +269,7 @@ export function createNatsStoreClient(options: NatsStoreClientOptions): StoreCli
       closed = true;
       watch.stop();
       replicas?.close();
+      lanes?.close();
       if (!connection.isClosed()) replies.unsubscribe();
       for (const request of [...pending.values()]) request.abandon(failure("unavailable", "the store client closed"));
       deadlines.close();

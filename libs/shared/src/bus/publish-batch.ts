@@ -18,14 +18,35 @@ export interface PublishBatch {
     options: PublishOptions | undefined,
     onError: (error: unknown) => void,
   ): void;
+  /**
+   * Runs `gather` at the start of the next flush, before the publishes queued so far leave; what it
+   * publishes leaves in the same write. For senders that collect a turn's work into one message
+   * (nats-store-client.ts's command batches).
+   */
+  beforeFlush(gather: () => void): void;
   /** Resolves once everything queued so far was handed to nats (before closing a connection). */
   flushed(): Promise<void>;
 }
 
 export function createPublishBatch(connection: NatsConnection): PublishBatch {
   let queued: { subject: string; data: Uint8Array; options?: PublishOptions; onError(error: unknown): void }[] = [];
+  let gatherers: (() => void)[] = [];
+  let scheduled = false;
+  const schedule = () => {
+    if (scheduled) return;
+    scheduled = true;
+    setImmediate(flush);
+  };
 
   const flush = () => {
+    // Still "scheduled" while the gatherers run: what they publish, and gatherers they add, join
+    // this flush.
+    while (gatherers.length > 0) {
+      const gathering = gatherers;
+      gatherers = [];
+      for (const gather of gathering) gather();
+    }
+    scheduled = false;
     const batch = queued;
     queued = [];
     for (const item of batch) {
@@ -38,10 +59,17 @@ export function createPublishBatch(connection: NatsConnection): PublishBatch {
   };
 
   return {
-    flushed: () => (queued.length === 0 ? Promise.resolve() : new Promise((resolve) => setImmediate(resolve))),
+    flushed: () =>
+      queued.length === 0 && gatherers.length === 0
+        ? Promise.resolve()
+        : new Promise((resolve) => setImmediate(resolve)),
     publish(subject, data, options, onError) {
-      if (queued.length === 0) setImmediate(flush);
       queued.push({ subject, data, options, onError });
+      schedule();
+    },
+    beforeFlush(gather) {
+      gatherers.push(gather);
+      schedule();
     },
   };
 }

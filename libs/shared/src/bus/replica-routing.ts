@@ -20,6 +20,11 @@ export interface ReplicaPresence {
   up: boolean;
   /** How often it announces; a client forgets it after a few intervals of silence. */
   intervalMs: number;
+  /**
+   * True when the replica takes command batches on `batchSubject(id)` (docs/adr/0042). A replica that
+   * does not say so (an older model-store) gets single commands only.
+   */
+  batches?: boolean;
 }
 
 /** Silent intervals after which a replica counts as gone (a killed process never says goodbye). */
@@ -66,6 +71,8 @@ export function pickReplica(replicas: readonly string[], key: string): string | 
 export interface ReplicaDirectory {
   /** The replica a command with this key goes to; undefined while none is known. */
   pick(key: string): string | undefined;
+  /** True when the replica announced that it takes command batches. */
+  batches(id: string): boolean;
   /** The server had no subscriber for it (it stopped or died): leave it out until it announces again. */
   forget(id: string): void;
   close(): void;
@@ -73,7 +80,7 @@ export interface ReplicaDirectory {
 
 /** The client side: listens to announcements, asks once on start so it need not wait a beat. */
 export function watchReplicas(connection: NatsConnection, onError: (error: unknown) => void): ReplicaDirectory {
-  const lastSeen = new Map<string, { at: number; expiryMs: number }>();
+  const lastSeen = new Map<string, { at: number; expiryMs: number; batches: boolean }>();
   let live: string[] = [];
   const refresh = () => {
     live = [...lastSeen.keys()].sort();
@@ -88,7 +95,7 @@ export function watchReplicas(connection: NatsConnection, onError: (error: unkno
           const interval = Number(presence.intervalMs);
           const expiryMs = (Number.isFinite(interval) && interval > 0 ? interval : 1_000) * EXPIRY_INTERVALS;
           const known = lastSeen.has(presence.id);
-          lastSeen.set(presence.id, { at: Date.now(), expiryMs });
+          lastSeen.set(presence.id, { at: Date.now(), expiryMs, batches: presence.batches === true });
           if (!known) refresh();
         } else if (lastSeen.delete(presence.id)) refresh();
       } catch (failure) {
@@ -120,6 +127,9 @@ export function watchReplicas(connection: NatsConnection, onError: (error: unkno
       expire(Date.now());
       return live.length === 1 ? live[0] : pickReplica(live, key);
     },
+    batches(id) {
+      return lastSeen.get(id)?.batches === true;
+    },
     forget(id) {
       if (lastSeen.delete(id)) refresh();
     },
@@ -135,10 +145,15 @@ export function announceReplica(
   id: string,
   intervalMs: number,
   onError: (error: unknown) => void,
+  batches = false,
 ): { stop(): void } {
   const announce = (up: boolean) => {
     try {
-      if (!connection.isClosed()) connection.publish(REPLICAS_SUBJECT, encodeJson({ id, up, intervalMs }));
+      if (!connection.isClosed())
+        connection.publish(
+          REPLICAS_SUBJECT,
+          encodeJson(batches ? { id, up, intervalMs, batches } : { id, up, intervalMs }),
+        );
     } catch (error) {
       onError(error);
     }

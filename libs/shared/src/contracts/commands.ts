@@ -196,6 +196,35 @@ export const WRITE_COMMANDS: ReadonlySet<CommandType> = new Set<CommandType>([
   ...OPERATION_WRITE_COMMANDS,
 ]);
 
+/**
+ * Commands a gateway may send to a model-store replica inside one command batch (docs/adr/0042):
+ * the writes of submodels, shells and concept descriptions, whose replies are small and which the
+ * store commits together anyway. Not: reads (one slow read would hold the batch's one reply), file
+ * and operation commands (uploads, long invocations), LoadEnvironment (bulk).
+ */
+export const BATCHED_COMMANDS: ReadonlySet<CommandType> = new Set<CommandType>([
+  "PostAssetAdministrationShell",
+  "PutAssetAdministrationShellById",
+  "DeleteAssetAdministrationShellById",
+  "PutAssetInformation",
+  "PostSubmodelReference",
+  "DeleteSubmodelReferenceById",
+  "PostConceptDescription",
+  "PutConceptDescriptionById",
+  "DeleteConceptDescriptionById",
+  "PostAllAssetLinksById",
+  "DeleteAllAssetLinksById",
+  "PostSubmodel",
+  "PutSubmodelById",
+  "DeleteSubmodelById",
+  "PostSubmodelElement",
+  "PutSubmodelElementByPath",
+  "PatchSubmodelById",
+  "PatchSubmodelElementByPath",
+  "DeleteSubmodelElementByPath",
+  "PatchSubmodelElementValueByPath",
+]);
+
 export const COMMAND_TYPES: readonly CommandType[] = [
   "GetAllAssetAdministrationShells",
   "GetAssetAdministrationShellById",

@@ -22,6 +22,17 @@ export const REPLICAS_SUBJECT = `${SUBJECT_PREFIX}.replicas`;
 /** A gateway that starts asks here; every replica answers at once on REPLICAS_SUBJECT. */
 export const REPLICAS_QUERY_SUBJECT = `${SUBJECT_PREFIX}.replicas-query`;
 
+/**
+ * Command batches for one replica (docs/adr/0042): `<prefix>.<replicaId>`. Outside the `cmd.>` and
+ * `replica.>` wildcards on purpose, so a model-store that does not know batches never receives one
+ * (a gateway sends here only to a replica that announced `batches`; otherwise "no responders").
+ */
+export const BATCH_SUBJECT_PREFIX = `${SUBJECT_PREFIX}.batch`;
+
+export function batchSubject(replicaId: string): string {
+  return `${BATCH_SUBJECT_PREFIX}.${replicaId}`;
+}
+
 export function replicaCommandSubject(replicaId: string, type: CommandType): string {
   return `${REPLICA_COMMAND_PREFIX}.${replicaId}.${type}`;
 }
