@@ -33,7 +33,9 @@
  *            during them — bench/test-support/slow-samples.ts)
  */
 // This process (the HTTP and OPC UA clients) gets the heap settings every twinport process has
-// (ADR 0043), so its own full GCs do not stand in for the servers' in the tail.
+// (ADR 0043), so its own full GCs do not stand in for the servers' in the tail. They must come before
+// node-opcua and the test support load (parsing them grows the young generation), hence the dynamic
+// imports below.
 import "../bin/heap-settings.js";
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -41,16 +43,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
 
-import { startOpcuaSystem } from "../tests/opcua/opcua-system.ts";
-import { b64 } from "../tests/test-support/http-client.ts";
 import type { ValueMonitor } from "../tests/test-support/opcua-client.ts";
-import { elementNode } from "../tests/test-support/opcua-model.ts";
-import { startRedis } from "../tests/test-support/servers.ts";
 import type { Mode } from "../tests/test-support/system.ts";
 import { type LoopStats, RESOLUTION_MS } from "./test-support/loop-stats.ts";
 import { recordLoopTimeline, type TimelineEntry } from "./test-support/loop-timeline.ts";
 import { processCpuMs } from "./test-support/process-cpu.ts";
 import { type Sample, slowSampleCauses, timelineSummary } from "./test-support/slow-samples.ts";
+
+const { startOpcuaSystem } = await import("../tests/opcua/opcua-system.ts");
+const { b64 } = await import("../tests/test-support/http-client.ts");
+const { elementNode } = await import("../tests/test-support/opcua-model.ts");
+const { startRedis } = await import("../tests/test-support/servers.ts");
 
 const samples = Number(process.env.BENCH_SAMPLES ?? 500);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
