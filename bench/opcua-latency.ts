@@ -26,20 +26,34 @@
  *            a trailing "i": each write comes 1–2 publishing intervals after the last notification, so the
  *            subscription is idle and publishes the change at once, ADR 0028)
  *            BENCH_REDIS_AOF=0 (Redis without persistence) BENCH_LOOP_STATS=0 (no event loop / GC recording)
+ *            BENCH_HEAP_DEFAULTS=1 (the servers run with V8's own heap sizing instead of ADR 0043's:
+ *            NODE_OPTIONS gets --max-semi-space-size=64, V8's default here, which bin/heap-settings.js leaves alone)
+ *            BENCH_LOOP_TIMELINE=1 (every process also records when each GC pause and loop stall happened:
+ *            the round prints GCs by kind and, for the samples above the target, which process stood still
+ *            during them — bench/test-support/slow-samples.ts)
  */
+// This process (the HTTP and OPC UA clients) gets the heap settings every twinport process has
+// (ADR 0043), so its own full GCs do not stand in for the servers' in the tail. They must come before
+// node-opcua and the test support load (parsing them grows the young generation), hence the dynamic
+// imports below.
+import "../bin/heap-settings.js";
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
 
-import { startOpcuaSystem } from "../tests/opcua/opcua-system.ts";
-import { b64 } from "../tests/test-support/http-client.ts";
 import type { ValueMonitor } from "../tests/test-support/opcua-client.ts";
-import { elementNode } from "../tests/test-support/opcua-model.ts";
-import { startRedis } from "../tests/test-support/servers.ts";
 import type { Mode } from "../tests/test-support/system.ts";
 import { type LoopStats, RESOLUTION_MS } from "./test-support/loop-stats.ts";
+import { recordLoopTimeline, type TimelineEntry } from "./test-support/loop-timeline.ts";
+import { processCpuMs } from "./test-support/process-cpu.ts";
+import { type Sample, slowSampleCauses, timelineSummary } from "./test-support/slow-samples.ts";
+
+const { startOpcuaSystem } = await import("../tests/opcua/opcua-system.ts");
+const { b64 } = await import("../tests/test-support/http-client.ts");
+const { elementNode } = await import("../tests/test-support/opcua-model.ts");
+const { startRedis } = await import("../tests/test-support/servers.ts");
 
 const samples = Number(process.env.BENCH_SAMPLES ?? 500);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -47,6 +61,7 @@ const modes = (process.env.BENCH_MODES ?? "embedded,distributed").split(",") as 
 const TARGET_P99_MS: Record<Mode, number> = { embedded: 10, distributed: 15 };
 const redisAof = process.env.BENCH_REDIS_AOF !== "0";
 const loopStats = process.env.BENCH_LOOP_STATS !== "0";
+const loopTimeline = loopStats && process.env.BENCH_LOOP_TIMELINE === "1";
 
 interface Variant {
   samplingInterval: number;
@@ -104,7 +119,10 @@ if (statsDir) {
   const preload = new URL("./test-support/loop-stats.ts", import.meta.url).href;
   process.env.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ""} --import=${preload}`.trim();
 }
+if (process.env.BENCH_HEAP_DEFAULTS === "1")
+  process.env.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ""} --max-semi-space-size=64`.trim();
 const ownDelay = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
+const ownTimeline = loopTimeline ? recordLoopTimeline() : undefined;
 let ownGc = { count: 0, totalMs: 0, maxMs: 0, over2Ms: 0 };
 if (loopStats) {
   ownDelay.enable();
@@ -131,14 +149,26 @@ function serverPids(): number[] {
       }
     });
 }
+/** CPU ms used so far by each twinport process (by role) and by this one (the clients). */
+function cpuByRole(): Record<string, number> {
+  const own = process.cpuUsage();
+  const cpu: Record<string, number> = { "bench client": (own.user + own.system) / 1000 };
+  for (const pid of serverPids()) {
+    const args = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+    const role = args.find((arg) => ["model-store", "http-gateway", "opcua-gateway"].includes(arg)) ?? "embedded";
+    cpu[role] = processCpuMs(pid);
+  }
+  return cpu;
+}
 function startLoopStats(): void {
   if (!statsDir) return;
   for (const pid of serverPids()) process.kill(pid, "SIGUSR2");
   ownDelay.reset();
+  ownTimeline?.take();
   ownGc = { count: 0, totalMs: 0, maxMs: 0, over2Ms: 0 };
 }
-async function loopStatsLine(): Promise<string> {
-  if (!statsDir) return "";
+async function collectLoopStats(): Promise<LoopStats[]> {
+  if (!statsDir) return [];
   for (const file of readdirSync(statsDir)) rmSync(join(statsDir, file));
   const pids = serverPids();
   for (const pid of pids) process.kill(pid, "SIGUSR2");
@@ -150,11 +180,15 @@ async function loopStatsLine(): Promise<string> {
       seconds: 0,
       loopDelayMs: { p50: ms(ownDelay.percentile(50)), p99: ms(ownDelay.percentile(99)), max: ms(ownDelay.max) },
       gc: ownGc,
+      ...(ownTimeline ? { timeline: ownTimeline.take() } : {}),
     },
   ];
   const written = () => readdirSync(statsDir).filter((file) => file.endsWith(".json"));
   for (let tries = 0; tries < 100 && written().length < pids.length; tries++) await pause(20);
   for (const file of written()) all.push(JSON.parse(readFileSync(join(statsDir, file), "utf8")) as LoopStats);
+  return all;
+}
+function loopStatsLine(all: LoopStats[]): string {
   return all
     .map(
       (s) =>
@@ -164,6 +198,9 @@ async function loopStatsLine(): Promise<string> {
     .join("\n            ");
 }
 
+console.log(
+  `heap settings of the servers: ${process.env.BENCH_HEAP_DEFAULTS === "1" ? "V8 defaults (BENCH_HEAP_DEFAULTS=1)" : "as shipped (bin/heap-settings.js, ADR 0043)"}`,
+);
 for (const mode of modes) {
   const system = await startOpcuaSystem(mode, { model, ...(redisAof ? { redis: { appendOnly: true } } : {}) });
   try {
@@ -198,7 +235,10 @@ for (const mode of modes) {
         /** From the node's update to the notification's arrival (ms, the source timestamp has 1 ms resolution). */
         const published: number[] = [];
         const queuedPublishRequests: number[] = [];
+        /** Wall clock of each measured sample, for telling which process held up the slow ones. */
+        const timed: Sample[] = [];
         startLoopStats();
+        const cpuBefore = cpuByRole();
         for (let i = 1; i <= variant.samples + variant.warmUp; i++) {
           // A write comes at any point of the server's cycles (publishing, and sampling where it samples
           // on a timer), not right after the notification of the previous one.
@@ -209,6 +249,7 @@ for (const mode of modes) {
           queuedPublishRequests.push(publishEngine.nbPendingPublishRequests);
           const startedAt = Date.now();
           const started = performance.now();
+          const startedWall = performance.timeOrigin + started;
           const received = monitor.waitFor((v) => v.value.value === value, 10_000, `value ${value}`);
           const response = await system.http.request("PATCH", url, { body: String(value) });
           const answered = performance.now() - started;
@@ -223,8 +264,15 @@ for (const mode of modes) {
             const appliedAt = notification.sourceTimestamp?.getTime() ?? Number.NaN;
             applied.push(appliedAt - startedAt);
             published.push(notifiedAt - appliedAt);
+            timed.push({
+              at: startedWall,
+              answeredMs: answered,
+              totalMs: performance.now() - started,
+              appliedMs: appliedAt - startedAt,
+            });
           }
         }
+        const cpuAfter = cpuByRole();
         monitor.values.length = 0;
         latencies.sort((a, b) => a - b);
         answers.sort((a, b) => a - b);
@@ -247,7 +295,25 @@ for (const mode of modes) {
             `node updated → notification received: p50 ${percentile(published, 50).toFixed(0)} ms, p99 ${percentile(published, 99).toFixed(0)} ms; ` +
             `PublishRequests queued by the client: min ${queuedPublishRequests[0]}, p50 ${percentile(queuedPublishRequests, 50)}`,
         );
-        if (statsDir) console.log(`${"".padEnd(11)} ${await loopStatsLine()}`);
+        // Every sample's own CPU, warm-up included (the idle publishing and keep-alive work of the
+        // other subscriptions in the meantime too): what one PATCH at a time costs each process.
+        const count = variant.samples + variant.warmUp;
+        console.log(
+          `${"".padEnd(11)} CPU per PATCH: ${Object.entries(cpuAfter)
+            .map(([role, ms]) => `${role} ${Math.round(((ms - (cpuBefore[role] ?? ms)) * 1000) / count)} µs`)
+            .join(", ")}`,
+        );
+        if (statsDir) {
+          const stats = await collectLoopStats();
+          console.log(`${"".padEnd(11)} ${loopStatsLine(stats)}`);
+          if (loopTimeline) {
+            const timelines = new Map<string, TimelineEntry[]>(stats.map((s) => [s.role, s.timeline ?? []]));
+            console.log(`${"".padEnd(11)} ${timelineSummary(timelines).join(`\n${"".padEnd(12)}`)}`);
+            console.log(
+              `${"".padEnd(11)} ${slowSampleCauses(timed, timelines, TARGET_P99_MS[mode]).join(`\n${"".padEnd(12)}`)}`,
+            );
+          }
+        }
       }
     }
     for (const monitor of monitors) await monitor.stop();

@@ -63,6 +63,9 @@ async function twinport(mode: Mode, args: string[]): Promise<{ stdout: string; m
   return { stdout, modules: ownModules(file), all: allModules(file) };
 }
 
+/** The launcher itself: bin/twinport.js and the heap settings it applies first (ADR 0043). */
+const LAUNCHER = ["bin/heap-settings.js", "bin/twinport.js"];
+
 for (const mode of ["compiled", "sources"] as const) {
   test(`${mode}: --help and --version answer from the command-line parser alone, loading no role`, async () => {
     const parser =
@@ -70,13 +73,13 @@ for (const mode of ["compiled", "sources"] as const) {
     for (const args of [["--help"], ["-h"], ["http-gateway", "--help"], ["opcua-gateway", "-c", "x.json", "--help"]]) {
       const { stdout, modules } = await twinport(mode, args);
       assert.match(stdout, /^Usage: twinport \[command\]/, args.join(" "));
-      assert.deepEqual(modules.sort(), ["bin/twinport.js", parser].sort(), args.join(" "));
+      assert.deepEqual(modules.sort(), [...LAUNCHER, parser].sort(), args.join(" "));
     }
     const version = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).version as string;
     for (const args of [["--version"], ["-v"], ["model-store", "--version"]]) {
       const { stdout, modules, all } = await twinport(mode, args);
       assert.equal(stdout, `twinport ${version}\n`, args.join(" "));
-      assert.deepEqual(modules.sort(), ["bin/twinport.js", parser].sort(), args.join(" "));
+      assert.deepEqual(modules.sort(), [...LAUNCHER, parser].sort(), args.join(" "));
       // No third-party package either (in the sources mode tsx itself is loaded, before anything of ours).
       assert.deepEqual(
         all.filter(

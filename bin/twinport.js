@@ -4,6 +4,9 @@
 // sources through tsx by starting node with `--conditions=twinport-source --import=tsx` (scripts/test.sh
 // puts both in NODE_OPTIONS, so every process a test spawns does the same). Which of the two this
 // is follows from the package exports and the "#…" imports of package.json (docs/adr/0021).
+// First, before anything allocates: the heap settings (ADR 0043) hold for the whole process.
+import { startUpDone } from "./heap-settings.js";
+
 // Node 20 is past end of life and node-opcua needs Node >= 22.13: refuse older runtimes with a clear
 // word instead of a stack trace. npm scripts and npx put the project's own Node 24 (the `node`
 // devDependency) first on PATH, so `npm start` works on a machine whose system Node is older.
@@ -32,4 +35,6 @@ if (commandLine?.help) {
   process.stdout.write(`twinport ${version}\n`);
 } else {
   await import("#cli");
+  // Ready (or failed): from now on the young generation may grow, up to its cap (ADR 0043).
+  startUpDone();
 }

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { ConfigError, loadConfig, type OpcUaEndpointConfig } from "@twinport/shared";
-import { LazyIdentifiables } from "./lazy-identifiables.ts";
+import { LazyIdentifiables, RELEASE_BATCH_ELEMENTS } from "./lazy-identifiables.ts";
 
 // The bookkeeping behind lazy nodes (ADR 0036) on a clock of its own; the black-box behaviour is in
 // tests/opcua-lazy-*.test.ts and sync/lazy-resync.test.ts.
@@ -130,4 +130,66 @@ test("maxMaterializedElements: default 100,000, 0 allowed, negative or fractiona
       (error: unknown) => error instanceof ConfigError && /maxMaterializedElements/.test(error.message),
       value,
     );
+});
+
+test("the idle sweep releases everything idle, in batches of at most RELEASE_BATCH_ELEMENTS elements with a turn of the loop between them", async () => {
+  const clock = { now: 0 };
+  // releaseAfterMs 100: the sweeper runs every 25 ms of real time; the idle time runs on `clock`.
+  const lazy = new LazyIdentifiables({ releaseAfterMs: 100, now: () => clock.now });
+  const batches: string[][] = [];
+  /** Whether the loop turned (a setImmediate ran) since the previous batch started. */
+  const turnedBefore: boolean[] = [];
+  let turned = true;
+  let done: () => void = () => {};
+  const allReleased = new Promise<void>((resolve) => {
+    done = resolve;
+  });
+  lazy.start({
+    async materialize() {},
+    async release(ids) {
+      turnedBefore.push(turned);
+      turned = false;
+      setImmediate(() => {
+        turned = true;
+      });
+      batches.push(ids);
+      // As releaseIdentifiable does: asks again, then deletes and marks.
+      for (const id of ids) if (lazy.isReleasable(id)) lazy.markMaterialized(id, false);
+      if (lazy.materializedCount === 1) done(); // only the pinned one is left
+    },
+  });
+  const sizes: Record<string, number> = { big: RELEASE_BATCH_ELEMENTS * 3 };
+  for (let i = 0; i < 10; i++) sizes[`sm${i}`] = RELEASE_BATCH_ELEMENTS / 4;
+  sizes.watched = 10;
+  for (const [id, elements] of Object.entries(sizes)) {
+    lazy.set(id, "submodel");
+    lazy.markMaterialized(id, true, elements);
+  }
+  lazy.pin("watched");
+  clock.now = 1000;
+  await allReleased;
+  lazy.stop();
+
+  assert.deepEqual(
+    batches.flat().sort(),
+    Object.keys(sizes)
+      .filter((id) => id !== "watched")
+      .sort(),
+    "all idle ones, once",
+  );
+  for (const batch of batches) {
+    const elements = batch.reduce((sum, id) => sum + sizes[id]!, 0);
+    assert.ok(
+      batch.length === 1 || elements <= RELEASE_BATCH_ELEMENTS,
+      `batch ${batch.join(",")}: ${elements} elements`,
+    );
+  }
+  // The big one alone, then 10 × a quarter batch in batches of 4, 4, 2 (least recently used first:
+  // the order they were made).
+  assert.deepEqual(
+    batches.map((b) => b.length),
+    [1, 4, 4, 2],
+  );
+  assert.ok(turnedBefore.every(Boolean), "every batch after a turn of the event loop (requests and events go first)");
+  assert.equal(lazy.materializedElements, 10, "the watched one stays");
 });

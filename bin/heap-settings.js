@@ -1,0 +1,67 @@
+// V8 heap settings every twinport process starts with (docs/adr/0043-heap-settings-for-the-write-tail.md).
+// Imported first by bin/twinport.js, before any role allocates, so they hold for the whole process.
+//
+// Why: a twinport process keeps a large heap that lives long (the OPC UA address space, the models)
+// and then allocates little per request. V8's defaults fit that badly. The start-up build lets the
+// young generation grow to its maximum (2 × 64 MB semi-spaces), and V8 starts a full, incremental
+// mark-compact whenever the old generation's headroom (its limit minus its size) is smaller than the
+// young generation; for a process allocating slowly V8 keeps that headroom at about 10 % of the heap.
+// So with a 90 MB heap the headroom never exceeded the young generation and a full GC of the whole
+// heap ran every ~30 PATCHes (every 0.5–1 s at one PATCH at a time), each with a final pause of
+// 6–40 ms: the p99 of "one PATCH at a time" (ADR 0043 has the measurements).
+//
+// - The young generation stays at its initial 1 MB semi-spaces while the role starts
+//   (`--semi-space-growth-factor=1`); once it is ready it may grow as V8 grows it (factor 2) under
+//   a load that keeps much alive, but only up to YOUNG_CAP_BYTES (4 MB semi-spaces): after each
+//   scavenge the factor goes to 1 once the young generation has reached the cap, back to 2 while it
+//   is below. `--max-semi-space-size` would say that, but V8 reads it only from the command line,
+//   which `npx twinport` or a plain `node bin/twinport.js` does not carry; and during the start-up
+//   build, which runs long stretches without yielding, the check would come too late.
+// - `--heap-growing-percent=50`: after a full GC the old generation may grow by half of what
+//   survived before the next one is due, instead of the ~10 % V8 picks for a slow allocator.
+//
+// An operator who sets V8 heap sizing flags on the command line or in NODE_OPTIONS (e.g.
+// `--max-semi-space-size=16` for a throughput-bound gateway) keeps exactly those: none of ours is set.
+import { PerformanceObserver } from "node:perf_hooks";
+import { getHeapSpaceStatistics, setFlagsFromString } from "node:v8";
+
+/** Young generation (both semi-spaces) at most this big: 2 × 4 MB. */
+export const YOUNG_CAP_BYTES = 8 * 2 ** 20;
+export const HEAP_FLAGS = ["--heap-growing-percent=50"];
+/** Flags that say the operator sizes the heap's generations themselves. */
+const OPERATOR_FLAGS = /--(max-|min-)?semi-space|--heap-growing-percent|--semi-space-growth-factor/;
+/** perf_hooks.constants.NODE_PERFORMANCE_GC_MINOR: a scavenge. */
+const GC_MINOR = 1;
+
+let growing = true;
+/** Lets the young generation grow (V8's factor 2) while below the cap, and no further once there. */
+function capYoungGeneration() {
+  const young = getHeapSpaceStatistics().find((space) => space.space_name === "new_space")?.space_size ?? 0;
+  const shouldGrow = young < YOUNG_CAP_BYTES;
+  if (shouldGrow === growing) return;
+  growing = shouldGrow;
+  setFlagsFromString(`--semi-space-growth-factor=${shouldGrow ? 2 : 1}`);
+}
+
+let applied = false;
+
+export function applyHeapSettings(execArgv = process.execArgv, nodeOptions = process.env.NODE_OPTIONS ?? "") {
+  if (execArgv.some((arg) => OPERATOR_FLAGS.test(arg)) || OPERATOR_FLAGS.test(nodeOptions)) return false;
+  for (const flag of HEAP_FLAGS) setFlagsFromString(flag);
+  setFlagsFromString("--semi-space-growth-factor=1");
+  growing = false;
+  applied = true;
+  return true;
+}
+
+/** The role is ready (bin/twinport.js calls this): the young generation may grow up to the cap. */
+export function startUpDone() {
+  if (!applied) return;
+  capYoungGeneration();
+  new PerformanceObserver((list) => {
+    // V8 decides to grow during a scavenge: the check after one sets the factor for the next.
+    if (list.getEntries().some((entry) => entry.detail?.kind === GC_MINOR)) capYoungGeneration();
+  }).observe({ entryTypes: ["gc"] });
+}
+
+applyHeapSettings();

@@ -1,0 +1,66 @@
+/**
+ * The heap settings of ADR 0043 (bin/heap-settings.js), seen from outside: a twinport process
+ * serving OPC UA keeps its young generation at its initial size after the start-up build (V8's
+ * defaults grow it to 2 × 64 MB there, which made every ~30th PATCH wait for a full GC), and an
+ * operator's own heap sizing flag in NODE_OPTIONS wins. Read from the process's Prometheus metrics
+ * (prom-client's nodejs_heap_space_size_total_bytes), as an operator would.
+ */
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, test } from "node:test";
+import { freePort } from "../tests/test-support/servers.ts";
+import { EXAMPLE_MODEL, startTwinport } from "../tests/test-support/system.ts";
+import { YOUNG_CAP_BYTES } from "./heap-settings.js";
+
+const dirs: string[] = [];
+after(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+/** Starts an embedded process (HTTP + OPC UA, the example model) and returns its young generation's size in MB. */
+async function newSpaceMb(nodeOptions?: string): Promise<number> {
+  const cwd = mkdtempSync(join(tmpdir(), "twinport-heap-"));
+  dirs.push(cwd);
+  const config = {
+    core: { managementPort: 0 },
+    endpoints: [
+      { "@class": "endpoint.http.HttpEndpoint", port: await freePort(), host: "127.0.0.1", sslEnabled: false },
+      { "@class": "endpoint.opcua.OpcUaEndpoint", tcpPort: await freePort(), host: "127.0.0.1", hostname: "127.0.0.1" },
+    ],
+  };
+  writeFileSync(join(cwd, "config.json"), JSON.stringify(config));
+  const env =
+    nodeOptions === undefined ? undefined : { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} ${nodeOptions}` };
+  const twinport = await startTwinport({
+    cwd,
+    args: ["-c", "config.json", "-m", EXAMPLE_MODEL],
+    env,
+    timeoutMs: 60_000,
+  });
+  try {
+    const metrics = await (await fetch(`${twinport.details.management as string}/metrics`)).text();
+    const line = metrics
+      .split("\n")
+      .find((l) => l.startsWith("nodejs_heap_space_size_total_bytes{") && l.includes('space="new"'));
+    assert.ok(line, `no new space size in /metrics:\n${metrics.slice(0, 2000)}`);
+    return Number(line.split(" ").at(-1)) / 2 ** 20;
+  } finally {
+    await twinport.stop();
+  }
+}
+
+test("a twinport process keeps a small young generation after building its address space", async () => {
+  const mb = await newSpaceMb();
+  // Initial semi-spaces of 1 MB, 2 MB in all, allowed to grow to the cap once ready (V8 alone grows it to 128 MB during the build).
+  assert.ok(mb <= YOUNG_CAP_BYTES / 2 ** 20, `young generation ${mb} MB after start-up`);
+});
+
+test("an operator's own semi-space flag in NODE_OPTIONS replaces the shipped settings", async () => {
+  const mb = await newSpaceMb("--max-semi-space-size=64");
+  assert.ok(
+    mb > YOUNG_CAP_BYTES / 2 ** 20,
+    `young generation ${mb} MB: the operator's --max-semi-space-size=64 was not left to V8`,
+  );
+});
