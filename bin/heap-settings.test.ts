@@ -64,3 +64,14 @@ test("an operator's own semi-space flag in NODE_OPTIONS replaces the shipped set
     `young generation ${mb} MB: the operator's --max-semi-space-size=64 was not left to V8`,
   );
 });
+
+test("only the roles that build an OPC UA address space start with a pinned young generation", async () => {
+  const { roleOfArguments } = await import("./heap-settings.js");
+  assert.equal(roleOfArguments([]), "embedded");
+  assert.equal(roleOfArguments(["-c", "config.json"]), "embedded");
+  assert.equal(roleOfArguments(["opcua-gateway", "-c", "x"]), "opcua-gateway");
+  assert.equal(roleOfArguments(["model-store"]), "model-store");
+  assert.equal(roleOfArguments(["http-gateway"]), "http-gateway");
+  // A role named anywhere but first is the launcher's usage error, not a role.
+  assert.equal(roleOfArguments(["-c", "model-store"]), "embedded");
+});
