@@ -167,17 +167,26 @@ class Observer {
   }
 }
 
+const ASSET_ORIGIN = Buffer.from('"origin":"asset"');
+/** The publish → NATS lag is taken from every this many committed events. */
+const COMMIT_LAG_EVERY = 10;
+
 async function watchNats(url: string, observer: Observer): Promise<NatsConnection> {
   const connection = await connectNats({ servers: url, name: "bench-asset-ingest" });
   connection.subscribe("twinport.v1.evt.element.value-changed", {
     callback: (error, msg) => {
       if (error) return;
-      const event = JSON.parse(new TextDecoder().decode(msg.data)) as { origin?: string; payload?: { value?: string } };
-      if (event.origin !== "asset") return;
+      // Counted without decoding (a byte search), and one event in COMMIT_LAG_EVERY decoded for the
+      // lag: decoding all of them cost this process ~30 µs per value on the cores the system uses.
+      const data = Buffer.from(msg.data.buffer, msg.data.byteOffset, msg.data.byteLength);
+      if (data.indexOf(ASSET_ORIGIN) < 0) return;
       observer.committed++;
       observer.lastCommitAt = now();
+      if (observer.committed % COMMIT_LAG_EVERY !== 0) return;
+      const event = JSON.parse(data.toString("utf8")) as { origin?: string; payload?: { value?: string } };
       const value = Number(event.payload?.value);
-      if (Number.isFinite(value) && value > 0) observer.commitLags.push(sinceEpoch() - value);
+      if (event.origin === "asset" && Number.isFinite(value) && value > 0)
+        observer.commitLags.push(sinceEpoch() - value);
     },
   });
   await connection.flush();
@@ -473,7 +482,7 @@ function printStep(r: StepResult): void {
   console.log(
     `    lag publish → OPC UA notification p50 ${ms(r.opcuaLag[0])} ms, p99 ${ms(r.opcuaLag[1])} ms, max ${ms(r.opcuaLag[2])} ms` +
       (r.mode === "distributed"
-        ? `; publish → event on NATS p50 ${ms(r.commitLag[0])} ms, p99 ${ms(r.commitLag[1])} ms`
+        ? `; publish → event on NATS (every ${COMMIT_LAG_EVERY}th) p50 ${ms(r.commitLag[0])} ms, p99 ${ms(r.commitLag[1])} ms`
         : ""),
   );
   const total = Object.values(r.cpuUs).reduce((a, b) => a + b, 0);
