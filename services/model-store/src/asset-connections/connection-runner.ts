@@ -60,13 +60,8 @@ export interface ConnectionRunnerOptions {
  * 1,000 MQTT providers, 4 rounds each, lag p50/p99 publish → OPC UA 0.27–0.37 s / 0.58–1.54 s with
  * 256 slots against 1.1–3.2 s / 1.6–5.3 s unlimited, at about the same committed rate; 64 slots
  * lost half the rate on a loaded machine.
- *
- * Two Redis calls' worth (ADR 0044): the store sends one group of commits at a time, and a released
- * slot is handed over after the turn's send (delivery-slots.ts), so one group of ~256 is planned
- * while the other is in Redis. With 256 the model-store and Redis took turns: every group waited
- * for the previous one's answer to be processed and the next one planned before it was sent.
  */
-export const PUSH_DELIVERY_SLOTS = 512;
+export const PUSH_DELIVERY_SLOTS = 256;
 
 /**
  * A back-off that doubles from the retry interval up to ten times it. No jitter: one runner per
