@@ -15,6 +15,7 @@ import { mqttBrokerAddress } from "./mqtt-broker-address.ts";
 import { lazyMqttMessageReading } from "./mqtt-message-reading.ts";
 import { MqttTopicSubscriptions } from "./mqtt-topic-subscriptions.ts";
 import { fillTemplate } from "./payload-template.ts";
+import { writesPerTurn } from "./writes-per-turn.ts";
 
 type MqttProviderConfigs = Extract<ProviderConfigs, { kind: "mqtt" }>;
 
@@ -102,6 +103,8 @@ export function createMqttDriver(options: MqttDriverOptions): AssetConnectionDri
 
   const open = async (): Promise<void> => {
     const created = mqtt.connect(clientOptions());
+    // One socket write per turn for the PUBACKs of what arrived in it (see writes-per-turn.ts).
+    writesPerTurn(created.stream);
     let lastError: string | undefined;
     // Always listened to: an 'error' event without a listener would end the process.
     created.on("error", (error) => {
