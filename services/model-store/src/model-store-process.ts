@@ -97,6 +97,16 @@ export async function startModelStore(config: TwinportConfig, options: ModelStor
       url: persistence.url,
       keyPrefix: persistence.keyPrefix,
       ...(persistence.cluster ? { cluster: persistence.cluster } : {}),
+      onTermIndexBuild: (report) =>
+        report.state === "built"
+          ? logger?.info(
+              { indexed: report.indexed, ms: report.ms },
+              "filter index built for a store written before it (docs/adr/0035)",
+            )
+          : logger?.warn(
+              { err: report.error, retryInMs: report.retryInMs },
+              "filter index build failed; filtered lists scan until it is built; retrying",
+            ),
     });
     closing.push(() => repository.close());
     const redisReady = () => repository.redis.status === "ready";

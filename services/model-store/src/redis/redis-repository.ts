@@ -26,7 +26,17 @@ export interface RedisRepositoryOptions {
    * `redis://host:port`. Each submodel's elements then get a slot of their own.
    */
   cluster?: { nodes: readonly string[] };
+  /**
+   * Told how the filter index build of a store from before the index (docs/adr/0035) went: built
+   * (how many identifiables, how long), or failed and retried in `retryInMs`. Without it a failing
+   * build retried silently while every filtered list kept scanning.
+   */
+  onTermIndexBuild?: (report: TermIndexBuildReport) => void;
 }
+
+export type TermIndexBuildReport =
+  | { state: "built"; indexed: number; ms: number }
+  | { state: "failed"; error: unknown; retryInMs: number };
 
 /** The Repository port on Redis; see redis-layout.ts for the keys. */
 export interface RedisRepository extends Repository {
@@ -101,12 +111,18 @@ export async function createRedisRepository(options: RedisRepositoryOptions): Pr
     indexReady = resolve;
   });
   const buildTermIndex = async (): Promise<void> => {
+    const started = performance.now();
     try {
-      await ensureTermIndex(redis, layout);
+      const indexed = await ensureTermIndex(redis, layout);
       indexComplete = true;
       indexReady();
-    } catch {
-      if (!closed) retry = setTimeout(() => void buildTermIndex(), TERM_INDEX_RETRY_MS).unref();
+      // A store that had its index already says nothing: only a build is news.
+      if (indexed > 0)
+        options.onTermIndexBuild?.({ state: "built", indexed, ms: Math.round(performance.now() - started) });
+    } catch (error) {
+      if (closed) return;
+      options.onTermIndexBuild?.({ state: "failed", error, retryInMs: TERM_INDEX_RETRY_MS });
+      retry = setTimeout(() => void buildTermIndex(), TERM_INDEX_RETRY_MS).unref();
     }
   };
   await buildTermIndex();

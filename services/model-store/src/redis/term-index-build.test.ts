@@ -4,7 +4,7 @@ import { type ChangeEventDraft, type CommitOp, indexTerm, type Repository } from
 import { Redis } from "ioredis";
 import { freePort, type RunningServer, startRedis } from "../../../../tests/test-support/servers.ts";
 import { IDENTIFIABLE_KINDS, redisLayout } from "./redis-layout.ts";
-import { createRedisRepository } from "./redis-repository.ts";
+import { createRedisRepository, type TermIndexBuildReport } from "./redis-repository.ts";
 import { ensureTermIndex, TERM_INDEX_VERSION } from "./term-index-build.ts";
 
 const draft: ChangeEventDraft = { kind: "shell.created", id: "x", time: "2026-01-01T00:00:00.000Z" };
@@ -117,6 +117,44 @@ describe("Redis filter index build (a store from before the index)", () => {
       await repo.close();
       await late?.stop();
     }
+  });
+
+  it("a build that fails is reported and retried, and the finished build is reported", {
+    timeout: 20_000,
+  }, async () => {
+    const prefix = `build-${++prefixes}`;
+    const layout = await storeWithoutIndex(prefix, 4);
+    // The shell index key holds a string: the build's script fails with WRONGTYPE until it is gone.
+    await admin.set(layout.termIndex("shell").index, "not a sorted set");
+    const reports: TermIndexBuildReport[] = [];
+    const repo = await createRedisRepository({
+      url: server.url,
+      keyPrefix: prefix,
+      onTermIndexBuild: (report) => reports.push(report),
+    });
+    try {
+      assert.equal(reports.length, 1);
+      const failed = reports[0]!;
+      assert.equal(failed.state, "failed");
+      assert.match(String((failed as { error: unknown }).error), /WRONGTYPE/);
+      assert.ok((failed as { retryInMs: number }).retryInMs > 0);
+      await admin.del(layout.termIndex("shell").index);
+      await repo.termIndexReady();
+      assert.deepEqual(reports.at(-1)?.state, "built");
+      assert.equal((reports.at(-1) as { indexed: number }).indexed, 6);
+      assert.deepEqual(await ids(repo, "shell", indexTerm("idShort", "S1")), ["s1"]);
+    } finally {
+      await repo.close();
+    }
+    // A store whose index is complete reports nothing.
+    const quiet: TermIndexBuildReport[] = [];
+    const again = await createRedisRepository({
+      url: server.url,
+      keyPrefix: prefix,
+      onTermIndexBuild: (r) => quiet.push(r),
+    });
+    await again.close();
+    assert.deepEqual(quiet, []);
   });
 
   it("builds in bounded batches, and a second build changes nothing", async () => {
