@@ -83,7 +83,8 @@ export async function startDurablePublishing(
     const saved = await redisCall(redis.get(positionKey));
     let position: number;
     if (saved === null) {
-      position = Number((await redisCall(redis.get(repository.layout.sequence))) ?? 0);
+      // The last seq subscribers may see: on a Redis Cluster a round may hold seqs above it still unapplied (ADR 0040).
+      position = await repository.currentSeq();
       await redisCall(redis.set(positionKey, String(position), "NX"));
       position = Number((await redisCall(redis.get(positionKey))) ?? position);
     } else {
