@@ -1,4 +1,4 @@
-// V8 heap settings every twinport process starts with (docs/adr/0043-heap-settings-for-the-write-tail.md).
+// V8 heap settings the twinport processes serving OPC UA (embedded, opcua-gateway) start with (docs/adr/0043-heap-settings-for-the-write-tail.md).
 // Imported first by bin/twinport.js, before any role allocates, so they hold for the whole process.
 //
 // Why: a twinport process keeps a large heap that lives long (the OPC UA address space, the models)
@@ -10,9 +10,11 @@
 // heap ran every ~30 PATCHes (every 0.5–1 s at one PATCH at a time), each with a final pause of
 // 6–40 ms: the p99 of "one PATCH at a time" (ADR 0043 has the measurements).
 //
-// - The young generation stays at its initial 1 MB semi-spaces while an embedded process or an
-//   opcua-gateway starts (`--semi-space-growth-factor=1`; the model-store and http-gateway get the
-//   cap below from the start); once it is ready it may grow as V8 grows it (factor 2) under
+// Only for the roles serving OPC UA (embedded, opcua-gateway); the model-store and http-gateway keep
+// V8's defaults (see ROLES_BUILDING_AN_ADDRESS_SPACE).
+//
+// - The young generation stays at its initial 1 MB semi-spaces while the role starts
+//   (`--semi-space-growth-factor=1`); once it is ready it may grow as V8 grows it (factor 2) under
 //   a load that keeps much alive, but only up to YOUNG_CAP_BYTES (4 MB semi-spaces): after each
 //   scavenge the factor goes to 1 once the young generation has reached the cap, back to 2 while it
 //   is below. `--max-semi-space-size` would say that, but V8 reads it only from the command line,
@@ -48,11 +50,11 @@ let applied = false;
 let capping = false;
 
 /**
- * The roles whose start-up builds an OPC UA address space in long synchronous stretches, where the
- * cap (checked after each scavenge, asynchronously) would come too late. The model-store and the
- * http-gateway start by loading models in batches, one event-loop turn each: they get the cap from
- * the start, since a young generation pinned at 1 MB made seeding cost 40 % more CPU (30 → 43 µs per
- * element for model (c), `npm run bench -- seed-scale`).
+ * The roles that serve OPC UA: they build an address space at start (long synchronous stretches,
+ * where the cap, checked after each scavenge, would come too late) and then keep it, the heap shape
+ * behind the tail. The model-store and the http-gateway ran 0–1 full GCs a round with V8's defaults
+ * and keep them: with the cap the model-store seeded model (c) at 68 instead of 27 µs of CPU per
+ * element (`npm run bench -- seed-scale`, 100,000 shells, one run each on a quiet machine).
  */
 const ROLES_BUILDING_AN_ADDRESS_SPACE = new Set(["embedded", "opcua-gateway"]);
 
@@ -66,29 +68,24 @@ export function applyHeapSettings(
   nodeOptions = process.env.NODE_OPTIONS ?? "",
   role = roleOfArguments(),
 ) {
+  if (!ROLES_BUILDING_AN_ADDRESS_SPACE.has(role)) return false;
   if (execArgv.some((arg) => OPERATOR_FLAGS.test(arg)) || OPERATOR_FLAGS.test(nodeOptions)) return false;
   for (const flag of HEAP_FLAGS) setFlagsFromString(flag);
+  setFlagsFromString("--semi-space-growth-factor=1");
+  growing = false;
   applied = true;
-  if (ROLES_BUILDING_AN_ADDRESS_SPACE.has(role)) {
-    setFlagsFromString("--semi-space-growth-factor=1");
-    growing = false;
-  } else capYoungGenerationFromNowOn();
   return true;
 }
 
-function capYoungGenerationFromNowOn() {
-  if (capping) return;
+/** The role is ready (bin/twinport.js calls this): the young generation may grow up to the cap. */
+export function startUpDone() {
+  if (!applied || capping) return;
   capping = true;
   capYoungGeneration();
   new PerformanceObserver((list) => {
     // V8 decides to grow during a scavenge: the check after one sets the factor for the next.
     if (list.getEntries().some((entry) => entry.detail?.kind === GC_MINOR)) capYoungGeneration();
   }).observe({ entryTypes: ["gc"] });
-}
-
-/** The role is ready (bin/twinport.js calls this): the young generation may grow up to the cap. */
-export function startUpDone() {
-  if (applied) capYoungGenerationFromNowOn();
 }
 
 applyHeapSettings();

@@ -65,8 +65,11 @@ test("an operator's own semi-space flag in NODE_OPTIONS replaces the shipped set
   );
 });
 
-test("only the roles that build an OPC UA address space start with a pinned young generation", async () => {
-  const { roleOfArguments } = await import("./heap-settings.js");
+test("only the roles that serve OPC UA get the settings; the model-store and http-gateway keep V8's", async () => {
+  const { applyHeapSettings, roleOfArguments } = await import("./heap-settings.js");
+  // Refused before any flag is set, so asking changes nothing in this process.
+  assert.equal(applyHeapSettings([], "", "model-store"), false);
+  assert.equal(applyHeapSettings([], "", "http-gateway"), false);
   assert.equal(roleOfArguments([]), "embedded");
   assert.equal(roleOfArguments(["-c", "config.json"]), "embedded");
   assert.equal(roleOfArguments(["opcua-gateway", "-c", "x"]), "opcua-gateway");
