@@ -1,3 +1,4 @@
+import { LUA_ELEMENT_POSITIONS } from "./lua-element-positions.ts";
 import { LUA_PATHS } from "./lua-paths.ts";
 import { luaScript } from "./lua-script.ts";
 
@@ -94,54 +95,7 @@ local function restOf(record)
   local at = string.find(record, '\\1', 1, true)
   return string.sub(record, at)
 end
-local counters = {}
-local function nextOrderKey(b)
-  local n = counters[b]
-  if n == nil then n = tonumber(redis.call('GET', KEYS[b + 2]) or '0') end
-  n = n + 1
-  counters[b] = n
-  return string.format('%016x', n)
-end
-local memos = {}
-local tails = {}
-local function tableOf(tables, b)
-  local t = tables[b]
-  if t == nil then
-    t = {}
-    tables[b] = t
-  end
-  return t
-end
-local function resolve(b, path)
-  return resolvePath(KEYS[b + 1], path, tableOf(memos, b))
-end
-local function tailOf(b, parent)
-  local known = tableOf(tails, b)
-  local tail = known[parent]
-  if tail == nil then
-    local last = redis.call('ZREVRANGEBYLEX', KEYS[b + 1], '(' .. parent .. '\\2', '[' .. parent .. '\\1', 'LIMIT', 0, 1)[1]
-    tail = {
-      count = redis.call('ZLEXCOUNT', KEYS[b + 1], '[' .. parent .. '\\1', '(' .. parent .. '\\2'),
-      lastKey = last and string.sub(last, #parent + 2, #parent + 17) or '',
-    }
-    known[parent] = tail
-  end
-  return tail
-end
-local function forgetPositions(b)
-  memos[b] = nil
-  tails[b] = nil
-end
-local function nextItemKey(b, tail)
-  local key = nextOrderKey(b)
-  if tail.lastKey >= key then
-    counters[b] = tonumber(tail.lastKey, 16) + 1
-    key = string.format('%016x', counters[b])
-  end
-  tail.lastKey = key
-  tail.count = tail.count + 1
-  return key
-end
+${LUA_ELEMENT_POSITIONS}
 local b = 1
 local i = 1
 while i <= #V do
