@@ -1,3 +1,4 @@
+import { LUA_CATALOG_OPS } from "./lua-catalog-ops.ts";
 import { luaScript } from "./lua-script.ts";
 import { LUA_TERM_INDEX } from "./lua-term-index.ts";
 
@@ -23,25 +24,8 @@ import { LUA_TERM_INDEX } from "./lua-term-index.ts";
  * `<now>\1<seq of each commit, 0 = none, comma-separated>\1<submodels JSON>` until every submodel
  * has applied it.
  */
-const COMMIT = luaScript(`${LUA_TERM_INDEX}
+const COMMIT = luaScript(`${LUA_TERM_INDEX}${LUA_CATALOG_OPS}
 if redis.call('ZSCORE', KEYS[18], ARGV[1]) then return redis.error_reply('FENCED twinport commit round given up') end
-local KIND = { shell = 5, submodel = 7, ["concept-description"] = 9 }
-local TERMS = 6
-local function revOf(record) return string.match(record, '^%d*') end
-local function restOf(record)
-  local at = string.find(record, '\\1', 1, true)
-  return string.sub(record, at)
-end
-local touchRev = {}
-local touchOrder = {}
-local function flushTouches()
-  for _, t in ipairs(touchOrder) do
-    local old = redis.call('HGET', KEYS[t[1]], t[2])
-    if old then redis.call('HSET', KEYS[t[1]], t[2], touchRev[t[1]][t[2]] .. restOf(old)) end
-  end
-  touchRev = {}
-  touchOrder = {}
-end
 local results = {}
 local seqs = {}
 local any = false
@@ -93,41 +77,16 @@ for c = 1, tonumber(ARGV[4]) do
     while a < opsEnd do
       local op = ARGV[a]
       if op == 'pi' then
-        flushTouches()
-        local k, id = KIND[ARGV[a + 1]], ARGV[a + 2]
-        redis.call('HSET', KEYS[k], id, rev .. '\\1' .. ARGV[a + 3])
-        local ordinal = redis.call('ZSCORE', KEYS[k + 1], id)
-        local isNew = not ordinal
-        if isNew then
-          ordinal = redis.call('INCR', KEYS[3])
-          redis.call('ZADD', KEYS[k + 1], ordinal, id)
-        end
-        reindex(KEYS[k + TERMS], KEYS[k + TERMS + 1], id, tonumber(ordinal), ARGV[a + 4], isNew)
-        redis.call('HSET', KEYS[2], id, ARGV[a + 1])
+        putIdentifiable(ARGV[a + 1], ARGV[a + 2], rev, ARGV[a + 3], ARGV[a + 4])
         a = a + 5
       elseif op == 'di' then
-        flushTouches()
-        local k, id = KIND[ARGV[a + 1]], ARGV[a + 2]
-        redis.call('HDEL', KEYS[k], id)
-        local ordinal = redis.call('ZSCORE', KEYS[k + 1], id)
-        if ordinal then reindex(KEYS[k + TERMS], KEYS[k + TERMS + 1], id, tonumber(ordinal), '', false) end
-        redis.call('ZREM', KEYS[k + 1], id)
-        if redis.call('HGET', KEYS[2], id) == ARGV[a + 1] then redis.call('HDEL', KEYS[2], id) end
+        deleteIdentifiable(ARGV[a + 1], ARGV[a + 2])
         a = a + 3
       elseif op == 'ti' then
-        local k, id = KIND[ARGV[a + 1]], ARGV[a + 2]
-        local revs = touchRev[k]
-        if revs == nil then
-          revs = {}
-          touchRev[k] = revs
-        end
-        if revs[id] == nil then table.insert(touchOrder, { k, id }) end
-        revs[id] = rev
+        touchIdentifiable(ARGV[a + 1], ARGV[a + 2], rev)
         a = a + 3
       elseif op == 'ik' then
-        local k = KEYS[tonumber(ARGV[a + 1])]
-        redis.call('HSET', k, 'f', ARGV[a + 2], 's', rev, 't', ARGV[a + 4], 'e', event)
-        redis.call('PEXPIRE', k, ARGV[a + 3])
+        putIdempotency(ARGV[a + 1], ARGV[a + 2], rev, ARGV[a + 3], ARGV[a + 4], event)
         a = a + 5
       else
         flushTouches()

@@ -7,6 +7,7 @@ import {
   indexTermsOfJson,
 } from "@twinport/shared";
 import { idempotencyKey } from "./idempotency-redis.ts";
+import { LUA_CATALOG_OPS } from "./lua-catalog-ops.ts";
 import { LUA_ELEMENT_POSITIONS } from "./lua-element-positions.ts";
 import { LUA_PATHS } from "./lua-paths.ts";
 import { luaScript } from "./lua-script.ts";
@@ -38,33 +39,10 @@ import { IDENTIFIABLE_KINDS, type RedisLayout } from "./redis-layout.ts";
  * JSON. Returns one number per commit: its seq, or -(index + 1) of its failed precondition. A failed
  * check returns before the commit's first write, so it changes nothing and takes no seq.
  */
-const SOURCE = `${LUA_PATHS}${LUA_TERM_INDEX}
-local KIND = { shell = 5, submodel = 7, ["concept-description"] = 9 }
--- a kind's filter index keys: terms at KIND + 6, index at KIND + 7
-local TERMS = 6
+const SOURCE = `${LUA_PATHS}${LUA_TERM_INDEX}${LUA_CATALOG_OPS}
 local function sm(i) return 17 + (tonumber(i) - 1) * 3 end
-local function revOf(record) return string.match(record, '^%d*') end
--- the record without its revision, from the first separator on
-local function restOf(record)
-  local at = string.find(record, '\\1', 1, true)
-  return string.sub(record, at)
-end
 
 ${LUA_ELEMENT_POSITIONS}
--- Touches of identifiables (a submodel's revision after a write below it) are applied once per
--- identifiable at the end of the batch, with the last revision: inside one script nobody sees the
--- ones in between, and a batch of value writes to one submodel rewrote its record once per write
--- (docs/adr/0039). Applied before anything that reads or replaces identifiable records.
-local touchRev = {}
-local touchOrder = {}
-local function flushTouches()
-  for _, t in ipairs(touchOrder) do
-    local old = redis.call('HGET', KEYS[t[1]], t[2])
-    if old then redis.call('HSET', KEYS[t[1]], t[2], touchRev[t[1]][t[2]] .. restOf(old)) end
-  end
-  touchRev = {}
-  touchOrder = {}
-end
 -- The element record the last precondition read (submodel index, internal path, record), so the
 -- op that rewrites it right after does not read it again; any write forgets it.
 local lastB, lastPath, lastRecord = nil, nil, nil
@@ -202,28 +180,12 @@ while a < opsEnd do
     if old then redis.call('HSET', KEYS[b], path, rev .. restOf(old)) end
     a = a + 3
   elseif op == 'pi' then
-    -- put-identifiable: kind, id, json, index terms (a new one is appended to its kind's order)
-    flushTouches()
-    local k, id = KIND[ARGV[a + 1]], ARGV[a + 2]
-    redis.call('HSET', KEYS[k], id, rev .. '\\1' .. ARGV[a + 3])
-    local ordinal = redis.call('ZSCORE', KEYS[k + 1], id)
-    local isNew = not ordinal
-    if isNew then
-      ordinal = redis.call('INCR', KEYS[3])
-      redis.call('ZADD', KEYS[k + 1], ordinal, id)
-    end
-    reindex(KEYS[k + TERMS], KEYS[k + TERMS + 1], id, tonumber(ordinal), ARGV[a + 4], isNew)
-    redis.call('HSET', KEYS[2], id, ARGV[a + 1])
+    -- put-identifiable: kind, id, json, index terms
+    putIdentifiable(ARGV[a + 1], ARGV[a + 2], rev, ARGV[a + 3], ARGV[a + 4])
     a = a + 5
   elseif op == 'di' then
     -- delete-identifiable: kind, id, submodel index ('' unless a submodel: its elements go too)
-    flushTouches()
-    local k, id = KIND[ARGV[a + 1]], ARGV[a + 2]
-    redis.call('HDEL', KEYS[k], id)
-    local ordinal = redis.call('ZSCORE', KEYS[k + 1], id)
-    if ordinal then reindex(KEYS[k + TERMS], KEYS[k + TERMS + 1], id, tonumber(ordinal), '', false) end
-    redis.call('ZREM', KEYS[k + 1], id)
-    if redis.call('HGET', KEYS[2], id) == ARGV[a + 1] then redis.call('HDEL', KEYS[2], id) end
+    deleteIdentifiable(ARGV[a + 1], ARGV[a + 2])
     if ARGV[a + 3] ~= '' then
       local b = sm(ARGV[a + 3])
       -- UNLINK frees a large submodel's memory in the background instead of inside the script
@@ -233,21 +195,12 @@ while a < opsEnd do
     end
     a = a + 4
   elseif op == 'ti' then
-    -- touch-identifiable: kind, id (only an existing one; applied by flushTouches)
-    local k, id = KIND[ARGV[a + 1]], ARGV[a + 2]
-    local revs = touchRev[k]
-    if revs == nil then
-      revs = {}
-      touchRev[k] = revs
-    end
-    if revs[id] == nil then table.insert(touchOrder, { k, id }) end
-    revs[id] = rev
+    -- touch-identifiable: kind, id
+    touchIdentifiable(ARGV[a + 1], ARGV[a + 2], rev)
     a = a + 3
   elseif op == 'ik' then
-    -- idempotency record (docs/adr/0017): key index, fingerprint, ttl ms, time; e = the event draft
-    local k = KEYS[tonumber(ARGV[a + 1])]
-    redis.call('HSET', k, 'f', ARGV[a + 2], 's', rev, 't', ARGV[a + 4], 'e', event)
-    redis.call('PEXPIRE', k, ARGV[a + 3])
+    -- idempotency record: key index, fingerprint, ttl ms, time
+    putIdempotency(ARGV[a + 1], ARGV[a + 2], rev, ARGV[a + 3], ARGV[a + 4], event)
     a = a + 5
   else
     flushTouches()
