@@ -169,33 +169,6 @@ export interface Command<T extends CommandType = CommandType> {
   knownRevision?: number;
 }
 
-/** Commands that change state; everything else is a read-only query. */
-export const WRITE_COMMANDS: ReadonlySet<CommandType> = new Set<CommandType>([
-  "PostAssetAdministrationShell",
-  "PutAssetAdministrationShellById",
-  "DeleteAssetAdministrationShellById",
-  "PutAssetInformation",
-  "PostSubmodelReference",
-  "DeleteSubmodelReferenceById",
-  "PostConceptDescription",
-  "PutConceptDescriptionById",
-  "DeleteConceptDescriptionById",
-  "PostAllAssetLinksById",
-  "DeleteAllAssetLinksById",
-  "PostSubmodel",
-  "PutSubmodelById",
-  "DeleteSubmodelById",
-  "PostSubmodelElement",
-  "PutSubmodelElementByPath",
-  "PatchSubmodelById",
-  "PatchSubmodelElementByPath",
-  "DeleteSubmodelElementByPath",
-  "PatchSubmodelElementValueByPath",
-  "LoadEnvironment",
-  ...FILE_WRITE_COMMANDS,
-  ...OPERATION_WRITE_COMMANDS,
-]);
-
 /**
  * Commands a gateway may send to a model-store replica inside one command batch (docs/adr/0042):
  * the writes of submodels, shells and concept descriptions, whose replies are small and which the
@@ -223,6 +196,14 @@ export const BATCHED_COMMANDS: ReadonlySet<CommandType> = new Set<CommandType>([
   "PatchSubmodelElementByPath",
   "DeleteSubmodelElementByPath",
   "PatchSubmodelElementValueByPath",
+]);
+
+/** Commands that change state; everything else is a read-only query. */
+export const WRITE_COMMANDS: ReadonlySet<CommandType> = new Set<CommandType>([
+  ...BATCHED_COMMANDS,
+  "LoadEnvironment",
+  ...FILE_WRITE_COMMANDS,
+  ...OPERATION_WRITE_COMMANDS,
 ]);
 
 export const COMMAND_TYPES: readonly CommandType[] = [
