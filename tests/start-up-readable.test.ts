@@ -183,7 +183,13 @@ describe("start-up a person can read", () => {
     const { dir, httpPort } = await exampleConfig();
     const proc = await startTwinport({ cwd: dir, args: ["-c", "config.json", "-m", EXAMPLE_MODEL] });
     try {
-      const log = jsonLines(readFileSync(proc.logFile, "utf8"));
+      // The log goes through an asynchronous destination: its lines may land in the file a moment
+      // after the ready line on stdout (seen under load). Read until the banner is there.
+      let log = jsonLines(readFileSync(proc.logFile, "utf8"));
+      for (let tries = 0; tries < 100 && !log.some((record) => record.msg === "started"); tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        log = jsonLines(readFileSync(proc.logFile, "utf8"));
+      }
       assert.deepEqual(
         log.filter((record) => record.component === "node-opcua"),
         [],
