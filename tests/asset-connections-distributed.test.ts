@@ -81,14 +81,18 @@ before(async () => {
   client = createHttpClient(`https://127.0.0.1:${httpPort}/api/v3.0`, { ca: findCertificate(dirs.at(-1)!) });
 });
 
-after(async () => {
-  client?.close();
-  await Promise.all([...stores, gateway].filter(Boolean).map((p) => p.stop()));
-  await asset?.stop();
-  await nats?.stop();
-  await redis?.stop();
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
+// Bounded: after a failed start (a port taken under load) the clean-up must end, not stall the run.
+after(
+  async () => {
+    client?.close();
+    await Promise.all([...stores, gateway].filter(Boolean).map((p) => p.stop()));
+    await asset?.stop();
+    await nats?.stop();
+    await redis?.stop();
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  },
+  { timeout: 30_000 },
+);
 
 test("one replica runs the connection: values flow in, a write reaches the asset once", async () => {
   await eventually(temperature, (t) => t === 20, "the polled temperature through the gateway");
