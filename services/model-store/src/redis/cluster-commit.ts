@@ -493,6 +493,52 @@ export async function applyPendingUpTo(redis: Redis, layout: RedisLayout, seq: n
 }
 
 /**
+ * A reader of submodel records helps too, so a record's revision never runs ahead of its elements.
+ * A round's catalog step (2) bumps the submodel's record; its elements are written on their own node
+ * only in step 3. A reader that took the record between the two would pair the new revision (the
+ * ETag) with the old elements, and a client sending that ETag back in If-Match would overwrite a
+ * write it never saw. So after reading records, every round still pending on one of them is applied
+ * first (idempotent, like the event log's help). Reading the notes after the records is enough: a
+ * round whose step 2 came before the record read is either applied already (its note goes only
+ * after step 3) or still noted. Elements read afterwards are then at least as new as the record; a
+ * later round may make them newer, the direction single Redis shows too (a stale ETag fails If-Match).
+ * `pending` is the pending hash as read after the records. Returns how many rounds it applied.
+ */
+export async function applyPendingOf(
+  redis: Redis,
+  layout: RedisLayout,
+  submodelIds: readonly string[],
+  pending?: Record<string, string>,
+): Promise<number> {
+  const all = pending ?? ((await redis.hgetall(layout.key("pending"))) as Record<string, string>);
+  let applied = 0;
+  for (const [token, value] of Object.entries(all)) {
+    const round = parsePending(token, value);
+    if (!round.submodels.some((id) => submodelIds.includes(id))) continue;
+    await applyPending(redis, layout, round);
+    applied++;
+  }
+  return applied;
+}
+
+/** A submodel's record (HGET) and the pending notes read in one MULTI (one catalog round trip), settled as above. */
+export async function settledSubmodelRecord(
+  redis: Redis,
+  layout: RedisLayout,
+  recordKey: string,
+  submodelId: string,
+): Promise<string | null> {
+  const replies = await redis.multi().hget(recordKey, submodelId).hgetall(layout.key("pending")).exec();
+  const [recordReply, pendingReply] = replies ?? [];
+  if (!recordReply || !pendingReply) throw new Error("MULTI of a submodel record was discarded");
+  if (recordReply[0]) throw recordReply[0];
+  if (pendingReply[0]) throw pendingReply[0];
+  const pending = pendingReply[1] as Record<string, string>;
+  if (Object.keys(pending).length > 0) await applyPendingOf(redis, layout, [submodelId], pending);
+  return recordReply[1] as string | null;
+}
+
+/**
  * The seq up to which every event is deliverable: the store's seq, or just below the first seq
  * still pending (its elements may not be written yet). One MULTI: both keys are in the catalog slot.
  */

@@ -261,6 +261,40 @@ describe("Redis Cluster repository", () => {
     }
   });
 
+  it("a reader of a submodel's record applies a round pending on it, so the revision never runs ahead of the elements", async () => {
+    const repo = await open();
+    try {
+      const id = "urn:example:record-reader-helps";
+      const created = await repo.commit(createSubmodel(id));
+      assert.ok(created.ok);
+      const pendingRound = async (value: string, revision: number) => {
+        const round = encodeRound(repo.layout, [writeValue(id, revision, value)], [0], () => "failed");
+        const [seq] = await commitRound(
+          repo.redis,
+          repo.layout,
+          round,
+          await prepareRound(repo.redis, repo.layout, round, { lockMs: 60_000, waitMs: 1000 }),
+        );
+        return seq!;
+      };
+      // Between the catalog step and the apply: the record already has the round's revision.
+      const seq = await pendingRound("behind the record", created.seq);
+      assert.deepEqual(await valueOf(repo, id), { value: "0", revision: created.seq }, "not applied yet");
+      const record = await repo.getIdentifiable("submodel", id);
+      assert.equal(record?.revision, seq);
+      assert.deepEqual(await valueOf(repo, id), { value: "behind the record", revision: seq });
+
+      // The same for a page of submodels (GetAllSubmodels) and a filtered one (by idShort's term).
+      const second = await pendingRound("listed", seq);
+      const page = await repo.listIdentifiables("submodel", { limit: 100 });
+      assert.equal(page.items.find((item) => item.id === id)?.revision, second);
+      assert.deepEqual(await valueOf(repo, id), { value: "listed", revision: second });
+      assert.equal(await repo.currentSeq(), second, "nothing is left pending");
+    } finally {
+      await repo.close();
+    }
+  });
+
   it("a committer that died after the catalog step: the next writer of the submodel rolls it forward first", async () => {
     const repo = await open();
     try {

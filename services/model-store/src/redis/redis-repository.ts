@@ -1,7 +1,14 @@
 import type { IdentifiableKind, Repository, RepositoryPage, StoredIdentifiable } from "@twinport/shared";
 import { CommandError } from "@twinport/shared";
 import type { Redis } from "ioredis";
-import { applyPendingUpTo, deliverableSeq, eventSeqs, runClusterCommits } from "./cluster-commit.ts";
+import {
+  applyPendingOf,
+  applyPendingUpTo,
+  deliverableSeq,
+  eventSeqs,
+  runClusterCommits,
+  settledSubmodelRecord,
+} from "./cluster-commit.ts";
 import { clearClusterStore } from "./cluster-keys.ts";
 import { createCommitQueue, LARGE_COMMIT_OPS } from "./commit-queue.ts";
 import { CommitEncodingError, runCommits } from "./commit-script.ts";
@@ -132,6 +139,19 @@ export async function createRedisRepository(options: RedisRepositoryOptions): Pr
     return layout.identifiable(kind);
   };
 
+  // On a cluster, submodel records read are settled against rounds still pending on them, so a
+  // record's revision never runs ahead of its elements (cluster-commit.ts applyPendingOf).
+  const settleSubmodels = async (kind: IdentifiableKind, items: readonly StoredIdentifiable[]) => {
+    if (!cluster || kind !== "submodel" || items.length === 0) return;
+    await redisCall(
+      applyPendingOf(
+        redis,
+        layout,
+        items.map((item) => item.id),
+      ),
+    );
+  };
+
   const repository: RedisRepository = {
     redis,
     layout,
@@ -139,7 +159,11 @@ export async function createRedisRepository(options: RedisRepositoryOptions): Pr
     key: layout.key,
 
     async getIdentifiable(kind, id) {
-      const value = await redisCall(redis.hget(kindKeys(kind).rec, id));
+      const value = await redisCall(
+        cluster && kind === "submodel"
+          ? settledSubmodelRecord(redis, layout, kindKeys(kind).rec, id)
+          : redis.hget(kindKeys(kind).rec, id),
+      );
       return value === null ? undefined : { kind, id, ...unpackIdentifiable(value) };
     },
 
@@ -174,6 +198,7 @@ export async function createRedisRepository(options: RedisRepositoryOptions): Pr
         // Deleted since the first read: skipped, but the cursor still moves past it.
         ids.forEach((id, i) => values[i] !== null && items.push({ kind, id, ...unpackIdentifiable(values[i]!) }));
       }
+      await settleSubmodels(kind, items);
       if (flat.length / 2 <= limit) return { items };
       return { items, cursor: encodeCursor(ordinals[ordinals.length - 1]) };
     },
@@ -181,7 +206,9 @@ export async function createRedisRepository(options: RedisRepositoryOptions): Pr
     async listIdentifiablesByTerms(kind, terms, page) {
       kindKeys(kind);
       if (!indexComplete || terms.length === 0) return await repository.listIdentifiables(kind, page);
-      return await listByTerms(redis, layout, kind, terms, page);
+      const found = await listByTerms(redis, layout, kind, terms, page);
+      await settleSubmodels(kind, found.items);
+      return found;
     },
 
     termIndexReady: () => termIndexReady,
