@@ -81,7 +81,27 @@ export interface RedisOptions {
   dir?: string;
 }
 
-export async function startRedis(options: RedisOptions = {}): Promise<RunningServer> {
+/**
+ * A port from freePort() is free when asked, not when the server binds it: another test process may
+ * take it in between, and the server then exits ("address already in use"). With ports of our own
+ * choosing, such an early exit is retried on fresh ports; a port the caller named is not.
+ */
+async function onFreePorts<T>(portsGiven: boolean, start: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start();
+    } catch (error) {
+      const exitedEarly = error instanceof Error && / exited with code \d+ before listening$/.test(error.message);
+      if (portsGiven || !exitedEarly || attempt === 3) throw error;
+    }
+  }
+}
+
+export function startRedis(options: RedisOptions = {}): Promise<RunningServer> {
+  return onFreePorts(options.port !== undefined, () => startRedisOnce(options));
+}
+
+async function startRedisOnce(options: RedisOptions): Promise<RunningServer> {
   const port = options.port ?? (await freePort());
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), "twinport-redis-"));
   const log = openSync(join(dir, "redis.log"), "a");
@@ -97,7 +117,11 @@ export interface NatsOptions {
   dir?: string;
 }
 
-export async function startNats(options: NatsOptions = {}): Promise<RunningServer & { monitorPort: number }> {
+export function startNats(options: NatsOptions = {}): Promise<RunningServer & { monitorPort: number }> {
+  return onFreePorts(options.port !== undefined, () => startNatsOnce(options));
+}
+
+async function startNatsOnce(options: NatsOptions): Promise<RunningServer & { monitorPort: number }> {
   const port = options.port ?? (await freePort());
   const monitorPort = await freePort();
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), "twinport-nats-"));
