@@ -19,6 +19,7 @@ import {
   assertServing,
   connectResult,
   httpCounts,
+  keptAliveExchange,
   metricsOf,
   postRaw,
   rawExchange,
@@ -309,6 +310,23 @@ export function hardeningSuite(mode: Mode): void {
         );
         const log = readFileSync(sut.processes.find((proc) => proc.role !== "model-store")!.logFile, "utf8");
         assert.doesNotMatch(log, /"status":500/, "no request logged as failed with 500");
+      });
+
+      test("garbage after an answered request on the same connection is answered 400 with a Result body, and counted", async () => {
+        const before = httpCounts(await metricsOf(sut));
+        // The first request is answered in full on a kept-alive connection; then the client sends garbage.
+        const text = await keptAliveExchange(sut, ca, [
+          `GET /api/v3.0${SUBMODEL}/submodel-elements/MaxRotationSpeed/$value HTTP/1.1\r\nHost: localhost\r\n\r\n`,
+          "\x01\x02 nonsense\r\n\r\n",
+        ]);
+        assert.match(text, /^HTTP\/1\.1 200 /, text.slice(0, 300));
+        const second = text.indexOf("HTTP/1.1 400");
+        assert.ok(second > 0, `a second answer, a 400: ${text.slice(0, 600)}`);
+        const rest = text.slice(second);
+        assert.equal(JSON.parse(rest.slice(rest.indexOf("\r\n\r\n") + 4)).messages[0].code, "400");
+        const after = httpCounts(await metricsOf(sut));
+        assert.equal((after["400"] ?? 0) - (before["400"] ?? 0), 1, "the 400 is counted once");
+        await assertServing(client, "after garbage on a kept-alive connection");
       });
     });
 

@@ -64,6 +64,51 @@ export async function rawExchange(
   });
 }
 
+/**
+ * Requests written one after another on one kept-alive TLS connection, each once the answer to the
+ * one before has arrived (its head and its Content-Length body), and everything the server sends
+ * until it closes.
+ */
+export async function keptAliveExchange(
+  sut: SystemUnderTest,
+  ca: string | undefined,
+  requests: string[],
+): Promise<string> {
+  const url = new URL(sut.clients[0]!.baseUrl);
+  return await new Promise((resolve, reject) => {
+    let received = "";
+    let sent = 0;
+    const answeredUpTo = () => {
+      // Complete answers in `received`: each a head and a body of its Content-Length.
+      let at = 0;
+      let count = 0;
+      for (;;) {
+        const end = received.indexOf("\r\n\r\n", at);
+        if (end === -1) return count;
+        const length = Number(/\r\ncontent-length: (\d+)/i.exec(received.slice(at, end))?.[1] ?? 0);
+        if (received.length < end + 4 + length) return count;
+        at = end + 4 + length;
+        count++;
+      }
+    };
+    const next = () => {
+      if (sent < requests.length && answeredUpTo() === sent) socket.write(requests[sent++]!);
+    };
+    const socket = tls.connect(
+      { host: url.hostname, port: Number(url.port), ca, servername: "localhost", rejectUnauthorized: ca !== undefined },
+      next,
+    );
+    socket.setEncoding("latin1");
+    socket.on("data", (chunk: string) => {
+      received += chunk;
+      next();
+    });
+    socket.on("error", reject);
+    socket.setTimeout(20_000, () => socket.destroy(new Error("no complete answer within 20 s")));
+    socket.on("close", () => resolve(received));
+  });
+}
+
 /** The gateway's Prometheus text (its management port, named in the ready line). */
 export async function metricsOf(sut: SystemUnderTest): Promise<string> {
   const gateway = sut.processes.find((proc) => proc.role !== "model-store")!;

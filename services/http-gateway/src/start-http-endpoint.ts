@@ -15,7 +15,7 @@ import { trustedClientCas } from "./authentication/trusted-client-cas.ts";
 import { createHttpServing } from "./create-http-app.ts";
 import type { EventHub } from "./events/event-hub.ts";
 import { API_PREFIX } from "./http/api-routes.ts";
-import { answerClientErrors } from "./http/client-error.ts";
+import { clientErrorAnswers } from "./http/client-error.ts";
 import type { HttpEndpointSettings } from "./http-endpoint-settings.ts";
 import { servedExtras } from "./served-extras.ts";
 import { SELF_SIGNED_CERT_FILE } from "./tls/self-signed-certificate.ts";
@@ -77,6 +77,7 @@ export async function startHttpEndpoint(deps: HttpEndpointDeps): Promise<Running
     options: object,
     listener: RequestListener,
   ) => Server;
+  const clientErrors = clientErrorAnswers({ metrics: deps.metrics, logger: deps.logger });
   const server = createAdaptorServer({
     fetch: app.fetch,
     createServer: (options: object, general: RequestListener) =>
@@ -84,13 +85,17 @@ export async function startHttpEndpoint(deps: HttpEndpointDeps): Promise<Running
         options,
         hotRoute
           ? (incoming, outgoing) => {
+              clientErrors.dispatched(incoming, outgoing);
               if (!hotRoute(incoming, outgoing)) general(incoming, outgoing);
             }
-          : general,
+          : (incoming, outgoing) => {
+              clientErrors.dispatched(incoming, outgoing);
+              general(incoming, outgoing);
+            },
       ),
     ...(tls ? { serverOptions: { key: tls.key, cert: tls.cert, ...mutualTls } } : {}),
   } as Parameters<typeof createAdaptorServer>[0]) as Server;
-  answerClientErrors(server, { metrics: deps.metrics, logger: deps.logger });
+  clientErrors.attach(server);
 
   await listen(server, settings);
   const port = (server.address() as AddressInfo).port;

@@ -1,4 +1,4 @@
-import { type Server, type ServerResponse, STATUS_CODES } from "node:http";
+import { type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from "node:http";
 import type { Duplex } from "node:stream";
 import type { Logger, ProcessMetrics } from "@twinport/shared";
 import { resultBody } from "./result-body.ts";
@@ -12,22 +12,31 @@ import { resultBody } from "./result-body.ts";
  * the answer and drained until the client hangs up (closing with unread bytes would reset it),
  * and the answer is counted and logged as what it was: a 4xx.
  */
-export function answerClientErrors(server: Server, deps: { metrics?: ProcessMetrics; logger?: Logger }): void {
+export interface ClientErrorAnswers {
+  /**
+   * Called by the server's request listener for every request it is handed (one WeakMap entry per
+   * connection, overwritten by its next request): cheaper on the hot path than a second "request"
+   * listener with a "close" listener per response.
+   */
+  dispatched(request: IncomingMessage, response: ServerResponse): void;
+  /** Answers the server's client errors from now on. */
+  attach(server: Server): void;
+}
+
+export function clientErrorAnswers(deps: { metrics?: ProcessMetrics; logger?: Logger }): ClientErrorAnswers {
   // A parser error in a request's body comes after the app was handed the request: the app
   // answers and counts that one (its body read fails, a 400); this handler only writes the bytes.
-  const dispatched = new WeakMap<Duplex, ServerResponse>();
-  server.on("request", (request, response) => {
-    dispatched.set(request.socket, response);
-    response.once("close", () => dispatched.delete(request.socket));
-  });
+  // The connection's last response, in flight until it has ended.
+  const lastResponse = new WeakMap<Duplex, ServerResponse>();
   // Node's parser keeps failing on every further chunk the client sends, and emits clientError
   // again each time: an answered socket is only drained, not answered (or destroyed) twice.
   const answered = new WeakSet<Duplex>();
-  server.on("clientError", (error: ParserError, socket: Duplex) => {
+  const onClientError = (error: ParserError, socket: Duplex) => {
     if (answered.has(socket)) return;
     answered.add(socket);
     const answer = answerOf(error);
-    const inFlight = dispatched.get(socket);
+    const last = lastResponse.get(socket);
+    const inFlight = last !== undefined && !last.writableEnded ? last : undefined;
     // Once the app's response has started, another status line would corrupt the stream.
     if (answer === undefined || !socket.writable || inFlight?.headersSent) {
       socket.destroy();
@@ -45,7 +54,11 @@ export function answerClientErrors(server: Server, deps: { metrics?: ProcessMetr
       `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n`;
     drainThenClose(socket);
     socket.end(head + body);
-  });
+  };
+  return {
+    dispatched: (request, response) => lastResponse.set(request.socket, response),
+    attach: (server) => server.on("clientError", onClientError),
+  };
 }
 
 interface ParserError extends Error {
