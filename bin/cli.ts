@@ -3,7 +3,9 @@
 // through its package entry, and only when its role runs, so `twinport http-gateway` never loads
 // node-opcua or ioredis.
 import { type RoleContext, type RunningRole, roleOf, runRole } from "@twinport/shared";
-import { servesNoOpcUa } from "./heap-settings.js";
+// "../bin/": this file also runs compiled as dist/cli.js, and the heap settings stay plain JavaScript in
+// bin/ (bin/twinport.js loads them before any TypeScript); both spellings name the one module.
+import { servesNoOpcUa } from "../bin/heap-settings.js";
 
 const argv = process.argv.slice(2);
 const role = roleOf(argv);
