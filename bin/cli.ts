@@ -3,12 +3,23 @@
 // through its package entry, and only when its role runs, so `twinport http-gateway` never loads
 // node-opcua or ioredis.
 import { type RoleContext, type RunningRole, roleOf, runRole } from "@twinport/shared";
+// "../bin/": this file also runs compiled as dist/cli.js, and the heap settings stay plain JavaScript in
+// bin/ (bin/twinport.js loads them before any TypeScript); both spellings name the one module.
+import { servesNoOpcUa } from "../bin/heap-settings.js";
 
 const argv = process.argv.slice(2);
 const role = roleOf(argv);
 
 const factories: Record<typeof role, () => Promise<(context: RoleContext) => Promise<RunningRole>>> = {
-  embedded: async () => (await import("./embedded.ts")).startEmbedded,
+  embedded: async () => {
+    const { startEmbedded } = await import("./embedded.ts");
+    return async (context) => {
+      const running = await startEmbedded(context);
+      // No OPC UA endpoint, no address space: V8's own heap sizing from now on (docs/adr/0046).
+      if ((running.details.opcua as unknown[] | undefined)?.length === 0) servesNoOpcUa();
+      return running;
+    };
+  },
   "model-store": async () => {
     const { startModelStore } = await import("@twinport/model-store");
     return ({ config, models, validateOnLoad, log, metrics, logger }) =>

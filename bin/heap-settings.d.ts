@@ -4,3 +4,4 @@ export declare const HEAP_FLAGS: string[];
 export declare function applyHeapSettings(execArgv?: string[], nodeOptions?: string, role?: string): boolean;
 export declare function roleOfArguments(argv?: string[]): string;
 export declare function startUpDone(): void;
+export declare function servesNoOpcUa(): void;

@@ -11,7 +11,8 @@
 // 6–40 ms: the p99 of "one PATCH at a time" (ADR 0043 has the measurements).
 //
 // Only for the roles serving OPC UA (embedded, opcua-gateway); the model-store and http-gateway keep
-// V8's defaults (see ROLES_BUILDING_AN_ADDRESS_SPACE).
+// V8's defaults (see ROLES_BUILDING_AN_ADDRESS_SPACE), and so does an embedded process without an
+// OPC UA endpoint once it has started (servesNoOpcUa, docs/adr/0046).
 //
 // - The young generation stays at its initial 1 MB semi-spaces while the role starts
 //   (`--semi-space-growth-factor=1`); once it is ready it may grow as V8 grows it (factor 2) under
@@ -75,6 +76,21 @@ export function applyHeapSettings(
   growing = false;
   applied = true;
   return true;
+}
+
+/**
+ * The role turned out to serve no OPC UA (embedded with HTTP endpoints only; bin/cli.ts calls this
+ * once it started): it keeps no address space, so none of ADR 0043's reasons holds, and from now on
+ * V8 sizes its heap as it does the model-store's and the http-gateway's (docs/adr/0046). With the cap
+ * such a process scavenged every ~140 PATCHes under load and spent ~10 µs more CPU per PATCH.
+ */
+export function servesNoOpcUa() {
+  if (!applied) return;
+  applied = false;
+  // V8's own values: growth factor 2, heap growing percent 0 (= its dynamic growing factor).
+  setFlagsFromString("--semi-space-growth-factor=2");
+  setFlagsFromString("--heap-growing-percent=0");
+  growing = true;
 }
 
 /** The role is ready (bin/twinport.js calls this): the young generation may grow up to the cap. */

@@ -19,15 +19,31 @@ after(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-/** Starts an embedded process (HTTP + OPC UA, the example model) and returns its young generation's size in MB. */
-async function newSpaceMb(nodeOptions?: string): Promise<number> {
+/**
+ * Starts an embedded process (HTTP + OPC UA, or HTTP only; the example model), runs `load` against
+ * its HTTP API if given, and returns its young generation's size in MB.
+ */
+async function newSpaceMb(
+  nodeOptions?: string,
+  options: { opcua?: boolean; load?: (api: string) => Promise<void> } = {},
+): Promise<number> {
   const cwd = mkdtempSync(join(tmpdir(), "twinport-heap-"));
   dirs.push(cwd);
+  const httpPort = await freePort();
   const config = {
     core: { managementPort: 0 },
     endpoints: [
-      { "@class": "endpoint.http.HttpEndpoint", port: await freePort(), host: "127.0.0.1", sslEnabled: false },
-      { "@class": "endpoint.opcua.OpcUaEndpoint", tcpPort: await freePort(), host: "127.0.0.1", hostname: "127.0.0.1" },
+      { "@class": "endpoint.http.HttpEndpoint", port: httpPort, host: "127.0.0.1", sslEnabled: false },
+      ...(options.opcua === false
+        ? []
+        : [
+            {
+              "@class": "endpoint.opcua.OpcUaEndpoint",
+              tcpPort: await freePort(),
+              host: "127.0.0.1",
+              hostname: "127.0.0.1",
+            },
+          ]),
     ],
   };
   writeFileSync(join(cwd, "config.json"), JSON.stringify(config));
@@ -40,6 +56,7 @@ async function newSpaceMb(nodeOptions?: string): Promise<number> {
     timeoutMs: 60_000,
   });
   try {
+    await options.load?.(`http://127.0.0.1:${httpPort}/api/v3.0`);
     const metrics = await (await fetch(`${twinport.details.management as string}/metrics`)).text();
     const line = metrics
       .split("\n")
@@ -77,4 +94,36 @@ test("only the roles that serve OPC UA get the settings; the model-store and htt
   assert.equal(roleOfArguments(["http-gateway"]), "http-gateway");
   // A role named anywhere but first is the launcher's usage error, not a role.
   assert.equal(roleOfArguments(["-c", "model-store"]), "embedded");
+});
+
+/**
+ * The load the bench of issue 12 measures (bench/embedded-patch.ts): 16 clients PATCH a Property's
+ * $value as fast as they can for a few seconds; V8 grows a young generation that may grow under it.
+ */
+async function writes(api: string): Promise<void> {
+  const path = `${api}/submodels/${Buffer.from("https://example.org/submodels/technical-data-1").toString("base64url")}/submodel-elements/MaxRotationSpeed/$value`;
+  const until = Date.now() + 4000;
+  let n = 0;
+  const client = async () => {
+    while (Date.now() < until) {
+      const response = await fetch(path, {
+        method: "PATCH",
+        headers: { "content-type": "application/json" },
+        body: String(n++ % 10_000),
+      });
+      assert.equal(response.status, 204);
+      await response.arrayBuffer();
+    }
+  };
+  await Promise.all(Array.from({ length: 16 }, client));
+}
+
+test("an embedded process without an OPC UA endpoint gets V8's heap sizing once started; one with OPC UA keeps the cap under the same load", async () => {
+  const httpOnly = await newSpaceMb(undefined, { opcua: false, load: writes });
+  assert.ok(
+    httpOnly > YOUNG_CAP_BYTES / 2 ** 20,
+    `young generation ${httpOnly} MB after 4 s of PATCHes: still capped although no OPC UA is served`,
+  );
+  const withOpcUa = await newSpaceMb(undefined, { load: writes });
+  assert.ok(withOpcUa <= YOUNG_CAP_BYTES / 2 ** 20, `young generation ${withOpcUa} MB with OPC UA served`);
 });

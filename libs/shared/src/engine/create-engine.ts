@@ -250,7 +250,8 @@ export function createEngine(options: EngineOptions): Engine {
         }
       }
       // A write with an Idempotency-Key runs at most once per key (idempotency.ts, docs/adr/0017).
-      return idempotency.execute(command, async (run): Promise<Reply<CommandResult<T>>> => {
+      // `return await`: returning the promise itself would cost extra microtask turns per command.
+      return await idempotency.execute(command, async (run): Promise<Reply<CommandResult<T>>> => {
         // The command's own commit runner notes the last event it committed, for the reply's seq.
         let seq: number | undefined;
         const noted = (event: ChangeEvent) => {

@@ -111,32 +111,39 @@ export function createIdempotency(repository: Repository, options: { windowMs: n
     );
   }
 
+  async function executeWithKey<T>(
+    command: Command,
+    idempotency: NonNullable<Command["idempotency"]>,
+    execute: (run: IdempotentRun | undefined) => Promise<Reply<T>>,
+  ): Promise<Reply<T>> {
+    const { key, fingerprint } = idempotency;
+    if (
+      typeof key !== "string" ||
+      key.length === 0 ||
+      key.length > MAX_KEY_LENGTH ||
+      typeof fingerprint !== "string" ||
+      fingerprint.length > MAX_FINGERPRINT_LENGTH
+    ) {
+      return failure("bad-request", "Invalid idempotency key or fingerprint");
+    }
+    // Checked and taken in one step: a duplicate arriving here meanwhile answers 409 at once.
+    if (running.has(key))
+      return failure("conflict", "A request with this Idempotency-Key is still being processed; repeat it later");
+    running.add(key);
+    try {
+      return await runOnce(command, key, fingerprint, execute);
+    } finally {
+      running.delete(key);
+    }
+  }
+
   return {
-    async execute<T>(
-      command: Command,
-      execute: (run: IdempotentRun | undefined) => Promise<Reply<T>>,
-    ): Promise<Reply<T>> {
+    // Not async: a command without a key (nearly all) goes straight to `execute`, without a frame of
+    // its own and the microtask turns of unwrapping its promise (docs/adr/0046).
+    execute(command, execute) {
       const idempotency = command.idempotency;
       if (idempotency === undefined || !WRITE_COMMANDS.has(command.type)) return execute(undefined);
-      const { key, fingerprint } = idempotency;
-      if (
-        typeof key !== "string" ||
-        key.length === 0 ||
-        key.length > MAX_KEY_LENGTH ||
-        typeof fingerprint !== "string" ||
-        fingerprint.length > MAX_FINGERPRINT_LENGTH
-      ) {
-        return failure("bad-request", "Invalid idempotency key or fingerprint");
-      }
-      // Checked and taken in one step: a duplicate arriving here meanwhile answers 409 at once.
-      if (running.has(key))
-        return failure("conflict", "A request with this Idempotency-Key is still being processed; repeat it later");
-      running.add(key);
-      try {
-        return await runOnce(command, key, fingerprint, execute);
-      } finally {
-        running.delete(key);
-      }
+      return executeWithKey(command, idempotency, execute);
     },
   };
 

@@ -145,18 +145,24 @@ export function createProcessMetrics(role: string): ProcessMetrics {
 
   // The label children of each series, made once: finding them by a labels object hashes it on
   // every request (profiled: a few percent of a GET $value). Routes are templates, so few series.
-  const httpSeries = new Map<string, { requests: { inc(): void }; duration: { observe(value: number): void } }>();
+  // Found by route, then status, then method: each a string or number the caller holds already, so
+  // no key is built (and hashed afresh) per request (docs/adr/0046).
+  type HttpSeries = { requests: { inc(): void }; duration: { observe(value: number): void } };
+  const httpSeries = new Map<string, Map<number, Map<string, HttpSeries>>>();
   const commandSeries = new Map<string, { inc(): void }>();
 
   return {
     registry,
     observeHttpRequest(method, route, status, seconds) {
-      const key = `${method} ${status} ${route}`;
-      let series = httpSeries.get(key);
+      let byStatus = httpSeries.get(route);
+      if (!byStatus) httpSeries.set(route, (byStatus = new Map()));
+      let byMethod = byStatus.get(status);
+      if (!byMethod) byStatus.set(status, (byMethod = new Map()));
+      let series = byMethod.get(method);
       if (!series) {
         const labels = { method, route, status: String(status) };
-        httpSeries.set(
-          key,
+        byMethod.set(
+          method,
           (series = { requests: httpRequests.labels(labels), duration: httpDuration.labels(labels) }),
         );
       }

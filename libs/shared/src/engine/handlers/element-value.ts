@@ -60,7 +60,8 @@ export async function patchElementValue(
   const { submodelId, idShortPath: path, preconditions } = cmd.params;
   checkIdShortPath(path);
   const body = parseValueOnlyBody(cmd.params.body);
-  await checkSubmodelScope(ctx, cmd.params);
+  // Only /shells/{aasId}/submodels/… names a scope; skipping the await saves a turn of the microtask queue per write.
+  if (cmd.params.aasId !== undefined) await checkSubmodelScope(ctx, cmd.params);
   // Group commit: value writes to one element that arrive while one is being committed are planned
   // on top of each other and committed together (commit-runner.ts), so one hot Property does not
   // cost a round trip and an fsync per write.

@@ -38,7 +38,8 @@ export function createDirectStoreClient(handler: CommandHandler): StoreClient {
             reply.ok ? ({ ...reply, value: toRawValue(reply.value, rawValue) } as Reply<CommandResult<T>>) : reply,
           )
         : invoke(handler, command);
-      if (deadline === undefined) return running;
+      // `return await`: an async function returning a promise unwraps it in extra microtask turns.
+      if (deadline === undefined) return await running;
 
       let timer: NodeJS.Timeout | undefined;
       const timedOut = new Promise<ReplyFailure>((resolve) => {

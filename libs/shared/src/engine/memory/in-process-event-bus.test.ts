@@ -50,3 +50,33 @@ it("reports a subscriber's exception to onSubscriberError", async () => {
   assert.match(String(errors[0]), /boom/);
   await bus.close();
 });
+
+it("a subscriber added while an event is delivered starts with the next one; one removed meanwhile gets nothing more", async () => {
+  const bus = createInProcessEventBus(quiet);
+  const late: number[] = [];
+  const leaving: number[] = [];
+  const staying: number[] = [];
+  let leave: (() => Promise<void>) | undefined;
+  await bus.subscribe({
+    onEvent: (event) => {
+      if (event.seq === 1) {
+        void bus.subscribe({ onEvent: (e) => late.push(e.seq) });
+        void leave?.();
+      }
+    },
+  });
+  const subscription = await bus.subscribe({ onEvent: (event) => leaving.push(event.seq) });
+  leave = () => subscription.unsubscribe();
+  await bus.subscribe({ onEvent: (event) => staying.push(event.seq) });
+  await bus.publish(sampleEvent(1));
+  await bus.publish(sampleEvent(2));
+  assert.deepEqual(late, [2]);
+  assert.deepEqual(leaving, []);
+  assert.deepEqual(staying, [1, 2]);
+  // Unsubscribing twice, or after close, changes nothing for the others.
+  await subscription.unsubscribe();
+  await bus.publish(sampleEvent(3));
+  assert.deepEqual(staying, [1, 2, 3]);
+  assert.deepEqual(late, [2, 3]);
+  await bus.close();
+});

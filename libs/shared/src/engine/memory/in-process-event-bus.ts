@@ -19,6 +19,11 @@ export function createInProcessEventBus(options: InProcessEventBusOptions = {}):
   const reportError =
     options.onSubscriberError ?? ((error: unknown) => console.error("twinport: event subscriber failed:", error));
   const subscribers = new Set<EventHandlers>();
+  /**
+   * The subscribers as of the last change to them: delivering an event walks this array instead of
+   * copying the set for every event (one copy per subscribe or unsubscribe, not one per write).
+   */
+  let snapshot: EventHandlers[] = [];
   const queue: Delivery[] = [];
   let draining = false;
   let closed = false;
@@ -40,8 +45,10 @@ export function createInProcessEventBus(options: InProcessEventBusOptions = {}):
     try {
       for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
         // A snapshot, so a subscriber added during delivery starts with the next event; one removed
-        // during delivery gets nothing more.
-        for (const handlers of [...subscribers]) {
+        // during delivery gets nothing more. A change replaces the array, never alters it.
+        const current = snapshot;
+        for (let i = 0; i < current.length; i++) {
+          const handlers = current[i]!;
           if (subscribers.has(handlers)) deliver(next, handlers);
         }
       }
@@ -65,15 +72,17 @@ export function createInProcessEventBus(options: InProcessEventBusOptions = {}):
         onHeartbeat: (heartbeat) => handlers.onHeartbeat?.(heartbeat),
       };
       subscribers.add(own);
+      snapshot = [...subscribers];
       return {
         async unsubscribe() {
-          subscribers.delete(own);
+          if (subscribers.delete(own)) snapshot = [...subscribers];
         },
       };
     },
     async close() {
       closed = true;
       subscribers.clear();
+      snapshot = [];
       queue.length = 0;
     },
   };
