@@ -53,7 +53,7 @@ ENV NODE_ENV=production XDG_CONFIG_HOME=/data/.config
 # (the exports point at dist/) and their compiled output with its runtime assets (nodeset XML).
 COPY --from=deps /app/node_modules node_modules
 COPY package.json ./
-COPY bin/twinport.js bin/twinport.js
+COPY bin/twinport.js bin/heap-settings.js bin/
 COPY --from=build /app/dist dist
 COPY libs/shared/package.json libs/shared/package.json
 COPY --from=build /app/libs/shared/dist libs/shared/dist

@@ -93,8 +93,25 @@ function k8sViews(objects: readonly K8sObject[]): Record<string, ServiceView> {
   return Object.fromEntries(ALL_SERVICES.map((name) => [name, k8sServiceView(objects, name)]));
 }
 
+/**
+ * The plain JavaScript files of bin/ that run in production: bin/twinport.js and every "./x.js" it
+ * imports, plus every "../bin/x.js" the CLI (bin/*.ts, compiled to dist/) imports.
+ */
+function launcherFiles(): string[] {
+  const files = new Set(["bin/twinport.js"]);
+  for (const match of read("bin/twinport.js").matchAll(/from "\.\/([\w.-]+\.js)"/g)) files.add(`bin/${match[1]}`);
+  for (const name of readdirSync(at("bin")).filter((file) => file.endsWith(".ts") && !file.endsWith(".test.ts")))
+    for (const match of read(`bin/${name}`).matchAll(/from "\.\.\/bin\/([\w.-]+\.js)"/g)) files.add(`bin/${match[1]}`);
+  return [...files].sort();
+}
+
 test("Dockerfile: multi-stage on node:24-slim, compiled in a build stage, a runtime with production dependencies and compiled output only, numeric non-root user, a cheap HEALTHCHECK, ports, exec-form entry point", () => {
-  const expect = { ports: [8443, 4840, DEFAULT_MANAGEMENT_PORT], manifests: WORKSPACE_MANIFESTS };
+  const expect = {
+    ports: [8443, 4840, DEFAULT_MANAGEMENT_PORT],
+    manifests: WORKSPACE_MANIFESTS,
+    launcherFiles: launcherFiles(),
+  };
+  assert.ok(expect.launcherFiles.includes("bin/heap-settings.js"), JSON.stringify(expect.launcherFiles));
   const dockerfiles = readdirSync(ROOT).filter((name) => /^Dockerfile(\..+)?$/.test(name));
   assert.ok(dockerfiles.length > 0, "no Dockerfile");
   for (const name of dockerfiles) assert.deepEqual(lintDockerfile(read(name), expect), [], name);
@@ -173,6 +190,12 @@ test("Dockerfile: multi-stage on node:24-slim, compiled in a build stage, a runt
       "workspace manifest not copied",
       (t) => t.replace(/^COPY services\/opcua-gateway\/package\.json.*$/m, ""),
       /services\/opcua-gateway\/package\.json is not copied before 'npm ci' in stage build/,
+    ],
+    [
+      "a launcher import left out",
+      (t) =>
+        t.replace(/^COPY bin\/twinport\.js bin\/heap-settings\.js bin\/$/m, "COPY bin/twinport.js bin/twinport.js"),
+      /bin\/heap-settings\.js: the launcher loads it at run time, but the final stage does not copy it/,
     ],
     [
       "node_modules from the host",

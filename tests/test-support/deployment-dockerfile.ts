@@ -78,6 +78,11 @@ export interface DockerfileExpectations {
   ports: number[];
   /** Workspace manifests (package.json paths) every stage that runs `npm ci` must copy before it. */
   manifests: string[];
+  /**
+   * Plain JavaScript files of the build context the launcher loads at run time (bin/twinport.js and
+   * what it and the compiled CLI import from bin/): the final stage must copy each from the context.
+   */
+  launcherFiles?: string[];
 }
 
 const NODE_SLIM = /^node:24(?:\.\d+){0,2}-slim(?:@sha256:[0-9a-f]{64})?$/;
@@ -118,6 +123,13 @@ export function lintDockerfile(text: string, expect: DockerfileExpectations): st
       .split(/\s+/)
       .filter((part) => !part.startsWith("--"))
       .slice(0, -1);
+
+  for (const file of expect.launcherFiles ?? []) {
+    const copied = copies(final).some(
+      (i) => fromStage(i) === undefined && sources(i).some((source) => source.replace(/\/$/, "") === file),
+    );
+    if (!copied) problems.push(`${file}: the launcher loads it at run time, but the final stage does not copy it`);
+  }
 
   const npmRuns = all.filter((i) => i.keyword === "RUN" && /\bnpm\s+(ci|install|i)\b/.test(i.args));
   if (!npmRuns.some((i) => /\bnpm\s+ci\b/.test(i.args)))
