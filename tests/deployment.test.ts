@@ -8,12 +8,22 @@
 
 import assert from "node:assert/strict";
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer as createHttpServer } from "node:http";
 import { isBuiltin } from "node:module";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { test } from "node:test";
 import { isOpcUaEndpoint } from "@twinport/shared";
 import { spawnTwinport } from "../bin/test-support/spawn-twinport.ts";
@@ -30,7 +40,12 @@ import {
   TWINPORT_SERVICES,
 } from "./test-support/deployment-compose.ts";
 import { containerConfig, containerConfigProblems, DEFAULT_MANAGEMENT_PORT } from "./test-support/deployment-config.ts";
-import { dockerIgnored, healthcheckCommand, lintDockerfile } from "./test-support/deployment-dockerfile.ts";
+import {
+  dockerIgnored,
+  healthcheckCommand,
+  lintDockerfile,
+  parseDockerfile,
+} from "./test-support/deployment-dockerfile.ts";
 import {
   allowedClients,
   type K8sObject,
@@ -212,6 +227,114 @@ test("Dockerfile: multi-stage on node:24-slim, compiled in a build stage, a runt
       `${what}: expected ${expected}, got ${JSON.stringify(problems)}`,
     );
   }
+});
+
+/**
+ * The image's /app as the final stage builds it, without a Docker engine: each COPY of the final
+ * stage done here, from the build context (this checkout), from the build stage (this checkout's
+ * compiled output, built by npm test) or from the dependency stage (this checkout's node_modules,
+ * its workspace links pointing into the copy, so the copied packages are the ones loaded).
+ */
+function runtimeImage(dir: string): string {
+  const final = parseDockerfile(read("Dockerfile")).at(-1)!;
+  let workdir = "/";
+  let app: string | undefined;
+  for (const instruction of final.instructions) {
+    if (instruction.keyword === "WORKDIR") workdir = instruction.args;
+    if (instruction.keyword !== "COPY") continue;
+    // The folder of the first COPY is the application's (/app): the entry point runs from there.
+    app ??= join(dir, workdir);
+    const from = /--from=(\S+)/.exec(instruction.args)?.[1];
+    const parts = instruction.args.split(/\s+/).filter((part) => !part.startsWith("--"));
+    const dest = join(dir, workdir, parts.at(-1)!);
+    const sources = parts.slice(0, -1);
+    mkdirSync(parts.at(-1)!.endsWith("/") || sources.length > 1 ? dest : join(dest, ".."), { recursive: true });
+    for (const source of sources) {
+      const target = parts.at(-1)!.endsWith("/") || sources.length > 1 ? join(dest, basename(source)) : dest;
+      if (from === "deps") {
+        assert.equal(source, `${workdir}/node_modules`, instruction.args);
+        linkedNodeModules(target);
+      } else {
+        assert.ok(from === undefined || from === "build", `COPY ${instruction.args}: an unknown stage`);
+        // The build stage's folder is the same WORKDIR, its files this checkout's (npm test built them).
+        cpSync(from === undefined ? at(source) : at(source.slice(workdir.length + 1)), target, { recursive: true });
+      }
+    }
+  }
+  assert.ok(app, "the final stage copies nothing");
+  return app;
+}
+
+/** node_modules of links: packages to this checkout's, workspace packages to their copies in the image. */
+function linkedNodeModules(target: string): void {
+  mkdirSync(target, { recursive: true });
+  for (const entry of readdirSync(at("node_modules"))) {
+    if (entry !== "@twinport") {
+      symlinkSync(at(`node_modules/${entry}`), join(target, entry));
+      continue;
+    }
+    mkdirSync(join(target, entry));
+    // npm's workspace links are relative ("../../libs/shared"): the same link resolves inside the image.
+    for (const member of readdirSync(at("node_modules/@twinport")))
+      symlinkSync(readlinkSync(at(`node_modules/@twinport/${member}`)), join(target, entry, member));
+  }
+}
+
+test("the image's files alone start its entry point: embedded with both endpoints comes up and serves the example model", async (t) => {
+  const dir = tempDir(t, "image");
+  const app = runtimeImage(dir);
+  const data = join(dir, "data");
+  mkdirSync(data);
+  const [httpPort, opcuaPort] = [await freePort(), await freePort()];
+  const config = join(data, "config.json");
+  writeFileSync(
+    config,
+    JSON.stringify({
+      core: { stateDir: join(data, "state") },
+      endpoints: [
+        { "@class": "endpoint.http.HttpEndpoint", port: httpPort, host: "127.0.0.1", sslEnabled: false },
+        { "@class": "endpoint.opcua.OpcUaEndpoint", tcpPort: opcuaPort, host: "127.0.0.1", hostname: "localhost" },
+      ],
+    }),
+  );
+  // The image's ENTRYPOINT, with what production runs: no tsx, no source condition from npm test.
+  const env = { ...process.env };
+  delete env.NODE_OPTIONS;
+  const child = spawn(
+    process.execPath,
+    [join(app, "bin/twinport.js"), "-c", config, "-m", join(app, "examples/model.json")],
+    {
+      cwd: data,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  t.after(() => {
+    if (child.exitCode === null) child.kill("SIGKILL");
+  });
+  let output = "";
+  child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`not ready within 60 s:\n${output}`)), 60_000);
+    const check = () => {
+      if (/twinport embedded ready/.test(output)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout!.on("data", check);
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited with ${code} before ready:\n${output}`));
+    });
+  });
+  const shells = await fetch(`http://127.0.0.1:${httpPort}/api/v3.0/shells`);
+  assert.equal(shells.status, 200);
+  assert.ok(((await shells.json()) as { result: unknown[] }).result.length > 0, "the example model's shells");
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  child.kill("SIGTERM");
+  assert.equal(await exited, 0, output);
 });
 
 test(".dockerignore sends the manifests, the sources to compile and the build script, and keeps tests, test support, local state, build output and node_modules out", () => {
