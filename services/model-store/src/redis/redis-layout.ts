@@ -6,7 +6,7 @@ import type { IdentifiableKind } from "@twinport/shared";
  * Cluster. Ids appear base64url-encoded inside key names; ids and idShortPaths are raw inside hash
  * fields and sorted-set members.
  *
- *   {tp}:seq                     string  the global sequence; INCR'd by every commit
+ *   {tp}:seq                     string  the global sequence; each commit takes the next (set once per script call)
  *   {tp}:kinds                   hash    id → kind (ids are unique across kinds: the id-free check)
  *   {tp}:ordinal                 string  creation counter that orders identifiables
  *   {tp}:<kind>:rec              hash    id → `<revision>\x01<AAS JSON>` (submodels without elements)
@@ -28,7 +28,7 @@ import type { IdentifiableKind } from "@twinport/shared";
  *                                        never picks up `Temperature`'s children), keyset-pageable
  *   {tp}:sm:<b64url id>:ctr      string  per-submodel counter for orderKeys (list items too: an item's
  *                                        index is its rank in :order, found in O(log n))
- *   {tp}:outbox                  stream  one entry per commit, id `<seq>-0`, fields seq, event
+ *   {tp}:outbox                  stream  one entry per commit, id `<seq>-0`, field event (and seq before ADR 0047)
  *                                        (the event draft as JSON text, built in JS)
  *   {tp}:relay:lease             string  owner of the outbox keeper (SET NX PX; the name is the
  *                                        old relay's, ADR 0018); `relay:position` is no longer written
