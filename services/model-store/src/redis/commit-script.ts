@@ -358,7 +358,7 @@ export async function runCommits(
     throw new CommitEncodingError((error as Error).message, { cause: error });
   }
   const { keys, args } = encoded;
-  const outcomes = (await script.run(redis, keys, args)) as number[];
+  const outcomes = (await script.run(redis, keys, args, { unpipelined: true })) as number[];
   if (!Array.isArray(outcomes) || outcomes.length !== commits.length)
     throw new Error(`twinport commit: ${commits.length} commits sent, ${String(outcomes?.length)} results`);
   return outcomes.map((value, i) =>
