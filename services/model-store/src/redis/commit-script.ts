@@ -117,8 +117,7 @@ for c = 1, tonumber(ARGV[1]) do
     results[c] = seq
     -- The outbox entry goes first: should XADD refuse (a stream ahead of the sequence), no data is
     -- written; the touches of the commits before it still are.
-    -- (The entry's id is its seq; entries written before 0047 also carry it as a field.)
-    local added = redis.pcall('XADD', KEYS[4], rev .. '-0', 'event', event)
+    local added = redis.pcall('XADD', KEYS[4], rev .. '-0', 'seq', rev, 'event', event)
     if type(added) == 'table' and added.err then
       flushTouches()
       saveSeq()

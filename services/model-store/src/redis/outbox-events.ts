@@ -4,7 +4,8 @@ import { redisCall } from "./redis-errors.ts";
 
 /**
  * The outbox stream as an event log: every commit appends its event there, inside the commit script
- * (entry id `<seq>-0`, field event; entries from before docs/adr/0047 also have a field seq). The committing replica publishes the event itself; the
+ * (entry id `<seq>-0`, fields seq and event). Readers take the seq from the id when the field is
+ * missing, so a later version may stop writing it once no replica older than docs/adr/0047 reads. The committing replica publishes the event itself; the
  * log is how a subscriber that missed one fills the gap (GetEvents), and what the outbox keeper
  * trims to its retention.
  */

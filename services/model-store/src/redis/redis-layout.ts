@@ -28,7 +28,7 @@ import type { IdentifiableKind } from "@twinport/shared";
  *                                        never picks up `Temperature`'s children), keyset-pageable
  *   {tp}:sm:<b64url id>:ctr      string  per-submodel counter for orderKeys (list items too: an item's
  *                                        index is its rank in :order, found in O(log n))
- *   {tp}:outbox                  stream  one entry per commit, id `<seq>-0`, field event (and seq before ADR 0047)
+ *   {tp}:outbox                  stream  one entry per commit, id `<seq>-0`, fields seq, event
  *                                        (the event draft as JSON text, built in JS)
  *   {tp}:relay:lease             string  owner of the outbox keeper (SET NX PX; the name is the
  *                                        old relay's, ADR 0018); `relay:position` is no longer written

@@ -94,8 +94,8 @@ describe("Redis repository", () => {
       assert.ok(first.ok && !failed.ok && second.ok);
       const entries = await admin.xrange(repo.outboxKey, "-", "+");
       assert.deepEqual(entries, [
-        [`${first.seq}-0`, ["event", JSON.stringify(event)]],
-        [`${second.seq}-0`, ["event", JSON.stringify(draft)]],
+        [`${first.seq}-0`, ["seq", String(first.seq), "event", JSON.stringify(event)]],
+        [`${second.seq}-0`, ["seq", String(second.seq), "event", JSON.stringify(draft)]],
       ]);
       // The seq key moved with the commits (one SET per script call, docs/adr/0047), not past them.
       assert.equal(await admin.get(repo.layout.sequence), String(second.seq));
@@ -104,10 +104,10 @@ describe("Redis repository", () => {
     }
   });
 
-  it("reads outbox entries written before ADR 0047 (the seq also as a field) alongside new ones", async () => {
+  it("reads an outbox entry's seq from its id when the entry has no seq field", async () => {
     const repo = await createRedisRepository({ url: server.url, keyPrefix: nextPrefix() });
     try {
-      await admin.xadd(repo.outboxKey, "1-0", "seq", "1", "event", JSON.stringify(draft));
+      await admin.xadd(repo.outboxKey, "1-0", "event", JSON.stringify(draft));
       await admin.set(repo.layout.sequence, "1");
       const second = await repo.commit({ preconditions: [], ops: [], event: draft });
       assert.ok(second.ok);
