@@ -19,7 +19,8 @@
  * Run: npm run bench -- engine-write   (BENCH_WRITES=20000 BENCH_ROUNDS=3 BENCH_CONCURRENCY=16
  *   BENCH_REPOS=memory,redis,redis-cluster BENCH_KINDS=one,spread,ingest)
  * Prints per repository and kind: writes/s, CPU µs per write of this process (user + system), and
- * for Redis the redis-server's CPU per write and its script calls per write.
+ * for Redis the redis-server's CPU per write (and how much of it ran inside the commit script, from
+ * INFO commandstats: the rest is reading, AOF writing, fsync and replying) and its script calls per write.
  */
 import { execFileSync } from "node:child_process";
 import { openSync, writeSync } from "node:fs";
@@ -60,7 +61,8 @@ interface System {
   /** The engine without the metered handler, as the model-store's asset connections call it. */
   direct: StoreClient;
   redisPids?: number[];
-  scriptCalls?: () => number;
+  /** Script calls and µs spent inside scripts so far (INFO commandstats), summed over the nodes. */
+  scriptCalls?: () => { calls: number; usec: number };
   close(): Promise<void>;
 }
 
@@ -118,11 +120,14 @@ async function startSystem(kind: string): Promise<System> {
           redisPids: redis.pids,
           scriptCalls: () => {
             let calls = 0;
+            let usec = 0;
             for (const port of redis.ports) {
               const info = execFileSync("redis-cli", ["-p", String(port), "info", "commandstats"]).toString();
-              calls += Number(/cmdstat_evalsha:calls=(\d+)/.exec(info)?.[1] ?? 0);
+              const evalsha = /cmdstat_evalsha:calls=(\d+),usec=(\d+)/.exec(info);
+              calls += Number(evalsha?.[1] ?? 0);
+              usec += Number(evalsha?.[2] ?? 0);
             }
-            return calls;
+            return { calls, usec };
           },
         }
       : {}),
@@ -139,7 +144,7 @@ async function run(
   system: System,
   kind: string,
   count: number,
-): Promise<{ ms: number; cpuMs: number; redisMs: number; calls: number }> {
+): Promise<{ ms: number; cpuMs: number; redisMs: number; calls: number; scriptMs: number }> {
   const ingest = kind === "ingest";
   const targets =
     kind === "one"
@@ -149,7 +154,7 @@ async function run(
         );
   const store = ingest ? system.direct : system.store;
   let next = 0;
-  const calls0 = system.scriptCalls?.() ?? 0;
+  const calls0 = system.scriptCalls?.() ?? { calls: 0, usec: 0 };
   const redisCpu = () => (system.redisPids ?? []).reduce((sum, pid) => sum + processCpuMs(pid), 0);
   const redis0 = redisCpu();
   const cpu0 = process.cpuUsage();
@@ -182,7 +187,10 @@ async function run(
     ms,
     cpuMs: (cpu.user + cpu.system) / 1000,
     redisMs: system.redisPids ? redisCpu() - redis0 : 0,
-    calls: (system.scriptCalls?.() ?? 0) - calls0,
+    ...(() => {
+      const calls1 = system.scriptCalls?.() ?? { calls: 0, usec: 0 };
+      return { calls: calls1.calls - calls0.calls, scriptMs: (calls1.usec - calls0.usec) / 1000 };
+    })(),
   };
 }
 
@@ -203,7 +211,7 @@ for (const repo of repos) {
         console.log(
           `${repo.padEnd(13)} ${kind.padEnd(6)} round ${round}: ${Math.round((writes * 1000) / r.ms)} writes/s, CPU ${per(r.cpuMs)} µs per write` +
             (system.redisPids
-              ? `; redis-server ${per(r.redisMs)} µs, ${(r.calls / writes).toFixed(3)} script calls per write`
+              ? `; redis-server ${per(r.redisMs)} µs (${per(r.scriptMs)} inside the script), ${(r.calls / writes).toFixed(3)} script calls per write`
               : ""),
         );
       }

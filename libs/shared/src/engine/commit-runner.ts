@@ -1,8 +1,16 @@
 import { type ChangeEvent, type ChangeEventDraft, CommandError, MAX_EVENT_PAYLOAD_BYTES } from "../contracts/index.ts";
 import { type BackoffPolicy, backoffDelay } from "./backoff.ts";
-import { createBatchOverlay } from "./batch-overlay.ts";
+import { type BatchOverlay, createBatchOverlay } from "./batch-overlay.ts";
 import { KeyedLock } from "./keyed-lock.ts";
-import type { Commit, CommitPrecondition, CommitResult, EventBus, Repository } from "./ports/index.ts";
+import {
+  batchIndexOf,
+  batchRevision,
+  type Commit,
+  type CommitPrecondition,
+  type CommitResult,
+  type EventBus,
+  type Repository,
+} from "./ports/index.ts";
 import { createRecordCache } from "./record-cache.ts";
 
 /**
@@ -50,6 +58,35 @@ interface QueuedWrite {
   reject(error: unknown): void;
 }
 
+/** Writes planned together, committed in one `commitBatch`. */
+interface Group {
+  /** Every write taken from the queue, in order (to put back should the group be planned again). */
+  writes: QueuedWrite[];
+  items: { write: QueuedWrite; planned: PlannedCommit }[];
+  /** Plans that threw while the group before was in flight: answered once it has committed. */
+  refused: { write: QueuedWrite; error: unknown }[];
+  overlay: BatchOverlay;
+  /** The overlay index of its first commit: lower ones name the group in flight before it. */
+  offset: number;
+  /** It ends with a structure change: nothing more can be planned on top of it. */
+  closed: boolean;
+}
+
+interface Flight {
+  group: Group;
+  /** Never rejects. */
+  outcome: Promise<{ results: CommitResult[] } | { error: unknown }>;
+}
+
+const newGroup = (offset: number): Group => ({
+  writes: [],
+  items: [],
+  refused: [],
+  overlay: createBatchOverlay(),
+  offset,
+  closed: false,
+});
+
 const MAX_ATTEMPTS = 12;
 /** Between conflict retries: a random pause below 2, 4, 8, … ms (at most 50), so racing writers do not collide again. */
 const CONFLICT_BACKOFF: BackoffPolicy = { baseMs: 1, capMs: 50, jitter: "full" };
@@ -84,6 +121,8 @@ export function createCommitRunner(
   const lock = new KeyedLock();
   const cache = options.recordCacheSize ? createRecordCache(options.recordCacheSize) : undefined;
   const queues = new Map<string, QueuedWrite[]>();
+  /** Wakes a target's drain that waits for its group in flight: more writes to plan. */
+  const wakers = new Map<string, () => void>();
   /** What every commit's result means, batched or not: the cache learns it, a success is published. */
   const settle = async (commit: Commit, result: CommitResult): Promise<void> => {
     if (!result.ok) return cache?.failed(commit);
@@ -105,44 +144,62 @@ export function createCommitRunner(
     }
     throw new CommandError("conflict", "The target is being modified concurrently; please retry");
   };
-  /** One group: plan each write on top of the ones before it, commit all at once, settle each. */
-  const commitGroup = async (group: QueuedWrite[], retry: QueuedWrite[]): Promise<void> => {
-    const overlay = createBatchOverlay();
-    const planned: { write: QueuedWrite; planned: PlannedCommit }[] = [];
-    for (let i = 0; i < group.length; i++) {
-      const write = group[i]!;
+  /** Plans the target's queued writes into `next`, on top of the group in flight (if any). */
+  const planInto = async (next: Group, queue: QueuedWrite[], flight: Group | undefined): Promise<void> => {
+    while (!next.closed && queue.length > 0 && next.writes.length < MAX_GROUP) {
+      const write = queue.shift()!;
+      next.writes.push(write);
+      const over = (base: Repository) => next.overlay.over(flight ? flight.overlay.over(base) : base);
       try {
         let plan: PlannedCommit;
         const view = cache?.view(repository);
         try {
-          plan = await write.plan(overlay.over(view?.reads ?? repository));
+          plan = await write.plan(over(view?.reads ?? repository));
         } catch (error) {
           if (!view?.usedCache()) throw error;
           // Planned on a cached record that may be stale (another replica wrote): plan it fresh.
           view.forget();
-          plan = await write.plan(overlay.over(repository));
+          plan = await write.plan(over(repository));
         }
-        if (!overlay.add(plan.commit, planned.length)) {
-          // Structure changes: later plans could not read it through the overlay, so they wait.
-          planned.push({ write, planned: plan });
-          retry.push(...group.slice(i + 1));
-          break;
-        }
-        planned.push({ write, planned: plan });
+        // Structure changes: later plans could not read it through the overlay, so they wait.
+        if (!next.overlay.add(plan.commit, next.offset + next.items.length)) next.closed = true;
+        next.items.push({ write, planned: plan });
       } catch (error) {
-        write.reject(error);
+        // On top of a group in flight, a refusal (If-Match, not found) holds only once that group
+        // has committed: should it fail, the write is planned again.
+        if (flight) next.refused.push({ write, error });
+        else write.reject(error);
       }
     }
-    if (planned.length === 0) return;
-    let results: CommitResult[];
-    try {
-      results = await repository.commitBatch(planned.map((p) => p.planned.commit));
-    } catch (error) {
-      for (const p of planned) p.write.reject(error);
-      return;
+  };
+
+  /** Hands `group` to the repository; its placeholders naming `before` (committed) become seqs. */
+  const send = (group: Group, before?: { group: Group; results: CommitResult[] }): Flight => {
+    for (const item of group.items) {
+      const commit = item.planned.commit;
+      if (!commit.preconditions.some((p) => "revision" in p && batchIndexOf(p.revision) !== undefined)) continue;
+      const preconditions = commit.preconditions.map((p) => {
+        const index = "revision" in p ? batchIndexOf(p.revision) : undefined;
+        if (index === undefined) return p;
+        if (index >= group.offset) return { ...p, revision: batchRevision(index - group.offset) };
+        const result = before?.results[index - before.group.offset];
+        // Only sent once every commit before it succeeded; anything else must never match (0).
+        return { ...p, revision: result?.ok && index >= before!.group.offset ? result.seq : 0 };
+      });
+      item.planned = { ...item.planned, commit: { ...commit, preconditions } };
     }
-    for (let i = 0; i < planned.length; i++) {
-      const { write, planned: plan } = planned[i]!;
+    const commits = group.items.map((i) => i.planned.commit);
+    const outcome = repository.commitBatch(commits).then(
+      (results) => ({ results }),
+      (error: unknown) => ({ error }),
+    );
+    return { group, outcome };
+  };
+
+  /** Settles a group's commits; the writes to plan again (a writer elsewhere got in between) go to `retry`. */
+  const settleGroup = async (group: Group, results: CommitResult[], retry: QueuedWrite[]): Promise<void> => {
+    for (let i = 0; i < group.items.length; i++) {
+      const { write, planned: plan } = group.items[i]!;
       const result = results[i]!;
       await settle(plan.commit, result);
       if (result.ok) {
@@ -159,22 +216,69 @@ export function createCommitRunner(
     }
   };
 
-  /** Runs under the target's lock until its queue is empty. */
+  /**
+   * Runs under the target's lock until its queue is empty. While one group's commitBatch is on its
+   * way, the writes that arrive are planned into the next group on top of it (its records through
+   * its overlay, its revisions as placeholders); the moment it comes back committed, the next group
+   * is sent with those placeholders replaced by the seqs it got, and only then is it settled. So
+   * Redis works on one group while this process answers the one before and plans the one after;
+   * should any commit of the group in flight fail, the next group is not sent but planned again.
+   */
   const drain = async (target: string): Promise<void> => {
+    let flight: Flight | undefined;
+    let next = newGroup(0);
     for (;;) {
-      const queue = queues.get(target);
-      if (!queue || queue.length === 0) {
-        queues.delete(target);
-        return;
+      const queue = queues.get(target) ?? [];
+      if (!flight?.group.closed) await planInto(next, queue, flight?.group);
+      if (!flight) {
+        if (next.items.length > 0) {
+          flight = send(next);
+          next = newGroup(next.offset + next.items.length);
+          continue;
+        }
+        next = newGroup(0);
+        if (queue.length === 0) {
+          queues.delete(target);
+          return;
+        }
+        continue;
       }
-      const group = queue.splice(0, MAX_GROUP);
+      // Wait for the group in flight, or for more writes to plan meanwhile.
+      const arrived = new Promise<undefined>((resolve) => wakers.set(target, () => resolve(undefined)));
+      const outcome = await Promise.race([flight.outcome, arrived]);
+      wakers.delete(target);
+      if (outcome === undefined) continue;
+      const done = flight.group;
+      flight = undefined;
+      if ("error" in outcome) {
+        for (const item of done.items) item.write.reject(outcome.error);
+        // Planned on top of an outcome nobody knows: planned again.
+        queue.unshift(...next.writes);
+        queues.set(target, queue);
+        next = newGroup(0);
+        continue;
+      }
+      const results = outcome.results;
+      const committed = results.every((r) => r.ok);
+      if (committed) {
+        for (const { write, error } of next.refused) write.reject(error);
+        if (next.items.length > 0) {
+          flight = send(next, { group: done, results });
+          // The next group leaves first (the commit queue sends at the end of this turn), then this
+          // one is answered while Redis works on it.
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+        next = newGroup(flight ? flight.group.offset + flight.group.items.length : 0);
+      }
       const retry: QueuedWrite[] = [];
-      await commitGroup(group, retry);
-      if (retry.length > 0) {
-        // A writer elsewhere got in between (or the group had to end early): again, first in line.
-        const attempt = Math.max(...retry.map((w) => w.attempt));
+      await settleGroup(done, results, retry);
+      if (!committed) {
+        // A writer elsewhere got in between: the failed ones again, first in line, then the next group's.
+        queue.unshift(...retry, ...next.writes);
+        queues.set(target, queue);
+        next = newGroup(0);
+        const attempt = Math.max(0, ...retry.map((w) => w.attempt));
         if (attempt > 1) await new Promise((resolve) => setTimeout(resolve, backoffDelay(CONFLICT_BACKOFF, attempt)));
-        queues.get(target)?.unshift(...retry) ?? queues.set(target, retry);
       }
     }
   };
@@ -187,6 +291,7 @@ export function createCommitRunner(
       const write: QueuedWrite = { plan, attempt: 1, resolve, reject };
       if (queue) {
         queue.push(write);
+        wakers.get(target)?.();
         return;
       }
       queues.set(target, [write]);

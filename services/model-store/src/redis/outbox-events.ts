@@ -4,7 +4,8 @@ import { redisCall } from "./redis-errors.ts";
 
 /**
  * The outbox stream as an event log: every commit appends its event there, inside the commit script
- * (entry id `<seq>-0`, fields seq and event). The committing replica publishes the event itself; the
+ * (entry id `<seq>-0`, fields seq and event). Readers take the seq from the id when the field is
+ * missing, so a later version may stop writing it once no replica older than docs/adr/0047 reads. The committing replica publishes the event itself; the
  * log is how a subscriber that missed one fills the gap (GetEvents), and what the outbox keeper
  * trims to its retention.
  */
@@ -18,11 +19,12 @@ export async function readOutboxEvents(
     string,
     string[],
   ][];
-  return entries.map(([, fields]) => eventOf(fields));
+  return entries.map(([id, fields]) => eventOf(id, fields));
 }
 
-export function eventOf(fields: string[]): ChangeEvent {
-  let seq = 0;
+/** The event of an outbox entry: its seq is the entry id's first part. */
+export function eventOf(id: string, fields: string[]): ChangeEvent {
+  let seq = Number.parseInt(id, 10);
   let json = "{}";
   for (let i = 0; i < fields.length; i += 2) {
     if (fields[i] === "seq") seq = Number(fields[i + 1]);
@@ -47,5 +49,5 @@ export async function outboxBounds(
   if (firstReply?.[0]) throw firstReply[0];
   const latest = Number(seqReply?.[1] ?? 0);
   const first = (firstReply?.[1] ?? []) as [string, string[]][];
-  return first.length === 0 ? { latest } : { oldest: eventOf(first[0]![1]).seq, latest };
+  return first.length === 0 ? { latest } : { oldest: eventOf(first[0]![0], first[0]![1]).seq, latest };
 }

@@ -97,6 +97,29 @@ describe("Redis repository", () => {
         [`${first.seq}-0`, ["seq", String(first.seq), "event", JSON.stringify(event)]],
         [`${second.seq}-0`, ["seq", String(second.seq), "event", JSON.stringify(draft)]],
       ]);
+      // The seq key moved with the commits (one SET per script call, docs/adr/0047), not past them.
+      assert.equal(await admin.get(repo.layout.sequence), String(second.seq));
+    } finally {
+      await repo.close();
+    }
+  });
+
+  it("reads an outbox entry's seq from its id when the entry has no seq field", async () => {
+    const repo = await createRedisRepository({ url: server.url, keyPrefix: nextPrefix() });
+    try {
+      await admin.xadd(repo.outboxKey, "1-0", "event", JSON.stringify(draft));
+      await admin.set(repo.layout.sequence, "1");
+      const second = await repo.commit({ preconditions: [], ops: [], event: draft });
+      assert.ok(second.ok);
+      assert.equal(second.seq, 2);
+      assert.deepEqual(
+        (await repo.readEvents!(0, 10)).map((e) => [e.seq, e.revision, e.kind]),
+        [
+          [1, 1, draft.kind],
+          [2, 2, draft.kind],
+        ],
+      );
+      assert.deepEqual(await repo.eventLogBounds!(), { oldest: 1, latest: 2 });
     } finally {
       await repo.close();
     }
@@ -125,7 +148,7 @@ describe("Redis repository", () => {
       const [counter] = await a.getElements("sm", ["counter"]);
       assert.equal(counter?.json, "240");
       assert.equal(await b.currentSeq(), created.seq + 240);
-      const seqs = (await admin.xrange(a.outboxKey, "-", "+")).map(([, fields]) => Number(fields[1]));
+      const seqs = (await admin.xrange(a.outboxKey, "-", "+")).map(([id]) => Number.parseInt(id, 10));
       assert.deepEqual(
         seqs,
         Array.from({ length: 241 }, (_, i) => created.seq + i),
