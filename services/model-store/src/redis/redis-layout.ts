@@ -6,7 +6,7 @@ import type { IdentifiableKind } from "@twinport/shared";
  * Cluster. Ids appear base64url-encoded inside key names; ids and idShortPaths are raw inside hash
  * fields and sorted-set members.
  *
- *   {tp}:seq                     string  the global sequence; each commit takes the next (set once per script call)
+ *   {tp}:seq                     string  the global sequence; INCR'd by every commit
  *   {tp}:kinds                   hash    id → kind (ids are unique across kinds: the id-free check)
  *   {tp}:ordinal                 string  creation counter that orders identifiables
  *   {tp}:<kind>:rec              hash    id → `<revision>\x01<AAS JSON>` (submodels without elements)
