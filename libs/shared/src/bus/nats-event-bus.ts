@@ -63,29 +63,21 @@ export function createNatsEventBus(options: NatsEventBusOptions): EventBus {
   // A PING serves every caller that asked before it was sent. The server answers PONG behind
   // whatever it already queued for this connection, and subscription callbacks run as the messages
   // are parsed: when the PONG resolves the flush, those events were handled. Callers of one
-  // event-loop turn share a PING; while one is out, callers wait for the next one, sent when it
-  // returns (a PING sent before a caller asked proves nothing to it). So a busy gateway sends one
-  // PING per round trip, not one per turn (ADR 0038), and an idle one sends it at once as before.
+  // event-loop turn share a PING, sent at the end of that turn; each turn with callers sends its
+  // own, even while earlier ones are out (ADR 0038's amendment: holding callers for the PING after
+  // the one out made every hit wait up to two round trips, and a gateway under read load served
+  // 9-18 % fewer GETs for it).
   let pendingBarrier: Promise<void> | undefined;
-  let barrierOut = false;
-  let sendPending: (() => void) | undefined;
   function barrier(): Promise<void> {
     pendingBarrier ??= new Promise<void>((resolve) => {
-      const ping = () => {
+      setImmediate(() => {
         pendingBarrier = undefined;
-        sendPending = undefined;
         if (connection.isClosed()) return resolve();
-        barrierOut = true;
-        const done = () => {
-          barrierOut = false;
-          resolve();
-          // Callers that came while this PING was out: theirs goes now.
-          if (sendPending) setImmediate(sendPending);
-        };
-        connection.flush().then(done, done);
-      };
-      if (barrierOut) sendPending = ping;
-      else setImmediate(ping);
+        connection.flush().then(
+          () => resolve(),
+          () => resolve(),
+        );
+      });
     });
     return pendingBarrier;
   }
