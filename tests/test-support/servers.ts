@@ -6,7 +6,7 @@
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { generateKeyPairSync } from "node:crypto";
-import { existsSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { connect, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -30,8 +30,27 @@ export function serverBinary(name: "redis-server" | "nats-server" | "mosquitto" 
   );
 }
 
+/**
+ * A loopback port that is free now, for a server the caller starts later. Chosen below the kernel's
+ * ephemeral range: a port from that range (what listen(0) hands out) may meanwhile become the source
+ * port of any outgoing connection, or the port another process gets from listen(0) (a gateway's
+ * management port falling back from 9464 took a port a test had chosen for its HTTP endpoint), and the
+ * server then fails with "address in use". Below the range only another caller of this function can
+ * take it, and it picks at random among ~12,000.
+ */
 export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+  const [low] = ephemeralRange();
+  const from = 20_000;
+  if (low > from + 1000) {
+    for (let attempt = 0; attempt < 50; attempt++) {
+      const port = from + Math.floor(Math.random() * (low - from));
+      // Never the same port twice to one process: callers often take two before starting anything.
+      if (handedOut.has(port) || !(await canListen(port))) continue;
+      handedOut.add(port);
+      return port;
+    }
+  }
+  return await new Promise((resolve, reject) => {
     const server = createServer();
     server.unref();
     server.on("error", reject);
@@ -40,6 +59,29 @@ export async function freePort(): Promise<number> {
       const port = typeof address === "object" && address ? address.port : 0;
       server.close(() => resolve(port));
     });
+  });
+}
+
+const handedOut = new Set<number>();
+let range: [number, number] | undefined;
+/** The kernel's ephemeral port range (Linux), or IANA's when it cannot be read. */
+function ephemeralRange(): [number, number] {
+  if (range) return range;
+  try {
+    const [low, high] = readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/).map(Number);
+    range = Number.isInteger(low) && Number.isInteger(high) ? [low!, high!] : [49152, 65535];
+  } catch {
+    range = [49152, 65535];
+  }
+  return range;
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.unref();
+    server.once("error", () => resolve(false));
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
   });
 }
 
