@@ -106,8 +106,10 @@ export async function runWrk(options: WrkOptions, pids: Record<string, number>):
   const out = result.out;
   const rate = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? NaN);
   const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? NaN);
-  const p50Ms = parseDuration(/50%\s+(\S+)/.exec(out)?.[1] ?? "");
-  const p99Ms = parseDuration(/99%\s+(\S+)/.exec(out)?.[1] ?? "");
+  // Lines of the "Latency Distribution" block only: the thread stats' "+/- Stdev" column (e.g.
+  // "82.50%") also ends in "50%" or "99%", and matching it gave NaN or another column's value.
+  const p50Ms = parseDuration(/^\s+50%\s+(\S+)$/m.exec(out)?.[1] ?? "");
+  const p99Ms = parseDuration(/^\s+99%\s+(\S+)$/m.exec(out)?.[1] ?? "");
   const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
   const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
   const socketErrors = socket ? socket.slice(1).reduce((a, b) => a + Number(b), 0) : 0;
