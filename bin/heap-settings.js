@@ -21,8 +21,10 @@
 //   is below. `--max-semi-space-size` would say that, but V8 reads it only from the command line,
 //   which `npx twinport` or a plain `node bin/twinport.js` does not carry; and during the start-up
 //   build, which runs long stretches without yielding, the check would come too late.
-// - `--heap-growing-percent=50`: after a full GC the old generation may grow by half of what
-//   survived before the next one is due, instead of the ~10 % V8 picks for a slow allocator.
+// - `--heap-growing-percent=100`: after a full GC the old generation may grow by as much as
+//   survived before the next one is due, instead of the ~10 % V8 picks for a slow allocator. (50 was
+//   enough for processes run through tsx, whose heap is larger; the compiled ones, what production
+//   runs, kept a smaller heap and ran a full GC every few hundred PATCHes again: ADR 0043's amendment.)
 //
 // An operator who sets V8 heap sizing flags on the command line or in NODE_OPTIONS (e.g.
 // `--max-semi-space-size=16` for a throughput-bound gateway) keeps exactly those: none of ours is set.
@@ -31,7 +33,7 @@ import { getHeapSpaceStatistics, setFlagsFromString } from "node:v8";
 
 /** Young generation (both semi-spaces) at most this big: 2 × 4 MB. */
 export const YOUNG_CAP_BYTES = 8 * 2 ** 20;
-export const HEAP_FLAGS = ["--heap-growing-percent=50"];
+export const HEAP_FLAGS = ["--heap-growing-percent=100"];
 /** Flags that say the operator sizes the heap's generations themselves. */
 const OPERATOR_FLAGS = /--(max-|min-)?semi-space|--heap-growing-percent|--semi-space-growth-factor/;
 /** perf_hooks.constants.NODE_PERFORMANCE_GC_MINOR: a scavenge. */
