@@ -481,11 +481,21 @@ export async function recoverPending(redis: Redis, layout: RedisLayout, olderTha
  * the subscriber cannot fill from the log, and it would resync for nothing. Returns how many.
  */
 export async function applyPendingUpTo(redis: Redis, layout: RedisLayout, seq: number): Promise<number> {
-  const all = (await redis.hgetall(layout.key("pending"))) as Record<string, string>;
+  return await applyPendingWhere(redis, layout, (round) => round.seqs.some((s) => s > 0 && s <= seq));
+}
+
+/** Applies the pending rounds `wanted` picks (of `pending`, or of the pending hash read now); returns how many. */
+async function applyPendingWhere(
+  redis: Redis,
+  layout: RedisLayout,
+  wanted: (round: PendingRound) => boolean,
+  pending?: Record<string, string>,
+): Promise<number> {
+  const all = pending ?? ((await redis.hgetall(layout.key("pending"))) as Record<string, string>);
   let applied = 0;
   for (const [token, value] of Object.entries(all)) {
     const round = parsePending(token, value);
-    if (!round.seqs.some((s) => s > 0 && s <= seq)) continue;
+    if (!wanted(round)) continue;
     await applyPending(redis, layout, round);
     applied++;
   }
@@ -510,15 +520,12 @@ export async function applyPendingOf(
   submodelIds: readonly string[],
   pending?: Record<string, string>,
 ): Promise<number> {
-  const all = pending ?? ((await redis.hgetall(layout.key("pending"))) as Record<string, string>);
-  let applied = 0;
-  for (const [token, value] of Object.entries(all)) {
-    const round = parsePending(token, value);
-    if (!round.submodels.some((id) => submodelIds.includes(id))) continue;
-    await applyPending(redis, layout, round);
-    applied++;
-  }
-  return applied;
+  return await applyPendingWhere(
+    redis,
+    layout,
+    (round) => round.submodels.some((id) => submodelIds.includes(id)),
+    pending,
+  );
 }
 
 /** A submodel's record (HGET) and the pending notes read in one MULTI (one catalog round trip), settled as above. */
