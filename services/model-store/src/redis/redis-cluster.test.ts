@@ -54,6 +54,24 @@ async function valueOf(repo: RedisRepository, id: string) {
   return { value: (JSON.parse(record.json) as { value: string }).value, revision: record.revision };
 }
 
+/** Steps 1 and 2 of a round writing `value` (lock, check, stash; commit): a committer that stops before APPLY. */
+async function committedNotApplied(
+  repo: RedisRepository,
+  id: string,
+  revision: number,
+  value: string,
+  lockMs = 60_000,
+) {
+  const round = encodeRound(repo.layout, [writeValue(id, revision, value)], [0], () => "failed");
+  const [seq] = await commitRound(
+    repo.redis,
+    repo.layout,
+    round,
+    await prepareRound(repo.redis, repo.layout, round, { lockMs, waitMs: 1000 }),
+  );
+  return { round, seq: seq! };
+}
+
 describe("Redis Cluster repository", () => {
   let cluster: RunningRedisCluster;
   let nodes: Redis[];
@@ -178,7 +196,7 @@ describe("Redis Cluster repository", () => {
       );
       assert.equal(await repo.currentSeq(), seq);
       // applying again changes nothing
-      await applyRound(repo.redis, repo.layout, round, [seq!]);
+      await applyRound(repo.redis, repo.layout, round, [seq]);
       assert.deepEqual(await valueOf(repo, id), { value: "decided", revision: seq });
     } finally {
       await repo.close();
@@ -194,13 +212,7 @@ describe("Redis Cluster repository", () => {
       const id = "urn:example:keeper";
       const created = await repo.commit(createSubmodel(id));
       assert.ok(created.ok);
-      const round = encodeRound(repo.layout, [writeValue(id, created.seq, "kept")], [0], () => "failed");
-      const [seq] = await commitRound(
-        repo.redis,
-        repo.layout,
-        round,
-        await prepareRound(repo.redis, repo.layout, round, { lockMs: 60_000, waitMs: 1000 }),
-      );
+      const { seq } = await committedNotApplied(repo, id, created.seq, "kept");
       const keeper = await startOutboxKeeper({
         repository: repo,
         bus,
@@ -218,7 +230,7 @@ describe("Redis Cluster repository", () => {
           heartbeats.some((h) => h.seq === created.seq),
           "first held back at the last applied seq",
         );
-        assert.ok(heartbeats.every((h) => h.seq <= seq!));
+        assert.ok(heartbeats.every((h) => h.seq <= seq));
         assert.deepEqual(await valueOf(repo, id), { value: "kept", revision: seq });
       } finally {
         await keeper.stop();
@@ -235,16 +247,10 @@ describe("Redis Cluster repository", () => {
       const id = "urn:example:reader-helps";
       const created = await repo.commit(createSubmodel(id));
       assert.ok(created.ok);
-      const round = encodeRound(repo.layout, [writeValue(id, created.seq, "helped")], [0], () => "failed");
-      const [seq] = await commitRound(
-        repo.redis,
-        repo.layout,
-        round,
-        await prepareRound(repo.redis, repo.layout, round, { lockMs: 60_000, waitMs: 1000 }),
-      );
+      const { round, seq } = await committedNotApplied(repo, id, created.seq, "helped");
       // another replica's commit overtakes it (its event is published first)
       const other = await repo.commit(createSubmodel("urn:example:overtaking"));
-      assert.ok(other.ok && other.seq === seq! + 1);
+      assert.ok(other.ok && other.seq === seq + 1);
       assert.equal(await repo.currentSeq(), created.seq);
       // a subscriber fills the gap from the log: it gets the pending one, applied for it
       assert.deepEqual(
@@ -254,7 +260,7 @@ describe("Redis Cluster repository", () => {
       assert.deepEqual(await valueOf(repo, id), { value: "helped", revision: seq });
       assert.equal(await repo.currentSeq(), other.seq);
       // the committer's own apply, late, changes nothing
-      await applyRound(repo.redis, repo.layout, round, [seq!]);
+      await applyRound(repo.redis, repo.layout, round, [seq]);
       assert.deepEqual(await valueOf(repo, id), { value: "helped", revision: seq });
     } finally {
       await repo.close();
@@ -267,25 +273,15 @@ describe("Redis Cluster repository", () => {
       const id = "urn:example:record-reader-helps";
       const created = await repo.commit(createSubmodel(id));
       assert.ok(created.ok);
-      const pendingRound = async (value: string, revision: number) => {
-        const round = encodeRound(repo.layout, [writeValue(id, revision, value)], [0], () => "failed");
-        const [seq] = await commitRound(
-          repo.redis,
-          repo.layout,
-          round,
-          await prepareRound(repo.redis, repo.layout, round, { lockMs: 60_000, waitMs: 1000 }),
-        );
-        return seq!;
-      };
       // Between the catalog step and the apply: the record already has the round's revision.
-      const seq = await pendingRound("behind the record", created.seq);
+      const { seq } = await committedNotApplied(repo, id, created.seq, "behind the record");
       assert.deepEqual(await valueOf(repo, id), { value: "0", revision: created.seq }, "not applied yet");
       const record = await repo.getIdentifiable("submodel", id);
       assert.equal(record?.revision, seq);
       assert.deepEqual(await valueOf(repo, id), { value: "behind the record", revision: seq });
 
       // The same for a page of submodels (GetAllSubmodels) and a filtered one (by idShort's term).
-      const second = await pendingRound("listed", seq);
+      const { seq: second } = await committedNotApplied(repo, id, seq, "listed");
       const page = await repo.listIdentifiables("submodel", { limit: 100 });
       assert.equal(page.items.find((item) => item.id === id)?.revision, second);
       assert.deepEqual(await valueOf(repo, id), { value: "listed", revision: second });
@@ -301,15 +297,9 @@ describe("Redis Cluster repository", () => {
       const id = "urn:example:next-writer";
       const created = await repo.commit(createSubmodel(id));
       assert.ok(created.ok);
-      const round = encodeRound(repo.layout, [writeValue(id, created.seq, "first")], [0], () => "failed");
-      const [seq] = await commitRound(
-        repo.redis,
-        repo.layout,
-        round,
-        await prepareRound(repo.redis, repo.layout, round, { lockMs: 200, waitMs: 1000 }),
-      );
+      const { seq } = await committedNotApplied(repo, id, created.seq, "first", 200);
       const started = Date.now();
-      const next = await repo.commit(writeValue(id, seq!, "second"));
+      const next = await repo.commit(writeValue(id, seq, "second"));
       assert.ok(next.ok, "planned on top of the decided write, and it holds");
       assert.ok(Date.now() - started >= 150, "waited for the lock's deadline");
       assert.deepEqual(await valueOf(repo, id), { value: "second", revision: next.seq });
@@ -361,15 +351,9 @@ describe("Redis Cluster repository", () => {
       const created = await repo.commit(createSubmodel(id));
       assert.ok(created.ok);
       const contentNode = await nodeOf(repo.layout.submodel(id).el);
-      const round = encodeRound(repo.layout, [writeValue(id, created.seq, "late")], [0], () => "failed");
-      const [seq] = await commitRound(
-        repo.redis,
-        repo.layout,
-        round,
-        await prepareRound(repo.redis, repo.layout, round, { lockMs: 5000, waitMs: 1000 }),
-      );
+      const { round, seq } = await committedNotApplied(repo, id, created.seq, "late", 5000);
       await cluster.stopNode(contentNode, true);
-      await assert.rejects(applyRound(repo.redis, repo.layout, round, [seq!]), RepositoryOutcomeUnknownError);
+      await assert.rejects(applyRound(repo.redis, repo.layout, round, [seq]), RepositoryOutcomeUnknownError);
       // meanwhile: the catalog answers, the pending seq is not delivered, recovery fails and is retried
       assert.equal(await deliverableSeq(repo.redis, repo.layout), created.seq);
       await assert.rejects(recoverPending(repo.redis, repo.layout, 0));
