@@ -298,43 +298,20 @@ test("the image's files alone start its entry point: embedded with both endpoint
     }),
   );
   // The image's ENTRYPOINT, with what production runs: no tsx, no source condition from npm test.
-  const env = { ...process.env };
-  delete env.NODE_OPTIONS;
-  const child = spawn(
-    process.execPath,
-    [join(app, "bin/twinport.js"), "-c", config, "-m", join(app, "examples/model.json")],
-    {
-      cwd: data,
-      env,
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
+  const twinport = spawnTwinport(["-c", config, "-m", join(app, "examples/model.json")], {
+    bin: join(app, "bin/twinport.js"),
+    cwd: data,
+    env: { NODE_OPTIONS: "" },
+    readyTimeoutMs: 60_000,
+  });
   t.after(() => {
-    if (child.exitCode === null) child.kill("SIGKILL");
+    if (twinport.child.exitCode === null) twinport.child.kill("SIGKILL");
   });
-  let output = "";
-  child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`not ready within 60 s:\n${output}`)), 60_000);
-    const check = () => {
-      if (/twinport embedded ready/.test(output)) {
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    child.stdout!.on("data", check);
-    child.once("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`exited with ${code} before ready:\n${output}`));
-    });
-  });
+  await twinport.ready;
   const shells = await fetch(`http://127.0.0.1:${httpPort}/api/v3.0/shells`);
   assert.equal(shells.status, 200);
   assert.ok(((await shells.json()) as { result: unknown[] }).result.length > 0, "the example model's shells");
-  const exited = new Promise((resolve) => child.once("exit", resolve));
-  child.kill("SIGTERM");
-  assert.equal(await exited, 0, output);
+  assert.equal(await twinport.stop(), 0, twinport.stderr());
 });
 
 test(".dockerignore sends the manifests, the sources to compile and the build script, and keeps tests, test support, local state, build output and node_modules out", () => {

@@ -24,11 +24,17 @@ const MANAGEMENT_OFF = { TWINPORT_CORE_MANAGEMENTPORT: "-1" };
 
 export function spawnTwinport(
   args: string[],
-  options: { cwd?: string; env?: NodeJS.ProcessEnv; readyTimeoutMs?: number } = {},
+  options: {
+    cwd?: string;
+    env?: NodeJS.ProcessEnv;
+    readyTimeoutMs?: number;
+    /** Another copy of bin/twinport.js to run (e.g. the image's files assembled by tests/deployment.test.ts). */
+    bin?: string;
+  } = {},
 ): TwinportProcess {
   // Only what the test gives: a developer's own TWINPORT_* variables must not leak in.
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("TWINPORT_")));
-  const child = spawn(process.execPath, [BIN, ...args], {
+  const child = spawn(process.execPath, [options.bin ?? BIN, ...args], {
     cwd: options.cwd,
     env: { ...env, ...MANAGEMENT_OFF, ...options.env },
     stdio: ["ignore", "pipe", "pipe"],
