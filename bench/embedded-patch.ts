@@ -14,13 +14,13 @@
  * Run: npm run bench -- embedded-patch   (BENCH_SECONDS=4 BENCH_ROUNDS=3 BENCH_CONNECTIONS=16
  *   BENCH_KIND=one|spread)
  */
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { b64, createHttpClient } from "../tests/test-support/http-client.ts";
+import { createHttpClient } from "../tests/test-support/http-client.ts";
 import { startTwinport, type TwinportProcess } from "../tests/test-support/system.ts";
 import { median, plainHttpConfig, startBareHono } from "./test-support/bench-setup.ts";
-import { generatedSubmodel } from "./test-support/generated-model.ts";
+import { ONE_PATH, SPREAD_PATHS, writeWritePathModel } from "./test-support/write-path-model.ts";
 import { runWrk } from "./test-support/wrk.ts";
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 4);
@@ -36,19 +36,8 @@ interface VariantSpec {
 const specs: VariantSpec[] = JSON.parse(process.env.BENCH_EMBEDDED ?? '[{"name":"embedded"}]');
 
 const dir = mkdtempSync(join(tmpdir(), "twinport-bench-embedded-patch-"));
-const SPREAD = Array.from({ length: 10 }, (_, i) => `urn:bench:write:sm${i}`);
-const LARGE = "urn:bench:write:large";
-const modelFile = join(dir, "model.json");
-// The model of bench/write-path.ts, so the figures compare.
-writeFileSync(
-  modelFile,
-  JSON.stringify({ submodels: [...SPREAD.map((id) => generatedSubmodel(id, 10)), generatedSubmodel(LARGE, 1000)] }),
-);
-const valuePath = (sm: string, i: number) => `/submodels/${b64(sm)}/submodel-elements/P${i}/$value`;
-const paths =
-  kind === "spread"
-    ? SPREAD.flatMap((sm) => Array.from({ length: 10 }, (_, i) => valuePath(sm, i)))
-    : [valuePath(SPREAD[0]!, 5)];
+const modelFile = writeWritePathModel(dir);
+const paths = kind === "spread" ? SPREAD_PATHS : [ONE_PATH];
 
 /** User and system CPU milliseconds of a process so far (/proc/PID/stat utime, stime; USER_HZ 100). */
 function cpuSplitMs(pid: number): { user: number; system: number } {

@@ -17,14 +17,14 @@
  * keeps the kinds whose name holds it, BENCH_VARIANTS=distributed the variants so named, BENCH_REPLICAS=1
  * skips the second model-store)
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { b64, createHttpClient } from "../tests/test-support/http-client.ts";
 import { startNats, startRedis } from "../tests/test-support/servers.ts";
 import { startTwinport, type TwinportProcess } from "../tests/test-support/system.ts";
 import { median, plainHttpConfig, startBareHono } from "./test-support/bench-setup.ts";
-import { generatedSubmodel } from "./test-support/generated-model.ts";
+import { LARGE, ONE_PATH, SPREAD_PATHS, writeWritePathModel } from "./test-support/write-path-model.ts";
 import { cpuPerRequest, runWrk, type WrkResult } from "./test-support/wrk.ts";
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 3);
@@ -35,16 +35,9 @@ const only = process.env.BENCH_ONLY?.split(",");
 const onlyVariants = process.env.BENCH_VARIANTS?.split(",");
 
 const dir = mkdtempSync(join(tmpdir(), "twinport-bench-write-"));
-const SPREAD = Array.from({ length: 10 }, (_, i) => `urn:bench:write:sm${i}`);
-const LARGE = "urn:bench:write:large";
-const modelFile = join(dir, "model.json");
-writeFileSync(
-  modelFile,
-  JSON.stringify({ submodels: [...SPREAD.map((id) => generatedSubmodel(id, 10)), generatedSubmodel(LARGE, 1000)] }),
-);
-const valuePath = (sm: string, i: number) => `/submodels/${b64(sm)}/submodel-elements/P${i}/$value`;
-const onePath = valuePath(SPREAD[0]!, 5);
-const spreadPaths = SPREAD.flatMap((sm) => Array.from({ length: 10 }, (_, i) => valuePath(sm, i)));
+const modelFile = writeWritePathModel(dir);
+const onePath = ONE_PATH;
+const spreadPaths = SPREAD_PATHS;
 
 interface Kind {
   name: string;
