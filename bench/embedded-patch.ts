@@ -9,7 +9,9 @@
  * Variants (BENCH_EMBEDDED, a JSON array; default: this checkout once):
  *   [{"name":"before","root":"/tmp/checkout-at-main"},{"name":"after"},{"name":"semi 16 MB","nodeArgs":["--max-semi-space-size=16"]}]
  *   root: another checkout (its bin/twinport.js, its sources in source mode); nodeArgs: V8/Node flags;
- *   env: environment (e.g. {"TWINPORT_MESSAGEBUS_READCACHEMAXAGEMS":"0"}).
+ *   env: environment (e.g. {"TWINPORT_MESSAGEBUS_READCACHEMAXAGEMS":"0"});
+ *   opcua: true serves an OPC UA endpoint beside HTTP, as `npm start` does (no `--endpoint http`):
+ *   such a process keeps ADR 0043's heap settings and its address space follows every write.
  *
  * Run: npm run bench -- embedded-patch   (BENCH_SECONDS=4 BENCH_ROUNDS=3 BENCH_CONNECTIONS=16
  *   BENCH_KIND=one|spread)
@@ -18,8 +20,9 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { createHttpClient } from "../tests/test-support/http-client.ts";
+import { freePort } from "../tests/test-support/servers.ts";
 import { startTwinport, type TwinportProcess } from "../tests/test-support/system.ts";
-import { median, plainHttpConfig, startBareHono } from "./test-support/bench-setup.ts";
+import { idleLine, median, plainHttpConfig, startBareHono } from "./test-support/bench-setup.ts";
 import { ONE_PATH, SPREAD_PATHS, writeWritePathModel } from "./test-support/write-path-model.ts";
 import { runWrk } from "./test-support/wrk.ts";
 
@@ -32,6 +35,7 @@ interface VariantSpec {
   root?: string;
   nodeArgs?: string[];
   env?: Record<string, string>;
+  opcua?: boolean;
 }
 const specs: VariantSpec[] = JSON.parse(process.env.BENCH_EMBEDDED ?? '[{"name":"embedded"}]');
 
@@ -107,11 +111,24 @@ const servers: { stop(): Promise<void> }[] = [];
 try {
   const variants: Variant[] = [];
   for (const spec of specs) {
-    const http = await plainHttpConfig(dir);
+    const http = await plainHttpConfig(
+      dir,
+      {},
+      spec.opcua
+        ? [
+            {
+              "@class": "endpoint.opcua.OpcUaEndpoint",
+              tcpPort: await freePort(),
+              host: "127.0.0.1",
+              hostname: "127.0.0.1",
+            },
+          ]
+        : [],
+    );
     const cwd = mkdtempSync(join(dir, "embedded-"));
     const p = await startTwinport({
       cwd,
-      args: ["-c", http.file, "-m", modelFile, "--endpoint", "http"],
+      args: ["-c", http.file, "-m", modelFile, ...(spec.opcua ? [] : ["--endpoint", "http"])],
       nodeArgs: ["--trace-gc", ...(spec.nodeArgs ?? [])],
       ...(spec.env ? { env: spec.env } : {}),
       ...(spec.root ? { launcher: join(spec.root, "bin/twinport.js") } : {}),
@@ -133,7 +150,7 @@ try {
   console.log(
     `embedded-patch: PATCH $value (${kind === "spread" ? "100 elements in 10 submodels" : "one element"}), wrk -t1 -c${connections} -d${seconds}s, ${rounds} rounds; load ${loadavg()
       .map((l) => l.toFixed(1))
-      .join(" ")}`,
+      .join(" ")}; ${idleLine()}`,
   );
   // Each variant warmed (compiled) before round 1, as in bench/write-path.ts.
   for (const variant of all) await measure(variant, true);

@@ -5,20 +5,22 @@
  * hot path work (issue 12, ADR 0026), not a benchmark: it prints no ratios.
  *
  * Run: node --import tsx bench/profile-http.ts MODE KIND
- *   MODE: embedded | distributed | uncached (distributed with the gateway's read cache off)
+ *   MODE: embedded | embedded-opcua (with an OPC UA endpoint, as `npm start`) | distributed |
+ *         uncached (distributed with the gateway's read cache off)
  *   KIND: get-value | get-submodel | patch-one | patch-spread
  * (PROFILE_SECONDS=5 PROFILE_CONNECTIONS=16 PROFILE_TOP=25; PROFILE_STRACE=http-gateway counts that
  * process's system calls during the run with `strace -c`). `source scripts/source-mode.sh` first
  * to profile the TypeScript sources (as the benches run them) instead of dist/.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { b64 } from "../tests/test-support/http-client.ts";
-import { startNats, startRedis } from "../tests/test-support/servers.ts";
+import { freePort, startNats, startRedis } from "../tests/test-support/servers.ts";
 import { startTwinport, type TwinportProcess } from "../tests/test-support/system.ts";
-import { plainHttpConfig } from "./test-support/bench-setup.ts";
+import { idleLine, plainHttpConfig } from "./test-support/bench-setup.ts";
+import { voluntarySwitches } from "./test-support/process-cpu.ts";
 import { generatedSubmodel } from "./test-support/generated-model.ts";
 import { cpuPerRequest, runWrk } from "./test-support/wrk.ts";
 
@@ -53,14 +55,28 @@ const prof = (name: string) =>
 const processes: TwinportProcess[] = [];
 const servers: { stop(): Promise<void> }[] = [];
 const pids: Record<string, number> = {};
-const http = await plainHttpConfig(dir);
+// embedded-opcua: embedded with an OPC UA endpoint beside HTTP, as `npm start` runs it.
+const http = await plainHttpConfig(
+  dir,
+  {},
+  mode === "embedded-opcua"
+    ? [
+        {
+          "@class": "endpoint.opcua.OpcUaEndpoint",
+          tcpPort: await freePort(),
+          host: "127.0.0.1",
+          hostname: "127.0.0.1",
+        },
+      ]
+    : [],
+);
 // Only the measured run is summarised: start-up (module loading through tsx) would blur it.
 const window = { from: 0n, to: 0n };
 try {
-  if (mode === "embedded") {
+  if (mode === "embedded" || mode === "embedded-opcua") {
     const p = await startTwinport({
       cwd: dir,
-      args: ["-c", http.file, "-m", modelFile, "--endpoint", "http"],
+      args: ["-c", http.file, "-m", modelFile, ...(mode === "embedded" ? ["--endpoint", "http"] : [])],
       nodeArgs: prof("twinport"),
     });
     processes.push(p);
@@ -114,7 +130,11 @@ try {
         )
       : undefined;
   if (strace || perf) await new Promise((resolve) => setTimeout(resolve, 500));
+  const sleepsBefore = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, voluntarySwitches(pid)]));
   const r = await runWrk({ base, paths, method, seconds, connections, dir }, pids);
+  const sleeps = Object.entries(pids)
+    .map(([name, pid]) => `${name} ${((voluntarySwitches(pid) - sleepsBefore[name]!) / r.requests).toFixed(2)}`)
+    .join(", ");
   window.to = process.hrtime.bigint() / 1000n;
   if (perf) {
     perf.kill("SIGINT");
@@ -146,11 +166,13 @@ try {
   console.log(
     `${mode} ${kind}: ${Math.round(r.rate)} req/s, p50 ${r.p50Ms} ms, ${r.errors} errors; ${cpuPerRequest(r.cpuMs, r.requests).line}`,
   );
+  // Sleeps (voluntary context switches, all threads) per request: the wake-ups a request costs.
+  console.log(`sleeps per request: ${sleeps}; ${idleLine()}`);
 } finally {
   for (const p of processes.reverse()) await p.stop();
   for (const s of servers) await s.stop();
 }
-for (const name of readdirSync(profDir)) {
+for (const name of existsSync(profDir) ? readdirSync(profDir) : []) {
   const file = readdirSync(join(profDir, name)).find((f) => f.endsWith(".cpuprofile"));
   if (!file) continue;
   console.log(`\n==== ${name}`);

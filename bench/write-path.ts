@@ -23,7 +23,7 @@ import { join } from "node:path";
 import { b64, createHttpClient } from "../tests/test-support/http-client.ts";
 import { startNats, startRedis } from "../tests/test-support/servers.ts";
 import { startTwinport, type TwinportProcess } from "../tests/test-support/system.ts";
-import { median, plainHttpConfig, startBareHono } from "./test-support/bench-setup.ts";
+import { idleLine, median, plainHttpConfig, startBareHono } from "./test-support/bench-setup.ts";
 import { LARGE, ONE_PATH, SPREAD_PATHS, writeWritePathModel } from "./test-support/write-path-model.ts";
 import { cpuPerRequest, runWrk, type WrkResult } from "./test-support/wrk.ts";
 
@@ -108,7 +108,7 @@ async function measure(all: Variant[], filter = true): Promise<void> {
   }
   const [bare, ...others] = variants;
   console.log(
-    `\nwrk -t1 -c${connections} -d${seconds}s; median of ${rounds} rounds, ratios to bare hono taken per round:`,
+    `\nwrk -t1 -c${connections} -d${seconds}s; median of ${rounds} rounds, ratios to bare hono taken per round; ${idleLine()}:`,
   );
   for (const kind of kinds) {
     const base = results.get(key(kind, bare!))!;

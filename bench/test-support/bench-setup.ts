@@ -1,7 +1,28 @@
 import { spawn } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { freePort } from "../../tests/test-support/servers.ts";
+
+/**
+ * How this machine's idle cores wait, printed beside the figures: it decides what a wake-up costs.
+ * A guest whose idle vCPU halts at once (cpuidle haltpoll with `guest_halt_poll_ns` 0, as on the
+ * machines these benches ran on) makes every message or answer to a sleeping process an
+ * inter-processor interrupt and a VM exit; with halt polling the same PATCH cost ~30 % less CPU
+ * (docs/benchmarks.md, "What a wake-up costs"). Figures from machines that idle differently do
+ * not compare.
+ */
+export function idleLine(): string {
+  const read = (file: string) => {
+    try {
+      return readFileSync(file, "utf8").trim();
+    } catch {
+      return undefined;
+    }
+  };
+  const driver = read("/sys/devices/system/cpu/cpuidle/current_driver") ?? "unknown";
+  const pollNs = read("/sys/module/haltpoll/parameters/guest_halt_poll_ns");
+  return `cpuidle ${driver}${pollNs === undefined ? "" : `, guest_halt_poll_ns ${pollNs}`}`;
+}
 
 /** Median of a sample (the benches report medians over rounds: this machine's speed drifts). */
 export function median(values: number[]): number {
@@ -10,11 +31,14 @@ export function median(values: number[]): number {
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
-/** A configuration file with one plain-HTTP endpoint on a free loopback port (TLS would blur ratios). */
-/** `sections`: further top-level configuration (e.g. security). */
+/**
+ * A configuration file with one plain-HTTP endpoint on a free loopback port (TLS would blur ratios).
+ * `sections`: further top-level configuration (e.g. security); `endpoints`: further endpoints beside HTTP.
+ */
 export async function plainHttpConfig(
   dir: string,
   sections: Record<string, unknown> = {},
+  endpoints: Record<string, unknown>[] = [],
 ): Promise<{ file: string; port: number }> {
   const port = await freePort();
   const file = join(dir, `http-${port}.json`);
@@ -22,7 +46,7 @@ export async function plainHttpConfig(
     file,
     JSON.stringify({
       ...sections,
-      endpoints: [{ "@class": "endpoint.http.HttpEndpoint", port, host: "127.0.0.1", sslEnabled: false }],
+      endpoints: [{ "@class": "endpoint.http.HttpEndpoint", port, host: "127.0.0.1", sslEnabled: false }, ...endpoints],
     }),
   );
   return { file, port };

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 
 /**
  * CPU time a process has used so far (user + system), read from /proc. On this 2-core machine a
@@ -32,4 +32,23 @@ export function formatCpuPerRequest(cpuMs: Record<string, number>, requests: num
   );
   const total = Object.values(cpuMs).reduce((a, b) => a + b, 0);
   return `CPU per request: ${parts.join(", ")}; total ${Math.round((total * 1000) / Math.max(requests, 1))} µs`;
+}
+
+/**
+ * Times the process's threads went to sleep waiting (voluntary context switches, summed over
+ * /proc/PID/task/*): each one is a later wake-up, and on a guest whose idle vCPU halts at once a
+ * wake-up from another core costs an inter-processor interrupt (docs/benchmarks.md, "What a
+ * wake-up costs"). Per request, it counts the hand-offs a request makes the process wait for.
+ */
+export function voluntarySwitches(pid: number): number {
+  let total = 0;
+  for (const task of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const status = readFileSync(`/proc/${pid}/task/${task}/status`, "utf8");
+      total += Number(/^voluntary_ctxt_switches:\s+(\d+)$/m.exec(status)?.[1] ?? 0);
+    } catch {
+      // The thread ended meanwhile.
+    }
+  }
+  return total;
 }
