@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { Commit, CommitResult } from "@twinport/shared";
-import { createCommitQueue, LARGE_COMMIT_OPS } from "./commit-queue.ts";
+import { createCommitQueue, DEFAULT_MAX_IN_FLIGHT, LARGE_COMMIT_OPS } from "./commit-queue.ts";
 
 /** A commit told apart by its event id; `ops` only matters for the large-commit rule. */
 const commit = (id: string, ops = 1): Commit =>
@@ -30,9 +30,9 @@ function controlledRunner() {
 }
 
 describe("commit queue (group commit across callers)", () => {
-  it("sends the commits of one turn in one call, and holds later ones until that call answers", async () => {
+  it("with one call in flight: sends the commits of one turn in one call, and holds later ones until that call answers", async () => {
     const { calls, run } = controlledRunner();
-    const queue = createCommitQueue(run, () => false);
+    const queue = createCommitQueue(run, () => false, 1);
     const first = [queue.submit([commit("a")]), queue.submit([commit("b")])];
     await nextTurn();
     assert.deepEqual(
@@ -66,6 +66,41 @@ describe("commit queue (group commit across callers)", () => {
     assert.deepEqual(
       results.map((r) => r[0]!.ok && r[0]!.event.id),
       ["c", "d", "e"],
+    );
+  });
+
+  it("by default two calls are in flight: the next turn's commits leave at once, later ones wait for an answer and go together", async () => {
+    assert.equal(DEFAULT_MAX_IN_FLIGHT, 2);
+    const { calls, run } = controlledRunner();
+    const queue = createCommitQueue(run, () => false);
+    const first = queue.submit([commit("a")]);
+    await nextTurn();
+    const second = queue.submit([commit("b")]);
+    await nextTurn();
+    assert.deepEqual(
+      calls.map((c) => c.ids),
+      [["a"], ["b"]],
+      "a second call leaves while the first is in flight",
+    );
+    const later = [queue.submit([commit("c")])];
+    await nextTurn();
+    later.push(queue.submit([commit("d")]));
+    await nextTurn();
+    assert.equal(calls.length, 2, "nothing more while two calls are in flight");
+    calls[1]!.answer();
+    assert.equal((await second)[0]!.ok, true);
+    await nextTurn();
+    assert.deepEqual(
+      calls.map((c) => c.ids),
+      [["a"], ["b"], ["c", "d"]],
+      "the commits that waited go together once a call answered",
+    );
+    calls[0]!.answer();
+    calls[2]!.answer();
+    assert.equal((await first)[0]!.ok, true);
+    assert.deepEqual(
+      (await Promise.all(later)).map((r) => r[0]!.ok && r[0]!.event.id),
+      ["c", "d"],
     );
   });
 

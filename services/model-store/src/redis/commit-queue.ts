@@ -7,11 +7,14 @@ import type { Commit, CommitResult } from "@twinport/shared";
  * per commit, and parses one EVALSHA instead of many. Each commit inside stays atomic on its own
  * (see commit-script.ts), so callers see exactly what separate commits would give them.
  *
- * One script call at a time is in flight: commits handed in while one is on its way to Redis (and
- * being fsynced there) wait for its answer and then go together. Sent at once they would only have
- * waited in Redis for the same fsync, each call with its own socket writes and reads on both sides
- * and its own fsync; held here, one call serves them all (classic group commit, issue 12). When
- * nothing is in flight a commit still leaves at the end of its turn.
+ * At most two script calls are in flight (docs/adr/0048): commits handed in while both are on their
+ * way to Redis (and being fsynced there) wait for one answer and then go together in one call (classic
+ * group commit, issue 12). Redis fsyncs once per turn of its event loop, before it answers what it
+ * ran in that turn; a second call that arrives during the first one's fsync runs in the next turn
+ * with its own fsync, but at once, not after a round trip through this process (with one call in
+ * flight Redis sat idle while this process took the answer, settled its commits and sent the next). When nothing is in flight a commit still
+ * leaves at the end of its turn. Writes to one element are unaffected: the commit runner sends a
+ * target's next group only once the one before has committed (docs/adr/0047).
  *
  * Large commits (a model load, a big PUT) go alone and at once (on their own connection), so a small
  * write never waits behind them in the same script.
@@ -25,8 +28,8 @@ export interface CommitQueue {
 export const LARGE_COMMIT_OPS = 1_000;
 /** Commits at most per script call: bounds how long one call holds Redis. */
 const MAX_BATCH_COMMITS = 512;
-/** Script calls of small commits on their way at once (see above). */
-const MAX_IN_FLIGHT = 1;
+/** Script calls of small commits on their way at once (see above; docs/adr/0048). */
+export const DEFAULT_MAX_IN_FLIGHT = 2;
 
 interface Waiting {
   commits: Commit[];
@@ -41,6 +44,7 @@ interface Waiting {
 export function createCommitQueue(
   run: (commits: Commit[]) => Promise<CommitResult[]>,
   unsent: (error: unknown) => boolean,
+  maxInFlight = DEFAULT_MAX_IN_FLIGHT,
 ): CommitQueue {
   let waiting: Waiting[] = [];
   let inFlight = 0;
@@ -81,7 +85,7 @@ export function createCommitQueue(
 
   const flush = () => {
     scheduled = false;
-    while (inFlight < MAX_IN_FLIGHT && waiting.length > 0) {
+    while (inFlight < maxInFlight && waiting.length > 0) {
       let count = 0;
       let taken = 0;
       while (taken < waiting.length) {
@@ -103,7 +107,7 @@ export function createCommitQueue(
           return;
         }
         waiting.push(entry);
-        if (inFlight < MAX_IN_FLIGHT) schedule();
+        if (inFlight < maxInFlight) schedule();
       });
     },
   };

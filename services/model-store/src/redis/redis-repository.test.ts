@@ -97,7 +97,7 @@ describe("Redis repository", () => {
         [`${first.seq}-0`, ["seq", String(first.seq), "event", JSON.stringify(event)]],
         [`${second.seq}-0`, ["seq", String(second.seq), "event", JSON.stringify(draft)]],
       ]);
-      // The seq key moved with the commits (one SET per script call, docs/adr/0047), not past them.
+      // The seq key moved with the commits (one INCR per commit), not past them.
       assert.equal(await admin.get(repo.layout.sequence), String(second.seq));
     } finally {
       await repo.close();
