@@ -20,9 +20,8 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { createHttpClient } from "../tests/test-support/http-client.ts";
-import { freePort } from "../tests/test-support/servers.ts";
 import { startTwinport, type TwinportProcess } from "../tests/test-support/system.ts";
-import { idleLine, median, plainHttpConfig, startBareHono } from "./test-support/bench-setup.ts";
+import { idleLine, loopbackOpcUaEndpoint, median, plainHttpConfig, startBareHono } from "./test-support/bench-setup.ts";
 import { ONE_PATH, SPREAD_PATHS, writeWritePathModel } from "./test-support/write-path-model.ts";
 import { runWrk } from "./test-support/wrk.ts";
 
@@ -111,20 +110,7 @@ const servers: { stop(): Promise<void> }[] = [];
 try {
   const variants: Variant[] = [];
   for (const spec of specs) {
-    const http = await plainHttpConfig(
-      dir,
-      {},
-      spec.opcua
-        ? [
-            {
-              "@class": "endpoint.opcua.OpcUaEndpoint",
-              tcpPort: await freePort(),
-              host: "127.0.0.1",
-              hostname: "127.0.0.1",
-            },
-          ]
-        : [],
-    );
+    const http = await plainHttpConfig(dir, {}, spec.opcua ? [await loopbackOpcUaEndpoint()] : []);
     const cwd = mkdtempSync(join(dir, "embedded-"));
     const p = await startTwinport({
       cwd,

@@ -17,11 +17,11 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { b64 } from "../tests/test-support/http-client.ts";
-import { freePort, startNats, startRedis } from "../tests/test-support/servers.ts";
+import { startNats, startRedis } from "../tests/test-support/servers.ts";
 import { startTwinport, type TwinportProcess } from "../tests/test-support/system.ts";
-import { idleLine, plainHttpConfig } from "./test-support/bench-setup.ts";
-import { voluntarySwitches } from "./test-support/process-cpu.ts";
+import { idleLine, loopbackOpcUaEndpoint, plainHttpConfig } from "./test-support/bench-setup.ts";
 import { generatedSubmodel } from "./test-support/generated-model.ts";
+import { voluntarySwitches } from "./test-support/process-cpu.ts";
 import { cpuPerRequest, runWrk } from "./test-support/wrk.ts";
 
 const [mode = "embedded", kind = "get-value"] = process.argv.slice(2);
@@ -56,20 +56,7 @@ const processes: TwinportProcess[] = [];
 const servers: { stop(): Promise<void> }[] = [];
 const pids: Record<string, number> = {};
 // embedded-opcua: embedded with an OPC UA endpoint beside HTTP, as `npm start` runs it.
-const http = await plainHttpConfig(
-  dir,
-  {},
-  mode === "embedded-opcua"
-    ? [
-        {
-          "@class": "endpoint.opcua.OpcUaEndpoint",
-          tcpPort: await freePort(),
-          host: "127.0.0.1",
-          hostname: "127.0.0.1",
-        },
-      ]
-    : [],
-);
+const http = await plainHttpConfig(dir, {}, mode === "embedded-opcua" ? [await loopbackOpcUaEndpoint()] : []);
 // Only the measured run is summarised: start-up (module loading through tsx) would blur it.
 const window = { from: 0n, to: 0n };
 try {

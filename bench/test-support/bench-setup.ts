@@ -24,6 +24,16 @@ export function idleLine(): string {
   return `cpuidle ${driver}${pollNs === undefined ? "" : `, guest_halt_poll_ns ${pollNs}`}`;
 }
 
+/** An OPC UA endpoint on a free loopback port, for `plainHttpConfig`'s further endpoints. */
+export async function loopbackOpcUaEndpoint(): Promise<Record<string, unknown>> {
+  return {
+    "@class": "endpoint.opcua.OpcUaEndpoint",
+    tcpPort: await freePort(),
+    host: "127.0.0.1",
+    hostname: "127.0.0.1",
+  };
+}
+
 /** Median of a sample (the benches report medians over rounds: this machine's speed drifts). */
 export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
