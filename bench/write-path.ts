@@ -75,6 +75,8 @@ interface Variant {
   name: string;
   base: string;
   pids: Record<string, number>;
+  /** The model-store whose commit script calls a write round reports (group size, time per call). */
+  store?: TwinportProcess;
 }
 
 async function measure(all: Variant[], filter = true): Promise<void> {
@@ -93,6 +95,8 @@ async function measure(all: Variant[], filter = true): Promise<void> {
     for (const kind of kinds) {
       for (const variant of variants) {
         if (kind.variants && !kind.variants.includes(variant.name)) continue;
+        const store = kind.method === "PATCH" ? variant.store : undefined;
+        const callsBefore = store && (await commitCalls(store));
         const r = await runWrk(
           { base: variant.base, paths: kind.paths, method: kind.method, seconds, connections, dir },
           variant.pids,
@@ -103,6 +107,15 @@ async function measure(all: Variant[], filter = true): Promise<void> {
           `round ${round} ${`${variant.name}: ${kind.name}`.padEnd(72)} ${String(Math.round(r.rate)).padStart(6)} req/s  p50 ${r.p50Ms.toFixed(2).padStart(6)} ms  p99 ${r.p99Ms.toFixed(2).padStart(7)} ms${r.errors ? `  ${r.errors} ERRORS` : ""}`,
         );
         console.log(`        ${cpu.line}`);
+        if (store && callsBefore) {
+          // Where a distributed write waits: the script call (Redis's script and fsync, and the
+          // turns of Redis and the model-store around them) against the whole request (p50).
+          const now = await commitCalls(store);
+          const calls = Math.max(now.calls - callsBefore.calls, 1);
+          console.log(
+            `        commit script calls: ${((now.commits - callsBefore.commits) / calls).toFixed(1)} commits per call, ${(((now.seconds - callsBefore.seconds) / calls) * 1000).toFixed(2)} ms per call (mean, sent → answered)`,
+          );
+        }
       }
     }
   }
@@ -134,16 +147,35 @@ async function measure(all: Variant[], filter = true): Promise<void> {
   }
 }
 
+/** A model-store's Prometheus text (its management port), or undefined without one. */
+async function storeMetrics(store: TwinportProcess): Promise<string | undefined> {
+  const url = store.details.management;
+  return typeof url === "string" ? (await fetch(`${url}/metrics`)).text() : undefined;
+}
+
+/** The value of the first sample line of `name` whose labels include `has` (0 when there is none). */
+function metricValue(text: string, name: string, has = ""): number {
+  // e.g. twinport_commands_total{type="PatchSubmodelElementValueByPath",role="model-store"} 42
+  const line = text.split("\n").find((l) => l.startsWith(`${name}{`) && l.includes(has));
+  return line ? Number(line.split(" ").pop()) : 0;
+}
+
 /** PATCH $value commands a model-store has served so far (its twinport_commands_total metric). */
 async function valueWrites(store: TwinportProcess): Promise<number> {
-  const url = store.details.management;
-  if (typeof url !== "string") return Number.NaN;
-  const text = await (await fetch(`${url}/metrics`)).text();
-  // e.g. twinport_commands_total{type="PatchSubmodelElementValueByPath",role="model-store"} 42
-  const line = text
-    .split("\n")
-    .find((l) => l.startsWith("twinport_commands_total{") && l.includes('type="PatchSubmodelElementValueByPath"'));
-  return line ? Number(line.split(" ").pop()) : 0;
+  const text = await storeMetrics(store);
+  if (text === undefined) return Number.NaN;
+  return metricValue(text, "twinport_commands_total", 'type="PatchSubmodelElementValueByPath"');
+}
+
+/** Commit script calls answered so far: how many, the commits they carried, their time in all. */
+async function commitCalls(store: TwinportProcess): Promise<{ calls: number; commits: number; seconds: number }> {
+  const text = (await storeMetrics(store)) ?? "";
+  const answered = 'outcome="answered"';
+  return {
+    calls: metricValue(text, "twinport_store_commit_call_seconds_count", answered),
+    commits: metricValue(text, "twinport_store_commits_per_call_sum"),
+    seconds: metricValue(text, "twinport_store_commit_call_seconds_sum", answered),
+  };
 }
 
 const processes: TwinportProcess[] = [];
@@ -223,11 +255,13 @@ try {
       name: "distributed",
       base: `http://127.0.0.1:${gatewayHttp.port}/api/v3.0`,
       pids: { "http-gateway": gateway.child.pid!, ...backend },
+      store: storeA,
     },
     {
       name: "distributed, read cache off",
       base: `http://127.0.0.1:${uncachedHttp.port}/api/v3.0`,
       pids: { "http-gateway": uncached.child.pid!, ...backend },
+      store: storeA,
     },
   ];
   await measure(variants);

@@ -99,6 +99,7 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
       const redis = await createRedisRepository({
         url: config.persistence.url,
         keyPrefix: config.persistence.keyPrefix,
+        onCommitCall: (commits, seconds, failed) => metrics.observeCommitCall(commits, seconds, failed),
       });
       redisRepository = redis;
       closer.add(() => redis.close());

@@ -187,6 +187,20 @@ test("/metrics: requests per route template (no raw ids), commands and failures 
 
   const storeMetrics = await (await fetch(`${management(store)}/metrics`)).text();
   assert.ok((sample(storeMetrics, "twinport_commands_total", { type: "PatchSubmodelElementValueByPath" }) ?? 0) >= 2);
+  // The commit path: each write, one after the other, is one more script call carrying one commit.
+  const callsBefore = sample(storeMetrics, "twinport_store_commit_call_seconds_count", { outcome: "answered" }) ?? 0;
+  const commitsBefore = sample(storeMetrics, "twinport_store_commits_per_call_sum", {}) ?? 0;
+  assert.ok(callsBefore >= 2 && commitsBefore >= callsBefore, storeMetrics);
+  assert.equal((await client.request("PATCH", VALUE_PATH, { body: '"5001"' })).status, 204);
+  assert.equal((await client.request("PATCH", VALUE_PATH, { body: '"5000"' })).status, 204);
+  const storeMetricsAfter = await (await fetch(`${management(store)}/metrics`)).text();
+  assert.equal(
+    sample(storeMetricsAfter, "twinport_store_commit_call_seconds_count", { outcome: "answered" }),
+    callsBefore + 2,
+  );
+  assert.equal(sample(storeMetricsAfter, "twinport_store_commits_per_call_sum", {}), commitsBefore + 2);
+  assert.equal(sample(storeMetricsAfter, "twinport_store_commit_call_seconds_count", { outcome: "failed" }), undefined);
+  assert.ok(!gatewayMetrics.includes("twinport_store_"), "a gateway has no store series");
   assert.equal(
     sample(storeMetrics, "twinport_command_failures_total", { type: "GetSubmodelById", code: "not-found" }),
     1,

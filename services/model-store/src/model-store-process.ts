@@ -107,6 +107,12 @@ export async function startModelStore(config: TwinportConfig, options: ModelStor
               { err: report.error, retryInMs: report.retryInMs },
               "filter index build failed; filtered lists scan until it is built; retrying",
             ),
+      ...(metrics
+        ? {
+            onCommitCall: (commits: number, seconds: number, failed: boolean) =>
+              metrics.observeCommitCall(commits, seconds, failed),
+          }
+        : {}),
     });
     closing.push(() => repository.close());
     const redisReady = () => repository.redis.status === "ready";

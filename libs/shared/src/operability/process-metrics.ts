@@ -34,6 +34,12 @@ export interface ProcessMetrics {
   countCommand(type: string, failureCode?: string): void;
   /** Time from the commit (`event.time`) to delivery at a subscriber of this process. */
   observeEventLag(seconds: number): void;
+  /**
+   * One commit script call to Redis (the model-store, or embedded with Redis persistence): how long
+   * it took from sending to the decoded answer, how many commits it carried (group commit, ADR 0019
+   * and 0048), and whether Redis answered at all (`failed`: an error, a timeout, a lost connection).
+   */
+  observeCommitCall(commits: number, seconds: number, failed: boolean): void;
   setBackendUp(backend: Backend, up: boolean): void;
   /** Sampled at every scrape; several endpoints in one process add up. Returns a disposer. */
   addOpcuaSource(read: () => OpcuaLoad): () => void;
@@ -83,6 +89,30 @@ export function createProcessMetrics(role: string): ProcessMetrics {
     buckets: LATENCY_BUCKETS,
     registers: [registry],
   });
+  // Made at the first call: only a process with a Redis store has them (a gateway would show empty
+  // series of a store it does not have). A script call with `appendfsync always` is an fsync and a
+  // few hundred µs of script, so the buckets start below a millisecond; a large commit (a model load)
+  // may take up to its 120 s timeout.
+  let commitMetrics:
+    | { answered: Histogram.Internal<"outcome">; failed: Histogram.Internal<"outcome">; size: Histogram }
+    | undefined;
+  const makeCommitMetrics = () => {
+    const calls = new Histogram({
+      name: "twinport_store_commit_call_seconds",
+      help: "Commit script calls to Redis, from sending to the answer, by outcome (answered or failed)",
+      labelNames: ["outcome"],
+      buckets: [0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5, 30, 120],
+      registers: [registry],
+    });
+    // Its _sum over its _count is the mean group size: how many writes share one script call and fsync.
+    const size = new Histogram({
+      name: "twinport_store_commits_per_call",
+      help: "Commits carried by one commit script call to Redis (group commit)",
+      buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256, 512],
+      registers: [registry],
+    });
+    return { answered: calls.labels({ outcome: "answered" }), failed: calls.labels({ outcome: "failed" }), size };
+  };
   const backendUp = new Gauge({
     name: "twinport_backend_up",
     help: "1 while the connection to the backend is up",
@@ -178,6 +208,11 @@ export function createProcessMetrics(role: string): ProcessMetrics {
     observeEventLag(seconds) {
       // Clocks of different hosts disagree a little; a negative lag is noise, not time travel.
       eventLag.observe(Math.max(0, seconds));
+    },
+    observeCommitCall(commits, seconds, failed) {
+      commitMetrics ??= makeCommitMetrics();
+      (failed ? commitMetrics.failed : commitMetrics.answered).observe(seconds);
+      commitMetrics.size.observe(commits);
     },
     setBackendUp(backend, up) {
       backendUp.set({ backend }, up ? 1 : 0);

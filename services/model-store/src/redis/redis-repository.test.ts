@@ -384,6 +384,46 @@ describe("Redis repository", () => {
     }
   });
 
+  it("reports each commit script call (for /metrics): the commits it carried, its time, and whether it failed", async () => {
+    const calls: { commits: number; seconds: number; failed: boolean }[] = [];
+    const repo = await createRedisRepository({
+      url: server.url,
+      keyPrefix: nextPrefix(),
+      commandTimeoutMs: 200,
+      onCommitCall: (commits, seconds, failed) => calls.push({ commits, seconds, failed }),
+    });
+    const blocker = new Redis(server.url);
+    try {
+      // Handed in during one turn: one call (group commit) carrying all three.
+      await Promise.all(["a", "b", "c"].map((path) => commitOk(repo, [insert("sm", "", path)])));
+      assert.equal(calls.length, 1);
+      assert.equal(calls[0]!.commits, 3);
+      assert.equal(calls[0]!.failed, false);
+      assert.ok(calls[0]!.seconds > 0 && calls[0]!.seconds < 5, String(calls[0]!.seconds));
+      // Reads are not commit calls.
+      await repo.getElements("sm", ["a"]);
+      assert.equal(calls.length, 1);
+      // A call Redis does not answer in time: reported as failed, after the command timeout.
+      const busy = blocker.eval(
+        "local s = redis.call('TIME') repeat local n = redis.call('TIME') until (n[1] - s[1]) * 1000000 + (n[2] - s[2]) > 600000 return 1",
+        0,
+      );
+      await new Promise((r) => setTimeout(r, 50));
+      await assert.rejects(
+        repo.commit({ preconditions: [], ops: [insert("sm", "", "late")], event: draft }),
+        RepositoryOutcomeUnknownError,
+      );
+      await busy;
+      assert.equal(calls.length, 2);
+      assert.equal(calls[1]!.commits, 1);
+      assert.equal(calls[1]!.failed, true);
+      assert.ok(calls[1]!.seconds >= 0.19, String(calls[1]!.seconds));
+    } finally {
+      blocker.disconnect();
+      await repo.close();
+    }
+  });
+
   it("a commit sent but not answered in time throws RepositoryOutcomeUnknownError (it may well have been applied)", async () => {
     const repo = await createRedisRepository({ url: server.url, keyPrefix: nextPrefix(), commandTimeoutMs: 200 });
     const blocker = new Redis(server.url);

@@ -1,4 +1,4 @@
-import type { IdentifiableKind, Repository, RepositoryPage, StoredIdentifiable } from "@twinport/shared";
+import type { Commit, IdentifiableKind, Repository, RepositoryPage, StoredIdentifiable } from "@twinport/shared";
 import { CommandError } from "@twinport/shared";
 import type { Redis } from "ioredis";
 import {
@@ -39,6 +39,11 @@ export interface RedisRepositoryOptions {
    * build retried silently while every filtered list kept scanning.
    */
   onTermIndexBuild?: (report: TermIndexBuildReport) => void;
+  /**
+   * Told after every commit script call (for the process metrics): how many commits it carried, how
+   * long it took from sending to the answer, and whether it failed (an error, a timeout, no Redis).
+   */
+  onCommitCall?: (commits: number, seconds: number, failed: boolean) => void;
 }
 
 export type TermIndexBuildReport =
@@ -95,15 +100,31 @@ export async function createRedisRepository(options: RedisRepositoryOptions): Pr
       await firstConnection(client, commandTimeoutMs);
       return client;
     })());
+  const call = async (batch: Commit[]) => {
+    const large = batch.some((c) => c.ops.length > LARGE_COMMIT_OPS);
+    const client = large ? await bulkClient() : redis;
+    if (!cluster) return runCommits(client, layout, batch);
+    // A round's locks outlive the slowest call it may make; others wait for them up to a command timeout.
+    const lockMs = 3 * (large ? Math.max(commandTimeoutMs, BULK_COMMAND_TIMEOUT_MS) : commandTimeoutMs);
+    return runClusterCommits(client, layout, batch, { lockMs, waitMs: lockMs + commandTimeoutMs });
+  };
+  const onCommitCall = options.onCommitCall;
   const commits = createCommitQueue(
-    async (batch) => {
-      const large = batch.some((c) => c.ops.length > LARGE_COMMIT_OPS);
-      const client = large ? await bulkClient() : redis;
-      if (!cluster) return runCommits(client, layout, batch);
-      // A round's locks outlive the slowest call it may make; others wait for them up to a command timeout.
-      const lockMs = 3 * (large ? Math.max(commandTimeoutMs, BULK_COMMAND_TIMEOUT_MS) : commandTimeoutMs);
-      return runClusterCommits(client, layout, batch, { lockMs, waitMs: lockMs + commandTimeoutMs });
-    },
+    onCommitCall
+      ? async (batch) => {
+          const started = performance.now();
+          try {
+            const results = await call(batch);
+            onCommitCall(batch.length, (performance.now() - started) / 1000, false);
+            return results;
+          } catch (error) {
+            // A commit that could not even be encoded never reached Redis: not a call.
+            if (!(error instanceof CommitEncodingError))
+              onCommitCall(batch.length, (performance.now() - started) / 1000, true);
+            throw error;
+          }
+        }
+      : call,
     (error) => error instanceof CommitEncodingError,
   );
 
