@@ -71,13 +71,14 @@ export async function* writeAasxStream(input: AasxStreamInput): AsyncIterable<Ui
     out = [];
     yield* ready;
   };
-  const entry = (partName: string) => {
-    const file = new ZipDeflate(entryNameOfPart(partName), { level: 6 });
+  const entry = (partName: string, zipName = entryNameOfPart(partName)) => {
+    const file = new ZipDeflate(zipName, { level: 6 });
     file.mtime = FIXED_TIME;
     zip.add(file);
     return file;
   };
-  entry("/[Content_Types].xml").push(
+  // Not a part: its ZIP item name is fixed (ECMA-376 Part 2), never percent-encoded as a part name is.
+  entry("", "[Content_Types].xml").push(
     strToU8(writeContentTypes({ rels: RELATIONSHIPS_CONTENT_TYPE, xml: "text/xml" }, overrides)),
     true,
   );

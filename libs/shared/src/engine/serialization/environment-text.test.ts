@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, it } from "node:test";
+import { unzipSync } from "fflate";
 import { DEFAULT_AASX_LIMITS, readAasx, writeAasx, writeAasxStream } from "../../aas/index.ts";
 import { writeAasXml } from "../../aas/xml/aas-xml-writer.ts";
 import type { EnvironmentItems } from "./environment-items.ts";
@@ -68,15 +69,19 @@ describe("environment text written item by item", () => {
 
   it("a streamed AASX package holds what writeAasx's holds", async () => {
     const file = { path: "/aasx/files/manual.pdf", contentType: "application/pdf", bytes: new Uint8Array([1, 2, 3]) };
-    const whole = readAasx(writeAasx({ environment: model, files: [file], thumbnail: file }), DEFAULT_AASX_LIMITS);
+    const wholeBytes = writeAasx({ environment: model, files: [file], thumbnail: file });
+    const whole = readAasx(wholeBytes, DEFAULT_AASX_LIMITS);
     const xml = async function* () {
       for await (const piece of environmentText(itemsOf(model), "xml")) yield Buffer.from(piece, "utf8");
     };
     const lazy = { path: file.path, contentType: file.contentType, bytes: async () => file.bytes };
-    const streamed = readAasx(
-      await bytes(writeAasxStream({ environmentXml: xml(), files: [lazy], thumbnail: lazy })),
-      DEFAULT_AASX_LIMITS,
-    );
+    const streamedBytes = await bytes(writeAasxStream({ environmentXml: xml(), files: [lazy], thumbnail: lazy }));
+    const streamed = readAasx(streamedBytes, DEFAULT_AASX_LIMITS);
     assert.deepEqual(streamed, whole);
+    // The same ZIP item names: the content types stream is literally "[Content_Types].xml" (it is
+    // not a part, so its name is never percent-encoded; OPC readers look for exactly that name).
+    const names = (zip: Uint8Array) => Object.keys(unzipSync(zip)).sort();
+    assert.deepEqual(names(streamedBytes), names(wholeBytes));
+    assert.ok(names(streamedBytes).includes("[Content_Types].xml"), names(streamedBytes).join(", "));
   });
 });
