@@ -125,7 +125,14 @@ export function contentNegotiationSuite(mode: Mode): void {
         headers: { "content-type": upload.type },
       });
       assert.equal(put.status, 204, put.text);
-      for (const accept of ["text/plain", "text/*", "*/*", "application/json, text/plain;q=0.1"]) {
+      // application/octet-stream: what the AAS API declares for GetFileByPath (and what generated clients send).
+      for (const accept of [
+        "text/plain",
+        "text/*",
+        "*/*",
+        "application/json, text/plain;q=0.1",
+        "application/octet-stream",
+      ]) {
         const res = await http.get(attachmentPath, { Accept: accept });
         assert.equal(res.status, 200, `Accept: ${accept}`);
         assert.equal(res.text, "maintenance notes\n");
@@ -137,6 +144,29 @@ export function contentNegotiationSuite(mode: Mode): void {
       ]) {
         assertNotAcceptable(await http.get(attachmentPath, { Accept: accept }), accept);
       }
+    });
+
+    test("a shell's thumbnail: its own type or application/octet-stream (the API's declared type) is served", async () => {
+      const path = `/shells/${b64(shellId)}/asset-information/thumbnail`;
+      const upload = multipart([
+        { name: "fileName", value: "thumbnail.png" },
+        { name: "file", value: "\x89PNG\r\n", type: "image/png" },
+      ]);
+      const put = await http.request("PUT", path, { body: upload.body, headers: { "content-type": upload.type } });
+      assert.equal(put.status, 204, put.text);
+      const plain = await http.get(path);
+      assert.equal(plain.status, 200, plain.text);
+      assert.equal(plain.headers["content-type"], "image/png");
+      for (const accept of [
+        "image/png",
+        "application/octet-stream",
+        "application/json, application/octet-stream;q=0.5",
+      ]) {
+        const res = await http.get(path, { Accept: accept });
+        assert.equal(res.status, 200, `Accept: ${accept}`);
+        assert.equal(res.headers["content-type"], "image/png", `Accept: ${accept}`);
+      }
+      assertNotAcceptable(await http.get(path, { Accept: "application/json" }), "thumbnail as JSON");
     });
 
     test("packages: any of the three AASX spellings is accepted; an Accept without one is a 406", async () => {

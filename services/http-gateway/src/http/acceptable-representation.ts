@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from "hono";
-import { isAcceptable, notAcceptable } from "./content-negotiation.ts";
+import { isAcceptable, namesMediaType, notAcceptable } from "./content-negotiation.ts";
 import { errorResponse } from "./error-response.ts";
 import { knownContentType } from "./response-content-type.ts";
 
@@ -18,6 +18,8 @@ import { knownContentType } from "./response-content-type.ts";
  * wrapped at all; and the type of a response the gateway built itself is known without reading
  * `c.res.headers`, which would turn @hono/node-server's plain header object into a web Headers.
  */
+const OCTET_STREAM = "application/octet-stream";
+
 export function acceptableRepresentation(): MiddlewareHandler {
   return async (c, next) => {
     const accept = c.req.header("Accept");
@@ -27,6 +29,8 @@ export function acceptableRepresentation(): MiddlewareHandler {
     if (c.res.status < 200 || c.res.status >= 300) return;
     const contentType = knownContentType(c.res) ?? c.res.headers.get("content-type");
     if (contentType === null || isAcceptable(accept, contentType)) return;
+    // Named, not through a wildcard: `text/plain;q=0, */*` still refuses a text file.
+    if (c.get("fileDownload") && namesMediaType(accept, OCTET_STREAM)) return;
     // Cleared first: Hono would otherwise carry the refused response's headers (length, ETag, disposition) over.
     c.res = undefined;
     c.res = errorResponse(c, notAcceptable([contentType]).error, { includeErrorDetails: false });

@@ -48,6 +48,14 @@ export function isAcceptable(accept: string | undefined, contentType: string): b
   return answer;
 }
 
+/**
+ * Whether the Accept header names `mediaType` itself with a quality above 0 (a wildcard does not
+ * count): for a second type a response may also go as, when the request asks for it by name.
+ */
+export function namesMediaType(accept: string, mediaType: string): boolean {
+  return new Negotiator({ headers: { accept } }).mediaTypes().some((type) => type.toLowerCase() === mediaType);
+}
+
 const ACCEPTABLE_CACHE_SIZE = 512;
 const acceptableCache = new Map<string, boolean>();
 

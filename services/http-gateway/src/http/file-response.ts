@@ -16,6 +16,17 @@ export function fileResponse(c: GatewayContext, file: FileContent, headers: Reco
   return c.body(bytes, 200, all);
 }
 
+/**
+ * A File element's or a thumbnail's bytes. The AAS API declares these downloads as
+ * `application/octet-stream` (GetFileByPath, GetThumbnail), so clients generated from it send
+ * `Accept: application/octet-stream`: that admits the file whatever type it has
+ * (acceptable-representation.ts), as does an Accept that admits the file's own type.
+ */
+export function fileDownloadResponse(c: GatewayContext, file: FileContent): Response {
+  c.set("fileDownload", true);
+  return fileResponse(c, file);
+}
+
 export function contentDisposition(fileName: string): string {
   const ascii = fileName.replace(/[^\x20-\x7e]|["\\]/g, "_");
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(fileName)}`;

@@ -6,6 +6,8 @@ import type { Context } from "hono";
 declare module "hono" {
   interface ContextVariableMap {
     correlationId: string;
+    /** A file download: `application/octet-stream` in Accept admits it whatever its own type (file-response.ts). */
+    fileDownload: boolean;
   }
 }
 

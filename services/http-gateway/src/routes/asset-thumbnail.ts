@@ -1,5 +1,5 @@
 import type { ApiRoute } from "../http/api-routes.ts";
-import { fileResponse } from "../http/file-response.ts";
+import { fileDownloadResponse } from "../http/file-response.ts";
 import { longRequest } from "../http/long-request.ts";
 import { readMultipartUpload } from "../http/multipart-upload.ts";
 import { identifierParam } from "../http/path-params.ts";
@@ -26,7 +26,7 @@ export function assetThumbnailRoutes({ send }: RouteDeps): ApiRoute[] {
           handle: async (c) => {
             readPagingAndModifiers(c, {});
             const reply = await send(c, "GetThumbnail", { aasId: identifierParam(c, "aasIdentifier") }, longRequest());
-            return fileResponse(c, reply.value);
+            return fileDownloadResponse(c, reply.value);
           },
         },
         {

@@ -1,5 +1,5 @@
 import type { ApiRoute } from "../http/api-routes.ts";
-import { fileResponse } from "../http/file-response.ts";
+import { fileDownloadResponse } from "../http/file-response.ts";
 import type { GatewayContext } from "../http/gateway-env.ts";
 import { longRequest } from "../http/long-request.ts";
 import { readMultipartUpload } from "../http/multipart-upload.ts";
@@ -38,7 +38,7 @@ export function attachmentRoutes({ send }: RouteDeps, mount: AttachmentMount): A
           handle: async (c) => {
             readPagingAndModifiers(c, {});
             const reply = await send(c, "GetFileByPath", scopeOf(c), longRequest());
-            return fileResponse(c, reply.value);
+            return fileDownloadResponse(c, reply.value);
           },
         },
         {
