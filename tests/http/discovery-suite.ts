@@ -120,7 +120,7 @@ export function discoverySuite(mode: Mode): void {
       );
     });
 
-    test("DELETE /lookup/shells/{id}: 204, every link gone, the shell stays; 404 for unknown ids", async () => {
+    test("DELETE /lookup/shells/{id}: 204, every link gone, the shell stays; 412 on a stale If-Match (POST too); 404 for unknown ids", async () => {
       const id = `urn:test:${mode}:forgotten`;
       await http.request("POST", "/shells", {
         body: JSON.stringify(
@@ -133,7 +133,20 @@ export function discoverySuite(mode: Mode): void {
           }),
         ),
       });
-      const deleted = await http.request("DELETE", `/lookup/shells/${b64(id)}`);
+      // If-Match as on every write (docs/http-api.md "Concurrency"): a stale ETag changes nothing.
+      const current = (await http.get(`/lookup/shells/${b64(id)}`)).headers.etag as string;
+      assert.match(current, /^"\d+"$/);
+      const stale = `"${Number(current.slice(1, -1)) - 1}"`;
+      assertResult(await http.request("DELETE", `/lookup/shells/${b64(id)}`, { headers: { "If-Match": stale } }), 412);
+      assertResult(
+        await http.request("POST", `/lookup/shells/${b64(id)}`, {
+          body: '[{"name":"batch","value":"stale"}]',
+          headers: { "If-Match": stale },
+        }),
+        412,
+      );
+      assert.equal((await other.get(`/lookup/shells/${b64(id)}`)).json().length, 2, "the links are untouched");
+      const deleted = await http.request("DELETE", `/lookup/shells/${b64(id)}`, { headers: { "If-Match": current } });
       assert.equal(deleted.status, 204, deleted.text);
       assert.equal(deleted.text, "");
       assert.deepEqual((await other.get(`/lookup/shells/${b64(id)}`)).json(), []);

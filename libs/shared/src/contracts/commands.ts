@@ -66,8 +66,8 @@ export interface CommandMap extends FileCommandMap, OperationCommandMap {
   };
   GetAllAssetLinksById: { params: { aasId: string }; result: unknown[] };
   /** body: a JSON array of SpecificAssetIds. */
-  PostAllAssetLinksById: { params: { aasId: string; body: string }; result: unknown[] };
-  DeleteAllAssetLinksById: { params: { aasId: string }; result: null };
+  PostAllAssetLinksById: { params: { aasId: string; body: string; preconditions?: Preconditions }; result: unknown[] };
+  DeleteAllAssetLinksById: { params: { aasId: string; preconditions?: Preconditions }; result: null };
 
   // ---- Submodel Repository API
   GetAllSubmodels: {

@@ -1,6 +1,7 @@
 import type { ApiRoute } from "../http/api-routes.ts";
 import { assetIdsQuery } from "../http/encoded-query.ts";
 import { identifierParam } from "../http/path-params.ts";
+import { readPreconditions } from "../http/preconditions.ts";
 import { readPagingAndModifiers } from "../http/query.ts";
 import {
   createdResponse,
@@ -66,6 +67,7 @@ export function discoveryRoutes({ send }: RouteDeps): ApiRoute[] {
             const reply = await send(c, "PostAllAssetLinksById", {
               aasId: identifierParam(c, "aasIdentifier"),
               body: await requestBodyText(c),
+              preconditions: readPreconditions(c),
             });
             // 201 with every link of the shell; the OpenAPI defines no Location and no ETag here.
             return createdResponse(c, { ok: true, value: reply.value }, undefined);
@@ -76,7 +78,10 @@ export function discoveryRoutes({ send }: RouteDeps): ApiRoute[] {
           profiles: write,
           handle: async (c) => {
             readPagingAndModifiers(c, {});
-            await send(c, "DeleteAllAssetLinksById", { aasId: identifierParam(c, "aasIdentifier") });
+            await send(c, "DeleteAllAssetLinksById", {
+              aasId: identifierParam(c, "aasIdentifier"),
+              preconditions: readPreconditions(c),
+            });
             return noContentResponse(c);
           },
         },

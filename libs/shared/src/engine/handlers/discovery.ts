@@ -60,6 +60,7 @@ export async function postAllAssetLinks(
   const names = new Set(specific.map((link) => link.name));
   const { shell, event } = await rewriteShell(ctx, {
     aasId: cmd.params.aasId,
+    preconditions: cmd.params.preconditions,
     origin: cmd.origin,
     correlationId: cmd.correlationId,
     change: (shell) => {
@@ -86,6 +87,7 @@ export async function deleteAllAssetLinks(
 ): Promise<Handled<null>> {
   const { event } = await rewriteShell(ctx, {
     aasId: cmd.params.aasId,
+    preconditions: cmd.params.preconditions,
     origin: cmd.origin,
     correlationId: cmd.correlationId,
     verify: false,
