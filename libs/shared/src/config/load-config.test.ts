@@ -346,7 +346,7 @@ describe("environment overrides", () => {
     assert.equal(config.core.minInflateRatio, 0.5);
   });
 
-  test("text settings keep digits as text; lists of names accept commas", () => {
+  test("text settings keep digits as text, read a JSON string as its text; lists of names accept commas", () => {
     const { config } = loadConfig({
       role: "model-store",
       env: { TWINPORT_PERSISTENCE_KEYPREFIX: "0042", TWINPORT_ENDPOINTS_0_PROFILES: "AAS_READ, SUBMODEL_READ" },
@@ -356,6 +356,13 @@ describe("environment overrides", () => {
       "0042",
     );
     assert.deepEqual((config.endpoints[0] as HttpEndpointConfig).profiles, ["AAS_READ", "SUBMODEL_READ"]);
+    // The quotes of a JSON string are its syntax, not part of the host (as `--help` says: JSON when it parses).
+    const quoted = loadConfig({ role: "embedded", overrides: ['endpoints[0].host="127.0.0.1"'] }).config;
+    assert.equal((quoted.endpoints[0] as HttpEndpointConfig).host, "127.0.0.1");
+    const env = loadConfig({ role: "embedded", env: { TWINPORT_ENDPOINTS_0_HOST: '"::1"' } }).config;
+    assert.equal((env.endpoints[0] as HttpEndpointConfig).host, "::1");
+    const half = loadConfig({ role: "embedded", overrides: ['endpoints[0].host="127.0.0.1'] }).config;
+    assert.equal((half.endpoints[0] as HttpEndpointConfig).host, '"127.0.0.1', "not JSON: kept as written");
   });
 
   test("a variable naming constructor or prototype is ignored with a warning and sets nothing", () => {

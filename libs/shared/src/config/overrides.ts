@@ -108,9 +108,13 @@ function resolve(raw: Record<string, unknown>, segments: string[], match: Match)
   return { path, leaf: schema };
 }
 
-/** JSON when the text is JSON, else the text; settings that only take text keep it as written. */
+/**
+ * JSON when the text is JSON, else the text. Settings that only take text keep it as written
+ * (`0042` stays "0042"), except a JSON string, which is read as one: `host="127.0.0.1"` is what
+ * the help's "JSON when it parses as JSON" promises, and no host or path starts and ends with a quote.
+ */
 function overrideValue(text: string, leaf: z.ZodType | undefined): unknown {
-  if (leaf && takesOnlyText(leaf)) return text;
+  if (leaf && takesOnlyText(leaf)) return jsonString(text) ?? text;
   try {
     return JSON.parse(text);
   } catch {
@@ -120,6 +124,16 @@ function overrideValue(text: string, leaf: z.ZodType | undefined): unknown {
         .map((part) => part.trim())
         .filter((part) => part !== "");
     return text;
+  }
+}
+
+function jsonString(text: string): string | undefined {
+  if (text.length < 2 || !text.startsWith('"') || !text.endsWith('"')) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return typeof parsed === "string" ? parsed : undefined;
+  } catch {
+    return undefined;
   }
 }
 
