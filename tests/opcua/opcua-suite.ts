@@ -229,6 +229,32 @@ export function opcuaSuite(mode: Mode, options: { opcuaGateways?: number } = {})
     }
   });
 
+  test(`${mode}: an xs:dateTime outside OPC UA's DateTime range reads as its bound; a null DateTime written clears it`, async () => {
+    // Part 6 §5.2.2.5: at or before 1601-01-01 is DateTime 0, from 9999-12-31 23:59:59 the largest.
+    const cases: [string, string][] = [
+      ["1500-01-01T00:00:00Z", "1601-01-01T00:00:00.000Z"],
+      ["12024-01-01T00:00:00Z", "9999-12-31T23:59:59.000Z"],
+    ];
+    for (const [lexical, read] of cases) {
+      const response = await system.http.request("PATCH", `${elementUrl("TDateTime")}/$value`, {
+        body: JSON.stringify(lexical),
+      });
+      assert.equal(response.status, 204, response.text);
+      await eventually(
+        async () => ((await opcua.read(node("TDateTime"))).value.value as Date | null)?.toISOString() === read,
+        `${lexical} reads ${read}`,
+      );
+      assert.equal((await httpElement("TDateTime")).value, lexical, "the model keeps its own value");
+    }
+    const status = await opcua.write(node("TDateTime"), { dataType: DataType.DateTime, value: null });
+    assert.equal(status.name, "Good");
+    assert.equal((await httpElement("TDateTime")).value, undefined, "a null DateTime clears, as a Null Variant does");
+    const restore = await system.http.request("PATCH", `${elementUrl("TDateTime")}/$value`, {
+      body: JSON.stringify(TYPED_PROPERTIES["xs:dateTime"]![1]),
+    });
+    assert.equal(restore.status, 204, restore.text);
+  });
+
   test(`${mode}: elements added and deleted over HTTP appear in and disappear from the address space`, async () => {
     const created = await system.http.request("POST", `/submodels/${b64(VALUES_SUBMODEL)}/submodel-elements`, {
       body: JSON.stringify({ modelType: "Property", idShort: "Added", valueType: "xs:int", value: "3" }),

@@ -34,6 +34,24 @@ test("xs:dateTime is converted to UTC; without a zone it is taken as UTC", () =>
   });
 });
 
+test("xs:dateTime outside OPC UA's DateTime range reads as its bounds (Part 6); a null or 1601 DateTime written clears", () => {
+  const read = (lexical: string) => (lexicalToNodeValue(lexical, "xs:dateTime").variant.value as Date).toISOString();
+  assert.equal(read("1500-01-01T00:00:00Z"), "1601-01-01T00:00:00.000Z");
+  assert.equal(read("0001-01-01T00:00:00Z"), "1601-01-01T00:00:00.000Z");
+  assert.equal(read("-0044-03-15T12:00:00Z"), "1601-01-01T00:00:00.000Z");
+  assert.equal(read("12024-01-01T00:00:00Z"), "9999-12-31T23:59:59.000Z");
+  assert.equal(read("1601-01-01T00:00:00.001Z"), "1601-01-01T00:00:00.001Z");
+  assert.equal(read("9999-12-31T23:59:58Z"), "9999-12-31T23:59:58.000Z");
+  // What a client's null DateTime arrives as: a null value, or the Date of ticks 0.
+  assert.deepEqual(variantToLexical(scalar(DataType.DateTime, null), "xs:dateTime"), { lexical: null });
+  assert.deepEqual(variantToLexical(scalar(DataType.DateTime, new Date(Date.UTC(1601, 0, 1))), "xs:dateTime"), {
+    lexical: null,
+  });
+  assert.deepEqual(variantToLexical(scalar(DataType.DateTime, new Date("1601-01-01T00:00:01Z")), "xs:dateTime"), {
+    lexical: "1601-01-01T00:00:01Z",
+  });
+});
+
 test("floats and doubles are written in their shortest exact form; INF and NaN keep their xsd names; -0 is 0", () => {
   assert.deepEqual(variantToLexical(scalar(DataType.Float, Math.fround(0.1)), "xs:float"), { lexical: "0.1" });
   assert.deepEqual(variantToLexical(scalar(DataType.Double, 0.1 + 0.2), "xs:double"), {

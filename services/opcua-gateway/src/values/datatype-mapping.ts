@@ -73,8 +73,10 @@ function lexicalToValue(lexical: string, valueType: unknown, dataType: DataType)
       if (number === undefined) return undefined;
       return dataType === DataType.Float ? Math.fround(number) : number;
     }
-    case DataType.DateTime:
-      return parseXsdDateTime(lexical);
+    case DataType.DateTime: {
+      const date = parseXsdDateTime(lexical);
+      return date === undefined ? undefined : clampToOpcUaDateTime(date);
+    }
     case DataType.Int64:
     case DataType.UInt64: {
       if (!/^[+-]?[0-9]+$/.test(lexical)) return undefined;
@@ -136,7 +138,10 @@ function valueToLexical(value: unknown, valueType: unknown, dataType: DataType):
     case DataType.Float:
       return typeof value === "number" ? formatXsdFloat(value, 9) : undefined;
     case DataType.DateTime:
-      return value instanceof Date ? formatXsdDateTime(value) : undefined;
+      if (value === null || value === undefined) return null;
+      if (!(value instanceof Date)) return undefined;
+      // Part 6 §5.2.2.5: 0 (1601-01-01 and before) is the null DateTime; it clears, as a Null Variant does.
+      return value.getTime() <= OPCUA_MIN_DATE_TIME_MS ? null : formatXsdDateTime(value);
     case DataType.Int64:
     case DataType.UInt64:
       if (!Array.isArray(value) || value.length !== 2) return undefined;
@@ -208,6 +213,22 @@ export function parseXsdDateTime(lexical: string): Date | undefined {
     date.setTime(date.getTime() - sign * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(4, 6))) * 60_000);
   }
   return Number.isNaN(date.getTime()) ? undefined : date;
+}
+
+/** 1601-01-01T00:00:00Z, OPC UA's DateTime 0; and the latest instant before its "maximum" value. */
+const OPCUA_MIN_DATE_TIME_MS = Date.UTC(1601, 0, 1);
+const OPCUA_MAX_DATE_TIME_MS = Date.UTC(9999, 11, 31, 23, 59, 59);
+
+/**
+ * OPC UA Part 6 §5.2.2.5: a DateTime at or before 1601-01-01 is encoded as 0, one at or after
+ * 9999-12-31 23:59:59 as the largest. node-opcua writes any Date as signed ticks, which clients read
+ * as a date tens of thousands of years away (an xs:dateTime of year 1500 came out as year 59955).
+ */
+function clampToOpcUaDateTime(date: Date): Date {
+  const time = date.getTime();
+  if (time < OPCUA_MIN_DATE_TIME_MS) return new Date(OPCUA_MIN_DATE_TIME_MS);
+  if (time > OPCUA_MAX_DATE_TIME_MS) return new Date(OPCUA_MAX_DATE_TIME_MS);
+  return date;
 }
 
 function formatXsdDateTime(date: Date): string | undefined {
