@@ -138,6 +138,46 @@ export function idempotencySuite(mode: Mode): void {
       assert.deepEqual(await tagValues(http), before);
     });
 
+    test("keyed writes committed together with writes to other submodels: every answer is true, every submodel stays whole", async () => {
+      // In distributed mode the writes of one turn share one script call: a keyed write's record and
+      // the submodels named after it must each get their own keys (a bug put them one key off).
+      const before = (await tagValues(http)).length;
+      const created: string[] = [];
+      for (let round = 0; round < 5; round++) {
+        const ids = [0, 1, 2].map((j) => `urn:test:${mode}:grouped:${round}:${j}`);
+        created.push(...ids);
+        const answers = await Promise.all([
+          ...Array.from({ length: 8 }, (_, i) =>
+            (i % 2 ? other : http).request("POST", TAGS, {
+              body: tag(`grouped-${round}-${i}`),
+              headers: keyed(randomUUID()),
+            }),
+          ),
+          ...ids.map((id, j) =>
+            (j % 2 ? http : other).request("POST", "/submodels", {
+              body: JSON.stringify({
+                modelType: "Submodel",
+                id,
+                submodelElements: [{ modelType: "Property", idShort: "P", valueType: "xs:int", value: String(j) }],
+              }),
+              ...(j === 1 ? { headers: keyed(randomUUID()) } : {}),
+            }),
+          ),
+        ]);
+        for (const answer of answers) assert.equal(answer.status, 201, answer.text);
+      }
+      for (const id of created) {
+        const element = await other.get(`/submodels/${b64(id)}/submodel-elements/P`);
+        assert.equal(element.status, 200, `${id}: ${element.text}`);
+        const patched = await http.request("PATCH", `/submodels/${b64(id)}/submodel-elements/P/$value`, { body: "7" });
+        assert.equal(patched.status, 204, `${id}: ${patched.text}`);
+      }
+      const values = await tagValues(other);
+      assert.equal(values.length, before + 40);
+      for (let round = 0; round < 5; round++)
+        for (let i = 0; i < 8; i++) assert.ok(values.includes(`grouped-${round}-${i}`), `grouped-${round}-${i}`);
+    });
+
     test("without a key nothing changes: the same DELETE twice removes two items", async () => {
       const before = await tagValues(http);
       assert.ok(before.length >= 2, before.join());

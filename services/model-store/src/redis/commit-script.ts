@@ -21,9 +21,9 @@ import { IDENTIFIABLE_KINDS, type RedisLayout } from "./redis-layout.ts";
  *
  * KEYS: 1 seq, 2 kinds, 3 ordinal, 4 outbox, 5..10 rec/order of shell, submodel,
  *       concept-description, 11..16 their filter index terms/index (docs/adr/0035: kept in the
- *       same step as the record, from terms the encoder computed), then 3 keys (el, order, ctr)
- *       per submodel the batch names, and the
- *       key of each idempotency record a commit claims (its KEYS index travels in ARGV, ADR 0017).
+ *       same step as the record, from terms the encoder computed), then, in the order the batch
+ *       names them, 3 keys (el, order, ctr) per submodel and the key of each idempotency record a
+ *       commit claims (ADR 0017). ARGV names either by its absolute KEYS index.
  * ARGV: 1 the number of commits, then per commit: the event draft as JSON text (stored as-is: Lua
  *       never decodes JSON, cjson would turn [] into {} and round numbers), the number of ARGV
  *       values its ops take, the number of preconditions, 4 values per precondition, then the ops,
@@ -40,7 +40,8 @@ import { IDENTIFIABLE_KINDS, type RedisLayout } from "./redis-layout.ts";
  * check returns before the commit's first write, so it changes nothing and takes no seq.
  */
 const SOURCE = `${LUA_PATHS}${LUA_TERM_INDEX}${LUA_CATALOG_OPS}
-local function sm(i) return 17 + (tonumber(i) - 1) * 3 end
+-- A submodel's keys: KEYS[b] (el), KEYS[b + 1] (order), KEYS[b + 2] (ctr), b as encodeCommits sent it.
+local function sm(i) return tonumber(i) end
 
 ${LUA_ELEMENT_POSITIONS}
 -- The element record the last precondition read (submodel index, internal path, record), so the
@@ -237,11 +238,15 @@ export function encodeCommits(layout: RedisLayout, commits: readonly Commit[]): 
     const t = layout.termIndex(kind);
     keys.push(t.terms, t.index);
   }
+  // Every KEYS index sent is absolute (1-based, as Lua counts): submodels' key triples and
+  // idempotency records are appended in the order the commits name them, interleaved, so a position
+  // computed from a count of submodels alone would point into another key (it did: a keyed write in
+  // a group with writes to two submodels wrote element records into the wrong keys).
   const submodelIndex = new Map<string, number>();
   const sm = (id: string): number => {
     let index = submodelIndex.get(id);
     if (index === undefined) {
-      index = submodelIndex.size + 1;
+      index = keys.length + 1;
       submodelIndex.set(id, index);
       const k = layout.submodel(id);
       keys.push(k.el, k.order, k.ctr);
