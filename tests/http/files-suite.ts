@@ -260,7 +260,7 @@ export function filesSuite(mode: Mode): void {
       assertResult(await source.clients.at(-1)!.get(otherThumbnail), 404);
     });
 
-    test("AASX File Server: a posted package joins the model and leaves it with the package", async () => {
+    test("AASX File Server: a posted package joins the model and leaves it with the package; a refused PUT changes nothing", async () => {
       const target = empty.clients[0]!;
       const pkg = writeAasx({
         environment: {
@@ -291,6 +291,40 @@ export function filesSuite(mode: Mode): void {
       const got = await bytesOf(target, `/packages/${b64(packageId)}`);
       assert.ok(got.body.equals(Buffer.from(pkg)));
       assert.equal(got.headers["x-filename"], "pkg.aasx");
+
+      // A PUT whose package clashes with an identifiable it did not bring is refused (409) and
+      // changes nothing: the old content stays (it used to be removed before the clash was found).
+      const taken = { modelType: "Submodel", id: "urn:pkg:taken" };
+      assert.equal((await target.request("POST", "/submodels", { body: JSON.stringify(taken) })).status, 201);
+      const clashing = writeAasx({
+        environment: {
+          assetAdministrationShells: [
+            {
+              modelType: "AssetAdministrationShell",
+              id: "urn:pkg",
+              idShort: "Pkg2",
+              assetInformation: { assetKind: "Instance", globalAssetId: "urn:pkg:asset" },
+            },
+          ],
+          submodels: [taken],
+        },
+        files: [],
+      });
+      const replacement = multipart([
+        { name: "fileName", value: "clash.aasx" },
+        { name: "file", value: Buffer.from(clashing), type: "application/asset-administration-shell-package" },
+      ]);
+      const refused = await rawRequest(target, "PUT", `/packages/${b64(packageId)}`, replacement.body, {
+        "content-type": replacement.type,
+      });
+      assert.equal(refused.status, 409, refused.body.toString());
+      assert.match(refused.body.toString(), /urn:pkg:taken/);
+      const kept = await target.get(`/shells/${b64("urn:pkg")}`);
+      assert.equal(kept.status, 200, "the old content is still there");
+      assert.equal(kept.json().idShort, "Pkg");
+      assert.ok((await bytesOf(target, `/packages/${b64(packageId)}`)).body.equals(Buffer.from(pkg)));
+      assert.equal((await target.request("DELETE", `/submodels/${b64("urn:pkg:taken")}`)).status, 204);
+
       assert.equal((await target.request("DELETE", `/packages/${b64(packageId)}`)).status, 204);
       assert.equal((await target.get(`/shells/${b64("urn:pkg")}`)).status, 404);
     });

@@ -10,7 +10,7 @@ import {
 } from "../../contracts/index.ts";
 import type { EngineContext } from "../engine-context.ts";
 import { decodeBase64, encodeBase64, safeFileName } from "../files/file-paths.ts";
-import { type ImportRequest, prepareImport, writePrepared } from "../import/import-documents.ts";
+import { checkIdsFree, type ImportRequest, prepareImport, writePrepared } from "../import/import-documents.ts";
 import {
   deletePackageRecord,
   listPackageRecords,
@@ -141,7 +141,12 @@ async function addPackage(
     correlationId: cmd.correlationId,
   };
   const prepared = await prepareImport(ctx, request);
-  if (replacing) await removeContent(ctx, replacing, cmd);
+  if (replacing) {
+    // Before anything is removed: a conflict with an identifiable the old content did not bring is
+    // a 409 that leaves the old content, and the package record, as they were.
+    await checkIdsFree(ctx, request, prepared, new Set(replacing.written.map((item) => item.id)));
+    await removeContent(ctx, replacing, cmd);
+  }
   const result = await writePrepared(ctx, request, prepared);
   const record: PackageRecord = {
     packageId,

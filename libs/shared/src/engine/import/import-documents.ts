@@ -155,24 +155,7 @@ export async function writePrepared(
   if (result.skipped) return result;
   const report = reporter(request, result);
   if (request.onlyIfEmpty && !prepared.storeWasEmpty && !(await storeIsEmpty(ctx))) return { ...result, skipped: true };
-  if (!prepared.storeWasEmpty) {
-    let pending: { id: string; kind: IdentifiableKind; source: string; where: string }[] = [];
-    const lookUp = async () => {
-      const kinds = await Promise.all(pending.map(({ id }) => ctx.repository.kindOf(id)));
-      kinds.forEach((kind, i) => {
-        if (kind === undefined) return;
-        const taken = pending[i]!;
-        report(conflict(taken));
-        checker.refuse(taken.id);
-      });
-      pending = [];
-    };
-    for (const id of [...checker.ids()]) {
-      pending.push(id);
-      if (pending.length >= ID_CHECKS_AT_ONCE) await lookUp();
-    }
-    await lookUp();
-  }
+  if (!prepared.storeWasEmpty) await checkIdsFree(ctx, request, prepared);
 
   for (const file of prepared.files) {
     const key = partKey(file.path);
@@ -209,6 +192,38 @@ export async function writePrepared(
   }
   await batches.finish();
   return result;
+}
+
+/**
+ * The prepared identifiables' ids looked up in the store: one already there is a conflict (in
+ * all-or-nothing mode thrown as a 409, else reported and skipped). `replaced`: ids the caller will
+ * remove before writing (the old content of a package PUT), which are not conflicts. A PUT checks
+ * this before removing anything, so a refused PUT leaves the old content in place.
+ */
+export async function checkIdsFree(
+  ctx: EngineContext,
+  request: Pick<ImportRequest, "mode">,
+  prepared: PreparedImport,
+  replaced: ReadonlySet<string> = new Set(),
+): Promise<void> {
+  const { checker, result } = prepared;
+  const report = reporter(request, result);
+  let pending: { id: string; kind: IdentifiableKind; source: string; where: string }[] = [];
+  const lookUp = async () => {
+    const kinds = await Promise.all(pending.map(({ id }) => ctx.repository.kindOf(id)));
+    kinds.forEach((kind, i) => {
+      const taken = pending[i]!;
+      if (kind === undefined || replaced.has(taken.id)) return;
+      report(conflict(taken));
+      checker.refuse(taken.id);
+    });
+    pending = [];
+  };
+  for (const id of [...checker.ids()]) {
+    pending.push(id);
+    if (pending.length >= ID_CHECKS_AT_ONCE) await lookUp();
+  }
+  await lookUp();
 }
 
 function conflict(candidate: Pick<ImportCandidate, "kind" | "id" | "source" | "where">): ImportProblem {
