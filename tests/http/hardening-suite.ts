@@ -227,6 +227,60 @@ export function hardeningSuite(mode: Mode): void {
       });
     });
 
+    describe("values too long for the metamodel's pattern checks", () => {
+      test("a 4-million-character content type, anyURI or File value is a 400 naming the check, not a 500", async () => {
+        const huge = "b".repeat(4_000_000);
+        const cases: [string, () => Promise<{ status: number; text: string }>][] = [
+          [
+            "File contentType",
+            () =>
+              client.request("POST", "/submodels", {
+                ...json({
+                  modelType: "Submodel",
+                  id: "urn:test:huge-content-type",
+                  submodelElements: [{ modelType: "File", idShort: "F", contentType: `a/${huge}`, value: "x" }],
+                }),
+              }),
+          ],
+          [
+            "xs:anyURI Property",
+            () =>
+              client.request("POST", `${SUBMODEL}/submodel-elements`, {
+                ...json({
+                  modelType: "Property",
+                  idShort: "HugeUri",
+                  valueType: "xs:anyURI",
+                  value: `http://x/${huge}`,
+                }),
+              }),
+          ],
+          [
+            "xs:anyURI $value",
+            async () => {
+              const created = await client.request("POST", `${SUBMODEL}/submodel-elements`, {
+                ...json({ modelType: "Property", idShort: "Uri", valueType: "xs:anyURI", value: "http://x/" }),
+              });
+              assert.equal(created.status, 201, created.text);
+              return client.request(
+                "PATCH",
+                `${SUBMODEL}/submodel-elements/Uri/$value`,
+                json(JSON.stringify(`http://x/${huge}`)),
+              );
+            },
+          ],
+        ];
+        for (const [what, send] of cases) {
+          const answer = await send();
+          assert.equal(answer.status, 400, `${what}: ${answer.text.slice(0, 300)}`);
+          assert.match(JSON.parse(answer.text).messages[0].text, /too long to be checked/, what);
+        }
+        assert.equal((await client.get(`/submodels/${b64("urn:test:huge-content-type")}`)).status, 404);
+        const uri = await client.get(`${SUBMODEL}/submodel-elements/Uri/$value`);
+        assert.deepEqual(uri.json(), { Uri: "http://x/" }, "the stored value is unchanged");
+        assert.equal((await client.request("DELETE", `${SUBMODEL}/submodel-elements/Uri`)).status, 204);
+      });
+    });
+
     describe("invalid UTF-8 in a JSON body", () => {
       test("is refused with 400, not stored with replacement characters", async () => {
         const broken = Buffer.concat([

@@ -1,6 +1,7 @@
 import * as aas from "./aas-core.cts";
 import { AasError } from "./aas-error.ts";
 import { normalizeInput } from "./input-normalization.ts";
+import { guardedCheck } from "./verification-guard.ts";
 import { verificationSummary } from "./verification-summary.ts";
 
 /**
@@ -65,10 +66,12 @@ export function readModel(jsonable: unknown, target: ReadableClassName, options:
 /** Every constraint violation, "path: message", in aas-core's order. */
 export function verificationErrors(instance: aas.types.Class): string[] {
   const errors: string[] = [];
-  for (const error of aas.verification.verify(instance)) {
-    const path = error.path.toString().replace(/^\./, "");
-    errors.push(path === "" ? error.message : `${path}: ${error.message}`);
-  }
+  guardedCheck(`Invalid ${aas.types.ModelType[instance.modelType()] ?? "model"}`, () => {
+    for (const error of aas.verification.verify(instance)) {
+      const path = error.path.toString().replace(/^\./, "");
+      errors.push(path === "" ? error.message : `${path}: ${error.message}`);
+    }
+  });
   return errors;
 }
 

@@ -2,6 +2,7 @@ import * as aas from "./aas-core.cts";
 import { canonicalLexical } from "./canonical-lexical.ts";
 import type { ElementJson } from "./element-tree.ts";
 import { isPlainObject } from "./plain-object.ts";
+import { guardedCheck } from "./verification-guard.ts";
 import { isValidLexical, valueJsonToLexical } from "./xsd-values.ts";
 
 /**
@@ -24,7 +25,10 @@ export function patchedPropertyValue(element: ElementJson, value: unknown, valid
   if (lexical === undefined || lexical === "") return undefined;
   if (
     validate &&
-    !(isValidLexical(lexical, element.valueType) && aas.verification.matchesXmlSerializableString(lexical))
+    !(
+      isValidLexical(lexical, element.valueType) &&
+      guardedCheck("A Property value", () => aas.verification.matchesXmlSerializableString(lexical))
+    )
   )
     return undefined;
   return { ...element, value: canonicalLexical(lexical, element.valueType) };

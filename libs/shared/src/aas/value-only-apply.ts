@@ -4,6 +4,7 @@ import { AasError } from "./aas-error.ts";
 import { type ElementJson, getChildren } from "./element-tree.ts";
 import { type ReadableClassName, readModel } from "./model-io.ts";
 import { isPlainObject } from "./plain-object.ts";
+import { guardedCheck } from "./verification-guard.ts";
 import { valueJsonKind, valueJsonToLexical } from "./xsd-values.ts";
 
 /**
@@ -268,7 +269,8 @@ function requireString(value: unknown, path: string): string {
 
 function requireBase64(value: unknown, path: string): string {
   const text = requireString(value, path);
-  if (!aas.verification.matchesXsBase64Binary(text)) throw fail(path, "expected base64-encoded bytes");
+  if (!guardedCheck(path, () => aas.verification.matchesXsBase64Binary(text)))
+    throw fail(path, "expected base64-encoded bytes");
   return text;
 }
 

@@ -1,5 +1,6 @@
 import { isLosslessNumber, LosslessNumber } from "lossless-json";
 import * as aas from "./aas-core.cts";
+import { guardedCheck } from "./verification-guard.ts";
 
 /**
  * Lexical values typed by a `valueType` (DataTypeDefXsd) and their ValueOnly JSON form
@@ -46,7 +47,10 @@ export function dataTypeDefXsd(valueType: unknown): aas.types.DataTypeDefXsd | u
 /** Whether `lexical` is a valid value of `valueType` (aas-core's own check, as verification uses). */
 export function isValidLexical(lexical: string, valueType: unknown): boolean {
   const type = dataTypeDefXsd(valueType);
-  return type !== undefined && aas.verification.valueConsistentWithXsdType(lexical, type);
+  return (
+    type !== undefined &&
+    guardedCheck(`A ${String(valueType)} value`, () => aas.verification.valueConsistentWithXsdType(lexical, type))
+  );
 }
 
 // XSD decimal/integer/double lexical forms without INF/NaN: sign, digits, fraction, exponent.

@@ -140,7 +140,19 @@ function legacyFormat(source: string, item: EnvironmentItem): void {
 }
 
 function digestOf(json: Record<string, unknown>): string {
-  return createHash("sha1").update(JSON.stringify(json)).digest("base64");
+  let text: string;
+  try {
+    text = JSON.stringify(json);
+  } catch (error) {
+    // Over V8's longest string (~512 M characters): it could not be stored either.
+    if (error instanceof RangeError)
+      throw new CommandError(
+        "payload-too-large",
+        `The identifiable '${String(json.id)}' is too large to be stored as one record (${error.message})`,
+      );
+    throw error;
+  }
+  return createHash("sha1").update(text).digest("base64");
 }
 
 function readItem(

@@ -1,0 +1,17 @@
+import { AasError } from "./aas-error.ts";
+
+/**
+ * aas-core's pattern checks (MIME types, anyURI, …) are regular expressions that recurse per
+ * character: a value of a few million characters overflows the stack (RangeError) instead of
+ * failing the check. Every such value is far beyond what the metamodel allows (a content type has at
+ * most 128 characters), so it is reported as the invalid input it is, a 400, never a 500.
+ */
+export function guardedCheck<T>(what: string, check: () => T): T {
+  try {
+    return check();
+  } catch (error) {
+    if (error instanceof RangeError)
+      throw new AasError("verification", `${what}: a value is too long to be checked (${error.message})`);
+    throw error;
+  }
+}
