@@ -276,6 +276,23 @@ export function submodelElementsSuite(mode: Mode): void {
       assert.equal(json(await http.get(`${path}/submodel-elements/Dimensions?level=core`)).value[2].value, undefined);
       assertResult(await http.get(`${path}/submodel-elements/Dimensions.Nope`), 404);
       assertResult(await http.get(`${path}/submodel-elements/Tags%5B9%5D`), 404);
+      // An index addresses list items only: a collection's children are named, `C[0]` names nothing.
+      for (const notAList of [
+        "Dimensions%5B0%5D",
+        "Dimensions%5B2%5D.Depth",
+        "Motor%5B0%5D",
+        "Links.AnnotatedLink%5B0%5D",
+        "Tags%5B0%5D%5B0%5D",
+      ]) {
+        assertResult(await http.get(`${path}/submodel-elements/${notAList}`), 404);
+        assertResult(await http.get(`${path}/submodel-elements/${notAList}/$reference`), 404);
+        assertResult(await http.request("DELETE", `${path}/submodel-elements/${notAList}`), 404);
+      }
+      assert.deepEqual(
+        json(await http.get(`${path}/submodel-elements/Dimensions?level=core`)).value.map((e: any) => e.idShort),
+        ["Width", "Height", "Nested"],
+        "nothing was deleted",
+      );
       for (const bad of ["Dimensions..Width", "Tags%5B01%5D", "Tags%5Bx%5D", "1abc"])
         assertResult(await http.get(`${path}/submodel-elements/${bad}`), 400);
       for (const query of [...TRAPS, "limit=1"])

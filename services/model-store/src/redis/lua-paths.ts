@@ -8,7 +8,8 @@
  * A member is `<parent>\1<16-digit orderKey>\1<path>`.
  *
  * `resolvePath(order, path, memo)`: text up to each `[i]` is copied, `[i]` becomes the i-th child
- * of what was resolved so far; nil when an index is past its list's end. A path without `[` costs
+ * of what was resolved so far; nil when an index is past its list's end, or when what was resolved
+ * is no list (its children are not items). A path without `[` costs
  * nothing. `memo` (optional) remembers resolved prefixes `…[i]` within one script call: appends
  * never change an existing item's rank, and the commit script empties it when an item is deleted.
  */
@@ -18,7 +19,11 @@ local function nthChild(order, parent, index)
   local first = redis.call('ZLEXCOUNT', order, '-', '(' .. prefix)
   local member = redis.call('ZRANGE', order, first + index, first + index)[1]
   if member == nil or string.sub(member, 1, #prefix) ~= prefix then return nil end
-  return string.sub(member, #prefix + 18)
+  local child = string.sub(member, #prefix + 18)
+  -- Only a list's items are addressed by index: the children of a collection, an entity or an
+  -- annotated relationship are idShorts, and 'C[0]' names nothing (404), not the first of them.
+  if string.byte(child, #parent + 1) ~= 91 then return nil end
+  return child
 end
 local function resolvePath(order, path, memo)
   local open = string.find(path, '[', 1, true)

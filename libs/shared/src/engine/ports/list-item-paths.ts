@@ -36,8 +36,8 @@ export function externalChildPath(
 /**
  * Resolve an external path to an internal one, segment by segment: text up to each `[i]` is
  * copied, and `[i]` becomes the i-th child of what was resolved so far (`nthChild` answers its
- * internal path, or undefined when the list has fewer items). A path without `[` is its own
- * internal path, at no cost.
+ * internal path, or undefined when the list has fewer items; undefined too when what was resolved
+ * is no list). A path without `[` is its own internal path, at no cost.
  */
 export function resolvePath(
   path: string,
@@ -54,7 +54,9 @@ export function resolvePath(
     const index = Number(path.slice(open + 1, close));
     if (!Number.isSafeInteger(index) || index < 0) return undefined;
     const child = nthChild(internal, index);
-    if (child === undefined) return undefined;
+    // Only a list's items are addressed by index: `C[0]` of a collection (entity, annotated
+    // relationship) names nothing, rather than whichever idShort child comes first.
+    if (child === undefined || !isListItemOf(internal, child)) return undefined;
     internal = child;
     at = close + 1;
     open = path.indexOf("[", at);
