@@ -58,6 +58,22 @@ test("floats and doubles are written in their shortest exact form; INF and NaN k
     lexical: "0.30000000000000004",
   });
   assert.deepEqual(variantToLexical(scalar(DataType.Double, 1e21), "xs:double"), { lexical: "1e+21" });
+  // Round numbers as a $value PATCH stores them, not toPrecision's "1e+2".
+  for (const [value, lexical] of [
+    [100, "100"],
+    [2500, "2500"],
+    [-30, "-30"],
+    [1200000, "1200000"],
+    [0.000001, "0.000001"],
+    [1.5e-7, "1.5e-7"],
+  ] as const) {
+    assert.deepEqual(variantToLexical(scalar(DataType.Double, value), "xs:double"), { lexical }, String(value));
+    assert.deepEqual(
+      variantToLexical(scalar(DataType.Float, Math.fround(value)), "xs:float"),
+      { lexical },
+      `${value}f`,
+    );
+  }
   assert.deepEqual(variantToLexical(scalar(DataType.Double, -Infinity), "xs:double"), { lexical: "-INF" });
   assert.deepEqual(variantToLexical(scalar(DataType.Double, NaN), "xs:double"), { lexical: "NaN" });
   assert.deepEqual(variantToLexical(scalar(DataType.Double, -0), "xs:double"), { lexical: "0" });

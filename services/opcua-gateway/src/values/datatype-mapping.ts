@@ -184,16 +184,16 @@ function formatXsdFloat(value: number, maxDigits: number): string {
     maxDigits === 9 ? (text: string) => Math.fround(Number(text)) === value : (text: string) => Number(text) === value;
   for (let digits = 1; digits < maxDigits; digits++) {
     const text = value.toPrecision(digits);
-    if (same(text)) return normalizeNumber(text);
+    if (same(text)) return plainNumber(text);
   }
-  return normalizeNumber(value.toPrecision(maxDigits));
+  return plainNumber(value.toPrecision(maxDigits));
 }
 
-// "1.50e+3" → "1.5e+3", "2.0" → "2": toPrecision pads; xs:double accepts either, we keep it short.
-function normalizeNumber(text: string): string {
-  const [mantissa, exponent] = text.split("e");
-  const trimmed = mantissa.includes(".") ? mantissa.replace(/0+$/, "").replace(/\.$/, "") : mantissa;
-  return exponent === undefined ? trimmed : `${trimmed}e${exponent}`;
+// toPrecision answers 100 as "1e+2" and pads ("1.50e+3"); JavaScript's own number form of the same
+// digits is what a $value PATCH of that number stores: "100", "1500", and "1e+21" only where
+// JSON itself would write an exponent.
+function plainNumber(text: string): string {
+  return String(Number(text));
 }
 
 const XSD_DATE_TIME =
