@@ -157,9 +157,11 @@ export function filesSuite(mode: Mode): void {
         assert.equal(pdf.headers["content-type"], "application/pdf");
         assert.ok(pdf.body.equals(PDF), "the PDF is byte-identical");
         assert.match(String(pdf.headers["content-disposition"]), /filename="Manual\.pdf"/);
+        assert.equal(pdf.headers["x-content-type-options"], "nosniff");
         const png = await bytesOf(client, thumbnailPath);
         assert.equal(png.status, 200);
         assert.equal(png.headers["content-type"], "image/png");
+        assert.equal(png.headers["x-content-type-options"], "nosniff");
         assert.ok(png.body.equals(PNG), "the thumbnail is byte-identical");
       }
     });

@@ -10,6 +10,9 @@ export function fileResponse(c: GatewayContext, file: FileContent, headers: Reco
   const all: Record<string, string> = {
     "Content-Type": file.contentType,
     "Content-Length": String(bytes.length),
+    // Uploaded bytes come with the uploader's type (text/html, image/svg+xml) and are served from
+    // the console's origin: a browser must take the type as given, never sniff a script out of it.
+    "X-Content-Type-Options": "nosniff",
     ...headers,
   };
   if (file.fileName !== undefined) all["Content-Disposition"] = contentDisposition(file.fileName);
