@@ -4,7 +4,16 @@
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { type Argument, DataType, type DataValue, NodeClass, VariantArrayType } from "node-opcua";
+import {
+  type Argument,
+  AttributeIds,
+  DataType,
+  type DataValue,
+  NodeClass,
+  StatusCodes,
+  Variant,
+  VariantArrayType,
+} from "node-opcua";
 import { b64 } from "../test-support/http-client.ts";
 import type { OpcuaTestClient } from "../test-support/opcua-client.ts";
 import {
@@ -110,6 +119,33 @@ export function opcuaSuite(mode: Mode, options: { opcuaGateways?: number } = {})
       assert.deepEqual((await opcua.read(node(path, sub))).value, before.value, `${path}/${sub}: node unchanged`);
       assert.deepEqual(await httpElement(path), model, `${path}/${sub}: model unchanged`);
     }
+  });
+
+  test(`${mode}: a write carrying a Bad status is refused (BadWriteNotSupported); one carrying timestamps is taken`, async () => {
+    const target = opcua.nodeId(node("TInt"));
+    const previous = (await httpElement("TInt")).value;
+    const bad = await opcua.session.write({
+      nodeId: target,
+      attributeId: AttributeIds.Value,
+      value: { value: new Variant({ dataType: DataType.Int32, value: 7 }), statusCode: StatusCodes.BadSensorFailure },
+    });
+    assert.equal(bad.name, "BadWriteNotSupported");
+    assert.equal((await httpElement("TInt")).value, previous, "nothing written");
+    // python-opcua sends a source timestamp with every write: it is taken (and the value's own time kept).
+    const stamped = await opcua.session.write({
+      nodeId: target,
+      attributeId: AttributeIds.Value,
+      value: {
+        value: new Variant({ dataType: DataType.Int32, value: 7 }),
+        sourceTimestamp: new Date(Date.UTC(2000, 0, 1)),
+      },
+    });
+    assert.equal(stamped.name, "Good");
+    assert.equal((await httpElement("TInt")).value, "7");
+    assert.equal(
+      (await system.http.request("PATCH", `${elementUrl("TInt")}/$value`, { body: JSON.stringify(previous) })).status,
+      204,
+    );
   });
 
   test(`${mode}: HTTP PATCH $value reaches OPC UA subscribers of every gateway`, async () => {

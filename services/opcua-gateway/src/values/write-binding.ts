@@ -70,6 +70,12 @@ function interceptedWriteValue(
   if (context && !this.isUserWritable(context)) return callback(null, StatusCodes.BadUserAccessDenied);
   // A value is written whole: AAS has no partial update of a value.
   if (indexRange && !indexRange.isEmpty()) return callback(null, StatusCodes.BadWriteNotSupported);
+  // An AAS value has no status: a client saying its value is Bad or Uncertain would have it stored as
+  // good (Part 4 §5.10.4: a status the server cannot write is Bad_WriteNotSupported). Timestamps are
+  // taken and ignored, not refused: python-opcua (from 0.98.5) and asyncua clients send them with
+  // plain writes, and servers that refuse them are a known stumbling block (docs/opcua.md).
+  if (dataValue.statusCode !== undefined && dataValue.statusCode.value !== StatusCodes.Good.value)
+    return callback(null, StatusCodes.BadWriteNotSupported);
   binding.writer.write(binding, dataValue.value, principalOfContext(context)).then(
     (statusCode) => callback(null, statusCode),
     () => callback(null, StatusCodes.BadInternalError),
