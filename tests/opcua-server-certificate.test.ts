@@ -3,7 +3,7 @@
 // and a certificate an earlier Twinport made without them is replaced at start-up.
 import assert from "node:assert/strict";
 import { X509Certificate } from "node:crypto";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, test } from "node:test";
@@ -98,12 +98,16 @@ test("embedded: a certificate an earlier Twinport made (IP only) is replaced wit
   const first = await startTwinport({ role: "embedded", cwd, args: ["-c", "config.json"] });
   await first.stop();
   const privateDir = join(cwd, "PKI", "CA", "private");
-  const certificateFile = join(privateDir, "Twinport AAS OPC UA Server@127.0.0.1_2048.der");
+  // Spec §5.1.5's name: the machine host name, not the bind address.
+  const certificateFile = join(privateDir, `Twinport AAS OPC UA Server@${hostname()}_2048.der`);
   const scratch = tempDir("old-certificate");
   const manager = new OPCUACertificateManager({ rootFolder: join(scratch, "PKI") });
   // node-opcua's store signs with its own key, read when it opens: ours is put there first.
   mkdirSync(dirname(manager.privateKey), { recursive: true });
-  writeFileSync(manager.privateKey, readFileSync(join(privateDir, "Twinport AAS OPC UA Server@127.0.0.1_2048.pem")));
+  writeFileSync(
+    manager.privateKey,
+    readFileSync(join(privateDir, `Twinport AAS OPC UA Server@${hostname()}_2048.pem`)),
+  );
   await manager.initialize();
   mkdirSync(join(scratch, "out"));
   const pem = join(scratch, "out", "old.pem");
@@ -132,6 +136,70 @@ test("embedded: a certificate an earlier Twinport made (IP only) is replaced wit
     const log = output(twinport, cwd);
     assert.match(log, /replaced the server certificate .* lacked/);
     assert.doesNotMatch(log, /NODE-OPCUA-W26/);
+  } finally {
+    await twinport.stop();
+  }
+});
+
+/** A certificate and key an operator brings (not made by Twinport), covering this machine's names. */
+async function operatorCertificate(): Promise<{ der: Buffer; key: Buffer }> {
+  const scratch = tempDir("operator-certificate");
+  const manager = new OPCUACertificateManager({ rootFolder: join(scratch, "PKI") });
+  await manager.initialize();
+  mkdirSync(join(scratch, "out"));
+  const pem = join(scratch, "out", "own.pem");
+  await manager.createSelfSignedCertificate({
+    applicationUri: "urn:plant:opcua:server",
+    dns: [hostname(), await extractFullyQualifiedDomainName(), "localhost"],
+    ip: ["127.0.0.1"],
+    subject: "/CN=Plant OPC UA Server/O=Plant",
+    startDate: new Date(),
+    validity: 365,
+    outputFile: pem,
+  });
+  const key = readFileSync(manager.privateKey);
+  await manager.dispose();
+  return { der: Buffer.from(new X509Certificate(readFileSync(pem)).raw), key };
+}
+
+test("embedded: a certificate placed as spec §5.1.5 says (…@{machine host name}_2048.der/.pem) is the one served, whatever the bind address", async () => {
+  const cwd = tempDir("embedded-own");
+  const port = await freePort();
+  writeFileSync(join(cwd, "config.json"), JSON.stringify({ endpoints: [opcuaEndpoint(port)] }));
+  const privateDir = join(cwd, "PKI", "CA", "private");
+  mkdirSync(privateDir, { recursive: true });
+  const own = await operatorCertificate();
+  writeFileSync(join(privateDir, `Twinport AAS OPC UA Server@${hostname()}_2048.der`), own.der);
+  writeFileSync(join(privateDir, `Twinport AAS OPC UA Server@${hostname()}_2048.pem`), own.key);
+  const twinport = await startTwinport({ role: "embedded", cwd, args: ["-c", "config.json"] });
+  try {
+    const served = await servedCertificate(`opc.tcp://127.0.0.1:${port}`);
+    assert.ok(Buffer.from(served.raw).equals(own.der), "the operator's certificate, not a new one");
+    assert.doesNotMatch(output(twinport, cwd), /created the server certificate/);
+  } finally {
+    await twinport.stop();
+  }
+});
+
+test("embedded: a pair an earlier Twinport named after the bind address (…@127.0.0.1) is still used after the upgrade", async () => {
+  const cwd = tempDir("embedded-earlier-name");
+  const port = await freePort();
+  writeFileSync(join(cwd, "config.json"), JSON.stringify({ endpoints: [opcuaEndpoint(port)] }));
+  const first = await startTwinport({ role: "embedded", cwd, args: ["-c", "config.json"] });
+  await first.stop();
+  const privateDir = join(cwd, "PKI", "CA", "private");
+  const made = readFileSync(join(privateDir, `Twinport AAS OPC UA Server@${hostname()}_2048.der`));
+  for (const extension of ["der", "pem"])
+    renameSync(
+      join(privateDir, `Twinport AAS OPC UA Server@${hostname()}_2048.${extension}`),
+      join(privateDir, `Twinport AAS OPC UA Server@127.0.0.1_2048.${extension}`),
+    );
+  const twinport = await startTwinport({ role: "embedded", cwd, args: ["-c", "config.json"] });
+  try {
+    const served = await servedCertificate(`opc.tcp://127.0.0.1:${port}`);
+    assert.ok(Buffer.from(served.raw).equals(made), "the certificate clients already trust");
+    // The first start's line only (both starts log into the same folder).
+    assert.equal(output(twinport, cwd).match(/created the server certificate/g)?.length, 1);
   } finally {
     await twinport.stop();
   }

@@ -8,7 +8,7 @@ import {
   assertServerKeyPresent,
   ensureServerCertificate,
   SERVER_APPLICATION_NAME,
-  serverCertificateFiles,
+  serverCertificateFilesOf,
 } from "./server-certificate.ts";
 import { SpecLayoutCertificateManager } from "./spec-layout-certificate-manager.ts";
 import { restrictUserTokenPolicies } from "./user-token-policies.ts";
@@ -53,7 +53,7 @@ export async function prepareOpcuaSecurity(options: OpcuaSecurityOptions): Promi
   const { endpoint, hostname, log } = options;
   // Before any folder or store is opened: a policy this runtime cannot serve is a start-up error.
   assertBasic128Rsa15Servable(endpoint.supportedSecurityPolicies);
-  const files = serverCertificateFiles(endpoint.serverCertificateBasePath, hostname);
+  const files = serverCertificateFilesOf(endpoint.serverCertificateBasePath, endpoint.hostname, hostname);
   assertServerKeyPresent(files);
   const serverCertificateManager = new SpecLayoutCertificateManager({
     base: endpoint.serverCertificateBasePath,

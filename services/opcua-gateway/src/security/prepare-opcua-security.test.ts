@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { createPrivateKey, X509Certificate } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { hostname as machineHostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
 
@@ -49,13 +49,14 @@ test("defaults: spec §2.4's policy set, Anonymous only, no discovery; certifica
     ]);
     assert.equal(options.allowAnonymous, true);
     assert.equal(options.registerServerMethod, RegisterServerMethod.HIDDEN);
+    // Spec §5.1.5: named after the machine host name (no hostname configured; plant-7 is only advertised).
     assert.equal(
       options.certificateFile,
-      join(endpoint.serverCertificateBasePath, "private", "Twinport AAS OPC UA Server@plant-7_2048.der"),
+      join(endpoint.serverCertificateBasePath, "private", `Twinport AAS OPC UA Server@${machineHostname()}_2048.der`),
     );
     assert.equal(
       options.privateKeyFile,
-      join(endpoint.serverCertificateBasePath, "private", "Twinport AAS OPC UA Server@plant-7_2048.pem"),
+      join(endpoint.serverCertificateBasePath, "private", `Twinport AAS OPC UA Server@${machineHostname()}_2048.pem`),
     );
     const certificate = new X509Certificate(readFileSync(options.certificateFile!));
     assert.equal(options.serverInfo?.applicationUri, applicationUriOf(certificate));
@@ -109,7 +110,8 @@ test("UserName or Certificate with NONE as the only policy is reported: no clien
 });
 
 test("a certificate whose key went missing stops the start with a message naming both files", async () => {
-  const endpoint = endpointConfig("lost-key", []);
+  // A configured hostname names the files (replicas sharing one mounted certificate set the same).
+  const endpoint = endpointConfig("lost-key", ["endpoints[0].hostname=plant-7"]);
   const first = await prepareOpcuaSecurity({ endpoint, hostname: "plant-7", log: () => undefined });
   await first.dispose();
   rmSync(first.serverOptions.privateKeyFile!);

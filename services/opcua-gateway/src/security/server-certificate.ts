@@ -19,10 +19,25 @@ export interface ServerCertificateFiles {
 }
 
 /**
- * The files spec §5.1 names. `hostname` is the one advertised in endpoint URLs (by default the
- * machine's): replicas that share one mounted certificate set the same `hostname` and so look
- * for the same file name.
+ * The files of spec §5.1.5, `…@{hostname}_2048.der` and `.pem`, where `{hostname}` is the machine
+ * host name (where an operator puts a certificate of their own), or the configured `hostname`:
+ * replicas that share one mounted certificate set the same `hostname` and so look for the same
+ * name. Twinport before 2026-11-27 named the files after the advertised host (the bind address
+ * when one was given): such a pair is still used when it is there and the spec's name is not, so
+ * an upgrade keeps the certificate clients already trust.
  */
+export function serverCertificateFilesOf(
+  serverCertificateBasePath: string,
+  configuredHostname: string | undefined,
+  advertisedHostname: string,
+): ServerCertificateFiles {
+  const named = serverCertificateFiles(serverCertificateBasePath, configuredHostname ?? machineHostname());
+  if (configuredHostname !== undefined || existsSync(named.certificateFile)) return named;
+  const earlier = serverCertificateFiles(serverCertificateBasePath, advertisedHostname);
+  return existsSync(earlier.certificateFile) ? earlier : named;
+}
+
+/** The pair of files named after `hostname` (see serverCertificateFilesOf). */
 export function serverCertificateFiles(serverCertificateBasePath: string, hostname: string): ServerCertificateFiles {
   const stem = join(
     resolve(serverCertificateBasePath),
