@@ -343,6 +343,21 @@ export function hardeningSuite(mode: Mode): void {
         }
       });
 
+      test("a Host header that names no host, or none in HTTP/1.0, is a 400 with a Result body", async () => {
+        for (const [what, request] of [
+          ["Host: a b", "GET /api/v3.0/shells HTTP/1.1\r\nHost: a b\r\n\r\n"],
+          ["Host: x:99999", "GET /api/v3.0/shells HTTP/1.1\r\nHost: x:99999\r\n\r\n"],
+          ["HTTP/1.0 without Host", "GET /api/v3.0/shells HTTP/1.0\r\n\r\n"],
+        ] as const) {
+          const answer = await rawExchange(sut, ca, request);
+          assert.equal(answer.status, 400, `${what}: ${answer.text.slice(0, 300)}`);
+          const body = JSON.parse(answer.body);
+          assert.equal(body.messages[0].code, "400", what);
+          assert.match(body.messages[0].text, /could not be read/, what);
+          await assertServing(client, what);
+        }
+      });
+
       test("broken chunked framing is a 400 with a Result body, counted and logged as a 400", async () => {
         const before = httpCounts(await metricsOf(sut));
         const cases: [string, string][] = [

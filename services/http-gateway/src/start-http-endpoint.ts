@@ -2,7 +2,7 @@ import { createServer as createHttpServer, type RequestListener, type Server } f
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
-import { createAdaptorServer } from "@hono/node-server";
+import { getRequestListener } from "@hono/node-server";
 import {
   ConfigError,
   type HttpEndpointSummary,
@@ -16,6 +16,7 @@ import { createHttpServing } from "./create-http-app.ts";
 import type { EventHub } from "./events/event-hub.ts";
 import { API_PREFIX } from "./http/api-routes.ts";
 import { clientErrorAnswers } from "./http/client-error.ts";
+import { unreadableRequestAnswer } from "./http/unreadable-request.ts";
 import type { HttpEndpointSettings } from "./http-endpoint-settings.ts";
 import { servedExtras } from "./served-extras.ts";
 import { SELF_SIGNED_CERT_FILE } from "./tls/self-signed-certificate.ts";
@@ -78,23 +79,23 @@ export async function startHttpEndpoint(deps: HttpEndpointDeps): Promise<Running
     listener: RequestListener,
   ) => Server;
   const clientErrors = clientErrorAnswers({ metrics: deps.metrics, logger: deps.logger });
-  const server = createAdaptorServer({
-    fetch: app.fetch,
-    createServer: (options: object, general: RequestListener) =>
-      makeServer(
-        options,
-        hotRoute
-          ? (incoming, outgoing) => {
-              clientErrors.dispatched(incoming, outgoing);
-              if (!hotRoute(incoming, outgoing)) general(incoming, outgoing);
-            }
-          : (incoming, outgoing) => {
-              clientErrors.dispatched(incoming, outgoing);
-              general(incoming, outgoing);
-            },
-      ),
-    ...(tls ? { serverOptions: { key: tls.key, cert: tls.cert, ...mutualTls } } : {}),
-  } as Parameters<typeof createAdaptorServer>[0]) as Server;
+  // @hono/node-server's listener, given our answer for requests it cannot read (createAdaptorServer
+  // would take no errorHandler).
+  const general = getRequestListener(app.fetch, {
+    errorHandler: unreadableRequestAnswer({ metrics: deps.metrics, logger: deps.logger }),
+  }) as RequestListener;
+  const server = makeServer(
+    tls ? { key: tls.key, cert: tls.cert, ...mutualTls } : {},
+    hotRoute
+      ? (incoming, outgoing) => {
+          clientErrors.dispatched(incoming, outgoing);
+          if (!hotRoute(incoming, outgoing)) general(incoming, outgoing);
+        }
+      : (incoming, outgoing) => {
+          clientErrors.dispatched(incoming, outgoing);
+          general(incoming, outgoing);
+        },
+  );
   clientErrors.attach(server);
 
   await listen(server, settings);
