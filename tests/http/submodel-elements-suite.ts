@@ -447,6 +447,58 @@ export function submodelElementsSuite(mode: Mode): void {
       assert.equal((await http.request("PATCH", `${url}?level=core`, { body: "{}" })).status, 204);
     });
 
+    test("PATCH with a GET body (Blob bytes left out by default) keeps nested Blobs' bytes; an explicit null clears them", async () => {
+      const { path } = await fixture("patch-blobs");
+      const box = {
+        modelType: "SubmodelElementCollection",
+        idShort: "Box",
+        value: [
+          { modelType: "Blob", idShort: "B", contentType: "text/plain", value: "aGk=" },
+          {
+            modelType: "SubmodelElementList",
+            idShort: "L",
+            typeValueListElement: "Blob",
+            value: [{ modelType: "Blob", contentType: "text/plain", value: "b25l" }],
+          },
+        ],
+      };
+      assert.equal(
+        (await http.request("POST", `${path}/submodel-elements`, { body: JSON.stringify(box) })).status,
+        201,
+      );
+      const bytes = async (idShortPath: string) =>
+        json(await other.get(`${path}/submodel-elements/${idShortPath}?extent=withBlobValue`)).value;
+      // The element, then the whole submodel, PATCHed with what a plain GET gave.
+      const got = json(await http.get(`${path}/submodel-elements/Box`));
+      assert.equal(got.value[0].value, undefined, "the default GET leaves the bytes out");
+      assert.equal(
+        (await http.request("PATCH", `${path}/submodel-elements/Box`, { body: JSON.stringify(got) })).status,
+        204,
+      );
+      assert.equal(await bytes("Box.B"), "aGk=");
+      assert.equal(await bytes("Box.L%5B0%5D"), "b25l");
+      const firmware = await bytes("Firmware");
+      assert.ok(firmware);
+      const submodel = json(await http.get(path));
+      assert.equal((await http.request("PATCH", path, { body: JSON.stringify(submodel) })).status, 204);
+      assert.equal(await bytes("Firmware"), firmware);
+      assert.equal(await bytes("Box.B"), "aGk=");
+      // A new value, and an explicit null, are taken.
+      const edited = {
+        ...got,
+        value: [
+          { ...got.value[0], value: "Ynll" },
+          { ...got.value[1], value: [{ ...got.value[1].value[0], value: null }] },
+        ],
+      };
+      assert.equal(
+        (await http.request("PATCH", `${path}/submodel-elements/Box`, { body: JSON.stringify(edited) })).status,
+        204,
+      );
+      assert.equal(await bytes("Box.B"), "Ynll");
+      assert.equal(await bytes("Box.L%5B0%5D"), undefined);
+    });
+
     test("DELETE an element: 204 and gone; later list items move up; If-Match; 404", async () => {
       const { path } = await fixture("delete");
       const etag = etagOf(await http.get(`${path}/submodel-elements/Manual`));

@@ -15,7 +15,7 @@ export { type AasxStreamInput, type LazyAasxPart, writeAasxStream } from "./aasx
 export { writeAasx } from "./aasx/aasx-writer.ts";
 export { entryNameOfPart, partKey, partNameOfModelPath } from "./aasx/part-names.ts";
 export { decodeBase64Url, encodeBase64Url } from "./base64url.ts";
-export { withoutBlobValues } from "./blob-extent.ts";
+export { keepBlobValues, withoutBlobValues } from "./blob-extent.ts";
 export { countSubmodelElements } from "./count-elements.ts";
 export {
   assembleElement,

@@ -1,4 +1,12 @@
-import { hasMetadata, isAasError, mergePatch, metadataOmits, parseJsonText, toMetadata } from "../aas/index.ts";
+import {
+  hasMetadata,
+  isAasError,
+  keepBlobValues,
+  mergePatch,
+  metadataOmits,
+  parseJsonText,
+  toMetadata,
+} from "../aas/index.ts";
 import { CommandError } from "../contracts/index.ts";
 import { rethrowAsCommandError } from "./aas-input.ts";
 
@@ -33,7 +41,8 @@ export function applyMergePatch(
   patch: Record<string, unknown>,
   content: "normal" | "metadata",
 ): Record<string, unknown> {
-  if (content === "normal") return mergePatch(current, patch) as Record<string, unknown>;
+  // Nested Blobs left without bytes (as the default GET gives them) keep theirs (blob-extent.ts).
+  if (content === "normal") return keepBlobValues(current, mergePatch(current, patch) as Record<string, unknown>);
   if (!hasMetadata(current))
     throw new CommandError("bad-request", `A ${String(current.modelType)} has no $metadata representation`);
   const omitted = metadataOmits(current.modelType);
