@@ -148,6 +148,31 @@ export function opcuaSuite(mode: Mode, options: { opcuaGateways?: number } = {})
     );
   });
 
+  test(`${mode}: a PUT that changes a Property's valueType keeps monitored items on its Value node`, async () => {
+    const monitor = await opcua.monitor(node("TInt"));
+    try {
+      await monitor.waitFor(() => true, 5000, "the initial value");
+      const previous = await httpElement("TInt");
+      const put = (valueType: string, value: string) =>
+        system.http.request("PUT", elementUrl("TInt"), {
+          body: JSON.stringify({ ...previous, valueType, value }),
+        });
+      assert.equal((await put("xs:long", "10")).status, 204);
+      const changed = await monitor.waitFor((v) => v.value.dataType === DataType.Int64, 5000, "the xs:long value");
+      assert.equal(changed.statusCode.name, "Good");
+      assert.equal((await system.http.request("PATCH", `${elementUrl("TInt")}/$value`, { body: "11" })).status, 204);
+      await monitor.waitFor(
+        (v) => v.value.dataType === DataType.Int64 && String(v.value.value) === "0,11",
+        5000,
+        "the next value on the same monitored item",
+      );
+      assert.equal((await put(String(previous.valueType), String(previous.value))).status, 204);
+      await monitor.waitFor((v) => v.value.dataType === DataType.Int32, 5000, "back to xs:int");
+    } finally {
+      await monitor.stop();
+    }
+  });
+
   test(`${mode}: HTTP PATCH $value reaches OPC UA subscribers of every gateway`, async () => {
     const monitors = await Promise.all(system.opcua.map((client) => client.monitor(node("TDouble"))));
     for (const monitor of monitors) await monitor.waitFor(() => true, 5000, "the initial value");

@@ -269,8 +269,9 @@ export class NodeBuilder {
       case "variable": {
         if (node.nodeClass !== NodeClass.Variable) return false;
         const variable = node as UAVariable;
+        // A changed DataType (a PUT that changes a Property's valueType) is patched in place: a
+        // new node would end every monitored item on it (BadNodeIdInvalid) though its NodeId stays.
         return (
-          sameNodeId(variable.dataType, spec.dataType) &&
           variable.valueRank === spec.valueRank &&
           ((variable.accessLevel & AccessLevelFlag.CurrentWrite) !== 0) === Boolean(spec.write)
         );
@@ -293,6 +294,13 @@ export class NodeBuilder {
         return;
       case "variable": {
         const variable = node as UAVariable;
+        if (!sameNodeId(variable.dataType, spec.dataType)) {
+          // What node-opcua's own changeUAVariableDataType does (not exported): the DataType, and its
+          // cached basic type, which setValueFromSource checks the new value against (ADR 0009).
+          const raw = variable as unknown as { dataType: NodeId; _basicDataType: unknown };
+          raw.dataType = spec.dataType;
+          raw._basicDataType = null;
+        }
         // The stored DataValue itself: readValue() clones it, which a resync of 300,000 nodes feels.
         const current = (variable as unknown as { $dataValue: DataValue }).$dataValue;
         if (!sameVariant(current.value, spec.value.variant) || current.statusCode !== spec.value.statusCode) {
