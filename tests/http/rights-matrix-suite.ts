@@ -154,6 +154,43 @@ export function rightsMatrixSuite(mode: Mode): void {
       if (dir) rmSync(dir, { recursive: true, force: true });
     });
 
+    test("an upload is served through another File only to a caller who may read the element it was uploaded for", async () => {
+      // Admin uploads to Secret (in a submodel the lister cannot read), then points a File the lister
+      // can read at the same stored path: what anyone who may write a File value could do.
+      const owner = ACCESS_MANY[39]!;
+      const readable = LISTED_SUBMODELS[0]!;
+      const secret = { modelType: "File", idShort: "Secret", contentType: "text/plain" };
+      await asAdmin({ method: "POST", path: `${sm(owner)}/submodel-elements`, body: secret, status: 201 });
+      const boundary = "----twinport-upload-owner";
+      const upload = Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="fileName"\r\n\r\nsecret.txt\r\n` +
+          `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="secret.txt"\r\nContent-Type: text/plain\r\n\r\nthe secret\r\n` +
+          `--${boundary}--\r\n`,
+      );
+      await asAdmin({
+        method: "PUT",
+        path: `${el(owner, "Secret")}/attachment`,
+        body: upload,
+        contentType: `multipart/form-data; boundary=${boundary}`,
+        status: 204,
+      });
+      const storedPath = (await asAdmin({ method: "GET", path: el(owner, "Secret") })).json().value as string;
+      const pointer = { modelType: "File", idShort: "Pointer", contentType: "text/plain", value: storedPath };
+      await asAdmin({ method: "POST", path: `${sm(readable)}/submodel-elements`, body: pointer, status: 201 });
+      try {
+        const { response } = send("lister", { method: "GET", path: `${el(readable, "Pointer")}/attachment` });
+        const refused = await response;
+        assertResult(refused, 404);
+        assert.doesNotMatch(refused.text, /the secret/);
+        // Whoever may read the owner gets the bytes through either element.
+        const served = await asAdmin({ method: "GET", path: `${el(readable, "Pointer")}/attachment` });
+        assert.equal(served.text, "the secret");
+      } finally {
+        await asAdmin({ method: "DELETE", path: el(readable, "Pointer"), status: 204 });
+        await asAdmin({ method: "DELETE", path: el(owner, "Secret"), status: 204 });
+      }
+    });
+
     test("lists hold only what the caller may read; pages are full and cursors continue on any gateway", async () => {
       const shells = await walk("lister", "/shells", 1);
       assert.deepEqual(

@@ -34,6 +34,27 @@ export function fileStoreContract(
       assert.equal(await store.get("/aasx/files/other.pdf"), undefined);
     });
 
+    test("keeps who uploaded a file (an element or a shell); a file put without an owner has none", async (store) => {
+      const owner = { submodelId: "urn:sm:\u0002x", idShortPath: "Docs.Manual" };
+      await store.put("/aasx/files/abc/manual.pdf", { contentType: "application/pdf", bytes: randomBytes(10), owner });
+      await store.put("/aasx/thumbnails/def/t.png", {
+        contentType: "image/png",
+        bytes: randomBytes(10),
+        owner: { shellId: "urn:aas" },
+      });
+      await store.put("/aasx/files/plain.pdf", { contentType: 'application/pdf; x="y"', bytes: randomBytes(10) });
+      assert.deepEqual((await store.get("/aasx/files/abc/manual.pdf"))?.owner, owner);
+      assert.equal((await store.get("/aasx/files/abc/manual.pdf"))?.contentType, "application/pdf");
+      assert.deepEqual((await store.get("/aasx/thumbnails/def/t.png"))?.owner, { shellId: "urn:aas" });
+      const plain = await store.get("/aasx/files/plain.pdf");
+      assert.equal(plain?.owner, undefined);
+      assert.equal(plain?.contentType, 'application/pdf; x="y"');
+      assert.deepEqual(
+        (await store.list("/aasx/files/abc")).map((info) => info.contentType),
+        ["application/pdf"],
+      );
+    });
+
     test("an empty file is a file", async (store) => {
       await store.put("empty", { contentType: "text/plain", bytes: new Uint8Array(0) });
       const file = await store.get("empty");

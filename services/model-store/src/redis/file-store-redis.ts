@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { checkFilePath, type FileInfo, type FileStore } from "@twinport/shared";
+import { checkFilePath, type FileInfo, type FileOwner, type FileStore } from "@twinport/shared";
 import type { Redis } from "ioredis";
 import { luaScript } from "./lua-script.ts";
 import { closeRedis, createClusterClient, createRedisClient, firstConnection, scanTargets } from "./redis-client.ts";
@@ -57,15 +57,23 @@ interface Entry {
   size: number;
   chunks: number;
   contentType: string;
+  owner?: FileOwner;
 }
 
+// The owner (StoredFile.owner) follows the content type after \x02 as JSON: a content type never
+// holds a control character, and entries written before owners existed simply have none.
 function pack(entry: Entry): string {
-  return `${entry.blob}\x01${entry.size}\x01${entry.chunks}\x01${entry.contentType}`;
+  const owner = entry.owner ? `\x02${JSON.stringify(entry.owner)}` : "";
+  return `${entry.blob}\x01${entry.size}\x01${entry.chunks}\x01${entry.contentType}${owner}`;
 }
 
 function unpack(value: string): Entry {
-  const [blob, size, chunks, ...rest] = value.split("\x01");
-  return { blob: blob!, size: Number(size), chunks: Number(chunks), contentType: rest.join("\x01") };
+  const ownerAt = value.indexOf("\x02");
+  const main = ownerAt < 0 ? value : value.slice(0, ownerAt);
+  const [blob, size, chunks, ...rest] = main.split("\x01");
+  const entry: Entry = { blob: blob!, size: Number(size), chunks: Number(chunks), contentType: rest.join("\x01") };
+  if (ownerAt >= 0) entry.owner = JSON.parse(value.slice(ownerAt + 1)) as FileOwner;
+  return entry;
 }
 
 export async function createRedisFileStore(options: RedisFileStoreOptions): Promise<FileStore> {
@@ -102,7 +110,16 @@ export async function createRedisFileStore(options: RedisFileStoreOptions): Prom
           LINK.run(
             redis,
             [index, key],
-            [path, pack({ blob, size: bytes.length, chunks, contentType: file.contentType })],
+            [
+              path,
+              pack({
+                blob,
+                size: bytes.length,
+                chunks,
+                contentType: file.contentType,
+                ...(file.owner ? { owner: file.owner } : {}),
+              }),
+            ],
           ),
         );
         await deleteBlob(replaced);
@@ -119,7 +136,7 @@ export async function createRedisFileStore(options: RedisFileStoreOptions): Prom
         if (packed === null) return undefined;
         const entry = unpack(packed);
         const bytes = await readBlob(redis, blobKey(entry.blob), entry);
-        if (bytes) return { contentType: entry.contentType, bytes };
+        if (bytes) return { contentType: entry.contentType, bytes, ...(entry.owner ? { owner: entry.owner } : {}) };
         // The blob was replaced while we read it: the index already names the new one.
       }
       throw new Error(`The file '${path}' kept changing while it was read`);

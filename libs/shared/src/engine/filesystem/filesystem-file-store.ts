@@ -2,7 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { open, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { checkFilePath, type FileInfo, type FileStore, type StoredFile } from "../ports/file-store.ts";
+import { checkFilePath, type FileInfo, type FileOwner, type FileStore, type StoredFile } from "../ports/file-store.ts";
 
 /**
  * FileStorageFilesystem: one file per stored file in one directory, named by the SHA-256 of its
@@ -23,7 +23,10 @@ export function createFilesystemFileStore(options: { directory: string }): FileS
   return {
     async put(path, file) {
       checkFilePath(path);
-      const header = Buffer.from(JSON.stringify({ path, contentType: file.contentType }), "utf8");
+      const header = Buffer.from(
+        JSON.stringify({ path, contentType: file.contentType, ...(file.owner ? { owner: file.owner } : {}) }),
+        "utf8",
+      );
       const length = Buffer.alloc(4);
       length.writeUInt32BE(header.length);
       const target = fileOf(path);
@@ -50,6 +53,7 @@ export function createFilesystemFileStore(options: { directory: string }): FileS
       return {
         contentType: header.contentType,
         bytes: new Uint8Array(data.buffer, data.byteOffset + bodyStart, data.length - bodyStart),
+        ...(header.owner ? { owner: header.owner } : {}),
       } satisfies StoredFile;
     },
 
@@ -90,6 +94,7 @@ const TEMPORARY = ".tmp";
 interface Header {
   path: string;
   contentType: string;
+  owner?: FileOwner;
 }
 
 function parseHeader(data: Buffer): { header: Header; bodyStart: number } {

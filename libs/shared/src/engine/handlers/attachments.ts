@@ -15,6 +15,7 @@ import {
   safeFileName,
   uploadPath,
 } from "../files/file-paths.ts";
+import { mayReadUpload } from "../files/upload-access.ts";
 import { requireIdentifiable } from "../identifiables.ts";
 import { checkPreconditions } from "../preconditions.ts";
 import { checkSubmodelScope } from "../submodel-scope.ts";
@@ -62,7 +63,11 @@ export async function getFileByPath(
       `The File '${cmd.params.idShortPath}' refers to '${value}', which is not stored on this server`,
     );
   const stored = await ctx.fileStore.get(key);
-  if (!stored)
+  // Another element's upload the caller may not read is "not stored" to them (upload-access.ts).
+  if (
+    !stored ||
+    !(await mayReadUpload(ctx, stored, { submodelId: cmd.params.submodelId, idShortPath: cmd.params.idShortPath }))
+  )
     throw new CommandError(
       "not-found",
       `The content of the File '${cmd.params.idShortPath}' ('${value}') is not stored on this server`,
@@ -85,7 +90,7 @@ export async function putFileByPath(ctx: EngineContext, cmd: Command<"PutFileByP
   const key = fileKeyOf(modelPath)!;
   // Checked before the bytes are stored, so a wrong target leaves nothing behind.
   await loadFileElement(ctx, cmd.params);
-  await ctx.fileStore.put(key, { contentType, bytes });
+  await ctx.fileStore.put(key, { contentType, bytes, owner: { submodelId, idShortPath: path } });
   let previous: string | undefined;
   try {
     const event = await ctx.commit(elementTarget(submodelId, path), async () => {

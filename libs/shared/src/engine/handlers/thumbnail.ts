@@ -10,6 +10,7 @@ import {
   safeFileName,
   uploadPath,
 } from "../files/file-paths.ts";
+import { mayReadUpload } from "../files/upload-access.ts";
 import { requireIdentifiable } from "../identifiables.ts";
 import { rewriteShell } from "../shell-rewrite.ts";
 import type { Handled } from "./handled.ts";
@@ -41,7 +42,8 @@ export async function getThumbnail(
     throw new CommandError("not-found", `The Asset Administration Shell '${aasId}' has no thumbnail`);
   const key = fileKeyOf(path);
   const file = key === undefined ? undefined : await ctx.fileStore.get(key);
-  if (!file)
+  // Another owner's upload the caller may not read is "not stored" to them (upload-access.ts).
+  if (!file || !(await mayReadUpload(ctx, file, { shellId: aasId })))
     throw new CommandError("not-found", `The thumbnail of '${aasId}' ('${path}') is not stored on this server`);
   // Spec §4.1.11: a thumbnail without contentType must not fail; the stored type or the name tells.
   const declared =
@@ -65,7 +67,7 @@ export async function putThumbnail(ctx: EngineContext, cmd: Command<"PutThumbnai
   const path = uploadPath("thumbnails", aasId, fileName);
   const key = fileKeyOf(path)!;
   await requireIdentifiable(ctx, "shell", aasId);
-  await ctx.fileStore.put(key, { contentType, bytes });
+  await ctx.fileStore.put(key, { contentType, bytes, owner: { shellId: aasId } });
   let previous: string | undefined;
   try {
     const { event } = await rewriteShell(ctx, {

@@ -6,12 +6,22 @@ export function createMemoryFileStore(): FileStore {
   return {
     async put(path, file) {
       checkFilePath(path);
-      files.set(path, { contentType: file.contentType, bytes: file.bytes.slice() });
+      files.set(path, {
+        contentType: file.contentType,
+        bytes: file.bytes.slice(),
+        ...(file.owner ? { owner: { ...file.owner } } : {}),
+      });
     },
     async get(path) {
       checkFilePath(path);
       const file = files.get(path);
-      return file && { contentType: file.contentType, bytes: file.bytes.slice() };
+      return (
+        file && {
+          contentType: file.contentType,
+          bytes: file.bytes.slice(),
+          ...(file.owner ? { owner: { ...file.owner } } : {}),
+        }
+      );
     },
     async delete(path) {
       checkFilePath(path);

@@ -13,7 +13,16 @@
 export interface StoredFile {
   contentType: string;
   bytes: Uint8Array;
+  /**
+   * Who uploaded it, when a client did (PUT …/attachment, PUT …/thumbnail): with access rules, a
+   * File or thumbnail elsewhere that names the same path serves it only to whoever may read this
+   * owner. Files that came with a package or a model have none.
+   */
+  owner?: FileOwner;
 }
+
+/** The element (File) or shell (thumbnail) a file was uploaded for. */
+export type FileOwner = { submodelId: string; idShortPath: string } | { shellId: string };
 
 export interface FileInfo {
   path: string;
