@@ -9,7 +9,7 @@
  *         uncached (distributed with the gateway's read cache off)
  *   KIND: get-value | get-submodel | patch-one | patch-spread
  * (PROFILE_SECONDS=5 PROFILE_CONNECTIONS=16 PROFILE_TOP=25; PROFILE_STRACE=http-gateway counts that
- * process's system calls during the run with `strace -c`). `source scripts/source-mode.sh` first
+ * process's system calls during the run with `strace -c`, PROFILE_STRACE_WALL=1 timing them by the wall clock). `source scripts/source-mode.sh` first
  * to profile the TypeScript sources (as the benches run them) instead of dist/.
  */
 import { spawn, spawnSync } from "node:child_process";
@@ -104,7 +104,21 @@ try {
   const traced = process.env.PROFILE_STRACE;
   const strace =
     traced && pids[traced]
-      ? spawn("strace", ["-c", "-f", "-p", String(pids[traced]), "-o", join(dir, "strace.txt")], { stdio: "ignore" })
+      ? spawn(
+          "strace",
+          // PROFILE_STRACE_WALL=1: wall-clock time per call (-w), e.g. how long redis-server's fdatasync
+          // waits for the disk; without it strace -c counts only the CPU time spent in the kernel.
+          [
+            "-c",
+            ...(process.env.PROFILE_STRACE_WALL === "1" ? ["-w"] : []),
+            "-f",
+            "-p",
+            String(pids[traced]),
+            "-o",
+            join(dir, "strace.txt"),
+          ],
+          { stdio: "ignore" },
+        )
       : undefined;
   const perf =
     perfOf && pids[perfOf]
