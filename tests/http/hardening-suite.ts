@@ -225,6 +225,41 @@ export function hardeningSuite(mode: Mode): void {
           assert.equal((await client.request("DELETE", `${SUBMODEL}/submodel-elements/${idShort}`)).status, 204);
         }
       });
+
+      test("a body with a content coding, or JSON declared in another charset than UTF-8, is 415 and changes nothing", async () => {
+        const value = `${SUBMODEL}/submodel-elements/MaxRotationSpeed/$value`;
+        const before = (await client.get(value)).text;
+        const cases: [string, string, string, Record<string, string>][] = [
+          ["POST element, gzip", "POST", `${SUBMODEL}/submodel-elements`, { "content-encoding": "gzip" }],
+          ["PATCH $value, gzip", "PATCH", value, { "content-encoding": "gzip" }],
+          ["PATCH $value, deflate, identity", "PATCH", value, { "content-encoding": "deflate, identity" }],
+          [
+            "POST element, latin-1",
+            "POST",
+            `${SUBMODEL}/submodel-elements`,
+            { "content-type": "application/json; charset=iso-8859-1" },
+          ],
+          ["PATCH $value, latin-1", "PATCH", value, { "content-type": 'application/json;charset="ISO-8859-1"' }],
+        ];
+        for (const [what, method, path, headers] of cases) {
+          const body = method === "PATCH" ? "4321" : property.replace("Typed", "Coded");
+          const answer = await client.request(method, path, {
+            body,
+            headers: { "content-type": "application/json", ...headers },
+          });
+          assertResult(answer, 415);
+          assert.match(JSON.parse(answer.text).messages[0].text, /Content-Encoding|charset/, what);
+        }
+        assert.equal((await client.get(value)).text, before);
+        assert.equal((await client.get(`${SUBMODEL}/submodel-elements/Coded`)).status, 404);
+        const identity = await client.request("PATCH", value, {
+          body: "4321",
+          headers: { "content-type": "application/json", "content-encoding": "identity" },
+        });
+        assert.equal(identity.status, 204, identity.text);
+        const restore = JSON.stringify(JSON.parse(before).MaxRotationSpeed);
+        assert.equal((await client.request("PATCH", value, { body: restore })).status, 204);
+      });
     });
 
     describe("values too long for the metamodel's pattern checks", () => {

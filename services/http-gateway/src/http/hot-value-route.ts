@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Command, Logger, Principal, ProcessMetrics, ReplyError, ReplyOk, StoreClient } from "@twinport/shared";
+import { otherCharsetOf } from "./content-coding.ts";
 import { isAcceptable } from "./content-negotiation.ts";
 import { CORRELATION_ID_HEADER, correlationIdOf } from "./correlation-id.ts";
 import { errorAnswer } from "./error-response.ts";
@@ -239,6 +240,9 @@ export function hotValueRoute(deps: HotValueRouteDeps): HotRoute {
       const length = Number(declared);
       if (length === 0 || length > deps.maxRequestBodySize) return false;
       if (headers["idempotency-key"] !== undefined || !isJsonMediaType(headers["content-type"])) return false;
+      // A content coding or a charset other than UTF-8: the general path refuses it (content-coding.ts).
+      if (headers["content-encoding"] !== undefined || otherCharsetOf(headers["content-type"]) !== undefined)
+        return false;
     }
     // Node keeps the first of two Content-Types, Content-Lengths or Hosts; the web Headers the
     // general path reads joins them (and then refuses them): such requests are its to answer.

@@ -1,4 +1,5 @@
 import { ApiError, badRequest } from "./api-error.ts";
+import { otherCharsetOf } from "./content-coding.ts";
 import type { GatewayContext } from "./gateway-env.ts";
 
 /**
@@ -21,6 +22,12 @@ export async function optionalJsonBodyText(c: GatewayContext): Promise<string> {
   const bytes = await c.req.arrayBuffer();
   if (bytes.byteLength === 0) return "";
   const contentType = c.req.header("Content-Type");
+  const charset = otherCharsetOf(contentType);
+  if (charset !== undefined)
+    throw ApiError.of(
+      "unsupported-media-type",
+      `JSON is UTF-8 (RFC 8259): charset '${charset.slice(0, 40)}' is not supported; send UTF-8, or no charset`,
+    );
   if (!isJsonMediaType(contentType)) {
     throw ApiError.of(
       "unsupported-media-type",
