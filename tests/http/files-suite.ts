@@ -216,6 +216,12 @@ export function filesSuite(mode: Mode): void {
         "content-type": hostilePackage.type,
       });
       assert.equal(posted.status, 400, "a hostile package is refused by the file server too");
+      // An upload that is not multipart/form-data is a body type the operation does not take.
+      const notMultipart = await target.request("POST", "/packages", {
+        body: JSON.stringify({ file: "x" }),
+        headers: { "content-type": "application/json" },
+      });
+      assertResult(notMultipart, 415);
       // A 1 GB body announced by Content-Length: refused before a byte of it is read (none is sent).
       const huge = await target.request("POST", "/import", {
         body: "{",

@@ -1,5 +1,5 @@
 import type { FileUpload } from "@twinport/shared";
-import { badRequest } from "./api-error.ts";
+import { ApiError, badRequest } from "./api-error.ts";
 import type { GatewayContext } from "./gateway-env.ts";
 import { boundaryOf, MultipartError, type MultipartPart, parseMultipart } from "./multipart-parser.ts";
 
@@ -21,8 +21,12 @@ export function isMultipart(c: GatewayContext): boolean {
  * Content-Type is passed on when it says something.
  */
 export async function readMultipartUpload(c: GatewayContext): Promise<MultipartUpload> {
+  // A body of another type is one this operation does not take: 415, as a JSON endpoint answers.
   if (!isMultipart(c))
-    throw badRequest('This operation takes multipart/form-data with the parts "file" and "fileName"');
+    throw ApiError.of(
+      "unsupported-media-type",
+      'This operation takes multipart/form-data with the parts "file" and "fileName"',
+    );
   let parts: MultipartPart[];
   try {
     parts = parseMultipart(Buffer.from(await c.req.arrayBuffer()), boundaryOf(c.req.header("Content-Type") ?? ""));
