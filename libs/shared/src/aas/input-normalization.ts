@@ -107,5 +107,14 @@ function concreteClass(classRef: ClassRef, value: Record<string, unknown>): stri
 }
 
 function unknownProperty(key: string, path: string, className: string): AasError {
-  return new AasError("unknown-property", `Unknown property "${key}" in ${className} at ${path}`, { path });
+  // The key is the client's: a megabyte-long one must not come back twice as long (key and path).
+  const shownKey = shortened(key);
+  const shownPath = path.length > 200 ? `${path.slice(0, path.length - key.length)}${shownKey}` : path;
+  return new AasError("unknown-property", `Unknown property "${shownKey}" in ${className} at ${shownPath}`, {
+    path: shownPath,
+  });
+}
+
+function shortened(text: string): string {
+  return text.length > 100 ? `${text.slice(0, 100)}… (${text.length} characters)` : text;
 }

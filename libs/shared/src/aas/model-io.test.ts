@@ -282,3 +282,20 @@ test("lexical variants with one reading are stored canonical (ADR 0031)", () => 
     (error: AasError) => error.kind === "verification" && /Keys must contain at least one item/.test(error.message),
   );
 });
+
+test("an unknown property's name is shortened in the error: a megabyte-long key does not come back twice", () => {
+  const key = "k".repeat(1_000_000);
+  assert.throws(
+    () => readAas({ modelType: "Submodel", id: "urn:x", [key]: 1 }, "Submodel", { validate: true }),
+    (error: unknown) => {
+      assert.ok(error instanceof AasError);
+      assert.ok(error.message.length < 400, String(error.message.length));
+      assert.match(error.message, /^Unknown property "k{100}… \(1000000 characters\)" in Submodel at k{100}…/);
+      return true;
+    },
+  );
+  assert.throws(
+    () => readAas({ modelType: "Submodel", id: "urn:x", nope: 1 }, "Submodel", { validate: true }),
+    /^AasError: Unknown property "nope" in Submodel at nope$|Unknown property "nope" in Submodel at nope/,
+  );
+});
