@@ -226,3 +226,15 @@ test("unwrapValueOnly accepts the wrapped and the bare form", () => {
   assert.deepEqual(unwrapValueOnly(english, { en: "text" }), { en: "text" });
   assert.deepEqual(unwrapValueOnly(english, { en: [{ en: "text" }] }), [{ en: "text" }]);
 });
+
+test("a number out of an integer type's range is reported as such, not as a JSON type mistake", () => {
+  const element = { modelType: "Property", idShort: "I", valueType: "xs:int", value: "1" };
+  assert.throws(
+    () => patch(structuredClone(element), "99999999999"),
+    /99999999999 is not a valid xs:int value \(out of the type's range, or not of its form\)/,
+  );
+  assert.throws(
+    () => patch(structuredClone(element), "true"),
+    /true is not a valid xs:int value \(expected a JSON number\)/,
+  );
+});

@@ -163,7 +163,10 @@ function setTyped(element: ElementJson, key: string, value: unknown, path: strin
   const lexical = valueJsonToLexical(value, element.valueType);
   if (lexical === undefined) {
     const kind = valueJsonKind(element.valueType);
-    throw fail(path, `${describe(value)} is not a valid ${String(element.valueType)} value (expected a JSON ${kind})`);
+    // The right JSON type with a wrong value (99999999999 for an xs:int) is not a type mistake.
+    const reason =
+      jsonKindOf(value) === kind ? "out of the type's range, or not of its form" : `expected a JSON ${kind}`;
+    throw fail(path, `${describe(value)} is not a valid ${String(element.valueType)} value (${reason})`);
   }
   element[key] = lexical;
 }
@@ -272,6 +275,11 @@ function requireBase64(value: unknown, path: string): string {
   if (!guardedCheck(path, () => aas.verification.matchesXsBase64Binary(text)))
     throw fail(path, "expected base64-encoded bytes");
   return text;
+}
+
+function jsonKindOf(value: unknown): string {
+  if (isLosslessNumber(value) || typeof value === "number") return "number";
+  return typeof value;
 }
 
 function describe(value: unknown): string {
