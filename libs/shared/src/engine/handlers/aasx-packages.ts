@@ -141,17 +141,6 @@ async function addPackage(
     correlationId: cmd.correlationId,
   };
   const prepared = await prepareImport(ctx, request);
-  // aasIds describe the package (its PackageDescription, the ?aasId= filter): each must be one of
-  // its shells, or the description would name shells it does not hold.
-  if (aasIds !== undefined) {
-    const shells = new Set([...prepared.checker.ids()].filter((item) => item.kind === "shell").map((item) => item.id));
-    const foreign = aasIds.filter((id) => !shells.has(id));
-    if (foreign.length > 0)
-      throw new CommandError(
-        "bad-request",
-        `aasIds names ${foreign.map((id) => `'${id.slice(0, 200)}'`).join(", ")}, which the package does not contain`,
-      );
-  }
   if (replacing) {
     // Before anything is removed: a conflict with an identifiable the old content did not bring is
     // a 409 that leaves the old content, and the package record, as they were.
