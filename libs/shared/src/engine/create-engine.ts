@@ -101,6 +101,8 @@ export interface EngineOptions {
   idempotencyWindowMs?: number;
   /** Told after each identifiable an import commits (written so far, of how many): start-up progress lines. */
   importProgress?: ImportProgressListener;
+  /** Element record characters after which a page of submodels ends early; default PAGE_BUDGET_CHARS (64 Mi). */
+  pageBudgetChars?: number;
   /**
    * The access rules (compileAccessPolicy), when security is configured: every command with a
    * principal is checked before it runs; commands without one are the process's own work.
@@ -230,6 +232,7 @@ export function createEngine(options: EngineOptions): Engine {
     operationProviders,
     operations,
     ...(options.importProgress ? { importProgress: options.importProgress } : {}),
+    ...(options.pageBudgetChars !== undefined ? { pageBudgetChars: options.pageBudgetChars } : {}),
     ...(options.renderedSubmodelBytes
       ? { renderedSubmodels: createRenderedSubmodels(options.renderedSubmodelBytes) }
       : {}),

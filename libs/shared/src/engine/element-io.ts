@@ -48,13 +48,18 @@ export function assemble(records: StoredElement[], path: string): ElementJson {
   return element;
 }
 
-/** All root elements of a submodel, assembled. */
+/**
+ * All root elements of a submodel, assembled. `size`, when given, is told the characters of the
+ * records read (about what they take as JSON text; list pages bound themselves by it).
+ */
 export async function loadAllElements(
   repository: Repository,
   submodelId: string,
   maxDepth?: number,
+  size?: { chars: number },
 ): Promise<ElementJson[]> {
   const records = await repository.getSubtree(submodelId, "", maxDepth);
+  if (size) for (const record of records) size.chars += record.json.length;
   return assembleElements(
     records.map((r) => ({ path: r.path, shallow: JSON.parse(r.json) as ElementJson })),
     "",

@@ -34,6 +34,8 @@ export interface EngineContext {
   operations: import("./operations/operation-runner.ts").OperationRunner;
   /** Told after each identifiable an import reads and checks, and after each it commits. */
   importProgress?: ImportProgressListener;
+  /** Element record characters after which a page of submodels ends early (handlers/submodels.ts). */
+  pageBudgetChars?: number;
   /** What the command's caller may see (lists, submodel content); absent: everything (access/command-access.ts). */
   access?: import("./access/command-access.ts").AccessView;
 }

@@ -52,6 +52,7 @@ async function submodelIn(
   meta: Record<string, unknown>,
   modifiers: OutputModifiers | undefined,
   scope?: ElementScope,
+  size?: { chars: number },
 ): Promise<unknown> {
   const id = meta.id as string;
   switch (modifiers?.content ?? "normal") {
@@ -66,7 +67,7 @@ async function submodelIn(
         .filter((path) => scope?.shows(path) ?? true);
     default: {
       // A caller who may read only parts of the submodel gets only those (docs/security.md "Rules").
-      const elements = await loadAllElements(ctx.repository, id, depthOf(modifiers));
+      const elements = await loadAllElements(ctx.repository, id, depthOf(modifiers), size);
       return projectSubmodel(
         joinSubmodel(meta, scope && !scope.whole ? filterElements(elements, scope, "") : elements),
         modifiers,
@@ -91,12 +92,46 @@ export async function getAllSubmodels(
   // $path lists idShortPaths, so it pages by path across the submodels, not by submodel.
   if (modifiers?.content === "path")
     return { value: await pageSubmodelPaths(ctx.repository, page, keep, modifiers.level, scopeOf, terms) };
-  const metas = await listFiltered(ctx.repository, "submodel", page, keep, undefined, scopeOf !== undefined, terms);
-  const items = await Promise.all(
-    (metas.items as Record<string, unknown>[]).map((meta) => submodelIn(ctx, meta, modifiers, scopeOf?.(meta))),
-  );
+  const list = (p: typeof page) =>
+    listFiltered(ctx.repository, "submodel", p, keep, undefined, scopeOf !== undefined, terms);
+  const metas = await list(page);
+  const all = metas.items as Record<string, unknown>[];
+  // A page of big submodels ends early, with a cursor, once it holds PAGE_BUDGET_CHARS of element
+  // records: a hundred submodels of a 1M-element model would otherwise make one JSON text near
+  // V8's longest string (a 500) and hold them all in memory at once. Read a few at a time.
+  const items: unknown[] = [];
+  const size = { chars: 0 };
+  const budget = ctx.pageBudgetChars ?? PAGE_BUDGET_CHARS;
+  for (let at = 0; at < all.length; at += SUBMODELS_AT_ONCE) {
+    const chunk = all.slice(at, at + SUBMODELS_AT_ONCE);
+    const sizes = chunk.map(() => ({ chars: 0 }));
+    const rendered = await Promise.all(
+      chunk.map((meta, i) => submodelIn(ctx, meta, modifiers, scopeOf?.(meta), sizes[i])),
+    );
+    for (const [i, item] of rendered.entries()) {
+      if (items.length > 0 && size.chars + sizes[i]!.chars > budget) {
+        // The same first items again, with the cursor right after the last one kept (keyset paging).
+        // Should a delete meanwhile have changed them, the page goes out whole instead.
+        const shorter = await list({ ...page, limit: items.length });
+        const same = shorter.items.every((meta, k) => (meta as { id?: unknown }).id === all[k]!.id);
+        if (same && shorter.items.length === items.length)
+          return { value: shorter.cursor === undefined ? { items } : { items, cursor: shorter.cursor } };
+        items.push(...rendered.slice(i));
+        for (const meta of all.slice(at + chunk.length))
+          items.push(await submodelIn(ctx, meta, modifiers, scopeOf?.(meta)));
+        return { value: metas.cursor === undefined ? { items } : { items, cursor: metas.cursor } };
+      }
+      size.chars += sizes[i]!.chars;
+      items.push(item);
+    }
+  }
   return { value: metas.cursor === undefined ? { items } : { items, cursor: metas.cursor } };
 }
+
+/** Element record characters after which a page of submodels ends early (see getAllSubmodels). */
+export const PAGE_BUDGET_CHARS = 64 * 1024 * 1024;
+/** Submodels assembled at once while a page is built. */
+const SUBMODELS_AT_ONCE = 8;
 
 export async function getSubmodel(ctx: EngineContext, cmd: Command<"GetSubmodelById">): Promise<Handled<unknown>> {
   const { submodelId, modifiers } = cmd.params;

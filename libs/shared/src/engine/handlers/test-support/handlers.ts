@@ -23,11 +23,18 @@ export interface TestEngine {
   fails<T extends CommandType>(type: T, params: Command<T>["params"], code: string, message?: RegExp): Promise<void>;
 }
 
-export async function testEngine(options: { validation?: boolean } = {}): Promise<TestEngine> {
+export async function testEngine(
+  options: { validation?: boolean; pageBudgetChars?: number } = {},
+): Promise<TestEngine> {
   const bus = createInProcessEventBus();
   const events: ChangeEvent[] = [];
   await bus.subscribe({ onEvent: (event) => events.push(event) });
-  const engine = createEngine({ repository: createMemoryRepository(), bus, validation: options.validation });
+  const engine = createEngine({
+    repository: createMemoryRepository(),
+    bus,
+    validation: options.validation,
+    ...(options.pageBudgetChars !== undefined ? { pageBudgetChars: options.pageBudgetChars } : {}),
+  });
   const run: TestEngine["run"] = (type, params) =>
     engine.execute({ type, params, origin: "test" } as Command<typeof type>);
   const ok: TestEngine["ok"] = async (type, params) => {
