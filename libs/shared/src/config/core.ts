@@ -15,12 +15,16 @@ const faaastValidatorSchema = z.strictObject({
   idShortUniqueness: z.boolean().optional(),
   identifierUniqueness: z.boolean().optional(),
   validateValueTypes: z.boolean().optional(),
+  // What FA³ST's ModelValidatorConfig setters read (Jackson binds by setter name): its own example
+  // files use the documented names above, working ones these.
+  validateIdShortUniqueness: z.boolean().optional(),
+  validateIdentifierUniqueness: z.boolean().optional(),
 });
 
 const validationSwitch = z
   .union([z.boolean(), faaastValidatorSchema], {
     error:
-      "expected true, false or an object with validateConstraints, idShortUniqueness, identifierUniqueness, validateValueTypes (booleans)",
+      "expected true, false or an object with validateConstraints, idShortUniqueness (validateIdShortUniqueness), identifierUniqueness (validateIdentifierUniqueness), validateValueTypes (booleans)",
   })
   .transform((value) =>
     typeof value === "boolean" ? value : Object.values(value).length === 0 || Object.values(value).some((v) => v),

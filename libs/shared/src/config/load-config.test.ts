@@ -240,6 +240,28 @@ describe("FA³ST compatibility", () => {
     });
     const { core } = loadConfig({ role: "embedded", configFile: file }).config;
     assert.deepEqual([core.validationOnLoad, core.validationOnCreate, core.validationOnUpdate], [true, true, false]);
+    // The names FA³ST's setters bind (validateIdShortUniqueness, validateIdentifierUniqueness) too.
+    const setterNames = loadConfig({
+      role: "embedded",
+      configFile: configFile({
+        core: {
+          validationOnLoad: {
+            validateConstraints: true,
+            validateIdShortUniqueness: true,
+            validateIdentifierUniqueness: true,
+          },
+          validationOnUpdate: { validateConstraints: false, validateIdShortUniqueness: false },
+        },
+      }),
+    }).config.core;
+    assert.deepEqual([setterNames.validationOnLoad, setterNames.validationOnUpdate], [true, false]);
+    // A wrong switch names the allowed ones.
+    assert.match(
+      configError(() =>
+        loadConfig({ role: "embedded", configFile: configFile({ core: { validationOnLoad: { foo: true } } }) }),
+      ).message,
+      /Unknown key 'core\.validationOnLoad\.foo'\. Allowed: validateConstraints, idShortUniqueness/,
+    );
   });
 
   test("every documented property of the file is accepted", () => {

@@ -53,7 +53,13 @@ export function schemaType(schema: z.ZodType): string {
 /** Keys of an object schema (after unwrapping), or undefined when it is not an object. */
 export function objectKeys(schema: z.ZodType): string[] | undefined {
   const def = defOf(unwrapSchema(schema));
-  return def.type === "object" ? Object.keys(def.shape!) : undefined;
+  if (def.type === "object") return Object.keys(def.shape!);
+  // validationOnLoad: boolean | {...}; the object variant's keys.
+  if (def.type === "union") {
+    const objectOption = def.options!.find((option) => schemaType(option) === "object");
+    return objectOption ? objectKeys(objectOption) : undefined;
+  }
+  return undefined;
 }
 
 /** An object schema that keeps unknown keys (z.looseObject): any key may be set. */
