@@ -67,7 +67,9 @@ describe("core.aasRegistries / submodelRegistries / registrySynchronization", ()
     assert.deepEqual(core.submodelRegistries, [
       { url: "http://s:8081/", apiRoot: "http://s:8081/api/v3.0/", headers: {} },
     ]);
-    assert.deepEqual(core.registrySynchronization.auth, { header: { name: "X-Api-Key", value: "k" } });
+    assert.deepEqual((core.registrySynchronization as { auth?: unknown }).auth, {
+      header: { name: "X-Api-Key", value: "k" },
+    });
     assert.equal(core.registrySynchronization.retryMinDelay, 50);
     assert.equal(core.registrySynchronization.unregisterOnShutdown, false);
     assert.equal(core.registrySynchronization.requestTimeout, 10_000);
@@ -92,5 +94,27 @@ describe("core.aasRegistries / submodelRegistries / registrySynchronization", ()
       /line breaks/,
     );
     assert.match(refused({ registrySynchronization: { retryMinDelay: 500, retryMaxDelay: 100 } }), /retryMaxDelay/);
+    assert.match(
+      refused({ registrySynchronization: { auth: { header: { name: "Bad Name", value: "x" } } } }),
+      /auth\.header\.name/,
+    );
+  });
+
+  test("an auth header is sent only when both name and value are set (FA³ST): empty, null or half-set auth is none", () => {
+    for (const auth of [
+      {},
+      null,
+      { header: null },
+      { header: { name: "Authorization" } },
+      { header: { name: "", value: "" } },
+      { header: { name: "Authorization", value: "" } },
+      { header: { name: "Authorization", value: null } },
+      { header: { name: "  ", value: "Bearer x" } },
+    ])
+      assert.equal(
+        (load({ registrySynchronization: { auth } }).registrySynchronization as { auth?: unknown }).auth,
+        undefined,
+        JSON.stringify(auth),
+      );
   });
 });

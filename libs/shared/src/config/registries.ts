@@ -65,10 +65,43 @@ const registryEntrySchema = z
 
 export const registryListSchema = z.array(registryEntrySchema).default([]);
 
+const blank = (text: string | null | undefined): boolean => text === null || text === undefined || text.trim() === "";
+
+const registryAuthSchema = z
+  .strictObject({
+    header: z.strictObject({ name: z.string().nullish(), value: z.string().nullish() }).nullish(),
+  })
+  .nullish()
+  .superRefine((auth, ctx) => {
+    const header = auth?.header;
+    if (!header || blank(header.name) || blank(header.value)) return;
+    if (!HEADER_NAME.test(header.name!))
+      ctx.addIssue({
+        code: "custom",
+        path: ["header", "name"],
+        message: "expected an HTTP header name (letters, digits and !#$%&'*+.^_`|~-)",
+      });
+    if (!HEADER_VALUE.test(header.value!))
+      ctx.addIssue({
+        code: "custom",
+        path: ["header", "value"],
+        message: "a header value must not contain line breaks or NUL",
+      });
+  })
+  .transform((auth) => {
+    const header = auth?.header;
+    if (!header || blank(header.name) || blank(header.value)) return undefined;
+    return { header: { name: header.name!, value: header.value! } };
+  });
+
 export const registrySynchronizationSchema = z
   .strictObject({
-    /** FA³ST main: one static header on every registry request (e.g. Authorization: Bearer …). */
-    auth: z.strictObject({ header: z.strictObject({ name: headerNameSchema, value: headerValueSchema }) }).optional(),
+    /**
+     * FA³ST main: one static header on every registry request (e.g. Authorization: Bearer …), "only
+     * applied if both are set" (FA³ST's words): an empty, null or half-set auth sends no header, as
+     * there (a missing token variable must not become an empty Authorization header).
+     */
+    auth: registryAuthSchema,
     /** First retry delay in ms after a network error, timeout or 5xx; doubled per failure. */
     retryMinDelay: z.number().int().min(1).default(1000),
     /** Cap of the retry delay in ms. */
@@ -86,6 +119,8 @@ export const registrySynchronizationSchema = z
     error: "retryMaxDelay must not be below retryMinDelay",
     path: ["retryMaxDelay"],
   })
+  // No auth is no key at all (as before auth could be given empty).
+  .transform(({ auth, ...rest }) => (auth ? { auth, ...rest } : rest))
   .default({
     retryMinDelay: 1000,
     retryMaxDelay: 60_000,

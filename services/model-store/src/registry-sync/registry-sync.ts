@@ -55,7 +55,8 @@ class SyncJob {
     private readonly bases: readonly InterfaceBase[],
   ) {
     const sync = options.core.registrySynchronization;
-    const authHeader = sync.auth ? { [sync.auth.header.name]: sync.auth.header.value } : {};
+    const auth = "auth" in sync ? sync.auth : undefined;
+    const authHeader = auth ? { [auth.header.name]: auth.header.value } : {};
     const timing = { retryMinDelayMs: sync.retryMinDelay, retryMaxDelayMs: sync.retryMaxDelay };
     const worker = (kind: DescriptorKind) => (registry: CoreConfig["aasRegistries"][number]) =>
       new RegistryWorker(
