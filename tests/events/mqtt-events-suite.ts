@@ -250,6 +250,42 @@ export function mqttEventsSuite(mode: Mode): void {
     );
   });
 
+  test("a collection's value change carries its ValueOnly with plain JSON numbers (FA³ST's newValue)", async () => {
+    const submodelId = `urn:test:mqtt:collection:${randomUUID()}`;
+    const sm = `/submodels/${b64(submodelId)}`;
+    const created = subscriber.messages.length;
+    await send("POST", "/submodels", {
+      modelType: "Submodel",
+      id: submodelId,
+      submodelElements: [
+        {
+          modelType: "SubmodelElementCollection",
+          idShort: "Dimensions",
+          value: [
+            { modelType: "Property", idShort: "Width", valueType: "xs:double", value: "1" },
+            { modelType: "Property", idShort: "Count", valueType: "xs:long", value: "1" },
+          ],
+        },
+      ],
+    });
+    await subscriber.waitFor(1, created);
+    const from = created + 1;
+    // Sent as text: a JavaScript number would round 2^53 + 1 before it left.
+    const patched = await http.request("PATCH", `${sm}/submodel-elements/Dimensions/$value`, {
+      body: '{"Width": 1.5, "Count": 9007199254740993}',
+    });
+    assert.equal(patched.status, 204, patched.text);
+    const [change] = await subscriber.waitFor(1, from);
+    assert.equal(change!.topic, `${PREFIX}ValueChangeEventMessage`);
+    // Exact digits (a long beyond 2^53 too), not {"value":"1.5","isLosslessNumber":true} objects.
+    assert.match(
+      change!.text,
+      /"newValue":\{"modelType":"SubmodelElementCollection","value":\{"Width":1\.5,"Count":9007199254740993\}\}/,
+    );
+    await send("DELETE", sm);
+    await subscriber.waitFor(1, from + 1);
+  });
+
   test("a broker restart loses nothing: changes committed while it is down arrive afterwards, in order", async () => {
     const submodelId = `urn:test:mqtt:restart:${randomUUID()}`;
     const sm = `/submodels/${b64(submodelId)}`;

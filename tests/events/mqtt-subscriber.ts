@@ -7,6 +7,8 @@ import { connectAsync, type IClientOptions, type MqttClient } from "mqtt";
 export interface ReceivedEvent {
   topic: string;
   body: any;
+  /** The payload as sent (JSON.parse of `body` rounds numbers beyond 2^53). */
+  text: string;
   /** From the MQTT 5 user property `seq` (our extension). */
   seq: number;
   retain: boolean;
@@ -32,7 +34,8 @@ export async function subscribeEvents(
   client.on("message", (topic, payload, packet) => {
     const property = packet.properties?.userProperties?.seq;
     const seq = Number(Array.isArray(property) ? property[0] : property);
-    messages.push({ topic, body: JSON.parse(payload.toString("utf8")), seq, retain: packet.retain });
+    const text = payload.toString("utf8");
+    messages.push({ topic, body: JSON.parse(text), text, seq, retain: packet.retain });
   });
   await client.subscribeAsync(`${topicPrefix}#`, { qos: 1 });
   const until = async (ready: () => boolean, what: () => string, timeoutMs: number) => {

@@ -1,4 +1,4 @@
-import type { ChangeEvent, MqttPublishingConfig } from "@twinport/shared";
+import { type ChangeEvent, type MqttPublishingConfig, stringifyLossless } from "@twinport/shared";
 import mqtt, { type MqttClient } from "mqtt";
 import { faaastMessageOf } from "./faaast-event-message.ts";
 import type { MqttPublishingTarget } from "./mqtt-publishing-options.ts";
@@ -57,7 +57,9 @@ export function createOrderedPublisher(options: OrderedPublisherOptions): Ordere
     const { eventClass, body } = faaastMessageOf(event);
     return {
       topic: `${config.topicPrefix}${eventClass}`,
-      payload: JSON.stringify(body),
+      // Lossless: ValueOnly values keep their numbers' digits as LosslessNumbers, which plain
+      // JSON.stringify would write as {"value":"1.5","isLosslessNumber":true} objects.
+      payload: stringifyLossless(body),
       retain: config.retainValues && eventClass === "ValueChangeEventMessage",
     };
   };
