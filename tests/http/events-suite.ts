@@ -291,6 +291,33 @@ export function eventsSuite(mode: Mode): void {
       }
     });
 
+    test("a client reading at its own pace replays far more than maxBufferedBytes without overflow", async () => {
+      const first = follow(`${api}/events?id=${b64(SENSORS)}&idShortPath=Text`);
+      await waitUntil(() => first.opens === 1, "the stream to open");
+      await patchValue(writer, SENSORS, "Text", "start");
+      await first.waitFor((events) => events.length === 1, "the first event");
+      const position = first.events[0]!.id;
+      first.close();
+      // 30 events of ~4 KiB: ~120 KiB to replay, against a buffer of 16 KiB (EVENTS_CONFIG).
+      const texts = Array.from({ length: 30 }, (_, i) => `${i}:${"y".repeat(4000)}`);
+      for (const text of texts) await patchValue(writer, SENSORS, "Text", text);
+      const resumed = follow(`${api}/events?id=${b64(SENSORS)}&idShortPath=Text&after=${position}`);
+      try {
+        await resumed.waitFor((events) => events.length >= texts.length, "every missed event");
+        assert.deepEqual(
+          resumed.events.map((e) => e.data.value),
+          texts,
+        );
+        assert.ok(
+          resumed.events.every((e) => e.type !== "overflow"),
+          "no overflow",
+        );
+        assertConsecutive(resumed.events, "the replay");
+      } finally {
+        resumed.close();
+      }
+    });
+
     test("streams that open while writes go on join replay and live without gap or duplicate", async () => {
       const start = follow(`${api}/events?kinds=element`);
       await waitUntil(() => start.opens === 1, "the stream to open");

@@ -43,6 +43,7 @@ export class EventStream implements LiveListener {
   private replay: boolean;
   private pumping = false;
   private ended = false;
+  private roomWaiter: (() => void) | undefined;
   private heartbeat: NodeJS.Timeout | undefined;
   private abortTimer: NodeJS.Timeout | undefined;
   private expiryTimer: NodeJS.Timeout | undefined;
@@ -54,6 +55,12 @@ export class EventStream implements LiveListener {
       {
         start: (controller) => {
           this.controller = controller;
+        },
+        // The client took bytes and the queue has room: a replay waiting for it goes on (roomForMore).
+        pull: () => {
+          const waiting = this.roomWaiter;
+          this.roomWaiter = undefined;
+          waiting?.();
         },
         cancel: () => this.end(),
       },
@@ -162,8 +169,26 @@ export class EventStream implements LiveListener {
         this.reset(from, { latest: upTo });
         continue;
       }
-      for (const event of page.events) if (event.seq > this.position!) await this.send(event);
+      for (const event of page.events) {
+        await this.roomForMore();
+        if (this.ended) return;
+        if (event.seq > this.position!) await this.send(event);
+      }
     }
+  }
+
+  /**
+   * What the log replays is paced by the client: the next event waits until at least half of
+   * maxBufferedBytes is free again (an event carries at most 256 KiB), so a client reading at its
+   * own speed catches up from any position instead of overflowing after the first MiB. Live events
+   * are not paced: a client that cannot keep up with them still gets `overflow`.
+   */
+  private async roomForMore(): Promise<void> {
+    const half = this.options.hub.settings.maxBufferedBytes / 2;
+    while (!this.ended && (this.controller.desiredSize ?? 0) < half)
+      await new Promise<void>((resolve) => {
+        this.roomWaiter = resolve;
+      });
   }
 
   /** The position is no longer in the log (or ahead of the store): the client must re-read. */
@@ -264,6 +289,8 @@ export class EventStream implements LiveListener {
   private end(): void {
     if (this.ended) return;
     this.ended = true;
+    this.roomWaiter?.();
+    this.roomWaiter = undefined;
     clearInterval(this.heartbeat);
     clearTimeout(this.expiryTimer);
     this.queue.length = 0;
