@@ -40,6 +40,17 @@ export function swaggerUiSuite(mode: Mode): void {
       assert.equal(new Set(documents).size, 1, "gateways with one configuration describe one API");
     });
 
+    test("Swagger UI may not be framed by another site (it sends writes with a stored token)", async () => {
+      for (const client of system.clients) {
+        for (const path of ["/swagger-ui/", "/swagger-ui/swagger-initializer.js"]) {
+          const answer = await client.get(path);
+          assert.equal(answer.status, 200, path);
+          assert.equal(answer.headers["content-security-policy"], "frame-ancestors 'none'", path);
+          assert.equal(answer.headers["x-frame-options"], "DENY", path);
+        }
+      }
+    });
+
     test('Swagger UI: "Try it out" on GET /shells shows the shells of the model', async (t) => {
       for (const client of system.clients) {
         await withPage(t, browser, async (page) => {
