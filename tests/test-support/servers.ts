@@ -157,6 +157,9 @@ async function startRedisOnce(options: RedisOptions): Promise<RunningServer> {
 export interface NatsOptions {
   port?: number;
   dir?: string;
+  /** The server then refuses clients without these credentials (`url` stays without them). */
+  user?: string;
+  pass?: string;
 }
 
 export function startNats(options: NatsOptions = {}): Promise<RunningServer & { monitorPort: number }> {
@@ -169,6 +172,7 @@ async function startNatsOnce(options: NatsOptions): Promise<RunningServer & { mo
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), "twinport-nats-"));
   const log = openSync(join(dir, "nats.log"), "a");
   const args = ["-a", "127.0.0.1", "-p", String(port), "-m", String(monitorPort), "-js", "-sd", join(dir, "js")];
+  if (options.user !== undefined) args.push("--user", options.user, "--pass", options.pass ?? "");
   const child = spawn(serverBinary("nats-server"), args, { stdio: ["ignore", log, log] });
   await waitForPort(port, child, "nats-server");
   return { url: `nats://127.0.0.1:${port}`, port, monitorPort, pid: child.pid!, dir, stop: stopper(child, dir) };

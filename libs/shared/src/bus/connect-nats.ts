@@ -25,8 +25,10 @@ const RECONNECT_WAIT_MS = 500;
  * that is not up yet instead of failing at start (compose and k8s start everything at once).
  */
 export async function connectNats(options: ConnectNatsOptions): Promise<NatsConnection> {
+  const { servers, credentials } = serversOf(options.url);
   const connection = await connect({
-    servers: options.url.split(",").map((url) => url.trim()),
+    servers,
+    ...credentials,
     name: options.name,
     maxReconnectAttempts: -1,
     waitOnFirstConnect: true,
@@ -34,6 +36,40 @@ export async function connectNats(options: ConnectNatsOptions): Promise<NatsConn
   });
   watchConnection(connection, options.onChange ?? logChange(options.name));
   return connection;
+}
+
+/**
+ * The server list, and credentials written into a URL as NATS tools take them: `nats://user:pass@host`
+ * (user and password) or `nats://token@host` (a token). nats.js does not read them from the URL
+ * itself, so a secured NATS answered "Authorization Violation". The first URL's credentials count
+ * (the servers of one cluster share them); they are taken out of the list the client logs.
+ */
+export function serversOf(url: string): {
+  servers: string[];
+  credentials: { user: string; pass: string } | { token: string } | Record<string, never>;
+} {
+  let credentials: { user: string; pass: string } | { token: string } | Record<string, never> = {};
+  const servers = url
+    .split(",")
+    .map((item) => item.trim())
+    .map((item, index) => {
+      const at = item.lastIndexOf("@");
+      const scheme = item.indexOf("://");
+      if (at < 0 || scheme < 0 || at < scheme) return item;
+      const userinfo = item.slice(scheme + 3, at);
+      if (index === 0) {
+        const colon = userinfo.indexOf(":");
+        credentials =
+          colon < 0
+            ? { token: decodeURIComponent(userinfo) }
+            : {
+                user: decodeURIComponent(userinfo.slice(0, colon)),
+                pass: decodeURIComponent(userinfo.slice(colon + 1)),
+              };
+      }
+      return item.slice(0, scheme + 3) + item.slice(at + 1);
+    });
+  return { servers, credentials };
 }
 
 function logChange(name: string): (change: ConnectionChange, detail: string) => void {
