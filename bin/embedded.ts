@@ -117,6 +117,10 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
       repository = redis;
       const redisClient = redis.redis;
       readiness.push({ name: "redis", ready: () => redisClient.status === "ready" });
+      // As the model-store: twinport_backend_up{backend="redis"} follows ioredis' own reconnects.
+      metrics.setBackendUp("redis", redisClient.status === "ready");
+      for (const change of ["ready", "close", "end", "reconnecting"])
+        redisClient.on(change, () => metrics.setBackendUp("redis", redisClient.status === "ready"));
       details.redis = displayUrl(config.persistence.url);
     } else {
       const { retentionMaxEvents, retentionMaxAgeMs } = eventsConfigOf(config.events);
