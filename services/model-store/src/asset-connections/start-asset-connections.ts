@@ -13,6 +13,7 @@ import {
 } from "../asset-interfaces/aimc-processor.ts";
 import { AssetConnectionManager, CONFIG_OWNER, type OwnedConnectionStatus } from "./asset-connection-manager.ts";
 import type { Log } from "./asset-connection-types.ts";
+import { checkConnectionQueries } from "./check-queries.ts";
 import { driverFor } from "./connection-drivers.ts";
 import type { ConnectionLeases } from "./connection-lease.ts";
 
@@ -59,6 +60,7 @@ export interface RunningAssetConnections {
  *   reading into the model with origin "asset" and forwarding model changes from other origins.
  */
 export async function startAssetConnections(options: AssetConnectionsOptions): Promise<RunningAssetConnections> {
+  checkConnectionQueries(options.connections);
   const manager = new AssetConnectionManager({
     store: options.store,
     bus: options.bus,
