@@ -75,7 +75,7 @@ function eventsModel() {
 }
 
 /** Small limits, so retention, heartbeats and overflow show within a test. */
-const EVENTS_CONFIG = { retentionMaxEvents: 40, heartbeatIntervalMs: 250, maxBufferedBytes: 16_384 };
+const EVENTS_CONFIG = { retentionMaxEvents: 40, heartbeatIntervalMs: 250, maxBufferedBytes: 16_384, maxStreams: 12 };
 
 const valueUrl = (submodelId: string, path: string) =>
   `/submodels/${b64(submodelId)}/submodel-elements/${encodeURIComponent(path)}/$value`;
@@ -423,6 +423,35 @@ export function eventsSuite(mode: Mode): void {
         parseEvents(recent.text()).map((e) => Number(e.id)),
         [1, 2, 3, 4, 5].map((i) => latest - 5 + i),
       );
+    });
+
+    test("past events.maxStreams open streams, a further one is refused with 503 and a Result; one closed makes room", async () => {
+      const open: Awaited<ReturnType<typeof openRaw>>[] = [];
+      try {
+        let refused: Awaited<ReturnType<typeof openRaw>> | undefined;
+        // Other tests' streams may still be closing: open until the bound answers.
+        for (let i = 0; i < EVENTS_CONFIG.maxStreams + 2 && refused === undefined; i++) {
+          const stream = await openRaw(`${api}/events`);
+          if (stream.status === 200) open.push(stream);
+          else refused = stream;
+        }
+        assert.ok(refused, `${open.length} streams opened without a refusal`);
+        assert.equal(refused.status, 503);
+        await refused.ended;
+        const body = JSON.parse(refused.text());
+        assert.match(body.messages[0].text, /events\.maxStreams/);
+        open.pop()!.close();
+        const until = Date.now() + 10_000;
+        for (;;) {
+          const again = await openRaw(`${api}/events`);
+          again.close();
+          if (again.status === 200) break;
+          assert.ok(Date.now() < until, "a stream opens again once one closed");
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      } finally {
+        for (const stream of open) stream.close();
+      }
     });
 
     test("a slow client gets a final overflow event instead of unbounded buffering", async () => {

@@ -23,6 +23,12 @@ export const eventsSchema = z.strictObject({
     .default(1024 * 1024),
   /** Live events one stream may hold while it is still replaying from the log; over it: overflow. */
   maxQueuedEvents: z.number().int().min(1).default(10_000),
+  /**
+   * Event streams one process serves at once; a further one is refused (503). Each may hold
+   * maxBufferedBytes for a client that does not read and costs work per event: without a bound, a
+   * thousand idle streams held a gigabyte and stalled every other request.
+   */
+  maxStreams: z.number().int().min(1).default(500),
 });
 
 export type EventsConfig = z.output<typeof eventsSchema>;

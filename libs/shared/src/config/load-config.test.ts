@@ -120,6 +120,7 @@ describe("defaults", () => {
         heartbeatIntervalMs: 15_000,
         maxBufferedBytes: 1_048_576,
         maxQueuedEvents: 10_000,
+        maxStreams: 500,
       },
       submodelTemplateProcessors: [],
     });

@@ -32,6 +32,11 @@ export function eventRoutes(hub: EventHub | undefined): ApiRoute[] {
             // stream's goodbye, not an error status (after which an EventSource never reconnects).
             if (hub.isClosed)
               return new Response(`retry: 1000\n\n${SHUTDOWN}`, { status: 200, headers: STREAM_HEADERS });
+            if (hub.openStreams >= hub.settings.maxStreams)
+              throw ApiError.of(
+                "unavailable",
+                `This endpoint already serves ${hub.settings.maxStreams} event streams (events.maxStreams); try again later`,
+              );
             const stream = new EventStream({
               hub,
               filter,
