@@ -97,7 +97,7 @@ describe("file, format and package routes", () => {
     assertResult(await call(app, "GET", `${API}${mounts[0]}/submodel-elements/Manual/attachment`), 404);
   });
 
-  it("attachments: 405 for a non-File element, 400 without multipart, 404 for unknown elements", async () => {
+  it("attachments: 405 for a non-File element, 415 without multipart, 404 for unknown elements", async () => {
     const path = `/submodels/${b64(SUBMODEL_1)}/submodel-elements`;
     const blob = await send(
       app,
@@ -113,7 +113,7 @@ describe("file, format and package routes", () => {
         body: "{}",
         headers: { "Content-Type": "application/json" },
       }),
-      400,
+      415,
     );
     assert.equal(
       (await send(app, "PUT", `${path}/Manual/attachment`, form({ fileName: "x" }))).status,
