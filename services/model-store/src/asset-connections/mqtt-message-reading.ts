@@ -3,6 +3,9 @@ import { AssetError, type AssetReading } from "./asset-connection-types.ts";
 import { valueOnlyBodyFromJson } from "./asset-value.ts";
 import { type JsonPath, queryOne } from "./json-path.ts";
 
+/** Largest MQTT message taken as a value (the same bound as an HTTP asset's answer). */
+export const MAX_MQTT_MESSAGE_BYTES = 16 * 1024 * 1024;
+
 /**
  * The value a subscription provider takes from one MQTT message (docs/reference/faaast-asset-connections.md §2.2,
  * §5.3): the payload is JSON (format "JSON", the only one), `query` selects exactly one value, or
@@ -16,6 +19,13 @@ export function mqttMessageReading(
   query: JsonPath | undefined,
 ): AssetReading | undefined {
   if (payload.length === 0) return undefined;
+  // As an HTTP asset's answer (http-client.ts): one 60 MB message stored as a value stalled the
+  // server for seconds and took gigabytes; a device value is never that large.
+  if (payload.length > MAX_MQTT_MESSAGE_BYTES)
+    throw new AssetError(
+      `a message on "${topic}" has ${payload.length} bytes, over the limit of ${MAX_MQTT_MESSAGE_BYTES}; dropped`,
+      { retryable: false },
+    );
   let document: unknown;
   try {
     document = parseJsonLossless(payload.toString("utf8"), { foreign: true });
