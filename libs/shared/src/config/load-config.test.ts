@@ -231,6 +231,44 @@ describe("FA³ST compatibility", () => {
     );
   });
 
+  test("a file's quoted numbers and booleans are read as numbers and booleans where the setting takes one (as FA³ST's Jackson does)", () => {
+    const { config } = loadConfig({
+      role: "embedded",
+      configFile: configFile({
+        core: { requestHandlerThreadPoolSize: "2", assetConnectionRetryInterval: "250", validationOnLoad: "false" },
+        endpoints: [
+          {
+            "@class": "de.fraunhofer.iosb.ilt.faaast.service.endpoint.http.HttpEndpoint",
+            port: "18500",
+            sslEnabled: "false",
+            corsEnabled: "true",
+            corsMaxAge: "100",
+            host: "127.0.0.1",
+          },
+        ],
+        persistence: { "@class": "persistence.redis.PersistenceRedis", url: "redis://r:6379", keyPrefix: "0042" },
+      }),
+    });
+    const http = config.endpoints[0] as HttpEndpointConfig;
+    assert.deepEqual([http.port, http.sslEnabled, http.corsEnabled, http.corsMaxAge], [18500, false, true, 100]);
+    assert.equal(config.core.assetConnectionRetryInterval, 250);
+    assert.equal(config.core.validationOnLoad, false);
+    // Text stays text, and a string that is no number is still refused, naming the setting.
+    assert.equal(
+      config.persistence["@class"] === "persistence.redis.PersistenceRedis" && config.persistence.keyPrefix,
+      "0042",
+    );
+    assert.match(
+      configError(() =>
+        loadConfig({
+          role: "embedded",
+          configFile: configFile({ endpoints: [{ "@class": "endpoint.http.HttpEndpoint", port: "80x" }] }),
+        }),
+      ).message,
+      /endpoints\[0\]\.port/,
+    );
+  });
+
   test("FA³ST's validation objects map to on/off", () => {
     const file = configFile({
       core: {

@@ -4,6 +4,7 @@ import { isPlainObject } from "../aas/plain-object.ts";
 import { classSuffix } from "./class-names.ts";
 import { ConfigError } from "./config-error.ts";
 import { ENDPOINT_CLASS_BY_KIND, type EndpointKind, endpointKindOf } from "./endpoints.ts";
+import { readFileScalars } from "./file-scalars.ts";
 import { FILE_STORAGE_IN_MEMORY_CLASS, FILE_STORAGE_REDIS_CLASS } from "./file-storage.ts";
 import { MESSAGE_BUS_INTERNAL_CLASS, MESSAGE_BUS_NATS_CLASS } from "./message-bus.ts";
 import { applyCliOverrides, applyEnvOverrides } from "./overrides.ts";
@@ -93,6 +94,7 @@ export function loadConfig(options: LoadConfigOptions): LoadedConfig {
   const env = options.env ?? {};
   const file = options.configFile ?? env.TWINPORT_CONFIG;
   const raw: Record<string, unknown> = file ? readConfigFile(file) : {};
+  readFileScalars(raw);
   fillRoleDefaults(raw, options.role);
   // Before the overrides, so their indexes name the endpoints that will run:
   // `--endpoint opcua endpoints[0].tcpPort=4841` sets the OPC UA endpoint.
