@@ -269,6 +269,27 @@ describe("FA³ST compatibility", () => {
     );
   });
 
+  test("FA³ST's environment variables (faaast_config_extension_<path>, [i] for an index) are read; TWINPORT_* win", () => {
+    const { config, warnings } = loadConfig({
+      role: "embedded",
+      env: {
+        "faaast_config_extension_endpoints[0]_port": "18501",
+        faaast_config_extension_core_requestHandlerThreadPoolSize: "42",
+        "faaast_config_extension_endpoints[0]_host": "10.0.0.1",
+        TWINPORT_ENDPOINTS_0_HOST: "127.0.0.1",
+        faaast_config_extension_core_nope: "1",
+      },
+    });
+    const http = config.endpoints[0] as HttpEndpointConfig;
+    assert.equal(http.port, 18501);
+    assert.equal(http.host, "127.0.0.1");
+    assert.equal(config.core.requestHandlerThreadPoolSize, 42);
+    assert.ok(
+      warnings.some((w) => w.startsWith("Ignoring environment variable faaast_config_extension_core_nope")),
+      warnings.join("\n"),
+    );
+  });
+
   test("FA³ST's validation objects map to on/off", () => {
     const file = configFile({
       core: {

@@ -190,21 +190,37 @@ export function applyCliOverrides(raw: Record<string, unknown>, overrides: reado
   return warnings;
 }
 
+/** FA³ST's prefix for configuration variables (its docs: `faaast_config_extension_core_requestHandlerThreadPoolSize=42`). */
+const FAAAST_ENV_PREFIX = "faaast_config_extension_";
+
 /**
  * Applies TWINPORT_<PATH> variables (segments separated by `_`, matched case-insensitively, digits
- * are list indexes). Returns warnings for variables that name no setting.
+ * are list indexes), and FA³ST's `faaast_config_extension_<path>` (the same, with `[i]` for an
+ * index) before them. Returns warnings for variables that name no setting.
  */
 export function applyEnvOverrides(raw: Record<string, unknown>, env: NodeJS.ProcessEnv): string[] {
   const warnings: string[] = [];
-  const entries = Object.entries(env)
+  const ours = Object.entries(env)
     .filter(
       (entry): entry is [string, string] =>
         entry[0].startsWith(ENV_PREFIX) && !RESERVED_ENV.has(entry[0]) && entry[1] !== undefined,
     )
     // @class first, so the other variables of the same entry resolve against the class it names.
     .sort(([a], [b]) => Number(!/_@?CLASS$/i.test(a)) - Number(!/_@?CLASS$/i.test(b)) || a.localeCompare(b));
-  for (const [name, text] of entries) {
-    const segments = name.slice(ENV_PREFIX.length).split("_");
+  // FA³ST's spelling (faaast_config_extension_endpoints[0]_port): taken first, so ours win.
+  const faaast = Object.entries(env)
+    .filter(
+      (entry): entry is [string, string] =>
+        entry[0].toLowerCase().startsWith(FAAAST_ENV_PREFIX) && entry[1] !== undefined,
+    )
+    .sort(([a], [b]) => a.localeCompare(b));
+  for (const [name, text] of [...faaast, ...ours]) {
+    const segments = ours.some(([n]) => n === name)
+      ? name.slice(ENV_PREFIX.length).split("_")
+      : name
+          .slice(FAAAST_ENV_PREFIX.length)
+          .replace(/\[(\d+)\]/g, "_$1")
+          .split("_");
     // Refused like the other variables that name no setting: a warning, since Kubernetes derives
     // TWINPORT_* variables from service names (a service "twinport-prototype" is plausible).
     const forbidden = prototypeSegment(segments);
