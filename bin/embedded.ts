@@ -95,7 +95,7 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
     let redisRepository: RedisRepository | undefined;
     if (config.persistence["@class"] === PERSISTENCE_REDIS_CLASS) {
       // Loaded only when used: ioredis and node-opcua (about 2 s of start-up) stay out of a run without them.
-      const { createRedisRepository, startOutboxKeeper } = await import("@twinport/model-store");
+      const { createRedisRepository, keeperProblems, startOutboxKeeper } = await import("@twinport/model-store");
       const redis = await createRedisRepository({
         url: config.persistence.url,
         keyPrefix: config.persistence.keyPrefix,
@@ -111,7 +111,7 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
         owner: `embedded-${hostname()}-${process.pid}`,
         retention: eventsConfigOf(config.events).retentionMaxEvents,
         retentionMaxAgeMs: eventsConfigOf(config.events).retentionMaxAgeMs,
-        onError: (error) => context.log(`twinport embedded: outbox keeper: ${(error as Error).message}`),
+        onError: keeperProblems(logger),
       });
       closer.add(() => keeper.stop());
       repository = redis;

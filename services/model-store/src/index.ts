@@ -18,6 +18,7 @@ export type { AssetInterfacesStatus } from "./asset-interfaces/aimc-processor.ts
 export type { EventPublishing } from "./event-publishing/event-publishing.ts";
 export { type EventPublishingOptions, startEventPublishing } from "./event-publishing/start-event-publishing.ts";
 export { type ModelStoreOptions, startModelStore } from "./model-store-process.ts";
+export { keeperProblems } from "./outbox/keeper-problems.ts";
 export { acquireLease, releaseLease, renewLease } from "./outbox/lease.ts";
 export { type OutboxKeeper, type OutboxKeeperOptions, startOutboxKeeper } from "./outbox/outbox-keeper.ts";
 export { createRedisFileStore, type RedisFileStoreOptions } from "./redis/file-store-redis.ts";

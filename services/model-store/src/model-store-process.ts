@@ -34,6 +34,7 @@ import { redisConnectionLeases } from "./asset-connections/connection-lease.ts";
 import { startAssetConnections } from "./asset-connections/start-asset-connections.ts";
 import { startEventPublishing } from "./event-publishing/start-event-publishing.ts";
 import { openModelStoreFileStore } from "./open-file-store.ts";
+import { keeperProblems } from "./outbox/keeper-problems.ts";
 import { startOutboxKeeper } from "./outbox/outbox-keeper.ts";
 import { createRedisRepository, type RedisRepository } from "./redis/redis-repository.ts";
 import { startRegistrySync } from "./registry-sync/registry-sync.ts";
@@ -169,7 +170,9 @@ export async function startModelStore(config: TwinportConfig, options: ModelStor
       owner,
       retention: eventsConfigOf(config.events).retentionMaxEvents,
       retentionMaxAgeMs: eventsConfigOf(config.events).retentionMaxAgeMs,
-      onError: (error) => log(`twinport model-store: outbox keeper: ${(error as Error).message}`),
+      onError: logger
+        ? keeperProblems(logger)
+        : (error) => log(`twinport model-store: outbox keeper: ${(error as Error).message}`),
     });
     closing.push(() => keeper.stop());
 
