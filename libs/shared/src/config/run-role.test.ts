@@ -281,3 +281,20 @@ test("core.managementHost: set wins; else the address all served endpoints share
   assert.equal(managementHost(mixed, "opcua-gateway"), "10.0.0.5");
   assert.equal(managementHost(config({ managementHost: "::1" }, ["127.0.0.1", "127.0.0.1"]), "embedded"), "::1");
 });
+
+test("the management server says whether it listens on every interface (the banner then says so beside its loopback URL)", async () => {
+  const { startManagementServer } = await import("../operability/management-server.ts");
+  const { createProcessMetrics } = await import("../operability/process-metrics.ts");
+  for (const [host, every] of [
+    ["0.0.0.0", true],
+    ["127.0.0.1", false],
+  ] as const) {
+    const server = await startManagementServer({ port: 0, host, metrics: createProcessMetrics("test") });
+    try {
+      assert.equal(server.everyInterface, every, host);
+      assert.match(server.url, /^http:\/\/127\.0\.0\.1:\d+$/);
+    } finally {
+      await server.close();
+    }
+  }
+});

@@ -198,7 +198,10 @@ export async function runRole(options: RunRoleOptions): Promise<void> {
       management && config.core.managementPort === 0
         ? { ...running.details, management: management.url }
         : running.details;
-    const banner = startBanner(role, config, running.summary ?? {}, management?.url, io.cwd());
+    // The URL is loopback when the port listens everywhere: the banner says it is reachable beyond it.
+    const managementShown =
+      management && (management.everyInterface ? `${management.url}, on every interface` : management.url);
+    const banner = startBanner(role, config, running.summary ?? {}, managementShown, io.cwd());
     if (logFormat === "pretty") io.stderr.write(renderStartBanner(banner));
     else roleLogger.info({ banner }, "started");
     // The one line on stdout: harnesses and operators wait for it (logs go to stderr).

@@ -19,8 +19,10 @@ export interface ManagementServerOptions {
 
 export interface ManagementServer {
   port: number;
-  /** e.g. http://127.0.0.1:9464 */
+  /** e.g. http://127.0.0.1:9464 (loopback when it listens on every interface: a URL that works here) */
   url: string;
+  /** It listens on every interface (0.0.0.0 or ::), so /metrics is reachable from the network. */
+  everyInterface: boolean;
   /** The role has started: /ready now answers from these checks. */
   serving(checks: readonly ReadinessCheck[]): void;
   /** Shutdown began: /ready answers 503 at once, so load balancers stop sending new traffic. */
@@ -87,6 +89,7 @@ export async function startManagementServer(options: ManagementServerOptions): P
   return {
     port,
     url: `http://${urlHost}:${port}`,
+    everyInterface: host === "0.0.0.0" || host === "::",
     serving(next) {
       checks = next;
       phase = "serving";
