@@ -130,6 +130,23 @@ export function consoleSuite(mode: Mode): void {
       });
     });
 
+    test("a value changed by someone else while the editor is open is not overwritten: the save shows the 412", async (t) => {
+      await page(t, async (p) => {
+        await p.goto(`${origin}/console/`);
+        await openSubmodel(p, "TestAas1", "TechnicalData");
+        const row = rowOf(p, "MaxRotationSpeed");
+        await row.getByRole("button", { name: "Edit MaxRotationSpeed" }).click();
+        await row.getByRole("textbox").fill("1111");
+        // The ETag is read when the editor opens: give it the moment it takes, then change the value elsewhere.
+        await p.waitForTimeout(500);
+        const path = `${element(TECHNICAL_DATA_1, "MaxRotationSpeed")}/$value`;
+        assert.equal((await other.request("PATCH", path, { body: "2222" })).status, 204);
+        await row.getByRole("button", { name: "Save" }).click();
+        await seeText(row.getByRole("alert"), /412|If-Match|revision/i);
+        assert.equal((await other.get(element(TECHNICAL_DATA_1, "MaxRotationSpeed"))).json().value, "2222");
+      });
+    });
+
     test("a value written over OPC UA shows in the open console without a reload", async (t) => {
       await page(t, async (p) => {
         await p.goto(`${origin}/console/`);

@@ -1,9 +1,9 @@
 /**
- * Edits a Property's value: reads the element for its ETag, then PATCH …/$value with If-Match, so
- * a change someone else made meanwhile is not overwritten silently (412 shows instead). The
- * server's Result messages are shown as they are.
+ * Edits a Property's value: reads the element's ETag when the editor opens, then PATCH …/$value
+ * with If-Match, so a change someone else made while the user was typing is not overwritten
+ * silently (412 shows instead). The server's Result messages are shown as they are.
  */
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { request } from "../api.ts";
 import type { Element } from "../model.ts";
 
@@ -17,13 +17,27 @@ export function PropertyEditor({ elementPath, element, onDone }: Props) {
   const [draft, setDraft] = useState(element.value === undefined ? "" : String(element.value));
   const [error, setError] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
+  // The revision the user started from (undefined while it is read).
+  const [opened, setOpened] = useState<string | null | undefined>(undefined);
+  const readEtag = async () =>
+    (await request(elementPath, { headers: { Accept: "application/json" } })).headers.get("ETag");
+
+  useEffect(() => {
+    let open = true;
+    readEtag().then(
+      (etag) => open && setOpened(etag),
+      () => open && setOpened(null),
+    );
+    return () => {
+      open = false;
+    };
+  }, [elementPath]);
 
   const save = async () => {
     setBusy(true);
     setError(undefined);
     try {
-      const current = await request(elementPath, { headers: { Accept: "application/json" } });
-      const etag = current.headers.get("ETag");
+      const etag = opened === undefined || opened === null ? await readEtag() : opened;
       await request(`${elementPath}/$value`, {
         method: "PATCH",
         headers: { "Content-Type": "application/json", ...(etag ? { "If-Match": etag } : {}) },
