@@ -214,13 +214,18 @@ export function applyEnvOverrides(raw: Record<string, unknown>, env: NodeJS.Proc
         entry[0].toLowerCase().startsWith(FAAAST_ENV_PREFIX) && entry[1] !== undefined,
     )
     .sort(([a], [b]) => a.localeCompare(b));
-  for (const [name, text] of [...faaast, ...ours]) {
-    const segments = ours.some(([n]) => n === name)
-      ? name.slice(ENV_PREFIX.length).split("_")
-      : name
-          .slice(FAAAST_ENV_PREFIX.length)
-          .replace(/\[(\d+)\]/g, "_$1")
-          .split("_");
+  const variables = [
+    ...faaast.map(([name, text]) => ({
+      name,
+      text,
+      segments: name
+        .slice(FAAAST_ENV_PREFIX.length)
+        .replace(/\[(\d+)\]/g, "_$1")
+        .split("_"),
+    })),
+    ...ours.map(([name, text]) => ({ name, text, segments: name.slice(ENV_PREFIX.length).split("_") })),
+  ];
+  for (const { name, text, segments } of variables) {
     // Refused like the other variables that name no setting: a warning, since Kubernetes derives
     // TWINPORT_* variables from service names (a service "twinport-prototype" is plausible).
     const forbidden = prototypeSegment(segments);
