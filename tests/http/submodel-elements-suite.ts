@@ -497,6 +497,10 @@ export function submodelElementsSuite(mode: Mode): void {
       );
       assert.equal(await bytes("Box.B"), "Ynll");
       assert.equal(await bytes("Box.L%5B0%5D"), undefined);
+      // The Blob itself PATCHed with null: cleared too.
+      const cleared = await http.request("PATCH", `${path}/submodel-elements/Box.B`, { body: '{"value": null}' });
+      assert.equal(cleared.status, 204, cleared.text);
+      assert.equal(await bytes("Box.B"), undefined);
     });
 
     test("DELETE an element: 204 and gone; later list items move up; If-Match; 404", async () => {

@@ -31,10 +31,8 @@ export function withoutBlobValues<T extends ElementJson>(object: T): T {
  * `"value": null` still clears them. Containers are copied only where a value was put back.
  */
 export function keepBlobValues(current: ElementJson, patched: ElementJson): ElementJson {
-  if (patched.modelType === "Blob") {
-    if (current.modelType !== "Blob" || Object.hasOwn(patched, "value") || current.value === undefined) return patched;
-    return { ...patched, value: current.value };
-  }
+  // Children only: the target itself was merged key by key, so a Blob target without `value` was
+  // cleared by an explicit `null`.
   if (patched.modelType !== current.modelType) return patched;
   const key = patched.modelType === "Submodel" ? containerKey(patched) : childrenKey(patched);
   if (key === undefined || !Array.isArray(patched[key])) return patched;
@@ -46,9 +44,18 @@ export function keepBlobValues(current: ElementJson, patched: ElementJson): Elem
     if (typeof child !== "object" || child === null) return child;
     const counterpart = list ? before[index] : byIdShort.get(child.idShort);
     if (counterpart === undefined) return child;
-    const kept = keepBlobValues(counterpart, child);
+    const kept = keptBlob(counterpart, child);
     changed ||= kept !== child;
     return kept;
   });
   return changed ? { ...patched, [key]: children } : patched;
+}
+
+/** One child of a replaced array: a Blob gets its bytes back, a container is looked into. */
+function keptBlob(current: ElementJson, patched: ElementJson): ElementJson {
+  if (patched.modelType === "Blob") {
+    if (current.modelType !== "Blob" || Object.hasOwn(patched, "value") || current.value === undefined) return patched;
+    return { ...patched, value: current.value };
+  }
+  return keepBlobValues(current, patched);
 }
