@@ -17,15 +17,3 @@ export function refuseContentCoding(header: string | undefined): void {
     `Content-Encoding '${header.slice(0, 100)}' is not supported: send the body without a content coding`,
   );
 }
-
-/**
- * JSON is UTF-8 (RFC 8259 §8.1): a body whose Content-Type declares another charset would be
- * decoded wrongly, so it is refused (415); `charset=utf-8` (any case) is fine.
- */
-export function otherCharsetOf(contentType: string | undefined): string | undefined {
-  if (contentType === undefined) return undefined;
-  const match = /;\s*charset\s*=\s*"?([^";\s]*)"?/i.exec(contentType);
-  if (match === null) return undefined;
-  const charset = match[1]!.toLowerCase();
-  return charset === "utf-8" || charset === "utf8" ? undefined : match[1]!;
-}

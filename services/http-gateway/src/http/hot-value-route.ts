@@ -1,13 +1,12 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Command, Logger, Principal, ProcessMetrics, ReplyError, ReplyOk, StoreClient } from "@twinport/shared";
-import { otherCharsetOf } from "./content-coding.ts";
 import { isAcceptable } from "./content-negotiation.ts";
 import { CORRELATION_ID_HEADER, correlationIdOf } from "./correlation-id.ts";
 import { errorAnswer } from "./error-response.ts";
 import { identifierOf } from "./path-params.ts";
 import { entityTags, etagOf } from "./preconditions.ts";
 import { jsonText, RAW_VALUE } from "./reply-response.ts";
-import { isJsonMediaType } from "./request-body.ts";
+import { isJsonMediaType, otherCharsetOf } from "./request-body.ts";
 import { observeAnswered } from "./request-metrics.ts";
 import { sniHostMatches } from "./sni-host-check.ts";
 
@@ -240,7 +239,7 @@ export function hotValueRoute(deps: HotValueRouteDeps): HotRoute {
       const length = Number(declared);
       if (length === 0 || length > deps.maxRequestBodySize) return false;
       if (headers["idempotency-key"] !== undefined || !isJsonMediaType(headers["content-type"])) return false;
-      // A content coding or a charset other than UTF-8: the general path refuses it (content-coding.ts).
+      // A content coding or a charset other than UTF-8: the general path refuses it (content-coding.ts, request-body.ts).
       if (headers["content-encoding"] !== undefined || otherCharsetOf(headers["content-type"]) !== undefined)
         return false;
     }

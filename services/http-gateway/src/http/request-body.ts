@@ -1,5 +1,4 @@
 import { ApiError, badRequest } from "./api-error.ts";
-import { otherCharsetOf } from "./content-coding.ts";
 import type { GatewayContext } from "./gateway-env.ts";
 
 /**
@@ -48,4 +47,16 @@ const UTF8 = new TextDecoder("utf-8", { fatal: true });
 export function isJsonMediaType(contentType: string | undefined): boolean {
   const type = (contentType ?? "").split(";")[0]!.trim().toLowerCase();
   return type === "application/json" || /^application\/[a-z0-9!#$&^_.-]+\+json$/.test(type);
+}
+
+/**
+ * JSON is UTF-8 (RFC 8259 §8.1): a body whose Content-Type declares another charset would be
+ * decoded wrongly, so it is refused (415); `charset=utf-8` (any case) is fine.
+ */
+export function otherCharsetOf(contentType: string | undefined): string | undefined {
+  if (contentType === undefined) return undefined;
+  const match = /;\s*charset\s*=\s*"?([^";\s]*)"?/i.exec(contentType);
+  if (match === null) return undefined;
+  const charset = match[1]!.toLowerCase();
+  return charset === "utf-8" || charset === "utf8" ? undefined : match[1]!;
 }
