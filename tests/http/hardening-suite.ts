@@ -169,6 +169,28 @@ export function hardeningSuite(mode: Mode): void {
       });
     });
 
+    describe("requests another site's page makes a browser send (CSRF)", () => {
+      const value = `${SUBMODEL}/submodel-elements/MaxRotationSpeed/$value`;
+      test("GET /reset and a PATCH of a value from a foreign page are 403 and change nothing; the server's own pages write", async () => {
+        const before = (await client.get(value)).text;
+        const foreign = { origin: "https://evil.example", "sec-fetch-site": "cross-site" };
+        assertResult(await client.get("/reset", foreign), 403, /another site's page/);
+        assert.equal((await client.get(SUBMODEL)).status, 200, "the model is still there");
+        // The plain $value PATCH (served before Hono where it can be) from a browser too old for Sec-Fetch-Site.
+        const patched = await client.request("PATCH", value, {
+          body: "4242",
+          headers: { "content-type": "application/json", origin: "https://evil.example" },
+        });
+        assertResult(patched, 403);
+        assert.equal((await client.get(value)).text, before, "the value is unchanged");
+        const own = await client.request("PATCH", value, {
+          body: before,
+          headers: { "content-type": "application/json", "sec-fetch-site": "same-origin" },
+        });
+        assert.equal(own.status, 204, own.text);
+      });
+    });
+
     describe("Content-Type of JSON bodies", () => {
       const property = JSON.stringify({ modelType: "Property", idShort: "Typed", valueType: "xs:int", value: "1" });
       test("a JSON write with a type a web page can send without a preflight is 415", async () => {

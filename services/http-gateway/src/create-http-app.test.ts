@@ -277,6 +277,66 @@ describe("createHttpApp: routing, errors and headers", () => {
     assert.equal(wildcard.headers.get("access-control-allow-origin"), "*");
   });
 
+  it("refuses a state-changing request that another site's page makes a browser send (CSRF), and only that", async () => {
+    const fresh = await exampleStore();
+    try {
+      const open = createHttpApp({ store: fresh.store, settings: httpEndpointSettings({}) });
+      const shell = `/api/v3.0/shells/${b64(SHELL_1)}`;
+      const host = { Host: "aas.example:8443" };
+      const crossSite = { ...host, Origin: "https://evil.example", "Sec-Fetch-Site": "cross-site" };
+      // GET /reset (and its pathPrefix or percent-encoded forms) from a foreign page: refused, nothing deleted.
+      for (const path of ["/api/v3.0/reset", "/api/v3.0/reset/", "/api/v3.0/r%65set"]) {
+        assertResult(await call(open, "GET", path, { headers: crossSite }), 403, /another site's page/);
+      }
+      assertResult(
+        await call(open, "GET", "/api/v3.0/reset", { headers: { ...host, "Sec-Fetch-Site": "same-site" } }),
+        403,
+      );
+      assert.equal((await call(open, "GET", shell)).status, 200);
+      // A form POST (multipart: no preflight) and a DELETE, marked cross-site by the browser.
+      const form =
+        '--b\r\nContent-Disposition: form-data; name="file"; filename="m.json"\r\nContent-Type: application/json\r\n\r\n{}\r\n--b--\r\n';
+      assertResult(
+        await call(open, "POST", "/api/v3.0/import", {
+          body: form,
+          headers: { ...crossSite, "Content-Type": "multipart/form-data; boundary=b" },
+        }),
+        403,
+      );
+      assertResult(await call(open, "DELETE", shell, { headers: crossSite }), 403);
+      // A browser too old for Sec-Fetch-Site: its Origin against Host; an opaque origin is foreign.
+      assertResult(await call(open, "DELETE", shell, { headers: { ...host, Origin: "https://evil.example" } }), 403);
+      assertResult(await call(open, "DELETE", shell, { headers: { ...host, Origin: "null" } }), 403);
+      assert.equal((await call(open, "GET", shell)).status, 200, "nothing was deleted");
+      // Reads from anywhere stay as they were (CORS decides whether the page may see them).
+      assert.equal((await call(open, "GET", shell, { headers: crossSite })).status, 200);
+      // This server's own pages (the console), the address bar, and clients that are not browsers.
+      const put = { body: (await call(open, "GET", shell)).text };
+      assert.equal(
+        (await call(open, "PUT", shell, { ...put, headers: { ...host, "Sec-Fetch-Site": "same-origin" } })).status,
+        204,
+      );
+      assert.equal(
+        (await call(open, "PUT", shell, { ...put, headers: { ...host, Origin: "https://aas.example:8443" } })).status,
+        204,
+      );
+      assert.equal((await call(open, "PUT", shell, put)).status, 204);
+      assert.equal(
+        (await call(open, "GET", "/api/v3.0/reset", { headers: { ...host, "Sec-Fetch-Site": "none" } })).status,
+        204,
+      );
+      // An origin that the CORS settings let in may write; another still may not.
+      const withCors = (corsAllowedOrigin: string) =>
+        createHttpApp({ store: fresh.store, settings: httpEndpointSettings({ corsEnabled: true, corsAllowedOrigin }) });
+      const ui = { ...host, Origin: "https://ui.example", "Sec-Fetch-Site": "cross-site" };
+      assert.equal((await call(withCors("https://ui.example"), "DELETE", shell, { headers: ui })).status, 404);
+      assertResult(await call(withCors("https://ui.example"), "DELETE", shell, { headers: crossSite }), 403);
+      assert.equal((await call(withCors("*"), "DELETE", shell, { headers: crossSite })).status, 404);
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it("responses carry no server software or version headers", async () => {
     const answer = await call(app(), "GET", `/api/v3.0/shells/${b64(SHELL_1)}`);
     assert.deepEqual([...answer.headers.keys()].sort(), ["content-type", "etag", "x-correlation-id"]);

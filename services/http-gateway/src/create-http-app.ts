@@ -15,6 +15,7 @@ import { apiRequestChecks } from "./http/api-request-checks.ts";
 import { API_PREFIX, type ApiRoute, MethodNotAllowed, mountApiRoutes } from "./http/api-routes.ts";
 import { commandSender } from "./http/command-sender.ts";
 import { corsPolicy } from "./http/cors-policy.ts";
+import { crossSiteRequestGuard } from "./http/cross-site-requests.ts";
 import { errorResponse } from "./http/error-response.ts";
 import { type GatewayContext, incomingMessageOf } from "./http/gateway-env.ts";
 import { HOT_VALUE_ROUTE, type HotRoute, hotValueRoute } from "./http/hot-value-route.ts";
@@ -102,6 +103,8 @@ export function createHttpServing(deps: HttpAppDeps): HttpServing {
   app.use("*", requestFrame(deps.metrics, deps.logger));
   if (settings.sslEnabled && settings.sniEnabled) app.use("*", sniHostCheck());
   if (settings.corsEnabled) app.use("*", corsPolicy(settings));
+  // After CORS (a preflight is answered there), before anything reads a body or runs a command.
+  app.use("*", crossSiteRequestGuard(settings));
   // Who asks (bearer token, client certificate, or anonymous): after CORS (a preflight carries no
   // credentials), before any body is read.
   if (deps.security)

@@ -4,7 +4,7 @@ import type { HttpEndpointSettings } from "../http-endpoint-settings.ts";
 
 /** The endpoint's cors* settings as response headers, and answers to preflight OPTIONS requests. */
 export function corsPolicy(settings: HttpEndpointSettings): MiddlewareHandler {
-  const origins = list(settings.corsAllowedOrigin);
+  const origins = corsOriginsOf(settings);
   return cors({
     // One origin or "*" is sent as configured; with several, the matching request origin is echoed.
     origin: origins.length === 1 ? origins[0] : origins,
@@ -15,6 +15,11 @@ export function corsPolicy(settings: HttpEndpointSettings): MiddlewareHandler {
     maxAge: settings.corsMaxAge,
     credentials: settings.corsAllowCredentials,
   });
+}
+
+/** The origins corsAllowedOrigin names ("*" for any). */
+export function corsOriginsOf(settings: HttpEndpointSettings): string[] {
+  return list(settings.corsAllowedOrigin);
 }
 
 function list(commaSeparated: string): string[] {

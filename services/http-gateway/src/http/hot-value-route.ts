@@ -242,6 +242,8 @@ export function hotValueRoute(deps: HotValueRouteDeps): HotRoute {
       // A content coding or a charset other than UTF-8: the general path refuses it (content-coding.ts, request-body.ts).
       if (headers["content-encoding"] !== undefined || otherCharsetOf(headers["content-type"]) !== undefined)
         return false;
+      // A browser's PATCH (it names its site or origin): the general path's cross-site check decides (cross-site-requests.ts).
+      if (headers["sec-fetch-site"] !== undefined || headers.origin !== undefined) return false;
     }
     // Node keeps the first of two Content-Types, Content-Lengths or Hosts; the web Headers the
     // general path reads joins them (and then refuses them): such requests are its to answer.
