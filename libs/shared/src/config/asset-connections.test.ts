@@ -194,6 +194,22 @@ describe("HTTP asset connection", () => {
     assert.match(all, /jq queries/);
     assert.equal(issues.length, 6, all);
   });
+
+  test("a write or operation method is an HTTP method: any token but CONNECT, as written", () => {
+    const connection = (writeMethod: unknown, method: unknown) => ({
+      "@class": "assetconnection.http.HttpAssetConnection",
+      baseUrl: "http://x",
+      valueProviders: { "(Submodel)u, (Property)p": { format: "JSON", path: "/p", writeMethod } },
+      operationProviders: { "(Submodel)u, (Operation)o": { format: "JSON", path: "/o", method } },
+    });
+    const [loaded] = load(connection("PATCH", "M-SEARCH")) as HttpAssetConnectionConfig[];
+    assert.equal(loaded!.valueProviders["(Submodel)u, (Property)p"]!.writeMethod, "PATCH");
+    assert.equal(loaded!.operationProviders["(Submodel)u, (Operation)o"]!.method, "M-SEARCH");
+    const all = errors(connection("PUT /x", "connect")).join("\n");
+    assert.match(all, /valueProviders\.\(Submodel\)u, \(Property\)p\.writeMethod': expected an HTTP method/);
+    assert.match(all, /operationProviders\.\(Submodel\)u, \(Operation\)o\.method': CONNECT opens a tunnel/);
+    assert.match(errors(connection("", "POST")).join("\n"), /writeMethod': expected an HTTP method/);
+  });
 });
 
 describe("OPC UA asset connection", () => {

@@ -120,6 +120,21 @@ function providerMap<T extends z.ZodType>(provider: T) {
 
 // ---- HTTP (docs/reference/faaast-asset-connections.md §3)
 
+/**
+ * A request method: an RFC 9110 token (Node's client refuses anything else, but only when the
+ * request is made), and not CONNECT, which opens a tunnel instead of sending a payload.
+ */
+const httpMethod = (fallback: string) =>
+  withDefault(
+    z
+      .string()
+      .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, { error: "expected an HTTP method such as PUT, POST or PATCH" })
+      .refine((method) => method.toUpperCase() !== "CONNECT", {
+        error: "CONNECT opens a tunnel and sends no payload; use PUT, POST or PATCH",
+      }),
+    fallback,
+  );
+
 const httpPath = z.preprocess(nullToUndefined, z.string());
 
 export const httpValueProviderSchema = z.strictObject({
@@ -127,7 +142,7 @@ export const httpValueProviderSchema = z.strictObject({
   path: httpPath,
   query: querySchema,
   template: optional(text),
-  writeMethod: withDefault(z.string().min(1), "PUT"),
+  writeMethod: httpMethod("PUT"),
   headers: headersSchema,
   readWriteMode: withDefault(z.enum(READ_WRITE_MODES), "READ_WRITE"),
   readInterval: readIntervalSchema,
@@ -145,7 +160,7 @@ export const httpSubscriptionProviderSchema = z.strictObject({
 export const httpOperationProviderSchema = z.strictObject({
   format: formatSchema,
   path: httpPath,
-  method: withDefault(z.string().min(1), "POST"),
+  method: httpMethod("POST"),
   template: optional(text),
   /** Output or inoutput idShort → JSONPath into the response body. */
   queries: withDefault(z.record(z.string(), z.string()), {}),

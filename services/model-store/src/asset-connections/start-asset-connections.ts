@@ -13,6 +13,7 @@ import {
 } from "../asset-interfaces/aimc-processor.ts";
 import { AssetConnectionManager, CONFIG_OWNER, type OwnedConnectionStatus } from "./asset-connection-manager.ts";
 import type { Log } from "./asset-connection-types.ts";
+import { checkConnectionNodeIds } from "./check-node-ids.ts";
 import { checkConnectionQueries } from "./check-queries.ts";
 import { driverFor } from "./connection-drivers.ts";
 import type { ConnectionLeases } from "./connection-lease.ts";
@@ -61,6 +62,7 @@ export interface RunningAssetConnections {
  */
 export async function startAssetConnections(options: AssetConnectionsOptions): Promise<RunningAssetConnections> {
   checkConnectionQueries(options.connections);
+  checkConnectionNodeIds(options.connections);
   const manager = new AssetConnectionManager({
     store: options.store,
     bus: options.bus,
