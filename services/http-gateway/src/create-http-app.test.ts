@@ -337,6 +337,24 @@ describe("createHttpApp: routing, errors and headers", () => {
     }
   });
 
+  it("HEAD /reset is 405 and deletes nothing (Hono would run the GET handler for it)", async () => {
+    const fresh = await exampleStore();
+    try {
+      const open = createHttpApp({ store: fresh.store, settings: httpEndpointSettings({}) });
+      const head = await call(open, "HEAD", "/api/v3.0/reset");
+      assert.equal(head.status, 405);
+      assert.equal(head.headers.get("allow"), "GET, DELETE");
+      assert.equal((await call(open, "GET", `/api/v3.0/shells/${b64(SHELL_1)}`)).status, 200, "nothing was deleted");
+      const put = await call(open, "PUT", "/api/v3.0/reset");
+      assertResult(put, 405);
+      assert.equal(put.headers.get("allow"), "GET, DELETE");
+      // HEAD of an ordinary GET is still served.
+      assert.equal((await call(open, "HEAD", `/api/v3.0/shells/${b64(SHELL_1)}`)).status, 200);
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it("responses carry no server software or version headers", async () => {
     const answer = await call(app(), "GET", `/api/v3.0/shells/${b64(SHELL_1)}`);
     assert.deepEqual([...answer.headers.keys()].sort(), ["content-type", "etag", "x-correlation-id"]);

@@ -11,6 +11,11 @@ export interface ApiOperation {
   method: HttpMethod;
   /** Profiles that contain this operation (see profiles.ts). */
   profiles: readonly string[];
+  /**
+   * A GET that changes the model (only `GET /reset`, spec §4.2). Hono answers HEAD with the GET
+   * handler; a link checker's or probe's HEAD must not wipe the store, so HEAD is 405 here.
+   */
+  changesState?: true;
   handle(c: GatewayContext): Promise<Response>;
 }
 
@@ -29,15 +34,24 @@ export function mountApiRoutes(app: Hono, routes: readonly ApiRoute[], enabledPr
   for (const route of routes) {
     const path = `${API_PREFIX}${route.path}`;
     const served = route.operations.filter((operation) => isServed(operation.profiles, enabledProfiles));
-    for (const operation of served) app.on(operation.method, path, (c) => operation.handle(c));
+    const methods = served.map((operation) => operation.method);
+    const headServed = served.some((operation) => operation.method === "GET" && !operation.changesState);
+    const allow = [...methods, ...(headServed ? ["HEAD"] : [])].join(", ");
+    for (const operation of served) {
+      const handle = operation.changesState
+        ? (c: GatewayContext) => {
+            if (c.req.method === "HEAD") throw new MethodNotAllowed("HEAD", allow);
+            return operation.handle(c);
+          }
+        : (c: GatewayContext) => operation.handle(c);
+      app.on(operation.method, path, handle);
+    }
     if (served.length === 0) {
       app.all(path, () => {
         throw ApiError.of("not-found", "This path is not served by this endpoint (see its profiles)");
       });
       continue;
     }
-    const methods = served.map((operation) => operation.method);
-    const allow = [...methods, ...(methods.includes("GET") ? ["HEAD"] : [])].join(", ");
     app.all(path, (c) => {
       throw new MethodNotAllowed(c.req.method, allow);
     });

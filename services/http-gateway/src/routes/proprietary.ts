@@ -38,7 +38,7 @@ export function proprietaryRoutes({ send }: RouteDeps): ApiRoute[] {
     {
       path: "/reset",
       operations: [
-        { method: "GET", profiles: FAAAST_RESET, handle: reset },
+        { method: "GET", profiles: FAAAST_RESET, changesState: true, handle: reset },
         { method: "DELETE", profiles: FAAAST_RESET, handle: reset },
       ],
     },
