@@ -635,7 +635,7 @@ export function submodelElementsSuite(mode: Mode): void {
       assert.equal((await patch("Dimensions", '{"Width": 1, "Nested": {"Depth": 2}}')).status, 204);
       assert.equal((await patch("TemperatureRange", '{"max": 90}')).status, 204);
       assert.equal((await patch("ProductName", '{"de": "Pumpe", "fr": "Pompe"}')).status, 204);
-      assert.equal((await patch("Tags", '["x"]')).status, 204);
+      assert.equal((await patch("Tags", '["x", "test"]')).status, 204);
       assert.equal(
         (await other.get(`${path}/submodel-elements/Big/$value`)).text,
         '{"Big":0.100000000000000000000000000001}',
@@ -651,6 +651,9 @@ export function submodelElementsSuite(mode: Mode): void {
       for (const [idShortPath, body] of [
         ["Dimensions", '{"Width": 3, "Depth": 4}'],
         ["Tags", '["a", "b", "c"]'],
+        // An array is replaced whole and a PATCH removes no item: a shorter one is refused too.
+        ["Tags", '["a"]'],
+        ["Tags", "[]"],
         ["Stamp", '"2026-13-01T00:00:00"'],
         ["Day", '"Monday"'],
         ["MaxRotationSpeed", "1.5"],

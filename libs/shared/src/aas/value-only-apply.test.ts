@@ -98,30 +98,33 @@ test("collections update existing children only; unknown keys are errors", () =>
   rejects(dimensions, "[1]", "Dimensions");
 });
 
-test("lists can be patched with as many items as exist or fewer, never more", () => {
+test("a list's array is replaced whole: exactly as many items as exist, never fewer or more (spec §4.4.2)", () => {
   const tags = exampleElement("Tags");
-  assert.deepEqual(
-    patch(tags, '["first"]').value.map((item: Json) => item.value),
-    ["first", "test"],
-  );
   assert.deepEqual(
     patch(tags, '["a", "b"]').value.map((item: Json) => item.value),
     ["a", "b"],
   );
+  // A shorter array used to patch the first items and keep the rest.
+  rejects(tags, '["first"]', "Tags");
+  rejects(tags, "[]", "Tags");
   rejects(tags, '["a", "b", "c"]', "Tags");
   rejects(tags, '{"0": "a"}', "Tags");
   const matrix = richElement("Matrix");
-  const patched = patch(matrix, "[[10], [30, 40]]");
+  const patched = patch(matrix, "[[10, 20], [30, 40]]");
   assert.deepEqual(
     patched.value.map((row: Json) => row.value.map((item: Json) => item.value)),
     [
-      ["10", "2"],
+      ["10", "20"],
       ["30", "40"],
     ],
   );
-  rejects(matrix, "[[1, 2, 3]]", "Matrix[0]");
-  rejects(matrix, '[[1], ["x"]]', "Matrix[1][0]");
-  assert.equal(patch(richElement("Records"), '[{"A": "z"}]').value[0].value[0].value, "z");
+  rejects(matrix, "[[10], [30, 40]]", "Matrix[0]");
+  rejects(matrix, "[[1, 2, 3], [3, 4]]", "Matrix[0]");
+  rejects(matrix, '[[1, 2], [3, "x"]]', "Matrix[1][1]");
+  const records = richElement("Records");
+  const items = records.value.length;
+  const body = JSON.stringify(Array.from({ length: items }, (_, index) => (index === 0 ? { A: "z" } : {})));
+  assert.equal(patch(records, body).value[0].value[0].value, "z");
 });
 
 test("MultiLanguageProperty takes the array form and a single object", () => {

@@ -139,8 +139,13 @@ function applyTo(element: ElementJson, value: unknown, path: string): void {
     case "SubmodelElementList": {
       if (!Array.isArray(value)) throw fail(path, "expected an array (a SubmodelElementList's value)");
       const items = getChildren(element);
-      if (value.length > items.length) {
-        throw fail(path, `the list has ${items.length} item(s); a PATCH cannot add items (got ${value.length})`);
+      // An array is replaced whole (merge patch, spec §4.4.2), and a PATCH adds and removes no
+      // elements: so it names every item. A shorter array used to patch a prefix and keep the rest.
+      if (value.length !== items.length) {
+        throw fail(
+          path,
+          `the list has ${items.length} item(s) and an array is replaced whole: send all ${items.length} (got ${value.length}); a PATCH cannot add or remove items`,
+        );
       }
       value.forEach((item, index) => applyTo(items[index], item, `${path}[${index}]`));
       return;
