@@ -266,7 +266,7 @@ describe("createHttpApp: routing, errors and headers", () => {
     });
     assert.equal(get.status, 200);
     assert.equal(get.headers.get("access-control-allow-origin"), "https://ui.example");
-    assert.equal(get.headers.get("access-control-expose-headers"), "Location,ETag,Twinport-Warning");
+    assert.equal(get.headers.get("access-control-expose-headers"), "Location,ETag");
     const error = await call(cors, "GET", "/api/v3.0/shells/%%", { headers: { Origin: "https://ui.example" } });
     assert.equal(error.headers.get("access-control-allow-origin"), "https://ui.example");
     const stranger = await call(cors, "GET", "/api/v3.0/shells", { headers: { Origin: "https://evil.example" } });
@@ -275,6 +275,8 @@ describe("createHttpApp: routing, errors and headers", () => {
       headers: { Origin: "https://any.example" },
     });
     assert.equal(wildcard.headers.get("access-control-allow-origin"), "*");
+    // corsExposedHeaders defaults to empty (spec §2.3): nothing is exposed that was not configured.
+    assert.equal(wildcard.headers.get("access-control-expose-headers"), null);
   });
 
   it("refuses a state-changing request that another site's page makes a browser send (CSRF), and only that", async () => {

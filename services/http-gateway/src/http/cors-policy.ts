@@ -10,8 +10,9 @@ export function corsPolicy(settings: HttpEndpointSettings): MiddlewareHandler {
     origin: origins.length === 1 ? origins[0] : origins,
     allowMethods: list(settings.corsAllowedMethods),
     allowHeaders: list(settings.corsAllowedHeaders),
-    // Twinport-Warning carries what a 200 could not say in its body (see routes/serialization.ts).
-    exposeHeaders: [...list(settings.corsExposedHeaders), "Twinport-Warning"],
+    // Exactly as configured (spec §2.3: default empty). A web application on another origin that
+    // reads Twinport-Warning (routes/serialization.ts) or ETag names them in corsExposedHeaders.
+    exposeHeaders: list(settings.corsExposedHeaders),
     maxAge: settings.corsMaxAge,
     credentials: settings.corsAllowCredentials,
   });
