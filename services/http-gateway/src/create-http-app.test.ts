@@ -112,10 +112,24 @@ describe("createHttpApp: routing, errors and headers", () => {
     assert.match(shown.json.messages[1].text, /secret internals[\s\S]*at /);
   });
 
-  it("includeErrorDetails adds nothing to ordinary 4xx errors without a stack", async () => {
-    const answer = await call(app({ includeErrorDetails: true }), "GET", `/api/v3.0/shells/${b64("urn:none")}`);
-    assertResult(answer, 404);
-    assert.equal(answer.json.messages.length, 1);
+  it("includeErrorDetails adds the stack of where a 4xx was raised as an Exception message (spec §7.1); off, nothing", async () => {
+    for (const [path, status] of [
+      [`/api/v3.0/shells/${b64("urn:none")}`, 404],
+      ["/api/v3.0/shells/%%", 400],
+      [`/api/v3.0/shells/${b64(SHELL_1)}?level=deep`, 400],
+    ] as const) {
+      const answer = await call(app({ includeErrorDetails: true }), "GET", path);
+      assertResult(answer, status);
+      assert.deepEqual(
+        answer.json.messages.map((message: { messageType: string }) => message.messageType),
+        ["Error", "Exception"],
+        path,
+      );
+      assert.match(answer.json.messages[1].text, /\n\s+at /);
+      const plain = await call(app(), "GET", path);
+      assertResult(plain, status);
+      assert.equal(plain.json.messages.length, 1);
+    }
   });
 
   it("X-Correlation-Id: echoed when given, generated when absent or unusable", async () => {

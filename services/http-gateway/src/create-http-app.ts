@@ -187,7 +187,14 @@ export function createHttpServing(deps: HttpAppDeps): HttpServing {
  */
 function hotRouteOf(deps: HttpAppDeps, routes: readonly ApiRoute[]): { hotRoute?: HotRoute } {
   const { settings } = deps;
-  if (deps.hotRoutes === false || settings.corsEnabled || deps.security?.authentication.clientCertificates) return {};
+  // includeErrorDetails (a debugging setting) wants every error's stack, which only the general path has.
+  if (
+    deps.hotRoutes === false ||
+    settings.corsEnabled ||
+    settings.includeErrorDetails ||
+    deps.security?.authentication.clientCertificates
+  )
+    return {};
   const route = routes.find((candidate) => `${API_PREFIX}${candidate.path}` === HOT_VALUE_ROUTE);
   const served = (method: string) =>
     route?.operations.some(
@@ -212,7 +219,12 @@ function hotRouteOf(deps: HttpAppDeps, routes: readonly ApiRoute[]): { hotRoute?
 }
 
 function replyErrorOf(error: unknown, c: GatewayContext): ReplyError {
-  if (error instanceof ApiError) return error.error;
+  // A client error carries the stack of where it was raised, shown only with includeErrorDetails
+  // (spec §7.1: "a stack trace is added to error responses"), as FA³ST shows its exceptions'.
+  if (error instanceof ApiError)
+    return error.error.stack === undefined && error.stack !== undefined
+      ? { ...error.error, stack: error.stack }
+      : error.error;
   // The body could not be read because the client broke the HTTP framing (Node's parser refused
   // it and answered 400 on the socket, see client-error.ts): the client's fault, counted as such.
   const incoming = incomingMessageOf(c);

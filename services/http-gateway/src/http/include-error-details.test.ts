@@ -57,9 +57,13 @@ describe("includeErrorDetails", () => {
       assert.deepEqual(Object.keys(message).sort(), ["code", "messageType", "text", "timestamp"]);
   });
 
-  it("on, for a client error: no stack (there is none to show)", async () => {
+  it("on, for a client error: the stack of where it was raised, as the Exception message", async () => {
     const app = createHttpApp({ store, settings: httpEndpointSettings({ includeErrorDetails: true }) });
-    assertResult(await call(app, "GET", `/api/v3.0/shells/${b64("urn:nothing")}`), 404);
-    assert.equal((await call(app, "GET", `/api/v3.0/shells/${b64("urn:nothing")}`)).json.messages.length, 1);
+    const answer = await call(app, "GET", `/api/v3.0/shells/${b64("urn:nothing")}`);
+    assertResult(answer, 404);
+    assert.deepEqual(
+      answer.json.messages.map((m: { messageType: string }) => m.messageType),
+      ["Error", "Exception"],
+    );
   });
 });
