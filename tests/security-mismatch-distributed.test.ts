@@ -122,3 +122,41 @@ test("an opcua-gateway without security still serves a model-store without secur
   ]);
   assert.deepEqual(gateway.details.opcua, [`opc.tcp://127.0.0.1:${port}`]);
 });
+
+test("an http-gateway without security in front of a secured model-store refuses the event stream (403); REST stays anonymous", async () => {
+  await role("model-store", { security: SECURITY }, ["-m", EXAMPLE_MODEL]);
+  const port = await freePort();
+  await role("http-gateway", {
+    endpoints: [{ "@class": "endpoint.http.HttpEndpoint", port, host: "127.0.0.1", sslEnabled: false }],
+  });
+  const http = createHttpClient(`http://127.0.0.1:${port}/api/v3.0`);
+  try {
+    // It would otherwise replay every event of every submodel, the secured ones included.
+    const events = await http.get("/events?after=0");
+    assert.equal(events.status, 403, events.text);
+    assert.match(events.json().messages[0].text, /no security section/);
+    // Requests are anonymous and the store's rules decide, as before.
+    const identification = Buffer.from("https://example.org/submodels/identification-1").toString("base64url");
+    const technical = Buffer.from("https://example.org/submodels/technical-data-1").toString("base64url");
+    assert.equal((await http.get(`/submodels/${identification}`)).status, 403);
+    assert.equal((await http.get(`/submodels/${technical}`)).status, 200);
+  } finally {
+    http.close();
+  }
+});
+
+test("an http-gateway without security in front of a model-store without security streams events (the open default)", async () => {
+  await role("model-store", undefined, ["-m", EXAMPLE_MODEL]);
+  const port = await freePort();
+  await role("http-gateway", {
+    endpoints: [{ "@class": "endpoint.http.HttpEndpoint", port, host: "127.0.0.1", sslEnabled: false }],
+  });
+  const controller = new AbortController();
+  try {
+    const response = await fetch(`http://127.0.0.1:${port}/api/v3.0/events?after=0`, { signal: controller.signal });
+    assert.equal(response.status, 200);
+    assert.match(response.headers.get("content-type") ?? "", /text\/event-stream/);
+  } finally {
+    controller.abort();
+  }
+});

@@ -22,6 +22,7 @@ import {
   withStreamsFrom,
 } from "@twinport/shared";
 import { EventHub } from "./events/event-hub.ts";
+import { unsecuredGatewayCheck } from "./events/unsecured-gateway-check.ts";
 import { type RunningHttpEndpoint, startHttpEndpoint } from "./start-http-endpoint.ts";
 
 /** The path every AAS API URL starts with (spec §4.1). */
@@ -83,7 +84,11 @@ export async function startHttpGateway(config: TwinportConfig, options: HttpGate
     bus,
     store: remote,
     settings: eventsConfigOf(config.events),
-    ...(config.security ? { policy: compileAccessPolicy(config.security.rules) } : {}),
+    ...(config.security
+      ? { policy: compileAccessPolicy(config.security.rules) }
+      : {
+          checkUnfilteredStream: unsecuredGatewayCheck(remote, (line) => logger?.warn({ component: "events" }, line)),
+        }),
   });
   const started: RunningHttpEndpoint[] = [];
   // Graceful: the endpoints drain their in-flight requests first, which still need NATS to answer.

@@ -11,3 +11,4 @@ export * from "./nats-event-bus.ts";
 export * from "./nats-store-client.ts";
 export * from "./read-cache.ts";
 export * from "./revalidated-reads.ts";
+export * from "./store-access-stance.ts";

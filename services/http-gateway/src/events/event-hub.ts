@@ -28,6 +28,11 @@ export interface EventHubDeps {
   settings: EventsConfig;
   /** With a security section: the compiled rules each stream filters by (docs/adr/0024). */
   policy?: AccessPolicy;
+  /**
+   * Without one, in distributed mode: throws when a stream must not open (the model-store has rules
+   * this process cannot filter by; unsecured-gateway-check.ts).
+   */
+  checkUnfilteredStream?: () => Promise<void>;
 }
 
 export type EventLogPage = CommandResult<"GetEvents">;

@@ -27,7 +27,7 @@ export function eventRoutes(hub: EventHub | undefined): ApiRoute[] {
             if (hub === undefined) throw ApiError.of("unavailable", "This process does not serve the event stream");
             const filter = readEventFilter(c);
             const after = positionOf(c);
-            const read = readGrants(c, hub);
+            const read = await readGrants(c, hub);
             // Stopping: a request on a connection still open while this server drains gets the
             // stream's goodbye, not an error status (after which an EventSource never reconnects).
             if (hub.isClosed)
@@ -93,10 +93,13 @@ function expiryOf(c: GatewayContext): { expiresAt?: number } {
 /**
  * With a security section: what the caller may read, from the same compiled rules the engine uses
  * (docs/adr/0024). A caller granted nothing readable is refused like any other read (anonymous:
- * 401 with a challenge, otherwise 403).
+ * 401 with a challenge, otherwise 403). Without one: unfiltered, unless the model-store has rules.
  */
-function readGrants(c: GatewayContext, hub: EventHub) {
-  if (hub.policy === undefined) return undefined;
+async function readGrants(c: GatewayContext, hub: EventHub) {
+  if (hub.policy === undefined) {
+    await hub.deps.checkUnfilteredStream?.();
+    return undefined;
+  }
   const read = hub.policy.grantsOf(principalOf(c) ?? ANONYMOUS).right("READ");
   if (read.grantsNothing)
     throw ApiError.of("forbidden", "READ is not granted on anything; the event stream would be empty");

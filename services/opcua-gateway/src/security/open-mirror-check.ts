@@ -1,4 +1,4 @@
-import { ANONYMOUS, ConfigError, isNoSecuritySectionReply, type StoreClient } from "@twinport/shared";
+import { ConfigError, type StoreClient, storeAccessStance } from "@twinport/shared";
 
 const CHECK_TIMEOUT_MS = 60_000;
 
@@ -6,23 +6,19 @@ const CHECK_TIMEOUT_MS = 60_000;
  * An opcua-gateway without a security section builds its mirror with SYSTEM reads and serves it to
  * every session unchecked. In front of a model-store that enforces rules, every value would be
  * readable by anyone (an anonymous session read what the rules granted nobody). So before serving,
- * ask the store as an anonymous caller for what only READ on everything may see, the event log:
- * - a store without rules refuses any caller's principal (command-responder.ts): nothing to leak;
- * - a store whose rules let anonymous read everything answers: the mirror shows no more than that;
- * - anything else (refused, or no answer that says which) means this gateway must not serve.
+ * ask the store whether it does (storeAccessStance): open (no rules, or anonymous reads everything)
+ * is fine; secured, or no answer that says which, means this gateway must not serve.
  */
 export async function refuseOpenMirrorOfSecuredStore(store: StoreClient): Promise<void> {
-  const reply = await store.execute(
-    { type: "GetEvents", params: { after: 0, limit: 1 }, origin: "opcua", principal: ANONYMOUS },
-    { deadline: Date.now() + CHECK_TIMEOUT_MS },
-  );
-  if (reply.ok || isNoSecuritySectionReply(reply)) return;
-  if (reply.error.code === "forbidden") {
+  let stance: "open" | "secured";
+  try {
+    stance = await storeAccessStance(store, "opcua", CHECK_TIMEOUT_MS);
+  } catch (error) {
+    throw new Error(`The opcua-gateway ${(error as Error).message}; not serving an unchecked mirror`);
+  }
+  if (stance === "secured") {
     throw new ConfigError(
       "The model-store enforces access rules, but this opcua-gateway has no security section: its mirror would show every value to every session. Give every role the same security section.",
     );
   }
-  throw new Error(
-    `The opcua-gateway cannot tell whether the model-store enforces access rules (${reply.error.code}: ${reply.error.message}); not serving an unchecked mirror`,
-  );
 }
