@@ -160,3 +160,21 @@ test("an http-gateway without security in front of a model-store without securit
     controller.abort();
   }
 });
+
+test("an opcua-gateway started before any model-store waits for one (as compose and Kubernetes start them), then serves", async () => {
+  const port = await freePort();
+  const args = [
+    "--endpoint",
+    "opcua",
+    `endpoints[0].tcpPort=${port}`,
+    "endpoints[0].host=127.0.0.1",
+    "endpoints[0].hostname=127.0.0.1",
+    "endpoints[0].secondsTillShutdown=0",
+  ];
+  // It exited at once with "no model-store serves GetEvents" before.
+  const gateway = role("opcua-gateway", undefined, args);
+  await new Promise((resolve) => setTimeout(resolve, 4_000));
+  await role("model-store", undefined, ["-m", EXAMPLE_MODEL]);
+  const started = await gateway;
+  assert.deepEqual(started.details.opcua, [`opc.tcp://127.0.0.1:${port}`]);
+});

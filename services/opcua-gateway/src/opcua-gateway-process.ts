@@ -69,7 +69,10 @@ export async function startOpcuaGatewayProcess(
   };
   try {
     // Without rules of its own, the gateway must not serve a SYSTEM-built mirror of a secured store.
-    if (config.security === undefined) await refuseOpenMirrorOfSecuredStore(store);
+    if (config.security === undefined)
+      await refuseOpenMirrorOfSecuredStore(store, (line) =>
+        logger ? logger.warn({ component: "opcua" }, line) : options.log?.(line),
+      );
     for (const endpoint of endpoints) {
       // startOpcuaGateway resolves once the address space is built from a store snapshot.
       const gateway = await startOpcuaGateway({
