@@ -112,5 +112,35 @@ export function faultModelStoreSuite({ secured }: { secured: boolean }): void {
       t.diagnostic(`after SIGCONT the store answers again within ${Date.now() - started} ms`);
       assert.equal(status, 200);
     });
+
+    test("a write answered 504 while its model-store stood still is not written when the store resumes", async (t) => {
+      const store = cluster.stores[1]!;
+      const gateway = cluster.gateways[0]!.client;
+      const path = `/submodels/${encodeBase64Url("https://example.org/submodels/technical-data-1")}/submodel-elements/MaxRotationSpeed/$value`;
+      const json = { ...cluster.authHeaders, "content-type": "application/json" };
+      const before = (await gateway.get(path, cluster.authHeaders)).text;
+      process.kill(store.child.pid!, "SIGSTOP");
+      let late: { status: number };
+      try {
+        late = await gateway.request("PATCH", path, { body: "4711", headers: json });
+        // Its gateway has given up; the command waits in the stopped process's socket meanwhile.
+        await sleep(REQUEST_TIMEOUT_MS);
+      } finally {
+        process.kill(store.child.pid!, "SIGCONT");
+      }
+      assert.equal(late.status, 504);
+      // The store reads the queued command as it resumes: counted from when it may have arrived, its
+      // budget is spent, so it is answered without being written (it was written before).
+      const started = Date.now();
+      while (Date.now() - started < 5000 && (await gateway.get(path, cluster.authHeaders)).status !== 200)
+        await sleep(50);
+      await sleep(500);
+      const now = (await gateway.get(path, cluster.authHeaders)).text;
+      t.diagnostic(`value before ${before}, after the store resumed ${now}`);
+      assert.equal(now, before, "the write answered 504 was not applied later");
+      const written = await gateway.request("PATCH", path, { body: "4712", headers: json });
+      assert.equal(written.status, 204, written.text);
+      assert.match((await gateway.get(path, cluster.authHeaders)).text, /4712/);
+    });
   });
 }

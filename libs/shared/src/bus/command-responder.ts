@@ -26,6 +26,7 @@ import {
 import type { CommandHandler } from "../engine/ports/index.ts";
 import { type BatchReply, decodeCommandBatch, encodeReplyBatch } from "./batch-wire.ts";
 import { ChunkAssembler, chunkBytesFor, isChunkedRequest, publishChunks, UPLOAD_HEADER } from "./chunking.ts";
+import { watchLoop } from "./loop-watch.ts";
 import { publishBatchFor } from "./publish-batch.ts";
 import { announceReplica } from "./replica-routing.ts";
 import { replyForThrown } from "./reply-for-thrown.ts";
@@ -98,6 +99,11 @@ export async function serveCommandsOverNats(options: CommandResponderOptions): P
   const directPrefix = `${REPLICA_COMMAND_PREFIX}.${replicaId}.`;
 
   const acceptBatches = options.acceptBatches !== false;
+  // A budget counts from when the command may have arrived, not from when it is read: after this
+  // process stood still (SIGSTOP, a VM stall), the commands that queued meanwhile have waited, and
+  // their gateways may have answered 504 and routed the submodel to another replica (ADR 0027);
+  // run now, they would land on top of writes acknowledged since (docs/adr/0017).
+  const loop = watchLoop();
 
   const track = (work: Promise<void>) => {
     inFlight.add(work);
@@ -133,7 +139,7 @@ export async function serveCommandsOverNats(options: CommandResponderOptions): P
     const replyTo = msg.reply;
     if (!replyTo) return; // not a request: nobody waits for an answer
     const budget = budgetOf(msg);
-    const deadline = budget === undefined ? undefined : Date.now() + budget;
+    const deadline = budget === undefined ? undefined : loop.lastTurn() + budget;
     const body = isChunkedRequest(msg) ? await receiveUpload(replyTo, deadline) : msg.data;
     if (msg.headers?.has(STREAM_HEADER))
       return answerStreamed(replyTo, await execute(msg.subject, body, deadline, runStreamed));
@@ -158,7 +164,7 @@ export async function serveCommandsOverNats(options: CommandResponderOptions): P
       const message = `undecodable command batch: ${(error as Error).message}`;
       return sendReply(replyTo, { ok: false, error: { code: "bad-request", message } }, undefined);
     }
-    const arrived = Date.now();
+    const arrived = loop.lastTurn();
     let done: BatchReply[] = [];
     const answerDone = () => {
       const answers = done;
@@ -167,10 +173,11 @@ export async function serveCommandsOverNats(options: CommandResponderOptions): P
     };
     await Promise.all(
       items.map(async (item, index) => {
+        const deadline = arrived + item.budgetMs;
         const reply = await executeDecoded(
           () => checkedCommand(item.command, undefined),
-          arrived + item.budgetMs,
-          (command) => handler.execute(command),
+          deadline,
+          (command) => handler.execute(command, { deadline }),
         );
         if (done.length === 0) batch.beforeFlush(answerDone);
         done.push({ index, data: encodedReply(reply, item.rawValue) });
@@ -205,7 +212,8 @@ export async function serveCommandsOverNats(options: CommandResponderOptions): P
     subject: string,
     body: Uint8Array,
     deadline: number | undefined,
-    run: (command: Command) => Promise<Reply<unknown>> = (command) => handler.execute(command),
+    run: (command: Command) => Promise<Reply<unknown>> = (command) =>
+      handler.execute(command, deadline === undefined ? undefined : { deadline }),
   ): Promise<Reply<unknown>> {
     // A routed command's subject names the same type as the queue group's would.
     const decode = () =>
@@ -316,6 +324,7 @@ export async function serveCommandsOverNats(options: CommandResponderOptions): P
       for (const stream of [...streams]) stream.abandon();
       await Promise.allSettled([...inFlight]);
       await batch.flushed();
+      loop.stop();
     },
   };
 }

@@ -238,7 +238,10 @@ export function createEngine(options: EngineOptions): Engine {
       : {}),
   };
   return {
-    async execute<T extends CommandType>(command: Command<T>): Promise<Reply<CommandResult<T>>> {
+    async execute<T extends CommandType>(
+      command: Command<T>,
+      executeOptions?: { deadline?: number },
+    ): Promise<Reply<CommandResult<T>>> {
       const handler = HANDLERS[command.type] as Handler<T> | undefined;
       if (!handler)
         return { ok: false, error: { code: "bad-request", message: `Unknown command '${String(command.type)}'` } };
@@ -264,10 +267,13 @@ export function createEngine(options: EngineOptions): Engine {
         };
         let commandCtx = access === undefined ? ctx : { ...ctx, access };
         if (WRITE_COMMANDS.has(command.type)) {
+          const deadline = executeOptions?.deadline;
           const noting = (async (target, plan) =>
-            noted(await commit(target, run ? run.plan(plan) : plan))) as CommitRunner;
-          noting.batched = async (target, plan) => noted(await commit.batched(target, run ? run.plan(plan) : plan));
+            noted(await commit(target, inTime(run ? run.plan(plan) : plan, deadline, command.type)))) as CommitRunner;
+          noting.batched = async (target, plan) =>
+            noted(await commit.batched(target, inTime(run ? run.plan(plan) : plan, deadline, command.type)));
           noting.many = async (commits) => {
+            if (deadline !== undefined && Date.now() >= deadline) throw pastDeadline(command.type);
             // An Idempotency-Key is claimed by the first commit, as a single write would claim it.
             const claiming =
               run && commits.length > 0
@@ -347,4 +353,26 @@ export function createEngine(options: EngineOptions): Engine {
       await operations.close();
     },
   };
+}
+
+/**
+ * A plan that refuses to run once the caller's deadline has passed: the commit runner plans a write
+ * right before it commits it (alone, or into the group it sends next), so a write that waited
+ * longer than its caller (queued behind others, or in a process that stood still) is not written
+ * after its caller was told 504 and may have written since (docs/adr/0017).
+ */
+function inTime<A extends unknown[], R>(
+  plan: (...args: A) => Promise<R>,
+  deadline: number | undefined,
+  type: string,
+): (...args: A) => Promise<R> {
+  if (deadline === undefined) return plan;
+  return (...args: A) => (Date.now() >= deadline ? Promise.reject(pastDeadline(type)) : plan(...args));
+}
+
+function pastDeadline(type: string): CommandError {
+  return new CommandError(
+    "timeout",
+    `${type}: its caller's deadline passed before it was committed; nothing was written`,
+  );
 }

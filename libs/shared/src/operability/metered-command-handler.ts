@@ -34,11 +34,14 @@ export function meteredCommandHandler(
           },
         }
       : {}),
-    async execute<T extends CommandType>(command: Command<T>): Promise<Reply<CommandResult<T>>> {
+    async execute<T extends CommandType>(
+      command: Command<T>,
+      options?: { deadline?: number },
+    ): Promise<Reply<CommandResult<T>>> {
       const started = performance.now();
       let reply: Reply<CommandResult<T>>;
       try {
-        reply = await handler.execute(command);
+        reply = await handler.execute(command, options);
       } catch (error) {
         metrics.countCommand(command.type, "internal");
         logger.error(

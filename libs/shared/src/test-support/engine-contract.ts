@@ -294,6 +294,50 @@ export function engineContract(
       );
     });
 
+    test("a write whose caller's deadline passed before it was committed is answered timeout and not written", async () => {
+      const path = prop.idShort;
+      await ok("PatchSubmodelElementValueByPath", { submodelId: smId, idShortPath: path, body: "11" });
+      const eventsBefore = events.length;
+      const late = await engine.execute(
+        {
+          type: "PatchSubmodelElementValueByPath",
+          params: { submodelId: smId, idShortPath: path, body: "12" },
+          origin: "test",
+        },
+        { deadline: Date.now() - 1 },
+      );
+      assert.equal(late.ok, false);
+      assert.equal(!late.ok && late.error.code, "timeout");
+      const created = await engine.execute(
+        {
+          type: "PostSubmodelElement",
+          params: {
+            submodelId: smId,
+            body: JSON.stringify({ modelType: "Property", idShort: "Late", valueType: "xs:int" }),
+          },
+          origin: "test",
+        },
+        { deadline: Date.now() - 1 },
+      );
+      assert.equal(!created.ok && created.error.code, "timeout");
+      assert.equal(events.length, eventsBefore, "no event: nothing was committed");
+      assert.equal(
+        ((await ok("GetSubmodelElementByPath", { submodelId: smId, idShortPath: path })).value as any).value,
+        "11",
+      );
+      await fails("GetSubmodelElementByPath", { submodelId: smId, idShortPath: "Late" }, "not-found");
+      // A deadline still ahead changes nothing.
+      const inTime = await engine.execute(
+        {
+          type: "PatchSubmodelElementValueByPath",
+          params: { submodelId: smId, idShortPath: path, body: "13" },
+          origin: "test",
+        },
+        { deadline: Date.now() + 60_000 },
+      );
+      assert.equal(inTime.ok, true);
+    });
+
     test("PATCH $value from many concurrent writers: each applied once, in order, If-Match exact (group commit)", async () => {
       const path = prop.idShort;
       const first = events.length;

@@ -34,10 +34,10 @@ export function createDirectStoreClient(handler: CommandHandler): StoreClient {
       const { rawValue } = options;
       // The text form the caller asked for, as a remote store would send it (and a read cache keeps).
       const running = rawValue
-        ? invoke(handler, command).then((reply) =>
+        ? invoke(handler, command, deadline).then((reply) =>
             reply.ok ? ({ ...reply, value: toRawValue(reply.value, rawValue) } as Reply<CommandResult<T>>) : reply,
           )
-        : invoke(handler, command);
+        : invoke(handler, command, deadline);
       // `return await`: an async function returning a promise unwraps it in extra microtask turns.
       if (deadline === undefined) return await running;
 
@@ -61,7 +61,7 @@ export function createDirectStoreClient(handler: CommandHandler): StoreClient {
         return failure("timeout", `${command.type}: deadline passed before it was sent`);
       // The chunks are the engine's own generator: the caller's pace is the reads' pace.
       if (handler.stream) return invokeStream(handler, command);
-      const reply = await invoke(handler, command);
+      const reply = await invoke(handler, command, undefined);
       if (!reply.ok) return reply;
       const { contentBase64, ...content } = reply.value as FileContent;
       return { ok: true, value: { ...content, chunks: once(Buffer.from(contentBase64, "base64")) } };
@@ -76,10 +76,15 @@ export function createDirectStoreClient(handler: CommandHandler): StoreClient {
 async function invoke<T extends CommandType>(
   handler: CommandHandler,
   command: Command<T>,
+  deadline: number | undefined,
 ): Promise<Reply<CommandResult<T>>> {
   try {
-    // In-process, no principal is the system; a gateway's explicit SYSTEM means the same.
-    return await handler.execute(withArrivedPrincipal(command, undefined));
+    // In-process, no principal is the system; a gateway's explicit SYSTEM means the same. The
+    // deadline goes along: a write still queued when the caller got its 504 is not written after.
+    return await handler.execute(
+      withArrivedPrincipal(command, undefined),
+      deadline === undefined ? undefined : { deadline },
+    );
   } catch (error) {
     return failureForThrown(error);
   }

@@ -31,7 +31,15 @@ export interface StoreClient {
 
 /** What serves commands: the engine. The NATS responder and the direct client both wrap one. */
 export interface CommandHandler {
-  execute<T extends CommandType>(command: Command<T>): Promise<Reply<CommandResult<T>>>;
+  /**
+   * `deadline`: when the caller stops waiting (ms since epoch). A write whose deadline has passed by
+   * the time it would be committed is answered `timeout` without being written: its caller has
+   * been told the outcome is unknown and may have written since (docs/adr/0017).
+   */
+  execute<T extends CommandType>(
+    command: Command<T>,
+    options?: { deadline?: number },
+  ): Promise<Reply<CommandResult<T>>>;
   /** A command of STREAMED_COMMANDS, answered as it is written (StoreClient.stream). */
   stream?(command: Command): Promise<Reply<FileStream>>;
 }
