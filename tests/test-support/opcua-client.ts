@@ -37,6 +37,8 @@ export interface MonitorOptions {
 export interface ValueMonitor {
   /** What the server answered: its revised publishing and sampling intervals and queue size. */
   readonly revised: { publishingInterval: number; samplingInterval: number; queueSize: number };
+  /** The item's own result in the CreateMonitoredItems response. */
+  readonly statusCode: StatusCode;
   /** Every notification received, oldest first. */
   readonly values: DataValue[];
   /** The first notification (already received or to come) that satisfies `predicate`. */
@@ -142,6 +144,7 @@ export async function connectOpcua(
       };
       return {
         revised,
+        statusCode: item.statusCode,
         values,
         waitFor(predicate, timeoutMs = 5000, what = "a matching notification") {
           return new Promise<DataValue>((resolve, reject) => {
