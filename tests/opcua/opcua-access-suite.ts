@@ -270,7 +270,13 @@ export function opcuaAccessSuite(mode: Mode): void {
       const hidden = await as("partial").monitor(node("C.XY", "Value"));
       const stranger = await as("anonymous").monitor(node("P", "Value"));
       const admin = await as("boss").monitor(node("C.XY", "Value"));
+      // Not only the value: a subscription to another attribute of a node it may not read tells the
+      // session no more (a Read of DisplayName is answered, ADR 0024; a subscription is held to Read).
+      const name = await as("partial").monitor(node("C.XY"), { attributeId: AttributeIds.DisplayName });
+      const readableName = await as("partial").monitor(node("C.X"), { attributeId: AttributeIds.DisplayName });
       try {
+        await readableName.waitFor((v) => v.statusCode.isGood(), 5000, "C.X's DisplayName");
+        await name.waitFor(isDenied, 5000, "BadUserAccessDenied for C.XY's DisplayName");
         // OPC 10000-4 5.12.2: the item is created; its notifications say the user may not read it.
         assert.equal(hidden.statusCode.value, StatusCodes.Good.value);
         assert.equal(stranger.statusCode.value, StatusCodes.Good.value);
@@ -288,8 +294,9 @@ export function opcuaAccessSuite(mode: Mode): void {
         assertOnlyDenied(hidden, "partial on C.XY");
         assertOnlyDenied(stranger, "anonymous on P");
         assert.equal(hidden.values.length, 1, "the refusal is told once");
+        assertOnlyDenied(name, "partial on C.XY's DisplayName");
       } finally {
-        await Promise.all([readable, hidden, stranger, admin].map((monitor) => monitor.stop()));
+        await Promise.all([readable, hidden, stranger, admin, name, readableName].map((monitor) => monitor.stop()));
       }
     });
 

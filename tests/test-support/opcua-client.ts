@@ -32,6 +32,8 @@ export interface MonitorOptions {
   /** 0: on change; -1: the publishing interval; common clients ask for the publishing interval. */
   samplingInterval?: number;
   queueSize?: number;
+  /** The attribute to monitor (default Value). */
+  attributeId?: AttributeIds;
 }
 
 export interface ValueMonitor {
@@ -129,7 +131,7 @@ export async function connectOpcua(
       const values: DataValue[] = [];
       const listeners = new Set<() => void>();
       const item = await subscription.monitor(
-        { nodeId: nodeId(local), attributeId: AttributeIds.Value },
+        { nodeId: nodeId(local), attributeId: options.attributeId ?? AttributeIds.Value },
         { samplingInterval: options.samplingInterval ?? 0, discardOldest: true, queueSize: options.queueSize ?? 100 },
         TimestampsToReturn.Both,
       );
