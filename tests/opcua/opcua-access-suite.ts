@@ -2,7 +2,9 @@
  * Black-box suite of the access rules over OPC UA, embedded and distributed: real UserName, X.509
  * (a trusted user certificate) and Anonymous sessions see only the nodes the rules let them read (browse
  * hides the rest), UserAccessLevel and UserExecutable follow UPDATE and EXECUTE, and writes and
- * calls without the right answer BadUserAccessDenied. The same rules as the engine's contract suite.
+ * calls without the right answer BadUserAccessDenied; monitored items carry no value the session may
+ * not read, also when its rights change while the item lives. The same rules as the engine's contract
+ * suite, plus one matching a submodel by semanticId; HTTP writes as admin with a bearer token.
  */
 
 import assert from "node:assert/strict";
@@ -11,24 +13,54 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { ACCESS_RULES, ACCESS_SM_1, accessModel } from "@twinport/shared/test-support";
+import { setTimeout as sleep } from "node:timers/promises";
+import { ACCESS_RULES, ACCESS_SM_1, ACCESS_SM_2, accessModel } from "@twinport/shared/test-support";
 import {
   AccessLevelFlag,
   AttributeIds,
+  type ClientSession,
   DataType,
+  type DataValue,
   OPCUACertificateManager,
+  type StatusCode,
   StatusCodes,
   type UserIdentityInfo,
   UserTokenType,
 } from "node-opcua";
 import { eventually } from "../test-support/eventually.ts";
-import { connectOpcua, type OpcuaTestClient } from "../test-support/opcua-client.ts";
+import { b64 } from "../test-support/http-client.ts";
+import { connectOpcua, type OpcuaTestClient, type ValueMonitor } from "../test-support/opcua-client.ts";
+import {
+  type OpenIdProvider,
+  signingKeys,
+  startOpenIdProvider,
+  TWINPORT_AUDIENCE,
+} from "../test-support/openid-provider.ts";
 import type { Mode } from "../test-support/system.ts";
 import { type OpcuaSystem, startOpcuaSystem } from "./opcua-system.ts";
 
-const USERS: Record<string, string> = { reader: "r-pass", partial: "p-pass", operator: "o-pass", boss: "b-pass" };
-const security = { roleAssignments: [{ user: "boss", roles: ["admin"] }], rules: ACCESS_RULES };
+const USERS: Record<string, string> = {
+  reader: "r-pass",
+  partial: "p-pass",
+  operator: "o-pass",
+  boss: "b-pass",
+  semantic: "s-pass",
+};
+/** ACCESS_SM_2's semanticId in the access model: the `semantic` user reads whatever submodel carries it. */
+const OTHER_SEMANTIC_ID = "urn:access:sem:other";
+const rules = [
+  ...ACCESS_RULES,
+  { subjects: [{ user: "semantic" }], rights: ["READ"], objects: [{ semanticId: OTHER_SEMANTIC_ID }] },
+];
 const node = (path: string, sub?: string) => `${ACCESS_SM_1}|${path}${sub ? `/${sub}` : ""}`;
+const isDenied = (value: DataValue) =>
+  value.statusCode.value === StatusCodes.BadUserAccessDenied.value && value.value.value === null;
+/** Every notification so far is a refusal without a value (OPC 10000-4 5.12.2), or nothing came. */
+const assertOnlyDenied = (monitor: ValueMonitor, who: string) =>
+  assert.ok(
+    monitor.values.every(isDenied),
+    `${who} got ${monitor.values.map((v) => `${v.statusCode.name} ${v.value.value}`).join(" | ")}`,
+  );
 
 export function opcuaAccessSuite(mode: Mode): void {
   describe(`access rules over OPC UA, ${mode} mode`, () => {
@@ -38,7 +70,28 @@ export function opcuaAccessSuite(mode: Mode): void {
     const as = (user: string) => sessions.get(user)!;
 
     let devicePki: OPCUACertificateManager;
+    let provider: OpenIdProvider;
+    let adminToken: string;
+    /** A PATCH over HTTP as admin (a bearer token whose role the rules grant everything). */
+    const patch = async (path: string, body: unknown) => {
+      const response = await system.http.request("PATCH", path, {
+        body: JSON.stringify(body),
+        headers: { authorization: `Bearer ${adminToken}` },
+      });
+      assert.equal(response.status, 204, `PATCH ${path}: ${response.text}`);
+    };
+    const patchValue = (submodelId: string, path: string, value: number) =>
+      patch(`/submodels/${b64(submodelId)}/submodel-elements/${path}/$value`, value);
     before(async () => {
+      provider = await startOpenIdProvider({
+        clients: [{ id: "admin", alg: "ES256", claims: { roles: ["admin"] } }],
+        keys: await signingKeys("opcua-access"),
+      });
+      const security = {
+        authentication: { bearer: { issuer: provider.issuer, audience: TWINPORT_AUDIENCE } },
+        roleAssignments: [{ user: "boss", roles: ["admin"] }],
+        rules,
+      };
       pki = mkdtempSync(join(tmpdir(), "twinport-opcua-access-client-"));
       // An X.509 user identity whose subject DN (RFC 4514) is CN=device,O=Twinport: the rules'
       // certificateSubject. The gateway's user PKI trusts it.
@@ -73,6 +126,7 @@ export function opcuaAccessSuite(mode: Mode): void {
           );
         },
       });
+      adminToken = await provider.token("admin");
       sessions.set("anonymous", system.opcua[0]!);
       sessions.set("device", await connectOpcua(system.opcuaUrls[0]!, pki, device));
       for (const [userName, password] of Object.entries(USERS))
@@ -84,6 +138,7 @@ export function opcuaAccessSuite(mode: Mode): void {
     after(async () => {
       for (const [user, client] of sessions) if (user !== "anonymous") await client.close().catch(() => undefined);
       await system?.stop();
+      await provider?.stop();
       await devicePki?.dispose();
       rmSync(pki, { recursive: true, force: true });
     });
@@ -207,6 +262,106 @@ export function opcuaAccessSuite(mode: Mode): void {
         StatusCodes.Good,
       );
       assert.equal((await as("device").read(node("P", "Value"))).value.value, 3);
+    });
+
+    test("monitored items are created on any node, but a value the session may not read never arrives", async () => {
+      // Partial's items first: they make the submodel's nodes, which anonymous could not (ADR 0036).
+      const readable = await as("partial").monitor(node("C.X", "Value"));
+      const hidden = await as("partial").monitor(node("C.XY", "Value"));
+      const stranger = await as("anonymous").monitor(node("P", "Value"));
+      const admin = await as("boss").monitor(node("C.XY", "Value"));
+      // Not only the value: a subscription to another attribute of a node it may not read tells the
+      // session no more (a Read of DisplayName is answered, ADR 0024; a subscription is held to Read).
+      const name = await as("partial").monitor(node("C.XY"), { attributeId: AttributeIds.DisplayName });
+      const readableName = await as("partial").monitor(node("C.X"), { attributeId: AttributeIds.DisplayName });
+      try {
+        await readableName.waitFor((v) => v.statusCode.isGood(), 5000, "C.X's DisplayName");
+        await name.waitFor(isDenied, 5000, "BadUserAccessDenied for C.XY's DisplayName");
+        // OPC 10000-4 5.12.2: the item is created; its notifications say the user may not read it.
+        assert.equal(hidden.statusCode.value, StatusCodes.Good.value);
+        assert.equal(stranger.statusCode.value, StatusCodes.Good.value);
+        await hidden.waitFor(isDenied, 5000, "BadUserAccessDenied for C.XY");
+        await stranger.waitFor(isDenied, 5000, "BadUserAccessDenied for P");
+        for (const value of [111, 222]) {
+          await patchValue(ACCESS_SM_1, "C.XY", value);
+          await patchValue(ACCESS_SM_1, "P", value);
+        }
+        await patchValue(ACCESS_SM_1, "C.X", 333);
+        await admin.waitFor((v) => v.value.value === 222, 5000, "C.XY = 222 for the admin");
+        await readable.waitFor((v) => v.value.value === 333, 5000, "C.X = 333 for partial");
+        // Publishing every 5 ms: anything queued for the hidden items would have arrived by now.
+        await sleep(300);
+        assertOnlyDenied(hidden, "partial on C.XY");
+        assertOnlyDenied(stranger, "anonymous on P");
+        assert.equal(hidden.values.length, 1, "the refusal is told once");
+        assertOnlyDenied(name, "partial on C.XY's DisplayName");
+      } finally {
+        await Promise.all([readable, hidden, stranger, admin, name, readableName].map((monitor) => monitor.stop()));
+      }
+    });
+
+    test("a monitored item follows the rights as they change: a semanticId moved out of the rule", async () => {
+      const semanticId = (value: string) => ({
+        type: "ExternalReference",
+        keys: [{ type: "GlobalReference", value }],
+      });
+      const q = `${ACCESS_SM_2}|Q/Value`;
+      const item = await as("semantic").monitor(q);
+      const admin = await as("boss").monitor(q);
+      try {
+        await patchValue(ACCESS_SM_2, "Q", 3);
+        await item.waitFor((v) => v.value.value === 3, 5000, "Q = 3 while the rule matches");
+        await patch(`/submodels/${b64(ACCESS_SM_2)}`, { semanticId: semanticId("urn:access:sem:moved") });
+        for (const value of [4, 44]) await patchValue(ACCESS_SM_2, "Q", value);
+        await admin.waitFor((v) => v.value.value === 44, 5000, "Q = 44 for the admin");
+        await item.waitFor(isDenied, 5000, "BadUserAccessDenied once the semanticId moved");
+        await sleep(300);
+        const hidden = item.values.slice(item.values.findIndex(isDenied));
+        assert.ok(hidden.every(isDenied), hidden.map((v) => `${v.statusCode.name} ${v.value.value}`).join(" | "));
+        // Rights back, data back (5.12.2: "the Server shall start sending data").
+        await patch(`/submodels/${b64(ACCESS_SM_2)}`, { semanticId: semanticId(OTHER_SEMANTIC_ID) });
+        await patchValue(ACCESS_SM_2, "Q", 5);
+        await item.waitFor((v) => v.value.value === 5, 5000, "Q = 5 once the rule matches again");
+      } finally {
+        await Promise.all([item.stop(), admin.stop()]);
+      }
+    });
+
+    test("a monitored item follows the rights as they change: the session's user changes", async () => {
+      const client = await connectOpcua(system.opcuaUrls[0]!, pki, {
+        type: UserTokenType.UserName,
+        userName: "reader",
+        password: USERS.reader!,
+      });
+      const item = await client.monitor(node("P", "Value"));
+      // Publishing every 3 s: a change right after a message waits in the queue for the next one.
+      const slow = await client.monitor(node("P", "Value"), { publishingInterval: 3000 });
+      const admin = await as("boss").monitor(node("P", "Value"));
+      try {
+        await slow.waitFor((v) => v.statusCode.isGood(), 10_000, "the slow item's first value");
+        await patchValue(ACCESS_SM_1, "P", 7);
+        await item.waitFor((v) => v.value.value === 7, 5000, "P = 7 for the reader");
+        // ActivateSession with another identity on the same session: anonymous may not read P. The
+        // slow item holds 7, queued while the reader could read it; it must not leave now.
+        const changed = await (
+          client.session as ClientSession & { changeUser(user: UserIdentityInfo): Promise<StatusCode> }
+        ).changeUser({ type: UserTokenType.Anonymous });
+        assert.equal(changed.value, StatusCodes.Good.value);
+        for (const value of [8, 88]) await patchValue(ACCESS_SM_1, "P", value);
+        await admin.waitFor((v) => v.value.value === 88, 5000, "P = 88 for the admin");
+        await item.waitFor(isDenied, 5000, "BadUserAccessDenied once the session is anonymous");
+        await slow.waitFor(isDenied, 10_000, "BadUserAccessDenied on the slow item");
+        await sleep(300);
+        const after = item.values.slice(item.values.findIndex(isDenied));
+        assert.ok(after.every(isDenied), after.map((v) => `${v.statusCode.name} ${v.value.value}`).join(" | "));
+        assert.ok(
+          slow.values.every((v) => v.value.value !== 7 && v.value.value !== 8 && v.value.value !== 88),
+          slow.values.map((v) => `${v.statusCode.name} ${v.value.value}`).join(" | "),
+        );
+      } finally {
+        await admin.stop();
+        await client.close();
+      }
     });
   });
 }

@@ -32,11 +32,15 @@ export interface MonitorOptions {
   /** 0: on change; -1: the publishing interval; common clients ask for the publishing interval. */
   samplingInterval?: number;
   queueSize?: number;
+  /** The attribute to monitor (default Value). */
+  attributeId?: AttributeIds;
 }
 
 export interface ValueMonitor {
   /** What the server answered: its revised publishing and sampling intervals and queue size. */
   readonly revised: { publishingInterval: number; samplingInterval: number; queueSize: number };
+  /** The item's own result in the CreateMonitoredItems response. */
+  readonly statusCode: StatusCode;
   /** Every notification received, oldest first. */
   readonly values: DataValue[];
   /** The first notification (already received or to come) that satisfies `predicate`. */
@@ -127,7 +131,7 @@ export async function connectOpcua(
       const values: DataValue[] = [];
       const listeners = new Set<() => void>();
       const item = await subscription.monitor(
-        { nodeId: nodeId(local), attributeId: AttributeIds.Value },
+        { nodeId: nodeId(local), attributeId: options.attributeId ?? AttributeIds.Value },
         { samplingInterval: options.samplingInterval ?? 0, discardOldest: true, queueSize: options.queueSize ?? 100 },
         TimestampsToReturn.Both,
       );
@@ -142,6 +146,7 @@ export async function connectOpcua(
       };
       return {
         revised,
+        statusCode: item.statusCode,
         values,
         waitFor(predicate, timeoutMs = 5000, what = "a matching notification") {
           return new Promise<DataValue>((resolve, reject) => {

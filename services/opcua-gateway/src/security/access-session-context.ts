@@ -9,6 +9,7 @@ import {
 } from "node-opcua";
 import { identifiableNodeId } from "../address-space/node-ids.ts";
 import { type IdentifiableCatalog, NodeAccess } from "./node-access.ts";
+import { withholdUnreadableValues } from "./readable-notifications.ts";
 import { principalOfIdentityToken } from "./session-principal.ts";
 
 /** What a session's permissions are computed from. */
@@ -82,13 +83,17 @@ export class AccessSessionContext extends SessionContext {
   }
 }
 
-/** Every new session of `server` gets an AccessSessionContext. */
+/**
+ * Every new session of `server` gets an AccessSessionContext, and its monitored items on our nodes
+ * deliver only what it may read (readable-notifications.ts).
+ */
 export function applyAccessRules(server: OPCUAServer, deps: SessionAccessDeps): void {
   server.on("create_session", (session) => {
     // The server's own session and server objects, typed by node-opcua's address-space package as
     // its narrower interfaces.
     session.sessionContext = new AccessSessionContext({ session: session as never, server: server as never }, deps);
   });
+  withholdUnreadableValues(server, deps.namespaceIndex);
 }
 
 /** The principal of the session behind a node-opcua context, when access rules apply. */
