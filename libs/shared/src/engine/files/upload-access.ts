@@ -48,7 +48,7 @@ async function mayReadOwner(ctx: EngineContext, owner: FileOwner): Promise<boole
   return scope !== undefined && scope.shows(owner.idShortPath);
 }
 
-function sameOwner(a: FileOwner, b: FileOwner): boolean {
+export function sameOwner(a: FileOwner, b: FileOwner): boolean {
   if ("shellId" in a) return "shellId" in b && a.shellId === b.shellId;
   return "submodelId" in b && a.submodelId === b.submodelId && a.idShortPath === b.idShortPath;
 }
