@@ -12,6 +12,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
+import { DEFAULT_AASX_LIMITS, readAasx } from "@twinport/shared";
 import {
   ACCESS_CD_1,
   ACCESS_MANY,
@@ -182,9 +183,27 @@ export function rightsMatrixSuite(mode: Mode): void {
         const refused = await response;
         assertResult(refused, 404);
         assert.doesNotMatch(refused.text, /the secret/);
-        // Whoever may read the owner gets the bytes through either element.
+        // Nor does an AASX serialization of the Pointer's submodel carry it: it says it left it out.
+        const serialization = `/serialization?submodelIds=${b64(readable)}`;
+        const accept = { accept: "application/asset-administration-shell-package+xml" };
+        const pkg = await nextClient().get(serialization, {
+          ...accept,
+          authorization: `Bearer ${tokens.get("lister")}`,
+        });
+        assert.equal(pkg.status, 200, pkg.text);
+        assert.deepEqual(readAasx(pkg.bytes!, DEFAULT_AASX_LIMITS).files, [], "the package holds no secret");
+        assert.ok(String(pkg.headers["twinport-warning"]).includes(storedPath), "the left-out path is named");
+        // Whoever may read the owner gets the bytes through either element, and in the package.
         const served = await asAdmin({ method: "GET", path: `${el(readable, "Pointer")}/attachment` });
         assert.equal(served.text, "the secret");
+        const full = await nextClient().get(serialization, {
+          ...accept,
+          authorization: `Bearer ${tokens.get("admin")}`,
+        });
+        const carried = readAasx(full.bytes!, DEFAULT_AASX_LIMITS).files.map((part) =>
+          Buffer.from(part.bytes).toString(),
+        );
+        assert.deepEqual(carried, ["the secret"]);
       } finally {
         await asAdmin({ method: "DELETE", path: el(readable, "Pointer"), status: 204 });
         await asAdmin({ method: "DELETE", path: el(owner, "Secret"), status: 204 });

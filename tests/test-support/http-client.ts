@@ -9,6 +9,8 @@ export interface HttpResponse {
   status: number;
   headers: http.IncomingHttpHeaders;
   text: string;
+  /** The body as received (binary bodies: `text` is their UTF-8 reading). */
+  bytes?: Buffer;
   json(): any;
 }
 
@@ -53,8 +55,9 @@ export function createHttpClient(
         const chunks: Buffer[] = [];
         res.on("data", (c: Buffer) => chunks.push(c));
         res.on("end", () => {
-          const text = Buffer.concat(chunks).toString("utf8");
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: () => JSON.parse(text) });
+          const bytes = Buffer.concat(chunks);
+          const text = bytes.toString("utf8");
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, bytes, json: () => JSON.parse(text) });
         });
         res.on("error", reject);
       });

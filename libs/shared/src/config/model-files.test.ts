@@ -167,7 +167,7 @@ describe("loadModelFiles", () => {
       skipped: false,
     });
     assert.deepEqual(
-      (await files.list()).map((f) => f.path),
+      (await files.list("/")).map((f) => f.path),
       ["/aasx/files/a.pdf"],
     );
   });

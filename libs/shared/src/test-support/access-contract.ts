@@ -6,6 +6,7 @@
 
 import assert from "node:assert/strict";
 import { after, before, beforeEach, describe, test } from "node:test";
+import { DEFAULT_AASX_LIMITS, readAasx } from "../aas/index.ts";
 import type { Command, CommandResult, CommandType, Principal, Reply } from "../contracts/index.ts";
 import { compileAccessPolicy, createEngine, type Engine, type Repository } from "../engine/index.ts";
 import {
@@ -428,6 +429,64 @@ export function accessContract(name: string, makeRepository: () => Promise<Repos
         aasId: ACCESS_SHELL_A,
         body: body({ type: "ModelReference", keys: [{ type: "Submodel", value: ACCESS_SM_2 }] }),
       });
+    });
+
+    test("an AASX serialization carries another element's or shell's upload only for a caller who may read that owner", async () => {
+      // Admin uploads to a File the anonymous caller cannot read, then points a File it can read at
+      // the stored path (anyone with UPDATE there could): as GET …/attachment, the package leaves it out.
+      const hidden = ACCESS_MANY[8]!;
+      const readable = ACCESS_MANY[7]!;
+      const file = (name: string, text: string) => ({
+        fileName: name,
+        contentType: "text/plain",
+        contentBase64: Buffer.from(text).toString("base64"),
+      });
+      const element = (idShort: string, value?: string) =>
+        body({ modelType: "File", idShort, contentType: "text/plain", ...(value ? { value } : {}) });
+      await allowed(who.admin, "PostSubmodelElement", { submodelId: hidden, body: element("Secret") });
+      await allowed(who.admin, "PutFileByPath", {
+        submodelId: hidden,
+        idShortPath: "Secret",
+        file: file("secret.txt", "the secret"),
+      });
+      const secretPath = (
+        (await allowed(who.admin, "GetSubmodelElementByPath", { submodelId: hidden, idShortPath: "Secret" })) as {
+          value: string;
+        }
+      ).value;
+      await allowed(who.admin, "PostSubmodelElement", { submodelId: readable, body: element("Pointer", secretPath) });
+      const packageOf = async (principal: Principal, params: Command<"GenerateSerializationByIds">["params"]) => {
+        const reply = await allowed(principal, "GenerateSerializationByIds", params);
+        return {
+          ...readAasx(Buffer.from(reply.contentBase64, "base64"), DEFAULT_AASX_LIMITS),
+          warnings: reply.warnings,
+        };
+      };
+      const anonymous = await packageOf(who.anonymous, { format: "aasx", submodelIds: [readable] });
+      assert.deepEqual(anonymous.files, [], "the secret is not in the anonymous caller's package");
+      assert.match(String(anonymous.warnings), new RegExp(secretPath.replaceAll(".", "\\.")));
+      const admin = await packageOf(who.admin, { format: "aasx", submodelIds: [readable] });
+      assert.deepEqual(
+        admin.files.map((part) => Buffer.from(part.bytes).toString()),
+        ["the secret"],
+        "whoever may read the owner gets it",
+      );
+
+      // The same through a shell's defaultThumbnail: shell A names shell B's uploaded thumbnail.
+      await allowed(who.admin, "PutThumbnail", { aasId: ACCESS_SHELL_B, file: file("b.png", "shell b's picture") });
+      const shellB = (await allowed(who.admin, "GetAssetInformation", { aasId: ACCESS_SHELL_B })) as {
+        defaultThumbnail: unknown;
+      };
+      const shellA = (await allowed(who.admin, "GetAssetInformation", { aasId: ACCESS_SHELL_A })) as object;
+      await allowed(who.admin, "PutAssetInformation", {
+        aasId: ACCESS_SHELL_A,
+        body: body({ ...shellA, defaultThumbnail: shellB.defaultThumbnail }),
+      });
+      const reader = await packageOf(who.reader, { format: "aasx", aasIds: [ACCESS_SHELL_A] });
+      assert.equal(reader.thumbnail, undefined, "shell B's thumbnail is not in the reader's package");
+      assert.deepEqual(reader.files, []);
+      const adminA = await packageOf(who.admin, { format: "aasx", aasIds: [ACCESS_SHELL_A] });
+      assert.equal(Buffer.from(adminA.thumbnail!.bytes).toString(), "shell b's picture");
     });
 
     test("concept descriptions: READ, CREATE, UPDATE, DELETE", async () => {

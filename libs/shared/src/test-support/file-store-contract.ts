@@ -80,6 +80,36 @@ export function fileStoreContract(
       assert.equal(await store.get("/a"), undefined);
     });
 
+    test("create stores only at a free path: a taken path keeps its bytes, type and owner", async (store) => {
+      const owner = { submodelId: "urn:sm", idShortPath: "Manual" };
+      assert.equal(await store.create("/c", { contentType: "text/plain", bytes: Buffer.from("first"), owner }), true);
+      assert.equal(await store.create("/c", { contentType: "text/csv", bytes: Buffer.from("second") }), false);
+      const kept = await store.get("/c");
+      assert.deepEqual(
+        [kept?.contentType, Buffer.from(kept!.bytes).toString(), kept?.owner],
+        ["text/plain", "first", owner],
+      );
+      assert.deepEqual(
+        (await store.list()).map((info) => info.path),
+        ["/c"],
+        "a refused create leaves nothing behind",
+      );
+      assert.equal(await store.delete("/c"), true);
+      assert.equal(await store.create("/c", { contentType: "text/csv", bytes: new Uint8Array(0) }), true);
+      assert.equal((await store.get("/c"))?.bytes.length, 0);
+    });
+
+    test("of racing creates at one path exactly one wins, and its bytes are what is stored", async (store) => {
+      const contenders = Array.from({ length: 8 }, (_, i) => Buffer.alloc(64 * 1024 + i, String(i)));
+      const won = await Promise.all(
+        contenders.map((bytes) => store.create("/race", { contentType: "application/octet-stream", bytes })),
+      );
+      assert.equal(won.filter(Boolean).length, 1);
+      const stored = Buffer.from((await store.get("/race"))!.bytes);
+      assert.ok(stored.equals(contenders[won.indexOf(true)]!), "the winner's bytes");
+      assert.equal((await store.list()).length, 1);
+    });
+
     test("lists by prefix, ordered by path, with sizes; clear empties the store", async (store) => {
       for (const path of ["/b/2", "/a/1", "/b/1", "package:x"])
         await store.put(path, { contentType: "text/plain", bytes: Buffer.from(path) });

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { checkFilePath, type FileInfo, type FileOwner, type FileStore } from "@twinport/shared";
+import { checkFilePath, type FileInfo, type FileOwner, type FileStore, type StoredFile } from "@twinport/shared";
 import type { Redis } from "ioredis";
 import { luaScript } from "./lua-script.ts";
 import { closeRedis, createClusterClient, createRedisClient, firstConnection, scanTargets } from "./redis-client.ts";
@@ -43,6 +43,14 @@ local old = redis.call('HGET', KEYS[1], ARGV[1])
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 redis.call('PERSIST', KEYS[2])
 return old
+`);
+
+// KEYS: index, new blob. ARGV: path, packed entry. Links only a free path: 1 when linked, else 0.
+const LINK_NEW = luaScript(`
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('PERSIST', KEYS[2])
+return 1
 `);
 
 // KEYS: index. ARGV: path. Returns the entry it removed (or nil).
@@ -93,40 +101,54 @@ export async function createRedisFileStore(options: RedisFileStoreOptions): Prom
     if (typeof packed === "string") await redisCall(redis.unlink(blobKey(unpack(packed).blob)));
   }
 
+  /** Writes a fresh blob, then `link` points the path at it (answers whether it did). */
+  async function writeBlob(
+    path: string,
+    file: StoredFile,
+    link: (keys: string[], args: string[]) => Promise<boolean>,
+  ): Promise<boolean> {
+    checkFilePath(path);
+    const blob = randomBytes(12).toString("hex");
+    const key = blobKey(blob);
+    const bytes = Buffer.from(file.bytes.buffer, file.bytes.byteOffset, file.bytes.length);
+    const chunks = Math.ceil(bytes.length / chunkBytes);
+    let linked = false;
+    try {
+      // Created with an expiry first, so even a blob of 0 chunks is one key the link can persist.
+      await redisCall(redis.hset(key, "size", String(bytes.length)));
+      await redisCall(redis.pexpire(key, UNLINKED_BLOB_TTL_MS));
+      for (let i = 0; i < chunks; i++)
+        await redisCall(redis.hset(key, String(i), bytes.subarray(i * chunkBytes, (i + 1) * chunkBytes)));
+      const entry = pack({
+        blob,
+        size: bytes.length,
+        chunks,
+        contentType: file.contentType,
+        ...(file.owner ? { owner: file.owner } : {}),
+      });
+      linked = await link([index, key], [path, entry]);
+      return linked;
+    } finally {
+      if (!linked) await redis.unlink(key).catch(() => undefined);
+    }
+  }
+
   return {
     async put(path, file) {
-      checkFilePath(path);
-      const blob = randomBytes(12).toString("hex");
-      const key = blobKey(blob);
-      const bytes = Buffer.from(file.bytes.buffer, file.bytes.byteOffset, file.bytes.length);
-      const chunks = Math.ceil(bytes.length / chunkBytes);
-      try {
-        // Created with an expiry first, so even a blob of 0 chunks is one key the link can persist.
-        await redisCall(redis.hset(key, "size", String(bytes.length)));
-        await redisCall(redis.pexpire(key, UNLINKED_BLOB_TTL_MS));
-        for (let i = 0; i < chunks; i++)
-          await redisCall(redis.hset(key, String(i), bytes.subarray(i * chunkBytes, (i + 1) * chunkBytes)));
-        const replaced = await redisCall(
-          LINK.run(
-            redis,
-            [index, key],
-            [
-              path,
-              pack({
-                blob,
-                size: bytes.length,
-                chunks,
-                contentType: file.contentType,
-                ...(file.owner ? { owner: file.owner } : {}),
-              }),
-            ],
-          ),
-        );
-        await deleteBlob(replaced);
-      } catch (error) {
-        await redis.unlink(key).catch(() => undefined);
-        throw error;
-      }
+      let replaced: unknown;
+      await writeBlob(path, file, async (keys, args) => {
+        replaced = await redisCall(LINK.run(redis, keys, args));
+        return true;
+      });
+      await deleteBlob(replaced);
+    },
+
+    async create(path, file) {
+      return await writeBlob(
+        path,
+        file,
+        async (keys, args) => (await redisCall(LINK_NEW.run(redis, keys, args))) === 1,
+      );
     },
 
     async get(path) {

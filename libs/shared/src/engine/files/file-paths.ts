@@ -46,8 +46,9 @@ export function safeFileName(fileName: string | undefined): string {
  * replaced upload can be deleted without touching files other elements share (AASX parts).
  * The name is percent-encoded as File.value (a URI reference) requires.
  */
-export function uploadPath(kind: "files" | "thumbnails", owner: string, fileName: string): string {
-  return `/aasx/${kind}/${ownerFolder(owner)}/${entryNameOfPart(`/${fileName}`)}`;
+export function uploadPath(kind: "files" | "thumbnails", owner: string, fileName: string, subfolder?: string): string {
+  const folder = subfolder === undefined ? ownerFolder(owner) : `${ownerFolder(owner)}/${subfolder}`;
+  return `/aasx/${kind}/${folder}/${entryNameOfPart(`/${fileName}`)}`;
 }
 
 /** True when a model path lies in the upload folder of `owner`, i.e. only that owner uses it. */

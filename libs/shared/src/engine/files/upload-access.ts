@@ -7,11 +7,40 @@ import type { FileOwner, StoredFile } from "../ports/index.ts";
  * anyone who may write one could otherwise point it at another element's upload (the folders are
  * hashes of ids, so they can be computed) and read bytes the rules hide. Without rules everything
  * is readable anyway; files that came with a package have no owner and are shared by design.
+ * Every way out of the store applies it: the attachment and thumbnail reads, and the files an AASX
+ * serialization carries (serialization/package-stream.ts).
  */
-export async function mayReadUpload(ctx: EngineContext, file: StoredFile, via: FileOwner): Promise<boolean> {
-  const { access } = ctx;
-  const owner = file.owner;
-  if (access === undefined || owner === undefined || sameOwner(owner, via)) return true;
+export async function mayReadUpload(
+  ctx: EngineContext,
+  file: Pick<StoredFile, "owner">,
+  via: FileOwner,
+): Promise<boolean> {
+  return await uploadReadCheck(ctx)(file, via);
+}
+
+/**
+ * mayReadUpload for many files at once (a package being written): each owner is looked up once,
+ * however many File elements point at its uploads.
+ */
+export function uploadReadCheck(
+  ctx: EngineContext,
+): (file: Pick<StoredFile, "owner">, via: FileOwner) => Promise<boolean> {
+  const readable = new Map<string, Promise<boolean>>();
+  return async (file, via) => {
+    const owner = file.owner;
+    if (ctx.access === undefined || owner === undefined || sameOwner(owner, via)) return true;
+    const name = JSON.stringify(owner);
+    let answer = readable.get(name);
+    if (answer === undefined) {
+      answer = mayReadOwner(ctx, owner);
+      readable.set(name, answer);
+    }
+    return await answer;
+  };
+}
+
+async function mayReadOwner(ctx: EngineContext, owner: FileOwner): Promise<boolean> {
+  const access = ctx.access!;
   if ("shellId" in owner) return access.readableShell(owner.shellId);
   const stored = await ctx.repository.getIdentifiable("submodel", owner.submodelId);
   if (stored === undefined) return false;
@@ -19,7 +48,7 @@ export async function mayReadUpload(ctx: EngineContext, file: StoredFile, via: F
   return scope !== undefined && scope.shows(owner.idShortPath);
 }
 
-function sameOwner(a: FileOwner, b: FileOwner): boolean {
+export function sameOwner(a: FileOwner, b: FileOwner): boolean {
   if ("shellId" in a) return "shellId" in b && a.shellId === b.shellId;
   return "submodelId" in b && a.submodelId === b.submodelId && a.idShortPath === b.idShortPath;
 }

@@ -35,11 +35,13 @@ export async function copyExistingFiles(
       kept++;
       continue;
     }
-    await store.put(key, {
+    // Create only: a file the API stored meanwhile wins too.
+    const created = await store.create(key, {
       contentType: contentTypeByName(entry.name) ?? OCTET_STREAM,
       bytes: new Uint8Array(await readFile(file)),
     });
-    copied++;
+    if (created) copied++;
+    else kept++;
   }
   return { copied, kept };
 }

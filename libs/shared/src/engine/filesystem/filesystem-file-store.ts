@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { mkdirSync } from "node:fs";
-import { open, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { link, open, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { checkFilePath, type FileInfo, type FileOwner, type FileStore, type StoredFile } from "../ports/file-store.ts";
 
@@ -20,24 +20,41 @@ export function createFilesystemFileStore(options: { directory: string }): FileS
   const fileOf = (path: string) =>
     join(directory, `${createHash("sha256").update(path, "utf8").digest("hex")}${SUFFIX}`);
 
+  /** The file written whole under a temporary name, then moved into place by `place`. */
+  async function written<T>(path: string, file: StoredFile, place: (temporary: string, target: string) => Promise<T>) {
+    checkFilePath(path);
+    const header = Buffer.from(
+      JSON.stringify({ path, contentType: file.contentType, ...(file.owner ? { owner: file.owner } : {}) }),
+      "utf8",
+    );
+    const length = Buffer.alloc(4);
+    length.writeUInt32BE(header.length);
+    const target = fileOf(path);
+    const temporary = `${target}.${randomBytes(6).toString("hex")}${TEMPORARY}`;
+    try {
+      await writeFile(temporary, Buffer.concat([length, header, file.bytes]));
+      return await place(temporary, target);
+    } finally {
+      await rm(temporary, { force: true });
+    }
+  }
+
   return {
     async put(path, file) {
-      checkFilePath(path);
-      const header = Buffer.from(
-        JSON.stringify({ path, contentType: file.contentType, ...(file.owner ? { owner: file.owner } : {}) }),
-        "utf8",
-      );
-      const length = Buffer.alloc(4);
-      length.writeUInt32BE(header.length);
-      const target = fileOf(path);
-      const temporary = `${target}.${randomBytes(6).toString("hex")}${TEMPORARY}`;
-      try {
-        await writeFile(temporary, Buffer.concat([length, header, file.bytes]));
-        await rename(temporary, target);
-      } catch (error) {
-        await rm(temporary, { force: true });
-        throw error;
-      }
+      await written(path, file, (temporary, target) => rename(temporary, target));
+    },
+
+    async create(path, file) {
+      // link() fails when the target exists, atomically, where rename() would replace it.
+      return await written(path, file, async (temporary, target) => {
+        try {
+          await link(temporary, target);
+          return true;
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException)?.code === "EEXIST") return false;
+          throw error;
+        }
+      });
     },
 
     async get(path) {

@@ -9,6 +9,7 @@ import {
   type PackageDescription,
 } from "../../contracts/index.ts";
 import type { EngineContext } from "../engine-context.ts";
+import { releasePackageFiles } from "../files/file-holders.ts";
 import { decodeBase64, encodeBase64, safeFileName } from "../files/file-paths.ts";
 import { checkIdsFree, type ImportRequest, prepareImport, writePrepared } from "../import/import-documents.ts";
 import {
@@ -32,7 +33,10 @@ import type { Handled } from "./handled.ts";
  * - PUT first reads the new package (a broken one changes nothing), then removes what the old one
  *   brought and adds the new content.
  * - DELETE removes the package and what it brought: its identifiables (as they are now, edits
- *   included) and its files, except files another package also brought.
+ *   included) and its files, except files another package or an import also holds.
+ * - A package's files never replace what is stored (docs/adr/0051, import/package-files.ts): a
+ *   path taken by other bytes puts the package's file under a folder of its own, and the File
+ *   values and thumbnail paths of its identifiables name that path.
  * - `aasIds` is what the client declared; without it, the ids of the package's shells.
  */
 
@@ -147,7 +151,7 @@ async function addPackage(
     await checkIdsFree(ctx, request, prepared, new Set(replacing.written.map((item) => item.id)));
     await removeContent(ctx, replacing, cmd);
   }
-  const result = await writePrepared(ctx, request, prepared);
+  const result = await writePrepared(ctx, request, prepared, "package");
   const record: PackageRecord = {
     packageId,
     fileName,
@@ -156,13 +160,12 @@ async function addPackage(
     fileKeys: result.fileKeys,
   };
   await writePackageRecord(ctx.fileStore, record, bytes);
+  await result.placed?.confirmShared();
   return record;
 }
 
-/** What a package brought, removed again; files another package also brought stay. */
+/** What a package brought, removed again; files another package or an import holds stay. */
 async function removeContent(ctx: EngineContext, record: PackageRecord, cmd: Command): Promise<void> {
   for (const { kind, id } of record.written) await removeIdentifiable(ctx, kind, id, cmd.origin, cmd.correlationId);
-  const others = (await listPackageRecords(ctx.fileStore)).filter((other) => other.packageId !== record.packageId);
-  const shared = new Set(others.flatMap((other) => other.fileKeys));
-  for (const key of record.fileKeys) if (!shared.has(key)) await ctx.fileStore.delete(key);
+  await releasePackageFiles(ctx.fileStore, record.packageId, record.fileKeys);
 }

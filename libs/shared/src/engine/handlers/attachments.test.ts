@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { exampleModel } from "../../test-support/example-model.ts";
+import { elementOwner, fileKeyOf, uploadPath } from "../files/file-paths.ts";
 import { base64, fileTestEngine, fromBase64 } from "./test-support/files.ts";
 
 const model = exampleModel();
@@ -94,6 +95,45 @@ describe("attachments (File elements)", () => {
       file: { fileName: "own.txt", contentBase64: base64("own") },
     });
     assert.ok(await t.files.get("/aasx/files/manual.txt"), "another File of the example still points there");
+  });
+
+  it("an upload stored before uploads had owners is still the element's: replaced and deleted as its own", async () => {
+    const t = await fileTestEngine();
+    const path = uploadPath("files", elementOwner(submodelId, "Manual"), "old.txt");
+    await t.files.put(fileKeyOf(path)!, { contentType: "text/plain", bytes: Buffer.from("no owner") });
+    await t.ok("PatchSubmodelElementValueByPath", {
+      submodelId,
+      idShortPath: "Manual",
+      body: JSON.stringify({ Manual: { contentType: "text/plain", value: path } }),
+    });
+    await t.ok("PutFileByPath", {
+      submodelId,
+      idShortPath: "Manual",
+      file: { fileName: "old.txt", contentBase64: base64("new") },
+    });
+    assert.equal(
+      fromBase64((await t.ok("GetFileByPath", { submodelId, idShortPath: "Manual" })).value.contentBase64).toString(),
+      "new",
+    );
+    assert.deepEqual(
+      (await t.files.list("/aasx/files/")).map((f) => f.path),
+      [fileKeyOf(path)],
+      "replaced in place, not beside it",
+    );
+    await t.ok("DeleteFileByPath", { submodelId, idShortPath: "Manual" });
+    assert.deepEqual(await t.files.list("/aasx/files/"), []);
+  });
+
+  it("a refused PUT under the current file's name keeps the current file", async () => {
+    const t = await fileTestEngine();
+    const file = (text: string) => ({ fileName: "same.txt", contentBase64: base64(text) });
+    const { revision } = await t.ok("PutFileByPath", { submodelId, idShortPath: "Manual", file: file("kept") });
+    await t.fails(
+      "PutFileByPath",
+      { submodelId, idShortPath: "Manual", file: file("refused"), preconditions: { ifMatch: [`${revision}-stale`] } },
+      "precondition-failed",
+    );
+    assert.ok((await t.run("GetFileByPath", { submodelId, idShortPath: "Manual" })).ok, "still stored");
   });
 
   it("only File elements have an attachment (405); missing things are 404 and leave no bytes behind", async () => {

@@ -13,9 +13,9 @@ import {
   fileNameOf,
   isOwnUpload,
   safeFileName,
-  uploadPath,
 } from "../files/file-paths.ts";
 import { mayReadUpload } from "../files/upload-access.ts";
+import { deleteUpload, storeUpload } from "../files/upload-store.ts";
 import { requireIdentifiable } from "../identifiables.ts";
 import { checkPreconditions } from "../preconditions.ts";
 import { checkSubmodelScope } from "../submodel-scope.ts";
@@ -86,11 +86,11 @@ export async function putFileByPath(ctx: EngineContext, cmd: Command<"PutFileByP
   const fileName = safeFileName(file.fileName);
   const contentType = uploadContentType(file.contentType, fileName);
   const owner = elementOwner(submodelId, path);
-  const modelPath = uploadPath("files", owner, fileName);
-  const key = fileKeyOf(modelPath)!;
+  const fileOwner = { submodelId, idShortPath: path };
   // Checked before the bytes are stored, so a wrong target leaves nothing behind.
   await loadFileElement(ctx, cmd.params);
-  await ctx.fileStore.put(key, { contentType, bytes, owner: { submodelId, idShortPath: path } });
+  const { modelPath, replaced } = await storeUpload(ctx, "files", owner, fileOwner, fileName, { contentType, bytes });
+  const key = fileKeyOf(modelPath)!;
   let previous: string | undefined;
   try {
     const event = await ctx.commit(elementTarget(submodelId, path), async () => {
@@ -105,10 +105,10 @@ export async function putFileByPath(ctx: EngineContext, cmd: Command<"PutFileByP
       return fileCommit(ctx, cmd, updated, old);
     });
     if (previous !== undefined && isOwnUpload("files", owner, previous) && fileKeyOf(previous) !== key)
-      await ctx.fileStore.delete(fileKeyOf(previous)!);
+      await deleteUpload(ctx, previous, fileOwner);
     return { value: null, revision: event.revision };
   } catch (error) {
-    if (previous === undefined || fileKeyOf(previous) !== key) await ctx.fileStore.delete(key).catch(() => undefined);
+    if (!replaced) await deleteUpload(ctx, modelPath, fileOwner).catch(() => undefined);
     throw error;
   }
 }
@@ -130,7 +130,7 @@ export async function deleteFileByPath(ctx: EngineContext, cmd: Command<"DeleteF
     return fileCommit(ctx, cmd, readJsonable(rest, "SubmodelElement", ctx.validation.onUpdate) as ElementJson, old);
   });
   if (previous !== undefined && isOwnUpload("files", elementOwner(submodelId, path), previous))
-    await ctx.fileStore.delete(fileKeyOf(previous)!);
+    await deleteUpload(ctx, previous, { submodelId, idShortPath: path });
   return { value: null, revision: event.revision };
 }
 

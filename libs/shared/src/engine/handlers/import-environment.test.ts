@@ -50,7 +50,7 @@ describe("ImportEnvironment", () => {
       problems: [],
     });
     assert.deepEqual(
-      (await t.files.list()).map((f) => f.path),
+      (await t.files.list("/")).map((f) => f.path),
       ["/aasx/files/doc.pdf", "/aasx/thumb.png"],
     );
     const file = (await t.ok("GetFileByPath", { submodelId: "urn:sm", idShortPath: "Doc" })).value;

@@ -1,16 +1,9 @@
 import { type Command, CommandError, type CommandResult } from "../../contracts/index.ts";
 import type { EngineContext } from "../engine-context.ts";
 import { contentTypeByName, OCTET_STREAM, uploadContentType } from "../files/content-types.ts";
-import {
-  decodeBase64,
-  encodeBase64,
-  fileKeyOf,
-  fileNameOf,
-  isOwnUpload,
-  safeFileName,
-  uploadPath,
-} from "../files/file-paths.ts";
+import { decodeBase64, encodeBase64, fileKeyOf, fileNameOf, isOwnUpload, safeFileName } from "../files/file-paths.ts";
 import { mayReadUpload } from "../files/upload-access.ts";
+import { deleteUpload, storeUpload } from "../files/upload-store.ts";
 import { requireIdentifiable } from "../identifiables.ts";
 import { rewriteShell } from "../shell-rewrite.ts";
 import type { Handled } from "./handled.ts";
@@ -64,10 +57,13 @@ export async function putThumbnail(ctx: EngineContext, cmd: Command<"PutThumbnai
   const bytes = decodeBase64(file?.contentBase64, "The thumbnail");
   const fileName = safeFileName(file.fileName);
   const contentType = uploadContentType(file.contentType, fileName);
-  const path = uploadPath("thumbnails", aasId, fileName);
-  const key = fileKeyOf(path)!;
+  const owner = { shellId: aasId };
   await requireIdentifiable(ctx, "shell", aasId);
-  await ctx.fileStore.put(key, { contentType, bytes, owner: { shellId: aasId } });
+  const { modelPath: path, replaced } = await storeUpload(ctx, "thumbnails", aasId, owner, fileName, {
+    contentType,
+    bytes,
+  });
+  const key = fileKeyOf(path)!;
   let previous: string | undefined;
   try {
     const { event } = await rewriteShell(ctx, {
@@ -83,10 +79,10 @@ export async function putThumbnail(ctx: EngineContext, cmd: Command<"PutThumbnai
       },
     });
     if (previous !== undefined && isOwnUpload("thumbnails", aasId, previous) && fileKeyOf(previous) !== key)
-      await ctx.fileStore.delete(fileKeyOf(previous)!);
+      await deleteUpload(ctx, previous, owner);
     return { value: null, revision: event.revision };
   } catch (error) {
-    if (previous === undefined || fileKeyOf(previous) !== key) await ctx.fileStore.delete(key).catch(() => undefined);
+    if (!replaced) await deleteUpload(ctx, path, owner).catch(() => undefined);
     throw error;
   }
 }
@@ -110,6 +106,6 @@ export async function deleteThumbnail(ctx: EngineContext, cmd: Command<"DeleteTh
     },
   });
   if (previous !== undefined && isOwnUpload("thumbnails", aasId, previous))
-    await ctx.fileStore.delete(fileKeyOf(previous)!);
+    await deleteUpload(ctx, previous, { shellId: aasId });
   return { value: null, revision: event.revision };
 }

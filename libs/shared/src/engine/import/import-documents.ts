@@ -1,4 +1,4 @@
-import { type AasxPart, type OpenedAasx, partKey } from "../../aas/index.ts";
+import type { OpenedAasx } from "../../aas/index.ts";
 import {
   CommandError,
   type ImportDocument,
@@ -7,10 +7,12 @@ import {
   type ImportProblem,
 } from "../../contracts/index.ts";
 import type { EngineContext } from "../engine-context.ts";
+import { holdForImport } from "../files/file-holders.ts";
 import type { IdentifiableKind } from "../ports/index.ts";
 import { ENVIRONMENT_SECTIONS, IdentifiableChecker, type ImportCandidate } from "./collect-identifiables.ts";
 import { ImportBatches } from "./import-batches.ts";
 import { type ImportSource, readSource, sourceOfDocument } from "./import-source.ts";
+import { type ImportedPart, type PlacedFiles, placePackageFiles, rewritePaths } from "./package-files.ts";
 
 export interface ImportRequest {
   documents: readonly ImportDocument[];
@@ -29,7 +31,10 @@ export interface SourcesImportRequest extends Omit<ImportRequest, "documents"> {
 /** The outcome, plus what was written (an AASX package remembers it, to delete it again). */
 export interface ImportResult extends ImportOutcome {
   written: { kind: IdentifiableKind; id: string }[];
+  /** The FileStore keys its identifiables use (stored by it or shared; package-files.ts). */
   fileKeys: string[];
+  /** Set when files were stored: a package calls it once its record is written. */
+  placed?: PlacedFiles;
 }
 
 /**
@@ -44,9 +49,12 @@ export interface ImportResult extends ImportOutcome {
  *    all-or-nothing: the first problem fails the import before anything is written.
  *    partial: an identifiable with a problem is reported and left out, whole (the unit of import
  *    is the identifiable: a submodel with one invalid element is not imported at all).
- * 3. The package files are written to the FileStore; then the second pass reads the documents
- *    again and commits the identifiables in batches (one `commitBatch` each: one Redis round trip
- *    and fsync for many), each still its own atomic commit with one `*.created` event, like a POST.
+ * 3. The package files are stored, never over someone else's (package-files.ts, docs/adr/0051);
+ *    then the second pass reads the documents again and commits the identifiables in batches (one
+ *    `commitBatch` each: one Redis round trip and fsync for many), each still its own atomic
+ *    commit with one `*.created` event, like a POST, with File values and thumbnail paths pointing
+ *    where their files went. An import that wrote nothing takes its files back; one that wrote
+ *    something records that it holds them (a package: its record, written by the caller).
  */
 export async function importDocuments(ctx: EngineContext, request: ImportRequest): Promise<ImportResult> {
   return await writePrepared(ctx, request, await prepareImport(ctx, request));
@@ -61,7 +69,7 @@ export async function importSources(ctx: EngineContext, request: SourcesImportRe
 export interface PreparedImport {
   sources: ImportSource[];
   checker: IdentifiableChecker;
-  files: AasxPart[];
+  files: ImportedPart[];
   /** AASX packages opened by the first pass, for the second. */
   decoded: Map<ImportSource, OpenedAasx>;
   result: ImportResult;
@@ -124,7 +132,7 @@ async function prepareSources(
       },
       prepared.decoded,
     );
-    prepared.files.push(...reading.files);
+    prepared.files.push(...reading.files.map((part) => ({ document: index, part })));
   }
   return prepared;
 }
@@ -145,24 +153,52 @@ function reporter(request: Pick<ImportRequest, "mode">, result: ImportResult): (
 /** Ids looked up in the store at once (answers pipelined on one connection). */
 const ID_CHECKS_AT_ONCE = 512;
 
-/** Check the ids against the store, write the files, then the second pass commits in batches. */
+/**
+ * Check the ids against the store, write the files, then the second pass commits in batches.
+ * `holder`: who will hold the files: an import records that itself; a package writes its record
+ * with `fileKeys` and then calls `placed.confirmShared()`.
+ */
 export async function writePrepared(
   ctx: EngineContext,
   request: Omit<ImportRequest, "documents">,
   prepared: PreparedImport,
+  holder: "import" | "package" = "import",
 ): Promise<ImportResult> {
-  const { checker, result } = prepared;
+  const { result } = prepared;
   if (result.skipped) return result;
-  const report = reporter(request, result);
   if (request.onlyIfEmpty && !prepared.storeWasEmpty && !(await storeIsEmpty(ctx))) return { ...result, skipped: true };
   if (!prepared.storeWasEmpty) await checkIdsFree(ctx, request, prepared);
 
-  for (const file of prepared.files) {
-    const key = partKey(file.path);
-    await ctx.fileStore.put(key, { contentType: file.contentType, bytes: file.bytes });
-    if (!result.fileKeys.includes(key)) result.fileKeys.push(key);
+  const placed = await placePackageFiles(ctx, prepared.files);
+  result.fileKeys = placed.keys;
+  result.files = placed.keys.length;
+  try {
+    await commitIdentifiables(ctx, request, prepared, placed);
+  } catch (error) {
+    // Nothing refers to the files yet: the refused import leaves none behind.
+    if (result.written.length === 0) await placed.undo();
+    throw error;
   }
-  result.files = result.fileKeys.length;
+  if (holder === "package") return { ...result, placed };
+  if (result.written.length === 0) {
+    await placed.undo();
+    result.files = 0;
+    return result;
+  }
+  await holdForImport(ctx.fileStore, placed.keys);
+  await placed.confirmShared();
+  return result;
+}
+
+/** The second pass: each identifiable read again, its file paths rewritten, committed in batches. */
+async function commitIdentifiables(
+  ctx: EngineContext,
+  request: Omit<ImportRequest, "documents">,
+  prepared: PreparedImport,
+  placed: PlacedFiles,
+): Promise<void> {
+  const { checker, result } = prepared;
+  const report = reporter(request, result);
 
   const total = checker.size;
   const batches = new ImportBatches(ctx, request, (candidate, written, elements) => {
@@ -185,13 +221,13 @@ export async function writePrepared(
       ctx.aasxLimits,
       async (item) => {
         const candidate = checker.reread(index, source.source, item);
-        if (candidate !== undefined) await batches.add(candidate);
+        if (candidate !== undefined)
+          await batches.add({ ...candidate, json: rewritePaths(candidate.json, placed.moved.get(index)) });
       },
       prepared.decoded,
     );
   }
   await batches.finish();
-  return result;
 }
 
 /**

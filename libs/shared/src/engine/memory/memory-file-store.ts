@@ -3,25 +3,26 @@ import { checkFilePath, type FileInfo, type FileStore, type StoredFile } from ".
 /** FileStorageInMemory: files live as long as the process. Copies in and out, never shares buffers. */
 export function createMemoryFileStore(): FileStore {
   const files = new Map<string, StoredFile>();
+  const copy = (file: StoredFile): StoredFile => ({
+    contentType: file.contentType,
+    bytes: file.bytes.slice(),
+    ...(file.owner ? { owner: { ...file.owner } } : {}),
+  });
   return {
     async put(path, file) {
       checkFilePath(path);
-      files.set(path, {
-        contentType: file.contentType,
-        bytes: file.bytes.slice(),
-        ...(file.owner ? { owner: { ...file.owner } } : {}),
-      });
+      files.set(path, copy(file));
+    },
+    async create(path, file) {
+      checkFilePath(path);
+      if (files.has(path)) return false;
+      files.set(path, copy(file));
+      return true;
     },
     async get(path) {
       checkFilePath(path);
       const file = files.get(path);
-      return (
-        file && {
-          contentType: file.contentType,
-          bytes: file.bytes.slice(),
-          ...(file.owner ? { owner: { ...file.owner } } : {}),
-        }
-      );
+      return file && copy(file);
     },
     async delete(path) {
       checkFilePath(path);

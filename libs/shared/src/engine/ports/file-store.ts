@@ -33,6 +33,12 @@ export interface FileInfo {
 export interface FileStore {
   /** Create or replace. A reader sees the old file or the new one, never a mix. */
   put(path: string, file: StoredFile): Promise<void>;
+  /**
+   * Create only: stores the file when nothing is stored at `path` and answers true; answers false
+   * and changes nothing when something is, atomically (of two racing creates exactly one wins).
+   * What a writer uses that must never replace bytes someone else stored (docs/adr/0051).
+   */
+  create(path: string, file: StoredFile): Promise<boolean>;
   get(path: string): Promise<StoredFile | undefined>;
   /** True when a file was there. */
   delete(path: string): Promise<boolean>;

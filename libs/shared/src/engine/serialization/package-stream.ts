@@ -2,9 +2,11 @@ import { type LazyAasxPart, writeAasxStream } from "../../aas/index.ts";
 import type { FileStream } from "../../contracts/index.ts";
 import type { EngineContext } from "../engine-context.ts";
 import { fileKeyOf, partNameOf } from "../files/file-paths.ts";
+import { uploadReadCheck } from "../files/upload-access.ts";
+import type { FileOwner, StoredFile } from "../ports/index.ts";
 import { type EnvironmentSelection, environmentItems } from "./environment-items.ts";
 import { environmentText, utf8Chunks } from "./environment-text.ts";
-import { filePathsIn, isCarriable, omittedWarning } from "./write-environment.ts";
+import { fileElementsIn, filePathsIn, isCarriable, omittedWarning } from "./write-environment.ts";
 
 type Json = Record<string, unknown>;
 
@@ -18,6 +20,10 @@ type Json = Record<string, unknown>;
  *      is read; then the files, one at a time.
  * Writes between the passes: a file deleted meanwhile breaks the stream; a File added meanwhile
  * keeps its value but its file is not carried (each submodel is consistent at its own revision).
+ * An upload is carried only when the caller may read it through a File or shell that names it, as
+ * GET …/attachment and …/thumbnail decide (files/upload-access.ts); otherwise it is left out and
+ * named in the warning like a file that is not stored, so the package never holds more than the
+ * caller could download one file at a time.
  */
 export async function streamPackage(
   ctx: EngineContext,
@@ -26,36 +32,49 @@ export async function streamPackage(
 ): Promise<FileStream> {
   const first = await environmentItems(ctx, selection);
   const carried = new Map<string, LazyAasxPart>();
-  const looked = new Set<string>();
+  // What the store holds at each key looked at (without its bytes; null: nothing).
+  const looked = new Map<string, Omit<StoredFile, "bytes"> | null>();
   const seen = new Set<string>();
+  const mayRead = uploadReadCheck(ctx);
   let thumbnail: LazyAasxPart | undefined;
-  const add = async (modelPath: string): Promise<LazyAasxPart | undefined> => {
+  const add = async (modelPath: string, via: FileOwner): Promise<LazyAasxPart | undefined> => {
     const partName = partNameOf(modelPath);
     const key = fileKeyOf(modelPath);
     if (key !== undefined) seen.add(modelPath);
     if (partName === undefined || key === undefined || !isCarriable(partName)) return undefined;
-    if (looked.has(key)) return carried.get(key);
-    looked.add(key);
-    const stored = await ctx.fileStore.get(key);
-    if (!stored) return undefined;
+    if (carried.has(key)) return carried.get(key);
+    let stored = looked.get(key);
+    if (stored === undefined) {
+      const file = await ctx.fileStore.get(key);
+      stored = file ? { contentType: file.contentType, ...(file.owner ? { owner: file.owner } : {}) } : null;
+      looked.set(key, stored);
+    }
+    // Another File or shell naming the same path may still be one the caller reads it through.
+    if (stored === null || !(await mayRead(stored, via))) return undefined;
+    const checkedOwner = stored.owner;
     const part: LazyAasxPart = {
       path: partName,
       contentType: stored.contentType,
       bytes: async () => {
         const again = await ctx.fileStore.get(key);
         if (!again) throw new Error(`the file '${modelPath}' was deleted while the package was written`);
+        // Whose file it is was checked in the first pass: bytes of another owner are not carried.
+        if (JSON.stringify(again.owner) !== JSON.stringify(checkedOwner))
+          throw new Error(`the file '${modelPath}' was replaced while the package was written`);
         return again.bytes;
       },
     };
     carried.set(key, part);
     return part;
   };
-  for await (const submodel of first.submodels) for (const path of filePathsIn([submodel])) await add(path);
+  for await (const submodel of first.submodels)
+    for (const { value, idShortPath } of fileElementsIn(submodel))
+      await add(value, { submodelId: submodel.id as string, idShortPath });
   for await (const shell of first.shells) {
     const path = thumbnailPathOf(shell);
     if (typeof path !== "string") continue;
     // The package thumbnail is the first shell's, as the AASX Package Explorer does it.
-    const part = await add(path);
+    const part = await add(path, { shellId: shell.id as string });
     thumbnail ??= part;
   }
 

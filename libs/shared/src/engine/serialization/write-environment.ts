@@ -1,3 +1,4 @@
+import { childPath, childrenKey, type ElementJson } from "../../aas/index.ts";
 import type { ModelFormat } from "../../contracts/index.ts";
 
 export const MEDIA_TYPES: Record<ModelFormat, string> = {
@@ -51,4 +52,28 @@ export function filePathsIn(submodels: readonly unknown[]): string[] {
   };
   visit(submodels);
   return paths;
+}
+
+/**
+ * The File elements of one submodel that hold a value, with their idShortPaths: a package carries
+ * an uploaded file only for a File its caller may read it through (files/upload-access.ts).
+ */
+export function fileElementsIn(submodel: Record<string, unknown>): { value: string; idShortPath: string }[] {
+  const found: { value: string; idShortPath: string }[] = [];
+  const visit = (elements: unknown, parentPath: string, inList: boolean): void => {
+    if (!Array.isArray(elements)) return;
+    elements.forEach((item, index) => {
+      if (typeof item !== "object" || item === null) return;
+      const element = item as ElementJson;
+      const idShort = typeof element.idShort === "string" ? element.idShort : undefined;
+      if (!inList && idShort === undefined) return;
+      const path = childPath(parentPath, inList ? { index } : { idShort });
+      if (element.modelType === "File" && typeof element.value === "string")
+        found.push({ value: element.value, idShortPath: path });
+      const key = childrenKey(element);
+      if (key !== undefined) visit(element[key], path, element.modelType === "SubmodelElementList");
+    });
+  };
+  visit(submodel.submodelElements, "", false);
+  return found;
 }

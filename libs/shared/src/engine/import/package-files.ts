@@ -1,0 +1,136 @@
+import { randomBytes } from "node:crypto";
+import { type AasxPart, entryNameOfPart, partKey } from "../../aas/index.ts";
+import type { EngineContext } from "../engine-context.ts";
+import { heldKeys } from "../files/file-holders.ts";
+import { fileKeyOf } from "../files/file-paths.ts";
+import type { StoredFile } from "../ports/index.ts";
+
+/** A file an AASX document of an import carries (`document`: its index in the import). */
+export interface ImportedPart {
+  document: number;
+  part: AasxPart;
+}
+
+/** Where an import's files went. */
+export interface PlacedFiles {
+  /** The keys its identifiables use: stored by it, or shared with identical bytes. */
+  keys: string[];
+  /** Per document: part key → the model path of where that document's file went instead. */
+  moved: Map<number, Map<string, string>>;
+  /** Deletes what it stored (an import that wrote nothing). */
+  undo(): Promise<void>;
+  /**
+   * Once the import's holder record is written: a shared file that its other holder deleted in
+   * between (a concurrent package delete) is stored again.
+   */
+  confirmShared(): Promise<void>;
+}
+
+/** Tries per file: a file deleted between a refused create and the look at it is tried again. */
+const ATTEMPTS = 3;
+
+/**
+ * Stores the files of an import's AASX documents without ever replacing bytes someone else stored
+ * (docs/adr/0051). A part goes to its own path when that is free. When the path is taken:
+ * - by identical bytes that another package or import holds (file-holders.ts), or that this import
+ *   stored itself: the file is shared, and stays while any holder is left;
+ * - by anything else (other bytes, an upload, a file no holder names): the part is stored under a
+ *   folder of its own, `/aasx/packages/<random>/<its path>`, and the document's File values and
+ *   thumbnail paths that name it are rewritten to that path (`rewritePaths`), so two vendors'
+ *   packages with the same "/aasx/files/manual.pdf" both load and each keeps its own manual.
+ */
+export async function placePackageFiles(ctx: EngineContext, parts: readonly ImportedPart[]): Promise<PlacedFiles> {
+  const store = ctx.fileStore;
+  const held = parts.length === 0 ? new Set<string>() : await heldKeys(store);
+  const keys = new Set<string>();
+  const created: string[] = [];
+  const shared = new Map<string, StoredFile>();
+  const moved = new Map<number, Map<string, string>>();
+  let folder: string | undefined;
+  const create = async (key: string, file: StoredFile): Promise<boolean> => {
+    if (!(await store.create(key, file))) return false;
+    created.push(key);
+    keys.add(key);
+    return true;
+  };
+  const placed: PlacedFiles = {
+    keys: [],
+    moved,
+    undo: async () => {
+      for (const key of created) await store.delete(key).catch(() => undefined);
+    },
+    confirmShared: async () => {
+      for (const [key, file] of shared) if ((await store.get(key)) === undefined) await store.create(key, file);
+    },
+  };
+  try {
+    for (const { document, part } of parts) {
+      const key = partKey(part.path);
+      const file: StoredFile = { contentType: part.contentType, bytes: part.bytes };
+      let settled = false;
+      for (let attempt = 0; attempt < ATTEMPTS && !settled; attempt++) {
+        if (await create(key, file)) settled = true;
+        else {
+          const existing = await store.get(key);
+          if (existing === undefined) continue;
+          const shareable = existing.owner === undefined && (held.has(key) || created.includes(key));
+          if (shareable && sameBytes(existing.bytes, part.bytes)) {
+            keys.add(key);
+            if (!created.includes(key)) shared.set(key, file);
+            settled = true;
+          } else break;
+        }
+      }
+      if (settled) continue;
+      // Taken by someone else's bytes: a folder of this import's own (a fresh one if even that is taken).
+      for (;;) {
+        folder ??= randomBytes(8).toString("hex");
+        const partName = `/aasx/packages/${folder}${part.path}`;
+        if (await create(partKey(partName), file)) {
+          if (!moved.has(document)) moved.set(document, new Map());
+          moved.get(document)!.set(key, `/${entryNameOfPart(partName)}`);
+          break;
+        }
+        folder = undefined;
+      }
+    }
+  } catch (error) {
+    await placed.undo();
+    throw error;
+  }
+  placed.keys = [...keys];
+  return placed;
+}
+
+/**
+ * A document's identifiable with its File values and defaultThumbnail path pointing where its
+ * files went (`moved`: part key → model path). Unchanged (the same object) when none moved.
+ */
+export function rewritePaths(json: Record<string, unknown>, moved: ReadonlyMap<string, string> | undefined) {
+  if (moved === undefined || moved.size === 0) return json;
+  const target = (path: unknown): string | undefined => {
+    if (typeof path !== "string") return undefined;
+    const key = fileKeyOf(path);
+    return key === undefined ? undefined : moved.get(key);
+  };
+  const visit = (value: unknown): void => {
+    if (Array.isArray(value)) return value.forEach(visit);
+    if (typeof value !== "object" || value === null) return;
+    const object = value as Record<string, unknown>;
+    if (object.modelType === "File") {
+      const path = target(object.value);
+      if (path !== undefined) object.value = path;
+    }
+    const thumbnail = (object.assetInformation as { defaultThumbnail?: { path?: unknown } } | undefined)
+      ?.defaultThumbnail;
+    const thumbnailPath = thumbnail === undefined ? undefined : target(thumbnail.path);
+    if (thumbnailPath !== undefined) thumbnail!.path = thumbnailPath;
+    for (const key of ["submodelElements", "value", "statements", "annotations"]) visit(object[key]);
+  };
+  visit(json);
+  return json;
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return Buffer.from(a.buffer, a.byteOffset, a.length).equals(Buffer.from(b.buffer, b.byteOffset, b.length));
+}

@@ -1,0 +1,3 @@
+import { packageFilesSuite } from "./http/package-files-suite.ts";
+
+packageFilesSuite("embedded");
