@@ -56,6 +56,9 @@ describe("createHttpApp: routing, errors and headers", () => {
     const atRoot = app({ pathPrefix: "" });
     assert.equal((await call(atRoot, "GET", shell)).status, 200);
     assert.equal((await call(atRoot, "GET", `/api/v3.0${shell}`)).status, 200);
+    // The web console stays at /console/ with the API at the root.
+    assert.equal((await call(atRoot, "GET", "/console/")).status, 200);
+    assert.equal((await call(atRoot, "GET", "/console")).status, 301);
     // Without a prefix (or FA³ST's default) the root serves nothing.
     assertResult(await call(app({ pathPrefix: "/api/v3.0" }), "GET", shell), 404);
   });

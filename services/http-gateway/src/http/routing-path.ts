@@ -35,6 +35,9 @@ export function routingPathWithPrefix(pathPrefix: string | undefined): (request:
   return (request) => {
     const path = getPath(request).replace(/%24/gi, "$");
     if (path === API_PREFIX || path.startsWith(`${API_PREFIX}/`)) return withoutTrailingSlash(path);
+    // The web console keeps its own path even with the API at the root (pathPrefix ""): no AAS API
+    // path begins with /console, and the console calls the API under /api/v3.0, served either way.
+    if (path === "/console" || path.startsWith("/console/")) return path;
     if (path === pathPrefix) return API_PREFIX;
     if (path.startsWith(`${pathPrefix}/`)) return withoutTrailingSlash(`${API_PREFIX}${path.slice(pathPrefix.length)}`);
     return path;
