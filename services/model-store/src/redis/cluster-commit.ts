@@ -13,6 +13,7 @@ import { CONTENT_SCRIPTS } from "./cluster-content-script.ts";
 import { splitRounds } from "./cluster-rounds.ts";
 import { CommitEncodingError } from "./commit-script.ts";
 import { idempotencyKey } from "./idempotency-redis.ts";
+import { plainReason } from "./redis-errors.ts";
 import { IDENTIFIABLE_KINDS, type RedisLayout } from "./redis-layout.ts";
 
 /**
@@ -369,7 +370,7 @@ export async function commitRound(
       await releaseAll(redis, layout, token, submodels);
       throw unavailable(error, "the catalog did not take the commit");
     }
-    throw new RepositoryOutcomeUnknownError(`Redis did not answer the commit: ${(error as Error).message}`, {
+    throw new RepositoryOutcomeUnknownError(`Redis did not answer the commit: ${plainReason(error)}`, {
       cause: error,
     });
   }

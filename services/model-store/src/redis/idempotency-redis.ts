@@ -1,7 +1,7 @@
 import { type Repository, RepositoryOutcomeUnknownError, RepositoryUnavailableError } from "@twinport/shared";
 import type { Redis } from "ioredis";
 import { luaScript } from "./lua-script.ts";
-import { redisCall, toRepositoryError } from "./redis-errors.ts";
+import { plainReason, redisCall, toRepositoryError } from "./redis-errors.ts";
 import type { RedisLayout } from "./redis-layout.ts";
 
 type IdempotencyMethods = Pick<Repository, "getIdempotencyRecord" | "putIdempotencyReply">;
@@ -70,7 +70,7 @@ export async function commitCall<T>(redis: Redis, commit: () => Promise<T>): Pro
     const message = error instanceof Error ? error.message : String(error);
     if (error instanceof Error && error.name === "ReplyError") throw toRepositoryError(error);
     if (/^Stream isn't writeable/.test(message))
-      throw new RepositoryUnavailableError(`Redis is unavailable: ${message}; the commit was not sent`, {
+      throw new RepositoryUnavailableError(`Redis is unavailable: ${plainReason(error)}; the commit was not sent`, {
         cause: error,
       });
     // An encoding failure in JS (before anything was sent) is a bug, not an outage.
@@ -80,6 +80,8 @@ export async function commitCall<T>(redis: Redis, commit: () => Promise<T>): Pro
       (error instanceof Error && error.name === "CommitEncodingError")
     )
       throw error;
-    throw new RepositoryOutcomeUnknownError(`Redis did not answer the commit: ${message}`, { cause: error });
+    throw new RepositoryOutcomeUnknownError(`Redis did not answer the commit: ${plainReason(error)}`, {
+      cause: error,
+    });
   }
 }

@@ -15,8 +15,24 @@ export function toRepositoryError(error: unknown): unknown {
   if (error instanceof RepositoryUnavailableError) return error;
   const isReply = error instanceof Error && error.name === "ReplyError";
   if (isReply && !UNAVAILABLE_REPLIES.test(error.message)) return error;
-  const reason = error instanceof Error ? error.message : String(error);
-  return new RepositoryUnavailableError(`Redis is unavailable: ${reason}`, { cause: error });
+  return new RepositoryUnavailableError(`Redis is unavailable: ${plainReason(error)}`, { cause: error });
+}
+
+/**
+ * ioredis' texts (they reach clients in 503/504 messages) in words an operator of Twinport reads
+ * without knowing ioredis' options; anything else as it is.
+ */
+const PLAIN_REASONS: [RegExp, string][] = [
+  [/^Stream isn't writeable/, "the connection to Redis is down"],
+  [/^Connection is closed/, "the connection to Redis is closed"],
+  [/^Reached the max retries per request limit/, "the connection to Redis was lost while the call was on its way"],
+  [/^Command timed out/, "Redis did not answer within the command timeout"],
+];
+
+export function plainReason(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  for (const [pattern, plain] of PLAIN_REASONS) if (pattern.test(message)) return plain;
+  return message;
 }
 
 /** Await a Redis call, mapping its failure with toRepositoryError. */
