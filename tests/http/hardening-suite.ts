@@ -389,6 +389,11 @@ export function hardeningSuite(mode: Mode): void {
             `GET /api/v3.0/submodels HTTP/1.1\r\nHost: localhost\r\n${Array.from({ length: 3000 }, (_, i) => `X-Header-${i}: v`).join("\r\n")}\r\n\r\n`,
             431,
           ],
+          [
+            "one 20 KB header",
+            `GET /api/v3.0/submodels HTTP/1.1\r\nHost: localhost\r\nX-Large: ${"v".repeat(20_000)}\r\n\r\n`,
+            431,
+          ],
         ];
         for (const [what, request, status] of cases) {
           const answer = await rawExchange(sut, ca, request);

@@ -1,4 +1,4 @@
-import { type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from "node:http";
+import { type IncomingMessage, maxHeaderSize, type Server, type ServerResponse, STATUS_CODES } from "node:http";
 import type { Duplex } from "node:stream";
 import type { Logger, ProcessMetrics } from "@twinport/shared";
 import { resultBody } from "./result-body.ts";
@@ -90,11 +90,15 @@ function answerOf(error: ParserError): { status: number; message: string } | und
   }
 }
 
-/** The parser overflowed before the end of the first line: the URL is what is too long. */
+/**
+ * The parser overflowed before the end of the first line: the URL is what is too long. Node reports
+ * no parse position for the overflow (bytesParsed 0), so the first line's end is looked for within
+ * the size limit itself: a request line that ends inside it leaves the headers to blame.
+ */
 function inRequestLine(error: ParserError): boolean {
   const packet = error.rawPacket;
   if (packet === undefined) return false;
-  return !packet.subarray(0, error.bytesParsed ?? packet.length).includes("\r\n");
+  return !packet.subarray(0, maxHeaderSize).includes("\r\n");
 }
 
 function describe(error: ParserError): string {
