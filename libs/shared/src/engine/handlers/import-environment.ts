@@ -1,13 +1,15 @@
 import { type Command, CommandError, type CommandResult } from "../../contracts/index.ts";
 import type { EngineContext } from "../engine-context.ts";
-import { importDocuments } from "../import/import-documents.ts";
+import { prepareImport, writePrepared } from "../import/import-documents.ts";
+import { listedProblems } from "../import/import-problems.ts";
 import type { Handled } from "./handled.ts";
 
 /**
  * ImportEnvironment: start-up models (all-or-nothing, validated unless --no-validation) and
  * POST /import (partial: what fails is reported and left out; see import-documents.ts). Without an
  * explicit `validate`, a partial import is an API write (core.validationOnCreate) and an
- * all-or-nothing one a load (core.validationOnLoad).
+ * all-or-nothing one a load (core.validationOnLoad). A partial import lists at most
+ * MAX_LISTED_PROBLEMS problems, then one entry counting the rest (import-problems.ts).
  */
 export async function importEnvironment(
   ctx: EngineContext,
@@ -17,17 +19,9 @@ export async function importEnvironment(
   if (mode !== "partial" && mode !== "all-or-nothing")
     throw new CommandError("bad-request", `Unknown import mode '${String(mode)}'`);
   const validate = cmd.params.validate ?? (mode === "partial" ? ctx.validation.onCreate : ctx.validation.onLoad);
-  const {
-    written: _written,
-    fileKeys: _fileKeys,
-    ...outcome
-  } = await importDocuments(ctx, {
-    documents,
-    mode,
-    validate,
-    onlyIfEmpty,
-    origin: cmd.origin,
-    correlationId: cmd.correlationId,
-  });
-  return { value: outcome };
+  const request = { documents, mode, validate, onlyIfEmpty, origin: cmd.origin, correlationId: cmd.correlationId };
+  // importDocuments in its two steps, to learn from the checker how many problems it only counted.
+  const prepared = await prepareImport(ctx, request);
+  const { written: _written, fileKeys: _fileKeys, ...outcome } = await writePrepared(ctx, request, prepared);
+  return { value: { ...outcome, problems: listedProblems(outcome.problems, prepared.checker.unlisted) } };
 }

@@ -9,6 +9,7 @@ import {
 import { CommandError, type ImportProblem } from "../../contracts/index.ts";
 import { toCommandError } from "../aas-input.ts";
 import type { IdentifiableKind } from "../ports/index.ts";
+import { MAX_LISTED_PROBLEMS } from "./import-problems.ts";
 
 /** An identifiable ready to be written: read through the metamodel, canonical JSON. */
 export interface ImportCandidate {
@@ -56,10 +57,27 @@ export class IdentifiableChecker {
   /** Ids left out whole (a problem in partial mode). */
   private readonly refused = new Set<string>();
 
+  /** Problems reported so far, and those counted but not handed on (over MAX_LISTED_PROBLEMS). */
+  private reported = 0;
+  private unlistedProblems = 0;
+  private readonly report: (problem: ImportProblem) => void;
+
   constructor(
     private readonly validate: boolean,
-    private readonly report: (problem: ImportProblem) => void,
-  ) {}
+    report: (problem: ImportProblem) => void,
+  ) {
+    // A partial import of a million `{}` would otherwise list a million problems (~250 MB, and a
+    // reply of that size): past the first ones, the rest are only counted (see import-problems.ts).
+    this.report = (problem) => {
+      if (++this.reported > MAX_LISTED_PROBLEMS) this.unlistedProblems++;
+      else report(problem);
+    };
+  }
+
+  /** Problems met but not reported (over MAX_LISTED_PROBLEMS). */
+  get unlisted(): number {
+    return this.unlistedProblems;
+  }
 
   /** The first pass: reads and checks one identifiable; answers it when it is to be written. */
   check(document: number, source: string, item: EnvironmentItem): ImportCandidate | undefined {

@@ -16,6 +16,7 @@ import {
 import { CommandError, type ImportDocument, type ModelFormat } from "../../contracts/index.ts";
 import { toCommandError } from "../aas-input.ts";
 import { decodeBase64 } from "../files/file-paths.ts";
+import { TurnKeeper } from "./turn-keeper.ts";
 
 /**
  * A model document to import, readable more than once: an import reads it twice (first to check
@@ -34,8 +35,10 @@ export interface ImportSource {
   bytes?: () => Promise<Uint8Array>;
 }
 
-/** Text is handed to the readers in pieces of this size, so the identifiables they queue stay few. */
+/** Text is read in chunks of this size (a file from disk, a document in memory). */
 const CHUNK_CHARS = 256 * 1024;
+/** A reader is handed at most this much text at once, so the identifiables it queues stay few. */
+const PIECE_CHARS = 16 * 1024;
 
 /** An ImportDocument (a command's content, already in memory). */
 export function sourceOfDocument(document: ImportDocument, source: string): ImportSource {
@@ -110,7 +113,8 @@ export async function readSource(
   visit: (item: EnvironmentItem) => Promise<void> | void,
   opened: Map<ImportSource, OpenedAasx>,
 ): Promise<SourceReading> {
-  const queue: EnvironmentItem[] = [];
+  // What one write of text produced; emptied by drain (a slot at a time, never shifted: linear).
+  const queue: (EnvironmentItem | undefined)[] = [];
   const modelPaths: string[] = [];
   let chunks: AsyncIterable<string> | Iterable<string>;
   let format = source.format;
@@ -129,31 +133,39 @@ export async function readSource(
   } else chunks = await named(source.source, async () => source.chunks!());
   const reader: EnvironmentStreamReader =
     format === "xml" ? xmlReader((item) => queue.push(item)) : createEnvironmentJsonReader((item) => queue.push(item));
+  const turn = new TurnKeeper();
   const drain = async () => {
-    // Handed over one at a time, and the queue emptied as it goes, so nothing read stays referenced.
-    while (queue.length > 0) {
-      const item = queue.shift()!;
+    // Handed over one at a time, each slot cleared as it goes, so nothing read stays referenced.
+    // Indexed, not shifted: shift() moves every item behind it, quadratic over a chunk of `{}`s.
+    for (let at = 0; at < queue.length; at++) {
+      const item = queue[at]!;
+      queue[at] = undefined;
       if (aasx) modelPaths.push(...packagePathsInModel(item.value));
       await visit(item);
+      await turn.pause();
+    }
+    queue.length = 0;
+  };
+  const write = (text: string) => {
+    try {
+      reader.write(text);
+    } catch (error) {
+      throw prefixed(error, prefix);
     }
   };
   const iterator =
     Symbol.asyncIterator in chunks ? chunks[Symbol.asyncIterator]() : (chunks as Iterable<string>)[Symbol.iterator]();
   try {
     for (;;) {
-      const next = await named(source.source, async () => {
-        const step = await iterator.next();
-        try {
-          if (!step.done) reader.write(step.value);
-        } catch (error) {
-          throw prefixed(error, prefix);
-        }
-        return step;
-      });
+      const next = await named(source.source, async () => await iterator.next());
       if (next.done) break;
-      await drain();
-      // A document in memory is read without waiting for anything: let other requests in between chunks.
-      await new Promise((resolve) => setImmediate(resolve));
+      // In pieces, each drained before the next is read: a chunk (a compressed slice can inflate to
+      // megabytes) of tiny identifiables would otherwise queue millions of them at once.
+      for (let at = 0; at < next.value.length || at === 0; at += PIECE_CHARS) {
+        await named(source.source, async () => write(next.value.slice(at, at + PIECE_CHARS)));
+        await drain();
+        await turn.pause();
+      }
     }
   } catch (error) {
     // Given up half-way (a problem in all-or-nothing, a failed batch): the file is closed now, not at GC.

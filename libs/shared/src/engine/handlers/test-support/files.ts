@@ -4,6 +4,7 @@ import { readFileSync } from "node:fs";
 import type { ChangeEvent, Command, CommandResult, CommandType, Reply } from "../../../contracts/index.ts";
 import { createEngine, type Engine } from "../../create-engine.ts";
 import type { ResetHook } from "../../engine-context.ts";
+import type { ImportProgressListener } from "../../import/import-progress.ts";
 import { createInProcessEventBus } from "../../memory/in-process-event-bus.ts";
 import { createMemoryFileStore } from "../../memory/memory-file-store.ts";
 import { createMemoryRepository } from "../../memory/memory-repository.ts";
@@ -29,7 +30,12 @@ export interface FileTestEngine {
 }
 
 export async function fileTestEngine(
-  options: { example?: boolean; minInflateRatio?: number; maxModelPartBytes?: number } = {},
+  options: {
+    example?: boolean;
+    minInflateRatio?: number;
+    maxModelPartBytes?: number;
+    importProgress?: ImportProgressListener;
+  } = {},
 ): Promise<FileTestEngine> {
   const bus = createInProcessEventBus();
   const events: ChangeEvent[] = [];
@@ -41,6 +47,7 @@ export async function fileTestEngine(
     bus,
     fileStore: files,
     resetHooks,
+    ...(options.importProgress ? { importProgress: options.importProgress } : {}),
     aasxLimits: {
       ...(options.minInflateRatio !== undefined ? { minInflateRatio: options.minInflateRatio } : {}),
       ...(options.maxModelPartBytes !== undefined ? { maxModelPartBytes: options.maxModelPartBytes } : {}),

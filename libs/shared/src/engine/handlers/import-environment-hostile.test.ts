@@ -1,0 +1,52 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { MAX_LISTED_PROBLEMS } from "../import/import-problems.ts";
+import { fileTestEngine } from "./test-support/files.ts";
+
+/** `{"conceptDescriptions":[{},{},…]}`: `n` identifiables in 3n bytes, each a problem. */
+const emptyItems = (n: number) => `{"conceptDescriptions":[${Array.from({ length: n }, () => "{}").join(",")}]}`;
+
+describe("ImportEnvironment of a tiny document with very many identifiables", () => {
+  it("lists the first problems and counts the rest in one entry", async () => {
+    const t = await fileTestEngine({ example: false });
+    const { value } = await t.ok("ImportEnvironment", {
+      mode: "partial",
+      documents: [{ format: "json", text: emptyItems(MAX_LISTED_PROBLEMS + 1_500) }],
+    });
+    assert.equal(value.problems.length, MAX_LISTED_PROBLEMS + 1);
+    assert.match(value.problems[0]!.text, /conceptDescriptions\[0\]: A ConceptDescription without a string id/);
+    assert.match(value.problems[MAX_LISTED_PROBLEMS - 1]!.text, /conceptDescriptions\[999\]/);
+    assert.equal(value.problems.at(-1)!.text, "1500 more problems not listed (only the first 1000 are)");
+  });
+
+  it("lets other work in while it reads one chunk of them", async () => {
+    // 60,000 `{}` are 180 KB: one chunk of the reader, which used to be checked in one go.
+    let immediateRan = false;
+    let ranBy: number | undefined;
+    const t = await fileTestEngine({
+      example: false,
+      importProgress: (done, _total, phase) => {
+        if (phase !== "reading") return;
+        if (done === 1) setImmediate(() => (immediateRan = true));
+        if (ranBy === undefined && immediateRan) ranBy = done;
+      },
+    });
+    await t.ok("ImportEnvironment", { mode: "partial", documents: [{ format: "json", text: emptyItems(60_000) }] });
+    assert.ok(ranBy !== undefined && ranBy < 50_000, `the event loop had a turn only after item ${ranBy}`);
+  });
+
+  it("takes time linear in the number of identifiables", async () => {
+    const time = async (n: number) => {
+      const t = await fileTestEngine({ example: false });
+      const text = emptyItems(n);
+      const started = performance.now();
+      await t.ok("ImportEnvironment", { mode: "partial", documents: [{ format: "json", text }] });
+      return performance.now() - started;
+    };
+    await time(10_000); // warm up
+    const small = await time(10_000);
+    const large = await time(80_000);
+    // 8 times the items: linear is ~8 times the time, the quadratic queue it had was ~60 times.
+    assert.ok(large < 24 * small, `80,000 items took ${Math.round(large)} ms, 10,000 took ${Math.round(small)} ms`);
+  });
+});
