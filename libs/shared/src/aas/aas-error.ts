@@ -10,7 +10,9 @@ export type AasErrorKind =
   | "verification"
   | "base64url"
   | "id-short-path"
-  | "value";
+  | "value"
+  /** Input over a size limit (a 413, not a 400). */
+  | "too-large";
 
 export interface AasErrorOptions {
   /** JSON path ("submodelElements[2].value") or idShortPath ("a.b[2]") the error refers to. */

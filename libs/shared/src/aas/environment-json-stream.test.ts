@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import type { AasError } from "./aas-error.ts";
 import { createEnvironmentJsonReader } from "./environment-json-stream.ts";
 import type { EnvironmentItem } from "./environment-stream.ts";
 
@@ -53,4 +54,38 @@ test("what the whole-document reader refuses is refused, the document as a whole
 test("an empty environment and empty lists hand out nothing", () => {
   assert.deepEqual(readIn(["{}"]), []);
   assert.deepEqual(readIn(['{"assetAdministrationShells": [], "submodels" : [ ] , "conceptDescriptions":null}']), []);
+});
+
+test("an item longer than maxItemChars is refused while it is read (413), a long key as unknown, before either is joined", () => {
+  const read = (chunks: string[], maxItemChars: number) => {
+    const items: EnvironmentItem[] = [];
+    const reader = createEnvironmentJsonReader((item) => items.push(item), { maxItemChars });
+    for (const chunk of chunks) reader.write(chunk);
+    reader.end();
+    return items;
+  };
+  const cd = (value: string) => JSON.stringify({ id: "urn:cd", idShort: value });
+  const fits = `{"conceptDescriptions":[${cd("x")},${cd("x".repeat(100 - cd("").length))}]}`;
+  assert.equal(read([fits], 100).length, 2, "an item of exactly the limit is read");
+  const long = `{"conceptDescriptions":[${cd("x")},${cd("x".repeat(101 - cd("").length))}]}`;
+  for (const chunks of [[long], [...long], [long.slice(0, 60), long.slice(60)]])
+    assert.throws(
+      () => read(chunks, 100),
+      (error: AasError) =>
+        error.kind === "too-large" &&
+        /^conceptDescriptions\[1\] is longer than 100 characters, .*\(core\.importMaxIdentifiableSize\)$/.test(
+          error.message,
+        ),
+    );
+  // Refused as the characters arrive: the reader never holds much more than the limit.
+  const reader = createEnvironmentJsonReader(() => undefined, { maxItemChars: 1000 });
+  reader.write('{"submodels":[{"id":"');
+  assert.throws(() => {
+    for (let i = 0; i < 1_000; i++) reader.write("x".repeat(100));
+  }, /submodels\[0\] is longer than 1000 characters/);
+  assert.throws(
+    () => read([`{"${"k".repeat(2_000)}":[]}`], 100),
+    (error: AasError) =>
+      error.kind === "syntax" && /unknown property \(a key of more than 1024 characters\)/.test(error.message),
+  );
 });

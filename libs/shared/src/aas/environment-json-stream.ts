@@ -5,6 +5,7 @@ import {
   type EnvironmentSectionKey,
   type EnvironmentStreamReader,
 } from "./environment-stream.ts";
+import { DEFAULT_MAX_IDENTIFIABLE_CHARS, identifiableTooLarge } from "./identifiable-size.ts";
 import {
   BACKSLASH,
   CLOSE_BRACE,
@@ -30,9 +31,18 @@ import { documentTooDeep, maxDocumentDepth } from "./nesting-limit.ts";
  * A v2/RC-format identifiable is recognised by whoever fails to read it (engine/import), so valid
  * identifiables are not walked an extra time.
  */
-export function createEnvironmentJsonReader(sink: EnvironmentItemSink): EnvironmentStreamReader {
-  return new JsonEnvironmentScanner(sink);
+export function createEnvironmentJsonReader(
+  sink: EnvironmentItemSink,
+  options: { maxItemChars?: number } = {},
+): EnvironmentStreamReader {
+  return new JsonEnvironmentScanner(sink, options.maxItemChars ?? DEFAULT_MAX_IDENTIFIABLE_CHARS);
 }
+
+/**
+ * Longer than any key the environment knows, even written with `\u` escapes: a longer key is
+ * refused as it is read, not gathered (a key of 600 M characters failed to join as a string).
+ */
+const MAX_KEY_CHARS = 1024;
 
 const COMMA = 0x2c;
 const COLON = 0x3a;
@@ -72,6 +82,8 @@ class JsonEnvironmentScanner implements EnvironmentStreamReader {
   private index = 0;
   /** Text of the key or item being read, across chunks. */
   private pieces: string[] = [];
+  /** Characters in `pieces`. */
+  private piecesChars = 0;
   private nesting = 0;
   private inString = false;
   private escaped = false;
@@ -79,7 +91,11 @@ class JsonEnvironmentScanner implements EnvironmentStreamReader {
   private scalar = false;
   private literal = "";
 
-  constructor(private readonly sink: EnvironmentItemSink) {}
+  constructor(
+    private readonly sink: EnvironmentItemSink,
+    /** core.importMaxIdentifiableSize: an item is refused as soon as its text passes it, before it is joined. */
+    private readonly maxItemChars: number,
+  ) {}
 
   write(chunk: string): void {
     let from = 0;
@@ -94,12 +110,12 @@ class JsonEnvironmentScanner implements EnvironmentStreamReader {
       if (this.state === "key-text") {
         const end = this.scanString(chunk, i);
         if (end < 0) {
-          this.pieces.push(chunk.slice(from));
+          this.keep(chunk.slice(from));
           i = n;
           from = n;
           break;
         }
-        this.pieces.push(chunk.slice(from, end + 1));
+        this.keep(chunk.slice(from, end + 1));
         this.finishKey();
         i = end + 1;
         continue;
@@ -117,7 +133,7 @@ class JsonEnvironmentScanner implements EnvironmentStreamReader {
       i++;
     }
     // An item or key that began at this chunk's last character continues in the next.
-    if ((this.state === "item-text" || this.state === "key-text") && from < n) this.pieces.push(chunk.slice(from));
+    if ((this.state === "item-text" || this.state === "key-text") && from < n) this.keep(chunk.slice(from));
     this.offset += n;
   }
 
@@ -146,6 +162,7 @@ class JsonEnvironmentScanner implements EnvironmentStreamReader {
         if (c !== QUOTE) return unexpected(chunk, i, at);
         this.state = "key-text";
         this.pieces = [];
+        this.piecesChars = 0;
         this.inString = true;
         this.escaped = false;
         return;
@@ -194,6 +211,7 @@ class JsonEnvironmentScanner implements EnvironmentStreamReader {
   private startItem(c: number): void {
     this.state = "item-text";
     this.pieces = [];
+    this.piecesChars = 0;
     this.inString = c === QUOTE;
     this.escaped = false;
     this.scalar = c !== OPEN_BRACE && c !== OPEN_BRACKET;
@@ -245,14 +263,14 @@ class JsonEnvironmentScanner implements EnvironmentStreamReader {
       else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
         if (++nesting > limit) throw documentTooDeep("JSON document");
       } else if (--nesting === 0) {
-        this.pieces.push(chunk.slice(from, i));
+        this.keep(chunk.slice(from, i));
         this.nesting = 0;
         this.inString = false;
         this.finishItem();
         return i;
       }
     }
-    this.pieces.push(chunk.slice(from, n));
+    this.keep(chunk.slice(from, n));
     this.nesting = nesting;
     this.inString = inString;
     return n;
@@ -271,12 +289,12 @@ class JsonEnvironmentScanner implements EnvironmentStreamReader {
       }
       if (c === QUOTE) this.inString = true;
       else if (isSpace(c) || c === COMMA || c === CLOSE_BRACKET) {
-        this.pieces.push(chunk.slice(from, i));
+        this.keep(chunk.slice(from, i));
         this.finishItem();
         return i; // the delimiter is read as structure
       }
     }
-    this.pieces.push(chunk.slice(from, n));
+    this.keep(chunk.slice(from, n));
     return n;
   }
 
@@ -292,6 +310,19 @@ class JsonEnvironmentScanner implements EnvironmentStreamReader {
       }
     }
     return -1;
+  }
+
+  /** Keeps a piece of the key or item being read; refuses it once it is too long to hold. */
+  private keep(piece: string): void {
+    this.piecesChars += piece.length;
+    if (this.state === "key-text" && this.piecesChars > MAX_KEY_CHARS)
+      throw new AasError(
+        "syntax",
+        `unknown property (a key of more than ${MAX_KEY_CHARS} characters) in the environment; known: ${[...KNOWN].join(", ")}`,
+      );
+    if (this.state === "item-text" && this.piecesChars > this.maxItemChars)
+      throw identifiableTooLarge(`${this.key}[${this.index}]`, this.maxItemChars);
+    this.pieces.push(piece);
   }
 
   private finishKey(): void {

@@ -73,6 +73,17 @@ const coreObjectSchema = z.strictObject({
     .min(1)
     .default(2 * 1024 ** 3),
   /**
+   * The most text (characters of JSON or XML) one shell, submodel or concept description may take
+   * in an import (-m, POST /import, packages): the spec part of a package is exempt from the AASX
+   * size limits (ADR 0037), so without this a small package could make one identifiable of
+   * hundreds of megabytes. The default is maxRequestBodySize's, which bounds every REST write.
+   */
+  importMaxIdentifiableSize: z
+    .number()
+    .int()
+    .min(1)
+    .default(64 * 1024 * 1024),
+  /**
    * How deep submodel elements may nest (an element in a submodel is at depth 1). Deeper input
    * (JSON, XML, AASX) is a 400 naming this setting. 64 is ten times what IDTA submodel templates
    * use, and far below the depth (over 1,000) where the recursive readers and writers (aas-core,
@@ -170,6 +181,7 @@ export function aasxLimitsOf(core: CoreConfig): {
   maxTotalUncompressedBytes: number;
   maxEntryUncompressedBytes: number;
   maxModelPartBytes: number;
+  maxIdentifiableChars: number;
 } {
   return {
     minInflateRatio: core.minInflateRatio,
@@ -177,5 +189,6 @@ export function aasxLimitsOf(core: CoreConfig): {
     maxTotalUncompressedBytes: core.aasxMaxTotalSize,
     maxEntryUncompressedBytes: core.aasxMaxEntrySize,
     maxModelPartBytes: core.aasxMaxModelSize,
+    maxIdentifiableChars: core.importMaxIdentifiableSize,
   };
 }

@@ -80,6 +80,7 @@ const CORE_DEFAULTS = {
   aasxMaxTotalSize: 256 * 1024 * 1024,
   aasxMaxEntrySize: 128 * 1024 * 1024,
   aasxMaxModelSize: 2 * 1024 ** 3,
+  importMaxIdentifiableSize: 64 * 1024 * 1024,
   maxNestingDepth: 64,
   operationHandleTtl: "PT1H",
   idempotencyWindow: "PT24H",

@@ -7,7 +7,12 @@ import { CommandError, type ErrorCode } from "../contracts/index.ts";
  */
 export function toCommandError(error: unknown): unknown {
   if (!(error instanceof AasError)) return error;
-  const code: ErrorCode = error.kind === "verification" || error.kind === "value" ? "validation" : "bad-request";
+  const code: ErrorCode =
+    error.kind === "verification" || error.kind === "value"
+      ? "validation"
+      : error.kind === "too-large"
+        ? "payload-too-large"
+        : "bad-request";
   return new CommandError(code, error.message, { path: error.path, details: error.details });
 }
 

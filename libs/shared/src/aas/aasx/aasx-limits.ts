@@ -1,3 +1,5 @@
+import { DEFAULT_MAX_IDENTIFIABLE_CHARS } from "../identifiable-size.ts";
+
 /**
  * Bounds on what reading an AASX package may cost. They are checked against the zip's central
  * directory before anything is inflated, and the inflater enforces each entry's declared size and
@@ -23,6 +25,12 @@ export interface AasxLimits {
    * minutes. Absent = the default.
    */
   maxModelPartBytes?: number;
+  /**
+   * The most text (characters of JSON or XML) one identifiable may take in an import (packages,
+   * POST /import, start-up models; core.importMaxIdentifiableSize). Not an AASX limit only, but it
+   * travels with these to every import. Absent = DEFAULT_MAX_IDENTIFIABLE_CHARS.
+   */
+  maxIdentifiableChars?: number;
 }
 
 /**
@@ -46,6 +54,8 @@ export const DEFAULT_AASX_LIMITS: Readonly<AasxLimits> = Object.freeze({
   maxEntryUncompressedBytes: 128 * 1024 * 1024,
   /** 2 GiB of model text: about 15M elements in our own exports (1M elements is ~130 MB). */
   maxModelPartBytes: DEFAULT_MAX_MODEL_PART_BYTES,
+  /** 64 MiB of text per identifiable, maxRequestBodySize's default. */
+  maxIdentifiableChars: DEFAULT_MAX_IDENTIFIABLE_CHARS,
 });
 
 /** Entries up to this inflated size skip the ratio check (the same grace Apache POI gives). */

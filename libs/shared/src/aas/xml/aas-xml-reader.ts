@@ -1,6 +1,7 @@
 import { SaxesParser, type SaxesTagNS } from "saxes";
 import { AasError, isAasError } from "../aas-error.ts";
 import type { EnvironmentItemSink, EnvironmentSectionKey } from "../environment-stream.ts";
+import { DEFAULT_MAX_IDENTIFIABLE_CHARS, identifiableTooLarge } from "../identifiable-size.ts";
 import { CLASSES, type ClassRef } from "../metamodel-schema.ts";
 import { documentTooDeep, maxDocumentDepth } from "../nesting-limit.ts";
 import {
@@ -32,22 +33,43 @@ export function parseAasXml(text: string): Record<string, unknown> {
 /**
  * The same reader fed in chunks. With `sink`, each shell, submodel and concept description is
  * handed out as soon as its closing tag is read and not kept (the environment's lists stay empty),
- * so a model of any size is read with memory for one identifiable.
+ * so a model of any size is read with memory for one identifiable. One whose text passes
+ * `maxItemChars` (core.importMaxIdentifiableSize) is refused as soon as it does (checked every
+ * WRITE_SLICE characters), before saxes or this reader holds all of it.
  */
-export function createAasXmlReader(sink: EnvironmentItemSink | undefined): {
+export function createAasXmlReader(
+  sink: EnvironmentItemSink | undefined,
+  options: { maxItemChars?: number } = {},
+): {
   write(chunk: string): void;
   end(): Record<string, unknown>;
 } {
+  const maxItemChars = options.maxItemChars ?? DEFAULT_MAX_IDENTIFIABLE_CHARS;
   const reader = new EnvironmentReader(sink);
   const parser = new SaxesParser({ xmlns: true, position: true });
   const at = () => `${parser.line}:${parser.column + 1}`;
   parser.on("doctype", () => {
     throw new AasError("syntax", `Invalid AAS XML at ${at()}: a DOCTYPE (DTD) is not allowed in AAS XML`);
   });
-  parser.on("opentag", (tag) => reader.open(tag, at()));
+  /** Where the streamed identifiable being read began (saxes counts characters read). */
+  let itemStart = 0;
+  parser.on("opentag", (tag) => {
+    const before = reader.openItem;
+    reader.open(tag, at());
+    if (reader.openItem !== before) itemStart = parser.position;
+  });
+  const checkItemSize = () => {
+    const item = reader.openItem;
+    if (item !== undefined && parser.position - itemStart > maxItemChars)
+      throw identifiableTooLarge(item, maxItemChars);
+  };
   parser.on("text", (chunk) => reader.text(chunk, at()));
   parser.on("cdata", (chunk) => reader.text(chunk, at()));
-  parser.on("closetag", () => reader.close(at()));
+  parser.on("closetag", () => {
+    // Also here, not only between slices: a whole identifiable may open and close within one.
+    checkItemSize();
+    reader.close(at());
+  });
   let first = true;
   const guarded = (work: () => void): void => {
     try {
@@ -62,7 +84,11 @@ export function createAasXmlReader(sink: EnvironmentItemSink | undefined): {
       // A byte order mark is not part of the document (saxes would call it text before the root).
       const text = first && chunk.charCodeAt(0) === 0xfeff ? chunk.slice(1) : chunk;
       if (chunk.length > 0) first = false;
-      guarded(() => parser.write(text));
+      for (let from = 0; from < text.length || from === 0; from += WRITE_SLICE)
+        guarded(() => {
+          parser.write(text.slice(from, from + WRITE_SLICE));
+          checkItemSize();
+        });
     },
     end() {
       guarded(() => parser.close());
@@ -100,9 +126,14 @@ type Frame =
       deliver: (value: unknown) => void;
     };
 
+/** Text handed to saxes at once: how far past the identifiable size limit reading may get. */
+const WRITE_SLICE = 64 * 1024;
+
 class EnvironmentReader {
   private readonly stack: Frame[] = [];
   private environment: Record<string, unknown> | undefined;
+  /** The streamed identifiable being read (its path, e.g. `submodels[3]`), between its tags. */
+  openItem: string | undefined;
 
   constructor(private readonly sink: EnvironmentItemSink | undefined) {}
 
@@ -124,10 +155,16 @@ class EnvironmentReader {
         const index = parent.count++;
         const className = itemClass(parent.itemRef, tag.local, `${path}[${index}]`, at);
         const stream = parent.stream;
+        if (stream) this.openItem = `${path}[${index}]`;
         return this.pushObject(
           className,
           `${path}[${index}]`,
-          stream ? (value) => stream(value, index) : (value) => parent.value.push(value),
+          stream
+            ? (value) => {
+                this.openItem = undefined;
+                stream(value, index);
+              }
+            : (value) => parent.value.push(value),
         );
       }
       case "choice": {

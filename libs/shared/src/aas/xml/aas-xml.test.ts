@@ -4,7 +4,7 @@ import { AasError } from "../aas-error.ts";
 import { ABSTRACT_CLASSES, CLASSES, type PropertyShape } from "../metamodel-schema.ts";
 import { readAas } from "../model-io.ts";
 import { exampleEnvironment, type Json, richShell, richSubmodel } from "../test-support/fixtures.ts";
-import { parseAasXml } from "./aas-xml-reader.ts";
+import { createAasXmlReader, parseAasXml } from "./aas-xml-reader.ts";
 import { writeAasXml } from "./aas-xml-writer.ts";
 
 const NS = "https://admin-shell.io/aas/3/0";
@@ -308,4 +308,35 @@ test("a 5 MB document parses in reasonable time", () => {
   const elapsed = performance.now() - started;
   assert.deepEqual(parsed, environment);
   assert.ok(elapsed < 5000, `parsing took ${Math.round(elapsed)} ms`);
+});
+
+test("a streamed identifiable longer than maxItemChars is refused as it is read, before it is held whole", () => {
+  const items: unknown[] = [];
+  const reader = createAasXmlReader((item) => items.push(item), { maxItemChars: 1000 });
+  const ns = "https://admin-shell.io/aas/3/0";
+  reader.write(
+    `<environment xmlns="${ns}"><conceptDescriptions><conceptDescription><id>urn:a</id></conceptDescription>`,
+  );
+  reader.write("<conceptDescription><id>urn:b</id><idShort>");
+  assert.equal(items.length, 1);
+  assert.throws(
+    () => {
+      // 100,000 characters of one text node, in writes of 100: refused after the first thousand.
+      for (let i = 0; i < 1_000; i++) reader.write("x".repeat(100));
+    },
+    (error: AasError) =>
+      error.kind === "too-large" &&
+      /^conceptDescriptions\[1\] is longer than 1000 characters, .*\(core\.importMaxIdentifiableSize\)$/.test(
+        error.message,
+      ),
+  );
+  // A whole identifiable within one write is measured too.
+  const whole = createAasXmlReader(() => undefined, { maxItemChars: 1000 });
+  assert.throws(
+    () =>
+      whole.write(
+        `<environment xmlns="${ns}"><conceptDescriptions><conceptDescription><id>${"x".repeat(2000)}</id></conceptDescription></conceptDescriptions></environment>`,
+      ),
+    /conceptDescriptions\[0\] is longer than 1000 characters/,
+  );
 });

@@ -132,7 +132,9 @@ export async function readSource(
     chunks = aasx.specText();
   } else chunks = await named(source.source, async () => source.chunks!());
   const reader: EnvironmentStreamReader =
-    format === "xml" ? xmlReader((item) => queue.push(item)) : createEnvironmentJsonReader((item) => queue.push(item));
+    format === "xml"
+      ? xmlReader((item) => queue.push(item), limits.maxIdentifiableChars)
+      : createEnvironmentJsonReader((item) => queue.push(item), { maxItemChars: limits.maxIdentifiableChars });
   const turn = new TurnKeeper();
   const drain = async () => {
     // Handed over one at a time, each slot cleared as it goes, so nothing read stays referenced.
@@ -195,8 +197,8 @@ function prefixed(error: unknown, prefix: string): unknown {
   });
 }
 
-function xmlReader(sink: (item: EnvironmentItem) => void): EnvironmentStreamReader {
-  const reader = createAasXmlReader(sink);
+function xmlReader(sink: (item: EnvironmentItem) => void, maxItemChars?: number): EnvironmentStreamReader {
+  const reader = createAasXmlReader(sink, maxItemChars === undefined ? {} : { maxItemChars });
   let empty = true;
   return {
     write(chunk) {
@@ -230,8 +232,10 @@ async function named<T>(source: string, step: () => Promise<T>): Promise<T> {
   } catch (error) {
     const converted = toCommandError(error);
     if (!(converted instanceof CommandError)) throw converted;
-    // Nothing could be read, so whatever kind of error it was, the document is malformed input.
-    throw new CommandError("bad-request", `${source}: ${converted.message}`, {
+    // Nothing could be read, so whatever kind of error it was, the document is malformed input;
+    // but an identifiable over core.importMaxIdentifiableSize stays a 413, as a body too large is.
+    const code = converted.code === "payload-too-large" ? converted.code : "bad-request";
+    throw new CommandError(code, `${source}: ${converted.message}`, {
       path: converted.path,
       details: converted.details,
     });

@@ -34,6 +34,7 @@ export async function fileTestEngine(
     example?: boolean;
     minInflateRatio?: number;
     maxModelPartBytes?: number;
+    maxIdentifiableChars?: number;
     importProgress?: ImportProgressListener;
   } = {},
 ): Promise<FileTestEngine> {
@@ -51,6 +52,7 @@ export async function fileTestEngine(
     aasxLimits: {
       ...(options.minInflateRatio !== undefined ? { minInflateRatio: options.minInflateRatio } : {}),
       ...(options.maxModelPartBytes !== undefined ? { maxModelPartBytes: options.maxModelPartBytes } : {}),
+      ...(options.maxIdentifiableChars !== undefined ? { maxIdentifiableChars: options.maxIdentifiableChars } : {}),
     },
   });
   const run: FileTestEngine["run"] = (type, params) =>
