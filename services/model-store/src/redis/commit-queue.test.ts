@@ -1,7 +1,13 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { Commit, CommitResult } from "@twinport/shared";
-import { createCommitQueue, DEFAULT_MAX_IN_FLIGHT, LARGE_COMMIT_OPS } from "./commit-queue.ts";
+import {
+  createCommitQueue,
+  DEFAULT_MAX_IN_FLIGHT,
+  isLargeCommit,
+  LARGE_COMMIT_BYTES,
+  LARGE_COMMIT_OPS,
+} from "./commit-queue.ts";
 
 /** A commit told apart by its event id; `ops` only matters for the large-commit rule. */
 const commit = (id: string, ops = 1): Commit =>
@@ -114,6 +120,28 @@ describe("commit queue (group commit across callers)", () => {
       calls.map((c) => c.ids),
       [["small"], ["large"]],
     );
+    for (const c of calls) c.answer();
+    await Promise.all([small, large]);
+  });
+
+  it("sends a commit of one op but much text at once too (one huge identifiable)", async () => {
+    const { calls, run } = controlledRunner();
+    const queue = createCommitQueue(run, () => false);
+    const small = queue.submit([commit("small")]);
+    await nextTurn();
+    const huge: Commit = {
+      ...commit("huge"),
+      ops: [{ op: "put-identifiable", kind: "shell", id: "huge", json: "x".repeat(LARGE_COMMIT_BYTES + 1) }],
+    };
+    const large = queue.submit([huge]);
+    assert.deepEqual(
+      calls.map((c) => c.ids),
+      [["small"], ["huge"]],
+    );
+    assert.equal(isLargeCommit([commit("a", LARGE_COMMIT_OPS)]), false);
+    const half = { ...huge, ops: [{ ...huge.ops[0]!, json: "x".repeat(LARGE_COMMIT_BYTES / 2 + 1) }] } as Commit;
+    assert.equal(isLargeCommit([half]), false);
+    assert.equal(isLargeCommit([half, half]), true, "text adds up over the commits of one call");
     for (const c of calls) c.answer();
     await Promise.all([small, large]);
   });

@@ -16,8 +16,8 @@ import type { Commit, CommitResult } from "@twinport/shared";
  * leaves at the end of its turn. Writes to one element are unaffected: the commit runner sends a
  * target's next group only once the one before has committed (docs/adr/0047).
  *
- * Large commits (a model load, a big PUT) go alone and at once (on their own connection), so a small
- * write never waits behind them in the same script.
+ * Large commits (a model load, a big PUT: many ops or much text, isLargeCommit) go alone and at
+ * once (on their own connection), so a small write never waits behind them in the same script.
  */
 export interface CommitQueue {
   /** The commits of one caller, kept together and in order in one script call. */
@@ -26,6 +26,25 @@ export interface CommitQueue {
 
 /** Ops above which a commit is sent on its own. */
 export const LARGE_COMMIT_OPS = 1_000;
+/**
+ * JSON text (characters, over the ops) above which commits are large too, however few their ops:
+ * one identifiable of 300 MB is one op. Redis with `appendfsync always` applies ~30 ms per MiB
+ * (the text, and the event that repeats it, parsed, stored, appended and fsynced: 4 MiB ~150 ms,
+ * 64 MiB ~1.9 s on the 2-core development machine), so 4 MiB stays far below the fail-fast
+ * command timeout (2 s) while anything that may come near it goes on the long-timeout connection.
+ */
+export const LARGE_COMMIT_BYTES = 4 * 1024 * 1024;
+
+/** Whether commits may hold Redis for long: many ops in one, or much text in all of them. */
+export function isLargeCommit(commits: readonly Commit[]): boolean {
+  let bytes = 0;
+  for (const commit of commits) {
+    if (commit.ops.length > LARGE_COMMIT_OPS) return true;
+    for (const op of commit.ops) if ("json" in op) bytes += op.json.length;
+    if (bytes > LARGE_COMMIT_BYTES) return true;
+  }
+  return false;
+}
 /** Commits at most per script call: bounds how long one call holds Redis. */
 const MAX_BATCH_COMMITS = 512;
 /** Script calls of small commits on their way at once (see above; docs/adr/0048). */
@@ -102,7 +121,7 @@ export function createCommitQueue(
     submit(commits) {
       return new Promise<CommitResult[]>((resolve, reject) => {
         const entry = { commits, resolve, reject };
-        if (commits.some((c) => c.ops.length > LARGE_COMMIT_OPS)) {
+        if (isLargeCommit(commits)) {
           send([entry], false);
           return;
         }

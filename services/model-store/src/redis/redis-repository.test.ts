@@ -9,6 +9,7 @@ import {
 } from "@twinport/shared";
 import { Redis } from "ioredis";
 import { freePort, type RunningServer, startRedis } from "../../../../tests/test-support/servers.ts";
+import { LARGE_COMMIT_BYTES } from "./commit-queue.ts";
 import { createRedisRepository } from "./redis-repository.ts";
 
 const draft: ChangeEventDraft = { kind: "element.updated", id: "sm", time: "2026-01-01T00:00:00.000Z" };
@@ -418,6 +419,30 @@ describe("Redis repository", () => {
       assert.equal(calls[1]!.commits, 1);
       assert.equal(calls[1]!.failed, true);
       assert.ok(calls[1]!.seconds >= 0.19, String(calls[1]!.seconds));
+    } finally {
+      blocker.disconnect();
+      await repo.close();
+    }
+  });
+
+  it("a commit of one op but much text waits out a busy Redis on the long-timeout connection", async () => {
+    // One identifiable of a few MiB is one op: it was sent on the fail-fast connection and timed
+    // out while Redis applied it (a 504 for a committed write, a package left half written).
+    const repo = await createRedisRepository({ url: server.url, keyPrefix: nextPrefix(), commandTimeoutMs: 200 });
+    const blocker = new Redis(server.url);
+    try {
+      const json = JSON.stringify({ id: "big", text: "x".repeat(LARGE_COMMIT_BYTES) });
+      // The long-timeout connection is opened by the first large commit (opening it while Redis is
+      // busy fails fast, honestly "not sent"): open it now.
+      await commitOk(repo, [{ op: "put-identifiable", kind: "concept-description", id: "first", json }]);
+      const busy = blocker.eval(
+        "local s = redis.call('TIME') repeat local n = redis.call('TIME') until (n[1] - s[1]) * 1000000 + (n[2] - s[2]) > 600000 return 1",
+        0,
+      );
+      await new Promise((r) => setTimeout(r, 50));
+      await commitOk(repo, [{ op: "put-identifiable", kind: "concept-description", id: "big", json }]);
+      await busy;
+      assert.equal((await repo.getIdentifiable("concept-description", "big"))?.json, json);
     } finally {
       blocker.disconnect();
       await repo.close();

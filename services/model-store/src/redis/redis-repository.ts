@@ -10,7 +10,7 @@ import {
   settledSubmodelRecord,
 } from "./cluster-commit.ts";
 import { clearClusterStore } from "./cluster-keys.ts";
-import { createCommitQueue, LARGE_COMMIT_OPS } from "./commit-queue.ts";
+import { createCommitQueue, isLargeCommit } from "./commit-queue.ts";
 import { CommitEncodingError, runCommits } from "./commit-script.ts";
 import { countChildren, decodeCursor, encodeCursor, getElements, getSubtree, listChildren } from "./element-reads.ts";
 import { commitCall, redisIdempotency } from "./idempotency-redis.ts";
@@ -67,7 +67,7 @@ export interface RedisRepository extends Repository {
 const TERM_INDEX_RETRY_MS = 2000;
 
 export const DEFAULT_COMMAND_TIMEOUT_MS = 2000;
-/** How long a large commit (see LARGE_COMMIT_OPS) may take before it counts as "Redis unavailable". */
+/** How long a large commit (see isLargeCommit) may take before it counts as "Redis unavailable". */
 export const BULK_COMMAND_TIMEOUT_MS = 120_000;
 
 /**
@@ -87,9 +87,11 @@ export async function createRedisRepository(options: RedisRepositoryOptions): Pr
   });
   await firstConnection(redis, commandTimeoutMs);
 
-  // A large commit (a model load, a PUT of a big list: over LARGE_COMMIT_OPS ops, always sent alone)
-  // may hold Redis for seconds in one script; on the fail-fast connection it would time out while
-  // Redis goes on applying it. It gets its own connection with a long timeout instead.
+  // A large commit (a model load, a PUT of a big list or of one huge identifiable: over
+  // LARGE_COMMIT_OPS ops or LARGE_COMMIT_BYTES of text, always sent alone) may hold Redis for
+  // seconds in one script; on the fail-fast connection it would time out while Redis goes on
+  // applying it (a 504 for a write that was committed). It gets its own connection with a long
+  // timeout instead; so does a group of small commits that adds up to as much text.
   let bulk: Promise<Redis> | undefined;
   const bulkClient = () =>
     (bulk ??= (async () => {
@@ -101,7 +103,7 @@ export async function createRedisRepository(options: RedisRepositoryOptions): Pr
       return client;
     })());
   const call = async (batch: Commit[]) => {
-    const large = batch.some((c) => c.ops.length > LARGE_COMMIT_OPS);
+    const large = isLargeCommit(batch);
     const client = large ? await bulkClient() : redis;
     if (!cluster) return runCommits(client, layout, batch);
     // A round's locks outlive the slowest call it may make; others wait for them up to a command timeout.
