@@ -127,6 +127,19 @@ test("too many entries, too large in total, and duplicate names are refused", ()
   );
 });
 
+test("part names equivalent by percent-encoding are duplicates too (ISO/IEC 29500-2 §9.1.1)", () => {
+  const spec = packageWith({ "aasx%2Faas%2Faas.aas.xml": strToU8("<environment/>") });
+  assert.match(
+    readError(spec).details.join("\n"),
+    /entry "aasx%2Faas%2Faas\.aas\.xml" appears twice \(also as "aasx\/aas\/aas\.aas\.xml"\)/,
+  );
+  const file = packageWith({ "aasx/files/x.txt": strToU8("a"), "aasx/files/%78.TXT": strToU8("b") });
+  assert.match(
+    readError(file).details.join("\n"),
+    /entry "aasx\/files\/%78\.TXT" appears twice \(also as "aasx\/files\/x\.txt"\)/,
+  );
+});
+
 test("a truncated package is refused", () => {
   const bytes = writeAasx({
     environment: exampleEnvironment(),

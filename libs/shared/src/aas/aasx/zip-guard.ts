@@ -1,4 +1,5 @@
 import { type AasxLimits, DEFAULT_MAX_MODEL_PART_BYTES, RATIO_GRACE_BYTES } from "./aasx-limits.ts";
+import { partKey, partNameOfEntry } from "./part-names.ts";
 import type { ZipEntry } from "./zip-directory.ts";
 
 /**
@@ -22,7 +23,10 @@ export function entryProblems(
   for (const entry of entries) {
     const nameProblem = unsafeNameReason(entry.name);
     if (nameProblem !== undefined) problems.push(`entry "${printable(entry.name)}": ${nameProblem}`);
-    const key = entry.name.toLowerCase();
+    // Parts are keyed by their decoded, case-folded names (part-names.ts): "aasx%2Fmodel.json" and
+    // "aasx/files/%78.txt" name the same parts as "aasx/model.json" and "aasx/files/x.txt", which
+    // OPC forbids (ISO/IEC 29500-2 §9.1.1); compared raw, the first one silently won.
+    const key = partKey(partNameOfEntry(entry.name));
     const earlier = seen.get(key);
     if (earlier !== undefined)
       problems.push(`entry "${printable(entry.name)}" appears twice (also as "${printable(earlier)}")`);
