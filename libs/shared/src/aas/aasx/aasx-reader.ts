@@ -198,8 +198,12 @@ class PackageReader {
 
     const packageRelationships = this.relationships(undefined);
     const spec = this.findSpec(packageRelationships);
-    const supplementary = spec === undefined ? [] : this.targets(spec.path, SUPPLEMENTARY_RELATIONSHIP, "aas-suppl");
-    const thumbnail = this.targets(undefined, THUMBNAIL_RELATIONSHIP, "thumbnail")[0];
+    // A file is never the model or the package's machinery: the spec part is streamed and held
+    // here as an empty placeholder, so one named as a file was stored as 0 bytes.
+    const notAFile = (path: string) => isPackageMachinery(path, spec?.path ?? "");
+    const supplementary =
+      spec === undefined ? [] : this.targets(spec.path, SUPPLEMENTARY_RELATIONSHIP, "aas-suppl", notAFile);
+    const thumbnail = this.targets(undefined, THUMBNAIL_RELATIONSHIP, "thumbnail", notAFile)[0];
     if (this.problems.length > 0 || spec === undefined) throw packageError(this.problems);
     return { spec, supplementary, ...(thumbnail === undefined ? {} : { thumbnail }) };
   }
@@ -249,8 +253,16 @@ class PackageReader {
     return specs[0];
   }
 
-  /** The existing parts `source`'s relationships of `type` point to; a missing one is a problem. */
-  private targets(source: string | undefined, type: string, label: string): PackagePart[] {
+  /**
+   * The existing parts `source`'s relationships of `type` point to; a missing one is a problem, and
+   * so is one `refused` says may not be a target (the model or the package machinery for a file).
+   */
+  private targets(
+    source: string | undefined,
+    type: string,
+    label: string,
+    refused: (path: string) => boolean = () => false,
+  ): PackagePart[] {
     const found: PackagePart[] = [];
     for (const relationship of this.relationships(source)) {
       if (relationship.external || !isRelationshipType(relationship.type, type)) continue;
@@ -259,6 +271,10 @@ class PackageReader {
       if (part === undefined)
         this.problems.push(
           `the ${label} relationship ${relationship.id} points to ${relationship.target}, which is not in the package`,
+        );
+      else if (refused(part.path))
+        this.problems.push(
+          `the ${label} relationship ${relationship.id} points to ${relationship.target}, which is the model or the package's own structure, not a file`,
         );
       else found.push(part);
     }

@@ -6,7 +6,7 @@ import { readAas } from "../model-io.ts";
 import { exampleEnvironment, type Json, richShell, richSubmodel } from "../test-support/fixtures.ts";
 import { writeAasXml } from "../xml/aas-xml-writer.ts";
 import { DEFAULT_AASX_LIMITS } from "./aasx-limits.ts";
-import { readAasx, readAasxOffThread } from "./aasx-reader.ts";
+import { openAasxOffThread, readAasx, readAasxOffThread } from "./aasx-reader.ts";
 import { writeAasx } from "./aasx-writer.ts";
 
 const NS = "https://admin-shell.io/aas/3/0";
@@ -51,6 +51,7 @@ const rels = (...relationships: [type: string, target: string][]) => `<?xml vers
 ${relationships.map(([type, target], index) => `  <Relationship Type="${type}" Target="${target}" Id="R${index}"/>`).join("\n")}
 </Relationships>`;
 const WWW = "http://www.admin-shell.io/aasx/relationships";
+const THUMBNAIL = "http://schemas.openxmlformats.org/package/2006/relationships/metadata/thumbnail";
 
 test("write → read keeps the environment, every file byte for byte, and the thumbnail", () => {
   const environment = richEnvironment();
@@ -311,4 +312,35 @@ test("writing refuses file paths that are not safe part names, listing each", ()
   assert.match(error.details.join("\n"), /_rels folder/);
   assert.match(error.details.join("\n"), /aasx-origin part/);
   assert.match(error.details.join("\n"), /"\/DUP\.bin" appears twice/);
+});
+
+test("an aas-suppl or thumbnail relationship to the model or the package's structure is refused, naming it", async () => {
+  const withTargets = (suppl: string, thumbnail: string) =>
+    handMadePackage({
+      "[Content_Types].xml": contentTypes(),
+      "_rels/.rels": rels([`${WWW}/aasx-origin`, "/aasx/aasx-origin"], [THUMBNAIL, thumbnail]),
+      "aasx/aasx-origin": "",
+      "aasx/_rels/aasx-origin.rels": rels([`${WWW}/aas-spec`, "/aasx/aas.json"]),
+      "aasx/aas.json": JSON.stringify(exampleEnvironment()),
+      "aasx/_rels/aas.json.rels": rels([`${WWW}/aas-suppl`, suppl]),
+      "aasx/files/x.pdf": strToU8("%PDF"),
+    });
+  // The streamed spec part is held as an empty placeholder: named as a file it was stored as 0 bytes.
+  const bytes = withTargets("aas.json", "/aasx/AAS.json");
+  const expected = [
+    "the aas-suppl relationship R0 points to aas.json, which is the model or the package's own structure, not a file",
+    "the thumbnail relationship R1 points to /aasx/AAS.json, which is the model or the package's own structure, not a file",
+  ];
+  assert.deepEqual(catchAasError(() => readAasx(bytes, DEFAULT_AASX_LIMITS)).details, expected);
+  await assert.rejects(openAasxOffThread(bytes, DEFAULT_AASX_LIMITS), (error: AasError) => {
+    assert.deepEqual(error.details, expected);
+    return true;
+  });
+  const machinery = withTargets("/[Content_Types].xml", "/_rels/.rels");
+  assert.equal(catchAasError(() => readAasx(machinery, DEFAULT_AASX_LIMITS)).details.length, 2);
+  const fine = await openAasxOffThread(withTargets("files/x.pdf", "/aasx/files/x.pdf"), DEFAULT_AASX_LIMITS);
+  assert.deepEqual(
+    fine.filesOf([]).files.map((file) => file.path),
+    ["/aasx/files/x.pdf"],
+  );
 });
