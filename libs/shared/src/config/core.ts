@@ -1,3 +1,4 @@
+import { constants } from "node:buffer";
 import { z } from "zod";
 import { registryListSchema, registrySynchronizationSchema } from "./registries.ts";
 
@@ -82,6 +83,10 @@ const coreObjectSchema = z.strictObject({
     .number()
     .int()
     .min(1)
+    // Text longer than V8's longest string cannot be held at all: it would fail as a 500 again.
+    .max(constants.MAX_STRING_LENGTH, {
+      error: `at most ${constants.MAX_STRING_LENGTH} characters, the longest string this JavaScript engine can hold`,
+    })
     .default(64 * 1024 * 1024),
   /**
    * How deep submodel elements may nest (an element in a submodel is at depth 1). Deeper input

@@ -791,6 +791,13 @@ describe("errors in the file", () => {
     );
   });
 
+  test("core.importMaxIdentifiableSize stays within the longest string V8 can hold", () => {
+    assert.match(
+      errorFor({ core: { importMaxIdentifiableSize: 2 ** 30 } }),
+      /^Invalid value at 'core\.importMaxIdentifiableSize': at most 536870888 characters, the longest string/,
+    );
+  });
+
   test("sections of the wrong shape", () => {
     assert.equal(
       errorFor({ endpoints: { "@class": "endpoint.http.HttpEndpoint" } }),
