@@ -740,5 +740,84 @@ export function hardeningSuite(mode: Mode): void {
         assert.equal((await client.request("DELETE", `/submodels/${b64(id)}`)).status, 204);
       });
     });
+
+    describe("imports of tiny documents that hold too much", () => {
+      const AASX = "application/asset-administration-shell-package+xml";
+      /** An AASX (ours) whose spec part is `spec`, deflated (the spec part is exempt from the ratio guard). */
+      const packageOf = async (spec: string) => {
+        const { writeAasx } = await import("@twinport/shared");
+        const { unzipSync, zipSync, strToU8 } = await import("fflate");
+        const entries = unzipSync(writeAasx({ environment: {}, files: [] }));
+        const name = Object.keys(entries).find((entry) => /^aasx\/aas\//.test(entry))!;
+        entries[name] = strToU8(spec);
+        return { name, entries, bytes: () => Buffer.from(zipSync(entries, { level: 1 })) };
+      };
+
+      test("100,000 empty identifiables: answered with 1,000 problems and a count, other requests served meanwhile", async () => {
+        const { bytes } = await packageOf(
+          `<environment xmlns="https://admin-shell.io/aas/3/0"><conceptDescriptions>${"<conceptDescription/>".repeat(100_000)}</conceptDescriptions></environment>`,
+        );
+        const body = bytes();
+        assert.ok(body.length < 50_000, `${body.length} bytes`);
+        let sent = false;
+        let answered = false;
+        const imported = postRaw(client, ca, "/import", body, AASX, () => (sent = true)).finally(
+          () => (answered = true),
+        );
+        let servedMeanwhile = 0;
+        while (!answered) {
+          const response = await client.get(`${SUBMODEL}/submodel-elements/MaxRotationSpeed/$value`);
+          assert.equal(response.status, 200, response.text);
+          if (sent && !answered) servedMeanwhile++;
+        }
+        const response = await imported;
+        assert.equal(response.status, 200, response.text.slice(0, 500));
+        const problems = response.json() as { text: string }[];
+        assert.equal(problems.length, 1_001);
+        assert.equal(problems.at(-1)!.text, "99000 more problems not listed (only the first 1000 are)");
+        assert.ok(servedMeanwhile >= 3, `other requests were answered while it was read (${servedMeanwhile})`);
+      });
+
+      test("one identifiable over core.importMaxIdentifiableSize (64 MiB) in a small package is a 413 naming it", async () => {
+        const value = "v".repeat(64 * 1024 * 1024);
+        const { bytes } = await packageOf(
+          `<environment xmlns="https://admin-shell.io/aas/3/0"><submodels><submodel><id>urn:x:huge</id><submodelElements><property><idShort>P</idShort><valueType>xs:string</valueType><value>${value}</value></property></submodelElements></submodel></submodels></environment>`,
+        );
+        const body = bytes();
+        assert.ok(body.length < 2_000_000, `${body.length} bytes`);
+        const response = await client.request("POST", "/import", { body, headers: { "content-type": AASX } });
+        assertResult(
+          response,
+          413,
+          /submodels\[0\] is longer than 67108864 characters, the most one identifiable may take in an import \(core\.importMaxIdentifiableSize\)/,
+        );
+        assert.equal((await client.get(`/submodels/${b64("urn:x:huge")}`)).status, 404);
+        await assertServing(client, "the package of one huge identifiable");
+      });
+
+      test("part names equal once percent-decoded, and a file relationship to the model part, are refused", async () => {
+        const { strToU8 } = await import("fflate");
+        const { name, entries, bytes } = await packageOf(
+          `<environment xmlns="https://admin-shell.io/aas/3/0"><conceptDescriptions><conceptDescription><id>urn:x:cd</id></conceptDescription></conceptDescriptions></environment>`,
+        );
+        entries[name.replaceAll("/", "%2F")] = strToU8("<environment/>");
+        assertResult(
+          await client.request("POST", "/import", { body: bytes(), headers: { "content-type": AASX } }),
+          400,
+          /appears twice/,
+        );
+        delete entries[name.replaceAll("/", "%2F")];
+        const file = name.slice(name.lastIndexOf("/") + 1);
+        entries[`${name.slice(0, name.lastIndexOf("/"))}/_rels/${file}.rels`] = strToU8(
+          `<?xml version="1.0" encoding="utf-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Type="http://admin-shell.io/aasx/relationships/aas-suppl" Target="${file}" Id="S1"/></Relationships>`,
+        );
+        assertResult(
+          await client.request("POST", "/import", { body: bytes(), headers: { "content-type": AASX } }),
+          400,
+          /the aas-suppl relationship S1 points to .*, which is the model or the package's own structure, not a file/,
+        );
+        assert.equal((await client.get(`/concept-descriptions/${b64("urn:x:cd")}`)).status, 404);
+      });
+    });
   });
 }
