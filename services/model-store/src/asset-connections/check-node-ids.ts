@@ -1,5 +1,5 @@
 import { ConfigError, isPlainObject, OPCUA_ASSET_CONNECTION_CLASS } from "@twinport/shared";
-import { coerceNodeId } from "node-opcua";
+import { coerceNodeId } from "node-opcua-client";
 
 const PROVIDER_MAPS = ["valueProviders", "subscriptionProviders", "operationProviders"] as const;
 
