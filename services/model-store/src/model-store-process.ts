@@ -94,9 +94,20 @@ export async function startModelStore(config: TwinportConfig, options: ModelStor
     : displayUrl(persistence.url);
   try {
     const { metrics, logger } = options;
+    // Redis may come up after the model-store (Kubernetes has no depends_on; Redis restarted or is
+    // loading its data): seeding, the filter index build and the leases need it, so the start waits
+    // for it instead of failing; /health answers meanwhile and /ready says 503 (docs/operations.md).
+    let waitingSince: number | undefined;
     const repository = await createRedisRepository({
       url: persistence.url,
       keyPrefix: persistence.keyPrefix,
+      waitForRedis: (problem) => {
+        waitingSince ??= Date.now();
+        metrics?.setBackendUp("redis", false);
+        const line = `Redis at ${redisShown} does not answer (${problem}); the model-store waits for it and starts once it does`;
+        if (logger) logger.warn({ redis: redisShown, problem }, line);
+        else log(`twinport model-store: ${line}`);
+      },
       ...(persistence.cluster ? { cluster: persistence.cluster } : {}),
       onTermIndexBuild: (report) =>
         report.state === "built"
@@ -116,6 +127,11 @@ export async function startModelStore(config: TwinportConfig, options: ModelStor
         : {}),
     });
     closing.push(() => repository.close());
+    if (waitingSince !== undefined) {
+      const line = `Redis at ${redisShown} answers after ${Math.round((Date.now() - waitingSince) / 1000)} s of waiting; starting`;
+      if (logger) logger.info({ redis: redisShown }, line);
+      else log(`twinport model-store: ${line}`);
+    }
     const redisReady = () => repository.redis.status === "ready";
     if (metrics) {
       metrics.setBackendUp("redis", redisReady());

@@ -1,0 +1,174 @@
+/**
+ * A model-store started before Redis (Kubernetes has no depends_on; Redis restarted or still loads
+ * its data) waits for it instead of exiting: one warning per reason, /health 200 and /ready 503
+ * meanwhile, and once Redis answers it seeds the model (-m) and serves it to the gateways. Real
+ * processes throughout: redis-server, nats-server, the model-store and an http-gateway.
+ */
+import assert from "node:assert/strict";
+import type { ChildProcess } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, test } from "node:test";
+import { eventually } from "./test-support/eventually.ts";
+import { createHttpClient } from "./test-support/http-client.ts";
+import { freePort, type RunningServer, startNats, startRedis } from "./test-support/servers.ts";
+import { EXAMPLE_MODEL, findCertificate, startTwinport, type TwinportProcess } from "./test-support/system.ts";
+
+const cleanups: (() => Promise<void> | void)[] = [];
+after(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+});
+
+async function status(url: string): Promise<number> {
+  try {
+    return (await fetch(url)).status;
+  } catch {
+    return 0;
+  }
+}
+
+const warnings = (logFile: string): string[] =>
+  readFileSync(logFile, "utf8")
+    .split("\n")
+    .filter((line) => line.startsWith("{"))
+    .map((line) => JSON.parse(line) as { level: number; msg: string })
+    .filter((entry) => entry.level === 40 && /does not answer/.test(entry.msg))
+    .map((entry) => entry.msg);
+
+/** nats-server running, Redis not yet: the model-store with -m is spawned, not awaited. */
+async function storeBeforeRedis() {
+  const nats = await startNats();
+  cleanups.push(() => nats.stop());
+  const redisPort = await freePort();
+  const managementPort = await freePort();
+  const cwd = mkdtempSync(join(tmpdir(), "twinport-store-before-redis-"));
+  cleanups.push(() => rmSync(cwd, { recursive: true, force: true }));
+  const env = {
+    TWINPORT_PERSISTENCE_URL: `redis://127.0.0.1:${redisPort}`,
+    TWINPORT_MESSAGEBUS_URL: nats.url,
+  };
+  let child: ChildProcess | undefined;
+  const started = startTwinport({
+    role: "model-store",
+    cwd,
+    args: ["-m", EXAMPLE_MODEL],
+    env: { ...env, TWINPORT_CORE_MANAGEMENTPORT: String(managementPort) },
+    timeoutMs: 60_000,
+    onSpawn: (spawned) => (child = spawned),
+  });
+  started.catch(() => undefined); // a test that stops it first looks at the exit instead
+  cleanups.push(async () => void child?.kill("SIGKILL"));
+  const management = `http://127.0.0.1:${managementPort}`;
+  return { nats, redisPort, env, started, child: () => child!, management, logFile: join(cwd, "model-store.log") };
+}
+
+test("a model-store with -m started before Redis waits for it (/health 200, /ready 503, one warning), then seeds and serves the model through a gateway", async () => {
+  const store = await storeBeforeRedis();
+  await eventually(
+    () => status(`${store.management}/health`),
+    (code) => code === 200,
+    "/health while waiting",
+    30_000,
+  );
+  assert.equal(await status(`${store.management}/ready`), 503);
+  // Several reconnect attempts (ioredis retries within a second) and still alive, one warning.
+  await new Promise((resolve) => setTimeout(resolve, 3000));
+  assert.equal(store.child().exitCode, null, readFileSync(store.logFile, "utf8"));
+  assert.equal(warnings(store.logFile).length, 1, readFileSync(store.logFile, "utf8"));
+  assert.match(
+    warnings(store.logFile)[0]!,
+    /^Redis at redis:\/\/127\.0\.0\.1:\d+ does not answer \(.*ECONNREFUSED.*\)/,
+  );
+
+  let redis: RunningServer | undefined = await startRedis({ port: store.redisPort });
+  cleanups.push(() => redis?.stop());
+  const ready: TwinportProcess = await store.started;
+  cleanups.push(async () => void (await ready.stop()));
+  assert.deepEqual((ready.details as { model: { shells: number } }).model.shells, 3);
+  assert.equal(await status(`${store.management}/ready`), 200);
+
+  const gatewayPort = await freePort();
+  const gatewayDir = mkdtempSync(join(tmpdir(), "twinport-gateway-"));
+  cleanups.push(() => rmSync(gatewayDir, { recursive: true, force: true }));
+  writeFileSync(
+    join(gatewayDir, "config.json"),
+    JSON.stringify({
+      endpoints: [{ "@class": "endpoint.http.HttpEndpoint", port: gatewayPort, host: "127.0.0.1", sslEnabled: true }],
+    }),
+  );
+  const gateway = await startTwinport({
+    role: "http-gateway",
+    cwd: gatewayDir,
+    args: ["-c", "config.json"],
+    env: store.env,
+  });
+  cleanups.push(async () => void (await gateway.stop()));
+  const client = createHttpClient(`https://127.0.0.1:${gatewayPort}/api/v3.0`, { ca: findCertificate(gatewayDir) });
+  cleanups.push(() => client.close());
+  const shells = await client.get("/shells");
+  assert.equal(shells.status, 200, shells.text);
+  assert.equal((shells.json() as { result: unknown[] }).result.length, 3);
+  assert.equal(await ready.stop(), 0);
+  await redis.stop();
+  redis = undefined;
+});
+
+test("SIGTERM while the model-store waits for Redis ends it at once with exit code 0", async () => {
+  const store = await storeBeforeRedis();
+  await eventually(
+    () => warnings(store.logFile).length,
+    (count) => count === 1,
+    "the waiting warning",
+    30_000,
+  );
+  const exited = new Promise<number | null>((resolve) => store.child().once("exit", (code) => resolve(code)));
+  const signalledAt = Date.now();
+  store.child().kill("SIGTERM");
+  assert.equal(await exited, 0);
+  assert.ok(Date.now() - signalledAt < 2000, `exited ${Date.now() - signalledAt} ms after SIGTERM`);
+  await assert.rejects(store.started, /exited with 0 before ready/);
+});
+
+test("embedded on Redis persistence started before Redis waits for it the same way, then loads the model and serves it", async () => {
+  const redisPort = await freePort();
+  const port = await freePort();
+  const cwd = mkdtempSync(join(tmpdir(), "twinport-embedded-before-redis-"));
+  cleanups.push(() => rmSync(cwd, { recursive: true, force: true }));
+  let child: ChildProcess | undefined;
+  const started = startTwinport({
+    cwd,
+    args: [
+      "-m",
+      EXAMPLE_MODEL,
+      "--endpoint",
+      "http",
+      `endpoints[0].port=${port}`,
+      "endpoints[0].host=127.0.0.1",
+      "endpoints[0].sslEnabled=false",
+      "core.managementPort=-1",
+      `persistence={"@class":"persistence.redis.PersistenceRedis","url":"redis://127.0.0.1:${redisPort}"}`,
+    ],
+    timeoutMs: 60_000,
+    onSpawn: (spawned) => (child = spawned),
+  });
+  started.catch(() => undefined);
+  cleanups.push(async () => void child?.kill("SIGKILL"));
+  const logFile = join(cwd, "embedded.log");
+  await eventually(
+    () => warnings(logFile).length,
+    (count) => count === 1,
+    "the waiting warning",
+    30_000,
+  );
+  assert.equal(child!.exitCode, null);
+  const redis = await startRedis({ port: redisPort });
+  cleanups.push(() => redis.stop());
+  const embedded = await started;
+  cleanups.push(async () => void (await embedded.stop()));
+  const client = createHttpClient(`http://127.0.0.1:${port}/api/v3.0`);
+  cleanups.push(() => client.close());
+  const shells = await client.get("/shells");
+  assert.equal(shells.status, 200, shells.text);
+  assert.equal((shells.json() as { result: unknown[] }).result.length, 3);
+});
