@@ -69,7 +69,12 @@ export async function startOpcuaGatewayProcess(
   };
   try {
     // Without rules of its own, the gateway must not serve a SYSTEM-built mirror of a secured store.
-    if (config.security === undefined) await refuseOpenMirrorOfSecuredStore(store);
+    if (config.security === undefined)
+      await refuseOpenMirrorOfSecuredStore(store, (problem) => {
+        const line = `no model-store answers yet (${problem}); waiting for one before building the address space`;
+        if (logger) logger.warn({ problem }, line);
+        else options.log?.(`opcua-gateway: ${line}`);
+      });
     for (const endpoint of endpoints) {
       // startOpcuaGateway resolves once the address space is built from a store snapshot.
       const gateway = await startOpcuaGateway({

@@ -1,8 +1,9 @@
 /**
- * A model-store started before Redis (Kubernetes has no depends_on; Redis restarted or still loads
- * its data) waits for it instead of exiting: one warning per reason, /health 200 and /ready 503
- * meanwhile, and once Redis answers it seeds the model (-m) and serves it to the gateways. Real
- * processes throughout: redis-server, nats-server, the model-store and an http-gateway.
+ * Start order does not matter (Kubernetes has no depends_on; Redis may restart or still load its
+ * data): a model-store started before Redis waits for it instead of exiting (one warning per
+ * reason, /health 200 and /ready 503 meanwhile), and once Redis answers it seeds the model (-m) and
+ * serves it to the gateways; embedded mode on Redis does the same; an opcua-gateway started before
+ * any model-store waits for one. Real processes throughout: redis-server, nats-server, the roles.
  */
 import assert from "node:assert/strict";
 import type { ChildProcess } from "node:child_process";
@@ -33,7 +34,7 @@ const warnings = (logFile: string): string[] =>
     .split("\n")
     .filter((line) => line.startsWith("{"))
     .map((line) => JSON.parse(line) as { level: number; msg: string })
-    .filter((entry) => entry.level === 40 && /does not answer/.test(entry.msg))
+    .filter((entry) => entry.level === 40 && /does not answer|no model-store answers yet/.test(entry.msg))
     .map((entry) => entry.msg);
 
 /** nats-server running, Redis not yet: the model-store with -m is spawned, not awaited. */
@@ -171,4 +172,53 @@ test("embedded on Redis persistence started before Redis waits for it the same w
   const shells = await client.get("/shells");
   assert.equal(shells.status, 200, shells.text);
   assert.equal((shells.json() as { result: unknown[] }).result.length, 3);
+});
+
+test("an opcua-gateway started before any model-store waits for one (one warning), then builds its address space", async () => {
+  const nats = await startNats();
+  cleanups.push(() => nats.stop());
+  const tcpPort = await freePort();
+  const cwd = mkdtempSync(join(tmpdir(), "twinport-opcua-before-store-"));
+  cleanups.push(() => rmSync(cwd, { recursive: true, force: true }));
+  let child: ChildProcess | undefined;
+  const started = startTwinport({
+    role: "opcua-gateway",
+    cwd,
+    args: [
+      "--endpoint",
+      "opcua",
+      `endpoints[0].tcpPort=${tcpPort}`,
+      "endpoints[0].host=127.0.0.1",
+      "endpoints[0].hostname=127.0.0.1",
+      "endpoints[0].secondsTillShutdown=0",
+      "core.managementPort=-1",
+    ],
+    env: { TWINPORT_MESSAGEBUS_URL: nats.url },
+    timeoutMs: 90_000,
+    onSpawn: (spawned) => (child = spawned),
+  });
+  started.catch(() => undefined);
+  cleanups.push(async () => void child?.kill("SIGKILL"));
+  const logFile = join(cwd, "opcua-gateway.log");
+  await eventually(
+    () => warnings(logFile).length,
+    (count) => count >= 1,
+    "the waiting warning",
+    60_000,
+  );
+  await new Promise((resolve) => setTimeout(resolve, 2500));
+  assert.equal(child!.exitCode, null, readFileSync(logFile, "utf8"));
+  assert.equal(warnings(logFile).length, 1, readFileSync(logFile, "utf8"));
+
+  const redis = await startRedis();
+  cleanups.push(() => redis.stop());
+  const store = await startTwinport({
+    role: "model-store",
+    args: ["-m", EXAMPLE_MODEL],
+    env: { TWINPORT_PERSISTENCE_URL: redis.url, TWINPORT_MESSAGEBUS_URL: nats.url },
+  });
+  cleanups.push(async () => void (await store.stop()));
+  const gateway = await started;
+  assert.deepEqual(gateway.details, { opcua: [`opc.tcp://127.0.0.1:${tcpPort}`] });
+  assert.equal(await gateway.stop(), 0);
 });
