@@ -2,8 +2,8 @@
  * Start order does not matter (Kubernetes has no depends_on; Redis may restart or still load its
  * data): a model-store started before Redis waits for it instead of exiting (one warning per
  * reason, /health 200 and /ready 503 meanwhile), and once Redis answers it seeds the model (-m) and
- * serves it to the gateways; embedded mode on Redis does the same; an opcua-gateway started before
- * any model-store waits for one. Real processes throughout: redis-server, nats-server, the roles.
+ * serves it to the gateways; a Redis restart while it loads the model is waited out the same way;
+ * embedded mode on Redis does the same; an opcua-gateway started before any model-store waits for one. Real processes throughout: redis-server, nats-server, the roles.
  */
 import assert from "node:assert/strict";
 import type { ChildProcess } from "node:child_process";
@@ -11,8 +11,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
+import { encodeBase64Url } from "@twinport/shared";
 import { eventually } from "./test-support/eventually.ts";
 import { createHttpClient } from "./test-support/http-client.ts";
+import { manyShellsIds, writeManyShellsModel } from "./test-support/many-shells-model.ts";
 import { freePort, type RunningServer, startNats, startRedis } from "./test-support/servers.ts";
 import { EXAMPLE_MODEL, findCertificate, startTwinport, type TwinportProcess } from "./test-support/system.ts";
 
@@ -221,4 +223,69 @@ test("an opcua-gateway started before any model-store waits for one (one warning
   const gateway = await started;
   assert.deepEqual(gateway.details, { opcua: [`opc.tcp://127.0.0.1:${tcpPort}`] });
   assert.equal(await gateway.stop(), 0);
+});
+
+test("Redis restarting while the model-store loads its model files is waited out: it loads the model once Redis is back", async () => {
+  const nats = await startNats();
+  cleanups.push(() => nats.stop());
+  const cwd = mkdtempSync(join(tmpdir(), "twinport-redis-restart-while-seeding-"));
+  cleanups.push(() => rmSync(cwd, { recursive: true, force: true }));
+  // Large enough that writing it to Redis takes seconds: the restart lands in the middle.
+  const model = join(cwd, "model.json");
+  writeManyShellsModel(model, 3000, 20);
+  const redisPort = await freePort();
+  let redis = await startRedis({ port: redisPort });
+  cleanups.push(() => redis.stop());
+  let child: ChildProcess | undefined;
+  const started = startTwinport({
+    role: "model-store",
+    cwd,
+    args: ["-m", model, "core.progressIntervalMs=100"],
+    env: { TWINPORT_PERSISTENCE_URL: redis.url, TWINPORT_MESSAGEBUS_URL: nats.url, TWINPORT_CORE_MANAGEMENTPORT: "-1" },
+    timeoutMs: 120_000,
+    onSpawn: (spawned) => (child = spawned),
+  });
+  started.catch(() => undefined);
+  cleanups.push(async () => void child?.kill("SIGKILL"));
+  const logFile = join(cwd, "model-store.log");
+  // The progress of the writes (not of reading and checking the files, which comes first).
+  await eventually(
+    () => readFileSync(logFile, "utf8"),
+    (log) => /"task":"loading the model files","done"/.test(log),
+    "the model files being written",
+    60_000,
+  );
+  await redis.stop();
+  redis = await startRedis({ port: redisPort });
+  const store = await started;
+  cleanups.push(async () => void (await store.stop()));
+  assert.equal((store.details as { model: { shells: number } }).model.shells, 3000);
+  assert.match(readFileSync(logFile, "utf8"), /Redis went away while the model files were loading/);
+  // What the store serves, through a gateway: the first and the last submodel are there.
+  const port = await freePort();
+  const gateway = await startTwinport({
+    role: "http-gateway",
+    args: [
+      "--endpoint",
+      "http",
+      `endpoints[0].port=${port}`,
+      "endpoints[0].host=127.0.0.1",
+      "endpoints[0].sslEnabled=false",
+    ],
+    env: { TWINPORT_MESSAGEBUS_URL: nats.url, TWINPORT_CORE_MANAGEMENTPORT: "-1" },
+  });
+  cleanups.push(async () => void (await gateway.stop()));
+  const client = createHttpClient(`http://127.0.0.1:${port}/api/v3.0`);
+  cleanups.push(() => client.close());
+  for (const [n, property, value] of [
+    [0, "P0", 0],
+    [2999, "P19", 3018],
+  ] as const) {
+    const answer = await client.get(
+      `/submodels/${encodeBase64Url(manyShellsIds(n).submodel)}/submodel-elements/${property}/$value`,
+    );
+    assert.equal(answer.status, 200, answer.text);
+    assert.deepEqual(answer.json(), { [property]: value });
+  }
+  assert.equal(await store.stop(), 0);
 });
