@@ -96,10 +96,18 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
     if (config.persistence["@class"] === PERSISTENCE_REDIS_CLASS) {
       // Loaded only when used: ioredis and node-opcua (about 2 s of start-up) stay out of a run without them.
       const { createRedisRepository, keeperProblems, startOutboxKeeper } = await import("@twinport/model-store");
+      // Loading the model and the outbox keeper need Redis: the start waits for it, as the
+      // model-store's does (Redis may come up later or be loading its data).
+      const redisShown = displayUrl(config.persistence.url);
       const redis = await createRedisRepository({
         url: config.persistence.url,
         keyPrefix: config.persistence.keyPrefix,
         onCommitCall: (commits, seconds, failed) => metrics.observeCommitCall(commits, seconds, failed),
+        waitForRedis: (problem) =>
+          logger.warn(
+            { redis: redisShown, problem },
+            `Redis at ${redisShown} does not answer (${problem}); waiting for it, the start goes on once it does`,
+          ),
       });
       redisRepository = redis;
       closer.add(() => redis.close());
@@ -121,7 +129,7 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
       metrics.setBackendUp("redis", redisClient.status === "ready");
       for (const change of ["ready", "close", "end", "reconnecting"])
         redisClient.on(change, () => metrics.setBackendUp("redis", redisClient.status === "ready"));
-      details.redis = displayUrl(config.persistence.url);
+      details.redis = redisShown;
     } else {
       const { retentionMaxEvents, retentionMaxAgeMs } = eventsConfigOf(config.events);
       repository = createMemoryRepository({ eventLog: { maxEvents: retentionMaxEvents, maxAgeMs: retentionMaxAgeMs } });

@@ -786,6 +786,23 @@ test("k8s/: namespace, probes, resources, PodDisruptionBudgets, autoscalers, Ser
       /no readinessProbe/,
     ],
     [
+      "no shutdown delay",
+      (o) => {
+        const container = o.find((x) => x.metadata.name === "opcua-gateway" && x.kind === "Deployment")!.spec.template
+          .spec.containers[0];
+        container.env = container.env.filter((entry: { name: string }) => entry.name !== "TWINPORT_CORE_SHUTDOWNDELAY");
+      },
+      /Deployment\/opcua-gateway: no TWINPORT_CORE_SHUTDOWNDELAY/,
+    ],
+    [
+      "grace period shorter than delay and shutdown",
+      (o) =>
+        (o.find(
+          (x) => x.metadata.name === "http-gateway" && x.kind === "Deployment",
+        )!.spec.template.spec.terminationGracePeriodSeconds = 30),
+      /Deployment\/http-gateway: terminationGracePeriodSeconds 30 does not cover the shutdown delay \(5 s\)/,
+    ],
+    [
       "Redis on an emptyDir",
       (o) => delete o.find((x) => x.metadata.name === "redis" && x.kind === "StatefulSet")!.spec.volumeClaimTemplates,
       /StatefulSet\/redis: its data is not on a persistent volume claim/,
@@ -836,8 +853,8 @@ test("docker-compose.yml and k8s/ agree on every service's image, command, envir
   const dir = tempDir(t, "parity");
   const drifted = read("docker-compose.yml")
     .replace(
-      "      TWINPORT_MESSAGEBUS_URL: nats://nats:4222\n    volumes:\n      - ./examples/config-container.json:/etc/twinport/config.json:ro\n      - http-gateway-state",
-      "      TWINPORT_MESSAGEBUS_SERVERS: nats://nats:4222\n    volumes:\n      - ./examples/config-container.json:/etc/twinport/config.json:ro\n      - http-gateway-state",
+      '["http-gateway", "-c", "/etc/twinport/config.json"]\n    environment:\n      TWINPORT_MESSAGEBUS_URL: nats://nats:4222\n',
+      '["http-gateway", "-c", "/etc/twinport/config.json"]\n    environment:\n      TWINPORT_MESSAGEBUS_SERVERS: nats://nats:4222\n',
     )
     .replace(
       '["opcua-gateway", "-c", "/etc/twinport/config.json"]',

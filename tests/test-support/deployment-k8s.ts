@@ -7,6 +7,7 @@
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import { isoDurationToMs } from "@twinport/shared";
 import ts from "typescript";
 import { parse, parseAllDocuments } from "yaml";
 import type { ServiceView } from "./deployment-compose.ts";
@@ -226,6 +227,9 @@ export function k8sServiceView(objects: readonly K8sObject[], name: string): Ser
   };
 }
 
+/** runRole's bound on a shutdown (after core.shutdownDelay), past which the process exits 1 by itself. */
+const STOP_TIMEOUT_S = 30;
+
 /** The rules of docs/adr/0005 for the rendered objects; one sentence per broken rule. */
 export function k8sProblems(
   objects: readonly K8sObject[],
@@ -284,6 +288,26 @@ export function k8sProblems(
     if (!hpa) problems.push(`Deployment/${name}: no HorizontalPodAutoscaler`);
     else if (deployment.spec.replicas !== undefined)
       problems.push(`Deployment/${name}: sets replicas, which fights its HorizontalPodAutoscaler on every apply`);
+  }
+  // docs/adr/0052: a gateway behind a Service serves on while the Service drops it, and SIGKILL
+  // comes only after the delay and the shutdown (at most STOP_TIMEOUT_S) are over.
+  for (const name of expect.services) {
+    const deployment = find(objects, "Deployment", name);
+    if (!deployment) continue;
+    const container = (podSpecOf(deployment)!.containers as Container[])[0]!;
+    const delay = ((container.env as { name: string; value?: string }[] | undefined) ?? []).find(
+      (entry) => entry.name === "TWINPORT_CORE_SHUTDOWNDELAY",
+    )?.value;
+    const delayS = delay === undefined ? 0 : isoDurationToMs(delay) / 1000;
+    if (expect.gateways.includes(name) && delayS === 0)
+      problems.push(
+        `Deployment/${name}: no TWINPORT_CORE_SHUTDOWNDELAY, so it closes its port while the Service still sends to it`,
+      );
+    const grace = podSpecOf(deployment)!.terminationGracePeriodSeconds ?? 30;
+    if (grace <= delayS + STOP_TIMEOUT_S)
+      problems.push(
+        `Deployment/${name}: terminationGracePeriodSeconds ${grace} does not cover the shutdown delay (${delayS} s) and the shutdown (${STOP_TIMEOUT_S} s)`,
+      );
   }
   for (const name of expect.gateways) {
     const view = (() => {

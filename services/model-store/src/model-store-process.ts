@@ -37,9 +37,24 @@ import { openModelStoreFileStore } from "./open-file-store.ts";
 import { keeperProblems } from "./outbox/keeper-problems.ts";
 import { startOutboxKeeper } from "./outbox/outbox-keeper.ts";
 import { createRedisRepository, type RedisRepository } from "./redis/redis-repository.ts";
+import { waitForRedis } from "./redis/wait-for-redis.ts";
 import { startRegistrySync } from "./registry-sync/registry-sync.ts";
 import { redisRegistrySyncLease } from "./registry-sync/sync-lease.ts";
 import { seedModels } from "./seed-models.ts";
+
+/** After Redis failed a seeding attempt, the pause before the next (it may still be going away). */
+const SEED_RETRY_MS = 1000;
+
+/**
+ * Redis could not be reached, or a commit got no answer (its outcome unknown, so it may be applied:
+ * the next seeding attempt steps over what is there). Matched by name through the causes, as the
+ * engine may wrap them.
+ */
+function redisFailed(error: unknown): boolean {
+  for (let e = error; e instanceof Error; e = e.cause)
+    if (e.name === "RepositoryUnavailableError" || e.name === "RepositoryOutcomeUnknownError") return true;
+  return false;
+}
 
 export interface ModelStoreOptions {
   /** Seed models: loaded once, under a lock, only into an empty store. */
@@ -94,9 +109,21 @@ export async function startModelStore(config: TwinportConfig, options: ModelStor
     : displayUrl(persistence.url);
   try {
     const { metrics, logger } = options;
+    // Redis may come up after the model-store (Kubernetes has no depends_on; Redis restarted or is
+    // loading its data): seeding, the filter index build and the leases need it, so the start waits
+    // for it instead of failing; /health answers meanwhile and /ready says 503 (docs/operations.md).
+    let waitingSince: number | undefined;
+    const waitingForRedis = (problem: string) => {
+      waitingSince ??= Date.now();
+      metrics?.setBackendUp("redis", false);
+      const line = `Redis at ${redisShown} does not answer (${problem}); the model-store waits for it and starts once it does`;
+      if (logger) logger.warn({ redis: redisShown, problem }, line);
+      else log(`twinport model-store: ${line}`);
+    };
     const repository = await createRedisRepository({
       url: persistence.url,
       keyPrefix: persistence.keyPrefix,
+      waitForRedis: waitingForRedis,
       ...(persistence.cluster ? { cluster: persistence.cluster } : {}),
       onTermIndexBuild: (report) =>
         report.state === "built"
@@ -116,6 +143,11 @@ export async function startModelStore(config: TwinportConfig, options: ModelStor
         : {}),
     });
     closing.push(() => repository.close());
+    if (waitingSince !== undefined) {
+      const line = `Redis at ${redisShown} answers after ${Math.round((Date.now() - waitingSince) / 1000)} s of waiting; starting`;
+      if (logger) logger.info({ redis: redisShown }, line);
+      else log(`twinport model-store: ${line}`);
+    }
     const redisReady = () => repository.redis.status === "ready";
     if (metrics) {
       metrics.setBackendUp("redis", redisReady());
@@ -195,10 +227,23 @@ export async function startModelStore(config: TwinportConfig, options: ModelStor
       finished: "loaded the model files",
       unit: "elements",
     });
-    const seeded =
-      models.length > 0
-        ? await importLines.during(() => seedModels(repository, owner, engine, models, validateOnLoad))
-        : undefined;
+    // Redis going away while the model files load (a restart, a failover) is waited out like a late
+    // start; the seed lock (ours still) and the markers let the next attempt load what is missing.
+    const seedWhileRedisAnswers = async () => {
+      for (;;) {
+        try {
+          return await seedModels(repository, owner, engine, models, validateOnLoad);
+        } catch (error) {
+          if (repository.redis.status === "ready" && !redisFailed(error)) throw error;
+          const line = `Redis went away while the model files were loading (${(error as Error).message}); loading what is missing once it answers`;
+          if (logger) logger.warn({ redis: redisShown }, line);
+          else log(`twinport model-store: ${line}`);
+          await new Promise((resolve) => setTimeout(resolve, SEED_RETRY_MS));
+          await waitForRedis(repository.redis, waitingForRedis);
+        }
+      }
+    };
+    const seeded = models.length > 0 ? await importLines.during(seedWhileRedisAnswers) : undefined;
     if (seeded && !seeded.skipped) {
       loading.finish(
         `${seeded.shells} shells, ${seeded.submodels} submodels, ${seeded.conceptDescriptions} concept descriptions`,

@@ -113,6 +113,15 @@ const coreObjectSchema = z.strictObject({
     .string()
     .regex(ISO_DURATION, { error: "expected an ISO 8601 duration such as PT24H" })
     .default("PT24H"),
+  /**
+   * On SIGTERM/SIGINT, how long a process goes on serving with /ready at 503 before it stops
+   * accepting: the time a balancer in front needs to notice and send new connections elsewhere
+   * (docs/adr/0052). PT0S (the default: nothing is in front of `npm start`) stops at once.
+   */
+  shutdownDelay: z
+    .string()
+    .regex(ISO_DURATION, { error: "expected an ISO 8601 duration such as PT5S" })
+    .default("PT0S"),
   /** Where a process keeps what it generates and must keep across restarts (HTTPS certificate, ...). */
   stateDir: z.string().min(1).default(".twinport"),
   /**

@@ -84,6 +84,7 @@ const CORE_DEFAULTS = {
   maxNestingDepth: 64,
   operationHandleTtl: "PT1H",
   idempotencyWindow: "PT24H",
+  shutdownDelay: "PT0S",
   stateDir: ".twinport",
   aasRegistries: [],
   submodelRegistries: [],

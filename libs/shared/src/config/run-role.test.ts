@@ -79,12 +79,75 @@ test("a second signal while stopping exits 1 at once", async () => {
     role: "embedded",
     argv: ["--empty-model"],
     io: proc.io,
+    signalEchoMs: 50,
     start: async () => running(() => new Promise(() => {})),
   });
   proc.signal("SIGTERM");
+  await new Promise((resolve) => setTimeout(resolve, 100));
   proc.signal("SIGTERM");
   assert.equal(await proc.exited, 1);
   assert.match(proc.err(), /twinport embedded: SIGTERM again, exiting without waiting for the shutdown/);
+});
+
+test("the same signal twice at once (npm start + Ctrl-C: terminal and npm both send SIGINT) is one graceful stop", async () => {
+  const proc = fakeProcess();
+  let stops = 0;
+  let finishStop!: () => void;
+  await runRole({
+    role: "embedded",
+    argv: ["--empty-model"],
+    io: proc.io,
+    start: async () =>
+      running(() => {
+        stops++;
+        return new Promise<void>((resolve) => (finishStop = resolve));
+      }),
+  });
+  proc.signal("SIGINT");
+  proc.signal("SIGINT");
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  finishStop();
+  assert.equal(await proc.exited, 0);
+  assert.equal(stops, 1);
+  assert.doesNotMatch(proc.err(), /again/);
+});
+
+test("another signal right after the first is no echo: it exits 1 at once", async () => {
+  const proc = fakeProcess();
+  await runRole({
+    role: "embedded",
+    argv: ["--empty-model"],
+    io: proc.io,
+    start: async () => running(() => new Promise(() => {})),
+  });
+  proc.signal("SIGINT");
+  proc.signal("SIGTERM");
+  assert.equal(await proc.exited, 1);
+  assert.match(proc.err(), /twinport embedded: SIGTERM after SIGINT, exiting without waiting for the shutdown/);
+});
+
+test("core.shutdownDelay: /ready answers 503 at once, the role serves on for the delay, then stops", async () => {
+  const proc = fakeProcess({ TWINPORT_CORE_MANAGEMENTPORT: "0", TWINPORT_CORE_SHUTDOWNDELAY: "PT0.5S" });
+  let stoppedAt: number | undefined;
+  await runRole({
+    role: "http-gateway",
+    argv: ["--endpoint", "http"],
+    io: proc.io,
+    start: async () => ({
+      details: {},
+      stop: async () => void (stoppedAt = Date.now()),
+    }),
+  });
+  const { management } = JSON.parse(/ready (\{.*\})/.exec(proc.out())![1]!) as { management: string };
+  const signalledAt = Date.now();
+  proc.signal("SIGTERM");
+  const ready = await fetch(`${management}/ready`);
+  assert.equal(ready.status, 503);
+  assert.deepEqual(await ready.json(), { status: "stopping" });
+  assert.equal(stoppedAt, undefined, "still serving while balancers notice");
+  assert.equal(await proc.exited, 0);
+  assert.ok(stoppedAt! - signalledAt >= 450, `stopped ${stoppedAt! - signalledAt} ms after the signal`);
+  assert.match(proc.err(), /serving on for 0\.5 s \(core\.shutdownDelay\)/);
 });
 
 test("a failing stop exits 1 with its message", async () => {
@@ -134,7 +197,7 @@ test("start failures exit 1, configuration and usage errors exit 2; one line eac
     {
       argv: ["core.nope=1"],
       code: 2,
-      line: "twinport: Unknown key 'core.nope'. Allowed: requestHandlerThreadPoolSize, assetConnectionRetryInterval, assetConnectionReadTimeout, assetConnectionReadMaxThreadPoolSize, assetConnectionWriteMaxThreadPoolSize, validationOnLoad, validationOnCreate, validationOnUpdate, minInflateRatio, aasxMaxEntries, aasxMaxTotalSize, aasxMaxEntrySize, aasxMaxModelSize, importMaxIdentifiableSize, maxNestingDepth, operationHandleTtl, operationTimeout, idempotencyWindow, stateDir, managementPort, managementHost, aasRegistries, submodelRegistries, registrySynchronization, logLevel, logFormat, progressIntervalMs",
+      line: "twinport: Unknown key 'core.nope'. Allowed: requestHandlerThreadPoolSize, assetConnectionRetryInterval, assetConnectionReadTimeout, assetConnectionReadMaxThreadPoolSize, assetConnectionWriteMaxThreadPoolSize, validationOnLoad, validationOnCreate, validationOnUpdate, minInflateRatio, aasxMaxEntries, aasxMaxTotalSize, aasxMaxEntrySize, aasxMaxModelSize, importMaxIdentifiableSize, maxNestingDepth, operationHandleTtl, operationTimeout, idempotencyWindow, shutdownDelay, stateDir, managementPort, managementHost, aasRegistries, submodelRegistries, registrySynchronization, logLevel, logFormat, progressIntervalMs",
     },
     {
       argv: ["-m", "/nonexistent/model.json"],

@@ -7,7 +7,7 @@ import type { ReadinessCheck } from "../operability/readiness.ts";
 import { renderStartBanner, type StartBanner, type StartSummary } from "../operability/start-banner.ts";
 import { HELP_TEXT, parseCommandLine, UsageError } from "./command-line.ts";
 import { ConfigError } from "./config-error.ts";
-import { DEFAULT_MANAGEMENT_PORT } from "./core.ts";
+import { DEFAULT_MANAGEMENT_PORT, isoDurationToMs } from "./core.ts";
 import { isHttpEndpoint, isOpcUaEndpoint } from "./endpoints.ts";
 import { type ConfigRole, loadConfig } from "./load-config.ts";
 import { MESSAGE_BUS_NATS_CLASS } from "./message-bus.ts";
@@ -64,13 +64,23 @@ export interface RunRoleOptions {
   argv: readonly string[];
   io: ProcessIo;
   start(context: RoleContext): Promise<RunningRole>;
-  /** Past this, a stop that hangs ends the process with code 1. Default 30 s. */
+  /** Past this (counted after core.shutdownDelay), a stop that hangs ends the process with code 1. Default 30 s. */
   stopTimeoutMs?: number;
+  /** The same signal again within this is the echo of the first, not a second one (default SIGNAL_ECHO_MS). */
+  signalEchoMs?: number;
   /** What --version prints (bin/twinport.js answers it before any role loads; this covers direct callers). */
   version?: string;
 }
 
 const ROLES_WITH_MODELS: readonly ConfigRole[] = ["embedded", "model-store"];
+
+/**
+ * Ctrl-C on `npm start` delivers SIGINT twice within milliseconds: the terminal sends it to the whole
+ * process group and npm forwards its own copy to node. A repeat of the first signal this soon is that
+ * echo; only a later one (someone pressing Ctrl-C again because the stop takes long), or another
+ * signal, means "exit now".
+ */
+export const SIGNAL_ECHO_MS = 1000;
 
 /**
  * The life of one process: parse the command line, load configuration and models, start the
@@ -87,7 +97,6 @@ export async function runRole(options: RunRoleOptions): Promise<void> {
     io.stderr.write(`${line}\n`);
   };
   let running: RunningRole | undefined;
-  let stopping = false;
   let management: ManagementServer | undefined;
   // Closing the management server releases its socket at once, so a process (or a test's fake
   // process) exits without waiting for a probe's keep-alive connection.
@@ -97,32 +106,51 @@ export async function runRole(options: RunRoleOptions): Promise<void> {
     return io.exit(code);
   };
 
+  // core.shutdownDelay, known once the configuration is loaded (a signal before that finds nothing running).
+  let shutdownDelayMs = 0;
+  let first: { signal: Signal; at: number } | undefined;
   const onSignal = (signal: Signal) => {
-    if (!running) return exit(0); // nothing served yet, nothing to hand back
-    if (stopping) {
-      log(`twinport ${role}: ${signal} again, exiting without waiting for the shutdown`);
+    if (!running) {
+      // Nothing served yet, nothing to hand back (e.g. a model-store still waiting for Redis).
+      logger?.info({ signal }, "stopped before it was ready");
+      return exit(0);
+    }
+    if (first) {
+      if (signal === first.signal && Date.now() - first.at < (options.signalEchoMs ?? SIGNAL_ECHO_MS)) return;
+      const again = signal === first.signal ? `${signal} again` : `${signal} after ${first.signal}`;
+      log(`twinport ${role}: ${again}, exiting without waiting for the shutdown`);
       return exit(1);
     }
-    stopping = true;
-    // First of all: /ready turns 503, so load balancers and the compose proxy stop sending traffic
-    // while the role drains what it already accepted.
+    first = { signal, at: Date.now() };
+    // First of all: /ready turns 503, so load balancers and the compose proxy stop sending traffic.
+    // Everything keeps serving for the delay, since a balancer only notices at its next checks (and
+    // Kubernetes takes the pod out of its Services while the signal is already on its way); closing
+    // the listeners at once would refuse the connections it still sends meanwhile (docs/adr/0052).
     management?.stopping();
-    logger?.info({ signal }, "stopping: draining in-flight requests, then closing connections");
-    const timer = setTimeout(() => {
-      log(`twinport ${role}: shutdown did not finish within ${options.stopTimeoutMs ?? 30_000} ms`);
-      exit(1);
-    }, options.stopTimeoutMs ?? 30_000);
-    timer.unref();
-    running!.stop().then(
-      () => {
-        logger?.info("stopped");
-        exit(0);
-      },
-      (error: unknown) => {
-        log(`twinport ${role}: shutdown failed: ${(error as Error).message ?? String(error)}`);
+    const shutDown = () => {
+      logger?.info({ signal }, "stopping: draining in-flight requests, then closing connections");
+      const timer = setTimeout(() => {
+        log(`twinport ${role}: shutdown did not finish within ${options.stopTimeoutMs ?? 30_000} ms`);
         exit(1);
-      },
+      }, options.stopTimeoutMs ?? 30_000);
+      timer.unref();
+      running!.stop().then(
+        () => {
+          logger?.info("stopped");
+          exit(0);
+        },
+        (error: unknown) => {
+          log(`twinport ${role}: shutdown failed: ${(error as Error).message ?? String(error)}`);
+          exit(1);
+        },
+      );
+    };
+    if (shutdownDelayMs === 0) return shutDown();
+    logger?.info(
+      { signal, shutdownDelayMs },
+      `stopping: /ready answers 503; serving on for ${shutdownDelayMs / 1000} s (core.shutdownDelay) while balancers move new connections elsewhere`,
     );
+    setTimeout(shutDown, shutdownDelayMs);
   };
   io.on("SIGTERM", onSignal);
   io.on("SIGINT", onSignal);
@@ -168,6 +196,7 @@ export async function runRole(options: RunRoleOptions): Promise<void> {
         })
       : [];
     setProgressInterval(config.core.progressIntervalMs);
+    shutdownDelayMs = isoDurationToMs(config.core.shutdownDelay);
     const terminal = io.stderr.isTTY === true;
     const logFormat = resolveLogFormat(config.core.logFormat, terminal);
     const roleLogger = createLogger({

@@ -538,4 +538,37 @@ describe("Redis repository during an outage", () => {
       await server?.stop();
     }
   });
+
+  it("with waitForRedis, opening waits until Redis is up, telling each reason once, and then answers", async () => {
+    const port = await freePort();
+    const problems: string[] = [];
+    let opened = false;
+    const opening = createRedisRepository({
+      url: `redis://127.0.0.1:${port}`,
+      keyPrefix: "wait",
+      waitForRedis: (problem) => problems.push(problem),
+    }).then((repo) => {
+      opened = true;
+      return repo;
+    });
+    let server: RunningServer | undefined;
+    try {
+      // ioredis retries within a second (redis-client.ts): several failed attempts, one report.
+      await new Promise((r) => setTimeout(r, 2500));
+      assert.equal(opened, false);
+      assert.equal(problems.length, 1, JSON.stringify(problems));
+      assert.match(problems[0]!, /ECONNREFUSED/);
+      server = await startRedis({ port });
+      const repo = await opening;
+      try {
+        assert.equal(await repo.currentSeq(), 0);
+        await repo.termIndexReady();
+      } finally {
+        await repo.close();
+      }
+    } finally {
+      if (!opened) void opening.then((repo) => repo.close());
+      await server?.stop();
+    }
+  });
 });

@@ -21,6 +21,7 @@ import { redisCall } from "./redis-errors.ts";
 import { IDENTIFIABLE_KINDS, type RedisLayout, redisLayout, unpackIdentifiable } from "./redis-layout.ts";
 import { ensureTermIndex } from "./term-index-build.ts";
 import { listByTerms } from "./term-reads.ts";
+import { waitForRedis } from "./wait-for-redis.ts";
 
 export interface RedisRepositoryOptions {
   url: string;
@@ -44,6 +45,13 @@ export interface RedisRepositoryOptions {
    * long it took from sending to the answer, and whether it failed (an error, a timeout, no Redis).
    */
   onCommitCall?: (commits: number, seconds: number, failed: boolean) => void;
+  /**
+   * Given, opening waits until Redis answers, without a limit, telling this each reason it does
+   * not (once per reason, see wait-for-redis.ts): for a process whose start needs Redis (seeding the
+   * model, the filter index build). Absent, opening waits for the first attempt only, and a store
+   * opened while Redis is down answers "unavailable" until it is back.
+   */
+  waitForRedis?: (problem: string) => void;
 }
 
 export type TermIndexBuildReport =
@@ -71,8 +79,9 @@ export const DEFAULT_COMMAND_TIMEOUT_MS = 2000;
 export const BULK_COMMAND_TIMEOUT_MS = 120_000;
 
 /**
- * Connect to Redis (waiting for the first connection attempt only: when Redis is down the store
- * still starts, every call throws RepositoryUnavailableError, and it reconnects in the background).
+ * Connect to Redis (waiting for the first connection attempt only, unless `waitForRedis` is given:
+ * when Redis is down the store still starts, every call throws RepositoryUnavailableError, and it
+ * reconnects in the background).
  */
 export async function createRedisRepository(options: RedisRepositoryOptions): Promise<RedisRepository> {
   const commandTimeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
@@ -85,7 +94,8 @@ export async function createRedisRepository(options: RedisRepositoryOptions): Pr
     connectionName: `twinport-repository-${layout.prefix}`,
     autoPipelining: true,
   });
-  await firstConnection(redis, commandTimeoutMs);
+  if (options.waitForRedis) await waitForRedis(redis, options.waitForRedis);
+  else await firstConnection(redis, commandTimeoutMs);
 
   // A large commit (a model load, a PUT of a big list or of one huge identifiable: over
   // LARGE_COMMIT_OPS ops or LARGE_COMMIT_BYTES of text, always sent alone) may hold Redis for
