@@ -320,6 +320,35 @@ describe("startHttpEndpoint over real sockets", () => {
     assert.match(address.message, /endpoints\[i\]\.host/);
   });
 
+  it("close() marks the answer of a request in flight Connection: close, so the client sends no next one on it", async () => {
+    const endpoint = await start({ sslEnabled: false });
+    const body = JSON.stringify({
+      modelType: "AssetAdministrationShell",
+      id: "urn:test:closing",
+      assetInformation: { assetKind: "Instance", globalAssetId: "urn:asset:closing" },
+    });
+    const socket = connect(endpoint.port, "127.0.0.1");
+    await new Promise((resolve) => socket.once("connect", resolve));
+    let received = "";
+    socket.on("data", (chunk) => {
+      received += chunk.toString("latin1");
+    });
+    // The request is in flight (half its body sent) when the endpoint starts to close.
+    socket.write(
+      `POST /api/v3.0/shells HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    running.splice(running.indexOf(endpoint), 1);
+    const closed = endpoint.close();
+    socket.write(body.slice(10));
+    await closed;
+    await new Promise((resolve) => socket.once("close", resolve));
+    const head = received.slice(0, received.indexOf("\r\n\r\n"));
+    assert.match(head, /^HTTP\/1\.1 201 /, received);
+    assert.match(head, /\r\nConnection: close/i);
+    assert.doesNotMatch(head, /keep-alive/i);
+  });
+
   it("close() ends idle keep-alive connections and stops accepting", async () => {
     const endpoint = await start();
     const agent = new Agent({ keepAlive: true, ca: caOf() });

@@ -2,6 +2,7 @@ import { createServer as createHttpServer, type RequestListener, type Server } f
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
+import type { Duplex } from "node:stream";
 import { getRequestListener } from "@hono/node-server";
 import {
   ConfigError,
@@ -84,19 +85,30 @@ export async function startHttpEndpoint(deps: HttpEndpointDeps): Promise<Running
   const general = getRequestListener(app.fetch, {
     errorHandler: unreadableRequestAnswer({ metrics: deps.metrics, logger: deps.logger }),
   }) as RequestListener;
+  // Once the endpoint closes, every answer says Connection: close, so no client sends another
+  // request on a connection that is cut the moment it is idle (closeServer).
+  let closing = false;
   const server = makeServer(
     tls ? { key: tls.key, cert: tls.cert, ...mutualTls } : {},
     hotRoute
       ? (incoming, outgoing) => {
           clientErrors.dispatched(incoming, outgoing);
+          if (closing) outgoing.shouldKeepAlive = false;
           if (!hotRoute(incoming, outgoing)) general(incoming, outgoing);
         }
       : (incoming, outgoing) => {
           clientErrors.dispatched(incoming, outgoing);
+          if (closing) outgoing.shouldKeepAlive = false;
           general(incoming, outgoing);
         },
   );
   clientErrors.attach(server);
+  // The connections requests arrive on (TLS sockets for HTTPS), to mark the answers in flight at close.
+  const connections = new Set<Duplex>();
+  server.on(tls ? "secureConnection" : "connection", (socket: Duplex) => {
+    connections.add(socket);
+    socket.once("close", () => connections.delete(socket));
+  });
 
   await listen(server, settings);
   const port = (server.address() as AddressInfo).port;
@@ -121,7 +133,14 @@ export async function startHttpEndpoint(deps: HttpEndpointDeps): Promise<Running
           }
         : {}),
     },
-    close: () => closeServer(server, deps.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS),
+    close: () => {
+      closing = true;
+      for (const socket of connections) {
+        const response = clientErrors.inFlight(socket);
+        if (response !== undefined && !response.headersSent) response.shouldKeepAlive = false;
+      }
+      return closeServer(server, deps.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS);
+    },
   };
 }
 

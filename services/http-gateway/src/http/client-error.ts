@@ -21,6 +21,8 @@ export interface ClientErrorAnswers {
   dispatched(request: IncomingMessage, response: ServerResponse): void;
   /** Answers the server's client errors from now on. */
   attach(server: Server): void;
+  /** The connection's response not yet ended, if any (a graceful close marks it Connection: close). */
+  inFlight(socket: Duplex): ServerResponse | undefined;
 }
 
 export function clientErrorAnswers(deps: { metrics?: ProcessMetrics; logger?: Logger }): ClientErrorAnswers {
@@ -58,6 +60,10 @@ export function clientErrorAnswers(deps: { metrics?: ProcessMetrics; logger?: Lo
   return {
     dispatched: (request, response) => lastResponse.set(request.socket, response),
     attach: (server) => server.on("clientError", onClientError),
+    inFlight(socket) {
+      const last = lastResponse.get(socket);
+      return last !== undefined && !last.writableEnded ? last : undefined;
+    },
   };
 }
 
