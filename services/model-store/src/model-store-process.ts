@@ -36,6 +36,7 @@ import { startEventPublishing } from "./event-publishing/start-event-publishing.
 import { openModelStoreFileStore } from "./open-file-store.ts";
 import { keeperProblems } from "./outbox/keeper-problems.ts";
 import { startOutboxKeeper } from "./outbox/outbox-keeper.ts";
+import { watchRedisAnswers } from "./redis/redis-answers.ts";
 import { createRedisRepository, type RedisRepository } from "./redis/redis-repository.ts";
 import { waitForRedis } from "./redis/wait-for-redis.ts";
 import { startRegistrySync } from "./registry-sync/registry-sync.ts";
@@ -148,7 +149,10 @@ export async function startModelStore(config: TwinportConfig, options: ModelStor
       if (logger) logger.info({ redis: redisShown }, line);
       else log(`twinport model-store: ${line}`);
     }
-    const redisReady = () => repository.redis.status === "ready";
+    // Ready means Redis answers, not just that its connection is up (redis-answers.ts).
+    const redisAnswers = watchRedisAnswers(repository.redis);
+    closing.push(async () => redisAnswers.stop());
+    const redisReady = () => redisAnswers.ready();
     if (metrics) {
       metrics.setBackendUp("redis", redisReady());
       // ioredis reconnects on its own; the gauge follows its state changes.
