@@ -35,4 +35,4 @@ const factories: Record<typeof role, () => Promise<(context: RoleContext) => Pro
   },
 };
 
-await runRole({ role, argv, io: process, start: await factories[role]() });
+await runRole({ role, argv, io: process, ownsConsole: true, start: await factories[role]() });

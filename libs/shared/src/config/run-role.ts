@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import { routeConsoleToLog } from "../operability/console-to-log.ts";
 import { createLogger, type Logger, resolveLogFormat } from "../operability/logger.ts";
 import { type ManagementServer, startManagementServer } from "../operability/management-server.ts";
 import { createProcessMetrics, type ProcessMetrics } from "../operability/process-metrics.ts";
@@ -70,6 +71,8 @@ export interface RunRoleOptions {
   signalEchoMs?: number;
   /** What --version prints (bin/twinport.js answers it before any role loads; this covers direct callers). */
   version?: string;
+  /** The process is this role's own (the CLI): libraries' console output goes to its log (console-to-log.ts). */
+  ownsConsole?: boolean;
 }
 
 const ROLES_WITH_MODELS: readonly ConfigRole[] = ["embedded", "model-store"];
@@ -208,6 +211,7 @@ export async function runRole(options: RunRoleOptions): Promise<void> {
       coalesce: true,
     });
     logger = roleLogger;
+    if (options.ownsConsole) routeConsoleToLog(roleLogger);
     const metrics = createProcessMetrics(role);
     management = await openManagementPort(config, role, metrics, roleLogger);
     const context: RoleContext = {

@@ -1,6 +1,7 @@
 // Operability of every process: the management port (/health, /ready, /metrics), Prometheus
 // metrics, structured logs. Imports only contracts and engine ports of ours.
 
+export * from "./console-to-log.ts";
 export * from "./logger.ts";
 export * from "./management-server.ts";
 export * from "./metered-command-handler.ts";
