@@ -109,7 +109,7 @@ test("embedded with -m: ready line, HTTPS serves the 3 shells, SIGTERM exits 0",
   assert.deepEqual(details, { http: [`https://127.0.0.1:${port}/api/v3.0`], opcua: [] });
   assert.equal(cli.stdout(), `twinport embedded ready ${JSON.stringify(details)}\n`);
   // Kubernetes-style service variables are warnings, not errors.
-  assert.match(cli.stderr(), /twinport: warning: Ignoring environment variable TWINPORT_SERVICE_PORT/);
+  assert.match(cli.stderr(), /"component":"config".*"msg":"Ignoring environment variable TWINPORT_SERVICE_PORT/);
   const { status, body } = await getJson(`https://127.0.0.1:${port}/api/v3.0/shells`);
   assert.equal(status, 200);
   assert.equal(body.result.length, 3);

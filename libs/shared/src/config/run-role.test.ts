@@ -68,9 +68,17 @@ test("the start function gets the loaded configuration; warnings go to stderr", 
     },
   });
   assert.deepEqual(seen, { port: 9443, host: "127.0.0.1", models: [], bus: "messagebus.nats.MessageBusNats" });
-  assert.match(proc.err(), /^twinport: warning: Ignoring environment variable TWINPORT_UNKNOWN: Unknown key 'UNKNOWN'/);
   proc.signal("SIGINT");
   assert.equal(await proc.exited, 0);
+  // A JSON log line (stderr is no terminal here), as every other line of the log.
+  const warning = proc
+    .err()
+    .split("\n")
+    .filter((line) => line.startsWith("{"))
+    .map((line) => JSON.parse(line))
+    .find((line) => line.component === "config");
+  assert.match(warning?.msg ?? "", /^Ignoring environment variable TWINPORT_UNKNOWN: Unknown key 'UNKNOWN'/);
+  assert.equal(warning.level, 40);
 });
 
 test("a second signal while stopping exits 1 at once", async () => {

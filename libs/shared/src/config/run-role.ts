@@ -185,7 +185,6 @@ export async function runRole(options: RunRoleOptions): Promise<void> {
       env: io.env,
       endpointKinds: commandLine.endpointKinds,
     });
-    for (const warning of warnings) log(`twinport: warning: ${warning}`);
     const models = ROLES_WITH_MODELS.includes(role)
       ? selectModelFiles({
           modelFiles: commandLine.modelFiles,
@@ -212,6 +211,8 @@ export async function runRole(options: RunRoleOptions): Promise<void> {
     });
     logger = roleLogger;
     if (options.ownsConsole) routeConsoleToLog(roleLogger);
+    // Through the logger, so they are JSON lines where the log is (a log pipeline reads them).
+    for (const warning of warnings) roleLogger.warn({ component: "config" }, warning);
     const metrics = createProcessMetrics(role);
     management = await openManagementPort(config, role, metrics, roleLogger);
     const context: RoleContext = {
