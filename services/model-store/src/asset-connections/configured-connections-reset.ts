@@ -128,19 +128,18 @@ export async function dropConfiguredConnectionsOnReset(
   const schedule = () => {
     if (stopped || dropped) return;
     timer = setTimeout(() => {
-      checking = check(baseline).then(
-        async (counter) => {
+      checking = (async () => {
+        try {
+          const counter = await check(baseline);
           if (failing) log("twinport asset-connections: checking for a /reset works again");
           failing = false;
           if (counter !== baseline) await drop("a /reset in another process");
-          schedule();
-        },
-        (error: unknown) => {
+        } catch (error) {
           if (!failing) log(`twinport asset-connections: cannot check for a /reset: ${(error as Error).message}`);
           failing = true;
-          schedule();
-        },
-      );
+        }
+        schedule();
+      })();
     }, checkIntervalMs);
   };
   schedule();
