@@ -56,11 +56,16 @@ async function calibrate(client: HttpClient) {
   return response.json();
 }
 
-/** Runs the scenario through `client`; `afterReset` checks more at the end (process logs). */
+/**
+ * Runs the scenario through `client`; `afterReset` checks more at the end (process logs).
+ * `elsewhere`: a client of another process on the same store, whose invocation must find no
+ * provider either (several embedded processes on one Redis).
+ */
 export async function resetRemovesAssetConnections(
   client: HttpClient,
   asset: HttpAsset,
   afterReset: () => void | Promise<void> = () => {},
+  elsewhere: HttpClient = client,
 ): Promise<void> {
   // Before: every provider works.
   await eventually(
@@ -73,9 +78,11 @@ export async function resetRemovesAssetConnections(
     (s) => s === 5,
     "the read setpoint",
   );
-  const before = await calibrate(client);
-  assert.equal(before.executionState, "Completed", JSON.stringify(before));
-  assert.equal(before.outputArguments[0].value.value, "3");
+  for (const through of new Set([client, elsewhere])) {
+    const before = await calibrate(through);
+    assert.equal(before.executionState, "Completed", JSON.stringify(before));
+    assert.equal(before.outputArguments[0].value.value, "3");
+  }
 
   const reset = await client.get("/reset");
   assert.equal(reset.status, 204, reset.text);
@@ -92,9 +99,11 @@ export async function resetRemovesAssetConnections(
   // A write through the API is not forwarded either.
   const patched = await client.request("PATCH", `${element("Setpoint")}/$value`, { body: "7" });
   assert.equal(patched.status, 204, patched.text);
-  const after = await calibrate(client);
-  assert.equal(after.executionState, "Failed", JSON.stringify(after));
-  assert.match(after.messages[0].text, /No operation provider is configured for the Operation 'Calibrate'/);
+  for (const through of new Set([client, elsewhere])) {
+    const after = await calibrate(through);
+    assert.equal(after.executionState, "Failed", JSON.stringify(after));
+    assert.match(after.messages[0].text, /No operation provider is configured for the Operation 'Calibrate'/);
+  }
   // Several read intervals (100 ms) long.
   await new Promise((resolve) => setTimeout(resolve, 1500));
   assert.equal(await value(client, "Temperature"), 0, "the imported value, not the asset's");
