@@ -143,8 +143,11 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
     const operationProviders = options.operationProviders ?? createOperationProviderRegistry();
     // Progress lines while the model files load (a large model takes a while).
     const importLines = importProgressLines((fields, line) => logger.info(fields, line), "loading the model files");
+    // Components started later (asset connections) push theirs: the engine keeps this array.
+    const resetHooks: (() => Promise<void>)[] = [];
     const engine = createEngine({
       importProgress: importLines.onCommit,
+      resetHooks,
       repository,
       bus,
       publishEvents: true,
@@ -217,7 +220,8 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
 
     if (config.assetConnections.length > 0 || config.submodelTemplateProcessors.length > 0) {
       // Connecting happens in the background: an unreachable asset never delays start-up.
-      const { startAssetConnections, redisConnectionLeases, soleOwnerLeases } = await import("@twinport/model-store");
+      const { startAssetConnections, redisConnectionLeases, soleOwnerLeases, dropConfiguredConnectionsOnReset } =
+        await import("@twinport/model-store");
       const owner = `embedded-${hostname()}-${process.pid}`;
       const assets = await startAssetConnections({
         connections: config.assetConnections,
@@ -235,6 +239,17 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
         logger,
       });
       closer.add(() => assets.stop());
+      // /reset drops the configuration file's connections, in every process on the same Redis (spec §4.2).
+      closer.add(
+        await dropConfiguredConnectionsOnReset({
+          connections: assets,
+          resetHooks,
+          ...(redisRepository
+            ? { redis: { redis: redisRepository.redis, key: (name) => redisRepository!.key(name), owner } }
+            : {}),
+          log: context.log,
+        }),
+      );
       details.assetConnections = assets.status().map(({ name, kind, endpoint }) => ({ name, kind, endpoint }));
       // What the AIMC processor derived at start-up and what it skipped (later changes are logged).
       if (config.submodelTemplateProcessors.length > 0) details.assetInterfaces = assets.interfaces();

@@ -3,6 +3,10 @@
 export { RepositoryUnavailableError } from "@twinport/shared";
 export type { OwnedConnectionStatus } from "./asset-connections/asset-connection-manager.ts";
 export {
+  type ConfiguredConnectionsResetOptions,
+  dropConfiguredConnectionsOnReset,
+} from "./asset-connections/configured-connections-reset.ts";
+export {
   type ConnectionLease,
   type ConnectionLeases,
   redisConnectionLeases,

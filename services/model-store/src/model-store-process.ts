@@ -30,6 +30,7 @@ import {
   startProgress,
   type TwinportConfig,
 } from "@twinport/shared";
+import { dropConfiguredConnectionsOnReset } from "./asset-connections/configured-connections-reset.ts";
 import { redisConnectionLeases } from "./asset-connections/connection-lease.ts";
 import { startAssetConnections } from "./asset-connections/start-asset-connections.ts";
 import { startEventPublishing } from "./event-publishing/start-event-publishing.ts";
@@ -176,8 +177,11 @@ export async function startModelStore(config: TwinportConfig, options: ModelStor
     const operationProviders = options.operationProviders ?? createOperationProviderRegistry();
     // Progress lines while the model files load (a large model takes a while).
     const importLines = importProgressLines((fields, line) => logger?.info(fields, line), "loading the model files");
+    // Components started later (asset connections) push theirs: the engine keeps this array.
+    const resetHooks: (() => Promise<void>)[] = [];
     const engine = createEngine({
       importProgress: importLines.onCommit,
+      resetHooks,
       repository,
       operationProviders,
       operationHandleTtlMs: isoDurationToMs(config.core.operationHandleTtl),
@@ -286,6 +290,11 @@ export async function startModelStore(config: TwinportConfig, options: ModelStor
             ...(logger ? { logger } : {}),
           });
     if (assets) closing.push(() => assets.stop());
+    // /reset drops the configuration file's connections in every replica (spec §4.2).
+    if (assets) {
+      const redis = { redis: repository.redis, key: (name: string) => repository.key(name), owner };
+      closing.push(await dropConfiguredConnectionsOnReset({ connections: assets, resetHooks, redis, log }));
+    }
 
     // Every replica is ready to; the holder of the one registry-sync lease talks to the registries.
     const registries = startRegistrySync({

@@ -141,7 +141,7 @@ export interface FileCommandMap {
     params: { documents: ImportDocument[]; mode: ImportMode; validate?: boolean; onlyIfEmpty?: boolean };
     result: ImportOutcome;
   };
-  /** Deletes every shell, submodel, concept description and file, each deletion an event. */
+  /** Deletes every shell, submodel, concept description and file, each deletion an event; first the reset hooks run (pending operations, configured asset connections). */
   ResetStore: { params: Record<string, never>; result: null };
 
   // ---- AASX File Server API

@@ -40,7 +40,8 @@ const IMPORT_RESPONSES = {
 };
 const RESET: OpenApiOperation = {
   tags: [TWINPORT],
-  summary: "Deletes every shell, submodel, concept description and file (FA³ST's reset; profile FAAAST_RESET)",
+  summary:
+    "Deletes every shell, submodel, concept description and file, the pending operations and the configuration file's asset connections (until a restart; FA³ST's reset; profile FAAAST_RESET)",
   responses: {
     "204": { description: "Everything was deleted" },
     "401": ERROR("Authentication is required"),

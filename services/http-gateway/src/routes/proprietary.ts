@@ -13,7 +13,8 @@ import type { RouteDeps } from "./route-deps.ts";
 /**
  * FA³ST's proprietary calls (spec §4.2), under /api/v3.0 like everything else:
  * - GET and DELETE /reset → 204: every shell, submodel, concept description and file is deleted
- *   (one deletion event each, so every endpoint follows); profile FAAAST_RESET.
+ *   (one deletion event each, so every endpoint follows), pending operations and the configured
+ *   asset connections too (the engine's reset hooks); profile FAAAST_RESET.
  * - POST /import, and PUT /upload (an earlier release's name) → 200 with the list of problems met;
  *   profile FAAAST_IMPORT. The body is the model; Content-Type names its format (a multipart
  *   upload's `file` part works too). A document that cannot be read at all is a 400 and nothing is

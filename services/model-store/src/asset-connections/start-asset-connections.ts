@@ -17,6 +17,7 @@ import { checkConnectionNodeIds } from "./check-node-ids.ts";
 import { checkConnectionQueries } from "./check-queries.ts";
 import { driverFor } from "./connection-drivers.ts";
 import type { ConnectionLeases } from "./connection-lease.ts";
+import type { MergedConnection } from "./merge-connections.ts";
 
 export interface AssetConnectionsOptions {
   /** `assetConnections` of the configuration, validated. */
@@ -47,6 +48,12 @@ export interface RunningAssetConnections {
   interfaces(): AssetInterfacesStatus[];
   /** Resolves once the AIMC processor has applied every change seen so far. */
   idle(): Promise<void>;
+  /**
+   * Stops the connections of the configuration file and unregisters their operation providers, for
+   * good in this process (/reset, spec §4.2); those derived from AIMCs stay, they follow their
+   * submodels. Returns the names of the stopped connections.
+   */
+  dropConfigured(): Promise<string[]>;
   stop(): Promise<void>;
 }
 
@@ -83,12 +90,9 @@ export async function startAssetConnections(options: AssetConnectionsOptions): P
     },
   });
   let processor: RunningAimcProcessor | undefined;
+  const nameOf = (connection: MergedConnection) => `assetConnections[${connection.merged.join(",")}]`;
   try {
-    const configured = await manager.apply(
-      CONFIG_OWNER,
-      options.connections,
-      (connection) => `assetConnections[${connection.merged.join(",")}]`,
-    );
+    const configured = await manager.apply(CONFIG_OWNER, options.connections, nameOf);
     for (const line of configured.problems) options.log(`twinport asset-connections: ${line}`);
     const [aimc, ...others] = options.processors ?? [];
     if (others.length > 0)
@@ -112,6 +116,7 @@ export async function startAssetConnections(options: AssetConnectionsOptions): P
     status: () => manager.status(),
     interfaces: () => processor?.status() ?? [],
     idle: async () => processor?.idle(),
+    dropConfigured: async () => (await manager.apply(CONFIG_OWNER, [], nameOf)).stopped,
     async stop() {
       await processor?.stop();
       await manager.stop();

@@ -8,8 +8,9 @@ const KINDS: readonly IdentifiableKind[] = ["shell", "submodel", "concept-descri
 const BATCH = 500;
 
 /**
- * GET/DELETE /reset (spec §4.2): everything goes. First the reset hooks (asset connections and
- * pending operations register theirs, so nothing keeps writing into what is being deleted), then
+ * GET/DELETE /reset (spec §4.2): everything goes. First the reset hooks (pending operations, and
+ * the configured asset connections, which stop in every process before the hook returns, ADR 0053:
+ * nothing keeps writing into what is being deleted or serves what is imported next), then
  * every identifiable, one commit and one `*.deleted` event each (the OPC UA mirror and every other
  * subscriber see each deletion), then every file (attachments, thumbnails, AASX packages).
  *

@@ -31,12 +31,18 @@ export interface TestStore {
   close(): Promise<void>;
 }
 
-/** The engine on a memory repository with the in-process bus, loaded with `model`: embedded mode in miniature. */
-export async function startTestStore(model: unknown): Promise<TestStore> {
+/**
+ * The engine on a memory repository with the in-process bus, loaded with `model`: embedded mode in
+ * miniature. `resetHooks`: the engine's array, for components that take part in /reset.
+ */
+export async function startTestStore(
+  model: unknown,
+  options: { resetHooks?: (() => Promise<void>)[] } = {},
+): Promise<TestStore> {
   const repository = createMemoryRepository();
   const bus = createInProcessEventBus();
   const registry = createOperationProviderRegistry();
-  const engine = createEngine({ repository, bus, operationProviders: registry });
+  const engine = createEngine({ repository, bus, operationProviders: registry, resetHooks: options.resetHooks });
   const store = createDirectStoreClient(engine);
   const loaded = await store.execute({ type: "LoadEnvironment", params: { body: JSON.stringify(model) } });
   if (!loaded.ok) throw new Error(`model: ${loaded.error.message} ${loaded.error.details?.join("; ") ?? ""}`);
