@@ -76,7 +76,7 @@ export async function openAasxOffThread(bytes: Uint8Array, limits: AasxLimits): 
   const directory = readPackageDirectory(bytes, limits);
   // The package machinery first (small, within the limits): it says which part is the spec part.
   const machinery = directory.entries.filter((entry) => isMachinery(entry.name));
-  const problems = entryProblems(machinery, limits);
+  const problems = [...entryProblems(machinery, limits), ...oversizedMachinery(machinery)];
   if (problems.length > 0) throw packageError(problems);
   const outline = new Map<string, PackagePart>();
   for (const entry of directory.entries) {
@@ -149,6 +149,22 @@ function isMachinery(name: string): boolean {
     return false;
   }
   return key.endsWith(".rels") || key === "/[content_types].xml";
+}
+
+/**
+ * Relationships and content types are read and parsed here, on the event loop (they say which part
+ * is the model); a package needs a few KiB of them, one line per part. A 120 MB `.rels` (half a
+ * million relationships, compressing 20:1, within every other limit) held the server for seconds.
+ */
+const MAX_MACHINERY_BYTES = 4 * 1024 * 1024;
+
+function oversizedMachinery(entries: readonly ZipEntry[]): string[] {
+  return entries
+    .filter((entry) => entry.uncompressedSize > MAX_MACHINERY_BYTES)
+    .map(
+      (entry) =>
+        `"${entry.name}" is ${entry.uncompressedSize} bytes; a package's relationships and content types are at most ${MAX_MACHINERY_BYTES} bytes each`,
+    );
 }
 
 function machineryData(bytes: Uint8Array, entry: ZipEntry): Uint8Array {

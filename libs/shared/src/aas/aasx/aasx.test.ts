@@ -344,3 +344,25 @@ test("an aas-suppl or thumbnail relationship to the model or the package's struc
     ["/aasx/files/x.pdf"],
   );
 });
+
+test("relationships or content types over 4 MiB are refused before they are inflated on the event loop", async () => {
+  const many = Array.from(
+    { length: 40_000 },
+    (_, index) => [`urn:x:${"x".repeat(60)}`, `/p${index}`] as [string, string],
+  );
+  const bytes = handMadePackage({
+    "[Content_Types].xml": contentTypes(),
+    "_rels/.rels": rels([`${WWW}/aasx-origin`, "/aasx/aasx-origin"], ...many),
+    "aasx/aasx-origin": "",
+    "aasx/_rels/aasx-origin.rels": rels([`${WWW}/aas-spec`, "/aasx/aas.json"]),
+    "aasx/aas.json": JSON.stringify(exampleEnvironment()),
+  });
+  assert.ok(bytes.length < 1024 * 1024, "a small upload");
+  await assert.rejects(openAasxOffThread(bytes, DEFAULT_AASX_LIMITS), (error: AasError) => {
+    assert.match(
+      error.details.join("\n"),
+      /"_rels\/\.rels" is \d+ bytes; a package's relationships and content types are at most 4194304 bytes each/,
+    );
+    return true;
+  });
+});
