@@ -49,7 +49,7 @@ export function sourceOfDocument(document: ImportDocument, source: string): Impo
         source,
         format: document.format,
         chunks: async function* () {
-          const text = textOf(document);
+          const text = textOf(document, document.format === "xml");
           for (let at = 0; at < text.length; at += CHUNK_CHARS) yield text.slice(at, at + CHUNK_CHARS);
           if (text.length === 0) yield "";
         },
@@ -85,9 +85,17 @@ export function sourceOfFile(path: string, format: ModelFormat, source: string):
     source,
     format,
     chunks: async function* () {
-      const stream = createReadStream(path, { highWaterMark: CHUNK_CHARS, encoding: "utf8" });
+      const stream = createReadStream(path, { highWaterMark: CHUNK_CHARS });
+      // UTF-8, or for XML UTF-16 with its byte order mark (textOf says why); the decoder keeps a
+      // character split between two chunks for the next.
+      let decoder: TextDecoder | undefined;
       try {
-        for await (const chunk of stream) yield chunk as string;
+        for await (const chunk of stream as AsyncIterable<Buffer>) {
+          decoder ??= new TextDecoder((format === "xml" ? utf16Of(chunk) : undefined) ?? "utf-8");
+          yield decoder.decode(chunk, { stream: true });
+        }
+        const rest = decoder?.decode() ?? "";
+        if (rest !== "") yield rest;
       } finally {
         stream.destroy();
       }
@@ -212,17 +220,30 @@ function xmlReader(sink: (item: EnvironmentItem) => void, maxItemChars?: number)
   };
 }
 
-function textOf(document: ImportDocument): string {
+/**
+ * The document's text. JSON is UTF-8 (RFC 8259 §8.1); an XML document may be UTF-16 with its byte
+ * order mark, which every XML processor must read (XML 1.0 §4.3.3), as AASX spec parts already are.
+ */
+function textOf(document: ImportDocument, xml: boolean): string {
   if (typeof document.text === "string") return document.text;
   if (typeof document.contentBase64 === "string") {
     try {
-      return new TextDecoder("utf-8", { fatal: true }).decode(decodeBase64(document.contentBase64, "The document"));
+      const bytes = decodeBase64(document.contentBase64, "The document");
+      const utf16 = xml ? utf16Of(bytes) : undefined;
+      if (utf16 !== undefined) return new TextDecoder(utf16, { fatal: true }).decode(bytes);
+      return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
     } catch (error) {
       if (error instanceof CommandError) throw error;
-      throw new CommandError("bad-request", "The document is not UTF-8 text");
+      throw new CommandError("bad-request", `The document is not ${xml ? "UTF-8 or UTF-16" : "UTF-8"} text`);
     }
   }
   throw new CommandError("bad-request", "The document has no content (text or contentBase64)");
+}
+
+function utf16Of(bytes: Uint8Array): "utf-16le" | "utf-16be" | undefined {
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return "utf-16le";
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return "utf-16be";
+  return undefined;
 }
 
 /** Runs a reading step; what fails there fails the document, named, as malformed input. */
