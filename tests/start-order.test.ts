@@ -289,3 +289,46 @@ test("Redis restarting while the model-store loads its model files is waited out
   }
   assert.equal(await store.stop(), 0);
 });
+
+test("an http-gateway started before NATS says what it waits for, then serves once NATS is up", async () => {
+  const natsPort = await freePort();
+  const port = await freePort();
+  const cwd = mkdtempSync(join(tmpdir(), "twinport-gateway-before-nats-"));
+  cleanups.push(() => rmSync(cwd, { recursive: true, force: true }));
+  writeFileSync(
+    join(cwd, "config.json"),
+    JSON.stringify({
+      endpoints: [{ "@class": "endpoint.http.HttpEndpoint", port, host: "127.0.0.1", sslEnabled: false }],
+    }),
+  );
+  let child: ChildProcess | undefined;
+  const started = startTwinport({
+    role: "http-gateway",
+    cwd,
+    args: ["-c", "config.json"],
+    env: { TWINPORT_MESSAGEBUS_URL: `nats://127.0.0.1:${natsPort}`, TWINPORT_CORE_MANAGEMENTPORT: "-1" },
+    timeoutMs: 60_000,
+    onSpawn: (spawned) => (child = spawned),
+  });
+  started.catch(() => undefined);
+  cleanups.push(async () => void child?.kill("SIGKILL"));
+  const logFile = join(cwd, "http-gateway.log");
+  // Silent before: nothing in the log said why the process did not get ready.
+  await eventually(
+    () => {
+      try {
+        return readFileSync(logFile, "utf8");
+      } catch {
+        return "";
+      }
+    },
+    (log) => log.includes(`waiting for NATS at nats://127.0.0.1:${natsPort}`),
+    "a line naming the NATS it waits for",
+    20_000,
+  );
+  const nats = await startNats({ port: natsPort });
+  cleanups.push(() => nats.stop());
+  const gateway = await started;
+  cleanups.push(async () => void (await gateway.stop()));
+  assert.deepEqual(gateway.details.http, [`http://127.0.0.1:${port}/api/v3.0`]);
+});

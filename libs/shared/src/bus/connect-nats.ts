@@ -9,9 +9,15 @@ export interface ConnectNatsOptions {
   url: string;
   /** Shown by the server (connz), e.g. "http-gateway"; helps tell replicas apart. */
   name: string;
-  /** Connection changes; default: one line on stderr per disconnect, reconnect and error. */
-  onChange?: (change: ConnectionChange, detail: string) => void;
+  /**
+   * Connection changes; default: one line on stderr per disconnect, reconnect and error. "waiting"
+   * (detail: the servers) once, when no server has answered the first connect within a few seconds.
+   */
+  onChange?: (change: ConnectionChange | "waiting", detail: string) => void;
 }
+
+/** How long a first connect may take before the process says what it waits for (else it is silent). */
+const WAITING_NOTICE_MS = 3_000;
 
 /**
  * Wait between reconnect attempts. nats' default (2 s) would keep a gateway answering 503 for up to
@@ -26,16 +32,23 @@ const RECONNECT_WAIT_MS = 500;
  */
 export async function connectNats(options: ConnectNatsOptions): Promise<NatsConnection> {
   const { servers, credentials } = serversOf(options.url);
-  const connection = await connect({
-    servers,
-    ...credentials,
-    name: options.name,
-    maxReconnectAttempts: -1,
-    waitOnFirstConnect: true,
-    reconnectTimeWait: RECONNECT_WAIT_MS,
-  });
-  watchConnection(connection, options.onChange ?? logChange(options.name));
-  return connection;
+  const onChange = options.onChange ?? logChange(options.name);
+  const waiting = setTimeout(() => onChange("waiting", servers.join(",")), WAITING_NOTICE_MS);
+  waiting.unref();
+  try {
+    const connection = await connect({
+      servers,
+      ...credentials,
+      name: options.name,
+      maxReconnectAttempts: -1,
+      waitOnFirstConnect: true,
+      reconnectTimeWait: RECONNECT_WAIT_MS,
+    });
+    watchConnection(connection, onChange);
+    return connection;
+  } finally {
+    clearTimeout(waiting);
+  }
 }
 
 /**
@@ -72,9 +85,11 @@ export function serversOf(url: string): {
   return { servers, credentials };
 }
 
-function logChange(name: string): (change: ConnectionChange, detail: string) => void {
+function logChange(name: string): (change: ConnectionChange | "waiting", detail: string) => void {
   return (change, detail) => {
-    if (change === "disconnect" || change === "reconnect" || change === "error" || change === "ldm") {
+    if (change === "waiting")
+      console.error(`twinport ${name}: waiting for NATS at ${detail} (no answer yet; retrying)`);
+    else if (change === "disconnect" || change === "reconnect" || change === "error" || change === "ldm") {
       console.error(`twinport ${name}: NATS ${change} (${detail})`);
     }
   };

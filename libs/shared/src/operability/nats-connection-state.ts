@@ -24,6 +24,10 @@ export function natsConnectionState(metrics: ProcessMetrics, logger: Logger): Na
   set(false);
   return {
     onChange(change, detail) {
+      if (change === "waiting") {
+        logger.warn({ backend: "nats", servers: detail }, `waiting for NATS at ${detail} (no answer yet; retrying)`);
+        return;
+      }
       if (change === "disconnect") set(false);
       if (change === "reconnect") set(true);
       if (change === "disconnect" || change === "reconnect" || change === "error" || change === "ldm")

@@ -22,7 +22,7 @@ export async function refuseOpenMirrorOfSecuredStore(store: StoreClient, log: (l
     } catch (error) {
       if (attempt % LOG_EVERY === 0)
         log(
-          `opcua-gateway: waiting for a model-store to tell whether it enforces access rules before serving (${(error as Error).message})`,
+          `no model-store answers yet whether it enforces access rules; the opcua-gateway waits for one before serving (${(error as Error).message})`,
         );
       await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
       continue;
