@@ -50,7 +50,8 @@ const REPLICAS_KEY = "asset-connections:reset-replicas";
 
 /**
  * A process's check: the counter's value; while it still equals the baseline (ARGV[2]; empty when
- * joining: the current value becomes it), the process's entry is refreshed. Once it moved, the
+ * joining: the current value becomes it), the process's entry is refreshed once half its time to
+ * live (ARGV[3]) has passed. Once it moved, the
  * entry stays until the process has stopped its connections (and removes it): that is what a
  * /reset waits for.
  */
@@ -60,8 +61,15 @@ local baseline = ARGV[2]
 if baseline == '' then baseline = counter end
 if counter == baseline then
   local t = redis.call('TIME')
-  local expires = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonumber(ARGV[3])
-  redis.call('HSET', KEYS[2], ARGV[1], baseline .. ':' .. string.format('%.0f', expires))
+  local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  local ttl = tonumber(ARGV[3])
+  local entry = redis.call('HGET', KEYS[2], ARGV[1])
+  local expires = entry and tonumber(string.match(entry, ':(%d+)$'))
+  -- Written only when it has less than half its life left: a check that writes goes to the AOF
+  -- (and its fsync), four times a second per process otherwise.
+  if not expires or expires - now < ttl / 2 then
+    redis.call('HSET', KEYS[2], ARGV[1], baseline .. ':' .. string.format('%.0f', now + ttl))
+  end
 end
 return counter
 `);
