@@ -379,7 +379,7 @@ export function submodelRepositorySuite(mode: Mode): void {
     test("PATCH $value: only named values change, exact digits, dateTime/gDay; all or nothing; no new elements; lists cannot grow", async () => {
       const { path } = await createFixture(http, "patch-value");
       const body =
-        '{"MaxRotationSpeed": 6000, "Dimensions": {"Nested": {"Depth": 0.5}}, "Big": 98765432109876543210.000000001, "Stamp": "2025-12-31T23:59:59Z", "Day": "---31-05:00", "Tags": ["a"]}';
+        '{"MaxRotationSpeed": 6000, "Dimensions": {"Nested": {"Depth": 0.5}}, "Big": 98765432109876543210.000000001, "Stamp": "2025-12-31T23:59:59Z", "Day": "---31-05:00", "Tags": ["a", "test"]}';
       const patched = await http.request("PATCH", `${path}/$value`, { body });
       assert.equal(patched.status, 204, patched.text);
       const after = await other.get(`${path}/$value`);
@@ -395,6 +395,8 @@ export function submodelRepositorySuite(mode: Mode): void {
         assertResult(await http.request("PATCH", `${path}/$value`, { body: text }), 400, pattern);
       await rejects('{"MaxRotationSpeed": 1, "Unknown": 2}', /Unknown/);
       await rejects('{"MaxRotationSpeed": 1, "Tags": ["a", "b", "c"]}');
+      // An array is replaced whole (spec §4.4.2) and a PATCH removes no item: a shorter one is refused.
+      await rejects('{"MaxRotationSpeed": 1, "Tags": ["a"]}', /send all 2/);
       await rejects('{"MaxRotationSpeed": 1, "Stamp": "yesterday"}');
       await rejects('{"MaxRotationSpeed": 1, "Day": "---32"}');
       await rejects('{"MaxRotationSpeed": 1, "Dimensions": {"Width": "wide"}}');

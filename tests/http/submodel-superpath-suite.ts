@@ -104,7 +104,8 @@ export function submodelSuperpathSuite(mode: Mode): void {
       assert.equal(json(await http.get(`${path}/$metadata`)).idShort, "Meta");
       assertResult(await http.request("PATCH", `${path}/$metadata`, { body: '{"submodelElements": null}' }), 400);
       assert.equal(
-        (await http.request("PATCH", `${path}/$value`, { body: '{"MaxRotationSpeed": 1200, "Tags": ["one"]}' })).status,
+        (await http.request("PATCH", `${path}/$value`, { body: '{"MaxRotationSpeed": 1200, "Tags": ["one", "test"]}' }))
+          .status,
         204,
       );
       const value = json(await other.get(`${path}/$value`));
