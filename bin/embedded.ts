@@ -282,6 +282,8 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
     }
 
     const http: string[] = [];
+    // Told when the shutdown begins (RunningRole.draining): answers say Connection: close from then on.
+    const drainers: (() => void)[] = [];
     const summary: StartSummary = {
       http: [],
       opcua: [],
@@ -343,6 +345,7 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
         events,
       });
       closer.add(() => endpoint.close());
+      drainers.push(() => endpoint.draining());
       http.push(`${endpoint.url}${API_PREFIX}`);
       summary.http!.push(endpoint.summary);
     }
@@ -371,7 +374,15 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
         summary.opcua!.push(gateway.summary);
       }
     }
-    return { details: { http, opcua, ...details }, summary, stop: () => closer.closeAll(), readiness };
+    return {
+      details: { http, opcua, ...details },
+      summary,
+      stop: () => closer.closeAll(),
+      draining: () => {
+        for (const drain of drainers) drain();
+      },
+      readiness,
+    };
   } catch (error) {
     await closer.closeAll();
     throw error;

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { request } from "node:https";
+import { Agent, request } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
@@ -65,6 +65,18 @@ function freshGet(url: string): Promise<number> {
   });
 }
 
+/** GET over `agent`: the status and the answer's Connection header. */
+function agentGet(url: string, agent: Agent): Promise<{ status: number; connection: string | undefined }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { rejectUnauthorized: false, agent }, (res) => {
+      res.resume();
+      res.on("end", () => resolve({ status: res.statusCode!, connection: res.headers.connection }));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
 const logMessages = (stderr: string): string[] =>
   stderr
     .split("\n")
@@ -85,12 +97,17 @@ test("Ctrl-C on npm start (SIGINT from the terminal and again from npm, at once)
 test("core.shutdownDelay: after SIGTERM /ready answers 503 while HTTPS still accepts new connections; then it stops, exit 0", async () => {
   const { cli, api, management } = await startEmbedded({ TWINPORT_CORE_SHUTDOWNDELAY: "PT2S" });
   assert.equal(await freshGet(`${api}/shells`), 200);
+  const agent = new Agent({ keepAlive: true, rejectUnauthorized: false });
+  assert.deepEqual(await agentGet(`${api}/shells`, agent), { status: 200, connection: "keep-alive" });
   cli.child.kill("SIGTERM");
   await new Promise((resolve) => setTimeout(resolve, 300));
   const ready = await fetch(`${management}/ready`);
   assert.equal(ready.status, 503);
   assert.deepEqual(await ready.json(), { status: "stopping" });
   assert.equal(await freshGet(`${api}/shells`), 200, "a connection the balancer still sends is served");
+  // A kept-alive client is served and told to close, so it reconnects through its balancer elsewhere.
+  assert.deepEqual(await agentGet(`${api}/shells`, agent), { status: 200, connection: "close" });
+  agent.destroy();
   assert.equal(await cli.exited, 0, cli.stderr());
   const messages = logMessages(cli.stderr());
   assert.ok(

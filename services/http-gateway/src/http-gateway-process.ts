@@ -123,6 +123,9 @@ export async function startHttpGateway(config: TwinportConfig, options: HttpGate
     details: { http: started.map((endpoint) => `${endpoint.url}${API_PREFIX}`) },
     summary: { http: started.map((endpoint) => endpoint.summary), backends: { NATS: displayUrl(messageBus.url) } },
     stop,
+    draining: () => {
+      for (const endpoint of started) endpoint.draining();
+    },
     readiness: nats ? [nats.readiness] : [],
   };
 }

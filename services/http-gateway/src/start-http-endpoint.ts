@@ -46,6 +46,8 @@ export interface RunningHttpEndpoint {
   url: string;
   /** For the start banner: the API's URL, the pages served beside it, the certificate's file. */
   summary: HttpEndpointSummary;
+  /** From now on every answer says Connection: close (the one in flight included); it still serves. */
+  draining(): void;
   close(): Promise<void>;
 }
 
@@ -110,6 +112,14 @@ export async function startHttpEndpoint(deps: HttpEndpointDeps): Promise<Running
     socket.once("close", () => connections.delete(socket));
   });
 
+  function draining(): void {
+    closing = true;
+    for (const socket of connections) {
+      const response = clientErrors.inFlight(socket);
+      if (response !== undefined && !response.headersSent) response.shouldKeepAlive = false;
+    }
+  }
+
   await listen(server, settings);
   const port = (server.address() as AddressInfo).port;
   const scheme = tls ? "https" : "http";
@@ -133,12 +143,9 @@ export async function startHttpEndpoint(deps: HttpEndpointDeps): Promise<Running
           }
         : {}),
     },
+    draining,
     close: () => {
-      closing = true;
-      for (const socket of connections) {
-        const response = clientErrors.inFlight(socket);
-        if (response !== undefined && !response.headersSent) response.shouldKeepAlive = false;
-      }
+      draining();
       return closeServer(server, deps.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS);
     },
   };

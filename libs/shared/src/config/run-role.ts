@@ -40,6 +40,12 @@ export interface RunningRole {
    * connections (graceful shutdown on SIGTERM).
    */
   stop(): Promise<void>;
+  /**
+   * Called once when the shutdown begins, before core.shutdownDelay: the role keeps serving but may
+   * tell its clients to go elsewhere (HTTP answers Connection: close, so a kept-alive client
+   * reconnects through its balancer to another replica instead of staying until the cut).
+   */
+  draining?(): void;
   /** What GET /ready asks once started (connected to NATS/Redis, mirror built, ...). Default: none. */
   readiness?: ReadinessCheck[];
   /** What the start banner shows about this role (endpoints, model, backends). */
@@ -130,6 +136,7 @@ export async function runRole(options: RunRoleOptions): Promise<void> {
     // Kubernetes takes the pod out of its Services while the signal is already on its way); closing
     // the listeners at once would refuse the connections it still sends meanwhile (docs/adr/0052).
     management?.stopping();
+    running.draining?.();
     const shutDown = () => {
       logger?.info({ signal }, "stopping: draining in-flight requests, then closing connections");
       const timer = setTimeout(() => {
