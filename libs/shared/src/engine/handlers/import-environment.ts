@@ -1,7 +1,6 @@
 import { type Command, CommandError, type CommandResult } from "../../contracts/index.ts";
 import type { EngineContext } from "../engine-context.ts";
-import { prepareImport, writePrepared } from "../import/import-documents.ts";
-import { listedProblems } from "../import/import-problems.ts";
+import { importDocuments } from "../import/import-documents.ts";
 import type { Handled } from "./handled.ts";
 
 /**
@@ -19,9 +18,17 @@ export async function importEnvironment(
   if (mode !== "partial" && mode !== "all-or-nothing")
     throw new CommandError("bad-request", `Unknown import mode '${String(mode)}'`);
   const validate = cmd.params.validate ?? (mode === "partial" ? ctx.validation.onCreate : ctx.validation.onLoad);
-  const request = { documents, mode, validate, onlyIfEmpty, origin: cmd.origin, correlationId: cmd.correlationId };
-  // importDocuments in its two steps, to learn from the checker how many problems it only counted.
-  const prepared = await prepareImport(ctx, request);
-  const { written: _written, fileKeys: _fileKeys, ...outcome } = await writePrepared(ctx, request, prepared);
-  return { value: { ...outcome, problems: listedProblems(outcome.problems, prepared.checker.unlisted) } };
+  const {
+    written: _written,
+    fileKeys: _fileKeys,
+    ...outcome
+  } = await importDocuments(ctx, {
+    documents,
+    mode,
+    validate,
+    onlyIfEmpty,
+    origin: cmd.origin,
+    correlationId: cmd.correlationId,
+  });
+  return { value: outcome };
 }

@@ -11,6 +11,7 @@ import { holdForImport } from "../files/file-holders.ts";
 import type { IdentifiableKind } from "../ports/index.ts";
 import { ENVIRONMENT_SECTIONS, IdentifiableChecker, type ImportCandidate } from "./collect-identifiables.ts";
 import { ImportBatches } from "./import-batches.ts";
+import { listedProblems } from "./import-problems.ts";
 import { type ImportSource, readSource, sourceOfDocument } from "./import-source.ts";
 import { type ImportedPart, type PlacedFiles, placePackageFiles, rewritePaths } from "./package-files.ts";
 
@@ -57,7 +58,11 @@ export interface ImportResult extends ImportOutcome {
  *    something records that it holds them (a package: its record, written by the caller).
  */
 export async function importDocuments(ctx: EngineContext, request: ImportRequest): Promise<ImportResult> {
-  return await writePrepared(ctx, request, await prepareImport(ctx, request));
+  const prepared = await prepareImport(ctx, request);
+  const result = await writePrepared(ctx, request, prepared);
+  // Listed as reported: at most MAX_LISTED_PROBLEMS, then one entry counting the rest, those the
+  // checker only counted included (import-problems.ts).
+  return { ...result, problems: listedProblems(result.problems, prepared.checker.unlisted) };
 }
 
 /** importDocuments for sources that are not in a command (start-up model files, streamed from disk). */
