@@ -111,6 +111,9 @@ export async function startModelStore(config: TwinportConfig, options: ModelStor
     : displayUrl(persistence.url);
   try {
     const { metrics, logger } = options;
+    // A line of the start-up: through the logger when the process has one (the CLI), else plain.
+    const say = (level: "info" | "warn", line: string) =>
+      logger ? logger[level]({ redis: redisShown }, line) : log(`twinport model-store: ${line}`);
     // Redis may come up after the model-store (Kubernetes has no depends_on; Redis restarted or is
     // loading its data): seeding, the filter index build and the leases need it, so the start waits
     // for it instead of failing; /health answers meanwhile and /ready says 503 (docs/operations.md).
@@ -118,9 +121,10 @@ export async function startModelStore(config: TwinportConfig, options: ModelStor
     const waitingForRedis = (problem: string) => {
       waitingSince ??= Date.now();
       metrics?.setBackendUp("redis", false);
-      const line = `Redis at ${redisShown} does not answer (${problem}); the model-store waits for it and starts once it does`;
-      if (logger) logger.warn({ redis: redisShown, problem }, line);
-      else log(`twinport model-store: ${line}`);
+      say(
+        "warn",
+        `Redis at ${redisShown} does not answer (${problem}); the model-store waits for it and starts once it does`,
+      );
     };
     const repository = await createRedisRepository({
       url: persistence.url,
@@ -146,9 +150,10 @@ export async function startModelStore(config: TwinportConfig, options: ModelStor
     });
     closing.push(() => repository.close());
     if (waitingSince !== undefined) {
-      const line = `Redis at ${redisShown} answers after ${Math.round((Date.now() - waitingSince) / 1000)} s of waiting; starting`;
-      if (logger) logger.info({ redis: redisShown }, line);
-      else log(`twinport model-store: ${line}`);
+      say(
+        "info",
+        `Redis at ${redisShown} answers after ${Math.round((Date.now() - waitingSince) / 1000)} s of waiting; starting`,
+      );
     }
     // Ready means Redis answers, not just that its connection is up (redis-answers.ts).
     const redisAnswers = watchRedisAnswers(repository.redis);
@@ -243,9 +248,10 @@ export async function startModelStore(config: TwinportConfig, options: ModelStor
           return await seedModels(repository, owner, engine, models, validateOnLoad);
         } catch (error) {
           if (repository.redis.status === "ready" && !redisFailed(error)) throw error;
-          const line = `Redis went away while the model files were loading (${(error as Error).message}); loading what is missing once it answers`;
-          if (logger) logger.warn({ redis: redisShown }, line);
-          else log(`twinport model-store: ${line}`);
+          say(
+            "warn",
+            `Redis went away while the model files were loading (${(error as Error).message}); loading what is missing once it answers`,
+          );
           await new Promise((resolve) => setTimeout(resolve, SEED_RETRY_MS));
           await waitForRedis(repository.redis, waitingForRedis);
         }
