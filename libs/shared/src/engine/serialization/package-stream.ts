@@ -2,7 +2,7 @@ import { type LazyAasxPart, writeAasxStream } from "../../aas/index.ts";
 import type { FileStream } from "../../contracts/index.ts";
 import type { EngineContext } from "../engine-context.ts";
 import { fileKeyOf, partNameOf } from "../files/file-paths.ts";
-import { uploadReadCheck } from "../files/upload-access.ts";
+import { sameOwner, uploadReadCheck } from "../files/upload-access.ts";
 import type { FileOwner, StoredFile } from "../ports/index.ts";
 import { type EnvironmentSelection, environmentItems } from "./environment-items.ts";
 import { environmentText, utf8Chunks } from "./environment-text.ts";
@@ -59,8 +59,11 @@ export async function streamPackage(
         const again = await ctx.fileStore.get(key);
         if (!again) throw new Error(`the file '${modelPath}' was deleted while the package was written`);
         // Whose file it is was checked in the first pass: bytes of another owner are not carried.
-        if (JSON.stringify(again.owner) !== JSON.stringify(checkedOwner))
-          throw new Error(`the file '${modelPath}' was replaced while the package was written`);
+        const sameAsChecked =
+          again.owner === undefined || checkedOwner === undefined
+            ? again.owner === checkedOwner
+            : sameOwner(again.owner, checkedOwner);
+        if (!sameAsChecked) throw new Error(`the file '${modelPath}' was replaced while the package was written`);
         return again.bytes;
       },
     };
