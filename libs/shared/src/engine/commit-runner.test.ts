@@ -33,7 +33,22 @@ class HeldCommits extends DelegatingRepository {
   }
 }
 
-async function setUp() {
+/** The memory store as the runner sees it (commitsInProcess), counting how commits reach it. */
+class CountedCommits extends DelegatingRepository {
+  readonly commitsInProcess = true;
+  single = 0;
+  batches = 0;
+  override commit(commit: Commit): Promise<CommitResult> {
+    this.single++;
+    return this.base.commit(commit);
+  }
+  override commitBatch(commits: Commit[]): Promise<CommitResult[]> {
+    this.batches++;
+    return this.base.commitBatch(commits);
+  }
+}
+
+async function setUp(inProcess = false) {
   const memory = createMemoryRepository();
   await memory.commit({
     preconditions: [],
@@ -50,7 +65,8 @@ async function setUp() {
     event: { kind: "submodel.created", id: SM, time: new Date().toISOString() },
   });
   const store = new HeldCommits(memory);
-  const runner = createCommitRunner(store, undefined);
+  const counted = new CountedCommits(memory);
+  const runner = createCommitRunner(inProcess ? counted : store, undefined);
   const planned: string[] = [];
   /** A value write as PATCH $value plans it: read, compare-and-set on what was read, rewrite. */
   const write = (value: string, ifMatch?: number) =>
@@ -75,7 +91,7 @@ async function setUp() {
     const [record] = await memory.getElements(SM, ["p"]);
     return { value: (JSON.parse(record!.json) as { value: string }).value, revision: record!.revision };
   };
-  return { memory, store, write, planned, stored };
+  return { memory, store, counted, write, planned, stored };
 }
 
 const turns = async (n = 5) => {
@@ -170,4 +186,26 @@ test("when the group in flight fails, the writes planned on top of it are planne
   // Planned again on what the store holds: the If-Match now matches, the write happens.
   const event = await refusedOnTop;
   assert.deepEqual(await stored(), { value: "kept", revision: event.revision });
+});
+
+test("where commits cost no I/O (the memory store), a target's writes commit one by one in arrival order", async () => {
+  const { counted, write, planned, stored } = await setUp(true);
+  const start = await stored();
+  const writes = Array.from({ length: 16 }, (_, i) => write(String(i)));
+  // If-Match on the state before the 16: planned after them, so refused.
+  const stale = write("stale", start.revision);
+  const events = await Promise.all(writes);
+  const revisions = events.map((e) => e.revision);
+  assert.deepEqual(
+    revisions,
+    revisions.map((_, i) => start.revision + 1 + i),
+    "committed in arrival order, each with its own seq",
+  );
+  await assert.rejects(
+    stale,
+    (error: unknown) => error instanceof CommandError && error.code === "precondition-failed",
+  );
+  assert.deepEqual(await stored(), { value: "15", revision: revisions[15] });
+  assert.deepEqual(planned, [...Array.from({ length: 16 }, (_, i) => String(i)), "stale"], "each planned once");
+  assert.deepEqual({ single: counted.single, batches: counted.batches }, { single: 16, batches: 0 }, "no group commit");
 });

@@ -285,18 +285,23 @@ export function createCommitRunner(
 
   const run = ((target: string | undefined, plan: () => Promise<PlannedCommit>) =>
     target === undefined ? attempts(plan) : lock.run(target, () => attempts(plan))) as CommitRunner;
-  run.batched = (target, plan) =>
-    new Promise<ChangeEvent>((resolve, reject) => {
-      const queue = queues.get(target);
-      const write: QueuedWrite = { plan, attempt: 1, resolve, reject };
-      if (queue) {
-        queue.push(write);
-        wakers.get(target)?.();
-        return;
-      }
-      queues.set(target, [write]);
-      void lock.run(target, () => drain(target));
-    });
+  // Where a commit costs no I/O there is no round trip or fsync to share: each write is planned and
+  // committed on its own, one at a time per target (the lock keeps arrival order). Grouping there
+  // only added turns between the commit and the answer (ADR 0054).
+  if (repository.commitsInProcess) run.batched = (target, plan) => run(target, () => plan(repository));
+  else
+    run.batched = (target, plan) =>
+      new Promise<ChangeEvent>((resolve, reject) => {
+        const queue = queues.get(target);
+        const write: QueuedWrite = { plan, attempt: 1, resolve, reject };
+        if (queue) {
+          queue.push(write);
+          wakers.get(target)?.();
+          return;
+        }
+        queues.set(target, [write]);
+        void lock.run(target, () => drain(target));
+      });
   run.many = async (commits) => {
     const results = await repository.commitBatch(commits);
     for (let i = 0; i < commits.length; i++) await settle(commits[i]!, results[i]!);

@@ -315,6 +315,7 @@ export function createMemoryRepository(options: MemoryRepositoryOptions = {}): R
   }
 
   const repository: Repository = {
+    commitsInProcess: true,
     async getIdentifiable(kind, id) {
       const record = identifiablesOf(kind).get(id);
       return record ? { kind, id, json: record.json, revision: record.revision } : undefined;

@@ -208,6 +208,11 @@ export interface Repository {
    */
   getSubtree(submodelId: string, path: string, maxDepth?: number): Promise<StoredElement[]>;
 
+  /**
+   * true where a commit costs no I/O (the memory store): group commit (commit-runner.ts `batched`)
+   * then saves nothing and its extra turns cost the HTTP answer more than they save (ADR 0054).
+   */
+  readonly commitsInProcess?: boolean;
   /** Apply all ops atomically if every precondition holds; assigns the next sequence number. */
   commit(commit: Commit): Promise<CommitResult>;
   /**
