@@ -121,6 +121,9 @@ const coreObjectSchema = z.strictObject({
   shutdownDelay: z
     .string()
     .regex(ISO_DURATION, { error: "expected an ISO 8601 duration such as PT5S" })
+    // A balancer needs seconds; a longer wait is a typo (P1D for PT1D?), and past ~24.8 days
+    // setTimeout would fire at once, stopping without any delay.
+    .refine((text) => isoDurationToMs(text) <= MAX_SHUTDOWN_DELAY_MS, { error: "at most PT1H" })
     .default("PT0S"),
   /** Where a process keeps what it generates and must keep across restarts (HTTPS certificate, ...). */
   stateDir: z.string().min(1).default(".twinport"),
@@ -173,6 +176,9 @@ export const coreSchema = coreObjectSchema
 export const DEFAULT_MANAGEMENT_PORT = 9464;
 
 export type CoreConfig = z.output<typeof coreSchema>;
+
+/** core.shutdownDelay's bound. */
+const MAX_SHUTDOWN_DELAY_MS = 3_600_000;
 
 const UNIT_MS: Record<string, number> = { Y: 365 * 86_400_000, M: 30 * 86_400_000, W: 7 * 86_400_000, D: 86_400_000 };
 const TIME_UNIT_MS: Record<string, number> = { H: 3_600_000, M: 60_000, S: 1000 };

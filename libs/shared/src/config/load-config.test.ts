@@ -826,6 +826,15 @@ describe("errors in the file", () => {
   });
 });
 
+test("core.shutdownDelay above PT1H is refused (a typo, and setTimeout would fire at once past ~24.8 days)", () => {
+  assert.equal(
+    configError(() => loadConfig({ role: "embedded", env: { TWINPORT_CORE_SHUTDOWNDELAY: "P1Y" } })).message,
+    `Invalid value at 'core.shutdownDelay': at most PT1H (got string "P1Y")`,
+  );
+  const config = loadConfig({ role: "embedded", env: { TWINPORT_CORE_SHUTDOWNDELAY: "PT1H" } }).config;
+  assert.equal(config.core.shutdownDelay, "PT1H");
+});
+
 test("isoDurationToMs", () => {
   assert.equal(isoDurationToMs("PT1H"), 3_600_000);
   assert.equal(isoDurationToMs("P1DT30M"), 86_400_000 + 1_800_000);
