@@ -129,10 +129,47 @@ export function schemaAt(schema: z.ZodType, path: readonly PropertyKey[]): z.Zod
   return current;
 }
 
-/** Keys allowed at `path` below `schema`, for "Allowed: ..." (undefined when not an object). */
-export function allowedKeysAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] | undefined {
+/** The object options of a union of objects (rule subjects and objects), else undefined. */
+export function objectOptions(schema: z.ZodType): z.ZodType[] | undefined {
+  const def = defOf(unwrapSchema(schema));
+  if (def.type !== "union") return undefined;
+  const options = def.options!.filter((option) => schemaType(option) === "object");
+  return options.length > 1 && options.length === def.options!.length ? options : undefined;
+}
+
+/**
+ * Keys allowed at `path` below `schema`, for "Allowed: ..." (undefined when not an object). In a
+ * union of objects, the option that knows the most of `known` (the keys of the value that are not
+ * in question): `{"shells": …, "idShortPath": …}` is a `shells` object with one key too many.
+ */
+export function allowedKeysAt(
+  schema: z.ZodType,
+  path: readonly PropertyKey[],
+  known: readonly string[] = [],
+): string[] | undefined {
   const current = schemaAt(schema, path);
-  return current ? objectKeys(current) : undefined;
+  if (!current) return undefined;
+  const options = objectOptions(current);
+  if (!options) return objectKeys(current);
+  let best: string[] | undefined;
+  let bestCount = -1;
+  for (const option of options) {
+    const keys = objectKeys(option) ?? [];
+    const count = known.filter((key) => keys.includes(key)).length;
+    if (count > bestCount) [best, bestCount] = [keys, count];
+  }
+  return best;
+}
+
+/** A union of objects in words: `{all} or {shells} or {submodels[, idShortPath]}`… (optional keys in brackets). */
+export function describeObjectOptions(options: z.ZodType[]): string {
+  return options
+    .map((option) => {
+      const shape = defOf(unwrapSchema(option)).shape ?? {};
+      const keys = Object.entries(shape).map(([key, child]) => (defOf(child).type === "optional" ? `[${key}]` : key));
+      return `{${keys.join(", ")}}`;
+    })
+    .join(" or ");
 }
 
 /** True when the setting only takes text, so an override value is used as written ("123" stays a string). */

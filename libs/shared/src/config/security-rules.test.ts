@@ -50,3 +50,31 @@ test("an idShortPath prefix that names no element is refused when the configurat
     );
   }
 });
+
+test("a rule's object or subject of no known kind is named with the kinds there are", () => {
+  const issues = (content: unknown) => {
+    try {
+      load(content);
+    } catch (error) {
+      return (error as ConfigError).issues;
+    }
+    assert.fail("loaded");
+  };
+  // A key of another kind: the kind its other keys name, not the union's first (`all`).
+  assert.deepEqual(issues({ security: { rules: [rule([{ shells: "urn:*", idShortPath: "A" }])] } }), [
+    "Unknown key 'security.rules[0].objects[0].idShortPath'. Allowed: shells",
+  ]);
+  // No kind at all: zod said "Invalid input".
+  assert.deepEqual(issues({ security: { rules: [rule([{ shell: "urn:*" }])] } }), [
+    "Invalid value at 'security.rules[0].objects[0]': expected one of {all} or {shells} or {submodels, [idShortPath]} or {semanticId, [idShortPath]} or {conceptDescriptions} or {proprietary}",
+  ]);
+  assert.deepEqual(
+    issues({ security: { rules: [{ subjects: [{ rol: "x" }], rights: ["READ"], objects: [{ all: true }] }] } }),
+    [
+      "Invalid value at 'security.rules[0].subjects[0]': expected one of {role} or {user} or {certificateSubject} or {anonymous} or {authenticated}",
+    ],
+  );
+  assert.deepEqual(issues({ security: { roleAssignments: [{ user: "a", roles: ["x"], x: 1 }], rules: [] } }), [
+    "Unknown key 'security.roleAssignments[0].x'. Allowed: user, roles",
+  ]);
+});

@@ -16,7 +16,7 @@ import {
 import { FILE_STORAGE_FILESYSTEM_CLASS, type FileStorageConfig, fileStorageSection } from "./file-storage.ts";
 import { type MessageBusConfig, messageBusSection } from "./message-bus.ts";
 import { type PersistenceConfig, persistenceSection } from "./persistence.ts";
-import { allowedKeysAt, schemaAt } from "./schema-walk.ts";
+import { allowedKeysAt, describeObjectOptions, objectOptions, schemaAt } from "./schema-walk.ts";
 import { type SecurityConfig, securitySchema } from "./security.ts";
 import {
   type SubmodelTemplateProcessorConfig,
@@ -59,9 +59,22 @@ function valueAt(input: unknown, path: Path): unknown {
 /** One zod issue as a sentence naming the full settings path and what is allowed there. */
 function issueMessages(issue: z.core.$ZodIssue, schema: z.ZodType, input: unknown, prefix: Path): string[] {
   const at = formatConfigPath([...prefix, ...issue.path]);
+  const plain = (): string[] => {
+    const value = valueAt(input, issue.path);
+    return [
+      `Invalid value at '${at}': ${issue.message}${value === undefined || typeof value === "object" ? "" : ` (got ${describe(value)})`}`,
+    ];
+  };
   switch (issue.code) {
     case "unrecognized_keys": {
-      const allowed = allowedKeysAt(schema, issue.path) ?? [];
+      const value = valueAt(input, issue.path);
+      const keys = typeof value === "object" && value !== null ? Object.keys(value) : [];
+      const allowed =
+        allowedKeysAt(
+          schema,
+          issue.path,
+          keys.filter((key) => !issue.keys.includes(key)),
+        ) ?? [];
       return issue.keys.map((key) =>
         unknownKeyMessage(formatConfigPath([...prefix, ...issue.path, key]), key, allowed),
       );
@@ -78,16 +91,21 @@ function issueMessages(issue: z.core.$ZodIssue, schema: z.ZodType, input: unknow
       const expected = issue.expected === "boolean" ? "boolean (true or false)" : issue.expected;
       return [`Invalid value at '${at}': expected ${expected}, got ${describe(value)}`];
     }
+    case "invalid_union": {
+      // A rule's subject or object that is none of its kinds: zod only says "Invalid input".
+      const here = schemaAt(schema, issue.path);
+      const options = here ? objectOptions(here) : undefined;
+      const value = valueAt(input, issue.path);
+      if (options && typeof value === "object" && value !== null && !Array.isArray(value))
+        return [`Invalid value at '${at}': expected one of ${describeObjectOptions(options)}`];
+      return plain();
+    }
     case "invalid_value":
       return [
         `Invalid value ${JSON.stringify(valueAt(input, issue.path))} at '${at}'. Allowed: ${issue.values.map(String).join(", ")}`,
       ];
-    default: {
-      const value = valueAt(input, issue.path);
-      return [
-        `Invalid value at '${at}': ${issue.message}${value === undefined || typeof value === "object" ? "" : ` (got ${describe(value)})`}`,
-      ];
-    }
+    default:
+      return plain();
   }
 }
 
