@@ -1,4 +1,4 @@
-import type { Commit, CommitResult } from "@twinport/shared";
+import { batchIndexOf, batchRevision, type Commit, type CommitResult } from "@twinport/shared";
 
 /**
  * Group commit across callers: every commit handed in during one event-loop turn goes to Redis in
@@ -57,6 +57,25 @@ interface Waiting {
 }
 
 /**
+ * A caller's commits as they sit at `offset` in a script call: a placeholder revision names a commit
+ * of the caller's own batch (`batchRevision(j)`, a write planned on top of its j-th commit), so in
+ * the call it names commit `offset + j`. Left as it was, it named another caller's commit: the
+ * compare-and-set then checked the wrong seq, and a write planned on a state that never came to be
+ * could pass (when that other commit had touched the same element) or a good one fail.
+ */
+export function rebased(commits: Commit[], offset: number): Commit[] {
+  if (offset === 0) return commits;
+  return commits.map((commit) => {
+    if (!commit.preconditions.some((p) => "revision" in p && batchIndexOf(p.revision) !== undefined)) return commit;
+    const preconditions = commit.preconditions.map((p) => {
+      const index = "revision" in p ? batchIndexOf(p.revision) : undefined;
+      return index === undefined ? p : { ...p, revision: batchRevision(index + offset) };
+    });
+    return { ...commit, preconditions };
+  });
+}
+
+/**
  * `unsent(error)` tells a failure found before anything reached Redis (an unencodable commit): the
  * callers of such a group are then served one by one, so one caller's bad commit fails only itself.
  */
@@ -76,7 +95,8 @@ export function createCommitQueue(
   };
 
   const send = (group: Waiting[], counted: boolean) => {
-    const all = group.flatMap((w) => w.commits);
+    const all: Commit[] = [];
+    for (const w of group) all.push(...rebased(w.commits, all.length));
     if (counted) inFlight++;
     const done = () => {
       if (!counted) return;

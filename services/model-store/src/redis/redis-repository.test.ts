@@ -160,6 +160,60 @@ describe("Redis repository", () => {
     }
   });
 
+  it("callers' batches share a script call, each batch's placeholder revisions naming its own commits", async () => {
+    const repo = await createRedisRepository({ url: server.url, keyPrefix: nextPrefix() });
+    try {
+      await commitOk(repo, [
+        { op: "put-identifiable", kind: "submodel", id: "sm", json: "{}" },
+        insert("sm", "", "x"),
+        insert("sm", "", "p"),
+      ]);
+      const [p] = await repo.getElements("sm", ["p"]);
+      const write = (path: string, revision: number, json: string) => ({
+        preconditions: [{ on: "element" as const, submodelId: "sm", path, revision }],
+        ops: [{ op: "put-element" as const, submodelId: "sm", path, json }],
+        event: draft,
+      });
+      // Handed in within one turn: one script call of three commits. The second caller's second
+      // commit is planned on top of its first (batchRevision(0), i.e. -1): commit 2 of the call,
+      // not commit 1 (the other caller's write to x).
+      const [[other], batch] = await Promise.all([
+        repo.commitBatch([write("x", (await repo.getElements("sm", ["x"]))[0]!.revision, '{"v":"x"}')]),
+        repo.commitBatch([write("p", p!.revision, '{"v":1}'), write("p", -1, '{"v":2}')]),
+      ]);
+      assert.ok(other!.ok);
+      assert.deepEqual(
+        batch.map((r) => r.ok),
+        [true, true],
+        "the write planned on top of its own batch's first commit holds",
+      );
+      const [after] = await repo.getElements("sm", ["p"]);
+      assert.equal(after!.json, '{"v":2}');
+      assert.equal(after!.revision, batch[1]!.ok ? batch[1]!.seq : -1);
+      // And one planned on a commit that failed does not pass on the strength of another caller's.
+      const [now] = await repo.getElements("sm", ["p"]);
+      const [[touch], stale] = await Promise.all([
+        repo.commitBatch([
+          {
+            preconditions: [],
+            ops: [{ op: "touch-element" as const, submodelId: "sm", path: "p" }],
+            event: draft,
+          },
+        ]),
+        repo.commitBatch([write("p", now!.revision, '{"v":3}'), write("p", -1, '{"v":4}')]),
+      ]);
+      assert.ok(touch!.ok, "the touch went first and changed p's revision");
+      assert.deepEqual(
+        stale.map((r) => r.ok),
+        [false, false],
+        "the batch's first write fails its compare-and-set, and the one planned on it fails with it",
+      );
+      assert.equal((await repo.getElements("sm", ["p"]))[0]!.json, '{"v":2}');
+    } finally {
+      await repo.close();
+    }
+  });
+
   it("reloads its scripts after SCRIPT FLUSH", async () => {
     const repo = await createRedisRepository({ url: server.url, keyPrefix: nextPrefix() });
     try {
