@@ -126,15 +126,7 @@ export function createIdempotency(repository: Repository, options: { windowMs: n
     ) {
       return failure("bad-request", "Invalid idempotency key or fingerprint");
     }
-    // Checked and taken in one step: a duplicate arriving here meanwhile answers 409 at once.
-    if (running.has(key))
-      return failure("conflict", "A request with this Idempotency-Key is still being processed; repeat it later");
-    running.add(key);
-    try {
-      return await runOnce(command, key, fingerprint, execute);
-    } finally {
-      running.delete(key);
-    }
+    return await runOnce(command, key, fingerprint, execute);
   }
 
   return {
@@ -163,7 +155,25 @@ export function createIdempotency(repository: Repository, options: { windowMs: n
       // Reading the record failed: nothing ran.
       return failureReply(error);
     }
+    // Only a repeat that would run itself meets the one running here: repeats that find the outcome
+    // recorded (several at once, long after the first) all answer it, none of them counts as running.
+    // Checked and taken in one step: a duplicate arriving while this one runs answers 409 at once.
+    if (running.has(key))
+      return failure("conflict", "A request with this Idempotency-Key is still being processed; repeat it later");
+    running.add(key);
+    try {
+      return await runClaiming(command, key, fingerprint, execute);
+    } finally {
+      running.delete(key);
+    }
+  }
 
+  async function runClaiming<T>(
+    command: Command,
+    key: string,
+    fingerprint: string,
+    execute: (run: IdempotentRun | undefined) => Promise<Reply<T>>,
+  ): Promise<Reply<T>> {
     let claimed = false;
     let lostTheKey = false;
     const run: IdempotentRun = {

@@ -137,6 +137,24 @@ export function idempotencyContract(name: string, makeRepository: () => Promise<
       await slowEngine.close();
     });
 
+    test("repeats arriving together after the first answered all get its reply (none counts as running)", async () => {
+      const answered = await engine.execute(deleteFirstTag());
+      assert.ok(answered.ok);
+      // The record read takes a turn of its own here, so every repeat is between lookup and answer at once.
+      const slowReads: Repository = Object.create(repository, {
+        getIdempotencyRecord: {
+          value: async (k: string) => {
+            await new Promise((resolve) => setTimeout(resolve, 20));
+            return await repository.getIdempotencyRecord(k);
+          },
+        },
+      });
+      const replica = createEngine({ repository: slowReads });
+      const repeats = await Promise.all(Array.from({ length: 4 }, () => replica.execute(deleteFirstTag())));
+      for (const reply of repeats) assert.deepEqual(reply, answered);
+      await replica.close();
+    });
+
     test("a repeat through another engine (replica) on the same repository gets the first reply", async () => {
       const replica = createEngine({ repository });
       const first = await engine.execute(postProperty("Replicated"));
