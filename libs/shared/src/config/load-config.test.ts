@@ -165,6 +165,31 @@ describe("defaults", () => {
     assert.deepEqual(config.endpoints, []);
   });
 
+  test("embedded on Redis keeps its files in Redis too, unless fileStorage says otherwise", () => {
+    const redis = { "@class": "persistence.redis.PersistenceRedis", url: "redis://127.0.0.1:6379" };
+    const onRedis = loadConfig({ role: "embedded", configFile: configFile({ persistence: redis }) }).config;
+    assert.deepEqual(onRedis.fileStorage, { "@class": "filestorage.redis.FileStorageRedis" });
+    const faaastName = { ...redis, "@class": `${FAAAST}.persistence.redis.PersistenceRedis` };
+    assert.equal(
+      loadConfig({ role: "embedded", configFile: configFile({ persistence: faaastName }) }).config.fileStorage[
+        "@class"
+      ],
+      "filestorage.redis.FileStorageRedis",
+    );
+    const chosen = configFile({
+      persistence: redis,
+      fileStorage: { "@class": "filestorage.memory.FileStorageInMemory" },
+    });
+    assert.equal(
+      loadConfig({ role: "embedded", configFile: chosen }).config.fileStorage["@class"],
+      "filestorage.memory.FileStorageInMemory",
+    );
+    assert.equal(
+      loadConfig({ role: "embedded" }).config.fileStorage["@class"],
+      "filestorage.memory.FileStorageInMemory",
+    );
+  });
+
   test("FileStorageFilesystem without path stores under core.stateDir", () => {
     const file = configFile({
       core: { stateDir: "/var/lib/tp" },

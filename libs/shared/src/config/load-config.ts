@@ -68,7 +68,15 @@ function fillRoleDefaults(raw: Record<string, unknown>, role: ConfigRole): void 
   raw.endpoints ??= [{ "@class": ENDPOINT_CLASS_BY_KIND.http }, { "@class": ENDPOINT_CLASS_BY_KIND.opcua }];
   raw.persistence ??= { "@class": distributed ? PERSISTENCE_REDIS_CLASS : PERSISTENCE_IN_MEMORY_CLASS };
   raw.messageBus ??= { "@class": distributed ? MESSAGE_BUS_NATS_CLASS : MESSAGE_BUS_INTERNAL_CLASS };
-  raw.fileStorage ??= { "@class": distributed ? FILE_STORAGE_REDIS_CLASS : FILE_STORAGE_IN_MEMORY_CLASS };
+  // Files live where the model lives: an embedded process on Redis kept its model across a restart
+  // and lost every uploaded file with a file store in memory.
+  const persistence = raw.persistence as { "@class"?: unknown } | undefined;
+  const onRedis =
+    distributed ||
+    (isPlainObject(persistence) &&
+      typeof persistence["@class"] === "string" &&
+      classSuffix(persistence["@class"]) === PERSISTENCE_REDIS_CLASS);
+  raw.fileStorage ??= { "@class": onRedis ? FILE_STORAGE_REDIS_CLASS : FILE_STORAGE_IN_MEMORY_CLASS };
 }
 
 /** Keeps the endpoints of the named kinds, in file order, and appends a default one for a missing kind. */

@@ -10,6 +10,7 @@ import { HELP_TEXT, parseCommandLine, UsageError } from "./command-line.ts";
 import { ConfigError } from "./config-error.ts";
 import { DEFAULT_MANAGEMENT_PORT, isoDurationToMs } from "./core.ts";
 import { isHttpEndpoint, isOpcUaEndpoint } from "./endpoints.ts";
+import { FILE_STORAGE_FILESYSTEM_CLASS, FILE_STORAGE_REDIS_CLASS } from "./file-storage.ts";
 import { type ConfigRole, loadConfig } from "./load-config.ts";
 import { MESSAGE_BUS_NATS_CLASS } from "./message-bus.ts";
 import { type ModelFile, ModelFileError, selectModelFiles } from "./model-files.ts";
@@ -276,7 +277,18 @@ function startBanner(
     ...(management ? { management } : {}),
     security: securityInWords(config),
     stateDir: resolve(cwd, config.core.stateDir),
+    ...(role === "embedded" || role === "model-store" ? { files: filesInWords(config, cwd) } : {}),
   };
+}
+
+/** Where this process keeps uploaded files, named so an operator sees a relative folder resolved. */
+function filesInWords(config: TwinportConfig, cwd: string): string {
+  const storage = config.fileStorage;
+  if (storage["@class"] === FILE_STORAGE_FILESYSTEM_CLASS) return `folder ${resolve(cwd, storage.path)}`;
+  if (storage["@class"] === FILE_STORAGE_REDIS_CLASS) return "Redis, beside the model";
+  return config.persistence["@class"] === PERSISTENCE_IN_MEMORY_CLASS
+    ? "memory (lost when the process stops, as the model)"
+    : "memory: lost when the process stops, though the model is kept (set fileStorage)";
 }
 
 function securityInWords(config: TwinportConfig): string {

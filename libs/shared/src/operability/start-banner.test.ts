@@ -26,6 +26,7 @@ test("the banner is one block: a label column, every URL, the counts, where cert
     model: { files: ["examples/model.json"], shells: 3, submodels: 6, elements: 12_345, conceptDescriptions: 1 },
     security: "OPEN: no security section",
     stateDir: "/srv/.twinport",
+    files: "memory (lost when the process stops, as the model)",
   });
   const lines = text.split("\n");
   assert.match(lines[0]!, /^─+$/);
@@ -41,6 +42,7 @@ test("the banner is one block: a label column, every URL, the counts, where cert
     " HTTPS cert    /srv/.twinport/https-self-signed-cert.pem (self-signed)",
     " OPC UA PKI    /srv/.twinport/PKI/CA",
     "   user PKI    /srv/.twinport/USERS_PKI/CA",
+    " Files         memory (lost when the process stops, as the model)",
     " State         /srv/.twinport",
     " Security      OPEN: no security section",
   ]);

@@ -48,6 +48,8 @@ export interface StartBanner extends StartSummary {
   /** `open: …` or `secured: …`, in words. */
   security: string;
   stateDir: string;
+  /** Where uploaded files live (the roles that keep them): a folder, Redis, or memory. */
+  files?: string;
 }
 
 /** The banner as lines for a terminal: a label column and its values. */
@@ -70,6 +72,7 @@ export function renderStartBanner(banner: StartBanner): string {
     rows.push(["OPC UA PKI", endpoint.pki]);
     rows.push(["  user PKI", endpoint.userPki]);
   }
+  if (banner.files) rows.push(["Files", banner.files]);
   rows.push(["State", banner.stateDir]);
   rows.push(["Security", banner.security]);
   const width = Math.max(...rows.map(([label]) => label.length)) + 2;
