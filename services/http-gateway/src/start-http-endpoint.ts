@@ -17,6 +17,7 @@ import { createHttpServing } from "./create-http-app.ts";
 import type { EventHub } from "./events/event-hub.ts";
 import { API_PREFIX } from "./http/api-routes.ts";
 import { clientErrorAnswers } from "./http/client-error.ts";
+import { cutStalledConnections } from "./http/stalled-connections.ts";
 import { unreadableRequestAnswer } from "./http/unreadable-request.ts";
 import type { HttpEndpointSettings } from "./http-endpoint-settings.ts";
 import { servedExtras } from "./served-extras.ts";
@@ -105,6 +106,13 @@ export async function startHttpEndpoint(deps: HttpEndpointDeps): Promise<Running
         },
   );
   clientErrors.attach(server);
+  // Connections that never send a request, and answers whose client stopped reading, are cut
+  // (Node leaves both open). The first only after Node's own 408 for headers that come too slowly
+  // (headersTimeout, checked every connectionsCheckingInterval) has had its chance.
+  const stopStallWatch = cutStalledConnections(server, tls ? "secureConnection" : "connection", {
+    firstRequestMs: server.headersTimeout + NODE_CONNECTIONS_CHECKING_INTERVAL_MS,
+    writeStallMs: WRITE_STALL_MS,
+  });
   // The connections requests arrive on (TLS sockets for HTTPS), to mark the answers in flight at close.
   const connections = new Set<Duplex>();
   server.on(tls ? "secureConnection" : "connection", (socket: Duplex) => {
@@ -146,6 +154,7 @@ export async function startHttpEndpoint(deps: HttpEndpointDeps): Promise<Running
     draining,
     close: () => {
       draining();
+      stopStallWatch();
       return closeServer(server, deps.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS);
     },
   };
@@ -196,6 +205,10 @@ function urlHost(settings: HttpEndpointSettings): string {
 
 /** Below runRole's 30 s stop timeout and Kubernetes' default 30 s grace period. */
 const DEFAULT_DRAIN_TIMEOUT_MS = 10_000;
+/** Node's default `connectionsCheckingInterval` (not set here): how often it looks for late headers. */
+const NODE_CONNECTIONS_CHECKING_INTERVAL_MS = 30_000;
+/** How long an answer may wait for a client that does not read before its connection is cut. */
+const WRITE_STALL_MS = 60_000;
 const IDLE_SWEEP_MS = 50;
 
 /**
