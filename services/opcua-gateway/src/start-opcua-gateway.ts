@@ -104,7 +104,7 @@ export async function startOpcuaGateway(deps: OpcuaGatewayDeps): Promise<Running
       ? { alternateHostname: [endpoint.host] }
       : {}),
     ...security.serverOptions,
-    ...aasServerOptions(),
+    ...aasServerOptions(endpoint.maxSessions),
     buildInfo: { productName: "Twinport AAS OPC UA Server", manufacturerName: "Twinport" },
   });
 

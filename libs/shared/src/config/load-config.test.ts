@@ -67,6 +67,7 @@ const OPCUA_DEFAULTS = {
   host: "0.0.0.0",
   releaseUnusedNodesAfterMs: 300_000,
   maxMaterializedElements: 100_000,
+  maxSessions: 100,
 };
 
 const CORE_DEFAULTS = {

@@ -51,6 +51,12 @@ export const opcuaEndpointSchema = z.strictObject({
    * own nodes of a 100,000-shell model; 200,000 needed a 1.5 GB heap and doubled the GC work.
    */
   maxMaterializedElements: z.number().int().min(0).default(100_000),
+  /**
+   * Client sessions at once, and TCP connections (secure channels) per endpoint. node-opcua's
+   * default of 10 each turned the eleventh client away: a plant's SCADA, historian, MES and
+   * engineering tools together reach that quickly. Unactivated channels are dropped first when full.
+   */
+  maxSessions: z.number().int().min(1).max(10_000).default(100),
 });
 
 export type OpcUaEndpointConfig = z.output<typeof opcuaEndpointSchema>;

@@ -14,10 +14,19 @@ import { AAS_NODESETS } from "./aas-types.ts";
  */
 const MINIMUM_PUBLISHING_INTERVAL_MS = 5;
 
-export function aasServerOptions(): { nodesets: string[]; serverCapabilities: { minSupportedSampleRate: number } } {
+export function aasServerOptions(maxSessions = 100): {
+  nodesets: string[];
+  maxConnectionsPerEndpoint: number;
+  serverCapabilities: { minSupportedSampleRate: number; maxSessions: number };
+} {
   Subscription.minimumPublishingInterval = Math.min(
     Subscription.minimumPublishingInterval,
     MINIMUM_PUBLISHING_INTERVAL_MS,
   );
-  return { nodesets: [...AAS_NODESETS], serverCapabilities: { minSupportedSampleRate: 0 } };
+  // Each session holds a secure channel: as many connections as sessions (the endpoint's maxSessions).
+  return {
+    nodesets: [...AAS_NODESETS],
+    maxConnectionsPerEndpoint: maxSessions,
+    serverCapabilities: { minSupportedSampleRate: 0, maxSessions },
+  };
 }
