@@ -28,7 +28,10 @@ export function createMemoryIdempotency(now: () => number = Date.now): Idempoten
     async putIdempotencyReply(key, fingerprint, reply, ttlMs) {
       const record = records.get(key);
       if (record && record.fingerprint !== fingerprint) return;
-      records.set(key, { ...(record ?? { fingerprint }), reply }, ttlMs);
+      // The event draft only rebuilds a reply that was never stored: dropped once it is (as in Redis),
+      // so a record kept for the whole window costs its reply, not its reply and its event.
+      const { event: _rebuildOnly, ...kept } = record ?? { fingerprint };
+      records.set(key, { ...kept, reply }, ttlMs);
     },
     clearIdempotency() {
       records.clear();
