@@ -46,3 +46,10 @@ test("rejects bytes that are not UTF-8", () => {
   assert.throws(() => decodeBase64Url(latin1), isBase64UrlError);
   assert.throws(() => decodeBase64Url(Buffer.from([0xff]).toString("base64url")), isBase64UrlError);
 });
+
+test("a leading U+FEFF is part of the identifier (it would otherwise name another one)", () => {
+  for (const id of ["\uFEFFurn:x", "\uFEFF\uFEFFurn:x", "urn:\uFEFFx", "\uFEFF"]) {
+    assert.equal(decodeBase64Url(encodeBase64Url(id)), id, JSON.stringify(id));
+  }
+  assert.notEqual(encodeBase64Url("\uFEFFurn:x"), encodeBase64Url("urn:x"));
+});

@@ -8,7 +8,9 @@ import { AasError } from "./aas-error.ts";
  */
 
 const SHAPE = /^[A-Za-z0-9_-]*(={0,2})$/;
-const utf8 = new TextDecoder("utf-8", { fatal: true });
+// ignoreBOM: a leading U+FEFF is part of the identifier. Dropped, `\uFEFFurn:x` could be created
+// but never addressed, and its URL named (and deleted) `urn:x`.
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 export function encodeBase64Url(text: string): string {
   return Buffer.from(text, "utf8").toString("base64url");
