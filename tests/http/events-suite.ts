@@ -237,6 +237,11 @@ export function eventsSuite(mode: Mode): void {
         `semanticId=${b64("[]")}`,
         "after=-1",
         "after=abc",
+        // idShortPath prefixes no element can have (they would stream nothing).
+        "idShortPath=Lst%5B01%5D",
+        "idShortPath=Lst%5B1",
+        "idShortPath=A..B",
+        "idShortPath=%5B1%5D",
       ]) {
         const response = await call(api, "GET", `/events?${query}`);
         assert.equal(response.status, 400, `${query}: ${response.text}`);

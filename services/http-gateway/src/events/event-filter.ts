@@ -2,6 +2,7 @@ import {
   type ChangeEvent,
   CommandError,
   type EventEntity,
+  parseIdShortPath,
   parseReferenceFilter,
   type ReferenceFilter,
 } from "@twinport/shared";
@@ -58,6 +59,13 @@ export function readEventFilter(c: GatewayContext): EventFilter {
   const idShortPath = singleQuery(c, "idShortPath");
   if (idShortPath !== undefined) {
     if (idShortPath === "") throw badRequest('Query parameter "idShortPath" is empty');
+    // A prefix no element can have (`L[01]`, `A..B`) would stream nothing, silently: refused as the
+    // element paths refuse it.
+    try {
+      parseIdShortPath(idShortPath);
+    } catch (error) {
+      throw badRequest(`Query parameter "idShortPath": ${(error as Error).message}`);
+    }
     filter.idShortPath = idShortPath;
   }
   return filter;
