@@ -122,6 +122,16 @@ export function operationsSuite(mode: Mode): void {
         inputArguments: { text: "deep" },
       });
       assert.deepEqual(nested.json().outputArguments, { echo: "deep" });
+      // A time-out past what a timer holds (~24.8 days) is a hint like any other: the call runs and
+      // answers (it was a 504 at once, with the call left running).
+      for (const clientTimeoutDuration of ["P1M", "P1000Y"]) {
+        const long = await post(http, `${element(SUBMODEL_MOUNT, "Slow")}/invoke`, {
+          inputArguments: [prop("delayMs", "xs:int", "100")],
+          clientTimeoutDuration,
+        });
+        assert.equal(long.status, 200, `${clientTimeoutDuration}: ${long.text}`);
+        assert.equal(long.json().executionState, "Completed", long.text);
+      }
     });
 
     test("async invoke: 202 + Location; status 200 then 302; results and results/$value; also through the other gateway", async () => {

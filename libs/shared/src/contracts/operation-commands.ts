@@ -69,6 +69,13 @@ export interface OperationCommandMap {
  */
 export const DEFAULT_SYNC_INVOCATION_TIMEOUT_MS = 60_000;
 
+/**
+ * The longest a synchronous call waits, whatever `clientTimeoutDuration` asks (the spec calls it a
+ * hint): past ~24.8 days a timer fires at once, so `P1M` answered 504 at once while the call ran on
+ * unbounded. A call longer than a day belongs in `invoke-async`.
+ */
+export const MAX_SYNC_INVOCATION_TIMEOUT_MS = 86_400_000;
+
 type OperationCommandType = keyof OperationCommandMap;
 
 /** Invocations change state (handles, events); reading a handle may mark an orphaned one Failed. */

@@ -1,4 +1,9 @@
-import { DEFAULT_SYNC_INVOCATION_TIMEOUT_MS, encodeBase64Url, isoDurationToMs } from "@twinport/shared";
+import {
+  DEFAULT_SYNC_INVOCATION_TIMEOUT_MS,
+  encodeBase64Url,
+  isoDurationToMs,
+  MAX_SYNC_INVOCATION_TIMEOUT_MS,
+} from "@twinport/shared";
 import type { ApiOperation, ApiRoute } from "../http/api-routes.ts";
 import { booleanQuery } from "../http/boolean-query.ts";
 import type { GatewayContext } from "../http/gateway-env.ts";
@@ -158,7 +163,7 @@ function operationBase(c: GatewayContext): string {
 function syncBoundMs(body: string): number {
   try {
     const duration = (JSON.parse(body) as { clientTimeoutDuration?: unknown })?.clientTimeoutDuration;
-    if (typeof duration === "string") return isoDurationToMs(duration);
+    if (typeof duration === "string") return Math.min(isoDurationToMs(duration), MAX_SYNC_INVOCATION_TIMEOUT_MS);
   } catch {
     // Malformed: the engine answers 400 at once, well inside the default.
   }

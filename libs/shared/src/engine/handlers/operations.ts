@@ -1,5 +1,10 @@
 import type { ElementJson } from "../../aas/index.ts";
-import { type Command, CommandError, DEFAULT_SYNC_INVOCATION_TIMEOUT_MS } from "../../contracts/index.ts";
+import {
+  type Command,
+  CommandError,
+  DEFAULT_SYNC_INVOCATION_TIMEOUT_MS,
+  MAX_SYNC_INVOCATION_TIMEOUT_MS,
+} from "../../contracts/index.ts";
 import { checkIdShortPath } from "../aas-input.ts";
 import { loadElement, notFoundElement } from "../element-io.ts";
 import type { EngineContext } from "../engine-context.ts";
@@ -23,7 +28,9 @@ type InvokeCommand = Command<"InvokeOperation"> | Command<"InvokeOperationAsync"
 export async function invokeOperation(ctx: EngineContext, cmd: Command<"InvokeOperation">): Promise<Handled<unknown>> {
   const { invocation, clientTimeoutDuration } = await prepare(ctx, cmd);
   const timeoutMs =
-    clientTimeoutDuration === undefined ? DEFAULT_SYNC_INVOCATION_TIMEOUT_MS : clientTimeoutMs(clientTimeoutDuration);
+    clientTimeoutDuration === undefined
+      ? DEFAULT_SYNC_INVOCATION_TIMEOUT_MS
+      : Math.min(clientTimeoutMs(clientTimeoutDuration), MAX_SYNC_INVOCATION_TIMEOUT_MS);
   const result = await ctx.operations.invokeSync(invocation, timeoutMs);
   return { value: renderResult(result, cmd.params.valueOnly === true) };
 }
