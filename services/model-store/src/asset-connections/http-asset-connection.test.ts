@@ -389,6 +389,31 @@ describe("HTTP operation provider", () => {
     );
   });
 
+  test("an answer that gives no valid value for an output fails the execution (not a success with its default)", async () => {
+    let answer = "";
+    asset.handle = () => ({ status: 200, body: answer });
+    await start(operationConfig());
+    const provider = sut.registry.find(DRIVE_SUBMODEL_ID, "Calibrate")!;
+    const invoke = () =>
+      provider.invoke({
+        submodelId: DRIVE_SUBMODEL_ID,
+        idShortPath: "Calibrate",
+        inputArguments: [],
+        inoutputArguments: [],
+        signal: new AbortController().signal,
+      });
+    for (const body of ["", "{{{not json", '{"result":{}}', '{"result":{"deviation":"abc"}}', '{"result":[1,2]}']) {
+      answer = body;
+      await assert.rejects(invoke(), /no valid value for the output Deviation/, JSON.stringify(body));
+    }
+    answer = '{"result":{"deviation":2.25}}';
+    const outcome = await invoke();
+    assert.deepEqual(
+      (outcome.outputArguments ?? []).map((a) => [a.idShort, a.value]),
+      [["Deviation", "2.25"]],
+    );
+  });
+
   test("REQUIRE_PRESENT: a missing input fails before the asset is called", async () => {
     await start(operationConfig({ inputValidationMode: "REQUIRE_PRESENT" }));
     const provider = sut.registry.find(DRIVE_SUBMODEL_ID, "Calibrate")!;

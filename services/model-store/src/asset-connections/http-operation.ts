@@ -86,18 +86,35 @@ async function invokeAsyncAas(
   return result.body;
 }
 
-/** Reads each output (and in-out) variable from the answer; one that cannot be read is left out for output validation to judge. */
-function answerValues(declared: ElementJson[], body: string, queries: Map<string, JsonPath>): ElementJson[] {
-  if (body.trim() === "") return [];
-  const found: ElementJson[] = [];
-  for (const variable of declared) {
+/**
+ * Reads each output variable from the answer. One that cannot be read (no match for its query, more
+ * than one, a value that does not fit its type, a body that is not what the query reads) fails the
+ * call, as in FA³ST (docs/reference/faaast-asset-connections.md §2.2): a default in its place made an
+ * asset's garbage answer a success.
+ */
+function answerOutputs(declared: ElementJson[], body: string, queries: Map<string, JsonPath>): ElementJson[] {
+  return declared.map((variable) => {
     try {
-      found.push(withAssetValue(variable, extractValue(body, queries.get(String(variable.idShort)))));
-    } catch {
-      // Left out: REQUIRE_PRESENT then fails the call naming it, REQUIRE_PRESENT_OR_DEFAULT fills the default.
+      return withAssetValue(variable, extractValue(body, queries.get(String(variable.idShort))));
+    } catch (error) {
+      throw new AssetError(
+        `the asset's answer gives no valid value for the output ${String(variable.idShort)}: ${(error as Error).message}`,
+        { retryable: false },
+      );
     }
-  }
-  return found;
+  });
+}
+
+/** In-out arguments the answer carries; one it does not carry (or not readably) keeps the value sent. */
+function answerInoutputs(sent: ElementJson[], body: string, queries: Map<string, JsonPath>): ElementJson[] {
+  if (body.trim() === "") return sent;
+  return sent.map((argument) => {
+    try {
+      return withAssetValue(argument, extractValue(body, queries.get(String(argument.idShort))));
+    } catch {
+      return argument;
+    }
+  });
 }
 
 /**
@@ -158,14 +175,10 @@ export function createHttpOperationProvider(options: HttpOperationOptions): Oper
       const outputs = validateArguments(
         config.outputValidationMode,
         declaration.outputs,
-        answerValues(declaration.outputs, answer, queries),
+        answerOutputs(declaration.outputs, answer, queries),
         "output",
       );
-      const answeredInoutputs = answerValues(inoutputs, answer, queries);
-      const inoutputArguments = inoutputs.map(
-        (argument) => answeredInoutputs.find((a) => a.idShort === argument.idShort) ?? argument,
-      );
-      return { outputArguments: outputs, inoutputArguments };
+      return { outputArguments: outputs, inoutputArguments: answerInoutputs(inoutputs, answer, queries) };
     },
   };
 }
