@@ -85,21 +85,54 @@ export function matchArguments(declared: ElementJson[], given: ElementJson[], di
       throw new CommandError("bad-request", `The ${direction} argument '${idShort}' is given more than once`);
     const variable = declared.find((v) => v.idShort === idShort);
     if (!variable) throw undeclared(idShort, direction, declared);
-    if (argument.modelType !== variable.modelType) {
-      throw new CommandError(
-        "bad-request",
-        `The ${direction} argument '${idShort}' must be a ${String(variable.modelType)}, not a ${String(argument.modelType)}`,
-      );
-    }
-    if (variable.valueType !== undefined && argument.valueType !== variable.valueType) {
-      throw new CommandError(
-        "bad-request",
-        `The ${direction} argument '${idShort}' must have valueType ${String(variable.valueType)}, not ${String(argument.valueType)}`,
-      );
-    }
+    checkFits(argument, variable, `The ${direction} argument '${idShort}'`);
     byIdShort.set(idShort, argument);
   }
   return declared.map((variable) => byIdShort.get(variable.idShort as string) ?? structuredClone(variable));
+}
+
+/**
+ * An argument in the full form has the shape of its variable all the way down: the same kind and
+ * valueType, in a collection only declared children (each fitting its own), in a list only items of
+ * the declared kind and valueType. The ValueOnly form gets this from being applied to the variable;
+ * without it the full form let an asset receive a Blob where the model declares an xs:int.
+ */
+function checkFits(argument: ElementJson, variable: ElementJson, what: string): void {
+  if (argument.modelType !== variable.modelType)
+    throw new CommandError(
+      "bad-request",
+      `${what} must be a ${String(variable.modelType)}, not a ${String(argument.modelType)}`,
+    );
+  if (variable.valueType !== undefined && argument.valueType !== variable.valueType)
+    throw new CommandError(
+      "bad-request",
+      `${what} must have valueType ${String(variable.valueType)}, not ${String(argument.valueType)}`,
+    );
+  const children = (element: ElementJson) => (Array.isArray(element.value) ? (element.value as ElementJson[]) : []);
+  if (variable.modelType === "SubmodelElementCollection") {
+    for (const child of children(argument)) {
+      const declaredChild = children(variable).find((c) => c.idShort === child.idShort);
+      if (!declaredChild)
+        throw new CommandError(
+          "bad-request",
+          `${what} has '${String(child.idShort)}', which its variable does not declare`,
+        );
+      checkFits(child, declaredChild, `${what}.${String(child.idShort)}`);
+    }
+  } else if (variable.modelType === "SubmodelElementList") {
+    children(argument).forEach((item, i) => {
+      if (item.modelType !== variable.typeValueListElement)
+        throw new CommandError(
+          "bad-request",
+          `${what}[${i}] must be a ${String(variable.typeValueListElement)}, not a ${String(item.modelType)}`,
+        );
+      if (variable.valueTypeListElement !== undefined && item.valueType !== variable.valueTypeListElement)
+        throw new CommandError(
+          "bad-request",
+          `${what}[${i}] must have valueType ${String(variable.valueTypeListElement)}, not ${String(item.valueType)}`,
+        );
+    });
+  }
 }
 
 /** OperationVariables `{ value: element }` as the full form of a result carries them. */
