@@ -161,6 +161,7 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
       maxNestingDepth: config.core.maxNestingDepth,
       operationProviders,
       operationHandleTtlMs: isoDurationToMs(config.core.operationHandleTtl),
+      maxRunningOperations: config.core.maxRunningOperations,
       idempotencyWindowMs: isoDurationToMs(config.core.idempotencyWindow),
       // With a security section every command that carries a principal is checked (docs/adr/0024).
       ...(accessPolicy ? { access: accessPolicy } : {}),

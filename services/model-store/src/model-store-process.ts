@@ -190,6 +190,7 @@ export async function startModelStore(config: TwinportConfig, options: ModelStor
       repository,
       operationProviders,
       operationHandleTtlMs: isoDurationToMs(config.core.operationHandleTtl),
+      maxRunningOperations: config.core.maxRunningOperations,
       idempotencyWindowMs: isoDurationToMs(config.core.idempotencyWindow),
       operationLeaseMs: options.operationLeaseMs,
       bus,

@@ -108,6 +108,13 @@ const coreObjectSchema = z.strictObject({
    * thing as operationHandleTtl, so it sets it (docs/faaast-compatibility.md).
    */
   operationTimeout: z.number().int().min(1).optional(),
+  /**
+   * Operation invocations (sync and async) one process runs at once; past it an invocation is
+   * refused with 503 before it starts. Each may hold a connection to its asset: 21,000 pending
+   * invocations of a hanging asset used up the process's file descriptors and with them every other
+   * asset connection.
+   */
+  maxRunningOperations: z.number().int().min(1).max(1_000_000).default(1000),
   /** How long a write's outcome is remembered under its Idempotency-Key (docs/adr/0017). */
   idempotencyWindow: z
     .string()

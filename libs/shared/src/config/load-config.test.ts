@@ -84,6 +84,7 @@ const CORE_DEFAULTS = {
   importMaxIdentifiableSize: 64 * 1024 * 1024,
   maxNestingDepth: 64,
   operationHandleTtl: "PT1H",
+  maxRunningOperations: 1000,
   idempotencyWindow: "PT24H",
   shutdownDelay: "PT0S",
   stateDir: ".twinport",

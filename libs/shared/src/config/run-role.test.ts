@@ -205,7 +205,7 @@ test("start failures exit 1, configuration and usage errors exit 2; one line eac
     {
       argv: ["core.nope=1"],
       code: 2,
-      line: "twinport: Unknown key 'core.nope'. Allowed: requestHandlerThreadPoolSize, assetConnectionRetryInterval, assetConnectionReadTimeout, assetConnectionReadMaxThreadPoolSize, assetConnectionWriteMaxThreadPoolSize, validationOnLoad, validationOnCreate, validationOnUpdate, minInflateRatio, aasxMaxEntries, aasxMaxTotalSize, aasxMaxEntrySize, aasxMaxModelSize, importMaxIdentifiableSize, maxNestingDepth, operationHandleTtl, operationTimeout, idempotencyWindow, shutdownDelay, stateDir, managementPort, managementHost, aasRegistries, submodelRegistries, registrySynchronization, logLevel, logFormat, progressIntervalMs",
+      line: "twinport: Unknown key 'core.nope'. Allowed: requestHandlerThreadPoolSize, assetConnectionRetryInterval, assetConnectionReadTimeout, assetConnectionReadMaxThreadPoolSize, assetConnectionWriteMaxThreadPoolSize, validationOnLoad, validationOnCreate, validationOnUpdate, minInflateRatio, aasxMaxEntries, aasxMaxTotalSize, aasxMaxEntrySize, aasxMaxModelSize, importMaxIdentifiableSize, maxNestingDepth, operationHandleTtl, operationTimeout, maxRunningOperations, idempotencyWindow, shutdownDelay, stateDir, managementPort, managementHost, aasRegistries, submodelRegistries, registrySynchronization, logLevel, logFormat, progressIntervalMs",
     },
     {
       argv: ["-m", "/nonexistent/model.json"],

@@ -97,6 +97,8 @@ export interface EngineOptions {
   operationHandleTtlMs?: number;
   /** Lease of this process while it runs asynchronous invocations (default 10 s): after a crash, its handles turn Failed this much later. */
   operationLeaseMs?: number;
+  /** Operation invocations run at once at most (core.maxRunningOperations); default 1000. */
+  maxRunningOperations?: number;
   /** How long a write's outcome is remembered under its Idempotency-Key (core.idempotencyWindow); default 24 h. */
   idempotencyWindowMs?: number;
   /** Told after each identifiable an import commits (written so far, of how many): start-up progress lines. */
@@ -213,6 +215,7 @@ export function createEngine(options: EngineOptions): Engine {
     providers: operationProviders,
     handleTtlMs: options.operationHandleTtlMs ?? DEFAULT_OPERATION_HANDLE_TTL_MS,
     leaseMs: options.operationLeaseMs ?? DEFAULT_OPERATION_LEASE_MS,
+    ...(options.maxRunningOperations !== undefined ? { maxRunning: options.maxRunningOperations } : {}),
   });
   const idempotency = createIdempotency(options.repository, {
     windowMs: options.idempotencyWindowMs ?? DEFAULT_IDEMPOTENCY_WINDOW_MS,

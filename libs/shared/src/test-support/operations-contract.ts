@@ -326,6 +326,30 @@ export function operationsContract(name: string, makeRepository: () => Promise<R
       ]);
     });
 
+    test("past maxRunningOperations an invocation is refused (unavailable) before it starts", async () => {
+      engine = startEngine({ maxRunningOperations: 2 });
+      const slow = { inputArguments: [arg("delayMs", "xs:int", "300")] };
+      const first = await invokeAsync("Slow", slow);
+      const second = await invokeAsync("Slow", slow);
+      const before = operationEvents().length;
+      await fails(
+        "InvokeOperationAsync",
+        { submodelId: SM, idShortPath: "Slow", body: JSON.stringify(slow) },
+        "unavailable",
+        /2 operations are running.*core\.maxRunningOperations/,
+      );
+      await fails(
+        "InvokeOperation",
+        { submodelId: SM, idShortPath: "Slow", body: JSON.stringify(slow) },
+        "unavailable",
+        /maxRunningOperations/,
+      );
+      assert.equal(operationEvents().length, before, "nothing was invoked");
+      await untilFinished("Slow", first);
+      await untilFinished("Slow", second);
+      assert.match(await invokeAsync("Slow", slow), /^[0-9a-f-]{36}$/, "served again once they ended");
+    });
+
     test("async failures end Failed; in-out arguments come back on every end", async () => {
       const handleId = await invokeAsync("NoProvider", { inputArguments: [arg("x", "xs:string", "1")] });
       const final = await untilFinished("NoProvider", handleId);

@@ -38,6 +38,8 @@ export interface OperationRunnerOptions {
   leaseMs: number;
   /** Unique per process (a handle names its runner by it). */
   runnerId?: string;
+  /** Invocations run at once at most (core.maxRunningOperations); past it one is refused (503). */
+  maxRunning?: number;
 }
 
 export interface Invocation {
@@ -75,6 +77,8 @@ interface Running {
   done: Promise<unknown>;
 }
 
+/** core.maxRunningOperations' default. */
+export const DEFAULT_MAX_RUNNING_OPERATIONS = 1000;
 /** setTimeout fires at once above this (2^31 - 1 ms, about 24.8 days). */
 const MAX_TIMER_MS = 2_147_483_647;
 /** Unfinished handles outlive the execution's own bound a little, so its last write finds them. */
@@ -291,9 +295,15 @@ export function createOperationRunner(options: OperationRunnerOptions): Operatio
     }
   }
 
+  const maxRunning = options.maxRunning ?? DEFAULT_MAX_RUNNING_OPERATIONS;
   function checkOpen(): void {
     if (closed)
       throw new CommandError("unavailable", "The model store is shutting down; the operation was not started");
+    if (running.size >= maxRunning)
+      throw new CommandError(
+        "unavailable",
+        `${running.size} operations are running in this process, the most it runs at once (core.maxRunningOperations); the operation was not started, try again later`,
+      );
   }
 
   return {
