@@ -190,6 +190,19 @@ describe("defaults", () => {
       loadConfig({ role: "embedded" }).config.fileStorage["@class"],
       "filestorage.memory.FileStorageInMemory",
     );
+    // Redis chosen by the environment alone: the files follow, unless fileStorage is named too.
+    const env = { TWINPORT_PERSISTENCE_CLASS: "persistence.redis.PersistenceRedis" };
+    assert.equal(
+      loadConfig({ role: "embedded", env }).config.fileStorage["@class"],
+      "filestorage.redis.FileStorageRedis",
+    );
+    const both = { ...env, TWINPORT_FILESTORAGE_CLASS: "filestorage.memory.FileStorageInMemory" };
+    assert.equal(
+      loadConfig({ role: "embedded", env: both }).config.fileStorage["@class"],
+      "filestorage.memory.FileStorageInMemory",
+    );
+    const cli = loadConfig({ role: "embedded", overrides: ["persistence.@class=persistence.redis.PersistenceRedis"] });
+    assert.equal(cli.config.fileStorage["@class"], "filestorage.redis.FileStorageRedis");
   });
 
   test("FileStorageFilesystem without path stores under core.stateDir", () => {

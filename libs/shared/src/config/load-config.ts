@@ -68,15 +68,21 @@ function fillRoleDefaults(raw: Record<string, unknown>, role: ConfigRole): void 
   raw.endpoints ??= [{ "@class": ENDPOINT_CLASS_BY_KIND.http }, { "@class": ENDPOINT_CLASS_BY_KIND.opcua }];
   raw.persistence ??= { "@class": distributed ? PERSISTENCE_REDIS_CLASS : PERSISTENCE_IN_MEMORY_CLASS };
   raw.messageBus ??= { "@class": distributed ? MESSAGE_BUS_NATS_CLASS : MESSAGE_BUS_INTERNAL_CLASS };
-  // Files live where the model lives: an embedded process on Redis kept its model across a restart
-  // and lost every uploaded file with a file store in memory.
-  const persistence = raw.persistence as { "@class"?: unknown } | undefined;
+  raw.fileStorage ??= defaultFileStorage(raw, distributed);
+}
+
+/**
+ * Files live where the model lives (docs/adr/0055): an embedded process on Redis kept its model
+ * across a restart and lost every uploaded file with a file store in memory.
+ */
+function defaultFileStorage(raw: Record<string, unknown>, distributed: boolean): { "@class": string } {
+  const persistence = raw.persistence;
   const onRedis =
     distributed ||
     (isPlainObject(persistence) &&
       typeof persistence["@class"] === "string" &&
       classSuffix(persistence["@class"]) === PERSISTENCE_REDIS_CLASS);
-  raw.fileStorage ??= { "@class": onRedis ? FILE_STORAGE_REDIS_CLASS : FILE_STORAGE_IN_MEMORY_CLASS };
+  return { "@class": onRedis ? FILE_STORAGE_REDIS_CLASS : FILE_STORAGE_IN_MEMORY_CLASS };
 }
 
 /** Keeps the endpoints of the named kinds, in file order, and appends a default one for a missing kind. */
@@ -103,12 +109,18 @@ export function loadConfig(options: LoadConfigOptions): LoadedConfig {
   const file = options.configFile ?? env.TWINPORT_CONFIG;
   const raw: Record<string, unknown> = file ? readConfigFile(file) : {};
   readFileScalars(raw);
+  // fileStorage named nowhere: its default follows the persistence the overrides leave (ADR 0055).
+  const fileStorageDefaulted =
+    raw.fileStorage === undefined &&
+    !Object.keys(env).some((key) => /^TWINPORT_FILESTORAGE_/i.test(key)) &&
+    !(options.overrides ?? []).some((override) => /^fileStorage\b/i.test(override));
   fillRoleDefaults(raw, options.role);
   // Before the overrides, so their indexes name the endpoints that will run:
   // `--endpoint opcua endpoints[0].tcpPort=4841` sets the OPC UA endpoint.
   if (options.endpointKinds && options.endpointKinds.length > 0) keepEndpointKinds(raw, options.endpointKinds);
   const warnings = applyEnvOverrides(raw, env);
   warnings.push(...applyCliOverrides(raw, options.overrides ?? []));
+  if (fileStorageDefaulted) raw.fileStorage = defaultFileStorage(raw, options.role !== "embedded");
   const validated = validateConfigWithWarnings(raw);
   return { config: validated.config, warnings: [...validated.warnings, ...warnings] };
 }
