@@ -109,7 +109,7 @@ export async function startHttpEndpoint(deps: HttpEndpointDeps): Promise<Running
   // Connections that never send a request, and answers whose client stopped reading, are cut
   // (Node leaves both open). The first only after Node's own 408 for headers that come too slowly
   // (headersTimeout, checked every connectionsCheckingInterval) has had its chance.
-  const stopStallWatch = cutStalledConnections(server, tls ? "secureConnection" : "connection", {
+  const stalls = cutStalledConnections(server, {
     firstRequestMs: server.headersTimeout + NODE_CONNECTIONS_CHECKING_INTERVAL_MS,
     writeStallMs: WRITE_STALL_MS,
   });
@@ -118,6 +118,7 @@ export async function startHttpEndpoint(deps: HttpEndpointDeps): Promise<Running
   server.on(tls ? "secureConnection" : "connection", (socket: Duplex) => {
     connections.add(socket);
     socket.once("close", () => connections.delete(socket));
+    stalls.watch(socket);
   });
 
   function draining(): void {
@@ -154,7 +155,7 @@ export async function startHttpEndpoint(deps: HttpEndpointDeps): Promise<Running
     draining,
     close: () => {
       draining();
-      stopStallWatch();
+      stalls.stop();
       return closeServer(server, deps.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS);
     },
   };

@@ -25,8 +25,12 @@ before(async () => {
     }
     response.end("ok");
   });
-  server.on("connection", (socket: Socket) => serverSide.set(socket.remotePort!, socket));
-  stop = cutStalledConnections(server, "connection", { firstRequestMs: 400, writeStallMs: 500, sweepMs: 100 });
+  const stalls = cutStalledConnections(server, { firstRequestMs: 400, writeStallMs: 500, sweepMs: 100 });
+  server.on("connection", (socket: Socket) => {
+    serverSide.set(socket.remotePort!, socket);
+    stalls.watch(socket);
+  });
+  stop = stalls.stop;
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   port = (server.address() as AddressInfo).port;
 });

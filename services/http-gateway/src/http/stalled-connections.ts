@@ -27,24 +27,15 @@ interface Watched {
   stalledSince?: number;
 }
 
-/**
- * Watches the connections of `server` (`connectionEvent`: "connection", or "secureConnection" for
- * TLS, whose sockets carry the requests). Returns a stop function.
- */
-export function cutStalledConnections(
-  server: Server,
-  connectionEvent: "connection" | "secureConnection",
-  limits: StalledConnectionLimits,
-): () => void {
+export interface StalledConnectionWatch {
+  /** A connection to watch, as the server's own connection tracking meets it (the TLS socket for HTTPS). */
+  watch(socket: Duplex): void;
+  stop(): void;
+}
+
+/** Watches the connections handed to `watch` and the requests `server` gets on them. */
+export function cutStalledConnections(server: Server, limits: StalledConnectionLimits): StalledConnectionWatch {
   const watched = new Map<Duplex, Watched>();
-  server.on(connectionEvent, (socket: Duplex) => {
-    const entry: Watched = { openedAt: Date.now(), requested: false };
-    watched.set(socket, entry);
-    socket.on("drain", () => {
-      entry.stalledSince = undefined;
-    });
-    socket.once("close", () => watched.delete(socket));
-  });
   server.on("request", (request: { socket: Duplex }) => {
     const entry = watched.get(request.socket);
     if (entry) entry.requested = true;
@@ -65,5 +56,15 @@ export function cutStalledConnections(
     }
   }, limits.sweepMs ?? 5000);
   sweep.unref();
-  return () => clearInterval(sweep);
+  return {
+    watch(socket) {
+      const entry: Watched = { openedAt: Date.now(), requested: false };
+      watched.set(socket, entry);
+      socket.on("drain", () => {
+        entry.stalledSince = undefined;
+      });
+      socket.once("close", () => watched.delete(socket));
+    },
+    stop: () => clearInterval(sweep),
+  };
 }
