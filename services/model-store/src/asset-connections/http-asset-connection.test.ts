@@ -334,6 +334,16 @@ describe("HTTP operation provider", () => {
     },
   });
 
+  /** The provider of Calibrate called with no arguments (its declared values fill them). */
+  const invokeCalibrate = () =>
+    sut.registry.find(DRIVE_SUBMODEL_ID, "Calibrate")!.invoke({
+      submodelId: DRIVE_SUBMODEL_ID,
+      idShortPath: "Calibrate",
+      inputArguments: [],
+      inoutputArguments: [],
+      signal: new AbortController().signal,
+    });
+
   test("invoked through the engine: template filled (a missing input takes its declared value), result read with the query", async () => {
     asset.handle = (request) =>
       request.method === "POST"
@@ -376,38 +386,19 @@ describe("HTTP operation provider", () => {
   test("a failing asset fails the execution with its answer", async () => {
     asset.handle = () => ({ status: 500, body: '{"error":"motor stalled"}' });
     await start(operationConfig());
-    const provider = sut.registry.find(DRIVE_SUBMODEL_ID, "Calibrate")!;
-    await assert.rejects(
-      provider.invoke({
-        submodelId: DRIVE_SUBMODEL_ID,
-        idShortPath: "Calibrate",
-        inputArguments: [],
-        inoutputArguments: [],
-        signal: new AbortController().signal,
-      }),
-      /POST .*\/calibrate\/1 answered 500: \{"error":"motor stalled"\}/,
-    );
+    await assert.rejects(invokeCalibrate(), /POST .*\/calibrate\/1 answered 500: \{"error":"motor stalled"\}/);
   });
 
   test("an answer that gives no valid value for an output fails the execution (not a success with its default)", async () => {
     let answer = "";
     asset.handle = () => ({ status: 200, body: answer });
     await start(operationConfig());
-    const provider = sut.registry.find(DRIVE_SUBMODEL_ID, "Calibrate")!;
-    const invoke = () =>
-      provider.invoke({
-        submodelId: DRIVE_SUBMODEL_ID,
-        idShortPath: "Calibrate",
-        inputArguments: [],
-        inoutputArguments: [],
-        signal: new AbortController().signal,
-      });
     for (const body of ["", "{{{not json", '{"result":{}}', '{"result":{"deviation":"abc"}}', '{"result":[1,2]}']) {
       answer = body;
-      await assert.rejects(invoke(), /no valid value for the output Deviation/, JSON.stringify(body));
+      await assert.rejects(invokeCalibrate(), /no valid value for the output Deviation/, JSON.stringify(body));
     }
     answer = '{"result":{"deviation":2.25}}';
-    const outcome = await invoke();
+    const outcome = await invokeCalibrate();
     assert.deepEqual(
       (outcome.outputArguments ?? []).map((a) => [a.idShort, a.value]),
       [["Deviation", "2.25"]],
@@ -416,17 +407,7 @@ describe("HTTP operation provider", () => {
 
   test("REQUIRE_PRESENT: a missing input fails before the asset is called", async () => {
     await start(operationConfig({ inputValidationMode: "REQUIRE_PRESENT" }));
-    const provider = sut.registry.find(DRIVE_SUBMODEL_ID, "Calibrate")!;
-    await assert.rejects(
-      provider.invoke({
-        submodelId: DRIVE_SUBMODEL_ID,
-        idShortPath: "Calibrate",
-        inputArguments: [],
-        inoutputArguments: [],
-        signal: new AbortController().signal,
-      }),
-      /input argument Offset is missing/,
-    );
+    await assert.rejects(invokeCalibrate(), /input argument Offset is missing/);
     assert.equal(asset.requests.length, 0);
   });
 
