@@ -15,6 +15,7 @@ const { OPERATIONS_SUBMODEL_ID, operationsSubmodel, registerTestOperationProvide
   "@twinport/shared/test-support"
 );
 const { startOpcuaGateway } = await import("../index.ts");
+const { invocationTimeoutMs } = await import("./operation-invoker.ts");
 const { AAS_V3_NAMESPACE_URI } = await import("../address-space/aas-types.ts");
 const { elementNodeId, subNodeId } = await import("../address-space/node-ids.ts");
 const { freePort } = await import("../../../../tests/test-support/servers.ts");
@@ -149,6 +150,45 @@ test("failures are Bad statuses: the asset failed or refused, no provider, wrong
   const tooFew = await call("Add", [new Variant({ dataType: DataType.Int32, value: 1 })]);
   assert.notEqual(tooFew.statusCode.name, "Good");
   assert.equal(observations.calls.length, calls, "a refused call never reaches the provider");
+});
+
+test("a call outlasting the client's timeoutHint answers BadTimeout before the client stops waiting", async () => {
+  // This client waits 5 s for any answer (the RequestHeader's timeoutHint; node-opcua's default is
+  // 15 s, its least 5 s).
+  const impatient = OPCUAClient.create({
+    endpointMustExist: false,
+    securityMode: MessageSecurityMode.None,
+    securityPolicy: SecurityPolicy.None,
+    clientCertificateManager: clientCertificates,
+    connectionStrategy: { maxRetry: 0, initialDelay: 100 },
+    defaultTransactionTimeout: 5000,
+  });
+  await impatient.connect(gateway.endpointUrl);
+  const shortSession = await impatient.createSession();
+  try {
+    const started = Date.now();
+    const slow = elementNodeId(OPERATIONS_SUBMODEL_ID, "Slow");
+    const result = await shortSession.call({
+      objectId: `ns=${ns};s=${slow}`,
+      methodId: `ns=${ns};s=${subNodeId(slow, "Invoke")}`,
+      inputArguments: [new Variant({ dataType: DataType.Int32, value: 30_000 })],
+    });
+    const took = Date.now() - started;
+    assert.equal(result.statusCode.name, StatusCodes.BadTimeout.name);
+    assert.ok(took >= 3500 && took < 5000, `answered after ${took} ms, within the hint and not long before it`);
+  } finally {
+    await shortSession.close();
+    await impatient.disconnect();
+  }
+});
+
+test("the time a call may run follows the client's timeoutHint", () => {
+  assert.equal(invocationTimeoutMs(undefined), shared.DEFAULT_SYNC_INVOCATION_TIMEOUT_MS);
+  assert.equal(invocationTimeoutMs(0), shared.DEFAULT_SYNC_INVOCATION_TIMEOUT_MS, "0: the client sets none");
+  assert.equal(invocationTimeoutMs(15_000), 14_000);
+  assert.equal(invocationTimeoutMs(120_000), 119_000, "a longer hint than the default is honoured");
+  assert.equal(invocationTimeoutMs(500), 400);
+  assert.equal(invocationTimeoutMs(2 ** 32 - 1), shared.MAX_SYNC_INVOCATION_TIMEOUT_MS - 1000, "at most a day");
 });
 
 test("a call running when the store is reset ends Canceled (last: the reset empties the model)", async () => {

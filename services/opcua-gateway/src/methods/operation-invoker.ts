@@ -3,6 +3,7 @@ import {
   type ElementJson,
   type ExecutionState,
   lexicalToValueJson,
+  MAX_SYNC_INVOCATION_TIMEOUT_MS,
   parseJsonLossless,
   type StoreClient,
   SYSTEM,
@@ -29,6 +30,20 @@ const STATUS_OF_STATE: Partial<Record<ExecutionState, StatusCode>> = {
 
 /** Time the store may take beyond the invocation's own bound (its events, the reply). */
 const REPLY_MARGIN_MS = 5000;
+/** The most kept back from a client's timeoutHint, so that BadTimeout reaches it while it still waits. */
+const HINT_MARGIN_MS = 1000;
+
+/**
+ * How long a call may run. A client's timeoutHint is how long it waits for the answer (OPC 10000-4
+ * §7.32: the server may cancel the work and answer BadTimeout then); node-opcua clients send 15 s.
+ * Running longer would only make the client see its own transport timeout instead of BadTimeout, and
+ * leave the asset call running for nobody. Without a hint, as HTTP without clientTimeoutDuration.
+ */
+export function invocationTimeoutMs(timeoutHint: number | undefined): number {
+  if (timeoutHint === undefined || !(timeoutHint > 0)) return DEFAULT_SYNC_INVOCATION_TIMEOUT_MS;
+  const bounded = Math.min(timeoutHint, MAX_SYNC_INVOCATION_TIMEOUT_MS);
+  return Math.max(1, Math.round(bounded - Math.min(HINT_MARGIN_MS, bounded / 5)));
+}
 
 /**
  * OPC UA method calls of Operations run through the same InvokeOperation command as HTTP
@@ -39,7 +54,7 @@ const REPLY_MARGIN_MS = 5000;
  * at each call, so arguments are matched against the Operation as it is now.
  */
 export function createOperationInvoker(deps: OperationInvokerDeps): OperationInvoker {
-  return async (binding, inputArguments, principal) => {
+  return async (binding, inputArguments, principal, timeoutHint) => {
     const address = { submodelId: binding.submodelId, idShortPath: binding.idShortPath };
     // The gateway's own read of the declaration: EXECUTE alone is enough to call. SYSTEM, not "no
     // principal": over NATS a command without one is anonymous (ADR 0025).
@@ -71,14 +86,16 @@ export function createOperationInvoker(deps: OperationInvokerDeps): OperationInv
     if (inputArgumentResults.some((status) => status !== StatusCodes.Good))
       return { statusCode: StatusCodes.BadInvalidArgument, inputArgumentResults };
 
+    const timeoutMs = invocationTimeoutMs(timeoutHint);
+    const request = { inputArguments: values, clientTimeoutDuration: `PT${(timeoutMs / 1000).toFixed(3)}S` };
     const reply = await deps.store.execute(
       {
         type: "InvokeOperation",
-        params: { ...address, body: stringifyLossless({ inputArguments: values }), valueOnly: true },
+        params: { ...address, body: stringifyLossless(request), valueOnly: true },
         origin: "opcua",
         ...(principal ? { principal } : {}),
       },
-      { deadline: Date.now() + DEFAULT_SYNC_INVOCATION_TIMEOUT_MS + REPLY_MARGIN_MS },
+      { deadline: Date.now() + timeoutMs + REPLY_MARGIN_MS },
     );
     if (!reply.ok) {
       deps.log(

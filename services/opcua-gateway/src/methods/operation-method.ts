@@ -19,6 +19,8 @@ export type OperationInvoker = (
   binding: OperationBinding,
   inputArguments: Variant[],
   principal?: Principal,
+  /** The client's timeoutHint of the CallRequest in ms (0 or absent: the client sets none). */
+  timeoutHint?: number,
 ) => Promise<CallMethodResultOptions>;
 
 const BINDING = Symbol("twinport.operationBinding");
@@ -34,6 +36,8 @@ export function bindOperation(method: UAMethod, binding: OperationBinding): void
   // Two parameters: node-opcua requires (inputArguments, context) for a promise-returning handler.
   method.bindMethod(async function (this: BoundMethod, inputArguments: Variant[], context: ISessionContext) {
     const current = bound[BINDING]!;
-    return current.invoke(current, inputArguments, principalOfContext(context));
+    // node-opcua hands a method the CallRequest's header (SessionContext#withRequestHeader).
+    const timeoutHint = (context as { requestHeader?: { timeoutHint?: number } }).requestHeader?.timeoutHint;
+    return current.invoke(current, inputArguments, principalOfContext(context), timeoutHint);
   });
 }
