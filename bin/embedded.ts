@@ -344,6 +344,9 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
         logger,
         security: config.security,
         events,
+        // The memory store answers within the turn: the hot route gathers a turn's requests
+        // (docs/adr/0056). A Redis repository answers from its own replies, grouped per call.
+        gatherTurns: redisRepository === undefined,
       });
       closer.add(() => endpoint.close());
       drainers.push(() => endpoint.draining());

@@ -62,6 +62,8 @@ export interface HttpAppDeps {
    * docs/adr/0045). Default true; tests turn it off to compare it with the general path.
    */
   hotRoutes?: boolean;
+  /** The hot route gathers each turn's store calls (hot-value-route.ts): for a store that answers in process. */
+  gatherTurns?: boolean;
 }
 
 /** The app, and the hot route to try before it (undefined where the endpoint cannot use it). */
@@ -212,6 +214,7 @@ function hotRouteOf(deps: HttpAppDeps, routes: readonly ApiRoute[]): { hotRoute?
       maxRequestBodySize: settings.maxRequestBodySize,
       serves,
       sniCheck: settings.sslEnabled && settings.sniEnabled,
+      ...(deps.gatherTurns ? { gatherTurns: true } : {}),
       // authentication.ts's principal of a request without credentials; the others go the general path.
       ...(deps.security ? { anonymous: ANONYMOUS } : {}),
     }),

@@ -39,6 +39,8 @@ export interface HttpEndpointDeps {
   events?: EventHub;
   /** Default true: the hot route of create-http-app.ts; tests turn it off to compare with the general path. */
   hotRoutes?: boolean;
+  /** The hot route gathers each turn's store calls: for a store that answers in process (docs/adr/0056). */
+  gatherTurns?: boolean;
 }
 
 export interface RunningHttpEndpoint {
@@ -69,6 +71,7 @@ export async function startHttpEndpoint(deps: HttpEndpointDeps): Promise<Running
     security,
     ...(deps.events ? { events: deps.events } : {}),
     ...(deps.hotRoutes === false ? { hotRoutes: false } : {}),
+    ...(deps.gatherTurns ? { gatherTurns: true } : {}),
   });
   const tls = settings.sslEnabled ? await tlsCredentials(settings, deps.stateDir) : undefined;
   // Mutual TLS: ask for a client certificate and verify it against the configured CAs only, but do

@@ -20,6 +20,8 @@ import { b64, EXAMPLE_MODEL_TEXT, type ExampleStore, exampleStore } from "../tes
 // The hot route (docs/adr/0045) must answer exactly what the general path answers: the same bytes
 // on the wire (status line, headers in order, body), only the Date header and the Result
 // timestamps told apart. Two servers share one engine: one tries the hot route first, one never.
+// The hot one gathers each turn's store calls (gatherTurns), as embedded mode's endpoint does
+// (docs/adr/0056); the distributed gateway's hot route runs them at once.
 
 const SM = b64("https://example.org/submodels/technical-data-1");
 const value = (path: string, sm = SM) => `/api/v3.0/submodels/${sm}/submodel-elements/${path}/$value`;
@@ -39,7 +41,7 @@ async function listen(
   metrics: ProcessMetrics,
   store = example.store,
 ): Promise<number> {
-  const { app, hotRoute } = createHttpServing({ store, settings, metrics, hotRoutes: hot });
+  const { app, hotRoute } = createHttpServing({ store, settings, metrics, hotRoutes: hot, gatherTurns: hot });
   if (hot) assert.ok(hotRoute, "this endpoint uses the hot route");
   else assert.equal(hotRoute, undefined);
   const general = getRequestListener(app.fetch);
@@ -485,4 +487,28 @@ test("with a security section: anonymous requests answer the same (granted, refu
     [hotPort, generalPort] = [savedHot, savedGeneral];
     await engine.close();
   }
+});
+
+test("requests arriving together on many connections are each answered, a refused one among them", async () => {
+  const path = value("MaxRotationSpeed");
+  const patch = (body: string) =>
+    requestBytes(hotPort, { method: "PATCH", path, headers: { "Content-Type": "application/json" }, body });
+  const get = () => requestBytes(hotPort, { method: "GET", path });
+  const before = taken;
+  const answers = await Promise.all([
+    ...Array.from({ length: 8 }, (_, i) => raw(hotPort, patch(String(7000 + i)))),
+    raw(hotPort, patch('"not a number"')),
+    ...Array.from({ length: 7 }, () => raw(hotPort, get())),
+  ]);
+  assert.equal(taken - before, 16, "every request went the hot route");
+  const statuses = answers.map((answer) => answer.slice(9, 12));
+  assert.deepEqual(statuses.slice(0, 8), Array(8).fill("204"));
+  assert.equal(statuses[8], "400");
+  for (const answer of answers.slice(9)) {
+    assert.equal(answer.slice(9, 12), "200");
+    assert.match(answer, /\r\n\r\n\{"MaxRotationSpeed":(5000|\d{4})\}$/);
+  }
+  const final = await raw(hotPort, get());
+  const written = Number(/"MaxRotationSpeed":(\d+)/.exec(final)![1]);
+  assert.ok(written >= 7000 && written < 7008, `the last write's value is kept, got ${written}`);
 });

@@ -9,6 +9,7 @@ import { jsonText, RAW_VALUE } from "./reply-response.ts";
 import { isJsonMediaType, otherCharsetOf } from "./request-body.ts";
 import { observeAnswered } from "./request-metrics.ts";
 import { sniHostMatches } from "./sni-host-check.ts";
+import { createTurnQueue } from "./turn-queue.ts";
 
 /** The route template the general path reports this route under (metrics label, log line). */
 export const HOT_VALUE_ROUTE = "/api/v3.0/submodels/:submodelIdentifier/submodel-elements/:idShortPath/$value";
@@ -30,6 +31,12 @@ export interface HotValueRouteDeps {
    * on. Absent: no security section, commands carry no principal.
    */
   anonymous?: Principal;
+  /**
+   * Run the store calls of one event-loop turn together, in its check phase (turn-queue.ts,
+   * docs/adr/0056): for a store that answers in process. A store behind NATS gathers its own
+   * publishes per turn (publish-batch.ts) and answers from one read per batch.
+   */
+  gatherTurns?: boolean;
 }
 
 /** Answers the request and returns true, or returns false without having touched it. */
@@ -61,6 +68,7 @@ const JSON_CONTENT_TYPE = "application/json";
 export function hotValueRoute(deps: HotValueRouteDeps): HotRoute {
   const { store, origin, metrics, logger } = deps;
   const principal = deps.anonymous;
+  const inTurn = deps.gatherTurns ? createTurnQueue() : (run: () => void) => run();
   // The command as command-sender.ts builds it: the principal last, only with a security section.
   const commandOf = (type: string, params: Record<string, unknown>, correlationId: string): Command =>
     (principal
@@ -151,7 +159,7 @@ export function hotValueRoute(deps: HotValueRouteDeps): HotRoute {
     const received = () => {
       if (settled) return;
       settled = true;
-      commit();
+      inTurn(commit);
     };
     // Cut off before the end: as the general path (node-server) does, a body that arrived whole
     // before the connection went is still the request's body; anything less is a 400.
@@ -258,7 +266,7 @@ export function hotValueRoute(deps: HotValueRouteDeps): HotRoute {
     const started = performance.now();
     const correlationId = correlationIdOf(headers["x-correlation-id"] as string | undefined);
     outgoing.setHeader(CORRELATION_ID_HEADER, correlationId);
-    if (isGet) get(outgoing, correlationId, started, submodelId, path);
+    if (isGet) inTurn(() => get(outgoing, correlationId, started, submodelId, path));
     else patch(incoming, outgoing, correlationId, started, submodelId, path);
     return true;
   };
