@@ -142,6 +142,22 @@ test("MultiLanguageProperty takes the array form and a single object", () => {
   rejects(name, '[{"en": 5}]', "ProductName[0].en");
   rejects(name, '["Pump"]', "ProductName[0]");
   rejects(name, '{"not a language tag": "x"}');
+  // The normal form's LangString and several languages in one array item are refused, not guessed at.
+  rejects(name, '[{"language": "de", "text": "Hallo"}]', "ProductName[0]");
+  rejects(name, '{"language": "de", "text": "Hallo"}', "ProductName");
+  rejects(name, '[{"en": "Hi", "de": "Hallo"}]', "ProductName[0]");
+});
+
+test("a list of Operations or Capabilities takes GET's empty array back, and nothing else", () => {
+  const list: ElementJson = {
+    modelType: "SubmodelElementList",
+    idShort: "Caps",
+    typeValueListElement: "Capability",
+    value: [{ modelType: "Capability" }, { modelType: "Capability" }],
+  };
+  assert.deepEqual(patch(list, "[]"), list);
+  assert.deepEqual(applyValueOnly(list, unwrapValueOnly(list, parseJsonLossless('{"Caps": []}'))), list);
+  rejects(list, "[{}, {}]", "Caps");
 });
 
 test("references, relationships, events and entities", () => {

@@ -1,9 +1,11 @@
 import { isLosslessNumber } from "lossless-json";
 import * as aas from "./aas-core.cts";
 import { AasError } from "./aas-error.ts";
+import { withArticle } from "./article.ts";
 import { type ElementJson, getChildren } from "./element-tree.ts";
 import { type ReadableClassName, readModel } from "./model-io.ts";
 import { isPlainObject } from "./plain-object.ts";
+import { hasValueOnly } from "./value-only.ts";
 import { guardedCheck } from "./verification-guard.ts";
 import { valueJsonKind, valueJsonToLexical } from "./xsd-values.ts";
 
@@ -139,6 +141,12 @@ function applyTo(element: ElementJson, value: unknown, path: string): void {
     case "SubmodelElementList": {
       if (!Array.isArray(value)) throw fail(path, "expected an array (a SubmodelElementList's value)");
       const items = getChildren(element);
+      // Items without a ValueOnly form (a list of Operations or Capabilities) are left out of GET's
+      // array, which is then empty: PATCHed back, it names them all (they have nothing to set).
+      if (items.length > 0 && !items.some(hasValueOnly)) {
+        if (value.length === 0) return;
+        throw fail(path, `the list's items are ${String(items[0]!.modelType)}s, which have no value: send []`);
+      }
       // An array is replaced whole (merge patch, spec §4.4.2), and a PATCH adds and removes no
       // elements: so it names every item. A shorter array used to patch a prefix and keep the rest.
       if (value.length !== items.length) {
@@ -151,7 +159,7 @@ function applyTo(element: ElementJson, value: unknown, path: string): void {
       return;
     }
     default:
-      throw fail(path, `a ${String(element.modelType)} has no value (no ValueOnly form)`);
+      throw fail(path, `${withArticle(String(element.modelType))} has no value (no ValueOnly form)`);
   }
 }
 
@@ -186,6 +194,18 @@ function applyMultiLanguage(element: ElementJson, value: unknown, path: string):
   objects.forEach((object, index) => {
     const itemPath = Array.isArray(value) ? `${path}[${index}]` : path;
     if (!isPlainObject(object)) throw fail(itemPath, 'expected an object {"<language>": "<text>"}');
+    const members = Object.keys(object);
+    // The normal form's LangString: its keys would otherwise be read as the languages "language"
+    // and "text" (both are well-formed tags), storing the text under a language of "text".
+    if (members.length === 2 && "language" in object && "text" in object)
+      throw fail(
+        itemPath,
+        `a ValueOnly text is {"<language>": "<text>"}, e.g. {${JSON.stringify(String(object.language))}: …}, not {"language", "text"}`,
+      );
+    // Each array item is one text (the OAS's one-member objects); several languages in one object
+    // are the single-object form, accepted only in place of the array.
+    if (Array.isArray(value) && members.length !== 1)
+      throw fail(itemPath, `expected one {"<language>": "<text>"} per array item, got ${members.length} members`);
     for (const [language, text] of Object.entries(object)) {
       texts.push({ language, text: requireString(text, join(itemPath, language)) });
     }
