@@ -78,6 +78,12 @@ test("turns ValueOnly JSON into lexical values valid for the valueType, or refus
   assert.equal(valueJsonToLexical(true, "xs:boolean"), "true");
   assert.equal(valueJsonToLexical("INF", "xs:double"), "INF", "strings carry what JSON numbers cannot");
   assert.equal(valueJsonToLexical("abc", "xs:string"), "abc");
+  // The spellings the full form accepts, in their canonical form (canonical-lexical.ts, ADR 0031).
+  assert.equal(valueJsonToLexical("TRUE", "xs:boolean"), "true");
+  assert.equal(valueJsonToLexical("1.", "xs:decimal"), "1");
+  assert.equal(valueJsonToLexical("2024-02-29 12:00:00Z", "xs:dateTime"), "2024-02-29T12:00:00Z");
+  assert.equal(valueJsonToLexical(" 5 ", "xs:int"), undefined, "whitespace is not trimmed");
+  assert.equal(valueJsonToLexical("TRUE", "xs:string"), "TRUE");
   for (const [value, type] of [
     ["abc", "xs:int"],
     [new LosslessNumber("300"), "xs:byte"],

@@ -1,5 +1,6 @@
 import { isLosslessNumber, LosslessNumber } from "lossless-json";
 import * as aas from "./aas-core.cts";
+import { canonicalLexical } from "./canonical-lexical.ts";
 import { guardedCheck } from "./verification-guard.ts";
 
 /**
@@ -91,12 +92,14 @@ export function lexicalToValueJson(lexical: string, valueType: unknown): unknown
  * The lexical string for a ValueOnly JSON value written to an element of `valueType`, or
  * undefined when the value does not fit. Numbers keep their digits (a LosslessNumber's text);
  * a string is accepted for number and boolean types too when it is a valid lexical form, since
- * that is how INF and NaN travel (JSON has no number for them).
+ * that is how INF and NaN travel (JSON has no number for them). A string in one of the spellings
+ * the full form takes ("TRUE", "1." for an xs:decimal, a space in an xs:dateTime; canonical-lexical.ts)
+ * is taken as its canonical form, so `$value` and the full element accept the same values.
  */
 export function valueJsonToLexical(value: unknown, valueType: unknown): string | undefined {
   const kind = valueJsonKind(valueType);
   let lexical: string;
-  if (typeof value === "string") lexical = value;
+  if (typeof value === "string") lexical = canonicalLexical(value, valueType);
   else if (kind === "boolean" && typeof value === "boolean") lexical = value ? "true" : "false";
   else if (kind === "number" && isLosslessNumber(value)) lexical = value.value;
   else if (kind === "number" && typeof value === "number" && Number.isFinite(value)) lexical = String(value);
