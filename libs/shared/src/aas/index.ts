@@ -14,6 +14,7 @@ export {
 export { type AasxStreamInput, type LazyAasxPart, writeAasxStream } from "./aasx/aasx-stream-writer.ts";
 export { writeAasx } from "./aasx/aasx-writer.ts";
 export { entryNameOfPart, partKey, partNameOfModelPath } from "./aasx/part-names.ts";
+export { withArticle } from "./article.ts";
 export { decodeBase64Url, encodeBase64Url } from "./base64url.ts";
 export { keepBlobValues, withoutBlobValues } from "./blob-extent.ts";
 export { countSubmodelElements } from "./count-elements.ts";

@@ -6,6 +6,8 @@
  * Each sign is a shape v3.0 cannot have (a property v3.0 does not know, or a value of the wrong
  * JSON type where older versions put an object), so valid v3.0 input never matches.
  */
+
+import { withArticle } from "./article.ts";
 import { ABSTRACT_CLASSES } from "./metamodel-schema.ts";
 import { isPlainObject } from "./plain-object.ts";
 
@@ -81,8 +83,9 @@ function signOf(object: Record<string, unknown>, path: string): Sign | undefined
   if ("dataSpecifications" in object)
     return rc('"dataSpecifications" (v3.0: "embeddedDataSpecifications")', at("dataSpecifications"));
   if (typeof modelType === "string" && SUBMODEL_ELEMENT_TYPES.has(modelType)) {
-    if ("kind" in object) return rc(`a ${modelType} with "kind" (v3.0: only submodels have it)`, at("kind"));
-    if ("mimeType" in object) return rc(`a ${modelType} with "mimeType" (v3.0: "contentType")`, at("mimeType"));
+    if ("kind" in object) return rc(`${withArticle(modelType)} with "kind" (v3.0: only submodels have it)`, at("kind"));
+    if ("mimeType" in object)
+      return rc(`${withArticle(modelType)} with "mimeType" (v3.0: "contentType")`, at("mimeType"));
   }
   return undefined;
 }

@@ -1,4 +1,4 @@
-import { type ElementJson, getChildren, isList, shallowOf } from "../aas/index.ts";
+import { type ElementJson, getChildren, isList, shallowOf, withArticle } from "../aas/index.ts";
 import { CommandError } from "../contracts/index.ts";
 import { readJsonable } from "./aas-input.ts";
 
@@ -27,7 +27,10 @@ export function checkChildInSubmodel(submodel: Record<string, unknown>, child: E
 
 export function checkChildInParent(parent: ElementJson, child: ElementJson, validate: boolean): void {
   if (!isContainer(parent)) {
-    throw new CommandError("bad-request", `A ${String(parent.modelType)} cannot contain submodel elements`);
+    throw new CommandError(
+      "bad-request",
+      `${withArticle(String(parent.modelType), true)} cannot contain submodel elements`,
+    );
   }
   if (!isList(parent) && typeof child.idShort !== "string") {
     throw new CommandError(

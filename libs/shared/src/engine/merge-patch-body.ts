@@ -6,6 +6,7 @@ import {
   metadataOmits,
   parseJsonText,
   toMetadata,
+  withArticle,
 } from "../aas/index.ts";
 import { CommandError } from "../contracts/index.ts";
 import { rethrowAsCommandError } from "./aas-input.ts";
@@ -44,7 +45,10 @@ export function applyMergePatch(
   // Nested Blobs left without bytes (as the default GET gives them) keep theirs (blob-extent.ts).
   if (content === "normal") return keepBlobValues(current, mergePatch(current, patch) as Record<string, unknown>);
   if (!hasMetadata(current))
-    throw new CommandError("bad-request", `A ${String(current.modelType)} has no $metadata representation`);
+    throw new CommandError(
+      "bad-request",
+      `${withArticle(String(current.modelType), true)} has no $metadata representation`,
+    );
   const omitted = metadataOmits(current.modelType);
   const values = Object.keys(patch).filter((key) => omitted.includes(key));
   if (values.length > 0) {

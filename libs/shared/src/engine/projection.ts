@@ -5,6 +5,7 @@ import {
   submodelToValueOnly,
   toMetadata,
   toValueOnly,
+  withArticle,
   withoutBlobValues,
 } from "../aas/index.ts";
 import { CommandError, type OutputModifiers, type RawJson } from "../contracts/index.ts";
@@ -37,13 +38,19 @@ export function projectElement(element: ElementJson, modifiers: OutputModifiers 
   if (content === "normal") return modifiers?.extent === "withoutBlobValue" ? withoutBlobValues(element) : element;
   if (content === "metadata") {
     if (!hasMetadata(element))
-      throw new CommandError("bad-request", `A ${String(element.modelType)} has no $metadata representation`);
+      throw new CommandError(
+        "bad-request",
+        `${withArticle(String(element.modelType), true)} has no $metadata representation`,
+      );
     return toMetadata(element);
   }
   if (content === "value") {
     const value = toValueOnly(element, { extent: modifiers?.extent, level: modifiers?.level });
     if (value === undefined)
-      throw new CommandError("bad-request", `A ${String(element.modelType)} has no ValueOnly representation`);
+      throw new CommandError(
+        "bad-request",
+        `${withArticle(String(element.modelType), true)} has no ValueOnly representation`,
+      );
     // v3.0.1 (and the IDTA test engine) expect the single element wrapped in its idShort.
     const key = typeof element.idShort === "string" ? element.idShort : undefined;
     return { rawJson: stringifyLossless(key === undefined ? value : { [key]: value }) } satisfies RawJson;

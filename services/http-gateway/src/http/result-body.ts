@@ -34,7 +34,11 @@ export function resultBody(
     error.path !== undefined && error.path !== "" && !error.message.includes(error.path)
       ? `${error.message} (at ${error.path})`
       : error.message;
-  const messages = [message("Error", main), ...(error.details ?? []).map((detail) => message("Error", detail))];
+  // Each finding gets a message of its own, unless the headline already is the one finding
+  // ("Invalid Property: <finding>", verification-summary.ts).
+  const details = error.details ?? [];
+  const repeated = details.length === 1 && main.includes(details[0]!);
+  const messages = [message("Error", main), ...(repeated ? [] : details.map((detail) => message("Error", detail)))];
   if (options.includeErrorDetails && error.stack) messages.push(message("Exception", error.stack));
   return { messages };
 }

@@ -8,6 +8,7 @@ import {
   parseIdShortPath,
   shallowOf,
   splitParent,
+  withArticle,
 } from "../../aas/index.ts";
 import { type Command, CommandError, type Paged } from "../../contracts/index.ts";
 import { checkIdShortPath, readBody } from "../aas-input.ts";
@@ -111,7 +112,10 @@ export async function getElement(
   const element = scope === undefined ? loaded.element : filterElement(loaded.element, scope, path)!;
   if (content !== "path") return { value: projectElement(element, modifiers), revision: loaded.record.revision };
   if (!hasPathItems(loaded.element))
-    throw new CommandError("bad-request", `A ${String(loaded.element.modelType)} has no $path representation`);
+    throw new CommandError(
+      "bad-request",
+      `${withArticle(String(loaded.element.modelType), true)} has no $path representation`,
+    );
   // Full paths from the submodel root: the element itself, then its children (core) or all descendants.
   const records = await ctx.repository.getSubtree(submodelId, path, modifiers?.level === "core" ? 1 : undefined);
   return {

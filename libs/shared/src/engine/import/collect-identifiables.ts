@@ -5,6 +5,7 @@ import {
   type EnvironmentItem,
   type EnvironmentSectionKey,
   readAas,
+  withArticle,
 } from "../../aas/index.ts";
 import { CommandError, type ImportProblem } from "../../contracts/index.ts";
 import { toCommandError } from "../aas-input.ts";
@@ -184,7 +185,13 @@ function readItem(
   const id = (item.value as { id?: unknown } | null)?.id;
   if (typeof id !== "string") {
     legacyFormat(source, item);
-    problem(source, item, undefined, new CommandError("bad-request", `A ${modelType} without a string id`), report);
+    problem(
+      source,
+      item,
+      undefined,
+      new CommandError("bad-request", `${withArticle(String(modelType), true)} without a string id`),
+      report,
+    );
     return undefined;
   }
   try {
