@@ -7,8 +7,12 @@
  * every process; a fault must not show up as a 401/403.
  */
 import assert from "node:assert/strict";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { encodeBase64Url } from "@twinport/shared";
+import { AttributeIds } from "node-opcua";
 import {
   type Cluster,
   createLoadSubmodel,
@@ -18,6 +22,8 @@ import {
   startWriteLoad,
   waitForConvergence,
 } from "../test-support/fault-cluster.ts";
+import { connectOpcua } from "../test-support/opcua-client.ts";
+import { elementNode } from "../test-support/opcua-model.ts";
 
 const REQUEST_TIMEOUT_MS = 1000;
 
@@ -77,8 +83,24 @@ export function faultModelStoreSuite({ secured }: { secured: boolean }): void {
     test("a stopped model-store (SIGSTOP): gateways answer 504/503 with the AAS Result body within the request timeout, and recover on SIGCONT", async (t) => {
       const store = cluster.stores[1]!;
       const path = `/submodels/${encodeBase64Url("https://example.org/submodels/technical-data-1")}/submodel-elements/MaxRotationSpeed/$value`;
+      // An anonymous OPC UA client (the open cluster: the secured one's rules let it see nothing)
+      // connected before: nodes of a submodel no client has used yet are made on first use (ADR 0036),
+      // which needs the store.
+      const unused = elementNode("https://example.org/submodels/identification-3", "Dimensions");
+      const opcua = secured
+        ? undefined
+        : await connectOpcua(cluster.opcua[0]!.url, mkdtempSync(join(tmpdir(), "twinport-fault-opcua-")));
       process.kill(store.child.pid!, "SIGSTOP");
       try {
+        if (opcua) {
+          // While no store answers, such a node is a fault to retry, never "unknown" (a client drops those).
+          const read = await opcua.read(unused, AttributeIds.DisplayName).then(
+            (value) => `answered ${value.statusCode.name}`,
+            (error: Error) => error.message,
+          );
+          t.diagnostic(`SIGSTOP model-store: OPC UA Read of a node not made yet: ${read}`);
+          assert.match(read, /BadTimeout|BadResourceUnavailable/);
+        }
         const answers = await Promise.all(
           cluster.gateways.flatMap((g) =>
             [0, 1, 2].map(async () => {
@@ -102,6 +124,17 @@ export function faultModelStoreSuite({ secured }: { secured: boolean }): void {
         }
       } finally {
         process.kill(store.child.pid!, "SIGCONT");
+      }
+      if (opcua) {
+        // Once the store answers again, so does the node.
+        const readUnused = () => opcua.read(unused, AttributeIds.DisplayName).catch(() => undefined);
+        let made = await readUnused();
+        for (let tries = 0; made?.statusCode.name !== "Good" && tries < 50; tries++) {
+          await sleep(100);
+          made = await readUnused();
+        }
+        assert.equal(made?.statusCode.name, "Good", "the node is made once the store answers");
+        await opcua.close();
       }
       const started = Date.now();
       let status = 0;

@@ -1,3 +1,4 @@
+import type { ErrorCode } from "@twinport/shared";
 import {
   type AddressSpace,
   type BaseNode,
@@ -11,16 +12,24 @@ import {
   type OPCUAServer,
   ReadRequest,
   type Request,
+  ServiceFault,
+  StatusCodes,
   TranslateBrowsePathsToNodeIdsRequest,
   WriteRequest,
 } from "node-opcua";
 import { AccessSessionContext } from "../security/access-session-context.ts";
+import { StoreReadError } from "../sync/store-reads.ts";
+import { statusForError } from "../values/error-status.ts";
 import type { LazyIdentifiables } from "./lazy-identifiables.ts";
 import { identifiableIdOf } from "./node-ids.ts";
 
 /** What node-opcua hands its service dispatcher (base_server.ts on_request, 2.186.4; ADR 0036). */
 interface Message {
   request: Request;
+}
+/** The channel's answer path, as node-opcua's own services use it for a ServiceFault. */
+interface Channel {
+  send_response(kind: "MSG", response: ServiceFault, message: Message): void;
 }
 type OnRequest = (message: Message, channel: object) => void;
 interface Dispatching {
@@ -167,12 +176,28 @@ export function materializeOnRequest(
     const serve = async () => {
       await tail;
       try {
-        await needs;
+        await withinHint(needs, message.request);
       } catch (error) {
-        // The store could not be read: served with what exists (e.g. BadNodeIdUnknown), never dropped.
+        // The store could not be read (a model-store restarting, say): the request is answered with
+        // a fault of its own, e.g. BadResourceUnavailable, for the client to try again. Served with
+        // what exists, it would say BadNodeIdUnknown, or browse Good without the elements, and a
+        // client would drop nodes that exist.
         deps.log(
           `opcua-gateway: nodes for a ${message.request.schema.name} could not be made: ${(error as Error).message}`,
         );
+        lazy.unhold(held);
+        const status =
+          error instanceof StoreReadError
+            ? statusForError(error.code as ErrorCode)
+            : error instanceof HintExpired
+              ? StatusCodes.BadTimeout
+              : StatusCodes.BadInternalError;
+        (channel as Channel).send_response(
+          "MSG",
+          new ServiceFault({ responseHeader: { serviceResult: status } }),
+          message,
+        );
+        return;
       }
       try {
         original.call(server, message, channel);
@@ -192,4 +217,27 @@ export function materializeOnRequest(
   return () => {
     dispatching.on_request = original;
   };
+}
+
+class HintExpired extends Error {}
+
+/** The most kept back from a client's timeoutHint, so that the fault reaches it while it still waits. */
+const HINT_MARGIN_MS = 1000;
+
+/**
+ * Waits for the nodes no longer than the client waits for its answer (its RequestHeader's
+ * timeoutHint, 15 s from node-opcua clients): a store that stands still would otherwise hold the
+ * request past it, and the client would see its own transport timeout instead of BadTimeout. The
+ * nodes are still made when the store answers, for the next request.
+ */
+function withinHint(needs: Promise<unknown> | undefined, request: Request): Promise<unknown> | undefined {
+  const hint = request.requestHeader?.timeoutHint ?? 0;
+  if (needs === undefined || !(hint > 0)) return needs;
+  const limit = Math.max(1, hint - Math.min(HINT_MARGIN_MS, hint / 5));
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new HintExpired(`not made within the request's timeoutHint (${hint} ms)`)), limit);
+  });
+  needs.catch(() => undefined);
+  return Promise.race([needs, expired]).finally(() => clearTimeout(timer));
 }
