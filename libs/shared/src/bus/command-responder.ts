@@ -247,11 +247,17 @@ export async function serveCommandsOverNats(options: CommandResponderOptions): P
         },
       };
     }
-    // The caller has given up: running a write now would only surprise it later.
+    // The caller has given up: running a write now would only surprise it later. Not run, so
+    // "unavailable" (503, safe to repeat), not "timeout" (504, outcome unknown): a caller still
+    // waiting, one whose command was read just after this process stood still (loop-watch.ts
+    // dates those to the stall), hears the truth.
     if (deadline !== undefined && Date.now() >= deadline) {
       return {
         ok: false,
-        error: { code: "timeout", message: `${command.type}: deadline passed before it was executed` },
+        error: {
+          code: "unavailable",
+          message: `${command.type}: not executed, its deadline passed before this model-store could run it (it may have stood still meanwhile); nothing was done, repeating it is safe`,
+        },
       };
     }
     try {

@@ -373,9 +373,10 @@ function inTime<A extends unknown[], R>(
   return (...args: A) => (Date.now() >= deadline ? Promise.reject(pastDeadline(type)) : plan(...args));
 }
 
+/** Nothing was written, so "unavailable" (503, safe to repeat); a caller still waiting hears the truth. */
 function pastDeadline(type: string): CommandError {
   return new CommandError(
-    "timeout",
-    `${type}: its caller's deadline passed before it was committed; nothing was written`,
+    "unavailable",
+    `${type}: its caller's deadline passed before it was committed; nothing was written, repeating it is safe`,
   );
 }
