@@ -12,6 +12,7 @@ import {
 } from "@twinport/shared";
 import { OPCUAServer } from "node-opcua";
 import { type AttachedAddressSpace, attachAddressSpace } from "./address-space/attach-address-space.ts";
+import { reportDeletedNodesAsUnknown } from "./address-space/deleted-node-status.ts";
 import { aasServerOptions } from "./address-space/server-options.ts";
 import { type LogLine, routeNodeOpcuaLogsTo } from "./node-opcua-logging.ts";
 import { prepareOpcuaSecurity } from "./security/opcua-security.ts";
@@ -96,6 +97,7 @@ export async function startOpcuaGateway(deps: OpcuaGatewayDeps): Promise<Running
     },
   );
 
+  reportDeletedNodesAsUnknown();
   const server = new OPCUAServer({
     port: endpoint.tcpPort,
     hostname,

@@ -109,7 +109,12 @@ test("elements created, replaced and deleted through the store appear, change an
   assert.equal(await opcua.exists(node("Group.Height", "Value")), false);
   assert.equal((await opcua.read(node("Group.Height", "Max"))).value.value, 2.5);
 
+  // A monitored item on a deleted node is told Bad_NodeIdUnknown (OPC 10000-4), not node-opcua's Bad_NodeIdInvalid.
+  const watching = await opcua.monitor(node("Group.Height", "Max"));
+  await watching.waitFor(valueIs(2.5), 2000, "the Max before the delete");
   await run("DeleteSubmodelElementByPath", { submodelId: VALUES_SUBMODEL, idShortPath: "Group.Height" });
+  await watching.waitFor((value) => value.statusCode.name === "BadNodeIdUnknown", 2000, "BadNodeIdUnknown");
+  await watching.stop();
   assert.equal(await opcua.exists(node("Group.Height")), false);
   assert.ok(!(await opcua.children(node("Group"))).has("Height"));
 });
