@@ -62,7 +62,8 @@ export function meteredCommandHandler(
         origin: command.origin,
         ms,
       };
-      if (reply.ok) fields.revision = reply.revision;
+      // A delete answers no revision (nothing is left to tag): its commit's seq is the revision its event carries.
+      if (reply.ok) fields.revision = reply.revision ?? reply.seq;
       else fields.code = reply.error.code;
       if (!reply.ok && reply.error.code === "internal")
         logger.error({ ...fields, stack: reply.error.stack }, "command failed");

@@ -54,7 +54,7 @@ async function system() {
       origin: "http",
       correlationId,
     });
-  return { lines, patch };
+  return { lines, patch, store };
 }
 
 test("the writes answered in one event-loop turn are logged as one line naming each correlation id", async () => {
@@ -96,4 +96,20 @@ test("a turn with one write logs the single-write line", async () => {
   assert.equal(lines[0]!.msg, "write committed");
   assert.equal(lines[0]!.correlationId, "id-single");
   assert.equal(lines[0]!.revision, reply.revision);
+});
+
+test("a delete is logged with the revision its event carries", async () => {
+  const { lines, store } = await system();
+  const deleted = await store.execute({
+    type: "DeleteSubmodelElementByPath",
+    params: { submodelId: SUBMODEL, idShortPath: "B" },
+    origin: "http",
+    correlationId: "id-delete",
+  });
+  assert.ok(deleted.ok, JSON.stringify(deleted));
+  await nextTurn();
+  assert.equal(lines.length, 1);
+  assert.equal(lines[0]!.msg, "write committed");
+  assert.equal(typeof lines[0]!.revision, "number", JSON.stringify(lines[0]));
+  assert.equal(lines[0]!.revision, deleted.seq);
 });
