@@ -202,7 +202,7 @@ export class EventStream implements LiveListener {
           latest: bounds.latest,
           reason:
             after > bounds.latest
-              ? "the store's sequence is behind the requested position (a memory store restarted)"
+              ? "the store's sequence is behind the requested position (an id from another store, or one emptied since: a memory store restarted, Redis data lost)"
               : "events after the requested position are no longer retained",
         },
         bounds.latest,
