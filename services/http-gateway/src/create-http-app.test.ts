@@ -49,15 +49,17 @@ describe("createHttpApp: routing, errors and headers", () => {
       assert.equal((await call(prefixed, "GET", path)).status, 200, path);
     }
     // Under the prefix, an unknown path is an unknown API path (400); outside it, still 404.
-    assertResult(await call(prefixed, "GET", "/aas/nothing"), 400);
+    // Named as the client sent it, not as it is routed (/api/v3.0/nothing).
+    assertResult(await call(prefixed, "GET", "/aas/nothing"), 400, /^\/aas\/nothing is not a path/);
     assertResult(await call(prefixed, "GET", "/aasx/shells"), 404);
     assertResult(await call(prefixed, "GET", "/shells"), 404);
     // "" (and "/") serve the API at the root.
     const atRoot = app({ pathPrefix: "" });
     assert.equal((await call(atRoot, "GET", shell)).status, 200);
     assert.equal((await call(atRoot, "GET", `/api/v3.0${shell}`)).status, 200);
-    // The web console stays at /console/ with the API at the root.
+    // The web console stays at /console/ with the API at the root, and / still leads there.
     assert.equal((await call(atRoot, "GET", "/console/")).status, 200);
+    assert.equal((await call(atRoot, "GET", "/")).status, 302);
     assert.equal((await call(atRoot, "GET", "/console")).status, 301);
     // Without a prefix (or FA³ST's default) the root serves nothing.
     assertResult(await call(app({ pathPrefix: "/api/v3.0" }), "GET", shell), 404);

@@ -171,8 +171,9 @@ export function createHttpServing(deps: HttpAppDeps): HttpServing {
   mountApiRoutes(app, routes, settings.profiles);
 
   // Inside the API prefix an unknown path is a malformed request (spec §7); outside it, 404.
-  const unknownApiPath = (c: { req: { path: string } }): never => {
-    throw badRequest(`${c.req.path} is not a path of the AAS API served here`);
+  // Named as the client sent it: with a pathPrefix the routed path is another (routing-path.ts).
+  const unknownApiPath = (c: { req: { url: string } }): never => {
+    throw badRequest(`${new URL(c.req.url).pathname} is not a path of the AAS API served here`);
   };
   app.all(API_PREFIX, unknownApiPath);
   app.all(`${API_PREFIX}/*`, unknownApiPath);

@@ -38,6 +38,8 @@ export function routingPathWithPrefix(pathPrefix: string | undefined): (request:
     // The web console keeps its own path even with the API at the root (pathPrefix ""): no AAS API
     // path begins with /console, and the console calls the API under /api/v3.0, served either way.
     if (path === "/console" || path.startsWith("/console/")) return path;
+    // "/" stays the console's way in (its redirect), which the API root would otherwise shadow.
+    if (path === "/" && pathPrefix === "") return path;
     if (path === pathPrefix) return API_PREFIX;
     if (path.startsWith(`${pathPrefix}/`)) return withoutTrailingSlash(`${API_PREFIX}${path.slice(pathPrefix.length)}`);
     return path;
