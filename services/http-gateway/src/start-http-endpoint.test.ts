@@ -320,6 +320,32 @@ describe("startHttpEndpoint over real sockets", () => {
     assert.match(address.message, /endpoints\[i\]\.host/);
   });
 
+  it("a request without Host is a 400 with the Result body (Node's own answer had an empty body)", async () => {
+    const endpoint = await start({ sslEnabled: false });
+    const raw = (request: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connect(endpoint.port, "127.0.0.1");
+        let received = "";
+        socket.on("data", (chunk) => {
+          received += chunk.toString("latin1");
+        });
+        socket.on("end", () => resolve(received));
+        socket.on("error", reject);
+        socket.write(request);
+      });
+    const missing = await raw("GET /api/v3.0/shells HTTP/1.1\r\n\r\n");
+    assert.match(missing, /^HTTP\/1\.1 400 /, missing);
+    assert.match(missing, /\r\nConnection: close/i);
+    const body = JSON.parse(missing.slice(missing.indexOf("\r\n\r\n") + 4));
+    assert.match(body.messages[0].text, /Host header/);
+    assert.equal(body.messages[0].code, "400");
+    // HTTP/1.0 may leave Host out; the app, which needs one to build the request's URL, says so.
+    const old = await raw("GET /api/v3.0/shells HTTP/1.0\r\n\r\n");
+    assert.match(old, /^HTTP\/1\.1 400 /, old.slice(0, 200));
+    assert.match(JSON.parse(old.slice(old.indexOf("\r\n\r\n") + 4)).messages[0].text, /host/i);
+    await stop(endpoint);
+  });
+
   it("close() marks the answer of a request in flight Connection: close, so the client sends no next one on it", async () => {
     const endpoint = await start({ sslEnabled: false });
     const body = JSON.stringify({

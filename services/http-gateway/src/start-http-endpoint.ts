@@ -17,6 +17,7 @@ import { createHttpServing } from "./create-http-app.ts";
 import type { EventHub } from "./events/event-hub.ts";
 import { API_PREFIX } from "./http/api-routes.ts";
 import { clientErrorAnswers } from "./http/client-error.ts";
+import { answeredMissingHost } from "./http/missing-host.ts";
 import { cutStalledConnections } from "./http/stalled-connections.ts";
 import { unreadableRequestAnswer } from "./http/unreadable-request.ts";
 import type { HttpEndpointSettings } from "./http-endpoint-settings.ts";
@@ -94,17 +95,21 @@ export async function startHttpEndpoint(deps: HttpEndpointDeps): Promise<Running
   // Once the endpoint closes, every answer says Connection: close, so no client sends another
   // request on a connection that is cut the moment it is idle (closeServer).
   let closing = false;
+  const logs = { metrics: deps.metrics, logger: deps.logger };
   const server = makeServer(
-    tls ? { key: tls.key, cert: tls.cert, ...mutualTls } : {},
+    // A request without Host is ours to answer, with a Result body (missing-host.ts).
+    { ...(tls ? { key: tls.key, cert: tls.cert, ...mutualTls } : {}), requireHostHeader: false },
     hotRoute
       ? (incoming, outgoing) => {
           clientErrors.dispatched(incoming, outgoing);
           if (closing) outgoing.shouldKeepAlive = false;
+          if (answeredMissingHost(incoming, outgoing, logs)) return;
           if (!hotRoute(incoming, outgoing)) general(incoming, outgoing);
         }
       : (incoming, outgoing) => {
           clientErrors.dispatched(incoming, outgoing);
           if (closing) outgoing.shouldKeepAlive = false;
+          if (answeredMissingHost(incoming, outgoing, logs)) return;
           general(incoming, outgoing);
         },
   );
