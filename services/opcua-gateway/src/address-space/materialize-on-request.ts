@@ -19,6 +19,7 @@ import {
 } from "node-opcua";
 import { AccessSessionContext } from "../security/access-session-context.ts";
 import { StoreReadError } from "../sync/store-reads.ts";
+import { answerWithinMs } from "../timeout-hint.ts";
 import { statusForError } from "../values/error-status.ts";
 import type { LazyIdentifiables } from "./lazy-identifiables.ts";
 import { identifiableIdOf } from "./node-ids.ts";
@@ -221,9 +222,6 @@ export function materializeOnRequest(
 
 class HintExpired extends Error {}
 
-/** The most kept back from a client's timeoutHint, so that the fault reaches it while it still waits. */
-const HINT_MARGIN_MS = 1000;
-
 /**
  * Waits for the nodes no longer than the client waits for its answer (its RequestHeader's
  * timeoutHint, 15 s from node-opcua clients): a store that stands still would otherwise hold the
@@ -231,9 +229,9 @@ const HINT_MARGIN_MS = 1000;
  * nodes are still made when the store answers, for the next request.
  */
 function withinHint(needs: Promise<unknown> | undefined, request: Request): Promise<unknown> | undefined {
-  const hint = request.requestHeader?.timeoutHint ?? 0;
-  if (needs === undefined || !(hint > 0)) return needs;
-  const limit = Math.max(1, hint - Math.min(HINT_MARGIN_MS, hint / 5));
+  const hint = request.requestHeader?.timeoutHint;
+  const limit = answerWithinMs(hint);
+  if (needs === undefined || limit === undefined) return needs;
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new HintExpired(`not made within the request's timeoutHint (${hint} ms)`)), limit);

@@ -11,6 +11,7 @@ import {
   valueJsonToLexical,
 } from "@twinport/shared";
 import { type CallMethodResultOptions, DataType, type StatusCode, StatusCodes, Variant } from "node-opcua";
+import { answerWithinMs } from "../timeout-hint.ts";
 import { lexicalToNodeValue, variantToLexical } from "../values/datatype-mapping.ts";
 import { statusForError } from "../values/error-status.ts";
 import type { OperationInvoker } from "./operation-method.ts";
@@ -30,9 +31,6 @@ const STATUS_OF_STATE: Partial<Record<ExecutionState, StatusCode>> = {
 
 /** Time the store may take beyond the invocation's own bound (its events, the reply). */
 const REPLY_MARGIN_MS = 5000;
-/** The most kept back from a client's timeoutHint, so that BadTimeout reaches it while it still waits. */
-const HINT_MARGIN_MS = 1000;
-
 /**
  * How long a call may run. A client's timeoutHint is how long it waits for the answer (OPC 10000-4
  * §7.32: the server may cancel the work and answer BadTimeout then); node-opcua clients send 15 s.
@@ -40,9 +38,10 @@ const HINT_MARGIN_MS = 1000;
  * leave the asset call running for nobody. Without a hint, as HTTP without clientTimeoutDuration.
  */
 export function invocationTimeoutMs(timeoutHint: number | undefined): number {
-  if (timeoutHint === undefined || !(timeoutHint > 0)) return DEFAULT_SYNC_INVOCATION_TIMEOUT_MS;
-  const bounded = Math.min(timeoutHint, MAX_SYNC_INVOCATION_TIMEOUT_MS);
-  return Math.max(1, Math.round(bounded - Math.min(HINT_MARGIN_MS, bounded / 5)));
+  const within = answerWithinMs(
+    timeoutHint === undefined ? undefined : Math.min(timeoutHint, MAX_SYNC_INVOCATION_TIMEOUT_MS),
+  );
+  return within ?? DEFAULT_SYNC_INVOCATION_TIMEOUT_MS;
 }
 
 /**
