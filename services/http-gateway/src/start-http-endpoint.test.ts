@@ -34,11 +34,16 @@ describe("startHttpEndpoint over real sockets", () => {
   let example: ExampleStore;
   let dir: string;
   const running: RunningHttpEndpoint[] = [];
-  const start = async (overrides: Partial<HttpEndpointSettings> = {}, stateDir = join(dir, "state")) => {
+  const start = async (
+    overrides: Partial<HttpEndpointSettings> = {},
+    stateDir = join(dir, "state"),
+    gatherTurns = false,
+  ) => {
     const endpoint = await startHttpEndpoint({
       store: example.store,
       settings: httpEndpointSettings({ host: "127.0.0.1", port: 0, ...overrides }),
       stateDir,
+      gatherTurns,
     });
     running.push(endpoint);
     return endpoint;
@@ -346,6 +351,55 @@ describe("startHttpEndpoint over real sockets", () => {
     await stop(endpoint);
   });
 
+  it("requests pipelined on one connection are served in order: a write behind a write, a read behind a write", async () => {
+    // With and without the hot route's gathering (embedded mode gathers, ADR 0056).
+    for (const gather of [true, false]) {
+      const endpoint = await start({ sslEnabled: false }, join(dir, "state"), gather);
+      const element = `/api/v3.0/submodels/${b64(SUBMODEL_1)}/submodel-elements/MaxRotationSpeed`;
+      const patch = (path: string, body: string) =>
+        `PATCH ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+      const get = (close: boolean) =>
+        `GET ${element}/$value HTTP/1.1\r\nHost: 127.0.0.1\r\n${close ? "Connection: close\r\n" : ""}\r\n`;
+      const full = (value: number) =>
+        JSON.stringify({
+          idShort: "MaxRotationSpeed",
+          modelType: "Property",
+          valueType: "xs:int",
+          value: String(value),
+        });
+      // The hot route's PATCH, the general path's PATCH, a hot GET, a hot PATCH, a hot GET: in one write.
+      const answers = await pipelined(
+        endpoint.port,
+        patch(`${element}/$value`, "601") +
+          patch(element, full(602)) +
+          get(false) +
+          patch(`${element}/$value`, "603") +
+          get(true),
+      );
+      assert.deepEqual(
+        answers.map((answer) => answer.status),
+        [204, 204, 200, 204, 200],
+      );
+      assert.equal(answers[2]!.body, '{"MaxRotationSpeed":602}', `gather ${gather}: the read sees the write before it`);
+      assert.equal(answers[4]!.body, '{"MaxRotationSpeed":603}');
+      await stop(endpoint);
+    }
+  });
+
+  it("bytes that are no request after a pipelined write: the write's answer first, then the 400", async () => {
+    const endpoint = await start({ sslEnabled: false }, join(dir, "state"), true);
+    const path = `/api/v3.0/submodels/${b64(SUBMODEL_1)}/submodel-elements/MaxRotationSpeed/$value`;
+    const answers = await pipelined(
+      endpoint.port,
+      `PATCH ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 3\r\n\r\n7045`,
+    );
+    assert.deepEqual(
+      answers.map((answer) => answer.status),
+      [204, 400],
+    );
+    await stop(endpoint);
+  });
+
   it("close() marks the answer of a request in flight Connection: close, so the client sends no next one on it", async () => {
     const endpoint = await start({ sslEnabled: false });
     const body = JSON.stringify({
@@ -395,3 +449,28 @@ describe("startHttpEndpoint over real sockets", () => {
     agent.destroy();
   });
 });
+
+/** Writes `requests` in one go on one connection; the answers (status, body) until the server closes it. */
+function pipelined(port: number, requests: string): Promise<{ status: number; body: string }[]> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1");
+    let received = Buffer.alloc(0);
+    socket.on("data", (chunk: Buffer) => {
+      received = Buffer.concat([received, chunk]);
+    });
+    socket.on("error", reject);
+    socket.on("close", () => {
+      const answers: { status: number; body: string }[] = [];
+      let text = received.toString("latin1");
+      while (text.startsWith("HTTP/1.1 ")) {
+        const end = text.indexOf("\r\n\r\n");
+        const head = text.slice(0, end);
+        const length = Number(/\r\ncontent-length: (\d+)/i.exec(head)?.[1] ?? 0);
+        answers.push({ status: Number(head.slice(9, 12)), body: text.slice(end + 4, end + 4 + length) });
+        text = text.slice(end + 4 + length);
+      }
+      resolve(answers);
+    });
+    socket.write(requests);
+  });
+}

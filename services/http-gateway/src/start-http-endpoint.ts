@@ -17,6 +17,7 @@ import { createHttpServing } from "./create-http-app.ts";
 import type { EventHub } from "./events/event-hub.ts";
 import { API_PREFIX } from "./http/api-routes.ts";
 import { clientErrorAnswers } from "./http/client-error.ts";
+import { servedInConnectionOrder } from "./http/connection-order.ts";
 import { answeredMissingHost } from "./http/missing-host.ts";
 import { cutStalledConnections } from "./http/stalled-connections.ts";
 import { unreadableRequestAnswer } from "./http/unreadable-request.ts";
@@ -99,19 +100,21 @@ export async function startHttpEndpoint(deps: HttpEndpointDeps): Promise<Running
   const server = makeServer(
     // A request without Host is ours to answer, with a Result body (missing-host.ts).
     { ...(tls ? { key: tls.key, cert: tls.cert, ...mutualTls } : {}), requireHostHeader: false },
-    hotRoute
-      ? (incoming, outgoing) => {
-          clientErrors.dispatched(incoming, outgoing);
-          if (closing) outgoing.shouldKeepAlive = false;
-          if (answeredMissingHost(incoming, outgoing, logs)) return;
-          if (!hotRoute(incoming, outgoing)) general(incoming, outgoing);
-        }
-      : (incoming, outgoing) => {
-          clientErrors.dispatched(incoming, outgoing);
-          if (closing) outgoing.shouldKeepAlive = false;
-          if (answeredMissingHost(incoming, outgoing, logs)) return;
-          general(incoming, outgoing);
-        },
+    servedInConnectionOrder(
+      hotRoute
+        ? (incoming, outgoing) => {
+            clientErrors.dispatched(incoming, outgoing);
+            if (closing) outgoing.shouldKeepAlive = false;
+            if (answeredMissingHost(incoming, outgoing, logs)) return;
+            if (!hotRoute(incoming, outgoing)) general(incoming, outgoing);
+          }
+        : (incoming, outgoing) => {
+            clientErrors.dispatched(incoming, outgoing);
+            if (closing) outgoing.shouldKeepAlive = false;
+            if (answeredMissingHost(incoming, outgoing, logs)) return;
+            general(incoming, outgoing);
+          },
+    ),
   );
   clientErrors.attach(server);
   // Connections that never send a request, and answers whose client stopped reading, are cut

@@ -39,12 +39,42 @@ export function clientErrorAnswers(deps: { metrics?: ProcessMetrics; logger?: Lo
     const answer = answerOf(error);
     const last = lastResponse.get(socket);
     const inFlight = last !== undefined && !last.writableEnded ? last : undefined;
-    // Once the app's response has started, another status line would corrupt the stream.
-    if (answer === undefined || !socket.writable || inFlight?.headersSent) {
+    if (answer === undefined || !socket.writable) {
       socket.destroy();
       return;
     }
-    if (!inFlight) {
+    // Bytes that are no request came after a whole one the app is still answering (a pipelined
+    // PATCH, then garbage): its answer goes first, then this one. Written over it, the client would
+    // hear only the 400 for a write that was made. (An error in that request's own body is the
+    // app's to answer: the bytes below go out at once, as they always did.)
+    if (inFlight !== undefined && !inFlight.headersSent && inFlight.req?.complete === true) {
+      const after = () => {
+        inFlight.off("close", gone);
+        if (socket.writable) refuse(socket, answer, error, false);
+        else socket.destroy();
+      };
+      const gone = () => {
+        inFlight.off("finish", after);
+        socket.destroy();
+      };
+      inFlight.once("finish", after);
+      inFlight.once("close", gone);
+      return;
+    }
+    // Once the app's response has started, another status line would corrupt the stream.
+    if (inFlight?.headersSent) {
+      socket.destroy();
+      return;
+    }
+    refuse(socket, answer, error, inFlight === undefined);
+  };
+  const refuse = (
+    socket: Duplex,
+    answer: { status: number; message: string },
+    error: ParserError,
+    counted: boolean,
+  ) => {
+    if (counted) {
       deps.metrics?.observeHttpRequest(methodOf(error.rawPacket), "unparsed", answer.status, 0);
       deps.logger?.info({ status: answer.status, reason: error.code }, "malformed HTTP request refused");
     }
