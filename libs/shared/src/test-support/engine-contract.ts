@@ -97,6 +97,23 @@ export function engineContract(
       );
       await fails("GetAllAssetAdministrationShells", { page: { limit: 0 } }, "bad-request");
       await fails("GetAllAssetAdministrationShells", { page: { cursor: "not-a-cursor!" } }, "bad-request");
+      // Only a cursor this list gave: not a number of another form, not another list's (a 400, never
+      // a page that silently starts elsewhere or looks like the end).
+      const b64 = (text: string) => Buffer.from(text).toString("base64url");
+      for (const made of ["-5", " 5", "0x10", "1e3", "5", "garbage"])
+        await fails("GetAllAssetAdministrationShells", { page: { cursor: b64(made) } }, "bad-request");
+      const submodelsCursor = (await ok("GetAllSubmodels", { page: { limit: 1 } })).value as any;
+      assert.ok(submodelsCursor.cursor);
+      await fails("GetAllAssetAdministrationShells", { page: { cursor: submodelsCursor.cursor } }, "bad-request");
+      const elementsPage = (await ok("GetAllSubmodelElements", { submodelId: smId, page: { limit: 1 } })).value as any;
+      assert.ok(elementsPage.cursor);
+      for (const made of ["garbage", "0", "0000000000000000"])
+        await fails(
+          "GetAllSubmodelElements",
+          { submodelId: smId, page: { limit: 1, cursor: b64(made) } },
+          "bad-request",
+        );
+      await fails("GetAllSubmodelElements", { submodelId: smId, page: { cursor: first.cursor } }, "bad-request");
     });
 
     test("ids are unique across the repository; a shell id is not a submodel", async () => {

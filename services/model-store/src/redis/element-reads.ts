@@ -1,4 +1,11 @@
-import { CommandError, externalChildPath, type RepositoryPage, type StoredElement } from "@twinport/shared";
+import {
+  CommandError,
+  childCursor,
+  externalChildPath,
+  type RepositoryPage,
+  type StoredElement,
+  sortKeyOfCursor,
+} from "@twinport/shared";
 import type { Redis } from "ioredis";
 import { LUA_PATHS } from "./lua-paths.ts";
 import { luaScript } from "./lua-script.ts";
@@ -14,15 +21,6 @@ import { type SubmodelKeys, unpackElement } from "./redis-layout.ts";
  * position tokens, docs/adr/0020). A path with an index is resolved inside a script (one round
  * trip, atomic with the read); a path without one is its own internal path (plain HMGET).
  */
-
-export function encodeCursor(text: string): string {
-  return Buffer.from(text, "utf8").toString("base64url");
-}
-
-export function decodeCursor(cursor: string): string {
-  if (!/^[A-Za-z0-9_-]*$/.test(cursor)) throw new CommandError("bad-request", `Invalid cursor '${cursor}'`);
-  return Buffer.from(cursor, "base64url").toString("utf8");
-}
 
 function toStored(path: string, value: string): StoredElement {
   const { json, revision, orderKey } = unpackElement(value);
@@ -100,7 +98,7 @@ export async function listChildren(
 ): Promise<RepositoryPage<StoredElement>> {
   const limit = Math.max(page.limit, 0);
   if (limit === 0) return { items: [] };
-  const cursor = page.cursor === undefined ? "" : decodeCursor(page.cursor);
+  const cursor = page.cursor === undefined ? "" : sortKeyOfCursor(page.cursor);
   const flat = (await redisCall(LIST_CHILDREN.run(redis, [keys.el, keys.order], [parentPath, cursor, limit]))) as (
     | string
     | number
@@ -115,7 +113,7 @@ export async function listChildren(
     items.push(toStored(externalChildPath(parentPath, parentInternal, last.slice(17), rank + (i - 3) / 2), value));
   }
   if (!more) return { items };
-  return { items, cursor: encodeCursor(last) };
+  return { items, cursor: childCursor(last) };
 }
 
 /**

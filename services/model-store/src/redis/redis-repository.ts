@@ -1,5 +1,5 @@
 import type { Commit, IdentifiableKind, Repository, RepositoryPage, StoredIdentifiable } from "@twinport/shared";
-import { CommandError } from "@twinport/shared";
+import { CommandError, identifiableCursor, ordinalOfCursor } from "@twinport/shared";
 import type { Redis } from "ioredis";
 import {
   applyPendingOf,
@@ -12,7 +12,7 @@ import {
 import { clearClusterStore } from "./cluster-keys.ts";
 import { createCommitQueue, isLargeCommit } from "./commit-queue.ts";
 import { CommitEncodingError, runCommits } from "./commit-script.ts";
-import { countChildren, decodeCursor, encodeCursor, getElements, getSubtree, listChildren } from "./element-reads.ts";
+import { countChildren, getElements, getSubtree, listChildren } from "./element-reads.ts";
 import { commitCall, redisIdempotency } from "./idempotency-redis.ts";
 import { redisOperationHandles } from "./operation-handles-redis.ts";
 import { outboxBounds, readOutboxEvents } from "./outbox-events.ts";
@@ -213,9 +213,7 @@ export async function createRedisRepository(options: RedisRepositoryOptions): Pr
       if (limit === 0) return { items: [] };
       let start = "-inf";
       if (page.cursor !== undefined) {
-        const after = Number(decodeCursor(page.cursor));
-        if (!Number.isSafeInteger(after)) throw new CommandError("bad-request", `Invalid cursor '${page.cursor}'`);
-        start = `(${after}`;
+        start = `(${ordinalOfCursor(kind, page.cursor)}`;
       }
       // limit + 1 tells whether another page follows, so the last page has no cursor.
       const flat = await redisCall(redis.zrangebyscore(keys.order, start, "+inf", "WITHSCORES", "LIMIT", 0, limit + 1));
@@ -233,7 +231,7 @@ export async function createRedisRepository(options: RedisRepositoryOptions): Pr
       }
       await settleSubmodels(kind, items);
       if (flat.length / 2 <= limit) return { items };
-      return { items, cursor: encodeCursor(ordinals[ordinals.length - 1]) };
+      return { items, cursor: identifiableCursor(kind, Number(ordinals[ordinals.length - 1])) };
     },
 
     async listIdentifiablesByTerms(kind, terms, page) {

@@ -1,6 +1,12 @@
-import { CommandError, type IdentifiableKind, type RepositoryPage, type StoredIdentifiable } from "@twinport/shared";
+import {
+  CommandError,
+  type IdentifiableKind,
+  identifiableCursor,
+  ordinalOfCursor,
+  type RepositoryPage,
+  type StoredIdentifiable,
+} from "@twinport/shared";
 import type { Redis } from "ioredis";
-import { decodeCursor, encodeCursor } from "./element-reads.ts";
 import { redisCall } from "./redis-errors.ts";
 import { orderKeyOf, type RedisLayout, unpackIdentifiable } from "./redis-layout.ts";
 
@@ -23,8 +29,7 @@ export async function listByTerms(
   const { rec, order } = layout.identifiable(kind);
   let after = -1;
   if (page.cursor !== undefined) {
-    after = Number(decodeCursor(page.cursor));
-    if (!Number.isSafeInteger(after)) throw new CommandError("bad-request", `Invalid cursor '${page.cursor}'`);
+    after = ordinalOfCursor(kind, page.cursor);
   }
   const limit = Math.max(page.limit, 0);
   if (limit === 0 || terms.length === 0) return { items: [] };
@@ -49,7 +54,7 @@ export async function listByTerms(
     });
   }
   if (members.length <= limit) return { items };
-  return { items, cursor: encodeCursor(String(ordinals[ordinals.length - 1])) };
+  return { items, cursor: identifiableCursor(kind, ordinals[ordinals.length - 1]!) };
 }
 
 /** The term with the fewest entries (undefined when one has none: nothing carries every term). */

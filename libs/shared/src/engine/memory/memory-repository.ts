@@ -13,6 +13,7 @@ import type {
 } from "../ports/index.ts";
 import { externalChildPath, listItemToken, resolvePath } from "../ports/list-item-paths.ts";
 import { batchIndexOf } from "../ports/repository.ts";
+import { childCursor, identifiableCursor, ordinalOfCursor, sortKeyOfCursor } from "../ports/repository-cursors.ts";
 import { createMemoryEventLog, type MemoryEventLogRetention } from "./memory-event-log.ts";
 import { createMemoryIdempotency } from "./memory-idempotency.ts";
 import { createMemoryOperationHandles } from "./memory-operation-handles.ts";
@@ -64,15 +65,6 @@ const KINDS: readonly IdentifiableKind[] = ["shell", "submodel", "concept-descri
 
 function orderKeyOf(ordinal: number): string {
   return ordinal.toString(16).padStart(16, "0");
-}
-
-function encodeCursor(text: string): string {
-  return Buffer.from(text, "utf8").toString("base64url");
-}
-
-function decodeCursor(cursor: string): string {
-  if (!/^[A-Za-z0-9_-]*$/.test(cursor)) throw new CommandError("bad-request", `Invalid cursor '${cursor}'`);
-  return Buffer.from(cursor, "base64url").toString("utf8");
 }
 
 /** First index whose sortKey is greater than `after` (entries are sorted by sortKey). */
@@ -299,9 +291,7 @@ export function createMemoryRepository(options: MemoryRepositoryOptions = {}): R
     const byId = identifiablesOf(kind);
     let start = 0;
     if (page.cursor !== undefined) {
-      const after = Number(decodeCursor(page.cursor));
-      if (!Number.isSafeInteger(after)) throw new CommandError("bad-request", `Invalid cursor '${page.cursor}'`);
-      start = firstOrdinalAfter(order.ordinals, after);
+      start = firstOrdinalAfter(order.ordinals, ordinalOfCursor(kind, page.cursor));
     }
     const end = Math.min(start + Math.max(page.limit, 0), order.ids.length);
     const items: StoredIdentifiable[] = [];
@@ -311,7 +301,7 @@ export function createMemoryRepository(options: MemoryRepositoryOptions = {}): R
       items.push({ kind, id, json: record.json, revision: record.revision });
     }
     if (end >= order.ids.length || end === start) return { items };
-    return { items, cursor: encodeCursor(String(order.ordinals[end - 1])) };
+    return { items, cursor: identifiableCursor(kind, order.ordinals[end - 1]!) };
   }
 
   const repository: Repository = {
@@ -356,7 +346,7 @@ export function createMemoryRepository(options: MemoryRepositoryOptions = {}): R
       const elements = elementsOf(submodelId);
       const parentInternal = resolve(elements, parentPath);
       const siblings = (parentInternal !== undefined && elements?.children.get(parentInternal)) || [];
-      const start = page.cursor === undefined ? 0 : firstAfter(siblings, decodeCursor(page.cursor));
+      const start = page.cursor === undefined ? 0 : firstAfter(siblings, sortKeyOfCursor(page.cursor));
       const end = Math.min(start + Math.max(page.limit, 0), siblings.length);
       const items: StoredElement[] = [];
       for (let i = start; i < end; i++) {
@@ -365,7 +355,7 @@ export function createMemoryRepository(options: MemoryRepositoryOptions = {}): R
           items.push(toStoredElement(externalChildPath(parentPath, parentInternal!, siblings[i].path, i), record));
       }
       if (end >= siblings.length || end === start) return { items };
-      return { items, cursor: encodeCursor(siblings[end - 1].sortKey) };
+      return { items, cursor: childCursor(siblings[end - 1].sortKey) };
     },
 
     async getSubtree(submodelId, path, maxDepth) {
