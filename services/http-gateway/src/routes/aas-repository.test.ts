@@ -65,6 +65,12 @@ describe("AAS Repository API (/shells)", () => {
     ]) {
       assertResult(await call(app, "GET", `/api/v3.0/shells?${query}`), 400);
     }
+    // Past 2^53 the message says why 9007199254740992 is not taken.
+    assertResult(
+      await call(app, "GET", "/api/v3.0/shells?limit=9007199254740992"),
+      400,
+      /no larger than 9007199254740991/,
+    );
   });
 
   it("filters by idShort and by assetIds (base64url JSON, object or array)", async () => {
