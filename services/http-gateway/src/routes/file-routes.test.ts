@@ -171,6 +171,9 @@ describe("file, format and package routes", () => {
     assertResult(await call(app, "GET", `${API}/serialization`, { headers: { Accept: "text/html" } }), 406, /Accept/);
     assertResult(await call(app, "GET", `${API}/serialization?includeConceptDescriptions=yes`), 400);
     assertResult(await call(app, "GET", `${API}/serialization?aasIds=***`), 400);
+    // An empty value names nothing: a 400, not the whole repository.
+    assertResult(await call(app, "GET", `${API}/serialization?aasIds=`), 400, /empty value/);
+    assertResult(await call(app, "GET", `${API}/serialization?submodelIds=${b64(SHELL_1)},`), 400, /empty value/);
     assertResult(await call(app, "GET", `${API}/serialization?aasIds=${b64("urn:unknown")}`), 404);
   });
 

@@ -71,8 +71,11 @@ export function serializationRoutes({ send }: RouteDeps): ApiRoute[] {
  * store, which knows whether an id with a comma exists.
  */
 function idsQuery(c: GatewayContext, name: string): string[] | undefined {
-  const values = (c.req.queries(name) ?? []).flatMap((value) => value.split(",")).filter((value) => value !== "");
+  const values = (c.req.queries(name) ?? []).flatMap((value) => value.split(","));
   if (values.length === 0) return undefined;
+  // "aasIds=" (a client whose id came out empty) names nothing; read as absent it would serve the
+  // whole repository, which no parameter at all asks for.
+  if (values.includes("")) throw badRequest(`Query parameter "${name}" has an empty value: it names no identifier`);
   return values.map((value) => {
     try {
       return decodeBase64Url(value);
