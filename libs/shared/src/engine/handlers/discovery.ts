@@ -56,6 +56,14 @@ export async function postAllAssetLinks(
 ): Promise<Handled<unknown[]>> {
   const links = readAssetLinks(cmd.params.body, ctx.validation.onUpdate);
   const global = links.find((link) => link.name === GLOBAL_ASSET_ID_NAME);
+  // The global asset id is a plain string in AssetInformation: what else such a link carries would be
+  // dropped while the answer says 201.
+  const extra = global === undefined ? [] : Object.keys(global).filter((key) => key !== "name" && key !== "value");
+  if (extra.length > 0)
+    throw new CommandError(
+      "bad-request",
+      `The "${GLOBAL_ASSET_ID_NAME}" link sets the shell's global asset id, a plain identifier: it cannot keep ${extra.join(", ")}`,
+    );
   const specific = links.filter((link) => link.name !== GLOBAL_ASSET_ID_NAME);
   const names = new Set(specific.map((link) => link.name));
   const { shell, event } = await rewriteShell(ctx, {

@@ -248,6 +248,14 @@ describe("Basic Discovery commands: asset links are the shell's asset ids", () =
       /more than once/,
     );
     await t.fails("PostAllAssetLinksById", { aasId: "urn:missing", body: '[{"name":"a","value":"b"}]' }, "not-found");
+    // The global asset id is a plain identifier: an externalSubjectId on its link has nowhere to go.
+    const subject = { type: "ExternalReference", keys: [{ type: "GlobalReference", value: "urn:company:A" }] };
+    await t.fails(
+      "PostAllAssetLinksById",
+      { aasId: SHELL, body: JSON.stringify([{ name: "globalAssetId", value: "urn:g", externalSubjectId: subject }]) },
+      "bad-request",
+      /externalSubjectId/,
+    );
     await t.fails("GetAllAssetLinksById", { aasId: "urn:missing" }, "not-found");
     await t.fails("DeleteAllAssetLinksById", { aasId: "https://example.org/cd/serial-number" }, "not-found");
   });
