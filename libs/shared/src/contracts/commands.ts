@@ -4,6 +4,16 @@ import { OPERATION_COMMAND_TYPES, OPERATION_WRITE_COMMANDS, type OperationComman
 import type { Paged } from "./replies.ts";
 
 /**
+ * One `assetIds` filter value: the name and value of a SpecificAssetId (or "globalAssetId"), and,
+ * when the client gave one, the externalSubjectId the asset id must carry too (a Reference as JSON).
+ */
+export interface AssetIdQuery {
+  name: string;
+  value: string;
+  externalSubjectId?: { type?: string; keys: { type: string; value: string }[] };
+}
+
+/**
  * Commands and queries: the one operation model every endpoint (HTTP, OPC UA, asset connections)
  * translates its requests into. Names follow the operationIds of the AAS API v3.0.1.
  *
@@ -25,7 +35,7 @@ export interface CommandMap extends FileCommandMap, OperationCommandMap {
     params: {
       page?: PageRequest;
       idShort?: string;
-      assetIds?: { name: string; value: string }[];
+      assetIds?: AssetIdQuery[];
       modifiers?: OutputModifiers;
     };
     result: Paged<unknown>;
@@ -61,7 +71,7 @@ export interface CommandMap extends FileCommandMap, OperationCommandMap {
 
   // ---- Basic Discovery API: asset links are the shells' asset ids (docs/adr/0005)
   GetAllAssetAdministrationShellIdsByAssetLink: {
-    params: { page?: PageRequest; assetIds?: { name: string; value: string }[] };
+    params: { page?: PageRequest; assetIds?: AssetIdQuery[] };
     result: Paged<string>;
   };
   GetAllAssetLinksById: { params: { aasId: string }; result: unknown[] };

@@ -1,3 +1,6 @@
+import type { AssetIdQuery } from "../contracts/index.ts";
+import { referenceMatches } from "./reference-filter.ts";
+
 /**
  * Asset links (Basic Discovery API) and the `assetIds` filter of /shells both read a shell's
  * asset identifiers: `assetInformation.globalAssetId`, spelled as the link named "globalAssetId",
@@ -8,11 +11,8 @@
 /** The reserved link name that stands for `assetInformation.globalAssetId` (AAS API §l). */
 export const GLOBAL_ASSET_ID_NAME = "globalAssetId";
 
-/** One `assetIds` query value: the name and value of a SpecificAssetId (or "globalAssetId"). */
-export interface AssetIdFilter {
-  name: string;
-  value: string;
-}
+/** One `assetIds` query value (contracts: AssetIdQuery). */
+export type AssetIdFilter = AssetIdQuery;
 
 interface AssetInformationJson {
   globalAssetId?: string;
@@ -33,5 +33,13 @@ export function assetLinksOf(shell: Record<string, unknown>): Record<string, unk
 /** Does the shell carry every one of the given asset ids (in any order)? */
 export function matchesAssetIds(shell: Record<string, unknown>, filters: readonly AssetIdFilter[]): boolean {
   const links = assetLinksOf(shell);
-  return filters.every(({ name, value }) => links.some((link) => link.name === name && link.value === value));
+  return filters.every(({ name, value, externalSubjectId }) =>
+    links.some(
+      (link) =>
+        link.name === name &&
+        link.value === value &&
+        (externalSubjectId === undefined ||
+          referenceMatches(link.externalSubjectId, { kind: "reference", ...externalSubjectId })),
+    ),
+  );
 }

@@ -85,4 +85,30 @@ describe("reference filters (isCaseOf, dataSpecificationRef)", () => {
     assert.ok(!anyReferenceMatches(undefined, filter));
     assert.ok(!anyReferenceMatches([], filter));
   });
+
+  it("refuses what the metamodel has not: another type, a key type, a member; compares a referredSemanticId", () => {
+    const refused = (value: unknown, pattern: RegExp) =>
+      assert.throws(
+        () => parseReferenceFilter("semanticId", JSON.stringify(value)),
+        (error: unknown) =>
+          error instanceof CommandError && error.code === "bad-request" && pattern.test(error.message),
+      );
+    refused({ ...iec, type: "NoSuchType" }, /type is ExternalReference or ModelReference/);
+    refused({ ...iec, bogus: 1 }, /has no "bogus"/);
+    refused({ type: "ExternalReference", keys: [{ type: "NoKey", value: "x" }] }, /KeyTypes/);
+    refused({ type: "ExternalReference", keys: [{ type: "GlobalReference", value: "x", extra: 1 }] }, /KeyTypes/);
+    refused({ ...iec, referredSemanticId: { keys: [] } }, /non-empty/);
+    const referred = { type: "ExternalReference", keys: [{ type: "GlobalReference", value: "urn:unit" }] };
+    const withReferred = { ...iec, referredSemanticId: referred };
+    const asked = (value: unknown) => parseReferenceFilter("semanticId", JSON.stringify(value));
+    assert.ok(referenceMatches(withReferred, asked(withReferred)));
+    assert.ok(referenceMatches(withReferred, asked(iec)), "a filter without it does not look at it");
+    assert.ok(!referenceMatches(iec, asked(withReferred)), "a filter with it needs it");
+    assert.ok(
+      !referenceMatches(
+        withReferred,
+        asked({ ...iec, referredSemanticId: { ...referred, keys: [{ type: "GlobalReference", value: "urn:other" }] } }),
+      ),
+    );
+  });
 });

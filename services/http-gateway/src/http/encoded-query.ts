@@ -1,4 +1,11 @@
-import { decodeBase64Url, isAasError } from "@twinport/shared";
+import {
+  type AssetIdQuery,
+  CommandError,
+  decodeBase64Url,
+  isAasError,
+  parseReferenceFilter,
+  type ReferenceFilter,
+} from "@twinport/shared";
 import { badRequest } from "./api-error.ts";
 import type { GatewayContext } from "./gateway-env.ts";
 import { singleQuery } from "./query.ts";
@@ -17,10 +24,7 @@ export function base64UrlQuery(c: GatewayContext, name: string): string | undefi
  * or comma-separated, each the base64url of a JSON SpecificAssetId-like object or of an array of
  * them (AAS API §l). The shell must match all of them; the engine filters.
  */
-export function assetIdsQuery(
-  c: GatewayContext,
-  names: readonly string[] = ["assetIds"],
-): { name: string; value: string }[] | undefined {
+export function assetIdsQuery(c: GatewayContext, names: readonly string[] = ["assetIds"]): AssetIdQuery[] | undefined {
   const values = names.flatMap((name) =>
     (c.req.queries(name) ?? []).flatMap((value) => value.split(",")).map((value) => ({ name, value })),
   );
@@ -50,10 +54,30 @@ function decodeQueryValue(name: string, encoded: string): string {
   }
 }
 
-function assetIdOf(parameter: string, candidate: unknown): { name: string; value: string } {
-  const { name, value } = (candidate ?? {}) as { name?: unknown; value?: unknown };
+/** A SpecificAssetId's members; semanticIds describe the id, they do not select it. */
+const ASSET_ID_MEMBERS = new Set(["name", "value", "externalSubjectId", "semanticId", "supplementalSemanticIds"]);
+
+function assetIdOf(parameter: string, candidate: unknown): AssetIdQuery {
+  const { name, value, externalSubjectId } = (candidate ?? {}) as Record<string, unknown>;
   if (typeof candidate !== "object" || typeof name !== "string" || typeof value !== "string") {
     throw badRequest(`Query parameter "${parameter}": each value must encode an object with string "name" and "value"`);
   }
-  return { name, value };
+  const unknown = Object.keys(candidate as object).filter((member) => !ASSET_ID_MEMBERS.has(member));
+  if (unknown.length > 0)
+    throw badRequest(
+      `Query parameter "${parameter}": a SpecificAssetId has no ${unknown.map((m) => `"${m}"`).join(", ")}`,
+    );
+  if (externalSubjectId === undefined) return { name, value };
+  // Checked as a Reference (a 400 for anything else), and then matched: an asset id of another subject is another one.
+  let subject: ReferenceFilter;
+  try {
+    subject = parseReferenceFilter(`${parameter}.externalSubjectId`, JSON.stringify(externalSubjectId));
+  } catch (error) {
+    if (error instanceof CommandError) throw badRequest(error.message);
+    throw error;
+  }
+  if (subject.kind !== "reference")
+    throw badRequest(`Query parameter "${parameter}": externalSubjectId must be a Reference`);
+  const { kind: _kind, ...reference } = subject;
+  return { name, value, externalSubjectId: reference };
 }

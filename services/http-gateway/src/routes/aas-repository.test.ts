@@ -98,6 +98,31 @@ describe("AAS Repository API (/shells)", () => {
     assertResult(await call(app, "GET", "/api/v3.0/shells?assetIds=%%%"), 400, /assetIds/);
     assertResult(await call(app, "GET", `/api/v3.0/shells?assetIds=${b64("not json")}`), 400, /assetIds/);
     assertResult(await call(app, "GET", `/api/v3.0/shells?assetIds=${b64('{"name":1}')}`), 400, /assetIds/);
+    // A member a SpecificAssetId does not have, or an externalSubjectId that is no Reference: refused.
+    const serial = { name: "serialNumber", value: "SN-0001" };
+    assertResult(
+      await call(app, "GET", `/api/v3.0/shells?assetIds=${b64(JSON.stringify({ ...serial, foo: 1 }))}`),
+      400,
+      /"foo"/,
+    );
+    assertResult(
+      await call(app, "GET", `/api/v3.0/shells?assetIds=${b64(JSON.stringify({ ...serial, externalSubjectId: "x" }))}`),
+      400,
+      /externalSubjectId/,
+    );
+    // An externalSubjectId given must be the asset id's own: this one carries none.
+    const subject = { type: "ExternalReference", keys: [{ type: "GlobalReference", value: "urn:company:B" }] };
+    const bySubject = await call(
+      app,
+      "GET",
+      `/api/v3.0/shells?assetIds=${b64(JSON.stringify({ ...serial, externalSubjectId: subject }))}`,
+    );
+    assert.deepEqual(bySubject.json.result, []);
+    const bySerial = await call(app, "GET", `/api/v3.0/shells?assetIds=${b64(JSON.stringify(serial))}`);
+    assert.deepEqual(
+      bySerial.json.result.map((shell: { id: string }) => shell.id),
+      [SHELL_1],
+    );
   });
 
   it("GET /shells/{id} answers the shell with a strong ETag, 304 when If-None-Match holds it", async () => {
