@@ -7,7 +7,7 @@
  * makes none of its nodes. Counts come from /metrics.
  */
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
@@ -119,6 +119,15 @@ export function opcuaBoundedSuite(mode: Mode): void {
     for (const [k, i] of watched.entries())
       await monitors[k]!.waitFor((value) => value.value.value === i, 5000, `the initial ${i}`);
     assert.ok((await elements()) >= watched.length + 1, "the pins win over the bound");
+    // The operator is told, at warn level (pino's 40), as docs/opcua.md says.
+    const warned = readFileSync(system.opcuaLogs[0]!, "utf8")
+      .split("\n")
+      .filter((line) => line.includes("exceed maxMaterializedElements"));
+    assert.ok(warned.length > 0, "the bound that cannot be kept is logged");
+    assert.ok(
+      warned.every((line) => JSON.parse(line).level === 40),
+      warned.join("\n"),
+    );
     for (let i = 40; i < 45; i++) await readMany(boss, i);
     for (const [k, i] of [[0, 20], ...watched.map((i, k) => [k + 1, i])] as [number, number][]) {
       const written = await boss.write(valueNode(i), { dataType: DataType.Int32, value: 1000 + i });

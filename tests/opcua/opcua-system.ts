@@ -19,6 +19,8 @@ export interface OpcuaSystem {
   /** One connected client per OPC UA endpoint (embedded: one; distributed: one per opcua-gateway). */
   opcua: OpcuaTestClient[];
   opcuaUrls: string[];
+  /** The log file of each process serving OPC UA, in the order of `opcua`. */
+  opcuaLogs: string[];
   /** The management URL (/metrics) of each process serving OPC UA, in the order of `opcua`. */
   management: string[];
   stop(): Promise<void>;
@@ -80,6 +82,7 @@ export async function startOpcuaSystem(mode: Mode, options: OpcuaSystemOptions =
     const httpPort = await freePort();
     const opcuaUrls: string[] = [];
     const management: string[] = [];
+    const opcuaLogs: string[] = [];
     if (mode === "embedded") {
       const cwd = tempDir("embedded");
       const opcuaPort = await freePort();
@@ -93,6 +96,7 @@ export async function startOpcuaSystem(mode: Mode, options: OpcuaSystemOptions =
       http = createHttpClient(`https://127.0.0.1:${httpPort}/api/v3.0`, { ca: findCertificate(cwd) });
       opcuaUrls.push(...(process.details.opcua as string[]));
       management.push(process.details.management as string);
+      opcuaLogs.push(process.logFile);
     } else {
       [redis, nats] = await Promise.all([startRedis(options.redis), startNats()]);
       const env = { TWINPORT_PERSISTENCE_URL: redis.url, TWINPORT_MESSAGEBUS_URL: nats.url };
@@ -119,11 +123,12 @@ export async function startOpcuaSystem(mode: Mode, options: OpcuaSystemOptions =
       for (const process of processes.filter((p) => p.role === "opcua-gateway")) {
         opcuaUrls.push(...(process.details.opcua as string[]));
         management.push(process.details.management as string);
+        opcuaLogs.push(process.logFile);
       }
     }
     const pki = tempDir("client");
     for (const url of opcuaUrls) clients.push(await connectOpcua(url, pki));
-    return { mode, http, opcua: clients, opcuaUrls, management, stop };
+    return { mode, http, opcua: clients, opcuaUrls, opcuaLogs, management, stop };
   } catch (error) {
     await stop();
     throw error;

@@ -122,6 +122,8 @@ export async function startOpcuaGateway(deps: OpcuaGatewayDeps): Promise<Running
       bus: deps.bus,
       endpoint,
       log: deps.log ?? stderrLine,
+      // Warnings at warn level where the process has a logger (a bound it cannot keep, ADR 0036).
+      ...(deps.logger ? { warn: (line: string) => deps.logger!.warn({ component: "opcua" }, line) } : {}),
       ...(deps.security
         ? {
             access: {

@@ -25,6 +25,8 @@ export interface AddressSpaceDeps {
   bus: EventBus;
   endpoint: OpcUaEndpointConfig;
   log(line: string): void;
+  /** Lines that call for the operator's attention; default: `log`. */
+  warn?(line: string): void;
   /** How Operation method calls run (default: InvokeOperation on the store, see operation-invoker.ts). */
   invoke?: OperationInvoker;
   /** The access rules, when security is configured: each session sees and may do what they grant it. */
@@ -106,7 +108,7 @@ export async function attachAddressSpace(server: OPCUAServer, deps: AddressSpace
   const lazy = new LazyIdentifiables({
     releaseAfterMs: deps.endpoint.releaseUnusedNodesAfterMs,
     maxElements: deps.endpoint.maxMaterializedElements,
-    warn: deps.log,
+    warn: deps.warn ?? deps.log,
   });
   const target = { store: deps.store, log: deps.log, builder, ctx, environment, conceptDescriptions, lazy };
   sync = await startAddressSpaceSync({ bus: deps.bus, target, log: deps.log });
