@@ -875,6 +875,20 @@ test("core.shutdownDelay above PT1H is refused (a typo, and setTimeout would fir
   assert.equal(config.core.shutdownDelay, "PT1H");
 });
 
+test("core.shutdownDelay that is no ISO 8601 duration is a ConfigError naming the key, as other durations are", () => {
+  for (const text of ["5", "5s", "abc", "-PT1S"]) {
+    assert.equal(
+      configError(() => loadConfig({ role: "embedded", overrides: [`core.shutdownDelay=${text}`] })).message,
+      `Invalid value at 'core.shutdownDelay': expected an ISO 8601 duration such as PT5S (got string ${JSON.stringify(text)})`,
+    );
+  }
+  assert.match(
+    configError(() => loadConfig({ role: "embedded", configFile: configFile({ core: { shutdownDelay: "5s" } }) }))
+      .message,
+    /^Invalid value at 'core\.shutdownDelay': expected an ISO 8601 duration such as PT5S/,
+  );
+});
+
 test("isoDurationToMs", () => {
   assert.equal(isoDurationToMs("PT1H"), 3_600_000);
   assert.equal(isoDurationToMs("P1DT30M"), 86_400_000 + 1_800_000);
