@@ -537,6 +537,68 @@ describe("environment overrides", () => {
   });
 });
 
+describe("CORS settings (FA³ST's comma-separated texts)", () => {
+  const http = (overrides: string[], env: NodeJS.ProcessEnv = {}) =>
+    loadConfig({ role: "embedded", endpointKinds: ["http"], overrides, env }).config.endpoints[0] as HttpEndpointConfig;
+  test("lists of methods, header names and origins load as written", () => {
+    const endpoint = http([
+      "endpoints[0].corsAllowedMethods=GET, PATCH,DELETE",
+      "endpoints[0].corsAllowedHeaders=Content-Type, Authorization",
+      "endpoints[0].corsExposedHeaders=ETag",
+      "endpoints[0].corsAllowedOrigin=https://app.example.com, http://localhost:3000",
+      "endpoints[0].corsAllowCredentials=true",
+    ]);
+    assert.equal(endpoint.corsAllowedMethods, "GET, PATCH,DELETE");
+    assert.equal(endpoint.corsAllowedOrigin, "https://app.example.com, http://localhost:3000");
+    assert.equal(http(["endpoints[0].corsAllowedHeaders="]).corsAllowedHeaders, "");
+    // FA³ST's own example writes a bare host: it loads, with a warning that it lets no page in.
+    const loaded = loadConfig({
+      role: "embedded",
+      endpointKinds: ["http"],
+      overrides: ["endpoints[0].corsAllowedOrigin=localhost"],
+    });
+    assert.match(
+      loaded.warnings.join("\n"),
+      /'endpoints\[0\]\.corsAllowedOrigin' names 'localhost', which has no scheme/,
+    );
+  });
+  test("anything else is refused from the command line, the environment and a file, naming the key and the form", () => {
+    assert.equal(
+      configError(() => http(['endpoints[0].corsAllowedMethods=["GET","PATCH"]'])).message,
+      `Invalid value at 'endpoints[0].corsAllowedMethods': expected comma-separated HTTP methods, such as "GET, POST, HEAD" (got string ${JSON.stringify('["GET","PATCH"]')})`,
+    );
+    assert.match(
+      configError(() => http([], { TWINPORT_ENDPOINTS_0_CORSALLOWEDHEADERS: "Content-Type; Accept" })).message,
+      /^Invalid value at 'endpoints\[0\]\.corsAllowedHeaders': expected nothing or comma-separated header names/,
+    );
+    assert.match(
+      configError(() => http(["endpoints[0].corsExposedHeaders=ETag,,Link"])).message,
+      /^Invalid value at 'endpoints\[0\]\.corsExposedHeaders': expected nothing or comma-separated header names/,
+    );
+    assert.match(configError(() => http(["endpoints[0].corsAllowedMethods="])).message, /corsAllowedMethods/);
+    for (const origin of [
+      "https://app.example.com/",
+      "https://app.example.com/api",
+      "*, https://a.example",
+      "HTTPS://A.EXAMPLE",
+      "null",
+    ]) {
+      const file = configFile({ endpoints: [{ "@class": "endpoint.http.HttpEndpoint", corsAllowedOrigin: origin }] });
+      assert.match(
+        configError(() => loadConfig({ role: "embedded", configFile: file })).message,
+        /^Invalid value at 'endpoints\[0\]\.corsAllowedOrigin': expected "\*" or comma-separated origins as browsers send them \(scheme:\/\/host\[:port\]/,
+        origin,
+      );
+    }
+  });
+  test("corsAllowCredentials with origin * is refused: browsers reject that answer", () => {
+    assert.equal(
+      configError(() => http(["endpoints[0].corsAllowCredentials=true"])).message,
+      `Invalid value at 'endpoints[0].corsAllowCredentials': corsAllowCredentials true needs the origins named in corsAllowedOrigin: browsers refuse a credentialed answer that allows origin "*" (got boolean true)`,
+    );
+  });
+});
+
 describe("the web console switch (consoleEnabled)", () => {
   const consoleEnabled = (options: Parameters<typeof loadConfig>[0]) =>
     (loadConfig(options).config.endpoints[0] as HttpEndpointConfig).consoleEnabled;

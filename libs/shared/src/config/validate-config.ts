@@ -5,7 +5,8 @@ import { type ClassedSection, classSuffix } from "./class-names.ts";
 import { ConfigError, formatConfigPath } from "./config-error.ts";
 import { CONFIG_SECTIONS, SECTION_NAMES } from "./config-sections.ts";
 import { type CoreConfig, coreSchema } from "./core.ts";
-import { type EndpointConfig, endpointSection } from "./endpoints.ts";
+import { corsOriginWarnings } from "./cors-settings.ts";
+import { type EndpointConfig, endpointSection, isHttpEndpoint } from "./endpoints.ts";
 import { type EventsConfig, eventsSchema } from "./events.ts";
 import {
   ignoredFaaastOption,
@@ -238,6 +239,10 @@ export function validateConfigWithWarnings(raw: unknown): { config: TwinportConf
       : parseWith<SecurityConfig>(securitySchema, raw.security, ["security"], found);
   const events = parseWith<EventsConfig>(eventsSchema, raw.events ?? {}, ["events"], found);
   if (issues.length > 0 || !core || !persistence || !messageBus || !fileStorage) throw new ConfigError(issues);
+  endpoints.forEach((endpoint, index) => {
+    if (isHttpEndpoint(endpoint))
+      found.warnings.push(...corsOriginWarnings(endpoint.corsAllowedOrigin, `endpoints[${index}].corsAllowedOrigin`));
+  });
   if (fileStorage["@class"] === FILE_STORAGE_FILESYSTEM_CLASS && fileStorage.path === undefined) {
     fileStorage.path = `${core.stateDir}/files`;
   }
