@@ -519,11 +519,11 @@ describe("environment overrides", () => {
     assert.equal(warnings.length, 3);
     assert.match(
       warnings.find((w) => w.includes("TWINPORT_SERVICE_HOST"))!,
-      /Unknown key 'SERVICE'\. Allowed: core, endpoints, persistence, messageBus, fileStorage, assetConnections/,
+      /Unknown key 'service'\. Allowed: core, endpoints, persistence, messageBus, fileStorage, assetConnections/,
     );
     assert.match(
       warnings.find((w) => w.includes("TWINPORT_ENDPOINTS_0_PROT"))!,
-      /Unknown key 'endpoints\[0\]\.PROT'\. Did you mean 'port'\? Allowed: @class, profiles, .*port/,
+      /Unknown key 'endpoints\[0\]\.prot'\. Did you mean 'port'\? Allowed: @class, profiles, .*port/,
     );
     assert.match(warnings.find((w) => w.includes("TWINPORT_ENDPOINTS_7_PORT"))!, /has 2 entries/);
     assert.equal(config.endpoints.length, 2);
@@ -752,8 +752,30 @@ describe("command-line overrides", () => {
   test("a setting of the memory persistence does not exist on Redis and the other way round", () => {
     assert.match(
       configError(() => loadConfig({ role: "embedded", overrides: ["persistence.url=redis://x"] })).message,
-      /^Unknown key 'persistence\.url'\. Allowed: @class, initialModelFile$/,
+      /^Unknown key 'persistence\.url' for persistence\.memory\.PersistenceInMemory: it is a setting of persistence\.redis\.PersistenceRedis \(set persistence\.@class=persistence\.redis\.PersistenceRedis to use that\)\. Allowed: @class, initialModelFile$/,
     );
+  });
+
+  test("an environment variable naming another class's setting: the key as a file writes it, and the class that takes it", () => {
+    const { config, warnings } = loadConfig({
+      role: "embedded",
+      env: { TWINPORT_PERSISTENCE_URL: "redis://127.0.0.1:6390", TWINPORT_ENDPOINTS_0_TCPPORT: "4841" },
+    });
+    assert.deepEqual(warnings, [
+      "Ignoring environment variable TWINPORT_ENDPOINTS_0_TCPPORT: Unknown key 'endpoints[0].tcpPort' for endpoint.http.HttpEndpoint: it is a setting of endpoint.opcua.OpcUaEndpoint (set TWINPORT_ENDPOINTS_0_CLASS=endpoint.opcua.OpcUaEndpoint to use that). Allowed: @class, profiles, certificate, corsAllowCredentials, corsAllowedHeaders, corsAllowedMethods, corsAllowedOrigin, corsEnabled, isCorsEnabled, corsExposedHeaders, corsMaxAge, hostname, includeErrorDetails, port, sniEnabled, sslEnabled, pathPrefix, host, maxRequestBodySize, consoleEnabled, openApiEnabled",
+      "Ignoring environment variable TWINPORT_PERSISTENCE_URL: Unknown key 'persistence.url' for persistence.memory.PersistenceInMemory: it is a setting of persistence.redis.PersistenceRedis (set TWINPORT_PERSISTENCE_CLASS=persistence.redis.PersistenceRedis to use that). Allowed: @class, initialModelFile",
+    ]);
+    assert.equal(config.persistence["@class"], "persistence.memory.PersistenceInMemory");
+    // With the class named too, both apply.
+    const redis = loadConfig({
+      role: "embedded",
+      env: {
+        TWINPORT_PERSISTENCE_CLASS: "persistence.redis.PersistenceRedis",
+        TWINPORT_PERSISTENCE_URL: "redis://127.0.0.1:6390",
+      },
+    });
+    assert.deepEqual(redis.warnings, []);
+    assert.equal((redis.config.persistence as { url: string }).url, "redis://127.0.0.1:6390");
   });
 });
 

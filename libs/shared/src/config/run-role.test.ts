@@ -77,7 +77,7 @@ test("the start function gets the loaded configuration; warnings go to stderr", 
     .filter((line) => line.startsWith("{"))
     .map((line) => JSON.parse(line))
     .find((line) => line.component === "config");
-  assert.match(warning?.msg ?? "", /^Ignoring environment variable TWINPORT_UNKNOWN: Unknown key 'UNKNOWN'/);
+  assert.match(warning?.msg ?? "", /^Ignoring environment variable TWINPORT_UNKNOWN: Unknown key 'unknown'/);
   assert.equal(warning.level, 40);
 });
 
