@@ -599,6 +599,40 @@ describe("CORS settings (FA³ST's comma-separated texts)", () => {
   });
 });
 
+describe("OPC UA endpoint settings nobody could connect with", () => {
+  const load = (...overrides: string[]) => loadConfig({ role: "embedded", endpointKinds: ["opcua"], overrides });
+  test("no security policy, or no authentication, is refused", () => {
+    assert.equal(
+      configError(() => load("endpoints[0].supportedSecurityPolicies=[]")).message,
+      "Invalid value at 'endpoints[0].supportedSecurityPolicies': no security policy listed, so the endpoint offers no way to connect; list at least one of NONE, BASIC128RSA15, BASIC256, BASIC256SHA256, AES128_SHA256_RSAOAEP, AES256_SHA256_RSAPSS",
+    );
+    assert.equal(
+      configError(() => load("endpoints[0].supportedAuthentications=[]")).message,
+      "Invalid value at 'endpoints[0].supportedAuthentications': no authentication listed, so no client can open a session; list at least one of Anonymous, UserName, Certificate",
+    );
+  });
+  test("UserName or Certificate with NONE as the only policy is refused (docs/opcua.md), even beside Anonymous", () => {
+    assert.equal(
+      configError(() =>
+        load('endpoints[0].supportedAuthentications=["UserName"]', 'endpoints[0].supportedSecurityPolicies=["NONE"]'),
+      ).message,
+      "Invalid value at 'endpoints[0].supportedSecurityPolicies': supportedAuthentications lists UserName, which needs a security policy besides NONE (the password or user certificate is protected with it): with NONE alone no client can log in that way. Add one, e.g. BASIC256SHA256",
+    );
+    assert.match(
+      configError(() =>
+        load(
+          "endpoints[0].supportedAuthentications=Anonymous,Certificate",
+          "endpoints[0].supportedSecurityPolicies=NONE",
+        ),
+      ).message,
+      /supportedAuthentications lists Certificate, which needs a security policy besides NONE/,
+    );
+    // Anonymous alone on NONE, and logins beside a policy that protects them, load.
+    load("endpoints[0].supportedSecurityPolicies=NONE");
+    load("endpoints[0].supportedAuthentications=UserName", "endpoints[0].supportedSecurityPolicies=BASIC256SHA256");
+  });
+});
+
 describe("the web console switch (consoleEnabled)", () => {
   const consoleEnabled = (options: Parameters<typeof loadConfig>[0]) =>
     (loadConfig(options).config.endpoints[0] as HttpEndpointConfig).consoleEnabled;
