@@ -313,9 +313,16 @@ async function openManagementPort(
 ): Promise<ManagementServer | undefined> {
   const configured = config.core.managementPort;
   if (configured === -1) return undefined;
+  const host = managementHost(config, role);
   return startManagementServer({
     port: configured ?? DEFAULT_MANAGEMENT_PORT,
-    host: managementHost(config, role),
+    host,
+    ...(config.core.managementHost === undefined && host !== "0.0.0.0"
+      ? {
+          hostSetting:
+            "the endpoints' host (core.managementHost is unset, so the management port binds where all endpoints do), or core.managementHost,",
+        }
+      : {}),
     metrics,
     fallbackToFreePort: configured === undefined,
     onFallback: (port, free) =>
