@@ -8,6 +8,7 @@ import {
   ConfigError,
   type HttpEndpointSummary,
   type Logger,
+  openHttpAccessInWords,
   type ProcessMetrics,
   type SecurityConfig,
   type StoreClient,
@@ -140,7 +141,7 @@ export async function startHttpEndpoint(deps: HttpEndpointDeps): Promise<Running
   const url = `${scheme}://${urlHost(settings)}:${port}`;
   if (!security) {
     deps.logger?.warn(
-      `HTTP endpoint ${url} is OPEN: no security section is configured, so anyone who can reach it can read, change and delete everything (DELETE /reset included). See docs/security.md.`,
+      `HTTP endpoint ${url} is OPEN: no security section is configured, so anyone who can reach it can ${openHttpAccessInWords(settings.profiles)}. See docs/security.md.`,
     );
   }
   return {
