@@ -97,6 +97,13 @@ function issueMessages(issue: z.core.$ZodIssue, schema: z.ZodType, input: unknow
       const here = schemaAt(schema, issue.path);
       const options = here ? objectOptions(here) : undefined;
       const value = valueAt(input, issue.path);
+      // A missing required setting that takes one of several forms: said as a missing one of one form is.
+      if (value === undefined)
+        return [
+          issue.message.startsWith("Invalid input")
+            ? `Missing '${at}'`
+            : `Missing '${at}' (${issue.message.replace(/^expected /, "")})`,
+        ];
       if (options && typeof value === "object" && value !== null && !Array.isArray(value))
         return [`Invalid value at '${at}': expected one of ${describeObjectOptions(options)}`];
       return plain();
