@@ -529,10 +529,33 @@ describe("environment overrides", () => {
     assert.equal(config.endpoints.length, 2);
   });
 
+  test("a refused value says where it came from: the variable, or the command line; a file's value says nothing more", () => {
+    const message = (options: { env?: NodeJS.ProcessEnv; overrides?: string[]; configFile?: string }) =>
+      configError(() => loadConfig({ role: "embedded", ...options })).message;
+    const refused = `Invalid value "verbose" at 'core.logLevel'. Allowed: fatal, error, warn, info, debug, trace`;
+    assert.equal(message({ env: { TWINPORT_CORE_LOGLEVEL: "verbose" } }), `${refused} (from TWINPORT_CORE_LOGLEVEL)`);
+    assert.equal(message({ overrides: ["core.logLevel=verbose"] }), `${refused} (from the command line)`);
+    assert.equal(message({ configFile: configFile({ core: { logLevel: "verbose" } }) }), refused);
+    // The command line wins over the variable, and so does its origin.
+    assert.equal(
+      message({ env: { TWINPORT_CORE_LOGLEVEL: "info" }, overrides: ["core.logLevel=verbose"] }),
+      `${refused} (from the command line)`,
+    );
+    // A whole section set at once: its parts are from there too.
+    assert.match(
+      message({ env: { TWINPORT_CORE: '{"logLevel":"verbose"}' } }),
+      /^Invalid value "verbose" at 'core\.logLevel'\..* \(from TWINPORT_CORE\)$/,
+    );
+    assert.match(
+      message({ env: { TWINPORT_PERSISTENCE_CLASS: "x.y.Z" } }),
+      /^Unknown @class 'x\.y\.Z' at persistence\..* \(from TWINPORT_PERSISTENCE_CLASS\)$/,
+    );
+  });
+
   test("a known setting with a bad value is an error, not a warning", () => {
     assert.equal(
       configError(() => loadConfig({ role: "embedded", env: { TWINPORT_ENDPOINTS_0_PORT: "eighty" } })).message,
-      `Invalid value at 'endpoints[0].port': expected number, got string "eighty"`,
+      `Invalid value at 'endpoints[0].port': expected number, got string "eighty" (from TWINPORT_ENDPOINTS_0_PORT)`,
     );
   });
 });
@@ -565,7 +588,7 @@ describe("CORS settings (FA³ST's comma-separated texts)", () => {
   test("anything else is refused from the command line, the environment and a file, naming the key and the form", () => {
     assert.equal(
       configError(() => http(['endpoints[0].corsAllowedMethods=["GET","PATCH"]'])).message,
-      `Invalid value at 'endpoints[0].corsAllowedMethods': expected comma-separated HTTP methods, such as "GET, POST, HEAD" (got string ${JSON.stringify('["GET","PATCH"]')})`,
+      `Invalid value at 'endpoints[0].corsAllowedMethods': expected comma-separated HTTP methods, such as "GET, POST, HEAD" (got string ${JSON.stringify('["GET","PATCH"]')}) (from the command line)`,
     );
     assert.match(
       configError(() => http([], { TWINPORT_ENDPOINTS_0_CORSALLOWEDHEADERS: "Content-Type; Accept" })).message,
@@ -594,7 +617,7 @@ describe("CORS settings (FA³ST's comma-separated texts)", () => {
   test("corsAllowCredentials with origin * is refused: browsers reject that answer", () => {
     assert.equal(
       configError(() => http(["endpoints[0].corsAllowCredentials=true"])).message,
-      `Invalid value at 'endpoints[0].corsAllowCredentials': corsAllowCredentials true needs the origins named in corsAllowedOrigin: browsers refuse a credentialed answer that allows origin "*" (got boolean true)`,
+      `Invalid value at 'endpoints[0].corsAllowCredentials': corsAllowCredentials true needs the origins named in corsAllowedOrigin: browsers refuse a credentialed answer that allows origin "*" (got boolean true) (from the command line)`,
     );
   });
 });
@@ -604,11 +627,11 @@ describe("OPC UA endpoint settings nobody could connect with", () => {
   test("no security policy, or no authentication, is refused", () => {
     assert.equal(
       configError(() => load("endpoints[0].supportedSecurityPolicies=[]")).message,
-      "Invalid value at 'endpoints[0].supportedSecurityPolicies': no security policy listed, so the endpoint offers no way to connect; list at least one of NONE, BASIC128RSA15, BASIC256, BASIC256SHA256, AES128_SHA256_RSAOAEP, AES256_SHA256_RSAPSS",
+      "Invalid value at 'endpoints[0].supportedSecurityPolicies': no security policy listed, so the endpoint offers no way to connect; list at least one of NONE, BASIC128RSA15, BASIC256, BASIC256SHA256, AES128_SHA256_RSAOAEP, AES256_SHA256_RSAPSS (from the command line)",
     );
     assert.equal(
       configError(() => load("endpoints[0].supportedAuthentications=[]")).message,
-      "Invalid value at 'endpoints[0].supportedAuthentications': no authentication listed, so no client can open a session; list at least one of Anonymous, UserName, Certificate",
+      "Invalid value at 'endpoints[0].supportedAuthentications': no authentication listed, so no client can open a session; list at least one of Anonymous, UserName, Certificate (from the command line)",
     );
   });
   test("UserName or Certificate with NONE as the only policy is refused (docs/opcua.md), even beside Anonymous", () => {
@@ -616,7 +639,7 @@ describe("OPC UA endpoint settings nobody could connect with", () => {
       configError(() =>
         load('endpoints[0].supportedAuthentications=["UserName"]', 'endpoints[0].supportedSecurityPolicies=["NONE"]'),
       ).message,
-      "Invalid value at 'endpoints[0].supportedSecurityPolicies': supportedAuthentications lists UserName, which needs a security policy besides NONE (the password or user certificate is protected with it): with NONE alone no client can log in that way. Add one, e.g. BASIC256SHA256",
+      "Invalid value at 'endpoints[0].supportedSecurityPolicies': supportedAuthentications lists UserName, which needs a security policy besides NONE (the password or user certificate is protected with it): with NONE alone no client can log in that way. Add one, e.g. BASIC256SHA256 (from the command line)",
     );
     assert.match(
       configError(() =>
@@ -644,7 +667,7 @@ describe("the web console switch (consoleEnabled)", () => {
     assert.equal(consoleEnabled({ role: "embedded", overrides: ["endpoints[0].consoleEnabled=false"] }), false);
     assert.equal(
       configError(() => loadConfig({ role: "embedded", overrides: ["endpoints[0].consoleEnabled=maybe"] })).message,
-      `Invalid value at 'endpoints[0].consoleEnabled': expected boolean (true or false), got string "maybe"`,
+      `Invalid value at 'endpoints[0].consoleEnabled': expected boolean (true or false), got string "maybe" (from the command line)`,
     );
   });
 });
@@ -987,7 +1010,7 @@ describe("errors in the file", () => {
 test("core.shutdownDelay above PT1H is refused (a typo, and setTimeout would fire at once past ~24.8 days)", () => {
   assert.equal(
     configError(() => loadConfig({ role: "embedded", env: { TWINPORT_CORE_SHUTDOWNDELAY: "P1Y" } })).message,
-    `Invalid value at 'core.shutdownDelay': at most PT1H (got string "P1Y")`,
+    `Invalid value at 'core.shutdownDelay': at most PT1H (got string "P1Y") (from TWINPORT_CORE_SHUTDOWNDELAY)`,
   );
   const config = loadConfig({ role: "embedded", env: { TWINPORT_CORE_SHUTDOWNDELAY: "PT1H" } }).config;
   assert.equal(config.core.shutdownDelay, "PT1H");
@@ -997,7 +1020,7 @@ test("core.shutdownDelay that is no ISO 8601 duration is a ConfigError naming th
   for (const text of ["5", "5s", "abc", "-PT1S"]) {
     assert.equal(
       configError(() => loadConfig({ role: "embedded", overrides: [`core.shutdownDelay=${text}`] })).message,
-      `Invalid value at 'core.shutdownDelay': expected an ISO 8601 duration such as PT5S (got string ${JSON.stringify(text)})`,
+      `Invalid value at 'core.shutdownDelay': expected an ISO 8601 duration such as PT5S (got string ${JSON.stringify(text)}) (from the command line)`,
     );
   }
   assert.match(

@@ -45,6 +45,22 @@ interface Resolved {
   leaf: z.ZodType | undefined;
 }
 
+/**
+ * Where override values came from, by settings path (`core.logLevel` → "from TWINPORT_CORE_LOGLEVEL"),
+ * so a value refused later by validation is reported with its source: an operator looking for
+ * `verbose` in the file would not find it there.
+ */
+export type ValueOrigins = Map<string, string>;
+
+/** Records that `path` (and everything below it) now comes from `origin`. */
+function recordOrigin(origins: ValueOrigins | undefined, path: Segment[], origin: string): void {
+  if (!origins) return;
+  const at = formatConfigPath(path);
+  for (const key of [...origins.keys()])
+    if (key === at || key.startsWith(`${at}.`) || key.startsWith(`${at}[`)) origins.delete(key);
+  origins.set(at, origin);
+}
+
 /** The path names a FA³ST option Twinport ignores: nothing is set, the user is warned. */
 interface IgnoredOption {
   ignored: string;
@@ -221,7 +237,11 @@ function parseOverridePath(text: string): string[] | undefined {
  * Applies `path=value` overrides in order. Any problem is a ConfigError; a FA³ST option Twinport
  * ignores is not set and returned as a warning (the rule of the file, docs/faaast-compatibility.md).
  */
-export function applyCliOverrides(raw: Record<string, unknown>, overrides: readonly string[]): string[] {
+export function applyCliOverrides(
+  raw: Record<string, unknown>,
+  overrides: readonly string[],
+  origins?: ValueOrigins,
+): string[] {
   const warnings: string[] = [];
   for (const override of overrides) {
     const eq = override.indexOf("=");
@@ -238,6 +258,7 @@ export function applyCliOverrides(raw: Record<string, unknown>, overrides: reado
       continue;
     }
     setAt(raw, resolved.path, overrideValue(override.slice(eq + 1), resolved.leaf));
+    recordOrigin(origins, resolved.path, "from the command line");
   }
   return warnings;
 }
@@ -250,7 +271,11 @@ const FAAAST_ENV_PREFIX = "faaast_config_extension_";
  * are list indexes), and FA³ST's `faaast_config_extension_<path>` (the same, with `[i]` for an
  * index) before them. Returns warnings for variables that name no setting.
  */
-export function applyEnvOverrides(raw: Record<string, unknown>, env: NodeJS.ProcessEnv): string[] {
+export function applyEnvOverrides(
+  raw: Record<string, unknown>,
+  env: NodeJS.ProcessEnv,
+  origins?: ValueOrigins,
+): string[] {
   const warnings: string[] = [];
   const ours = Object.entries(env)
     .filter(
@@ -300,6 +325,7 @@ export function applyEnvOverrides(raw: Record<string, unknown>, env: NodeJS.Proc
     }
     try {
       setAt(raw, resolved.path, overrideValue(text, resolved.leaf));
+      recordOrigin(origins, resolved.path, `from ${name}`);
     } catch (error) {
       warnings.push(`Ignoring environment variable ${name}: ${(error as Error).message}`);
     }
