@@ -145,12 +145,42 @@ test("a port in use exits 1 with a message naming the setting", async () => {
         .filter((line) => !line.startsWith("node-opcua"))
         .join("\n"),
       new RegExp(
-        `^twinport embedded: HTTP endpoint cannot listen on 127\\.0\\.0\\.1:${port}: the port is already in use\\. Change .*"port" setting`,
+        `^twinport embedded: HTTP endpoint cannot listen on 127\\.0\\.0\\.1:${port}: the port is already in use\\. Change endpoints\\[0\\]\\.port, or stop`,
       ),
     );
   } finally {
     await new Promise((resolve) => blocker.close(resolve));
   }
+});
+
+test("an endpoint or management host that does not resolve exits 1 naming the host setting, not the port", async () => {
+  const { file, port } = await httpConfig("no-such-host");
+  const endpointHost = spawnTwinport([
+    "-c",
+    file,
+    "--empty-model",
+    "endpoints[0].host=nohost.invalid",
+    "core.managementPort=-1",
+  ]);
+  assert.equal(await endpointHost.exited, 1);
+  assertOneLine(
+    endpointHost.stderr(),
+    new RegExp(
+      `^twinport embedded: HTTP endpoint cannot listen on nohost\\.invalid:${port}: the host name 'nohost\\.invalid' does not resolve \\(getaddrinfo (ENOTFOUND|EAI_AGAIN) nohost\\.invalid\\)\\. Change endpoints\\[0\\]\\.host to an address of this machine`,
+    ),
+  );
+  const managementHost = spawnTwinport([
+    "-c",
+    file,
+    "--empty-model",
+    "core.managementHost=nohost.invalid",
+    "core.managementPort=0",
+  ]);
+  assert.equal(await managementHost.exited, 1);
+  assertOneLine(
+    managementHost.stderr(),
+    /^twinport embedded: Management port cannot listen on nohost\.invalid:0: the host name 'nohost\.invalid' does not resolve .*\. Change core\.managementHost \(TWINPORT_CORE_MANAGEMENTHOST\) to an address of this machine/,
+  );
 });
 
 test("embedded without --endpoint serves every configured endpoint, OPC UA included", async () => {

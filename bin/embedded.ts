@@ -335,10 +335,12 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
       settings: eventsConfigOf(config.events),
       ...(accessPolicy ? { policy: accessPolicy } : {}),
     });
-    for (const { "@class": _class, ...settings } of httpEndpoints) {
+    for (const configured of httpEndpoints) {
+      const { "@class": _class, ...settings } = configured;
       const endpoint = await startHttpEndpoint({
         store: httpStore,
         settings,
+        configPath: `endpoints[${config.endpoints.indexOf(configured)}]`,
         stateDir: config.core.stateDir,
         metrics,
         logger,
@@ -366,6 +368,7 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
           store,
           bus: meteredEventBus(bus, metrics),
           endpoint,
+          configPath: `endpoints[${config.endpoints.indexOf(endpoint)}]`,
           stateDir: config.core.stateDir,
           log: context.log,
           security: config.security,

@@ -10,11 +10,19 @@ import { test } from "node:test";
 import { freePort } from "./test-support/servers.ts";
 import { startTwinport } from "./test-support/system.ts";
 
-async function startupLog(extra: Record<string, unknown>): Promise<{ level: number; msg: string }[]> {
+type LogLine = { level: number; msg: string; banner?: { security: string } };
+
+async function startupLog(extra: Record<string, unknown>, endpoint: Record<string, unknown> = {}): Promise<LogLine[]> {
   const cwd = mkdtempSync(join(tmpdir(), "twinport-open-warning-"));
   try {
     const endpoints = [
-      { "@class": "endpoint.http.HttpEndpoint", port: await freePort(), host: "127.0.0.1", sslEnabled: false },
+      {
+        "@class": "endpoint.http.HttpEndpoint",
+        port: await freePort(),
+        host: "127.0.0.1",
+        sslEnabled: false,
+        ...endpoint,
+      },
     ];
     writeFileSync(join(cwd, "config.json"), JSON.stringify({ endpoints, ...extra }));
     const twinport = await startTwinport({ cwd, args: ["-c", "config.json", "--empty-model", "--endpoint", "http"] });
@@ -22,7 +30,7 @@ async function startupLog(extra: Record<string, unknown>): Promise<{ level: numb
     return readFileSync(twinport.logFile, "utf8")
       .split("\n")
       .filter((line) => line.startsWith("{"))
-      .map((line) => JSON.parse(line) as { level: number; msg: string });
+      .map((line) => JSON.parse(line) as LogLine);
   } finally {
     rmSync(cwd, { recursive: true, force: true });
   }
@@ -41,4 +49,21 @@ test("an open HTTP endpoint is announced at warn level; a secured one is not", a
     secured.find((line) => /is OPEN/.test(line.msg)),
     undefined,
   );
+});
+
+test("an open endpoint serving read-only profiles is announced as readable, not changeable", async () => {
+  const log = await startupLog({}, { profiles: ["AAS_REPOSITORY_READ", "SUBMODEL_REPOSITORY_READ"] });
+  const warning = log.find((line) => /is OPEN/.test(line.msg));
+  assert.ok(warning, JSON.stringify(log));
+  assert.match(warning.msg, /anyone who can reach it can read everything\. See docs\/security\.md/);
+  assert.doesNotMatch(warning.msg, /change|delete|reset/);
+  const banner = log.find((line) => line.banner)?.banner;
+  assert.equal(
+    banner?.security,
+    "OPEN: no security section, so anyone who can reach an endpoint can read everything",
+    JSON.stringify(log),
+  );
+  // Writing profiles without FAAAST_RESET: no /reset to name.
+  const writes = await startupLog({}, { profiles: ["SUBMODEL_REPOSITORY_FULL"] });
+  assert.match(writes.find((line) => /is OPEN/.test(line.msg))!.msg, /can read, change and delete everything\. See/);
 });

@@ -102,11 +102,13 @@ export async function startHttpGateway(config: TwinportConfig, options: HttpGate
     await connection.close();
   };
   try {
-    for (const { "@class": _class, ...settings } of endpoints) {
+    for (const endpoint of endpoints) {
+      const { "@class": _class, ...settings } = endpoint;
       started.push(
         await startHttpEndpoint({
           store,
           settings,
+          configPath: `endpoints[${config.endpoints.indexOf(endpoint)}]`,
           stateDir: config.core.stateDir,
           metrics,
           logger,

@@ -309,7 +309,7 @@ describe("startHttpEndpoint over real sockets", () => {
     await assert.rejects(start({ sslEnabled: false, port: endpoint.port }), (error: Error) => {
       assert.match(error.message, /127\.0\.0\.1:\d+/);
       assert.match(error.message, /already in use/);
-      assert.match(error.message, /endpoints\[i\]\.port/);
+      assert.match(error.message, /Change the HTTP endpoint's "port" setting/);
       return true;
     });
     await stop(endpoint);
@@ -317,12 +317,30 @@ describe("startHttpEndpoint over real sockets", () => {
 
   it("bind errors name the setting to change", () => {
     const settings = httpEndpointSettings({ port: 443 });
-    const denied = listenError(Object.assign(new Error("listen EACCES"), { code: "EACCES" }), settings);
+    const denied = listenError(Object.assign(new Error("listen EACCES"), { code: "EACCES" }), settings, "endpoints[2]");
     assert.match(denied.message, /0\.0\.0\.0:443/);
-    assert.match(denied.message, /"port" setting \(endpoints\[i\]\.port/);
+    assert.match(denied.message, /Change endpoints\[2\]\.port \(e\.g\. to 8443\)/);
     assert.equal((denied as NodeJS.ErrnoException).code, "EACCES");
-    const address = listenError(Object.assign(new Error("listen EADDRNOTAVAIL"), { code: "EADDRNOTAVAIL" }), settings);
-    assert.match(address.message, /endpoints\[i\]\.host/);
+    const address = listenError(
+      Object.assign(new Error("listen EADDRNOTAVAIL"), { code: "EADDRNOTAVAIL" }),
+      settings,
+      "endpoints[2]",
+    );
+    assert.match(address.message, /Change endpoints\[2\]\.host\.$/);
+    const unresolved = listenError(
+      Object.assign(new Error("getaddrinfo ENOTFOUND notahost"), { code: "ENOTFOUND" }),
+      httpEndpointSettings({ host: "notahost", port: 8443 }),
+      "endpoints[0]",
+    );
+    assert.equal(
+      unresolved.message,
+      "HTTP endpoint cannot listen on notahost:8443: the host name 'notahost' does not resolve (getaddrinfo ENOTFOUND notahost). Change endpoints[0].host to an address of this machine (0.0.0.0: every interface).",
+    );
+    // A caller that does not say where the endpoint is configured gets the setting's name alone.
+    assert.match(
+      listenError(Object.assign(new Error("x"), { code: "EACCES" }), settings).message,
+      /the HTTP endpoint's "port" setting/,
+    );
   });
 
   it("a request without Host is a 400 with the Result body (Node's own answer had an empty body)", async () => {

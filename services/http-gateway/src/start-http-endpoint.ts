@@ -8,6 +8,7 @@ import {
   ConfigError,
   type HttpEndpointSummary,
   type Logger,
+  openHttpAccessInWords,
   type ProcessMetrics,
   type SecurityConfig,
   type StoreClient,
@@ -39,6 +40,8 @@ export interface HttpEndpointDeps {
   security?: SecurityConfig;
   /** The process's event hub (GET /events). */
   events?: EventHub;
+  /** Where the endpoint is in the configuration (`endpoints[2]`), for messages that name a setting. */
+  configPath?: string;
   /** Default true: the hot route of create-http-app.ts; tests turn it off to compare with the general path. */
   hotRoutes?: boolean;
   /** The hot route gathers each turn's store calls: for a store that answers in process (docs/adr/0056). */
@@ -140,13 +143,13 @@ export async function startHttpEndpoint(deps: HttpEndpointDeps): Promise<Running
     }
   }
 
-  await listen(server, settings);
+  await listen(server, settings, deps.configPath);
   const port = (server.address() as AddressInfo).port;
   const scheme = tls ? "https" : "http";
   const url = `${scheme}://${urlHost(settings)}:${port}`;
   if (!security) {
     deps.logger?.warn(
-      `HTTP endpoint ${url} is OPEN: no security section is configured, so anyone who can reach it can read, change and delete everything (DELETE /reset included). See docs/security.md.`,
+      `HTTP endpoint ${url} is OPEN: no security section is configured, so anyone who can reach it can ${openHttpAccessInWords(settings.profiles)}. See docs/security.md.`,
     );
   }
   return {
@@ -172,11 +175,11 @@ export async function startHttpEndpoint(deps: HttpEndpointDeps): Promise<Running
   };
 }
 
-function listen(server: Server, settings: HttpEndpointSettings): Promise<void> {
+function listen(server: Server, settings: HttpEndpointSettings, configPath: string | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException) => {
       server.off("listening", onListening);
-      reject(listenError(error, settings));
+      reject(listenError(error, settings, configPath));
     };
     const onListening = () => {
       server.off("error", onError);
@@ -188,20 +191,28 @@ function listen(server: Server, settings: HttpEndpointSettings): Promise<void> {
   });
 }
 
-/** Turns bind failures into a message that says which setting to change. */
-export function listenError(error: NodeJS.ErrnoException, settings: HttpEndpointSettings): Error {
+/**
+ * Turns bind failures into a message that says which setting to change; `configPath` is where the
+ * endpoint is in the configuration (`endpoints[2]`), when the caller knows it.
+ */
+export function listenError(error: NodeJS.ErrnoException, settings: HttpEndpointSettings, configPath?: string): Error {
   const where = `${settings.host}:${settings.port}`;
-  const portSetting = `the HTTP endpoint's "port" setting (endpoints[i].port in the configuration)`;
+  const setting = (key: string) =>
+    configPath === undefined ? `the HTTP endpoint's "${key}" setting` : `${configPath}.${key}`;
   let message: string;
   switch (error.code) {
     case "EADDRINUSE":
-      message = `HTTP endpoint cannot listen on ${where}: the port is already in use. Change ${portSetting}, or stop the other process.`;
+      message = `HTTP endpoint cannot listen on ${where}: the port is already in use. Change ${setting("port")}, or stop the other process.`;
       break;
     case "EACCES":
-      message = `HTTP endpoint cannot listen on ${where}: ports below 1024 need privileges. Change ${portSetting} (e.g. to 8443), or grant the capability to bind it.`;
+      message = `HTTP endpoint cannot listen on ${where}: ports below 1024 need privileges. Change ${setting("port")} (e.g. to 8443), or grant the capability to bind it.`;
       break;
     case "EADDRNOTAVAIL":
-      message = `HTTP endpoint cannot listen on ${where}: the address is not available on this machine. Change the HTTP endpoint's "host" setting (endpoints[i].host).`;
+      message = `HTTP endpoint cannot listen on ${where}: the address is not available on this machine. Change ${setting("host")}.`;
+      break;
+    case "ENOTFOUND":
+    case "EAI_AGAIN":
+      message = `HTTP endpoint cannot listen on ${where}: the host name '${settings.host}' does not resolve (${error.message}). Change ${setting("host")} to an address of this machine (0.0.0.0: every interface).`;
       break;
     default:
       message = `HTTP endpoint cannot listen on ${where}: ${error.message}`;

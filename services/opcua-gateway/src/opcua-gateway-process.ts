@@ -79,6 +79,7 @@ export async function startOpcuaGatewayProcess(
         store,
         bus,
         endpoint,
+        configPath: `endpoints[${config.endpoints.indexOf(endpoint)}]`,
         stateDir: config.core.stateDir,
         log: options.log,
         security: config.security,

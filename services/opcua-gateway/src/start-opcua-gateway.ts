@@ -23,6 +23,8 @@ export interface OpcuaGatewayDeps {
   /** Change events that keep the address space in sync (the address-space mapping uses it). */
   bus: EventBus;
   endpoint: OpcUaEndpointConfig;
+  /** Where the endpoint is in the configuration (`endpoints[1]`), for messages that name a setting. */
+  configPath?: string;
   /** The process's state directory; PKI folders are configured separately (relative to the cwd). */
   stateDir: string;
   /** Where the gateway's own lines go (start-up, certificates, discovery); default: stderr. */
@@ -51,15 +53,17 @@ export { AAS_ENVIRONMENT_BROWSE_NAME } from "./address-space/attach-address-spac
 
 const stderrLine: LogLine = (line) => process.stderr.write(`${line}\n`);
 
-/** Turns a failed start into a message naming the setting to change. */
-function startError(error: unknown, endpoint: OpcUaEndpointConfig): Error {
+/** Turns a failed start into a message naming the setting to change (`configPath`: `endpoints[1]`, when known). */
+function startError(error: unknown, endpoint: OpcUaEndpointConfig, configPath?: string): Error {
   const cause = error as NodeJS.ErrnoException;
   const text = `${cause?.message ?? String(error)}`;
   const where = `${endpoint.host}:${endpoint.tcpPort}`;
+  const setting = (key: string) =>
+    configPath === undefined ? `the OPC UA endpoint's "${key}" setting` : `${configPath}.${key}`;
   if (cause?.code === "EADDRINUSE" || /EADDRINUSE/.test(text)) {
     return Object.assign(
       new Error(
-        `OPC UA endpoint cannot listen on ${where}: the port is already in use. Change the OPC UA endpoint's "tcpPort" setting (endpoints[i].tcpPort), or stop the other process.`,
+        `OPC UA endpoint cannot listen on ${where}: the port is already in use. Change ${setting("tcpPort")}, or stop the other process.`,
       ),
       { code: "EADDRINUSE", cause: error },
     );
@@ -67,12 +71,24 @@ function startError(error: unknown, endpoint: OpcUaEndpointConfig): Error {
   if (cause?.code === "EACCES" || /EACCES/.test(text)) {
     return Object.assign(
       new Error(
-        `OPC UA endpoint cannot listen on ${where}: ports below 1024 need privileges. Change the OPC UA endpoint's "tcpPort" setting.`,
+        `OPC UA endpoint cannot listen on ${where}: ports below 1024 need privileges. Change ${setting("tcpPort")}.`,
       ),
       {
         code: "EACCES",
         cause: error,
       },
+    );
+  }
+  if (cause?.code === "ENOTFOUND" || cause?.code === "EAI_AGAIN" || /ENOTFOUND|EAI_AGAIN/.test(text)) {
+    return new Error(
+      `OPC UA endpoint cannot listen on ${where}: the host name '${endpoint.host}' does not resolve (${text}). Change ${setting("host")} to an address of this machine (0.0.0.0: every interface).`,
+      { cause: error },
+    );
+  }
+  if (cause?.code === "EADDRNOTAVAIL" || /EADDRNOTAVAIL/.test(text)) {
+    return new Error(
+      `OPC UA endpoint cannot listen on ${where}: the address is not available on this machine. Change ${setting("host")}.`,
+      { cause: error },
     );
   }
   return new Error(`OPC UA endpoint cannot start on ${where}: ${text}`, { cause: error });
@@ -93,7 +109,7 @@ export async function startOpcuaGateway(deps: OpcuaGatewayDeps): Promise<Running
   // PKI stores, server certificate, policies, authentication, discovery (spec §2.4, §5.1).
   const security = await prepareOpcuaSecurity({ endpoint, hostname, log: deps.log ?? stderrLine }).catch(
     (error: unknown) => {
-      throw startError(error, endpoint);
+      throw startError(error, endpoint, deps.configPath);
     },
   );
 
@@ -138,7 +154,7 @@ export async function startOpcuaGateway(deps: OpcuaGatewayDeps): Promise<Running
     await aas?.stop();
     await server.shutdown(0).catch(() => undefined);
     await disposeManagers();
-    throw startError(error, endpoint);
+    throw startError(error, endpoint, deps.configPath);
   }
 
   let stopping: Promise<void> | undefined;

@@ -130,7 +130,11 @@ const coreObjectSchema = z.strictObject({
     .regex(ISO_DURATION, { error: "expected an ISO 8601 duration such as PT5S" })
     // A balancer needs seconds; a longer wait is a typo (P1D for PT1D?), and past ~24.8 days
     // setTimeout would fire at once, stopping without any delay.
-    .refine((text) => isoDurationToMs(text) <= MAX_SHUTDOWN_DELAY_MS, { error: "at most PT1H" })
+    // Zod runs this check after a failed regex too: only a duration is measured, or "5" threw
+    // a plain Error that ended the start with exit 1 and no key named.
+    .refine((text) => !ISO_DURATION.test(text) || isoDurationToMs(text) <= MAX_SHUTDOWN_DELAY_MS, {
+      error: "at most PT1H",
+    })
     .default("PT0S"),
   /** Where a process keeps what it generates and must keep across restarts (HTTPS certificate, ...). */
   stateDir: z.string().min(1).default(".twinport"),

@@ -1,4 +1,11 @@
 import { z } from "zod";
+import {
+  corsAllowedHeadersSchema,
+  corsAllowedMethodsSchema,
+  corsAllowedOriginSchema,
+  corsExposedHeadersSchema,
+  credentialsWithAnyOrigin,
+} from "./cors-settings.ts";
 import { portSchema, profilesSchema } from "./endpoint-common.ts";
 import { consoleEnabledSchema } from "./http-console.ts";
 
@@ -23,12 +30,12 @@ export const httpEndpointSchema = z
     profiles: profilesSchema,
     certificate: certificateInfoSchema.optional(),
     corsAllowCredentials: z.boolean().default(false),
-    corsAllowedHeaders: z.string().default("*"),
-    corsAllowedMethods: z.string().default("GET, POST, HEAD"),
-    corsAllowedOrigin: z.string().default("*"),
+    corsAllowedHeaders: corsAllowedHeadersSchema,
+    corsAllowedMethods: corsAllowedMethodsSchema,
+    corsAllowedOrigin: corsAllowedOriginSchema,
     corsEnabled: z.boolean().optional(),
     isCorsEnabled: z.boolean().optional(),
-    corsExposedHeaders: z.string().default(""),
+    corsExposedHeaders: corsExposedHeadersSchema,
     corsMaxAge: z.number().int().min(0).default(3600),
     /** Name used in registry descriptors; absent = auto-detected. */
     hostname: z.string().min(1).optional(),
@@ -69,6 +76,11 @@ export const httpEndpointSchema = z
       path: ["isCorsEnabled"],
     },
   )
+  .refine((value) => !credentialsWithAnyOrigin(value), {
+    error:
+      'corsAllowCredentials true needs the origins named in corsAllowedOrigin: browsers refuse a credentialed answer that allows origin "*"',
+    path: ["corsAllowCredentials"],
+  })
   .transform(({ isCorsEnabled, corsEnabled, ...rest }) => ({
     ...rest,
     corsEnabled: corsEnabled ?? isCorsEnabled ?? false,

@@ -84,6 +84,7 @@ export {
   type OpcUaEndpointConfig,
   type OpcUaSecurityPolicy,
 } from "./opcua-endpoint.ts";
+export { openHttpAccessInWords } from "./open-access.ts";
 export {
   PERSISTENCE_IN_MEMORY_CLASS,
   PERSISTENCE_REDIS_CLASS,

@@ -519,21 +519,140 @@ describe("environment overrides", () => {
     assert.equal(warnings.length, 3);
     assert.match(
       warnings.find((w) => w.includes("TWINPORT_SERVICE_HOST"))!,
-      /Unknown key 'SERVICE'\. Allowed: core, endpoints, persistence, messageBus, fileStorage, assetConnections/,
+      /Unknown key 'service'\. Allowed: core, endpoints, persistence, messageBus, fileStorage, assetConnections/,
     );
     assert.match(
       warnings.find((w) => w.includes("TWINPORT_ENDPOINTS_0_PROT"))!,
-      /Unknown key 'endpoints\[0\]\.PROT'\. Did you mean 'port'\? Allowed: @class, profiles, .*port/,
+      /Unknown key 'endpoints\[0\]\.prot'\. Did you mean 'port'\? Allowed: @class, profiles, .*port/,
     );
     assert.match(warnings.find((w) => w.includes("TWINPORT_ENDPOINTS_7_PORT"))!, /has 2 entries/);
     assert.equal(config.endpoints.length, 2);
   });
 
+  test("a refused value says where it came from: the variable, or the command line; a file's value says nothing more", () => {
+    const message = (options: { env?: NodeJS.ProcessEnv; overrides?: string[]; configFile?: string }) =>
+      configError(() => loadConfig({ role: "embedded", ...options })).message;
+    const refused = `Invalid value "verbose" at 'core.logLevel'. Allowed: fatal, error, warn, info, debug, trace`;
+    assert.equal(message({ env: { TWINPORT_CORE_LOGLEVEL: "verbose" } }), `${refused} (from TWINPORT_CORE_LOGLEVEL)`);
+    assert.equal(message({ overrides: ["core.logLevel=verbose"] }), `${refused} (from the command line)`);
+    assert.equal(message({ configFile: configFile({ core: { logLevel: "verbose" } }) }), refused);
+    // The command line wins over the variable, and so does its origin.
+    assert.equal(
+      message({ env: { TWINPORT_CORE_LOGLEVEL: "info" }, overrides: ["core.logLevel=verbose"] }),
+      `${refused} (from the command line)`,
+    );
+    // A whole section set at once: its parts are from there too.
+    assert.match(
+      message({ env: { TWINPORT_CORE: '{"logLevel":"verbose"}' } }),
+      /^Invalid value "verbose" at 'core\.logLevel'\..* \(from TWINPORT_CORE\)$/,
+    );
+    assert.match(
+      message({ env: { TWINPORT_PERSISTENCE_CLASS: "x.y.Z" } }),
+      /^Unknown @class 'x\.y\.Z' at persistence\..* \(from TWINPORT_PERSISTENCE_CLASS\)$/,
+    );
+  });
+
   test("a known setting with a bad value is an error, not a warning", () => {
     assert.equal(
       configError(() => loadConfig({ role: "embedded", env: { TWINPORT_ENDPOINTS_0_PORT: "eighty" } })).message,
-      `Invalid value at 'endpoints[0].port': expected number, got string "eighty"`,
+      `Invalid value at 'endpoints[0].port': expected number, got string "eighty" (from TWINPORT_ENDPOINTS_0_PORT)`,
     );
+  });
+});
+
+describe("CORS settings (FA³ST's comma-separated texts)", () => {
+  const http = (overrides: string[], env: NodeJS.ProcessEnv = {}) =>
+    loadConfig({ role: "embedded", endpointKinds: ["http"], overrides, env }).config.endpoints[0] as HttpEndpointConfig;
+  test("lists of methods, header names and origins load as written", () => {
+    const endpoint = http([
+      "endpoints[0].corsAllowedMethods=GET, PATCH,DELETE",
+      "endpoints[0].corsAllowedHeaders=Content-Type, Authorization",
+      "endpoints[0].corsExposedHeaders=ETag",
+      "endpoints[0].corsAllowedOrigin=https://app.example.com, http://localhost:3000",
+      "endpoints[0].corsAllowCredentials=true",
+    ]);
+    assert.equal(endpoint.corsAllowedMethods, "GET, PATCH,DELETE");
+    assert.equal(endpoint.corsAllowedOrigin, "https://app.example.com, http://localhost:3000");
+    assert.equal(http(["endpoints[0].corsAllowedHeaders="]).corsAllowedHeaders, "");
+    // FA³ST's own example writes a bare host: it loads, with a warning that it lets no page in.
+    const loaded = loadConfig({
+      role: "embedded",
+      endpointKinds: ["http"],
+      overrides: ["endpoints[0].corsAllowedOrigin=localhost"],
+    });
+    assert.match(
+      loaded.warnings.join("\n"),
+      /'endpoints\[0\]\.corsAllowedOrigin' names 'localhost', which has no scheme/,
+    );
+  });
+  test("anything else is refused from the command line, the environment and a file, naming the key and the form", () => {
+    assert.equal(
+      configError(() => http(['endpoints[0].corsAllowedMethods=["GET","PATCH"]'])).message,
+      `Invalid value at 'endpoints[0].corsAllowedMethods': expected comma-separated HTTP methods, such as "GET, POST, HEAD" (got string ${JSON.stringify('["GET","PATCH"]')}) (from the command line)`,
+    );
+    assert.match(
+      configError(() => http([], { TWINPORT_ENDPOINTS_0_CORSALLOWEDHEADERS: "Content-Type; Accept" })).message,
+      /^Invalid value at 'endpoints\[0\]\.corsAllowedHeaders': expected nothing or comma-separated header names/,
+    );
+    assert.match(
+      configError(() => http(["endpoints[0].corsExposedHeaders=ETag,,Link"])).message,
+      /^Invalid value at 'endpoints\[0\]\.corsExposedHeaders': expected nothing or comma-separated header names/,
+    );
+    assert.match(configError(() => http(["endpoints[0].corsAllowedMethods="])).message, /corsAllowedMethods/);
+    for (const origin of [
+      "https://app.example.com/",
+      "https://app.example.com/api",
+      "*, https://a.example",
+      "HTTPS://A.EXAMPLE",
+      "null",
+    ]) {
+      const file = configFile({ endpoints: [{ "@class": "endpoint.http.HttpEndpoint", corsAllowedOrigin: origin }] });
+      assert.match(
+        configError(() => loadConfig({ role: "embedded", configFile: file })).message,
+        /^Invalid value at 'endpoints\[0\]\.corsAllowedOrigin': expected "\*" or comma-separated origins as browsers send them \(scheme:\/\/host\[:port\]/,
+        origin,
+      );
+    }
+  });
+  test("corsAllowCredentials with origin * is refused: browsers reject that answer", () => {
+    assert.equal(
+      configError(() => http(["endpoints[0].corsAllowCredentials=true"])).message,
+      `Invalid value at 'endpoints[0].corsAllowCredentials': corsAllowCredentials true needs the origins named in corsAllowedOrigin: browsers refuse a credentialed answer that allows origin "*" (got boolean true) (from the command line)`,
+    );
+  });
+});
+
+describe("OPC UA endpoint settings nobody could connect with", () => {
+  const load = (...overrides: string[]) => loadConfig({ role: "embedded", endpointKinds: ["opcua"], overrides });
+  test("no security policy, or no authentication, is refused", () => {
+    assert.equal(
+      configError(() => load("endpoints[0].supportedSecurityPolicies=[]")).message,
+      "Invalid value at 'endpoints[0].supportedSecurityPolicies': no security policy listed, so the endpoint offers no way to connect; list at least one of NONE, BASIC128RSA15, BASIC256, BASIC256SHA256, AES128_SHA256_RSAOAEP, AES256_SHA256_RSAPSS (from the command line)",
+    );
+    assert.equal(
+      configError(() => load("endpoints[0].supportedAuthentications=[]")).message,
+      "Invalid value at 'endpoints[0].supportedAuthentications': no authentication listed, so no client can open a session; list at least one of Anonymous, UserName, Certificate (from the command line)",
+    );
+  });
+  test("UserName or Certificate with NONE as the only policy is refused (docs/opcua.md), even beside Anonymous", () => {
+    assert.equal(
+      configError(() =>
+        load('endpoints[0].supportedAuthentications=["UserName"]', 'endpoints[0].supportedSecurityPolicies=["NONE"]'),
+      ).message,
+      "Invalid value at 'endpoints[0].supportedSecurityPolicies': supportedAuthentications lists UserName, which needs a security policy besides NONE (the password or user certificate is protected with it): with NONE alone no client can log in that way. Add one, e.g. BASIC256SHA256 (from the command line)",
+    );
+    assert.match(
+      configError(() =>
+        load(
+          "endpoints[0].supportedAuthentications=Anonymous,Certificate",
+          "endpoints[0].supportedSecurityPolicies=NONE",
+        ),
+      ).message,
+      /supportedAuthentications lists Certificate, which needs a security policy besides NONE/,
+    );
+    // Anonymous alone on NONE, and logins beside a policy that protects them, load.
+    load("endpoints[0].supportedSecurityPolicies=NONE");
+    load("endpoints[0].supportedAuthentications=UserName", "endpoints[0].supportedSecurityPolicies=BASIC256SHA256");
   });
 });
 
@@ -548,7 +667,7 @@ describe("the web console switch (consoleEnabled)", () => {
     assert.equal(consoleEnabled({ role: "embedded", overrides: ["endpoints[0].consoleEnabled=false"] }), false);
     assert.equal(
       configError(() => loadConfig({ role: "embedded", overrides: ["endpoints[0].consoleEnabled=maybe"] })).message,
-      `Invalid value at 'endpoints[0].consoleEnabled': expected boolean (true or false), got string "maybe"`,
+      `Invalid value at 'endpoints[0].consoleEnabled': expected boolean (true or false), got string "maybe" (from the command line)`,
     );
   });
 });
@@ -690,8 +809,30 @@ describe("command-line overrides", () => {
   test("a setting of the memory persistence does not exist on Redis and the other way round", () => {
     assert.match(
       configError(() => loadConfig({ role: "embedded", overrides: ["persistence.url=redis://x"] })).message,
-      /^Unknown key 'persistence\.url'\. Allowed: @class, initialModelFile$/,
+      /^Unknown key 'persistence\.url' for persistence\.memory\.PersistenceInMemory: it is a setting of persistence\.redis\.PersistenceRedis \(set persistence\.@class=persistence\.redis\.PersistenceRedis to use that\)\. Allowed: @class, initialModelFile$/,
     );
+  });
+
+  test("an environment variable naming another class's setting: the key as a file writes it, and the class that takes it", () => {
+    const { config, warnings } = loadConfig({
+      role: "embedded",
+      env: { TWINPORT_PERSISTENCE_URL: "redis://127.0.0.1:6390", TWINPORT_ENDPOINTS_0_TCPPORT: "4841" },
+    });
+    assert.deepEqual(warnings, [
+      "Ignoring environment variable TWINPORT_ENDPOINTS_0_TCPPORT: Unknown key 'endpoints[0].tcpPort' for endpoint.http.HttpEndpoint: it is a setting of endpoint.opcua.OpcUaEndpoint (set TWINPORT_ENDPOINTS_0_CLASS=endpoint.opcua.OpcUaEndpoint to use that). Allowed: @class, profiles, certificate, corsAllowCredentials, corsAllowedHeaders, corsAllowedMethods, corsAllowedOrigin, corsEnabled, isCorsEnabled, corsExposedHeaders, corsMaxAge, hostname, includeErrorDetails, port, sniEnabled, sslEnabled, pathPrefix, host, maxRequestBodySize, consoleEnabled, openApiEnabled",
+      "Ignoring environment variable TWINPORT_PERSISTENCE_URL: Unknown key 'persistence.url' for persistence.memory.PersistenceInMemory: it is a setting of persistence.redis.PersistenceRedis (set TWINPORT_PERSISTENCE_CLASS=persistence.redis.PersistenceRedis to use that). Allowed: @class, initialModelFile",
+    ]);
+    assert.equal(config.persistence["@class"], "persistence.memory.PersistenceInMemory");
+    // With the class named too, both apply.
+    const redis = loadConfig({
+      role: "embedded",
+      env: {
+        TWINPORT_PERSISTENCE_CLASS: "persistence.redis.PersistenceRedis",
+        TWINPORT_PERSISTENCE_URL: "redis://127.0.0.1:6390",
+      },
+    });
+    assert.deepEqual(redis.warnings, []);
+    assert.equal((redis.config.persistence as { url: string }).url, "redis://127.0.0.1:6390");
   });
 });
 
@@ -869,10 +1010,24 @@ describe("errors in the file", () => {
 test("core.shutdownDelay above PT1H is refused (a typo, and setTimeout would fire at once past ~24.8 days)", () => {
   assert.equal(
     configError(() => loadConfig({ role: "embedded", env: { TWINPORT_CORE_SHUTDOWNDELAY: "P1Y" } })).message,
-    `Invalid value at 'core.shutdownDelay': at most PT1H (got string "P1Y")`,
+    `Invalid value at 'core.shutdownDelay': at most PT1H (got string "P1Y") (from TWINPORT_CORE_SHUTDOWNDELAY)`,
   );
   const config = loadConfig({ role: "embedded", env: { TWINPORT_CORE_SHUTDOWNDELAY: "PT1H" } }).config;
   assert.equal(config.core.shutdownDelay, "PT1H");
+});
+
+test("core.shutdownDelay that is no ISO 8601 duration is a ConfigError naming the key, as other durations are", () => {
+  for (const text of ["5", "5s", "abc", "-PT1S"]) {
+    assert.equal(
+      configError(() => loadConfig({ role: "embedded", overrides: [`core.shutdownDelay=${text}`] })).message,
+      `Invalid value at 'core.shutdownDelay': expected an ISO 8601 duration such as PT5S (got string ${JSON.stringify(text)}) (from the command line)`,
+    );
+  }
+  assert.match(
+    configError(() => loadConfig({ role: "embedded", configFile: configFile({ core: { shutdownDelay: "5s" } }) }))
+      .message,
+    /^Invalid value at 'core\.shutdownDelay': expected an ISO 8601 duration such as PT5S/,
+  );
 });
 
 test("isoDurationToMs", () => {

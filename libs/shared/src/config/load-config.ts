@@ -7,7 +7,7 @@ import { ENDPOINT_CLASS_BY_KIND, type EndpointKind, endpointKindOf } from "./end
 import { readFileScalars } from "./file-scalars.ts";
 import { FILE_STORAGE_IN_MEMORY_CLASS, FILE_STORAGE_REDIS_CLASS } from "./file-storage.ts";
 import { MESSAGE_BUS_INTERNAL_CLASS, MESSAGE_BUS_NATS_CLASS } from "./message-bus.ts";
-import { applyCliOverrides, applyEnvOverrides } from "./overrides.ts";
+import { applyCliOverrides, applyEnvOverrides, type ValueOrigins } from "./overrides.ts";
 import { PERSISTENCE_IN_MEMORY_CLASS, PERSISTENCE_REDIS_CLASS } from "./persistence.ts";
 import { type TwinportConfig, validateConfigWithWarnings } from "./validate-config.ts";
 
@@ -118,9 +118,10 @@ export function loadConfig(options: LoadConfigOptions): LoadedConfig {
   // Before the overrides, so their indexes name the endpoints that will run:
   // `--endpoint opcua endpoints[0].tcpPort=4841` sets the OPC UA endpoint.
   if (options.endpointKinds && options.endpointKinds.length > 0) keepEndpointKinds(raw, options.endpointKinds);
-  const warnings = applyEnvOverrides(raw, env);
-  warnings.push(...applyCliOverrides(raw, options.overrides ?? []));
+  const origins: ValueOrigins = new Map();
+  const warnings = applyEnvOverrides(raw, env, origins);
+  warnings.push(...applyCliOverrides(raw, options.overrides ?? [], origins));
   if (fileStorageDefaulted) raw.fileStorage = defaultFileStorage(raw, options.role !== "embedded");
-  const validated = validateConfigWithWarnings(raw);
+  const validated = validateConfigWithWarnings(raw, origins);
   return { config: validated.config, warnings: [...validated.warnings, ...warnings] };
 }

@@ -79,6 +79,8 @@ describe("selectModelFiles", () => {
     const xml = mkdtempSync(join(dir, "xml-"));
     writeFileSync(join(xml, "model.xml"), "<environment/>");
     writeFileSync(join(xml, "model.bak.txt"), "");
+    // docs/deployment.md: beside a model of a known format, another model.* is ignored.
+    writeFileSync(join(xml, "model.bak"), "not a model");
     assert.deepEqual(select({ cwd: xml }), ["model.xml"]);
     writeFileSync(join(xml, "model.aasx"), "PK");
     assert.throws(

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { isPlainObject } from "../aas/plain-object.ts";
+import { type ClassedSection, classSuffix } from "./class-names.ts";
 import { ConfigError, formatConfigPath } from "./config-error.ts";
 import { CONFIG_SECTIONS, SECTION_NAMES, schemaOfEntry } from "./config-sections.ts";
 import { ignoredFaaastOptions, ignoredOptionWarning, unknownKeyMessage } from "./faaast-options.ts";
@@ -15,10 +16,49 @@ import { childOf, exactMatch, looseMatch, takesOnlyText, takesTextList } from ".
 type Segment = string | number;
 type Match = (keys: string[], segment: string) => string | undefined;
 
+/** Where a path comes from: how its keys are matched, and how messages spell what the user wrote. */
+interface Source {
+  match: Match;
+  /** A segment that names no key, as the user would write it in the file (env names are upper case). */
+  spell(segment: string): string;
+  /** How to choose `className` for the @class entry at `path` from this source. */
+  setClass(path: readonly Segment[], className: string): string;
+}
+
+const COMMAND_LINE: Source = {
+  match: exactMatch,
+  spell: (segment) => segment,
+  setClass: (path, className) => `${formatConfigPath(path)}.@class=${className}`,
+};
+
+/** Variables match keys case-insensitively: TWINPORT_PERSISTENCE_URL names what a file writes as persistence.url. */
+const ENVIRONMENT: Source = {
+  match: looseMatch,
+  spell: (segment) => segment.toLowerCase(),
+  setClass: (path, className) =>
+    `${ENV_PREFIX}${path.map((segment) => String(segment).toUpperCase()).join("_")}_CLASS=${className}`,
+};
+
 interface Resolved {
   path: Segment[];
   /** Schema of the setting, when known (not inside pass-through objects or unknown @class entries). */
   leaf: z.ZodType | undefined;
+}
+
+/**
+ * Where override values came from, by settings path (`core.logLevel` → "from TWINPORT_CORE_LOGLEVEL"),
+ * so a value refused later by validation is reported with its source: an operator looking for
+ * `verbose` in the file would not find it there.
+ */
+export type ValueOrigins = Map<string, string>;
+
+/** Records that `path` (and everything below it) now comes from `origin`. */
+function recordOrigin(origins: ValueOrigins | undefined, path: Segment[], origin: string): void {
+  if (!origins) return;
+  const at = formatConfigPath(path);
+  for (const key of [...origins.keys()])
+    if (key === at || key.startsWith(`${at}.`) || key.startsWith(`${at}[`)) origins.delete(key);
+  origins.set(at, origin);
 }
 
 /** The path names a FA³ST option Twinport ignores: nothing is set, the user is warned. */
@@ -48,15 +88,18 @@ function asIndex(segment: string): number | undefined {
 }
 
 /** Follows `segments` through the configuration layout; a string result is the reason it failed. */
-function resolve(raw: Record<string, unknown>, segments: string[], match: Match): Resolved | IgnoredOption | string {
+function resolve(raw: Record<string, unknown>, segments: string[], source: Source): Resolved | IgnoredOption | string {
+  const { match } = source;
   const [first, ...rest] = segments;
   const sectionName = match([...SECTION_NAMES], first!);
-  if (sectionName === undefined) return unknownKeyMessage(first!, first!, SECTION_NAMES);
+  if (sectionName === undefined) return unknownKeyMessage(source.spell(first!), first!, SECTION_NAMES);
   const layout = CONFIG_SECTIONS[sectionName]!;
   const path: Segment[] = [sectionName];
   let value: unknown = raw[sectionName];
   let schema: z.ZodType | undefined;
   let i = 0;
+  /** How many segments of `path` name the @class entry (section, and index in a list). */
+  let entryDepth = 0;
 
   if (layout.shape === "plain") {
     schema = layout.schema;
@@ -70,6 +113,7 @@ function resolve(raw: Record<string, unknown>, segments: string[], match: Match)
       i = 1;
     }
     if (i >= rest.length) return { path, leaf: undefined };
+    entryDepth = path.length;
     schema = schemaOfEntry(layout.section, value);
     if (!schema) {
       // No usable @class yet: only "@class" itself (or opaque content) can be set here.
@@ -92,7 +136,13 @@ function resolve(raw: Record<string, unknown>, segments: string[], match: Match)
       const option = match(Object.keys(ignored), segment);
       if (option !== undefined)
         return { ignored: ignoredOptionWarning(formatConfigPath([...path, option]), ignored[option]!) };
-      const at = formatConfigPath([...path, segment]);
+      const elsewhere =
+        layout.shape !== "plain" && path.length === entryDepth
+          ? otherClassWith(layout.section, value, segment, source)
+          : undefined;
+      const at = formatConfigPath([...path, elsewhere?.key ?? source.spell(segment)]);
+      if (elsewhere)
+        return `Unknown key '${at}' for ${classSuffix(String((value as Record<string, unknown>)["@class"]))}: it is a setting of ${elsewhere.className} (set ${source.setClass(path, elsewhere.className)} to use that). Allowed: ${child.allowed?.join(", ")}`;
       return child.allowed
         ? unknownKeyMessage(at, segment, child.allowed)
         : `Unknown key '${at}': '${formatConfigPath(path)}' is ${child.reason}`;
@@ -106,6 +156,24 @@ function resolve(raw: Record<string, unknown>, segments: string[], match: Match)
     schema = child.schema;
   }
   return { path, leaf: schema };
+}
+
+/** Another class of the section that has the setting `segment` names (Redis's url on the memory persistence). */
+function otherClassWith(
+  section: ClassedSection,
+  entry: unknown,
+  segment: string,
+  source: Source,
+): { className: string; key: string } | undefined {
+  const current = isPlainObject(entry) && typeof entry["@class"] === "string" ? classSuffix(entry["@class"]) : "";
+  for (const className of section.known) {
+    if (className === current) continue;
+    const schema = section.schemaFor(className);
+    const child = schema ? childOf(schema, segment, source.match) : undefined;
+    if (child?.found && typeof child.key === "string" && child.schema !== undefined)
+      return { className, key: child.key };
+  }
+  return undefined;
 }
 
 /**
@@ -169,7 +237,11 @@ function parseOverridePath(text: string): string[] | undefined {
  * Applies `path=value` overrides in order. Any problem is a ConfigError; a FA³ST option Twinport
  * ignores is not set and returned as a warning (the rule of the file, docs/faaast-compatibility.md).
  */
-export function applyCliOverrides(raw: Record<string, unknown>, overrides: readonly string[]): string[] {
+export function applyCliOverrides(
+  raw: Record<string, unknown>,
+  overrides: readonly string[],
+  origins?: ValueOrigins,
+): string[] {
   const warnings: string[] = [];
   for (const override of overrides) {
     const eq = override.indexOf("=");
@@ -179,13 +251,14 @@ export function applyCliOverrides(raw: Record<string, unknown>, overrides: reado
     const forbidden = prototypeSegment(segments);
     if (forbidden !== undefined)
       throw new ConfigError(`Invalid override '${override}': ${prototypeRefusal(forbidden)}`);
-    const resolved = resolve(raw, segments, exactMatch);
+    const resolved = resolve(raw, segments, COMMAND_LINE);
     if (typeof resolved === "string") throw new ConfigError(resolved);
     if ("ignored" in resolved) {
       warnings.push(resolved.ignored);
       continue;
     }
     setAt(raw, resolved.path, overrideValue(override.slice(eq + 1), resolved.leaf));
+    recordOrigin(origins, resolved.path, "from the command line");
   }
   return warnings;
 }
@@ -198,7 +271,11 @@ const FAAAST_ENV_PREFIX = "faaast_config_extension_";
  * are list indexes), and FA³ST's `faaast_config_extension_<path>` (the same, with `[i]` for an
  * index) before them. Returns warnings for variables that name no setting.
  */
-export function applyEnvOverrides(raw: Record<string, unknown>, env: NodeJS.ProcessEnv): string[] {
+export function applyEnvOverrides(
+  raw: Record<string, unknown>,
+  env: NodeJS.ProcessEnv,
+  origins?: ValueOrigins,
+): string[] {
   const warnings: string[] = [];
   const ours = Object.entries(env)
     .filter(
@@ -237,7 +314,7 @@ export function applyEnvOverrides(raw: Record<string, unknown>, env: NodeJS.Proc
       warnings.push(`Ignoring environment variable ${name}: empty path segment`);
       continue;
     }
-    const resolved = resolve(raw, segments, looseMatch);
+    const resolved = resolve(raw, segments, ENVIRONMENT);
     if (typeof resolved === "string") {
       warnings.push(`Ignoring environment variable ${name}: ${resolved}`);
       continue;
@@ -248,6 +325,7 @@ export function applyEnvOverrides(raw: Record<string, unknown>, env: NodeJS.Proc
     }
     try {
       setAt(raw, resolved.path, overrideValue(text, resolved.leaf));
+      recordOrigin(origins, resolved.path, `from ${name}`);
     } catch (error) {
       warnings.push(`Ignoring environment variable ${name}: ${(error as Error).message}`);
     }

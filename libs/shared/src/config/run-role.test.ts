@@ -77,7 +77,7 @@ test("the start function gets the loaded configuration; warnings go to stderr", 
     .filter((line) => line.startsWith("{"))
     .map((line) => JSON.parse(line))
     .find((line) => line.component === "config");
-  assert.match(warning?.msg ?? "", /^Ignoring environment variable TWINPORT_UNKNOWN: Unknown key 'UNKNOWN'/);
+  assert.match(warning?.msg ?? "", /^Ignoring environment variable TWINPORT_UNKNOWN: Unknown key 'unknown'/);
   assert.equal(warning.level, 40);
 });
 
@@ -316,6 +316,34 @@ test("an explicitly configured management port that is taken fails the start wit
     );
   } finally {
     await holder.close();
+  }
+});
+
+test("a management host that does not resolve names core.managementHost, or the endpoints' host it followed", async () => {
+  for (const [env, hint] of [
+    [
+      { TWINPORT_CORE_MANAGEMENTHOST: "nohost.invalid" },
+      /Change core\.managementHost \(TWINPORT_CORE_MANAGEMENTHOST\) to an address of this machine/,
+    ],
+    [
+      { TWINPORT_ENDPOINTS_0_HOST: "nohost.invalid" },
+      /Change the endpoints' host \(core\.managementHost is unset, so the management port binds where all endpoints do\), or core\.managementHost, to an address of this machine/,
+    ],
+  ] as const) {
+    const proc = fakeProcess({ ...env, TWINPORT_CORE_MANAGEMENTPORT: "0" });
+    await runRole({
+      role: "http-gateway",
+      argv: ["--endpoint", "http"],
+      io: proc.io,
+      start: async () => assert.fail("must not start"),
+    });
+    assert.equal(await proc.exited, 1);
+    assert.match(
+      proc.err(),
+      /Management port cannot listen on nohost\.invalid:0: the host name 'nohost\.invalid' does not resolve/,
+    );
+    assert.match(proc.err(), hint);
+    assert.doesNotMatch(proc.err(), /managementPort/);
   }
 });
 

@@ -9,11 +9,12 @@ import { renderStartBanner, type StartBanner, type StartSummary } from "../opera
 import { HELP_TEXT, parseCommandLine, UsageError } from "./command-line.ts";
 import { ConfigError } from "./config-error.ts";
 import { DEFAULT_MANAGEMENT_PORT, isoDurationToMs } from "./core.ts";
-import { isHttpEndpoint, isOpcUaEndpoint } from "./endpoints.ts";
+import { type EndpointConfig, isHttpEndpoint, isOpcUaEndpoint } from "./endpoints.ts";
 import { FILE_STORAGE_FILESYSTEM_CLASS, FILE_STORAGE_REDIS_CLASS } from "./file-storage.ts";
 import { type ConfigRole, loadConfig } from "./load-config.ts";
 import { MESSAGE_BUS_NATS_CLASS } from "./message-bus.ts";
 import { type ModelFile, ModelFileError, selectModelFiles } from "./model-files.ts";
+import { openHttpAccessInWords } from "./open-access.ts";
 import { PERSISTENCE_IN_MEMORY_CLASS } from "./persistence.ts";
 import type { TwinportConfig } from "./validate-config.ts";
 
@@ -275,7 +276,7 @@ function startBanner(
     mode,
     ...summary,
     ...(management ? { management } : {}),
-    security: securityInWords(config),
+    security: securityInWords(config, role),
     stateDir: resolve(cwd, config.core.stateDir),
     ...(role === "embedded" || role === "model-store" ? { files: filesInWords(config, cwd) } : {}),
   };
@@ -291,10 +292,10 @@ function filesInWords(config: TwinportConfig, cwd: string): string {
     : "memory: lost when the process stops, though the model is kept (set fileStorage)";
 }
 
-function securityInWords(config: TwinportConfig): string {
+function securityInWords(config: TwinportConfig, role: ConfigRole): string {
   const { security } = config;
   if (!security)
-    return "OPEN: no security section, so anyone who can reach an endpoint can read, change and delete everything";
+    return `OPEN: no security section, so anyone who can reach an endpoint can ${openAccessInWords(config, role)}`;
   const { bearer, clientCertificates } = security.authentication;
   const who = [
     ...(bearer ? [`bearer tokens from ${bearer.issuer}`] : []),
@@ -302,6 +303,20 @@ function securityInWords(config: TwinportConfig): string {
   ];
   const rules = `${security.rules.length} access rule${security.rules.length === 1 ? "" : "s"}`;
   return `secured: ${who.length > 0 ? `${who.join(" and ")}, ` : "anonymous callers only, "}${rules}`;
+}
+
+/**
+ * What the endpoints this role serves let anyone do without security: the words of its HTTP
+ * endpoints when they all say the same (read-only profiles: "read everything"); else, and whenever
+ * OPC UA is served (it writes values and calls operations), the whole of it.
+ */
+function openAccessInWords(config: TwinportConfig, role: ConfigRole): string {
+  const served = servedEndpoints(config, role);
+  const words = new Set(
+    served.map((endpoint) => (isHttpEndpoint(endpoint) ? openHttpAccessInWords(endpoint.profiles) : "")),
+  );
+  const [only] = words;
+  return words.size === 1 && only !== "" && only !== undefined ? only : "read, change and delete everything";
 }
 
 /** core.managementPort: absent → 9464 (a taken default falls back to a free port), 0 → free, -1 → off. */
@@ -313,9 +328,16 @@ async function openManagementPort(
 ): Promise<ManagementServer | undefined> {
   const configured = config.core.managementPort;
   if (configured === -1) return undefined;
+  const host = managementHost(config, role);
   return startManagementServer({
     port: configured ?? DEFAULT_MANAGEMENT_PORT,
-    host: managementHost(config, role),
+    host,
+    ...(config.core.managementHost === undefined && host !== "0.0.0.0"
+      ? {
+          hostSetting:
+            "the endpoints' host (core.managementHost is unset, so the management port binds where all endpoints do), or core.managementHost,",
+        }
+      : {}),
     metrics,
     fallbackToFreePort: configured === undefined,
     onFallback: (port, free) =>
@@ -329,12 +351,17 @@ async function openManagementPort(
 /** core.managementHost, else the one address all endpoints this role serves bind to, else 0.0.0.0. */
 export function managementHost(config: TwinportConfig, role: ConfigRole): string {
   if (config.core.managementHost !== undefined) return config.core.managementHost;
-  const served = config.endpoints.filter((endpoint) => {
+  const served = servedEndpoints(config, role);
+  const hosts = new Set(served.map((endpoint) => endpoint.host));
+  return hosts.size === 1 ? [...hosts][0]! : "0.0.0.0";
+}
+
+/** The endpoints a process of this role serves (the model-store: none). */
+function servedEndpoints(config: TwinportConfig, role: ConfigRole): EndpointConfig[] {
+  return config.endpoints.filter((endpoint) => {
     if (role === "embedded") return true;
     if (role === "http-gateway") return isHttpEndpoint(endpoint);
     if (role === "opcua-gateway") return isOpcUaEndpoint(endpoint);
     return false;
   });
-  const hosts = new Set(served.map((endpoint) => endpoint.host));
-  return hosts.size === 1 ? [...hosts][0]! : "0.0.0.0";
 }

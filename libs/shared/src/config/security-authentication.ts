@@ -11,7 +11,9 @@ const bearerSchema = z.strictObject({
   /** The JWKS URL, when the issuer offers no discovery document (or to skip it). */
   jwksUrl: z.url().optional(),
   /** Accepted `aud` values: a token must name at least one. */
-  audience: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]),
+  audience: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)], {
+    error: "expected a string or a non-empty list of strings",
+  }),
   /** Tolerated clock difference for exp/nbf/iat, in seconds. */
   clockSkewSeconds: z.number().int().min(0).max(600).default(30),
   /** The claim that names the user. */

@@ -78,3 +78,33 @@ test("a rule's object or subject of no known kind is named with the kinds there 
     "Unknown key 'security.roleAssignments[0].x'. Allowed: user, roles",
   ]);
 });
+
+test("a bearer section without audience says what is missing and what it takes, as without issuer", () => {
+  const message = (bearer: unknown) => {
+    try {
+      load({ security: { authentication: { bearer }, rules: [] } });
+    } catch (error) {
+      assert.ok(error instanceof ConfigError, String(error));
+      return error.message;
+    }
+    assert.fail("loaded");
+  };
+  assert.equal(
+    message({ issuer: "https://login.example.com" }),
+    "Missing 'security.authentication.bearer.audience' (a string or a non-empty list of strings)",
+  );
+  assert.equal(message({ audience: "twinport-api" }), "Missing 'security.authentication.bearer.issuer' (string)");
+  assert.equal(
+    message({ issuer: "https://login.example.com", audience: 5 }),
+    "Invalid value at 'security.authentication.bearer.audience': expected a string or a non-empty list of strings (got number 5)",
+  );
+  assert.deepEqual(
+    load({
+      security: {
+        authentication: { bearer: { issuer: "https://login.example.com", audience: ["a", "b"] } },
+        rules: [],
+      },
+    }).security?.authentication.bearer?.audience,
+    ["a", "b"],
+  );
+});

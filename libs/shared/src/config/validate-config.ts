@@ -5,7 +5,8 @@ import { type ClassedSection, classSuffix } from "./class-names.ts";
 import { ConfigError, formatConfigPath } from "./config-error.ts";
 import { CONFIG_SECTIONS, SECTION_NAMES } from "./config-sections.ts";
 import { type CoreConfig, coreSchema } from "./core.ts";
-import { type EndpointConfig, endpointSection } from "./endpoints.ts";
+import { corsOriginWarnings } from "./cors-settings.ts";
+import { type EndpointConfig, endpointSection, isHttpEndpoint } from "./endpoints.ts";
 import { type EventsConfig, eventsSchema } from "./events.ts";
 import {
   ignoredFaaastOption,
@@ -96,6 +97,13 @@ function issueMessages(issue: z.core.$ZodIssue, schema: z.ZodType, input: unknow
       const here = schemaAt(schema, issue.path);
       const options = here ? objectOptions(here) : undefined;
       const value = valueAt(input, issue.path);
+      // A missing required setting that takes one of several forms: said as a missing one of one form is.
+      if (value === undefined)
+        return [
+          issue.message.startsWith("Invalid input")
+            ? `Missing '${at}'`
+            : `Missing '${at}' (${issue.message.replace(/^expected /, "")})`,
+        ];
       if (options && typeof value === "object" && value !== null && !Array.isArray(value))
         return [`Invalid value at '${at}': expected one of ${describeObjectOptions(options)}`];
       return plain();
@@ -113,6 +121,17 @@ function issueMessages(issue: z.core.$ZodIssue, schema: z.ZodType, input: unknow
 interface Findings {
   issues: string[];
   warnings: string[];
+  /** Where overridden values came from (overrides.ts), by settings path. */
+  origins: ReadonlyMap<string, string>;
+}
+
+/** " (from TWINPORT_CORE_LOGLEVEL)" when the value at `path`, or a section around it, was set by an override. */
+function originNote(found: Findings, path: Path): string {
+  for (let length = path.length; length > 0; length--) {
+    const origin = found.origins.get(formatConfigPath(path.slice(0, length)));
+    if (origin !== undefined) return ` (${origin})`;
+  }
+  return "";
 }
 
 /** FA³ST options among the unknown keys of a failed parse: where they are and why they are ignored. */
@@ -151,7 +170,10 @@ function parseWith<T>(schema: z.ZodType, input: unknown, prefix: Path, found: Fi
     }
   }
   if (result.success) return result.data as T;
-  for (const issue of result.error.issues) found.issues.push(...issueMessages(issue, schema, parsedInput, prefix));
+  for (const issue of result.error.issues) {
+    const note = originNote(found, [...prefix, ...issue.path]);
+    found.issues.push(...issueMessages(issue, schema, parsedInput, prefix).map((message) => `${message}${note}`));
+  }
   return undefined;
 }
 
@@ -159,12 +181,14 @@ function parseClassed<T>(section: ClassedSection, input: unknown, prefix: Path, 
   const { issues } = found;
   const at = formatConfigPath(prefix);
   if (!isPlainObject(input)) {
-    issues.push(`'${at}' must be an object with "@class" (got ${describe(input)}). Known: ${section.known.join(", ")}`);
+    issues.push(
+      `'${at}' must be an object with "@class" (got ${describe(input)}). Known: ${section.known.join(", ")}${originNote(found, prefix)}`,
+    );
     return undefined;
   }
   const className = input["@class"];
   if (typeof className !== "string") {
-    issues.push(`Missing "@class" at ${at}. Known: ${section.known.join(", ")}`);
+    issues.push(`Missing "@class" at ${at}. Known: ${section.known.join(", ")}${originNote(found, prefix)}`);
     return undefined;
   }
   const suffix = classSuffix(className);
@@ -172,7 +196,7 @@ function parseClassed<T>(section: ClassedSection, input: unknown, prefix: Path, 
   if (!schema) {
     const instead = section.unsupported?.[suffix];
     issues.push(
-      `Unknown @class '${className}' at ${at}.${instead === undefined ? "" : ` ${instead}.`} Known: ${section.known.join(", ")}`,
+      `Unknown @class '${className}' at ${at}.${instead === undefined ? "" : ` ${instead}.`} Known: ${section.known.join(", ")}${originNote(found, [...prefix, "@class"])}`,
     );
     return undefined;
   }
@@ -182,7 +206,7 @@ function parseClassed<T>(section: ClassedSection, input: unknown, prefix: Path, 
 
 function parseClassedList<T>(section: ClassedSection, input: unknown, prefix: string, found: Findings): T[] {
   if (!Array.isArray(input)) {
-    found.issues.push(`'${prefix}' must be a list (got ${describe(input)})`);
+    found.issues.push(`'${prefix}' must be a list (got ${describe(input)})${originNote(found, [prefix])}`);
     return [];
   }
   const parsed: T[] = [];
@@ -202,9 +226,12 @@ export function validateConfig(raw: unknown): TwinportConfig {
 }
 
 /** validateConfig, with the warnings about FA³ST options the configuration sets that Twinport ignores. */
-export function validateConfigWithWarnings(raw: unknown): { config: TwinportConfig; warnings: string[] } {
+export function validateConfigWithWarnings(
+  raw: unknown,
+  origins: ReadonlyMap<string, string> = new Map(),
+): { config: TwinportConfig; warnings: string[] } {
   if (!isPlainObject(raw)) throw new ConfigError(`The configuration must be a JSON object (got ${describe(raw)})`);
-  const found: Findings = { issues: [], warnings: [] };
+  const found: Findings = { issues: [], warnings: [], origins };
   const { issues } = found;
   for (const key of Object.keys(raw)) {
     // Own keys only: `in` would take "__proto__" and "constructor" for known sections.
@@ -238,6 +265,10 @@ export function validateConfigWithWarnings(raw: unknown): { config: TwinportConf
       : parseWith<SecurityConfig>(securitySchema, raw.security, ["security"], found);
   const events = parseWith<EventsConfig>(eventsSchema, raw.events ?? {}, ["events"], found);
   if (issues.length > 0 || !core || !persistence || !messageBus || !fileStorage) throw new ConfigError(issues);
+  endpoints.forEach((endpoint, index) => {
+    if (isHttpEndpoint(endpoint))
+      found.warnings.push(...corsOriginWarnings(endpoint.corsAllowedOrigin, `endpoints[${index}].corsAllowedOrigin`));
+  });
   if (fileStorage["@class"] === FILE_STORAGE_FILESYSTEM_CLASS && fileStorage.path === undefined) {
     fileStorage.path = `${core.stateDir}/files`;
   }

@@ -15,6 +15,11 @@ export interface ManagementServerOptions {
    */
   fallbackToFreePort?: boolean;
   onFallback?: (port: number, freePort: number) => void;
+  /**
+   * Where `host` came from, for a host that does not resolve or is not this machine's: default
+   * core.managementHost. run-role says so when the host was taken from the endpoints.
+   */
+  hostSetting?: string;
 }
 
 export interface ManagementServer {
@@ -80,7 +85,7 @@ export async function startManagementServer(options: ManagementServerOptions): P
     await listen(server, options.port, host);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EADDRINUSE" || !options.fallbackToFreePort)
-      throw managementListenError(error as NodeJS.ErrnoException, host, options.port);
+      throw managementListenError(error as NodeJS.ErrnoException, host, options.port, options.hostSetting);
     await listen(server, 0, host);
     options.onFallback?.(options.port, (server.address() as AddressInfo).port);
   }
@@ -122,14 +127,27 @@ function listen(server: Server, port: number, host: string): Promise<void> {
   });
 }
 
-function managementListenError(error: NodeJS.ErrnoException, host: string, port: number): Error {
-  const hint = `Change core.managementPort (TWINPORT_CORE_MANAGEMENTPORT; 0 picks a free port, -1 turns the management port off)`;
-  const reason =
+const PORT_HINT =
+  "Change core.managementPort (TWINPORT_CORE_MANAGEMENTPORT; 0 picks a free port, -1 turns the management port off)";
+
+function managementListenError(
+  error: NodeJS.ErrnoException,
+  host: string,
+  port: number,
+  hostSetting = "core.managementHost (TWINPORT_CORE_MANAGEMENTHOST)",
+): Error {
+  // The host is the problem, not the port: pointing at managementPort sent users to the wrong key.
+  const hostHint = `Change ${hostSetting} to an address of this machine (0.0.0.0: every interface)`;
+  const [reason, hint] =
     error.code === "EADDRINUSE"
-      ? "the port is already in use"
+      ? ["the port is already in use", PORT_HINT]
       : error.code === "EACCES"
-        ? "ports below 1024 need privileges"
-        : error.message;
+        ? ["ports below 1024 need privileges", PORT_HINT]
+        : error.code === "ENOTFOUND" || error.code === "EAI_AGAIN"
+          ? [`the host name '${host}' does not resolve (${error.message})`, hostHint]
+          : error.code === "EADDRNOTAVAIL"
+            ? ["the address is not available on this machine", hostHint]
+            : [error.message, PORT_HINT];
   return Object.assign(
     new Error(`Management port cannot listen on ${host}:${port}: ${reason}. ${hint}.`, { cause: error }),
     { code: error.code },
