@@ -404,16 +404,25 @@ describe("startHttpEndpoint over real sockets", () => {
     }
   });
 
-  it("bytes that are no request after a pipelined write: the write's answer first, then the 400", async () => {
+  it("bytes that are no request after pipelined writes: every write's answer first, then the 400", async () => {
     const endpoint = await start({ sslEnabled: false }, join(dir, "state"), true);
     const path = `/api/v3.0/submodels/${b64(SUBMODEL_1)}/submodel-elements/MaxRotationSpeed/$value`;
-    const answers = await pipelined(
-      endpoint.port,
-      `PATCH ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 3\r\n\r\n7045`,
+    const patch = (body: string) =>
+      `PATCH ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+    assert.deepEqual(
+      (
+        await pipelined(
+          endpoint.port,
+          `PATCH ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 3\r\n\r\n7045`,
+        )
+      ).map((answer) => answer.status),
+      [204, 400],
+      "one write, then the byte after its body",
     );
+    const answers = await pipelined(endpoint.port, `${patch("1111")}${patch("2222")}GARBAGE GARBAGE\r\n\r\n`);
     assert.deepEqual(
       answers.map((answer) => answer.status),
-      [204, 400],
+      [204, 204, 400],
     );
     await stop(endpoint);
   });

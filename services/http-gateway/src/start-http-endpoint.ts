@@ -100,24 +100,28 @@ export async function startHttpEndpoint(deps: HttpEndpointDeps): Promise<Running
   // request on a connection that is cut the moment it is idle (closeServer).
   let closing = false;
   const logs = { metrics: deps.metrics, logger: deps.logger };
+  // Each request is known to the client-error answers as it arrives, so bytes that are no request
+  // are refused after the answer of the last one, even one still waiting its turn (connection-order.ts).
+  const ordered = servedInConnectionOrder(
+    hotRoute
+      ? (incoming, outgoing) => {
+          if (closing) outgoing.shouldKeepAlive = false;
+          if (answeredMissingHost(incoming, outgoing, logs)) return;
+          if (!hotRoute(incoming, outgoing)) general(incoming, outgoing);
+        }
+      : (incoming, outgoing) => {
+          if (closing) outgoing.shouldKeepAlive = false;
+          if (answeredMissingHost(incoming, outgoing, logs)) return;
+          general(incoming, outgoing);
+        },
+  );
   const server = makeServer(
     // A request without Host is ours to answer, with a Result body (missing-host.ts).
     { ...(tls ? { key: tls.key, cert: tls.cert, ...mutualTls } : {}), requireHostHeader: false },
-    servedInConnectionOrder(
-      hotRoute
-        ? (incoming, outgoing) => {
-            clientErrors.dispatched(incoming, outgoing);
-            if (closing) outgoing.shouldKeepAlive = false;
-            if (answeredMissingHost(incoming, outgoing, logs)) return;
-            if (!hotRoute(incoming, outgoing)) general(incoming, outgoing);
-          }
-        : (incoming, outgoing) => {
-            clientErrors.dispatched(incoming, outgoing);
-            if (closing) outgoing.shouldKeepAlive = false;
-            if (answeredMissingHost(incoming, outgoing, logs)) return;
-            general(incoming, outgoing);
-          },
-    ),
+    (incoming, outgoing) => {
+      clientErrors.dispatched(incoming, outgoing);
+      ordered(incoming, outgoing);
+    },
   );
   clientErrors.attach(server);
   // Connections that never send a request, and answers whose client stopped reading, are cut

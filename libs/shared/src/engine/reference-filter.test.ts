@@ -97,7 +97,12 @@ describe("reference filters (isCaseOf, dataSpecificationRef)", () => {
     refused({ ...iec, bogus: 1 }, /has no "bogus"/);
     refused({ type: "ExternalReference", keys: [{ type: "NoKey", value: "x" }] }, /KeyTypes/);
     refused({ type: "ExternalReference", keys: [{ type: "GlobalReference", value: "x", extra: 1 }] }, /KeyTypes/);
-    refused({ ...iec, referredSemanticId: { keys: [] } }, /non-empty/);
+    refused({ ...iec, referredSemanticId: { keys: [] } }, /semanticId\.referredSemanticId": a Reference needs "keys"/);
+    // Members given as null are absent, as in AAS JSON.
+    assert.deepEqual(
+      parseReferenceFilter("semanticId", JSON.stringify({ ...iec, referredSemanticId: null })),
+      parseReferenceFilter("semanticId", JSON.stringify(iec)),
+    );
     const referred = { type: "ExternalReference", keys: [{ type: "GlobalReference", value: "urn:unit" }] };
     const withReferred = { ...iec, referredSemanticId: referred };
     const asked = (value: unknown) => parseReferenceFilter("semanticId", JSON.stringify(value));

@@ -30,9 +30,13 @@ export function parseReferenceFilter(name: string, text: string): ReferenceFilte
   return referenceOf(name, parsed);
 }
 
-function referenceOf(name: string, parsed: unknown): ReferenceFilter & { kind: "reference" } {
+function referenceOf(name: string, json: unknown): ReferenceFilter & { kind: "reference" } {
   const refuse = (why: string) => new CommandError("bad-request", `Query parameter "${name}": ${why}`);
-  const isObject = typeof parsed === "object" && parsed !== null && !Array.isArray(parsed);
+  const isObject = typeof json === "object" && json !== null && !Array.isArray(json);
+  // A member given as null is absent (AAS JSON; serializers write unset optional members so).
+  const parsed = isObject
+    ? Object.fromEntries(Object.entries(json as object).filter(([, value]) => value !== null))
+    : json;
   const { type, keys, referredSemanticId } = (isObject ? parsed : {}) as ReferenceJson;
   const wellFormed =
     isObject &&
@@ -52,7 +56,9 @@ function referenceOf(name: string, parsed: unknown): ReferenceFilter & { kind: "
     kind: "reference",
     ...(type !== undefined ? { type: type as string } : {}),
     keys: keys!.map((key) => ({ type: key.type as string, value: key.value as string })),
-    ...(referredSemanticId !== undefined ? { referredSemanticId: referenceOf(name, referredSemanticId) } : {}),
+    ...(referredSemanticId !== undefined
+      ? { referredSemanticId: referenceOf(`${name}.referredSemanticId`, referredSemanticId) }
+      : {}),
   };
 }
 

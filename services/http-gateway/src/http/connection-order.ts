@@ -4,27 +4,50 @@ import type { Duplex } from "node:stream";
 export type Serve = (incoming: IncomingMessage, outgoing: ServerResponse) => void;
 
 /**
+ * How many requests may wait behind an unfinished answer on one connection. Clients that pipeline
+ * send a few; a held request writes nothing, so Node never pushes back on the socket, and without a
+ * bound one connection (an endless /events stream with requests behind it) could pile up millions.
+ */
+export const MAX_WAITING_PER_CONNECTION = 32;
+
+/**
  * Requests pipelined on one connection are served one after the other: each is handed to `serve`
  * once the answer before it has ended. Node parses a pipelined request and emits it while the one
  * before is still running (it only orders the answers), so a GET behind a PATCH read the old value,
  * and a PATCH behind a PATCH could land first. RFC 9112 §9.3.2 lets a server run pipelined requests
  * in parallel only when all of them are safe. A connection whose client waits for each answer (the
  * usual case) finds the answer before ended and is served at once: one WeakMap look-up per request.
+ *
+ * A waiting request is never served once its connection is gone: its answer could reach no one,
+ * and a write made then would be one its client can never learn the outcome of. A connection with
+ * more than MAX_WAITING_PER_CONNECTION requests waiting is closed.
  */
 export function servedInConnectionOrder(serve: Serve): Serve {
-  /** Per connection: the answer of its latest request, served or waiting. */
-  const latest = new WeakMap<Duplex, ServerResponse>();
+  /** Per connection: the answer of its latest request, served or waiting, and how many wait. */
+  const latest = new WeakMap<Duplex, { response: ServerResponse; waiting: number }>();
   return (incoming, outgoing) => {
     const socket = incoming.socket;
-    const before = latest.get(socket);
-    latest.set(socket, outgoing);
-    if (before === undefined || before.writableEnded || before.destroyed) return serve(incoming, outgoing);
+    const state = latest.get(socket);
+    const before = state?.response;
+    if (before === undefined || before.writableEnded || before.destroyed) {
+      latest.set(socket, { response: outgoing, waiting: 0 });
+      return serve(incoming, outgoing);
+    }
+    const waiting = state!.waiting + 1;
+    if (waiting > MAX_WAITING_PER_CONNECTION) {
+      socket.destroy();
+      return;
+    }
+    latest.set(socket, { response: outgoing, waiting });
     let started = false;
     const start = () => {
       if (started) return;
       started = true;
       before.off("finish", start);
       before.off("close", start);
+      const now = latest.get(socket);
+      if (now !== undefined && now.waiting > 0) now.waiting -= 1;
+      if (socket.destroyed) return;
       serve(incoming, outgoing);
     };
     before.once("finish", start);

@@ -67,7 +67,7 @@ function assetIdOf(parameter: string, candidate: unknown): AssetIdQuery {
     throw badRequest(
       `Query parameter "${parameter}": a SpecificAssetId has no ${unknown.map((m) => `"${m}"`).join(", ")}`,
     );
-  if (externalSubjectId === undefined) return { name, value };
+  if (externalSubjectId === undefined || externalSubjectId === null) return { name, value };
   // Checked as a Reference (a 400 for anything else), and then matched: an asset id of another subject is another one.
   let subject: ReferenceFilter;
   try {

@@ -1,0 +1,81 @@
+import assert from "node:assert/strict";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { connect, type Socket } from "node:net";
+import { after, before, test } from "node:test";
+import { MAX_WAITING_PER_CONNECTION, servedInConnectionOrder } from "./connection-order.ts";
+
+// A real server whose /hold answer never ends (as an /events stream), /slow answers after 50 ms and
+// /count answers at once, counting the requests it served.
+let server: Server;
+let port: number;
+let served: string[] = [];
+
+before(async () => {
+  server = createServer(
+    servedInConnectionOrder((incoming, outgoing) => {
+      served.push(incoming.url!);
+      if (incoming.url === "/hold") outgoing.writeHead(200).write("holding");
+      else if (incoming.url === "/slow") setTimeout(() => outgoing.end("slow"), 50);
+      else outgoing.end(incoming.url);
+    }),
+  );
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  port = (server.address() as AddressInfo).port;
+});
+
+after(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+const get = (path: string) => `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`;
+
+async function opened(): Promise<{ socket: Socket; received: () => string; closed: Promise<void> }> {
+  const socket = connect(port, "127.0.0.1");
+  await new Promise((resolve) => socket.once("connect", resolve));
+  let text = "";
+  socket.on("data", (chunk: Buffer) => {
+    text += chunk.toString("latin1");
+  });
+  socket.on("error", () => {});
+  const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+  return { socket, received: () => text, closed };
+}
+
+test("a pipelined request is served once the answer before it has ended, in order", async () => {
+  served = [];
+  const { socket, received, closed } = await opened();
+  socket.write(get("/slow") + get("/a") + get("/slow") + get("/b"));
+  await new Promise((resolve) => setTimeout(resolve, 30));
+  assert.deepEqual(served, ["/slow"], "nothing behind the unfinished answer has started");
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  assert.deepEqual(served, ["/slow", "/a", "/slow", "/b"]);
+  assert.deepEqual(received().match(/\r\n\r\n[^H]*/g)?.length, 4);
+  socket.destroy();
+  await closed;
+});
+
+test("requests waiting behind an answer that never ends are never served once the connection goes", async () => {
+  served = [];
+  const { socket, closed } = await opened();
+  socket.write(get("/hold") + get("/count") + get("/count"));
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  socket.destroy();
+  await closed;
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.deepEqual(served, ["/hold"]);
+});
+
+test("a connection with more requests waiting than the bound is closed, and they are not served", async () => {
+  served = [];
+  const { socket, closed } = await opened();
+  socket.write(get("/hold") + get("/count").repeat(MAX_WAITING_PER_CONNECTION + 10));
+  const outcome = await Promise.race([
+    closed.then(() => "closed"),
+    new Promise((resolve) => setTimeout(() => resolve("open"), 3000)),
+  ]);
+  assert.equal(outcome, "closed");
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.deepEqual(served, ["/hold"]);
+});
