@@ -299,17 +299,23 @@ test("the management port: /health at once, /ready from the role's checks, /metr
   );
 });
 
+/** An http-gateway whose start must fail before its role starts (exit 1): the process, to read its stderr. */
+async function failedGatewayStart(env: Record<string, string>) {
+  const proc = fakeProcess(env);
+  await runRole({
+    role: "http-gateway",
+    argv: ["--endpoint", "http"],
+    io: proc.io,
+    start: async () => assert.fail("must not start"),
+  });
+  assert.equal(await proc.exited, 1);
+  return proc;
+}
+
 test("an explicitly configured management port that is taken fails the start with a message naming the setting", async () => {
   const holder = await startManagementServerOnFreePort();
   try {
-    const proc = fakeProcess({ TWINPORT_CORE_MANAGEMENTPORT: String(holder.port) });
-    await runRole({
-      role: "http-gateway",
-      argv: ["--endpoint", "http"],
-      io: proc.io,
-      start: async () => assert.fail("must not start"),
-    });
-    assert.equal(await proc.exited, 1);
+    const proc = await failedGatewayStart({ TWINPORT_CORE_MANAGEMENTPORT: String(holder.port) });
     assert.match(
       proc.err(),
       /Management port cannot listen on 0\.0\.0\.0:\d+: the port is already in use\. Change core\.managementPort/,
@@ -330,14 +336,7 @@ test("a management host that does not resolve names core.managementHost, or the 
       /Change the endpoints' host \(core\.managementHost is unset, so the management port binds where all endpoints do\), or core\.managementHost, to an address of this machine/,
     ],
   ] as const) {
-    const proc = fakeProcess({ ...env, TWINPORT_CORE_MANAGEMENTPORT: "0" });
-    await runRole({
-      role: "http-gateway",
-      argv: ["--endpoint", "http"],
-      io: proc.io,
-      start: async () => assert.fail("must not start"),
-    });
-    assert.equal(await proc.exited, 1);
+    const proc = await failedGatewayStart({ ...env, TWINPORT_CORE_MANAGEMENTPORT: "0" });
     assert.match(
       proc.err(),
       /Management port cannot listen on nohost\.invalid:0: the host name 'nohost\.invalid' does not resolve/,

@@ -42,6 +42,18 @@ let client: InstanceType<typeof OPCUAClient>;
 let session: ClientSession;
 let ns: number;
 
+/** A client on the None policy with this test's certificates; `options` adds to it. */
+function plainClient(options: { defaultTransactionTimeout?: number } = {}) {
+  return OPCUAClient.create({
+    endpointMustExist: false,
+    securityMode: MessageSecurityMode.None,
+    securityPolicy: SecurityPolicy.None,
+    clientCertificateManager: clientCertificates,
+    connectionStrategy: { maxRetry: 0, initialDelay: 100 },
+    ...options,
+  });
+}
+
 before(async () => {
   await clientCertificates.initialize();
   const loaded = await store.execute({
@@ -70,13 +82,7 @@ before(async () => {
     stateDir: join(dir, "state"),
     log: (line) => logLines.push(String(line)),
   });
-  client = OPCUAClient.create({
-    endpointMustExist: false,
-    securityMode: MessageSecurityMode.None,
-    securityPolicy: SecurityPolicy.None,
-    clientCertificateManager: clientCertificates,
-    connectionStrategy: { maxRetry: 0, initialDelay: 100 },
-  });
+  client = plainClient();
   await client.connect(gateway.endpointUrl);
   session = await client.createSession();
   ns = (await session.readNamespaceArray()).indexOf(AAS_V3_NAMESPACE_URI);
@@ -155,14 +161,7 @@ test("failures are Bad statuses: the asset failed or refused, no provider, wrong
 test("a call outlasting the client's timeoutHint answers BadTimeout before the client stops waiting", async () => {
   // This client waits 5 s for any answer (the RequestHeader's timeoutHint; node-opcua's default is
   // 15 s, its least 5 s).
-  const impatient = OPCUAClient.create({
-    endpointMustExist: false,
-    securityMode: MessageSecurityMode.None,
-    securityPolicy: SecurityPolicy.None,
-    clientCertificateManager: clientCertificates,
-    connectionStrategy: { maxRetry: 0, initialDelay: 100 },
-    defaultTransactionTimeout: 5000,
-  });
+  const impatient = plainClient({ defaultTransactionTimeout: 5000 });
   await impatient.connect(gateway.endpointUrl);
   const shortSession = await impatient.createSession();
   try {
