@@ -8,6 +8,7 @@ import {
   ConfigError,
   type HttpEndpointSummary,
   type Logger,
+  listenFailureOf,
   openHttpAccessInWords,
   type ProcessMetrics,
   type SecurityConfig,
@@ -203,24 +204,18 @@ export function listenError(error: NodeJS.ErrnoException, settings: HttpEndpoint
   const where = `${settings.host}:${settings.port}`;
   const setting = (key: string) =>
     configPath === undefined ? `the HTTP endpoint's "${key}" setting` : `${configPath}.${key}`;
-  let message: string;
-  switch (error.code) {
-    case "EADDRINUSE":
-      message = `HTTP endpoint cannot listen on ${where}: the port is already in use. Change ${setting("port")}, or stop the other process.`;
-      break;
-    case "EACCES":
-      message = `HTTP endpoint cannot listen on ${where}: ports below 1024 need privileges. Change ${setting("port")} (e.g. to 8443), or grant the capability to bind it.`;
-      break;
-    case "EADDRNOTAVAIL":
-      message = `HTTP endpoint cannot listen on ${where}: the address is not available on this machine. Change ${setting("host")}.`;
-      break;
-    case "ENOTFOUND":
-    case "EAI_AGAIN":
-      message = `HTTP endpoint cannot listen on ${where}: the host name '${settings.host}' does not resolve (${error.message}). Change ${setting("host")} to an address of this machine (0.0.0.0: every interface).`;
-      break;
-    default:
-      message = `HTTP endpoint cannot listen on ${where}: ${error.message}`;
-  }
+  const failure = listenFailureOf(error, settings.host);
+  const hint =
+    failure === undefined
+      ? ""
+      : failure.blame === "host"
+        ? failure.code === "EADDRNOTAVAIL"
+          ? ` Change ${setting("host")}.`
+          : ` Change ${setting("host")} to an address of this machine (0.0.0.0: every interface).`
+        : failure.code === "EACCES"
+          ? ` Change ${setting("port")} (e.g. to 8443), or grant the capability to bind it.`
+          : ` Change ${setting("port")}, or stop the other process.`;
+  const message = `HTTP endpoint cannot listen on ${where}: ${failure === undefined ? error.message : `${failure.reason}.${hint}`}`;
   return Object.assign(new Error(message, { cause: error }), { code: error.code });
 }
 

@@ -5,6 +5,7 @@ import {
   createLogger,
   type EventBus,
   type Logger,
+  listenFailureOf,
   type OpcUaEndpointConfig,
   type OpcuaEndpointSummary,
   type SecurityConfig,
@@ -55,43 +56,25 @@ const stderrLine: LogLine = (line) => process.stderr.write(`${line}\n`);
 
 /** Turns a failed start into a message naming the setting to change (`configPath`: `endpoints[1]`, when known). */
 function startError(error: unknown, endpoint: OpcUaEndpointConfig, configPath?: string): Error {
-  const cause = error as NodeJS.ErrnoException;
-  const text = `${cause?.message ?? String(error)}`;
+  const text = `${(error as Error | undefined)?.message ?? String(error)}`;
   const where = `${endpoint.host}:${endpoint.tcpPort}`;
   const setting = (key: string) =>
     configPath === undefined ? `the OPC UA endpoint's "${key}" setting` : `${configPath}.${key}`;
-  if (cause?.code === "EADDRINUSE" || /EADDRINUSE/.test(text)) {
-    return Object.assign(
-      new Error(
-        `OPC UA endpoint cannot listen on ${where}: the port is already in use. Change ${setting("tcpPort")}, or stop the other process.`,
-      ),
-      { code: "EADDRINUSE", cause: error },
-    );
-  }
-  if (cause?.code === "EACCES" || /EACCES/.test(text)) {
-    return Object.assign(
-      new Error(
-        `OPC UA endpoint cannot listen on ${where}: ports below 1024 need privileges. Change ${setting("tcpPort")}.`,
-      ),
-      {
-        code: "EACCES",
-        cause: error,
-      },
-    );
-  }
-  if (cause?.code === "ENOTFOUND" || cause?.code === "EAI_AGAIN" || /ENOTFOUND|EAI_AGAIN/.test(text)) {
-    return new Error(
-      `OPC UA endpoint cannot listen on ${where}: the host name '${endpoint.host}' does not resolve (${text}). Change ${setting("host")} to an address of this machine (0.0.0.0: every interface).`,
-      { cause: error },
-    );
-  }
-  if (cause?.code === "EADDRNOTAVAIL" || /EADDRNOTAVAIL/.test(text)) {
-    return new Error(
-      `OPC UA endpoint cannot listen on ${where}: the address is not available on this machine. Change ${setting("host")}.`,
-      { cause: error },
-    );
-  }
-  return new Error(`OPC UA endpoint cannot start on ${where}: ${text}`, { cause: error });
+  const failure = listenFailureOf(error, endpoint.host);
+  if (failure === undefined) return new Error(`OPC UA endpoint cannot start on ${where}: ${text}`, { cause: error });
+  const hint =
+    failure.code === "EADDRINUSE"
+      ? `Change ${setting("tcpPort")}, or stop the other process.`
+      : failure.code === "EACCES"
+        ? `Change ${setting("tcpPort")}.`
+        : failure.code === "EADDRNOTAVAIL"
+          ? `Change ${setting("host")}.`
+          : `Change ${setting("host")} to an address of this machine (0.0.0.0: every interface).`;
+  const message = `OPC UA endpoint cannot listen on ${where}: ${failure.reason}. ${hint}`;
+  // A port the caller may retry on another (tests pick free ports) keeps its code.
+  return failure.blame === "port"
+    ? Object.assign(new Error(message, { cause: error }), { code: failure.code })
+    : new Error(message, { cause: error });
 }
 
 /**

@@ -2,6 +2,7 @@
 // metrics, structured logs. Imports only contracts and engine ports of ours.
 
 export * from "./console-to-log.ts";
+export * from "./listen-failure.ts";
 export * from "./logger.ts";
 export * from "./management-server.ts";
 export * from "./metered-command-handler.ts";

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { listenFailureOf } from "./listen-failure.ts";
 import type { ProcessMetrics } from "./process-metrics.ts";
 import { evaluateReadiness, type ReadinessCheck } from "./readiness.ts";
 
@@ -138,16 +139,9 @@ function managementListenError(
 ): Error {
   // The host is the problem, not the port: pointing at managementPort sent users to the wrong key.
   const hostHint = `Change ${hostSetting} to an address of this machine (0.0.0.0: every interface)`;
-  const [reason, hint] =
-    error.code === "EADDRINUSE"
-      ? ["the port is already in use", PORT_HINT]
-      : error.code === "EACCES"
-        ? ["ports below 1024 need privileges", PORT_HINT]
-        : error.code === "ENOTFOUND" || error.code === "EAI_AGAIN"
-          ? [`the host name '${host}' does not resolve (${error.message})`, hostHint]
-          : error.code === "EADDRNOTAVAIL"
-            ? ["the address is not available on this machine", hostHint]
-            : [error.message, PORT_HINT];
+  const failure = listenFailureOf(error, host);
+  const reason = failure?.reason ?? error.message;
+  const hint = failure?.blame === "host" ? hostHint : PORT_HINT;
   return Object.assign(
     new Error(`Management port cannot listen on ${host}:${port}: ${reason}. ${hint}.`, { cause: error }),
     { code: error.code },
