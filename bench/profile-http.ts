@@ -59,6 +59,15 @@ const pids: Record<string, number> = {};
 const http = await plainHttpConfig(dir, {}, mode === "embedded-opcua" ? [await loopbackOpcUaEndpoint()] : []);
 // Only the measured run is summarised: start-up (module loading through tsx) would blur it.
 const window = { from: 0n, to: 0n };
+let natsMonitor: number | undefined;
+/** nats-server's message counters (its /varz): how many messages a request costs on the bus. */
+const natsCounts = async (): Promise<{ in: number; out: number }> => {
+  const varz = (await (await fetch(`http://127.0.0.1:${natsMonitor}/varz`)).json()) as {
+    in_msgs: number;
+    out_msgs: number;
+  };
+  return { in: varz.in_msgs, out: varz.out_msgs };
+};
 try {
   if (mode === "embedded" || mode === "embedded-opcua") {
     const p = await startTwinport({
@@ -72,6 +81,7 @@ try {
     const redis = await startRedis({ appendOnly: true });
     const nats = await startNats();
     servers.push(redis, nats);
+    natsMonitor = nats.monitorPort;
     const env = { TWINPORT_PERSISTENCE_URL: redis.url, TWINPORT_MESSAGEBUS_URL: nats.url };
     const store = await startTwinport({
       role: "model-store",
@@ -132,7 +142,9 @@ try {
       : undefined;
   if (strace || perf) await new Promise((resolve) => setTimeout(resolve, 500));
   const sleepsBefore = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, voluntarySwitches(pid)]));
+  const natsBefore = natsMonitor ? await natsCounts() : undefined;
   const r = await runWrk({ base, paths, method, seconds, connections, dir }, pids);
+  const natsAfter = natsBefore ? await natsCounts() : undefined;
   const sleeps = Object.entries(pids)
     .map(([name, pid]) => `${name} ${((voluntarySwitches(pid) - sleepsBefore[name]!) / r.requests).toFixed(2)}`)
     .join(", ");
@@ -169,6 +181,10 @@ try {
   );
   // Sleeps (voluntary context switches, all threads) per request: the wake-ups a request costs.
   console.log(`sleeps per request: ${sleeps}; ${idleLine()}`);
+  if (natsBefore && natsAfter)
+    console.log(
+      `NATS messages per request: ${((natsAfter.in - natsBefore.in) / r.requests).toFixed(2)} in, ${((natsAfter.out - natsBefore.out) / r.requests).toFixed(2)} out`,
+    );
 } finally {
   for (const p of processes.reverse()) await p.stop();
   for (const s of servers) await s.stop();
