@@ -11,7 +11,10 @@
  * Twinport what our code adds on top of them. Two floors: change events as one NATS message per
  * write (what Twinport publishes) and as one message per store batch.
  *
- * Run: npm run bench -- write-floor   (BENCH_SECONDS=3 BENCH_ROUNDS=3 BENCH_CONNECTIONS=16)
+ * GET `$value` too: the floor gateway answers it from memory after one NATS barrier per event-loop
+ * turn (the PING Twinport's read cache sends before a hit).
+ *
+ * Run: npm run bench -- write-floor   (BENCH_SECONDS=3 BENCH_ROUNDS=3 BENCH_CONNECTIONS=16; BENCH_ONLY=PATCH or GET)
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -63,7 +66,10 @@ async function startFloorProcess(script: string, args: string[]): Promise<{ pid:
 async function startFloor(name: string, events: "single" | "batch"): Promise<Variant> {
   const redis = await startRedis({ appendOnly: true });
   const nats = await startNats();
-  stops.push(() => nats.stop(), () => redis.stop());
+  stops.push(
+    () => nats.stop(),
+    () => redis.stop(),
+  );
   const store = await startFloorProcess("floor-store.ts", [nats.url, String(redis.port), events]);
   const port = await freePort();
   const gateway = await startFloorProcess("floor-gateway.ts", [String(port), nats.url]);
@@ -79,7 +85,10 @@ async function startDistributed(): Promise<Variant> {
   const modelFile = writeWritePathModel(dir);
   const redis = await startRedis({ appendOnly: true });
   const nats = await startNats();
-  stops.push(() => nats.stop(), () => redis.stop());
+  stops.push(
+    () => nats.stop(),
+    () => redis.stop(),
+  );
   const env = { TWINPORT_PERSISTENCE_URL: redis.url, TWINPORT_MESSAGEBUS_URL: nats.url };
   const store: TwinportProcess = await startTwinport({
     role: "model-store",
@@ -88,8 +97,16 @@ async function startDistributed(): Promise<Variant> {
     env,
   });
   const http = await plainHttpConfig(dir);
-  const gateway = await startTwinport({ role: "http-gateway", cwd: mkdtempSync(join(dir, "g-")), args: ["-c", http.file], env });
-  stops.push(() => gateway.stop(), () => store.stop());
+  const gateway = await startTwinport({
+    role: "http-gateway",
+    cwd: mkdtempSync(join(dir, "g-")),
+    args: ["-c", http.file],
+    env,
+  });
+  stops.push(
+    async () => void (await gateway.stop()),
+    async () => void (await store.stop()),
+  );
   return {
     name: "Twinport distributed",
     base: `http://127.0.0.1:${http.port}/api/v3.0`,
@@ -98,6 +115,7 @@ async function startDistributed(): Promise<Variant> {
 }
 
 try {
+  // The same bytes as the floor gateway's GET answer.
   const bare = await startBareHono(dir, "1", "{}");
   stops.push(bare.stop);
   const variants: Variant[] = [
@@ -107,34 +125,38 @@ try {
     ...(withTwinport ? [await startDistributed()] : []),
   ];
   const paths = [ONE_PATH];
+  const methods = (process.env.BENCH_ONLY ?? "PATCH,GET").split(",") as ("GET" | "PATCH")[];
   // A first second on each: measured code is optimized code, not the interpreter's.
-  for (const v of variants) await runWrk({ base: v.base, paths, method: "PATCH", seconds: 1, connections, dir }, {});
+  for (const method of methods)
+    for (const v of variants) await runWrk({ base: v.base, paths, method, seconds: 1, connections, dir }, {});
   const results = new Map<string, WrkResult[]>();
   for (let round = 1; round <= rounds; round++)
-    for (const v of variants) {
-      const r = await runWrk(
-        { base: v.base, paths, method: "PATCH", seconds, connections, dir },
-        v.pids,
-      );
-      (results.get(v.name) ?? results.set(v.name, []).get(v.name)!).push(r);
+    for (const method of methods)
+      for (const v of variants) {
+        const r = await runWrk({ base: v.base, paths, method, seconds, connections, dir }, v.pids);
+        const key = `${method} ${v.name}`;
+        (results.get(key) ?? results.set(key, []).get(key)!).push(r);
+        console.log(
+          `round ${round} ${method.padEnd(5)} ${v.name.padEnd(28)} ${String(Math.round(r.rate)).padStart(6)} req/s  p50 ${r.p50Ms.toFixed(2)} ms${r.errors ? `  ${r.errors} ERRORS` : ""}\n        ${cpuPerRequest(r.cpuMs, r.requests).line}`,
+        );
+      }
+  console.log(
+    `\nOne element's $value, wrk -t1 -c${connections} -d${seconds}s; median of ${rounds} rounds, ratios to bare hono per round; ${idleLine()}:`,
+  );
+  for (const method of methods) {
+    const base = results.get(`${method} bare hono`)!;
+    console.log(`${method}: bare hono ${Math.round(median(base.map((r) => r.rate)))} req/s`);
+    for (const v of variants.slice(1)) {
+      const mine = results.get(`${method} ${v.name}`)!;
+      const ratio = median(mine.map((r, i) => r.rate / base[i]!.rate));
+      const cpu = Object.keys(mine[0]!.cpuMs)
+        .filter((name) => name !== "wrk")
+        .map((name) => `${name} ${Math.round(median(mine.map((r) => (r.cpuMs[name]! * 1000) / r.requests)))}`)
+        .join(", ");
       console.log(
-        `round ${round} ${v.name.padEnd(28)} ${String(Math.round(r.rate)).padStart(6)} PATCH/s  p50 ${r.p50Ms.toFixed(2)} ms${r.errors ? `  ${r.errors} ERRORS` : ""}\n        ${cpuPerRequest(r.cpuMs, r.requests).line}`,
+        `  ${v.name.padEnd(28)} ${ratio.toFixed(2)}×  ${Math.round(median(mine.map((r) => r.rate)))} req/s  CPU µs/request: ${cpu}`,
       );
     }
-  const base = results.get("bare hono")!;
-  console.log(
-    `\nPATCH $value, one element, wrk -t1 -c${connections} -d${seconds}s; median of ${rounds} rounds, ratios to bare hono per round; ${idleLine()}:`,
-  );
-  for (const v of variants.slice(1)) {
-    const mine = results.get(v.name)!;
-    const ratio = median(mine.map((r, i) => r.rate / base[i]!.rate));
-    const cpu = Object.keys(mine[0]!.cpuMs)
-      .filter((name) => name !== "wrk")
-      .map((name) => `${name} ${Math.round(median(mine.map((r) => (r.cpuMs[name]! * 1000) / r.requests)))}`)
-      .join(", ");
-    console.log(
-      `  ${v.name.padEnd(28)} ${ratio.toFixed(2)}×  ${Math.round(median(mine.map((r) => r.rate)))} PATCH/s  CPU µs/PATCH: ${cpu}`,
-    );
   }
 } finally {
   for (const stop of stops.reverse()) await stop().catch(() => undefined);

@@ -2,8 +2,9 @@
  * The http-gateway of bench/write-floor.ts: the least a gateway of this architecture does per
  * PATCH. It reads the body, sends the writes of one event-loop turn to the store as one NATS
  * message, takes the store's events (each decoded, as a read cache must) and answers 204 when the
- * store's reply for the write arrives. No validation, routing, caches or metrics: what is left is
- * the cost of the hops themselves.
+ * store's reply for the write arrives. A GET is answered from memory once a NATS barrier (a PING,
+ * one per event-loop turn, as Twinport's read cache sends) has come back. No validation, routing,
+ * caches or metrics: what is left is the cost of the hops themselves.
  * Usage: node --import tsx bench/test-support/floor-gateway.ts PORT NATS_URL
  */
 import { createServer, type ServerResponse } from "node:http";
@@ -42,7 +43,23 @@ function flush(): void {
   nc.publish("floor.batch", encoder.encode(`[${batch.join(",")}]`), { reply: inbox });
 }
 
+/** GETs of this turn: answered together once the turn's PING is back. */
+let reads: ServerResponse[] = [];
+function barrier(): void {
+  const answering = reads;
+  reads = [];
+  void nc.flush().then(() => {
+    for (const res of answering) res.writeHead(200, { "content-type": "application/json" }).end(VALUE);
+  });
+}
+const VALUE = "1";
+
 const server = createServer((req, res) => {
+  if (req.method === "GET") {
+    if (reads.length === 0) setImmediate(barrier);
+    reads.push(res);
+    return;
+  }
   const chunks: Buffer[] = [];
   req.on("data", (chunk: Buffer) => chunks.push(chunk));
   req.on("end", () => {
