@@ -169,6 +169,29 @@ export function hardeningSuite(mode: Mode): void {
       });
     });
 
+    describe("Blob values that are no padded base64", () => {
+      test("/import leaves out the submodel with such a Blob, reports it with its path, and imports the others", async () => {
+        const submodel = (n: number, elements: unknown[]) => ({
+          modelType: "Submodel",
+          id: `urn:x:blob-import:${n}`,
+          idShort: `BlobImport${n}`,
+          submodelElements: elements,
+        });
+        const bad = { modelType: "Blob", idShort: "Bad", contentType: "a/b", value: "QQ" };
+        const body = JSON.stringify({ submodels: [submodel(1, []), submodel(2, [bad]), submodel(3, [])] });
+        const imported = await client.request("POST", "/import", { body });
+        assert.equal(imported.status, 200, imported.text);
+        const problems = imported.json() as { id: string; code: string; text: string }[];
+        assert.equal(problems.length, 1, imported.text);
+        assert.equal(problems[0]!.id, "urn:x:blob-import:2");
+        assert.match(problems[0]!.text, /submodelElements\[0\]\.value.*xs:base64Binary/);
+        for (const n of [1, 3])
+          assert.equal((await client.get(`/submodels/${b64(`urn:x:blob-import:${n}`)}`)).status, 200);
+        assert.equal((await client.get(`/submodels/${b64("urn:x:blob-import:2")}`)).status, 404);
+        await assertServing(client, "a Blob without padding");
+      });
+    });
+
     describe("requests another site's page makes a browser send (CSRF)", () => {
       const value = `${SUBMODEL}/submodel-elements/MaxRotationSpeed/$value`;
       test("GET /reset and a PATCH of a value from a foreign page are 403 and change nothing; the server's own pages write", async () => {

@@ -123,6 +123,16 @@ export function submodelElementsSuite(mode: Mode): void {
         400,
       );
       assertResult(await http.request("POST", `${path}/submodel-elements`, { body: "" }), 400);
+      // A Blob whose base64 lacks its padding: aas-core's decoder threw, which was a 500.
+      for (const value of ["A", "QQ", "QQ="]) {
+        const blob = { modelType: "Blob", idShort: "Bz", contentType: "a/b", value };
+        assertResult(
+          await http.request("POST", `${path}/submodel-elements`, { body: JSON.stringify(blob) }),
+          400,
+          /xs:base64Binary/,
+        );
+      }
+      assert.equal((await http.get(`${path}/submodel-elements/Bz`)).status, 404);
     });
 
     test("GET submodel-elements/$metadata, $value, $reference, $path: every form of the list, paged", async () => {

@@ -53,6 +53,7 @@ function normalizeObject(value: unknown, classRef: ClassRef, path: string, depth
     }
     out[key] = normalizeProperty(item, shape, keyPath, depth);
   }
+  if (className === "Blob") checkBlobValue(out.value, path === "" ? "value" : `${path}.value`);
   for (const key of schema.typedValues ?? []) {
     if (out[key] === "" && typeof out.valueType === "string" && !isValidLexical("", out.valueType)) delete out[key];
     // One stored form per value ("-0" → "0" for an xs:int, "1" → "true" for an xs:boolean, …).
@@ -97,6 +98,21 @@ export function elementDepth(element: unknown): number {
     for (const key of Object.keys(record)) if (typeof record[key] === "object") pending.push([record[key], level]);
   }
   return deepest;
+}
+
+/**
+ * aas-core's base64 decoding throws a plain Error, instead of returning its error result, for a
+ * value whose length is no multiple of 4 ("QQ" without its "=="), which became a 500 on every
+ * path that takes a Blob. xs:base64Binary needs the padding, as `$value` already says
+ * (value-only-apply.ts). A value with whitespace is left to jsonization, which names the character.
+ */
+function checkBlobValue(value: unknown, path: string): void {
+  if (typeof value !== "string" || value.length % 4 === 0 || /\s/.test(value)) return;
+  throw new AasError(
+    "deserialization",
+    `Invalid Blob value at ${path}: expected base64-encoded bytes (xs:base64Binary, padded with "=" to a multiple of 4 characters), got ${value.length} character${value.length === 1 ? "" : "s"}`,
+    { path },
+  );
 }
 
 function concreteClass(classRef: ClassRef, value: Record<string, unknown>): string | undefined {

@@ -153,6 +153,36 @@ test("reports jsonization errors with aas-core's JSON path", () => {
   assert.throws(() => readAas([], "Submodel", { validate: false }), failsWith("deserialization"));
 });
 
+test("a Blob value that is no padded base64 is a deserialization error with its path, not aas-core's thrown Error", () => {
+  // aas-core's decoder throws "Expected bytes to have length 1.5" for these (became a 500).
+  for (const value of ["A", "QQ", "QQ=", "QUJDRA"]) {
+    const blob = { modelType: "Blob", idShort: "B", contentType: "a/b", value };
+    assert.throws(
+      () => readAas(blob, "SubmodelElement", { validate: true }),
+      (error: unknown) =>
+        error instanceof AasError &&
+        error.kind === "deserialization" &&
+        error.path === "value" &&
+        /xs:base64Binary/.test(error.message),
+      value,
+    );
+    const submodel = {
+      modelType: "Submodel",
+      id: "urn:x",
+      submodelElements: [{ modelType: "SubmodelElementCollection", idShort: "C", value: [blob] }],
+    };
+    assert.throws(
+      () => readAas(submodel, "Submodel", { validate: true }),
+      failsWith("deserialization", "submodelElements[0].value[0].value"),
+    );
+  }
+  // Padded values, and the empty one, are read as before.
+  for (const value of ["QQ==", "QUI=", "QUJD", ""]) {
+    const blob = { modelType: "Blob", idShort: "B", contentType: "a/b", value };
+    assert.equal(readAas(blob, "SubmodelElement", { validate: false }).jsonable.value ?? "", value);
+  }
+});
+
 test("collects every verification error, each as 'path: message'", () => {
   const submodel = exampleEnvironment().submodels[0];
   submodel.idShort = "1bad";
