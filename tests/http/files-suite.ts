@@ -190,6 +190,26 @@ export function filesSuite(mode: Mode): void {
       }
     });
 
+    test("a package leaving out thousands of file paths says so in a header any client can read", async () => {
+      const target = empty.clients[0]!;
+      const id = "urn:test:many-unstored-files";
+      const files = Array.from({ length: 3000 }, (_, i) => ({
+        modelType: "File",
+        idShort: `F${i}`,
+        contentType: "text/plain",
+        value: `/aasx/files/never-stored/${"x".repeat(60)}-${i}.txt`,
+      }));
+      const body = JSON.stringify({ modelType: "Submodel", id, submodelElements: files });
+      assert.equal((await target.request("POST", "/submodels", { body })).status, 201);
+      const serialized = await bytesOf(target, `/serialization?submodelIds=${b64(id)}`, { Accept: AASX });
+      assert.equal(serialized.status, 200);
+      const warning = String(serialized.headers["twinport-warning"]);
+      // 3,000 paths once made a 230 KB header line, which curl, fetch and Python refuse.
+      assert.ok(warning.length < 8192, `the header is ${warning.length} characters`);
+      assert.match(warning, /^3000 file path\(s\) left out .*-0\.txt.* and 2980 more$/);
+      assert.equal((await target.request("GET", "/reset")).status, 204);
+    });
+
     test("hostile inputs are clear 4xx answers and the server keeps serving", async () => {
       const target = empty.clients[0]!;
       const bomb = zipSync(

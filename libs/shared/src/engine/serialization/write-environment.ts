@@ -24,8 +24,16 @@ export const FILE_NAMES: Record<ModelFormat, string> = {
  */
 export function omittedWarning(omitted: readonly string[]): string {
   const unique = [...new Set(omitted)];
-  return `${unique.length} file path(s) left out of the package (no file stored, or a part name the package reserves): ${unique.join(", ")}`;
+  // A header line: clients refuse long ones (curl and Node's fetch at 16 KB of headers, Python at
+  // 64 KB a line, proxies at 4-8 KB), and then the package could not be read at all. 5,000 left-out
+  // paths once made a 310 KB header.
+  const named = unique.slice(0, MAX_NAMED_PATHS).map((path) => (path.length > 200 ? `${path.slice(0, 200)}…` : path));
+  const more = unique.length > named.length ? ` and ${unique.length - named.length} more` : "";
+  return `${unique.length} file path(s) left out of the package (no file stored, or a part name the package reserves): ${named.join(", ")}${more}`;
 }
+
+/** How many left-out paths the warning names (each at most ~200 characters): about 4 KB at most. */
+export const MAX_NAMED_PATHS = 20;
 
 /** Part names the package layout reserves or OPC cannot hold. */
 export function isCarriable(partName: string): boolean {
