@@ -192,6 +192,20 @@ export function hardeningSuite(mode: Mode): void {
       });
     });
 
+    describe("XML with more than indentation between tags", () => {
+      test("megabytes of whitespace between identifiables are a 400 as they are read, not held", async () => {
+        const ns = "https://admin-shell.io/aas/3/0";
+        const xml = `<environment xmlns="${ns}"><submodels>${" ".repeat(2 * 1024 * 1024)}<submodel><id>urn:x:ws</id></submodel></submodels></environment>`;
+        const imported = await client.request("POST", "/import", {
+          body: xml,
+          headers: { "content-type": "application/xml" },
+        });
+        assertResult(imported, 400, /more than 1024 KiB of text between two tags/);
+        assert.equal((await client.get(`/submodels/${b64("urn:x:ws")}`)).status, 404);
+        await assertServing(client, "whitespace between tags");
+      });
+    });
+
     describe("requests another site's page makes a browser send (CSRF)", () => {
       const value = `${SUBMODEL}/submodel-elements/MaxRotationSpeed/$value`;
       test("GET /reset and a PATCH of a value from a foreign page are 403 and change nothing; the server's own pages write", async () => {

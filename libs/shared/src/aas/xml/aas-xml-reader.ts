@@ -53,7 +53,10 @@ export function createAasXmlReader(
   });
   /** Where the streamed identifiable being read began (saxes counts characters read). */
   let itemStart = 0;
+  /** Where the last tag was read: saxes holds all text up to the next tag in one string. */
+  let lastTag = 0;
   parser.on("opentag", (tag) => {
+    lastTag = parser.position;
     const before = reader.openItem;
     reader.open(tag, at());
     if (reader.openItem !== before) itemStart = parser.position;
@@ -62,12 +65,22 @@ export function createAasXmlReader(
     const item = reader.openItem;
     if (item !== undefined && parser.position - itemStart > maxItemChars)
       throw identifiableTooLarge(item, maxItemChars);
+    // Between elements that hold no text only indentation may stand, which the identifiable limit
+    // does not count between identifiables: 400 MiB of spaces there (a 410 KB AASX) were held
+    // whole, and past V8's longest string the error was its own "Invalid string length".
+    if (!reader.inText && parser.position - lastTag > MAX_TEXT_BETWEEN_ELEMENTS)
+      throw syntax(
+        `more than ${MAX_TEXT_BETWEEN_ELEMENTS / 1024} KiB of text between two tags where only indentation may stand`,
+        "",
+        at(),
+      );
   };
   parser.on("text", (chunk) => reader.text(chunk, at()));
   parser.on("cdata", (chunk) => reader.text(chunk, at()));
   parser.on("closetag", () => {
     // Also here, not only between slices: a whole identifiable may open and close within one.
     checkItemSize();
+    lastTag = parser.position;
     reader.close(at());
   });
   let first = true;
@@ -126,6 +139,9 @@ type Frame =
       deliver: (value: unknown) => void;
     };
 
+/** Characters between two tags where no value is read (only indentation belongs there). */
+const MAX_TEXT_BETWEEN_ELEMENTS = 1024 * 1024;
+
 /** Text handed to saxes at once: how far past the identifiable size limit reading may get. */
 const WRITE_SLICE = 64 * 1024;
 
@@ -134,6 +150,11 @@ class EnvironmentReader {
   private environment: Record<string, unknown> | undefined;
   /** The streamed identifiable being read (its path, e.g. `submodels[3]`), between its tags. */
   openItem: string | undefined;
+
+  /** Whether text read now is a value (the innermost open element holds text). */
+  get inText(): boolean {
+    return this.stack.at(-1)?.kind === "text";
+  }
 
   constructor(private readonly sink: EnvironmentItemSink | undefined) {}
 

@@ -340,3 +340,35 @@ test("a streamed identifiable longer than maxItemChars is refused as it is read,
     /conceptDescriptions\[0\] is longer than 1000 characters/,
   );
 });
+
+test("more than 1 MiB of indentation between tags is refused as it is read; a long value is not", () => {
+  const ns = "https://admin-shell.io/aas/3/0";
+  const items: unknown[] = [];
+  // Between identifiables, where the identifiable limit does not count (400 MiB was held whole).
+  const between = createAasXmlReader((item) => items.push(item));
+  between.write(`<environment xmlns="${ns}"><submodels>`);
+  assert.throws(
+    () => {
+      for (let i = 0; i < 40; i++) between.write(" ".repeat(64 * 1024));
+    },
+    (error: AasError) => error.kind === "syntax" && /more than 1024 KiB of text between two tags/.test(error.message),
+  );
+  // Inside an identifiable, between its elements, and without streaming.
+  assert.throws(
+    () =>
+      parseAasXml(
+        `<environment xmlns="${ns}"><submodels><submodel>${" ".repeat(1_100_000)}<id>urn:a</id></submodel></submodels></environment>`,
+      ),
+    /more than 1024 KiB of text between two tags/,
+  );
+  // A value longer than that is a value: read whole, streamed or not.
+  const long = "v".repeat(2_000_000);
+  const document = `<environment xmlns="${ns}"><submodels>\n  <submodel><id>urn:long</id><idShort>L</idShort><submodelElements><property><idShort>P</idShort><valueType>xs:string</valueType><value>${long}</value></property></submodelElements></submodel>\n</submodels></environment>`;
+  const parsed = parseAasXml(document) as { submodels: { submodelElements: { value: string }[] }[] };
+  assert.equal(parsed.submodels[0]!.submodelElements[0]!.value.length, long.length);
+  const streamed: { submodelElements: { value: string }[] }[] = [];
+  const reader = createAasXmlReader((item) => streamed.push(item.value as never));
+  for (let at = 0; at < document.length; at += 100_000) reader.write(document.slice(at, at + 100_000));
+  reader.end();
+  assert.equal(streamed[0]!.submodelElements[0]!.value.length, long.length);
+});
