@@ -256,4 +256,14 @@ test("a number out of an integer type's range is reported as such, not as a JSON
     () => patch(structuredClone(element), "true"),
     /true is not a valid xs:int value \(expected a JSON number\)/,
   );
+  // A string is the type's lexical form ("12" is taken): one out of range is not a JSON type mistake.
+  for (const [valueType, text] of [
+    ["xs:int", "2147483648"],
+    ["xs:unsignedByte", "0256"],
+  ] as const) {
+    assert.throws(
+      () => patch({ ...structuredClone(element), valueType }, JSON.stringify(text)),
+      new RegExp(`"${text}" is not a valid ${valueType} value \\(out of the type's range, or not of its form\\)`),
+    );
+  }
 });

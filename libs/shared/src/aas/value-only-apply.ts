@@ -176,9 +176,13 @@ function setTyped(element: ElementJson, key: string, value: unknown, path: strin
   const lexical = valueJsonToLexical(value, element.valueType);
   if (lexical === undefined) {
     const kind = valueJsonKind(element.valueType);
-    // The right JSON type with a wrong value (99999999999 for an xs:int) is not a type mistake.
+    // The right JSON type with a wrong value (99999999999 for an xs:int) is not a type mistake, and
+    // nor is a string: every type takes its lexical form as one ("12" for an xs:int), so
+    // "2147483648" is out of range, not of the wrong JSON type.
     const reason =
-      jsonKindOf(value) === kind ? "out of the type's range, or not of its form" : `expected a JSON ${kind}`;
+      jsonKindOf(value) === kind || typeof value === "string"
+        ? "out of the type's range, or not of its form"
+        : `expected a JSON ${kind}`;
     throw fail(path, `${describe(value)} is not a valid ${String(element.valueType)} value (${reason})`);
   }
   element[key] = lexical;
