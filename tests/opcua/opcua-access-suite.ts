@@ -358,6 +358,14 @@ export function opcuaAccessSuite(mode: Mode): void {
           slow.values.every((v) => v.value.value !== 7 && v.value.value !== 8 && v.value.value !== 88),
           slow.values.map((v) => `${v.statusCode.name} ${v.value.value}`).join(" | "),
         );
+        // Back to a user who may read P, with no change of P: the items get its current value at
+        // once, not the refusal recorded under the anonymous user (it stayed until P next changed).
+        const back = await (
+          client.session as ClientSession & { changeUser(user: UserIdentityInfo): Promise<StatusCode> }
+        ).changeUser({ type: UserTokenType.UserName, userName: "reader", password: USERS.reader! });
+        assert.equal(back.value, StatusCodes.Good.value);
+        await item.waitFor((v) => v.value.value === 88, 5000, "P = 88 once the session is the reader again");
+        await slow.waitFor((v) => v.value.value === 88, 10_000, "P = 88 on the slow item too");
       } finally {
         await admin.stop();
         await client.close();

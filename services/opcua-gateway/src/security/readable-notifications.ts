@@ -26,7 +26,9 @@ import {
  *   change test reports once and then holds back until something readable differs from it;
  * - `extractMonitoredItemNotifications`, which the subscription calls as it publishes: the last gate,
  *   for values queued before the rights went away (the semanticId moved the submodel out of a rule,
- *   ActivateSession changed the user) and for the values a transfer re-sends.
+ *   ActivateSession changed the user) and for the values a transfer re-sends;
+ * - `resendInitialValue`, which node-opcua calls after ActivateSession: the node's value is read
+ *   and judged by the new user's rights, not the last one recorded under the old user's.
  *
  * Rights are asked at each sample, not once at creation, because they change while an item lives:
  * rules match submodels by semanticId, and a session may change its user. Items in other namespaces
@@ -58,6 +60,17 @@ function guard(item: MonitoredItem, namespaceIndex: number): void {
     // judges what is queued by the session that takes the subscription over.
     const withheld = contextOf() !== undefined && !mayRead();
     return record.call(this, withheld ? accessDenied() : dataValue, skipChangeTest, indexRange);
+  };
+
+  // After ActivateSession (another user) node-opcua re-sends the value last recorded, which was
+  // judged by the rights of the user before: a session switched to a user who may read the node kept
+  // Bad_UserAccessDenied until the value next changed. The node's current value is judged again.
+  const resend = item.resendInitialValue;
+  item.resendInitialValue = function (this: MonitoredItem) {
+    const context = contextOf();
+    if (context !== undefined && this.queue.length === 0)
+      this.oldDataValue = mayRead() ? node.readAttribute(context, this.itemToMonitor.attributeId) : accessDenied();
+    return resend.call(this);
   };
 
   const extract = item.extractMonitoredItemNotifications;
