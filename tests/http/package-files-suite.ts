@@ -133,6 +133,30 @@ export function packageFilesSuite(mode: Mode): void {
       assert.equal(await attachment(last, docPath("urn:importer")), "imported");
     });
 
+    test("deleting or replacing a package leaves an identifiable it brought that was deleted and created again by someone else", async () => {
+      const pkg = await postPackage(first, "c.aasx", vendorPackage("urn:vendor:c", "vendor C's manual"));
+      const submodel = `/submodels/${b64("urn:vendor:c/sm")}`;
+      // An operator deletes the package's submodel and makes their own under the same id.
+      assert.equal((await last.request("DELETE", submodel)).status, 204);
+      const own = JSON.stringify({ modelType: "Submodel", id: "urn:vendor:c/sm", idShort: "OperatorsOwn" });
+      assert.equal((await last.request("POST", "/submodels", { body: own })).status, 201);
+      // Replacing the package: its new content names that id too, which it no longer holds: a 409
+      // that changes nothing (the old content, its shell, stays).
+      const { body, type } = multipart("c2.aasx", vendorPackage("urn:vendor:c", "vendor C's new manual"));
+      const put = await first.request("PUT", `/packages/${b64(pkg)}`, { body, headers: { "content-type": type } });
+      assert.equal(put.status, 409, put.text);
+      assert.equal((await first.get(`/shells/${b64("urn:vendor:c")}`)).status, 200);
+      // Deleting the package takes what it still holds (the shell), not the operator's submodel.
+      assert.equal((await first.request("DELETE", `/packages/${b64(pkg)}`)).status, 204);
+      assert.equal((await last.get(`/shells/${b64("urn:vendor:c")}`)).status, 404);
+      for (const client of sut.clients) {
+        const kept = await client.get(submodel);
+        assert.equal(kept.status, 200, kept.text);
+        assert.equal(kept.json().idShort, "OperatorsOwn");
+      }
+      assert.equal((await first.request("DELETE", submodel)).status, 204);
+    });
+
     test("reset clears every file and what held them; the same package loads again", async () => {
       await postPackage(first, "a.aasx", vendorPackage("urn:vendor:a", "A"));
       assert.equal((await first.request("DELETE", "/reset")).status, 204);

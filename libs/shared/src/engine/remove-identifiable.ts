@@ -1,6 +1,7 @@
 import { CommandError } from "../contracts/index.ts";
 import { eventDraft } from "./commit-runner.ts";
 import type { EngineContext } from "./engine-context.ts";
+import { dropPackageClaim } from "./packages/package-claims.ts";
 import type { IdentifiableKind } from "./ports/index.ts";
 import { identifiableTarget } from "./write-targets.ts";
 
@@ -28,6 +29,7 @@ export async function removeIdentifiable(
         },
       };
     });
+    await dropPackageClaim(ctx.fileStore, kind, id);
     return true;
   } catch (error) {
     if (error instanceof CommandError && error.code === "not-found") return false;

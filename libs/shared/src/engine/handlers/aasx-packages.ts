@@ -12,6 +12,7 @@ import type { EngineContext } from "../engine-context.ts";
 import { releasePackageFiles } from "../files/file-holders.ts";
 import { decodeBase64, encodeBase64, safeFileName } from "../files/file-paths.ts";
 import { checkIdsFree, type ImportRequest, prepareImport, writePrepared } from "../import/import-documents.ts";
+import { claimForPackage, heldByPackage } from "../packages/package-claims.ts";
 import {
   deletePackageRecord,
   listPackageRecords,
@@ -146,17 +147,20 @@ async function addPackage(
   };
   const prepared = await prepareImport(ctx, request);
   if (replacing) {
-    // Before anything is removed: a conflict with an identifiable the old content did not bring is
-    // a 409 that leaves the old content, and the package record, as they were.
-    await checkIdsFree(ctx, request, prepared, new Set(replacing.written.map((item) => item.id)));
-    await removeContent(ctx, replacing, cmd);
+    // Before anything is removed: a conflict with an identifiable the old content did not bring (or
+    // no longer holds) is a 409 that leaves the old content, and the package record, as they were.
+    const held = await heldContent(ctx, replacing);
+    await checkIdsFree(ctx, request, prepared, new Set(held.map((item) => item.id)));
+    await removeContent(ctx, replacing, cmd, held);
   }
   const result = await writePrepared(ctx, request, prepared, "package");
+  await claimForPackage(ctx.fileStore, packageId, result.written);
   const record: PackageRecord = {
     packageId,
     fileName,
     aasIds: aasIds ?? result.written.filter((item) => item.kind === "shell").map((item) => item.id),
     written: result.written,
+    claims: true,
     fileKeys: result.fileKeys,
   };
   await writePackageRecord(ctx.fileStore, record, bytes);
@@ -164,8 +168,27 @@ async function addPackage(
   return record;
 }
 
-/** What a package brought, removed again; files another package or an import holds stay. */
-async function removeContent(ctx: EngineContext, record: PackageRecord, cmd: Command): Promise<void> {
-  for (const { kind, id } of record.written) await removeIdentifiable(ctx, kind, id, cmd.origin, cmd.correlationId);
+/**
+ * What a package brought, removed again; files another package or an import holds stay, and so do
+ * identifiables it no longer holds (deleted since, and perhaps created again by someone else:
+ * package-claims.ts).
+ */
+async function removeContent(
+  ctx: EngineContext,
+  record: PackageRecord,
+  cmd: Command,
+  held?: PackageRecord["written"],
+): Promise<void> {
+  for (const { kind, id } of held ?? (await heldContent(ctx, record)))
+    await removeIdentifiable(ctx, kind, id, cmd.origin, cmd.correlationId);
   await releasePackageFiles(ctx.fileStore, record.packageId, record.fileKeys);
+}
+
+/** The identifiables of `record.written` the package still holds (all of them for records older than claims). */
+async function heldContent(ctx: EngineContext, record: PackageRecord): Promise<PackageRecord["written"]> {
+  if (record.claims !== true) return record.written;
+  const held: PackageRecord["written"] = [];
+  for (const item of record.written)
+    if (await heldByPackage(ctx.fileStore, record.packageId, item.kind, item.id)) held.push(item);
+  return held;
 }

@@ -4,6 +4,7 @@ import { eventDraft } from "../commit-runner.ts";
 import type { EngineContext } from "../engine-context.ts";
 import { readForWrite, requireIdentifiable, requireSameId, unchanged } from "../identifiables.ts";
 import { indexTerm, referenceTerms } from "../index-terms.ts";
+import { dropPackageClaim } from "../packages/package-claims.ts";
 import { listFiltered } from "../paging.ts";
 import { anyReferenceMatches, parseReferenceFilter } from "../reference-filter.ts";
 import { identifiableTarget } from "../write-targets.ts";
@@ -122,5 +123,6 @@ export async function deleteConceptDescription(
       },
     };
   });
+  await dropPackageClaim(ctx.fileStore, "concept-description", cdId);
   return { value: null };
 }

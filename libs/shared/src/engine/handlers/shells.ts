@@ -4,6 +4,7 @@ import { matchesAssetIds } from "../asset-links.ts";
 import { eventDraft } from "../commit-runner.ts";
 import type { EngineContext } from "../engine-context.ts";
 import { readForWrite, requireIdentifiable, requireSameId, unchanged } from "../identifiables.ts";
+import { dropPackageClaim } from "../packages/package-claims.ts";
 import { listFiltered } from "../paging.ts";
 import { shellProjector } from "../shell-projection.ts";
 import { identifiableTarget } from "../write-targets.ts";
@@ -107,6 +108,7 @@ export async function deleteShell(
       },
     };
   });
+  await dropPackageClaim(ctx.fileStore, "shell", aasId);
   return { value: null };
 }
 

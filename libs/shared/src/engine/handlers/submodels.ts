@@ -8,6 +8,7 @@ import { deleteOps, insertOps, loadAllElements } from "../element-io.ts";
 import type { EngineContext } from "../engine-context.ts";
 import { readForWrite, requireIdentifiable, requireSameId, unchanged } from "../identifiables.ts";
 import { indexTerm, referenceTerms } from "../index-terms.ts";
+import { dropPackageClaim } from "../packages/package-claims.ts";
 import { listFiltered, pageCursor } from "../paging.ts";
 import { pageSubmodelPaths } from "../path-pages.ts";
 import { projectSubmodel } from "../projection.ts";
@@ -221,6 +222,7 @@ export async function deleteSubmodel(ctx: EngineContext, cmd: Command<"DeleteSub
       },
     };
   });
+  await dropPackageClaim(ctx.fileStore, "submodel", submodelId);
   if (aasId !== undefined) {
     const reference = {
       type: "DeleteSubmodelReferenceById" as const,

@@ -14,6 +14,11 @@ export interface PackageRecord {
   aasIds: string[];
   /** The identifiables this package brought into the model (deleting the package deletes them). */
   written: { kind: IdentifiableKind; id: string }[];
+  /**
+   * Set on records written since package claims exist (package-claims.ts): deleting the package
+   * removes only the identifiables it still holds. Older records remove everything they list.
+   */
+  claims?: true;
   /** The FileStore keys of the files it brought. */
   fileKeys: string[];
 }

@@ -1,0 +1,44 @@
+import type { FileStore, IdentifiableKind } from "../ports/index.ts";
+
+/**
+ * Which package brought an identifiable, for as long as it is that identifiable: a FileStore entry
+ * `package-claim:<kind>:<id>` holding the packageId, written when the package writes it and
+ * removed whenever the identifiable is deleted, by anyone. Deleting or replacing a package removes
+ * only what it still holds: a submodel it brought, deleted and then created again by an operator
+ * under the same id, is the operator's (it was deleted with the package before).
+ *
+ * Not in the commit's atomic step (the FileStore is not the model store): a process that dies
+ * between deleting an identifiable and dropping its claim leaves a claim the package would act on.
+ * Package records written before claims existed carry no `claims` flag and keep the old rule
+ * (everything they list).
+ */
+const CLAIM_PREFIX = "package-claim:";
+
+function claimKey(kind: IdentifiableKind, id: string): string {
+  return `${CLAIM_PREFIX}${kind}:${id}`;
+}
+
+export async function claimForPackage(
+  files: FileStore,
+  packageId: string,
+  written: readonly { kind: IdentifiableKind; id: string }[],
+): Promise<void> {
+  for (const { kind, id } of written)
+    await files.put(claimKey(kind, id), { contentType: "text/plain", bytes: Buffer.from(packageId, "utf8") });
+}
+
+/** The identifiable was deleted: no package holds it any more. */
+export async function dropPackageClaim(files: FileStore, kind: IdentifiableKind, id: string): Promise<void> {
+  await files.delete(claimKey(kind, id));
+}
+
+/** Whether the package still holds the identifiable it brought. */
+export async function heldByPackage(
+  files: FileStore,
+  packageId: string,
+  kind: IdentifiableKind,
+  id: string,
+): Promise<boolean> {
+  const claim = await files.get(claimKey(kind, id));
+  return claim !== undefined && Buffer.from(claim.bytes).toString("utf8") === packageId;
+}
