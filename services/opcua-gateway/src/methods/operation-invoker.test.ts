@@ -58,7 +58,7 @@ before(async () => {
   await clientCertificates.initialize();
   const loaded = await store.execute({
     type: "LoadEnvironment",
-    params: { body: JSON.stringify({ submodels: [operationsSubmodel()] }) },
+    params: { body: JSON.stringify({ submodels: [operationsSubmodel(), STRUCTURED] }) },
   });
   assert.ok(loaded.ok);
   await bus.subscribe({ onEvent: (event) => events.push(event) });
@@ -100,14 +100,40 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function call(idShortPath: string, inputArguments: InstanceType<typeof Variant>[]) {
-  const objectId = `ns=${ns};s=${elementNodeId(OPERATIONS_SUBMODEL_ID, idShortPath)}`;
+function call(
+  idShortPath: string,
+  inputArguments: InstanceType<typeof Variant>[],
+  submodelId = OPERATIONS_SUBMODEL_ID,
+) {
+  const objectId = `ns=${ns};s=${elementNodeId(submodelId, idShortPath)}`;
   return session.call({
     objectId,
-    methodId: `ns=${ns};s=${subNodeId(elementNodeId(OPERATIONS_SUBMODEL_ID, idShortPath), "Invoke")}`,
+    methodId: `ns=${ns};s=${subNodeId(elementNodeId(submodelId, idShortPath), "Invoke")}`,
     inputArguments,
   });
 }
+
+/** An Operation whose first input is a collection (a JSON string over OPC UA), then a Property. */
+const STRUCTURED = {
+  modelType: "Submodel",
+  id: "urn:twinport:test:structured-operation",
+  submodelElements: [
+    {
+      modelType: "Operation",
+      idShort: "Configure",
+      inputVariables: [
+        {
+          value: {
+            modelType: "SubmodelElementCollection",
+            idShort: "Cfg",
+            value: [{ modelType: "Property", idShort: "N", valueType: "xs:int" }],
+          },
+        },
+        { value: { modelType: "Property", idShort: "Txt", valueType: "xs:string" } },
+      ],
+    },
+  ],
+};
 
 test("a method call runs the Operation: typed inputs and outputs (xs:long as Int64), in-out variables keep their declaration", async () => {
   const result = await call("Add", [
@@ -188,6 +214,35 @@ test("the time a call may run follows the client's timeoutHint", () => {
   assert.equal(invocationTimeoutMs(120_000), 119_000, "a longer hint than the default is honoured");
   assert.equal(invocationTimeoutMs(500), 400);
   assert.equal(invocationTimeoutMs(2 ** 32 - 1), shared.MAX_SYNC_INVOCATION_TIMEOUT_MS - 1000, "at most a day");
+});
+
+test("an argument that does not fit its collection variable is named in inputArgumentResults", async () => {
+  const calls = observations.calls.length;
+  const text = new Variant({ dataType: DataType.String, value: "t" });
+  for (const cfg of ['"str"', '{"Zzz":1}', '{"N":"x"}']) {
+    const result = await call(
+      "Configure",
+      [new Variant({ dataType: DataType.String, value: cfg }), text],
+      STRUCTURED.id,
+    );
+    assert.equal(result.statusCode.name, StatusCodes.BadInvalidArgument.name, cfg);
+    assert.deepEqual(
+      result.inputArgumentResults!.map((status) => status.name),
+      [StatusCodes.BadTypeMismatch.name, "Good"],
+      cfg,
+    );
+  }
+  // Not JSON at all: BadInvalidArgument for that argument, as before.
+  const garbled = await call(
+    "Configure",
+    [new Variant({ dataType: DataType.String, value: "{" }), text],
+    STRUCTURED.id,
+  );
+  assert.deepEqual(
+    garbled.inputArgumentResults!.map((status) => status.name),
+    [StatusCodes.BadInvalidArgument.name, "Good"],
+  );
+  assert.equal(observations.calls.length, calls, "a refused call never reaches a provider");
 });
 
 test("a call running when the store is reset ends Canceled (last: the reset empties the model)", async () => {

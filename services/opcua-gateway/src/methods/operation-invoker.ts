@@ -1,4 +1,6 @@
 import {
+  AasError,
+  applyValueOnly,
   DEFAULT_SYNC_INVOCATION_TIMEOUT_MS,
   type ElementJson,
   type ExecutionState,
@@ -143,11 +145,22 @@ function inputValue(variable: ElementJson, variant: Variant): { value: unknown }
   }
   if (variant.dataType !== DataType.String || typeof variant.value !== "string")
     return { error: StatusCodes.BadTypeMismatch };
+  let value: unknown;
   try {
-    return { value: parseJsonLossless(variant.value) };
+    value = parseJsonLossless(variant.value);
   } catch {
     return { error: StatusCodes.BadInvalidArgument };
   }
+  // Checked here as the store will (operation-arguments.ts): a value that does not fit its variable
+  // ('"str"' or '{"Unknown":1}' for a collection) was refused by the store as a whole, with every
+  // argument reported Good, so the client could not tell which one was wrong.
+  try {
+    applyValueOnly(variable, value);
+  } catch (error) {
+    if (error instanceof AasError) return { error: StatusCodes.BadTypeMismatch };
+    throw error;
+  }
+  return { value };
 }
 
 function outputVariant(variable: ElementJson, value: unknown): Variant {
