@@ -58,6 +58,8 @@ function eventsModel() {
           },
           property("GroupSuffix", "xs:string", "b"),
           property("Text", "xs:string", "x"),
+          // No provider runs it: an invocation ends Failed, with its events all the same.
+          { modelType: "Operation", idShort: "Calibrate", inputVariables: [{ value: property("Mode", "xs:string") }] },
         ],
       },
       {
@@ -528,7 +530,7 @@ export function eventsSuite(mode: Mode): void {
           bearer: { issuer: provider.issuer, audience: TWINPORT_AUDIENCE, rolesClaims: ["roles"], clockSkewSeconds: 1 },
         },
         rules: [
-          { subjects: [{ role: "writer" }], rights: ["READ", "UPDATE"], objects: [{ all: true }] },
+          { subjects: [{ role: "writer" }], rights: ["READ", "UPDATE", "EXECUTE"], objects: [{ all: true }] },
           {
             subjects: [{ role: "watcher" }],
             rights: ["READ"],
@@ -585,6 +587,38 @@ export function eventsSuite(mode: Mode): void {
         assert.ok(!("submodel" in update), "no submodel for a partial reader");
         assert.equal(update.href, `/api/v3.0/submodels/${b64(OTHER)}`);
         assert.equal((everything.events[3]!.data.submodel as { idShort: string }).idShort, "Other2");
+      } finally {
+        watching.close();
+        everything.close();
+      }
+    });
+
+    test("operation events carry arguments and result only to callers who may EXECUTE the Operation", async () => {
+      const api = system.api[0]!;
+      const writer = { authorization: `Bearer ${await provider.token("writer")}` };
+      const watcher = { authorization: `Bearer ${await provider.token("watcher")}` };
+      const watching = follow(`${api}/events?kinds=operation`, watcher);
+      const everything = follow(`${api}/events?kinds=operation`, writer);
+      try {
+        await waitUntil(() => watching.opens === 1 && everything.opens === 1, "the streams to open");
+        const invoked = await call(
+          system.api.at(-1)!,
+          "POST",
+          `/submodels/${b64(SENSORS)}/submodel-elements/Calibrate/invoke/$value`,
+          { inputArguments: { Mode: "secret-mode" } },
+          writer,
+        );
+        assert.equal(invoked.status, 200, invoked.text);
+        await everything.waitFor((events) => events.length === 2, "invoked and finished for the writer");
+        await watching.waitFor((events) => events.length === 2, "invoked and finished for the watcher");
+        assert.deepEqual(
+          watching.events.map((e) => e.type),
+          ["operation.invoked", "operation.finished"],
+        );
+        // The watcher may read Calibrate, not invoke it or read its result (403 over the API).
+        for (const event of watching.events) assert.ok(!("operation" in event.data), JSON.stringify(event.data));
+        assert.doesNotMatch(JSON.stringify(watching.events), /secret-mode/);
+        assert.match(JSON.stringify(everything.events[0]!.data.operation), /secret-mode/);
       } finally {
         watching.close();
         everything.close();

@@ -8,6 +8,11 @@ export interface EventStreamOptions {
   filter: EventFilter;
   /** The caller's READ grants (with a security section); absent: everything is readable. */
   read?: RightGrants;
+  /**
+   * The caller's EXECUTE grants, beside `read`: an Operation's arguments and result (the payload of
+   * `operation.*` events) go only to who may invoke it and read its result over the API.
+   */
+  execute?: RightGrants;
   /** Last-Event-ID or `after`: replay every retained change after it first. Absent: live from now. */
   after?: number;
   /** Cuts the connection: a client that stopped reading never takes its final `overflow` event. */
@@ -239,6 +244,9 @@ export class EventStream implements LiveListener {
         // A partial reader gets a submodel event without the submodel (it holds elements they may not see).
         if (entity === "submodel") payload = scope.whole;
         else if (event.idShortPath === undefined ? !scope.whole : !scope.covers(event.idShortPath)) return undefined;
+        // Who may read an Operation learns that it ran; its arguments and result need EXECUTE, as
+        // …/operation-results does (docs/security.md).
+        if (entity === "operation" && !(await this.mayExecute(event))) payload = false;
       }
     }
     if (filter.semanticId !== undefined) {
@@ -252,6 +260,17 @@ export class EventStream implements LiveListener {
       }
     }
     return { payload };
+  }
+
+  private async mayExecute(event: ChangeEvent): Promise<boolean> {
+    const { execute, hub } = this.options;
+    if (execute === undefined || execute.all) return execute !== undefined;
+    let scope = execute.submodelById(event.id);
+    if (!scope?.whole && execute.bySemanticId) {
+      const semantics = await hub.semantics.semanticsOf(event.id);
+      scope = execute.submodel({ id: event.id, semanticIds: referenceKeyValues(semantics?.semanticId) });
+    }
+    return scope !== undefined && (event.idShortPath === undefined ? scope.whole : scope.covers(event.idShortPath));
   }
 
   /**

@@ -27,7 +27,7 @@ export function eventRoutes(hub: EventHub | undefined): ApiRoute[] {
             if (hub === undefined) throw ApiError.of("unavailable", "This process does not serve the event stream");
             const filter = readEventFilter(c);
             const after = positionOf(c);
-            const read = await readGrants(c, hub);
+            const grants = await readGrants(c, hub);
             // Stopping: a request on a connection still open while this server drains gets the
             // stream's goodbye, not an error status (after which an EventSource never reconnects).
             if (hub.isClosed)
@@ -40,10 +40,10 @@ export function eventRoutes(hub: EventHub | undefined): ApiRoute[] {
             const stream = new EventStream({
               hub,
               filter,
-              ...(read ? { read } : {}),
+              ...(grants ? grants : {}),
               ...(after !== undefined ? { after } : {}),
               abort: () => outgoingMessageOf(c)?.destroy(),
-              ...(read ? expiryOf(c) : {}),
+              ...(grants ? expiryOf(c) : {}),
             });
             await stream.open();
             return new Response(stream.body, { status: 200, headers: STREAM_HEADERS });
@@ -100,8 +100,9 @@ async function readGrants(c: GatewayContext, hub: EventHub) {
     await hub.deps.checkUnfilteredStream?.();
     return undefined;
   }
-  const read = hub.policy.grantsOf(principalOf(c) ?? ANONYMOUS).right("READ");
+  const grants = hub.policy.grantsOf(principalOf(c) ?? ANONYMOUS);
+  const read = grants.right("READ");
   if (read.grantsNothing)
     throw ApiError.of("forbidden", "READ is not granted on anything; the event stream would be empty");
-  return read;
+  return { read, execute: grants.right("EXECUTE") };
 }
