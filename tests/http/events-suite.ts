@@ -59,7 +59,11 @@ function eventsModel() {
           property("GroupSuffix", "xs:string", "b"),
           property("Text", "xs:string", "x"),
           // No provider runs it: an invocation ends Failed, with its events all the same.
-          { modelType: "Operation", idShort: "Calibrate", inputVariables: [{ value: property("Mode", "xs:string") }] },
+          {
+            modelType: "Operation",
+            idShort: "Calibrate",
+            inputVariables: [{ value: property("Mode", "xs:string", "normal") }],
+          },
         ],
       },
       {

@@ -31,7 +31,7 @@ export async function invokeOperation(ctx: EngineContext, cmd: Command<"InvokeOp
     clientTimeoutDuration === undefined
       ? DEFAULT_SYNC_INVOCATION_TIMEOUT_MS
       : Math.min(clientTimeoutMs(clientTimeoutDuration), MAX_SYNC_INVOCATION_TIMEOUT_MS);
-  const result = await ctx.operations.invokeSync(invocation, timeoutMs);
+  const result = await ctx.operations.invokeSync(invocation, timeoutMs, ctx.commit);
   return { value: renderResult(result, cmd.params.valueOnly === true) };
 }
 
@@ -42,7 +42,7 @@ export async function invokeOperationAsync(
   const { invocation, clientTimeoutDuration } = await prepare(ctx, cmd);
   // Spec §3: the client time-out means nothing for an asynchronous call; a malformed one is still refused.
   if (clientTimeoutDuration !== undefined) clientTimeoutMs(clientTimeoutDuration);
-  return { value: { handleId: await ctx.operations.invokeAsync(invocation) } };
+  return { value: { handleId: await ctx.operations.invokeAsync(invocation, ctx.commit) } };
 }
 
 export async function getOperationAsyncStatus(

@@ -54,10 +54,14 @@ export interface Invocation {
 
 export interface OperationRunner {
   readonly runnerId: string;
-  /** Runs to the end: Completed, Failed, Timeout (after timeoutMs) or Canceled. */
-  invokeSync(invocation: Invocation, timeoutMs: number): Promise<OperationResult>;
+  /**
+   * Runs to the end: Completed, Failed, Timeout (after timeoutMs) or Canceled. `commit`: the
+   * command's own commit runner, which claims its Idempotency-Key with `operation.invoked`, before
+   * the provider runs: a repeat then never runs it a second time.
+   */
+  invokeSync(invocation: Invocation, timeoutMs: number, commit?: CommitRunner): Promise<OperationResult>;
   /** Creates the handle, starts the execution in the background and answers the handle id. */
-  invokeAsync(invocation: Invocation): Promise<string>;
+  invokeAsync(invocation: Invocation, commit?: CommitRunner): Promise<string>;
   /** The handle as stored, after marking it Failed if its runner is gone; undefined if unknown or expired. */
   readHandle(handleId: string): Promise<OperationHandleRecord | undefined>;
   /** /reset: cancel what runs here and delete every handle. */
@@ -83,8 +87,13 @@ export const DEFAULT_MAX_RUNNING_OPERATIONS = 1000;
 const MAX_TIMER_MS = 2_147_483_647;
 /** Unfinished handles outlive the execution's own bound a little, so its last write finds them. */
 const UNFINISHED_TTL_MARGIN_MS = 60_000;
-const FINAL_WRITE_ATTEMPTS = 4;
-/** 500, 1000, 2000 ms between the final write's attempts: rides out a short store outage. */
+/**
+ * How long the end of an invocation that ran is retried while the store is unreachable (a Redis
+ * restart): its result is not lost because the store was away for a few seconds. An asynchronous
+ * one's handle stays tracked meanwhile, so it is not taken for orphaned (ADR 0006's amendment).
+ */
+const FINAL_WRITE_PATIENCE_MS = 60_000;
+/** 500, 1000, then 2000 ms between the final write's attempts. */
 const FINAL_WRITE_BACKOFF: BackoffPolicy = { baseMs: 250, capMs: 2000, jitter: "none" };
 
 export function createOperationRunner(options: OperationRunnerOptions): OperationRunner {
@@ -94,8 +103,13 @@ export function createOperationRunner(options: OperationRunnerOptions): Operatio
   let leaseTimer: ReturnType<typeof setInterval> | undefined;
   let closed = false;
 
-  const publish = (kind: EventKind, invocation: Invocation, payload: Record<string, unknown>) =>
-    options.commit(undefined, async () => ({
+  const publish = (
+    kind: EventKind,
+    invocation: Invocation,
+    payload: Record<string, unknown>,
+    commit: CommitRunner = options.commit,
+  ) =>
+    commit(undefined, async () => ({
       commit: {
         preconditions: [],
         ops: [],
@@ -256,16 +270,21 @@ export function createOperationRunner(options: OperationRunnerOptions): Operatio
     });
 
   /** The final write matters most (else the handle stays Running): retried through a short outage. */
-  async function writeFinal(record: StoredRecord, expectedVersion: number): Promise<number | undefined> {
+  /** `work` until it succeeds, the patience is spent or the runner closes (then its last error). */
+  async function persistently<T>(work: () => Promise<T>, patienceMs = FINAL_WRITE_PATIENCE_MS): Promise<T> {
+    const until = Date.now() + patienceMs;
     for (let attempt = 1; ; attempt++) {
       try {
-        return await write(record, expectedVersion);
+        return await work();
       } catch (error) {
-        if (attempt >= FINAL_WRITE_ATTEMPTS) throw error;
+        if (closed || Date.now() >= until) throw error;
         await new Promise((resolve) => setTimeout(resolve, backoffDelay(FINAL_WRITE_BACKOFF, attempt)));
       }
     }
   }
+
+  const writeFinal = (record: StoredRecord, expectedVersion: number) =>
+    persistently(() => write(record, expectedVersion));
 
   async function runInBackground(
     record: StoredRecord,
@@ -286,7 +305,9 @@ export function createOperationRunner(options: OperationRunnerOptions): Operatio
       );
       const finalVersion = await writeFinal({ ...record, result }, runningVersion);
       if (finalVersion !== undefined)
-        await publish("operation.finished", invocation, { invocationId: record.handleId, async: true, result });
+        await persistently(() =>
+          publish("operation.finished", invocation, { invocationId: record.handleId, async: true, result }),
+        );
     } catch {
       // The store is unreachable: the handle stays unfinished until this runner's lease lapses, and
       // then the next reader marks it Failed. Nobody awaits this promise, so nothing else to do.
@@ -309,19 +330,26 @@ export function createOperationRunner(options: OperationRunnerOptions): Operatio
   return {
     runnerId,
 
-    async invokeSync(invocation, timeoutMs) {
+    async invokeSync(invocation, timeoutMs, commit) {
       checkOpen();
       const invocationId = randomUUID();
       const { entry, interrupted } = track(invocationId, invocation, false);
       const run = (async () => {
-        await publish("operation.invoked", invocation, invokedPayload(invocationId, false, invocation));
+        await publish("operation.invoked", invocation, invokedPayload(invocationId, false, invocation), commit);
         const result = await execute(
           invocation,
           interrupted,
           timeoutMs,
           `The operation did not finish within the client time-out (${timeoutMs} ms)`,
         );
-        await publish("operation.finished", invocation, { invocationId, async: false, result });
+        // The operation ran: its caller gets its result even when the store stays away longer than
+        // the patience and the end cannot be recorded. A 503 ("surely did not run") would be false,
+        // and with it a repeat ran the asset a second time.
+        // Its caller waits meanwhile: for as long as it was willing to wait for the operation itself.
+        await persistently(
+          () => publish("operation.finished", invocation, { invocationId, async: false, result }),
+          Math.min(timeoutMs, FINAL_WRITE_PATIENCE_MS),
+        ).catch(() => undefined);
         return result;
       })();
       entry.done = run.catch(() => {});
@@ -332,7 +360,7 @@ export function createOperationRunner(options: OperationRunnerOptions): Operatio
       }
     },
 
-    async invokeAsync(invocation) {
+    async invokeAsync(invocation, commit) {
       checkOpen();
       const handleId = randomUUID();
       // Tracked before the handle exists: a status read right after the put must not take it as orphaned.
@@ -351,7 +379,7 @@ export function createOperationRunner(options: OperationRunnerOptions): Operatio
         await ensureLease();
         version = await write(record, null);
         if (version === undefined) throw new Error(`Operation handle '${handleId}' exists already`);
-        await publish("operation.invoked", invocation, invokedPayload(handleId, true, invocation));
+        await publish("operation.invoked", invocation, invokedPayload(handleId, true, invocation), commit);
       } catch (error) {
         untrack(handleId);
         // Best effort: a handle that was created must not look alive forever.
