@@ -291,6 +291,13 @@ export function rightsMatrixSuite(mode: Mode): void {
         await send(partial, { method: "GET", path: `/serialization?submodelIds=${b64(ACCESS_SM_1)}` }).response,
         403,
       );
+      // An id that names nothing is refused the same way, or the answer would tell which ids exist.
+      for (const query of [
+        `submodelIds=${b64("urn:matrix:no-such-submodel")}`,
+        `aasIds=${b64("urn:matrix:no-such-shell")}`,
+        `submodelIds=${b64(`${ACCESS_MANY[0]!},urn:matrix:no-such-submodel`)}`,
+      ])
+        assertResult(await send("lister", { method: "GET", path: `/serialization?${query}` }).response, 403);
     });
 
     test("an authenticated caller no rule names gets empty lists (200), not a refusal, and 403 for everything else", async () => {

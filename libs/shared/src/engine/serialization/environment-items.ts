@@ -1,7 +1,7 @@
 import { CommandError } from "../../contracts/index.ts";
 import { loadAllElements } from "../element-io.ts";
 import type { EngineContext } from "../engine-context.ts";
-import { notFound, requireIdentifiable } from "../identifiables.ts";
+import { notFound } from "../identifiables.ts";
 import type { IdentifiableKind, StoredIdentifiable } from "../ports/index.ts";
 import { joinSubmodel } from "../submodel-json.ts";
 
@@ -107,13 +107,33 @@ async function resolveIds(
       .split(",")
       .map((part) => part.trim())
       .filter((part) => part !== "");
-    if (parts.length < 2) throw notFound(kind, id);
+    if (parts.length < 2) throw missing(ctx, kind, id);
     for (const part of parts) {
-      const one = await requireIdentifiable(ctx, kind, part);
+      const one = await ctx.repository.getIdentifiable(kind, part);
+      if (!one) throw missing(ctx, kind, part);
       found.set(one.id, one);
     }
   }
   return [...found.values()];
+}
+
+/**
+ * An id that names nothing: 404 only to a caller who could read it if it existed. To anyone else
+ * it is the same 403 as an existing one they may not read, so the answer does not tell which ids
+ * exist (docs/security.md "Answers").
+ */
+function missing(ctx: EngineContext, kind: IdentifiableKind, id: string): CommandError {
+  const access = ctx.access;
+  if (access !== undefined) {
+    const mayRead =
+      kind === "shell"
+        ? access.readableShell(id)
+        : kind === "concept-description"
+          ? access.readableConceptDescription(id)
+          : access.submodelReadScope({ id })?.whole === true;
+    if (!mayRead) return new CommandError("forbidden", `Not allowed: READ on ${kind} '${id}'`);
+  }
+  return notFound(kind, id);
 }
 
 function unique(ids: readonly string[] | undefined): string[] {
