@@ -37,6 +37,12 @@ test("value changes: FA³ST's event value form, typed as FA³ST writes Java valu
   assert.deepEqual(property("xs:string", "7"), { modelType: "Property", dataType: "xs:string", value: "7" });
   // Beyond 2^53 a JSON number would lose digits: the lexical form stays.
   assert.equal(property("xs:long", "9223372036854775807")?.value, "9223372036854775807");
+  // So does a decimal with more digits than a double holds (it was rounded); one a double holds is a number.
+  for (const exact of ["12345678901234567890.5", "0.1000000000000000000002", "99999999999999999999.9"])
+    assert.equal(property("xs:decimal", exact)?.value, exact);
+  assert.equal(property("xs:decimal", "1.5")?.value, 1.5);
+  assert.equal(property("xs:decimal", "-0.25")?.value, -0.25);
+  assert.equal(property("xs:double", "0.1000000000000000000002")?.value, 0.1, "a double is a double");
   assert.deepEqual(faaastElementValue({ modelType: "Range", valueType: "xs:int", min: "1", max: "9" }), {
     modelType: "Range",
     min: { dataType: "xs:int", value: 1 },

@@ -105,8 +105,12 @@ function typedValue(valueType: unknown, lexical: unknown): unknown {
   if (valueType === "xs:boolean") return lexical === "true" || lexical === "1";
   if (typeof valueType === "string" && NUMERIC.has(valueType)) {
     const number = Number(lexical);
-    // Beyond 2^53 a JSON number would lose digits: the lexical form stays exact.
-    if (Number.isFinite(number) && (Number.isSafeInteger(number) || !/^[+-]?\d+$/.test(lexical))) return number;
+    if (!Number.isFinite(number)) return lexical;
+    // xs:double and xs:float are doubles; any other number type stays its exact lexical form where a
+    // JSON number would lose digits (an integer beyond 2^53, a decimal with more digits than a
+    // double holds: 0.1000000000000000000002 became 0.1).
+    if (valueType === "xs:double" || valueType === "xs:float") return number;
+    if (/^[+-]?\d+$/.test(lexical) ? Number.isSafeInteger(number) : String(number) === lexical) return number;
   }
   return lexical;
 }
