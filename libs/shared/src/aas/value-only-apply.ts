@@ -262,7 +262,11 @@ function applyNamed(children: ElementJson[], value: unknown, path: string, array
       const childPath = join(objectPath, idShort);
       const child = children.find((candidate) => candidate.idShort === idShort);
       if (child === undefined)
-        throw fail(childPath, `there is no element "${idShort}" here (a PATCH cannot create elements)`);
+        // Also an Operation argument's message (operation-arguments.ts), not only a PATCH's.
+        throw fail(
+          childPath,
+          `there is no element "${idShort}" here (a ValueOnly value sets existing elements, it cannot add any)`,
+        );
       applyTo(child, item, childPath);
     }
   });

@@ -15,7 +15,7 @@ export function clientTimeoutMs(duration: unknown): number {
   if (!match)
     throw new CommandError(
       "bad-request",
-      `clientTimeoutDuration must be an xs:duration such as "PT30S", got ${JSON.stringify(duration)}`,
+      `clientTimeoutDuration must be an xs:duration such as "PT30S", got ${shown(duration)}`,
     );
   const [, sign, years, months, days, hours, minutes, seconds] = match;
   if (sign === "-")
@@ -29,4 +29,15 @@ export function clientTimeoutMs(duration: unknown): number {
       n(minutes) * 60_000 +
       n(seconds) * 1000,
   );
+}
+
+/** The client's value as JSON text; a number arrives as a lossless number (its digits as they came). */
+function shown(value: unknown): string {
+  if (
+    typeof value === "object" &&
+    value !== null &&
+    (value as { isLosslessNumber?: unknown }).isLosslessNumber === true
+  )
+    return String((value as { value: unknown }).value);
+  return JSON.stringify(value);
 }

@@ -63,3 +63,27 @@ test("full-form arguments fit their variable all the way down (the ValueOnly for
     /'coll'\.l\[0\] must be a Property, not a Range/,
   );
 });
+
+test("messages of a bad invocation speak of the invocation: an unknown member, a number for the client time-out", async () => {
+  const { readOperationRequest, declarationOf } = await import("./operation-arguments.ts");
+  const { clientTimeoutMs } = await import("./client-timeout.ts");
+  const declaration = declarationOf({
+    modelType: "Operation",
+    idShort: "Op",
+    inputVariables: [{ value: declared[0]! }],
+  });
+  assert.throws(
+    () => readOperationRequest('{"inputArguments":{"coll":{"Q":true}}}', true, declaration),
+    (error: unknown) =>
+      error instanceof CommandError &&
+      /there is no element "Q" here \(a ValueOnly value sets existing elements, it cannot add any\)/.test(
+        error.message,
+      ) &&
+      !/PATCH/.test(error.message),
+  );
+  const request = readOperationRequest('{"clientTimeoutDuration":5}', true, declaration);
+  assert.throws(
+    () => clientTimeoutMs(request.clientTimeoutDuration),
+    (error: unknown) => error instanceof CommandError && /, got 5$/.test(error.message),
+  );
+});
