@@ -65,6 +65,8 @@ export function createTestCa(dir: string, name: string, subject: string): TestCa
         key,
         "-out",
         csr,
+        // UTF-8 names (CN=röbot) as they are: without it openssl reads the bytes as Latin-1.
+        "-utf8",
         "-subj",
         clientSubject,
       ]);

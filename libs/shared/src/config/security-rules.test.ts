@@ -108,3 +108,27 @@ test("a bearer section without audience says what is missing and what it takes, 
     ["a", "b"],
   );
 });
+
+test("a certificate subject copied with OpenSSL's escapes of non-ASCII bytes is compared as the characters; one that is no DN is refused", async () => {
+  const { canonicalDistinguishedName } = await import("./distinguished-name-spelling.ts");
+  assert.equal(canonicalDistinguishedName("CN=r\\C3\\B6bot,O=Pl\\C3\\A4nt GmbH,C=DE"), "CN=röbot,O=Plänt GmbH,C=DE");
+  // Escapes of ASCII characters stay: a decoded \2C would read as a separator.
+  assert.equal(canonicalDistinguishedName("CN=robot\\2C O=Plant\\,x"), "CN=robot\\2C O=Plant\\,x");
+  // Not UTF-8: left as written.
+  assert.equal(canonicalDistinguishedName("CN=\\C3"), "CN=\\C3");
+  const config = load({
+    security: {
+      roleAssignments: [{ certificateSubject: "CN=r\\C3\\B6bot,C=DE", roles: ["operator"] }],
+      rules: [
+        { subjects: [{ certificateSubject: "CN=r\\C3\\B6bot,C=DE" }], rights: ["READ"], objects: [{ all: true }] },
+      ],
+    },
+  });
+  assert.deepEqual(config.security?.roleAssignments, [{ certificateSubject: "CN=röbot,C=DE", roles: ["operator"] }]);
+  assert.deepEqual(config.security?.rules[0]?.subjects, [{ certificateSubject: "CN=röbot,C=DE" }]);
+  assert.throws(
+    () =>
+      load({ security: { roleAssignments: [{ certificateSubject: "robot-cell-1", roles: ["operator"] }], rules: [] } }),
+    (error: unknown) => error instanceof ConfigError && /expected a distinguished name/.test(error.message),
+  );
+});

@@ -1,5 +1,19 @@
 import { z } from "zod";
 import { parseIdShortPath } from "../aas/index.ts";
+import { canonicalDistinguishedName } from "./distinguished-name-spelling.ts";
+
+/**
+ * A certificate subject as configured: a distinguished name (`CN=…,O=…`), compared in one spelling
+ * whether it was copied with OpenSSL's escapes of non-ASCII characters or written plainly.
+ */
+const certificateSubjectSchema = z
+  .string()
+  .min(1)
+  .refine((dn) => /^[A-Za-z][A-Za-z0-9.-]*=/.test(dn), {
+    message:
+      'expected a distinguished name such as "CN=robot,O=Plant,C=DE" (what openssl x509 -noout -subject -nameopt RFC2253 prints)',
+  })
+  .transform(canonicalDistinguishedName);
 
 /**
  * The one rule set (issue 13, in the spirit of AAS Part 4): each rule grants rights to subjects
@@ -13,7 +27,7 @@ import { parseIdShortPath } from "../aas/index.ts";
 const subjectSchema = z.union([
   z.strictObject({ role: z.string().min(1) }),
   z.strictObject({ user: z.string().min(1) }),
-  z.strictObject({ certificateSubject: z.string().min(1) }),
+  z.strictObject({ certificateSubject: certificateSubjectSchema }),
   z.strictObject({ anonymous: z.literal(true) }),
   z.strictObject({ authenticated: z.literal(true) }),
 ]);
@@ -57,7 +71,7 @@ const ruleSchema = z.strictObject({
 /** Roles for identities that bring none of their own (OPC UA users and certificates, mTLS clients). */
 const roleAssignmentSchema = z.union([
   z.strictObject({ user: z.string().min(1), roles: z.array(z.string().min(1)).min(1) }),
-  z.strictObject({ certificateSubject: z.string().min(1), roles: z.array(z.string().min(1)).min(1) }),
+  z.strictObject({ certificateSubject: certificateSubjectSchema, roles: z.array(z.string().min(1)).min(1) }),
 ]);
 
 export const rulesSchema = z.array(ruleSchema);
