@@ -75,3 +75,16 @@ test("an omitted payload (too large for an event) is published as value null", (
   assert.equal(message.eventClass, "ElementUpdateEventMessage");
   assert.equal(message.body.value, null);
 });
+
+test("an operation event whose arguments were left out says null, not that the call had none", () => {
+  const invoked = faaastMessageOf(event({ kind: "operation.invoked", idShortPath: "Op", payloadOmitted: true }));
+  assert.equal(invoked.eventClass, "OperationInvokeEventMessage");
+  assert.deepEqual([invoked.body.input, invoked.body.inoutput], [null, null]);
+  const finished = faaastMessageOf(event({ kind: "operation.finished", idShortPath: "Op", payloadOmitted: true }));
+  assert.deepEqual([finished.body.output, finished.body.inoutput], [null, null]);
+  // A call that had no arguments still says [].
+  const none = faaastMessageOf(
+    event({ kind: "operation.invoked", idShortPath: "Op", payload: { invocationId: "i", async: false } }),
+  );
+  assert.deepEqual([none.body.input, none.body.inoutput], [[], []]);
+});

@@ -165,16 +165,18 @@ export function faaastMessageOf(event: ChangeEvent): FaaastMessage {
       body.oldValue = null;
       body.newValue = faaastElementValue(payload) ?? null;
       break;
+    // Arguments left out of our event (larger than its payload limit) are null, as any other left-out
+    // value: `[]` would say the call had none.
     case "OperationInvokeEventMessage": {
-      const p = (payload ?? {}) as Record<string, unknown>;
-      body.input = p.inputArguments ?? [];
-      body.inoutput = p.inoutputArguments ?? [];
+      const p = payload as Record<string, unknown> | undefined;
+      body.input = p === undefined ? null : (p.inputArguments ?? []);
+      body.inoutput = p === undefined ? null : (p.inoutputArguments ?? []);
       break;
     }
     case "OperationFinishEventMessage": {
-      const result = ((payload ?? {}) as { result?: Record<string, unknown> }).result ?? {};
-      body.output = result.outputArguments ?? [];
-      body.inoutput = result.inoutputArguments ?? [];
+      const result = (payload as { result?: Record<string, unknown> } | undefined)?.result;
+      body.output = payload === undefined ? null : (result?.outputArguments ?? []);
+      body.inoutput = payload === undefined ? null : (result?.inoutputArguments ?? []);
       break;
     }
     default:
