@@ -134,6 +134,10 @@ function refusal(error: unknown): Error {
   if (error instanceof errors.JWTExpired) return new InvalidToken("the token has expired");
   if (error instanceof errors.JWTClaimValidationFailed)
     return new InvalidToken(`the token's ${error.claim} claim is not accepted`);
+  // jose refuses a "crit" header naming an extension it does not know with the same error class as
+  // an unsupported algorithm; the algorithm was fine then (RFC 7515 §4.1.11).
+  if (error instanceof errors.JOSENotSupported && /^Extension Header Parameter /.test(error.message))
+    return new InvalidToken("the token names a critical header extension (crit) this server does not support");
   if (error instanceof errors.JOSEAlgNotAllowed || error instanceof errors.JOSENotSupported)
     return new InvalidToken("the token's signature algorithm is not accepted");
   if (error instanceof errors.JWSSignatureVerificationFailed)
