@@ -7,12 +7,16 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { freePort } from "./test-support/servers.ts";
+import { freePort, startNats } from "./test-support/servers.ts";
 import { startTwinport } from "./test-support/system.ts";
 
 type LogLine = { level: number; msg: string; banner?: { security: string } };
 
-async function startupLog(extra: Record<string, unknown>, endpoint: Record<string, unknown> = {}): Promise<LogLine[]> {
+async function startupLog(
+  extra: Record<string, unknown>,
+  endpoint: Record<string, unknown> = {},
+  gatewayOf?: { natsUrl: string },
+): Promise<LogLine[]> {
   const cwd = mkdtempSync(join(tmpdir(), "twinport-open-warning-"));
   try {
     const endpoints = [
@@ -25,7 +29,14 @@ async function startupLog(extra: Record<string, unknown>, endpoint: Record<strin
       },
     ];
     writeFileSync(join(cwd, "config.json"), JSON.stringify({ endpoints, ...extra }));
-    const twinport = await startTwinport({ cwd, args: ["-c", "config.json", "--empty-model", "--endpoint", "http"] });
+    const twinport = gatewayOf
+      ? await startTwinport({
+          role: "http-gateway",
+          cwd,
+          args: ["-c", "config.json"],
+          env: { TWINPORT_MESSAGEBUS_URL: gatewayOf.natsUrl },
+        })
+      : await startTwinport({ cwd, args: ["-c", "config.json", "--empty-model", "--endpoint", "http"] });
     await twinport.stop();
     return readFileSync(twinport.logFile, "utf8")
       .split("\n")
@@ -66,4 +77,17 @@ test("an open endpoint serving read-only profiles is announced as readable, not 
   // Writing profiles without FAAAST_RESET: no /reset to name.
   const writes = await startupLog({}, { profiles: ["SUBMODEL_REPOSITORY_FULL"] });
   assert.match(writes.find((line) => /is OPEN/.test(line.msg))!.msg, /can read, change and delete everything\. See/);
+});
+
+test("an open http-gateway says that a model-store with rules of its own still decides", async () => {
+  const nats = await startNats();
+  try {
+    const log = await startupLog({}, {}, { natsUrl: nats.url });
+    const warning = log.find((line) => /is OPEN/.test(line.msg));
+    assert.ok(warning, JSON.stringify(log));
+    // Behind a secured store "DELETE /reset included" was not true: the store's rules answer 403.
+    assert.match(warning.msg, /unless the model-store has a security section of its own: its rules then decide/);
+  } finally {
+    await nats.stop();
+  }
 });

@@ -114,6 +114,7 @@ export async function startHttpGateway(config: TwinportConfig, options: HttpGate
           logger,
           security: config.security,
           events,
+          storeMayHaveRules: true,
         }),
       );
     }

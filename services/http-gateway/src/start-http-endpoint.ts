@@ -47,6 +47,11 @@ export interface HttpEndpointDeps {
   hotRoutes?: boolean;
   /** The hot route gathers each turn's store calls: for a store that answers in process (docs/adr/0056). */
   gatherTurns?: boolean;
+  /**
+   * An http-gateway: the model-store behind it may enforce rules of its own, so an endpoint without
+   * a security section is open only as far as the store lets anonymous requests through.
+   */
+  storeMayHaveRules?: boolean;
 }
 
 export interface RunningHttpEndpoint {
@@ -154,7 +159,7 @@ export async function startHttpEndpoint(deps: HttpEndpointDeps): Promise<Running
   const url = `${scheme}://${urlHost(settings)}:${port}`;
   if (!security) {
     deps.logger?.warn(
-      `HTTP endpoint ${url} is OPEN: no security section is configured, so anyone who can reach it can ${openHttpAccessInWords(settings.profiles)}. See docs/security.md.`,
+      `HTTP endpoint ${url} is OPEN: no security section is configured, so anyone who can reach it can ${openHttpAccessInWords(settings.profiles)}${deps.storeMayHaveRules ? " (unless the model-store has a security section of its own: its rules then decide every request from here, as anonymous)" : ""}. See docs/security.md.`,
     );
   }
   return {
