@@ -288,6 +288,95 @@ export function filesSuite(mode: Mode): void {
       assertResult(await source.clients.at(-1)!.get(otherThumbnail), 404);
     });
 
+    test("an upload goes with its File: element deleted, value patched away, submodel deleted, shell deleted", async () => {
+      const target = empty.clients[0]!;
+      const other = empty.clients.at(-1)!;
+      const file = (idShort: string, value?: string) => ({
+        modelType: "File",
+        idShort,
+        contentType: "application/pdf",
+        ...(value === undefined ? {} : { value }),
+      });
+      const uploaded = async (submodelId: string, idShortPath: string) => {
+        const upload = multipart([
+          { name: "fileName", value: "secret.pdf" },
+          { name: "file", value: PDF, type: "application/pdf" },
+        ]);
+        const element = `/submodels/${b64(submodelId)}/submodel-elements/${idShortPath}`;
+        const put = await rawRequest(target, "PUT", `${element}/attachment`, upload.body, {
+          "content-type": upload.type,
+        });
+        assert.equal(put.status, 204, put.body.toString());
+        return (await target.get(element)).json().value as string;
+      };
+      /** Whether the bytes at `path` can still be served: a new File naming the path asks for them. */
+      const served = async (path: string, probe: string) => {
+        const id = `urn:test:upload-probe:${probe}`;
+        const body = JSON.stringify({ modelType: "Submodel", id, submodelElements: [file("Probe", path)] });
+        assert.equal((await other.request("POST", "/submodels", { body })).status, 201);
+        const status = (await other.get(`/submodels/${b64(id)}/submodel-elements/Probe/attachment`)).status;
+        assert.equal((await other.request("DELETE", `/submodels/${b64(id)}`)).status, 204);
+        return status;
+      };
+      const id = "urn:test:released-uploads";
+      const submodel = {
+        modelType: "Submodel",
+        id,
+        submodelElements: [
+          file("Deleted"),
+          file("Patched"),
+          { modelType: "SubmodelElementCollection", idShort: "Box", value: [file("Inner")] },
+          file("WithSubmodel"),
+        ],
+      };
+      assert.equal((await target.request("POST", "/submodels", { body: JSON.stringify(submodel) })).status, 201);
+      const paths = {
+        deleted: await uploaded(id, "Deleted"),
+        patched: await uploaded(id, "Patched"),
+        inner: await uploaded(id, "Box.Inner"),
+        withSubmodel: await uploaded(id, "WithSubmodel"),
+      };
+      assert.equal(await served(paths.deleted, "0"), 200, "a File naming an upload serves it");
+      // The element goes: its upload with it (a new File naming the old path found it before).
+      assert.equal((await other.request("DELETE", `/submodels/${b64(id)}/submodel-elements/Deleted`)).status, 204);
+      assert.equal(await served(paths.deleted, "1"), 404);
+      // A PATCH that takes the value away (the upload was out of reach of every call but /reset).
+      const patched = await other.request("PATCH", `/submodels/${b64(id)}/submodel-elements/Patched`, {
+        body: JSON.stringify({ value: null }),
+      });
+      assert.equal(patched.status, 204, patched.text);
+      assert.equal(await served(paths.patched, "2"), 404);
+      // A container deleted: the uploads below it.
+      assert.equal((await other.request("DELETE", `/submodels/${b64(id)}/submodel-elements/Box`)).status, 204);
+      assert.equal(await served(paths.inner, "3"), 404);
+      // The submodel deleted: every upload it held.
+      assert.equal(await served(paths.withSubmodel, "4"), 200);
+      assert.equal((await other.request("DELETE", `/submodels/${b64(id)}`)).status, 204);
+      assert.equal(await served(paths.withSubmodel, "5"), 404);
+      // A shell's uploaded thumbnail goes with the shell.
+      const shellId = "urn:test:released-thumbnail";
+      const shell = {
+        modelType: "AssetAdministrationShell",
+        id: shellId,
+        assetInformation: { assetKind: "Instance", globalAssetId: "urn:test:released-thumbnail:asset" },
+      };
+      assert.equal((await target.request("POST", "/shells", { body: JSON.stringify(shell) })).status, 201);
+      const thumb = multipart([
+        { name: "fileName", value: "t.png" },
+        { name: "file", value: PNG },
+      ]);
+      const thumbnail = `/shells/${b64(shellId)}/asset-information/thumbnail`;
+      assert.equal(
+        (await rawRequest(target, "PUT", thumbnail, thumb.body, { "content-type": thumb.type })).status,
+        204,
+      );
+      const thumbnailPath = (await target.get(`/shells/${b64(shellId)}/asset-information`)).json().defaultThumbnail
+        .path;
+      assert.equal(await served(thumbnailPath, "6"), 200);
+      assert.equal((await other.request("DELETE", `/shells/${b64(shellId)}`)).status, 204);
+      assert.equal(await served(thumbnailPath, "7"), 404);
+    });
+
     test("AASX File Server: a posted package joins the model and leaves it with the package; a refused PUT changes nothing", async () => {
       const target = empty.clients[0]!;
       const pkg = writeAasx({

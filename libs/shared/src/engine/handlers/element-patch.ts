@@ -1,4 +1,4 @@
-import { splitParent } from "../../aas/index.ts";
+import { type ElementJson, splitParent } from "../../aas/index.ts";
 import type { Command } from "../../contracts/index.ts";
 import { checkIdShortPath, readJsonable } from "../aas-input.ts";
 import { eventDraft } from "../commit-runner.ts";
@@ -6,6 +6,7 @@ import { checkChildInParent } from "../element-context.ts";
 import { loadElement, notFoundElement } from "../element-io.ts";
 import { checkNestingBelow } from "../element-nesting.ts";
 import type { EngineContext } from "../engine-context.ts";
+import { fileValuesOf, type HeldUpload, releaseUploads, uploadsHeldBy } from "../files/released-uploads.ts";
 import { requireIdentifiable } from "../identifiables.ts";
 import { applyMergePatch, parseMergePatch, requireSameIdentity } from "../merge-patch-body.ts";
 import { checkPreconditions } from "../preconditions.ts";
@@ -30,6 +31,8 @@ export async function patchElement(
   checkIdShortPath(path);
   const patch = parseMergePatch(cmd.params.body);
   await checkSubmodelScope(ctx, cmd.params);
+  let held: HeldUpload[] = [];
+  let written: ElementJson | undefined;
   const event = await ctx.commit(elementTarget(submodelId, path), async () => {
     const old = await loadElement(ctx.repository, submodelId, path);
     checkPreconditions(preconditions, old?.record.revision);
@@ -40,6 +43,8 @@ export async function patchElement(
     const patched = applyMergePatch(old.element, patch, content);
     requireSameIdentity(old.element, patched, ["modelType", "idShort"]);
     const checked = readJsonable(patched, "SubmodelElement", ctx.validation.onUpdate);
+    held = uploadsHeldBy(submodelId, old.records);
+    written = checked as ElementJson;
     const { parentPath } = splitParent(path);
     checkNestingBelow(parentPath, checked);
     if (parentPath !== "") {
@@ -66,5 +71,6 @@ export async function patchElement(
       },
     };
   });
+  if (written !== undefined) await releaseUploads(ctx, submodelId, held, fileValuesOf(written, path));
   return { value: null, revision: event.revision };
 }

@@ -3,6 +3,8 @@ import { readBody } from "../aas-input.ts";
 import { matchesAssetIds } from "../asset-links.ts";
 import { eventDraft } from "../commit-runner.ts";
 import type { EngineContext } from "../engine-context.ts";
+import { isOwnUpload } from "../files/file-paths.ts";
+import { deleteUpload } from "../files/upload-store.ts";
 import { readForWrite, requireIdentifiable, requireSameId, unchanged } from "../identifiables.ts";
 import { dropPackageClaim } from "../packages/package-claims.ts";
 import { listFiltered } from "../paging.ts";
@@ -94,8 +96,10 @@ export async function deleteShell(
   cmd: Command<"DeleteAssetAdministrationShellById">,
 ): Promise<Handled<null>> {
   const { aasId, preconditions } = cmd.params;
+  let thumbnail: string | undefined;
   await ctx.commit(identifiableTarget("shell", aasId), async () => {
     const stored = await readForWrite(ctx, "shell", aasId, preconditions);
+    thumbnail = thumbnailPathOf(stored.json);
     return {
       commit: {
         preconditions: [unchanged(stored)],
@@ -109,7 +113,17 @@ export async function deleteShell(
     };
   });
   await dropPackageClaim(ctx.fileStore, "shell", aasId);
+  // Its uploaded thumbnail goes with it; one a package brought stays (docs/adr/0051).
+  if (thumbnail !== undefined && isOwnUpload("thumbnails", aasId, thumbnail))
+    await deleteUpload(ctx, thumbnail, { shellId: aasId }).catch(() => undefined);
   return { value: null };
 }
 
 export { CommandError };
+
+/** The shell's defaultThumbnail path, from its stored JSON. */
+function thumbnailPathOf(json: string): string | undefined {
+  const shell = JSON.parse(json) as { assetInformation?: { defaultThumbnail?: { path?: unknown } } };
+  const path = shell.assetInformation?.defaultThumbnail?.path;
+  return typeof path === "string" ? path : undefined;
+}

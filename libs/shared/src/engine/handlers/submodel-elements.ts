@@ -28,6 +28,7 @@ import { checkNestingBelow } from "../element-nesting.ts";
 import { pageRootElements } from "../element-pages.ts";
 import { readElementReference } from "../element-reference.ts";
 import type { EngineContext } from "../engine-context.ts";
+import { fileValuesOf, type HeldUpload, releaseUploads, uploadsHeldBy } from "../files/released-uploads.ts";
 import { requireIdentifiable } from "../identifiables.ts";
 import { pageElementPaths } from "../path-pages.ts";
 import { checkPreconditions } from "../preconditions.ts";
@@ -233,10 +234,12 @@ export async function putElement(ctx: EngineContext, cmd: Command<"PutSubmodelEl
       `The idShort in the body ('${String(element.idShort)}') differs from the idShortPath ('${path}')`,
     );
   }
+  let held: HeldUpload[] = [];
   const event = await ctx.commit(elementTarget(submodelId, path), async () => {
     const old = await loadElement(ctx.repository, submodelId, path);
     checkPreconditions(preconditions, old?.record.revision);
     if (!old) return elementNotFound(ctx, submodelId, path);
+    held = uploadsHeldBy(submodelId, old.records);
     if (parentPath !== "") {
       const parent = await loadElement(ctx.repository, submodelId, parentPath, 0);
       if (parent) checkChildInParent(parent.element, element, ctx.validation.onUpdate);
@@ -268,6 +271,7 @@ export async function putElement(ctx: EngineContext, cmd: Command<"PutSubmodelEl
       },
     };
   });
+  await releaseUploads(ctx, submodelId, held, fileValuesOf(element, path));
   return { value: null, revision: event.revision };
 }
 
@@ -284,10 +288,12 @@ export async function deleteElement(
   checkIdShortPath(path);
   await checkSubmodelScope(ctx, cmd.params);
   const { parentPath, index } = splitParent(path);
+  let held: HeldUpload[] = [];
   await ctx.commit(elementTarget(submodelId, index === undefined ? path : parentPath), async () => {
     const old = await loadElement(ctx.repository, submodelId, path);
     checkPreconditions(preconditions, old?.record.revision);
     if (!old) return elementNotFound(ctx, submodelId, path);
+    held = uploadsHeldBy(submodelId, old.records);
     const draft = eventDraft(
       {
         kind: "element.deleted",
@@ -313,5 +319,6 @@ export async function deleteElement(
       },
     };
   });
+  await releaseUploads(ctx, submodelId, held);
   return { value: null };
 }

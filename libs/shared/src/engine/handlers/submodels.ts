@@ -6,6 +6,7 @@ import type { ElementScope } from "../access/id-short-path-scope.ts";
 import { eventDraft } from "../commit-runner.ts";
 import { deleteOps, insertOps, loadAllElements } from "../element-io.ts";
 import type { EngineContext } from "../engine-context.ts";
+import { releaseUploads, uploadsHeldInSubmodel } from "../files/released-uploads.ts";
 import { readForWrite, requireIdentifiable, requireSameId, unchanged } from "../identifiables.ts";
 import { indexTerm, referenceTerms } from "../index-terms.ts";
 import { dropPackageClaim } from "../packages/package-claims.ts";
@@ -208,6 +209,8 @@ export async function putSubmodel(ctx: EngineContext, cmd: Command<"PutSubmodelB
 export async function deleteSubmodel(ctx: EngineContext, cmd: Command<"DeleteSubmodelById">): Promise<Handled<null>> {
   const { submodelId, aasId, preconditions } = cmd.params;
   await checkSubmodelScope(ctx, cmd.params);
+  // Read before the submodel goes: its File elements' uploads go with it (released-uploads.ts).
+  const held = await uploadsHeldInSubmodel(ctx, submodelId);
   await ctx.commit(identifiableTarget("submodel", submodelId), async () => {
     const stored = await readForWrite(ctx, "submodel", submodelId, preconditions);
     return {
@@ -223,6 +226,7 @@ export async function deleteSubmodel(ctx: EngineContext, cmd: Command<"DeleteSub
     };
   });
   await dropPackageClaim(ctx.fileStore, "submodel", submodelId);
+  await releaseUploads(ctx, submodelId, held);
   if (aasId !== undefined) {
     const reference = {
       type: "DeleteSubmodelReferenceById" as const,

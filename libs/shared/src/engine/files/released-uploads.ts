@@ -1,0 +1,97 @@
+import { childPath, childrenKey, type ElementJson } from "../../aas/index.ts";
+import type { EngineContext } from "../engine-context.ts";
+import type { StoredElement } from "../ports/index.ts";
+import { elementOwner, isOwnUpload } from "./file-paths.ts";
+import { deleteUpload } from "./upload-store.ts";
+
+/**
+ * The bytes a client uploaded for a File element (PUT …/attachment) belong to that element: when
+ * the element goes (deleted, with its submodel or a container above it) or stops naming them (a
+ * PUT or PATCH gave it another value, or none), they are deleted. They were kept before, out of
+ * reach of every API call but /reset, and a new File naming the old path served them again. Bytes
+ * a package or a model brought have no owner and are never touched here (docs/adr/0051).
+ */
+
+/** An upload a File element holds: its path, and the value naming its upload folder. */
+export interface HeldUpload {
+  idShortPath: string;
+  value: string;
+}
+
+/** The uploads the File elements among `records` (an element's subtree, as stored) hold. */
+export function uploadsHeldBy(submodelId: string, records: readonly StoredElement[]): HeldUpload[] {
+  const held: HeldUpload[] = [];
+  for (const record of records) {
+    // Most records are no File: skip them without parsing.
+    if (!record.json.includes('"File"')) continue;
+    const element = JSON.parse(record.json) as ElementJson;
+    if (element.modelType !== "File" || typeof element.value !== "string") continue;
+    if (isOwnUpload("files", elementOwner(submodelId, record.path), element.value))
+      held.push({ idShortPath: record.path, value: element.value });
+  }
+  return held;
+}
+
+/** The File values of an element as written (with its children), by idShortPath. */
+export function fileValuesOf(element: ElementJson, path: string): Map<string, string> {
+  const values = new Map<string, string>();
+  const visit = (item: ElementJson, itemPath: string): void => {
+    if (item.modelType === "File" && typeof item.value === "string") values.set(itemPath, item.value);
+    const key = childrenKey(item);
+    const children = key === undefined ? undefined : item[key];
+    if (!Array.isArray(children)) return;
+    const inList = item.modelType === "SubmodelElementList";
+    children.forEach((child, index) => {
+      if (typeof child !== "object" || child === null) return;
+      const idShort = (child as ElementJson).idShort;
+      if (!inList && typeof idShort !== "string") return;
+      visit(child as ElementJson, childPath(itemPath, inList ? { index } : { idShort: idShort as string }));
+    });
+  };
+  visit(element, path);
+  return values;
+}
+
+/** Deletes the held uploads whose element no longer names them (`kept`: what the elements name now). */
+export async function releaseUploads(
+  ctx: EngineContext,
+  submodelId: string,
+  held: readonly HeldUpload[],
+  kept: ReadonlyMap<string, string> = new Map(),
+): Promise<void> {
+  for (const upload of held) {
+    if (kept.get(upload.idShortPath) === upload.value) continue;
+    // The write is committed: a store that cannot delete now leaves the bytes, as before.
+    await deleteUpload(ctx, upload.value, { submodelId, idShortPath: upload.idShortPath }).catch(() => undefined);
+  }
+}
+
+/** Every upload the File elements of a submodel hold, read page by page (a submodel may be large). */
+export async function uploadsHeldInSubmodel(ctx: EngineContext, submodelId: string): Promise<HeldUpload[]> {
+  const held: HeldUpload[] = [];
+  // Uploads live in folders of 16 hex digits (file-paths.ts uploadPath): with none stored at all,
+  // a submodel of a million elements is not read through for nothing.
+  const uploads = await ctx.fileStore.list("/aasx/files/");
+  if (!uploads.some((file) => /^\/aasx\/files\/[0-9a-f]{16}\//.test(file.path))) return held;
+  const parents = [""];
+  while (parents.length > 0) {
+    const parentPath = parents.pop()!;
+    let cursor: string | undefined;
+    do {
+      const page = await ctx.repository.listChildren(submodelId, parentPath, {
+        limit: 1000,
+        ...(cursor ? { cursor } : {}),
+      });
+      held.push(...uploadsHeldBy(submodelId, page.items));
+      for (const record of page.items)
+        if (
+          /"modelType":"(SubmodelElementCollection|SubmodelElementList|Entity|AnnotatedRelationshipElement)"/.test(
+            record.json,
+          )
+        )
+          parents.push(record.path);
+      cursor = page.cursor;
+    } while (cursor !== undefined);
+  }
+  return held;
+}
