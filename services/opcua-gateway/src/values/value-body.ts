@@ -57,6 +57,12 @@ function innerValue(binding: WriteBinding, value: Variant): JsonOrError {
           error: StatusCodes.BadOutOfRange,
           message: `${String(value.value)} is not an AASEntityTypeDataType value`,
         };
+      // OPC UA writes one node at a time (node-opcua awaits each of a WriteRequest in turn), and
+      // AASd-014 allows a co-managed entity no asset ids and a self-managed one not none: written
+      // alone, EntityType could never change. CoManagedEntity therefore takes the ids away with it;
+      // the other way round a client writes GlobalAssetId, which makes the entity self-managed.
+      if (entityType === "CoManagedEntity")
+        return { json: `{"entityType":"CoManagedEntity","globalAssetId":null,"specificAssetIds":null}` };
       return { json: `{"entityType":"${entityType}"}` };
     }
     case "global-asset-id": {
@@ -67,7 +73,8 @@ function innerValue(binding: WriteBinding, value: Variant): JsonOrError {
         return { json: `{"globalAssetId":null}` };
       if (value.dataType !== DataType.String || value.arrayType !== VariantArrayType.Scalar)
         return mismatch("a String", value);
-      return { json: `{"globalAssetId":${JSON.stringify(value.value)}}` };
+      // An asset id makes the entity self-managed (the only kind that may have one, AASd-014).
+      return { json: `{"entityType":"SelfManagedEntity","globalAssetId":${JSON.stringify(value.value)}}` };
     }
   }
 }

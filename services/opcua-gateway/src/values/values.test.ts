@@ -118,6 +118,20 @@ test("Range bounds, Blob bytes, MultiLanguageProperty texts, Entity type and ass
   assert.equal((await stored("Motor")).globalAssetId, "urn:twinport:test:asset:motor-2");
   assert.equal((await opcua.write(node("Motor", "EntityType"), { dataType: DataType.Int32, value: 1 })).name, "Good");
   assert.equal((await stored("Motor")).entityType, "SelfManagedEntity");
+  // EntityType both ways with single-node writes (AASd-014 refused each of them alone): co-managed
+  // takes the asset ids with it; an asset id makes the entity self-managed again.
+  assert.equal((await opcua.write(node("Motor", "EntityType"), { dataType: DataType.Int32, value: 0 })).name, "Good");
+  const coManaged = await stored("Motor");
+  assert.deepEqual(
+    [coManaged.entityType, coManaged.globalAssetId, coManaged.specificAssetIds],
+    ["CoManagedEntity", undefined, undefined],
+  );
+  assert.equal(
+    (await opcua.write(node("Motor", "GlobalAssetId"), { dataType: DataType.String, value: "urn:asset:again" })).name,
+    "Good",
+  );
+  const selfManaged = await stored("Motor");
+  assert.deepEqual([selfManaged.entityType, selfManaged.globalAssetId], ["SelfManagedEntity", "urn:asset:again"]);
 });
 
 test("Keys of ReferenceElement and RelationshipElement are writable as AASKeyDataType structures", async () => {
