@@ -64,16 +64,30 @@ test("a rule's object or subject of no known kind is named with the kinds there 
   assert.deepEqual(issues({ security: { rules: [rule([{ shells: "urn:*", idShortPath: "A" }])] } }), [
     "Unknown key 'security.rules[0].objects[0].idShortPath'. Allowed: shells",
   ]);
-  // No kind at all: zod said "Invalid input".
+  // A key no kind has: named, with the closest one (zod said "Invalid input").
   assert.deepEqual(issues({ security: { rules: [rule([{ shell: "urn:*" }])] } }), [
-    "Invalid value at 'security.rules[0].objects[0]': expected one of {all} or {shells} or {submodels, [idShortPath]} or {semanticId, [idShortPath]} or {conceptDescriptions} or {proprietary}",
+    "Unknown key 'security.rules[0].objects[0].shell'. Did you mean 'shells'? Allowed: all, shells, submodels, idShortPath, semanticId, conceptDescriptions, proprietary",
   ]);
   assert.deepEqual(
     issues({ security: { rules: [{ subjects: [{ rol: "x" }], rights: ["READ"], objects: [{ all: true }] }] } }),
     [
-      "Invalid value at 'security.rules[0].subjects[0]': expected one of {role} or {user} or {certificateSubject} or {anonymous} or {authenticated}",
+      "Unknown key 'security.rules[0].subjects[0].rol'. Did you mean 'role'? Allowed: role, user, certificateSubject, anonymous, authenticated",
     ],
   );
+  // The kind the keys name, with a value it does not take: that value is named.
+  assert.deepEqual(issues({ security: { rules: [rule([{ proprietary: "foo" }])] } }), [
+    `Invalid value "foo" at 'security.rules[0].objects[0].proprietary'. Allowed: reset, import, packages`,
+  ]);
+  assert.deepEqual(issues({ security: { rules: [rule([{ submodels: 5 }])] } }), [
+    "Invalid value at 'security.rules[0].objects[0].submodels': expected string, got number 5",
+  ]);
+  assert.deepEqual(issues({ security: { roleAssignments: [{ usr: "a", roles: ["x"] }], rules: [] } }), [
+    "Unknown key 'security.roleAssignments[0].usr'. Did you mean 'user'? Allowed: user, roles, certificateSubject",
+  ]);
+  // Keys of no single kind, all known: the kinds there are.
+  assert.deepEqual(issues({ security: { rules: [rule([{ all: true, shells: "x" }])] } }), [
+    "Invalid value at 'security.rules[0].objects[0]': expected one of {all} or {shells} or {submodels, [idShortPath]} or {semanticId, [idShortPath]} or {conceptDescriptions} or {proprietary}",
+  ]);
   assert.deepEqual(issues({ security: { roleAssignments: [{ user: "a", roles: ["x"], x: 1 }], rules: [] } }), [
     "Unknown key 'security.roleAssignments[0].x'. Allowed: user, roles",
   ]);

@@ -17,7 +17,7 @@ import {
 import { FILE_STORAGE_FILESYSTEM_CLASS, type FileStorageConfig, fileStorageSection } from "./file-storage.ts";
 import { type MessageBusConfig, messageBusSection } from "./message-bus.ts";
 import { type PersistenceConfig, persistenceSection } from "./persistence.ts";
-import { allowedKeysAt, describeObjectOptions, objectOptions, schemaAt } from "./schema-walk.ts";
+import { allowedKeysAt, describeObjectOptions, objectKeys, objectOptions, schemaAt } from "./schema-walk.ts";
 import { type SecurityConfig, securitySchema } from "./security.ts";
 import {
   type SubmodelTemplateProcessorConfig,
@@ -104,8 +104,31 @@ function issueMessages(issue: z.core.$ZodIssue, schema: z.ZodType, input: unknow
             ? `Missing '${at}'`
             : `Missing '${at}' (${issue.message.replace(/^expected /, "")})`,
         ];
-      if (options && typeof value === "object" && value !== null && !Array.isArray(value))
+      if (options && typeof value === "object" && value !== null && !Array.isArray(value)) {
+        const keys = Object.keys(value);
+        const optionKeys = options.map((option) => objectKeys(option) ?? []);
+        // The one form whose keys these are: its own complaint names the value that is wrong
+        // ({"proprietary": "foo"} is a proprietary object with a value no call has).
+        const fitting = optionKeys.flatMap((allowed, index) =>
+          keys.length > 0 && keys.every((key) => allowed.includes(key)) ? [index] : [],
+        );
+        const inner = fitting.length === 1 ? issue.errors[fitting[0]!] : undefined;
+        if (inner !== undefined && inner.length > 0)
+          return inner.flatMap((problem) =>
+            issueMessages(
+              { ...problem, path: [...issue.path, ...problem.path] } as z.core.$ZodIssue,
+              schema,
+              input,
+              prefix,
+            ),
+          );
+        // Keys no form has: named, as an unknown key anywhere else is.
+        const known = [...new Set(optionKeys.flat())];
+        const unknown = keys.filter((key) => !known.includes(key));
+        if (unknown.length > 0)
+          return unknown.map((key) => unknownKeyMessage(formatConfigPath([...prefix, ...issue.path, key]), key, known));
         return [`Invalid value at '${at}': expected one of ${describeObjectOptions(options)}`];
+      }
       return plain();
     }
     case "invalid_value":
