@@ -275,6 +275,7 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
             }
           : {}),
         log: context.log,
+        warn: (line) => logger.warn({ component: "registry-sync" }, line),
       });
       if (registries) {
         closer.add(() => registries.stop());

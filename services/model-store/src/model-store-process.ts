@@ -311,6 +311,7 @@ export async function startModelStore(config: TwinportConfig, options: ModelStor
       bus,
       lease: redisRegistrySyncLease({ redis: repository.redis, key: (name) => repository.key(name), owner }),
       log,
+      ...(options.logger ? { warn: (line: string) => options.logger!.warn({ component: "registry-sync" }, line) } : {}),
     });
     if (registries) closing.push(() => registries.stop());
 

@@ -33,7 +33,7 @@ export interface RecordedRequest {
   time: number;
 }
 
-export type Behaviour = "normal" | "fail-500" | "hang";
+export type Behaviour = "normal" | "fail-500" | "fail-401" | "hang";
 
 export interface RegistryServerOptions {
   /** Path of the API root; default "/api/v3.0". */
@@ -130,6 +130,7 @@ export async function startRegistryServer(options: RegistryServerOptions = {}): 
       res.end(payload);
     };
     if (registry.behaviour === "fail-500") return answer(500, result("the registry test server was told to fail"));
+    if (registry.behaviour === "fail-401") return answer(401, result("the registry test server refuses everyone"));
     if (!url.pathname.startsWith(prefix)) return answer(404, result(`no such path ${url.pathname}`));
     const required = options.requiredHeader;
     if (required && req.headers[required.name.toLowerCase()] !== required.value)

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { advertisedHostnameSchema } from "./advertised-hostname.ts";
 import {
   corsAllowedHeadersSchema,
   corsAllowedMethodsSchema,
@@ -38,7 +39,7 @@ export const httpEndpointSchema = z
     corsExposedHeaders: corsExposedHeadersSchema,
     corsMaxAge: z.number().int().min(0).default(3600),
     /** Name used in registry descriptors; absent = auto-detected. */
-    hostname: z.string().min(1).optional(),
+    hostname: advertisedHostnameSchema.optional(),
     includeErrorDetails: z.boolean().default(false),
     port: portSchema.default(443),
     sniEnabled: z.boolean().default(true),

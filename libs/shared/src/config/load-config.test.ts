@@ -1063,3 +1063,18 @@ describe("prototype members in a config file (issue 13)", () => {
     }
   });
 });
+
+test("an HTTP endpoint's hostname is a host name, an address or an http(s) URL; anything else would be advertised to every registry client", () => {
+  const load = (hostname: string) =>
+    loadConfig({
+      role: "embedded",
+      configFile: configFile({ endpoints: [{ "@class": "endpoint.http.HttpEndpoint", port: 8443, hostname }] }),
+    });
+  for (const good of ["twin.example.com", "10.0.0.5", "[::1]", "my_service", "https://twins.example.com/plant-7"])
+    assert.equal((load(good).config.endpoints[0] as { hostname?: string }).hostname, good);
+  for (const bad of ["twin.example.com:9999", "ftp://x", "http://x y", "https://user:pw@x", "a/b"]) {
+    const error = configError(() => load(bad));
+    assert.match(error.message, /endpoints\[0\]\.hostname/, bad);
+    assert.match(error.message, /a port goes into the URL form/, bad);
+  }
+});

@@ -16,7 +16,11 @@ export interface RegistryTarget {
   headers: Record<string, string>;
 }
 
-/** ok, or failed; `retry` for what may heal by itself (network, timeout, 5xx, 429), not for a refusal. */
+/**
+ * ok, or failed; `retry` for what may heal by itself (network, timeout, 5xx, 429) or concerns the
+ * whole registry rather than one descriptor (401, 403, 407: credentials or a proxy, fixed there and
+ * then every descriptor is sent again), not for a refusal of one descriptor.
+ */
 export type Outcome = { ok: true } | { ok: false; retry: boolean; reason: string };
 
 const COLLECTION: Record<DescriptorKind, string> = { aas: "shell-descriptors", submodel: "submodel-descriptors" };
@@ -98,7 +102,7 @@ function reasonOf(method: string, answer: Answer): string {
 function failed(method: string, answer: Answer): Outcome {
   return {
     ok: false,
-    retry: answer.status >= 500 || answer.status === 429 || answer.status === 408,
+    retry: answer.status >= 500 || [401, 403, 407, 408, 429].includes(answer.status),
     reason: reasonOf(method, answer),
   };
 }

@@ -25,6 +25,8 @@ export interface RegistrySyncOptions {
   /** Who registers (distributed: one replica); default: this process, for good. */
   lease?: ConnectionLease;
   log: (line: string) => void;
+  /** What an operator must see (a registry refusing or failing); default: `log`. */
+  warn?: (line: string) => void;
 }
 
 export interface RunningRegistrySync {
@@ -66,6 +68,7 @@ class SyncJob {
         ),
         timing,
         options.log,
+        options.warn ?? options.log,
       );
     this.index = new ModelIndex(options.store);
     this.shellWorkers = options.core.aasRegistries.map(worker("aas"));
@@ -111,7 +114,7 @@ class SyncJob {
     const results = await Promise.all(this.workers().map((w) => w.unregisterAll(deadline)));
     const deleted = results.reduce((n, r) => n + r.deleted, 0);
     const left = results.reduce((n, r) => n + r.left, 0);
-    this.options.log(
+    (left > 0 ? (this.options.warn ?? this.options.log) : this.options.log)(
       `${PREFIX} unregistered ${deleted} descriptor(s)${left > 0 ? `; ${left} could not be removed (registry unreachable, refusing, or slower than ${timeoutMs} ms)` : ""}`,
     );
   }

@@ -1,4 +1,4 @@
-import { backoffDelay } from "@twinport/shared";
+import { backoffDelay, displayUrl } from "@twinport/shared";
 import { canonicalJson, type Descriptor } from "./descriptors.ts";
 import type { Outcome, RegistryClient } from "./registry-client.ts";
 
@@ -42,10 +42,13 @@ export class RegistryWorker {
     readonly client: RegistryClient,
     private readonly timing: WorkerTiming,
     private readonly log: (line: string) => void,
+    /** Refusals and failures: the registry does not hold what it should (default: `log`). */
+    private readonly warn: (line: string) => void = log,
   ) {}
 
   private get name(): string {
-    return `${this.client.target.kind === "aas" ? "AAS" : "submodel"} registry ${this.client.target.url}`;
+    // Credentials in the URL (https://user:secret@…) are used, never logged.
+    return `${this.client.target.kind === "aas" ? "AAS" : "submodel"} registry ${displayUrl(this.client.target.url)}`;
   }
 
   /** Desired state of one id; `register` makes the first request a POST (start-up). */
@@ -175,7 +178,7 @@ export class RegistryWorker {
         continue;
       }
       if (!outcome.retry) {
-        this.log(
+        this.warn(
           `twinport registry-sync: ${this.name} refused ${desired ? "descriptor" : "the removal of"} '${id}': ${outcome.reason}`,
         );
         this.refused.set(id, wanted ?? "");
@@ -190,7 +193,7 @@ export class RegistryWorker {
         this.failures - 1,
       );
       if (this.failures === 1 || Number.isInteger(Math.log2(this.failures))) {
-        this.log(
+        this.warn(
           `twinport registry-sync: ${this.name} failed (${outcome.reason}); attempt ${this.failures}, next in ${delay} ms`,
         );
       }
