@@ -48,7 +48,9 @@ function scalarFor(text: string, schema: z.ZodType): boolean | number | undefine
   const types = leafTypes(schema);
   if (types.has("string") || types.has("enum") || types.has("literal")) return undefined;
   const trimmed = text.trim();
-  if (types.has("boolean") && (trimmed === "true" || trimmed === "false")) return trimmed === "true";
+  // Jackson also takes "True"/"TRUE" (and "False"/"FALSE"): Python's str(False) writes "False".
+  const lower = trimmed.toLowerCase();
+  if (types.has("boolean") && (lower === "true" || lower === "false")) return lower === "true";
   if (types.has("number") && NUMBER.test(trimmed)) return Number(trimmed);
   return undefined;
 }

@@ -709,7 +709,7 @@ describe("command-line overrides", () => {
     assert.equal(config.core.stateDir, "123");
   });
 
-  test("booleans accept only true and false", () => {
+  test("booleans accept only true and false (in any case, as Jackson: TRUE, False)", () => {
     assert.equal(
       (
         loadConfig({ role: "embedded", overrides: ["endpoints[0].sslEnabled=false"] }).config
@@ -717,7 +717,14 @@ describe("command-line overrides", () => {
       ).sslEnabled,
       false,
     );
-    for (const text of ["yes", "TRUE", "1"]) {
+    assert.equal(
+      (
+        loadConfig({ role: "embedded", overrides: ["endpoints[0].sslEnabled=FALSE"] }).config
+          .endpoints[0] as HttpEndpointConfig
+      ).sslEnabled,
+      false,
+    );
+    for (const text of ["yes", "1"]) {
       assert.match(
         configError(() => loadConfig({ role: "embedded", overrides: [`endpoints[0].sslEnabled=${text}`] })).message,
         /^Invalid value at 'endpoints\[0\]\.sslEnabled': expected boolean \(true or false\), got /,
@@ -1077,4 +1084,18 @@ test("an HTTP endpoint's hostname is a host name, an address or an http(s) URL; 
     assert.match(error.message, /endpoints\[0\]\.hostname/, bad);
     assert.match(error.message, /a port goes into the URL form/, bad);
   }
+});
+
+test('booleans written "True" or "FALSE" (Python\'s str(), Jackson takes them) are read in the file and in environment variables', () => {
+  const file = configFile({ endpoints: [{ "@class": "endpoint.http.HttpEndpoint", port: 8443, sslEnabled: "False" }] });
+  const http = (env: NodeJS.ProcessEnv = {}) =>
+    loadConfig({ role: "embedded", configFile: file, env }).config.endpoints[0] as { sslEnabled: boolean };
+  assert.equal(http().sslEnabled, false);
+  assert.equal(http({ TWINPORT_ENDPOINTS_0_SSLENABLED: "TRUE" }).sslEnabled, true);
+  assert.equal(http({ TWINPORT_ENDPOINTS_0_SSLENABLED: "True" }).sslEnabled, true);
+  // Anything else is still refused, naming the setting.
+  assert.match(
+    configError(() => http({ TWINPORT_ENDPOINTS_0_SSLENABLED: "yes" })).message,
+    /endpoints\[0\]\.sslEnabled/,
+  );
 });

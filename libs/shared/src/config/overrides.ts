@@ -4,7 +4,7 @@ import { type ClassedSection, classSuffix } from "./class-names.ts";
 import { ConfigError, formatConfigPath } from "./config-error.ts";
 import { CONFIG_SECTIONS, SECTION_NAMES, schemaOfEntry } from "./config-sections.ts";
 import { ignoredFaaastOptions, ignoredOptionWarning, unknownKeyMessage } from "./faaast-options.ts";
-import { childOf, exactMatch, looseMatch, takesOnlyText, takesTextList } from "./schema-walk.ts";
+import { childOf, exactMatch, looseMatch, schemaType, takesOnlyText, takesTextList } from "./schema-walk.ts";
 
 /**
  * Overrides on top of the file: `path=value` on the command line and `TWINPORT_<PATH>` in the
@@ -186,6 +186,9 @@ function overrideValue(text: string, leaf: z.ZodType | undefined): unknown {
   try {
     return JSON.parse(text);
   } catch {
+    // "True"/"FALSE" where a boolean goes, as Jackson reads them (faaast_config_extension_* too).
+    const lower = text.trim().toLowerCase();
+    if (leaf && schemaType(leaf) === "boolean" && (lower === "true" || lower === "false")) return lower === "true";
     if (leaf && takesTextList(leaf))
       return text
         .split(",")
