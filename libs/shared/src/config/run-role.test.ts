@@ -396,3 +396,42 @@ test("the management server says whether it listens on every interface (the bann
     }
   }
 });
+
+test("FA³ST's own variables: faaast_config, faaast_model and faaast_no_validation are read; faaast_endpoint is named as ignored", async () => {
+  const { mkdtempSync, writeFileSync, rmSync } = await import("node:fs");
+  const { join } = await import("node:path");
+  const { tmpdir } = await import("node:os");
+  const dir = mkdtempSync(join(tmpdir(), "twinport-faaast-env-"));
+  try {
+    const config = join(dir, "config.json");
+    writeFileSync(config, JSON.stringify({ core: { maxNestingDepth: 17 } }));
+    const model = join(dir, "model.json");
+    writeFileSync(model, "{}");
+    const proc = fakeProcess({
+      FAAAST_CONFIG: config,
+      faaast_model: model,
+      faaast_no_validation: "true",
+      faaast_endpoint: "OPCUA",
+    });
+    let seen: unknown;
+    await runRole({
+      role: "embedded",
+      argv: ["--endpoint", "http"],
+      io: proc.io,
+      start: async (context) => {
+        seen = {
+          maxNestingDepth: context.config.core.maxNestingDepth,
+          models: context.models.map((m) => m.path),
+          validateOnLoad: context.validateOnLoad,
+        };
+        return running();
+      },
+    });
+    proc.signal("SIGINT");
+    assert.equal(await proc.exited, 0, proc.err());
+    assert.deepEqual(seen, { maxNestingDepth: 17, models: [model], validateOnLoad: false });
+    assert.match(proc.err(), /faaast_endpoint=OPCUA is ignored: FA³ST starts such endpoints in addition/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

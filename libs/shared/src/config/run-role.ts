@@ -10,6 +10,7 @@ import { HELP_TEXT, parseCommandLine, UsageError } from "./command-line.ts";
 import { ConfigError } from "./config-error.ts";
 import { DEFAULT_MANAGEMENT_PORT, isoDurationToMs } from "./core.ts";
 import { type EndpointConfig, isHttpEndpoint, isOpcUaEndpoint } from "./endpoints.ts";
+import { withFaaastEnvironment } from "./faaast-environment.ts";
 import { FILE_STORAGE_FILESYSTEM_CLASS, FILE_STORAGE_REDIS_CLASS } from "./file-storage.ts";
 import { type ConfigRole, loadConfig } from "./load-config.ts";
 import { MESSAGE_BUS_NATS_CLASS } from "./message-bus.ts";
@@ -187,18 +188,23 @@ export async function runRole(options: RunRoleOptions): Promise<void> {
         "-m/--model, --empty-model and --no-validation apply to embedded mode and the model-store only.",
       );
     }
-    const { config, warnings } = loadConfig({
+    // FA³ST's faaast_config, faaast_model, faaast_no_validation read as ours (faaast-environment.ts).
+    const faaast = withFaaastEnvironment(io.env);
+    const noValidation = commandLine.noValidation || (ROLES_WITH_MODELS.includes(role) && faaast.noValidation);
+    const loaded = loadConfig({
       role,
       configFile: commandLine.configFile,
       overrides: commandLine.overrides,
-      env: io.env,
+      env: faaast.env,
       endpointKinds: commandLine.endpointKinds,
     });
+    const { config } = loaded;
+    const warnings = [...faaast.warnings, ...loaded.warnings];
     const models = ROLES_WITH_MODELS.includes(role)
       ? selectModelFiles({
           modelFiles: commandLine.modelFiles,
           emptyModel: commandLine.emptyModel,
-          env: io.env,
+          env: faaast.env,
           cwd: io.cwd(),
           initialModelFile:
             config.persistence["@class"] === PERSISTENCE_IN_MEMORY_CLASS
@@ -228,7 +234,7 @@ export async function runRole(options: RunRoleOptions): Promise<void> {
       role,
       config,
       models,
-      validateOnLoad: config.core.validationOnLoad && !commandLine.noValidation,
+      validateOnLoad: config.core.validationOnLoad && !noValidation,
       log: (line) => roleLogger.info(line),
       logger: roleLogger,
       metrics,
