@@ -429,3 +429,22 @@ describe("MQTT asset connection", () => {
     assert.match(all, /assetConnections\[6\]\.operationProviders'.*MQTT asset connections have no operation providers/);
   });
 });
+
+test("an OPC UA asset connection's host is an opc.tcp:// URL; anything else stops the start naming the key", async () => {
+  const { opcuaAssetConnectionSchema } = await import("./asset-connections.ts");
+  for (const host of [
+    "opc.tcp://plc-7:4840",
+    "opc.tcp://[::1]:4840",
+    "opc.tcp://10.0.0.5:4840/UA/Server",
+    "OPC.TCP://h",
+  ])
+    assert.ok(
+      opcuaAssetConnectionSchema.safeParse({ "@class": "assetconnection.opcua.OpcUaAssetConnection", host }).success,
+      host,
+    );
+  for (const host of ["not a url", "http://127.0.0.1:25011", "opc.tcp://", "opc.tcp://a b:4840"])
+    assert.ok(
+      !opcuaAssetConnectionSchema.safeParse({ "@class": "assetconnection.opcua.OpcUaAssetConnection", host }).success,
+      host,
+    );
+});

@@ -251,7 +251,17 @@ const TRANSPORT_PROFILES = [
 export const opcuaAssetConnectionSchema = z
   .looseObject({
     "@class": z.literal(OPCUA_ASSET_CONNECTION_CLASS),
-    host: z.preprocess(nullToUndefined, z.string().min(1)),
+    // An opc.tcp:// URL with a host: anything else was accepted and retried for ever ("not a url",
+    // an http:// URL the client has no transport for), as the HTTP and MQTT connections refuse it.
+    host: z.preprocess(
+      nullToUndefined,
+      z
+        .string()
+        .min(1)
+        .refine((value) => /^opc\.tcp:\/\/(\[[0-9A-Fa-f:.]+\]|[^\s/:?#[\]]+)(:\d{1,5})?(\/\S*)?$/i.test(value), {
+          message: 'expected an opc.tcp:// URL such as "opc.tcp://plc-7:4840"',
+        }),
+    ),
     securityPolicy: withDefault(z.enum(OPCUA_ASSET_SECURITY_POLICIES), "None"),
     securityMode: withDefault(z.enum(OPCUA_ASSET_SECURITY_MODES), "None"),
     transportProfile: withDefault(z.enum(TRANSPORT_PROFILES), "TCP_UASC_UABINARY").refine(
