@@ -84,6 +84,9 @@ interface Source {
  * connects with retries and back-off, runs the reading sources (polls and pushes) and forwards model
  * changes to the asset. Nothing here ever blocks start-up: `start` returns at once.
  */
+/** How long the read after a refused write may take (the driver's own read timeout is usually shorter). */
+const REFRESH_TIMEOUT_MS = 30_000;
+
 export class ConnectionRunner {
   private state: ConnectionState = "standby";
   private since = new Date();
@@ -327,11 +330,16 @@ export class ConnectionRunner {
    */
   private async refresh(target: ProviderTarget): Promise<void> {
     for (const source of this.sources) {
-      if (source.read.mode !== "push" || !source.read.readOnce || targetKey(source.target) !== targetKey(target))
-        continue;
+      if (targetKey(source.target) !== targetKey(target)) continue;
+      const read = source.read;
+      // A polled source is read once now too: with readInterval 0 nothing else would ever read it,
+      // and a value the asset refused stayed in the model for good.
+      if (read.mode === "push" && !read.readOnce) continue;
       try {
         const stamp = this.options.sync.stamp(target);
-        await this.deliver(source, await source.read.readOnce(), stamp);
+        const reading =
+          read.mode === "push" ? await read.readOnce!() : await read.read(AbortSignal.timeout(REFRESH_TIMEOUT_MS));
+        await this.deliver(source, reading, stamp);
       } catch (error) {
         this.problem(source, error);
       }

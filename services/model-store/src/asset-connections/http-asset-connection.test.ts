@@ -265,25 +265,27 @@ describe("HTTP value provider", () => {
     );
   });
 
-  test("a write the asset refuses (4xx) is dropped, and the next reading shows the asset's value again", async () => {
-    asset.documents.set("/sp", 5);
-    asset.handle = (request) =>
-      request.method === "PUT" ? { status: 400, body: '{"error":"out of range"}' } : undefined;
-    await start({
-      "@class": HTTP,
-      baseUrl: asset.url,
-      valueProviders: { [key("(Property)Setpoint")]: { format: "JSON", path: "/sp", readInterval: 100 } },
+  for (const readInterval of [100, 0])
+    test(`a write the asset refuses (4xx) is dropped, and the asset's value is read again (readInterval ${readInterval})`, async () => {
+      asset.documents.set("/sp", 5);
+      asset.handle = (request) =>
+        request.method === "PUT" ? { status: 400, body: '{"error":"out of range"}' } : undefined;
+      // readInterval 0: read once when the connection starts, then only after a refused write.
+      await start({
+        "@class": HTTP,
+        baseUrl: asset.url,
+        valueProviders: { [key("(Property)Setpoint")]: { format: "JSON", path: "/sp", readInterval } },
+      });
+      await sut.waitForElement(DRIVE_SUBMODEL_ID, "Setpoint", (e) => e.value === "5");
+      await patchValue("Setpoint", 1000);
+      await asset.waitForRequest((r) => r.method === "PUT");
+      await sut.waitForElement(DRIVE_SUBMODEL_ID, "Setpoint", (e) => e.value === "5");
+      assert.ok(
+        lines.some((l) => /writing .* Setpoint to the asset failed: PUT .* answered 400/.test(l)),
+        lines.join("\n"),
+      );
+      assert.equal(asset.requests.filter((r) => r.method === "PUT").length, 1, "not retried");
     });
-    await sut.waitForElement(DRIVE_SUBMODEL_ID, "Setpoint", (e) => e.value === "5");
-    await patchValue("Setpoint", 1000);
-    await asset.waitForRequest((r) => r.method === "PUT");
-    await sut.waitForElement(DRIVE_SUBMODEL_ID, "Setpoint", (e) => e.value === "5");
-    assert.ok(
-      lines.some((l) => /writing .* Setpoint to the asset failed: PUT .* answered 400/.test(l)),
-      lines.join("\n"),
-    );
-    assert.equal(asset.requests.filter((r) => r.method === "PUT").length, 1, "not retried");
-  });
 
   test("credentials are sent in answer to a Basic challenge, then up front", async () => {
     const expected = `Basic ${Buffer.from("reader:secret").toString("base64")}`;
