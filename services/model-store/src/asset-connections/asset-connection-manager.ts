@@ -63,7 +63,11 @@ interface Running {
 
 /** Element changes that are written through to the asset (FA³ST: PATCH $value, PUT/PATCH and POST of elements). */
 const ELEMENT_CHANGES = new Set(["element.value-changed", "element.updated", "element.created"]);
-/** Whole-submodel writes: FA³ST reads the asset again instead of writing to it. */
+/**
+ * Whole-submodel writes (PUT or PATCH of the submodel, its `$value`): each bound element is read and
+ * handed on as after an element write, so a changed value goes to the asset. FA³ST reads the asset
+ * again instead, which silently undid such writes (an element without a writer still is read again).
+ */
 const SUBMODEL_CHANGES = new Set(["submodel.created", "submodel.updated"]);
 
 function providerMap(config: AssetConnectionConfig, kind: (typeof PROVIDER_KINDS)[number]): Record<string, unknown> {
@@ -280,7 +284,7 @@ export class AssetConnectionManager {
     if (SUBMODEL_CHANGES.has(event.kind)) {
       for (const runner of runners)
         for (const target of runner.targets())
-          if (target.submodelId === event.id) void runner.modelChanged(target, undefined);
+          if (target.submodelId === event.id) void runner.modelChanged(target, await this.model.read(target));
       return;
     }
     if (!ELEMENT_CHANGES.has(event.kind) || event.idShortPath === undefined) return;

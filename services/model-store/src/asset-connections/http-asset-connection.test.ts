@@ -219,6 +219,32 @@ describe("HTTP value provider", () => {
     assert.equal(put.body, '"manual"');
   });
 
+  test("a write of the whole submodel (PATCH of its $value) reaches the provider of the element in it", async () => {
+    asset.documents.set("/mode", "off");
+    await start({
+      "@class": HTTP,
+      baseUrl: asset.url,
+      valueProviders: {
+        [key("(SubmodelElementCollection)Status", "(Property)Mode")]: {
+          format: "JSON",
+          path: "/mode",
+          readInterval: 0,
+        },
+      },
+    });
+    await until(() => asset.requests.length >= 1, "the first read");
+    const patched = await sut.store.execute({
+      type: "PatchSubmodelById",
+      params: { submodelId: DRIVE_SUBMODEL_ID, body: JSON.stringify({ Status: { Mode: "auto" } }), content: "value" },
+      origin: "http",
+    });
+    assert.equal(patched.ok, true, JSON.stringify(patched));
+    // FA³ST reads the asset again on a submodel write, which undid the client's value at once.
+    const put = await asset.waitForRequest((r) => r.method === "PUT");
+    assert.equal(put.body, '"auto"');
+    assert.equal((await sut.element(DRIVE_SUBMODEL_ID, "Status.Mode")).value, "auto");
+  });
+
   test("strings are JSON-escaped into the template, replaced literally ($ and \\ survive)", async () => {
     await start({
       "@class": HTTP,
