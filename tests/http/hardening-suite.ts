@@ -188,6 +188,17 @@ export function hardeningSuite(mode: Mode): void {
         for (const n of [1, 3])
           assert.equal((await client.get(`/submodels/${b64(`urn:x:blob-import:${n}`)}`)).status, 200);
         assert.equal((await client.get(`/submodels/${b64("urn:x:blob-import:2")}`)).status, 404);
+        // An id defined twice, differently: neither definition is imported (the first won silently).
+        const twice = JSON.stringify({
+          submodels: [
+            { ...submodel(4, []), idShort: "First" },
+            { ...submodel(4, []), idShort: "Second" },
+          ],
+        });
+        const duplicated = await client.request("POST", "/import", { body: twice });
+        assert.equal(duplicated.status, 200, duplicated.text);
+        assert.match(duplicated.text, /defined differently .* neither is imported/);
+        assert.equal((await client.get(`/submodels/${b64("urn:x:blob-import:4")}`)).status, 404);
         await assertServing(client, "a Blob without padding");
       });
     });

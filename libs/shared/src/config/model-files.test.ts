@@ -190,7 +190,7 @@ describe("loadModelFiles", () => {
       assert.ok(error instanceof ModelFileError);
       assert.equal(
         error.message,
-        "Model file 'b.xml' could not be loaded: assetAdministrationShells[0] ('urn:same'): The id 'urn:same' is defined differently in a.json (assetAdministrationShells[0]) and in b.xml (assetAdministrationShells[0])",
+        "Model file 'b.xml' could not be loaded: assetAdministrationShells[0] ('urn:same'): The id 'urn:same' is defined differently in a.json (assetAdministrationShells[0]) and in b.xml (assetAdministrationShells[0]); neither is imported",
       );
       return true;
     });

@@ -94,9 +94,14 @@ export class IdentifiableChecker {
         source,
         item,
         candidate.id,
-        new CommandError("conflict", `The id '${candidate.id}' is defined differently in ${there} and in ${here}`),
+        new CommandError(
+          "conflict",
+          `The id '${candidate.id}' is defined differently in ${there} and in ${here}; neither is imported`,
+        ),
         this.report,
       );
+      // Left out whole (docs/models-and-packages.md): the first definition won silently before.
+      this.refused.add(candidate.id);
       return undefined;
     }
     this.seen.set(candidate.id, {
