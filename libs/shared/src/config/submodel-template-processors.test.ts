@@ -3,7 +3,7 @@ import { describe, test } from "node:test";
 import { ConfigError } from "./config-error.ts";
 import { loadConfig } from "./load-config.ts";
 import { AIMC_PROCESSOR_CLASS, derivedAssetConnection } from "./submodel-template-processors.ts";
-import { validateConfig } from "./validate-config.ts";
+import { validateConfig, validateConfigWithWarnings } from "./validate-config.ts";
 
 const FAAAST_CLASS = "de.fraunhofer.iosb.ilt.faaast.service.submodeltemplate.aimc.AimcSubmodelTemplateProcessor";
 const BASE = {
@@ -26,6 +26,19 @@ function issues(...submodelTemplateProcessors: unknown[]): readonly string[] {
 }
 
 describe("submodelTemplateProcessors", () => {
+  test("a second processor entry is named as ignored (only the first runs)", () => {
+    const { warnings } = validateConfigWithWarnings({
+      ...BASE,
+      submodelTemplateProcessors: [{ "@class": FAAAST_CLASS }, { "@class": FAAAST_CLASS, subscriptionInterval: 50 }],
+    });
+    assert.ok(
+      warnings.some((w) =>
+        /Ignoring submodelTemplateProcessors\[1\.\.1\]: only the first processor entry is used/.test(w),
+      ),
+      warnings.join("\n"),
+    );
+  });
+
   test("FA³ST's full class name, its short suffix, defaults", () => {
     assert.deepEqual(load({ "@class": FAAAST_CLASS }), [
       { "@class": AIMC_PROCESSOR_CLASS, credentials: {}, opcuaSecurityBaseDir: {}, subscriptionInterval: 1000 },

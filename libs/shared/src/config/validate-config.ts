@@ -292,6 +292,11 @@ export function validateConfigWithWarnings(
     if (isHttpEndpoint(endpoint))
       found.warnings.push(...corsOriginWarnings(endpoint.corsAllowedOrigin, `endpoints[${index}].corsAllowedOrigin`));
   });
+  // docs/asset-interfaces.md: one processor runs; a second entry was dropped without a word.
+  if (submodelTemplateProcessors.length > 1)
+    found.warnings.push(
+      `Ignoring submodelTemplateProcessors[1..${submodelTemplateProcessors.length - 1}]: only the first processor entry is used (docs/asset-interfaces.md)`,
+    );
   if (fileStorage["@class"] === FILE_STORAGE_FILESYSTEM_CLASS && fileStorage.path === undefined) {
     fileStorage.path = `${core.stateDir}/files`;
   }
