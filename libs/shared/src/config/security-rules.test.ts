@@ -140,6 +140,13 @@ test("a certificate subject copied with OpenSSL's escapes of non-ASCII bytes is 
   });
   assert.deepEqual(config.security?.roleAssignments, [{ certificateSubject: "CN=röbot,C=DE", roles: ["operator"] }]);
   assert.deepEqual(config.security?.rules[0]?.subjects, [{ certificateSubject: "CN=röbot,C=DE" }]);
+  // An attribute OpenSSL has no name for is written as its OID (RFC 4514).
+  assert.deepEqual(
+    load({
+      security: { roleAssignments: [{ certificateSubject: "2.5.4.45=#0301,CN=x", roles: ["operator"] }], rules: [] },
+    }).security?.roleAssignments,
+    [{ certificateSubject: "2.5.4.45=#0301,CN=x", roles: ["operator"] }],
+  );
   assert.throws(
     () =>
       load({ security: { roleAssignments: [{ certificateSubject: "robot-cell-1", roles: ["operator"] }], rules: [] } }),

@@ -9,7 +9,8 @@ import { canonicalDistinguishedName } from "./distinguished-name-spelling.ts";
 const certificateSubjectSchema = z
   .string()
   .min(1)
-  .refine((dn) => /^[A-Za-z][A-Za-z0-9.-]*=/.test(dn), {
+  // An attribute name or, for one OpenSSL has no name for, its OID (RFC 4514: "2.5.4.3=robot").
+  .refine((dn) => /^([A-Za-z][A-Za-z0-9-]*|\d+(\.\d+)*)=/.test(dn), {
     message:
       'expected a distinguished name such as "CN=robot,O=Plant,C=DE" (what openssl x509 -noout -subject -nameopt RFC2253 prints)',
   })
