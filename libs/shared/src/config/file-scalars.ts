@@ -48,9 +48,8 @@ function scalarFor(text: string, schema: z.ZodType): boolean | number | undefine
   const types = leafTypes(schema);
   if (types.has("string") || types.has("enum") || types.has("literal")) return undefined;
   const trimmed = text.trim();
-  // Jackson also takes "True"/"TRUE" (and "False"/"FALSE"): Python's str(False) writes "False".
-  const lower = trimmed.toLowerCase();
-  if (types.has("boolean") && (lower === "true" || lower === "false")) return lower === "true";
+  const bool = types.has("boolean") ? booleanOfText(trimmed) : undefined;
+  if (bool !== undefined) return bool;
   if (types.has("number") && NUMBER.test(trimmed)) return Number(trimmed);
   return undefined;
 }
@@ -60,4 +59,14 @@ function leafTypes(schema: z.ZodType): Set<string> {
   const def = unwrapped._zod.def;
   if (def.type === "union") return new Set(def.options!.flatMap((option) => [...leafTypes(option)]));
   return new Set([def.type]);
+}
+
+/**
+ * The boolean a setting's text stands for: true and false in any case, as FA³ST's Jackson reads
+ * them ("True" is Python's str(True)); undefined for anything else. Files, environment variables
+ * and overrides (overrides.ts) read booleans this one way.
+ */
+export function booleanOfText(text: string): boolean | undefined {
+  const lower = text.trim().toLowerCase();
+  return lower === "true" ? true : lower === "false" ? false : undefined;
 }

@@ -4,6 +4,7 @@ import { type ClassedSection, classSuffix } from "./class-names.ts";
 import { ConfigError, formatConfigPath } from "./config-error.ts";
 import { CONFIG_SECTIONS, SECTION_NAMES, schemaOfEntry } from "./config-sections.ts";
 import { ignoredFaaastOptions, ignoredOptionWarning, unknownKeyMessage } from "./faaast-options.ts";
+import { booleanOfText } from "./file-scalars.ts";
 import { childOf, exactMatch, looseMatch, schemaType, takesOnlyText, takesTextList } from "./schema-walk.ts";
 
 /**
@@ -187,8 +188,8 @@ function overrideValue(text: string, leaf: z.ZodType | undefined): unknown {
     return JSON.parse(text);
   } catch {
     // "True"/"FALSE" where a boolean goes, as Jackson reads them (faaast_config_extension_* too).
-    const lower = text.trim().toLowerCase();
-    if (leaf && schemaType(leaf) === "boolean" && (lower === "true" || lower === "false")) return lower === "true";
+    const bool = leaf && schemaType(leaf) === "boolean" ? booleanOfText(text) : undefined;
+    if (bool !== undefined) return bool;
     if (leaf && takesTextList(leaf))
       return text
         .split(",")
