@@ -235,11 +235,7 @@ export class EventStream implements LiveListener {
       } else if (entity === "concept-description") {
         if (!read.conceptDescription(event.id)) return undefined;
       } else {
-        let scope = read.submodelById(event.id);
-        if (!scope?.whole && read.bySemanticId) {
-          const semantics = await hub.semantics.semanticsOf(event.id);
-          scope = read.submodel({ id: event.id, semanticIds: referenceKeyValues(semantics?.semanticId) });
-        }
+        const scope = await this.submodelScope(read, event.id);
         if (scope === undefined) return undefined;
         // A partial reader gets a submodel event without the submodel (it holds elements they may not see).
         if (entity === "submodel") payload = scope.whole;
@@ -263,14 +259,18 @@ export class EventStream implements LiveListener {
   }
 
   private async mayExecute(event: ChangeEvent): Promise<boolean> {
-    const { execute, hub } = this.options;
+    const { execute } = this.options;
     if (execute === undefined || execute.all) return execute !== undefined;
-    let scope = execute.submodelById(event.id);
-    if (!scope?.whole && execute.bySemanticId) {
-      const semantics = await hub.semantics.semanticsOf(event.id);
-      scope = execute.submodel({ id: event.id, semanticIds: referenceKeyValues(semantics?.semanticId) });
-    }
+    const scope = await this.submodelScope(execute, event.id);
     return scope !== undefined && (event.idShortPath === undefined ? scope.whole : scope.covers(event.idShortPath));
+  }
+
+  /** What one right reaches of a submodel: by id first, by semanticId when a grant names one. */
+  private async submodelScope(grants: RightGrants, submodelId: string) {
+    const byId = grants.submodelById(submodelId);
+    if (byId?.whole || !grants.bySemanticId) return byId;
+    const semantics = await this.options.hub.semantics.semanticsOf(submodelId);
+    return grants.submodel({ id: submodelId, semanticIds: referenceKeyValues(semantics?.semanticId) });
   }
 
   /**
