@@ -8,6 +8,8 @@
  *   MODE: embedded | embedded-opcua (with an OPC UA endpoint, as `npm start`) | distributed |
  *         uncached (distributed with the gateway's read cache off)
  *   KIND: get-value | get-submodel | patch-one | patch-spread
+ * Distributed modes also print NATS messages and Redis calls (INFO commandstats, script-internal calls
+ * included) per request.
  * (PROFILE_SECONDS=5 PROFILE_CONNECTIONS=16 PROFILE_TOP=25; PROFILE_STRACE=http-gateway counts that
  * process's system calls during the run with `strace -c`, PROFILE_STRACE_WALL=1 timing them by the wall clock). `source scripts/source-mode.sh` first
  * to profile the TypeScript sources (as the benches run them) instead of dist/.
@@ -60,6 +62,15 @@ const http = await plainHttpConfig(dir, {}, mode === "embedded-opcua" ? [await l
 // Only the measured run is summarised: start-up (module loading through tsx) would blur it.
 const window = { from: 0n, to: 0n };
 let natsMonitor: number | undefined;
+let redisPort: number | undefined;
+/**
+ * redis-server's calls per command (INFO commandstats): which commands a request costs besides the
+ * commit script (lease renewals, outbox reads), the Redis half of "NATS messages per request".
+ */
+const redisCalls = (): Map<string, number> => {
+  const out = spawnSync("redis-cli", ["-p", String(redisPort), "info", "commandstats"], { encoding: "utf8" }).stdout;
+  return new Map([...out.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)].map((m) => [m[1]!, Number(m[2])]));
+};
 /** nats-server's message counters (its /varz): how many messages a request costs on the bus. */
 const natsCounts = async (): Promise<{ in: number; out: number }> => {
   const varz = (await (await fetch(`http://127.0.0.1:${natsMonitor}/varz`)).json()) as {
@@ -82,6 +93,7 @@ try {
     const nats = await startNats();
     servers.push(redis, nats);
     natsMonitor = nats.monitorPort;
+    redisPort = redis.port;
     const env = { TWINPORT_PERSISTENCE_URL: redis.url, TWINPORT_MESSAGEBUS_URL: nats.url };
     const store = await startTwinport({
       role: "model-store",
@@ -143,8 +155,10 @@ try {
   if (strace || perf) await new Promise((resolve) => setTimeout(resolve, 500));
   const sleepsBefore = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, voluntarySwitches(pid)]));
   const natsBefore = natsMonitor ? await natsCounts() : undefined;
+  const redisBefore = redisPort ? redisCalls() : undefined;
   const r = await runWrk({ base, paths, method, seconds, connections, dir }, pids);
   const natsAfter = natsBefore ? await natsCounts() : undefined;
+  const redisAfter = redisBefore ? redisCalls() : undefined;
   const sleeps = Object.entries(pids)
     .map(([name, pid]) => `${name} ${((voluntarySwitches(pid) - sleepsBefore[name]!) / r.requests).toFixed(2)}`)
     .join(", ");
@@ -184,6 +198,15 @@ try {
   if (natsBefore && natsAfter)
     console.log(
       `NATS messages per request: ${((natsAfter.in - natsBefore.in) / r.requests).toFixed(2)} in, ${((natsAfter.out - natsBefore.out) / r.requests).toFixed(2)} out`,
+    );
+  if (redisBefore && redisAfter)
+    console.log(
+      `Redis calls per request: ${[...redisAfter]
+        .map(([name, calls]) => [name, (calls - (redisBefore.get(name) ?? 0)) / r.requests] as const)
+        .filter(([, perRequest]) => perRequest >= 0.001)
+        .sort(([, a], [, b]) => b - a)
+        .map(([name, perRequest]) => `${name} ${perRequest.toFixed(3)}`)
+        .join(", ")}`,
     );
 } finally {
   for (const p of processes.reverse()) await p.stop();
