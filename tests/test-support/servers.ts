@@ -39,6 +39,16 @@ export function serverBinary(name: "redis-server" | "nats-server" | "mosquitto" 
  * take it, and it picks at random among ~12,000.
  */
 export async function freePort(): Promise<number> {
+  const given = portRange();
+  if (given) {
+    // Several test runs share one machine, each on ports of its own (TWINPORT_TEST_PORTS=low-high).
+    for (let port = given[0]; port <= given[1]; port++) {
+      if (handedOut.has(port) || !(await canListen(port))) continue;
+      handedOut.add(port);
+      return port;
+    }
+    throw new Error(`No free port left in TWINPORT_TEST_PORTS=${given[0]}-${given[1]}`);
+  }
   const [low] = ephemeralRange();
   const from = 20_000;
   if (low > from + 1000) {
@@ -64,6 +74,12 @@ export async function freePort(): Promise<number> {
 
 const handedOut = new Set<number>();
 let range: [number, number] | undefined;
+
+/** The ports TWINPORT_TEST_PORTS ("21000-21099") gives this run, if any. */
+function portRange(): [number, number] | undefined {
+  const match = /^(\d+)-(\d+)$/.exec(process.env.TWINPORT_TEST_PORTS?.trim() ?? "");
+  return match ? [Number(match[1]), Number(match[2])] : undefined;
+}
 /** The kernel's ephemeral port range (Linux), or IANA's when it cannot be read. */
 function ephemeralRange(): [number, number] {
   if (range) return range;
