@@ -131,6 +131,32 @@ function withoutFileValue(environment: unknown, path: string): unknown {
   });
 }
 
+function fileElement(idShort: string, value?: string) {
+  return { modelType: "File", idShort, contentType: "application/pdf", ...(value === undefined ? {} : { value }) };
+}
+
+/** Uploads the PDF to a File element; answers the value (model path) the upload gave it. */
+async function uploadTo(client: HttpClient, submodelId: string, idShortPath: string): Promise<string> {
+  const upload = multipart([
+    { name: "fileName", value: "secret.pdf" },
+    { name: "file", value: PDF, type: "application/pdf" },
+  ]);
+  const element = `/submodels/${b64(submodelId)}/submodel-elements/${idShortPath}`;
+  const put = await rawRequest(client, "PUT", `${element}/attachment`, upload.body, { "content-type": upload.type });
+  assert.equal(put.status, 204, put.body.toString());
+  return (await client.get(element)).json().value as string;
+}
+
+/** Whether the bytes at `path` can still be served: a new File naming the path asks for them. */
+async function servedAt(client: HttpClient, path: string, probe: string): Promise<number> {
+  const id = `urn:test:upload-probe:${probe}`;
+  const body = JSON.stringify({ modelType: "Submodel", id, submodelElements: [fileElement("Probe", path)] });
+  assert.equal((await client.request("POST", "/submodels", { body })).status, 201);
+  const status = (await client.get(`/submodels/${b64(id)}/submodel-elements/Probe/attachment`)).status;
+  assert.equal((await client.request("DELETE", `/submodels/${b64(id)}`)).status, 204);
+  return status;
+}
+
 export function filesSuite(mode: Mode): void {
   describe(`files, packages and formats, ${mode} mode`, () => {
     let source: SystemUnderTest;
@@ -291,33 +317,9 @@ export function filesSuite(mode: Mode): void {
     test("an upload goes with its File: element deleted, value patched away, submodel deleted, shell deleted", async () => {
       const target = empty.clients[0]!;
       const other = empty.clients.at(-1)!;
-      const file = (idShort: string, value?: string) => ({
-        modelType: "File",
-        idShort,
-        contentType: "application/pdf",
-        ...(value === undefined ? {} : { value }),
-      });
-      const uploaded = async (submodelId: string, idShortPath: string) => {
-        const upload = multipart([
-          { name: "fileName", value: "secret.pdf" },
-          { name: "file", value: PDF, type: "application/pdf" },
-        ]);
-        const element = `/submodels/${b64(submodelId)}/submodel-elements/${idShortPath}`;
-        const put = await rawRequest(target, "PUT", `${element}/attachment`, upload.body, {
-          "content-type": upload.type,
-        });
-        assert.equal(put.status, 204, put.body.toString());
-        return (await target.get(element)).json().value as string;
-      };
-      /** Whether the bytes at `path` can still be served: a new File naming the path asks for them. */
-      const served = async (path: string, probe: string) => {
-        const id = `urn:test:upload-probe:${probe}`;
-        const body = JSON.stringify({ modelType: "Submodel", id, submodelElements: [file("Probe", path)] });
-        assert.equal((await other.request("POST", "/submodels", { body })).status, 201);
-        const status = (await other.get(`/submodels/${b64(id)}/submodel-elements/Probe/attachment`)).status;
-        assert.equal((await other.request("DELETE", `/submodels/${b64(id)}`)).status, 204);
-        return status;
-      };
+      const file = fileElement;
+      const uploaded = (submodelId: string, idShortPath: string) => uploadTo(target, submodelId, idShortPath);
+      const served = (path: string, probe: string) => servedAt(other, path, probe);
       const id = "urn:test:released-uploads";
       const submodel = {
         modelType: "Submodel",
@@ -375,6 +377,91 @@ export function filesSuite(mode: Mode): void {
       assert.equal(await served(thumbnailPath, "6"), 200);
       assert.equal((await other.request("DELETE", `/shells/${b64(shellId)}`)).status, 204);
       assert.equal(await served(thumbnailPath, "7"), 404);
+    });
+
+    test("an upload goes when a PUT or PATCH of its submodel or a $value PATCH leaves its File naming something else", async () => {
+      const client = empty.clients[0]!;
+      const id = "urn:test:released-by-whole-writes";
+      const submodelPath = `/submodels/${b64(id)}`;
+      const elements = (values: { a?: string; inner?: string; kept?: string }) => [
+        fileElement("A", values.a),
+        { modelType: "SubmodelElementCollection", idShort: "Box", value: [fileElement("Inner", values.inner)] },
+        fileElement("Kept", values.kept),
+      ];
+      const submodel = (values: { a?: string; inner?: string; kept?: string }) =>
+        JSON.stringify({ modelType: "Submodel", id, submodelElements: elements(values) });
+      const write = async (method: string, path: string, body: string) => {
+        const response = await client.request(method, path, { body });
+        assert.equal(response.status, 204, `${method} ${path}: ${response.text}`);
+      };
+      let probes = 0;
+      /** The upload is released: its element has no attachment, and a new File naming its path gets no bytes. */
+      const released = async (idShortPath: string, path: string, after: string) => {
+        const attachment = await client.get(`${submodelPath}/submodel-elements/${idShortPath}/attachment`);
+        assert.equal(attachment.status, 404, `${idShortPath} after ${after}`);
+        assert.equal(
+          await servedAt(client, path, `whole-writes-${probes++}`),
+          404,
+          `${idShortPath}'s bytes after ${after}`,
+        );
+      };
+      /** Kept names its upload all along: every write leaves its bytes. */
+      const keptServed = async (after: string) => {
+        const pdf = await bytesOf(client, `${submodelPath}/submodel-elements/Kept/attachment`);
+        assert.ok(pdf.status === 200 && pdf.body.equals(PDF), `Kept's upload after ${after}`);
+      };
+      const elsewhere = "/aasx/files/elsewhere.pdf";
+      assert.equal((await client.request("POST", "/submodels", { body: submodel({}) })).status, 201);
+      const kept = await uploadTo(client, id, "Kept");
+
+      let a = await uploadTo(client, id, "A");
+      let inner = await uploadTo(client, id, "Box.Inner");
+      await write("PUT", submodelPath, submodel({ a: elsewhere, kept }));
+      await released("A", a, "a PUT of the submodel");
+      await released("Box.Inner", inner, "a PUT of the submodel");
+      await keptServed("a PUT of the submodel");
+
+      a = await uploadTo(client, id, "A");
+      inner = await uploadTo(client, id, "Box.Inner");
+      await write("PATCH", submodelPath, JSON.stringify({ submodelElements: elements({ inner: elsewhere, kept }) }));
+      await released("A", a, "a PATCH of the submodel");
+      await released("Box.Inner", inner, "a PATCH of the submodel");
+      await keptServed("a PATCH of the submodel");
+
+      a = await uploadTo(client, id, "A");
+      inner = await uploadTo(client, id, "Box.Inner");
+      const pdf = (value: string | null) => ({ contentType: "application/pdf", value });
+      await write(
+        "PATCH",
+        `${submodelPath}/$value`,
+        JSON.stringify({ A: pdf(elsewhere), Box: { Inner: pdf(null) }, Kept: pdf(kept) }),
+      );
+      await released("A", a, "a $value PATCH of the submodel");
+      await released("Box.Inner", inner, "a $value PATCH of the submodel");
+      await keptServed("a $value PATCH of the submodel");
+
+      inner = await uploadTo(client, id, "Box.Inner");
+      await write("PATCH", `${submodelPath}/submodel-elements/Box/$value`, JSON.stringify({ Inner: pdf(elsewhere) }));
+      await released("Box.Inner", inner, "a $value PATCH of its container");
+
+      a = await uploadTo(client, id, "A");
+      await write("PATCH", `${submodelPath}/submodel-elements/A/$value`, JSON.stringify(pdf(elsewhere)));
+      await released("A", a, "a $value PATCH of the File");
+      // A write refused before its commit (a stale If-Match) releases nothing.
+      const refused = await client.request("PATCH", `${submodelPath}/submodel-elements/Kept/$value`, {
+        body: JSON.stringify(pdf(elsewhere)),
+        headers: { "If-Match": '"stale"' },
+      });
+      assert.equal(refused.status, 412, refused.text);
+      await keptServed("a refused $value PATCH");
+      // Another contentType, the same value: the File still names its upload.
+      await write(
+        "PATCH",
+        `${submodelPath}/submodel-elements/Kept/$value`,
+        JSON.stringify({ contentType: "application/x-pdf", value: kept }),
+      );
+      await keptServed("a $value PATCH keeping the File's value");
+      assert.equal((await client.request("DELETE", submodelPath)).status, 204);
     });
 
     test("AASX File Server: a posted package joins the model and leaves it with the package; a refused PUT changes nothing", async () => {

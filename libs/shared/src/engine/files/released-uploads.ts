@@ -7,7 +7,8 @@ import { deleteUpload } from "./upload-store.ts";
 /**
  * The bytes a client uploaded for a File element (PUT …/attachment) belong to that element: when
  * the element goes (deleted, with its submodel or a container above it) or stops naming them (a
- * PUT or PATCH gave it another value, or none), they are deleted. They were kept before, out of
+ * PUT, PATCH or $value PATCH of it, of a container above it or of its whole submodel gave it
+ * another value, or none), they are deleted after the write committed. They were kept before, out of
  * reach of every API call but /reset, and a new File naming the old path served them again. Bytes
  * a package or a model brought have no owner and are never touched here (docs/adr/0051).
  */
@@ -49,6 +50,15 @@ export function fileValuesOf(element: ElementJson, path: string): Map<string, st
     });
   };
   visit(element, path);
+  return values;
+}
+
+/** The File values of a submodel's elements as written (with their children), by idShortPath. */
+export function fileValuesOfElements(elements: readonly ElementJson[]): Map<string, string> {
+  const values = new Map<string, string>();
+  for (const element of elements)
+    if (typeof element.idShort === "string")
+      for (const [path, value] of fileValuesOf(element, element.idShort)) values.set(path, value);
   return values;
 }
 

@@ -11,6 +11,7 @@ import { checkIdShortPath, readJsonable, rethrowAsCommandError } from "../aas-in
 import { eventDraft } from "../commit-runner.ts";
 import { loadElement, notFoundElement } from "../element-io.ts";
 import type { EngineContext } from "../engine-context.ts";
+import { fileValuesOf, type HeldUpload, releaseUploads, uploadsHeldBy } from "../files/released-uploads.ts";
 import { requireIdentifiable } from "../identifiables.ts";
 import { checkPreconditions } from "../preconditions.ts";
 import { leafRewriteOps, rewriteOps, touchSubmodel } from "../record-diff.ts";
@@ -65,6 +66,8 @@ export async function patchElementValue(
   // Group commit: value writes to one element that arrive while one is being committed are planned
   // on top of each other and committed together (commit-runner.ts), so one hot Property does not
   // cost a round trip and an fsync per write.
+  let held: HeldUpload[] = [];
+  let written: ElementJson | undefined;
   const event = await ctx.commit.batched(elementTarget(submodelId, path), async (reads) => {
     const old = await loadElement(reads, submodelId, path);
     checkPreconditions(preconditions, old?.record.revision);
@@ -75,6 +78,10 @@ export async function patchElementValue(
     const checked = patchedValue(old.element, unwrapValueOnly(old.element, body), path, ctx.validation.onUpdate);
     // A leaf (a Property, the common case) is one record whose JSON is the event's payload: built once.
     const leaf = old.records.length === 1 && childrenKey(checked) === undefined ? JSON.stringify(checked) : undefined;
+    // Only a File or a container can hold an upload whose File the patch may point elsewhere: the
+    // hot path (a Property) is not even scanned. The records are read anyway, so nothing is loaded.
+    held = leaf !== undefined && old.element.modelType !== "File" ? [] : uploadsHeldBy(submodelId, old.records);
+    written = checked;
     return {
       commit: {
         preconditions: [
@@ -101,5 +108,8 @@ export async function patchElementValue(
       },
     };
   });
+  // Committed: an upload whose File now names something else goes (released-uploads.ts).
+  if (held.length > 0 && written !== undefined)
+    await releaseUploads(ctx, submodelId, held, fileValuesOf(written, path));
   return { value: null, revision: event.revision };
 }

@@ -4,6 +4,13 @@ import { readJsonable } from "../aas-input.ts";
 import { eventDraft } from "../commit-runner.ts";
 import { loadElement } from "../element-io.ts";
 import type { EngineContext } from "../engine-context.ts";
+import {
+  fileValuesOf,
+  fileValuesOfElements,
+  type HeldUpload,
+  releaseUploads,
+  uploadsHeldBy,
+} from "../files/released-uploads.ts";
 import { readForWrite, unchanged } from "../identifiables.ts";
 import { applyMergePatch, parseMergePatch, requireSameIdentity } from "../merge-patch-body.ts";
 import type { CommitOp, CommitPrecondition } from "../ports/index.ts";
@@ -28,6 +35,9 @@ export async function patchSubmodel(ctx: EngineContext, cmd: Command<"PatchSubmo
   const patch = parseMergePatch(cmd.params.body);
   await checkSubmodelScope(ctx, cmd.params);
   const withElements = content === "normal" && "submodelElements" in patch;
+  // Set only by a patch of the elements: the others leave every File as it was.
+  let held: HeldUpload[] = [];
+  let kept = new Map<string, string>();
   const event = await ctx.commit(identifiableTarget("submodel", submodelId), async () => {
     const stored = await readForWrite(ctx, "submodel", submodelId, preconditions);
     const { submodelElements: marker, ...meta } = JSON.parse(stored.json) as Record<string, unknown>;
@@ -60,6 +70,8 @@ export async function patchSubmodel(ctx: EngineContext, cmd: Command<"PatchSubmo
     requireSameIdentity(current, patched, ["modelType", "id"]);
     const checked = readJsonable(patched, "Submodel", ctx.validation.onUpdate);
     const { meta: newMeta, elements: newElements } = splitSubmodel(checked);
+    held = uploadsHeldBy(submodelId, records);
+    kept = fileValuesOfElements(newElements);
     return {
       commit: {
         // The submodel's revision moves with every element write, so it guards the whole read.
@@ -72,6 +84,8 @@ export async function patchSubmodel(ctx: EngineContext, cmd: Command<"PatchSubmo
       },
     };
   });
+  // Committed: an upload whose File now names something else goes (released-uploads.ts).
+  if (held.length > 0) await releaseUploads(ctx, submodelId, held, kept);
   return { value: null, revision: event.revision };
 }
 
@@ -93,6 +107,8 @@ async function patchSubmodelValue(ctx: EngineContext, cmd: Command<"PatchSubmode
   }
   const values = body as Record<string, unknown>;
   await checkSubmodelScope(ctx, cmd.params);
+  let held: HeldUpload[] = [];
+  let kept = new Map<string, string>();
   const event = await ctx.commit(identifiableTarget("submodel", submodelId), async () => {
     const stored = await readForWrite(ctx, "submodel", submodelId, preconditions);
     const idShorts = Object.keys(values);
@@ -107,17 +123,18 @@ async function patchSubmodelValue(ctx: EngineContext, cmd: Command<"PatchSubmode
       );
     const guards: CommitPrecondition[] = [];
     const ops: CommitOp[] = [];
+    held = [];
+    kept = new Map();
     idShorts.forEach((idShort, i) => {
       const old = loaded[i]!;
-      ops.push(
-        ...rewriteOps(
-          submodelId,
-          idShort,
-          old.records,
-          patchedValue(old.element, values[idShort], idShort, ctx.validation.onUpdate),
-        ),
-      );
+      const patched = patchedValue(old.element, values[idShort], idShort, ctx.validation.onUpdate);
+      ops.push(...rewriteOps(submodelId, idShort, old.records, patched));
       guards.push({ on: "element", submodelId, path: idShort, revision: old.record.revision });
+      // The element's records are read anyway; a File's value may change (released-uploads.ts).
+      const holds = uploadsHeldBy(submodelId, old.records);
+      if (holds.length === 0) return;
+      held.push(...holds);
+      for (const [path, value] of fileValuesOf(patched, idShort)) kept.set(path, value);
     });
     // If-Match / If-None-Match were checked against the submodel's revision: it must still hold.
     if (preconditions !== undefined) guards.push(unchanged(stored));
@@ -135,6 +152,7 @@ async function patchSubmodelValue(ctx: EngineContext, cmd: Command<"PatchSubmode
       },
     };
   });
+  if (held.length > 0) await releaseUploads(ctx, submodelId, held, kept);
   return { value: null, revision: event.revision };
 }
 

@@ -6,7 +6,13 @@ import type { ElementScope } from "../access/id-short-path-scope.ts";
 import { eventDraft } from "../commit-runner.ts";
 import { deleteOps, insertOps, loadAllElements } from "../element-io.ts";
 import type { EngineContext } from "../engine-context.ts";
-import { releaseUploads, uploadsHeldInSubmodel } from "../files/released-uploads.ts";
+import {
+  fileValuesOfElements,
+  type HeldUpload,
+  releaseUploads,
+  uploadsHeldBy,
+  uploadsHeldInSubmodel,
+} from "../files/released-uploads.ts";
 import { readForWrite, requireIdentifiable, requireSameId, unchanged } from "../identifiables.ts";
 import { indexTerm, referenceTerms } from "../index-terms.ts";
 import { dropPackageClaim } from "../packages/package-claims.ts";
@@ -177,10 +183,13 @@ export async function putSubmodel(ctx: EngineContext, cmd: Command<"PutSubmodelB
   requireSameId("submodel", submodelId, submodel);
   await checkSubmodelScope(ctx, cmd.params);
   const { meta, elements } = splitSubmodel(submodel);
+  let held: HeldUpload[] = [];
   const event = await ctx.commit(identifiableTarget("submodel", submodelId), async () => {
     const stored = await readForWrite(ctx, "submodel", submodelId, preconditions);
     // Replace in place (the submodel keeps its position in /submodels): drop old element records.
     const old = await ctx.repository.getSubtree(submodelId, "");
+    // The old records are read anyway: the uploads their File elements hold come free.
+    held = uploadsHeldBy(submodelId, old);
     return {
       commit: {
         preconditions: [unchanged(stored)],
@@ -197,6 +206,8 @@ export async function putSubmodel(ctx: EngineContext, cmd: Command<"PutSubmodelB
       },
     };
   });
+  // Committed: an upload whose File now names something else, or is gone, goes (released-uploads.ts).
+  if (held.length > 0) await releaseUploads(ctx, submodelId, held, fileValuesOfElements(elements));
   return { value: null, revision: event.revision };
 }
 
