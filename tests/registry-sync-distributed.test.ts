@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { createHttpClient, type HttpClient } from "./test-support/http-client.ts";
 import {
+  assertNoShellRegistered,
   b64,
   EXTERNAL_HOST,
   type Fleet,
@@ -15,6 +16,7 @@ import {
   startFleet,
   waitFor,
 } from "./test-support/registry-server/registry-fleet.ts";
+import { startRegistryServer } from "./test-support/registry-server/registry-server.ts";
 import { registrySyncSuite, SHELL1, STALE_SHELL1 } from "./test-support/registry-server/registry-sync-suite.ts";
 import { freePort, type RunningServer, startNats, startRedis } from "./test-support/servers.ts";
 import { EXAMPLE_MODEL, findCertificate, startTwinport, type TwinportProcess } from "./test-support/system.ts";
@@ -129,5 +131,48 @@ describe("registry synchronization (distributed, two model-stores)", () => {
         }
       });
     },
+  });
+});
+
+describe("registry synchronization (distributed): no HTTP endpoint serves the AAS API", () => {
+  test("the model-store registers no shell (an AAS descriptor without endpoints reaches nothing), only submodels, and logs why", async () => {
+    const registry = await startRegistryServer();
+    // A Redis and NATS of its own: the suite's model-stores must not see this model-store's events.
+    const ownRedis = await startRedis();
+    const ownNats = await startNats();
+    const cwd = mkdtempSync(join(tmpdir(), "twinport-model-store-"));
+    let store: TwinportProcess | undefined;
+    try {
+      // The model-store builds the descriptors from the same endpoints the http-gateways read.
+      writeFileSync(
+        join(cwd, "config.json"),
+        JSON.stringify({
+          core: { aasRegistries: [registry.url], submodelRegistries: [registry.url] },
+          endpoints: [
+            {
+              "@class": "endpoint.http.HttpEndpoint",
+              port: await freePort(),
+              host: "127.0.0.1",
+              hostname: EXTERNAL_HOST,
+              profiles: ["SUBMODEL_REPOSITORY_READ"],
+            },
+          ],
+        }),
+      );
+      store = await startTwinport({
+        role: "model-store",
+        cwd,
+        args: ["-c", "config.json", "-m", EXAMPLE_MODEL],
+        env: { TWINPORT_PERSISTENCE_URL: ownRedis.url, TWINPORT_MESSAGEBUS_URL: ownNats.url },
+      });
+      await waitFor("submodels registered", () => registry.submodels.size === 6);
+      assertNoShellRegistered(registry, readFileSync(store.logFile, "utf8"));
+    } finally {
+      await store?.stop();
+      await ownRedis.stop();
+      await ownNats.stop();
+      await registry.stop();
+      rmSync(cwd, { recursive: true, force: true });
+    }
   });
 });

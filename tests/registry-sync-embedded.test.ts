@@ -1,8 +1,15 @@
 // Registry synchronization, embedded mode: the one process registers with two AAS registries and
 // one submodel registry (tests/test-support/registry-server, validating against the v3.0.1 schemas).
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { after, before, describe, test } from "node:test";
-import { EXTERNAL_HOST, type Fleet, startFleet, waitFor } from "./test-support/registry-server/registry-fleet.ts";
+import {
+  assertNoShellRegistered,
+  EXTERNAL_HOST,
+  type Fleet,
+  startFleet,
+  waitFor,
+} from "./test-support/registry-server/registry-fleet.ts";
 import { startRegistryServer } from "./test-support/registry-server/registry-server.ts";
 import { registrySyncSuite, SHELL1, STALE_SHELL1 } from "./test-support/registry-server/registry-sync-suite.ts";
 import { type SystemUnderTest, startSystem } from "./test-support/system.ts";
@@ -62,6 +69,24 @@ describe("registry synchronization (embedded): a registry down at start, descrip
       assert.equal(registry.requests.filter((r) => r.method === "DELETE").length, 0);
     } finally {
       await lateSystem?.stop();
+      await registry.stop();
+    }
+  });
+});
+
+describe("registry synchronization (embedded): no HTTP endpoint serves the AAS API", () => {
+  test("shells are not registered (an AAS descriptor without endpoints reaches nothing), submodels are, and the log says why", async () => {
+    const registry = await startRegistryServer();
+    let submodelsOnly: SystemUnderTest | undefined;
+    try {
+      submodelsOnly = await startSystem("embedded", {
+        endpoints: [{ hostname: EXTERNAL_HOST, profiles: ["SUBMODEL_REPOSITORY_FULL"] }],
+        config: { core: { aasRegistries: [registry.url], submodelRegistries: [registry.url] } },
+      });
+      await waitFor("submodels registered", () => registry.submodels.size === 6);
+      assertNoShellRegistered(registry, readFileSync(submodelsOnly.processes[0]!.logFile, "utf8"));
+    } finally {
+      await submodelsOnly?.stop();
       await registry.stop();
     }
   });

@@ -122,3 +122,16 @@ export function assertNoSchemaViolations(fleet: Fleet): void {
 export function requestsFor(registry: RegistryServer, id: string): RecordedRequest[] {
   return registry.requests.filter((r) => r.path.includes(b64(id)) || (r.body as Descriptor | undefined)?.id === id);
 }
+
+/**
+ * With no HTTP endpoint serving the AAS API, the AAS registry is never asked (an AAS descriptor
+ * would point nowhere) and the process log says why.
+ */
+export function assertNoShellRegistered(registry: RegistryServer, log: string): void {
+  assert.equal(registry.shells.size, 0);
+  assert.deepEqual(
+    registry.requests.filter((r) => r.path.includes("/shell-descriptors")).map((r) => `${r.method} ${r.path}`),
+    [],
+  );
+  assert.match(log, /registry-sync: no HTTP endpoint serves the AAS API .*: shells are not registered/);
+}

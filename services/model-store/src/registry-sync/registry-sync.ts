@@ -71,7 +71,9 @@ class SyncJob {
         options.warn ?? options.log,
       );
     this.index = new ModelIndex(options.store);
-    this.shellWorkers = options.core.aasRegistries.map(worker("aas"));
+    // An AAS descriptor without endpoints tells a registry client nothing it can reach: no HTTP
+    // endpoint serving the AAS API, no registration (the submodels still go to submodel registries).
+    this.shellWorkers = bases.some((b) => b.servesShells) ? options.core.aasRegistries.map(worker("aas")) : [];
     // A submodel descriptor without endpoints is invalid: no HTTP endpoint serving submodels, no registration.
     this.submodelWorkers = bases.some((b) => b.servesSubmodels)
       ? options.core.submodelRegistries.map(worker("submodel"))
@@ -194,11 +196,15 @@ export function startRegistrySync(options: RegistrySyncOptions): RunningRegistry
   if (core.aasRegistries.length === 0 && core.submodelRegistries.length === 0) return undefined;
   const bases = options.httpEndpoints.map(interfaceBase);
   if (bases.length === 0)
-    options.log(
-      `${PREFIX} no HTTP endpoint is configured: AAS descriptors carry no endpoints and submodels are not registered`,
-    );
-  else if (core.submodelRegistries.length > 0 && !bases.some((b) => b.servesSubmodels))
-    options.log(`${PREFIX} no HTTP endpoint serves submodels: submodels are not registered`);
+    options.log(`${PREFIX} no HTTP endpoint is configured: neither shells nor submodels are registered`);
+  else {
+    if (core.aasRegistries.length > 0 && !bases.some((b) => b.servesShells))
+      options.log(
+        `${PREFIX} no HTTP endpoint serves the AAS API (profiles AAS_FULL, AAS_READ, AAS_REPOSITORY_FULL or AAS_REPOSITORY_READ): shells are not registered`,
+      );
+    if (core.submodelRegistries.length > 0 && !bases.some((b) => b.servesSubmodels))
+      options.log(`${PREFIX} no HTTP endpoint serves submodels: submodels are not registered`);
+  }
   for (const endpoint of options.httpEndpoints) {
     if (endpoint.port === 0 && !/^https?:\/\//i.test(endpoint.hostname ?? ""))
       options.log(
