@@ -44,6 +44,8 @@ const ENDPOINTS = [
   {},
   { profiles: ["AAS_REPOSITORY_READ", "DISCOVERY_FULL"] },
   { profiles: ["AAS_FULL", "CONCEPT_DESCRIPTION_FULL"], includeErrorDetails: true },
+  // Only proprietary profiles: no service specification, so nothing /description could list.
+  { profiles: ["FAAAST_RESET"] },
 ];
 
 /** The example model with a shell, a submodel and a concept description repeated verbatim. */
@@ -75,11 +77,12 @@ export function descriptionSuite(mode: Mode): void {
     let all: HttpClient;
     let readOnly: HttpClient;
     let aasAndCds: HttpClient;
+    let resetOnly: HttpClient;
     let dir: string;
     before(async () => {
       dir = mkdtempSync(join(tmpdir(), "twinport-description-"));
       sut = await startSystem(mode, { model: modelWithDuplicates(dir), gateways: 1, endpoints: ENDPOINTS });
-      [all, readOnly, aasAndCds] = sut.clients;
+      [all, readOnly, aasAndCds, resetOnly] = sut.clients;
     });
     after(async () => {
       await sut?.stop();
@@ -198,6 +201,16 @@ export function descriptionSuite(mode: Mode): void {
         missing.json().messages.map((message: { messageType: string }) => message.messageType),
         ["Error", "Exception"],
       );
+    });
+
+    test("FAAAST_RESET only: no service specification, so no Description API (404, never an empty profile list)", async () => {
+      // ServiceDescription.profiles has minItems 1 (AAS API §b): {"profiles": []} is no valid answer.
+      const res = await resetOnly.get("/description");
+      assertResult(res, 404);
+      assertResult(await resetOnly.get("/shells"), 404);
+      // The endpoint's OpenAPI document agrees: it describes no /description either.
+      const document = (await resetOnly.get("/openapi.json")).json();
+      assert.deepEqual(Object.keys(document.paths), ["/reset"]);
     });
 
     // A real internal error needs a corrupted store, which only Redis lets a test reach from outside:
