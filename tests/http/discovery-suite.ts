@@ -120,6 +120,46 @@ export function discoverySuite(mode: Mode): void {
       );
     });
 
+    test("a specific asset id with the reserved name globalAssetId: listed once, found by its links, posted back as read", async () => {
+      const id = `urn:test:${mode}:reserved-name`;
+      const global = `urn:asset:${mode}:reserved`;
+      const subject = { type: "ExternalReference", keys: [{ type: "GlobalReference", value: "urn:maker" }] };
+      // AASd-116: a specific asset id may be named "globalAssetId" when its value is the global asset id.
+      const reserved = { name: "globalAssetId", value: global, externalSubjectId: subject };
+      const serial = { name: "serialNumber", value: `R-${mode}` };
+      const created = await http.request("POST", "/shells", {
+        body: JSON.stringify(
+          shellBody(id, {
+            assetInformation: { assetKind: "Instance", globalAssetId: global, specificAssetIds: [reserved, serial] },
+          }),
+        ),
+      });
+      assert.equal(created.status, 201, created.text);
+      // One link per asset id: the reserved-name one is the global asset id, with its subject.
+      const links = (await other.get(`/lookup/shells/${b64(id)}`)).json();
+      assert.deepEqual(links, [reserved, serial]);
+      for (const item of links) valid(item, "SpecificAssetId");
+      const byLinks = links.map((l: unknown) => `assetIds=${b64(JSON.stringify(l))}`).join("&");
+      assert.deepEqual(paged(await http.get(`/lookup/shells?${byLinks}`)).result, [id]);
+      assert.deepEqual(paged(await http.get(`/lookup/shells?assetIds=${link("globalAssetId", global)}`)).result, [id]);
+      // The round trip: what GET answered is a valid POST body and changes nothing.
+      const again = await http.request("POST", `/lookup/shells/${b64(id)}`, { body: JSON.stringify(links) });
+      assert.equal(again.status, 201, again.text);
+      assert.deepEqual(again.json(), [reserved, serial]);
+      // A new global asset id replaces the reserved-name link too (a stale one would break AASd-116).
+      const moved = await http.request("POST", `/lookup/shells/${b64(id)}`, {
+        body: JSON.stringify([{ name: "globalAssetId", value: `${global}:2` }]),
+      });
+      assert.equal(moved.status, 201, moved.text);
+      assert.deepEqual(moved.json(), [{ name: "globalAssetId", value: `${global}:2` }, serial]);
+      assert.deepEqual(
+        paged(await other.get(`/lookup/shells?assetIds=${link("globalAssetId", `${global}:2`)}`)).result,
+        [id],
+      );
+      assert.deepEqual(paged(await other.get(`/lookup/shells?assetIds=${link("globalAssetId", global)}`)).result, []);
+      assert.deepEqual((await other.get(`/shells/${b64(id)}/asset-information`)).json().specificAssetIds, [serial]);
+    });
+
     test("DELETE /lookup/shells/{id}: 204, every link gone, the shell stays; 412 on a stale If-Match (POST too); 404 for unknown ids", async () => {
       const id = `urn:test:${mode}:forgotten`;
       await http.request("POST", "/shells", {

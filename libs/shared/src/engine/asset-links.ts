@@ -23,11 +23,25 @@ function assetInformationOf(shell: Record<string, unknown>): AssetInformationJso
   return (shell.assetInformation ?? {}) as AssetInformationJson;
 }
 
-/** The shell's asset links as SpecificAssetId JSON objects, global asset id first. */
+/**
+ * The shell's asset links as SpecificAssetId JSON objects, global asset id first, each link once.
+ * A specific asset id may carry the reserved name "globalAssetId" (AASd-116: then its value is the
+ * global asset id); it is the same link, so it stands in for the plain `{name, value}` one with
+ * whatever it adds (externalSubjectId, semanticId) instead of appearing twice. Twice, a client that
+ * posts back what it read got a 400 (a name given twice).
+ */
 export function assetLinksOf(shell: Record<string, unknown>): Record<string, unknown>[] {
   const info = assetInformationOf(shell);
-  const global = info.globalAssetId === undefined ? [] : [{ name: GLOBAL_ASSET_ID_NAME, value: info.globalAssetId }];
-  return [...global, ...(info.specificAssetIds ?? [])];
+  const specific = info.specificAssetIds ?? [];
+  if (info.globalAssetId === undefined) return [...specific];
+  const standIn = specific.find((link) => isGlobalAssetIdLink(link, info.globalAssetId!));
+  const global = standIn ?? { name: GLOBAL_ASSET_ID_NAME, value: info.globalAssetId };
+  return [global, ...specific.filter((link) => link !== standIn)];
+}
+
+/** A specific asset id that names the global asset id (the reserved name, the same value). */
+function isGlobalAssetIdLink(link: Record<string, unknown>, globalAssetId: string): boolean {
+  return link.name === GLOBAL_ASSET_ID_NAME && link.value === globalAssetId;
 }
 
 /** Does the shell carry every one of the given asset ids (in any order)? */

@@ -49,6 +49,11 @@ export async function getAllAssetLinks(
  * Creates or replaces links by name, as FA³ST does: "globalAssetId" sets the global asset id, any
  * other name replaces the specific asset ids of that name (or adds one). Links not named stay.
  * Answers every link of the shell afterwards.
+ *
+ * The reserved name is replaced by name too: it sets the global asset id and replaces the specific
+ * asset ids of that name (AASd-116 would refuse one left with the old value). A "globalAssetId"
+ * link with more than name and value (externalSubjectId, semanticId) is kept as such a specific
+ * asset id, the one place the metamodel holds them, so what GET answered can be posted back.
  */
 export async function postAllAssetLinks(
   ctx: EngineContext,
@@ -56,16 +61,9 @@ export async function postAllAssetLinks(
 ): Promise<Handled<unknown[]>> {
   const links = readAssetLinks(cmd.params.body, ctx.validation.onUpdate);
   const global = links.find((link) => link.name === GLOBAL_ASSET_ID_NAME);
-  // The global asset id is a plain string in AssetInformation: what else such a link carries would be
-  // dropped while the answer says 201.
-  const extra = global === undefined ? [] : Object.keys(global).filter((key) => key !== "name" && key !== "value");
-  if (extra.length > 0)
-    throw new CommandError(
-      "bad-request",
-      `The "${GLOBAL_ASSET_ID_NAME}" link sets the shell's global asset id, a plain identifier: it cannot keep ${extra.join(", ")}`,
-    );
-  const specific = links.filter((link) => link.name !== GLOBAL_ASSET_ID_NAME);
-  const names = new Set(specific.map((link) => link.name));
+  const plainGlobal = global !== undefined && Object.keys(global).every((key) => key === "name" || key === "value");
+  const specific = links.filter((link) => link.name !== GLOBAL_ASSET_ID_NAME || !plainGlobal);
+  const names = new Set(links.map((link) => link.name));
   const { shell, event } = await rewriteShell(ctx, {
     aasId: cmd.params.aasId,
     preconditions: cmd.params.preconditions,
@@ -79,6 +77,7 @@ export async function postAllAssetLinks(
       );
       const merged = [...kept, ...specific];
       if (merged.length > 0) info.specificAssetIds = merged;
+      else delete info.specificAssetIds;
       return { ...shell, assetInformation: info };
     },
   });

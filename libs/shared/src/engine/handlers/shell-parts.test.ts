@@ -248,13 +248,17 @@ describe("Basic Discovery commands: asset links are the shell's asset ids", () =
       /more than once/,
     );
     await t.fails("PostAllAssetLinksById", { aasId: "urn:missing", body: '[{"name":"a","value":"b"}]' }, "not-found");
-    // The global asset id is a plain identifier: an externalSubjectId on its link has nowhere to go.
+    // An externalSubjectId on the global asset id's link is kept where the metamodel holds it: a
+    // specific asset id of the reserved name and the same value (AASd-116), listed once.
     const subject = { type: "ExternalReference", keys: [{ type: "GlobalReference", value: "urn:company:A" }] };
-    await t.fails(
-      "PostAllAssetLinksById",
-      { aasId: SHELL, body: JSON.stringify([{ name: "globalAssetId", value: "urn:g", externalSubjectId: subject }]) },
-      "bad-request",
-      /externalSubjectId/,
+    const withSubject = { name: "globalAssetId", value: "urn:g", externalSubjectId: subject };
+    const posted = await t.ok("PostAllAssetLinksById", { aasId: SHELL, body: JSON.stringify([withSubject]) });
+    assert.deepEqual((posted.value as unknown[])[0], withSubject);
+    const info = (await t.ok("GetAssetInformation", { aasId: SHELL })).value as Record<string, unknown>;
+    assert.equal(info.globalAssetId, "urn:g");
+    assert.deepEqual(
+      (info.specificAssetIds as { name: string }[]).filter((id) => id.name === "globalAssetId"),
+      [withSubject],
     );
     await t.fails("GetAllAssetLinksById", { aasId: "urn:missing" }, "not-found");
     await t.fails("DeleteAllAssetLinksById", { aasId: "https://example.org/cd/serial-number" }, "not-found");
