@@ -30,6 +30,14 @@ export interface OpcuaAsset {
   /** Changes a variable as the device would (monitored items see it). */
   set(name: keyof OpcuaAsset["variables"], value: unknown, dataType: DataType): void;
   get(name: keyof OpcuaAsset["variables"]): unknown;
+  /**
+   * Adds a variable ns=2;s=<name> under Machine while the device runs, as a device does that makes
+   * its nodes once configured; `removeNode` deletes it again (a device reconfigured or restarted).
+   */
+  addVariable(name: string, value: Variant): UAVariable;
+  removeNode(name: string): void;
+  /** How many Read and CreateMonitoredItems requests named ns=2;s=<name> so far (a client's attempts). */
+  requestsFor(name: string): number;
   stop(): Promise<void>;
 }
 
@@ -112,6 +120,19 @@ export async function startOpcuaAsset(options: { port?: number } = {}): Promise<
       outputArguments: [new Variant({ dataType: DataType.Double, value: offset * cycles })],
     };
   });
+  const requestsByNode = new Map<string, number>();
+  server.on("request", (message) => {
+    const request = message as unknown as { schema: { name: string } } & Record<string, unknown>;
+    const nodes =
+      request.schema.name === "ReadRequest"
+        ? ((request.nodesToRead ?? []) as { nodeId: { value: unknown } }[]).map((n) => n.nodeId)
+        : request.schema.name === "CreateMonitoredItemsRequest"
+          ? ((request.itemsToCreate ?? []) as { itemToMonitor: { nodeId: { value: unknown } } }[]).map(
+              (i) => i.itemToMonitor.nodeId,
+            )
+          : [];
+    for (const node of nodes) requestsByNode.set(String(node.value), (requestsByNode.get(String(node.value)) ?? 0) + 1);
+  });
   await server.start();
   return {
     endpointUrl: `opc.tcp://127.0.0.1:${port}`,
@@ -129,6 +150,11 @@ export async function startOpcuaAsset(options: { port?: number } = {}): Promise<
       );
     },
     get: (name) => variables[name].readValue().value.value,
+    addVariable: (name, value) => variable(name, DataType[value.dataType], value),
+    requestsFor: (name) => requestsByNode.get(name) ?? 0,
+    removeNode(name) {
+      addressSpace.deleteNode(addressSpace.findNode(`ns=${namespace.index};s=${name}`)!);
+    },
     async stop() {
       await server.shutdown(0);
       await serverCertificateManager.dispose();

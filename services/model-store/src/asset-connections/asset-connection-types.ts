@@ -22,7 +22,13 @@ export interface AssetReading {
 
 export interface PushSink {
   reading(reading: AssetReading): void;
+  /** A reading that could not be taken; the source goes on delivering. */
   error(error: unknown): void;
+  /**
+   * The source can deliver nothing more (an OPC UA monitored item whose node went away): the runner
+   * stops it and starts it again with back-off, as one that could not start.
+   */
+  ended(error: unknown): void;
 }
 
 /**

@@ -77,6 +77,10 @@ interface Source {
   read: ReadSource;
   problem?: string;
   stopPush?: () => Promise<void>;
+  /** Failed starts (or ends) of a push source since it last delivered: its back-off's attempt. */
+  restarts: number;
+  /** When a push source that could not start, or ended, is started again (ms since the epoch). */
+  restartAt: number;
 }
 
 /**
@@ -110,8 +114,16 @@ export class ConnectionRunner {
   constructor(private readonly options: ConnectionRunnerOptions) {
     this.log = options.log;
     this.sources = [
-      ...options.values.filter((v) => v.read).map((v) => ({ kind: "value" as const, target: v.target, read: v.read! })),
-      ...options.subscriptions.map((s) => ({ kind: "subscription" as const, target: s.target, read: s.read })),
+      ...options.values
+        .filter((v) => v.read)
+        .map((v) => ({ kind: "value" as const, target: v.target, read: v.read!, restarts: 0, restartAt: 0 })),
+      ...options.subscriptions.map((s) => ({
+        kind: "subscription" as const,
+        target: s.target,
+        read: s.read,
+        restarts: 0,
+        restartAt: 0,
+      })),
     ];
     for (const value of options.values) this.writers.set(targetKey(value.target), value);
     options.driver.onLost((reason) => this.lost?.(reason));
@@ -306,10 +318,16 @@ export class ConnectionRunner {
     };
     const polls = this.sources.filter((s) => s.read.mode === "poll").map((s) => this.poll(s, connection.signal));
     const pushes = this.sources.filter((s) => s.read.mode === "push");
-    // Pushes that could not start (a missing node) and waiting writes are retried on each tick.
+    for (const source of pushes) {
+      source.restarts = 0;
+      source.restartAt = 0;
+    }
+    // Pushes that could not start or ended (a missing node) are started again when their back-off
+    // allows; waiting writes are retried on each tick.
     const targets = [...this.writers.values()].filter((provider) => provider.write).map((provider) => provider.target);
     while (!connection.signal.aborted && this.epoch === epoch) {
-      for (const source of pushes) if (!source.stopPush) await this.startPush(source);
+      for (const source of pushes)
+        if (!source.stopPush && Date.now() >= source.restartAt) await this.startPush(source, connection.signal);
       await this.options.sync.retryPending(targets);
       await pause(this.options.retryIntervalMs, connection.signal);
     }
@@ -354,6 +372,7 @@ export class ConnectionRunner {
   }
 
   private recovered(source: Source): void {
+    source.restarts = 0;
     if (source.problem !== undefined)
       this.log(`${source.kind} provider of ${source.target.submodelId} ${source.target.idShortPath} works again`);
     source.problem = undefined;
@@ -367,6 +386,7 @@ export class ConnectionRunner {
   private async poll(source: Source, signal: AbortSignal): Promise<void> {
     if (source.read.mode !== "poll") return;
     const { intervalMs } = source.read;
+    let failures = 0;
     while (!signal.aborted) {
       const started = Date.now();
       let ok = false;
@@ -381,14 +401,21 @@ export class ConnectionRunner {
         if (signal.aborted) return;
         this.problem(source, error);
       }
-      // Interval 0 reads once per connection; a failed read is tried again at the retry pace.
+      // Interval 0 reads once per connection; a failed read is tried again with the connection's
+      // back-off (a node the device makes later, an asset that answers errors for a while).
       if (ok && intervalMs === 0) return;
-      const period = intervalMs === 0 ? this.options.retryIntervalMs : intervalMs;
+      const period =
+        intervalMs > 0 ? intervalMs : backoffDelay(connectBackoff(this.options.retryIntervalMs), failures++);
       await pause(Math.max(0, period - (Date.now() - started)), signal);
     }
   }
 
-  private async startPush(source: Source): Promise<void> {
+  /** After a failed start or an end: the next start waits for the back-off of the source's attempts so far. */
+  private scheduleRestart(source: Source): void {
+    source.restartAt = Date.now() + backoffDelay(connectBackoff(this.options.retryIntervalMs), source.restarts++);
+  }
+
+  private async startPush(source: Source, signal: AbortSignal): Promise<void> {
     if (source.read.mode !== "push") return;
     // Latest value wins: while one reading is being written into the model, a newer one replaces
     // any that waits. A device publishing faster than the store commits (MQTT telemetry) then
@@ -412,17 +439,37 @@ export class ConnectionRunner {
       }
       delivering = false;
     };
+    let stop: (() => Promise<void>) | undefined;
+    let ended = false;
+    // An ended source is stopped and forgotten, so the connection's tick starts it again once its
+    // back-off allows (an end may come before `start` resolved: then it is stopped right after).
+    const end = () => {
+      if (source.stopPush === stop) source.stopPush = undefined;
+      this.scheduleRestart(source);
+      void stop?.().catch(() => undefined);
+    };
     try {
-      source.stopPush = await source.read.start({
+      stop = await source.read.start({
         reading: (reading) => {
+          if (ended) return;
           waiting = { reading, stamp: this.options.sync.stamp(source.target) };
           if (!delivering) void drain();
         },
         error: (error) => this.problem(source, error),
+        ended: (error) => {
+          if (ended || signal.aborted) return;
+          ended = true;
+          this.problem(source, error);
+          if (stop) end();
+        },
       });
     } catch (error) {
       this.problem(source, error);
+      this.scheduleRestart(source);
+      return;
     }
+    if (ended) end();
+    else source.stopPush = stop;
   }
 }
 

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, afterEach, before, describe, test } from "node:test";
 import { createLogger } from "@twinport/shared";
-import { DataType } from "node-opcua-client";
+import { DataType, Variant } from "node-opcua-client";
 import { ASSET_TEST_MODEL, DRIVE_SUBMODEL_ID } from "../../../../tests/test-support/asset-peers.ts";
 import { OPCUA_ASSET_NAMESPACE, type OpcuaAsset, startOpcuaAsset } from "../../../../tests/test-support/opcua-asset.ts";
 import { opensslCertificate, opensslPkcs12 } from "../../../../tests/test-support/openssl-keystores.ts";
@@ -104,6 +104,72 @@ describe("OPC UA subscription provider", () => {
     await until(() => connections.status()[0]!.failingProviders.length === 1, "the failing provider");
     assert.match(connections.status()[0]!.failingProviders[0]!.error, /NoSuchNode|BadNodeIdUnknown/);
   });
+});
+
+describe("a node the device does not have (yet, or any more)", () => {
+  const label = key("(Property)Label");
+  const kinds = [
+    ["subscription provider", (nodeId: string) => ({ subscriptionProviders: { [label]: { nodeId, interval: 50 } } })],
+    ["value provider", (nodeId: string) => ({ valueProviders: { [label]: { nodeId, readInterval: 50 } } })],
+    [
+      "value provider reading on connect",
+      (nodeId: string) => ({ valueProviders: { [label]: { nodeId, readInterval: 0 } } }),
+    ],
+  ] as const;
+  /** The provider's log lines: one when the node went missing, one when it works again. */
+  const providerLines = () => lines.filter((l) => l.includes("provider of"));
+
+  for (const [kind, providers] of kinds) {
+    test(`${kind}: a node made after the start is retried with back-off and read once it exists; the outage is logged once`, async () => {
+      const name = `Late-${kind.replaceAll(" ", "-")}`;
+      const connections = await start({ host: device.endpointUrl, ...providers(`ns=2;s=${name}`) });
+      await until(() => connections.status()[0]!.failingProviders.length === 1, "the failing provider");
+      assert.match(connections.status()[0]!.failingProviders[0]!.error, /ns=2;s=Late.*BadNodeIdUnknown/);
+      // Retry interval 200 ms: at a fixed pace 2.6 s would be 13 attempts; with back-off
+      // (200, 400, 800, 1600, 2000 …) it is 5 after the first.
+      const first = device.requestsFor(name);
+      await new Promise((resolve) => setTimeout(resolve, 2600));
+      const retries = device.requestsFor(name) - first;
+      assert.ok(retries >= 2 && retries <= 6, `${retries} attempts in 2.6 s`);
+      device.addVariable(name, new Variant({ dataType: DataType.String, value: "appeared" }));
+      try {
+        await sut.waitForElement(DRIVE_SUBMODEL_ID, "Label", (e) => e.value === "appeared", 10_000);
+        await until(() => connections.status()[0]!.failingProviders.length === 0, "the provider working again");
+        const logged = providerLines();
+        assert.equal(logged.length, 2, logged.join("\n"));
+        assert.match(logged[0]!, /Label: the server has no node ns=2;s=Late/);
+        assert.match(logged[1]!, /Label works again/);
+      } finally {
+        device.removeNode(name);
+      }
+    });
+  }
+
+  for (const [kind, providers] of kinds.slice(0, 2)) {
+    test(`${kind}: a monitored node the device deletes and makes again is monitored again`, async () => {
+      const name = `Gone-${kind.replaceAll(" ", "-")}`;
+      device.addVariable(name, new Variant({ dataType: DataType.String, value: "first" }));
+      const connections = await start({ host: device.endpointUrl, ...providers(`ns=2;s=${name}`) });
+      await sut.waitForElement(DRIVE_SUBMODEL_ID, "Label", (e) => e.value === "first", 10_000);
+      device.removeNode(name);
+      await until(() => connections.status()[0]!.failingProviders.length === 1, "the failing provider");
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const again = device.addVariable(name, new Variant({ dataType: DataType.String, value: "second" }));
+      try {
+        await sut.waitForElement(DRIVE_SUBMODEL_ID, "Label", (e) => e.value === "second", 10_000);
+        await until(() => connections.status()[0]!.failingProviders.length === 0, "the provider working again");
+        const logged = providerLines();
+        assert.equal(logged.length, 2, logged.join("\n"));
+        assert.match(logged[0]!, /Label: the server has no node ns=2;s=Gone/);
+        assert.match(logged[1]!, /Label works again/);
+        // Still monitored: a change of the new node arrives.
+        again.setValueFromSource(new Variant({ dataType: DataType.String, value: "third" }));
+        await sut.waitForElement(DRIVE_SUBMODEL_ID, "Label", (e) => e.value === "third");
+      } finally {
+        device.removeNode(name);
+      }
+    });
+  }
 });
 
 describe("OPC UA value provider", () => {

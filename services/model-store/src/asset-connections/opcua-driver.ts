@@ -10,6 +10,7 @@ import {
   type NodeId,
   OPCUAClient,
   SecurityPolicy,
+  type StatusCode,
   TimestampsToReturn,
 } from "node-opcua-client";
 import {
@@ -50,6 +51,20 @@ export interface OpcuaLink {
 
 function isGood(dataValue: DataValue): boolean {
   return dataValue.statusCode.isGood();
+}
+
+/**
+ * Statuses saying the node itself is not there (not yet made, or deleted by a reconfigured device;
+ * node-opcua's server answers BadNodeIdInvalid for a deleted one). They are worth trying again, and a
+ * monitored item that reported one stays dead on the server even when the node comes back.
+ */
+function isNodeMissing(statusCode: StatusCode): boolean {
+  return statusCode.name === "BadNodeIdUnknown" || statusCode.name === "BadNodeIdInvalid";
+}
+
+/** One message for every way a missing node shows, so an outage is logged once, not once per status. */
+function nodeMissing(nodeText: string): AssetError {
+  return new AssetError(`the server has no node ${nodeText} (BadNodeIdUnknown/BadNodeIdInvalid)`, { retryable: true });
 }
 
 function connectError(error: unknown, host: string): AssetError {
@@ -198,6 +213,7 @@ export function createOpcuaDriver(options: OpcuaDriverOptions): AssetConnectionD
   });
 
   const readingOf = (dataValue: DataValue, index: number[] | undefined, nodeText: string): AssetReading => {
+    if (isNodeMissing(dataValue.statusCode)) throw nodeMissing(nodeText);
     if (!isGood(dataValue))
       throw new AssetError(`reading ${nodeText} answered ${dataValue.statusCode.name}`, { retryable: false });
     return reading(scalarOf(dataValue.value, index), dataValue.value.dataType);
@@ -217,9 +233,11 @@ export function createOpcuaDriver(options: OpcuaDriverOptions): AssetConnectionD
         );
         if (item.statusCode && !item.statusCode.isGood()) {
           await item.terminate().catch(() => undefined);
+          if (isNodeMissing(item.statusCode)) throw nodeMissing(nodeText);
           throw new AssetError(`monitoring ${nodeText} answered ${item.statusCode.name}`, { retryable: false });
         }
         item.on("changed", (dataValue: DataValue) => {
+          if (isNodeMissing(dataValue.statusCode)) return sink.ended(nodeMissing(nodeText));
           try {
             sink.reading(readingOf(dataValue, index, nodeText));
           } catch (error) {
