@@ -237,6 +237,7 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
         retryIntervalMs: config.core.assetConnectionRetryInterval,
         readTimeoutMs: config.core.assetConnectionReadTimeout,
         log: context.log,
+        warn: (line) => logger.warn({ component: "asset-connections" }, line),
         logger,
       });
       closer.add(() => assets.stop());

@@ -294,7 +294,9 @@ export async function startModelStore(config: TwinportConfig, options: ModelStor
             retryIntervalMs: config.core.assetConnectionRetryInterval,
             readTimeoutMs: config.core.assetConnectionReadTimeout,
             log,
-            ...(logger ? { logger } : {}),
+            ...(logger
+              ? { logger, warn: (line: string) => logger.warn({ component: "asset-connections" }, line) }
+              : {}),
           });
     if (assets) closing.push(() => assets.stop());
     // /reset drops the configuration file's connections in every replica (spec §4.2).

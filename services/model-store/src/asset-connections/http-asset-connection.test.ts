@@ -424,6 +424,30 @@ describe("HTTP operation provider", () => {
     assert.equal(asset.requests.length, 0);
   });
 
+  test("keyed on an element that is no Operation: a warning at start names it and says why it is ignored; an Operation beside it gets none", async () => {
+    await start({
+      "@class": HTTP,
+      baseUrl: asset.url,
+      operationProviders: {
+        [key("(Property)Setpoint")]: { format: "JSON", path: "/setpoint" },
+        [key("(Operation)Setpoint2")]: { format: "JSON", path: "/missing-operation" },
+        [key("(Property)NotThere")]: { format: "JSON", path: "/not-there" },
+        [key("(Operation)Calibrate")]: { format: "JSON", path: "/calibrate" },
+      },
+    });
+    const warnings = lines.filter((l) => l.includes("operationProviders"));
+    assert.equal(warnings.length, 2, warnings.join("\n"));
+    assert.match(
+      warnings[0]!,
+      /^twinport asset-connections: assetConnections\[0\]\.operationProviders\[".*\(Property\)Setpoint"\]: urn:twinport:test:submodel:drive Setpoint is a Property, not an Operation; the provider is ignored \(only an Operation can be invoked\)$/,
+    );
+    assert.match(
+      warnings[1]!,
+      /\(Property\)NotThere"\]: the key names a Property, not an Operation, and the model has no element .* NotThere/,
+    );
+    assert.equal(asset.requests.length, 0);
+  });
+
   test("ASYNC_AAS: 202 + Location, status polled until the 302 to the result", async () => {
     let polls = 0;
     asset.handle = (request) => {

@@ -14,10 +14,12 @@ import {
 import { AssetConnectionManager, CONFIG_OWNER, type OwnedConnectionStatus } from "./asset-connection-manager.ts";
 import type { Log } from "./asset-connection-types.ts";
 import { checkConnectionNodeIds } from "./check-node-ids.ts";
+import { operationTargetWarnings } from "./check-operation-targets.ts";
 import { checkConnectionQueries } from "./check-queries.ts";
 import { driverFor } from "./connection-drivers.ts";
 import type { ConnectionLeases } from "./connection-lease.ts";
 import type { MergedConnection } from "./merge-connections.ts";
+import { createModelPort } from "./model-port.ts";
 
 export interface AssetConnectionsOptions {
   /** `assetConnections` of the configuration, validated. */
@@ -37,6 +39,8 @@ export interface AssetConnectionsOptions {
   /** core.assetConnectionReadTimeout: bound of one HTTP request to an asset. */
   readTimeoutMs: number;
   log: Log;
+  /** Start-up warnings: settings that start but can never do anything. Default: `log`. */
+  warn?: Log;
   /** The process's structured logger: node-opcua-client's own lines go to it at their levels. */
   logger?: Logger;
 }
@@ -94,6 +98,9 @@ export async function startAssetConnections(options: AssetConnectionsOptions): P
   try {
     const configured = await manager.apply(CONFIG_OWNER, options.connections, nameOf);
     for (const line of configured.problems) options.log(`twinport asset-connections: ${line}`);
+    const warn = options.warn ?? options.log;
+    for (const line of await operationTargetWarnings(options.connections, createModelPort(options.store)))
+      warn(`twinport asset-connections: ${line}`);
     const [aimc, ...others] = options.processors ?? [];
     if (others.length > 0)
       options.log(
