@@ -106,7 +106,7 @@ test("an update replaces a changed provider: the old path is no longer read, the
   await manager.apply("urn:aimc:a", [polling(first.url, { Temperature: "/t" })], nameOf("a"));
   await until(() => requestsTo(first, "/t") > 0, "the first poll");
   const same = await manager.apply("urn:aimc:a", [polling(first.url, { Temperature: "/t" })], nameOf("a"));
-  assert.deepEqual(same, { started: [], replaced: [], stopped: [], kept: ["a[0]"], problems: [] });
+  assert.deepEqual(same, { started: [], replaced: [], stopped: [], kept: ["a[0]"], problems: [], leftOut: [] });
   await manager.apply("urn:aimc:a", [polling(first.url, { Temperature: "/p" })], nameOf("a"));
   await sut.waitForElement(DRIVE_SUBMODEL_ID, "Temperature", (e) => e.value === "1.5");
   assert.equal(await stillPolled(first, "/t"), false);

@@ -46,8 +46,10 @@ export interface ApplyResult {
   replaced: string[];
   stopped: string[];
   kept: string[];
-  /** Providers left out because another owner already feeds their element. */
+  /** Sentences for the log: providers left out, entries merged. */
   problems: string[];
+  /** Keys of the providers left out because another owner already feeds their element. */
+  leftOut: string[];
 }
 
 interface Running {
@@ -98,6 +100,7 @@ export class AssetConnectionManager {
   private events: Promise<void> = Promise.resolve();
   private applying: Promise<unknown> = Promise.resolve();
   private stopped = false;
+  private readonly releasedListeners: ((owner: string) => void)[] = [];
 
   constructor(private readonly options: AssetConnectionManagerOptions) {
     this.model = createModelPort(options.store);
@@ -141,9 +144,9 @@ export class AssetConnectionManager {
     configs: readonly AssetConnectionConfig[],
     nameOf: (connection: MergedConnection) => string,
   ): Promise<ApplyResult> {
-    const result: ApplyResult = { started: [], replaced: [], stopped: [], kept: [], problems: [] };
+    const result: ApplyResult = { started: [], replaced: [], stopped: [], kept: [], problems: [], leftOut: [] };
     if (this.stopped) return result;
-    const usable = owner === CONFIG_OWNER ? configs : this.withoutClashes(owner, configs, result.problems);
+    const usable = owner === CONFIG_OWNER ? configs : this.withoutClashes(owner, configs, result);
     const merged = mergeConnections(usable, (line) => result.problems.push(line));
     const wanted = new Map<string, MergedConnection>();
     for (const connection of merged) {
@@ -171,14 +174,26 @@ export class AssetConnectionManager {
       if (await this.startOne(owner, id, name, fingerprint, connection))
         (current ? result.replaced : result.started).push(name);
     }
+    // Elements this owner fed may be free now: owners whose providers were left out for them try again.
+    if (result.stopped.length > 0 || result.replaced.length > 0)
+      for (const listener of this.releasedListeners) listener(owner);
     return result;
+  }
+
+  /**
+   * Told after an apply that stopped or replaced connections of `owner`: providers of other owners
+   * left out because it fed their elements may run now, and are only started by applying their
+   * owner again (nothing else would: their own sources did not change).
+   */
+  onReleased(listener: (owner: string) => void): void {
+    this.releasedListeners.push(listener);
   }
 
   /** Providers another owner already has for the same element are left out, each with a sentence. */
   private withoutClashes(
     owner: string,
     configs: readonly AssetConnectionConfig[],
-    problems: string[],
+    result: ApplyResult,
   ): AssetConnectionConfig[] {
     const taken = new Map<string, string>();
     for (const running of this.running.values()) {
@@ -192,9 +207,12 @@ export class AssetConnectionManager {
         for (const [key, provider] of Object.entries(providerMap(config, kind))) {
           const element = elementOf(key);
           const clash = taken.get(`${kind}\u0000${element}`) ?? taken.get(`operationProviders\u0000${element}`);
-          if (clash)
-            problems.push(`${key}: left out, ${clash} already has a ${kind.replace("Providers", " provider")} for it`);
-          else kept[key] = provider;
+          if (clash) {
+            result.problems.push(
+              `${key}: left out, ${clash} already has a ${kind.replace("Providers", " provider")} for it`,
+            );
+            result.leftOut.push(key);
+          } else kept[key] = provider;
         }
         copy[kind] = kept;
       }

@@ -92,6 +92,35 @@ test("a relation removed from the AIMC (an element delete inside it) replaces th
   );
 });
 
+test("providers left out because another AIMC fed their elements are started once that AIMC is deleted", async () => {
+  for (const name of ["operational-data", "aid", "aimc"]) await post(example(name));
+  await sut.waitForElement(OD, "Temperature", (e) => e.value === "19.5");
+  const second = "https://example.com/ids/sm/pump-aimc-2";
+  await post({ ...example("aimc"), id: second, idShort: "AimcCopy" });
+  await running.idle();
+  const copy = () => running.interfaces().find((i) => i.aimc === second)!;
+  assert.match(
+    copy().problems.join("\n"),
+    /left out, AIMC https:\/\/example\.com\/ids\/sm\/pump-aimc \[0\] already has/,
+  );
+  const providersOf = (owner: string) => running.status().find((s) => s.owner === owner)?.providers;
+  assert.deepEqual(providersOf(second), { value: 0, subscription: 0, operation: 0 });
+  const reply = await sut.store.execute({ type: "DeleteSubmodelById", params: { submodelId: AIMC }, origin: "http" });
+  assert.ok(reply.ok, JSON.stringify(reply));
+  await until(
+    async () => (await running.idle(), providersOf(second)?.subscription === 1),
+    "the second AIMC's providers",
+  );
+  assert.deepEqual(providersOf(second), { value: 1, subscription: 1, operation: 0 });
+  assert.deepEqual(running.interfaces(), [{ aimc: second, connections: 1, problems: [] }]);
+  asset.documents.set("/api/temperature", 21);
+  try {
+    await sut.waitForElement(OD, "Temperature", (e) => e.value === "21");
+  } finally {
+    asset.documents.set("/api/temperature", 19.5);
+  }
+});
+
 test("an AIMC 2.0 is reported once and not processed; other submodels are ignored", async () => {
   const aimc2 = example("aimc");
   aimc2.id = "urn:aimc2";

@@ -23,6 +23,8 @@ export interface OwnedConnections {
     configs: DerivedConnections["connections"],
     nameOf: (connection: MergedConnection) => string,
   ): Promise<ApplyResult>;
+  /** Told when an owner's connections stopped or were replaced, so elements it fed may be free. */
+  onReleased(listener: (owner: string) => void): void;
 }
 
 export interface AimcProcessorOptions {
@@ -53,6 +55,8 @@ export interface RunningAimcProcessor {
 interface Known {
   dependsOn: string[];
   status: AssetInterfacesStatus;
+  /** Some providers were left out because another owner fed their elements. */
+  leftOut: boolean;
 }
 
 const SUBMODEL_WRITES = new Set(["submodel.created", "submodel.updated"]);
@@ -142,7 +146,11 @@ export async function startAimcProcessor(options: AimcProcessorOptions): Promise
       ? applied.started.length + applied.replaced.length + applied.kept.length
       : (previous?.status.connections ?? 0);
     const status: AssetInterfacesStatus = { aimc: id, connections: running, problems };
-    known.set(id, { dependsOn: derived.dependsOn, status });
+    known.set(id, {
+      dependsOn: derived.dependsOn,
+      status,
+      leftOut: applied ? applied.leftOut.length > 0 : (previous?.leftOut ?? false),
+    });
     if (applied && (applied.started.length || applied.replaced.length || applied.stopped.length || !previous)) {
       log(
         `AIMC ${id}: ${status.connections} connection(s) (started ${applied.started.length}, replaced ${applied.replaced.length}, stopped ${applied.stopped.length}, kept ${applied.kept.length})`,
@@ -251,6 +259,11 @@ export async function startAimcProcessor(options: AimcProcessorOptions): Promise
     return gap;
   };
   // Subscribe before scanning, so nothing committed in between is missed.
+  // An AIMC whose providers were left out for elements another owner fed gets them once that owner
+  // lets go (its AIMC deleted or changed, the configured connections dropped by /reset).
+  connections.onReleased((owner) =>
+    schedule([...known].filter(([id, state]) => id !== owner && state.leftOut).map(([id]) => id)),
+  );
   const subscription: EventSubscription = await options.bus.subscribe({
     onEvent: (event) => {
       if (missed(event.seq, 1)) void rescan();
