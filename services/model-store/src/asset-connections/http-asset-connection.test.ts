@@ -475,6 +475,29 @@ describe("HTTP operation provider", () => {
   });
 });
 
+test("a reading value provider and a subscription provider for one element: a warning at start names both; a writing-only one beside a subscription is fine", async () => {
+  await start(
+    {
+      "@class": HTTP,
+      baseUrl: asset.url,
+      valueProviders: {
+        [key("(Property)Temperature")]: { format: "JSON", path: "/t", readInterval: 0 },
+        [key("(Property)Setpoint")]: { format: "JSON", path: "/s", readWriteMode: "WRITE" },
+      },
+      subscriptionProviders: { [key("(Property)Setpoint")]: { format: "JSON", path: "/s", interval: 1000 } },
+    },
+    {
+      "@class": HTTP,
+      baseUrl: `${asset.url}/other`,
+      subscriptionProviders: { [key("(Property)Temperature")]: { format: "JSON", path: "/t", interval: 1000 } },
+    },
+  );
+  const warnings = lines.filter((l) => l.includes("both read the asset"));
+  assert.deepEqual(warnings, [
+    `twinport asset-connections: assetConnections[0].valueProviders[${JSON.stringify(key("(Property)Temperature"))}] and assetConnections[1].subscriptionProviders[${JSON.stringify(key("(Property)Temperature"))}] both read the asset into ${DRIVE_SUBMODEL_ID} Temperature: the element holds whichever reading came last; keep one of them, or give the value provider readWriteMode WRITE`,
+  ]);
+});
+
 test("stop leaves nothing running: no request after it", async () => {
   asset.documents.set("/t", 1);
   const running = await start({

@@ -15,6 +15,7 @@ import { AssetConnectionManager, CONFIG_OWNER, type OwnedConnectionStatus } from
 import type { Log } from "./asset-connection-types.ts";
 import { checkConnectionNodeIds } from "./check-node-ids.ts";
 import { operationTargetWarnings } from "./check-operation-targets.ts";
+import { overlappingProviderWarnings } from "./check-overlapping-providers.ts";
 import { checkConnectionQueries } from "./check-queries.ts";
 import { driverFor } from "./connection-drivers.ts";
 import type { ConnectionLeases } from "./connection-lease.ts";
@@ -99,6 +100,7 @@ export async function startAssetConnections(options: AssetConnectionsOptions): P
     const configured = await manager.apply(CONFIG_OWNER, options.connections, nameOf);
     for (const line of configured.problems) options.log(`twinport asset-connections: ${line}`);
     const warn = options.warn ?? options.log;
+    for (const line of overlappingProviderWarnings(options.connections)) warn(`twinport asset-connections: ${line}`);
     for (const line of await operationTargetWarnings(options.connections, createModelPort(options.store)))
       warn(`twinport asset-connections: ${line}`);
     const [aimc, ...others] = options.processors ?? [];
