@@ -166,7 +166,14 @@ export function createHttpServing(deps: HttpAppDeps): HttpServing {
     });
   // maxRequestBodySize for writes, Accept for reads.
   app.use(`${API_PREFIX}/*`, apiRequestChecks(settings.maxRequestBodySize));
-  if (deps.security) app.use(`${API_PREFIX}/*`, anonymousUnlessAuthenticated());
+  if (deps.security)
+    app.use(
+      `${API_PREFIX}/*`,
+      anonymousUnlessAuthenticated({
+        cors: settings.corsEnabled,
+        clientCertificates: deps.security.authentication.clientCertificates !== undefined,
+      }),
+    );
 
   mountApiRoutes(app, routes, settings.profiles);
 

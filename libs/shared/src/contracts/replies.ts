@@ -23,6 +23,12 @@ export interface ReplyOk<T> {
    * caller uses the answer it holds (docs/adr/0026).
    */
   unchanged?: true;
+  /**
+   * Reads answered through a partial READ scope: the name of that scope's view (ElementScope.view).
+   * One revision then has several representations, one per view; HTTP puts the view into the ETag
+   * (docs/adr/0058). Absent when the whole resource is answered.
+   */
+  view?: string;
 }
 
 export interface ReplyFailure {

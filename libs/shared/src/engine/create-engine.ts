@@ -290,6 +290,8 @@ export function createEngine(options: EngineOptions): Engine {
         }
         try {
           const handled = await handler(commandCtx, command);
+          // A partial reader's answer is one view of the revision (docs/adr/0058).
+          const view = access?.partialScope?.view;
           // The caller holds this very answer (docs/adr/0026): everything above was checked as for
           // any read (scope, access), only the value stays here.
           if (
@@ -297,13 +299,20 @@ export function createEngine(options: EngineOptions): Engine {
             command.knownRevision === handled.revision &&
             !WRITE_COMMANDS.has(command.type)
           )
-            return { ok: true, value: null as CommandResult<T>, revision: handled.revision, unchanged: true };
+            return {
+              ok: true,
+              value: null as CommandResult<T>,
+              revision: handled.revision,
+              unchanged: true,
+              ...(view !== undefined ? { view } : {}),
+            };
           return {
             ok: true,
             value: handled.value,
             ...(handled.revision !== undefined ? { revision: handled.revision } : {}),
             ...(handled.idShortPath !== undefined ? { idShortPath: handled.idShortPath } : {}),
             ...(seq !== undefined ? { seq } : {}),
+            ...(view !== undefined ? { view } : {}),
           };
         } catch (error) {
           return failure(error);

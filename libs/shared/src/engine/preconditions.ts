@@ -19,11 +19,23 @@ export function checkPreconditions(preconditions: Preconditions | undefined, cur
   }
   const { ifMatch, ifNoneMatch } = preconditions;
   if (ifMatch && ifMatch.length > 0) {
-    const matches = current !== undefined && ifMatch.some((tag) => tag === "*" || tag === String(current));
+    const matches =
+      current !== undefined && ifMatch.some((tag) => tag === "*" || revisionOfTag(tag) === String(current));
     if (!matches) throw new CommandError("precondition-failed", "If-Match does not match the current revision");
   }
   if (ifNoneMatch && ifNoneMatch.length > 0) {
-    const matches = current !== undefined && ifNoneMatch.some((tag) => tag === "*" || tag === String(current));
+    const matches =
+      current !== undefined && ifNoneMatch.some((tag) => tag === "*" || revisionOfTag(tag) === String(current));
     if (matches) throw new CommandError("precondition-failed", "If-None-Match matches the current revision");
   }
+}
+
+/**
+ * The revision an entity tag names. A partial reader's tag is `<revision>-<view>` (docs/adr/0058):
+ * a write's precondition is about the stored resource, which every view of a revision was made
+ * from, so the view part does not take part (a tag of another view names the same state).
+ */
+function revisionOfTag(tag: string): string {
+  const dash = tag.indexOf("-");
+  return dash < 0 ? tag : tag.slice(0, dash);
 }

@@ -135,7 +135,7 @@ export function hotValueRoute(deps: HotValueRouteDeps): HotRoute {
         (reply) => {
           if (!reply.ok) return fail(outgoing, "GET", correlationId, started, reply.error);
           const ok = reply as ReplyOk<unknown>;
-          const etag = ok.revision === undefined ? undefined : etagOf(ok.revision);
+          const etag = ok.revision === undefined ? undefined : etagOf(ok.revision, ok.view);
           finish(outgoing, "GET", correlationId, started, 200, jsonText(ok.value), etag);
         },
         (error: unknown) => fail(outgoing, "GET", correlationId, started, internal(error)),
@@ -266,6 +266,8 @@ export function hotValueRoute(deps: HotValueRouteDeps): HotRoute {
     const started = performance.now();
     const correlationId = correlationIdOf(headers["x-correlation-id"] as string | undefined);
     outgoing.setHeader(CORRELATION_ID_HEADER, correlationId);
+    // The general path's principal-vary.ts: with rules, the answer depends on who asks.
+    if (principal) outgoing.setHeader("Vary", "Authorization");
     if (isGet) inTurn(() => get(outgoing, correlationId, started, submodelId, path));
     else patch(incoming, outgoing, correlationId, started, submodelId, path);
     return true;

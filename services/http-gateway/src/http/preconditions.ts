@@ -30,12 +30,17 @@ export function entityTags(header: string | undefined): string[] | undefined {
   return tags.length > 0 ? tags : undefined;
 }
 
-export function etagOf(revision: number): string {
-  return `"${revision}"`;
+/**
+ * A revision's ETag; a partial reader's answer (a reply with a view) is one of several
+ * representations of that revision and gets a tag of its own, `"<revision>-<view>"`, so that no
+ * If-None-Match validates another principal's view (docs/adr/0058).
+ */
+export function etagOf(revision: number, view?: string): string {
+  return view === undefined ? `"${revision}"` : `"${revision}-${view}"`;
 }
 
-/** GET with If-None-Match: the client's copy is current when one of its tags (or "*") matches. */
-export function isNotModified(c: GatewayContext, revision: number): boolean {
+/** GET with If-None-Match: the client's copy is current when one of its tags (or "*") is this ETag. */
+export function isNotModified(c: GatewayContext, etag: string): boolean {
   const tags = entityTags(c.req.header("If-None-Match"));
-  return tags !== undefined && (tags.includes("*") || tags.includes(String(revision)));
+  return tags !== undefined && (tags.includes("*") || tags.includes(etag.slice(1, -1)));
 }

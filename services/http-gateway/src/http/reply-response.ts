@@ -28,8 +28,8 @@ function jsonResponse(body: string, status: number, headers: Record<string, stri
 /** 200 with a single resource and its ETag; 304 when the client's If-None-Match already has it. */
 export function resourceResponse(c: GatewayContext, reply: ReplyOk<unknown>): Response {
   if (reply.revision === undefined) return jsonResponse(jsonText(reply.value), 200, {});
-  const etag = etagOf(reply.revision);
-  if (isNotModified(c, reply.revision)) return c.body(null, 304, { ETag: etag });
+  const etag = etagOf(reply.revision, reply.view);
+  if (isNotModified(c, etag)) return c.body(null, 304, { ETag: etag });
   return jsonResponse(jsonText(reply.value), 200, { ETag: etag });
 }
 

@@ -1,3 +1,5 @@
+import { createHash } from "node:crypto";
+
 /**
  * idShortPath prefixes of element-scoped rights, compared on path segments: `A.B` covers `A.B`,
  * `A.B.C` and `A.B[0]`, not `A.BC`. IdShorts never contain `.` or `[`, so a prefix followed by one
@@ -21,6 +23,12 @@ export interface ElementScope {
    * ancestor of a granted prefix, shown with only the covered parts below it).
    */
   shows(path: string): boolean;
+  /**
+   * A partial scope's name for what it shows: equal for equal sets of prefixes, different
+   * otherwise. Readers with different partial scopes get different representations of one
+   * revision, so their ETags carry it (docs/adr/0058); a whole scope has none.
+   */
+  readonly view?: string;
 }
 
 export const WHOLE_SUBMODEL: ElementScope = Object.freeze({ whole: true, covers: () => true, shows: () => true });
@@ -28,7 +36,18 @@ export const WHOLE_SUBMODEL: ElementScope = Object.freeze({ whole: true, covers:
 export function prefixScope(prefixes: readonly string[]): ElementScope {
   return {
     whole: false,
+    view: viewOf(prefixes),
     covers: (path) => prefixes.some((prefix) => pathCovers(prefix, path)),
     shows: (path) => prefixes.some((prefix) => pathCovers(prefix, path) || pathCovers(path, prefix)),
   };
+}
+
+/**
+ * 16 base64url characters of a digest of the distinct prefixes (sorted: the order of the rules
+ * does not change what is shown). IdShorts never contain a newline, so the joined text is exact.
+ * Scopes are made once per principal and submodel (access-policy.ts memos), not per request.
+ */
+function viewOf(prefixes: readonly string[]): string {
+  const distinct = [...new Set(prefixes)].sort();
+  return createHash("sha256").update(distinct.join("\n")).digest("base64url").slice(0, 16);
 }

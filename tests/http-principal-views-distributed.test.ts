@@ -1,0 +1,3 @@
+import { principalViewsSuite } from "./http/principal-views-suite.ts";
+
+principalViewsSuite("distributed");
