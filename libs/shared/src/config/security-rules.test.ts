@@ -25,7 +25,7 @@ test("the rules as configured compile into the engine's policy (the config and e
         rule([
           { submodels: "urn:*", idShortPath: "A.B[0]" },
           { semanticId: "urn:sem", idShortPath: "X" },
-          { proprietary: "reset" },
+          { proprietary: "packages" },
           { all: true },
         ]),
       ],
@@ -49,6 +49,59 @@ test("an idShortPath prefix that names no element is refused when the configurat
       idShortPath,
     );
   }
+});
+
+test("an object none of its rule's rights reaches (READ on /reset) is refused when the configuration loads, naming the rule", () => {
+  const issues = (rules: unknown[]) => {
+    try {
+      load({ security: { rules } });
+    } catch (error) {
+      assert.ok(error instanceof ConfigError, String(error));
+      return error.issues;
+    }
+    assert.fail("loaded");
+  };
+  const nothing = (at: string, object: string, rights: string, needs: string) =>
+    `Invalid value at 'security.rules[${at}]': ${object} is granted ${rights}, which no request asks of it: the rule grants nothing there (it needs ${needs})`;
+  assert.deepEqual(
+    issues([
+      { subjects: [{ role: "a" }], rights: ["READ"], objects: [{ all: true }] },
+      rule([{ proprietary: "reset" }]),
+    ]),
+    [nothing("1].objects[0", '{"proprietary":"reset"}', "READ", "DELETE")],
+  );
+  assert.deepEqual(
+    issues([
+      {
+        subjects: [{ role: "operator" }],
+        rights: ["READ", "UPDATE", "EXECUTE"],
+        objects: [{ submodels: "urn:*" }, { proprietary: "import" }, { proprietary: "packages" }],
+      },
+      {
+        subjects: [{ role: "operator" }],
+        rights: ["EXECUTE"],
+        objects: [{ shells: "urn:*" }, { conceptDescriptions: "*" }],
+      },
+    ]),
+    [
+      nothing("0].objects[1", '{"proprietary":"import"}', "READ, UPDATE, EXECUTE", "CREATE"),
+      nothing("1].objects[0", '{"shells":"urn:*"}', "EXECUTE", "READ or CREATE or UPDATE or DELETE"),
+      nothing("1].objects[1", '{"conceptDescriptions":"*"}', "EXECUTE", "READ or CREATE or UPDATE or DELETE"),
+    ],
+  );
+  // Each object reached by one of the rule's rights: one rule may serve several objects.
+  const config = load({
+    security: {
+      rules: [
+        {
+          subjects: [{ role: "admin" }],
+          rights: ["READ", "CREATE", "UPDATE", "DELETE", "EXECUTE"],
+          objects: [{ submodels: "*" }, { shells: "*" }, { proprietary: "reset" }, { proprietary: "import" }],
+        },
+      ],
+    },
+  });
+  assert.equal(config.security?.rules.length, 1);
 });
 
 test("a rule's object or subject of no known kind is named with the kinds there are", () => {

@@ -63,11 +63,48 @@ const objectSchema = z.union([
   z.strictObject({ proprietary: z.enum(["reset", "import", "packages"]) }),
 ]);
 
-const ruleSchema = z.strictObject({
-  subjects: z.array(subjectSchema).min(1),
-  rights: z.array(z.enum(["READ", "CREATE", "UPDATE", "DELETE", "EXECUTE"])).min(1),
-  objects: z.array(objectSchema).min(1),
-});
+type Right = "READ" | "CREATE" | "UPDATE" | "DELETE" | "EXECUTE";
+type RuleObject = z.infer<typeof objectSchema>;
+
+/**
+ * The rights any request asks of an object (engine/access/command-access.ts): `/reset` is a DELETE
+ * (GET /reset too), `/import` a CREATE, a package anything but EXECUTE; Operations live in
+ * submodels, so shells and concept descriptions are never asked for EXECUTE.
+ */
+function rightsAsked(object: RuleObject): readonly Right[] | "any" {
+  if ("proprietary" in object)
+    return object.proprietary === "reset"
+      ? ["DELETE"]
+      : object.proprietary === "import"
+        ? ["CREATE"]
+        : ["READ", "CREATE", "UPDATE", "DELETE"];
+  if ("shells" in object || "conceptDescriptions" in object) return ["READ", "CREATE", "UPDATE", "DELETE"];
+  return "any";
+}
+
+/**
+ * An object of a rule that none of its rights reaches would silently grant nothing (READ on
+ * `/reset`, which a GET also resets with DELETE): refused when the file is loaded, as an
+ * idShortPath prefix that names no element is. A right that reaches some other object of the
+ * rule is fine: one rule may list rights for several objects.
+ */
+const ruleSchema = z
+  .strictObject({
+    subjects: z.array(subjectSchema).min(1),
+    rights: z.array(z.enum(["READ", "CREATE", "UPDATE", "DELETE", "EXECUTE"])).min(1),
+    objects: z.array(objectSchema).min(1),
+  })
+  .superRefine((rule, ctx) => {
+    rule.objects.forEach((object, index) => {
+      const asked = rightsAsked(object);
+      if (asked === "any" || rule.rights.some((right) => asked.includes(right))) return;
+      ctx.addIssue({
+        code: "custom",
+        path: ["objects", index],
+        message: `${JSON.stringify(object)} is granted ${rule.rights.join(", ")}, which no request asks of it: the rule grants nothing there (it needs ${asked.join(" or ")})`,
+      });
+    });
+  });
 
 /** Roles for identities that bring none of their own (OPC UA users and certificates, mTLS clients). */
 const roleAssignmentSchema = z.union([
