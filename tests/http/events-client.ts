@@ -91,6 +91,57 @@ export function openRaw(url: string, headers: Record<string, string> = {}): Prom
   });
 }
 
+export interface SlowReader {
+  status: number;
+  text(): string;
+  /** Resolves when the server ended the response (or the connection broke). */
+  ended: Promise<"end" | "aborted">;
+  /** Reads `bytes` every `everyMs` from now on, no faster (until then it reads nothing); again: a new pace. */
+  readAtPace(bytes: number, everyMs: number): void;
+  close(): void;
+}
+
+/**
+ * GET with a plain HTTP request whose body is read only at a pace: nothing until readAtPace(),
+ * then at most so many bytes per tick (the response is not flowing, so the socket, and behind it
+ * the server's socket, fill up in between: a real slow client).
+ */
+export function openSlowReader(url: string, headers: Record<string, string> = {}): Promise<SlowReader> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { headers: { accept: "text/event-stream", ...headers } }, (res) => {
+      let body = "";
+      let timer: NodeJS.Timeout | undefined;
+      res.setEncoding("utf8");
+      const ended = new Promise<"end" | "aborted">((done) => {
+        res.once("end", () => done("end"));
+        res.once("aborted", () => done("aborted"));
+        res.once("error", () => done("aborted"));
+        res.once("close", () => done(res.complete ? "end" : "aborted"));
+      }).finally(() => clearInterval(timer));
+      resolve({
+        status: res.statusCode ?? 0,
+        text: () => body,
+        ended,
+        readAtPace(bytes, everyMs) {
+          clearInterval(timer);
+          timer = setInterval(() => {
+            // read(n) answers null until n characters are there, except at the end (then the rest;
+            // the read after that emits "end").
+            const chunk = res.read(bytes) as string | null;
+            if (chunk !== null) body += chunk;
+          }, everyMs);
+        },
+        close: () => {
+          clearInterval(timer);
+          req.destroy();
+        },
+      });
+    });
+    req.once("error", reject);
+    req.end();
+  });
+}
+
 /** The events in a raw body: `id`, `event`, parsed `data`. */
 export function parseEvents(text: string): StreamEvent[] {
   const events: StreamEvent[] = [];

@@ -17,7 +17,7 @@ import { connectOpcua } from "../test-support/opcua-client.ts";
 import { elementNode } from "../test-support/opcua-model.ts";
 import { signingKeys, startOpenIdProvider, TWINPORT_AUDIENCE } from "../test-support/openid-provider.ts";
 import type { Mode } from "../test-support/system.ts";
-import { follow, openRaw, parseEvents, type StreamEvent, waitUntil } from "./events-client.ts";
+import { follow, openRaw, openSlowReader, parseEvents, type StreamEvent, waitUntil } from "./events-client.ts";
 import { type EventsSystem, startEventsSystem } from "./events-system.ts";
 
 const SHELL = "urn:events:aas:1";
@@ -100,6 +100,9 @@ async function patchValue(base: string, submodelId: string, path: string, value:
   const response = await call(base, "PATCH", valueUrl(submodelId, path), value, headers);
   assert.equal(response.status, 204, response.text);
 }
+
+/** The events of a body that may have been cut in the middle of one: the complete ones. */
+const completeEvents = (text: string) => parseEvents(text.slice(0, text.lastIndexOf("\n\n") + 2));
 
 /** The change events (not reset/overflow/shutdown) of a list. */
 const changes = (events: StreamEvent[]) => events.filter((e) => e.type.includes("."));
@@ -511,6 +514,59 @@ export function eventsSuite(mode: Mode): void {
         }
       });
     }
+
+    // What waits for the client after its overflow (4 MiB, behind the few MB the sockets hold) takes
+    // a slow client far longer than the 5 s grace.
+    describe("after an overflow (maxBufferedBytes 4 MiB)", () => {
+      let slow: EventsSystem;
+      let slowApi: string;
+      before(async () => {
+        slow = await startEventsSystem(mode, {
+          model: join(dir, "events-model.json"),
+          config: { events: { ...EVENTS_CONFIG, maxBufferedBytes: 4_194_304 } },
+        });
+        slowApi = slow.api[0]!;
+      });
+      after(async () => {
+        await slow?.stop();
+      });
+
+      /** A reader that reads nothing while 12 MB of events pass: the sockets fill, then its stream overflows. */
+      async function overflowedReader(fill: string) {
+        const reader = await openSlowReader(`${slowApi}/events?id=${b64(SENSORS)}&idShortPath=Text`);
+        assert.equal(reader.status, 200);
+        const big = fill.repeat(100_000);
+        const writeTo = slow.api[slow.api.length - 1]!;
+        for (let i = 0; i < 120; i++) await patchValue(writeTo, SENSORS, "Text", `${i}${big}`);
+        return reader;
+      }
+
+      test("a slow client that keeps reading is not cut: it takes everything, the overflow event last", async (t) => {
+        const reader = await overflowedReader("y");
+        t.after(() => reader.close());
+        const started = Date.now();
+        // 600 KB/s for 10 s: not enough for what is queued, but the server sees progress within every
+        // grace (its socket takes more once the kernel's send buffer drained by a third: ~1.3 MB).
+        reader.readAtPace(60_000, 100);
+        await new Promise((resolve) => setTimeout(resolve, 10_000));
+        reader.readAtPace(65_536, 5);
+        const ended = await reader.ended;
+        const events = completeEvents(reader.text());
+        assert.equal(ended, "end", `cut after ${Date.now() - started} ms and ${events.length} events`);
+        assert.equal(events.at(-1)?.type, "overflow", `${events.length} events, last ${events.at(-1)?.type}`);
+        assertConsecutive(events.slice(0, -1), "before the overflow");
+      });
+
+      test("a client that stopped reading is cut once a grace passes without progress", async (t) => {
+        const reader = await overflowedReader("z");
+        t.after(() => reader.close());
+        // Longer than the grace without reading; then what the sockets held arrives, and no end.
+        await new Promise((resolve) => setTimeout(resolve, 8_000));
+        reader.readAtPace(65_536, 5);
+        assert.equal(await reader.ended, "aborted");
+        assert.notEqual(completeEvents(reader.text()).at(-1)?.type, "overflow");
+      });
+    });
   });
 
   describe(`event stream and the access rules, ${mode} mode`, () => {

@@ -17,14 +17,28 @@ export interface EventStreamOptions {
   after?: number;
   /** Cuts the connection: a client that stopped reading never takes its final `overflow` event. */
   abort(): void;
+  /**
+   * Bytes the connection has handed on towards the client so far (its socket's completed writes):
+   * grows while the client reads. After an overflow the cut waits while it grows. Absent: the
+   * cut comes one grace after the overflow.
+   */
+  taken?(): number | undefined;
   /** When the caller's credentials expire (a bearer token's `exp`, ms): the stream ends then with `expired`. */
   expiresAt?: number;
 }
 
 /** Events one GetEvents read asks for (the store answers at most 1,000). */
 const PAGE = 1_000;
-/** How long a client that overflowed gets to take its last bytes before the connection is cut. */
+/**
+ * How long a client that overflowed may go without taking a byte before the connection is cut: a
+ * client that keeps reading gets everything queued, its final `overflow` event included.
+ */
 const OVERFLOW_GRACE_MS = 5_000;
+/**
+ * What is queued goes out in pieces of at most this: the socket completes each piece as the client
+ * takes it, so even a client slower than one whole event (up to 256 KiB) per grace shows progress.
+ */
+const PIECE_BYTES = 16_384;
 /** Attempts to read the log while the store does not answer, 500 ms apart, before giving up. */
 const LOG_ATTEMPTS = 10;
 const encoder = new TextEncoder();
@@ -280,16 +294,40 @@ export class EventStream implements LiveListener {
    */
   private write(text: string): void {
     if (this.ended) return;
-    this.controller.enqueue(encoder.encode(text));
+    this.enqueue(encoder.encode(text));
     if ((this.controller.desiredSize ?? 0) < 0)
       this.overflow(`more than ${this.options.hub.settings.maxBufferedBytes} bytes waited for the client`);
+  }
+
+  private enqueue(bytes: Uint8Array): void {
+    if (bytes.length <= PIECE_BYTES) return this.controller.enqueue(bytes);
+    for (let at = 0; at < bytes.length; at += PIECE_BYTES)
+      this.controller.enqueue(bytes.subarray(at, at + PIECE_BYTES));
   }
 
   private overflow(reason: string): void {
     this.finish(
       controlMessage("overflow", { reason, ...(this.position !== undefined ? { lastSeq: this.position } : {}) }),
     );
-    this.abortTimer = setTimeout(() => this.options.abort(), OVERFLOW_GRACE_MS);
+    this.cutWhenStalled();
+  }
+
+  /**
+   * After an overflow nothing more is queued; what is, the client may still take at its pace. The
+   * connection is cut only once a whole grace passes in which it took nothing: a client that stopped
+   * reading goes (its socket and buffers with it), one that reads slowly gets its `overflow` event.
+   */
+  private cutWhenStalled(): void {
+    const { taken, abort } = this.options;
+    let seen = taken?.();
+    const check = () => {
+      const now = taken?.();
+      if (now === undefined || seen === undefined || now <= seen) return abort();
+      seen = now;
+      this.abortTimer = setTimeout(check, OVERFLOW_GRACE_MS);
+      this.abortTimer.unref?.();
+    };
+    this.abortTimer = setTimeout(check, OVERFLOW_GRACE_MS);
     this.abortTimer.unref?.();
   }
 
@@ -297,7 +335,7 @@ export class EventStream implements LiveListener {
   private finish(last: string): void {
     if (this.ended) return;
     try {
-      this.controller.enqueue(encoder.encode(last));
+      this.enqueue(encoder.encode(last));
       this.controller.close();
     } catch {
       // The client already went away.

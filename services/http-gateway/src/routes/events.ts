@@ -1,3 +1,4 @@
+import type { Socket } from "node:net";
 import { ANONYMOUS } from "@twinport/shared";
 import { readEventFilter } from "../events/event-filter.ts";
 import type { EventHub } from "../events/event-hub.ts";
@@ -43,6 +44,7 @@ export function eventRoutes(hub: EventHub | undefined): ApiRoute[] {
               ...(grants ? grants : {}),
               ...(after !== undefined ? { after } : {}),
               abort: () => outgoingMessageOf(c)?.destroy(),
+              taken: () => completedWrites(outgoingMessageOf(c)?.socket),
               ...(grants ? expiryOf(c) : {}),
             });
             await stream.open();
@@ -63,6 +65,16 @@ const STREAM_HEADERS = {
   // open a new one, not reuse one of a server that is draining.
   Connection: "close",
 };
+
+/**
+ * Bytes a socket has completed writing (handed to the kernel, which takes more only as the client
+ * reads): `bytesWritten` counts every byte given to the socket, `writableLength` those not written
+ * yet (buffered, or in a write still pending). A TLS socket counts its cleartext the same way.
+ */
+function completedWrites(socket: Socket | null | undefined): number | undefined {
+  if (!socket || socket.destroyed) return undefined;
+  return socket.bytesWritten - socket.writableLength;
+}
 
 /** `after` wins over Last-Event-ID (an explicit request over the browser's automatic header). */
 function positionOf(c: GatewayContext): number | undefined {
