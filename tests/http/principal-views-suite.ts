@@ -47,6 +47,8 @@ export function principalViewsSuite(mode: Mode): void {
         keys: await signingKeys("views"),
       });
       system = await startSystem(mode, {
+        // A second endpoint with CORS, whose own Vary (Origin) the principal's must join.
+        endpoints: [{}, { corsEnabled: true, corsAllowedOrigin: "https://console.example" }],
         config: {
           core: { managementPort: -1 },
           security: {
@@ -95,6 +97,15 @@ export function principalViewsSuite(mode: Mode): void {
       variesByAuthorization(await http.get(`/submodels/${b64("https://example.org/submodels/identification-1")}`));
       // The same view asked again: the same tag (it names the view, not the request).
       assert.equal(etagOf(await system.clients[system.clients.length - 1]!.get(SUBMODEL)), tags[1]);
+    });
+
+    test("with CORS, Vary names Authorization beside Origin", async () => {
+      const cors = system.clients[1]!;
+      const answer = await cors.get(SUBMODEL, { origin: "https://console.example" });
+      etagOf(answer);
+      variesByAuthorization(answer);
+      assert.match(String(answer.headers.vary), /Origin/);
+      assert.equal(answer.headers["access-control-allow-origin"], "https://console.example");
     });
 
     test("If-None-Match validates a principal's own representation only", async () => {
