@@ -1,4 +1,5 @@
 import { CommandError, type Preconditions } from "../contracts/index.ts";
+import { VIEW_LENGTH } from "./access/id-short-path-scope.ts";
 
 /**
  * HTTP conditional requests (RFC 9110 §13) evaluated against the revision the engine just read.
@@ -30,12 +31,15 @@ export function checkPreconditions(preconditions: Preconditions | undefined, cur
   }
 }
 
+const VIEW_TAG = new RegExp(`^(\\d+)-[A-Za-z0-9_-]{${VIEW_LENGTH}}$`);
+
 /**
  * The revision an entity tag names. A partial reader's tag is `<revision>-<view>` (docs/adr/0058):
  * a write's precondition is about the stored resource, which every view of a revision was made
- * from, so the view part does not take part (a tag of another view names the same state).
+ * from, so the view part does not take part (a tag of another view names the same state). Any
+ * other tag is compared whole: `5-stale` is no view of revision 5.
  */
 function revisionOfTag(tag: string): string {
-  const dash = tag.indexOf("-");
-  return dash < 0 ? tag : tag.slice(0, dash);
+  if (tag.indexOf("-") < 0) return tag;
+  return VIEW_TAG.exec(tag)?.[1] ?? tag;
 }

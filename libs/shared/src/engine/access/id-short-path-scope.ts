@@ -49,5 +49,8 @@ export function prefixScope(prefixes: readonly string[]): ElementScope {
  */
 function viewOf(prefixes: readonly string[]): string {
   const distinct = [...new Set(prefixes)].sort();
-  return createHash("sha256").update(distinct.join("\n")).digest("base64url").slice(0, 16);
+  return createHash("sha256").update(distinct.join("\n")).digest("base64url").slice(0, VIEW_LENGTH);
 }
+
+/** The length of a view; an entity tag `<revision>-<view>` is recognised by it (preconditions.ts). */
+export const VIEW_LENGTH = 16;
