@@ -179,7 +179,11 @@ export function authenticationSuite(mode: Mode): void {
       // A certificate subject's assigned role reads; the same request anonymous would not.
       const cellClient = createHttpClient(system.clients[0]!.baseUrl, { cert: cell.cert, key: cell.key });
       extraClients.push(cellClient);
-      assert.equal((await cellClient.get(`/submodels/${b64(TECHNICAL_DATA)}`)).status, 200);
+      const byCertificate = await cellClient.get(`/submodels/${b64(TECHNICAL_DATA)}`);
+      assert.equal(byCertificate.status, 200);
+      // No header names a client certificate: no shared cache may keep what it was answered (docs/adr/0058).
+      assert.equal(byCertificate.headers["cache-control"], "private");
+      assert.equal(byCertificate.headers.vary, "Authorization");
       // A subject with non-ASCII characters, written as openssl prints it, matches the certificate too.
       const umlautClient = createHttpClient(system.clients[0]!.baseUrl, { cert: umlaut.cert, key: umlaut.key });
       extraClients.push(umlautClient);
