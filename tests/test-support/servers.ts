@@ -172,6 +172,8 @@ async function startRedisOnce(options: RedisOptions): Promise<RunningServer> {
 
 export interface NatsOptions {
   port?: number;
+  /** The HTTP monitoring port; default: a free one. */
+  monitorPort?: number;
   dir?: string;
   /** The server then refuses clients without these credentials (`url` stays without them). */
   user?: string;
@@ -184,7 +186,7 @@ export function startNats(options: NatsOptions = {}): Promise<RunningServer & { 
 
 async function startNatsOnce(options: NatsOptions): Promise<RunningServer & { monitorPort: number }> {
   const port = options.port ?? (await freePort());
-  const monitorPort = await freePort();
+  const monitorPort = options.monitorPort ?? (await freePort());
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), "twinport-nats-"));
   const log = openSync(join(dir, "nats.log"), "a");
   const args = ["-a", "127.0.0.1", "-p", String(port), "-m", String(monitorPort), "-js", "-sd", join(dir, "js")];

@@ -5,7 +5,6 @@ import {
   type ElementJson,
   type EventBus,
   type EventSubscription,
-  isBelow,
   type MutableOperationProviderRegistry,
   providerTarget,
   type StoreClient,
@@ -14,7 +13,9 @@ import type { AssetConnectionDriver, Log } from "./asset-connection-types.ts";
 import { type ConnectionLeases, soleOwnerLeases } from "./connection-lease.ts";
 import { type AssetConnectionStatus, ConnectionRunner } from "./connection-runner.ts";
 import { ElementSync } from "./element-sync.ts";
+import type { ForwardedPosition } from "./forwarded-position.ts";
 import { canonical, type MergedConnection, mergeConnections, PROVIDER_KINDS } from "./merge-connections.ts";
+import { CatchUpWrites, changes, elementIn, SUBMODEL_CHANGES } from "./model-changes.ts";
 import { ASSET_ORIGIN, createModelPort } from "./model-port.ts";
 
 /** The owner of the connections written in the configuration file's `assetConnections`. */
@@ -63,15 +64,6 @@ interface Running {
   providers: string[];
 }
 
-/** Element changes that are written through to the asset (FA³ST: PATCH $value, PUT/PATCH and POST of elements). */
-const ELEMENT_CHANGES = new Set(["element.value-changed", "element.updated", "element.created"]);
-/**
- * Whole-submodel writes (PUT or PATCH of the submodel, its `$value`): each bound element is read and
- * handed on as after an element write, so a changed value goes to the asset. FA³ST reads the asset
- * again instead, which silently undid such writes (an element without a writer still is read again).
- */
-const SUBMODEL_CHANGES = new Set(["submodel.created", "submodel.updated"]);
-
 function providerMap(config: AssetConnectionConfig, kind: (typeof PROVIDER_KINDS)[number]): Record<string, unknown> {
   const map = (config as Record<string, unknown>)[kind];
   return typeof map === "object" && map !== null ? (map as Record<string, unknown>) : {};
@@ -97,7 +89,12 @@ export class AssetConnectionManager {
   private readonly model;
   private readonly leases: ConnectionLeases;
   private subscription?: EventSubscription;
+  /** Change events and catch-ups, one after another in commit order. */
   private events: Promise<void> = Promise.resolve();
+  /** Highest seq the bus delivered, change events still in `events`, and the seq up to which all are handed on. */
+  private received = 0;
+  private queued = 0;
+  private processedUpTo = 0;
   private applying: Promise<unknown> = Promise.resolve();
   private stopped = false;
   private readonly releasedListeners: ((owner: string) => void)[] = [];
@@ -250,16 +247,20 @@ export class AssetConnectionManager {
         ),
       );
     }
-    const runner = new ConnectionRunner({
+    const lease = this.leases.lease(id);
+    const forwarded = lease.forwarded;
+    const runner: ConnectionRunner = new ConnectionRunner({
       name,
       driver,
       values,
       subscriptions,
       operationCount: operations.length,
       sync: this.sync,
-      lease: this.leases.lease(id),
+      lease,
       retryIntervalMs: this.options.retryIntervalMs,
       log,
+      ...(forwarded ? { catchUp: (epoch: number) => this.catchUp(runner, forwarded, epoch, log) } : {}),
+      processedUpTo: () => this.processedUpTo,
     });
     const providers = PROVIDER_KINDS.flatMap((kind) =>
       Object.keys(config[kind] ?? {}).map((key) => `${kind}\u0000${elementOf(key)}`),
@@ -283,39 +284,101 @@ export class AssetConnectionManager {
     if (this.subscription) return;
     this.subscription = await this.options.bus.subscribe({
       onEvent: (event) => {
+        this.received = Math.max(this.received, event.seq);
         // An asset's own value coming back is not forwarded (forward() would drop it): at ingest
         // rates that is nearly every event, so it costs no promise here.
-        if (event.origin === ASSET_ORIGIN) return;
+        if (event.origin === ASSET_ORIGIN) {
+          if (this.queued === 0) this.processedUpTo = this.received;
+          return;
+        }
         // Events arrive in commit order; they are handled one after another, so writes keep that order.
+        this.queued++;
         this.events = this.events
           .then(() => this.forward(event))
           .catch((error: unknown) =>
             this.options.log(`twinport asset-connections: forwarding a change failed: ${(error as Error).message}`),
-          );
+          )
+          .finally(() => {
+            this.queued--;
+            this.processedUpTo = this.queued === 0 ? this.received : Math.max(this.processedUpTo, event.seq);
+          });
       },
     });
   }
 
   private async forward(event: ChangeEvent): Promise<void> {
     if (event.origin === ASSET_ORIGIN) return;
-    const runners = [...this.running.values()].map((r) => r.runner);
-    if (SUBMODEL_CHANGES.has(event.kind)) {
-      for (const runner of runners)
-        for (const target of runner.targets())
-          if (target.submodelId === event.id) void runner.modelChanged(target, await this.model.read(target));
-      return;
-    }
-    if (!ELEMENT_CHANGES.has(event.kind) || event.idShortPath === undefined) return;
-    const path = event.idShortPath;
+    const runners = [...this.running.values()].map((r) => r.runner).filter((runner) => runner.accepts(event.seq));
     for (const runner of runners) {
       for (const target of runner.targets()) {
-        if (target.submodelId !== event.id || !(target.idShortPath === path || isBelow(target.idShortPath, path)))
+        if (!changes(event, target)) continue;
+        if (SUBMODEL_CHANGES.has(event.kind)) {
+          void runner.modelChanged(target, await this.model.read(target), event.seq);
           continue;
-        const exact = target.idShortPath === path && event.payload !== undefined && !event.payloadOmitted;
-        const element = exact ? (event.payload as ElementJson) : await this.model.read(target);
+        }
+        const element = elementIn(event, target) ?? (await this.model.read(target));
         // Not awaited: a slow asset must not hold up the events behind it (each element keeps its own order).
-        if (element) void runner.modelChanged(target, element);
+        if (element) void runner.modelChanged(target, element, event.seq);
       }
     }
+  }
+
+  /**
+   * A runner took its connection's lease (activation `epoch`): forwards what the event log holds
+   * after the saved forwarded position, in the event chain, so no live event of those elements
+   * overtakes it and the live ones it covered are not forwarded twice. The first holder ever (no
+   * position saved) starts at the store's current seq: history is not written to the asset.
+   */
+  private catchUp(runner: ConnectionRunner, forwarded: ForwardedPosition, epoch: number, log: Log): Promise<void> {
+    const step = this.events.then(() => this.catchUpNow(runner, forwarded, epoch, log));
+    this.events = step.catch(() => undefined);
+    return step;
+  }
+
+  private async catchUpNow(
+    runner: ConnectionRunner,
+    forwarded: ForwardedPosition,
+    epoch: number,
+    log: Log,
+  ): Promise<void> {
+    const { store } = this.options;
+    const current = await store.execute({ type: "GetSequence", params: {} });
+    if (!current.ok) throw new Error(`reading the store's seq: ${current.error.message}`);
+    const latest = current.value.seq;
+    const saved = await forwarded.read();
+    if (saved === undefined || saved > latest) {
+      // No holder before (or a store whose seq went back): nothing committed here waits for the asset.
+      await forwarded.save(latest, { restart: true });
+      runner.caughtUp(epoch, latest);
+      return;
+    }
+    const writes = new CatchUpWrites(runner.writtenTargets());
+    let after = saved;
+    for (;;) {
+      const reply = await store.execute({ type: "GetEvents", params: { after, limit: 1000 } });
+      if (!reply.ok) throw new Error(`reading the event log: ${reply.error.message}`);
+      const { events, reset } = reply.value;
+      const first = events[0];
+      if (reset && (first === undefined || first.seq > after + 1)) {
+        const missing = first ? first.seq - 1 : reset.latest;
+        if (missing > after)
+          log(
+            `changes seq ${after + 1}..${missing} are no longer in the event log; those were not forwarded to the asset`,
+          );
+      }
+      if (events.length === 0) break;
+      writes.add(events);
+      after = events.at(-1)!.seq;
+      // What is committed from here on comes as live events, forwarded after this step.
+      if (after >= latest) break;
+    }
+    for (const { target, event } of writes.writes()) {
+      const element = elementIn(event, target) ?? (await this.model.read(target));
+      // Not awaited, as in forward(): the runner's element queues keep the order.
+      if (element) void runner.modelChanged(target, element, event.seq);
+    }
+    if (writes.writes().length > 0)
+      log(`forwarding ${writes.writes().length} change(s) committed while this process did not hold the lease`);
+    runner.caughtUp(epoch, after);
   }
 }

@@ -1,5 +1,6 @@
 import type { Redis } from "ioredis";
 import { acquireLease, releaseLease } from "../outbox/lease.ts";
+import { type ForwardedPosition, redisForwardedPosition } from "./forwarded-position.ts";
 
 /**
  * Who runs a connection's reading and writing. In distributed mode every model-store replica knows
@@ -13,6 +14,11 @@ export interface ConnectionLease {
   acquire(): Promise<boolean>;
   /** Give it up at once, so another replica need not wait for it to expire. */
   release(): Promise<void>;
+  /**
+   * Where the holder records how far it forwarded model changes to the asset (shared by every
+   * replica). Absent where no other process can take over (embedded mode on memory).
+   */
+  readonly forwarded?: ForwardedPosition;
 }
 
 export interface ConnectionLeases {
@@ -47,7 +53,18 @@ export function redisLease(options: RedisConnectionLeasesOptions, name: string):
   };
 }
 
-/** Leases in the store's Redis, one key per connection. */
+/** Leases in the store's Redis, one key per connection, each with its forwarded position. */
 export function redisConnectionLeases(options: RedisConnectionLeasesOptions): ConnectionLeases {
-  return { lease: (connectionId) => redisLease(options, `asset-connection:lease:${connectionId}`) };
+  return {
+    lease: (connectionId) => {
+      const name = `asset-connection:lease:${connectionId}`;
+      const forwarded = redisForwardedPosition(
+        options.redis,
+        options.key(name),
+        options.key(`asset-connection:forwarded:${connectionId}`),
+        options.owner,
+      );
+      return { ...redisLease(options, name), forwarded };
+    },
+  };
 }

@@ -51,6 +51,14 @@ export interface ConnectionRunnerOptions {
   lease: ConnectionLease;
   retryIntervalMs: number;
   log: Log;
+  /**
+   * With a forwarded position on the lease: forwards what was committed after the saved position to
+   * the asset (through `modelChanged`, in the order of the model's changes) and calls `caughtUp`
+   * with the last seq it covered, before this runner reads the asset (model-changes.ts).
+   */
+  catchUp?: (epoch: number) => Promise<void>;
+  /** The seq up to which every change event has been handed to the runners (asset-connection-manager.ts). */
+  processedUpTo?: () => number;
 }
 
 /**
@@ -110,6 +118,14 @@ export class ConnectionRunner {
   private readonly writers = new Map<string, ValueProviderRuntime>();
   private readonly log: Log;
   private readonly slots = new DeliverySlots(PUSH_DELIVERY_SLOTS);
+  /** Changes up to this seq were forwarded after the lease was taken; undefined until then (and on standby). */
+  private caughtUpTo?: number;
+  /** Per written element, the seq of the oldest change not yet written to the asset (or refused by it). */
+  private readonly unsettled = new Map<string, number>();
+  /** Per written element, `modelChanged` calls not finished yet. */
+  private readonly inFlight = new Map<string, number>();
+  /** Last forwarded position this holder saved. */
+  private savedUpTo = -1;
 
   constructor(private readonly options: ConnectionRunnerOptions) {
     this.log = options.log;
@@ -169,19 +185,75 @@ export class ConnectionRunner {
     return [...all.values()];
   }
 
+  /** The elements whose value providers write to the asset. */
+  writtenTargets(): ProviderTarget[] {
+    return [...this.writers.values()].filter((provider) => provider.write).map((provider) => provider.target);
+  }
+
   /**
-   * An endpoint changed the element. With a value provider that writes, the value goes to the asset
-   * (if this process runs the connection); otherwise the model now differs from the asset and the
-   * element is read again, so it shows the asset's value.
+   * Whether the change event with this seq is for this runner to forward: it runs the connection
+   * and the catch-up after taking the lease did not cover it already.
    */
-  async modelChanged(target: ProviderTarget, element: ElementJson | undefined): Promise<void> {
+  accepts(seq: number): boolean {
+    if (!this.leaseHeld || this.stopped) return false;
+    if (!this.options.lease.forwarded) return true;
+    return this.caughtUpTo !== undefined && seq > this.caughtUpTo;
+  }
+
+  /** The catch-up of activation `epoch` forwarded every change up to `seq`. */
+  caughtUp(epoch: number, seq: number): void {
+    if (this.epoch === epoch && this.leaseHeld) this.caughtUpTo = seq;
+  }
+
+  /**
+   * An endpoint changed the element (in the change event `seq`). With a value provider that writes,
+   * the value goes to the asset (if this process runs the connection); otherwise the model now
+   * differs from the asset and the element is read again, so it shows the asset's value.
+   */
+  async modelChanged(target: ProviderTarget, element: ElementJson | undefined, seq?: number): Promise<void> {
     if (!this.leaseHeld || this.stopped) return;
-    const write = element ? this.writers.get(targetKey(target))?.write : undefined;
+    const key = targetKey(target);
+    const write = element ? this.writers.get(key)?.write : undefined;
+    // Recorded before the first await: the forwarded position must not pass this seq until it is settled.
+    const tracked = seq !== undefined && write !== undefined;
+    if (tracked) {
+      if (!this.unsettled.has(key)) this.unsettled.set(key, seq);
+      this.inFlight.set(key, (this.inFlight.get(key) ?? 0) + 1);
+    }
     try {
       const outcome = await this.options.sync.modelChanged(target, element, write);
       if (outcome === "refused") await this.refresh(target);
     } catch (error) {
       this.log(`not written to the asset: ${target.submodelId} ${target.idShortPath}: ${(error as Error).message}`);
+    } finally {
+      if (tracked) this.inFlight.set(key, (this.inFlight.get(key) ?? 1) - 1);
+    }
+  }
+
+  /**
+   * The seq up to which every change of a written element has reached the asset (or was refused):
+   * what a successor need not forward again. An element whose write still waits (asset away) holds
+   * it back at that write's seq.
+   */
+  private forwardedUpTo(): number | undefined {
+    if (this.caughtUpTo === undefined) return undefined;
+    let upTo = Math.max(this.caughtUpTo, this.options.processedUpTo?.() ?? 0);
+    for (const [key, seq] of this.unsettled) {
+      const target = this.writers.get(key)!.target;
+      if (!this.inFlight.get(key) && !this.options.sync.hasPending(target)) this.unsettled.delete(key);
+      else upTo = Math.min(upTo, seq - 1);
+    }
+    return upTo;
+  }
+
+  private async saveForwarded(): Promise<void> {
+    const forwarded = this.options.lease.forwarded;
+    const upTo = this.forwardedUpTo();
+    if (!forwarded || upTo === undefined || upTo <= this.savedUpTo) return;
+    try {
+      if (await forwarded.save(upTo)) this.savedUpTo = upTo;
+    } catch {
+      // The next renewal saves again; a successor meanwhile forwards a little more than needed.
     }
   }
 
@@ -190,6 +262,8 @@ export class ConnectionRunner {
     this.stopped = true;
     clearTimeout(this.keeperTimer);
     await this.keeping.catch(() => undefined);
+    // Saved while the lease is still ours, so the next holder does not write the same values again.
+    if (this.leaseHeld) await this.saveForwarded();
     await this.deactivate("stopped");
     await this.options.lease.release().catch(() => undefined);
     await this.options.driver.close().catch(() => undefined);
@@ -216,6 +290,8 @@ export class ConnectionRunner {
           this.leaseHeld = true;
           if (Number.isFinite(lease.ttlMs)) this.log("holds the lease: runs the connection in this process");
           this.activate();
+        } else {
+          await this.saveForwarded();
         }
       } else if (this.leaseHeld) {
         this.log("lost the lease to another process: stops reading and writing the asset here");
@@ -252,6 +328,10 @@ export class ConnectionRunner {
 
   private async deactivate(state: "standby" | "stopped"): Promise<void> {
     this.leaseHeld = false;
+    this.caughtUpTo = undefined;
+    this.unsettled.clear();
+    this.inFlight.clear();
+    this.savedUpTo = -1;
     this.epoch++;
     this.activeAbort?.abort();
     await this.running;
@@ -261,6 +341,8 @@ export class ConnectionRunner {
 
   private async run(epoch: number, signal: AbortSignal): Promise<void> {
     const { driver, retryIntervalMs } = this.options;
+    // Before the first reading: a reading would overwrite a client's write the asset has not got yet.
+    if (!(await this.catchUp(epoch, signal))) return;
     let attempt = 0;
     let lastLogged: string | undefined;
     while (this.epoch === epoch && !signal.aborted) {
@@ -306,6 +388,31 @@ export class ConnectionRunner {
     }
   }
 
+  /**
+   * Forwards what was committed since the saved forwarded position (while no replica held the lease,
+   * or before the previous holder got to it), retried at the connect pace until it succeeds: reading
+   * the asset without it could lose those writes. False when the activation ended meanwhile.
+   */
+  private async catchUp(epoch: number, signal: AbortSignal): Promise<boolean> {
+    const { catchUp, lease, retryIntervalMs } = this.options;
+    if (!catchUp || !lease.forwarded) return true;
+    let attempt = 0;
+    let lastLogged: string | undefined;
+    while (this.epoch === epoch && !signal.aborted) {
+      try {
+        await catchUp(epoch);
+        return this.epoch === epoch && !signal.aborted;
+      } catch (error) {
+        const message = (error as Error).message;
+        if (message !== lastLogged)
+          this.log(`cannot forward the changes made before this process took the lease: ${message} (retrying)`);
+        lastLogged = message;
+        await pause(backoffDelay(connectBackoff(retryIntervalMs), attempt++), signal);
+      }
+    }
+    return false;
+  }
+
   /** Runs the sources until the connection is lost (its reason) or the run ends (undefined). */
   private async whileConnected(epoch: number, signal: AbortSignal): Promise<string | undefined> {
     const connection = new AbortController();
@@ -324,7 +431,7 @@ export class ConnectionRunner {
     }
     // Pushes that could not start or ended (a missing node) are started again when their back-off
     // allows; waiting writes are retried on each tick.
-    const targets = [...this.writers.values()].filter((provider) => provider.write).map((provider) => provider.target);
+    const targets = this.writtenTargets();
     while (!connection.signal.aborted && this.epoch === epoch) {
       for (const source of pushes)
         if (!source.stopPush && Date.now() >= source.restartAt) await this.startPush(source, connection.signal);
