@@ -1,0 +1,71 @@
+/**
+ * A write made while no process runs the asset connection, black-box in embedded mode: two
+ * `twinport` processes on one redis-server and one nats-server (several embedded processes on one
+ * Redis share the connection leases like model-store replicas) and an HTTP asset; the client
+ * writes to the surviving process (test-support/asset-failover-scenario.ts, docs/adr/0059).
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import {
+  FAILOVER_PORTS,
+  failoverAssetConnection,
+  writeSurvivesFailover,
+} from "./test-support/asset-failover-scenario.ts";
+import { ASSET_TEST_MODEL, type HttpAsset, startHttpAsset } from "./test-support/asset-peers.ts";
+import { createHttpClient, type HttpClient } from "./test-support/http-client.ts";
+import { type RunningServer, startNats, startRedis } from "./test-support/servers.ts";
+import { findCertificate, startTwinport, type TwinportProcess } from "./test-support/system.ts";
+
+let redis: RunningServer;
+let nats: RunningServer;
+let asset: HttpAsset;
+let processes: TwinportProcess[] = [];
+const clients = new Map<TwinportProcess, HttpClient>();
+const dirs: string[] = [];
+
+before(async () => {
+  [redis, nats, asset] = await Promise.all([
+    startRedis({ port: FAILOVER_PORTS.redis }),
+    startNats({ port: FAILOVER_PORTS.nats, monitorPort: FAILOVER_PORTS.natsMonitor }),
+    startHttpAsset({ port: FAILOVER_PORTS.asset }),
+  ]);
+  asset.documents.set("/setpoint", 1);
+  const start = async (httpPort: number) => {
+    const cwd = mkdtempSync(join(tmpdir(), "twinport-asset-failover-embedded-"));
+    dirs.push(cwd);
+    writeFileSync(join(cwd, "model.json"), JSON.stringify(ASSET_TEST_MODEL));
+    writeFileSync(
+      join(cwd, "config.json"),
+      JSON.stringify({
+        core: { assetConnectionRetryInterval: 200, managementPort: -1 },
+        persistence: { "@class": "persistence.redis.PersistenceRedis", url: redis.url },
+        messageBus: { "@class": "messagebus.nats.MessageBusNats", url: nats.url },
+        endpoints: [{ "@class": "endpoint.http.HttpEndpoint", port: httpPort, host: "127.0.0.1", sslEnabled: true }],
+        assetConnections: [failoverAssetConnection(asset)],
+      }),
+    );
+    const process = await startTwinport({ cwd, args: ["-c", "config.json", "-m", "model.json"] });
+    const ca = findCertificate(cwd);
+    clients.set(process, createHttpClient(`https://127.0.0.1:${httpPort}/api/v3.0`, { ca }));
+    return process;
+  };
+  processes = await Promise.all(FAILOVER_PORTS.http.map(start));
+});
+
+after(
+  async () => {
+    for (const client of clients.values()) client.close();
+    await Promise.all(processes.map((p) => p.stop()));
+    await asset?.stop();
+    await nats?.stop();
+    await redis?.stop();
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  },
+  { timeout: 30_000 },
+);
+
+test("a write committed while no process holds the lease reaches the asset, and the model keeps it", async () => {
+  await writeSurvivesFailover(asset, processes, (survivor) => clients.get(survivor)!);
+});

@@ -1,0 +1,76 @@
+/**
+ * A write made while no process runs the asset connection (docs/adr/0059), the same steps in both
+ * modes: the process holding the connection's lease is killed with SIGKILL; before another takes
+ * the lease over, a client writes the bound Setpoint (204). The new holder must write that value to
+ * the asset before it reads the asset, so the asset's older value does not overwrite the client's
+ * acknowledged write. Fixed ports of the lease tests' own range (21400–21499).
+ */
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { DRIVE_SUBMODEL_ID, type HttpAsset } from "./asset-peers.ts";
+import { eventually } from "./eventually.ts";
+import { b64, type HttpClient } from "./http-client.ts";
+import type { TwinportProcess } from "./system.ts";
+
+export const FAILOVER_PORTS = { redis: 21401, nats: 21402, natsMonitor: 21403, asset: 21404, http: [21405, 21406] };
+
+const element = (idShortPath: string) => `/submodels/${b64(DRIVE_SUBMODEL_ID)}/submodel-elements/${idShortPath}`;
+const LEASE_LINE = /assetConnections\[0\]: holds the lease/;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export const holdsLease = (process: TwinportProcess) => LEASE_LINE.test(readFileSync(process.logFile, "utf8"));
+
+/** Setpoint only, a value provider read every 200 ms and written on change. */
+export function failoverAssetConnection(asset: HttpAsset): unknown {
+  return {
+    "@class": "assetconnection.http.HttpAssetConnection",
+    baseUrl: asset.url,
+    valueProviders: {
+      [`(Submodel)${DRIVE_SUBMODEL_ID}, (Property)Setpoint`]: { format: "JSON", path: "/setpoint", readInterval: 200 },
+    },
+  };
+}
+
+/**
+ * `holders`: the processes competing for the lease; `clientAfterKill(survivor)`: the HTTP client
+ * that still reaches the store once the holder is dead (a gateway, or the surviving process).
+ */
+export async function writeSurvivesFailover(
+  asset: HttpAsset,
+  holders: TwinportProcess[],
+  clientAfterKill: (survivor: TwinportProcess) => HttpClient,
+): Promise<void> {
+  await eventually(
+    () => holders.filter(holdsLease).length,
+    (n) => n === 1,
+    "one lease holder",
+  );
+  const holder = holders.find(holdsLease)!;
+  const survivor = holders.find((p) => p !== holder)!;
+  const client = clientAfterKill(survivor);
+  // A write the holder forwards itself, then time for it to record how far it got (every third of the lease).
+  assert.equal((await client.request("PATCH", `${element("Setpoint")}/$value`, { body: "7" })).status, 204);
+  await asset.waitForRequest((r) => r.method === "PUT" && r.path === "/setpoint" && r.body === "7");
+  await sleep(2500);
+
+  holder.child.kill("SIGKILL");
+  // Until NATS has seen the connection go, a command routed to the dead process would time out (504).
+  await sleep(500);
+  // The device changes nothing by itself: it still has 7 when the survivor takes over.
+  const patched = await client.request("PATCH", `${element("Setpoint")}/$value`, { body: "42" });
+  assert.equal(patched.status, 204, patched.text);
+  assert.equal(holdsLease(survivor), false, "written before the survivor took the lease");
+
+  await eventually(() => holdsLease(survivor), Boolean, "the survivor taking the lease", 12_000);
+  await asset.waitForRequest((r) => r.method === "PUT" && r.path === "/setpoint" && r.body === "42", 10_000);
+  // Several read intervals of the new holder: the model keeps the client's value, as does the asset.
+  await sleep(1500);
+  const setpoint = (await client.get(`${element("Setpoint")}/$value`)).json().Setpoint;
+  assert.equal(setpoint, 42, "the acknowledged write survived the failover");
+  assert.equal(asset.documents.get("/setpoint"), 42);
+  assert.equal(
+    asset.requests.filter((r) => r.method === "PUT" && r.body === "42").length,
+    1,
+    "written once by the new holder",
+  );
+}
