@@ -1,12 +1,13 @@
 /**
  * A write made while no replica runs the asset connection, black-box in distributed mode:
  * redis-server, nats-server, two model-store replicas, an http-gateway and an HTTP asset as real
- * processes (test-support/asset-failover-scenario.ts, docs/adr/0059).
+ * processes, once with the write made after the kill and once with it still waiting in the killed
+ * holder (test-support/asset-failover-scenario.ts, docs/adr/0059).
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
+import { afterEach, beforeEach, test } from "node:test";
 import {
   FAILOVER_PORTS,
   failoverAssetConnection,
@@ -25,7 +26,7 @@ let gateway: TwinportProcess;
 let client: HttpClient;
 const dirs: string[] = [];
 
-before(async () => {
+beforeEach(async () => {
   [redis, nats, asset] = await Promise.all([
     startRedis({ port: FAILOVER_PORTS.redis }),
     startNats({ port: FAILOVER_PORTS.nats, monitorPort: FAILOVER_PORTS.natsMonitor }),
@@ -52,18 +53,22 @@ before(async () => {
   client = createHttpClient(`https://127.0.0.1:${httpPort}/api/v3.0`, { ca: findCertificate(dirs.at(-1)!) });
 });
 
-after(
+afterEach(
   async () => {
     client?.close();
     await Promise.all([...stores, gateway].filter(Boolean).map((p) => p.stop()));
     await asset?.stop();
     await nats?.stop();
     await redis?.stop();
-    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
   },
   { timeout: 30_000 },
 );
 
 test("a write committed while no replica holds the lease reaches the asset, and the model keeps it", async () => {
   await writeSurvivesFailover(asset, stores, () => client);
+});
+
+test("a write the killed holder had not yet got to the asset (it answered 503) reaches it from the next holder", async () => {
+  await writeSurvivesFailover(asset, stores, () => client, "unwritten");
 });

@@ -34,11 +34,14 @@ export function failoverAssetConnection(asset: HttpAsset): unknown {
 /**
  * `holders`: the processes competing for the lease; `clientAfterKill(survivor)`: the HTTP client
  * that still reaches the store once the holder is dead (a gateway, or the surviving process).
+ * `when`: "no holder" writes after the kill, before the takeover; "unwritten" writes before the
+ * kill while the asset answers 503, so the dying holder has the write waiting for a retry.
  */
 export async function writeSurvivesFailover(
   asset: HttpAsset,
   holders: TwinportProcess[],
   clientAfterKill: (survivor: TwinportProcess) => HttpClient,
+  when: "no holder" | "unwritten" = "no holder",
 ): Promise<void> {
   await eventually(
     () => holders.filter(holdsLease).length,
@@ -53,23 +56,38 @@ export async function writeSurvivesFailover(
   await asset.waitForRequest((r) => r.method === "PUT" && r.path === "/setpoint" && r.body === "7");
   await sleep(2500);
 
+  const write42 = async () => {
+    const patched = await client.request("PATCH", `${element("Setpoint")}/$value`, { body: "42" });
+    assert.equal(patched.status, 204, patched.text);
+  };
+  if (when === "unwritten") {
+    asset.handle = (r) => (r.method === "PUT" ? { status: 503, body: '{"error":"busy"}' } : undefined);
+    await write42();
+    await asset.waitForRequest((r) => r.method === "PUT" && r.body === "42");
+    // Renewals pass meanwhile: the holder must not record the waiting write as forwarded.
+    await sleep(2500);
+  }
   holder.child.kill("SIGKILL");
   // Until NATS has seen the connection go, a command routed to the dead process would time out (504).
   await sleep(500);
+  asset.handle = undefined;
+  const killedAt = asset.requests.length;
   // The device changes nothing by itself: it still has 7 when the survivor takes over.
-  const patched = await client.request("PATCH", `${element("Setpoint")}/$value`, { body: "42" });
-  assert.equal(patched.status, 204, patched.text);
-  assert.equal(holdsLease(survivor), false, "written before the survivor took the lease");
+  if (when === "no holder") await write42();
+  assert.equal(holdsLease(survivor), false, "the survivor took the lease only now");
 
   await eventually(() => holdsLease(survivor), Boolean, "the survivor taking the lease", 12_000);
-  await asset.waitForRequest((r) => r.method === "PUT" && r.path === "/setpoint" && r.body === "42", 10_000);
+  await asset.waitForRequest(
+    (r) => asset.requests.indexOf(r) >= killedAt && r.method === "PUT" && r.path === "/setpoint" && r.body === "42",
+    10_000,
+  );
   // Several read intervals of the new holder: the model keeps the client's value, as does the asset.
   await sleep(1500);
   const setpoint = (await client.get(`${element("Setpoint")}/$value`)).json().Setpoint;
   assert.equal(setpoint, 42, "the acknowledged write survived the failover");
   assert.equal(asset.documents.get("/setpoint"), 42);
   assert.equal(
-    asset.requests.filter((r) => r.method === "PUT" && r.body === "42").length,
+    asset.requests.slice(killedAt).filter((r) => r.method === "PUT" && r.body === "42").length,
     1,
     "written once by the new holder",
   );
