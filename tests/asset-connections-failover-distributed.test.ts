@@ -72,3 +72,7 @@ test("a write committed while no replica holds the lease reaches the asset, and 
 test("a write the killed holder had not yet got to the asset (it answered 503) reaches it from the next holder", async () => {
   await writeSurvivesFailover(asset, stores, () => client, "unwritten");
 });
+
+test("a value the killed holder had written is not written to the asset again by the next holder", async () => {
+  await writeSurvivesFailover(asset, stores, () => client, "written");
+});

@@ -35,13 +35,14 @@ export function failoverAssetConnection(asset: HttpAsset): unknown {
  * `holders`: the processes competing for the lease; `clientAfterKill(survivor)`: the HTTP client
  * that still reaches the store once the holder is dead (a gateway, or the surviving process).
  * `when`: "no holder" writes after the kill, before the takeover; "unwritten" writes before the
- * kill while the asset answers 503, so the dying holder has the write waiting for a retry.
+ * kill while the asset answers 503, so the dying holder has the write waiting for a retry;
+ * "written" writes nothing more: the next holder must not write the asset at all.
  */
 export async function writeSurvivesFailover(
   asset: HttpAsset,
   holders: TwinportProcess[],
   clientAfterKill: (survivor: TwinportProcess) => HttpClient,
-  when: "no holder" | "unwritten" = "no holder",
+  when: "no holder" | "unwritten" | "written" = "no holder",
 ): Promise<void> {
   await eventually(
     () => holders.filter(holdsLease).length,
@@ -51,10 +52,11 @@ export async function writeSurvivesFailover(
   const holder = holders.find(holdsLease)!;
   const survivor = holders.find((p) => p !== holder)!;
   const client = clientAfterKill(survivor);
-  // A write the holder forwards itself, then time for it to record how far it got (every third of the lease).
+  // A write the holder forwards itself and records as forwarded at once (not only at its next
+  // renewal, a third of the lease later): the next holder must not write it to the asset again.
   assert.equal((await client.request("PATCH", `${element("Setpoint")}/$value`, { body: "7" })).status, 204);
   await asset.waitForRequest((r) => r.method === "PUT" && r.path === "/setpoint" && r.body === "7");
-  await sleep(2500);
+  await sleep(300);
 
   const write42 = async () => {
     const patched = await client.request("PATCH", `${element("Setpoint")}/$value`, { body: "42" });
@@ -77,6 +79,17 @@ export async function writeSurvivesFailover(
   assert.equal(holdsLease(survivor), false, "the survivor took the lease only now");
 
   await eventually(() => holdsLease(survivor), Boolean, "the survivor taking the lease", 12_000);
+  if (when === "written") {
+    // Several read intervals of the new holder: it reads the asset, and writes nothing to it.
+    await sleep(1500);
+    assert.equal((await client.get(`${element("Setpoint")}/$value`)).json().Setpoint, 7);
+    assert.deepEqual(
+      asset.requests.slice(killedAt).filter((r) => r.method === "PUT"),
+      [],
+      "a value the killed holder had written is not written again",
+    );
+    return;
+  }
   await asset.waitForRequest(
     (r) => asset.requests.indexOf(r) >= killedAt && r.method === "PUT" && r.path === "/setpoint" && r.body === "42",
     10_000,

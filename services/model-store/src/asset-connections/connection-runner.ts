@@ -126,6 +126,8 @@ export class ConnectionRunner {
   private readonly inFlight = new Map<string, number>();
   /** Last forwarded position this holder saved. */
   private savedUpTo = -1;
+  private saving?: Promise<void>;
+  private saveAgain = false;
 
   constructor(private readonly options: ConnectionRunnerOptions) {
     this.log = options.log;
@@ -226,8 +228,32 @@ export class ConnectionRunner {
     } catch (error) {
       this.log(`not written to the asset: ${target.submodelId} ${target.idShortPath}: ${(error as Error).message}`);
     } finally {
-      if (tracked) this.inFlight.set(key, (this.inFlight.get(key) ?? 1) - 1);
+      if (tracked) {
+        this.inFlight.set(key, (this.inFlight.get(key) ?? 1) - 1);
+        this.saveSoon();
+      }
     }
+  }
+
+  /**
+   * Saves the forwarded position once a write settled, not only at the next renewal: a successor
+   * taking over in between would write the same value to the asset again (an MQTT device would get
+   * the message twice). One save in flight at a time; writes settling meanwhile share the next one.
+   */
+  private saveSoon(): void {
+    if (!this.options.lease.forwarded) return;
+    if (this.saving) {
+      this.saveAgain = true;
+      return;
+    }
+    this.saving = (async () => {
+      do {
+        this.saveAgain = false;
+        await this.saveForwarded();
+      } while (this.saveAgain && this.leaseHeld && !this.stopped);
+    })().finally(() => {
+      this.saving = undefined;
+    });
   }
 
   /**
@@ -435,7 +461,9 @@ export class ConnectionRunner {
     while (!connection.signal.aborted && this.epoch === epoch) {
       for (const source of pushes)
         if (!source.stopPush && Date.now() >= source.restartAt) await this.startPush(source, connection.signal);
+      const waiting = targets.some((target) => this.options.sync.hasPending(target));
       await this.options.sync.retryPending(targets);
+      if (waiting) this.saveSoon();
       await pause(this.options.retryIntervalMs, connection.signal);
     }
     this.lost = undefined;
