@@ -76,3 +76,7 @@ test("a write the killed holder had not yet got to the asset (it answered 503) r
 test("a value the killed holder had written is not written to the asset again by the next holder", async () => {
   await writeSurvivesFailover(asset, stores, () => client, "written");
 });
+
+test("a write the asset refuses when the next holder forwards it: the model returns to the asset's value", async () => {
+  await writeSurvivesFailover(asset, stores, () => client, "refused");
+});

@@ -36,13 +36,14 @@ export function failoverAssetConnection(asset: HttpAsset): unknown {
  * that still reaches the store once the holder is dead (a gateway, or the surviving process).
  * `when`: "no holder" writes after the kill, before the takeover; "unwritten" writes before the
  * kill while the asset answers 503, so the dying holder has the write waiting for a retry;
- * "written" writes nothing more: the next holder must not write the asset at all.
+ * "written" writes nothing more: the next holder must not write the asset at all; "refused" writes
+ * after the kill a value the asset then refuses (400): the model returns to the asset's value.
  */
 export async function writeSurvivesFailover(
   asset: HttpAsset,
   holders: TwinportProcess[],
   clientAfterKill: (survivor: TwinportProcess) => HttpClient,
-  when: "no holder" | "unwritten" | "written" = "no holder",
+  when: "no holder" | "unwritten" | "written" | "refused" = "no holder",
 ): Promise<void> {
   await eventually(
     () => holders.filter(holdsLease).length,
@@ -72,10 +73,13 @@ export async function writeSurvivesFailover(
   holder.child.kill("SIGKILL");
   // Until NATS has seen the connection go, a command routed to the dead process would time out (504).
   await sleep(500);
-  asset.handle = undefined;
+  asset.handle =
+    when === "refused"
+      ? (r) => (r.method === "PUT" ? { status: 400, body: '{"error":"out of range"}' } : undefined)
+      : undefined;
   const killedAt = asset.requests.length;
   // The device changes nothing by itself: it still has 7 when the survivor takes over.
-  if (when === "no holder") await write42();
+  if (when === "no holder" || when === "refused") await write42();
   assert.equal(holdsLease(survivor), false, "the survivor took the lease only now");
 
   await eventually(() => holdsLease(survivor), Boolean, "the survivor taking the lease", 12_000);
@@ -94,6 +98,16 @@ export async function writeSurvivesFailover(
     (r) => asset.requests.indexOf(r) >= killedAt && r.method === "PUT" && r.path === "/setpoint" && r.body === "42",
     10_000,
   );
+  if (when === "refused") {
+    // The refusal path of a live write (ADR 0008): the element is read again and shows the asset's value.
+    await eventually(
+      async () => (await client.get(`${element("Setpoint")}/$value`)).json().Setpoint,
+      (value) => value === 7,
+      "the model back at the asset's value after the refusal",
+    );
+    assert.equal(asset.documents.get("/setpoint"), 7);
+    return;
+  }
   // Several read intervals of the new holder: the model keeps the client's value, as does the asset.
   await sleep(1500);
   const setpoint = (await client.get(`${element("Setpoint")}/$value`)).json().Setpoint;
