@@ -8,14 +8,10 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, test } from "node:test";
-import {
-  FAILOVER_PORTS,
-  failoverAssetConnection,
-  writeSurvivesFailover,
-} from "./test-support/asset-failover-scenario.ts";
+import { failoverAssetConnection, writeSurvivesFailover } from "./test-support/asset-failover-scenario.ts";
 import { ASSET_TEST_MODEL, type HttpAsset, startHttpAsset } from "./test-support/asset-peers.ts";
 import { createHttpClient, type HttpClient } from "./test-support/http-client.ts";
-import { type RunningServer, startNats, startRedis } from "./test-support/servers.ts";
+import { freePort, type RunningServer, startNats, startRedis } from "./test-support/servers.ts";
 import { findCertificate, startTwinport, type TwinportProcess } from "./test-support/system.ts";
 
 let redis: RunningServer;
@@ -27,13 +23,9 @@ let client: HttpClient;
 const dirs: string[] = [];
 
 beforeEach(async () => {
-  [redis, nats, asset] = await Promise.all([
-    startRedis({ port: FAILOVER_PORTS.redis }),
-    startNats({ port: FAILOVER_PORTS.nats, monitorPort: FAILOVER_PORTS.natsMonitor }),
-    startHttpAsset({ port: FAILOVER_PORTS.asset }),
-  ]);
+  [redis, nats, asset] = await Promise.all([startRedis(), startNats(), startHttpAsset()]);
   asset.documents.set("/setpoint", 1);
-  const httpPort = FAILOVER_PORTS.http[0]!;
+  const httpPort = await freePort();
   const config = JSON.stringify({
     core: { assetConnectionRetryInterval: 200, managementPort: -1 },
     persistence: { "@class": "persistence.redis.PersistenceRedis", url: redis.url },

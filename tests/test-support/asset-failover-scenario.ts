@@ -3,7 +3,7 @@
  * modes: the process holding the connection's lease is killed with SIGKILL; before another takes
  * the lease over, a client writes the bound Setpoint (204). The new holder must write that value to
  * the asset before it reads the asset, so the asset's older value does not overwrite the client's
- * acknowledged write. Fixed ports of the lease tests' own range (21400–21499).
+ * acknowledged write.
  */
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -11,8 +11,6 @@ import { DRIVE_SUBMODEL_ID, type HttpAsset } from "./asset-peers.ts";
 import { eventually } from "./eventually.ts";
 import { b64, type HttpClient } from "./http-client.ts";
 import type { TwinportProcess } from "./system.ts";
-
-export const FAILOVER_PORTS = { redis: 21401, nats: 21402, natsMonitor: 21403, asset: 21404, http: [21405, 21406] };
 
 const element = (idShortPath: string) => `/submodels/${b64(DRIVE_SUBMODEL_ID)}/submodel-elements/${idShortPath}`;
 const LEASE_LINE = /assetConnections\[0\]: holds the lease/;
