@@ -93,6 +93,33 @@ test("an override through __proto__ exits 2 naming it, before anything starts", 
   assert.equal(cli.stdout(), "");
 });
 
+test("an OPC UA endpoint with UserName as the only way in and no user in userMap exits 2 naming userMap", async () => {
+  const cli = spawnTwinport([
+    "--endpoint",
+    "opcua",
+    "--empty-model",
+    "endpoints[0].supportedAuthentications=UserName",
+    "endpoints[0].supportedSecurityPolicies=BASIC256SHA256",
+    `endpoints[0].tcpPort=${await freePort()}`,
+    "endpoints[0].host=127.0.0.1",
+  ]);
+  // An endpoint that started anyway is stopped, not waited for.
+  const outcome = await Promise.race([
+    cli.exited,
+    cli.ready.then(
+      () => "ready",
+      () => "exited",
+    ),
+  ]);
+  if (outcome === "ready") await cli.stop();
+  assert.equal(outcome, 2);
+  assertOneLine(
+    cli.stderr(),
+    /^twinport: Missing 'endpoints\[0\]\.userMap': supportedAuthentications lists UserName only, .* no client could ever open a session\./,
+  );
+  assert.equal(cli.stdout(), "");
+});
+
 test("a missing model file exits 1 naming it", async () => {
   const cli = spawnTwinport(["--endpoint", "http", "-m", join(dir, "nope.json")]);
   assert.equal(await cli.exited, 1);

@@ -35,6 +35,16 @@ test("the secured container configuration loads for every role, with the issuer 
   }
 });
 
+test("without the OPC UA users the secured configuration still loads for the model-store and http-gateway (compose gives them to the opcua-gateway only), and the opcua-gateway refuses it naming the key", () => {
+  const env = { TWINPORT_SECURITY_AUTHENTICATION_BEARER_ISSUER: "https://login.example.com/realms/plant" };
+  for (const role of ["model-store", "http-gateway"] as const)
+    assert.deepEqual(loadConfig({ role, configFile: SECURED, env }).warnings, [], role);
+  assert.throws(
+    () => loadConfig({ role: "opcua-gateway", configFile: SECURED, env }),
+    /^ConfigError: Missing 'endpoints\[1\]\.userMap': supportedAuthentications lists UserName only/,
+  );
+});
+
 test("the Kubernetes example mounts the same configuration; the compose override mounts it into every Twinport service", () => {
   assert.deepEqual(
     JSON.parse(readFileSync(at("examples/k8s-secured/config.json"), "utf8")),

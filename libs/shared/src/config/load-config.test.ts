@@ -652,7 +652,42 @@ describe("OPC UA endpoint settings nobody could connect with", () => {
     );
     // Anonymous alone on NONE, and logins beside a policy that protects them, load.
     load("endpoints[0].supportedSecurityPolicies=NONE");
-    load("endpoints[0].supportedAuthentications=UserName", "endpoints[0].supportedSecurityPolicies=BASIC256SHA256");
+    load(
+      "endpoints[0].supportedAuthentications=UserName",
+      "endpoints[0].supportedSecurityPolicies=BASIC256SHA256",
+      'endpoints[0].userMap={"operator":"secret"}',
+    );
+  });
+  test("UserName as the only way in with no user in userMap is refused where OPC UA is served, naming the key", () => {
+    const userNameOnly = [
+      "endpoints[0].supportedAuthentications=UserName",
+      "endpoints[0].supportedSecurityPolicies=BASIC256SHA256",
+    ];
+    const message = (index: number) =>
+      `Missing 'endpoints[${index}].userMap': supportedAuthentications lists UserName only, and a UserName login is checked against userMap, which names no user, so no client could ever open a session. ` +
+      `Add users (user name → password, e.g. TWINPORT_ENDPOINTS_${index}_USERMAP='{"operator":"a long password"}'), or list Anonymous or Certificate too`;
+    assert.equal(configError(() => load(...userNameOnly)).message, message(0));
+    assert.equal(configError(() => load(...userNameOnly, "endpoints[0].userMap={}")).message, message(0));
+    // The default endpoints: OPC UA is endpoints[1].
+    const secondEndpoint = userNameOnly.map((override) => override.replace("[0]", "[1]"));
+    assert.equal(
+      configError(() => loadConfig({ role: "opcua-gateway", overrides: secondEndpoint })).message,
+      message(1),
+    );
+    // The model-store and the http-gateway read the same file without the users: they serve no OPC UA.
+    for (const role of ["model-store", "http-gateway"] as const) {
+      const { warnings } = loadConfig({ role, overrides: secondEndpoint });
+      assert.deepEqual(warnings, [], role);
+    }
+  });
+  test("UserName beside another authentication with no user in userMap loads with a warning", () => {
+    const { warnings } = load(
+      'endpoints[0].supportedAuthentications=["Anonymous","UserName"]',
+      "endpoints[0].supportedSecurityPolicies=BASIC256SHA256",
+    );
+    assert.deepEqual(warnings, [
+      "'endpoints[0].userMap' names no user, so every UserName login on this OPC UA endpoint is refused; clients get in with Anonymous only. Add users to userMap, or drop UserName from supportedAuthentications",
+    ]);
   });
 });
 

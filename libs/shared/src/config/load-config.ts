@@ -7,6 +7,7 @@ import { ENDPOINT_CLASS_BY_KIND, type EndpointKind, endpointKindOf } from "./end
 import { readFileScalars } from "./file-scalars.ts";
 import { FILE_STORAGE_IN_MEMORY_CLASS, FILE_STORAGE_REDIS_CLASS } from "./file-storage.ts";
 import { MESSAGE_BUS_INTERNAL_CLASS, MESSAGE_BUS_NATS_CLASS } from "./message-bus.ts";
+import { opcuaUserLoginFindings } from "./opcua-user-logins.ts";
 import { applyCliOverrides, applyEnvOverrides, type ValueOrigins } from "./overrides.ts";
 import { PERSISTENCE_IN_MEMORY_CLASS, PERSISTENCE_REDIS_CLASS } from "./persistence.ts";
 import { type TwinportConfig, validateConfigWithWarnings } from "./validate-config.ts";
@@ -123,5 +124,11 @@ export function loadConfig(options: LoadConfigOptions): LoadedConfig {
   warnings.push(...applyCliOverrides(raw, options.overrides ?? [], origins));
   if (fileStorageDefaulted) raw.fileStorage = defaultFileStorage(raw, options.role !== "embedded");
   const validated = validateConfigWithWarnings(raw, origins);
-  return { config: validated.config, warnings: [...validated.warnings, ...warnings] };
+  // Only where OPC UA is served: the other roles read the same file without its users.
+  const logins =
+    options.role === "embedded" || options.role === "opcua-gateway"
+      ? opcuaUserLoginFindings(validated.config.endpoints)
+      : { issues: [], warnings: [] };
+  if (logins.issues.length > 0) throw new ConfigError(logins.issues);
+  return { config: validated.config, warnings: [...validated.warnings, ...logins.warnings, ...warnings] };
 }
