@@ -120,6 +120,30 @@ test("an OPC UA endpoint with UserName as the only way in and no user in userMap
   assert.equal(cli.stdout(), "");
 });
 
+test("a fileStorage.path under /proc exits 2 within seconds naming the path (Node's recursive mkdir loops there)", async () => {
+  const started = Date.now();
+  const cli = spawnTwinport([
+    "--endpoint",
+    "http",
+    "--empty-model",
+    `endpoints[0].port=${await freePort()}`,
+    "endpoints[0].host=127.0.0.1",
+    `core.stateDir=${join(dir, "proc-state")}`,
+    'fileStorage={"@class":"filestorage.filesystem.FileStorageFilesystem","path":"/proc/1/x"}',
+  ]);
+  // A start that hangs is ended here, so the test fails instead of waiting for the test timeout.
+  const timer = setTimeout(() => cli.child.kill("SIGKILL"), 10_000);
+  const code = await cli.exited;
+  clearTimeout(timer);
+  assert.equal(code, 2, cli.stderr());
+  assert.ok(Date.now() - started < 10_000);
+  assertOneLine(
+    cli.stderr(),
+    /^twinport: fileStorage\.path '\/proc\/1\/x' cannot be used: cannot create the folder '\/proc\/1\/x': ENOENT/,
+  );
+  assert.equal(cli.stdout(), "");
+});
+
 test("a missing model file exits 1 naming it", async () => {
   const cli = spawnTwinport(["--endpoint", "http", "-m", join(dir, "nope.json")]);
   assert.equal(await cli.exited, 1);

@@ -91,6 +91,25 @@ test("a restarted model-store does not load its model over live data", async () 
   assert.equal(await modelStore.stop(), 0);
 });
 
+test("a model-store whose fileStorage.path is under /proc exits 2 within seconds naming the path", async () => {
+  const started = Date.now();
+  const modelStore = start([
+    "model-store",
+    "--empty-model",
+    'fileStorage={"@class":"filestorage.filesystem.FileStorageFilesystem","path":"/proc/1/x"}',
+  ]);
+  // A start that hangs is ended here, so the test fails instead of waiting for the test timeout.
+  const timer = setTimeout(() => modelStore.child.kill("SIGKILL"), 15_000);
+  const code = await modelStore.exited;
+  clearTimeout(timer);
+  assert.equal(code, 2, modelStore.stderr());
+  assert.ok(Date.now() - started < 15_000);
+  assert.match(
+    modelStore.stderr(),
+    /^twinport: fileStorage\.path '\/proc\/1\/x' cannot be used: cannot create the folder '\/proc\/1\/x': ENOENT/m,
+  );
+});
+
 test("gateways refuse -m", async () => {
   const gateway = start(["http-gateway", "-m", EXAMPLE_MODEL]);
   assert.equal(await gateway.exited, 2);

@@ -18,7 +18,7 @@ export async function openEmbeddedFileStore(config: TwinportConfig): Promise<Fil
   const storage = config.fileStorage;
   switch (storage["@class"]) {
     case FILE_STORAGE_FILESYSTEM_CLASS: {
-      const store = createFilesystemFileStore({ directory: storage.path });
+      const store = filesystemFileStore(storage.path);
       // FA³ST's existingDataPath: files there from the start, the directory only read.
       if (storage.existingDataPath !== undefined) await copyExistingFiles(store, storage.existingDataPath);
       return store;
@@ -34,5 +34,14 @@ export async function openEmbeddedFileStore(config: TwinportConfig): Promise<Fil
     }
     default:
       return createMemoryFileStore();
+  }
+}
+
+/** The folder named by fileStorage.path, or a ConfigError naming the setting (a start that cannot keep files). */
+function filesystemFileStore(path: string): FileStore {
+  try {
+    return createFilesystemFileStore({ directory: path });
+  } catch (error) {
+    throw new ConfigError(`fileStorage.path '${path}' cannot be used: ${(error as Error).message}`);
   }
 }

@@ -1,4 +1,5 @@
 import {
+  ConfigError,
   copyExistingFiles,
   createFilesystemFileStore,
   createMemoryFileStore,
@@ -28,11 +29,20 @@ export async function openModelStoreFileStore(
         ...(persistence.cluster ? { cluster: persistence.cluster } : {}),
       });
     case FILE_STORAGE_FILESYSTEM_CLASS: {
-      const store = createFilesystemFileStore({ directory: storage.path });
+      const store = filesystemFileStore(storage.path);
       if (storage.existingDataPath !== undefined) await copyExistingFiles(store, storage.existingDataPath);
       return store;
     }
     default:
       return createMemoryFileStore();
+  }
+}
+
+/** The folder named by fileStorage.path, or a ConfigError naming the setting (a start that cannot keep files). */
+function filesystemFileStore(path: string): FileStore {
+  try {
+    return createFilesystemFileStore({ directory: path });
+  } catch (error) {
+    throw new ConfigError(`fileStorage.path '${path}' cannot be used: ${(error as Error).message}`);
   }
 }

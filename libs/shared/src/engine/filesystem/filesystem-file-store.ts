@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from "node:crypto";
-import { mkdirSync } from "node:fs";
 import { link, open, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { checkFilePath, type FileInfo, type FileOwner, type FileStore, type StoredFile } from "../ports/file-store.ts";
+import { makeFolder } from "./make-folder.ts";
 
 /**
  * FileStorageFilesystem: one file per stored file in one directory, named by the SHA-256 of its
@@ -16,7 +16,7 @@ import { checkFilePath, type FileInfo, type FileOwner, type FileStore, type Stor
  */
 export function createFilesystemFileStore(options: { directory: string }): FileStore {
   const { directory } = options;
-  mkdirSync(directory, { recursive: true });
+  makeFolder(directory);
   const fileOf = (path: string) =>
     join(directory, `${createHash("sha256").update(path, "utf8").digest("hex")}${SUFFIX}`);
 
