@@ -33,6 +33,7 @@ import {
 import { dropConfiguredConnectionsOnReset } from "./asset-connections/configured-connections-reset.ts";
 import { redisConnectionLeases } from "./asset-connections/connection-lease.ts";
 import { startAssetConnections } from "./asset-connections/start-asset-connections.ts";
+import { commandRefusals } from "./command-refusals.ts";
 import { startEventPublishing } from "./event-publishing/start-event-publishing.ts";
 import { openModelStoreFileStore } from "./open-file-store.ts";
 import { keeperProblems } from "./outbox/keeper-problems.ts";
@@ -273,12 +274,18 @@ export async function startModelStore(config: TwinportConfig, options: ModelStor
 
     const handler = metrics && logger ? meteredCommandHandler(engine, metrics, logger) : engine;
     // With security configured, a command that comes without a principal is anonymous (issue 13).
+    // Each refusal is a 503 at some gateway: the log says why, a line per burst (command-refusals.ts).
+    const refusals = logger ? commandRefusals(logger) : undefined;
     const responder = await serveCommandsOverNats({
       connection,
       handler,
       anonymousWithoutPrincipal: config.security !== undefined,
+      ...(refusals ? { onRefused: refusals.note } : {}),
     });
-    closing.push(() => responder.close());
+    closing.push(async () => {
+      await responder.close();
+      refusals?.flush();
+    });
 
     // Every replica registers the operation providers; the lease holder of each connection reads and writes its values.
     const assets =

@@ -63,6 +63,12 @@ export interface CommandResponderOptions {
    * model-store from before batches (tests of mixed versions).
    */
   acceptBatches?: boolean;
+  /**
+   * Told of every command answered "unavailable" (nothing was done: the deadline passed during a
+   * stall, Redis is away, no security section), with the reply's message, so the process can log
+   * why its callers got 503s.
+   */
+  onRefused?: (commandType: string, message: string) => void;
 }
 
 export interface CommandResponder {
@@ -235,6 +241,16 @@ export async function serveCommandsOverNats(options: CommandResponderOptions): P
     } catch (error) {
       return { ok: false, error: { code: "bad-request", message: `undecodable command: ${(error as Error).message}` } };
     }
+    const reply = await answer(command, deadline, run);
+    if (!reply.ok && reply.error.code === "unavailable") options.onRefused?.(command.type, reply.error.message);
+    return reply;
+  }
+
+  async function answer(
+    command: Command,
+    deadline: number | undefined,
+    run: (command: Command) => Promise<Reply<unknown>>,
+  ): Promise<Reply<unknown>> {
     // A caller's principal comes only from a gateway with a security section. Without one here the
     // engine has no rules and would run it unchecked: that gateway's callers, anonymous ones
     // included, could do everything. Fail closed until every role has the section (docs/security.md).
