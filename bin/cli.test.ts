@@ -120,28 +120,64 @@ test("an OPC UA endpoint with UserName as the only way in and no user in userMap
   assert.equal(cli.stdout(), "");
 });
 
-test("a fileStorage.path under /proc exits 2 within seconds naming the path (Node's recursive mkdir loops there)", async () => {
+/** Runs the CLI until it exits; a start that hangs is ended after `limitMs`, so the test fails instead of waiting. */
+async function exitWithin(
+  limitMs: number,
+  args: string[],
+): Promise<{ code: number | null; ms: number; stderr: string }> {
   const started = Date.now();
-  const cli = spawnTwinport([
+  const cli = spawnTwinport(args);
+  const timer = setTimeout(() => cli.child.kill("SIGKILL"), limitMs);
+  const code = await cli.exited;
+  clearTimeout(timer);
+  assert.equal(cli.stdout(), "");
+  return { code, ms: Date.now() - started, stderr: cli.stderr() };
+}
+
+test("a fileStorage.path or core.stateDir under /proc exits 2 within seconds naming the setting (Node's recursive mkdir loops there)", async () => {
+  const http = async () => [
     "--endpoint",
     "http",
     "--empty-model",
     `endpoints[0].port=${await freePort()}`,
     "endpoints[0].host=127.0.0.1",
+  ];
+  const files = await exitWithin(10_000, [
+    ...(await http()),
     `core.stateDir=${join(dir, "proc-state")}`,
     'fileStorage={"@class":"filestorage.filesystem.FileStorageFilesystem","path":"/proc/1/x"}',
   ]);
-  // A start that hangs is ended here, so the test fails instead of waiting for the test timeout.
-  const timer = setTimeout(() => cli.child.kill("SIGKILL"), 10_000);
-  const code = await cli.exited;
-  clearTimeout(timer);
-  assert.equal(code, 2, cli.stderr());
-  assert.ok(Date.now() - started < 10_000);
+  assert.equal(files.code, 2, files.stderr);
+  assert.ok(files.ms < 10_000);
   assertOneLine(
-    cli.stderr(),
-    /^twinport: fileStorage\.path '\/proc\/1\/x' cannot be used: cannot create the folder '\/proc\/1\/x': ENOENT/,
+    files.stderr,
+    /^twinport: Invalid value at 'fileStorage\.path': '\/proc\/1\/x' is under \/proc, .* \(from the command line\)$/,
   );
-  assert.equal(cli.stdout(), "");
+  // HTTPS with no certificate configured makes its own in core.stateDir.
+  const state = await exitWithin(10_000, [...(await http()), "core.stateDir=/proc/1/x"]);
+  assert.equal(state.code, 2, state.stderr);
+  assertOneLine(state.stderr, /^twinport: Invalid value at 'core\.stateDir': '\/proc\/1\/x' is under \/proc, /);
+});
+
+test("a fileStorage.path whose folder cannot be made exits 2 at once naming the setting and the folder", async () => {
+  writeFileSync(join(dir, "a-file"), "");
+  const blocked = join(dir, "a-file", "files");
+  const cli = await exitWithin(10_000, [
+    "--endpoint",
+    "http",
+    "--empty-model",
+    `endpoints[0].port=${await freePort()}`,
+    "endpoints[0].host=127.0.0.1",
+    `core.stateDir=${join(dir, "blocked-state")}`,
+    `fileStorage={"@class":"filestorage.filesystem.FileStorageFilesystem","path":"${blocked}"}`,
+  ]);
+  assert.equal(cli.code, 2, cli.stderr);
+  assertOneLine(
+    cli.stderr,
+    new RegExp(
+      `^twinport: fileStorage\\.path '${blocked}' cannot be used: cannot create the folder '${join(dir, "a-file")}': EEXIST`,
+    ),
+  );
 });
 
 test("a missing model file exits 1 naming it", async () => {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -91,12 +91,13 @@ test("a restarted model-store does not load its model over live data", async () 
   assert.equal(await modelStore.stop(), 0);
 });
 
-test("a model-store whose fileStorage.path is under /proc exits 2 within seconds naming the path", async () => {
+test("a model-store whose fileStorage.path cannot be made exits 2 within seconds naming the setting", async () => {
   const started = Date.now();
+  writeFileSync(join(dir, "a-file"), "");
   const modelStore = start([
     "model-store",
     "--empty-model",
-    'fileStorage={"@class":"filestorage.filesystem.FileStorageFilesystem","path":"/proc/1/x"}',
+    `fileStorage={"@class":"filestorage.filesystem.FileStorageFilesystem","path":"${join(dir, "a-file", "files")}"}`,
   ]);
   // A start that hangs is ended here, so the test fails instead of waiting for the test timeout.
   const timer = setTimeout(() => modelStore.child.kill("SIGKILL"), 15_000);
@@ -106,8 +107,16 @@ test("a model-store whose fileStorage.path is under /proc exits 2 within seconds
   assert.ok(Date.now() - started < 15_000);
   assert.match(
     modelStore.stderr(),
-    /^twinport: fileStorage\.path '\/proc\/1\/x' cannot be used: cannot create the folder '\/proc\/1\/x': ENOENT/m,
+    /^twinport: fileStorage\.path '.*\/a-file\/files' cannot be used: cannot create the folder '.*\/a-file': EEXIST/m,
   );
+  // Under /proc, where Node's recursive mkdir would loop: refused with the configuration.
+  const proc = start([
+    "model-store",
+    "--empty-model",
+    'fileStorage={"@class":"filestorage.filesystem.FileStorageFilesystem","path":"/proc/1/x"}',
+  ]);
+  assert.equal(await proc.exited, 2, proc.stderr());
+  assert.match(proc.stderr(), /^twinport: Invalid value at 'fileStorage\.path': '\/proc\/1\/x' is under \/proc/m);
 });
 
 test("gateways refuse -m", async () => {

@@ -691,6 +691,52 @@ describe("OPC UA endpoint settings nobody could connect with", () => {
   });
 });
 
+describe("folders under /proc or /sys (the kernel's views, where Node's recursive mkdir loops forever)", () => {
+  const under = (setting: string, path: string, origin = " (from the command line)") =>
+    `Invalid value at '${setting}': '${path}' is under ${path.split("/")[1] === "sys" ? "/sys" : "/proc"}, the kernel's view of processes and devices, where no folder can be made or file kept; choose a folder on a disk or volume${origin}`;
+  test("fileStorage.path, core.stateDir and the OPC UA certificate folders are refused there, naming the setting", () => {
+    const filesystem = (path: string) =>
+      `fileStorage={"@class":"filestorage.filesystem.FileStorageFilesystem","path":"${path}"}`;
+    assert.equal(
+      configError(() => loadConfig({ role: "embedded", overrides: [filesystem("/proc/1/x")] })).message,
+      under("fileStorage.path", "/proc/1/x"),
+    );
+    assert.equal(
+      configError(() => loadConfig({ role: "model-store", overrides: [filesystem("/var/../proc/self/files")] }))
+        .message,
+      under("fileStorage.path", "/var/../proc/self/files"),
+    );
+    // The default fileStorage.path lies in core.stateDir: that one is named, once.
+    assert.equal(
+      configError(() =>
+        loadConfig({
+          role: "embedded",
+          overrides: [
+            "core.stateDir=/sys/kernel/twinport",
+            'fileStorage={"@class":"filestorage.filesystem.FileStorageFilesystem"}',
+          ],
+        }),
+      ).message,
+      under("core.stateDir", "/sys/kernel/twinport"),
+    );
+    assert.equal(
+      configError(() =>
+        loadConfig({
+          role: "opcua-gateway",
+          env: { TWINPORT_ENDPOINTS_1_SERVERCERTIFICATEBASEPATH: "/proc/pki" },
+        }),
+      ).message,
+      under(
+        "endpoints[1].serverCertificateBasePath",
+        "/proc/pki",
+        " (from TWINPORT_ENDPOINTS_1_SERVERCERTIFICATEBASEPATH)",
+      ),
+    );
+    // Beside them, and relative paths, load.
+    loadConfig({ role: "embedded", overrides: [filesystem("/processes/x"), "core.stateDir=proc/state"] });
+  });
+});
+
 describe("the web console switch (consoleEnabled)", () => {
   const consoleEnabled = (options: Parameters<typeof loadConfig>[0]) =>
     (loadConfig(options).config.endpoints[0] as HttpEndpointConfig).consoleEnabled;

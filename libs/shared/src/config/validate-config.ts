@@ -15,6 +15,7 @@ import {
   withoutIgnoredProfiles,
 } from "./faaast-options.ts";
 import { FILE_STORAGE_FILESYSTEM_CLASS, type FileStorageConfig, fileStorageSection } from "./file-storage.ts";
+import { kernelFolderIssues } from "./kernel-folders.ts";
 import { type MessageBusConfig, messageBusSection } from "./message-bus.ts";
 import { type PersistenceConfig, persistenceSection } from "./persistence.ts";
 import { allowedKeysAt, describeObjectOptions, objectKeys, objectOptions, schemaAt } from "./schema-walk.ts";
@@ -311,5 +312,7 @@ export function validateConfigWithWarnings(
     ...(security ? { security } : {}),
     ...(events ? { events } : {}),
   };
+  const kernelFolders = kernelFolderIssues(config, (setting) => originNote(found, setting));
+  if (kernelFolders.length > 0) throw new ConfigError(kernelFolders);
   return { config, warnings: found.warnings };
 }
