@@ -122,13 +122,15 @@ export async function startHttpEndpoint(deps: HttpEndpointDeps): Promise<Running
         },
   );
   const server = makeServer(
-    // A request without Host is ours to answer, with a Result body (missing-host.ts).
-    { ...(tls ? { key: tls.key, cert: tls.cert, ...mutualTls } : {}), requireHostHeader: false },
+    // A request without Host is ours to answer, with a Result body (missing-host.ts). allowHalfOpen:
+    // see answeredAfterHalfClose (node:http sets it on its plain sockets, tls.Server does not).
+    { ...(tls ? { key: tls.key, cert: tls.cert, ...mutualTls } : {}), requireHostHeader: false, allowHalfOpen: true },
     (incoming, outgoing) => {
       clientErrors.dispatched(incoming, outgoing);
       ordered(incoming, outgoing);
     },
   );
+  answeredAfterHalfClose(server);
   clientErrors.attach(server);
   // Connections that never send a request, and answers whose client stopped reading, are cut
   // (Node leaves both open). The first only after Node's own 408 for headers that come too slowly
@@ -183,6 +185,21 @@ export async function startHttpEndpoint(deps: HttpEndpointDeps): Promise<Running
       return closeServer(server, deps.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS);
     },
   };
+}
+
+/**
+ * A client that half-closes its side (FIN, `socket.end()`) right after a complete request still
+ * wants the answer: RFC 9112 §9.6, "a half-closed TCP connection does not delimit a request
+ * message, nor does it imply that the client is no longer interested in a response". Node's server
+ * ends the connection at the client's FIN unless `httpAllowHalfOpen` is set (a long-standing
+ * property of http.Server, not in its typings), so an answer not yet written then (the store call of
+ * a distributed or Redis-backed write is still in flight) was lost although the write was made.
+ * With it set, Node marks the in-flight answer as the connection's last and ends the socket after
+ * it; a connection with no request in flight is ended at once, and an incomplete request fails in
+ * the parser at the FIN as before (client-error.ts). Nothing is added per request.
+ */
+function answeredAfterHalfClose(server: Server): void {
+  (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
 }
 
 function listen(server: Server, settings: HttpEndpointSettings, configPath: string | undefined): Promise<void> {

@@ -1,0 +1,125 @@
+/**
+ * A client that half-closes its side of the connection (FIN, `socket.end()`) right after a complete
+ * request still gets the answer (RFC 9112 §9.6), then the server closes the connection; a request
+ * the client left incomplete is still dropped. In every mode — embedded on memory, embedded on
+ * Redis (its answers come after a script call), distributed (after a NATS round trip) — over HTTPS
+ * and plain HTTP, on the hot `$value` route and on the general path.
+ */
+import assert from "node:assert/strict";
+import net from "node:net";
+import { dirname } from "node:path";
+import { after, before, describe, test } from "node:test";
+import tls from "node:tls";
+import { encodeBase64Url } from "@twinport/shared";
+import { type RunningServer, startRedis } from "./test-support/servers.ts";
+import { findCertificate, type Mode, type SystemUnderTest, startSystem } from "./test-support/system.ts";
+
+const VALUE = `/api/v3.0/submodels/${encodeBase64Url("https://example.org/submodels/technical-data-1")}/submodel-elements/MaxRotationSpeed/$value`;
+
+interface Endpoint {
+  scheme: "https" | "http";
+  port: number;
+  ca?: string;
+}
+
+/** Writes `request`, half-closes at once, and reads everything until the server closes. */
+function halfClosedExchange(endpoint: Endpoint, request: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket =
+      endpoint.scheme === "https"
+        ? tls.connect({ host: "127.0.0.1", port: endpoint.port, ca: endpoint.ca, servername: "localhost" }, () =>
+            socket.end(request),
+          )
+        : net.connect({ host: "127.0.0.1", port: endpoint.port }, () => socket.end(request));
+    let received = "";
+    socket.setEncoding("utf8");
+    socket.on("data", (chunk: string) => {
+      received += chunk;
+    });
+    socket.on("error", reject);
+    // The server must close: a half-closed connection it kept open would be a leak.
+    socket.setTimeout(20_000, () => socket.destroy(new Error(`the server did not close; received: ${received}`)));
+    socket.on("close", () => resolve(received));
+  });
+}
+
+const patch = (value: string, extraHeaders = "") =>
+  `PATCH ${VALUE} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n${extraHeaders}Content-Length: ${value.length}\r\n\r\n${value}`;
+
+function statusOf(answer: string): number {
+  return Number(/^HTTP\/1\.1 (\d{3}) /.exec(answer)?.[1] ?? 0);
+}
+
+const SYSTEMS: { name: string; mode: Mode; redis?: boolean }[] = [
+  { name: "embedded", mode: "embedded" },
+  { name: "embedded on Redis", mode: "embedded", redis: true },
+  { name: "distributed", mode: "distributed" },
+];
+
+for (const system of SYSTEMS) {
+  describe(`half-closed clients, ${system.name}`, () => {
+    let sut: SystemUnderTest;
+    let redis: RunningServer | undefined;
+    const endpoints: Endpoint[] = [];
+
+    before(async () => {
+      redis = system.redis ? await startRedis() : undefined;
+      sut = await startSystem(system.mode, {
+        gateways: 1,
+        endpoints: [{}, { sslEnabled: false }],
+        ...(redis
+          ? { config: { persistence: { "@class": "persistence.redis.PersistenceRedis", url: redis.url } } }
+          : {}),
+      });
+      const gateway = sut.processes.find((proc) => proc.role !== "model-store")!;
+      const ca = findCertificate(dirname(gateway.logFile));
+      const [https, http] = sut.clients.map((client) => Number(new URL(client.baseUrl).port));
+      endpoints.push({ scheme: "https", port: https!, ca }, { scheme: "http", port: http! });
+    });
+    after(async () => {
+      await sut?.stop();
+      await redis?.stop();
+    });
+
+    test("a complete PATCH is answered, then the connection closed (hot route and general path)", async () => {
+      let value = 4000;
+      for (const endpoint of endpoints) {
+        for (const [route, headers] of [
+          ["hot route", ""],
+          // An Idempotency-Key sends the same PATCH the general path (ADR 0045).
+          ["general path", `Idempotency-Key: half-closed-${system.name.replaceAll(" ", "-")}-${endpoint.scheme}\r\n`],
+        ] as const) {
+          value += 1;
+          const what = `${endpoint.scheme}, ${route}`;
+          const answer = await halfClosedExchange(endpoint, patch(String(value), headers));
+          assert.equal(statusOf(answer), 204, `${what}: ${answer}`);
+          const read = await halfClosedExchange(
+            endpoint,
+            `GET ${VALUE} HTTP/1.1\r\nHost: localhost\r\nAccept: application/json\r\n\r\n`,
+          );
+          assert.equal(statusOf(read), 200, `${what}: ${read}`);
+          assert.match(read, new RegExp(`\\r\\n\\r\\n\\{"MaxRotationSpeed":${value}\\}$`), what);
+        }
+      }
+    });
+
+    test("an incomplete request from a half-closed client is dropped, and the server serves on", async () => {
+      for (const endpoint of endpoints) {
+        for (const [what, request] of [
+          ["head cut short", `PATCH ${VALUE} HTTP/1.1\r\nHost: localhost\r\nContent-Ty`],
+          ["body cut short", patch("4321").replace("Content-Length: 4", "Content-Length: 40")],
+        ]) {
+          // Resolves only once the server has closed the connection (else the 20 s timeout fails it).
+          const answer = await halfClosedExchange(endpoint, request);
+          assert.ok(answer === "" || statusOf(answer) === 400, `${endpoint.scheme}, ${what}: ${answer}`);
+        }
+        const served = await halfClosedExchange(
+          endpoint,
+          `GET ${VALUE} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`,
+        );
+        assert.equal(statusOf(served), 200, served);
+        assert.doesNotMatch(served, /4321/, "the incomplete write was not made");
+      }
+    });
+  });
+}
