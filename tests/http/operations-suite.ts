@@ -250,6 +250,30 @@ export function operationsSuite(mode: Mode): void {
       assertResult(await http.get(`${element(SUBMODEL_MOUNT, "Add")}/operation-results/${b64("no-such-handle")}`), 404);
     });
 
+    test("a long handle id, identifier or idShortPath from the path comes back shortened in the error", async () => {
+      // 12,000 characters in the path (base64url): the message quotes the start and the length.
+      const long = "h".repeat(9_000);
+      const deep = `${"Ab.".repeat(2_999)}Ab`;
+      for (const path of [
+        `${element(SUBMODEL_MOUNT, "Add")}/operation-status/${b64(long)}`,
+        `${element(SUBMODEL_MOUNT, "Add")}/operation-results/${b64(long)}`,
+        `${element(SHELL_MOUNT, "Add")}/operation-results/${b64(long)}/$value`,
+        `/submodels/${b64(long)}`,
+        `/shells/${b64(long)}/submodels/${b64(OPERATIONS_SUBMODEL_ID)}`,
+        `${element(SUBMODEL_MOUNT, deep)}`,
+        `/submodels/${"x".repeat(12_001)}`,
+      ]) {
+        const response = await http.get(path);
+        assert.ok([400, 404].includes(response.status), `${path.slice(0, 80)}: ${response.status}`);
+        const text: string = response.json().messages[0].text;
+        assert.ok(
+          text.length < 1_000,
+          `${path.slice(0, 80)}: a message of ${text.length} characters: ${text.slice(0, 150)} … ${text.slice(-150)}`,
+        );
+        assert.match(text, /… \((9000|8999|12001) characters\)/, text);
+      }
+    });
+
     test("/reset removes pending operations", async () => {
       const statusPath = accepted(
         await post(http, `${element(SUBMODEL_MOUNT, "Slow")}/invoke-async`, {

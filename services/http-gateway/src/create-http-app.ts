@@ -1,5 +1,6 @@
 import {
   ANONYMOUS,
+  echoed,
   type Logger,
   type ProcessMetrics,
   type ReplyError,
@@ -96,7 +97,7 @@ export function createHttpServing(deps: HttpAppDeps): HttpServing {
   app.notFound((c) =>
     errorResponse(
       c,
-      { code: "not-found", message: `Nothing is served at ${c.req.path}` },
+      { code: "not-found", message: `Nothing is served at ${echoed(c.req.path)}` },
       { includeErrorDetails: false },
     ),
   );

@@ -1,4 +1,5 @@
 import { AasError } from "./aas-error.ts";
+import { echoed } from "./echoed-value.ts";
 
 /**
  * Identifiers in API paths are base64url of their UTF-8 bytes (RFC 4648 §5). We emit unpadded,
@@ -37,6 +38,5 @@ export function decodeBase64Url(encoded: string): string {
 }
 
 function invalid(encoded: string, why: string): AasError {
-  const shown = encoded.length > 80 ? `${encoded.slice(0, 80)}…` : encoded;
-  return new AasError("base64url", `"${shown}" is not a valid base64url-encoded identifier: ${why}`);
+  return new AasError("base64url", `"${echoed(encoded)}" is not a valid base64url-encoded identifier: ${why}`);
 }

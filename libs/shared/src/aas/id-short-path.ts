@@ -1,4 +1,5 @@
 import { AasError } from "./aas-error.ts";
+import { echoed } from "./echoed-value.ts";
 
 /**
  * idShortPath: `idShort ( "." idShort | "[" index "]" )*` (API v3.0.2 grammar), e.g. `a.b[2].c`
@@ -58,7 +59,8 @@ export function formatIdShortPath(segments: PathSegment[]): string {
       }
       text += `[${segment.index}]`;
     } else {
-      if (!isIdShort(segment.idShort)) throw new AasError("id-short-path", `Invalid idShort "${segment.idShort}"`);
+      if (!isIdShort(segment.idShort))
+        throw new AasError("id-short-path", `Invalid idShort "${echoed(segment.idShort)}"`);
       text += text === "" ? segment.idShort : `.${segment.idShort}`;
     }
   }
@@ -121,5 +123,5 @@ function parseIndex(path: string, digits: string, at: number): number {
 }
 
 function invalid(path: string, why: string): AasError {
-  return new AasError("id-short-path", `Invalid idShortPath "${path}": ${why}`, { path });
+  return new AasError("id-short-path", `Invalid idShortPath "${echoed(path)}": ${why}`, { path });
 }

@@ -18,6 +18,7 @@ export { withArticle } from "./article.ts";
 export { decodeBase64Url, encodeBase64Url } from "./base64url.ts";
 export { keepBlobValues, withoutBlobValues } from "./blob-extent.ts";
 export { countSubmodelElements } from "./count-elements.ts";
+export { ECHOED_VALUE_MAX_CHARACTERS, echoed } from "./echoed-value.ts";
 export {
   assembleElement,
   assembleElements,

@@ -1,5 +1,6 @@
 import { AasError } from "./aas-error.ts";
 import { canonicalLexical } from "./canonical-lexical.ts";
+import { echoed } from "./echoed-value.ts";
 import { ABSTRACT_CLASSES, CLASSES, type ClassRef, type PropertyShape } from "./metamodel-schema.ts";
 import { elementsTooDeep, getMaxNestingDepth } from "./nesting-limit.ts";
 import { isPlainObject } from "./plain-object.ts";
@@ -124,13 +125,9 @@ function concreteClass(classRef: ClassRef, value: Record<string, unknown>): stri
 
 function unknownProperty(key: string, path: string, className: string): AasError {
   // The key is the client's: a megabyte-long one must not come back twice as long (key and path).
-  const shownKey = shortened(key);
+  const shownKey = echoed(key);
   const shownPath = path.length > 200 ? `${path.slice(0, path.length - key.length)}${shownKey}` : path;
   return new AasError("unknown-property", `Unknown property "${shownKey}" in ${className} at ${shownPath}`, {
     path: shownPath,
   });
-}
-
-function shortened(text: string): string {
-  return text.length > 100 ? `${text.slice(0, 100)}… (${text.length} characters)` : text;
 }

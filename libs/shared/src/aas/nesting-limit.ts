@@ -1,4 +1,5 @@
 import { AasError } from "./aas-error.ts";
+import { echoed } from "./echoed-value.ts";
 
 /**
  * How deep submodel elements may nest (core.maxNestingDepth): an element directly in a submodel
@@ -46,7 +47,7 @@ export function documentTooDeep(what: string): AasError {
 
 export function elementsTooDeep(depth: number, path?: string): AasError {
   // The path of a deep element is long by definition: its start says where.
-  const shown = path === undefined || path.length <= 80 ? path : `${path.slice(0, 80)}…`;
+  const shown = path === undefined ? path : echoed(path);
   const where = shown === undefined || shown === "" ? "" : ` at ${shown}`;
   return new AasError(
     "syntax",

@@ -1,3 +1,4 @@
+import { echoed } from "../aas/index.ts";
 import { type ChangeEvent, type ChangeEventDraft, CommandError, MAX_EVENT_PAYLOAD_BYTES } from "../contracts/index.ts";
 import { type BackoffPolicy, backoffDelay } from "./backoff.ts";
 import { type BatchOverlay, createBatchOverlay } from "./batch-overlay.ts";
@@ -93,7 +94,7 @@ const CONFLICT_BACKOFF: BackoffPolicy = { baseMs: 1, capMs: 50, jitter: "full" }
 
 function defaultFailure(precondition: CommitPrecondition): CommandError | "retry" {
   if (precondition.on === "id-free") {
-    return new CommandError("conflict", `An identifiable with id '${precondition.id}' already exists`);
+    return new CommandError("conflict", `An identifiable with id '${echoed(precondition.id)}' already exists`);
   }
   // The engine's idempotency wrapper answers this one itself (idempotency.ts); this is the fallback.
   if (precondition.on === "idempotency-key-free")
@@ -101,8 +102,8 @@ function defaultFailure(precondition: CommitPrecondition): CommandError | "retry
   if (precondition.revision === null) {
     const what =
       precondition.on === "element"
-        ? `A submodel element at '${precondition.path}'`
-        : `An identifiable with id '${precondition.id}'`;
+        ? `A submodel element at '${echoed(precondition.path)}'`
+        : `An identifiable with id '${echoed(precondition.id)}'`;
     return new CommandError("conflict", `${what} already exists`);
   }
   return "retry";

@@ -3,6 +3,7 @@ import {
   assembleElements,
   childrenKey,
   type ElementJson,
+  echoed,
   flattenElements,
   splitParent,
 } from "../aas/index.ts";
@@ -117,5 +118,9 @@ export function touchOps(submodelId: string, path: string, includeSelf = false):
 }
 
 export function notFoundElement(submodelId: string, path: string): CommandError {
-  return new CommandError("not-found", `Submodel element '${path}' not found in submodel '${submodelId}'`, { path });
+  return new CommandError(
+    "not-found",
+    `Submodel element '${echoed(path)}' not found in submodel '${echoed(submodelId)}'`,
+    { path },
+  );
 }

@@ -1,3 +1,4 @@
+import { echoed } from "../aas/index.ts";
 import { CommandError } from "../contracts/index.ts";
 import type { EngineContext } from "./engine-context.ts";
 import type { IdentifiableKind, StoredIdentifiable } from "./ports/index.ts";
@@ -10,7 +11,7 @@ const KIND_LABEL: Record<IdentifiableKind, string> = {
 };
 
 export function notFound(kind: IdentifiableKind, id: string): CommandError {
-  return new CommandError("not-found", `${KIND_LABEL[kind]} with id '${id}' not found`);
+  return new CommandError("not-found", `${KIND_LABEL[kind]} with id '${echoed(id)}' not found`);
 }
 
 /** Read an identifiable of exactly this kind: an id held by another kind is a 404 too (spec §7). */
@@ -29,7 +30,7 @@ export function requireSameId(kind: IdentifiableKind, pathId: string, body: Reco
   if (body.id !== pathId) {
     throw new CommandError(
       "bad-request",
-      `The id in the body ('${String(body.id)}') differs from the ${KIND_LABEL[kind]} id in the path ('${pathId}')`,
+      `The id in the body ('${echoed(String(body.id))}') differs from the ${KIND_LABEL[kind]} id in the path ('${echoed(pathId)}')`,
     );
   }
 }

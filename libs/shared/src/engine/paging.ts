@@ -1,3 +1,4 @@
+import { echoed } from "../aas/index.ts";
 import { CommandError, DEFAULT_PAGE_LIMIT, type Paged, type PageRequest } from "../contracts/index.ts";
 import type { IdentifiableKind, Repository, RepositoryPage } from "./ports/index.ts";
 
@@ -6,7 +7,7 @@ export const MAX_PAGE_LIMIT = 10_000;
 export function pageLimit(page: PageRequest | undefined): number {
   const limit = page?.limit ?? DEFAULT_PAGE_LIMIT;
   if (!Number.isInteger(limit) || limit < 1)
-    throw new CommandError("bad-request", `limit must be an integer ≥ 1, got '${String(limit)}'`);
+    throw new CommandError("bad-request", `limit must be an integer ≥ 1, got '${echoed(String(limit))}'`);
   return Math.min(limit, MAX_PAGE_LIMIT);
 }
 
@@ -85,7 +86,7 @@ export async function keptItemFollows<T>(
 export function asCursorError(error: unknown, page: PageRequest | undefined): unknown {
   const unavailable = error instanceof Error && error.name === "RepositoryUnavailableError";
   if (page?.cursor !== undefined && !unavailable && !(error instanceof CommandError)) {
-    return new CommandError("bad-request", `Invalid cursor '${page.cursor}'`);
+    return new CommandError("bad-request", `Invalid cursor '${echoed(page.cursor)}'`);
   }
   return error;
 }

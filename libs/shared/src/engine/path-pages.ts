@@ -2,6 +2,7 @@ import {
   childrenKey,
   decodeBase64Url,
   type ElementJson,
+  echoed,
   encodeBase64Url,
   parentPathOf,
   rootIdShortOf,
@@ -46,7 +47,7 @@ function decodeCursor(text: string | undefined): Partial<PathCursor> {
   } catch {
     // fall through: not one of our cursors
   }
-  throw new CommandError("bad-request", `Invalid cursor '${text}'`);
+  throw new CommandError("bad-request", `Invalid cursor '${echoed(text)}'`);
 }
 
 async function pathsOf(
@@ -145,9 +146,10 @@ export async function pageSubmodelPaths(
     try {
       start = JSON.parse(decodeBase64Url(text)) as SubmodelPathCursor;
     } catch {
-      throw new CommandError("bad-request", `Invalid cursor '${text}'`);
+      throw new CommandError("bad-request", `Invalid cursor '${echoed(text)}'`);
     }
-    if (typeof start !== "object" || start === null) throw new CommandError("bad-request", `Invalid cursor '${text}'`);
+    if (typeof start !== "object" || start === null)
+      throw new CommandError("bad-request", `Invalid cursor '${echoed(text)}'`);
   }
   const items: string[] = [];
   let submodelCursor = start.s;

@@ -1,3 +1,4 @@
+import { echoed } from "../aas/index.ts";
 import { CommandError } from "../contracts/index.ts";
 import type { EngineContext } from "./engine-context.ts";
 import { notFound, requireIdentifiable } from "./identifiables.ts";
@@ -26,7 +27,7 @@ export async function checkSubmodelScope(
   if (!shellReferencesSubmodel(JSON.parse(shell.json), params.submodelId)) {
     throw new CommandError(
       "not-found",
-      `${notFound("submodel", params.submodelId).message} in Asset Administration Shell '${params.aasId}'`,
+      `${notFound("submodel", params.submodelId).message} in Asset Administration Shell '${echoed(params.aasId)}'`,
     );
   }
 }

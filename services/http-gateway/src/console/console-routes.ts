@@ -4,6 +4,7 @@
  * its own from the gateway, so every gateway of a distributed installation serves the same files
  * and any of them can answer any of its requests.
  */
+import { echoed } from "@twinport/shared";
 import type { Hono } from "hono";
 import { errorResponse } from "../http/error-response.ts";
 import { type ConsoleFile, loadConsoleFiles } from "./console-files.ts";
@@ -32,7 +33,7 @@ export function mountConsole(app: Hono, files: Map<string, ConsoleFile> = (built
       const message =
         files.size === 0
           ? "The web console is not built here (run `npm run build`)"
-          : `Nothing is served at ${c.req.path}`;
+          : `Nothing is served at ${echoed(c.req.path)}`;
       return errorResponse(c, { code: "not-found", message }, { includeErrorDetails: false });
     }
     return c.body(file.body, 200, {

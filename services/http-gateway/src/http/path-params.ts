@@ -1,4 +1,4 @@
-import { decodeBase64Url, isAasError } from "@twinport/shared";
+import { decodeBase64Url, echoed, isAasError } from "@twinport/shared";
 import { badRequest } from "./api-error.ts";
 import type { GatewayContext } from "./gateway-env.ts";
 
@@ -41,6 +41,6 @@ export function identifierOf(encoded: string, name: string): string {
  */
 export function idShortPathParam(c: GatewayContext): string {
   const path = c.req.param("idShortPath") ?? "";
-  if (path.startsWith("$")) throw badRequest(`"${path}" is not supported at this place of the path`);
+  if (path.startsWith("$")) throw badRequest(`"${echoed(path)}" is not supported at this place of the path`);
   return path;
 }

@@ -1,4 +1,4 @@
-import type { Content, Level, OutputModifiers, PageRequest } from "@twinport/shared";
+import { type Content, echoed, type Level, type OutputModifiers, type PageRequest } from "@twinport/shared";
 import { badRequest } from "./api-error.ts";
 import type { GatewayContext } from "./gateway-env.ts";
 
@@ -62,9 +62,8 @@ function controlled(c: GatewayContext, name: string, accepted: boolean): string 
 function parseLimit(text: string): number {
   const limit = /^[0-9]+$/.test(text) ? Number(text) : NaN;
   if (!Number.isSafeInteger(limit) || limit < 1) {
-    const shown = text.length > 40 ? `${text.slice(0, 40)}…` : text;
     const range = /^[0-9]+$/.test(text) && limit >= 1 ? ` no larger than ${Number.MAX_SAFE_INTEGER}` : "";
-    throw badRequest(`Query parameter "limit" must be an integer >= 1${range}, got "${shown}"`);
+    throw badRequest(`Query parameter "limit" must be an integer >= 1${range}, got "${echoed(text)}"`);
   }
   return limit;
 }

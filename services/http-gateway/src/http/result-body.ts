@@ -1,4 +1,4 @@
-import type { ReplyError } from "@twinport/shared";
+import { echoed, type ReplyError } from "@twinport/shared";
 
 /** AAS Part 2 `Message`: only these fields; the correlation id travels in X-Correlation-Id. */
 export interface ResultMessage {
@@ -30,10 +30,9 @@ export function resultBody(
     code,
     timestamp,
   });
-  const main =
-    error.path !== undefined && error.path !== "" && !error.message.includes(error.path)
-      ? `${error.message} (at ${error.path})`
-      : error.message;
+  // The path may be the client's (an idShortPath of the URL): quoted as the message quotes it.
+  const path = error.path === undefined ? "" : echoed(error.path);
+  const main = path !== "" && !error.message.includes(path) ? `${error.message} (at ${path})` : error.message;
   // Each finding gets a message of its own, unless the headline already is the one finding
   // ("Invalid Property: <finding>", verification-summary.ts).
   const details = error.details ?? [];

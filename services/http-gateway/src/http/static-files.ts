@@ -1,6 +1,7 @@
 import { readdirSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { extname, join, relative, sep } from "node:path";
+import { echoed } from "@twinport/shared";
 import type { Context, Handler } from "hono";
 import { ApiError } from "./api-error.ts";
 
@@ -57,7 +58,7 @@ export function staticFiles(options: StaticFilesOptions): Handler {
     // Decoding is safe: only a name from the listing is ever read.
     const name = pathname === `${options.mount}/` ? index : decoded(pathname.slice(options.mount.length + 1));
     // The app's error handler renders it as the AAS Result, like every other 404.
-    if (!names.has(name)) throw ApiError.of("not-found", `Nothing is served at ${pathname}`);
+    if (!names.has(name)) throw ApiError.of("not-found", `Nothing is served at ${echoed(pathname)}`);
     let body = cache.get(name);
     if (body === undefined) {
       body = generated[name] !== undefined ? Buffer.from(generated[name]) : await readFile(join(options.folder, name));

@@ -1,3 +1,4 @@
+import { echoed } from "../../aas/index.ts";
 import {
   type Command,
   CommandError,
@@ -48,11 +49,11 @@ class Checker {
   ) {}
 
   shell(right: Right, id: string): void {
-    if (!this.grants.right(right).shell(id)) throw forbidden(right, `shell '${id}'`);
+    if (!this.grants.right(right).shell(id)) throw forbidden(right, `shell '${echoed(id)}'`);
   }
 
   conceptDescription(right: Right, id: string): void {
-    if (!this.grants.right(right).conceptDescription(id)) throw forbidden(right, `concept description '${id}'`);
+    if (!this.grants.right(right).conceptDescription(id)) throw forbidden(right, `concept description '${echoed(id)}'`);
   }
 
   proprietary(right: Right, call: ProprietaryCall): void {
@@ -78,7 +79,7 @@ class Checker {
 
   /** The whole submodel (its own attributes, all its elements) for `right`. */
   async wholeSubmodel(right: Right, id: string): Promise<void> {
-    if (!(await this.submodelScope(right, id))?.whole) throw forbidden(right, `submodel '${id}'`);
+    if (!(await this.submodelScope(right, id))?.whole) throw forbidden(right, `submodel '${echoed(id)}'`);
   }
 
   /** A submodel as a body states it (PUT, POST): its id and semanticId. */
@@ -92,13 +93,13 @@ class Checker {
       if (grants.anySubmodel) return;
       throw forbidden(right, "submodels");
     }
-    if (!grants.submodel(facts)?.whole) throw forbidden(right, `submodel '${facts.id}'`);
+    if (!grants.submodel(facts)?.whole) throw forbidden(right, `submodel '${echoed(facts.id)}'`);
   }
 
   /** An element and everything below it. */
   async element(right: Right, submodelId: string, path: string): Promise<void> {
     if (!(await this.submodelScope(right, submodelId))?.covers(path))
-      throw forbidden(right, `'${path}' of submodel '${submodelId}'`);
+      throw forbidden(right, `'${echoed(path)}' of submodel '${echoed(submodelId)}'`);
   }
 
   /** A read of a submodel or one of its elements: a partial scope filters what is answered. */
@@ -107,7 +108,9 @@ class Checker {
     if (scope === undefined || (path !== undefined && !scope.shows(path)))
       throw forbidden(
         "READ",
-        path === undefined ? `submodel '${submodelId}'` : `'${path}' of submodel '${submodelId}'`,
+        path === undefined
+          ? `submodel '${echoed(submodelId)}'`
+          : `'${echoed(path)}' of submodel '${echoed(submodelId)}'`,
       );
     if (!scope.whole) this.partialScope = scope;
   }
@@ -200,7 +203,7 @@ const CHECKS: { [T in CommandType]: Check<T> } = {
     // A patch that changes the semanticId must leave a submodel the caller may still update.
     const semanticIds = p.content === "value" ? undefined : patchedSemanticIds(p.body);
     if (semanticIds !== undefined && !c.grants.right("UPDATE").submodel({ id: p.submodelId, semanticIds })?.whole)
-      throw forbidden("UPDATE", `submodel '${p.submodelId}'`);
+      throw forbidden("UPDATE", `submodel '${echoed(p.submodelId)}'`);
   },
   DeleteSubmodelById: async (c, p) => {
     // Below a shell the reference goes too: an UPDATE of the shell.

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { decodeBase64Url, encodeBase64Url } from "../../aas/index.ts";
+import { decodeBase64Url, echoed, encodeBase64Url } from "../../aas/index.ts";
 import {
   type Command,
   CommandError,
@@ -59,7 +59,7 @@ export async function getAllPackages(
     try {
       after = decodeBase64Url(cursor);
     } catch {
-      throw new CommandError("bad-request", `Invalid cursor '${cursor}'`);
+      throw new CommandError("bad-request", `Invalid cursor '${echoed(cursor)}'`);
     }
   }
   const records = (await listPackageRecords(ctx.fileStore))
@@ -77,7 +77,7 @@ export async function getPackage(
 ): Promise<Handled<CommandResult<"GetAASXByPackageId">>> {
   const record = await readPackageRecord(ctx.fileStore, cmd.params.packageId);
   const stored = await ctx.fileStore.get(packageKey(record.packageId));
-  if (!stored) throw new CommandError("not-found", `AASX package '${record.packageId}' not found`);
+  if (!stored) throw new CommandError("not-found", `AASX package '${echoed(record.packageId)}' not found`);
   return {
     value: { fileName: record.fileName, contentType: PACKAGE_CONTENT_TYPE, contentBase64: encodeBase64(stored.bytes) },
   };
@@ -93,7 +93,7 @@ const PACKAGE_CHUNK_BYTES = 256 * 1024;
 export async function streamPackage(ctx: EngineContext, cmd: Command<"GetAASXByPackageId">): Promise<FileStream> {
   const record = await readPackageRecord(ctx.fileStore, cmd.params.packageId);
   const stored = await ctx.fileStore.get(packageKey(record.packageId));
-  if (!stored) throw new CommandError("not-found", `AASX package '${record.packageId}' not found`);
+  if (!stored) throw new CommandError("not-found", `AASX package '${echoed(record.packageId)}' not found`);
   const bytes = stored.bytes;
   return {
     fileName: record.fileName,

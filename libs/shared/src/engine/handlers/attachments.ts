@@ -1,4 +1,5 @@
 import type { ElementJson } from "../../aas/index.ts";
+import { echoed } from "../../aas/index.ts";
 import { type Command, CommandError, type CommandResult } from "../../contracts/index.ts";
 import { checkIdShortPath, readJsonable } from "../aas-input.ts";
 import { eventDraft } from "../commit-runner.ts";
@@ -42,7 +43,7 @@ async function loadFileElement(ctx: EngineContext, scope: FileScope): Promise<Lo
   if (loaded.element.modelType !== "File") {
     throw new CommandError(
       "method-not-allowed",
-      `Only File elements have an attachment; '${scope.idShortPath}' is a ${String(loaded.element.modelType)}`,
+      `Only File elements have an attachment; '${echoed(scope.idShortPath)}' is a ${String(loaded.element.modelType)}`,
     );
   }
   return loaded;
@@ -55,12 +56,12 @@ export async function getFileByPath(
   const { element, record } = await loadFileElement(ctx, cmd.params);
   const value = typeof element.value === "string" ? element.value : undefined;
   if (value === undefined || value.trim() === "")
-    throw new CommandError("not-found", `The File '${cmd.params.idShortPath}' has no content`);
+    throw new CommandError("not-found", `The File '${echoed(cmd.params.idShortPath)}' has no content`);
   const key = fileKeyOf(value);
   if (key === undefined)
     throw new CommandError(
       "not-found",
-      `The File '${cmd.params.idShortPath}' refers to '${value}', which is not stored on this server`,
+      `The File '${echoed(cmd.params.idShortPath)}' refers to '${value}', which is not stored on this server`,
     );
   const stored = await ctx.fileStore.get(key);
   // Another element's upload the caller may not read is "not stored" to them (upload-access.ts).
@@ -70,7 +71,7 @@ export async function getFileByPath(
   )
     throw new CommandError(
       "not-found",
-      `The content of the File '${cmd.params.idShortPath}' ('${value}') is not stored on this server`,
+      `The content of the File '${echoed(cmd.params.idShortPath)}' ('${value}') is not stored on this server`,
     );
   const contentType =
     typeof element.contentType === "string" && element.contentType !== "" ? element.contentType : stored.contentType;
@@ -125,7 +126,7 @@ export async function deleteFileByPath(ctx: EngineContext, cmd: Command<"DeleteF
     const old = await loadFileElement(ctx, cmd.params);
     checkPreconditions(preconditions, old.record.revision);
     previous = typeof old.element.value === "string" ? old.element.value : undefined;
-    if (previous === undefined) throw new CommandError("not-found", `The File '${path}' has no content`);
+    if (previous === undefined) throw new CommandError("not-found", `The File '${echoed(path)}' has no content`);
     const { value: _removed, ...rest } = old.element;
     return fileCommit(ctx, cmd, readJsonable(rest, "SubmodelElement", ctx.validation.onUpdate) as ElementJson, old);
   });

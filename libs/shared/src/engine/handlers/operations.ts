@@ -1,4 +1,5 @@
 import type { ElementJson } from "../../aas/index.ts";
+import { echoed } from "../../aas/index.ts";
 import {
   type Command,
   CommandError,
@@ -99,7 +100,7 @@ async function loadOperation(
   if (modelType !== "Operation") {
     throw new CommandError(
       "method-not-allowed",
-      `Only an Operation can be invoked; '${params.idShortPath}' is a ${String(modelType)}`,
+      `Only an Operation can be invoked; '${echoed(params.idShortPath)}' is a ${String(modelType)}`,
     );
   }
   return loaded.element;
@@ -116,7 +117,7 @@ async function findHandle(
   if (!record || record.submodelId !== params.submodelId || record.idShortPath !== params.idShortPath) {
     throw new CommandError(
       "not-found",
-      `No operation handle '${params.handleId}' for the Operation '${params.idShortPath}' of submodel '${params.submodelId}' (unknown, or expired)`,
+      `No operation handle '${echoed(params.handleId)}' for the Operation '${echoed(params.idShortPath)}' of submodel '${echoed(params.submodelId)}' (unknown, or expired)`,
     );
   }
   return record;

@@ -1,5 +1,6 @@
 import {
   childPath,
+  echoed,
   elementReference,
   hasMetadata,
   hasPathItems,
@@ -231,7 +232,7 @@ export async function putElement(ctx: EngineContext, cmd: Command<"PutSubmodelEl
   if (index === undefined && element.idShort !== lastIdShort(path)) {
     throw new CommandError(
       "bad-request",
-      `The idShort in the body ('${String(element.idShort)}') differs from the idShortPath ('${path}')`,
+      `The idShort in the body ('${echoed(String(element.idShort))}') differs from the idShortPath ('${echoed(path)}')`,
     );
   }
   let held: HeldUpload[] = [];

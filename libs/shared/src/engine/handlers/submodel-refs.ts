@@ -1,4 +1,4 @@
-import { decodeBase64Url, encodeBase64Url, readModel } from "../../aas/index.ts";
+import { decodeBase64Url, echoed, encodeBase64Url, readModel } from "../../aas/index.ts";
 import { type Command, CommandError, type Paged, type PageRequest } from "../../contracts/index.ts";
 import { rethrowAsCommandError } from "../aas-input.ts";
 import type { EngineContext } from "../engine-context.ts";
@@ -71,7 +71,7 @@ export async function postSubmodelReference(
       if (references.some((existing) => referencedSubmodelId(existing) === submodelId)) {
         throw new CommandError(
           "conflict",
-          `The Asset Administration Shell '${aasId}' already references the Submodel '${submodelId}'`,
+          `The Asset Administration Shell '${echoed(aasId)}' already references the Submodel '${echoed(submodelId)}'`,
         );
       }
       return { ...shell, submodels: [...references, reference] };
@@ -97,7 +97,7 @@ export async function deleteSubmodelReference(
       if (kept.length === references.length) {
         throw new CommandError(
           "not-found",
-          `The Asset Administration Shell '${aasId}' has no reference to the Submodel '${submodelId}'`,
+          `The Asset Administration Shell '${echoed(aasId)}' has no reference to the Submodel '${echoed(submodelId)}'`,
         );
       }
       // An empty list is not valid AAS JSON (minItems 1): no references means no `submodels`.
@@ -128,7 +128,7 @@ function resumeAt(references: unknown[], cursor: string, page: PageRequest | und
     state = undefined;
   }
   if (!Array.isArray(state) || state.length !== 3 || !Number.isInteger(state[2]) || state[2] < 0) {
-    throw new CommandError("bad-request", `Invalid cursor '${page?.cursor ?? cursor}'`);
+    throw new CommandError("bad-request", `Invalid cursor '${echoed(page?.cursor ?? cursor)}'`);
   }
   const [next, last, index] = state as [string | null, string | null, number];
   const ids = references.map(referencedSubmodelId);

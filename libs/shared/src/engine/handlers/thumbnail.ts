@@ -1,3 +1,4 @@
+import { echoed } from "../../aas/index.ts";
 import { type Command, CommandError, type CommandResult } from "../../contracts/index.ts";
 import type { EngineContext } from "../engine-context.ts";
 import { contentTypeByName, OCTET_STREAM, uploadContentType } from "../files/content-types.ts";
@@ -32,12 +33,12 @@ export async function getThumbnail(
   const thumbnail = thumbnailOf(JSON.parse(stored.json));
   const path = typeof thumbnail?.path === "string" ? thumbnail.path : undefined;
   if (path === undefined)
-    throw new CommandError("not-found", `The Asset Administration Shell '${aasId}' has no thumbnail`);
+    throw new CommandError("not-found", `The Asset Administration Shell '${echoed(aasId)}' has no thumbnail`);
   const key = fileKeyOf(path);
   const file = key === undefined ? undefined : await ctx.fileStore.get(key);
   // Another owner's upload the caller may not read is "not stored" to them (upload-access.ts).
   if (!file || !(await mayReadUpload(ctx, file, { shellId: aasId })))
-    throw new CommandError("not-found", `The thumbnail of '${aasId}' ('${path}') is not stored on this server`);
+    throw new CommandError("not-found", `The thumbnail of '${echoed(aasId)}' ('${path}') is not stored on this server`);
   // Spec §4.1.11: a thumbnail without contentType must not fail; the stored type or the name tells.
   const declared =
     typeof thumbnail?.contentType === "string" && thumbnail.contentType !== "" ? thumbnail.contentType : undefined;
@@ -99,7 +100,7 @@ export async function deleteThumbnail(ctx: EngineContext, cmd: Command<"DeleteTh
     change: (shell) => {
       const old = thumbnailOf(shell);
       if (old === undefined)
-        throw new CommandError("not-found", `The Asset Administration Shell '${aasId}' has no thumbnail`);
+        throw new CommandError("not-found", `The Asset Administration Shell '${echoed(aasId)}' has no thumbnail`);
       previous = typeof old.path === "string" ? old.path : undefined;
       const { defaultThumbnail: _removed, ...info } = shell.assetInformation as Record<string, unknown>;
       return { ...shell, assetInformation: info };

@@ -1,3 +1,4 @@
+import { echoed } from "../../aas/index.ts";
 import { CommandError } from "../../contracts/index.ts";
 import type { FileStore, IdentifiableKind } from "../ports/index.ts";
 
@@ -36,7 +37,7 @@ function infoKey(packageId: string): string {
 
 export async function readPackageRecord(files: FileStore, packageId: string): Promise<PackageRecord> {
   const stored = typeof packageId === "string" && packageId !== "" ? await files.get(infoKey(packageId)) : undefined;
-  if (!stored) throw new CommandError("not-found", `AASX package '${packageId}' not found`);
+  if (!stored) throw new CommandError("not-found", `AASX package '${echoed(packageId)}' not found`);
   return JSON.parse(Buffer.from(stored.bytes).toString("utf8")) as PackageRecord;
 }
 

@@ -1,3 +1,4 @@
+import { echoed } from "../../aas/index.ts";
 import { CommandError } from "../../contracts/index.ts";
 import type { IdentifiableKind } from "./repository.ts";
 
@@ -39,9 +40,8 @@ function textOf(cursor: string): string {
 }
 
 function invalid(cursor: string): CommandError {
-  const shown = cursor.length > 64 ? `${cursor.slice(0, 64)}…` : cursor;
   return new CommandError(
     "bad-request",
-    `Invalid cursor '${shown}': not a cursor this list gave (it may be cut short, or another list's)`,
+    `Invalid cursor '${echoed(cursor)}': not a cursor this list gave (it may be cut short, or another list's)`,
   );
 }
