@@ -55,10 +55,12 @@ export async function invokeOperation(submodelId: string, path: string, operatio
         clientTimeoutDuration: "PT5M",
       }),
     });
-    const { handleId } = (await started.json()) as { handleId: string };
+    // The 202 has no body (AAS Part 2): the handle, base64url-encoded, ends its Location.
+    const location = started.headers.get("Location") ?? "";
+    const handle = location.slice(location.lastIndexOf("/") + 1);
     for (;;) {
       // fetch follows the 302 to …/operation-results once the operation has finished.
-      const status = await request(`${base}/operation-status/${b64(handleId)}`, {
+      const status = await request(`${base}/operation-status/${handle}`, {
         headers: { Accept: "application/json" },
       });
       const body = (await status.json()) as { executionState?: string; messages?: { text?: string }[] };

@@ -80,8 +80,9 @@ function mountRoutes({ send }: RouteDeps, mount: OperationMount): ApiRoute[] {
     });
     const { handleId } = reply.value;
     const location = `${operationBase(c)}/operation-status/${encodeBase64Url(handleId)}`;
-    // v3.0.1 defines no body here; the OperationHandle tells a client the id without parsing Location.
-    return c.body(JSON.stringify({ handleId }), 202, { ...JSON_TYPE, Location: location });
+    // No body: v3.0.1 defines none for this 202 (digest §a: "(none)"), and FA³ST sends none, so no
+    // client of either can rely on one. The handle is the last segment of Location.
+    return c.body(null, 202, { Location: location });
   };
   const invoke = (valueOnly: boolean): ApiOperation => ({
     method: "POST",
