@@ -61,6 +61,47 @@ export function submodelElementsSuite(mode: Mode): void {
       await sut?.stop();
     });
     for (const mount of MOUNTS) describe(`at the ${mount} mount`, () => elementTests(mount));
+
+    test("entity tags (RFC 9110 §13.1): If-Match compares strongly, If-None-Match weakly, lists and * alike, on the hot $value route and the general path", async () => {
+      const { path } = await createFixtureAt(http, "entity-tags", "repository");
+      const element = `${path}/submodel-elements/MaxRotationSpeed`;
+      const routes: [string, string, (value: number) => string][] = [
+        ["hot $value route", `${element}/$value`, (value) => String(value)],
+        ["general path", element, (value) => JSON.stringify({ value: String(value) })],
+      ];
+      let value = 100;
+      const patch = (url: string, body: string, headers: Record<string, string>) =>
+        http.request("PATCH", url, { body, headers });
+      for (const [route, url, body] of routes) {
+        const current = etagOf(await http.get(element));
+        const weak = `W/${current}`;
+        // A weak tag never matches If-Match, even naming the current revision, alone or in a list;
+        // "*" in quotes is a tag, not the wildcard.
+        for (const ifMatch of [weak, `"1", ${weak}`, '"*"', current.slice(0, -1)]) {
+          const answer = await patch(url, body(++value), { "if-match": ifMatch });
+          assert.equal(answer.status, 412, `${route}: If-Match ${ifMatch}: ${answer.text}`);
+        }
+        for (const list of [(tag: string) => `W/${tag}, ${tag}`, (tag: string) => `"a,b", ${tag}`, () => "*"]) {
+          // Each write moves the revision on: the list names the one just read.
+          const ifMatch = list(etagOf(await http.get(element)));
+          const answer = await patch(url, body(++value), { "if-match": ifMatch });
+          assert.equal(answer.status, 204, `${route}: If-Match ${ifMatch}: ${answer.text}`);
+        }
+        const now = etagOf(await http.get(element));
+        for (const ifNoneMatch of [`W/${now}`, `W/"1", ${now}`, `"1" , W/${now}`, "*"]) {
+          const answer = await patch(url, body(++value), { "if-none-match": ifNoneMatch });
+          assert.equal(answer.status, 412, `${route}: If-None-Match ${ifNoneMatch}: ${answer.text}`);
+        }
+        const fresh = await patch(url, body(++value), { "if-none-match": 'W/"1", "2"' });
+        assert.equal(fresh.status, 204, `${route}: ${fresh.text}`);
+        // GET: If-None-Match with the weak comparison; the hot route hands these to the general path.
+        const read = await http.get(url);
+        for (const ifNoneMatch of [`W/${etagOf(read)}`, `"1", W/${etagOf(read)}`]) {
+          assert.equal((await http.get(url, { "if-none-match": ifNoneMatch })).status, 304, `${route}: ${ifNoneMatch}`);
+        }
+        assert.equal((await http.get(url, { "if-none-match": 'W/"1"' })).status, 200, route);
+      }
+    });
   });
 
   function elementTests(mount: (typeof MOUNTS)[number]): void {

@@ -4,7 +4,7 @@ import { isAcceptable } from "./content-negotiation.ts";
 import { CORRELATION_ID_HEADER, correlationIdOf } from "./correlation-id.ts";
 import { errorAnswer } from "./error-response.ts";
 import { identifierOf } from "./path-params.ts";
-import { entityTags, etagOf } from "./preconditions.ts";
+import { etagOf, ifMatchTags, ifNoneMatchTags } from "./preconditions.ts";
 import { jsonText, RAW_VALUE } from "./reply-response.ts";
 import { isJsonMediaType, otherCharsetOf } from "./request-body.ts";
 import { observeAnswered } from "./request-metrics.ts";
@@ -151,8 +151,8 @@ export function hotValueRoute(deps: HotValueRouteDeps): HotRoute {
     submodelId: string,
     path: string,
   ) => {
-    const ifMatch = entityTags(incoming.headers["if-match"]);
-    const ifNoneMatch = entityTags(incoming.headers["if-none-match"]);
+    const ifMatch = ifMatchTags(incoming.headers["if-match"]);
+    const ifNoneMatch = ifNoneMatchTags(incoming.headers["if-none-match"]);
     const chunks: Buffer[] = [];
     let settled = false;
     // The listeners stay: after the end they do nothing, and an error never goes unheard.

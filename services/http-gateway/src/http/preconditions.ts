@@ -1,14 +1,15 @@
 import type { Preconditions } from "@twinport/shared";
+import { entityTags } from "./entity-tags.ts";
 import type { GatewayContext } from "./gateway-env.ts";
 
 /**
- * If-Match / If-None-Match as the engine wants them: bare revisions (or "*"). Our ETags are strong
- * and quoted; a weak `W/` prefix is tolerated so intermediaries that weaken tags do not break writes.
- * The comparison itself happens in the engine, inside the commit.
+ * If-Match / If-None-Match as the engine wants them: bare revisions (or "*"), each header with the
+ * comparison RFC 9110 gives it (entity-tags.ts). The comparison itself happens in the engine, inside
+ * the commit.
  */
 export function readPreconditions(c: GatewayContext): Preconditions | undefined {
-  const ifMatch = entityTags(c.req.header("If-Match"));
-  const ifNoneMatch = entityTags(c.req.header("If-None-Match"));
+  const ifMatch = ifMatchTags(c.req.header("If-Match"));
+  const ifNoneMatch = ifNoneMatchTags(c.req.header("If-None-Match"));
   if (ifMatch === undefined && ifNoneMatch === undefined) return undefined;
   const preconditions: Preconditions = {};
   if (ifMatch !== undefined) preconditions.ifMatch = ifMatch;
@@ -16,18 +17,14 @@ export function readPreconditions(c: GatewayContext): Preconditions | undefined 
   return preconditions;
 }
 
-export function entityTags(header: string | undefined): string[] | undefined {
-  if (header === undefined) return undefined;
-  const tags = header
-    .split(",")
-    .map((tag) =>
-      tag
-        .trim()
-        .replace(/^W\//, "")
-        .replace(/^"(.*)"$/, "$1"),
-    )
-    .filter((tag) => tag !== "");
-  return tags.length > 0 ? tags : undefined;
+/** If-Match: the strong comparison, a weak tag never matches. */
+export function ifMatchTags(header: string | undefined): string[] | undefined {
+  return header === undefined ? undefined : entityTags(header, "strong");
+}
+
+/** If-None-Match: the weak comparison, `W/"5"` matches revision 5. */
+export function ifNoneMatchTags(header: string | undefined): string[] | undefined {
+  return header === undefined ? undefined : entityTags(header, "weak");
 }
 
 /**
@@ -41,6 +38,6 @@ export function etagOf(revision: number, view?: string): string {
 
 /** GET with If-None-Match: the client's copy is current when one of its tags (or "*") is this ETag. */
 export function isNotModified(c: GatewayContext, etag: string): boolean {
-  const tags = entityTags(c.req.header("If-None-Match"));
+  const tags = ifNoneMatchTags(c.req.header("If-None-Match"));
   return tags !== undefined && (tags.includes("*") || tags.includes(etag.slice(1, -1)));
 }

@@ -205,11 +205,19 @@ describe("AAS Repository API (/shells)", () => {
       412,
     );
     const current = (await call(app, "GET", `/api/v3.0/shells/${b64(id)}`)).headers.get("etag")!;
+    // If-Match compares strongly (RFC 9110 §13.1.1): a weak tag never matches, even the current one.
+    assertResult(
+      await call(app, "PUT", `/api/v3.0/shells/${b64(id)}`, {
+        body: changed,
+        headers: { "If-Match": `"1", W/${current}` },
+      }),
+      412,
+    );
     assert.equal(
       (
         await call(app, "PUT", `/api/v3.0/shells/${b64(id)}`, {
           body: changed,
-          headers: { "If-Match": `"1", W/${current}` },
+          headers: { "If-Match": `"1", W/${current}, ${current}` },
         })
       ).status,
       204,

@@ -1,0 +1,25 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { entityTags } from "./entity-tags.ts";
+
+test("If-Match (strong): a weak tag and a quoted * stay as written, so they match no revision", () => {
+  assert.deepEqual(entityTags('"5"', "strong"), ["5"]);
+  assert.deepEqual(entityTags('W/"5"', "strong"), ['W/"5"']);
+  assert.deepEqual(entityTags('W/"5", "6"', "strong"), ['W/"5"', "6"]);
+  assert.deepEqual(entityTags("*", "strong"), ["*"]);
+  assert.deepEqual(entityTags('"*"', "strong"), ['"*"']);
+});
+
+test("If-None-Match (weak): W/ is dropped, the opaque part compared", () => {
+  assert.deepEqual(entityTags('W/"5"', "weak"), ["5"]);
+  assert.deepEqual(entityTags('"4" , W/"5",,"6"', "weak"), ["4", "5", "6"]);
+  assert.deepEqual(entityTags('"*"', "weak"), ['"*"']);
+});
+
+test("a comma inside quotes belongs to the tag; unclosed quotes match nothing; bare revisions are taken", () => {
+  assert.deepEqual(entityTags('"a,b", "7"', "strong"), ["a,b", "7"]);
+  assert.deepEqual(entityTags('"7', "strong"), ['"7']);
+  assert.deepEqual(entityTags("7, 8", "strong"), ["7", "8"]);
+  assert.equal(entityTags("", "weak"), undefined);
+  assert.equal(entityTags(" , ", "weak"), undefined);
+});
