@@ -181,7 +181,7 @@ export function createHttpServing(deps: HttpAppDeps): HttpServing {
   // Inside the API prefix an unknown path is a malformed request (spec §7); outside it, 404.
   // Named as the client sent it: with a pathPrefix the routed path is another (routing-path.ts).
   const unknownApiPath = (c: { req: { url: string } }): never => {
-    throw badRequest(`${new URL(c.req.url).pathname} is not a path of the AAS API served here`);
+    throw badRequest(`${echoed(new URL(c.req.url).pathname)} is not a path of the AAS API served here`);
   };
   app.all(API_PREFIX, unknownApiPath);
   app.all(`${API_PREFIX}/*`, unknownApiPath);

@@ -2,6 +2,7 @@ import {
   type ChangeEvent,
   CommandError,
   type EventEntity,
+  echoed,
   parseIdShortPath,
   parseReferenceFilter,
   type ReferenceFilter,
@@ -42,7 +43,9 @@ export function readEventFilter(c: GatewayContext): EventFilter {
     const names = kinds.split(",").map((name) => name.trim());
     for (const name of names)
       if (!(EVENT_ENTITIES as readonly string[]).includes(name))
-        throw badRequest(`Query parameter "kinds": unknown kind "${name}"; known: ${EVENT_ENTITIES.join(", ")}`);
+        throw badRequest(
+          `Query parameter "kinds": unknown kind "${echoed(name)}"; known: ${EVENT_ENTITIES.join(", ")}`,
+        );
     filter.kinds = new Set(names as EventEntity[]);
   }
   const id = base64UrlQuery(c, "id");

@@ -1,3 +1,4 @@
+import { echoed } from "@twinport/shared";
 import type { MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { ApiError } from "./api-error.ts";
@@ -24,7 +25,7 @@ export function bodySizeLimit(maxBytes: number): MiddlewareHandler {
     if (METHODS_WITHOUT_BODY.has(c.req.method)) return next();
     const declared = c.req.header("Content-Length");
     if (declared !== undefined && c.req.header("Transfer-Encoding") === undefined) {
-      if (!/^\d+$/.test(declared)) throw ApiError.of("bad-request", `Invalid Content-Length '${declared}'`);
+      if (!/^\d+$/.test(declared)) throw ApiError.of("bad-request", `Invalid Content-Length '${echoed(declared)}'`);
       if (Number(declared) > maxBytes) throw tooLarge();
       return next();
     }

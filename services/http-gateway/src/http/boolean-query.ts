@@ -1,3 +1,4 @@
+import { echoed } from "@twinport/shared";
 import { badRequest } from "./api-error.ts";
 import type { GatewayContext } from "./gateway-env.ts";
 import { singleQuery } from "./query.ts";
@@ -15,5 +16,5 @@ export function booleanQuery(c: GatewayContext, name: string, defaultValue: bool
   const lower = value.toLowerCase();
   if (lower === "true") return true;
   if (lower === "false") return false;
-  throw badRequest(`Query parameter "${name}" must be true or false, got "${value}"`);
+  throw badRequest(`Query parameter "${name}" must be true or false, got "${echoed(value)}"`);
 }

@@ -71,5 +71,5 @@ function parseLimit(text: string): number {
 function oneOf<T extends string>(name: string, value: string, allowed: readonly T[]): T {
   if ((allowed as readonly string[]).includes(value)) return value as T;
   const expected = allowed.length > 0 ? `one of ${allowed.join(", ")}` : "not given";
-  throw badRequest(`Query parameter "${name}" must be ${expected}, got "${value}"`);
+  throw badRequest(`Query parameter "${name}" must be ${expected}, got "${echoed(value)}"`);
 }

@@ -1,5 +1,6 @@
 import type { Socket } from "node:net";
 import type { TLSSocket } from "node:tls";
+import { echoed } from "@twinport/shared";
 import type { MiddlewareHandler } from "hono";
 import { badRequest } from "./api-error.ts";
 import { incomingMessageOf } from "./gateway-env.ts";
@@ -15,7 +16,7 @@ export function sniHostCheck(): MiddlewareHandler {
     if (servername) {
       const host = hostnameOf(c.req.header("Host") ?? "");
       if (host !== servername.toLowerCase())
-        throw badRequest(`Host "${host}" does not match the TLS server name "${servername}" (sniEnabled)`);
+        throw badRequest(`Host "${echoed(host)}" does not match the TLS server name "${servername}" (sniEnabled)`);
     }
     await next();
   };

@@ -1,5 +1,5 @@
 import type { Socket } from "node:net";
-import { ANONYMOUS } from "@twinport/shared";
+import { ANONYMOUS, echoed } from "@twinport/shared";
 import { readEventFilter } from "../events/event-filter.ts";
 import type { EventHub } from "../events/event-hub.ts";
 import { SHUTDOWN } from "../events/event-message.ts";
@@ -83,7 +83,8 @@ function positionOf(c: GatewayContext): number | undefined {
   const given = after ?? header;
   if (given === undefined || (after === undefined && given.trim() === "")) return undefined;
   const name = after !== undefined ? 'Query parameter "after"' : "Last-Event-ID";
-  if (!/^\d{1,15}$/.test(given.trim())) throw badRequest(`${name} must be a sequence number (digits), got "${given}"`);
+  if (!/^\d{1,15}$/.test(given.trim()))
+    throw badRequest(`${name} must be a sequence number (digits), got "${echoed(given)}"`);
   return Number(given.trim());
 }
 
