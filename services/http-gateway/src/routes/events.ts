@@ -48,6 +48,7 @@ export function eventRoutes(hub: EventHub | undefined): ApiRoute[] {
               ...(grants ? expiryOf(c) : {}),
             });
             await stream.open();
+            endedByClientFin(c);
             return new Response(stream.body, { status: 200, headers: STREAM_HEADERS });
           },
         },
@@ -74,6 +75,24 @@ const STREAM_HEADERS = {
 function completedWrites(socket: Socket | null | undefined): number | undefined {
   if (!socket || socket.destroyed) return undefined;
   return socket.bytesWritten - socket.writableLength;
+}
+
+/**
+ * The server keeps a half-closed connection open until its answer has gone (start-http-endpoint.ts,
+ * RFC 9112 §9.6), but a stream has no end of its own to wait for: the client's FIN is its leaving,
+ * as it was before. Without this, a client that closed would keep its stream (and a place under
+ * events.maxStreams) until a heartbeat's write failed.
+ */
+function endedByClientFin(c: GatewayContext): void {
+  const outgoing = outgoingMessageOf(c);
+  const socket = outgoing?.socket;
+  if (outgoing === undefined || !socket) return;
+  const leave = () => outgoing.destroy();
+  if (socket.readableEnded) leave();
+  else {
+    socket.once("end", leave);
+    outgoing.once("close", () => socket.off("end", leave));
+  }
 }
 
 /** `after` wins over Last-Event-ID (an explicit request over the browser's automatic header). */
