@@ -386,6 +386,37 @@ export function hardeningSuite(mode: Mode): void {
       });
     });
 
+    describe("client values quoted in errors", () => {
+      test("a 5 MB value or property name, or a 9,000-character content type, comes back cut in a Result of a few KB", async () => {
+        const huge = "Z".repeat(5_000_000);
+        const value = `${SUBMODEL}/submodel-elements/MaxRotationSpeed/$value`;
+        const cases: [string, () => Promise<{ status: number; text: string }>, RegExp][] = [
+          ["a string for an xs:int", () => client.request("PATCH", value, json(JSON.stringify(huge))), /ZZ"? .*xs:/],
+          [
+            "a content type",
+            // 9,000 characters: within the request head's limit, which a longer one meets first (431).
+            () =>
+              client.request("PATCH", value, {
+                body: "1",
+                headers: { "content-type": `application/${huge.slice(0, 9000)}` },
+              }),
+            /Content-Type/,
+          ],
+          [
+            "a property name",
+            () => client.request("POST", "/submodels", json({ modelType: "Submodel", id: "urn:test:echo", [huge]: 1 })),
+            /.+/,
+          ],
+        ];
+        for (const [what, send, reason] of cases) {
+          const answer = await send();
+          assert.ok(answer.status >= 400 && answer.status < 500, `${what}: ${answer.status}`);
+          assert.ok(answer.text.length < 4096, `${what}: ${answer.text.length} characters of Result`);
+          assert.match(JSON.parse(answer.text).messages[0].text, reason, what);
+        }
+      });
+    });
+
     describe("invalid UTF-8 in a JSON body", () => {
       test("is refused with 400, not stored with replacement characters", async () => {
         const broken = Buffer.concat([

@@ -14,6 +14,28 @@ export interface ResultBody {
 }
 
 /**
+ * Longest text of an Error message. Messages quote a client's values through echoed(), but many
+ * quote them inside texts made elsewhere (the metamodel's checks, value parsing: `"<value>" is not
+ * a valid xs:double value`), and a 5 MB value PATCHed to a Property came back whole in the 400.
+ * Such a text is cut in its middle: its start says what and where, its end says why.
+ */
+export const MAX_MESSAGE_CHARACTERS = 1024;
+const KEPT_HEAD = 640;
+const KEPT_TAIL = 256;
+/** What echoed() made of a value that was already cut: not cut (and counted) a second time. */
+const ECHOED_FORM = /… \(\d+ characters\)$/;
+
+function cappedText(text: string): string {
+  if (text.length <= MAX_MESSAGE_CHARACTERS) return text;
+  // Never inside a surrogate pair: the Result would carry a lone surrogate.
+  const lastKept = text.charCodeAt(KEPT_HEAD - 1);
+  const head = lastKept >= 0xd800 && lastKept <= 0xdbff ? KEPT_HEAD - 1 : KEPT_HEAD;
+  const firstKept = text.charCodeAt(text.length - KEPT_TAIL);
+  const tail = firstKept >= 0xdc00 && firstKept <= 0xdfff ? text.length - KEPT_TAIL + 1 : text.length - KEPT_TAIL;
+  return `${text.slice(0, head)}… (${tail - head} characters left out) …${text.slice(tail)}`;
+}
+
+/**
  * The main message first, then one message per detail (e.g. each failed constraint), then, only
  * when the endpoint allows it, the stack trace as an "Exception" message.
  */
@@ -26,12 +48,12 @@ export function resultBody(
   const timestamp = options.now.toISOString();
   const message = (messageType: ResultMessage["messageType"], text: string): ResultMessage => ({
     messageType,
-    text,
+    text: messageType === "Error" ? cappedText(text) : text,
     code,
     timestamp,
   });
   // The path may be the client's (an idShortPath of the URL): quoted as the message quotes it.
-  const path = error.path === undefined ? "" : echoed(error.path);
+  const path = error.path === undefined ? "" : ECHOED_FORM.test(error.path) ? error.path : echoed(error.path);
   const main = path !== "" && !error.message.includes(path) ? `${error.message} (at ${path})` : error.message;
   // Each finding gets a message of its own, unless the headline already is the one finding
   // ("Invalid Property: <finding>", verification-summary.ts).
