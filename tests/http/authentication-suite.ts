@@ -53,6 +53,14 @@ function assertInvalidToken(response: HttpResponse, description: RegExp): void {
   assert.equal(body.messages[0].messageType, "Error");
   assert.equal(body.messages[0].code, "401");
   assert.match(body.messages[0].text, description);
+  // Another client's credentials get another answer: no cache may hand this one on (ADR 0058).
+  assertPrivateToPrincipal(response);
+}
+
+/** This suite's endpoint takes client certificates: refusals vary by Authorization and are private. */
+function assertPrivateToPrincipal(response: HttpResponse): void {
+  assert.equal(response.headers.vary, "Authorization");
+  assert.equal(response.headers["cache-control"], "private");
 }
 
 export function authenticationSuite(mode: Mode): void {
@@ -299,6 +307,7 @@ export function authenticationSuite(mode: Mode): void {
       assert.equal(response.status, 401, response.text);
       assert.equal(response.headers["www-authenticate"], 'Bearer realm="twinport"');
       assert.match(response.json().messages[0].text, /client certificate is not accepted/);
+      assertPrivateToPrincipal(response);
       // A valid token does not make an untrusted certificate acceptable.
       assert.equal((await client.get("/shells", bearer(await provider.token("operator")))).status, 401);
     });

@@ -113,9 +113,10 @@ export function createHttpServing(deps: HttpAppDeps): HttpServing {
   if (deps.security)
     app.use(
       "*",
-      authentication(createAuthenticator(deps.security), (line) =>
-        deps.logger?.warn({ component: "authentication" }, line),
-      ),
+      authentication(createAuthenticator(deps.security), {
+        clientCertificates: deps.security.authentication.clientCertificates !== undefined,
+        log: (line) => deps.logger?.warn({ component: "authentication" }, line),
+      }),
     );
   const routes = [
     ...aasRepositoryRoutes({ send }),

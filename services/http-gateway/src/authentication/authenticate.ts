@@ -3,6 +3,7 @@ import { ANONYMOUS, certificatePrincipal, type Principal, type SecurityConfig } 
 import type { MiddlewareHandler } from "hono";
 import { errorResponse } from "../http/error-response.ts";
 import { type GatewayContext, incomingMessageOf } from "../http/gateway-env.ts";
+import { variesByPrincipal } from "../http/principal-vary.ts";
 import { bearerTokenVerifier, InvalidToken } from "./bearer-token-verifier.ts";
 import { clientCertificateOf } from "./client-certificate.ts";
 import { IssuerUnreachable } from "./issuer-keys.ts";
@@ -64,26 +65,39 @@ export function createAuthenticator(security: SecurityConfig): Authenticator {
 }
 
 /** Puts the request's principal on the context (command-sender.ts stamps it on every command). */
-export function authentication(authenticate: Authenticator, log?: (line: string) => void): MiddlewareHandler {
+export function authentication(
+  authenticate: Authenticator,
+  options: { clientCertificates: boolean; log?: (line: string) => void },
+): MiddlewareHandler {
+  const { clientCertificates, log } = options;
   return async (c, next) => {
     let principal: Principal;
     try {
       principal = await authenticate(c);
     } catch (error) {
       if (error instanceof InvalidToken)
-        return unauthenticatedResponse(c, { error: "invalid_token", description: error.message });
+        return variesByPrincipal(
+          unauthenticatedResponse(c, { error: "invalid_token", description: error.message }),
+          clientCertificates,
+        );
       if (error instanceof Refused)
-        return unauthenticatedResponse(c, {
-          ...(error.error ? { error: error.error } : {}),
-          description: error.message,
-        });
+        return variesByPrincipal(
+          unauthenticatedResponse(c, {
+            ...(error.error ? { error: error.error } : {}),
+            description: error.message,
+          }),
+          clientCertificates,
+        );
       // The issuer is down or unreadable: the client's token may be fine, so it is not told it is not.
       if (error instanceof IssuerUnreachable) {
         log?.(error.message);
-        return errorResponse(
-          c,
-          { code: "unavailable", message: "The token cannot be checked now: the token issuer cannot be reached" },
-          { includeErrorDetails: false },
+        return variesByPrincipal(
+          errorResponse(
+            c,
+            { code: "unavailable", message: "The token cannot be checked now: the token issuer cannot be reached" },
+            { includeErrorDetails: false },
+          ),
+          clientCertificates,
         );
       }
       throw error;

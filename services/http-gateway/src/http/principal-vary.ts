@@ -34,3 +34,14 @@ export function varyByPrincipal(
     return undefined;
   };
 }
+
+/**
+ * A refusal answered before any principal is settled (authentication.ts: a token or certificate
+ * refused, the token issuer away) depends on the credentials all the same: another client's
+ * credentials get another answer. Joined to a Vary CORS may have put on the response already.
+ */
+export function variesByPrincipal(response: Response, clientCertificates: boolean): Response {
+  response.headers.append("Vary", "Authorization");
+  if (clientCertificates && !response.headers.has("Cache-Control")) response.headers.set("Cache-Control", "private");
+  return response;
+}
