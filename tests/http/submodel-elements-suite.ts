@@ -7,7 +7,7 @@
 
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import type { HttpClient } from "../test-support/http-client.ts";
+import { b64, type HttpClient } from "../test-support/http-client.ts";
 import { type Mode, type SystemUnderTest, startSystem } from "../test-support/system.ts";
 import {
   allPages,
@@ -77,7 +77,8 @@ export function submodelElementsSuite(mode: Mode): void {
         const weak = `W/${current}`;
         // A weak tag never matches If-Match, even naming the current revision, alone or in a list;
         // "*" in quotes is a tag, not the wildcard.
-        for (const ifMatch of [weak, `"1", ${weak}`, '"*"', current.slice(0, -1)]) {
+        // An If-Match with no tag (a script's empty $ETAG) matches nothing; `*` inside a list is no wildcard.
+        for (const ifMatch of [weak, `"1", ${weak}`, '"*"', current.slice(0, -1), "", ",", `${weak}, *`]) {
           const answer = await patch(url, body(++value), { "if-match": ifMatch });
           assert.equal(answer.status, 412, `${route}: If-Match ${ifMatch}: ${answer.text}`);
         }
@@ -101,6 +102,21 @@ export function submodelElementsSuite(mode: Mode): void {
         }
         assert.equal((await http.get(url, { "if-none-match": 'W/"1"' })).status, 200, route);
       }
+      // A target that does not exist is a 404 whatever the preconditions say (RFC 9110 §13.2.1).
+      const missing: [string, string, string | undefined][] = [
+        ["PATCH", `${path}/submodel-elements/Nope/$value`, "1"],
+        ["PATCH", `${path}/submodel-elements/Nope`, JSON.stringify({ value: "1" })],
+        ["DELETE", `${path}/submodel-elements/Nope`, undefined],
+        ["DELETE", `/submodels/${b64("urn:test:entity-tags:none")}`, undefined],
+      ];
+      for (const [method, url, body] of missing)
+        for (const ifMatch of ["*", '"1"']) {
+          const answer = await http.request(method, url, {
+            ...(body ? { body } : {}),
+            headers: { "if-match": ifMatch },
+          });
+          assert.equal(answer.status, 404, `${method} ${url} If-Match ${ifMatch}: ${answer.text}`);
+        }
     });
   });
 

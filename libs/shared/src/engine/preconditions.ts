@@ -4,10 +4,13 @@ import { VIEW_LENGTH } from "./access/id-short-path-scope.ts";
 /**
  * HTTP conditional requests (RFC 9110 §13) evaluated against the revision the engine just read.
  * The commit then re-checks that revision (compare-and-set), so check and write are one atomic step.
- * `current` is undefined when the target does not exist.
+ * `current` is undefined when the target does not exist. Every caller answers 404 then (no write
+ * here creates what it targets), and RFC 9110 §13.2.1 has a server ignore the preconditions when
+ * the answer without them would be neither 2xx nor 412: the 404 comes first, a 412 would tell the
+ * client its tag was stale where the resource is gone.
  */
 export function checkPreconditions(preconditions: Preconditions | undefined, current: number | undefined): void {
-  if (!preconditions) return;
+  if (!preconditions || current === undefined) return;
   // A placeholder revision (a write planned on top of an uncommitted one of its group commit) is
   // no ETag any client has seen: it matches only "*".
   if (current !== undefined && current < 0) {
@@ -20,13 +23,11 @@ export function checkPreconditions(preconditions: Preconditions | undefined, cur
   }
   const { ifMatch, ifNoneMatch } = preconditions;
   if (ifMatch && ifMatch.length > 0) {
-    const matches =
-      current !== undefined && ifMatch.some((tag) => tag === "*" || revisionOfTag(tag) === String(current));
+    const matches = ifMatch.some((tag) => tag === "*" || revisionOfTag(tag) === String(current));
     if (!matches) throw new CommandError("precondition-failed", "If-Match does not match the current revision");
   }
   if (ifNoneMatch && ifNoneMatch.length > 0) {
-    const matches =
-      current !== undefined && ifNoneMatch.some((tag) => tag === "*" || revisionOfTag(tag) === String(current));
+    const matches = ifNoneMatch.some((tag) => tag === "*" || revisionOfTag(tag) === String(current));
     if (matches) throw new CommandError("precondition-failed", "If-None-Match matches the current revision");
   }
 }

@@ -23,3 +23,11 @@ test("a comma inside quotes belongs to the tag; unclosed quotes match nothing; b
   assert.equal(entityTags("", "weak"), undefined);
   assert.equal(entityTags(" , ", "weak"), undefined);
 });
+
+test("If-Match with no tag in it matches nothing; * is the wildcard only as the whole field", () => {
+  for (const header of ["", " ", ",", " , "]) assert.deepEqual(entityTags(header, "strong"), ['""'], `"${header}"`);
+  assert.deepEqual(entityTags(" * ", "strong"), ["*"]);
+  assert.deepEqual(entityTags('W/"1", *', "strong"), ['W/"1"', '""']);
+  assert.deepEqual(entityTags('*, "5"', "strong"), ['""', "5"]);
+  assert.deepEqual(entityTags('"4", *', "weak"), ["4", '""']);
+});

@@ -13,6 +13,12 @@
  * - A comma inside quotes belongs to the tag (etagc allows it), so the list is scanned, not split.
  * - An unquoted member (`5`) is taken as the bare revision, as before: lenient towards clients that
  *   drop the quotes; it can only match the revision it names.
+ * - `*` is the wildcard only as the whole field; inside a list it is no valid member and matches
+ *   nothing (`W/"1", *` let a write through).
+ * - An If-Match field with no tag in it (empty, `,`) is a list that matches nothing: 412. Taking it
+ *   as no condition made the write unconditional, so a script sending `If-Match: $ETAG` with the
+ *   variable empty lost its protection against lost updates. (An empty If-None-Match matches
+ *   nothing either, which is what no condition does.)
  */
 export function entityTags(header: string, comparison: "strong" | "weak"): string[] | undefined {
   const tags: string[] = [];
@@ -38,8 +44,12 @@ export function entityTags(header: string, comparison: "strong" | "weak"): strin
     }
     const comma = header.indexOf(",", at);
     const member = header.slice(at, comma === -1 ? header.length : comma).trim();
-    if (member !== "") tags.push(member);
+    if (member !== "") tags.push(member === "*" && header.trim() !== "*" ? NO_TAG : member);
     at = comma === -1 ? header.length : comma + 1;
   }
-  return tags.length > 0 ? tags : undefined;
+  if (tags.length > 0) return tags;
+  return comparison === "strong" ? [NO_TAG] : undefined;
 }
+
+/** A member no revision can match (the engine compares members with revisions and with "*"). */
+const NO_TAG = '""';
