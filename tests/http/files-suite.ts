@@ -461,6 +461,18 @@ export function filesSuite(mode: Mode): void {
         JSON.stringify({ contentType: "application/x-pdf", value: kept }),
       );
       await keptServed("a $value PATCH keeping the File's value");
+      const attachment = async (idShortPath: string) =>
+        (await bytesOf(client, `${submodelPath}/submodel-elements/${idShortPath}/attachment`)).status;
+      // Another File naming an upload keeps its bytes when the File that uploaded them moves on.
+      a = await uploadTo(client, id, "A");
+      await write("PATCH", `${submodelPath}/submodel-elements/Box.Inner/$value`, JSON.stringify(pdf(a)));
+      await write("PATCH", `${submodelPath}/submodel-elements/A/$value`, JSON.stringify(pdf(elsewhere)));
+      assert.equal(await attachment("Box.Inner"), 200, "Box.Inner still names the upload A made");
+      // Moved, not dropped: two Files swapping their uploads in one write keep both.
+      a = await uploadTo(client, id, "A");
+      await write("PATCH", `${submodelPath}/$value`, JSON.stringify({ A: pdf(kept), Kept: pdf(a) }));
+      assert.equal(await attachment("A"), 200, "A after a swap of uploads");
+      assert.equal(await attachment("Kept"), 200, "Kept after a swap of uploads");
       assert.equal((await client.request("DELETE", submodelPath)).status, 204);
     });
 
@@ -531,6 +543,13 @@ export function filesSuite(mode: Mode): void {
 
       assert.equal((await target.request("DELETE", `/packages/${b64(packageId)}`)).status, 204);
       assert.equal((await target.get(`/shells/${b64("urn:pkg")}`)).status, 404);
+      // An id longer than any FileStore key names no package: 404, not the key's refusal as a 500.
+      const long = b64("A".repeat(6000));
+      for (const method of ["GET", "DELETE"]) {
+        const answer = await target.request(method, `/packages/${long}`);
+        assert.equal(answer.status, 404, `${method} of a 6,000-character package id`);
+        assert.match(answer.json().messages[0].text, /not found/);
+      }
     });
 
     test("reset empties the store for every gateway at once, files included", async () => {

@@ -62,18 +62,50 @@ export function fileValuesOfElements(elements: readonly ElementJson[]): Map<stri
   return values;
 }
 
-/** Deletes the held uploads whose element no longer names them (`kept`: what the elements name now). */
+/**
+ * Deletes the held uploads no File names any more, after the write committed (`kept`: what the
+ * written elements name now). An upload stays while any File of the submodel names it: one the
+ * write moved (a File renamed, moved into a container, shifted in a list, two Files swapping
+ * values), or another File a client pointed at it. Deciding by the owner's path alone deleted
+ * bytes such Files still served. Only uploads about to go cost a read of the submodel, so a write
+ * that keeps its Files' values reads nothing more.
+ */
 export async function releaseUploads(
   ctx: EngineContext,
   submodelId: string,
   held: readonly HeldUpload[],
   kept: ReadonlyMap<string, string> = new Map(),
 ): Promise<void> {
-  for (const upload of held) {
-    if (kept.get(upload.idShortPath) === upload.value) continue;
+  const keptValues = new Set(kept.values());
+  const leaving = held.filter((upload) => !keptValues.has(upload.value));
+  if (leaving.length === 0) return;
+  const stillNamed = new Set<string>();
+  const wanted = leaving.map((upload) => upload.value);
+  try {
+    await eachRecordOf(ctx, submodelId, (records) => {
+      for (const value of filesNaming(records, wanted)) stillNamed.add(value);
+    });
+  } catch {
+    // The submodel cannot be read now: whether a File still names them is unknown, so the bytes stay.
+    return;
+  }
+  for (const upload of leaving) {
+    if (stillNamed.has(upload.value)) continue;
     // The write is committed: a store that cannot delete now leaves the bytes, as before.
     await deleteUpload(ctx, upload.value, { submodelId, idShortPath: upload.idShortPath }).catch(() => undefined);
   }
+}
+
+/** Which of `values` the File elements among `records` name. */
+function filesNaming(records: readonly StoredElement[], values: readonly string[]): string[] {
+  const named: string[] = [];
+  for (const record of records) {
+    if (!record.json.includes('"File"')) continue;
+    const element = JSON.parse(record.json) as ElementJson;
+    if (element.modelType === "File" && typeof element.value === "string" && values.includes(element.value))
+      named.push(element.value);
+  }
+  return named;
 }
 
 /** Every upload the File elements of a submodel hold, read page by page (a submodel may be large). */
@@ -83,6 +115,16 @@ export async function uploadsHeldInSubmodel(ctx: EngineContext, submodelId: stri
   // a submodel of a million elements is not read through for nothing.
   const uploads = await ctx.fileStore.list("/aasx/files/");
   if (!uploads.some((file) => /^\/aasx\/files\/[0-9a-f]{16}\//.test(file.path))) return held;
+  await eachRecordOf(ctx, submodelId, (records) => held.push(...uploadsHeldBy(submodelId, records)));
+  return held;
+}
+
+/** The element records of a submodel, a page at a time, containers' children included. */
+async function eachRecordOf(
+  ctx: EngineContext,
+  submodelId: string,
+  visit: (records: readonly StoredElement[]) => void,
+): Promise<void> {
   const parents = [""];
   while (parents.length > 0) {
     const parentPath = parents.pop()!;
@@ -92,7 +134,7 @@ export async function uploadsHeldInSubmodel(ctx: EngineContext, submodelId: stri
         limit: 1000,
         ...(cursor ? { cursor } : {}),
       });
-      held.push(...uploadsHeldBy(submodelId, page.items));
+      visit(page.items);
       for (const record of page.items)
         if (
           /"modelType":"(SubmodelElementCollection|SubmodelElementList|Entity|AnnotatedRelationshipElement)"/.test(
@@ -103,5 +145,4 @@ export async function uploadsHeldInSubmodel(ctx: EngineContext, submodelId: stri
       cursor = page.cursor;
     } while (cursor !== undefined);
   }
-  return held;
 }

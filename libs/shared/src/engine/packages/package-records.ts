@@ -1,6 +1,6 @@
 import { echoed } from "../../aas/index.ts";
 import { CommandError } from "../../contracts/index.ts";
-import type { FileStore, IdentifiableKind } from "../ports/index.ts";
+import { type FileStore, type IdentifiableKind, MAX_FILE_PATH_LENGTH } from "../ports/index.ts";
 
 /**
  * AASX File Server packages live in the FileStore next to the model's files, under keys that can
@@ -36,7 +36,10 @@ function infoKey(packageId: string): string {
 }
 
 export async function readPackageRecord(files: FileStore, packageId: string): Promise<PackageRecord> {
-  const stored = typeof packageId === "string" && packageId !== "" ? await files.get(infoKey(packageId)) : undefined;
+  // A package id too long to be a FileStore key names no package: the FileStore's refusal of the
+  // key was a 500 (a client's 6,000-character id in GET or DELETE /packages/{id}).
+  const known = typeof packageId === "string" && packageId !== "" && infoKey(packageId).length <= MAX_FILE_PATH_LENGTH;
+  const stored = known ? await files.get(infoKey(packageId)) : undefined;
   if (!stored) throw new CommandError("not-found", `AASX package '${echoed(packageId)}' not found`);
   return JSON.parse(Buffer.from(stored.bytes).toString("utf8")) as PackageRecord;
 }
