@@ -145,6 +145,13 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
     const importLines = importProgressLines((fields, line) => logger.info(fields, line), "loading the model files");
     // Components started later (asset connections) push theirs: the engine keeps this array.
     const resetHooks: (() => Promise<void>)[] = [];
+    // On Redis, other processes may hold asset-connection leases: /reset forgets the positions they
+    // forwarded up to, so no holder forwards a change made before it (docs/adr/0059).
+    if (redisRepository) {
+      const { forgetForwardedPositions } = await import("@twinport/model-store");
+      const redis = redisRepository;
+      resetHooks.push(() => forgetForwardedPositions(redis.redis, (name) => redis.key(name)));
+    }
     const engine = createEngine({
       importProgress: importLines.onCommit,
       resetHooks,

@@ -13,6 +13,7 @@ export {
   soleOwnerLeases,
 } from "./asset-connections/connection-lease.ts";
 export type { AssetConnectionStatus, ConnectionState } from "./asset-connections/connection-runner.ts";
+export { forgetForwardedPositions } from "./asset-connections/forwarded-position.ts";
 export {
   type AssetConnectionsOptions,
   type RunningAssetConnections,

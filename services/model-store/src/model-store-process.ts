@@ -32,6 +32,7 @@ import {
 } from "@twinport/shared";
 import { dropConfiguredConnectionsOnReset } from "./asset-connections/configured-connections-reset.ts";
 import { redisConnectionLeases } from "./asset-connections/connection-lease.ts";
+import { forgetForwardedPositions } from "./asset-connections/forwarded-position.ts";
 import { startAssetConnections } from "./asset-connections/start-asset-connections.ts";
 import { commandRefusals } from "./command-refusals.ts";
 import { startEventPublishing } from "./event-publishing/start-event-publishing.ts";
@@ -184,7 +185,11 @@ export async function startModelStore(config: TwinportConfig, options: ModelStor
     // Progress lines while the model files load (a large model takes a while).
     const importLines = importProgressLines((fields, line) => logger?.info(fields, line), "loading the model files");
     // Components started later (asset connections) push theirs: the engine keeps this array.
-    const resetHooks: (() => Promise<void>)[] = [];
+    // After the hooks components add in front (asset connections stop first): the saved forwarded
+    // positions go, so no holder forwards a change made before the reset (docs/adr/0059).
+    const resetHooks: (() => Promise<void>)[] = [
+      () => forgetForwardedPositions(repository.redis, (name) => repository.key(name)),
+    ];
     const engine = createEngine({
       importProgress: importLines.onCommit,
       resetHooks,

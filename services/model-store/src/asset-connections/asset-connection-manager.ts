@@ -373,7 +373,10 @@ export class AssetConnectionManager {
       if (after >= latest) break;
     }
     for (const { target, event } of writes.writes()) {
-      const element = elementIn(event, target) ?? (await this.model.read(target));
+      // The element as it is now, not as the event carried it: one deleted since (with its
+      // submodel, by /reset) has nothing left to write to the asset; otherwise the model still
+      // holds that last client change (a later asset change would have made it skip the element).
+      const element = await this.model.read(target);
       // Not awaited, as in forward(): the runner's element queues keep the order.
       if (element) void runner.modelChanged(target, element, event.seq);
     }

@@ -1,6 +1,6 @@
 import type { Redis } from "ioredis";
 import { acquireLease, releaseLease } from "../outbox/lease.ts";
-import { type ForwardedPosition, redisForwardedPosition } from "./forwarded-position.ts";
+import { FORWARDED_POSITIONS_KEY, type ForwardedPosition, redisForwardedPosition } from "./forwarded-position.ts";
 
 /**
  * Who runs a connection's reading and writing. In distributed mode every model-store replica knows
@@ -63,6 +63,7 @@ export function redisConnectionLeases(options: RedisConnectionLeasesOptions): Co
         options.key(name),
         options.key(`asset-connection:forwarded:${connectionId}`),
         options.owner,
+        options.key(FORWARDED_POSITIONS_KEY),
       );
       return { ...redisLease(options, name), forwarded };
     },

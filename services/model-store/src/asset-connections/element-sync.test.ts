@@ -106,3 +106,26 @@ test("a known Property that was deleted meanwhile is reported missing, and read 
     await store.close();
   }
 });
+
+test("a reading taken while a write to the asset was on its way is stale once the write settled", async () => {
+  const { store, sync } = await counted();
+  try {
+    const patched = await store.store.execute({
+      type: "PatchSubmodelElementValueByPath",
+      params: { submodelId: SUBMODEL, idShortPath: "Rate", body: '"7"' },
+    });
+    assert.ok(patched.ok);
+    let arrived!: () => void;
+    const atAsset = new Promise<void>((resolve) => (arrived = resolve));
+    const written = sync.modelChanged(target, await store.element(SUBMODEL, "Rate"), () => atAsset);
+    // The asset is read while the write has not arrived yet: it still answers its old value.
+    const stamp = sync.stamp(target);
+    arrived();
+    assert.equal(await written, "written");
+    assert.equal(await sync.apply(target, "s", reading(1), stamp), "stale", "the asset's value from before the write");
+    assert.equal((await store.element(SUBMODEL, "Rate")).value, "7", "the client's write stays");
+    assert.equal(await sync.apply(target, "s", reading(7), sync.stamp(target)), "unchanged", "a reading after it");
+  } finally {
+    await store.close();
+  }
+});

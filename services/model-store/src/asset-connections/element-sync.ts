@@ -166,6 +166,10 @@ export class ElementSync {
       const where = `${target.submodelId} ${target.idShortPath}`;
       try {
         await pending.write(pending.element);
+        // A reading taken while this write was on its way may have left the asset before the write
+        // arrived: its value is older than the model's, and applying it once the write settled
+        // undid the client's write (a new lease holder's catch-up write and its first read, ADR 0059).
+        state.generation++;
         if (state.failing) this.log(`writing ${where} to the asset works again`);
         state.failing = false;
         if (state.pending === pending) {
