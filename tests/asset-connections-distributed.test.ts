@@ -5,15 +5,14 @@
  * within about the lease time (5 s), and an invocation works on whichever replica executes it.
  */
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
 import { after, before, test } from "node:test";
-import { ASSET_TEST_MODEL, DRIVE_SUBMODEL_ID, type HttpAsset, startHttpAsset } from "./test-support/asset-peers.ts";
+import { type AssetFleet, startAssetFleet } from "./test-support/asset-fleet.ts";
+import { DRIVE_SUBMODEL_ID, type HttpAsset, startHttpAsset } from "./test-support/asset-peers.ts";
 import { eventually } from "./test-support/eventually.ts";
-import { b64, createHttpClient, type HttpClient } from "./test-support/http-client.ts";
-import { freePort, type RunningServer, startNats, startRedis } from "./test-support/servers.ts";
-import { findCertificate, startTwinport, type TwinportProcess } from "./test-support/system.ts";
+import { b64, type HttpClient } from "./test-support/http-client.ts";
+import { type RunningServer, startNats, startRedis } from "./test-support/servers.ts";
+import type { TwinportProcess } from "./test-support/system.ts";
 
 const key = (idShort: string, type = "Property") => `(Submodel)${DRIVE_SUBMODEL_ID}, (${type})${idShort}`;
 const element = (idShortPath: string) => `/submodels/${b64(DRIVE_SUBMODEL_ID)}/submodel-elements/${idShortPath}`;
@@ -22,16 +21,9 @@ const LEASE_LINE = /assetConnections\[0\]: holds the lease/;
 let redis: RunningServer;
 let nats: RunningServer;
 let asset: HttpAsset;
+let fleet: AssetFleet;
 let stores: TwinportProcess[] = [];
-let gateway: TwinportProcess;
 let client: HttpClient;
-const dirs: string[] = [];
-
-function workDir(name: string): string {
-  const dir = mkdtempSync(join(tmpdir(), `twinport-asset-${name}-`));
-  dirs.push(dir);
-  return dir;
-}
 
 const holds = (process: TwinportProcess) => LEASE_LINE.test(readFileSync(process.logFile, "utf8"));
 
@@ -45,51 +37,38 @@ before(async () => {
     request.method === "POST" && request.path === "/calibrate"
       ? { status: 200, body: JSON.stringify({ deviation: JSON.parse(request.body).offset * 2 }) }
       : undefined;
-  const httpPort = await freePort();
-  const config = JSON.stringify({
-    core: { assetConnectionRetryInterval: 200 },
-    persistence: { "@class": "persistence.redis.PersistenceRedis", url: redis.url },
-    messageBus: { "@class": "messagebus.nats.MessageBusNats", url: nats.url },
-    endpoints: [{ "@class": "endpoint.http.HttpEndpoint", port: httpPort, host: "127.0.0.1", sslEnabled: true }],
-    assetConnections: [
-      {
-        "@class": "assetconnection.http.HttpAssetConnection",
-        baseUrl: asset.url,
-        subscriptionProviders: {
-          [key("Temperature")]: { format: "JSON", path: "/status", query: "$.temperature", interval: 100 },
-        },
-        valueProviders: { [key("Setpoint")]: { format: "JSON", path: "/setpoint", readInterval: 200 } },
-        operationProviders: {
-          [key("Calibrate", "Operation")]: {
-            format: "JSON",
-            path: "/calibrate",
-            template: '{"offset": ${Offset}}',
-            queries: { Deviation: "$.deviation" },
-          },
+  fleet = await startAssetFleet({
+    name: "asset",
+    redisUrl: redis.url,
+    natsUrl: nats.url,
+    assetConnection: {
+      "@class": "assetconnection.http.HttpAssetConnection",
+      baseUrl: asset.url,
+      subscriptionProviders: {
+        [key("Temperature")]: { format: "JSON", path: "/status", query: "$.temperature", interval: 100 },
+      },
+      valueProviders: { [key("Setpoint")]: { format: "JSON", path: "/setpoint", readInterval: 200 } },
+      operationProviders: {
+        [key("Calibrate", "Operation")]: {
+          format: "JSON",
+          path: "/calibrate",
+          template: '{"offset": ${Offset}}',
+          queries: { Deviation: "$.deviation" },
         },
       },
-    ],
+    },
   });
-  const start = (role: "model-store" | "http-gateway", args: string[] = []) => {
-    const cwd = workDir(role);
-    writeFileSync(join(cwd, "config.json"), config);
-    writeFileSync(join(cwd, "model.json"), JSON.stringify(ASSET_TEST_MODEL));
-    return startTwinport({ role, cwd, args: ["-c", "config.json", ...args] });
-  };
-  stores = await Promise.all([start("model-store", ["-m", "model.json"]), start("model-store", ["-m", "model.json"])]);
-  gateway = await start("http-gateway");
-  client = createHttpClient(`https://127.0.0.1:${httpPort}/api/v3.0`, { ca: findCertificate(dirs.at(-1)!) });
+  stores = fleet.stores;
+  client = fleet.client;
 });
 
 // Bounded: after a failed start (a port taken under load) the clean-up must end, not stall the run.
 after(
   async () => {
-    client?.close();
-    await Promise.all([...stores, gateway].filter(Boolean).map((p) => p.stop()));
+    await fleet?.stop();
     await asset?.stop();
     await nats?.stop();
     await redis?.stop();
-    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   },
   { timeout: 30_000 },
 );
