@@ -1,3 +1,4 @@
+import { realpathSync } from "node:fs";
 import { posix } from "node:path";
 import { formatConfigPath } from "./config-error.ts";
 import { isOpcUaEndpoint } from "./endpoints.ts";
@@ -8,8 +9,9 @@ import type { TwinportConfig } from "./validate-config.ts";
  * /proc and /sys are the kernel's views, not folders anything can be stored in. Worse, Node's
  * recursive mkdir (sync and async) loops forever under /proc, where the kernel answers ENOENT for a
  * new folder whose parent exists: a `fileStorage.path` of `/proc/1/x` hung the start with no line.
- * The folders Twinport makes from settings are refused there before anything starts. Absolute
- * paths only: a relative one is under /proc only when the process runs there.
+ * The folders Twinport makes from settings are refused there before anything starts, where the
+ * kernel would find them: a relative path from the working folder (`proc/x` run from `/`), through
+ * the symbolic links of its existing part (a link to /proc), which hung the start as well.
  */
 const KERNEL_FILE_SYSTEMS = ["/proc", "/sys"];
 
@@ -29,8 +31,7 @@ export function kernelFolderIssues(config: TwinportConfig, origin: (setting: Pro
   });
   const issues: string[] = [];
   for (const [setting, path] of folders) {
-    if (!posix.isAbsolute(path)) continue;
-    const normalized = posix.normalize(path);
+    const normalized = whereTheKernelFinds(path);
     const root = KERNEL_FILE_SYSTEMS.find((kernel) => normalized === kernel || normalized.startsWith(`${kernel}/`));
     if (root !== undefined)
       issues.push(
@@ -38,4 +39,19 @@ export function kernelFolderIssues(config: TwinportConfig, origin: (setting: Pro
       );
   }
   return issues;
+}
+
+/** The path resolved from the working folder, its longest existing part through its symbolic links. */
+function whereTheKernelFinds(path: string): string {
+  const absolute = posix.resolve(path);
+  const missing: string[] = [];
+  for (let existing = absolute; ; existing = posix.dirname(existing)) {
+    try {
+      return posix.join(realpathSync(existing), ...missing.reverse());
+    } catch {
+      // Not there (yet), or not readable: its parent decides.
+      if (existing === "/") return absolute;
+      missing.push(posix.basename(existing));
+    }
+  }
 }

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
@@ -732,8 +732,22 @@ describe("folders under /proc or /sys (the kernel's views, where Node's recursiv
         " (from TWINPORT_ENDPOINTS_1_SERVERCERTIFICATEBASEPATH)",
       ),
     );
-    // Beside them, and relative paths, load.
+    // Beside them, and relative paths that resolve elsewhere, load.
     loadConfig({ role: "embedded", overrides: [filesystem("/processes/x"), "core.stateDir=proc/state"] });
+  });
+
+  test("a path that reaches /proc through a symbolic link is refused too (it hung the start)", () => {
+    const dir = mkdtempSync(join(tmpdir(), "twinport-kernel-link-"));
+    try {
+      symlinkSync("/proc", join(dir, "plink"));
+      const stateDir = join(dir, "plink", "x");
+      assert.equal(
+        configError(() => loadConfig({ role: "embedded", overrides: [`core.stateDir=${stateDir}`] })).message,
+        under("core.stateDir", stateDir),
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
