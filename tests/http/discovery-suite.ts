@@ -109,10 +109,24 @@ export function discoverySuite(mode: Mode): void {
       assertResult(await http.request("POST", `/lookup/shells/${b64(id)}`, { body: '[{"name":"a"}]' }), 400);
       assertResult(
         await http.request("POST", `/lookup/shells/${b64(id)}`, {
-          body: '[{"name":"a","value":"1"},{"name":"a","value":"2"}]',
+          body: '[{"name":"globalAssetId","value":"urn:1"},{"name":"globalAssetId","value":"urn:2"}]',
         }),
         400,
       );
+      // Two links of one name (two serial numbers): together they replace that name's, and what
+      // GET answers then posts back unchanged.
+      const twice = [
+        { name: "serialNumber", value: "S-3" },
+        { name: "serialNumber", value: "S-4" },
+      ];
+      const doubled = await http.request("POST", `/lookup/shells/${b64(id)}`, { body: JSON.stringify(twice) });
+      assert.equal(doubled.status, 201, doubled.text);
+      const read = (await other.get(`/lookup/shells/${b64(id)}`)).json();
+      assert.deepEqual(read, [expected[0], body[1], ...twice]);
+      const back = await http.request("POST", `/lookup/shells/${b64(id)}`, { body: JSON.stringify(read) });
+      assert.equal(back.status, 201, back.text);
+      assert.deepEqual(back.json(), read);
+      assert.deepEqual(paged(await other.get(`/lookup/shells?assetIds=${link("serialNumber", "S-4")}`)).result, [id]);
       assertResult(await http.request("POST", `/lookup/shells/${b64(id)}`, { body: '{"name":"a","value":"1"}' }), 400);
       assertResult(
         await http.request("POST", `/lookup/shells/${b64("urn:nothing")}`, { body: '[{"name":"a","value":"1"}]' }),

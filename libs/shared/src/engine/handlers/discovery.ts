@@ -47,7 +47,8 @@ export async function getAllAssetLinks(
 
 /**
  * Creates or replaces links by name, as FA³ST does: "globalAssetId" sets the global asset id, any
- * other name replaces the specific asset ids of that name (or adds one). Links not named stay.
+ * other name replaces the specific asset ids of that name with the links of that name posted (or
+ * adds them). Links not named stay.
  * Answers every link of the shell afterwards.
  *
  * The reserved name is replaced by name too: it sets the global asset id and replaces the specific
@@ -110,7 +111,12 @@ export async function deleteAllAssetLinks(
   return { value: null, revision: event.revision };
 }
 
-/** The POST body: a non-empty array of SpecificAssetIds, each name at most once. */
+/**
+ * The POST body: a non-empty array of SpecificAssetIds. A name may come more than once (the
+ * metamodel lets a shell carry two serial numbers, and GET lists both, so posting back what GET
+ * answered must work): all links of that name together replace the shell's ids of that name. The
+ * reserved name is the one global asset id, so it comes at most once.
+ */
 function readAssetLinks(body: string, validate: boolean): { name: string; value: string; [key: string]: unknown }[] {
   if (typeof body !== "string" || body.trim() === "")
     throw new CommandError("bad-request", "The request body is empty; a JSON array of SpecificAssetIds is required");
@@ -131,11 +137,10 @@ function readAssetLinks(body: string, validate: boolean): { name: string; value:
       throw new CommandError(mapped.code, `Asset link [${i}]: ${mapped.message}`, { details: mapped.details });
     }
   });
-  const seen = new Set<string>();
-  for (const link of links) {
-    if (seen.has(link.name))
-      throw new CommandError("bad-request", `The asset link name '${link.name}' is given more than once`);
-    seen.add(link.name);
-  }
+  if (links.filter((link) => link.name === GLOBAL_ASSET_ID_NAME).length > 1)
+    throw new CommandError(
+      "bad-request",
+      `The asset link name '${GLOBAL_ASSET_ID_NAME}' is given more than once; a shell has one global asset id`,
+    );
   return links;
 }

@@ -231,6 +231,29 @@ describe("Basic Discovery commands: asset links are the shell's asset ids", () =
     );
   });
 
+  it("a name posted more than once: its links together replace that name's ids, and GET's answer posts back", async () => {
+    await t.ok("PostAllAssetLinksById", {
+      aasId: SHELL,
+      body: '[{"name":"serial","value":"old"},{"name":"line","value":"L1"}]',
+    });
+    const posted = await t.ok("PostAllAssetLinksById", {
+      aasId: SHELL,
+      body: '[{"name":"serial","value":"A"},{"name":"serial","value":"B"}]',
+    });
+    const links = posted.value as { name: string; value: string }[];
+    assert.deepEqual(
+      links.filter((link) => link.name === "line" || link.name === "serial"),
+      [
+        { name: "line", value: "L1" },
+        { name: "serial", value: "A" },
+        { name: "serial", value: "B" },
+      ],
+    );
+    const again = await t.ok("PostAllAssetLinksById", { aasId: SHELL, body: JSON.stringify(links) });
+    assert.deepEqual(again.value, links);
+    assert.deepEqual((await t.ok("GetAllAssetLinksById", { aasId: SHELL })).value, links);
+  });
+
   it("refuses bad link lists and unknown shells", async () => {
     await t.fails("PostAllAssetLinksById", { aasId: SHELL, body: "[]" }, "bad-request", /non-empty/);
     await t.fails("PostAllAssetLinksById", { aasId: SHELL, body: '{"name":"a","value":"b"}' }, "bad-request");
@@ -243,7 +266,7 @@ describe("Basic Discovery commands: asset links are the shell's asset ids", () =
     );
     await t.fails(
       "PostAllAssetLinksById",
-      { aasId: SHELL, body: '[{"name":"a","value":"b"},{"name":"a","value":"c"}]' },
+      { aasId: SHELL, body: '[{"name":"globalAssetId","value":"b"},{"name":"globalAssetId","value":"c"}]' },
       "bad-request",
       /more than once/,
     );
