@@ -476,6 +476,60 @@ export function filesSuite(mode: Mode): void {
       assert.equal((await client.request("DELETE", submodelPath)).status, 204);
     });
 
+    test("uploads of list items that moved up an index go with them, and no File's bytes are replaced", async () => {
+      const client = empty.clients[0]!;
+      const other = empty.clients.at(-1)!;
+      let probes = 0;
+      const served = async (path: string) => await servedAt(other, path, `shifted-${probes++}`);
+      const id = "urn:test:released-shifted-uploads";
+      const submodelPath = `/submodels/${b64(id)}`;
+      const item = () => ({ modelType: "SubmodelElementCollection", value: [fileElement("Doc")] });
+      const list = {
+        modelType: "SubmodelElementList",
+        idShort: "Docs",
+        typeValueListElement: "SubmodelElementCollection",
+        value: [item(), item(), item(), item()],
+      };
+      const body = JSON.stringify({ modelType: "Submodel", id, submodelElements: [list] });
+      assert.equal((await client.request("POST", "/submodels", { body })).status, 201);
+      const doc = (index: number) => `${submodelPath}/submodel-elements/Docs%5B${index}%5D.Doc`;
+      // Every upload under the same name, each with bytes of its own.
+      const upload = async (index: number): Promise<{ path: string; bytes: Buffer }> => {
+        const bytes = Buffer.concat([Buffer.from("%PDF-1.7\n"), randomBytes(2000)]);
+        const form = multipart([
+          { name: "fileName", value: "doc.pdf" },
+          { name: "file", value: bytes, type: "application/pdf" },
+        ]);
+        const put = await rawRequest(client, "PUT", `${doc(index)}/attachment`, form.body, {
+          "content-type": form.type,
+        });
+        assert.equal(put.status, 204, put.body.toString());
+        return { path: (await client.get(doc(index))).json().value as string, bytes };
+      };
+      const attachmentOf = async (index: number) => (await bytesOf(other, `${doc(index)}/attachment`)).body;
+      const uploads = [await upload(0), await upload(1), await upload(2), await upload(3)];
+      assert.equal((await client.request("DELETE", `${submodelPath}/submodel-elements/Docs%5B0%5D`)).status, 204);
+      assert.equal(await served(uploads[0]!.path), 404);
+      assert.ok((await attachmentOf(0)).equals(uploads[1]!.bytes), "Docs[0] is the item that was Docs[1]");
+      // Docs[1] (was Docs[2]) uploads under the name of the upload Docs[0] (was Docs[1]) holds.
+      const again = await upload(1);
+      assert.ok((await attachmentOf(0)).equals(uploads[1]!.bytes), "Docs[0]'s bytes are not replaced");
+      assert.ok((await attachmentOf(1)).equals(again.bytes));
+      assert.equal(await served(uploads[2]!.path), 404, "what Docs[1] named before its new upload");
+      // The shifted Docs[0] deleted, then the shifted Docs[1] overwritten: their uploads go.
+      assert.equal((await other.request("DELETE", `${submodelPath}/submodel-elements/Docs%5B0%5D`)).status, 204);
+      assert.equal(await served(uploads[1]!.path), 404, "the upload of a deleted shifted item");
+      assert.ok((await attachmentOf(0)).equals(again.bytes));
+      const put = await other.request("PUT", `${submodelPath}/submodel-elements/Docs%5B1%5D`, {
+        body: JSON.stringify(item()),
+      });
+      assert.equal(put.status, 204, put.text);
+      assert.equal(await served(uploads[3]!.path), 404, "the upload of an overwritten shifted item");
+      assert.equal(await served(again.path), 200);
+      assert.equal((await other.request("DELETE", submodelPath)).status, 204);
+      assert.equal(await served(again.path), 404);
+    });
+
     test("AASX File Server: a posted package joins the model and leaves it with the package; a refused PUT changes nothing", async () => {
       const target = empty.clients[0]!;
       const pkg = writeAasx({

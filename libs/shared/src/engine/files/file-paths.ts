@@ -58,6 +58,18 @@ export function isOwnUpload(kind: "files" | "thumbnails", owner: string, modelPa
   return key !== undefined && key.startsWith(`/aasx/${kind}/${ownerFolder(owner)}/`);
 }
 
+/**
+ * True when a model path lies in some owner's upload folder: the File naming it need not be that
+ * owner (a list item moved up an index names what was uploaded for its old index; a client may
+ * point a File at another element's upload). Who may delete the bytes is the stored owner's call
+ * (upload-store.ts deleteUpload).
+ */
+export function isUploadPath(kind: "files" | "thumbnails", modelPath: string | undefined): boolean {
+  if (modelPath === undefined) return false;
+  const key = fileKeyOf(modelPath);
+  return key !== undefined && new RegExp(`^/aasx/${kind}/[0-9a-f]{16}/`).test(key);
+}
+
 function ownerFolder(owner: string): string {
   return createHash("sha256").update(owner, "utf8").digest("hex").slice(0, 16);
 }

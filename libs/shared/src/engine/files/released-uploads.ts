@@ -1,34 +1,44 @@
 import { childPath, childrenKey, type ElementJson } from "../../aas/index.ts";
 import type { EngineContext } from "../engine-context.ts";
 import type { StoredElement } from "../ports/index.ts";
-import { elementOwner, isOwnUpload } from "./file-paths.ts";
+import { isUploadPath } from "./file-paths.ts";
 import { deleteUpload } from "./upload-store.ts";
 
 /**
- * The bytes a client uploaded for a File element (PUT …/attachment) belong to that element: when
- * the element goes (deleted, with its submodel or a container above it) or stops naming them (a
+ * The bytes a client uploaded for a File element (PUT …/attachment) belong to the File that names
+ * them: when it goes (deleted, with its submodel or a container above it) or stops naming them (a
  * PUT, PATCH or $value PATCH of it, of a container above it or of its whole submodel gave it
- * another value, or none), they are deleted after the write committed. They were kept before, out of
- * reach of every API call but /reset, and a new File naming the old path served them again. Bytes
- * a package or a model brought have no owner and are never touched here (docs/adr/0051).
+ * another value, or none; a new attachment or a DELETE of it), they are deleted after the write
+ * committed, once no File of the submodel names them. They were kept before, out of reach of every
+ * API call but /reset, and a new File naming the old path served them again. Bytes a package or a
+ * model brought have no owner and are never touched here (docs/adr/0051).
  */
 
-/** An upload a File element holds: its path, and the value naming its upload folder. */
+/** An upload a File element holds: its path, and the value naming an upload folder. */
 export interface HeldUpload {
   idShortPath: string;
   value: string;
 }
 
+/**
+ * The upload a File at `idShortPath` holds with `value`, if it names one. Any upload folder counts,
+ * not only the one of the File's own path: when a list item goes, the items behind it move up an
+ * index and their Files name the folders of their old paths. Whose bytes they are is checked when
+ * they are deleted (upload-store.ts deleteUpload: an upload of this submodel's elements).
+ */
+export function heldUpload(idShortPath: string, value: string | undefined): HeldUpload[] {
+  return value !== undefined && isUploadPath("files", value) ? [{ idShortPath, value }] : [];
+}
+
 /** The uploads the File elements among `records` (an element's subtree, as stored) hold. */
-export function uploadsHeldBy(submodelId: string, records: readonly StoredElement[]): HeldUpload[] {
+export function uploadsHeldBy(records: readonly StoredElement[]): HeldUpload[] {
   const held: HeldUpload[] = [];
   for (const record of records) {
     // Most records are no File: skip them without parsing.
     if (!record.json.includes('"File"')) continue;
     const element = JSON.parse(record.json) as ElementJson;
-    if (element.modelType !== "File" || typeof element.value !== "string") continue;
-    if (isOwnUpload("files", elementOwner(submodelId, record.path), element.value))
-      held.push({ idShortPath: record.path, value: element.value });
+    if (element.modelType === "File" && typeof element.value === "string")
+      held.push(...heldUpload(record.path, element.value));
   }
   return held;
 }
@@ -115,7 +125,7 @@ export async function uploadsHeldInSubmodel(ctx: EngineContext, submodelId: stri
   // a submodel of a million elements is not read through for nothing.
   const uploads = await ctx.fileStore.list("/aasx/files/");
   if (!uploads.some((file) => /^\/aasx\/files\/[0-9a-f]{16}\//.test(file.path))) return held;
-  await eachRecordOf(ctx, submodelId, (records) => held.push(...uploadsHeldBy(submodelId, records)));
+  await eachRecordOf(ctx, submodelId, (records) => held.push(...uploadsHeldBy(records)));
   return held;
 }
 

@@ -1,20 +1,13 @@
 import type { ElementJson } from "../../aas/index.ts";
 import { echoed } from "../../aas/index.ts";
-import { type Command, CommandError, type CommandResult } from "../../contracts/index.ts";
+import { type ChangeEvent, type Command, CommandError, type CommandResult } from "../../contracts/index.ts";
 import { checkIdShortPath, readJsonable } from "../aas-input.ts";
 import { eventDraft } from "../commit-runner.ts";
 import { type LoadedElement, loadElement, notFoundElement, touchOps } from "../element-io.ts";
 import type { EngineContext } from "../engine-context.ts";
 import { uploadContentType } from "../files/content-types.ts";
-import {
-  decodeBase64,
-  elementOwner,
-  encodeBase64,
-  fileKeyOf,
-  fileNameOf,
-  isOwnUpload,
-  safeFileName,
-} from "../files/file-paths.ts";
+import { decodeBase64, elementOwner, encodeBase64, fileKeyOf, fileNameOf, safeFileName } from "../files/file-paths.ts";
+import { heldUpload, releaseUploads } from "../files/released-uploads.ts";
 import { mayReadUpload } from "../files/upload-access.ts";
 import { deleteUpload, storeUpload } from "../files/upload-store.ts";
 import { requireIdentifiable } from "../identifiables.ts";
@@ -89,15 +82,24 @@ export async function putFileByPath(ctx: EngineContext, cmd: Command<"PutFileByP
   const owner = elementOwner(submodelId, path);
   const fileOwner = { submodelId, idShortPath: path };
   // Checked before the bytes are stored, so a wrong target leaves nothing behind.
-  await loadFileElement(ctx, cmd.params);
-  const { modelPath, replaced } = await storeUpload(ctx, "files", owner, fileOwner, fileName, { contentType, bytes });
+  const current = valueOf(await loadFileElement(ctx, cmd.params));
+  const { modelPath, replaced } = await storeUpload(
+    ctx,
+    "files",
+    owner,
+    fileOwner,
+    fileName,
+    { contentType, bytes },
+    current,
+  );
   const key = fileKeyOf(modelPath)!;
   let previous: string | undefined;
+  let event: ChangeEvent;
   try {
-    const event = await ctx.commit(elementTarget(submodelId, path), async () => {
+    event = await ctx.commit(elementTarget(submodelId, path), async () => {
       const old = await loadFileElement(ctx, cmd.params);
       checkPreconditions(preconditions, old.record.revision);
-      previous = typeof old.element.value === "string" ? old.element.value : undefined;
+      previous = valueOf(old);
       const updated = readJsonable(
         { ...old.element, value: modelPath, contentType },
         "SubmodelElement",
@@ -105,19 +107,26 @@ export async function putFileByPath(ctx: EngineContext, cmd: Command<"PutFileByP
       ) as ElementJson;
       return fileCommit(ctx, cmd, updated, old);
     });
-    if (previous !== undefined && isOwnUpload("files", owner, previous) && fileKeyOf(previous) !== key)
-      await deleteUpload(ctx, previous, fileOwner);
-    return { value: null, revision: event.revision };
   } catch (error) {
     if (!replaced) await deleteUpload(ctx, modelPath, fileOwner).catch(() => undefined);
     throw error;
   }
+  // Committed: what the File named before goes unless another File names it (released-uploads.ts).
+  if (previous !== undefined && fileKeyOf(previous) !== key)
+    await releaseUploads(ctx, submodelId, heldUpload(path, previous), new Map([[path, modelPath]]));
+  return { value: null, revision: event.revision };
+}
+
+function valueOf(loaded: LoadedElement): string | undefined {
+  return typeof loaded.element.value === "string" ? loaded.element.value : undefined;
 }
 
 /**
  * DELETE …/attachment (answers 200): the File keeps its contentType and loses its value. Its bytes
- * are deleted when they were uploaded for this element; bytes that came with a package may be
- * shared by other File elements and stay until /reset or the package is deleted.
+ * are deleted when they were uploaded (for this element, or for another of its submodel: a list
+ * item moved up an index names its old index's upload) and no other File of the submodel names
+ * them; bytes that came with a package may be shared by other File elements and stay until /reset
+ * or the package is deleted.
  */
 export async function deleteFileByPath(ctx: EngineContext, cmd: Command<"DeleteFileByPath">): Promise<Handled<null>> {
   const { submodelId, idShortPath: path, preconditions } = cmd.params;
@@ -125,13 +134,12 @@ export async function deleteFileByPath(ctx: EngineContext, cmd: Command<"DeleteF
   const event = await ctx.commit(elementTarget(submodelId, path), async () => {
     const old = await loadFileElement(ctx, cmd.params);
     checkPreconditions(preconditions, old.record.revision);
-    previous = typeof old.element.value === "string" ? old.element.value : undefined;
+    previous = valueOf(old);
     if (previous === undefined) throw new CommandError("not-found", `The File '${echoed(path)}' has no content`);
     const { value: _removed, ...rest } = old.element;
     return fileCommit(ctx, cmd, readJsonable(rest, "SubmodelElement", ctx.validation.onUpdate) as ElementJson, old);
   });
-  if (previous !== undefined && isOwnUpload("files", elementOwner(submodelId, path), previous))
-    await deleteUpload(ctx, previous, { submodelId, idShortPath: path });
+  await releaseUploads(ctx, submodelId, heldUpload(path, previous));
   return { value: null, revision: event.revision };
 }
 

@@ -43,7 +43,7 @@ export async function patchElement(
     const patched = applyMergePatch(old.element, patch, content);
     requireSameIdentity(old.element, patched, ["modelType", "idShort"]);
     const checked = readJsonable(patched, "SubmodelElement", ctx.validation.onUpdate);
-    held = uploadsHeldBy(submodelId, old.records);
+    held = uploadsHeldBy(old.records);
     written = checked as ElementJson;
     const { parentPath } = splitParent(path);
     checkNestingBelow(parentPath, checked);

@@ -80,7 +80,7 @@ export async function patchElementValue(
     const leaf = old.records.length === 1 && childrenKey(checked) === undefined ? JSON.stringify(checked) : undefined;
     // Only a File or a container can hold an upload whose File the patch may point elsewhere: the
     // hot path (a Property) is not even scanned. The records are read anyway, so nothing is loaded.
-    held = leaf !== undefined && old.element.modelType !== "File" ? [] : uploadsHeldBy(submodelId, old.records);
+    held = leaf !== undefined && old.element.modelType !== "File" ? [] : uploadsHeldBy(old.records);
     written = checked;
     return {
       commit: {

@@ -240,7 +240,7 @@ export async function putElement(ctx: EngineContext, cmd: Command<"PutSubmodelEl
     const old = await loadElement(ctx.repository, submodelId, path);
     checkPreconditions(preconditions, old?.record.revision);
     if (!old) return elementNotFound(ctx, submodelId, path);
-    held = uploadsHeldBy(submodelId, old.records);
+    held = uploadsHeldBy(old.records);
     if (parentPath !== "") {
       const parent = await loadElement(ctx.repository, submodelId, parentPath, 0);
       if (parent) checkChildInParent(parent.element, element, ctx.validation.onUpdate);
@@ -294,7 +294,7 @@ export async function deleteElement(
     const old = await loadElement(ctx.repository, submodelId, path);
     checkPreconditions(preconditions, old?.record.revision);
     if (!old) return elementNotFound(ctx, submodelId, path);
-    held = uploadsHeldBy(submodelId, old.records);
+    held = uploadsHeldBy(old.records);
     const draft = eventDraft(
       {
         kind: "element.deleted",

@@ -70,7 +70,7 @@ export async function patchSubmodel(ctx: EngineContext, cmd: Command<"PatchSubmo
     requireSameIdentity(current, patched, ["modelType", "id"]);
     const checked = readJsonable(patched, "Submodel", ctx.validation.onUpdate);
     const { meta: newMeta, elements: newElements } = splitSubmodel(checked);
-    held = uploadsHeldBy(submodelId, records);
+    held = uploadsHeldBy(records);
     kept = fileValuesOfElements(newElements);
     return {
       commit: {
@@ -131,7 +131,7 @@ async function patchSubmodelValue(ctx: EngineContext, cmd: Command<"PatchSubmode
       ops.push(...rewriteOps(submodelId, idShort, old.records, patched));
       guards.push({ on: "element", submodelId, path: idShort, revision: old.record.revision });
       // The element's records are read anyway; a File's value may change (released-uploads.ts).
-      const holds = uploadsHeldBy(submodelId, old.records);
+      const holds = uploadsHeldBy(old.records);
       if (holds.length === 0) return;
       held.push(...holds);
       for (const [path, value] of fileValuesOf(patched, idShort)) kept.set(path, value);

@@ -189,7 +189,7 @@ export async function putSubmodel(ctx: EngineContext, cmd: Command<"PutSubmodelB
     // Replace in place (the submodel keeps its position in /submodels): drop old element records.
     const old = await ctx.repository.getSubtree(submodelId, "");
     // The old records are read anyway: the uploads their File elements hold come free.
-    held = uploadsHeldBy(submodelId, old);
+    held = uploadsHeldBy(old);
     return {
       commit: {
         preconditions: [unchanged(stored)],

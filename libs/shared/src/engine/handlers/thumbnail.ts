@@ -59,11 +59,16 @@ export async function putThumbnail(ctx: EngineContext, cmd: Command<"PutThumbnai
   const fileName = safeFileName(file.fileName);
   const contentType = uploadContentType(file.contentType, fileName);
   const owner = { shellId: aasId };
-  await requireIdentifiable(ctx, "shell", aasId);
-  const { modelPath: path, replaced } = await storeUpload(ctx, "thumbnails", aasId, owner, fileName, {
-    contentType,
-    bytes,
-  });
+  const current = thumbnailOf(JSON.parse((await requireIdentifiable(ctx, "shell", aasId)).json))?.path;
+  const { modelPath: path, replaced } = await storeUpload(
+    ctx,
+    "thumbnails",
+    aasId,
+    owner,
+    fileName,
+    { contentType, bytes },
+    typeof current === "string" ? current : undefined,
+  );
   const key = fileKeyOf(path)!;
   let previous: string | undefined;
   try {
