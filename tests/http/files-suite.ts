@@ -530,6 +530,43 @@ export function filesSuite(mode: Mode): void {
       assert.equal(await served(again.path), 404);
     });
 
+    test("an uploaded thumbnail goes once its shell no longer names it: asset information or shell PUT without it, shell deleted", async () => {
+      const client = empty.clients[0]!;
+      const other = empty.clients.at(-1)!;
+      let probes = 0;
+      const served = async (path: string) => await servedAt(other, path, `dropped-thumbnail-${probes++}`);
+      const shellId = "urn:test:released-dropped-thumbnail";
+      const assetInformation = { assetKind: "Instance", globalAssetId: "urn:test:released-dropped-thumbnail:asset" };
+      const shell = JSON.stringify({ modelType: "AssetAdministrationShell", id: shellId, assetInformation });
+      assert.equal((await client.request("POST", "/shells", { body: shell })).status, 201);
+      const shellPath = `/shells/${b64(shellId)}`;
+      const uploadThumbnail = async (): Promise<string> => {
+        const form = multipart([
+          { name: "fileName", value: "t.png" },
+          { name: "file", value: PNG },
+        ]);
+        const response = await rawRequest(client, "PUT", `${shellPath}/asset-information/thumbnail`, form.body, {
+          "content-type": form.type,
+        });
+        assert.equal(response.status, 204, response.body.toString());
+        const path = (await client.get(`${shellPath}/asset-information`)).json().defaultThumbnail.path as string;
+        assert.equal(await served(path), 200);
+        return path;
+      };
+      let thumbnail = await uploadThumbnail();
+      const info = JSON.stringify(assetInformation);
+      assert.equal((await other.request("PUT", `${shellPath}/asset-information`, { body: info })).status, 204);
+      assertResult(await other.get(`${shellPath}/asset-information/thumbnail`), 404);
+      assert.equal(await served(thumbnail), 404, "after a PUT of the asset information without it");
+      thumbnail = await uploadThumbnail();
+      assert.equal((await other.request("PUT", shellPath, { body: shell })).status, 204);
+      assertResult(await other.get(`${shellPath}/asset-information/thumbnail`), 404);
+      assert.equal(await served(thumbnail), 404, "after a PUT of the shell without it");
+      thumbnail = await uploadThumbnail();
+      assert.equal((await other.request("DELETE", shellPath)).status, 204);
+      assert.equal(await served(thumbnail), 404, "after the shell was deleted");
+    });
+
     test("AASX File Server: a posted package joins the model and leaves it with the package; a refused PUT changes nothing", async () => {
       const target = empty.clients[0]!;
       const pkg = writeAasx({

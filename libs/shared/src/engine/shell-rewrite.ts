@@ -2,6 +2,7 @@ import type { ChangeEvent, Preconditions } from "../contracts/index.ts";
 import { readJsonable } from "./aas-input.ts";
 import { eventDraft } from "./commit-runner.ts";
 import type { EngineContext } from "./engine-context.ts";
+import { releaseThumbnail, thumbnailPathOf } from "./files/released-thumbnails.ts";
 import { readForWrite, unchanged } from "./identifiables.ts";
 import { identifiableTarget } from "./write-targets.ts";
 
@@ -23,7 +24,8 @@ export interface ShellRewrite {
  * The writes that change a part of a shell (asset information, submodel references, asset links):
  * read the shell, apply the change, read the result back as an AssetAdministrationShell (unknown
  * properties and types checked, canonical JSON), commit compare-and-set against the revision read.
- * One shell record, one event (`shell.updated`), whatever part was addressed.
+ * One shell record, one event (`shell.updated`), whatever part was addressed. An uploaded
+ * thumbnail the result no longer names is released after the commit (released-thumbnails.ts).
  */
 export async function rewriteShell(
   ctx: EngineContext,
@@ -31,10 +33,13 @@ export async function rewriteShell(
 ): Promise<{ shell: Record<string, unknown>; event: ChangeEvent }> {
   const { aasId } = rewrite;
   let shell: Record<string, unknown> = {};
+  let thumbnail: string | undefined;
   const event = await ctx.commit(identifiableTarget("shell", aasId), async () => {
     const stored = await readForWrite(ctx, "shell", aasId, rewrite.preconditions);
+    const current = JSON.parse(stored.json) as Record<string, unknown>;
+    thumbnail = thumbnailPathOf(current);
     shell = readJsonable(
-      rewrite.change(JSON.parse(stored.json)),
+      rewrite.change(current),
       "AssetAdministrationShell",
       rewrite.verify ?? ctx.validation.onUpdate,
     );
@@ -50,5 +55,7 @@ export async function rewriteShell(
       },
     };
   });
+  // Committed: an uploaded thumbnail the shell no longer names goes (whichever part was written).
+  await releaseThumbnail(ctx, aasId, thumbnail, thumbnailPathOf(shell));
   return { shell, event };
 }

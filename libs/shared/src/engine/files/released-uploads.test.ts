@@ -116,3 +116,57 @@ describe("uploads of list items that moved up an index", () => {
     assert.deepEqual(await storedUploads(t), []);
   });
 });
+
+describe("an uploaded thumbnail the shell no longer names", () => {
+  const aasId = "urn:test:released-uploads:shell";
+  const assetInformation = { assetKind: "Instance", globalAssetId: "urn:test:released-uploads:asset" };
+  const shell = (info: Record<string, unknown>) =>
+    JSON.stringify({ modelType: "AssetAdministrationShell", id: aasId, assetInformation: info });
+
+  async function withThumbnail(): Promise<{ t: FileTestEngine; path: string }> {
+    const t = await fileTestEngine({ example: false });
+    await t.ok("PostAssetAdministrationShell", { body: shell(assetInformation) });
+    await t.ok("PutThumbnail", { aasId, file: { fileName: "t.png", contentBase64: base64("png") } });
+    const info = (await t.ok("GetAssetInformation", { aasId })).value as { defaultThumbnail: { path: string } };
+    return { t, path: info.defaultThumbnail.path };
+  }
+
+  async function storedThumbnails(t: FileTestEngine): Promise<string[]> {
+    return (await t.files.list("/aasx/thumbnails/")).map((info) => info.path);
+  }
+
+  it("goes after a PUT of the asset information without it, stays after one that keeps it", async () => {
+    const { t, path } = await withThumbnail();
+    const kept = { ...assetInformation, defaultThumbnail: { path, contentType: "image/png" } };
+    await t.ok("PutAssetInformation", { aasId, body: JSON.stringify(kept) });
+    assert.equal((await storedThumbnails(t)).length, 1, "still named");
+    await t.ok("PutAssetInformation", { aasId, body: JSON.stringify(assetInformation) });
+    assert.deepEqual(await storedThumbnails(t), []);
+  });
+
+  it("goes after a PUT of the shell naming another thumbnail", async () => {
+    const { t } = await withThumbnail();
+    const other = { ...assetInformation, defaultThumbnail: { path: "https://example.org/t.png" } };
+    await t.ok("PutAssetAdministrationShellById", { aasId, body: shell(other) });
+    assert.deepEqual(await storedThumbnails(t), []);
+  });
+
+  it("goes with the shell, also after a PUT that kept it", async () => {
+    const { t, path } = await withThumbnail();
+    const kept = { ...assetInformation, defaultThumbnail: { path } };
+    await t.ok("PutAssetAdministrationShellById", { aasId, body: shell(kept) });
+    assert.equal((await storedThumbnails(t)).length, 1);
+    await t.ok("DeleteAssetAdministrationShellById", { aasId });
+    assert.deepEqual(await storedThumbnails(t), []);
+  });
+
+  it("a write refused by If-Match releases nothing", async () => {
+    const { t } = await withThumbnail();
+    await t.fails(
+      "PutAssetInformation",
+      { aasId, body: JSON.stringify(assetInformation), preconditions: { ifMatch: ['"stale"'] } },
+      "precondition-failed",
+    );
+    assert.equal((await storedThumbnails(t)).length, 1);
+  });
+});

@@ -3,8 +3,7 @@ import { readBody } from "../aas-input.ts";
 import { matchesAssetIds } from "../asset-links.ts";
 import { eventDraft } from "../commit-runner.ts";
 import type { EngineContext } from "../engine-context.ts";
-import { isOwnUpload } from "../files/file-paths.ts";
-import { deleteUpload } from "../files/upload-store.ts";
+import { releaseThumbnail, thumbnailPathOf } from "../files/released-thumbnails.ts";
 import { readForWrite, requireIdentifiable, requireSameId, unchanged } from "../identifiables.ts";
 import { dropPackageClaim } from "../packages/package-claims.ts";
 import { listFiltered } from "../paging.ts";
@@ -74,8 +73,10 @@ export async function putShell(
   const { aasId, preconditions } = cmd.params;
   const shell = readBody(cmd.params.body, "AssetAdministrationShell", ctx.validation.onUpdate);
   requireSameId("shell", aasId, shell);
+  let thumbnail: string | undefined;
   const event = await ctx.commit(identifiableTarget("shell", aasId), async () => {
     const stored = await readForWrite(ctx, "shell", aasId, preconditions);
+    thumbnail = thumbnailPathOf(stored.json);
     return {
       commit: {
         preconditions: [unchanged(stored)],
@@ -88,6 +89,8 @@ export async function putShell(
       },
     };
   });
+  // Committed: an uploaded thumbnail the new shell no longer names goes (docs/adr/0051).
+  await releaseThumbnail(ctx, aasId, thumbnail, thumbnailPathOf(shell));
   return { value: null, revision: event.revision };
 }
 
@@ -114,16 +117,8 @@ export async function deleteShell(
   });
   await dropPackageClaim(ctx.fileStore, "shell", aasId);
   // Its uploaded thumbnail goes with it; one a package brought stays (docs/adr/0051).
-  if (thumbnail !== undefined && isOwnUpload("thumbnails", aasId, thumbnail))
-    await deleteUpload(ctx, thumbnail, { shellId: aasId }).catch(() => undefined);
+  await releaseThumbnail(ctx, aasId, thumbnail, undefined);
   return { value: null };
 }
 
 export { CommandError };
-
-/** The shell's defaultThumbnail path, from its stored JSON. */
-function thumbnailPathOf(json: string): string | undefined {
-  const shell = JSON.parse(json) as { assetInformation?: { defaultThumbnail?: { path?: unknown } } };
-  const path = shell.assetInformation?.defaultThumbnail?.path;
-  return typeof path === "string" ? path : undefined;
-}

@@ -2,7 +2,8 @@ import { echoed } from "../../aas/index.ts";
 import { type Command, CommandError, type CommandResult } from "../../contracts/index.ts";
 import type { EngineContext } from "../engine-context.ts";
 import { contentTypeByName, OCTET_STREAM, uploadContentType } from "../files/content-types.ts";
-import { decodeBase64, encodeBase64, fileKeyOf, fileNameOf, isOwnUpload, safeFileName } from "../files/file-paths.ts";
+import { decodeBase64, encodeBase64, fileKeyOf, fileNameOf, safeFileName } from "../files/file-paths.ts";
+import { thumbnailPathOf } from "../files/released-thumbnails.ts";
 import { mayReadUpload } from "../files/upload-access.ts";
 import { deleteUpload, storeUpload } from "../files/upload-store.ts";
 import { requireIdentifiable } from "../identifiables.ts";
@@ -59,7 +60,7 @@ export async function putThumbnail(ctx: EngineContext, cmd: Command<"PutThumbnai
   const fileName = safeFileName(file.fileName);
   const contentType = uploadContentType(file.contentType, fileName);
   const owner = { shellId: aasId };
-  const current = thumbnailOf(JSON.parse((await requireIdentifiable(ctx, "shell", aasId)).json))?.path;
+  const current = thumbnailPathOf((await requireIdentifiable(ctx, "shell", aasId)).json);
   const { modelPath: path, replaced } = await storeUpload(
     ctx,
     "thumbnails",
@@ -67,11 +68,10 @@ export async function putThumbnail(ctx: EngineContext, cmd: Command<"PutThumbnai
     owner,
     fileName,
     { contentType, bytes },
-    typeof current === "string" ? current : undefined,
+    current,
   );
-  const key = fileKeyOf(path)!;
-  let previous: string | undefined;
   try {
+    // The thumbnail it replaces is released by the rewrite, once committed (released-thumbnails.ts).
     const { event } = await rewriteShell(ctx, {
       aasId,
       preconditions,
@@ -79,13 +79,9 @@ export async function putThumbnail(ctx: EngineContext, cmd: Command<"PutThumbnai
       correlationId: cmd.correlationId,
       change: (shell) => {
         const info = (shell.assetInformation ?? {}) as Record<string, unknown>;
-        const old = thumbnailOf(shell);
-        previous = typeof old?.path === "string" ? old.path : undefined;
         return { ...shell, assetInformation: { ...info, defaultThumbnail: { path, contentType } } };
       },
     });
-    if (previous !== undefined && isOwnUpload("thumbnails", aasId, previous) && fileKeyOf(previous) !== key)
-      await deleteUpload(ctx, previous, owner);
     return { value: null, revision: event.revision };
   } catch (error) {
     if (!replaced) await deleteUpload(ctx, path, owner).catch(() => undefined);
@@ -93,10 +89,9 @@ export async function putThumbnail(ctx: EngineContext, cmd: Command<"PutThumbnai
   }
 }
 
-/** DELETE (answers 200): the shell loses its defaultThumbnail; uploaded bytes are deleted. */
+/** DELETE (answers 200): the shell loses its defaultThumbnail; the rewrite releases uploaded bytes. */
 export async function deleteThumbnail(ctx: EngineContext, cmd: Command<"DeleteThumbnail">): Promise<Handled<null>> {
   const { aasId, preconditions } = cmd.params;
-  let previous: string | undefined;
   const { event } = await rewriteShell(ctx, {
     aasId,
     preconditions,
@@ -106,12 +101,9 @@ export async function deleteThumbnail(ctx: EngineContext, cmd: Command<"DeleteTh
       const old = thumbnailOf(shell);
       if (old === undefined)
         throw new CommandError("not-found", `The Asset Administration Shell '${echoed(aasId)}' has no thumbnail`);
-      previous = typeof old.path === "string" ? old.path : undefined;
       const { defaultThumbnail: _removed, ...info } = shell.assetInformation as Record<string, unknown>;
       return { ...shell, assetInformation: info };
     },
   });
-  if (previous !== undefined && isOwnUpload("thumbnails", aasId, previous))
-    await deleteUpload(ctx, previous, { shellId: aasId });
   return { value: null, revision: event.revision };
 }
