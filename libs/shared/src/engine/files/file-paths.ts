@@ -67,8 +67,14 @@ export function isOwnUpload(kind: "files" | "thumbnails", owner: string, modelPa
 export function isUploadPath(kind: "files" | "thumbnails", modelPath: string | undefined): boolean {
   if (modelPath === undefined) return false;
   const key = fileKeyOf(modelPath);
-  return key !== undefined && new RegExp(`^/aasx/${kind}/[0-9a-f]{16}/`).test(key);
+  return key !== undefined && UPLOAD_FOLDER[kind].test(key);
 }
+
+/** Upload folders are the first 16 hex digits of the owner's hash (ownerFolder). */
+const UPLOAD_FOLDER = {
+  files: /^\/aasx\/files\/[0-9a-f]{16}\//,
+  thumbnails: /^\/aasx\/thumbnails\/[0-9a-f]{16}\//,
+};
 
 function ownerFolder(owner: string): string {
   return createHash("sha256").update(owner, "utf8").digest("hex").slice(0, 16);
