@@ -132,6 +132,27 @@ export function principalViewsSuite(mode: Mode): void {
       assert.equal((await http.get(SUBMODEL, { ...operator, "if-none-match": wholeTag })).status, 304);
     });
 
+    test("If-Match on a GET matches a principal's own representation only (another view's tag is a 412)", async () => {
+      const http = system.clients[0]!;
+      const operator = bearer(await provider.token("operator"));
+      const fitter = bearer(await provider.token("fitter"));
+      for (const path of [SUBMODEL, `${SUBMODEL}/submodel-elements/Dimensions/$value`]) {
+        const wholeTag = etagOf(await http.get(path, operator));
+        const anonymous = await http.get(path);
+        const anonymousTag = etagOf(anonymous);
+        const fitterTag = etagOf(await http.get(path, fitter));
+        const own = await http.get(path, { "if-match": anonymousTag });
+        assert.equal(own.status, 200, own.text);
+        assert.equal(own.text, anonymous.text);
+        assert.equal((await http.get(path, { ...operator, "if-match": wholeTag })).status, 200, path);
+        // The same revision seen through another view is another representation.
+        assert.equal((await http.get(path, { "if-match": wholeTag })).status, 412, path);
+        assert.equal((await http.get(path, { "if-match": fitterTag })).status, 412, path);
+        assert.equal((await http.get(path, { ...operator, "if-match": anonymousTag })).status, 412, path);
+        assert.equal((await http.get(path, { ...fitter, "if-match": `${wholeTag}, ${fitterTag}` })).status, 200, path);
+      }
+    });
+
     test("$value of a partly readable collection (the hot route's path) carries the view's tag and Vary", async () => {
       const http = system.clients[0]!;
       const operator = bearer(await provider.token("operator"));

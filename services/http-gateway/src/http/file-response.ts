@@ -1,5 +1,6 @@
 import type { FileContent } from "@twinport/shared";
 import type { GatewayContext } from "./gateway-env.ts";
+import { conditionalAnswer } from "./preconditions.ts";
 
 /**
  * A file as the response body: its bytes, its content type, and a Content-Disposition naming it
@@ -23,11 +24,14 @@ export function fileResponse(c: GatewayContext, file: FileContent, headers: Reco
  * A File element's or a thumbnail's bytes. The AAS API declares these downloads as
  * `application/octet-stream` (GetFileByPath, GetThumbnail), so clients generated from it send
  * `Accept: application/octet-stream`: that admits the file whatever type it has
- * (acceptable-representation.ts), as does an Accept that admits the file's own type.
+ * (acceptable-representation.ts), as does an Accept that admits the file's own type. `etag`: the
+ * download's validator (a File's attachment carries its element's), with If-Match and If-None-Match
+ * evaluated as on every GET that has one.
  */
-export function fileDownloadResponse(c: GatewayContext, file: FileContent): Response {
+export function fileDownloadResponse(c: GatewayContext, file: FileContent, etag?: string): Response {
   c.set("fileDownload", true);
-  return fileResponse(c, file);
+  if (etag === undefined) return fileResponse(c, file);
+  return conditionalAnswer(c, etag) ?? fileResponse(c, file, { ETag: etag });
 }
 
 export function contentDisposition(fileName: string): string {

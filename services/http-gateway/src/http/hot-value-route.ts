@@ -58,10 +58,11 @@ const JSON_CONTENT_TYPE = "application/json";
  * GET and PATCH of `/submodels/{id}/submodel-elements/{idShortPath}/$value` answered straight on
  * Node's request and response, without Hono's context, middleware chain, router and Response
  * objects (docs/adr/0045). Only requests whose answer depends on nothing but the store's reply are
- * taken: no query, no Accept that could refuse JSON, no If-None-Match, no Idempotency-Key, a
- * declared JSON body within the limit. The answer is what the general path gives, byte for byte
- * (hot-value-route.test.ts compares both on the wire): the same correlation id header set first,
- * the same headers in the same order, the same Result bodies, metrics series and log lines.
+ * taken: no query, no Accept that could refuse JSON, no If-None-Match or If-Match on a GET, no
+ * Idempotency-Key, a declared JSON body within the limit. The answer is what the general path
+ * gives, byte for byte (hot-value-route.test.ts compares both on the wire): the same correlation id
+ * header set first, the same headers in the same order, the same Result bodies, metrics series and
+ * log lines.
  * With a security section only anonymous requests are taken (no Authorization header, no client
  * certificates configured); endpoints with CORS do not use it (create-http-app.ts).
  */
@@ -240,7 +241,8 @@ export function hotValueRoute(deps: HotValueRouteDeps): HotRoute {
     if (isGet) {
       const accept = headers.accept;
       if (accept !== undefined && accept.trim() !== "" && !isAcceptable(accept, JSON_CONTENT_TYPE)) return false;
-      if (headers["if-none-match"] !== undefined) return false;
+      // Either precondition is the general path's to evaluate (preconditions.ts conditionalAnswer).
+      if (headers["if-none-match"] !== undefined || headers["if-match"] !== undefined) return false;
     } else {
       const declared = headers["content-length"];
       if (declared === undefined || headers["transfer-encoding"] !== undefined || !DIGITS.test(declared)) return false;

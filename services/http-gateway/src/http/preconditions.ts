@@ -1,4 +1,5 @@
 import type { Preconditions } from "@twinport/shared";
+import { ApiError } from "./api-error.ts";
 import { entityTags } from "./entity-tags.ts";
 import type { GatewayContext } from "./gateway-env.ts";
 
@@ -34,6 +35,32 @@ export function ifNoneMatchTags(header: string | undefined): string[] | undefine
  */
 export function etagOf(revision: number, view?: string): string {
   return view === undefined ? `"${revision}"` : `"${revision}-${view}"`;
+}
+
+/**
+ * What a GET's preconditions answer instead of the representation whose ETag is `etag` (RFC 9110
+ * §13.2.2, If-Match first): a 412 thrown when If-Match fails, a 304 when If-None-Match names the
+ * client's copy, undefined to answer in full. The engine only read, so there is nothing to make
+ * atomic: the tag compared is the one the answer carries.
+ */
+export function conditionalAnswer(c: GatewayContext, etag: string | undefined): Response | undefined {
+  if (!ifMatchHolds(c, etag))
+    throw ApiError.of("precondition-failed", "If-Match does not match the current entity tag");
+  if (etag !== undefined && isNotModified(c, etag)) return c.body(null, 304, { ETag: etag });
+  return undefined;
+}
+
+/**
+ * GET with If-Match (RFC 9110 §13.1.1): true when the field is `*` or one of its tags is this ETag,
+ * compared strongly and whole. A GET answers one representation, so a partial reader's view tag
+ * (ADR 0058) matches only its own view here, as on If-None-Match; writes compare the revision a
+ * tag names instead (engine/preconditions.ts). An answer without an ETag (`etag` undefined) exists
+ * but no tag names it: only `*` holds.
+ */
+function ifMatchHolds(c: GatewayContext, etag: string | undefined): boolean {
+  const tags = ifMatchTags(c.req.header("If-Match"));
+  if (tags === undefined || tags.includes("*")) return true;
+  return etag !== undefined && tags.includes(etag.slice(1, -1));
 }
 
 /** GET with If-None-Match: the client's copy is current when one of its tags (or "*") is this ETag. */

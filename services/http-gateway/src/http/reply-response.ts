@@ -1,6 +1,6 @@
 import { isRawJson, type Paged, type RawJson, type ReplyOk } from "@twinport/shared";
 import type { GatewayContext } from "./gateway-env.ts";
-import { etagOf, isNotModified } from "./preconditions.ts";
+import { conditionalAnswer, etagOf } from "./preconditions.ts";
 import { typedResponse } from "./response-content-type.ts";
 
 const JSON_TYPE = { "Content-Type": "application/json" } as const;
@@ -25,12 +25,15 @@ function jsonResponse(body: string, status: number, headers: Record<string, stri
   return typedResponse(body, status, { "Content-Type": "application/json", ...headers });
 }
 
-/** 200 with a single resource and its ETag; 304 when the client's If-None-Match already has it. */
+/**
+ * 200 with a single resource and its ETag; 304 when the client's If-None-Match already has it, 412
+ * when its If-Match names another (preconditions.ts conditionalAnswer).
+ */
 export function resourceResponse(c: GatewayContext, reply: ReplyOk<unknown>): Response {
-  if (reply.revision === undefined) return jsonResponse(jsonText(reply.value), 200, {});
-  const etag = etagOf(reply.revision, reply.view);
-  if (isNotModified(c, etag)) return c.body(null, 304, { ETag: etag });
-  return jsonResponse(jsonText(reply.value), 200, { ETag: etag });
+  const etag = reply.revision === undefined ? undefined : etagOf(reply.revision, reply.view);
+  const conditional = conditionalAnswer(c, etag);
+  if (conditional !== undefined) return conditional;
+  return jsonResponse(jsonText(reply.value), 200, etag === undefined ? {} : { ETag: etag });
 }
 
 /** 200 with the AAS `PagedResult` envelope; `paging_metadata` is always present (AAS API §d). */

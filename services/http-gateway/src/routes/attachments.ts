@@ -4,7 +4,7 @@ import type { GatewayContext } from "../http/gateway-env.ts";
 import { longRequest } from "../http/long-request.ts";
 import { readMultipartUpload } from "../http/multipart-upload.ts";
 import { identifierParam, idShortPathParam } from "../http/path-params.ts";
-import { readPreconditions } from "../http/preconditions.ts";
+import { etagOf, readPreconditions } from "../http/preconditions.ts";
 import { readPagingAndModifiers } from "../http/query.ts";
 import { noContentResponse } from "../http/reply-response.ts";
 import type { ProfileSets } from "../profiles.ts";
@@ -38,7 +38,9 @@ export function attachmentRoutes({ send }: RouteDeps, mount: AttachmentMount): A
           handle: async (c) => {
             readPagingAndModifiers(c, {});
             const reply = await send(c, "GetFileByPath", scopeOf(c), longRequest());
-            return fileDownloadResponse(c, reply.value);
+            // The bytes are the File element's content: the element's ETag, as each of its GETs carries.
+            const etag = reply.revision === undefined ? undefined : etagOf(reply.revision, reply.view);
+            return fileDownloadResponse(c, reply.value, etag);
           },
         },
         {

@@ -1,0 +1,3 @@
+import { preconditionsSuite } from "./http/preconditions-suite.ts";
+
+preconditionsSuite("embedded");
