@@ -1,7 +1,8 @@
 /**
  * Black-box suite of conditional requests (RFC 9110 §13) where the other suites do not reach: If-Match
- * on every GET that answers an ETag (the hot $value route hands it to the general path), and the
- * ETag and 304 of a File's attachment. Real HTTPS, embedded and distributed.
+ * on every GET that answers an ETag (the hot $value route hands it to the general path), the ETag
+ * and 304 of a File's attachment, and If-Match / If-None-Match on every POST that creates, evaluated
+ * against the collection or container posted to. Real HTTPS, embedded and distributed.
  */
 
 import assert from "node:assert/strict";
@@ -14,7 +15,18 @@ import { createFixtureAt, etagOf } from "./submodel-suite-support.ts";
 let counter = 0;
 const unique = (label: string) => `urn:twinport:test:preconditions:${label}:${process.pid}:${++counter}`;
 
+const shellBody = (id: string) =>
+  JSON.stringify({
+    modelType: "AssetAdministrationShell",
+    id,
+    assetInformation: { assetKind: "Instance", globalAssetId: `${id}:asset` },
+  });
+const submodelBody = (id: string) => JSON.stringify({ modelType: "Submodel", id });
 const cdBody = (id: string) => JSON.stringify({ modelType: "ConceptDescription", id });
+const propertyBody = (idShort: string) =>
+  JSON.stringify({ modelType: "Property", idShort, valueType: "xs:string", value: idShort });
+const referenceBody = (submodelId: string) =>
+  JSON.stringify({ type: "ModelReference", keys: [{ type: "Submodel", value: submodelId }] });
 
 /** An AAS Result with the status as its code, and nothing of the representation. */
 function assertRefused(response: HttpResponse, status: number, what: string): void {
@@ -141,6 +153,127 @@ export function preconditionsSuite(mode: Mode): void {
       assert.equal(second.status, 200, "a new upload is a new representation");
       assert.notEqual(etagOf(second), etag);
       assertRefused(await http.get(attachment, { "if-match": etag }), 412, "If-Match the tag before the upload");
+    });
+
+    test("POST to a collection without an ETag (shells, submodels, concept descriptions): If-Match * holds, a listed tag fails; If-None-Match * fails; a 412 creates nothing", async () => {
+      const collections: [string, (id: string) => string, (id: string) => string][] = [
+        ["/shells", shellBody, (id) => `/shells/${b64(id)}`],
+        ["/submodels", submodelBody, (id) => `/submodels/${b64(id)}`],
+        ["/concept-descriptions", cdBody, (id) => `/concept-descriptions/${b64(id)}`],
+      ];
+      for (const [collection, body, at] of collections) {
+        const refused: Record<string, string>[] = [
+          { "if-match": '"1"' },
+          { "if-match": "" },
+          { "if-match": 'W/"1"' },
+          { "if-none-match": "*" },
+          { "if-match": "*", "if-none-match": "*" },
+        ];
+        for (const headers of refused) {
+          const id = unique("refused");
+          assertRefused(
+            await post(collection, body(id), headers),
+            412,
+            `POST ${collection} ${JSON.stringify(headers)}`,
+          );
+          assert.equal((await http.get(at(id))).status, 404, `${collection}: nothing created`);
+        }
+        const holding: Record<string, string>[] = [
+          { "if-match": "*" },
+          { "if-none-match": '"1"' },
+          { "if-none-match": 'W/"1", "2"' },
+        ];
+        for (const headers of holding) {
+          const id = unique("created");
+          const created = await post(collection, body(id), headers);
+          assert.equal(created.status, 201, `POST ${collection} ${JSON.stringify(headers)}: ${created.text}`);
+          assert.equal((await http.get(at(id))).status, 200);
+        }
+      }
+    });
+
+    test("POST of an element, into the submodel or a container, checks the target's ETag (the submodel's, the container's) atomically; a missing target stays 404", async () => {
+      for (const mount of ["repository", "shell"] as const) {
+        const { path } = await createFixtureAt(http, `post-element-${mount}`, mount);
+        const targets: [string, string][] = [
+          // The submodel's list of elements is the submodel's content: the submodel's ETag.
+          [`${path}/submodel-elements`, path],
+          [`${path}/submodel-elements/Dimensions`, `${path}/submodel-elements/Dimensions`],
+          [`${path}/submodel-elements/Dimensions.Nested`, `${path}/submodel-elements/Dimensions.Nested`],
+        ];
+        let n = 0;
+        for (const [url, tagged] of targets) {
+          const where = `${mount} ${url}`;
+          const current = etagOf(await http.get(tagged));
+          const refused: Record<string, string>[] = [
+            { "if-match": '"1"' },
+            { "if-match": `W/${current}` },
+            { "if-none-match": "*" },
+            { "if-none-match": current },
+            { "if-none-match": `W/${current}` },
+          ];
+          for (const headers of refused) {
+            const idShort = `Refused${++n}`;
+            assertRefused(await post(url, propertyBody(idShort), headers), 412, `${where} ${JSON.stringify(headers)}`);
+            const child = url.endsWith("/submodel-elements") ? `${url}/${idShort}` : `${url}.${idShort}`;
+            assert.equal((await http.get(child)).status, 404, `${where}: nothing created`);
+          }
+          // Each POST moves the target's ETag on: If-Match names the one just read.
+          const holding: ((tag: string) => Record<string, string>)[] = [
+            (tag) => ({ "if-match": tag }),
+            () => ({ "if-match": "*" }),
+            () => ({ "if-none-match": '"1"' }),
+          ];
+          for (const headersOf of holding) {
+            const headers = headersOf(etagOf(await http.get(tagged)));
+            const created = await post(url, propertyBody(`Created${++n}`), headers);
+            assert.equal(created.status, 201, `${where} ${JSON.stringify(headers)}: ${created.text}`);
+          }
+          // The tag read before the last POSTs is stale now.
+          assertRefused(await post(url, propertyBody(`Stale${++n}`), { "if-match": current }), 412, `${where} stale`);
+        }
+        // An element posted elsewhere in the submodel moves the submodel's ETag (it covers its subtree).
+        const whole = etagOf(await http.get(path));
+        assert.equal((await post(`${path}/submodel-elements/Dimensions`, propertyBody("Elsewhere"))).status, 201);
+        assertRefused(
+          await post(`${path}/submodel-elements`, propertyBody("AfterElsewhere"), { "if-match": whole }),
+          412,
+          `${mount}: the submodel's tag before a write below it`,
+        );
+        for (const url of [`${path}/submodel-elements/Nope`, `/submodels/${b64(unique("none"))}/submodel-elements`])
+          for (const ifMatch of ["*", '"1"'])
+            assertRefused(
+              await post(url, propertyBody("X"), { "if-match": ifMatch }),
+              404,
+              `${url} If-Match ${ifMatch}`,
+            );
+      }
+    });
+
+    test("POST of a submodel reference checks the shell's ETag; If-None-Match * fails; a missing shell stays 404", async () => {
+      const aasId = unique("shell");
+      assert.equal((await post("/shells", shellBody(aasId))).status, 201);
+      const shell = `/shells/${b64(aasId)}`;
+      const refs = `${shell}/submodel-refs`;
+      const current = etagOf(await http.get(shell));
+      const refused: Record<string, string>[] = [
+        { "if-match": '"1"' },
+        { "if-match": `W/${current}` },
+        { "if-none-match": "*" },
+      ];
+      for (const headers of refused) {
+        assertRefused(await post(refs, referenceBody(unique("sm")), headers), 412, JSON.stringify(headers));
+      }
+      assert.equal((await http.get(shell)).json().submodels, undefined, "no reference added");
+      const created = await post(refs, referenceBody(unique("sm")), { "if-match": current });
+      assert.equal(created.status, 201, created.text);
+      assertRefused(await post(refs, referenceBody(unique("sm")), { "if-match": current }), 412, "stale");
+      assert.equal((await post(refs, referenceBody(unique("sm")), { "if-match": "*" })).status, 201);
+      assertRefused(
+        await post(`/shells/${b64(unique("none"))}/submodel-refs`, referenceBody(unique("sm")), { "if-match": '"1"' }),
+        404,
+        "a missing shell",
+      );
     });
   });
 }

@@ -41,7 +41,7 @@ export interface CommandMap extends FileCommandMap, OperationCommandMap {
     result: Paged<unknown>;
   };
   GetAssetAdministrationShellById: { params: { aasId: string; modifiers?: OutputModifiers }; result: unknown };
-  PostAssetAdministrationShell: { params: { body: string }; result: unknown };
+  PostAssetAdministrationShell: { params: { body: string; preconditions?: Preconditions }; result: unknown };
   PutAssetAdministrationShellById: {
     params: { aasId: string; body: string; preconditions?: Preconditions };
     result: null;
@@ -52,7 +52,7 @@ export interface CommandMap extends FileCommandMap, OperationCommandMap {
   GetAssetInformation: { params: { aasId: string }; result: unknown };
   PutAssetInformation: { params: { aasId: string; body: string; preconditions?: Preconditions }; result: null };
   GetAllSubmodelReferences: { params: { aasId: string; page?: PageRequest }; result: Paged<unknown> };
-  PostSubmodelReference: { params: { aasId: string; body: string }; result: unknown };
+  PostSubmodelReference: { params: { aasId: string; body: string; preconditions?: Preconditions }; result: unknown };
   DeleteSubmodelReferenceById: {
     params: { aasId: string; submodelId: string; preconditions?: Preconditions };
     result: null;
@@ -65,7 +65,7 @@ export interface CommandMap extends FileCommandMap, OperationCommandMap {
     result: Paged<unknown>;
   };
   GetConceptDescriptionById: { params: { cdId: string }; result: unknown };
-  PostConceptDescription: { params: { body: string }; result: unknown };
+  PostConceptDescription: { params: { body: string; preconditions?: Preconditions }; result: unknown };
   PutConceptDescriptionById: { params: { cdId: string; body: string; preconditions?: Preconditions }; result: null };
   DeleteConceptDescriptionById: { params: { cdId: string; preconditions?: Preconditions }; result: null };
 
@@ -85,7 +85,7 @@ export interface CommandMap extends FileCommandMap, OperationCommandMap {
     result: Paged<unknown>;
   };
   GetSubmodelById: { params: SubmodelScope & { modifiers?: OutputModifiers }; result: unknown };
-  PostSubmodel: { params: { body: string }; result: unknown };
+  PostSubmodel: { params: { body: string; preconditions?: Preconditions }; result: unknown };
   PutSubmodelById: { params: SubmodelScope & { body: string; preconditions?: Preconditions }; result: null };
   /**
    * PATCH /submodels/{id} ("normal"), …/$metadata ("metadata"), …/$value ("value"): an RFC 7386
@@ -107,7 +107,10 @@ export interface CommandMap extends FileCommandMap, OperationCommandMap {
     result: unknown;
   };
   /** idShortPath absent: post at the submodel's root; present: into that collection/list/entity. */
-  PostSubmodelElement: { params: SubmodelScope & { idShortPath?: string; body: string }; result: unknown };
+  PostSubmodelElement: {
+    params: SubmodelScope & { idShortPath?: string; body: string; preconditions?: Preconditions };
+    result: unknown;
+  };
   PutSubmodelElementByPath: {
     params: SubmodelScope & { idShortPath: string; body: string; preconditions?: Preconditions };
     result: null;

@@ -32,6 +32,22 @@ export function checkPreconditions(preconditions: Preconditions | undefined, cur
   }
 }
 
+/**
+ * Preconditions of a POST to a collection that has no entity tag of its own: the shells, submodels
+ * and concept descriptions of the repository (RFC 9110 §13.1 evaluates them against the target
+ * resource, the collection). It always exists, so `If-Match: *` holds and `If-None-Match: *` does
+ * not (412: a client asking to create only where nothing is would otherwise get its write); no tag
+ * can name it, so any listed If-Match tag fails and any listed If-None-Match tag holds.
+ */
+export function checkCollectionPreconditions(preconditions: Preconditions | undefined): void {
+  if (!preconditions) return;
+  const { ifMatch, ifNoneMatch } = preconditions;
+  if (ifMatch && ifMatch.length > 0 && !ifMatch.includes("*"))
+    throw new CommandError("precondition-failed", "If-Match names an entity tag; the collection has none");
+  if (ifNoneMatch?.includes("*"))
+    throw new CommandError("precondition-failed", "If-None-Match is *; the collection exists");
+}
+
 const VIEW_TAG = new RegExp(`^(\\d+)-[A-Za-z0-9_-]{${VIEW_LENGTH}}$`);
 
 /**

@@ -566,6 +566,42 @@ export function engineContract(
       assert.ok(replies.filter((r) => !r.ok).every((r) => !r.ok && r.error.code === "precondition-failed"));
     });
 
+    test("concurrent POSTs that all read one ETag of their target (the submodel, a container): exactly one creates", async () => {
+      const smc = sm.submodelElements.find((e: any) => e.modelType === "SubmodelElementCollection");
+      const targets: [string | undefined, () => Promise<number>][] = [
+        [undefined, async () => (await ok("GetSubmodelById", { submodelId: smId })).revision!],
+        [
+          smc.idShort,
+          async () => (await ok("GetSubmodelElementByPath", { submodelId: smId, idShortPath: smc.idShort })).revision!,
+        ],
+      ];
+      for (const [idShortPath, revision] of targets) {
+        const etag = String(await revision());
+        const replies = await Promise.all(
+          Array.from({ length: 10 }, (_, i) =>
+            run("PostSubmodelElement", {
+              submodelId: smId,
+              ...(idShortPath === undefined ? {} : { idShortPath }),
+              body: JSON.stringify({ modelType: "Property", idShort: `Racing${i}`, valueType: "xs:int" }),
+              preconditions: { ifMatch: [etag] },
+            }),
+          ),
+        );
+        assert.equal(replies.filter((r) => r.ok).length, 1, `into ${idShortPath ?? "the submodel"}`);
+        assert.ok(replies.every((r) => r.ok || r.error.code === "precondition-failed"));
+        await fails(
+          "PostSubmodelElement",
+          {
+            submodelId: smId,
+            ...(idShortPath === undefined ? {} : { idShortPath }),
+            body: JSON.stringify({ modelType: "Property", idShort: "Late", valueType: "xs:int" }),
+            preconditions: { ifNoneMatch: ["*"] },
+          },
+          "precondition-failed",
+        );
+      }
+    });
+
     test("concurrent writes to one element without If-Match all succeed (last writer wins)", async () => {
       const replies = await Promise.all(
         Array.from({ length: 40 }, (_, i) =>

@@ -45,7 +45,10 @@ export function aasRepositoryRoutes({ send }: RouteDeps): ApiRoute[] {
           profiles: SHELL_REPOSITORY.write,
           handle: async (c) => {
             readPagingAndModifiers(c, {});
-            const reply = await send(c, "PostAssetAdministrationShell", { body: await requestBodyText(c) });
+            const reply = await send(c, "PostAssetAdministrationShell", {
+              body: await requestBodyText(c),
+              preconditions: readPreconditions(c),
+            });
             const id = (jsonValue(reply.value) as { id?: unknown } | null)?.id;
             return createdResponse(c, reply, typeof id === "string" ? shellLocation(id) : undefined);
           },

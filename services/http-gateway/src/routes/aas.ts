@@ -101,7 +101,11 @@ export function aasRoutes({ send }: RouteDeps): ApiRoute[] {
           handle: async (c) => {
             readPagingAndModifiers(c, {});
             const aasId = identifierParam(c, "aasIdentifier");
-            const reply = await send(c, "PostSubmodelReference", { aasId, body: await requestBodyText(c) });
+            const reply = await send(c, "PostSubmodelReference", {
+              aasId,
+              body: await requestBodyText(c),
+              preconditions: readPreconditions(c),
+            });
             const keys = (jsonValue(reply.value) as { keys?: { value?: unknown }[] }).keys ?? [];
             const submodelId = keys[keys.length - 1]?.value;
             // The shell's revision is no ETag of the reference: the 201 carries none.

@@ -48,7 +48,10 @@ export function conceptDescriptionRepositoryRoutes({ send }: RouteDeps): ApiRout
           profiles: write,
           handle: async (c) => {
             readPagingAndModifiers(c, {});
-            const reply = await send(c, "PostConceptDescription", { body: await requestBodyText(c) });
+            const reply = await send(c, "PostConceptDescription", {
+              body: await requestBodyText(c),
+              preconditions: readPreconditions(c),
+            });
             const id = (jsonValue(reply.value) as { id?: unknown } | null)?.id;
             return createdResponse(c, reply, typeof id === "string" ? conceptDescriptionLocation(id) : undefined);
           },

@@ -3,6 +3,7 @@ import type { ApiOperation, ApiRoute } from "../http/api-routes.ts";
 import { base64UrlQuery } from "../http/encoded-query.ts";
 import type { GatewayContext } from "../http/gateway-env.ts";
 import { submodelLocation } from "../http/locations.ts";
+import { readPreconditions } from "../http/preconditions.ts";
 import { type QueryRules, readPagingAndModifiers, singleQuery } from "../http/query.ts";
 import { createdResponse, jsonValue, pagedResponse, RAW_ITEMS } from "../http/reply-response.ts";
 import { requestBodyText } from "../http/request-body.ts";
@@ -47,7 +48,10 @@ export function submodelRepositoryRoutes({ send }: RouteDeps): ApiRoute[] {
         profiles: SUBMODEL_REPOSITORY.write,
         handle: async (c: GatewayContext) => {
           readPagingAndModifiers(c, {});
-          const reply = await send(c, "PostSubmodel", { body: await requestBodyText(c) });
+          const reply = await send(c, "PostSubmodel", {
+            body: await requestBodyText(c),
+            preconditions: readPreconditions(c),
+          });
           const id = (jsonValue(reply.value) as { id?: unknown } | null)?.id;
           return createdResponse(c, reply, typeof id === "string" ? submodelLocation({ submodelId: id }) : undefined);
         },

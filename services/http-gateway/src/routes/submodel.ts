@@ -238,6 +238,7 @@ async function postElement(
     ...scope,
     idShortPath: parentPath,
     body: await requestBodyText(c),
+    preconditions: readPreconditions(c),
   });
   // The engine names the new element's path: only it knows the index a list item got.
   return createdResponse(c, reply, reply.idShortPath === undefined ? undefined : locationAtMount(c, reply.idShortPath));

@@ -6,6 +6,7 @@ import { readForWrite, requireIdentifiable, requireSameId, unchanged } from "../
 import { indexTerm, referenceTerms } from "../index-terms.ts";
 import { dropPackageClaim } from "../packages/package-claims.ts";
 import { listFiltered } from "../paging.ts";
+import { checkCollectionPreconditions } from "../preconditions.ts";
 import { anyReferenceMatches, parseReferenceFilter } from "../reference-filter.ts";
 import { identifiableTarget } from "../write-targets.ts";
 import type { Handled } from "./handled.ts";
@@ -65,6 +66,7 @@ export async function postConceptDescription(
   cmd: Command<"PostConceptDescription">,
 ): Promise<Handled<unknown>> {
   const cd = readBody(cmd.params.body, "ConceptDescription", ctx.validation.onCreate);
+  checkCollectionPreconditions(cmd.params.preconditions);
   const id = cd.id as string;
   const event = await ctx.commit(identifiableTarget("concept-description", id), async () => ({
     commit: {

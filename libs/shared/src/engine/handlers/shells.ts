@@ -7,6 +7,7 @@ import { releaseThumbnail, thumbnailPathOf } from "../files/released-thumbnails.
 import { readForWrite, requireIdentifiable, requireSameId, unchanged } from "../identifiables.ts";
 import { dropPackageClaim } from "../packages/package-claims.ts";
 import { listFiltered } from "../paging.ts";
+import { checkCollectionPreconditions } from "../preconditions.ts";
 import { shellProjector } from "../shell-projection.ts";
 import { identifiableTarget } from "../write-targets.ts";
 import { shellFilterTerms } from "./filter-terms.ts";
@@ -51,6 +52,7 @@ export async function postShell(
   cmd: Command<"PostAssetAdministrationShell">,
 ): Promise<Handled<CommandResult<"PostAssetAdministrationShell">>> {
   const shell = readBody(cmd.params.body, "AssetAdministrationShell", ctx.validation.onCreate);
+  checkCollectionPreconditions(cmd.params.preconditions);
   const id = shell.id as string;
   const event = await ctx.commit(identifiableTarget("shell", id), async () => ({
     commit: {

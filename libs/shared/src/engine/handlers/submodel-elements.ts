@@ -30,7 +30,7 @@ import { pageRootElements } from "../element-pages.ts";
 import { readElementReference } from "../element-reference.ts";
 import type { EngineContext } from "../engine-context.ts";
 import { fileValuesOf, type HeldUpload, releaseUploads, uploadsHeldBy } from "../files/released-uploads.ts";
-import { requireIdentifiable } from "../identifiables.ts";
+import { requireIdentifiable, unchanged } from "../identifiables.ts";
 import { pageElementPaths } from "../path-pages.ts";
 import { checkPreconditions } from "../preconditions.ts";
 import { projectElement } from "../projection.ts";
@@ -127,7 +127,7 @@ export async function getElement(
 }
 
 export async function postElement(ctx: EngineContext, cmd: Command<"PostSubmodelElement">): Promise<Handled<unknown>> {
-  const { submodelId } = cmd.params;
+  const { submodelId, preconditions } = cmd.params;
   const parentPath = cmd.params.idShortPath ?? "";
   if (parentPath !== "") checkIdShortPath(parentPath);
   const element = readBody(cmd.params.body, "SubmodelElement", ctx.validation.onCreate);
@@ -137,11 +137,18 @@ export async function postElement(ctx: EngineContext, cmd: Command<"PostSubmodel
   const event = await ctx.commit(elementTarget(submodelId, parentPath), async () => {
     if (parentPath === "") {
       const submodel = await requireIdentifiable(ctx, "submodel", submodelId);
+      // The target, the submodel's list of elements, is the submodel's content: its ETag is the
+      // submodel's, which covers every element (docs/http-api.md, Concurrency). Held by the commit
+      // only when the client asked, so an unconditional POST does not race the submodel's writes.
+      checkPreconditions(preconditions, submodel.revision);
       checkChildInSubmodel(JSON.parse(submodel.json), element, ctx.validation.onCreate);
       createdPath = childPath("", { idShort: element.idShort as string });
       return {
         commit: {
-          preconditions: [{ on: "element", submodelId, path: createdPath, revision: null }],
+          preconditions: [
+            ...(preconditions ? [unchanged(submodel)] : []),
+            { on: "element", submodelId, path: createdPath, revision: null },
+          ],
           ops: [...insertOps(submodelId, "", [element], false), ...touchOps(submodelId, createdPath)],
           event: eventDraft(
             {
@@ -162,6 +169,8 @@ export async function postElement(ctx: EngineContext, cmd: Command<"PostSubmodel
     // the precondition on it also guards that count.
     const parent = await loadElement(ctx.repository, submodelId, parentPath, 0);
     if (!parent) return elementNotFound(ctx, submodelId, parentPath);
+    // The container is the POST's target: its ETag, guarded below by the commit.
+    checkPreconditions(preconditions, parent.record.revision);
     checkChildInParent(parent.element, element, ctx.validation.onCreate);
     const list = isList(parent.element);
     const length = list ? await ctx.repository.countChildren(submodelId, parentPath) : 0;

@@ -62,8 +62,11 @@ export async function postSubmodelReference(
       'A submodel reference must be a ModelReference whose last key has the type "Submodel"',
     );
   }
+  // The target of the POST is the shell's list of references, part of the shell: its ETag is the
+  // shell's (docs/http-api.md, Concurrency).
   const { event } = await rewriteShell(ctx, {
     aasId,
+    preconditions: cmd.params.preconditions,
     origin: cmd.origin,
     correlationId: cmd.correlationId,
     change: (shell) => {

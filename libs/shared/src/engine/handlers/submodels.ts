@@ -18,6 +18,7 @@ import { indexTerm, referenceTerms } from "../index-terms.ts";
 import { dropPackageClaim } from "../packages/package-claims.ts";
 import { listFiltered, pageCursor } from "../paging.ts";
 import { pageSubmodelPaths } from "../path-pages.ts";
+import { checkCollectionPreconditions } from "../preconditions.ts";
 import { projectSubmodel } from "../projection.ts";
 import { parseReferenceFilter, referenceMatches } from "../reference-filter.ts";
 import { joinSubmodel, splitSubmodel } from "../submodel-json.ts";
@@ -158,6 +159,7 @@ export async function getSubmodel(ctx: EngineContext, cmd: Command<"GetSubmodelB
 
 export async function postSubmodel(ctx: EngineContext, cmd: Command<"PostSubmodel">): Promise<Handled<unknown>> {
   const submodel = readBody(cmd.params.body, "Submodel", ctx.validation.onCreate);
+  checkCollectionPreconditions(cmd.params.preconditions);
   const id = submodel.id as string;
   const { meta, elements } = splitSubmodel(submodel);
   const event = await ctx.commit(identifiableTarget("submodel", id), async () => ({
