@@ -5,6 +5,7 @@ import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { connect as tlsConnect } from "node:tls";
 import {
   opensslCertificate,
   opensslIssuedCertificate,
@@ -343,29 +344,67 @@ describe("startHttpEndpoint over real sockets", () => {
     );
   });
 
-  it("a request without Host is a 400 with the Result body (Node's own answer had an empty body)", async () => {
+  it("an HTTP/1.1 request without Host is a 400 with the Result body (Node's own answer had an empty body)", async () => {
     const endpoint = await start({ sslEnabled: false });
-    const raw = (request: string) =>
-      new Promise<string>((resolve, reject) => {
-        const socket = connect(endpoint.port, "127.0.0.1");
-        let received = "";
-        socket.on("data", (chunk) => {
-          received += chunk.toString("latin1");
-        });
-        socket.on("end", () => resolve(received));
-        socket.on("error", reject);
-        socket.write(request);
-      });
-    const missing = await raw("GET /api/v3.0/shells HTTP/1.1\r\n\r\n");
+    const missing = await exchange(endpoint.port, "GET /api/v3.0/shells HTTP/1.1\r\n\r\n");
     assert.match(missing, /^HTTP\/1\.1 400 /, missing);
     assert.match(missing, /\r\nConnection: close/i);
     const body = JSON.parse(missing.slice(missing.indexOf("\r\n\r\n") + 4));
     assert.match(body.messages[0].text, /Host header/);
     assert.equal(body.messages[0].code, "400");
-    // HTTP/1.0 may leave Host out; the app, which needs one to build the request's URL, says so.
-    const old = await raw("GET /api/v3.0/shells HTTP/1.0\r\n\r\n");
-    assert.match(old, /^HTTP\/1\.1 400 /, old.slice(0, 200));
-    assert.match(JSON.parse(old.slice(old.indexOf("\r\n\r\n") + 4)).messages[0].text, /host/i);
+    await stop(endpoint);
+  });
+
+  it("an HTTP/1.0 request without Host is served as if it named the endpoint, then the connection closed", async () => {
+    const endpoint = await start({ sslEnabled: false });
+    const value = `/api/v3.0/submodels/${b64(SUBMODEL_1)}/submodel-elements/MaxRotationSpeed/$value`;
+    // The hot route's plain GET, the general path's (an If-None-Match it leaves to that), a list.
+    for (const [what, request, expected] of [
+      ["hot route", `GET ${value} HTTP/1.0\r\n\r\n`, /\r\n\r\n\{"MaxRotationSpeed":\d+\}$/],
+      ["general path", `GET ${value} HTTP/1.0\r\nIf-None-Match: "0"\r\n\r\n`, /\r\n\r\n\{"MaxRotationSpeed":\d+\}$/],
+      ["a list", "GET /api/v3.0/shells HTTP/1.0\r\n\r\n", /\r\n\r\n\{"paging_metadata"/],
+    ] as const) {
+      // exchange() resolves once the server has ended the connection: no keep-alive unasked.
+      const answer = await exchange(endpoint.port, request);
+      const head = answer.slice(0, answer.indexOf("\r\n\r\n"));
+      assert.match(head, /^HTTP\/1\.1 200 OK\r\n/, `${what}: ${answer.slice(0, 300)}`);
+      assert.match(head, /\r\nConnection: close(\r\n|$)/, what);
+      assert.doesNotMatch(head, /keep-alive/i, what);
+      assert.match(answer, expected, what);
+    }
+    // A PATCH of the hot route, and its value read back: the write was made.
+    const patched = await exchange(
+      endpoint.port,
+      `PATCH ${value} HTTP/1.0\r\nContent-Type: application/json\r\nContent-Length: 4\r\n\r\n4711`,
+    );
+    assert.match(patched, /^HTTP\/1\.1 204 No Content\r\n/, patched);
+    assert.match(patched, /\r\nConnection: close\r\n/);
+    assert.match(await exchange(endpoint.port, `GET ${value} HTTP/1.0\r\n\r\n`), /\{"MaxRotationSpeed":4711\}$/);
+    // Asked for keep-alive, an answer of known length keeps the connection for the next request.
+    const kept = await exchange(
+      endpoint.port,
+      `GET /api/v3.0/shells HTTP/1.0\r\nConnection: keep-alive\r\n\r\nGET ${value} HTTP/1.0\r\n\r\n`,
+    );
+    assert.match(kept, /^HTTP\/1\.1 200 OK\r\n[^]*?\r\nConnection: keep-alive\r\n[^]*?HTTP\/1\.1 200 OK\r\n/, kept);
+    assert.match(kept, /\{"MaxRotationSpeed":4711\}$/);
+    await stop(endpoint);
+  });
+
+  it("an HTTP/1.0 request without Host over TLS is served under the name the handshake gave (sniEnabled)", async () => {
+    const endpoint = await start({ sniEnabled: true });
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = tlsConnect({ host: "127.0.0.1", port: endpoint.port, ca: caOf(), servername: "localhost" }, () =>
+        socket.write("GET /api/v3.0/shells HTTP/1.0\r\n\r\n"),
+      );
+      let received = "";
+      socket.on("data", (chunk: Buffer) => {
+        received += chunk.toString("latin1");
+      });
+      socket.on("end", () => resolve(received));
+      socket.on("error", reject);
+    });
+    assert.match(answer, /^HTTP\/1\.1 200 OK\r\n/, answer.slice(0, 300));
+    assert.match(answer, /\r\nConnection: close\r\n/);
     await stop(endpoint);
   });
 
@@ -476,6 +515,20 @@ describe("startHttpEndpoint over real sockets", () => {
     agent.destroy();
   });
 });
+
+/** Writes `request` on a connection and reads everything until the server ends it. */
+function exchange(port: number, request: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1");
+    let received = "";
+    socket.on("data", (chunk: Buffer) => {
+      received += chunk.toString("latin1");
+    });
+    socket.on("end", () => resolve(received));
+    socket.on("error", reject);
+    socket.write(request);
+  });
+}
 
 /** Writes `requests` in one go on one connection; the answers (status, body) until the server closes it. */
 function pipelined(port: number, requests: string): Promise<{ status: number; body: string }[]> {

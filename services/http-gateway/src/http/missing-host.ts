@@ -1,13 +1,17 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Socket } from "node:net";
+import type { TLSSocket } from "node:tls";
 import type { Logger, ProcessMetrics } from "@twinport/shared";
 import { resultBody } from "./result-body.ts";
 
 /**
- * An HTTP/1.1 request without a Host header (RFC 9112 §3.2: the server must answer 400). Node
- * answers it itself unless the server is made with `requireHostHeader: false`, but with an empty
- * chunked body; every other malformed request here gets the AAS Result body (client-error.ts), so
- * this one is answered the same way. HTTP/1.0 may leave Host out: it goes on to the app (which
- * needs a Host to build the URL, and says so in a Result body).
+ * A request without a Host header. HTTP/1.1 must carry one (RFC 9112 §3.2: the server must answer
+ * 400). Node answers it itself unless the server is made with `requireHostHeader: false`, but with
+ * an empty chunked body; every other malformed request here gets the AAS Result body
+ * (client-error.ts), so this one is answered the same way. HTTP/1.0 predates Host and its clients
+ * (old tools, some PLC stacks) may leave it out: such a request is served as if it named the
+ * endpoint's own address (endpointHostOf), on the hot route and the general path alike, which
+ * both need a Host (node-server builds the request's URL from it).
  * True when the request was answered.
  */
 export function answeredMissingHost(
@@ -15,8 +19,12 @@ export function answeredMissingHost(
   outgoing: ServerResponse,
   deps: { metrics?: ProcessMetrics; logger?: Logger },
 ): boolean {
-  if (incoming.headers.host !== undefined || incoming.httpVersionMajor !== 1 || incoming.httpVersionMinor !== 1)
+  if (incoming.headers.host !== undefined || incoming.httpVersionMajor !== 1) return false;
+  if (incoming.httpVersionMinor === 0) {
+    takeHost(incoming, endpointHostOf(incoming.socket));
     return false;
+  }
+  if (incoming.httpVersionMinor !== 1) return false;
   const body = JSON.stringify(
     resultBody(
       400,
@@ -30,4 +38,22 @@ export function answeredMissingHost(
   deps.metrics?.observeHttpRequest(incoming.method ?? "unknown", "unparsed", 400, 0);
   deps.logger?.info({ status: 400, reason: "no Host header" }, "malformed HTTP request refused");
   return true;
+}
+
+/**
+ * The Host an HTTP/1.0 request without one is served under: the name the client gave in the TLS
+ * handshake (SNI; sniEnabled's check then passes, as the client asked for no other host), else the
+ * address and port the connection reached, which is the endpoint's own address.
+ */
+function endpointHostOf(socket: Socket): string {
+  const servername = (socket as TLSSocket).servername;
+  const address = socket.localAddress ?? "localhost";
+  const name = typeof servername === "string" && servername !== "" ? servername : address;
+  return `${name.includes(":") ? `[${name}]` : name}:${socket.localPort}`;
+}
+
+/** Both views of the headers: Node's object (hot route, node-server's URL) and the raw list (Hono's). */
+function takeHost(incoming: IncomingMessage, host: string): void {
+  incoming.headers.host = host;
+  incoming.rawHeaders.push("Host", host);
 }
