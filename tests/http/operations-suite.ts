@@ -11,6 +11,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, before, describe, test } from "node:test";
+import { connect as tlsConnect } from "node:tls";
 import { OPERATIONS_SUBMODEL_ID, operationsSubmodel } from "@twinport/shared/test-support";
 import { b64, createHttpClient, type HttpClient, type HttpResponse } from "../test-support/http-client.ts";
 import {
@@ -180,6 +181,42 @@ export function operationsSuite(mode: Mode): void {
       accepted(await post(http, `${element(SUBMODEL_MOUNT, "Add")}/invoke-asnyc`, {}), SUBMODEL_MOUNT, "Add");
     });
 
+    test("on the wire, the 202 of invoke-async and the 302 of operation-status say Content-Length: 0, not chunked", async () => {
+      const { hostname, port } = new URL(http.baseUrl);
+      const statusUrl = `${API}${element(SUBMODEL_MOUNT, "Slow")}/operation-status/`;
+      const accepted = await tlsExchange(
+        hostname,
+        Number(port),
+        `POST ${API}${element(SUBMODEL_MOUNT, "Slow")}/invoke-async HTTP/1.1\r\nHost: ${hostname}:${port}\r\n` +
+          "X-Correlation-Id: wire-202\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}",
+      );
+      const location = /\r\nLocation: ([^\r]+)/.exec(accepted)?.[1] ?? "";
+      assert.ok(location.startsWith(statusUrl), accepted);
+      assert.equal(
+        withoutDate(accepted),
+        `HTTP/1.1 202 Accepted\r\nX-Correlation-Id: wire-202\r\nLocation: ${location}\r\nContent-Length: 0\r\nDate: -\r\nConnection: close\r\n\r\n`,
+      );
+      const results = location.replace("/operation-status/", "/operation-results/");
+      const end = Date.now() + 10_000;
+      for (;;) {
+        const answer = await tlsExchange(
+          hostname,
+          Number(port),
+          `GET ${location} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nX-Correlation-Id: wire-302\r\nConnection: close\r\n\r\n`,
+        );
+        if (answer.startsWith("HTTP/1.1 302 ")) {
+          assert.equal(
+            withoutDate(answer),
+            `HTTP/1.1 302 Found\r\nX-Correlation-Id: wire-302\r\nLocation: ${results}\r\nContent-Length: 0\r\nDate: -\r\nConnection: close\r\n\r\n`,
+          );
+          break;
+        }
+        assert.match(answer, /^HTTP\/1\.1 200 /, answer);
+        if (Date.now() > end) assert.fail(`${location} did not finish in 10 s`);
+        await sleep(25);
+      }
+    });
+
     test("time-out versus completion: the client time-out bounds a sync call only, and never replaces a result", async () => {
       const started = Date.now();
       const late = await post(http, `${element(SUBMODEL_MOUNT, "Slow")}/invoke`, {
@@ -341,4 +378,21 @@ export function operationsSuite(mode: Mode): void {
       assert.equal(fresh.json().outputArguments.sum, 8);
     });
   });
+}
+
+/** Writes `request` over TLS (the bytes are what is checked, not the certificate) and reads until the server ends. */
+function tlsExchange(host: string, port: number, request: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = tlsConnect({ host, port, rejectUnauthorized: false }, () => socket.write(request));
+    let received = "";
+    socket.on("data", (chunk: Buffer) => {
+      received += chunk.toString("latin1");
+    });
+    socket.on("end", () => resolve(received));
+    socket.on("error", reject);
+  });
+}
+
+function withoutDate(answer: string): string {
+  return answer.replace(/\r\nDate: [^\r]+/, "\r\nDate: -");
 }

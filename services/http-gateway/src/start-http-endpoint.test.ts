@@ -408,6 +408,50 @@ describe("startHttpEndpoint over real sockets", () => {
     await stop(endpoint);
   });
 
+  it("an answer without a body says Content-Length: 0, not chunked; 204, 304 and HEAD answers carry neither", async () => {
+    const endpoint = await start({ sslEnabled: false });
+    const headOf = async (request: string) => {
+      const answer = await exchange(endpoint.port, request);
+      return answer.replace(/\r\nDate: [^\r]+/, "\r\nDate: -");
+    };
+    // The redirect of / to the console: a Response with a null body, on the general path.
+    assert.equal(
+      await headOf("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Correlation-Id: c1\r\nConnection: close\r\n\r\n"),
+      "HTTP/1.1 302 Found\r\nX-Correlation-Id: c1\r\nlocation: /console/\r\nContent-Length: 0\r\nDate: -\r\nConnection: close\r\n\r\n",
+    );
+    assert.equal(
+      await headOf("HEAD / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Correlation-Id: c2\r\nConnection: close\r\n\r\n"),
+      "HTTP/1.1 302 Found\r\nX-Correlation-Id: c2\r\nlocation: /console/\r\nDate: -\r\nConnection: close\r\n\r\n",
+    );
+    // An HTTP/1.0 client knows no chunked coding: with the length, its connection can stay.
+    const old = await exchange(
+      endpoint.port,
+      "GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\nGET /api/v3.0/shells HTTP/1.0\r\n\r\n",
+    );
+    assert.match(
+      old,
+      /^HTTP\/1\.1 302 Found\r\n[^]*?\r\nContent-Length: 0\r\n[^]*?\r\nConnection: keep-alive\r\n/,
+      old,
+    );
+    assert.match(old, /\r\n\r\nHTTP\/1\.1 200 OK\r\n/, "the next request was served on the same connection");
+    // A general-path PATCH (an Idempotency-Key takes it there), and a read answered 304: neither header.
+    const value = `/api/v3.0/submodels/${b64(SUBMODEL_1)}/submodel-elements/MaxRotationSpeed/$value`;
+    const noContent = await headOf(
+      `PATCH ${value} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nIdempotency-Key: empty-body-framing\r\nContent-Length: 4\r\nConnection: close\r\n\r\n5000`,
+    );
+    assert.match(noContent, /^HTTP\/1\.1 204 No Content\r\n/, noContent);
+    assert.doesNotMatch(noContent, /content-length|transfer-encoding/i);
+    const read = await exchange(endpoint.port, `GET ${value} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
+    const etag = /\r\nETag: ("[^"]*")/i.exec(read)?.[1];
+    assert.ok(etag, read);
+    const notModified = await headOf(
+      `GET ${value} HTTP/1.1\r\nHost: 127.0.0.1\r\nIf-None-Match: ${etag}\r\nConnection: close\r\n\r\n`,
+    );
+    assert.match(notModified, /^HTTP\/1\.1 304 Not Modified\r\n/, notModified);
+    assert.doesNotMatch(notModified, /content-length|transfer-encoding/i);
+    await stop(endpoint);
+  });
+
   it("requests pipelined on one connection are served in order: a write behind a write, a read behind a write", async () => {
     // With and without the hot route's gathering (embedded mode gathers, ADR 0056).
     for (const gather of [true, false]) {

@@ -20,6 +20,7 @@ import type { EventHub } from "./events/event-hub.ts";
 import { API_PREFIX } from "./http/api-routes.ts";
 import { clientErrorAnswers } from "./http/client-error.ts";
 import { servedInConnectionOrder } from "./http/connection-order.ts";
+import { EmptyBodyFramingResponse } from "./http/empty-body-framing.ts";
 import { answeredMissingHost } from "./http/missing-host.ts";
 import { cutStalledConnections } from "./http/stalled-connections.ts";
 import { unreadableRequestAnswer } from "./http/unreadable-request.ts";
@@ -124,7 +125,13 @@ export async function startHttpEndpoint(deps: HttpEndpointDeps): Promise<Running
   const server = makeServer(
     // A request without Host is ours to answer, with a Result body (missing-host.ts). allowHalfOpen:
     // see answeredAfterHalfClose (node:http sets it on its plain sockets, tls.Server does not).
-    { ...(tls ? { key: tls.key, cert: tls.cert, ...mutualTls } : {}), requireHostHeader: false, allowHalfOpen: true },
+    // Answers ended without a byte say Content-Length: 0, not chunked (empty-body-framing.ts).
+    {
+      ...(tls ? { key: tls.key, cert: tls.cert, ...mutualTls } : {}),
+      requireHostHeader: false,
+      allowHalfOpen: true,
+      ServerResponse: EmptyBodyFramingResponse,
+    },
     (incoming, outgoing) => {
       clientErrors.dispatched(incoming, outgoing);
       ordered(incoming, outgoing);
