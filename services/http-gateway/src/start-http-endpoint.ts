@@ -1,4 +1,4 @@
-import { createServer as createHttpServer, type RequestListener, type Server } from "node:http";
+import { createServer as createHttpServer, type RequestListener, type Server, type ServerResponse } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
@@ -137,7 +137,7 @@ export async function startHttpEndpoint(deps: HttpEndpointDeps): Promise<Running
       ordered(incoming, outgoing);
     },
   );
-  answeredAfterHalfClose(server);
+  answeredAfterHalfClose(server, tls !== undefined, clientErrors.inFlight);
   clientErrors.attach(server);
   // Connections that never send a request, and answers whose client stopped reading, are cut
   // (Node leaves both open). The first only after Node's own 408 for headers that come too slowly
@@ -203,10 +203,23 @@ export async function startHttpEndpoint(deps: HttpEndpointDeps): Promise<Running
  * a distributed or Redis-backed write is still in flight) was lost although the write was made.
  * With it set, Node marks the in-flight answer as the connection's last and ends the socket after
  * it; a connection with no request in flight is ended at once, and an incomplete request fails in
- * the parser at the FIN as before (client-error.ts). Nothing is added per request.
+ * the parser at the FIN as before (client-error.ts). Node leaves that answer's head as it was
+ * (`Connection: keep-alive` for an HTTP/1.1 client), so the FIN also marks the connection's
+ * latest answer, if its head is not yet written, Connection: close, as close() does: the head
+ * then says what the server does. One listener per connection, nothing per request.
  */
-function answeredAfterHalfClose(server: Server): void {
+function answeredAfterHalfClose(
+  server: Server,
+  secure: boolean,
+  inFlight: (socket: Duplex) => ServerResponse | undefined,
+): void {
   (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
+  server.on(secure ? "secureConnection" : "connection", (socket: Duplex) => {
+    socket.once("end", () => {
+      const response = inFlight(socket);
+      if (response !== undefined && !response.headersSent) response.shouldKeepAlive = false;
+    });
+  });
 }
 
 function listen(server: Server, settings: HttpEndpointSettings, configPath: string | undefined): Promise<void> {
