@@ -106,7 +106,15 @@ test("an update replaces a changed provider: the old path is no longer read, the
   await manager.apply("urn:aimc:a", [polling(first.url, { Temperature: "/t" })], nameOf("a"));
   await until(() => requestsTo(first, "/t") > 0, "the first poll");
   const same = await manager.apply("urn:aimc:a", [polling(first.url, { Temperature: "/t" })], nameOf("a"));
-  assert.deepEqual(same, { started: [], replaced: [], stopped: [], kept: ["a[0]"], problems: [], leftOut: [] });
+  assert.deepEqual(same, {
+    started: [],
+    replaced: [],
+    stopped: [],
+    kept: ["a[0]"],
+    problems: [],
+    leftOut: [],
+    warnings: [],
+  });
   await manager.apply("urn:aimc:a", [polling(first.url, { Temperature: "/p" })], nameOf("a"));
   await sut.waitForElement(DRIVE_SUBMODEL_ID, "Temperature", (e) => e.value === "1.5");
   assert.equal(await stillPolled(first, "/t"), false);
@@ -125,6 +133,44 @@ test("an AIMC cannot take an element another owner already feeds: that provider 
   ]);
   await sut.waitForElement(DRIVE_SUBMODEL_ID, "Setpoint", (e) => e.value === "7");
   assert.equal(requestsTo(second, "/t"), 0);
+});
+
+test("an AIMC subscription provider beside another owner's polling value provider for one element: a warning, both run", async () => {
+  await manager.apply(
+    CONFIG_OWNER,
+    assetConnectionsConfig({
+      "@class": HTTP,
+      baseUrl: first.url,
+      valueProviders: { [key("Temperature")]: { format: "JSON", path: "/t", readInterval: 100 } },
+    }),
+    nameOf("config"),
+  );
+  const result = await manager.apply("urn:aimc:a", [polling(second.url, { Temperature: "/t" })], nameOf("a"));
+  assert.deepEqual(result.leftOut, []);
+  assert.deepEqual(result.warnings, [
+    `config[0].valueProviders[${JSON.stringify(key("Temperature"))}] and AIMC urn:aimc:a subscriptionProviders[${JSON.stringify(key("Temperature"))}] both read the asset into ${DRIVE_SUBMODEL_ID} Temperature: the element holds whichever reading came last; keep one of them, or give the value provider readWriteMode WRITE`,
+  ]);
+  assert.ok(await stillPolled(second, "/t"), "the AIMC's provider runs");
+});
+
+test("an AIMC whose providers are all left out runs no connection, and starts one once the other owner lets go", async () => {
+  await manager.apply("urn:aimc:a", [polling(first.url, { Temperature: "/t" })], nameOf("a"));
+  const released: string[] = [];
+  manager.onReleased((owner) => released.push(owner));
+  const result = await manager.apply("urn:aimc:b", [polling(second.url, { Temperature: "/t" })], nameOf("b"));
+  assert.deepEqual(result.leftOut, [key("Temperature")]);
+  assert.deepEqual(result.started, []);
+  assert.deepEqual(
+    manager.status().map((s) => s.owner),
+    ["urn:aimc:a"],
+    "no connection (and no lease) for b",
+  );
+  assert.equal(await stillPolled(second, "/t"), false);
+  await manager.apply("urn:aimc:a", [], nameOf("a"));
+  assert.deepEqual(released, ["urn:aimc:a"]);
+  const again = await manager.apply("urn:aimc:b", [polling(second.url, { Temperature: "/t" })], nameOf("b"));
+  assert.deepEqual(again.started, ["b[0]"]);
+  assert.ok(await stillPolled(second, "/t"));
 });
 
 test("a clash inside one owner's set is a ConfigError and changes nothing", async () => {

@@ -10,6 +10,7 @@ import {
   type StoreClient,
 } from "@twinport/shared";
 import type { AssetConnectionDriver, Log } from "./asset-connection-types.ts";
+import { bothReadWarning, valueProviderReads } from "./check-overlapping-providers.ts";
 import { type ConnectionLeases, soleOwnerLeases } from "./connection-lease.ts";
 import { type AssetConnectionStatus, ConnectionRunner } from "./connection-runner.ts";
 import { ElementSync } from "./element-sync.ts";
@@ -51,6 +52,11 @@ export interface ApplyResult {
   problems: string[];
   /** Keys of the providers left out because another owner already feeds their element. */
   leftOut: string[];
+  /**
+   * Sentences for a warning: a provider kept beside another owner's that reads the asset into the
+   * same element (a subscription provider beside a reading value provider, or the reverse).
+   */
+  warnings: string[];
 }
 
 interface Running {
@@ -62,6 +68,8 @@ interface Running {
   disposers: (() => void)[];
   /** `<kind>\0<element>` of each provider, to keep other owners off its elements. */
   providers: string[];
+  /** `<kind>\0<element>` → key of each provider that reads the asset into its element. */
+  readers: Map<string, string>;
 }
 
 function providerMap(config: AssetConnectionConfig, kind: (typeof PROVIDER_KINDS)[number]): Record<string, unknown> {
@@ -141,7 +149,15 @@ export class AssetConnectionManager {
     configs: readonly AssetConnectionConfig[],
     nameOf: (connection: MergedConnection) => string,
   ): Promise<ApplyResult> {
-    const result: ApplyResult = { started: [], replaced: [], stopped: [], kept: [], problems: [], leftOut: [] };
+    const result: ApplyResult = {
+      started: [],
+      replaced: [],
+      stopped: [],
+      kept: [],
+      problems: [],
+      leftOut: [],
+      warnings: [],
+    };
     if (this.stopped) return result;
     const usable = owner === CONFIG_OWNER ? configs : this.withoutClashes(owner, configs, result);
     const merged = mergeConnections(usable, (line) => result.problems.push(line));
@@ -186,19 +202,29 @@ export class AssetConnectionManager {
     this.releasedListeners.push(listener);
   }
 
-  /** Providers another owner already has for the same element are left out, each with a sentence. */
+  /**
+   * Providers another owner already has for the same element are left out, each with a sentence.
+   * A connection left with no provider at all is dropped: it would take a lease and hold a session
+   * to the asset (in every replica that wins it) with nothing to read or write. Its owner is applied
+   * again once the other owner lets go (`onReleased`), and it starts then.
+   */
   private withoutClashes(
     owner: string,
     configs: readonly AssetConnectionConfig[],
     result: ApplyResult,
   ): AssetConnectionConfig[] {
     const taken = new Map<string, string>();
+    const reading = new Map<string, string>();
     for (const running of this.running.values()) {
       if (running.owner === owner) continue;
       for (const provider of running.providers) taken.set(provider, running.name);
+      for (const [provider, key] of running.readers)
+        reading.set(provider, `${running.name}.${provider.split("\u0000")[0]}[${JSON.stringify(key)}]`);
     }
-    return configs.map((config) => {
+    const usable: AssetConnectionConfig[] = [];
+    for (const config of configs) {
       const copy = { ...config } as Record<string, unknown>;
+      let providers = 0;
       for (const kind of PROVIDER_KINDS) {
         const kept: Record<string, unknown> = {};
         for (const [key, provider] of Object.entries(providerMap(config, kind))) {
@@ -209,12 +235,45 @@ export class AssetConnectionManager {
               `${key}: left out, ${clash} already has a ${kind.replace("Providers", " provider")} for it`,
             );
             result.leftOut.push(key);
-          } else kept[key] = provider;
+            continue;
+          }
+          kept[key] = provider;
+          providers++;
+          this.warnBothRead(owner, config, kind, key, provider, reading, result);
         }
         copy[kind] = kept;
       }
-      return copy as AssetConnectionConfig;
-    });
+      if (providers > 0) usable.push(copy as AssetConnectionConfig);
+    }
+    return usable;
+  }
+
+  /**
+   * The start-up warning of check-overlapping-providers.ts across owners: a kept provider reads the
+   * asset into an element another owner's provider of the other reading kind reads into too (a
+   * configured polling value provider and an AIMC's subscription provider), so the element holds
+   * whichever reading came last. Both run, as within the configuration file (FA³ST allows the pair).
+   */
+  private warnBothRead(
+    owner: string,
+    config: AssetConnectionConfig,
+    kind: (typeof PROVIDER_KINDS)[number],
+    key: string,
+    provider: unknown,
+    reading: ReadonlyMap<string, string>,
+    result: ApplyResult,
+  ): void {
+    const element = elementOf(key);
+    const here = `AIMC ${owner} ${kind}[${JSON.stringify(key)}]`;
+    const target = providerTarget(key);
+    const into = `${target.submodelId} ${target.idShortPath}`;
+    if (kind === "subscriptionProviders") {
+      const value = reading.get(`valueProviders\u0000${element}`);
+      if (value) result.warnings.push(bothReadWarning(value, here, into));
+    } else if (kind === "valueProviders" && valueProviderReads(config, provider)) {
+      const subscription = reading.get(`subscriptionProviders\u0000${element}`);
+      if (subscription) result.warnings.push(bothReadWarning(here, subscription, into));
+    }
   }
 
   private async startOne(
@@ -265,7 +324,12 @@ export class AssetConnectionManager {
     const providers = PROVIDER_KINDS.flatMap((kind) =>
       Object.keys(config[kind] ?? {}).map((key) => `${kind}\u0000${elementOf(key)}`),
     );
-    this.running.set(id, { owner, name, fingerprint, runner, disposers, providers });
+    const readers = new Map<string, string>();
+    for (const [key, provider] of Object.entries(config.valueProviders ?? {}))
+      if (valueProviderReads(connection.config, provider)) readers.set(`valueProviders\u0000${elementOf(key)}`, key);
+    for (const key of Object.keys(config.subscriptionProviders ?? {}))
+      readers.set(`subscriptionProviders\u0000${elementOf(key)}`, key);
+    this.running.set(id, { owner, name, fingerprint, runner, disposers, providers, readers });
     await this.subscribe();
     runner.start();
     return true;

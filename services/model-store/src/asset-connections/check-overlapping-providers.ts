@@ -20,6 +20,21 @@ interface Feeder {
  * readWriteMode WRITE or NONE) feeds nothing, and beside a subscription is the usual
  * setpoint-and-state pair.
  */
+/**
+ * Whether a value provider of this connection reads the asset into its element: MQTT's only publish,
+ * and readWriteMode WRITE or NONE never read.
+ */
+export function valueProviderReads(connection: AssetConnectionConfig, provider: unknown): boolean {
+  if (connection["@class"] === MQTT_ASSET_CONNECTION_CLASS) return false;
+  const mode = isPlainObject(provider) ? provider.readWriteMode : undefined;
+  return mode !== "WRITE" && mode !== "NONE";
+}
+
+/** The sentence of a reading value provider and a subscription provider for one element. */
+export function bothReadWarning(valueWhere: string, subscriptionWhere: string, element: string): string {
+  return `${valueWhere} and ${subscriptionWhere} both read the asset into ${element}: the element holds whichever reading came last; keep one of them, or give the value provider readWriteMode WRITE`;
+}
+
 export function overlappingProviderWarnings(connections: readonly AssetConnectionConfig[]): string[] {
   const readers = new Map<string, Feeder>();
   const subscribed = new Map<string, Feeder[]>();
@@ -37,13 +52,11 @@ export function overlappingProviderWarnings(connections: readonly AssetConnectio
         },
       ];
     };
-    if (connection["@class"] !== MQTT_ASSET_CONNECTION_CLASS)
-      for (const [key, provider] of entries(record.valueProviders)) {
-        const mode = isPlainObject(provider) ? provider.readWriteMode : undefined;
-        if (mode === "WRITE" || mode === "NONE") continue;
-        const [element, found] = feeder("valueProviders", key);
-        if (!readers.has(element)) readers.set(element, found);
-      }
+    for (const [key, provider] of entries(record.valueProviders)) {
+      if (!valueProviderReads(connection, provider)) continue;
+      const [element, found] = feeder("valueProviders", key);
+      if (!readers.has(element)) readers.set(element, found);
+    }
     for (const key of entries(record.subscriptionProviders).map(([key]) => key)) {
       const [element, found] = feeder("subscriptionProviders", key);
       subscribed.set(element, [...(subscribed.get(element) ?? []), found]);
@@ -52,8 +65,6 @@ export function overlappingProviderWarnings(connections: readonly AssetConnectio
   const warnings: string[] = [];
   for (const [element, value] of readers)
     for (const subscription of subscribed.get(element) ?? [])
-      warnings.push(
-        `${value.where} and ${subscription.where} both read the asset into ${value.submodelId} ${value.idShortPath}: the element holds whichever reading came last; keep one of them, or give the value provider readWriteMode WRITE`,
-      );
+      warnings.push(bothReadWarning(value.where, subscription.where, `${value.submodelId} ${value.idShortPath}`));
   return warnings;
 }

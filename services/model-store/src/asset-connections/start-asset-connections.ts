@@ -116,6 +116,7 @@ export async function startAssetConnections(options: AssetConnectionsOptions): P
         connections: manager,
         retryIntervalMs: options.retryIntervalMs,
         log: options.log,
+        warn,
       });
   } catch (error) {
     await manager.stop();

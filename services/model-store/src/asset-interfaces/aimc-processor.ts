@@ -35,6 +35,8 @@ export interface AimcProcessorOptions {
   /** A read of the store failed (an outage): the AIMC is processed again this much later. */
   retryIntervalMs: number;
   log: Log;
+  /** Providers of an AIMC that read into an element another owner reads into too. Default: `log`. */
+  warn?: Log;
 }
 
 /** What an AIMC produced: shown in the ready line's details and kept for logs. */
@@ -57,6 +59,8 @@ interface Known {
   status: AssetInterfacesStatus;
   /** Some providers were left out because another owner fed their elements. */
   leftOut: boolean;
+  /** The last warnings logged for it, so a pass that changes nothing says nothing. */
+  warnings: string[];
 }
 
 const SUBMODEL_WRITES = new Set(["submodel.created", "submodel.updated"]);
@@ -79,6 +83,7 @@ function parsed(value: unknown): unknown {
 export async function startAimcProcessor(options: AimcProcessorOptions): Promise<RunningAimcProcessor> {
   const { store, connections, config } = options;
   const log: Log = (line) => options.log(`twinport asset-interfaces: ${line}`);
+  const warn: Log = (line) => (options.warn ?? options.log)(`twinport asset-interfaces: ${line}`);
   const known = new Map<string, Known>();
   const pending = new Set<string>();
   const timers = new Set<NodeJS.Timeout>();
@@ -146,10 +151,12 @@ export async function startAimcProcessor(options: AimcProcessorOptions): Promise
       ? applied.started.length + applied.replaced.length + applied.kept.length
       : (previous?.status.connections ?? 0);
     const status: AssetInterfacesStatus = { aimc: id, connections: running, problems };
+    const warnings = applied ? applied.warnings : (previous?.warnings ?? []);
     known.set(id, {
       dependsOn: derived.dependsOn,
       status,
       leftOut: applied ? applied.leftOut.length > 0 : (previous?.leftOut ?? false),
+      warnings,
     });
     if (applied && (applied.started.length || applied.replaced.length || applied.stopped.length || !previous)) {
       log(
@@ -158,6 +165,7 @@ export async function startAimcProcessor(options: AimcProcessorOptions): Promise
     }
     if (JSON.stringify(problems) !== JSON.stringify(previous?.status.problems ?? []))
       for (const problem of problems) log(`AIMC ${id}: skipped: ${problem}`);
+    if (JSON.stringify(warnings) !== JSON.stringify(previous?.warnings ?? [])) for (const line of warnings) warn(line);
   };
 
   const retryLater = (id: string) => {
