@@ -5,7 +5,11 @@
  * holder (test-support/asset-failover-scenario.ts, docs/adr/0059).
  */
 import { afterEach, beforeEach, test } from "node:test";
-import { failoverAssetConnection, writeSurvivesFailover } from "./test-support/asset-failover-scenario.ts";
+import {
+  failoverAssetConnection,
+  TRIMMED_EVENT_LOG,
+  writeSurvivesFailover,
+} from "./test-support/asset-failover-scenario.ts";
 import { type AssetFleet, startAssetFleet } from "./test-support/asset-fleet.ts";
 import { type HttpAsset, startHttpAsset } from "./test-support/asset-peers.ts";
 import { type RunningServer, startNats, startRedis } from "./test-support/servers.ts";
@@ -15,7 +19,10 @@ let nats: RunningServer;
 let asset: HttpAsset;
 let fleet: AssetFleet | undefined;
 
-beforeEach(async () => {
+/** The test whose name says so runs with a short event log. */
+const TRIMMED = "no longer in the event log";
+
+beforeEach(async (t) => {
   [redis, nats, asset] = await Promise.all([startRedis(), startNats(), startHttpAsset()]);
   asset.documents.set("/setpoint", 1);
   fleet = await startAssetFleet({
@@ -24,6 +31,7 @@ beforeEach(async () => {
     natsUrl: nats.url,
     assetConnection: failoverAssetConnection(asset),
     core: { managementPort: -1 },
+    ...(t.name.includes(TRIMMED) ? { events: TRIMMED_EVENT_LOG } : {}),
   });
 });
 
@@ -52,4 +60,8 @@ test("a value the killed holder had written is not written to the asset again by
 
 test("a write the asset refuses when the next holder forwards it: the model returns to the asset's value", async () => {
   await writeSurvivesFailover(asset, fleet!.stores, () => fleet!.client, "refused");
+});
+
+test("a write the killed holder had not yet got to the asset, no longer in the event log when the next holder takes over: a warning says so", async () => {
+  await writeSurvivesFailover(asset, fleet!.stores, () => fleet!.client, "trimmed");
 });

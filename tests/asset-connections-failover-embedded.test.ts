@@ -8,7 +8,11 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, test } from "node:test";
-import { failoverAssetConnection, writeSurvivesFailover } from "./test-support/asset-failover-scenario.ts";
+import {
+  failoverAssetConnection,
+  TRIMMED_EVENT_LOG,
+  writeSurvivesFailover,
+} from "./test-support/asset-failover-scenario.ts";
 import { ASSET_TEST_MODEL, type HttpAsset, startHttpAsset } from "./test-support/asset-peers.ts";
 import { createHttpClient, type HttpClient } from "./test-support/http-client.ts";
 import { freePort, type RunningServer, startNats, startRedis } from "./test-support/servers.ts";
@@ -21,7 +25,10 @@ let processes: TwinportProcess[] = [];
 const clients = new Map<TwinportProcess, HttpClient>();
 const dirs: string[] = [];
 
-beforeEach(async () => {
+/** The test whose name says so runs with a short event log. */
+const TRIMMED = "no longer in the event log";
+
+beforeEach(async (t) => {
   [redis, nats, asset] = await Promise.all([startRedis(), startNats(), startHttpAsset()]);
   asset.documents.set("/setpoint", 1);
   const start = async (httpPort: number) => {
@@ -36,6 +43,7 @@ beforeEach(async () => {
         messageBus: { "@class": "messagebus.nats.MessageBusNats", url: nats.url },
         endpoints: [{ "@class": "endpoint.http.HttpEndpoint", port: httpPort, host: "127.0.0.1", sslEnabled: true }],
         assetConnections: [failoverAssetConnection(asset)],
+        ...(t.name.includes(TRIMMED) ? { events: TRIMMED_EVENT_LOG } : {}),
       }),
     );
     const process = await startTwinport({ cwd, args: ["-c", "config.json", "-m", "model.json"] });
@@ -74,4 +82,8 @@ test("a value the killed holder had written is not written to the asset again by
 
 test("a write the asset refuses when the next holder forwards it: the model returns to the asset's value", async () => {
   await writeSurvivesFailover(asset, processes, (survivor) => clients.get(survivor)!, "refused");
+});
+
+test("a write the killed holder had not yet got to the asset, no longer in the event log when the next holder takes over: a warning says so", async () => {
+  await writeSurvivesFailover(asset, processes, (survivor) => clients.get(survivor)!, "trimmed");
 });

@@ -16,6 +16,9 @@ const element = (idShortPath: string) => `/submodels/${b64(DRIVE_SUBMODEL_ID)}/s
 const LEASE_LINE = /assetConnections\[0\]: holds the lease/;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** The `events` section for the "trimmed" scenario: the event log keeps no more than this. */
+export const TRIMMED_EVENT_LOG = { retentionMaxEvents: 10 };
+
 export const holdsLease = (process: TwinportProcess) => LEASE_LINE.test(readFileSync(process.logFile, "utf8"));
 
 /** Setpoint only, a value provider read every 200 ms and written on change. */
@@ -35,13 +38,16 @@ export function failoverAssetConnection(asset: HttpAsset): unknown {
  * `when`: "no holder" writes after the kill, before the takeover; "unwritten" writes before the
  * kill while the asset answers 503, so the dying holder has the write waiting for a retry;
  * "written" writes nothing more: the next holder must not write the asset at all; "refused" writes
- * after the kill a value the asset then refuses (400): the model returns to the asset's value.
+ * after the kill a value the asset then refuses (400): the model returns to the asset's value;
+ * "trimmed" is "unwritten" with more changes after the waiting write than the event log keeps
+ * (start the processes with `TRIMMED_EVENT_LOG`): the next holder cannot forward it and says so in
+ * a warning, and the model returns to the asset's value.
  */
 export async function writeSurvivesFailover(
   asset: HttpAsset,
   holders: TwinportProcess[],
   clientAfterKill: (survivor: TwinportProcess) => HttpClient,
-  when: "no holder" | "unwritten" | "written" | "refused" = "no holder",
+  when: "no holder" | "unwritten" | "written" | "refused" | "trimmed" = "no holder",
 ): Promise<void> {
   await eventually(
     () => holders.filter(holdsLease).length,
@@ -61,11 +67,18 @@ export async function writeSurvivesFailover(
     const patched = await client.request("PATCH", `${element("Setpoint")}/$value`, { body: "42" });
     assert.equal(patched.status, 204, patched.text);
   };
-  if (when === "unwritten") {
+  if (when === "unwritten" || when === "trimmed") {
     asset.handle = (r) => (r.method === "PUT" ? { status: 503, body: '{"error":"busy"}' } : undefined);
     await write42();
     await asset.waitForRequest((r) => r.method === "PUT" && r.body === "42");
-    // Renewals pass meanwhile: the holder must not record the waiting write as forwarded.
+    // More changes than the event log keeps (TRIMMED_EVENT_LOG): the write's event is trimmed.
+    if (when === "trimmed")
+      for (let i = 0; i < TRIMMED_EVENT_LOG.retentionMaxEvents + 2; i++) {
+        const label = await client.request("PATCH", `${element("Label")}/$value`, { body: JSON.stringify(`l${i}`) });
+        assert.equal(label.status, 204, label.text);
+      }
+    // Renewals pass meanwhile: the holder must not record the waiting write as forwarded (and the
+    // event log is trimmed, once a second).
     await sleep(2500);
   }
   holder.child.kill("SIGKILL");
@@ -81,6 +94,31 @@ export async function writeSurvivesFailover(
   assert.equal(holdsLease(survivor), false, "the survivor took the lease only now");
 
   await eventually(() => holdsLease(survivor), Boolean, "the survivor taking the lease", 12_000);
+  if (when === "trimmed") {
+    const warning = await eventually(
+      () =>
+        readFileSync(survivor.logFile, "utf8")
+          .split("\n")
+          .filter((line) => line.startsWith("{"))
+          .map((line) => JSON.parse(line) as { level: number; msg: string })
+          .find((r) => r.msg.includes("no longer in the event log")),
+      Boolean,
+      "the line about changes no longer in the event log",
+    );
+    assert.equal(warning!.level, 40, "logged as a warning");
+    assert.match(
+      warning!.msg,
+      /^twinport asset-connection assetConnections\[0\]: changes seq \d+\.\.\d+ are no longer in the event log \(events\.retentionMaxEvents, events\.retentionMaxAgeMs\); client writes among them were not forwarded to the asset and the elements show the asset's values: check the elements this connection writes and write again what the device is missing, and raise the retention if no process held the lease for that long$/,
+    );
+    // Readings bring the element back to the asset's value; the write never reached the asset.
+    await eventually(
+      async () => (await client.get(`${element("Setpoint")}/$value`)).json().Setpoint,
+      (value) => value === 7,
+      "the model back at the asset's value",
+    );
+    assert.equal(asset.documents.get("/setpoint"), 7);
+    return;
+  }
   if (when === "written") {
     // Several read intervals of the new holder: it reads the asset, and writes nothing to it.
     await sleep(1500);

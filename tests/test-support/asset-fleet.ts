@@ -20,6 +20,8 @@ export interface AssetFleetOptions {
   assetConnection: unknown;
   /** Merged over `{ assetConnectionRetryInterval: 200 }`. */
   core?: Record<string, unknown>;
+  /** The `events` section, if any (the event log's retention). */
+  events?: Record<string, unknown>;
 }
 
 export interface AssetFleet {
@@ -39,6 +41,7 @@ export async function startAssetFleet(options: AssetFleetOptions): Promise<Asset
     messageBus: { "@class": "messagebus.nats.MessageBusNats", url: options.natsUrl },
     endpoints: [{ "@class": "endpoint.http.HttpEndpoint", port: httpPort, host: "127.0.0.1", sslEnabled: true }],
     assetConnections: [options.assetConnection],
+    ...(options.events ? { events: options.events } : {}),
   });
   const dirs: string[] = [];
   const started: TwinportProcess[] = [];

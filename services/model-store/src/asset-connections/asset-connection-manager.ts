@@ -36,6 +36,8 @@ export interface AssetConnectionManagerOptions {
   /** The protocol side of a connection; undefined when this process cannot run it (logged by the factory). */
   createDriver(connection: MergedConnection, owner: string, log: Log): Promise<AssetConnectionDriver | undefined>;
   log: Log;
+  /** Lines that mean client writes may not have reached an asset. Default: `log`. */
+  warn?: Log;
 }
 
 export interface OwnedConnectionStatus extends AssetConnectionStatus {
@@ -284,6 +286,7 @@ export class AssetConnectionManager {
     connection: MergedConnection,
   ): Promise<boolean> {
     const log: Log = (line) => this.options.log(`twinport asset-connection ${name}: ${line}`);
+    const warn: Log = (line) => (this.options.warn ?? this.options.log)(`twinport asset-connection ${name}: ${line}`);
     const driver = await this.options.createDriver(connection, owner, log);
     if (!driver) return false;
     const config = connection.config as Record<string, Record<string, unknown>>;
@@ -318,7 +321,7 @@ export class AssetConnectionManager {
       lease,
       retryIntervalMs: this.options.retryIntervalMs,
       log,
-      ...(forwarded ? { catchUp: (epoch: number) => this.catchUp(runner, forwarded, epoch, log) } : {}),
+      ...(forwarded ? { catchUp: (epoch: number) => this.catchUp(runner, forwarded, epoch, log, warn) } : {}),
       processedUpTo: () => this.processedUpTo,
     });
     const providers = PROVIDER_KINDS.flatMap((kind) =>
@@ -393,8 +396,14 @@ export class AssetConnectionManager {
    * overtakes it and the live ones it covered are not forwarded twice. The first holder ever (no
    * position saved) starts at the store's current seq: history is not written to the asset.
    */
-  private catchUp(runner: ConnectionRunner, forwarded: ForwardedPosition, epoch: number, log: Log): Promise<void> {
-    const step = this.events.then(() => this.catchUpNow(runner, forwarded, epoch, log));
+  private catchUp(
+    runner: ConnectionRunner,
+    forwarded: ForwardedPosition,
+    epoch: number,
+    log: Log,
+    warn: Log,
+  ): Promise<void> {
+    const step = this.events.then(() => this.catchUpNow(runner, forwarded, epoch, log, warn));
     this.events = step.catch(() => undefined);
     return step;
   }
@@ -404,6 +413,7 @@ export class AssetConnectionManager {
     forwarded: ForwardedPosition,
     epoch: number,
     log: Log,
+    warn: Log,
   ): Promise<void> {
     const { store } = this.options;
     const current = await store.execute({ type: "GetSequence", params: {} });
@@ -425,9 +435,11 @@ export class AssetConnectionManager {
       const first = events[0];
       if (reset && (first === undefined || first.seq > after + 1)) {
         const missing = first ? first.seq - 1 : reset.latest;
+        // A warning: client writes among them were acknowledged but may never reach the device, and
+        // the first readings bring those elements back to the asset's value (ADR 0059).
         if (missing > after)
-          log(
-            `changes seq ${after + 1}..${missing} are no longer in the event log; those were not forwarded to the asset`,
+          warn(
+            `changes seq ${after + 1}..${missing} are no longer in the event log (events.retentionMaxEvents, events.retentionMaxAgeMs); client writes among them were not forwarded to the asset and the elements show the asset's values: check the elements this connection writes and write again what the device is missing, and raise the retention if no process held the lease for that long`,
           );
       }
       if (events.length === 0) break;

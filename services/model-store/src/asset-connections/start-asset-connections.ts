@@ -40,7 +40,10 @@ export interface AssetConnectionsOptions {
   /** core.assetConnectionReadTimeout: bound of one HTTP request to an asset. */
   readTimeoutMs: number;
   log: Log;
-  /** Start-up warnings: settings that start but can never do anything. Default: `log`. */
+  /**
+   * Warnings: settings that start but can never do anything, providers that read into one element,
+   * and a lease holder's catch-up that could not forward every client write. Default: `log`.
+   */
   warn?: Log;
   /** The process's structured logger: node-opcua-client's own lines go to it at their levels. */
   logger?: Logger;
@@ -82,6 +85,7 @@ export async function startAssetConnections(options: AssetConnectionsOptions): P
     leases: options.leases,
     retryIntervalMs: options.retryIntervalMs,
     log: options.log,
+    ...(options.warn ? { warn: options.warn } : {}),
     async createDriver(connection, _owner, log) {
       return driverFor(
         connection,
