@@ -367,8 +367,11 @@ export class ConnectionRunner {
 
   private async run(epoch: number, signal: AbortSignal): Promise<void> {
     const { driver, retryIntervalMs } = this.options;
-    // Before the first reading: a reading would overwrite a client's write the asset has not got yet.
-    if (!(await this.catchUp(epoch, signal))) return;
+    // The catch-up runs once the first session is up, before the first reading (a reading would
+    // overwrite a client's write the asset has not got yet): its writes then go out on that session
+    // instead of failing once against a driver that has none yet (an MQTT publish, an OPC UA write).
+    // Live events are not forwarded until it ran, and it covers everything committed until then.
+    let caughtUp = false;
     let attempt = 0;
     let lastLogged: string | undefined;
     while (this.epoch === epoch && !signal.aborted) {
@@ -404,7 +407,20 @@ export class ConnectionRunner {
           ? `configured ${driver.endpoint} (reported connected once a request to it succeeds)`
           : `connected to ${driver.endpoint}`,
       );
-      const reason = await this.whileConnected(epoch, signal);
+      let lostInCatchUp: string | undefined;
+      if (!caughtUp) {
+        // A session lost while the catch-up runs (retried while the store is away) is reconnected.
+        this.lost = (reason) => {
+          lostInCatchUp ??= reason;
+        };
+        caughtUp = await this.catchUp(epoch, signal);
+        this.lost = undefined;
+        if (!caughtUp) {
+          await driver.disconnect().catch(() => undefined);
+          break;
+        }
+      }
+      const reason = lostInCatchUp ?? (await this.whileConnected(epoch, signal));
       await driver.disconnect().catch(() => undefined);
       if (reason === undefined) break;
       this.setState("waiting-to-retry", reason);
