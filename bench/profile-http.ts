@@ -23,7 +23,7 @@ import { startNats, startRedis } from "../tests/test-support/servers.ts";
 import { startTwinport, type TwinportProcess } from "../tests/test-support/system.ts";
 import { idleLine, loopbackOpcUaEndpoint, plainHttpConfig } from "./test-support/bench-setup.ts";
 import { generatedSubmodel } from "./test-support/generated-model.ts";
-import { voluntarySwitches } from "./test-support/process-cpu.ts";
+import { socketCalls, voluntarySwitches } from "./test-support/process-cpu.ts";
 import { cpuPerRequest, runWrk } from "./test-support/wrk.ts";
 
 const [mode = "embedded", kind = "get-value"] = process.argv.slice(2);
@@ -154,6 +154,7 @@ try {
       : undefined;
   if (strace || perf) await new Promise((resolve) => setTimeout(resolve, 500));
   const sleepsBefore = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, voluntarySwitches(pid)]));
+  const callsBefore = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, socketCalls(pid)]));
   const natsBefore = natsMonitor ? await natsCounts() : undefined;
   const redisBefore = redisPort ? redisCalls() : undefined;
   const r = await runWrk({ base, paths, method, seconds, connections, dir }, pids);
@@ -161,6 +162,13 @@ try {
   const redisAfter = redisBefore ? redisCalls() : undefined;
   const sleeps = Object.entries(pids)
     .map(([name, pid]) => `${name} ${((voluntarySwitches(pid) - sleepsBefore[name]!) / r.requests).toFixed(2)}`)
+    .join(", ");
+  const calls = Object.entries(pids)
+    .map(([name, pid]) => {
+      const { reads, writes } = socketCalls(pid);
+      const before = callsBefore[name]!;
+      return `${name} ${((reads - before.reads) / r.requests).toFixed(2)}/${((writes - before.writes) / r.requests).toFixed(2)}`;
+    })
     .join(", ");
   window.to = process.hrtime.bigint() / 1000n;
   if (perf) {
@@ -195,6 +203,8 @@ try {
   );
   // Sleeps (voluntary context switches, all threads) per request: the wake-ups a request costs.
   console.log(`sleeps per request: ${sleeps}; ${idleLine()}`);
+  // read and write system calls per request (/proc/PID/io), each process.
+  console.log(`system calls per request (reads/writes): ${calls}`);
   if (natsBefore && natsAfter)
     console.log(
       `NATS messages per request: ${((natsAfter.in - natsBefore.in) / r.requests).toFixed(2)} in, ${((natsAfter.out - natsBefore.out) / r.requests).toFixed(2)} out`,

@@ -24,7 +24,7 @@ import { freePort, startNats, startRedis } from "../tests/test-support/servers.t
 import { startTwinport, type TwinportProcess } from "../tests/test-support/system.ts";
 import { idleLine, median, plainHttpConfig, startBareHono } from "./test-support/bench-setup.ts";
 import { ONE_PATH, writeWritePathModel } from "./test-support/write-path-model.ts";
-import { cpuPerRequest, runWrk, type WrkResult } from "./test-support/wrk.ts";
+import { callsPerRequest, cpuPerRequest, runWrk, type WrkResult } from "./test-support/wrk.ts";
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 3);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -137,7 +137,7 @@ try {
         const key = `${method} ${v.name}`;
         (results.get(key) ?? results.set(key, []).get(key)!).push(r);
         console.log(
-          `round ${round} ${method.padEnd(5)} ${v.name.padEnd(28)} ${String(Math.round(r.rate)).padStart(6)} req/s  p50 ${r.p50Ms.toFixed(2)} ms${r.errors ? `  ${r.errors} ERRORS` : ""}\n        ${cpuPerRequest(r.cpuMs, r.requests).line}`,
+          `round ${round} ${method.padEnd(5)} ${v.name.padEnd(28)} ${String(Math.round(r.rate)).padStart(6)} req/s  p50 ${r.p50Ms.toFixed(2)} ms${r.errors ? `  ${r.errors} ERRORS` : ""}\n        ${cpuPerRequest(r.cpuMs, r.requests).line}\n        system calls per request (reads/writes): ${callsPerRequest(r.calls, r.requests)}`,
         );
       }
   console.log(

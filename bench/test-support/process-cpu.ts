@@ -52,3 +52,17 @@ export function voluntarySwitches(pid: number): number {
   }
   return total;
 }
+
+/**
+ * Read and write system calls the process has made so far (/proc/PID/io: syscr, syscw; sockets
+ * included). On this machine a write to a socket another process sleeps on costs a wake-up, so
+ * writes per request say how many hand-offs a request costs, whoever batches them; and unlike
+ * strace, reading the counters does not slow the process down.
+ */
+export function socketCalls(pid: number): { reads: number; writes: number } {
+  const io = readFileSync(`/proc/${pid}/io`, "utf8");
+  return {
+    reads: Number(/^syscr:\s+(\d+)$/m.exec(io)?.[1] ?? 0),
+    writes: Number(/^syscw:\s+(\d+)$/m.exec(io)?.[1] ?? 0),
+  };
+}

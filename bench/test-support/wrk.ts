@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
-import { cpuDuring, processCpuMs } from "./process-cpu.ts";
+import { cpuDuring, processCpuMs, socketCalls } from "./process-cpu.ts";
 
 /**
  * HTTP load from wrk (Debian package `wrk`): a C load generator spends a few µs of CPU per request,
@@ -31,6 +31,8 @@ export interface WrkResult {
   errors: number;
   /** CPU milliseconds each named process used during the run (wrk included). */
   cpuMs: Record<string, number>;
+  /** Read and write system calls each server process made during the run (/proc/PID/io). */
+  calls: Record<string, { reads: number; writes: number }>;
 }
 
 let scripts = 0;
@@ -83,6 +85,9 @@ export async function runWrk(options: WrkOptions, pids: Record<string, number>):
     `${url.protocol}//${url.host}`,
   ];
   let wrkPid = 0;
+  const callsOf = () =>
+    Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, socketCalls(pid)] as const));
+  const callsBefore = callsOf();
   const { result, cpuMs } = await cpuDuring(pids, async () => {
     const child = spawn("wrk", args, { stdio: ["ignore", "pipe", "pipe"] });
     wrkPid = child.pid!;
@@ -103,6 +108,13 @@ export async function runWrk(options: WrkOptions, pids: Record<string, number>):
     if (code !== 0) throw new Error(`wrk exited with ${code}: ${out}`);
     return { out, wrkCpu };
   });
+  const callsAfter = callsOf();
+  const calls = Object.fromEntries(
+    Object.entries(callsAfter).map(([name, after]) => [
+      name,
+      { reads: after.reads - callsBefore[name]!.reads, writes: after.writes - callsBefore[name]!.writes },
+    ]),
+  );
   const out = result.out;
   const rate = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? NaN);
   const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? NaN);
@@ -113,7 +125,15 @@ export async function runWrk(options: WrkOptions, pids: Record<string, number>):
   const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
   const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
   const socketErrors = socket ? socket.slice(1).reduce((a, b) => a + Number(b), 0) : 0;
-  return { requests, rate, p50Ms, p99Ms, errors: non2xx + socketErrors, cpuMs: { ...cpuMs, wrk: result.wrkCpu } };
+  return {
+    requests,
+    rate,
+    p50Ms,
+    p99Ms,
+    errors: non2xx + socketErrors,
+    cpuMs: { ...cpuMs, wrk: result.wrkCpu },
+    calls,
+  };
 }
 
 /** "http-gateway 120 µs, model-store 80 µs, …; total 250 µs (server side 240 µs)" per request. */
@@ -124,4 +144,14 @@ export function cpuPerRequest(cpuMs: Record<string, number>, requests: number): 
     .filter(([name]) => name !== "wrk")
     .reduce((a, [, ms]) => a + per(ms), 0);
   return { line: `CPU/request: ${parts.join(", ")}; server side ${Math.round(serverUs)} µs`, serverUs };
+}
+
+/** "gateway 1.02/1.10, …": read/write system calls per request of each server process. */
+export function callsPerRequest(calls: WrkResult["calls"], requests: number): string {
+  return Object.entries(calls)
+    .map(
+      ([name, { reads, writes }]) =>
+        `${name} ${(reads / Math.max(requests, 1)).toFixed(2)}/${(writes / Math.max(requests, 1)).toFixed(2)}`,
+    )
+    .join(", ");
 }
