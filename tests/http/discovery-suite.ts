@@ -122,7 +122,8 @@ export function discoverySuite(mode: Mode): void {
       const doubled = await http.request("POST", `/lookup/shells/${b64(id)}`, { body: JSON.stringify(twice) });
       assert.equal(doubled.status, 201, doubled.text);
       const read = (await other.get(`/lookup/shells/${b64(id)}`)).json();
-      assert.deepEqual(read, [expected[0], body[1], ...twice]);
+      // They take the place of the serial number they replace; the batch stays where it was.
+      assert.deepEqual(read, [expected[0], ...twice, body[1]]);
       const back = await http.request("POST", `/lookup/shells/${b64(id)}`, { body: JSON.stringify(read) });
       assert.equal(back.status, 201, back.text);
       assert.deepEqual(back.json(), read);
@@ -160,6 +161,22 @@ export function discoverySuite(mode: Mode): void {
       const again = await http.request("POST", `/lookup/shells/${b64(id)}`, { body: JSON.stringify(links) });
       assert.equal(again.status, 201, again.text);
       assert.deepEqual(again.json(), [reserved, serial]);
+      // The reserved-name id need not come first among the specific asset ids: GET lists it first
+      // (as the global asset id's link), and posting that back still leaves their order alone.
+      const reordered = await http.request("PUT", `/shells/${b64(id)}/asset-information`, {
+        body: JSON.stringify({ assetKind: "Instance", globalAssetId: global, specificAssetIds: [serial, reserved] }),
+      });
+      assert.equal(reordered.status, 204, reordered.text);
+      const listed = (await other.get(`/lookup/shells/${b64(id)}`)).json();
+      assert.deepEqual(listed, [reserved, serial]);
+      assert.equal(
+        (await http.request("POST", `/lookup/shells/${b64(id)}`, { body: JSON.stringify(listed) })).status,
+        201,
+      );
+      assert.deepEqual((await other.get(`/shells/${b64(id)}/asset-information`)).json().specificAssetIds, [
+        serial,
+        reserved,
+      ]);
       // A new global asset id replaces the reserved-name link too (a stale one would break AASd-116).
       const moved = await http.request("POST", `/lookup/shells/${b64(id)}`, {
         body: JSON.stringify([{ name: "globalAssetId", value: `${global}:2` }]),

@@ -73,16 +73,42 @@ export async function postAllAssetLinks(
     change: (shell) => {
       const info = { ...(shell.assetInformation as Record<string, unknown>) };
       if (global !== undefined) info.globalAssetId = global.value;
-      const kept = ((info.specificAssetIds ?? []) as Record<string, unknown>[]).filter(
-        (link) => !names.has(link.name as string),
-      );
-      const merged = [...kept, ...specific];
+      const merged = replacedByName((info.specificAssetIds ?? []) as Record<string, unknown>[], specific, names);
       if (merged.length > 0) info.specificAssetIds = merged;
       else delete info.specificAssetIds;
       return { ...shell, assetInformation: info };
     },
   });
   return { value: assetLinksOf(shell), revision: event.revision };
+}
+
+/**
+ * The specific asset ids after a POST: the links of each name posted take the place of the first
+ * id of that name (a new name goes last), the others stay where they are. So posting back what GET
+ * answered, which lists a reserved-name id first as the global asset id's link, changes nothing.
+ */
+function replacedByName(
+  existing: readonly Record<string, unknown>[],
+  posted: readonly Record<string, unknown>[],
+  names: ReadonlySet<string>,
+): Record<string, unknown>[] {
+  const byName = new Map<string, Record<string, unknown>[]>();
+  for (const link of posted) {
+    const name = link.name as string;
+    byName.set(name, [...(byName.get(name) ?? []), link]);
+  }
+  const result: Record<string, unknown>[] = [];
+  const placed = new Set<string>();
+  for (const link of existing) {
+    const name = link.name as string;
+    if (!names.has(name)) result.push(link);
+    else if (!placed.has(name)) {
+      placed.add(name);
+      result.push(...(byName.get(name) ?? []));
+    }
+  }
+  for (const [name, links] of byName) if (!placed.has(name)) result.push(...links);
+  return result;
 }
 
 /**

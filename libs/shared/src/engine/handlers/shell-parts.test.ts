@@ -244,9 +244,9 @@ describe("Basic Discovery commands: asset links are the shell's asset ids", () =
     assert.deepEqual(
       links.filter((link) => link.name === "line" || link.name === "serial"),
       [
-        { name: "line", value: "L1" },
         { name: "serial", value: "A" },
         { name: "serial", value: "B" },
+        { name: "line", value: "L1" },
       ],
     );
     const again = await t.ok("PostAllAssetLinksById", { aasId: SHELL, body: JSON.stringify(links) });
