@@ -54,6 +54,7 @@ import { createIdempotency, DEFAULT_IDEMPOTENCY_WINDOW_MS } from "./idempotency.
 import { importSources } from "./import/import-documents.ts";
 import type { ImportProgressListener } from "./import/import-progress.ts";
 import { sourceOfDocument, sourceOfFile } from "./import/import-source.ts";
+import { KeyedLock } from "./keyed-lock.ts";
 import { createMemoryFileStore } from "./memory/memory-file-store.ts";
 import { createOperationRunner } from "./operations/operation-runner.ts";
 import type { FileStore } from "./ports/index.ts";
@@ -230,6 +231,7 @@ export function createEngine(options: EngineOptions): Engine {
     bus: options.bus,
     commit,
     fileStore: options.fileStore ?? createMemoryFileStore(),
+    uploadGuard: new KeyedLock(),
     aasxLimits: { ...DEFAULT_AASX_LIMITS, ...options.aasxLimits },
     resetHooks,
     operationProviders,

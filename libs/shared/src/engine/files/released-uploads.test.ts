@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { base64, type FileTestEngine, fileTestEngine, fromBase64 } from "../handlers/test-support/files.ts";
+import { fileKeyOf } from "./file-paths.ts";
 
 const submodelId = "urn:test:released-uploads:list";
 const doc = (value?: string) => ({
@@ -168,5 +169,100 @@ describe("an uploaded thumbnail the shell no longer names", () => {
       "precondition-failed",
     );
     assert.equal((await storedThumbnails(t)).length, 1);
+  });
+});
+
+describe("an upload another write points a File at while its owner lets go of it", () => {
+  it("is never deleted under the File that names it: the release and that write run one after the other", async () => {
+    const t = await fileTestEngine({ example: false });
+    const id = "urn:test:released-uploads:race";
+    const file = (idShort: string) => ({ modelType: "File", idShort, contentType: "text/plain" });
+    await t.ok("PostSubmodel", {
+      body: JSON.stringify({ modelType: "Submodel", id, submodelElements: [file("F1"), file("F2")] }),
+    });
+    const put = (text: string) =>
+      t.ok("PutFileByPath", {
+        submodelId: id,
+        idShortPath: "F1",
+        file: { fileName: `${text}.txt`, contentBase64: base64(text) },
+      });
+    await put("K0");
+    // Each delete of a stored file looks whether F2 names it at that moment.
+    const deletedUnderF2: string[] = [];
+    const remove = t.files.delete.bind(t.files);
+    t.files.delete = async (key) => {
+      const f2 = await t.run("GetSubmodelElementByPath", { submodelId: id, idShortPath: "F2" });
+      const named = f2.ok ? (f2.value as { value?: string }).value : undefined;
+      if (named !== undefined && fileKeyOf(named) === key) deletedUnderF2.push(key);
+      return await remove(key);
+    };
+    const rounds = { kept: 0 };
+    for (let round = 1; round <= 40; round++) {
+      const current = (
+        (await t.ok("GetSubmodelElementByPath", { submodelId: id, idShortPath: "F1" })).value as {
+          value: string;
+        }
+      ).value;
+      // F1 lets go of `current` (a new attachment) while F2 is pointed at it. The PATCH leaves a few microtask turns later each round, so some round lands it between
+      // the release's look at the submodel and its delete (where it lost the bytes).
+      const later = async () => {
+        for (let turn = 0; turn < round; turn++) await Promise.resolve();
+        return await t.run("PatchSubmodelElementValueByPath", {
+          submodelId: id,
+          idShortPath: "F2",
+          body: JSON.stringify({ contentType: "text/plain", value: current }),
+        });
+      };
+      const [, patched] = await Promise.all([put(`K${round}`), later()]);
+      assert.ok(patched.ok);
+      const served = await t.run("GetFileByPath", { submodelId: id, idShortPath: "F2" });
+      // Either order is a serial one: the PATCH first (the look sees F2, the bytes stay), or the
+      // release first (F2 then names bytes that had gone before its write). Never both.
+      if (served.ok) {
+        assert.equal(fromBase64(served.value.contentBase64).toString(), `K${round - 1}`);
+        rounds.kept++;
+      }
+    }
+    assert.deepEqual(deletedUnderF2, [], "bytes deleted while F2's committed value named them");
+    assert.ok(rounds.kept > 0, "no round had the PATCH first");
+  });
+});
+
+describe("an upload is never replaced in place", () => {
+  it("a File pointed at another's upload keeps its bytes when the owner uploads again under the same name", async () => {
+    const t = await fileTestEngine({ example: false });
+    const id = "urn:test:released-uploads:in-place";
+    const file = (idShort: string) => ({ modelType: "File", idShort, contentType: "text/plain" });
+    await t.ok("PostSubmodel", {
+      body: JSON.stringify({ modelType: "Submodel", id, submodelElements: [file("Manual"), file("Copy")] }),
+    });
+    const put = (text: string) =>
+      t.ok("PutFileByPath", {
+        submodelId: id,
+        idShortPath: "Manual",
+        file: { fileName: "same.txt", contentBase64: base64(text) },
+      });
+    const valueOf = async (idShortPath: string) =>
+      ((await t.ok("GetSubmodelElementByPath", { submodelId: id, idShortPath })).value as { value: string }).value;
+    const bytesOf = async (idShortPath: string) =>
+      fromBase64((await t.ok("GetFileByPath", { submodelId: id, idShortPath })).value.contentBase64).toString();
+    await put("one");
+    const first = await valueOf("Manual");
+    const { revision } = await t.ok("PatchSubmodelElementValueByPath", {
+      submodelId: id,
+      idShortPath: "Copy",
+      body: JSON.stringify({ contentType: "text/plain", value: first }),
+    });
+    await put("two");
+    // The owner's File names its new bytes; the copy still serves what it named, under the same
+    // revision (its ETag): the old bytes did not change under it.
+    assert.notEqual(await valueOf("Manual"), first);
+    assert.equal(await bytesOf("Manual"), "two");
+    assert.equal(await bytesOf("Copy"), "one");
+    assert.equal((await t.ok("GetFileByPath", { submodelId: id, idShortPath: "Copy" })).revision, revision);
+    // Once the copy lets go too, the first upload goes.
+    await t.ok("DeleteFileByPath", { submodelId: id, idShortPath: "Copy" });
+    assert.equal(await t.files.get(fileKeyOf(first)!), undefined);
+    assert.equal((await t.files.list("/aasx/files/")).length, 1);
   });
 });

@@ -1,7 +1,7 @@
 import { childPath, childrenKey, type ElementJson } from "../../aas/index.ts";
 import type { EngineContext } from "../engine-context.ts";
 import type { StoredElement } from "../ports/index.ts";
-import { isUploadPath } from "./file-paths.ts";
+import { fileKeyOf, isUploadPath } from "./file-paths.ts";
 import { deleteUpload } from "./upload-store.ts";
 
 /**
@@ -86,11 +86,17 @@ export async function releaseUploads(
   held: readonly HeldUpload[],
   kept: ReadonlyMap<string, string> = new Map(),
 ): Promise<void> {
-  const keptValues = new Set(kept.values());
-  const leaving = held.filter((upload) => !keptValues.has(upload.value));
+  // Compared as stored files, not as text: `file:///aasx/…` or a percent-escaped spelling names the same bytes.
+  const keptKeys = new Set([...kept.values()].map(fileKeyOf));
+  const leaving = held.filter((upload) => !keptKeys.has(fileKeyOf(upload.value)));
   if (leaving.length === 0) return;
+  // The look and the delete as one step against writes that may name an upload (upload-guard.ts).
+  await ctx.uploadGuard.run(submodelId, () => releaseUnnamed(ctx, submodelId, leaving));
+}
+
+async function releaseUnnamed(ctx: EngineContext, submodelId: string, leaving: readonly HeldUpload[]): Promise<void> {
   const stillNamed = new Set<string>();
-  const wanted = leaving.map((upload) => upload.value);
+  const wanted = leaving.map((upload) => fileKeyOf(upload.value)!);
   try {
     await eachRecordOf(ctx, submodelId, (records) => {
       for (const value of filesNaming(records, wanted)) stillNamed.add(value);
@@ -100,20 +106,21 @@ export async function releaseUploads(
     return;
   }
   for (const upload of leaving) {
-    if (stillNamed.has(upload.value)) continue;
+    if (stillNamed.has(fileKeyOf(upload.value)!)) continue;
     // The write is committed: a store that cannot delete now leaves the bytes, as before.
     await deleteUpload(ctx, upload.value, { submodelId, idShortPath: upload.idShortPath }).catch(() => undefined);
   }
 }
 
-/** Which of `values` the File elements among `records` name. */
-function filesNaming(records: readonly StoredElement[], values: readonly string[]): string[] {
+/** Which of the stored files `keys` the File elements among `records` name. */
+function filesNaming(records: readonly StoredElement[], keys: readonly string[]): string[] {
   const named: string[] = [];
   for (const record of records) {
     if (!record.json.includes('"File"')) continue;
     const element = JSON.parse(record.json) as ElementJson;
-    if (element.modelType === "File" && typeof element.value === "string" && values.includes(element.value))
-      named.push(element.value);
+    if (element.modelType !== "File" || typeof element.value !== "string") continue;
+    const key = fileKeyOf(element.value);
+    if (key !== undefined && keys.includes(key)) named.push(key);
   }
   return named;
 }

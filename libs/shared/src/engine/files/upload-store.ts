@@ -3,16 +3,16 @@ import type { EngineContext } from "../engine-context.ts";
 import type { FileOwner, StoredFile } from "../ports/index.ts";
 import { heldKeys } from "./file-holders.ts";
 import { elementOwner, fileKeyOf, isOwnUpload, uploadPath } from "./file-paths.ts";
-import { sameOwner } from "./upload-access.ts";
 
 /**
- * Stores an upload (PUT …/attachment, …/thumbnail) in its owner's folder and answers its model
- * path (`replaced`: it replaced an earlier upload there). It replaces only an earlier upload of the
- * same owner under the same name that the File or shell names now (`current`): a file of anyone
- * else at that path (a package may carry a part there: upload folders are hashes that can be
- * computed) is kept, and so is an upload another File names (after a list item went, the item now
- * at `L[0]` names what was uploaded for `L[1]`, in `L[1]`'s folder); the upload goes to a
- * sub-folder of its own instead (docs/adr/0051).
+ * Stores an upload (PUT …/attachment, …/thumbnail) in its owner's folder, under a path no stored
+ * file has, and answers that model path. An upload never replaces bytes in place: another File may
+ * name them (a client pointed it there, or a list item moved up an index names what was uploaded
+ * for its old index), and such a File must keep serving what it named, under the ETag it was served
+ * with. So a path already taken (the owner's earlier upload under the same name, a package's part:
+ * upload folders are hashes that can be computed) sends the upload to a sub-folder of its own; what
+ * the File named before is released after the commit, once no File names it (released-uploads.ts,
+ * docs/adr/0051).
  */
 export async function storeUpload(
   ctx: EngineContext,
@@ -21,22 +21,12 @@ export async function storeUpload(
   owner: FileOwner,
   fileName: string,
   file: Omit<StoredFile, "owner">,
-  current: string | undefined,
-): Promise<{ modelPath: string; replaced: boolean }> {
+): Promise<string> {
   const stored: StoredFile = { ...file, owner };
-  const currentKey = current === undefined ? undefined : fileKeyOf(current);
   let modelPath = uploadPath(kind, ownerName, fileName);
-  for (;;) {
-    const key = fileKeyOf(modelPath)!;
-    if (await ctx.fileStore.create(key, stored)) return { modelPath, replaced: false };
-    const existing = await ctx.fileStore.get(key);
-    if (existing === undefined) continue;
-    if (key === currentKey && (await isUploadOf(ctx, modelPath, key, existing, owner, sameOwner))) {
-      await ctx.fileStore.put(key, stored);
-      return { modelPath, replaced: true };
-    }
+  while (!(await ctx.fileStore.create(fileKeyOf(modelPath)!, stored)))
     modelPath = uploadPath(kind, ownerName, fileName, randomBytes(4).toString("hex"));
-  }
+  return modelPath;
 }
 
 /**
@@ -50,14 +40,14 @@ export async function deleteUpload(ctx: EngineContext, modelPath: string, owner:
   const key = fileKeyOf(modelPath);
   if (key === undefined) return;
   const existing = await ctx.fileStore.get(key);
-  if (existing !== undefined && (await isUploadOf(ctx, modelPath, key, existing, owner, sameSubmodelOrShell)))
+  if (existing !== undefined && (await isUploadOf(ctx, modelPath, key, existing, owner)))
     await ctx.fileStore.delete(key);
 }
 
 /**
- * Whether the file at `key` (of `modelPath`) is an upload `owner` may replace or delete: its owner is the same
- * (`same`), or, stored before uploads had owners, it has none, lies in `owner`'s own upload folder
- * and no package or import holds it.
+ * Whether the file at `key` (of `modelPath`) is an upload `owner` may delete: one of its submodel's
+ * elements (or its shell) stored it, or, stored before uploads had owners, it has none, lies in
+ * `owner`'s own upload folder and no package or import holds it.
  */
 async function isUploadOf(
   ctx: EngineContext,
@@ -65,9 +55,8 @@ async function isUploadOf(
   key: string,
   file: StoredFile,
   owner: FileOwner,
-  same: (a: FileOwner, b: FileOwner) => boolean,
 ): Promise<boolean> {
-  if (file.owner !== undefined) return same(file.owner, owner);
+  if (file.owner !== undefined) return sameSubmodelOrShell(file.owner, owner);
   const inOwnFolder =
     "shellId" in owner
       ? isOwnUpload("thumbnails", owner.shellId, modelPath)

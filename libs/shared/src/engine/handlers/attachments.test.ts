@@ -97,7 +97,7 @@ describe("attachments (File elements)", () => {
     assert.ok(await t.files.get("/aasx/files/manual.txt"), "another File of the example still points there");
   });
 
-  it("an upload stored before uploads had owners is still the element's: replaced and deleted as its own", async () => {
+  it("an upload stored before uploads had owners is still the element's: released and deleted as its own", async () => {
     const t = await fileTestEngine();
     const path = uploadPath("files", elementOwner(submodelId, "Manual"), "old.txt");
     await t.files.put(fileKeyOf(path)!, { contentType: "text/plain", bytes: Buffer.from("no owner") });
@@ -115,10 +115,15 @@ describe("attachments (File elements)", () => {
       fromBase64((await t.ok("GetFileByPath", { submodelId, idShortPath: "Manual" })).value.contentBase64).toString(),
       "new",
     );
+    // Uploads are never replaced in place (another File may serve them): the new one lies beside
+    // the old one's path, and the old one, which no File names any more, is gone.
+    const now = (
+      (await t.ok("GetSubmodelElementByPath", { submodelId, idShortPath: "Manual" })).value as { value: string }
+    ).value;
+    assert.notEqual(fileKeyOf(now), fileKeyOf(path));
     assert.deepEqual(
       (await t.files.list("/aasx/files/")).map((f) => f.path),
-      [fileKeyOf(path)],
-      "replaced in place, not beside it",
+      [fileKeyOf(now)],
     );
     await t.ok("DeleteFileByPath", { submodelId, idShortPath: "Manual" });
     assert.deepEqual(await t.files.list("/aasx/files/"), []);

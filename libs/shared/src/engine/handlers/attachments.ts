@@ -82,17 +82,8 @@ export async function putFileByPath(ctx: EngineContext, cmd: Command<"PutFileByP
   const owner = elementOwner(submodelId, path);
   const fileOwner = { submodelId, idShortPath: path };
   // Checked before the bytes are stored, so a wrong target leaves nothing behind.
-  const current = valueOf(await loadFileElement(ctx, cmd.params));
-  const { modelPath, replaced } = await storeUpload(
-    ctx,
-    "files",
-    owner,
-    fileOwner,
-    fileName,
-    { contentType, bytes },
-    current,
-  );
-  const key = fileKeyOf(modelPath)!;
+  await loadFileElement(ctx, cmd.params);
+  const modelPath = await storeUpload(ctx, "files", owner, fileOwner, fileName, { contentType, bytes });
   let previous: string | undefined;
   let event: ChangeEvent;
   try {
@@ -108,11 +99,11 @@ export async function putFileByPath(ctx: EngineContext, cmd: Command<"PutFileByP
       return fileCommit(ctx, cmd, updated, old);
     });
   } catch (error) {
-    if (!replaced) await deleteUpload(ctx, modelPath, fileOwner).catch(() => undefined);
+    await deleteUpload(ctx, modelPath, fileOwner).catch(() => undefined);
     throw error;
   }
   // Committed: what the File named before goes unless another File names it (released-uploads.ts).
-  if (previous !== undefined && fileKeyOf(previous) !== key)
+  if (previous !== undefined)
     await releaseUploads(ctx, submodelId, heldUpload(path, previous), new Map([[path, modelPath]]));
   return { value: null, revision: event.revision };
 }

@@ -7,6 +7,7 @@ import { loadElement, notFoundElement } from "../element-io.ts";
 import { checkNestingBelow } from "../element-nesting.ts";
 import type { EngineContext } from "../engine-context.ts";
 import { fileValuesOf, type HeldUpload, releaseUploads, uploadsHeldBy } from "../files/released-uploads.ts";
+import { guardedCommit } from "../files/upload-guard.ts";
 import { requireIdentifiable } from "../identifiables.ts";
 import { applyMergePatch, parseMergePatch, requireSameIdentity } from "../merge-patch-body.ts";
 import { checkPreconditions } from "../preconditions.ts";
@@ -33,44 +34,46 @@ export async function patchElement(
   await checkSubmodelScope(ctx, cmd.params);
   let held: HeldUpload[] = [];
   let written: ElementJson | undefined;
-  const event = await ctx.commit(elementTarget(submodelId, path), async () => {
-    const old = await loadElement(ctx.repository, submodelId, path);
-    checkPreconditions(preconditions, old?.record.revision);
-    if (!old) {
-      await requireIdentifiable(ctx, "submodel", submodelId);
-      throw notFoundElement(submodelId, path);
-    }
-    const patched = applyMergePatch(old.element, patch, content);
-    requireSameIdentity(old.element, patched, ["modelType", "idShort"]);
-    const checked = readJsonable(patched, "SubmodelElement", ctx.validation.onUpdate);
-    held = uploadsHeldBy(old.records);
-    written = checked as ElementJson;
-    const { parentPath } = splitParent(path);
-    checkNestingBelow(parentPath, checked);
-    if (parentPath !== "") {
-      const parent = await loadElement(ctx.repository, submodelId, parentPath, 0);
-      if (parent) checkChildInParent(parent.element, checked, ctx.validation.onUpdate);
-    }
-    return {
-      commit: {
-        preconditions: [
-          { on: "element", submodelId, path, revision: old.record.revision, orderKey: old.record.orderKey },
-        ],
-        ops: [...rewriteOps(submodelId, path, old.records, checked), touchSubmodel(submodelId)],
-        event: eventDraft(
-          {
-            kind: "element.updated",
-            id: submodelId,
-            idShortPath: path,
-            origin: cmd.origin,
-            correlationId: cmd.correlationId,
-          },
-          checked,
-          ctx.clock.now(),
-        ),
-      },
-    };
-  });
+  const event = await guardedCommit(ctx, submodelId, cmd.params.body, () =>
+    ctx.commit(elementTarget(submodelId, path), async () => {
+      const old = await loadElement(ctx.repository, submodelId, path);
+      checkPreconditions(preconditions, old?.record.revision);
+      if (!old) {
+        await requireIdentifiable(ctx, "submodel", submodelId);
+        throw notFoundElement(submodelId, path);
+      }
+      const patched = applyMergePatch(old.element, patch, content);
+      requireSameIdentity(old.element, patched, ["modelType", "idShort"]);
+      const checked = readJsonable(patched, "SubmodelElement", ctx.validation.onUpdate);
+      held = uploadsHeldBy(old.records);
+      written = checked as ElementJson;
+      const { parentPath } = splitParent(path);
+      checkNestingBelow(parentPath, checked);
+      if (parentPath !== "") {
+        const parent = await loadElement(ctx.repository, submodelId, parentPath, 0);
+        if (parent) checkChildInParent(parent.element, checked, ctx.validation.onUpdate);
+      }
+      return {
+        commit: {
+          preconditions: [
+            { on: "element", submodelId, path, revision: old.record.revision, orderKey: old.record.orderKey },
+          ],
+          ops: [...rewriteOps(submodelId, path, old.records, checked), touchSubmodel(submodelId)],
+          event: eventDraft(
+            {
+              kind: "element.updated",
+              id: submodelId,
+              idShortPath: path,
+              origin: cmd.origin,
+              correlationId: cmd.correlationId,
+            },
+            checked,
+            ctx.clock.now(),
+          ),
+        },
+      };
+    }),
+  );
   if (written !== undefined) await releaseUploads(ctx, submodelId, held, fileValuesOf(written, path));
   return { value: null, revision: event.revision };
 }

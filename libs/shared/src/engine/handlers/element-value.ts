@@ -12,6 +12,7 @@ import { eventDraft } from "../commit-runner.ts";
 import { loadElement, notFoundElement } from "../element-io.ts";
 import type { EngineContext } from "../engine-context.ts";
 import { fileValuesOf, type HeldUpload, releaseUploads, uploadsHeldBy } from "../files/released-uploads.ts";
+import { guardedCommit } from "../files/upload-guard.ts";
 import { requireIdentifiable } from "../identifiables.ts";
 import { checkPreconditions } from "../preconditions.ts";
 import { leafRewriteOps, rewriteOps, touchSubmodel } from "../record-diff.ts";
@@ -68,46 +69,48 @@ export async function patchElementValue(
   // cost a round trip and an fsync per write.
   let held: HeldUpload[] = [];
   let written: ElementJson | undefined;
-  const event = await ctx.commit.batched(elementTarget(submodelId, path), async (reads) => {
-    const old = await loadElement(reads, submodelId, path);
-    checkPreconditions(preconditions, old?.record.revision);
-    if (!old) {
-      await requireIdentifiable(ctx, "submodel", submodelId);
-      throw notFoundElement(submodelId, path);
-    }
-    const checked = patchedValue(old.element, unwrapValueOnly(old.element, body), path, ctx.validation.onUpdate);
-    // A leaf (a Property, the common case) is one record whose JSON is the event's payload: built once.
-    const leaf = old.records.length === 1 && childrenKey(checked) === undefined ? JSON.stringify(checked) : undefined;
-    // Only a File or a container can hold an upload whose File the patch may point elsewhere: the
-    // hot path (a Property) is not even scanned. The records are read anyway, so nothing is loaded.
-    held = leaf !== undefined && old.element.modelType !== "File" ? [] : uploadsHeldBy(old.records);
-    written = checked;
-    return {
-      commit: {
-        preconditions: [
-          { on: "element", submodelId, path, revision: old.record.revision, orderKey: old.record.orderKey },
-        ],
-        ops: [
-          ...(leaf === undefined
-            ? rewriteOps(submodelId, path, old.records, checked)
-            : leafRewriteOps(submodelId, path, old.record.json, leaf)),
-          touchSubmodel(submodelId),
-        ],
-        event: eventDraft(
-          {
-            kind: "element.value-changed",
-            id: submodelId,
-            idShortPath: path,
-            origin: cmd.origin,
-            correlationId: cmd.correlationId,
-          },
-          checked,
-          ctx.clock.now(),
-          leaf?.length,
-        ),
-      },
-    };
-  });
+  const event = await guardedCommit(ctx, submodelId, cmd.params.body, () =>
+    ctx.commit.batched(elementTarget(submodelId, path), async (reads) => {
+      const old = await loadElement(reads, submodelId, path);
+      checkPreconditions(preconditions, old?.record.revision);
+      if (!old) {
+        await requireIdentifiable(ctx, "submodel", submodelId);
+        throw notFoundElement(submodelId, path);
+      }
+      const checked = patchedValue(old.element, unwrapValueOnly(old.element, body), path, ctx.validation.onUpdate);
+      // A leaf (a Property, the common case) is one record whose JSON is the event's payload: built once.
+      const leaf = old.records.length === 1 && childrenKey(checked) === undefined ? JSON.stringify(checked) : undefined;
+      // Only a File or a container can hold an upload whose File the patch may point elsewhere: the
+      // hot path (a Property) is not even scanned. The records are read anyway, so nothing is loaded.
+      held = leaf !== undefined && old.element.modelType !== "File" ? [] : uploadsHeldBy(old.records);
+      written = checked;
+      return {
+        commit: {
+          preconditions: [
+            { on: "element", submodelId, path, revision: old.record.revision, orderKey: old.record.orderKey },
+          ],
+          ops: [
+            ...(leaf === undefined
+              ? rewriteOps(submodelId, path, old.records, checked)
+              : leafRewriteOps(submodelId, path, old.record.json, leaf)),
+            touchSubmodel(submodelId),
+          ],
+          event: eventDraft(
+            {
+              kind: "element.value-changed",
+              id: submodelId,
+              idShortPath: path,
+              origin: cmd.origin,
+              correlationId: cmd.correlationId,
+            },
+            checked,
+            ctx.clock.now(),
+            leaf?.length,
+          ),
+        },
+      };
+    }),
+  );
   // Committed: an upload whose File now names something else goes (released-uploads.ts).
   if (held.length > 0 && written !== undefined)
     await releaseUploads(ctx, submodelId, held, fileValuesOf(written, path));

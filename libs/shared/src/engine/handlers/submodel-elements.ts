@@ -30,6 +30,7 @@ import { pageRootElements } from "../element-pages.ts";
 import { readElementReference } from "../element-reference.ts";
 import type { EngineContext } from "../engine-context.ts";
 import { fileValuesOf, type HeldUpload, releaseUploads, uploadsHeldBy } from "../files/released-uploads.ts";
+import { guardedCommit } from "../files/upload-guard.ts";
 import { requireIdentifiable, unchanged } from "../identifiables.ts";
 import { pageElementPaths } from "../path-pages.ts";
 import { checkPreconditions } from "../preconditions.ts";
@@ -134,22 +135,66 @@ export async function postElement(ctx: EngineContext, cmd: Command<"PostSubmodel
   checkNestingBelow(parentPath, element);
   await checkSubmodelScope(ctx, cmd.params);
   let createdPath = "";
-  const event = await ctx.commit(elementTarget(submodelId, parentPath), async () => {
-    if (parentPath === "") {
-      const submodel = await requireIdentifiable(ctx, "submodel", submodelId);
-      // The target, the submodel's list of elements, is the submodel's content: its ETag is the
-      // submodel's, which covers every element (docs/http-api.md, Concurrency). Held by the commit
-      // only when the client asked, so an unconditional POST does not race the submodel's writes.
-      checkPreconditions(preconditions, submodel.revision);
-      checkChildInSubmodel(JSON.parse(submodel.json), element, ctx.validation.onCreate);
-      createdPath = childPath("", { idShort: element.idShort as string });
+  const event = await guardedCommit(ctx, submodelId, cmd.params.body, () =>
+    ctx.commit(elementTarget(submodelId, parentPath), async () => {
+      if (parentPath === "") {
+        const submodel = await requireIdentifiable(ctx, "submodel", submodelId);
+        // The target, the submodel's list of elements, is the submodel's content: its ETag is the
+        // submodel's, which covers every element (docs/http-api.md, Concurrency). Held by the commit
+        // only when the client asked, so an unconditional POST does not race the submodel's writes.
+        checkPreconditions(preconditions, submodel.revision);
+        checkChildInSubmodel(JSON.parse(submodel.json), element, ctx.validation.onCreate);
+        createdPath = childPath("", { idShort: element.idShort as string });
+        return {
+          commit: {
+            preconditions: [
+              ...(preconditions ? [unchanged(submodel)] : []),
+              { on: "element", submodelId, path: createdPath, revision: null },
+            ],
+            ops: [...insertOps(submodelId, "", [element], false), ...touchOps(submodelId, createdPath)],
+            event: eventDraft(
+              {
+                kind: "element.created",
+                id: submodelId,
+                idShortPath: createdPath,
+                origin: cmd.origin,
+                correlationId: cmd.correlationId,
+              },
+              element,
+              ctx.clock.now(),
+            ),
+          },
+        };
+      }
+      // The parent's own record is enough (the child is checked on its own); a list's next index is
+      // its length, counted by the store in O(log n). The parent's revision covers its children, so
+      // the precondition on it also guards that count.
+      const parent = await loadElement(ctx.repository, submodelId, parentPath, 0);
+      if (!parent) return elementNotFound(ctx, submodelId, parentPath);
+      // The container is the POST's target: its ETag, guarded below by the commit.
+      checkPreconditions(preconditions, parent.record.revision);
+      checkChildInParent(parent.element, element, ctx.validation.onCreate);
+      const list = isList(parent.element);
+      const length = list ? await ctx.repository.countChildren(submodelId, parentPath) : 0;
+      createdPath = list
+        ? childPath(parentPath, { index: length })
+        : childPath(parentPath, { idShort: element.idShort as string });
+      const inserted = insertOps(submodelId, parentPath, [element], list);
+      // Flattening numbers list items by position (0 here); move the new item to its real index.
+      const ops = list ? inserted.map((op) => renumber(op, parentPath, 0, length)) : inserted;
       return {
         commit: {
           preconditions: [
-            ...(preconditions ? [unchanged(submodel)] : []),
+            {
+              on: "element",
+              submodelId,
+              path: parentPath,
+              revision: parent.record.revision,
+              orderKey: parent.record.orderKey,
+            },
             { on: "element", submodelId, path: createdPath, revision: null },
           ],
-          ops: [...insertOps(submodelId, "", [element], false), ...touchOps(submodelId, createdPath)],
+          ops: [...ops, ...touchOps(submodelId, createdPath)],
           event: eventDraft(
             {
               kind: "element.created",
@@ -163,50 +208,8 @@ export async function postElement(ctx: EngineContext, cmd: Command<"PostSubmodel
           ),
         },
       };
-    }
-    // The parent's own record is enough (the child is checked on its own); a list's next index is
-    // its length, counted by the store in O(log n). The parent's revision covers its children, so
-    // the precondition on it also guards that count.
-    const parent = await loadElement(ctx.repository, submodelId, parentPath, 0);
-    if (!parent) return elementNotFound(ctx, submodelId, parentPath);
-    // The container is the POST's target: its ETag, guarded below by the commit.
-    checkPreconditions(preconditions, parent.record.revision);
-    checkChildInParent(parent.element, element, ctx.validation.onCreate);
-    const list = isList(parent.element);
-    const length = list ? await ctx.repository.countChildren(submodelId, parentPath) : 0;
-    createdPath = list
-      ? childPath(parentPath, { index: length })
-      : childPath(parentPath, { idShort: element.idShort as string });
-    const inserted = insertOps(submodelId, parentPath, [element], list);
-    // Flattening numbers list items by position (0 here); move the new item to its real index.
-    const ops = list ? inserted.map((op) => renumber(op, parentPath, 0, length)) : inserted;
-    return {
-      commit: {
-        preconditions: [
-          {
-            on: "element",
-            submodelId,
-            path: parentPath,
-            revision: parent.record.revision,
-            orderKey: parent.record.orderKey,
-          },
-          { on: "element", submodelId, path: createdPath, revision: null },
-        ],
-        ops: [...ops, ...touchOps(submodelId, createdPath)],
-        event: eventDraft(
-          {
-            kind: "element.created",
-            id: submodelId,
-            idShortPath: createdPath,
-            origin: cmd.origin,
-            correlationId: cmd.correlationId,
-          },
-          element,
-          ctx.clock.now(),
-        ),
-      },
-    };
-  });
+    }),
+  );
   return { value: element, revision: event.revision, idShortPath: createdPath };
 }
 
@@ -245,42 +248,44 @@ export async function putElement(ctx: EngineContext, cmd: Command<"PutSubmodelEl
     );
   }
   let held: HeldUpload[] = [];
-  const event = await ctx.commit(elementTarget(submodelId, path), async () => {
-    const old = await loadElement(ctx.repository, submodelId, path);
-    checkPreconditions(preconditions, old?.record.revision);
-    if (!old) return elementNotFound(ctx, submodelId, path);
-    held = uploadsHeldBy(old.records);
-    if (parentPath !== "") {
-      const parent = await loadElement(ctx.repository, submodelId, parentPath, 0);
-      if (parent) checkChildInParent(parent.element, element, ctx.validation.onUpdate);
-    }
-    const { children, list } = childrenOf(element);
-    return {
-      commit: {
-        preconditions: [
-          { on: "element", submodelId, path, revision: old.record.revision, orderKey: old.record.orderKey },
-        ],
-        ops: [
-          ...deleteOps(submodelId, old.records.slice(1)),
-          // The element itself is rewritten in place, so it keeps its position among its siblings.
-          { op: "put-element", submodelId, path, json: JSON.stringify(shallowOf(element)) },
-          ...insertOps(submodelId, path, children, list),
-          ...touchOps(submodelId, path),
-        ],
-        event: eventDraft(
-          {
-            kind: "element.updated",
-            id: submodelId,
-            idShortPath: path,
-            origin: cmd.origin,
-            correlationId: cmd.correlationId,
-          },
-          element,
-          ctx.clock.now(),
-        ),
-      },
-    };
-  });
+  const event = await guardedCommit(ctx, submodelId, cmd.params.body, () =>
+    ctx.commit(elementTarget(submodelId, path), async () => {
+      const old = await loadElement(ctx.repository, submodelId, path);
+      checkPreconditions(preconditions, old?.record.revision);
+      if (!old) return elementNotFound(ctx, submodelId, path);
+      held = uploadsHeldBy(old.records);
+      if (parentPath !== "") {
+        const parent = await loadElement(ctx.repository, submodelId, parentPath, 0);
+        if (parent) checkChildInParent(parent.element, element, ctx.validation.onUpdate);
+      }
+      const { children, list } = childrenOf(element);
+      return {
+        commit: {
+          preconditions: [
+            { on: "element", submodelId, path, revision: old.record.revision, orderKey: old.record.orderKey },
+          ],
+          ops: [
+            ...deleteOps(submodelId, old.records.slice(1)),
+            // The element itself is rewritten in place, so it keeps its position among its siblings.
+            { op: "put-element", submodelId, path, json: JSON.stringify(shallowOf(element)) },
+            ...insertOps(submodelId, path, children, list),
+            ...touchOps(submodelId, path),
+          ],
+          event: eventDraft(
+            {
+              kind: "element.updated",
+              id: submodelId,
+              idShortPath: path,
+              origin: cmd.origin,
+              correlationId: cmd.correlationId,
+            },
+            element,
+            ctx.clock.now(),
+          ),
+        },
+      };
+    }),
+  );
   await releaseUploads(ctx, submodelId, held, fileValuesOf(element, path));
   return { value: null, revision: event.revision };
 }

@@ -11,6 +11,7 @@ import {
   releaseUploads,
   uploadsHeldBy,
 } from "../files/released-uploads.ts";
+import { guardedCommit } from "../files/upload-guard.ts";
 import { readForWrite, unchanged } from "../identifiables.ts";
 import { applyMergePatch, parseMergePatch, requireSameIdentity } from "../merge-patch-body.ts";
 import type { CommitOp, CommitPrecondition } from "../ports/index.ts";
@@ -38,52 +39,54 @@ export async function patchSubmodel(ctx: EngineContext, cmd: Command<"PatchSubmo
   // Set only by a patch of the elements: the others leave every File as it was.
   let held: HeldUpload[] = [];
   let kept = new Map<string, string>();
-  const event = await ctx.commit(identifiableTarget("submodel", submodelId), async () => {
-    const stored = await readForWrite(ctx, "submodel", submodelId, preconditions);
-    const { submodelElements: marker, ...meta } = JSON.parse(stored.json) as Record<string, unknown>;
-    const draft = {
-      kind: "submodel.updated" as const,
-      id: submodelId,
-      origin: cmd.origin,
-      correlationId: cmd.correlationId,
-    };
-    if (!withElements) {
-      const patched = applyMergePatch(meta, patch, content);
-      requireSameIdentity(meta, patched, ["modelType", "id"]);
+  const event = await guardedCommit(ctx, submodelId, cmd.params.body, () =>
+    ctx.commit(identifiableTarget("submodel", submodelId), async () => {
+      const stored = await readForWrite(ctx, "submodel", submodelId, preconditions);
+      const { submodelElements: marker, ...meta } = JSON.parse(stored.json) as Record<string, unknown>;
+      const draft = {
+        kind: "submodel.updated" as const,
+        id: submodelId,
+        origin: cmd.origin,
+        correlationId: cmd.correlationId,
+      };
+      if (!withElements) {
+        const patched = applyMergePatch(meta, patch, content);
+        requireSameIdentity(meta, patched, ["modelType", "id"]);
+        const checked = readJsonable(patched, "Submodel", ctx.validation.onUpdate);
+        const json = JSON.stringify(marker === undefined ? checked : { ...checked, submodelElements: [] });
+        return {
+          commit: {
+            preconditions: [unchanged(stored)],
+            ops: [{ op: "put-identifiable", kind: "submodel", id: submodelId, json }],
+            event: omittedPayload(eventDraft(draft, undefined, ctx.clock.now())),
+          },
+        };
+      }
+      const records = await ctx.repository.getSubtree(submodelId, "");
+      const elements = assembleElements(
+        records.map((r) => ({ path: r.path, shallow: JSON.parse(r.json) as ElementJson })),
+        "",
+      );
+      const current = joinSubmodel(meta, elements);
+      const patched = applyMergePatch(current, patch, "normal");
+      requireSameIdentity(current, patched, ["modelType", "id"]);
       const checked = readJsonable(patched, "Submodel", ctx.validation.onUpdate);
-      const json = JSON.stringify(marker === undefined ? checked : { ...checked, submodelElements: [] });
+      const { meta: newMeta, elements: newElements } = splitSubmodel(checked);
+      held = uploadsHeldBy(records);
+      kept = fileValuesOfElements(newElements);
       return {
         commit: {
+          // The submodel's revision moves with every element write, so it guards the whole read.
           preconditions: [unchanged(stored)],
-          ops: [{ op: "put-identifiable", kind: "submodel", id: submodelId, json }],
-          event: omittedPayload(eventDraft(draft, undefined, ctx.clock.now())),
+          ops: [
+            { op: "put-identifiable", kind: "submodel", id: submodelId, json: JSON.stringify(newMeta) },
+            ...rewriteAllOps(submodelId, records, newElements),
+          ],
+          event: eventDraft(draft, checked, ctx.clock.now()),
         },
       };
-    }
-    const records = await ctx.repository.getSubtree(submodelId, "");
-    const elements = assembleElements(
-      records.map((r) => ({ path: r.path, shallow: JSON.parse(r.json) as ElementJson })),
-      "",
-    );
-    const current = joinSubmodel(meta, elements);
-    const patched = applyMergePatch(current, patch, "normal");
-    requireSameIdentity(current, patched, ["modelType", "id"]);
-    const checked = readJsonable(patched, "Submodel", ctx.validation.onUpdate);
-    const { meta: newMeta, elements: newElements } = splitSubmodel(checked);
-    held = uploadsHeldBy(records);
-    kept = fileValuesOfElements(newElements);
-    return {
-      commit: {
-        // The submodel's revision moves with every element write, so it guards the whole read.
-        preconditions: [unchanged(stored)],
-        ops: [
-          { op: "put-identifiable", kind: "submodel", id: submodelId, json: JSON.stringify(newMeta) },
-          ...rewriteAllOps(submodelId, records, newElements),
-        ],
-        event: eventDraft(draft, checked, ctx.clock.now()),
-      },
-    };
-  });
+    }),
+  );
   // Committed: an upload whose File now names something else goes (released-uploads.ts).
   if (held.length > 0) await releaseUploads(ctx, submodelId, held, kept);
   return { value: null, revision: event.revision };
@@ -109,49 +112,51 @@ async function patchSubmodelValue(ctx: EngineContext, cmd: Command<"PatchSubmode
   await checkSubmodelScope(ctx, cmd.params);
   let held: HeldUpload[] = [];
   let kept = new Map<string, string>();
-  const event = await ctx.commit(identifiableTarget("submodel", submodelId), async () => {
-    const stored = await readForWrite(ctx, "submodel", submodelId, preconditions);
-    const idShorts = Object.keys(values);
-    const loaded = await Promise.all(
-      idShorts.map((idShort) => (isIdShort(idShort) ? loadElement(ctx.repository, submodelId, idShort) : undefined)),
-    );
-    const missing = idShorts.find((_, i) => loaded[i] === undefined);
-    if (missing !== undefined)
-      throw new CommandError(
-        "bad-request",
-        `The submodel has no element "${missing}" (a PATCH cannot create elements)`,
+  const event = await guardedCommit(ctx, submodelId, cmd.params.body, () =>
+    ctx.commit(identifiableTarget("submodel", submodelId), async () => {
+      const stored = await readForWrite(ctx, "submodel", submodelId, preconditions);
+      const idShorts = Object.keys(values);
+      const loaded = await Promise.all(
+        idShorts.map((idShort) => (isIdShort(idShort) ? loadElement(ctx.repository, submodelId, idShort) : undefined)),
       );
-    const guards: CommitPrecondition[] = [];
-    const ops: CommitOp[] = [];
-    held = [];
-    kept = new Map();
-    idShorts.forEach((idShort, i) => {
-      const old = loaded[i]!;
-      const patched = patchedValue(old.element, values[idShort], idShort, ctx.validation.onUpdate);
-      ops.push(...rewriteOps(submodelId, idShort, old.records, patched));
-      guards.push({ on: "element", submodelId, path: idShort, revision: old.record.revision });
-      // The element's records are read anyway; a File's value may change (released-uploads.ts).
-      const holds = uploadsHeldBy(old.records);
-      if (holds.length === 0) return;
-      held.push(...holds);
-      for (const [path, value] of fileValuesOf(patched, idShort)) kept.set(path, value);
-    });
-    // If-Match / If-None-Match were checked against the submodel's revision: it must still hold.
-    if (preconditions !== undefined) guards.push(unchanged(stored));
-    const draft = {
-      kind: "submodel.updated" as const,
-      id: submodelId,
-      origin: cmd.origin,
-      correlationId: cmd.correlationId,
-    };
-    return {
-      commit: {
-        preconditions: guards,
-        ops: [...ops, touchSubmodel(submodelId)],
-        event: omittedPayload(eventDraft(draft, undefined, ctx.clock.now())),
-      },
-    };
-  });
+      const missing = idShorts.find((_, i) => loaded[i] === undefined);
+      if (missing !== undefined)
+        throw new CommandError(
+          "bad-request",
+          `The submodel has no element "${missing}" (a PATCH cannot create elements)`,
+        );
+      const guards: CommitPrecondition[] = [];
+      const ops: CommitOp[] = [];
+      held = [];
+      kept = new Map();
+      idShorts.forEach((idShort, i) => {
+        const old = loaded[i]!;
+        const patched = patchedValue(old.element, values[idShort], idShort, ctx.validation.onUpdate);
+        ops.push(...rewriteOps(submodelId, idShort, old.records, patched));
+        guards.push({ on: "element", submodelId, path: idShort, revision: old.record.revision });
+        // The element's records are read anyway; a File's value may change (released-uploads.ts).
+        const holds = uploadsHeldBy(old.records);
+        if (holds.length === 0) return;
+        held.push(...holds);
+        for (const [path, value] of fileValuesOf(patched, idShort)) kept.set(path, value);
+      });
+      // If-Match / If-None-Match were checked against the submodel's revision: it must still hold.
+      if (preconditions !== undefined) guards.push(unchanged(stored));
+      const draft = {
+        kind: "submodel.updated" as const,
+        id: submodelId,
+        origin: cmd.origin,
+        correlationId: cmd.correlationId,
+      };
+      return {
+        commit: {
+          preconditions: guards,
+          ops: [...ops, touchSubmodel(submodelId)],
+          event: omittedPayload(eventDraft(draft, undefined, ctx.clock.now())),
+        },
+      };
+    }),
+  );
   if (held.length > 0) await releaseUploads(ctx, submodelId, held, kept);
   return { value: null, revision: event.revision };
 }

@@ -13,6 +13,7 @@ import {
   uploadsHeldBy,
   uploadsHeldInSubmodel,
 } from "../files/released-uploads.ts";
+import { guardedCommit } from "../files/upload-guard.ts";
 import { readForWrite, requireIdentifiable, requireSameId, unchanged } from "../identifiables.ts";
 import { indexTerm, referenceTerms } from "../index-terms.ts";
 import { dropPackageClaim } from "../packages/package-claims.ts";
@@ -186,28 +187,30 @@ export async function putSubmodel(ctx: EngineContext, cmd: Command<"PutSubmodelB
   await checkSubmodelScope(ctx, cmd.params);
   const { meta, elements } = splitSubmodel(submodel);
   let held: HeldUpload[] = [];
-  const event = await ctx.commit(identifiableTarget("submodel", submodelId), async () => {
-    const stored = await readForWrite(ctx, "submodel", submodelId, preconditions);
-    // Replace in place (the submodel keeps its position in /submodels): drop old element records.
-    const old = await ctx.repository.getSubtree(submodelId, "");
-    // The old records are read anyway: the uploads their File elements hold come free.
-    held = uploadsHeldBy(old);
-    return {
-      commit: {
-        preconditions: [unchanged(stored)],
-        ops: [
-          ...deleteOps(submodelId, old),
-          { op: "put-identifiable", kind: "submodel", id: submodelId, json: JSON.stringify(meta) },
-          ...insertOps(submodelId, "", elements, false),
-        ],
-        event: eventDraft(
-          { kind: "submodel.updated", id: submodelId, origin: cmd.origin, correlationId: cmd.correlationId },
-          submodel,
-          ctx.clock.now(),
-        ),
-      },
-    };
-  });
+  const event = await guardedCommit(ctx, submodelId, cmd.params.body, () =>
+    ctx.commit(identifiableTarget("submodel", submodelId), async () => {
+      const stored = await readForWrite(ctx, "submodel", submodelId, preconditions);
+      // Replace in place (the submodel keeps its position in /submodels): drop old element records.
+      const old = await ctx.repository.getSubtree(submodelId, "");
+      // The old records are read anyway: the uploads their File elements hold come free.
+      held = uploadsHeldBy(old);
+      return {
+        commit: {
+          preconditions: [unchanged(stored)],
+          ops: [
+            ...deleteOps(submodelId, old),
+            { op: "put-identifiable", kind: "submodel", id: submodelId, json: JSON.stringify(meta) },
+            ...insertOps(submodelId, "", elements, false),
+          ],
+          event: eventDraft(
+            { kind: "submodel.updated", id: submodelId, origin: cmd.origin, correlationId: cmd.correlationId },
+            submodel,
+            ctx.clock.now(),
+          ),
+        },
+      };
+    }),
+  );
   // Committed: an upload whose File now names something else, or is gone, goes (released-uploads.ts).
   if (held.length > 0) await releaseUploads(ctx, submodelId, held, fileValuesOfElements(elements));
   return { value: null, revision: event.revision };

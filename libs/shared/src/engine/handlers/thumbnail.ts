@@ -3,7 +3,6 @@ import { type Command, CommandError, type CommandResult } from "../../contracts/
 import type { EngineContext } from "../engine-context.ts";
 import { contentTypeByName, OCTET_STREAM, uploadContentType } from "../files/content-types.ts";
 import { decodeBase64, encodeBase64, fileKeyOf, fileNameOf, safeFileName } from "../files/file-paths.ts";
-import { thumbnailPathOf } from "../files/released-thumbnails.ts";
 import { mayReadUpload } from "../files/upload-access.ts";
 import { deleteUpload, storeUpload } from "../files/upload-store.ts";
 import { requireIdentifiable } from "../identifiables.ts";
@@ -60,16 +59,8 @@ export async function putThumbnail(ctx: EngineContext, cmd: Command<"PutThumbnai
   const fileName = safeFileName(file.fileName);
   const contentType = uploadContentType(file.contentType, fileName);
   const owner = { shellId: aasId };
-  const current = thumbnailPathOf((await requireIdentifiable(ctx, "shell", aasId)).json);
-  const { modelPath: path, replaced } = await storeUpload(
-    ctx,
-    "thumbnails",
-    aasId,
-    owner,
-    fileName,
-    { contentType, bytes },
-    current,
-  );
+  await requireIdentifiable(ctx, "shell", aasId);
+  const path = await storeUpload(ctx, "thumbnails", aasId, owner, fileName, { contentType, bytes });
   try {
     // The thumbnail it replaces is released by the rewrite, once committed (released-thumbnails.ts).
     const { event } = await rewriteShell(ctx, {
@@ -84,7 +75,7 @@ export async function putThumbnail(ctx: EngineContext, cmd: Command<"PutThumbnai
     });
     return { value: null, revision: event.revision };
   } catch (error) {
-    if (!replaced) await deleteUpload(ctx, path, owner).catch(() => undefined);
+    await deleteUpload(ctx, path, owner).catch(() => undefined);
     throw error;
   }
 }
