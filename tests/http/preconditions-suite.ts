@@ -250,6 +250,39 @@ export function preconditionsSuite(mode: Mode): void {
       }
     });
 
+    test("an error that does not depend on the preconditions comes first: a POST into a Property or Blob, a $value PATCH of an Operation or Capability (400), a DELETE of a reference or thumbnail the shell does not hold (404)", async () => {
+      const { path } = await createFixtureAt(http, "before-preconditions", "repository");
+      const elements = `${path}/submodel-elements`;
+      for (const headers of [{ "if-match": '"1"' }, { "if-none-match": "*" }] as Record<string, string>[]) {
+        const what = JSON.stringify(headers);
+        for (const target of ["MaxRotationSpeed", "Firmware"])
+          assertRefused(
+            await post(`${elements}/${target}`, propertyBody("Inside"), headers),
+            400,
+            `POST into ${target} ${what}`,
+          );
+        for (const target of ["Functions.Reset", "Functions.Pumping"])
+          assertRefused(
+            await http.request("PATCH", `${elements}/${target}/$value`, { body: "{}", headers }),
+            400,
+            `$value PATCH of ${target} ${what}`,
+          );
+        const aasId = unique("shell");
+        assert.equal((await post("/shells", shellBody(aasId))).status, 201);
+        const shell = `/shells/${b64(aasId)}`;
+        assertRefused(
+          await http.request("DELETE", `${shell}/submodel-refs/${b64(unique("sm"))}`, { headers }),
+          404,
+          `a reference the shell does not hold ${what}`,
+        );
+        assertRefused(
+          await http.request("DELETE", `${shell}/asset-information/thumbnail`, { headers }),
+          404,
+          `a thumbnail the shell does not have ${what}`,
+        );
+      }
+    });
+
     test("POST of a submodel reference checks the shell's ETag; If-None-Match * fails; a missing shell stays 404", async () => {
       const aasId = unique("shell");
       assert.equal((await post("/shells", shellBody(aasId))).status, 201);

@@ -4,6 +4,7 @@ import { eventDraft } from "./commit-runner.ts";
 import type { EngineContext } from "./engine-context.ts";
 import { releaseThumbnail, thumbnailPathOf } from "./files/released-thumbnails.ts";
 import { readForWrite, unchanged } from "./identifiables.ts";
+import { checkPreconditions } from "./preconditions.ts";
 import { identifiableTarget } from "./write-targets.ts";
 
 export interface ShellRewrite {
@@ -13,6 +14,12 @@ export interface ShellRewrite {
   correlationId?: string;
   /** The new shell JSON from the current one; may throw a CommandError (e.g. 409). Runs again on a retry. */
   change: (shell: Record<string, unknown>) => Record<string, unknown>;
+  /**
+   * Throws the 404 of a part the write addresses that the shell does not have (a submodel
+   * reference, a thumbnail): checked before the preconditions, as a missing target answers 404
+   * whatever they say (RFC 9110 §13.2.1).
+   */
+  requirePart?: (shell: Record<string, unknown>) => void;
   /**
    * Verify the metamodel constraints of the result (default: the engine's onUpdate setting).
    * Deleting all asset links leaves a shell without asset ids on purpose (ADR 0007).
@@ -35,8 +42,12 @@ export async function rewriteShell(
   let shell: Record<string, unknown> = {};
   let thumbnail: string | undefined;
   const event = await ctx.commit(identifiableTarget("shell", aasId), async () => {
-    const stored = await readForWrite(ctx, "shell", aasId, rewrite.preconditions);
+    const stored = await readForWrite(ctx, "shell", aasId, rewrite.requirePart ? undefined : rewrite.preconditions);
     const current = JSON.parse(stored.json) as Record<string, unknown>;
+    if (rewrite.requirePart) {
+      rewrite.requirePart(current);
+      checkPreconditions(rewrite.preconditions, stored.revision);
+    }
     thumbnail = thumbnailPathOf(current);
     shell = readJsonable(
       rewrite.change(current),

@@ -72,12 +72,14 @@ export async function patchElementValue(
   const event = await guardedCommit(ctx, submodelId, cmd.params.body, () =>
     ctx.commit.batched(elementTarget(submodelId, path), async (reads) => {
       const old = await loadElement(reads, submodelId, path);
-      checkPreconditions(preconditions, old?.record.revision);
       if (!old) {
         await requireIdentifiable(ctx, "submodel", submodelId);
         throw notFoundElement(submodelId, path);
       }
       const checked = patchedValue(old.element, unwrapValueOnly(old.element, body), path, ctx.validation.onUpdate);
+      // After the 400 of an element that has no value (an Operation, a Capability): an error that
+      // does not depend on the preconditions comes first (RFC 9110 §13.2.1).
+      checkPreconditions(preconditions, old.record.revision);
       // A leaf (a Property, the common case) is one record whose JSON is the event's payload: built once.
       const leaf = old.records.length === 1 && childrenKey(checked) === undefined ? JSON.stringify(checked) : undefined;
       // Only a File or a container can hold an upload whose File the patch may point elsewhere: the

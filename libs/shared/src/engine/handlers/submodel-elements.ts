@@ -171,9 +171,10 @@ export async function postElement(ctx: EngineContext, cmd: Command<"PostSubmodel
       // the precondition on it also guards that count.
       const parent = await loadElement(ctx.repository, submodelId, parentPath, 0);
       if (!parent) return elementNotFound(ctx, submodelId, parentPath);
+      // A target that holds no elements (a Property, a Blob) is a 400 whatever the preconditions say.
+      checkChildInParent(parent.element, element, ctx.validation.onCreate);
       // The container is the POST's target: its ETag, guarded below by the commit.
       checkPreconditions(preconditions, parent.record.revision);
-      checkChildInParent(parent.element, element, ctx.validation.onCreate);
       const list = isList(parent.element);
       const length = list ? await ctx.repository.countChildren(submodelId, parentPath) : 0;
       createdPath = list

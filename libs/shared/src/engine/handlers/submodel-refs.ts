@@ -94,15 +94,15 @@ export async function deleteSubmodelReference(
     preconditions,
     origin: cmd.origin,
     correlationId: cmd.correlationId,
-    change: (shell) => {
-      const references = referencesOf(shell);
-      const kept = references.filter((reference) => referencedSubmodelId(reference) !== submodelId);
-      if (kept.length === references.length) {
+    requirePart: (shell) => {
+      if (!referencesOf(shell).some((reference) => referencedSubmodelId(reference) === submodelId))
         throw new CommandError(
           "not-found",
           `The Asset Administration Shell '${echoed(aasId)}' has no reference to the Submodel '${echoed(submodelId)}'`,
         );
-      }
+    },
+    change: (shell) => {
+      const kept = referencesOf(shell).filter((reference) => referencedSubmodelId(reference) !== submodelId);
       // An empty list is not valid AAS JSON (minItems 1): no references means no `submodels`.
       const { submodels: _dropped, ...rest } = shell;
       return kept.length > 0 ? { ...rest, submodels: kept } : rest;

@@ -88,10 +88,11 @@ export async function deleteThumbnail(ctx: EngineContext, cmd: Command<"DeleteTh
     preconditions,
     origin: cmd.origin,
     correlationId: cmd.correlationId,
-    change: (shell) => {
-      const old = thumbnailOf(shell);
-      if (old === undefined)
+    requirePart: (shell) => {
+      if (thumbnailOf(shell) === undefined)
         throw new CommandError("not-found", `The Asset Administration Shell '${echoed(aasId)}' has no thumbnail`);
+    },
+    change: (shell) => {
       const { defaultThumbnail: _removed, ...info } = shell.assetInformation as Record<string, unknown>;
       return { ...shell, assetInformation: info };
     },
