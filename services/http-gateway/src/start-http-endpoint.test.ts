@@ -355,6 +355,19 @@ describe("startHttpEndpoint over real sockets", () => {
     await stop(endpoint);
   });
 
+  it("a request with two Host headers is a 400 with the Result body, on the hot route's URL too", async () => {
+    const endpoint = await start({ sslEnabled: false });
+    const value = `/api/v3.0/submodels/${b64(SUBMODEL_1)}/submodel-elements/MaxRotationSpeed/$value`;
+    for (const target of [value, "/api/v3.0/shells"]) {
+      const answer = await exchange(endpoint.port, `GET ${target} HTTP/1.1\r\nHost: a\r\nhost: b\r\n\r\n`);
+      assert.match(answer, /^HTTP\/1\.1 400 /, answer);
+      assert.match(answer, /\r\nConnection: close/i);
+      const body = JSON.parse(answer.slice(answer.indexOf("\r\n\r\n") + 4));
+      assert.match(body.messages[0].text, /one Host header/);
+    }
+    await stop(endpoint);
+  });
+
   it("an HTTP/1.0 request without Host is served as if it named the endpoint, then the connection closed", async () => {
     const endpoint = await start({ sslEnabled: false });
     const value = `/api/v3.0/submodels/${b64(SUBMODEL_1)}/submodel-elements/MaxRotationSpeed/$value`;
@@ -387,6 +400,16 @@ describe("startHttpEndpoint over real sockets", () => {
     );
     assert.match(kept, /^HTTP\/1\.1 200 OK\r\n[^]*?\r\nConnection: keep-alive\r\n[^]*?HTTP\/1\.1 200 OK\r\n/, kept);
     assert.match(kept, /\{"MaxRotationSpeed":4711\}$/);
+    // The same for the $value URL itself (the hot route leaves HTTP/1.0 to the general path, which
+    // frames the answer by its length): before, it closed the connection and the second went unanswered.
+    const keptValue = await exchange(
+      endpoint.port,
+      `GET ${value} HTTP/1.0\r\nConnection: keep-alive\r\n\r\nGET /api/v3.0/shells HTTP/1.0\r\n\r\n`,
+    );
+    const first = keptValue.slice(0, keptValue.indexOf("\r\n\r\n"));
+    assert.match(first, /\r\nConnection: keep-alive\r\n/i, keptValue);
+    assert.match(first, /\r\nContent-Length: 25(\r\n|$)/i, keptValue);
+    assert.match(keptValue, /\{"MaxRotationSpeed":4711\}HTTP\/1\.1 200 OK\r\n[^]*\{"paging_metadata"/, keptValue);
     await stop(endpoint);
   });
 

@@ -21,7 +21,7 @@ import { API_PREFIX } from "./http/api-routes.ts";
 import { clientErrorAnswers } from "./http/client-error.ts";
 import { servedInConnectionOrder } from "./http/connection-order.ts";
 import { EmptyBodyFramingResponse } from "./http/empty-body-framing.ts";
-import { answeredMissingHost } from "./http/missing-host.ts";
+import { answeredHostProblem } from "./http/host-header.ts";
 import { cutStalledConnections } from "./http/stalled-connections.ts";
 import { unreadableRequestAnswer } from "./http/unreadable-request.ts";
 import type { HttpEndpointSettings } from "./http-endpoint-settings.ts";
@@ -113,17 +113,17 @@ export async function startHttpEndpoint(deps: HttpEndpointDeps): Promise<Running
     hotRoute
       ? (incoming, outgoing) => {
           if (closing) outgoing.shouldKeepAlive = false;
-          if (answeredMissingHost(incoming, outgoing, logs)) return;
+          if (answeredHostProblem(incoming, outgoing, logs)) return;
           if (!hotRoute(incoming, outgoing)) general(incoming, outgoing);
         }
       : (incoming, outgoing) => {
           if (closing) outgoing.shouldKeepAlive = false;
-          if (answeredMissingHost(incoming, outgoing, logs)) return;
+          if (answeredHostProblem(incoming, outgoing, logs)) return;
           general(incoming, outgoing);
         },
   );
   const server = makeServer(
-    // A request without Host is ours to answer, with a Result body (missing-host.ts). allowHalfOpen:
+    // A request without Host, or with two, is ours to answer, with a Result body (host-header.ts). allowHalfOpen:
     // see answeredAfterHalfClose (node:http sets it on its plain sockets, tls.Server does not).
     // Answers ended without a byte say Content-Length: 0, not chunked (empty-body-framing.ts).
     {

@@ -5,39 +5,72 @@ import type { Logger, ProcessMetrics } from "@twinport/shared";
 import { resultBody } from "./result-body.ts";
 
 /**
- * A request without a Host header. HTTP/1.1 must carry one (RFC 9112 §3.2: the server must answer
- * 400). Node answers it itself unless the server is made with `requireHostHeader: false`, but with
- * an empty chunked body; every other malformed request here gets the AAS Result body
- * (client-error.ts), so this one is answered the same way. HTTP/1.0 predates Host and its clients
- * (old tools, some PLC stacks) may leave it out: such a request is served as if it named the
- * endpoint's own address (endpointHostOf), on the hot route and the general path alike, which
- * both need a Host (node-server builds the request's URL from it).
+ * The Host header, before anything reads it. RFC 9112 §3.2: an HTTP/1.1 request must carry one,
+ * and a request with more than one is a 400. Node answers a missing one itself unless the server
+ * is made with `requireHostHeader: false`, but with an empty chunked body, and keeps the first of
+ * two (the hot route and node-server then served it); every other malformed request here gets the
+ * AAS Result body (client-error.ts), so these are answered the same way. HTTP/1.0 predates Host and
+ * its clients (old tools, some PLC stacks) may leave it out: such a request is served as if it
+ * named the endpoint's own address (endpointHostOf), on the hot route and the general path alike,
+ * which both need a Host (node-server builds the request's URL from it).
  * True when the request was answered.
  */
-export function answeredMissingHost(
+export function answeredHostProblem(
   incoming: IncomingMessage,
   outgoing: ServerResponse,
   deps: { metrics?: ProcessMetrics; logger?: Logger },
 ): boolean {
-  if (incoming.headers.host !== undefined || incoming.httpVersionMajor !== 1) return false;
+  if (incoming.headers.host !== undefined) {
+    if (!hasSecondHost(incoming.rawHeaders)) return false;
+    return refused(
+      incoming,
+      outgoing,
+      deps,
+      "more than one Host header",
+      "A request must carry one Host header, not more (RFC 9112 §3.2)",
+    );
+  }
+  if (incoming.httpVersionMajor !== 1) return false;
   if (incoming.httpVersionMinor === 0) {
     takeHost(incoming, endpointHostOf(incoming.socket));
     return false;
   }
   if (incoming.httpVersionMinor !== 1) return false;
-  const body = JSON.stringify(
-    resultBody(
-      400,
-      { message: "An HTTP/1.1 request must carry a Host header (RFC 9112 §3.2)" },
-      { includeErrorDetails: false, now: new Date() },
-    ),
+  return refused(
+    incoming,
+    outgoing,
+    deps,
+    "no Host header",
+    "An HTTP/1.1 request must carry a Host header (RFC 9112 §3.2)",
   );
+}
+
+function refused(
+  incoming: IncomingMessage,
+  outgoing: ServerResponse,
+  deps: { metrics?: ProcessMetrics; logger?: Logger },
+  reason: string,
+  message: string,
+): true {
+  const body = JSON.stringify(resultBody(400, { message }, { includeErrorDetails: false, now: new Date() }));
   outgoing.shouldKeepAlive = false;
   outgoing.writeHead(400, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body) });
   outgoing.end(body);
   deps.metrics?.observeHttpRequest(incoming.method ?? "unknown", "unparsed", 400, 0);
-  deps.logger?.info({ status: 400, reason: "no Host header" }, "malformed HTTP request refused");
+  deps.logger?.info({ status: 400, reason }, "malformed HTTP request refused");
   return true;
+}
+
+/** Node keeps the first Host of two in `headers`; the raw list has them all. */
+function hasSecondHost(raw: string[]): boolean {
+  let seen = false;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!;
+    if (name.length !== 4 || name.toLowerCase() !== "host") continue;
+    if (seen) return true;
+    seen = true;
+  }
+  return false;
 }
 
 /**

@@ -58,7 +58,7 @@ const JSON_CONTENT_TYPE = "application/json";
  * GET and PATCH of `/submodels/{id}/submodel-elements/{idShortPath}/$value` answered straight on
  * Node's request and response, without Hono's context, middleware chain, router and Response
  * objects (docs/adr/0045). Only requests whose answer depends on nothing but the store's reply are
- * taken: no query, no Accept that could refuse JSON, no If-None-Match or If-Match on a GET, no
+ * taken: HTTP/1.1, no query, no Accept that could refuse JSON, no If-None-Match or If-Match on a GET, no
  * Idempotency-Key, a declared JSON body within the limit. The answer is what the general path
  * gives, byte for byte (hot-value-route.test.ts compares both on the wire): the same correlation id
  * header set first, the same headers in the same order, the same Result bodies, metrics series and
@@ -227,6 +227,8 @@ export function hotValueRoute(deps: HotValueRouteDeps): HotRoute {
     const method = incoming.method;
     const isGet = method === "GET";
     if (!(isGet ? deps.serves.get : method === "PATCH" && deps.serves.patch)) return false;
+    // HTTP/1.0 (keep-alive on request, a length on every answer) is the general path's to frame.
+    if (incoming.httpVersionMinor !== 1) return false;
     const url = incoming.url;
     if (url === undefined || url.length > 2048 || !url.endsWith("/$value")) return false;
     const match = VALUE_PATH.exec(url);
