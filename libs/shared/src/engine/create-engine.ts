@@ -18,6 +18,7 @@ import type { AccessPolicy } from "./access/access-policy.ts";
 import { type AccessView, checkCommand } from "./access/command-access.ts";
 import { type CommitRunner, createCommitRunner } from "./commit-runner.ts";
 import type { EngineContext, ResetHook, ValidationSettings } from "./engine-context.ts";
+import { UploadClaims } from "./files/upload-claims.ts";
 import { streamPackage } from "./handlers/aasx-packages.ts";
 import { getAssetInformation, putAssetInformation } from "./handlers/asset-information.ts";
 import {
@@ -54,7 +55,6 @@ import { createIdempotency, DEFAULT_IDEMPOTENCY_WINDOW_MS } from "./idempotency.
 import { importSources } from "./import/import-documents.ts";
 import type { ImportProgressListener } from "./import/import-progress.ts";
 import { sourceOfDocument, sourceOfFile } from "./import/import-source.ts";
-import { KeyedLock } from "./keyed-lock.ts";
 import { createMemoryFileStore } from "./memory/memory-file-store.ts";
 import { createOperationRunner } from "./operations/operation-runner.ts";
 import type { FileStore } from "./ports/index.ts";
@@ -231,7 +231,7 @@ export function createEngine(options: EngineOptions): Engine {
     bus: options.bus,
     commit,
     fileStore: options.fileStore ?? createMemoryFileStore(),
-    uploadGuard: new KeyedLock(),
+    uploadClaims: new UploadClaims(),
     aasxLimits: { ...DEFAULT_AASX_LIMITS, ...options.aasxLimits },
     resetHooks,
     operationProviders,

@@ -22,11 +22,8 @@ export interface EngineContext {
   bus?: EventBus;
   /** The bytes behind File elements, thumbnails and AASX packages. */
   fileStore: FileStore;
-  /**
-   * Per submodel: a release of uploads (look for Files still naming them, then delete) and the
-   * commits of writes that may name one run one after another (files/upload-guard.ts).
-   */
-  uploadGuard: import("./keyed-lock.ts").KeyedLock;
+  /** Uploads that writes in flight name, seen by a release before it deletes (files/upload-claims.ts). */
+  uploadClaims: import("./files/upload-claims.ts").UploadClaims;
   /** Bounds on reading AASX packages (core.minInflateRatio and the size limits). */
   aasxLimits: AasxLimits;
   /** Run in order by ResetStore before it deletes anything. */

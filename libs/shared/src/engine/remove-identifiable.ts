@@ -1,6 +1,8 @@
 import { CommandError } from "../contracts/index.ts";
 import { eventDraft } from "./commit-runner.ts";
 import type { EngineContext } from "./engine-context.ts";
+import { releaseThumbnail, thumbnailPathOf } from "./files/released-thumbnails.ts";
+import { type HeldUpload, releaseUploads, uploadsHeldInSubmodel } from "./files/released-uploads.ts";
 import { dropPackageClaim } from "./packages/package-claims.ts";
 import type { IdentifiableKind } from "./ports/index.ts";
 import { identifiableTarget } from "./write-targets.ts";
@@ -8,7 +10,9 @@ import { identifiableTarget } from "./write-targets.ts";
 /**
  * Delete one identifiable (a submodel with all its elements) in its own commit, with its
  * `<kind>.deleted` event, so every endpoint sees it go. False when it was already gone: bulk
- * deletions (reset, deleting a package) race with other writers and take what they find.
+ * deletions (reset, deleting a package) race with other writers and take what they find. What
+ * clients uploaded into it (a File's attachment, a shell's thumbnail) goes with it, as with
+ * DELETE of the submodel or shell (docs/adr/0051); a package's delete left them until /reset.
  */
 export async function removeIdentifiable(
   ctx: EngineContext,
@@ -16,11 +20,19 @@ export async function removeIdentifiable(
   id: string,
   origin?: string,
   correlationId?: string,
+  /** /reset clears every file afterwards: the uploads are not looked for one identifiable at a time. */
+  filesCleared = false,
 ): Promise<boolean> {
+  let held: HeldUpload[] = [];
+  let thumbnail: string | undefined;
   try {
     await ctx.commit(identifiableTarget(kind, id), async () => {
       const stored = await ctx.repository.getIdentifiable(kind, id);
       if (!stored) throw new CommandError("not-found", `${id} is gone`);
+      // Read in the plan: an upload committed before the delete (its commit touches the submodel,
+      // so the delete is planned again) is among them.
+      if (kind === "submodel" && !filesCleared) held = await uploadsHeldInSubmodel(ctx, id);
+      if (kind === "shell" && !filesCleared) thumbnail = thumbnailPathOf(stored.json);
       return {
         commit: {
           preconditions: [{ on: "identifiable", kind, id, revision: stored.revision }],
@@ -30,6 +42,8 @@ export async function removeIdentifiable(
       };
     });
     await dropPackageClaim(ctx.fileStore, kind, id);
+    if (held.length > 0) await releaseUploads(ctx, id, held);
+    if (thumbnail !== undefined) await releaseThumbnail(ctx, id, thumbnail, undefined);
     return true;
   } catch (error) {
     if (error instanceof CommandError && error.code === "not-found") return false;

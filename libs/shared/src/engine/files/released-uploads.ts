@@ -90,11 +90,21 @@ export async function releaseUploads(
   const keptKeys = new Set([...kept.values()].map(fileKeyOf));
   const leaving = held.filter((upload) => !keptKeys.has(fileKeyOf(upload.value)));
   if (leaving.length === 0) return;
-  // The look and the delete as one step against writes that may name an upload (upload-guard.ts).
-  await ctx.uploadGuard.run(submodelId, () => releaseUnnamed(ctx, submodelId, leaving));
+  // A write naming one of them while the submodel is read keeps it (upload-claims.ts).
+  const token = ctx.uploadClaims.started();
+  try {
+    await releaseUnnamed(ctx, submodelId, leaving, token);
+  } finally {
+    ctx.uploadClaims.ended();
+  }
 }
 
-async function releaseUnnamed(ctx: EngineContext, submodelId: string, leaving: readonly HeldUpload[]): Promise<void> {
+async function releaseUnnamed(
+  ctx: EngineContext,
+  submodelId: string,
+  leaving: readonly HeldUpload[],
+  token: number,
+): Promise<void> {
   const stillNamed = new Set<string>();
   const wanted = leaving.map((upload) => fileKeyOf(upload.value)!);
   try {
@@ -106,7 +116,8 @@ async function releaseUnnamed(ctx: EngineContext, submodelId: string, leaving: r
     return;
   }
   for (const upload of leaving) {
-    if (stillNamed.has(fileKeyOf(upload.value)!)) continue;
+    const key = fileKeyOf(upload.value)!;
+    if (stillNamed.has(key) || ctx.uploadClaims.named(key, token)) continue;
     // The write is committed: a store that cannot delete now leaves the bytes, as before.
     await deleteUpload(ctx, upload.value, { submodelId, idShortPath: upload.idShortPath }).catch(() => undefined);
   }

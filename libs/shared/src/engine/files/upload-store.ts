@@ -5,14 +5,13 @@ import { heldKeys } from "./file-holders.ts";
 import { elementOwner, fileKeyOf, isOwnUpload, uploadPath } from "./file-paths.ts";
 
 /**
- * Stores an upload (PUT …/attachment, …/thumbnail) in its owner's folder, under a path no stored
- * file has, and answers that model path. An upload never replaces bytes in place: another File may
- * name them (a client pointed it there, or a list item moved up an index names what was uploaded
- * for its old index), and such a File must keep serving what it named, under the ETag it was served
- * with. So a path already taken (the owner's earlier upload under the same name, a package's part:
- * upload folders are hashes that can be computed) sends the upload to a sub-folder of its own; what
- * the File named before is released after the commit, once no File names it (released-uploads.ts,
- * docs/adr/0051).
+ * Stores an upload (PUT …/attachment, …/thumbnail) in a sub-folder of its owner's folder that no
+ * stored file has (`…/<owner>/<8 hex>/<name>`), and answers that model path. An upload never
+ * replaces bytes in place, and no path is used twice: another File may name them (a client pointed
+ * it there, a list item moved up an index names what was uploaded for its old index, a File of
+ * another submodel), and such a File must keep serving what it named, under the ETag it was served
+ * with, or nothing once the bytes went; never other bytes. What the File named before is released
+ * after the commit, once no File names it (released-uploads.ts, docs/adr/0051).
  */
 export async function storeUpload(
   ctx: EngineContext,
@@ -23,10 +22,10 @@ export async function storeUpload(
   file: Omit<StoredFile, "owner">,
 ): Promise<string> {
   const stored: StoredFile = { ...file, owner };
-  let modelPath = uploadPath(kind, ownerName, fileName);
-  while (!(await ctx.fileStore.create(fileKeyOf(modelPath)!, stored)))
-    modelPath = uploadPath(kind, ownerName, fileName, randomBytes(4).toString("hex"));
-  return modelPath;
+  for (;;) {
+    const modelPath = uploadPath(kind, ownerName, fileName, randomBytes(4).toString("hex"));
+    if (await ctx.fileStore.create(fileKeyOf(modelPath)!, stored)) return modelPath;
+  }
 }
 
 /**

@@ -55,6 +55,33 @@ describe("AASX File Server", () => {
     await t.fails("DeleteAASXByPackageId", { packageId: value.packageId }, "not-found");
   });
 
+  it("what clients uploaded into a package's content goes with it: DELETE and PUT of the package", async () => {
+    const t = await fileTestEngine({ example: false });
+    const uploads = async () =>
+      (await t.files.list("/aasx/")).filter((f) => /^\/aasx\/(files|thumbnails)\/[0-9a-f]{16}\//.test(f.path));
+    for (const replace of [false, true]) {
+      const { value } = await t.ok("PostAASXPackage", {
+        file: { fileName: "p.aasx", contentBase64: base64(aasx("urn:pu")) },
+      });
+      await t.ok("PutFileByPath", {
+        submodelId: "urn:pu/sm",
+        idShortPath: "Doc",
+        file: { fileName: "mine.pdf", contentBase64: base64("mine") },
+      });
+      await t.ok("PutThumbnail", { aasId: "urn:pu", file: { fileName: "th.png", contentBase64: base64("png") } });
+      assert.equal((await uploads()).length, 2);
+      if (replace) {
+        await t.ok("PutAASXByPackageId", {
+          packageId: value.packageId,
+          file: { fileName: "p.aasx", contentBase64: base64(aasx("urn:pu", "%PDF-2")) },
+        });
+        assert.deepEqual(await uploads(), [], "replaced content: the uploads into the old content went");
+      }
+      await t.ok("DeleteAASXByPackageId", { packageId: value.packageId });
+      assert.deepEqual(await uploads(), [], "deleted: no upload left behind");
+    }
+  });
+
   it("lists packages with the aasId filter and paging; declared aasIds are kept", async () => {
     const t = await fileTestEngine({ example: false });
     const ids: string[] = [];

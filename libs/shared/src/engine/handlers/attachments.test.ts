@@ -25,7 +25,7 @@ describe("attachments (File elements)", () => {
       string,
       unknown
     >;
-    assert.match(element.value as string, /^\/aasx\/files\/[0-9a-f]{16}\/my%20manual\.pdf$/);
+    assert.match(element.value as string, /^\/aasx\/files\/[0-9a-f]{16}\/[0-9a-f]{8}\/my%20manual\.pdf$/);
     assert.equal(element.contentType, "application/pdf");
     assert.deepEqual(
       t.events.map((e) => [e.kind, e.idShortPath]),
@@ -67,7 +67,7 @@ describe("attachments (File elements)", () => {
       file: { fileName: "v2.txt", contentBase64: base64("v2") },
     });
     assert.deepEqual(
-      (await t.files.list()).map((f) => f.path.replace(/[0-9a-f]{16}/, "*")),
+      (await t.files.list()).map((f) => f.path.replace(/[0-9a-f]{16}\/[0-9a-f]{8}/, "*")),
       ["/aasx/files/*/v2.txt"],
     );
     await t.ok("DeleteFileByPath", { submodelId, idShortPath: "Manual" });
@@ -217,7 +217,10 @@ describe("thumbnails", () => {
     const shell = (await t.ok("GetAssetAdministrationShellById", { aasId })).value as {
       assetInformation: { defaultThumbnail: { path: string; contentType: string } };
     };
-    assert.match(shell.assetInformation.defaultThumbnail.path, /^\/aasx\/thumbnails\/[0-9a-f]{16}\/pump\.png$/);
+    assert.match(
+      shell.assetInformation.defaultThumbnail.path,
+      /^\/aasx\/thumbnails\/[0-9a-f]{16}\/[0-9a-f]{8}\/pump\.png$/,
+    );
     await t.ok("DeleteThumbnail", { aasId });
     assert.deepEqual(await t.files.list(), []);
     await t.fails("GetThumbnail", { aasId }, "not-found");

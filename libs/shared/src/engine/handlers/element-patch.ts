@@ -7,7 +7,7 @@ import { loadElement, notFoundElement } from "../element-io.ts";
 import { checkNestingBelow } from "../element-nesting.ts";
 import type { EngineContext } from "../engine-context.ts";
 import { fileValuesOf, type HeldUpload, releaseUploads, uploadsHeldBy } from "../files/released-uploads.ts";
-import { guardedCommit } from "../files/upload-guard.ts";
+import { claimedCommit } from "../files/upload-guard.ts";
 import { requireIdentifiable } from "../identifiables.ts";
 import { applyMergePatch, parseMergePatch, requireSameIdentity } from "../merge-patch-body.ts";
 import { checkPreconditions } from "../preconditions.ts";
@@ -34,7 +34,7 @@ export async function patchElement(
   await checkSubmodelScope(ctx, cmd.params);
   let held: HeldUpload[] = [];
   let written: ElementJson | undefined;
-  const event = await guardedCommit(ctx, submodelId, cmd.params.body, () =>
+  const event = await claimedCommit(ctx, cmd.params.body, () =>
     ctx.commit(elementTarget(submodelId, path), async () => {
       const old = await loadElement(ctx.repository, submodelId, path);
       checkPreconditions(preconditions, old?.record.revision);

@@ -12,7 +12,7 @@ import { eventDraft } from "../commit-runner.ts";
 import { loadElement, notFoundElement } from "../element-io.ts";
 import type { EngineContext } from "../engine-context.ts";
 import { fileValuesOf, type HeldUpload, releaseUploads, uploadsHeldBy } from "../files/released-uploads.ts";
-import { guardedCommit } from "../files/upload-guard.ts";
+import { claimedCommit } from "../files/upload-guard.ts";
 import { requireIdentifiable } from "../identifiables.ts";
 import { checkPreconditions } from "../preconditions.ts";
 import { leafRewriteOps, rewriteOps, touchSubmodel } from "../record-diff.ts";
@@ -69,7 +69,7 @@ export async function patchElementValue(
   // cost a round trip and an fsync per write.
   let held: HeldUpload[] = [];
   let written: ElementJson | undefined;
-  const event = await guardedCommit(ctx, submodelId, cmd.params.body, () =>
+  const event = await claimedCommit(ctx, cmd.params.body, () =>
     ctx.commit.batched(elementTarget(submodelId, path), async (reads) => {
       const old = await loadElement(reads, submodelId, path);
       if (!old) {

@@ -24,7 +24,7 @@ export async function resetStore(ctx: EngineContext, cmd: Command<"ResetStore">)
       const page = await ctx.repository.listIdentifiables(kind, { limit: BATCH });
       let removed = 0;
       for (const stored of page.items)
-        if (await removeIdentifiable(ctx, kind, stored.id, cmd.origin, cmd.correlationId)) removed++;
+        if (await removeIdentifiable(ctx, kind, stored.id, cmd.origin, cmd.correlationId, true)) removed++;
       // A page of which nothing could be removed would come back forever.
       if (removed === 0) break;
     }

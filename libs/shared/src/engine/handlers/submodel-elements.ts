@@ -30,7 +30,7 @@ import { pageRootElements } from "../element-pages.ts";
 import { readElementReference } from "../element-reference.ts";
 import type { EngineContext } from "../engine-context.ts";
 import { fileValuesOf, type HeldUpload, releaseUploads, uploadsHeldBy } from "../files/released-uploads.ts";
-import { guardedCommit } from "../files/upload-guard.ts";
+import { claimedCommit } from "../files/upload-guard.ts";
 import { requireIdentifiable, unchanged } from "../identifiables.ts";
 import { pageElementPaths } from "../path-pages.ts";
 import { checkPreconditions } from "../preconditions.ts";
@@ -135,7 +135,7 @@ export async function postElement(ctx: EngineContext, cmd: Command<"PostSubmodel
   checkNestingBelow(parentPath, element);
   await checkSubmodelScope(ctx, cmd.params);
   let createdPath = "";
-  const event = await guardedCommit(ctx, submodelId, cmd.params.body, () =>
+  const event = await claimedCommit(ctx, cmd.params.body, () =>
     ctx.commit(elementTarget(submodelId, parentPath), async () => {
       if (parentPath === "") {
         const submodel = await requireIdentifiable(ctx, "submodel", submodelId);
@@ -249,7 +249,7 @@ export async function putElement(ctx: EngineContext, cmd: Command<"PutSubmodelEl
     );
   }
   let held: HeldUpload[] = [];
-  const event = await guardedCommit(ctx, submodelId, cmd.params.body, () =>
+  const event = await claimedCommit(ctx, cmd.params.body, () =>
     ctx.commit(elementTarget(submodelId, path), async () => {
       const old = await loadElement(ctx.repository, submodelId, path);
       checkPreconditions(preconditions, old?.record.revision);

@@ -11,7 +11,7 @@ import {
   releaseUploads,
   uploadsHeldBy,
 } from "../files/released-uploads.ts";
-import { guardedCommit } from "../files/upload-guard.ts";
+import { claimedCommit } from "../files/upload-guard.ts";
 import { readForWrite, unchanged } from "../identifiables.ts";
 import { applyMergePatch, parseMergePatch, requireSameIdentity } from "../merge-patch-body.ts";
 import type { CommitOp, CommitPrecondition } from "../ports/index.ts";
@@ -39,7 +39,7 @@ export async function patchSubmodel(ctx: EngineContext, cmd: Command<"PatchSubmo
   // Set only by a patch of the elements: the others leave every File as it was.
   let held: HeldUpload[] = [];
   let kept = new Map<string, string>();
-  const event = await guardedCommit(ctx, submodelId, cmd.params.body, () =>
+  const event = await claimedCommit(ctx, cmd.params.body, () =>
     ctx.commit(identifiableTarget("submodel", submodelId), async () => {
       const stored = await readForWrite(ctx, "submodel", submodelId, preconditions);
       const { submodelElements: marker, ...meta } = JSON.parse(stored.json) as Record<string, unknown>;
@@ -112,7 +112,7 @@ async function patchSubmodelValue(ctx: EngineContext, cmd: Command<"PatchSubmode
   await checkSubmodelScope(ctx, cmd.params);
   let held: HeldUpload[] = [];
   let kept = new Map<string, string>();
-  const event = await guardedCommit(ctx, submodelId, cmd.params.body, () =>
+  const event = await claimedCommit(ctx, cmd.params.body, () =>
     ctx.commit(identifiableTarget("submodel", submodelId), async () => {
       const stored = await readForWrite(ctx, "submodel", submodelId, preconditions);
       const idShorts = Object.keys(values);

@@ -13,7 +13,7 @@ import {
   uploadsHeldBy,
   uploadsHeldInSubmodel,
 } from "../files/released-uploads.ts";
-import { guardedCommit } from "../files/upload-guard.ts";
+import { claimedCommit } from "../files/upload-guard.ts";
 import { readForWrite, requireIdentifiable, requireSameId, unchanged } from "../identifiables.ts";
 import { indexTerm, referenceTerms } from "../index-terms.ts";
 import { dropPackageClaim } from "../packages/package-claims.ts";
@@ -187,7 +187,7 @@ export async function putSubmodel(ctx: EngineContext, cmd: Command<"PutSubmodelB
   await checkSubmodelScope(ctx, cmd.params);
   const { meta, elements } = splitSubmodel(submodel);
   let held: HeldUpload[] = [];
-  const event = await guardedCommit(ctx, submodelId, cmd.params.body, () =>
+  const event = await claimedCommit(ctx, cmd.params.body, () =>
     ctx.commit(identifiableTarget("submodel", submodelId), async () => {
       const stored = await readForWrite(ctx, "submodel", submodelId, preconditions);
       // Replace in place (the submodel keeps its position in /submodels): drop old element records.
@@ -225,10 +225,13 @@ export async function putSubmodel(ctx: EngineContext, cmd: Command<"PutSubmodelB
 export async function deleteSubmodel(ctx: EngineContext, cmd: Command<"DeleteSubmodelById">): Promise<Handled<null>> {
   const { submodelId, aasId, preconditions } = cmd.params;
   await checkSubmodelScope(ctx, cmd.params);
-  // Read before the submodel goes: its File elements' uploads go with it (released-uploads.ts).
-  const held = await uploadsHeldInSubmodel(ctx, submodelId);
+  // Its File elements' uploads go with it (released-uploads.ts). Read in the plan, before the
+  // submodel goes: an attachment committed meanwhile touched the submodel, so this plan runs again
+  // and finds it (read before the commit, it was left behind).
+  let held: HeldUpload[] = [];
   await ctx.commit(identifiableTarget("submodel", submodelId), async () => {
     const stored = await readForWrite(ctx, "submodel", submodelId, preconditions);
+    held = await uploadsHeldInSubmodel(ctx, submodelId);
     return {
       commit: {
         preconditions: [unchanged(stored)],

@@ -1,0 +1,85 @@
+import { fileKeyOf } from "./file-paths.ts";
+
+/**
+ * Releasing an upload is a look and a delete (released-uploads.ts): no File of the submodel names
+ * it, so its bytes go. A write that makes a File name it (a PATCH pointing another File at the
+ * upload its owner is just letting go of) could commit between the two: answered 204, its File
+ * named deleted bytes. A lock around both made writes wait behind the look, which reads the whole
+ * submodel (seconds for a large one). Instead, writes that name uploads say so, and a release keeps
+ * an upload that a write named while it looked:
+ * - a write holds a claim on the uploads its body names from before its commit until it settled;
+ * - one that settled (committed) while a release was looking leaves a mark newer than the release;
+ * - a release deletes an upload only when no File it read names it, no claim on it is held, and no
+ *   mark on it is newer than the release's start.
+ * A write that names the upload after the release decided commits after the delete: as if it came
+ * second, its File names bytes that had gone. A claim of a write that then fails can keep an upload
+ * no File names (until /reset): the one case that errs, and on the side of keeping bytes.
+ * In the process: commands of one submodel go to one model-store replica (ADR 0027), so this covers
+ * both modes; two replicas serving one submodel during a failover are not covered.
+ */
+export class UploadClaims {
+  private readonly held = new Map<string, number>();
+  /** Tick at which a write naming the key last settled, kept only while a release is looking. */
+  private readonly marks = new Map<string, number>();
+  private tick = 0;
+  private looking = 0;
+
+  /** A write about to commit that names `keys` (stored file keys); call the result once it settled. */
+  hold(keys: readonly string[]): (committed: boolean) => void {
+    for (const key of keys) this.held.set(key, (this.held.get(key) ?? 0) + 1);
+    return (committed) => {
+      for (const key of keys) {
+        const count = this.held.get(key)! - 1;
+        if (count === 0) this.held.delete(key);
+        else this.held.set(key, count);
+        if (committed && this.looking > 0) this.marks.set(key, ++this.tick);
+      }
+    };
+  }
+
+  /** A release starts looking: the token it asks `named` with. Call `ended` when it is done. */
+  started(): number {
+    this.looking++;
+    return ++this.tick;
+  }
+
+  ended(): void {
+    // With no release looking, a later one reads what every settled write committed: no mark is needed.
+    if (--this.looking === 0) this.marks.clear();
+  }
+
+  /** Whether a write names `key` now, or settled naming it since the release with `token` started. */
+  named(key: string, token: number): boolean {
+    return this.held.has(key) || (this.marks.get(key) ?? 0) > token;
+  }
+}
+
+/**
+ * The stored files a write's body may name: every string in it that is an upload's path in any
+ * spelling the model accepts (`file://`, percent escapes, JSON escapes, tabs a URL parser drops).
+ * A body that has none of `aasx`, `%` or a backslash names none and is not even parsed (a
+ * Property's plain value, the hot path).
+ */
+export function uploadKeysIn(body: string): string[] {
+  if (!/aasx|%|\\/i.test(body)) return [];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return []; // the write refuses it anyway
+  }
+  const keys = new Set<string>();
+  const visit = (value: unknown): void => {
+    if (typeof value === "string") {
+      if (!/aasx|%/i.test(value) && !/[\t\n\r]/.test(value)) return;
+      const key = fileKeyOf(value);
+      if (key !== undefined && UPLOAD_KEY.test(key)) keys.add(key);
+    } else if (Array.isArray(value)) for (const item of value) visit(item);
+    else if (typeof value === "object" && value !== null) for (const item of Object.values(value)) visit(item);
+  };
+  visit(parsed);
+  return [...keys];
+}
+
+/** Uploads' keys: `/aasx/files|thumbnails/<16 hex>/…` (file-paths.ts uploadPath). */
+const UPLOAD_KEY = /^\/aasx\/(?:files|thumbnails)\/[0-9a-f]{16}\//;
