@@ -7,7 +7,7 @@ import { loadElement, notFoundElement } from "../element-io.ts";
 import { checkNestingBelow } from "../element-nesting.ts";
 import type { EngineContext } from "../engine-context.ts";
 import { fileValuesOf, type HeldUpload, releaseUploads, uploadsHeldBy } from "../files/released-uploads.ts";
-import { claimedCommit } from "../files/upload-guard.ts";
+import { claimedCommit } from "../files/claimed-commit.ts";
 import { requireIdentifiable } from "../identifiables.ts";
 import { applyMergePatch, parseMergePatch, requireSameIdentity } from "../merge-patch-body.ts";
 import { checkPreconditions } from "../preconditions.ts";

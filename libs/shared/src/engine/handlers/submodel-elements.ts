@@ -30,7 +30,7 @@ import { pageRootElements } from "../element-pages.ts";
 import { readElementReference } from "../element-reference.ts";
 import type { EngineContext } from "../engine-context.ts";
 import { fileValuesOf, type HeldUpload, releaseUploads, uploadsHeldBy } from "../files/released-uploads.ts";
-import { claimedCommit } from "../files/upload-guard.ts";
+import { claimedCommit } from "../files/claimed-commit.ts";
 import { requireIdentifiable, unchanged } from "../identifiables.ts";
 import { pageElementPaths } from "../path-pages.ts";
 import { checkPreconditions } from "../preconditions.ts";

@@ -11,7 +11,7 @@ import {
   releaseUploads,
   uploadsHeldBy,
 } from "../files/released-uploads.ts";
-import { claimedCommit } from "../files/upload-guard.ts";
+import { claimedCommit } from "../files/claimed-commit.ts";
 import { readForWrite, unchanged } from "../identifiables.ts";
 import { applyMergePatch, parseMergePatch, requireSameIdentity } from "../merge-patch-body.ts";
 import type { CommitOp, CommitPrecondition } from "../ports/index.ts";

@@ -13,7 +13,7 @@ import {
   uploadsHeldBy,
   uploadsHeldInSubmodel,
 } from "../files/released-uploads.ts";
-import { claimedCommit } from "../files/upload-guard.ts";
+import { claimedCommit } from "../files/claimed-commit.ts";
 import { readForWrite, requireIdentifiable, requireSameId, unchanged } from "../identifiables.ts";
 import { indexTerm, referenceTerms } from "../index-terms.ts";
 import { dropPackageClaim } from "../packages/package-claims.ts";
