@@ -280,6 +280,14 @@ export function preconditionsSuite(mode: Mode): void {
           404,
           `a thumbnail the shell does not have ${what}`,
         );
+        const empty = `${elements}/Empty${counter}`;
+        const file = { modelType: "File", idShort: `Empty${counter}`, contentType: "text/plain" };
+        assert.equal((await post(elements, JSON.stringify(file))).status, 201);
+        assertRefused(
+          await http.request("DELETE", `${empty}/attachment`, { headers }),
+          404,
+          `the attachment of a File with no content ${what}`,
+        );
       }
     });
 

@@ -231,6 +231,26 @@ describe("startHttpEndpoint over real sockets", () => {
     });
     assert.equal(fronted.status, 400);
     assert.match(JSON.parse(fronted.body).messages[0].text, /sniEnabled/);
+    // A fully qualified name with its trailing dot is the same host (SNI never carries the dot).
+    const qualified = await socketRequest({
+      url: endpoint.url,
+      path: "/api/v3.0/shells",
+      servername: "localhost",
+      headers: { Host: `localhost.:${endpoint.port}` },
+      ca,
+    });
+    assert.equal(qualified.status, 200, qualified.body);
+    // An absolute-form target names the host the request is for; Host is ignored (RFC 9112 §3.2.2).
+    const absolute = (authority: string, host: string) =>
+      socketRequest({
+        url: endpoint.url,
+        path: `https://${authority}/api/v3.0/shells`,
+        servername: "localhost",
+        headers: { Host: host },
+        ca,
+      });
+    assert.equal((await absolute("elsewhere.example", `localhost:${endpoint.port}`)).status, 400);
+    assert.equal((await absolute(`localhost:${endpoint.port}`, "elsewhere.example")).status, 200);
     await stop(endpoint);
     const lenient = await start({ sniEnabled: false });
     assert.equal(
@@ -352,6 +372,24 @@ describe("startHttpEndpoint over real sockets", () => {
     const body = JSON.parse(missing.slice(missing.indexOf("\r\n\r\n") + 4));
     assert.match(body.messages[0].text, /Host header/);
     assert.equal(body.messages[0].code, "400");
+    await stop(endpoint);
+  });
+
+  it("an empty Host is no Host (HTTP/1.1: the 400 and close; HTTP/1.0: served); Transfer-Encoding in HTTP/1.0 is a 400 and close", async () => {
+    const endpoint = await start({ sslEnabled: false });
+    const empty11 = await exchange(endpoint.port, "GET /api/v3.0/shells HTTP/1.1\r\nHost:\r\n\r\n");
+    assert.match(empty11, /^HTTP\/1\.1 400 [^]*\r\nConnection: close\r\n/, empty11);
+    assert.match(empty11, /must carry a Host header/);
+    const empty10 = await exchange(endpoint.port, "GET /api/v3.0/shells HTTP/1.0\r\nHost: \r\n\r\n");
+    assert.match(empty10, /^HTTP\/1\.1 200 OK\r\n/, empty10);
+    // Smuggling hardening: the chunked body is not decoded, the connection does not stay for the next request.
+    const chunked = await exchange(
+      endpoint.port,
+      "PATCH /api/v3.0/shells HTTP/1.0\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: keep-alive\r\n\r\n1\r\n7\r\n0\r\n\r\nGET /api/v3.0/description HTTP/1.0\r\n\r\n",
+    );
+    assert.match(chunked, /^HTTP\/1\.1 400 [^]*\r\nConnection: close\r\n/, chunked);
+    assert.match(chunked, /Transfer-Encoding/);
+    assert.equal(chunked.match(/HTTP\/1\.1 /g)?.length, 1, "the pipelined request went unanswered");
     await stop(endpoint);
   });
 

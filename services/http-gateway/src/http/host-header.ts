@@ -20,6 +20,21 @@ export function answeredHostProblem(
   outgoing: ServerResponse,
   deps: { metrics?: ProcessMetrics; logger?: Logger },
 ): boolean {
+  // RFC 9112 §6.1: Transfer-Encoding in an HTTP/1.0 message is faulty framing (a smuggling vector
+  // behind a proxy that reads it the other way); Node's parser would decode it as chunked.
+  if (incoming.httpVersionMinor === 0 && incoming.headers["transfer-encoding"] !== undefined)
+    return refused(
+      incoming,
+      outgoing,
+      deps,
+      "Transfer-Encoding in HTTP/1.0",
+      "An HTTP/1.0 request cannot carry Transfer-Encoding (RFC 9112 §6.1)",
+    );
+  // An empty Host names nothing: as if there were none.
+  if (incoming.headers.host === "") {
+    delete incoming.headers.host;
+    removeRawHost(incoming.rawHeaders);
+  }
   if (incoming.headers.host !== undefined) {
     if (!hasSecondHost(incoming.rawHeaders)) return false;
     return refused(
@@ -59,6 +74,11 @@ function refused(
   deps.metrics?.observeHttpRequest(incoming.method ?? "unknown", "unparsed", 400, 0);
   deps.logger?.info({ status: 400, reason }, "malformed HTTP request refused");
   return true;
+}
+
+function removeRawHost(raw: string[]): void {
+  for (let i = raw.length - 2; i >= 0; i -= 2)
+    if (raw[i]!.length === 4 && raw[i]!.toLowerCase() === "host") raw.splice(i, 2);
 }
 
 /** Node keeps the first Host of two in `headers`; the raw list has them all. */

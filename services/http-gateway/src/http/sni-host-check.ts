@@ -12,10 +12,11 @@ import { incomingMessageOf } from "./gateway-env.ts";
  */
 export function sniHostCheck(): MiddlewareHandler {
   return async (c, next) => {
-    const servername = serverNameOf(incomingMessageOf(c)?.socket);
+    const incoming = incomingMessageOf(c);
+    const servername = serverNameOf(incoming?.socket);
     if (servername) {
-      const host = hostnameOf(c.req.header("Host") ?? "");
-      if (host !== servername.toLowerCase())
+      const host = hostnameOf(authorityOf(incoming?.url) ?? c.req.header("Host") ?? "");
+      if (host !== hostnameOf(servername))
         throw badRequest(`Host "${echoed(host)}" does not match the TLS server name "${servername}" (sniEnabled)`);
     }
     await next();
@@ -25,7 +26,20 @@ export function sniHostCheck(): MiddlewareHandler {
 /** Whether sniHostCheck lets this request pass (hot-value-route.ts hands the others on). */
 export function sniHostMatches(socket: Socket | undefined, hostHeader: string | undefined): boolean {
   const servername = serverNameOf(socket);
-  return !servername || hostnameOf(hostHeader ?? "") === servername.toLowerCase();
+  return !servername || hostnameOf(hostHeader ?? "") === hostnameOf(servername);
+}
+
+/**
+ * The authority of an absolute-form request target (`GET https://host/… HTTP/1.1`): RFC 9112
+ * §3.2.2 has the server use it and ignore Host. Undefined for the usual origin form (`/api/…`).
+ */
+function authorityOf(target: string | undefined): string | undefined {
+  if (target === undefined || target.startsWith("/") || !/^[a-z][a-z0-9+.-]*:\/\//i.test(target)) return undefined;
+  try {
+    return new URL(target).host;
+  } catch {
+    return undefined;
+  }
 }
 
 function serverNameOf(socket: Socket | undefined): string | undefined {
@@ -33,9 +47,11 @@ function serverNameOf(socket: Socket | undefined): string | undefined {
   return typeof servername === "string" ? servername : undefined;
 }
 
+/** The host name, in lower case and without the trailing dot of a fully qualified name (`localhost.`): SNI never carries it (RFC 6066 §3). */
 function hostnameOf(hostHeader: string): string {
   const host = hostHeader.trim().toLowerCase();
   if (host.startsWith("[")) return host.slice(1, host.indexOf("]"));
   const colon = host.lastIndexOf(":");
-  return colon === -1 ? host : host.slice(0, colon);
+  const name = colon === -1 ? host : host.slice(0, colon);
+  return name.endsWith(".") ? name.slice(0, -1) : name;
 }

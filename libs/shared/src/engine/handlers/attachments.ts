@@ -124,9 +124,10 @@ export async function deleteFileByPath(ctx: EngineContext, cmd: Command<"DeleteF
   let previous: string | undefined;
   const event = await ctx.commit(elementTarget(submodelId, path), async () => {
     const old = await loadFileElement(ctx, cmd.params);
-    checkPreconditions(preconditions, old.record.revision);
     previous = valueOf(old);
+    // No content to delete is a 404 whatever the preconditions say (RFC 9110 §13.2.1).
     if (previous === undefined) throw new CommandError("not-found", `The File '${echoed(path)}' has no content`);
+    checkPreconditions(preconditions, old.record.revision);
     const { value: _removed, ...rest } = old.element;
     return fileCommit(ctx, cmd, readJsonable(rest, "SubmodelElement", ctx.validation.onUpdate) as ElementJson, old);
   });

@@ -11,8 +11,8 @@ import { checkIdShortPath, readJsonable, rethrowAsCommandError } from "../aas-in
 import { eventDraft } from "../commit-runner.ts";
 import { loadElement, notFoundElement } from "../element-io.ts";
 import type { EngineContext } from "../engine-context.ts";
-import { fileValuesOf, type HeldUpload, releaseUploads, uploadsHeldBy } from "../files/released-uploads.ts";
 import { claimedCommit } from "../files/claimed-commit.ts";
+import { fileValuesOf, type HeldUpload, releaseUploads, uploadsHeldBy } from "../files/released-uploads.ts";
 import { requireIdentifiable } from "../identifiables.ts";
 import { checkPreconditions } from "../preconditions.ts";
 import { leafRewriteOps, rewriteOps, touchSubmodel } from "../record-diff.ts";

@@ -4,6 +4,7 @@ import { readJsonable } from "../aas-input.ts";
 import { eventDraft } from "../commit-runner.ts";
 import { loadElement } from "../element-io.ts";
 import type { EngineContext } from "../engine-context.ts";
+import { claimedCommit } from "../files/claimed-commit.ts";
 import {
   fileValuesOf,
   fileValuesOfElements,
@@ -11,7 +12,6 @@ import {
   releaseUploads,
   uploadsHeldBy,
 } from "../files/released-uploads.ts";
-import { claimedCommit } from "../files/claimed-commit.ts";
 import { readForWrite, unchanged } from "../identifiables.ts";
 import { applyMergePatch, parseMergePatch, requireSameIdentity } from "../merge-patch-body.ts";
 import type { CommitOp, CommitPrecondition } from "../ports/index.ts";

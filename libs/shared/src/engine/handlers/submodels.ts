@@ -6,6 +6,7 @@ import type { ElementScope } from "../access/id-short-path-scope.ts";
 import { eventDraft } from "../commit-runner.ts";
 import { deleteOps, insertOps, loadAllElements } from "../element-io.ts";
 import type { EngineContext } from "../engine-context.ts";
+import { claimedCommit } from "../files/claimed-commit.ts";
 import {
   fileValuesOfElements,
   type HeldUpload,
@@ -13,7 +14,6 @@ import {
   uploadsHeldBy,
   uploadsHeldInSubmodel,
 } from "../files/released-uploads.ts";
-import { claimedCommit } from "../files/claimed-commit.ts";
 import { readForWrite, requireIdentifiable, requireSameId, unchanged } from "../identifiables.ts";
 import { indexTerm, referenceTerms } from "../index-terms.ts";
 import { dropPackageClaim } from "../packages/package-claims.ts";
