@@ -267,6 +267,11 @@ export function preconditionsSuite(mode: Mode): void {
             400,
             `$value PATCH of ${target} ${what}`,
           );
+        assertRefused(
+          await http.request("PATCH", `${path}/$value`, { body: '{"NoSuchElement":1}', headers }),
+          400,
+          `the submodel's $value naming no element ${what}`,
+        );
         const aasId = unique("shell");
         assert.equal((await post("/shells", shellBody(aasId))).status, 201);
         const shell = `/shells/${b64(aasId)}`;

@@ -15,6 +15,7 @@ import {
 import { readForWrite, unchanged } from "../identifiables.ts";
 import { applyMergePatch, parseMergePatch, requireSameIdentity } from "../merge-patch-body.ts";
 import type { CommitOp, CommitPrecondition } from "../ports/index.ts";
+import { checkPreconditions } from "../preconditions.ts";
 import { rewriteAllOps, rewriteOps, touchSubmodel } from "../record-diff.ts";
 import { joinSubmodel, splitSubmodel } from "../submodel-json.ts";
 import { checkSubmodelScope } from "../submodel-scope.ts";
@@ -114,7 +115,10 @@ async function patchSubmodelValue(ctx: EngineContext, cmd: Command<"PatchSubmode
   let kept = new Map<string, string>();
   const event = await claimedCommit(ctx, cmd.params.body, () =>
     ctx.commit(identifiableTarget("submodel", submodelId), async () => {
-      const stored = await readForWrite(ctx, "submodel", submodelId, preconditions);
+      // The preconditions are checked once the body was applied (below): an element the body names
+      // that is missing or has no value (an Operation) is a 400 whatever they say, as for
+      // PATCH …/{idShort}/$value (RFC 9110 §13.2.1).
+      const stored = await readForWrite(ctx, "submodel", submodelId, undefined);
       const idShorts = Object.keys(values);
       const loaded = await Promise.all(
         idShorts.map((idShort) => (isIdShort(idShort) ? loadElement(ctx.repository, submodelId, idShort) : undefined)),
@@ -140,7 +144,8 @@ async function patchSubmodelValue(ctx: EngineContext, cmd: Command<"PatchSubmode
         held.push(...holds);
         for (const [path, value] of fileValuesOf(patched, idShort)) kept.set(path, value);
       });
-      // If-Match / If-None-Match were checked against the submodel's revision: it must still hold.
+      // If-Match / If-None-Match against the submodel's revision, which must still hold at the commit.
+      checkPreconditions(preconditions, stored.revision);
       if (preconditions !== undefined) guards.push(unchanged(stored));
       const draft = {
         kind: "submodel.updated" as const,
