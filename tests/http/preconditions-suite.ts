@@ -267,6 +267,19 @@ export function preconditionsSuite(mode: Mode): void {
             400,
             `$value PATCH of ${target} ${what}`,
           );
+        for (const target of ["Functions.Reset", "Functions.Pumping"])
+          assertRefused(
+            await http.request("PATCH", `${elements}/${target}/$metadata`, { body: "{}", headers }),
+            400,
+            `$metadata PATCH of ${target} ${what}`,
+          );
+        // An answer Accept refuses is a 406, not a 304 or 412 for a representation it cannot take.
+        for (const url of [path, `${elements}/MaxRotationSpeed`, `${elements}/MaxRotationSpeed/$value`])
+          assertRefused(
+            await http.request("GET", url, { headers: { ...headers, accept: "text/plain" } }),
+            406,
+            `GET ${url} Accept text/plain ${what}`,
+          );
         assertRefused(
           await http.request("PATCH", `${path}/$value`, { body: '{"NoSuchElement":1}', headers }),
           400,

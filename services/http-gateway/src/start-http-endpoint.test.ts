@@ -390,6 +390,20 @@ describe("startHttpEndpoint over real sockets", () => {
     assert.match(chunked, /^HTTP\/1\.1 400 [^]*\r\nConnection: close\r\n/, chunked);
     assert.match(chunked, /Transfer-Encoding/);
     assert.equal(chunked.match(/HTTP\/1\.1 /g)?.length, 1, "the pipelined request went unanswered");
+    // An empty Host beside another is two Host lines, not one: the 400, not the second one's answer.
+    const hidden = await exchange(
+      endpoint.port,
+      "GET /api/v3.0/shells HTTP/1.0\r\nHost: \r\nHost: evil.example\r\n\r\n",
+    );
+    assert.match(hidden, /^HTTP\/1\.1 400 [^]*one Host header/, hidden);
+    // Versions other than HTTP/1.0 and 1.1 on an HTTP/1.x connection: 505, whatever else they carry.
+    for (const version of ["2.0", "0.9"]) {
+      const answer = await exchange(
+        endpoint.port,
+        `PATCH /api/v3.0/shells HTTP/${version}\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`,
+      );
+      assert.match(answer, /^HTTP\/1\.1 505 [^]*\r\nConnection: close\r\n/, `${version}: ${answer}`);
+    }
     await stop(endpoint);
   });
 

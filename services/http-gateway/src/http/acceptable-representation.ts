@@ -1,4 +1,4 @@
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { isAcceptable, namesMediaType, notAcceptable } from "./content-negotiation.ts";
 import { errorResponse } from "./error-response.ts";
 import { knownContentType } from "./response-content-type.ts";
@@ -19,6 +19,17 @@ import { knownContentType } from "./response-content-type.ts";
  * `c.res.headers`, which would turn @hono/node-server's plain header object into a web Headers.
  */
 const OCTET_STREAM = "application/octet-stream";
+
+/**
+ * Whether this middleware will answer 406 for a successful GET of `contentType`: the preconditions
+ * are not evaluated then (RFC 9110 §13.2.1: the answer without them would be no 2xx), so a client
+ * that cannot take the representation is not told that its copy is current (304).
+ */
+export function refusedByAccept(c: Context, contentType: string): boolean {
+  const accept = c.req.header("Accept");
+  if (accept === undefined || accept.trim() === "" || isAcceptable(accept, contentType)) return false;
+  return !(c.get("fileDownload") && namesMediaType(accept, OCTET_STREAM));
+}
 
 export function acceptableRepresentation(): MiddlewareHandler {
   return async (c, next) => {

@@ -31,7 +31,7 @@ export function fileResponse(c: GatewayContext, file: FileContent, headers: Reco
 export function fileDownloadResponse(c: GatewayContext, file: FileContent, etag?: string): Response {
   c.set("fileDownload", true);
   if (etag === undefined) return fileResponse(c, file);
-  return conditionalAnswer(c, etag) ?? fileResponse(c, file, { ETag: etag });
+  return conditionalAnswer(c, etag, file.contentType) ?? fileResponse(c, file, { ETag: etag });
 }
 
 export function contentDisposition(fileName: string): string {

@@ -20,9 +20,20 @@ export function answeredHostProblem(
   outgoing: ServerResponse,
   deps: { metrics?: ProcessMetrics; logger?: Logger },
 ): boolean {
+  // An HTTP/1.x connection carries HTTP/1.0 and HTTP/1.1 only (Node's parser reads any digits).
+  const version = `${incoming.httpVersionMajor}.${incoming.httpVersionMinor}`;
+  if (version !== "1.1" && version !== "1.0")
+    return refused(
+      incoming,
+      outgoing,
+      deps,
+      `HTTP/${version}`,
+      `HTTP/${version} is not supported; send HTTP/1.1 or HTTP/1.0`,
+      505,
+    );
   // RFC 9112 §6.1: Transfer-Encoding in an HTTP/1.0 message is faulty framing (a smuggling vector
   // behind a proxy that reads it the other way); Node's parser would decode it as chunked.
-  if (incoming.httpVersionMinor === 0 && incoming.headers["transfer-encoding"] !== undefined)
+  if (version === "1.0" && incoming.headers["transfer-encoding"] !== undefined)
     return refused(
       incoming,
       outgoing,
@@ -30,13 +41,8 @@ export function answeredHostProblem(
       "Transfer-Encoding in HTTP/1.0",
       "An HTTP/1.0 request cannot carry Transfer-Encoding (RFC 9112 §6.1)",
     );
-  // An empty Host names nothing: as if there were none.
-  if (incoming.headers.host === "") {
-    delete incoming.headers.host;
-    removeRawHost(incoming.rawHeaders);
-  }
-  if (incoming.headers.host !== undefined) {
-    if (!hasSecondHost(incoming.rawHeaders)) return false;
+  // Two Host lines, one of them empty or not: which one names the host is anyone's guess.
+  if (hasSecondHost(incoming.rawHeaders))
     return refused(
       incoming,
       outgoing,
@@ -44,13 +50,16 @@ export function answeredHostProblem(
       "more than one Host header",
       "A request must carry one Host header, not more (RFC 9112 §3.2)",
     );
+  // An empty Host names nothing: as if there were none.
+  if (incoming.headers.host === "") {
+    delete incoming.headers.host;
+    removeRawHost(incoming.rawHeaders);
   }
-  if (incoming.httpVersionMajor !== 1) return false;
-  if (incoming.httpVersionMinor === 0) {
+  if (incoming.headers.host !== undefined) return false;
+  if (version === "1.0") {
     takeHost(incoming, endpointHostOf(incoming.socket));
     return false;
   }
-  if (incoming.httpVersionMinor !== 1) return false;
   return refused(
     incoming,
     outgoing,
@@ -66,13 +75,14 @@ function refused(
   deps: { metrics?: ProcessMetrics; logger?: Logger },
   reason: string,
   message: string,
+  status = 400,
 ): true {
-  const body = JSON.stringify(resultBody(400, { message }, { includeErrorDetails: false, now: new Date() }));
+  const body = JSON.stringify(resultBody(status, { message }, { includeErrorDetails: false, now: new Date() }));
   outgoing.shouldKeepAlive = false;
-  outgoing.writeHead(400, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body) });
+  outgoing.writeHead(status, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body) });
   outgoing.end(body);
-  deps.metrics?.observeHttpRequest(incoming.method ?? "unknown", "unparsed", 400, 0);
-  deps.logger?.info({ status: 400, reason }, "malformed HTTP request refused");
+  deps.metrics?.observeHttpRequest(incoming.method ?? "unknown", "unparsed", status, 0);
+  deps.logger?.info({ status, reason }, "malformed HTTP request refused");
   return true;
 }
 

@@ -1,4 +1,5 @@
 import type { Preconditions } from "@twinport/shared";
+import { refusedByAccept } from "./acceptable-representation.ts";
 import { ApiError } from "./api-error.ts";
 import { entityTags } from "./entity-tags.ts";
 import type { GatewayContext } from "./gateway-env.ts";
@@ -40,10 +41,17 @@ export function etagOf(revision: number, view?: string): string {
 /**
  * What a GET's preconditions answer instead of the representation whose ETag is `etag` (RFC 9110
  * §13.2.2, If-Match first): a 412 thrown when If-Match fails, a 304 when If-None-Match names the
- * client's copy, undefined to answer in full. The engine only read, so there is nothing to make
+ * client's copy, undefined to answer in full (also when Accept refuses `contentType`: the answer is
+ * then the 406). The engine only read, so there is nothing to make
  * atomic: the tag compared is the one the answer carries.
  */
-export function conditionalAnswer(c: GatewayContext, etag: string | undefined): Response | undefined {
+export function conditionalAnswer(
+  c: GatewayContext,
+  etag: string | undefined,
+  contentType: string,
+): Response | undefined {
+  // An answer Accept refuses is a 406 whatever the preconditions say (acceptable-representation.ts).
+  if (refusedByAccept(c, contentType)) return undefined;
   if (!ifMatchHolds(c, etag))
     throw ApiError.of("precondition-failed", "If-Match does not match the current entity tag");
   if (etag !== undefined && isNotModified(c, etag)) return c.body(null, 304, { ETag: etag });

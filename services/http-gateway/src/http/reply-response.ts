@@ -31,7 +31,7 @@ function jsonResponse(body: string, status: number, headers: Record<string, stri
  */
 export function resourceResponse(c: GatewayContext, reply: ReplyOk<unknown>): Response {
   const etag = reply.revision === undefined ? undefined : etagOf(reply.revision, reply.view);
-  const conditional = conditionalAnswer(c, etag);
+  const conditional = conditionalAnswer(c, etag, "application/json");
   if (conditional !== undefined) return conditional;
   return jsonResponse(jsonText(reply.value), 200, etag === undefined ? {} : { ETag: etag });
 }

@@ -37,7 +37,6 @@ export async function patchElement(
   const event = await claimedCommit(ctx, cmd.params.body, () =>
     ctx.commit(elementTarget(submodelId, path), async () => {
       const old = await loadElement(ctx.repository, submodelId, path);
-      checkPreconditions(preconditions, old?.record.revision);
       if (!old) {
         await requireIdentifiable(ctx, "submodel", submodelId);
         throw notFoundElement(submodelId, path);
@@ -45,6 +44,9 @@ export async function patchElement(
       const patched = applyMergePatch(old.element, patch, content);
       requireSameIdentity(old.element, patched, ["modelType", "idShort"]);
       const checked = readJsonable(patched, "SubmodelElement", ctx.validation.onUpdate);
+      // After the 400s of the patch itself (an Operation has no $metadata, a PATCH cannot change
+      // the idShort), as the $value PATCH and PUT answer them: RFC 9110 §13.2.1.
+      checkPreconditions(preconditions, old.record.revision);
       held = uploadsHeldBy(old.records);
       written = checked as ElementJson;
       const { parentPath } = splitParent(path);
