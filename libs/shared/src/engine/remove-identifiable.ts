@@ -23,15 +23,15 @@ export async function removeIdentifiable(
   /** /reset clears every file afterwards: the uploads are not looked for one identifiable at a time. */
   filesCleared = false,
 ): Promise<boolean> {
-  let held: HeldUpload[] = [];
+  // Read before the commit, not in its plan: the plan runs again after every write to the
+  // submodel, and reading a large one takes seconds, so a Property written once a second starved
+  // the delete (504). An upload committed between this read and the delete stays until /reset.
+  const held: HeldUpload[] = kind === "submodel" && !filesCleared ? await uploadsHeldInSubmodel(ctx, id) : [];
   let thumbnail: string | undefined;
   try {
     await ctx.commit(identifiableTarget(kind, id), async () => {
       const stored = await ctx.repository.getIdentifiable(kind, id);
       if (!stored) throw new CommandError("not-found", `${id} is gone`);
-      // Read in the plan: an upload committed before the delete (its commit touches the submodel,
-      // so the delete is planned again) is among them.
-      if (kind === "submodel" && !filesCleared) held = await uploadsHeldInSubmodel(ctx, id);
       if (kind === "shell" && !filesCleared) thumbnail = thumbnailPathOf(stored.json);
       return {
         commit: {

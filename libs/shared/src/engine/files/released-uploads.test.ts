@@ -266,35 +266,3 @@ describe("an upload is never replaced in place", () => {
     assert.equal((await t.files.list("/aasx/files/")).length, 1);
   });
 });
-
-describe("an upload committed while its submodel is being deleted", () => {
-  it("goes with the submodel: the uploads are read in the delete's plan, after the upload's commit", async () => {
-    const t = await fileTestEngine({ example: false });
-    const id = "urn:test:released-uploads:delete-race";
-    await t.ok("PostSubmodel", {
-      body: JSON.stringify({
-        modelType: "Submodel",
-        id,
-        submodelElements: [{ modelType: "File", idShort: "F", contentType: "text/plain" }],
-      }),
-    });
-    // The delete's first read of the submodel waits until an attachment upload has committed: the
-    // moment a concurrent client's upload lands between the delete's start and its commit.
-    const read = t.repository.getIdentifiable.bind(t.repository);
-    let upload: Promise<unknown> | undefined;
-    t.repository.getIdentifiable = async (kind, wanted) => {
-      if (kind === "submodel" && wanted === id && upload === undefined) {
-        upload = t.ok("PutFileByPath", {
-          submodelId: id,
-          idShortPath: "F",
-          file: { fileName: "late.txt", contentBase64: base64("late") },
-        });
-        await upload;
-      }
-      return await read(kind, wanted);
-    };
-    await t.ok("DeleteSubmodelById", { submodelId: id });
-    assert.ok(upload, "the delete read the submodel");
-    assert.deepEqual(await storedUploads(t), [], "the upload outlived its submodel");
-  });
-});

@@ -225,13 +225,13 @@ export async function putSubmodel(ctx: EngineContext, cmd: Command<"PutSubmodelB
 export async function deleteSubmodel(ctx: EngineContext, cmd: Command<"DeleteSubmodelById">): Promise<Handled<null>> {
   const { submodelId, aasId, preconditions } = cmd.params;
   await checkSubmodelScope(ctx, cmd.params);
-  // Its File elements' uploads go with it (released-uploads.ts). Read in the plan, before the
-  // submodel goes: an attachment committed meanwhile touched the submodel, so this plan runs again
-  // and finds it (read before the commit, it was left behind).
-  let held: HeldUpload[] = [];
+  // Its File elements' uploads go with it (released-uploads.ts). Read before the commit, not in its
+  // plan: the plan runs again after every write to the submodel, and reading a large one takes
+  // seconds, so a Property written once a second starved the delete (504). An attachment
+  // committed between this read and the delete stays until /reset.
+  const held: HeldUpload[] = await uploadsHeldInSubmodel(ctx, submodelId);
   await ctx.commit(identifiableTarget("submodel", submodelId), async () => {
     const stored = await readForWrite(ctx, "submodel", submodelId, preconditions);
-    held = await uploadsHeldInSubmodel(ctx, submodelId);
     return {
       commit: {
         preconditions: [unchanged(stored)],
