@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { base64, type FileTestEngine, fileTestEngine, fromBase64 } from "../handlers/test-support/files.ts";
 import { fileKeyOf } from "./file-paths.ts";
+import { RELEASE_ANSWER_BOUND_MS } from "./released-uploads.ts";
 
 const submodelId = "urn:test:released-uploads:list";
 const doc = (value?: string) => ({
@@ -264,5 +265,53 @@ describe("an upload is never replaced in place", () => {
     await t.ok("DeleteFileByPath", { submodelId: id, idShortPath: "Copy" });
     assert.equal(await t.files.get(fileKeyOf(first)!), undefined);
     assert.equal((await t.files.list("/aasx/files/")).length, 1);
+  });
+});
+
+describe("a write whose release of an upload takes long", () => {
+  it("is answered within the release's bound; the bytes go once the release is done", async () => {
+    const t = await fileTestEngine({ example: false });
+    const id = "urn:test:released-uploads:slow";
+    await t.ok("PostSubmodel", {
+      body: JSON.stringify({
+        modelType: "Submodel",
+        id,
+        submodelElements: [{ modelType: "File", idShort: "F", contentType: "text/plain" }],
+      }),
+    });
+    await t.ok("PutFileByPath", {
+      submodelId: id,
+      idShortPath: "F",
+      file: { fileName: "old.txt", contentBase64: base64("old") },
+    });
+    // The delete of the bytes hangs until the test lets it go, as the read of a submodel of
+    // 20,000 elements on Redis takes seconds: a write answered after its budget is a 504 for a
+    // write that happened.
+    let letGo!: () => void;
+    const held = new Promise<void>((resolve) => {
+      letGo = resolve;
+    });
+    const remove = t.files.delete.bind(t.files);
+    t.files.delete = async (key) => {
+      await held;
+      return await remove(key);
+    };
+    const started = performance.now();
+    const patched = await Promise.race([
+      t.run("PatchSubmodelElementValueByPath", {
+        submodelId: id,
+        idShortPath: "F",
+        body: JSON.stringify({ contentType: "text/plain", value: "https://example.com/new.txt" }),
+      }),
+      new Promise<"unanswered">((resolve) => setTimeout(() => resolve("unanswered"), RELEASE_ANSWER_BOUND_MS * 4)),
+    ]);
+    assert.ok(patched !== "unanswered", "the write waited for its release past the bound");
+    assert.ok(patched.ok);
+    assert.ok(performance.now() - started >= RELEASE_ANSWER_BOUND_MS * 0.9, "answered before the bound");
+    assert.deepEqual(await storedUploads(t), ["old"], "the release is still running");
+    letGo();
+    for (let wait = 0; wait < 100 && (await t.files.list("/aasx/files/")).length > 0; wait++)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    assert.deepEqual(await storedUploads(t), [], "the bytes went after the answer");
   });
 });

@@ -92,12 +92,24 @@ export async function releaseUploads(
   if (leaving.length === 0) return;
   // A write naming one of them while the submodel is read keeps it (upload-claims.ts).
   const token = ctx.uploadClaims.started();
-  try {
-    await releaseUnnamed(ctx, submodelId, leaving, token);
-  } finally {
-    ctx.uploadClaims.ended();
-  }
+  const release = releaseUnnamed(ctx, submodelId, leaving, token)
+    .catch(() => undefined)
+    .finally(() => ctx.uploadClaims.ended());
+  // The write has committed: its answer waits for the release only so long. Reading a submodel of
+  // 20,000 elements takes 2–3 s on Redis, and a write answered after its command's budget is a 504
+  // for a write that happened. Past the bound the bytes go a little after the answer.
+  let bounded: NodeJS.Timeout | undefined;
+  await Promise.race([
+    release,
+    new Promise<void>((resolve) => {
+      bounded = setTimeout(resolve, RELEASE_ANSWER_BOUND_MS);
+    }),
+  ]);
+  clearTimeout(bounded);
 }
+
+/** How long a write's answer waits for the release of its uploads (releaseUploads). */
+export const RELEASE_ANSWER_BOUND_MS = 1000;
 
 async function releaseUnnamed(
   ctx: EngineContext,
