@@ -23,8 +23,8 @@ import { startNats, startRedis } from "../tests/test-support/servers.ts";
 import { startTwinport, type TwinportProcess } from "../tests/test-support/system.ts";
 import { idleLine, loopbackOpcUaEndpoint, plainHttpConfig } from "./test-support/bench-setup.ts";
 import { generatedSubmodel } from "./test-support/generated-model.ts";
-import { socketCalls, voluntarySwitches } from "./test-support/process-cpu.ts";
-import { cpuPerRequest, runWrk } from "./test-support/wrk.ts";
+import { voluntarySwitches } from "./test-support/process-cpu.ts";
+import { callsPerRequest, cpuPerRequest, runWrk } from "./test-support/wrk.ts";
 
 const [mode = "embedded", kind = "get-value"] = process.argv.slice(2);
 const seconds = Number(process.env.PROFILE_SECONDS ?? 5);
@@ -154,7 +154,6 @@ try {
       : undefined;
   if (strace || perf) await new Promise((resolve) => setTimeout(resolve, 500));
   const sleepsBefore = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, voluntarySwitches(pid)]));
-  const callsBefore = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, socketCalls(pid)]));
   const natsBefore = natsMonitor ? await natsCounts() : undefined;
   const redisBefore = redisPort ? redisCalls() : undefined;
   const r = await runWrk({ base, paths, method, seconds, connections, dir }, pids);
@@ -163,13 +162,7 @@ try {
   const sleeps = Object.entries(pids)
     .map(([name, pid]) => `${name} ${((voluntarySwitches(pid) - sleepsBefore[name]!) / r.requests).toFixed(2)}`)
     .join(", ");
-  const calls = Object.entries(pids)
-    .map(([name, pid]) => {
-      const { reads, writes } = socketCalls(pid);
-      const before = callsBefore[name]!;
-      return `${name} ${((reads - before.reads) / r.requests).toFixed(2)}/${((writes - before.writes) / r.requests).toFixed(2)}`;
-    })
-    .join(", ");
+  const calls = callsPerRequest(r.calls, r.requests);
   window.to = process.hrtime.bigint() / 1000n;
   if (perf) {
     perf.kill("SIGINT");

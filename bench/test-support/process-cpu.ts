@@ -59,10 +59,9 @@ export function voluntarySwitches(pid: number): number {
  * writes per request say how many hand-offs a request costs, whoever batches them; and unlike
  * strace, reading the counters does not slow the process down.
  */
-export function socketCalls(pid: number): { reads: number; writes: number } {
+export function socketCalls(pid: number): { reads: number; writes: number; readBytes: number; writtenBytes: number } {
   const io = readFileSync(`/proc/${pid}/io`, "utf8");
-  return {
-    reads: Number(/^syscr:\s+(\d+)$/m.exec(io)?.[1] ?? 0),
-    writes: Number(/^syscw:\s+(\d+)$/m.exec(io)?.[1] ?? 0),
-  };
+  const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+)$`, "m").exec(io)?.[1] ?? 0);
+  // rchar/wchar: the bytes those calls moved (sockets included), so a hand-off that carries more shows.
+  return { reads: field("syscr"), writes: field("syscw"), readBytes: field("rchar"), writtenBytes: field("wchar") };
 }

@@ -31,8 +31,8 @@ export interface WrkResult {
   errors: number;
   /** CPU milliseconds each named process used during the run (wrk included). */
   cpuMs: Record<string, number>;
-  /** Read and write system calls each server process made during the run (/proc/PID/io). */
-  calls: Record<string, { reads: number; writes: number }>;
+  /** Read and write system calls each server process made during the run, and their bytes (/proc/PID/io). */
+  calls: Record<string, { reads: number; writes: number; readBytes: number; writtenBytes: number }>;
 }
 
 let scripts = 0;
@@ -112,7 +112,12 @@ export async function runWrk(options: WrkOptions, pids: Record<string, number>):
   const calls = Object.fromEntries(
     Object.entries(callsAfter).map(([name, after]) => [
       name,
-      { reads: after.reads - callsBefore[name]!.reads, writes: after.writes - callsBefore[name]!.writes },
+      {
+        reads: after.reads - callsBefore[name]!.reads,
+        writes: after.writes - callsBefore[name]!.writes,
+        readBytes: after.readBytes - callsBefore[name]!.readBytes,
+        writtenBytes: after.writtenBytes - callsBefore[name]!.writtenBytes,
+      },
     ]),
   );
   const out = result.out;
@@ -146,12 +151,13 @@ export function cpuPerRequest(cpuMs: Record<string, number>, requests: number): 
   return { line: `CPU/request: ${parts.join(", ")}; server side ${Math.round(serverUs)} µs`, serverUs };
 }
 
-/** "gateway 1.02/1.10, …": read/write system calls per request of each server process. */
+/** "gateway 1.02/1.10 (310/420 B), …": read/write system calls and their bytes per request of each server process. */
 export function callsPerRequest(calls: WrkResult["calls"], requests: number): string {
   return Object.entries(calls)
     .map(
-      ([name, { reads, writes }]) =>
-        `${name} ${(reads / Math.max(requests, 1)).toFixed(2)}/${(writes / Math.max(requests, 1)).toFixed(2)}`,
+      ([name, { reads, writes, readBytes, writtenBytes }]) =>
+        `${name} ${(reads / Math.max(requests, 1)).toFixed(2)}/${(writes / Math.max(requests, 1)).toFixed(2)}` +
+        ` (${Math.round(readBytes / Math.max(requests, 1))}/${Math.round(writtenBytes / Math.max(requests, 1))} B)`,
     )
     .join(", ");
 }
