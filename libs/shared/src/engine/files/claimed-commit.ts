@@ -3,8 +3,8 @@ import { uploadKeysIn } from "./upload-claims.ts";
 
 /**
  * Runs a write's commit holding a claim on the uploads its body names (upload-claims.ts), so a
- * release looking for Files that name them meanwhile keeps them. A body that names none (a
- * Property's value) commits as it is.
+ * release looking for Files that name them meanwhile keeps them, and looks again once the write
+ * settled. A body that names none (a Property's value) commits as it is.
  */
 export async function claimedCommit<T>(ctx: EngineContext, body: string, commit: () => Promise<T>): Promise<T> {
   const keys = uploadKeysIn(body);
@@ -16,6 +16,9 @@ export async function claimedCommit<T>(ctx: EngineContext, body: string, commit:
     committed = true;
     return result;
   } finally {
-    settled(committed);
+    // A release that kept an upload only for this claim looks again now (upload-claims.ts): the
+    // write settled, so it either committed a File naming it or leaves it to go.
+    const rechecks = settled(committed);
+    for (const recheck of rechecks) await recheck().catch(() => undefined);
   }
 }

@@ -315,3 +315,97 @@ describe("a write whose release of an upload takes long", () => {
     assert.deepEqual(await storedUploads(t), [], "the bytes went after the answer");
   });
 });
+
+describe("an upload a write in flight named, kept by a release, when that write fails", () => {
+  const id = "urn:test:released-uploads:failed-claim";
+  const file = (idShort: string) => ({ modelType: "File", idShort, contentType: "text/plain" });
+
+  /** F1 holds an upload; F2's write naming it is held in its plan until `open` is called. */
+  async function heldWrite(t: FileTestEngine): Promise<{ upload: string; open: () => void; reading: Promise<void> }> {
+    await t.ok("PostSubmodel", {
+      body: JSON.stringify({ modelType: "Submodel", id, submodelElements: [file("F1"), file("F2")] }),
+    });
+    await t.ok("PutFileByPath", {
+      submodelId: id,
+      idShortPath: "F1",
+      file: { fileName: "u.txt", contentBase64: base64("U") },
+    });
+    const upload = (
+      (await t.ok("GetSubmodelElementByPath", { submodelId: id, idShortPath: "F1" })).value as {
+        value: string;
+      }
+    ).value;
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    let reached!: () => void;
+    const reading = new Promise<void>((resolve) => {
+      reached = resolve;
+    });
+    const getElements = t.repository.getElements.bind(t.repository);
+    t.repository.getElements = async (submodelId, paths) => {
+      if (submodelId === id && paths.includes("F2")) {
+        reached();
+        await gate;
+      }
+      return await getElements(submodelId, paths);
+    };
+    return { upload, open, reading };
+  }
+
+  const stored = async (t: FileTestEngine) => (await t.files.list("/aasx/files/")).map((info) => info.path);
+
+  const failures = [
+    {
+      failure: "a stale If-Match",
+      patch: (value: string) => ({
+        body: JSON.stringify({ contentType: "text/plain", value }),
+        preconditions: { ifMatch: ['"stale"'] },
+      }),
+      code: "precondition-failed",
+    },
+    {
+      failure: "an invalid body",
+      patch: (value: string) => ({ body: JSON.stringify({ contentType: 7, value }) }),
+      code: "validation",
+    },
+  ];
+  for (const { failure, patch, code } of failures)
+    it(`goes once the write fails (${failure}), not at /reset`, async () => {
+      const t = await fileTestEngine({ example: false });
+      const { upload, open, reading } = await heldWrite(t);
+      // F2 is pointed at F1's upload: the PATCH holds its claim, and waits in its plan.
+      const patched = t.run("PatchSubmodelElementValueByPath", { submodelId: id, idShortPath: "F2", ...patch(upload) });
+      await reading;
+      // F1 lets go of the upload while the claim is held: the release keeps it, for F2's write.
+      await t.ok("DeleteFileByPath", { submodelId: id, idShortPath: "F1" });
+      assert.deepEqual(await stored(t), [fileKeyOf(upload)], "kept while F2's write may name it");
+      open();
+      const reply = await patched;
+      assert.equal(reply.ok ? "ok" : reply.error.code, code);
+      // No File names it and no write claims it any more: it is gone.
+      assert.deepEqual(await stored(t), []);
+    });
+
+  it("stays once the write commits a File naming it", async () => {
+    const t = await fileTestEngine({ example: false });
+    const { upload, open, reading } = await heldWrite(t);
+    const patch = t.run("PatchSubmodelElementValueByPath", {
+      submodelId: id,
+      idShortPath: "F2",
+      body: JSON.stringify({ contentType: "text/plain", value: upload }),
+    });
+    await reading;
+    await t.ok("DeleteFileByPath", { submodelId: id, idShortPath: "F1" });
+    open();
+    assert.ok((await patch).ok);
+    assert.equal(
+      fromBase64((await t.ok("GetFileByPath", { submodelId: id, idShortPath: "F2" })).value.contentBase64).toString(),
+      "U",
+    );
+    // And goes once F2 lets go of it too.
+    await t.ok("DeleteFileByPath", { submodelId: id, idShortPath: "F2" });
+    assert.deepEqual(await stored(t), []);
+  });
+});

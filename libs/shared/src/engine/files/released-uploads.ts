@@ -129,7 +129,11 @@ async function releaseUnnamed(
   }
   for (const upload of leaving) {
     const key = fileKeyOf(upload.value)!;
-    if (stillNamed.has(key) || ctx.uploadClaims.named(key, token)) continue;
+    if (stillNamed.has(key)) continue;
+    // Kept for a write in flight that names it: once that write settled, this looks again, so a
+    // write that failed does not keep bytes no File names until /reset (upload-claims.ts).
+    if (ctx.uploadClaims.deferTo(key, () => releaseUploads(ctx, submodelId, [upload]))) continue;
+    if (ctx.uploadClaims.named(key, token)) continue;
     // The write is committed: a store that cannot delete now leaves the bytes, as before.
     await deleteUpload(ctx, upload.value, { submodelId, idShortPath: upload.idShortPath }).catch(() => undefined);
   }

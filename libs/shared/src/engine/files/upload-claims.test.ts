@@ -41,4 +41,26 @@ describe("upload claims", () => {
     assert.equal(claims.named(KEY, next), false, "a write that did not commit leaves no mark");
     claims.ended();
   });
+
+  it("a release that deferred to claims looks again once the last one settled, whatever its outcome", () => {
+    const claims = new UploadClaims();
+    const looks: string[] = [];
+    assert.equal(
+      claims.deferTo(KEY, async () => void looks.push("unclaimed")),
+      false,
+      "no claim: nothing to defer to",
+    );
+    const first = claims.hold([KEY]);
+    const second = claims.hold([KEY]);
+    assert.equal(
+      claims.deferTo(KEY, async () => void looks.push("again")),
+      true,
+    );
+    assert.deepEqual(first(false), [], "another write still claims it");
+    const rechecks = second(false);
+    assert.equal(rechecks.length, 1);
+    for (const recheck of rechecks) void recheck();
+    assert.deepEqual(looks, ["again"]);
+    assert.deepEqual(claims.hold([KEY])(true), [], "handed over once");
+  });
 });

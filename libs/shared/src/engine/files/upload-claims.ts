@@ -12,8 +12,11 @@ import { fileKeyOf } from "./file-paths.ts";
  * - a release deletes an upload only when no File it read names it, no claim on it is held, and no
  *   mark on it is newer than the release's start.
  * A write that names the upload after the release decided commits after the delete: as if it came
- * second, its File names bytes that had gone. A claim of a write that then fails can keep an upload
- * no File names (until /reset): the one case that errs, and on the side of keeping bytes.
+ * second, its File names bytes that had gone.
+ * A release that keeps an upload only because a write claims it leaves that decision to the claim:
+ * once the last claim on it settled, the release looks again (`recheck`). Otherwise a write that
+ * then failed (a stale If-Match, an invalid body, a conflict) kept bytes no File names until /reset.
+ * Nothing waits for anything: the write that settled last runs the look before it answers.
  * In the process: commands of one submodel go to one model-store replica (ADR 0027), so this covers
  * both modes; two replicas serving one submodel during a failover are not covered.
  */
@@ -21,20 +24,42 @@ export class UploadClaims {
   private readonly held = new Map<string, number>();
   /** Tick at which a write naming the key last settled, kept only while a release is looking. */
   private readonly marks = new Map<string, number>();
+  /** Releases that kept the key only because a write held a claim on it: they look again once none does. */
+  private readonly deferred = new Map<string, (() => Promise<void>)[]>();
   private tick = 0;
   private looking = 0;
 
-  /** A write about to commit that names `keys` (stored file keys); call the result once it settled. */
-  hold(keys: readonly string[]): (committed: boolean) => void {
+  /**
+   * A write about to commit that names `keys` (stored file keys); call the result once it settled.
+   * It answers the looks of releases that deferred to the claims just ended: the caller runs them.
+   */
+  hold(keys: readonly string[]): (committed: boolean) => (() => Promise<void>)[] {
     for (const key of keys) this.held.set(key, (this.held.get(key) ?? 0) + 1);
     return (committed) => {
+      const rechecks: (() => Promise<void>)[] = [];
       for (const key of keys) {
         const count = this.held.get(key)! - 1;
-        if (count === 0) this.held.delete(key);
-        else this.held.set(key, count);
+        if (count === 0) {
+          this.held.delete(key);
+          rechecks.push(...(this.deferred.get(key) ?? []));
+          this.deferred.delete(key);
+        } else this.held.set(key, count);
         if (committed && this.looking > 0) this.marks.set(key, ++this.tick);
       }
+      return rechecks;
     };
+  }
+
+  /**
+   * A release keeps `key` if a write holds a claim on it now; `recheck` then runs once the last
+   * claim on it settled, whether that write committed or not. False when no claim is held.
+   */
+  deferTo(key: string, recheck: () => Promise<void>): boolean {
+    if (!this.held.has(key)) return false;
+    const waiting = this.deferred.get(key);
+    if (waiting) waiting.push(recheck);
+    else this.deferred.set(key, [recheck]);
+    return true;
   }
 
   /** A release starts looking: the token it asks `named` with. Call `ended` when it is done. */

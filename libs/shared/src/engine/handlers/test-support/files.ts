@@ -8,7 +8,7 @@ import type { ImportProgressListener } from "../../import/import-progress.ts";
 import { createInProcessEventBus } from "../../memory/in-process-event-bus.ts";
 import { createMemoryFileStore } from "../../memory/memory-file-store.ts";
 import { createMemoryRepository } from "../../memory/memory-repository.ts";
-import type { FileStore } from "../../ports/index.ts";
+import type { FileStore, Repository } from "../../ports/index.ts";
 
 // Read, not imported: the engine may not import the testing package (dependency rules).
 const EXAMPLE_MODEL_TEXT = readFileSync(
@@ -18,6 +18,8 @@ const EXAMPLE_MODEL_TEXT = readFileSync(
 
 export interface FileTestEngine {
   engine: Engine;
+  /** The engine's repository itself: a test may wrap a method to hold a read at a chosen moment. */
+  repository: Repository;
   files: FileStore;
   events: ChangeEvent[];
   resetHooks: ResetHook[];
@@ -43,8 +45,9 @@ export async function fileTestEngine(
   await bus.subscribe({ onEvent: (event) => events.push(event) });
   const files = createMemoryFileStore();
   const resetHooks: ResetHook[] = [];
+  const repository = createMemoryRepository();
   const engine = createEngine({
-    repository: createMemoryRepository(),
+    repository,
     bus,
     fileStore: files,
     resetHooks,
@@ -76,7 +79,7 @@ export async function fileTestEngine(
       mode: "all-or-nothing",
     });
   events.length = 0;
-  return { engine, files, events, resetHooks, run, ok, fails };
+  return { engine, repository, files, events, resetHooks, run, ok, fails };
 }
 
 export function base64(text: string | Uint8Array): string {
