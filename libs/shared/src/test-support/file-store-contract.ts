@@ -35,7 +35,8 @@ export function fileStoreContract(
     });
 
     test("keeps who uploaded a file (an element or a shell); a file put without an owner has none", async (store) => {
-      const owner = { submodelId: "urn:sm:\u0002x", idShortPath: "Docs.Manual" };
+      // The orderKey too: it keeps a list item the owner of its upload once its index shifted.
+      const owner = { submodelId: "urn:sm:\u0002x", idShortPath: "Docs[0].Manual", orderKey: "000000000000002a" };
       await store.put("/aasx/files/abc/manual.pdf", { contentType: "application/pdf", bytes: randomBytes(10), owner });
       await store.put("/aasx/thumbnails/def/t.png", {
         contentType: "image/png",

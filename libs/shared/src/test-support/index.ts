@@ -9,4 +9,5 @@ export * from "./operation-fixtures.ts";
 export * from "./operations-contract.ts";
 export * from "./repository-contract.ts";
 export * from "./store-client-contract.ts";
+export * from "./upload-access-contract.ts";
 export {};

@@ -9,6 +9,9 @@ import type { FileOwner, StoredFile } from "../ports/index.ts";
  * is readable anyway; files that came with a package have no owner and are shared by design.
  * Every way out of the store applies it: the attachment and thumbnail reads, and the files an AASX
  * serialization carries (serialization/package-stream.ts).
+ * The File that uploaded them is their owner also at another index: when a list item before it
+ * goes, it moves up one, and the caller was checked against the File it addresses. A rule on its
+ * old index governs another element now (isOwnerMoved).
  */
 export async function mayReadUpload(
   ctx: EngineContext,
@@ -35,8 +38,29 @@ export function uploadReadCheck(
       answer = mayReadOwner(ctx, owner);
       readable.set(name, answer);
     }
-    return await answer;
+    return (await answer) || (await isOwnerMoved(ctx, owner, via));
   };
+}
+
+/**
+ * Whether `via` is the File that uploaded the bytes, at another idShortPath now: a list item before
+ * it went and its index shifted. The caller was checked against the File it addressed; the rule on
+ * its old index governs another element now. Its orderKey tells (never reused within a submodel),
+ * read when the caller did not bring it (a serialization reads the model, not the records). A
+ * client pointing a File at another element's upload cannot give it the owner's orderKey.
+ */
+async function isOwnerMoved(ctx: EngineContext, owner: FileOwner, via: FileOwner): Promise<boolean> {
+  if ("shellId" in owner || "shellId" in via || owner.orderKey === undefined) return false;
+  // Only list indexes shift: a path of another shape is another element, whatever its orderKey
+  // (lists stored before docs/adr/0020 keyed their items by index, which other elements' keys may equal).
+  if (owner.submodelId !== via.submodelId || !sameBesideIndexes(owner.idShortPath, via.idShortPath)) return false;
+  if (via.orderKey !== undefined) return via.orderKey === owner.orderKey;
+  const [record] = await ctx.repository.getElements(via.submodelId, [via.idShortPath]);
+  return record?.orderKey === owner.orderKey;
+}
+
+function sameBesideIndexes(a: string, b: string): boolean {
+  return a.replace(/\[\d+\]/g, "[]") === b.replace(/\[\d+\]/g, "[]");
 }
 
 async function mayReadOwner(ctx: EngineContext, owner: FileOwner): Promise<boolean> {

@@ -60,7 +60,11 @@ export async function getFileByPath(
   // Another element's upload the caller may not read is "not stored" to them (upload-access.ts).
   if (
     !stored ||
-    !(await mayReadUpload(ctx, stored, { submodelId: cmd.params.submodelId, idShortPath: cmd.params.idShortPath }))
+    !(await mayReadUpload(ctx, stored, {
+      submodelId: cmd.params.submodelId,
+      idShortPath: cmd.params.idShortPath,
+      orderKey: record.orderKey,
+    }))
   )
     throw new CommandError(
       "not-found",
@@ -80,9 +84,10 @@ export async function putFileByPath(ctx: EngineContext, cmd: Command<"PutFileByP
   const fileName = safeFileName(file.fileName);
   const contentType = uploadContentType(file.contentType, fileName);
   const owner = elementOwner(submodelId, path);
-  const fileOwner = { submodelId, idShortPath: path };
   // Checked before the bytes are stored, so a wrong target leaves nothing behind.
-  await loadFileElement(ctx, cmd.params);
+  const target = await loadFileElement(ctx, cmd.params);
+  // Its orderKey names the File itself, also once a list item before it went (upload-access.ts).
+  const fileOwner = { submodelId, idShortPath: path, orderKey: target.record.orderKey };
   const modelPath = await storeUpload(ctx, "files", owner, fileOwner, fileName, { contentType, bytes });
   let previous: string | undefined;
   let event: ChangeEvent;

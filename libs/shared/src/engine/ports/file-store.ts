@@ -21,8 +21,13 @@ export interface StoredFile {
   owner?: FileOwner;
 }
 
-/** The element (File) or shell (thumbnail) a file was uploaded for. */
-export type FileOwner = { submodelId: string; idShortPath: string } | { shellId: string };
+/**
+ * The element (File) or shell (thumbnail) a file was uploaded for. `orderKey` is the File's
+ * (StoredElement.orderKey) when it uploaded: unlike its idShortPath it stays when a list item before
+ * it goes and its index shifts (docs/adr/0020), so the File keeps being the owner of its bytes.
+ * Uploads stored before it existed have none.
+ */
+export type FileOwner = { submodelId: string; idShortPath: string; orderKey?: string } | { shellId: string };
 
 export interface FileInfo {
   path: string;
