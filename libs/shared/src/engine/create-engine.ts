@@ -19,6 +19,7 @@ import { type AccessView, checkCommand } from "./access/command-access.ts";
 import { type CommitRunner, createCommitRunner } from "./commit-runner.ts";
 import type { EngineContext, ResetHook, ValidationSettings } from "./engine-context.ts";
 import { UploadClaims } from "./files/upload-claims.ts";
+import { UploadsDuringDeletes } from "./files/uploads-during-deletes.ts";
 import { streamPackage } from "./handlers/aasx-packages.ts";
 import { getAssetInformation, putAssetInformation } from "./handlers/asset-information.ts";
 import {
@@ -232,6 +233,7 @@ export function createEngine(options: EngineOptions): Engine {
     commit,
     fileStore: options.fileStore ?? createMemoryFileStore(),
     uploadClaims: new UploadClaims(),
+    uploadsDuringDeletes: new UploadsDuringDeletes(),
     aasxLimits: { ...DEFAULT_AASX_LIMITS, ...options.aasxLimits },
     resetHooks,
     operationProviders,

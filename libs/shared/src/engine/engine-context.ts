@@ -24,6 +24,8 @@ export interface EngineContext {
   fileStore: FileStore;
   /** Uploads that writes in flight name, seen by a release before it deletes (files/upload-claims.ts). */
   uploadClaims: import("./files/upload-claims.ts").UploadClaims;
+  /** Attachments committed while a delete of their submodel runs (files/uploads-during-deletes.ts). */
+  uploadsDuringDeletes: import("./files/uploads-during-deletes.ts").UploadsDuringDeletes;
   /** Bounds on reading AASX packages (core.minInflateRatio and the size limits). */
   aasxLimits: AasxLimits;
   /** Run in order by ResetStore before it deletes anything. */

@@ -2,7 +2,7 @@ import { CommandError } from "../contracts/index.ts";
 import { eventDraft } from "./commit-runner.ts";
 import type { EngineContext } from "./engine-context.ts";
 import { releaseThumbnail, thumbnailPathOf } from "./files/released-thumbnails.ts";
-import { type HeldUpload, releaseUploads, uploadsHeldInSubmodel } from "./files/released-uploads.ts";
+import { commitSubmodelDelete } from "./files/submodel-delete.ts";
 import { dropPackageClaim } from "./packages/package-claims.ts";
 import type { IdentifiableKind } from "./ports/index.ts";
 import { identifiableTarget } from "./write-targets.ts";
@@ -23,13 +23,9 @@ export async function removeIdentifiable(
   /** /reset clears every file afterwards: the uploads are not looked for one identifiable at a time. */
   filesCleared = false,
 ): Promise<boolean> {
-  // Read before the commit, not in its plan: the plan runs again after every write to the
-  // submodel, and reading a large one takes seconds, so a Property written once a second starved
-  // the delete (504). An upload committed between this read and the delete stays until /reset.
-  const held: HeldUpload[] = kind === "submodel" && !filesCleared ? await uploadsHeldInSubmodel(ctx, id) : [];
   let thumbnail: string | undefined;
-  try {
-    await ctx.commit(identifiableTarget(kind, id), async () => {
+  const commit = () =>
+    ctx.commit(identifiableTarget(kind, id), async () => {
       const stored = await ctx.repository.getIdentifiable(kind, id);
       if (!stored) throw new CommandError("not-found", `${id} is gone`);
       if (kind === "shell" && !filesCleared) thumbnail = thumbnailPathOf(stored.json);
@@ -41,8 +37,12 @@ export async function removeIdentifiable(
         },
       };
     });
-    await dropPackageClaim(ctx.fileStore, kind, id);
-    if (held.length > 0) await releaseUploads(ctx, id, held);
+  try {
+    if (kind === "submodel" && !filesCleared) await commitSubmodelDelete(ctx, id, commit);
+    else {
+      await commit();
+      await dropPackageClaim(ctx.fileStore, kind, id);
+    }
     if (thumbnail !== undefined) await releaseThumbnail(ctx, id, thumbnail, undefined);
     return true;
   } catch (error) {

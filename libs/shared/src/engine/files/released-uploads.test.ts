@@ -409,3 +409,44 @@ describe("an upload a write in flight named, kept by a release, when that write 
     assert.deepEqual(await stored(t), []);
   });
 });
+
+describe("an attachment committed while its submodel is being deleted", () => {
+  it("goes with the submodel: the delete records what was committed after it read the uploads", async () => {
+    const t = await fileTestEngine({ example: false });
+    const id = "urn:test:released-uploads:delete-race";
+    const file = (idShort: string) => ({ modelType: "File", idShort, contentType: "text/plain" });
+    await t.ok("PostSubmodel", {
+      body: JSON.stringify({ modelType: "Submodel", id, submodelElements: [file("F1"), file("F2")] }),
+    });
+    const attach = (idShortPath: string, text: string) =>
+      t.ok("PutFileByPath", {
+        submodelId: id,
+        idShortPath,
+        file: { fileName: `${text}.txt`, contentBase64: base64(text) },
+      });
+    await attach("F2", "before");
+    // The delete reads the uploads its Files hold (it lists the upload folders first), then plans
+    // its commit, which reads the submodel: an attachment committed in between is not among the
+    // uploads it read, and its bytes stayed until /reset.
+    let stage: "waiting" | "read" | "done" = "waiting";
+    const list = t.files.list.bind(t.files);
+    t.files.list = async (prefix) => {
+      if (stage === "waiting" && prefix === "/aasx/files/") stage = "read";
+      return await list(prefix);
+    };
+    const getIdentifiable = t.repository.getIdentifiable.bind(t.repository);
+    t.repository.getIdentifiable = async (kind, identifier) => {
+      const stored = await getIdentifiable(kind, identifier);
+      if (stage === "read" && kind === "submodel" && identifier === id) {
+        stage = "done";
+        // The delete's plan read the submodel as it was before this attachment: its commit finds
+        // the submodel changed and plans again.
+        await attach("F1", "during");
+      }
+      return stored;
+    };
+    await t.ok("DeleteSubmodelById", { submodelId: id });
+    assert.equal(stage, "done", "no attachment came between the delete's read of the uploads and its commit");
+    assert.deepEqual(await storedUploads(t), [], "an upload of the deleted submodel was left behind");
+  });
+});

@@ -107,6 +107,8 @@ export async function putFileByPath(ctx: EngineContext, cmd: Command<"PutFileByP
     await deleteUpload(ctx, modelPath, fileOwner).catch(() => undefined);
     throw error;
   }
+  // A delete of the submodel that read its uploads before this commit releases this one too.
+  ctx.uploadsDuringDeletes.committed(submodelId, { idShortPath: path, value: modelPath });
   // Committed: what the File named before goes unless another File names it (released-uploads.ts).
   if (previous !== undefined)
     await releaseUploads(ctx, submodelId, heldUpload(path, previous), new Map([[path, modelPath]]));

@@ -7,16 +7,10 @@ import { eventDraft } from "../commit-runner.ts";
 import { deleteOps, insertOps, loadAllElements } from "../element-io.ts";
 import type { EngineContext } from "../engine-context.ts";
 import { claimedCommit } from "../files/claimed-commit.ts";
-import {
-  fileValuesOfElements,
-  type HeldUpload,
-  releaseUploads,
-  uploadsHeldBy,
-  uploadsHeldInSubmodel,
-} from "../files/released-uploads.ts";
+import { fileValuesOfElements, type HeldUpload, releaseUploads, uploadsHeldBy } from "../files/released-uploads.ts";
+import { commitSubmodelDelete } from "../files/submodel-delete.ts";
 import { readForWrite, requireIdentifiable, requireSameId, unchanged } from "../identifiables.ts";
 import { indexTerm, referenceTerms } from "../index-terms.ts";
-import { dropPackageClaim } from "../packages/package-claims.ts";
 import { listFiltered, pageCursor } from "../paging.ts";
 import { pageSubmodelPaths } from "../path-pages.ts";
 import { checkCollectionPreconditions } from "../preconditions.ts";
@@ -225,27 +219,23 @@ export async function putSubmodel(ctx: EngineContext, cmd: Command<"PutSubmodelB
 export async function deleteSubmodel(ctx: EngineContext, cmd: Command<"DeleteSubmodelById">): Promise<Handled<null>> {
   const { submodelId, aasId, preconditions } = cmd.params;
   await checkSubmodelScope(ctx, cmd.params);
-  // Its File elements' uploads go with it (released-uploads.ts). Read before the commit, not in its
-  // plan: the plan runs again after every write to the submodel, and reading a large one takes
-  // seconds, so a Property written once a second starved the delete (504). An attachment
-  // committed between this read and the delete stays until /reset.
-  const held: HeldUpload[] = await uploadsHeldInSubmodel(ctx, submodelId);
-  await ctx.commit(identifiableTarget("submodel", submodelId), async () => {
-    const stored = await readForWrite(ctx, "submodel", submodelId, preconditions);
-    return {
-      commit: {
-        preconditions: [unchanged(stored)],
-        ops: [{ op: "delete-identifiable", kind: "submodel", id: submodelId }],
-        event: eventDraft(
-          { kind: "submodel.deleted", id: submodelId, origin: cmd.origin, correlationId: cmd.correlationId },
-          undefined,
-          ctx.clock.now(),
-        ),
-      },
-    };
-  });
-  await dropPackageClaim(ctx.fileStore, "submodel", submodelId);
-  await releaseUploads(ctx, submodelId, held);
+  // Its File elements' uploads go with it (files/submodel-delete.ts).
+  await commitSubmodelDelete(ctx, submodelId, () =>
+    ctx.commit(identifiableTarget("submodel", submodelId), async () => {
+      const stored = await readForWrite(ctx, "submodel", submodelId, preconditions);
+      return {
+        commit: {
+          preconditions: [unchanged(stored)],
+          ops: [{ op: "delete-identifiable", kind: "submodel", id: submodelId }],
+          event: eventDraft(
+            { kind: "submodel.deleted", id: submodelId, origin: cmd.origin, correlationId: cmd.correlationId },
+            undefined,
+            ctx.clock.now(),
+          ),
+        },
+      };
+    }),
+  );
   if (aasId !== undefined) {
     const reference = {
       type: "DeleteSubmodelReferenceById" as const,
