@@ -14,6 +14,10 @@ import { headers, type Msg, type MsgHdrs, type NatsConnection } from "@nats-io/n
  *      (its SUB precedes that answer on its connection, so the server knows the inbox by then);
  *   3. the client publishes the N chunks to that inbox: they all reach the same replica, which
  *      reassembles, executes and answers on the original reply subject (chunked again if needed).
+ * Every request gets its answer, however the transfer ends: a replica that does not get the whole
+ * body (chunks lost, broken, or its own close) answers `unavailable` (nothing was run), and an inbox
+ * gone before the last chunk is a "no responders" on the last chunk's reply subject
+ * (command-responder.ts, nats-store-client.ts).
  */
 
 export const CHUNK_HEADER = "Twinport-Chunk";
@@ -37,13 +41,30 @@ export function splitIntoChunks(data: Uint8Array, chunkBytes: number): Uint8Arra
   return chunks.length > 0 ? chunks : [data];
 }
 
-/** Publishes `data` to `subject` as numbered chunks (see the header comment). */
-export function publishChunks(connection: NatsConnection, subject: string, data: Uint8Array, chunkBytes: number): void {
+/**
+ * Publishes `data` to `subject` as numbered chunks (see the header comment). `lastReply`: the last
+ * chunk names it as its reply subject, so that when nobody listens on `subject` any more (the
+ * replica that named its inbox went away, or gave up on the body) the server tells that subject "no
+ * responders" at once. Plain publishes to an inbox nobody holds vanish without a word, and the
+ * sender would wait for an answer to the end of its budget (the receiver ignores the reply subject).
+ */
+export function publishChunks(
+  connection: NatsConnection,
+  subject: string,
+  data: Uint8Array,
+  chunkBytes: number,
+  lastReply?: string,
+): void {
   const chunks = splitIntoChunks(data, chunkBytes);
   chunks.forEach((chunk, index) => {
     const chunkHeaders = headers();
     chunkHeaders.set(CHUNK_HEADER, `${index}/${chunks.length}`);
-    connection.publish(subject, chunk, { headers: chunkHeaders });
+    const reply = index === chunks.length - 1 ? lastReply : undefined;
+    connection.publish(
+      subject,
+      chunk,
+      reply === undefined ? { headers: chunkHeaders } : { headers: chunkHeaders, reply },
+    );
   });
 }
 

@@ -45,7 +45,7 @@ export interface CommandResponderOptions {
   /** Owned by the caller: close() of the responder leaves it open. */
   connection: NatsConnection;
   handler: CommandHandler;
-  /** Failures nobody can be answered about (an upload abandoned by its client, a closed connection). */
+  /** Failures nobody can be answered about (a closed connection, a reply that cannot be sent). */
   onError?: (error: unknown) => void;
   /**
    * True when a security section is configured: a command without a principal runs as ANONYMOUS,
@@ -69,6 +69,8 @@ export interface CommandResponderOptions {
    * why its callers got 503s.
    */
   onRefused?: (commandType: string, message: string) => void;
+  /** How long the body of a chunked request may stop arriving before its caller is answered; default UPLOAD_IDLE_MS. */
+  uploadIdleMs?: number;
 }
 
 export interface CommandResponder {
@@ -88,6 +90,8 @@ export function isNoSecuritySectionReply(reply: Reply<unknown>): boolean {
 
 /** How long a replica waits for the chunks of a request that came without a budget. */
 const DEFAULT_UPLOAD_WAIT_MS = 30_000;
+/** Longest gap between a request's handshake answer and its first chunk, or between two chunks. */
+export const UPLOAD_IDLE_MS = 10_000;
 
 /**
  * The model-store side of the StoreClient: every command subject, in the model-store queue group so
@@ -105,6 +109,7 @@ export async function serveCommandsOverNats(options: CommandResponderOptions): P
   const directPrefix = `${REPLICA_COMMAND_PREFIX}.${replicaId}.`;
 
   const acceptBatches = options.acceptBatches !== false;
+  const uploadIdleMs = options.uploadIdleMs ?? UPLOAD_IDLE_MS;
   // A budget counts from when the command may have arrived, not from when it is read: after this
   // process stood still (SIGSTOP, a VM stall), the commands that queued meanwhile have waited, and
   // their gateways may have answered 504 and routed the submodel to another replica (ADR 0027);
@@ -146,7 +151,19 @@ export async function serveCommandsOverNats(options: CommandResponderOptions): P
     if (!replyTo) return; // not a request: nobody waits for an answer
     const budget = budgetOf(msg);
     const deadline = budget === undefined ? undefined : loop.lastTurn() + budget;
-    const body = isChunkedRequest(msg) ? await receiveUpload(replyTo, deadline) : msg.data;
+    let body = msg.data;
+    if (isChunkedRequest(msg)) {
+      try {
+        body = await receiveUpload(replyTo, deadline);
+      } catch (error) {
+        // Its caller waits for an answer whatever became of the body; silence would hold it to the
+        // end of its budget (120 s for an attachment) and then read as "outcome unknown".
+        const type = msg.subject.slice(msg.subject.lastIndexOf(".") + 1);
+        const message = `${type}: its body did not arrive whole (${(error as Error).message}); it was not executed, repeating it is safe`;
+        options.onRefused?.(type, message);
+        return sendReply(replyTo, { ok: false, error: { code: "unavailable", message } }, undefined);
+      }
+    }
     if (msg.headers?.has(STREAM_HEADER))
       return answerStreamed(replyTo, await execute(msg.subject, body, deadline, runStreamed));
     const reply = await execute(msg.subject, body, deadline);
@@ -301,30 +318,59 @@ export async function serveCommandsOverNats(options: CommandResponderOptions): P
     else publishChunks(connection, replyTo, data, chunkBytes);
   }
 
-  /** Step 2 of the chunked request (see chunking.ts): take the body on an inbox of this replica. */
+  /**
+   * Step 2 of the chunked request (see chunking.ts): take the body on an inbox of this replica.
+   * Rejects, and the caller is answered, when the body cannot come whole: its deadline passed, a
+   * chunk is broken, the responder closes, or no chunk came for `uploadIdleMs` (the client sends
+   * them all at once, so a gap that long means they were lost on the way, e.g. in a reconnect).
+   */
   function receiveUpload(replyTo: string, deadline: number | undefined): Promise<Uint8Array> {
     return new Promise((resolve, reject) => {
       const inbox = createInbox();
       const assembler = new ChunkAssembler();
       let upload: Subscription | undefined;
+      let timer: NodeJS.Timeout | undefined;
+      let settled = false;
+      let received = 0;
       const finish = (outcome: () => void) => {
+        if (settled) return;
+        settled = true;
         clearTimeout(timer);
         uploads.delete(abandon);
         upload?.unsubscribe();
         outcome();
       };
-      const abandon = () => finish(() => reject(new Error("the responder closed during an upload")));
-      const timer = setTimeout(
-        () => finish(() => reject(new Error("a chunked request did not arrive in time"))),
-        deadline === undefined ? DEFAULT_UPLOAD_WAIT_MS : Math.max(0, deadline - Date.now()),
-      );
+      const abandon = () => finish(() => reject(new Error("the model-store closed during the transfer")));
+      const end = deadline ?? Date.now() + DEFAULT_UPLOAD_WAIT_MS;
+      const arm = () => {
+        clearTimeout(timer);
+        const seen = received;
+        const left = end - Date.now();
+        const idle = left > uploadIdleMs;
+        timer = setTimeout(
+          () => {
+            if (!idle) return finish(() => reject(new Error("its chunks did not arrive before its deadline")));
+            // Chunks that waited in the socket while this process stood still are read in the poll
+            // phase, after timers: look once more behind them before calling the transfer lost.
+            setImmediate(() => {
+              if (settled) return;
+              if (received !== seen) return arm();
+              finish(() => reject(new Error(`no chunk came for ${uploadIdleMs} ms`)));
+            });
+          },
+          Math.max(0, idle ? uploadIdleMs : left),
+        );
+      };
+      arm();
       uploads.add(abandon);
       upload = connection.subscribe(inbox, {
         callback: (error, msg) => {
           try {
             if (error) throw error;
+            received++;
             const body = assembler.addMessage(msg);
             if (body) finish(() => resolve(body));
+            else arm();
           } catch (failure) {
             finish(() => reject(failure));
           }

@@ -166,6 +166,8 @@ export function createNatsStoreClient(options: NatsStoreClientOptions): StoreCli
       const key = replicas && partitionKeyOf(command);
       let routedTo = key === undefined ? undefined : replicas?.pick(key);
       let send: (subject: string) => void = () => {};
+      // Set once the body went out in chunks to the inbox a replica named (chunking.ts).
+      let uploaded = false;
 
       const request: PendingRequest = {
         abandon: finish,
@@ -173,6 +175,15 @@ export function createNatsStoreClient(options: NatsStoreClientOptions): StoreCli
         receive(msg) {
           try {
             if (isNoResponders(msg)) {
+              // The last chunk's own "no responders": the inbox that was to take the body was gone
+              // (its replica stopped, or gave up waiting). Without the body nothing was run.
+              if (uploaded)
+                return finish(
+                  failure(
+                    "unavailable",
+                    `${command.type}: the model-store that was to take its body in chunks no longer listened; it did not happen`,
+                  ),
+                );
               if (routedTo === undefined)
                 return finish(failure("unavailable", `no model-store serves ${command.type}`));
               // Not delivered to the replica it was routed to: any replica may take it.
@@ -181,7 +192,10 @@ export function createNatsStoreClient(options: NatsStoreClientOptions): StoreCli
               return send(commandSubject(command.type));
             }
             const upload = uploadSubjectOf(msg);
-            if (upload !== undefined) return publishChunks(connection, upload, body, chunkBytes);
+            if (upload !== undefined) {
+              uploaded = true;
+              return publishChunks(connection, upload, body, chunkBytes, `${inboxPrefix}.${token}`);
+            }
             const pull = streamed ? msg.headers?.get(STREAM_PULL_HEADER) : undefined;
             const whole = isChunk(msg) ? (assembler ??= new ChunkAssembler()).addMessage(msg) : msg.data;
             if (!whole) return;
