@@ -1,0 +1,3 @@
+import { attachmentResetRaceSuite } from "./http/attachment-reset-race-suite.ts";
+
+attachmentResetRaceSuite("embedded");
