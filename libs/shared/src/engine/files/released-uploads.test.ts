@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { base64, type FileTestEngine, fileTestEngine, fromBase64 } from "../handlers/test-support/files.ts";
+import { RepositoryOutcomeUnknownError } from "../ports/index.ts";
 import { fileKeyOf } from "./file-paths.ts";
 import { RELEASE_ANSWER_BOUND_MS } from "./released-uploads.ts";
 
@@ -448,5 +449,56 @@ describe("an attachment committed while its submodel is being deleted", () => {
     await t.ok("DeleteSubmodelById", { submodelId: id });
     assert.equal(stage, "done", "no attachment came between the delete's read of the uploads and its commit");
     assert.deepEqual(await storedUploads(t), [], "an upload of the deleted submodel was left behind");
+  });
+});
+
+describe("an upload whose write did not commit", () => {
+  const id = "urn:test:released-uploads:uncommitted";
+  async function withFile(t: FileTestEngine): Promise<void> {
+    await t.ok("PostSubmodel", {
+      body: JSON.stringify({
+        modelType: "Submodel",
+        id,
+        submodelElements: [{ modelType: "File", idShort: "F", contentType: "text/plain" }],
+      }),
+    });
+  }
+  const attach = (t: FileTestEngine, text: string, ifMatch?: string) =>
+    t.run("PutFileByPath", {
+      submodelId: id,
+      idShortPath: "F",
+      file: { fileName: `${text}.txt`, contentBase64: base64(text) },
+      ...(ifMatch ? { preconditions: { ifMatch: [ifMatch] } } : {}),
+    });
+
+  it("goes although it cannot be read (a file /reset cut in half while it was stored)", async () => {
+    const t = await fileTestEngine({ example: false });
+    await withFile(t);
+    const get = t.files.get.bind(t.files);
+    t.files.get = async (key) => {
+      if (key.startsWith("/aasx/files/")) throw new Error("The file kept changing while it was read");
+      return await get(key);
+    };
+    const refused = await attach(t, "late", '"1"');
+    assert.equal(refused.ok, false);
+    assert.equal(!refused.ok && refused.error.code, "precondition-failed");
+    assert.deepEqual(await t.files.list("/aasx/files/"), [], "the failed write's upload was left behind");
+  });
+
+  it("stays when the commit's outcome is unknown: the File may name it", async () => {
+    const t = await fileTestEngine({ example: false });
+    await withFile(t);
+    // The commit happens, its answer is lost on the way back (a command timeout, a cut connection).
+    const commit = t.repository.commit.bind(t.repository);
+    t.repository.commit = async (planned) => {
+      await commit(planned);
+      throw new RepositoryOutcomeUnknownError("Redis did not answer within the command timeout");
+    };
+    const unknown = await attach(t, "committed");
+    assert.equal(unknown.ok, false);
+    assert.equal(!unknown.ok && unknown.error.code, "timeout");
+    const served = await t.run("GetFileByPath", { submodelId: id, idShortPath: "F" });
+    assert.ok(served.ok, "the File that committed names bytes that were deleted");
+    assert.equal(fromBase64(served.value.contentBase64).toString(), "committed");
   });
 });

@@ -29,6 +29,20 @@ export async function storeUpload(
 }
 
 /**
+ * The upload a write stored at a path of its own (storeUpload: created, never replaced) and then
+ * failed to commit: nothing can name it yet, so it goes without deleteUpload's owner check. That
+ * check reads the file, and a file `/reset` cut in half while it was stored cannot be read: its
+ * index entry stayed until the next `/reset`. When the commit's outcome is unknown (sent, no answer:
+ * `RepositoryOutcomeUnknownError`), the File may name it now: the bytes stay, erring on the side of
+ * keeping them (before, they went, and a File that had committed named deleted bytes).
+ */
+export async function discardUncommittedUpload(ctx: EngineContext, modelPath: string, error: unknown): Promise<void> {
+  if (error instanceof Error && error.name === "RepositoryOutcomeUnknownError") return;
+  const key = fileKeyOf(modelPath);
+  if (key !== undefined) await ctx.fileStore.delete(key).catch(() => undefined);
+}
+
+/**
  * Deletes the upload at `modelPath` that `owner` (the File element or shell) named; a file of
  * anyone else there stays. For a File, an upload made for any element of its submodel counts: when
  * a list item goes, the items behind it move up an index, and the File at `L[0]` names what was

@@ -9,7 +9,7 @@ import { uploadContentType } from "../files/content-types.ts";
 import { decodeBase64, elementOwner, encodeBase64, fileKeyOf, fileNameOf, safeFileName } from "../files/file-paths.ts";
 import { heldUpload, releaseUploads } from "../files/released-uploads.ts";
 import { mayReadUpload } from "../files/upload-access.ts";
-import { deleteUpload, storeUpload } from "../files/upload-store.ts";
+import { discardUncommittedUpload, storeUpload } from "../files/upload-store.ts";
 import { requireIdentifiable } from "../identifiables.ts";
 import { checkPreconditions } from "../preconditions.ts";
 import { checkSubmodelScope } from "../submodel-scope.ts";
@@ -104,7 +104,7 @@ export async function putFileByPath(ctx: EngineContext, cmd: Command<"PutFileByP
       return fileCommit(ctx, cmd, updated, old);
     });
   } catch (error) {
-    await deleteUpload(ctx, modelPath, fileOwner).catch(() => undefined);
+    await discardUncommittedUpload(ctx, modelPath, error);
     throw error;
   }
   // A delete of the submodel that read its uploads before this commit releases this one too.

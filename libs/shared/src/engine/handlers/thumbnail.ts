@@ -4,7 +4,7 @@ import type { EngineContext } from "../engine-context.ts";
 import { contentTypeByName, OCTET_STREAM, uploadContentType } from "../files/content-types.ts";
 import { decodeBase64, encodeBase64, fileKeyOf, fileNameOf, safeFileName } from "../files/file-paths.ts";
 import { mayReadUpload } from "../files/upload-access.ts";
-import { deleteUpload, storeUpload } from "../files/upload-store.ts";
+import { discardUncommittedUpload, storeUpload } from "../files/upload-store.ts";
 import { requireIdentifiable } from "../identifiables.ts";
 import { rewriteShell } from "../shell-rewrite.ts";
 import type { Handled } from "./handled.ts";
@@ -75,7 +75,7 @@ export async function putThumbnail(ctx: EngineContext, cmd: Command<"PutThumbnai
     });
     return { value: null, revision: event.revision };
   } catch (error) {
-    await deleteUpload(ctx, path, owner).catch(() => undefined);
+    await discardUncommittedUpload(ctx, path, error);
     throw error;
   }
 }
