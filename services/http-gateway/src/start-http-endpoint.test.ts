@@ -527,6 +527,65 @@ describe("startHttpEndpoint over real sockets", () => {
     await stop(endpoint);
   });
 
+  it("CONNECT is answered like a method the path does not serve, then the connection closed (Node dropped it unanswered)", async () => {
+    const endpoint = await start({ sslEnabled: false });
+    const value = `/api/v3.0/submodels/${b64(SUBMODEL_1)}/submodel-elements/MaxRotationSpeed/$value`;
+    for (const [what, request, status, allow] of [
+      ["a list", "CONNECT /api/v3.0/shells HTTP/1.1\r\nHost: localhost\r\n\r\n", 405, "GET, POST, HEAD"],
+      ["the hot route's URL", `CONNECT ${value} HTTP/1.1\r\nHost: localhost\r\n\r\n`, 405, "GET, PATCH, HEAD"],
+      ["HTTP/1.0 without Host", "CONNECT /api/v3.0/shells HTTP/1.0\r\n\r\n", 405, "GET, POST, HEAD"],
+      ["no AAS path", "CONNECT /nothing HTTP/1.1\r\nHost: localhost\r\n\r\n", 404, undefined],
+      [
+        "an authority (a proxy's target)",
+        "CONNECT localhost:443 HTTP/1.1\r\nHost: localhost:443\r\n\r\n",
+        400,
+        undefined,
+      ],
+    ] as const) {
+      // A request behind it on the same connection: Node gave the connection up, it is not read.
+      const answer = await exchange(
+        endpoint.port,
+        `${request}GET /api/v3.0/shells HTTP/1.1\r\nHost: localhost\r\n\r\n`,
+      );
+      const head = answer.slice(0, answer.indexOf("\r\n\r\n"));
+      assert.match(head, new RegExp(`^HTTP/1\\.1 ${status} `), `${what}: ${answer}`);
+      assert.match(head, /\r\nConnection: close(\r\n|$)/, what);
+      if (allow !== undefined) assert.match(head, new RegExp(`\r\nallow: ${allow}\r\n`, "i"), what);
+      const body = JSON.parse(answer.slice(answer.indexOf("\r\n\r\n") + 4));
+      assert.equal(body.messages[0].code, String(status), what);
+      assert.equal(answer.match(/HTTP\/1\.1 /g)?.length, 1, what);
+    }
+    await stop(endpoint);
+  });
+
+  it("a request asking for an Upgrade (WebSocket, h2c) is served as an ordinary request and the connection kept, on the hot route too", async () => {
+    const endpoint = await start({ sslEnabled: false });
+    const value = `/api/v3.0/submodels/${b64(SUBMODEL_1)}/submodel-elements/MaxRotationSpeed/$value`;
+    for (const [upgrade, target, expected] of [
+      [
+        "Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n",
+        "/api/v3.0/shells",
+        /\r\n\r\n\{"paging_metadata"/,
+      ],
+      [
+        "Connection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA\r\n",
+        value,
+        /\{"MaxRotationSpeed":\d+\}/,
+      ],
+    ] as const) {
+      // The next request once the answer is in, as a client that got no 101 sends it (curl after h2c).
+      const answers = await oneAfterAnother(endpoint.port, [
+        `GET ${target} HTTP/1.1\r\nHost: localhost\r\n${upgrade}\r\n`,
+        `GET ${target} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`,
+      ]);
+      assert.match(answers, /^HTTP\/1\.1 200 OK\r\n/, answers.slice(0, 300));
+      assert.doesNotMatch(answers, /^HTTP\/1\.1 101 /m);
+      assert.equal(answers.match(/HTTP\/1\.1 200 OK/g)?.length, 2, "the connection served the request after it");
+      assert.match(answers, expected);
+    }
+    await stop(endpoint);
+  });
+
   it("requests pipelined on one connection are served in order: a write behind a write, a read behind a write", async () => {
     // With and without the hot route's gathering (embedded mode gathers, ADR 0056).
     for (const gather of [true, false]) {
@@ -671,5 +730,39 @@ function pipelined(port: number, requests: string): Promise<{ status: number; bo
       resolve(answers);
     });
     socket.write(requests);
+  });
+}
+
+/**
+ * Writes each of `requests` once the answer to the one before is in (its head and its
+ * Content-Length body) on one connection; everything received until the server ends it.
+ */
+function oneAfterAnother(port: number, requests: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1");
+    let received = "";
+    let sent = 0;
+    const answered = () => {
+      let at = 0;
+      let count = 0;
+      for (;;) {
+        const end = received.indexOf("\r\n\r\n", at);
+        if (end === -1) return count;
+        const length = Number(/\r\ncontent-length: (\d+)/i.exec(received.slice(at, end))?.[1] ?? 0);
+        if (received.length < end + 4 + length) return count;
+        at = end + 4 + length;
+        count++;
+      }
+    };
+    const next = () => {
+      if (sent < requests.length && answered() === sent) socket.write(requests[sent++]!);
+    };
+    socket.on("connect", next);
+    socket.on("data", (chunk: Buffer) => {
+      received += chunk.toString("latin1");
+      next();
+    });
+    socket.on("end", () => resolve(received));
+    socket.on("error", reject);
   });
 }

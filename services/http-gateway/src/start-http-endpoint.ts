@@ -19,6 +19,7 @@ import { createHttpServing } from "./create-http-app.ts";
 import type { EventHub } from "./events/event-hub.ts";
 import { API_PREFIX } from "./http/api-routes.ts";
 import { clientErrorAnswers } from "./http/client-error.ts";
+import { connectAnsweredAsRequest } from "./http/connect-requests.ts";
 import { servedInConnectionOrder } from "./http/connection-order.ts";
 import { EmptyBodyFramingResponse } from "./http/empty-body-framing.ts";
 import { answeredHostProblem } from "./http/host-header.ts";
@@ -122,6 +123,10 @@ export async function startHttpEndpoint(deps: HttpEndpointDeps): Promise<Running
           general(incoming, outgoing);
         },
   );
+  const listener: RequestListener = (incoming, outgoing) => {
+    clientErrors.dispatched(incoming, outgoing);
+    ordered(incoming, outgoing);
+  };
   const server = makeServer(
     // A request without Host, or with two, is ours to answer, with a Result body (host-header.ts). allowHalfOpen:
     // see answeredAfterHalfClose (node:http sets it on its plain sockets, tls.Server does not).
@@ -132,11 +137,10 @@ export async function startHttpEndpoint(deps: HttpEndpointDeps): Promise<Running
       allowHalfOpen: true,
       ServerResponse: EmptyBodyFramingResponse,
     },
-    (incoming, outgoing) => {
-      clientErrors.dispatched(incoming, outgoing);
-      ordered(incoming, outgoing);
-    },
+    listener,
   );
+  // CONNECT is answered like any method the path does not serve, not dropped (connect-requests.ts).
+  connectAnsweredAsRequest(server, listener);
   answeredAfterHalfClose(server, tls !== undefined, clientErrors.inFlight);
   clientErrors.attach(server);
   // Connections that never send a request, and answers whose client stopped reading, are cut

@@ -33,4 +33,7 @@ export function bodySizeLimit(maxBytes: number): MiddlewareHandler {
   };
 }
 
-const METHODS_WITHOUT_BODY = new Set(["GET", "HEAD", "DELETE", "OPTIONS"]);
+// CONNECT has no content (RFC 9110 §9.3.6), and its request is answered without a tunnel
+// (connect-requests.ts): wrapping its body would make node-server build a web Request, which
+// refuses the method (a 500 instead of the 405).
+const METHODS_WITHOUT_BODY = new Set(["GET", "HEAD", "DELETE", "OPTIONS", "CONNECT"]);
