@@ -407,6 +407,46 @@ describe("startHttpEndpoint over real sockets", () => {
     await stop(endpoint);
   });
 
+  it("a Host with an empty port (`localhost:`) names the default port: served on every route, and sniEnabled compares its name", async () => {
+    const plain = await start({ sslEnabled: false });
+    const value = `/api/v3.0/submodels/${b64(SUBMODEL_1)}/submodel-elements/MaxRotationSpeed/$value`;
+    for (const [what, request, expected] of [
+      [
+        "hot route",
+        `GET ${value} HTTP/1.1\r\nHost: localhost:\r\nConnection: close\r\n\r\n`,
+        /\{"MaxRotationSpeed":\d+\}$/,
+      ],
+      [
+        "general path",
+        "GET /api/v3.0/shells HTTP/1.1\r\nHost: 127.0.0.1:\r\nConnection: close\r\n\r\n",
+        /\{"paging_metadata"/,
+      ],
+      [
+        "an IPv6 literal",
+        "GET /api/v3.0/shells HTTP/1.1\r\nHost: [::1]:\r\nConnection: close\r\n\r\n",
+        /\{"paging_metadata"/,
+      ],
+      ["HTTP/1.0", "GET /api/v3.0/shells HTTP/1.0\r\nHost: localhost:\r\n\r\n", /\{"paging_metadata"/],
+    ] as const) {
+      const answer = await exchange(plain.port, request);
+      assert.match(answer, /^HTTP\/1\.1 200 OK\r\n/, `${what}: ${answer.slice(0, 300)}`);
+      assert.match(answer, expected, what);
+    }
+    await stop(plain);
+    const endpoint = await start({ sniEnabled: true });
+    const ca = caOf();
+    const ask = (path: string, host: string) =>
+      socketRequest({ url: endpoint.url, path, servername: "localhost", headers: { Host: host }, ca });
+    for (const path of ["/api/v3.0/shells", value]) {
+      const served = await ask(path, "localhost:");
+      assert.equal(served.status, 200, `${path}: ${served.body}`);
+      const foreign = await ask(path, "elsewhere.example:");
+      assert.equal(foreign.status, 400, foreign.body);
+      assert.match(JSON.parse(foreign.body).messages[0].text, /sniEnabled/);
+    }
+    await stop(endpoint);
+  });
+
   it("a request with two Host headers is a 400 with the Result body, on the hot route's URL too", async () => {
     const endpoint = await start({ sslEnabled: false });
     const value = `/api/v3.0/submodels/${b64(SUBMODEL_1)}/submodel-elements/MaxRotationSpeed/$value`;

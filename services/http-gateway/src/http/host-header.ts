@@ -55,7 +55,11 @@ export function answeredHostProblem(
     delete incoming.headers.host;
     removeRawHost(incoming.rawHeaders);
   }
-  if (incoming.headers.host !== undefined) return false;
+  const host = incoming.headers.host;
+  if (host !== undefined) {
+    if (host.endsWith(":")) withoutEmptyPort(incoming, host);
+    return false;
+  }
   if (version === "1.0") {
     takeHost(incoming, endpointHostOf(incoming.socket));
     return false;
@@ -113,6 +117,23 @@ function endpointHostOf(socket: Socket): string {
   const address = socket.localAddress ?? "localhost";
   const name = typeof servername === "string" && servername !== "" ? servername : address;
   return `${name.includes(":") ? `[${name}]` : name}:${socket.localPort}`;
+}
+
+/**
+ * `Host: localhost:` names the default port: RFC 3986 §3.2.3 has `port = *DIGIT` and says an empty
+ * port is to be omitted, as RFC 9110 §7.2 takes it. @hono/node-server refused it (its URL's host
+ * lost the colon and no longer matched the header: "Invalid host header"), and the hot route took
+ * no such Host; the Host without it is served by every route, and sniEnabled compares its name.
+ * Only a trailing colon after a name or a bracketed address goes (`a:b:` stays, for node-server to
+ * refuse), and `:` alone stays too: it names no host.
+ */
+function withoutEmptyPort(incoming: IncomingMessage, host: string): void {
+  const name = host.slice(0, -1);
+  if (name === "" || (name.includes(":") && !(name.startsWith("[") && name.endsWith("]")))) return;
+  incoming.headers.host = name;
+  const raw = incoming.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2)
+    if (raw[i]!.length === 4 && raw[i]!.toLowerCase() === "host") raw[i + 1] = name;
 }
 
 /** Both views of the headers: Node's object (hot route, node-server's URL) and the raw list (Hono's). */
