@@ -122,6 +122,45 @@ export function preconditionsSuite(mode: Mode): void {
         for (const ifMatch of ["*", '"1"']) assertRefused(await http.get(url, { "if-match": ifMatch }), 404, url);
     });
 
+    test('an If-Match that is no list of quoted tags (the current revision unquoted, 81 for "81") is a 412 on every method, the hot route\'s PATCH included, and writes nothing; such an If-None-Match never gives a 304', async () => {
+      const { submodel } = await createFixtureAt(http, "invalid-if-match", "repository");
+      const repository = `/submodels/${b64(submodel.id)}`;
+      const element = `${repository}/submodel-elements/MaxRotationSpeed`;
+      const read = await http.get(element);
+      assert.equal(read.status, 200, read.text);
+      const bare = etagOf(read).slice(1, -1);
+      const submodelTag = etagOf(await http.get(repository)).slice(1, -1);
+      const writes: [string, string, string | undefined, string][] = [
+        // The hot route's PATCH (ADR 0045) reads the header itself.
+        ["PATCH", `${element}/$value`, "4711", bare],
+        ["PATCH", element, JSON.stringify({ value: "4712" }), bare],
+        ["PUT", element, JSON.stringify({ ...JSON.parse(read.text), value: "4713" }), bare],
+        ["POST", `${repository}/submodel-elements`, propertyBody("InvalidIfMatch"), submodelTag],
+        ["DELETE", element, undefined, bare],
+      ];
+      for (const [method, url, body, tag] of writes)
+        for (const ifMatch of [tag, `"1", ${tag}`, `W/ "${tag}"`, `"${tag}`]) {
+          const answer = await http.request(method, url, {
+            ...(body === undefined ? {} : { body }),
+            headers: { "if-match": ifMatch },
+          });
+          assertRefused(answer, 412, `${method} ${url} If-Match ${ifMatch}`);
+        }
+      const after = await http.get(element);
+      assert.equal(after.text, read.text, "no write was made");
+      assert.equal(etagOf(after), etagOf(read));
+      assert.equal((await http.get(`${repository}/submodel-elements/InvalidIfMatch`)).status, 404);
+      // GET: If-Match as for a write; If-None-Match names no current tag, so the representation (no 304).
+      for (const url of [element, `${element}/$value`, repository]) {
+        const current = etagOf(await http.get(url));
+        assertRefused(await http.get(url, { "if-match": current.slice(1, -1) }), 412, `GET ${url}`);
+        for (const ifNoneMatch of [current.slice(1, -1), `"1", ${current.slice(1, -1)}`, `${current}, *`]) {
+          const answer = await http.get(url, { "if-none-match": ifNoneMatch });
+          assert.equal(answer.status, 200, `GET ${url} If-None-Match ${ifNoneMatch}: ${answer.text}`);
+        }
+      }
+    });
+
     test("GET …/attachment carries the File element's ETag: If-None-Match gives 304, If-Match a stale tag 412, an upload a new tag", async () => {
       const { path } = await createFixtureAt(http, "attachment", "repository");
       const element = `${path}/submodel-elements/Manual`;
