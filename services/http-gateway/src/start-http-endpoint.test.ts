@@ -567,6 +567,41 @@ describe("startHttpEndpoint over real sockets", () => {
     await stop(endpoint);
   });
 
+  it("HTTP/1.0 keep-alive persists after a 304, a HEAD answer and a 204, which still carry no length (Node closed the connection)", async () => {
+    const endpoint = await start({ sslEnabled: false });
+    const value = `/api/v3.0/submodels/${b64(SUBMODEL_1)}/submodel-elements/MaxRotationSpeed/$value`;
+    const read = await exchange(endpoint.port, `GET ${value} HTTP/1.0\r\n\r\n`);
+    const etag = /\r\nETag: ("[^"]*")/i.exec(read)?.[1];
+    assert.ok(etag, read);
+    const keep = "Connection: keep-alive\r\n";
+    const answer = await exchange(
+      endpoint.port,
+      `GET ${value} HTTP/1.0\r\nIf-None-Match: ${etag}\r\n${keep}\r\n` +
+        `HEAD /api/v3.0/shells HTTP/1.0\r\n${keep}\r\n` +
+        `PATCH ${value} HTTP/1.0\r\nContent-Type: application/json\r\nContent-Length: 4\r\n${keep}\r\n4712` +
+        `GET ${value} HTTP/1.0\r\n\r\n`,
+    );
+    const heads = answer.split(/(?=HTTP\/1\.1 )/);
+    assert.deepEqual(
+      heads.map((head) => head.slice(9, 12)),
+      ["304", "200", "204", "200"],
+      answer,
+    );
+    for (const head of heads.slice(0, 3)) {
+      assert.match(head, /\r\nConnection: keep-alive\r\n/, head);
+      assert.doesNotMatch(head, /content-length|transfer-encoding/i, head);
+      assert.ok(head.endsWith("\r\n\r\n"), `no body: ${head}`);
+    }
+    assert.match(heads[3]!, /\r\nConnection: close\r\n[^]*\{"MaxRotationSpeed":4712\}$/);
+    // Not asked for keep-alive, the connection closes after them as before.
+    const closing = await exchange(
+      endpoint.port,
+      "HEAD /api/v3.0/shells HTTP/1.0\r\n\r\nGET /api/v3.0/shells HTTP/1.0\r\n\r\n",
+    );
+    assert.match(closing, /^HTTP\/1\.1 200 OK\r\n[^]*\r\nConnection: close\r\n\r\n$/, closing);
+    await stop(endpoint);
+  });
+
   it("CONNECT is answered like a method the path does not serve, then the connection closed (Node dropped it unanswered)", async () => {
     const endpoint = await start({ sslEnabled: false });
     const value = `/api/v3.0/submodels/${b64(SUBMODEL_1)}/submodel-elements/MaxRotationSpeed/$value`;

@@ -9,7 +9,8 @@ import { type IncomingMessage, type OutgoingHttpHeaders, ServerResponse } from "
  * writeHead is held until the first byte, the end or flushHeaders; ended without a byte, the head
  * gets `Content-Length: 0` where the answer may carry a body (not for 1xx, 204, 304 or a HEAD, which
  * get neither header, as before). That also spares an HTTP/1.0 client, which knows no chunked coding,
- * a close-delimited empty answer: with a length its connection may stay open if it asked for that.
+ * a close-delimited empty answer: with a length its connection may stay open if it asked for that;
+ * after a 204, a 304 or a HEAD answer, which need no length, it stays too (#writeHead).
  * Anything else writes the head exactly as the writeHead call would have (the same merge with
  * headers set before it, such as the correlation id).
  */
@@ -74,6 +75,13 @@ export class EmptyBodyFramingResponse<
   }
 
   #writeHead(statusCode: number, rest: unknown[]): this {
+    // HTTP/1.0 keep-alive: Node keeps such a connection only after an answer framed by a length
+    // (it knows no chunked coding there), and a 204, a 304 or a HEAD answer has none: it closed the
+    // connection the client asked to keep. These answers end with their head by definition (RFC
+    // 9112 §6.3), so the connection may persist (§9.3); told that chunked framing is available,
+    // Node says keep-alive and still writes neither a length nor chunks for them (no body to frame).
+    if (!this.#mayCarryBody(statusCode) && statusCode >= 200 && this.req?.httpVersionMinor === 0)
+      this.useChunkedEncodingByDefault = true;
     return (super.writeHead as (status: number, ...a: unknown[]) => this)(statusCode, ...rest);
   }
 }
