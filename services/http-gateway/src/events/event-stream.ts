@@ -127,6 +127,20 @@ export class EventStream implements LiveListener {
     this.finish(SHUTDOWN);
   }
 
+  /**
+   * Its client left (half-closed) before the answer's head went out: the stream ends after what is
+   * queued (the retry line), no message of its own, so the client gets its answer and nothing more.
+   */
+  clientLeft(): void {
+    if (this.ended) return;
+    try {
+      this.controller.close();
+    } catch {
+      // The client already went away.
+    }
+    this.end();
+  }
+
   private pump(): void {
     if (this.pumping || this.ended) return;
     this.pumping = true;

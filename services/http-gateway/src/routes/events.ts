@@ -48,7 +48,7 @@ export function eventRoutes(hub: EventHub | undefined): ApiRoute[] {
               ...(grants ? expiryOf(c) : {}),
             });
             await stream.open();
-            endedByClientFin(c);
+            endedByClientFin(c, stream);
             return new Response(stream.body, { status: 200, headers: STREAM_HEADERS });
           },
         },
@@ -81,13 +81,16 @@ function completedWrites(socket: Socket | null | undefined): number | undefined 
  * The server keeps a half-closed connection open until its answer has gone (start-http-endpoint.ts,
  * RFC 9112 §9.6), but a stream has no end of its own to wait for: the client's FIN is its leaving,
  * as it was before. Without this, a client that closed would keep its stream (and a place under
- * events.maxStreams) until a heartbeat's write failed.
+ * events.maxStreams) until a heartbeat's write failed. A FIN that came before the answer's head
+ * went out (the stream was opening: a gateway's first stream subscribes to the bus first, a
+ * distributed one over NATS) still gets the head: the stream ends after its retry line instead of
+ * the connection being cut, and the client is never left without an answer.
  */
-function endedByClientFin(c: GatewayContext): void {
+function endedByClientFin(c: GatewayContext, stream: EventStream): void {
   const outgoing = outgoingMessageOf(c);
   const socket = outgoing?.socket;
   if (outgoing === undefined || !socket) return;
-  const leave = () => outgoing.destroy();
+  const leave = () => (outgoing.headersSent ? outgoing.destroy() : stream.clientLeft());
   if (socket.readableEnded) leave();
   else {
     socket.once("end", leave);
