@@ -22,7 +22,7 @@ import { clientErrorAnswers } from "./http/client-error.ts";
 import { connectAnsweredAsRequest } from "./http/connect-requests.ts";
 import { servedInConnectionOrder } from "./http/connection-order.ts";
 import { EmptyBodyFramingResponse } from "./http/empty-body-framing.ts";
-import { answeredHostProblem } from "./http/host-header.ts";
+import { refusedByRequestLineChecks } from "./http/request-line-checks.ts";
 import { cutStalledConnections } from "./http/stalled-connections.ts";
 import { unreadableRequestAnswer } from "./http/unreadable-request.ts";
 import type { HttpEndpointSettings } from "./http-endpoint-settings.ts";
@@ -114,12 +114,12 @@ export async function startHttpEndpoint(deps: HttpEndpointDeps): Promise<Running
     hotRoute
       ? (incoming, outgoing) => {
           if (closing) outgoing.shouldKeepAlive = false;
-          if (answeredHostProblem(incoming, outgoing, logs)) return;
+          if (refusedByRequestLineChecks(incoming, outgoing, logs)) return;
           if (!hotRoute(incoming, outgoing)) general(incoming, outgoing);
         }
       : (incoming, outgoing) => {
           if (closing) outgoing.shouldKeepAlive = false;
-          if (answeredHostProblem(incoming, outgoing, logs)) return;
+          if (refusedByRequestLineChecks(incoming, outgoing, logs)) return;
           general(incoming, outgoing);
         },
   );
@@ -128,8 +128,9 @@ export async function startHttpEndpoint(deps: HttpEndpointDeps): Promise<Running
     ordered(incoming, outgoing);
   };
   const server = makeServer(
-    // A request without Host, or with two, is ours to answer, with a Result body (host-header.ts). allowHalfOpen:
-    // see answeredAfterHalfClose (node:http sets it on its plain sockets, tls.Server does not).
+    // A request without Host, or with two, is ours to answer, with a Result body
+    // (request-line-checks.ts). allowHalfOpen: see answeredAfterHalfClose (node:http sets it on its
+    // plain sockets, tls.Server does not).
     // Answers ended without a byte say Content-Length: 0, not chunked (empty-body-framing.ts).
     {
       ...(tls ? { key: tls.key, cert: tls.cert, ...mutualTls } : {}),

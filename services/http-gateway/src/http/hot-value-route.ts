@@ -257,8 +257,8 @@ export function hotValueRoute(deps: HotValueRouteDeps): HotRoute {
       // A browser's PATCH (it names its site or origin): the general path's cross-site check decides (cross-site-requests.ts).
       if (headers["sec-fetch-site"] !== undefined || headers.origin !== undefined) return false;
     }
-    // Node keeps the first of two Content-Types, Content-Lengths or Hosts; the web Headers the
-    // general path reads joins them (and then refuses them): such requests are its to answer.
+    // Node keeps the first of two Content-Types or Content-Lengths; the web Headers the general
+    // path reads joins them (and then refuses them): such requests are its to answer.
     if (repeatsSingleHeader(incoming.rawHeaders)) return false;
     let submodelId: string;
     try {
@@ -278,10 +278,13 @@ export function hotValueRoute(deps: HotValueRouteDeps): HotRoute {
   };
 }
 
+/**
+ * A second Content-Type or Content-Length. A second Host needs no look here: a request with one
+ * never reaches the hot route, it is refused before dispatch (request-line-checks.ts).
+ */
 function repeatsSingleHeader(raw: string[]): boolean {
   let type = false;
   let length = false;
-  let host = false;
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i]!;
     if (name.length === 12 && name.toLowerCase() === "content-type") {
@@ -290,9 +293,6 @@ function repeatsSingleHeader(raw: string[]): boolean {
     } else if (name.length === 14 && name.toLowerCase() === "content-length") {
       if (length) return true;
       length = true;
-    } else if (name.length === 4 && name.toLowerCase() === "host") {
-      if (host) return true;
-      host = true;
     }
   }
   return false;

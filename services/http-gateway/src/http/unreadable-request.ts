@@ -5,7 +5,7 @@ import { resultBody } from "./result-body.ts";
 /**
  * The answer when @hono/node-server cannot turn a parsed request into a web Request (a Host header
  * that is no host, e.g. `Host: a b` or `Host: x:99999`; an HTTP/1.0 request without one was given
- * the endpoint's in host-header.ts): its default is a bare 400 without a body. Here it is a 400
+ * the endpoint's in request-line-checks.ts): its default is a bare 400 without a body. Here it is a 400
  * with the AAS Result body, counted and
  * logged like the parser's own refusals (client-error.ts). Anything else thrown before the app
  * answered is a 500 Result, never a stack trace.

@@ -5,17 +5,20 @@ import type { Logger, ProcessMetrics } from "@twinport/shared";
 import { resultBody } from "./result-body.ts";
 
 /**
- * The Host header, before anything reads it. RFC 9112 §3.2: an HTTP/1.1 request must carry one,
- * and a request with more than one is a 400. Node answers a missing one itself unless the server
- * is made with `requireHostHeader: false`, but with an empty chunked body, and keeps the first of
- * two (the hot route and node-server then served it); every other malformed request here gets the
- * AAS Result body (client-error.ts), so these are answered the same way. HTTP/1.0 predates Host and
- * its clients (old tools, some PLC stacks) may leave it out: such a request is served as if it
- * named the endpoint's own address (endpointHostOf), on the hot route and the general path alike,
- * which both need a Host (node-server builds the request's URL from it).
- * True when the request was answered.
+ * The checks of a request before any route sees it, on what Node's parser lets through: the HTTP
+ * version of its request line (HTTP/1.0 and HTTP/1.1 only: 505), its framing (no Transfer-Encoding
+ * in HTTP/1.0), and its Host header. Refused requests get the AAS Result body and Connection: close.
+ * Host: RFC 9112 §3.2 has an HTTP/1.1 request carry one, and a request with more than one is a 400.
+ * Node answers a missing one itself unless the server is made with `requireHostHeader: false`, but
+ * with an empty chunked body, and keeps the first of two (the hot route and node-server then served
+ * it); every other malformed request here gets the AAS Result body (client-error.ts), so these are
+ * answered the same way. HTTP/1.0 predates Host and its clients (old tools, some PLC stacks) may
+ * leave it out: such a request is served as if it named the endpoint's own address
+ * (endpointHostOf), on the hot route and the general path alike, which both need a Host
+ * (node-server builds the request's URL from it).
+ * True when the request was refused (answered); false when it goes on, its Host made plain.
  */
-export function answeredHostProblem(
+export function refusedByRequestLineChecks(
   incoming: IncomingMessage,
   outgoing: ServerResponse,
   deps: { metrics?: ProcessMetrics; logger?: Logger },
