@@ -92,3 +92,34 @@ test("a deleted submodel is gone at once, not served from what the gateway held"
   assert.equal(gone.status, 404);
   assert.ok(Array.isArray(gone.json().messages));
 });
+
+test("a list index read again after an item before it was deleted answers the item there now, not the one held", async () => {
+  const [a, b] = system.clients;
+  const id = "urn:test:revalidated:list";
+  const item = (value: string) => ({ modelType: "Property", valueType: "xs:string", value });
+  const created = await b!.request("POST", "/submodels", {
+    body: JSON.stringify({
+      modelType: "Submodel",
+      id,
+      submodelElements: [
+        {
+          modelType: "SubmodelElementList",
+          idShort: "Tags",
+          typeValueListElement: "Property",
+          valueTypeListElement: "xs:string",
+          value: ["A", "B", "C"].map(item),
+        },
+      ],
+    }),
+    headers: { "Content-Type": "application/json" },
+  });
+  assert.equal(created.status, 201, created.text);
+  const second = `/submodels/${b64(id)}/submodel-elements/Tags%5B1%5D`;
+  // Held by gateway a: B, of the revision the whole list was written with.
+  assert.equal((await a!.get(second)).json().value, "B");
+  assert.equal((await a!.get(`${second}/$value`)).text, '"B"');
+  assert.equal((await b!.request("DELETE", `/submodels/${b64(id)}/submodel-elements/Tags%5B0%5D`)).status, 204);
+  // C is at index 1 now, with the same revision as B: the held answer must not be taken for it.
+  assert.equal((await a!.get(second)).json().value, "C");
+  assert.equal((await a!.get(`${second}/$value`)).text, '"C"');
+});

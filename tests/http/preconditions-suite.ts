@@ -348,6 +348,66 @@ export function preconditionsSuite(mode: Mode): void {
       }
     });
 
+    test("a list item's ETag names the item: after an item before it is deleted, a tag read at that index matches no other item (written by the same commit, of the same revision)", async () => {
+      const id = unique("list-shift");
+      const item = (value: string) => ({ modelType: "Property", valueType: "xs:string", value });
+      const list = {
+        modelType: "SubmodelElementList",
+        idShort: "Tags",
+        orderRelevant: true,
+        typeValueListElement: "Property",
+        valueTypeListElement: "xs:string",
+        value: ["A", "B", "C"].map(item),
+      };
+      const created = await post("/submodels", JSON.stringify({ modelType: "Submodel", id, submodelElements: [list] }));
+      assert.equal(created.status, 201, created.text);
+      const tags = `/submodels/${b64(id)}/submodel-elements/Tags`;
+      const at = (index: number) => `${tags}%5B${index}%5D`;
+      const readB = await http.get(at(1));
+      assert.equal(readB.json().value, "B");
+      const tagB = etagOf(readB);
+      const tagC = etagOf(await http.get(at(2)));
+      assert.notEqual(tagB, tagC, "two items of one commit share an ETag");
+      // Another client deletes the first item: B is at index 0 now, C at index 1.
+      assert.equal((await http.request("DELETE", at(0))).status, 204);
+      const valueOf = async () => (await http.get(`${tags}/$value`)).json().Tags;
+      assert.deepEqual(await valueOf(), ["B", "C"]);
+      // Every conditional request on index 1 with B's tag is refused: it names C now.
+      assert.equal((await http.get(at(1), { "if-none-match": tagB })).status, 200, "a 304 for another item");
+      assertRefused(await http.get(at(1), { "if-match": tagB }), 412, "GET If-Match B's tag at C's index");
+      assertRefused(
+        await http.request("PATCH", `${at(1)}/$value`, { body: '"B edited"', headers: { "if-match": tagB } }),
+        412,
+        "$value PATCH (the hot route)",
+      );
+      assertRefused(
+        await http.request("PATCH", at(1), { body: '{"value":"B edited"}', headers: { "if-match": tagB } }),
+        412,
+        "PATCH",
+      );
+      assertRefused(
+        await http.request("PUT", at(1), { body: JSON.stringify(item("B edited")), headers: { "if-match": tagB } }),
+        412,
+        "PUT",
+      );
+      assertRefused(await http.request("DELETE", at(1), { headers: { "if-match": tagB } }), 412, "DELETE");
+      assert.deepEqual(await valueOf(), ["B", "C"], "a refused write changed the list");
+      // B under its new index keeps its tag (same element, same content), and C's tag still holds for C.
+      assert.equal(etagOf(await http.get(at(0))), tagB);
+      assert.equal(etagOf(await http.get(at(1))), tagC);
+      assert.equal((await http.get(at(1), { "if-none-match": tagC })).status, 304);
+      assert.equal(
+        (await http.request("PATCH", `${at(1)}/$value`, { body: '"C edited"', headers: { "if-match": tagC } })).status,
+        204,
+      );
+      assert.deepEqual(await valueOf(), ["B", "C edited"]);
+      // A POST into the list answers the new item's ETag, good for a conditional write of it.
+      const appended = await post(tags, JSON.stringify(item("D")));
+      assert.equal(appended.status, 201, appended.text);
+      assert.equal(etagOf(appended), etagOf(await http.get(at(2))));
+      assert.equal((await http.request("DELETE", at(2), { headers: { "if-match": etagOf(appended) } })).status, 204);
+    });
+
     test("POST of a submodel reference checks the shell's ETag; If-None-Match * fails; a missing shell stays 404", async () => {
       const aasId = unique("shell");
       assert.equal((await post("/shells", shellBody(aasId))).status, 201);

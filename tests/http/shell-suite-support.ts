@@ -70,6 +70,7 @@ export function submodelRef(id: string): Record<string, unknown> {
 
 export function etagOf(res: HttpResponse): string {
   const etag = res.headers.etag;
-  assert.match(String(etag), /^"\d+"$/, "a strong ETag");
+  // `"<revision>"`, or `"<revision>.<item>"` for an element addressed through a list index.
+  assert.match(String(etag), /^"\d+(\.[0-9a-f]+)?"$/, "a strong ETag");
   return String(etag);
 }

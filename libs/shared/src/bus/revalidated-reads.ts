@@ -16,6 +16,8 @@ export interface RevalidatedReadsOptions {
 
 interface Kept {
   revision: number;
+  /** ReplyOk.item: a path through a list index names an element, which a delete before it changes. */
+  item?: string;
   value: RawJson;
   bytes: number;
 }
@@ -57,10 +59,13 @@ export function createRevalidatedReads(inner: StoreClient, options: RevalidatedR
       // The entry as it was when asked: a newer answer stored meanwhile does not change what this
       // request's `unchanged` refers to.
       const held = kept.get(key);
-      const reply = await inner.execute(held ? { ...command, knownRevision: held.revision } : command, executeOptions);
+      const known = held
+        ? { knownRevision: held.revision, ...(held.item !== undefined ? { knownItem: held.item } : {}) }
+        : {};
+      const reply = await inner.execute(held ? { ...command, ...known } : command, executeOptions);
       if (!reply.ok) return reply;
       if (reply.unchanged) {
-        if (held === undefined || reply.revision !== held.revision) {
+        if (held === undefined || reply.revision !== held.revision || reply.item !== held.item) {
           // Never sent without a known revision; a store that does is broken, not the caller.
           return {
             ok: false,
@@ -82,7 +87,12 @@ export function createRevalidatedReads(inner: StoreClient, options: RevalidatedR
         const size = (reply.value.rawJson.length + key.length) * 2;
         remove(key);
         if (size <= options.maxBytes / 4) {
-          kept.set(key, { revision: reply.revision, value: reply.value, bytes: size });
+          kept.set(key, {
+            revision: reply.revision,
+            ...(reply.item !== undefined ? { item: reply.item } : {}),
+            value: reply.value,
+            bytes: size,
+          });
           bytes += size;
           for (const oldest of kept.keys()) {
             if (bytes <= options.maxBytes) break;

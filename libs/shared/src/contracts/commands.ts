@@ -180,6 +180,8 @@ export interface Command<T extends CommandType = CommandType> {
    * cover a container's subtree (ADR 0001), so an equal revision means an identical answer.
    */
   knownRevision?: number;
+  /** With `knownRevision`: the element the held answer came from (ReplyOk.item). */
+  knownItem?: string;
 }
 
 /**

@@ -29,6 +29,13 @@ export interface ReplyOk<T> {
    * (docs/adr/0058). Absent when the whole resource is answered.
    */
   view?: string;
+  /**
+   * An element addressed through a list index (`L[1]`, `L[1].Doc`): which element answered (its
+   * orderKey, unique in its submodel and kept for its life, docs/adr/0020). Once an item before it
+   * is deleted, the same path names another element, and items written by one commit share a
+   * revision: HTTP puts it into the ETag, so a tag read before the shift matches no other element.
+   */
+  item?: string;
 }
 
 export interface ReplyFailure {

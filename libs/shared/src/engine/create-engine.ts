@@ -301,6 +301,7 @@ export function createEngine(options: EngineOptions): Engine {
           if (
             handled.revision !== undefined &&
             command.knownRevision === handled.revision &&
+            command.knownItem === handled.item &&
             !WRITE_COMMANDS.has(command.type)
           )
             return {
@@ -309,6 +310,7 @@ export function createEngine(options: EngineOptions): Engine {
               revision: handled.revision,
               unchanged: true,
               ...(view !== undefined ? { view } : {}),
+              ...(handled.item !== undefined ? { item: handled.item } : {}),
             };
           return {
             ok: true,
@@ -317,6 +319,7 @@ export function createEngine(options: EngineOptions): Engine {
             ...(handled.idShortPath !== undefined ? { idShortPath: handled.idShortPath } : {}),
             ...(seq !== undefined ? { seq } : {}),
             ...(view !== undefined ? { view } : {}),
+            ...(handled.item !== undefined ? { item: handled.item } : {}),
           };
         } catch (error) {
           return failure(error);

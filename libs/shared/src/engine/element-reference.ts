@@ -9,7 +9,7 @@ export async function readElementReference(
   repository: Repository,
   submodelId: string,
   path: string,
-): Promise<{ reference: ModelReference; revision: number } | undefined> {
+): Promise<{ reference: ModelReference; revision: number; orderKey: string } | undefined> {
   const segments = parseIdShortPath(path);
   const prefixes = segments.map((_, i) => formatIdShortPath(segments.slice(0, i + 1)));
   const records = await repository.getElements(submodelId, prefixes);
@@ -18,5 +18,6 @@ export async function readElementReference(
     segment,
     modelType: String((JSON.parse(records[i]!.json) as { modelType?: unknown }).modelType),
   }));
-  return { reference: elementReference(submodelId, steps), revision: records[records.length - 1]!.revision };
+  const last = records[records.length - 1]!;
+  return { reference: elementReference(submodelId, steps), revision: last.revision, orderKey: last.orderKey };
 }

@@ -235,10 +235,13 @@ function rebuildReply(command: Command, seq: number, eventJson: string | undefin
     return undefined;
   }
   if (event.payload === undefined) return undefined;
+  // A list item's ETag also names the item (preconditions.ts itemOf), which the event does not
+  // carry: such an answer goes without an ETag rather than with one that names no element.
+  const listItem = event.idShortPath?.includes("[") === true;
   return {
     ok: true,
     value: event.payload,
-    revision: seq,
+    ...(listItem ? {} : { revision: seq }),
     ...(event.idShortPath !== undefined ? { idShortPath: event.idShortPath } : {}),
     seq,
   };

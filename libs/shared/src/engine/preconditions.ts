@@ -9,7 +9,12 @@ import { VIEW_LENGTH } from "./access/id-short-path-scope.ts";
  * the answer without them would be neither 2xx nor 412: the 404 comes first, a 412 would tell the
  * client its tag was stale where the resource is gone.
  */
-export function checkPreconditions(preconditions: Preconditions | undefined, current: number | undefined): void {
+export function checkPreconditions(
+  preconditions: Preconditions | undefined,
+  current: number | undefined,
+  /** The element's identity when it is addressed through a list index (itemOf): part of its ETag. */
+  item?: string,
+): void {
   if (!preconditions || current === undefined) return;
   // A placeholder revision (a write planned on top of an uncommitted one of its group commit) is
   // no ETag any client has seen: it matches only "*".
@@ -22,14 +27,23 @@ export function checkPreconditions(preconditions: Preconditions | undefined, cur
     return;
   }
   const { ifMatch, ifNoneMatch } = preconditions;
-  if (ifMatch && ifMatch.length > 0) {
-    const matches = ifMatch.some((tag) => tag === "*" || revisionOfTag(tag) === String(current));
-    if (!matches) throw new CommandError("precondition-failed", "If-Match does not match the current revision");
-  }
-  if (ifNoneMatch && ifNoneMatch.length > 0) {
-    const matches = ifNoneMatch.some((tag) => tag === "*" || revisionOfTag(tag) === String(current));
-    if (matches) throw new CommandError("precondition-failed", "If-None-Match matches the current revision");
-  }
+  const names = (tag: string) => tag === "*" || tagNames(tag, current, item);
+  if (ifMatch && ifMatch.length > 0 && !ifMatch.some(names))
+    throw new CommandError("precondition-failed", "If-Match does not match the current revision");
+  if (ifNoneMatch && ifNoneMatch.length > 0 && ifNoneMatch.some(names))
+    throw new CommandError("precondition-failed", "If-None-Match matches the current revision");
+}
+
+/**
+ * The identity an element addressed by `path` puts into its ETag: for a path through a list index,
+ * the orderKey of the element it names now (unique in the submodel, kept for the element's life,
+ * docs/adr/0020). Items written by one commit share a revision, so after an item before them is
+ * deleted, `L[1]` names another element with the tag of the one that was there: an If-Match read
+ * before the shift then wrote or deleted the wrong item (black-box finding). Other paths always name
+ * the same element while it lives (a new one at the path has a new revision): no identity needed.
+ */
+export function itemOf(path: string, record: { orderKey: string }): string | undefined {
+  return path.includes("[") ? record.orderKey : undefined;
 }
 
 /**
@@ -48,15 +62,21 @@ export function checkCollectionPreconditions(preconditions: Preconditions | unde
     throw new CommandError("precondition-failed", "If-None-Match is *; the collection exists");
 }
 
-const VIEW_TAG = new RegExp(`^(\\d+)-[A-Za-z0-9_-]{${VIEW_LENGTH}}$`);
+/**
+ * An entity tag as the HTTP gateway makes it (its etagOf): `<revision>`, then `.<item>` for an
+ * element addressed through a list index, then `-<view>` for a partial reader's answer.
+ */
+const TAG = new RegExp(`^(\\d+)(?:\\.([0-9a-f]{1,32}))?(?:-[A-Za-z0-9_-]{${VIEW_LENGTH}})?$`);
 
 /**
- * The revision an entity tag names. A partial reader's tag is `<revision>-<view>` (docs/adr/0058):
- * a write's precondition is about the stored resource, which every view of a revision was made
- * from, so the view part does not take part (a tag of another view names the same state). Any
- * other tag is compared whole: `5-stale` is no view of revision 5.
+ * Whether `tag` names revision `current` of the element `item` (undefined: not addressed through a
+ * list index). A partial reader's view (docs/adr/0058) does not take part: a write's precondition
+ * is about the stored resource, which every view of a revision was made from. The item does: a tag
+ * of another element, or one without the item where the element has one, names something else.
+ * Anything not of the tag's form is compared whole: `5-stale` is no tag of revision 5.
  */
-function revisionOfTag(tag: string): string {
-  if (tag.indexOf("-") < 0) return tag;
-  return VIEW_TAG.exec(tag)?.[1] ?? tag;
+function tagNames(tag: string, current: number, item: string | undefined): boolean {
+  const parsed = TAG.exec(tag);
+  if (parsed === null) return tag === String(current);
+  return parsed[1] === String(current) && parsed[2] === item;
 }

@@ -136,7 +136,7 @@ export function hotValueRoute(deps: HotValueRouteDeps): HotRoute {
         (reply) => {
           if (!reply.ok) return fail(outgoing, "GET", correlationId, started, reply.error);
           const ok = reply as ReplyOk<unknown>;
-          const etag = ok.revision === undefined ? undefined : etagOf(ok.revision, ok.view);
+          const etag = ok.revision === undefined ? undefined : etagOf(ok.revision, ok.view, ok.item);
           finish(outgoing, "GET", correlationId, started, 200, jsonText(ok.value), etag);
         },
         (error: unknown) => fail(outgoing, "GET", correlationId, started, internal(error)),

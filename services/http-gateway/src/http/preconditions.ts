@@ -30,12 +30,15 @@ export function ifNoneMatchTags(header: string | undefined): string[] | undefine
 }
 
 /**
- * A revision's ETag; a partial reader's answer (a reply with a view) is one of several
- * representations of that revision and gets a tag of its own, `"<revision>-<view>"`, so that no
- * If-None-Match validates another principal's view (docs/adr/0058).
+ * A revision's ETag. An element addressed through a list index names the element too,
+ * `"<revision>.<item>"`: after an item before it is deleted the path names another element, maybe of
+ * the same revision (engine preconditions.ts itemOf). A partial reader's answer (a reply with a
+ * view) is one of several representations of that revision and gets a tag of its own, `-<view>`
+ * at the end, so that no If-None-Match validates another principal's view (docs/adr/0058).
  */
-export function etagOf(revision: number, view?: string): string {
-  return view === undefined ? `"${revision}"` : `"${revision}-${view}"`;
+export function etagOf(revision: number, view?: string, item?: string): string {
+  const named = item === undefined ? `${revision}` : `${revision}.${item}`;
+  return view === undefined ? `"${named}"` : `"${named}-${view}"`;
 }
 
 /**

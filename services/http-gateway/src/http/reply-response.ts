@@ -30,7 +30,7 @@ function jsonResponse(body: string, status: number, headers: Record<string, stri
  * when its If-Match names another (preconditions.ts conditionalAnswer).
  */
 export function resourceResponse(c: GatewayContext, reply: ReplyOk<unknown>): Response {
-  const etag = reply.revision === undefined ? undefined : etagOf(reply.revision, reply.view);
+  const etag = reply.revision === undefined ? undefined : etagOf(reply.revision, reply.view, reply.item);
   const conditional = conditionalAnswer(c, etag, "application/json");
   if (conditional !== undefined) return conditional;
   return jsonResponse(jsonText(reply.value), 200, etag === undefined ? {} : { ETag: etag });
@@ -49,7 +49,7 @@ export function pagedResponse(c: GatewayContext, value: Paged<unknown> | unknown
 export function createdResponse(c: GatewayContext, reply: ReplyOk<unknown>, location: string | undefined): Response {
   const headers: Record<string, string> = { ...JSON_TYPE };
   if (location !== undefined) headers.Location = location;
-  if (reply.revision !== undefined) headers.ETag = etagOf(reply.revision);
+  if (reply.revision !== undefined) headers.ETag = etagOf(reply.revision, undefined, reply.item);
   return c.body(jsonText(reply.value), 201, headers);
 }
 

@@ -39,7 +39,7 @@ export function attachmentRoutes({ send }: RouteDeps, mount: AttachmentMount): A
             readPagingAndModifiers(c, {});
             const reply = await send(c, "GetFileByPath", scopeOf(c), longRequest());
             // The bytes are the File element's content: the element's ETag, as each of its GETs carries.
-            const etag = reply.revision === undefined ? undefined : etagOf(reply.revision, reply.view);
+            const etag = reply.revision === undefined ? undefined : etagOf(reply.revision, reply.view, reply.item);
             return fileDownloadResponse(c, reply.value, etag);
           },
         },

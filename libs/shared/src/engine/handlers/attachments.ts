@@ -11,7 +11,7 @@ import { heldUpload, releaseUploads } from "../files/released-uploads.ts";
 import { mayReadUpload } from "../files/upload-access.ts";
 import { discardUncommittedUpload, storeUpload } from "../files/upload-store.ts";
 import { requireIdentifiable } from "../identifiables.ts";
-import { checkPreconditions } from "../preconditions.ts";
+import { checkPreconditions, itemOf } from "../preconditions.ts";
 import { checkSubmodelScope } from "../submodel-scope.ts";
 import { elementTarget } from "../write-targets.ts";
 import type { Handled } from "./handled.ts";
@@ -75,6 +75,7 @@ export async function getFileByPath(
   return {
     value: { fileName: fileNameOf(value), contentType, contentBase64: encodeBase64(stored.bytes) },
     revision: record.revision,
+    ...(itemOf(cmd.params.idShortPath, record) !== undefined ? { item: record.orderKey } : {}),
   };
 }
 
@@ -94,7 +95,7 @@ export async function putFileByPath(ctx: EngineContext, cmd: Command<"PutFileByP
   try {
     event = await ctx.commit(elementTarget(submodelId, path), async () => {
       const old = await loadFileElement(ctx, cmd.params);
-      checkPreconditions(preconditions, old.record.revision);
+      checkPreconditions(preconditions, old.record.revision, itemOf(path, old.record));
       previous = valueOf(old);
       const updated = readJsonable(
         { ...old.element, value: modelPath, contentType },
@@ -134,7 +135,7 @@ export async function deleteFileByPath(ctx: EngineContext, cmd: Command<"DeleteF
     previous = valueOf(old);
     // No content to delete is a 404 whatever the preconditions say (RFC 9110 §13.2.1).
     if (previous === undefined) throw new CommandError("not-found", `The File '${echoed(path)}' has no content`);
-    checkPreconditions(preconditions, old.record.revision);
+    checkPreconditions(preconditions, old.record.revision, itemOf(path, old.record));
     const { value: _removed, ...rest } = old.element;
     return fileCommit(ctx, cmd, readJsonable(rest, "SubmodelElement", ctx.validation.onUpdate) as ElementJson, old);
   });

@@ -10,7 +10,7 @@ import { claimedCommit } from "../files/claimed-commit.ts";
 import { fileValuesOf, type HeldUpload, releaseUploads, uploadsHeldBy } from "../files/released-uploads.ts";
 import { requireIdentifiable } from "../identifiables.ts";
 import { applyMergePatch, parseMergePatch, requireSameIdentity } from "../merge-patch-body.ts";
-import { checkPreconditions } from "../preconditions.ts";
+import { checkPreconditions, itemOf } from "../preconditions.ts";
 import { rewriteOps, touchSubmodel } from "../record-diff.ts";
 import { checkSubmodelScope } from "../submodel-scope.ts";
 import { elementTarget } from "../write-targets.ts";
@@ -46,7 +46,7 @@ export async function patchElement(
       const checked = readJsonable(patched, "SubmodelElement", ctx.validation.onUpdate);
       // After the 400s of the patch itself (an Operation has no $metadata, a PATCH cannot change
       // the idShort), as the $value PATCH and PUT answer them: RFC 9110 §13.2.1.
-      checkPreconditions(preconditions, old.record.revision);
+      checkPreconditions(preconditions, old.record.revision, itemOf(path, old.record));
       held = uploadsHeldBy(old.records);
       written = checked as ElementJson;
       const { parentPath } = splitParent(path);

@@ -14,7 +14,7 @@ import type { EngineContext } from "../engine-context.ts";
 import { claimedCommit } from "../files/claimed-commit.ts";
 import { fileValuesOf, type HeldUpload, releaseUploads, uploadsHeldBy } from "../files/released-uploads.ts";
 import { requireIdentifiable } from "../identifiables.ts";
-import { checkPreconditions } from "../preconditions.ts";
+import { checkPreconditions, itemOf } from "../preconditions.ts";
 import { leafRewriteOps, rewriteOps, touchSubmodel } from "../record-diff.ts";
 import { checkSubmodelScope } from "../submodel-scope.ts";
 import { elementTarget } from "../write-targets.ts";
@@ -79,7 +79,7 @@ export async function patchElementValue(
       const checked = patchedValue(old.element, unwrapValueOnly(old.element, body), path, ctx.validation.onUpdate);
       // After the 400 of an element that has no value (an Operation, a Capability): an error that
       // does not depend on the preconditions comes first (RFC 9110 §13.2.1).
-      checkPreconditions(preconditions, old.record.revision);
+      checkPreconditions(preconditions, old.record.revision, itemOf(path, old.record));
       // A leaf (a Property, the common case) is one record whose JSON is the event's payload: built once.
       const leaf = old.records.length === 1 && childrenKey(checked) === undefined ? JSON.stringify(checked) : undefined;
       // Only a File or a container can hold an upload whose File the patch may point elsewhere: the

@@ -33,7 +33,7 @@ import { claimedCommit } from "../files/claimed-commit.ts";
 import { fileValuesOf, type HeldUpload, releaseUploads, uploadsHeldBy } from "../files/released-uploads.ts";
 import { requireIdentifiable, unchanged } from "../identifiables.ts";
 import { pageElementPaths } from "../path-pages.ts";
-import { checkPreconditions } from "../preconditions.ts";
+import { checkPreconditions, itemOf } from "../preconditions.ts";
 import { projectElement } from "../projection.ts";
 import { checkSubmodelScope } from "../submodel-scope.ts";
 import { elementTarget, identifiableTarget } from "../write-targets.ts";
@@ -104,7 +104,7 @@ export async function getElement(
   if (content === "reference") {
     const read = await readElementReference(ctx.repository, submodelId, path);
     if (!read) return elementNotFound(ctx, submodelId, path);
-    return { value: read.reference, revision: read.revision };
+    return { value: read.reference, revision: read.revision, ...itemTag(path, read) };
   }
   // $metadata drops the children and $path needs only paths: the element's own record is enough.
   const depth = content === "metadata" || content === "path" ? 0 : modifiers?.level === "core" ? 1 : undefined;
@@ -113,7 +113,12 @@ export async function getElement(
   const scope = ctx.access?.partialScope;
   // The check let the caller reach `path`; below it they see only what their scope shows.
   const element = scope === undefined ? loaded.element : filterElement(loaded.element, scope, path)!;
-  if (content !== "path") return { value: projectElement(element, modifiers), revision: loaded.record.revision };
+  if (content !== "path")
+    return {
+      value: projectElement(element, modifiers),
+      revision: loaded.record.revision,
+      ...itemTag(path, loaded.record),
+    };
   if (!hasPathItems(loaded.element))
     throw new CommandError(
       "bad-request",
@@ -124,6 +129,7 @@ export async function getElement(
   return {
     value: records.map((record) => record.path).filter((p) => scope?.shows(p) ?? true),
     revision: loaded.record.revision,
+    ...itemTag(path, loaded.record),
   };
 }
 
@@ -174,7 +180,7 @@ export async function postElement(ctx: EngineContext, cmd: Command<"PostSubmodel
       // A target that holds no elements (a Property, a Blob) is a 400 whatever the preconditions say.
       checkChildInParent(parent.element, element, ctx.validation.onCreate);
       // The container is the POST's target: its ETag, guarded below by the commit.
-      checkPreconditions(preconditions, parent.record.revision);
+      checkPreconditions(preconditions, parent.record.revision, itemOf(parentPath, parent.record));
       const list = isList(parent.element);
       const length = list ? await ctx.repository.countChildren(submodelId, parentPath) : 0;
       createdPath = list
@@ -211,7 +217,12 @@ export async function postElement(ctx: EngineContext, cmd: Command<"PostSubmodel
       };
     }),
   );
-  return { value: element, revision: event.revision, idShortPath: createdPath };
+  if (!createdPath.includes("[")) return { value: element, revision: event.revision, idShortPath: createdPath };
+  // A new list item's ETag names the item (itemOf), whose orderKey the store chose: read back. Should
+  // the path name another element by now (an item before it deleted), the answer has no ETag.
+  const [created] = await ctx.repository.getElements(submodelId, [createdPath]);
+  if (created?.revision !== event.revision) return { value: element, idShortPath: createdPath };
+  return { value: element, revision: event.revision, idShortPath: createdPath, ...itemTag(createdPath, created) };
 }
 
 /** Rewrite the list index `from` → `to` at the start of an op's path (and its insert target). */
@@ -252,7 +263,7 @@ export async function putElement(ctx: EngineContext, cmd: Command<"PutSubmodelEl
   const event = await claimedCommit(ctx, cmd.params.body, () =>
     ctx.commit(elementTarget(submodelId, path), async () => {
       const old = await loadElement(ctx.repository, submodelId, path);
-      checkPreconditions(preconditions, old?.record.revision);
+      checkPreconditions(preconditions, old?.record.revision, old && itemOf(path, old.record));
       if (!old) return elementNotFound(ctx, submodelId, path);
       held = uploadsHeldBy(old.records);
       if (parentPath !== "") {
@@ -307,7 +318,7 @@ export async function deleteElement(
   let held: HeldUpload[] = [];
   await ctx.commit(elementTarget(submodelId, index === undefined ? path : parentPath), async () => {
     const old = await loadElement(ctx.repository, submodelId, path);
-    checkPreconditions(preconditions, old?.record.revision);
+    checkPreconditions(preconditions, old?.record.revision, old && itemOf(path, old.record));
     if (!old) return elementNotFound(ctx, submodelId, path);
     held = uploadsHeldBy(old.records);
     const draft = eventDraft(
@@ -337,4 +348,10 @@ export async function deleteElement(
   });
   await releaseUploads(ctx, submodelId, held);
   return { value: null };
+}
+
+/** The `item` of a handled read or write of the element at `path` (preconditions.ts itemOf), if any. */
+function itemTag(path: string, record: { orderKey: string }): { item?: string } {
+  const item = itemOf(path, record);
+  return item === undefined ? {} : { item };
 }
