@@ -10,6 +10,7 @@ import {
   type ImportOutcome,
   type ModelFilesImport,
   type Reply,
+  type ReplyFailure,
   STREAMED_COMMANDS,
   WRITE_COMMANDS,
 } from "../contracts/index.ts";
@@ -199,6 +200,24 @@ function failure(error: unknown): Reply<never> {
 }
 
 /**
+ * A command of several commits (a submodel deleted below a shell, then its reference; a package, an
+ * import) that failed after one of them committed: `unavailable` (503) would tell the client that
+ * nothing happened and that repeating is safe, which is not true, so it is a `timeout` (504: the
+ * write may have been applied), saying what is known. Other errors keep their code: they describe
+ * the step that failed, and none of them claims that nothing ran.
+ */
+function partlyApplied(reply: ReplyFailure, type: string): Reply<never> {
+  if (reply.error.code !== "unavailable") return reply;
+  return {
+    ok: false,
+    error: {
+      code: "timeout",
+      message: `${type} was applied in part before it failed (${reply.error.message}); repeat it to complete it`,
+    },
+  };
+}
+
+/**
  * The model-store engine: commands → checks → repository commit → event. The same engine serves
  * embedded mode (direct calls) and the model-store process (NATS requests).
  */
@@ -322,7 +341,7 @@ export function createEngine(options: EngineOptions): Engine {
             ...(handled.item !== undefined ? { item: handled.item } : {}),
           };
         } catch (error) {
-          return failure(error);
+          return seq === undefined ? failure(error) : partlyApplied(failureReply(toCommandError(error)), command.type);
         }
       });
     },

@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import { beforeEach, describe, it } from "node:test";
+import { RepositoryUnavailableError } from "../ports/index.ts";
+import { type FileTestEngine, fileTestEngine } from "./test-support/files.ts";
 import { type TestEngine, testEngine } from "./test-support/handlers.ts";
 
 const SHELL = "https://example.org/aas/test-1";
@@ -285,5 +287,37 @@ describe("Basic Discovery commands: asset links are the shell's asset ids", () =
     );
     await t.fails("GetAllAssetLinksById", { aasId: "urn:missing" }, "not-found");
     await t.fails("DeleteAllAssetLinksById", { aasId: "https://example.org/cd/serial-number" }, "not-found");
+  });
+});
+
+describe("DELETE of a shell's submodel whose second commit fails", () => {
+  const aasId = "https://example.org/aas/test-1";
+  const submodelId = "https://example.org/submodels/identification-1";
+  const references = async (t: FileTestEngine) =>
+    ((await t.ok("GetAllSubmodelReferences", { aasId })).value.items as { keys: { value: string }[] }[]).map(
+      (reference) => reference.keys[0]!.value,
+    );
+
+  it("answers timeout, not unavailable (the submodel is gone), and a repeat removes the reference", async () => {
+    const t = await fileTestEngine();
+    const commit = t.repository.commit.bind(t.repository);
+    let commits = 0;
+    t.repository.commit = async (planned) => {
+      // The submodel's delete commits; Redis is gone before the reference's removal.
+      if (++commits === 2) throw new RepositoryUnavailableError("the connection to Redis is down");
+      return await commit(planned);
+    };
+    const failed = await t.run("DeleteSubmodelById", { submodelId, aasId });
+    assert.equal(failed.ok, false);
+    assert.equal(!failed.ok && failed.error.code, "timeout", "503 says nothing happened: the submodel is gone");
+    assert.match(!failed.ok ? failed.error.message : "", /applied in part/);
+    await t.fails("GetSubmodelById", { submodelId }, "not-found");
+    assert.ok((await references(t)).includes(submodelId), "the reference stayed");
+    t.repository.commit = commit;
+    // Repeated, the same request completes what it began.
+    await t.ok("DeleteSubmodelById", { submodelId, aasId });
+    assert.ok(!(await references(t)).includes(submodelId));
+    // Nothing of it left: now a 404.
+    await t.fails("DeleteSubmodelById", { submodelId, aasId }, "not-found");
   });
 });

@@ -219,8 +219,17 @@ export async function putSubmodel(ctx: EngineContext, cmd: Command<"PutSubmodelB
 export async function deleteSubmodel(ctx: EngineContext, cmd: Command<"DeleteSubmodelById">): Promise<Handled<null>> {
   const { submodelId, aasId, preconditions } = cmd.params;
   await checkSubmodelScope(ctx, cmd.params);
+  const reference =
+    aasId === undefined
+      ? undefined
+      : {
+          type: "DeleteSubmodelReferenceById" as const,
+          params: { aasId, submodelId },
+          origin: cmd.origin,
+          correlationId: cmd.correlationId,
+        };
   // Its File elements' uploads go with it (files/submodel-delete.ts).
-  await commitSubmodelDelete(ctx, submodelId, () =>
+  const deleted = commitSubmodelDelete(ctx, submodelId, () =>
     ctx.commit(identifiableTarget("submodel", submodelId), async () => {
       const stored = await readForWrite(ctx, "submodel", submodelId, preconditions);
       return {
@@ -236,17 +245,26 @@ export async function deleteSubmodel(ctx: EngineContext, cmd: Command<"DeleteSub
       };
     }),
   );
-  if (aasId !== undefined) {
-    const reference = {
-      type: "DeleteSubmodelReferenceById" as const,
-      params: { aasId, submodelId },
-      origin: cmd.origin,
-      correlationId: cmd.correlationId,
-    };
-    // The shell or its reference may be gone meanwhile; then there is nothing left to remove.
-    await deleteSubmodelReference(ctx, reference).catch((error: unknown) => {
-      if (!(error instanceof CommandError && error.code === "not-found")) throw error;
-    });
+  if (reference === undefined) {
+    await deleted;
+    return { value: null };
   }
+  try {
+    await deleted;
+  } catch (error) {
+    // Deleted before, but its reference stayed (the second commit failed, and the client was told
+    // the write was applied in part): a repeat completes it. Without a condition only: a tag names
+    // a submodel that is not there.
+    const conditional = (preconditions?.ifMatch?.length ?? 0) + (preconditions?.ifNoneMatch?.length ?? 0) > 0;
+    if (!(error instanceof CommandError && error.code === "not-found") || conditional) throw error;
+    await deleteSubmodelReference(ctx, reference).catch(() => {
+      throw error;
+    });
+    return { value: null };
+  }
+  // The shell or its reference may be gone meanwhile; then there is nothing left to remove.
+  await deleteSubmodelReference(ctx, reference).catch((error: unknown) => {
+    if (!(error instanceof CommandError && error.code === "not-found")) throw error;
+  });
   return { value: null };
 }
