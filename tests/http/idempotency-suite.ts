@@ -112,6 +112,19 @@ export function idempotencySuite(mode: Mode): void {
       }
     });
 
+    test("a repeat that spells the path another way ([ ] or lower-case percent escapes) is the same request", async () => {
+      const before = await tagValues(http);
+      assert.ok(before.length >= 2);
+      const key = randomUUID();
+      const first = await http.request("DELETE", `${TAGS}%5B0%5D`, { headers: keyed(key) });
+      assert.equal(first.status, 204, first.text);
+      for (const spelling of [`${TAGS}%5b0%5d`, `${TAGS}[0]`]) {
+        const repeat = await other.request("DELETE", spelling, { headers: keyed(key) });
+        sameAnswer(repeat, first);
+      }
+      assert.deepEqual(await tagValues(http), before.slice(1), "one item deleted");
+    });
+
     test("the same key with a different request answers 422 and writes nothing", async () => {
       const key = randomUUID();
       const first = await http.request("POST", TAGS, { body: tag("first"), headers: keyed(key) });

@@ -47,8 +47,27 @@ export function idempotencyOf<T extends CommandType>(
   if (key === undefined) return undefined;
   const url = new URL(c.req.url);
   const fingerprint = createHash("sha256")
-    .update(`${method}\n${url.pathname}${url.search}\n${type}\n`)
+    .update(`${method}\n${canonicalPath(url.pathname)}${url.search}\n${type}\n`)
     .update(JSON.stringify(params))
     .digest("base64url");
   return { key, fingerprint };
+}
+
+/**
+ * The path as the routes read it: each segment percent-decoded, then encoded one way. `Tags[7]`,
+ * `Tags%5B7%5D` and `Tags%5b7%5d` name the same element (RFC 3986 §6.2.2.1 for the hex case), and
+ * a repeat spelled another way was answered 422 as "another request". Segments stay apart (`%2F`
+ * inside one is not a `/`); a segment that does not decode is kept as it was.
+ */
+function canonicalPath(pathname: string): string {
+  return pathname
+    .split("/")
+    .map((segment) => {
+      try {
+        return encodeURIComponent(decodeURIComponent(segment));
+      } catch {
+        return segment;
+      }
+    })
+    .join("/");
 }
