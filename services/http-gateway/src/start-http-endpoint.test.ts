@@ -633,6 +633,38 @@ describe("startHttpEndpoint over real sockets", () => {
     await stop(endpoint);
   });
 
+  it("a CONNECT pipelined behind other requests is answered after them, and the server stays up (it ended the process)", async () => {
+    const endpoint = await start({ sslEnabled: false });
+    const value = `/api/v3.0/submodels/${b64(SUBMODEL_1)}/submodel-elements/MaxRotationSpeed/$value`;
+    for (const before of [
+      "GET /api/v3.0/description HTTP/1.1\r\nHost: localhost\r\n\r\n",
+      `GET ${value} HTTP/1.1\r\nHost: localhost\r\n\r\nGET /api/v3.0/shells HTTP/1.1\r\nHost: localhost\r\n\r\n`,
+      "GET /api/v3.0/description HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n",
+    ]) {
+      for (const connect of [
+        "CONNECT /api/v3.0/submodels HTTP/1.1\r\nHost: localhost\r\n\r\n",
+        "CONNECT localhost:443 HTTP/1.1\r\nHost: localhost:443\r\n\r\n",
+      ]) {
+        const answer = await exchange(endpoint.port, `${before}${connect}`);
+        const served = before.match(/^GET /gm)!.length;
+        // Each answer's status line (a body without a line end runs into the next one).
+        const heads = answer.match(/HTTP\/1\.1 \d{3}/g) ?? [];
+        // The requests before it are answered in order; the CONNECT after them, unless one of them closed.
+        const closing = before.includes("Connection: close");
+        assert.equal(heads.length, closing ? served : served + 1, answer);
+        for (const head of heads.slice(0, served)) assert.equal(head, "HTTP/1.1 200");
+        if (!closing) assert.match(heads[served]!, /^HTTP\/1\.1 (405|400)$/);
+      }
+    }
+    // Still serving.
+    const after = await exchange(
+      endpoint.port,
+      "GET /api/v3.0/description HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n",
+    );
+    assert.match(after, /^HTTP\/1\.1 200 /);
+    await stop(endpoint);
+  });
+
   it("a request asking for an Upgrade (WebSocket, h2c) is served as an ordinary request and the connection kept, on the hot route too", async () => {
     const endpoint = await start({ sslEnabled: false });
     const value = `/api/v3.0/submodels/${b64(SUBMODEL_1)}/submodel-elements/MaxRotationSpeed/$value`;
