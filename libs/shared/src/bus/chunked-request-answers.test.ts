@@ -7,14 +7,13 @@
  * client, so a test decides exactly which chunks travel; the server and the other side are real.
  */
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { createInbox, headers, type Msg, type NatsConnection } from "@nats-io/nats-core";
-import { type RunningServer, startNats } from "../../../../tests/test-support/servers.ts";
+import { natsForSuite } from "../../../../tests/test-support/nats-for-suite.ts";
 import { type Command, type CommandResult, type CommandType, commandSubject, type Reply } from "../contracts/index.ts";
 import type { CommandHandler } from "../engine/ports/index.ts";
 import { CHUNK_HEADER, REQUEST_CHUNKS_HEADER, UPLOAD_HEADER } from "./chunking.ts";
 import { serveCommandsOverNats } from "./command-responder.ts";
-import { connectNats } from "./connect-nats.ts";
 import { createNatsStoreClient } from "./nats-store-client.ts";
 import { BUDGET_HEADER, decodeReply, encodeJson } from "./wire.ts";
 
@@ -66,21 +65,7 @@ function inboxOf(connection: NatsConnection) {
 }
 
 describe("chunked requests are always answered", () => {
-  let server: RunningServer;
-  const connections: NatsConnection[] = [];
-  const connection = async (name: string) => {
-    const made = await connectNats({ url: server.url, name, onChange: quiet });
-    connections.push(made);
-    return made;
-  };
-
-  before(async () => {
-    server = await startNats();
-  });
-  after(async () => {
-    await Promise.all(connections.map((c) => c.close()));
-    await server?.stop();
-  });
+  const { connection } = natsForSuite();
 
   /** Step 1 of a chunked request, as a gateway sends it; answers the inbox the replica names. */
   async function begin(gateway: NatsConnection, replies: ReturnType<typeof inboxOf>, chunks: number) {

@@ -1,12 +1,10 @@
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
-import type { NatsConnection } from "@nats-io/nats-core";
-import { type RunningServer, startNats } from "../../../../tests/test-support/servers.ts";
+import { describe, it } from "node:test";
+import { natsForSuite } from "../../../../tests/test-support/nats-for-suite.ts";
 import { ANONYMOUS, type Command, type Principal, SYSTEM } from "../contracts/index.ts";
 import { createDirectStoreClient } from "../engine/index.ts";
 import type { CommandHandler } from "../engine/ports/index.ts";
 import { serveCommandsOverNats } from "./command-responder.ts";
-import { connectNats } from "./connect-nats.ts";
 import { createNatsStoreClient } from "./nats-store-client.ts";
 
 // Which principal the engine gets for a command that crossed the bus (issue 13, ADR 0025): a
@@ -23,20 +21,7 @@ const echoPrincipal: CommandHandler = {
 };
 
 describe("the principal of a command that crossed the bus", () => {
-  let server: RunningServer;
-  const connections: NatsConnection[] = [];
-  const connection = async (name: string) => {
-    const made = await connectNats({ url: server.url, name, onChange: quiet });
-    connections.push(made);
-    return made;
-  };
-  before(async () => {
-    server = await startNats();
-  });
-  after(async () => {
-    await Promise.all(connections.map((c) => c.close()));
-    await server?.stop();
-  });
+  const { connection } = natsForSuite();
 
   async function arrived(anonymousWithoutPrincipal: boolean, principal: Principal | undefined): Promise<unknown> {
     const responder = await serveCommandsOverNats({

@@ -1,32 +1,16 @@
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
-import type { NatsConnection } from "@nats-io/nats-core";
-import { type RunningServer, startNats } from "../../../../tests/test-support/servers.ts";
+import { describe, it } from "node:test";
+import { natsForSuite } from "../../../../tests/test-support/nats-for-suite.ts";
 import { type Command, CommandError, type CommandResult, type CommandType, type Reply } from "../contracts/index.ts";
 import type { CommandHandler } from "../engine/ports/index.ts";
 import { bigJsonText, storeClientContract } from "../test-support/index.ts";
 import { serveCommandsOverNats } from "./command-responder.ts";
-import { connectNats } from "./connect-nats.ts";
 import { createNatsStoreClient } from "./nats-store-client.ts";
 
 const quiet = () => {};
 
 describe("NATS store client and command responder", () => {
-  let server: RunningServer;
-  const connections: NatsConnection[] = [];
-  const connection = async (name: string) => {
-    const made = await connectNats({ url: server.url, name, onChange: quiet });
-    connections.push(made);
-    return made;
-  };
-
-  before(async () => {
-    server = await startNats();
-  });
-  after(async () => {
-    await Promise.all(connections.map((c) => c.close()));
-    await server?.stop();
-  });
+  const { connection } = natsForSuite();
 
   // Responder and client on separate connections, as the model-store and a gateway would be.
   storeClientContract("nats", async (handler) => {

@@ -1,12 +1,11 @@
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import type { NatsConnection } from "@nats-io/nats-core";
-import { type RunningServer, startNats } from "../../../../tests/test-support/servers.ts";
+import { natsForSuite } from "../../../../tests/test-support/nats-for-suite.ts";
 import type { Command, CommandResult, CommandType, Reply } from "../contracts/index.ts";
 import { replicaCommandSubject } from "../contracts/subjects.ts";
 import type { CommandHandler } from "../engine/ports/index.ts";
 import { serveCommandsOverNats } from "./command-responder.ts";
-import { connectNats } from "./connect-nats.ts";
 import { createNatsStoreClient } from "./nats-store-client.ts";
 import { partitionKeyOf, pickReplica } from "./replica-routing.ts";
 
@@ -40,20 +39,7 @@ describe("replica routing: rendezvous hashing", () => {
 });
 
 describe("replica routing over NATS (two model-store replicas)", () => {
-  let server: RunningServer;
-  const connections: NatsConnection[] = [];
-  const connection = async (name: string) => {
-    const made = await connectNats({ url: server.url, name, onChange: quiet });
-    connections.push(made);
-    return made;
-  };
-  before(async () => {
-    server = await startNats();
-  });
-  after(async () => {
-    await Promise.all(connections.map((c) => (c.isClosed() ? undefined : c.close())));
-    await server?.stop();
-  });
+  const { connection } = natsForSuite();
 
   const read = (client: ReturnType<typeof createNatsStoreClient>, submodelId: string) =>
     client.execute({ type: "GetSubmodelById", params: { submodelId } });

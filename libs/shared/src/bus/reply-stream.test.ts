@@ -1,11 +1,9 @@
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
-import type { NatsConnection } from "@nats-io/nats-core";
-import { type RunningServer, startNats } from "../../../../tests/test-support/servers.ts";
+import { describe, it } from "node:test";
+import { natsForSuite } from "../../../../tests/test-support/nats-for-suite.ts";
 import type { Command, CommandResult, CommandType, FileStream, Reply } from "../contracts/index.ts";
 import type { CommandHandler } from "../engine/ports/index.ts";
 import { serveCommandsOverNats } from "./command-responder.ts";
-import { connectNats } from "./connect-nats.ts";
 import { createNatsStoreClient } from "./nats-store-client.ts";
 
 const quiet = () => {};
@@ -39,26 +37,12 @@ function countingHandler(count: number, size: number) {
 }
 
 describe("streamed replies over NATS (reply-stream.ts)", () => {
-  let server: RunningServer;
-  const connections: NatsConnection[] = [];
-  const connection = async (name: string) => {
-    const made = await connectNats({ url: server.url, name, onChange: quiet });
-    connections.push(made);
-    return made;
-  };
+  const { connection } = natsForSuite();
   const pair = async (handler: CommandHandler) => {
     const responder = await serveCommandsOverNats({ connection: await connection("store"), handler, onError: quiet });
     const client = createNatsStoreClient({ connection: await connection("gateway"), routeToReplicas: false });
     return { responder, client };
   };
-
-  before(async () => {
-    server = await startNats();
-  });
-  after(async () => {
-    await Promise.all(connections.map((c) => c.close()));
-    await server?.stop();
-  });
 
   it("delivers every byte in order, far more than one NATS message holds", async () => {
     const { handler } = countingHandler(40, 300 * 1024);
