@@ -22,9 +22,19 @@ const submodelId = "urn:test:upload-access:list";
 const admin: Principal = { kind: "user", name: "root", roles: ["admin"] };
 /** May read only `Docs[0]`, whatever item is there. */
 const first: Principal = { kind: "user", name: "first", roles: [] };
+/** May read `Docs[1]` and the File `Doc` outside the list. */
+const second: Principal = { kind: "user", name: "second", roles: [] };
 const rules = compileAccessPolicy([
   { subjects: [{ role: "admin" }], rights: ["READ", "CREATE", "UPDATE", "DELETE"], objects: [{ all: true }] },
   { subjects: [{ user: "first" }], rights: ["READ"], objects: [{ submodels: submodelId, idShortPath: "Docs[0]" }] },
+  {
+    subjects: [{ user: "second" }],
+    rights: ["READ"],
+    objects: [
+      { submodels: submodelId, idShortPath: "Docs[1]" },
+      { submodels: submodelId, idShortPath: "Doc" },
+    ],
+  },
 ]);
 
 const doc = () => ({ modelType: "File", idShort: "Doc", contentType: "text/plain" });
@@ -143,6 +153,28 @@ export function uploadAccessContract(name: string, makeRepository: () => Promise
       });
       assert.equal(await attachment(engine, first, "Docs[0].Doc"), "not-found");
       assert.equal(await attachment(engine, admin, "Docs[0].Doc"), "one");
+    });
+
+    it("a File pointed at a list item's upload: once that item moved, the rule on its old index no longer opens it", async () => {
+      const engine = await engineWithList(repository, 3);
+      for (const [index, text] of ["zero", "one", "two"].entries()) await upload(engine, `Docs[${index}].Doc`, text);
+      const one = (
+        (await ok(engine, "GetSubmodelElementByPath", { submodelId, idShortPath: "Docs[1].Doc" })) as {
+          value: string;
+        }
+      ).value;
+      await ok(engine, "PatchSubmodelElementValueByPath", {
+        submodelId,
+        idShortPath: "Doc",
+        body: JSON.stringify({ contentType: "text/plain", value: one }),
+      });
+      // `second` may read Docs[1], the owner of "one": through Doc too.
+      assert.equal(await attachment(engine, second, "Doc"), "one");
+      await ok(engine, "DeleteSubmodelElementByPath", { submodelId, idShortPath: "Docs[0]" });
+      // The owner of "one" is Docs[0] now, which `second` may not read; Docs[1] is another item.
+      assert.equal(await attachment(engine, second, "Docs[0].Doc"), "forbidden");
+      assert.equal(await attachment(engine, second, "Doc"), "not-found");
+      assert.equal(await attachment(engine, admin, "Doc"), "one");
     });
   });
 }

@@ -12,6 +12,8 @@ export async function claimedCommit<T>(ctx: EngineContext, body: string, commit:
   const settled = ctx.uploadClaims.hold(keys);
   let committed = false;
   try {
+    // Claimed first, then the deletes decided before the claim: one decided after it sees the claim.
+    await ctx.uploadClaims.deletesOf(keys);
     const result = await commit();
     committed = true;
     return result;

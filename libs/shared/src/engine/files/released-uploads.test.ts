@@ -502,3 +502,58 @@ describe("an upload whose write did not commit", () => {
     assert.equal(fromBase64(served.value.contentBase64).toString(), "committed");
   });
 });
+
+describe("a write pointing a File at an upload whose delete has begun", () => {
+  it("commits after the delete, as if it came second: its File never serves the bytes and then loses them", async () => {
+    const t = await fileTestEngine({ example: false });
+    const id = "urn:test:released-uploads:delete-begun";
+    const file = (idShort: string) => ({ modelType: "File", idShort, contentType: "text/plain" });
+    await t.ok("PostSubmodel", {
+      body: JSON.stringify({ modelType: "Submodel", id, submodelElements: [file("F1"), file("F2")] }),
+    });
+    await t.ok("PutFileByPath", {
+      submodelId: id,
+      idShortPath: "F1",
+      file: { fileName: "u.txt", contentBase64: base64("U") },
+    });
+    const upload = (
+      (await t.ok("GetSubmodelElementByPath", { submodelId: id, idShortPath: "F1" })).value as {
+        value: string;
+      }
+    ).value;
+    // The release's delete reads the file first (a filesystem store reads it from disk): held here.
+    let letGo!: () => void;
+    const held = new Promise<void>((resolve) => {
+      letGo = resolve;
+    });
+    let reading!: () => void;
+    const readingStarted = new Promise<void>((resolve) => {
+      reading = resolve;
+    });
+    const get = t.files.get.bind(t.files);
+    t.files.get = async (key) => {
+      if (key === fileKeyOf(upload)) {
+        reading();
+        await held;
+      }
+      return await get(key);
+    };
+    const deleted = t.run("DeleteFileByPath", { submodelId: id, idShortPath: "F1" });
+    await readingStarted;
+    const patch = t.run("PatchSubmodelElementByPath", {
+      submodelId: id,
+      idShortPath: "F2",
+      body: JSON.stringify({ value: upload }),
+    });
+    const early = await Promise.race([
+      patch.then(() => "answered"),
+      new Promise((resolve) => setTimeout(() => resolve("waiting"), 200)),
+    ]);
+    assert.equal(early, "waiting", "the PATCH committed while the delete it came after was under way");
+    letGo();
+    assert.ok((await deleted).ok);
+    assert.ok((await patch).ok);
+    // Second, it names bytes that had gone: from its answer on, and never served.
+    await t.fails("GetFileByPath", { submodelId: id, idShortPath: "F2" }, "not-found");
+  });
+});

@@ -134,8 +134,12 @@ async function releaseUnnamed(
     // write that failed does not keep bytes no File names until /reset (upload-claims.ts).
     if (ctx.uploadClaims.deferTo(key, () => releaseUploads(ctx, submodelId, [upload]))) continue;
     if (ctx.uploadClaims.named(key, token)) continue;
-    // The write is committed: a store that cannot delete now leaves the bytes, as before.
-    await deleteUpload(ctx, upload.value, { submodelId, idShortPath: upload.idShortPath }).catch(() => undefined);
+    // Decided in this turn, with no await since the checks: a write naming it from now on waits for
+    // the delete (upload-claims.ts deleted). The write is committed: a store that cannot delete now
+    // leaves the bytes, as before.
+    await ctx.uploadClaims.deleted(key, () =>
+      deleteUpload(ctx, upload.value, { submodelId, idShortPath: upload.idShortPath }).catch(() => undefined),
+    );
   }
 }
 

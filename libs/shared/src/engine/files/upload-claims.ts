@@ -26,6 +26,8 @@ export class UploadClaims {
   private readonly marks = new Map<string, number>();
   /** Releases that kept the key only because a write held a claim on it: they look again once none does. */
   private readonly deferred = new Map<string, (() => Promise<void>)[]>();
+  /** Deletes a release decided on and started: a write naming the key commits after them. */
+  private readonly deleting = new Map<string, Promise<void>>();
   private tick = 0;
   private looking = 0;
 
@@ -76,6 +78,27 @@ export class UploadClaims {
   /** Whether a write names `key` now, or settled naming it since the release with `token` started. */
   named(key: string, token: number): boolean {
     return this.held.has(key) || (this.marks.get(key) ?? 0) > token;
+  }
+
+  /**
+   * A release decided that `key` goes and runs `remove`: call it in the same turn as the checks
+   * above, so no write can claim the key in between. Until it finished, a write naming the key waits
+   * for it (`deletesOf`): it then commits after the delete, as it would had it come second.
+   * Before, it could commit and answer while the delete was still reading the file, and its File
+   * served the bytes once and then no more (black-box finding: 8 rounds in 12 on a filesystem
+   * store). Only writes naming that very upload wait, and only for one file's delete.
+   */
+  deleted(key: string, remove: () => Promise<void>): Promise<void> {
+    const done = remove().finally(() => {
+      if (this.deleting.get(key) === done) this.deleting.delete(key);
+    });
+    this.deleting.set(key, done);
+    return done;
+  }
+
+  /** The deletes of `keys` under way; a write that holds its claims waits for them before it commits. */
+  async deletesOf(keys: readonly string[]): Promise<void> {
+    for (const key of keys) await this.deleting.get(key)?.catch(() => undefined);
   }
 }
 
