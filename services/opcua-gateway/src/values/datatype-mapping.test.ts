@@ -29,6 +29,10 @@ test("xs:dateTime is converted to UTC; without a zone it is taken as UTC", () =>
   assert.equal(parseXsdDateTime("2024-01-02T03:04:05.25-01:30")?.toISOString(), "2024-01-02T04:34:05.250Z");
   assert.equal(parseXsdDateTime("2024-01-02T03:04:05")?.toISOString(), "2024-01-02T03:04:05.000Z");
   assert.equal(parseXsdDateTime("2024-01-02"), undefined);
+  // Finer than a millisecond (OPC UA's DateTime has 100 ns, a Date 1 ms): cut, never into the next instant.
+  assert.equal(parseXsdDateTime("2024-12-31T23:59:59.9999999Z")?.toISOString(), "2024-12-31T23:59:59.999Z");
+  assert.equal(parseXsdDateTime("2024-01-02T03:04:05.0005Z")?.toISOString(), "2024-01-02T03:04:05.000Z");
+  assert.equal(parseXsdDateTime("2024-01-02T03:04:05.5Z")?.toISOString(), "2024-01-02T03:04:05.500Z");
   assert.deepEqual(variantToLexical(scalar(DataType.DateTime, new Date("2024-05-06T07:08:09.123Z")), "xs:dateTime"), {
     lexical: "2024-05-06T07:08:09.123Z",
   });

@@ -204,7 +204,9 @@ export function parseXsdDateTime(lexical: string): Date | undefined {
   const match = XSD_DATE_TIME.exec(lexical);
   if (match === null) return undefined;
   const [, year, month, day, hour, minute, second, fraction, zone] = match;
-  const millis = fraction ? Math.round(Number(`0${fraction}`) * 1000) : 0;
+  // Whole milliseconds (a JavaScript Date's resolution), cut, not rounded: rounding made
+  // 23:59:59.9999999 on 31 December the first instant of the next year.
+  const millis = fraction ? Number(fraction.slice(1, 4).padEnd(3, "0")) : 0;
   const date = new Date(0);
   date.setUTCFullYear(Number(year), Number(month) - 1, Number(day));
   date.setUTCHours(Number(hour), Number(minute), Number(second), millis);
