@@ -34,6 +34,8 @@ function appendRecords(
   parentPath: string,
   parentIsList: boolean,
 ): void {
+  // Siblings outside a list are told apart by idShort: two with one idShort would be one record.
+  const seen = parentIsList ? undefined : new Set<string>();
   elements.forEach((element, index) => {
     let record: ElementRecord;
     if (parentIsList) {
@@ -51,12 +53,34 @@ function appendRecords(
           path: parentPath,
         });
       }
+      checkAddressable(idShort, parentPath, seen!);
       record = { path: childPath(parentPath, { idShort }), parentPath, segment: idShort, shallow: shallowOf(element) };
     }
     records.push(record);
     const children = getChildren(element);
     if (children.length > 0) appendRecords(records, children, record.path, isList(element));
   });
+}
+
+/**
+ * Checked on every write of elements, with validation on or off: an idShortPath addresses each
+ * element, so an idShort with `.`, `[` or `]` in it, or two siblings with one idShort, cannot be
+ * stored. With validation off (FA³ST's files often need it) such an element was stored anyway, and
+ * every read of its submodel, `GET /submodels` and `/serialization` included, failed with a 500
+ * ("no parent record"); a duplicate silently replaced its sibling. Validation (AASd-002, AASd-022)
+ * refuses both earlier, with the metamodel's words.
+ */
+function checkAddressable(idShort: string, parentPath: string, seen: Set<string>): void {
+  const where = parentPath === "" ? "at the top of the submodel" : `below "${parentPath}"`;
+  if (/[.[\]]/.test(idShort))
+    throw new AasError(
+      "id-short-path",
+      `The idShort "${idShort}" ${where} contains '.', '[' or ']', which an idShortPath cannot address`,
+      { path: parentPath },
+    );
+  if (seen.has(idShort))
+    throw new AasError("id-short-path", `Two elements ${where} have the idShort "${idShort}"`, { path: parentPath });
+  seen.add(idShort);
 }
 
 /** A copy of the element without its children; a container keeps its children key as []. */
