@@ -109,6 +109,12 @@ test("zip-slip entry names are refused, every one of them listed", () => {
   assert.match(error.message, /\(and 4 more problems\)$/);
 });
 
+test("a part name longer than a File's path may be (2000 characters) is refused, not taken to the file store", () => {
+  const long = `aasx/${Array.from({ length: 25 }, () => "d".repeat(200)).join("/")}/f.txt`;
+  const error = readError(packageWith({ [long]: strToU8("deep") }));
+  assert.deepEqual(error.details, [`entry "${long}": is longer than 2000 characters`]);
+});
+
 test("too many entries, too large in total, and duplicate names are refused", () => {
   const many: Record<string, Uint8Array> = {};
   for (let index = 0; index < 20; index++) many[`aasx/files/f${index}.txt`] = strToU8(`file ${index}`);

@@ -67,6 +67,9 @@ export function entryProblems(
 }
 
 /** Why a zip entry name is not a safe OPC part name, or undefined when it is. */
+/** The longest part name (with its leading "/") a package may have: the metamodel's PathType. */
+export const MAX_PART_NAME_CHARS = 2000;
+
 export function unsafeNameReason(name: string): string | undefined {
   if (name.includes("\\")) return "contains a backslash";
   if (name.includes("\0")) return "contains a NUL character";
@@ -78,6 +81,9 @@ export function unsafeNameReason(name: string): string | undefined {
   } catch {
     return "has an invalid percent-encoding";
   }
+  // A File names its part by a path, which the metamodel bounds (PathType, 2000 characters); a
+  // longer part name was taken as far as the file store, whose keys stop at 4096, and answered 500.
+  if (decoded.length + 1 > MAX_PART_NAME_CHARS) return `is longer than ${MAX_PART_NAME_CHARS} characters`;
   // Percent-encoded dots and slashes count too: the part name is what gets used later.
   for (const candidate of [name, decoded]) {
     if (candidate.split(/[/\\]/).some((segment) => segment === ".." || segment === "."))

@@ -88,6 +88,19 @@ describe("files of packages and imports", () => {
     assert.equal(await docOf(t, "urn:c"), "C");
   });
 
+  it("a part moved to a folder of its own whose File value would grow past 2000 characters refuses the package, leaving nothing", async () => {
+    const t = await fileTestEngine({ example: false });
+    const path = `/aasx/files/${"L".repeat(1980)}.txt`;
+    await post(t, "urn:a", "first", path);
+    const before = await storedPaths(t);
+    const file = { fileName: "b.aasx", contentBase64: aasx("urn:b", "second", path) };
+    const message = await t.fails("PostAASXPackage", { file }, "bad-request");
+    assert.match(message, /longer than a File's value may be \(2000\)/);
+    assert.deepEqual(await storedPaths(t), before);
+    await t.fails("GetSubmodelById", { submodelId: "urn:b/sm" }, "not-found");
+    assert.equal(await docOf(t, "urn:a"), "first");
+  });
+
   it("identical bytes at one path are shared and stay until the last package holding them goes", async () => {
     const t = await fileTestEngine({ example: false });
     const a = await post(t, "urn:a", "same");

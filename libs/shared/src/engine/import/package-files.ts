@@ -1,9 +1,13 @@
 import { randomBytes } from "node:crypto";
 import { type AasxPart, entryNameOfPart, partKey } from "../../aas/index.ts";
+import { CommandError } from "../../contracts/index.ts";
 import type { EngineContext } from "../engine-context.ts";
 import { heldKeys } from "../files/file-holders.ts";
 import { fileKeyOf } from "../files/file-paths.ts";
 import type { StoredFile } from "../ports/index.ts";
+
+/** A File's value and a thumbnail's path are a PathType: at most 2000 characters (AAS metamodel). */
+const MAX_MODEL_PATH_CHARS = 2000;
 
 /** A file an AASX document of an import carries (`document`: its index in the import). */
 export interface ImportedPart {
@@ -86,9 +90,17 @@ export async function placePackageFiles(ctx: EngineContext, parts: readonly Impo
       for (;;) {
         folder ??= randomBytes(8).toString("hex");
         const partName = `/aasx/packages/${folder}${part.path}`;
+        const modelPath = `/${entryNameOfPart(partName)}`;
+        // The File (or thumbnail) naming it is given this path: within the metamodel's bound, or
+        // the server stored a value it refuses itself (a PUT of what GET answered, its own export).
+        if (modelPath.length > MAX_MODEL_PATH_CHARS)
+          throw new CommandError(
+            "bad-request",
+            `The package's part "${part.path}" is stored under other bytes here, and the path it would get instead (${modelPath.length} characters) is longer than a File's value may be (${MAX_MODEL_PATH_CHARS}); shorten its name`,
+          );
         if (await create(partKey(partName), file)) {
           if (!moved.has(document)) moved.set(document, new Map());
-          moved.get(document)!.set(key, `/${entryNameOfPart(partName)}`);
+          moved.get(document)!.set(key, modelPath);
           break;
         }
         folder = undefined;
