@@ -89,3 +89,20 @@ test("an item longer than maxItemChars is refused while it is read (413), a long
       error.kind === "syntax" && /unknown property \(a key of more than 1024 characters\)/.test(error.message),
   );
 });
+
+test("whitespace between the frame's tokens is bounded (1 MiB), across chunks too; indentation up to it reads as before", () => {
+  const spaces = (count: number) => " ".repeat(count);
+  const refused = (chunks: string[]) =>
+    assert.throws(
+      () => readIn(chunks),
+      (error: AasError) => error.kind === "syntax" && /more than 1024 KiB of whitespace/.test(error.message),
+    );
+  // 400 MiB of spaces between tokens took seconds a character at a time: refused at the bound.
+  refused([`{"submodels":[${spaces(2 * 1024 * 1024)}]}`]);
+  refused(["{", ...Array.from({ length: 40 }, () => spaces(32 * 1024)), '"submodels":[]}']);
+  const item = { id: "urn:sm:spaced" };
+  assert.deepEqual(readIn([`{${spaces(1024 * 1024)}"submodels":[${JSON.stringify(item)}${spaces(1000)}]}`]).length, 1);
+  assert.deepEqual(readIn(["{", spaces(512 * 1024), spaces(512 * 1024), `"submodels":[${JSON.stringify(item)}]}`]), [
+    { key: "submodels", index: 0, value: item },
+  ]);
+});
