@@ -595,6 +595,39 @@ export function filesSuite(mode: Mode): void {
       assert.deepEqual((await target.get(`/packages?aasId=${b64("urn:pkg")}`)).json().result, [
         { packageId, aasIds: ["urn:pkg"] },
       ]);
+      // An empty aasIds part is as none (the package's shells); an id past 2000 characters is no Identifier.
+      const other = writeAasx({
+        environment: {
+          assetAdministrationShells: [
+            {
+              modelType: "AssetAdministrationShell",
+              id: "urn:pkg:empty-aasids",
+              assetInformation: { assetKind: "Instance", globalAssetId: "urn:pkg:empty-aasids:asset" },
+            },
+          ],
+        },
+        files: [],
+      });
+      const longId = multipart([
+        { name: "aasIds", value: `urn:${"x".repeat(2000)}` },
+        { name: "fileName", value: "other.aasx" },
+        { name: "file", value: Buffer.from(other), type: "application/asset-administration-shell-package" },
+      ]);
+      const tooLong = await rawRequest(target, "POST", "/packages", longId.body, { "content-type": longId.type });
+      assert.equal(tooLong.status, 400, tooLong.body.toString());
+      const emptyIds = multipart([
+        { name: "aasIds", value: "" },
+        { name: "fileName", value: "other.aasx" },
+        { name: "file", value: Buffer.from(other), type: "application/asset-administration-shell-package" },
+      ]);
+      const withEmpty = await rawRequest(target, "POST", "/packages", emptyIds.body, { "content-type": emptyIds.type });
+      assert.equal(withEmpty.status, 201, withEmpty.body.toString());
+      assert.deepEqual(
+        (await target.get(`/packages?aasId=${b64("urn:pkg:empty-aasids")}`))
+          .json()
+          .result.map((p: { aasIds: string[] }) => p.aasIds),
+        [["urn:pkg:empty-aasids"]],
+      );
       const got = await bytesOf(target, `/packages/${b64(packageId)}`);
       assert.ok(got.body.equals(Buffer.from(pkg)));
       assert.equal(got.headers["x-filename"], "pkg.aasx");

@@ -119,11 +119,15 @@ function packageFile(upload: MultipartUpload) {
   return file;
 }
 
-/** `aasIds`: repeated parts of plain ids, or one part holding a JSON array of them. Absent = from the package. */
+/**
+ * `aasIds`: repeated parts of plain ids, or one part holding a JSON array of them. Absent, or only
+ * empty parts (a form's empty field) = from the package; an empty list stored instead made the
+ * package one no `?aasId=` filter ever finds.
+ */
 function aasIdsOf(upload: MultipartUpload): string[] | undefined {
   const values = upload.field("aasIds");
   if (values.length === 0) return undefined;
-  return values.flatMap((value) => {
+  const ids = values.flatMap((value) => {
     const text = value.trim();
     if (!text.startsWith("[")) return text === "" ? [] : [text];
     let parsed: unknown;
@@ -136,6 +140,7 @@ function aasIdsOf(upload: MultipartUpload): string[] | undefined {
       throw badRequest('The part "aasIds" must be a JSON array of strings');
     return parsed as string[];
   });
+  return ids.length === 0 ? undefined : ids;
 }
 
 /** Header values are ISO-8859-1 at best: a non-ASCII file name travels percent-encoded. */

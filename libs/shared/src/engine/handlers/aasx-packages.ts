@@ -133,8 +133,12 @@ async function addPackage(
   aasIds: string[] | undefined,
   replacing: PackageRecord | undefined,
 ): Promise<PackageRecord> {
-  if (aasIds !== undefined && (!Array.isArray(aasIds) || aasIds.some((id) => typeof id !== "string" || id === ""))) {
-    throw new CommandError("bad-request", "aasIds must be a list of AAS identifiers");
+  // An Identifier is 1 to 2000 characters (AAS metamodel; the PackageDescription's aasIds are ones).
+  if (
+    aasIds !== undefined &&
+    (!Array.isArray(aasIds) || aasIds.some((id) => typeof id !== "string" || id === "" || id.length > 2000))
+  ) {
+    throw new CommandError("bad-request", "aasIds must be a list of AAS identifiers (1 to 2000 characters each)");
   }
   const bytes = decodeBase64(file?.contentBase64, "The package");
   const fileName = safeFileName(file.fileName);
