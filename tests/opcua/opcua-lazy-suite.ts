@@ -162,6 +162,19 @@ export function opcuaLazySuite(mode: Mode): void {
     );
   });
 
+  test(`${mode}: a value read again after its nodes were released and made again keeps its SourceTimestamp; a change moves it`, async () => {
+    const first = await opcua.read(valueNode(8, 3));
+    assert.ok(first.sourceTimestamp, "a SourceTimestamp");
+    await eventually(async () => (await materialized()) === 0, "Sub8 released");
+    const again = await opcua.read(valueNode(8, 3));
+    assert.equal(again.value.value, first.value.value);
+    assert.equal(again.sourceTimestamp?.getTime(), first.sourceTimestamp.getTime(), "an unchanged value stamped anew");
+    await patch(8, 3, 83);
+    const changed = await opcua.read(valueNode(8, 3));
+    assert.equal(changed.value.value, 83);
+    assert.ok(changed.sourceTimestamp!.getTime() > first.sourceTimestamp.getTime(), "a change keeps the old stamp");
+  });
+
   test(`${mode}: a value changed while a submodel's nodes are released is read when they are made again`, async () => {
     await opcua.read(valueNode(7, 2));
     await eventually(async () => (await materialized()) === 0, "Sub7 released");

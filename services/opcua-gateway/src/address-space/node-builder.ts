@@ -34,6 +34,8 @@ interface RawNode {
 }
 
 const READ_ONLY = AccessLevelFlag.CurrentRead;
+/** Released values kept for their SourceTimestamps (NodeBuilder.released): ~20 MB at most. */
+const MAX_RELEASED_VALUES = 100_000;
 const READ_WRITE = AccessLevelFlag.CurrentRead | AccessLevelFlag.CurrentWrite;
 
 /**
@@ -50,6 +52,13 @@ export class NodeBuilder {
   private readonly links = new Map<string, Set<string>>();
   /** Browse and display names of the fixed sub-nodes (Value, ValueType, …), shared by every node. */
   private readonly names = new Map<string, { browseName: QualifiedName; displayName: LocalizedText }>();
+  /**
+   * The values of released nodes (releaseBelow), by NodeId, oldest first: a node made again with
+   * the same value keeps its SourceTimestamp. Without it, every release and rebuild (ADR 0036)
+   * stamped an unchanged value anew, and a polling client or historian saw a new sample each time
+   * (black-box finding). Bounded: past it the oldest go, and their nodes get the build time again.
+   */
+  private readonly released = new Map<string, DataValue>();
 
   constructor(private readonly types: AasTypes) {
     const namespace = types.addressSpace.getNamespace(types.v3Index);
@@ -94,6 +103,25 @@ export class NodeBuilder {
     if (target !== null) this.namespace.deleteNode(target);
   }
 
+  /**
+   * remove() of nodes that are released, not deleted from the model (lazy nodes, ADR 0036): their
+   * variables' values are kept for when the nodes are made again (`released`).
+   */
+  releaseBelow(node: BaseNode): void {
+    const pending = [node];
+    while (pending.length > 0) {
+      const next = pending.pop()!;
+      if (next.nodeClass === NodeClass.Variable) {
+        const local = next.nodeId.value as string;
+        this.released.delete(local);
+        this.released.set(local, (next as unknown as { $dataValue: DataValue }).$dataValue);
+      }
+      pending.push(...this.ownChildren(next));
+    }
+    while (this.released.size > MAX_RELEASED_VALUES) this.released.delete(this.released.keys().next().value!);
+    this.remove(node);
+  }
+
   /** Hierarchical children in our namespace (the ones we build), in creation order. */
   ownChildren(parent: BaseNode): BaseNode[] {
     const children: BaseNode[] = [];
@@ -136,7 +164,16 @@ export class NodeBuilder {
           historizing: false,
           value: spec.value.variant,
         }) as UAVariable;
-        if (spec.value.statusCode !== StatusCodes.Good)
+        const kept = this.released.get(spec.nodeId);
+        if (kept !== undefined) this.released.delete(spec.nodeId);
+        // Made again with the value it had when released: the time that value was set stays.
+        const unchanged =
+          kept !== undefined &&
+          kept.statusCode === spec.value.statusCode &&
+          sameVariant(kept.value, spec.value.variant);
+        if (unchanged && kept.sourceTimestamp !== null)
+          node.setValueFromSource(spec.value.variant, spec.value.statusCode, kept.sourceTimestamp);
+        else if (spec.value.statusCode !== StatusCodes.Good)
           node.setValueFromSource(spec.value.variant, spec.value.statusCode);
         if (spec.write) bindWrite(node, spec.write);
         return node;

@@ -58,6 +58,6 @@ function evictIdentifiable(target: MirrorTarget, id: string): boolean {
 
 function deleteNodesBelow(target: MirrorTarget, id: string): void {
   const node = target.builder.find(identifiableNodeId(id));
-  if (node !== null) for (const child of target.builder.ownChildren(node)) target.builder.remove(child);
+  if (node !== null) for (const child of target.builder.ownChildren(node)) target.builder.releaseBelow(child);
   target.lazy.markMaterialized(id, false);
 }
