@@ -212,7 +212,7 @@ function partlyApplied(reply: ReplyFailure, type: string): Reply<never> {
     ok: false,
     error: {
       code: "timeout",
-      message: `${type} was applied in part before it failed (${reply.error.message}); repeat it to complete it`,
+      message: `${type} was applied in part before it failed (${reply.error.message}); check what it wrote before repeating it`,
     },
   };
 }

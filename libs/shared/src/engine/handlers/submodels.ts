@@ -1,4 +1,4 @@
-import { submodelReference, toMetadata } from "../../aas/index.ts";
+import { echoed, submodelReference, toMetadata } from "../../aas/index.ts";
 import { type Command, CommandError, type OutputModifiers, type Paged } from "../../contracts/index.ts";
 import { readBody } from "../aas-input.ts";
 import { filterElements } from "../access/element-filter.ts";
@@ -264,7 +264,14 @@ export async function deleteSubmodel(ctx: EngineContext, cmd: Command<"DeleteSub
   }
   // The shell or its reference may be gone meanwhile; then there is nothing left to remove.
   await deleteSubmodelReference(ctx, reference).catch((error: unknown) => {
-    if (!(error instanceof CommandError && error.code === "not-found")) throw error;
+    if (error instanceof CommandError && error.code === "not-found") return;
+    if (!(error instanceof Error && error.name === "RepositoryUnavailableError")) throw error;
+    // The submodel is gone and the reference is not: a 504 that says how to finish it. With the
+    // submodel gone, a repeat with the If-Match it had would be a 404 (the tag names nothing).
+    throw new CommandError(
+      "timeout",
+      `The submodel '${echoed(submodelId)}' was deleted, but removing its reference from the shell '${echoed(aasId!)}' failed (${error.message}); repeat this DELETE without If-Match to remove it`,
+    );
   });
   return { value: null };
 }
