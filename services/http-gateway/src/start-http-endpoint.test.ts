@@ -634,29 +634,63 @@ describe("startHttpEndpoint over real sockets", () => {
   });
 
   it("a CONNECT pipelined behind other requests is answered after them, and the server stays up (it ended the process)", async () => {
-    const endpoint = await start({ sslEnabled: false });
+    // Gathering turns, as embedded mode does (ADR 0056): the earlier answers finish one after another.
+    const endpoint = await start({ sslEnabled: false }, join(dir, "state"), true);
     const value = `/api/v3.0/submodels/${b64(SUBMODEL_1)}/submodel-elements/MaxRotationSpeed/$value`;
     for (const before of [
       "GET /api/v3.0/description HTTP/1.1\r\nHost: localhost\r\n\r\n",
       `GET ${value} HTTP/1.1\r\nHost: localhost\r\n\r\nGET /api/v3.0/shells HTTP/1.1\r\nHost: localhost\r\n\r\n`,
       "GET /api/v3.0/description HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n",
+      // Answers that finish one after another: the socket passes from each to the next.
+      `GET ${value} HTTP/1.1\r\nHost: localhost\r\n\r\n`.repeat(3),
+      `PATCH ${value} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 4\r\n\r\n6001`.repeat(
+        2,
+      ),
     ]) {
       for (const connect of [
         "CONNECT /api/v3.0/submodels HTTP/1.1\r\nHost: localhost\r\n\r\n",
         "CONNECT localhost:443 HTTP/1.1\r\nHost: localhost:443\r\n\r\n",
       ]) {
         const answer = await exchange(endpoint.port, `${before}${connect}`);
-        const served = before.match(/^GET /gm)!.length;
+        // Request lines (a PATCH's body runs into the next one: no line start to anchor to).
+        const served = before.match(/(GET|PATCH) \//g)!.length;
         // Each answer's status line (a body without a line end runs into the next one).
         const heads = answer.match(/HTTP\/1\.1 \d{3}/g) ?? [];
         // The requests before it are answered in order; the CONNECT after them, unless one of them closed.
         const closing = before.includes("Connection: close");
         assert.equal(heads.length, closing ? served : served + 1, answer);
-        for (const head of heads.slice(0, served)) assert.equal(head, "HTTP/1.1 200");
+        for (const head of heads.slice(0, served)) assert.match(head, /^HTTP\/1\.1 20[04]$/);
         if (!closing) assert.match(heads[served]!, /^HTTP\/1\.1 (405|400)$/);
       }
     }
     // Still serving.
+    const after = await exchange(
+      endpoint.port,
+      "GET /api/v3.0/description HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n",
+    );
+    assert.match(after, /^HTTP\/1\.1 200 /);
+    await stop(endpoint);
+  });
+
+  it("a CONNECT whose client resets the connection, alone or behind other requests, leaves the server up (it ended the process)", async () => {
+    const endpoint = await start({ sslEnabled: false }, join(dir, "state"), true);
+    const connectLine = "CONNECT /api/v3.0/shells HTTP/1.1\r\nHost: localhost\r\n\r\n";
+    const serialization = "GET /api/v3.0/serialization HTTP/1.1\r\nHost: localhost\r\n\r\n";
+    for (const before of ["", "GET /api/v3.0/shells HTTP/1.1\r\nHost: localhost\r\n\r\n", serialization.repeat(2)]) {
+      for (const wait of [0, 2, 5, 10]) {
+        await new Promise<void>((resolve) => {
+          const socket = connect(endpoint.port, "127.0.0.1", () => {
+            socket.write(`${before}${connectLine}`);
+            setTimeout(() => {
+              socket.resetAndDestroy();
+              resolve();
+            }, wait);
+          });
+          socket.on("error", () => resolve());
+        });
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 300));
     const after = await exchange(
       endpoint.port,
       "GET /api/v3.0/description HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n",
