@@ -1,5 +1,9 @@
+import { CommandError } from "../../contracts/index.ts";
 import type { EngineContext } from "../engine-context.ts";
 import { uploadKeysIn } from "./upload-claims.ts";
+
+/** How long a write naming an upload waits for a delete of it under way (upload-claims.ts deletesOf). */
+export const DELETE_WAIT_BOUND_MS = 5000;
 
 /**
  * Runs a write's commit holding a claim on the uploads its body names (upload-claims.ts), so a
@@ -13,7 +17,11 @@ export async function claimedCommit<T>(ctx: EngineContext, body: string, commit:
   let committed = false;
   try {
     // Claimed first, then the deletes decided before the claim: one decided after it sees the claim.
-    await ctx.uploadClaims.deletesOf(keys);
+    if (!(await ctx.uploadClaims.deletesOf(keys, DELETE_WAIT_BOUND_MS)))
+      throw new CommandError(
+        "unavailable",
+        `An upload this write names is being deleted, and the file store has not finished within ${DELETE_WAIT_BOUND_MS / 1000} s; nothing was written, repeat it later`,
+      );
     const result = await commit();
     committed = true;
     return result;

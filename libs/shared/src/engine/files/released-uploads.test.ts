@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { base64, type FileTestEngine, fileTestEngine, fromBase64 } from "../handlers/test-support/files.ts";
 import { RepositoryOutcomeUnknownError } from "../ports/index.ts";
+import { DELETE_WAIT_BOUND_MS } from "./claimed-commit.ts";
 import { fileKeyOf } from "./file-paths.ts";
 import { RELEASE_ANSWER_BOUND_MS } from "./released-uploads.ts";
 
@@ -555,5 +556,53 @@ describe("a write pointing a File at an upload whose delete has begun", () => {
     assert.ok((await patch).ok);
     // Second, it names bytes that had gone: from its answer on, and never served.
     await t.fails("GetFileByPath", { submodelId: id, idShortPath: "F2" }, "not-found");
+  });
+});
+
+describe("a write pointing a File at an upload whose delete hangs", () => {
+  it("answers unavailable within its bound and writes nothing, not after the store came back", async () => {
+    const t = await fileTestEngine({ example: false });
+    const id = "urn:test:released-uploads:delete-hangs";
+    const file = (idShort: string) => ({ modelType: "File", idShort, contentType: "text/plain" });
+    await t.ok("PostSubmodel", {
+      body: JSON.stringify({ modelType: "Submodel", id, submodelElements: [file("F1"), file("F2")] }),
+    });
+    await t.ok("PutFileByPath", {
+      submodelId: id,
+      idShortPath: "F1",
+      file: { fileName: "u.txt", contentBase64: base64("U") },
+    });
+    const upload = (
+      (await t.ok("GetSubmodelElementByPath", { submodelId: id, idShortPath: "F1" })).value as {
+        value: string;
+      }
+    ).value;
+    // A file store that hangs on this file (a stalled network mount) until the test lets it go.
+    let letGo!: () => void;
+    const held = new Promise<void>((resolve) => {
+      letGo = resolve;
+    });
+    const get = t.files.get.bind(t.files);
+    t.files.get = async (key) => {
+      if (key === fileKeyOf(upload)) await held;
+      return await get(key);
+    };
+    const deleted = t.run("DeleteFileByPath", { submodelId: id, idShortPath: "F1" });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const started = Date.now();
+    const patched = await t.run("PatchSubmodelElementByPath", {
+      submodelId: id,
+      idShortPath: "F2",
+      body: JSON.stringify({ value: upload }),
+    });
+    assert.equal(patched.ok, false);
+    assert.equal(!patched.ok && patched.error.code, "unavailable");
+    assert.ok(Date.now() - started < DELETE_WAIT_BOUND_MS + 2000, "it waited past its bound");
+    letGo();
+    assert.ok((await deleted).ok);
+    const f2 = (await t.ok("GetSubmodelElementByPath", { submodelId: id, idShortPath: "F2" })).value as {
+      value?: string;
+    };
+    assert.equal(f2.value, undefined, "the refused write committed later");
   });
 });

@@ -96,9 +96,28 @@ export class UploadClaims {
     return done;
   }
 
-  /** The deletes of `keys` under way; a write that holds its claims waits for them before it commits. */
-  async deletesOf(keys: readonly string[]): Promise<void> {
-    for (const key of keys) await this.deleting.get(key)?.catch(() => undefined);
+  /**
+   * The deletes of `keys` under way; a write that holds its claims waits for them before it commits,
+   * at most `boundMs`: false when one has not finished by then (a file store that hangs, such as a
+   * stalled network mount). The write must then not commit: it would come first after all, and
+   * answer long after its caller gave up (black-box finding: it answered never, then committed over
+   * a newer acknowledged write once the store came back).
+   */
+  async deletesOf(keys: readonly string[], boundMs: number): Promise<boolean> {
+    const pending = keys.flatMap((key) => {
+      const deleting = this.deleting.get(key);
+      return deleting === undefined ? [] : [deleting.catch(() => undefined)];
+    });
+    if (pending.length === 0) return true;
+    let timer: NodeJS.Timeout | undefined;
+    const finished = await Promise.race([
+      Promise.all(pending).then(() => true),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(false), boundMs);
+      }),
+    ]);
+    clearTimeout(timer);
+    return finished;
   }
 }
 
