@@ -34,6 +34,7 @@ test("an idShort with '.', '[' or ']', or two siblings with one idShort, are ref
     ["a bracket", [property("a]")]],
     ["deeper", [{ modelType: "SubmodelElementCollection", idShort: "C", value: [property("x.y")] }]],
     ["two siblings", [property("X", "1"), property("X", "2")]],
+    ["a control character", [property("ok\u0000")]],
   ];
   for (const [what, elements] of cases) {
     const id = `urn:test:unaddressable:${what.replace(/ /g, "-")}`;

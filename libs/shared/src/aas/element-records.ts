@@ -63,11 +63,12 @@ function appendRecords(
 }
 
 /**
- * Checked on every write of elements, with validation on or off: an idShortPath addresses each
- * element, so an idShort with `.`, `[` or `]` in it, or two siblings with one idShort, cannot be
- * stored. With validation off (FA³ST's files often need it) such an element was stored anyway, and
- * every read of its submodel, `GET /submodels` and `/serialization` included, failed with a 500
- * ("no parent record"); a duplicate silently replaced its sibling. Validation (AASd-002, AASd-022)
+ * Checked on every write of elements, with validation on or off: the store keeps each element
+ * under its idShortPath, so an idShort with `.`, `[` or `]` in it, or two siblings with one idShort,
+ * cannot be stored; nor one with a control character, which no XML export can carry. With
+ * validation off (FA³ST's files often need it) such an element was stored anyway, and every read
+ * of its submodel, `GET /submodels` and `/serialization` included, failed with a 500 ("no parent
+ * record"); a duplicate silently replaced its sibling. Validation (AASd-002, AASd-022)
  * refuses both earlier, with the metamodel's words.
  */
 function checkAddressable(idShort: string, parentPath: string, seen: Set<string>): void {
@@ -77,6 +78,17 @@ function checkAddressable(idShort: string, parentPath: string, seen: Set<string>
       "id-short-path",
       `The idShort "${idShort}" ${where} contains '.', '[' or ']', which an idShortPath cannot address`,
       { path: parentPath },
+    );
+  // Control characters: XML 1.0 cannot carry them, so /serialization as XML or AASX broke off
+  // (a 200 with a cut body). Other idShorts AASd-002 refuses (a space, a leading digit) are kept
+  // with validation off, as FA³ST's files need: they are read with their submodel, not by path.
+  if (/[\u0000-\u001f\u007f]/.test(idShort))
+    throw new AasError(
+      "id-short-path",
+      `The idShort ${JSON.stringify(idShort)} ${where} contains a control character`,
+      {
+        path: parentPath,
+      },
     );
   if (seen.has(idShort))
     throw new AasError("id-short-path", `Two elements ${where} have the idShort "${idShort}"`, { path: parentPath });
