@@ -54,6 +54,30 @@ async function storedUploads(t: FileTestEngine): Promise<string[]> {
   return texts.sort();
 }
 
+/** A submodel `id` with the Files F1 and F2; F1 holds an upload of "U": its model path. */
+async function f1Uploaded(t: FileTestEngine, id: string): Promise<string> {
+  const file = (idShort: string) => ({ modelType: "File", idShort, contentType: "text/plain" });
+  await t.ok("PostSubmodel", {
+    body: JSON.stringify({ modelType: "Submodel", id, submodelElements: [file("F1"), file("F2")] }),
+  });
+  await t.ok("PutFileByPath", {
+    submodelId: id,
+    idShortPath: "F1",
+    file: { fileName: "u.txt", contentBase64: base64("U") },
+  });
+  return ((await t.ok("GetSubmodelElementByPath", { submodelId: id, idShortPath: "F1" })).value as { value: string })
+    .value;
+}
+
+/** `held` settles once `letGo` is called: what a test holds a store's call on. */
+function gate(): { held: Promise<void>; letGo: () => void } {
+  let letGo!: () => void;
+  const held = new Promise<void>((resolve) => {
+    letGo = resolve;
+  });
+  return { held, letGo };
+}
+
 describe("uploads of list items that moved up an index", () => {
   it("go when the shifted item is deleted, overwritten or gets a new attachment; never while a File names them", async () => {
     const t = await fileTestEngine();
@@ -289,10 +313,7 @@ describe("a write whose release of an upload takes long", () => {
     // The delete of the bytes hangs until the test lets it go, as the read of a submodel of
     // 20,000 elements on Redis takes seconds: a write answered after its budget is a 504 for a
     // write that happened.
-    let letGo!: () => void;
-    const held = new Promise<void>((resolve) => {
-      letGo = resolve;
-    });
+    const { held, letGo } = gate();
     const remove = t.files.delete.bind(t.files);
     t.files.delete = async (key) => {
       await held;
@@ -320,23 +341,10 @@ describe("a write whose release of an upload takes long", () => {
 
 describe("an upload a write in flight named, kept by a release, when that write fails", () => {
   const id = "urn:test:released-uploads:failed-claim";
-  const file = (idShort: string) => ({ modelType: "File", idShort, contentType: "text/plain" });
 
   /** F1 holds an upload; F2's write naming it is held in its plan until `open` is called. */
   async function heldWrite(t: FileTestEngine): Promise<{ upload: string; open: () => void; reading: Promise<void> }> {
-    await t.ok("PostSubmodel", {
-      body: JSON.stringify({ modelType: "Submodel", id, submodelElements: [file("F1"), file("F2")] }),
-    });
-    await t.ok("PutFileByPath", {
-      submodelId: id,
-      idShortPath: "F1",
-      file: { fileName: "u.txt", contentBase64: base64("U") },
-    });
-    const upload = (
-      (await t.ok("GetSubmodelElementByPath", { submodelId: id, idShortPath: "F1" })).value as {
-        value: string;
-      }
-    ).value;
+    const upload = await f1Uploaded(t, id);
     let open!: () => void;
     const gate = new Promise<void>((resolve) => {
       open = resolve;
@@ -508,25 +516,9 @@ describe("a write pointing a File at an upload whose delete has begun", () => {
   it("commits after the delete, as if it came second: its File never serves the bytes and then loses them", async () => {
     const t = await fileTestEngine({ example: false });
     const id = "urn:test:released-uploads:delete-begun";
-    const file = (idShort: string) => ({ modelType: "File", idShort, contentType: "text/plain" });
-    await t.ok("PostSubmodel", {
-      body: JSON.stringify({ modelType: "Submodel", id, submodelElements: [file("F1"), file("F2")] }),
-    });
-    await t.ok("PutFileByPath", {
-      submodelId: id,
-      idShortPath: "F1",
-      file: { fileName: "u.txt", contentBase64: base64("U") },
-    });
-    const upload = (
-      (await t.ok("GetSubmodelElementByPath", { submodelId: id, idShortPath: "F1" })).value as {
-        value: string;
-      }
-    ).value;
+    const upload = await f1Uploaded(t, id);
     // The release's delete reads the file first (a filesystem store reads it from disk): held here.
-    let letGo!: () => void;
-    const held = new Promise<void>((resolve) => {
-      letGo = resolve;
-    });
+    const { held, letGo } = gate();
     let reading!: () => void;
     const readingStarted = new Promise<void>((resolve) => {
       reading = resolve;
@@ -563,25 +555,9 @@ describe("a write pointing a File at an upload whose delete hangs", () => {
   it("answers unavailable within its bound and writes nothing, not after the store came back", async () => {
     const t = await fileTestEngine({ example: false });
     const id = "urn:test:released-uploads:delete-hangs";
-    const file = (idShort: string) => ({ modelType: "File", idShort, contentType: "text/plain" });
-    await t.ok("PostSubmodel", {
-      body: JSON.stringify({ modelType: "Submodel", id, submodelElements: [file("F1"), file("F2")] }),
-    });
-    await t.ok("PutFileByPath", {
-      submodelId: id,
-      idShortPath: "F1",
-      file: { fileName: "u.txt", contentBase64: base64("U") },
-    });
-    const upload = (
-      (await t.ok("GetSubmodelElementByPath", { submodelId: id, idShortPath: "F1" })).value as {
-        value: string;
-      }
-    ).value;
+    const upload = await f1Uploaded(t, id);
     // A file store that hangs on this file (a stalled network mount) until the test lets it go.
-    let letGo!: () => void;
-    const held = new Promise<void>((resolve) => {
-      letGo = resolve;
-    });
+    const { held, letGo } = gate();
     const get = t.files.get.bind(t.files);
     t.files.get = async (key) => {
       if (key === fileKeyOf(upload)) await held;
