@@ -57,6 +57,8 @@ test("an idShort with '.', '[' or ']', or two siblings with one idShort, are ref
     headers: json,
   });
   assert.ok(imported.status === 400 || imported.status === 200, imported.text);
+  // Named with its identifiable, as a validation finding is.
+  assert.match(imported.text, /submodels\[0\] \('urn:test:unaddressable:imported'\).*'\.', '\[' or '\]'/);
   assert.equal((await http.get(`/submodels/${b64("urn:test:unaddressable:imported")}`)).status, 404, imported.text);
   // Every read of the repository still answers.
   assert.equal((await http.get("/submodels")).status, 200);

@@ -95,6 +95,31 @@ function checkAddressable(idShort: string, parentPath: string, seen: Set<string>
   seen.add(idShort);
 }
 
+/**
+ * checkAddressable over a submodel's elements without making records: an import checks its
+ * identifiables as it reads them, so a problem is reported with its file and identifiable, as a
+ * validation finding is (with validation off, the records' own check came only at the commit, and
+ * a model file's refusal named neither).
+ */
+export function checkElementsAddressable(elements: ElementJson[], parentPath = "", parentIsList = false): void {
+  const seen = parentIsList ? undefined : new Set<string>();
+  elements.forEach((element, index) => {
+    let path: string;
+    if (parentIsList) path = childPath(parentPath, { index });
+    else {
+      const idShort = element.idShort;
+      if (typeof idShort !== "string" || idShort === "")
+        throw new AasError("id-short-path", `An element below "${parentPath}" outside a list has no idShort`, {
+          path: parentPath,
+        });
+      checkAddressable(idShort, parentPath, seen!);
+      path = childPath(parentPath, { idShort });
+    }
+    const children = getChildren(element);
+    if (children.length > 0) checkElementsAddressable(children, path, isList(element));
+  });
+}
+
 /** A copy of the element without its children; a container keeps its children key as []. */
 export function shallowOf(element: ElementJson): ElementJson {
   const copy = { ...element };

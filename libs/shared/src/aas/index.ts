@@ -22,6 +22,7 @@ export { ECHOED_VALUE_MAX_CHARACTERS, echoed } from "./echoed-value.ts";
 export {
   assembleElement,
   assembleElements,
+  checkElementsAddressable,
   type ElementRecord,
   flattenElements,
   shallowOf,

@@ -1,7 +1,9 @@
 import { createHash } from "node:crypto";
 import {
   type AasClassName,
+  checkElementsAddressable,
   detectJsonFormatProblem,
+  type ElementJson,
   type EnvironmentItem,
   type EnvironmentSectionKey,
   readAas,
@@ -200,7 +202,11 @@ function readItem(
     return undefined;
   }
   try {
-    return { kind, id, json: readAas(item.value, modelType, { validate }).jsonable, source, where };
+    const json = readAas(item.value, modelType, { validate }).jsonable;
+    // What the store could not keep apart is refused here too, named with its file and identifiable.
+    if (kind === "submodel" && Array.isArray(json.submodelElements))
+      checkElementsAddressable(json.submodelElements as ElementJson[]);
+    return { kind, id, json, source, where };
   } catch (error) {
     legacyFormat(source, item);
     problem(source, item, id, error, report);
