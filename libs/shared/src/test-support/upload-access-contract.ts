@@ -94,6 +94,11 @@ async function attachment(engine: Engine, principal: Principal, idShortPath: str
   return reply.ok ? Buffer.from(reply.value.contentBase64, "base64").toString() : reply.error.code;
 }
 
+/** The value (the stored file's path) of the File at `idShortPath`, read as admin. */
+async function fileValue(engine: Engine, idShortPath: string): Promise<string> {
+  return ((await ok(engine, "GetSubmodelElementByPath", { submodelId, idShortPath })) as { value: string }).value;
+}
+
 async function upload(engine: Engine, idShortPath: string, text: string): Promise<void> {
   await ok(engine, "PutFileByPath", {
     submodelId,
@@ -130,15 +135,9 @@ export function uploadAccessContract(name: string, makeRepository: () => Promise
     it("still hides another element's upload a File was pointed at", async () => {
       const engine = await engineWithList(repository, 2);
       await upload(engine, "Doc", "hidden");
-      const hidden = (
-        (await ok(engine, "GetSubmodelElementByPath", { submodelId, idShortPath: "Doc" })) as { value: string }
-      ).value;
+      const hidden = await fileValue(engine, "Doc");
       await upload(engine, "Docs[1].Doc", "one");
-      const one = (
-        (await ok(engine, "GetSubmodelElementByPath", { submodelId, idShortPath: "Docs[1].Doc" })) as {
-          value: string;
-        }
-      ).value;
+      const one = await fileValue(engine, "Docs[1].Doc");
       // Docs[0] pointed at bytes uploaded for Doc and for Docs[1]: both elements `first` may not read.
       await ok(engine, "PatchSubmodelElementValueByPath", {
         submodelId,
@@ -158,11 +157,7 @@ export function uploadAccessContract(name: string, makeRepository: () => Promise
     it("a File pointed at a list item's upload: once that item moved, the rule on its old index no longer opens it", async () => {
       const engine = await engineWithList(repository, 3);
       for (const [index, text] of ["zero", "one", "two"].entries()) await upload(engine, `Docs[${index}].Doc`, text);
-      const one = (
-        (await ok(engine, "GetSubmodelElementByPath", { submodelId, idShortPath: "Docs[1].Doc" })) as {
-          value: string;
-        }
-      ).value;
+      const one = await fileValue(engine, "Docs[1].Doc");
       await ok(engine, "PatchSubmodelElementValueByPath", {
         submodelId,
         idShortPath: "Doc",

@@ -345,19 +345,13 @@ describe("an upload a write in flight named, kept by a release, when that write 
   /** F1 holds an upload; F2's write naming it is held in its plan until `open` is called. */
   async function heldWrite(t: FileTestEngine): Promise<{ upload: string; open: () => void; reading: Promise<void> }> {
     const upload = await f1Uploaded(t, id);
-    let open!: () => void;
-    const gate = new Promise<void>((resolve) => {
-      open = resolve;
-    });
-    let reached!: () => void;
-    const reading = new Promise<void>((resolve) => {
-      reached = resolve;
-    });
+    const { held, letGo: open } = gate();
+    const { held: reading, letGo: reached } = gate();
     const getElements = t.repository.getElements.bind(t.repository);
     t.repository.getElements = async (submodelId, paths) => {
       if (submodelId === id && paths.includes("F2")) {
         reached();
-        await gate;
+        await held;
       }
       return await getElements(submodelId, paths);
     };
@@ -519,10 +513,7 @@ describe("a write pointing a File at an upload whose delete has begun", () => {
     const upload = await f1Uploaded(t, id);
     // The release's delete reads the file first (a filesystem store reads it from disk): held here.
     const { held, letGo } = gate();
-    let reading!: () => void;
-    const readingStarted = new Promise<void>((resolve) => {
-      reading = resolve;
-    });
+    const { held: readingStarted, letGo: reading } = gate();
     const get = t.files.get.bind(t.files);
     t.files.get = async (key) => {
       if (key === fileKeyOf(upload)) {
