@@ -625,6 +625,40 @@ export function repositoryContract(
       await assert.rejects(repo.listChildren("a", "", { cursor: "!!not a cursor!!", limit: 2 }), /cursor/i);
     });
 
+    test("a children cursor works only on the list that gave it: another parent's or submodel's is refused", async (repo) => {
+      // Sort keys look alike in every list: another list's cursor named a place in this one, and
+      // the page skipped the items before it (a black-box finding).
+      for (const sm of ["sm-a", "sm-b"])
+        await ok(
+          repo,
+          [],
+          [
+            insert(sm, "", "A1", {}),
+            insert(sm, "", "A2", {}),
+            insert(sm, "", "A3", {}),
+            insert(sm, "", "C", {}),
+            insert(sm, "C", "C.A1", {}),
+            insert(sm, "C", "C.A2", {}),
+          ],
+        );
+      const first = await repo.listChildren("sm-a", "", { limit: 2 });
+      assert.ok(first.cursor);
+      const rest = await repo.listChildren("sm-a", "", { cursor: first.cursor, limit: 10 });
+      assert.deepEqual(
+        rest.items.map((i) => i.path),
+        ["A3", "C"],
+      );
+      await assert.rejects(repo.listChildren("sm-b", "", { cursor: first.cursor, limit: 10 }), /cursor/i);
+      await assert.rejects(repo.listChildren("sm-a", "C", { cursor: first.cursor, limit: 10 }), /cursor/i);
+      const inner = await repo.listChildren("sm-a", "C", { limit: 1 });
+      assert.ok(inner.cursor);
+      await assert.rejects(repo.listChildren("sm-a", "", { cursor: inner.cursor, limit: 10 }), /cursor/i);
+      assert.deepEqual(
+        (await repo.listChildren("sm-a", "C", { cursor: inner.cursor, limit: 10 })).items.map((i) => i.path),
+        ["C.A2"],
+      );
+    });
+
     test("children paging stays correct while children are inserted and deleted between pages", async (repo) => {
       const names = Array.from({ length: 20 }, (_, i) => `e${String(i).padStart(2, "0")}`);
       await ok(

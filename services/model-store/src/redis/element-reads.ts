@@ -92,13 +92,14 @@ return out
 
 export async function listChildren(
   redis: Redis,
+  submodelId: string,
   keys: SubmodelKeys,
   parentPath: string,
   page: { cursor?: string; limit: number },
 ): Promise<RepositoryPage<StoredElement>> {
   const limit = Math.max(page.limit, 0);
   if (limit === 0) return { items: [] };
-  const cursor = page.cursor === undefined ? "" : sortKeyOfCursor(page.cursor);
+  const cursor = page.cursor === undefined ? "" : sortKeyOfCursor(submodelId, parentPath, page.cursor);
   const flat = (await redisCall(LIST_CHILDREN.run(redis, [keys.el, keys.order], [parentPath, cursor, limit]))) as (
     | string
     | number
@@ -113,7 +114,7 @@ export async function listChildren(
     items.push(toStored(externalChildPath(parentPath, parentInternal, last.slice(17), rank + (i - 3) / 2), value));
   }
   if (!more) return { items };
-  return { items, cursor: childCursor(last) };
+  return { items, cursor: childCursor(submodelId, parentPath, last) };
 }
 
 /**

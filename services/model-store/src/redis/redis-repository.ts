@@ -253,7 +253,7 @@ export async function createRedisRepository(options: RedisRepositoryOptions): Pr
     },
 
     async listChildren(submodelId, parentPath, page) {
-      return await listChildren(redis, layout.submodel(submodelId), parentPath, page);
+      return await listChildren(redis, submodelId, layout.submodel(submodelId), parentPath, page);
     },
 
     async countChildren(submodelId, parentPath) {

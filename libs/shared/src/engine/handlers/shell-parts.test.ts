@@ -154,6 +154,17 @@ describe("AAS API commands: shell projections, asset information, submodel refer
     await t.fails("GetAllSubmodelReferences", { aasId: SHELL, page: { cursor: "bm9wZQ" } }, "bad-request");
     await t.fails("GetAllSubmodelReferences", { aasId: SHELL, page: { limit: 0 } }, "bad-request");
   });
+
+  it("refuses another shell's submodel-refs cursor instead of skipping references", async () => {
+    // Both shells reference submodels by content-like keys; another shell's cursor named a place
+    // in this one and the page left out the references before it (a black-box finding).
+    const other = "https://example.org/aas/test-2";
+    const page1 = (await t.ok("GetAllSubmodelReferences", { aasId: other, page: { limit: 1 } })).value;
+    assert.ok(page1.cursor);
+    await t.fails("GetAllSubmodelReferences", { aasId: SHELL, page: { cursor: page1.cursor } }, "bad-request");
+    const rest = (await t.ok("GetAllSubmodelReferences", { aasId: other, page: { cursor: page1.cursor } })).value;
+    assert.ok(rest.items.length > 0);
+  });
 });
 
 describe("Basic Discovery commands: asset links are the shell's asset ids", () => {

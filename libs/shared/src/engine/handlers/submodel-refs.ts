@@ -4,6 +4,7 @@ import { rethrowAsCommandError } from "../aas-input.ts";
 import type { EngineContext } from "../engine-context.ts";
 import { requireIdentifiable } from "../identifiables.ts";
 import { pageCursor, pageLimit } from "../paging.ts";
+import { listTag } from "../ports/index.ts";
 import { rewriteShell } from "../shell-rewrite.ts";
 import { jsonObjectBody } from "./asset-information.ts";
 import type { Handled } from "./handled.ts";
@@ -33,11 +34,11 @@ export async function getAllSubmodelReferences(
   const cursor = pageCursor(cmd.params.page);
   const stored = await requireIdentifiable(ctx, "shell", cmd.params.aasId);
   const references = referencesOf(JSON.parse(stored.json));
-  const start = cursor === undefined ? 0 : resumeAt(references, cursor, cmd.params.page);
+  const start = cursor === undefined ? 0 : resumeAt(cmd.params.aasId, references, cursor, cmd.params.page);
   const items = references.slice(start, start + limit);
   const next = start + items.length;
   const value: Paged<unknown> =
-    next < references.length ? { items, cursor: referencesCursor(references, next) } : { items };
+    next < references.length ? { items, cursor: referencesCursor(cmd.params.aasId, references, next) } : { items };
   return { value, revision: stored.revision };
 }
 
@@ -115,25 +116,35 @@ export async function deleteSubmodelReference(
  * The references live in one array of the shell record, so the cursor names where to resume by
  * content, not by position alone: the next reference's submodel id (resume there), the last one's
  * (resume after it, when the next was deleted) and the index (when both were deleted). References
- * added or removed elsewhere between pages then neither repeat nor skip one.
+ * added or removed elsewhere between pages then neither repeat nor skip one. It starts with a tag of
+ * the shell: another shell's cursor named a place in this one and skipped references.
  */
-function referencesCursor(references: unknown[], next: number): string {
+function referencesCursor(aasId: string, references: unknown[], next: number): string {
   const key = (index: number) =>
     index >= 0 && index < references.length ? (referencedSubmodelId(references[index]) ?? null) : null;
-  return encodeBase64Url(JSON.stringify([key(next), key(next - 1), next]));
+  return encodeBase64Url(JSON.stringify([listTag("submodel-refs", aasId), key(next), key(next - 1), next]));
 }
 
-function resumeAt(references: unknown[], cursor: string, page: PageRequest | undefined): number {
+function resumeAt(aasId: string, references: unknown[], cursor: string, page: PageRequest | undefined): number {
   let state: unknown;
   try {
     state = JSON.parse(decodeBase64Url(cursor));
   } catch {
     state = undefined;
   }
-  if (!Array.isArray(state) || state.length !== 3 || !Number.isInteger(state[2]) || state[2] < 0) {
-    throw new CommandError("bad-request", `Invalid cursor '${echoed(page?.cursor ?? cursor)}'`);
+  if (
+    !Array.isArray(state) ||
+    state.length !== 4 ||
+    state[0] !== listTag("submodel-refs", aasId) ||
+    !Number.isInteger(state[3]) ||
+    state[3] < 0
+  ) {
+    throw new CommandError(
+      "bad-request",
+      `Invalid cursor '${echoed(page?.cursor ?? cursor)}': not a cursor this list gave (it may be cut short, or another shell's)`,
+    );
   }
-  const [next, last, index] = state as [string | null, string | null, number];
+  const [, next, last, index] = state as [string, string | null, string | null, number];
   const ids = references.map(referencedSubmodelId);
   if (next !== null && ids.includes(next)) return ids.indexOf(next);
   if (last !== null && ids.includes(last)) return ids.indexOf(last) + 1;

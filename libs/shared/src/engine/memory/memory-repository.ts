@@ -346,7 +346,8 @@ export function createMemoryRepository(options: MemoryRepositoryOptions = {}): R
       const elements = elementsOf(submodelId);
       const parentInternal = resolve(elements, parentPath);
       const siblings = (parentInternal !== undefined && elements?.children.get(parentInternal)) || [];
-      const start = page.cursor === undefined ? 0 : firstAfter(siblings, sortKeyOfCursor(page.cursor));
+      const start =
+        page.cursor === undefined ? 0 : firstAfter(siblings, sortKeyOfCursor(submodelId, parentPath, page.cursor));
       const end = Math.min(start + Math.max(page.limit, 0), siblings.length);
       const items: StoredElement[] = [];
       for (let i = start; i < end; i++) {
@@ -355,7 +356,7 @@ export function createMemoryRepository(options: MemoryRepositoryOptions = {}): R
           items.push(toStoredElement(externalChildPath(parentPath, parentInternal!, siblings[i].path, i), record));
       }
       if (end >= siblings.length || end === start) return { items };
-      return { items, cursor: childCursor(siblings[end - 1].sortKey) };
+      return { items, cursor: childCursor(submodelId, parentPath, siblings[end - 1].sortKey) };
     },
 
     async getSubtree(submodelId, path, maxDepth) {

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { echoed } from "../../aas/index.ts";
 import { CommandError } from "../../contracts/index.ts";
 import type { IdentifiableKind } from "./repository.ts";
@@ -9,7 +10,9 @@ import type { IdentifiableKind } from "./repository.ts";
  * - Identifiable lists: `<kind>:<ordinal>` (the creation ordinal of the last item). The kind ties a
  *   cursor to its list: ordinals are counted per kind, so another list's would name some other place.
  *   Filters of the same list share them (ADR 0035).
- * - Children of an element: the last child's sort key, 16 hex digits of its order key, \x01, its path.
+ * - Children of an element: a tag of the list (submodel and parent path), \x02, the last child's sort
+ *   key (16 hex digits of its order key, \x01, its path). Sort keys alone look alike in every list:
+ *   another submodel's cursor, or another parent's, named a place in this one and skipped items.
  */
 export function identifiableCursor(kind: IdentifiableKind, ordinal: number): string {
   return Buffer.from(`${kind}:${ordinal}`, "utf8").toString("base64url");
@@ -23,15 +26,26 @@ export function ordinalOfCursor(kind: IdentifiableKind, cursor: string): number 
   return ordinal;
 }
 
-export function childCursor(sortKey: string): string {
-  return Buffer.from(sortKey, "utf8").toString("base64url");
+export function childCursor(submodelId: string, parentPath: string, sortKey: string): string {
+  return Buffer.from(`${listTag(submodelId, parentPath)}\x02${sortKey}`, "utf8").toString("base64url");
 }
 
-/** The sort key a children page's cursor stands after; a 400 for anything not of that form. */
-export function sortKeyOfCursor(cursor: string): string {
+/** The sort key a children page's cursor stands after; a 400 for anything this list did not give. */
+export function sortKeyOfCursor(submodelId: string, parentPath: string, cursor: string): string {
   const text = textOf(cursor);
-  if (!/^[0-9a-f]{16}\x01./s.test(text)) throw invalid(cursor);
-  return text;
+  const tag = listTag(submodelId, parentPath);
+  const sortKey = text.slice(tag.length + 1);
+  if (!text.startsWith(`${tag}\x02`) || !/^[0-9a-f]{16}\x01./s.test(sortKey)) throw invalid(cursor);
+  return sortKey;
+}
+
+/**
+ * 48 bits of a digest of the list: tells lists apart (a guard against a client's mix-up, not a
+ * secret), short enough to keep cursors short. A hash, not the ids themselves: those can be 2,000
+ * characters each.
+ */
+export function listTag(...parts: string[]): string {
+  return createHash("sha256").update(parts.join("\0")).digest("base64url").slice(0, 8);
 }
 
 function textOf(cursor: string): string {
