@@ -583,6 +583,8 @@ export function eventsSuite(mode: Mode): void {
           { id: "writer", alg: "RS256", claims: { roles: ["writer"] } },
           { id: "watcher", alg: "ES256", claims: { roles: ["watcher"] } },
           { id: "brief", alg: "ES256", ttlSeconds: 2, claims: { roles: ["watcher"] } },
+          // Past setTimeout's 2^31 − 1 ms (~24.8 days): Node would fire such a timer after 1 ms.
+          { id: "monthly", alg: "ES256", ttlSeconds: 30 * 24 * 3600, claims: { roles: ["watcher"] } },
         ],
       });
       const security = {
@@ -682,6 +684,19 @@ export function eventsSuite(mode: Mode): void {
       } finally {
         watching.close();
         everything.close();
+      }
+    });
+
+    test("a stream whose token is valid for 30 days stays open (no timer overflow)", async () => {
+      const token = await provider.token("monthly");
+      const raw = await openRaw(`${system.api[0]}/events`, { authorization: `Bearer ${token}` });
+      try {
+        assert.equal(raw.status, 200);
+        const still = new Promise((resolve) => setTimeout(() => resolve("open"), 1500).unref());
+        assert.equal(await Promise.race([raw.ended, still]), "open", raw.text());
+        assert.doesNotMatch(raw.text(), /expired/);
+      } finally {
+        raw.close();
       }
     });
 

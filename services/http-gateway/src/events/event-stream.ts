@@ -2,6 +2,7 @@ import { type ChangeEvent, type RightGrants, referenceKeyValues, referenceMatche
 import { type EventFilter, entityOf, matchesPlainFilters } from "./event-filter.ts";
 import type { EventHub, EventLogPage, LiveListener } from "./event-hub.ts";
 import { controlMessage, eventMessage, HEARTBEAT, SHUTDOWN } from "./event-message.ts";
+import { atTime, type ExpiryTimer } from "./expiry-timer.ts";
 
 export interface EventStreamOptions {
   hub: EventHub;
@@ -65,7 +66,7 @@ export class EventStream implements LiveListener {
   private roomWaiter: (() => void) | undefined;
   private heartbeat: NodeJS.Timeout | undefined;
   private abortTimer: NodeJS.Timeout | undefined;
-  private expiryTimer: NodeJS.Timeout | undefined;
+  private expiryTimer: ExpiryTimer | undefined;
 
   constructor(private readonly options: EventStreamOptions) {
     this.position = options.after;
@@ -98,11 +99,9 @@ export class EventStream implements LiveListener {
     const { expiresAt } = this.options;
     if (expiresAt !== undefined) {
       // The grants were checked with a token valid until then; after it, the caller must show a new one.
-      this.expiryTimer = setTimeout(
-        () => this.finish(controlMessage("expired", { reason: "the access token expired; reconnect with a new one" })),
-        Math.max(0, expiresAt - Date.now()),
+      this.expiryTimer = atTime(expiresAt, () =>
+        this.finish(controlMessage("expired", { reason: "the access token expired; reconnect with a new one" })),
       );
-      this.expiryTimer.unref?.();
     }
     this.pump();
   }
@@ -363,7 +362,7 @@ export class EventStream implements LiveListener {
     this.roomWaiter?.();
     this.roomWaiter = undefined;
     clearInterval(this.heartbeat);
-    clearTimeout(this.expiryTimer);
+    this.expiryTimer?.cancel();
     this.queue.length = 0;
     this.options.hub.detach(this);
   }
