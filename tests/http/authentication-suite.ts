@@ -265,6 +265,19 @@ export function authenticationSuite(mode: Mode): void {
       assertInvalidToken(await system.clients[0]!.get("/shells", bearer(signed)), /critical header extension \(crit\)/);
     });
 
+    test("a token issued in the future (iat beyond the clock skew) is refused", async () => {
+      const claims = JSON.parse(
+        Buffer.from((await provider.token("operator")).split(".")[1]!, "base64url").toString("utf8"),
+      );
+      const rsa = firstKeys.keys.find((key) => key.kid === "first-rs")!;
+      const key = createPrivateKey({ key: rsa as never, format: "jwk" });
+      const signed = (iat: number) =>
+        new SignJWT({ ...claims, iat }).setProtectedHeader({ alg: "RS256", typ: "at+jwt", kid: "first-rs" }).sign(key);
+      const now = Math.floor(Date.now() / 1000);
+      assertInvalidToken(await system.clients[0]!.get("/shells", bearer(await signed(now + 1000))), /\biat\b/);
+      assert.equal((await system.clients[0]!.get("/shells", bearer(await signed(now)))).status, 200);
+    });
+
     test("an Authorization header that is not a bearer token is a bad request", async () => {
       const response = await system.clients[0]!.get("/shells", { authorization: "Basic b3BlcmF0b3I6c2VjcmV0" });
       assert.equal(response.status, 400, response.text);

@@ -44,8 +44,8 @@ const MAX_VERIFIED_TOKENS = 4096;
 
 /**
  * Checks an OAuth 2.0 / OpenID Connect access token (JWT) with jose: signature by one of the
- * issuer's keys, `iss`, `aud` (one of the configured audiences), `exp` (required) and `nbf` with the
- * configured clock skew. The principal is a user named by `nameClaim`, with the roles of
+ * issuer's keys, `iss`, `aud` (one of the configured audiences), `exp` (required), `nbf` and `iat`
+ * (not in the future) with the configured clock skew. The principal is a user named by `nameClaim`, with the roles of
  * `rolesClaims` and those `roleAssignments` give that user name.
  *
  * A verified token is remembered by its exact text: the same bytes verify the same way again, so
@@ -80,6 +80,10 @@ export function bearerTokenVerifier(
     } catch (error) {
       throw refusal(error);
     }
+    // jose checks iat only against a maximum token age, which we do not set; a token issued in the
+    // future (beyond the skew) comes from an issuer whose clock is wrong or from a forger.
+    if (typeof payload.iat === "number" && payload.iat * 1000 > Date.now() + skewMs)
+      throw new InvalidToken("the token's iat claim is in the future");
     const name = claimAt(payload, config.nameClaim);
     if (typeof name !== "string" || name === "")
       throw new InvalidToken(`the token has no ${config.nameClaim} claim naming the user`);
