@@ -14,6 +14,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
+import { connect as tlsConnect } from "node:tls";
 import { decodeProtectedHeader, SignJWT } from "jose";
 import { type ClientCredentials, createTestCa } from "../test-support/client-pki.ts";
 import { b64, createHttpClient, type HttpClient, type HttpResponse } from "../test-support/http-client.ts";
@@ -73,6 +74,7 @@ export function authenticationSuite(mode: Mode): void {
     let cell: ClientCredentials;
     let umlaut: ClientCredentials;
     let intruder: ClientCredentials;
+    let impostor: ClientCredentials;
     const extraClients: HttpClient[] = [];
 
     before(async () => {
@@ -81,10 +83,16 @@ export function authenticationSuite(mode: Mode): void {
       // Another issuer with the very same keys: its tokens verify, and only `iss` gives them away.
       otherIssuer = await startOpenIdProvider({ clients: CLIENTS, keys: firstKeys });
       pkiDir = mkdtempSync(join(tmpdir(), "twinport-mtls-"));
-      const trusted = createTestCa(pkiDir, "plant", "/O=Twinport Tests/CN=Plant Client CA");
+      // RSA: an impostor's RSA signature failing against it is what OpenSSL leaves on its error queue.
+      const trusted = createTestCa(pkiDir, "plant", "/O=Twinport Tests/CN=Plant Client CA", "rsa");
       const untrusted = createTestCa(pkiDir, "elsewhere", "/O=Elsewhere/CN=Some Other CA");
       cell = trusted.issue("cell", "/C=DE/O=Twinport Tests/OU=Cell 1/CN=robot-cell-1");
       intruder = untrusted.issue("intruder", "/C=DE/O=Twinport Tests/OU=Cell 1/CN=robot-cell-1");
+      // A CA with the trusted CA's very name and a key of its own.
+      const namesake = createTestCa(pkiDir, "namesake", "/O=Twinport Tests/CN=Plant Client CA", "rsa");
+      impostor = namesake.issue("impostor", "/C=DE/O=Twinport Tests/OU=Cell 1/CN=robot-cell-1", {
+        withoutAuthorityKeyId: true,
+      });
       assert.equal(cell.subject, "CN=robot-cell-1,OU=Cell 1,O=Twinport Tests,C=DE");
       umlaut = trusted.issue("umlaut", "/C=DE/O=Plänt GmbH/CN=röbot");
       // OpenSSL's RFC2253 form escapes each byte of a non-ASCII character: what docs/security.md says to copy.
@@ -311,6 +319,38 @@ export function authenticationSuite(mode: Mode): void {
       assert.equal(shells.json().result.length, 3);
       // Several requests over the one connection: the certificate is looked at per connection.
       assert.equal((await client.get(`/submodels/${b64(TECHNICAL_DATA)}`)).status, 200);
+    });
+
+    test("a client certificate from a CA named like the trusted one, with another key, is refused with 401 on every request", async () => {
+      // OpenSSL's failed signature check stayed on its error queue and failed the connection's next
+      // read: a 400 quoting OpenSSL internals instead of the 401 (a black-box finding).
+      // Over TLS 1.2 the leftover error meets the request's read every time (as with curl).
+      const base = new URL(system.clients[0]!.baseUrl);
+      const ask = (path: string) =>
+        new Promise<string>((resolve, reject) => {
+          const socket = tlsConnect({
+            host: base.hostname,
+            port: Number(base.port),
+            rejectUnauthorized: false,
+            maxVersion: "TLSv1.2",
+            cert: impostor.cert,
+            key: impostor.key,
+          });
+          socket.write(`GET ${base.pathname}${path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`);
+          let answer = "";
+          socket.on("data", (chunk: Buffer) => {
+            answer += chunk.toString("utf8");
+          });
+          socket.on("end", () => resolve(answer));
+          socket.on("error", reject);
+        });
+      for (const path of ["/description", `/submodels/${b64(IDENTIFICATION)}`, "/shells", "/description"]) {
+        const answer = await ask(path);
+        assert.match(answer, /^HTTP\/1\.1 401 /, `${path}: ${answer}`);
+        assert.match(answer, /client certificate is not accepted/);
+        assert.match(answer, /www-authenticate: Bearer realm="twinport"/i);
+        assert.doesNotMatch(answer, /routines|openssl/i);
+      }
     });
 
     test("a client certificate from an untrusted CA is refused with 401, even with the same subject", async () => {

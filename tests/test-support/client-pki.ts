@@ -17,21 +17,27 @@ export interface ClientCredentials {
 export interface TestCa {
   /** The CA's certificate file (PEM): what `trustedCaFiles` lists. */
   certFile: string;
-  issue(name: string, subject: string): ClientCredentials;
+  /**
+   * `withoutAuthorityKeyId`: no authorityKeyIdentifier, so a verifier finds the issuer by name
+   * alone (and checks the signature against any CA of that name).
+   */
+  issue(name: string, subject: string, options?: { withoutAuthorityKeyId?: boolean }): ClientCredentials;
 }
 
 const openssl = (args: string[]) => execFileSync("openssl", args, { stdio: "pipe", encoding: "utf8" });
 
-export function createTestCa(dir: string, name: string, subject: string): TestCa {
+/**
+ * `keyType` "rsa": RSA 2048 keys for the CA and what it issues (the default is EC P-256). OpenSSL's
+ * failed RSA signature check behaves otherwise than an ECDSA one (it is left on the error queue).
+ */
+export function createTestCa(dir: string, name: string, subject: string, keyType: "ec" | "rsa" = "ec"): TestCa {
+  const newKey = keyType === "rsa" ? ["-newkey", "rsa:2048"] : ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256"];
   const certFile = join(dir, `${name}-ca.pem`);
   const keyFile = join(dir, `${name}-ca.key`);
   openssl([
     "req",
     "-x509",
-    "-newkey",
-    "ec",
-    "-pkeyopt",
-    "ec_paramgen_curve:P-256",
+    ...newKey,
     "-nodes",
     "-keyout",
     keyFile,
@@ -48,7 +54,7 @@ export function createTestCa(dir: string, name: string, subject: string): TestCa
   ]);
   return {
     certFile,
-    issue(client, clientSubject) {
+    issue(client, clientSubject, { withoutAuthorityKeyId = false } = {}) {
       const key = join(dir, `${client}.key`);
       const csr = join(dir, `${client}.csr`);
       const cert = join(dir, `${client}.pem`);
@@ -56,10 +62,7 @@ export function createTestCa(dir: string, name: string, subject: string): TestCa
       openssl([
         "req",
         "-new",
-        "-newkey",
-        "ec",
-        "-pkeyopt",
-        "ec_paramgen_curve:P-256",
+        ...newKey,
         "-nodes",
         "-keyout",
         key,
@@ -72,7 +75,7 @@ export function createTestCa(dir: string, name: string, subject: string): TestCa
       ]);
       execFileSync("sh", [
         "-c",
-        `printf 'basicConstraints=CA:FALSE\\nkeyUsage=critical,digitalSignature\\nextendedKeyUsage=clientAuth\\n' > '${ext}'`,
+        `printf 'basicConstraints=CA:FALSE\\nkeyUsage=critical,digitalSignature\\nextendedKeyUsage=clientAuth\\n${withoutAuthorityKeyId ? "authorityKeyIdentifier=none\\n" : ""}' > '${ext}'`,
       ]);
       openssl([
         "x509",

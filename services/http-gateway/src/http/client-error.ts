@@ -1,5 +1,6 @@
 import { type IncomingMessage, maxHeaderSize, type Server, type ServerResponse, STATUS_CODES } from "node:http";
 import type { Duplex } from "node:stream";
+import type { TLSSocket } from "node:tls";
 import type { Logger, ProcessMetrics } from "@twinport/shared";
 import { resultBody } from "./result-body.ts";
 
@@ -36,7 +37,7 @@ export function clientErrorAnswers(deps: { metrics?: ProcessMetrics; logger?: Lo
   const onClientError = (error: ParserError, socket: Duplex) => {
     if (answered.has(socket)) return;
     answered.add(socket);
-    const answer = answerOf(error);
+    const answer = answerOf(error, socket);
     const last = lastResponse.get(socket);
     const inFlight = last !== undefined && !last.writableEnded ? last : undefined;
     if (answer === undefined || !socket.writable) {
@@ -68,12 +69,7 @@ export function clientErrorAnswers(deps: { metrics?: ProcessMetrics; logger?: Lo
     }
     refuse(socket, answer, error, inFlight === undefined);
   };
-  const refuse = (
-    socket: Duplex,
-    answer: { status: number; message: string },
-    error: ParserError,
-    counted: boolean,
-  ) => {
+  const refuse = (socket: Duplex, answer: Answer, error: ParserError, counted: boolean) => {
     if (counted) {
       deps.metrics?.observeHttpRequest(methodOf(error.rawPacket), "unparsed", answer.status, 0);
       deps.logger?.info({ status: answer.status, reason: error.code }, "malformed HTTP request refused");
@@ -83,7 +79,7 @@ export function clientErrorAnswers(deps: { metrics?: ProcessMetrics; logger?: Lo
     );
     const head =
       `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status]}\r\n` +
-      `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n`;
+      `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${answer.headers ?? ""}Connection: close\r\n\r\n`;
     drainThenClose(socket);
     socket.end(head + body);
   };
@@ -99,11 +95,33 @@ export function clientErrorAnswers(deps: { metrics?: ProcessMetrics; logger?: Lo
 
 interface ParserError extends Error {
   code?: string;
+  /** Set on OpenSSL's errors. */
+  library?: string;
   rawPacket?: Buffer;
   bytesParsed?: number;
 }
 
-function answerOf(error: ParserError): { status: number; message: string } | undefined {
+interface Answer {
+  status: number;
+  message: string;
+  headers?: string;
+}
+
+function answerOf(error: ParserError, socket: Duplex): Answer | undefined {
+  // An OpenSSL error on a connection that is already up: Node leaves the error of a refused client
+  // certificate's signature check (an impostor CA with the trusted CA's name) on OpenSSL's queue,
+  // and the connection's next read reports it. The certificate is what is refused (the 401 every
+  // other request of that client gets); OpenSSL's text names library internals, never the client's.
+  if (typeof error.library === "string") {
+    const tls = socket as TLSSocket;
+    return typeof tls.getPeerX509Certificate === "function" && !tls.authorized && tls.getPeerX509Certificate()
+      ? {
+          status: 401,
+          message: `The client certificate is not accepted (${String(tls.authorizationError ?? "not issued by a trusted CA")})`,
+          headers: 'WWW-Authenticate: Bearer realm="twinport"\r\n',
+        }
+      : { status: 400, message: "The TLS connection failed" };
+  }
   switch (error.code) {
     case "ECONNRESET":
     case "EPIPE":
