@@ -65,6 +65,30 @@ describe("createHttpApp: routing, errors and headers", () => {
     assertResult(await call(app({ pathPrefix: "/api/v3.0" }), "GET", shell), 404);
   });
 
+  it("a Location names the resource under the prefix the client used", async () => {
+    // Behind a proxy that forwards only the prefix, /api/v3.0 Locations were unreachable (a
+    // black-box finding; the 202/302 of operations kept the prefix already).
+    const prefixed = app({ pathPrefix: "/aas" });
+    const atRoot = app({ pathPrefix: "" });
+    const sm = (id: string) => JSON.stringify({ modelType: "Submodel", id, idShort: "L" });
+    const made = [
+      [prefixed, "/aas/submodels", "urn:loc:1", `/aas/submodels/${b64("urn:loc:1")}`],
+      [prefixed, "/api/v3.0/submodels", "urn:loc:2", `/api/v3.0/submodels/${b64("urn:loc:2")}`],
+      [atRoot, "/submodels", "urn:loc:3", `/submodels/${b64("urn:loc:3")}`],
+    ] as const;
+    for (const [target, path, id, location] of made) {
+      const created = await call(target, "POST", path, { body: sm(id) });
+      assert.equal(created.status, 201, created.text);
+      assert.equal(created.headers.get("location"), location);
+    }
+    const element = JSON.stringify({ modelType: "Property", idShort: "P", valueType: "xs:int", value: "1" });
+    const inside = await call(prefixed, "POST", `/aas/submodels/${b64("urn:loc:1")}/submodel-elements`, {
+      body: element,
+    });
+    assert.equal(inside.status, 201, inside.text);
+    assert.equal(inside.headers.get("location"), `/aas/submodels/${b64("urn:loc:1")}/submodel-elements/P`);
+  });
+
   it("maps every store error code to exactly one status", () => {
     const expected: Record<string, number> = {
       "bad-request": 400,

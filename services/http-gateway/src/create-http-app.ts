@@ -23,7 +23,7 @@ import { HOT_VALUE_ROUTE, type HotRoute, hotValueRoute } from "./http/hot-value-
 import { RememberingRouter } from "./http/remembering-router.ts";
 import { requestFrame } from "./http/request-frame.ts";
 import { anonymousUnlessAuthenticated } from "./http/request-principal.ts";
-import { routingPathWithPrefix } from "./http/routing-path.ts";
+import { clientPrefix, routingPathWithPrefix } from "./http/routing-path.ts";
 import { sniHostCheck } from "./http/sni-host-check.ts";
 import type { HttpEndpointSettings } from "./http-endpoint-settings.ts";
 import {
@@ -104,6 +104,8 @@ export function createHttpServing(deps: HttpAppDeps): HttpServing {
 
   // Correlation id and, with metrics, the request's count, latency and log line.
   app.use("*", requestFrame(deps.metrics, deps.logger));
+  if (settings.pathPrefix !== undefined && settings.pathPrefix !== API_PREFIX)
+    app.use("*", clientPrefix(settings.pathPrefix));
   if (settings.sslEnabled && settings.sniEnabled) app.use("*", sniHostCheck());
   if (settings.corsEnabled) app.use("*", corsPolicy(settings));
   // After CORS (a preflight is answered there), before anything reads a body or runs a command.

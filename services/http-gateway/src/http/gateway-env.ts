@@ -8,6 +8,8 @@ declare module "hono" {
     correlationId: string;
     /** A file download: `application/octet-stream` in Accept admits it whatever its own type (file-response.ts). */
     fileDownload: boolean;
+    /** The endpoint's pathPrefix, when the request came under it (routing-path.ts clientPrefix). */
+    clientPrefix: string;
   }
 }
 

@@ -1,4 +1,5 @@
 import { isRawJson, type Paged, type RawJson, type ReplyOk } from "@twinport/shared";
+import { API_PREFIX } from "./api-routes.ts";
 import type { GatewayContext } from "./gateway-env.ts";
 import { conditionalAnswer, etagOf } from "./preconditions.ts";
 import { typedResponse } from "./response-content-type.ts";
@@ -48,9 +49,17 @@ export function pagedResponse(c: GatewayContext, value: Paged<unknown> | unknown
 /** 201 with the created resource, where it lives, and its ETag. */
 export function createdResponse(c: GatewayContext, reply: ReplyOk<unknown>, location: string | undefined): Response {
   const headers: Record<string, string> = { ...JSON_TYPE };
-  if (location !== undefined) headers.Location = location;
+  if (location !== undefined) headers.Location = asAddressed(c, location);
   if (reply.revision !== undefined) headers.ETag = etagOf(reply.revision, undefined, reply.item);
   return c.body(jsonText(reply.value), 201, headers);
+}
+
+/** A Location under /api/v3.0, as the client addressed the API (its pathPrefix, routing-path.ts). */
+export function asAddressed(c: GatewayContext, location: string): string {
+  const prefix = c.get("clientPrefix");
+  return prefix !== undefined && location.startsWith(`${API_PREFIX}/`)
+    ? `${prefix}${location.slice(API_PREFIX.length)}`
+    : location;
 }
 
 export function noContentResponse(c: GatewayContext): Response {

@@ -1,3 +1,4 @@
+import type { MiddlewareHandler } from "hono";
 import { getPath } from "hono/utils/url";
 import { API_PREFIX } from "./api-routes.ts";
 
@@ -26,9 +27,9 @@ function withoutTrailingSlash(path: string): string {
 
 /**
  * routingPath for an endpoint with FA³ST's `pathPrefix`: a path under the prefix is routed as the
- * same path under /api/v3.0, which stays served too. Everything the API answers (Location headers,
- * paging links) names /api/v3.0, valid on this endpoint either way. A prefix of "" serves the API
- * at the root; a path that is already under /api/v3.0 is taken as it is.
+ * same path under /api/v3.0, which stays served too. A Location names the resource under the
+ * prefix the client used (clientPrefix below). A prefix of "" serves the API at the root; a path
+ * that is already under /api/v3.0 is taken as it is.
  */
 export function routingPathWithPrefix(pathPrefix: string | undefined): (request: Request) => string {
   if (pathPrefix === undefined || pathPrefix === API_PREFIX) return routingPath;
@@ -43,5 +44,22 @@ export function routingPathWithPrefix(pathPrefix: string | undefined): (request:
     if (path === pathPrefix) return API_PREFIX;
     if (path.startsWith(`${pathPrefix}/`)) return withoutTrailingSlash(`${API_PREFIX}${path.slice(pathPrefix.length)}`);
     return path;
+  };
+}
+
+/**
+ * For an endpoint with a pathPrefix of its own: marks a request that came under it, so that a
+ * Location names the resource there (AAS API digest §g: the mount prefix the client used). A
+ * proxy may forward only the prefix its clients use. Endpoints without one do not run this.
+ */
+export function clientPrefix(pathPrefix: string): MiddlewareHandler {
+  return async (c, next) => {
+    const path = getPath(c.req.raw);
+    if (
+      !(path === API_PREFIX || path.startsWith(`${API_PREFIX}/`)) &&
+      (path === pathPrefix || path.startsWith(`${pathPrefix}/`))
+    )
+      c.set("clientPrefix", pathPrefix);
+    await next();
   };
 }

@@ -9,7 +9,7 @@ import { longRequest } from "../http/long-request.ts";
 import { type MultipartUpload, readMultipartUpload } from "../http/multipart-upload.ts";
 import { identifierParam } from "../http/path-params.ts";
 import { readPagingAndModifiers } from "../http/query.ts";
-import { noContentResponse, pagedResponse, RAW_ITEMS } from "../http/reply-response.ts";
+import { asAddressed, noContentResponse, pagedResponse, RAW_ITEMS } from "../http/reply-response.ts";
 import { AASX_FILE_SERVER } from "../profiles.ts";
 import type { RouteDeps } from "./route-deps.ts";
 
@@ -47,7 +47,10 @@ export function aasxFileServerRoutes({ send }: RouteDeps): ApiRoute[] {
               longRequest(),
             );
             const location = `${API_PREFIX}/packages/${encodeBase64Url(reply.value.packageId)}`;
-            return c.body(JSON.stringify(reply.value), 201, { "Content-Type": "application/json", Location: location });
+            return c.body(JSON.stringify(reply.value), 201, {
+              "Content-Type": "application/json",
+              Location: asAddressed(c, location),
+            });
           },
         },
       ],
