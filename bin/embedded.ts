@@ -61,6 +61,8 @@ class Closer {
 export interface EmbeddedOptions {
   /** Who runs Operations: asset connections register into it. Default: a new, empty registry. */
   operationProviders?: MutableOperationProviderRegistry;
+  /** How long an interrupted package write's heartbeat stands still before it is rolled back (engine default 2 min; tests shorten it). */
+  packageIntentStaleMs?: number;
 }
 
 export async function startEmbedded(context: RoleContext, options: EmbeddedOptions = {}): Promise<RunningRole> {
@@ -170,6 +172,7 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
       operationHandleTtlMs: isoDurationToMs(config.core.operationHandleTtl),
       maxRunningOperations: config.core.maxRunningOperations,
       idempotencyWindowMs: isoDurationToMs(config.core.idempotencyWindow),
+      ...(options.packageIntentStaleMs !== undefined ? { packageIntentStaleMs: options.packageIntentStaleMs } : {}),
       // With a security section every command that carries a principal is checked (docs/adr/0024).
       ...(accessPolicy ? { access: accessPolicy } : {}),
     });

@@ -74,6 +74,8 @@ export interface ModelStoreOptions {
   operationProviders?: MutableOperationProviderRegistry;
   /** Lease of this replica while it runs asynchronous invocations (engine default 10 s; tests shorten it). */
   operationLeaseMs?: number;
+  /** How long an interrupted package write's heartbeat stands still before it is rolled back (engine default 2 min; tests shorten it). */
+  packageIntentStaleMs?: number;
   /** From runRole: commands per type and failures per code, NATS/Redis state, command logs. */
   metrics?: ProcessMetrics;
   logger?: Logger;
@@ -199,6 +201,7 @@ export async function startModelStore(config: TwinportConfig, options: ModelStor
       maxRunningOperations: config.core.maxRunningOperations,
       idempotencyWindowMs: isoDurationToMs(config.core.idempotencyWindow),
       operationLeaseMs: options.operationLeaseMs,
+      ...(options.packageIntentStaleMs !== undefined ? { packageIntentStaleMs: options.packageIntentStaleMs } : {}),
       bus,
       publishEvents: true,
       recordCacheSize: 10_000,

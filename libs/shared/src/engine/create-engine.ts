@@ -59,6 +59,7 @@ import type { ImportProgressListener } from "./import/import-progress.ts";
 import { sourceOfDocument, sourceOfFile } from "./import/import-source.ts";
 import { createMemoryFileStore } from "./memory/memory-file-store.ts";
 import { createOperationRunner } from "./operations/operation-runner.ts";
+import { StalePackageIntents } from "./packages/stale-package-intents.ts";
 import type { FileStore } from "./ports/index.ts";
 import { type Clock, type CommandHandler, type EventBus, type Repository, systemClock } from "./ports/index.ts";
 import type { OperationProviderRegistry } from "./ports/operation-provider.ts";
@@ -113,6 +114,11 @@ export interface EngineOptions {
    * principal is checked before it runs; commands without one are the process's own work.
    */
   access?: AccessPolicy;
+  /**
+   * How long an interrupted package write's heartbeat stands still before its content is rolled
+   * back (packages/stale-package-intents.ts); default PACKAGE_INTENT_STALE_MS (2 min). Tests shorten it.
+   */
+  packageIntentStaleMs?: number;
 }
 
 /** Events one GetEvents answers at most (a gap fill asks again for the rest). */
@@ -250,6 +256,8 @@ export function createEngine(options: EngineOptions): Engine {
     validation: validationSettings(options.validation),
     bus: options.bus,
     commit,
+    engineCommit: commit,
+    packageIntents: new StalePackageIntents(options.packageIntentStaleMs),
     fileStore: options.fileStore ?? createMemoryFileStore(),
     uploadClaims: new UploadClaims(),
     uploadsDuringDeletes: new UploadsDuringDeletes(),
@@ -263,6 +271,9 @@ export function createEngine(options: EngineOptions): Engine {
       ? { renderedSubmodels: createRenderedSubmodels(options.renderedSubmodelBytes) }
       : {}),
   };
+  // A package write that died (its process killed, its store away) is rolled back here, in every
+  // process that runs an engine, once its heartbeat stood still for the bound (docs/adr/0017).
+  ctx.packageIntents.start(ctx);
   return {
     async execute<T extends CommandType>(
       command: Command<T>,
@@ -378,6 +389,7 @@ export function createEngine(options: EngineOptions): Engine {
         const {
           written: _written,
           fileKeys: _fileKeys,
+          taken: _taken,
           ...outcome
         } = await importSources(ctx, { ...request, sources });
         return outcome;
@@ -388,6 +400,7 @@ export function createEngine(options: EngineOptions): Engine {
     async close() {
       // The repository and bus are closed by whoever created them; what runs here ends first, while
       // they are still open (its handles are marked Failed, its events committed).
+      ctx.packageIntents.stop();
       await operations.close();
     },
   };

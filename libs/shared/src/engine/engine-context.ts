@@ -19,6 +19,14 @@ export interface EngineContext {
   validation: ValidationSettings;
   /** Commit with compare-and-set retries, then publish the event (embedded mode). */
   commit: import("./commit-runner.ts").CommitRunner;
+  /**
+   * The engine's own commit runner, without a command's deadline or Idempotency-Key: what takes
+   * back a failed command's writes (a package's rollback) must not be refused because that
+   * command's caller stopped waiting.
+   */
+  engineCommit: import("./commit-runner.ts").CommitRunner;
+  /** Package writes under way here, and the sweep of those that died (packages/stale-package-intents.ts). */
+  packageIntents: import("./packages/stale-package-intents.ts").StalePackageIntents;
   bus?: EventBus;
   /** The bytes behind File elements, thumbnails and AASX packages. */
   fileStore: FileStore;

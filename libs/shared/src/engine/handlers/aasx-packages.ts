@@ -6,13 +6,21 @@ import {
   type CommandResult,
   type FileStream,
   type FileUpload,
+  failureReply,
   type PackageDescription,
 } from "../../contracts/index.ts";
+import { toCommandError } from "../aas-input.ts";
 import type { EngineContext } from "../engine-context.ts";
 import { releasePackageFiles } from "../files/file-holders.ts";
 import { decodeBase64, encodeBase64, safeFileName } from "../files/file-paths.ts";
 import { checkIdsFree, type ImportRequest, prepareImport, writePrepared } from "../import/import-documents.ts";
-import { claimForPackage, heldByPackage } from "../packages/package-claims.ts";
+import { claimForPackage, heldContent } from "../packages/package-claims.ts";
+import {
+  deletePackageIntent,
+  type PackageIntent,
+  readPackageIntent,
+  writePackageIntent,
+} from "../packages/package-intents.ts";
 import {
   deletePackageRecord,
   listPackageRecords,
@@ -22,6 +30,7 @@ import {
   readPackageRecord,
   writePackageRecord,
 } from "../packages/package-records.ts";
+import { rollBackPackageWrite } from "../packages/package-rollback.ts";
 import { pageCursor, pageLimit } from "../paging.ts";
 import { removeIdentifiable } from "../remove-identifiable.ts";
 import type { Handled } from "./handled.ts";
@@ -114,17 +123,43 @@ export async function postPackage(
 
 export async function putPackage(ctx: EngineContext, cmd: Command<"PutAASXByPackageId">): Promise<Handled<null>> {
   const old = await readPackageRecord(ctx.fileStore, cmd.params.packageId);
+  await refuseWhilePending(ctx, old.packageId);
   await addPackage(ctx, cmd, old.packageId, cmd.params.file, cmd.params.aasIds, old);
   return { value: null };
 }
 
 export async function deletePackage(ctx: EngineContext, cmd: Command<"DeleteAASXByPackageId">): Promise<Handled<null>> {
   const record = await readPackageRecord(ctx.fileStore, cmd.params.packageId);
+  await refuseWhilePending(ctx, record.packageId);
   await removeContent(ctx, record, cmd);
   await deletePackageRecord(ctx.fileStore, record.packageId);
   return { value: null };
 }
 
+/**
+ * A PUT of the package is under way, or one was interrupted and waits for its rollback: a second
+ * PUT or a DELETE now would work on content the first one is still changing (or taking back).
+ * A dead write's intent is looked at by a sweep first, so a client retrying after the bound finds
+ * it gone.
+ */
+async function refuseWhilePending(ctx: EngineContext, packageId: string): Promise<void> {
+  if ((await readPackageIntent(ctx.fileStore, packageId)) === undefined) return;
+  await ctx.packageIntents.sweep();
+  if ((await readPackageIntent(ctx.fileStore, packageId)) === undefined) return;
+  throw new CommandError(
+    "conflict",
+    `AASX package '${echoed(packageId)}' is being replaced, or a replacement was interrupted and is being rolled back (within ${Math.ceil(ctx.packageIntents.staleMs / 1000)} s); repeat the request then`,
+  );
+}
+
+/**
+ * POST and PUT: the new content is read and checked whole (nothing written), then its write is
+ * announced in an intent (packages/package-intents.ts) before anything changes, claimed, and
+ * committed in batches; the package record comes last and the intent goes. A write that fails
+ * after the intent takes back what it wrote at once (packages/package-rollback.ts); if even that
+ * fails (the store still away), the intent stays and a sweep rolls it back later, in whichever
+ * process runs one (packages/stale-package-intents.ts).
+ */
 async function addPackage(
   ctx: EngineContext,
   cmd: Command<"PostAASXPackage" | "PutAASXByPackageId">,
@@ -150,26 +185,93 @@ async function addPackage(
     correlationId: cmd.correlationId,
   };
   const prepared = await prepareImport(ctx, request);
-  if (replacing) {
-    // Before anything is removed: a conflict with an identifiable the old content did not bring (or
-    // no longer holds) is a 409 that leaves the old content, and the package record, as they were.
-    const held = await heldContent(ctx, replacing);
-    await checkIdsFree(ctx, request, prepared, new Set(held.map((item) => item.id)));
-    await removeContent(ctx, replacing, cmd, held);
-  }
-  const result = await writePrepared(ctx, request, prepared, "package");
-  await claimForPackage(ctx.fileStore, packageId, result.written);
-  const record: PackageRecord = {
+  // Before anything is removed or written: a conflict with an identifiable the old content did not
+  // bring (or no longer holds) is a 409 that leaves the old content, and the package record, as they were.
+  const held = replacing ? await heldContent(ctx.fileStore, replacing) : [];
+  await checkIdsFree(ctx, request, prepared, new Set(held.map((item) => item.id)));
+
+  const intent: PackageIntent = {
     packageId,
-    fileName,
-    aasIds: aasIds ?? result.written.filter((item) => item.kind === "shell").map((item) => item.id),
-    written: result.written,
-    claims: true,
-    fileKeys: result.fileKeys,
+    writeId: randomUUID(),
+    replaces: replacing !== undefined,
+    identifiables: [...prepared.checker.ids()].map(({ kind, id }) => ({ kind, id })),
+    fileKeys: [],
+    ...(cmd.origin !== undefined ? { origin: cmd.origin } : {}),
+    ...(cmd.correlationId !== undefined ? { correlationId: cmd.correlationId } : {}),
   };
-  await writePackageRecord(ctx.fileStore, record, bytes);
-  await result.placed?.confirmShared();
-  return record;
+  const beating = ctx.packageIntents.begin(packageId, intent.writeId, ctx);
+  try {
+    await writePackageIntent(ctx.fileStore, intent);
+    try {
+      if (replacing) await removeContent(ctx, replacing, cmd, held);
+      // Claimed before committed: a rollback removes only what the package still holds.
+      await claimForPackage(ctx.fileStore, packageId, intent.identifiables);
+      const result = await writePrepared(ctx, request, prepared, "package", async (keys) => {
+        intent.fileKeys = [...keys];
+        await writePackageIntent(ctx.fileStore, intent);
+      });
+      const record: PackageRecord = {
+        packageId,
+        fileName,
+        aasIds: aasIds ?? result.written.filter((item) => item.kind === "shell").map((item) => item.id),
+        written: result.written,
+        claims: true,
+        fileKeys: result.fileKeys,
+        writeId: intent.writeId,
+      };
+      // A write that stood still past the bound (a stalled process) may have been rolled back by a
+      // sweep meanwhile: it must not write a record naming content that is gone.
+      if ((await readPackageIntent(ctx.fileStore, packageId))?.writeId !== intent.writeId)
+        throw new CommandError(
+          "unavailable",
+          `The write of AASX package '${echoed(packageId)}' stood still longer than ${Math.ceil(ctx.packageIntents.staleMs / 1000)} s and was taken for dead`,
+        );
+      await writePackageRecord(ctx.fileStore, record, bytes);
+      await result.placed?.confirmShared();
+      // Its record is written: the write is complete, whether or not its intent goes now (a sweep
+      // finding the intent beside a record of the same write only deletes the intent).
+      await deletePackageIntent(ctx.fileStore, packageId).catch(() => undefined);
+      return record;
+    } catch (error) {
+      const wrote = replacing !== undefined || prepared.result.written.length > 0;
+      throw await rolledBack(ctx, intent, prepared.result.taken, error, wrote);
+    }
+  } finally {
+    beating.end();
+  }
+}
+
+/** The write failed: what it wrote is taken back at once, and the error says whether that worked. */
+async function rolledBack(
+  ctx: EngineContext,
+  intent: PackageIntent,
+  taken: readonly { kind: string; id: string }[],
+  error: unknown,
+  /** Something was committed or removed: the answer says what became of it. */
+  wrote: boolean,
+): Promise<unknown> {
+  let note: string;
+  let rolled = true;
+  try {
+    // The engine's own commits: the caller's deadline may be what failed the write.
+    await rollBackPackageWrite(
+      { ...ctx, commit: ctx.engineCommit },
+      intent,
+      new Set(taken.map(({ kind, id }) => `${kind}:${id}`)),
+    );
+    note = `the package's content was rolled back: ${intent.replaces ? "the package is removed (its old content was already gone)" : "nothing of it is left"}`;
+  } catch (rollbackError) {
+    rolled = false;
+    note = `rolling back the package's content failed too (${(rollbackError as Error).message}): it is rolled back once the store answers again, about ${Math.ceil(ctx.packageIntents.staleMs / 1000)} s from now`;
+  }
+  const { error: failure } = failureReply(toCommandError(error));
+  // An unexpected error keeps its stack (shown with includeErrorDetails); its message is internal anyway.
+  // A refusal before anything was written keeps its own words: nothing became of anything.
+  if (failure.code === "internal" || (!wrote && rolled)) return error;
+  return new CommandError(failure.code, `${failure.message}; ${note}`, {
+    ...(failure.path !== undefined ? { path: failure.path } : {}),
+    ...(failure.details !== undefined ? { details: failure.details } : {}),
+  });
 }
 
 /**
@@ -183,16 +285,7 @@ async function removeContent(
   cmd: Command,
   held?: PackageRecord["written"],
 ): Promise<void> {
-  for (const { kind, id } of held ?? (await heldContent(ctx, record)))
+  for (const { kind, id } of held ?? (await heldContent(ctx.fileStore, record)))
     await removeIdentifiable(ctx, kind, id, cmd.origin, cmd.correlationId);
   await releasePackageFiles(ctx.fileStore, record.packageId, record.fileKeys);
-}
-
-/** The identifiables of `record.written` the package still holds (all of them for records older than claims). */
-async function heldContent(ctx: EngineContext, record: PackageRecord): Promise<PackageRecord["written"]> {
-  if (record.claims !== true) return record.written;
-  const held: PackageRecord["written"] = [];
-  for (const item of record.written)
-    if (await heldByPackage(ctx.fileStore, record.packageId, item.kind, item.id)) held.push(item);
-  return held;
 }

@@ -21,6 +21,7 @@ export async function importEnvironment(
   const {
     written: _written,
     fileKeys: _fileKeys,
+    taken: _taken,
     ...outcome
   } = await importDocuments(ctx, {
     documents,

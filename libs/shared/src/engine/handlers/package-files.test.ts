@@ -2,7 +2,6 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { strToU8 } from "fflate";
 import { writeAasx } from "../../aas/index.ts";
-import { RepositoryUnavailableError } from "../ports/index.ts";
 import { base64, type FileTestEngine, fileTestEngine, fromBase64 } from "./test-support/files.ts";
 
 /**
@@ -225,23 +224,5 @@ describe("files of packages and imports", () => {
     assert.deepEqual(await storedPaths(t), before);
     await t.ok("ResetStore", {});
     assert.deepEqual(await t.files.list(), [], "reset clears files and their holders");
-  });
-});
-
-describe("a package post that fails after its content committed", () => {
-  it("answers timeout (it was applied in part), not unavailable, and says what to do", async () => {
-    const t = await fileTestEngine({ example: false });
-    const put = t.files.put.bind(t.files);
-    t.files.put = async (key, file) => {
-      // The package's claims on what it brought are written after the content's commit.
-      if (key.includes("claim")) throw new RepositoryUnavailableError("the connection to Redis is down");
-      return await put(key, file);
-    };
-    const file = { fileName: "p.aasx", contentBase64: aasx("urn:partial", "text") };
-    const reply = await t.run("PostAASXPackage", { file });
-    assert.equal(reply.ok, false);
-    assert.equal(!reply.ok && reply.error.code, "timeout", "503 would say nothing was written");
-    assert.match(!reply.ok ? reply.error.message : "", /applied in part .*check what it wrote/);
-    assert.equal(await docOf(t, "urn:partial"), "text", "the content is there");
   });
 });

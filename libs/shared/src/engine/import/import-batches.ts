@@ -66,6 +66,11 @@ export class ImportBatches {
     if (this.batch.length >= MAX_COMMITS) await this.flush();
   }
 
+  /** Waits for the batch in flight, if any, without sending more or throwing (the import failed). */
+  async awaitInFlight(): Promise<void> {
+    await this.inFlight.catch(() => undefined);
+  }
+
   /** Commits what is left and waits for every batch; throws what a batch threw. */
   async finish(): Promise<void> {
     await this.flush();
@@ -81,10 +86,18 @@ export class ImportBatches {
     // One batch in flight: wait for the previous one (and fail with it) before sending this one.
     await this.inFlight;
     this.inFlight = this.ctx.commit.many(sending.map((entry) => entry.commit)).then((results) => {
+      // Every commit of the batch is told, also those after one whose settling threw (a conflict
+      // in an all-or-nothing import): the caller must know all that was written, to take it back.
+      let failure: unknown;
       results.forEach((result, i) => {
         const entry = sending[i]!;
-        this.settled(entry.candidate, result.ok, entry.elements);
+        try {
+          this.settled(entry.candidate, result.ok, entry.elements);
+        } catch (error) {
+          failure ??= error;
+        }
       });
+      if (failure !== undefined) throw failure;
     });
     // Observed at the next flush or at finish; until then it must not count as unhandled.
     this.inFlight.catch(() => undefined);

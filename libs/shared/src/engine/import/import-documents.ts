@@ -36,6 +36,8 @@ export interface ImportResult extends ImportOutcome {
   fileKeys: string[];
   /** Set when files were stored: a package calls it once its record is written. */
   placed?: PlacedFiles;
+  /** Identifiables a concurrent writer created first: their commits were refused (a conflict). */
+  taken: { kind: IdentifiableKind; id: string }[];
 }
 
 /**
@@ -80,6 +82,8 @@ export interface PreparedImport {
   result: ImportResult;
   /** The store held nothing when the import began (onlyIfEmpty): no id can be taken but by a racing writer. */
   storeWasEmpty: boolean;
+  /** checkIdsFree ran already (a package checks before it writes its intent): not asked again. */
+  idsChecked?: boolean;
 }
 
 /**
@@ -116,6 +120,7 @@ async function prepareSources(
     problems: [],
     written: [],
     fileKeys: [],
+    taken: [],
   };
   if (sources.length === 0) throw new CommandError("bad-request", "Nothing to import: no document");
   const checker = new IdentifiableChecker(request.validate, reporter(request, result));
@@ -168,16 +173,19 @@ export async function writePrepared(
   request: Omit<ImportRequest, "documents">,
   prepared: PreparedImport,
   holder: "import" | "package" = "import",
+  /** Told where the files went before anything is committed (a package's intent records them). */
+  onPlaced?: (keys: readonly string[]) => Promise<void>,
 ): Promise<ImportResult> {
   const { result } = prepared;
   if (result.skipped) return result;
   if (request.onlyIfEmpty && !prepared.storeWasEmpty && !(await storeIsEmpty(ctx))) return { ...result, skipped: true };
-  if (!prepared.storeWasEmpty) await checkIdsFree(ctx, request, prepared);
+  if (!prepared.storeWasEmpty && !prepared.idsChecked) await checkIdsFree(ctx, request, prepared);
 
   const placed = await placePackageFiles(ctx, prepared.files);
   result.fileKeys = placed.keys;
   result.files = placed.keys.length;
   try {
+    await onPlaced?.(placed.keys);
     await commitIdentifiables(ctx, request, prepared, placed);
   } catch (error) {
     // Nothing refers to the files yet: the refused import leaves none behind.
@@ -209,6 +217,7 @@ async function commitIdentifiables(
   const batches = new ImportBatches(ctx, request, (candidate, written, elements) => {
     if (!written) {
       // Taken meanwhile by a concurrent writer: the same problem as if it had been taken before.
+      result.taken.push({ kind: candidate.kind, id: candidate.id });
       report(conflict(candidate));
       return;
     }
@@ -220,17 +229,23 @@ async function commitIdentifiables(
       result.elements += elements;
     } else result.conceptDescriptions++;
   });
-  for (const [index, source] of prepared.sources.entries()) {
-    await readSource(
-      source,
-      ctx.aasxLimits,
-      async (item) => {
-        const candidate = checker.reread(index, source.source, item);
-        if (candidate !== undefined)
-          await batches.add({ ...candidate, json: rewritePaths(candidate.json, placed.moved.get(index)) });
-      },
-      prepared.decoded,
-    );
+  try {
+    for (const [index, source] of prepared.sources.entries()) {
+      await readSource(
+        source,
+        ctx.aasxLimits,
+        async (item) => {
+          const candidate = checker.reread(index, source.source, item);
+          if (candidate !== undefined)
+            await batches.add({ ...candidate, json: rewritePaths(candidate.json, placed.moved.get(index)) });
+        },
+        prepared.decoded,
+      );
+    }
+  } catch (error) {
+    // A batch may still be on its way: what it commits is part of what the caller rolls back.
+    await batches.awaitInFlight();
+    throw error;
   }
   await batches.finish();
 }
@@ -249,6 +264,7 @@ export async function checkIdsFree(
 ): Promise<void> {
   const { checker, result } = prepared;
   const report = reporter(request, result);
+  prepared.idsChecked = true;
   let pending: { id: string; kind: IdentifiableKind; source: string; where: string }[] = [];
   const lookUp = async () => {
     const kinds = await Promise.all(pending.map(({ id }) => ctx.repository.kindOf(id)));

@@ -1,4 +1,5 @@
 import type { FileStore, IdentifiableKind } from "../ports/index.ts";
+import type { PackageRecord } from "./package-records.ts";
 
 /**
  * Which package brought an identifiable, for as long as it is that identifiable: a FileStore entry
@@ -41,4 +42,26 @@ export async function heldByPackage(
 ): Promise<boolean> {
   const claim = await files.get(claimKey(kind, id));
   return claim !== undefined && Buffer.from(claim.bytes).toString("utf8") === packageId;
+}
+
+/**
+ * The claim goes if it still names the package: an identifiable a rolled-back write claimed but
+ * never committed, or one a racing writer created first (package-rollback.ts).
+ */
+export async function dropClaimOfPackage(
+  files: FileStore,
+  packageId: string,
+  kind: IdentifiableKind,
+  id: string,
+): Promise<void> {
+  if (await heldByPackage(files, packageId, kind, id)) await dropPackageClaim(files, kind, id);
+}
+
+/** The identifiables of `record.written` the package still holds (all of them for records older than claims). */
+export async function heldContent(files: FileStore, record: PackageRecord): Promise<PackageRecord["written"]> {
+  if (record.claims !== true) return record.written;
+  const held: PackageRecord["written"] = [];
+  for (const item of record.written)
+    if (await heldByPackage(files, record.packageId, item.kind, item.id)) held.push(item);
+  return held;
 }

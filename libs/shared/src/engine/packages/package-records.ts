@@ -22,6 +22,11 @@ export interface PackageRecord {
   claims?: true;
   /** The FileStore keys of the files it brought. */
   fileKeys: string[];
+  /**
+   * The write (POST or PUT) that wrote this record, as its intent names it (package-intents.ts):
+   * an intent left beside a record of its own write belongs to a write that completed.
+   */
+  writeId?: string;
 }
 
 export const PACKAGE_CONTENT_TYPE = "application/asset-administration-shell-package";
@@ -65,4 +70,10 @@ export async function listPackageRecords(files: FileStore): Promise<PackageRecor
     if (stored) records.push(JSON.parse(Buffer.from(stored.bytes).toString("utf8")) as PackageRecord);
   }
   return records;
+}
+
+/** The record, or undefined when the package has none (yet, or any more). */
+export async function findPackageRecord(files: FileStore, packageId: string): Promise<PackageRecord | undefined> {
+  const stored = await files.get(infoKey(packageId));
+  return stored === undefined ? undefined : (JSON.parse(Buffer.from(stored.bytes).toString("utf8")) as PackageRecord);
 }

@@ -38,6 +38,8 @@ export async function fileTestEngine(
     maxModelPartBytes?: number;
     maxIdentifiableChars?: number;
     importProgress?: ImportProgressListener;
+    /** The heartbeat bound after which an interrupted package write is rolled back (default 2 min). */
+    packageIntentStaleMs?: number;
   } = {},
 ): Promise<FileTestEngine> {
   const bus = createInProcessEventBus();
@@ -52,6 +54,7 @@ export async function fileTestEngine(
     fileStore: files,
     resetHooks,
     ...(options.importProgress ? { importProgress: options.importProgress } : {}),
+    ...(options.packageIntentStaleMs !== undefined ? { packageIntentStaleMs: options.packageIntentStaleMs } : {}),
     aasxLimits: {
       ...(options.minInflateRatio !== undefined ? { minInflateRatio: options.minInflateRatio } : {}),
       ...(options.maxModelPartBytes !== undefined ? { maxModelPartBytes: options.maxModelPartBytes } : {}),

@@ -1,0 +1,158 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+import { strToU8 } from "fflate";
+import { writeAasx } from "../../aas/index.ts";
+import { RepositoryUnavailableError } from "../ports/index.ts";
+import { base64, type FileTestEngine, fileTestEngine } from "./test-support/files.ts";
+
+/**
+ * A package write interrupted after its content committed is taken back (docs/adr/0017, amendment
+ * "an interrupted package write is rolled back"): at once by the write itself, or, when even that
+ * fails, by the sweep once the write's heartbeat stood still for the bound. The store failing here
+ * is the FileStore (the package record's write, and everything while it is "down"); the black-box
+ * suites (tests/package-interruptions-*.test.ts) cut Redis and kill the model-store.
+ */
+
+const STALE_MS = 300;
+
+function aasx(id: string, text: string): string {
+  return base64(
+    writeAasx({
+      environment: {
+        assetAdministrationShells: [
+          {
+            modelType: "AssetAdministrationShell",
+            id,
+            idShort: "S",
+            assetInformation: { assetKind: "Instance", globalAssetId: `${id}/asset` },
+          },
+        ],
+        submodels: [
+          {
+            modelType: "Submodel",
+            id: `${id}/sm`,
+            submodelElements: [
+              { modelType: "File", idShort: "Doc", contentType: "text/plain", value: "/aasx/files/doc.txt" },
+            ],
+          },
+        ],
+        conceptDescriptions: [{ modelType: "ConceptDescription", id: `${id}/cd` }],
+      },
+      files: [{ path: "/aasx/files/doc.txt", contentType: "text/plain", bytes: strToU8(text) }],
+    }),
+  );
+}
+
+/** The FileStore refuses the puts and deletes of keys that `refused` matches, as Redis refusing them would. */
+function refuseWrites(
+  t: FileTestEngine,
+  refused: { put: (key: string) => boolean; delete?: (key: string) => boolean },
+): { heal(): void } {
+  const put = t.files.put.bind(t.files);
+  const del = t.files.delete.bind(t.files);
+  let down = true;
+  t.files.put = async (key, file) => {
+    if (down && refused.put(key)) throw new RepositoryUnavailableError("the connection to Redis is down");
+    return await put(key, file);
+  };
+  t.files.delete = async (key) => {
+    if (down && refused.delete?.(key)) throw new RepositoryUnavailableError("the connection to Redis is down");
+    return await del(key);
+  };
+  return { heal: () => (down = false) };
+}
+
+async function contentOf(t: FileTestEngine, id: string): Promise<string[]> {
+  const there: string[] = [];
+  if ((await t.run("GetAssetAdministrationShellById", { aasId: id })).ok) there.push("shell");
+  if ((await t.run("GetSubmodelById", { submodelId: `${id}/sm` })).ok) there.push("submodel");
+  if ((await t.run("GetConceptDescriptionById", { cdId: `${id}/cd` })).ok) there.push("concept description");
+  return there;
+}
+
+async function storedKeys(t: FileTestEngine): Promise<string[]> {
+  return (await t.files.list()).map((info) => info.path);
+}
+
+const failingRecordAndClaims = {
+  put: (key: string) => key.startsWith("package-info:"),
+  delete: (key: string) => key.startsWith("package-claim:"),
+};
+
+describe("a package write interrupted after its content committed", () => {
+  it("is rolled back at once: 504 saying so, nothing left, and the same POST then succeeds", async () => {
+    const t = await fileTestEngine({ example: false, packageIntentStaleMs: STALE_MS });
+    const store = refuseWrites(t, { put: (key) => key.startsWith("package-info:") });
+    const file = { fileName: "p.aasx", contentBase64: aasx("urn:partial", "text") };
+    const reply = await t.run("PostAASXPackage", { file });
+    assert.equal(reply.ok, false);
+    assert.equal(!reply.ok && reply.error.code, "timeout", "503 would say nothing was written");
+    assert.match(!reply.ok ? reply.error.message : "", /rolled back: nothing of it is left/);
+    assert.deepEqual(await contentOf(t, "urn:partial"), []);
+    assert.deepEqual(await storedKeys(t), [], "no claim, file, intent or package bytes are left");
+    assert.equal(t.events.filter((event) => event.kind.endsWith(".deleted")).length, 3, "each goes with its event");
+
+    store.heal();
+    await t.ok("PostAASXPackage", { file });
+    assert.deepEqual(await contentOf(t, "urn:partial"), ["shell", "submodel", "concept description"]);
+  });
+
+  it("when even the rollback fails, a sweep rolls it back once the store answers and the heartbeat stood still", async () => {
+    const t = await fileTestEngine({ example: false, packageIntentStaleMs: STALE_MS });
+    // The record's write fails, and so does every claim's delete: the rollback stops at the first.
+    const store = refuseWrites(t, failingRecordAndClaims);
+    const file = { fileName: "p.aasx", contentBase64: aasx("urn:left", "text") };
+    const message = await t.fails("PostAASXPackage", { file }, "timeout");
+    assert.match(message, /rolling back the package's content failed too .*rolled back once the store answers again/);
+    assert.ok((await storedKeys(t)).includes(`package-pending:${intentId(await storedKeys(t))}`));
+
+    store.heal();
+    await eventually(async () => (await storedKeys(t)).length === 0, STALE_MS * 10);
+    assert.deepEqual(await contentOf(t, "urn:left"), []);
+    assert.deepEqual((await t.ok("GetAllAASXPackageIds", {})).value.items, []);
+    await t.ok("PostAASXPackage", { file });
+    assert.deepEqual(await contentOf(t, "urn:left"), ["shell", "submodel", "concept description"]);
+  });
+
+  it("a PUT interrupted after the old content went removes the new content and the package too", async () => {
+    const t = await fileTestEngine({ example: false, packageIntentStaleMs: STALE_MS });
+    const first = { fileName: "v1.aasx", contentBase64: aasx("urn:put", "version 1") };
+    const { packageId } = (await t.ok("PostAASXPackage", { file: first })).value;
+    const store = refuseWrites(t, { put: (key) => key.startsWith("package-info:") });
+    const second = { fileName: "v2.aasx", contentBase64: aasx("urn:put", "version 2") };
+    const message = await t.fails("PutAASXByPackageId", { packageId, file: second }, "timeout");
+    assert.match(message, /the package is removed \(its old content was already gone\)/);
+    assert.deepEqual(await contentOf(t, "urn:put"), []);
+    await t.fails("GetAASXByPackageId", { packageId }, "not-found");
+    assert.deepEqual(await storedKeys(t), []);
+
+    store.heal();
+    await t.ok("PostAASXPackage", { file: second });
+    assert.deepEqual(await contentOf(t, "urn:put"), ["shell", "submodel", "concept description"]);
+  });
+
+  it("a PUT or DELETE of a package whose write is under way or left behind is a 409 until it is rolled back", async () => {
+    const t = await fileTestEngine({ example: false, packageIntentStaleMs: STALE_MS });
+    const file = { fileName: "v1.aasx", contentBase64: aasx("urn:busy", "version 1") };
+    const { packageId } = (await t.ok("PostAASXPackage", { file })).value;
+    const store = refuseWrites(t, failingRecordAndClaims);
+    await t.fails("PutAASXByPackageId", { packageId, file }, "timeout", /rolling back .* failed too/);
+    store.heal();
+    await t.fails("DeleteAASXByPackageId", { packageId }, "conflict", /being rolled back/);
+    await eventually(async () => (await storedKeys(t)).length === 0, STALE_MS * 10);
+    await t.fails("DeleteAASXByPackageId", { packageId }, "not-found");
+  });
+});
+
+function intentId(keys: string[]): string {
+  return keys.find((key) => key.startsWith("package-pending:"))?.slice("package-pending:".length) ?? "(none)";
+}
+
+async function eventually(check: () => Promise<boolean>, withinMs: number): Promise<void> {
+  const until = Date.now() + withinMs;
+  while (!(await check())) {
+    assert.ok(Date.now() < until, `not within ${withinMs} ms`);
+    await sleep(20);
+  }
+}

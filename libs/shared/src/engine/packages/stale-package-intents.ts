@@ -1,0 +1,105 @@
+import type { EngineContext } from "../engine-context.ts";
+import { pendingPackageIds, readPackageBeat, readPackageIntent, writePackageBeat } from "./package-intents.ts";
+import { rollBackPackageWrite } from "./package-rollback.ts";
+
+/**
+ * How long a package write's heartbeat may stand still before its intent is taken for a dead
+ * write's and rolled back. A live write beats every quarter of this, from a timer, whatever it is
+ * doing (reading, placing files, waiting for a batch), so only a process that stopped or lost its
+ * store for this long misses it. Two minutes is a package command's whole budget (LONG_REQUEST_MS
+ * at the gateway; past it the engine commits nothing more for the write, docs/adr/0017) and far
+ * longer than a Redis restart or failover, so a write that is merely slow, or waits out a short
+ * outage, is not rolled back under itself; and short enough that a client repeating the POST after
+ * a crash finds the way clear within a few minutes.
+ */
+export const PACKAGE_INTENT_STALE_MS = 120_000;
+
+/**
+ * The package writes of this process, and the sweep that rolls back those that died elsewhere
+ * (package-intents.ts). Whether a write is alive is judged without comparing clocks across
+ * machines (docs/adr/0017): a sweeper notes each intent's heartbeat value and when it saw it, on
+ * its own clock, and rolls back the intent whose heartbeat has not changed for the bound. A
+ * process that starts sees every intent for the first time: it rolls back a dead write's content
+ * one bound after its start. Every replica sweeps; two rolling back one intent do no harm
+ * (package-rollback.ts).
+ */
+export class StalePackageIntents {
+  private readonly running = new Set<string>();
+  private readonly seen = new Map<string, { beat: string; since: number }>();
+  private timer: ReturnType<typeof setInterval> | undefined;
+  private sweeping: Promise<void> | undefined;
+  private ctx: EngineContext | undefined;
+
+  constructor(readonly staleMs: number = PACKAGE_INTENT_STALE_MS) {}
+
+  /** Sweeps now (noting what is there) and every half bound from then on. */
+  start(ctx: EngineContext): void {
+    this.ctx = ctx;
+    void this.sweep();
+    this.timer = setInterval(() => void this.sweep(), Math.max(50, Math.floor(this.staleMs / 2)));
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer !== undefined) clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  /**
+   * A write of this process begins: it beats until `end`. The sweep of this process never takes
+   * it for dead; the others see its heartbeat change.
+   */
+  begin(packageId: string, writeId: string, ctx: EngineContext): { end(): void } {
+    this.running.add(packageId);
+    let beats = 0;
+    // A failed beat (the store away) is simply missed: the next one, or the write's end, follows.
+    const timer = setInterval(
+      () => void writePackageBeat(ctx.fileStore, packageId, `${writeId}:${++beats}`).catch(() => undefined),
+      Math.max(10, Math.floor(this.staleMs / 4)),
+    );
+    timer.unref();
+    return {
+      end: () => {
+        clearInterval(timer);
+        this.running.delete(packageId);
+      },
+    };
+  }
+
+  /** One sweep at a time; a call while one runs waits for it. Failures wait for the next sweep. */
+  sweep(): Promise<void> {
+    this.sweeping ??= this.sweepOnce()
+      .catch(() => undefined)
+      .finally(() => {
+        this.sweeping = undefined;
+      });
+    return this.sweeping;
+  }
+
+  private async sweepOnce(): Promise<void> {
+    const ctx = this.ctx;
+    if (ctx === undefined) return;
+    const pending = await pendingPackageIds(ctx.fileStore);
+    for (const packageId of this.seen.keys()) if (!pending.includes(packageId)) this.seen.delete(packageId);
+    for (const packageId of pending) {
+      if (this.running.has(packageId)) continue;
+      const intent = await readPackageIntent(ctx.fileStore, packageId);
+      if (intent === undefined) continue;
+      // Before its first beat, a write is known by its intent alone.
+      const beat = (await readPackageBeat(ctx.fileStore, packageId)) ?? intent.writeId;
+      const now = performance.now();
+      const last = this.seen.get(packageId);
+      if (last === undefined || last.beat !== beat) {
+        this.seen.set(packageId, { beat, since: now });
+        continue;
+      }
+      if (now - last.since < this.staleMs) continue;
+      try {
+        await rollBackPackageWrite(ctx, intent);
+        this.seen.delete(packageId);
+      } catch {
+        // The store is still away: the intent stays, and the next sweep tries again.
+      }
+    }
+  }
+}

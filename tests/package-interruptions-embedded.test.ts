@@ -1,0 +1,3 @@
+import { packageInterruptionsSuite } from "./http/package-interruptions-suite.ts";
+
+packageInterruptionsSuite("embedded");
