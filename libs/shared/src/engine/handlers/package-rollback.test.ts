@@ -3,6 +3,7 @@ import { describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { strToU8 } from "fflate";
 import { writeAasx } from "../../aas/index.ts";
+import { createEngine } from "../create-engine.ts";
 import { RepositoryUnavailableError } from "../ports/index.ts";
 import { base64, type FileTestEngine, fileTestEngine } from "./test-support/files.ts";
 
@@ -113,6 +114,23 @@ describe("a package write interrupted after its content committed", () => {
     assert.deepEqual((await t.ok("GetAllAASXPackageIds", {})).value.items, []);
     await t.ok("PostAASXPackage", { file });
     assert.deepEqual(await contentOf(t, "urn:left"), ["shell", "submodel", "concept description"]);
+  });
+
+  it("two engines on one store (replicas) both sweep the intent left behind: rolled back once, no harm done", async () => {
+    const t = await fileTestEngine({ example: false, packageIntentStaleMs: STALE_MS });
+    const replica = createEngine({ repository: t.repository, fileStore: t.files, packageIntentStaleMs: STALE_MS });
+    const store = refuseWrites(t, failingRecordAndClaims);
+    const file = { fileName: "p.aasx", contentBase64: aasx("urn:replicas", "text") };
+    await t.fails("PostAASXPackage", { file }, "timeout", /failed too/);
+    store.heal();
+    await eventually(async () => (await storedKeys(t)).length === 0, STALE_MS * 10);
+    // Both sweeps have had their turns by now, each after the other's rollback.
+    await sleep(STALE_MS * 2);
+    assert.deepEqual(await contentOf(t, "urn:replicas"), []);
+    assert.deepEqual(await storedKeys(t), []);
+    await t.ok("PostAASXPackage", { file });
+    assert.deepEqual(await contentOf(t, "urn:replicas"), ["shell", "submodel", "concept description"]);
+    await replica.close();
   });
 
   it("a PUT interrupted after the old content went removes the new content and the package too", async () => {
