@@ -31,6 +31,10 @@ export function errorAnswer(
     ...(unauthenticated ? { "WWW-Authenticate": BEARER_CHALLENGE } : {}),
     ...options.headers,
   };
+  // A 405 MUST name the methods the target supports (RFC 9110 §15.5.6). The router's own 405s name
+  // them; the engine's (an attachment of a Property, an invoke of a Property) come from the
+  // element's kind, for which no method is served at that URL: an empty Allow says so.
+  if (status === 405 && headers.Allow === undefined) headers.Allow = "";
   // After a 413 the rest of an oversized body is not worth reading: tell the client we hang up.
   if (status === 413) headers.Connection = "close";
   return { status, body: JSON.stringify(body), headers };

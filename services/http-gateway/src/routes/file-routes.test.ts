@@ -107,7 +107,11 @@ describe("file, format and package routes", () => {
     );
     assert.equal(blob.status, 405);
     assert.match(blob.json().messages[0].text, /Only File elements/);
-    assertResult(await call(app, "GET", `${API}${path}/Firmware/attachment`), 405);
+    // A 405 names what is allowed (RFC 9110 §15.5.6): at a Blob's attachment, nothing.
+    assert.equal(blob.headers.get("allow"), "");
+    const read = await call(app, "GET", `${API}${path}/Firmware/attachment`);
+    assertResult(read, 405);
+    assert.equal(read.headers.get("allow"), "");
     assertResult(
       await call(app, "PUT", `${API}${path}/Manual/attachment`, {
         body: "{}",
