@@ -83,6 +83,12 @@ export async function pageElementPaths(
   const items: string[] = [];
   let rootCursor = start.r;
   let last = start.p;
+  // Where the next page resumes: after the last top-level element whose paths the caller was shown
+  // (`from`, then `count` elements). Not simply before the element the page stops in: the one
+  // before that may be hidden from the caller, and a repository cursor names its element (a
+  // black-box finding: the cursor spelled a hidden element's idShort). Resuming from further back
+  // re-reads only elements that show the caller nothing.
+  let resume: { from: string | undefined; count: number } = { from: start.r, count: 0 };
   try {
     for (;;) {
       const batch = await repository.listChildren(submodelId, "", {
@@ -90,17 +96,19 @@ export async function pageElementPaths(
         limit: Math.min(limit - items.length + 1, MAX_PAGE_LIMIT),
       });
       for (let i = 0; i < batch.items.length; i++) {
-        const paths = pathsAfter(await pathsOf(repository, submodelId, batch.items[i], level), last);
-        last = undefined;
-        for (const path of paths) {
-          // Paths the caller may not read are skipped like any filtered item: they never count.
-          if (scope !== undefined && !scope.shows(path)) continue;
+        const all = await pathsOf(repository, submodelId, batch.items[i], level);
+        const after = pathsAfter(all, last);
+        // The element the last page stopped in: the rest of it, once.
+        if (last !== undefined && after !== all) last = undefined;
+        // Paths the caller may not read are skipped like any filtered item: they never count.
+        const shown = scope === undefined ? after : after.filter((path) => scope.shows(path));
+        for (const path of shown) {
           if (items.length === limit) {
-            // Full: resume in this element next time, so the cursor is the one before it.
+            // Full: resume in this element next time, from the cursor of the last element shown before it.
             const before =
-              i === 0
-                ? rootCursor
-                : (await repository.listChildren(submodelId, "", { cursor: rootCursor, limit: i })).cursor;
+              resume.count === 0
+                ? resume.from
+                : (await repository.listChildren(submodelId, "", { cursor: resume.from, limit: resume.count })).cursor;
             return {
               items,
               cursor: encodeCursor({ ...(before === undefined ? {} : { r: before }), p: items[items.length - 1] }),
@@ -108,6 +116,9 @@ export async function pageElementPaths(
           }
           items.push(path);
         }
+        // Its idShort is in the paths the caller saw: a cursor after it tells nothing new.
+        if (shown.length > 0 || (scope !== undefined && all.some((path) => scope.shows(path))))
+          resume = { from: rootCursor, count: i + 1 };
       }
       if (batch.cursor === undefined) return { items };
       rootCursor = batch.cursor;

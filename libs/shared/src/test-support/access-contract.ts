@@ -347,6 +347,11 @@ export function accessContract(name: string, makeRepository: () => Promise<Repos
         modifiers: { content: "path" },
       });
       assert.deepEqual(firstPath.items, ["C"]);
+      // The cursor names no element the caller may not see (P, before C, is hidden from it): a
+      // repository cursor spells its element's idShort (a black-box finding).
+      const resumeAt = (JSON.parse(Buffer.from(firstPath.cursor!, "base64url").toString("utf8")) as { r?: string }).r;
+      const named = resumeAt === undefined ? "" : Buffer.from(resumeAt, "base64url").toString("utf8");
+      assert.doesNotMatch(named, /\x01P$/, "the cursor names the hidden element P");
       const lastPath = await allowed(who.partial, "GetAllSubmodelElements", {
         submodelId: ACCESS_SM_1,
         page: { limit: 1, cursor: firstPath.cursor! },
