@@ -262,7 +262,7 @@ export class EventStream implements LiveListener {
       } else if (entity === "concept-description") {
         if (!read.conceptDescription(event.id)) return undefined;
       } else {
-        const scope = await this.submodelScope(read, event.id);
+        const scope = await this.submodelScope(read, event);
         if (scope === undefined) return undefined;
         // A partial reader gets a submodel event without the submodel (it holds elements they may not see).
         if (entity === "submodel") payload = scope.whole;
@@ -288,16 +288,22 @@ export class EventStream implements LiveListener {
   private async mayExecute(event: ChangeEvent): Promise<boolean> {
     const { execute } = this.options;
     if (execute === undefined || execute.all) return execute !== undefined;
-    const scope = await this.submodelScope(execute, event.id);
+    const scope = await this.submodelScope(execute, event);
     return scope !== undefined && (event.idShortPath === undefined ? scope.whole : scope.covers(event.idShortPath));
   }
 
-  /** What one right reaches of a submodel: by id first, by semanticId when a grant names one. */
-  private async submodelScope(grants: RightGrants, submodelId: string) {
-    const byId = grants.submodelById(submodelId);
+  /**
+   * What one right reached of the event's submodel when the event happened: by id first, by
+   * semanticId when a grant names one and the semanticId the submodel had then is known. A
+   * replayed event from before the submodel's current semanticId (it was another, or the id named
+   * a submodel since deleted) goes by the grants by id alone (docs/events.md, Access control).
+   */
+  private async submodelScope(grants: RightGrants, event: ChangeEvent) {
+    const byId = grants.submodelById(event.id);
     if (byId?.whole || !grants.bySemanticId) return byId;
-    const semantics = await this.options.hub.semantics.semanticsOf(submodelId);
-    return grants.submodel({ id: submodelId, semanticIds: referenceKeyValues(semantics?.semanticId) });
+    const semantics = await this.options.hub.semantics.semanticsAt(event.id, event.seq);
+    if (semantics === undefined) return byId;
+    return grants.submodel({ id: event.id, semanticIds: referenceKeyValues(semantics.semanticId) });
   }
 
   /**

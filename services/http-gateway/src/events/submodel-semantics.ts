@@ -1,48 +1,137 @@
 import { type ChangeEvent, isRawJson, type StoreClient, SYSTEM } from "@twinport/shared";
 
-/** What the event stream needs to know of a submodel: its semanticId (a Reference, AAS JSON). */
+/**
+ * What the event stream needs to know of a submodel: its semanticId (a Reference, AAS JSON), and
+ * since which seq it holds. An event of the submodel from `since` on happened while the submodel
+ * had this semanticId; an older one may be of an earlier state (another semanticId, or a deleted
+ * submodel of the same id), so rules that grant by semanticId must not decide it (docs/adr/0029,
+ * amendment "replayed events and the semanticId they happened under").
+ */
 export interface SubmodelSemantics {
   semanticId: unknown;
+  since: number;
 }
 
 /** Submodels remembered at most; a forgotten one is read again when an event names it. */
 const MAX_KNOWN = 10_000;
+/** Submodels whose last change is remembered; a forgotten one counts as changed at `floor`. */
+const MAX_CHANGES = 10_000;
+/** How long a read of the store waits for the bus to bring the events it already reflects. */
+const CATCH_UP_MS = 1_000;
+
+interface Entry {
+  reading: Promise<SubmodelSemantics | undefined>;
+  /** Set once known: what a later update compares its semanticId with. */
+  settled?: SubmodelSemantics;
+}
 
 /**
  * The semanticIds of submodels, for the stream's `semanticId` filter and the access rules that
  * grant by semanticId: an element event names only its submodel's id. Learned from the submodel
  * events that pass by (created/updated carry the submodel), otherwise read once from the store
  * (its metadata, no elements) and kept; a deletion forgets it.
+ *
+ * Each is kept with the seq since which it holds. From an event, that is the event's seq (an
+ * update that leaves the semanticId as it was keeps the earlier one). From a read of the store it
+ * is bounded by two things the catalog knows: the submodel's revision (no write touched it since,
+ * and every element write touches it) and, once the bus has brought every event up to that
+ * revision, the last submodel event of that id the catalog saw since it started watching (none:
+ * since it started). The earlier of the two holds.
  */
 export class SubmodelSemanticsCatalog {
-  private readonly known = new Map<string, Promise<SubmodelSemantics | undefined>>();
+  private readonly known = new Map<string, Entry>();
+  /** The seq of the last submodel event per id since `watchedFrom` (created, updated or deleted). */
+  private readonly changed = new Map<string, number>();
+  /** Every submodel forgotten from `changed` counts as changed at this seq. */
+  private floor = 0;
+  /** Every event after it up to `learnedUpTo` was learned; undefined until the first one. */
+  private watchedFrom: number | undefined;
+  private learnedUpTo: number | undefined;
+  private waiters: { seq: number; done: (caughtUp: boolean) => void }[] = [];
 
   constructor(private readonly store: StoreClient) {}
 
   /** Called for every event in seq order, before any stream looks at it. */
   learn(event: ChangeEvent): void {
-    if (!event.kind.startsWith("submodel.")) return;
-    if (event.kind === "submodel.deleted") this.known.delete(event.id);
-    else if (event.payload !== undefined && !event.payloadOmitted) {
-      this.remember(event.id, Promise.resolve({ semanticId: (event.payload as { semanticId?: unknown }).semanticId }));
-    } else this.known.delete(event.id);
+    if (this.learnedUpTo === undefined || event.seq !== this.learnedUpTo + 1) {
+      // The first event, or the bus left a gap it could not fill (or started over): what was
+      // learned may miss a change, so it is all forgotten and watching starts again here.
+      this.known.clear();
+      this.changed.clear();
+      this.watchedFrom = event.seq - 1;
+      this.floor = event.seq - 1;
+    }
+    this.learnedUpTo = event.seq;
+    if (event.kind.startsWith("submodel.")) this.learnSubmodel(event);
+    if (this.waiters.length > 0) {
+      const ready = this.waiters.filter((waiter) => waiter.seq <= event.seq);
+      this.waiters = this.waiters.filter((waiter) => waiter.seq > event.seq);
+      for (const waiter of ready) waiter.done(true);
+    }
   }
 
+  private learnSubmodel(event: ChangeEvent): void {
+    this.noteChange(event.id, event.seq);
+    if (event.kind === "submodel.deleted") {
+      this.known.delete(event.id);
+      return;
+    }
+    if (event.payload === undefined || event.payloadOmitted) {
+      // A PATCH of $metadata may have changed the semanticId: read again when needed (the read's
+      // `since` is then not before this event).
+      this.known.delete(event.id);
+      return;
+    }
+    const semanticId = (event.payload as { semanticId?: unknown }).semanticId;
+    const before = this.known.get(event.id)?.settled;
+    // A re-creation always starts afresh: the deleted submodel's events are not this one's.
+    const unchanged =
+      event.kind === "submodel.updated" &&
+      before !== undefined &&
+      JSON.stringify(before.semanticId) === JSON.stringify(semanticId);
+    const settled = { semanticId, since: unchanged ? before.since : event.seq };
+    this.remember(event.id, { reading: Promise.resolve(settled), settled });
+  }
+
+  /**
+   * The submodel's semanticId when the event at `seq` happened, when the catalog knows it:
+   * undefined for an event before the current semanticId's `since` (or of a submodel that cannot
+   * be read). An event the bus has not brought yet (a replay read ahead of it) waits for it
+   * briefly: until then a change of the semanticId just before it may not be learned.
+   */
+  async semanticsAt(submodelId: string, seq: number): Promise<SubmodelSemantics | undefined> {
+    if (this.learnedUpTo !== undefined && seq > this.learnedUpTo && !(await this.learnedThrough(seq))) return undefined;
+    const semantics = await this.semanticsOf(submodelId);
+    return semantics !== undefined && semantics.since <= seq ? semantics : undefined;
+  }
+
+  /** The submodel's current semanticId (what the stream's `semanticId` filter matches). */
   semanticsOf(submodelId: string): Promise<SubmodelSemantics | undefined> {
     const known = this.known.get(submodelId);
-    if (known) return known;
-    const reading = this.read(submodelId);
-    this.remember(submodelId, reading);
-    // A failed read is not remembered: the next event asks again.
-    reading.then(
-      (found) => found === undefined && this.known.get(submodelId) === reading && this.known.delete(submodelId),
-    );
-    return reading;
+    if (known) return known.reading;
+    const entry: Entry = { reading: this.read(submodelId) };
+    this.remember(submodelId, entry);
+    entry.reading.then((found) => {
+      if (found !== undefined) entry.settled = found;
+      // A failed read is not remembered: the next event asks again.
+      else if (this.known.get(submodelId) === entry) this.known.delete(submodelId);
+    });
+    return entry.reading;
   }
 
-  private remember(id: string, semantics: Promise<SubmodelSemantics | undefined>): void {
+  private noteChange(id: string, seq: number): void {
+    this.changed.delete(id);
+    this.changed.set(id, seq);
+    if (this.changed.size > MAX_CHANGES) {
+      const [oldest, at] = this.changed.entries().next().value!;
+      this.changed.delete(oldest);
+      this.floor = Math.max(this.floor, at);
+    }
+  }
+
+  private remember(id: string, entry: Entry): void {
     this.known.delete(id);
-    this.known.set(id, semantics);
+    this.known.set(id, entry);
     if (this.known.size > MAX_KNOWN) this.known.delete(this.known.keys().next().value!);
   }
 
@@ -55,9 +144,46 @@ export class SubmodelSemanticsCatalog {
       });
       if (!reply.ok) return undefined;
       const value = isRawJson(reply.value) ? JSON.parse(reply.value.rawJson) : reply.value;
-      return { semanticId: (value as { semanticId?: unknown } | null)?.semanticId };
+      const semanticId = (value as { semanticId?: unknown } | null)?.semanticId;
+      return { semanticId, since: await this.sinceOfRead(submodelId, reply.revision) };
     } catch {
       return undefined;
     }
+  }
+
+  /**
+   * Since when the semanticId a read found holds. The revision alone is always right (nothing
+   * wrote the submodel after it), but it moves with every element write: the submodel's last
+   * change the catalog saw is far earlier as a rule, and right once every event up to the
+   * revision has been learned (the bus is usually a few ms behind the store: waited for, briefly).
+   */
+  private async sinceOfRead(submodelId: string, revision: number | undefined): Promise<number> {
+    if (revision === undefined) return Number.POSITIVE_INFINITY;
+    if (this.watchedFrom === undefined || !(await this.learnedThrough(revision))) return revision;
+    const watchedFrom = this.watchedFrom;
+    if (watchedFrom === undefined) return revision;
+    const lastChange = this.changed.get(submodelId);
+    // Changed after what the read found: the read is already out of date.
+    if (lastChange !== undefined && lastChange > revision) return Number.POSITIVE_INFINITY;
+    return Math.min(revision, Math.max(watchedFrom + 1, lastChange ?? this.floor));
+  }
+
+  private learnedThrough(seq: number): Promise<boolean> {
+    if (this.learnedUpTo !== undefined && this.learnedUpTo >= seq) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const waiter = {
+        seq,
+        done: (caughtUp: boolean) => {
+          clearTimeout(timer);
+          resolve(caughtUp);
+        },
+      };
+      const timer = setTimeout(() => {
+        this.waiters = this.waiters.filter((each) => each !== waiter);
+        resolve(false);
+      }, CATCH_UP_MS);
+      timer.unref?.();
+      this.waiters.push(waiter);
+    });
   }
 }

@@ -1,0 +1,3 @@
+import { eventsAccessSuite } from "./http/events-access-suite.ts";
+
+eventsAccessSuite("distributed");

@@ -1,0 +1,222 @@
+/**
+ * Black-box suite of GET /events under access rules that depend on more than an id
+ * (docs/events.md, Access control), embedded and distributed: a replayed event is decided by what
+ * the caller could read when it happened (a submodel's semanticId changes, or its id is deleted
+ * and created again with another one).
+ */
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { b64 } from "../test-support/http-client.ts";
+import { signingKeys, startOpenIdProvider, TWINPORT_AUDIENCE } from "../test-support/openid-provider.ts";
+import type { Mode } from "../test-support/system.ts";
+import { type Follower, follow, type StreamEvent, waitUntil } from "./events-client.ts";
+import { type EventsSystem, startEventsSystem } from "./events-system.ts";
+
+const PARTS = "urn:events-access:sm:parts";
+const reference = (value: string) => ({ type: "ExternalReference", keys: [{ type: "GlobalReference", value }] });
+const property = (idShort: string | undefined, value: string) => ({
+  modelType: "Property",
+  ...(idShort !== undefined ? { idShort } : {}),
+  valueType: "xs:string",
+  value,
+});
+const collection = (ok: string, secret: string) => ({
+  modelType: "SubmodelElementCollection",
+  idShort: "C",
+  value: [property("Ok", ok), property("Secret", secret)],
+});
+const list = (...values: string[]) => ({
+  modelType: "SubmodelElementList",
+  idShort: "L",
+  typeValueListElement: "Property",
+  valueTypeListElement: "xs:string",
+  value: values.map((value) => property(undefined, value)),
+});
+const submodel = (id: string, semanticId: string, value: string) => ({
+  modelType: "Submodel",
+  id,
+  idShort: "S",
+  semanticId: reference(semanticId),
+  submodelElements: [property("P", value)],
+});
+
+function model() {
+  return {
+    submodels: [
+      {
+        modelType: "Submodel",
+        id: PARTS,
+        idShort: "Parts",
+        submodelElements: [collection("ok1", "s1"), list("l0", "l1"), property("X", "x1")],
+      },
+    ],
+  };
+}
+
+async function call(base: string, method: string, path: string, body: unknown, headers: Record<string, string>) {
+  const response = await fetch(`${base}${path}`, {
+    method,
+    headers: { "content-type": "application/json", ...headers },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  return { status: response.status, text: await response.text() };
+}
+
+async function expect(status: number, answer: Promise<{ status: number; text: string }>): Promise<string> {
+  const { status: got, text } = await answer;
+  assert.equal(got, status, text);
+  return text;
+}
+
+const describeEvent = (e: StreamEvent) => `${e.type} ${e.data.id}${e.data.idShortPath ? ` ${e.data.idShortPath}` : ""}`;
+
+/** Everything a follower got, once `last` arrived and a moment passed for anything that should not follow. */
+async function settled(follower: Follower, last: (e: StreamEvent) => boolean, what: string): Promise<StreamEvent[]> {
+  await follower.waitFor((events) => events.some(last), what);
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  return follower.events;
+}
+
+export function eventsAccessSuite(mode: Mode): void {
+  describe(`event stream: what the caller could read when it happened, ${mode} mode`, () => {
+    let system: EventsSystem;
+    let dir: string;
+    let provider: Awaited<ReturnType<typeof startOpenIdProvider>>;
+    let admin: Record<string, string>;
+    let np: Record<string, string>;
+    let part: Record<string, string>;
+    before(async () => {
+      dir = mkdtempSync(join(tmpdir(), "twinport-events-access-"));
+      const modelFile = join(dir, "model.json");
+      writeFileSync(modelFile, JSON.stringify(model()));
+      provider = await startOpenIdProvider({
+        keys: await signingKeys("events-access"),
+        clients: [
+          { id: "admin", alg: "ES256", claims: { roles: ["admin"] } },
+          { id: "np", alg: "ES256", claims: { roles: ["np"] } },
+          { id: "part", alg: "ES256", claims: { roles: ["part"] } },
+        ],
+      });
+      const security = {
+        authentication: {
+          bearer: { issuer: provider.issuer, audience: TWINPORT_AUDIENCE, rolesClaims: ["roles"], clockSkewSeconds: 1 },
+        },
+        rules: [
+          {
+            subjects: [{ role: "admin" }],
+            rights: ["READ", "CREATE", "UPDATE", "DELETE", "EXECUTE"],
+            objects: [{ all: true }],
+          },
+          { subjects: [{ role: "np" }], rights: ["READ", "CREATE"], objects: [{ semanticId: "urn:sem:np*" }] },
+          {
+            subjects: [{ role: "part" }],
+            rights: ["READ"],
+            objects: [
+              { submodels: PARTS, idShortPath: "C.Ok" },
+              { submodels: PARTS, idShortPath: "L[0]" },
+            ],
+          },
+        ],
+      };
+      system = await startEventsSystem(mode, { model: modelFile, config: { security } });
+      admin = { authorization: `Bearer ${await provider.token("admin")}` };
+      np = { authorization: `Bearer ${await provider.token("np")}` };
+      part = { authorization: `Bearer ${await provider.token("part")}` };
+    });
+    after(async () => {
+      await system?.stop();
+      await provider?.stop();
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    test("a replay leaves out the past of a submodel id deleted and created again with a semanticId the caller may read", async () => {
+      const api = system.api[0]!;
+      const id = "urn:events-access:sm:recreated";
+      const path = `/submodels/${b64(id)}`;
+      // An admin stream is open while it happens: the gateway learns the submodel from the events.
+      const watching = follow(`${api}/events`, admin);
+      try {
+        await waitUntil(() => watching.opens === 1, "the admin stream to open");
+        await expect(201, call(api, "POST", "/submodels", submodel(id, "urn:sem:secret", "init"), admin));
+        await expect(204, call(api, "PATCH", `${path}/submodel-elements/P/$value`, "PIN-1234-SECRET", admin));
+        await expect(204, call(api, "DELETE", path, undefined, admin));
+        await expect(201, call(api, "POST", "/submodels", submodel(id, "urn:sem:np1", "public"), np));
+        await watching.waitFor((events) => events.filter((e) => e.data.id === id).length === 4, "the four events");
+      } finally {
+        watching.close();
+      }
+      for (const gateway of system.api) {
+        const replay = follow(`${gateway}/events?after=0`, np);
+        try {
+          const events = await settled(
+            replay,
+            (e) => e.type === "submodel.created" && JSON.stringify(e.data).includes("urn:sem:np1"),
+            "the np user's own submodel.created",
+          );
+          assert.deepEqual(events.map(describeEvent), [`submodel.created ${id}`], gateway);
+          assert.doesNotMatch(JSON.stringify(events), /PIN-1234-SECRET|urn:sem:secret/);
+        } finally {
+          replay.close();
+        }
+        // A caller granted everything still gets every event of the log, in order.
+        const all = follow(`${gateway}/events?after=0`, admin);
+        try {
+          await all.waitFor((events) => events.filter((e) => e.data.id === id).length === 4, "the four events");
+          const events = all.events;
+          assert.deepEqual(
+            events.filter((e) => e.data.id === id).map((e) => e.type),
+            ["submodel.created", "element.value-changed", "submodel.deleted", "submodel.created"],
+          );
+          const seqs = events.map((e) => Number(e.id));
+          assert.deepEqual(
+            seqs,
+            seqs.map((_, i) => seqs[0]! + i),
+            "every seq, none left out",
+          );
+        } finally {
+          all.close();
+        }
+      }
+    });
+
+    test("a replay leaves out what happened before a submodel's semanticId changed to one the caller may read", async () => {
+      const api = system.api[0]!;
+      const id = "urn:events-access:sm:reclassified";
+      const path = `/submodels/${b64(id)}`;
+      await expect(201, call(api, "POST", "/submodels", submodel(id, "urn:sem:secret", "init"), admin));
+      await expect(204, call(api, "PATCH", `${path}/submodel-elements/P/$value`, "PIN-5678-SECRET", admin));
+      await expect(204, call(api, "PATCH", `${path}/$metadata`, { semanticId: reference("urn:sem:np1") }, admin));
+      await expect(204, call(api, "PATCH", `${path}/submodel-elements/P/$value`, "reclassified", admin));
+      // Every gateway: in distributed mode the last one has not seen a stream yet, and reads the
+      // submodel from the store.
+      for (const gateway of [...system.api].reverse()) {
+        const replay = follow(`${gateway}/events?after=0`, np);
+        try {
+          const events = await settled(
+            replay,
+            (e) => e.data.id === id && e.data.value === "reclassified",
+            "the value written after the change",
+          );
+          assert.doesNotMatch(JSON.stringify(events), /PIN-5678-SECRET|urn:sem:secret|"init"/, gateway);
+          const mine = events.filter((e) => e.data.id === id).map(describeEvent);
+          assert.equal(mine.at(-1), `element.value-changed ${id} P`);
+          assert.ok(mine.length <= 2, mine.join(", "));
+        } finally {
+          replay.close();
+        }
+      }
+      // Live, the stream goes on as before: a write now reaches the np user at once.
+      const live = follow(`${api}/events`, np);
+      try {
+        await waitUntil(() => live.opens === 1, "the np stream to open");
+        await expect(204, call(api, "PATCH", `${path}/submodel-elements/P/$value`, "live", admin));
+        await live.waitFor((events) => events.some((e) => e.data.value === "live"), "the live value");
+      } finally {
+        live.close();
+      }
+    });
+  });
+}
