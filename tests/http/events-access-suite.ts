@@ -2,7 +2,8 @@
  * Black-box suite of GET /events under access rules that depend on more than an id
  * (docs/events.md, Access control), embedded and distributed: a replayed event is decided by what
  * the caller could read when it happened (a submodel's semanticId changes, or its id is deleted
- * and created again with another one).
+ * and created again with another one); a caller who may read only part of an element hears of
+ * changes made through the element, with only that part.
  */
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -216,6 +217,39 @@ export function eventsAccessSuite(mode: Mode): void {
         await live.waitFor((events) => events.some((e) => e.data.value === "live"), "the live value");
       } finally {
         live.close();
+      }
+    });
+
+    test("a caller who may read part of an element hears of changes made through the element, with only that part", async () => {
+      const api = system.api[0]!;
+      const writer = system.api.at(-1)!;
+      const elements = `/submodels/${b64(PARTS)}/submodel-elements`;
+      const reader = follow(`${api}/events?id=${b64(PARTS)}`, part);
+      const everything = follow(`${api}/events?id=${b64(PARTS)}`, admin);
+      try {
+        await waitUntil(() => reader.opens === 1 && everything.opens === 1, "the streams to open");
+        await expect(204, call(writer, "PUT", `${elements}/C`, collection("ok2", "secret-2"), admin));
+        await expect(204, call(writer, "PATCH", `${elements}/C/$value`, { Ok: "ok3", Secret: "secret-3" }, admin));
+        // What the reader reads of C now is what its event says.
+        const read = JSON.parse(await expect(200, call(api, "GET", `${elements}/C/$value`, undefined, part)));
+        await expect(204, call(writer, "PUT", `${elements}/L`, list("m0", "hidden-1"), admin));
+        await expect(204, call(writer, "PATCH", `${elements}/X/$value`, "hidden-x", admin));
+        await expect(204, call(writer, "PATCH", `${elements}/C.Ok/$value`, "ok4", admin));
+        await everything.waitFor((events) => events.length === 5, "every event for the admin");
+        const events = await settled(reader, (e) => e.data.value === "ok4", "the reader's last event");
+        assert.deepEqual(
+          events.map((e) => `${e.type} ${e.data.idShortPath}`),
+          ["element.updated C", "element.value-changed C", "element.updated L", "element.value-changed C.Ok"],
+        );
+        // Only the parts the reader may read: C.Ok and L[0], not C.Secret, L[1] or X.
+        assert.doesNotMatch(JSON.stringify(events), /secret-|hidden-|Secret/);
+        assert.deepEqual(events[0]!.data.element, { ...collection("ok2", ""), value: [property("Ok", "ok2")] });
+        assert.deepEqual(events[1]!.data.value, { Ok: "ok3" });
+        assert.deepEqual({ C: events[1]!.data.value }, read);
+        assert.deepEqual(events[2]!.data.element, list("m0"));
+      } finally {
+        reader.close();
+        everything.close();
       }
     });
   });

@@ -9,6 +9,7 @@ export {
   referenceKeyValues,
   type SubmodelFacts,
 } from "./access/access-policy.ts";
+export { filterElement } from "./access/element-filter.ts";
 export { type ElementScope, pathCovers, WHOLE_SUBMODEL } from "./access/id-short-path-scope.ts";
 export { type BackoffPolicy, backoffDelay } from "./backoff.ts";
 export {

@@ -1,4 +1,11 @@
-import { type ChangeEvent, type RightGrants, referenceKeyValues, referenceMatches } from "@twinport/shared";
+import {
+  type ChangeEvent,
+  type ElementScope,
+  type RightGrants,
+  referenceKeyValues,
+  referenceMatches,
+} from "@twinport/shared";
+import { partOfElementEvent } from "./element-part-event.ts";
 import { type EventFilter, entityOf, matchesPlainFilters } from "./event-filter.ts";
 import type { EventHub, EventLogPage, LiveListener } from "./event-hub.ts";
 import { controlMessage, eventMessage, HEARTBEAT, SHUTDOWN } from "./event-message.ts";
@@ -247,15 +254,21 @@ export class EventStream implements LiveListener {
     const decision = await this.decide(event);
     if (this.ended) return;
     this.position = event.seq;
-    if (decision !== undefined) this.write(eventMessage(event, decision.payload));
+    if (decision === undefined) return;
+    const shown = decision.partOf === undefined ? event : partOfElementEvent(event, decision.partOf);
+    this.write(eventMessage(shown, decision.payload));
   }
 
-  /** Whether the filters and the caller's READ grants let the event through, and with its payload. */
-  private async decide(event: ChangeEvent): Promise<{ payload: boolean } | undefined> {
+  /**
+   * Whether the filters and the caller's READ grants let the event through, and with its payload
+   * (`partOf`: only the parts of the element that scope shows).
+   */
+  private async decide(event: ChangeEvent): Promise<{ payload: boolean; partOf?: ElementScope } | undefined> {
     const { filter, read, hub } = this.options;
     if (!matchesPlainFilters(event, filter)) return undefined;
     const entity = entityOf(event);
     let payload = true;
+    let partOf: ElementScope | undefined;
     if (read !== undefined && !read.all) {
       if (entity === "shell") {
         if (!read.shell(event.id)) return undefined;
@@ -266,7 +279,14 @@ export class EventStream implements LiveListener {
         if (scope === undefined) return undefined;
         // A partial reader gets a submodel event without the submodel (it holds elements they may not see).
         if (entity === "submodel") payload = scope.whole;
-        else if (event.idShortPath === undefined ? !scope.whole : !scope.covers(event.idShortPath)) return undefined;
+        else if (event.idShortPath === undefined ? !scope.whole : !scope.covers(event.idShortPath)) {
+          // An element on the way to what the caller may read (`C` for a grant on `C.Ok`): a change
+          // made through it may change that part, and a GET of it shows them that part, so the
+          // event comes with only that part. An Operation has no readable parts below it.
+          if (entity !== "element" || event.idShortPath === undefined || !scope.shows(event.idShortPath))
+            return undefined;
+          partOf = scope;
+        }
         // Who may read an Operation learns that it ran; its arguments and result need EXECUTE, as
         // …/operation-results does (docs/security.md).
         if (entity === "operation" && !(await this.mayExecute(event))) payload = false;
@@ -282,7 +302,7 @@ export class EventStream implements LiveListener {
         if (!referenceMatches(semantics?.semanticId, filter.semanticId)) return undefined;
       }
     }
-    return { payload };
+    return partOf === undefined ? { payload } : { payload, partOf };
   }
 
   private async mayExecute(event: ChangeEvent): Promise<boolean> {
