@@ -17,6 +17,7 @@ import { type Follower, follow, type StreamEvent, waitUntil } from "./events-cli
 import { type EventsSystem, startEventsSystem } from "./events-system.ts";
 
 const PARTS = "urn:events-access:sm:parts";
+const RECREATED = "urn:events-access:sm:recreated";
 const reference = (value: string) => ({ type: "ExternalReference", keys: [{ type: "GlobalReference", value }] });
 const property = (idShort: string | undefined, value: string) => ({
   modelType: "Property",
@@ -89,6 +90,7 @@ export function eventsAccessSuite(mode: Mode): void {
     let admin: Record<string, string>;
     let np: Record<string, string>;
     let part: Record<string, string>;
+    let byId: Record<string, string>;
     before(async () => {
       dir = mkdtempSync(join(tmpdir(), "twinport-events-access-"));
       const modelFile = join(dir, "model.json");
@@ -99,6 +101,7 @@ export function eventsAccessSuite(mode: Mode): void {
           { id: "admin", alg: "ES256", claims: { roles: ["admin"] } },
           { id: "np", alg: "ES256", claims: { roles: ["np"] } },
           { id: "part", alg: "ES256", claims: { roles: ["part"] } },
+          { id: "by-id", alg: "ES256", claims: { roles: ["np", "p-by-id"] } },
         ],
       });
       const security = {
@@ -112,6 +115,7 @@ export function eventsAccessSuite(mode: Mode): void {
             objects: [{ all: true }],
           },
           { subjects: [{ role: "np" }], rights: ["READ", "CREATE"], objects: [{ semanticId: "urn:sem:np*" }] },
+          { subjects: [{ role: "p-by-id" }], rights: ["READ"], objects: [{ submodels: RECREATED, idShortPath: "P" }] },
           {
             subjects: [{ role: "part" }],
             rights: ["READ"],
@@ -126,6 +130,7 @@ export function eventsAccessSuite(mode: Mode): void {
       admin = { authorization: `Bearer ${await provider.token("admin")}` };
       np = { authorization: `Bearer ${await provider.token("np")}` };
       part = { authorization: `Bearer ${await provider.token("part")}` };
+      byId = { authorization: `Bearer ${await provider.token("by-id")}` };
     });
     after(async () => {
       await system?.stop();
@@ -135,7 +140,7 @@ export function eventsAccessSuite(mode: Mode): void {
 
     test("a replay leaves out the past of a submodel id deleted and created again with a semanticId the caller may read", async () => {
       const api = system.api[0]!;
-      const id = "urn:events-access:sm:recreated";
+      const id = RECREATED;
       const path = `/submodels/${b64(id)}`;
       // An admin stream is open while it happens: the gateway learns the submodel from the events.
       const watching = follow(`${api}/events`, admin);
@@ -161,6 +166,22 @@ export function eventsAccessSuite(mode: Mode): void {
           assert.doesNotMatch(JSON.stringify(events), /PIN-1234-SECRET|urn:sem:secret/);
         } finally {
           replay.close();
+        }
+        // Granted P of that id whatever its semanticId, a caller gets the old events by that grant:
+        // P's value, the old submodel only as a link (they may not read it whole).
+        const ids = follow(`${gateway}/events?after=0&id=${b64(id)}`, byId);
+        try {
+          await ids.waitFor((events) => events.length === 4, "the four events");
+          assert.deepEqual(
+            ids.events.map((e) => e.type),
+            ["submodel.created", "element.value-changed", "submodel.deleted", "submodel.created"],
+          );
+          assert.equal(ids.events[0]!.data.submodel, undefined);
+          assert.equal(ids.events[0]!.data.href, `/api/v3.0/submodels/${b64(id)}`);
+          assert.equal(ids.events[1]!.data.value, "PIN-1234-SECRET");
+          assert.match(JSON.stringify(ids.events[3]!.data.submodel), /urn:sem:np1/);
+        } finally {
+          ids.close();
         }
         // A caller granted everything still gets every event of the log, in order.
         const all = follow(`${gateway}/events?after=0`, admin);
