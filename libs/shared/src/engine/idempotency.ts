@@ -200,8 +200,10 @@ export function createIdempotency(repository: Repository, options: { windowMs: n
       },
     };
     const reply = await execute(run);
-    if (lostTheKey) {
-      // A duplicate running elsewhere claimed the key first: answer what it did.
+    // A duplicate running elsewhere claimed the key first: answer what it did. Also when this run
+    // failed before it reached its commit: it may have run into what the duplicate just wrote (a
+    // POST finding the element there, 409 "already exists"), which is not this request's outcome.
+    if (lostTheKey || (!reply.ok && !claimed)) {
       const record = await repository.getIdempotencyRecord(key).catch(() => undefined);
       return (record && (await answerFromRecord<T>(command, fingerprint, record))) ?? reply;
     }

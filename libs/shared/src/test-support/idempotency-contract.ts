@@ -119,6 +119,30 @@ export function idempotencyContract(name: string, makeRepository: () => Promise<
       await second.close();
     });
 
+    test("a duplicate that looked for the key before the first committed answers the first outcome, not the conflict it ran into", async () => {
+      // The replica read "no such key", then the first committed, then the replica's own POST found
+      // the element there: it answered 409 "already exists", a final-looking conflict with somebody
+      // else's data (a black-box finding, both gateways at once).
+      let firstDone!: () => void;
+      const done = new Promise<void>((resolve) => (firstDone = resolve));
+      const late: Repository = Object.create(repository, {
+        getIdempotencyRecord: {
+          value: async (k: string) => {
+            const record = await repository.getIdempotencyRecord(k);
+            await done;
+            return record;
+          },
+        },
+      });
+      const replica = createEngine({ repository: late });
+      const duplicate = replica.execute(postProperty("RacedTwice"));
+      const first = await engine.execute(postProperty("RacedTwice"));
+      assert.ok(first.ok, JSON.stringify(first));
+      firstDone();
+      assert.deepEqual(await duplicate, first);
+      await replica.close();
+    });
+
     test("a repeat while the first is still running in this engine answers 409; once it answered, its reply", async () => {
       let releaseCommit!: () => void;
       const gate = new Promise<void>((resolve) => (releaseCommit = resolve));
