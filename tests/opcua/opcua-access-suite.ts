@@ -21,6 +21,7 @@ import {
   type ClientSession,
   DataType,
   type DataValue,
+  makeBrowsePath,
   OPCUACertificateManager,
   type StatusCode,
   StatusCodes,
@@ -169,6 +170,22 @@ export function opcuaAccessSuite(mode: Mode): void {
       // EXECUTE alone makes the Operation reachable, nothing else of the submodel.
       const operator = [...(await as("operator").children(`${ACCESS_SM_1}|`)).keys()];
       assert.ok(operator.includes("Op") && !operator.includes("C") && !operator.includes("P"), operator.join(", "));
+    });
+
+    test("TranslateBrowsePathsToNodeIds finds only nodes the session may browse", async () => {
+      // node-opcua's service did not ask the session: a hidden element's name answered Good with its
+      // NodeId, an unknown one BadNoMatch, so names could be tried out (a black-box finding).
+      const translate = async (user: string, relative: string) => {
+        const client = as(user);
+        const path = makeBrowsePath(client.nodeId(`${ACCESS_SM_1}|`), relative.replaceAll("NS", String(client.ns)));
+        return (await client.session.translateBrowsePath(path)).statusCode;
+      };
+      assert.equal(await translate("partial", "/NS:C"), StatusCodes.Good);
+      assert.equal(await translate("partial", "/NS:C/NS:X"), StatusCodes.Good);
+      for (const hidden of ["/NS:P", "/NS:C/NS:XY", "/NS:L", "/NS:Nope"])
+        assert.equal(await translate("partial", hidden), StatusCodes.BadNoMatch, hidden);
+      assert.equal(await translate("boss", "/NS:P"), StatusCodes.Good);
+      assert.equal(await translate("boss", "/NS:Nope"), StatusCodes.BadNoMatch);
     });
 
     test("reads: what the rules do not grant is BadUserAccessDenied", async () => {

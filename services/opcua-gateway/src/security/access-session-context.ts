@@ -11,6 +11,7 @@ import { identifiableNodeId } from "../address-space/node-ids.ts";
 import { type IdentifiableCatalog, NodeAccess } from "./node-access.ts";
 import { withholdUnreadableValues } from "./readable-notifications.ts";
 import { principalOfIdentityToken } from "./session-principal.ts";
+import { translateToVisibleNodes } from "./visible-browse-paths.ts";
 
 /** What a session's permissions are computed from. */
 export interface SessionAccessDeps {
@@ -94,6 +95,7 @@ export function applyAccessRules(server: OPCUAServer, deps: SessionAccessDeps): 
     session.sessionContext = new AccessSessionContext({ session: session as never, server: server as never }, deps);
   });
   withholdUnreadableValues(server, deps.namespaceIndex);
+  translateToVisibleNodes(server);
 }
 
 /** The principal of the session behind a node-opcua context, when access rules apply. */
