@@ -174,6 +174,25 @@ export function accessContract(name: string, makeRepository: () => Promise<Repos
       await allowed(who.reader, "GetSubmodelElementByPath", { submodelId: ACCESS_SM_1, idShortPath: "L[1]" });
     });
 
+    test("a malformed idShortPath is a 400 whoever asks, before any right is looked at", async () => {
+      // A partial reader got 403 where the admin got 400: the answer told callers apart, not paths.
+      for (const idShortPath of ["L[01]", "L[+1]", "C..X", "C.", "L[0x1]"])
+        for (const principal of [who.partial, who.reader, who.anonymous]) {
+          const reply = await run(principal, "GetSubmodelElementByPath", { submodelId: ACCESS_SM_1, idShortPath });
+          assert.equal(
+            !reply.ok && reply.error.code,
+            "bad-request",
+            `${idShortPath} as ${principal.name ?? principal.kind}`,
+          );
+          const write = await run(principal, "PatchSubmodelElementValueByPath", {
+            submodelId: ACCESS_SM_1,
+            idShortPath,
+            body: "1",
+          });
+          assert.equal(!write.ok && write.error.code, "bad-request", `PATCH ${idShortPath}`);
+        }
+    });
+
     test("elements: an idShortPath prefix covers that element and below, on segment boundaries", async () => {
       await allowed(who.partial, "GetSubmodelElementByPath", { submodelId: ACCESS_SM_1, idShortPath: "C.X" });
       await denied(who.partial, "GetSubmodelElementByPath", { submodelId: ACCESS_SM_1, idShortPath: "C.XY" });

@@ -7,6 +7,7 @@ import {
   type Principal,
   type Right,
 } from "../../contracts/index.ts";
+import { checkIdShortPath } from "../aas-input.ts";
 import type { Repository } from "../ports/index.ts";
 import {
   type AccessPolicy,
@@ -38,6 +39,15 @@ export interface AccessView {
 /** Raised for anything not granted; gateways answer 403 (401 for an anonymous caller) or BadUserAccessDenied. */
 function forbidden(right: Right, what: string): CommandError {
   return new CommandError("forbidden", `Not allowed: ${right} on ${what}`);
+}
+
+/**
+ * A malformed idShortPath (`L[01]`, `a..b`) is the request's fault, whoever asks: the same 400 as
+ * without rules, before any right is looked at. A 403 for it told apart callers, not paths (a
+ * black-box finding); and the rules match well-formed paths only.
+ */
+function wellFormed(path: string): void {
+  if (path !== "") checkIdShortPath(path);
 }
 
 /** The checks of one command: each throws "forbidden" unless the right is granted. */
@@ -98,12 +108,14 @@ class Checker {
 
   /** An element and everything below it. */
   async element(right: Right, submodelId: string, path: string): Promise<void> {
+    wellFormed(path);
     if (!(await this.submodelScope(right, submodelId))?.covers(path))
       throw forbidden(right, `'${echoed(path)}' of submodel '${echoed(submodelId)}'`);
   }
 
   /** A read of a submodel or one of its elements: a partial scope filters what is answered. */
   async read(submodelId: string, path?: string): Promise<void> {
+    if (path !== undefined) wellFormed(path);
     const scope = await this.submodelScope("READ", submodelId);
     if (scope === undefined || (path !== undefined && !scope.shows(path)))
       throw forbidden(
