@@ -39,6 +39,41 @@ export function patchedValue(element: ElementJson, value: unknown, path: string,
   return patchedInFull(element, value, path, validate);
 }
 
+/**
+ * patchedValue of a `$value` body in the wrapped (`{"<idShort>": value}`) or the bare form. Which
+ * one a body is follows from its first level (unwrapValueOnly); only a collection holding a child
+ * named like itself leaves both readings open there (`{"W":{"W":7}}` for W holding W holding W),
+ * and the first may fail deeper where the other fits: then the other is tried, and if it fails
+ * too the first reading's error is the answer.
+ */
+function patchedEitherForm(element: ElementJson, body: unknown, path: string, validate: boolean): ElementJson {
+  const read = unwrapValueOnly(element, body);
+  try {
+    return patchedValue(element, read, path, validate);
+  } catch (error) {
+    const other = otherReading(element, body, read);
+    if (
+      other === undefined ||
+      !(error instanceof CommandError) ||
+      (error.code !== "bad-request" && error.code !== "validation")
+    )
+      throw error;
+    try {
+      return patchedValue(element, other.value, path, validate);
+    } catch {
+      throw error;
+    }
+  }
+}
+
+/** The reading unwrapValueOnly did not take, where the body allows both. */
+function otherReading(element: ElementJson, body: unknown, read: unknown): { value: unknown } | undefined {
+  if (element.modelType !== "SubmodelElementCollection" || typeof body !== "object" || body === null) return undefined;
+  const keys = Object.keys(body);
+  if (keys.length !== 1 || keys[0] !== element.idShort) return undefined;
+  return { value: read === body ? (body as Record<string, unknown>)[keys[0]] : body };
+}
+
 /** patchedValue the full way: every constraint of the patched element is checked again. */
 export function patchedInFull(element: ElementJson, value: unknown, path: string, validate: boolean): ElementJson {
   let patched: ElementJson;
@@ -76,7 +111,7 @@ export async function patchElementValue(
         await requireIdentifiable(ctx, "submodel", submodelId);
         throw notFoundElement(submodelId, path);
       }
-      const checked = patchedValue(old.element, unwrapValueOnly(old.element, body), path, ctx.validation.onUpdate);
+      const checked = patchedEitherForm(old.element, body, path, ctx.validation.onUpdate);
       // After the 400 of an element that has no value (an Operation, a Capability): an error that
       // does not depend on the preconditions comes first (RFC 9110 §13.2.1).
       checkPreconditions(preconditions, old.record.revision, itemOf(path, old.record));

@@ -276,3 +276,39 @@ describe("PATCH of submodels and elements (merge patch, $metadata, $value)", () 
     );
   });
 });
+
+describe("PATCH …/$value of a collection holding a child named like itself", () => {
+  test("both the wrapped and the bare form apply; a body that fits neither is the wrapped reading's 400", async () => {
+    // W holds W holds the Property W: {"W":{"W":7}} reads at its first level as both forms. It was
+    // taken as wrapped only, failed deeper, and the bare form it is was refused (a black-box finding).
+    const t = await testEngine();
+    const nested = {
+      modelType: "SubmodelElementCollection",
+      idShort: "W",
+      value: [
+        {
+          modelType: "SubmodelElementCollection",
+          idShort: "W",
+          value: [{ modelType: "Property", idShort: "W", valueType: "xs:int", value: "1" }],
+        },
+      ],
+    };
+    await t.ok("PostSubmodelElement", { submodelId: SM, body: json(nested) });
+    const valueOf = async () =>
+      (await t.ok("GetSubmodelElementByPath", { submodelId: SM, idShortPath: "W.W.W" })).value as { value: string };
+    await t.ok("PatchSubmodelElementValueByPath", { submodelId: SM, idShortPath: "W", body: json({ W: { W: 7 } }) });
+    assert.equal((await valueOf()).value, "7");
+    await t.ok("PatchSubmodelElementValueByPath", {
+      submodelId: SM,
+      idShortPath: "W",
+      body: json({ W: { W: { W: 8 } } }),
+    });
+    assert.equal((await valueOf()).value, "8");
+    await t.fails(
+      "PatchSubmodelElementValueByPath",
+      { submodelId: SM, idShortPath: "W", body: json({ W: { W: "not a number" } }) },
+      "validation",
+    );
+    assert.equal((await valueOf()).value, "8", "nothing changed");
+  });
+});
