@@ -97,11 +97,13 @@ export async function pageElementPaths(
       });
       for (let i = 0; i < batch.items.length; i++) {
         const all = await pathsOf(repository, submodelId, batch.items[i], level);
-        const after = pathsAfter(all, last);
+        // Paths the caller may not read are skipped like any filtered item: they never count. Left
+        // out before the cursor's path is looked for, so that a made-up cursor naming a hidden path
+        // resumes as one naming no path at all (a black-box finding: it told hidden names apart).
+        const visible = scope === undefined ? all : all.filter((path) => scope.shows(path));
+        const shown = pathsAfter(visible, last);
         // The element the last page stopped in: the rest of it, once.
-        if (last !== undefined && after !== all) last = undefined;
-        // Paths the caller may not read are skipped like any filtered item: they never count.
-        const shown = scope === undefined ? after : after.filter((path) => scope.shows(path));
+        if (last !== undefined && shown !== visible) last = undefined;
         for (const path of shown) {
           if (items.length === limit) {
             // Full: resume in this element next time, from the cursor of the last element shown before it.
@@ -117,15 +119,32 @@ export async function pageElementPaths(
           items.push(path);
         }
         // Its idShort is in the paths the caller saw: a cursor after it tells nothing new.
-        if (shown.length > 0 || (scope !== undefined && all.some((path) => scope.shows(path))))
-          resume = { from: rootCursor, count: i + 1 };
+        if (visible.length > 0) resume = { from: rootCursor, count: i + 1 };
       }
       if (batch.cursor === undefined) return { items };
       rootCursor = batch.cursor;
     }
   } catch (error) {
-    throw asCursorError(error, page);
+    throw asPathCursorError(error, page);
   }
+}
+
+/**
+ * A cursor refused inside (the repository's, within ours) is named as the client sent it: the
+ * message quoted the inner one, a value the client never wrote.
+ */
+function asPathCursorError(error: unknown, page: PageRequest | undefined): unknown {
+  if (
+    error instanceof CommandError &&
+    error.code === "bad-request" &&
+    page?.cursor !== undefined &&
+    /cursor/i.test(error.message)
+  )
+    return new CommandError(
+      "bad-request",
+      `Invalid cursor '${echoed(page.cursor)}': not a cursor this list gave (it may be cut short, or another list's)`,
+    );
+  return asCursorError(error, page);
 }
 
 interface SubmodelPathCursor {
@@ -200,6 +219,6 @@ export async function pageSubmodelPaths(
       submodelCursor = batch.cursor;
     }
   } catch (error) {
-    throw asCursorError(error, page);
+    throw asPathCursorError(error, page);
   }
 }

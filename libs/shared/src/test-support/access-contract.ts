@@ -371,6 +371,19 @@ export function accessContract(name: string, makeRepository: () => Promise<Repos
       const resumeAt = (JSON.parse(Buffer.from(firstPath.cursor!, "base64url").toString("utf8")) as { r?: string }).r;
       const named = resumeAt === undefined ? "" : Buffer.from(resumeAt, "base64url").toString("utf8");
       assert.doesNotMatch(named, /\x01P$/, "the cursor names the hidden element P");
+      // A made-up cursor naming a hidden path resumes as one naming no path: hidden names cannot be
+      // told apart from names that do not exist.
+      const forged = (p: string) => Buffer.from(JSON.stringify({ p }), "utf8").toString("base64url");
+      const resumed = async (p: string) =>
+        (
+          await allowed(who.partial, "GetAllSubmodelElements", {
+            submodelId: ACCESS_SM_1,
+            page: { limit: 5, cursor: forged(p) },
+            modifiers: { content: "path" },
+          })
+        ).items;
+      assert.deepEqual(await resumed("C.XY"), await resumed("C.XZ"));
+      assert.deepEqual(await resumed("L[1]"), await resumed("L[7]"));
       const lastPath = await allowed(who.partial, "GetAllSubmodelElements", {
         submodelId: ACCESS_SM_1,
         page: { limit: 1, cursor: firstPath.cursor! },

@@ -114,6 +114,35 @@ export function engineContract(
           "bad-request",
         );
       await fails("GetAllSubmodelElements", { submodelId: smId, page: { cursor: first.cursor } }, "bad-request");
+      // A $path cursor of another submodel: refused, quoting the cursor as the client sent it (not
+      // the repository cursor inside it).
+      // One that names a repository position (its `r`): pages of the top-level paths.
+      let pathPage: any;
+      for (let limit = 1; ; limit++) {
+        pathPage = (
+          await ok("GetAllSubmodelElements", {
+            submodelId: smId,
+            page: { limit },
+            modifiers: { content: "path", level: "core" },
+          })
+        ).value;
+        assert.ok(pathPage.cursor, "the submodel has more than one top-level element");
+        if (JSON.parse(Buffer.from(pathPage.cursor, "base64url").toString("utf8")).r !== undefined) break;
+      }
+      const other = model.submodels.find((s) => s.id !== smId && (s.submodelElements?.length ?? 0) > 0)!;
+      const refused = await fails(
+        "GetAllSubmodelElements",
+        {
+          submodelId: other.id,
+          page: { limit: 2, cursor: pathPage.cursor },
+          modifiers: { content: "path", level: "core" },
+        },
+        "bad-request",
+      );
+      assert.ok(
+        !refused.ok && refused.error.message.includes(pathPage.cursor),
+        !refused.ok ? refused.error.message : "",
+      );
     });
 
     test("ids are unique across the repository; a shell id is not a submodel", async () => {
