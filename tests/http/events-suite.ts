@@ -708,6 +708,11 @@ export function eventsSuite(mode: Mode): void {
         const still = new Promise((resolve) => setTimeout(() => resolve("still open after 6 s"), 6000).unref());
         assert.equal(await Promise.race([raw.ended, still]), "end");
         assert.equal(parseEvents(raw.text()).at(-1)?.type, "expired");
+        // Not before the token stops being accepted: its exp plus the configured skew (1 s). A
+        // stream that ended at exp left a token still accepted for requests unable to keep one open.
+        const exp = (JSON.parse(Buffer.from(token.split(".")[1]!, "base64url").toString("utf8")) as { exp: number })
+          .exp;
+        assert.ok(Date.now() >= exp * 1000 + 1000 - 50, `ended ${exp * 1000 + 1000 - Date.now()} ms before exp + skew`);
       } finally {
         raw.close();
       }

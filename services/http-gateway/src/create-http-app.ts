@@ -156,7 +156,7 @@ export function createHttpServing(deps: HttpAppDeps): HttpServing {
     ...discoveryRoutes({ send }),
     ...fileRoutes({ send }),
     ...operationRoutes({ send }),
-    ...eventRoutes(deps.events),
+    ...eventRoutes(deps.events, (deps.security?.authentication.bearer?.clockSkewSeconds ?? 0) * 1000),
   ];
   // Last: /description lists the profiles of the routes above that this endpoint serves.
   routes.push(...descriptionRoutes(routes, settings.profiles));

@@ -16,7 +16,11 @@ import { TWINPORT_EVENTS } from "../profiles.ts";
  * TWINPORT_EVENTS. Filters `kinds`, `id`, `semanticId`, `idShortPath`; resumable with
  * `Last-Event-ID` or `after`.
  */
-export function eventRoutes(hub: EventHub | undefined): ApiRoute[] {
+export function eventRoutes(
+  hub: EventHub | undefined,
+  /** The bearer tokens' clock skew (security.authentication.bearer): a token is accepted until exp plus it. */
+  tokenSkewMs = 0,
+): ApiRoute[] {
   return [
     {
       path: "/events",
@@ -45,7 +49,7 @@ export function eventRoutes(hub: EventHub | undefined): ApiRoute[] {
               ...(after !== undefined ? { after } : {}),
               abort: () => outgoingMessageOf(c)?.destroy(),
               taken: () => completedWrites(outgoingMessageOf(c)?.socket),
-              ...(grants ? expiryOf(c) : {}),
+              ...(grants ? expiryOf(c, tokenSkewMs) : {}),
             });
             await stream.open();
             endedByClientFin(c, stream);
@@ -113,13 +117,16 @@ function positionOf(c: GatewayContext): number | undefined {
 /**
  * A bearer token's `exp` (the authentication middleware has verified the token already; here only
  * its payload is read): a stream outliving its token would go on showing what only the token allowed.
+ * It ends when the token stops being accepted, exp plus the clock skew, as a request would be
+ * refused then: a token just past its exp but within the skew opened a stream that ended at once,
+ * and an EventSource reconnected every second until the skew was over.
  */
-function expiryOf(c: GatewayContext): { expiresAt?: number } {
+function expiryOf(c: GatewayContext, skewMs: number): { expiresAt?: number } {
   const token = /^Bearer\s+([\w-]+)\.([\w-]+)\.[\w-]*$/i.exec(c.req.header("Authorization") ?? "");
   if (token === null) return {};
   try {
     const exp = (JSON.parse(Buffer.from(token[2]!, "base64url").toString("utf8")) as { exp?: unknown }).exp;
-    return typeof exp === "number" ? { expiresAt: exp * 1000 } : {};
+    return typeof exp === "number" ? { expiresAt: exp * 1000 + skewMs } : {};
   } catch {
     return {};
   }
