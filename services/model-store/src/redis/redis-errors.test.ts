@@ -32,3 +32,25 @@ test("other failures keep their own message", () => {
     "LOADING Redis is loading the dataset in memory",
   );
 });
+
+test("a refusal raised inside a script is unavailable, without the script's digest and line", async () => {
+  // A black-box finding: a 504 quoted "NOREPLICAS … script: <sha1>, on @user_script:275.".
+  const server = await startRedis();
+  const redis = new Redis(server.url, { lazyConnect: true });
+  try {
+    await redis.connect();
+    await redis.config("SET", "min-replicas-to-write", "1");
+    const error = await redis.eval("return redis.call('SET', KEYS[1], 'v')", 1, "k").then(
+      () => assert.fail("Redis took a write without replicas"),
+      (failure: unknown) => failure,
+    );
+    assert.match(String((error as Error).message), /script: [0-9a-f]{40}/, "what Redis says");
+    const mapped = toRepositoryError(error);
+    assert.ok(mapped instanceof RepositoryUnavailableError);
+    assert.match(mapped.message, /^Redis is unavailable: NOREPLICAS/);
+    assert.doesNotMatch(mapped.message, /script|user_script|[0-9a-f]{40}/);
+  } finally {
+    redis.disconnect();
+    await server.stop();
+  }
+});

@@ -32,7 +32,9 @@ const PLAIN_REASONS: [RegExp, string][] = [
 export function plainReason(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   for (const [pattern, plain] of PLAIN_REASONS) if (pattern.test(message)) return plain;
-  return message;
+  // A reply raised inside one of our scripts names the script's digest and line ("… script: 9f0c…,
+  // on @user_script:275."): our internals, nothing a client or operator acts on.
+  return message.replace(/\s*script: [0-9a-f]{40}, on @user_script:\d+\.?/g, "");
 }
 
 /** Await a Redis call, mapping its failure with toRepositoryError. */

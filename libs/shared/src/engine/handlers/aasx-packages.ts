@@ -148,7 +148,7 @@ async function refuseWhilePending(ctx: EngineContext, packageId: string): Promis
   if ((await readPackageIntent(ctx.fileStore, packageId)) === undefined) return;
   throw new CommandError(
     "conflict",
-    `AASX package '${echoed(packageId)}' is being replaced, or a replacement was interrupted and is being rolled back (within ${Math.ceil(ctx.packageIntents.staleMs / 1000)} s); repeat the request then`,
+    `AASX package '${echoed(packageId)}' is being replaced, or a replacement was interrupted and is being rolled back (within ${minutes(ctx.packageIntents.rollbackWithinMs)} min); repeat the request then`,
   );
 }
 
@@ -190,26 +190,41 @@ async function addPackage(
   const held = replacing ? await heldContent(ctx.fileStore, replacing) : [];
   await checkIdsFree(ctx, request, prepared, new Set(held.map((item) => item.id)));
 
+  const writeId = randomUUID();
+  // The events of its creations carry the command's correlation id (the gateway always sends one);
+  // without one, the write's own id: a sweep after a crash finds what it created by it.
+  request.correlationId = cmd.correlationId ?? writeId;
   const intent: PackageIntent = {
     packageId,
-    writeId: randomUUID(),
+    writeId,
     replaces: replacing !== undefined,
     identifiables: [...prepared.checker.ids()].map(({ kind, id }) => ({ kind, id })),
     fileKeys: [],
+    fromSeq: await ctx.repository.currentSeq(),
     ...(cmd.origin !== undefined ? { origin: cmd.origin } : {}),
-    ...(cmd.correlationId !== undefined ? { correlationId: cmd.correlationId } : {}),
+    correlationId: request.correlationId,
   };
   const beating = ctx.packageIntents.begin(packageId, intent.writeId, ctx);
   try {
     await writePackageIntent(ctx.fileStore, intent);
     try {
       if (replacing) await removeContent(ctx, replacing, cmd, held);
-      // Claimed before committed: a rollback removes only what the package still holds.
-      await claimForPackage(ctx.fileStore, packageId, intent.identifiables);
-      const result = await writePrepared(ctx, request, prepared, "package", async (keys) => {
-        intent.fileKeys = [...keys];
-        await writePackageIntent(ctx.fileStore, intent);
-      });
+      // Claimed once committed, batch by batch: a rollback removes what the package holds, and it
+      // holds only what it wrote. Claimed before, a write that lost an id to a concurrent post (or
+      // to a client creating it after a crash) took the other's identifiable with it when it was
+      // rolled back (a black-box finding). A crash between a batch and its claims leaves that
+      // batch unclaimed: at most one batch stays behind, never someone else's data goes.
+      const result = await writePrepared(
+        ctx,
+        request,
+        prepared,
+        "package",
+        async (keys) => {
+          intent.fileKeys = [...keys];
+          await writePackageIntent(ctx.fileStore, intent);
+        },
+        (written) => claimForPackage(ctx.fileStore, packageId, written),
+      );
       const record: PackageRecord = {
         packageId,
         fileName,
@@ -234,7 +249,7 @@ async function addPackage(
       return record;
     } catch (error) {
       const wrote = replacing !== undefined || prepared.result.written.length > 0;
-      throw await rolledBack(ctx, intent, prepared.result.taken, error, wrote);
+      throw await rolledBack(ctx, intent, prepared.result.taken, prepared.result.written, error, wrote);
     }
   } finally {
     beating.end();
@@ -246,6 +261,8 @@ async function rolledBack(
   ctx: EngineContext,
   intent: PackageIntent,
   taken: readonly { kind: string; id: string }[],
+  /** What this write committed, as its commits answered: removed even where a claim did not follow. */
+  written: PackageIntent["identifiables"],
   error: unknown,
   /** Something was committed or removed: the answer says what became of it. */
   wrote: boolean,
@@ -258,11 +275,15 @@ async function rolledBack(
       { ...ctx, commit: ctx.engineCommit },
       intent,
       new Set(taken.map(({ kind, id }) => `${kind}:${id}`)),
+      written,
     );
     note = `the package's content was rolled back: ${intent.replaces ? "the package is removed (its old content was already gone)" : "nothing of it is left"}`;
   } catch (rollbackError) {
     rolled = false;
-    note = `rolling back the package's content failed too (${(rollbackError as Error).message}): it is rolled back once the store answers again, about ${Math.ceil(ctx.packageIntents.staleMs / 1000)} s from now`;
+    // This process knows what it committed (claims may be missing for the last batch): its sweep
+    // takes that back as soon as the store answers.
+    ctx.packageIntents.failed(intent.writeId, written, new Set(taken.map(({ kind, id }) => `${kind}:${id}`)));
+    note = `rolling back the package's content failed too (${(rollbackError as Error).message}): it is rolled back once the store answers again, within about ${minutes(ctx.packageIntents.rollbackWithinMs)} min`;
   }
   const { error: failure } = failureReply(toCommandError(error));
   // An unexpected error keeps its stack (shown with includeErrorDetails); its message is internal anyway.
@@ -288,4 +309,8 @@ async function removeContent(
   for (const { kind, id } of held ?? (await heldContent(ctx.fileStore, record)))
     await removeIdentifiable(ctx, kind, id, cmd.origin, cmd.correlationId);
   await releasePackageFiles(ctx.fileStore, record.packageId, record.fileKeys);
+}
+
+function minutes(ms: number): number {
+  return Math.ceil(ms / 60_000);
 }

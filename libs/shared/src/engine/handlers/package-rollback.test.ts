@@ -156,10 +156,91 @@ describe("a package write interrupted after its content committed", () => {
     const { packageId } = (await t.ok("PostAASXPackage", { file })).value;
     const store = refuseWrites(t, failingRecordAndClaims);
     await t.fails("PutAASXByPackageId", { packageId, file }, "timeout", /rolling back .* failed too/);
-    store.heal();
+    // While the store still refuses: the write's own process retries its rollback, and meanwhile
+    // the package is being rolled back.
     await t.fails("DeleteAASXByPackageId", { packageId }, "conflict", /being rolled back/);
+    store.heal();
     await eventually(async () => (await storedKeys(t)).length === 0, STALE_MS * 10);
     await t.fails("DeleteAASXByPackageId", { packageId }, "not-found");
+  });
+});
+
+describe("a package rollback takes back only what its own write committed", () => {
+  /** Two submodels of 3,000 Properties each: more than one import batch (5,000 operations). */
+  function twoBatches(id: string): string {
+    const big = (sm: string) => ({
+      modelType: "Submodel",
+      id: sm,
+      submodelElements: Array.from({ length: 3_000 }, (_, i) => ({
+        modelType: "Property",
+        idShort: `P${i}`,
+        valueType: "xs:int",
+        value: String(i),
+      })),
+    });
+    return base64(writeAasx({ environment: { submodels: [big(`${id}/a`), big(`${id}/b`)] }, files: [] }));
+  }
+
+  it("an id the interrupted write never reached, created by another client meanwhile, survives the sweep", async () => {
+    const t = await fileTestEngine({ example: false, packageIntentStaleMs: STALE_MS });
+    // The second batch (submodel b) fails, and so do the claims' deletes: the rollback stops, the
+    // intent stays for the sweep.
+    const commitBatch = t.repository.commitBatch.bind(t.repository);
+    let down = true;
+    t.repository.commitBatch = async (commits) => {
+      const second = commits.some((commit) => commit.ops.some((op) => "id" in op && op.id === "urn:reached/b"));
+      if (down && second) throw new RepositoryUnavailableError("the connection to Redis is down");
+      return await commitBatch(commits);
+    };
+    const store = refuseWrites(t, { put: () => false, delete: (key) => key.startsWith("package-claim:") });
+    await t.fails(
+      "PostAASXPackage",
+      { file: { fileName: "p.aasx", contentBase64: twoBatches("urn:reached") } },
+      "timeout",
+    );
+    down = false;
+    store.heal();
+    // Another client creates the id the package had planned but not written.
+    await t.ok("PostSubmodel", {
+      body: JSON.stringify({ modelType: "Submodel", id: "urn:reached/b", idShort: "Mine" }),
+    });
+    await eventually(
+      async () => !(await storedKeys(t)).some((key) => key.startsWith("package-pending:")),
+      STALE_MS * 10,
+    );
+    assert.equal((await t.run("GetSubmodelById", { submodelId: "urn:reached/a" })).ok, false, "the package's own went");
+    const mine = await t.run("GetSubmodelById", { submodelId: "urn:reached/b" });
+    assert.ok(mine.ok, "the other client's submodel must stay");
+    assert.equal((mine.value as { idShort?: string }).idShort, "Mine");
+  });
+
+  it("two posts of packages with the same ids at once: the loser's rollback leaves the winner's content whole", async () => {
+    const t = await fileTestEngine({ example: false, packageIntentStaleMs: STALE_MS });
+    // Both posts are checked (their ids free) before either commits: every commit waits until both
+    // have recorded their intents, then they go in the order they came.
+    const commitBatch = t.repository.commitBatch.bind(t.repository);
+    let bothUnderWay: Promise<void> | undefined;
+    t.repository.commitBatch = async (commits) => {
+      bothUnderWay ??= eventually(
+        async () => (await storedKeys(t)).filter((key) => key.startsWith("package-pending:")).length === 2,
+        5_000,
+      );
+      await bothUnderWay;
+      return await commitBatch(commits);
+    };
+    const file = aasx("urn:twice", "same");
+    const posts = await Promise.all(
+      ["one", "two"].map((name) =>
+        t.run("PostAASXPackage", { file: { fileName: `${name}.aasx`, contentBase64: file } }),
+      ),
+    );
+    const won = posts.filter((reply) => reply.ok);
+    assert.equal(won.length, 1, JSON.stringify(posts.map((reply) => (reply.ok ? "ok" : reply.error.message))));
+    assert.deepEqual(await contentOf(t, "urn:twice"), ["shell", "submodel", "concept description"]);
+    // Its claims are its own: deleting the winner takes its content with it.
+    const { packageId } = won[0]!.value as { packageId: string };
+    await t.ok("DeleteAASXByPackageId", { packageId });
+    assert.deepEqual(await contentOf(t, "urn:twice"), []);
   });
 });
 

@@ -2,7 +2,7 @@ import { countSubmodelElements } from "../../aas/count-elements.ts";
 import { eventDraft } from "../commit-runner.ts";
 import { insertOps } from "../element-io.ts";
 import type { EngineContext } from "../engine-context.ts";
-import type { Commit } from "../ports/index.ts";
+import type { Commit, IdentifiableKind } from "../ports/index.ts";
 import { splitSubmodel } from "../submodel-json.ts";
 import type { ImportCandidate } from "./collect-identifiables.ts";
 
@@ -31,6 +31,11 @@ export class ImportBatches {
     private readonly request: { origin?: string; correlationId?: string },
     /** Told of each candidate in order: committed, or its id was taken (written false). */
     private readonly settled: (candidate: ImportCandidate, written: boolean, elements: number) => void,
+    /**
+     * Awaited after each batch with what it committed, before the next batch is sent: a package
+     * claims what it wrote here (packages/package-claims.ts), never what it has not written.
+     */
+    private readonly committed?: (written: { kind: IdentifiableKind; id: string }[]) => Promise<void>,
   ) {}
 
   async add(candidate: ImportCandidate): Promise<void> {
@@ -85,7 +90,7 @@ export class ImportBatches {
     this.bytes = 0;
     // One batch in flight: wait for the previous one (and fail with it) before sending this one.
     await this.inFlight;
-    this.inFlight = this.ctx.commit.many(sending.map((entry) => entry.commit)).then((results) => {
+    this.inFlight = this.ctx.commit.many(sending.map((entry) => entry.commit)).then(async (results) => {
       // Every commit of the batch is told, also those after one whose settling threw (a conflict
       // in an all-or-nothing import): the caller must know all that was written, to take it back.
       let failure: unknown;
@@ -97,6 +102,9 @@ export class ImportBatches {
           failure ??= error;
         }
       });
+      await this.committed?.(
+        sending.filter((_, i) => results[i]!.ok).map(({ candidate }) => ({ kind: candidate.kind, id: candidate.id })),
+      );
       if (failure !== undefined) throw failure;
     });
     // Observed at the next flush or at finish; until then it must not count as unhandled.

@@ -175,6 +175,8 @@ export async function writePrepared(
   holder: "import" | "package" = "import",
   /** Told where the files went before anything is committed (a package's intent records them). */
   onPlaced?: (keys: readonly string[]) => Promise<void>,
+  /** Awaited after each committed batch with the identifiables it wrote (a package claims them). */
+  onCommitted?: (written: { kind: IdentifiableKind; id: string }[]) => Promise<void>,
 ): Promise<ImportResult> {
   const { result } = prepared;
   if (result.skipped) return result;
@@ -186,7 +188,7 @@ export async function writePrepared(
   result.files = placed.keys.length;
   try {
     await onPlaced?.(placed.keys);
-    await commitIdentifiables(ctx, request, prepared, placed);
+    await commitIdentifiables(ctx, request, prepared, placed, onCommitted);
   } catch (error) {
     // Nothing refers to the files yet: the refused import leaves none behind.
     if (result.written.length === 0) await placed.undo();
@@ -209,26 +211,32 @@ async function commitIdentifiables(
   request: Omit<ImportRequest, "documents">,
   prepared: PreparedImport,
   placed: PlacedFiles,
+  onCommitted?: (written: { kind: IdentifiableKind; id: string }[]) => Promise<void>,
 ): Promise<void> {
   const { checker, result } = prepared;
   const report = reporter(request, result);
 
   const total = checker.size;
-  const batches = new ImportBatches(ctx, request, (candidate, written, elements) => {
-    if (!written) {
-      // Taken meanwhile by a concurrent writer: the same problem as if it had been taken before.
-      result.taken.push({ kind: candidate.kind, id: candidate.id });
-      report(conflict(candidate));
-      return;
-    }
-    result.written.push({ kind: candidate.kind, id: candidate.id });
-    ctx.importProgress?.(result.written.length, total, "writing");
-    if (candidate.kind === "shell") result.shells++;
-    else if (candidate.kind === "submodel") {
-      result.submodels++;
-      result.elements += elements;
-    } else result.conceptDescriptions++;
-  });
+  const batches = new ImportBatches(
+    ctx,
+    request,
+    (candidate, written, elements) => {
+      if (!written) {
+        // Taken meanwhile by a concurrent writer: the same problem as if it had been taken before.
+        result.taken.push({ kind: candidate.kind, id: candidate.id });
+        report(conflict(candidate));
+        return;
+      }
+      result.written.push({ kind: candidate.kind, id: candidate.id });
+      ctx.importProgress?.(result.written.length, total, "writing");
+      if (candidate.kind === "shell") result.shells++;
+      else if (candidate.kind === "submodel") {
+        result.submodels++;
+        result.elements += elements;
+      } else result.conceptDescriptions++;
+    },
+    onCommitted,
+  );
   try {
     for (const [index, source] of prepared.sources.entries()) {
       await readSource(

@@ -24,8 +24,13 @@ export async function claimForPackage(
   packageId: string,
   written: readonly { kind: IdentifiableKind; id: string }[],
 ): Promise<void> {
-  for (const { kind, id } of written)
-    await files.put(claimKey(kind, id), { contentType: "text/plain", bytes: Buffer.from(packageId, "utf8") });
+  // All at once (Redis pipelines them): a package claims each batch right after its commit, and a
+  // crash in between leaves that batch unclaimed, so the window is kept short.
+  await Promise.all(
+    written.map(({ kind, id }) =>
+      files.put(claimKey(kind, id), { contentType: "text/plain", bytes: Buffer.from(packageId, "utf8") }),
+    ),
+  );
 }
 
 /** The identifiable was deleted: no package holds it any more. */

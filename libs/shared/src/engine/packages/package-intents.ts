@@ -24,6 +24,12 @@ export interface PackageIntent {
   identifiables: { kind: IdentifiableKind; id: string }[];
   /** The FileStore keys of the files it placed (stored by it, or shared), once placed. */
   fileKeys: string[];
+  /**
+   * The store's seq before its first commit: its creations are the `*.created` events after it
+   * that carry its correlationId (created-by-write.ts), for a sweep after a crash, which knows
+   * only the claims otherwise (and a batch's claims follow its commit).
+   */
+  fromSeq?: number;
   /** Of the command, so a rollback's `deleted` events name the write they undo. */
   origin?: string;
   correlationId?: string;

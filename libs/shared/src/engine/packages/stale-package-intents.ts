@@ -2,6 +2,8 @@ import type { EngineContext } from "../engine-context.ts";
 import { pendingPackageIds, readPackageBeat, readPackageIntent, writePackageBeat } from "./package-intents.ts";
 import { rollBackPackageWrite } from "./package-rollback.ts";
 
+type PackageWritten = readonly { kind: import("../ports/index.ts").IdentifiableKind; id: string }[];
+
 /**
  * How long a package write's heartbeat may stand still before its intent is taken for a dead
  * write's and rolled back. A live write beats every quarter of this, from a timer, whatever it is
@@ -25,12 +27,27 @@ export const PACKAGE_INTENT_STALE_MS = 120_000;
  */
 export class StalePackageIntents {
   private readonly running = new Set<string>();
+  /**
+   * Writes of this process that failed and whose own rollback failed too (the store away): what
+   * they know they committed, by writeId. The sweep takes that back at once, without waiting for a
+   * heartbeat to stand still, including a batch whose claims did not follow its commit.
+   */
+  private readonly failedHere = new Map<string, { written: PackageWritten; taken: ReadonlySet<string> }>();
   private readonly seen = new Map<string, { beat: string; since: number }>();
   private timer: ReturnType<typeof setInterval> | undefined;
   private sweeping: Promise<void> | undefined;
   private ctx: EngineContext | undefined;
 
   constructor(readonly staleMs: number = PACKAGE_INTENT_STALE_MS) {}
+
+  /**
+   * At most how long after a write stopped a sweep takes its content back (before the rollback's own
+   * time): its last beat may lie a quarter bound back, a sweeper may note it a half bound late, and
+   * it must then stand still a bound, checked every half bound.
+   */
+  get rollbackWithinMs(): number {
+    return this.staleMs * 2.25;
+  }
 
   /** Sweeps now (noting what is there) and every half bound from then on. */
   start(ctx: EngineContext): void {
@@ -66,6 +83,14 @@ export class StalePackageIntents {
     };
   }
 
+  /** A write of this process failed and could not roll itself back: the sweep does, knowing `written`. */
+  failed(writeId: string, written: PackageWritten, taken: ReadonlySet<string>): void {
+    this.failedHere.set(writeId, { written: [...written], taken });
+    // Sooner than the next round: the store may answer again at any moment.
+    const retry = setTimeout(() => void this.sweep(), Math.max(50, Math.floor(this.staleMs / 8)));
+    retry.unref();
+  }
+
   /** One sweep at a time; a call while one runs waits for it. Failures wait for the next sweep. */
   sweep(): Promise<void> {
     this.sweeping ??= this.sweepOnce()
@@ -85,6 +110,18 @@ export class StalePackageIntents {
       if (this.running.has(packageId)) continue;
       const intent = await readPackageIntent(ctx.fileStore, packageId);
       if (intent === undefined) continue;
+      const own = this.failedHere.get(intent.writeId);
+      if (own !== undefined) {
+        try {
+          await rollBackPackageWrite(ctx, intent, own.taken, own.written);
+          this.failedHere.delete(intent.writeId);
+          this.seen.delete(packageId);
+        } catch {
+          // Still away: again at the next sweep.
+          this.failed(intent.writeId, own.written, own.taken);
+        }
+        continue;
+      }
       // Before its first beat, a write is known by its intent alone.
       const beat = (await readPackageBeat(ctx.fileStore, packageId)) ?? intent.writeId;
       const now = performance.now();
