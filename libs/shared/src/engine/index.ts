@@ -10,6 +10,7 @@ export {
   type SubmodelFacts,
 } from "./access/access-policy.ts";
 export { filterElement } from "./access/element-filter.ts";
+export { CONTAINER_OWN_VALUES, type ElementShown, elementShown } from "./access/element-on-the-way.ts";
 export { type ElementScope, pathCovers, WHOLE_SUBMODEL } from "./access/id-short-path-scope.ts";
 export { type BackoffPolicy, backoffDelay } from "./backoff.ts";
 export {

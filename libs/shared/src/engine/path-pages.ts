@@ -8,6 +8,7 @@ import {
   rootIdShortOf,
 } from "../aas/index.ts";
 import { CommandError, type Level, type Paged, type PageRequest } from "../contracts/index.ts";
+import { recordShown } from "./access/element-on-the-way.ts";
 import type { ElementScope } from "./access/id-short-path-scope.ts";
 import { asCursorError, MAX_PAGE_LIMIT, pageCursor, pageLimit } from "./paging.ts";
 import type { Repository, StoredElement } from "./ports/index.ts";
@@ -50,14 +51,15 @@ function decodeCursor(text: string | undefined): Partial<PathCursor> {
   throw new CommandError("bad-request", `Invalid cursor '${echoed(text)}'`);
 }
 
-async function pathsOf(
+/** The records of one top-level element's subtree (itself alone at level core): their paths, and kinds for the rules. */
+async function recordsOf(
   repository: Repository,
   submodelId: string,
   root: StoredElement,
   level: Level | undefined,
-): Promise<string[]> {
-  if (level === "core" || childrenKey(JSON.parse(root.json) as ElementJson) === undefined) return [root.path];
-  return (await repository.getSubtree(submodelId, root.path)).map((record) => record.path);
+): Promise<StoredElement[]> {
+  if (level === "core" || childrenKey(JSON.parse(root.json) as ElementJson) === undefined) return [root];
+  return await repository.getSubtree(submodelId, root.path);
 }
 
 /** The paths of one top-level element's subtree that come after `last` (all when `last` is elsewhere). */
@@ -96,11 +98,13 @@ export async function pageElementPaths(
         limit: Math.min(limit - items.length + 1, MAX_PAGE_LIMIT),
       });
       for (let i = 0; i < batch.items.length; i++) {
-        const all = await pathsOf(repository, submodelId, batch.items[i], level);
+        const all = await recordsOf(repository, submodelId, batch.items[i], level);
         // Paths the caller may not read are skipped like any filtered item: they never count. Left
         // out before the cursor's path is looked for, so that a made-up cursor naming a hidden path
         // resumes as one naming no path at all (a black-box finding: it told hidden names apart).
-        const visible = scope === undefined ? all : all.filter((path) => scope.shows(path));
+        const visible = (scope === undefined ? all : all.filter((record) => recordShown(scope, record))).map(
+          (record) => record.path,
+        );
         const shown = pathsAfter(visible, last);
         // The element the last page stopped in: the rest of it, once.
         if (last !== undefined && shown !== visible) last = undefined;

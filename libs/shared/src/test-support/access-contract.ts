@@ -10,6 +10,13 @@ import { DEFAULT_AASX_LIMITS, readAasx } from "../aas/index.ts";
 import type { Command, CommandResult, CommandType, Principal, Reply } from "../contracts/index.ts";
 import { compileAccessPolicy, createEngine, type Engine, type Repository } from "../engine/index.ts";
 import {
+  ACCESS_KINDS_PRINCIPAL,
+  ACCESS_KINDS_RULES,
+  ACCESS_KINDS_VALUE,
+  ACCESS_SM_KINDS,
+  accessKindsSubmodel,
+} from "./access-kinds-model.ts";
+import {
   ACCESS_CD_1,
   ACCESS_CD_2,
   ACCESS_MANY,
@@ -323,6 +330,94 @@ export function accessContract(name: string, makeRepository: () => Promise<Repos
         submodels?: unknown[];
       };
       assert.equal(serialized.submodels?.length ?? 0, 0);
+    });
+
+    test("an element on the way to a grant is shown only as a container that holds it, without its own value", async () => {
+      const kinds = createEngine({ repository, access: compileAccessPolicy(ACCESS_KINDS_RULES) });
+      try {
+        await allowed(undefined, "PostSubmodel", { body: body(accessKindsSubmodel()) });
+        const as = <T extends CommandType>(type: T, params: Command<T>["params"]) =>
+          kinds.execute({ type, params, origin: "test", principal: ACCESS_KINDS_PRINCIPAL } as Command<T>);
+        const read = async <T extends CommandType>(type: T, params: Command<T>["params"]) => {
+          const reply = await as(type, params);
+          assert.ok(reply.ok, `${type}: ${JSON.stringify(!reply.ok && reply.error)}`);
+          return reply.value;
+        };
+        const raw = (value: unknown) => JSON.parse((value as { rawJson: string }).rawJson) as unknown;
+        const submodelId = ACCESS_SM_KINDS;
+        // A Property holds no `C.Ok` nor `L[0]`, a collection no `N[0]`: refused like any element
+        // not granted (a black-box finding: they were answered whole, with their values).
+        for (const idShortPath of ["C", "L", "N"]) {
+          const reply = await as("GetSubmodelElementByPath", { submodelId, idShortPath });
+          assert.equal(!reply.ok && reply.error.code, "forbidden", idShortPath);
+          const value = await as("GetSubmodelElementByPath", {
+            submodelId,
+            idShortPath,
+            modifiers: { content: "value" },
+          });
+          assert.equal(!value.ok && value.error.code, "forbidden", `${idShortPath}/$value`);
+        }
+        const whole = await read("GetSubmodelById", { submodelId, modifiers: { content: "value" } });
+        assert.deepEqual(raw(whole), ACCESS_KINDS_VALUE);
+        const normal = JSON.stringify(await read("GetSubmodelById", { submodelId }));
+        assert.doesNotMatch(normal, /SECRET/);
+        const elements = await read("GetAllSubmodelElements", { submodelId });
+        assert.deepEqual(
+          elements.items.map((e) => (e as { idShort: string }).idShort),
+          ["E", "R", "K", "M"],
+        );
+        assert.doesNotMatch(JSON.stringify(elements), /SECRET/);
+        const paths = ["E", "E.Ok", "R", "R.Ok", "K", "K.Ok", "M", "M[0]"];
+        assert.deepEqual(await read("GetSubmodelById", { submodelId, modifiers: { content: "path" } }), paths);
+        assert.deepEqual(
+          (await read("GetAllSubmodelElements", { submodelId, modifiers: { content: "path" } })).items,
+          paths,
+        );
+        // The Entity shows its statement, not its asset ids; the relationship its annotation, not
+        // first and second; the collection and list as before.
+        const entity = (await read("GetSubmodelElementByPath", { submodelId, idShortPath: "E" })) as Record<
+          string,
+          unknown
+        >;
+        assert.equal(entity.globalAssetId, undefined);
+        assert.equal(entity.specificAssetIds, undefined);
+        assert.deepEqual(
+          (entity.statements as { idShort: string }[]).map((e) => e.idShort),
+          ["Ok"],
+        );
+        const relationship = JSON.stringify(await read("GetSubmodelElementByPath", { submodelId, idShortPath: "R" }));
+        assert.doesNotMatch(relationship, /SECRET/);
+        const entityValue = await read("GetSubmodelElementByPath", {
+          submodelId,
+          idShortPath: "E",
+          modifiers: { content: "value" },
+        });
+        assert.deepEqual(raw(entityValue), { E: ACCESS_KINDS_VALUE.E });
+        const metadata = await read("GetSubmodelElementByPath", {
+          submodelId,
+          idShortPath: "E",
+          modifiers: { content: "metadata" },
+        });
+        assert.doesNotMatch(JSON.stringify(metadata), /SECRET/);
+        assert.deepEqual(
+          await read("GetSubmodelElementByPath", { submodelId, idShortPath: "M", modifiers: { content: "path" } }),
+          ["M", "M[0]"],
+        );
+        assert.deepEqual(
+          raw(
+            await read("GetSubmodelElementByPath", { submodelId, idShortPath: "K", modifiers: { content: "value" } }),
+          ),
+          {
+            K: { Ok: "k-ok" },
+          },
+        );
+        // Nothing at a path on the way is refused as a leaf there is: the answer does not tell them apart.
+        await allowed(undefined, "DeleteSubmodelElementByPath", { submodelId, idShortPath: "K" });
+        const gone = await as("GetSubmodelElementByPath", { submodelId, idShortPath: "K" });
+        assert.equal(!gone.ok && gone.error.code, "forbidden");
+      } finally {
+        await kinds.close();
+      }
     });
 
     test("lists hold only what the caller may read, and paging stays exact when most items are hidden", async () => {

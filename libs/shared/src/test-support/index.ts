@@ -1,4 +1,5 @@
 export * from "./access-contract.ts";
+export * from "./access-kinds-model.ts";
 export * from "./access-model.ts";
 export * from "./engine-contract.ts";
 export * from "./event-bus-contract.ts";

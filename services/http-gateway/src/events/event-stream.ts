@@ -1,6 +1,7 @@
 import {
   type ChangeEvent,
   type ElementScope,
+  elementShown,
   type RightGrants,
   referenceKeyValues,
   referenceMatches,
@@ -283,7 +284,16 @@ export class EventStream implements LiveListener {
           // An element on the way to what the caller may read (`C` for a grant on `C.Ok`): a change
           // made through it may change that part, and a GET of it shows them that part, so the
           // event comes with only that part. An Operation has no readable parts below it.
-          if (entity !== "element" || event.idShortPath === undefined || !scope.shows(event.idShortPath))
+          if (entity !== "element" || event.idShortPath === undefined || !scope.leadsBelow(event.idShortPath))
+            return undefined;
+          // Only an element that can hold the granted part is on the way (element-on-the-way.ts):
+          // the events of a Property at `C` carried its value to a reader of `C.Ok` (a black-box
+          // finding). An event without the element (a deletion, a large payload) names only paths.
+          if (
+            event.payload !== undefined &&
+            !event.payloadOmitted &&
+            elementShown(scope, event.idShortPath, (event.payload as { modelType?: unknown }).modelType) === undefined
+          )
             return undefined;
           partOf = scope;
         }

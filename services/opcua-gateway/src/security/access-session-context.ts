@@ -8,6 +8,7 @@ import {
   type UserIdentityToken,
 } from "node-opcua";
 import { identifiableNodeId } from "../address-space/node-ids.ts";
+import { elementModelType } from "./element-model-type.ts";
 import { type IdentifiableCatalog, NodeAccess } from "./node-access.ts";
 import { withholdUnreadableValues } from "./readable-notifications.ts";
 import { principalOfIdentityToken } from "./session-principal.ts";
@@ -69,7 +70,10 @@ export class AccessSessionContext extends SessionContext {
     const nodeId = node.nodeId;
     if (nodeId.namespace !== this.deps.namespaceIndex || typeof nodeId.value !== "string")
       return super.getPermissions(node);
-    return this.access().nodes.permissions(nodeId.value);
+    const local = nodeId.value;
+    return this.access().nodes.permissions(local, (path) =>
+      elementModelType(node, local.slice(0, local.lastIndexOf("|")), path),
+    );
   }
 
   private access(): { principal: Principal; nodes: NodeAccess } {

@@ -16,6 +16,7 @@ import {
   referenceKeyValues,
   type SubmodelFacts,
 } from "./access-policy.ts";
+import { recordShown } from "./element-on-the-way.ts";
 import { type ElementScope, WHOLE_SUBMODEL } from "./id-short-path-scope.ts";
 
 /**
@@ -117,7 +118,7 @@ class Checker {
   async read(submodelId: string, path?: string): Promise<void> {
     if (path !== undefined) wellFormed(path);
     const scope = await this.submodelScope("READ", submodelId);
-    if (scope === undefined || (path !== undefined && !scope.shows(path)))
+    if (scope === undefined || (path !== undefined && !(await this.shown(scope, submodelId, path))))
       throw forbidden(
         "READ",
         path === undefined
@@ -125,6 +126,18 @@ class Checker {
           : `'${echoed(path)}' of submodel '${echoed(submodelId)}'`,
       );
     if (!scope.whole) this.partialScope = scope;
+  }
+
+  /**
+   * Whether a read of the element at `path` is answered: covered, or on the way to a grant and of
+   * a kind that holds it (element-on-the-way.ts), which only its stored record tells. Nothing
+   * there is refused too, as a leaf there is: refusals do not depend on what exists.
+   */
+  private async shown(scope: ElementScope, submodelId: string, path: string): Promise<boolean> {
+    if (scope.covers(path)) return true;
+    if (!scope.leadsBelow(path)) return false;
+    const [record] = await this.repository.getElements(submodelId, [path]);
+    return record !== undefined && recordShown(scope, record);
   }
 
   /** Commands below a shell (/shells/{aas}/submodels/…) go through the shell: reading it is needed too. */

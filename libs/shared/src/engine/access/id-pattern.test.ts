@@ -14,14 +14,16 @@ test("id patterns: * matches any run of characters, everything else is literal",
   assert.ok(compileIdPattern("*")(""));
 });
 
-test("idShortPath prefixes cover on segment boundaries; ancestors are shown, not covered", () => {
+test("idShortPath prefixes cover on segment boundaries; ancestors lead below, are not covered", () => {
   assert.ok(pathCovers("A.B", "A.B"));
   assert.ok(pathCovers("A.B", "A.B.C"));
   assert.ok(pathCovers("A.B", "A.B[0]"));
   assert.ok(!pathCovers("A.B", "A.BC"));
   assert.ok(pathCovers("L", "L[10].x"));
   assert.ok(!pathCovers("L[1]", "L[10]"));
-  const scope = prefixScope(["A.B"]);
-  assert.ok(scope.shows("A") && !scope.covers("A"));
-  assert.ok(!scope.shows("A.BC") && !scope.shows("AB"));
+  const scope = prefixScope(["A.B", "L[0]"]);
+  assert.ok(scope.leadsBelow("A") && scope.leadsBelow("A", ".") && !scope.covers("A"));
+  // Only a list holds `L[0]`, only a collection-like element `A.B`.
+  assert.ok(!scope.leadsBelow("A", "[") && scope.leadsBelow("L", "[") && !scope.leadsBelow("L", "."));
+  assert.ok(!scope.leadsBelow("A.B") && !scope.leadsBelow("A.BC") && !scope.leadsBelow("AB"));
 });

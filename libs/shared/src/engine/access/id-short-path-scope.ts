@@ -19,10 +19,12 @@ export interface ElementScope {
   /** The right holds on this element and everything below it. */
   covers(path: string): boolean;
   /**
-   * The element is shown in a read: it is covered, or it lies on the way to a covered element (an
-   * ancestor of a granted prefix, shown with only the covered parts below it).
+   * A granted prefix lies below `path`, reached through a child named `.idShort` (`via` "."), a list
+   * item `[n]` ("["), or either (no `via`). Paths alone: whether the element at `path` is shown on
+   * the way also depends on its kind (element-on-the-way.ts asks it): a Property at `C` holds no
+   * `C.Ok`, and a grant on `C.Ok` must not show it (a black-box finding: it was answered whole).
    */
-  shows(path: string): boolean;
+  leadsBelow(path: string, via?: ChildSeparator): boolean;
   /**
    * A partial scope's name for what it shows: equal for equal sets of prefixes, different
    * otherwise. Readers with different partial scopes get different representations of one
@@ -31,14 +33,21 @@ export interface ElementScope {
   readonly view?: string;
 }
 
-export const WHOLE_SUBMODEL: ElementScope = Object.freeze({ whole: true, covers: () => true, shows: () => true });
+/** How a child's path continues its parent's: `.idShort` (collection, Entity, annotations) or `[n]` (list). */
+export type ChildSeparator = "." | "[";
+
+export const WHOLE_SUBMODEL: ElementScope = Object.freeze({ whole: true, covers: () => true, leadsBelow: () => true });
 
 export function prefixScope(prefixes: readonly string[]): ElementScope {
   return {
     whole: false,
     view: viewOf(prefixes),
     covers: (path) => prefixes.some((prefix) => pathCovers(prefix, path)),
-    shows: (path) => prefixes.some((prefix) => pathCovers(prefix, path) || pathCovers(path, prefix)),
+    leadsBelow: (path, via) =>
+      prefixes.some(
+        (prefix) =>
+          prefix.length > path.length && pathCovers(path, prefix) && (via === undefined || prefix[path.length] === via),
+      ),
   };
 }
 

@@ -71,14 +71,16 @@ async function mayReadOwner(ctx: EngineContext, owner: FileOwner): Promise<boole
   const scope = access.submodelReadScope(JSON.parse(stored.json) as Record<string, unknown>);
   if (scope === undefined) return false;
   const list = owner.idShortPath.indexOf("[");
-  if (list < 0 || owner.orderKey === undefined) return scope.shows(owner.idShortPath);
+  // The owner is a File, which holds no elements: never shown on the way to a grant below it
+  // (element-on-the-way.ts), so only a grant covering it lets its bytes out.
+  if (list < 0 || owner.orderKey === undefined) return scope.covers(owner.idShortPath);
   // A list item's File: is it still where it was uploaded? When an item before it went, its index
   // shifted, and the rule on its old index governs another element now: a File pointed at its
   // upload then served it to whoever may read that other element (black-box finding). Where it is
   // now is not known without a search, so only a caller who may read the whole list, wherever in it
   // the owner is, may read it then.
   const [record] = await ctx.repository.getElements(owner.submodelId, [owner.idShortPath]);
-  if (record?.orderKey === owner.orderKey) return scope.shows(owner.idShortPath);
+  if (record?.orderKey === owner.orderKey) return scope.covers(owner.idShortPath);
   return scope.covers(owner.idShortPath.slice(0, list));
 }
 

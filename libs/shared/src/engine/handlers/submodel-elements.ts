@@ -14,6 +14,7 @@ import {
 import { type Command, CommandError, type Paged } from "../../contracts/index.ts";
 import { checkIdShortPath, readBody } from "../aas-input.ts";
 import { filterElement, filterElements } from "../access/element-filter.ts";
+import { elementShown, recordShown } from "../access/element-on-the-way.ts";
 import { eventDraft } from "../commit-runner.ts";
 import { checkChildInParent, checkChildInSubmodel, childrenOf, isContainer } from "../element-context.ts";
 import {
@@ -63,7 +64,9 @@ export async function getAllElements(
   const keep =
     scope === undefined
       ? valueKeep
-      : (shallow: Record<string, unknown>) => scope.shows(String(shallow.idShort)) && (valueKeep?.(shallow) ?? true);
+      : (shallow: Record<string, unknown>) =>
+          elementShown(scope, String(shallow.idShort), shallow.modelType) !== undefined &&
+          (valueKeep?.(shallow) ?? true);
   const { roots, cursor } = await pageRootElements(ctx.repository, submodelId, page, keep, scope !== undefined);
   const deep = modifiers?.level !== "core" && (content === "normal" || content === "value");
   let elements = roots.map((root) => root.shallow);
@@ -111,8 +114,11 @@ export async function getElement(
   const loaded = await loadElement(ctx.repository, submodelId, path, depth);
   if (!loaded) return elementNotFound(ctx, submodelId, path);
   const scope = ctx.access?.partialScope;
-  // The check let the caller reach `path`; below it they see only what their scope shows.
-  const element = scope === undefined ? loaded.element : filterElement(loaded.element, scope, path)!;
+  // The check let the caller reach `path`; below it they see only what their scope shows. Should the
+  // element have been replaced since by one not shown (a Property where a collection was), none of it.
+  const element = scope === undefined ? loaded.element : filterElement(loaded.element, scope, path);
+  if (element === undefined)
+    throw new CommandError("forbidden", `Not allowed: READ on '${echoed(path)}' of submodel '${echoed(submodelId)}'`);
   if (content !== "path")
     return {
       value: projectElement(element, modifiers),
@@ -127,7 +133,7 @@ export async function getElement(
   // Full paths from the submodel root: the element itself, then its children (core) or all descendants.
   const records = await ctx.repository.getSubtree(submodelId, path, modifiers?.level === "core" ? 1 : undefined);
   return {
-    value: records.map((record) => record.path).filter((p) => scope?.shows(p) ?? true),
+    value: records.filter((record) => scope === undefined || recordShown(scope, record)).map((record) => record.path),
     revision: loaded.record.revision,
     ...itemTag(path, loaded.record),
   };

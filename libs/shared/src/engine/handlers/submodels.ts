@@ -2,6 +2,7 @@ import { echoed, submodelReference, toMetadata } from "../../aas/index.ts";
 import { type Command, CommandError, type OutputModifiers, type Paged } from "../../contracts/index.ts";
 import { readBody } from "../aas-input.ts";
 import { filterElements } from "../access/element-filter.ts";
+import { recordShown } from "../access/element-on-the-way.ts";
 import type { ElementScope } from "../access/id-short-path-scope.ts";
 import { eventDraft } from "../commit-runner.ts";
 import { deleteOps, insertOps, loadAllElements } from "../element-io.ts";
@@ -67,8 +68,8 @@ async function submodelIn(
     case "path":
       // Not paged: a plain PathItem[] of every element (deep) or the top-level ones (core).
       return (await ctx.repository.getSubtree(id, "", depthOf(modifiers)))
-        .map((record) => record.path)
-        .filter((path) => scope?.shows(path) ?? true);
+        .filter((record) => scope === undefined || recordShown(scope, record))
+        .map((record) => record.path);
     default: {
       // A caller who may read only parts of the submodel gets only those (docs/security.md "Rules").
       const elements = await loadAllElements(ctx.repository, id, depthOf(modifiers), size);
