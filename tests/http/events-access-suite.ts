@@ -3,7 +3,8 @@
  * (docs/events.md, Access control), embedded and distributed: a replayed event is decided by what
  * the caller could read when it happened (a submodel's semanticId changes, or its id is deleted
  * and created again with another one); a caller who may read only part of an element hears of
- * changes made through the element, with only that part.
+ * changes made through the element, with only that part; an element that cannot hold what is
+ * granted (a Property at `C` for a grant on `C.Ok`) is not on the way, in GETs nor in events.
  */
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -18,6 +19,8 @@ import { type EventsSystem, startEventsSystem } from "./events-system.ts";
 
 const PARTS = "urn:events-access:sm:parts";
 const RECREATED = "urn:events-access:sm:recreated";
+/** C and L are Properties, E an Entity: for grants on C.Ok, L[0], E.Ok and D.Ok (D created later). */
+const LEAVES = "urn:events-access:sm:leaves";
 const reference = (value: string) => ({ type: "ExternalReference", keys: [{ type: "GlobalReference", value }] });
 const property = (idShort: string | undefined, value: string) => ({
   modelType: "Property",
@@ -45,6 +48,19 @@ const submodel = (id: string, semanticId: string, value: string) => ({
   submodelElements: [property("P", value)],
 });
 
+function leaves(assetId: string) {
+  return [property("C", "SM2_C_SECRET"), property("L", "SM2_L_SECRET"), entity(assetId)];
+}
+function entity(assetId: string) {
+  return {
+    modelType: "Entity",
+    idShort: "E",
+    entityType: "SelfManagedEntity",
+    globalAssetId: `urn:${assetId}`,
+    statements: [property("Ok", "e-ok"), property("Secret", "E_SECRET")],
+  };
+}
+
 function model() {
   return {
     submodels: [
@@ -54,6 +70,7 @@ function model() {
         idShort: "Parts",
         submodelElements: [collection("ok1", "s1"), list("l0", "l1"), property("X", "x1")],
       },
+      { modelType: "Submodel", id: LEAVES, idShort: "Leaves", submodelElements: leaves("SECRET-ASSET-1") },
     ],
   };
 }
@@ -122,6 +139,7 @@ export function eventsAccessSuite(mode: Mode): void {
             objects: [
               { submodels: PARTS, idShortPath: "C.Ok" },
               { submodels: PARTS, idShortPath: "L[0]" },
+              ...["C.Ok", "L[0]", "E.Ok", "D.Ok"].map((idShortPath) => ({ submodels: LEAVES, idShortPath })),
             ],
           },
         ],
@@ -271,6 +289,51 @@ export function eventsAccessSuite(mode: Mode): void {
       } finally {
         reader.close();
         everything.close();
+      }
+    });
+
+    test("an element that cannot hold what is granted is not on the way: GETs refuse it and leave it out", async () => {
+      const submodel = `/submodels/${b64(LEAVES)}`;
+      for (const api of system.api) {
+        const value = JSON.parse(await expect(200, call(api, "GET", `${submodel}/$value`, undefined, part)));
+        assert.deepEqual(value, { E: { statements: { Ok: "e-ok" }, entityType: "SelfManagedEntity" } });
+        for (const path of [submodel, `${submodel}/submodel-elements`, `${submodel}/submodel-elements/E`])
+          assert.doesNotMatch(await expect(200, call(api, "GET", path, undefined, part)), /SECRET/, path);
+        assert.deepEqual(JSON.parse(await expect(200, call(api, "GET", `${submodel}/$path`, undefined, part))), [
+          "E",
+          "E.Ok",
+        ]);
+        for (const path of ["C", "C/$value", "L", "L/$metadata", "L/$path", "D"])
+          await expect(403, call(api, "GET", `${submodel}/submodel-elements/${path}`, undefined, part));
+      }
+    });
+
+    test("the events of an element that cannot hold what is granted are left out; a container on the way comes without its own value", async () => {
+      const api = system.api[0]!;
+      const writer = system.api.at(-1)!;
+      const elements = `/submodels/${b64(LEAVES)}/submodel-elements`;
+      const reader = follow(`${api}/events?id=${b64(LEAVES)}`, part);
+      try {
+        await waitUntil(() => reader.opens === 1, "the stream to open");
+        await expect(204, call(writer, "PATCH", `${elements}/C/$value`, "SM2_C_SECRET_2", admin));
+        await expect(204, call(writer, "PUT", `${elements}/L`, property("L", "SM2_L_SECRET_2"), admin));
+        await expect(201, call(writer, "POST", elements, property("D", "SM2_D_SECRET"), admin));
+        await expect(204, call(writer, "PUT", `${elements}/E`, entity("SECRET-ASSET-2"), admin));
+        await expect(204, call(writer, "PATCH", `${elements}/E.Ok/$value`, "e-last", admin));
+        const events = await settled(reader, (e) => e.data.value === "e-last", "the reader's last event");
+        assert.deepEqual(
+          events.map((e) => `${e.type} ${e.data.idShortPath}`),
+          ["element.updated E", "element.value-changed E.Ok"],
+        );
+        assert.doesNotMatch(JSON.stringify(events), /SECRET/);
+        assert.deepEqual(events[0]!.data.element, {
+          modelType: "Entity",
+          idShort: "E",
+          entityType: "SelfManagedEntity",
+          statements: [property("Ok", "e-ok")],
+        });
+      } finally {
+        reader.close();
       }
     });
   });
