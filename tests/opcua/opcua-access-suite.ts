@@ -14,7 +14,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { ACCESS_RULES, ACCESS_SM_1, ACCESS_SM_2, accessModel } from "@twinport/shared/test-support";
+import {
+  ACCESS_KINDS_RULES,
+  ACCESS_RULES,
+  ACCESS_SM_1,
+  ACCESS_SM_2,
+  ACCESS_SM_KINDS,
+  accessKindsSubmodel,
+  accessModel,
+} from "@twinport/shared/test-support";
 import {
   AccessLevelFlag,
   AttributeIds,
@@ -46,11 +54,13 @@ const USERS: Record<string, string> = {
   operator: "o-pass",
   boss: "b-pass",
   semantic: "s-pass",
+  kinds: "k-pass",
 };
 /** ACCESS_SM_2's semanticId in the access model: the `semantic` user reads whatever submodel carries it. */
 const OTHER_SEMANTIC_ID = "urn:access:sem:other";
 const rules = [
   ...ACCESS_RULES,
+  ...ACCESS_KINDS_RULES,
   { subjects: [{ user: "semantic" }], rights: ["READ"], objects: [{ semanticId: OTHER_SEMANTIC_ID }] },
 ];
 const node = (path: string, sub?: string) => `${ACCESS_SM_1}|${path}${sub ? `/${sub}` : ""}`;
@@ -116,7 +126,7 @@ export function opcuaAccessSuite(mode: Mode): void {
         privateKey: readFileSync(devicePki.privateKey, "utf8"),
       };
       system = await startOpcuaSystem(mode, {
-        model: accessModel(),
+        model: { ...accessModel(), submodels: [...(accessModel().submodels as unknown[]), accessKindsSubmodel()] },
         config: { security },
         opcuaEndpoint: { supportedAuthentications: ["Anonymous", "UserName", "Certificate"], userMap: USERS },
         prepareOpcuaDir: (dir) => {
@@ -150,7 +160,7 @@ export function opcuaAccessSuite(mode: Mode): void {
       assert.deepEqual(await environment("anonymous"), ["Many17", "Many27", "Many37", "Many47", "Many7"]);
       assert.deepEqual(await environment("reader"), ["Nameplate", "ShellA"]);
       assert.deepEqual(await environment("partial"), ["Nameplate"]);
-      assert.equal((await environment("boss")).length, 2 + 2 + 50);
+      assert.equal((await environment("boss")).length, 2 + 3 + 50);
       // authenticated users read Cd2, the reader Cd1 too, anonymous none.
       assert.deepEqual([...(await as("reader").children("AASEnvironment/ConceptDescriptions")).keys()].sort(), [
         "Cd1",
@@ -170,6 +180,41 @@ export function opcuaAccessSuite(mode: Mode): void {
       // EXECUTE alone makes the Operation reachable, nothing else of the submodel.
       const operator = [...(await as("operator").children(`${ACCESS_SM_1}|`)).keys()];
       assert.ok(operator.includes("Op") && !operator.includes("C") && !operator.includes("P"), operator.join(", "));
+    });
+
+    test("an element that cannot hold what is granted is not on the way: neither browsable nor readable", async () => {
+      const kind = (path: string, sub?: string) => `${ACCESS_SM_KINDS}|${path}${sub ? `/${sub}` : ""}`;
+      // The boss makes the nodes (ADR 0036), so the refusals below come from the rules.
+      assert.equal((await as("boss").read(kind("C", "Value"))).value.value, "C_SECRET");
+      assert.equal((await as("boss").read(kind("L", "Value"))).value.value, "L_SECRET");
+      assert.equal((await as("boss").read(kind("E", "GlobalAssetId"))).value.value, "urn:E_SECRET-ASSET");
+      assert.equal((await as("boss").read(kind("E.Ok", "Value"))).value.value, "e-ok");
+      // A grant on C.Ok or L[0] where C and L are Properties reaches neither (a black-box finding:
+      // L's Value read Good); an Entity or a relationship on the way shows no value of its own.
+      for (const [path, sub] of [
+        ["C", "Value"],
+        ["L", "Value"],
+        ["N.Z", "Value"],
+        ["E", "GlobalAssetId"],
+        ["E", "SpecificAssetId"],
+        ["R", "First/Keys"],
+        ["R", "Second/Keys"],
+        ["E.Secret", "Value"],
+      ] as const) {
+        assert.equal((await as("boss").read(kind(path, sub))).statusCode, StatusCodes.Good, `${path}/${sub}`);
+        const read = await as("kinds").read(kind(path, sub));
+        assert.ok(isDenied(read), `${path}/${sub}: ${read.statusCode.name} ${read.value.value}`);
+      }
+      assert.equal((await as("kinds").read(kind("E.Ok", "Value"))).value.value, "e-ok");
+      assert.equal((await as("kinds").read(kind("E", "EntityType"))).statusCode, StatusCodes.Good);
+      const shown = [...(await as("kinds").children(`${ACCESS_SM_KINDS}|`)).keys()].filter((name) => name.length === 1);
+      assert.deepEqual(shown.sort(), ["E", "K", "M", "R"]);
+      const entity = [...(await as("kinds").children(kind("E"))).keys()];
+      assert.ok(
+        entity.includes("Statement") && entity.includes("EntityType") && !entity.includes("GlobalAssetId"),
+        entity.join(", "),
+      );
+      assert.deepEqual([...(await as("kinds").children(kind("E", "Statement"))).keys()], ["Ok"]);
     });
 
     test("TranslateBrowsePathsToNodeIds finds only nodes the session may browse", async () => {
