@@ -5,8 +5,9 @@ import type { ElementScope } from "./id-short-path-scope.ts";
 /**
  * The parts of assembled elements a partial READ scope shows (id-short-path-scope.ts): an element
  * outside it is left out with everything below; an ancestor of a granted prefix that can hold it
- * keeps only the children on the way and none of its own value (element-on-the-way.ts). List items keep the index they have in the store for the check, so a
- * filtered list may have gaps the reader does not see (documented in docs/security.md).
+ * keeps only the children on the way and none of its own value (element-on-the-way.ts). List
+ * items keep the index they have in the store for the check, so a filtered list may have gaps the
+ * reader does not see (documented in docs/security.md).
  */
 export function filterElements(
   elements: readonly ElementJson[],
