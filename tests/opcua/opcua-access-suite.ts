@@ -217,6 +217,22 @@ export function opcuaAccessSuite(mode: Mode): void {
       assert.deepEqual([...(await as("kinds").children(kind("E", "Statement"))).keys()], ["Ok"]);
     });
 
+    test("a monitored item on a Property on the way to a grant below it carries no value", async () => {
+      const value = `${ACCESS_SM_KINDS}|C/Value`;
+      // The boss's item first: it makes the node (ADR 0036).
+      const admin = await as("boss").monitor(value);
+      const hidden = await as("kinds").monitor(value);
+      try {
+        await hidden.waitFor(isDenied, 5000, "BadUserAccessDenied for C");
+        await patch(`/submodels/${b64(ACCESS_SM_KINDS)}/submodel-elements/C/$value`, "C_SECRET_2");
+        await admin.waitFor((v) => v.value.value === "C_SECRET_2", 5000, "C = C_SECRET_2 for the admin");
+        await sleep(300);
+        assertOnlyDenied(hidden, "kinds on C");
+      } finally {
+        await Promise.all([hidden, admin].map((monitor) => monitor.stop()));
+      }
+    });
+
     test("TranslateBrowsePathsToNodeIds finds only nodes the session may browse", async () => {
       // node-opcua's service did not ask the session: a hidden element's name answered Good with its
       // NodeId, an unknown one BadNoMatch, so names could be tried out (a black-box finding).
