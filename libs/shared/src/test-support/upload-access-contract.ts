@@ -24,7 +24,17 @@ const admin: Principal = { kind: "user", name: "root", roles: ["admin"] };
 const first: Principal = { kind: "user", name: "first", roles: [] };
 /** May read `Docs[1]` and the File `Doc` outside the list. */
 const second: Principal = { kind: "user", name: "second", roles: [] };
+/** May read `Docs[0]` and a path below the File `Doc`, which a File cannot hold. */
+const below: Principal = { kind: "user", name: "below", roles: [] };
 const rules = compileAccessPolicy([
+  {
+    subjects: [{ user: "below" }],
+    rights: ["READ"],
+    objects: [
+      { submodels: submodelId, idShortPath: "Docs[0]" },
+      { submodels: submodelId, idShortPath: "Doc.Below" },
+    ],
+  },
   { subjects: [{ role: "admin" }], rights: ["READ", "CREATE", "UPDATE", "DELETE"], objects: [{ all: true }] },
   { subjects: [{ user: "first" }], rights: ["READ"], objects: [{ submodels: submodelId, idShortPath: "Docs[0]" }] },
   {
@@ -152,6 +162,21 @@ export function uploadAccessContract(name: string, makeRepository: () => Promise
       });
       assert.equal(await attachment(engine, first, "Docs[0].Doc"), "not-found");
       assert.equal(await attachment(engine, admin, "Docs[0].Doc"), "one");
+    });
+
+    it("a grant on a path below a File does not open the File's upload through another File", async () => {
+      const engine = await engineWithList(repository, 1);
+      await upload(engine, "Doc", "hidden");
+      await ok(engine, "PatchSubmodelElementValueByPath", {
+        submodelId,
+        idShortPath: "Docs[0].Doc",
+        body: JSON.stringify({ contentType: "text/plain", value: await fileValue(engine, "Doc") }),
+      });
+      // `Doc.Below` names nothing a File holds: `Doc` is not on the way to it (the path-only scope
+      // showed `Doc`, and its bytes went out through the other File).
+      assert.equal(await attachment(engine, below, "Docs[0].Doc"), "not-found");
+      assert.equal(await attachment(engine, below, "Doc"), "forbidden");
+      assert.equal(await attachment(engine, admin, "Docs[0].Doc"), "hidden");
     });
 
     it("a File pointed at a list item's upload: once that item moved, the rule on its old index no longer opens it", async () => {
