@@ -259,6 +259,98 @@ export function eventsAccessSuite(mode: Mode): void {
       }
     });
 
+    test("a replay keeps the past of a submodel whose writes left its semanticId as it was", async () => {
+      const api = system.api[0]!;
+      const id = "urn:events-access:sm:kept";
+      const path = `/submodels/${b64(id)}`;
+      const live = follow(`${api}/events?id=${b64(id)}`, np);
+      try {
+        await waitUntil(() => live.opens === 1, "the np stream to open");
+        await expect(201, call(api, "POST", "/submodels", submodel(id, "urn:sem:np1", "v0"), admin));
+        await expect(204, call(api, "PATCH", `${path}/submodel-elements/P/$value`, "v1", admin));
+        await live.waitFor((events) => events.some((e) => e.data.value === "v1"), "the value, live");
+        // Neither changes the semanticId: a description, then the elements' values.
+        const description = { description: [{ language: "en", text: "same semanticId" }] };
+        await expect(204, call(api, "PATCH", `${path}/$metadata`, description, admin));
+        await expect(204, call(api, "PATCH", `${path}/$value`, { P: "v2" }, admin));
+        await expect(204, call(api, "PATCH", `${path}/submodel-elements/P/$value`, "v3", admin));
+        await live.waitFor((events) => events.some((e) => e.data.value === "v3"), "the last value, live");
+      } finally {
+        live.close();
+      }
+      const delivered = live.events.map((e) => `${e.id} ${describeEvent(e)}`);
+      assert.equal(delivered.length, 5, delivered.join(", "));
+      const before = Number(live.events[0]!.id) - 1;
+      // What was delivered live comes again on a resumption from before it, from every gateway.
+      for (const gateway of system.api)
+        for (const [url, headers] of [
+          [`${gateway}/events?id=${b64(id)}&after=${before}`, np],
+          [`${gateway}/events?id=${b64(id)}`, { ...np, "last-event-id": String(before) }],
+        ] as const) {
+          const replay = follow(url, headers);
+          try {
+            const events = await settled(replay, (e) => e.data.value === "v3", "the last value, replayed");
+            assert.deepEqual(
+              events.map((e) => `${e.id} ${describeEvent(e)}`),
+              delivered,
+              `${url} ${JSON.stringify(headers).includes("last-event-id") ? "Last-Event-ID" : ""}`,
+            );
+          } finally {
+            replay.close();
+          }
+        }
+    });
+
+    test("a caller granted by semanticId hears of the submodel's deletion, live and replayed, with its past", async () => {
+      const api = system.api[0]!;
+      const id = "urn:events-access:sm:deleted";
+      const path = `/submodels/${b64(id)}`;
+      // One stream per gateway: in distributed mode the writes go through the first one only.
+      const live = system.api.map((gateway) => follow(`${gateway}/events?id=${b64(id)}`, np));
+      // The semanticId filter matches the deletion of a submodel that had it.
+      const filtered = follow(`${api}/events?semanticId=${b64("urn:sem:np1")}`, admin);
+      const expected = [`submodel.created ${id}`, `element.value-changed ${id} P`, `submodel.deleted ${id}`];
+      try {
+        await waitUntil(() => [...live, filtered].every((stream) => stream.opens === 1), "the streams to open");
+        await expect(201, call(api, "POST", "/submodels", submodel(id, "urn:sem:np1", "v0"), admin));
+        await expect(204, call(api, "PATCH", `${path}/submodel-elements/P/$value`, "v1", admin));
+        await expect(204, call(api, "DELETE", path, undefined, admin));
+        for (const stream of live) {
+          const events = await settled(stream, (e) => e.type === "submodel.deleted", "the deletion, live");
+          assert.deepEqual(events.map(describeEvent), expected);
+        }
+        const events = await settled(filtered, (e) => e.type === "submodel.deleted", "the deletion, filtered");
+        assert.deepEqual(events.map(describeEvent), expected);
+      } finally {
+        for (const stream of [...live, filtered]) stream.close();
+      }
+      const before = Number(live[0]!.events[0]!.id) - 1;
+      for (const gateway of system.api) {
+        const replay = follow(`${gateway}/events?id=${b64(id)}&after=${before}`, np);
+        try {
+          const events = await settled(replay, (e) => e.type === "submodel.deleted", "the deletion, replayed");
+          assert.deepEqual(events.map(describeEvent), expected, gateway);
+          assert.equal(events[1]!.data.value, "v1");
+        } finally {
+          replay.close();
+        }
+      }
+      // Granted by that semanticId only, the deletion of a submodel with another one stays unheard.
+      const secret = "urn:events-access:sm:deleted-secret";
+      const watcher = follow(`${api}/events?id=${b64(secret)}`, np);
+      const everything = follow(`${api}/events?id=${b64(secret)}`, admin);
+      try {
+        await waitUntil(() => watcher.opens === 1 && everything.opens === 1, "the streams to open");
+        await expect(201, call(api, "POST", "/submodels", submodel(secret, "urn:sem:secret", "s"), admin));
+        await expect(204, call(api, "DELETE", `/submodels/${b64(secret)}`, undefined, admin));
+        await settled(everything, (e) => e.type === "submodel.deleted", "the deletion, for the admin");
+        assert.deepEqual(watcher.events, []);
+      } finally {
+        watcher.close();
+        everything.close();
+      }
+    });
+
     test("a caller who may read part of an element hears of changes made through the element, with only that part", async () => {
       const api = system.api[0]!;
       const writer = system.api.at(-1)!;

@@ -23,6 +23,15 @@ export interface ChangeEvent {
    */
   payload?: unknown;
   payloadOmitted?: boolean;
+  /**
+   * Submodel events: the submodel's semanticId after the change (a deletion: the deleted submodel's),
+   * null when it has none. With it a subscriber knows which semanticId the event happened under,
+   * also where the payload is left out, without reading the store (docs/adr/0029). Absent on a
+   * write that left the metadata as it was (`metadataKept`) and on events stored before it existed.
+   */
+  submodelSemanticId?: unknown;
+  /** A `submodel.updated` that wrote element values only (PATCH …/$value): the metadata is as it was. */
+  metadataKept?: true;
   /** Which endpoint caused the change ("http", "opcua", "asset", "load", ...). */
   origin?: string;
   correlationId?: string;

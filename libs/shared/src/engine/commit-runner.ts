@@ -13,6 +13,7 @@ import {
   type Repository,
 } from "./ports/index.ts";
 import { createRecordCache } from "./record-cache.ts";
+import { submodelSemanticIdOf } from "./submodel-semantic-id.ts";
 
 /**
  * What a write handler builds from fresh reads: the commit, plus how to explain a failed
@@ -321,6 +322,8 @@ export function eventDraft(
 ): ChangeEventDraft {
   const event: ChangeEventDraft = { ...draft, time: time.toISOString() };
   if (payload === undefined) return event;
+  // Kept beside the payload, which may be left out here or later (the memory log's older events).
+  if (draft.kind.startsWith("submodel.")) event.submodelSemanticId = submodelSemanticIdOf(payload);
   const size = payloadJsonLength ?? JSON.stringify(payload).length;
   if (size <= MAX_EVENT_PAYLOAD_BYTES) event.payload = payload;
   else event.payloadOmitted = true;

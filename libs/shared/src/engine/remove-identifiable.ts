@@ -5,6 +5,7 @@ import { releaseThumbnail, thumbnailPathOf } from "./files/released-thumbnails.t
 import { commitSubmodelDelete } from "./files/submodel-delete.ts";
 import { dropPackageClaim } from "./packages/package-claims.ts";
 import type { IdentifiableKind } from "./ports/index.ts";
+import { submodelSemanticIdOf } from "./submodel-semantic-id.ts";
 import { identifiableTarget } from "./write-targets.ts";
 
 /**
@@ -33,7 +34,10 @@ export async function removeIdentifiable(
         commit: {
           preconditions: [{ on: "identifiable", kind, id, revision: stored.revision }],
           ops: [{ op: "delete-identifiable", kind, id }],
-          event: eventDraft({ kind: `${kind}.deleted`, id, origin, correlationId }, undefined, ctx.clock.now()),
+          event: {
+            ...eventDraft({ kind: `${kind}.deleted`, id, origin, correlationId }, undefined, ctx.clock.now()),
+            ...(kind === "submodel" ? { submodelSemanticId: submodelSemanticIdOf(stored.json) } : {}),
+          },
         },
       };
     });

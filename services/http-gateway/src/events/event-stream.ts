@@ -11,6 +11,7 @@ import { type EventFilter, entityOf, matchesPlainFilters } from "./event-filter.
 import type { EventHub, EventLogPage, LiveListener } from "./event-hub.ts";
 import { controlMessage, eventMessage, HEARTBEAT, SHUTDOWN } from "./event-message.ts";
 import { atTime, type ExpiryTimer } from "./expiry-timer.ts";
+import { semanticIdOfEvent } from "./submodel-semantics.ts";
 
 export interface EventStreamOptions {
   hub: EventHub;
@@ -304,9 +305,13 @@ export class EventStream implements LiveListener {
     }
     if (filter.semanticId !== undefined) {
       if (entity === "shell" || entity === "concept-description") return undefined;
-      const own = event.payloadOmitted
-        ? undefined
-        : (event.payload as { semanticId?: unknown } | undefined)?.semanticId;
+      // A submodel event says which semanticId the submodel has (a deletion: had), even without it.
+      const own =
+        entity === "submodel"
+          ? semanticIdOfEvent(event)?.semanticId
+          : event.payloadOmitted
+            ? undefined
+            : (event.payload as { semanticId?: unknown } | undefined)?.semanticId;
       if (own === undefined || !referenceMatches(own, filter.semanticId)) {
         const semantics = await hub.semantics.semanticsOf(event.id);
         if (!referenceMatches(semantics?.semanticId, filter.semanticId)) return undefined;
@@ -331,7 +336,9 @@ export class EventStream implements LiveListener {
   private async submodelScope(grants: RightGrants, event: ChangeEvent) {
     const byId = grants.submodelById(event.id);
     if (byId?.whole || !grants.bySemanticId) return byId;
-    const semantics = await this.options.hub.semantics.semanticsAt(event.id, event.seq);
+    // A submodel event says itself which semanticId it happened under (a deletion: the one the
+    // deleted submodel had); an element event asks the catalog.
+    const semantics = semanticIdOfEvent(event) ?? (await this.options.hub.semantics.semanticsAt(event.id, event.seq));
     if (semantics === undefined) return byId;
     return grants.submodel({ id: event.id, semanticIds: referenceKeyValues(semantics.semanticId) });
   }

@@ -14,10 +14,36 @@ export interface SubmodelSemantics {
 
 /** Submodels remembered at most; a forgotten one is read again when an event names it. */
 const MAX_KNOWN = 10_000;
+/** Deleted submodels remembered at most; the events of a forgotten one go by the grants by id. */
+const MAX_DELETED = 10_000;
 /** Submodels whose last change is remembered; a forgotten one counts as changed at `floor`. */
 const MAX_CHANGES = 10_000;
 /** How long a read of the store waits for the bus to bring the events it already reflects. */
 const CATCH_UP_MS = 1_000;
+
+/**
+ * A deleted submodel: the semanticId it had from `since` up to its deletion at `until`. Its events
+ * in that span (the deletion included) were of a submodel with that semanticId, whatever the id
+ * names now.
+ */
+interface Tombstone extends SubmodelSemantics {
+  until: number;
+}
+
+/**
+ * What a submodel event says of the semanticId the submodel has after it (a deletion: had): from
+ * `submodelSemanticId`, else from the submodel it carries. Undefined when it says nothing (a write
+ * of element values only, an event stored before the field existed).
+ */
+export function semanticIdOfEvent(event: ChangeEvent): { semanticId: unknown } | undefined {
+  if (!event.kind.startsWith("submodel.")) return undefined;
+  // null is "has none", as a read of the store finds it (no semanticId): undefined here.
+  if (event.submodelSemanticId !== undefined) return { semanticId: event.submodelSemanticId ?? undefined };
+  if (event.payload === undefined || event.payloadOmitted) return undefined;
+  return { semanticId: (event.payload as { semanticId?: unknown }).semanticId };
+}
+
+const sameReference = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 interface Entry {
   reading: Promise<SubmodelSemantics | undefined>;
@@ -29,10 +55,12 @@ interface Entry {
  * The semanticIds of submodels, for the stream's `semanticId` filter and the access rules that
  * grant by semanticId: an element event names only its submodel's id. Learned from the submodel
  * events that pass by (created/updated carry the submodel), otherwise read once from the store
- * (its metadata, no elements) and kept; a deletion forgets it.
+ * (its metadata, no elements) and kept; a deletion forgets it, and keeps a tombstone of what it
+ * was, so the events of the deleted submodel (its deletion too) can still be decided.
  *
  * Each is kept with the seq since which it holds. From an event, that is the event's seq (an
- * update that leaves the semanticId as it was keeps the earlier one). From a read of the store it
+ * update that leaves the semanticId as it was keeps the earlier one: every submodel event says
+ * which semanticId it left, or that it left the metadata alone). From a read of the store it
  * is bounded by two things the catalog knows: the submodel's revision (no write touched it since,
  * and every element write touches it) and, once the bus has brought every event up to that
  * revision, the last submodel event of that id the catalog saw since it started watching (none:
@@ -40,6 +68,7 @@ interface Entry {
  */
 export class SubmodelSemanticsCatalog {
   private readonly known = new Map<string, Entry>();
+  private readonly deleted = new Map<string, Tombstone>();
   /** The seq of the last submodel event per id since `watchedFrom` (created, updated or deleted). */
   private readonly changed = new Map<string, number>();
   /** Every submodel forgotten from `changed` counts as changed at this seq. */
@@ -71,26 +100,46 @@ export class SubmodelSemanticsCatalog {
   }
 
   private learnSubmodel(event: ChangeEvent): void {
+    // Element values only (PATCH …/$value): the semanticId is as it was, and so is what is known.
+    if (event.metadataKept) return;
     this.noteChange(event.id, event.seq);
+    const told = semanticIdOfEvent(event);
+    const before = this.known.get(event.id)?.settled;
     if (event.kind === "submodel.deleted") {
       this.known.delete(event.id);
+      this.bury(event.id, event.seq, told, before);
       return;
     }
-    if (event.payload === undefined || event.payloadOmitted) {
-      // A PATCH of $metadata may have changed the semanticId: read again when needed (the read's
-      // `since` is then not before this event).
+    if (told === undefined) {
+      // Says nothing of its semanticId (an event from before the store said it): read again when
+      // needed (the read's `since` is then not before this event).
       this.known.delete(event.id);
       return;
     }
-    const semanticId = (event.payload as { semanticId?: unknown }).semanticId;
-    const before = this.known.get(event.id)?.settled;
     // A re-creation always starts afresh: the deleted submodel's events are not this one's.
     const unchanged =
-      event.kind === "submodel.updated" &&
-      before !== undefined &&
-      JSON.stringify(before.semanticId) === JSON.stringify(semanticId);
-    const settled = { semanticId, since: unchanged ? before.since : event.seq };
+      event.kind === "submodel.updated" && before !== undefined && sameReference(before.semanticId, told.semanticId);
+    const settled = { semanticId: told.semanticId, since: unchanged ? before.since : event.seq };
     this.remember(event.id, { reading: Promise.resolve(settled), settled });
+  }
+
+  /** Keeps what a deleted submodel was, from when it is known: at least its deletion (`told`). */
+  private bury(
+    id: string,
+    seq: number,
+    told: { semanticId: unknown } | undefined,
+    before: SubmodelSemantics | undefined,
+  ): void {
+    const kept = before !== undefined && (told === undefined || sameReference(before.semanticId, told.semanticId));
+    const grave = kept
+      ? { semanticId: before.semanticId, since: before.since, until: seq }
+      : told !== undefined
+        ? { semanticId: told.semanticId, since: seq, until: seq }
+        : undefined;
+    this.deleted.delete(id);
+    if (grave === undefined) return;
+    this.deleted.set(id, grave);
+    if (this.deleted.size > MAX_DELETED) this.deleted.delete(this.deleted.keys().next().value!);
   }
 
   /**
@@ -101,6 +150,9 @@ export class SubmodelSemanticsCatalog {
    */
   async semanticsAt(submodelId: string, seq: number): Promise<SubmodelSemantics | undefined> {
     if (this.learnedUpTo !== undefined && seq > this.learnedUpTo && !(await this.learnedThrough(seq))) return undefined;
+    // Up to its deletion, the id named the deleted submodel: decided by what it was (no read needed).
+    const grave = this.deleted.get(submodelId);
+    if (grave !== undefined && seq <= grave.until) return grave.since <= seq ? grave : undefined;
     const semantics = await this.semanticsOf(submodelId);
     return semantics !== undefined && semantics.since <= seq ? semantics : undefined;
   }

@@ -19,6 +19,7 @@ import { checkPreconditions } from "../preconditions.ts";
 import { rewriteAllOps, rewriteOps, touchSubmodel } from "../record-diff.ts";
 import { joinSubmodel, splitSubmodel } from "../submodel-json.ts";
 import { checkSubmodelScope } from "../submodel-scope.ts";
+import { submodelSemanticIdOf } from "../submodel-semantic-id.ts";
 import { identifiableTarget } from "../write-targets.ts";
 import { parseValueOnlyBody, patchedValue } from "./element-value.ts";
 import type { Handled } from "./handled.ts";
@@ -59,7 +60,11 @@ export async function patchSubmodel(ctx: EngineContext, cmd: Command<"PatchSubmo
           commit: {
             preconditions: [unchanged(stored)],
             ops: [{ op: "put-identifiable", kind: "submodel", id: submodelId, json }],
-            event: omittedPayload(eventDraft(draft, undefined, ctx.clock.now())),
+            // The elements are not read, so not carried; the semanticId is (guarded by `unchanged`).
+            event: {
+              ...omittedPayload(eventDraft(draft, undefined, ctx.clock.now())),
+              submodelSemanticId: submodelSemanticIdOf(checked),
+            },
           },
         };
       }
@@ -157,7 +162,9 @@ async function patchSubmodelValue(ctx: EngineContext, cmd: Command<"PatchSubmode
         commit: {
           preconditions: guards,
           ops: [...ops, touchSubmodel(submodelId)],
-          event: omittedPayload(eventDraft(draft, undefined, ctx.clock.now())),
+          // Not its semanticId: the metadata is not guarded here, so a concurrent PATCH of it may
+          // commit first; that this write left it alone is true either way.
+          event: { ...omittedPayload(eventDraft(draft, undefined, ctx.clock.now())), metadataKept: true },
         },
       };
     }),

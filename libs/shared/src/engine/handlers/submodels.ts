@@ -19,6 +19,7 @@ import { projectSubmodel } from "../projection.ts";
 import { parseReferenceFilter, referenceMatches } from "../reference-filter.ts";
 import { joinSubmodel, splitSubmodel } from "../submodel-json.ts";
 import { checkSubmodelScope } from "../submodel-scope.ts";
+import { submodelSemanticIdOf } from "../submodel-semantic-id.ts";
 import { identifiableTarget } from "../write-targets.ts";
 import type { Handled } from "./handled.ts";
 import { deleteSubmodelReference } from "./submodel-refs.ts";
@@ -237,11 +238,15 @@ export async function deleteSubmodel(ctx: EngineContext, cmd: Command<"DeleteSub
         commit: {
           preconditions: [unchanged(stored)],
           ops: [{ op: "delete-identifiable", kind: "submodel", id: submodelId }],
-          event: eventDraft(
-            { kind: "submodel.deleted", id: submodelId, origin: cmd.origin, correlationId: cmd.correlationId },
-            undefined,
-            ctx.clock.now(),
-          ),
+          event: {
+            ...eventDraft(
+              { kind: "submodel.deleted", id: submodelId, origin: cmd.origin, correlationId: cmd.correlationId },
+              undefined,
+              ctx.clock.now(),
+            ),
+            // What it was: a subscriber granted by semanticId can tell who may hear of its end.
+            submodelSemanticId: submodelSemanticIdOf(stored.json),
+          },
         },
       };
     }),
