@@ -1,5 +1,5 @@
 import { hostname } from "node:os";
-import { EventHub, startHttpEndpoint } from "@twinport/http-gateway";
+import { EventHub, rulesGrantBySemanticId, startHttpEndpoint } from "@twinport/http-gateway";
 import type { RedisRepository } from "@twinport/model-store";
 import {
   aasxLimitsOf,
@@ -347,6 +347,7 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
       settings: eventsConfigOf(config.events),
       ...(accessPolicy ? { policy: accessPolicy } : {}),
     });
+    if (rulesGrantBySemanticId(config.security?.rules)) await events.watch();
     for (const configured of httpEndpoints) {
       const { "@class": _class, ...settings } = configured;
       const endpoint = await startHttpEndpoint({

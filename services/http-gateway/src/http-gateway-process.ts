@@ -22,6 +22,7 @@ import {
   withStreamsFrom,
 } from "@twinport/shared";
 import { EventHub } from "./events/event-hub.ts";
+import { rulesGrantBySemanticId } from "./events/semantic-grants.ts";
 import { unsecuredGatewayCheck } from "./events/unsecured-gateway-check.ts";
 import { type RunningHttpEndpoint, startHttpEndpoint } from "./start-http-endpoint.ts";
 
@@ -90,6 +91,7 @@ export async function startHttpGateway(config: TwinportConfig, options: HttpGate
           checkUnfilteredStream: unsecuredGatewayCheck(remote, (line) => logger?.warn({ component: "events" }, line)),
         }),
   });
+  if (rulesGrantBySemanticId(config.security?.rules)) await events.watch();
   const started: RunningHttpEndpoint[] = [];
   // Graceful: the endpoints drain their in-flight requests first, which still need NATS to answer.
   const stop = async () => {

@@ -4,6 +4,7 @@ export { type Authenticator, createAuthenticator } from "./authentication/authen
 export { type Challenge, unauthenticatedResponse } from "./authentication/unauthenticated-response.ts";
 export { createHttpApp, type HttpAppDeps } from "./create-http-app.ts";
 export { EventHub, type EventHubDeps } from "./events/event-hub.ts";
+export { rulesGrantBySemanticId } from "./events/semantic-grants.ts";
 export {
   DEFAULT_HTTP_ENDPOINT_SETTINGS,
   DEFAULT_MAX_REQUEST_BODY_SIZE,

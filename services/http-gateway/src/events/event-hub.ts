@@ -65,8 +65,23 @@ export class EventHub {
     return this.closed;
   }
 
+  /**
+   * Takes the bus subscription now rather than at the first stream, when access rules grant by
+   * semanticId: the catalog knows since when a submodel's semanticId holds only from the events it
+   * saw, so a replay decides by semanticId only what happened while the hub watched (docs/adr/0029).
+   * A failure is not the process's: the first stream subscribes again.
+   */
+  async watch(): Promise<void> {
+    await this.subscribe().catch(() => undefined);
+  }
+
   /** Start hearing live events (before the stream reads the log, so nothing falls between). */
   async attach(listener: LiveListener): Promise<void> {
+    await this.subscribe();
+    this.listeners.add(listener);
+  }
+
+  private async subscribe(): Promise<void> {
     if (this.closed) throw new Error("the event hub is closed");
     this.subscription ??= this.deps.bus.subscribe({
       onEvent: (event) => {
@@ -83,7 +98,6 @@ export class EventHub {
       this.subscription = undefined;
       throw error;
     }
-    this.listeners.add(listener);
   }
 
   detach(listener: LiveListener): void {
