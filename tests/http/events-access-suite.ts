@@ -460,5 +460,37 @@ export function eventsAccessSuite(mode: Mode): void {
         reader.close();
       }
     });
+
+    // Distributed only: the embedded memory store's log does not outlive a restart.
+    if (mode === "distributed")
+      test("after a gateway restart, a replay that passes a submodel's creation has the events that follow it", async () => {
+        const api = system.api[0]!;
+        const id = "urn:events-access:sm:before-restart";
+        const path = `/submodels/${b64(id)}`;
+        const watching = follow(`${api}/events?id=${b64(id)}`, admin);
+        try {
+          await waitUntil(() => watching.opens === 1, "the admin stream to open");
+          await expect(201, call(api, "POST", "/submodels", submodel(id, "urn:sem:np1", "v0"), admin));
+          await expect(204, call(api, "PATCH", `${path}/submodel-elements/P/$value`, "v1", admin));
+          await expect(204, call(api, "PATCH", `${path}/submodel-elements/P/$value`, "v2", admin));
+          await watching.waitFor((events) => events.length === 3, "the three events");
+        } finally {
+          watching.close();
+        }
+        const before = Number(watching.events[0]!.id) - 1;
+        // The other gateway starts again: it saw none of it, and reads the submodel at v2's revision.
+        await system.gateways[1]!.stop();
+        await system.gateways[1]!.start();
+        const replay = follow(`${system.api[1]}/events?id=${b64(id)}&after=${before}`, np);
+        try {
+          const events = await settled(replay, (e) => e.data.value === "v2", "the last value, replayed");
+          assert.deepEqual(
+            events.map((e) => `${e.id} ${describeEvent(e)}`),
+            watching.events.map((e) => `${e.id} ${describeEvent(e)}`),
+          );
+        } finally {
+          replay.close();
+        }
+      });
   });
 }

@@ -11,6 +11,7 @@ import { type EventFilter, entityOf, matchesPlainFilters } from "./event-filter.
 import type { EventHub, EventLogPage, LiveListener } from "./event-hub.ts";
 import { controlMessage, eventMessage, HEARTBEAT, SHUTDOWN } from "./event-message.ts";
 import { atTime, type ExpiryTimer } from "./expiry-timer.ts";
+import { PassedSubmodels } from "./passed-submodels.ts";
 import { semanticIdOfEvent } from "./submodel-semantics.ts";
 
 export interface EventStreamOptions {
@@ -67,6 +68,8 @@ export class EventStream implements LiveListener {
   /** The last seq handled (sent or filtered out); undefined until the first live event (no `after`). */
   private position: number | undefined;
   private readonly queue: ChangeEvent[] = [];
+  /** What the submodel events this stream handled said of their semanticIds. */
+  private readonly passed = new PassedSubmodels();
   /** Every event up to it is committed (from a heartbeat): the stream catches up to it from the log. */
   private committedSeq = 0;
   private replay: boolean;
@@ -250,9 +253,12 @@ export class EventStream implements LiveListener {
       ),
     );
     this.position = bounds.latest;
+    // The events skipped may have changed a semanticId.
+    this.passed.forget();
   }
 
   private async send(event: ChangeEvent): Promise<void> {
+    this.passed.pass(event);
     const decision = await this.decide(event);
     if (this.ended) return;
     this.position = event.seq;
@@ -337,8 +343,12 @@ export class EventStream implements LiveListener {
     const byId = grants.submodelById(event.id);
     if (byId?.whole || !grants.bySemanticId) return byId;
     // A submodel event says itself which semanticId it happened under (a deletion: the one the
-    // deleted submodel had); an element event asks the catalog.
-    const semantics = semanticIdOfEvent(event) ?? (await this.options.hub.semantics.semanticsAt(event.id, event.seq));
+    // deleted submodel had); an element event goes by the submodel's last event this stream
+    // passed, else asks the catalog.
+    const semantics =
+      semanticIdOfEvent(event) ??
+      this.passed.semanticsOf(event.id) ??
+      (await this.options.hub.semantics.semanticsAt(event.id, event.seq));
     if (semantics === undefined) return byId;
     return grants.submodel({ id: event.id, semanticIds: referenceKeyValues(semantics.semanticId) });
   }
