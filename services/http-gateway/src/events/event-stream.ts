@@ -52,6 +52,8 @@ const OVERFLOW_GRACE_MS = 5_000;
 const PIECE_BYTES = 16_384;
 /** Attempts to read the log while the store does not answer, 500 ms apart, before giving up. */
 const LOG_ATTEMPTS = 10;
+/** Submodels one stream remembers having told of a left-out event (tellUndecided). */
+const MAX_TOLD = 10_000;
 const encoder = new TextEncoder();
 
 /**
@@ -70,6 +72,8 @@ export class EventStream implements LiveListener {
   private readonly queue: ChangeEvent[] = [];
   /** What the submodel events this stream handled said of their semanticIds. */
   private readonly passed = new PassedSubmodels();
+  /** Submodels this stream sent a `reset` for (tellUndecided). */
+  private readonly toldUndecided = new Set<string>();
   /** Every event up to it is committed (from a heartbeat): the stream catches up to it from the log. */
   private committedSeq = 0;
   private replay: boolean;
@@ -284,7 +288,10 @@ export class EventStream implements LiveListener {
         if (!read.conceptDescription(event.id)) return undefined;
       } else {
         const scope = await this.submodelScope(read, event);
-        if (scope === undefined) return undefined;
+        if (scope === undefined) {
+          await this.tellUndecided(read, event);
+          return undefined;
+        }
         // A partial reader gets a submodel event without the submodel (it holds elements they may not see).
         if (entity === "submodel") payload = scope.whole;
         else if (event.idShortPath === undefined ? !scope.whole : !scope.covers(event.idShortPath)) {
@@ -342,15 +349,54 @@ export class EventStream implements LiveListener {
   private async submodelScope(grants: RightGrants, event: ChangeEvent) {
     const byId = grants.submodelById(event.id);
     if (byId?.whole || !grants.bySemanticId) return byId;
-    // A submodel event says itself which semanticId it happened under (a deletion: the one the
-    // deleted submodel had); an element event goes by the submodel's last event this stream
-    // passed, else asks the catalog.
-    const semantics =
-      semanticIdOfEvent(event) ??
-      this.passed.semanticsOf(event.id) ??
-      (await this.options.hub.semantics.semanticsAt(event.id, event.seq));
+    const semantics = await this.semanticsThen(event);
     if (semantics === undefined) return byId;
     return grants.submodel({ id: event.id, semanticIds: referenceKeyValues(semantics.semanticId) });
+  }
+
+  /**
+   * The semanticId the event's submodel had when it happened, when known. A submodel event says it
+   * itself (a deletion: the one the deleted submodel had); an element event goes by the submodel's
+   * last event this stream passed, else asks the catalog.
+   */
+  private async semanticsThen(event: ChangeEvent) {
+    return (
+      semanticIdOfEvent(event) ??
+      this.passed.semanticsOf(event.id) ??
+      (await this.options.hub.semantics.semanticsAt(event.id, event.seq))
+    );
+  }
+
+  /**
+   * An event left out because no one knows whether a grant by semanticId covered it then (from
+   * before the gateway started, say), of a submodel the caller may read now: a silent gap would
+   * let the client go on with a state it missed a change of. It gets a `reset` at the event
+   * instead (once per submodel and stream), naming the submodel to read again. A caller who may not
+   * read the submodel now learns nothing.
+   */
+  private async tellUndecided(read: RightGrants, event: ChangeEvent): Promise<void> {
+    if (!read.bySemanticId || this.toldUndecided.has(event.id)) return;
+    if ((await this.semanticsThen(event)) !== undefined) return;
+    const now = await this.options.hub.semantics.semanticsOf(event.id);
+    if (now === undefined) return;
+    const scope = read.submodel({ id: event.id, semanticIds: referenceKeyValues(now.semanticId) });
+    const path = event.idShortPath;
+    if (scope === undefined || (path !== undefined && !scope.shows(path))) return;
+    this.toldUndecided.add(event.id);
+    if (this.toldUndecided.size > MAX_TOLD) this.toldUndecided.delete(this.toldUndecided.values().next().value!);
+    this.write(
+      controlMessage(
+        "reset",
+        {
+          ...(this.position !== undefined ? { after: this.position } : {}),
+          latest: event.seq,
+          submodelId: event.id,
+          reason:
+            "an event of this submodel was left out: whether you could read it when it happened is not known; read the submodel again",
+        },
+        event.seq,
+      ),
+    );
   }
 
   /**
