@@ -22,8 +22,8 @@ const factories: Record<typeof role, () => Promise<(context: RoleContext) => Pro
   },
   "model-store": async () => {
     const { startModelStore } = await import("@twinport/model-store");
-    return ({ config, models, validateOnLoad, log, metrics, logger }) =>
-      startModelStore(config, { models, validateOnLoad, log, metrics, logger });
+    return ({ config, models, validateOnLoad, log, metrics, logger, fail }) =>
+      startModelStore(config, { models, validateOnLoad, log, metrics, logger, fail });
   },
   "http-gateway": async () => {
     const { startHttpGateway } = await import("@twinport/http-gateway");

@@ -97,11 +97,20 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
     let redisRepository: RedisRepository | undefined;
     if (config.persistence["@class"] === PERSISTENCE_REDIS_CLASS) {
       // Loaded only when used: ioredis and node-opcua (about 2 s of start-up) stay out of a run without them.
-      const { createRedisRepository, keeperProblems, startOutboxKeeper } = await import("@twinport/model-store");
+      const { createRedisRepository, keeperProblems, startOutboxKeeper, storeLostMessage, watchStoreLost } =
+        await import("@twinport/model-store");
       // Loading the model and the outbox keeper need Redis: the start waits for it, as the
       // model-store's does (Redis may come up later or be loading its data).
       const redisShown = displayUrl(config.persistence.url);
       const redis = await createRedisRepository({
+        // Redis lost the store's data (store-incarnation.ts): this process's caches, its OPC UA
+        // mirror and its subscribers' positions all belong to the old data. Crash-only, as the
+        // model-store: the error line, exit 1, and the restart opens the store afresh.
+        onStoreLost: () =>
+          void redis.incarnationState().then(
+            (state) => state !== "held" && storeLost(state),
+            () => storeLost("lost"),
+          ),
         url: config.persistence.url,
         keyPrefix: config.persistence.keyPrefix,
         onCommitCall: (commits, seconds, failed) => metrics.observeCommitCall(commits, seconds, failed),
@@ -113,6 +122,10 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
       });
       redisRepository = redis;
       closer.add(() => redis.close());
+      const storeLost = (state: "lost" | "replaced") =>
+        context.fail(storeLostMessage(redisShown, state, redis.incarnation()));
+      const lostWatch = watchStoreLost(redis, storeLost);
+      closer.add(async () => lostWatch.stop());
       // As in the model-store (docs/adr/0018): the engine publishes each commit's event, the outbox
       // is the event log, and the keeper sends heartbeats and trims the log.
       const keeper = await startOutboxKeeper({

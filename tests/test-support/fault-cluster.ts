@@ -9,7 +9,7 @@
  * faults must then not turn into 401/403, and the gateways' own reads (OPC UA mirror snapshot and
  * gap fills, read cache) must keep working.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { encodeBase64Url } from "@twinport/shared";
@@ -64,6 +64,13 @@ export interface Cluster {
   kill(proc: TwinportProcess | RunningServer): Promise<void>;
   /** Kill -9 Redis and start it again on the same port and directory (AOF survives). */
   restartRedis(downMs?: number): Promise<void>;
+  /**
+   * Kill -9 Redis, delete its data (what a pod restarted without its volume starts with) and start
+   * it again on the same port: the store comes back empty while every Twinport process runs on.
+   */
+  wipeRedis(downMs?: number): Promise<void>;
+  /** Start model-store `index` again as its orchestrator would (after it exited or was killed), same directory and arguments. */
+  restartStore(index: number): Promise<void>;
   /** Stop NATS and start it again on the same port after `downMs`. */
   restartNats(downMs?: number): Promise<void>;
   stop(): Promise<void>;
@@ -80,6 +87,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   // Servers are restarted into the same directory; stop() of the first instance would delete it,
   // so the cluster keeps every instance and removes directories itself at the end.
   const servers: RunningServer[] = [];
+  const storeDirs: string[] = [];
   let [redis, nats] = await Promise.all([startRedis({ appendOnly: options.appendOnly }), startNats()]);
   servers.push(redis, nats);
   let provider: OpenIdProvider | undefined;
@@ -162,6 +170,26 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       servers.push(redis);
       cluster.redis = redis;
     },
+    async wipeRedis(downMs = 500) {
+      await cluster.kill(redis);
+      // Everything but its log: the AOF directory and any RDB file go, as with a lost volume.
+      for (const entry of readdirSync(redis.dir))
+        if (entry !== "redis.log") rmSync(join(redis.dir, entry), { recursive: true, force: true });
+      await sleep(downMs);
+      redis = await startRedis({ appendOnly: options.appendOnly, port: redis.port, dir: redis.dir });
+      servers.push(redis);
+      cluster.redis = redis;
+    },
+    async restartStore(index) {
+      const where = storeDirs[index]!;
+      await cluster.stores[index]!.stop("SIGKILL");
+      cluster.stores[index] = await startTwinport({
+        role: "model-store",
+        cwd: where,
+        args: [...configArgs(where), "-m", EXAMPLE_MODEL],
+        env: env(),
+      });
+    },
     async restartNats(downMs = 500) {
       await cluster.kill(nats);
       await sleep(downMs);
@@ -187,6 +215,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     cluster.stores = await Promise.all(
       Array.from({ length: options.stores ?? 1 }, (_, i) => {
         const where = dir(`store${i}`);
+        storeDirs[i] = where;
         return startTwinport({
           role: "model-store",
           cwd: where,

@@ -34,6 +34,8 @@ export {
   type RedisRepository,
   type RedisRepositoryOptions,
 } from "./redis/redis-repository.ts";
+export { type IncarnationState, isStoreLost } from "./redis/store-incarnation.ts";
+export { type StoreLostWatch, storeLostMessage, watchStoreLost } from "./redis/store-lost-watch.ts";
 export {
   type RegistrySyncOptions,
   type RunningRegistrySync,

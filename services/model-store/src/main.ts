@@ -6,6 +6,6 @@ await runRole({
   role: "model-store",
   argv: process.argv.slice(2),
   io: process,
-  start: ({ config, models, validateOnLoad, log, metrics, logger }) =>
-    startModelStore(config, { models, validateOnLoad, log, metrics, logger }),
+  start: ({ config, models, validateOnLoad, log, metrics, logger, fail }) =>
+    startModelStore(config, { models, validateOnLoad, log, metrics, logger, fail }),
 });

@@ -41,6 +41,8 @@ import { keeperProblems } from "./outbox/keeper-problems.ts";
 import { startOutboxKeeper } from "./outbox/outbox-keeper.ts";
 import { watchRedisAnswers } from "./redis/redis-answers.ts";
 import { createRedisRepository, type RedisRepository } from "./redis/redis-repository.ts";
+import { isStoreLost } from "./redis/store-incarnation.ts";
+import { announceStoreLost, storeLostMessage, watchStoreLost } from "./redis/store-lost-watch.ts";
 import { waitForRedis } from "./redis/wait-for-redis.ts";
 import { startRegistrySync } from "./registry-sync/registry-sync.ts";
 import { redisRegistrySyncLease } from "./registry-sync/sync-lease.ts";
@@ -79,6 +81,12 @@ export interface ModelStoreOptions {
   /** From runRole: commands per type and failures per code, NATS/Redis state, command logs. */
   metrics?: ProcessMetrics;
   logger?: Logger;
+  /**
+   * From runRole: end the process with this error line (crash-only, docs/adr/0018 amendment "Redis
+   * that comes back empty"). Without it (a model-store inside a test) the line is logged and /ready
+   * answers 503 for good.
+   */
+  fail?: (message: string) => void;
 }
 
 /**
@@ -130,7 +138,10 @@ export async function startModelStore(config: TwinportConfig, options: ModelStor
         `Redis at ${redisShown} does not answer (${problem}); the model-store waits for it and starts once it does`,
       );
     };
+    // Redis lost the store's data once this replica serves (store-incarnation.ts): set further down.
+    let storeLostNow: () => void = () => {};
     const repository = await createRedisRepository({
+      onStoreLost: () => storeLostNow(),
       url: persistence.url,
       keyPrefix: persistence.keyPrefix,
       waitForRedis: waitingForRedis,
@@ -257,6 +268,16 @@ export async function startModelStore(config: TwinportConfig, options: ModelStor
         try {
           return await seedModels(repository, owner, engine, models, validateOnLoad);
         } catch (error) {
+          // Nothing has been served yet, so a Redis that came back empty is a fresh start: a new
+          // incarnation, and the seed lock and markers (gone with the data) load everything again.
+          if (isStoreLost(error)) {
+            say(
+              "warn",
+              "Redis came back without the store's data while the model files were loading; loading them again",
+            );
+            await repository.readoptIncarnation();
+            continue;
+          }
           if (repository.redis.status === "ready" && !redisFailed(error)) throw error;
           say(
             "warn",
@@ -280,6 +301,30 @@ export async function startModelStore(config: TwinportConfig, options: ModelStor
         "twinport model-store: an earlier model-store died while loading the model files; the missing identifiables were loaded now",
       );
 
+    // From here on this replica serves: data lost in Redis ends it (crash-only, store-lost-watch.ts).
+    let storeLost = false;
+    let stopServing = async (): Promise<void> => {};
+    const onStoreLost = (state: "lost" | "replaced") => {
+      if (storeLost) return;
+      storeLost = true;
+      const message = storeLostMessage(redisShown, state, repository.incarnation());
+      // No more commands here (a gateway resyncing now must not wait on a process about to end, it
+      // gets "no model-store" at once and retries), then subscribers hear it at once, not when the
+      // restarted store beats: caches and positions go now.
+      void announceStoreLost(bus, repository.incarnation(), stopServing).finally(() => {
+        if (options.fail) return options.fail(message);
+        if (logger) logger.error({ redis: redisShown }, message);
+        else log(`twinport model-store: ${message}`);
+      });
+    };
+    storeLostNow = () =>
+      void repository.incarnationState().then(
+        (state) => state !== "held" && onStoreLost(state),
+        () => onStoreLost("lost"),
+      );
+    const lostWatch = watchStoreLost(repository, onStoreLost);
+    closing.push(async () => lostWatch.stop());
+
     const handler = metrics && logger ? meteredCommandHandler(engine, metrics, logger) : engine;
     // With security configured, a command that comes without a principal is anonymous (issue 13).
     // Each refusal is a 503 at some gateway: the log says why, a line per burst (command-refusals.ts).
@@ -294,6 +339,7 @@ export async function startModelStore(config: TwinportConfig, options: ModelStor
       await responder.close();
       refusals?.flush();
     });
+    stopServing = () => responder.close();
 
     // Every replica registers the operation providers; the lease holder of each connection reads and writes its values.
     const assets =
@@ -374,7 +420,12 @@ export async function startModelStore(config: TwinportConfig, options: ModelStor
       },
       stop,
       // Started means seeded; serving needs both backends (each answers 503 when it is gone).
-      readiness: [{ name: "redis", ready: redisReady }, ...(nats ? [nats.readiness] : [])] satisfies ReadinessCheck[],
+      readiness: [
+        { name: "redis", ready: redisReady },
+        // Stays false once Redis lost the store's data (when the process is not ended for it).
+        { name: "storeData", ready: () => !storeLost },
+        ...(nats ? [nats.readiness] : []),
+      ] satisfies ReadinessCheck[],
     };
   } catch (error) {
     await stop();

@@ -10,6 +10,7 @@ import type { EventBus, EventHandlers, EventSubscription } from "../engine/ports
 import { watchConnection } from "./connection-watch.ts";
 import { createEventOrder, type EventOrder } from "./event-order.ts";
 import { publishBatchFor } from "./publish-batch.ts";
+import { storeIncarnations } from "./store-incarnations.ts";
 import { decodeJson, encodeJson } from "./wire.ts";
 
 export interface NatsEventBusOptions {
@@ -30,7 +31,8 @@ export interface NatsEventBusOptions {
  * The distributed EventBus: NATS publish/subscribe (fan-out to every subscriber). Every model-store
  * replica publishes its own commits' events, so each subscription puts them back into seq order
  * and fills gaps from the store's event log (event-order.ts); duplicates are dropped. A subscriber
- * that was disconnected gets `onReconnect` and resyncs from the store.
+ * that was disconnected gets `onReconnect` and resyncs from the store; one whose store lost its data
+ * in Redis (a heartbeat names a new store incarnation) gets `onStoreReplaced`.
  */
 export function createNatsEventBus(options: NatsEventBusOptions): EventBus {
   const { connection } = options;
@@ -96,6 +98,7 @@ export function createNatsEventBus(options: NatsEventBusOptions): EventBus {
     async subscribe(handlers): Promise<EventSubscription> {
       assertOpen();
       let live = true;
+      const incarnations = storeIncarnations();
       const order = createEventOrder({
         deliver: (event) => handlers.onEvent(event),
         deliverHeartbeat: (heartbeat) => handlers.onHeartbeat?.(heartbeat),
@@ -109,8 +112,15 @@ export function createNatsEventBus(options: NatsEventBusOptions): EventBus {
           try {
             if (error) throw error;
             const body = decodeJson(msg.data);
-            if (msg.subject === HEARTBEAT_SUBJECT) order.heartbeat(body as Heartbeat);
-            else {
+            if (msg.subject === HEARTBEAT_SUBJECT) {
+              const heartbeat = body as Heartbeat;
+              if (incarnations.replaced(heartbeat.incarnation)) {
+                order.reset();
+                if (handlers.onStoreReplaced) handlers.onStoreReplaced();
+                else handlers.onReconnect?.();
+              }
+              order.heartbeat(heartbeat);
+            } else {
               const event = body as ChangeEvent;
               order.event(event);
               if (order.isHeld(event.seq)) handlers.onEventHeld?.(event);

@@ -265,6 +265,15 @@ export async function createCachingStoreClient(
       clear("reconnected; events may have been missed");
       enabled = !closed && options.maxAgeMs > 0;
     },
+    // Redis lost the store's data: what is held, and the position, belong to data that is gone. The
+    // new sequence starts low again, so the position goes too (kept, it would answer every write at
+    // once, as if its event had arrived: read-your-writes across gateways would break).
+    onStoreReplaced() {
+      clear("the store's data in Redis was replaced (a new store incarnation)");
+      lastSeq = undefined;
+      behindUntilSeq = undefined;
+      wakeWaiters(true);
+    },
   });
   enabled = options.maxAgeMs > 0;
 

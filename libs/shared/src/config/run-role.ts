@@ -33,6 +33,12 @@ export interface RoleContext {
   logger: Logger;
   /** This process's Prometheus metrics, served on the management port. */
   metrics: ProcessMetrics;
+  /**
+   * A fault the running role cannot recover from in place (e.g. Redis lost the store's data): the
+   * message is logged as an error and the process exits with code 1 at once, for its orchestrator
+   * to restart it (crash-only: a fresh start is the one recovery path that is tested every day).
+   */
+  fail(message: string): never;
 }
 
 export interface RunningRole {
@@ -238,6 +244,10 @@ export async function runRole(options: RunRoleOptions): Promise<void> {
       log: (line) => roleLogger.info(line),
       logger: roleLogger,
       metrics,
+      fail: (message) => {
+        roleLogger.error(message);
+        return exit(1);
+      },
     };
     running = await options.start(context);
     management?.serving(running.readiness ?? []);

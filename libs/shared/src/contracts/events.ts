@@ -52,4 +52,11 @@ export const MAX_EVENT_PAYLOAD_BYTES = 256 * 1024;
 export interface Heartbeat {
   seq: number;
   time: string;
+  /**
+   * The store incarnation the seq counts in (docs/adr/0018, amendment "Redis that comes back
+   * empty"): a new one means Redis lost the store's data and its sequence began again, so a
+   * subscriber's position and whatever it holds belong to data that is gone. Absent from an older
+   * model-store (and in memory, where the store cannot lose its data without the process).
+   */
+  incarnation?: string;
 }

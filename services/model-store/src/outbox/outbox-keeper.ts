@@ -80,18 +80,24 @@ export async function startOutboxKeeper(options: OutboxKeeperOptions): Promise<O
       onError(error); // keep what we had: it runs out by itself if Redis stays away
     }
   };
-  const beat = async () => {
-    if (!isLeader()) return;
+  const beat = async (anyway = false) => {
+    if (!isLeader() && !anyway) return;
     try {
       // On a cluster: rounds left pending are applied first, and the heartbeat names only seqs whose
       // elements are written (everything below the first one still pending).
       // (a node still away fails its recovery, not the heartbeat: it is tried again next beat)
       if (layout.cluster) await redisCall(recoverPending(redis, layout, recoverAfterMs)).catch(onError);
-      const seq = layout.cluster
-        ? await redisCall(deliverableSeq(redis, layout))
-        : Number((await redisCall(redis.get(layout.sequence))) ?? 0);
+      const [seq, held] = layout.cluster
+        ? [await redisCall(deliverableSeq(redis, layout)), await redisCall(redis.get(layout.incarnation))]
+        : await redisCall(redis.mget(layout.sequence, layout.incarnation)).then(
+            ([seq, held]) => [Number(seq ?? 0), held] as const,
+          );
+      // A seq of data this process did not open (Redis lost it) is not ours to announce: the process
+      // is on its way out (store-lost-watch.ts), and the replica that opened the new data beats.
+      const incarnation = repository.incarnation();
+      if (held !== incarnation || (!isLeader() && !anyway)) return;
+      await bus.publishHeartbeat({ seq, time: new Date().toISOString(), incarnation });
       if (!isLeader()) return;
-      await bus.publishHeartbeat({ seq, time: new Date().toISOString() });
       await trim(seq);
     } catch (error) {
       onError(error);
@@ -132,7 +138,9 @@ export async function startOutboxKeeper(options: OutboxKeeperOptions): Promise<O
     next();
   };
   await keepLease();
-  await beat();
+  // Every replica beats once at its start, keeper or not: subscribers learn of a new store
+  // incarnation (Redis lost its data) before this replica commits or answers anything.
+  await beat(true);
   every(renewEveryMs, keepLease, (t) => (leaseTimer = t));
   every(heartbeatMs, beat, (t) => (beatTimer = t));
 

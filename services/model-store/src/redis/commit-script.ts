@@ -13,6 +13,7 @@ import { LUA_PATHS } from "./lua-paths.ts";
 import { luaScript } from "./lua-script.ts";
 import { LUA_TERM_INDEX } from "./lua-term-index.ts";
 import { IDENTIFIABLE_KINDS, type RedisLayout } from "./redis-layout.ts";
+import { STORE_LOST_REPLY } from "./store-incarnation.ts";
 
 /**
  * The commit: ONE Lua script over declared KEYS, so checking and writing are one atomic step. One
@@ -21,10 +22,11 @@ import { IDENTIFIABLE_KINDS, type RedisLayout } from "./redis-layout.ts";
  *
  * KEYS: 1 seq, 2 kinds, 3 ordinal, 4 outbox, 5..10 rec/order of shell, submodel,
  *       concept-description, 11..16 their filter index terms/index (docs/adr/0035: kept in the
- *       same step as the record, from terms the encoder computed), then, in the order the batch
+ *       same step as the record, from terms the encoder computed), 17 the store's incarnation
+ *       (store-incarnation.ts), then, in the order the batch
  *       names them, 3 keys (el, order, ctr) per submodel and the key of each idempotency record a
  *       commit claims (ADR 0017). ARGV names either by its absolute KEYS index.
- * ARGV: 1 the number of commits, then per commit: the event draft as JSON text (stored as-is: Lua
+ * ARGV: 1 the incarnation the caller opened, 2 the number of commits, then per commit: the event draft as JSON text (stored as-is: Lua
  *       never decodes JSON, cjson would turn [] into {} and round numbers), the number of ARGV
  *       values its ops take, the number of preconditions, 4 values per precondition, then the ops,
  *       each a code followed by a fixed number of values. The script walks ARGV with a loop and never
@@ -52,10 +54,17 @@ local function readElement(b, path)
   return redis.call('HGET', KEYS[b], path)
 end
 
+-- Once per call, not per write (a call carries many): a Redis that lost the store's data lost its
+-- incarnation too; writing into it would reuse revisions and seqs the caller's caches and every
+-- subscriber still hold for the old data (store-incarnation.ts). Refused before any write.
+if redis.call('GET', KEYS[17]) ~= ARGV[1] then
+  return redis.error_reply('${STORE_LOST_REPLY} Redis does not hold the store incarnation this model-store opened: its data was lost or replaced')
+end
+
 local results = {}
 local seqs = {}
-local a = 2
-for c = 1, tonumber(ARGV[1]) do
+local a = 3
+for c = 1, tonumber(ARGV[2]) do
   lastB, lastPath, lastRecord = nil, nil, nil
   local event = ARGV[a]
   local opsEnd = a + 3 + tonumber(ARGV[a + 2]) * 4 + tonumber(ARGV[a + 1])
@@ -228,7 +237,7 @@ export interface EncodedCommit {
 }
 
 /** One script call for `commits` (see SOURCE for the layout). */
-export function encodeCommits(layout: RedisLayout, commits: readonly Commit[]): EncodedCommit {
+export function encodeCommits(layout: RedisLayout, commits: readonly Commit[], incarnation: string): EncodedCommit {
   const keys = [layout.sequence, layout.kinds, layout.ordinal, layout.outbox];
   for (const kind of IDENTIFIABLE_KINDS) {
     const k = layout.identifiable(kind);
@@ -238,6 +247,7 @@ export function encodeCommits(layout: RedisLayout, commits: readonly Commit[]): 
     const t = layout.termIndex(kind);
     keys.push(t.terms, t.index);
   }
+  keys.push(layout.incarnation);
   // Every KEYS index sent is absolute (1-based, as Lua counts): submodels' key triples and
   // idempotency records are appended in the order the commits name them, interleaved, so a position
   // computed from a count of submodels alone would point into another key (it did: a keyed write in
@@ -263,7 +273,7 @@ export function encodeCommits(layout: RedisLayout, commits: readonly Commit[]): 
     }
     return index;
   };
-  const args: (string | number)[] = [commits.length];
+  const args: (string | number)[] = [incarnation, commits.length];
   commits.forEach((commit, at) => {
     const revision = (value: number | null) => {
       if (value === null) return "";
@@ -346,10 +356,11 @@ export async function runCommits(
   redis: import("ioredis").Redis,
   layout: RedisLayout,
   commits: readonly Commit[],
+  incarnation: string,
 ): Promise<CommitResult[]> {
   let encoded: EncodedCommit;
   try {
-    encoded = encodeCommits(layout, commits);
+    encoded = encodeCommits(layout, commits, incarnation);
   } catch (error) {
     throw new CommitEncodingError((error as Error).message, { cause: error });
   }

@@ -2,9 +2,10 @@ import { RepositoryUnavailableError } from "@twinport/shared";
 
 /**
  * Redis replies that mean "the server cannot serve right now" rather than "your request is wrong":
- * these surface as unavailable (HTTP 503) like a lost connection does.
+ * these surface as unavailable (HTTP 503) like a lost connection does. STORELOST is the commit
+ * script's own (store-incarnation.ts): Redis lost the store's data, nothing was written.
  */
-const UNAVAILABLE_REPLIES = /^(LOADING|BUSY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|READONLY|NOREPLICAS|OOM)\b/;
+const UNAVAILABLE_REPLIES = /^(LOADING|BUSY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|READONLY|NOREPLICAS|OOM|STORELOST)\b/;
 
 /**
  * Turn a failure of a Redis call into what the Repository port promises: a connection problem,

@@ -32,6 +32,9 @@ import type { IdentifiableKind } from "@twinport/shared";
  *                                        (the event draft as JSON text, built in JS)
  *   {tp}:relay:lease             string  owner of the outbox keeper (SET NX PX; the name is the
  *                                        old relay's, ADR 0018); `relay:position` is no longer written
+ *   {tp}:incarnation             string  a random id set (NX) when a model-store opens a Redis without
+ *                                        one; every commit script call checks it is still the one its
+ *                                        process opened (store-incarnation.ts, ADR 0018 amendment)
  *
  * On a Redis Cluster (docs/adr/0040) a submodel's element keys carry a hash tag of their own instead,
  * so the submodels spread over the nodes while everything else stays in the catalog slot `{tp}`:
@@ -62,6 +65,8 @@ export interface RedisLayout {
   kinds: string;
   ordinal: string;
   outbox: string;
+  /** The incarnation of this store's data in Redis (store-incarnation.ts). */
+  incarnation: string;
   identifiable(kind: IdentifiableKind): { rec: string; order: string };
   submodel(id: string): SubmodelKeys;
   /** Any other key in the same hash tag (leases). */
@@ -99,6 +104,7 @@ export function redisLayout(prefix = "tp", options: { cluster?: boolean } = {}):
     kinds: key("kinds"),
     ordinal: key("ordinal"),
     outbox: key("outbox"),
+    incarnation: key("incarnation"),
     identifiable: (kind) => ({ rec: key(`${kind}:rec`), order: key(`${kind}:order`) }),
     submodel(id) {
       const encoded = Buffer.from(id, "utf8").toString("base64url");

@@ -66,6 +66,7 @@ describe("Redis repository", () => {
       await repo.clear();
       // The filter index version stays (an empty index is complete for an empty store, ADR 0035).
       assert.deepEqual((await admin.keys("{layout}:*")).sort(), [
+        "{layout}:incarnation",
         "{layout}:index-version",
         "{layout}:outbox",
         "{layout}:seq",
@@ -530,11 +531,12 @@ describe("Redis repository", () => {
 describe("Redis repository during an outage", () => {
   it("throws RepositoryUnavailableError at once while Redis is down and recovers when it is back", async () => {
     const port = await freePort();
-    let server = await startRedis({ port });
+    // An outage, not lost data (see "a Redis that comes back empty"): Redis comes back with its AOF.
+    let server = await startRedis({ port, appendOnly: true });
     const repo = await createRedisRepository({ url: server.url, keyPrefix: "outage" });
     try {
       await commitOk(repo, [insert("sm", "", "a")]);
-      await server.stop();
+      await killRedis(server);
       for (const call of [
         () => repo.getElements("sm", ["a"]),
         () => repo.commit({ preconditions: [], ops: [], event: draft }),
@@ -547,7 +549,7 @@ describe("Redis repository during an outage", () => {
         );
         assert.ok(Date.now() - started < 1000, "failed fast");
       }
-      server = await startRedis({ port });
+      server = await startRedis({ port, appendOnly: true, dir: server.dir });
       const until = Date.now() + 5000;
       for (;;) {
         try {
@@ -560,6 +562,43 @@ describe("Redis repository during an outage", () => {
         }
       }
       assert.equal((await repo.getElements("sm", ["b"]))[0]?.path, "b");
+    } finally {
+      await repo.close();
+      await server.stop();
+    }
+  });
+
+  it("a Redis that comes back empty: every commit is refused as unavailable, writes nothing, and is reported", async () => {
+    const port = await freePort();
+    let server = await startRedis({ port });
+    let reported = 0;
+    const repo = await createRedisRepository({
+      url: server.url,
+      keyPrefix: "wiped",
+      onStoreLost: () => reported++,
+    });
+    try {
+      await commitOk(repo, [insert("sm", "", "a")]);
+      assert.equal(await repo.incarnationState(), "held");
+      // Without persistence a restarted Redis is an empty one (as after a lost volume or FLUSHALL).
+      await killRedis(server);
+      server = await startRedis({ port });
+      const until = Date.now() + 5000;
+      let refused: unknown;
+      while (refused === undefined) {
+        refused = await repo.commit({ preconditions: [], ops: [insert("sm", "", "b")], event: draft }).then(
+          (result) => assert.fail(`a commit into the empty Redis went through: ${JSON.stringify(result)}`),
+          (error: unknown) => (/STORELOST/.test(String(error)) ? error : Date.now() > until ? error : undefined),
+        );
+        if (refused === undefined) await new Promise((r) => setTimeout(r, 50));
+      }
+      assert.ok(refused instanceof RepositoryUnavailableError, String(refused));
+      assert.match((refused as Error).message, /STORELOST/);
+      assert.equal(reported, 1);
+      assert.equal(await repo.incarnationState(), "lost");
+      // Nothing written: not the sequence (its revisions would repeat the lost ones), not the element.
+      assert.deepEqual(await repo.getElements("sm", ["b"]), [undefined]);
+      assert.equal(await repo.currentSeq(), 0);
     } finally {
       await repo.close();
       await server.stop();
@@ -626,3 +665,16 @@ describe("Redis repository during an outage", () => {
     }
   });
 });
+
+/** Kill -9, and wait until it is gone; its directory (and AOF) stays for a restart. */
+async function killRedis(server: RunningServer): Promise<void> {
+  process.kill(server.pid, "SIGKILL");
+  for (;;) {
+    try {
+      process.kill(server.pid, 0);
+    } catch {
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}

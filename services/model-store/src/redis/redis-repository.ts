@@ -19,6 +19,7 @@ import { outboxBounds, readOutboxEvents } from "./outbox-events.ts";
 import { closeRedis, createClusterClient, createRedisClient, firstConnection } from "./redis-client.ts";
 import { redisCall } from "./redis-errors.ts";
 import { IDENTIFIABLE_KINDS, type RedisLayout, redisLayout, unpackIdentifiable } from "./redis-layout.ts";
+import { adoptIncarnation, type IncarnationState, incarnationState, isStoreLost } from "./store-incarnation.ts";
 import { ensureTermIndex } from "./term-index-build.ts";
 import { listByTerms } from "./term-reads.ts";
 import { waitForRedis } from "./wait-for-redis.ts";
@@ -52,6 +53,12 @@ export interface RedisRepositoryOptions {
    * opened while Redis is down answers "unavailable" until it is back.
    */
   waitForRedis?: (problem: string) => void;
+  /**
+   * Told when the commit script refused a call because Redis no longer holds the store incarnation
+   * this repository opened (store-incarnation.ts): Redis lost the store's data. The refused commits
+   * fail as unavailable (503) and wrote nothing; what to do about it is the process's (it restarts).
+   */
+  onStoreLost?: () => void;
 }
 
 export type TermIndexBuildReport =
@@ -69,6 +76,15 @@ export interface RedisRepository extends Repository {
   key(name: string): string;
   /** Settles once the filter index is complete (built at open when the store had none, ADR 0035). */
   termIndexReady(): Promise<void>;
+  /** The store incarnation this repository writes to (store-incarnation.ts); undefined until Redis first answered. */
+  incarnation(): string | undefined;
+  /** Whether Redis still holds it (throws RepositoryUnavailableError when Redis does not answer). */
+  incarnationState(): Promise<IncarnationState>;
+  /**
+   * Adopt what Redis holds now, or a new incarnation: only for a process that has served nothing
+   * yet (a Redis wiped while the model files load), never to write on after data was lost.
+   */
+  readoptIncarnation(): Promise<void>;
 }
 
 /** How long to wait before building the filter index again after Redis failed meanwhile. */
@@ -96,6 +112,11 @@ export async function createRedisRepository(options: RedisRepositoryOptions): Pr
   });
   if (options.waitForRedis) await waitForRedis(redis, options.waitForRedis);
   else await firstConnection(redis, commandTimeoutMs);
+  // Where the store's data begins for this process: an empty Redis gets a new incarnation. A store
+  // opened while Redis is down (without waitForRedis) adopts it before its first commit instead.
+  let incarnation: string | undefined;
+  const ensureIncarnation = async () => (incarnation ??= await adoptIncarnation(redis, layout.incarnation));
+  if (redis.status === "ready") await ensureIncarnation().catch(() => undefined);
 
   // A large commit (a model load, a PUT of a big list or of one huge identifiable: over
   // LARGE_COMMIT_OPS ops or LARGE_COMMIT_BYTES of text, always sent alone) may hold Redis for
@@ -115,7 +136,11 @@ export async function createRedisRepository(options: RedisRepositoryOptions): Pr
   const call = async (batch: Commit[]) => {
     const large = isLargeCommit(batch);
     const client = large ? await bulkClient() : redis;
-    if (!cluster) return runCommits(client, layout, batch);
+    if (!cluster)
+      return await runCommits(client, layout, batch, await ensureIncarnation()).catch((error: unknown) => {
+        if (isStoreLost(error)) options.onStoreLost?.();
+        throw error;
+      });
     // A round's locks outlive the slowest call it may make; others wait for them up to a command timeout.
     const lockMs = 3 * (large ? Math.max(commandTimeoutMs, BULK_COMMAND_TIMEOUT_MS) : commandTimeoutMs);
     return runClusterCommits(client, layout, batch, { lockMs, waitMs: lockMs + commandTimeoutMs });
@@ -244,6 +269,16 @@ export async function createRedisRepository(options: RedisRepositoryOptions): Pr
 
     termIndexReady: () => termIndexReady,
 
+    incarnation: () => incarnation,
+    async incarnationState() {
+      // Nothing written yet, so nothing can have been lost: adopt what is there now.
+      if (incarnation === undefined) await ensureIncarnation();
+      return await incarnationState(redis, layout.incarnation, incarnation!);
+    },
+    async readoptIncarnation() {
+      incarnation = await adoptIncarnation(redis, layout.incarnation);
+    },
+
     async countIdentifiables(kind) {
       return await redisCall(redis.zcard(kindKeys(kind).order));
     },
@@ -307,7 +342,14 @@ export async function createRedisRepository(options: RedisRepositoryOptions): Pr
       // Everything but the sequence (revisions are never reused) and the outbox (the event log) with its keeper
       // state (events already committed must still be delivered).
       // The index version stays: an empty index is complete for an empty store.
-      const keep = new Set([layout.sequence, layout.outbox, layout.key("relay:lease"), layout.termIndexVersion]);
+      // The incarnation stays too: /reset empties the store, its data is not lost (store-incarnation.ts).
+      const keep = new Set([
+        layout.sequence,
+        layout.outbox,
+        layout.key("relay:lease"),
+        layout.termIndexVersion,
+        layout.incarnation,
+      ]);
       if (cluster) return await redisCall(clearClusterStore(redis, layout, keep));
       let cursor = "0";
       do {

@@ -68,6 +68,8 @@ export async function startAddressSpaceSync(options: AddressSpaceSyncOptions): P
   /** While a snapshot is read, every event waits here. */
   let buffer: ChangeEvent[] | undefined = [];
   let resyncReason: string | undefined = "start";
+  /** Set when the store's data was replaced (a new incarnation): the next snapshot sets the position. */
+  let positionLost = false;
   let working: Promise<void> | undefined;
   let stopped = false;
   let gapTimer: NodeJS.Timeout | undefined;
@@ -150,6 +152,9 @@ export async function startAddressSpaceSync(options: AddressSpaceSyncOptions): P
         });
         const report = await applySnapshot(target, progress);
         acceptedSeq = report.seq;
+        // A new store incarnation counts from 1 again: the old position would swallow its events.
+        if (positionLost) appliedSeq = Math.min(appliedSeq, report.seq);
+        positionLost = false;
         advance(report.seq);
         // Elements get their nodes on first use (ADR 0036): only those in use were read in full.
         progress.finish(
@@ -213,6 +218,17 @@ export async function startAddressSpaceSync(options: AddressSpaceSyncOptions): P
     onEvent,
     onHeartbeat,
     onReconnect: () => requestResync("the message bus reconnected"),
+    onStoreReplaced: () => {
+      log(
+        "opcua-gateway: the store's data in Redis was replaced (a new store incarnation: Redis lost its data); rebuilding the mirror from the store",
+      );
+      positionLost = true;
+      acceptedSeq = 0;
+      held.clear();
+      queue.length = 0;
+      resyncReason = "the store's data was replaced";
+      kick();
+    },
   });
   kick();
   await working;

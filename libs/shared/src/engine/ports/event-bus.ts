@@ -18,6 +18,14 @@ export interface EventHandlers {
   onDisconnect?(): void;
   /** The transport reconnected: events may have been missed, so the subscriber should resync. */
   onReconnect?(): void;
+  /**
+   * A heartbeat named a store incarnation this subscription had not seen (docs/adr/0018, amendment
+   * "Redis that comes back empty"): Redis lost the store's data and the sequence began again, so
+   * every position and everything held from before belongs to data that is gone. The bus has
+   * forgotten its own position; the subscriber forgets its own and resyncs. Without this handler
+   * the subscriber gets onReconnect.
+   */
+  onStoreReplaced?(): void;
 }
 
 /**
