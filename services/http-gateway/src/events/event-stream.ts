@@ -381,7 +381,8 @@ export class EventStream implements LiveListener {
     if (now === undefined) return;
     const scope = read.submodel({ id: event.id, semanticIds: referenceKeyValues(now.semanticId) });
     const path = event.idShortPath;
-    if (scope === undefined || (path !== undefined && !scope.shows(path))) return;
+    // The path alone (the event may carry no element): covered, or on the way to what is.
+    if (scope === undefined || (path !== undefined && !scope.covers(path) && !scope.leadsBelow(path))) return;
     this.toldUndecided.add(event.id);
     if (this.toldUndecided.size > MAX_TOLD) this.toldUndecided.delete(this.toldUndecided.values().next().value!);
     this.write(
