@@ -1,6 +1,6 @@
 /**
  * A submodel's semanticId as its events carry it (ChangeEvent.submodelSemanticId): the Reference,
- * or null when it has none, so "has none" differs from "not said". `submodel` is its AAS JSON, as
+ * or null when it has none, so "has none" and "not said" stay apart. `submodel` is its AAS JSON, as
  * an object or as the text the store keeps.
  */
 export function submodelSemanticIdOf(submodel: unknown): unknown {
