@@ -87,7 +87,7 @@ after(async () => {
 
 test("every process answers /health and /ready on its management port, with the checks of its role", async () => {
   const expected: [TwinportProcess, Record<string, boolean>][] = [
-    [store, { redis: true, nats: true }],
+    [store, { redis: true, storeData: true, nats: true }],
     [gateway, { nats: true }],
     [opcua, { nats: true }],
   ];
