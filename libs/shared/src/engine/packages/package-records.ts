@@ -41,12 +41,9 @@ function infoKey(packageId: string): string {
 }
 
 export async function readPackageRecord(files: FileStore, packageId: string): Promise<PackageRecord> {
-  // A package id too long to be a FileStore key names no package: the FileStore's refusal of the
-  // key was a 500 (a client's 6,000-character id in GET or DELETE /packages/{id}).
-  const known = typeof packageId === "string" && packageId !== "" && infoKey(packageId).length <= MAX_FILE_PATH_LENGTH;
-  const stored = known ? await files.get(infoKey(packageId)) : undefined;
-  if (!stored) throw new CommandError("not-found", `AASX package '${echoed(packageId)}' not found`);
-  return JSON.parse(Buffer.from(stored.bytes).toString("utf8")) as PackageRecord;
+  const record = await findPackageRecord(files, packageId);
+  if (!record) throw new CommandError("not-found", `AASX package '${echoed(packageId)}' not found`);
+  return record;
 }
 
 export async function writePackageRecord(files: FileStore, record: PackageRecord, bytes: Uint8Array): Promise<void> {
@@ -74,6 +71,9 @@ export async function listPackageRecords(files: FileStore): Promise<PackageRecor
 
 /** The record, or undefined when the package has none (yet, or any more). */
 export async function findPackageRecord(files: FileStore, packageId: string): Promise<PackageRecord | undefined> {
-  const stored = await files.get(infoKey(packageId));
+  // A package id too long to be a FileStore key names no package: the FileStore's refusal of the
+  // key was a 500 (a client's 6,000-character id in GET or DELETE /packages/{id}).
+  const known = typeof packageId === "string" && packageId !== "" && infoKey(packageId).length <= MAX_FILE_PATH_LENGTH;
+  const stored = known ? await files.get(infoKey(packageId)) : undefined;
   return stored === undefined ? undefined : (JSON.parse(Buffer.from(stored.bytes).toString("utf8")) as PackageRecord);
 }

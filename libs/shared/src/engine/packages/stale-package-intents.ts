@@ -106,10 +106,13 @@ export class StalePackageIntents {
     if (ctx === undefined) return;
     const pending = await pendingPackageIds(ctx.fileStore);
     for (const packageId of this.seen.keys()) if (!pending.includes(packageId)) this.seen.delete(packageId);
+    // A failed write of this process whose intent is gone (rolled back by another replica) is done.
+    const stillPending = new Set<string>();
     for (const packageId of pending) {
-      if (this.running.has(packageId)) continue;
       const intent = await readPackageIntent(ctx.fileStore, packageId);
       if (intent === undefined) continue;
+      stillPending.add(intent.writeId);
+      if (this.running.has(packageId)) continue;
       const own = this.failedHere.get(intent.writeId);
       if (own !== undefined) {
         try {
@@ -138,5 +141,6 @@ export class StalePackageIntents {
         // The store is still away: the intent stays, and the next sweep tries again.
       }
     }
+    for (const writeId of this.failedHere.keys()) if (!stillPending.has(writeId)) this.failedHere.delete(writeId);
   }
 }
