@@ -16,6 +16,7 @@ import { decodeBase64, encodeBase64, safeFileName } from "../files/file-paths.ts
 import { checkIdsFree, type ImportRequest, prepareImport, writePrepared } from "../import/import-documents.ts";
 import { claimForPackage, heldContent } from "../packages/package-claims.ts";
 import {
+  createPackageIntent,
   deletePackageIntent,
   type PackageIntent,
   readPackageIntent,
@@ -23,6 +24,7 @@ import {
 } from "../packages/package-intents.ts";
 import {
   deletePackageRecord,
+  findPackageRecord,
   listPackageRecords,
   PACKAGE_CONTENT_TYPE,
   type PackageRecord,
@@ -131,8 +133,32 @@ export async function putPackage(ctx: EngineContext, cmd: Command<"PutAASXByPack
 export async function deletePackage(ctx: EngineContext, cmd: Command<"DeleteAASXByPackageId">): Promise<Handled<null>> {
   const record = await readPackageRecord(ctx.fileStore, cmd.params.packageId);
   await refuseWhilePending(ctx, record.packageId);
-  await removeContent(ctx, record, cmd);
-  await deletePackageRecord(ctx.fileStore, record.packageId);
+  // A delete holds the package as a PUT does (holdPackage), so the two never interleave. Its intent
+  // replaces the package with nothing: one left by a delete that died halfway is "rolled back" by
+  // a sweep, which removes the rest of the content and the record, finishing the delete.
+  const intent: PackageIntent = {
+    packageId: record.packageId,
+    writeId: randomUUID(),
+    replaces: true,
+    identifiables: [],
+    fileKeys: [],
+    fromSeq: await ctx.repository.currentSeq(),
+    ...(cmd.origin !== undefined ? { origin: cmd.origin } : {}),
+    ...(cmd.correlationId !== undefined ? { correlationId: cmd.correlationId } : {}),
+  };
+  await holdPackage(ctx, intent, record);
+  const beating = ctx.packageIntents.begin(record.packageId, intent.writeId, ctx);
+  try {
+    await removeContent(ctx, record, cmd);
+    await deletePackageRecord(ctx.fileStore, record.packageId);
+  } catch (error) {
+    // As before intents: the record names what is left, and the client's repeated DELETE removes it.
+    await deletePackageIntent(ctx.fileStore, record.packageId).catch(() => undefined);
+    throw error;
+  } finally {
+    beating.end();
+  }
+  await deletePackageIntent(ctx.fileStore, record.packageId).catch(() => undefined);
   return { value: null };
 }
 
@@ -146,9 +172,38 @@ async function refuseWhilePending(ctx: EngineContext, packageId: string): Promis
   if ((await readPackageIntent(ctx.fileStore, packageId)) === undefined) return;
   await ctx.packageIntents.sweep();
   if ((await readPackageIntent(ctx.fileStore, packageId)) === undefined) return;
-  throw new CommandError(
+  throw pendingConflict(ctx, packageId);
+}
+
+function pendingConflict(ctx: EngineContext, packageId: string): CommandError {
+  return new CommandError(
     "conflict",
     `AASX package '${echoed(packageId)}' is being replaced, or a replacement was interrupted and is being rolled back (within ${minutes(ctx.packageIntents.rollbackWithinMs)} min); repeat the request then`,
+  );
+}
+
+/**
+ * Before a write changes anything: its intent is created, which only one write of a package can
+ * do. refuseWhilePending alone let two PUTs that both looked before either wrote run together, each
+ * removing and writing content, and the one that finished second was answered that it "stood still
+ * and was taken for dead" (a black-box finding). A PUT or DELETE then checks that the record it
+ * read is still the package's: one that read it before another write completed would remove the
+ * old content (gone already) and leave the other's content held by no package.
+ */
+async function holdPackage(ctx: EngineContext, intent: PackageIntent, read: PackageRecord | undefined): Promise<void> {
+  if (!(await createPackageIntent(ctx.fileStore, intent))) throw pendingConflict(ctx, intent.packageId);
+  if (read === undefined) return;
+  const now = await findPackageRecord(ctx.fileStore, intent.packageId).catch(async (error: unknown) => {
+    await deletePackageIntent(ctx.fileStore, intent.packageId).catch(() => undefined);
+    throw error;
+  });
+  if (JSON.stringify(now) === JSON.stringify(read)) return;
+  await deletePackageIntent(ctx.fileStore, intent.packageId).catch(() => undefined);
+  throw new CommandError(
+    now === undefined ? "not-found" : "conflict",
+    now === undefined
+      ? `AASX package '${echoed(intent.packageId)}' not found`
+      : `AASX package '${echoed(intent.packageId)}' was replaced by another request meanwhile; repeat the request to replace it again`,
   );
 }
 
@@ -204,9 +259,9 @@ async function addPackage(
     ...(cmd.origin !== undefined ? { origin: cmd.origin } : {}),
     correlationId: request.correlationId,
   };
+  await holdPackage(ctx, intent, replacing);
   const beating = ctx.packageIntents.begin(packageId, intent.writeId, ctx);
   try {
-    await writePackageIntent(ctx.fileStore, intent);
     try {
       if (replacing) await removeContent(ctx, replacing, cmd, held);
       // Claimed once committed, batch by batch: a rollback removes what the package holds, and it

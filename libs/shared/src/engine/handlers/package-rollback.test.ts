@@ -244,6 +244,121 @@ describe("a package rollback takes back only what its own write committed", () =
   });
 });
 
+describe("two writes of one package at once", () => {
+  async function posted(t: FileTestEngine): Promise<string> {
+    const file = { fileName: "v1.aasx", contentBase64: aasx("urn:v1", "version 1") };
+    return (await t.ok("PostAASXPackage", { file })).value.packageId;
+  }
+  const put = (t: FileTestEngine, packageId: string, id: string) =>
+    t.run("PutAASXByPackageId", { packageId, file: { fileName: `${id}.aasx`, contentBase64: aasx(id, id) } });
+
+  it("two PUTs: one is a 409 before anything changes; the package holds the other's content, nothing of the loser's", async () => {
+    const t = await fileTestEngine({ example: false, packageIntentStaleMs: 60_000 });
+    const packageId = await posted(t);
+    // Both have looked for a write under way, and read the package, before either begins one.
+    const create = t.files.create.bind(t.files);
+    let arrived = 0;
+    let bothArrived = () => {};
+    const both = new Promise<void>((resolve) => (bothArrived = resolve));
+    t.files.create = async (key, file) => {
+      if (key.startsWith("package-pending:")) {
+        if (++arrived === 2) bothArrived();
+        else await both;
+      }
+      return await create(key, file);
+    };
+    const replies = await Promise.all([put(t, packageId, "urn:a"), put(t, packageId, "urn:b")]);
+    const won = replies.findIndex((reply) => reply.ok);
+    const lost = replies[1 - won]!;
+    assert.ok(won >= 0 && !lost.ok, JSON.stringify(replies));
+    assert.equal(lost.error.code, "conflict", lost.error.message);
+    assert.match(lost.error.message, /is being replaced/);
+    const [winner, loser] = won === 0 ? ["urn:a", "urn:b"] : ["urn:b", "urn:a"];
+    assert.deepEqual(await contentOf(t, winner), ["shell", "submodel", "concept description"]);
+    assert.deepEqual(await contentOf(t, loser), []);
+    assert.deepEqual(await contentOf(t, "urn:v1"), []);
+    const described = (await t.ok("GetAllAASXPackageIds", {})).value.items;
+    assert.deepEqual(
+      described.map((item) => item.aasIds),
+      [[winner]],
+    );
+    assert.ok(!(await storedKeys(t)).some((key) => key.startsWith("package-pending:")));
+  });
+
+  it("a PUT that read the package before another PUT completed is a 409 and leaves that one's content held", async () => {
+    const t = await fileTestEngine({ example: false, packageIntentStaleMs: 60_000 });
+    const packageId = await posted(t);
+    // The second write's intent is created only once the first PUT has completed (as on a slow replica).
+    let first: Promise<unknown> | undefined;
+    const create = t.files.create.bind(t.files);
+    let creates = 0;
+    t.files.create = async (key, file) => {
+      if (key.startsWith("package-pending:") && ++creates === 2) await first;
+      return await create(key, file);
+    };
+    first = put(t, packageId, "urn:a");
+    const second = await put(t, packageId, "urn:b");
+    assert.ok((await first) && !second.ok, JSON.stringify(second));
+    assert.equal(second.error.code, "conflict", second.error.message);
+    assert.match(second.error.message, /replaced by another request meanwhile/);
+    assert.deepEqual(await contentOf(t, "urn:a"), ["shell", "submodel", "concept description"]);
+    assert.deepEqual(await contentOf(t, "urn:b"), []);
+    // The package still holds urn:a: deleting it removes that content, nothing stays behind.
+    await t.ok("DeleteAASXByPackageId", { packageId });
+    assert.deepEqual(await contentOf(t, "urn:a"), []);
+  });
+
+  it("a DELETE and a PUT: one of them is a 409, and no content is left that no package holds", async () => {
+    const t = await fileTestEngine({ example: false, packageIntentStaleMs: 60_000 });
+    const packageId = await posted(t);
+    const [deleted, replaced] = await Promise.all([
+      t.run("DeleteAASXByPackageId", { packageId }),
+      put(t, packageId, "urn:a"),
+    ]);
+    assert.equal([deleted, replaced].filter((reply) => reply.ok).length, 1, JSON.stringify([deleted, replaced]));
+    // A refusal while the other is under way, or the PUT of a package deleted before it looked.
+    const refused = deleted.ok ? replaced : deleted;
+    assert.ok(!refused.ok && ["conflict", "not-found"].includes(refused.error.code), JSON.stringify(refused));
+    const packages = (await t.ok("GetAllAASXPackageIds", {})).value.items;
+    if (deleted.ok) {
+      assert.equal(packages.length, 0);
+      assert.deepEqual([...(await contentOf(t, "urn:v1")), ...(await contentOf(t, "urn:a"))], []);
+    } else {
+      assert.deepEqual(
+        packages.map((item) => item.aasIds),
+        [["urn:a"]],
+      );
+      assert.deepEqual(await contentOf(t, "urn:v1"), []);
+    }
+    assert.ok(!(await storedKeys(t)).some((key) => key.startsWith("package-pending:")));
+  });
+
+  it("a DELETE that died halfway is finished by the sweep: the rest of the content and the record go", async () => {
+    const t = await fileTestEngine({ example: false, packageIntentStaleMs: STALE_MS });
+    const replica = createEngine({ repository: t.repository, fileStore: t.files, packageIntentStaleMs: STALE_MS });
+    const packageId = await posted(t);
+    // The process "dies" once the first identifiable went: later commits never return, and its
+    // heartbeat stops.
+    const commit = t.repository.commit.bind(t.repository);
+    let dead = false;
+    t.repository.commit = async (one) => {
+      if (dead) return await new Promise<never>(() => {});
+      dead = true;
+      return await commit(one);
+    };
+    refuseWrites(t, { put: (key) => dead && key.startsWith("package-beat:") });
+    void t.run("DeleteAASXByPackageId", { packageId });
+    await eventually(async () => dead, 5_000);
+    assert.equal((await contentOf(t, "urn:v1")).length, 2, "one of three identifiables went before the end");
+    t.repository.commit = commit;
+    // The replica's sweep takes the intent for dead and finishes the delete.
+    await eventually(async () => !(await storedKeys(t)).some((key) => key.startsWith("package-")), STALE_MS * 20);
+    assert.deepEqual(await contentOf(t, "urn:v1"), []);
+    assert.deepEqual((await t.ok("GetAllAASXPackageIds", {})).value.items, []);
+    await replica.close();
+  });
+});
+
 function intentId(keys: string[]): string {
   return keys.find((key) => key.startsWith("package-pending:"))?.slice("package-pending:".length) ?? "(none)";
 }

@@ -53,6 +53,17 @@ export async function writePackageIntent(files: FileStore, intent: PackageIntent
   });
 }
 
+/**
+ * The intent of a write that begins: created, never replaced, so of two writes of one package
+ * (two PUTs, a PUT and a DELETE) exactly one holds it; false when another write holds it.
+ */
+export async function createPackageIntent(files: FileStore, intent: PackageIntent): Promise<boolean> {
+  return await files.create(intentKey(intent.packageId), {
+    contentType: "application/json",
+    bytes: Buffer.from(JSON.stringify(intent), "utf8"),
+  });
+}
+
 export async function readPackageIntent(files: FileStore, packageId: string): Promise<PackageIntent | undefined> {
   const stored = await files.get(intentKey(packageId));
   return stored === undefined ? undefined : (JSON.parse(Buffer.from(stored.bytes).toString("utf8")) as PackageIntent);
