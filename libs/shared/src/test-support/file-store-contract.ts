@@ -111,6 +111,19 @@ export function fileStoreContract(
       assert.equal((await store.list()).length, 1);
     });
 
+    test("a prefix is literal: characters a pattern would read (* ? [ ] \\) match only themselves", async (store) => {
+      const paths = ["p*[x]?\\1", "p*[x]?\\2", "p*x", "pa[x]?\\1", "p*[y]?\\1", "p"];
+      for (const path of paths) await store.put(path, { contentType: "text/plain", bytes: Buffer.from(path) });
+      assert.deepEqual(
+        (await store.list("p*[x]?\\")).map((info) => info.path),
+        ["p*[x]?\\1", "p*[x]?\\2"],
+      );
+      assert.deepEqual(
+        (await store.list("p*")).map((info) => info.path),
+        ["p*[x]?\\1", "p*[x]?\\2", "p*[y]?\\1", "p*x"],
+      );
+    });
+
     test("lists by prefix, ordered by path, with sizes; clear empties the store", async (store) => {
       for (const path of ["/b/2", "/a/1", "/b/1", "package:x"])
         await store.put(path, { contentType: "text/plain", bytes: Buffer.from(path) });

@@ -16,6 +16,26 @@ fileStoreContract("redis", () =>
 );
 
 describe("redis file store", () => {
+  it("lists a prefix of a large index in steps, every entry once", async () => {
+    const store = await createRedisFileStore({ url: server.url, keyPrefix: "many" });
+    try {
+      const bytes = new Uint8Array(1);
+      for (let i = 0; i < 2_500; i++)
+        await store.put(`${i % 2 === 0 ? "even" : "odd"}:${String(i).padStart(4, "0")}`, {
+          contentType: "text/plain",
+          bytes,
+        });
+      const even = (await store.list("even:")).map((info) => info.path);
+      assert.equal(even.length, 1_250);
+      assert.equal(new Set(even).size, 1_250);
+      assert.ok(even.every((path, i) => path === `even:${String(i * 2).padStart(4, "0")}`));
+      assert.equal((await store.list()).length, 2_500);
+    } finally {
+      await store.clear();
+      await store.close();
+    }
+  });
+
   it("keeps its keys in the store's hash tag, chunked, and leaves no blob behind after replace, delete and clear", async () => {
     const store = await createRedisFileStore({ url: server.url, keyPrefix: "layout", chunkBytes: 1000 });
     const redis = new Redis(server.url);

@@ -101,6 +101,23 @@ export async function createRedisFileStore(options: RedisFileStoreOptions): Prom
     if (typeof packed === "string") await redisCall(redis.unlink(blobKey(unpack(packed).blob)));
   }
 
+  /**
+   * The index entries under a prefix, read in steps (HSCAN with a MATCH): the package sweep asks
+   * every minute in every engine for its few intents, and an HGETALL of an index of 100,000 files
+   * held Redis for the whole reply each time. A field seen twice (a rehash meanwhile) counts once.
+   */
+  async function scanPrefix(prefixOfPath: string): Promise<Record<string, string>> {
+    const match = `${prefixOfPath.replace(/[*?[\]\\]/g, (c) => `\\${c}`)}*`;
+    const entries: Record<string, string> = {};
+    let cursor = "0";
+    do {
+      const [next, flat] = await redisCall(redis.hscan(index, cursor, "MATCH", match, "COUNT", 1000));
+      for (let i = 0; i < flat.length; i += 2) entries[flat[i]!] = flat[i + 1]!;
+      cursor = next;
+    } while (cursor !== "0");
+    return entries;
+  }
+
   /** Writes a fresh blob, then `link` points the path at it (answers whether it did). */
   async function writeBlob(
     path: string,
@@ -172,9 +189,9 @@ export async function createRedisFileStore(options: RedisFileStoreOptions): Prom
     },
 
     async list(prefixOfPath = "") {
-      const all = await redisCall(redis.hgetall(index));
+      const entries = prefixOfPath === "" ? await redisCall(redis.hgetall(index)) : await scanPrefix(prefixOfPath);
       const found: FileInfo[] = [];
-      for (const [path, packed] of Object.entries(all)) {
+      for (const [path, packed] of Object.entries(entries)) {
         if (!path.startsWith(prefixOfPath)) continue;
         const entry = unpack(packed);
         found.push({ path, contentType: entry.contentType, size: entry.size });
