@@ -72,6 +72,8 @@ export class EventStream implements LiveListener {
   private readonly queue: ChangeEvent[] = [];
   /** What the submodel events this stream handled said of their semanticIds. */
   private readonly passed = new PassedSubmodels();
+  /** The last event semanticsThen was asked about, and its answer. */
+  private semanticsAsked?: { event: ChangeEvent; answer: Promise<{ semanticId: unknown } | undefined> };
   /** Submodels this stream sent a `reset` for (tellUndecided). */
   private readonly toldUndecided = new Set<string>();
   /** Every event up to it is committed (from a heartbeat): the stream catches up to it from the log. */
@@ -359,12 +361,18 @@ export class EventStream implements LiveListener {
    * itself (a deletion: the one the deleted submodel had); an element event goes by the submodel's
    * last event this stream passed, else asks the catalog.
    */
-  private async semanticsThen(event: ChangeEvent) {
-    return (
-      semanticIdOfEvent(event) ??
-      this.passed.semanticsOf(event.id) ??
-      (await this.options.hub.semantics.semanticsAt(event.id, event.seq))
-    );
+  private semanticsThen(event: ChangeEvent) {
+    // Asked once per event: submodelScope asks, and tellUndecided again for an event it left out
+    // (a catalog lookup, or a store read with up to a second of catch-up).
+    if (this.semanticsAsked?.event !== event)
+      this.semanticsAsked = {
+        event,
+        answer: (async () =>
+          semanticIdOfEvent(event) ??
+          this.passed.semanticsOf(event.id) ??
+          (await this.options.hub.semantics.semanticsAt(event.id, event.seq)))(),
+      };
+    return this.semanticsAsked.answer;
   }
 
   /**
