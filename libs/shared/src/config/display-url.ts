@@ -1,7 +1,18 @@
 /** A URL for logs and the ready line: credentials removed (redis://:secret@host → redis://***@host). */
 export function displayUrl(url: string): string {
-  return url
-    .split(",")
-    .map((one) => one.trim().replace(/^([a-z][a-z0-9+.-]*:\/\/)[^@/]*@/i, "$1***@"))
-    .join(",");
+  return url.split(",").map(withoutCredentials).join(",");
+}
+
+/**
+ * Everything between the scheme's `//` (or the start) and the last `@` is userinfo: also where the
+ * scheme is mistyped (`redis//user:pw@host`) or missing (`user:pw@host`), and where a password
+ * holds a `/` or `@` of its own.
+ */
+function withoutCredentials(url: string): string {
+  const one = url.trim();
+  const at = one.lastIndexOf("@");
+  if (at < 0) return one;
+  const slashes = one.indexOf("//");
+  const start = slashes >= 0 && slashes < at ? slashes + 2 : 0;
+  return `${one.slice(0, start)}***${one.slice(at)}`;
 }

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
+import { displayUrl } from "./display-url.ts";
 import {
   ConfigError,
   type HttpEndpointConfig,
@@ -1193,4 +1194,55 @@ test('booleans written "True" or "FALSE" (Python\'s str(), Jackson takes them) a
     configError(() => http({ TWINPORT_ENDPOINTS_0_SSLENABLED: "yes" })).message,
     /endpoints\[0\]\.sslEnabled/,
   );
+});
+
+describe("the URLs of Redis and NATS are checked at start-up, their credentials masked in the refusal", () => {
+  const redis = (url: string) => ({ "@class": "persistence.redis.PersistenceRedis", url });
+  const nats = (url: string) => ({ "@class": "messagebus.nats.MessageBusNats", url });
+  const load = (section: object) => loadConfig({ role: "model-store", configFile: configFile({ ...section }) }).config;
+
+  test("a mistyped or foreign Redis URL is a configuration error that names the forms and hides the password", () => {
+    for (const url of ["redis//:S3cretY@127.0.0.1:6379", "http://u:S3cretY@127.0.0.1:6379", "foo", "redis:/host"]) {
+      const error = configError(() => load({ persistence: redis(url) }));
+      assert.match(error.message, /persistence\.url.*not a Redis URL: redis:\/\/\[user:password@\]host/, url);
+      assert.doesNotMatch(error.message, /S3cretY/, url);
+    }
+    for (const url of [
+      "redis://127.0.0.1:6379",
+      "rediss://default:pw@cache.example:6380/2",
+      "redis://[::1]:6379",
+      "redis://:p%40ss@host",
+      "/var/run/redis/redis.sock",
+    ])
+      assert.equal((load({ persistence: redis(url) }).persistence as { url: string }).url, url);
+  });
+
+  test("a mistyped or foreign NATS URL is a configuration error; lists and tokens are accepted", () => {
+    for (const url of ["nats//u:SecretNN@127.0.0.1:4222", "http://SecretNN@127.0.0.1:4222", "nats://a:4222,ftp://b"]) {
+      const error = configError(() => load({ messageBus: nats(url) }));
+      assert.match(error.message, /messageBus\.url.*not a NATS URL/, url);
+      assert.doesNotMatch(error.message, /SecretNN/, url);
+    }
+    for (const url of [
+      "nats://127.0.0.1:4222",
+      "nats://a:4222, nats://b:4222",
+      "tls://tok@nats.example:4222",
+      "127.0.0.1:4222",
+    ])
+      assert.equal((load({ messageBus: nats(url) }).messageBus as { url: string }).url, url);
+  });
+
+  test("displayUrl masks credentials also where the scheme is mistyped, missing, or the password holds a slash", () => {
+    assert.equal(displayUrl("redis://:secret@host:6379"), "redis://***@host:6379");
+    assert.equal(displayUrl("redis//:secret@host:6379"), "redis//***@host:6379");
+    assert.equal(displayUrl("u:secret@host:4222"), "***@host:4222");
+    assert.equal(displayUrl("redis://u:se/cr@et@host"), "redis://***@host");
+    assert.equal(displayUrl("nats://a@h1,nats://h2"), "nats://***@h1,nats://h2");
+    assert.equal(displayUrl("redis://host:6379/0"), "redis://host:6379/0");
+  });
+});
+
+test("a config file that begins with a UTF-8 byte order mark is read as without it", () => {
+  const file = configFile(`\uFEFF${JSON.stringify({ core: { managementPort: 46_002 } })}`);
+  assert.equal(loadConfig({ role: "embedded", configFile: file }).config.core.managementPort, 46_002);
 });

@@ -41,6 +41,9 @@ function readConfigFile(file: string): Record<string, unknown> {
       `Cannot read config file '${file}': ${code === "ENOENT" ? "no such file" : (error as Error).message}`,
     );
   }
+  // A byte order mark (Windows editors write one) is no JSON, but says nothing else: read past it,
+  // as the model files are (the refusal quoted an invisible character).
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

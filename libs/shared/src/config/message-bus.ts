@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { natsUrlSchema } from "./backend-urls.ts";
 import type { ClassedSection } from "./class-names.ts";
 import { MESSAGE_BUS_MQTT_CLASS, messageBusMqttShape, mqttPublishingSchema } from "./message-bus-mqtt.ts";
 
@@ -24,7 +25,7 @@ export const messageBusInternalSchema = z.strictObject({
 
 export const messageBusNatsSchema = z.strictObject({
   "@class": z.literal(MESSAGE_BUS_NATS_CLASS),
-  url: z.string().min(1).default("nats://127.0.0.1:4222"),
+  url: natsUrlSchema.default("nats://127.0.0.1:4222"),
   /** Deadline of one request to the model-store (the nats client's own default of 1 s is too short). */
   requestTimeoutMs: z.number().int().min(1).default(5000),
   ...readCacheSettings,

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { redisUrlSchema } from "./backend-urls.ts";
 import type { ClassedSection } from "./class-names.ts";
 
 export const PERSISTENCE_IN_MEMORY_CLASS = "persistence.memory.PersistenceInMemory";
@@ -12,7 +13,7 @@ export const persistenceInMemorySchema = z.strictObject({
 
 export const persistenceRedisSchema = z.strictObject({
   "@class": z.literal(PERSISTENCE_REDIS_CLASS),
-  url: z.string().min(1).default("redis://127.0.0.1:6379"),
+  url: redisUrlSchema.default("redis://127.0.0.1:6379"),
   /**
    * Every key of the store starts with `{<keyPrefix>}` (one hash tag for the whole store); on a
    * cluster, a submodel's elements live under `{<keyPrefix>:<submodel>}` instead (docs/adr/0040).

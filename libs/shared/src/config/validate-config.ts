@@ -6,6 +6,7 @@ import { ConfigError, formatConfigPath } from "./config-error.ts";
 import { CONFIG_SECTIONS, SECTION_NAMES } from "./config-sections.ts";
 import { type CoreConfig, coreSchema } from "./core.ts";
 import { corsOriginWarnings } from "./cors-settings.ts";
+import { displayUrl } from "./display-url.ts";
 import { type EndpointConfig, endpointSection, isHttpEndpoint } from "./endpoints.ts";
 import { type EventsConfig, eventsSchema } from "./events.ts";
 import {
@@ -45,7 +46,8 @@ function describe(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "a list";
   if (typeof value === "object") return "an object";
-  if (typeof value === "string") return `string ${JSON.stringify(value)}`;
+  // A URL's credentials stay out of the message (it reaches stderr and the log).
+  if (typeof value === "string") return `string ${JSON.stringify(value.includes("@") ? displayUrl(value) : value)}`;
   return `${typeof value} ${String(value)}`;
 }
 
