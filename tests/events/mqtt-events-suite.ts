@@ -4,7 +4,8 @@
  * process configured with FA³ST's MessageBusMqtt (as FA³ST writes it). Distributed: Redis, NATS, two
  * model-store replicas whose NATS bus entry has an `mqtt` object, an http-gateway and an
  * opcua-gateway. Writes go over HTTP and OPC UA; every change must arrive once per seq (a failover
- * may repeat some), in order, on FA³ST's topics with FA³ST's payload shapes.
+ * may repeat some), in order, on FA³ST's topics with FA³ST's payload shapes. The engine runs
+ * through the operations test launcher, so its operation events can be seen too.
  */
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
@@ -12,6 +13,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import { OPERATIONS_SUBMODEL_ID, operationsSubmodel } from "@twinport/shared/test-support";
 import { eventually } from "../test-support/eventually.ts";
 import { b64, createHttpClient, type HttpClient } from "../test-support/http-client.ts";
 import { connectOpcua, DataType, type OpcuaTestClient } from "../test-support/opcua-client.ts";
@@ -23,11 +25,13 @@ import {
   startNats,
   startRedis,
 } from "../test-support/servers.ts";
-import { findCertificate, type Mode, startTwinport, type TwinportProcess } from "../test-support/system.ts";
+import { findCertificate, type Mode, REPO_ROOT, startTwinport, type TwinportProcess } from "../test-support/system.ts";
 import { type EventSubscriber, type ReceivedEvent, subscribeEvents } from "./mqtt-subscriber.ts";
 
 const FAAAST = "de.fraunhofer.iosb.ilt.faaast.service";
 const PREFIX = "twinport-test/events/";
+// The engine runs with the test operation providers (Add, …), to see operation events.
+const LAUNCHER = join(REPO_ROOT, "tests/test-support/operations-launcher.ts");
 
 export function mqttEventsSuite(mode: Mode): void {
   let redis: RunningServer | undefined;
@@ -103,6 +107,7 @@ export function mqttEventsSuite(mode: Mode): void {
         role,
         cwd,
         args: ["-c", "config.json", ...(engine ? ["--empty-model"] : [])],
+        ...(engine ? { launcher: LAUNCHER } : {}),
       });
       // Kept at once: a sibling that fails to start must not leave this one running.
       (engine ? stores : others).push(started);
@@ -250,7 +255,7 @@ export function mqttEventsSuite(mode: Mode): void {
     );
   });
 
-  test("a collection's value change carries its ValueOnly with plain JSON numbers (FA³ST's newValue)", async () => {
+  test("value changes of a collection and a MultiLanguageProperty carry FA³ST's typed values", async () => {
     const submodelId = `urn:test:mqtt:collection:${randomUUID()}`;
     const sm = `/submodels/${b64(submodelId)}`;
     const created = subscriber.messages.length;
@@ -266,6 +271,7 @@ export function mqttEventsSuite(mode: Mode): void {
             { modelType: "Property", idShort: "Count", valueType: "xs:long", value: "1" },
           ],
         },
+        { modelType: "MultiLanguageProperty", idShort: "Label", value: [{ language: "en", text: "old" }] },
       ],
     });
     await subscriber.waitFor(1, created);
@@ -275,15 +281,72 @@ export function mqttEventsSuite(mode: Mode): void {
       body: '{"Width": 1.5, "Count": 9007199254740993}',
     });
     assert.equal(patched.status, 204, patched.text);
-    const [change] = await subscriber.waitFor(1, from);
-    assert.equal(change!.topic, `${PREFIX}ValueChangeEventMessage`);
-    // Exact digits (a long beyond 2^53 too), not {"value":"1.5","isLosslessNumber":true} objects.
-    assert.match(
-      change!.text,
-      /"newValue":\{"modelType":"SubmodelElementCollection","value":\{"Width":1\.5,"Count":9007199254740993\}\}/,
-    );
+    await send("PATCH", `${sm}/submodel-elements/Label/$value`, [{ de: "deutsch" }, { en: "english" }]);
+    const [collection, label] = await subscriber.waitFor(2, from);
+    assert.equal(collection!.topic, `${PREFIX}ValueChangeEventMessage`);
+    // FA³ST's SubmodelElementCollection value: `values` by idShort, each typed. A long beyond 2^53
+    // keeps its exact digits as a string, as a Property's value does (docs/events-mqtt.md).
+    assert.deepEqual(collection!.body.newValue, {
+      modelType: "SubmodelElementCollection",
+      values: {
+        Width: { modelType: "Property", dataType: "xs:double", value: 1.5 },
+        Count: { modelType: "Property", dataType: "xs:long", value: "9007199254740993" },
+      },
+    });
+    assert.doesNotMatch(collection!.text, /isLosslessNumber/);
+    assert.deepEqual(label!.body.newValue, {
+      modelType: "MultiLanguageProperty",
+      value: [{ de: "deutsch" }, { en: "english" }],
+    });
     await send("DELETE", sm);
-    await subscriber.waitFor(1, from + 1);
+    await subscriber.waitFor(1, from + 2);
+  });
+
+  test("an operation's invoke and finish messages carry its arguments by idShort, typed as FA³ST's", async () => {
+    const sm = `/submodels/${b64(OPERATIONS_SUBMODEL_ID)}`;
+    const created = subscriber.messages.length;
+    await send("POST", "/submodels", operationsSubmodel());
+    await subscriber.waitFor(1, created);
+    const from = created + 1;
+    const prop = (idShort: string, valueType: string, value: string) => ({
+      value: { modelType: "Property", idShort, valueType, value },
+    });
+    const invoked = await send("POST", `${sm}/submodel-elements/Add/invoke`, {
+      inputArguments: [prop("a", "xs:int", "1"), prop("b", "xs:int", "2")],
+      inoutputArguments: [prop("counter", "xs:int", "5")],
+    });
+    assert.equal(invoked.json().success, true, invoked.text);
+    const [invoke, finish] = await subscriber.waitFor(2, from);
+    const element = {
+      type: "ModelReference",
+      keys: [
+        { type: "Submodel", value: OPERATIONS_SUBMODEL_ID },
+        { type: "Operation", value: "Add" },
+      ],
+    };
+    assert.equal(invoke!.topic, `${PREFIX}OperationInvokeEventMessage`);
+    assert.deepEqual(invoke!.body, {
+      "@type": "OperationInvokeEvent",
+      element,
+      input: {
+        a: { modelType: "Property", dataType: "xs:int", value: 1 },
+        b: { modelType: "Property", dataType: "xs:int", value: 2 },
+      },
+      inoutput: { counter: { modelType: "Property", dataType: "xs:int", value: 5 } },
+    });
+    assert.equal(finish!.topic, `${PREFIX}OperationFinishEventMessage`);
+    assert.deepEqual(finish!.body, {
+      "@type": "OperationFinishEvent",
+      element,
+      output: {
+        sum: { modelType: "Property", dataType: "xs:int", value: 3 },
+        // 19 digits: beyond 2^53, so its exact lexical form.
+        big: { modelType: "Property", dataType: "xs:long", value: "1000000000000000001" },
+      },
+      inoutput: { counter: { modelType: "Property", dataType: "xs:int", value: 6 } },
+    });
+    await send("DELETE", sm);
+    await subscriber.waitFor(1, from + 2);
   });
 
   test("a broker restart loses nothing: changes committed while it is down arrive afterwards, in order", async () => {

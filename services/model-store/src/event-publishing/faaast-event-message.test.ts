@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { ChangeEvent } from "@twinport/shared";
-import { faaastElementValue, faaastMessageOf, referenceOf } from "./faaast-event-message.ts";
+import { faaastElementValue } from "./faaast-element-value.ts";
+import { faaastMessageOf, referenceOf } from "./faaast-event-message.ts";
 
 const event = (partial: Partial<ChangeEvent>): ChangeEvent => ({
   seq: 1,
@@ -82,9 +83,211 @@ test("an operation event whose arguments were left out says null, not that the c
   assert.deepEqual([invoked.body.input, invoked.body.inoutput], [null, null]);
   const finished = faaastMessageOf(event({ kind: "operation.finished", idShortPath: "Op", payloadOmitted: true }));
   assert.deepEqual([finished.body.output, finished.body.inoutput], [null, null]);
-  // A call that had no arguments still says [].
+  // A call that had no arguments still says so: {}.
   const none = faaastMessageOf(
     event({ kind: "operation.invoked", idShortPath: "Op", payload: { invocationId: "i", async: false } }),
   );
-  assert.deepEqual([none.body.input, none.body.inoutput], [[], []]);
+  assert.deepEqual([none.body.input, none.body.inoutput], [{}, {}]);
+});
+
+// The expected JSON below is FA³ST's, as in its test resources eventmessage-operationinvoke.json and
+// eventmessage-operationfinish.json (FAAAST-Service, dataformat/json/src/test/resources/event/).
+const ref = (idShort: string) => ({
+  type: "ModelReference",
+  keys: [
+    { type: "Submodel", value: "http://example.org/submodel" },
+    { type: "Property", value: idShort },
+  ],
+});
+const int = (idShort: string, value: string) => ({ modelType: "Property", idShort, valueType: "xs:int", value });
+const dbl = (idShort: string, value: string) => ({ modelType: "Property", idShort, valueType: "xs:double", value });
+const str = (idShort: string, value: string) => ({ modelType: "Property", idShort, valueType: "xs:string", value });
+
+test("value changes of every kind: FA³ST's typed value with modelType and the kind's own fields", () => {
+  const typed = (element: Record<string, unknown>) =>
+    faaastMessageOf(event({ kind: "element.value-changed", idShortPath: String(element.idShort), payload: element }))
+      .body.newValue;
+  assert.deepEqual(
+    typed({
+      modelType: "MultiLanguageProperty",
+      idShort: "Label",
+      value: [
+        { language: "de", text: "deutsch" },
+        { language: "en", text: "english" },
+      ],
+    }),
+    { modelType: "MultiLanguageProperty", value: [{ de: "deutsch" }, { en: "english" }] },
+  );
+  assert.deepEqual(typed({ modelType: "ReferenceElement", idShort: "Ref", value: ref("property") }), {
+    modelType: "ReferenceElement",
+    ...ref("property"),
+  });
+  assert.deepEqual(typed({ modelType: "File", idShort: "F", contentType: "mimeType", value: "/example.txt" }), {
+    modelType: "File",
+    contentType: "mimeType",
+    value: "/example.txt",
+  });
+  assert.deepEqual(
+    typed({
+      modelType: "SubmodelElementList",
+      idShort: "List",
+      typeValueListElement: "Property",
+      value: [
+        { modelType: "Property", valueType: "xs:int", value: "1" },
+        { modelType: "Property", valueType: "xs:double", value: "3.14" },
+      ],
+    }),
+    {
+      modelType: "SubmodelElementList",
+      values: [
+        { modelType: "Property", dataType: "xs:int", value: 1 },
+        { modelType: "Property", dataType: "xs:double", value: 3.14 },
+      ],
+    },
+  );
+  assert.deepEqual(
+    typed({
+      modelType: "SubmodelElementCollection",
+      idShort: "Info",
+      value: [
+        str("property_string", "example value"),
+        {
+          modelType: "SubmodelElementCollection",
+          idShort: "nested_collection",
+          value: [int("nested_property_int", "1"), dbl("nested_property_double", "3.14")],
+        },
+        // No value: left out, as FA³ST has no value class for it.
+        { modelType: "Operation", idShort: "Reset" },
+      ],
+    }),
+    {
+      modelType: "SubmodelElementCollection",
+      values: {
+        property_string: { modelType: "Property", dataType: "xs:string", value: "example value" },
+        nested_collection: {
+          modelType: "SubmodelElementCollection",
+          values: {
+            nested_property_int: { modelType: "Property", dataType: "xs:int", value: 1 },
+            nested_property_double: { modelType: "Property", dataType: "xs:double", value: 3.14 },
+          },
+        },
+      },
+    },
+  );
+  assert.deepEqual(typed({ modelType: "RelationshipElement", idShort: "Rel", first: ref("a"), second: ref("b") }), {
+    modelType: "RelationshipElement",
+    first: ref("a"),
+    second: ref("b"),
+  });
+  assert.deepEqual(
+    typed({
+      modelType: "AnnotatedRelationshipElement",
+      idShort: "ARel",
+      first: ref("a"),
+      second: ref("b"),
+      annotations: [int("exampleAnnotation", "1")],
+    }),
+    {
+      modelType: "AnnotatedRelationshipElement",
+      first: ref("a"),
+      second: ref("b"),
+      annotation: [{ exampleAnnotation: { modelType: "Property", dataType: "xs:int", value: 1 } }],
+    },
+  );
+  // FA³ST's EntityValue bean: statements by idShort, entityType, globalAssetId, specificAssetIds.
+  assert.deepEqual(
+    typed({
+      modelType: "Entity",
+      idShort: "Part",
+      entityType: "SelfManagedEntity",
+      globalAssetId: "urn:asset:1",
+      specificAssetIds: [{ name: "serial", value: "42" }],
+      statements: [int("Count", "2")],
+    }),
+    {
+      modelType: "Entity",
+      entityType: "SelfManagedEntity",
+      globalAssetId: "urn:asset:1",
+      specificAssetIds: [{ name: "serial", value: "42" }],
+      statements: { Count: { modelType: "Property", dataType: "xs:int", value: 2 } },
+    },
+  );
+  assert.deepEqual(
+    typed({ modelType: "BasicEventElement", idShort: "Ev", observed: ref("property"), direction: "output" }),
+    { modelType: "BasicEventElement", observed: ref("property") },
+  );
+});
+
+test("operation arguments: an object by idShort of typed values, as FA³ST's invoke and finish messages", () => {
+  const variables = (...elements: Record<string, unknown>[]) => elements.map((value) => ({ value }));
+  const invoked = faaastMessageOf(
+    event({
+      kind: "operation.invoked",
+      idShortPath: "Op",
+      payload: {
+        invocationId: "i",
+        async: false,
+        inputArguments: variables(int("propertyInt", "1"), {
+          modelType: "Range",
+          idShort: "range",
+          valueType: "xs:double",
+          min: "0.1",
+          max: "0.2",
+        }),
+        inoutputArguments: variables({
+          modelType: "MultiLanguageProperty",
+          idShort: "multilanguageProperty",
+          value: [{ language: "en", text: "english" }],
+        }),
+      },
+    }),
+  );
+  assert.deepEqual(invoked.body, {
+    "@type": "OperationInvokeEvent",
+    element: {
+      type: "ModelReference",
+      keys: [
+        { type: "Submodel", value: "urn:sm" },
+        { type: "Operation", value: "Op" },
+      ],
+    },
+    input: {
+      propertyInt: { modelType: "Property", dataType: "xs:int", value: 1 },
+      range: {
+        modelType: "Range",
+        min: { dataType: "xs:double", value: 0.1 },
+        max: { dataType: "xs:double", value: 0.2 },
+      },
+    },
+    inoutput: {
+      multilanguageProperty: { modelType: "MultiLanguageProperty", value: [{ en: "english" }] },
+    },
+  });
+  const finished = faaastMessageOf(
+    event({
+      kind: "operation.finished",
+      idShortPath: "Op",
+      payload: {
+        invocationId: "i",
+        async: false,
+        result: {
+          executionState: "Completed",
+          success: true,
+          outputArguments: variables({
+            modelType: "SubmodelElementCollection",
+            idShort: "submodelElementCollection",
+            value: [str("property_string", "example value")],
+          }),
+          inoutputArguments: variables({ modelType: "ReferenceElement", idShort: "referenceElement", value: ref("p") }),
+        },
+      },
+    }),
+  );
+  assert.deepEqual(finished.body.output, {
+    submodelElementCollection: {
+      modelType: "SubmodelElementCollection",
+      values: { property_string: { modelType: "Property", dataType: "xs:string", value: "example value" } },
+    },
+  });
+  assert.deepEqual(finished.body.inoutput, { referenceElement: { modelType: "ReferenceElement", ...ref("p") } });
 });

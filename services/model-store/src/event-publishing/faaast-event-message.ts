@@ -1,11 +1,13 @@
-import { type ChangeEvent, parseIdShortPath, toValueOnly } from "@twinport/shared";
+import { type ChangeEvent, parseIdShortPath } from "@twinport/shared";
+import { faaastElementValue } from "./faaast-element-value.ts";
 
 /**
  * Our change events in FA³ST Service's MQTT message bus scheme (docs/adr/0030, docs/events-mqtt.md):
  * topic `topicPrefix + <event message class>` (FA³ST's MessageBusMqtt publishes on
  * `config.getTopicPrefix() + messageType.getSimpleName()`), payload the JSON FA³ST's
  * JsonEventSerializer writes: `@type` is the class name without "Message", `element` the AAS
- * ModelReference of what changed, then the class's own properties.
+ * ModelReference of what changed, then the class's own properties. Element values (newValue) and
+ * operation arguments are FA³ST's typed values (faaast-element-value.ts).
  */
 
 export type FaaastEventClass =
@@ -80,74 +82,19 @@ export function referenceOf(event: ChangeEvent): { type: "ModelReference"; keys:
   return { type: "ModelReference", keys: [{ type: IDENTIFIABLE_KEY[entity!] ?? "Identifiable", value: event.id }] };
 }
 
-const NUMERIC = new Set([
-  "xs:decimal",
-  "xs:integer",
-  "xs:int",
-  "xs:long",
-  "xs:short",
-  "xs:byte",
-  "xs:nonNegativeInteger",
-  "xs:positiveInteger",
-  "xs:nonPositiveInteger",
-  "xs:negativeInteger",
-  "xs:unsignedInt",
-  "xs:unsignedLong",
-  "xs:unsignedShort",
-  "xs:unsignedByte",
-  "xs:double",
-  "xs:float",
-]);
-
-/** FA³ST writes a typed value as its Java value: numbers and booleans as JSON numbers and booleans. */
-function typedValue(valueType: unknown, lexical: unknown): unknown {
-  if (typeof lexical !== "string") return lexical ?? null;
-  if (valueType === "xs:boolean") return lexical === "true" || lexical === "1";
-  if (typeof valueType === "string" && NUMERIC.has(valueType)) {
-    const number = Number(lexical);
-    if (!Number.isFinite(number)) return lexical;
-    // xs:double and xs:float are doubles; any other number type stays its exact lexical form where a
-    // JSON number would lose digits (an integer beyond 2^53, a decimal with more digits than a
-    // double holds: 0.1000000000000000000002 became 0.1).
-    if (valueType === "xs:double" || valueType === "xs:float") return number;
-    if (/^[+-]?\d+$/.test(lexical) ? Number.isSafeInteger(number) : String(number) === lexical) return number;
-  }
-  return lexical;
-}
-
 /**
- * An element's value in FA³ST's event form (its event ElementValueSerializer): the modelType, then
- * the value's own fields; a Property's value with its dataType. Other kinds carry their ValueOnly
- * form in `value`.
+ * Operation arguments as FA³ST writes them: an object keyed by each OperationVariable value's
+ * idShort, its typed value. Arguments left out of our event (larger than its payload limit) are
+ * null, as any other left-out value: `{}` would say the call had none.
  */
-export function faaastElementValue(element: unknown): Record<string, unknown> | undefined {
-  if (typeof element !== "object" || element === null) return undefined;
-  const e = element as Record<string, unknown>;
-  const modelType = modelTypeOf(e) ?? "SubmodelElement";
-  switch (modelType) {
-    case "Property":
-      return { modelType, dataType: e.valueType, value: typedValue(e.valueType, e.value) };
-    case "Range":
-      return {
-        modelType,
-        min: { dataType: e.valueType, value: typedValue(e.valueType, e.min) },
-        max: { dataType: e.valueType, value: typedValue(e.valueType, e.max) },
-      };
-    case "File":
-    case "Blob":
-      return { modelType, contentType: e.contentType ?? null, value: e.value ?? null };
-    case "MultiLanguageProperty":
-      return { modelType, value: e.value ?? [] };
-    default: {
-      let value: unknown;
-      try {
-        value = toValueOnly(e as never);
-      } catch {
-        value = undefined;
-      }
-      return { modelType, value: value ?? null };
-    }
+function faaastArguments(variables: unknown, omitted: boolean): Record<string, unknown> | null {
+  if (omitted) return null;
+  const out: Record<string, unknown> = {};
+  for (const variable of Array.isArray(variables) ? variables : []) {
+    const element = (variable as { value?: Record<string, unknown> } | null)?.value;
+    if (element && typeof element.idShort === "string") out[element.idShort] = faaastElementValue(element);
   }
+  return out;
 }
 
 /** The FA³ST event message for one of our change events. */
@@ -165,18 +112,16 @@ export function faaastMessageOf(event: ChangeEvent): FaaastMessage {
       body.oldValue = null;
       body.newValue = faaastElementValue(payload) ?? null;
       break;
-    // Arguments left out of our event (larger than its payload limit) are null, as any other left-out
-    // value: `[]` would say the call had none.
     case "OperationInvokeEventMessage": {
       const p = payload as Record<string, unknown> | undefined;
-      body.input = p === undefined ? null : (p.inputArguments ?? []);
-      body.inoutput = p === undefined ? null : (p.inoutputArguments ?? []);
+      body.input = faaastArguments(p?.inputArguments, p === undefined);
+      body.inoutput = faaastArguments(p?.inoutputArguments, p === undefined);
       break;
     }
     case "OperationFinishEventMessage": {
       const result = (payload as { result?: Record<string, unknown> } | undefined)?.result;
-      body.output = payload === undefined ? null : (result?.outputArguments ?? []);
-      body.inoutput = payload === undefined ? null : (result?.inoutputArguments ?? []);
+      body.output = faaastArguments(result?.outputArguments, payload === undefined);
+      body.inoutput = faaastArguments(result?.inoutputArguments, payload === undefined);
       break;
     }
     default:
