@@ -57,8 +57,9 @@ export function createOrderedPublisher(options: OrderedPublisherOptions): Ordere
     const { eventClass, body } = faaastMessageOf(event);
     return {
       topic: `${config.topicPrefix}${eventClass}`,
-      // Lossless: ValueOnly values keep their numbers' digits as LosslessNumbers, which plain
-      // JSON.stringify would write as {"value":"1.5","isLosslessNumber":true} objects.
+      // Lossless: the typed values are built from AAS JSON (values as text) and hold no
+      // LosslessNumber today, but one that reached an event payload (a body parsed losslessly)
+      // is written as its number, where JSON.stringify would write {"value":…,"isLosslessNumber":true}.
       payload: stringifyLossless(body),
       retain: config.retainValues && eventClass === "ValueChangeEventMessage",
     };
