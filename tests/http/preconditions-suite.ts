@@ -319,10 +319,18 @@ export function preconditionsSuite(mode: Mode): void {
             406,
             `GET ${url} Accept text/plain ${what}`,
           );
+        // An element the body names may have been deleted since the client read the submodel: that
+        // depends on the state, so failing preconditions answer first (RFC 9110 §13.2.1), 412; without
+        // them it is the 400.
         assertRefused(
           await http.request("PATCH", `${path}/$value`, { body: '{"NoSuchElement":1}', headers }),
-          400,
+          412,
           `the submodel's $value naming no element ${what}`,
+        );
+        assertRefused(
+          await http.request("PATCH", `${path}/$value`, { body: '{"NoSuchElement":1}' }),
+          400,
+          "the submodel's $value naming no element, unconditioned",
         );
         const aasId = unique("shell");
         assert.equal((await post("/shells", shellBody(aasId))).status, 201);

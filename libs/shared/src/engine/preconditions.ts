@@ -35,6 +35,29 @@ export function checkPreconditions(
 }
 
 /**
+ * The client's body applied to what the engine read, under RFC 9110 §13.2.1: preconditions are
+ * evaluated before the request content is processed. A body that no longer fits the current state
+ * (a list that gained an item, an Entity statement deleted since) was answered 400 about a state
+ * the client never saw, where its stale If-Match should have told it to read again (a black-box
+ * finding): a refused body now answers 412 when the preconditions fail too. `stateless`: the
+ * refusal does not depend on the state (a kind that takes no such body): it stays first.
+ */
+export function appliedUnderPreconditions<T>(
+  apply: () => T,
+  preconditions: Preconditions | undefined,
+  current: number | undefined,
+  item?: string,
+  stateless = false,
+): T {
+  try {
+    return apply();
+  } catch (error) {
+    if (!stateless) checkPreconditions(preconditions, current, item);
+    throw error;
+  }
+}
+
+/**
  * The identity an element addressed by `path` puts into its ETag: for a path through a list index,
  * the orderKey of the element it names now (unique in the submodel, kept for the element's life,
  * docs/adr/0020). Items written by one commit share a revision, so after an item before them is

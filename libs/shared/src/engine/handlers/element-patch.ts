@@ -10,7 +10,7 @@ import { claimedCommit } from "../files/claimed-commit.ts";
 import { fileValuesOf, type HeldUpload, releaseUploads, uploadsHeldBy } from "../files/released-uploads.ts";
 import { requireIdentifiable } from "../identifiables.ts";
 import { applyMergePatch, parseMergePatch, requireSameIdentity } from "../merge-patch-body.ts";
-import { checkPreconditions, itemOf } from "../preconditions.ts";
+import { appliedUnderPreconditions, checkPreconditions, itemOf } from "../preconditions.ts";
 import { rewriteOps, touchSubmodel } from "../record-diff.ts";
 import { checkSubmodelScope } from "../submodel-scope.ts";
 import { elementTarget } from "../write-targets.ts";
@@ -41,12 +41,19 @@ export async function patchElement(
         await requireIdentifiable(ctx, "submodel", submodelId);
         throw notFoundElement(submodelId, path);
       }
+      // The 400s of the patch itself (a PATCH cannot change the modelType or idShort) whatever the
+      // preconditions; a patched element that no longer validates against the element as it is now
+      // is a 412 when they fail (RFC 9110 §13.2.1: preconditions before the content).
       const patched = applyMergePatch(old.element, patch, content);
       requireSameIdentity(old.element, patched, ["modelType", "idShort"]);
-      const checked = readJsonable(patched, "SubmodelElement", ctx.validation.onUpdate);
-      // After the 400s of the patch itself (an Operation has no $metadata, a PATCH cannot change
-      // the idShort), as the $value PATCH and PUT answer them: RFC 9110 §13.2.1.
-      checkPreconditions(preconditions, old.record.revision, itemOf(path, old.record));
+      const item = itemOf(path, old.record);
+      const checked = appliedUnderPreconditions(
+        () => readJsonable(patched, "SubmodelElement", ctx.validation.onUpdate),
+        preconditions,
+        old.record.revision,
+        item,
+      );
+      checkPreconditions(preconditions, old.record.revision, item);
       held = uploadsHeldBy(old.records);
       written = checked as ElementJson;
       const { parentPath } = splitParent(path);

@@ -2,6 +2,7 @@ import {
   applyValueOnly,
   childrenKey,
   type ElementJson,
+  hasValueOnly,
   parseJsonLossless,
   patchedPropertyValue,
   unwrapValueOnly,
@@ -14,7 +15,7 @@ import type { EngineContext } from "../engine-context.ts";
 import { claimedCommit } from "../files/claimed-commit.ts";
 import { fileValuesOf, type HeldUpload, releaseUploads, uploadsHeldBy } from "../files/released-uploads.ts";
 import { requireIdentifiable } from "../identifiables.ts";
-import { checkPreconditions, itemOf } from "../preconditions.ts";
+import { appliedUnderPreconditions, checkPreconditions, itemOf } from "../preconditions.ts";
 import { leafRewriteOps, rewriteOps, touchSubmodel } from "../record-diff.ts";
 import { checkSubmodelScope } from "../submodel-scope.ts";
 import { elementTarget } from "../write-targets.ts";
@@ -111,10 +112,18 @@ export async function patchElementValue(
         await requireIdentifiable(ctx, "submodel", submodelId);
         throw notFoundElement(submodelId, path);
       }
-      const checked = patchedEitherForm(old.element, body, path, ctx.validation.onUpdate);
-      // After the 400 of an element that has no value (an Operation, a Capability): an error that
-      // does not depend on the preconditions comes first (RFC 9110 §13.2.1).
-      checkPreconditions(preconditions, old.record.revision, itemOf(path, old.record));
+      // A body refused for an element that has no value (an Operation, a Capability) is refused
+      // whatever the preconditions; one that does not fit the element as it is now is a 412 when
+      // they fail (RFC 9110 §13.2.1: preconditions before the content).
+      const item = itemOf(path, old.record);
+      const checked = appliedUnderPreconditions(
+        () => patchedEitherForm(old.element, body, path, ctx.validation.onUpdate),
+        preconditions,
+        old.record.revision,
+        item,
+        !hasValueOnly(old.element),
+      );
+      checkPreconditions(preconditions, old.record.revision, item);
       // A leaf (a Property, the common case) is one record whose JSON is the event's payload: built once.
       const leaf = old.records.length === 1 && childrenKey(checked) === undefined ? JSON.stringify(checked) : undefined;
       // Only a File or a container can hold an upload whose File the patch may point elsewhere: the

@@ -1,4 +1,4 @@
-import { assembleElements, type ElementJson, isIdShort } from "../../aas/index.ts";
+import { assembleElements, type ElementJson, hasValueOnly, isIdShort } from "../../aas/index.ts";
 import { type ChangeEventDraft, type Command, CommandError } from "../../contracts/index.ts";
 import { readJsonable } from "../aas-input.ts";
 import { eventDraft } from "../commit-runner.ts";
@@ -15,7 +15,7 @@ import {
 import { readForWrite, unchanged } from "../identifiables.ts";
 import { applyMergePatch, parseMergePatch, requireSameIdentity } from "../merge-patch-body.ts";
 import type { CommitOp, CommitPrecondition } from "../ports/index.ts";
-import { checkPreconditions } from "../preconditions.ts";
+import { appliedUnderPreconditions, checkPreconditions } from "../preconditions.ts";
 import { rewriteAllOps, rewriteOps, touchSubmodel } from "../record-diff.ts";
 import { joinSubmodel, splitSubmodel } from "../submodel-json.ts";
 import { checkSubmodelScope } from "../submodel-scope.ts";
@@ -121,14 +121,17 @@ async function patchSubmodelValue(ctx: EngineContext, cmd: Command<"PatchSubmode
   const event = await claimedCommit(ctx, cmd.params.body, () =>
     ctx.commit(identifiableTarget("submodel", submodelId), async () => {
       // The preconditions are checked once the body was applied (below): an element the body names
-      // that is missing or has no value (an Operation) is a 400 whatever they say, as for
-      // PATCH …/{idShort}/$value (RFC 9110 §13.2.1).
+      // that has no value (an Operation) is a 400 whatever they say, as for PATCH …/{idShort}/$value;
+      // one that is missing, or a value that no longer fits its element, is a 412 when they fail
+      // (RFC 9110 §13.2.1: preconditions before the content; the state may have changed since the
+      // client read it).
       const stored = await readForWrite(ctx, "submodel", submodelId, undefined);
       const idShorts = Object.keys(values);
       const loaded = await Promise.all(
         idShorts.map((idShort) => (isIdShort(idShort) ? loadElement(ctx.repository, submodelId, idShort) : undefined)),
       );
       const missing = idShorts.find((_, i) => loaded[i] === undefined);
+      if (missing !== undefined) checkPreconditions(preconditions, stored.revision);
       if (missing !== undefined)
         throw new CommandError(
           "bad-request",
@@ -140,7 +143,13 @@ async function patchSubmodelValue(ctx: EngineContext, cmd: Command<"PatchSubmode
       kept = new Map();
       idShorts.forEach((idShort, i) => {
         const old = loaded[i]!;
-        const patched = patchedValue(old.element, values[idShort], idShort, ctx.validation.onUpdate);
+        const patched = appliedUnderPreconditions(
+          () => patchedValue(old.element, values[idShort], idShort, ctx.validation.onUpdate),
+          preconditions,
+          stored.revision,
+          undefined,
+          !hasValueOnly(old.element),
+        );
         ops.push(...rewriteOps(submodelId, idShort, old.records, patched));
         guards.push({ on: "element", submodelId, path: idShort, revision: old.record.revision });
         // The element's records are read anyway; a File's value may change (released-uploads.ts).
