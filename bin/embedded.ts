@@ -97,8 +97,14 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
     let redisRepository: RedisRepository | undefined;
     if (config.persistence["@class"] === PERSISTENCE_REDIS_CLASS) {
       // Loaded only when used: ioredis and node-opcua (about 2 s of start-up) stay out of a run without them.
-      const { createRedisRepository, keeperProblems, startOutboxKeeper, storeLostMessage, watchStoreLost } =
-        await import("@twinport/model-store");
+      const {
+        createRedisRepository,
+        keeperProblems,
+        startOutboxKeeper,
+        storeLostMessage,
+        watchRedisAnswers,
+        watchStoreLost,
+      } = await import("@twinport/model-store");
       // Loading the model and the outbox keeper need Redis: the start waits for it, as the
       // model-store's does (Redis may come up later or be loading its data).
       const redisShown = displayUrl(config.persistence.url);
@@ -139,11 +145,17 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
       closer.add(() => keeper.stop());
       repository = redis;
       const redisClient = redis.redis;
-      readiness.push({ name: "redis", ready: () => redisClient.status === "ready" });
-      // As the model-store: twinport_backend_up{backend="redis"} follows ioredis' own reconnects.
-      metrics.setBackendUp("redis", redisClient.status === "ready");
+      // As the model-store: ready means Redis answers a PING, not just that its connection is up (a
+      // stopped or stuck Redis keeps its connection while every read and write fails), and
+      // twinport_backend_up{backend="redis"} follows both that and ioredis' own reconnects.
+      const redisAnswers = watchRedisAnswers(redisClient, {
+        onChange: (ready) => metrics.setBackendUp("redis", ready),
+      });
+      closer.add(async () => redisAnswers.stop());
+      readiness.push({ name: "redis", ready: () => redisAnswers.ready() });
+      metrics.setBackendUp("redis", redisAnswers.ready());
       for (const change of ["ready", "close", "end", "reconnecting"])
-        redisClient.on(change, () => metrics.setBackendUp("redis", redisClient.status === "ready"));
+        redisClient.on(change, () => metrics.setBackendUp("redis", redisAnswers.ready()));
       details.redis = redisShown;
     } else {
       const { retentionMaxEvents, retentionMaxAgeMs } = eventsConfigOf(config.events);

@@ -27,6 +27,7 @@ export { keeperProblems } from "./outbox/keeper-problems.ts";
 export { acquireLease, releaseLease, renewLease } from "./outbox/lease.ts";
 export { type OutboxKeeper, type OutboxKeeperOptions, startOutboxKeeper } from "./outbox/outbox-keeper.ts";
 export { createRedisFileStore, type RedisFileStoreOptions } from "./redis/file-store-redis.ts";
+export { type RedisAnswers, watchRedisAnswers } from "./redis/redis-answers.ts";
 export { type RedisLayout, redisLayout, type SubmodelKeys } from "./redis/redis-layout.ts";
 export {
   createRedisRepository,

@@ -171,12 +171,14 @@ export async function startModelStore(config: TwinportConfig, options: ModelStor
       );
     }
     // Ready means Redis answers, not just that its connection is up (redis-answers.ts).
-    const redisAnswers = watchRedisAnswers(repository.redis);
+    // The gauge follows both: a Redis that stops answering (onChange) and ioredis' own reconnects.
+    const redisAnswers = watchRedisAnswers(repository.redis, {
+      onChange: (ready) => metrics?.setBackendUp("redis", ready),
+    });
     closing.push(async () => redisAnswers.stop());
     const redisReady = () => redisAnswers.ready();
     if (metrics) {
       metrics.setBackendUp("redis", redisReady());
-      // ioredis reconnects on its own; the gauge follows its state changes.
       for (const change of ["ready", "close", "end", "reconnecting"])
         repository.redis.on(change, () => metrics.setBackendUp("redis", redisReady()));
     }

@@ -13,23 +13,39 @@ export interface RedisAnswers {
 
 export function watchRedisAnswers(
   redis: Redis,
-  options: { intervalMs?: number; timeoutMs?: number } = {},
+  options: {
+    intervalMs?: number;
+    timeoutMs?: number;
+    /**
+     * Called when `ready()` changes, seen at the next PING tick or answer: the
+     * twinport_backend_up gauge is set, not sampled at scrape, and a stopped Redis closes no
+     * connection, so no connection event would ever turn it to 0.
+     */
+    onChange?: (ready: boolean) => void;
+  } = {},
 ): RedisAnswers {
   const intervalMs = options.intervalMs ?? 2_000;
   const timeoutMs = options.timeoutMs ?? 1_000;
   let pendingSince: number | undefined;
+  const ready = () => redis.status === "ready" && (pendingSince === undefined || Date.now() - pendingSince < timeoutMs);
+  let reported = ready();
+  const report = () => {
+    const now = ready();
+    if (now === reported) return;
+    reported = now;
+    options.onChange?.(now);
+  };
   const timer = setInterval(() => {
+    report();
     if (pendingSince !== undefined || redis.status !== "ready") return;
     pendingSince = Date.now();
     const answered = () => {
       pendingSince = undefined;
+      report();
     };
     // A failed PING (connection lost) shows in the connection's status; either way it is over.
     redis.ping().then(answered, answered);
   }, intervalMs);
   timer.unref();
-  return {
-    ready: () => redis.status === "ready" && (pendingSince === undefined || Date.now() - pendingSince < timeoutMs),
-    stop: () => clearInterval(timer),
-  };
+  return { ready, stop: () => clearInterval(timer) };
 }
