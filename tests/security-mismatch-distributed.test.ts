@@ -8,7 +8,7 @@
  *   with SYSTEM reads and would show every value to every session.
  */
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, afterEach, before, test } from "node:test";
@@ -25,6 +25,17 @@ const SECURITY = {
     },
   ],
 };
+
+/** The model-store's warn lines about commands it refused (command-refusals.ts), from its log file. */
+function refusalLines(store: TwinportProcess): { reason: string; commands: Record<string, number> }[] {
+  return readFileSync(store.logFile, "utf8")
+    .split("\n")
+    .filter((line) => line.startsWith("{") && line.includes('"component":"command-responder"'))
+    .map((line) => JSON.parse(line));
+}
+
+/** Refusals are gathered for a second before their line is written (ADR 0017). */
+const REFUSALS_LOGGED_MS = 1_500;
 
 let redis: RunningServer;
 let nats: RunningServer;
@@ -71,8 +82,8 @@ after(async () => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-test("a model-store without security refuses a secured gateway's commands (503) instead of running them unchecked", async () => {
-  await role("model-store", undefined, ["-m", EXAMPLE_MODEL]);
+test("a model-store without security refuses a secured gateway's commands (503) instead of running them unchecked, and says so in its log", async () => {
+  const store = await role("model-store", undefined, ["-m", EXAMPLE_MODEL]);
   const port = await freePort();
   await role("http-gateway", {
     endpoints: [{ "@class": "endpoint.http.HttpEndpoint", port, host: "127.0.0.1", sslEnabled: false }],
@@ -87,9 +98,43 @@ test("a model-store without security refuses a secured gateway's commands (503) 
     assert.match(write.json().messages[0].text, /no security section/);
     // Reads the rules would grant are refused too: the store cannot tell what they would allow.
     assert.equal((await http.get("/submodels")).status, 503);
+    // The operator learns why from the store's log: a real mismatch, warned of.
+    await new Promise((resolve) => setTimeout(resolve, REFUSALS_LOGGED_MS));
+    const lines = refusalLines(store);
+    assert.ok(
+      lines.some((line) => /give every role the same security section/.test(line.reason)),
+      JSON.stringify(lines),
+    );
   } finally {
     http.close();
   }
+});
+
+test("an open deployment (no role has a security section) starts clean: the gateways' access-stance probes are not logged as a mismatch", async () => {
+  const store = await role("model-store", undefined, ["-m", EXAMPLE_MODEL]);
+  // An opcua-gateway asks at start-up, an http-gateway at its first event stream (storeAccessStance).
+  const opcuaPort = await freePort();
+  await role("opcua-gateway", undefined, [
+    "--endpoint",
+    "opcua",
+    `endpoints[0].tcpPort=${opcuaPort}`,
+    "endpoints[0].host=127.0.0.1",
+    "endpoints[0].hostname=127.0.0.1",
+    "endpoints[0].secondsTillShutdown=0",
+  ]);
+  const port = await freePort();
+  await role("http-gateway", {
+    endpoints: [{ "@class": "endpoint.http.HttpEndpoint", port, host: "127.0.0.1", sslEnabled: false }],
+  });
+  const controller = new AbortController();
+  try {
+    const response = await fetch(`http://127.0.0.1:${port}/api/v3.0/events?after=0`, { signal: controller.signal });
+    assert.equal(response.status, 200);
+  } finally {
+    controller.abort();
+  }
+  await new Promise((resolve) => setTimeout(resolve, REFUSALS_LOGGED_MS));
+  assert.deepEqual(refusalLines(store), []);
 });
 
 test("an opcua-gateway without security does not serve a mirror of a secured model-store: it stops at start-up and says why", async () => {

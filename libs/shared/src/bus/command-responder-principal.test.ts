@@ -4,7 +4,7 @@ import { natsForSuite } from "../../../../tests/test-support/nats-for-suite.ts";
 import { ANONYMOUS, type Command, type Principal, SYSTEM } from "../contracts/index.ts";
 import { createDirectStoreClient } from "../engine/index.ts";
 import type { CommandHandler } from "../engine/ports/index.ts";
-import { serveCommandsOverNats } from "./command-responder.ts";
+import { isNoSecuritySectionReply, serveCommandsOverNats } from "./command-responder.ts";
 import { createNatsStoreClient } from "./nats-store-client.ts";
 
 // Which principal the engine gets for a command that crossed the bus (issue 13, ADR 0025): a
@@ -76,6 +76,33 @@ describe("the principal of a command that crossed the bus", () => {
       const reply = await refusal(principal);
       assert.equal(reply.code, "unavailable");
       assert.match(reply.message, /no security section/);
+    }
+  });
+
+  it("without security, the refusal of an access-stance probe is answered as any but not reported as a misconfiguration", async () => {
+    const refused: string[] = [];
+    const responder = await serveCommandsOverNats({
+      connection: await connection("model-store"),
+      handler: echoPrincipal,
+      onError: quiet,
+      onRefused: (type) => refused.push(type),
+    });
+    const client = createNatsStoreClient({ connection: await connection("gateway") });
+    try {
+      const probe = await client.execute({
+        type: "GetEvents",
+        params: { after: 0, limit: 1 },
+        principal: ANONYMOUS,
+        accessStanceProbe: true,
+      });
+      assert.ok(isNoSecuritySectionReply(probe), JSON.stringify(probe));
+      assert.deepEqual(refused, [], "the probe asked for this refusal");
+      const caller = await client.execute({ type: "GetEvents", params: { after: 0, limit: 1 }, principal: ANONYMOUS });
+      assert.ok(isNoSecuritySectionReply(caller), JSON.stringify(caller));
+      assert.deepEqual(refused, ["GetEvents"], "a secured gateway's command is a real mismatch");
+    } finally {
+      await client.close();
+      await responder.close();
     }
   });
 

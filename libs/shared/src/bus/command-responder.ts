@@ -88,6 +88,16 @@ export function isNoSecuritySectionReply(reply: Reply<unknown>): boolean {
   return !reply.ok && reply.error.code === "unavailable" && reply.error.message.includes(NO_SECURITY_SECTION);
 }
 
+/**
+ * A gateway without a security section probing whether this store enforces rules (Command's
+ * accessStanceProbe) expects a store without any to refuse its principal: "open" is the answer it
+ * asked for, and logging it warned of a misconfiguration on every clean start of an open
+ * deployment. Its other refusals (a stall, Redis away) are logged as any command's.
+ */
+function askedForRefusal(command: Command, reply: Reply<unknown>): boolean {
+  return command.accessStanceProbe === true && isNoSecuritySectionReply(reply);
+}
+
 /** How long a replica waits for the chunks of a request that came without a budget. */
 const DEFAULT_UPLOAD_WAIT_MS = 30_000;
 /** Longest gap between a request's handshake answer and its first chunk, or between two chunks. */
@@ -259,7 +269,8 @@ export async function serveCommandsOverNats(options: CommandResponderOptions): P
       return { ok: false, error: { code: "bad-request", message: `undecodable command: ${(error as Error).message}` } };
     }
     const reply = await answer(command, deadline, run);
-    if (!reply.ok && reply.error.code === "unavailable") options.onRefused?.(command.type, reply.error.message);
+    if (!reply.ok && reply.error.code === "unavailable" && !askedForRefusal(command, reply))
+      options.onRefused?.(command.type, reply.error.message);
     return reply;
   }
 

@@ -18,7 +18,8 @@ export async function storeAccessStance(
   timeoutMs: number,
 ): Promise<"open" | "secured"> {
   const reply = await store.execute(
-    { type: "GetEvents", params: { after: 0, limit: 1 }, origin, principal: ANONYMOUS },
+    // Marked, so that a store without rules does not log its refusal as a misconfiguration.
+    { type: "GetEvents", params: { after: 0, limit: 1 }, origin, principal: ANONYMOUS, accessStanceProbe: true },
     { deadline: Date.now() + timeoutMs },
   );
   if (reply.ok || isNoSecuritySectionReply(reply)) return "open";

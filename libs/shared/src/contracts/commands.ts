@@ -182,6 +182,14 @@ export interface Command<T extends CommandType = CommandType> {
   knownRevision?: number;
   /** With `knownRevision`: the element the held answer came from (ReplyOk.item). */
   knownItem?: string;
+  /**
+   * Sent by a gateway without a security section to learn whether the store enforces access rules
+   * (bus/store-access-stance.ts), as anonymous on purpose: a store without a security section
+   * refuses it as it refuses every caller's principal, and that refusal is the answer asked for,
+   * not a misconfiguration for the store to log. It changes nothing else: the command is checked,
+   * run and answered as without it.
+   */
+  accessStanceProbe?: true;
 }
 
 /**
