@@ -81,6 +81,32 @@ export function ignoredFaaastOption(schema: z.ZodType | undefined, key: string):
   return Object.hasOwn(keys, key) ? keys[key] : undefined;
 }
 
+/**
+ * FA³ST options Twinport does not implement and will not ignore either: starting without them would
+ * serve with less protection than the file asks for. They stop the start (exit 2) with what to do
+ * instead, where an unknown key would only be called unknown (a black-box finding: FA³ST's
+ * `aclFolder` read "Unknown key" with no way forward).
+ */
+const REFUSED_BY_SCHEMA = new Map<z.ZodType, Readonly<Record<string, string>>>([
+  [
+    httpEndpointSchema,
+    {
+      aclFolder:
+        "FA³ST's folder of access rule files is not read by Twinport, and serving without the rules it holds would open what they protect: write the rules as `security.rules` (docs/security.md) and remove the key",
+    },
+  ],
+]);
+
+const refusedByUnwrapped = new Map<z.ZodType, Readonly<Record<string, string>>>(
+  [...REFUSED_BY_SCHEMA].map(([schema, keys]) => [unwrapSchema(schema), keys]),
+);
+
+/** Why FA³ST option `key` of the object `schema` stops the start, or undefined when it does not. */
+export function refusedFaaastOption(schema: z.ZodType | undefined, key: string): string | undefined {
+  const keys = (schema && refusedByUnwrapped.get(unwrapSchema(schema))) ?? {};
+  return Object.hasOwn(keys, key) ? keys[key] : undefined;
+}
+
 /** FA³ST main's endpoint profiles Twinport does not serve: dropped from `profiles` with a warning. */
 const IGNORED_PROFILES: Readonly<Record<string, string>> = {
   FAAAST_OPERATION_PROVIDER_RUNTIME:

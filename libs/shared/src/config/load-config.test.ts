@@ -1246,3 +1246,17 @@ test("a config file that begins with a UTF-8 byte order mark is read as without 
   const file = configFile(`\uFEFF${JSON.stringify({ core: { managementPort: 46_002 } })}`);
   assert.equal(loadConfig({ role: "embedded", configFile: file }).config.core.managementPort, 46_002);
 });
+
+test("FA³ST's aclFolder stops the start with what to do instead: ignoring it would serve without its rules", () => {
+  const file = configFile({
+    endpoints: [
+      { "@class": `${FAAAST}.endpoint.http.HttpEndpoint`, port: 8080, sslEnabled: false, aclFolder: "acl/https" },
+    ],
+  });
+  const error = configError(() => loadConfig({ role: "embedded", configFile: file }));
+  assert.match(
+    error.message,
+    /FA³ST option endpoints\[0\]\.aclFolder is not supported by Twinport: .*write the rules as `security\.rules`/,
+  );
+  assert.doesNotMatch(error.message, /Unknown key/);
+});

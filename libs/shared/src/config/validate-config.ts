@@ -12,6 +12,7 @@ import { type EventsConfig, eventsSchema } from "./events.ts";
 import {
   ignoredFaaastOption,
   ignoredOptionWarning,
+  refusedFaaastOption,
   unknownKeyMessage,
   withoutIgnoredProfiles,
 } from "./faaast-options.ts";
@@ -79,9 +80,14 @@ function issueMessages(issue: z.core.$ZodIssue, schema: z.ZodType, input: unknow
           issue.path,
           keys.filter((key) => !issue.keys.includes(key)),
         ) ?? [];
-      return issue.keys.map((key) =>
-        unknownKeyMessage(formatConfigPath([...prefix, ...issue.path, key]), key, allowed),
-      );
+      const here = schemaAt(schema, issue.path);
+      return issue.keys.map((key) => {
+        const path = formatConfigPath([...prefix, ...issue.path, key]);
+        const refused = refusedFaaastOption(here, key);
+        return refused === undefined
+          ? unknownKeyMessage(path, key, allowed)
+          : `FA³ST option ${path} is not supported by Twinport: ${refused}`;
+      });
     }
     case "invalid_type": {
       const value = valueAt(input, issue.path);
