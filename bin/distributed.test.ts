@@ -100,11 +100,14 @@ test("a model-store whose fileStorage.path cannot be made exits 2 within seconds
     `fileStorage={"@class":"filestorage.filesystem.FileStorageFilesystem","path":"${join(dir, "a-file", "files")}"}`,
   ]);
   // A start that hangs is ended here, so the test fails instead of waiting for the test timeout.
-  const timer = setTimeout(() => modelStore.child.kill("SIGKILL"), 15_000);
+  // The bound is generous: in a full run on a fresh machine (CI) the process runs the sources
+  // through tsx with a cold cache beside other suites, and once (of many runs) it printed its
+  // refusal and took longer than 15 s to be gone; a start that waits for the folder forever still fails.
+  const timer = setTimeout(() => modelStore.child.kill("SIGKILL"), 45_000);
   const code = await modelStore.exited;
   clearTimeout(timer);
-  assert.equal(code, 2, modelStore.stderr());
-  assert.ok(Date.now() - started < 15_000);
+  assert.equal(code, 2, `${modelStore.stderr()} (after ${Date.now() - started} ms)`);
+  assert.ok(Date.now() - started < 45_000);
   assert.match(
     modelStore.stderr(),
     /^twinport: fileStorage\.path '.*\/a-file\/files' cannot be used: cannot create the folder '.*\/a-file': EEXIST/m,
