@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { SecurityConfig } from "@twinport/shared";
+import { createProcessMetrics, type SecurityConfig } from "@twinport/shared";
 import { generateKeyPair, SignJWT } from "jose";
 import { freePort } from "../../../../tests/test-support/servers.ts";
 import { createHttpApp } from "../create-http-app.ts";
@@ -94,6 +94,33 @@ describe("authentication around the token check", () => {
     assert.match(
       response.headers.get("www-authenticate")!,
       /^Bearer realm="twinport", error="invalid_token", error_description="this endpoint accepts no bearer tokens/,
+    );
+  });
+
+  it("a refusal by authentication is counted under the route the request matched, not the middleware's /*", async () => {
+    const metrics = createProcessMetrics("embedded");
+    const app = createHttpApp({
+      store: example.store,
+      settings: httpEndpointSettings({ sslEnabled: false }),
+      security: security(undefined),
+      metrics,
+    });
+    assert.equal(
+      (await app.request("/api/v3.0/shells", { headers: { authorization: "Bearer abc.def.ghi" } })).status,
+      401,
+    );
+    assert.equal((await app.request("/nope")).status, 404);
+    const lines = (await metrics.render()).body
+      .split("\n")
+      .filter((line) => line.startsWith("twinport_http_requests_total"));
+    assert.ok(
+      lines.some((line) => line.includes('route="/api/v3.0/shells"') && line.includes('status="401"')),
+      lines.join("\n"),
+    );
+    // An unknown path keeps the catch-all's label.
+    assert.ok(
+      lines.some((line) => line.includes('route="/*"') && line.includes('status="404"')),
+      lines.join("\n"),
     );
   });
 

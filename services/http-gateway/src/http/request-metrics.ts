@@ -1,5 +1,5 @@
 import type { Logger, ProcessMetrics } from "@twinport/shared";
-import { routePath } from "hono/route";
+import { matchedRoutes } from "hono/route";
 import type { GatewayContext } from "./gateway-env.ts";
 
 /**
@@ -15,16 +15,7 @@ export function observeRequest(
   logger: Logger | undefined,
   started: number,
 ): void {
-  // After next(), the last handler that ran is the route that answered (or a catch-all).
-  observeAnswered(
-    c.req.method,
-    routePath(c) || "unmatched",
-    c.res.status,
-    c.get("correlationId"),
-    metrics,
-    logger,
-    started,
-  );
+  observeAnswered(c.req.method, routeLabel(c), c.res.status, c.get("correlationId"), metrics, logger, started);
 }
 
 /** observeRequest for an answer given without a Hono context (hot-value-route.ts): the same series and log line. */
@@ -44,4 +35,24 @@ export function observeAnswered(
     if (status >= 500) logger.warn(fields, "request failed");
     else logger.debug(fields, "request");
   }
+}
+
+/**
+ * After next(), the last handler that ran is the route that answered (or a catch-all). A request a
+ * middleware answered before its route ran (authentication refusing a credential: 400, 401, 503)
+ * was labelled with the middleware's `/*`, the label of unknown paths, so an issuer outage could
+ * not be told from scanners (a black-box finding): it gets the template of the route it matched.
+ */
+function routeLabel(c: GatewayContext): string {
+  // routePath's own lookup, done once (it maps the matched routes on every call).
+  const routes = matchedRoutes(c);
+  const ran = routes[c.req.routeIndex];
+  const path = ran?.path ?? "";
+  if (ran !== undefined && ran.method === "ALL" && ran.path.endsWith("*")) {
+    for (let i = routes.length - 1; i > c.req.routeIndex; i--) {
+      const route = routes[i]!;
+      if (route.method !== "ALL") return route.path;
+    }
+  }
+  return path || "unmatched";
 }
