@@ -380,6 +380,41 @@ test("core.managementHost: set wins; else the address all served endpoints share
   assert.equal(managementHost(config({ managementHost: "::1" }, ["127.0.0.1", "127.0.0.1"]), "embedded"), "::1");
 });
 
+test("two listeners of one process on one port are a configuration error naming both settings", async () => {
+  const { portClash } = await import("./role-listeners.ts");
+  const { validateConfig } = await import("./validate-config.ts");
+  const config = (core: Record<string, unknown>, http: Record<string, unknown>, opcua: Record<string, unknown>) =>
+    validateConfig({
+      core,
+      endpoints: [
+        { "@class": "endpoint.http.HttpEndpoint", ...http },
+        { "@class": "endpoint.opcua.OpcUaEndpoint", ...opcua },
+      ],
+      persistence: { "@class": "persistence.memory.PersistenceInMemory" },
+      messageBus: { "@class": "messagebus.internal.MessageBusInternal" },
+      fileStorage: { "@class": "filestorage.memory.FileStorageInMemory" },
+    });
+  const sameAsHttp = config({ managementPort: 8080 }, { port: 8080 }, { tcpPort: 4840 });
+  assert.match(
+    portClash(sameAsHttp, "embedded") ?? "",
+    /^endpoints\[0\]\.port and core\.managementPort are both port 8080 .*give one of them another port$/,
+  );
+  // The model-store serves no endpoint: its management port is alone.
+  assert.equal(portClash(sameAsHttp, "model-store"), undefined);
+  const twoEndpoints = config({}, { port: 4840, host: "127.0.0.1" }, { tcpPort: 4840 });
+  assert.match(portClash(twoEndpoints, "embedded") ?? "", /endpoints\[0\]\.port and endpoints\[1\]\.tcpPort/);
+  // Each gateway serves one kind: no clash within either process.
+  assert.equal(portClash(twoEndpoints, "http-gateway"), undefined);
+  assert.equal(portClash(twoEndpoints, "opcua-gateway"), undefined);
+  // Different addresses, the system's pick, or an absent management port (it falls back) do not clash.
+  assert.equal(
+    portClash(config({}, { port: 4840, host: "127.0.0.1" }, { tcpPort: 4840, host: "10.0.0.5" }), "embedded"),
+    undefined,
+  );
+  assert.equal(portClash(config({ managementPort: 0 }, { port: 0 }, { tcpPort: 0 }), "embedded"), undefined);
+  assert.equal(portClash(config({}, { port: 9464 }, { tcpPort: 4840 }), "embedded"), undefined);
+});
+
 test("the management server says whether it listens on every interface (the banner then says so beside its loopback URL)", async () => {
   const { startManagementServer } = await import("../operability/management-server.ts");
   const { createProcessMetrics } = await import("../operability/process-metrics.ts");

@@ -9,7 +9,7 @@ import { renderStartBanner, type StartBanner, type StartSummary } from "../opera
 import { HELP_TEXT, parseCommandLine, UsageError } from "./command-line.ts";
 import { ConfigError } from "./config-error.ts";
 import { DEFAULT_MANAGEMENT_PORT, isoDurationToMs } from "./core.ts";
-import { type EndpointConfig, isHttpEndpoint, isOpcUaEndpoint } from "./endpoints.ts";
+import { isHttpEndpoint } from "./endpoints.ts";
 import { withFaaastEnvironment } from "./faaast-environment.ts";
 import { FILE_STORAGE_FILESYSTEM_CLASS, FILE_STORAGE_REDIS_CLASS } from "./file-storage.ts";
 import { type ConfigRole, loadConfig } from "./load-config.ts";
@@ -17,6 +17,7 @@ import { MESSAGE_BUS_NATS_CLASS } from "./message-bus.ts";
 import { type ModelFile, ModelFileError, selectModelFiles } from "./model-files.ts";
 import { openHttpAccessInWords } from "./open-access.ts";
 import { PERSISTENCE_IN_MEMORY_CLASS } from "./persistence.ts";
+import { managementHost, portClash, servedEndpoints } from "./role-listeners.ts";
 import type { TwinportConfig } from "./validate-config.ts";
 
 /** What a role's start function gets: everything decided from the command line and environment. */
@@ -205,6 +206,9 @@ export async function runRole(options: RunRoleOptions): Promise<void> {
       endpointKinds: commandLine.endpointKinds,
     });
     const { config } = loaded;
+    // Two listeners of this process on one port: the second bind would fail as if another process held it.
+    const clash = portClash(config, role);
+    if (clash !== undefined) throw new ConfigError(clash);
     const warnings = [...faaast.warnings, ...loaded.warnings];
     const models = ROLES_WITH_MODELS.includes(role)
       ? selectModelFiles({
@@ -364,20 +368,4 @@ async function openManagementPort(
   });
 }
 
-/** core.managementHost, else the one address all endpoints this role serves bind to, else 0.0.0.0. */
-export function managementHost(config: TwinportConfig, role: ConfigRole): string {
-  if (config.core.managementHost !== undefined) return config.core.managementHost;
-  const served = servedEndpoints(config, role);
-  const hosts = new Set(served.map((endpoint) => endpoint.host));
-  return hosts.size === 1 ? [...hosts][0]! : "0.0.0.0";
-}
-
-/** The endpoints a process of this role serves (the model-store: none). */
-function servedEndpoints(config: TwinportConfig, role: ConfigRole): EndpointConfig[] {
-  return config.endpoints.filter((endpoint) => {
-    if (role === "embedded") return true;
-    if (role === "http-gateway") return isHttpEndpoint(endpoint);
-    if (role === "opcua-gateway") return isOpcUaEndpoint(endpoint);
-    return false;
-  });
-}
+export { managementHost };
