@@ -101,10 +101,19 @@ const refusedByUnwrapped = new Map<z.ZodType, Readonly<Record<string, string>>>(
   [...REFUSED_BY_SCHEMA].map(([schema, keys]) => [unwrapSchema(schema), keys]),
 );
 
+/** The FA³ST options of the object `schema` that stop the start, each with why and what to do. */
+export function refusedFaaastOptions(schema: z.ZodType | undefined): Readonly<Record<string, string>> {
+  return (schema && refusedByUnwrapped.get(unwrapSchema(schema))) ?? {};
+}
+
 /** Why FA³ST option `key` of the object `schema` stops the start, or undefined when it does not. */
 export function refusedFaaastOption(schema: z.ZodType | undefined, key: string): string | undefined {
-  const keys = (schema && refusedByUnwrapped.get(unwrapSchema(schema))) ?? {};
+  const keys = refusedFaaastOptions(schema);
   return Object.hasOwn(keys, key) ? keys[key] : undefined;
+}
+
+export function refusedOptionMessage(at: string, reason: string): string {
+  return `FA³ST option ${at} is not supported by Twinport: ${reason}`;
 }
 
 /** FA³ST main's endpoint profiles Twinport does not serve: dropped from `profiles` with a warning. */

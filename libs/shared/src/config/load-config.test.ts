@@ -1260,3 +1260,22 @@ test("FA³ST's aclFolder stops the start with what to do instead: ignoring it wo
   );
   assert.doesNotMatch(error.message, /Unknown key/);
 });
+
+test("aclFolder set by an environment variable (ours or FA³ST's) or an override stops the start as in the file", () => {
+  const file = configFile({ endpoints: [{ "@class": `${FAAAST}.endpoint.http.HttpEndpoint`, port: 8080 }] });
+  for (const env of [
+    { TWINPORT_ENDPOINTS_0_ACLFOLDER: "/acl" },
+    { "faaast_config_extension_endpoints[0]_aclFolder": "/acl" },
+    { faaast_config_extension_endpoints_0_aclFolder: "/acl" },
+  ]) {
+    const error = configError(() => loadConfig({ role: "embedded", configFile: file, env }));
+    assert.match(
+      error.message,
+      /FA³ST option endpoints\[0\]\.aclFolder is not supported by Twinport: .*security\.rules/,
+    );
+  }
+  const error = configError(() =>
+    loadConfig({ role: "embedded", configFile: file, overrides: ["endpoints[0].aclFolder=/acl"] }),
+  );
+  assert.match(error.message, /FA³ST option endpoints\[0\]\.aclFolder is not supported by Twinport/);
+});

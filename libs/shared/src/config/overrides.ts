@@ -3,7 +3,13 @@ import { isPlainObject } from "../aas/plain-object.ts";
 import { type ClassedSection, classSuffix } from "./class-names.ts";
 import { ConfigError, formatConfigPath } from "./config-error.ts";
 import { CONFIG_SECTIONS, SECTION_NAMES, schemaOfEntry } from "./config-sections.ts";
-import { ignoredFaaastOptions, ignoredOptionWarning, unknownKeyMessage } from "./faaast-options.ts";
+import {
+  ignoredFaaastOptions,
+  ignoredOptionWarning,
+  refusedFaaastOptions,
+  refusedOptionMessage,
+  unknownKeyMessage,
+} from "./faaast-options.ts";
 import { booleanOfText } from "./file-scalars.ts";
 import { childOf, exactMatch, looseMatch, schemaType, takesOnlyText, takesTextList } from "./schema-walk.ts";
 
@@ -67,6 +73,11 @@ interface IgnoredOption {
   ignored: string;
 }
 
+/** A FA³ST option that stops the start from any source (faaast-options.ts REFUSED_BY_SCHEMA). */
+interface RefusedOption {
+  refused: string;
+}
+
 const RESERVED_ENV = new Set(["TWINPORT_CONFIG", "TWINPORT_MODEL"]);
 /**
  * Names that walk from a JavaScript object to its prototype: `a.__proto__.x=1` would set `x` on
@@ -89,7 +100,11 @@ function asIndex(segment: string): number | undefined {
 }
 
 /** Follows `segments` through the configuration layout; a string result is the reason it failed. */
-function resolve(raw: Record<string, unknown>, segments: string[], source: Source): Resolved | IgnoredOption | string {
+function resolve(
+  raw: Record<string, unknown>,
+  segments: string[],
+  source: Source,
+): Resolved | IgnoredOption | RefusedOption | string {
   const { match } = source;
   const [first, ...rest] = segments;
   const sectionName = match([...SECTION_NAMES], first!);
@@ -137,6 +152,10 @@ function resolve(raw: Record<string, unknown>, segments: string[], source: Sourc
       const option = match(Object.keys(ignored), segment);
       if (option !== undefined)
         return { ignored: ignoredOptionWarning(formatConfigPath([...path, option]), ignored[option]!) };
+      const refusedKeys = refusedFaaastOptions(schema);
+      const refusedKey = match(Object.keys(refusedKeys), segment);
+      if (refusedKey !== undefined)
+        return { refused: refusedOptionMessage(formatConfigPath([...path, refusedKey]), refusedKeys[refusedKey]!) };
       const elsewhere =
         layout.shape !== "plain" && path.length === entryDepth
           ? otherClassWith(layout.section, value, segment, source)
@@ -257,6 +276,7 @@ export function applyCliOverrides(
       throw new ConfigError(`Invalid override '${override}': ${prototypeRefusal(forbidden)}`);
     const resolved = resolve(raw, segments, COMMAND_LINE);
     if (typeof resolved === "string") throw new ConfigError(resolved);
+    if ("refused" in resolved) throw new ConfigError(resolved.refused);
     if ("ignored" in resolved) {
       warnings.push(resolved.ignored);
       continue;
@@ -319,6 +339,10 @@ export function applyEnvOverrides(
       continue;
     }
     const resolved = resolve(raw, segments, ENVIRONMENT);
+    // Not a warning as other unknown variables are: starting without the option would serve with
+    // less protection than the deployment asks for (a FA³ST image setting its aclFolder served open).
+    if (typeof resolved !== "string" && "refused" in resolved)
+      throw new ConfigError(`Environment variable ${name}: ${resolved.refused}`);
     if (typeof resolved === "string") {
       warnings.push(`Ignoring environment variable ${name}: ${resolved}`);
       continue;

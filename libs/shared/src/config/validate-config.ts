@@ -13,6 +13,7 @@ import {
   ignoredFaaastOption,
   ignoredOptionWarning,
   refusedFaaastOption,
+  refusedOptionMessage,
   unknownKeyMessage,
   withoutIgnoredProfiles,
 } from "./faaast-options.ts";
@@ -84,9 +85,7 @@ function issueMessages(issue: z.core.$ZodIssue, schema: z.ZodType, input: unknow
       return issue.keys.map((key) => {
         const path = formatConfigPath([...prefix, ...issue.path, key]);
         const refused = refusedFaaastOption(here, key);
-        return refused === undefined
-          ? unknownKeyMessage(path, key, allowed)
-          : `FA³ST option ${path} is not supported by Twinport: ${refused}`;
+        return refused === undefined ? unknownKeyMessage(path, key, allowed) : refusedOptionMessage(path, refused);
       });
     }
     case "invalid_type": {
