@@ -41,3 +41,35 @@ test("a Redis that keeps its connection but does not answer (SIGSTOP) is not rea
     await server.stop();
   }
 });
+
+test("a PING the client's command timeout refuses is no answer: not ready stays, without flapping, until one is answered", async () => {
+  const server = await startRedis();
+  // As the store's clients are made: a command timeout shorter than the check's own bound.
+  const redis = new Redis(server.url, { commandTimeout: 100, maxRetriesPerRequest: 1 });
+  redis.on("error", () => {});
+  const answers = watchRedisAnswers(redis, { intervalMs: 200, timeoutMs: 150 });
+  try {
+    assert.ok(await until(() => answers.ready(), 2_000), "ready while Redis answers");
+    process.kill(server.pid, "SIGSTOP");
+    try {
+      assert.ok(await until(() => !answers.ready(), 2_000), "not ready while Redis does not answer");
+      const seen: boolean[] = [];
+      const started = Date.now();
+      while (Date.now() - started < 1_500) {
+        seen.push(answers.ready());
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      assert.ok(
+        !seen.includes(true),
+        `ready ${seen.filter(Boolean).length} of ${seen.length} times while Redis was stopped`,
+      );
+    } finally {
+      process.kill(server.pid, "SIGCONT");
+    }
+    assert.ok(await until(() => answers.ready(), 3_000), "ready again once Redis answers");
+  } finally {
+    answers.stop();
+    redis.disconnect();
+    await server.stop();
+  }
+});
