@@ -180,6 +180,23 @@ test("a fileStorage.path whose folder cannot be made exits 2 at once naming the 
   );
 });
 
+test("embedded mode with persistence.cluster exits 2 naming it, instead of using the default Redis URL", async () => {
+  const cli = await exitWithin(15_000, [
+    "--endpoint",
+    "http",
+    "--empty-model",
+    `endpoints[0].port=${await freePort()}`,
+    "endpoints[0].host=127.0.0.1",
+    'persistence={"@class":"persistence.redis.PersistenceRedis","cluster":{"nodes":["redis://127.0.0.1:1"]}}',
+  ]);
+  assert.equal(cli.code, 2, cli.stderr);
+  assert.match(
+    cli.stderr,
+    /^twinport: persistence\.cluster \(a Redis Cluster\) is served by the distributed mode's model-store/m,
+  );
+  assert.doesNotMatch(cli.stderr, /6379/);
+});
+
 test("a missing model file exits 1 naming it", async () => {
   const cli = spawnTwinport(["--endpoint", "http", "-m", join(dir, "nope.json")]);
   assert.equal(await cli.exited, 1);

@@ -4,6 +4,7 @@ import type { RedisRepository } from "@twinport/model-store";
 import {
   aasxLimitsOf,
   type CommandHandler,
+  ConfigError,
   compileAccessPolicy,
   connectNats,
   createCachingStoreClient,
@@ -107,6 +108,14 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
       } = await import("@twinport/model-store");
       // Loading the model and the outbox keeper need Redis: the start waits for it, as the
       // model-store's does (Redis may come up later or be loading its data).
+      // A Redis Cluster is the distributed model-store's (docs/redis-cluster.md): this process's
+      // file store, outbox keeper and lost-data watch talk to one Redis. Ignored, the setting left
+      // the process on the default redis://127.0.0.1:6379, writing to whatever Redis is there (a
+      // black-box finding).
+      if (config.persistence.cluster !== undefined)
+        throw new ConfigError(
+          "persistence.cluster (a Redis Cluster) is served by the distributed mode's model-store (docs/redis-cluster.md); embedded mode keeps its model in one Redis at persistence.url: remove cluster, or run the model-store and gateways",
+        );
       const redisShown = displayUrl(config.persistence.url);
       const redis = await createRedisRepository({
         // Redis lost the store's data (store-incarnation.ts): this process's caches, its OPC UA
