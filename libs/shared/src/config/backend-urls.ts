@@ -10,15 +10,33 @@ import { z } from "zod";
 
 // [user[:password]@]host[:port], host a name, an IPv4 address or a bracketed IPv6 address.
 const AUTHORITY = String.raw`(?:[^\s/@]+@)?(?:\[[0-9A-Fa-f:.]+\]|[^\s/@:\[\]]+)(?::\d{1,5})?`;
-const REDIS_URL = new RegExp(String.raw`^rediss?://${AUTHORITY}(?:/\d{1,2})?/?$`);
+// A database number of any size (Redis' `databases` can be raised) and ioredis' query options (`?family=6`).
+const REDIS_URL = new RegExp(String.raw`^rediss?://${AUTHORITY}(?:/\d+)?/?(?:\?[^\s#]*)?$`);
 const NATS_SERVER = new RegExp(String.raw`^(?:(?:nats|tls)://)?${AUTHORITY}/?$`);
+
+/**
+ * What the clients' own URL parsing would refuse later with a bare "Invalid URL" or "URI malformed"
+ * and exit 1 (a black-box finding): a port outside 1–65535, a user or password that is not
+ * URL-encoded (`%zz`, a raw `?` or `#`).
+ */
+function parsesAsUrl(value: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(value.includes("://") ? value : `nats://${value}`);
+    decodeURIComponent(url.username);
+    decodeURIComponent(url.password);
+  } catch {
+    return false;
+  }
+  return url.port === "" || Number(url.port) > 0;
+}
 
 /** persistence.url: redis:// or rediss:// (TLS), with an optional database number, or a Unix socket's absolute path. */
 export const redisUrlSchema = z
   .string()
   .min(1)
   .superRefine((value, context) => {
-    if (REDIS_URL.test(value) || /^\/\S+$/.test(value)) return;
+    if ((REDIS_URL.test(value) && parsesAsUrl(value)) || /^\/\S+$/.test(value)) return;
     context.addIssue({
       code: "custom",
       message:
@@ -32,7 +50,7 @@ export const natsUrlSchema = z
   .min(1)
   .superRefine((value, context) => {
     const servers = value.split(",").map((one) => one.trim());
-    if (servers.every((one) => NATS_SERVER.test(one))) return;
+    if (servers.every((one) => NATS_SERVER.test(one) && parsesAsUrl(one))) return;
     context.addIssue({
       code: "custom",
       message:

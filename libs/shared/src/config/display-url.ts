@@ -9,10 +9,18 @@ export function displayUrl(url: string): string {
  * holds a `/` or `@` of its own.
  */
 function withoutCredentials(url: string): string {
-  const one = url.trim();
+  const one = withoutSecretParameters(url.trim());
   const at = one.lastIndexOf("@");
   if (at < 0) return one;
   const slashes = one.indexOf("//");
   const start = slashes >= 0 && slashes < at ? slashes + 2 : 0;
   return `${one.slice(0, start)}***${one.slice(at)}`;
+}
+
+/**
+ * Credentials given as query parameters (`/run/redis.sock?password=…`, the one way to give a Unix
+ * socket's password; `?token=` for NATS) were printed in the banner and every retry line.
+ */
+function withoutSecretParameters(url: string): string {
+  return url.replace(/([?&](?:password|pass|pwd|token|auth|secret)=)[^&#]*/gi, "$1***");
 }

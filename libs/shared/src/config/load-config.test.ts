@@ -1279,3 +1279,29 @@ test("aclFolder set by an environment variable (ours or FA³ST's) or an override
   );
   assert.match(error.message, /FA³ST option endpoints\[0\]\.aclFolder is not supported by Twinport/);
 });
+
+test("Redis and NATS URLs the clients would refuse later are refused at start-up; valid ioredis forms pass; query secrets are masked", () => {
+  const load = (section: object) => loadConfig({ role: "model-store", configFile: configFile({ ...section }) }).config;
+  const redis = (url: string) => ({ persistence: { "@class": "persistence.redis.PersistenceRedis", url } });
+  const nats = (url: string) => ({ messageBus: { "@class": "messagebus.nats.MessageBusNats", url } });
+  for (const url of [
+    "redis://u:s3cret%zz@127.0.0.1:6379",
+    "redis://u:s3cret?x@127.0.0.1:6379",
+    "redis://127.0.0.1:99999",
+    "redis://u:s3cret@127.0.0.1:0",
+    "redis://127.0.0.1:6379/?password=s3cret x",
+  ]) {
+    const error = configError(() => load(redis(url)));
+    assert.match(error.message, /persistence\.url.*not a Redis URL/, url);
+    assert.doesNotMatch(error.message, /s3cret/, url);
+  }
+  for (const url of ["nats://u:s3cret%zz@127.0.0.1:4222", "nats://127.0.0.1:99999"]) {
+    const error = configError(() => load(nats(url)));
+    assert.match(error.message, /messageBus\.url.*not a NATS URL/, url);
+    assert.doesNotMatch(error.message, /s3cret/, url);
+  }
+  for (const url of ["redis://cache.example?family=6", "redis://127.0.0.1:6379/100", "/run/redis.sock?password=s3cret"])
+    assert.equal((load(redis(url)).persistence as { url: string }).url, url);
+  assert.equal(displayUrl("/run/redis.sock?password=s3cret&db=1"), "/run/redis.sock?password=***&db=1");
+  assert.equal(displayUrl("nats://h:4222?token=s3cret"), "nats://h:4222?token=***");
+});

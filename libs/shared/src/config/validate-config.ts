@@ -49,7 +49,7 @@ function describe(value: unknown): string {
   if (Array.isArray(value)) return "a list";
   if (typeof value === "object") return "an object";
   // A URL's credentials stay out of the message (it reaches stderr and the log).
-  if (typeof value === "string") return `string ${JSON.stringify(value.includes("@") ? displayUrl(value) : value)}`;
+  if (typeof value === "string") return `string ${JSON.stringify(/[@?&]/.test(value) ? displayUrl(value) : value)}`;
   return `${typeof value} ${String(value)}`;
 }
 
