@@ -33,15 +33,35 @@ export function typedValue(valueType: unknown, lexical: unknown): unknown {
   if (typeof lexical !== "string") return lexical ?? null;
   if (valueType === "xs:boolean") return lexical === "true" || lexical === "1";
   if (typeof valueType === "string" && NUMERIC.has(valueType)) {
+    const double = valueType === "xs:double" || valueType === "xs:float";
+    // XSD's INF and -INF are Java's Infinity (what Jackson writes, and Double.parseDouble reads).
+    if (double && (lexical === "INF" || lexical === "+INF")) return "Infinity";
+    if (double && lexical === "-INF") return "-Infinity";
     const number = Number(lexical);
     if (!Number.isFinite(number)) return lexical;
     // xs:double and xs:float are doubles; any other number type stays its exact lexical form where a
     // JSON number would lose digits (an integer beyond 2^53, a decimal with more digits than a
     // double holds: 0.1000000000000000000002 became 0.1).
-    if (valueType === "xs:double" || valueType === "xs:float") return number;
-    if (/^[+-]?\d+$/.test(lexical) ? Number.isSafeInteger(number) : String(number) === lexical) return number;
+    if (double) return number;
+    if (/^[+-]?\d+$/.test(lexical) ? Number.isSafeInteger(number) : String(number) === canonicalDecimal(lexical))
+      return number;
   }
   return lexical;
+}
+
+/**
+ * An xs:decimal's digits without what does not change its value (a sign "+", leading zeros, trailing
+ * zeros of the fraction, "-0"), as String(number) writes them: "2.50", "100.000" and "-.5" are
+ * numbers a double holds exactly as written, and were sent as strings beside the numbers of
+ * "0.5" (a black-box finding: a Range's min a string and its max a number).
+ */
+function canonicalDecimal(lexical: string): string | undefined {
+  const match = /^([+-]?)(\d*)(?:\.(\d*))?$/.exec(lexical);
+  if (match === null) return undefined;
+  const whole = match[2]!.replace(/^0+(?=\d)/, "") || "0";
+  const fraction = (match[3] ?? "").replace(/0+$/, "");
+  const digits = fraction === "" ? whole : `${whole}.${fraction}`;
+  return match[1] === "-" && digits !== "0" ? `-${digits}` : digits;
 }
 
 /** Kinds that have no value (FA³ST has no ElementValue class for them): left out of containers. */
@@ -77,12 +97,16 @@ export function faaastElementValue(element: unknown): Record<string, unknown> | 
   switch (modelType) {
     case "Property":
       return { modelType, dataType: e.valueType, value: typedValue(e.valueType, e.value) };
-    case "Range":
-      return {
-        modelType,
-        min: { dataType: e.valueType, value: typedValue(e.valueType, e.min) },
-        max: { dataType: e.valueType, value: typedValue(e.valueType, e.max) },
-      };
+    case "Range": {
+      // An open end (no min or no max) is left out, as FA³ST's serializer leaves out a null value:
+      // `{"value": null}` fails its deserializer for numeric types.
+      const range: Record<string, unknown> = { modelType };
+      if (e.min !== undefined && e.min !== null)
+        range.min = { dataType: e.valueType, value: typedValue(e.valueType, e.min) };
+      if (e.max !== undefined && e.max !== null)
+        range.max = { dataType: e.valueType, value: typedValue(e.valueType, e.max) };
+      return range;
+    }
     case "File":
     case "Blob":
       return { modelType, contentType: e.contentType ?? null, value: e.value ?? null };

@@ -44,6 +44,25 @@ test("value changes: FA³ST's event value form, typed as FA³ST writes Java valu
   assert.equal(property("xs:decimal", "1.5")?.value, 1.5);
   assert.equal(property("xs:decimal", "-0.25")?.value, -0.25);
   assert.equal(property("xs:double", "0.1000000000000000000002")?.value, 0.1, "a double is a double");
+  // Digits that do not change the value do not make a decimal a string (a Range's min was "1.10", its max 2).
+  for (const [lexical, number] of [
+    ["1.0", 1],
+    ["2.50", 2.5],
+    ["100.000", 100],
+    ["-.5", -0.5],
+    ["+007.25", 7.25],
+    ["-0.0", 0],
+  ] as const)
+    assert.equal(JSON.stringify(property("xs:decimal", lexical)?.value), JSON.stringify(number), lexical);
+  // XSD's infinities as Java writes and reads them; NaN stays NaN.
+  assert.equal(property("xs:double", "INF")?.value, "Infinity");
+  assert.equal(property("xs:float", "-INF")?.value, "-Infinity");
+  assert.equal(property("xs:double", "NaN")?.value, "NaN");
+  // An open end of a Range is left out, not a null value FA³ST's deserializer cannot read.
+  assert.deepEqual(faaastElementValue({ modelType: "Range", valueType: "xs:int", max: "9" }), {
+    modelType: "Range",
+    max: { dataType: "xs:int", value: 9 },
+  });
   assert.deepEqual(faaastElementValue({ modelType: "Range", valueType: "xs:int", min: "1", max: "9" }), {
     modelType: "Range",
     min: { dataType: "xs:int", value: 1 },
