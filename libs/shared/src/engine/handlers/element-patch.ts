@@ -1,4 +1,4 @@
-import { type ElementJson, splitParent } from "../../aas/index.ts";
+import { type ElementJson, hasMetadata, splitParent } from "../../aas/index.ts";
 import type { Command } from "../../contracts/index.ts";
 import { checkIdShortPath, readJsonable } from "../aas-input.ts";
 import { eventDraft } from "../commit-runner.ts";
@@ -41,17 +41,21 @@ export async function patchElement(
         await requireIdentifiable(ctx, "submodel", submodelId);
         throw notFoundElement(submodelId, path);
       }
-      // The 400s of the patch itself (a PATCH cannot change the modelType or idShort) whatever the
-      // preconditions; a patched element that no longer validates against the element as it is now
-      // is a 412 when they fail (RFC 9110 §13.2.1: preconditions before the content).
-      const patched = applyMergePatch(old.element, patch, content);
-      requireSameIdentity(old.element, patched, ["modelType", "idShort"]);
+      // A patch that no longer fits the element as it is now (its modelType changed by a PUT since,
+      // a value its valueType no longer takes) is a 412 when the preconditions fail, the 400 only
+      // when they hold (RFC 9110 §13.2.1: preconditions before the content), as the submodel's
+      // PATCH answers it. An Operation's $metadata (no such form) stays a 400 first.
       const item = itemOf(path, old.record);
       const checked = appliedUnderPreconditions(
-        () => readJsonable(patched, "SubmodelElement", ctx.validation.onUpdate),
+        () => {
+          const patched = applyMergePatch(old.element, patch, content);
+          requireSameIdentity(old.element, patched, ["modelType", "idShort"]);
+          return readJsonable(patched, "SubmodelElement", ctx.validation.onUpdate);
+        },
         preconditions,
         old.record.revision,
         item,
+        content === "metadata" && !hasMetadata(old.element),
       );
       checkPreconditions(preconditions, old.record.revision, item);
       held = uploadsHeldBy(old.records);

@@ -106,6 +106,69 @@ describe("a stale If-Match beside a body that no longer fits the element", () =>
     await t.fails("PatchSubmodelById", { submodelId: SM, content: "value", body }, "bad-request");
   });
 
+  test("a POST into a list whose value type changed since: 412 with the stale tag", async () => {
+    const stale = await revisionOf("Tags");
+    await t.ok("PutSubmodelElementByPath", {
+      submodelId: SM,
+      idShortPath: "Tags",
+      body: json({
+        modelType: "SubmodelElementList",
+        idShort: "Tags",
+        typeValueListElement: "Property",
+        valueTypeListElement: "xs:int",
+        value: [],
+      }),
+    });
+    const body = json({ modelType: "Property", valueType: "xs:string", value: "hello" });
+    await t.fails(
+      "PostSubmodelElement",
+      { submodelId: SM, idShortPath: "Tags", body, preconditions: { ifMatch: [String(stale)] } },
+      "precondition-failed",
+    );
+    const unconditioned = await t.run("PostSubmodelElement", { submodelId: SM, idShortPath: "Tags", body });
+    assert.ok(!unconditioned.ok && unconditioned.error.code !== "precondition-failed", JSON.stringify(unconditioned));
+    // Into a Property nothing can ever be posted: that 400 comes first.
+    const speed = await revisionOf("Speed");
+    const intoLeaf = await t.run("PostSubmodelElement", {
+      submodelId: SM,
+      idShortPath: "Speed",
+      body: json({ modelType: "Property", idShort: "In", valueType: "xs:string" }),
+      preconditions: { ifMatch: [String(speed + 1000)] },
+    });
+    assert.ok(!intoLeaf.ok && intoLeaf.error.code !== "precondition-failed", JSON.stringify(intoLeaf));
+  });
+
+  test("a merge or $metadata PATCH of an element whose modelType changed since: 412 with the stale tag", async () => {
+    const stale = await revisionOf("Speed");
+    await t.ok("PutSubmodelElementByPath", {
+      submodelId: SM,
+      idShortPath: "Speed",
+      body: json({ modelType: "Range", idShort: "Speed", valueType: "xs:int", min: "1", max: "3" }),
+    });
+    for (const content of ["normal", "metadata"] as const)
+      await t.fails(
+        "PatchSubmodelElementByPath",
+        {
+          submodelId: SM,
+          idShortPath: "Speed",
+          content,
+          body: json({ modelType: "Property", valueType: "xs:int" }),
+          preconditions: { ifMatch: [String(stale)] },
+        },
+        "precondition-failed",
+      );
+    // An Operation has no $metadata form whatever the preconditions.
+    const reset = await revisionOf("Reset");
+    const metadata = await t.run("PatchSubmodelElementByPath", {
+      submodelId: SM,
+      idShortPath: "Reset",
+      content: "metadata",
+      body: json({}),
+      preconditions: { ifMatch: [String(reset + 1000)] },
+    });
+    assert.ok(!metadata.ok && metadata.error.code !== "precondition-failed", JSON.stringify(metadata));
+  });
+
   test("an Operation takes no $value whatever the preconditions: the 400 stays first", async () => {
     const stale = await revisionOf("Reset");
     await t.ok("PutSubmodelElementByPath", {

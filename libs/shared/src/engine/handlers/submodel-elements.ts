@@ -34,7 +34,7 @@ import { claimedCommit } from "../files/claimed-commit.ts";
 import { fileValuesOf, type HeldUpload, releaseUploads, uploadsHeldBy } from "../files/released-uploads.ts";
 import { requireIdentifiable, unchanged } from "../identifiables.ts";
 import { pageElementPaths } from "../path-pages.ts";
-import { checkPreconditions, itemOf } from "../preconditions.ts";
+import { appliedUnderPreconditions, checkPreconditions, itemOf } from "../preconditions.ts";
 import { projectElement } from "../projection.ts";
 import { checkSubmodelScope } from "../submodel-scope.ts";
 import { elementTarget, identifiableTarget } from "../write-targets.ts";
@@ -183,10 +183,19 @@ export async function postElement(ctx: EngineContext, cmd: Command<"PostSubmodel
       // the precondition on it also guards that count.
       const parent = await loadElement(ctx.repository, submodelId, parentPath, 0);
       if (!parent) return elementNotFound(ctx, submodelId, parentPath);
-      // A target that holds no elements (a Property, a Blob) is a 400 whatever the preconditions say.
-      checkChildInParent(parent.element, element, ctx.validation.onCreate);
+      // A target that holds no elements (a Property, a Blob) is a 400 whatever the preconditions say;
+      // a child that no longer fits the container as it is now (a list whose value type changed
+      // since, a collection replaced by a list) is a 412 when they fail (RFC 9110 §13.2.1).
       // The container is the POST's target: its ETag, guarded below by the commit.
-      checkPreconditions(preconditions, parent.record.revision, itemOf(parentPath, parent.record));
+      const item = itemOf(parentPath, parent.record);
+      appliedUnderPreconditions(
+        () => checkChildInParent(parent.element, element, ctx.validation.onCreate),
+        preconditions,
+        parent.record.revision,
+        item,
+        !isContainer(parent.element),
+      );
+      checkPreconditions(preconditions, parent.record.revision, item);
       const list = isList(parent.element);
       const length = list ? await ctx.repository.countChildren(submodelId, parentPath) : 0;
       createdPath = list
