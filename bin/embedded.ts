@@ -31,6 +31,7 @@ import {
   type NatsConnection,
   natsConnectionState,
   PERSISTENCE_REDIS_CLASS,
+  packageSweepLine,
   type ReadinessCheck,
   type Repository,
   type RoleContext,
@@ -190,6 +191,10 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
     }
     const engine = createEngine({
       importProgress: importLines.onCommit,
+      onPackageSweep: (report) => {
+        const { level, message } = packageSweepLine(report);
+        logger[level]({ component: "packages", ...report }, message);
+      },
       resetHooks,
       repository,
       bus,

@@ -24,6 +24,7 @@ import {
   natsConnectionState,
   PERSISTENCE_REDIS_CLASS,
   type ProcessMetrics,
+  packageSweepLine,
   type ReadinessCheck,
   type RunningRole,
   serveCommandsOverNats,
@@ -215,6 +216,10 @@ export async function startModelStore(config: TwinportConfig, options: ModelStor
       idempotencyWindowMs: isoDurationToMs(config.core.idempotencyWindow),
       operationLeaseMs: options.operationLeaseMs,
       ...(options.packageIntentStaleMs !== undefined ? { packageIntentStaleMs: options.packageIntentStaleMs } : {}),
+      onPackageSweep: (report) => {
+        const { level, message } = packageSweepLine(report);
+        logger?.[level]({ component: "packages", ...report }, message);
+      },
       bus,
       publishEvents: true,
       recordCacheSize: 10_000,

@@ -59,7 +59,7 @@ import type { ImportProgressListener } from "./import/import-progress.ts";
 import { sourceOfDocument, sourceOfFile } from "./import/import-source.ts";
 import { createMemoryFileStore } from "./memory/memory-file-store.ts";
 import { createOperationRunner } from "./operations/operation-runner.ts";
-import { StalePackageIntents } from "./packages/stale-package-intents.ts";
+import { type PackageSweepReport, StalePackageIntents } from "./packages/stale-package-intents.ts";
 import type { FileStore } from "./ports/index.ts";
 import { type Clock, type CommandHandler, type EventBus, type Repository, systemClock } from "./ports/index.ts";
 import type { OperationProviderRegistry } from "./ports/operation-provider.ts";
@@ -119,6 +119,8 @@ export interface EngineOptions {
    * back (packages/stale-package-intents.ts); default PACKAGE_INTENT_STALE_MS (2 min). Tests shorten it.
    */
   packageIntentStaleMs?: number;
+  /** Told of each interrupted package write a sweep of this engine settled (the process logs it). */
+  onPackageSweep?: (report: PackageSweepReport) => void;
 }
 
 /** Events one GetEvents answers at most (a gap fill asks again for the rest). */
@@ -257,7 +259,7 @@ export function createEngine(options: EngineOptions): Engine {
     bus: options.bus,
     commit,
     engineCommit: commit,
-    packageIntents: new StalePackageIntents(options.packageIntentStaleMs),
+    packageIntents: new StalePackageIntents(options.packageIntentStaleMs, options.onPackageSweep),
     fileStore: options.fileStore ?? createMemoryFileStore(),
     uploadClaims: new UploadClaims(),
     uploadsDuringDeletes: new UploadsDuringDeletes(),

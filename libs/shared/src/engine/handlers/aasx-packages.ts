@@ -140,6 +140,7 @@ export async function deletePackage(ctx: EngineContext, cmd: Command<"DeleteAASX
     packageId: record.packageId,
     writeId: randomUUID(),
     replaces: true,
+    write: "delete",
     identifiables: [],
     fileKeys: [],
     fromSeq: await ctx.repository.currentSeq(),
@@ -178,7 +179,7 @@ async function refuseWhilePending(ctx: EngineContext, packageId: string): Promis
 function pendingConflict(ctx: EngineContext, packageId: string): CommandError {
   return new CommandError(
     "conflict",
-    `AASX package '${echoed(packageId)}' is being replaced, or a replacement was interrupted and is being rolled back (within ${minutes(ctx.packageIntents.rollbackWithinMs)} min); repeat the request then`,
+    `AASX package '${echoed(packageId)}' is being replaced or deleted, or such a write was interrupted and is being rolled back or finished (within ${minutes(ctx.packageIntents.rollbackWithinMs)} min); repeat the request then`,
   );
 }
 
@@ -253,6 +254,7 @@ async function addPackage(
     packageId,
     writeId,
     replaces: replacing !== undefined,
+    write: replacing !== undefined ? "put" : "post",
     identifiables: [...prepared.checker.ids()].map(({ kind, id }) => ({ kind, id })),
     fileKeys: [],
     fromSeq: await ctx.repository.currentSeq(),

@@ -4,6 +4,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { strToU8 } from "fflate";
 import { writeAasx } from "../../aas/index.ts";
 import { createEngine } from "../create-engine.ts";
+import { packageSweepLine } from "../packages/package-sweep-log.ts";
+import type { PackageSweepReport } from "../packages/stale-package-intents.ts";
 import { RepositoryUnavailableError } from "../ports/index.ts";
 import { base64, type FileTestEngine, fileTestEngine } from "./test-support/files.ts";
 
@@ -272,7 +274,7 @@ describe("two writes of one package at once", () => {
     const lost = replies[1 - won]!;
     assert.ok(won >= 0 && !lost.ok, JSON.stringify(replies));
     assert.equal(lost.error.code, "conflict", lost.error.message);
-    assert.match(lost.error.message, /is being replaced/);
+    assert.match(lost.error.message, /is being replaced or deleted/);
     const [winner, loser] = won === 0 ? ["urn:a", "urn:b"] : ["urn:b", "urn:a"];
     assert.deepEqual(await contentOf(t, winner), ["shell", "submodel", "concept description"]);
     assert.deepEqual(await contentOf(t, loser), []);
@@ -335,7 +337,13 @@ describe("two writes of one package at once", () => {
 
   it("a DELETE that died halfway is finished by the sweep: the rest of the content and the record go", async () => {
     const t = await fileTestEngine({ example: false, packageIntentStaleMs: STALE_MS });
-    const replica = createEngine({ repository: t.repository, fileStore: t.files, packageIntentStaleMs: STALE_MS });
+    const settled: PackageSweepReport[] = [];
+    const replica = createEngine({
+      repository: t.repository,
+      fileStore: t.files,
+      packageIntentStaleMs: STALE_MS,
+      onPackageSweep: (report) => settled.push(report),
+    });
     const packageId = await posted(t);
     // The process "dies" once the first identifiable went: later commits never return, and its
     // heartbeat stops.
@@ -355,6 +363,12 @@ describe("two writes of one package at once", () => {
     await eventually(async () => !(await storedKeys(t)).some((key) => key.startsWith("package-")), STALE_MS * 20);
     assert.deepEqual(await contentOf(t, "urn:v1"), []);
     assert.deepEqual((await t.ok("GetAllAASXPackageIds", {})).value.items, []);
+    // The replica says what it did, for its log.
+    assert.deepEqual(
+      settled.map(({ packageId: id, write, outcome, why }) => ({ id, write, outcome, why })),
+      [{ id: packageId, write: "delete", outcome: "rolled-back", why: "heartbeat stood still" }],
+    );
+    assert.match(packageSweepLine(settled[0]!).message, /finished an interrupted package DELETE/);
     await replica.close();
   });
 });

@@ -20,6 +20,8 @@ export interface PackageIntent {
   writeId: string;
   /** A PUT: the package record in place is the old content's, removed by the write. */
   replaces: boolean;
+  /** Which request wrote it (a DELETE is a write that replaces the package with nothing). */
+  write?: "post" | "put" | "delete";
   /** Every identifiable the write is about to commit (the first pass knows them all). */
   identifiables: { kind: IdentifiableKind; id: string }[];
   /** The FileStore keys of the files it placed (stored by it, or shared), once placed. */

@@ -1,6 +1,12 @@
 import type { EngineContext } from "../engine-context.ts";
-import { pendingPackageIds, readPackageBeat, readPackageIntent, writePackageBeat } from "./package-intents.ts";
-import { rollBackPackageWrite } from "./package-rollback.ts";
+import {
+  type PackageIntent,
+  pendingPackageIds,
+  readPackageBeat,
+  readPackageIntent,
+  writePackageBeat,
+} from "./package-intents.ts";
+import { type RollbackOutcome, rollBackPackageWrite } from "./package-rollback.ts";
 
 type PackageWritten = readonly { kind: import("../ports/index.ts").IdentifiableKind; id: string }[];
 
@@ -38,7 +44,15 @@ export class StalePackageIntents {
   private sweeping: Promise<void> | undefined;
   private ctx: EngineContext | undefined;
 
-  constructor(readonly staleMs: number = PACKAGE_INTENT_STALE_MS) {}
+  constructor(
+    readonly staleMs: number = PACKAGE_INTENT_STALE_MS,
+    /**
+     * Told of each intent a sweep settled: the bulk removal of a dead write's content (or the rest
+     * of a dead DELETE's) left no trace in any log (a black-box finding), where an operator would
+     * look for why data went.
+     */
+    private readonly onSettled?: (report: PackageSweepReport) => void,
+  ) {}
 
   /**
    * At most how long after a write stopped a sweep takes its content back (before the rollback's own
@@ -116,7 +130,8 @@ export class StalePackageIntents {
       const own = this.failedHere.get(intent.writeId);
       if (own !== undefined) {
         try {
-          await rollBackPackageWrite(ctx, intent, own.taken, own.written);
+          const outcome = await rollBackPackageWrite(ctx, intent, own.taken, own.written);
+          this.onSettled?.(reportOf(intent, outcome, "failed here"));
           this.failedHere.delete(intent.writeId);
           this.seen.delete(packageId);
         } catch {
@@ -135,7 +150,8 @@ export class StalePackageIntents {
       }
       if (now - last.since < this.staleMs) continue;
       try {
-        await rollBackPackageWrite(ctx, intent);
+        const outcome = await rollBackPackageWrite(ctx, intent);
+        this.onSettled?.(reportOf(intent, outcome, "heartbeat stood still"));
         this.seen.delete(packageId);
       } catch {
         // The store is still away: the intent stays, and the next sweep tries again.
@@ -143,4 +159,29 @@ export class StalePackageIntents {
     }
     for (const writeId of this.failedHere.keys()) if (!stillPending.has(writeId)) this.failedHere.delete(writeId);
   }
+}
+
+/** What a sweep did with one intent, for the process's log. */
+export interface PackageSweepReport {
+  packageId: string;
+  writeId: string;
+  /** A POST, a PUT (replaces, with identifiables), or a DELETE (replaces, none of its own). */
+  write: "post" | "put" | "delete";
+  /** "completed": the write had finished and only its intent was left; else its content went. */
+  outcome: RollbackOutcome;
+  why: "heartbeat stood still" | "failed here";
+  correlationId?: string;
+}
+
+function reportOf(intent: PackageIntent, outcome: RollbackOutcome, why: PackageSweepReport["why"]): PackageSweepReport {
+  // Intents written before `write` existed: a DELETE's is the one that replaces with nothing.
+  const write = intent.write ?? (!intent.replaces ? "post" : intent.identifiables.length > 0 ? "put" : "delete");
+  return {
+    packageId: intent.packageId,
+    writeId: intent.writeId,
+    write,
+    outcome,
+    why,
+    ...(intent.correlationId !== undefined ? { correlationId: intent.correlationId } : {}),
+  };
 }
