@@ -111,6 +111,74 @@ export function fileStoreContract(
       assert.equal((await store.list()).length, 1);
     });
 
+    test("hold stores at a free path or shares identical held bytes; the file goes with its last release", async (store) => {
+      const manual = { contentType: "application/pdf", bytes: Buffer.from("manual") };
+      assert.equal(await store.hold("/m.pdf", "p", manual), "created");
+      assert.equal(
+        await store.hold("/m.pdf", "q", { contentType: "application/pdf", bytes: Buffer.from("manual") }),
+        "shared",
+      );
+      assert.equal(await store.hold("/m.pdf", "q", manual), "shared", "a second hold of one holder");
+      assert.equal(
+        await store.hold("/m.pdf", "r", { contentType: "application/pdf", bytes: Buffer.from("other") }),
+        "taken",
+      );
+      assert.equal(Buffer.from((await store.get("/m.pdf"))!.bytes).toString(), "manual");
+      assert.equal(await store.release("/m.pdf", "r"), "kept", "a holder it never had changes nothing");
+      assert.equal(await store.release("/m.pdf", "p"), "kept");
+      assert.ok(await store.get("/m.pdf"), "q still holds it");
+      assert.equal(await store.release("/m.pdf", "q"), "deleted");
+      assert.equal(await store.get("/m.pdf"), undefined);
+      assert.deepEqual(await store.list(), [], "nothing left behind");
+      assert.equal(await store.release("/m.pdf", "q"), "absent");
+    });
+
+    test("hold leaves a file stored without holders alone; put and delete drop the holders", async (store) => {
+      const bytes = Buffer.from("same");
+      await store.put("/plain", { contentType: "text/plain", bytes });
+      await store.create("/upload", { contentType: "text/plain", bytes, owner: { shellId: "urn:aas" } });
+      assert.equal(await store.hold("/plain", "p", { contentType: "text/plain", bytes }), "taken");
+      assert.equal(await store.hold("/upload", "p", { contentType: "text/plain", bytes }), "taken");
+      assert.equal(await store.release("/plain", "p"), "unheld");
+      assert.equal(await store.release("/none", "p"), "absent");
+      assert.ok(await store.get("/plain"), "an unheld file stays");
+      assert.equal(await store.hold("/held", "p", { contentType: "text/plain", bytes }), "created");
+      await store.put("/held", { contentType: "text/plain", bytes });
+      assert.equal(await store.hold("/held", "q", { contentType: "text/plain", bytes }), "taken", "put: not held");
+      assert.equal(await store.release("/held", "p"), "unheld");
+      assert.equal(await store.delete("/held"), true);
+      assert.equal(await store.hold("/held", "q", { contentType: "text/plain", bytes }), "created");
+      assert.equal(await store.delete("/held"), true);
+      assert.equal(await store.create("/held", { contentType: "text/plain", bytes }), true);
+      assert.equal(await store.release("/held", "q"), "unheld", "delete dropped q's hold");
+      await store.clear();
+      assert.equal(await store.hold("/m", "p", { contentType: "text/plain", bytes }), "created", "clear drops holders");
+    });
+
+    test("racing holds and releases of one file: deleted exactly once, with its last holder, never under a new one", async (store) => {
+      const file = () => ({ contentType: "application/pdf", bytes: Buffer.alloc(70 * 1024, "m") });
+      for (const holder of ["a", "b", "c", "d"]) assert.notEqual(await store.hold("/m.pdf", holder, file()), "taken");
+      const released = await Promise.all(["a", "b", "c", "d"].map((holder) => store.release("/m.pdf", holder)));
+      assert.deepEqual(released.filter((outcome) => outcome === "deleted").length, 1);
+      assert.equal(await store.get("/m.pdf"), undefined, "four holders gone at once: no file left behind");
+      for (let round = 0; round < 5; round++) {
+        for (const holder of ["a", "b"]) await store.hold("/m.pdf", holder, file());
+        // Old holders let go while new ones take hold: whoever comes last decides, and a new holder
+        // always finds the file stored after its hold.
+        const holds = ["c", "d"].map((holder) => store.hold("/m.pdf", holder, file()));
+        const releases = ["a", "b"].map((holder) => store.release("/m.pdf", holder));
+        const outcomes = await Promise.all([...holds, ...releases]);
+        assert.ok(
+          outcomes.slice(0, 2).every((outcome) => outcome !== "taken"),
+          JSON.stringify(outcomes),
+        );
+        assert.ok(await store.get("/m.pdf"), "held by c and d");
+        assert.equal(await store.release("/m.pdf", "c"), "kept");
+        assert.equal(await store.release("/m.pdf", "d"), "deleted");
+        assert.equal(await store.get("/m.pdf"), undefined);
+      }
+    });
+
     test("a prefix is literal: characters a pattern would read (* ? [ ] \\) match only themselves", async (store) => {
       const paths = ["p*[x]?\\1", "p*[x]?\\2", "p*x", "pa[x]?\\1", "p*[y]?\\1", "p"];
       for (const path of paths) await store.put(path, { contentType: "text/plain", bytes: Buffer.from(path) });

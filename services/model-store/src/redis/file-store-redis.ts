@@ -1,5 +1,13 @@
-import { randomBytes } from "node:crypto";
-import { checkFilePath, type FileInfo, type FileOwner, type FileStore, type StoredFile } from "@twinport/shared";
+import { createHash, randomBytes } from "node:crypto";
+import {
+  checkFilePath,
+  type FileInfo,
+  type FileOwner,
+  type FileStore,
+  type HoldOutcome,
+  type ReleaseOutcome,
+  type StoredFile,
+} from "@twinport/shared";
 import type { Redis } from "ioredis";
 import { luaScript } from "./lua-script.ts";
 import { closeRedis, createClusterClient, createRedisClient, firstConnection, scanTargets } from "./redis-client.ts";
@@ -12,6 +20,7 @@ import { DEFAULT_COMMAND_TIMEOUT_MS } from "./redis-repository.ts";
  *
  *   {tp}:files            hash    path → `<blob id>\x01<size>\x01<chunk count>\x01<content type>`
  *   {tp}:file:<blob id>   hash    "0", "1", … → the bytes, CHUNK_BYTES per field
+ *   {tp}:file-holds       hash    path → JSON {"d": sha256 of the bytes, "h": [holder, …]} (FileStore.hold)
  *
  * Large values are split so no single command moves more than a chunk (the fail-fast connection
  * has a command timeout) and Redis never holds one huge string. A put writes a fresh blob (with
@@ -37,11 +46,13 @@ const UNLINKED_BLOB_TTL_MS = 60 * 60 * 1000;
 const CHUNKS_PER_READ = 4;
 const READ_ATTEMPTS = 5;
 
-// KEYS: index, new blob. ARGV: path, packed entry. Returns the entry it replaced (or nil).
+// KEYS: index, new blob, holds. ARGV: path, packed entry. Returns the entry it replaced (or nil);
+// the holders of what it replaced go with it.
 const LINK = luaScript(`
 local old = redis.call('HGET', KEYS[1], ARGV[1])
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 redis.call('PERSIST', KEYS[2])
+redis.call('HDEL', KEYS[3], ARGV[1])
 return old
 `);
 
@@ -53,11 +64,58 @@ redis.call('PERSIST', KEYS[2])
 return 1
 `);
 
-// KEYS: index. ARGV: path. Returns the entry it removed (or nil).
+// KEYS: index, holds. ARGV: path. Returns the entry it removed (or nil), and drops its holders.
 const UNLINK = luaScript(`
 local old = redis.call('HGET', KEYS[1], ARGV[1])
 if old then redis.call('HDEL', KEYS[1], ARGV[1]) end
+redis.call('HDEL', KEYS[2], ARGV[1])
 return old
+`);
+
+// One script each, so a release's "last holder?" and its delete, and a hold's "shared by holders,
+// same bytes?" and its addition, are one step each: two replicas releasing and sharing one file
+// (a package deleted while another with the same file is posted) never interleave them.
+// KEYS: index, new blob, holds. ARGV: path, packed entry, holder, digest of the bytes.
+const HOLD = luaScript(`
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then
+  redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+  redis.call('PERSIST', KEYS[2])
+  redis.call('HSET', KEYS[3], ARGV[1], cjson.encode({d = ARGV[4], h = {ARGV[3]}}))
+  return 'created'
+end
+local held = redis.call('HGET', KEYS[3], ARGV[1])
+if not held then return 'taken' end
+local holds = cjson.decode(held)
+if holds.d ~= ARGV[4] then return 'taken' end
+for _, holder in ipairs(holds.h) do
+  if holder == ARGV[3] then return 'shared' end
+end
+table.insert(holds.h, ARGV[3])
+redis.call('HSET', KEYS[3], ARGV[1], cjson.encode(holds))
+return 'shared'
+`);
+
+// KEYS: index, holds. ARGV: path, holder. Returns {outcome, the entry it removed (on 'deleted')}.
+const RELEASE = luaScript(`
+local held = redis.call('HGET', KEYS[2], ARGV[1])
+if not held then
+  if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then return {'unheld'} end
+  return {'absent'}
+end
+local holds = cjson.decode(held)
+local rest = {}
+for _, holder in ipairs(holds.h) do
+  if holder ~= ARGV[2] then table.insert(rest, holder) end
+end
+if #rest > 0 then
+  holds.h = rest
+  redis.call('HSET', KEYS[2], ARGV[1], cjson.encode(holds))
+  return {'kept'}
+end
+redis.call('HDEL', KEYS[2], ARGV[1])
+local old = redis.call('HGET', KEYS[1], ARGV[1])
+if old then redis.call('HDEL', KEYS[1], ARGV[1]) end
+return {'deleted', old}
 `);
 
 interface Entry {
@@ -94,6 +152,7 @@ export async function createRedisFileStore(options: RedisFileStoreOptions): Prom
     : createRedisClient(options.url, settings);
   await firstConnection(redis, commandTimeoutMs);
   const index = `{${prefix}}:files`;
+  const holds = `{${prefix}}:file-holds`;
   const blobKey = (blob: string) => `{${prefix}}:file:${blob}`;
   const blobPattern = `{${prefix.replace(/[*?[\]\\]/g, (c) => `\\${c}`)}}:file:*`;
 
@@ -154,7 +213,7 @@ export async function createRedisFileStore(options: RedisFileStoreOptions): Prom
     async put(path, file) {
       let replaced: unknown;
       await writeBlob(path, file, async (keys, args) => {
-        replaced = await redisCall(LINK.run(redis, keys, args));
+        replaced = await redisCall(LINK.run(redis, [...keys, holds], args));
         return true;
       });
       await deleteBlob(replaced);
@@ -166,6 +225,26 @@ export async function createRedisFileStore(options: RedisFileStoreOptions): Prom
         file,
         async (keys, args) => (await redisCall(LINK_NEW.run(redis, keys, args))) === 1,
       );
+    },
+
+    async hold(path, holder, file) {
+      const digest = createHash("sha256").update(file.bytes).digest("hex");
+      let outcome: HoldOutcome = "taken";
+      await writeBlob(path, file, async (keys, args) => {
+        outcome = (await redisCall(HOLD.run(redis, [...keys, holds], [...args, holder, digest]))) as HoldOutcome;
+        return outcome === "created";
+      });
+      return outcome;
+    },
+
+    async release(path, holder) {
+      checkFilePath(path);
+      const [outcome, removed] = (await redisCall(RELEASE.run(redis, [index, holds], [path, holder]))) as [
+        ReleaseOutcome,
+        unknown,
+      ];
+      await deleteBlob(removed);
+      return outcome;
     },
 
     async get(path) {
@@ -183,7 +262,7 @@ export async function createRedisFileStore(options: RedisFileStoreOptions): Prom
 
     async delete(path) {
       checkFilePath(path);
-      const removed = await redisCall(UNLINK.run(redis, [index], [path]));
+      const removed = await redisCall(UNLINK.run(redis, [index, holds], [path]));
       await deleteBlob(removed);
       return typeof removed === "string";
     },
@@ -200,7 +279,7 @@ export async function createRedisFileStore(options: RedisFileStoreOptions): Prom
     },
 
     async clear() {
-      await redisCall(redis.unlink(index));
+      await redisCall(redis.unlink(index, holds));
       // SCAN sees one node: on a cluster, the blobs (all in the one hash tag) are on one of the masters.
       for (const node of scanTargets(redis)) {
         let cursor = "0";

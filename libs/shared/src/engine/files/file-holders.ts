@@ -13,8 +13,26 @@ import type { FileStore } from "../ports/index.ts";
  *
  * A file no record names (an upload, fileStorage.existingDataPath, a model loaded before these
  * records existed) is someone else's: an import neither shares it nor deletes it.
+ *
+ * The records say which files a package or import names; whether a file is still held is decided
+ * by the FileStore itself (FileStore.hold and release, one atomic step each), under the holder ids
+ * below. Deciding it from the records raced (ADR 0051, amendment "holders beside the bytes"): four
+ * packages sharing a file, deleted at once, each saw the others' records still there and none
+ * deleted it; a package posted beside another that had just stored the file found it named by no
+ * record yet and moved its own copy aside. The records decide only for files stored before the
+ * FileStore kept holders ("unheld").
  */
 const IMPORT_PREFIX = "import-files:";
+
+/** The holder id (FileStore.hold) of a package: one per packageId, over its PUTs. */
+export function packageHolder(packageId: string): string {
+  return `package-info:${packageId}`;
+}
+
+/** A new import's holder id: the key of the record holdForImport writes for it. */
+export function newImportHolder(): string {
+  return `${IMPORT_PREFIX}${randomUUID()}`;
+}
 
 /** Every key some package or import holds, but the package `exceptPackageId`. */
 export async function heldKeys(files: FileStore, exceptPackageId?: string): Promise<Set<string>> {
@@ -28,22 +46,29 @@ export async function heldKeys(files: FileStore, exceptPackageId?: string): Prom
   return held;
 }
 
-/** Records that a start-up model or POST /import holds `keys` from now on. */
-export async function holdForImport(files: FileStore, keys: readonly string[]): Promise<void> {
+/** Records that a start-up model or POST /import (`holder`: newImportHolder) holds `keys` from now on. */
+export async function holdForImport(files: FileStore, keys: readonly string[], holder: string): Promise<void> {
   if (keys.length === 0) return;
-  await files.put(`${IMPORT_PREFIX}${randomUUID()}`, {
+  await files.put(holder, {
     contentType: "application/json",
     bytes: Buffer.from(JSON.stringify(keys), "utf8"),
   });
 }
 
 /**
- * The files of a package that is deleted or replaced: each is deleted unless another package or
- * an import holds it too, or it is an upload (an owner: never a package's, whatever its path).
+ * The files of a package that is deleted or replaced: each goes with its last holder (the
+ * FileStore decides, atomically). A file stored before the FileStore kept holders ("unheld") is
+ * deleted unless another package's or an import's record names it, or it is an upload (an owner:
+ * never a package's, whatever its path), as before; that look and delete are two steps, racing as
+ * before, but only for such files: a hold never adopts a file stored without holders, and a path
+ * already released ("absent", a rollback releasing a PUT's old files again) is left alone, so a
+ * file another package stores there meanwhile is never taken for an old one.
  */
 export async function releasePackageFiles(files: FileStore, packageId: string, keys: readonly string[]): Promise<void> {
-  const held = await heldKeys(files, packageId);
-  for (const key of keys) {
+  let held: Set<string> | undefined;
+  for (const key of new Set(keys)) {
+    if ((await files.release(key, packageHolder(packageId))) !== "unheld") continue;
+    held ??= await heldKeys(files, packageId);
     if (held.has(key)) continue;
     const stored = await files.get(key);
     if (stored !== undefined && stored.owner === undefined) await files.delete(key);

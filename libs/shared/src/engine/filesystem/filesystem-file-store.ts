@@ -1,8 +1,16 @@
 import { createHash, randomBytes } from "node:crypto";
-import { link, open, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { link, open, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { checkFilePath, type FileInfo, type FileOwner, type FileStore, type StoredFile } from "../ports/file-store.ts";
+import {
+  checkFilePath,
+  type FileInfo,
+  type FileOwner,
+  type FileStore,
+  type HoldOutcome,
+  type StoredFile,
+} from "../ports/file-store.ts";
 import { makeFolder } from "./make-folder.ts";
+import { underPathLock } from "./path-lock.ts";
 
 /**
  * FileStorageFilesystem: one file per stored file in one directory, named by the SHA-256 of its
@@ -13,12 +21,45 @@ import { makeFolder } from "./make-folder.ts";
  * at once: a reader sees the old file or the new one, never a mix.
  *
  *   [4 bytes: header length, big-endian][header JSON, UTF-8][bytes]
+ *
+ * The holders of a file a package brought (FileStore.hold) lie beside it, `<sha256>.holds`: JSON
+ * {"d": sha256 of the bytes, "h": [holder, …]}, changed only under the path's lock (path-lock.ts).
  */
 export function createFilesystemFileStore(options: { directory: string }): FileStore {
   const { directory } = options;
   makeFolder(directory);
-  const fileOf = (path: string) =>
-    join(directory, `${createHash("sha256").update(path, "utf8").digest("hex")}${SUFFIX}`);
+  const nameOf = (path: string) => join(directory, createHash("sha256").update(path, "utf8").digest("hex"));
+  const fileOf = (path: string) => `${nameOf(path)}${SUFFIX}`;
+  const holdsOf = (path: string) => `${nameOf(path)}${HOLDS}`;
+  const lockOf = (path: string) => `${nameOf(path)}${LOCK}`;
+
+  async function readHolds(path: string): Promise<Holds | undefined> {
+    try {
+      return JSON.parse(await readFile(holdsOf(path), "utf8")) as Holds;
+    } catch (error) {
+      if (isMissing(error)) return undefined;
+      throw error;
+    }
+  }
+
+  async function writeHolds(path: string, holds: Holds): Promise<void> {
+    const temporary = `${holdsOf(path)}.${randomBytes(6).toString("hex")}${TEMPORARY}`;
+    await writeFile(temporary, JSON.stringify(holds));
+    await rename(temporary, holdsOf(path));
+  }
+
+  /** Whether the file at `path` was created; false when something is stored there. */
+  async function linked(path: string, file: StoredFile): Promise<boolean> {
+    return await written(path, file, async (temporary, target) => {
+      try {
+        await link(temporary, target);
+        return true;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException)?.code === "EEXIST") return false;
+        throw error;
+      }
+    });
+  }
 
   /** The file written whole under a temporary name, then moved into place by `place`. */
   async function written<T>(path: string, file: StoredFile, place: (temporary: string, target: string) => Promise<T>) {
@@ -41,19 +82,52 @@ export function createFilesystemFileStore(options: { directory: string }): FileS
 
   return {
     async put(path, file) {
+      // The holders first: in between, a hold finds the file without holders and leaves it alone.
+      checkFilePath(path);
+      await rm(holdsOf(path), { force: true });
       await written(path, file, (temporary, target) => rename(temporary, target));
     },
 
     async create(path, file) {
       // link() fails when the target exists, atomically, where rename() would replace it.
-      return await written(path, file, async (temporary, target) => {
-        try {
-          await link(temporary, target);
-          return true;
-        } catch (error) {
-          if ((error as NodeJS.ErrnoException)?.code === "EEXIST") return false;
-          throw error;
+      return await linked(path, file);
+    },
+
+    async hold(path, holder, file) {
+      checkFilePath(path);
+      const digest = createHash("sha256").update(file.bytes).digest("hex");
+      return await underPathLock(lockOf(path), async (): Promise<HoldOutcome> => {
+        if (await linked(path, file)) {
+          await writeHolds(path, { d: digest, h: [holder] });
+          return "created";
         }
+        const holds = await readHolds(path);
+        if (holds === undefined || holds.d !== digest) return "taken";
+        if (!holds.h.includes(holder)) await writeHolds(path, { d: digest, h: [...holds.h, holder] });
+        return "shared";
+      });
+    },
+
+    async release(path, holder) {
+      checkFilePath(path);
+      return await underPathLock(lockOf(path), async () => {
+        const holds = await readHolds(path);
+        if (holds === undefined)
+          return await stat(fileOf(path)).then(
+            () => "unheld" as const,
+            (error: unknown) => {
+              if (isMissing(error)) return "absent" as const;
+              throw error;
+            },
+          );
+        const rest = holds.h.filter((other) => other !== holder);
+        if (rest.length > 0) {
+          await writeHolds(path, { d: holds.d, h: rest });
+          return "kept";
+        }
+        await rm(holdsOf(path), { force: true });
+        await rm(fileOf(path), { force: true });
+        return "deleted";
       });
     },
 
@@ -76,6 +150,7 @@ export function createFilesystemFileStore(options: { directory: string }): FileS
 
     async delete(path) {
       checkFilePath(path);
+      await rm(holdsOf(path), { force: true });
       try {
         await rm(fileOf(path));
         return true;
@@ -97,7 +172,8 @@ export function createFilesystemFileStore(options: { directory: string }): FileS
 
     async clear() {
       for (const name of await readdir(directory)) {
-        if (name.endsWith(SUFFIX) || name.endsWith(TEMPORARY)) await rm(join(directory, name), { force: true });
+        if ([SUFFIX, TEMPORARY, HOLDS, LOCK].some((end) => name.endsWith(end)))
+          await rm(join(directory, name), { force: true });
       }
     },
 
@@ -107,6 +183,14 @@ export function createFilesystemFileStore(options: { directory: string }): FileS
 
 const SUFFIX = ".file";
 const TEMPORARY = ".tmp";
+const HOLDS = ".holds";
+const LOCK = ".lock";
+
+interface Holds {
+  /** SHA-256 of the bytes, hex. */
+  d: string;
+  h: string[];
+}
 
 interface Header {
   path: string;

@@ -275,7 +275,7 @@ async function addPackage(
         ctx,
         request,
         prepared,
-        "package",
+        { packageId },
         async (keys) => {
           intent.fileKeys = [...keys];
           await writePackageIntent(ctx.fileStore, intent);

@@ -7,7 +7,7 @@ import {
   type ImportProblem,
 } from "../../contracts/index.ts";
 import type { EngineContext } from "../engine-context.ts";
-import { holdForImport } from "../files/file-holders.ts";
+import { holdForImport, newImportHolder, packageHolder } from "../files/file-holders.ts";
 import type { IdentifiableKind } from "../ports/index.ts";
 import { ENVIRONMENT_SECTIONS, IdentifiableChecker, type ImportCandidate } from "./collect-identifiables.ts";
 import { ImportBatches } from "./import-batches.ts";
@@ -165,14 +165,15 @@ const ID_CHECKS_AT_ONCE = 512;
 
 /**
  * Check the ids against the store, write the files, then the second pass commits in batches.
- * `holder`: who will hold the files: an import records that itself; a package writes its record
- * with `fileKeys` and then calls `placed.confirmShared()`.
+ * `holder`: who will hold the files (in the FileStore, from their placing on): an import records
+ * that itself; a package (by its packageId) writes its record with `fileKeys` and then calls
+ * `placed.confirmShared()`.
  */
 export async function writePrepared(
   ctx: EngineContext,
   request: Omit<ImportRequest, "documents">,
   prepared: PreparedImport,
-  holder: "import" | "package" = "import",
+  holder: "import" | { packageId: string } = "import",
   /** Told where the files went before anything is committed (a package's intent records them). */
   onPlaced?: (keys: readonly string[]) => Promise<void>,
   /** Awaited after each committed batch with the identifiables it wrote (a package claims them). */
@@ -183,7 +184,8 @@ export async function writePrepared(
   if (request.onlyIfEmpty && !prepared.storeWasEmpty && !(await storeIsEmpty(ctx))) return { ...result, skipped: true };
   if (!prepared.storeWasEmpty && !prepared.idsChecked) await checkIdsFree(ctx, request, prepared);
 
-  const placed = await placePackageFiles(ctx, prepared.files);
+  const holderId = holder === "import" ? newImportHolder() : packageHolder(holder.packageId);
+  const placed = await placePackageFiles(ctx, prepared.files, holderId);
   result.fileKeys = placed.keys;
   result.files = placed.keys.length;
   try {
@@ -194,13 +196,13 @@ export async function writePrepared(
     if (result.written.length === 0) await placed.undo();
     throw error;
   }
-  if (holder === "package") return { ...result, placed };
+  if (holder !== "import") return { ...result, placed };
   if (result.written.length === 0) {
     await placed.undo();
     result.files = 0;
     return result;
   }
-  await holdForImport(ctx.fileStore, placed.keys);
+  await holdForImport(ctx.fileStore, placed.keys, holderId);
   await placed.confirmShared();
   return result;
 }

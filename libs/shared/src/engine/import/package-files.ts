@@ -21,39 +21,46 @@ export interface PlacedFiles {
   keys: string[];
   /** Per document: part key → the model path of where that document's file went instead. */
   moved: Map<number, Map<string, string>>;
-  /** Deletes what it stored (an import that wrote nothing). */
+  /** Lets go of what it holds (an import that wrote nothing): files no one else holds go. */
   undo(): Promise<void>;
   /**
-   * Once the import's holder record is written: a shared file that its other holder deleted in
-   * between (a concurrent package delete) is stored again.
+   * Once the import's holder record is written: a file shared by the records alone (stored before
+   * the FileStore kept holders) that its other holder deleted in between is stored again.
    */
   confirmShared(): Promise<void>;
 }
 
-/** Tries per file: a file deleted between a refused create and the look at it is tried again. */
-const ATTEMPTS = 3;
-
 /**
  * Stores the files of an import's AASX documents without ever replacing bytes someone else stored
- * (docs/adr/0051). A part goes to its own path when that is free. When the path is taken:
- * - by identical bytes that another package or import holds (file-holders.ts), or that this import
- *   stored itself: the file is shared, and stays while any holder is left;
- * - by anything else (other bytes, an upload, a file no holder names): the part is stored under a
+ * (docs/adr/0051). Each part is held under `holder` (file-holders.ts: packageHolder or
+ * newImportHolder), in one atomic step of the FileStore (FileStore.hold):
+ * - a free path: the part is stored there;
+ * - a path whose file has holders and identical bytes (another package's, an import's, or this
+ *   import's own): the file is shared, and stays while any holder is left;
+ * - anything else (other bytes, an upload, a file without holders): the part is stored under a
  *   folder of its own, `/aasx/packages/<random>/<its path>`, and the document's File values and
  *   thumbnail paths that name it are rewritten to that path (`rewritePaths`), so two vendors'
  *   packages with the same "/aasx/files/manual.pdf" both load and each keeps its own manual.
+ *   Except a file stored before the FileStore kept holders, with identical bytes, that a package's
+ *   or import's record names: it is shared as before (by the records, `confirmShared`).
  */
-export async function placePackageFiles(ctx: EngineContext, parts: readonly ImportedPart[]): Promise<PlacedFiles> {
+export async function placePackageFiles(
+  ctx: EngineContext,
+  parts: readonly ImportedPart[],
+  holder: string,
+): Promise<PlacedFiles> {
   const store = ctx.fileStore;
-  const held = parts.length === 0 ? new Set<string>() : await heldKeys(store);
+  let recorded: Set<string> | undefined;
   const keys = new Set<string>();
-  const created: string[] = [];
-  const shared = new Map<string, StoredFile>();
+  /** Held in the FileStore by this import: released again by `undo`. */
+  const holding = new Set<string>();
+  /** Shared by the records alone (files stored before holders): stored again by `confirmShared`. */
+  const sharedByRecords = new Map<string, StoredFile>();
   const moved = new Map<number, Map<string, string>>();
   let folder: string | undefined;
-  const create = async (key: string, file: StoredFile): Promise<boolean> => {
-    if (!(await store.create(key, file))) return false;
-    created.push(key);
+  const hold = async (key: string, file: StoredFile): Promise<boolean> => {
+    if ((await store.hold(key, holder, file)) === "taken") return false;
+    holding.add(key);
     keys.add(key);
     return true;
   };
@@ -61,31 +68,31 @@ export async function placePackageFiles(ctx: EngineContext, parts: readonly Impo
     keys: [],
     moved,
     undo: async () => {
-      for (const key of created) await store.delete(key).catch(() => undefined);
+      // Released, not deleted: a package that shared a file meanwhile keeps it.
+      for (const key of holding) await store.release(key, holder).catch(() => undefined);
     },
     confirmShared: async () => {
-      for (const [key, file] of shared) if ((await store.get(key)) === undefined) await store.create(key, file);
+      for (const [key, file] of sharedByRecords)
+        if ((await store.get(key)) === undefined) await store.create(key, file);
     },
   };
   try {
     for (const { document, part } of parts) {
       const key = partKey(part.path);
       const file: StoredFile = { contentType: part.contentType, bytes: part.bytes };
-      let settled = false;
-      for (let attempt = 0; attempt < ATTEMPTS && !settled; attempt++) {
-        if (await create(key, file)) settled = true;
-        else {
-          const existing = await store.get(key);
-          if (existing === undefined) continue;
-          const shareable = existing.owner === undefined && (held.has(key) || created.includes(key));
-          if (shareable && sameBytes(existing.bytes, part.bytes)) {
-            keys.add(key);
-            if (!created.includes(key)) shared.set(key, file);
-            settled = true;
-          } else break;
-        }
+      if (await hold(key, file)) continue;
+      const existing = await store.get(key);
+      recorded ??= await heldKeys(store);
+      if (
+        existing !== undefined &&
+        existing.owner === undefined &&
+        recorded.has(key) &&
+        sameBytes(existing.bytes, part.bytes)
+      ) {
+        keys.add(key);
+        sharedByRecords.set(key, file);
+        continue;
       }
-      if (settled) continue;
       // Taken by someone else's bytes: a folder of this import's own (a fresh one if even that is taken).
       for (;;) {
         folder ??= randomBytes(8).toString("hex");
@@ -98,7 +105,7 @@ export async function placePackageFiles(ctx: EngineContext, parts: readonly Impo
             "bad-request",
             `The package's part "${part.path}" is stored under other bytes here, and the path it would get instead (${modelPath.length} characters) is longer than a File's value may be (${MAX_MODEL_PATH_CHARS}); shorten its name`,
           );
-        if (await create(partKey(partName), file)) {
+        if (await hold(partKey(partName), file)) {
           if (!moved.has(document)) moved.set(document, new Map());
           moved.get(document)!.set(key, modelPath);
           break;

@@ -3,6 +3,8 @@ import { checkFilePath, type FileInfo, type FileStore, type StoredFile } from ".
 /** FileStorageInMemory: files live as long as the process. Copies in and out, never shares buffers. */
 export function createMemoryFileStore(): FileStore {
   const files = new Map<string, StoredFile>();
+  /** Who holds each file a package or an import brought (FileStore.hold); no await between look and change. */
+  const holders = new Map<string, Set<string>>();
   const copy = (file: StoredFile): StoredFile => ({
     contentType: file.contentType,
     bytes: file.bytes.slice(),
@@ -12,12 +14,36 @@ export function createMemoryFileStore(): FileStore {
     async put(path, file) {
       checkFilePath(path);
       files.set(path, copy(file));
+      holders.delete(path);
     },
     async create(path, file) {
       checkFilePath(path);
       if (files.has(path)) return false;
       files.set(path, copy(file));
       return true;
+    },
+    async hold(path, holder, file) {
+      checkFilePath(path);
+      const stored = files.get(path);
+      if (stored === undefined) {
+        files.set(path, copy(file));
+        holders.set(path, new Set([holder]));
+        return "created";
+      }
+      const held = holders.get(path);
+      if (held === undefined || !Buffer.from(stored.bytes).equals(Buffer.from(file.bytes))) return "taken";
+      held.add(holder);
+      return "shared";
+    },
+    async release(path, holder) {
+      checkFilePath(path);
+      const held = holders.get(path);
+      if (held === undefined) return files.has(path) ? "unheld" : "absent";
+      held.delete(holder);
+      if (held.size > 0) return "kept";
+      holders.delete(path);
+      files.delete(path);
+      return "deleted";
     },
     async get(path) {
       checkFilePath(path);
@@ -26,6 +52,7 @@ export function createMemoryFileStore(): FileStore {
     },
     async delete(path) {
       checkFilePath(path);
+      holders.delete(path);
       return files.delete(path);
     },
     async list(prefix = "") {
@@ -36,6 +63,7 @@ export function createMemoryFileStore(): FileStore {
     },
     async clear() {
       files.clear();
+      holders.clear();
     },
     async close() {},
   };

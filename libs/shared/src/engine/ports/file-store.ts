@@ -35,8 +35,11 @@ export interface FileInfo {
   size: number;
 }
 
+export type HoldOutcome = "created" | "shared" | "taken";
+export type ReleaseOutcome = "deleted" | "kept" | "unheld" | "absent";
+
 export interface FileStore {
-  /** Create or replace. A reader sees the old file or the new one, never a mix. */
+  /** Create or replace (dropping the holders of what it replaces). A reader sees the old file or the new one, never a mix. */
   put(path: string, file: StoredFile): Promise<void>;
   /**
    * Create only: stores the file when nothing is stored at `path` and answers true; answers false
@@ -44,8 +47,23 @@ export interface FileStore {
    * What a writer uses that must never replace bytes someone else stored (docs/adr/0051).
    */
   create(path: string, file: StoredFile): Promise<boolean>;
+  /**
+   * A package's or an import's hold on a file it brings (docs/adr/0051, amendment "holders beside the
+   * bytes"), atomically: when nothing is stored at `path`, stores `file` with `holder` as its only
+   * holder ("created"); when the file there has holders and the same bytes, adds `holder` to them
+   * ("shared"; also when it held it already); otherwise changes nothing ("taken": other bytes, an
+   * upload, a file stored without holders). Of a hold and a release racing on one path, one comes
+   * first as a whole: a release never deletes a file a hold has just shared.
+   */
+  hold(path: string, holder: string, file: StoredFile): Promise<HoldOutcome>;
+  /**
+   * Lets go of `holder`'s hold on the file at `path`, atomically: the file is deleted with the last
+   * hold ("deleted"), and stays while another holder is left ("kept"). Nothing changes when the
+   * file there was stored without holders ("unheld") or nothing is stored there ("absent").
+   */
+  release(path: string, holder: string): Promise<ReleaseOutcome>;
   get(path: string): Promise<StoredFile | undefined>;
-  /** True when a file was there. */
+  /** True when a file was there. Its holders go with it (as with `put` over it). */
   delete(path: string): Promise<boolean>;
   /** Files whose path starts with `prefix` (all without one), ordered by path. */
   list(prefix?: string): Promise<FileInfo[]>;
