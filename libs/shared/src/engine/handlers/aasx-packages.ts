@@ -33,6 +33,7 @@ import {
   writePackageRecord,
 } from "../packages/package-records.ts";
 import { rollBackPackageWrite } from "../packages/package-rollback.ts";
+import { resetUnderWay } from "../packages/reset-marker.ts";
 import { pageCursor, pageLimit } from "../paging.ts";
 import { removeIdentifiable } from "../remove-identifiable.ts";
 import type { Handled } from "./handled.ts";
@@ -193,6 +194,14 @@ function pendingConflict(ctx: EngineContext, packageId: string): CommandError {
  */
 async function holdPackage(ctx: EngineContext, intent: PackageIntent, read: PackageRecord | undefined): Promise<void> {
   if (!(await createPackageIntent(ctx.fileStore, intent))) throw pendingConflict(ctx, intent.packageId);
+  // Marked, now looked for a reset (packages/reset-marker.ts): none runs beside a package write.
+  if (await resetUnderWay(ctx.fileStore, Date.now())) {
+    await deletePackageIntent(ctx.fileStore, intent.packageId).catch(() => undefined);
+    throw new CommandError(
+      "conflict",
+      "The server is being reset (DELETE /reset): repeat the request once the reset is over",
+    );
+  }
   if (read === undefined) return;
   const now = await findPackageRecord(ctx.fileStore, intent.packageId).catch(async (error: unknown) => {
     await deletePackageIntent(ctx.fileStore, intent.packageId).catch(() => undefined);

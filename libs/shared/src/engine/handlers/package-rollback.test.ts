@@ -384,3 +384,48 @@ async function eventually(check: () => Promise<boolean>, withinMs: number): Prom
     await sleep(20);
   }
 }
+
+describe("a reset and package writes do not overlap", () => {
+  it("a reset while a package is being written is a 409 that changes nothing; once it is over, the reset empties the store", async () => {
+    const t = await fileTestEngine({ example: false, packageIntentStaleMs: 60_000 });
+    const commitBatch = t.repository.commitBatch.bind(t.repository);
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let reached = false;
+    t.repository.commitBatch = async (commits) => {
+      reached = true;
+      await held;
+      return await commitBatch(commits);
+    };
+    const posting = t.run("PostAASXPackage", { file: { fileName: "p.aasx", contentBase64: aasx("urn:during", "x") } });
+    await eventually(async () => reached, 5_000);
+    await t.fails("ResetStore", {}, "conflict", /package write\(s\) are under way/);
+    release();
+    assert.ok((await posting).ok, "the package write goes on");
+    assert.deepEqual(await contentOf(t, "urn:during"), ["shell", "submodel", "concept description"]);
+    t.repository.commitBatch = commitBatch;
+    await t.ok("ResetStore", {});
+    assert.deepEqual(await contentOf(t, "urn:during"), []);
+    assert.deepEqual(await storedKeys(t), []);
+  });
+
+  it("a package write while a reset is under way is a 409 that writes nothing; after the reset, it succeeds", async () => {
+    const t = await fileTestEngine({ example: false, packageIntentStaleMs: 60_000 });
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let reached = false;
+    t.resetHooks.push(async () => {
+      reached = true;
+      await held;
+    });
+    const resetting = t.run("ResetStore", {});
+    await eventually(async () => reached, 5_000);
+    const file = { fileName: "p.aasx", contentBase64: aasx("urn:after", "x") };
+    await t.fails("PostAASXPackage", { file }, "conflict", /being reset/);
+    release();
+    assert.ok((await resetting).ok);
+    assert.deepEqual(await storedKeys(t), [], "the reset's mark went with the files");
+    await t.ok("PostAASXPackage", { file });
+    assert.deepEqual(await contentOf(t, "urn:after"), ["shell", "submodel", "concept description"]);
+  });
+});

@@ -1,5 +1,6 @@
-import type { Command } from "../../contracts/index.ts";
+import { type Command, CommandError } from "../../contracts/index.ts";
 import type { EngineContext } from "../engine-context.ts";
+import { markReset, packageWritesUnderWay, unmarkReset } from "../packages/reset-marker.ts";
 import type { IdentifiableKind } from "../ports/index.ts";
 import { removeIdentifiable } from "../remove-identifiable.ts";
 import type { Handled } from "./handled.ts";
@@ -18,6 +19,19 @@ const BATCH = 500;
  * too, and the loop ends when the store is empty.
  */
 export async function resetStore(ctx: EngineContext, cmd: Command<"ResetStore">): Promise<Handled<null>> {
+  // No package write runs beside a reset (packages/reset-marker.ts): marked first, then looked for.
+  await markReset(ctx.fileStore, Date.now());
+  if ((await packageWritesUnderWay(ctx.fileStore)) > 0) {
+    await ctx.packageIntents.sweep();
+    const left = await packageWritesUnderWay(ctx.fileStore);
+    if (left > 0) {
+      await unmarkReset(ctx.fileStore);
+      throw new CommandError(
+        "conflict",
+        `${left} AASX package write(s) are under way, or were interrupted and wait for their rollback (within ${Math.ceil(ctx.packageIntents.rollbackWithinMs / 60_000)} min): repeat the reset once they are over`,
+      );
+    }
+  }
   for (const hook of ctx.resetHooks) await hook();
   for (const kind of KINDS) {
     for (;;) {
@@ -29,6 +43,7 @@ export async function resetStore(ctx: EngineContext, cmd: Command<"ResetStore">)
       if (removed === 0) break;
     }
   }
+  // The reset's mark goes with everything else.
   await ctx.fileStore.clear();
   return { value: null };
 }
