@@ -18,6 +18,8 @@ import {
   type EventBus,
   eventLogReader,
   eventsConfigOf,
+  FILE_STORAGE_FILESYSTEM_CLASS,
+  forgetPackageRecords,
   importProgressLines,
   isHttpEndpoint,
   isOpcUaEndpoint,
@@ -177,6 +179,16 @@ export async function startEmbedded(context: RoleContext, options: EmbeddedOptio
     const accessPolicy = config.security ? compileAccessPolicy(config.security.rules) : undefined;
     const fileStore = await openEmbeddedFileStore(config);
     closer.add(() => fileStore.close());
+    // The model in memory went with the last stop; files kept in a folder did not. What that folder
+    // says of the old model's packages and imports is dropped, the files themselves stay.
+    if (!redisRepository && config.fileStorage["@class"] === FILE_STORAGE_FILESYSTEM_CLASS) {
+      const forgotten = await forgetPackageRecords(fileStore);
+      if (forgotten > 0)
+        logger.warn(
+          { component: "packages", forgotten },
+          "the model is kept in memory and was lost at the last stop: the AASX package and import records of that run in fileStorage.path are dropped (their files stay)",
+        );
+    }
     const operationProviders = options.operationProviders ?? createOperationProviderRegistry();
     // Progress lines while the model files load (a large model takes a while).
     const importLines = importProgressLines((fields, line) => logger.info(fields, line), "loading the model files");

@@ -38,6 +38,7 @@ export * from "./memory/direct-store-client.ts";
 export * from "./memory/in-process-event-bus.ts";
 export * from "./memory/memory-file-store.ts";
 export * from "./memory/memory-repository.ts";
+export { forgetPackageRecords } from "./packages/forget-package-records.ts";
 export { packageSweepLine } from "./packages/package-sweep-log.ts";
 export type { PackageSweepReport } from "./packages/stale-package-intents.ts";
 export * from "./ports/index.ts";

@@ -4,6 +4,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { strToU8 } from "fflate";
 import { writeAasx } from "../../aas/index.ts";
 import { createEngine } from "../create-engine.ts";
+import { forgetPackageRecords } from "../packages/forget-package-records.ts";
 import { packageSweepLine } from "../packages/package-sweep-log.ts";
 import type { PackageSweepReport } from "../packages/stale-package-intents.ts";
 import { RepositoryUnavailableError } from "../ports/index.ts";
@@ -427,5 +428,25 @@ describe("a reset and package writes do not overlap", () => {
     assert.deepEqual(await storedKeys(t), [], "the reset's mark went with the files");
     await t.ok("PostAASXPackage", { file });
     assert.deepEqual(await contentOf(t, "urn:after"), ["shell", "submodel", "concept description"]);
+  });
+});
+
+describe("a file store that outlived the model (embedded: model in memory, files in a folder)", () => {
+  it("forgets the old model's package and import records; the files stay", async () => {
+    const t = await fileTestEngine({ example: false });
+    await t.ok("PostAASXPackage", { file: { fileName: "p.aasx", contentBase64: aasx("urn:old", "old text") } });
+    const before = await storedKeys(t);
+    assert.ok(before.some((key) => key.startsWith("package-info:")));
+    assert.ok(before.includes("/aasx/files/doc.txt"));
+    const forgotten = await forgetPackageRecords(t.files);
+    assert.ok(forgotten >= 2, `forgot ${forgotten}`);
+    const after = await storedKeys(t);
+    assert.deepEqual(
+      after.filter((key) => /^(package|import-files|reset-pending)/.test(key)),
+      [],
+      "no record, claim, intent or package bytes of the old model",
+    );
+    assert.ok(after.includes("/aasx/files/doc.txt"), "the file itself stays");
+    assert.deepEqual((await t.ok("GetAllAASXPackageIds", {})).value.items, []);
   });
 });
