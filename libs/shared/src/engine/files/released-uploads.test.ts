@@ -429,14 +429,14 @@ describe("an attachment committed while its submodel is being deleted", () => {
         file: { fileName: `${text}.txt`, contentBase64: base64(text) },
       });
     await attach("F2", "before");
-    // The delete reads the uploads its Files hold (it lists the upload folders first), then plans
-    // its commit, which reads the submodel: an attachment committed in between is not among the
-    // uploads it read, and its bytes stayed until /reset.
+    // The delete reads the uploads its Files hold (it asks whether any upload is stored first,
+    // uploads-mark.ts), then plans its commit, which reads the submodel: an attachment committed in
+    // between is not among the uploads it read, and its bytes stayed until /reset.
     let stage: "waiting" | "read" | "done" = "waiting";
-    const list = t.files.list.bind(t.files);
-    t.files.list = async (prefix) => {
-      if (stage === "waiting" && prefix === "/aasx/files/") stage = "read";
-      return await list(prefix);
+    const get = t.files.get.bind(t.files);
+    t.files.get = async (path) => {
+      if (stage === "waiting" && path === "uploads-stored") stage = "read";
+      return await get(path);
     };
     const getIdentifiable = t.repository.getIdentifiable.bind(t.repository);
     t.repository.getIdentifiable = async (kind, identifier) => {
@@ -571,5 +571,54 @@ describe("a write pointing a File at an upload whose delete hangs", () => {
       value?: string;
     };
     assert.equal(f2.value, undefined, "the refused write committed later");
+  });
+});
+
+describe("whether uploads may be stored is one mark, not a listing per deleted submodel", () => {
+  it("deleting 30 submodels lists the stored files at most once, and still releases their uploads", async () => {
+    const t = await fileTestEngine({ example: false });
+    const ids = Array.from({ length: 30 }, (_, i) => `urn:test:uploads-mark:${i}`);
+    for (const id of ids)
+      await t.ok("PostSubmodel", {
+        body: JSON.stringify({
+          modelType: "Submodel",
+          id,
+          submodelElements: [{ modelType: "File", idShort: "F", contentType: "text/plain" }],
+        }),
+      });
+    await t.ok("PutFileByPath", {
+      submodelId: ids[0]!,
+      idShortPath: "F",
+      file: { fileName: "a.txt", contentBase64: base64("a") },
+    });
+    let listings = 0;
+    const list = t.files.list.bind(t.files);
+    t.files.list = async (prefix) => {
+      listings++;
+      return await list(prefix);
+    };
+    for (const id of ids) await t.ok("DeleteSubmodelById", { submodelId: id });
+    assert.ok(listings <= 1, `${listings} listings of the stored files for 30 deletions`);
+    assert.deepEqual(await storedUploads(t), [], "the upload went with its submodel");
+  });
+
+  it("an upload stored before the mark existed is found by one listing, and released", async () => {
+    const t = await fileTestEngine({ example: false });
+    const id = "urn:test:uploads-mark:old";
+    await t.ok("PostSubmodel", {
+      body: JSON.stringify({
+        modelType: "Submodel",
+        id,
+        submodelElements: [{ modelType: "File", idShort: "F", contentType: "text/plain" }],
+      }),
+    });
+    await t.ok("PutFileByPath", {
+      submodelId: id,
+      idShortPath: "F",
+      file: { fileName: "old.txt", contentBase64: base64("old") },
+    });
+    await t.files.delete("uploads-stored");
+    await t.ok("DeleteSubmodelById", { submodelId: id });
+    assert.deepEqual(await storedUploads(t), [], "the upload went with its submodel");
   });
 });

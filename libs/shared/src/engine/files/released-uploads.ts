@@ -3,6 +3,7 @@ import type { EngineContext } from "../engine-context.ts";
 import type { StoredElement } from "../ports/index.ts";
 import { fileKeyOf, isUploadPath } from "./file-paths.ts";
 import { deleteUpload } from "./upload-store.ts";
+import { uploadsMayBeStored } from "./uploads-mark.ts";
 
 /**
  * The bytes a client uploaded for a File element (PUT …/attachment) belong to the File that names
@@ -159,10 +160,8 @@ function filesNaming(records: readonly StoredElement[], keys: readonly string[])
 /** Every upload the File elements of a submodel hold, read page by page (a submodel may be large). */
 export async function uploadsHeldInSubmodel(ctx: EngineContext, submodelId: string): Promise<HeldUpload[]> {
   const held: HeldUpload[] = [];
-  // Uploads live in folders of 16 hex digits (file-paths.ts uploadPath): with none stored at all,
-  // a submodel of a million elements is not read through for nothing.
-  const uploads = await ctx.fileStore.list("/aasx/files/");
-  if (!uploads.some((file) => /^\/aasx\/files\/[0-9a-f]{16}\//.test(file.path))) return held;
+  // With no upload stored at all, a submodel of a million elements is not read through for nothing.
+  if (!(await uploadsMayBeStored(ctx.fileStore))) return held;
   await eachRecordOf(ctx, submodelId, (records) => held.push(...uploadsHeldBy(records)));
   return held;
 }

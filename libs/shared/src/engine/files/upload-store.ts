@@ -3,6 +3,7 @@ import type { EngineContext } from "../engine-context.ts";
 import type { FileOwner, StoredFile } from "../ports/index.ts";
 import { heldKeys } from "./file-holders.ts";
 import { elementOwner, fileKeyOf, isOwnUpload, uploadPath } from "./file-paths.ts";
+import { markUploadsStored } from "./uploads-mark.ts";
 
 /**
  * Stores an upload (PUT …/attachment, …/thumbnail) in a sub-folder of its owner's folder that no
@@ -22,6 +23,8 @@ export async function storeUpload(
   file: Omit<StoredFile, "owner">,
 ): Promise<string> {
   const stored: StoredFile = { ...file, owner };
+  // Before the bytes: a File can name the upload only once deletions know uploads may exist.
+  await markUploadsStored(ctx.fileStore);
   for (;;) {
     const modelPath = uploadPath(kind, ownerName, fileName, randomBytes(4).toString("hex"));
     if (await ctx.fileStore.create(fileKeyOf(modelPath)!, stored)) return modelPath;
