@@ -19,6 +19,36 @@ fileStoreContract(
 describe("filesystem file store", () => {
   after(() => rmSync(root, { recursive: true, force: true }));
 
+  it("a listing by prefix (which opens only what it answers once paths are known) follows another replica's puts, replacements and deletes", async () => {
+    const directory = mkdtempSync(join(root, "shared-"));
+    const a = createFilesystemFileStore({ directory });
+    const b = createFilesystemFileStore({ directory });
+    const text = (value: string) => ({ contentType: "text/plain", bytes: Buffer.from(value) });
+    for (let i = 0; i < 200; i++) await a.put(`/aasx/files/f${i}`, text("x"));
+    await a.put("package-pending:p1", text("intent"));
+    assert.deepEqual(
+      (await a.list("package-pending:")).map((info) => info.path),
+      ["package-pending:p1"],
+    );
+    // Again: now only the file it answers is read (the others' paths are known); the answer is the same.
+    assert.deepEqual(
+      (await a.list("package-pending:")).map((info) => info.path),
+      ["package-pending:p1"],
+    );
+    await b.delete("package-pending:p1");
+    await b.put("package-pending:p2", text("intent two"));
+    await b.put("/aasx/files/f0", { contentType: "application/pdf", bytes: Buffer.from("longer bytes") });
+    assert.deepEqual(
+      (await a.list("package-pending:")).map((info) => info.path),
+      ["package-pending:p2"],
+    );
+    assert.deepEqual(
+      (await a.list("/aasx/files/f0")).map(({ contentType, size }) => ({ contentType, size })),
+      [{ contentType: "application/pdf", size: 12 }],
+    );
+    assert.equal((await a.list("/aasx/files/")).length, 200);
+  });
+
   it("keeps every file inside its directory, whatever the path says", async () => {
     const parent = mkdtempSync(join(root, "parent-"));
     const directory = join(parent, "files");

@@ -32,6 +32,8 @@ export function createFilesystemFileStore(options: { directory: string }): FileS
   const fileOf = (path: string) => `${nameOf(path)}${SUFFIX}`;
   const holdsOf = (path: string) => `${nameOf(path)}${HOLDS}`;
   const lockOf = (path: string) => `${nameOf(path)}${LOCK}`;
+  /** Stored file name → its path, as the last listing read them (list). */
+  let pathByName = new Map<string, string>();
 
   async function readHolds(path: string): Promise<Holds | undefined> {
     try {
@@ -162,11 +164,24 @@ export function createFilesystemFileStore(options: { directory: string }): FileS
 
     async list(prefix = "") {
       const found: FileInfo[] = [];
+      const present = new Map<string, string>();
       for (const name of await readdir(directory)) {
         if (!name.endsWith(SUFFIX)) continue;
+        // A file's name is its path's SHA-256, so the path read once stays true for that name: a
+        // listing by prefix opens only the files it answers. It opened every stored file, and the
+        // package sweep lists its intents every minute in every engine.
+        const known = pathByName.get(name);
+        if (known !== undefined && !known.startsWith(prefix)) {
+          present.set(name, known);
+          continue;
+        }
         const info = await readInfo(join(directory, name));
-        if (info && info.path.startsWith(prefix)) found.push(info);
+        if (info === undefined) continue;
+        present.set(name, info.path);
+        if (info.path.startsWith(prefix)) found.push(info);
       }
+      // Names gone from the folder are forgotten (another replica may have deleted them).
+      pathByName = present;
       return found.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     },
 
