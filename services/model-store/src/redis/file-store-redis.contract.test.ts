@@ -16,6 +16,28 @@ fileStoreContract("redis", () =>
 );
 
 describe("redis file store", () => {
+  it("a hold that shares a stored file writes no bytes (only a new path stores its blob)", async () => {
+    const store = await createRedisFileStore({ url: server.url, keyPrefix: "share" });
+    const redis = new Redis(server.url);
+    const blobsWritten = async () => {
+      const line = (await redis.info("commandstats")).split("\n").find((l) => l.startsWith("cmdstat_pexpire:"));
+      return Number(/calls=(\d+)/.exec(line ?? "")?.[1] ?? 0);
+    };
+    try {
+      const file = { contentType: "application/pdf", bytes: new Uint8Array(100_000).fill(7) };
+      assert.equal(await store.hold("/aasx/files/manual.pdf", "package-info:a", file), "created");
+      const before = await blobsWritten();
+      assert.equal(await store.hold("/aasx/files/manual.pdf", "package-info:b", file), "shared");
+      assert.equal(await blobsWritten(), before, "sharing wrote a blob");
+      assert.equal(await store.release("/aasx/files/manual.pdf", "package-info:a"), "kept");
+      assert.equal(await store.release("/aasx/files/manual.pdf", "package-info:b"), "deleted");
+    } finally {
+      redis.disconnect();
+      await store.clear();
+      await store.close();
+    }
+  });
+
   it("lists a prefix of a large index in steps, every entry once", async () => {
     const store = await createRedisFileStore({ url: server.url, keyPrefix: "many" });
     try {

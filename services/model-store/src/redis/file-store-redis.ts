@@ -95,6 +95,24 @@ redis.call('HSET', KEYS[3], ARGV[1], cjson.encode(holds))
 return 'shared'
 `);
 
+// The sharing half of HOLD alone, before any bytes are written: KEYS index, holds. ARGV: path,
+// holder, digest. 'shared' when the file there has holders and the same bytes (the holder added),
+// else nil and the caller holds the whole way (a package re-posted wrote its 6 MB manual to Redis,
+// fsync and all, only to find it shared and delete it again).
+const SHARE = luaScript(`
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return nil end
+local held = redis.call('HGET', KEYS[2], ARGV[1])
+if not held then return nil end
+local holds = cjson.decode(held)
+if holds.d ~= ARGV[3] then return nil end
+for _, holder in ipairs(holds.h) do
+  if holder == ARGV[2] then return 'shared' end
+end
+table.insert(holds.h, ARGV[2])
+redis.call('HSET', KEYS[2], ARGV[1], cjson.encode(holds))
+return 'shared'
+`);
+
 // KEYS: index, holds. ARGV: path, holder. Returns {outcome, the entry it removed (on 'deleted')}.
 const RELEASE = luaScript(`
 local held = redis.call('HGET', KEYS[2], ARGV[1])
@@ -228,7 +246,9 @@ export async function createRedisFileStore(options: RedisFileStoreOptions): Prom
     },
 
     async hold(path, holder, file) {
+      checkFilePath(path);
       const digest = createHash("sha256").update(file.bytes).digest("hex");
+      if ((await redisCall(SHARE.run(redis, [index, holds], [path, holder, digest]))) === "shared") return "shared";
       let outcome: HoldOutcome = "taken";
       await writeBlob(path, file, async (keys, args) => {
         outcome = (await redisCall(HOLD.run(redis, [...keys, holds], [...args, holder, digest]))) as HoldOutcome;
