@@ -99,14 +99,17 @@ export function createFilesystemFileStore(options: { directory: string }): FileS
       checkFilePath(path);
       const digest = createHash("sha256").update(file.bytes).digest("hex");
       return await underPathLock(lockOf(path), async (): Promise<HoldOutcome> => {
-        if (await linked(path, file)) {
+        // Shared first: the bytes are written only for a path that may be free.
+        const holds = await readHolds(path);
+        if (holds !== undefined && holds.d === digest) {
+          if (!holds.h.includes(holder)) await writeHolds(path, { d: digest, h: [...holds.h, holder] });
+          return "shared";
+        }
+        if (holds === undefined && (await linked(path, file))) {
           await writeHolds(path, { d: digest, h: [holder] });
           return "created";
         }
-        const holds = await readHolds(path);
-        if (holds === undefined || holds.d !== digest) return "taken";
-        if (!holds.h.includes(holder)) await writeHolds(path, { d: digest, h: [...holds.h, holder] });
-        return "shared";
+        return "taken";
       });
     },
 
