@@ -66,20 +66,27 @@ const IGNORED_BY_SCHEMA = new Map<z.ZodType, Readonly<Record<string, string>>>([
   ],
 ]);
 
-const byUnwrapped = new Map<z.ZodType, Readonly<Record<string, string>>>(
-  [...IGNORED_BY_SCHEMA].map(([schema, keys]) => [unwrapSchema(schema), keys]),
-);
+type OptionsBySchema = ReadonlyMap<z.ZodType, Readonly<Record<string, string>>>;
+
+/** A list of options by object schema, looked up by the schema as validation meets it (unwrapped). */
+function lookup(bySchema: OptionsBySchema) {
+  const byUnwrapped = new Map([...bySchema].map(([schema, keys]) => [unwrapSchema(schema), keys]));
+  const all = (schema: z.ZodType | undefined): Readonly<Record<string, string>> =>
+    (schema && byUnwrapped.get(unwrapSchema(schema))) ?? {};
+  const one = (schema: z.ZodType | undefined, key: string): string | undefined => {
+    const keys = all(schema);
+    return Object.hasOwn(keys, key) ? keys[key] : undefined;
+  };
+  return { all, one };
+}
+
+const ignored = lookup(IGNORED_BY_SCHEMA);
 
 /** The FA³ST options of the object `schema` that Twinport ignores, each with why. */
-export function ignoredFaaastOptions(schema: z.ZodType | undefined): Readonly<Record<string, string>> {
-  return (schema && byUnwrapped.get(unwrapSchema(schema))) ?? {};
-}
+export const ignoredFaaastOptions = ignored.all;
 
 /** Why Twinport ignores FA³ST option `key` of the object `schema`, or undefined when FA³ST has no such option there. */
-export function ignoredFaaastOption(schema: z.ZodType | undefined, key: string): string | undefined {
-  const keys = ignoredFaaastOptions(schema);
-  return Object.hasOwn(keys, key) ? keys[key] : undefined;
-}
+export const ignoredFaaastOption = ignored.one;
 
 /**
  * FA³ST options Twinport does not implement and will not ignore either: starting without them would
@@ -97,20 +104,13 @@ const REFUSED_BY_SCHEMA = new Map<z.ZodType, Readonly<Record<string, string>>>([
   ],
 ]);
 
-const refusedByUnwrapped = new Map<z.ZodType, Readonly<Record<string, string>>>(
-  [...REFUSED_BY_SCHEMA].map(([schema, keys]) => [unwrapSchema(schema), keys]),
-);
+const refused = lookup(REFUSED_BY_SCHEMA);
 
 /** The FA³ST options of the object `schema` that stop the start, each with why and what to do. */
-export function refusedFaaastOptions(schema: z.ZodType | undefined): Readonly<Record<string, string>> {
-  return (schema && refusedByUnwrapped.get(unwrapSchema(schema))) ?? {};
-}
+export const refusedFaaastOptions = refused.all;
 
 /** Why FA³ST option `key` of the object `schema` stops the start, or undefined when it does not. */
-export function refusedFaaastOption(schema: z.ZodType | undefined, key: string): string | undefined {
-  const keys = refusedFaaastOptions(schema);
-  return Object.hasOwn(keys, key) ? keys[key] : undefined;
-}
+export const refusedFaaastOption = refused.one;
 
 export function refusedOptionMessage(at: string, reason: string): string {
   return `FA³ST option ${at} is not supported by Twinport: ${reason}`;
