@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
@@ -47,6 +47,29 @@ describe("filesystem file store", () => {
       [{ contentType: "application/pdf", size: 12 }],
     );
     assert.equal((await a.list("/aasx/files/")).length, 200);
+  });
+
+  it("opening the folder removes the temporaries a killed writer left, not a live writer's, and no stored file", async () => {
+    const directory = mkdtempSync(join(root, "leftovers-"));
+    const first = createFilesystemFileStore({ directory });
+    await first.put("/aasx/files/manual.pdf", { contentType: "application/pdf", bytes: Buffer.from("pdf") });
+    const [stored] = readdirSync(directory);
+    // What a writer killed between writing and renaming leaves: `<name>.<random>.tmp`, an hour old.
+    const leftover = join(directory, `${stored!.replace(/\.file$/, "")}.file.0a1b2c3d4e5f.tmp`);
+    writeFileSync(leftover, Buffer.alloc(64 * 1024));
+    const hourAgo = new Date(Date.now() - 60 * 60_000);
+    utimesSync(leftover, hourAgo, hourAgo);
+    utimesSync(join(directory, stored!), hourAgo, hourAgo);
+    // A replica writing into the same folder right now.
+    const live = join(directory, `${"f".repeat(64)}.file.112233445566.tmp`);
+    writeFileSync(live, "in progress");
+
+    const second = createFilesystemFileStore({ directory });
+    const deadline = Date.now() + 5_000;
+    while (readdirSync(directory).includes(leftover.split("/").pop()!) && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    assert.deepEqual(readdirSync(directory).sort(), [stored!, live.split("/").pop()!].sort());
+    assert.equal(Buffer.from((await second.get("/aasx/files/manual.pdf"))!.bytes).toString(), "pdf");
   });
 
   it("keeps every file inside its directory, whatever the path says", async () => {

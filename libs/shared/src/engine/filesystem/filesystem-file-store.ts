@@ -11,6 +11,7 @@ import {
 } from "../ports/file-store.ts";
 import { makeFolder } from "./make-folder.ts";
 import { underPathLock } from "./path-lock.ts";
+import { removeStaleTemporaries } from "./stale-temporaries.ts";
 
 /**
  * FileStorageFilesystem: one file per stored file in one directory, named by the SHA-256 of its
@@ -28,6 +29,8 @@ import { underPathLock } from "./path-lock.ts";
 export function createFilesystemFileStore(options: { directory: string }): FileStore {
   const { directory } = options;
   makeFolder(directory);
+  // What a killed writer left (stale-temporaries.ts); in the background, as a start need not wait.
+  void removeStaleTemporaries(directory, TEMPORARY).catch(() => {});
   const nameOf = (path: string) => join(directory, createHash("sha256").update(path, "utf8").digest("hex"));
   const fileOf = (path: string) => `${nameOf(path)}${SUFFIX}`;
   const holdsOf = (path: string) => `${nameOf(path)}${HOLDS}`;
