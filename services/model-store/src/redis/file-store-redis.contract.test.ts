@@ -58,6 +58,39 @@ describe("redis file store", () => {
     }
   });
 
+  it("opening Redis removes the blobs a killed process unlinked but did not delete, not a blob being written, and no linked file", async () => {
+    const first = await createRedisFileStore({ url: server.url, keyPrefix: "orphans" });
+    const redis = new Redis(server.url);
+    let second: Awaited<ReturnType<typeof createRedisFileStore>> | undefined;
+    try {
+      await first.put("/aasx/files/manual.pdf", {
+        contentType: "application/pdf",
+        bytes: new Uint8Array(3000).fill(1),
+      });
+      const linked = await redis.keys("{orphans}:file:*");
+      // A process killed right after the script that unlinked its blob: the bytes stay, no expiry.
+      await redis.hset("{orphans}:file:0123456789abcdef01234567", "size", "5", "0", "bytes");
+      // A writer of another replica in the middle of a put: its blob still carries the expiry.
+      await redis.hset("{orphans}:file:fedcba9876543210fedcba98", "size", "5", "0", "bytes");
+      await redis.pexpire("{orphans}:file:fedcba9876543210fedcba98", 3_600_000);
+
+      second = await createRedisFileStore({ url: server.url, keyPrefix: "orphans" });
+      const deadline = Date.now() + 5_000;
+      while ((await redis.exists("{orphans}:file:0123456789abcdef01234567")) === 1 && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      assert.deepEqual(
+        (await redis.keys("{orphans}:file:*")).sort(),
+        [...linked, "{orphans}:file:fedcba9876543210fedcba98"].sort(),
+      );
+      assert.equal((await second.get("/aasx/files/manual.pdf"))?.bytes.length, 3000);
+    } finally {
+      redis.disconnect();
+      await first.clear();
+      await first.close();
+      await second?.close();
+    }
+  });
+
   it("keeps its keys in the store's hash tag, chunked, and leaves no blob behind after replace, delete and clear", async () => {
     const store = await createRedisFileStore({ url: server.url, keyPrefix: "layout", chunkBytes: 1000 });
     const redis = new Redis(server.url);

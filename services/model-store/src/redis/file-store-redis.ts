@@ -10,6 +10,7 @@ import {
 } from "@twinport/shared";
 import type { Redis } from "ioredis";
 import { luaScript } from "./lua-script.ts";
+import { removeOrphanBlobs } from "./orphan-blobs.ts";
 import { closeRedis, createClusterClient, createRedisClient, firstConnection, scanTargets } from "./redis-client.ts";
 import { redisCall } from "./redis-errors.ts";
 import { DEFAULT_COMMAND_TIMEOUT_MS } from "./redis-repository.ts";
@@ -173,6 +174,15 @@ export async function createRedisFileStore(options: RedisFileStoreOptions): Prom
   const holds = `{${prefix}}:file-holds`;
   const blobKey = (blob: string) => `{${prefix}}:file:${blob}`;
   const blobPattern = `{${prefix.replace(/[*?[\]\\]/g, (c) => `\\${c}`)}}:file:*`;
+
+  // What a process killed between unlinking a blob and deleting its bytes left (orphan-blobs.ts);
+  // in the background, as a start need not wait, and a Redis that fails now is retried by nobody:
+  // the next start sweeps again.
+  void removeOrphanBlobs(redis, blobPattern, async () => {
+    const linked = new Set<string>();
+    for (const packed of Object.values(await scanPrefix(""))) linked.add(blobKey(unpack(packed).blob));
+    return linked;
+  }).catch(() => {});
 
   async function deleteBlob(packed: unknown): Promise<void> {
     if (typeof packed === "string") await redisCall(redis.unlink(blobKey(unpack(packed).blob)));
