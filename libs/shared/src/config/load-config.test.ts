@@ -937,6 +937,31 @@ describe("command-line overrides", () => {
     assert.deepEqual(redis.warnings, []);
     assert.equal((redis.config.persistence as { url: string }).url, "redis://127.0.0.1:6390");
   });
+
+  test("a class named on the command line takes the environment's settings of that class (the command line still wins on a value both name)", () => {
+    const { config, warnings } = loadConfig({
+      role: "embedded",
+      env: {
+        TWINPORT_PERSISTENCE_URL: "redis://127.0.0.1:6390",
+        TWINPORT_PERSISTENCE_KEYPREFIX: "from-env",
+        TWINPORT_ENDPOINTS_0_CLASS: "endpoint.http.HttpEndpoint",
+        TWINPORT_ENDPOINTS_0_TCPPORT: "4841",
+      },
+      overrides: [
+        "persistence.@class=persistence.redis.PersistenceRedis",
+        "persistence.keyPrefix=from-cli",
+        "endpoints[0].@class=endpoint.opcua.OpcUaEndpoint",
+      ],
+    });
+    assert.deepEqual(warnings, []);
+    assert.deepEqual(config.persistence, {
+      "@class": "persistence.redis.PersistenceRedis",
+      url: "redis://127.0.0.1:6390",
+      keyPrefix: "from-cli",
+    });
+    assert.equal(config.endpoints[0]!["@class"], "endpoint.opcua.OpcUaEndpoint");
+    assert.equal((config.endpoints[0] as OpcUaEndpointConfig).tcpPort, 4841);
+  });
 });
 
 describe("--endpoint", () => {

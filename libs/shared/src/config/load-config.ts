@@ -123,8 +123,13 @@ export function loadConfig(options: LoadConfigOptions): LoadedConfig {
   // `--endpoint opcua endpoints[0].tcpPort=4841` sets the OPC UA endpoint.
   if (options.endpointKinds && options.endpointKinds.length > 0) keepEndpointKinds(raw, options.endpointKinds);
   const origins: ValueOrigins = new Map();
-  const warnings = applyEnvOverrides(raw, env, origins);
-  warnings.push(...applyCliOverrides(raw, options.overrides ?? [], origins));
+  // Every @class first (environment, then command line, which wins), then the other values, so each
+  // value resolves against the class that will run, whichever source names the class (overrides.ts).
+  const overrides = options.overrides ?? [];
+  const warnings = applyEnvOverrides(raw, env, origins, "classes");
+  warnings.push(...applyCliOverrides(raw, overrides, origins, "classes"));
+  warnings.push(...applyEnvOverrides(raw, env, origins, "values"));
+  warnings.push(...applyCliOverrides(raw, overrides, origins, "values"));
   if (fileStorageDefaulted) raw.fileStorage = defaultFileStorage(raw, options.role !== "embedded");
   const validated = validateConfigWithWarnings(raw, origins);
   // Only where OPC UA is served: the other roles read the same file without its users.

@@ -264,9 +264,11 @@ export function applyCliOverrides(
   raw: Record<string, unknown>,
   overrides: readonly string[],
   origins?: ValueOrigins,
+  part: OverridePart = "all",
 ): string[] {
   const warnings: string[] = [];
   for (const override of overrides) {
+    if (part !== "all" && (part === "classes") !== CLI_CLASS.test(override)) continue;
     const eq = override.indexOf("=");
     const segments = eq > 0 ? parseOverridePath(override.slice(0, eq)) : undefined;
     if (!segments)
@@ -287,6 +289,16 @@ export function applyCliOverrides(
   return warnings;
 }
 
+/**
+ * Which overrides a call applies. loadConfig sets every @class (environment, then command line)
+ * before any other value, so a value resolves against the class that will run whichever source
+ * names it: `persistence.@class=…PersistenceRedis` on the command line with TWINPORT_PERSISTENCE_URL
+ * in the environment dropped the URL with a warning (it was resolved against the file's memory class).
+ */
+export type OverridePart = "all" | "classes" | "values";
+const ENV_CLASS = /_@?CLASS$/i;
+const CLI_CLASS = /^[^=]*\.@class=/;
+
 /** FA³ST's prefix for configuration variables (its docs: `faaast_config_extension_core_requestHandlerThreadPoolSize=42`). */
 const FAAAST_ENV_PREFIX = "faaast_config_extension_";
 
@@ -299,20 +311,22 @@ export function applyEnvOverrides(
   raw: Record<string, unknown>,
   env: NodeJS.ProcessEnv,
   origins?: ValueOrigins,
+  part: OverridePart = "all",
 ): string[] {
   const warnings: string[] = [];
+  const inPart = (name: string) => part === "all" || (part === "classes") === ENV_CLASS.test(name);
   const ours = Object.entries(env)
     .filter(
       (entry): entry is [string, string] =>
-        entry[0].startsWith(ENV_PREFIX) && !RESERVED_ENV.has(entry[0]) && entry[1] !== undefined,
+        entry[0].startsWith(ENV_PREFIX) && !RESERVED_ENV.has(entry[0]) && entry[1] !== undefined && inPart(entry[0]),
     )
     // @class first, so the other variables of the same entry resolve against the class it names.
-    .sort(([a], [b]) => Number(!/_@?CLASS$/i.test(a)) - Number(!/_@?CLASS$/i.test(b)) || a.localeCompare(b));
+    .sort(([a], [b]) => Number(!ENV_CLASS.test(a)) - Number(!ENV_CLASS.test(b)) || a.localeCompare(b));
   // FA³ST's spelling (faaast_config_extension_endpoints[0]_port): taken first, so ours win.
   const faaast = Object.entries(env)
     .filter(
       (entry): entry is [string, string] =>
-        entry[0].toLowerCase().startsWith(FAAAST_ENV_PREFIX) && entry[1] !== undefined,
+        entry[0].toLowerCase().startsWith(FAAAST_ENV_PREFIX) && entry[1] !== undefined && inPart(entry[0]),
     )
     .sort(([a], [b]) => a.localeCompare(b));
   const variables = [
