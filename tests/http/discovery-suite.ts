@@ -228,5 +228,58 @@ export function discoverySuite(mode: Mode): void {
       assertResult(put, 405);
       assert.equal(put.headers.allow, "GET, POST, DELETE, HEAD");
     });
+
+    test("a shell whose links were all deleted takes writes of its other parts; a write of its asset information must name an asset again", async () => {
+      const id = `urn:test:${mode}:unlinked`;
+      const smId = "https://example.org/submodels/technical-data-1";
+      const created = await http.request("POST", "/shells", { body: JSON.stringify(shellBody(id)) });
+      assert.equal(created.status, 201, created.text);
+      assert.equal((await http.request("DELETE", `/lookup/shells/${b64(id)}`)).status, 204);
+      // The shell now names no asset (AASd-131, ADR 0007); the reference writes do not touch that.
+      const posted = await http.request("POST", `/shells/${b64(id)}/submodel-refs`, {
+        body: JSON.stringify({ type: "ModelReference", keys: [{ type: "Submodel", value: smId }] }),
+      });
+      assert.equal(posted.status, 201, posted.text);
+      assert.deepEqual(
+        paged(await other.get(`/shells/${b64(id)}/submodel-refs`)).result.map((ref) => ref.keys[0].value),
+        [smId],
+      );
+      const removed = await http.request("DELETE", `/shells/${b64(id)}/submodel-refs/${b64(smId)}`);
+      assert.equal(removed.status, 204, removed.text);
+      // A bad reference is still refused, as on any shell.
+      assertResult(
+        await http.request("POST", `/shells/${b64(id)}/submodel-refs`, {
+          body: JSON.stringify({ type: "ModelReference", keys: [] }),
+        }),
+        400,
+      );
+      // Writing the asset information itself (or the whole shell) without an asset is verified as usual.
+      assertResult(
+        await http.request("PUT", `/shells/${b64(id)}/asset-information`, {
+          body: JSON.stringify({ assetKind: "Type" }),
+        }),
+        400,
+        /AASd-131/,
+      );
+      assertResult(
+        await http.request("PUT", `/shells/${b64(id)}`, {
+          body: JSON.stringify({ ...shellBody(id), assetInformation: { assetKind: "Instance" } }),
+        }),
+        400,
+        /AASd-131/,
+      );
+      assert.equal(
+        (
+          await http.request("POST", `/lookup/shells/${b64(id)}`, {
+            body: '[{"name":"globalAssetId","value":"urn:asset:back"}]',
+          })
+        ).status,
+        201,
+      );
+      assert.deepEqual((await other.get(`/shells/${b64(id)}/asset-information`)).json(), {
+        assetKind: "Instance",
+        globalAssetId: "urn:asset:back",
+      });
+    });
   });
 }

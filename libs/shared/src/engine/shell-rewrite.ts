@@ -5,6 +5,7 @@ import type { EngineContext } from "./engine-context.ts";
 import { releaseThumbnail, thumbnailPathOf } from "./files/released-thumbnails.ts";
 import { readForWrite, unchanged } from "./identifiables.ts";
 import { checkPreconditions } from "./preconditions.ts";
+import { readBringingNoViolation } from "./violations-brought.ts";
 import { identifiableTarget } from "./write-targets.ts";
 
 export interface ShellRewrite {
@@ -21,10 +22,13 @@ export interface ShellRewrite {
    */
   requirePart?: (shell: Record<string, unknown>) => void;
   /**
-   * Verify the metamodel constraints of the result (default: the engine's onUpdate setting).
-   * Deleting all asset links leaves a shell without asset ids on purpose (ADR 0007).
+   * Which metamodel constraints the result must meet when the engine verifies updates (onUpdate):
+   * "all" (default); "brought": only those the stored shell met (a write of one part, such as a
+   * submodel reference, is not refused for a violation elsewhere it did not make:
+   * violations-brought.ts); "none": deleting all asset links leaves a shell without asset ids on
+   * purpose (ADR 0007).
    */
-  verify?: boolean;
+  verify?: "all" | "brought" | "none";
 }
 
 /**
@@ -49,11 +53,12 @@ export async function rewriteShell(
       checkPreconditions(rewrite.preconditions, stored.revision);
     }
     thumbnail = thumbnailPathOf(current);
-    shell = readJsonable(
-      rewrite.change(current),
-      "AssetAdministrationShell",
-      rewrite.verify ?? ctx.validation.onUpdate,
-    );
+    const verify = ctx.validation.onUpdate ? (rewrite.verify ?? "all") : "none";
+    const next = rewrite.change(current);
+    shell =
+      verify === "brought"
+        ? readBringingNoViolation(current, next, "AssetAdministrationShell")
+        : readJsonable(next, "AssetAdministrationShell", verify === "all");
     return {
       commit: {
         preconditions: [unchanged(stored)],

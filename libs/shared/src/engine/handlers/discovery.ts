@@ -70,6 +70,7 @@ export async function postAllAssetLinks(
     preconditions: cmd.params.preconditions,
     origin: cmd.origin,
     correlationId: cmd.correlationId,
+    verify: "brought",
     change: (shell) => {
       const info = { ...(shell.assetInformation as Record<string, unknown>) };
       if (global !== undefined) info.globalAssetId = global.value;
@@ -124,7 +125,7 @@ export async function deleteAllAssetLinks(
     preconditions: cmd.params.preconditions,
     origin: cmd.origin,
     correlationId: cmd.correlationId,
-    verify: false,
+    verify: "none",
     change: (shell) => {
       const {
         globalAssetId: _global,

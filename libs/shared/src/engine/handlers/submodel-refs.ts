@@ -70,6 +70,8 @@ export async function postSubmodelReference(
     preconditions: cmd.params.preconditions,
     origin: cmd.origin,
     correlationId: cmd.correlationId,
+    // Only the references are written: a violation elsewhere in the shell is not this write's.
+    verify: "brought",
     change: (shell) => {
       const references = referencesOf(shell);
       if (references.some((existing) => referencedSubmodelId(existing) === submodelId)) {
@@ -95,6 +97,8 @@ export async function deleteSubmodelReference(
     preconditions,
     origin: cmd.origin,
     correlationId: cmd.correlationId,
+    // Only the references are written: a violation elsewhere in the shell is not this write's.
+    verify: "brought",
     requirePart: (shell) => {
       if (!referencesOf(shell).some((reference) => referencedSubmodelId(reference) === submodelId))
         throw new CommandError(

@@ -68,6 +68,7 @@ export async function putThumbnail(ctx: EngineContext, cmd: Command<"PutThumbnai
       preconditions,
       origin: cmd.origin,
       correlationId: cmd.correlationId,
+      verify: "brought",
       change: (shell) => {
         const info = (shell.assetInformation ?? {}) as Record<string, unknown>;
         return { ...shell, assetInformation: { ...info, defaultThumbnail: { path, contentType } } };
@@ -88,6 +89,7 @@ export async function deleteThumbnail(ctx: EngineContext, cmd: Command<"DeleteTh
     preconditions,
     origin: cmd.origin,
     correlationId: cmd.correlationId,
+    verify: "brought",
     requirePart: (shell) => {
       if (thumbnailOf(shell) === undefined)
         throw new CommandError("not-found", `The Asset Administration Shell '${echoed(aasId)}' has no thumbnail`);
