@@ -102,6 +102,26 @@ export function opcuaBoundedSuite(mode: Mode): void {
     assert.equal(children.get("V")?.nodeId.value, `${ACCESS_MANY[10]}|V`);
   });
 
+  test(`${mode}: writes to many submodels at once all land, though making their nodes releases others' (a write's nodes stay until it is answered)`, async () => {
+    for (let round = 0; round < 3; round++) {
+      // One submodel made already, so its write needs no making and starts at once; the others'
+      // makes then release the least recently used, that one among them.
+      assert.ok((await boss.read(valueNode(5))).statusCode.isGood());
+      const targets = Array.from({ length: 20 }, (_, i) => i);
+      const statuses = await Promise.all(
+        targets.map((i) => boss.write(valueNode(i), { dataType: DataType.Int32, value: 100 * (round + 1) + i })),
+      );
+      statuses.forEach((status, i) => assert.ok(status.isGood(), `round ${round}, ${valueNode(i)}: ${status}`));
+      for (const i of targets) assert.equal((await boss.read(valueNode(i))).value.value, 100 * (round + 1) + i);
+    }
+    // Back to what the other tests expect.
+    for (let i = 0; i < 20; i++)
+      assert.ok((await boss.write(valueNode(i), { dataType: DataType.Int32, value: i })).isGood());
+    // Answered, they hold nothing: the next makes release them to keep the bound.
+    for (let i = 20; i < 26; i++) await readMany(boss, i);
+    assert.ok((await elements()) <= BOUND);
+  });
+
   test(`${mode}: a monitored item's submodel is never released to make room and keeps notifying; pins may exceed the bound`, async () => {
     const monitor = await boss.monitor(valueNode(20));
     await monitor.waitFor((value) => value.value.value === 20, 5000, "the initial 20");

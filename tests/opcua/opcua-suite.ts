@@ -3,6 +3,9 @@
  * TCP next to a real HTTPS client, on the same model.
  */
 import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { after, before, test } from "node:test";
 import {
   type Argument,
@@ -10,12 +13,14 @@ import {
   DataType,
   type DataValue,
   NodeClass,
+  NodeId,
+  NodeIdType,
   StatusCodes,
   Variant,
   VariantArrayType,
 } from "node-opcua";
 import { b64 } from "../test-support/http-client.ts";
-import type { OpcuaTestClient } from "../test-support/opcua-client.ts";
+import { connectOpcua, type OpcuaTestClient } from "../test-support/opcua-client.ts";
 import {
   EXPECTED_READ,
   elementNode,
@@ -314,6 +319,30 @@ export function opcuaSuite(mode: Mode, options: { opcuaGateways?: number } = {})
       body: JSON.stringify(TYPED_PROPERTIES["xs:dateTime"]![1]),
     });
     assert.equal(restore.status, 204, restore.text);
+  });
+
+  test(`${mode}: a request naming a session the server does not have (timed out, or before a restart) is answered at once`, async () => {
+    const pki = mkdtempSync(join(tmpdir(), "twinport-opcua-stale-session-"));
+    const client = await connectOpcua(system.opcuaUrls[0]!, pki);
+    const session = client.session as unknown as { authenticationToken: NodeId };
+    const own = session.authenticationToken;
+    try {
+      // What a client still holds after its session timed out on the server, or the server restarted.
+      session.authenticationToken = new NodeId(NodeIdType.BYTESTRING, Buffer.alloc(32, 7), 0);
+      const started = Date.now();
+      // Answered BadSessionIdInvalid (the client may then make a new session and read Good); it was
+      // never answered, so the client waited out its 15 s transaction timeout on every request.
+      const outcome = await client.session.read({ nodeId: "ns=0;i=2256" }).then(
+        (value) => value.statusCode.name,
+        (error: Error) => error.message,
+      );
+      assert.ok(Date.now() - started < 5_000, `answered after ${Date.now() - started} ms: ${outcome}`);
+      assert.match(outcome, /Good|BadSessionIdInvalid/);
+    } finally {
+      session.authenticationToken = own;
+      await client.close();
+      rmSync(pki, { recursive: true, force: true });
+    }
   });
 
   test(`${mode}: elements added and deleted over HTTP appear in and disappear from the address space`, async () => {

@@ -21,6 +21,7 @@ import { AccessSessionContext } from "../security/access-session-context.ts";
 import { StoreReadError } from "../sync/store-reads.ts";
 import { answerWithinMs } from "../timeout-hint.ts";
 import { statusForError } from "../values/error-status.ts";
+import { answerWatch } from "./answer-watch.ts";
 import type { LazyIdentifiables } from "./lazy-identifiables.ts";
 import { identifiableIdOf } from "./node-ids.ts";
 
@@ -60,6 +61,7 @@ export function materializeOnRequest(
   const { lazy, namespaceIndex } = deps;
   /** Per channel: the last request still waiting (its later requests chain behind it). */
   const tails = new WeakMap<object, Promise<void>>();
+  const answers = answerWatch(server, (held) => lazy.unhold(held));
 
   const identifiableOf = (nodeId: NodeId | undefined | null): string | undefined =>
     nodeId && nodeId.namespace === namespaceIndex && nodeId.identifierType === NodeIdType.STRING
@@ -154,8 +156,12 @@ export function materializeOnRequest(
   /** The request's needs, or undefined when it has no session (node-opcua refuses it without looking). */
   const needsOf = (request: Request): Needs | undefined => {
     const token = request.requestHeader?.authenticationToken;
-    const session = token === undefined ? null : server.engine.getSession(token);
-    if (session === null) return undefined;
+    // getSession answers undefined, not null, for a token it does not know (a session timed out,
+    // or one from before a restart): such a request reached `session.sessionContext`, threw, and
+    // was never answered, so the client waited out its transaction timeout instead of hearing
+    // BadSessionIdInvalid and making a new session.
+    const session = token === undefined ? undefined : server.engine.getSession(token);
+    if (session == null) return undefined;
     const context = session.sessionContext;
     const mayUse = context instanceof AccessSessionContext ? (id: string) => context.mayUse(id) : () => true;
     return { ids: [], making: [], mayUse };
@@ -164,15 +170,23 @@ export function materializeOnRequest(
   dispatching.on_request = function onRequest(this: unknown, message: Message, channel: object): void {
     const tail = tails.get(channel);
     // Only a session's requests make nodes: node-opcua refuses the others without looking at them.
-    const named = needsOf(message.request);
-    const needs = named === undefined ? undefined : prepare(message.request, named);
+    let named: Needs | undefined;
+    let needs: Promise<unknown> | undefined;
+    try {
+      named = needsOf(message.request);
+      needs = named === undefined ? undefined : prepare(message.request, named);
+    } catch (error) {
+      // Whatever went wrong here, the request is still node-opcua's to answer: a request lost in
+      // this wrapper is one a client waits out its whole timeout for.
+      deps.log(`opcua-gateway: a ${message.request.schema.name} went on unprepared: ${(error as Error).message}`);
+      if (named !== undefined) lazy.unhold(named.ids);
+      return original.call(server, message, channel);
+    }
     const held = named?.ids ?? [];
     if (tail === undefined && needs === undefined) {
-      try {
-        return original.call(server, message, channel);
-      } finally {
-        lazy.unhold(held);
-      }
+      // Before the call: a service that answers at once answers inside it.
+      answers.releaseWithAnswer(channel, message.request, held);
+      return original.call(server, message, channel);
     }
     const serve = async () => {
       await tail;
@@ -200,13 +214,12 @@ export function materializeOnRequest(
         );
         return;
       }
+      answers.releaseWithAnswer(channel, message.request, held);
       try {
         original.call(server, message, channel);
       } catch (error) {
         // node-opcua answers a failing service itself; this only keeps a later turn from an unhandled rejection.
         deps.log(`opcua-gateway: a ${message.request.schema.name} failed: ${(error as Error).message}`);
-      } finally {
-        lazy.unhold(held);
       }
     };
     const served = serve();
@@ -217,6 +230,7 @@ export function materializeOnRequest(
   };
   return () => {
     dispatching.on_request = original;
+    answers.close();
   };
 }
 
