@@ -329,3 +329,37 @@ test("an unknown property's name is shortened in the error: a megabyte-long key 
     /^AasError: Unknown property "nope" in Submodel at nope$|Unknown property "nope" in Submodel at nope/,
   );
 });
+
+test("binary values of any size are verified (aas-core's own check overflows the stack on ~10 MB); a bad one is still an error", () => {
+  const property = (value: string, valueType = "xs:base64Binary") => ({
+    modelType: "Property",
+    idShort: "Image",
+    valueType,
+    value,
+  });
+  const base64 = Buffer.alloc(15_000_000, 3).toString("base64");
+  assert.equal(readAas(property(base64), "SubmodelElement", { validate: true }).jsonable.value, base64);
+  const hex = Buffer.alloc(6_000_000, 3).toString("hex");
+  assert.equal(readAas(property(hex, "xs:hexBinary"), "SubmodelElement", { validate: true }).jsonable.value, hex);
+  assert.throws(
+    () => readAas(property(`${base64.slice(0, -4)}*AAA`), "SubmodelElement", { validate: true }),
+    (error: unknown) =>
+      error instanceof AasError &&
+      error.kind === "verification" &&
+      /Image: value is no valid xs:base64Binary/.test(error.message),
+  );
+  // Inside a submodel too, beside other elements that are verified as usual.
+  const submodel = {
+    modelType: "Submodel",
+    id: "urn:sm:images",
+    submodelElements: [property(base64), { modelType: "Property", idShort: "Bad", valueType: "xs:int", value: "x" }],
+  };
+  assert.throws(
+    () => readAas(submodel, "Submodel", { validate: true }),
+    (error: unknown) =>
+      error instanceof AasError &&
+      error.kind === "verification" &&
+      !/too long/.test(error.message) &&
+      /Bad|value/.test(error.message),
+  );
+});

@@ -267,3 +267,15 @@ test("a number out of an integer type's range is reported as such, not as a JSON
     );
   }
 });
+
+test("a Blob of any size takes its bytes as ValueOnly; a bad one is still refused (no 'too long to be checked')", () => {
+  const blob = { modelType: "Blob", idShort: "Firmware", contentType: "application/octet-stream" } as ElementJson;
+  const firmware = Buffer.alloc(20_000_000, 0xa5).toString("base64");
+  const valueOnly = (value: string) => ({ contentType: "application/octet-stream", value });
+  const patched = applyValueOnly(blob, valueOnly(firmware), { path: "Firmware" });
+  assert.equal(patched.value, firmware);
+  assert.throws(
+    () => applyValueOnly(blob, valueOnly(`${firmware.slice(0, -4)}*AAA`), { path: "Firmware" }),
+    (error: unknown) => error instanceof AasError && /expected base64-encoded bytes/.test(error.message),
+  );
+});

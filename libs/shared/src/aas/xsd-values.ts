@@ -1,5 +1,6 @@
 import { isLosslessNumber, LosslessNumber } from "lossless-json";
 import * as aas from "./aas-core.cts";
+import { isBase64BinaryLexical, isHexBinaryLexical } from "./binary-lexical.ts";
 import { canonicalLexical } from "./canonical-lexical.ts";
 import { guardedCheck } from "./verification-guard.ts";
 
@@ -48,6 +49,9 @@ export function dataTypeDefXsd(valueType: unknown): aas.types.DataTypeDefXsd | u
 /** Whether `lexical` is a valid value of `valueType` (aas-core's own check, as verification uses). */
 export function isValidLexical(lexical: string, valueType: unknown): boolean {
   const type = dataTypeDefXsd(valueType);
+  // Binary values may be megabytes long; aas-core's expressions for them overflow the stack there.
+  if (type === aas.types.DataTypeDefXsd.Base64Binary) return isBase64BinaryLexical(lexical);
+  if (type === aas.types.DataTypeDefXsd.HexBinary) return isHexBinaryLexical(lexical);
   return (
     type !== undefined &&
     guardedCheck(`A ${String(valueType)} value`, () => aas.verification.valueConsistentWithXsdType(lexical, type))
