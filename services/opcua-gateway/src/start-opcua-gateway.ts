@@ -17,6 +17,7 @@ import { reportDeletedNodesAsUnknown } from "./address-space/deleted-node-status
 import { aasServerOptions } from "./address-space/server-options.ts";
 import { type LogLine, routeNodeOpcuaLogsTo } from "./node-opcua-logging.ts";
 import { prepareOpcuaSecurity } from "./security/opcua-security.ts";
+import { guardReplacedPacketAssemblers } from "./transport/replaced-assembler-guard.ts";
 
 export interface OpcuaGatewayDeps {
   /** Where reads, writes and method calls go (the address-space mapping uses it). */
@@ -97,6 +98,7 @@ export async function startOpcuaGateway(deps: OpcuaGatewayDeps): Promise<Running
   );
 
   reportDeletedNodesAsUnknown();
+  guardReplacedPacketAssemblers();
   const server = new OPCUAServer({
     port: endpoint.tcpPort,
     hostname,
@@ -106,7 +108,15 @@ export async function startOpcuaGateway(deps: OpcuaGatewayDeps): Promise<Running
       : {}),
     ...security.serverOptions,
     ...aasServerOptions(endpoint.maxSessions),
-    buildInfo: { productName: "Twinport AAS OPC UA Server", manufacturerName: "Twinport" },
+    // Ours, not node-opcua's (its ProductUri and version, readable before any login through
+    // GetEndpoints and the Server object): no software version, as no HTTP header carries one.
+    buildInfo: {
+      productName: "Twinport AAS OPC UA Server",
+      manufacturerName: "Twinport",
+      productUri: "urn:twinport:aas-opcua-server",
+      softwareVersion: "",
+      buildNumber: "",
+    },
   });
 
   const disposeManagers = () => security.dispose();
