@@ -690,6 +690,20 @@ describe("OPC UA endpoint settings nobody could connect with", () => {
       "'endpoints[0].userMap' names no user, so every UserName login on this OPC UA endpoint is refused; clients get in with Anonymous only. Add users to userMap, or drop UserName from supportedAuthentications",
     ]);
   });
+  test("a user with an empty password loads with a warning naming the user (where UserName is served)", () => {
+    const { warnings } = load(
+      'endpoints[0].supportedAuthentications=["UserName"]',
+      "endpoints[0].supportedSecurityPolicies=BASIC256SHA256",
+      'endpoints[0].userMap={"operator":"a long password","bob":""}',
+    );
+    assert.deepEqual(warnings, [
+      "'endpoints[0].userMap' gives 'bob' an empty password: a UserName login with that name and no password opens a session on this OPC UA endpoint. Give every user a password",
+    ]);
+    assert.deepEqual(
+      load('endpoints[0].supportedAuthentications=["Anonymous"]', 'endpoints[0].userMap={"bob":""}').warnings,
+      [],
+    );
+  });
 });
 
 describe("folders under /proc or /sys (the kernel's views, where Node's recursive mkdir loops forever)", () => {

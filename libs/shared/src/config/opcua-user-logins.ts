@@ -21,8 +21,16 @@ export function opcuaUserLoginFindings(endpoints: readonly EndpointConfig[]): Us
   endpoints.forEach((endpoint, index) => {
     if (!isOpcUaEndpoint(endpoint)) return;
     const authentications = new Set(endpoint.supportedAuthentications);
-    if (!authentications.has("UserName") || Object.keys(endpoint.userMap).length > 0) return;
     const at = `endpoints[${index}].userMap`;
+    // A login anyone can guess: said at every start, as the open security stance is.
+    const withoutPassword = Object.entries(endpoint.userMap)
+      .filter(([, password]) => password === "")
+      .map(([user]) => `'${user}'`);
+    if (authentications.has("UserName") && withoutPassword.length > 0)
+      found.warnings.push(
+        `'${at}' gives ${withoutPassword.join(", ")} an empty password: a UserName login with that name and no password opens a session on this OPC UA endpoint. Give every user a password`,
+      );
+    if (!authentications.has("UserName") || Object.keys(endpoint.userMap).length > 0) return;
     if (authentications.size === 1)
       found.issues.push(
         `Missing '${at}': supportedAuthentications lists UserName only, and a UserName login is checked against userMap, which names no user, so no client could ever open a session. Add users (user name → password, e.g. TWINPORT_ENDPOINTS_${index}_USERMAP='{"operator":"a long password"}'), or list Anonymous or Certificate too`,
