@@ -460,6 +460,39 @@ describe("startHttpEndpoint over real sockets", () => {
     await stop(endpoint);
   });
 
+  it("a path with a '.' or '..' segment (also percent-encoded, or after a backslash) is a 400 and changes nothing; it was resolved to another resource", async () => {
+    const endpoint = await start({ sslEnabled: false });
+    const submodel = `/api/v3.0/submodels/${b64(SUBMODEL_1)}`;
+    const targets = [
+      ["DELETE", `${submodel}/submodel-elements/..`],
+      ["DELETE", `${submodel}/submodel-elements/%2e%2E`],
+      ["DELETE", `${submodel}/submodel-elements/MaxRotationSpeed/.`],
+      ["GET", `${submodel}/submodel-elements/%2e%2e/%2e%2e/%2e%2e/reset`],
+      ["DELETE", `${submodel}/submodel-elements\\..`],
+      ["GET", "/console/../api/v3.0/reset"],
+      ["GET", `${submodel}/submodel-elements/MaxRotationSpeed/../MaxRotationSpeed/$value`],
+    ];
+    for (const [method, target] of targets) {
+      const answer = await exchange(endpoint.port, `${method} ${target} HTTP/1.1\r\nHost: localhost\r\n\r\n`);
+      assert.match(answer, /^HTTP\/1\.1 400 /, `${method} ${target}: ${answer}`);
+      const body = JSON.parse(answer.slice(answer.indexOf("\r\n\r\n") + 4));
+      assert.match(body.messages[0].text, /'\.' or '\.\.' segments/);
+    }
+    // Nothing was deleted or reset; names with dots inside a segment are no dot segments.
+    const still = await exchange(
+      endpoint.port,
+      `GET ${submodel} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`,
+    );
+    assert.match(still, /^HTTP\/1\.1 200 /, still);
+    const dotted = await exchange(
+      endpoint.port,
+      `GET ${submodel}/submodel-elements/a..b HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`,
+    );
+    assert.match(dotted, /^HTTP\/1\.1 (400|404) /, dotted);
+    assert.doesNotMatch(dotted, /segments/);
+    await stop(endpoint);
+  });
+
   it("an HTTP/1.0 request without Host is served as if it named the endpoint, then the connection closed", async () => {
     const endpoint = await start({ sslEnabled: false });
     const value = `/api/v3.0/submodels/${b64(SUBMODEL_1)}/submodel-elements/MaxRotationSpeed/$value`;

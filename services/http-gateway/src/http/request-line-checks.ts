@@ -2,12 +2,13 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import type { TLSSocket } from "node:tls";
 import type { Logger, ProcessMetrics } from "@twinport/shared";
+import { hasDotSegment } from "./dot-segments.ts";
 import { resultBody } from "./result-body.ts";
 
 /**
  * The checks of a request before any route sees it, on what Node's parser lets through: the HTTP
- * version of its request line (HTTP/1.0 and HTTP/1.1 only: 505), its framing (no Transfer-Encoding
- * in HTTP/1.0), and its Host header. Refused requests get the AAS Result body and Connection: close.
+ * version of its request line (HTTP/1.0 and HTTP/1.1 only: 505), its path (no dot segments), its
+ * framing (no Transfer-Encoding in HTTP/1.0), and its Host header. Refused requests get the AAS Result body and Connection: close.
  * Host: RFC 9112 §3.2 has an HTTP/1.1 request carry one, and a request with more than one is a 400.
  * Node answers a missing one itself unless the server is made with `requireHostHeader: false`, but
  * with an empty chunked body, and keeps the first of two (the hot route and node-server then served
@@ -43,6 +44,15 @@ export function refusedByRequestLineChecks(
       deps,
       "Transfer-Encoding in HTTP/1.0",
       "An HTTP/1.0 request cannot carry Transfer-Encoding (RFC 9112 §6.1)",
+    );
+  // A "." or ".." segment would be resolved away before routing, to another resource (dot-segments.ts).
+  if (hasDotSegment(incoming.url ?? ""))
+    return refused(
+      incoming,
+      outgoing,
+      deps,
+      "a dot segment in the path",
+      "The path must not contain '.' or '..' segments (also not percent-encoded): they would name another resource than the one written",
     );
   // Two Host lines, one of them empty or not: which one names the host is anyone's guess.
   if (hasSecondHost(incoming.rawHeaders))
