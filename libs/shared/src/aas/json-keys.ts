@@ -2,22 +2,6 @@ import { AasError } from "./aas-error.ts";
 import { documentTooDeep, maxDocumentDepth } from "./nesting-limit.ts";
 
 /**
- * Checks on a freshly parsed JSON document, before any code copies or recurses over it:
- * - `__proto__` is the one member name that plain property assignment (`target[key] = value`,
- *   Object.assign, a merge patch) turns into a prototype change instead of data. No AAS input has
- *   a member of that name (it is neither a metamodel property, nor an idShort, nor a language
- *   tag), so a document that carries one anywhere is refused. `constructor` and `prototype` are
- *   valid idShorts: they stay data, and readers look them up as own properties only.
- * - nesting deeper than maxDocumentDepth (nesting-limit.ts) is refused, so every recursive reader
- *   after the parser stays within the stack.
- * Iterative: a hostile document may be nested far deeper than the call stack allows.
- */
-export function checkParsedJson(value: unknown, text: string): void {
-  refuseDeepJsonText(text);
-  refuseProtoKeys(value, text);
-}
-
-/**
  * The nesting check on the text, so it can run before a recursive parser (lossless-json) too:
  * brackets outside strings, counted. A text shorter than twice the limit cannot be that deep.
  */
@@ -46,7 +30,15 @@ export const CLOSE_BRACE = 0x7d;
 export const OPEN_BRACKET = 0x5b;
 export const CLOSE_BRACKET = 0x5d;
 
-/** The `__proto__` check alone (also for configuration files, which have no nesting limit). */
+/**
+ * `__proto__` is the one member name that plain property assignment (`target[key] = value`,
+ * Object.assign, a merge patch) turns into a prototype change instead of data. No AAS input has a
+ * member of that name (it is neither a metamodel property, nor an idShort, nor a language tag), so a
+ * document that carries one anywhere is refused, before any code copies or recurses over it.
+ * `constructor` and `prototype` are valid idShorts: they stay data, and readers look them up as own
+ * properties only. Iterative: a hostile document may be nested far deeper than the call stack
+ * allows. (Also for configuration files, which have no nesting limit.)
+ */
 export function refuseProtoKeys(value: unknown, text: string): void {
   if (!text.includes("__proto__") && !text.includes("\\u")) return;
   const pending: unknown[] = [value];

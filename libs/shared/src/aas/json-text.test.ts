@@ -15,6 +15,22 @@ test("parseJsonText parses JSON and reports syntax errors with a position", () =
   }
 });
 
+test("parseJsonText counts the depth on the text before it parses anything (a deep document is never built)", () => {
+  // Unterminated, so JSON.parse would fail on it: the depth is what answers, so it came first.
+  // (60 MB of "[[[…" closed held the event loop 11–15 s in JSON.parse and took 3 GB before the count.)
+  assert.throws(
+    () => parseJsonText("[".repeat(1_000)),
+    (error: unknown) => error instanceof AasError && /nests deeper than/.test(error.message),
+  );
+  let shallow = parseJsonText(`${"[".repeat(100)}${"]".repeat(100)}`);
+  let depth = 0;
+  while (Array.isArray(shallow)) {
+    depth++;
+    shallow = shallow[0];
+  }
+  assert.equal(depth, 100);
+});
+
 test("parseJsonLossless keeps every digit of xs:decimal and xs:long numbers", () => {
   const parsed = parseJsonLossless('{"d": 12345678901234567890.123456789, "l": 9223372036854775807}') as Record<
     string,

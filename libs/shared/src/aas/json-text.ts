@@ -1,6 +1,6 @@
 import { isLosslessNumber, LosslessNumber, parse, stringify } from "lossless-json";
 import { AasError } from "./aas-error.ts";
-import { checkParsedJson, refuseDeepJsonText, refuseProtoKeys } from "./json-keys.ts";
+import { refuseDeepJsonText, refuseProtoKeys } from "./json-keys.ts";
 
 /**
  * JSON text in and out. Full AAS JSON carries every value as a string, so plain JSON.parse is
@@ -9,13 +9,16 @@ import { checkParsedJson, refuseDeepJsonText, refuseProtoKeys } from "./json-key
  */
 
 export function parseJsonText(text: string): unknown {
+  // The depth first, on the text: JSON.parse builds the whole document before anything could
+  // count its levels, and 60 MB of "[[[…" held the event loop 11–15 s and took 3 GB to do so.
+  refuseDeepJsonText(text);
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
     throw syntaxError(text, error);
   }
-  checkParsedJson(value, text);
+  refuseProtoKeys(value, text);
   return value;
 }
 
