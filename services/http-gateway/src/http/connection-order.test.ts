@@ -3,7 +3,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { connect, type Socket } from "node:net";
 import { after, before, test } from "node:test";
-import { MAX_WAITING_PER_CONNECTION, servedInConnectionOrder } from "./connection-order.ts";
+import { MAX_PARSED_WAITING, MAX_WAITING_PER_CONNECTION, servedInConnectionOrder } from "./connection-order.ts";
 
 // A real server whose /hold answer never ends (as an /events stream), /slow answers after 50 ms and
 // /count answers at once, counting the requests it served.
@@ -67,10 +67,10 @@ test("requests waiting behind an answer that never ends are never served once th
   assert.deepEqual(served, ["/hold"]);
 });
 
-test("a connection with more requests waiting than the bound is closed, and they are not served", async () => {
+test("a connection with more requests parsed and waiting than the hard bound is closed, and they are not served", async () => {
   served = [];
   const { socket, closed } = await opened();
-  socket.write(get("/hold") + get("/count").repeat(MAX_WAITING_PER_CONNECTION + 10));
+  socket.write(get("/hold") + get("/count").repeat(MAX_PARSED_WAITING + 10));
   const outcome = await Promise.race([
     closed.then(() => "closed"),
     new Promise((resolve) => setTimeout(() => resolve("open"), 3000)),
@@ -78,4 +78,25 @@ test("a connection with more requests waiting than the bound is closed, and they
   assert.equal(outcome, "closed");
   await new Promise((resolve) => setTimeout(resolve, 50));
   assert.deepEqual(served, ["/hold"]);
+});
+
+test("a burst of more requests than may wait, behind a slow answer, is served in full and in order (the connection was closed at the 33rd)", async () => {
+  served = [];
+  const { socket, received, closed } = await opened();
+  const count = 3 * MAX_WAITING_PER_CONNECTION;
+  const paths = Array.from({ length: count }, (_, i) => `/n${i}`);
+  socket.write(get("/slow") + paths.map(get).join(""));
+  const deadline = Date.now() + 5_000;
+  while (served.length < count + 1 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.deepEqual(served, ["/slow", ...paths]);
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  assert.equal(received().match(/HTTP\/1\.1 200/g)?.length, count + 1, "every answer reached the client");
+  assert.equal(socket.destroyed, false);
+  // The connection is read again: one more request is served on it.
+  socket.write(get("/after"));
+  const until = Date.now() + 2_000;
+  while (!served.includes("/after") && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.equal(served.at(-1), "/after");
+  socket.destroy();
+  await closed;
 });

@@ -4,11 +4,16 @@ import type { Duplex } from "node:stream";
 export type Serve = (incoming: IncomingMessage, outgoing: ServerResponse) => void;
 
 /**
- * How many requests may wait behind an unfinished answer on one connection. Clients that pipeline
- * send a few; a held request writes nothing, so Node never pushes back on the socket, and without a
- * bound one connection (an endless /events stream with requests behind it) could pile up millions.
+ * How many requests may wait behind an unfinished answer on one connection before the server stops
+ * reading it. Clients that pipeline send a few; a held request writes nothing, so Node never pushes
+ * back on the socket, and without a bound one connection (an endless /events stream with requests
+ * behind it) could pile up millions. Past it the socket is paused, and resumed once half of them
+ * have been served: a burst of quick requests is served in full (the connection was closed at the
+ * 33rd, and the answers already made were lost with it). Requests Node parsed from data it had read
+ * before the pause still come; past MAX_PARSED_WAITING the connection is closed.
  */
 export const MAX_WAITING_PER_CONNECTION = 32;
+export const MAX_PARSED_WAITING = 8 * MAX_WAITING_PER_CONNECTION;
 
 /**
  * Requests pipelined on one connection are served one after the other: each is handed to `serve`
@@ -20,25 +25,30 @@ export const MAX_WAITING_PER_CONNECTION = 32;
  *
  * A waiting request is never served once its connection is gone: its answer could reach no one,
  * and a write made then would be one its client can never learn the outcome of. A connection with
- * more than MAX_WAITING_PER_CONNECTION requests waiting is closed.
+ * more than MAX_WAITING_PER_CONNECTION requests waiting is read no further until they are served.
  */
 export function servedInConnectionOrder(serve: Serve): Serve {
   /** Per connection: the answer of its latest request, served or waiting, and how many wait. */
-  const latest = new WeakMap<Duplex, { response: ServerResponse; waiting: number }>();
+  const latest = new WeakMap<Duplex, { response: ServerResponse; waiting: number; paused: boolean }>();
   return (incoming, outgoing) => {
     const socket = incoming.socket;
     const state = latest.get(socket);
     const before = state?.response;
     if (before === undefined || before.writableEnded || before.destroyed) {
-      latest.set(socket, { response: outgoing, waiting: 0 });
+      latest.set(socket, { response: outgoing, waiting: 0, paused: state?.paused ?? false });
       return serve(incoming, outgoing);
     }
     const waiting = state!.waiting + 1;
-    if (waiting > MAX_WAITING_PER_CONNECTION) {
+    if (waiting > MAX_PARSED_WAITING) {
       socket.destroy();
       return;
     }
-    latest.set(socket, { response: outgoing, waiting });
+    let paused = state!.paused;
+    if (waiting > MAX_WAITING_PER_CONNECTION && !paused) {
+      socket.pause();
+      paused = true;
+    }
+    latest.set(socket, { response: outgoing, waiting, paused });
     let started = false;
     const start = () => {
       if (started) return;
@@ -48,6 +58,10 @@ export function servedInConnectionOrder(serve: Serve): Serve {
       const now = latest.get(socket);
       if (now !== undefined && now.waiting > 0) now.waiting -= 1;
       if (socket.destroyed) return;
+      if (now?.paused && now.waiting <= MAX_WAITING_PER_CONNECTION / 2) {
+        now.paused = false;
+        socket.resume();
+      }
       serve(incoming, outgoing);
     };
     before.once("finish", start);
