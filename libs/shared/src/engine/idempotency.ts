@@ -29,6 +29,14 @@ import type { IdempotencyRecord, Repository } from "./ports/index.ts";
  */
 
 export const DEFAULT_IDEMPOTENCY_WINDOW_MS = 24 * 3_600_000;
+/**
+ * The longest reply kept under a key (JSON characters), the bound the change event's payload has
+ * too (256 KiB). A POST of a 20 MB element kept all of it for the whole window, also after the
+ * element was deleted: each POST and DELETE with a fresh key left 28 MB on the heap (embedded) or in
+ * Redis. A repeat of a write whose reply was not kept gets it rebuilt from the commit record, or a
+ * 409 that says it was committed (black-box finding).
+ */
+export const MAX_KEPT_REPLY_CHARS = 256 * 1024;
 const MAX_KEY_LENGTH = 255;
 const MAX_FINGERPRINT_LENGTH = 256;
 
@@ -107,7 +115,7 @@ export function createIdempotency(repository: Repository, options: { windowMs: n
     const at = record.committedAt === undefined ? "" : ` at ${new Date(record.committedAt).toISOString()}`;
     return failure(
       "conflict",
-      `The request with this Idempotency-Key was committed (sequence number ${record.seq}${at}) but its reply is not available: it is still being processed, or its process ended before answering`,
+      `The request with this Idempotency-Key was committed (sequence number ${record.seq}${at}) but its reply is not available: it is still being processed, its process ended before answering, or its reply was larger than the ${MAX_KEPT_REPLY_CHARS / 1024} KiB a key keeps (read the resource)`,
     );
   }
 
@@ -210,9 +218,11 @@ export function createIdempotency(repository: Repository, options: { windowMs: n
     // A failure that wrote nothing is not remembered; one after a commit (a command of several
     // commits failing halfway) is, like every success, unless its own outcome is unknown.
     if (reply.ok || (claimed && reply.error.code !== "timeout" && reply.error.code !== "unavailable")) {
-      await repository.putIdempotencyReply(key, fingerprint, JSON.stringify(reply), windowMs).catch(() => {
-        // The outcome stands; a repeat finds the commit record and rebuilds the reply (or 409s).
-      });
+      const text = JSON.stringify(reply);
+      if (text.length <= MAX_KEPT_REPLY_CHARS)
+        await repository.putIdempotencyReply(key, fingerprint, text, windowMs).catch(() => {
+          // The outcome stands; a repeat finds the commit record and rebuilds the reply (or 409s).
+        });
     }
     return reply;
   }

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { after, before, beforeEach, describe, test } from "node:test";
 import type { ChangeEvent, Command, CommandType, Reply } from "../contracts/index.ts";
-import { createIdempotency } from "../engine/idempotency.ts";
+import { createIdempotency, MAX_KEPT_REPLY_CHARS } from "../engine/idempotency.ts";
 import { createEngine, createInProcessEventBus, type Engine, type Repository } from "../engine/index.ts";
 import { EXAMPLE_MODEL_TEXT } from "./example-model.ts";
 
@@ -87,6 +87,23 @@ export function idempotencyContract(name: string, makeRepository: () => Promise<
       assert.ok(first.ok, JSON.stringify(first));
       assert.deepEqual(second, first);
       assert.equal(events.filter((e) => e.kind === "element.created").length, 1);
+    });
+
+    test("a reply larger than a key keeps is not stored; the repeat still runs nothing and says it was committed", async () => {
+      const big = "x".repeat(MAX_KEPT_REPLY_CHARS + 1);
+      const post = keyed("PostSubmodelElement", {
+        submodelId: SUBMODEL,
+        body: JSON.stringify({ modelType: "Property", idShort: "Big", valueType: "xs:string", value: big }),
+      });
+      const first = await engine.execute(post);
+      assert.ok(first.ok, JSON.stringify(first).slice(0, 300));
+      const record = await repository.getIdempotencyRecord(key);
+      assert.ok(record, "the key is claimed");
+      assert.equal(record.reply, undefined, "the 256 KiB+ reply is not kept");
+      const repeat = await engine.execute(post);
+      assert.equal(!repeat.ok && repeat.error.code, "conflict");
+      assert.match(!repeat.ok ? repeat.error.message : "", /committed .* larger than the 256 KiB a key keeps/);
+      assert.equal(events.filter((e) => e.kind === "element.created").length, 1, "it ran once");
     });
 
     test("the same key with a different request is refused (unprocessable) and writes nothing", async () => {
