@@ -493,6 +493,21 @@ describe("startHttpEndpoint over real sockets", () => {
     await stop(endpoint);
   });
 
+  it("a transfer coding other than chunked (gzip, chunked) is a 501; it was read as plain chunked", async () => {
+    const endpoint = await start({ sslEnabled: false });
+    for (const coding of ["gzip, chunked", "foo, chunked", "deflate"]) {
+      const answer = await exchange(
+        endpoint.port,
+        `POST /api/v3.0/shells HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nTransfer-Encoding: ${coding}\r\n\r\n2\r\n{}\r\n0\r\n\r\n`,
+      );
+      assert.match(answer, /^HTTP\/1\.1 501 /, `${coding}: ${answer}`);
+      const length = Number(/\r\ncontent-length: (\d+)/i.exec(answer)?.[1]);
+      const start = answer.indexOf("\r\n\r\n") + 4;
+      assert.match(JSON.parse(answer.slice(start, start + length)).messages[0].text, /Transfer-Encoding/);
+    }
+    await stop(endpoint);
+  });
+
   it("an HTTP/1.0 request without Host is served as if it named the endpoint, then the connection closed", async () => {
     const endpoint = await start({ sslEnabled: false });
     const value = `/api/v3.0/submodels/${b64(SUBMODEL_1)}/submodel-elements/MaxRotationSpeed/$value`;

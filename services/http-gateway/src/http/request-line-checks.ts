@@ -54,6 +54,18 @@ export function refusedByRequestLineChecks(
       "a dot segment in the path",
       "The path must not contain '.' or '..' segments (also not percent-encoded): they would name another resource than the one written",
     );
+  // RFC 9112 §6.1: a transfer coding the server does not know is a 501. Node decodes only chunked and
+  // passed "gzip, chunked" on as if it were plain chunked, so the gzip bytes were read as JSON.
+  const codings = incoming.headers["transfer-encoding"];
+  if (codings !== undefined && codings.trim().toLowerCase() !== "chunked")
+    return refused(
+      incoming,
+      outgoing,
+      deps,
+      `Transfer-Encoding ${codings}`,
+      `Transfer-Encoding '${codings.slice(0, 64)}' is not supported: send the body plain or chunked`,
+      501,
+    );
   // Two Host lines, one of them empty or not: which one names the host is anyone's guess.
   if (hasSecondHost(incoming.rawHeaders))
     return refused(
