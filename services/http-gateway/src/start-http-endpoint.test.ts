@@ -159,6 +159,36 @@ describe("startHttpEndpoint over real sockets", () => {
     await stop(endpoint);
   });
 
+  it("Expect: 100-continue: no 100 for a declared body over the limit, only the 413; within it the 100, then the answer", async () => {
+    const endpoint = await start({ sslEnabled: false, maxRequestBodySize: 1024 });
+    const head = (length: number) =>
+      `POST /api/v3.0/shells HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: ${length}\r\n\r\n`;
+    const over = await exchange(endpoint.port, head(50 * 1024 * 1024));
+    assert.match(over, /^HTTP\/1\.1 413 /, over);
+    assert.doesNotMatch(over, /100 Continue/);
+    // Within the limit: the 100 first, then (the body sent) the route's answer.
+    const body = "{}";
+    const within = await new Promise<string>((resolve, reject) => {
+      const socket = connect(endpoint.port, "127.0.0.1");
+      let received = "";
+      socket.on("data", (chunk: Buffer) => {
+        received += chunk.toString("latin1");
+        if (
+          received.startsWith("HTTP/1.1 100") &&
+          !received.includes("\r\n\r\nHTTP/1.1 ") &&
+          received.endsWith("\r\n\r\n")
+        )
+          socket.write(body);
+        if (/\r\n\r\nHTTP\/1\.1 \d{3} [\s\S]*\r\n\r\n/.test(received)) setTimeout(() => socket.destroy(), 50);
+      });
+      socket.on("close", () => resolve(received));
+      socket.on("error", reject);
+      socket.write(`${head(body.length).replace("Expect", "Connection: close\r\nExpect")}`);
+    });
+    assert.match(within, /^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 400 /, within);
+    await stop(endpoint);
+  });
+
   it("413 for a chunked body that grows past the limit", async () => {
     const endpoint = await start({ maxRequestBodySize: 1024 });
     const answer = await socketRequest({

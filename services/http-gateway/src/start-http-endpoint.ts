@@ -22,6 +22,7 @@ import { clientErrorAnswers } from "./http/client-error.ts";
 import { connectAnsweredAsRequest } from "./http/connect-requests.ts";
 import { servedInConnectionOrder } from "./http/connection-order.ts";
 import { EmptyBodyFramingResponse } from "./http/empty-body-framing.ts";
+import { continueOnlyWithinLimit } from "./http/expect-continue.ts";
 import { refusedByRequestLineChecks } from "./http/request-line-checks.ts";
 import { cutStalledConnections } from "./http/stalled-connections.ts";
 import { unreadableRequestAnswer } from "./http/unreadable-request.ts";
@@ -142,6 +143,8 @@ export async function startHttpEndpoint(deps: HttpEndpointDeps): Promise<Running
   );
   // CONNECT is answered like any method the path does not serve, not dropped (connect-requests.ts).
   connectAnsweredAsRequest(server, listener);
+  // No "100 Continue" for a body that will be refused for its size (expect-continue.ts).
+  continueOnlyWithinLimit(server, listener, settings.maxRequestBodySize);
   answeredAfterHalfClose(server, tls !== undefined, clientErrors.inFlight);
   clientErrors.attach(server);
   // Connections that never send a request, and answers whose client stopped reading, are cut
