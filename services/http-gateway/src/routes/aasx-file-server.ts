@@ -1,4 +1,4 @@
-import { encodeBase64Url } from "@twinport/shared";
+import { encodeBase64Url, parseJsonText } from "@twinport/shared";
 import { badRequest } from "../http/api-error.ts";
 import { API_PREFIX, type ApiRoute } from "../http/api-routes.ts";
 import { bodyStream } from "../http/body-stream.ts";
@@ -135,7 +135,7 @@ function aasIdsOf(upload: MultipartUpload): string[] | undefined {
     if (!text.startsWith("[")) return text === "" ? [] : [text];
     let parsed: unknown;
     try {
-      parsed = JSON.parse(text);
+      parsed = parseJsonText(text);
     } catch {
       throw badRequest('The part "aasIds" is neither an id nor a JSON array of ids');
     }

@@ -3,6 +3,7 @@ import {
   encodeBase64Url,
   isoDurationToMs,
   MAX_SYNC_INVOCATION_TIMEOUT_MS,
+  parseJsonText,
 } from "@twinport/shared";
 import type { ApiOperation, ApiRoute } from "../http/api-routes.ts";
 import { booleanQuery } from "../http/boolean-query.ts";
@@ -163,7 +164,8 @@ function operationBase(c: GatewayContext): string {
  */
 function syncBoundMs(body: string): number {
   try {
-    const duration = (JSON.parse(body) as { clientTimeoutDuration?: unknown })?.clientTimeoutDuration;
+    // parseJsonText counts the depth first: JSON.parse built 60 MB of "[[[…" (3 s, 3 GB) just for this.
+    const duration = (parseJsonText(body) as { clientTimeoutDuration?: unknown })?.clientTimeoutDuration;
     if (typeof duration === "string") return Math.min(isoDurationToMs(duration), MAX_SYNC_INVOCATION_TIMEOUT_MS);
   } catch {
     // Malformed: the engine answers 400 at once, well inside the default.

@@ -1,4 +1,4 @@
-import { echoed } from "../../aas/index.ts";
+import { echoed, parseJsonText } from "../../aas/index.ts";
 import {
   type Command,
   CommandError,
@@ -98,7 +98,7 @@ class Checker {
     const grants = this.grants.right(right);
     let facts: SubmodelFacts;
     try {
-      facts = factsOf(JSON.parse(body) as Record<string, unknown>);
+      facts = factsOf(parseJsonText(body) as Record<string, unknown>);
     } catch {
       // Not JSON: the handler answers 400, but only to someone who may write submodels at all.
       if (grants.anySubmodel) return;
@@ -156,7 +156,7 @@ function factsOf(submodel: Record<string, unknown>): SubmodelFacts {
 /** The semanticId a merge patch leaves (only `semanticId` matters to the rules), or undefined when it stays. */
 function patchedSemanticIds(body: string): string[] | undefined {
   try {
-    const patch = JSON.parse(body) as Record<string, unknown>;
+    const patch = parseJsonText(body) as Record<string, unknown>;
     if (typeof patch !== "object" || patch === null || !("semanticId" in patch)) return undefined;
     if (patch.semanticId === null) return [];
     const keys = (patch.semanticId as { keys?: unknown }).keys;
@@ -168,7 +168,7 @@ function patchedSemanticIds(body: string): string[] | undefined {
 
 function idShortIn(body: string): string | undefined {
   try {
-    const idShort = (JSON.parse(body) as { idShort?: unknown }).idShort;
+    const idShort = (parseJsonText(body) as { idShort?: unknown }).idShort;
     return typeof idShort === "string" ? idShort : undefined;
   } catch {
     return undefined;
@@ -317,7 +317,7 @@ const CHECKS: { [T in CommandType]: Check<T> } = {
 
 function idIn(body: string): string {
   try {
-    const id = (JSON.parse(body) as { id?: unknown }).id;
+    const id = (parseJsonText(body) as { id?: unknown }).id;
     return typeof id === "string" ? id : "";
   } catch {
     return "";

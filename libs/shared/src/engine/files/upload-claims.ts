@@ -1,3 +1,4 @@
+import { parseJsonText } from "../../aas/index.ts";
 import { fileKeyOf } from "./file-paths.ts";
 
 /**
@@ -131,7 +132,8 @@ export function uploadKeysIn(body: string): string[] {
   if (!/aasx|%|\\/i.test(body)) return [];
   let parsed: unknown;
   try {
-    parsed = JSON.parse(body);
+    // Depth first (json-text.ts): this runs before the handler's own parse, on any body.
+    parsed = parseJsonText(body);
   } catch {
     return []; // the write refuses it anyway
   }
