@@ -67,17 +67,20 @@ test("requests waiting behind an answer that never ends are never served once th
   assert.deepEqual(served, ["/hold"]);
 });
 
-test("a connection with more requests parsed and waiting than the hard bound is closed, and they are not served", async () => {
+test("past the hard bound, a request pipelined behind an unfinished answer is answered 503 in its place, unserved, and the connection then closes", async () => {
   served = [];
-  const { socket, closed } = await opened();
-  socket.write(get("/hold") + get("/count").repeat(MAX_PARSED_WAITING + 10));
+  const { socket, received, closed } = await opened();
+  const extra = 10;
+  socket.write(get("/slow") + get("/count").repeat(MAX_PARSED_WAITING + extra));
   const outcome = await Promise.race([
     closed.then(() => "closed"),
-    new Promise((resolve) => setTimeout(() => resolve("open"), 3000)),
+    new Promise((resolve) => setTimeout(() => resolve("open"), 5000)),
   ]);
   assert.equal(outcome, "closed");
-  await new Promise((resolve) => setTimeout(resolve, 50));
-  assert.deepEqual(served, ["/hold"]);
+  assert.equal(served.length, 1 + MAX_PARSED_WAITING, "the first ones are served, the rest not");
+  const statuses = [...received().matchAll(/HTTP\/1\.1 (\d{3})/g)].map((m) => m[1]);
+  assert.deepEqual(statuses.slice(0, 1 + MAX_PARSED_WAITING), Array(1 + MAX_PARSED_WAITING).fill("200"));
+  assert.equal(statuses[1 + MAX_PARSED_WAITING], "503", "then the refusal, after every answer before it");
 });
 
 test("a burst of more requests than may wait, behind a slow answer, is served in full and in order (the connection was closed at the 33rd)", async () => {

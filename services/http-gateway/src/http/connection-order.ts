@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
+import { resultBody } from "./result-body.ts";
 
 export type Serve = (incoming: IncomingMessage, outgoing: ServerResponse) => void;
 
@@ -10,7 +11,8 @@ export type Serve = (incoming: IncomingMessage, outgoing: ServerResponse) => voi
  * behind it) could pile up millions. Past it the socket is paused, and resumed once half of them
  * have been served: a burst of quick requests is served in full (the connection was closed at the
  * 33rd, and the answers already made were lost with it). Requests Node parsed from data it had read
- * before the pause still come; past MAX_PARSED_WAITING the connection is closed.
+ * before the pause still come; past MAX_PARSED_WAITING each is answered 503 without being served,
+ * in its place after the answers before it, and the connection closes after the first of them.
  */
 export const MAX_WAITING_PER_CONNECTION = 32;
 export const MAX_PARSED_WAITING = 8 * MAX_WAITING_PER_CONNECTION;
@@ -40,7 +42,10 @@ export function servedInConnectionOrder(serve: Serve): Serve {
     }
     const waiting = state!.waiting + 1;
     if (waiting > MAX_PARSED_WAITING) {
-      socket.destroy();
+      // Not served, and said so: Node sends this answer after those of the requests before it (it
+      // keeps pipelined answers in order), then closes the connection. Cutting the connection here
+      // lost the answers of requests already served, a committed write's among them.
+      refuseUnserved(outgoing);
       return;
     }
     let paused = state!.paused;
@@ -67,4 +72,19 @@ export function servedInConnectionOrder(serve: Serve): Serve {
     before.once("finish", start);
     before.once("close", start);
   };
+}
+
+function refuseUnserved(outgoing: ServerResponse): void {
+  const body = JSON.stringify(
+    resultBody(
+      503,
+      {
+        message: `More than ${MAX_PARSED_WAITING} requests were pipelined behind an unfinished answer on this connection: this one was not served; send it again on a new connection`,
+      },
+      { includeErrorDetails: false, now: new Date() },
+    ),
+  );
+  outgoing.shouldKeepAlive = false;
+  outgoing.writeHead(503, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body) });
+  outgoing.end(body);
 }
