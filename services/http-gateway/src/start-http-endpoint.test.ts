@@ -525,6 +525,13 @@ describe("startHttpEndpoint over real sockets", () => {
 
   it("a transfer coding other than chunked (gzip, chunked) is a 501; it was read as plain chunked", async () => {
     const endpoint = await start({ sslEnabled: false });
+    // One answer only, also where Node's parser then fails on the body (gzip without chunked).
+    const only = await exchange(
+      endpoint.port,
+      "GET /api/v3.0/submodels HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: gzip\r\n\r\n",
+    );
+    assert.equal(only.match(/HTTP\/1\.1 \d{3}/g)?.length, 1, only);
+    assert.match(only, /^HTTP\/1\.1 501 /);
     for (const coding of ["gzip, chunked", "foo, chunked", "deflate"]) {
       const answer = await exchange(
         endpoint.port,

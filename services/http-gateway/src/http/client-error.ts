@@ -39,6 +39,10 @@ export function clientErrorAnswers(deps: { metrics?: ProcessMetrics; logger?: Lo
     answered.add(socket);
     const answer = answerOf(error, socket);
     const last = lastResponse.get(socket);
+    // The last answer ended with Connection: close (a request refused before routing, say a 501 for
+    // its Transfer-Encoding, whose body Node's parser then failed on): the connection is over once
+    // it is sent, and a second status line would follow an answer that said there is no more.
+    if (last !== undefined && last.writableEnded && !last.shouldKeepAlive) return;
     const inFlight = last !== undefined && !last.writableEnded ? last : undefined;
     if (answer === undefined || !socket.writable) {
       socket.destroy();
