@@ -65,6 +65,7 @@ export class LazyIdentifiables {
   private actions: LazyActions | undefined;
   private sweeper: NodeJS.Timeout | undefined;
   private sweeping = false;
+  private trimScheduled = false;
   private readonly now: () => number;
 
   constructor(private readonly options: LazyIdentifiablesOptions) {
@@ -173,6 +174,7 @@ export class LazyIdentifiables {
       if (count <= 1) this.holds.delete(id);
       else this.holds.set(id, count - 1);
     }
+    this.trimSoon();
   }
 
   /**
@@ -210,6 +212,43 @@ export class LazyIdentifiables {
     const count = this.pins.get(id) ?? 0;
     if (count <= 1) this.pins.delete(id);
     else this.pins.set(id, count - 1);
+    this.trimSoon();
+  }
+
+  /**
+   * Over maxElements (room was made while requests held or items watched what would have gone):
+   * once those let go, what exceeds the bound is released in the next turn, least recently used
+   * first. It stayed until the next make or the idle release (5 minutes by default): a burst of
+   * requests over 40 submodels left 40 times the bound made (retest finding).
+   */
+  private trimSoon(): void {
+    const max = this.options.maxElements ?? 0;
+    if (max === 0 || this.elements <= max || this.trimScheduled || this.actions === undefined) return;
+    this.trimScheduled = true;
+    setImmediate(() => {
+      this.trimScheduled = false;
+      void this.sweep();
+    });
+  }
+
+  /** Asked again just before releasing one of overBound(): still over the bound, and still evictable. */
+  isOverBoundEvictable(id: string): boolean {
+    const max = this.options.maxElements ?? 0;
+    return max > 0 && this.elements > max && this.isEvictable(id);
+  }
+
+  /** What exceeds maxElements and may go, least recently used first. */
+  private overBound(): string[] {
+    const max = this.options.maxElements ?? 0;
+    let excess = max === 0 ? 0 : this.elements - max;
+    const victims: string[] = [];
+    for (const [id, entry] of this.materialized) {
+      if (excess <= 0) break;
+      if (!this.isEvictable(id)) continue;
+      victims.push(id);
+      excess -= entry.elements;
+    }
+    return victims;
   }
 
   isPinned(id: string): boolean {
@@ -251,7 +290,7 @@ export class LazyIdentifiables {
 
   private async sweep(): Promise<void> {
     if (this.sweeping || this.actions === undefined) return;
-    const ids = this.releasable();
+    const ids = [...new Set([...this.overBound(), ...this.releasable()])];
     if (ids.length === 0) return;
     this.sweeping = true;
     try {

@@ -41,10 +41,11 @@ export async function materializeIdentifiable(target: MirrorTarget, id: string):
 
 /**
  * Deletes the nodes below the identifiable's own node; the own node stays, NodeIds are reused later.
- * False when it is no longer releasable (used or watched since the sweep looked).
+ * False when it is no longer releasable (used or watched since the sweep looked) and no longer
+ * beyond maxMaterializedElements either.
  */
 export function releaseIdentifiable(target: MirrorTarget, id: string): boolean {
-  if (!target.lazy.isReleasable(id)) return false;
+  if (!target.lazy.isReleasable(id) && !target.lazy.isOverBoundEvictable(id)) return false;
   deleteNodesBelow(target, id);
   return true;
 }
