@@ -976,6 +976,29 @@ describe("command-line overrides", () => {
     assert.equal(config.endpoints[0]!["@class"], "endpoint.opcua.OpcUaEndpoint");
     assert.equal((config.endpoints[0] as OpcUaEndpointConfig).tcpPort, 4841);
   });
+
+  test("a whole entry given on the command line with its class takes the environment's settings of that class; its own members still win", () => {
+    const env = { TWINPORT_PERSISTENCE_URL: "redis://127.0.0.1:6390", TWINPORT_PERSISTENCE_KEYPREFIX: "from-env" };
+    const { config, warnings } = loadConfig({
+      role: "embedded",
+      env,
+      overrides: ['persistence={"@class":"persistence.redis.PersistenceRedis"}'],
+    });
+    assert.deepEqual(warnings, []);
+    assert.deepEqual(config.persistence, {
+      "@class": "persistence.redis.PersistenceRedis",
+      url: "redis://127.0.0.1:6390",
+      keyPrefix: "from-env",
+    });
+    const named = loadConfig({
+      role: "embedded",
+      env,
+      overrides: ['persistence={"@class":"persistence.redis.PersistenceRedis","url":"redis://10.0.0.9:6379"}'],
+    });
+    assert.deepEqual(named.warnings, []);
+    assert.equal((named.config.persistence as { url: string }).url, "redis://10.0.0.9:6379");
+    assert.equal((named.config.persistence as { keyPrefix: string }).keyPrefix, "from-env");
+  });
 });
 
 describe("--endpoint", () => {

@@ -8,7 +8,7 @@ import { readFileScalars } from "./file-scalars.ts";
 import { FILE_STORAGE_IN_MEMORY_CLASS, FILE_STORAGE_REDIS_CLASS } from "./file-storage.ts";
 import { MESSAGE_BUS_INTERNAL_CLASS, MESSAGE_BUS_NATS_CLASS } from "./message-bus.ts";
 import { opcuaUserLoginFindings } from "./opcua-user-logins.ts";
-import { applyCliOverrides, applyEnvOverrides, type ValueOrigins } from "./overrides.ts";
+import { applyCliOverrides, applyEnvOverrides, classedObjectMembers, type ValueOrigins } from "./overrides.ts";
 import { PERSISTENCE_IN_MEMORY_CLASS, PERSISTENCE_REDIS_CLASS } from "./persistence.ts";
 import { type TwinportConfig, validateConfigWithWarnings } from "./validate-config.ts";
 
@@ -129,7 +129,7 @@ export function loadConfig(options: LoadConfigOptions): LoadedConfig {
   const warnings = applyEnvOverrides(raw, env, origins, "classes");
   warnings.push(...applyCliOverrides(raw, overrides, origins, "classes"));
   warnings.push(...applyEnvOverrides(raw, env, origins, "values"));
-  warnings.push(...applyCliOverrides(raw, overrides, origins, "values"));
+  warnings.push(...applyCliOverrides(raw, [...classedObjectMembers(overrides), ...overrides], origins, "values"));
   if (fileStorageDefaulted) raw.fileStorage = defaultFileStorage(raw, options.role !== "embedded");
   const validated = validateConfigWithWarnings(raw, origins);
   // Only where OPC UA is served: the other roles read the same file without its users.

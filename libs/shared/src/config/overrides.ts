@@ -268,7 +268,7 @@ export function applyCliOverrides(
 ): string[] {
   const warnings: string[] = [];
   for (const override of overrides) {
-    if (part !== "all" && (part === "classes") !== CLI_CLASS.test(override)) continue;
+    if (part !== "all" && (part === "classes") !== isCliClassOverride(override)) continue;
     const eq = override.indexOf("=");
     const segments = eq > 0 ? parseOverridePath(override.slice(0, eq)) : undefined;
     if (!segments)
@@ -298,6 +298,46 @@ export function applyCliOverrides(
 export type OverridePart = "all" | "classes" | "values";
 const ENV_CLASS = /_@?CLASS$/i;
 const CLI_CLASS = /^[^=]*\.@class=/;
+
+/** The members of a JSON object value that names its `@class`, else undefined. */
+function classedObjectOf(text: string): Record<string, unknown> | undefined {
+  const value = text.trimStart();
+  if (!value.startsWith("{") || !value.includes("@class")) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(value);
+    return isPlainObject(parsed) && "@class" in parsed ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * `path.@class=X`, or a whole entry given with its class (`persistence={"@class":"…Redis"}`): both
+ * settle the class, so both come before the other values (loadConfig).
+ */
+export function isCliClassOverride(override: string): boolean {
+  if (CLI_CLASS.test(override)) return true;
+  const eq = override.indexOf("=");
+  return eq > 0 && classedObjectOf(override.slice(eq + 1)) !== undefined;
+}
+
+/**
+ * A whole entry given on the command line with its class, as single overrides of its other members
+ * (`persistence.url="…"`): applied again after the environment's values, so the command line still
+ * wins on a member both name, while the environment's other members of that class stay.
+ */
+export function classedObjectMembers(overrides: readonly string[]): string[] {
+  const members: string[] = [];
+  for (const override of overrides) {
+    const eq = override.indexOf("=");
+    if (eq <= 0 || CLI_CLASS.test(override)) continue;
+    const object = classedObjectOf(override.slice(eq + 1));
+    if (object === undefined) continue;
+    for (const [key, value] of Object.entries(object))
+      if (key !== "@class") members.push(`${override.slice(0, eq)}.${key}=${JSON.stringify(value)}`);
+  }
+  return members;
+}
 
 /** FA³ST's prefix for configuration variables (its docs: `faaast_config_extension_core_requestHandlerThreadPoolSize=42`). */
 const FAAAST_ENV_PREFIX = "faaast_config_extension_";
