@@ -54,18 +54,30 @@ export function refusedByRequestLineChecks(
       "a dot segment in the path",
       "The path must not contain '.' or '..' segments (also not percent-encoded): they would name another resource than the one written",
     );
-  // RFC 9112 §6.1: a transfer coding the server does not know is a 501. Node decodes only chunked and
-  // passed "gzip, chunked" on as if it were plain chunked, so the gzip bytes were read as JSON.
+  // RFC 9112 §6.3: a request whose last transfer coding is not chunked has no knowable length, a
+  // 400 and close; §6.1: one with a coding the server does not know before the chunked (Node decodes
+  // only the chunking, and passed "gzip, chunked" on as if plain) is a 501.
   const codings = incoming.headers["transfer-encoding"];
-  if (codings !== undefined && codings.trim().toLowerCase() !== "chunked")
-    return refused(
-      incoming,
-      outgoing,
-      deps,
-      `Transfer-Encoding ${codings}`,
-      `Transfer-Encoding '${codings.slice(0, 64)}' is not supported: send the body plain or chunked`,
-      501,
-    );
+  if (codings !== undefined && codings.trim().toLowerCase() !== "chunked") {
+    const list = codings.split(",").map((coding) => coding.trim().toLowerCase());
+    const shown = codings.slice(0, 64);
+    return list.at(-1) === "chunked"
+      ? refused(
+          incoming,
+          outgoing,
+          deps,
+          `Transfer-Encoding ${shown}`,
+          `Transfer-Encoding '${shown}' is not supported: send the body plain or only chunked`,
+          501,
+        )
+      : refused(
+          incoming,
+          outgoing,
+          deps,
+          `Transfer-Encoding ${shown}`,
+          `Transfer-Encoding '${shown}' does not end with chunked, so the body's length cannot be known (RFC 9112 §6.3)`,
+        );
+  }
   // Two Host lines, one of them empty or not: which one names the host is anyone's guess.
   if (hasSecondHost(incoming.rawHeaders))
     return refused(
