@@ -10,12 +10,14 @@ import { after, before, test } from "node:test";
 import {
   type Argument,
   AttributeIds,
+  ClientSubscription,
   DataType,
   type DataValue,
   NodeClass,
   NodeId,
   NodeIdType,
   StatusCodes,
+  TimestampsToReturn,
   Variant,
   VariantArrayType,
 } from "node-opcua";
@@ -340,6 +342,43 @@ export function opcuaSuite(mode: Mode, options: { opcuaGateways?: number } = {})
       assert.match(outcome, /Good|BadSessionIdInvalid/);
     } finally {
       session.authenticationToken = own;
+      await client.close();
+      rmSync(pki, { recursive: true, force: true });
+    }
+  });
+
+  test(`${mode}: one session watches one node with at most 16 monitored items; more are refused whole (BadTooManyMonitoredItems), other nodes stay watchable`, async () => {
+    const pki = mkdtempSync(join(tmpdir(), "twinport-opcua-items-per-node-"));
+    const client = await connectOpcua(system.opcuaUrls[0]!, pki);
+    const subscription = ClientSubscription.create(client.session, {
+      requestedPublishingInterval: 100,
+      requestedMaxKeepAliveCount: 100,
+      requestedLifetimeCount: 1000,
+      maxNotificationsPerPublish: 0,
+      publishingEnabled: true,
+    });
+    const items = (local: string, count: number) =>
+      Array.from({ length: count }, () => ({ nodeId: client.nodeId(local), attributeId: AttributeIds.Value }));
+    const create = (local: string, count: number) =>
+      subscription
+        .monitorItems(
+          items(local, count),
+          { samplingInterval: 0, queueSize: 1, discardOldest: true },
+          TimestampsToReturn.Both,
+        )
+        .then(
+          () => "created",
+          (error: Error) => error.message,
+        );
+    try {
+      assert.equal(await create(node("TInt"), 10), "created");
+      // 10 + 7 on one node: the whole call is refused, none of it created.
+      assert.match(await create(node("TInt"), 7), /BadTooManyMonitoredItems/);
+      assert.equal(await create(node("TInt"), 6), "created", "up to 16 on the node");
+      assert.match(await create(node("TInt"), 1), /BadTooManyMonitoredItems/);
+      assert.equal(await create(node("TString"), 3), "created", "another node is watched as before");
+    } finally {
+      await subscription.terminate().catch(() => undefined);
       await client.close();
       rmSync(pki, { recursive: true, force: true });
     }

@@ -10,6 +10,7 @@ import { createValueWriter } from "../values/value-writer.ts";
 import { resolveAasTypes } from "./aas-types.ts";
 import { LazyIdentifiables } from "./lazy-identifiables.ts";
 import { materializeOnRequest } from "./materialize-on-request.ts";
+import { boundItemsPerNode } from "./monitored-items-per-node.ts";
 import { pinMonitoredIdentifiables } from "./monitored-pins.ts";
 import { NodeBuilder } from "./node-builder.ts";
 import { CONCEPT_DESCRIPTIONS_NODE_ID, ENVIRONMENT_NODE_ID } from "./node-ids.ts";
@@ -123,6 +124,8 @@ export async function attachAddressSpace(server: OPCUAServer, deps: AddressSpace
   });
   const stopPinning = pinMonitoredIdentifiables(server, lazy, types.v3Index);
   const stopMaterializing = materializeOnRequest(server, { lazy, namespaceIndex: types.v3Index, log: deps.log });
+  // Before making anything for it: a session's items per node are bounded (monitored-items-per-node.ts).
+  const stopBounding = boundItemsPerNode(server);
   // Value items exception-based whatever sampling interval they ask for (ADR 0016); no client can
   // subscribe yet, the server starts serving after this.
   const stopReporting = reportValuesOnCommit(server, types.v3Index);
@@ -133,6 +136,7 @@ export async function attachAddressSpace(server: OPCUAServer, deps: AddressSpace
     lazy,
     stop: () => {
       lazy.stop();
+      stopBounding();
       stopMaterializing();
       stopPinning();
       stopReporting();
