@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
-import { resultBody } from "./result-body.ts";
+import { endWithResult } from "./result-body.ts";
 
 export type Serve = (incoming: IncomingMessage, outgoing: ServerResponse) => void;
 
@@ -45,7 +45,11 @@ export function servedInConnectionOrder(serve: Serve): Serve {
       // Not served, and said so: Node sends this answer after those of the requests before it (it
       // keeps pipelined answers in order), then closes the connection. Cutting the connection here
       // lost the answers of requests already served, a committed write's among them.
-      refuseUnserved(outgoing);
+      endWithResult(
+        outgoing,
+        503,
+        `More than ${MAX_PARSED_WAITING} requests were pipelined behind an unfinished answer on this connection: this one was not served; send it again on a new connection`,
+      );
       return;
     }
     let paused = state!.paused;
@@ -72,19 +76,4 @@ export function servedInConnectionOrder(serve: Serve): Serve {
     before.once("finish", start);
     before.once("close", start);
   };
-}
-
-function refuseUnserved(outgoing: ServerResponse): void {
-  const body = JSON.stringify(
-    resultBody(
-      503,
-      {
-        message: `More than ${MAX_PARSED_WAITING} requests were pipelined behind an unfinished answer on this connection: this one was not served; send it again on a new connection`,
-      },
-      { includeErrorDetails: false, now: new Date() },
-    ),
-  );
-  outgoing.shouldKeepAlive = false;
-  outgoing.writeHead(503, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body) });
-  outgoing.end(body);
 }

@@ -10,8 +10,9 @@
 const DOT_SEGMENT = /^(?:\.|%2e){1,2}$/i;
 
 export function hasDotSegment(target: string): boolean {
+  // Every request passes here: most targets have no "." and no "%2e" at all, and end here.
+  if (!target.includes(".") && !/%2e/i.test(target)) return false;
   const end = target.search(/[?#]/);
   const path = end < 0 ? target : target.slice(0, end);
-  if (!path.includes(".") && !/%2e/i.test(path)) return false;
   return path.split(/[/\\]/).some((segment) => DOT_SEGMENT.test(segment));
 }

@@ -3,7 +3,7 @@ import type { Socket } from "node:net";
 import type { TLSSocket } from "node:tls";
 import type { Logger, ProcessMetrics } from "@twinport/shared";
 import { hasDotSegment } from "./dot-segments.ts";
-import { resultBody } from "./result-body.ts";
+import { endWithResult } from "./result-body.ts";
 
 /**
  * The checks of a request before any route sees it, on what Node's parser lets through: the HTTP
@@ -59,24 +59,18 @@ export function refusedByRequestLineChecks(
   // only the chunking, and passed "gzip, chunked" on as if plain) is a 501.
   const codings = incoming.headers["transfer-encoding"];
   if (codings !== undefined && codings.trim().toLowerCase() !== "chunked") {
-    const list = codings.split(",").map((coding) => coding.trim().toLowerCase());
     const shown = codings.slice(0, 64);
-    return list.at(-1) === "chunked"
-      ? refused(
-          incoming,
-          outgoing,
-          deps,
-          `Transfer-Encoding ${shown}`,
-          `Transfer-Encoding '${shown}' is not supported: send the body plain or only chunked`,
-          501,
-        )
-      : refused(
-          incoming,
-          outgoing,
-          deps,
-          `Transfer-Encoding ${shown}`,
-          `Transfer-Encoding '${shown}' does not end with chunked, so the body's length cannot be known (RFC 9112 §6.3)`,
-        );
+    const endsChunked = codings.split(",").at(-1)?.trim().toLowerCase() === "chunked";
+    return refused(
+      incoming,
+      outgoing,
+      deps,
+      `Transfer-Encoding ${shown}`,
+      endsChunked
+        ? `Transfer-Encoding '${shown}' is not supported: send the body plain or only chunked`
+        : `Transfer-Encoding '${shown}' does not end with chunked, so the body's length cannot be known (RFC 9112 §6.3)`,
+      endsChunked ? 501 : 400,
+    );
   }
   // Two Host lines, one of them empty or not: which one names the host is anyone's guess.
   if (hasSecondHost(incoming.rawHeaders))
@@ -118,10 +112,7 @@ function refused(
   message: string,
   status = 400,
 ): true {
-  const body = JSON.stringify(resultBody(status, { message }, { includeErrorDetails: false, now: new Date() }));
-  outgoing.shouldKeepAlive = false;
-  outgoing.writeHead(status, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body) });
-  outgoing.end(body);
+  endWithResult(outgoing, status, message);
   deps.metrics?.observeHttpRequest(incoming.method ?? "unknown", "unparsed", status, 0);
   deps.logger?.info({ status, reason }, "malformed HTTP request refused");
   return true;

@@ -1,3 +1,4 @@
+import type { ServerResponse } from "node:http";
 import { echoed, type ReplyError } from "@twinport/shared";
 
 /** AAS Part 2 `Message`: only these fields; the correlation id travels in X-Correlation-Id. */
@@ -62,4 +63,15 @@ export function resultBody(
   const messages = [message("Error", main), ...(repeated ? [] : details.map((detail) => message("Error", detail)))];
   if (options.includeErrorDetails && error.stack) messages.push(message("Exception", error.stack));
   return { messages };
+}
+
+/**
+ * Answers on Node's own response, before or outside the routes (a request refused on its request
+ * line, one pipelined past the bound): the Result body, no details, and Connection: close.
+ */
+export function endWithResult(outgoing: ServerResponse, status: number, message: string): void {
+  const body = JSON.stringify(resultBody(status, { message }, { includeErrorDetails: false, now: new Date() }));
+  outgoing.shouldKeepAlive = false;
+  outgoing.writeHead(status, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body) });
+  outgoing.end(body);
 }
