@@ -24,19 +24,7 @@ import { statusForError } from "../values/error-status.ts";
 import { answerWatch } from "./answer-watch.ts";
 import type { LazyIdentifiables } from "./lazy-identifiables.ts";
 import { identifiableIdOf } from "./node-ids.ts";
-
-/** What node-opcua hands its service dispatcher (base_server.ts on_request, 2.186.4; ADR 0036). */
-interface Message {
-  request: Request;
-}
-/** The channel's answer path, as node-opcua's own services use it for a ServiceFault. */
-interface Channel {
-  send_response(kind: "MSG", response: ServiceFault, message: Message): void;
-}
-type OnRequest = (message: Message, channel: object) => void;
-interface Dispatching {
-  on_request: OnRequest;
-}
+import { answerWithFault, type OnRequest, wrapRequests } from "./request-dispatch.ts";
 
 /**
  * Makes the nodes a request needs before node-opcua serves it (ADR 0036). node-opcua finds nodes
@@ -55,8 +43,6 @@ export function materializeOnRequest(
   server: OPCUAServer,
   deps: { lazy: LazyIdentifiables; namespaceIndex: number; log(line: string): void },
 ): () => void {
-  const dispatching = server as unknown as Dispatching;
-  const original = dispatching.on_request;
   const addressSpace = server.engine.addressSpace as AddressSpace;
   const { lazy, namespaceIndex } = deps;
   /** Per channel: the last request still waiting (its later requests chain behind it). */
@@ -167,69 +153,68 @@ export function materializeOnRequest(
     return { ids: [], making: [], mayUse };
   };
 
-  dispatching.on_request = function onRequest(this: unknown, message: Message, channel: object): void {
-    const tail = tails.get(channel);
-    // Only a session's requests make nodes: node-opcua refuses the others without looking at them.
-    let named: Needs | undefined;
-    let needs: Promise<unknown> | undefined;
-    try {
-      named = needsOf(message.request);
-      needs = named === undefined ? undefined : prepare(message.request, named);
-    } catch (error) {
-      // Whatever went wrong here, the request is still node-opcua's to answer: a request lost in
-      // this wrapper is one a client waits out its whole timeout for.
-      deps.log(`opcua-gateway: a ${message.request.schema.name} went on unprepared: ${(error as Error).message}`);
-      if (named !== undefined) lazy.unhold(named.ids);
-      return original.call(server, message, channel);
-    }
-    const held = named?.ids ?? [];
-    if (tail === undefined && needs === undefined) {
-      // Before the call: a service that answers at once answers inside it.
-      answers.releaseWithAnswer(channel, message.request, held);
-      return original.call(server, message, channel);
-    }
-    const serve = async () => {
-      await tail;
+  const onRequest =
+    (original: OnRequest): OnRequest =>
+    (message, channel) => {
+      const tail = tails.get(channel);
+      // Only a session's requests make nodes: node-opcua refuses the others without looking at them.
+      let named: Needs | undefined;
+      let needs: Promise<unknown> | undefined;
       try {
-        await withinHint(needs, message.request);
+        named = needsOf(message.request);
+        needs = named === undefined ? undefined : prepare(message.request, named);
       } catch (error) {
-        // The store could not be read (a model-store restarting, say): the request is answered with
-        // a fault of its own, e.g. BadResourceUnavailable, for the client to try again. Served with
-        // what exists, it would say BadNodeIdUnknown, or browse Good without the elements, and a
-        // client would drop nodes that exist.
-        deps.log(
-          `opcua-gateway: nodes for a ${message.request.schema.name} could not be made: ${(error as Error).message}`,
-        );
-        lazy.unhold(held);
-        const status =
-          error instanceof StoreReadError
-            ? statusForError(error.code as ErrorCode)
-            : error instanceof HintExpired
-              ? StatusCodes.BadTimeout
-              : StatusCodes.BadInternalError;
-        (channel as Channel).send_response(
-          "MSG",
-          new ServiceFault({ responseHeader: { serviceResult: status } }),
-          message,
-        );
-        return;
+        // Whatever went wrong here, the request is still node-opcua's to answer: a request lost in
+        // this wrapper is one a client waits out its whole timeout for.
+        deps.log(`opcua-gateway: a ${message.request.schema.name} went on unprepared: ${(error as Error).message}`);
+        if (named !== undefined) lazy.unhold(named.ids);
+        return original(message, channel);
       }
-      answers.releaseWithAnswer(channel, message.request, held);
-      try {
-        original.call(server, message, channel);
-      } catch (error) {
-        // node-opcua answers a failing service itself; this only keeps a later turn from an unhandled rejection.
-        deps.log(`opcua-gateway: a ${message.request.schema.name} failed: ${(error as Error).message}`);
+      const held = named?.ids ?? [];
+      if (tail === undefined && needs === undefined) {
+        // Before the call: a service that answers at once answers inside it.
+        answers.releaseWithAnswer(channel, message.request, held);
+        return original(message, channel);
       }
+      const serve = async () => {
+        await tail;
+        try {
+          await withinHint(needs, message.request);
+        } catch (error) {
+          // The store could not be read (a model-store restarting, say): the request is answered with
+          // a fault of its own, e.g. BadResourceUnavailable, for the client to try again. Served with
+          // what exists, it would say BadNodeIdUnknown, or browse Good without the elements, and a
+          // client would drop nodes that exist.
+          deps.log(
+            `opcua-gateway: nodes for a ${message.request.schema.name} could not be made: ${(error as Error).message}`,
+          );
+          lazy.unhold(held);
+          const status =
+            error instanceof StoreReadError
+              ? statusForError(error.code as ErrorCode)
+              : error instanceof HintExpired
+                ? StatusCodes.BadTimeout
+                : StatusCodes.BadInternalError;
+          answerWithFault(channel, message, status);
+          return;
+        }
+        answers.releaseWithAnswer(channel, message.request, held);
+        try {
+          original(message, channel);
+        } catch (error) {
+          // node-opcua answers a failing service itself; this only keeps a later turn from an unhandled rejection.
+          deps.log(`opcua-gateway: a ${message.request.schema.name} failed: ${(error as Error).message}`);
+        }
+      };
+      const served = serve();
+      tails.set(channel, served);
+      void served.finally(() => {
+        if (tails.get(channel) === served) tails.delete(channel);
+      });
     };
-    const served = serve();
-    tails.set(channel, served);
-    void served.finally(() => {
-      if (tails.get(channel) === served) tails.delete(channel);
-    });
-  };
+  const unwrap = wrapRequests(server, onRequest);
   return () => {
-    dispatching.on_request = original;
+    unwrap();
     answers.close();
   };
 }

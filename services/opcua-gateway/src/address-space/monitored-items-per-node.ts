@@ -1,11 +1,5 @@
-import {
-  CreateMonitoredItemsRequest,
-  type NodeId,
-  type OPCUAServer,
-  type Request,
-  ServiceFault,
-  StatusCodes,
-} from "node-opcua";
+import { CreateMonitoredItemsRequest, type NodeId, type OPCUAServer, StatusCodes } from "node-opcua";
+import { answerWithFault, wrapRequests } from "./request-dispatch.ts";
 
 /**
  * At most MAX_ITEMS_PER_NODE monitored items of one session watch one node. Every item of a node gets
@@ -18,37 +12,17 @@ import {
  */
 export const MAX_ITEMS_PER_NODE = 16;
 
-interface Message {
-  request: Request;
-}
-interface Channel {
-  send_response(kind: "MSG", response: ServiceFault, message: Message): void;
-}
-interface Dispatching {
-  on_request: (message: Message, channel: object) => void;
-}
 interface SessionItems {
   publishEngine?: { subscriptions: { monitoredItems: Map<number, { itemToMonitor?: { nodeId?: NodeId } | null }> }[] };
 }
 
 export function boundItemsPerNode(server: OPCUAServer): () => void {
-  const dispatching = server as unknown as Dispatching;
-  const original = dispatching.on_request;
-  dispatching.on_request = function onRequest(this: unknown, message: Message, channel: object): void {
+  return wrapRequests(server, (original) => (message, channel) => {
     const request = message.request;
-    if (request instanceof CreateMonitoredItemsRequest && passesTheBound(server, request)) {
-      (channel as Channel).send_response(
-        "MSG",
-        new ServiceFault({ responseHeader: { serviceResult: StatusCodes.BadTooManyMonitoredItems } }),
-        message,
-      );
-      return;
-    }
-    original.call(server, message, channel);
-  };
-  return () => {
-    dispatching.on_request = original;
-  };
+    if (request instanceof CreateMonitoredItemsRequest && passesTheBound(server, request))
+      answerWithFault(channel, message, StatusCodes.BadTooManyMonitoredItems);
+    else original(message, channel);
+  });
 }
 
 function passesTheBound(server: OPCUAServer, request: CreateMonitoredItemsRequest): boolean {
