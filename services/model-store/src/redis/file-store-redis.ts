@@ -73,6 +73,24 @@ redis.call('HDEL', KEYS[2], ARGV[1])
 return old
 `);
 
+/**
+ * Lua that adds a holder to the file at ARGV[1] when its holders' digest is the one given, and
+ * answers 'shared'; `otherwise` when the file has no holders or other bytes. HOLD and SHARE both
+ * end with it, each with its own KEYS/ARGV positions.
+ */
+const joinHolders = (holds: string, holder: string, digest: string, otherwise: string) => `
+local held = redis.call('HGET', ${holds}, ARGV[1])
+if not held then return ${otherwise} end
+local holds = cjson.decode(held)
+if holds.d ~= ${digest} then return ${otherwise} end
+for _, holder in ipairs(holds.h) do
+  if holder == ${holder} then return 'shared' end
+end
+table.insert(holds.h, ${holder})
+redis.call('HSET', ${holds}, ARGV[1], cjson.encode(holds))
+return 'shared'
+`;
+
 // One script each, so a release's "last holder?" and its delete, and a hold's "shared by holders,
 // same bytes?" and its addition, are one step each: two replicas releasing and sharing one file
 // (a package deleted while another with the same file is posted) never interleave them.
@@ -84,17 +102,7 @@ if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then
   redis.call('HSET', KEYS[3], ARGV[1], cjson.encode({d = ARGV[4], h = {ARGV[3]}}))
   return 'created'
 end
-local held = redis.call('HGET', KEYS[3], ARGV[1])
-if not held then return 'taken' end
-local holds = cjson.decode(held)
-if holds.d ~= ARGV[4] then return 'taken' end
-for _, holder in ipairs(holds.h) do
-  if holder == ARGV[3] then return 'shared' end
-end
-table.insert(holds.h, ARGV[3])
-redis.call('HSET', KEYS[3], ARGV[1], cjson.encode(holds))
-return 'shared'
-`);
+${joinHolders("KEYS[3]", "ARGV[3]", "ARGV[4]", "'taken'")}`);
 
 // The sharing half of HOLD alone, before any bytes are written: KEYS index, holds. ARGV: path,
 // holder, digest. 'shared' when the file there has holders and the same bytes (the holder added),
@@ -102,17 +110,7 @@ return 'shared'
 // fsync and all, only to find it shared and delete it again).
 const SHARE = luaScript(`
 if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return nil end
-local held = redis.call('HGET', KEYS[2], ARGV[1])
-if not held then return nil end
-local holds = cjson.decode(held)
-if holds.d ~= ARGV[3] then return nil end
-for _, holder in ipairs(holds.h) do
-  if holder == ARGV[2] then return 'shared' end
-end
-table.insert(holds.h, ARGV[2])
-redis.call('HSET', KEYS[2], ARGV[1], cjson.encode(holds))
-return 'shared'
-`);
+${joinHolders("KEYS[2]", "ARGV[2]", "ARGV[3]", "nil")}`);
 
 // KEYS: index, holds. ARGV: path, holder. Returns {outcome, the entry it removed (on 'deleted')}.
 const RELEASE = luaScript(`
