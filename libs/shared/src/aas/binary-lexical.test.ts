@@ -45,6 +45,30 @@ test("xs:base64Binary: the one-pass check accepts exactly what aas-core's expres
   assert.ok(accepted > 1000, `only ${accepted} valid samples: the comparison says little`);
 });
 
+test("xs:base64Binary without spaces (the character-class path): exactly what aas-core's expression accepts", () => {
+  const fixed = [
+    "QE==",
+    "QQ==",
+    "QUE=",
+    "QUF=",
+    "QUJDQE==",
+    "QUJDQR==",
+    "QUJDQUE=",
+    "QUJDQUI=",
+    "=QUJ",
+    "QU=J",
+    "====",
+    "QUJD=",
+  ];
+  let accepted = 0;
+  for (const text of [...fixed, ...samples("AEQgwIZz0+/==", 200_000, 13, 7)]) {
+    const expected = aas.verification.matchesXsBase64Binary(text);
+    assert.equal(isBase64BinaryLexical(text), expected, JSON.stringify(text));
+    if (expected) accepted++;
+  }
+  assert.ok(accepted > 1000, `only ${accepted} valid samples: the comparison says little`);
+});
+
 test("xs:hexBinary: the one-pass check accepts exactly what aas-core's check accepts", () => {
   for (const text of ["", "0a", "0A1f", "0", "0g", " 0a", "0a ", ...samples("09afAFgG -", 50_000, 9, 7)])
     assert.equal(

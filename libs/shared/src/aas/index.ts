@@ -60,6 +60,7 @@ export {
 } from "./id-short-path.ts";
 export { elementDepth, normalizeInput } from "./input-normalization.ts";
 export { refuseProtoKeys } from "./json-keys.ts";
+export { jsonSurelyLongerThan } from "./json-size.ts";
 export { parseJsonLossless, parseJsonText, stringifyLossless } from "./json-text.ts";
 export { KEY_TYPE_NAMES } from "./key-types.ts";
 export { detectJsonFormatProblem } from "./legacy-format.ts";

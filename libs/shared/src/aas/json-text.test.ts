@@ -104,3 +104,21 @@ test("stringifyLossless writes a scalar as lossless-json's stringify does", () =
   ];
   for (const value of values) assert.equal(stringifyLossless(value), stringify(value), String(value));
 });
+
+test("parseJsonLossless gives a long text the values lossless-json gives it (JSON.parse with the numbers' digits)", () => {
+  const long = "x".repeat(70 * 1024);
+  const text = `{"value":"${long}","numbers":[12345678901234567890.123456789,-0,1e400,0.1,7],"nested":{"a":[true,null,"\\u00e9"]}}`;
+  const ours = parseJsonLossless(text) as Record<string, unknown>;
+  assert.deepEqual(ours, parse(text));
+  const numbers = ours.numbers as unknown[];
+  assert.ok(numbers.every(isLosslessNumber));
+  assert.equal(stringifyLossless(ours), stringify(parse(text)));
+  assert.throws(
+    () => parseJsonLossless(`{"value":"${long}",}`),
+    (error: unknown) => error instanceof AasError && error.kind === "syntax",
+  );
+  assert.throws(
+    () => parseJsonLossless(`{"value":"${long}","__proto__":{}}`),
+    (error: unknown) => error instanceof AasError,
+  );
+});

@@ -1,4 +1,4 @@
-import { echoed } from "../aas/index.ts";
+import { echoed, jsonSurelyLongerThan } from "../aas/index.ts";
 import { type ChangeEvent, type ChangeEventDraft, CommandError, MAX_EVENT_PAYLOAD_BYTES } from "../contracts/index.ts";
 import { type BackoffPolicy, backoffDelay } from "./backoff.ts";
 import { type BatchOverlay, createBatchOverlay } from "./batch-overlay.ts";
@@ -324,7 +324,11 @@ export function eventDraft(
   if (payload === undefined) return event;
   // Kept beside the payload, which may be left out here or later (the memory log's older events).
   if (draft.kind.startsWith("submodel.")) event.submodelSemanticId = submodelSemanticIdOf(payload);
-  const size = payloadJsonLength ?? JSON.stringify(payload).length;
+  const size =
+    payloadJsonLength ??
+    (jsonSurelyLongerThan(payload, MAX_EVENT_PAYLOAD_BYTES)
+      ? Number.POSITIVE_INFINITY
+      : JSON.stringify(payload).length);
   if (size <= MAX_EVENT_PAYLOAD_BYTES) event.payload = payload;
   else event.payloadOmitted = true;
   return event;

@@ -1,0 +1,3 @@
+import { largeBlobSuite } from "./http/large-blob-suite.ts";
+
+largeBlobSuite("embedded");
