@@ -1,3 +1,5 @@
+import { DEFAULT_MAX_CONNECTIONS } from "@twinport/shared";
+
 /**
  * The settings of one HTTP endpoint, with the property names of the configuration file
  * (spec §2.2/§2.3 plus Twinport's `host` and `maxRequestBodySize`). The config package produces
@@ -22,6 +24,8 @@ export interface HttpEndpointSettings {
   profiles: string[];
   /** Bytes; larger request bodies answer 413. */
   maxRequestBodySize: number;
+  /** Connections held at once; one more is closed as it arrives. */
+  maxConnections: number;
   corsEnabled: boolean;
   corsAllowCredentials: boolean;
   corsAllowedHeaders: string;
@@ -47,6 +51,7 @@ export const DEFAULT_HTTP_ENDPOINT_SETTINGS: Readonly<HttpEndpointSettings> = Ob
   includeErrorDetails: false,
   profiles: [],
   maxRequestBodySize: DEFAULT_MAX_REQUEST_BODY_SIZE,
+  maxConnections: DEFAULT_MAX_CONNECTIONS,
   corsEnabled: false,
   corsAllowCredentials: false,
   corsAllowedHeaders: "*",

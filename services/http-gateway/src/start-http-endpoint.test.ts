@@ -307,6 +307,41 @@ describe("startHttpEndpoint over real sockets", () => {
     await stop(endpoint);
   });
 
+  it("maxConnections: a connection past the limit is closed at once; once one goes, the next is served", async () => {
+    const endpoint = await start({ sslEnabled: false, maxConnections: 3 });
+    const open = (): Promise<import("node:net").Socket> =>
+      new Promise((resolve, reject) => {
+        const socket = connect(endpoint.port, "127.0.0.1", () => resolve(socket));
+        socket.once("error", reject);
+      });
+    // A request over the connection: its status, or "closed" when the server closed it unanswered.
+    const ask = (socket: import("node:net").Socket): Promise<string> =>
+      new Promise((resolve) => {
+        let text = "";
+        socket.on("data", (chunk) => {
+          text += chunk;
+          const status = /^HTTP\/1\.1 (\d{3})/.exec(text);
+          if (status) resolve(status[1]!);
+        });
+        socket.once("close", () => resolve("closed"));
+        socket.once("error", () => resolve("closed"));
+        socket.write(`GET /api/v3.0/submodels/${b64(SUBMODEL_1)} HTTP/1.1\r\nHost: x\r\n\r\n`);
+      });
+    const held = [await open(), await open(), await open()];
+    assert.equal(await ask(held[0]!), "200");
+    assert.equal(await ask(await open()), "closed", "the fourth connection is closed unanswered");
+    held.pop()!.destroy();
+    // The server learns of the close on its next turn; a connection after that is served.
+    let answer = "closed";
+    for (let attempt = 0; attempt < 50 && answer === "closed"; attempt++) {
+      answer = await ask(await open());
+      if (answer === "closed") await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    assert.equal(answer, "200");
+    for (const socket of held) socket.destroy();
+    await stop(endpoint);
+  });
+
   it("serves the certificate of a configured PKCS12 keystore (openssl, RSA and EC, legacy and current ciphers); a wrong password fails the start", async () => {
     const keySource = mkdtempSync(join(dir, "keystore-"));
     const rsa = opensslCertificate(keySource, "rsa.example", "rsa");

@@ -20,6 +20,7 @@ import type { EventHub } from "./events/event-hub.ts";
 import { API_PREFIX } from "./http/api-routes.ts";
 import { clientErrorAnswers } from "./http/client-error.ts";
 import { connectAnsweredAsRequest } from "./http/connect-requests.ts";
+import { limitConnections } from "./http/connection-limit.ts";
 import { servedInConnectionOrder } from "./http/connection-order.ts";
 import { EmptyBodyFramingResponse } from "./http/empty-body-framing.ts";
 import { continueOnlyWithinLimit } from "./http/expect-continue.ts";
@@ -146,6 +147,7 @@ export async function startHttpEndpoint(deps: HttpEndpointDeps): Promise<Running
   // No "100 Continue" for a body that will be refused for its size (expect-continue.ts).
   continueOnlyWithinLimit(server, listener, settings.maxRequestBodySize);
   answeredAfterHalfClose(server, tls !== undefined, clientErrors.inFlight);
+  limitConnections(server, settings.maxConnections, deps.logger);
   clientErrors.attach(server);
   // Connections that never send a request, and answers whose client stopped reading, are cut
   // (Node leaves both open). The first only after Node's own 408 for headers that come too slowly

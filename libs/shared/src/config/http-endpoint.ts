@@ -12,6 +12,9 @@ import { consoleEnabledSchema } from "./http-console.ts";
 
 export const HTTP_ENDPOINT_CLASS = "endpoint.http.HttpEndpoint";
 
+/** `maxConnections`' default: far above what a plant's clients open, well below a common 20,000-descriptor limit. */
+export const DEFAULT_MAX_CONNECTIONS = 8192;
+
 /** Spec §2.3 CertificateInfo: a PKCS12 (or other) key store holding the HTTPS certificate. */
 export const certificateInfoSchema = z.strictObject({
   keyStoreType: z.string().default("PKCS12"),
@@ -23,7 +26,7 @@ export const certificateInfoSchema = z.strictObject({
 
 /**
  * Spec §2.2/§2.3 exactly, plus documented extensions: `host` (bind address),
- * `maxRequestBodySize`, `consoleEnabled` (http-console.ts) and `openApiEnabled`. `isCorsEnabled` is the name an earlier release used for `corsEnabled`.
+ * `maxRequestBodySize`, `maxConnections`, `consoleEnabled` (http-console.ts) and `openApiEnabled`. `isCorsEnabled` is the name an earlier release used for `corsEnabled`.
  */
 export const httpEndpointSchema = z
   .strictObject({
@@ -64,6 +67,12 @@ export const httpEndpointSchema = z
       .int()
       .min(1)
       .default(64 * 1024 * 1024),
+    /**
+     * Extension: connections held open at once; one more is closed as it arrives (HTTP has no
+     * answer before a request, TLS none before its handshake). Each takes a file descriptor, and
+     * 20,000 idle ones from one client used up the process's, so nothing else could open a file.
+     */
+    maxConnections: z.number().int().min(1).default(DEFAULT_MAX_CONNECTIONS),
     /** Extension: the web console at /console/. */
     consoleEnabled: consoleEnabledSchema,
     /** Extension: serve the OpenAPI document (/api/v3.0/openapi.json) and Swagger UI (/api/v3.0/swagger-ui/). */

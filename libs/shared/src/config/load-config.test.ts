@@ -50,6 +50,7 @@ const HTTP_DEFAULTS = {
   pathPrefix: "/api/v3.0",
   host: "0.0.0.0",
   maxRequestBodySize: 67108864,
+  maxConnections: 8192,
   consoleEnabled: true,
   openApiEnabled: true,
 };
@@ -787,7 +788,7 @@ describe("command-line overrides", () => {
     assert.equal(
       configError(() => loadConfig({ role: "embedded", overrides: ["endpoints[0].prot=8081"] })).message,
       "Unknown key 'endpoints[0].prot'. Did you mean 'port'? Allowed: @class, profiles, certificate, corsAllowCredentials, corsAllowedHeaders, corsAllowedMethods, " +
-        "corsAllowedOrigin, corsEnabled, isCorsEnabled, corsExposedHeaders, corsMaxAge, hostname, includeErrorDetails, port, sniEnabled, sslEnabled, pathPrefix, host, maxRequestBodySize, consoleEnabled, openApiEnabled",
+        "corsAllowedOrigin, corsEnabled, isCorsEnabled, corsExposedHeaders, corsMaxAge, hostname, includeErrorDetails, port, sniEnabled, sslEnabled, pathPrefix, host, maxRequestBodySize, maxConnections, consoleEnabled, openApiEnabled",
     );
     assert.equal(
       configError(() => loadConfig({ role: "embedded", overrides: ["cor.stateDir=x"] })).message,
@@ -936,7 +937,7 @@ describe("command-line overrides", () => {
       env: { TWINPORT_PERSISTENCE_URL: "redis://127.0.0.1:6390", TWINPORT_ENDPOINTS_0_TCPPORT: "4841" },
     });
     assert.deepEqual(warnings, [
-      "Ignoring environment variable TWINPORT_ENDPOINTS_0_TCPPORT: Unknown key 'endpoints[0].tcpPort' for endpoint.http.HttpEndpoint: it is a setting of endpoint.opcua.OpcUaEndpoint (set TWINPORT_ENDPOINTS_0_CLASS=endpoint.opcua.OpcUaEndpoint to use that). Allowed: @class, profiles, certificate, corsAllowCredentials, corsAllowedHeaders, corsAllowedMethods, corsAllowedOrigin, corsEnabled, isCorsEnabled, corsExposedHeaders, corsMaxAge, hostname, includeErrorDetails, port, sniEnabled, sslEnabled, pathPrefix, host, maxRequestBodySize, consoleEnabled, openApiEnabled",
+      "Ignoring environment variable TWINPORT_ENDPOINTS_0_TCPPORT: Unknown key 'endpoints[0].tcpPort' for endpoint.http.HttpEndpoint: it is a setting of endpoint.opcua.OpcUaEndpoint (set TWINPORT_ENDPOINTS_0_CLASS=endpoint.opcua.OpcUaEndpoint to use that). Allowed: @class, profiles, certificate, corsAllowCredentials, corsAllowedHeaders, corsAllowedMethods, corsAllowedOrigin, corsEnabled, isCorsEnabled, corsExposedHeaders, corsMaxAge, hostname, includeErrorDetails, port, sniEnabled, sslEnabled, pathPrefix, host, maxRequestBodySize, maxConnections, consoleEnabled, openApiEnabled",
       "Ignoring environment variable TWINPORT_PERSISTENCE_URL: Unknown key 'persistence.url' for persistence.memory.PersistenceInMemory: it is a setting of persistence.redis.PersistenceRedis (set TWINPORT_PERSISTENCE_CLASS=persistence.redis.PersistenceRedis to use that). Allowed: @class, initialModelFile",
     ]);
     assert.equal(config.persistence["@class"], "persistence.memory.PersistenceInMemory");
