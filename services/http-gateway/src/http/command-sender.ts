@@ -10,9 +10,13 @@ import type {
 import { ApiError } from "./api-error.ts";
 import type { GatewayContext } from "./gateway-env.ts";
 import { idempotencyOf } from "./idempotency-key.ts";
+import { longRequest } from "./long-request.ts";
 import { principalOf } from "./request-principal.ts";
 
-/** `options`: a deadline other than the bus's default (long transfers: imports, packages, files). */
+/**
+ * `options`: a deadline other than the bus's default (long transfers: imports, packages, files).
+ * Without them, a request whose body reached LONG_BODY_BYTES gets the long deadline too.
+ */
 export interface SendCommand {
   <T extends CommandType>(
     c: GatewayContext,
@@ -52,7 +56,10 @@ export function commandSender(store: StoreClient, origin: string): SendCommand {
     };
   };
   const send: SendCommand = async (c, type, params, options) => {
-    const reply = await store.execute(commandOf(c, type, params), options);
+    const reply = await store.execute(
+      commandOf(c, type, params),
+      options ?? (c.get("longBody") === true ? longRequest() : undefined),
+    );
     if (!reply.ok) throw new ApiError(reply.error);
     return reply;
   };

@@ -10,6 +10,8 @@ declare module "hono" {
     fileDownload: boolean;
     /** The endpoint's pathPrefix, when the request came under it (routing-path.ts clientPrefix). */
     clientPrefix: string;
+    /** The request's body reached LONG_BODY_BYTES: its command gets the long deadline (long-request.ts). */
+    longBody: boolean;
   }
 }
 

@@ -3,6 +3,7 @@ import type { Command, Logger, Principal, ProcessMetrics, ReplyError, ReplyOk, S
 import { isAcceptable } from "./content-negotiation.ts";
 import { CORRELATION_ID_HEADER, correlationIdOf } from "./correlation-id.ts";
 import { errorAnswer } from "./error-response.ts";
+import { LONG_BODY_BYTES } from "./long-request.ts";
 import { identifierOf } from "./path-params.ts";
 import { etagOf, ifMatchTags, ifNoneMatchTags } from "./preconditions.ts";
 import { jsonText, RAW_VALUE } from "./reply-response.ts";
@@ -249,7 +250,8 @@ export function hotValueRoute(deps: HotValueRouteDeps): HotRoute {
       const declared = headers["content-length"];
       if (declared === undefined || headers["transfer-encoding"] !== undefined || !DIGITS.test(declared)) return false;
       const length = Number(declared);
-      if (length === 0 || length > deps.maxRequestBodySize) return false;
+      // A long body is the general path's: its command gets the long deadline (long-request.ts).
+      if (length === 0 || length > deps.maxRequestBodySize || length >= LONG_BODY_BYTES) return false;
       if (headers["idempotency-key"] !== undefined || !isJsonMediaType(headers["content-type"])) return false;
       // A content coding or a charset other than UTF-8: the general path refuses it (content-coding.ts, request-body.ts).
       if (headers["content-encoding"] !== undefined || otherCharsetOf(headers["content-type"]) !== undefined)

@@ -1,5 +1,6 @@
 import { ApiError, badRequest } from "./api-error.ts";
 import type { GatewayContext } from "./gateway-env.ts";
+import { LONG_BODY_BYTES } from "./long-request.ts";
 
 /**
  * The request body as text, handed to the engine unparsed (it checks syntax, unknown properties
@@ -20,6 +21,7 @@ export async function requestBodyText(c: GatewayContext): Promise<string> {
 export async function optionalJsonBodyText(c: GatewayContext): Promise<string> {
   const bytes = await c.req.arrayBuffer();
   if (bytes.byteLength === 0) return "";
+  if (bytes.byteLength >= LONG_BODY_BYTES) c.set("longBody", true);
   const contentType = c.req.header("Content-Type");
   const charset = otherCharsetOf(contentType);
   if (charset !== undefined)
