@@ -1,4 +1,4 @@
-import { DEFAULT_MAX_CONNECTIONS } from "@twinport/shared";
+import { BUFFERED_BODIES_PER_MAX, DEFAULT_MAX_CONNECTIONS } from "@twinport/shared";
 
 /**
  * The settings of one HTTP endpoint, with the property names of the configuration file
@@ -26,6 +26,8 @@ export interface HttpEndpointSettings {
   maxRequestBodySize: number;
   /** Connections held at once; one more is closed as it arrives. */
   maxConnections: number;
+  /** Bytes of request bodies held at once (declared lengths, arrival to answer); more answers 503. */
+  maxBufferedRequestBodySize: number;
   corsEnabled: boolean;
   corsAllowCredentials: boolean;
   corsAllowedHeaders: string;
@@ -52,6 +54,7 @@ export const DEFAULT_HTTP_ENDPOINT_SETTINGS: Readonly<HttpEndpointSettings> = Ob
   profiles: [],
   maxRequestBodySize: DEFAULT_MAX_REQUEST_BODY_SIZE,
   maxConnections: DEFAULT_MAX_CONNECTIONS,
+  maxBufferedRequestBodySize: BUFFERED_BODIES_PER_MAX * DEFAULT_MAX_REQUEST_BODY_SIZE,
   corsEnabled: false,
   corsAllowCredentials: false,
   corsAllowedHeaders: "*",

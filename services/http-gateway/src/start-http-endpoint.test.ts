@@ -342,6 +342,59 @@ describe("startHttpEndpoint over real sockets", () => {
     await stop(endpoint);
   });
 
+  it("maxBufferedRequestBodySize: a body that would pass the bodies held at once answers 503 unread; once they are answered, it is taken", async () => {
+    const endpoint = await start({ sslEnabled: false, maxRequestBodySize: 4096, maxBufferedRequestBodySize: 6000 });
+    const path = `/api/v3.0/submodels/${b64(SUBMODEL_1)}/submodel-elements`;
+    const element = (idShort: string) => {
+      const text = JSON.stringify({ modelType: "Property", idShort, valueType: "xs:string", value: "" });
+      return JSON.stringify({
+        modelType: "Property",
+        idShort,
+        valueType: "xs:string",
+        value: "v".repeat(4000 - text.length),
+      });
+    };
+    // A slow client: its headers and half of its 4,000 bytes, the rest held back.
+    const slow = connect(endpoint.port, "127.0.0.1");
+    await new Promise((resolve) => slow.once("connect", resolve));
+    const slowBody = element("Slow");
+    let slowAnswer = "";
+    slow.on("data", (chunk) => {
+      slowAnswer += chunk;
+    });
+    slow.write(
+      `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${slowBody.length}\r\n\r\n${slowBody.slice(0, 2000)}`,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 100));
+
+    const refused = await socketRequest({
+      url: endpoint.url,
+      method: "POST",
+      path,
+      headers: { "Content-Type": "application/json" },
+      body: element("Second"),
+    });
+    assert.equal(refused.status, 503, refused.body);
+    assert.equal(refused.headers["retry-after"], "1");
+    assert.match(JSON.parse(refused.body).messages[0].text, /maxBufferedRequestBodySize/);
+
+    // The slow body ends and is answered; then a body of the same size is taken.
+    slow.write(slowBody.slice(2000));
+    for (let i = 0; i < 100 && !/\r\n\r\n/.test(slowAnswer); i++)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.match(slowAnswer, /^HTTP\/1\.1 201/);
+    slow.destroy();
+    const taken = await socketRequest({
+      url: endpoint.url,
+      method: "POST",
+      path,
+      headers: { "Content-Type": "application/json" },
+      body: element("Third"),
+    });
+    assert.equal(taken.status, 201, taken.body);
+    await stop(endpoint);
+  });
+
   it("serves the certificate of a configured PKCS12 keystore (openssl, RSA and EC, legacy and current ciphers); a wrong password fails the start", async () => {
     const keySource = mkdtempSync(join(dir, "keystore-"));
     const rsa = opensslCertificate(keySource, "rsa.example", "rsa");

@@ -18,6 +18,7 @@ import { trustedClientCas } from "./authentication/trusted-client-cas.ts";
 import { createHttpServing } from "./create-http-app.ts";
 import type { EventHub } from "./events/event-hub.ts";
 import { API_PREFIX } from "./http/api-routes.ts";
+import { bufferedBodies } from "./http/buffered-bodies.ts";
 import { clientErrorAnswers } from "./http/client-error.ts";
 import { connectAnsweredAsRequest } from "./http/connect-requests.ts";
 import { limitConnections } from "./http/connection-limit.ts";
@@ -110,6 +111,12 @@ export async function startHttpEndpoint(deps: HttpEndpointDeps): Promise<Running
   // request on a connection that is cut the moment it is idle (closeServer).
   let closing = false;
   const logs = { metrics: deps.metrics, logger: deps.logger };
+  // Bodies held at once are bounded, checked in the request's turn (buffered-bodies.ts).
+  const refusedForBufferedBodies = bufferedBodies(
+    settings.maxBufferedRequestBodySize,
+    settings.maxRequestBodySize,
+    logs,
+  );
   // Each request is known to the client-error answers as it arrives, so bytes that are no request
   // are refused after the answer of the last one, even one still waiting its turn (connection-order.ts).
   const ordered = servedInConnectionOrder(
@@ -117,11 +124,13 @@ export async function startHttpEndpoint(deps: HttpEndpointDeps): Promise<Running
       ? (incoming, outgoing) => {
           if (closing) outgoing.shouldKeepAlive = false;
           if (refusedByRequestLineChecks(incoming, outgoing, logs)) return;
+          if (refusedForBufferedBodies(incoming, outgoing)) return;
           if (!hotRoute(incoming, outgoing)) general(incoming, outgoing);
         }
       : (incoming, outgoing) => {
           if (closing) outgoing.shouldKeepAlive = false;
           if (refusedByRequestLineChecks(incoming, outgoing, logs)) return;
+          if (refusedForBufferedBodies(incoming, outgoing)) return;
           general(incoming, outgoing);
         },
   );

@@ -15,6 +15,9 @@ export const HTTP_ENDPOINT_CLASS = "endpoint.http.HttpEndpoint";
 /** `maxConnections`' default: far above what a plant's clients open, well below a common 20,000-descriptor limit. */
 export const DEFAULT_MAX_CONNECTIONS = 8192;
 
+/** `maxBufferedRequestBodySize`'s default, in bodies of maxRequestBodySize. */
+export const BUFFERED_BODIES_PER_MAX = 4;
+
 /** Spec §2.3 CertificateInfo: a PKCS12 (or other) key store holding the HTTPS certificate. */
 export const certificateInfoSchema = z.strictObject({
   keyStoreType: z.string().default("PKCS12"),
@@ -26,7 +29,7 @@ export const certificateInfoSchema = z.strictObject({
 
 /**
  * Spec §2.2/§2.3 exactly, plus documented extensions: `host` (bind address),
- * `maxRequestBodySize`, `maxConnections`, `consoleEnabled` (http-console.ts) and `openApiEnabled`. `isCorsEnabled` is the name an earlier release used for `corsEnabled`.
+ * `maxRequestBodySize`, `maxConnections`, `maxBufferedRequestBodySize`, `consoleEnabled` (http-console.ts) and `openApiEnabled`. `isCorsEnabled` is the name an earlier release used for `corsEnabled`.
  */
 export const httpEndpointSchema = z
   .strictObject({
@@ -73,6 +76,12 @@ export const httpEndpointSchema = z
      * 20,000 idle ones from one client used up the process's, so nothing else could open a file.
      */
     maxConnections: z.number().int().min(1).default(DEFAULT_MAX_CONNECTIONS),
+    /**
+     * Extension: bytes of request bodies the endpoint holds at once, counted by what each request
+     * declares (a chunked one as maxRequestBodySize) from its arrival to its answer; a request that
+     * would pass it answers 503 unread. Default: 4 × maxRequestBodySize.
+     */
+    maxBufferedRequestBodySize: z.number().int().min(1).optional(),
     /** Extension: the web console at /console/. */
     consoleEnabled: consoleEnabledSchema,
     /** Extension: serve the OpenAPI document (/api/v3.0/openapi.json) and Swagger UI (/api/v3.0/swagger-ui/). */
@@ -86,13 +95,23 @@ export const httpEndpointSchema = z
       path: ["isCorsEnabled"],
     },
   )
+  .refine(
+    (value) =>
+      value.maxBufferedRequestBodySize === undefined || value.maxBufferedRequestBodySize >= value.maxRequestBodySize,
+    {
+      error:
+        "maxBufferedRequestBodySize is smaller than maxRequestBodySize: a body of the allowed size could never be taken",
+      path: ["maxBufferedRequestBodySize"],
+    },
+  )
   .refine((value) => !credentialsWithAnyOrigin(value), {
     error:
       'corsAllowCredentials true needs the origins named in corsAllowedOrigin: browsers refuse a credentialed answer that allows origin "*"',
     path: ["corsAllowCredentials"],
   })
-  .transform(({ isCorsEnabled, corsEnabled, ...rest }) => ({
+  .transform(({ isCorsEnabled, corsEnabled, maxBufferedRequestBodySize, ...rest }) => ({
     ...rest,
+    maxBufferedRequestBodySize: maxBufferedRequestBodySize ?? BUFFERED_BODIES_PER_MAX * rest.maxRequestBodySize,
     corsEnabled: corsEnabled ?? isCorsEnabled ?? false,
   }));
 

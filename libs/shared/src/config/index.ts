@@ -50,7 +50,12 @@ export {
   type FileStorageConfig,
   type FileStorageFilesystemConfig,
 } from "./file-storage.ts";
-export { DEFAULT_MAX_CONNECTIONS, HTTP_ENDPOINT_CLASS, type HttpEndpointConfig } from "./http-endpoint.ts";
+export {
+  BUFFERED_BODIES_PER_MAX,
+  DEFAULT_MAX_CONNECTIONS,
+  HTTP_ENDPOINT_CLASS,
+  type HttpEndpointConfig,
+} from "./http-endpoint.ts";
 export { type ConfigRole, type LoadConfigOptions, type LoadedConfig, loadConfig } from "./load-config.ts";
 export {
   MESSAGE_BUS_INTERNAL_CLASS,

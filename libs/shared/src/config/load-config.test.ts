@@ -51,6 +51,7 @@ const HTTP_DEFAULTS = {
   host: "0.0.0.0",
   maxRequestBodySize: 67108864,
   maxConnections: 8192,
+  maxBufferedRequestBodySize: 268435456,
   consoleEnabled: true,
   openApiEnabled: true,
 };
@@ -272,6 +273,20 @@ describe("FA³ST compatibility", () => {
     assert.match(
       configError(() => loadConfig({ role: "embedded", configFile: file })).message,
       /endpoints\[0\]\.isCorsEnabled'.*corsEnabled and its older name isCorsEnabled/,
+    );
+  });
+
+  test("maxBufferedRequestBodySize defaults to 4 × maxRequestBodySize and may not be smaller than it", () => {
+    const http = (endpoint: Record<string, unknown>) =>
+      loadConfig({
+        role: "embedded",
+        configFile: configFile({ endpoints: [{ "@class": "endpoint.http.HttpEndpoint", ...endpoint }] }),
+      }).config.endpoints[0] as HttpEndpointConfig;
+    assert.equal(http({ maxRequestBodySize: 1000 }).maxBufferedRequestBodySize, 4000);
+    assert.equal(http({ maxRequestBodySize: 1000, maxBufferedRequestBodySize: 1000 }).maxBufferedRequestBodySize, 1000);
+    assert.match(
+      configError(() => http({ maxRequestBodySize: 1000, maxBufferedRequestBodySize: 999 })).message,
+      /endpoints\[0\]\.maxBufferedRequestBodySize'.*smaller than maxRequestBodySize/,
     );
   });
 
@@ -788,7 +803,7 @@ describe("command-line overrides", () => {
     assert.equal(
       configError(() => loadConfig({ role: "embedded", overrides: ["endpoints[0].prot=8081"] })).message,
       "Unknown key 'endpoints[0].prot'. Did you mean 'port'? Allowed: @class, profiles, certificate, corsAllowCredentials, corsAllowedHeaders, corsAllowedMethods, " +
-        "corsAllowedOrigin, corsEnabled, isCorsEnabled, corsExposedHeaders, corsMaxAge, hostname, includeErrorDetails, port, sniEnabled, sslEnabled, pathPrefix, host, maxRequestBodySize, maxConnections, consoleEnabled, openApiEnabled",
+        "corsAllowedOrigin, corsEnabled, isCorsEnabled, corsExposedHeaders, corsMaxAge, hostname, includeErrorDetails, port, sniEnabled, sslEnabled, pathPrefix, host, maxRequestBodySize, maxConnections, maxBufferedRequestBodySize, consoleEnabled, openApiEnabled",
     );
     assert.equal(
       configError(() => loadConfig({ role: "embedded", overrides: ["cor.stateDir=x"] })).message,
@@ -937,7 +952,7 @@ describe("command-line overrides", () => {
       env: { TWINPORT_PERSISTENCE_URL: "redis://127.0.0.1:6390", TWINPORT_ENDPOINTS_0_TCPPORT: "4841" },
     });
     assert.deepEqual(warnings, [
-      "Ignoring environment variable TWINPORT_ENDPOINTS_0_TCPPORT: Unknown key 'endpoints[0].tcpPort' for endpoint.http.HttpEndpoint: it is a setting of endpoint.opcua.OpcUaEndpoint (set TWINPORT_ENDPOINTS_0_CLASS=endpoint.opcua.OpcUaEndpoint to use that). Allowed: @class, profiles, certificate, corsAllowCredentials, corsAllowedHeaders, corsAllowedMethods, corsAllowedOrigin, corsEnabled, isCorsEnabled, corsExposedHeaders, corsMaxAge, hostname, includeErrorDetails, port, sniEnabled, sslEnabled, pathPrefix, host, maxRequestBodySize, maxConnections, consoleEnabled, openApiEnabled",
+      "Ignoring environment variable TWINPORT_ENDPOINTS_0_TCPPORT: Unknown key 'endpoints[0].tcpPort' for endpoint.http.HttpEndpoint: it is a setting of endpoint.opcua.OpcUaEndpoint (set TWINPORT_ENDPOINTS_0_CLASS=endpoint.opcua.OpcUaEndpoint to use that). Allowed: @class, profiles, certificate, corsAllowCredentials, corsAllowedHeaders, corsAllowedMethods, corsAllowedOrigin, corsEnabled, isCorsEnabled, corsExposedHeaders, corsMaxAge, hostname, includeErrorDetails, port, sniEnabled, sslEnabled, pathPrefix, host, maxRequestBodySize, maxConnections, maxBufferedRequestBodySize, consoleEnabled, openApiEnabled",
       "Ignoring environment variable TWINPORT_PERSISTENCE_URL: Unknown key 'persistence.url' for persistence.memory.PersistenceInMemory: it is a setting of persistence.redis.PersistenceRedis (set TWINPORT_PERSISTENCE_CLASS=persistence.redis.PersistenceRedis to use that). Allowed: @class, initialModelFile",
     ]);
     assert.equal(config.persistence["@class"], "persistence.memory.PersistenceInMemory");

@@ -1,0 +1,64 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Logger, ProcessMetrics } from "@twinport/shared";
+import { endWithResult } from "./result-body.ts";
+
+/** How long a client is told to wait before it tries a refused body again. */
+const RETRY_AFTER_SECONDS = "1";
+
+/**
+ * `maxBufferedRequestBodySize`: the bytes of request bodies the endpoint holds at once. Every body is
+ * read whole into memory (the engine takes a model as one text, a multipart upload is parsed from one
+ * buffer), and then held as text and parsed objects several times its size until the answer. Each
+ * request stays within maxRequestBodySize, but nothing bounded them together: ten clients sending
+ * 60 MB each, or one client on many connections, could take the process past its heap (embedded:
+ * every endpoint and the model with it).
+ *
+ * A request is counted by what it declares (Content-Length; a chunked one as maxRequestBodySize, the
+ * most it may send) from its arrival to its answer's end. One that would pass the budget is answered
+ * 503 with Retry-After before a byte of its body is read, and its connection is closed (its body is
+ * never read, so nothing else can follow on it). Requests without a body are never counted.
+ * True when the request was refused (answered).
+ */
+export function bufferedBodies(
+  maxBytes: number,
+  maxRequestBodySize: number,
+  deps: { metrics?: ProcessMetrics; logger?: Logger },
+): (incoming: IncomingMessage, outgoing: ServerResponse) => boolean {
+  let held = 0;
+  let lastLogged = 0;
+  return (incoming, outgoing) => {
+    const declared = declaredBodyBytes(incoming, maxRequestBodySize);
+    if (declared === 0) return false;
+    if (held + declared > maxBytes) {
+      outgoing.setHeader("Retry-After", RETRY_AFTER_SECONDS);
+      endWithResult(
+        outgoing,
+        503,
+        `The server holds ${held} bytes of other requests' bodies; this one's ${declared} would pass maxBufferedRequestBodySize (${maxBytes}). It was not read; try again shortly`,
+      );
+      deps.metrics?.observeHttpRequest(incoming.method ?? "unknown", "unread", 503, 0);
+      const now = Date.now();
+      if (now - lastLogged >= 60_000) {
+        lastLogged = now;
+        deps.logger?.warn(
+          { held, declared, maxBufferedRequestBodySize: maxBytes },
+          "request body refused: too many bytes of bodies held at once",
+        );
+      }
+      return true;
+    }
+    held += declared;
+    outgoing.once("close", () => {
+      held -= declared;
+    });
+    return false;
+  };
+}
+
+/** The body a request declares: its Content-Length, maxRequestBodySize when chunked, else none. */
+function declaredBodyBytes(incoming: IncomingMessage, maxRequestBodySize: number): number {
+  if (incoming.headers["transfer-encoding"] !== undefined) return maxRequestBodySize;
+  const length = Number(incoming.headers["content-length"]);
+  // Past maxRequestBodySize the request is refused with 413 before it is read: not counted.
+  return Number.isSafeInteger(length) && length > 0 ? Math.min(length, maxRequestBodySize) : 0;
+}
