@@ -170,7 +170,7 @@ describe("FA³ST configuration files: start, warn or fail", () => {
       env.warnings.map((w) => w.replace(/ \(.*$/, "")),
       [
         "FA³ST option endpoints[0].profiles FAAAST_OPERATION_PROVIDER_RUNTIME is not supported by Twinport and is ignored",
-        "Ignoring environment variable TWINPORT_ENDPOINTS_0_CORSENABLD: Unknown key 'endpoints[0].corsenabld'. Did you mean 'corsEnabled'? Allowed: @class, profiles, certificate, corsAllowCredentials, corsAllowedHeaders, corsAllowedMethods, corsAllowedOrigin, corsEnabled, isCorsEnabled, corsExposedHeaders, corsMaxAge, hostname, includeErrorDetails, port, sniEnabled, sslEnabled, pathPrefix, host, maxRequestBodySize, consoleEnabled, openApiEnabled",
+        "Ignoring environment variable TWINPORT_ENDPOINTS_0_CORSENABLD: Unknown key 'endpoints[0].corsenabld'. Did you mean 'corsEnabled'? Allowed: @class, profiles, certificate, corsAllowCredentials, corsAllowedHeaders, corsAllowedMethods, corsAllowedOrigin, corsEnabled, isCorsEnabled, corsExposedHeaders, corsMaxAge, hostname, includeErrorDetails, port, sniEnabled, sslEnabled, pathPrefix, host, maxRequestBodySize, maxConnections, maxBufferedRequestBodySize, consoleEnabled, openApiEnabled",
         "Environment variable TWINPORT_ENDPOINTS_0_HTTPVERSION: FA³ST option endpoints[0].httpVersion is not supported by Twinport and is ignored",
       ],
     );
