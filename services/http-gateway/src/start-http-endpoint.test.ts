@@ -377,6 +377,13 @@ describe("startHttpEndpoint over real sockets", () => {
     assert.equal(refused.status, 503, refused.body);
     assert.equal(refused.headers["retry-after"], "1");
     assert.match(JSON.parse(refused.body).messages[0].text, /maxBufferedRequestBodySize/);
+    // Asking first (Expect: 100-continue), the client is not invited to send a body that would be refused.
+    const asked = await exchange(
+      endpoint.port,
+      `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: 4000\r\n\r\n`,
+    );
+    assert.match(asked, /^HTTP\/1\.1 503 /, asked);
+    assert.doesNotMatch(asked, /100 Continue/);
 
     // The slow body ends and is answered; then a body of the same size is taken.
     slow.write(slowBody.slice(2000));

@@ -112,11 +112,7 @@ export async function startHttpEndpoint(deps: HttpEndpointDeps): Promise<Running
   let closing = false;
   const logs = { metrics: deps.metrics, logger: deps.logger };
   // Bodies held at once are bounded, checked in the request's turn (buffered-bodies.ts).
-  const refusedForBufferedBodies = bufferedBodies(
-    settings.maxBufferedRequestBodySize,
-    settings.maxRequestBodySize,
-    logs,
-  );
+  const buffered = bufferedBodies(settings.maxBufferedRequestBodySize, settings.maxRequestBodySize, logs);
   // Each request is known to the client-error answers as it arrives, so bytes that are no request
   // are refused after the answer of the last one, even one still waiting its turn (connection-order.ts).
   const ordered = servedInConnectionOrder(
@@ -124,13 +120,13 @@ export async function startHttpEndpoint(deps: HttpEndpointDeps): Promise<Running
       ? (incoming, outgoing) => {
           if (closing) outgoing.shouldKeepAlive = false;
           if (refusedByRequestLineChecks(incoming, outgoing, logs)) return;
-          if (refusedForBufferedBodies(incoming, outgoing)) return;
+          if (buffered.refused(incoming, outgoing)) return;
           if (!hotRoute(incoming, outgoing)) general(incoming, outgoing);
         }
       : (incoming, outgoing) => {
           if (closing) outgoing.shouldKeepAlive = false;
           if (refusedByRequestLineChecks(incoming, outgoing, logs)) return;
-          if (refusedForBufferedBodies(incoming, outgoing)) return;
+          if (buffered.refused(incoming, outgoing)) return;
           general(incoming, outgoing);
         },
   );
@@ -153,8 +149,8 @@ export async function startHttpEndpoint(deps: HttpEndpointDeps): Promise<Running
   );
   // CONNECT is answered like any method the path does not serve, not dropped (connect-requests.ts).
   connectAnsweredAsRequest(server, listener);
-  // No "100 Continue" for a body that will be refused for its size (expect-continue.ts).
-  continueOnlyWithinLimit(server, listener, settings.maxRequestBodySize);
+  // No "100 Continue" for a body that will be refused for its size, or finds the bodies held full (expect-continue.ts).
+  continueOnlyWithinLimit(server, listener, settings.maxRequestBodySize, buffered.fits);
   answeredAfterHalfClose(server, tls !== undefined, clientErrors.inFlight);
   limitConnections(server, settings.maxConnections, deps.logger);
   clientErrors.attach(server);

@@ -19,14 +19,21 @@ const RETRY_AFTER_SECONDS = "1";
  * never read, so nothing else can follow on it). Requests without a body are never counted.
  * True when the request was refused (answered).
  */
+export interface BufferedBodies {
+  refused(incoming: IncomingMessage, outgoing: ServerResponse): boolean;
+  /** Whether the request's body fits beside the bodies held now (no "100 Continue" otherwise). */
+  fits(incoming: IncomingMessage): boolean;
+}
+
 export function bufferedBodies(
   maxBytes: number,
   maxRequestBodySize: number,
   deps: { metrics?: ProcessMetrics; logger?: Logger },
-): (incoming: IncomingMessage, outgoing: ServerResponse) => boolean {
+): BufferedBodies {
   let held = 0;
   let lastLogged = 0;
-  return (incoming, outgoing) => {
+  const fits = (incoming: IncomingMessage) => held + declaredBodyBytes(incoming, maxRequestBodySize) <= maxBytes;
+  const refused = (incoming: IncomingMessage, outgoing: ServerResponse): boolean => {
     const declared = declaredBodyBytes(incoming, maxRequestBodySize);
     if (declared === 0) return false;
     if (held + declared > maxBytes) {
@@ -53,6 +60,7 @@ export function bufferedBodies(
     });
     return false;
   };
+  return { refused, fits };
 }
 
 /** The body a request declares: its Content-Length, maxRequestBodySize when chunked, else none. */
