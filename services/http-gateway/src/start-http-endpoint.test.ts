@@ -367,13 +367,15 @@ describe("startHttpEndpoint over real sockets", () => {
     );
     await new Promise((resolve) => setTimeout(resolve, 100));
 
-    const refused = await socketRequest({
-      url: endpoint.url,
-      method: "POST",
-      path,
-      headers: { "Content-Type": "application/json" },
-      body: element("Second"),
-    });
+    const post = (idShort: string) =>
+      socketRequest({
+        url: endpoint.url,
+        method: "POST",
+        path,
+        headers: { "Content-Type": "application/json" },
+        body: element(idShort),
+      });
+    const refused = await post("Second");
     assert.equal(refused.status, 503, refused.body);
     assert.equal(refused.headers["retry-after"], "1");
     assert.match(JSON.parse(refused.body).messages[0].text, /maxBufferedRequestBodySize/);
@@ -391,13 +393,7 @@ describe("startHttpEndpoint over real sockets", () => {
       await new Promise((resolve) => setTimeout(resolve, 20));
     assert.match(slowAnswer, /^HTTP\/1\.1 201/);
     slow.destroy();
-    const taken = await socketRequest({
-      url: endpoint.url,
-      method: "POST",
-      path,
-      headers: { "Content-Type": "application/json" },
-      body: element("Third"),
-    });
+    const taken = await post("Third");
     assert.equal(taken.status, 201, taken.body);
     await stop(endpoint);
   });
