@@ -1,4 +1,4 @@
-import { type ElementJson, getChildren, isList, shallowOf, withArticle } from "../aas/index.ts";
+import { type ElementJson, getChildren, isList, shallowOf, withArticle, withoutBlobValues } from "../aas/index.ts";
 import { CommandError } from "../contracts/index.ts";
 import { readJsonable } from "./aas-input.ts";
 
@@ -18,11 +18,13 @@ export function isContainer(element: ElementJson): boolean {
  * list item type/valueType/semanticId, annotations being data elements) are checked by verifying the
  * parent's shallow record together with the new child: cheap, and independent of sibling count.
  * Uniqueness among siblings is a commit precondition instead (the new path must not exist).
+ * The child was read and verified whole before (readBody); here its Blobs go without their bytes,
+ * which no constraint looks at: a 30 MB Blob was otherwise decoded and encoded a second time.
  */
 export function checkChildInSubmodel(submodel: Record<string, unknown>, child: ElementJson, validate: boolean): void {
   if (typeof child.idShort !== "string")
     throw new CommandError("validation", "A submodel element directly below a submodel needs an idShort (AASd-117)");
-  if (validate) readJsonable({ ...submodel, submodelElements: [child] }, "Submodel", true);
+  if (validate) readJsonable({ ...submodel, submodelElements: [withoutBlobValues(child)] }, "Submodel", true);
 }
 
 export function checkChildInParent(parent: ElementJson, child: ElementJson, validate: boolean): void {
@@ -45,7 +47,7 @@ export function checkChildInParent(parent: ElementJson, child: ElementJson, vali
         : parent.modelType === "AnnotatedRelationshipElement"
           ? "annotations"
           : "value";
-    readJsonable({ ...shallowOf(parent), [key]: [child] }, "SubmodelElement", true);
+    readJsonable({ ...shallowOf(parent), [key]: [withoutBlobValues(child)] }, "SubmodelElement", true);
   }
 }
 
