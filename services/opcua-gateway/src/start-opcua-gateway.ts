@@ -107,7 +107,7 @@ export async function startOpcuaGateway(deps: OpcuaGatewayDeps): Promise<Running
       ? { alternateHostname: [endpoint.host] }
       : {}),
     ...security.serverOptions,
-    ...aasServerOptions(endpoint.maxSessions),
+    ...aasServerOptions(endpoint.maxSessions, endpoint.maxMonitoredItems),
     // Ours, not node-opcua's (its ProductUri and version, readable before any login through
     // GetEndpoints and the Server object): no software version, as no HTTP header carries one.
     buildInfo: {

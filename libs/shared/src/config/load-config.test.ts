@@ -71,6 +71,7 @@ const OPCUA_DEFAULTS = {
   releaseUnusedNodesAfterMs: 300_000,
   maxMaterializedElements: 100_000,
   maxSessions: 100,
+  maxMonitoredItems: 100000,
 };
 
 const CORE_DEFAULTS = {

@@ -67,6 +67,11 @@ export const opcuaEndpointSchema = z
      * engineering tools together reach that quickly. Unactivated channels are dropped first when full.
      */
     maxSessions: z.number().int().min(1).max(10_000).default(100),
+    /**
+     * Monitored items of all sessions together; past it an item is refused (BadTooManyMonitoredItems).
+     * node-opcua's own 1,000,000 at ~1.5 KB each let one anonymous client take 1.5 GB of the process.
+     */
+    maxMonitoredItems: z.number().int().min(1).max(1_000_000).default(100_000),
   })
   // docs/opcua.md: a password or a user certificate travels only under a policy that protects it
   // (node-opcua offers those logins on no None endpoint), so with NONE alone nobody logs in that way.

@@ -14,10 +14,25 @@ import { AAS_NODESETS } from "./aas-types.ts";
  */
 const MINIMUM_PUBLISHING_INTERVAL_MS = 5;
 
-export function aasServerOptions(maxSessions = 100): {
+/** node-opcua's own bound of monitored items per subscription. */
+const NODE_OPCUA_ITEMS_PER_SUBSCRIPTION = 100_000;
+
+/**
+ * `maxMonitoredItems`: monitored items of all sessions together. node-opcua allows 1,000,000, at
+ * ~1.5 KB each (36,538 items took ~50 MB): one anonymous client could make the process hold 1.5 GB.
+ */
+export function aasServerOptions(
+  maxSessions = 100,
+  maxMonitoredItems = 100_000,
+): {
   nodesets: string[];
   maxConnectionsPerEndpoint: number;
-  serverCapabilities: { minSupportedSampleRate: number; maxSessions: number };
+  serverCapabilities: {
+    minSupportedSampleRate: number;
+    maxSessions: number;
+    maxMonitoredItems: number;
+    maxMonitoredItemsPerSubscription: number;
+  };
 } {
   Subscription.minimumPublishingInterval = Math.min(
     Subscription.minimumPublishingInterval,
@@ -27,6 +42,11 @@ export function aasServerOptions(maxSessions = 100): {
   return {
     nodesets: [...AAS_NODESETS],
     maxConnectionsPerEndpoint: maxSessions,
-    serverCapabilities: { minSupportedSampleRate: 0, maxSessions },
+    serverCapabilities: {
+      minSupportedSampleRate: 0,
+      maxSessions,
+      maxMonitoredItems,
+      maxMonitoredItemsPerSubscription: Math.min(NODE_OPCUA_ITEMS_PER_SUBSCRIPTION, maxMonitoredItems),
+    },
   };
 }
