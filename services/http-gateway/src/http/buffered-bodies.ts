@@ -16,10 +16,12 @@ const RETRY_AFTER_SECONDS = "1";
  * A request is counted by what it declares (Content-Length; a chunked one as maxRequestBodySize, the
  * most it may send) from its arrival to its answer's end. One that would pass the budget is answered
  * 503 with Retry-After before a byte of its body is read, and its connection is closed (its body is
- * never read, so nothing else can follow on it). Requests without a body are never counted.
- * True when the request was refused (answered).
+ * never read, so nothing else can follow on it). Requests without a body are never counted. The
+ * check runs when the request's turn on its connection comes (connection-order.ts), so a pipelined
+ * request is counted only once its answer owns the socket, and that answer's `close` always comes.
  */
 export interface BufferedBodies {
+  /** True when the request was refused (answered). */
   refused(incoming: IncomingMessage, outgoing: ServerResponse): boolean;
   /** Whether the request's body fits beside the bodies held now (no "100 Continue" otherwise). */
   fits(incoming: IncomingMessage): boolean;
@@ -67,6 +69,6 @@ export function bufferedBodies(
 function declaredBodyBytes(incoming: IncomingMessage, maxRequestBodySize: number): number {
   if (incoming.headers["transfer-encoding"] !== undefined) return maxRequestBodySize;
   const length = Number(incoming.headers["content-length"]);
-  // Past maxRequestBodySize the request is refused with 413 before it is read: not counted.
+  // One past maxRequestBodySize counts as that much: it is refused with 413 before it is read.
   return Number.isSafeInteger(length) && length > 0 ? Math.min(length, maxRequestBodySize) : 0;
 }
