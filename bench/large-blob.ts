@@ -21,7 +21,7 @@ const elements = `/submodels/${b64(SUBMODEL)}/submodel-elements`;
 const json = { "content-type": "application/json" };
 
 for (const mode of MODES) {
-  const sut = await startSystem(mode, { gateways: 1 });
+  const sut = await startSystem(mode, { gateways: 1, redisAppendOnly: true });
   const [writer] = sut.clients;
   // A client of its own for the small GETs: they must not queue behind the write on a socket.
   const gateway = sut.processes.find((p) => p.role !== "model-store")!;

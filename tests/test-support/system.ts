@@ -195,6 +195,8 @@ export interface SystemOptions {
   models?: string[];
   /** Top-level configuration sections (core, fileStorage, …) added to every process's configuration file. */
   config?: Record<string, unknown>;
+  /** Distributed: Redis as shipped (AOF, appendfsync always) instead of without persistence (benchmarks). */
+  redisAppendOnly?: boolean;
   /** Launcher (see StartOptions.launcher) of the process that runs the engine: embedded, or the model-store. */
   engineLauncher?: string;
 }
@@ -243,7 +245,7 @@ export async function startSystem(mode: Mode, options: SystemOptions = {}): Prom
     if (mode === "embedded") {
       await gateway("embedded", [...modelArgs, "--endpoint", "http"]);
     } else {
-      redis = await startRedis();
+      redis = await startRedis({ appendOnly: options.redisAppendOnly === true });
       nats = await startNats();
       const env = { TWINPORT_PERSISTENCE_URL: redis.url, TWINPORT_MESSAGEBUS_URL: nats.url };
       const storeDir = mkdtempSync(join(tmpdir(), "twinport-model-store-"));
