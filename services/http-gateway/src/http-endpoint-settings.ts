@@ -67,5 +67,12 @@ export const DEFAULT_HTTP_ENDPOINT_SETTINGS: Readonly<HttpEndpointSettings> = Ob
 });
 
 export function httpEndpointSettings(overrides: Partial<HttpEndpointSettings> = {}): HttpEndpointSettings {
-  return { ...DEFAULT_HTTP_ENDPOINT_SETTINGS, profiles: [], ...overrides };
+  const maxRequestBodySize = overrides.maxRequestBodySize ?? DEFAULT_MAX_REQUEST_BODY_SIZE;
+  // Derived as the configuration derives it, unless given.
+  return {
+    ...DEFAULT_HTTP_ENDPOINT_SETTINGS,
+    profiles: [],
+    maxBufferedRequestBodySize: BUFFERED_BODIES_PER_MAX * maxRequestBodySize,
+    ...overrides,
+  };
 }

@@ -115,21 +115,13 @@ export async function startHttpEndpoint(deps: HttpEndpointDeps): Promise<Running
   const buffered = bufferedBodies(settings.maxBufferedRequestBodySize, settings.maxRequestBodySize, logs);
   // Each request is known to the client-error answers as it arrives, so bytes that are no request
   // are refused after the answer of the last one, even one still waiting its turn (connection-order.ts).
-  const ordered = servedInConnectionOrder(
-    hotRoute
-      ? (incoming, outgoing) => {
-          if (closing) outgoing.shouldKeepAlive = false;
-          if (refusedByRequestLineChecks(incoming, outgoing, logs)) return;
-          if (buffered.refused(incoming, outgoing)) return;
-          if (!hotRoute(incoming, outgoing)) general(incoming, outgoing);
-        }
-      : (incoming, outgoing) => {
-          if (closing) outgoing.shouldKeepAlive = false;
-          if (refusedByRequestLineChecks(incoming, outgoing, logs)) return;
-          if (buffered.refused(incoming, outgoing)) return;
-          general(incoming, outgoing);
-        },
-  );
+  const ordered = servedInConnectionOrder((incoming, outgoing) => {
+    if (closing) outgoing.shouldKeepAlive = false;
+    if (refusedByRequestLineChecks(incoming, outgoing, logs)) return;
+    if (buffered.refused(incoming, outgoing)) return;
+    if (hotRoute?.(incoming, outgoing)) return;
+    general(incoming, outgoing);
+  });
   const listener: RequestListener = (incoming, outgoing) => {
     clientErrors.dispatched(incoming, outgoing);
     ordered(incoming, outgoing);
@@ -153,6 +145,7 @@ export async function startHttpEndpoint(deps: HttpEndpointDeps): Promise<Running
   continueOnlyWithinLimit(server, listener, settings.maxRequestBodySize, buffered.fits);
   answeredAfterHalfClose(server, tls !== undefined, clientErrors.inFlight);
   limitConnections(server, settings.maxConnections, deps.logger);
+  server.once("close", buffered.stop);
   clientErrors.attach(server);
   // Connections that never send a request, and answers whose client stopped reading, are cut
   // (Node leaves both open). The first only after Node's own 408 for headers that come too slowly

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger, ProcessMetrics } from "@twinport/shared";
+import { refusalLog } from "./refusal-log.ts";
 import { endWithResult } from "./result-body.ts";
 
 /** How long a client is told to wait before it tries a refused body again. */
@@ -25,6 +26,8 @@ export interface BufferedBodies {
   refused(incoming: IncomingMessage, outgoing: ServerResponse): boolean;
   /** Whether the request's body fits beside the bodies held now (no "100 Continue" otherwise). */
   fits(incoming: IncomingMessage): boolean;
+  /** The endpoint closes: its refusals are no longer counted. */
+  stop(): void;
 }
 
 export function bufferedBodies(
@@ -33,7 +36,10 @@ export function bufferedBodies(
   deps: { metrics?: ProcessMetrics; logger?: Logger },
 ): BufferedBodies {
   let held = 0;
-  let lastLogged = 0;
+  const refusals = refusalLog(deps.logger, (count) => [
+    { maxBufferedRequestBodySize: maxBytes, refused: count },
+    `Refused ${count} request(s) unread (503): their bodies would have passed maxBufferedRequestBodySize (${maxBytes} bytes held at once)`,
+  ]);
   const fits = (incoming: IncomingMessage) => held + declaredBodyBytes(incoming, maxRequestBodySize) <= maxBytes;
   const refused = (incoming: IncomingMessage, outgoing: ServerResponse): boolean => {
     const declared = declaredBodyBytes(incoming, maxRequestBodySize);
@@ -46,14 +52,7 @@ export function bufferedBodies(
         `The server holds ${held} bytes of other requests' bodies; this one's ${declared} would pass maxBufferedRequestBodySize (${maxBytes}). It was not read; try again shortly`,
       );
       deps.metrics?.observeHttpRequest(incoming.method ?? "unknown", "unread", 503, 0);
-      const now = Date.now();
-      if (now - lastLogged >= 60_000) {
-        lastLogged = now;
-        deps.logger?.warn(
-          { held, declared, maxBufferedRequestBodySize: maxBytes },
-          "request body refused: too many bytes of bodies held at once",
-        );
-      }
+      refusals.note();
       return true;
     }
     held += declared;
@@ -62,7 +61,7 @@ export function bufferedBodies(
     });
     return false;
   };
-  return { refused, fits };
+  return { refused, fits, stop: refusals.stop };
 }
 
 /** The body a request declares: its Content-Length, maxRequestBodySize when chunked, else none. */
