@@ -7,12 +7,12 @@
  * them), at any length.
  */
 
+import { SPACELESS_BASE64 } from "./node-base64.cts";
+
 /** The symbol before "=": its low 2 bits are unused, so it is one of these (aas-core, XSD 1.1). */
 const BEFORE_ONE_PAD = "AEIMQUYcgkosw048";
 /** The symbol before "==": its low 4 bits are unused. */
 const BEFORE_TWO_PADS = "AQgw";
-/** Symbols, then at most two "=": one character class, which V8 matches without recursion at any length. */
-const SPACELESS = /^[A-Za-z0-9+/]*={0,2}$/;
 
 function isBase64Symbol(code: number): boolean {
   return (
@@ -31,7 +31,7 @@ function isBase64Symbol(code: number): boolean {
 export function isBase64BinaryLexical(text: string): boolean {
   // Without spaces (what encoders write), a character class decides it natively: a Blob's value of
   // tens of megabytes took ~100 ms per 40 MB in the loop below, the event loop held meanwhile.
-  if (SPACELESS.test(text)) {
+  if (SPACELESS_BASE64.test(text)) {
     if (text.length % 4 !== 0) return false;
     const pads = text.endsWith("==") ? 2 : text.endsWith("=") ? 1 : 0;
     if (pads === 0) return true;

@@ -19,8 +19,11 @@ type Encode = Common["base64Encode"];
 export const NODE_BASE64_FROM_CHARS = 8192;
 const NODE_BASE64_FROM_BYTES = (NODE_BASE64_FROM_CHARS / 4) * 3;
 
-/** Canonical base64 as the library decodes it: its alphabet, then at most two '=' at the end. */
-const CANONICAL = /^[A-Za-z0-9+/]*={0,2}$/;
+/**
+ * Base64 without spaces: the alphabet, then at most two '=' at the end. One character class, which
+ * V8 matches without recursion at any length (binary-lexical.ts checks xs:base64Binary with it too).
+ */
+export const SPACELESS_BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 const INSTALLED = Symbol.for("twinport.node-base64");
 
@@ -36,7 +39,7 @@ export function useNodeBase64(common: Common): LibraryBase64 {
   if (installed !== undefined) return installed;
   const library: LibraryBase64 = { decode: common.base64Decode, encode: common.base64Encode };
   writable.base64Decode = (text) => {
-    if (text.length < NODE_BASE64_FROM_CHARS || text.length % 4 !== 0 || !CANONICAL.test(text))
+    if (text.length < NODE_BASE64_FROM_CHARS || text.length % 4 !== 0 || !SPACELESS_BASE64.test(text))
       return library.decode(text);
     const buffer = Buffer.from(text, "base64");
     // A plain Uint8Array over the Buffer's own memory (never pooled at this size), as the library gives.
