@@ -9,6 +9,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { dirname } from "node:path";
+import { blobElementJson } from "../tests/test-support/blob-element.ts";
 import { b64, createHttpClient } from "../tests/test-support/http-client.ts";
 import { findCertificate, type Mode, startSystem } from "../tests/test-support/system.ts";
 import { processCpuMs } from "./test-support/process-cpu.ts";
@@ -31,13 +32,7 @@ for (const mode of MODES) {
   if (sut.nats) pids["nats-server"] = sut.nats.pid;
   try {
     for (let round = 1; round <= ROUNDS; round++) {
-      const blob = (bytes: Buffer) =>
-        JSON.stringify({
-          modelType: "Blob",
-          idShort: "LargeImage",
-          contentType: "application/octet-stream",
-          value: bytes.toString("base64"),
-        });
+      const blob = (bytes: Buffer) => blobElementJson("LargeImage", bytes);
       const writes: [string, string, string][] = [
         ["POST", elements, blob(randomBytes(MB * 1024 * 1024))],
         ["PUT", `${elements}/LargeImage`, blob(randomBytes(MB * 1024 * 1024))],

@@ -9,6 +9,7 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { after, before, describe, test } from "node:test";
+import { blobElementJson } from "../test-support/blob-element.ts";
 import { b64, type HttpClient } from "../test-support/http-client.ts";
 import { type Mode, type SystemUnderTest, startSystem } from "../test-support/system.ts";
 
@@ -20,13 +21,7 @@ export function largeBlobSuite(mode: Mode): void {
     let sut: SystemUnderTest;
     let client: HttpClient;
     const elements = `/submodels/${b64(SUBMODEL)}/submodel-elements`;
-    const blob = (bytes: Buffer) =>
-      JSON.stringify({
-        modelType: "Blob",
-        idShort: "LargeImage",
-        contentType: "application/octet-stream",
-        value: bytes.toString("base64"),
-      });
+    const blob = (bytes: Buffer) => blobElementJson("LargeImage", bytes);
     const json = { "content-type": "application/json" };
     const storedBytes = async () => {
       const res = await client.get(`${elements}/LargeImage?extent=withBlobValue`);
